@@ -1,0 +1,195 @@
+"""Benchmarks: one command prints a table and writes bench/results.json.
+
+    .venv/bin/python bench/run.py [--quick] [--only NAME ...]
+
+Every target is measured against a baseline in the same run and reported as a ratio:
+- analyze (cold, all cores) vs a bare `ast.parse` loop (one core) over the installed torch package;
+- warm re-run of analyze on the unchanged tree (whole process, cache on);
+- `npu-migrate --version` start-up;
+- knowledge base load time;
+- apply over the same corpus vs analyze over it;
+- smoke harness overhead: emulated smoke vs the plain script on the CPU, with and without op tracing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PY = sys.executable
+
+
+def torch_corpus() -> list[Path]:
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")  # locating the package does not import it
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("torch is not installed in this environment; run scripts/setup_env.sh first")
+    base = Path(list(spec.submodule_search_locations)[0])
+    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def count_lines(files: list[Path]) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in files)
+
+
+def timed(fn, repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_analyze(files, lines, rows, results, quick):
+    def ast_loop():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for path in files:
+                try:
+                    ast.parse(path.read_bytes())
+                except (SyntaxError, ValueError):
+                    pass
+
+    base = timed(ast_loop, 1 if quick else 2)
+    root = files[0].parent
+    while root.name != "torch":
+        root = root.parent
+    cache = Path(tempfile.mkdtemp(prefix="npu-bench-cache-"))
+    env = dict(os.environ, NPU_MIGRATE_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    cmd = [PY, "-m", "migrate", "analyze", "--format", "json", "-o", os.devnull, "--no-progress", str(root)]
+    cold_cmd = cmd + ["--no-cache"]
+    cold = timed(lambda: subprocess.run(cold_cmd, env=env, capture_output=True), 1 if quick else 2)
+    subprocess.run(cmd, env=env, capture_output=True)  # fill the cache
+    warm = timed(lambda: subprocess.run(cmd, env=env, capture_output=True), 3)
+    shutil.rmtree(cache, ignore_errors=True)
+    ratio = (lines / cold) / (lines / base)
+    rows.append(("bare ast.parse loop (1 core), torch corpus", f"{lines / base:,.0f} lines/s", f"{base:.1f} s", "baseline"))
+    rows.append(("analyze cold (all cores), torch corpus", f"{lines / cold:,.0f} lines/s", f"{cold:.1f} s",
+                 f"{ratio:.2f}x of ast.parse (target >= 0.33)"))
+    rows.append(("analyze warm re-run (cache), torch corpus", "", f"{warm:.2f} s", "target <= 1 s"))
+    results.update(corpus_files=len(files), corpus_lines=lines, ast_parse_s=base, analyze_cold_s=cold,
+                   analyze_vs_ast_ratio=ratio, analyze_warm_s=warm)
+    return cold, root
+
+
+def bench_startup(rows, results):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    bare = timed(lambda: subprocess.run([PY, "-c", "pass"], env=env, capture_output=True), 10)
+    version = timed(lambda: subprocess.run([PY, "-m", "migrate", "--version"], env=env, capture_output=True), 10)
+    rows.append(("npu-migrate --version", "", f"{version * 1000:.0f} ms", f"bare python {bare * 1000:.0f} ms; target < 150 ms"))
+    results.update(version_ms=version * 1000, bare_python_ms=bare * 1000)
+
+
+def bench_kb(rows, results):
+    code = ("import time; t=time.perf_counter(); from migrate import knowledge; kb = knowledge.load(); "
+            "kb.unsupported_apis(); print(time.perf_counter()-t)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    samples = [float(subprocess.run([PY, "-c", code], env=env, capture_output=True, text=True).stdout) for _ in range(5)]
+    size = sum(p.stat().st_size for p in (ROOT / "migrate" / "knowledge").rglob("*") if p.is_file())
+    rows.append(("knowledge base load (one version)", "", f"{min(samples) * 1000:.0f} ms", f"data on disk {size / 1e6:.2f} MB"))
+    results.update(kb_load_ms=min(samples) * 1000, kb_bytes=size)
+
+
+def bench_apply(root, analyze_s, rows, results, quick):
+    out = Path(tempfile.mkdtemp(prefix="npu-bench-apply-"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NPU_MIGRATE_CACHE_DIR=str(out / "cache"))
+    code = (
+        "import sys, time, json\n"
+        "from migrate.apply import sweep\n"
+        "t = time.perf_counter(); stats = sweep(sys.argv[1]); print(json.dumps(dict(stats, seconds=time.perf_counter() - t)))\n"
+    )
+    proc = subprocess.run([PY, "-c", code, str(root)], env=env, capture_output=True, text=True)
+    shutil.rmtree(out, ignore_errors=True)
+    if proc.returncode != 0:
+        rows.append(("apply over torch corpus", "", "failed", proc.stderr.strip().splitlines()[-1] if proc.stderr else ""))
+        return
+    stats = json.loads(proc.stdout.strip().splitlines()[-1])
+    ratio = stats["seconds"] / analyze_s
+    rows.append(("apply over torch corpus (in memory)", f"{stats.get('changed', '?')} files changed", f"{stats['seconds']:.1f} s",
+                 f"{ratio:.2f}x of analyze (target <= 2)"))
+    results.update(apply_s=stats["seconds"], apply_vs_analyze_ratio=ratio, apply_stats=stats)
+
+
+def bench_smoke(rows, results, quick):
+    script = ROOT / "bench" / "smoke_workload.py"
+    steps = "30" if quick else "60"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+
+    def plain():
+        subprocess.run([PY, str(script), "--steps", steps], env=env, capture_output=True, check=True)
+
+    def smoke(*extra):
+        def run():
+            proc = subprocess.run([PY, "-m", "migrate", "smoke", str(script), "--backend", "emulated", "--steps", steps, *extra,
+                                   "--", "--steps", steps], env=env, capture_output=True)
+            if proc.returncode != 0:
+                raise RuntimeError(proc.stdout.decode()[-2000:] + proc.stderr.decode()[-2000:])
+        return run
+
+    repeat = 2 if quick else 3
+    base = timed(plain, repeat)
+    try:
+        traced = timed(smoke(), repeat)
+        untraced = timed(smoke("--no-op-trace"), repeat)
+    except Exception as exc:  # the row says why instead of hiding the failure
+        rows.append(("smoke harness overhead", "", "failed", str(exc).splitlines()[-1][:80]))
+        return
+    rows.append(("plain script on CPU (baseline)", f"{steps} steps", f"{base:.2f} s", "baseline"))
+    rows.append(("smoke emulated, op tracing", f"{steps} steps", f"{traced:.2f} s", f"{traced / base:.2f}x (target <= 1.15)"))
+    rows.append(("smoke emulated, no op tracing", f"{steps} steps", f"{untraced:.2f} s", f"{untraced / base:.2f}x (target <= 1.05)"))
+    results.update(smoke_plain_s=base, smoke_traced_s=traced, smoke_untraced_s=untraced,
+                   smoke_traced_ratio=traced / base, smoke_untraced_ratio=untraced / base)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "smoke"])
+    args = parser.parse_args(argv)
+    only = set(args.only or ["analyze", "startup", "kb", "apply", "smoke"])
+    rows: list[tuple[str, str, str, str]] = []
+    results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+    files = torch_corpus()
+    lines = count_lines(files)
+    analyze_s, root = None, None
+    if "analyze" in only or "apply" in only:
+        analyze_s, root = bench_analyze(files, lines, rows, results, args.quick)
+    if "startup" in only:
+        bench_startup(rows, results)
+    if "kb" in only:
+        bench_kb(rows, results)
+    if "apply" in only:
+        bench_apply(root, analyze_s, rows, results, args.quick)
+    if "smoke" in only:
+        bench_smoke(rows, results, args.quick)
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"npu-migrate benchmarks ({len(files)} files, {lines:,} lines of torch; {os.cpu_count()} cores)")
+    for column in ("what", "throughput", "time", "against baseline / target"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+    out = ROOT / "bench" / "results.json"
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

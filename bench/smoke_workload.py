@@ -1,0 +1,29 @@
+"""A small CPU training loop used by the smoke-overhead benchmark (an already-migrated script)."""
+
+import argparse
+
+import torch
+import torch.nn as nn
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=60)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    device = torch.device("npu" if hasattr(torch, "npu") and torch.npu.is_available() else "cpu")
+    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for step in range(args.steps):
+        x = torch.randn(128, 256, device=device)
+        y = torch.randint(0, 10, (128,), device=device)
+        loss = nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 20 == 0:
+            print(f"step {step} loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+from migrate.cli import main; raise SystemExit(main())

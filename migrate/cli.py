@@ -1,0 +1,87 @@
+"""Command-line entry point. Thin: parses options, calls the engine, hands results to a reporter.
+
+Subcommands live in their own modules and are imported only when invoked, so `--version` and
+`--help` stay fast (nothing heavy, and never torch, is imported at start-up).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from migrate import __version__
+
+# name -> "module:attribute" of a click command
+COMMANDS = {
+    "analyze": ("migrate.commands.analyze:analyze", "Inventory CUDA-specific code, missing NPU ops and GPU-only dependencies."),
+    "check": ("migrate.commands.check:check", "CI gate: fail when findings at or above --fail-on remain."),
+    "apply": ("migrate.commands.apply:apply", "Rewrite a script or a repo for Ascend NPUs (format-preserving)."),
+    "instrument": ("migrate.commands.apply:instrument", "Add only the msprobe ConfigChecker hooks (baseline side)."),
+    "smoke": ("migrate.commands.smoke:smoke", "Run N real training steps on the NPU or the CPU-backed stand-in."),
+    "validate": ("migrate.commands.validate:validate", "Compare the migrated run against the GPU original."),
+    "kb": ("migrate.commands.kb:kb", "Look things up in the torch_npu knowledge base."),
+    "rules": ("migrate.commands.rules:rules", "List the finding codes, or print their docs as Markdown."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        entry = COMMANDS.get(name)
+        if entry is None:
+            return None
+        module_name, attr = entry[0].split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith(module_name.rsplit(".", 1)[0]):
+                return _unavailable(name, entry[1])
+            raise
+        return getattr(module, attr)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _unavailable(name: str, help_text: str) -> click.Command:
+    @click.command(name=name, help=help_text, context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def command(args):
+        click.echo(f"npu-migrate {name}: not available in this build", err=True)
+        sys.exit(2)
+
+    return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="npu-migrate")
+def cli():
+    """npu-migrate: move PyTorch training code from CUDA GPUs to Ascend NPUs, and prove it trains.
+
+    Exit codes: 0 clean / passed, 1 findings or failed verdict, 2 could not run.
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        cli.main(args=argv, prog_name="npu-migrate", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return 2
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 2
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        return 2
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    return 0

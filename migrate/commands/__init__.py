@@ -1,0 +1,1 @@
+"""Click commands, one module per subcommand, imported lazily by `migrate.cli`."""

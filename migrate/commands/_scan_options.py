@@ -1,0 +1,131 @@
+"""Options and the run shared by `analyze` and `check`."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from migrate.report import FORMATS
+
+
+def scan_options(func):
+    @click.argument("paths", nargs=-1, required=True)
+    @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="Output format.")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report to FILE instead of stdout.")
+    @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
+    @click.option("--select", help="Comma-separated code prefixes to report (default: all).")
+    @click.option("--ignore", help="Comma-separated code prefixes to leave out (longest prefix wins).")
+    @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable), on top of .gitignore and the config.")
+    @click.option("--no-gitignore", is_flag=True, help="Do not honour .gitignore files.")
+    @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="pyproject.toml to read [tool.npu-migrate] from.")
+    @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+    @click.option("--cache-dir", type=click.Path(file_okay=False), help="Cache directory (default: ~/.cache/npu-migrate).")
+    @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
+    @click.option("--stdin-filename", default="<stdin>", show_default=True, help="Name to report for '-' input.")
+    @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _prefixes(text: str | None) -> tuple[str, ...] | None:
+    if not text:
+        return None
+    out = []
+    for part in text.split(","):
+        part = part.strip().upper()
+        if not part:
+            continue
+        if not part.startswith("NPU") and part != "ALL":
+            raise click.BadParameter(f"{part!r} is not an NPU code prefix (e.g. NPU1, NPU101)")
+        out.append("NPU" if part == "ALL" else part)
+    return tuple(out)
+
+
+def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, no_gitignore, config_path, no_cache,
+             cache_dir, jobs, stdin_filename, no_progress, fail_on=None, baseline=None, update_baseline=False):
+    """Returns (result, verdict, config, exit_status_hint). Raises click exceptions on bad input."""
+    from migrate import knowledge
+    from migrate.config import ConfigError, load_config
+    from migrate.engine import scan
+
+    try:
+        config = load_config(list(paths), config_path)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    overrides = {
+        "select": _prefixes(select),
+        "ignore": _prefixes(ignore),
+        "exclude": tuple(config.exclude) + tuple(exclude) if exclude else None,
+        "respect_gitignore": False if no_gitignore else None,
+        "torch_npu_version": torch_npu_version,
+    }
+    config = config.with_overrides(**overrides)
+    try:
+        knowledge.resolve_version(config.torch_npu_version)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--torch-npu-version") from None
+    stdin_data = sys.stdin.buffer.read() if "-" in paths else None
+    progress = _progress_bar() if not no_progress and sys.stderr.isatty() else None
+    try:
+        result = scan(
+            list(paths), config, use_cache=not no_cache, cache_dir=Path(cache_dir) if cache_dir else None, jobs=jobs,
+            progress=progress.update if progress else None, stdin_data=stdin_data, stdin_name=stdin_filename,
+        )
+    finally:
+        if progress:
+            progress.close()
+    return result, config
+
+
+class _progress_bar:
+    """A rich progress bar on stderr, shown only for scans that take a while."""
+
+    def __init__(self):
+        self._bar = None
+        self._task = None
+
+    def update(self, done: int, total: int) -> None:
+        if self._bar is None:
+            if total < 200:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self._bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task("analyzing", total=total)
+        self._bar.update(self._task, completed=done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def emit(result, verdict, fmt: str, output: str | None) -> None:
+    from migrate.report import get_reporter
+    from migrate.rules import rules_by_code
+
+    reporter = get_reporter(fmt)
+    if output:
+        import tempfile
+
+        directory = os.path.dirname(os.path.abspath(output))
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".npu-migrate-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as stream:
+                reporter(result, stream, verdict=verdict, rules=rules_by_code())
+            os.replace(tmp, output)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    else:
+        reporter(result, click.get_text_stream("stdout"), verdict=verdict, rules=rules_by_code())

@@ -1,0 +1,37 @@
+"""`npu-migrate analyze PATH...`: the inventory."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from migrate.commands._scan_options import emit, run_scan, scan_options
+
+
+@click.command()
+@scan_options
+def analyze(paths, fmt, output, **options):
+    """Inventory of a script or a repo: every CUDA-specific construct, every op the NPU lacks,
+    every GPU-only dependency, and a feasibility verdict.
+
+    PATHS are files, directories (recursive, .gitignore honoured) or '-' for stdin.
+    Exit 0 without findings, 1 with findings, 2 when nothing could be scanned.
+    """
+    from migrate.verdict import judge
+
+    result, _ = run_scan(paths, fmt=fmt, output=output, **options)
+    verdict = judge(result.findings)
+    emit(result, verdict, fmt, output)
+    if output and fmt != "text":
+        from migrate.report.text import report as text_report
+        from migrate.rules import rules_by_code
+
+        # the file gets the machine-readable report; the terminal still gets the verdict line
+        click.echo(f"{len(result.findings)} findings, verdict: {verdict.status}; report written to {output}", err=True)
+    if result.files and result.scanned_files == 0:
+        sys.exit(2)
+    if not result.files:
+        click.echo("npu-migrate: no files to analyze", err=True)
+        sys.exit(2)
+    sys.exit(1 if result.findings else 0)

@@ -1,0 +1,52 @@
+"""`npu-migrate check PATH...`: the CI gate on migrated code."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from migrate.commands._scan_options import emit, run_scan, scan_options
+from migrate.findings import Severity
+
+
+@click.command()
+@scan_options
+@click.option("--fail-on", type=click.Choice(["info", "warning", "error"]), help="Lowest severity that fails (default: error, or the config's fail-on).")
+@click.option("--baseline", type=click.Path(dir_okay=False), help="Accepted findings: only findings not in it fail. Created when missing.")
+@click.option("--update-baseline", is_flag=True, help="Rewrite the baseline with the current findings and exit 0.")
+def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
+    """Fail (exit 1) when findings at or above --fail-on remain; exit 0 when clean, 2 when it could not run."""
+    from migrate import baseline as baseline_mod
+    from migrate.verdict import judge
+
+    result, config = run_scan(paths, fmt=fmt, output=output, **options)
+    threshold = Severity.parse(fail_on) if fail_on else config.fail_on
+    findings = result.findings
+    accepted = 0
+    if baseline:
+        if update_baseline or not baseline_mod.exists(baseline):
+            baseline_mod.write(baseline, findings)
+            click.echo(f"baseline with {len(findings)} findings written to {baseline}", err=True)
+            if update_baseline:
+                sys.exit(0)
+        else:
+            try:
+                known = baseline_mod.read(baseline)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint="--baseline") from None
+            new = baseline_mod.new_findings(findings, known)
+            accepted = len(findings) - len(new)
+            result = baseline_mod.only(result, new)
+            findings = result.findings
+    verdict = judge(findings)
+    emit(result, verdict, fmt, output)
+    failing = [f for f in findings if f.severity >= threshold]
+    if accepted:
+        click.echo(f"{accepted} findings accepted by the baseline", err=True)
+    if not result.files or (result.files and result.scanned_files == 0):
+        sys.exit(2)
+    click.echo(
+        f"check: {len(failing)} findings at or above {threshold} -> {'FAIL' if failing else 'PASS'}", err=True
+    )
+    sys.exit(1 if failing else 0)

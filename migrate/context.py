@@ -1,0 +1,183 @@
+"""Per-file analysis context for Python rules.
+
+Built on the stdlib `ast` module: one parse and one walk per file, nodes bucketed by type so each
+rule looks only at the node kinds it cares about. Qualified names are resolved through the file's
+imports (`import torch as th`, `from torch import cuda`, `from torch.cuda import amp`), which is what
+makes the rules alias-aware without libcst's (much slower) scope analysis.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING, Iterable
+
+from migrate.findings import Edit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from migrate.knowledge import KnowledgeBase
+
+_LINE_SPLIT = re.compile(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)")
+
+
+def split_lines(source: str) -> list[str]:
+    """Split like the Python tokenizer does (only \\n, \\r\\n, \\r end a line), keeping the ends."""
+    lines = _LINE_SPLIT.split(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+class PythonContext:
+    """Everything a Python rule needs about one module (or one notebook cell)."""
+
+    kind = "python"
+
+    def __init__(self, path: str, source: str, tree: ast.Module, kb: "KnowledgeBase", *, cell: int | None = None):
+        self.path = path
+        self.source = source
+        self.tree = tree
+        self.kb = kb
+        self.cell = cell
+        self.lines = split_lines(source)
+        self.nodes: dict[type, list[ast.AST]] = defaultdict(list)
+        for node in ast.walk(tree):
+            self.nodes[type(node)].append(node)
+        self.imports: dict[str, str] = {}
+        self.star_modules: list[str] = []
+        self._collect_imports()
+        self._parents: dict[int, ast.AST] | None = None
+        self._qualname_cache: dict[int, str | None] = {}
+
+    # ---- imports and qualified names -------------------------------------------------------
+    def _collect_imports(self) -> None:
+        for node in self.nodes.get(ast.Import, ()):
+            for alias in node.names:
+                if alias.asname:
+                    self.imports[alias.asname] = alias.name
+                else:
+                    root = alias.name.split(".", 1)[0]
+                    self.imports[root] = root
+        for node in self.nodes.get(ast.ImportFrom, ()):
+            if node.level or not node.module:
+                continue
+            for alias in node.names:
+                if alias.name == "*":
+                    self.star_modules.append(node.module)
+                else:
+                    self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def imported_modules(self) -> Iterable[tuple[ast.AST, str]]:
+        """(statement, dotted module) for every absolute import in the file."""
+        for node in self.nodes.get(ast.Import, ()):
+            for alias in node.names:
+                yield node, alias.name
+        for node in self.nodes.get(ast.ImportFrom, ()):
+            if node.level or not node.module:
+                continue
+            yield node, node.module
+
+    def qualname(self, node: ast.AST) -> str | None:
+        """Dotted name of a Name/Attribute chain resolved through imports, or None when the root
+        is not an imported name (a local variable, `self`, an argument...)."""
+        key = id(node)
+        if key in self._qualname_cache:
+            return self._qualname_cache[key]
+        parts: list[str] = []
+        current = node
+        while isinstance(current, ast.Attribute):
+            parts.append(current.attr)
+            current = current.value
+        result: str | None = None
+        if isinstance(current, ast.Name):
+            base = self.imports.get(current.id)
+            if base is None and self.star_modules:
+                base = self._resolve_star(current.id)
+            if base is not None:
+                parts.append(base)
+                result = ".".join(reversed(parts))
+        self._qualname_cache[key] = result
+        return result
+
+    def _resolve_star(self, name: str) -> str | None:
+        for module in self.star_modules:
+            if module == "torch" or module.startswith("torch."):
+                if module.startswith("torch.cuda"):
+                    candidate = f"{module}.{name}"
+                    if self.kb is not None and self.kb.cuda_api(candidate) is not None:
+                        return candidate
+        return None
+
+    def call_name(self, call: ast.Call) -> str | None:
+        return self.qualname(call.func)
+
+    # ---- tree helpers ------------------------------------------------------------------------
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        if self._parents is None:
+            self._parents = {}
+            for parent in ast.walk(self.tree):
+                for child in ast.iter_child_nodes(parent):
+                    self._parents[id(child)] = parent
+        return self._parents.get(id(node))
+
+    @staticmethod
+    def string_value(node: ast.AST | None) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return None
+
+    @staticmethod
+    def keyword(call: ast.Call, name: str) -> ast.AST | None:
+        for kw in call.keywords:
+            if kw.arg == name:
+                return kw.value
+        return None
+
+    # ---- positions and edits -----------------------------------------------------------------
+    def char_col(self, lineno: int, byte_col: int) -> int:
+        """ast columns are UTF-8 byte offsets; findings and edits use characters."""
+        if not 1 <= lineno <= len(self.lines):
+            return byte_col
+        line = self.lines[lineno - 1]
+        if line.isascii():
+            return byte_col
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int, int, int]:
+        """(line, col0, end_line, end_col0) in characters."""
+        line = node.lineno
+        end_line = node.end_lineno or line
+        return (
+            line,
+            self.char_col(line, node.col_offset),
+            end_line,
+            self.char_col(end_line, node.end_col_offset if node.end_col_offset is not None else node.col_offset),
+        )
+
+    def segment(self, node: ast.AST) -> str:
+        line, col, end_line, end_col = self.span(node)
+        if line == end_line:
+            return self.lines[line - 1][col:end_col]
+        parts = [self.lines[line - 1][col:]]
+        parts.extend(self.lines[line : end_line - 1])
+        parts.append(self.lines[end_line - 1][:end_col])
+        return "".join(parts)
+
+    def replace_node(self, node: ast.AST, text: str) -> Edit:
+        line, col, end_line, end_col = self.span(node)
+        return Edit(line, col, end_line, end_col, text)
+
+    def replace_attr_name(self, node: ast.Attribute, new_attr: str) -> Edit:
+        """Replace just the attribute name at the end of `value.attr` (keeps spacing and the value)."""
+        _, _, end_line, end_col = self.span(node)
+        return Edit(end_line, end_col - len(node.attr), end_line, end_col, new_attr)
+
+    def replace_in_node(self, node: ast.AST, old: str, new: str) -> Edit | None:
+        """Replace the first `old` inside the node's source text (e.g. cuda -> npu in a literal,
+        keeping the quotes, prefixes and f-string fields as written)."""
+        text = self.segment(node)
+        index = text.find(old)
+        if index < 0:
+            return None
+        return self.replace_node(node, text[:index] + new + text[index + len(old) :])

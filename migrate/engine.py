@@ -1,0 +1,542 @@
+"""The analysis engine: discover files, read them, run the rules, suppress, cache, in parallel.
+
+Returns frozen results; never prints. Progress is reported through an optional callback.
+"""
+
+from __future__ import annotations
+
+import ast
+import errno
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import tokenize
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable
+
+from migrate import __version__
+from migrate.config import DEFAULT_EXCLUDES, Config
+from migrate.findings import Category, Edit, FileError, FileResult, Finding, ScanResult, Severity
+from migrate.sources import (
+    CudaSourceContext,
+    LauncherContext,
+    MalformedInput,
+    classify,
+    read_manifest,
+    read_notebook,
+)
+from migrate import suppress
+
+ProgressCallback = Callable[[int, int], None]
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # as displayed in reports
+    kinds: tuple[str, ...]
+    data: bytes | None = None  # preloaded (stdin)
+
+
+# ---- discovery ---------------------------------------------------------------------------------------
+def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:
+    from fnmatch import fnmatch
+
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if fnmatch(name, pattern) or fnmatch(rel, pattern) or fnmatch(rel, f"*/{pattern}") or rel.startswith(pattern + "/"):
+            return True
+    return False
+
+
+def _gitignore(directory: str):
+    path = os.path.join(directory, ".gitignore")
+    if not os.path.isfile(path):
+        return None
+    import pathspec
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
+    except OSError:
+        return None
+
+
+def discover(paths: list[str], config: Config, stdin_data: bytes | None = None, stdin_name: str = "<stdin>") -> tuple[list[Target], list[FileError]]:
+    targets: list[Target] = []
+    errors: list[FileError] = []
+    excludes = tuple(DEFAULT_EXCLUDES) + tuple(config.exclude)
+    for given in paths:
+        if given == STDIN:
+            kinds = classify(stdin_name) or ("python",)
+            targets.append(Target(stdin_name, kinds, stdin_data if stdin_data is not None else b""))
+            continue
+        if os.path.islink(given) and not os.path.exists(given):
+            errors.append(_link_error(given))
+            continue
+        if not os.path.exists(given):
+            errors.append(FileError(given, "NPU903", "no such file or directory"))
+            continue
+        if os.path.isfile(given):
+            kinds = classify(given) or ("python",)  # a file named explicitly is read even without a .py suffix
+            targets.append(Target(given, kinds))
+            continue
+        _walk(given, config, excludes, targets, errors)
+    return targets, errors
+
+
+def _link_error(path: str) -> FileError:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return FileError(path, "NPU903", "symbolic link loop")
+    return FileError(path, "NPU903", f"broken symbolic link (points to {os.readlink(path)!r})")
+
+
+def _walk(root: str, config: Config, excludes: tuple[str, ...], targets: list[Target], errors: list[FileError]) -> None:
+    visited: set[str] = set()
+    specs: list[tuple[str, object]] = []
+
+    def ignored_by_git(full: str, is_dir: bool) -> bool:
+        for base, spec in specs:
+            rel = os.path.relpath(full, base).replace(os.sep, "/")
+            if rel.startswith(".."):
+                continue
+            if spec.match_file(rel + ("/" if is_dir else "")):
+                return True
+        return False
+
+    def visit(directory: str) -> None:
+        real = os.path.realpath(directory)
+        if real in visited:
+            errors.append(FileError(directory, "NPU903", "symbolic link loop (directory already visited), not followed"))
+            return
+        visited.add(real)
+        pushed = False
+        if config.respect_gitignore:
+            spec = _gitignore(directory)
+            if spec is not None:
+                specs.append((directory, spec))
+                pushed = True
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            errors.append(FileError(directory, "NPU903", f"cannot list directory: {exc.strerror or exc}"))
+            entries = []
+        for entry in entries:
+            full = os.path.join(directory, entry.name)
+            rel = os.path.relpath(full, root).replace(os.sep, "/")
+            if _excluded(rel, entry.name, excludes):
+                continue
+            try:
+                is_dir = entry.is_dir(follow_symlinks=True)
+                is_file = entry.is_file(follow_symlinks=True)
+            except OSError:
+                is_dir = is_file = False
+            if config.respect_gitignore and ignored_by_git(full, is_dir):
+                continue
+            if is_dir:
+                visit(full)
+            elif is_file:
+                kinds = classify(entry.name)
+                if kinds:
+                    targets.append(Target(full, kinds))
+            elif entry.is_symlink():
+                if classify(entry.name) or not os.path.splitext(entry.name)[1]:
+                    errors.append(_link_error(full))
+        if pushed:
+            specs.pop()
+
+    visit(root)
+
+
+# ---- reading -----------------------------------------------------------------------------------------
+class ReadError(Exception):
+    def __init__(self, code: str, message: str, line: int = 1):
+        super().__init__(message)
+        self.code = code
+        self.line = line
+
+
+def decode(data: bytes, python: bool) -> str:
+    if b"\x00" in data[:8192]:
+        raise ReadError("NPU902", "binary file (contains NUL bytes)")
+    if python:
+        import io
+
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            raise ReadError("NPU902", f"cannot decode: {exc}") from None
+    else:
+        encoding = "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        line = data[: getattr(exc, "start", 0)].count(b"\n") + 1
+        raise ReadError("NPU902", f"cannot decode as {encoding}: {getattr(exc, 'reason', exc)}", line) from None
+
+
+# ---- analysing one file ---------------------------------------------------------------------------
+_PY2_HINTS = re.compile(r"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+\w+\s*,\s*\w+\s*:)|\bur[\"']|^\s*raise\s+\w+\s*,", re.M)
+
+
+@lru_cache(maxsize=8)
+def _rules_for(version: str):
+    from migrate.rules import all_rules
+
+    by_kind: dict[str, list] = {}
+    for rule_cls in all_rules():
+        rule = rule_cls()
+        for kind in rule_cls.KINDS:
+            by_kind.setdefault(kind, []).append(rule)
+    return by_kind
+
+
+@lru_cache(maxsize=8)
+def _kb(version: str):
+    from migrate import knowledge
+
+    return knowledge.load(version)
+
+
+def _run_rules(rules, ctx) -> list[Finding]:
+    out: list[Finding] = []
+    for rule in rules:
+        out.extend(rule.check(ctx))
+    return out
+
+
+def _applies(rule, text: str, kb) -> bool:
+    triggers = rule.triggers(kb) if hasattr(rule, "triggers") else rule.TRIGGERS
+    return not triggers or any(t in text for t in triggers)
+
+
+def analyze_python_text(path: str, text: str, version: str, cell: int | None = None) -> tuple[list[Finding], list[FileError], int]:
+    from migrate.context import PythonContext
+
+    rules = _rules_for(version).get("python", [])
+    kb = _kb(version)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        hint = " (looks like Python 2 code)" if _PY2_HINTS.search(text) else ""
+        return [], [FileError(path, "NPU901", f"syntax error{hint}: {exc.msg}", exc.lineno or 1, exc.offset or 1)], 0
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
+    active = [r for r in rules if _applies(r, text, kb)]
+    if not active:
+        return [], [], 0
+    ctx = PythonContext(path, text, tree, kb, cell=cell)
+    findings = _run_rules(active, ctx)
+    if not findings:
+        return [], [], 0
+    suppressed = 0
+    if "noqa" in text:
+        comments = suppress.python_comments(text)
+        if suppress.file_is_suppressed(comments):
+            return [], [], len(findings)
+        noqa = suppress.comment_noqa(comments)
+        if noqa:
+            ranges = suppress.StatementRanges(tree)
+            kept = [f for f in findings if not suppress.is_suppressed(f.code, ranges.lines_for(f.line), noqa)]
+            suppressed = len(findings) - len(kept)
+            findings = kept
+    return _dedupe(findings), [], suppressed
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.cell, f.line, f.column, f.end_line, f.end_column)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def _line_suppressed(text: str, findings: list[Finding]) -> tuple[list[Finding], int]:
+    if "noqa" not in text:
+        return findings, 0
+    from migrate.context import split_lines
+
+    comments = suppress.line_comments(split_lines(text))
+    if suppress.file_is_suppressed(comments):
+        return [], len(findings)
+    noqa = suppress.comment_noqa(comments)
+    kept = [f for f in findings if not suppress.is_suppressed(f.code, range(f.line, f.end_line + 1), noqa)]
+    return kept, len(findings) - len(kept)
+
+
+def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
+    """Analyse one file's bytes. Pure: never raises for bad input, returns errors instead."""
+    path = target.path
+    kinds = target.kinds
+    try:
+        text = decode(data, python="python" in kinds)
+    except ReadError as exc:
+        return FileResult(path, kinds[0], data.count(b"\n"), errors=(FileError(path, exc.code, str(exc), exc.line),))
+    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    findings: list[Finding] = []
+    errors: list[FileError] = []
+    suppressed = 0
+    by_kind = _rules_for(version)
+    kb = _kb(version)
+    for kind in kinds:
+        if kind == "python":
+            f, e, s = analyze_python_text(path, text.lstrip("\ufeff"), version)
+            findings += f
+            errors += e
+            suppressed += s
+        elif kind == "notebook":
+            try:
+                cells = read_notebook(text)
+            except MalformedInput as exc:
+                errors.append(FileError(path, "NPU904", str(exc), exc.line))
+                continue
+            for cell in cells:
+                f, e, s = analyze_python_text(path, cell.python_source, version, cell=cell.index)
+                findings += f
+                errors += [FileError(x.path, x.code, f"cell {cell.index}: {x.message}", x.line, x.column) for x in e]
+                suppressed += s
+                if cell.shell_source.strip():
+                    ctx = LauncherContext(path, cell.shell_source, cell=cell.index)
+                    findings += _run_rules([r for r in by_kind.get("launcher", []) if _applies(r, cell.shell_source, kb)], ctx)
+        elif kind == "manifest":
+            try:
+                ctx = read_manifest(path, text)
+            except MalformedInput as exc:
+                errors.append(FileError(path, "NPU904", str(exc), exc.line))
+                continue
+            f, s = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
+            findings += f
+            suppressed += s
+        elif kind in ("launcher", "cuda-source"):
+            ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
+            rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
+            f, s = _line_suppressed(text, _run_rules(rules, ctx))
+            findings += f
+            suppressed += s
+    findings = _dedupe(findings)
+    findings.sort(key=lambda f: f.sort_key)
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed)
+
+
+# ---- cache --------------------------------------------------------------------------------------------
+def default_cache_dir() -> Path:
+    base = os.environ.get("NPU_MIGRATE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "npu-migrate"
+    )
+    return Path(base)
+
+
+@lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """Changes whenever the engine, rules or knowledge data change, so stale results are never reused."""
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".json", ".toml") and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(package)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _finding_from_dict(d: dict) -> Finding:
+    return Finding(
+        path=d["path"], line=d["line"], column=d["column"], end_line=d["end_line"], end_column=d["end_column"],
+        code=d["code"], severity=Severity.parse(d["severity"]), category=Category(d["category"]), message=d["message"],
+        fixable=d["fixable"], edits=tuple(Edit(*e) for e in d.get("edits", ())), cell=d.get("cell"),
+        replacement=d.get("replacement"),
+    )
+
+
+def _result_to_dict(r: FileResult) -> dict:
+    return {
+        "kind": r.kind, "lines": r.lines, "suppressed": r.suppressed,
+        "findings": [dict(f.to_dict(), edits=[[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.edits]) for f in r.findings],
+        "errors": [e.to_dict() for e in r.errors],
+    }
+
+
+def _result_from_dict(path: str, d: dict) -> FileResult:
+    findings = tuple(_finding_from_dict(dict(f, path=path)) for f in d["findings"])
+    errors = tuple(FileError(path, e["code"], e["message"], e["line"], e["column"]) for e in d["errors"])
+    return FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"])
+
+
+class ResultCache:
+    """One JSON file per (tool code, torch_npu version): path -> content digest -> result."""
+
+    def __init__(self, directory: Path, version: str):
+        self.file = directory / f"analyze-{_code_fingerprint()[:20]}-{version}.json"
+        self.entries: dict[str, list] = {}
+        self.dirty = False
+        try:
+            with open(self.file, encoding="utf-8") as handle:
+                self.entries = json.load(handle)
+        except (OSError, ValueError):
+            self.entries = {}
+
+    def get(self, key: str, digest: str) -> FileResult | None:
+        entry = self.entries.get(key)
+        if entry and entry[0] == digest:
+            return entry[1]
+        return None
+
+    def put(self, key: str, digest: str, result: FileResult) -> None:
+        self.entries[key] = [digest, _result_to_dict(result)]
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(self.entries, handle, separators=(",", ":"))
+            os.replace(tmp, self.file)
+        except OSError:
+            pass  # a cache that cannot be written only costs speed
+
+
+# ---- the scan -----------------------------------------------------------------------------------------
+def _worker_batch(batch: list[tuple[Target, bytes]], version: str) -> list[FileResult]:
+    return [analyze_file(target, data, version) for target, data in batch]
+
+
+def _read_target(target: Target, limit: int) -> bytes | FileError:
+    if target.data is not None:
+        return target.data
+    try:
+        size = os.path.getsize(target.path)
+        if size > limit:
+            return FileError(target.path, "NPU905", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB limit; skipped")
+        with open(target.path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return FileError(target.path, "NPU903", "symbolic link loop")
+        if exc.errno == errno.ENOENT and os.path.islink(target.path):
+            return FileError(target.path, "NPU903", "broken symbolic link")
+        return FileError(target.path, "NPU903", f"cannot read: {exc.strerror or exc}")
+
+
+def scan(
+    paths: list[str],
+    config: Config | None = None,
+    *,
+    torch_npu_version: str | None = None,
+    use_cache: bool = True,
+    cache_dir: Path | None = None,
+    jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+    stdin_data: bytes | None = None,
+    stdin_name: str = "<stdin>",
+) -> ScanResult:
+    from migrate import knowledge
+
+    started = time.perf_counter()
+    config = config or Config()
+    version = knowledge.resolve_version(torch_npu_version or config.torch_npu_version)
+    targets, discover_errors = discover(paths, config, stdin_data, stdin_name)
+    results: list[FileResult] = [FileResult(e.path, "error", 0, errors=(e,)) for e in discover_errors]
+    cache = ResultCache(cache_dir or default_cache_dir(), version) if use_cache else None
+    todo: list[tuple[Target, bytes, str]] = []
+    cached = 0
+    total = len(targets)
+    done = 0
+    for target in targets:
+        data = _read_target(target, config.max_file_size)
+        if isinstance(data, FileError):
+            results.append(FileResult(target.path, target.kinds[0], 0, errors=(data,)))
+            done += 1
+            continue
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}" if target.data is None else ""
+        hit = cache.get(key, digest) if (cache and key) else None
+        if hit is not None:
+            results.append(_result_from_dict(target.path, hit))
+            cached += 1
+            done += 1
+        else:
+            todo.append((target, data, digest))
+    if progress:
+        progress(done, total)
+    fresh = _analyze_all(todo, version, jobs, progress, done, total)
+    for (target, _, digest), result in zip(todo, fresh):
+        results.append(result)
+        if cache and target.data is None:
+            cache.put(f"{os.path.abspath(target.path)}|{','.join(target.kinds)}", digest, result)
+    if cache:
+        cache.save()
+    results = [_filter(r, config) for r in results]
+    results.sort(key=lambda r: r.path)
+    return ScanResult(tuple(results), time.perf_counter() - started, version, cached)
+
+
+def _filter(result: FileResult, config: Config) -> FileResult:
+    if not result.findings:
+        return result
+    kept = tuple(f for f in result.findings if config.is_selected(f.code, f.path))
+    if len(kept) == len(result.findings):
+        return result
+    return FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed)
+
+
+def _analyze_all(todo, version, jobs, progress, done, total) -> list[FileResult]:
+    if not todo:
+        return []
+    workers = jobs if jobs else (os.cpu_count() or 1)
+    total_bytes = sum(len(d) for _, d, _ in todo)
+    if workers <= 1 or len(todo) < 16 or total_bytes < 400_000:
+        out = []
+        for target, data, _ in todo:
+            out.append(analyze_file(target, data, version))
+            done += 1
+            if progress and (done % 25 == 0 or done == total):
+                progress(done, total)
+        return out
+    # Batches balanced by size: many small batches keep both cores busy to the end.
+    batches: list[list[int]] = []
+    current: list[int] = []
+    current_bytes = 0
+    budget = max(total_bytes // (workers * 12), 50_000)
+    for index, (_, data, _) in enumerate(todo):
+        current.append(index)
+        current_bytes += len(data)
+        if current_bytes >= budget:
+            batches.append(current)
+            current, current_bytes = [], 0
+    if current:
+        batches.append(current)
+    out: list[FileResult | None] = [None] * len(todo)
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(_worker_batch, [(todo[i][0], todo[i][1]) for i in batch], version): batch for batch in batches
+        }
+        from concurrent.futures import as_completed
+
+        for future in as_completed(futures):
+            batch = futures[future]
+            for index, result in zip(batch, future.result()):
+                out[index] = result
+            done += len(batch)
+            if progress:
+                progress(done, total)
+    return [r for r in out if r is not None]

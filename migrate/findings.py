@@ -1,0 +1,145 @@
+"""Findings, edits and scan results: frozen dataclasses the engine returns and reporters print."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.IntEnum):
+    """How bad a finding is on an NPU. Ordered so `--fail-on` can compare."""
+
+    INFO = 0  # worth knowing, nothing breaks
+    WARNING = 1  # runs, but may be wrong, slow or silently different
+    ERROR = 2  # will not run on an NPU as written
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (expected info, warning or error)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Category(str, enum.Enum):
+    """Finding categories; each owns a hundred of the NPU code space (never renumbered)."""
+
+    DEVICE = "device"  # NPU1xx
+    IDENTITY = "identity"  # NPU2xx
+    DISTRIBUTED = "distributed"  # NPU3xx
+    AMP = "amp"  # NPU4xx
+    THIRD_PARTY = "third-party"  # NPU5xx
+    OPS = "ops"  # NPU6xx
+    ENVIRONMENT = "environment"  # NPU7xx
+    FILE = "file"  # NPU9xx: could not read or parse a file
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text between two positions (1-based line, 0-based character column)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem at one exact place. Columns are 1-based characters (flake8 style)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    severity: Severity
+    category: Category
+    message: str
+    fixable: bool = False
+    edits: tuple[Edit, ...] = ()
+    cell: int | None = None  # notebook code cell index (0-based among all cells), line is within the cell
+    replacement: str | None = None  # the NPU name or value that replaces the construct, when there is one
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.cell if self.cell is not None else -1, self.line, self.column, self.code)
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "cell": self.cell,
+            "code": self.code,
+            "severity": str(self.severity),
+            "category": str(self.category),
+            "fixable": self.fixable,
+            "message": self.message,
+            "replacement": self.replacement,
+        }
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be scanned: one clear message, the scan goes on."""
+
+    path: str
+    code: str  # NPU9xx
+    message: str
+    line: int = 1
+    column: int = 1
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "code": self.code, "message": self.message, "line": self.line, "column": self.column}
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What scanning one file produced."""
+
+    path: str
+    kind: str  # python, notebook, manifest, launcher, cuda-source, skipped
+    lines: int
+    findings: tuple[Finding, ...] = ()
+    errors: tuple[FileError, ...] = ()
+    suppressed: int = 0
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The whole scan: per-file results plus timing."""
+
+    files: tuple[FileResult, ...]
+    duration_s: float
+    torch_npu_version: str
+    cached_files: int = 0
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def findings(self) -> list[Finding]:
+        out = [f for r in self.files for f in r.findings]
+        out.sort(key=lambda f: f.sort_key)
+        return out
+
+    @property
+    def errors(self) -> list[FileError]:
+        return [e for r in self.files for e in r.errors]
+
+    @property
+    def lines(self) -> int:
+        return sum(r.lines for r in self.files)
+
+    @property
+    def scanned_files(self) -> int:
+        return sum(1 for r in self.files if not r.errors)

@@ -1,0 +1,30 @@
+"""Output formats. One module per format, all with the same `report(...)` signature:
+
+    report(result: ScanResult, stream: TextIO, *, verdict: Verdict, rules: dict[str, type[Rule]]) -> None
+"""
+
+from __future__ import annotations
+
+import importlib
+
+FORMATS = {
+    "text": "migrate.report.text",
+    "json": "migrate.report.json_format",
+    "sarif": "migrate.report.sarif",
+    "github": "migrate.report.github",
+    "csv": "migrate.report.csv_format",
+}
+
+
+def get_reporter(name: str):
+    try:
+        module = FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown format {name!r}; choose from {', '.join(FORMATS)}") from None
+    return importlib.import_module(module).report
+
+
+def location(f) -> str:
+    """`path:line:col`, with the notebook cell when there is one (`nb.ipynb[cell 3]:2:1`)."""
+    path = f.path if f.cell is None else f"{f.path}[cell {f.cell}]"
+    return f"{path}:{f.line}:{f.column}"

@@ -1,0 +1,274 @@
+"""Readers for the non-Python inputs: notebooks, dependency manifests, launchers, CUDA sources.
+
+Each reader turns a file into a small context object that rules of the matching `KINDS` read.
+Nothing here executes user code: notebooks are JSON, manifests are parsed as text/TOML/INI/YAML.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import json
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from pathlib import PurePath
+
+from migrate.context import split_lines
+
+MANIFEST_PATTERNS = ("requirements*.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
+                     "environment.yml", "environment.yaml", "setup.py")
+LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
+CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")
+
+
+class MalformedInput(ValueError):
+    """A notebook or manifest that cannot be read; becomes one NPU904 file error."""
+
+    def __init__(self, message: str, line: int = 1):
+        super().__init__(message)
+        self.line = line
+
+
+def classify(path: str) -> tuple[str, ...]:
+    """The input kinds a file is read as (empty: not ours to read)."""
+    name = PurePath(path).name
+    kinds: list[str] = []
+    if name.endswith((".py", ".pyw")):
+        kinds.append("python")
+    elif name.endswith(".ipynb"):
+        kinds.append("notebook")
+    if any(fnmatch(name, p) for p in MANIFEST_PATTERNS) or (
+        name.endswith(".txt") and PurePath(path).parent.name == "requirements"
+    ):
+        kinds.append("manifest")
+    elif any(fnmatch(name, p) for p in LAUNCHER_PATTERNS):
+        kinds.append("launcher")
+    if any(fnmatch(name, p) for p in CUDA_SOURCE_PATTERNS):
+        kinds.append("cuda-source")
+    return tuple(kinds)
+
+
+# ---- notebooks -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NotebookCell:
+    index: int  # index among all cells of the notebook
+    python_source: str  # magics and shell escapes blanked (line numbers kept)
+    shell_source: str  # only the `!cmd` / `%%bash` lines, the rest blank
+
+
+_MAGIC = re.compile(r"^\s*[%!]")
+
+
+def read_notebook(text: str) -> list[NotebookCell]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedInput(f"not a valid notebook: {exc.msg}", exc.lineno) from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise MalformedInput("not a valid notebook: no 'cells' list (nbformat 4 expected)")
+    cells: list[NotebookCell] = []
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict):
+            raise MalformedInput(f"not a valid notebook: cell {index} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(str(s) for s in source)
+        elif not isinstance(source, str):
+            raise MalformedInput(f"not a valid notebook: cell {index} has no text source")
+        python_lines: list[str] = []
+        shell_lines: list[str] = []
+        cell_magic_shell = source.lstrip().startswith(("%%bash", "%%sh", "%%script bash"))
+        for raw in source.split("\n"):
+            if cell_magic_shell or raw.lstrip().startswith("!"):
+                python_lines.append("")
+                shell_lines.append(raw.lstrip()[1:] if raw.lstrip().startswith("!") else raw)
+            elif _MAGIC.match(raw):
+                python_lines.append("")
+                shell_lines.append("")
+            else:
+                python_lines.append(raw)
+                shell_lines.append("")
+        cells.append(NotebookCell(index, "\n".join(python_lines), "\n".join(shell_lines)))
+    return cells
+
+
+# ---- manifests ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Dependency:
+    name: str  # normalised distribution name (lower case, - for _ and .)
+    raw: str
+    line: int
+    column: int  # 0-based character column
+    end_column: int
+
+
+_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_EGG = re.compile(r"#egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement(text: str, line: int, offset: int) -> Dependency | None:
+    stripped = text.split("#", 1)[0] if not text.lstrip().startswith(("git+", "http")) else text
+    egg = _EGG.search(text)
+    if egg:
+        return Dependency(normalise(egg.group(1)), text.strip(), line, offset + egg.start(1), offset + egg.end(1))
+    if stripped.strip().startswith("-") or not stripped.strip():
+        return None
+    match = _REQ_NAME.match(stripped)
+    if not match:
+        return None
+    return Dependency(normalise(match.group(1)), text.strip(), line, offset + match.start(1), offset + match.end(1))
+
+
+@dataclass
+class ManifestContext:
+    kind = "manifest"
+    path: str
+    source: str
+    dependencies: list[Dependency]
+    cell: int | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        return split_lines(self.source)
+
+    def span(self, node):
+        return node
+
+
+def _find_in_lines(lines: list[str], needle: str, start_line: int = 1) -> tuple[int, int] | None:
+    for number in range(start_line, len(lines) + 1):
+        col = lines[number - 1].find(needle)
+        if col >= 0:
+            return number, col
+    return None
+
+
+def _deps_from_strings(lines: list[str], strings: list[str]) -> list[Dependency]:
+    deps: list[Dependency] = []
+    search_from = 1
+    for text in strings:
+        dep = _requirement(text, 0, 0)
+        if dep is None:
+            continue
+        where = _find_in_lines(lines, text, search_from) or _find_in_lines(lines, text)
+        if where is None:
+            line, col = 1, 0
+        else:
+            line, col = where
+            search_from = line
+        deps.append(Dependency(dep.name, dep.raw, line, col + dep.column, col + dep.end_column))
+    return deps
+
+
+def read_manifest(path: str, source: str) -> ManifestContext:
+    name = PurePath(path).name
+    lines = split_lines(source)
+    deps: list[Dependency] = []
+    if name.endswith(".txt"):
+        for number, text in enumerate(lines, 1):
+            dep = _requirement(text.rstrip("\r\n"), number, 0)
+            if dep:
+                deps.append(dep)
+    elif name == "pyproject.toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(source)
+        except tomllib.TOMLDecodeError as exc:
+            raise MalformedInput(f"invalid TOML: {exc}") from None
+        strings: list[str] = []
+        project = data.get("project", {})
+        strings += [s for s in project.get("dependencies", []) if isinstance(s, str)]
+        for group in project.get("optional-dependencies", {}).values():
+            strings += [s for s in group if isinstance(s, str)]
+        poetry = data.get("tool", {}).get("poetry", {})
+        for section in ("dependencies", "dev-dependencies"):
+            strings += [k for k in poetry.get(section, {}) if isinstance(k, str)]
+        for group in poetry.get("group", {}).values():
+            strings += [k for k in group.get("dependencies", {}) if isinstance(k, str)]
+        deps = _deps_from_strings(lines, strings)
+    elif name == "setup.cfg":
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(source)
+        except configparser.Error as exc:
+            raise MalformedInput(f"invalid setup.cfg: {exc.message if hasattr(exc, 'message') else exc}") from None
+        strings = []
+        if parser.has_option("options", "install_requires"):
+            strings += parser.get("options", "install_requires").splitlines()
+        if parser.has_section("options.extras_require"):
+            for _, value in parser.items("options.extras_require"):
+                strings += value.splitlines()
+        deps = _deps_from_strings(lines, [s.strip() for s in strings if s.strip()])
+    elif name in ("environment.yml", "environment.yaml"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(source) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise MalformedInput(f"invalid YAML: {getattr(exc, 'problem', exc)}", (mark.line + 1) if mark else 1) from None
+        strings = []
+        if not isinstance(data, dict):
+            raise MalformedInput("invalid environment file: top level is not a mapping")
+        for item in data.get("dependencies", []) or []:
+            if isinstance(item, str):
+                strings.append(re.split(r"[=<>! ]", item.split("::")[-1], maxsplit=1)[0])
+            elif isinstance(item, dict):
+                strings += [s for s in item.get("pip", []) or [] if isinstance(s, str)]
+        deps = _deps_from_strings(lines, strings)
+    elif name == "setup.py":
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            tree = None  # the Python reader reports the syntax error once
+        strings = []
+        if tree is not None:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.keyword) and node.arg in ("install_requires", "extras_require", "setup_requires"):
+                    for sub in ast.walk(node.value):
+                        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                            dep = _requirement(sub.value, sub.lineno, sub.col_offset + 1)
+                            if dep:
+                                deps.append(dep)
+    return ManifestContext(path, source, deps)
+
+
+# ---- launchers and CUDA sources -------------------------------------------------------------------
+@dataclass
+class LauncherContext:
+    """A shell script, YAML job file or notebook shell cell, read line by line."""
+
+    kind = "launcher"
+    path: str
+    source: str
+    cell: int | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        return split_lines(self.source)
+
+    def span(self, node):
+        return node
+
+
+@dataclass
+class CudaSourceContext:
+    kind = "cuda-source"
+    path: str
+    source: str
+    cell: int | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        return split_lines(self.source)
+
+    def span(self, node):
+        return node

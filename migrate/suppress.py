@@ -1,0 +1,91 @@
+"""`# noqa: NPU101` on any line of the statement, `# npu-migrate: noqa` for a whole file."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from bisect import bisect_right
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+_FILE_NOQA = re.compile(r"#\s*npu-migrate:\s*noqa\b", re.IGNORECASE)
+ALL = frozenset({"*"})
+
+
+def comment_noqa(comments: dict[int, str]) -> dict[int, frozenset[str]]:
+    out: dict[int, frozenset[str]] = {}
+    for line, text in comments.items():
+        match = _NOQA.search(text)
+        if match:
+            codes = match.group("codes")
+            out[line] = ALL if not codes else frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+    return out
+
+
+def python_comments(source: str) -> dict[int, str]:
+    comments: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.string
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return comments
+
+
+def file_is_suppressed(comments: dict[int, str]) -> bool:
+    return any(_FILE_NOQA.search(text) for text in comments.values())
+
+
+def line_comments(source_lines: list[str]) -> dict[int, str]:
+    """For launchers and manifests: the text after the first '#' of each line."""
+    out = {}
+    for number, line in enumerate(source_lines, 1):
+        if "#" in line:
+            out[number] = line[line.index("#"):]
+    return out
+
+
+class StatementRanges:
+    """Maps a line to the line range of the innermost statement holding it."""
+
+    def __init__(self, tree: ast.AST):
+        ranges = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt):
+                body = getattr(node, "body", None)
+                if isinstance(body, list) and body and isinstance(body[0], ast.AST):
+                    end = max(node.lineno, body[0].lineno - 1)
+                    # decorators belong to the def statement
+                else:
+                    end = node.end_lineno or node.lineno
+                start = node.lineno
+                for deco in getattr(node, "decorator_list", ()) or ():
+                    start = min(start, deco.lineno)
+                ranges.append((start, end))
+        ranges.sort()
+        self._ranges = ranges
+        self._starts = [r[0] for r in ranges]
+
+    def lines_for(self, line: int) -> range:
+        best = None
+        index = bisect_right(self._starts, line)
+        for start, end in reversed(self._ranges[:index]):
+            if start <= line <= end and (best is None or end - start < best[1] - best[0]):
+                best = (start, end)
+            if best and start < best[0] - 2000:
+                break
+        if best is None:
+            return range(line, line + 1)
+        return range(best[0], best[1] + 1)
+
+
+def is_suppressed(code: str, lines: range, noqa: dict[int, frozenset[str]]) -> bool:
+    for line in lines:
+        codes = noqa.get(line)
+        if codes is None:
+            continue
+        if codes is ALL or "*" in codes or any(code.startswith(c) for c in codes):
+            return True
+    return False

@@ -1,0 +1,62 @@
+"""Feasibility verdict from a scan: automatic / automatic with warnings / manual work needed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from migrate.findings import Finding, ScanResult, Severity
+
+AUTOMATIC = "automatic"
+AUTOMATIC_WITH_WARNINGS = "automatic with warnings"
+MANUAL = "manual work needed"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    blockers: tuple[Finding, ...]  # error findings that `apply` cannot rewrite
+    fixable: int
+    manual: int
+
+    def to_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "fixable": self.fixable,
+            "manual": self.manual,
+            "blockers": [
+                {"path": f.path, "line": f.line, "cell": f.cell, "code": f.code, "message": f.message} for f in self.blockers
+            ],
+        }
+
+
+def judge(findings: list[Finding]) -> Verdict:
+    blockers = tuple(f for f in findings if f.severity is Severity.ERROR and not f.fixable)
+    warnings = [f for f in findings if f.severity is Severity.WARNING and not f.fixable]
+    fixable = sum(1 for f in findings if f.fixable)
+    if blockers:
+        status = MANUAL
+    elif warnings:
+        status = AUTOMATIC_WITH_WARNINGS
+    else:
+        status = AUTOMATIC
+    return Verdict(status, blockers, fixable, len(findings) - fixable)
+
+
+def summary(result: ScanResult) -> dict:
+    findings = result.findings
+    return {
+        "files": len(result.files),
+        "files_scanned": result.scanned_files,
+        "files_with_errors": sum(1 for r in result.files if r.errors),
+        "files_from_cache": result.cached_files,
+        "lines": result.lines,
+        "findings": len(findings),
+        "suppressed": sum(r.suppressed for r in result.files),
+        "by_severity": dict(sorted(Counter(str(f.severity) for f in findings).items())),
+        "by_category": dict(sorted(Counter(str(f.category) for f in findings).items())),
+        "by_code": dict(sorted(Counter(f.code for f in findings).items())),
+        "errors": len(result.errors),
+        "duration_s": round(result.duration_s, 3),
+        "torch_npu_version": result.torch_npu_version,
+    }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Set everything up and run the main job on the bundled example:
+# GPU script -> analyze -> apply (with the diff) -> smoke on the CPU-backed torch_npu stand-in.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup_env.sh test
+EXAMPLE=fixtures/gpu_scripts/cnn_cifar/train.py
+OUT="${OUT:-out/demo}"
+mkdir -p "$OUT"
+NPU=.venv/bin/npu-migrate
+echo "== 1. analyze $EXAMPLE"
+"$NPU" analyze "$EXAMPLE" || true   # exit 1 = findings, expected for a GPU script
+echo
+echo "== 2. apply -> $OUT/npu_train.py (diff first)"
+"$NPU" apply "$EXAMPLE" --diff || true
+"$NPU" apply "$EXAMPLE" -o "$OUT/npu_train.py" --force --config-pack "$OUT/npu_config_pack.zip" || true
+echo
+echo "== 3. smoke on the stand-in (no Ascend NPU here)"
+"$NPU" smoke "$OUT/npu_train.py" --backend auto --fake-data --steps 3 --json "$OUT/smoke.json" -- --max-steps 3

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Create ./.venv (if missing) and install npu-migrate with the given extras (default: test).
+# Never installs torch_npu: on a host without Ascend CANN it breaks `import torch` itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXTRAS="${1:-test}"
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+# torch/torchvision are pinned in pyproject.toml (2.14.1 / 0.29.1)
+.venv/bin/python -m pip install --quiet -e ".[${EXTRAS}]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -c "import migrate, click, libcst" >/dev/null
+if .venv/bin/python -c "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec('torch_npu') else 1)"; then
+    echo "error: torch_npu is installed in .venv; remove it (it breaks torch without Ascend CANN)" >&2
+    exit 2
+fi

@@ -1,0 +1,25 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "gpu_scripts"
+sys.path.insert(0, str(ROOT))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="Rewrite the golden files under fixtures/ from the current output instead of comparing.")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return bool(request.config.getoption("--update-golden") or os.environ.get("NPU_MIGRATE_UPDATE_GOLDEN"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    # every test gets its own analyze cache so results never leak between tests
+    monkeypatch.setenv("NPU_MIGRATE_CACHE_DIR", str(tmp_path / "npu-migrate-cache"))

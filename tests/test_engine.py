@@ -1,0 +1,120 @@
+"""The engine on real files: discovery, notebooks, manifests, launchers, noqa, select/ignore, cache."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from migrate.config import Config
+from migrate.engine import scan
+
+CUDA_SCRIPT = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+
+
+def codes(result):
+    return sorted(f.code for f in result.findings)
+
+
+def test_directory_scan_honours_gitignore_and_exclude(tmp_path: Path):
+    (tmp_path / "a.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "ignored").mkdir()
+    (tmp_path / "ignored" / "b.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "skipme").mkdir()
+    (tmp_path / "skipme" / "c.py").write_text(CUDA_SCRIPT)
+    (tmp_path / ".gitignore").write_text("ignored/\n")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "d.py").write_text(CUDA_SCRIPT)
+    result = scan([str(tmp_path)], Config(exclude=("skipme",)), use_cache=False)
+    assert [Path(r.path).name for r in result.files] == ["a.py"]
+    result = scan([str(tmp_path)], Config(respect_gitignore=False), use_cache=False)
+    assert sorted(Path(r.path).name for r in result.files) == ["a.py", "b.py", "c.py"]
+
+
+def test_explicit_file_and_findings_have_exact_spans(tmp_path: Path):
+    path = tmp_path / "t.py"
+    path.write_text("import torch\n\nx = torch.ones(2)\ny = x.cuda()\n")
+    result = scan([str(path)], use_cache=False)
+    [finding] = [f for f in result.findings if f.code == "NPU101"]
+    assert (finding.line, finding.column, finding.end_line, finding.end_column) == (4, 5, 4, 13)
+
+
+def test_non_ascii_columns_are_characters(tmp_path: Path):
+    path = tmp_path / "t.py"
+    path.write_text("import torch\nx = {'模型': torch.ones(1)}['模型'].cuda()\n", encoding="utf-8")
+    [finding] = [f for f in scan([str(path)], use_cache=False).findings if f.code == "NPU101"]
+    line = path.read_text(encoding="utf-8").splitlines()[1]
+    assert line[finding.column - 1 : finding.end_column - 1].endswith(".cuda()")
+
+
+def test_noqa_on_any_line_of_a_statement_and_file_level(tmp_path: Path):
+    path = tmp_path / "t.py"
+    path.write_text(
+        "import torch\n"
+        "a = torch.ones(1).cuda()  # noqa: NPU101\n"
+        "b = (torch.ones(1)\n"
+        "     .cuda())  # noqa\n"
+        "c = torch.ones(1).cuda()  # noqa: NPU2\n"
+        "d = torch.ones(1).cuda()\n"
+    )
+    result = scan([str(path)], use_cache=False)
+    assert [f.line for f in result.findings if f.code == "NPU101"] == [5, 6]
+    assert result.files[0].suppressed == 2
+    path.write_text("# npu-migrate: noqa\n" + path.read_text())
+    assert scan([str(path)], use_cache=False).findings == []
+
+
+def test_select_ignore_longest_prefix_wins(tmp_path: Path):
+    path = tmp_path / "t.py"
+    path.write_text(CUDA_SCRIPT)
+    assert codes(scan([str(path)], Config(ignore=("NPU1",)), use_cache=False)) == []
+    assert codes(scan([str(path)], Config(ignore=("NPU1",), select=("NPU101",)), use_cache=False)) == ["NPU101"]
+    assert codes(scan([str(path)], Config(select=("NPU2",)), use_cache=False)) == []
+    assert codes(scan([str(path)], Config(per_file_ignores=(("t.py", ("NPU101",)),)), use_cache=False)) == []
+
+
+def test_notebook_findings_point_at_cell_and_line(tmp_path: Path):
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["use model.cuda() here"], "metadata": {}},
+            {"cell_type": "code", "source": ["%matplotlib inline\n", "import torch\n", "m = torch.nn.Linear(1, 1).cuda()\n"],
+             "metadata": {}, "outputs": [], "execution_count": None},
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    [finding] = [f for f in scan([str(path)], use_cache=False).findings if f.code == "NPU101"]
+    assert (finding.cell, finding.line) == (1, 3)
+
+
+def test_cache_reuses_unchanged_files_and_notices_changes(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(3):
+        (src / f"m{i}.py").write_text(CUDA_SCRIPT)
+    cache = tmp_path / "cache"
+    first = scan([str(src)], cache_dir=cache)
+    second = scan([str(src)], cache_dir=cache)
+    assert first.cached_files == 0 and second.cached_files == 3
+    assert [f.to_dict() for f in first.findings] == [f.to_dict() for f in second.findings]
+    (src / "m1.py").write_text("import torch\n")
+    third = scan([str(src)], cache_dir=cache)
+    assert third.cached_files == 2
+    assert len([f for f in third.findings if f.code == "NPU101"]) == 2
+
+
+def test_parallel_and_serial_scans_agree(tmp_path: Path):
+    for i in range(40):
+        (tmp_path / f"m{i}.py").write_text(CUDA_SCRIPT + "\n# padding\n" * 2000)
+    serial = scan([str(tmp_path)], jobs=1, use_cache=False)
+    parallel = scan([str(tmp_path)], jobs=2, use_cache=False)
+    assert [f.to_dict() for f in serial.findings] == [f.to_dict() for f in parallel.findings]
+    assert len(serial.findings) >= 40
+
+
+def test_stdin(tmp_path: Path):
+    result = scan(["-"], stdin_data=CUDA_SCRIPT.encode(), use_cache=False)
+    assert [f.path for f in result.findings if f.code == "NPU101"] == ["<stdin>"]
