@@ -1,0 +1,331 @@
+"""Knowledge base generated from real torch_npu wheels (see docs/knowledge.md).
+
+Stdlib only: never imports torch or torch_npu. Data lives next to this file and is read with
+importlib.resources; everything is cached.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+try:  # Python >= 3.11
+    import tomllib as _toml
+except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+    import tomli as _toml  # type: ignore[no-redef]
+
+__all__ = [
+    "CudaApi", "EnvVar", "KnowledgeBase", "ThirdParty", "env_vars", "known_versions", "load",
+    "newest_version", "resolve_version", "third_party", "torch_cuda_names",
+]
+
+_PKG = __name__
+
+
+def _read_text(*parts: str) -> str:
+    return resources.files(_PKG).joinpath(*parts).read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def _json(*parts: str):
+    return json.loads(_read_text(*parts))
+
+
+@functools.lru_cache(maxsize=None)
+def _toml_file(name: str) -> dict:
+    return _toml.loads(_read_text(name))
+
+
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+# ------------------------------------------------------------------------------------ versions
+@functools.lru_cache(maxsize=1)
+def _index() -> dict:
+    return _json("data", "index.json")
+
+
+def known_versions() -> list[str]:
+    """Release-line keys, oldest -> newest (e.g. ['2.1.0', ..., '2.14.0'])."""
+    return sorted(_index()["lines"], key=_vkey)
+
+
+def newest_version() -> str:
+    return known_versions()[-1]
+
+
+_VER_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:[.\-+].*)?\s*$")
+
+
+def _match_line(text: str) -> str | None:
+    m = _VER_RE.match(text)
+    if not m:
+        return None
+    major, minor, micro = m.group(1), m.group(2), m.group(3)
+    known = known_versions()
+    if micro is not None and f"{major}.{minor}.{micro}" in known:
+        return f"{major}.{minor}.{micro}"
+    same_line = [k for k in known if k.split(".")[:2] == [major, minor]]
+    return same_line[-1] if same_line else None
+
+
+def _installed_torch_npu() -> str | None:
+    from importlib import metadata
+    for dist in ("torch-npu", "torch_npu"):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+        except Exception:  # pragma: no cover - broken metadata
+            return None
+    return None
+
+
+def resolve_version(text: str | None = None) -> str:
+    """Map a version text ('2.13', '2.13.0', '2.1.0.post12') to a release-line key.
+
+    None -> the installed torch_npu's line (read from package metadata, never imported), else the
+    newest known line. Unknown -> ValueError listing the known versions.
+    """
+    if text is None:
+        installed = _installed_torch_npu()
+        if installed:
+            line = _match_line(installed)
+            if line:
+                return line
+        return newest_version()
+    line = _match_line(str(text))
+    if line is None:
+        raise ValueError(f"unknown torch_npu version {text!r}; known versions: "
+                         + ", ".join(known_versions()))
+    return line
+
+
+# ------------------------------------------------------------------------------------ records
+@dataclass(frozen=True)
+class CudaApi:
+    cuda: str
+    npu: str | None
+    alternative: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ThirdParty:
+    name: str
+    pip_names: tuple[str, ...]
+    status: str
+    severity: str
+    alternative: str | None
+    alternative_api: str | None
+    note: str
+    source: str
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    name: str
+    npu: str | None
+    note: str
+    source: str
+
+
+def _norm_op(op: str) -> str:
+    if "::" in op:
+        ns, op = op.split("::", 1)
+        if ns != "aten":
+            return f"{ns}::{op}"
+    return op.split(".", 1)[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_ops() -> tuple[frozenset, frozenset, str]:
+    d = _json("data", "torch_ops.json")
+    return frozenset(d["needs_backend_kernel"]), frozenset(d["cpu_only"]), d["torch_version"]
+
+
+@functools.lru_cache(maxsize=1)
+def torch_cuda_names() -> dict[str, frozenset[str]]:
+    """Public names of torch.cuda and its public submodules (static parse of installed torch)."""
+    d = _json("data", "torch_cuda.json")
+    return {k: frozenset(v) for k, v in d["modules"].items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _renames() -> dict[str, dict]:
+    return _toml_file("cuda_renames.toml").get("api", {})
+
+
+@functools.lru_cache(maxsize=1)
+def _api_ops() -> dict[str, tuple[str, ...]]:
+    d = _json("data", "api_ops.json")
+    return {api: tuple(sorted(set(v.get("fwd", ())) | set(v.get("bwd", ())) | set(v.get("inner", ()))))
+            for api, v in d["apis"].items()}
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    version: str
+    provenance: dict = field(compare=False, hash=False)
+    npu_ops: frozenset[str]
+    custom_ops: frozenset[str] = frozenset()
+    modules: dict = field(default_factory=dict, repr=False, compare=False)
+    env_vars_seen: frozenset[str] = frozenset()
+    transfer_to_npu: dict = field(default_factory=dict, repr=False, compare=False)
+    tensor_npu_methods: bool = True
+
+    # -- ops
+    def op_supported(self, aten_op: str) -> bool | None:
+        """True: NPU kernel; False: needs a backend kernel and has none; None: composite/unknown."""
+        op = _norm_op(aten_op)
+        if op in self.npu_ops or op in self.custom_ops:
+            return True
+        needs, _cpu_only, _ = _torch_ops()
+        if op in needs and not self._inplace_sibling_supported(op):
+            return False
+        return None
+
+    def _inplace_sibling_supported(self, op: str) -> bool:
+        """`foo_` (in-place) whose functional `foo` has an NPU kernel: not reported (heuristic,
+        see docs/knowledge.md: the wheel lists fewer in-place overloads than it handles)."""
+        return op.endswith("_") and not op.endswith("__") and op[:-1] in self.npu_ops
+
+    # -- names
+    def module_names(self, module: str) -> frozenset[str] | None:
+        if module == "torch.npu" or module.startswith("torch.npu."):
+            module = "torch_npu.npu" + module[len("torch.npu"):]
+        names = self.modules.get(module)
+        return frozenset(names) if names is not None else None
+
+    def has_api(self, dotted: str) -> bool:
+        """`torch.npu.X[.Y]` (alias of torch_npu.npu) or `torch_npu.X[.Y]`.
+
+        Checked against the longest recorded module prefix; attributes below a class or object
+        (e.g. `torch.npu.amp.GradScaler.scale`) are accepted once the first name is found.
+        """
+        if dotted == "torch.npu" or dotted.startswith("torch.npu."):
+            dotted = "torch_npu.npu" + dotted[len("torch.npu"):]
+        if not dotted.startswith("torch_npu"):
+            return False
+        if dotted in self.modules:
+            return True
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            mod = ".".join(parts[:i])
+            if mod in self.modules:
+                return parts[i] in self.modules[mod]
+        return False
+
+    def cuda_api(self, name: str) -> CudaApi | None:
+        """What `torch.cuda.X[.Y]` maps to in this version (npu None = no counterpart).
+
+        Returns None when `name` is not a public torch.cuda name and has no same-named torch.npu
+        counterpart (nothing known about it)."""
+        if not (name == "torch.cuda" or name.startswith("torch.cuda.")):
+            return None
+        if name == "torch.cuda":
+            return CudaApi(name, "torch.npu", None, "")
+        renames = _renames()
+        parts = name.split(".")
+        for i in range(len(parts), 2, -1):
+            key = ".".join(parts[:i])
+            entry = renames.get(key)
+            if entry is None:
+                continue
+            target = entry.get("npu")
+            if target is not None and i < len(parts):
+                target = target + "." + ".".join(parts[i:])
+            if target is not None and not self.has_api(target):
+                target = None
+            alt = entry.get("alternative")
+            alt_api = entry.get("alternative_api")
+            if alt_api and i < len(parts):
+                cand = alt_api + "." + ".".join(parts[i:])
+                if self.has_api(cand):
+                    alt = cand
+            note = entry.get("note", "")
+            if target is None and entry.get("npu") is not None:
+                note = (note + " " if note else "") + \
+                    f"({entry['npu']} does not exist in torch_npu {self.version})"
+            return CudaApi(name, target, alt, note)
+        same = "torch.npu." + ".".join(parts[2:])
+        if self.has_api(same):
+            return CudaApi(name, same, None, "")
+        if len(parts) == 4 and parts[2] in ("memory", "random", "streams", "graphs"):
+            top = "torch.npu." + parts[3]  # torch.cuda.memory.X is re-exported as torch.cuda.X
+            if self.has_api(top):
+                return CudaApi(name, top, None, f"torch.npu.{parts[2]} lacks it; torch.npu has it")
+        cuda = torch_cuda_names()
+        mod = ".".join(parts[:-1])
+        public = (name in cuda) or (mod in cuda and parts[-1] in cuda[mod]) or \
+            (len(parts) > 3 and parts[2] in cuda.get("torch.cuda", ()))
+        if not public:
+            return None
+        return CudaApi(name, None, None,
+                       f"{same} does not exist in torch_npu {self.version}")
+
+    # -- unsupported python APIs
+    def unsupported_apis(self) -> dict[str, tuple[str, ...]]:
+        return dict(_unsupported(self.version))
+
+    def api_ops(self, api: str) -> tuple[str, ...] | None:
+        """aten ops recorded for a python API (torch 2.14.1 CPU trace), or None if not traced."""
+        return _api_ops().get(api)
+
+
+@functools.lru_cache(maxsize=None)
+def _unsupported(version: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    kb = load(version)
+    needs, cpu_only, _ = _torch_ops()
+    out = []
+    for api, ops in _api_ops().items():
+        missing = tuple(op for op in ops if "::" not in op and op not in cpu_only
+                        and kb.op_supported(op) is False)
+        if missing:
+            out.append((api, missing))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _load(version: str) -> KnowledgeBase:
+    d = _json("data", "versions", f"{version}.json")
+    return KnowledgeBase(
+        version=version,
+        provenance=dict(d["provenance"]),
+        npu_ops=frozenset(d["npu_ops"]),
+        custom_ops=frozenset(d["custom_ops"]),
+        modules={k: frozenset(v) for k, v in d["modules"].items()},
+        env_vars_seen=frozenset(d["env_vars_seen"]),
+        transfer_to_npu=d.get("transfer_to_npu", {}),
+        tensor_npu_methods=bool(d.get("tensor_npu_methods", True)),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def load(version: str | None = None) -> KnowledgeBase:
+    """KnowledgeBase for a torch_npu release line (None -> resolve_version(None)). Cached."""
+    return _load(resolve_version(version))
+
+
+@functools.lru_cache(maxsize=1)
+def third_party() -> dict[str, ThirdParty]:
+    out = {}
+    for root, e in _toml_file("third_party.toml").get("package", {}).items():
+        out[root] = ThirdParty(
+            name=e.get("name", root), pip_names=tuple(e.get("pip_names", ())),
+            status=e["status"], severity=e["severity"], alternative=e.get("alternative"),
+            alternative_api=e.get("alternative_api"), note=e.get("note", ""),
+            source=e["source"])
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def env_vars() -> dict[str, EnvVar]:
+    out = {}
+    for name, e in _toml_file("env_vars.toml").get("var", {}).items():
+        npu = e.get("npu") or None
+        out[name] = EnvVar(name=name, npu=npu, note=e.get("note", ""), source=e["source"])
+    return out

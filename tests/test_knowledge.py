@@ -1,0 +1,275 @@
+"""Knowledge base: facts read from real torch_npu wheels, schema of every data file.
+
+Must not import torch or torch_npu.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from migrate import knowledge as k
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+PKG = Path(k.__file__).parent
+
+
+def test_no_torch_import():
+    assert "torch_npu" not in sys.modules
+    # the loader itself never pulls torch in (other tests may import it; check in a subprocess)
+    import subprocess
+    code = ("import sys, migrate.knowledge as k; kb = k.load('2.13.0'); kb.unsupported_apis(); "
+            "k.third_party(); k.env_vars(); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_versions():
+    vs = k.known_versions()
+    assert vs[0] == "2.1.0" and vs[-1] == k.newest_version() == "2.14.0"
+    assert {"2.13.0", "2.9.1", "2.7.1"} <= set(vs)
+    assert [tuple(map(int, v.split("."))) for v in vs] == sorted(
+        tuple(map(int, v.split("."))) for v in vs)
+
+
+@pytest.mark.parametrize("text,key", [("2.13", "2.13.0"), ("2.13.0", "2.13.0"),
+                                      ("2.1.0.post12", "2.1.0"), ("2.9.0.post9", "2.9.1"),
+                                      ("2.9", "2.9.1"), ("2.7.1.post2", "2.7.1"),
+                                      ("v2.14.0", "2.14.0"), ("2.13.0+cpu", "2.13.0")])
+def test_resolve_version(text, key):
+    assert k.resolve_version(text) == key
+
+
+@pytest.mark.parametrize("bad", ["1.11", "3.0", "latest", "", "2.2.0"])
+def test_resolve_version_unknown(bad):
+    with pytest.raises(ValueError, match="known versions"):
+        k.resolve_version(bad)
+
+
+def test_resolve_version_default(monkeypatch):
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: None)
+    assert k.resolve_version(None) == k.newest_version()
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: "2.1.0.post12")
+    assert k.resolve_version(None) == "2.1.0"
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: "9.9.9")
+    assert k.resolve_version(None) == k.newest_version()
+
+
+def test_load_cached_and_frozen():
+    a = k.load("2.13")
+    assert a is k.load("2.13")
+    assert k.load("2.13.0").version == "2.13.0"
+    with pytest.raises(Exception):
+        a.version = "x"  # type: ignore[misc]
+
+
+# ---- facts from torch_npu-2.13.0-cp311-cp311-manylinux_2_28_x86_64.whl
+# (torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml, torch_npu/npu/__init__.py)
+def test_facts_2_13():
+    kb = k.load("2.13.0")
+    assert "addmm" in kb.npu_ops and kb.op_supported("aten::addmm") is True
+    assert kb.op_supported("aten::addmm.out") is True
+    for op in ("_linalg_eigh", "linalg_inv_ex", "cholesky", "_scaled_dot_product_flash_attention"):
+        assert op not in kb.npu_ops
+    assert kb.op_supported("aten::_linalg_eigh") is False
+    assert "_fft_r2c" in kb.npu_ops and "_linalg_svd" in kb.npu_ops
+    assert kb.op_supported("linalg_eigh") is None  # CompositeImplicitAutograd in torch
+    npu = kb.module_names("torch.npu")
+    assert npu == kb.module_names("torch_npu.npu")
+    assert "mstx" in npu and "nvtx" not in npu and "NPUGraph" in npu and "amp" in npu
+    assert kb.has_api("torch.npu.mstx") and not kb.has_api("torch.npu.nvtx")
+    assert kb.has_api("torch.npu.mstx.range_push")  # torch.npu.mstx is the class mstx
+    assert not kb.has_api("torch.npu.cudart")
+    assert kb.has_api("torch_npu.npu_fusion_attention")
+    assert "npu_fusion_attention" in kb.custom_ops
+    assert "ASCEND_RT_VISIBLE_DEVICES" in kb.env_vars_seen
+    assert kb.tensor_npu_methods
+    assert "torch_cuda_fn_white_list" in kb.transfer_to_npu
+    p = kb.provenance
+    assert p["wheel"] == "torch_npu-2.13.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    assert len(p["sha256"]) == 64 and p["source"] == "PyPI torch-npu==2.13.0"
+
+
+# ---- facts from torch_npu-2.1.0.post17-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+# (`grep _scaled_mm` finds nothing in its npu_native_functions_by_codegen.yaml; its
+#  torch_npu/npu/__init__.py __all__ has "mstx" and "NPUGraph" but not "npurt")
+def test_facts_2_1():
+    kb = k.load("2.1.0")
+    assert kb.provenance["source"] == "PyPI torch-npu==2.1.0.post17"
+    assert "addmm" in kb.npu_ops
+    assert kb.op_supported("_scaled_mm") is False
+    npu = kb.module_names("torch.npu")
+    assert "mstx" in npu and "NPUGraph" in npu and "npurt" not in npu
+    assert "nvtx" not in npu
+
+
+# ---- facts from torch_npu-2.7.1.post11-cp311-cp311-manylinux_2_28_x86_64.whl
+# (its torch_npu/npu/__init__.py __all__ has "npurt"; its codegen yaml lists _fused_adam_)
+def test_facts_2_7():
+    kb = k.load("2.7.1")
+    assert "npurt" in kb.module_names("torch.npu")
+    assert kb.op_supported("aten::_fused_adam_") is True
+    assert k.load("2.1.0").op_supported("aten::_fused_adam_") is False
+
+
+def test_cuda_api_mapping():
+    kb = k.load("2.13.0")
+    a = kb.cuda_api("torch.cuda.synchronize")
+    assert a.npu == "torch.npu.synchronize"
+    assert kb.cuda_api("torch.cuda.amp.autocast").npu == "torch.npu.amp.autocast"
+    assert kb.cuda_api("torch.cuda.CUDAGraph").npu == "torch.npu.NPUGraph"
+    n = kb.cuda_api("torch.cuda.nvtx.range_push")
+    assert n.npu is None and n.alternative == "torch.npu.mstx.range_push"
+    c = kb.cuda_api("torch.cuda.cudart")
+    assert c.npu is None and c.alternative
+    assert kb.cuda_api("torch.cuda.get_arch_list").npu is None
+    assert kb.cuda_api("torch.cuda.no_such_thing") is None
+    assert kb.cuda_api("torch.nn.Linear") is None
+
+
+def test_every_public_torch_cuda_name_resolves():
+    kb = k.load("2.13.0")
+    cuda = k.torch_cuda_names()
+    for name in cuda["torch.cuda"]:
+        info = kb.cuda_api("torch.cuda." + name)
+        assert info is not None, name
+        if info.npu:
+            assert kb.has_api(info.npu), info
+
+
+def test_rename_targets_exist():
+    renames = tomllib.loads((PKG / "cuda_renames.toml").read_text())["api"]
+    newest = k.load(k.newest_version())
+    for key, e in renames.items():
+        assert key.startswith("torch.cuda."), key
+        assert e.get("source"), key
+        assert set(e) <= {"npu", "alternative", "alternative_api", "note", "source"}, key
+        if e.get("npu"):
+            assert newest.has_api(e["npu"]), key
+            assert newest.cuda_api(key).npu == e["npu"]
+        if e.get("alternative_api"):
+            assert newest.has_api(e["alternative_api"]), key
+        assert e.get("npu") or e.get("alternative"), key
+
+
+def test_third_party():
+    tp = k.third_party()
+    for root in ("apex", "flash_attn", "xformers", "bitsandbytes", "triton", "deepspeed", "cupy",
+                 "pynvml", "nvidia.dali", "tensorrt", "apex.optimizers", "apex.normalization",
+                 "apex.amp", "apex.parallel", "apex.fp16_utils"):
+        assert root in tp, root
+    newest = k.load(k.newest_version())
+    for root, e in tp.items():
+        assert isinstance(e, k.ThirdParty)
+        assert e.status in {"unsupported", "partial", "npu-port", "works"}, root
+        assert e.severity in {"error", "warning", "info"}, root
+        assert e.source and e.pip_names, root
+        if e.alternative_api:
+            assert newest.has_api(e.alternative_api), (root, e.alternative_api)
+    assert tp["flash_attn"].alternative_api == "torch_npu.npu_fusion_attention"
+    assert tp["apex.optimizers"].alternative_api == "torch_npu.optim.NpuFusedAdamW"
+
+
+def test_env_vars():
+    ev = k.env_vars()
+    assert ev["CUDA_VISIBLE_DEVICES"].npu == "ASCEND_RT_VISIBLE_DEVICES"
+    assert ev["PYTORCH_CUDA_ALLOC_CONF"].npu == "PYTORCH_NPU_ALLOC_CONF"
+    assert ev["CUDA_LAUNCH_BLOCKING"].npu == "ASCEND_LAUNCH_BLOCKING"
+    assert ev["NCCL_SOCKET_IFNAME"].npu == "HCCL_SOCKET_IFNAME"
+    assert ev["NCCL_IB_DISABLE"].npu is None
+    seen = k.load(k.newest_version()).env_vars_seen
+    for name, e in ev.items():
+        assert e.name == name and e.source
+        if e.source == "wheel" and e.npu:
+            assert e.npu in seen, name  # backed by the wheel grep
+
+
+def test_unsupported_apis_no_false_positives():
+    for v in ("2.13.0", "2.1.0", "2.14.0"):
+        u = k.load(v).unsupported_apis()
+        for api in ("torch.nn.utils.clip_grad_norm_", "torch.nn.functional.max_pool2d",
+                    "torch.nn.MaxPool2d", "torch.nn.functional.conv2d", "torch.nn.Conv2d",
+                    "torch.addmm", "torch.nn.functional.cross_entropy", "torch.optim.AdamW",
+                    "torch.nn.functional.layer_norm", "torch.nn.functional.batch_norm",
+                    "torch.matmul", "Tensor.add_", "torch.nn.functional.linear"):
+            assert api not in u, (v, api, u.get(api))
+    kb = k.load("2.13.0")
+    for api in ("torch.nn.utils.clip_grad_norm_", "torch.nn.functional.max_pool2d",
+                "torch.nn.functional.conv2d", "torch.addmm"):
+        assert kb.api_ops(api), api  # it was traced, so "not unsupported" means something
+
+
+def test_unsupported_apis_true_positives():
+    u = k.load("2.13.0").unsupported_apis()
+    assert u["torch.linalg.eigh"] == ("_linalg_eigh",)
+    assert "_logcumsumexp" in u["torch.logcumsumexp"]
+    assert all(isinstance(v, tuple) and v for v in u.values())
+
+
+def test_module_names_for_stand_in():
+    kb = k.load("2.13.0")
+    assert "GradScaler" in kb.module_names("torch_npu.npu.amp")
+    assert "NpuFusedAdamW" in kb.module_names("torch_npu.optim")
+    assert "npu_fusion_attention" in kb.module_names("torch_npu")
+    assert kb.module_names("torch_npu.no_such") is None
+
+
+# ---- schema of every data file
+def _data_files():
+    root = resources.files("migrate.knowledge")
+    return [p for p in Path(str(root)).rglob("*") if p.suffix in (".json", ".toml")]
+
+
+def test_data_size_bound():
+    total = sum(p.stat().st_size for p in _data_files())
+    assert total < 3_000_000, total
+
+
+def test_schema_versions():
+    index = json.loads((PKG / "data" / "index.json").read_text())
+    assert set(index["lines"]) == set(k.known_versions())
+    for v in k.known_versions():
+        d = json.loads((PKG / "data" / "versions" / f"{v}.json").read_text())
+        for key in ("npu_ops", "custom_ops", "modules", "env_vars_seen", "provenance",
+                    "transfer_to_npu", "sections", "op_source"):
+            assert key in d, (v, key)
+        assert d["npu_ops"] == sorted(set(d["npu_ops"]))
+        assert all("." not in op for op in d["npu_ops"])
+        assert 500 < len(d["npu_ops"]) < 2000
+        assert "torch_npu.npu" in d["modules"] and "torch_npu" in d["modules"]
+        prov = d["provenance"]
+        for key in ("source", "wheel", "sha256", "torch_yaml", "generator_version", "generated"):
+            assert prov.get(key), (v, key)
+        assert prov["source"] == f"PyPI torch-npu=={index['lines'][v]['pypi_version']}"
+
+
+def test_schema_torch_files():
+    t = json.loads((PKG / "data" / "torch_ops.json").read_text())
+    assert t["torch_version"] and set(t["needs_backend_kernel"]) <= set(t["all_ops"])
+    assert "addmm" in t["needs_backend_kernel"] and "linalg_eigh" not in t["needs_backend_kernel"]
+    c = json.loads((PKG / "data" / "torch_cuda.json").read_text())
+    assert "nvtx" in c["modules"]["torch.cuda"] and "range_push" in c["modules"]["torch.cuda.nvtx"]
+    a = json.loads((PKG / "data" / "api_ops.json").read_text())
+    assert len(a["apis"]) > 500
+    for api, v in a["apis"].items():
+        assert api.split(".")[0] in ("torch", "Tensor"), api
+        assert set(v) <= {"fwd", "bwd", "inner"}
+
+
+def test_load_is_cheap():
+    import subprocess
+    code = ("import time; t=time.perf_counter(); import migrate.knowledge as k; "
+            "k.load('2.13.0'); print(time.perf_counter()-t)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(out.stdout) < 1.0
+    t = time.perf_counter()
+    k.load("2.13.0").unsupported_apis()
+    assert time.perf_counter() - t < 1.0
