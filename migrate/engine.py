@@ -312,7 +312,10 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
                 suppressed += s
                 if cell.shell_source.strip():
                     ctx = LauncherContext(path, cell.shell_source, cell=cell.index)
-                    findings += _run_rules([r for r in by_kind.get("launcher", []) if _applies(r, cell.shell_source, kb)], ctx)
+                    shell = _run_rules([r for r in by_kind.get("launcher", []) if _applies(r, cell.shell_source, kb)], ctx)
+                    shell, s = _line_suppressed(cell.shell_source, shell)
+                    findings += shell
+                    suppressed += s
         elif kind == "manifest":
             try:
                 ctx = read_manifest(path, text)
@@ -395,9 +398,22 @@ class ResultCache:
             return entry[1]
         return None
 
-    def put(self, key: str, digest: str, result: FileResult) -> None:
-        self.entries[key] = [digest, _result_to_dict(result)]
+    def get_by_stat(self, key: str, stat_key: list) -> dict | None:
+        """Skip even reading a file whose (size, mtime_ns, inode) are those recorded with its digest."""
+        entry = self.entries.get(key)
+        if entry and len(entry) > 2 and entry[2] == stat_key:
+            return entry[1]
+        return None
+
+    def put(self, key: str, digest: str, result: FileResult, stat_key: list | None = None) -> None:
+        self.entries[key] = [digest, _result_to_dict(result), stat_key]
         self.dirty = True
+
+    def put_stat(self, key: str, stat_key: list | None) -> None:
+        entry = self.entries.get(key)
+        if entry is not None and stat_key is not None and (len(entry) < 3 or entry[2] != stat_key):
+            self.entries[key] = [entry[0], entry[1], stat_key]
+            self.dirty = True
 
     def save(self) -> None:
         if not self.dirty:
@@ -458,17 +474,33 @@ def scan(
     cached = 0
     total = len(targets)
     done = 0
+    stat_keys: dict[str, list] = {}
     for target in targets:
+        key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}" if target.data is None else ""
+        if cache and key:
+            try:
+                st = os.stat(target.path)
+                stat_keys[key] = [st.st_size, st.st_mtime_ns, st.st_ino]
+            except OSError:
+                pass
+            # a file modified within the last 2 s may change again within the mtime granularity
+            if key in stat_keys and time.time_ns() - stat_keys[key][1] > 2_000_000_000:
+                hit = cache.get_by_stat(key, stat_keys[key])
+                if hit is not None:
+                    results.append(_result_from_dict(target.path, hit))
+                    cached += 1
+                    done += 1
+                    continue
         data = _read_target(target, config.max_file_size)
         if isinstance(data, FileError):
             results.append(FileResult(target.path, target.kinds[0], 0, errors=(data,)))
             done += 1
             continue
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}" if target.data is None else ""
         hit = cache.get(key, digest) if (cache and key) else None
         if hit is not None:
             results.append(_result_from_dict(target.path, hit))
+            cache.put_stat(key, stat_keys.get(key))
             cached += 1
             done += 1
         else:
@@ -479,7 +511,8 @@ def scan(
     for (target, _, digest), result in zip(todo, fresh):
         results.append(result)
         if cache and target.data is None:
-            cache.put(f"{os.path.abspath(target.path)}|{','.join(target.kinds)}", digest, result)
+            key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
+            cache.put(key, digest, result, stat_keys.get(key))
     if cache:
         cache.save()
     results = [_filter(r, config) for r in results]

@@ -84,7 +84,8 @@ def read_notebook(text: str) -> list[NotebookCell]:
         for raw in source.split("\n"):
             if cell_magic_shell or raw.lstrip().startswith("!"):
                 python_lines.append("")
-                shell_lines.append(raw.lstrip()[1:] if raw.lstrip().startswith("!") else raw)
+                # blank the `!` instead of cutting it, so columns stay those of the cell
+                shell_lines.append(raw.replace("!", " ", 1) if raw.lstrip().startswith("!") else raw)
             elif _MAGIC.match(raw):
                 python_lines.append("")
                 shell_lines.append("")
