@@ -1,0 +1,147 @@
+"""Shared helpers for rules that look at text: string constants in Python, shell and YAML lines.
+
+Not a rule (the leading underscore keeps it out of the registry). Two questions come up in many
+rules: "is this Python string prose (a docstring, a log or exception message) rather than a value
+the program uses?" and "which parts of this launcher line are commands rather than comments or
+text printed by echo?".
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+# Calls whose string arguments are messages for a human, not values the program acts on.
+_PROSE_CALL_NAMES = frozenset(
+    {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "echo", "secho"}
+)
+_PROSE_CALL_SUFFIXES = ("Error", "Exception", "Warning")
+
+
+def _call_simple_name(call: ast.Call) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def is_prose(ctx, node: ast.AST) -> bool:
+    """True for a string that is a docstring / bare string statement, part of an f-string, or a
+    message handed to a print / logging / warnings / exception call (directly, or through `+`,
+    `%` or a keyword). A string used inside such a call for something else, like
+    `print(os.environ["X"])`, is not prose."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Expr):
+        return True  # docstring or a bare string statement
+    if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):
+        return True  # a piece of an f-string (messages, mostly); columns are unreliable there too
+    current = node
+    while isinstance(parent, (ast.BinOp, ast.keyword, ast.Tuple)):
+        current, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Call) and current is not parent.func:
+        name = _call_simple_name(parent)
+        return name is not None and (name in _PROSE_CALL_NAMES or name.endswith(_PROSE_CALL_SUFFIXES))
+    return False
+
+
+def string_constants(ctx) -> Iterator[ast.Constant]:
+    """Every str constant of the module that is not prose (see `is_prose`)."""
+    for node in ctx.nodes.get(ast.Constant, ()):
+        if isinstance(node.value, str) and not is_prose(ctx, node):
+            yield node
+
+
+def command_strings(ctx) -> Iterator[tuple[ast.AST, str]]:
+    """(node, text) for every non-prose str constant and f-string; an f-string's text has its
+    fields replaced by `{}` (enough to recognise a command such as f"nvidia-smi -i {gpu}")."""
+    for node in string_constants(ctx):
+        yield node, node.value
+    for node in ctx.nodes.get(ast.JoinedStr, ()):
+        if is_prose(ctx, node):
+            continue
+        parts = [v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}" for v in node.values]
+        yield node, "".join(parts)
+
+
+def word_pattern(words) -> re.Pattern:
+    """A regex matching any of `words` as a whole identifier-like word (longest first)."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
+
+
+# ---- shell / YAML lines -------------------------------------------------------------------------
+_ECHO_WORDS = frozenset({"echo", "printf"})
+_SEPARATORS = (";", "&&", "||", "|", "&")
+
+
+def strip_comment(line: str) -> str:
+    """The line without its shell/YAML comment: a `#` at the start or after whitespace, outside
+    quotes. Returns the code part (same columns)."""
+    quote: str | None = None
+    previous = " "
+    for index, char in enumerate(line):
+        if quote:
+            if char == quote and (quote == "'" or previous != "\\"):
+                quote = None
+        elif char in ("'", '"'):
+            quote = char
+        elif char == "#" and (previous.isspace() or index == 0):
+            return line[:index]
+        previous = char
+    return line
+
+
+def command_segments(line: str) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, is_echo) for each command of a shell line (split on ; && || | & outside
+    quotes, comment removed). `is_echo`: the command is echo/printf, whose arguments are text."""
+    code = strip_comment(line.rstrip("\r\n"))
+    quote: str | None = None
+    start = 0
+    index = 0
+    previous = ""
+    bounds: list[tuple[int, int]] = []
+    while index < len(code):
+        char = code[index]
+        if quote:
+            if char == quote and (quote == "'" or previous != "\\"):
+                quote = None
+        elif char in ("'", '"'):
+            quote = char
+        else:
+            for sep in _SEPARATORS:
+                if code.startswith(sep, index):
+                    bounds.append((start, index))
+                    index += len(sep)
+                    start = index
+                    previous = ""
+                    break
+            else:
+                previous = char
+                index += 1
+                continue
+            continue
+        previous = char
+        index += 1
+    bounds.append((start, len(code)))
+    for begin, end in bounds:
+        words = code[begin:end].split()
+        # skip leading VAR=value assignments and a YAML list dash to find the command word
+        first = next((w for w in words if w != "-" and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)), "")
+        yield begin, end, first.strip("\"'") in _ECHO_WORDS
+
+
+def shell_matches(lines: list[str], pattern: re.Pattern, *, in_echo: re.Pattern | None = None) -> Iterator[tuple[int, re.Match]]:
+    """(1-based line, match) for each match of `pattern` in the command part of shell/YAML lines.
+    Comments are skipped; in echo/printf commands only `in_echo` is searched (None: nothing)."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        for begin, end, is_echo in command_segments(line):
+            search = in_echo if is_echo else pattern
+            if search is None:
+                continue
+            for match in search.finditer(line, begin, end):
+                yield number, match

@@ -1,0 +1,115 @@
+import ast
+
+from migrate import knowledge
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def match_package(module: str, table: dict) -> str | None:
+    """The longest key of the third-party table that `module` is or is inside of."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        key = ".".join(parts[:end])
+        if key in table:
+            return key
+    return None
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    names = {t.id if isinstance(t, ast.Name) else getattr(t, "attr", None) for t in types}
+    if not names & _IMPORT_ERRORS:
+        return False
+    # a handler that only re-raises is no fallback
+    return not all(isinstance(stmt, ast.Raise) for stmt in handler.body)
+
+
+class GpuOnlyImport(Rule):
+    """Imports of packages that only run on NVIDIA GPUs (apex, flash_attn, xformers, bitsandbytes,
+    triton, cupy, pynvml, nvidia.dali, tensorrt, ...). The package list, its status, severity and
+    the NPU alternative come from the knowledge base (`migrate/knowledge/third_party.toml`), with
+    the most specific entry winning (`apex.optimizers` before `apex`). One finding per import
+    statement and package. An import inside `try: ... except ImportError:` with a real fallback is
+    still reported, but an `error` entry drops to `warning`: the program runs on the fallback path,
+    which should be checked rather than assumed. `importlib.import_module("apex")` and other
+    dynamic imports are not followed."""
+
+    CODE = "NPU501"
+    NAME = "gpu-only-import"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
+    MESSAGE = "imports a GPU-only package"
+    VALID = [
+        "import torch\nimport numpy as np",
+        "import apex_utils",  # a different package whose name starts the same
+        "import nvidia_dali_helpers",
+        "from . import apex",  # a relative import is the project's own module
+        '"""import apex"""',
+    ]
+    INVALID = [
+        Invalid("import apex", count=1),
+        Invalid("from apex.optimizers import FusedAdam, FusedLAMB", count=1),
+        Invalid("import nvidia.dali.fn as fn"),
+        Invalid("import pynvml\npynvml.nvmlInit()", count=1),
+        Invalid("from flash_attn import flash_attn_func"),
+        Invalid("try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None", count=1),
+        Invalid("import os, bitsandbytes as bnb, triton", count=2),
+        Invalid("from nvidia import dali"),
+    ]
+
+    def triggers(self, kb):
+        return tuple({key.split(".", 1)[0] for key in knowledge.third_party()})
+
+    def check(self, ctx):
+        table = knowledge.third_party()
+        for statement in ctx.nodes.get(ast.Import, ()):
+            seen: set[str] = set()
+            for alias in statement.names:
+                key = match_package(alias.name, table)
+                if key is not None:
+                    root = match_package(key.split(".", 1)[0], table) or key
+                    if root not in seen:
+                        seen.add(root)
+                        yield self._finding(ctx, statement, alias.name, key, table, at=alias)
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if statement.level or not statement.module:
+                continue
+            best: str | None = None
+            for alias in statement.names:
+                candidate = match_package(f"{statement.module}.{alias.name}", table)
+                if candidate is not None and (best is None or len(candidate) > len(best)):
+                    best = candidate
+            if best is not None:
+                yield self._finding(ctx, statement, statement.module, best, table)
+
+    def _finding(self, ctx, statement, module, key, table, at=None):
+        entry = table[key]
+        severity = Severity.parse(entry.severity)
+        guarded = self._guarded(ctx, statement)
+        shown = key if len(key) > len(module) else module
+        text = f"`{shown}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
+        if entry.note:
+            text += f": {entry.note}"
+        if entry.alternative:
+            text += f" NPU alternative: {entry.alternative}"
+        if entry.alternative_api:
+            text += f" (see `{entry.alternative_api}`)"
+        if guarded:
+            text += " [import guarded by try/except ImportError: the fallback path will run on the NPU; check it]"
+            if severity is Severity.ERROR:
+                severity = Severity.WARNING
+        return self.finding(ctx, at or statement, text, severity=severity, replacement=entry.alternative_api)
+
+    @staticmethod
+    def _guarded(ctx, statement) -> bool:
+        child, parent = statement, ctx.parent(statement)
+        while parent is not None:
+            if isinstance(parent, ast.Try) and child in parent.body:
+                if any(_catches_import_error(h) for h in parent.handlers):
+                    return True
+            child, parent = parent, ctx.parent(parent)
+        return False

@@ -1,0 +1,100 @@
+import re
+from fnmatch import fnmatchcase
+
+from migrate import knowledge
+from migrate.findings import Category, Severity
+from migrate.rules._text import strip_comment
+from migrate.rules.base import Invalid, Rule, Valid
+from migrate.sources import normalise
+
+# A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
+_CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
+# An index / find-links URL of CUDA wheels: .../whl/cu121, .../cu118/torch_stable.html
+_CUDA_INDEX_URL = re.compile(r"https?://\S*?/(?:whl/)?cu\d{2,3}(?:/\S*)?(?=[\s\"']|$)")
+# NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
+_CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
+
+
+def _pip_table() -> list[tuple[str, str]]:
+    """(normalised pip name or glob pattern, import key) from the third-party knowledge."""
+    out = []
+    for key, entry in knowledge.third_party().items():
+        for pip in entry.pip_names:
+            out.append((normalise(pip) if "*" not in pip else pip.lower(), key))
+    # the plain (shortest) import key first, so `apex` maps to the `apex` entry, not `apex.amp`
+    out.sort(key=lambda item: (item[0], len(item[1])))
+    return out
+
+
+class GpuOnlyDependency(Rule):
+    """GPU-only packages declared in a dependency manifest (requirements*.txt, pyproject.toml,
+    setup.cfg, environment.yml, setup.py install_requires). Distribution names are normalised and
+    mapped through the `pip_names` of the third-party knowledge (glob patterns such as
+    `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
+    matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
+    next to torch_npu (it needs the matching CPU build of torch): local versions like
+    `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
+    `nvidia-*-cuXX` runtime wheels, all as warnings."""
+
+    CODE = "NPU502"
+    NAME = "gpu-only-dependency"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
+    KINDS = ("manifest",)
+    MESSAGE = "depends on a GPU-only package"
+    VALID = [
+        Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
+        Valid("apex-utils==1.0\n", kind="manifest"),
+        Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
+        Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
+    ]
+    INVALID = [
+        Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
+        Invalid("nvidia_ml_py>=12\n", kind="manifest"),
+        Invalid("nvidia-dali-cuda120\n", kind="manifest"),
+        Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
+        Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
+        Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
+        Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
+        Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
+        Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
+    ]
+
+    def check(self, ctx):
+        table = knowledge.third_party()
+        pips = _pip_table()
+        for dep in ctx.dependencies:
+            span = (dep.line, dep.column, dep.line, dep.end_column)
+            key = self._lookup(dep.name, pips)
+            if key is not None:
+                entry = table[key]
+                text = f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
+                if entry.alternative:
+                    text += f"; NPU alternative: {entry.alternative}"
+                yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api)
+            elif _CUDA_RUNTIME_WHEEL.match(dep.name):
+                yield self.finding(
+                    ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
+                    severity=Severity.WARNING,
+                )
+            elif _CUDA_LOCAL_VERSION.search(dep.raw):
+                yield self.finding(
+                    ctx, span,
+                    f"`{dep.raw}` pins a CUDA build; torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
+                    severity=Severity.WARNING,
+                )
+        for number, line in enumerate(ctx.lines, 1):
+            code = strip_comment(line)
+            for match in _CUDA_INDEX_URL.finditer(code):
+                yield self.finding(
+                    ctx, (number, match.start(), number, match.end()),
+                    "a CUDA wheel index; torch_npu needs torch's CPU wheels (https://download.pytorch.org/whl/cpu or PyPI)",
+                    severity=Severity.WARNING,
+                )
+
+    @staticmethod
+    def _lookup(name: str, pips: list[tuple[str, str]]) -> str | None:
+        for pattern, key in pips:
+            if pattern == name or ("*" in pattern and fnmatchcase(name, pattern)):
+                return key
+        return None

@@ -1,0 +1,172 @@
+import ast
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from migrate.findings import Category, Severity
+from migrate.rules._text import shell_matches
+from migrate.rules.base import Invalid, Rule, Valid
+
+
+@dataclass(frozen=True)
+class GpuOption:
+    key: str
+    values: tuple  # str and/or bool
+    why: str
+    alternative: str
+    source: str
+
+
+@dataclass(frozen=True)
+class GpuCall:
+    name: str
+    modules: tuple[str, ...]
+    why: str
+    alternative: str
+    source: str
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
+    """The option table from `migrate/knowledge/data/gpu_only_options.toml`."""
+    text = resources.files("migrate.knowledge").joinpath("data", "gpu_only_options.toml").read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    options = tuple(
+        GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"]) for o in data.get("option", ())
+    )
+    calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"]) for c in data.get("call", ()))
+    return options, calls
+
+
+def _lookup(key: str, value) -> GpuOption | None:
+    for option in gpu_only_options()[0]:
+        if option.key != key:
+            continue
+        for wanted in option.values:
+            if isinstance(wanted, bool):
+                if value is wanted:
+                    return option
+            elif isinstance(value, str) and value == wanted:
+                return option
+    return None
+
+
+def _constant(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool)):
+        return node.value
+    return None
+
+
+_YAML_BOOL = {"true": True, "True": True, "TRUE": True, "yes": True, "false": False, "False": False, "no": False}
+
+
+def _text_value(raw: str):
+    raw = raw.strip().strip("\"'")
+    return _YAML_BOOL.get(raw, raw)
+
+
+@functools.lru_cache(maxsize=1)
+def _launcher_pattern() -> re.Pattern:
+    keys = sorted({o.key for o in gpu_only_options()[0]}, key=len, reverse=True)
+    names = "|".join(re.escape(k) for k in keys)
+    # YAML `key: value` / `- key: value`, or a CLI flag `--key value` / `--key=value` / bare `--key`
+    return re.compile(
+        rf"(?:^\s*(?:-\s+)?(?P<ykey>{names})\s*:\s*(?P<yval>[^\s#]+)"
+        rf"|(?<![\w-])--(?P<ckey>{names})(?:[=\s]+(?P<cval>[^\s\\;&|]+))?)"
+    )
+
+
+class GpuOnlyOption(Rule):
+    """Option values that make a library pick a GPU-only code path even though no GPU package is
+    imported in the file: Hugging Face `optim="paged_adamw_32bit"` and the other bitsandbytes
+    optimizers, `attn_implementation="flash_attention_2"`, `use_flash_attention_2=True`,
+    `load_in_4bit=True` / `load_in_8bit=True`, `half_precision_backend="apex"` and any
+    `BitsAndBytesConfig(...)`. Found in call keywords, dict literals (`{"optim": ...}`), attribute
+    assignments (`args.optim = ...`), YAML configs (`optim: paged_adamw_32bit`) and command-line
+    flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`). The recognised keys and
+    values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source)."""
+
+    CODE = "NPU503"
+    NAME = "gpu-only-option"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR
+    KINDS = ("python", "launcher")
+    MESSAGE = "selects a GPU-only code path"
+    VALID = [
+        'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
+        'model = AutoModel.from_pretrained(name, attn_implementation="sdpa")',
+        "model = AutoModel.from_pretrained(name, load_in_4bit=False)",
+        'print("use optim=paged_adamw_32bit on GPUs")',
+        Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
+        Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
+    ]
+    INVALID = [
+        Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
+        Invalid('cfg = {"optim": "adamw_bnb_8bit", "lr": 1e-4}', count=1),
+        Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
+        Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
+        Invalid("m = AutoModel.from_pretrained(n, use_flash_attention_2=True)"),
+        Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=2),
+        Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
+        Invalid('args.optim = "paged_adamw_8bit"'),
+        Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
+        Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
+        Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
+    ]
+
+    def triggers(self, kb):
+        options, calls = gpu_only_options()
+        return tuple({o.key for o in options} | {c.name for c in calls})
+
+    def check(self, ctx):
+        if ctx.kind == "launcher":
+            yield from self._check_lines(ctx)
+            return
+        options, calls = gpu_only_options()
+        for call in ctx.nodes.get(ast.Call, ()):
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    option = _lookup(keyword.arg, _constant(keyword.value))
+                    if option is not None:
+                        yield self._option_finding(ctx, keyword.value, option, _constant(keyword.value))
+            name = ctx.qualname(call.func)
+            if name is not None:
+                for gpu_call in calls:
+                    if name.rsplit(".", 1)[-1] == gpu_call.name and name.split(".", 1)[0] in gpu_call.modules:
+                        yield self.finding(
+                            ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}"
+                        )
+        for node in ctx.nodes.get(ast.Dict, ()):
+            for key, value in zip(node.keys, node.values):
+                key_text = _constant(key)
+                if isinstance(key_text, str):
+                    option = _lookup(key_text, _constant(value))
+                    if option is not None:
+                        yield self._option_finding(ctx, value, option, _constant(value))
+        for node in ctx.nodes.get(ast.Assign, ()):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute):
+                    option = _lookup(target.attr, _constant(node.value))
+                    if option is not None:
+                        yield self._option_finding(ctx, node.value, option, _constant(node.value))
+
+    def _option_finding(self, ctx, node, option: GpuOption, value):
+        shown = value if isinstance(value, str) else str(value)
+        return self.finding(ctx, node, f"`{option.key}={shown}` selects {option.why}; NPU: {option.alternative}")
+
+    def _check_lines(self, ctx):
+        for number, match in shell_matches(ctx.lines, _launcher_pattern()):
+            if match.group("ykey"):
+                key, raw, start, end = match.group("ykey"), match.group("yval"), match.start("yval"), match.end("yval")
+            else:
+                key, raw = match.group("ckey"), match.group("cval")
+                value_given = raw is not None and not raw.startswith("-")
+                if not value_given:
+                    raw = "true"  # a bare boolean flag
+                start, end = match.start(), (match.end("cval") if value_given else match.end("ckey"))
+            value = _text_value(raw)
+            option = _lookup(key, value)
+            if option is not None:
+                yield self._option_finding(ctx, (number, start, number, end), option, value)

@@ -1,0 +1,73 @@
+import ast
+import re
+
+from migrate.findings import Category, Severity
+from migrate.rules._text import command_strings, shell_matches
+from migrate.rules.base import Invalid, Rule, Valid
+
+# `nvidia-smi` as a command word (not part of a longer name or a path component like nvidia-smi.log)
+_COMMAND = re.compile(r"(?<![\w./-])nvidia-smi(?![\w.-])")
+# a Python string that starts with the command, or is inside a call that runs/looks up commands
+_STARTS_WITH_COMMAND = re.compile(r"^\s*(?:\S*/)?nvidia-smi(?![\w.-])")
+_RUNNERS = frozenset(
+    {
+        "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+        "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput",
+        "os.system", "os.popen", "os.execvp", "os.execlp", "os.spawnlp", "shutil.which",
+        "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell", "sh.Command",
+    }
+)
+
+
+class NvidiaSmi(Rule):
+    """`nvidia-smi` does not exist on an Ascend host; the NPU tool is `npu-smi` (`npu-smi info`
+    for the device table; `torch.npu.utilization()` / `torch.npu.mem_get_info()` from Python).
+    Flagged in Python strings run as commands (`subprocess.run(["nvidia-smi", ...])`,
+    `os.system("nvidia-smi ...")`, `shutil.which("nvidia-smi")`, or any string that starts with
+    the command), in shell launchers and in notebook `!nvidia-smi` lines. Shell comments and the
+    text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too.
+    YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
+    reported (a known false positive)."""
+
+    CODE = "NPU504"
+    NAME = "nvidia-smi"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.WARNING
+    KINDS = ("python", "launcher")
+    MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
+    TRIGGERS = ("nvidia-smi",)
+    VALID = [
+        '"""Check GPUs with nvidia-smi."""',
+        'logger.warning("nvidia-smi not found")',
+        'import subprocess\nsubprocess.run(["npu-smi", "info"])',
+        'log_file = "nvidia-smi.log"',
+        Valid("# nvidia-smi\necho \"run nvidia-smi to see the GPUs\"\nnpu-smi info\n", kind="launcher"),
+        Valid("printf 'nvidia-smi output:\\n'\n", kind="launcher"),
+    ]
+    INVALID = [
+        Invalid('import subprocess\nsubprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])', count=1),
+        Invalid('import os\nos.system("nvidia-smi -L")'),
+        Invalid('import subprocess as sp\nout = sp.check_output("nvidia-smi --query-gpu=name --format=csv", shell=True)'),
+        Invalid('import shutil\nhas_gpu = shutil.which("nvidia-smi") is not None'),
+        Invalid('cmd = "nvidia-smi topo -m"'),
+        Invalid('import os\nos.system(f"nvidia-smi -i {gpu}")', count=1),
+        Invalid("nvidia-smi\n", kind="launcher", count=1),
+        Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
+        Invalid("watch -n 1 nvidia-smi  # monitor\n", kind="launcher", count=1),
+        Invalid("script:\n  - nvidia-smi\n", kind="launcher", filename="ci.yml"),
+    ]
+
+    def check(self, ctx):
+        if ctx.kind == "launcher":
+            for number, match in shell_matches(ctx.lines, _COMMAND):
+                yield self.finding(ctx, (number, match.start(), number, match.end()))
+            return
+        inside_runner: set[int] = set()
+        for call in ctx.nodes.get(ast.Call, ()):
+            if ctx.qualname(call.func) in _RUNNERS:
+                for arg in list(call.args) + [k.value for k in call.keywords]:
+                    for sub in ast.walk(arg):
+                        inside_runner.add(id(sub))
+        for node, text in command_strings(ctx):
+            if (id(node) in inside_runner and _COMMAND.search(text)) or _STARTS_WITH_COMMAND.match(text):
+                yield self.finding(ctx, node)

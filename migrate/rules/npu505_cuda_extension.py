@@ -1,0 +1,79 @@
+import ast
+
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+_EXT = "torch.utils.cpp_extension"
+_CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _mentions_cuda_source(node) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.strip().endswith(_CUDA_SUFFIXES):
+            return True
+    return False
+
+
+class CudaExtension(Rule):
+    """Custom CUDA extensions built with `torch.utils.cpp_extension` compile CUDA C++ with nvcc;
+    nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
+    `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
+    `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, or a `.cu`/`.cuh`
+    file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
+    plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
+    not followed. The kernels must be reimplemented as Ascend C operators registered with
+    torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
+
+    CODE = "NPU505"
+    NAME = "cuda-extension"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR
+    MESSAGE = (
+        "a custom CUDA extension cannot be built or run on an Ascend NPU; reimplement the kernels "
+        "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
+    )
+    TRIGGERS = ("cpp_extension", "CUDAExtension")
+    VALID = [
+        "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
+        "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
+        "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'], with_cuda=False)",
+        "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
+    ]
+    INVALID = [
+        Invalid(
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='m', ext_modules=[CUDAExtension('m', ['m.cpp', 'k.cu'])], cmdclass={'build_ext': BuildExtension})",
+            count=1,
+        ),
+        Invalid("import torch.utils.cpp_extension as ce\next = ce.CUDAExtension('m', sources=['m.cpp'])"),
+        Invalid("from torch.utils.cpp_extension import CUDAExtension as CE\next = CE('m', ['m.cpp'])"),
+        Invalid("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'kernel.cu'])"),
+        Invalid("from torch.utils import cpp_extension\nm = cpp_extension.load('m', ['m.cpp'], with_cuda=True)"),
+        Invalid("from torch.utils.cpp_extension import load_inline\nm = load_inline('m', cpp_sources=c, cuda_sources=k)"),
+    ]
+
+    def check(self, ctx):
+        for call in ctx.nodes.get(ast.Call, ()):
+            name = ctx.qualname(call.func)
+            if name is None or not name.startswith(_EXT + "."):
+                continue
+            function = name[len(_EXT) + 1 :]
+            if function == "CUDAExtension":
+                yield self.finding(ctx, call)
+            elif function in ("load", "load_inline"):
+                cuda_sources = ctx.keyword(call, "cuda_sources")
+                with_cuda = ctx.keyword(call, "with_cuda")
+                sources = ctx.keyword(call, "sources")
+                if sources is None and len(call.args) > 1:
+                    sources = call.args[1]
+                if (
+                    _is_true(with_cuda)
+                    or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
+                    or (function == "load_inline" and len(call.args) > 2)
+                    or (function == "load" and sources is not None and _mentions_cuda_source(sources))
+                ):
+                    yield self.finding(ctx, call)

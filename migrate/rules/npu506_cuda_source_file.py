@@ -1,0 +1,35 @@
+import re
+
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+_KERNEL = re.compile(r"\b__global__\b")
+
+
+class CudaSourceFile(Rule):
+    """A `.cu` / `.cuh` file is CUDA C++ compiled by nvcc: it cannot be built for an Ascend NPU.
+    Reported once per file, at line 1, with the number of `__global__` kernels found by a plain
+    text count (comments included); each kernel must be rewritten as an Ascend C operator (or
+    replaced by torch / torch_npu ops) and registered with torch_npu."""
+
+    CODE = "NPU506"
+    NAME = "cuda-source-file"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR
+    KINDS = ("cuda-source",)
+    MESSAGE = "CUDA source file: it cannot be compiled for an Ascend NPU; port it to Ascend C or replace it with torch ops"
+    VALID = ["# a Python file that mentions kernel.cu and __global__"]
+    INVALID = [
+        Invalid("__global__ void add(float* a) { a[0] += 1; }\n", kind="cuda-source", count=1),
+        Invalid("#pragma once\n__device__ inline float sq(float x) { return x * x; }\n", kind="cuda-source", filename="util.cuh"),
+        Invalid("", kind="cuda-source", count=1),
+    ]
+
+    def check(self, ctx):
+        kernels = len(_KERNEL.findall(ctx.source))
+        lines = ctx.lines
+        first = lines[0].rstrip("\r\n") if lines else ""
+        message = self.MESSAGE
+        if kernels:
+            message = f"CUDA source file with {kernels} `__global__` kernel{'s' if kernels != 1 else ''}: " + message.split(": ", 1)[1]
+        yield self.finding(ctx, (1, 0, 1, len(first)), message)

@@ -1,0 +1,103 @@
+import ast
+import functools
+
+from migrate import knowledge
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+# Method names that are also common methods of non-tensor objects, so `x.name()` alone does not
+# say that x is a tensor: `mode` is pandas' DataFrame/Series.mode (checked against pandas and
+# numpy.ndarray for every `Tensor.*` name in the data). For these only qualified calls count
+# (`torch.mode(x)`, `torch.Tensor.mode(x)`).
+_SHARED_METHOD_NAMES = frozenset({"mode"})
+
+
+@functools.lru_cache(maxsize=None)
+def _builtin_method_names() -> frozenset[str]:
+    names: set[str] = set()
+    for kind in (str, bytes, list, dict, set, frozenset, tuple, int, float, complex):
+        names.update(dir(kind))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
+def _tables(version: str) -> tuple[dict, dict, tuple]:
+    """(qualified name -> (api, ops), method name -> (api, ops), trigger words) for a version."""
+    apis = sorted(knowledge.load(version).unsupported_apis().items())
+    functions: dict[str, tuple[str, tuple[str, ...]]] = {}
+    methods: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for api, ops in apis:
+        if api.startswith("Tensor."):
+            name = api[len("Tensor.") :]
+            functions[f"torch.Tensor.{name}"] = (api, ops)
+            if name not in _SHARED_METHOD_NAMES and name not in _builtin_method_names():
+                methods[name] = (api, ops)
+        else:
+            functions[api] = (api, ops)
+    triggers = tuple(sorted({api.rsplit(".", 1)[-1] for api, _ in apis}))
+    return functions, methods, triggers
+
+
+def _tables_for(kb):
+    return _tables(kb.version)
+
+
+class UnsupportedOp(Rule):
+    """A torch API whose aten operator(s) have no NPU kernel in the target torch_npu version:
+    such a call fails on the NPU or silently falls back to the CPU (slow, and it breaks graph
+    capture). The API -> operator table is data: traced from torch and checked against each
+    torch_npu wheel's kernel list (`kb.unsupported_apis()`), so the answer changes with
+    `--torch-npu-version`. Calls are matched by alias-resolved name (`torch.linalg.eigh`,
+    `import torch.linalg as LA; LA.eigh`, `from torch.linalg import eigh`, `nn.HuberLoss()`).
+    `Tensor.X` entries are also matched as method calls `x.X(...)` on any receiver that is not
+    an imported module, except names shared with common non-tensor objects (builtin container
+    methods, pandas' `.mode()`): those only match in qualified form. Ordinary ops with kernels
+    (cross_entropy, MaxPool2d, clip_grad_norm_...) are never reported because they are not in
+    the data."""
+
+    CODE = "NPU601"
+    NAME = "unsupported-op"
+    CATEGORY = Category.OPS
+    SEVERITY = Severity.ERROR
+    MESSAGE = "uses an operator with no NPU kernel"
+    VALID = [
+        "import torch\ny = torch.nn.functional.cross_entropy(a, b)",
+        "import torch\ntorch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)",
+        "import torch.nn as nn\npool = nn.MaxPool2d(2)",
+        "import numpy as np\nw = np.linalg.eigh(a)",  # numpy, not torch
+        "import pandas as pd\nm = df.mode()",  # pandas' mode: a shared method name
+        '"""torch.linalg.eigh is slow"""',
+    ]
+    INVALID = [
+        Invalid("import torch\nw, v = torch.linalg.eigh(a)", count=1),
+        Invalid("import torch.linalg as LA\nw, v = LA.eigh(a)", count=1),
+        Invalid("from torch.linalg import eigh\nw, v = eigh(a)", count=1),
+        Invalid("y = x.logcumsumexp(dim=0)", count=1),
+        Invalid("import torch\ny = torch.logcumsumexp(x, 0)", count=1),
+        Invalid("import torch\nv, i = torch.mode(x)", count=1),
+    ]
+
+    def triggers(self, kb):
+        return _tables_for(kb)[2]
+
+    def check(self, ctx):
+        kb = ctx.kb
+        functions, methods, _ = _tables_for(kb)
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            name = ctx.qualname(func)
+            hit = None
+            if name is not None:
+                hit = functions.get(name)
+            elif isinstance(func, ast.Attribute):
+                hit = methods.get(func.attr)
+            if hit is None:
+                continue
+            api, ops = hit
+            shown = api if name is None else name
+            yield self.finding(
+                ctx,
+                call,
+                f"`{shown}` needs aten op{'s' if len(ops) > 1 else ''} {', '.join(ops)} with no NPU kernel in "
+                f"torch_npu {kb.version}: it fails or falls back to the CPU; move it to the CPU explicitly or replace it",
+            )

@@ -1,0 +1,65 @@
+import ast
+
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+_FLOAT64_DTYPES = frozenset({"torch.float64", "torch.double"})
+_DOUBLE_TENSORS = frozenset({"torch.DoubleTensor", "torch.cuda.DoubleTensor"})
+
+
+class Float64(Rule):
+    """float64 on an Ascend NPU: most NPU kernels compute in fp32 / fp16 / bf16 and have no float64
+    variant, so double tensors hit unsupported-dtype errors or CPU fallbacks (torch_npu's own
+    transfer_to_npu patch even maps `DoubleTensor` to `FloatTensor`). Flagged: the dtype objects
+    `torch.float64` / `torch.double` wherever they appear (`dtype=`, `.to(...)`,
+    `set_default_dtype(...)`, dtype tables), `torch.DoubleTensor`, and `.double()` method calls
+    with no arguments. numpy's `np.float64` is not torch's and is left alone. Usually the fix is
+    float32; keep float64 only for host-side (CPU) numerics. Comparisons that only test a dtype
+    (`t.dtype == torch.float64`, `dtype in (torch.float32, torch.float64)`) are not reported."""
+
+    CODE = "NPU602"
+    NAME = "float64"
+    CATEGORY = Category.OPS
+    SEVERITY = Severity.WARNING
+    MESSAGE = "float64 is not supported by most NPU kernels; use float32 (or keep this computation on the CPU)"
+    TRIGGERS = ("float64", "double", "Double")
+    VALID = [
+        "import numpy as np\na = np.zeros(3, dtype=np.float64)",
+        "import torch\nx = torch.zeros(3, dtype=torch.float32)",
+        "x = struct.double(4, 8)",  # a call with arguments: not Tensor.double()
+        '"""Uses torch.float64 on CPU."""',
+        "import torch\nif t.dtype in (torch.float32, torch.float64): pass",
+    ]
+    INVALID = [
+        Invalid("import torch\nx = torch.zeros(3, dtype=torch.float64)", count=1),
+        Invalid("import torch as th\nx = y.to(th.double)", count=1),
+        Invalid("y = x.double()", count=1),
+        Invalid("import torch\nt = torch.DoubleTensor([1.0])", count=1),
+        Invalid("import torch\ntorch.set_default_dtype(torch.float64)", count=1),
+        Invalid("from torch import float64\nx = torch.ones(2, dtype=float64)", count=1),
+    ]
+
+    @staticmethod
+    def _in_comparison(ctx, node) -> bool:
+        """`x.dtype == torch.float64` / `dtype in (torch.float32, torch.float64)` only test a dtype."""
+        parent = ctx.parent(node)
+        while isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+            parent = ctx.parent(parent)
+        return isinstance(parent, ast.Compare)
+
+    def check(self, ctx):
+        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
+            name = ctx.qualname(node)
+            if name is None or isinstance(ctx.parent(node), ast.Attribute):
+                continue  # only the full chain, not its prefixes
+            if name in _FLOAT64_DTYPES:
+                if self._in_comparison(ctx, node):
+                    continue
+                yield self.finding(ctx, node, replacement="torch.float32")
+            elif name in _DOUBLE_TENSORS:
+                yield self.finding(ctx, node, "`DoubleTensor` is float64, which most NPU kernels do not support; use torch.FloatTensor / float32", replacement="torch.FloatTensor")
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == "double" and not call.args and not call.keywords:
+                if ctx.qualname(func) is None:
+                    yield self.finding(ctx, call, "`.double()` converts to float64, which most NPU kernels do not support; use `.float()`", replacement=".float()")

@@ -1,0 +1,43 @@
+import ast
+
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+_FP8_FUNCTIONS = frozenset({"torch._scaled_mm", "torch._scaled_grouped_mm"})
+
+
+class Fp8(Rule):
+    """FP8 training paths written for NVIDIA Hopper/Ada: `torch._scaled_mm` and the float8
+    dtypes (`torch.float8_e4m3fn`, `torch.float8_e5m2`, the `fnuz` / `e8m0` variants). torch's
+    FP8 matmul is a CUDA kernel; Ascend FP8 support, where the chip has it, goes through
+    torch_npu's own quantized-matmul ops with a different API. Alias-aware."""
+
+    CODE = "NPU607"
+    NAME = "fp8"
+    CATEGORY = Category.OPS
+    SEVERITY = Severity.WARNING
+    MESSAGE = "FP8 (`torch._scaled_mm` / float8 dtypes) is a CUDA path; on NPU use bf16/fp16, or torch_npu's quantized matmul ops"
+    TRIGGERS = ("float8", "_scaled_mm", "_scaled_grouped_mm")
+    VALID = [
+        "import torch\nx = torch.zeros(2, dtype=torch.bfloat16)",
+        "import torch\ny = torch.mm(a, b)",
+        '"""FP8 via torch.float8_e4m3fn is not used here."""',
+    ]
+    INVALID = [
+        Invalid("import torch\nout = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb)", count=1),
+        Invalid("import torch\nw8 = w.to(torch.float8_e4m3fn)", count=1),
+        Invalid("from torch import float8_e5m2 as E5\ng8 = g.to(E5)", count=1),
+    ]
+
+    def check(self, ctx):
+        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
+            if isinstance(ctx.parent(node), ast.Attribute):
+                continue
+            name = ctx.qualname(node)
+            if name is None:
+                continue
+            if name.startswith("torch.float8_"):
+                yield self.finding(ctx, node)
+            elif name in _FP8_FUNCTIONS:
+                parent = ctx.parent(node)
+                yield self.finding(ctx, parent if isinstance(parent, ast.Call) and parent.func is node else node)

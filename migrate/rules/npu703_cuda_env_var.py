@@ -1,0 +1,70 @@
+import functools
+import re
+
+from migrate import knowledge
+from migrate.findings import Category, Edit, Severity
+from migrate.rules._env import hits
+from migrate.rules._text import word_pattern
+from migrate.rules.base import Invalid, Rule, Valid
+
+_OWN_RULES = re.compile(r"^(?:CUDA_VISIBLE_DEVICES|(?:TORCH_)?NCCL_.*)$")  # NPU701 / NPU702
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> tuple[str, ...]:
+    return tuple(sorted(name for name in knowledge.env_vars() if not _OWN_RULES.match(name)))
+
+
+@functools.lru_cache(maxsize=1)
+def _pattern() -> re.Pattern:
+    return word_pattern(_names())
+
+
+class CudaEnvVar(Rule):
+    """CUDA environment variables other than CUDA_VISIBLE_DEVICES (NPU701) and NCCL_* (NPU702),
+    taken from the knowledge base's env_vars table: PYTORCH_CUDA_ALLOC_CONF,
+    CUDA_LAUNCH_BLOCKING, CUDA_HOME, TORCH_CUDA_ARCH_LIST, ... Where the table names an Ascend
+    counterpart (PYTORCH_CUDA_ALLOC_CONF -> PYTORCH_NPU_ALLOC_CONF, CUDA_LAUNCH_BLOCKING ->
+    ASCEND_LAUNCH_BLOCKING) the name is rewritten; otherwise the variable is reported with the
+    table's note. Same places and exclusions as NPU701. Variables absent from the table are not
+    reported (the table is the reviewed list)."""
+
+    CODE = "NPU703"
+    NAME = "cuda-env-var"
+    CATEGORY = Category.ENVIRONMENT
+    SEVERITY = Severity.WARNING
+    FIXABLE = True
+    KINDS = ("python", "launcher")
+    MESSAGE = "CUDA environment variable: the Ascend runtime does not read it"
+    VALID = [
+        '"""PYTORCH_CUDA_ALLOC_CONF tunes the allocator."""',
+        'import os\nos.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"',
+        Valid("# export CUDA_LAUNCH_BLOCKING=1\n", kind="launcher"),
+    ]
+    INVALID = [
+        Invalid(
+            'import os\nos.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"',
+            expected='import os\nos.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"',
+        ),
+        Invalid(
+            "export CUDA_LAUNCH_BLOCKING=1\n",
+            expected="export ASCEND_LAUNCH_BLOCKING=1\n",
+            kind="launcher",
+        ),
+        Invalid('import os\nos.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"', count=1),
+    ]
+
+    def triggers(self, kb):
+        return _names()
+
+    def check(self, ctx):
+        table = knowledge.env_vars()
+        for hit in hits(ctx, _pattern()):
+            entry = table[hit.name]
+            if entry.npu:
+                yield self.finding(
+                    ctx, hit.span, f"`{hit.name}` is CUDA's; the Ascend counterpart is `{entry.npu}` ({entry.note})",
+                    edits=[Edit(hit.line, hit.column, hit.line, hit.end_column, entry.npu)], replacement=entry.npu,
+                )
+            else:
+                yield self.finding(ctx, hit.span, f"`{hit.name}` is CUDA's and has no Ascend counterpart: {entry.note}")
