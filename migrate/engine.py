@@ -220,7 +220,32 @@ def _applies(rule, text: str, kb) -> bool:
     return not triggers or any(t in text for t in triggers)
 
 
-def analyze_python_text(path: str, text: str, version: str, cell: int | None = None) -> tuple[list[Finding], list[FileError], int]:
+def _notebook_imports(cells) -> dict[str, str]:
+    """Names imported anywhere in a notebook: a cell sees what earlier (or re-run) cells imported."""
+    from migrate.context import PythonContext
+
+    names: dict[str, str] = {}
+    for cell in cells:
+        if "import" not in cell.python_source:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(cell.python_source)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        ctx = PythonContext.__new__(PythonContext)
+        ctx.nodes = {ast.Import: [n for n in ast.walk(tree) if isinstance(n, ast.Import)],
+                     ast.ImportFrom: [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]}
+        ctx.imports, ctx.star_modules = {}, []
+        ctx._collect_imports()
+        for key, value in ctx.imports.items():
+            names.setdefault(key, value)
+    return names
+
+
+def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
+                        extra_imports: dict[str, str] | None = None) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -238,6 +263,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if not active:
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
+    for name, qualified in (extra_imports or {}).items():
+        ctx.imports.setdefault(name, qualified)
     findings = _run_rules(active, ctx)
     if not findings:
         return [], [], 0
@@ -305,8 +332,9 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
             except MalformedInput as exc:
                 errors.append(FileError(path, "NPU904", str(exc), exc.line))
                 continue
+            shared_imports = _notebook_imports(cells)
             for cell in cells:
-                f, e, s = analyze_python_text(path, cell.python_source, version, cell=cell.index)
+                f, e, s = analyze_python_text(path, cell.python_source, version, cell=cell.index, extra_imports=shared_imports)
                 findings += f
                 errors += [FileError(x.path, x.code, f"cell {cell.index}: {x.message}", x.line, x.column) for x in e]
                 suppressed += s

@@ -118,3 +118,18 @@ def test_parallel_and_serial_scans_agree(tmp_path: Path):
 def test_stdin(tmp_path: Path):
     result = scan(["-"], stdin_data=CUDA_SCRIPT.encode(), use_cache=False)
     assert [f.path for f in result.findings if f.code == "NPU101"] == ["<stdin>"]
+
+
+def test_notebook_cells_see_imports_of_other_cells(tmp_path: Path):
+    nb = {
+        "cells": [
+            {"cell_type": "code", "source": "import torch as th\n", "metadata": {}, "outputs": [], "execution_count": None},
+            {"cell_type": "code", "source": "th.cuda.empty_cache()\nok = th.cuda.is_available()\n", "metadata": {},
+             "outputs": [], "execution_count": None},
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    found = {(f.cell, f.line, f.code) for f in scan([str(path)], use_cache=False).findings}
+    assert (1, 1, "NPU102") in found and (1, 2, "NPU203") in found

@@ -1,0 +1,342 @@
+"""Shared helpers for the device, identity and AMP rules (NPU102-NPU105, NPU201-NPU207, NPU401-NPU404).
+
+Not a rule (the leading underscore keeps it out of the registry). Three jobs:
+
+* find each *use* of a dotted API once: the outermost Name/Attribute chain whose qualified name
+  (through the file's imports) starts with a prefix such as `torch.cuda`;
+* turn `torch.cuda.X` into `torch.npu.X` with the smallest textual edits: rename just the attribute
+  names that differ, or, when the changed part is hidden in an imported name
+  (`from torch.cuda.amp import GradScaler`), rewrite just the module text of that import when every
+  name it imports has a same-named counterpart;
+* recognise CUDA device strings ("cuda", "cuda:1", f"cuda:{rank}", "cuda:" + str(i), ...).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+from migrate.findings import Edit
+
+CUDA = "torch.cuda"
+NPU = "torch.npu"
+
+# torch.cuda names that the same-name mapping must never rewrite (another rule owns them and has
+# no rewrite): an import statement importing one of these is not rewritten either.
+CAPABILITY_APIS = ("torch.cuda.get_device_capability", "torch.cuda.get_arch_list")
+
+_PROSE_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "write", "echo", "secho"})
+
+CUDA_DEVICE_TEXT = re.compile(r"cuda(?::|$)")
+
+
+def under(qual: str | None, prefix: str) -> bool:
+    return qual is not None and (qual == prefix or qual.startswith(prefix + "."))
+
+
+# ---- chains ---------------------------------------------------------------------------------------
+def chain_tops(ctx) -> list[tuple[ast.AST, str]]:
+    """(node, qualified name) of every outermost Name/Attribute chain rooted at an imported name."""
+    cached = ctx.__dict__.get("_npu_chain_tops")
+    if cached is not None:
+        return cached
+    out: list[tuple[ast.AST, str]] = []
+    # a node is inside a longer chain exactly when it is the `.value` of an Attribute
+    inner = {id(node.value) for node in ctx.nodes.get(ast.Attribute, ())}
+    for kind in (ast.Attribute, ast.Name):
+        for node in ctx.nodes.get(kind, ()):
+            if id(node) in inner:
+                continue
+            qual = ctx.qualname(node)
+            if qual is not None:
+                out.append((node, qual))
+    out.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    ctx.__dict__["_npu_chain_tops"] = out
+    return out
+
+
+def uses(ctx, prefix: str, *, loads_only: bool = True) -> Iterator[tuple[ast.AST, str]]:
+    """Outermost chains whose qualified name is `prefix` or below it."""
+    for node, qual in chain_tops(ctx):
+        if not under(qual, prefix):
+            continue
+        if loads_only and not isinstance(getattr(node, "ctx", None), ast.Load):
+            continue
+        yield node, qual
+
+
+def prefix_node(node: ast.AST, qual: str, parts: int) -> ast.AST | None:
+    """The sub-chain of `node` whose qualified name is the first `parts` parts of `qual`."""
+    steps = len(qual.split(".")) - parts
+    for _ in range(steps):
+        if not isinstance(node, ast.Attribute):
+            return None
+        node = node.value
+    return node
+
+
+def report_node(ctx, node: ast.AST) -> ast.AST:
+    """Where to point a finding about a chain: the call when the chain is called."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return parent
+    return node
+
+
+def statement_of(ctx, node: ast.AST) -> ast.AST:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = ctx.parent(current)
+    return current if current is not None else node
+
+
+# ---- rewriting torch.cuda.X -> torch.npu.X ------------------------------------------------------------
+def _position(ctx, node: ast.AST, offset: int) -> tuple[int, int]:
+    """(line, col0) of the character `offset` characters into the node's source segment."""
+    line, col, _, _ = ctx.span(node)
+    rest = len(ctx.lines[line - 1]) - col
+    while offset >= rest and line < len(ctx.lines):
+        offset -= rest
+        line += 1
+        col = 0
+        rest = len(ctx.lines[line - 1])
+    return line, col + offset
+
+
+def _binding_imports(ctx, name: str) -> list[ast.AST] | None:
+    """Import statements that bind `name`; None when any of them is an `import x.y as name`."""
+    found: list[ast.AST] = []
+    for stmt in ctx.nodes.get(ast.Import, ()):
+        for alias in stmt.names:
+            bound = alias.asname or alias.name.split(".", 1)[0]
+            if bound == name:
+                return None
+    for stmt in ctx.nodes.get(ast.ImportFrom, ()):
+        for alias in stmt.names:
+            if (alias.asname or alias.name) == name:
+                found.append(stmt)
+    return found
+
+
+def import_statement_is_mappable(ctx, stmt: ast.ImportFrom) -> bool:
+    """True when `from torch.cuda[.sub] import a, b` can become `from torch.npu[.sub] import a, b`:
+    every imported name has a same-named torch.npu counterpart in the target torch_npu."""
+    module = stmt.module or ""
+    if stmt.level or not under(module, CUDA):
+        return False
+    new_module = NPU + module[len(CUDA):]
+    kb = ctx.kb
+    for alias in stmt.names:
+        if alias.name == "*":
+            return False
+        full = f"{module}.{alias.name}"
+        if full in CAPABILITY_APIS:
+            return False
+        api = kb.cuda_api(full) if kb is not None else None
+        if api is None or api.npu != f"{new_module}.{alias.name}":
+            return False
+    return True
+
+
+def import_module_edit(ctx, stmt: ast.ImportFrom) -> Edit | None:
+    """Replace just `cuda` in the module text of a `from torch.cuda... import` statement."""
+    text = ctx.segment(stmt)
+    index = text.find("cuda")  # the statement starts with `from`, so the first `cuda` is in the module
+    if index < 0:
+        return None
+    line, col = _position(ctx, stmt, index)
+    return Edit(line, col, line, col + 4, "npu")
+
+
+def _import_edits(ctx, name: str, bound: str, new_bound: str) -> list[Edit] | None:
+    statements = _binding_imports(ctx, name)
+    if not statements:
+        return None  # bound by `import x.y as name`, a star import, or not found
+    edits = []
+    for stmt in statements:
+        alias = next(a for a in stmt.names if (a.asname or a.name) == name)
+        if f"{stmt.module}.{alias.name}" != bound:
+            return None  # the name is bound differently elsewhere: do not guess
+        module = stmt.module or ""
+        if not under(module, CUDA) or new_bound != f"{NPU}{module[len(CUDA):]}.{alias.name}":
+            return None
+        if not import_statement_is_mappable(ctx, stmt):
+            return None
+        edit = import_module_edit(ctx, stmt)
+        if edit is None:
+            return None
+        edits.append(edit)
+    return edits
+
+
+def rename_edits(ctx, node: ast.AST, qual: str, target: str) -> list[Edit] | None:
+    """Edits turning the chain `node` (qualified name `qual`) into `target`, or None when that cannot
+    be done safely by renaming attributes and rewriting `from torch.cuda... import` statements."""
+    old, new = qual.split("."), target.split(".")
+    if len(old) != len(new):
+        return None
+    attrs: list[ast.Attribute] = []
+    current = node
+    while isinstance(current, ast.Attribute):
+        attrs.append(current)
+        current = current.value
+    if not isinstance(current, ast.Name):
+        return None
+    root_parts = len(old) - len(attrs)
+    if root_parts < 1:
+        return None
+    edits: list[Edit] = []
+    for offset, attr in enumerate(reversed(attrs)):  # innermost attribute first
+        index = root_parts + offset
+        if old[index] != new[index]:
+            edits.append(ctx.replace_attr_name(attr, new[index]))
+    if old[:root_parts] != new[:root_parts]:
+        imports = _import_edits(ctx, current.id, ".".join(old[:root_parts]), ".".join(new[:root_parts]))
+        if imports is None:
+            return None
+        edits.extend(imports)
+    return edits
+
+
+# ---- strings ----------------------------------------------------------------------------------------
+def in_message(ctx, node: ast.AST) -> bool:
+    """True inside a docstring / bare string statement, an f-string, or the arguments of a
+    print / logging / warnings / exception call: text for a human, not a value the program uses."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Expr) and isinstance(node, (ast.Constant, ast.JoinedStr)):
+        return True
+    current = node
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):
+            return True
+        if isinstance(parent, ast.Call) and current is not parent.func:
+            func = parent.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name is not None and (name in _PROSE_CALLS or name.endswith(("Error", "Exception", "Warning"))):
+                return True
+        current, parent = parent, ctx.parent(parent)
+    return False
+
+
+def cuda_device_literals(node: ast.AST | None) -> list[ast.AST]:
+    """The string literal nodes of a device expression that name a CUDA device: "cuda", "cuda:0",
+    f"cuda:{rank}", "cuda:" + str(i), "cuda:%d" % i, "cuda:{}".format(i), both branches of
+    `"cuda" if ... else "cpu"` and the operands of `x or "cuda"`."""
+    if node is None:
+        return []
+    if isinstance(node, ast.Constant):
+        return [node] if isinstance(node.value, str) and CUDA_DEVICE_TEXT.match(node.value) else []
+    if isinstance(node, ast.JoinedStr):
+        first = node.values[0] if node.values else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str) and CUDA_DEVICE_TEXT.match(first.value):
+            return [node]
+        return []
+    if isinstance(node, ast.IfExp):
+        return cuda_device_literals(node.body) + cuda_device_literals(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [lit for value in node.values for lit in cuda_device_literals(value)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return cuda_device_literals(node.left)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        if isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
+            return cuda_device_literals(node.func.value)
+    return []
+
+
+def literal_to_npu(ctx, literal: ast.AST) -> tuple[Edit | None, str | None]:
+    """(edit replacing just `cuda` with `npu` inside the literal's text, the new literal text)."""
+    edit = ctx.replace_in_node(literal, "cuda", "npu")
+    return edit, (edit.replacement if edit is not None else None)
+
+
+def device_like_name(name: str | None) -> bool:
+    """`device`, `dev`, `*_device` (any case): a variable that holds a device."""
+    if not name:
+        return False
+    lowered = name.lower()
+    return lowered in ("device", "dev") or lowered.endswith("_device")
+
+
+def target_name(node: ast.AST) -> str | None:
+    """The last name of an assignment target: `device`, `self.device`, `cfg["device"]`."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+    return None
+
+
+# ---- torch.cuda API uses (NPU102 / NPU103 / NPU204 share these) ------------------------------------
+def gated_properties_nodes(ctx) -> set[int]:
+    """ids of `torch.cuda.get_device_properties` chains whose result's `.major` / `.minor` is read
+    (directly, or through a variable assigned from the call): compute-capability gates (NPU204)."""
+    cached = ctx.__dict__.get("_npu_gated_properties")
+    if cached is not None:
+        return cached
+    read_names = {
+        node.value.id
+        for node in ctx.nodes.get(ast.Attribute, ())
+        if node.attr in ("major", "minor") and isinstance(node.value, ast.Name)
+    }
+    gated: set[int] = set()
+    for node, qual in uses(ctx, "torch.cuda.get_device_properties"):
+        if qual != "torch.cuda.get_device_properties":
+            continue
+        call = ctx.parent(node)
+        if not (isinstance(call, ast.Call) and call.func is node):
+            continue
+        parent = ctx.parent(call)
+        if isinstance(parent, ast.Attribute) and parent.value is call and parent.attr in ("major", "minor"):
+            gated.add(id(node))
+        elif isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if any(isinstance(t, ast.Name) and t.id in read_names for t in targets):
+                gated.add(id(node))
+    ctx.__dict__["_npu_gated_properties"] = gated
+    return gated
+
+
+def owned_elsewhere(qual: str) -> bool:
+    """torch.cuda names that the specialised rules own (AMP, availability, capability gates)."""
+    return under(qual, "torch.cuda.amp") or under(qual, "torch.cuda.is_available") or any(under(qual, c) for c in CAPABILITY_APIS)
+
+
+def cuda_api_uses(ctx) -> list[tuple[ast.AST, str, object]]:
+    """(node, qualified name, CudaApi or None) for each `torch.cuda...` chain, reported once at the
+    longest prefix the knowledge base knows (`torch.cuda.memory.memory_allocated`, not also
+    `torch.cuda.memory`). CudaApi None: not a known torch.cuda name."""
+    cached = ctx.__dict__.get("_npu_cuda_api_uses")
+    if cached is not None:
+        return cached
+    kb = ctx.kb
+    gated = gated_properties_nodes(ctx)
+    out: list[tuple[ast.AST, str, object]] = []
+    for node, qual in uses(ctx, CUDA):
+        if owned_elsewhere(qual) or id(node) in gated:
+            continue
+        parts = qual.split(".")
+        lowest = 3 if len(parts) >= 3 else 2
+        found = None
+        for count in range(len(parts), lowest - 1, -1):
+            prefix = ".".join(parts[:count])
+            api = kb.cuda_api(prefix) if kb is not None else None
+            if api is None:
+                continue
+            sub = prefix_node(node, qual, count)
+            if sub is not None:
+                found = (sub, prefix, api)
+            break
+        if found is None:
+            count = min(lowest, len(parts))
+            sub = prefix_node(node, qual, count) or node
+            found = (sub, ".".join(parts[:count]), None)
+        if id(found[0]) in gated:
+            continue
+        out.append(found)
+    ctx.__dict__["_npu_cuda_api_uses"] = out
+    return out

@@ -1,0 +1,190 @@
+import ast
+
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import (
+    cuda_device_literals,
+    device_like_name,
+    in_message,
+    literal_to_npu,
+    target_name,
+)
+from migrate.rules.base import Invalid, Rule
+
+# Calls whose first positional argument is a device.
+_DEVICE_ARG0 = frozenset(
+    {
+        "torch.device",
+        "torch.set_default_device",
+        "torch.get_device_module",
+        "torch.Generator",
+        "torch.cuda.device",
+        "torch.cuda.set_device",
+        "torch.npu.device",
+        "torch.npu.set_device",
+    }
+)
+# Keywords that take a device on any call.
+_DEVICE_KEYWORDS = frozenset({"device", "map_location", "pin_memory_device"})
+# GradScaler's device argument belongs to NPU403.
+_GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.GradScaler"})
+
+
+class CudaDeviceString(Rule):
+    """A `"cuda"` / `"cuda:N"` device string names a device type that does not exist on an Ascend
+    host: `torch.device("cuda")`, `x.to("cuda:0")` and `device="cuda"` all fail there. torch_npu's
+    device type is `"npu"` (`"npu:N"`). Only strings that reach a device are flagged: arguments of
+    `torch.device` / `torch.set_default_device` / `torch.cuda.device`, `.to(...)`, any `device=` /
+    `map_location=` keyword (a dict's values too), variables and attributes named like a device
+    (`device`, `dev`, `*_device`) or later used as one, parameter defaults, `{"device": ...}` entries,
+    argparse `--device` defaults and choices, and both branches of
+    `"cuda" if torch.cuda.is_available() else "cpu"`. Docstrings, comments, messages, help texts and
+    comparisons (NPU201) are left alone, as are "cpu" and "mps". The rewrite changes only `cuda`
+    inside the literal, keeping quotes and f-string fields."""
+
+    CODE = "NPU104"
+    NAME = "cuda-device-string"
+    CATEGORY = Category.DEVICE
+    SEVERITY = Severity.ERROR
+    FIXABLE = True
+    MESSAGE = 'a "cuda" device string names no device on an NPU host; use "npu"'
+    TRIGGERS = ("cuda",)
+    VALID = [
+        'import torch\nd = torch.device("npu:0")',
+        'x = x.to("cpu")',
+        'print("moving to cuda")',
+        'logger.info("device=%s", "cuda")',
+        'logger.info("config", extra={"device": "cuda"})',
+        'if x.device.type == "cuda": pass',  # NPU201
+        'parser.add_argument("--device", default="cpu", help="cuda or cpu")',
+        'def f():\n    """Runs on "cuda" by default."""',
+        'backend = "cuda"',  # not named like a device, never used as one
+        'device = "mps" if use_mps else "cpu"',
+        'kernel = load(name="k", sources=["k.cu"], extra_cuda_cflags=["-O3"])',
+        'device = "cuda_graphs"',  # not a device string
+    ]
+    INVALID = [
+        Invalid('import torch\nd = torch.device("cuda")', expected='import torch\nd = torch.device("npu")', count=1),
+        Invalid("x = x.to('cuda:1', non_blocking=True)", expected="x = x.to('npu:1', non_blocking=True)"),
+        Invalid('x = torch.zeros(3, device=f"cuda:{rank}")', expected='x = torch.zeros(3, device=f"npu:{rank}")'),
+        Invalid(
+            'import torch\nsd = torch.load(p, map_location="cuda:0")',
+            expected='import torch\nsd = torch.load(p, map_location="npu:0")',
+        ),
+        Invalid(
+            'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"',
+            expected='import torch\ndevice = "npu" if torch.cuda.is_available() else "cpu"',
+            count=1,
+        ),
+        Invalid(
+            'parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"], help="cuda or cpu")',
+            expected='parser.add_argument("--device", default="npu", choices=["npu", "cpu"], help="cuda or cpu")',
+            count=2,
+        ),
+        Invalid('cfg = {"device": "cuda:0", "lr": 0.1}', expected='cfg = {"device": "npu:0", "lr": 0.1}'),
+        Invalid('d = "cuda:" + str(i)\ny = y.to(d)', expected='d = "npu:" + str(i)\ny = y.to(d)'),
+        Invalid('def train(model, device="cuda"):\n    pass', expected='def train(model, device="npu"):\n    pass'),
+        Invalid('self.device = "cuda"', expected='self.device = "npu"'),
+        Invalid('print(x.to("cuda").sum())', expected='print(x.to("npu").sum())'),
+        Invalid(
+            'p.add_argument("--gpu", default="cuda")\nargs = p.parse_args()\nm.to(args.gpu)',
+            expected='p.add_argument("--gpu", default="npu")\nargs = p.parse_args()\nm.to(args.gpu)',
+        ),
+    ]
+
+    def check(self, ctx):
+        literals: dict[int, ast.AST] = {}
+
+        def add(expr):
+            for literal in cuda_device_literals(expr):
+                literals.setdefault(id(literal), literal)
+
+        used_as_device: set[str] = set()
+
+        def device_position(expr):
+            if isinstance(expr, (ast.Name, ast.Attribute)):
+                used_as_device.add(ctx.segment(expr))
+            add(expr)
+
+        for call in ctx.nodes.get(ast.Call, ()):
+            name = ctx.qualname(call.func)
+            if name in _GRAD_SCALERS:
+                continue
+            func = call.func
+            if name in _DEVICE_ARG0 and call.args:
+                device_position(call.args[0])
+            if name == "torch.device":
+                device_position(ctx.keyword(call, "type"))
+            if name == "torch.load" and len(call.args) > 1:
+                device_position(call.args[1])
+            if isinstance(func, ast.Attribute) and func.attr == "to" and call.args:
+                device_position(call.args[0])
+            for kw in call.keywords:
+                if kw.arg in _DEVICE_KEYWORDS:
+                    device_position(kw.value)
+                    if kw.arg == "map_location" and isinstance(kw.value, ast.Dict):
+                        for value in kw.value.values:
+                            add(value)  # the keys are where the checkpoint was saved: left as they are
+        for call in ctx.nodes.get(ast.Call, ()):  # after all device positions are known
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
+                self._argparse(ctx, call, add, used_as_device)
+
+        # assignments, parameter defaults, dict entries, returns of device-named functions
+        for node in ctx.nodes.get(ast.Assign, ()):
+            if any(self._device_target(ctx, t, used_as_device) for t in node.targets):
+                add(node.value)
+        for node in ctx.nodes.get(ast.AnnAssign, ()):
+            if node.value is not None and self._device_target(ctx, node.target, used_as_device):
+                add(node.value)
+        for node in ctx.nodes.get(ast.arguments, ()):
+            positional = node.posonlyargs + node.args
+            for arg, default in zip(positional[len(positional) - len(node.defaults):], node.defaults):
+                if device_like_name(arg.arg) or arg.arg in used_as_device:
+                    add(default)
+            for arg, default in zip(node.kwonlyargs, node.kw_defaults):
+                if default is not None and (device_like_name(arg.arg) or arg.arg in used_as_device):
+                    add(default)
+        for node in ctx.nodes.get(ast.Dict, ()):
+            if in_message(ctx, node):
+                continue  # e.g. logger.info("config", extra={"device": "cuda"}): text for a person
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and device_like_name(key.value):
+                    add(value)
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for func in ctx.nodes.get(kind, ()):
+                if "device" in func.name.lower():
+                    for node in ast.walk(func):
+                        if isinstance(node, ast.Return):
+                            add(node.value)
+
+        # Every literal here sits in a position that reaches a device, so it is reported even inside
+        # a print or log call: `print(x.to("cuda"))` still moves x.
+        for literal in sorted(literals.values(), key=lambda n: (n.lineno, n.col_offset)):
+            edit, new_text = literal_to_npu(ctx, literal)
+            if new_text is None:
+                message = f"{self.MESSAGE} (not rewritten automatically: `cuda` is not written out in the literal)"
+            else:
+                message = f"`{ctx.segment(literal)}` names a CUDA device, which an NPU host does not have; use `{new_text}`"
+            yield self.finding(ctx, literal, message, edits=[edit] if edit else [], replacement=new_text)
+
+    @staticmethod
+    def _device_target(ctx, target, used_as_device) -> bool:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return False
+        return device_like_name(target_name(target)) or ctx.segment(target) in used_as_device
+
+    @staticmethod
+    def _argparse(ctx, call, add, used_as_device):
+        flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        dest = ctx.string_value(ctx.keyword(call, "dest"))
+        if dest is None:
+            longs = [f for f in flags if f.startswith("--")]
+            chosen = longs[0] if longs else (flags[0] if flags else "")
+            dest = chosen.lstrip("-").replace("-", "_")
+        used = any(text == dest or text.endswith("." + dest) for text in used_as_device)
+        if not (device_like_name(dest) or used):
+            return
+        add(ctx.keyword(call, "default"))
+        choices = ctx.keyword(call, "choices")
+        if isinstance(choices, (ast.List, ast.Tuple, ast.Set)):
+            for element in choices.elts:
+                add(element)

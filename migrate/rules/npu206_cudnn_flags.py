@@ -1,0 +1,63 @@
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import statement_of, uses
+from migrate.rules.base import Invalid, Rule
+
+
+class CudnnFlags(Rule):
+    """`torch.backends.cudnn.*` (benchmark, deterministic, enabled, allow_tf32) configures NVIDIA's
+    cuDNN library, which an Ascend host does not have: setting the flags does nothing there and
+    reading them says nothing about the NPU. Reproducibility needs `torch.use_deterministic_algorithms(True)`;
+    TF32-like matmul/conv precision is NPU's HF32 switch when the target torch_npu has one. One
+    finding per statement."""
+
+    CODE = "NPU206"
+    NAME = "cudnn-flags"
+    CATEGORY = Category.IDENTITY
+    SEVERITY = Severity.INFO
+    MESSAGE = "`torch.backends.cudnn` flags have no effect on an NPU"
+    TRIGGERS = ("cudnn",)
+    VALID = [
+        "import torch\ntorch.use_deterministic_algorithms(True)",
+        "# torch.backends.cudnn.benchmark = True",
+        "cudnn.benchmark = True",  # not imported from torch
+    ]
+    INVALID = [
+        Invalid("import torch\ntorch.backends.cudnn.benchmark = True", count=1),
+        Invalid("import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\ncudnn.benchmark = False", count=2),
+        Invalid(
+            "import torch\ntorch.backends.cudnn.deterministic = torch.backends.cudnn.benchmark = False",
+            count=1,
+        ),
+        Invalid("from torch.backends import cudnn\nif cudnn.enabled: pass", count=1),
+    ]
+
+    def _hint(self, kb, attr: str) -> str:
+        if attr == "deterministic":
+            return "; for reproducibility use `torch.use_deterministic_algorithms(True)`"
+        if attr == "allow_tf32":
+            if kb is not None and kb.has_api("torch.npu.conv.allow_hf32"):
+                return "; the NPU switch for TF32-like convolutions is `torch.npu.conv.allow_hf32`"
+            return ""
+        return ""
+
+    def check(self, ctx):
+        kb = ctx.kb
+        by_statement: dict[int, list] = {}
+        order = []
+        for node, qual in uses(ctx, "torch.backends.cudnn", loads_only=False):
+            stmt = statement_of(ctx, node)
+            if id(stmt) not in by_statement:
+                by_statement[id(stmt)] = []
+                order.append(id(stmt))
+            by_statement[id(stmt)].append((node, qual))
+        for key in order:
+            items = by_statement[key]
+            names = []
+            for _, qual in items:
+                name = qual[len("torch.backends.cudnn") + 1 :].split(".", 1)[0] or "cudnn"
+                if name not in names:
+                    names.append(name)
+            message = f"{self.MESSAGE} ({', '.join(f'`{n}`' for n in names)})"
+            for name in names:
+                message += self._hint(kb, name)
+            yield self.finding(ctx, items[0][0], message)

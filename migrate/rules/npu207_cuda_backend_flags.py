@@ -1,0 +1,67 @@
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import uses
+from migrate.rules.base import Invalid, Rule
+
+_SDP = (
+    "sdp_kernel",
+    "enable_flash_sdp",
+    "enable_mem_efficient_sdp",
+    "enable_math_sdp",
+    "enable_cudnn_sdp",
+    "flash_sdp_enabled",
+    "mem_efficient_sdp_enabled",
+    "math_sdp_enabled",
+    "cudnn_sdp_enabled",
+    "can_use_flash_attention",
+    "can_use_efficient_attention",
+    "can_use_cudnn_attention",
+    "SDPBackend",
+)
+
+
+class CudaBackendFlags(Rule):
+    """`torch.backends.cuda.*` configures CUDA-only behaviour: TF32 matmuls
+    (`matmul.allow_tf32`), reduced-precision reductions, the flash / memory-efficient SDPA kernel
+    toggles, cuFFT plan caches, the preferred linalg library. On an Ascend host none of it applies,
+    so a script that relies on it for speed or numerics behaves differently without an error. Where
+    the knowledge data confirms an NPU switch (HF32 via `torch.npu.matmul.allow_hf32`, fused
+    attention via `torch_npu.npu_fusion_attention`) the message names it."""
+
+    CODE = "NPU207"
+    NAME = "cuda-backend-flags"
+    CATEGORY = Category.IDENTITY
+    SEVERITY = Severity.WARNING
+    MESSAGE = "`torch.backends.cuda` settings have no effect on an NPU"
+    TRIGGERS = ("backends",)
+    VALID = [
+        "import torch\ntorch.backends.cudnn.benchmark = True",  # NPU206
+        "import torch\nok = torch.backends.mps.is_available()",
+        "backends.cuda.matmul.allow_tf32 = True",  # not imported from torch
+    ]
+    INVALID = [
+        Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True", count=1),
+        Invalid("import torch\ntorch.backends.cuda.enable_flash_sdp(False)", count=1),
+        Invalid(
+            "import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False):\n    pass",
+            count=1,
+        ),
+        Invalid("from torch.backends import cuda as bc\nbc.preferred_linalg_library('magma')", count=1),
+    ]
+
+    def _hint(self, kb, qual: str) -> str:
+        rest = qual[len("torch.backends.cuda") + 1 :]
+        first = rest.split(".", 1)[0]
+        if rest.startswith("matmul"):
+            if kb is not None and kb.has_api("torch.npu.matmul.allow_hf32"):
+                return "; the NPU switch for TF32-like matmuls is `torch.npu.matmul.allow_hf32` (HF32)"
+            return ""
+        if first in _SDP:
+            if kb is not None and kb.has_api("torch_npu.npu_fusion_attention"):
+                return "; the NPU's fused attention kernel is `torch_npu.npu_fusion_attention`"
+            return ""
+        return ""
+
+    def check(self, ctx):
+        for node, qual in uses(ctx, "torch.backends.cuda", loads_only=False):
+            message = f"`{qual}` is a CUDA-only setting with no effect on an NPU{self._hint(ctx.kb, qual)}"
+            yield self.finding(ctx, node, message)

@@ -1,0 +1,67 @@
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import rename_edits, uses
+from migrate.rules.base import Invalid, Rule
+
+
+class CudaAmpApi(Rule):
+    """`torch.cuda.amp` (autocast, GradScaler, custom_fwd / custom_bwd) is bound to the CUDA device:
+    on an Ascend host its autocast does nothing for NPU tensors and its GradScaler refuses to run.
+    torch_npu ships `torch.npu.amp` with the same names. Followed through any alias
+    (`import torch as th`, `from torch.cuda import amp`, `from torch.cuda.amp import GradScaler`);
+    the rewrite changes just `cuda` in the attribute chain or in the import's module text, and only
+    when the knowledge data confirms `torch.npu.amp.X` exists in the target torch_npu."""
+
+    CODE = "NPU401"
+    NAME = "cuda-amp-api"
+    CATEGORY = Category.AMP
+    SEVERITY = Severity.WARNING
+    FIXABLE = True
+    MESSAGE = "`torch.cuda.amp` does not act on NPU tensors; use `torch.npu.amp`"
+    TRIGGERS = ("amp",)
+    VALID = [
+        "import torch\nscaler = torch.npu.amp.GradScaler()",
+        'import torch\nwith torch.autocast("npu"): pass',
+        "from apex import amp\nmodel, opt = amp.initialize(model, opt)",  # NPU404
+        "amp.GradScaler()",  # not imported
+    ]
+    INVALID = [
+        Invalid(
+            "import torch\nscaler = torch.cuda.amp.GradScaler()",
+            expected="import torch\nscaler = torch.npu.amp.GradScaler()",
+            count=1,
+        ),
+        Invalid(
+            "import torch as th\nwith th.cuda.amp.autocast(dtype=th.float16):\n    y = m(x)",
+            expected="import torch as th\nwith th.npu.amp.autocast(dtype=th.float16):\n    y = m(x)",
+        ),
+        Invalid(
+            "from torch.cuda import amp\nscaler = amp.GradScaler()",
+            expected="from torch.npu import amp\nscaler = amp.GradScaler()",
+        ),
+        Invalid(
+            "from torch.cuda.amp import GradScaler, autocast\nscaler = GradScaler()\nwith autocast():\n    pass",
+            expected="from torch.npu.amp import GradScaler, autocast\nscaler = GradScaler()\nwith autocast():\n    pass",
+            count=2,
+        ),
+        Invalid(
+            "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float16)\n    def forward(ctx, x): return x",
+            expected="import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    @torch.npu.amp.custom_fwd(cast_inputs=torch.float16)\n    def forward(ctx, x): return x",
+        ),
+    ]
+
+    def check(self, ctx):
+        kb = ctx.kb
+        for node, qual in uses(ctx, "torch.cuda.amp"):
+            api = kb.cuda_api(qual) if kb is not None else None
+            target = api.npu if api is not None else None
+            if target is not None and not kb.has_api(target):
+                target = None
+            if target is None:
+                message = f"`{qual}` does not act on NPU tensors and torch_npu {getattr(kb, 'version', '?')} has no `torch.npu` counterpart; use `torch.amp` with device_type='npu'"
+                yield self.finding(ctx, node, message, fixable=False)
+                continue
+            edits = rename_edits(ctx, node, qual, target) or []
+            message = f"`{qual}` does not act on NPU tensors; use `{target}`"
+            if not edits:
+                message += " (not rewritten automatically: the name comes from an import that cannot be changed safely)"
+            yield self.finding(ctx, node, message, edits=edits, replacement=target)

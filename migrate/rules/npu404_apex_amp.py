@@ -1,0 +1,46 @@
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import uses
+from migrate.rules.base import Invalid, Rule
+
+
+class ApexAmp(Rule):
+    """NVIDIA apex's `amp` (`amp.initialize`, `amp.scale_loss`, `amp.master_params`) is built from
+    CUDA extensions and does not install or run on an Ascend host (and is deprecated on CUDA too).
+    Move to native mixed precision: `torch.amp.autocast("npu")` plus torch_npu's GradScaler, or use
+    Huawei's Ascend port of apex. Every use under any alias is reported (the apex import itself is
+    NPU501); there is no mechanical rewrite because `amp.initialize` also changes the model and
+    optimizer and `scale_loss` is a context manager."""
+
+    CODE = "NPU404"
+    NAME = "apex-amp"
+    CATEGORY = Category.AMP
+    SEVERITY = Severity.ERROR
+    MESSAGE = "apex.amp needs CUDA and does not run on an NPU host; use native AMP"
+    TRIGGERS = ("apex",)
+    VALID = [
+        'import torch\nwith torch.autocast("npu"): pass',
+        "from apex.optimizers import FusedAdam\nopt = FusedAdam(params)",  # not amp (NPU501)
+        "import amp\namp.initialize(model)",  # some other amp
+        "# from apex import amp\n# amp.initialize(model, opt)",
+    ]
+    INVALID = [
+        Invalid("from apex import amp\nmodel, opt = amp.initialize(model, opt, opt_level='O1')", count=1),
+        Invalid(
+            "from apex import amp\nwith amp.scale_loss(loss, opt) as scaled:\n    scaled.backward()",
+            count=1,
+        ),
+        Invalid("import apex\nmodel, opt = apex.amp.initialize(model, opt)", count=1),
+        Invalid("from apex.amp import scale_loss\nwith scale_loss(loss, opt) as s: pass", count=1),
+    ]
+
+    def _message(self, kb) -> str:
+        if kb is not None and kb.has_api("torch.npu.amp.GradScaler"):
+            scaler = "`torch.npu.amp.GradScaler`"
+        else:
+            scaler = '`torch.amp.GradScaler("npu")`'
+        return f"{self.MESSAGE}: `torch.amp.autocast(\"npu\")` + {scaler}, or Huawei's Ascend port of apex"
+
+    def check(self, ctx):
+        message = self._message(ctx.kb)
+        for node, _ in uses(ctx, "apex.amp"):
+            yield self.finding(ctx, node, message)
