@@ -154,7 +154,7 @@ class GpuOnlyOption(Rule):
 
     def _option_finding(self, ctx, node, option: GpuOption, value):
         shown = value if isinstance(value, str) else str(value)
-        return self.finding(ctx, node, f"`{option.key}={shown}` selects {option.why}; NPU: {option.alternative}")
+        return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}")
 
     def _check_lines(self, ctx):
         for number, match in shell_matches(ctx.lines, _launcher_pattern()):
