@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import TYPE_CHECKING, Iterable
 
 from migrate.findings import Edit
@@ -21,12 +21,42 @@ if TYPE_CHECKING:  # pragma: no cover
 _LINE_SPLIT = re.compile(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)")
 
 
+_OTHER_BREAKS = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def split_lines(source: str) -> list[str]:
     """Split like the Python tokenizer does (only \\n, \\r\\n, \\r end a line), keeping the ends."""
+    if not _OTHER_BREAKS.search(source):
+        return source.splitlines(True)  # same result, 25x faster, when no other break character occurs
     lines = _LINE_SPLIT.split(source)
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.AST]]:
+    """One breadth-first pass (the order of `ast.walk`) that buckets nodes by type and records
+    each node's parent. Inlined child iteration: faster than `ast.walk` alone, which matters
+    because every file that can hold a finding goes through here."""
+    nodes: dict[type, list[ast.AST]] = defaultdict(list)
+    parents: dict[int, ast.AST] = {}
+    node_type = ast.AST
+    queue = deque([tree])
+    pop, push = queue.popleft, queue.append
+    while queue:
+        node = pop()
+        nodes[type(node)].append(node)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        parents[id(item)] = node
+                        push(item)
+            elif isinstance(value, node_type):
+                parents[id(value)] = node
+                push(value)
+    return nodes, parents
 
 
 class PythonContext:
@@ -41,13 +71,10 @@ class PythonContext:
         self.kb = kb
         self.cell = cell
         self.lines = split_lines(source)
-        self.nodes: dict[type, list[ast.AST]] = defaultdict(list)
-        for node in ast.walk(tree):
-            self.nodes[type(node)].append(node)
+        self.nodes, self._parents = index_tree(tree)
         self.imports: dict[str, str] = {}
         self.star_modules: list[str] = []
         self._collect_imports()
-        self._parents: dict[int, ast.AST] | None = None
         self._qualname_cache: dict[int, str | None] = {}
 
     # ---- imports and qualified names -------------------------------------------------------
@@ -114,11 +141,6 @@ class PythonContext:
 
     # ---- tree helpers ------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
-        if self._parents is None:
-            self._parents = {}
-            for parent in ast.walk(self.tree):
-                for child in ast.iter_child_nodes(parent):
-                    self._parents[id(child)] = parent
         return self._parents.get(id(node))
 
     @staticmethod

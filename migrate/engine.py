@@ -46,14 +46,33 @@ class Target:
 
 
 # ---- discovery ---------------------------------------------------------------------------------------
-def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:
-    from fnmatch import fnmatch
+class _Excludes:
+    """Compiled exclude globs: bare names (`.venv`) by set lookup, the rest as one regex."""
 
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if fnmatch(name, pattern) or fnmatch(rel, pattern) or fnmatch(rel, f"*/{pattern}") or rel.startswith(pattern + "/"):
+    def __init__(self, patterns: Iterable[str]):
+        from fnmatch import translate
+
+        self.names: set[str] = set()
+        globs: list[str] = []
+        for pattern in patterns:
+            pattern = pattern.rstrip("/")
+            if not any(ch in pattern for ch in "*?[/"):
+                self.names.add(pattern)
+            else:
+                globs.append(pattern)
+        name_globs = [translate(g) for g in globs if "/" not in g]
+        path_globs = [translate(g) for g in globs if "/" in g] + [translate(g + "/*") for g in globs if "/" in g]
+        path_globs += [translate(f"*/{g}") for g in globs]
+        self.name_regex = re.compile("|".join(name_globs)) if name_globs else None
+        self.path_regex = re.compile("|".join(path_globs)) if path_globs else None
+
+    def match(self, rel: str, name: str) -> bool:
+        # parents are matched before their children are visited, so only the entry itself is checked
+        if name in self.names:
             return True
-    return False
+        if self.name_regex is not None and self.name_regex.match(name):
+            return True
+        return self.path_regex is not None and "/" in rel and self.path_regex.match(rel) is not None
 
 
 def _gitignore(directory: str):
@@ -72,7 +91,7 @@ def _gitignore(directory: str):
 def discover(paths: list[str], config: Config, stdin_data: bytes | None = None, stdin_name: str = "<stdin>") -> tuple[list[Target], list[FileError]]:
     targets: list[Target] = []
     errors: list[FileError] = []
-    excludes = tuple(DEFAULT_EXCLUDES) + tuple(config.exclude)
+    excludes = _Excludes(tuple(DEFAULT_EXCLUDES) + tuple(config.exclude))
     for given in paths:
         if given == STDIN:
             kinds = classify(stdin_name) or ("python",)
@@ -101,7 +120,7 @@ def _link_error(path: str) -> FileError:
     return FileError(path, "NPU903", f"broken symbolic link (points to {os.readlink(path)!r})")
 
 
-def _walk(root: str, config: Config, excludes: tuple[str, ...], targets: list[Target], errors: list[FileError]) -> None:
+def _walk(root: str, config: Config, excludes: "_Excludes", targets: list[Target], errors: list[FileError]) -> None:
     visited: set[str] = set()
     specs: list[tuple[str, object]] = []
 
@@ -114,7 +133,7 @@ def _walk(root: str, config: Config, excludes: tuple[str, ...], targets: list[Ta
                 return True
         return False
 
-    def visit(directory: str) -> None:
+    def visit(directory: str, rel_dir: str) -> None:
         real = os.path.realpath(directory)
         if real in visited:
             errors.append(FileError(directory, "NPU903", "symbolic link loop (directory already visited), not followed"))
@@ -133,8 +152,8 @@ def _walk(root: str, config: Config, excludes: tuple[str, ...], targets: list[Ta
             entries = []
         for entry in entries:
             full = os.path.join(directory, entry.name)
-            rel = os.path.relpath(full, root).replace(os.sep, "/")
-            if _excluded(rel, entry.name, excludes):
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if excludes.match(rel, entry.name):
                 continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
@@ -144,7 +163,7 @@ def _walk(root: str, config: Config, excludes: tuple[str, ...], targets: list[Ta
             if config.respect_gitignore and ignored_by_git(full, is_dir):
                 continue
             if is_dir:
-                visit(full)
+                visit(full, rel)
             elif is_file:
                 kinds = classify(entry.name)
                 if kinds:
@@ -155,7 +174,7 @@ def _walk(root: str, config: Config, excludes: tuple[str, ...], targets: list[Ta
         if pushed:
             specs.pop()
 
-    visit(root)
+    visit(root, "")
 
 
 # ---- reading -----------------------------------------------------------------------------------------

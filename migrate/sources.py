@@ -30,9 +30,18 @@ class MalformedInput(ValueError):
         self.line = line
 
 
+_INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
+                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh")
+_INTERESTING_NAMES = ("Dockerfile", "Makefile")
+
+
 def classify(path: str) -> tuple[str, ...]:
     """The input kinds a file is read as (empty: not ours to read)."""
-    name = PurePath(path).name
+    name = path.rsplit("/", 1)[-1]
+    if not name.endswith(_INTERESTING_SUFFIXES) and name not in _INTERESTING_NAMES:
+        return ()  # fast exit: most files in a big tree (.so, .h, .json ...) are not ours
+    if name.endswith((".py", ".pyw")) and name != "setup.py":
+        return ("python",)
     kinds: list[str] = []
     if name.endswith((".py", ".pyw")):
         kinds.append("python")

@@ -16,5 +16,17 @@ def report(result, stream, *, verdict, rules) -> None:
         "summary": summary(result),
         "verdict": verdict.to_dict(),
     }
-    json.dump(payload, stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    # One finding per line: readable, diffable, and the C encoder (indent= forces the slow
+    # pure-Python one, which costs seconds on a repo-sized report).
+    stream.write("{\n")
+    items = list(payload.items())
+    for index, (key, value) in enumerate(items):
+        stream.write(f"  {json.dumps(key)}: ")
+        if isinstance(value, list) and value:
+            stream.write("[\n")
+            stream.write(",\n".join("    " + json.dumps(item, ensure_ascii=False) for item in value))
+            stream.write("\n  ]")
+        else:
+            stream.write(json.dumps(value, ensure_ascii=False))
+        stream.write(",\n" if index < len(items) - 1 else "\n")
+    stream.write("}\n")
