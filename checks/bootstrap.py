@@ -1,0 +1,326 @@
+"""Runs inside the smoke child, before the user's script: `python checks/bootstrap.py SCRIPT ARGS...`.
+
+Configuration comes in the NPU_MIGRATE_SMOKE environment variable (JSON, written by checks.smoke).
+The bootstrap seeds the RNGs, installs the hooks (optimizer steps, backward, GradScaler.scale), the
+op tracer and the fake-data patches, puts the torch_npu stand-in first on sys.path in emulated mode,
+then runs the script with runpy as `__main__` with the script's own sys.argv and sys.path[0]. After
+N optimizer steps it stops the script by raising a private BaseException, writes the JSON report and
+leaves with os._exit (so no atexit handler or stray thread of the script can hang the run). The
+report is also rewritten after every step, so a run killed on timeout still says how far it got.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+CONFIG_ENV = "NPU_MIGRATE_SMOKE"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STANDIN = os.path.join(HERE, "standin")
+
+
+class SmokeStop(BaseException):
+    """Raised from the optimizer-step hook once the requested steps are done."""
+
+
+class Recorder:
+    def __init__(self, cfg: dict, script: str):
+        self.cfg = cfg
+        self.script = script
+        self.report_path = cfg["report"]
+        self.target = int(cfg["steps"])
+        self.backend = cfg["backend"]
+        self.t_start = time.perf_counter()
+        self.t_last = self.t_start
+        self.losses: list[float] = []
+        self.step_times: list[float] = []
+        self.loss_dtype = None
+        self.loss_device = None
+        self.param_device: dict[str, int] = {}
+        self.pending_loss = 0.0
+        self.pending_backward = 0
+        self.last_scaled = (None, None)
+        self.skipped_steps = 0
+        self.warnings: list[str] = []
+        self.tracer = None
+        self.trace_wanted = bool(cfg.get("op_trace")) and self.backend == "emulated"
+        self.status = "running"
+        self.exception = None
+        self.exit_code = None
+        self.kb = None
+
+    # -- hooks
+    def on_backward(self, tensor) -> None:
+        import torch
+
+        if self.trace_wanted and self.tracer is None:
+            from checks.optrace import OpTracer
+
+            self.tracer = OpTracer()
+            self.tracer.__enter__()  # stays on until the process ends
+        if not isinstance(tensor, torch.Tensor) or tensor.numel() != 1:
+            return
+        scaled, original = self.last_scaled
+        loss = original if (scaled is not None and tensor is scaled) else tensor
+        self.pending_loss += float(loss.detach().float().item())
+        self.pending_backward += 1
+        if self.loss_dtype is None:
+            self.loss_dtype = str(loss.dtype).replace("torch.", "")
+            self.loss_device = self.logical_device_of_loss(loss)
+
+    def on_step(self, optimizer) -> None:
+        now = time.perf_counter()
+        self.step_times.append(now - self.t_last)
+        self.t_last = now
+        self.losses.append(self.pending_loss if self.pending_backward else float("nan"))
+        if not self.pending_backward:
+            self.warnings.append(f"optimizer step {len(self.losses)} had no backward() call before it")
+        self.pending_loss = 0.0
+        self.pending_backward = 0
+        n = len(self.losses)
+        if n == 1 or n == self.target:
+            self.param_device = self.param_devices(optimizer)
+        if n >= self.target or not math.isfinite(self.losses[-1]):
+            # A non-finite loss is already a verdict: no need to train on.
+            self.status = "stopped"
+            self.write()
+            raise SmokeStop()
+        self.write()
+
+    # -- placement
+    def device_of(self, t) -> str:
+        kind = t.device.type
+        if self.backend == "emulated" and kind == "cpu":
+            return "npu" if getattr(t, "_npu_migrate_npu", False) else "cpu"
+        return kind
+
+    def param_devices(self, optimizer) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                d = self.device_of(p)
+                out[d] = out.get(d, 0) + 1
+        return out
+
+    def logical_device_of_loss(self, loss) -> str:
+        if self.backend != "emulated" or loss.device.type != "cpu":
+            return loss.device.type
+        if getattr(loss, "_npu_migrate_npu", False):
+            return "npu"
+        # Follow the autograd graph to its leaves: the loss is on the NPU when its leaves are.
+        seen = set()
+        stack = [loss.grad_fn]
+        found = "cpu"
+        while stack and len(seen) < 20000:
+            fn = stack.pop()
+            if fn is None or fn in seen:
+                continue
+            seen.add(fn)
+            var = getattr(fn, "variable", None)
+            if var is not None and getattr(var, "_npu_migrate_npu", False):
+                return "npu"
+            stack.extend(next_fn for next_fn, _ in fn.next_functions)
+        return found
+
+    # -- report
+    def peak_memory(self) -> int | None:
+        if self.backend == "npu":
+            try:
+                import torch
+
+                return int(torch.npu.max_memory_allocated())
+            except Exception:
+                return None
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+    def to_json(self) -> dict:
+        report = {
+            "status": self.status,
+            "backend": self.backend,
+            "steps": len(self.losses),
+            "requested_steps": self.target,
+            "losses": [x if math.isfinite(x) else repr(x) for x in self.losses],
+            "loss_dtype": self.loss_dtype,
+            "loss_device": self.loss_device,
+            "param_device": self.param_device,
+            "step_times": self.step_times,
+            "peak_memory": self.peak_memory(),
+            "skipped_steps": self.skipped_steps,
+            "warnings": self.warnings,
+            "exception": self.exception,
+            "exit_code": self.exit_code,
+            "pid": os.getpid(),
+        }
+        if self.tracer is not None:
+            report["op_trace"] = self.tracer.summary(self.kb)
+        return report
+
+    def write(self) -> None:
+        tmp = f"{self.report_path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(self.to_json(), f)
+        os.replace(tmp, self.report_path)
+
+
+def describe_exception(exc: BaseException, script: str) -> dict:
+    frames = traceback.extract_tb(exc.__traceback__)
+    script_abs = os.path.realpath(script)
+    script_dir = os.path.dirname(script_abs)
+    own = [f for f in frames if os.path.realpath(f.filename) == script_abs]
+    local = [f for f in frames if os.path.realpath(f.filename).startswith(script_dir + os.sep)
+             and "/checks/" not in f.filename]
+    where = (own or local or frames[-1:] or [None])[-1]
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc),
+        "file": where.filename if where else None,
+        "line": where.lineno if where else None,
+        "function": where.name if where else None,
+        "code": where.line if where else None,
+        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    }
+
+
+def install_hooks(torch, rec: Recorder) -> None:
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    register_optimizer_step_post_hook(lambda opt, args, kwargs: rec.on_step(opt))
+    orig_backward = torch.autograd.backward
+
+    def backward(tensors, *args, **kwargs):
+        t = tensors[0] if isinstance(tensors, (tuple, list)) and len(tensors) == 1 else tensors
+        rec.on_backward(t)
+        return orig_backward(tensors, *args, **kwargs)
+
+    torch.autograd.backward = backward
+    scaler_cls = torch.amp.GradScaler
+    orig_scale = scaler_cls.scale
+
+    def scale(self, outputs):
+        out = orig_scale(self, outputs)
+        if isinstance(outputs, torch.Tensor) and out is not outputs:
+            rec.last_scaled = (out, outputs)
+        return out
+
+    scaler_cls.scale = scale
+    orig_scaler_step = scaler_cls.step
+
+    def scaler_step(self, optimizer, *args, **kwargs):
+        before = len(rec.losses)
+        result = orig_scaler_step(self, optimizer, *args, **kwargs)
+        if len(rec.losses) == before and rec.pending_backward:
+            # GradScaler found inf/nan gradients and skipped optimizer.step(): not a training step.
+            rec.skipped_steps += 1
+            rec.warnings.append("GradScaler skipped an optimizer step (inf/nan gradients at the current loss scale)")
+            rec.pending_loss = 0.0
+            rec.pending_backward = 0
+        return result
+
+    scaler_cls.step = scaler_step
+
+    # GradScaler's own bookkeeping (float64 reciprocal of the scale, inf checks) is torch's code,
+    # which torch_npu ships for the NPU: keep it out of the op coverage of the user's training.
+    def untraced(fn):
+        def wrapper(*args, **kwargs):
+            tracer = rec.tracer
+            if tracer is None:
+                return fn(*args, **kwargs)
+            tracer.paused += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                tracer.paused -= 1
+        return wrapper
+
+    for name in ("unscale_", "update", "_unscale_grads_"):
+        setattr(scaler_cls, name, untraced(getattr(scaler_cls, name)))
+    scaler_cls.step = untraced(scaler_cls.step)
+
+
+def seed_everything(torch, seed: int) -> None:
+    import random
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+
+        numpy.random.seed(seed)
+    except ImportError:
+        pass
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def main() -> None:
+    cfg = json.loads(os.environ.pop(CONFIG_ENV))
+    script = os.path.abspath(sys.argv[1])
+    sys.argv = [sys.argv[1], *sys.argv[2:]]
+    backend = cfg["backend"]
+    # Our own modules are imported now, while the project root is on sys.path; then the script
+    # gets the sys.path it would have had: its folder first (and the stand-in before it, if emulated).
+    sys.path[0] = ROOT
+    import checks.optrace  # noqa: F401  (loaded before the script changes sys.path)
+
+    kb = None
+    if backend == "emulated":
+        from migrate import knowledge
+
+        kb = knowledge.load(cfg.get("torch_npu_version"))
+        os.environ["NPU_MIGRATE_TORCH_NPU_VERSION"] = kb.version
+        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = "1" if cfg.get("emulate_autocast", True) else "0"
+    if cfg.get("fake_data"):
+        import checks.fakedata  # noqa: F401
+    sys.path[0] = os.path.dirname(script)
+    if backend == "emulated":
+        sys.path.insert(0, STANDIN)
+
+    rec = Recorder(cfg, script)
+    rec.kb = kb
+    import torch
+
+    if backend == "emulated" and cfg.get("autoload", True):
+        # torch >= 2.5 loads the installed torch_npu at `import torch` (backend autoload entry point).
+        import torch_npu  # noqa: F401  (the stand-in)
+    if cfg.get("fake_data"):
+        checks.fakedata.install(torch)
+    if cfg.get("seed") is not None:
+        seed_everything(torch, int(cfg["seed"]))
+    install_hooks(torch, rec)
+    rec.t_start = rec.t_last = time.perf_counter()
+    try:
+        import runpy
+
+        runpy.run_path(script, run_name="__main__")
+        rec.status = "finished"
+    except SmokeStop:
+        rec.status = "stopped"
+    except SystemExit as exc:
+        code = exc.code
+        rec.exit_code = code if isinstance(code, int) or code is None else 1
+        if isinstance(code, str):
+            print(code, file=sys.stderr)
+        rec.status = "finished" if not code else "exit"
+    except BaseException as exc:  # noqa: BLE001 - everything the script raises is a verdict
+        rec.status = "exception"
+        rec.exception = describe_exception(exc, script)
+        traceback.print_exc()
+    finally:
+        try:
+            rec.write()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:
+                    pass
+            os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

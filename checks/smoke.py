@@ -1,0 +1,364 @@
+"""`npu-migrate smoke`: run N real optimizer steps of a script and judge them (parent side).
+
+The script runs in a child process (`python checks/bootstrap.py SCRIPT ARGS...`) in its own process
+group; the whole group is killed on timeout, on Ctrl-C and when the child ends (no stray DataLoader
+workers or grandchildren). The child's output is streamed to `stream` and its tail kept. The
+bootstrap writes a JSON report to a temp file named in its configuration; this module reads it and
+gives the verdict. Never imports torch.
+
+Backends: "npu" (real torch_npu), "emulated" (CPU-backed torch_npu stand-in, see
+checks/standin/torch_npu/_emulator.py) and "cpu" (baseline: the same hooks and step counting, no
+stand-in, CUDA hidden, for comparing an original GPU script's losses with the migrated one's).
+"""
+from __future__ import annotations
+
+import collections
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+
+from checks.backend import EMULATED_NOTE, detect
+
+BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
+BACKENDS = ("auto", "npu", "emulated", "cpu")
+TAIL_CHARS = 8000
+KILL_GRACE_S = 3.0
+
+
+@dataclass(frozen=True)
+class SmokeResult:
+    verdict: str  # "pass" | "fail" | "error"
+    exit_code: int  # 0 | 1 | 2
+    backend: str  # "npu" | "emulated" | "cpu" (or the requested one when it could not run)
+    script: str
+    steps: int = 0
+    requested_steps: int = 0
+    losses: tuple[float, ...] = ()
+    loss_dtype: str | None = None
+    loss_device: str | None = None
+    param_device: dict = field(default_factory=dict)
+    step_times: tuple[float, ...] = ()
+    peak_memory: int | None = None
+    unsupported_ops: tuple[str, ...] = ()
+    float64_ops: tuple[str, ...] = ()
+    ops_traced: int = 0
+    warnings: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+    stdout: str = ""
+    stderr: str = ""
+    traceback: str | None = None
+    error_location: str | None = None
+    torch_npu_version: str | None = None
+    timed_out: bool = False
+    duration_s: float = 0.0
+    note: str | None = None  # "emulated: no Ascend NPU found; computed on CPU" when emulated
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["losses"] = [x if math.isfinite(x) else repr(x) for x in self.losses]
+        return d
+
+
+def _error(script: str, backend: str, reason: str, **kw) -> SmokeResult:
+    note = EMULATED_NOTE if backend == "emulated" else None
+    return SmokeResult("error", 2, backend, script, reasons=(reason,), note=note, **kw)
+
+
+class _Tail:
+    """Streams a pipe to `stream` and keeps its last TAIL_CHARS characters."""
+
+    def __init__(self, pipe, stream):
+        self.chunks: collections.deque[str] = collections.deque()
+        self.size = 0
+        self.thread = threading.Thread(target=self._run, args=(pipe, stream), daemon=True)
+        self.thread.start()
+
+    def _run(self, pipe, stream):
+        for line in iter(pipe.readline, b""):
+            text = line.decode("utf-8", "replace")
+            if stream is not None:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            self.chunks.append(text)
+            self.size += len(text)
+            while self.size > TAIL_CHARS and len(self.chunks) > 1:
+                self.size -= len(self.chunks.popleft())
+        pipe.close()
+
+    def text(self, timeout: float = 2.0) -> str:
+        self.thread.join(timeout)
+        return "".join(self.chunks)[-TAIL_CHARS:]
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the child's process group, then SIGKILL whatever is left."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    try:
+        proc.wait(KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _autoload(version: str) -> bool:
+    """torch >= 2.5 imports an installed torch_npu at `import torch` (device backend autoload)."""
+    major, minor = (int(x) for x in version.split(".")[:2])
+    return (major, minor) >= (2, 5)
+
+
+def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "auto", fake_data: bool = False,
+              torch_npu_version: str | None = None, script_args=(), json_report=None, strict_ops: bool = False,
+              op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
+              emulate_autocast: bool = True, python: str | None = None) -> SmokeResult:
+    """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
+
+    emulate_autocast: in emulated mode, torch.npu.amp / autocast("npu") run CPU autocast with the
+    NPU's dtype (default, closest to the NPU). False keeps them disabled, so an AMP script's losses
+    stay bit-identical to the original run on the CPU, where torch.cuda.amp.autocast is disabled.
+    """
+    script = str(script)
+    t0 = time.perf_counter()
+    if backend not in BACKENDS:
+        return _finish(_error(script, backend, f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"), json_report)
+    if not os.path.isfile(script):
+        return _finish(_error(script, backend, f"script not found: {script}"), json_report)
+    if steps < 1:
+        return _finish(_error(script, backend, f"--steps must be at least 1 (got {steps})"), json_report)
+    if timeout <= 0:
+        return _finish(_error(script, backend, f"--timeout must be positive (got {timeout})"), json_report)
+    kb_version = None
+    if backend in ("auto", "emulated", "npu"):
+        from migrate import knowledge
+
+        try:
+            kb_version = knowledge.resolve_version(torch_npu_version)
+        except ValueError as exc:
+            return _finish(_error(script, backend, str(exc)), json_report)
+    detection_note = None
+    if backend == "auto":
+        detection = detect(python)
+        backend = detection.backend
+        detection_note = f"backend auto -> {backend}: {detection.reason}"
+
+    report_fd, report_path = tempfile.mkstemp(prefix="npu-migrate-smoke-", suffix=".json")
+    os.close(report_fd)
+    os.unlink(report_path)
+    config = {
+        "report": report_path, "steps": steps, "backend": backend, "op_trace": bool(op_trace),
+        "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
+        "emulate_autocast": bool(emulate_autocast), "autoload": bool(kb_version and _autoload(kb_version)),
+    }
+    child_env = dict(os.environ)
+    child_env.update(env or {})
+    child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
+    child_env["PYTHONUNBUFFERED"] = "1"
+    if backend in ("emulated", "cpu"):
+        # Neither an emulated Ascend host nor the CPU baseline may touch a GPU of this machine.
+        child_env["CUDA_VISIBLE_DEVICES"] = ""
+    cmd = [python or sys.executable, BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
+    timed_out = False
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                env=child_env, cwd=cwd, start_new_session=True)
+    except OSError as exc:
+        return _finish(_error(script, backend, f"could not start python: {exc}"), json_report)
+    out_tail, err_tail = _Tail(proc.stdout, stream), _Tail(proc.stderr, stream)
+    try:
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+    except BaseException:  # Ctrl-C: nothing of the run may survive us
+        _kill_group(proc)
+        _cleanup(report_path)
+        raise
+    _kill_group(proc)  # the child has ended (or timed out): end its stray children too
+    stdout, stderr = out_tail.text(), err_tail.text()
+    report = None
+    try:
+        with open(report_path, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        pass
+    _cleanup(report_path)
+    result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
+                   steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
+                   torch_npu_version=kb_version if backend != "cpu" else None,
+                   duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [])
+    return _finish(result, json_report)
+
+
+def _cleanup(report_path: str) -> None:
+    for path in (report_path,):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _finish(result: SmokeResult, json_report) -> SmokeResult:
+    if json_report:
+        write_json(result, json_report)
+    return result
+
+
+def _float(x) -> float:
+    return float(x) if not isinstance(x, str) else float(x.replace("'", ""))
+
+
+def judge(script, backend, report, *, returncode, timed_out, timeout, steps, strict_ops, stdout="", stderr="",
+          torch_npu_version=None, duration_s=0.0, extra_warnings=()) -> SmokeResult:
+    """The verdict from the child's report (None when the child wrote none)."""
+    reasons: list[str] = []
+    warnings = [w for w in extra_warnings if w]
+    note = EMULATED_NOTE if backend == "emulated" else None
+    common = dict(stdout=stdout, stderr=stderr, torch_npu_version=torch_npu_version, timed_out=timed_out,
+                  duration_s=round(duration_s, 3), note=note, requested_steps=steps)
+    if report is None:
+        if timed_out:
+            reasons.append(f"no optimizer step within the timeout ({timeout:g}s); the script never reached training")
+        else:
+            last = (stderr.strip().splitlines() or ["no output"])[-1]
+            reasons.append(f"the child process ended (exit status {returncode}) without a report: {last}")
+        return SmokeResult("fail", 1, backend, script, reasons=tuple(reasons), warnings=tuple(warnings), **common)
+
+    losses = tuple(_float(x) for x in report.get("losses", []))
+    done = int(report.get("steps", 0))
+    status = report.get("status")
+    warnings += report.get("warnings", [])
+    trace = report.get("op_trace") or {}
+    unsupported = tuple(trace.get("unsupported_ops", ()))
+    wide = tuple(trace.get("float64_ops", ()))
+    exc = report.get("exception")
+    traceback_text = exc.get("traceback") if exc else None
+    location = f"{exc['file']}:{exc['line']}" if exc and exc.get("file") else None
+    exit_code_override = None
+
+    if timed_out:
+        if done == 0:
+            reasons.append(f"no optimizer step within the timeout ({timeout:g}s)")
+        else:
+            reasons.append(f"timed out after {timeout:g}s with {done} of {steps} optimizer steps done")
+    elif status == "exception":
+        where = f"{location} in {exc.get('function')}: {exc.get('code') or ''}".rstrip(": ") if location else "?"
+        reasons.append(f"{exc['type']}: {exc['message']} (at {where})")
+    elif status == "exit":
+        code = report.get("exit_code")
+        if done == 0 and code == 2 and "usage:" in stderr:
+            reasons.append("the script rejected its arguments (argparse exit status 2)")
+            exit_code_override = 2
+        else:
+            reasons.append(f"the script exited with status {code} after {done} optimizer steps")
+    elif status == "running":
+        reasons.append("the child process died during training (killed or crashed)")
+    if done == 0 and not timed_out and status in ("finished", "stopped"):
+        reasons.append("the script finished without a single optimizer step (optimizer.step() never ran)")
+    elif status == "finished" and done < steps:
+        warnings.append(f"the script finished after {done} of the {steps} requested optimizer steps")
+
+    for i, loss in enumerate(losses, 1):
+        if not math.isfinite(loss):
+            reasons.append(f"loss is not finite at optimizer step {i} ({loss})")
+            break
+    param_device = report.get("param_device") or {}
+    loss_device = report.get("loss_device")
+    if backend in ("npu", "emulated") and done:
+        total = sum(param_device.values())
+        off = {d: n for d, n in param_device.items() if d != "npu"}
+        if off:
+            where = ", ".join(f"{n} on {d}" for d, n in sorted(off.items()))
+            hint = " (still on CUDA)" if "cuda" in off else ""
+            reasons.append(f"{sum(off.values())} of {total} optimized parameters are not on the NPU: {where}{hint}")
+        if loss_device and loss_device != "npu":
+            reasons.append(f"the loss is computed on {loss_device}, not on the NPU")
+    if strict_ops:
+        if unsupported:
+            reasons.append(f"--strict-ops: ops with no NPU kernel in torch_npu {torch_npu_version}: {', '.join(unsupported)}")
+        if wide:
+            reasons.append(f"--strict-ops: float64/complex tensors created during training: {', '.join(wide)}")
+    else:
+        if unsupported:
+            warnings.append(f"ops with no NPU kernel in torch_npu {torch_npu_version}: {', '.join(unsupported)}")
+        if wide:
+            warnings.append(f"float64/complex tensors created during training: {', '.join(wide)}")
+
+    if exit_code_override == 2:
+        verdict, code = "error", 2
+    elif reasons:
+        verdict, code = "fail", 1
+    else:
+        verdict, code = "pass", 0
+    return SmokeResult(
+        verdict, code, backend, script, steps=done, losses=losses, loss_dtype=report.get("loss_dtype"),
+        loss_device=loss_device, param_device=dict(param_device), step_times=tuple(report.get("step_times", ())),
+        peak_memory=report.get("peak_memory"), unsupported_ops=unsupported, float64_ops=wide,
+        ops_traced=len(trace.get("ops", {})), warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
+        traceback=traceback_text, error_location=location, **common)
+
+
+# ------------------------------------------------------------------------------ reporting
+def write_json(result: SmokeResult, path) -> None:
+    text = json.dumps(result.to_dict(), indent=2)
+    if str(path) == "-":
+        sys.stdout.write(text + "\n")
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+
+
+def render(result: SmokeResult, console=None) -> None:
+    """Terminal report (rich)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    if result.note:
+        console.print(f"[yellow]{result.note}[/yellow]")
+    table = Table(title=f"smoke: {result.script}", show_header=True)
+    table.add_column("step", justify="right")
+    table.add_column("loss", justify="right")
+    table.add_column("time (s)", justify="right")
+    for i, loss in enumerate(result.losses, 1):
+        t = result.step_times[i - 1] if i - 1 < len(result.step_times) else None
+        table.add_row(str(i), f"{loss:.6g}", f"{t:.3f}" if t is not None else "")
+    if result.losses:
+        console.print(table)
+    facts = [
+        ("backend", result.backend + (f" (torch_npu {result.torch_npu_version})" if result.torch_npu_version else "")),
+        ("steps", f"{result.steps} of {result.requested_steps}"),
+        ("loss dtype / device", f"{result.loss_dtype} / {result.loss_device}"),
+        ("parameters", ", ".join(f"{n} on {d}" for d, n in sorted(result.param_device.items())) or "-"),
+        ("peak memory", f"{result.peak_memory / 2**20:.0f} MiB" if result.peak_memory else "-"),
+        ("op coverage", f"{result.ops_traced} ops traced, {len(result.unsupported_ops)} without NPU kernel, "
+                        f"{len(result.float64_ops)} float64/complex" if result.ops_traced else "not traced"),
+    ]
+    for key, value in facts if result.verdict != "error" else ():
+        console.print(f"  {key:20} {value}", highlight=False)
+    for w in result.warnings:
+        console.print(f"  [yellow]warning:[/yellow] {w}", highlight=False)
+    for r in result.reasons:
+        console.print(f"  [red]reason:[/red] {r}", highlight=False)
+    colour = {"pass": "green", "fail": "red"}.get(result.verdict, "magenta")
+    suffix = f" ({result.note})" if result.note else ""
+    console.print(f"[bold {colour}]smoke: {result.verdict.upper()}[/bold {colour}]{suffix}", highlight=False)

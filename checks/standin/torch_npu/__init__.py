@@ -1,0 +1,31 @@
+"""CPU-backed stand-in for torch_npu, used only by `npu-migrate smoke --backend emulated`.
+
+Its public names are those of the real torch_npu of the targeted version (knowledge data): a name the
+real package lacks raises AttributeError; a name it has works on the CPU or raises NotEmulatedError.
+"""
+from torch_npu import _emulator
+
+__version__ = _emulator.VERSION
+_emulator.install(__import__("sys").modules[__name__])
+
+_ALLOWED = _emulator._names("torch_npu")
+
+
+def npu_format_cast(tensor, acl_format, *args, **kwargs):
+    """Storage formats are a layout hint on the NPU: the values are unchanged."""
+    return tensor
+
+
+def npu_format_cast_(tensor, *args, **kwargs):
+    return tensor
+
+
+def get_npu_format(tensor):
+    return 2  # ACL_FORMAT_ND
+
+
+def __getattr__(name):
+    if name in _ALLOWED:
+        return _emulator._NotEmulated(f"torch_npu.{name}")
+    raise AttributeError(f"module 'torch_npu' has no attribute '{name}' "
+                         f"(torch_npu {_emulator.VERSION} has no torch_npu.{name})")

@@ -1,0 +1,290 @@
+"""`npu-migrate validate`: does the migrated script train like the GPU original, and if not, why.
+
+Pipeline (one call of `run_validate`):
+1. instrumented temporary copies of both scripts (msprobe ConfigChecker + a dormant API-dump hook;
+   the user's files are never written);
+2. both run through the smoke machinery (`checks.smoke.run_smoke`) with the same seed, steps, data
+   and deterministic settings: the original on the baseline backend ("cpu": the plain script, which
+   is CUDA when the host has it), the migrated one on the NPU, else the CPU-backed stand-in;
+3. msprobe config_check comparison of the two packs (env, pip, dataset, weights, random);
+4. per-step loss alignment against tolerances for the loss precision (exact when both sides run on
+   this CPU: then validate is an equivalence check of the rewrite);
+5. with `dump=True`, or when the losses diverge, a second pair of runs with msprobe's statistics
+   dump of the steps around the first divergence, `msprobe compare`, and the first diverging API
+   with its call stack in the user's script;
+6. verdict and exit code (0 pass, 1 fail, 2 could not run) plus a one-page summary in the output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from checks import loss_compare, msprobe_bridge
+from checks.validate_copies import InstrumentedCopy, make_copy
+
+DEFAULT_OUT = "npu_validate_out"
+DEFAULT_SEED = 1234
+SIDES = ("baseline", "migrated")
+
+
+class ValidateError(Exception):
+    """validate could not start (bad arguments, output folder in the way): exit 2."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    side: str
+    script: Path
+    backend: str
+    exit_code: int
+    verdict: str
+    steps: int
+    losses: tuple[float, ...]
+    loss_dtype: str | None
+    reasons: tuple[str, ...]
+    config_check_hooks: bool
+    instrument_message: str
+
+
+@dataclass(frozen=True)
+class ValidateResult:
+    verdict: str  # pass / fail / error
+    exit_code: int
+    reasons: tuple[str, ...]
+    out_dir: Path
+    equivalence: bool  # both runs on this CPU: identical losses expected
+    runs: tuple[RunInfo, ...] = ()
+    losses: loss_compare.LossAlignment | None = None
+    loss_csv: Path | None = None
+    loss_png: Path | None = None
+    plot_note: str | None = None
+    config_check: msprobe_bridge.ConfigCheckResult | None = None
+    api: msprobe_bridge.ApiCompareResult | None = None
+    dump_steps: tuple[int, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    summary_md: Path | None = None
+    summary_html: Path | None = None
+
+    def run(self, side: str) -> RunInfo | None:
+        return next((r for r in self.runs if r.side == side), None)
+
+
+def prepare_out_dir(out_dir: Path, force: bool) -> Path:
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValidateError(f"--out {out_dir} exists and is not a folder")
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        if not force:
+            raise ValidateError(f"--out {out_dir} is not empty; choose another folder or pass --force to replace it")
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
+
+
+def run_validate(
+    gpu_script: str | Path,
+    npu_script: str | Path,
+    *,
+    steps: int = 20,
+    fake_data: bool = False,
+    out_dir: str | Path = DEFAULT_OUT,
+    rtol: float | None = None,
+    atol: float | None = None,
+    dump: bool | None = None,
+    script_args: tuple[str, ...] = (),
+    timeout: float = 600,
+    force: bool = False,
+    seed: int = DEFAULT_SEED,
+    torch_npu_version: str | None = None,
+    migrated_backend: str = "auto",
+    env: dict[str, str] | None = None,
+    baseline_env: dict[str, str] | None = None,
+    migrated_env: dict[str, str] | None = None,
+    stream: TextIO | None = None,
+) -> ValidateResult:
+    """Run both scripts, compare, write the summary. Never raises for a failed comparison.
+
+    dump: True always runs the msprobe API dump, False never, None (default) when the losses diverge.
+    """
+    gpu_script, npu_script = Path(gpu_script).resolve(), Path(npu_script).resolve()
+    for script in (gpu_script, npu_script):
+        if not script.is_file():
+            raise ValidateError(f"no such script: {script}")
+    if steps < 1:
+        raise ValidateError("--steps must be at least 1")
+    out = prepare_out_dir(Path(out_dir), force).resolve()
+    say = _printer(stream)
+    scripts = {"baseline": gpu_script, "migrated": npu_script}
+    side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
+    backends = {"baseline": "cpu", "migrated": migrated_backend}
+    common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
+                  torch_npu_version=torch_npu_version)
+    notes: list[str] = []
+
+    with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
+        tmp_path = Path(tmp)
+        # ---- pass 1: the runs, with ConfigChecker packs
+        copies: dict[str, InstrumentedCopy] = {}
+        smoke: dict[str, Any] = {}
+        for side in SIDES:
+            (out / side).mkdir(exist_ok=True)
+            try:
+                copies[side] = make_copy(scripts[side], tmp_path / "run" / side, gpu_script.name,
+                                         out / side / "config_check_pack.zip")
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+                return _finish(out, say, ValidateResult("error", 2, (f"could not prepare the {side} script {scripts[side]}: {exc}",), out, False))
+            shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
+            say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}, {steps} steps)")
+            smoke[side] = _smoke(copies[side], backend=backends[side], steps=steps, env=side_env[side],
+                                 json_report=out / side / "smoke.json", stream=stream, **common)
+        runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
+        base, mig = runs
+        equivalence = base.backend == "cpu" and mig.backend == "emulated"
+        for run in runs:
+            if not run.config_check_hooks:
+                notes.append(f"{run.side}: ConfigChecker could not be attached to a model ({run.instrument_message or 'model not found'}); the pack has no dataset/weights items")
+
+        if base.exit_code != 0:
+            why = "; ".join(base.reasons) or f"exit {base.exit_code}"
+            return _finish(out, say, ValidateResult("error", 2, (f"the baseline {gpu_script.name} does not run ({why}): nothing to compare against",), out, equivalence, runs, notes=tuple(notes)))
+        if mig.exit_code == 2:
+            why = "; ".join(mig.reasons) or "exit 2"
+            return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
+
+        # ---- config_check
+        say("validate: comparing the config_check packs (msprobe)")
+        config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path, out / "config_check")
+
+        # ---- losses
+        r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
+        alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
+        loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
+        plot_note = loss_compare.plot(alignment, out / "losses.png", labels=(f"baseline ({base.backend})", f"migrated ({mig.backend})")) if alignment.rows else "no losses to plot"
+        loss_png = out / "losses.png" if plot_note is None else None
+
+        # ---- API dump around the first divergence
+        api, dump_steps = None, ()
+        diverged_at = alignment.first_divergence
+        if dump or (dump is None and diverged_at is not None):
+            k = diverged_at if diverged_at is not None else 0
+            k = min(k, max(len(base.losses), len(mig.losses), 1) - 1)
+            dump_steps = tuple(sorted({max(k - 1, 0), k}))
+            say(f"validate: msprobe API dump of step(s) {', '.join(map(str, dump_steps))} on both sides")
+            api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
+                                    rtol=r, atol=a, stream=stream)
+
+    verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence)
+    if equivalence:
+        notes.insert(0, "both runs on this CPU (original: plain CPU, migrated: the torch_npu stand-in): this is an equivalence check of the rewrite, losses must be identical")
+    result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
+                            plot_note, config, api, dump_steps, tuple(notes))
+    return _finish(out, say, result)
+
+
+def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str]]:
+    base, mig = runs
+    reasons: list[str] = []
+    if mig.exit_code != 0:
+        reasons.append(f"the migrated script failed its smoke run: {'; '.join(mig.reasons) or mig.verdict}")
+    if not base.losses:
+        return "error", 2, ["no loss was captured from the baseline run: cannot compare (does the script call backward on a scalar loss?)"]
+    if alignment.first_divergence is not None:
+        row = alignment.rows[alignment.first_divergence]
+        if row.baseline is None or row.migrated is None:
+            reasons.append(f"loss: the runs have different step counts ({len(base.losses)} baseline, {len(mig.losses)} migrated)")
+        else:
+            reasons.append(f"loss diverges at step {row.step}: baseline {row.baseline:.8g}, migrated {row.migrated:.8g} "
+                           f"(abs {row.abs_err:.3g}, rel {row.rel_err:.3g}; rtol {alignment.rtol:g}, atol {alignment.atol:g})")
+    if config is not None and config.error is None:
+        for item in config.failed:
+            if item.name == "weights" and not equivalence and (item.first_step or 0) > 0:
+                continue  # on different hardware, weights after the first update differ in the last bits
+            detail = f" ({item.details[0]})" if item.details else ""
+            reasons.append(f"config_check {item.name}: differs{detail}")
+    if api is not None and api.first is not None:
+        first = api.first
+        where = f" at {first.stack[-1]}" if first.stack else ""
+        reasons.append(f"first diverging API: {first.api} in step {first.step}: {first.message}{where}")
+    failed = mig.exit_code != 0 or alignment.first_divergence is not None or any(
+        r.startswith("config_check") for r in reasons)
+    if not failed:
+        what = "identical losses" if alignment.identical else "losses within tolerance"
+        return "pass", 0, [f"{what} over {len(alignment.rows)} steps; config_check items pass"]
+    return "fail", 1, reasons
+
+
+def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream):
+    user_files: dict[str, tuple[str, list[int]]] = {}
+    for side in SIDES:
+        dump_dir = out / "dump" / side
+        config_path = msprobe_bridge.write_dump_config(tmp_path / f"dump_config_{side}.json", dump_dir, list(dump_steps))
+        copy = make_copy(scripts[side], tmp_path / "dump_run" / side, name, tmp_path / f"dump_pack_{side}.zip")
+        user_files[os.path.realpath(copy.copy)] = (str(scripts[side]), list(copy.line_map))
+        _smoke(copy, backend=backends[side], steps=max(dump_steps) + 1,
+               env={**side_env[side], "NPU_VALIDATE_DUMP_CONFIG": str(config_path)},
+               json_report=None, stream=stream, **common)
+    return msprobe_bridge.compare_dumps(out / "dump" / "baseline", out / "dump" / "migrated", out / "dump" / "compare",
+                                        list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
+
+
+def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
+           torch_npu_version):
+    from checks.smoke import run_smoke
+
+    child_env = dict(os.environ)
+    child_env.update(env)
+    return run_smoke(
+        str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
+        torch_npu_version=torch_npu_version, script_args=list(script_args),
+        json_report=str(json_report) if json_report else None, env=child_env,
+        cwd=str(copy.original.parent), stream=stream, seed=seed,
+        # the stand-in's autocast stays off, like torch.cuda.amp on the CPU baseline: AMP scripts keep
+        # identical losses (no effect on a real NPU)
+        emulate_autocast=False,
+    )
+
+
+def _run_info(side: str, script: Path, smoke, copy: InstrumentedCopy) -> RunInfo:
+    losses = tuple(float(x) for x in (getattr(smoke, "losses", None) or ()))
+    return RunInfo(
+        side, script, str(getattr(smoke, "backend", "?")), int(getattr(smoke, "exit_code", 2)),
+        str(getattr(smoke, "verdict", "?")), int(getattr(smoke, "steps", len(losses)) or 0), losses,
+        getattr(smoke, "loss_dtype", None), tuple(str(r) for r in (getattr(smoke, "reasons", None) or ())),
+        copy.config_check, copy.message,
+    )
+
+
+def _printer(stream: TextIO | None):
+    def say(text: str) -> None:
+        if stream is not None:
+            print(text, file=stream, flush=True)
+    return say
+
+
+def _finish(out: Path, say, result: ValidateResult) -> ValidateResult:
+    from checks import validate_report
+
+    md, html = validate_report.write_summary(result)
+    (out / "validate.json").write_text(json.dumps(validate_report.to_json(result), indent=1), encoding="utf-8")
+    return ValidateResult(**{**result.__dict__, "summary_md": md, "summary_html": html})
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - thin wrapper for `python -m checks.validate`
+    from migrate.commands.validate import validate
+
+    try:
+        validate.main(args=argv, prog_name="npu-migrate validate", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Output of `validate`: terminal text, summary.md / summary.html in the output folder, validate.json."""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from pathlib import Path
+
+
+def _rel(result, path) -> str:
+    if path is None:
+        return ""
+    try:
+        return os.path.relpath(path, result.out_dir)
+    except ValueError:
+        return str(path)
+
+
+def _num(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return str(value)
+    return f"{value:.8g}"
+
+
+def terminal_text(result) -> str:
+    lines = [f"validate: {result.verdict.upper()} (exit {result.exit_code})"]
+    for run in result.runs:
+        lines.append(f"  {run.side:9s} {run.script} on {run.backend}: {run.verdict}, {len(run.losses)} losses")
+    if result.equivalence:
+        lines.append("  both runs on this CPU: equivalence check of the rewrite (identical losses required)")
+    if result.config_check is not None:
+        cc = result.config_check
+        if cc.error:
+            lines.append(f"  config_check: not compared: {cc.error}")
+        else:
+            lines.append("  config_check: " + ", ".join(f"{i.name} {i.status}" for i in cc.items) + f"  ({cc.result_xlsx})")
+            for item in cc.items:
+                if item.status != "pass":
+                    for detail in item.details[:3]:
+                        lines.append(f"    {item.name}: {detail}")
+    if result.losses is not None and result.losses.rows:
+        al = result.losses
+        state = "identical" if al.identical else ("within tolerance" if al.aligned else f"diverge at step {al.first_divergence}")
+        lines.append(f"  losses: {state}; max abs {al.max_abs_err:.3g}, max rel {al.max_rel_err:.3g} (rtol {al.rtol:g}, atol {al.atol:g})")
+    if result.api is not None:
+        if result.api.error:
+            lines.append(f"  API dump compare: {result.api.error}")
+        elif result.api.first is None:
+            lines.append(f"  API dump compare: no API differs beyond tolerance in step(s) {', '.join(map(str, result.dump_steps))}")
+        else:
+            first = result.api.first
+            lines.append(f"  first diverging API: {first.api} (step {first.step}): {first.message}")
+            for frame in first.stack:
+                lines.append(f"    at {frame}")
+    for reason in result.reasons:
+        lines.append(f"  - {reason}")
+    for note in result.notes:
+        lines.append(f"  note: {note}")
+    if result.plot_note:
+        lines.append(f"  note: {result.plot_note}")
+    if result.summary_md:
+        lines.append(f"  summary: {result.summary_md}")
+    return "\n".join(lines)
+
+
+def markdown(result) -> str:
+    out = [f"# npu-migrate validate: {result.verdict.upper()} (exit {result.exit_code})", ""]
+    if result.equivalence:
+        out += ["Both runs used this machine's CPU (original: plain CPU; migrated: the CPU-backed torch_npu stand-in).",
+                "This is an **equivalence check of the rewrite**: a correct migration gives identical losses.", ""]
+    out += ["## Verdict", ""] + [f"- {r}" for r in result.reasons] + [""]
+    if result.runs:
+        out += ["## Runs", "", "| side | script | backend | smoke verdict | steps with a loss | loss dtype |", "|---|---|---|---|---|---|"]
+        for run in result.runs:
+            out.append(f"| {run.side} | `{run.script}` | {run.backend} | {run.verdict} | {len(run.losses)} | {run.loss_dtype or '-'} |")
+        out.append("")
+    cc = result.config_check
+    if cc is not None:
+        out += ["## Config check (msprobe config_check)", ""]
+        if cc.error:
+            out += [f"Not compared: {cc.error}", ""]
+        else:
+            out += [f"Full result: [{_rel(result, cc.result_xlsx)}]({_rel(result, cc.result_xlsx)})", "",
+                    "| item | result | differences |", "|---|---|---|"]
+            for item in cc.items:
+                out.append(f"| {item.name} | {item.status} | {'<br>'.join(item.details) or '-'} |")
+            out.append("")
+    al = result.losses
+    if al is not None and al.rows:
+        out += ["## Losses", "", f"Tolerance: rtol {al.rtol:g}, atol {al.atol:g} ({al.tolerance_note}).",
+                f"Max abs error {al.max_abs_err:.3g}, max rel error {al.max_rel_err:.3g}; "
+                + ("identical." if al.identical else "within tolerance." if al.aligned else f"first divergence at step {al.first_divergence}."), ""]
+        if result.loss_png:
+            out += [f"![losses]({_rel(result, result.loss_png)})", ""]
+        elif result.plot_note:
+            out += [f"(no plot: {result.plot_note})", ""]
+        if result.loss_csv:
+            out += [f"Per-step values: [{_rel(result, result.loss_csv)}]({_rel(result, result.loss_csv)})", ""]
+        out += ["| step | baseline | migrated | abs err | rel err | ok |", "|---|---|---|---|---|---|"]
+        rows = al.rows if len(al.rows) <= 30 else al.rows[:30]
+        for r in rows:
+            out.append(f"| {r.step} | {_num(r.baseline)} | {_num(r.migrated)} | {_num(r.abs_err)} | {_num(r.rel_err)} | {'yes' if r.within else '**no**'} |")
+        if len(al.rows) > 30:
+            out.append(f"| ... | {len(al.rows) - 30} more rows in the CSV | | | | |")
+        out.append("")
+    api = result.api
+    if api is not None:
+        out += ["## API dump compare (msprobe statistics dump + msprobe compare)", "",
+                f"Dumped steps: {', '.join(map(str, result.dump_steps))}; dumps under `dump/baseline` and `dump/migrated`.", ""]
+        if api.error:
+            out += [f"Not compared: {api.error}", ""]
+        elif api.first is None:
+            out += ["No API output differs beyond the tolerance in the dumped steps.", ""]
+        else:
+            first = api.first
+            out += [f"First diverging API: **{first.api}** in step {first.step} (`{first.entry}`): {first.message}", ""]
+            if first.stack:
+                out += ["Call stack in your script (outermost first):", "", "```"] + list(first.stack) + ["```", ""]
+        for path in api.csvs:
+            out.append(f"- [{_rel(result, path)}]({_rel(result, path)})")
+        out.append("")
+    if result.notes:
+        out += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    return "\n".join(out)
+
+
+def write_summary(result) -> tuple[Path, Path]:
+    md = markdown(result)
+    md_path = Path(result.out_dir) / "summary.md"
+    md_path.write_text(md, encoding="utf-8")
+    html_path = Path(result.out_dir) / "summary.html"
+    html_path.write_text(_html(md, result), encoding="utf-8")
+    return md_path, html_path
+
+
+def _html(md: str, result) -> str:
+    # a plain page: the markdown as preformatted text, plus the plot and links
+    body = [f"<h1>npu-migrate validate: {html.escape(result.verdict.upper())}</h1>"]
+    if result.loss_png:
+        body.append(f'<img src="{html.escape(_rel(result, result.loss_png))}" alt="losses">')
+    links = [p for p in (result.loss_csv, getattr(result.config_check, "result_xlsx", None)) if p]
+    links += list(getattr(result.api, "csvs", ()) or ())
+    if links:
+        body.append("<ul>" + "".join(f'<li><a href="{html.escape(_rel(result, p))}">{html.escape(_rel(result, p))}</a></li>' for p in links) + "</ul>")
+    body.append(f"<pre>{html.escape(md)}</pre>")
+    return "<!doctype html><meta charset='utf-8'><title>npu-migrate validate</title>" + "\n".join(body) + "\n"
+
+
+def to_json(result) -> dict:
+    def item(i):
+        return {"name": i.name, "status": i.status, "details": list(i.details), "first_step": i.first_step}
+
+    cc = result.config_check
+    api = result.api
+    return {
+        "verdict": result.verdict,
+        "exit_code": result.exit_code,
+        "equivalence_check": result.equivalence,
+        "reasons": list(result.reasons),
+        "notes": list(result.notes),
+        "runs": [{"side": r.side, "script": str(r.script), "backend": r.backend, "exit_code": r.exit_code,
+                  "verdict": r.verdict, "losses": list(r.losses), "loss_dtype": r.loss_dtype, "reasons": list(r.reasons)}
+                 for r in result.runs],
+        "losses": None if result.losses is None else {
+            "rtol": result.losses.rtol, "atol": result.losses.atol, "first_divergence": result.losses.first_divergence,
+            "identical": result.losses.identical, "max_abs_err": result.losses.max_abs_err,
+            "max_rel_err": result.losses.max_rel_err, "csv": _rel(result, result.loss_csv), "png": _rel(result, result.loss_png)},
+        "config_check": None if cc is None else {
+            "error": cc.error, "result_xlsx": _rel(result, cc.result_xlsx), "items": [item(i) for i in cc.items]},
+        "api_compare": None if api is None else {
+            "error": api.error, "dump_steps": list(result.dump_steps), "csvs": [_rel(result, p) for p in api.csvs],
+            "first": None if api.first is None else {
+                "step": api.first.step, "api": api.first.api, "kind": api.first.kind, "entry": api.first.entry,
+                "message": api.first.message, "inputs_differ": api.first.inputs_differ, "stack": list(api.first.stack),
+                "max_abs_diff": api.first.max_abs_diff}},
+    }

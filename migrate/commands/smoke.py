@@ -1,0 +1,48 @@
+"""`npu-migrate smoke SCRIPT [-- ARGS]`: run N real training steps on the NPU or the CPU-backed stand-in.
+
+Thin: parses options, calls checks.smoke.run_smoke (imported lazily: torch is only ever imported in
+the child process), renders the result. Exit 0 pass, 1 fail, 2 could not run.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("script", type=click.Path(dir_okay=False))
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--steps", type=click.IntRange(min=1), default=5, show_default=True, help="Optimizer steps to run.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True, help="Seconds before the run (and all its children) is killed.")
+@click.option("--backend", type=click.Choice(["auto", "npu", "emulated", "cpu"]), default="auto", show_default=True, help="auto: the real NPU when torch_npu works here, else the CPU-backed stand-in. cpu: baseline run without the stand-in.")
+@click.option("--fake-data", is_flag=True, help="Synthetic torchvision datasets, no weight downloads, no network.")
+@click.option("--json", "json_report", type=click.Path(dir_okay=False, allow_dash=True), help="Write the result as JSON to FILE ('-' for stdout).")
+@click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
+@click.option("--strict-ops", is_flag=True, help="Fail on ops without an NPU kernel and on float64/complex tensors.")
+@click.option("--no-op-trace", is_flag=True, help="Do not trace the ops of the training steps (emulated mode).")
+@click.option("--seed", type=int, help="Seed torch, random and numpy before the script runs.")
+@click.option("--no-autocast", is_flag=True, help="Emulated mode: keep NPU autocast disabled (fp32 numerics identical to a CPU run).")
+@click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
+def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, torch_npu_version, strict_ops,
+          no_op_trace, seed, no_autocast, quiet):
+    """Run SCRIPT for --steps optimizer steps and judge them: 0 pass, 1 fail, 2 could not run.
+
+    Arguments after `--` go to the script.
+    """
+    from checks.smoke import render, run_smoke
+
+    result = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
+                       torch_npu_version=torch_npu_version, script_args=tuple(script_args), strict_ops=strict_ops,
+                       op_trace=not no_op_trace, stream=None if quiet else sys.stderr, seed=seed,
+                       emulate_autocast=not no_autocast)
+    if json_report:
+        from checks.smoke import write_json
+
+        write_json(result, json_report)
+    if json_report != "-":
+        from rich.console import Console
+
+        render(result, Console())
+    sys.exit(result.exit_code)

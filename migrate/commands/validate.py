@@ -1,0 +1,50 @@
+"""`npu-migrate validate GPU_SCRIPT NPU_SCRIPT -- [script args]`: the migrated run against the original.
+
+Thin: options in, `checks.validate.run_validate` does the work (and is the only place torch and
+msprobe are touched, in child processes), the verdict decides the exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("gpu_script", type=click.Path(dir_okay=False))
+@click.argument("npu_script", type=click.Path(dir_okay=False))
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Training steps per run.")
+@click.option("--fake-data", is_flag=True, help="Replace the scripts' datasets with synthetic data (same for both runs).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="npu_validate_out", show_default=True,
+              help="Output folder (summary.md, losses.csv/png, msprobe results).")
+@click.option("--force", is_flag=True, help="Replace a non-empty --out folder.")
+@click.option("--rtol", type=click.FloatRange(min=0), help="Relative loss tolerance (default by loss dtype; 0 when both runs are on the CPU).")
+@click.option("--atol", type=click.FloatRange(min=0), help="Absolute loss tolerance (default by loss dtype; 0 when both runs are on the CPU).")
+@click.option("--dump/--no-dump", default=None, help="Always / never run the msprobe API dump + compare (default: when the losses diverge).")
+@click.option("--seed", type=int, default=1234, show_default=True, help="Seed set in both runs.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per run.")
+@click.option("--torch-npu-version", help="torch_npu release line the stand-in follows (default: the newest known).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
+def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
+             torch_npu_version, quiet):
+    """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
+    per-step losses, and an msprobe API dump naming the first diverging API when they differ.
+
+    Arguments after `--` go to both scripts. Exit 0 pass, 1 fail, 2 could not run.
+    """
+    from checks.validate import ValidateError, run_validate
+    from checks.validate_report import terminal_text
+
+    try:
+        result = run_validate(
+            gpu_script, npu_script, steps=steps, fake_data=fake_data, out_dir=out_dir, rtol=rtol, atol=atol,
+            dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
+            torch_npu_version=torch_npu_version, stream=None if quiet else sys.stderr,
+        )
+    except ValidateError as exc:
+        click.echo(f"npu-migrate validate: {exc}", err=True)
+        sys.exit(2)
+    click.echo(terminal_text(result))
+    sys.exit(result.exit_code)

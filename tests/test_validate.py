@@ -1,0 +1,156 @@
+"""`npu-migrate validate` end to end: the original through the smoke machinery on the CPU, the migrated
+script on the torch_npu stand-in, msprobe config_check, loss alignment, msprobe dump + compare.
+Both sides run on this CPU, so a correct migration must give identical losses."""
+
+from __future__ import annotations
+
+import csv
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.validate import ValidateError, run_validate
+
+pytestmark = pytest.mark.runtime
+pytest.importorskip("torch")
+pytest.importorskip("msprobe")
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = Path(__file__).resolve().parent / "validate_cases"
+GPU = CASES / "train_gpu.py"
+STEPS = 3
+
+
+def _validate(npu_name, tmp_path, **kwargs):
+    return run_validate(GPU, CASES / npu_name, steps=STEPS, out_dir=tmp_path / "out", timeout=300, **kwargs)
+
+
+def _source_line(frame: str) -> str:
+    path, line = frame.split(" in ")[0].rsplit(":", 1)
+    return Path(path).read_text().splitlines()[int(line) - 1]
+
+
+def test_correct_migration_gives_identical_losses(tmp_path):
+    result = _validate("train_npu.py", tmp_path)
+    assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
+    assert result.equivalence
+    base, mig = result.run("baseline"), result.run("migrated")
+    assert (base.backend, mig.backend) == ("cpu", "emulated")
+    assert len(base.losses) == STEPS and base.losses == mig.losses
+    assert result.losses.identical
+    assert {i.name: i.status for i in result.config_check.items} == {
+        "env": "pass", "pip": "pass", "dataset": "pass", "weights": "pass", "random": "pass"}
+    assert result.api is None  # nothing diverged: no dump
+    out = tmp_path / "out"
+    rows = list(csv.DictReader((out / "losses.csv").open()))
+    assert [float(r["baseline_loss"]) for r in rows] == list(base.losses)
+    assert (out / "config_check" / "result.xlsx").is_file()
+    summary = (out / "summary.md").read_text()
+    assert "equivalence check" in summary and "PASS" in summary
+    data = json.loads((out / "validate.json").read_text())
+    assert data["exit_code"] == 0 and data["losses"]["identical"] is True
+    assert not any(GPU.parent.glob("*.zip")), "validate wrote into the user's folder"
+
+
+def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):
+    result = _validate("wrong_lr_npu.py", tmp_path)
+    assert (result.verdict, result.exit_code) == ("fail", 1)
+    assert result.losses.first_divergence == 1  # step 0 runs with the same initial weights
+    assert result.config_check.item("weights").status == "error"
+    first = result.api.first
+    assert first is not None and first.step == 0 and first.kind == "argument"
+    assert first.api.startswith("Tensor.add_") and "alpha" in first.entry
+    assert "-0.1" in first.message and "-0.12" in first.message
+    assert "optimizer.step()" in _source_line(first.stack[-1])
+    assert any("loss diverges at step 1" in r for r in result.reasons)
+    assert list((tmp_path / "out" / "dump" / "compare").glob("compare_result_step0_*.csv"))
+
+
+def test_dropped_train_mode_fails_with_dropout_as_first_diverging_api(tmp_path):
+    result = _validate("no_train_mode_npu.py", tmp_path)
+    assert result.exit_code == 1
+    assert result.losses.first_divergence == 0
+    first = result.api.first
+    assert first is not None and first.api.startswith("Functional.dropout.") and first.kind == "argument"
+    assert "self.drop(" in _source_line(first.stack[-1])
+    assert "first diverging API" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_changed_seed_is_flagged_by_config_check(tmp_path):
+    result = _validate("wrong_seed_npu.py", tmp_path, dump=False)
+    assert result.exit_code == 1 and result.api is None
+    weights = result.config_check.item("weights")
+    assert weights.status == "error" and weights.first_step == 0  # initial weights differ
+    assert any(r.startswith("config_check weights") for r in result.reasons)
+
+
+def test_package_version_difference_is_flagged_by_pip(tmp_path):
+    package = next((p for p in ("peft", "deepspeed", "datasets", "transformers") if not _installed(p)), None)
+    if package is None:
+        pytest.skip("no package of msprobe's pip list is absent here")
+    envs = {}
+    for side, version in (("baseline", "1.0.0"), ("migrated", "2.0.0")):
+        dist = tmp_path / side / f"{package}-{version}.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: {version}\n")
+        envs[side] = {"PYTHONPATH": str(tmp_path / side)}
+    result = _validate("train_npu.py", tmp_path, baseline_env=envs["baseline"], migrated_env=envs["migrated"])
+    assert result.exit_code == 1
+    assert result.losses.identical  # the training itself is the same
+    pip = result.config_check.item("pip")
+    assert pip.status == "error"
+    assert any(package in d and "1.0.0" in d and "2.0.0" in d for d in pip.details)
+    assert any(r.startswith("config_check pip") for r in result.reasons)
+
+
+def _installed(name: str) -> bool:
+    try:
+        importlib.metadata.version(name)
+        return True
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+def test_refuses_a_non_empty_out_dir(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "keep.txt").write_text("x")
+    with pytest.raises(ValidateError, match="--force"):
+        _validate("train_npu.py", tmp_path)
+    assert (tmp_path / "out" / "keep.txt").exists()
+
+
+def _cli(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "migrate", "validate", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_exit_codes(tmp_path):
+    missing = _cli(str(GPU), str(tmp_path / "nope.py"), "--out", str(tmp_path / "o1"), cwd=tmp_path)
+    assert missing.returncode == 2 and "no such script" in missing.stderr
+    broken = tmp_path / "broken.py"
+    broken.write_text("import torch\nraise RuntimeError('boom')\n")
+    proc = _cli(str(broken), str(CASES / "train_npu.py"), "--steps", "2", "-q", "--out", str(tmp_path / "o2"), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "baseline" in proc.stdout and "does not run" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fixture, extra", [("amp_gradscaler/train.py", {}), ("cnn_cifar/train.py", {"fake_data": True})])
+def test_fixture_against_its_apply_output(tmp_path, fixture, extra):
+    """A bundled GPU fixture against what `npu-migrate apply` makes of it (ConfigChecker hooks included)."""
+    src = ROOT / "fixtures" / "gpu_scripts" / fixture
+    migrated = tmp_path / "migrated" / "train.py"
+    migrated.parent.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "migrate", "apply", str(src), "-o", str(migrated)], cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300)
+    assert migrated.is_file(), proc.stdout + proc.stderr
+    result = run_validate(src, migrated, steps=STEPS, out_dir=tmp_path / "out", timeout=300, dump=False, **extra)
+    assert result.exit_code == 0, result.reasons
+    assert result.losses.identical and len(result.losses.rows) == STEPS

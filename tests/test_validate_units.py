@@ -1,0 +1,156 @@
+"""validate's pure parts: tolerances, loss alignment, the hook insertion and line map, the reading of
+msprobe compare rows. No torch, no child processes."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import math
+
+import pytest
+
+from checks import loss_compare
+from checks.msprobe_bridge import first_divergence, row_difference, user_frames
+from checks.validate_copies import HOOK_MARK, header_end, insert_hook, line_map
+
+
+def test_exact_tolerance_when_both_runs_on_cpu():
+    rtol, atol, why = loss_compare.tolerances("torch.bfloat16", exact=True)
+    assert (rtol, atol) == (0.0, 0.0)
+    assert "equivalence" in why
+
+
+@pytest.mark.parametrize("dtype, looser_than", [("torch.bfloat16", "float32"), ("torch.float16", "float32"), ("bf16", "float16")])
+def test_half_precision_tolerances_are_looser(dtype, looser_than):
+    r, a, _ = loss_compare.tolerances(dtype, exact=False)
+    r32, a32, _ = loss_compare.tolerances(looser_than, exact=False)
+    assert r > r32 and a >= a32
+
+
+def test_user_tolerances_override_defaults():
+    r, a, why = loss_compare.tolerances("float32", exact=True, rtol=0.5, atol=None)
+    assert (r, a) == (0.5, 0.0)
+    assert "--rtol" in why
+
+
+def test_alignment_identical_and_divergent():
+    same = loss_compare.align_losses([1.0, 0.5, 0.25], [1.0, 0.5, 0.25], rtol=0, atol=0)
+    assert same.aligned and same.identical and same.max_abs_err == 0
+    off = loss_compare.align_losses([1.0, 0.5, 0.25], [1.0, 0.5000001, 0.3], rtol=1e-3, atol=0)
+    assert off.first_divergence == 2
+    assert not off.identical
+    assert off.rows[1].within and not off.rows[2].within
+    assert off.max_abs_err == pytest.approx(0.05)
+
+
+def test_alignment_flags_missing_steps_and_nan():
+    short = loss_compare.align_losses([1.0, 0.9, 0.8], [1.0, 0.9], rtol=0, atol=0)
+    assert short.first_divergence == 2 and short.rows[2].migrated is None
+    nan = loss_compare.align_losses([1.0, 0.9], [1.0, math.nan], rtol=1, atol=1)
+    assert nan.first_divergence == 1
+
+
+def test_csv_and_plot(tmp_path):
+    al = loss_compare.align_losses([1.0, 0.8, 0.7], [1.0, 0.8, 0.71], rtol=0, atol=0)
+    path = loss_compare.write_csv(al, tmp_path / "l.csv")
+    rows = list(csv.DictReader(path.open()))
+    assert [r["within_tolerance"] for r in rows] == ["1", "1", "0"]
+    assert float(rows[2]["migrated_loss"]) == 0.71
+    note = loss_compare.plot(al, tmp_path / "l.png")
+    if note is None:
+        assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert "matplotlib" in note
+
+
+@pytest.mark.parametrize(
+    "source, keep",
+    [
+        ("import torch\n", 0),
+        ('"""doc"""\nimport torch\n', 1),
+        ('#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"""doc\nmore"""\nfrom __future__ import annotations\nimport torch\n', 5),
+        ("from __future__ import print_function\nimport torch\n", 1),
+    ],
+)
+def test_hook_goes_after_docstring_and_future_imports(source, keep):
+    assert header_end(source) == keep
+    out = insert_hook(source)
+    ast.parse(out)  # still valid: __future__ imports stay first
+    lines = out.splitlines()
+    assert HOOK_MARK in lines[keep]
+    assert insert_hook(out) == out  # idempotent
+
+
+def test_line_map_points_back_to_original_lines():
+    original = "a = 1\nb = 2\nc = 3\n"
+    copy = "a = 1\nHOOK\nb = 2\nX\nc = 3\n"
+    assert line_map(original, copy) == (1, 1, 2, 2, 3)
+
+
+def _row(name, bench="x", shape="[4]", diffs=(0, 0, 0, 0), bench_stats=(1, 1, 1, 1), err="[]"):
+    row = {"NPU Name": name, "Bench Name": bench if bench != "x" else name, "NPU Tensor Shape": shape, "Err_message": err}
+    for (d, b), v, s in zip((("Max diff", "Bench max"), ("Min diff", "Bench min"), ("Mean diff", "Bench mean"),
+                             ("L2norm diff", "Bench l2norm")), diffs, bench_stats):
+        row[d], row[b] = str(v), str(s)
+    return row
+
+
+def test_first_divergence_names_scalar_argument_before_outputs():
+    rows = [
+        _row("Functional.linear.0.forward.input.0"),
+        _row("Functional.linear.0.forward.output.0"),
+        _row("Functional.dropout.0.forward.input.0"),
+        _row("Functional.dropout.0.forward.input.1", shape="[]", diffs=(0.3,) * 4, err='["error: The scalar parameters of NPU and Bench are inconsistent."]'),
+        _row("Functional.dropout.0.forward.output.0", diffs=(0.5,) * 4),
+    ]
+    first = first_divergence(rows, 0, rtol=0, atol=0)
+    assert first.api == "Functional.dropout.0.forward" and first.kind == "argument"
+    assert first.entry.endswith("input.1")
+
+
+def test_first_divergence_output_with_identical_inputs_and_tolerance():
+    rows = [
+        _row("Functional.linear.0.forward.input.0"),
+        _row("Functional.linear.0.forward.output.0", diffs=(1e-9, 0, 0, 0)),
+        _row("Functional.relu.0.forward.input.0", diffs=(1e-9, 0, 0, 0)),
+        _row("Functional.relu.0.forward.output.0", diffs=(0.2, 0, 0, 0)),
+    ]
+    assert first_divergence(rows, 3, rtol=0, atol=0).api == "Functional.linear.0.forward"
+    first = first_divergence(rows, 3, rtol=1e-6, atol=0)
+    assert first.api == "Functional.relu.0.forward" and first.kind == "output" and first.step == 3
+    assert first.inputs_differ is False
+    assert first_divergence(rows, 3, rtol=1, atol=0) is None
+
+
+def test_api_only_on_one_side_is_reported():
+    rows = [_row("Functional.linear.0.forward.input.0"), _row("Tensor.mul.0.forward.output.0", bench="N/A")]
+    first = first_divergence(rows, 0, rtol=0, atol=0)
+    assert first.kind == "missing" and "migrated" in first.message
+    assert row_difference(_row("a.forward.output.0"), rtol=0, atol=0)[0] is False
+
+
+def test_user_frames_are_mapped_to_the_original_file(tmp_path):
+    import json
+
+    copy = tmp_path / "copy.py"
+    stack = {"0": [["Functional.relu.0.forward"], [
+        "File /site-packages/torch/functional.py, line 9, in relu, \n return x",
+        f"File {copy}, line 12, in forward, \n return F.relu(x)",
+        f"File {copy}, line 30, in <module>, \n main()",
+    ]]}
+    (tmp_path / "stack.json").write_text(json.dumps(stack))
+    mapping = list(range(0, 40))  # copy line n -> original line n - 1 (one inserted line)
+    frames = user_frames(tmp_path / "stack.json", "Functional.relu.0.forward", {str(copy.resolve()): ("/user/train.py", mapping)})
+    assert frames == ("/user/train.py:29 in <module>: main()", "/user/train.py:11 in forward: return F.relu(x)")
+
+
+def test_existing_config_checker_is_pointed_at_our_pack():
+    from checks.validate_copies import retarget_zip
+
+    src = ("from msprobe.core.config_check import ConfigChecker\nConfigChecker.apply_patches(fmk='pytorch')\n"
+           "m = 1\nConfigChecker(m, output_zip_path='./pack.zip', fmk='pytorch')\nConfigChecker(m)\n")
+    out = retarget_zip(src, "/out/é.zip")
+    assert "./pack.zip" not in out
+    assert out.count("output_zip_path='/out/é.zip'") == 2
+    assert len(out.splitlines()) == len(src.splitlines())
+    ast.parse(out)
