@@ -56,9 +56,9 @@ def _cpu_only_ops() -> frozenset:
     """CPU-only implementation ops (e.g. aten::mkldnn_rnn_layer, aten::_scaled_dot_product_flash_attention_for_cpu):
     the CPU stand-in runs them where the NPU dispatches the same Python API to its own kernels."""
     try:
-        from migrate.knowledge import _torch_ops
+        from migrate.knowledge import cpu_only_ops
 
-        return _torch_ops()[1]
+        return cpu_only_ops()
     except (ImportError, AttributeError, KeyError, OSError):
         return frozenset()
 

@@ -273,3 +273,12 @@ def test_load_is_cheap():
     t = time.perf_counter()
     k.load("2.13.0").unsupported_apis()
     assert time.perf_counter() - t < 1.0
+
+
+def test_cpu_only_ops_are_cpu_implementation_details():
+    from migrate.knowledge import cpu_only_ops, load
+
+    ops = cpu_only_ops()
+    assert "mkldnn_rnn_layer" in ops or any(op.endswith("_for_cpu") for op in ops)
+    kb = load("2.13.0")
+    assert not any(kb.op_supported(op) for op in ops if op.endswith("_for_cpu"))

@@ -148,6 +148,13 @@ def _torch_ops() -> tuple[frozenset, frozenset, str]:
 
 
 @functools.lru_cache(maxsize=1)
+def cpu_only_ops() -> frozenset[str]:
+    """aten ops that exist only as CPU implementation details (e.g. `mkldnn_rnn_layer`,
+    `_scaled_dot_product_flash_attention_for_cpu`): a CPU run executes them where an NPU run
+    dispatches the same Python API to its own kernels, so they say nothing about NPU support."""
+    return _torch_ops()[1]
+
+
 def torch_cuda_names() -> dict[str, frozenset[str]]:
     """Public names of torch.cuda and its public submodules (static parse of installed torch)."""
     d = _json("data", "torch_cuda.json")
