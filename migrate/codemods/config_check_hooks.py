@@ -1,0 +1,353 @@
+"""Add msprobe's ConfigChecker hooks to an entry script (the config-check step of a migration).
+
+Two insertions, both guarded so the script still runs where msprobe is not installed:
+
+    try:
+        from msprobe.core.config_check import ConfigChecker
+    except ImportError:
+        ConfigChecker = None
+    if ConfigChecker is not None:
+        ConfigChecker.apply_patches(fmk="pytorch")
+
+after the module's opening imports, and
+
+    if ConfigChecker is not None:
+        ConfigChecker(model, output_zip_path="./npu_config_pack.zip", fmk="pytorch")
+
+right after the model is built and placed on its device, before training starts. The model is the
+receiver of `.parameters()` handed to the first optimizer constructor (`optim.SGD(model.parameters())`,
+`AdamW(params=model.module.parameters())`, parameter groups `[{"params": model.parameters()}]`, a
+variable holding such groups); the hook goes after that variable's last assignment or method call
+(`model.to(device)`, `model.cuda()`, `model = DDP(model)`) before the optimizer, in the same function.
+A statement nested in a branch (`if use_cuda: model.cuda()`) counts through the branch. When no such
+model is found nothing is added and the result says why: the hook is never guessed.
+
+Idempotent: a module that already imports ConfigChecker or calls `ConfigChecker.apply_patches` is
+left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from migrate.codemods._module import is_docstring, leading_imports_end
+
+DEFAULT_NPU_PACK = "./npu_config_pack.zip"
+DEFAULT_GPU_PACK = "./gpu_config_pack.zip"
+
+_TOP_BLOCK = (
+    "try:\n"
+    "    from msprobe.core.config_check import ConfigChecker\n"
+    "except ImportError:  # msprobe not installed: the script runs without writing a config pack\n"
+    "    ConfigChecker = None\n"
+)
+_PATCH = 'if ConfigChecker is not None:\n    ConfigChecker.apply_patches(fmk="pytorch")\n'
+
+# The callee of an optimizer constructor: torch.optim.*, apex FusedAdam, bnb.optim.*, transformers AdamW ...
+_OPTIMIZER_NAME = re.compile(
+    r"(?i)(sgd|adam|optim|rmsprop|lamb|lars|lion|adagrad|adadelta|adamax|lbfgs|adafactor|novograd|sophia|shampoo|muon)"
+)
+_PARAMETER_METHODS = ("parameters", "named_parameters")
+
+
+@dataclass(frozen=True)
+class HookResult:
+    module: cst.Module
+    changed: bool
+    model_found: bool
+    model: str | None  # the model expression the hook uses, e.g. "model" or "self.net"
+    message: str
+    already_present: bool = False
+
+
+# ---- is the module already instrumented ------------------------------------------------------
+class _PresenceFinder(cst.CSTVisitor):
+    def __init__(self):
+        self.present = False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = get_full_name_for_node(node.module) if node.module is not None else None
+        if module and module.startswith("msprobe") and "config_check" in module:
+            self.present = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "apply_patches" and get_full_name_for_node(node.value) == "ConfigChecker":
+            self.present = True
+
+
+def has_hooks(module: cst.Module) -> bool:
+    finder = _PresenceFinder()
+    module.visit(finder)
+    return finder.present
+
+
+# ---- statements of a scope, with where each one sits ------------------------------------------
+Path = tuple  # ((block_node, index), ...): the chain of blocks from the scope body down
+
+
+def _child_blocks(stmt: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statement blocks directly inside a compound statement (not nested defs/classes)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return []
+    blocks: list[cst.CSTNode] = []
+    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)):
+        blocks.append(stmt.body)
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:
+        blocks.append(orelse.body)
+        orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+    for handler in getattr(stmt, "handlers", ()) or ():
+        blocks.append(handler.body)
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        blocks.append(final.body)
+    if isinstance(stmt, cst.Match):
+        blocks.extend(case.body for case in stmt.cases)
+    return blocks
+
+
+def _flatten(block: cst.CSTNode, path: Path, out: list) -> None:
+    statements = block.body
+    for index, stmt in enumerate(statements):
+        here = path + ((block, index),)
+        out.append((stmt, here))
+        for child in _child_blocks(stmt):
+            if isinstance(child, cst.IndentedBlock):  # a one-line suite belongs to its statement
+                _flatten(child, here, out)
+
+
+class _ScopeCollector(cst.CSTVisitor):
+    def __init__(self):
+        self.functions: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+
+def _own_nodes(stmt: cst.CSTNode):
+    """The small statements a statement holds itself (a suite's one-line body included)."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return list(stmt.body)
+    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)) and isinstance(stmt.body, cst.SimpleStatementSuite):
+        return list(stmt.body.body)
+    return []
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self):
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return True
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    finder = _CallFinder()
+    node.visit(finder)
+    return finder.calls
+
+
+def _is_model_expr(node: cst.CSTNode) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _strip_module(node: cst.CSTNode) -> cst.CSTNode:
+    while isinstance(node, cst.Attribute) and node.attr.value == "module":
+        node = node.value  # DDP / DataParallel wrapper: the wrapped model is the same variable
+    return node
+
+
+def _parameter_receivers(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = []
+    for call in _calls(node):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _PARAMETER_METHODS:
+            receiver = _strip_module(func.value)
+            if _is_model_expr(receiver):
+                out.append(receiver)
+    return out
+
+
+def _is_optimizer_call(call: cst.Call) -> bool:
+    name = get_full_name_for_node(call.func)
+    if not name:
+        return False
+    return bool(_OPTIMIZER_NAME.search(name.rsplit(".", 1)[-1]))
+
+
+def _assigned_targets(small: cst.CSTNode) -> list[cst.CSTNode]:
+    targets: list[cst.CSTNode] = []
+    if isinstance(small, cst.Assign):
+        targets = [t.target for t in small.targets]
+    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        targets = [small.target]
+    out = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(e.value for e in target.elements)
+        else:
+            out.append(target)
+    return out
+
+
+def _same(a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    return get_full_name_for_node(a) is not None and get_full_name_for_node(a) == get_full_name_for_node(b)
+
+
+def _touches(stmt: cst.CSTNode, model: cst.CSTNode) -> bool:
+    """Does the statement (re)bind the model or call a method on it (placement, wrapping, loading)?"""
+    for small in _own_nodes(stmt):
+        if any(_same(t, model) for t in _assigned_targets(small)):
+            return True
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and _same(_strip_module(func.value), model):
+                return True
+    if isinstance(stmt, cst.With):
+        for item in stmt.items:
+            if item.asname is not None and _same(item.asname.name, model):
+                return True
+    if isinstance(stmt, cst.For) and _same(stmt.target, model):
+        return True
+    return False
+
+
+def _value_of(name: cst.CSTNode, statements: list) -> cst.CSTNode | None:
+    """The value last assigned to `name` among the statements (for `AdamW(param_groups)`)."""
+    found = None
+    for stmt, _ in statements:
+        for small in _own_nodes(stmt):
+            if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+                if any(_same(t, name) for t in _assigned_targets(small)):
+                    found = small.value
+    return found
+
+
+@dataclass(frozen=True)
+class _Plan:
+    block: cst.CSTNode | None  # Module or IndentedBlock to insert into
+    after: int  # insert after this index (-1: at the start)
+    model: str | None
+    message: str
+
+
+def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str]) -> _Plan | None:
+    statements: list = []
+    _flatten(body_block, (), statements)
+    for position, (stmt, path) in enumerate(statements):
+        for small in _own_nodes(stmt):
+            for call in _calls(small):
+                if not _is_optimizer_call(call):
+                    continue
+                receivers = []
+                for arg in call.args:
+                    receivers += _parameter_receivers(arg.value)
+                    if not receivers and isinstance(arg.value, cst.Name):
+                        value = _value_of(arg.value, statements[:position])
+                        if value is not None:
+                            receivers += _parameter_receivers(value)
+                if not receivers:
+                    continue
+                model = receivers[0]
+                return _anchor(module, statements[:position], path, model, params)
+    return None
+
+
+def _anchor(module: cst.Module, before: list, opt_path: Path, model: cst.CSTNode, params: set[str]) -> _Plan:
+    text = module.code_for_node(model)
+    anchor_path = None
+    for stmt, path in before:
+        if _touches(stmt, model):
+            anchor_path = path
+    if anchor_path is None:
+        root = model
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in params:
+            block = opt_path[0][0]
+            first = 1 if block.body and is_docstring(block.body[0]) else 0
+            return _Plan(block, first - 1, text, f"model `{text}` is a parameter of the function building the optimizer")
+        return _Plan(None, -1, text, f"the optimizer's model `{text}` is not assigned before the optimizer in the same function")
+    depth = 0
+    while depth < min(len(anchor_path), len(opt_path)) and anchor_path[depth][0] is opt_path[depth][0]:
+        if anchor_path[depth][1] != opt_path[depth][1]:
+            break
+        depth += 1
+    if depth >= min(len(anchor_path), len(opt_path)) or anchor_path[depth][0] is not opt_path[depth][0]:
+        return _Plan(None, -1, text, f"`{text}` is placed in another branch than the one building its optimizer")
+    block, index = anchor_path[depth]
+    if not isinstance(block, (cst.Module, cst.IndentedBlock)):
+        return _Plan(None, -1, text, f"`{text}` and its optimizer share a one-line block")
+    return _Plan(block, index, text, f"hook after the last statement building or placing `{text}`")
+
+
+def find_model_insertion(module: cst.Module) -> _Plan:
+    """Where `ConfigChecker(model, ...)` goes: the module scope first, then each function in order."""
+    plan = _plan_in_scope(module, module, set())
+    if plan is not None and plan.block is not None:
+        return plan
+    collector = _ScopeCollector()
+    module.visit(collector)
+    failure = plan
+    for function in collector.functions:
+        if not isinstance(function.body, cst.IndentedBlock):
+            continue
+        params = {p.name.value for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+        plan = _plan_in_scope(module, function.body, params)
+        if plan is not None and plan.block is not None:
+            return plan
+        failure = failure or plan
+    if failure is not None:
+        return failure
+    return _Plan(None, -1, None, "no optimizer built from `<model>.parameters()` found")
+
+
+class _Inserter(cst.CSTTransformer):
+    def __init__(self, insertions: dict[int, list[tuple[int, list]]]):
+        self.insertions = insertions
+
+    def _insert(self, original, updated):
+        todo = self.insertions.get(id(original))
+        if not todo:
+            return updated
+        body = list(updated.body)
+        for after, statements in sorted(todo, key=lambda item: item[0], reverse=True):
+            body[after + 1 : after + 1] = statements
+        return updated.with_changes(body=body)
+
+    def leave_Module(self, original_node, updated_node):
+        return self._insert(original_node, updated_node)
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        return self._insert(original_node, updated_node)
+
+
+def add_config_check_hooks(module: cst.Module, *, zip_path: str = DEFAULT_NPU_PACK) -> HookResult:
+    """Insert the guarded ConfigChecker import/patch at the top and the model hook (see module doc)."""
+    if has_hooks(module):
+        return HookResult(module, False, True, None, "ConfigChecker hooks already present", already_present=True)
+    plan = find_model_insertion(module)
+    if plan.block is None:
+        return HookResult(module, False, False, plan.model, f"ConfigChecker hook not added: {plan.message}")
+    hook = cst.parse_statement(
+        f"if ConfigChecker is not None:\n    ConfigChecker({plan.model}, output_zip_path={json.dumps(zip_path)}, fmk=\"pytorch\")\n"
+    )
+    top = [cst.parse_statement(_TOP_BLOCK), cst.parse_statement(_PATCH)]
+    top_index = leading_imports_end(module.body) - 1
+    insertions: dict[int, list[tuple[int, list]]] = {id(module): [(top_index, top)]}
+    insertions.setdefault(id(plan.block), []).append((plan.after, [hook]))
+    if plan.block is module and plan.after < top_index + 1:
+        return HookResult(module, False, False, plan.model, "ConfigChecker hook not added: the model is built among the imports")
+    new = module.visit(_Inserter(insertions))
+    return HookResult(new, True, True, plan.model, f"ConfigChecker hooks added ({plan.message})")

@@ -1,0 +1,284 @@
+"""`npu-migrate apply` and `npu-migrate instrument`: thin click layer over `migrate.apply`.
+
+Never prompts; refuses (exit 2) rather than overwrite an input or an existing output by surprise.
+Exit 0 when everything was rewritten, 1 when manual items remain (or --smoke failed), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import click
+
+from migrate.codemods.config_check_hooks import DEFAULT_GPU_PACK, DEFAULT_NPU_PACK
+
+STDIN = "-"
+
+
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _inside(child: str, parent: str) -> bool:
+    child, parent = os.path.realpath(child), os.path.realpath(parent)
+    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+
+
+def _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths):
+    from migrate import knowledge
+    from migrate.apply import ApplyOptions
+    from migrate.config import ConfigError, load_config
+
+    try:
+        config = load_config([p for p in paths if p != STDIN], config_path)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    version = torch_npu_version or config.torch_npu_version
+    try:
+        knowledge.resolve_version(version)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--torch-npu-version") from None
+    return ApplyOptions(torch_npu_version=version, entry_globs=tuple(entry), transfer=not no_transfer,
+                        config_check=not no_config_check, config_pack=config_pack, config=config)
+
+
+def _git_dirty(paths: list[str]) -> str | None:
+    """None when every path is in a clean git work tree; otherwise why not."""
+    for path in paths:
+        directory = path if os.path.isdir(path) else (os.path.dirname(os.path.abspath(path)) or ".")
+        try:
+            top = subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return "git is not available"
+        if top.returncode != 0:
+            return f"{path} is not in a git work tree"
+        status = subprocess.run(["git", "-C", top.stdout.strip(), "status", "--porcelain", "--", os.path.abspath(path)],
+                                capture_output=True, text=True, timeout=120)
+        if status.returncode != 0:
+            return f"git status failed for {path}: {status.stderr.strip()}"
+        if status.stdout.strip():
+            return f"{path} has uncommitted changes:\n{status.stdout.rstrip()}"
+    return None
+
+
+def _summary(result, *, verb: str = "changed") -> None:
+    changed = result.changed
+    counts = result.counts()
+    _err(f"apply: {len(changed)} of {len(result.files)} files {verb}, {sum(counts.values())} rewrites"
+         + (" (" + ", ".join(f"{code} x{n}" for code, n in counts.items()) + ")" if counts else ""))
+    for f in result.files:
+        for added in f.structural:
+            _err(f"  {f.path}: added {added}")
+    manual = result.manual
+    if manual:
+        _err(f"{len(manual)} manual items left (not rewritten):")
+        for m in manual:
+            where = m.path if m.cell is None else f"{m.path}[cell {m.cell}]"
+            _err(f"  {where}:{m.line}: {m.code} {m.message}")
+    else:
+        _err("no manual items left")
+
+
+def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: bool = False) -> int:
+    try:
+        from checks.smoke import run_smoke
+    except ImportError as exc:
+        _err(f"--smoke: the smoke runner is not available ({exc})")
+        return 2
+    status = 0
+    for script in scripts:
+        _err(f"smoke: {script} ({steps} steps)")
+        outcome = run_smoke(script, steps=steps, torch_npu_version=torch_npu_version, fake_data=fake_data)
+        code = getattr(outcome, "exit_code", 2)
+        _err(f"smoke: {script}: exit {code}")
+        status = max(status, code)
+    return status
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--output", help="Output file (for a FILE) or directory (for a DIR; the whole tree is copied).")
+@click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
+@click.option("--in-place", is_flag=True, help="Rewrite the inputs themselves (only in a clean git work tree, or with --backup).")
+@click.option("--backup", is_flag=True, help="With --in-place: keep each changed file's original as FILE.orig.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output (or FILE.orig backups).")
+@click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
+@click.option("--entry", multiple=True, metavar="GLOB", help="Treat matching files as entry scripts (repeatable).")
+@click.option("--no-transfer", is_flag=True, help="Do not add `from torch_npu.contrib import transfer_to_npu` to entry scripts.")
+@click.option("--no-config-check", is_flag=True, help="Do not add the msprobe ConfigChecker hooks to entry scripts.")
+@click.option("--config-pack", default=DEFAULT_NPU_PACK, show_default=True, help="Zip the ConfigChecker hook writes.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the change list to FILE.json or FILE.csv.")
+@click.option("--smoke", is_flag=True, help="After writing, run the migrated entry script(s) for a few steps.")
+@click.option("--steps", default=5, show_default=True, type=click.IntRange(min=1), help="Steps for --smoke.")
+@click.option("--fake-data", is_flag=True, help="With --smoke: replace torchvision datasets with random data.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="pyproject.toml to read [tool.npu-migrate] from.")
+@click.option("--stdin-filename", default="<stdin>.py", show_default=True, help="Name (and kind) of '-' input.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes for a directory (default: all cores).")
+def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry, no_transfer, no_config_check,
+          config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs):
+    """Rewrite CUDA training code for Ascend NPUs: `apply FILE -o OUT`, `apply DIR -o OUTDIR`,
+    `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`."""
+    from migrate import apply as engine
+
+    modes = sum(bool(x) for x in (output, diff, in_place))
+    if modes > 1:
+        raise click.UsageError("choose one of -o/--output, --diff and --in-place")
+    if STDIN in paths and len(paths) > 1:
+        raise click.UsageError("'-' (stdin) cannot be combined with other paths")
+    if backup and not in_place:
+        raise click.UsageError("--backup goes with --in-place")
+    if modes == 0 and STDIN not in paths:
+        raise click.UsageError("say where the result goes: -o OUT, --diff or --in-place")
+    if output and len(paths) != 1:
+        raise click.UsageError("-o takes exactly one input (a file or a directory)")
+    if in_place and STDIN in paths:
+        raise click.UsageError("--in-place needs files, not stdin")
+    for path in paths:
+        if path != STDIN and not os.path.exists(path):
+            raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
+    options = _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths)
+
+    if STDIN in paths:
+        from migrate.sources import classify
+
+        data = sys.stdin.buffer.read()
+        rewrite = engine.rewrite_file(stdin_filename, data, kinds=classify(stdin_filename) or ("python",), options=options)
+        result = engine.ApplyResult((rewrite,), (), engine.resolve_options(options)[1])
+        if diff:
+            sys.stdout.write(engine.unified_diff(rewrite, f"a/{stdin_filename}", f"b/{stdin_filename}"))
+        elif output:
+            _check_output_file(output, None, force)
+            engine.atomic_write(output, rewrite.output)
+        else:
+            sys.stdout.buffer.write(rewrite.output)
+            sys.stdout.flush()
+        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
+
+    directories = [p for p in paths if os.path.isdir(p)]
+    if directories and output:
+        root = paths[0]
+        if _inside(output, root) or _inside(root, output):
+            raise click.UsageError(f"the output {output} must not be inside the input {root} (or contain it)")
+        if os.path.exists(output) and not (os.path.isdir(output) and not os.listdir(output)) and not force:
+            raise click.UsageError(f"{output} exists; use --force to write into it")
+        if os.path.exists(output) and not os.path.isdir(output):
+            raise click.UsageError(f"{output} exists and is not a directory")
+        result = engine.plan_tree(root, options, jobs=jobs)
+        engine.write_tree(result, root, output)
+        scripts = [os.path.join(output, os.path.relpath(f.path, root)) for f in result.changed if f.entry and f.kind == "python"]
+        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
+
+    result = _plan_paths(engine, paths, options, jobs)
+    if diff:
+        for f in result.changed:
+            name = f.path.replace(os.sep, "/")
+            sys.stdout.write(engine.unified_diff(f, f"a/{name}", f"b/{name}"))
+        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
+    if in_place:
+        changed = result.changed
+        if not backup:
+            reason = _git_dirty(list(paths))
+            if reason:
+                raise click.UsageError(f"--in-place needs a clean git work tree or --backup: {reason}")
+        for f in changed:
+            if backup and os.path.exists(f.path + ".orig") and not force:
+                raise click.UsageError(f"{f.path}.orig exists; use --force to overwrite it")
+        for f in changed:
+            mode = os.stat(f.path).st_mode
+            if backup:
+                engine.atomic_write(f.path + ".orig", f.original, mode=mode)
+            engine.atomic_write(f.path, f.output, mode=mode)
+        scripts = [f.path for f in changed if f.entry and f.kind == "python"]
+        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
+    # a single file with -o
+    source = paths[0]
+    target = output
+    if output.endswith(("/", os.sep)) or os.path.isdir(output):
+        target = os.path.join(output, os.path.basename(source))
+    _check_output_file(target, source, force)
+    rewrite = result.files[0]
+    engine.atomic_write(target, rewrite.output, mode=os.stat(source).st_mode)
+    scripts = [target] if rewrite.kind == "python" else []
+    return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
+
+
+def _plan_paths(engine, paths, options, jobs):
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            from migrate.config import Config
+            from migrate.engine import discover
+
+            targets, _ = discover([path], options.config or Config())
+            files += [t.path for t in targets]
+        else:
+            files.append(path)
+    return engine.plan_files(files, options, jobs=jobs)
+
+
+def _check_output_file(target: str, source: str | None, force: bool) -> None:
+    if source is not None and os.path.exists(target) and os.path.samefile(target, source):
+        raise click.UsageError(f"the output {target} is the input; use --in-place to rewrite it")
+    if os.path.isdir(target):
+        raise click.UsageError(f"{target} is a directory")
+    if os.path.lexists(target) and not force:
+        raise click.UsageError(f"{target} exists; use --force to overwrite it")
+
+
+def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False) -> None:
+    from migrate import apply as engine
+
+    if report_path:
+        engine.write_report(result, report_path)
+    _summary(result)
+    status = 1 if result.manual else 0
+    if any(f.error is not None for f in result.files) and len(result.files) == 1:
+        status = 2  # the one file asked for could not be read or parsed
+    if smoke:
+        if not scripts:
+            _err("--smoke: no rewritten entry script to run")
+        else:
+            smoke_status = _run_smoke(scripts, steps, options.torch_npu_version, fake_data)
+            status = max(status, 1 if smoke_status == 1 else smoke_status)
+    sys.exit(status)
+
+
+@click.command()
+@click.argument("path")
+@click.option("-o", "--output", help="Where to write the instrumented copy ('-' or no -o: stdout).")
+@click.option("--config-pack", default=DEFAULT_GPU_PACK, show_default=True, help="Zip the ConfigChecker hook writes.")
+@click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output.")
+def instrument(path, output, config_pack, diff, force):
+    """Add only the msprobe ConfigChecker hooks to a GPU script (the baseline side of a comparison):
+    `instrument gpu_train.py -o gpu_train_cc.py`. Exit 1 when the model could not be found."""
+    from migrate import apply as engine
+
+    if path == STDIN:
+        data = sys.stdin.buffer.read()
+        name = "<stdin>.py"
+    else:
+        if not os.path.isfile(path):
+            raise click.BadParameter(f"{path}: no such file", param_hint="PATH")
+        with open(path, "rb") as handle:
+            data = handle.read()
+        name = path
+    try:
+        new, outcome = engine.instrument_file(name, data, zip_path=config_pack)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        raise click.UsageError(f"{name}: cannot decode: {exc}") from None
+    _err(f"instrument: {outcome.message}")
+    if outcome.message.startswith("cannot parse"):
+        sys.exit(2)
+    if diff:
+        rewrite = engine.FileRewrite(name, "python", data, new)
+        sys.stdout.write(engine.unified_diff(rewrite, f"a/{name}", f"b/{name}"))
+    elif output and output != STDIN:
+        _check_output_file(output, path if path != STDIN else None, force)
+        engine.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None)
+    else:
+        sys.stdout.buffer.write(new)
+        sys.stdout.flush()
+    sys.exit(0 if outcome.model_found else 1)

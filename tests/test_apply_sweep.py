@@ -1,0 +1,37 @@
+"""Sweep `apply` over every .py file of the installed torch package: real code nobody here wrote.
+
+No crash, every output parses, a second pass changes nothing. Slow (minutes): `pytest -m slow`.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from pathlib import Path
+
+import pytest
+
+from migrate.apply import ApplyOptions, plan_files, rewrite_file
+
+TORCH = Path(__file__).resolve().parent.parent / ".venv" / "lib" / "python3.11" / "site-packages" / "torch"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TORCH.is_dir(), reason="torch is not installed in .venv")
+def test_apply_over_the_torch_package():
+    files = sorted(str(p) for p in TORCH.rglob("*.py"))
+    started = time.perf_counter()
+    result = plan_files(files, ApplyOptions())
+    elapsed = time.perf_counter() - started
+    changed = result.changed
+    assert len(result.files) == len(files) > 1000
+    assert changed, "torch has .cuda() calls: some files must change"
+    internal = [f for f in result.files if f.error is not None and f.error.code == "NPU900"]
+    assert not internal, [f.error.message for f in internal[:5]]
+    for f in changed:
+        ast.parse(f.output.decode("utf-8-sig"))
+        assert rewrite_file(f.path, f.output, options=ApplyOptions()).output == f.output, f.path
+    unchanged_untouched = [f for f in result.files if not f.changed and f.output != f.original]
+    assert not unchanged_untouched
+    print(f"\ntorch sweep: {len(files)} files, {len(changed)} changed, {len(result.changes)} rewrites, "
+          f"{len(result.manual)} manual items, {elapsed:.1f}s")
