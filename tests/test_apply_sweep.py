@@ -13,7 +13,14 @@ import pytest
 
 from migrate.apply import ApplyOptions, plan_files, rewrite_file
 
-TORCH = Path(__file__).resolve().parent.parent / ".venv" / "lib" / "python3.11" / "site-packages" / "torch"
+def _torch_dir() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")  # locates the package without importing it
+    return Path(list(spec.submodule_search_locations)[0]) if spec and spec.submodule_search_locations else Path("/nonexistent")
+
+
+TORCH = _torch_dir()
 
 
 @pytest.mark.slow
