@@ -309,10 +309,16 @@ def _structural(text: str, tree: ast.Module, *, torch_npu: bool, transfer: bool,
     add_transfer = transfer and not present.transfer
     if hooks and "ConfigChecker" in text:
         hooks = not _has_hooks_text(text)
-    if not (add_torch_npu or add_transfer or hooks):
-        return _Structural(text, (), ())
     added: list[str] = []
     manual: list[str] = []
+    if hooks and not _builds_optimizer_from_parameters(tree):
+        # The hook is anchored on `<model>.parameters()` handed to an optimizer; without any such
+        # call it cannot be placed, so skip the full-module libcst parse (most of apply's cost on a
+        # big repo) and report what the codemod would have reported.
+        hooks = False
+        manual.append("ConfigChecker hook not added: no optimizer built from `<model>.parameters()` found")
+    if not (add_torch_npu or add_transfer or hooks):
+        return _Structural(text, (), tuple(manual))
     if hooks:
         module = cst.parse_module(text)
         injected = inject_npu_imports(module, torch_npu=add_torch_npu, transfer=add_transfer)
@@ -332,7 +338,17 @@ def _structural(text: str, tree: ast.Module, *, torch_npu: bool, transfer: bool,
     new_head = injected.module.code
     if head and not rest and not head.endswith(("\n", "\r")) and new_head.endswith(("\n", "\r")):
         new_head = new_head.rstrip("\r\n")
-    return _Structural(new_head + rest, injected.added, ())
+    return _Structural(new_head + rest, injected.added, tuple(manual))
+
+
+def _builds_optimizer_from_parameters(tree: ast.Module) -> bool:
+    """Cheap necessary condition for placing the ConfigChecker hook (see codemods/config_check_hooks)."""
+    from migrate.codemods.config_check_hooks import _PARAMETER_METHODS
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _PARAMETER_METHODS:
+            return True
+    return False
 
 
 def _has_hooks_text(text: str) -> bool:
@@ -372,11 +388,14 @@ def _rewrite_python(path: str, body: str, findings, options: ApplyOptions, versi
         if errors:
             raise _RewriteBroke(f"the rewritten file does not parse: {errors[0].message}")
         leftover = [f for f in current if f.fixable]
+    needs = _needs_npu(findings) or bool(changes)
+    if not needs:
+        # nothing rewritten and nothing CUDA-specific (only NPU6xx notes): no second parse needed
+        return _Structural(text, (), ()), changes, leftover, False
     tree = _parse(text)
     if tree is None:
         raise _RewriteBroke("the rewritten file does not parse")
     entry = is_entry_script(tree, path, options.entry_globs)
-    needs = _needs_npu(findings) or bool(changes)
     structural = _Structural(text, (), ())
     if needs:
         structural = _structural(

@@ -6,6 +6,7 @@ from migrate.rules import all_rules
 
 # File-level problems are not rules (nothing to match), but their codes are just as stable.
 FILE_CODES = {
+    "NPU900": ("internal-error", "error", "`apply` produced output that would not parse; the file is left as it was (a bug in npu-migrate: please report it)."),
     "NPU901": ("syntax-error", "error", "The file does not parse as Python 3 (Python 2 code is named as such)."),
     "NPU902": ("decode-error", "error", "Undecodable bytes or a binary file; the file is skipped."),
     "NPU903": ("unreadable", "error", "Unreadable file, broken symbolic link, symbolic link loop, or nonexistent path."),
