@@ -246,10 +246,13 @@ def _manual_items(findings, leftover) -> list[ManualItem]:
 
 # ---- structural rewrites (libcst, only when needed) ---------------------------------------------------
 def _header_cut(tree: ast.Module, lines: list[str]) -> int:
-    """Number of lines the import codemod needs to see: through the last top-level torch (or
-    torch_npu) import, else through the opening run of imports. Parsing only that much with libcst
-    keeps big files cheap; the codemod inserts at the same place as on the whole module."""
+    """Number of lines the import codemod needs to see: through the statement after which it
+    inserts (see `codemods.inject_npu_imports._insertion_index`, mirrored here on the stdlib ast:
+    the last torch import of the opening import block, else the first top-level torch import,
+    else the end of the opening block). Parsing only that much with libcst keeps big files cheap;
+    the codemod then inserts at the same place as on the whole module."""
     body = tree.body
+    simple = (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr)
 
     def modules(stmt) -> list[str]:
         if isinstance(stmt, ast.Import):
@@ -257,25 +260,34 @@ def _header_cut(tree: ast.Module, lines: list[str]) -> int:
         if isinstance(stmt, ast.ImportFrom):
             return [stmt.module or ""] if not stmt.level else ["."]
         if isinstance(stmt, (ast.Try, ast.If)):
-            return [m for block in _ast_blocks(stmt) for inner in block for m in modules(inner)]
+            out: list[str] = []
+            for block in _ast_blocks(stmt):
+                for inner in block:
+                    if not isinstance(inner, simple):
+                        return []  # like codemods._module.imported_modules: only import-and-fallback blocks
+                    out += modules(inner) if isinstance(inner, (ast.Import, ast.ImportFrom)) else []
+            return out
         return []
 
-    last = -1
-    for index, stmt in enumerate(body):
-        if any(m.split(".")[0] in ("torch", "torch_npu") for m in modules(stmt)):
-            last = index
-    if last < 0:
-        index = 0
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            index = 1
-        while index < len(body) and modules(body[index]):
-            index += 1
-        last = index - 1
-    if last < 0:
+    def imports_torch(stmt) -> bool:
+        return any(m.split(".")[0] in ("torch", "torch_npu") for m in modules(stmt))
+
+    start = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        start = 1
+    while start < len(body) and isinstance(body[start], ast.ImportFrom) and body[start].module == "__future__":
+        start += 1
+    end = start
+    while end < len(body) and modules(body[end]):
+        end += 1
+    chosen = next((i for i in range(end - 1, start - 1, -1) if imports_torch(body[i])), None)
+    if chosen is None:
+        chosen = next((i for i in range(end, len(body)) if imports_torch(body[i])), end - 1)
+    if chosen < 0:
         return 0
-    cut = body[last].end_lineno or body[last].lineno
-    for stmt in body[last + 1 :]:
-        if stmt.lineno <= cut:
+    cut = body[chosen].end_lineno or body[chosen].lineno
+    for stmt in body[chosen + 1 :]:
+        if stmt.lineno <= cut:  # statements sharing the last line (`import a; import b`)
             cut = max(cut, stmt.end_lineno or stmt.lineno)
         else:
             break

@@ -279,3 +279,35 @@ def test_launcher_rewrite():
     data = b"#!/bin/bash\nexport CUDA_VISIBLE_DEVICES=0,1  # two cards\ntorchrun train.py\n"
     result = rewrite_file("run.sh", data)
     assert result.output == data.replace(b"CUDA_VISIBLE_DEVICES", b"ASCEND_RT_VISIBLE_DEVICES")
+
+
+def test_torch_npu_import_goes_after_the_opening_block_not_a_late_torch_import():
+    from migrate.apply import ApplyOptions, rewrite_source
+
+    source = (
+        '"""Module."""\n'
+        "import os\n"
+        "import torch\n"
+        "\n"
+        "x = torch.ones(1).cuda()\n"
+        "\n"
+        "def late():\n"
+        "    return 1\n"
+        "\n"
+        "import torch.nn as nn  # imported again far below\n"
+    )
+    out = rewrite_source(source, path="lib.py", options=ApplyOptions(config_check=False)).output.decode()
+    lines = out.splitlines()
+    assert lines[3] == "import torch_npu", out
+    assert out.count("import torch_npu") == 1
+    assert lines[-1] == "import torch.nn as nn  # imported again far below"
+    again = rewrite_source(out, path="lib.py", options=ApplyOptions(config_check=False)).output.decode()
+    assert again == out
+
+
+def test_torch_npu_import_after_the_first_torch_import_when_the_opening_block_has_none():
+    from migrate.apply import ApplyOptions, rewrite_source
+
+    source = "import os\nimport sys\nsys.path.insert(0, '.')\nimport torch\nimport numpy\nx = torch.ones(1).cuda()\n"
+    out = rewrite_source(source, path="lib.py", options=ApplyOptions(config_check=False)).output.decode()
+    assert out.splitlines()[4] == "import torch_npu", out

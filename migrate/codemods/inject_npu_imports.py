@@ -56,18 +56,23 @@ class InjectResult:
 
 
 def _insertion_index(body) -> int:
-    last_torch = -1
-    last_torch_npu = -1
-    for index, stmt in enumerate(body):
-        modules = imported_modules(stmt)
-        if any(is_torch_module(m) for m in modules):
-            last_torch = index
-        if any(m == "torch_npu" or m.startswith("torch_npu.") for m in modules):
-            last_torch_npu = index
+    """Just after the last torch (or torch_npu) import of the module's opening import block; when
+    that block imports no torch, just after the first top-level torch import. Not after the last
+    torch import of the whole file: in a module that imports torch again far below, code between
+    the two would run before torch_npu is loaded (and libcst would have to read the whole file)."""
     start = header_start(body)
-    if last_torch >= 0 or last_torch_npu >= 0:
-        return max(last_torch, last_torch_npu, start - 1) + 1
-    return leading_imports_end(body)
+    end = leading_imports_end(body)
+
+    def imports_torch(stmt) -> bool:
+        return any(is_torch_module(m) or m == "torch_npu" or m.startswith("torch_npu.") for m in imported_modules(stmt))
+
+    in_block = [index for index in range(start, end) if imports_torch(body[index])]
+    if in_block:
+        return in_block[-1] + 1
+    for index in range(end, len(body)):
+        if imports_torch(body[index]):
+            return index + 1
+    return end
 
 
 def inject_npu_imports(module: cst.Module, *, torch_npu: bool, transfer: bool) -> InjectResult:
