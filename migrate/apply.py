@@ -76,9 +76,11 @@ class ManualItem:
     code: str
     message: str
     cell: int | None = None
+    severity: str = "error"  # of the finding left; info-only leftovers do not make apply exit 1
 
     def to_dict(self) -> dict:
-        return {"file": self.path, "cell": self.cell, "line": self.line, "code": self.code, "message": self.message}
+        return {"file": self.path, "cell": self.cell, "line": self.line, "code": self.code, "severity": self.severity,
+                "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -239,8 +241,9 @@ def _apply_findings(text: str, findings) -> tuple[str, list[Change], list[Findin
 
 
 def _manual_items(findings, leftover) -> list[ManualItem]:
-    items = [ManualItem(f.path, f.line, f.code, f.message, f.cell) for f in findings if not f.fixable]
-    items += [ManualItem(f.path, f.line, f.code, f"not rewritten (overlaps another rewrite): {f.message}", f.cell) for f in leftover]
+    items = [ManualItem(f.path, f.line, f.code, f.message, f.cell, str(f.severity)) for f in findings if not f.fixable]
+    items += [ManualItem(f.path, f.line, f.code, f"not rewritten (overlaps another rewrite): {f.message}", f.cell,
+                         str(f.severity)) for f in leftover]
     return items
 
 
@@ -451,7 +454,7 @@ def rewrite_file(path: str, data: bytes, *, kinds: tuple[str, ...] | None = None
     try:
         if kind == "python":
             structural, changes, leftover, entry = _rewrite_python(path, decoded.body, findings, options, version)
-            manual = _manual_items(findings, leftover) + [ManualItem(path, 1, "HOOK", m) for m in structural.manual]
+            manual = _manual_items(findings, leftover) + [ManualItem(path, 1, "HOOK", m, severity="warning") for m in structural.manual]
             output = _encode(decoded, structural.text) if (changes or structural.added) else data
             return FileRewrite(path, kind, data, output, tuple(changes), structural.added, tuple(manual + manual_errors), entry=entry)
         if kind == "notebook":

@@ -11,9 +11,9 @@ NPU=.venv/bin/npu-migrate
 echo "== 1. analyze $EXAMPLE"
 "$NPU" analyze "$EXAMPLE" || true   # exit 1 = findings, expected for a GPU script
 echo
-echo "== 2. apply -> $OUT/npu_train.py (diff first)"
+echo "== 2. apply: the diff it will make"
 "$NPU" apply "$EXAMPLE" --diff || true
-"$NPU" apply "$EXAMPLE" -o "$OUT/npu_train.py" --force --config-pack "$OUT/npu_config_pack.zip" || true
 echo
-echo "== 3. smoke on the stand-in (no Ascend NPU here)"
-"$NPU" smoke "$OUT/npu_train.py" --backend auto --fake-data --steps 3 --json "$OUT/smoke.json" -- --max-steps 3
+echo "== 3. apply -> $OUT/npu_train.py and smoke it on the NPU, or on the CPU-backed torch_npu stand-in"
+"$NPU" apply "$EXAMPLE" -o "$OUT/npu_train.py" --force --config-pack "$OUT/npu_config_pack.zip" \
+    --report "$OUT/changes.json" --smoke --steps 3 --fake-data

@@ -157,3 +157,14 @@ def test_check_on_apply_output_finds_nothing_fixable(tmp_path: Path):
     assert findings and not [f for f in findings if f["fixable"]]
     before = json.loads(run_cli("analyze", "--format", "json", "--no-progress", "--no-cache", str(FIXTURES / "ddp_torchrun")).stdout)
     assert [f for f in before["findings"] if f["fixable"]]  # there was something to fix
+
+
+def test_info_only_leftovers_do_not_fail_apply(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("import torch\ntorch.backends.cudnn.benchmark = True\nx = torch.ones(1).cuda()\n")
+    proc = run_cli("apply", str(script), "-o", str(tmp_path / "out.py"), "--no-config-check")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"NPU206 [info]" in proc.stderr  # still listed for the user
+    script.write_text("import torch\nprint(torch.version.cuda)\nx = torch.ones(1).cuda()\n")
+    proc = run_cli("apply", str(script), "-o", str(tmp_path / "out2.py"), "--no-config-check")
+    assert proc.returncode == 1 and b"NPU205 [warning]" in proc.stderr

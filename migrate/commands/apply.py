@@ -1,7 +1,8 @@
 """`npu-migrate apply` and `npu-migrate instrument`: thin click layer over `migrate.apply`.
 
 Never prompts; refuses (exit 2) rather than overwrite an input or an existing output by surprise.
-Exit 0 when everything was rewritten, 1 when manual items remain (or --smoke failed), 2 on bad input.
+Exit 0 when everything was rewritten (info-level notes may remain), 1 when warning/error manual items remain
+(or --smoke failed), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _summary(result, *, verb: str = "changed") -> None:
         _err(f"{len(manual)} manual items left (not rewritten):")
         for m in manual:
             where = m.path if m.cell is None else f"{m.path}[cell {m.cell}]"
-            _err(f"  {where}:{m.line}: {m.code} {m.message}")
+            _err(f"  {where}:{m.line}: {m.code} [{m.severity}] {m.message}")
     else:
         _err("no manual items left")
 
@@ -92,7 +93,11 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
         _err(f"smoke: {script} ({steps} steps)")
         outcome = run_smoke(script, steps=steps, torch_npu_version=torch_npu_version, fake_data=fake_data)
         code = getattr(outcome, "exit_code", 2)
-        _err(f"smoke: {script}: exit {code}")
+        from rich.console import Console
+
+        from checks.smoke import render
+
+        render(outcome, Console(stderr=True))  # the full verdict, incl. "emulated: no Ascend NPU found"
         status = max(status, code)
     return status
 
@@ -233,7 +238,9 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
     if report_path:
         engine.write_report(result, report_path)
     _summary(result)
-    status = 1 if result.manual else 0
+    # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
+    # have no effect on an NPU) are listed but do not fail the run
+    status = 1 if any(m.severity != "info" for m in result.manual) else 0
     if any(f.error is not None for f in result.files) and len(result.files) == 1:
         status = 2  # the one file asked for could not be read or parsed
     if smoke:
