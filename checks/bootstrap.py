@@ -48,6 +48,8 @@ class Recorder:
         self.warnings: list[str] = []
         self.tracer = None
         self.trace_wanted = bool(cfg.get("op_trace")) and self.backend == "emulated"
+        self.trace_stable_steps = 0  # consecutive steps that added no new op to the trace
+        self.trace_stopped_after = None  # step after which tracing was switched off
         self.status = "running"
         self.exception = None
         self.exit_code = None
@@ -82,6 +84,7 @@ class Recorder:
         self.pending_loss = 0.0
         self.pending_backward = 0
         n = len(self.losses)
+        self.maybe_stop_tracing(n)
         if n == 1 or n == self.target:
             self.param_device = self.param_devices(optimizer)
         if n >= self.target or not math.isfinite(self.losses[-1]):
@@ -90,6 +93,28 @@ class Recorder:
             self.write()
             raise SmokeStop()
         self.write()
+
+    def maybe_stop_tracing(self, step: int) -> None:
+        """A training step runs the same ops every time: once two consecutive steps add no new op
+        (and no new float64/complex op), the op set is known and tracing, which costs a Python
+        call per op, is switched off for the remaining steps. Ops that only run every k-th step
+        (periodic evaluation, logging) after that point are not seen; the report says from which
+        step tracing stopped."""
+        tracer = self.tracer
+        if tracer is None or self.trace_stopped_after is not None:
+            return
+        seen = (len(tracer.counts), len(tracer.wide))
+        if getattr(self, "_trace_seen", None) == seen:
+            self.trace_stable_steps += 1
+        else:
+            self.trace_stable_steps = 0
+        self._trace_seen = seen
+        if self.trace_stable_steps >= 2:
+            try:
+                tracer.__exit__(None, None, None)
+            except Exception:  # not the innermost mode (the script pushed its own): keep tracing
+                return
+            self.trace_stopped_after = step
 
     # -- placement
     def device_of(self, t) -> str:
@@ -159,6 +184,7 @@ class Recorder:
         }
         if self.tracer is not None:
             report["op_trace"] = self.tracer.summary(self.kb)
+            report["op_trace"]["stopped_after_step"] = self.trace_stopped_after
         return report
 
     def write(self) -> None:

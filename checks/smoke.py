@@ -250,6 +250,9 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
     trace = report.get("op_trace") or {}
     unsupported = tuple(trace.get("unsupported_ops", ()))
     wide = tuple(trace.get("float64_ops", ()))
+    if trace.get("stopped_after_step"):
+        warnings.append(f"op tracing stopped after step {trace['stopped_after_step']}: two steps in a row added no new op "
+                        "(ops that only run every k-th step after that are not checked)")
     exc = report.get("exception")
     traceback_text = exc.get("traceback") if exc else None
     location = f"{exc['file']}:{exc['line']}" if exc and exc.get("file") else None

@@ -23,8 +23,8 @@ def _import_msprobe_as_on_cpu(config_path: str):
     import sys
 
     loaded = sys.modules.get("torch_npu")
-    # the stand-in lives in checks/standin/torch_npu (put first on sys.path by the smoke bootstrap)
-    hide = loaded is not None and "standin" in (getattr(loaded, "__file__", "") or "")
+    # the stand-in (checks/standin/torch_npu, first on sys.path only in emulated mode) marks itself
+    hide = loaded is not None and bool(getattr(loaded, "__npu_migrate_standin__", False))
     if hide:
         sys.modules["torch_npu"] = None  # makes `import torch_npu` raise ImportError
     try:

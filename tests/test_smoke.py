@@ -246,3 +246,16 @@ def test_auto_backend_is_emulated_without_torch_npu():
     assert d.backend == "emulated"
     r = smoke("migrated_ok.py", backend="auto", steps=2)
     assert r.backend == "emulated" and r.note and any("auto -> emulated" in w for w in r.warnings)
+
+
+def test_op_tracing_stops_once_the_op_set_is_stable_and_says_so():
+    """Tracing costs a Python call per op; a training step repeats its ops, so it stops after two
+    steps add nothing new. An op that first runs later is then missed: the report must say so."""
+    early = smoke("unsupported_op.py", steps=8, strict_ops=True)
+    assert "aten::_linalg_eigh" in early.unsupported_ops  # seen in step 1, before tracing stops
+    assert any("op tracing stopped after step" in w for w in early.warnings)
+    late = smoke("late_unsupported_op.py", steps=10)
+    assert late.verdict == "pass" and not late.unsupported_ops
+    [note] = [w for w in late.warnings if "op tracing stopped after step" in w]
+    stopped = int(note.split("after step ")[1].split(":")[0])
+    assert stopped < 8, note

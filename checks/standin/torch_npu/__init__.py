@@ -6,6 +6,9 @@ real package lacks raises AttributeError; a name it has works on the CPU or rais
 from torch_npu import _emulator
 
 __version__ = _emulator.VERSION
+# Lets our own runtime code (validate's dump hook) tell the stand-in from a real torch_npu
+# without guessing from its path. Private: the real package has no such name.
+__npu_migrate_standin__ = True
 _emulator.install(__import__("sys").modules[__name__])
 
 _ALLOWED = _emulator._names("torch_npu")
