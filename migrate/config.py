@@ -77,7 +77,7 @@ def find_pyproject(start: Path) -> Path | None:
 
 
 def load_config(paths: list[str], explicit: str | None = None) -> Config:
-    import tomllib
+    from migrate._toml import toml as tomllib
 
     if explicit:
         pyproject = Path(explicit)

@@ -187,7 +187,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             if dep:
                 deps.append(dep)
     elif name == "pyproject.toml":
-        import tomllib
+        from migrate._toml import toml as tomllib
 
         try:
             data = tomllib.loads(source)

@@ -1,7 +1,7 @@
 import ast
 import functools
 import re
-import tomllib
+from migrate._toml import toml as tomllib
 from dataclasses import dataclass
 from importlib import resources
 
