@@ -12,7 +12,8 @@ def main():
     args = parser.parse_args()
     torch.manual_seed(0)
     device = torch.device("npu" if hasattr(torch, "npu") and torch.npu.is_available() else "cpu")
-    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(device)
+    # big enough that steps 2..N take seconds: per-step overhead is then measurable above noise
+    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     import time
 
@@ -20,8 +21,8 @@ def main():
     for step in range(args.steps):
         if step == 1:
             started = time.perf_counter()  # steady state: steps 2..N, as smoke's per-step times
-        x = torch.randn(128, 256, device=device)
-        y = torch.randint(0, 10, (128,), device=device)
+        x = torch.randn(256, 512, device=device)
+        y = torch.randint(0, 10, (256,), device=device)
         loss = nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         loss.backward()

@@ -6,7 +6,7 @@ op tracer and the fake-data patches, puts the torch_npu stand-in first on sys.pa
 then runs the script with runpy as `__main__` with the script's own sys.argv and sys.path[0]. After
 N optimizer steps it stops the script by raising a private BaseException, writes the JSON report and
 leaves with os._exit (so no atexit handler or stray thread of the script can hang the run). The
-report is also rewritten after every step, so a run killed on timeout still says how far it got.
+report is also rewritten as steps complete (at most every 0.5 s), so a run killed on timeout still says how far it got.
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ class Recorder:
         self.backend = cfg["backend"]
         self.t_start = time.perf_counter()
         self.t_last = self.t_start
+        self.last_write = 0.0
         self.losses: list[float] = []
         self.step_times: list[float] = []
         self.loss_dtype = None
@@ -92,7 +93,10 @@ class Recorder:
             self.status = "stopped"
             self.write()
             raise SmokeStop()
-        self.write()
+        # Progress for a run that later times out or crashes hard: at most every 0.5 s, since a
+        # full report (with the op-trace summary) costs more than a small training step.
+        if now - self.last_write >= 0.5 or n == 1:
+            self.write()
 
     def maybe_stop_tracing(self, step: int) -> None:
         """A training step runs the same ops every time: once two consecutive steps add no new op
@@ -188,6 +192,7 @@ class Recorder:
         return report
 
     def write(self) -> None:
+        self.last_write = time.perf_counter()
         tmp = f"{self.report_path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(self.to_json(), f)
