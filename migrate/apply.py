@@ -178,6 +178,11 @@ def is_entry_script(tree: ast.Module, path: str, entry_globs=()) -> bool:
     return False
 
 
+def _may_be_entry(text: str) -> bool:
+    """Cheap necessary condition for `is_entry_script` (which needs a parse)."""
+    return "__main__" in text or "backward" in text or "step" in text
+
+
 def _is_main_guard(test: ast.AST) -> bool:
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
         return False
@@ -404,8 +409,9 @@ def _rewrite_python(path: str, body: str, findings, options: ApplyOptions, versi
             raise _RewriteBroke(f"the rewritten file does not parse: {errors[0].message}")
         leftover = [f for f in current if f.fixable]
     needs = _needs_npu(findings) or bool(changes)
-    if not needs:
-        # nothing rewritten and nothing CUDA-specific (only NPU6xx notes): no second parse needed
+    if not needs or (not changes and not options.entry_globs and not _may_be_entry(text)):
+        # nothing rewritten, and either nothing CUDA-specific (only NPU6xx notes) or a library
+        # module (no `__main__` guard, no top-level backward/step text): nothing to add, no re-parse
         return _Structural(text, (), ()), changes, leftover, False
     tree = _parse(text)
     if tree is None:
