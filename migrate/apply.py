@@ -852,12 +852,36 @@ def _rewrite_many(items, options: ApplyOptions, version: str, jobs: int | None) 
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    size = max(1, len(items) // (workers * 8))
-    batches = [items[i : i + size] for i in range(0, len(items), size)]
+    # Batches balanced by bytes, biggest files first, as the analyze engine does: a repo's few huge
+    # files must not all land in one worker's last batch.
+    def size_of(item) -> int:
+        try:
+            return os.path.getsize(item[0])
+        except OSError:
+            return 0
+
+    order = sorted(range(len(items)), key=lambda i: -size_of(items[i]))
+    total = sum(size_of(item) for item in items) or 1
+    budget = max(total // (workers * 12), 1)
+    batches: list[list[int]] = []
+    current: list[int] = []
+    current_size = 0
+    for index in order:
+        current.append(index)
+        current_size += size_of(items[index])
+        if current_size >= budget:
+            batches.append(current)
+            current, current_size = [], 0
+    if current:
+        batches.append(current)
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    out: list = [None] * len(items)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        results = pool.map(_rewrite_batch, batches, [options] * len(batches), [version] * len(batches))
-        return [r for batch in results for r in batch]
+        jobs_ = [[items[i] for i in batch] for batch in batches]
+        for batch, results in zip(batches, pool.map(_rewrite_batch, jobs_, [options] * len(jobs_), [version] * len(jobs_))):
+            for index, result in zip(batch, results):
+                out[index] = result
+    return out
 
 
 def unified_diff(rewrite: FileRewrite, old_name: str, new_name: str) -> str:
