@@ -51,6 +51,7 @@ class Recorder:
         self.trace_wanted = bool(cfg.get("op_trace")) and self.backend == "emulated"
         self.trace_stable_steps = 0  # consecutive steps that added no new op to the trace
         self.trace_stopped_after = None  # step after which tracing was switched off
+        self.trace_seen = None  # (distinct ops, distinct wide-dtype ops) after the previous step
         self.status = "running"
         self.exception = None
         self.exit_code = None
@@ -108,11 +109,11 @@ class Recorder:
         if tracer is None or self.trace_stopped_after is not None:
             return
         seen = (len(tracer.counts), len(tracer.wide))
-        if getattr(self, "_trace_seen", None) == seen:
+        if self.trace_seen == seen:
             self.trace_stable_steps += 1
         else:
             self.trace_stable_steps = 0
-        self._trace_seen = seen
+        self.trace_seen = seen
         if self.trace_stable_steps >= 2:
             try:
                 tracer.__exit__(None, None, None)

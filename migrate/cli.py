@@ -7,7 +7,6 @@ Subcommands live in their own modules and are imported only when invoked, so `--
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
@@ -35,28 +34,12 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module_name, attr = entry[0].split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith(module_name.rsplit(".", 1)[0]):
-                return _unavailable(name, entry[1])
-            raise
-        return getattr(module, attr)
+        return getattr(importlib.import_module(module_name), attr)
 
     def format_commands(self, ctx, formatter):
         rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
-
-
-def _unavailable(name: str, help_text: str) -> click.Command:
-    @click.command(name=name, help=help_text, context_settings={"ignore_unknown_options": True})
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def command(args):
-        click.echo(f"npu-migrate {name}: not available in this build", err=True)
-        sys.exit(2)
-
-    return command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

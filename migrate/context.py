@@ -59,6 +59,29 @@ def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.
     return nodes, parents
 
 
+def collect_imports(imports, import_froms) -> tuple[dict[str, str], list[str]]:
+    """Local name -> qualified name for `import` / `from ... import` statements, and the modules
+    star-imported. Relative imports are left out (they are never torch)."""
+    names: dict[str, str] = {}
+    stars: list[str] = []
+    for node in imports:
+        for alias in node.names:
+            if alias.asname:
+                names[alias.asname] = alias.name
+            else:
+                root = alias.name.split(".", 1)[0]
+                names[root] = root
+    for node in import_froms:
+        if node.level or not node.module:
+            continue
+        for alias in node.names:
+            if alias.name == "*":
+                stars.append(node.module)
+            else:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names, stars
+
+
 class PythonContext:
     """Everything a Python rule needs about one module (or one notebook cell)."""
 
@@ -79,21 +102,7 @@ class PythonContext:
 
     # ---- imports and qualified names -------------------------------------------------------
     def _collect_imports(self) -> None:
-        for node in self.nodes.get(ast.Import, ()):
-            for alias in node.names:
-                if alias.asname:
-                    self.imports[alias.asname] = alias.name
-                else:
-                    root = alias.name.split(".", 1)[0]
-                    self.imports[root] = root
-        for node in self.nodes.get(ast.ImportFrom, ()):
-            if node.level or not node.module:
-                continue
-            for alias in node.names:
-                if alias.name == "*":
-                    self.star_modules.append(node.module)
-                else:
-                    self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        self.imports, self.star_modules = collect_imports(self.nodes.get(ast.Import, ()), self.nodes.get(ast.ImportFrom, ()))
 
     def imported_modules(self) -> Iterable[tuple[ast.AST, str]]:
         """(statement, dotted module) for every absolute import in the file."""

@@ -241,7 +241,7 @@ def _applies(rule, text: str, kb) -> bool:
 
 def _notebook_imports(cells) -> dict[str, str]:
     """Names imported anywhere in a notebook: a cell sees what earlier (or re-run) cells imported."""
-    from migrate.context import PythonContext
+    from migrate.context import collect_imports
 
     names: dict[str, str] = {}
     for cell in cells:
@@ -253,12 +253,10 @@ def _notebook_imports(cells) -> dict[str, str]:
                 tree = ast.parse(cell.python_source)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        ctx = PythonContext.__new__(PythonContext)
-        ctx.nodes = {ast.Import: [n for n in ast.walk(tree) if isinstance(n, ast.Import)],
-                     ast.ImportFrom: [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]}
-        ctx.imports, ctx.star_modules = {}, []
-        ctx._collect_imports()
-        for key, value in ctx.imports.items():
+        nodes = list(ast.walk(tree))
+        found, _ = collect_imports([n for n in nodes if isinstance(n, ast.Import)],
+                                   [n for n in nodes if isinstance(n, ast.ImportFrom)])
+        for key, value in found.items():
             names.setdefault(key, value)
     return names
 

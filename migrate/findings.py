@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from functools import cached_property
 from dataclasses import dataclass, field
 
 
@@ -126,7 +127,7 @@ class ScanResult:
     cached_files: int = 0
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
-    @property
+    @cached_property  # derived once: reporters, the verdict and the summary all read it
     def findings(self) -> list[Finding]:
         out = [f for r in self.files for f in r.findings]
         out.sort(key=lambda f: f.sort_key)

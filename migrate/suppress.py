@@ -69,23 +69,17 @@ class StatementRanges:
         self._starts = [r[0] for r in ranges]
 
     def lines_for(self, line: int) -> range:
-        best = None
+        """The innermost (shortest) statement range holding `line`, else the line itself."""
         index = bisect_right(self._starts, line)
-        for start, end in reversed(self._ranges[:index]):
-            if start <= line <= end and (best is None or end - start < best[1] - best[0]):
-                best = (start, end)
-            if best and start < best[0] - 2000:
-                break
-        if best is None:
+        holding = [(start, end) for start, end in self._ranges[:index] if end >= line]
+        if not holding:
             return range(line, line + 1)
-        return range(best[0], best[1] + 1)
+        start, end = min(holding, key=lambda r: r[1] - r[0])
+        return range(start, end + 1)
 
 
 def is_suppressed(code: str, lines: range, noqa: dict[int, frozenset[str]]) -> bool:
-    for line in lines:
-        codes = noqa.get(line)
-        if codes is None:
-            continue
-        if codes is ALL or "*" in codes or any(code.startswith(c) for c in codes):
+    for line, codes in noqa.items():
+        if line in lines and ("*" in codes or any(code.startswith(c) for c in codes)):
             return True
     return False

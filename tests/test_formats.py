@@ -84,3 +84,10 @@ def test_output_file_is_written_atomically_and_stdout_keeps_the_verdict(project:
     assert proc.returncode == 1
     assert json.loads(target.read_text())["findings"]
     assert b"verdict" in proc.stderr
+
+
+def test_sarif_uri_keeps_hidden_folders():
+    from migrate.report.sarif import _uri
+
+    assert _uri("./.github/train.py") == ".github/train.py"
+    assert _uri("src/x.py") == "src/x.py"

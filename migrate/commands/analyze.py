@@ -24,9 +24,6 @@ def analyze(paths, fmt, output, **options):
     verdict = judge(result.findings)
     emit(result, verdict, fmt, output)
     if output and fmt != "text":
-        from migrate.report.text import report as text_report
-        from migrate.rules import rules_by_code
-
         # the file gets the machine-readable report; the terminal still gets the verdict line
         click.echo(f"{len(result.findings)} findings, verdict: {verdict.status}; report written to {output}", err=True)
     if result.files and result.scanned_files == 0:

@@ -44,7 +44,7 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
     failing = [f for f in findings if f.severity >= threshold]
     if accepted:
         click.echo(f"{accepted} findings accepted by the baseline", err=True)
-    if not result.files or (result.files and result.scanned_files == 0):
+    if result.scanned_files == 0:
         sys.exit(2)
     click.echo(
         f"check: {len(failing)} findings at or above {threshold} -> {'FAIL' if failing else 'PASS'}", err=True

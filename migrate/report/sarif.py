@@ -11,7 +11,8 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _uri(path: str) -> str:
-    return path.replace("\\", "/").lstrip("./") if path.startswith("./") else path.replace("\\", "/")
+    path = path.replace("\\", "/")
+    return path[2:] if path.startswith("./") else path
 
 
 def report(result, stream, *, verdict, rules) -> None:
