@@ -10,6 +10,7 @@ from migrate.findings import Finding, ScanResult, Severity
 AUTOMATIC = "automatic"
 AUTOMATIC_WITH_WARNINGS = "automatic with warnings"
 MANUAL = "manual work needed"
+NOT_JUDGED = "none: no file could be scanned"
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,10 @@ class Verdict:
         }
 
 
-def judge(findings: list[Finding]) -> Verdict:
+def judge(findings: list[Finding], *, scanned: bool = True) -> Verdict:
+    """The verdict over the findings of the scanned files; `scanned=False` (nothing could be read) judges nothing."""
+    if not scanned:
+        return Verdict(NOT_JUDGED, (), 0, 0)
     blockers = tuple(f for f in findings if f.severity is Severity.ERROR and not f.fixable)
     warnings = [f for f in findings if f.severity is Severity.WARNING and not f.fixable]
     fixable = sum(1 for f in findings if f.fixable)

@@ -18,14 +18,15 @@ def analyze(paths, fmt, output, **options):
     PATHS are files, directories (recursive, .gitignore honoured) or '-' for stdin.
     Exit 0 without findings, 1 with findings, 2 when nothing could be scanned.
     """
+    from migrate.report import plural
     from migrate.verdict import judge
 
     result, _ = run_scan(paths, fmt=fmt, output=output, **options)
-    verdict = judge(result.findings)
+    verdict = judge(result.findings, scanned=result.scanned_files > 0)
     emit(result, verdict, fmt, output)
     if output and fmt != "text":
         # the file gets the machine-readable report; the terminal still gets the verdict line
-        click.echo(f"{len(result.findings)} findings, verdict: {verdict.status}; report written to {output}", err=True)
+        click.echo(f"{plural(len(result.findings), 'finding')}, verdict: {verdict.status}; report written to {output}", err=True)
     if result.files and result.scanned_files == 0:
         sys.exit(2)
     if not result.files:

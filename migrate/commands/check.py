@@ -8,6 +8,7 @@ import click
 
 from migrate.commands._scan_options import emit, run_scan, scan_options
 from migrate.findings import Severity
+from migrate.report import plural
 
 
 @click.command()
@@ -27,7 +28,7 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
     if baseline:
         if update_baseline or not baseline_mod.exists(baseline):
             baseline_mod.write(baseline, findings)
-            click.echo(f"baseline with {len(findings)} findings written to {baseline}", err=True)
+            click.echo(f"baseline with {plural(len(findings), 'finding')} written to {baseline}", err=True)
             if update_baseline:
                 sys.exit(0)
         else:
@@ -39,14 +40,15 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
             accepted = len(findings) - len(new)
             result = baseline_mod.only(result, new)
             findings = result.findings
-    verdict = judge(findings)
+    # the text report of a CI gate ends with the PASS/FAIL line below, not a migration-feasibility verdict
+    verdict = judge(findings, scanned=result.scanned_files > 0) if fmt != "text" else None
     emit(result, verdict, fmt, output)
     failing = [f for f in findings if f.severity >= threshold]
     if accepted:
-        click.echo(f"{accepted} findings accepted by the baseline", err=True)
+        click.echo(f"{plural(accepted, 'finding')} accepted by the baseline", err=True)
     if result.scanned_files == 0:
         sys.exit(2)
     click.echo(
-        f"check: {len(failing)} findings at or above {threshold} -> {'FAIL' if failing else 'PASS'}", err=True
+        f"check: {plural(len(failing), 'finding')} at or above {threshold} -> {'FAIL' if failing else 'PASS'}", err=True
     )
     sys.exit(1 if failing else 0)

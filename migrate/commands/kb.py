@@ -21,8 +21,8 @@ def kb() -> None:
 
 
 @kb.command("ops")
-@click.option("--torch-npu", "version", metavar="VERSION", default=None,
-              help="torch_npu version (default: installed one, else newest known).")
+@click.option("--torch-npu-version", "--torch-npu", "version", metavar="VERSION", default=None,
+              help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--unsupported", is_flag=True,
               help="List python APIs whose aten ops have no NPU kernel instead of the ops.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -55,8 +55,8 @@ def ops_cmd(version: str | None, unsupported: bool, as_json: bool) -> None:
 
 @kb.command("api")
 @click.argument("name")
-@click.option("--torch-npu", "version", metavar="VERSION", default=None,
-              help="torch_npu version (default: installed one, else newest known).")
+@click.option("--torch-npu-version", "--torch-npu", "version", metavar="VERSION", default=None,
+              help="Target torch_npu release (default: the installed one, else the newest known).")
 def api_cmd(name: str, version: str | None) -> None:
     """What torch.cuda.NAME maps to (exit 1 when torch.npu has no counterpart)."""
     kbase = knowledge.load(_version(version))

@@ -25,7 +25,7 @@ import click
 @click.option("--dump/--no-dump", default=None, help="Always / never run the msprobe API dump + compare (default: when the losses diverge).")
 @click.option("--seed", type=int, default=1234, show_default=True, help="Seed set in both runs.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per run.")
-@click.option("--torch-npu-version", help="torch_npu release line the stand-in follows (default: the newest known).")
+@click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
              torch_npu_version, quiet):

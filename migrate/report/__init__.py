@@ -28,3 +28,8 @@ def location(f) -> str:
     """`path:line:col`, with the notebook cell when there is one (`nb.ipynb[cell 3]:2:1`)."""
     path = f.path if f.cell is None else f"{f.path}[cell {f.cell}]"
     return f"{path}:{f.line}:{f.column}"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`, `1 manual item`: counts in messages read as English."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrate.report import location
+from migrate.report import location, plural
 from migrate.verdict import summary
 
 
@@ -17,7 +17,7 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
     s = summary(result)
     stream.write("\n")
     stream.write(
-        f"Scanned {s['files_scanned']} files ({s['lines']:,} lines) in {s['duration_s']:.2f}s"
+        f"Scanned {plural(s['files_scanned'], 'file')} ({plural(s['lines'], 'line')}) in {s['duration_s']:.2f}s"
         f" against torch_npu {s['torch_npu_version']}"
         + (f", {s['files_from_cache']} from cache" if s["files_from_cache"] else "")
         + "\n"
@@ -27,12 +27,16 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
     if s["findings"]:
         sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items())
         cat = ", ".join(f"{k} {n}" for k, n in s["by_category"].items())
-        stream.write(f"Findings: {s['findings']} ({sev}); by category: {cat}; {verdict.fixable} fixable by `apply`\n")
+        fixable = sum(1 for f in result.findings if f.fixable)
+        stream.write(f"Findings: {s['findings']} ({sev}); by category: {cat}; {fixable} fixable by `apply`\n")
     else:
         stream.write("Findings: none\n")
     if s["suppressed"]:
         stream.write(f"Suppressed by noqa: {s['suppressed']}\n")
-    stream.write(f"Verdict: {verdict.status}\n")
+    if verdict is None:  # `check` judges against --fail-on, not migration feasibility
+        return
+    unjudged = f" ({plural(s['errors'], 'file')} could not be scanned and {'is' if s['errors'] == 1 else 'are'} not judged)" if s["errors"] and s["files_scanned"] else ""
+    stream.write(f"Verdict: {verdict.status}{unjudged}\n")
     for f in verdict.blockers[:20]:
         stream.write(f"  blocker {location(f)}: {f.code} {f.message}\n")
     if len(verdict.blockers) > 20:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from migrate.rules import all_rules
 
 # File-level problems are not rules (nothing to match), but their codes are just as stable.
@@ -15,13 +17,21 @@ FILE_CODES = {
 }
 
 
-def markdown_table() -> str:
+def first_sentence(text: str) -> str:
+    """The first sentence of a rule's docs: what one line of the README's short table says."""
+    flat = " ".join(text.split())
+    match = re.search(r"(?<!e\.g)(?<!i\.e)\.(\s|$)", flat)
+    return flat[: match.start() + 1] if match else flat
+
+
+def markdown_table(short: bool = False) -> str:
+    """The code table: one line per code (`short`, for the README) or with the full docs (docs/rules.md)."""
     lines = ["| code | name | category | severity | fixed by `apply` | what it means |", "|---|---|---|---|---|---|"]
-    for rule in all_rules():
-        doc = rule.docs().replace("|", "\\|")
-        lines.append(f"| {rule.CODE} | {rule.NAME} | {rule.CATEGORY} | {rule.SEVERITY} | {'yes' if rule.FIXABLE else 'no'} | {doc} |")
-    for code, (name, severity, doc) in FILE_CODES.items():
-        lines.append(f"| {code} | {name} | file | {severity} | no | {doc} |")
+    rows = [(r.CODE, r.NAME, str(r.CATEGORY), str(r.SEVERITY), "yes" if r.FIXABLE else "no", r.docs()) for r in all_rules()]
+    rows += [(code, name, "file", severity, "no", doc) for code, (name, severity, doc) in FILE_CODES.items()]
+    for code, name, category, severity, fixable, doc in rows:
+        text = (first_sentence(doc) if short else doc).replace("|", "\\|")
+        lines.append(f"| {code} | {name} | {category} | {severity} | {fixable} | {text} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,60 @@
+"""What a newcomer reads: no verdict over nothing, no feasibility verdict in the CI gate, counts in English,
+one option name for the target release everywhere (issue 16)."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+
+from migrate.cli import cli
+
+GPU = "import torch\nx = torch.zeros(1).cuda()\n"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_analyze_of_nothing_readable_gives_no_verdict(tmp_path):
+    bad = tmp_path / "bad_syntax.py"
+    bad.write_text("def f(:\n")
+    for target in (str(bad), str(tmp_path / "nope.py")):
+        result = run("analyze", "--no-cache", target)
+        assert result.exit_code == 2
+        assert "Verdict: automatic" not in result.output
+        assert "Verdict: none: no file could be scanned" in result.output
+
+
+def test_analyze_says_which_files_the_verdict_does_not_cover(tmp_path):
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    (tmp_path / "train.py").write_text(GPU)
+    result = run("analyze", "--no-cache", str(tmp_path))
+    assert result.exit_code == 1
+    assert re.search(r"^Verdict: automatic \(1 file could not be scanned and is not judged\)$", result.output, re.M)
+    assert "Scanned 1 file (" in result.output and "1 files" not in result.output
+
+
+def test_check_text_ends_with_its_gate_not_a_feasibility_verdict(tmp_path):
+    (tmp_path / "train.py").write_text(GPU)
+    result = run("check", "--no-cache", str(tmp_path / "train.py"))
+    assert result.exit_code == 1
+    assert "Verdict:" not in result.output
+    assert "check: 1 finding at or above error -> FAIL" in result.output
+
+
+def test_check_json_keeps_the_verdict(tmp_path):
+    import json
+
+    (tmp_path / "train.py").write_text(GPU)
+    result = run("check", "--no-cache", "--format", "json", str(tmp_path / "train.py"))
+    data = json.loads(result.stdout)
+    assert data["verdict"]["status"] == "automatic"
+
+
+def test_every_command_names_the_target_release_the_same_way():
+    for command in ("analyze", "check", "apply", "smoke", "validate", ("kb", "ops"), ("kb", "api")):
+        args = list(command) if isinstance(command, tuple) else [command]
+        result = run(*args, "--help")
+        assert "--torch-npu-version" in result.output, args
+        assert "the installed one, else the newest known" in " ".join(result.output.split()), args
