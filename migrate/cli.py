@@ -22,6 +22,7 @@ COMMANDS = {
     "validate": ("migrate.commands.validate:validate", "Compare the migrated run against the GPU original."),
     "kb": ("migrate.commands.kb:kb", "Look things up in the torch_npu knowledge base."),
     "rules": ("migrate.commands.rules:rules", "List the finding codes, or print their docs as Markdown."),
+    "doctor": ("migrate.commands.doctor:doctor", "Is this machine ready to train on Ascend? (--explain LOG: what an error means)"),
 }
 
 

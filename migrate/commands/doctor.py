@@ -1,0 +1,86 @@
+"""`npu-migrate doctor`: is this machine ready to train on Ascend; `--explain LOG`: what an error
+means. Thin: options -> migrate.doctor (runner / explain) -> a reporter."""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import click
+
+from migrate.doctor import explain, releases, report
+from migrate.doctor.host import Host
+from migrate.doctor.runner import run_checks
+
+
+def _format(name: str) -> str:
+    if name != "auto":
+        return name
+    return "rich" if sys.stdout.isatty() else "text"
+
+
+@click.command("doctor")
+@click.option("--json", "json_path", metavar="REPORT", default=None,
+              help="Also write the report as JSON to REPORT ('-' for stdout only).")
+@click.option("--torch-npu-version", "torch_npu_version", metavar="V", default=None,
+              help="Check against this torch_npu release instead of the installed one.")
+@click.option("--explain", "explain_source", metavar="LOG|-", default=None,
+              help="Explain the known Ascend/torch_npu errors found in a log file (or stdin).")
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "rich", "json"]),
+              default="auto", show_default=True, help="auto: a table on a terminal, else text.")
+@click.option("--timeout", type=float, default=180.0, show_default=True,
+              help="Seconds for each torch probe (import, matmul, HCCL all-reduce).")
+def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
+    """Check this machine for Ascend training: Python, torch/torch_npu/torchvision pairing, CANN,
+    driver and devices, torch_npu import, NPU matmul and HCCL, environment, optional tools.
+
+    Exit 0 ready, 1 not ready (each blocking problem listed with its fix), 2 could not run.
+    With --explain: exit 0 no known error in the log, 1 known errors explained, 2 unreadable.
+    """
+    fmt = _format(fmt)
+    if explain_source is not None:
+        _explain(explain_source, fmt, json_path)
+        return
+    if torch_npu_version is not None and releases.find(torch_npu_version) is None:
+        known = ", ".join(r.version for r in releases.releases()[:6])
+        raise click.UsageError(f"unknown torch_npu release {torch_npu_version!r} (newest known: "
+                               f"{known} ...)")
+    host = dataclasses.replace(Host(), target_torch_npu=torch_npu_version,
+                               probe_timeout=timeout, allreduce_timeout=timeout)
+    try:
+        result = run_checks(host)
+    except Exception as exc:  # noqa: BLE001 - exit 2 with one line, never a traceback
+        click.echo(f"npu-migrate doctor could not run: {type(exc).__name__}: {exc}", err=True)
+        raise SystemExit(2) from None
+    if json_path == "-":
+        report.get("json").report(result, sys.stdout)
+    else:
+        report.get(fmt).report(result, sys.stdout)
+        if json_path:
+            _write(Path(json_path), lambda f: report.get("json").report(result, f))
+    raise SystemExit(result.exit_code)
+
+
+def _explain(source: str, fmt: str, json_path: str | None) -> None:
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(errors="replace")
+    except OSError as exc:
+        click.echo(f"npu-migrate doctor --explain: cannot read {source}: {exc.strerror}", err=True)
+        raise SystemExit(2) from None
+    matches = explain.explain(text)
+    if json_path == "-":
+        report.get("json").report_explain(matches, sys.stdout)
+    else:
+        report.get(fmt).report_explain(matches, sys.stdout)
+        if json_path:
+            _write(Path(json_path), lambda f: report.get("json").report_explain(matches, f))
+    raise SystemExit(1 if matches else 0)
+
+
+def _write(path: Path, writer) -> None:
+    try:
+        with path.open("w", encoding="utf-8") as f:
+            writer(f)
+    except OSError as exc:
+        click.echo(f"npu-migrate doctor: cannot write {path}: {exc.strerror}", err=True)
+        raise SystemExit(2) from None

@@ -1,0 +1,13 @@
+"""One check per module, run in this order by migrate.doctor.runner. Each module has `ID`,
+`TITLE` and `run(host, done) -> CheckResult`, where `done` holds the earlier checks' results."""
+
+ORDER = (
+    "python_version",
+    "packages",
+    "cann",
+    "driver",
+    "torch_npu_import",
+    "npu_usable",
+    "env_vars",
+    "tools",
+)

@@ -1,0 +1,109 @@
+"""CANN toolkit: its environment (set_env.sh sourced), the libraries torch_npu links against,
+and the installed version.
+
+torch_npu reads $ASCEND_HOME_PATH (libtorch_npu.so: "[PTA]:ASCEND_HOME_PATH/lib64 does not exist");
+libtorch_npu.so's NEEDED entries include libascendcl.so and libhccl.so (readelf -d on the 2.14.0
+wheel); the version is read as torch_npu's own collect_env.py does (the `version` line of the first
+`ascend_*_install.info` under $ASCEND_HOME_PATH).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from migrate.doctor.host import Host
+from migrate.doctor.result import CheckResult, Status
+
+ID = "cann"
+TITLE = "CANN toolkit"
+LIBRARIES = ("libascendcl.so", "libhccl.so")
+_INSTALL_INFO = re.compile(r"ascend_.*_install\.info")
+
+
+def installed_toolkits(host: Host) -> list[Path]:
+    """set_env.sh scripts under the default install roots (not sourced yet, maybe)."""
+    return [root / "set_env.sh" for root in host.install_roots if (root / "set_env.sh").is_file()]
+
+
+def set_env_near(home: Path) -> Path | None:
+    """The set_env.sh that belongs to $ASCEND_HOME_PATH (.../ascend-toolkit/latest -> its parent)."""
+    for candidate in (home / "set_env.sh", home.parent / "set_env.sh"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def library_dirs(host: Host, home: Path | None) -> list[Path]:
+    dirs = [Path(p) for p in host.env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+    if home is not None:
+        dirs.append(home / "lib64")
+    return dirs
+
+
+def resolve_library(name: str, dirs: list[Path]) -> Path | None:
+    for d in dirs:
+        if (d / name).exists():
+            return d / name
+    return None
+
+
+def toolkit_version(home: Path, max_depth: int = 3) -> tuple[str, Path] | None:
+    base_depth = len(home.parts)
+    for dirpath, dirnames, filenames in os.walk(home):
+        if len(Path(dirpath).parts) - base_depth >= max_depth:
+            dirnames[:] = []
+        for name in sorted(filenames):
+            if _INSTALL_INFO.fullmatch(name):
+                path = Path(dirpath) / name
+                try:
+                    lines = path.read_text(errors="replace").splitlines()
+                except OSError:
+                    continue
+                for line in lines:
+                    if "version" in line:
+                        return line.strip().split("=")[-1], path
+    return None
+
+
+def run(host: Host, done: dict) -> CheckResult:
+    home_text = host.env.get("ASCEND_HOME_PATH") or host.env.get("ASCEND_TOOLKIT_HOME")
+    evidence = [f"ASCEND_HOME_PATH={host.env.get('ASCEND_HOME_PATH', '(unset)')}",
+                f"ASCEND_TOOLKIT_HOME={host.env.get('ASCEND_TOOLKIT_HOME', '(unset)')}"]
+    found = installed_toolkits(host)
+    source_fix = (f"source {found[0]}" if found else
+                  "install the CANN toolkit (and kernels) for your torch_npu release, then "
+                  "source /usr/local/Ascend/ascend-toolkit/set_env.sh")
+    if not home_text:
+        evidence.append("set_env.sh found: " + (", ".join(map(str, found)) or "none under "
+                        + ", ".join(map(str, host.install_roots))))
+        summary = ("CANN installed but set_env.sh not sourced" if found
+                   else "no CANN toolkit found")
+        return CheckResult(ID, TITLE, Status.FAIL, summary, tuple(evidence), fix=source_fix,
+                           facts={"installed": bool(found), "sourced": False})
+    home = Path(home_text)
+    if not home.is_dir():
+        return CheckResult(ID, TITLE, Status.FAIL, f"ASCEND_HOME_PATH {home} is not a directory",
+                           tuple(evidence), fix=source_fix,
+                           facts={"installed": bool(found), "sourced": False})
+    dirs = library_dirs(host, home)
+    missing = []
+    for lib in LIBRARIES:
+        where = resolve_library(lib, dirs)
+        evidence.append(f"{lib}: {where or 'not found in LD_LIBRARY_PATH or $ASCEND_HOME_PATH/lib64'}")
+        if where is None:
+            missing.append(lib)
+    version = toolkit_version(home)
+    evidence.append(f"toolkit version: {version[0]} ({version[1]})" if version
+                    else "toolkit version: no ascend_*_install.info under $ASCEND_HOME_PATH")
+    facts = {"installed": True, "sourced": True, "version": version[0] if version else None}
+    if missing:
+        return CheckResult(ID, TITLE, Status.FAIL,
+                           f"{', '.join(missing)} not resolvable: the toolkit is incomplete or "
+                           f"LD_LIBRARY_PATH was changed after sourcing set_env.sh",
+                           tuple(evidence),
+                           fix=f"source {set_env_near(home) or 'the toolkit set_env.sh'} again "
+                               f"(or reinstall the toolkit if {home / 'lib64'} lacks "
+                               f"{', '.join(missing)})", facts=facts)
+    summary = f"CANN {version[0]} at {home}" if version else f"CANN at {home}"
+    return CheckResult(ID, TITLE, Status.PASS, summary, tuple(evidence), facts=facts)

@@ -1,0 +1,117 @@
+"""`npu-migrate doctor --explain LOG`: known error messages and codes found in a log.
+
+The table is data (migrate/knowledge/explain.toml, a source per entry; torch_npu's ERRxxyyy codes
+from data/torch_npu_err_codes.json, generated from the wheel). The same matcher decodes the
+failure of the doctor's own `import torch_npu` probe.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+try:  # Python >= 3.11
+    import tomllib as _toml
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as _toml  # type: ignore[no-redef]
+
+_KNOWLEDGE = "migrate.knowledge"
+_ERR_CODE = re.compile(r"\bERR(\d{2})(\d{3})\b")
+
+
+@dataclass(frozen=True)
+class KnownError:
+    id: str
+    pattern: str
+    explanation: str
+    fix: str
+    source: dict
+
+
+@dataclass(frozen=True)
+class Match:
+    """One known error found in a log: the entry, the first line it matched, and how often."""
+
+    id: str
+    line_no: int
+    line: str
+    count: int
+    explanation: str
+    fix: str
+    source: str
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@functools.lru_cache(maxsize=1)
+def known_errors() -> tuple[KnownError, ...]:
+    text = resources.files(_KNOWLEDGE).joinpath("explain.toml").read_text(encoding="utf-8")
+    return tuple(KnownError(id=e["id"], pattern=e["pattern"], explanation=e["explanation"],
+                            fix=e["fix"], source=dict(e["source"]))
+                 for e in _toml.loads(text)["error"])
+
+
+@functools.lru_cache(maxsize=1)
+def err_codes() -> dict:
+    text = resources.files(_KNOWLEDGE).joinpath("data", "torch_npu_err_codes.json").read_text(
+        encoding="utf-8")
+    return json.loads(text)
+
+
+def source_text(source: dict) -> str:
+    if source.get("kind") == "docs":
+        return source["url"]
+    return f"{source.get('kind')}: {source.get('file')}"
+
+
+def decode_err_code(code: str) -> str | None:
+    """'ERR02200' -> 'DIST: call hccl api failed' (None for an unknown code)."""
+    match = _ERR_CODE.fullmatch(code) or _ERR_CODE.search(code)
+    if not match:
+        return None
+    table = err_codes()
+    sub = table["submodules"].get(match.group(1))
+    err = table["codes"].get(match.group(2))
+    if sub is None or err is None:
+        return None
+    return f"{sub}: {err['message']}"
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled() -> tuple[tuple[KnownError, re.Pattern], ...]:
+    return tuple((e, re.compile(e.pattern)) for e in known_errors())
+
+
+def explain(text: str) -> list[Match]:
+    """Every known error in `text`, in the order of first appearance."""
+    found: dict[str, list] = {}
+    lines = text.splitlines()
+    for no, line in enumerate(lines, 1):
+        for entry, regex in _compiled():
+            if regex.search(line):
+                _add(found, entry.id, no, line, entry.explanation, entry.fix,
+                     source_text(entry.source))
+        for code in _ERR_CODE.finditer(line):
+            meaning = decode_err_code(code.group(0))
+            if meaning is None or code.group(2) == "000":  # 000 is "success"
+                continue
+            key = code.group(0)
+            _add(found, key, no, line,
+                 f"torch_npu error code {key} = {meaning} (ERR + 2-digit submodule + 3-digit "
+                 f"error).",
+                 "read the lines just above it for the underlying message or CANN code "
+                 "(E?????); those are explained separately when known.",
+                 err_codes()["source"])
+    matches = [Match(id=k, line_no=v[0], line=v[1].strip()[:300], count=v[2], explanation=v[3],
+                     fix=v[4], source=v[5]) for k, v in found.items()]
+    return sorted(matches, key=lambda m: m.line_no)
+
+
+def _add(found: dict, key: str, no: int, line: str, explanation: str, fix: str, source: str):
+    if key in found:
+        found[key][2] += 1
+    else:
+        found[key] = [no, line, 1, explanation, fix, source]

@@ -1,0 +1,50 @@
+"""A rich table, for a terminal."""
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from migrate.doctor.result import DoctorReport
+
+STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
+
+
+def report(result: DoctorReport, stream: TextIO) -> None:
+    console = Console(file=stream)
+    if result.headline:
+        console.print(result.headline, style="bold")
+    table = Table(title="npu-migrate doctor", show_lines=True)
+    for column in ("check", "status", "finding", "fix"):
+        table.add_column(column, overflow="fold")
+    for r in result.results:
+        finding = _esc(r.summary) + ("".join(f"\n[dim]{_esc(e)}[/dim]" for e in r.evidence))
+        table.add_row(r.title, f"[{STYLE[r.status.value]}]{r.status.value}[/]", finding,
+                      _esc(r.fix) if r.fix and r.status.value != "pass" else "")
+    console.print(table)
+    if result.ready:
+        console.print("READY: this machine can train on Ascend.", style="green")
+    else:
+        n = sum(r.blocking for r in result.results)
+        console.print(f"NOT READY: {n} blocking problem(s); the fix column says what to do.",
+                      style="bold red")
+
+
+def report_explain(matches, stream: TextIO) -> None:
+    console = Console(file=stream)
+    if not matches:
+        console.print("no known Ascend / torch_npu error in the log")
+        return
+    table = Table(title="known errors in the log", show_lines=True)
+    for column in ("line", "error", "why", "fix", "source"):
+        table.add_column(column, overflow="fold")
+    for m in matches:
+        table.add_row(str(m.line_no), _esc(m.id), _esc(m.explanation), _esc(m.fix),
+                      _esc(m.source))
+    console.print(table)
+
+
+def _esc(text: str | None) -> str:
+    return escape(text or "")

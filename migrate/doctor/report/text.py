@@ -1,0 +1,36 @@
+"""Plain text (not a terminal: logs, CI, pipes)."""
+from __future__ import annotations
+
+from typing import TextIO
+
+from migrate.doctor.result import DoctorReport
+
+MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skip": "SKIP"}
+
+
+def report(result: DoctorReport, stream: TextIO) -> None:
+    if result.headline:
+        stream.write(result.headline + "\n\n")
+    for r in result.results:
+        stream.write(f"[{MARK[r.status.value]}] {r.title}: {r.summary}\n")
+        for line in r.evidence:
+            stream.write(f"       {line}\n")
+        if r.fix and r.status.value != "pass":
+            stream.write(f"       fix: {r.fix}\n")
+    blocking = [r for r in result.results if r.blocking]
+    if blocking:
+        stream.write(f"\nNOT READY: {len(blocking)} blocking problem(s):\n")
+        for r in blocking:
+            stream.write(f"  - {r.title}: {r.fix or r.summary}\n")
+    else:
+        stream.write("\nREADY: this machine can train on Ascend.\n")
+
+
+def report_explain(matches, stream: TextIO) -> None:
+    if not matches:
+        stream.write("no known Ascend / torch_npu error in the log\n")
+        return
+    for m in matches:
+        times = f" (x{m.count})" if m.count > 1 else ""
+        stream.write(f"line {m.line_no}{times}: {m.id}\n  {m.line}\n  why: {m.explanation}\n"
+                     f"  fix: {m.fix}\n  source: {m.source}\n")
