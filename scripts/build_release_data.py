@@ -37,6 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 from email.parser import Parser
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "migrate" / "knowledge" / "data" / "releases.json"
 ERR_OUT = ROOT / "migrate" / "knowledge" / "data" / "torch_npu_err_codes.json"
@@ -112,9 +114,12 @@ def cached_metadata(wheel_name: str) -> dict | None:
 
 
 def torch_requirement(requires: list[str]) -> str | None:
-    for req in requires:
-        if re.match(r"torch\s*[=<>!~]", req):
-            return req.split(";")[0].replace(" ", "")
+    """'torch (==2.1.0+cpu)' / 'torch ==2.11.0' / 'torch>=2.14.0' -> 'torch==2.1.0+cpu' ...
+    (pip's report keeps each wheel's own spelling, old wheels use the parenthesised form)."""
+    for text in requires:
+        req = Requirement(text)
+        if req.name.lower() == "torch" and (req.marker is None or "extra" not in str(req.marker)):
+            return "torch" + ",".join(sorted(str(s) for s in req.specifier))
     return None
 
 

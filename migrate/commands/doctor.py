@@ -45,6 +45,9 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
         known = ", ".join(r.version for r in releases.releases()[:6])
         raise click.UsageError(f"unknown torch_npu release {torch_npu_version!r} (newest known: "
                                f"{known} ...)")
+    if json_path and json_path != "-" and not Path(json_path).parent.is_dir():
+        click.echo(f"npu-migrate doctor: cannot write {json_path}: no such directory", err=True)
+        raise SystemExit(2)
     host = dataclasses.replace(Host(), target_torch_npu=torch_npu_version,
                                probe_timeout=timeout, allreduce_timeout=timeout)
     try:

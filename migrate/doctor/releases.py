@@ -117,13 +117,20 @@ def torchvision_requirement(tv_version: str) -> str | None:
 
 
 def torchvision_for_torch(torch_version: str) -> list[str]:
-    """torchvision releases whose recorded requirement the torch satisfies, newest first."""
-    out = []
+    """torchvision releases whose recorded requirement the torch satisfies, best first: the one
+    built for the nearest torch (highest pinned / lower-bound version; an exact pin before a
+    `>=`), then the newest. torchvision pins torch exactly up to 0.29.0; 0.29.1 and 0.29.2 only say
+    torch>=2.14.0."""
+    ranked = []
     for tv, entry in _data()["torchvision"].items():
         req = entry.get("requires_torch") or ""
         try:
-            if req.startswith("torch") and public(torch_version) in SpecifierSet(req[5:]):
-                out.append(tv)
+            spec = SpecifierSet(req[len("torch"):]) if req.startswith("torch") else None
         except InvalidSpecifier:
             continue
-    return sorted(out, key=_key, reverse=True)
+        if spec is None or public(torch_version) not in spec:
+            continue
+        bounds = [_key(s.version.rstrip(".*")) for s in spec if s.operator in ("==", ">=", "~=")]
+        exact = any(s.operator == "==" for s in spec)
+        ranked.append((max(bounds, default=Version("0")), exact, _key(tv), tv))
+    return [tv for *_, tv in sorted(ranked, reverse=True)]
