@@ -283,3 +283,23 @@ def test_checks_never_import_torch():
             "print('torch' in sys.modules, 'torch_npu' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+def test_release_data_agrees_with_the_cached_wheel():
+    """The generated data against a wheel read here as a zip: its METADATA torch pin and its
+    Python tag."""
+    import os
+    import zipfile
+    from email.parser import Parser
+    from pathlib import Path
+
+    wheel = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels")) / \
+        "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    if not wheel.is_file():
+        pytest.skip(f"{wheel} not cached")
+    with zipfile.ZipFile(wheel) as zf:
+        meta = Parser().parsestr(zf.read("torch_npu-2.14.0.dist-info/METADATA").decode())
+    torch_pin = next(r for r in meta.get_all("Requires-Dist") if r.startswith("torch"))
+    rel = releases.find("2.14.0")
+    assert rel.requirement("x86_64") == torch_pin.replace(" ", "")
+    assert "3.11" in rel.python["x86_64"] and wheel.name in rel.wheels

@@ -95,8 +95,8 @@ def run(host: Host, done: dict) -> CheckResult:
                       "accelerators cannot be used at the same time'): pip install "
                       f"torch=={releases.public(torch)} --index-url "
                       "https://download.pytorch.org/whl/cpu"))
-    evidence.append(f"pairing data: {releases.source()['torch_npu'][:60]}... "
-                    f"(generated {releases.source()['generated']})")
+    evidence.append("pairing data: migrate/knowledge/data/releases.json (wheel METADATA on PyPI, "
+                    f"generated {releases.source()['generated']})")
     if fails:
         return CheckResult(ID, TITLE, Status.FAIL, "; ".join(s for s, _ in fails + warns),
                            tuple(evidence), fix="; ".join(f for _, f in fails + warns), facts=facts)
@@ -115,7 +115,7 @@ def _install_fix(torch: str | None, arch: str) -> str:
             return (f"pip install torch-npu=={paired[0].version} (the release for torch "
                     f"{torch}; only on the Ascend host, with CANN)")
         newest = releases.releases()[0]
-        return (f"no torch_npu release accepts torch {torch}; install the pair "
+        return (f"no torch_npu release accepts torch {torch}; install the pair: "
                 f"{pair_command(newest, arch)} (only on the Ascend host, with CANN)")
     return f"{pair_command(releases.releases()[0], arch)} (only on the Ascend host, with CANN)"
 
