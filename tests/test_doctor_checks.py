@@ -112,14 +112,30 @@ def test_packages_torchvision_mismatch(tmp_path):
     assert wanted and f"torchvision=={wanted[0]}" in result.fix
 
 
-def test_packages_cuda_build_of_torch_warns(tmp_path):
+@pytest.mark.parametrize("version, requires", [
+    ("+cu130", []), ("", ['nvidia-cudnn-cu13==9.24.0.43; platform_system == "Linux"'])],
+    ids=["local-label", "pypi-default-build"])
+def test_packages_cuda_build_of_torch_beside_nvidia_warns(tmp_path, version, requires):
+    rel, pin = _pair()
+    site = tmp_path / "site"
+    fk.dist_info(site, "torch", pin + version, requires)
+    fk.dist_info(site, "torch_npu", rel.version, [rel.requirement("x86_64")])
+    fk.dev_dir(tmp_path / "dev", 0)
+    (tmp_path / "dev" / "nvidia0").write_text("")
+    result = packages.run(fk.host(tmp_path, site=site), {})
+    assert result.status is Status.WARN
+    assert "download.pytorch.org/whl/cpu" in result.fix
+
+
+def test_packages_cuda_build_without_nvidia_is_harmless(tmp_path):
     rel, pin = _pair()
     site = tmp_path / "site"
     fk.dist_info(site, "torch", pin + "+cu130")
     fk.dist_info(site, "torch_npu", rel.version, [rel.requirement("x86_64")])
+    fk.dev_dir(tmp_path / "dev", 1)
     result = packages.run(fk.host(tmp_path, site=site), {})
-    assert result.status is Status.WARN
-    assert "download.pytorch.org/whl/cpu" in result.fix
+    assert result.status is Status.PASS
+    assert any("harmless here" in e for e in result.evidence)
 
 
 def test_packages_target_version_differs_from_installed(tmp_path):

@@ -55,6 +55,18 @@ def pair_command(release: releases.Release, arch: str) -> str:
     return f"pip install torch-npu=={release.version} {torch_install(pin)}"
 
 
+def is_cuda_build(host: Host, torch_version: str) -> bool:
+    """A `+cuXXX` label, or PyPI's default Linux build (no label, depends on nvidia-* wheels)."""
+    if "+cu" in torch_version:
+        return True
+    dist = host.distribution("torch")
+    return any(r.startswith("nvidia-") for r in (dist.requires or [])) if dist else False
+
+
+def nvidia_visible(host: Host) -> bool:
+    return bool(list(host.dev_dir.glob("nvidia[0-9]*"))) or host.which("nvidia-smi") is not None
+
+
 def run(host: Host, done: dict) -> CheckResult:
     torch = host.version_of("torch")
     npu = host.version_of("torch_npu")
@@ -89,12 +101,17 @@ def run(host: Host, done: dict) -> CheckResult:
         fails.append((f"torchvision {tv} needs {tv_req}, torch is {torch}",
                       f"pip install torchvision=={wanted[0]}" if wanted else
                       f"install the torchvision release built for torch {torch}"))
-    if torch and "+cu" in torch and npu:
-        warns.append((f"torch {torch} is a CUDA build",
-                      "torch_npu refuses to load when torch reports a CUDA accelerator ('Two "
-                      "accelerators cannot be used at the same time'): pip install "
-                      f"torch=={releases.public(torch)} --index-url "
-                      "https://download.pytorch.org/whl/cpu"))
+    if torch and npu and is_cuda_build(host, torch):
+        # torch_npu/__init__.py refuses when torch._C._get_accelerator() is not cpu/npu; a CUDA
+        # build reports cuda only where CUDA works (checked: cpu on a host without NVIDIA GPUs)
+        if nvidia_visible(host):
+            warns.append((f"torch {torch} is a CUDA build and an NVIDIA device is visible",
+                          "torch_npu refuses to load when torch reports a CUDA accelerator ('Two "
+                          "accelerators cannot be used at the same time'): pip install "
+                          f"torch=={releases.public(torch)} --index-url {CPU_INDEX}"))
+        else:
+            evidence.append(f"torch {torch} is a CUDA build; harmless here (no NVIDIA device, "
+                            "so torch reports no CUDA accelerator)")
     evidence.append("pairing data: migrate/knowledge/data/releases.json (wheel METADATA on PyPI, "
                     f"generated {releases.source()['generated']})")
     if fails:
