@@ -61,6 +61,8 @@ def test_docs_sourced_entries_cite_vendor_pages(entry):
 def test_pattern_matches_the_real_message(entry):
     """The message as the wheel prints it (its literal text) is what the pattern must catch."""
     assert re.search(entry.pattern, entry.source["text"]), entry.pattern
+    if entry.context:
+        assert re.search(entry.context, entry.source["text"]), entry.context
 
 
 def test_needed_libraries_are_really_needed():
@@ -124,6 +126,22 @@ def test_err_codes_match_the_wheel_enums():
 def test_unknown_text_explains_nothing():
     # ERR55123: no submodule 55; ERR00000 is "success", not an error
     assert explain.explain("loss 0.123 step 10\nall good\nERR55123 ERR00000\n") == []
+
+
+def test_symbol_error_needs_torch_npu_context():
+    """'undefined symbol' alone is any library's problem; only torch_npu's is explained."""
+    other = "ImportError: /x/libfoo.so: undefined symbol: bar\n"
+    assert explain.explain(other) == []
+    ours = "ImportError: /site/torch_npu/lib/libtorch_npu.so: undefined symbol: _ZN3c10\n"
+    assert [m.id for m in explain.explain(ours)] == ["torch-symbol-mismatch"]
+
+
+def test_lines_and_counts_in_a_long_log():
+    lines = ["step %d loss 0.1" % i for i in range(1000)]
+    lines[10] = "wait socket establish timeout, role[0]"
+    lines[500] = "EI0006: Getting socket times out."
+    (match,) = explain.explain("\n".join(lines))
+    assert (match.id, match.line_no, match.count) == ("EI0006", 11, 2)
 
 
 def test_repeated_error_counted_once():

@@ -6,6 +6,7 @@ failure of the doctor's own `import torch_npu` probe.
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -18,16 +19,21 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as _toml  # type: ignore[no-redef]
 
 _KNOWLEDGE = "migrate.knowledge"
-_ERR_CODE = re.compile(r"\bERR(\d{2})(\d{3})\b")
+_ERR_CODE = re.compile(r"ERR(\d{2})(\d{3})\b")
 
 
 @dataclass(frozen=True)
 class KnownError:
     id: str
-    pattern: str
+    patterns: tuple[str, ...]  # any may match
     explanation: str
     fix: str
     source: dict
+    context: str | None = None  # the matching line must also match this
+
+    @property
+    def pattern(self) -> str:
+        return "|".join(f"(?:{p})" for p in self.patterns)
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,10 @@ class Match:
 @functools.lru_cache(maxsize=1)
 def known_errors() -> tuple[KnownError, ...]:
     text = resources.files(_KNOWLEDGE).joinpath("explain.toml").read_text(encoding="utf-8")
-    return tuple(KnownError(id=e["id"], pattern=e["pattern"], explanation=e["explanation"],
-                            fix=e["fix"], source=dict(e["source"]))
+    return tuple(KnownError(id=e["id"], explanation=e["explanation"], fix=e["fix"],
+                            patterns=tuple([e["pattern"]] if isinstance(e["pattern"], str)
+                                           else e["pattern"]),
+                            source=dict(e["source"]), context=e.get("context"))
                  for e in _toml.loads(text)["error"])
 
 
@@ -81,37 +89,51 @@ def decode_err_code(code: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _compiled() -> tuple[tuple[KnownError, re.Pattern], ...]:
-    return tuple((e, re.compile(e.pattern)) for e in known_errors())
+def _compiled() -> tuple[tuple[KnownError, tuple[re.Pattern, ...], re.Pattern | None], ...]:
+    return tuple((e, tuple(re.compile(p) for p in e.patterns),
+                  re.compile(e.context) if e.context else None) for e in known_errors())
 
 
 def explain(text: str) -> list[Match]:
-    """Every known error in `text`, in the order of first appearance."""
+    """Every known error in `text`, in the order of first appearance. Each pattern scans the whole
+    text once (in C); only the few hits are mapped back to their line."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_at(pos: int) -> tuple[int, str]:
+        idx = bisect.bisect_right(starts, pos) - 1
+        stop = starts[idx + 1] - 1 if idx + 1 < len(starts) else len(text)
+        return idx + 1, text[starts[idx]:stop]
+
     found: dict[str, list] = {}
-    lines = text.splitlines()
-    for no, line in enumerate(lines, 1):
-        for entry, regex in _compiled():
-            if regex.search(line):
+    for entry, regexes, context in _compiled():
+        seen: set[int] = set()
+        for regex in regexes:
+            for hit in regex.finditer(text):
+                no, line = line_at(hit.start())
+                if no in seen or (context is not None and not context.search(line)):
+                    continue
+                seen.add(no)
                 _add(found, entry.id, no, line, entry.explanation, entry.fix,
                      source_text(entry.source))
-        for code in _ERR_CODE.finditer(line):
-            meaning = decode_err_code(code.group(0))
-            if meaning is None or code.group(2) == "000":  # 000 is "success"
-                continue
-            key = code.group(0)
-            _add(found, key, no, line,
-                 f"torch_npu error code {key} = {meaning} (ERR + 2-digit submodule + 3-digit "
-                 f"error).",
-                 "read the lines just above it for the underlying message or CANN code "
-                 "(E?????); those are explained separately when known.",
-                 err_codes()["source"])
+    for hit in _ERR_CODE.finditer(text):
+        code = hit.group(0)
+        if hit.group(2) == "000" or decode_err_code(code) is None:  # 000 is "success"
+            continue
+        no, line = line_at(hit.start())
+        _add(found, code, no, line,
+             f"torch_npu error code {code} = {decode_err_code(code)} (ERR + 2-digit submodule + "
+             f"3-digit error).",
+             "read the lines just above it for the underlying message or CANN code (E?????); "
+             "those are explained separately when known.", err_codes()["source"])
     matches = [Match(id=k, line_no=v[0], line=v[1].strip()[:300], count=v[2], explanation=v[3],
                      fix=v[4], source=v[5]) for k, v in found.items()]
-    return sorted(matches, key=lambda m: m.line_no)
+    return sorted(matches, key=lambda m: (m.line_no, m.id))
 
 
 def _add(found: dict, key: str, no: int, line: str, explanation: str, fix: str, source: str):
-    if key in found:
-        found[key][2] += 1
-    else:
+    if key not in found:
         found[key] = [no, line, 1, explanation, fix, source]
+        return
+    found[key][2] += 1
+    if no < found[key][0]:  # patterns of one entry scan separately: keep the first line
+        found[key][0], found[key][1] = no, line
