@@ -151,3 +151,21 @@ def test_ready_end_to_end_on_a_fake_ascend_host(tmp_path):
     report = run_checks(unsourced, only=("cann",))
     assert report.exit_code == 1
     assert report.results[0].fix == f"source {latest.parent / 'set_env.sh'}"
+
+
+def test_matmul_failure_fix_comes_from_the_explain_table(tmp_path):
+    """A device failing in the matmul child: the fix is the known error's (here 'No NPUs are
+    available', a libtorch_npu.so message)."""
+    site = tmp_path / "site"
+    fk.package(site, "torch", FAKE_TORCH + (
+        "class npu:\n"
+        "    @staticmethod\n"
+        "    def device_count():\n"
+        "        raise RuntimeError('No NPUs are available')\n"))
+    fk.package(site, "torch_npu", "")
+    ok = {"import": CheckResult("import", "", Status.PASS, "", (),
+                                facts={"ok": True, "available": True})}
+    result = npu_usable.run(fk.host(tmp_path, site=site), ok)
+    assert result.status is Status.FAIL
+    assert result.summary == "torch.npu.device_count() failed"
+    assert result.fix.startswith("no-npus: ")

@@ -54,6 +54,9 @@ class DoctorReport:
         return next((r for r in self.results if r.id == check_id), None)
 
     def to_dict(self) -> dict:
-        return {"ready": self.ready, "exit_code": self.exit_code, "headline": self.headline,
+        from migrate import __version__
+
+        return {"tool": f"npu-migrate {__version__} doctor", "ready": self.ready,
+                "exit_code": self.exit_code, "headline": self.headline,
                 "checks": [r.to_dict() for r in self.results],
                 "blocking": [{"id": r.id, "fix": r.fix} for r in self.results if r.blocking]}

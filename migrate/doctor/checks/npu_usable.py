@@ -6,6 +6,7 @@ import socket
 import subprocess
 import time
 
+from migrate.doctor import explain
 from migrate.doctor.checks import _probe
 from migrate.doctor.host import Host, ProbeOutput
 from migrate.doctor.result import CheckResult, Status
@@ -69,8 +70,10 @@ def run(host: Host, done: dict) -> CheckResult:
         evidence.append(f"{data.get('stage')}: {data.get('error_type')}: "
                         f"{str(data.get('message'))[:300]}")
         return CheckResult(ID, TITLE, Status.FAIL, f"{data.get('stage')} failed",
-                           tuple(evidence), fix="npu-migrate doctor --explain on the error "
-                           "above; check npu-smi info for the device's health")
+                           tuple(evidence), fix=_known_fix(
+                               f"{data.get('message')}\n{data.get('traceback', '')}\n{out.stderr}",
+                               "check npu-smi info for the device's health and run "
+                               "npu-migrate doctor --explain on the full error"))
     evidence.append(f"64x32 @ 32x16 matmul on npu:0, max |npu - cpu| = "
                     f"{data.get('max_abs_diff'):.2e}")
     if count < 2:
@@ -89,9 +92,16 @@ def run(host: Host, done: dict) -> CheckResult:
                            "HCCL all-reduce between 2 processes "
                            + (f"timed out after {host.allreduce_timeout:.0f} s" if timed_out
                               else "failed"), tuple(evidence),
-                           fix="npu-migrate doctor --explain on the HCCL error; check "
-                               "HCCL_CONNECT_TIMEOUT, HCCL_IF_IP / network and that no other "
-                               "job holds the devices")
+                           fix=_known_fix("\n".join(
+                               f"{(d or {}).get('message', '')}\n{o.stderr}" for o, d in bad),
+                               "run npu-migrate doctor --explain on the HCCL error; check that "
+                               "no other job holds the devices and raise HCCL_CONNECT_TIMEOUT"))
     return CheckResult(ID, TITLE, Status.PASS,
                        f"{count} NPUs, matmul on npu:0 correct, HCCL all-reduce on 2 ranks ok",
                        tuple(evidence))
+
+
+def _known_fix(text: str, fallback: str) -> str:
+    """The explain table's fix for the first known error in the children's output, if any."""
+    matches = explain.explain(text)
+    return f"{matches[0].id}: {matches[0].fix}" if matches else fallback
