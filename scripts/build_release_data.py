@@ -67,21 +67,24 @@ def index_versions(package: str) -> list[str]:
 
 
 _PROBES = CACHE / "release_probe_cache.json"  # (package, version, python, arch) -> report entry
+_LOCK = threading.Lock()
 
 
 def resolve(package: str, version: str, python: str, arch: str) -> dict | None:
     """The dry-run report entry for one wheel, or None when PyPI has no wheel for that Python/arch.
     Answers are kept in the wheel cache folder so a rerun does not ask PyPI again."""
     key = f"{package}=={version} py{python} {arch}"
-    cache = json.loads(_PROBES.read_text()) if _PROBES.is_file() else {}
+    with _LOCK:
+        cache = json.loads(_PROBES.read_text()) if _PROBES.is_file() else {}
     if key in cache:
         return cache[key]
     found = _resolve(package, version, python, arch)
-    cache = json.loads(_PROBES.read_text()) if _PROBES.is_file() else {}
-    cache[key] = found
-    tmp = _PROBES.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps(cache))
-    tmp.replace(_PROBES)
+    with _LOCK:  # the pool's threads share one cache file
+        cache = json.loads(_PROBES.read_text()) if _PROBES.is_file() else {}
+        cache[key] = found
+        tmp = _PROBES.with_suffix(".tmp")
+        tmp.write_text(json.dumps(cache))
+        tmp.replace(_PROBES)
     return found
 
 
