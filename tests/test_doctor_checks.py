@@ -189,6 +189,16 @@ def test_cann_library_missing(tmp_path):
     assert f"source {tmp_path / 'tk' / 'set_env.sh'}" in result.fix
 
 
+def test_cann_home_set_but_libraries_not_on_loader_path(tmp_path):
+    """ASCEND_HOME_PATH alone is not enough: libtorch_npu.so's RPATH does not name CANN."""
+    latest = fk.cann_tree(tmp_path / "tk")
+    env = {"ASCEND_HOME_PATH": str(latest)}
+    result = cann.run(fk.host(tmp_path, env=env), {})
+    assert result.status is Status.FAIL
+    assert "not resolvable by the loader" in result.summary
+    assert any("exists but is not on LD_LIBRARY_PATH" in e for e in result.evidence)
+
+
 def test_cann_home_path_points_nowhere(tmp_path):
     result = cann.run(fk.host(tmp_path, env={"ASCEND_HOME_PATH": str(tmp_path / "gone")}), {})
     assert result.status is Status.FAIL

@@ -79,6 +79,10 @@ def test_needed_libraries_are_really_needed():
         pytest.skip("readelf not available")
     needed = set(re.findall(r"Shared library: \[([^\]]+)\]", out.stdout))
     assert {"libhccl.so", "libascendcl.so", "libge_runner.so"} <= needed
+    # the doctor's CANN check relies on this: the RPATH names only the wheel's own folders, so
+    # CANN's libraries must be on LD_LIBRARY_PATH (set_env.sh) or in the ld.so cache
+    (rpath,) = re.findall(r"Library (?:rpath|runpath): \[([^\]]*)\]", out.stdout)
+    assert all(entry.startswith("$ORIGIN") for entry in rpath.split(":")), rpath
 
 
 # a log as a host without CANN prints it (messages from torch/__init__.py and the loader)

@@ -2,8 +2,9 @@
 and the installed version.
 
 torch_npu reads $ASCEND_HOME_PATH (libtorch_npu.so: "[PTA]:ASCEND_HOME_PATH/lib64 does not exist");
-libtorch_npu.so's NEEDED entries include libascendcl.so and libhccl.so (readelf -d on the 2.14.0
-wheel); the version is read as torch_npu's own collect_env.py does (the `version` line of the first
+libtorch_npu.so's NEEDED entries include libascendcl.so and libhccl.so, and its RPATH only names
+its own folders (readelf -d on the 2.14.0 wheel), so the loader must find them on LD_LIBRARY_PATH
+or in the ld.so cache; the version is read as torch_npu's own collect_env.py does (the `version` line of the first
 `ascend_*_install.info` under $ASCEND_HOME_PATH).
 """
 from __future__ import annotations
@@ -34,11 +35,8 @@ def set_env_near(home: Path) -> Path | None:
     return None
 
 
-def library_dirs(host: Host, home: Path | None) -> list[Path]:
-    dirs = [Path(p) for p in host.env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
-    if home is not None:
-        dirs.append(home / "lib64")
-    return dirs
+def loader_dirs(host: Host) -> list[Path]:
+    return [Path(p) for p in host.env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
 
 
 def resolve_library(name: str, dirs: list[Path]) -> Path | None:
@@ -46,6 +44,35 @@ def resolve_library(name: str, dirs: list[Path]) -> Path | None:
         if (d / name).exists():
             return d / name
     return None
+
+
+def ld_cache(host: Host) -> dict[str, str]:
+    """Libraries in the system loader cache (`ldconfig -p`), name -> path."""
+    ldconfig = host.which("ldconfig") or next(
+        (p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if Path(p).exists()), None)
+    if ldconfig is None:
+        return {}
+    out = host.run([ldconfig, "-p"], timeout=20)
+    cache = {}
+    for line in out.stdout.splitlines():
+        name, _, path = line.strip().partition(" => ")
+        if path:
+            cache.setdefault(name.split(" (")[0], path)
+    return cache
+
+
+def locate(host: Host, lib: str, home: Path, cache: dict) -> tuple[str | None, str]:
+    """(where the loader finds it or None, evidence). libtorch_npu.so's RPATH names only its own
+    folders, so CANN's libraries must come from LD_LIBRARY_PATH (set_env.sh) or the ld.so cache."""
+    where = resolve_library(lib, loader_dirs(host))
+    if where is not None:
+        return str(where), f"{lib}: {where} (LD_LIBRARY_PATH)"
+    if lib in cache:
+        return cache[lib], f"{lib}: {cache[lib]} (ld.so cache)"
+    beside = resolve_library(lib, [home / "lib64"])
+    if beside is not None:
+        return None, f"{lib}: {beside} exists but is not on LD_LIBRARY_PATH or in the ld.so cache"
+    return None, f"{lib}: not found (LD_LIBRARY_PATH, ld.so cache, $ASCEND_HOME_PATH/lib64)"
 
 
 def toolkit_version(home: Path, max_depth: int = 3) -> tuple[str, Path] | None:
@@ -86,11 +113,11 @@ def run(host: Host, done: dict) -> CheckResult:
         return CheckResult(ID, TITLE, Status.FAIL, f"ASCEND_HOME_PATH {home} is not a directory",
                            tuple(evidence), fix=source_fix,
                            facts={"installed": bool(found), "sourced": False})
-    dirs = library_dirs(host, home)
+    cache = ld_cache(host)
     missing = []
     for lib in LIBRARIES:
-        where = resolve_library(lib, dirs)
-        evidence.append(f"{lib}: {where or 'not found in LD_LIBRARY_PATH or $ASCEND_HOME_PATH/lib64'}")
+        where, line = locate(host, lib, home, cache)
+        evidence.append(line)
         if where is None:
             missing.append(lib)
     version = toolkit_version(home)
@@ -99,8 +126,9 @@ def run(host: Host, done: dict) -> CheckResult:
     facts = {"installed": True, "sourced": True, "version": version[0] if version else None}
     if missing:
         return CheckResult(ID, TITLE, Status.FAIL,
-                           f"{', '.join(missing)} not resolvable: the toolkit is incomplete or "
-                           f"LD_LIBRARY_PATH was changed after sourcing set_env.sh",
+                           f"{', '.join(missing)} not resolvable by the loader: the toolkit is "
+                           f"incomplete, or LD_LIBRARY_PATH lacks its lib64 (set_env.sh not "
+                           f"sourced in this shell, or overwritten after)",
                            tuple(evidence),
                            fix=f"source {set_env_near(home) or 'the toolkit set_env.sh'} again "
                                f"(or reinstall the toolkit if {home / 'lib64'} lacks "
