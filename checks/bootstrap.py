@@ -298,6 +298,9 @@ def main() -> None:
     # gets the sys.path it would have had: its folder first (and the stand-in before it, if emulated).
     sys.path[0] = ROOT
     import checks.optrace  # noqa: F401  (loaded before the script changes sys.path)
+    profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
+    if profile_cfg:
+        import checks.profile.child  # noqa: F401  (same reason)
 
     kb = None
     if backend == "emulated":
@@ -324,6 +327,8 @@ def main() -> None:
     if cfg.get("seed") is not None:
         seed_everything(torch, int(cfg["seed"]))
     install_hooks(torch, rec)
+    if profile_cfg:
+        checks.profile.child.install(torch, rec, script, json.loads(profile_cfg))
     rec.t_start = rec.t_last = time.perf_counter()
     try:
         import runpy

@@ -1,0 +1,120 @@
+"""Reporters for `npu-migrate profile`: terminal table (rich), JSON, one-page Markdown summary."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from checks.profile import cost
+
+
+def _loc(f, base: str | None = None) -> str:
+    path = f.path
+    if base:
+        try:
+            rel = os.path.relpath(path, base)
+            path = rel if not rel.startswith("..") else path
+        except ValueError:
+            pass
+    return f"{path}:{f.line}"
+
+
+def write_json(result, path) -> None:
+    text = json.dumps(result.to_dict(), indent=2)
+    if str(path) == "-":
+        sys.stdout.write(text + "\n")
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+
+
+def render(result, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    if result.note:
+        console.print(f"[yellow]{result.note}[/yellow]")
+    base = os.getcwd()
+    if result.findings:
+        table = Table(title=f"profile: {result.script} ({result.steps} measured steps)")
+        for name, justify in (("#", "right"), ("kind", "left"), ("where", "left"), ("per step", "right"),
+                              ("est. ms/step", "right"), ("severity", "left"), ("what", "left")):
+            table.add_column(name, justify=justify, overflow="fold")
+        for i, f in enumerate(result.findings, 1):
+            table.add_row(str(i), f.kind, _loc(f, base), f"{f.per_step:g}", f"{f.cost_ms:.2f}", f.severity, f.what or "")
+        console.print(table)
+        for i, f in enumerate(result.findings, 1):
+            console.print(f"  {i}. {_loc(f, base)}: {f.message}\n     [dim]-> {f.advice}[/dim]", highlight=False)
+    elif result.exit_code != 2:
+        console.print(f"profile: no performance finding in {result.steps} measured steps", highlight=False)
+    facts = [("backend", result.backend + (f" (torch_npu {result.torch_npu_version})" if result.torch_npu_version else "")),
+             ("steps", f"{result.steps} measured of {result.steps_run} run (step 1 includes the set-up)"),
+             ("step time", f"{result.step_time_ms:.1f} ms median" if result.step_time_ms else "-")]
+    if result.exit_code != 2:
+        for key, value in facts:
+            console.print(f"  {key:12} {value}", highlight=False)
+    if result.trace:
+        _render_trace(result.trace, console)
+    if result.cannot_see:
+        console.print("  [dim]emulation cannot see: " + "; ".join(result.cannot_see) + "[/dim]", highlight=False)
+    for w in result.warnings:
+        console.print(f"  [yellow]warning:[/yellow] {w}", highlight=False)
+    for r in result.reasons:
+        console.print(f"  [red]reason:[/red] {r}", highlight=False)
+    if result.summary_path:
+        console.print(f"  summary: {result.summary_path}", highlight=False)
+    verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {result.failing} finding(s) at or above --fail-on[/red]",
+               2: "[magenta]profile: could not run[/magenta]"}[result.exit_code]
+    console.print(verdict + f" (exit {result.exit_code})", highlight=False)
+
+
+def _render_trace(trace: dict, console) -> None:
+    for folder in trace.get("folders", ()):
+        console.print(f"  trace        {folder}", highlight=False)
+    for a in trace.get("advisor", ()):
+        links = ", ".join(a.get("html", []) + a.get("xlsx", [])) or "no report file"
+        console.print(f"  advisor      exit {a.get('exit_code')}: {links}", highlight=False)
+        if a.get("tail"):
+            console.print(a["tail"], highlight=False, markup=False)
+
+
+def write_summary(result, path: str) -> str:
+    """One page of Markdown: what ran, the ranked findings, what emulation cannot see."""
+    lines = [f"# npu-migrate profile: `{os.path.basename(result.script)}`", ""]
+    if result.note:
+        lines += [f"**{result.note}**", ""]
+    lines += [f"- script: `{result.script}`",
+              f"- backend: {result.backend}" + (f" (torch_npu {result.torch_npu_version})" if result.torch_npu_version else ""),
+              f"- steps: {result.steps} measured of {result.steps_run} run (step 1 includes the set-up and is not measured)",
+              f"- median step time: {result.step_time_ms:.1f} ms" if result.step_time_ms else "- median step time: -",
+              f"- exit code: {result.exit_code}" + (f" (--fail-on {','.join(result.fail_on)}: {result.failing} failing)"
+                                                    if result.fail_on else ""), ""]
+    if result.findings:
+        lines += ["| # | kind | where | per step | est. ms/step | severity | finding | advice |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for i, f in enumerate(result.findings, 1):
+            cell = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+            lines.append(f"| {i} | {f.kind} | `{_loc(f)}` | {f.per_step:g} | {f.cost_ms:.2f} | {f.severity} | "
+                         f"{cell(f.message)} | {cell(f.advice)} |")
+        lines.append("")
+        lines += ["Estimated ms/step ranks the findings: measured CPU times and DataLoader waits plus fixed "
+                  f"assumptions (host sync {cost.SYNC_STALL_MS} ms, operator compile {cost.OP_COMPILE_MS} ms, "
+                  f"kernel launch {cost.OP_LAUNCH_MS} ms); they are not NPU measurements.", ""]
+    elif result.exit_code != 2:
+        lines += ["No performance finding.", ""]
+    if result.trace:
+        lines += ["## Ascend profiler", ""]
+        for folder in result.trace.get("folders", ()):
+            lines.append(f"- trace: [{os.path.basename(folder)}]({folder})")
+        for a in result.trace.get("advisor", ()):
+            for link in a.get("html", []) + a.get("xlsx", []):
+                lines.append(f"- msprof-analyze advisor: [{os.path.basename(link)}]({link})")
+        lines.append("")
+    if result.cannot_see:
+        lines += ["## What emulation cannot see", ""] + [f"- {x}" for x in result.cannot_see] + [""]
+    if result.warnings or result.reasons:
+        lines += ["## Warnings", ""] + [f"- {w}" for w in (*result.reasons, *result.warnings)] + [""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return path

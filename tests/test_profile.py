@@ -1,0 +1,241 @@
+"""`npu-migrate profile`: planted performance pitfalls found at their lines, a clean loop with none, the
+JSON contract and exit codes, and the Ascend-profiler orchestration against a fake torch_npu.profiler.
+
+Scripts are in tests/profile_cases/; the expected (kind, line) pairs are read from their
+`# PITFALL: kind` comments, so moving a line moves the expectation with it.
+"""
+from __future__ import annotations
+
+import ast
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from click.testing import CliRunner
+
+from checks.profile import cost
+from checks.profile.findings import KINDS, PerfFinding
+from checks.profile.fusedopt import fused_name
+from checks.profile.run import fails, parse_fail_on, run_profile
+
+CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile_cases")
+FAKE_NPU = os.path.join(CASES, "fake_npu")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+pytestmark = pytest.mark.runtime
+
+
+def case(name: str) -> str:
+    return os.path.join(CASES, name)
+
+
+def planted(name: str) -> set[tuple[str, int]]:
+    out = set()
+    with open(case(name), encoding="utf-8") as f:
+        for lineno, text in enumerate(f, 1):
+            m = re.search(r"# PITFALL: ([\w, ]+)", text)
+            if m:
+                out |= {(kind.strip(), lineno) for kind in m.group(1).split(",")}
+    return out
+
+
+def profile(name, tmp_path, **kw):
+    kw.setdefault("steps", 6)
+    kw.setdefault("backend", "emulated")
+    kw.setdefault("seed", 0)
+    kw.setdefault("timeout", 300)
+    return run_profile(case(name), out_dir=str(tmp_path / "out"), **kw)
+
+
+@pytest.fixture(scope="module")
+def pitfalls(tmp_path_factory):
+    return profile("pitfalls.py", tmp_path_factory.mktemp("pitfalls"))
+
+
+# ------------------------------------------------------------------------------ emulated measurement
+def test_every_planted_pitfall_is_found_at_its_line_and_nothing_else(pitfalls):
+    assert pitfalls.exit_code == 0, pitfalls.reasons
+    expected = planted("pitfalls.py")
+    assert {k for k, _ in expected} == set(KINDS)  # the script plants every kind
+    found = {(f.kind, f.line) for f in pitfalls.findings}
+    assert found == expected
+    assert all(os.path.realpath(f.path) == os.path.realpath(case("pitfalls.py")) for f in pitfalls.findings)
+
+
+def test_findings_carry_the_measured_details(pitfalls):
+    by_kind: dict[str, list[PerfFinding]] = {}
+    for f in pitfalls.findings:
+        by_kind.setdefault(f.kind, []).append(f)
+    # one host sync per step on each planted line (the harness's own loss.item() is not among them)
+    assert sorted(f.what for f in by_kind["host_sync"]) == ["Tensor.__bool__", "Tensor.__repr__", "Tensor.item",
+                                                          "boolean indexing"]
+    assert all(f.per_step == 1 for f in by_kind["host_sync"])
+    (dyn,) = by_kind["dynamic_shape"]
+    assert dyn.what == "aten::randn" and dyn.detail["distinct_shapes"] == 3  # 4 + step % 3 rows
+    (fallback,) = by_kind["cpu_fallback"]
+    assert fallback.what == "aten::fmax" and fallback.per_step == 1
+    (wide,) = by_kind["float64"]
+    assert "aten::_to_copy (float64)" in wide.what and wide.per_step >= 3  # .double(), abs, mean
+    (data,) = by_kind["data_loading"]
+    assert data.detail["num_workers"] == 0 and data.detail["pin_memory"] is False
+    assert data.detail["wait_ms_per_step"] >= 8 * 20 * 0.9  # 8 samples of 20 ms each
+    (opt,) = by_kind["optimizer"]
+    assert opt.detail["fused_alternative"] == "torch_npu.optim.NpuFusedAdamW" and opt.detail["tensors"] == 4
+    # ranked by estimated cost, the DataLoader wait (measured, ~160 ms) first
+    assert [f.cost_ms for f in pitfalls.findings] == sorted((f.cost_ms for f in pitfalls.findings), reverse=True)
+    assert pitfalls.findings[0].kind == "data_loading"
+
+
+def test_emulated_result_says_what_it_cannot_see(pitfalls):
+    assert pitfalls.emulated and pitfalls.note.startswith("emulated")
+    assert any("kernel" in x for x in pitfalls.cannot_see) and any("communication" in x for x in pitfalls.cannot_see)
+    text = open(pitfalls.summary_path, encoding="utf-8").read()
+    assert "What emulation cannot see" in text and "memory bandwidth" in text
+    for f in pitfalls.findings:
+        assert f"`{f.path}:{f.line}`" in text
+
+
+def test_clean_loop_gets_no_finding(tmp_path):
+    result = profile("clean.py", tmp_path)
+    assert result.exit_code == 0, result.reasons
+    assert result.steps == 5 and result.findings == ()
+
+
+# ------------------------------------------------------------------------------ CLI, JSON, exit codes
+def test_cli_json_contract_and_fail_on(tmp_path):
+    from migrate.cli import cli
+
+    report = tmp_path / "profile.json"
+    runner = CliRunner()
+    res = runner.invoke(cli, ["profile", case("pitfalls.py"), "--backend", "emulated", "--steps", "4", "-q",
+                              "--json", str(report), "--out", str(tmp_path / "out"), "--fail-on", "host_sync|float64"])
+    assert res.exit_code == 1, res.output
+    doc = json.loads(report.read_text())
+    assert doc["backend"] == "emulated" and doc["emulated"] is True and doc["steps"] == 3
+    assert doc["findings"] and all({"kind", "path", "line", "per_step", "message"} <= set(f) for f in doc["findings"])
+    assert doc["failing"] == sum(1 for f in doc["findings"] if f["kind"] in ("host_sync", "float64"))
+    assert (tmp_path / "out" / "summary.md").is_file()
+    assert "host_sync" in res.output and "emulation cannot see" in res.output
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["nope.py"], "script not found"),
+    ([case("pitfalls.py"), "--steps", "2"], "at least 3"),
+    ([case("pitfalls.py"), "--fail-on", "slow"], "unknown 'slow'"),
+    ([case("raises_early.py"), "--steps", "4"], "nothing measured"),
+])
+def test_could_not_run_exits_2(tmp_path, args, reason):
+    from migrate.cli import cli
+
+    res = CliRunner().invoke(cli, ["profile", *args, "--backend", "emulated", "-q", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and reason in res.output, res.output
+
+
+def test_fail_on_words():
+    assert parse_fail_on(None) == () and parse_fail_on("none") == ()
+    assert parse_fail_on("host_sync,medium") == ("host_sync", "medium")
+    with pytest.raises(ValueError):
+        parse_fail_on("hostsync")
+    f = PerfFinding("float64", "x.py", 3, 1.0, "m", "a", cost_ms=0.5, severity="medium")
+    assert fails(f, ("medium",)) and fails(f, ("low",)) and not fails(f, ("high",))
+    assert fails(f, ("any",)) and fails(f, ("float64",)) and not fails(f, ("host_sync",)) and not fails(f, ())
+    assert cost.severity(5.0, 40.0) == "high" and cost.severity(0.5, 40.0) == "medium" and cost.severity(0.1, 40.0) == "low"
+
+
+def test_parent_side_does_not_import_torch():
+    code = "import sys, checks.profile.run, checks.profile.report, migrate.commands.profile; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------------------ knowledge data (wheel)
+def test_fused_optimizer_names_come_from_the_knowledge_data():
+    import torch
+
+    from migrate import knowledge
+
+    kb = knowledge.load("2.14.0")
+    assert fused_name(kb, torch.optim.AdamW) == "torch_npu.optim.NpuFusedAdamW"
+    assert fused_name(kb, torch.optim.SGD) == "torch_npu.optim.NpuFusedSGD"
+    assert fused_name(kb, torch.optim.Adagrad) is None  # torch_npu has no NpuFusedAdagrad
+    assert all(kb.has_api(n) for n in ("torch_npu.optim.NpuFusedAdamW", "torch_npu.optim.NpuFusedSGD"))
+
+
+ASCEND_NAMES = ("profile", "schedule", "tensorboard_trace_handler", "_ExperimentalConfig", "ProfilerActivity",
+                "ProfilerLevel", "AiCMetrics", "ExportType")
+
+
+@pytest.mark.parametrize("version", ["2.1.0", "2.14.0"])
+def test_ascend_profiler_names_exist_in_the_wheels(version):
+    from migrate import knowledge
+
+    names = knowledge.load(version).module_names("torch_npu.profiler")
+    assert names is not None and set(ASCEND_NAMES) <= names
+
+
+def _wheel():
+    found = sorted(glob.glob("/work/wheels/torch_npu-2.14.0-*.whl"))
+    return found[0] if found else None
+
+
+@pytest.mark.skipif(_wheel() is None, reason="torch_npu 2.14.0 wheel not downloaded (see docs/knowledge.md)")
+def test_fake_profiler_signatures_match_the_wheel():
+    """The fake used below accepts exactly the real keyword names, so a misspelt argument in
+    checks/profile/ascend.py fails there as it would on the NPU."""
+    def params(tree, cls, fn="__init__"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == fn:
+                        a = item.args
+                        return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg != "self"]
+        raise AssertionError(f"{cls}.{fn} not found")
+
+    with zipfile.ZipFile(_wheel()) as z:
+        real = {f: ast.parse(z.read(f"torch_npu/profiler/{f}")) for f in ("profiler.py", "scheduler.py", "experimental_config.py")}
+    fake = ast.parse(open(os.path.join(FAKE_NPU, "torch_npu", "profiler.py"), encoding="utf-8").read())
+    assert params(fake, "profile") == params(real["profiler.py"], "profile")
+    assert params(fake, "schedule") == params(real["scheduler.py"], "Schedule")
+    assert params(fake, "_ExperimentalConfig") == params(real["experimental_config.py"], "_ExperimentalConfig")
+
+
+# ------------------------------------------------------------------------------ NPU orchestration (fake)
+def test_ascend_profiler_orchestration_with_a_fake_torch_npu(tmp_path, monkeypatch):
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("PATH", FAKE_NPU + os.pathsep + os.environ["PATH"])
+    result = run_profile(case("npu_loop.py"), steps=5, backend="npu", out_dir=str(tmp_path / "out"), timeout=300,
+                         env={"PYTHONPATH": FAKE_NPU, "FAKE_NPU_LOG": str(log)})
+    assert result.exit_code == 0, (result.reasons, result.warnings)
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    events = [c["event"] for c in calls]
+    assert events[:5] == ["experimental_config", "schedule", "tensorboard_trace_handler", "profile", "start"]
+    assert events.count("step") == 5 and events[-1] == "stop"
+    by = {c["event"]: c for c in calls}
+    assert by["experimental_config"]["profiler_level"] == "Level1"
+    assert {k: by["schedule"][k] for k in ("wait", "warmup", "active", "repeat")} == \
+        {"wait": 1, "warmup": 1, "active": 2, "repeat": 1}
+    assert by["profile"]["activities"] == ["CPU", "NPU"]
+    assert by["profile"]["record_shapes"] and by["profile"]["profile_memory"] and by["profile"]["with_stack"]
+    assert by["tensorboard_trace_handler"]["dir_name"] == str(tmp_path / "out" / "trace")
+    # the active window (profiler steps 2 and 3) was saved after optimizer step 4
+    assert by["trace_ready"]["recorded"] == [2, 3]
+    (folder,) = result.trace["folders"]
+    assert folder.endswith("_ascend_pt") and os.path.isdir(folder)
+    (adv,) = result.trace["advisor"]
+    assert adv["exit_code"] == 0 and adv["html"] and adv["xlsx"] and "AI CPU operator" in adv["tail"]
+    summary = open(result.summary_path, encoding="utf-8").read()
+    assert os.path.basename(adv["html"][0]) in summary and os.path.basename(folder) in summary
+    assert result.note is None and result.cannot_see == ()
+
+
+def test_npu_backend_without_advisor_says_how_to_run_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin")
+    monkeypatch.setattr("checks.profile.advisor.find_advisor", lambda: None)
+    result = run_profile(case("npu_loop.py"), steps=4, backend="npu", out_dir=str(tmp_path / "out"), timeout=300,
+                         env={"PYTHONPATH": FAKE_NPU, "FAKE_NPU_LOG": str(tmp_path / "log.jsonl")})
+    assert result.exit_code == 0
+    assert any("msprof-analyze advisor all -d" in w for w in result.warnings)
