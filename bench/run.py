@@ -8,7 +8,8 @@ Every target is measured against a baseline in the same run and reported as a ra
 - `npu-migrate --version` start-up;
 - knowledge base load time;
 - apply over the same corpus vs analyze over it;
-- smoke harness overhead: emulated smoke vs the plain script on the CPU, with and without op tracing.
+- smoke harness overhead: emulated smoke vs the plain script on the CPU, with and without op tracing;
+- profile overhead: emulated profile vs emulated smoke of the same script, per step.
 """
 
 from __future__ import annotations
@@ -174,12 +175,51 @@ def bench_smoke(rows, results, quick):
                    smoke_steady_untraced_ratio=s_untraced / s_plain)
 
 
+def bench_profile(rows, results, quick):
+    """Per-step cost of the emulated profile hooks: `profile --backend emulated` against `smoke --backend
+    emulated` (default op tracing) of the same script, steps 2..N of each (target <= 1.3x)."""
+    script = ROOT / "bench" / "smoke_workload.py"
+    steps = "30" if quick else "60"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    tmp = Path(tempfile.mkdtemp(prefix="npu-bench-profile-"))
+    best: dict[str, list[float]] = {}
+
+    def run(label, cmd, times_of):
+        def go():
+            proc = subprocess.run([PY, "-m", "migrate", *cmd, str(script), "--backend", "emulated", "--steps", steps,
+                                   "--json", str(tmp / f"{label}.json"), "-q", "--", "--steps", steps],
+                                  env=env, capture_output=True, cwd=tmp)
+            if proc.returncode not in (0, 1):
+                raise RuntimeError(proc.stdout.decode()[-2000:] + proc.stderr.decode()[-2000:])
+            times = times_of(json.loads((tmp / f"{label}.json").read_text()))
+            if label not in best or sum(times) < sum(best[label]):
+                best[label] = times
+        return go
+
+    smoke = run("smoke", ["smoke"], lambda d: d["step_times"][1:])
+    profile = run("profile", ["profile", "--out", str(tmp / "out")], lambda d: [t / 1000 for t in d["step_times_ms"]])
+    try:
+        for _ in range(2 if quick else 3):  # alternate, so load changes hit both alike
+            smoke()
+            profile()
+    except Exception as exc:
+        rows.append(("profile overhead", "", "failed", str(exc).splitlines()[-1][:80]))
+        return
+    s, p = best["smoke"], best["profile"]
+    total = sum(p) / sum(s)
+    median = statistics.median(p) / statistics.median(s)
+    rows.append(("profile emulated vs smoke emulated", f"{steps} steps", f"{sum(p):.2f} s (steps 2..N)",
+                 f"per step {median:.2f}x median, {total:.2f}x total (target <= 1.3)"))
+    results.update(profile_steady_s=sum(p), profile_smoke_steady_s=sum(s), profile_vs_smoke_total_ratio=total,
+                   profile_vs_smoke_median_step_ratio=median)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "smoke"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "smoke", "profile"])
     args = parser.parse_args(argv)
-    only = set(args.only or ["analyze", "startup", "kb", "apply", "smoke"])
+    only = set(args.only or ["analyze", "startup", "kb", "apply", "smoke", "profile"])
     rows: list[tuple[str, str, str, str]] = []
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     files = torch_corpus()
@@ -195,6 +235,8 @@ def main(argv=None) -> int:
         bench_apply(root, analyze_s, rows, results, args.quick)
     if "smoke" in only:
         bench_smoke(rows, results, args.quick)
+    if "profile" in only:
+        bench_profile(rows, results, args.quick)
     from rich.console import Console
     from rich.table import Table
 

@@ -17,6 +17,8 @@ HOST_LINK_GB_S = 20.0  # assumed device <-> host copy bandwidth
 OP_COMPILE_MS = 5.0  # assumed: compiling one operator for a shape it has not seen (jit_compile=True)
 OP_LAUNCH_MS = 0.01  # assumed: host-side launch of one NPU kernel
 OPTIMIZER_KERNELS_PER_TENSOR = 4  # an unfused Adam-style update: a few elementwise kernels per tensor
+HIGH_MS = 5.0  # severity high from this estimated cost per step
+MEDIUM_MS = 0.5  # severity medium from this one
 DATA_SHARE_MIN = 0.10  # a DataLoader wait is reported from this share of the step time ...
 DATA_WAIT_MIN_MS = 1.0  # ... and at least this many milliseconds per step
 
@@ -36,11 +38,10 @@ SHAPE_ADVICE = ("use fixed shapes: multiply by the mask or torch.where(mask, x, 
                 "elements; pad to a bound instead of nonzero/unique")
 
 
-def severity(cost_ms: float, step_ms: float | None) -> str:
-    if not step_ms:
-        return "low"
-    share = cost_ms / step_ms
-    return "high" if share >= 0.10 else "medium" if share >= 0.01 else "low"
+def severity(cost_ms: float) -> str:
+    """Absolute thresholds: the emulated step runs on a CPU, far slower than the NPU, so a share of it
+    would understate every finding that is not itself measured on the CPU."""
+    return "high" if cost_ms >= HIGH_MS else "medium" if cost_ms >= MEDIUM_MS else "low"
 
 
 def build(child: dict, *, torch_npu_version: str) -> tuple[list[PerfFinding], float | None]:
@@ -63,7 +64,7 @@ def build(child: dict, *, torch_npu_version: str) -> tuple[list[PerfFinding], fl
         if item is not None:
             raw.append(item)
     findings = [PerfFinding(kind=k, path=p, line=ln, per_step=round(ps, 3), message=m, advice=a, cost_ms=round(c, 3),
-                            severity=severity(c, step_ms), what=w, detail=det)
+                            severity=severity(c), what=w, detail=det)
                 for k, p, ln, ps, m, a, c, w, det in raw]
     findings.sort(key=lambda f: (-f.cost_ms, f.path, f.line, f.kind))
     return findings, step_ms
@@ -122,8 +123,11 @@ def _data(d, steps, step_ms):
     settings = f"num_workers={s.get('num_workers')}, pin_memory={s.get('pin_memory')}"
     msg = (f"each step waits {wait_ms:.1f} ms for the DataLoader ({share:.0%} of the step time here; faster "
            f"NPU compute makes the share larger) with {settings}")
-    advice = ("raise num_workers (and persistent_workers=True, prefetch_factor), set pin_memory=True, "
-              "and move per-sample work out of __getitem__")
+    advice = "; ".join(x for x in (
+        "raise num_workers (with persistent_workers=True)" if not s.get("num_workers") else
+        "raise num_workers or prefetch_factor further",
+        "set pin_memory=True" if s.get("pin_memory") is False else "",
+        "move per-sample work out of __getitem__ (or batch it)") if x)
     per = d["batches"] / steps
     return ("data_loading", d["path"], d["line"], per, msg, advice, wait_ms, "DataLoader",
             {"wait_ms_per_step": round(wait_ms, 3), "share": round(share, 4), **s})

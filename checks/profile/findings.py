@@ -41,6 +41,7 @@ class ProfileResult:
     traced_steps: int = 0
     findings: tuple[PerfFinding, ...] = ()
     step_time_ms: float | None = None  # median of the measured steps
+    step_times_ms: tuple[float, ...] = ()  # each measured step (2..N), hooks included
     reasons: tuple[str, ...] = ()  # why it could not run (exit 2)
     warnings: tuple[str, ...] = ()
     fail_on: tuple[str, ...] = ()

@@ -125,11 +125,15 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
         from checks.profile.advisor import collect
 
         trace = collect(trace_dir, child.get("ascend"), child.get("ascend_error"), run_advisor=advisor)
+        if not trace["folders"]:
+            return ProfileResult(script, backend, 2, reasons=tuple(trace["warnings"]), warnings=tuple(warnings),
+                                 trace=trace, **common)
         warnings += trace.get("warnings", [])
     failing = sum(1 for f in findings if fails(f, fail_words))
     result = ProfileResult(script, backend, 1 if failing else 0, steps=int(child["measured_steps"]),
                            traced_steps=int(child.get("traced_steps") or 0), findings=tuple(findings),
-                           step_time_ms=round(step_ms, 3) if step_ms else None, warnings=tuple(dict.fromkeys(warnings)),
+                           step_time_ms=round(step_ms, 3) if step_ms else None,
+                           step_times_ms=tuple(round(t * 1000, 3) for t in child.get("step_seconds", ())), warnings=tuple(dict.fromkeys(warnings)),
                            fail_on=fail_words, failing=failing, trace=trace, **common)
     from checks.profile.report import write_summary
 

@@ -77,8 +77,9 @@ class PerfTracer(TorchDispatchMode):
                 missing = self.no_kernel[func] = self._no_kernel(func)
             if missing:
                 where = state.frames.first_user(2, SKIP_FILES)
-                if where is not None:
-                    state.count("cpu_fallback", where, _base(func), f"{_base(func)} has no NPU kernel",
+                if where is not None:  # in backward, the user frame is the backward() call
+                    op = _base(func) + (" (backward)" if state.in_backward else "")
+                    state.count("cpu_fallback", where, op, f"{op} has no NPU kernel",
                                 seconds=elapsed, nbytes=_nbytes(self.Tensor, args, out))
             dtype = _wide_dtype(self.Tensor, self.wide, out)
             if dtype is not None:
