@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -93,7 +94,7 @@ def test_findings_carry_the_measured_details(pitfalls):
 def test_emulated_result_says_what_it_cannot_see(pitfalls):
     assert pitfalls.emulated and pitfalls.note.startswith("emulated")
     assert any("kernel" in x for x in pitfalls.cannot_see) and any("communication" in x for x in pitfalls.cannot_see)
-    text = open(pitfalls.summary_path, encoding="utf-8").read()
+    text = Path(pitfalls.summary_path).read_text(encoding="utf-8")
     assert "What emulation cannot see" in text and "memory bandwidth" in text
     for f in pitfalls.findings:
         assert f"`{f.path}:{f.line}`" in text
@@ -197,7 +198,7 @@ def test_fake_profiler_signatures_match_the_wheel():
 
     with zipfile.ZipFile(_wheel()) as z:
         real = {f: ast.parse(z.read(f"torch_npu/profiler/{f}")) for f in ("profiler.py", "scheduler.py", "experimental_config.py")}
-    fake = ast.parse(open(os.path.join(FAKE_NPU, "torch_npu", "profiler.py"), encoding="utf-8").read())
+    fake = ast.parse(Path(FAKE_NPU, "torch_npu", "profiler.py").read_text(encoding="utf-8"))
     assert params(fake, "profile") == params(real["profiler.py"], "profile")
     assert params(fake, "schedule") == params(real["scheduler.py"], "Schedule")
     assert params(fake, "_ExperimentalConfig") == params(real["experimental_config.py"], "_ExperimentalConfig")
@@ -227,7 +228,7 @@ def test_ascend_profiler_orchestration_with_a_fake_torch_npu(tmp_path, monkeypat
     assert folder.endswith("_ascend_pt") and os.path.isdir(folder)
     (adv,) = result.trace["advisor"]
     assert adv["exit_code"] == 0 and adv["html"] and adv["xlsx"] and "AI CPU operator" in adv["tail"]
-    summary = open(result.summary_path, encoding="utf-8").read()
+    summary = Path(result.summary_path).read_text(encoding="utf-8")
     assert os.path.basename(adv["html"][0]) in summary and os.path.basename(folder) in summary
     assert result.note is None and result.cannot_see == ()
 

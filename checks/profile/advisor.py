@@ -51,7 +51,7 @@ def run_one(exe: str, folder: str, output: str) -> dict:
     cmd = [exe, "advisor", "all", "-d", folder, "-o", output, "-l", "en"]
     entry = {"command": cmd, "folder": folder, "output": output}
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=ADVISOR_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=ADVISOR_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         entry.update(exit_code=None, error=str(exc), html=[], xlsx=[], tail="")
         return entry

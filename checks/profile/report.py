@@ -94,13 +94,13 @@ def write_summary(result, path: str) -> str:
         lines += ["| # | kind | where | per step | est. ms/step | severity | finding | advice |",
                   "|---|---|---|---|---|---|---|---|"]
         for i, f in enumerate(result.findings, 1):
-            cell = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+            cell = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
             lines.append(f"| {i} | {f.kind} | `{_loc(f)}` | {f.per_step:g} | {f.cost_ms:.2f} | {f.severity} | "
                          f"{cell(f.message)} | {cell(f.advice)} |")
         lines.append("")
-        lines += ["Estimated ms/step ranks the findings: measured CPU times and DataLoader waits plus fixed "
+        lines += [("Estimated ms/step ranks the findings: measured CPU times and DataLoader waits plus fixed "
                   f"assumptions (host sync {cost.SYNC_STALL_MS} ms, operator compile {cost.OP_COMPILE_MS} ms, "
-                  f"kernel launch {cost.OP_LAUNCH_MS} ms); they are not NPU measurements.", ""]
+                  f"kernel launch {cost.OP_LAUNCH_MS} ms); they are not NPU measurements."), ""]
     elif result.exit_code != 2:
         lines += ["No performance finding.", ""]
     if result.trace:

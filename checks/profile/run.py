@@ -16,7 +16,12 @@ import tempfile
 from checks.backend import EMULATED_NOTE, detect
 from checks.profile import cost
 from checks.profile.ascend import DEFAULT_SCHEDULE, steps_needed
-from checks.profile.findings import EMULATION_CANNOT_SEE, KINDS, SEVERITIES, ProfileResult
+from checks.profile.findings import (
+    EMULATION_CANNOT_SEE,
+    KINDS,
+    SEVERITIES,
+    ProfileResult,
+)
 
 PROFILE_ENV = "NPU_MIGRATE_PROFILE"
 BACKENDS = ("auto", "npu", "emulated")
@@ -103,9 +108,9 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
         child = _read(report)
     warnings += [w for w in smoke.warnings if not w.startswith("ops with no NPU kernel")]
     note = EMULATED_NOTE if backend == "emulated" else None
-    common = dict(note=note, torch_npu_version=version, out_dir=out_dir, smoke_verdict=smoke.verdict,
-                  smoke_reasons=smoke.reasons, steps_run=smoke.steps,
-                  cannot_see=EMULATION_CANNOT_SEE if backend == "emulated" else ())
+    common = {"note": note, "torch_npu_version": version, "out_dir": out_dir, "smoke_verdict": smoke.verdict,
+                  "smoke_reasons": smoke.reasons, "steps_run": smoke.steps,
+                  "cannot_see": EMULATION_CANNOT_SEE if backend == "emulated" else ()}
     if smoke.exit_code == 2:
         return ProfileResult(script, backend, 2, reasons=smoke.reasons, warnings=tuple(warnings), **common)
     if child is None or int(child.get("measured_steps") or 0) < 1:

@@ -49,7 +49,7 @@ class PerfTracer(TorchDispatchMode):
     def stop(self) -> bool:
         try:
             self.__exit__(None, None, None)
-        except Exception:  # the script pushed its own mode on top of ours: keep tracing
+        except Exception:  # noqa: BLE001 - the script pushed its own mode on top of ours: keep tracing
             return False
         self.active = False
         return True

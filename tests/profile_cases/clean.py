@@ -4,8 +4,8 @@ Losses are kept on the device and read once at the end (after training), the dat
 shapes are fixed, everything is float32, and Adagrad has no fused torch_npu counterpart.
 """
 import torch
-import torch.nn as nn
 import torch_npu  # noqa: F401
+from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 

@@ -1,6 +1,6 @@
 """A plain loop for the Ascend-profiler orchestration test (runs on the CPU with the fake torch_npu)."""
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 def main():

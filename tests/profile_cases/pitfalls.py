@@ -2,8 +2,8 @@
 import time
 
 import torch
-import torch.nn as nn
 import torch_npu  # noqa: F401
+from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 
