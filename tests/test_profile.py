@@ -247,3 +247,11 @@ def test_npu_backend_whose_profiler_cannot_start_exits_2(tmp_path):
     result = run_profile(case("npu_loop.py"), steps=4, backend="npu", out_dir=str(tmp_path / "out"), timeout=300)
     assert result.exit_code == 2
     assert any("Ascend profiler failed" in r and "torch_npu" in r for r in result.reasons), result.reasons
+
+
+def test_dynamic_shape_from_the_data_is_reported_where_it_enters(tmp_path):
+    result = profile("dynamic_loader.py", tmp_path, steps=8)
+    assert result.exit_code == 0, result.reasons
+    assert {(f.kind, f.line) for f in result.findings} == planted("dynamic_loader.py")
+    (dyn,) = result.findings
+    assert dyn.detail["distinct_shapes"] == 2 and dyn.per_step > 10  # the model's ops follow the padded batch

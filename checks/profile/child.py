@@ -35,6 +35,7 @@ class ProfileState:
         self.frames = UserFrames(script)
         self.measuring = False
         self.in_loader = False
+        self.loader_where = None  # the user's line iterating the DataLoader, while it runs
         self.in_backward = False
         self.harness = 0
         self.step = 0
@@ -75,7 +76,7 @@ class ProfileState:
         e["nbytes"] += nbytes
         if distinct:
             e["distinct"] = max(e["distinct"], distinct)
-        if example and example not in e["examples"] and len(e["examples"]) < 4:
+        if example and what == e["what"] and example not in e["examples"] and len(e["examples"]) < 4:
             e["examples"].append(example)
 
     def data_wait(self, where, seconds: float, settings: dict) -> None:

@@ -23,6 +23,7 @@ def install(torch, state) -> bool:
         if state.in_loader:  # a nested loader inside a Dataset: part of the outer wait
             return orig_next(self)
         where = frames.first_user(2) if state.measuring else None
+        state.loader_where = where
         state.in_loader = True
         t0 = time.perf_counter()
         try:

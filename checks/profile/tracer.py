@@ -133,18 +133,25 @@ class PerfTracer(TorchDispatchMode):
             shapes = self.distinct[key] = {before}
         shapes.add(sig)
         state = self.state
+        if state.in_loader:
+            # host work by design (Dataset, collate): no NPU kernel compiles here, but what it produces
+            # enters the step at the loop line, so the ops downstream are reported there
+            if source is None:
+                source = state.loader_where
+            if source is not None:
+                _mark(Tensor, out, derived, source)
+            return
         self.varying_in_step += 1
+        what = _base(func)
         if source is None:
             if state.in_backward:
                 return
-            where = state.frames.first_user(3)
-            if where is None:
+            source = state.frames.first_user(3)
+            if source is None:
                 return
-            source = where
-            state.count("dynamic_shape", where, _base(func), "input shapes differ between steps",
-                        distinct=len(shapes), example=_fmt(sig))
-        else:
-            state.count("dynamic_shape", source, None, None)
+        # distinct shapes: as the device ops see them (what the NPU compiles kernels for)
+        state.count("dynamic_shape", source, what, "input shapes differ between steps", distinct=len(shapes),
+                    example=_fmt(sig))
         _mark(Tensor, out, derived, source)
 
 
