@@ -255,3 +255,16 @@ def test_dynamic_shape_from_the_data_is_reported_where_it_enters(tmp_path):
     assert {(f.kind, f.line) for f in result.findings} == planted("dynamic_loader.py")
     (dyn,) = result.findings
     assert dyn.detail["distinct_shapes"] == 2 and dyn.per_step > 10  # the model's ops follow the padded batch
+
+
+def test_user_frames_are_the_scripts_folder_only(tmp_path):
+    from checks.profile.frames import OTHER, USER, UserFrames
+
+    script = tmp_path / "proj" / "train.py"
+    frames = UserFrames(str(script))
+    assert frames.kind(str(script)) == USER
+    assert frames.kind(str(tmp_path / "proj" / "models" / "net.py")) == USER  # the user's own modules
+    assert frames.kind(str(tmp_path / "proj" / ".venv" / "lib" / "site-packages" / "torch" / "nn.py")) == OTHER
+    assert frames.kind(str(tmp_path / "elsewhere.py")) == OTHER
+    assert frames.kind(os.path.join(ROOT, "checks", "bootstrap.py")) == OTHER  # the harness is never the user
+    assert frames.kind("<frozen runpy>") == OTHER
