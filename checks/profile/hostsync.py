@@ -76,10 +76,10 @@ class HostSync:
             if fn is None:
                 continue
             label = f"{'Tensor.' if owner_name == 'Tensor' else 'torch.'}{attr}"
-            setattr(owner, attr, self._wrap(fn, label, what, attr in _COPIES_TO_HOST, owner_name == "Tensor"))
+            setattr(owner, attr, self._wrap(fn, label, what, attr in _COPIES_TO_HOST))
         torch.Tensor.__getitem__ = self._wrap_getitem(torch.Tensor.__getitem__)
 
-    def _wrap(self, fn, label, what, copies, is_method):
+    def _wrap(self, fn, label, what, copies):
         hs = self
 
         @functools.wraps(fn)
