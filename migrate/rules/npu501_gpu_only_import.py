@@ -36,7 +36,8 @@ class GpuOnlyImport(Rule):
     statement and package. An import inside `try: ... except ImportError:` with a real fallback is
     still reported, but an `error` entry drops to `warning`: the program runs on the fallback path,
     which should be checked rather than assumed. `importlib.import_module("apex")` and other
-    dynamic imports are not followed."""
+    dynamic imports are not followed. Entries whose status is `works` (DeepSpeed's device-neutral
+    `deepspeed.accelerator`) are not reported; each use after the import is NPU507."""
 
     CODE = "NPU501"
     NAME = "gpu-only-import"
@@ -70,7 +71,7 @@ class GpuOnlyImport(Rule):
             seen: set[str] = set()
             for alias in statement.names:
                 key = match_package(alias.name, table)
-                if key is not None:
+                if key is not None and table[key].status != "works":
                     root = match_package(key.split(".", 1)[0], table) or key
                     if root not in seen:
                         seen.add(root)
@@ -83,7 +84,7 @@ class GpuOnlyImport(Rule):
                 candidate = match_package(f"{statement.module}.{alias.name}", table)
                 if candidate is not None and (best is None or len(candidate) > len(best)):
                     best = candidate
-            if best is not None:
+            if best is not None and table[best].status != "works":
                 yield self._finding(ctx, statement, statement.module, best, table)
 
     def _finding(self, ctx, statement, module, key, table, at=None):

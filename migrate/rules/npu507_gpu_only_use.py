@@ -1,0 +1,137 @@
+import ast
+
+from migrate import knowledge
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops, report_node
+from migrate.rules.base import Invalid, Rule
+from migrate.rules.npu501_gpu_only_import import match_package
+
+TRITON = "triton"
+# decorators that turn a function into a Triton kernel (or wrap one): its body is Triton code,
+# reported once at the decorator, not line by line
+_KERNEL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
+
+
+def package_of(key: str, table: dict) -> str:
+    """The top-level entry a key belongs to (`apex.optimizers` -> `apex`, `nvidia.dali` stays)."""
+    return match_package(key.split(".", 1)[0], table) or key
+
+
+def reported(entry) -> bool:
+    """Entries whose uses are reported: not the ones that work, nor info-only ones (numba's CPU JIT)."""
+    return entry.status != "works" and entry.severity != "info"
+
+
+def _decorator_name(ctx, decorator) -> str | None:
+    return ctx.qualname(decorator.func if isinstance(decorator, ast.Call) else decorator)
+
+
+def _is_kernel(ctx, function) -> bool:
+    for decorator in function.decorator_list:
+        name = _decorator_name(ctx, decorator)
+        if name is not None and (name in _KERNEL_DECORATORS or name.startswith("triton.")):
+            return True
+    return False
+
+
+class GpuOnlyUse(Rule):
+    """Every use of a GPU-only package after its import: calls, decorators, attributes, base
+    classes, `except` types, and Triton kernel launches `kernel[grid](...)`. The import alone
+    (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
+    complete. Names are resolved through the file's imports (`import bitsandbytes as bnb`,
+    `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
+    of the most specific knowledge entry (`flash_attn.ops.activations.swiglu` ->
+    `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
+    decorator; a launch is a subscripted call of a kernel defined in the file, or of a name
+    containing `kernel` in a file that imports triton. Entries whose status is `works`
+    (`deepspeed.accelerator`) or whose severity is `info` (numba's CPU JIT) are not reported.
+    The message starts with the package name, which the summary groups by."""
+
+    CODE = "NPU507"
+    NAME = "gpu-only-use"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
+    MESSAGE = "uses a GPU-only package"
+    VALID = [
+        "import torch\nx = torch.zeros(3)",
+        "import apex_utils\napex_utils.run()",  # a different package whose name starts the same
+        "from deepspeed.accelerator import get_accelerator\nd = get_accelerator().device_name()",
+        "import numba\n@numba.njit\ndef f(x): return x",
+        "handlers = {}\nhandlers['a'](1)",  # a subscripted call in a file without triton
+        '"""bnb.optim.Adam8bit"""\nimport os',
+    ]
+    INVALID = [
+        Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
+        Invalid("from apex.parallel import convert_syncbn_model\nm = convert_syncbn_model(m)", count=1),
+        Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
+        Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=3),
+        Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
+        Invalid("import pynvml\npynvml.nvmlInit()\nh = pynvml.nvmlDeviceGetHandleByIndex(0)", count=2),
+        Invalid("from flash_attn.ops.activations import swiglu\ny = swiglu(a, b)", count=1),
+        Invalid("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)", count=1),
+        Invalid("import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)", count=1),
+        Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
+    ]
+
+    def triggers(self, kb):
+        return tuple({key.split(".", 1)[0] for key in knowledge.third_party()})
+
+    def check(self, ctx):
+        table = knowledge.third_party()
+        kernels = self._kernels(ctx)
+        kernel_bodies = {id(k) for k in kernels.values()}
+        for node, qual in chain_tops(ctx):
+            key = match_package(qual, table)
+            if key is None or not reported(table[key]):
+                continue
+            if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
+                continue
+            yield self._finding(ctx, report_node(ctx, node), qual, key, table)
+        if kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values()):
+            yield from self._launches(ctx, kernels, table)
+
+    def _kernels(self, ctx) -> dict[str, ast.AST]:
+        out = {}
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for function in ctx.nodes.get(kind, ()):
+                if function.decorator_list and _is_kernel(ctx, function):
+                    out[function.name] = function
+        return out
+
+    @staticmethod
+    def _inside_kernel(ctx, node, kernel_bodies) -> bool:
+        child, parent = node, ctx.parent(node)
+        while parent is not None:
+            if id(parent) in kernel_bodies:
+                return child not in parent.decorator_list
+            child, parent = parent, ctx.parent(parent)
+        return False
+
+    def _launches(self, ctx, kernels, table):
+        if TRITON not in table:
+            return
+        entry = table[TRITON]
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not isinstance(func, ast.Subscript):
+                continue
+            target = func.value
+            name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
+            if name is None:
+                continue
+            if name not in kernels and "kernel" not in name.lower():
+                continue
+            text = f"triton: launch of the Triton kernel `{name}[grid](...)` ({entry.status} on Ascend NPU)"
+            if entry.alternative:
+                text += f"; NPU alternative: {entry.alternative}"
+            yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity))
+
+    def _finding(self, ctx, node, qual, key, table):
+        entry = table[key]
+        package = package_of(key, table)
+        text = f"{package}: `{qual}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
+        if entry.alternative:
+            text += f"; NPU alternative: {entry.alternative}"
+        if entry.alternative_api:
+            text += f" (see `{entry.alternative_api}`)"
+        return self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api)
