@@ -32,7 +32,7 @@ from migrate.sources import (
     read_manifest,
     read_notebook,
 )
-from migrate import suppress
+from migrate import repo_index, suppress
 
 ProgressCallback = Callable[[int, int], None]
 STDIN = "-"
@@ -262,7 +262,8 @@ def _notebook_imports(cells) -> dict[str, str]:
 
 
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
-                        extra_imports: dict[str, str] | None = None) -> tuple[list[Finding], list[FileError], int]:
+                        extra_imports: dict[str, str] | None = None,
+                        facts: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -282,6 +283,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     ctx = PythonContext(path, text, tree, kb, cell=cell)
     for name, qualified in (extra_imports or {}).items():
         ctx.imports.setdefault(name, qualified)
+    if facts is not None and repo_index.wants_python_defs(text):
+        facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     findings = _run_rules(active, ctx)
     if not findings:
         return [], [], 0
@@ -337,9 +340,12 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     suppressed = 0
     by_kind = _rules_for(version)
     kb = _kb(version)
+    defs: list = []
+    refs: list[str] = []
     for kind in kinds:
         if kind == "python":
-            f, e, s = analyze_python_text(path, text.lstrip("\ufeff"), version)
+            f, e, s = analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs)
+            refs = repo_index.python_refs(path, text)
             findings += f
             errors += e
             suppressed += s
@@ -370,7 +376,15 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
             f, s = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
             findings += f
             suppressed += s
+        elif kind == "cpp-source":
+            defs += repo_index.cpp_defs(path, text)
+            rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
+            f, s = _line_suppressed(text, _run_rules(rules, CudaSourceContext(path, text)))
+            findings += f
+            suppressed += s
         elif kind in ("launcher", "cuda-source"):
+            if kind == "cuda-source":
+                defs += repo_index.cpp_defs(path, text)
             ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
             rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
             f, s = _line_suppressed(text, _run_rules(rules, ctx))
@@ -378,7 +392,7 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
             suppressed += s
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed)
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs))
 
 
 # ---- cache --------------------------------------------------------------------------------------------
@@ -415,13 +429,14 @@ def _result_to_dict(r: FileResult) -> dict:
         "kind": r.kind, "lines": r.lines, "suppressed": r.suppressed,
         "findings": [dict(f.to_dict(), edits=[[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.edits]) for f in r.findings],
         "errors": [e.to_dict() for e in r.errors],
+        "facts": [list(f) for f in r.facts],
     }
 
 
 def _result_from_dict(path: str, d: dict) -> FileResult:
     findings = tuple(_finding_from_dict(dict(f, path=path)) for f in d["findings"])
     errors = tuple(FileError(path, e["code"], e["message"], e["line"], e["column"]) for e in d["errors"])
-    return FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"])
+    return FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"], tuple(tuple(f) for f in d.get("facts", ())))
 
 
 class ResultCache:
@@ -560,9 +575,49 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     if cache:
         cache.save()
+    results = _link_extensions(results, version, {t.path: d for t, d, _ in todo})
     results = [_filter(r, config) for r in results]
     results.sort(key=lambda r: r.path)
     return ScanResult(tuple(results), time.perf_counter() - started, version, cached)
+
+
+def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes]) -> list[FileResult]:
+    """NPU508: uses of the extensions and op namespaces that files of this scan define (see
+    migrate/repo_index.py). Only files whose cached facts reference a defined name are re-read."""
+    index = repo_index.build_index(results)
+    if not index:
+        return results
+    from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
+    from migrate.context import PythonContext
+
+    rule = CustomExtensionUse()
+    linked = {id(r) for r in repo_index.files_to_link(results, index)}
+    out = []
+    for result in results:
+        if id(result) not in linked or result.kind != "python":
+            out.append(result)
+            continue
+        data = fresh.get(result.path)
+        if data is None:
+            data = _read_target(Target(result.path, (result.kind,)), 1 << 62)
+        try:
+            text = decode(data, python=True).lstrip("\ufeff") if isinstance(data, bytes) else None
+        except ReadError:
+            text = None
+        tree = repo_index.parse(result.path, text) if text is not None else None
+        if tree is None:
+            out.append(result)
+            continue
+        ctx = PythonContext(result.path, text, tree, _kb(version))
+        known = {(f.code, f.line, f.column) for f in result.findings}
+        extra = [f for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
+        extra, suppressed = _line_suppressed(text, _dedupe(extra))
+        if not extra and not suppressed:
+            out.append(result)
+            continue
+        findings = tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key))
+        out.append(FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed + suppressed, result.facts))
+    return out
 
 
 def _filter(result: FileResult, config: Config) -> FileResult:

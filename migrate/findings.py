@@ -115,6 +115,7 @@ class FileResult:
     findings: tuple[Finding, ...] = ()
     errors: tuple[FileError, ...] = ()
     suppressed: int = 0
+    facts: tuple = ()  # what the repository index needs from this file (migrate/repo_index.py)
 
 
 @dataclass(frozen=True)

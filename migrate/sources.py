@@ -20,6 +20,8 @@ MANIFEST_PATTERNS = ("requirements*.txt", "*requirements.txt", "pyproject.toml",
                      "environment.yml", "environment.yaml", "setup.py")
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
 CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")
+# C++ sources are read only for `TORCH_LIBRARY` registrations (the repository index, NPU508/NPU509)
+CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx")
 
 
 class MalformedInput(ValueError):
@@ -31,7 +33,7 @@ class MalformedInput(ValueError):
 
 
 _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
-                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh")
+                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cpp", ".cc", ".cxx")
 _INTERESTING_NAMES = ("Dockerfile", "Makefile")
 
 
@@ -55,6 +57,8 @@ def classify(path: str) -> tuple[str, ...]:
         kinds.append("launcher")
     if any(fnmatch(name, p) for p in CUDA_SOURCE_PATTERNS):
         kinds.append("cuda-source")
+    elif any(fnmatch(name, p) for p in CPP_SOURCE_PATTERNS):
+        kinds.append("cpp-source")
     return tuple(kinds)
 
 

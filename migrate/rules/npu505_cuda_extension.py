@@ -5,6 +5,11 @@ from migrate.rules.base import Invalid, Rule
 
 _EXT = "torch.utils.cpp_extension"
 _CUDA_SUFFIXES = (".cu", ".cuh")
+_LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
+_LOAD_LIBRARY_MESSAGE = (
+    "loads a compiled custom-op library: if it was built with CUDA (nvcc, a CUDA dispatch key) it "
+    "does not load or run on an Ascend NPU; rebuild its kernels as Ascend C operators registered with torch_npu"
+)
 
 
 def _is_true(node) -> bool:
@@ -25,7 +30,10 @@ class CudaExtension(Rule):
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, or a `.cu`/`.cuh`
     file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
-    not followed. The kernels must be reimplemented as Ascend C operators registered with
+    not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
+    use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
+    that uses cpp_extension (`glob("kernels/*.cu")`), and `torch.ops.load_library(...)` (a
+    warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -36,7 +44,7 @@ class CudaExtension(Rule):
         "a custom CUDA extension cannot be built or run on an Ascend NPU; reimplement the kernels "
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
-    TRIGGERS = ("cpp_extension", "CUDAExtension")
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
@@ -54,15 +62,23 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'kernel.cu'])"),
         Invalid("from torch.utils import cpp_extension\nm = cpp_extension.load('m', ['m.cpp'], with_cuda=True)"),
         Invalid("from torch.utils.cpp_extension import load_inline\nm = load_inline('m', cpp_sources=c, cuda_sources=k)"),
+        Invalid("from torch.utils.cpp_extension import CUDAExtension, CppExtension\nExt = CUDAExtension if cuda else CppExtension", count=1),
+        Invalid("import glob\nfrom torch.utils.cpp_extension import CppExtension\nsrcs = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')", count=1),
+        Invalid("import torch\ntorch.ops.load_library('build/libmy_ops.so')", count=1),
     ]
 
     def check(self, ctx):
+        reported: list[ast.AST] = []
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
+            if name in _LOAD_LIBRARY:
+                yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
+                continue
             if name is None or not name.startswith(_EXT + "."):
                 continue
             function = name[len(_EXT) + 1 :]
             if function == "CUDAExtension":
+                reported.append(call)
                 yield self.finding(ctx, call)
             elif function in ("load", "load_inline"):
                 cuda_sources = ctx.keyword(call, "cuda_sources")
@@ -76,4 +92,25 @@ class CudaExtension(Rule):
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
                 ):
+                    reported.append(call)
                     yield self.finding(ctx, call)
+        yield from self._selected_or_globbed(ctx, reported)
+
+    def _selected_or_globbed(self, ctx, reported):
+        """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`
+        sources added to the build outside a reported call (`glob("kernels/*.cu")`)."""
+        if "cpp_extension" not in ctx.source:
+            return
+        inside = {id(node) for call in reported for node in ast.walk(call)}
+        for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
+            if id(node) in inside or not isinstance(node.ctx, ast.Load):
+                continue
+            parent = ctx.parent(node)
+            if isinstance(parent, ast.Call) and parent.func is node or isinstance(parent, ast.Attribute):
+                continue
+            if ctx.qualname(node) == f"{_EXT}.CUDAExtension":
+                yield self.finding(ctx, node)
+        for node in ctx.nodes.get(ast.Constant, ()):
+            if id(node) not in inside and isinstance(node.value, str) and node.value.strip().endswith(_CUDA_SUFFIXES):
+                if "\n" not in node.value and len(node.value) < 200:
+                    yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)

@@ -1,0 +1,193 @@
+"""The repository index: custom extensions and op namespaces defined anywhere in a scan, linked to
+every file that imports or calls them (NPU508).
+
+Built in the same pass as the per-file analysis: each file's *facts* (what it defines, which module
+names and `torch.ops` namespaces it mentions) are small, content-derived and cached with its
+findings. After the scan, `link` matches references against definitions and re-reads only the few
+files whose facts mention a defined name, so per-file cached findings stay correct when another
+file's definitions change: the cross-file findings are recomputed on every run, never cached.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import warnings
+from dataclasses import dataclass
+
+# ---- facts -----------------------------------------------------------------------------------------
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(")
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))", re.M)
+_IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
+_TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
+_CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
+_CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
+_EXT = "torch.utils.cpp_extension"
+
+
+@dataclass(frozen=True)
+class Definition:
+    kind: str  # "module" (an importable extension) or "namespace" (torch.ops.<ns>)
+    name: str
+    path: str
+    line: int
+    cuda: bool  # built with CUDA (nvcc sources, a CUDA dispatch key): error, else warning
+
+
+def package_dirs(path: str, level: int) -> list[str]:
+    """Directory names a relative import of `level` dots resolves against (innermost last)."""
+    parts = os.path.normpath(path).replace(os.sep, "/").split("/")[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    return [p for p in parts if p and p not in (".", "..")]
+
+
+def _resolve_relative(path: str, dots: str, module: str) -> str:
+    dirs = package_dirs(path, len(dots))
+    base = dirs[-1] if dirs else ""
+    return ".".join(p for p in (base, module) if p)
+
+
+def python_refs(path: str, text: str) -> list[str]:
+    """Module names imported (statically or with importlib and a literal) and `ops:<ns>` for each
+    `torch.ops.<ns>` mentioned: a cheap superset, confirmed on the syntax tree by `link`."""
+    refs: set[str] = set()
+    if "import" in text:
+        for match in _IMPORT.finditer(text):
+            dots, module, names, plain = match.groups()
+            if plain is not None:
+                for item in plain.split(","):
+                    words = item.split()
+                    if words:
+                        refs.add(words[0])
+                continue
+            base = _resolve_relative(path, dots, module) if dots else module
+            if base:
+                refs.add(base)
+            for item in names.split(","):
+                words = item.split()
+                if words and base:
+                    refs.add(f"{base}.{words[0]}")
+        refs.update(_IMPORT_MODULE.findall(text))
+    if "torch.ops." in text:
+        refs.update("ops:" + ns for ns in _TORCH_OPS.findall(text))
+    return sorted(refs)
+
+
+def python_defs(ctx) -> list[Definition]:
+    """Extensions built and op namespaces registered by one Python module."""
+    out: list[Definition] = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        name = ctx.qualname(call.func)
+        if name is None:
+            continue
+        if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
+            module = ctx.string_value(ctx.keyword(call, "name")) or (ctx.string_value(call.args[0]) if call.args else None)
+            if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
+                out.append(Definition("module", module, ctx.path, call.lineno, True))
+        elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
+            text = ctx.string_value(call.args[0]) if call.args else None
+            if text:
+                namespace = text.split("::", 1)[0]
+                cuda = name == "torch.library.impl" and len(call.args) > 1 and "cuda" in (ctx.string_value(call.args[1]) or "").lower()
+                out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
+    return out
+
+
+def _jit_with_cuda(ctx, call) -> bool:
+    with_cuda = ctx.keyword(call, "with_cuda")
+    if isinstance(with_cuda, ast.Constant) and with_cuda.value is True:
+        return True
+    if ctx.keyword(call, "cuda_sources") is not None:
+        return True
+    for node in ast.walk(call):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh")):
+            return True
+    return False
+
+
+def cpp_defs(path: str, text: str) -> list[Definition]:
+    """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` registrations in C++ / CUDA sources."""
+    if "TORCH_LIBRARY" not in text:
+        return []
+    out = []
+    cuda_file = path.endswith((".cu", ".cuh"))
+    for match in _CPP_LIBRARY.finditer(text):
+        out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file))
+    for match in _CPP_IMPL.finditer(text):
+        key = match.group(2)
+        out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file or "CUDA" in key))
+    return out
+
+
+def wants_python_defs(text: str) -> bool:
+    return any(hint in text for hint in _PY_DEF_HINTS)
+
+
+def encode(defs: list[Definition], refs: list[str]) -> tuple:
+    """Facts as plain JSON-able tuples (they are cached with the file's findings)."""
+    return tuple(("def", d.kind, d.name, d.line, d.cuda) for d in defs) + tuple(("ref", r) for r in refs)
+
+
+# ---- linking ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Index:
+    modules: dict  # extension module name -> Definition
+    namespaces: dict  # op namespace -> Definition (a CUDA one preferred)
+
+    def __bool__(self) -> bool:
+        return bool(self.modules or self.namespaces)
+
+    def matches(self, ref: str) -> bool:
+        if ref.startswith("ops:"):
+            return ref[4:] in self.namespaces
+        return self.module_for(ref) is not None
+
+    def module_for(self, dotted: str) -> str | None:
+        """The extension module `dotted` is (or is inside of, or is a relative spelling of)."""
+        for name in self.modules:
+            if dotted == name or dotted.startswith(name + "."):
+                return name
+            # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
+            if "." in name and "." in dotted and (dotted.endswith("." + name) or name.endswith("." + dotted)):
+                return name
+        return None
+
+
+def build_index(results) -> Index:
+    modules: dict[str, Definition] = {}
+    namespaces: dict[str, Definition] = {}
+    for result in results:
+        for fact in getattr(result, "facts", ()):
+            if fact[0] != "def":
+                continue
+            _, kind, name, line, cuda = fact
+            definition = Definition(kind, name, result.path, line, bool(cuda))
+            table = modules if kind == "module" else namespaces
+            current = table.get(name)
+            if current is None or (definition.cuda and not current.cuda):
+                table[name] = definition
+    return Index(modules, namespaces)
+
+
+def files_to_link(results, index: Index) -> list:
+    """Results whose facts reference a defined name, plus the files defining a JIT-loaded module
+    (its `ext = load(...)` variable is used in the same file)."""
+    out = []
+    for result in results:
+        facts = getattr(result, "facts", ())
+        if any(f[0] == "ref" and index.matches(f[1]) for f in facts) or any(
+            f[0] == "def" and f[1] == "module" for f in facts
+        ):
+            out.append(result)
+    return out
+
+
+def parse(path: str, text: str):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

@@ -1,0 +1,131 @@
+import ast
+
+from migrate import repo_index
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops, report_node
+from migrate.rules.base import Invalid, Rule
+
+_ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or replaced by torch / torch_npu ops"
+_WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
+
+
+class CustomExtensionUse(Rule):
+    """Imports and calls of a custom extension or op namespace that the repository builds itself:
+    `CUDAExtension(name=...)` / `cpp_extension.load(name=...)` with CUDA sources define an
+    extension module; `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
+    sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
+    op namespace. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")`,
+    use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
+    scan is reported with the file and line where the extension is built. The definitions are
+    collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
+    findings are recomputed on every run, so cached per-file results stay correct. Severity:
+    error for CUDA-built extensions and namespaces with a CUDA registration, warning for
+    namespaces registered only through torch.library (they may be device-neutral)."""
+
+    CODE = "NPU508"
+    NAME = "custom-extension-use"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.ERROR
+    MESSAGE = "uses a custom CUDA extension built in this repository"
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(")
+    VALID = [
+        "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
+        "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
+        "import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.aten.add(x, x)",
+    ]
+    INVALID = [
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pn2_cuda', ['a.cpp', 'k.cu'])\n"
+            "import pn2_cuda as pn\npn.ball_query(x)\n",
+            count=2,
+        ),
+        Invalid(
+            "import importlib\nfrom torch.utils.cpp_extension import load\n"
+            "ext = load(name='fused', sources=['f.cpp', 'f.cu'])\ny = ext.forward(x)\nm = importlib.import_module('fused')\n",
+            count=2,
+        ),
+        Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
+    ]
+
+    def check(self, ctx):
+        defs = repo_index.python_defs(ctx)
+        if not defs:
+            return
+        modules = {d.name: d for d in defs if d.kind == "module"}
+        namespaces = {d.name: d for d in defs if d.kind == "namespace"}
+        yield from self.uses(ctx, repo_index.Index(modules, namespaces))
+
+    def uses(self, ctx, index: "repo_index.Index"):
+        """Findings for every use in `ctx` of what `index` defines (this file's or the whole scan's)."""
+        self._bind(ctx, index)
+        yield from self._imports(ctx, index)
+        for call in ctx.nodes.get(ast.Call, ()):
+            if ctx.qualname(call.func) == "importlib.import_module" and call.args:
+                text = ctx.string_value(call.args[0])
+                module = index.module_for(text) if text else None
+                if module is not None:
+                    yield self._finding(ctx, call, f"importlib.import_module({text!r})", index.modules[module])
+        for node, qual in chain_tops(ctx):
+            if qual.startswith("torch.ops."):
+                parts = qual.split(".")
+                if len(parts) > 2 and parts[2] in index.namespaces:
+                    yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]])
+                continue
+            module = index.module_for(qual)
+            if module is not None and isinstance(getattr(node, "ctx", None), ast.Load):
+                yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
+
+    @staticmethod
+    def _bind(ctx, index) -> bool:
+        """Names the resolver does not know: relative imports of an extension and `x = load(...)`."""
+        bound = False
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if not statement.level:
+                continue
+            base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
+            for alias in statement.names:
+                full = f"{base}.{alias.name}" if base else alias.name
+                if index.module_for(full) is not None:
+                    ctx.imports[alias.asname or alias.name] = full
+                    bound = True
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            value = statement.value
+            if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                name = ctx.qualname(value.func)
+                if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"):
+                    module = ctx.string_value(ctx.keyword(value, "name")) or (ctx.string_value(value.args[0]) if value.args else None)
+                    if module in index.modules:
+                        ctx.imports[statement.targets[0].id] = module
+                        bound = True
+        if bound:
+            ctx.__dict__.pop("_npu_chain_tops", None)
+            ctx._qualname_cache.clear()
+        return bound
+
+    def _imports(self, ctx, index):
+        for statement in ctx.nodes.get(ast.Import, ()):
+            for alias in statement.names:
+                module = index.module_for(alias.name)
+                if module is not None:
+                    yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if statement.level:
+                base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
+            else:
+                base = statement.module or ""
+            for alias in statement.names:
+                candidate = f"{base}.{alias.name}" if base else alias.name
+                module = index.module_for(candidate) or (index.module_for(base) if base else None)
+                if module is not None:
+                    yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", index.modules[module])
+                    break
+
+    def _finding(self, ctx, node, used: str, definition):
+        where = f"{definition.path}:{definition.line}"
+        if definition.kind == "module":
+            what = f"the custom CUDA extension `{definition.name}` (built at {where})"
+        else:
+            what = f"ops of the namespace `torch.ops.{definition.name}` (registered at {where})"
+        tail = _ERROR if definition.cuda else _WARNING
+        message = f"`{used}` uses {what}: {tail}"
+        return self.finding(ctx, node, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING)
