@@ -199,6 +199,30 @@ def rename_edits(ctx, node: ast.AST, qual: str, target: str) -> list[Edit] | Non
     return edits
 
 
+def edit_anchor(ctx, node: ast.AST, edits) -> ast.AST:
+    """Where to report a rewrite: the import alias when every edit is in the import statement
+    (`from torch.cuda.amp import GradScaler` ... `GradScaler()`): the line `apply` changes."""
+    if not edits:
+        return node
+    first, last = node.lineno, node.end_lineno or node.lineno
+    if any(first <= e.line <= last for e in edits):
+        return node
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return node
+    edit_lines = {e.line for e in edits}
+    for kind in (ast.ImportFrom, ast.Import):
+        for statement in ctx.nodes.get(kind, ()):
+            if not (statement.lineno <= min(edit_lines) and max(edit_lines) <= (statement.end_lineno or statement.lineno)):
+                continue
+            for alias in statement.names:
+                if (alias.asname or alias.name.split(".", 1)[0]) == root.id:
+                    return alias
+    return node
+
+
 # ---- strings ----------------------------------------------------------------------------------------
 def in_message(ctx, node: ast.AST) -> bool:
     """True inside a docstring / bare string statement, an f-string, or the arguments of a

@@ -36,10 +36,23 @@ def _used_as_variable(value: str, match: re.Match) -> bool:
     return value[max(0, start - 1) : start] == "$" or value[max(0, start - 2) : start] == "${"
 
 
+def _display_label(ctx, node) -> bool:
+    """`("CUDA_HOME", value)`: the name only labels a value shown to a human (a report row)."""
+    parent = ctx.parent(node)
+    return (
+        isinstance(parent, ast.Tuple)
+        and len(parent.elts) == 2
+        and parent.elts[0] is node
+        and not (isinstance(parent.elts[1], ast.Constant) and isinstance(parent.elts[1].value, str))
+    )
+
+
 def python_hits(ctx, pattern: re.Pattern) -> Iterator[EnvHit]:
     """Names matched by `pattern` in non-prose string constants (`os.environ["X"]`, `getenv("X")`,
     `{"X": "0"}`, `"X=0 python train.py"`) and as keywords (`os.environ.update(X="0")`)."""
     for node in string_constants(ctx):
+        if _display_label(ctx, node):
+            continue
         value = node.value
         matches = [m for m in pattern.finditer(value) if _used_as_variable(value, m)]
         if not matches:

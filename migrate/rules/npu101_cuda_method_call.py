@@ -38,4 +38,8 @@ class CudaMethodCall(Rule):
                 name = ctx.qualname(func)
                 if name is not None and not name.startswith("torch."):
                     continue  # e.g. numba.cuda(...) / cupy.cuda(...): not a torch object
-                yield self.finding(ctx, call, edits=[ctx.replace_attr_name(func, "npu")], replacement=".npu()")
+                # at `.cuda(...)` itself, not at the start of a multi-line chain above it
+                _, _, end_line, end_col = ctx.span(func)
+                _, _, call_end_line, call_end_col = ctx.span(call)
+                where = (end_line, end_col - len(func.attr), call_end_line, call_end_col)
+                yield self.finding(ctx, where, edits=[ctx.replace_attr_name(func, "npu")], replacement=".npu()")

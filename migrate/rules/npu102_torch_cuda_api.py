@@ -1,5 +1,5 @@
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import cuda_api_uses, rename_edits
+from migrate.rules._device_helpers import edit_anchor, cuda_api_uses, rename_edits
 from migrate.rules.base import Invalid, Rule
 
 
@@ -63,4 +63,4 @@ class TorchCudaApi(Rule):
             message = f"`{qual}` does not work on an NPU host; use `{api.npu}`"
             if not edits:
                 message += " (not rewritten automatically: the name comes from an import that cannot be changed safely)"
-            yield self.finding(ctx, node, message, edits=edits, replacement=api.npu)
+            yield self.finding(ctx, edit_anchor(ctx, node, edits), message, edits=edits, replacement=api.npu)

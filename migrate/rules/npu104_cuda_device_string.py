@@ -25,6 +25,19 @@ _DEVICE_ARG0 = frozenset(
 )
 # Keywords that take a device on any call.
 _DEVICE_KEYWORDS = frozenset({"device", "map_location", "pin_memory_device"})
+# String methods that take a device name apart: `str(device).replace("cuda:", "")`.
+_PARSE_METHODS = frozenset({"replace", "removeprefix", "split", "lstrip", "strip"})
+
+
+def _parses_device(ctx, receiver) -> bool:
+    """`str(x)` / `x.type` / a device-named variable: the string being taken apart is a device's."""
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "str" and receiver.args:
+        receiver = receiver.args[0]
+    return isinstance(receiver, (ast.Name, ast.Attribute)) and device_like_name(
+        receiver.id if isinstance(receiver, ast.Name) else receiver.attr
+    )
+
+
 # GradScaler's device argument belongs to NPU403.
 _GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.GradScaler"})
 
@@ -39,7 +52,9 @@ class CudaDeviceString(Rule):
     argparse `--device` defaults and choices, and both branches of
     `"cuda" if torch.cuda.is_available() else "cpu"`. Docstrings, comments, messages, help texts and
     comparisons (NPU201) are left alone, as are "cpu" and "mps". The rewrite changes only `cuda`
-    inside the literal, keeping quotes and f-string fields."""
+    inside the literal, keeping quotes and f-string fields. A device name taken apart
+    (`str(device).replace("cuda:", "")`, `.split("cuda:")` on a device-named value) is flagged too:
+    on an NPU the name is "npu:N" and the parse silently yields garbage."""
 
     CODE = "NPU104"
     NAME = "cuda-device-string"
@@ -63,6 +78,11 @@ class CudaDeviceString(Rule):
         'device = "cuda_graphs"',  # not a device string
     ]
     INVALID = [
+        Invalid(
+            'gpu_id = int(str(device).replace("cuda:", ""))',
+            expected='gpu_id = int(str(device).replace("npu:", ""))',
+            count=1,
+        ),
         Invalid('import torch\nd = torch.device("cuda")', expected='import torch\nd = torch.device("npu")', count=1),
         Invalid("x = x.to('cuda:1', non_blocking=True)", expected="x = x.to('npu:1', non_blocking=True)"),
         Invalid('x = torch.zeros(3, device=f"cuda:{rank}")', expected='x = torch.zeros(3, device=f"npu:{rank}")'),
@@ -118,6 +138,8 @@ class CudaDeviceString(Rule):
                 device_position(call.args[1])
             if isinstance(func, ast.Attribute) and func.attr == "to" and call.args:
                 device_position(call.args[0])
+            if isinstance(func, ast.Attribute) and func.attr in _PARSE_METHODS and call.args and _parses_device(ctx, func.value):
+                add(call.args[0])  # str(device).replace("cuda:", "") parses a device name
             for kw in call.keywords:
                 if kw.arg in _DEVICE_KEYWORDS:
                     device_position(kw.value)

@@ -1,6 +1,11 @@
+import ast
+
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import statement_of, uses
 from migrate.rules.base import Invalid, Rule
+
+
+CUDNN = "torch.backends.cudnn"
 
 
 class CudnnFlags(Rule):
@@ -8,7 +13,8 @@ class CudnnFlags(Rule):
     cuDNN library, which an Ascend host does not have: setting the flags does nothing there and
     reading them says nothing about the NPU. Reproducibility needs `torch.use_deterministic_algorithms(True)`;
     TF32-like matmul/conv precision is NPU's HF32 switch when the target torch_npu has one. One
-    finding per statement."""
+    finding per statement, plus one at `import torch.backends.cudnn as cudnn` /
+    `from torch.backends import cudnn` (the import line is edited or removed too)."""
 
     CODE = "NPU206"
     NAME = "cudnn-flags"
@@ -23,12 +29,12 @@ class CudnnFlags(Rule):
     ]
     INVALID = [
         Invalid("import torch\ntorch.backends.cudnn.benchmark = True", count=1),
-        Invalid("import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\ncudnn.benchmark = False", count=2),
+        Invalid("import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\ncudnn.benchmark = False", count=3),
         Invalid(
             "import torch\ntorch.backends.cudnn.deterministic = torch.backends.cudnn.benchmark = False",
             count=1,
         ),
-        Invalid("from torch.backends import cudnn\nif cudnn.enabled: pass", count=1),
+        Invalid("from torch.backends import cudnn\nif cudnn.enabled: pass", count=2),
     ]
 
     def _hint(self, kb, attr: str) -> str:
@@ -40,7 +46,21 @@ class CudnnFlags(Rule):
             return ""
         return ""
 
+    def _imports(self, ctx):
+        """`import torch.backends.cudnn as cudnn` / `from torch.backends import cudnn`: the line a
+        porting engineer edits or removes, reported besides the flag statements."""
+        for statement in ctx.nodes.get(ast.Import, ()):
+            for alias in statement.names:
+                if alias.name == CUDNN and alias.asname:
+                    yield self.finding(ctx, alias, f"`import {CUDNN} as {alias.asname}`: {self.MESSAGE}")
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if statement.module == "torch.backends" and not statement.level:
+                for alias in statement.names:
+                    if alias.name == "cudnn":
+                        yield self.finding(ctx, alias, f"`from torch.backends import cudnn`: {self.MESSAGE}")
+
     def check(self, ctx):
+        yield from self._imports(ctx)
         kb = ctx.kb
         by_statement: dict[int, list] = {}
         order = []

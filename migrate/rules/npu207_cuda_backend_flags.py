@@ -1,3 +1,5 @@
+import ast
+
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import uses
 from migrate.rules.base import Invalid, Rule
@@ -37,6 +39,8 @@ class CudaBackendFlags(Rule):
         "import torch\ntorch.backends.cudnn.benchmark = True",  # NPU206
         "import torch\nok = torch.backends.mps.is_available()",
         "backends.cuda.matmul.allow_tf32 = True",  # not imported from torch
+        "import torch\nkind = torch.backends.cuda.SDPBackend.FLASH_ATTENTION",  # an enum constant
+        "import torch\nif hasattr(torch.backends.cuda, 'matmul'): pass",  # a probe
     ]
     INVALID = [
         Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True", count=1),
@@ -61,7 +65,23 @@ class CudaBackendFlags(Rule):
             return ""
         return ""
 
+    @staticmethod
+    def _not_a_setting(ctx, node, qual: str) -> bool:
+        """Enum constants (`SDPBackend.FLASH_ATTENTION`) and probes (`hasattr(torch.backends.cuda, ...)`)."""
+        rest = qual[len("torch.backends.cuda") + 1 :].split(".")
+        if any(part[:1].isupper() for part in rest if part):
+            return True
+        parent = ctx.parent(node)
+        return (
+            isinstance(parent, ast.Call)
+            and parent.func is not node
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("hasattr", "getattr", "isinstance")
+        )
+
     def check(self, ctx):
         for node, qual in uses(ctx, "torch.backends.cuda", loads_only=False):
+            if self._not_a_setting(ctx, node, qual):
+                continue
             message = f"`{qual}` is a CUDA-only setting with no effect on an NPU{self._hint(ctx.kb, qual)}"
             yield self.finding(ctx, node, message)

@@ -1,5 +1,5 @@
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import rename_edits, uses
+from migrate.rules._device_helpers import edit_anchor, rename_edits, uses
 from migrate.rules.base import Invalid, Rule
 
 
@@ -64,4 +64,4 @@ class CudaAmpApi(Rule):
             message = f"`{qual}` does not act on NPU tensors; use `{target}`"
             if not edits:
                 message += " (not rewritten automatically: the name comes from an import that cannot be changed safely)"
-            yield self.finding(ctx, node, message, edits=edits, replacement=target)
+            yield self.finding(ctx, edit_anchor(ctx, node, edits), message, edits=edits, replacement=target)

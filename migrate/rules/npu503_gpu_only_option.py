@@ -53,6 +53,11 @@ def _lookup(key: str, value) -> GpuOption | None:
     return None
 
 
+def _computed(node) -> bool:
+    """A value known only at run time (`load_in_4bit=args.bits == 4`), not a literal or None."""
+    return not isinstance(node, ast.Constant)
+
+
 def _constant(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool)):
         return node.value
@@ -86,7 +91,10 @@ class GpuOnlyOption(Rule):
     `BitsAndBytesConfig(...)`. Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`). The recognised keys and
-    values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source)."""
+    values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
+    option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
+    is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
+    read like a keyword."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"
@@ -104,6 +112,8 @@ class GpuOnlyOption(Rule):
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
+        Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
+        Invalid('from dataclasses import dataclass, field\n@dataclass\nclass A:\n    optim: str = field(default="paged_adamw_32bit")', count=1),
         Invalid('cfg = {"optim": "adamw_bnb_8bit", "lr": 1e-4}', count=1),
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
@@ -131,6 +141,14 @@ class GpuOnlyOption(Rule):
                     option = _lookup(keyword.arg, _constant(keyword.value))
                     if option is not None:
                         yield self._option_finding(ctx, keyword.value, option, _constant(keyword.value))
+                    elif _computed(keyword.value):
+                        option = _lookup(keyword.arg, True)
+                        if option is not None and True in option.values:
+                            yield self.finding(
+                                ctx, keyword.value,
+                                f"`{keyword.arg}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
+                                severity=Severity.WARNING,
+                            )
             name = ctx.qualname(call.func)
             if name is not None:
                 for gpu_call in calls:
@@ -138,6 +156,15 @@ class GpuOnlyOption(Rule):
                         yield self.finding(
                             ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}"
                         )
+        for node in ctx.nodes.get(ast.AnnAssign, ()):
+            # a dataclass field default: `optim: str = field(default="paged_adamw_32bit")`
+            if isinstance(node.target, ast.Name) and node.value is not None:
+                value = node.value
+                if isinstance(value, ast.Call) and ctx.keyword(value, "default") is not None:
+                    value = ctx.keyword(value, "default")
+                option = _lookup(node.target.id, _constant(value))
+                if option is not None:
+                    yield self._option_finding(ctx, value, option, _constant(value))
         for node in ctx.nodes.get(ast.Dict, ()):
             for key, value in zip(node.keys, node.values):
                 key_text = _constant(key)

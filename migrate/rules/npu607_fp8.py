@@ -6,6 +6,15 @@ from migrate.rules.base import Invalid, Rule
 _FP8_FUNCTIONS = frozenset({"torch._scaled_mm", "torch._scaled_grouped_mm"})
 
 
+def _compared(ctx, node) -> bool:
+    """`x.dtype == torch.float8_e4m3fn` / `dtype in (torch.float8_e4m3fn, ...)`: a check, not a use
+    (as NPU602 treats float64)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+        parent = ctx.parent(parent)
+    return isinstance(parent, ast.Compare)
+
+
 class Fp8(Rule):
     """FP8 training paths written for NVIDIA Hopper/Ada: `torch._scaled_mm` and the float8
     dtypes (`torch.float8_e4m3fn`, `torch.float8_e5m2`, the `fnuz` / `e8m0` variants). torch's
@@ -22,6 +31,8 @@ class Fp8(Rule):
         "import torch\nx = torch.zeros(2, dtype=torch.bfloat16)",
         "import torch\ny = torch.mm(a, b)",
         '"""FP8 via torch.float8_e4m3fn is not used here."""',
+        "import torch\nis_fp8 = x.dtype == torch.float8_e4m3fn",  # a comparison only reads the dtype
+        "import torch\nif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2): pass",
     ]
     INVALID = [
         Invalid("import torch\nout = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb)", count=1),
@@ -37,7 +48,8 @@ class Fp8(Rule):
             if name is None:
                 continue
             if name.startswith("torch.float8_"):
-                yield self.finding(ctx, node)
+                if not _compared(ctx, node):
+                    yield self.finding(ctx, node)
             elif name in _FP8_FUNCTIONS:
                 parent = ctx.parent(node)
                 yield self.finding(ctx, parent if isinstance(parent, ast.Call) and parent.func is node else node)

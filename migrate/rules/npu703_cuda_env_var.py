@@ -40,6 +40,7 @@ class CudaEnvVar(Rule):
         '"""PYTORCH_CUDA_ALLOC_CONF tunes the allocator."""',
         'import os\nos.environ["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True"',
         Valid("# export CUDA_LAUNCH_BLOCKING=1\n", kind="launcher"),
+        'import os\nrows = [("CUDA_HOME", home), ("torch", torch_version)]',  # a display label
     ]
     INVALID = [
         Invalid(
