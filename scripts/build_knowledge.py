@@ -28,7 +28,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: module_definitions (names outside __all__), deprecated, TORCH_HCCL_* env vars
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "migrate" / "knowledge"
 CACHE = Path(os.environ.get("NPU_WHEEL_CACHE", "/tmp/npu-wheels"))
@@ -60,11 +60,11 @@ MODULE_ROOTS = [
 ]
 MAX_DEPTH = 4  # dotted components
 
-ENV_PATTERNS = [rb"ASCEND_[A-Z0-9_]+", rb"HCCL_[A-Z0-9_]+", rb"PYTORCH_NPU_[A-Z0-9_]+",
+ENV_PATTERNS = [rb"ASCEND_[A-Z0-9_]+", rb"TORCH_HCCL_[A-Z0-9_]+", rb"HCCL_[A-Z0-9_]+", rb"PYTORCH_NPU_[A-Z0-9_]+",
                 rb"NPU_[A-Z0-9_]+", rb"TORCH_NPU_[A-Z0-9_]+", rb"INF_NAN_MODE_[A-Z0-9_]+",
                 rb"ACL_[A-Z0-9_]+", rb"MULTI_STREAM_MEMORY_REUSE", rb"TASK_QUEUE_ENABLE",
                 rb"COMBINED_ENABLE", rb"P2P_HCCL_BUFFSIZE", rb"CPU_AFFINITY_CONF"]
-ENV_KEEP = re.compile(r"^(ASCEND_RT_|ASCEND_LAUNCH|ASCEND_GLOBAL|ASCEND_PROCESS|ASCEND_TOOLKIT|"
+ENV_KEEP = re.compile(r"^(TORCH_HCCL_|ASCEND_RT_|ASCEND_LAUNCH|ASCEND_GLOBAL|ASCEND_PROCESS|ASCEND_TOOLKIT|"
                       r"ASCEND_HOME|ASCEND_OPP|ASCEND_CACHE|ASCEND_WORK|ASCEND_MAX|ASCEND_DEVICE|"
                       r"HCCL_|PYTORCH_NPU_|TORCH_NPU_|INF_NAN_MODE_|MULTI_STREAM_MEMORY_REUSE$|"
                       r"TASK_QUEUE_ENABLE$|COMBINED_ENABLE$|P2P_HCCL_BUFFSIZE$|CPU_AFFINITY_CONF$|"
@@ -219,6 +219,41 @@ def public_names(source: str) -> tuple[list[str], bool]:
     return sorted({n for n in top if not n.startswith("_")}), False
 
 
+def defined_names(source: str) -> list[str]:
+    """Every name a module defines at top level (functions, classes, assignments), private ones
+    included: `torch_npu/npu/memory.py` defines `_record_memory_history` outside its `__all__`,
+    and `torch.cuda.memory._record_memory_history` maps to it. Dunder names are left out."""
+    out: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return sorted(n for n in out if not (n.startswith("__") and n.endswith("__")))
+
+
+def deprecated_names(source: str) -> dict[str, str]:
+    """Top-level functions / classes decorated with `@deprecated("message", ...)`
+    (typing_extensions / warnings): name -> the message the wheel shows its users."""
+    out = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for decorator in node.decorator_list:
+            func = decorator.func if isinstance(decorator, ast.Call) else None
+            name = getattr(func, "id", None) or getattr(func, "attr", None)
+            if name == "deprecated" and decorator.args:
+                try:
+                    message = ast.literal_eval(decorator.args[0])
+                except ValueError:
+                    message = ""
+                if isinstance(message, str):
+                    out[node.name] = message
+    return out
+
+
 def class_members(source: str, cls: str) -> list[str] | None:
     for node in ast.parse(source).body:
         if isinstance(node, ast.ClassDef) and node.name == cls:
@@ -281,6 +316,8 @@ def read_wheel(path: Path, torch_ops: dict) -> dict:
     # modules
     mods = wheel_modules(zf)
     module_names: dict[str, list[str]] = {}
+    definitions: dict[str, list[str]] = {}  # defined at top level but outside the public names
+    deprecated: dict[str, str] = {}  # dotted name -> the wheel's own deprecation message
     had_all: dict[str, bool] = {}
     for dotted, p in sorted(mods.items()):
         try:
@@ -290,6 +327,17 @@ def read_wheel(path: Path, torch_ops: dict) -> dict:
         subs = {d.rpartition(".")[2] for d in mods if d.rpartition(".")[0] == dotted}
         module_names[dotted] = sorted(set(ns) | subs)
         had_all[dotted] = has
+        try:
+            extra = sorted(set(defined_names(zf.read(p).decode("utf-8", "replace"))) - set(module_names[dotted]))
+        except SyntaxError:
+            extra = []
+        if extra:
+            definitions[dotted] = extra
+        try:
+            for name, message in deprecated_names(zf.read(p).decode("utf-8", "replace")).items():
+                deprecated[f"{dotted}.{name}"] = message
+        except SyntaxError:
+            pass
     # `from .mstx import mstx`: the runtime attribute torch_npu.npu.mstx is the class, not the
     # submodule, so record the class's public members as that dotted name's names.
     shadowed = []
@@ -363,6 +411,8 @@ def read_wheel(path: Path, torch_ops: dict) -> dict:
         "custom_ops": sorted(custom),
         "modules": module_names,
         "modules_shadowed_by_class": shadowed,
+        "module_definitions": definitions,
+        "deprecated": deprecated,
         "cpu_fallback": cpu_fallback,
         "modules_without___all__": sorted(k for k, v in had_all.items() if not v),
         "tensor_npu_methods": privateuse1,

@@ -111,6 +111,11 @@ class CudaApi:
     npu: str | None
     alternative: str | None = None
     note: str = ""
+    # device-neutral torch name to write instead of `npu` when the target wheel deprecates `npu`
+    # (torch.npu.amp.custom_fwd -> torch.amp.custom_fwd(device_type="npu") in 2.14.0)
+    neutral: str | None = None
+    # set when the torch.cuda name is an alias of a device-neutral torch name that works unchanged
+    works_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,13 @@ class EnvVar:
     npu: str | None
     note: str
     source: str
+    # the counterpart for torch_npu releases whose wheel does not carry `npu` (read per version)
+    npu_older: str | None = None
+
+    def counterpart(self, kb) -> str | None:
+        if self.npu and self.npu_older and kb is not None and self.npu not in kb.env_vars_seen:
+            return self.npu_older
+        return self.npu
 
 
 def _norm_op(op: str) -> str:
@@ -183,6 +195,10 @@ class KnowledgeBase:
     env_vars_seen: frozenset[str] = frozenset()
     transfer_to_npu: dict = field(default_factory=dict, repr=False, compare=False)
     tensor_npu_methods: bool = True
+    # names a module defines outside its __all__ (generator >= 2; empty for data read before)
+    definitions: dict = field(default_factory=dict, repr=False, compare=False)
+    # dotted torch_npu name -> the wheel's own deprecation message (generator >= 2)
+    deprecated: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- ops
     def op_supported(self, aten_op: str) -> bool | None:
@@ -223,8 +239,26 @@ class KnowledgeBase:
         for i in range(len(parts) - 1, 0, -1):
             mod = ".".join(parts[:i])
             if mod in self.modules:
-                return parts[i] in self.modules[mod]
+                return parts[i] in self.modules[mod] or parts[i] in self.definitions.get(mod, ())
         return False
+
+    def is_module(self, dotted: str) -> bool:
+        if dotted == "torch.npu" or dotted.startswith("torch.npu."):
+            dotted = "torch_npu.npu" + dotted[len("torch.npu"):]
+        return dotted in self.modules
+
+    def deprecation(self, dotted: str) -> str | None:
+        """The wheel's deprecation message for `torch.npu.X` / `torch_npu.X` (also when the name
+        is re-exported from the submodule that defines it), or None."""
+        if dotted == "torch.npu" or dotted.startswith("torch.npu."):
+            dotted = "torch_npu.npu" + dotted[len("torch.npu"):]
+        if dotted in self.deprecated:
+            return self.deprecated[dotted]
+        module, _, name = dotted.rpartition(".")
+        for key, message in self.deprecated.items():
+            if key.startswith(module + ".") and key.endswith("." + name) and key.count(".") == dotted.count(".") + 1:
+                return message
+        return None
 
     def cuda_api(self, name: str) -> CudaApi | None:
         """What `torch.cuda.X[.Y]` maps to in this version (npu None = no counterpart).
@@ -249,7 +283,8 @@ class KnowledgeBase:
                 target = None
             alt = entry.get("alternative")
             alt_api = entry.get("alternative_api")
-            if alt_api and i < len(parts):
+            if alt_api and i < len(parts) and self.is_module(alt_api):
+                # a suffix only makes sense below a module (torch_npu.profiler.profile is a class)
                 cand = alt_api + "." + ".".join(parts[i:])
                 if self.has_api(cand):
                     alt = cand
@@ -257,7 +292,8 @@ class KnowledgeBase:
             if target is None and entry.get("npu") is not None:
                 note = (note + " " if note else "") + \
                     f"({entry['npu']} does not exist in torch_npu {self.version})"
-            return CudaApi(name, target, alt, note)
+            neutral = entry.get("neutral") if i == len(parts) else None
+            return CudaApi(name, target, alt, note, neutral=neutral, works_as=entry.get("works_as") if i == len(parts) else None)
         same = "torch.npu." + ".".join(parts[2:])
         if self.has_api(same):
             return CudaApi(name, same, None, "")
@@ -308,6 +344,8 @@ def _load(version: str) -> KnowledgeBase:
         env_vars_seen=frozenset(d["env_vars_seen"]),
         transfer_to_npu=d.get("transfer_to_npu", {}),
         tensor_npu_methods=bool(d.get("tensor_npu_methods", True)),
+        definitions={k: frozenset(v) for k, v in d.get("module_definitions", {}).items()},
+        deprecated=dict(d.get("deprecated", {})),
     )
 
 
@@ -334,5 +372,5 @@ def env_vars() -> dict[str, EnvVar]:
     out = {}
     for name, e in _toml_file("env_vars.toml").get("var", {}).items():
         npu = e.get("npu") or None
-        out[name] = EnvVar(name=name, npu=npu, note=e.get("note", ""), source=e["source"])
+        out[name] = EnvVar(name=name, npu=npu, note=e.get("note", ""), source=e["source"], npu_older=e.get("npu_older"))
     return out

@@ -28,7 +28,8 @@ class TorchCudaApiMissing(Rule):
         Invalid("import torch\nrt = torch.cuda.cudart()", count=1),
         Invalid("from torch.cuda import nvtx\nnvtx.range_pop()", count=1),
         Invalid("import torch as th\nth.cuda.comm.broadcast(t, devices=[0, 1])", count=1),
-        Invalid("import torch\ntorch.cuda._lazy_init()", count=1),
+        Invalid("import torch\ntorch.cuda._check_capability()", count=1),
+        Invalid("import torch\ntry:\n    pass\nexcept torch.cuda.OutOfMemoryError:\n    pass", count=1),
     ]
 
     def check(self, ctx):
@@ -43,6 +44,12 @@ class TorchCudaApiMissing(Rule):
                 continue
             if api.npu is not None:
                 continue  # NPU102
+            if api.works_as:
+                yield self.finding(
+                    ctx, node, f"`{qual}` is `{api.works_as}` and works unchanged on an NPU host; {api.alternative}",
+                    severity=Severity.INFO,
+                )
+                continue
             message = f"`{qual}` has no `torch.npu` counterpart in torch_npu {version}"
             if api.alternative:
                 message += f"; use {api.alternative}"

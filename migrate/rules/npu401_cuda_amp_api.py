@@ -1,4 +1,6 @@
-from migrate.findings import Category, Severity
+import ast
+
+from migrate.findings import Category, Edit, Severity
 from migrate.rules._device_helpers import edit_anchor, rename_edits, uses
 from migrate.rules.base import Invalid, Rule
 
@@ -45,7 +47,7 @@ class CudaAmpApi(Rule):
         ),
         Invalid(
             "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float16)\n    def forward(ctx, x): return x",
-            expected="import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    @torch.npu.amp.custom_fwd(cast_inputs=torch.float16)\n    def forward(ctx, x): return x",
+            expected='import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    @torch.amp.custom_fwd(device_type="npu", cast_inputs=torch.float16)\n    def forward(ctx, x): return x',
         ),
     ]
 
@@ -60,8 +62,48 @@ class CudaAmpApi(Rule):
                 message = f"`{qual}` does not act on NPU tensors and torch_npu {getattr(kb, 'version', '?')} has no `torch.npu` counterpart; use `torch.amp` with device_type='npu'"
                 yield self.finding(ctx, node, message, fixable=False)
                 continue
+            deprecated = kb.deprecation(target) if api.neutral else None
+            if deprecated:
+                yield self._neutral(ctx, node, qual, target, api.neutral, deprecated)
+                continue
             edits = rename_edits(ctx, node, qual, target) or []
             message = f"`{qual}` does not act on NPU tensors; use `{target}`"
             if not edits:
                 message += " (not rewritten automatically: the name comes from an import that cannot be changed safely)"
             yield self.finding(ctx, edit_anchor(ctx, node, edits), message, edits=edits, replacement=target)
+
+    def _neutral(self, ctx, node, qual, target, neutral, deprecated):
+        """`@torch.cuda.amp.custom_fwd(...)` -> `@torch.amp.custom_fwd(device_type="npu", ...)` where the
+        target wheel deprecates `torch.npu.amp.custom_fwd` (its own message is quoted)."""
+        version = getattr(ctx.kb, "version", "?")
+        wanted = f'{neutral}(device_type="npu")'
+        message = (
+            f"`{qual}` does not act on NPU tensors, and `{target}` is deprecated in torch_npu {version} "
+            f"(\"{deprecated}\"); use `{wanted}`"
+        )
+        edits = self._neutral_edits(ctx, node, neutral)
+        if not edits:
+            message += " (not rewritten automatically: the name comes from an import; change it by hand)"
+        return self.finding(ctx, node, message, edits=edits, replacement=wanted)
+
+    @staticmethod
+    def _neutral_edits(ctx, node, neutral: str) -> list[Edit]:
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or ctx.qualname(root) != "torch" or not isinstance(node, ast.Attribute):
+            return []
+        text = root.id + neutral[len("torch"):]
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            _, _, line, col = ctx.span(node)
+            rest = ctx.lines[line - 1][col:]
+            paren = rest.find("(")
+            if paren < 0 or rest[:paren].strip():
+                return []
+            argument = 'device_type="npu"' + (", " if parent.args or parent.keywords else "")
+            return [ctx.replace_node(node, text), Edit(line, col + paren + 1, line, col + paren + 1, argument)]
+        grand = parent
+        if any(node is d for d in getattr(grand, "decorator_list", ())):
+            return [ctx.replace_node(node, f'{text}(device_type="npu")')]
+        return []

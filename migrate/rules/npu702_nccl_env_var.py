@@ -44,10 +44,11 @@ class NcclEnvVar(Rule):
         for hit in hits(ctx, _PATTERN):
             entry = table.get(hit.name)
             if entry is not None and entry.npu:
-                text = f"`{hit.name}` is read by NCCL only; the HCCL counterpart is `{entry.npu}`"
+                npu = entry.counterpart(getattr(ctx, "kb", None))  # the target wheel's spelling
+                text = f"`{hit.name}` is read by NCCL only; the HCCL counterpart is `{npu}`"
                 if entry.note:
                     text += f" ({entry.note})"
-                yield self.finding(ctx, hit.span, text, replacement=entry.npu)
+                yield self.finding(ctx, hit.span, text, replacement=npu)
             elif entry is not None:
                 yield self.finding(ctx, hit.span, f"`{hit.name}` is read by NCCL only and has no HCCL counterpart: {entry.note}")
             else:
