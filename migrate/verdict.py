@@ -47,6 +47,34 @@ def judge(findings: list[Finding], *, scanned: bool = True) -> Verdict:
     return Verdict(status, blockers, fixable, len(findings) - fixable)
 
 
+# codes whose message starts with "<package>: " (NPU507): the summary groups them per package
+USE_SITE_CODES = ("NPU507",)
+
+
+def use_sites(findings: list[Finding]) -> dict[str, dict[str, int]]:
+    """{"apex": {"uses": 14, "files": 3}, ...}: the per-package inventory of NPU507 use sites."""
+    uses: Counter = Counter()
+    files: dict[str, set] = {}
+    for f in findings:
+        if f.code in USE_SITE_CODES and ": " in f.message:
+            package = f.message.split(": ", 1)[0]
+            uses[package] += 1
+            files.setdefault(package, set()).add(f.path)
+    return {p: {"uses": uses[p], "files": len(files[p])} for p in sorted(uses, key=lambda p: (-uses[p], p))}
+
+
+def coverage(findings: list[Finding]) -> dict:
+    """Constructs found, how many `apply` rewrites, how many need a person (a conversion rate)."""
+    fixable = sum(1 for f in findings if f.fixable)
+    total = len(findings)
+    return {
+        "constructs": total,
+        "rewritten_by_apply": fixable,
+        "manual": total - fixable,
+        "automatic_share": round(fixable / total, 3) if total else 1.0,
+    }
+
+
 def summary(result: ScanResult) -> dict:
     findings = result.findings
     return {
@@ -60,6 +88,8 @@ def summary(result: ScanResult) -> dict:
         "by_severity": dict(sorted(Counter(str(f.severity) for f in findings).items())),
         "by_category": dict(sorted(Counter(str(f.category) for f in findings).items())),
         "by_code": dict(sorted(Counter(f.code for f in findings).items())),
+        "use_sites": use_sites(findings),
+        "coverage": coverage(findings),
         "errors": len(result.errors),
         "duration_s": round(result.duration_s, 3),
         "torch_npu_version": result.torch_npu_version,

@@ -151,13 +151,15 @@ def test_rename_targets_exist():
     for key, e in renames.items():
         assert key.startswith("torch.cuda."), key
         assert e.get("source"), key
-        assert set(e) <= {"npu", "alternative", "alternative_api", "note", "source"}, key
+        assert set(e) <= {"npu", "alternative", "alternative_api", "note", "source", "neutral", "works_as"}, key
         if e.get("npu"):
             assert newest.has_api(e["npu"]), key
             assert newest.cuda_api(key).npu == e["npu"]
         if e.get("alternative_api"):
             assert newest.has_api(e["alternative_api"]), key
-        assert e.get("npu") or e.get("alternative"), key
+        assert e.get("npu") or e.get("alternative") or e.get("works_as"), key
+        if e.get("neutral"):
+            assert e["neutral"].startswith("torch.amp."), key  # device-neutral, takes device_type
 
 
 def test_third_party():

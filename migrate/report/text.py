@@ -29,6 +29,17 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
         cat = ", ".join(f"{k} {n}" for k, n in s["by_category"].items())
         fixable = sum(1 for f in result.findings if f.fixable)
         stream.write(f"Findings: {s['findings']} ({sev}); by category: {cat}; {fixable} fixable by `apply`\n")
+        c = s["coverage"]
+        stream.write(
+            f"Migration coverage: {c['constructs']} constructs, {c['rewritten_by_apply']} rewritten by `apply`"
+            f" ({c['automatic_share']:.0%}), {c['manual']} manual\n"
+        )
+        if s["use_sites"]:
+            groups = "; ".join(
+                f"{p}: {g['uses']} use{'s' if g['uses'] != 1 else ''} in {g['files']} file{'s' if g['files'] != 1 else ''}"
+                for p, g in s["use_sites"].items()
+            )
+            stream.write(f"GPU-only packages used: {groups}\n")
     else:
         stream.write("Findings: none\n")
     if s["suppressed"]:

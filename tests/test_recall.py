@@ -1,0 +1,256 @@
+"""Issue 11: use sites of GPU-only packages, the repository index (extensions across files), import
+lines and positions, and the knowledge facts read from the torch_npu 2.14.0 wheel.
+
+Static tests: torch is never imported (torch's own sources are read as text where a fact is about
+torch). Expected values come from the knowledge data or from the wheel's facts quoted in the data's
+`source` fields, not from the code under test.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrate import knowledge
+from migrate.engine import Target, analyze_file, scan
+from migrate.fix import apply_edits
+
+ROOT = Path(__file__).resolve().parent.parent
+NEWEST = "2.14.0"
+
+
+def findings(code: str, filename: str = "train.py", version: str = NEWEST, kinds=("python",)):
+    result = analyze_file(Target(filename, kinds), code.encode("utf-8"), version)
+    assert not result.errors, result.errors
+    return result.findings
+
+
+def of(found, code):
+    return [f for f in found if f.code == code]
+
+
+# ---- knowledge facts (torch_npu 2.14.0 wheel) ---------------------------------------------------------
+def test_memory_history_is_defined_in_the_wheel_outside_all():
+    kb = knowledge.load(NEWEST)
+    for name in ("_record_memory_history", "_snapshot", "_dump_snapshot"):
+        assert kb.has_api(f"torch.npu.memory.{name}"), name
+        assert kb.cuda_api(f"torch.cuda.memory.{name}").npu == f"torch.npu.memory.{name}"
+    # still outside the public names: the fact is the definition, not __all__
+    assert "_record_memory_history" not in kb.module_names("torch.npu.memory")
+
+
+def test_memory_history_is_rewritten_not_reported_missing():
+    found = findings("import torch\ntorch.cuda.memory._record_memory_history(max_entries=100)\n")
+    assert of(found, "NPU103") == []
+    (f,) = of(found, "NPU102")
+    assert f.fixable and f.replacement == "torch.npu.memory._record_memory_history"
+
+
+def test_out_of_memory_error_is_public_torch_api():
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("torch is not installed here")
+    cuda_init = Path(list(spec.submodule_search_locations)[0]) / "cuda" / "__init__.py"
+    assert re.search(r"^OutOfMemoryError = torch\._C\.OutOfMemoryError", cuda_init.read_text(), re.M)
+    api = knowledge.load(NEWEST).cuda_api("torch.cuda.OutOfMemoryError")
+    assert api is not None and api.works_as == "torch.OutOfMemoryError"
+    (f,) = of(findings("import torch\ntry:\n    pass\nexcept torch.cuda.OutOfMemoryError:\n    pass\n"), "NPU103")
+    assert str(f.severity) == "info" and "not a public" not in f.message
+
+
+def test_profiler_alternative_names_only_what_exists():
+    kb = knowledge.load(NEWEST)
+    api = kb.cuda_api("torch.cuda.profiler.profile")
+    assert "profile.profile" not in api.alternative
+    for name in re.findall(r"torch_npu(?:\.\w+)+", api.alternative):
+        assert kb.has_api(name), name
+
+
+def test_hccl_async_error_handling_follows_the_target_wheel():
+    table = knowledge.env_vars()
+    new, old = knowledge.load(NEWEST), knowledge.load("2.13.0")
+    assert "TORCH_HCCL_ASYNC_ERROR_HANDLING" in new.env_vars_seen
+    for name in ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"):
+        assert table[name].counterpart(new) == "TORCH_HCCL_ASYNC_ERROR_HANDLING"
+        if "TORCH_HCCL_ASYNC_ERROR_HANDLING" not in old.env_vars_seen:
+            assert table[name].counterpart(old) == "HCCL_ASYNC_ERROR_HANDLING"
+    (f,) = of(findings('import os\nos.environ["TORCH_NCCL_ASYNC_ERROR_HANDLING"] = "1"\n'), "NPU702")
+    assert f.replacement == "TORCH_HCCL_ASYNC_ERROR_HANDLING"
+
+
+def test_custom_fwd_deprecation_comes_from_the_wheel_and_drives_the_rewrite():
+    kb = knowledge.load(NEWEST)
+    message = kb.deprecation("torch.npu.amp.custom_fwd")
+    assert message and "torch.amp.custom_fwd" in message and "device_type='npu'" in message
+    code = "import torch\n@torch.cuda.amp.custom_fwd\ndef f(ctx, x): return x\n@torch.cuda.amp.custom_bwd\ndef g(ctx, x): return x\n"
+    mine = of(findings(code), "NPU401")
+    fixed, _ = apply_edits(code, [e for f in mine for e in f.edits])
+    assert '@torch.amp.custom_fwd(device_type="npu")' in fixed
+    assert '@torch.amp.custom_bwd(device_type="npu")' in fixed
+    # a release whose data records no deprecation keeps the torch.npu spelling
+    older = [v for v in knowledge.known_versions() if not knowledge.load(v).deprecation("torch.npu.amp.custom_fwd")]
+    if older and knowledge.load(older[-1]).has_api("torch.npu.amp.custom_fwd"):
+        mine = of(findings(code, version=older[-1]), "NPU401")
+        fixed, _ = apply_edits(code, [e for f in mine for e in f.edits])
+        assert "@torch.npu.amp.custom_fwd\n" in fixed
+
+
+def test_every_torch_npu_name_in_third_party_text_exists_in_the_wheel():
+    kb = knowledge.load(NEWEST)
+    for key, entry in knowledge.third_party().items():
+        text = " ".join(filter(None, (entry.alternative, entry.alternative_api, entry.note)))
+        for name in re.findall(r"torch_npu(?:\.\w+)+\*?", text):
+            if not name.endswith("*"):  # `torch_npu.optim.NpuFused*` names a family
+                assert kb.has_api(name), (key, name)
+
+
+def test_build_knowledge_readers_on_small_sources():
+    spec = importlib.util.spec_from_file_location("build_knowledge", ROOT / "scripts" / "build_knowledge.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["build_knowledge"] = module
+    spec.loader.exec_module(module)
+    source = (
+        "__all__ = ['a']\nfrom typing_extensions import deprecated\n"
+        "def a(): pass\ndef _b(): pass\n_C = 1\n__version__ = '1'\n"
+        "@deprecated('`x.old` is deprecated. Please use `x.new` instead.', category=FutureWarning)\ndef old(): pass\n"
+    )
+    assert module.defined_names(source) == ["_C", "_b", "a", "old"]
+    assert module.deprecated_names(source) == {"old": "`x.old` is deprecated. Please use `x.new` instead."}
+
+
+def test_regenerated_data_records_its_generator():
+    data = json.loads((ROOT / "migrate/knowledge/data/versions" / f"{NEWEST}.json").read_text())
+    assert data["provenance"]["generator_version"] == "2"
+    assert "torch_npu.npu.memory" in data["module_definitions"]
+
+
+# ---- use sites (NPU507) ----------------------------------------------------------------------------------
+def test_every_use_is_a_finding_with_the_entrys_severity():
+    code = (
+        "import apex\nimport bitsandbytes as bnb\n"
+        "m = apex.parallel.convert_syncbn_model(m)\n"
+        "opt = bnb.optim.AdamW8bit(p)\n"
+        "layer = bnb.nn.Linear4bit(1, 2)\n"
+    )
+    table = knowledge.third_party()
+    uses = of(findings(code), "NPU507")
+    assert [f.line for f in uses] == [3, 4, 5]
+    assert uses[0].message.startswith("apex: ") and table["apex.parallel.convert_syncbn_model"].alternative in uses[0].message
+    assert "torch_npu.optim.NpuFusedAdamW" in uses[1].message  # bitsandbytes.optim, the most specific entry
+    assert all(str(f.severity) == table["bitsandbytes"].severity for f in uses[1:])
+
+
+def test_flash_attn_helpers_get_their_own_alternative():
+    code = "from flash_attn.ops.activations import swiglu\nfrom flash_attn.layers.rotary import apply_rotary_emb\ny = swiglu(a, b)\nq = apply_rotary_emb(q, c, s)\n"
+    found = findings(code)
+    imports = {f.line: f for f in of(found, "NPU501")}
+    uses = {f.line: f for f in of(found, "NPU507")}
+    assert "torch_npu.npu_swiglu" in imports[1].message and "torch_npu.npu_swiglu" in uses[3].message
+    assert "torch_npu.npu_rotary_mul" in imports[2].message and "torch_npu.npu_rotary_mul" in uses[4].message
+
+
+def test_pynvml_is_an_error_at_import_and_at_each_use():
+    found = findings("import pynvml\npynvml.nvmlInit()\ncount = pynvml.nvmlDeviceGetCount()\n")
+    assert [str(f.severity) for f in of(found, "NPU501")] == ["error"]
+    assert [(f.line, str(f.severity)) for f in of(found, "NPU507")] == [(2, "error"), (3, "error")]
+
+
+def test_triton_kernel_body_is_not_reported_line_by_line():
+    code = (
+        "import triton\nimport triton.language as tl\n"
+        "@triton.autotune(configs=[], key=['n'])\n@triton.jit\n"
+        "def add_kernel(x_ptr, n: tl.constexpr):\n    i = tl.program_id(0)\n    tl.store(x_ptr + i, tl.load(x_ptr + i))\n"
+        "def add(x):\n    add_kernel[(triton.cdiv(x.numel(), 4),)](x, x.numel())\n"
+    )
+    assert sorted(f.line for f in of(findings(code), "NPU507")) == [3, 4, 9, 9]
+
+
+def test_summary_groups_use_sites_per_package(tmp_path):
+    from migrate.verdict import summary
+
+    (tmp_path / "a.py").write_text("import apex\napex.parallel.convert_syncbn_model(m)\napex.parallel.convert_syncbn_model(n)\n")
+    (tmp_path / "b.py").write_text("import triton\nx = triton.cdiv(4, 2)\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    s = summary(result)
+    assert s["use_sites"]["apex"] == {"uses": 2, "files": 1}
+    assert s["use_sites"]["triton"] == {"uses": 1, "files": 1}
+    coverage = s["coverage"]
+    assert coverage["constructs"] == s["findings"]
+    assert coverage["rewritten_by_apply"] + coverage["manual"] == coverage["constructs"]
+
+
+# ---- the repository index (NPU508) --------------------------------------------------------------------------
+def _repo(tmp_path):
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(name='p', ext_modules=[CUDAExtension('pkg._C', ['csrc/a.cpp', 'csrc/k.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n"
+    )
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from . import _C\n\ndef run(x):\n    return _C.forward(x)\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "use.py").write_text(
+        "import importlib\nimport torch\nimport pkg._C as ext\n"
+        "y = ext.backward(1)\nm = importlib.import_module('pkg._C')\nz = torch.ops.myops.fused(y)\n"
+    )
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "a.cpp").write_text("#include <torch/library.h>\nTORCH_LIBRARY(myops, m) {\n  m.def(\"fused(Tensor x) -> Tensor\");\n}\n")
+    (tmp_path / "csrc" / "k.cu").write_text("TORCH_LIBRARY_IMPL(myops, CUDA, m) {\n  m.impl(\"fused\", &fused_cuda);\n}\n")
+
+
+def _ext_findings(result):
+    return sorted((Path(f.path).name, f.line, str(f.severity)) for f in result.findings if f.code == "NPU508")
+
+
+def test_extension_uses_are_found_across_files_with_where_they_are_built(tmp_path):
+    _repo(tmp_path)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _ext_findings(result) == [
+        ("__init__.py", 1, "error"), ("__init__.py", 4, "error"),
+        ("use.py", 3, "error"), ("use.py", 4, "error"), ("use.py", 5, "error"), ("use.py", 6, "error"),
+    ]
+    messages = [f.message for f in result.findings if f.code == "NPU508"]
+    assert all("setup.py:3" in m for m in messages if "pkg._C" in m)
+    assert any("torch.ops.myops" in m and "k.cu:1" in m for m in messages)
+    assert [f.line for f in result.findings if f.code == "NPU509"] == [1]
+
+
+def test_cached_findings_stay_correct_when_the_index_changes(tmp_path):
+    _repo(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    first = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert len(_ext_findings(first)) == 6
+    # the extension is renamed in setup.py only: use.py and __init__.py are unchanged (cache hits)
+    setup = tmp_path / "setup.py"
+    setup.write_text(setup.read_text().replace("'pkg._C'", "'other_ext'"))
+    (tmp_path / "csrc" / "k.cu").write_text("// no registration any more\n")
+    (tmp_path / "csrc" / "a.cpp").write_text("// none\n")
+    second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert second.cached_files >= 2
+    assert _ext_findings(second) == []
+
+
+def test_no_definition_no_extra_cost_and_no_finding(tmp_path):
+    (tmp_path / "a.py").write_text("import numpy as np\nimport torch\ny = torch.ops.aten.add(x, x)\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _ext_findings(result) == []
+
+
+# ---- positions ----------------------------------------------------------------------------------------------
+def test_import_lines_are_reported_where_apply_edits():
+    code = "from torch.cuda.amp import GradScaler\nfrom torch.cuda import amp\nscaler = GradScaler()\nwith amp.autocast():\n    pass\n"
+    mine = of(findings(code), "NPU401")
+    assert sorted(f.line for f in mine) == [1, 2]
+    assert all(e.line == f.line for f in mine for e in f.edits)
+    found = findings("import torch.backends.cudnn as cudnn\ncudnn.benchmark = True\n")
+    assert sorted(f.line for f in of(found, "NPU206")) == [1, 2]
+
+
+def test_cuda_call_on_a_multi_line_chain_is_reported_at_the_attribute():
+    code = "import torch\nx = (torch.zeros(3)\n     .float()\n     .cuda(non_blocking=True))\n"
+    (f,) = of(findings(code), "NPU101")
+    assert (f.line, f.column) == (4, 7)
