@@ -38,7 +38,8 @@ def test_explicit_file_and_findings_have_exact_spans(tmp_path: Path):
     path.write_text("import torch\n\nx = torch.ones(2)\ny = x.cuda()\n")
     result = scan([str(path)], use_cache=False)
     [finding] = [f for f in result.findings if f.code == "NPU101"]
-    assert (finding.line, finding.column, finding.end_line, finding.end_column) == (4, 5, 4, 13)
+    # at `.cuda()` itself (issue 11), not at the start of the expression it is called on
+    assert (finding.line, finding.column, finding.end_line, finding.end_column) == (4, 6, 4, 13)
 
 
 def test_non_ascii_columns_are_characters(tmp_path: Path):

@@ -37,7 +37,7 @@ def test_text_is_flake8_compatible(project: Path):
     rc, out = _run(project, "text")
     assert rc == 1
     lines = [l for l in out.splitlines() if ": NPU" in l]
-    assert any(l.endswith("[fixable]") and ":4:9: NPU101 " in l for l in lines), lines
+    assert any(l.endswith("[fixable]") and ":4:30: NPU101 " in l for l in lines), lines
     assert any("broken.py:1:" in l and "NPU901" in l for l in lines)
     assert "Verdict:" in out
 

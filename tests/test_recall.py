@@ -253,4 +253,4 @@ def test_import_lines_are_reported_where_apply_edits():
 def test_cuda_call_on_a_multi_line_chain_is_reported_at_the_attribute():
     code = "import torch\nx = (torch.zeros(3)\n     .float()\n     .cuda(non_blocking=True))\n"
     (f,) = of(findings(code), "NPU101")
-    assert (f.line, f.column) == (4, 7)
+    assert (f.line, f.column) == (4, 6)  # the `.` of `.cuda(` on the last line

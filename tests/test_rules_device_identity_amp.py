@@ -197,6 +197,8 @@ ALIASES = [
 @pytest.mark.parametrize("code,source,expected", ALIASES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(ALIASES)])
 def test_alias(code, source, expected):
     mine = [f for f in analyze(source) if f.code == code]
+    if code == "NPU206":  # the cudnn import line is its own construct (issue 11; tests/test_recall.py)
+        mine = [f for f in mine if not source.splitlines()[f.line - 1].lstrip().startswith(("import ", "from "))]
     assert len(mine) == 1, [(f.code, f.message) for f in analyze(source)]
     if expected is None:
         assert not mine[0].fixable and mine[0].edits == ()
@@ -224,7 +226,8 @@ def test_import_rewrite_refused_for_capability_names():
 def test_same_import_edit_from_several_uses_is_applied_once():
     source = "from torch.cuda.amp import GradScaler, autocast\ns = GradScaler()\nwith autocast():\n    pass\nwith autocast():\n    pass"
     findings = [f for f in analyze(source) if f.code == "NPU401"]
-    assert len(findings) == 3
+    # reported where apply edits (issue 11): at the import, once per imported name
+    assert sorted((f.line, f.column) for f in findings) == [(1, 28), (1, 40)]
     assert fix(source).splitlines()[0] == "from torch.npu.amp import GradScaler, autocast"
 
 

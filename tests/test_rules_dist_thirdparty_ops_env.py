@@ -114,6 +114,9 @@ def test_every_third_party_entry_is_found_as_import_with_its_severity():
     assert table
     for key, entry in table.items():
         found = codes(analyze(f"import {key}\n"), "NPU501")
+        if entry.status == "works":  # e.g. deepspeed.accelerator: the device-neutral API
+            assert found == [], key
+            continue
         assert len(found) == 1, key
         assert found[0].severity is Severity.parse(entry.severity), key
         if entry.alternative:

@@ -41,5 +41,10 @@ class CudaMethodCall(Rule):
                 # at `.cuda(...)` itself, not at the start of a multi-line chain above it
                 _, _, end_line, end_col = ctx.span(func)
                 _, _, call_end_line, call_end_col = ctx.span(call)
-                where = (end_line, end_col - len(func.attr), call_end_line, call_end_col)
+                start = end_col - len(func.attr)
+                line_text = ctx.lines[end_line - 1]
+                dot = line_text.rfind(".", 0, start)
+                if dot >= 0 and not line_text[dot + 1 : start].strip():
+                    start = dot  # `.cuda(...)` with its dot, when it is on the same line
+                where = (end_line, start, call_end_line, call_end_col)
                 yield self.finding(ctx, where, edits=[ctx.replace_attr_name(func, "npu")], replacement=".npu()")

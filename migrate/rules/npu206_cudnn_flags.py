@@ -60,7 +60,8 @@ class CudnnFlags(Rule):
                         yield self.finding(ctx, alias, f"`from torch.backends import cudnn`: {self.MESSAGE}")
 
     def check(self, ctx):
-        yield from self._imports(ctx)
+        if any(True for _ in uses(ctx, CUDNN, loads_only=False)):
+            yield from self._imports(ctx)  # an import alone (unused) is not a construct
         kb = ctx.kb
         by_statement: dict[int, list] = {}
         order = []
