@@ -199,6 +199,20 @@ def rename_edits(ctx, node: ast.AST, qual: str, target: str) -> list[Edit] | Non
     return edits
 
 
+def availability_probe(ctx, node: ast.AST) -> bool:
+    """`x is None` / `x is not None` / `if x:` / `not x`: asks whether an optional import worked,
+    does not use it."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Compare):
+        operands = [parent.left, *parent.comparators]
+        return any(isinstance(o, ast.Constant) and o.value is None for o in operands)
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        return True
+    if isinstance(parent, ast.BoolOp):
+        return True
+    return isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node
+
+
 def edit_anchor(ctx, node: ast.AST, edits) -> ast.AST:
     """Where to report a rewrite: the import alias when every edit is in the import statement
     (`from torch.cuda.amp import GradScaler` ... `GradScaler()`): the line `apply` changes."""

@@ -2,7 +2,7 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import chain_tops, report_node
+from migrate.rules._device_helpers import availability_probe, chain_tops, in_message, report_node
 from migrate.rules.base import Invalid, Rule
 from migrate.rules.npu501_gpu_only_import import match_package
 
@@ -20,6 +20,11 @@ def package_of(key: str, table: dict) -> str:
 def reported(entry) -> bool:
     """Entries whose uses are reported: not the ones that work, nor info-only ones (numba's CPU JIT)."""
     return entry.status != "works" and entry.severity != "info"
+
+
+def _owned_elsewhere(qual: str) -> bool:
+    """apex.amp uses are NPU404's (one finding per construct)."""
+    return qual == "apex.amp" or qual.startswith("apex.amp.")
 
 
 def _decorator_name(ctx, decorator) -> str | None:
@@ -44,7 +49,9 @@ class GpuOnlyUse(Rule):
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
     decorator; a launch is a subscripted call of a kernel defined in the file, or of a name
     containing `kernel` in a file that imports triton. Entries whose status is `works`
-    (`deepspeed.accelerator`) or whose severity is `info` (numba's CPU JIT) are not reported.
+    (`deepspeed.accelerator`) or whose severity is `info` (numba's CPU JIT) are not reported, nor
+    are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
+    `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     The message starts with the package name, which the summary groups by."""
 
     CODE = "NPU507"
@@ -59,6 +66,8 @@ class GpuOnlyUse(Rule):
         "import numba\n@numba.njit\ndef f(x): return x",
         "handlers = {}\nhandlers['a'](1)",  # a subscripted call in a file without triton
         '"""bnb.optim.Adam8bit"""\nimport os',
+        "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\nif bnb is not None and ok:\n    pass",
+        'import xformers.ops as xops\nprint(f"xformers: {xops is not None}")',
     ]
     INVALID = [
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
@@ -82,7 +91,9 @@ class GpuOnlyUse(Rule):
         kernel_bodies = {id(k) for k in kernels.values()}
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
-            if key is None or not reported(table[key]):
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual):
+                continue
+            if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or in_message(ctx, node):
                 continue
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
                 continue
