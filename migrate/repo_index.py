@@ -75,11 +75,27 @@ def python_refs(path: str, text: str) -> list[str]:
     return sorted(refs)
 
 
+def extension_class_variables(ctx) -> set[str]:
+    """Names bound to `CUDAExtension` by assignment: `extension = CUDAExtension` or
+    `Ext = CUDAExtension if use_cuda else CppExtension` (Deformable-DETR / mmcv-style setup.py)."""
+    out: set[str] = set()
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        values = [statement.value]
+        if isinstance(statement.value, ast.IfExp):
+            values = [statement.value.body, statement.value.orelse]
+        if any(ctx.qualname(v) == f"{_EXT}.CUDAExtension" for v in values):
+            out.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    return out
+
+
 def python_defs(ctx) -> list[Definition]:
     """Extensions built and op namespaces registered by one Python module."""
     out: list[Definition] = []
+    variables = extension_class_variables(ctx)
     for call in ctx.nodes.get(ast.Call, ()):
         name = ctx.qualname(call.func)
+        if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
+            name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
         if name is None:
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):

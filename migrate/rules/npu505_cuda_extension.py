@@ -1,6 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import statement_of
 from migrate.rules.base import Invalid, Rule
 
 _EXT = "torch.utils.cpp_extension"
@@ -32,8 +33,9 @@ class CudaExtension(Rule):
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
-    that uses cpp_extension (`glob("kernels/*.cu")`), and `torch.ops.load_library(...)` (a
-    warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
+    that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, a use of
+    `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), and
+    `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -65,6 +67,8 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.cpp_extension import CUDAExtension, CppExtension\nExt = CUDAExtension if cuda else CppExtension", count=1),
         Invalid("import glob\nfrom torch.utils.cpp_extension import CppExtension\nsrcs = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')", count=1),
         Invalid("import torch\ntorch.ops.load_library('build/libmy_ops.so')", count=1),
+        Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
+        Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
     ]
 
     def check(self, ctx):
@@ -111,6 +115,28 @@ class CudaExtension(Rule):
             if ctx.qualname(node) == f"{_EXT}.CUDAExtension":
                 yield self.finding(ctx, node)
         for node in ctx.nodes.get(ast.Constant, ()):
-            if id(node) not in inside and isinstance(node.value, str) and node.value.strip().endswith(_CUDA_SUFFIXES):
-                if "\n" not in node.value and len(node.value) < 200:
-                    yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)
+            if id(node) in inside or not isinstance(node.value, str):
+                continue
+            if node.value.strip().endswith(_CUDA_SUFFIXES) and "\n" not in node.value and len(node.value) < 200:
+                yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)
+            elif node.value == "nvcc" and self._is_key(ctx, node):
+                yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
+        seen: set[int] = set()
+        for node in ctx.nodes.get(ast.Name, ()):
+            if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME":
+                statement = statement_of(ctx, node)
+                if id(statement) not in seen and id(node) not in inside:
+                    seen.add(id(statement))
+                    yield self.finding(
+                        ctx, node,
+                        "`CUDA_HOME` (the CUDA toolkit) is None on an Ascend host: a build or check that needs it "
+                        "fails there; the Ascend toolkit is ASCEND_HOME_PATH, and the kernels must be ported to Ascend C",
+                    )
+
+    @staticmethod
+    def _is_key(ctx, node) -> bool:
+        """`{"nvcc": [...]}` / `args["nvcc"] = [...]`: the string names nvcc's flag list."""
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Dict):
+            return any(k is node for k in parent.keys)
+        return isinstance(parent, ast.Subscript) and parent.slice is node

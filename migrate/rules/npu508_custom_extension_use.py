@@ -11,8 +11,9 @@ _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel doe
 
 class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
-    `CUDAExtension(name=...)` / `cpp_extension.load(name=...)` with CUDA sources define an
-    extension module; `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
+    `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
+    CUDAExtension; extension("name", ...)`) / `cpp_extension.load(name=...)` with CUDA sources
+    define an extension module; `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
     sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
     op namespace. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")`,
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
@@ -45,6 +46,11 @@ class CustomExtensionUse(Rule):
             count=2,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
+        Invalid(
+            "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
+            "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
+            count=1,
+        ),
     ]
 
     def check(self, ctx):
