@@ -475,6 +475,18 @@ class ResultCache:
             self.entries[key] = [entry[0], entry[1], stat_key]
             self.dirty = True
 
+    def get_link(self, key: str, digest: str, index_digest: str) -> list | None:
+        """Cross-file findings (NPU508) of a file, valid for this content and this repository index."""
+        entry = self.entries.get("link|" + key)
+        if entry and entry[0] == digest and entry[1] == index_digest:
+            return entry[2]
+        return None
+
+    def put_link(self, key: str, digest: str, index_digest: str, findings: list, suppressed: int) -> None:
+        rows = [dict(f.to_dict(), edits=[]) for f in findings]
+        self.entries["link|" + key] = [digest, index_digest, [rows, suppressed]]
+        self.dirty = True
+
     def save(self) -> None:
         if not self.dirty:
             return
@@ -535,6 +547,7 @@ def scan(
     total = len(targets)
     done = 0
     stat_keys: dict[str, list] = {}
+    digests: dict[str, tuple[str, str]] = {}  # path -> (cache key, content digest), for the index
     for target in targets:
         key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}" if target.data is None else ""
         if cache and key:
@@ -547,6 +560,7 @@ def scan(
             if key in stat_keys and time.time_ns() - stat_keys[key][1] > 2_000_000_000:
                 hit = cache.get_by_stat(key, stat_keys[key])
                 if hit is not None:
+                    digests[target.path] = (key, cache.entries[key][0])
                     results.append(_result_from_dict(target.path, hit))
                     cached += 1
                     done += 1
@@ -557,6 +571,8 @@ def scan(
             done += 1
             continue
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        if key:
+            digests[target.path] = (key, digest)
         hit = cache.get(key, digest) if (cache and key) else None
         if hit is not None:
             results.append(_result_from_dict(target.path, hit))
@@ -573,20 +589,24 @@ def scan(
         if cache and target.data is None:
             key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
             cache.put(key, digest, result, stat_keys.get(key))
+    results = _link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests)
     if cache:
         cache.save()
-    results = _link_extensions(results, version, {t.path: d for t, d, _ in todo})
     results = [_filter(r, config) for r in results]
     results.sort(key=lambda r: r.path)
     return ScanResult(tuple(results), time.perf_counter() - started, version, cached)
 
 
-def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes]) -> list[FileResult]:
+def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes],
+                     cache: "ResultCache | None" = None, digests: dict | None = None) -> list[FileResult]:
     """NPU508: uses of the extensions and op namespaces that files of this scan define (see
-    migrate/repo_index.py). Only files whose cached facts reference a defined name are re-read."""
+    migrate/repo_index.py). Only files whose facts reference a defined name are looked at; their
+    linked findings are cached under (file content, whole index) so neither change goes unseen."""
     index = repo_index.build_index(results)
     if not index:
         return results
+    index_digest = repo_index.digest(index)
+    digests = digests or {}
     from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
     from migrate.context import PythonContext
 
@@ -597,21 +617,29 @@ def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, b
         if id(result) not in linked or result.kind != "python":
             out.append(result)
             continue
-        data = fresh.get(result.path)
-        if data is None:
-            data = _read_target(Target(result.path, (result.kind,)), 1 << 62)
-        try:
-            text = decode(data, python=True).lstrip("\ufeff") if isinstance(data, bytes) else None
-        except ReadError:
-            text = None
-        tree = repo_index.parse(result.path, text) if text is not None else None
-        if tree is None:
-            out.append(result)
-            continue
-        ctx = PythonContext(result.path, text, tree, _kb(version))
-        known = {(f.code, f.line, f.column) for f in result.findings}
-        extra = [f for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
-        extra, suppressed = _line_suppressed(text, _dedupe(extra))
+        key, digest = digests.get(result.path, ("", ""))
+        cached = cache.get_link(key, digest, index_digest) if (cache and key) else None
+        if cached is not None:
+            extra = [_finding_from_dict(dict(f, path=result.path)) for f in cached[0]]
+            suppressed = cached[1]
+        else:
+            data = fresh.get(result.path)
+            if data is None:
+                data = _read_target(Target(result.path, (result.kind,)), 1 << 62)
+            try:
+                text = decode(data, python=True).lstrip("\ufeff") if isinstance(data, bytes) else None
+            except ReadError:
+                text = None
+            tree = repo_index.parse(result.path, text) if text is not None else None
+            if tree is None:
+                out.append(result)
+                continue
+            ctx = PythonContext(result.path, text, tree, _kb(version))
+            known = {(f.code, f.line, f.column) for f in result.findings}
+            extra = [f for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
+            extra, suppressed = _line_suppressed(text, _dedupe(extra))
+            if cache and key:
+                cache.put_link(key, digest, index_digest, extra, suppressed)
         if not extra and not suppressed:
             out.append(result)
             continue

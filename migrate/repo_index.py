@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -24,6 +25,14 @@ _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
 _CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
 _EXT = "torch.utils.cpp_extension"
+
+
+# torch's own op namespaces: never a repository's custom extension
+BUILTIN_NAMESPACES = frozenset({
+    "aten", "prim", "prims", "quantized", "_quantized", "quantized_decomposed", "profiler", "c10d",
+    "_c10d_functional", "_c10d_functional_autograd", "_dtensor", "inductor", "higher_order", "mkldnn",
+    "onednn", "torchvision", "image", "debugprims", "rngprims", "_inductor_test", "fsdp", "test", "_test",
+})
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,15 @@ def python_refs(path: str, text: str) -> list[str]:
         refs.update(_IMPORT_MODULE.findall(text))
     if "torch.ops." in text:
         refs.update("ops:" + ns for ns in _TORCH_OPS.findall(text))
-    return sorted(refs)
+    return sorted(r for r in refs if r.startswith("ops:") or not _never_an_extension(r))
+
+
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def _never_an_extension(module: str) -> bool:
+    root = module.split(".", 1)[0]
+    return root in _STDLIB or root == "torch" or root == "__future__"
 
 
 def extension_class_variables(ctx) -> set[str]:
@@ -104,10 +121,16 @@ def python_defs(ctx) -> list[Definition]:
                 out.append(Definition("module", module, ctx.path, call.lineno, True))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
             text = ctx.string_value(call.args[0]) if call.args else None
-            if text:
-                namespace = text.split("::", 1)[0]
-                cuda = name == "torch.library.impl" and len(call.args) > 1 and "cuda" in (ctx.string_value(call.args[1]) or "").lower()
-                out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
+            if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
+                continue
+            namespace = text.split("::", 1)[0]
+            second = (ctx.string_value(call.args[1]) if len(call.args) > 1 else None) or ""
+            if name == "torch.library.Library" and second.upper() == "IMPL":
+                continue  # implements ops of a namespace defined elsewhere
+            cuda = name == "torch.library.impl" and "cuda" in second.lower()
+            if name == "torch.library.impl" and not cuda:
+                continue
+            out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
 
 
@@ -169,6 +192,14 @@ class Index:
             if "." in name and "." in dotted and (dotted.endswith("." + name) or name.endswith("." + dotted)):
                 return name
         return None
+
+
+def digest(index: Index) -> str:
+    """Changes whenever a definition the index links against changes (name, place, CUDA or not)."""
+    import hashlib
+
+    rows = sorted((d.kind, d.name, d.path, d.line, d.cuda) for table in (index.modules, index.namespaces) for d in table.values())
+    return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
 def build_index(results) -> Index:

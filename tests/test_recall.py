@@ -234,6 +234,29 @@ def test_cached_findings_stay_correct_when_the_index_changes(tmp_path):
     assert _ext_findings(second) == []
 
 
+def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
+    from migrate import repo_index
+
+    _repo(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    first = _ext_findings(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST))
+
+    def must_not_parse(path, text):
+        raise AssertionError(f"{path} parsed again although neither it nor the index changed")
+
+    monkeypatch.setattr(repo_index, "parse", must_not_parse)
+    assert _ext_findings(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)) == first
+
+
+def test_torch_internal_namespaces_and_impl_libraries_define_nothing(tmp_path):
+    (tmp_path / "a.py").write_text(
+        "import torch\nlib = torch.library.Library('aten', 'IMPL')\nlib2 = torch.library.Library('mylib', 'IMPL')\n"
+        "@torch.library.impl('mylib::op', 'cpu')\ndef op(x): return x\n"
+    )
+    (tmp_path / "b.py").write_text("import torch\ny = torch.ops.aten.add(x, x)\nz = torch.ops.mylib.op(x)\n")
+    assert _ext_findings(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)) == []
+
+
 def test_no_definition_no_extra_cost_and_no_finding(tmp_path):
     (tmp_path / "a.py").write_text("import numpy as np\nimport torch\ny = torch.ops.aten.add(x, x)\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
