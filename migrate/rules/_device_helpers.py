@@ -199,6 +199,49 @@ def rename_edits(ctx, node: ast.AST, qual: str, target: str) -> list[Edit] | Non
     return edits
 
 
+def _locally_bound(ctx, function) -> set[str]:
+    """Names a function binds itself (parameters, assignments, loop / with / except targets), minus
+    those it declares global or nonlocal. Imports inside the function are not counted: the file's
+    import table already holds them (`def main(): import apex; apex.parallel...` is apex). Cached."""
+    cache = ctx.__dict__.setdefault("_npu_local_names", {})
+    found = cache.get(id(function))
+    if found is not None:
+        return found
+    args = function.args
+    found = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    found.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    declared: set[str] = set()
+    body = function.body if isinstance(function.body, list) else [function.body]
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                found.add(node.id)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                found.add(node.name)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+    found -= declared
+    cache[id(function)] = found
+    return found
+
+
+def shadowed(ctx, node: ast.AST) -> bool:
+    """The chain's root name is a parameter or local of an enclosing function, so it is not the
+    module-level import it resolves to (`import torch._inductor.config as config` ...
+    `def __init__(self, config): config.n_embd`)."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    parent = ctx.parent(root)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and root.id in _locally_bound(ctx, parent):
+            return True
+        parent = ctx.parent(parent)
+    return False
+
+
 def availability_probe(ctx, node: ast.AST) -> bool:
     """`x is None` / `x is not None` / `if x:` / `not x`: asks whether an optional import worked,
     does not use it."""

@@ -1,4 +1,5 @@
 import ast
+import re
 
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import statement_of
@@ -7,6 +8,8 @@ from migrate.rules.base import Invalid, Rule
 _EXT = "torch.utils.cpp_extension"
 _CUDA_SUFFIXES = (".cu", ".cuh")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
+# nvcc itself or its GPU-architecture flags, in a file that builds an extension
+_NVCC_TEXT = re.compile(r"(?:^|/)nvcc$|^-gencode$|^(?:-?arch=)?compute_\d+|^-arch=sm_\d+|^--expt-(?:relaxed-constexpr|extended-lambda)$")
 _LOAD_LIBRARY_MESSAGE = (
     "loads a compiled custom-op library: if it was built with CUDA (nvcc, a CUDA dispatch key) it "
     "does not load or run on an Ascend NPU; rebuild its kernels as Ascend C operators registered with torch_npu"
@@ -33,7 +36,8 @@ class CudaExtension(Rule):
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
-    that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, a use of
+    that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
+    `"arch=compute_80,code=sm_80"`), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), and
     `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
@@ -69,6 +73,7 @@ class CudaExtension(Rule):
         Invalid("import torch\ntorch.ops.load_library('build/libmy_ops.so')", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
+        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=3),
     ]
 
     def check(self, ctx):
@@ -121,6 +126,8 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)
             elif node.value == "nvcc" and self._is_key(ctx, node):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
+            elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
+                yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation or flag: " + self.MESSAGE)
         seen: set[int] = set()
         for node in ctx.nodes.get(ast.Name, ()):
             if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME":

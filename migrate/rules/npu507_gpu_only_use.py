@@ -2,7 +2,7 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import availability_probe, chain_tops, in_message, report_node
+from migrate.rules._device_helpers import availability_probe, chain_tops, in_message, report_node, shadowed
 from migrate.rules.base import Invalid, Rule
 from migrate.rules.npu501_gpu_only_import import match_package
 
@@ -68,6 +68,7 @@ class GpuOnlyUse(Rule):
         '"""bnb.optim.Adam8bit"""\nimport os',
         "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\nif bnb is not None and ok:\n    pass",
         'import xformers.ops as xops\nprint(f"xformers: {xops is not None}")',
+        "import triton\ndef f(triton):\n    return triton.cdiv(1, 2)",  # a parameter shadows the import
     ]
     INVALID = [
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
@@ -94,6 +95,8 @@ class GpuOnlyUse(Rule):
             if key is None or not reported(table[key]) or _owned_elsewhere(qual):
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or in_message(ctx, node):
+                continue
+            if shadowed(ctx, node):
                 continue
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
                 continue

@@ -1,7 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import report_node, statement_of, uses
+from migrate.rules._device_helpers import report_node, shadowed, statement_of, uses
 from migrate.rules.base import Invalid, Rule
 
 _INDUCTOR_CONFIG = "torch._inductor.config"
@@ -27,6 +27,8 @@ class GpuCompilePath(Rule):
     VALID = [
         "import torch\nm = torch.compile(model, backend='npu')",
         "import torch._dynamo.config\ntorch._dynamo.config.cache_size_limit = 64",
+        # the module alias shadowed by a parameter of the same name
+        "import torch._inductor.config as config\nclass M:\n    def __init__(self, config):\n        self.n = config.n_embd",
     ]
     INVALID = [
         Invalid("import torch._inductor.config\ntorch._inductor.config.coordinate_descent_tuning = True", count=1),
@@ -38,7 +40,7 @@ class GpuCompilePath(Rule):
     def check(self, ctx):
         seen: set[int] = set()
         for node, qual in uses(ctx, _INDUCTOR_CONFIG, loads_only=False):
-            if qual == _INDUCTOR_CONFIG:
+            if qual == _INDUCTOR_CONFIG or shadowed(ctx, node):
                 continue
             statement = statement_of(ctx, node)
             if id(statement) in seen:
