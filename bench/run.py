@@ -19,7 +19,6 @@ import ast
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -113,7 +112,7 @@ def bench_apply(root, analyze_s, rows, results, quick):
     code = (
         "import sys, time, json\n"
         "from pathlib import Path\n"
-        "from migrate.apply import ApplyOptions, plan_files\n"
+        "from migrate.rewrite import ApplyOptions, plan_files\n"
         "files = sorted(str(p) for p in Path(sys.argv[1]).rglob('*.py') if '__pycache__' not in p.parts)\n"
         "t = time.perf_counter(); result = plan_files(files, ApplyOptions()); s = time.perf_counter() - t\n"
         "print(json.dumps({'seconds': s, 'files': len(result.files), 'changed': len(result.changed),"

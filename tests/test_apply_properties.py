@@ -11,9 +11,9 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from migrate.apply import rewrite_file
 from migrate.engine import Target, analyze_file
 from migrate.knowledge import newest_version
+from migrate.rewrite import rewrite_file
 
 VERSION = newest_version()
 

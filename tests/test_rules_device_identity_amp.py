@@ -15,8 +15,8 @@ import pytest
 
 from migrate.context import PythonContext
 from migrate.engine import Target, analyze_file
-from migrate.fix import apply_edits
 from migrate.knowledge import known_versions, load, newest_version, torch_cuda_names
+from migrate.rewrite import apply_findings
 from migrate.rules import rules_by_code
 from migrate.rules.base import Invalid
 
@@ -39,7 +39,7 @@ def codes(source: str, version: str | None = None) -> list[str]:
 
 def fix(source: str, only: tuple[str, ...] = MY_CODES, version: str | None = None) -> str:
     findings = [f for f in analyze(source, version) if f.code in only]
-    fixed, _ = apply_edits(source, [e for f in findings for e in f.edits])
+    fixed, _, _ = apply_findings(source, findings)
     return fixed
 
 

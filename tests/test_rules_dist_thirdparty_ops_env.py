@@ -14,7 +14,7 @@ import pytest
 from migrate import knowledge
 from migrate.engine import Target, analyze_file
 from migrate.findings import Severity
-from migrate.fix import apply_edits
+from migrate.rewrite import apply_findings
 from migrate.rules.npu503_gpu_only_option import gpu_only_options
 
 VERSION = knowledge.newest_version()
@@ -33,7 +33,7 @@ def codes(findings, prefix: str) -> list:
 def fix_and_recheck(code: str, code_id: str, filename: str, kinds: tuple[str, ...]) -> str:
     found = codes(analyze(code, filename, kinds), code_id)
     assert found and all(f.fixable for f in found), found
-    fixed, applied = apply_edits(code, [e for f in found for e in f.edits])
+    fixed, applied, _ = apply_findings(code, found)
     assert applied
     assert codes(analyze(fixed, filename, kinds), code_id) == []
     return fixed
@@ -396,7 +396,7 @@ def test_env_vars_in_python_fixed_and_clean_after():
     found = analyze(code)
     assert [f.line for f in codes(found, "NPU701")] == [2, 4, 5, 6]
     assert [f.line for f in codes(found, "NPU703")] == [3, 4]
-    fixed, _ = apply_edits(code, [e for f in found if f.code in ("NPU701", "NPU703") for e in f.edits])
+    fixed, _, _ = apply_findings(code, [f for f in found if f.code in ("NPU701", "NPU703")])
     again = analyze(fixed)
     assert codes(again, "NPU701") == [] and codes(again, "NPU703") == []
     assert table["PYTORCH_CUDA_ALLOC_CONF"].npu in fixed and table["CUDA_LAUNCH_BLOCKING"].npu in fixed
@@ -444,3 +444,20 @@ def test_env_var_in_yaml_launcher():
     assert [f.line for f in codes(found, "NPU701")] == [3]
     assert [f.line for f in codes(found, "NPU702")] == [4]
     assert [f.line for f in codes(found, "NPU703")] == [5]
+
+
+@pytest.mark.parametrize(
+    "line,prose",
+    [
+        ('print("defaults", {"device": "cuda", "backend": "nccl"})', True),
+        ('logger.info("config", extra={"device": "cuda", "backend": "nccl"})', True),
+        ('cfg = {"device": "cuda", "backend": "nccl"}', False),
+        ('print(json.dumps({"device": "cuda", "backend": "nccl"}))', False),
+    ],
+    ids=["print-dict", "log-keyword-dict", "assigned-dict", "dict-through-a-call"],
+)
+def test_nccl_and_device_strings_agree_on_what_is_a_message(line, prose):
+    """NPU301 and NPU104 share one answer to "is this text for a person?" (`rules._text.is_prose`)."""
+    found = analyze(f"import json\nimport logging\nlogger = logging.getLogger()\n{line}\n")
+    reported = {f.code for f in found if f.line == 4}
+    assert reported == (set() if prose else {"NPU301", "NPU104"})

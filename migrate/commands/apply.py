@@ -1,4 +1,4 @@
-"""`npu-migrate apply` and `npu-migrate instrument`: thin click layer over `migrate.apply`.
+"""`npu-migrate apply` and `npu-migrate instrument`: thin click layer over `migrate.rewrite`.
 
 Never prompts; refuses (exit 2) rather than overwrite an input or an existing output by surprise.
 Exit 0 when everything was rewritten (info-level notes may remain), 1 when warning/error manual items remain
@@ -29,8 +29,8 @@ def _inside(child: str, parent: str) -> bool:
 
 def _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths):
     from migrate import knowledge
-    from migrate.apply import ApplyOptions
     from migrate.config import ConfigError, load_config
+    from migrate.rewrite import ApplyOptions
 
     try:
         config = load_config([p for p in paths if p != STDIN], config_path)
@@ -125,7 +125,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
           config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs):
     """Rewrite CUDA training code for Ascend NPUs: `apply FILE -o OUT`, `apply DIR -o OUTDIR`,
     `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`."""
-    from migrate import apply as engine
+    from migrate import io, rewrite
 
     modes = sum(bool(x) for x in (output, diff, in_place))
     if modes > 1:
@@ -149,15 +149,15 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         from migrate.sources import classify
 
         data = sys.stdin.buffer.read()
-        rewrite = engine.rewrite_file(stdin_filename, data, kinds=classify(stdin_filename) or ("python",), options=options)
-        result = engine.ApplyResult((rewrite,), (), engine.resolve_options(options)[1])
+        one = rewrite.rewrite_file(stdin_filename, data, kinds=classify(stdin_filename) or ("python",), options=options)
+        result = rewrite.ApplyResult((one,), (), rewrite.resolve_options(options)[1])
         if diff:
-            sys.stdout.write(engine.unified_diff(rewrite, f"a/{stdin_filename}", f"b/{stdin_filename}"))
+            sys.stdout.write(rewrite.unified_diff(one, f"a/{stdin_filename}", f"b/{stdin_filename}"))
         elif output:
             _check_output_file(output, None, force)
-            engine.atomic_write(output, rewrite.output)
+            io.atomic_write(output, one.output, make_parents=True)
         else:
-            sys.stdout.buffer.write(rewrite.output)
+            sys.stdout.buffer.write(one.output)
             sys.stdout.flush()
         return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
 
@@ -170,16 +170,16 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
             raise click.UsageError(f"{output} exists; use --force to write into it")
         if os.path.exists(output) and not os.path.isdir(output):
             raise click.UsageError(f"{output} exists and is not a directory")
-        result = engine.plan_tree(root, options, jobs=jobs)
-        engine.write_tree(result, root, output)
+        result = rewrite.plan_tree(root, options, jobs=jobs)
+        rewrite.write_tree(result, root, output)
         scripts = [os.path.join(output, os.path.relpath(f.path, root)) for f in result.changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
-    result = _plan_paths(engine, paths, options, jobs)
+    result = _plan_paths(paths, options, jobs)
     if diff:
         for f in result.changed:
             name = f.path.replace(os.sep, "/")
-            sys.stdout.write(engine.unified_diff(f, f"a/{name}", f"b/{name}"))
+            sys.stdout.write(rewrite.unified_diff(f, f"a/{name}", f"b/{name}"))
         return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
     if in_place:
         changed = result.changed
@@ -193,8 +193,8 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         for f in changed:
             mode = os.stat(f.path).st_mode
             if backup:
-                engine.atomic_write(f.path + ".orig", f.original, mode=mode)
-            engine.atomic_write(f.path, f.output, mode=mode)
+                io.atomic_write(f.path + ".orig", f.original, mode=mode)
+            io.atomic_write(f.path, f.output, mode=mode)
         scripts = [f.path for f in changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
     # a single file with -o
@@ -203,13 +203,15 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
     if output.endswith(("/", os.sep)) or os.path.isdir(output):
         target = os.path.join(output, os.path.basename(source))
     _check_output_file(target, source, force)
-    rewrite = result.files[0]
-    engine.atomic_write(target, rewrite.output, mode=os.stat(source).st_mode)
-    scripts = [target] if rewrite.kind == "python" else []
+    one = result.files[0]
+    io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
+    scripts = [target] if one.kind == "python" else []
     return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
 
-def _plan_paths(engine, paths, options, jobs):
+def _plan_paths(paths, options, jobs):
+    from migrate import rewrite
+
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
@@ -220,7 +222,7 @@ def _plan_paths(engine, paths, options, jobs):
             files += [t.path for t in targets]
         else:
             files.append(path)
-    return engine.plan_files(files, options, jobs=jobs)
+    return rewrite.plan_files(files, options, jobs=jobs)
 
 
 def _check_output_file(target: str, source: str | None, force: bool) -> None:
@@ -233,10 +235,11 @@ def _check_output_file(target: str, source: str | None, force: bool) -> None:
 
 
 def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False) -> None:
-    from migrate import apply as engine
-
     if report_path:
-        engine.write_report(result, report_path)
+        from migrate import io
+        from migrate.report import changes
+
+        io.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
     _summary(result)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
     # have no effect on an NPU) are listed but do not fail the run
@@ -261,7 +264,7 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
 def instrument(path, output, config_pack, diff, force):
     """Add only the msprobe ConfigChecker hooks to a GPU script (the baseline side of a comparison):
     `instrument gpu_train.py -o gpu_train_cc.py`. Exit 1 when the model could not be found."""
-    from migrate import apply as engine
+    from migrate import io, rewrite
 
     if path == STDIN:
         data = sys.stdin.buffer.read()
@@ -273,18 +276,17 @@ def instrument(path, output, config_pack, diff, force):
             data = handle.read()
         name = path
     try:
-        new, outcome = engine.instrument_file(name, data, zip_path=config_pack)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        new, outcome = rewrite.instrument_file(name, data, zip_path=config_pack)
+    except io.ReadError as exc:
         raise click.UsageError(f"{name}: cannot decode: {exc}") from None
     _err(f"instrument: {outcome.message}")
     if outcome.message.startswith("cannot parse"):
         sys.exit(2)
     if diff:
-        rewrite = engine.FileRewrite(name, "python", data, new)
-        sys.stdout.write(engine.unified_diff(rewrite, f"a/{name}", f"b/{name}"))
+        sys.stdout.write(rewrite.unified_diff(rewrite.FileRewrite(name, "python", data, new), f"a/{name}", f"b/{name}"))
     elif output and output != STDIN:
         _check_output_file(output, path if path != STDIN else None, force)
-        engine.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None)
+        io.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None, make_parents=True)
     else:
         sys.stdout.buffer.write(new)
         sys.stdout.flush()

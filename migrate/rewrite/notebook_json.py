@@ -1,0 +1,128 @@
+"""A notebook's JSON text with only the changed cells' `source` values rewritten in place: every other
+byte (key order, indentation, escapes, the other cells) stays as it was. Re-serialising the parsed
+notebook would be shorter but changes the layout of any notebook not written by nbformat itself."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from json.decoder import scanstring
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _json_spans(text: str, wanted) -> dict[tuple, tuple[int, int]]:
+    """Character spans of JSON values, for the paths `wanted(path)` accepts (no layout change needed)."""
+    decoder = json.JSONDecoder()
+    spans: dict[tuple, tuple[int, int]] = {}
+
+    def walk(i: int, path: tuple) -> int:
+        i = _WS.match(text, i).end()
+        start = i
+        char = text[i]
+        if char == "{":
+            i = _WS.match(text, i + 1).end()
+            if text[i] == "}":
+                end = i + 1
+            else:
+                while True:
+                    i = _WS.match(text, i).end()
+                    key, i = scanstring(text, i + 1)
+                    i = _WS.match(text, i).end()
+                    i = walk(i + 1, path + (key,))  # past ':'
+                    i = _WS.match(text, i).end()
+                    if text[i] == ",":
+                        i += 1
+                        continue
+                    end = i + 1
+                    break
+        elif char == "[":
+            i = _WS.match(text, i + 1).end()
+            if text[i] == "]":
+                end = i + 1
+            else:
+                index = 0
+                while True:
+                    i = walk(i, path + (index,))
+                    index += 1
+                    i = _WS.match(text, i).end()
+                    if text[i] == ",":
+                        i += 1
+                        continue
+                    end = i + 1
+                    break
+        elif char == '"':
+            _, end = scanstring(text, i + 1)
+        else:
+            _, end = decoder.raw_decode(text, i)
+        if wanted(path):
+            spans[path] = (start, end)
+        return end
+
+    walk(0, ())
+    return spans
+
+
+def cell_source(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _dump(value: str, ensure_ascii: bool) -> str:
+    return json.dumps(value, ensure_ascii=ensure_ascii)
+
+
+def _split_source(source: str) -> list[str]:
+    return source.splitlines(keepends=True) if source else []
+
+
+def notebook_text(text: str, cells, new_sources: dict[int, str]) -> str:
+    """The notebook text with only the changed cells' `source` values rewritten in place."""
+    changed = [i for i, s in new_sources.items() if s != cell_source(cells[i])]
+    if not changed:
+        return text
+    wanted_cells = set(changed)
+    spans = _json_spans(text, lambda p: len(p) >= 3 and p[0] == "cells" and p[1] in wanted_cells and p[2] == "source" and len(p) <= 4)
+    ensure_ascii = not any(ord(ch) > 127 for ch in text) and "\\u" in text
+    pieces: list[tuple[int, int, str]] = []
+    for index in changed:
+        start, end = spans[("cells", index, "source")]
+        original = cells[index].get("source", "")
+        new = new_sources[index]
+        if isinstance(original, str):
+            pieces.append((start, end, _dump(new, ensure_ascii)))
+            continue
+        old_items = list(original)
+        new_items = _split_source(new)
+        element_spans = [spans[("cells", index, "source", k)] for k in range(len(old_items))]
+        element_text = [text[s:e] for s, e in element_spans]
+        if len(old_items) == len(new_items):
+            for k, (old, item) in enumerate(zip(old_items, new_items)):
+                if old != item:
+                    pieces.append((*element_spans[k], _dump(item, ensure_ascii)))
+            continue
+        if len(element_spans) >= 2:
+            sep = text[element_spans[0][1] : element_spans[1][0]]
+        elif element_spans:
+            sep = "," + text[start + 1 : element_spans[0][0]]
+        else:
+            sep = ", "
+        open_ws = text[start + 1 : element_spans[0][0]] if element_spans else ""
+        close_ws = text[element_spans[-1][1] : end - 1] if element_spans else ""
+        matcher = difflib.SequenceMatcher(a=old_items, b=new_items, autojunk=False)
+        rendered: list[str] = []
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                rendered += element_text[i1:i2]
+            else:
+                rendered += [_dump(item, ensure_ascii) for item in new_items[j1:j2]]
+        pieces.append((start, end, "[" + open_ws + sep.join(rendered) + close_ws + "]"))
+    out = []
+    cursor = 0
+    for start, end, replacement in sorted(pieces):
+        out.append(text[cursor:start])
+        out.append(replacement)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)

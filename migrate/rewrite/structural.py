@@ -1,0 +1,133 @@
+"""The structural step of apply: the libcst codemods (torch_npu imports, ConfigChecker hooks), run only
+when needed, and on the import header alone when no hooks are wanted (most of a big repo's files)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from migrate.context import split_lines
+
+_IMPORTISH = (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr, ast.If, ast.Try)
+
+
+@dataclass(frozen=True)
+class Structural:
+    text: str
+    added: tuple[str, ...] = ()
+    manual: tuple[str, ...] = ()  # messages
+
+
+def _reading_window(tree: ast.Module, lines: list[str]) -> tuple[int, bool]:
+    """How many lines libcst should read for the import codemod: the opening import-like statements,
+    one statement more, and on through the first top-level statement importing torch. Only an
+    estimate: `inject_npu_imports.placement_known` checks it on the libcst parse, and the whole
+    module is parsed when it was not enough. Also says whether any top-level statement imports torch."""
+    body = tree.body
+    index = 0
+    while index < len(body) and isinstance(body[index], _IMPORTISH):
+        index += 1
+    index = min(index, len(body) - 1)
+    anywhere = any(_imports_torch(s) for s in body)
+    found = any(_imports_torch(s) for s in body[: index + 1])
+    while anywhere and not found and index < len(body) - 1:
+        index += 1
+        found = _imports_torch(body[index])
+    if index < 0:
+        return 0, anywhere
+    cut = body[index].end_lineno or body[index].lineno
+    for stmt in body[index + 1 :]:
+        if stmt.lineno > cut:
+            break
+        cut = max(cut, stmt.end_lineno or stmt.lineno)  # statements sharing the last line (`import a; b()`)
+    return min(cut, len(lines)), anywhere
+
+
+def _imports_torch(stmt: ast.stmt) -> bool:
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("torch", "torch_npu") for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in ("torch", "torch_npu"):
+            return True
+    return False
+
+
+def add_npu_structure(text: str, tree: ast.Module, *, torch_npu: bool, transfer: bool, hooks: bool, zip_path: str) -> Structural:
+    """Add what the file still lacks: `import torch_npu`, the `transfer_to_npu` patcher, the hooks."""
+    from migrate.codemods.inject_npu_imports import existing_npu_imports
+
+    present = existing_npu_imports(tree)
+    add_torch_npu = torch_npu and not present.torch_npu
+    add_transfer = transfer and not present.transfer
+    if hooks and "ConfigChecker" in text:
+        hooks = not _has_hooks_text(text)
+    manual: list[str] = []
+    if hooks and not _builds_optimizer_from_parameters(tree):
+        # The hook is anchored on `<model>.parameters()` handed to an optimizer; without any such
+        # call it cannot be placed, so skip the full-module libcst parse (most of apply's cost on a
+        # big repo) and report what the codemod would have reported.
+        hooks = False
+        manual.append("ConfigChecker hook not added: no optimizer built from `<model>.parameters()` found")
+    if not (add_torch_npu or add_transfer or hooks):
+        return Structural(text, (), tuple(manual))
+    if hooks:
+        return _with_hooks(text, add_torch_npu, add_transfer, zip_path, manual)
+    return _imports_only(text, tree, add_torch_npu, add_transfer, manual)
+
+
+def _with_hooks(text: str, add_torch_npu: bool, add_transfer: bool, zip_path: str, manual: list[str]) -> Structural:
+    import libcst as cst
+
+    from migrate.codemods.config_check_hooks import add_config_check_hooks
+    from migrate.codemods.inject_npu_imports import inject_npu_imports
+
+    injected = inject_npu_imports(cst.parse_module(text), torch_npu=add_torch_npu, transfer=add_transfer)
+    added = list(injected.added)
+    result = add_config_check_hooks(injected.module, zip_path=zip_path)
+    if result.changed:
+        added.append(f"ConfigChecker hooks on `{result.model}` ({zip_path})")
+    elif not result.already_present:
+        manual.append(result.message)
+    return Structural(result.module.code, tuple(added), tuple(manual))
+
+
+def _imports_only(text: str, tree: ast.Module, add_torch_npu: bool, add_transfer: bool, manual: list[str]) -> Structural:
+    import libcst as cst
+
+    from migrate.codemods.inject_npu_imports import inject_npu_imports, placement_known
+
+    lines = split_lines(text)
+    cut, torch_imported = _reading_window(tree, lines)
+    head, rest = "".join(lines[:cut]), "".join(lines[cut:])
+    if not head or (not head.endswith(("\n", "\r")) and rest):
+        head, rest = text, ""  # no imports: the whole module, so a shebang or licence header stays first
+    module = cst.parse_module(head)
+    if rest and not placement_known(module.body, torch_imported_later=torch_imported):
+        head, rest = text, ""
+        module = cst.parse_module(text)
+    injected = inject_npu_imports(module, torch_npu=add_torch_npu, transfer=add_transfer)
+    new_head = injected.module.code
+    if head and not rest and not head.endswith(("\n", "\r")) and new_head.endswith(("\n", "\r")):
+        new_head = new_head.rstrip("\r\n")
+    return Structural(new_head + rest, injected.added, tuple(manual))
+
+
+def _builds_optimizer_from_parameters(tree: ast.Module) -> bool:
+    """Cheap necessary condition for placing the ConfigChecker hook (see codemods/config_check_hooks)."""
+    from migrate.codemods.config_check_hooks import _PARAMETER_METHODS
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _PARAMETER_METHODS:
+            return True
+    return False
+
+
+def _has_hooks_text(text: str) -> bool:
+    import libcst as cst
+
+    from migrate.codemods.config_check_hooks import has_hooks
+
+    try:
+        return has_hooks(cst.parse_module(text))
+    except cst.ParserSyntaxError:
+        return True
