@@ -72,6 +72,7 @@ def _summary(result, *, verb: str = "changed") -> None:
     for f in result.files:
         for added in f.structural:
             _err(f"  {f.path}: added {added}")
+    _roles(result)
     manual = result.manual
     if manual:
         _err(f"{len(manual)} manual items left (not rewritten):")
@@ -80,6 +81,23 @@ def _summary(result, *, verb: str = "changed") -> None:
             _err(f"  {where}:{m.line}: {m.code} [{m.severity}] {m.message}")
     else:
         _err("no manual items left")
+
+
+_LISTED_LIBRARIES = 20
+
+
+def _roles(result) -> None:
+    """Each file apply had to place imports in: entry script or library module, and why."""
+    entries = [f for f in result.files if f.role == "entry"]
+    libraries = [f for f in result.files if f.role == "library"]
+    for f in entries:
+        _err(f"  {f.path}: entry script ({f.role_reason})")
+    if len(libraries) <= _LISTED_LIBRARIES:
+        for f in libraries:
+            _err(f"  {f.path}: library module ({f.role_reason})")
+    else:
+        _err(f"  {len(libraries)} library modules (no `__main__` guard, module-level training, `fire.Fire` or click "
+             "command); --report FILE lists each with its reason")
 
 
 def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: bool = False) -> int:

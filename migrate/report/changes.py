@@ -18,6 +18,7 @@ def report_dict(result: ApplyResult) -> dict:
         "files": len(result.files), "files_changed": len(result.changed),
         "changed_files": [f.path for f in result.changed],
         "structural": [{"file": f.path, "added": list(f.structural)} for f in result.files if f.structural],
+        "roles": [{"file": f.path, "role": f.role, "reason": f.role_reason} for f in result.files if f.role],
         "counts": result.counts(),
         "changes": [c.to_dict() for c in result.changes],
         "manual": [m.to_dict() for m in result.manual],
@@ -33,6 +34,9 @@ def render_csv(result: ApplyResult) -> str:
     for f in result.files:
         for added in f.structural:
             writer.writerow(["added", f.path, "", "", "", "", "", added, ""])
+    for f in result.files:
+        if f.role:
+            writer.writerow([f.role, f.path, "", "", "", "", "", "", f.role_reason])
     for m in result.manual:
         writer.writerow(["manual", m.path, "" if m.cell is None else m.cell, m.line, m.line, m.code, "", "", m.message])
     return stream.getvalue()

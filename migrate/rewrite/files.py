@@ -13,7 +13,7 @@ from migrate import io
 from migrate.findings import FileError, Finding
 from migrate.rewrite._shared import MAX_ROUNDS, RewriteBroke, manual_items, needs_npu, parse, selected
 from migrate.rewrite.edits import apply_findings
-from migrate.rewrite.entry import is_entry_script, may_be_entry
+from migrate.rewrite.entry import LIBRARY, EntryDecision, decide_entry, may_be_entry
 from migrate.rewrite.model import ApplyOptions, Change, FileRewrite, ManualItem, resolve_options
 from migrate.rewrite.structural import Structural, add_npu_structure
 
@@ -45,10 +45,12 @@ def rewrite_file(path: str, data: bytes, *, kinds: tuple[str, ...] | None = None
         return FileRewrite(path, kind, data, data, manual=(ManualItem(path, 1, error.code, error.message),), error=error)
     try:
         if kind == "python":
-            structural, changes, leftover, entry = _rewrite_python(path, decoded.body, findings, options, version)
+            structural, changes, leftover, decision = _rewrite_python(path, decoded.body, findings, options, version)
             manual = manual_items(findings, leftover) + [ManualItem(path, 1, "HOOK", m, severity="warning") for m in structural.manual]
             output = decoded.encode(structural.text) if (changes or structural.added) else data
-            return FileRewrite(path, kind, data, output, tuple(changes), structural.added, tuple(manual + manual_errors), entry=entry)
+            return FileRewrite(path, kind, data, output, tuple(changes), structural.added, tuple(manual + manual_errors),
+                               entry=bool(decision and decision.entry), role=decision.role if decision else "",
+                               role_reason=decision.reason if decision else "")
         if kind == "notebook":
             from migrate.rewrite.notebook import rewrite_notebook
 
@@ -96,22 +98,22 @@ def _rewrite_python(path: str, body: str, findings, options: ApplyOptions, versi
         if errors:
             raise RewriteBroke(f"the rewritten file does not parse: {errors[0].message}")
         leftover = [f for f in current if f.fixable]
-    needs = needs_npu(findings) or bool(changes)
-    if not needs or (not changes and not options.entry_globs and not may_be_entry(text)):
-        # nothing rewritten, and either nothing CUDA-specific (only NPU6xx notes) or a library
-        # module (no `__main__` guard, no top-level backward/step text): nothing to add, no re-parse
-        return Structural(text), changes, leftover, False
+    if not (needs_npu(findings) or changes):
+        return Structural(text), changes, leftover, None  # only NPU6xx notes: nothing CUDA-specific to add
+    if not changes and not options.entry_globs and not may_be_entry(text):
+        # nothing rewritten and a library module by its text alone: nothing to add, no re-parse
+        return Structural(text), changes, leftover, LIBRARY
     tree = parse(text)
     if tree is None:
         raise RewriteBroke("the rewritten file does not parse")
-    entry = is_entry_script(tree, path, options.entry_globs)
+    decision: EntryDecision = decide_entry(tree, path, options.entry_globs)
     structural = add_npu_structure(
-        text, tree, torch_npu=bool(changes) or entry, transfer=entry and options.transfer,
-        hooks=entry and options.config_check, zip_path=options.config_pack,
+        text, tree, torch_npu=bool(changes) or decision.entry, transfer=decision.entry and options.transfer,
+        hooks=decision.entry and options.config_check, zip_path=options.config_pack,
     )
     if structural.text != text and parse(structural.text) is None:
         raise RewriteBroke("adding the torch_npu imports / hooks broke the file")
-    return structural, changes, leftover, entry
+    return structural, changes, leftover, decision
 
 
 def _yaml_still_loads(before: str, after: str) -> bool:

@@ -69,7 +69,8 @@ class FileRewrite:
     manual: tuple[ManualItem, ...] = ()
     error: FileError | None = None  # could not be read or rewritten: output is the original
     entry: bool = False
-    role: str = ""  # why it was (not) treated as an entry script; empty when the question did not arise
+    role: str = ""  # "entry" or "library"; empty when the question did not arise (nothing to add)
+    role_reason: str = ""  # why
 
     @property
     def changed(self) -> bool:

@@ -15,6 +15,8 @@ from migrate.rewrite.edits import apply_findings
 from migrate.rewrite.model import ApplyOptions, Change, FileRewrite
 from migrate.rewrite.notebook_json import cell_source, notebook_text
 
+NOTEBOOK_REASON = "a notebook runs top to bottom"
+
 
 def rewrite_notebook(path, data, decoded: io.Decoded, findings, options: ApplyOptions, version: str) -> FileRewrite:
     from migrate.engine import Target, analyze_file
@@ -58,11 +60,11 @@ def rewrite_notebook(path, data, decoded: io.Decoded, findings, options: ApplyOp
         if parse(cell.python_source) is None:
             raise RewriteBroke(f"cell {cell.index} does not parse after the rewrite")
     if not changes and not added:
-        return FileRewrite(path, "notebook", data, data, manual=tuple(manual_items(findings, leftover)), entry=True)
+        return FileRewrite(path, "notebook", data, data, manual=tuple(manual_items(findings, leftover)), entry=True, role="entry", role_reason=NOTEBOOK_REASON)
     new_text = notebook_text(text, cells, new_sources)
     json.loads(new_text)
     return FileRewrite(path, "notebook", data, decoded.encode(new_text), tuple(changes), added,
-                       tuple(manual_items(findings, leftover)), entry=True)
+                       tuple(manual_items(findings, leftover)), entry=True, role="entry", role_reason=NOTEBOOK_REASON)
 
 
 def _notebook_imports(sources: dict[int, str], cells, options: ApplyOptions) -> tuple[str, ...]:
