@@ -4,6 +4,7 @@ back, atomic writes with ordinary file modes, and one size-balanced process-pool
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
 import tempfile
@@ -73,19 +74,52 @@ def atomic_write(path: str, data: bytes | str, *, mode: int | None = None, make_
     """Write through a temporary file in the same directory and `os.replace` it into place, so a
     reader never sees half a file. The file gets `mode` (a copied file's permissions) or the mode
     an ordinary `open(path, "w")` would give (umask applied), never mkstemp's 0600."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+
+    def fill(handle) -> None:
+        handle.write(payload)
+
+    _replace_atomically(path, fill, mode, make_parents)
+
+
+def atomic_copy(source: str, path: str, *, make_parents: bool = True) -> None:
+    """Copy a file (bytes, permissions, times) to `path` the same way (for files copied unchanged)."""
+    import shutil
+
+    def fill(handle) -> None:
+        with open(source, "rb") as src:
+            shutil.copyfileobj(src, handle)
+
+    _replace_atomically(path, fill, os.stat(source).st_mode, make_parents, lambda tmp: shutil.copystat(source, tmp))
+
+
+def _replace_atomically(path: str, fill, mode: int | None, make_parents: bool, finish=None) -> None:
+    """An OSError raised here names `path` (not the temporary file) as its filename."""
     directory = os.path.dirname(os.path.abspath(path))
-    if make_parents:
-        os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".npu-migrate-", suffix=".tmp")
+    tmp = None
     try:
+        if os.path.exists(directory) and not os.path.isdir(directory):
+            raise NotADirectoryError(errno.ENOTDIR, f"Not a directory ({directory} is a file)")
+        if make_parents:
+            os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".npu-migrate-", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            fill(handle)
         os.chmod(tmp, (mode if mode is not None else _default_mode()) & 0o7777)
+        if finish is not None:
+            finish(tmp)
         os.replace(tmp, path)
+    except OSError as exc:
+        _remove(tmp)
+        raise OSError(exc.errno, exc.strerror or str(exc), path) from None
     except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
+
+
+def _remove(tmp: str | None) -> None:
+    if tmp is not None and os.path.lexists(tmp):
+        os.unlink(tmp)
 
 
 # ---- parallel batches -----------------------------------------------------------------------------------

@@ -20,6 +20,9 @@ HEADERS = {
     "torch-far-below": "import os\n\nA = 1\n\n\ndef f():\n    return A\n\n\nimport torch\n\n",
     "no-torch-import": 'import os\n\nA = 1\n\ndevice = "cuda"\n',
     "comment-and-shebang": "#!/usr/bin/env python\n# licence\nimport torch  # main\n\n",
+    "augassign-sharing-a-line": "import os\nN = 1\nN += 1; import torch\nimport sys\n\n",
+    "assignment-between-imports": 'import os\nos.environ["X"] = "1"\nimport torch\n\n',
+    "docstring-only-then-code": '"""Doc."""\nX = 1\nimport torch\n\n',
     "if-with-code": "import os\nif os.name == 'nt':\n    print('windows')\n    import torch\nimport torch.nn as nn\n\n",
 }
 

@@ -76,14 +76,15 @@ def _imports_torch(stmt) -> bool:
     return any(is_torch_module(m) or m == "torch_npu" or m.startswith("torch_npu.") for m in imported_modules(stmt))
 
 
-def placement_known(body, *, torch_imported_later: bool = True) -> bool:
+def placement_known(body, *, torch_imported_later: bool = True, block_ends: bool = False) -> bool:
     """True when the first statements of a module (`body`, parsed from a prefix of its text) are
     enough for `insertion_index` to answer as it would on the whole module: the opening import
-    block ends inside them, and it or a statement after it imports torch (or the caller knows that
-    no later statement can: `torch_imported_later=False`)."""
+    block ends inside them (or the caller knows it ends right after them: `block_ends`), and it or
+    a statement after it imports torch (or the caller knows that no later statement can:
+    `torch_imported_later=False`)."""
     start = header_start(body)
     end = leading_imports_end(body)
-    if end >= len(body):
+    if end >= len(body) and not block_ends:
         return False
     return not torch_imported_later or any(_imports_torch(body[index]) for index in range(start, len(body)))
 

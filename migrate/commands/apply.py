@@ -7,6 +7,7 @@ Exit 0 when everything was rewritten (info-level notes may remain), 1 when warni
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -22,9 +23,40 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _inside(child: str, parent: str) -> bool:
-    child, parent = os.path.realpath(child), os.path.realpath(parent)
-    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+class CannotWrite(click.ClickException):
+    """An output that cannot or must not be written: exit 2 ("could not run"), no traceback."""
+
+    exit_code = 2
+
+
+@contextlib.contextmanager
+def _writing(path: str):
+    """Turn a failed write (read-only, parent is a file, disk full ...) into one line and exit 2."""
+    from migrate.rewrite.tree import UnsafeOutput
+
+    try:
+        yield
+    except UnsafeOutput as exc:
+        raise CannotWrite(str(exc)) from None
+    except OSError as exc:
+        raise CannotWrite(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
+
+
+def _check_report_path(report_path: str | None, paths, in_place: bool) -> None:
+    """The report is an output too: never one of the inputs, never inside an input folder (unless
+    the inputs are being rewritten in place anyway)."""
+    from migrate.rewrite.tree import is_inside
+
+    if not report_path:
+        return
+    for path in paths:
+        if path == STDIN:
+            continue
+        if os.path.isdir(path):
+            if not in_place and is_inside(report_path, path):
+                raise click.UsageError(f"the report {report_path} must not be inside the input {path}")
+        elif os.path.exists(report_path) and os.path.samefile(report_path, path):
+            raise click.UsageError(f"the report {report_path} is the input {path}")
 
 
 def _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths):
@@ -73,6 +105,8 @@ def _summary(result, *, verb: str = "changed") -> None:
         for added in f.structural:
             _err(f"  {f.path}: added {added}")
     _roles(result)
+    for note in result.skipped:
+        _err(f"  skipped {note}")
     manual = result.manual
     if manual:
         _err(f"{len(manual)} manual items left (not rewritten):")
@@ -126,7 +160,7 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
 @click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
 @click.option("--in-place", is_flag=True, help="Rewrite the inputs themselves (only in a clean git work tree, or with --backup).")
 @click.option("--backup", is_flag=True, help="With --in-place: keep each changed file's original as FILE.orig.")
-@click.option("--force", is_flag=True, help="Overwrite an existing output (or FILE.orig backups).")
+@click.option("--force", is_flag=True, help="Overwrite an existing output; with --backup, go ahead although FILE.orig exists (it is kept).")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--entry", multiple=True, metavar="GLOB", help="Treat matching files as entry scripts (repeatable).")
 @click.option("--no-transfer", is_flag=True, help="Do not add `from torch_npu.contrib import transfer_to_npu` to entry scripts.")
@@ -162,6 +196,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         if path != STDIN and not os.path.exists(path):
             raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
     options = _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths)
+    _check_report_path(report_path, paths, in_place)
 
     if STDIN in paths:
         from migrate.sources import classify
@@ -173,23 +208,27 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
             sys.stdout.write(rewrite.unified_diff(one, f"a/{stdin_filename}", f"b/{stdin_filename}"))
         elif output:
             _check_output_file(output, None, force)
-            io.atomic_write(output, one.output, make_parents=True)
+            with _writing(output):
+                io.atomic_write(output, one.output, make_parents=True)
         else:
             sys.stdout.buffer.write(one.output)
             sys.stdout.flush()
         return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
 
+    from migrate.rewrite.tree import is_inside
+
     directories = [p for p in paths if os.path.isdir(p)]
     if directories and output:
         root = paths[0]
-        if _inside(output, root) or _inside(root, output):
+        if is_inside(output, root) or is_inside(root, output):
             raise click.UsageError(f"the output {output} must not be inside the input {root} (or contain it)")
         if os.path.exists(output) and not (os.path.isdir(output) and not os.listdir(output)) and not force:
             raise click.UsageError(f"{output} exists; use --force to write into it")
         if os.path.exists(output) and not os.path.isdir(output):
             raise click.UsageError(f"{output} exists and is not a directory")
         result = rewrite.plan_tree(root, options, jobs=jobs)
-        rewrite.write_tree(result, root, output)
+        with _writing(output):
+            rewrite.write_tree(result, root, output)
         scripts = [os.path.join(output, os.path.relpath(f.path, root)) for f in result.changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
@@ -206,13 +245,17 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
             if reason:
                 raise click.UsageError(f"--in-place needs a clean git work tree or --backup: {reason}")
         for f in changed:
-            if backup and os.path.exists(f.path + ".orig") and not force:
-                raise click.UsageError(f"{f.path}.orig exists; use --force to overwrite it")
+            if backup and os.path.lexists(f.path + ".orig") and not force:
+                raise click.UsageError(f"{f.path}.orig exists; use --force to go ahead (it is kept, never overwritten)")
         for f in changed:
             mode = os.stat(f.path).st_mode
-            if backup:
-                io.atomic_write(f.path + ".orig", f.original, mode=mode)
-            io.atomic_write(f.path, f.output, mode=mode)
+            backup_path = f.path + ".orig"
+            with _writing(f.path):
+                if backup and os.path.lexists(backup_path):
+                    _err(f"  kept the existing {backup_path} (a backup is never overwritten)")
+                elif backup:
+                    io.atomic_write(backup_path, f.original, mode=mode)
+                io.atomic_write(f.path, f.output, mode=mode)
         scripts = [f.path for f in changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
     # a single file with -o
@@ -222,7 +265,11 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         target = os.path.join(output, os.path.basename(source))
     _check_output_file(target, source, force)
     one = result.files[0]
-    io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
+    with _writing(target):
+        if one.read:
+            io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
+        elif one.error is not None and one.error.code == "NPU905":
+            io.atomic_copy(source, target)  # over the size limit: copied unchanged
     scripts = [target] if one.kind == "python" else []
     return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
@@ -257,7 +304,8 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
         from migrate import io
         from migrate.report import changes
 
-        io.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
+        with _writing(report_path):
+            io.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
     _summary(result)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
     # have no effect on an NPU) are listed but do not fail the run
@@ -304,7 +352,8 @@ def instrument(path, output, config_pack, diff, force):
         sys.stdout.write(rewrite.unified_diff(rewrite.FileRewrite(name, "python", data, new), f"a/{name}", f"b/{name}"))
     elif output and output != STDIN:
         _check_output_file(output, path if path != STDIN else None, force)
-        io.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None, make_parents=True)
+        with _writing(output):
+            io.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None, make_parents=True)
     else:
         sys.stdout.buffer.write(new)
         sys.stdout.flush()

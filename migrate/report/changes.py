@@ -19,6 +19,7 @@ def report_dict(result: ApplyResult) -> dict:
         "changed_files": [f.path for f in result.changed],
         "structural": [{"file": f.path, "added": list(f.structural)} for f in result.files if f.structural],
         "roles": [{"file": f.path, "role": f.role, "reason": f.role_reason} for f in result.files if f.role],
+        "skipped": list(result.skipped),
         "counts": result.counts(),
         "changes": [c.to_dict() for c in result.changes],
         "manual": [m.to_dict() for m in result.manual],

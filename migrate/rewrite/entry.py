@@ -43,7 +43,7 @@ def decide_entry(tree: ast.Module, path: str, entry_globs=()) -> EntryDecision:
         if fnmatch(posix, glob) or fnmatch(os.path.basename(posix), glob) or fnmatch(posix, f"*/{glob}"):
             return EntryDecision(True, f"named with --entry {glob}")
     functions = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, _FUNCTIONS)}
-    trains = _training_functions(functions)
+    trains: dict[str, str] | None = None  # walked only when a module-level call reaches a function of this file
     for stmt in tree.body:
         if isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
             return EntryDecision(True, f"`__main__` guard (line {stmt.lineno})")
@@ -60,7 +60,9 @@ def decide_entry(tree: ast.Module, path: str, entry_globs=()) -> EntryDecision:
                 return EntryDecision(True, f"`{name}(...)` at module level (line {node.lineno})")
             if name in functions and _is_click_command(functions[name]):
                 return EntryDecision(True, f"click command `{name}` run at module level (line {node.lineno})")
-            if name in trains:
+            if name in functions and trains is None:
+                trains = _training_functions(functions)
+            if trains and name in trains:
                 return EntryDecision(True, f"`{name}()` called at module level (line {node.lineno}) trains ({trains[name]})")
     return LIBRARY
 

@@ -47,6 +47,8 @@ def rewrite_file(path: str, data: bytes, *, kinds: tuple[str, ...] | None = None
         if kind == "python":
             structural, changes, leftover, decision = _rewrite_python(path, decoded.body, findings, options, version)
             manual = manual_items(findings, leftover) + [ManualItem(path, 1, "HOOK", m, severity="warning") for m in structural.manual]
+            if structural.limit:
+                manual.append(ManualItem(path, 1, "NPU905", structural.limit, severity="warning"))
             output = decoded.encode(structural.text) if (changes or structural.added) else data
             return FileRewrite(path, kind, data, output, tuple(changes), structural.added, tuple(manual + manual_errors),
                                entry=bool(decision and decision.entry), role=decision.role if decision else "",

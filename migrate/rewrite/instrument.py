@@ -15,9 +15,11 @@ def instrument_source(source: str, *, zip_path: str = DEFAULT_GPU_PACK) -> Instr
 
     try:
         module = cst.parse_module(source)
+        result = add_config_check_hooks(module, zip_path=zip_path)
     except cst.ParserSyntaxError as exc:
         return InstrumentResult(source, False, f"cannot parse: {exc.message}")
-    result = add_config_check_hooks(module, zip_path=zip_path)
+    except RecursionError:
+        return InstrumentResult(source, False, "cannot parse: nested too deeply for libcst (RecursionError)")
     if result.already_present:
         return InstrumentResult(source, True, result.message)
     return InstrumentResult(result.module.code, result.model_found, result.message)

@@ -71,6 +71,7 @@ class FileRewrite:
     entry: bool = False
     role: str = ""  # "entry" or "library"; empty when the question did not arise (nothing to add)
     role_reason: str = ""  # why
+    read: bool = True  # False: not read (unreadable, special file, over the size limit); original/output are empty
 
     @property
     def changed(self) -> bool:
@@ -96,7 +97,7 @@ class ApplyResult:
     files: tuple[FileRewrite, ...]
     entries: tuple[TreeEntry, ...] = ()  # for a directory: everything to copy
     torch_npu_version: str = ""
-    skipped: tuple[str, ...] = ()  # notes on tree entries left out (special files ...)
+    skipped: tuple[str, ...] = ()  # notes on tree entries not copied (special files, unreadable files)
 
     @property
     def changed(self) -> list[FileRewrite]:

@@ -12,8 +12,9 @@ from migrate import io
 from migrate.findings import Finding
 from migrate.rewrite._shared import MAX_ROUNDS, RewriteBroke, manual_items, needs_npu, parse, selected
 from migrate.rewrite.edits import apply_findings
-from migrate.rewrite.model import ApplyOptions, Change, FileRewrite
+from migrate.rewrite.model import ApplyOptions, Change, FileRewrite, ManualItem
 from migrate.rewrite.notebook_json import cell_source, notebook_text
+from migrate.rewrite.structural import TOO_DEEP
 
 NOTEBOOK_REASON = "a notebook runs top to bottom"
 
@@ -54,17 +55,21 @@ def rewrite_notebook(path, data, decoded: io.Decoded, findings, options: ApplyOp
         current = selected(analyze_file(Target(path, ("notebook",)), probe.encode("utf-8"), version).findings, options)
     # imports: a notebook is run top to bottom, so it is an entry (no ConfigChecker hooks in notebooks)
     added: tuple[str, ...] = ()
+    limit: list[ManualItem] = []
     if needs_npu(findings) or changes:
-        added = _notebook_imports(new_sources, read_notebook(notebook_text(text, cells, new_sources)), options)
+        try:
+            added = _notebook_imports(new_sources, read_notebook(notebook_text(text, cells, new_sources)), options)
+        except RecursionError:
+            limit.append(ManualItem(path, 1, "NPU905", TOO_DEEP, severity="warning"))
     for cell in read_notebook(notebook_text(text, cells, new_sources)):
         if parse(cell.python_source) is None:
             raise RewriteBroke(f"cell {cell.index} does not parse after the rewrite")
     if not changes and not added:
-        return FileRewrite(path, "notebook", data, data, manual=tuple(manual_items(findings, leftover)), entry=True, role="entry", role_reason=NOTEBOOK_REASON)
+        return FileRewrite(path, "notebook", data, data, manual=tuple(manual_items(findings, leftover) + limit), entry=True, role="entry", role_reason=NOTEBOOK_REASON)
     new_text = notebook_text(text, cells, new_sources)
     json.loads(new_text)
     return FileRewrite(path, "notebook", data, decoded.encode(new_text), tuple(changes), added,
-                       tuple(manual_items(findings, leftover)), entry=True, role="entry", role_reason=NOTEBOOK_REASON)
+                       tuple(manual_items(findings, leftover) + limit), entry=True, role="entry", role_reason=NOTEBOOK_REASON)
 
 
 def _notebook_imports(sources: dict[int, str], cells, options: ApplyOptions) -> tuple[str, ...]:

@@ -8,39 +8,60 @@ from dataclasses import dataclass
 
 from migrate.context import split_lines
 
-_IMPORTISH = (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr, ast.If, ast.Try)
+_IMPORTS = (ast.Import, ast.ImportFrom)
 
 
 @dataclass(frozen=True)
 class Structural:
     text: str
     added: tuple[str, ...] = ()
-    manual: tuple[str, ...] = ()  # messages
+    manual: tuple[str, ...] = ()  # messages about the hooks
+    limit: str = ""  # the structural step was skipped: libcst cannot take the file (NPU905 item)
 
 
-def _reading_window(tree: ast.Module, lines: list[str]) -> tuple[int, bool]:
-    """How many lines libcst should read for the import codemod: the opening import-like statements,
-    one statement more, and on through the first top-level statement importing torch. Only an
-    estimate: `inject_npu_imports.placement_known` checks it on the libcst parse, and the whole
-    module is parsed when it was not enough. Also says whether any top-level statement imports torch."""
+TOO_DEEP = ("nested too deeply for libcst (RecursionError): the rule rewrites were made, the torch_npu "
+            "imports / ConfigChecker hooks were not added; add `import torch_npu` by hand")
+
+
+@dataclass(frozen=True)
+class _Window:
+    lines: int  # how many lines libcst reads
+    torch_anywhere: bool  # some top-level statement imports torch
+    block_ends: bool  # the statement after the window is not import-like: the opening block ends there
+
+
+def _reading_window(tree: ast.Module, lines: list[str]) -> _Window:
+    """How much libcst should read for the import codemod: the opening import-like statements, and
+    on through the first top-level statement importing torch when they have none. Only an estimate
+    on the stdlib ast (whose import-like statements include libcst's): `inject_npu_imports.
+    placement_known` checks it on the libcst parse, and the whole module is parsed when it was not
+    enough. Never the function bodies after the imports (a 16,000-line module reads 4 lines)."""
     body = tree.body
+    import_lines = {line for s in body if isinstance(s, _IMPORTS) for line in (s.lineno, s.end_lineno)}
+
+    def may_be_import_like(index: int) -> bool:  # a superset of libcst's import-like statements
+        stmt = body[index]
+        if index == 0 and isinstance(stmt, ast.Expr):
+            return True  # the docstring
+        return isinstance(stmt, (*_IMPORTS, ast.If, ast.Try)) or stmt.lineno in import_lines or stmt.end_lineno in import_lines
+
     index = 0
-    while index < len(body) and isinstance(body[index], _IMPORTISH):
+    while index < len(body) and may_be_import_like(index):
         index += 1
-    index = min(index, len(body) - 1)
+    block_ends = index < len(body)
     anywhere = any(_imports_torch(s) for s in body)
-    found = any(_imports_torch(s) for s in body[: index + 1])
-    while anywhere and not found and index < len(body) - 1:
-        index += 1
-        found = _imports_torch(body[index])
-    if index < 0:
-        return 0, anywhere
-    cut = body[index].end_lineno or body[index].lineno
-    for stmt in body[index + 1 :]:
+    if anywhere and not any(_imports_torch(s) for s in body[:index]):
+        while not _imports_torch(body[index]):
+            index += 1
+        index += 1  # through the first torch import
+    if index == 0:
+        return _Window(0, anywhere, block_ends)
+    cut = body[index - 1].end_lineno or body[index - 1].lineno
+    for stmt in body[index:]:
         if stmt.lineno > cut:
             break
         cut = max(cut, stmt.end_lineno or stmt.lineno)  # statements sharing the last line (`import a; b()`)
-    return min(cut, len(lines)), anywhere
+    return _Window(min(cut, len(lines)), anywhere, block_ends)
 
 
 def _imports_torch(stmt: ast.stmt) -> bool:
@@ -53,10 +74,24 @@ def _imports_torch(stmt: ast.stmt) -> bool:
 
 
 def add_npu_structure(text: str, tree: ast.Module, *, torch_npu: bool, transfer: bool, hooks: bool, zip_path: str) -> Structural:
-    """Add what the file still lacks: `import torch_npu`, the `transfer_to_npu` patcher, the hooks."""
-    from migrate.codemods.inject_npu_imports import existing_npu_imports
+    """Add what the file still lacks: `import torch_npu`, the `transfer_to_npu` patcher, the hooks.
+    A file libcst cannot take (it recurses once per nesting level: a long `1+1+...` chain, hundreds
+    of `elif`s) keeps the text it came with and says so in `limit`."""
+    if "\r" in text and "\n" not in text:
+        # libcst drops the last line end of a file whose lines end in CR alone: work on LF, give CR back
+        done = add_npu_structure(text.replace("\r", "\n"), tree, torch_npu=torch_npu, transfer=transfer, hooks=hooks,
+                                 zip_path=zip_path)
+        return Structural(done.text.replace("\n", "\r"), done.added, done.manual, done.limit)
+    try:
+        return _add_npu_structure(text, tree, torch_npu=torch_npu, transfer=transfer, hooks=hooks, zip_path=zip_path)
+    except RecursionError:
+        return Structural(text, limit=TOO_DEEP)
 
-    present = existing_npu_imports(tree)
+
+def _add_npu_structure(text: str, tree: ast.Module, *, torch_npu: bool, transfer: bool, hooks: bool, zip_path: str) -> Structural:
+    from migrate.codemods.inject_npu_imports import NpuImports, existing_npu_imports
+
+    present = existing_npu_imports(tree) if "torch_npu" in text else NpuImports(False, False)
     add_torch_npu = torch_npu and not present.torch_npu
     add_transfer = transfer and not present.transfer
     if hooks and "ConfigChecker" in text:
@@ -97,12 +132,13 @@ def _imports_only(text: str, tree: ast.Module, add_torch_npu: bool, add_transfer
     from migrate.codemods.inject_npu_imports import inject_npu_imports, placement_known
 
     lines = split_lines(text)
-    cut, torch_imported = _reading_window(tree, lines)
+    window = _reading_window(tree, lines)
+    cut = window.lines
     head, rest = "".join(lines[:cut]), "".join(lines[cut:])
     if not head or (not head.endswith(("\n", "\r")) and rest):
         head, rest = text, ""  # no imports: the whole module, so a shebang or licence header stays first
     module = cst.parse_module(head)
-    if rest and not placement_known(module.body, torch_imported_later=torch_imported):
+    if rest and not placement_known(module.body, torch_imported_later=window.torch_anywhere, block_ends=window.block_ends):
         head, rest = text, ""
         module = cst.parse_module(text)
     injected = inject_npu_imports(module, torch_npu=add_torch_npu, transfer=add_transfer)
