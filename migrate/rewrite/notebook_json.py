@@ -12,51 +12,35 @@ from json.decoder import scanstring
 _WS = re.compile(r"[ \t\n\r]*")
 
 
-def _json_spans(text: str, wanted) -> dict[tuple, tuple[int, int]]:
-    """Character spans of JSON values, for the paths `wanted(path)` accepts (no layout change needed)."""
+def _source_spans(text: str, cells: set[int]) -> dict[tuple, tuple[int, int]]:
+    """Character spans of `cells[i].source` (and of each of its list items) for the given cells.
+    Values off that path are skipped by the C decoder; only the path down to them is walked here."""
     decoder = json.JSONDecoder()
     spans: dict[tuple, tuple[int, int]] = {}
+
+    def on_path(path: tuple) -> bool:
+        return path[:1] in ((), ("cells",)) and (len(path) < 2 or path[1] in cells) and path[2:3] in ((), ("source",))
 
     def walk(i: int, path: tuple) -> int:
         i = _WS.match(text, i).end()
         start = i
-        char = text[i]
-        if char == "{":
+        if text[i] in "{[" and on_path(path):
+            close = "}" if text[i] == "{" else "]"
             i = _WS.match(text, i + 1).end()
-            if text[i] == "}":
-                end = i + 1
-            else:
-                while True:
-                    i = _WS.match(text, i).end()
+            index = 0
+            while text[i] != close:
+                if close == "}":
                     key, i = scanstring(text, i + 1)
-                    i = _WS.match(text, i).end()
-                    i = walk(i + 1, path + (key,))  # past ':'
-                    i = _WS.match(text, i).end()
-                    if text[i] == ",":
-                        i += 1
-                        continue
-                    end = i + 1
-                    break
-        elif char == "[":
-            i = _WS.match(text, i + 1).end()
-            if text[i] == "]":
-                end = i + 1
-            else:
-                index = 0
-                while True:
-                    i = walk(i, path + (index,))
-                    index += 1
-                    i = _WS.match(text, i).end()
-                    if text[i] == ",":
-                        i += 1
-                        continue
-                    end = i + 1
-                    break
-        elif char == '"':
-            _, end = scanstring(text, i + 1)
+                    i = _WS.match(text, i).end() + 1  # past ':'
+                else:
+                    key, index = index, index + 1
+                i = _WS.match(text, walk(i, path + (key,))).end()
+                if text[i] == ",":
+                    i = _WS.match(text, i + 1).end()
+            end = i + 1
         else:
             _, end = decoder.raw_decode(text, i)
-        if wanted(path):
+        if len(path) >= 3:  # ("cells", i, "source") and its items
             spans[path] = (start, end)
         return end
 
@@ -82,8 +66,7 @@ def notebook_text(text: str, cells, new_sources: dict[int, str]) -> str:
     changed = [i for i, s in new_sources.items() if s != cell_source(cells[i])]
     if not changed:
         return text
-    wanted_cells = set(changed)
-    spans = _json_spans(text, lambda p: len(p) >= 3 and p[0] == "cells" and p[1] in wanted_cells and p[2] == "source" and len(p) <= 4)
+    spans = _source_spans(text, set(changed))
     ensure_ascii = not any(ord(ch) > 127 for ch in text) and "\\u" in text
     pieces: list[tuple[int, int, str]] = []
     for index in changed:
