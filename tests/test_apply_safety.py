@@ -180,3 +180,17 @@ def test_cr_only_line_endings_are_rewritten_not_refused():
     assert rewrite.error is None, rewrite.error
     out = rewrite.output.decode()
     assert out == "import torch\rimport torch_npu\r\r\rdef f(x):\r    return x.npu()\r"
+
+
+def test_thousands_of_findings_on_one_line_are_reported_with_clipped_context():
+    n = 3000
+    source = "import torch\nx = torch.zeros(1)\n" + "; ".join(f"y{i} = x.cuda()" for i in range(n)) + "\n"
+    rewrite = rewrite_source(source, path="one.py")
+    assert rewrite.output.decode().count(".npu()") == n and ".cuda()" not in rewrite.output.decode()
+    assert len(rewrite.changes) == n
+    middle = rewrite.changes[n // 2]
+    assert middle.before.startswith("…") and middle.before.endswith("…") and len(middle.before) < 300
+    assert f"y{n // 2} = x.cuda()" in middle.before and f"y{n // 2} = x.npu()" in middle.after
+    assert middle.after.replace("x.npu()", "x.cuda()", 1) == middle.before  # only its own edit applied
+    last = rewrite.changes[-1]
+    assert not last.before.endswith("…") and last.after.endswith(f"y{n - 1} = x.npu()")

@@ -81,13 +81,21 @@ def _splice(text: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(pieces)
 
 
+# A change on a very long line (minified or generated code: thousands of findings on one line) shows
+# the edited region with this much context, not the whole line each time (that would be quadratic).
+_LONG_SEGMENT = 1000
+_CONTEXT = 80
+
+
 def _change(finding: Finding, spans, text: str, lines: list[str], offsets: list[int]) -> Change:
     """The finding's lines before and after its own edits (the other findings' edits not applied)."""
     first = min(e.line for e in finding.edits)
     last = max(e.end_line for e in finding.edits)
-    before = "".join(lines[first - 1 : last]).rstrip("\r\n")
     base = offsets[first - 1]
     segment_end = offsets[min(last, len(lines))]
+    if segment_end - base > _LONG_SEGMENT:
+        return _clipped_change(finding, first, last, spans, text, base, segment_end)
+    before = "".join(lines[first - 1 : last]).rstrip("\r\n")
     local = sorted({(s - base, e - base, r) for s, e, r in spans})
     tail = _splice(text[base:segment_end], local)
     following = min(last, len(lines))
@@ -96,4 +104,16 @@ def _change(finding: Finding, spans, text: str, lines: list[str], offsets: list[
         following += 1
     tail_lines = split_lines(tail)
     after = "".join(tail_lines[: len(tail_lines) - (following - min(last, len(lines)))]).rstrip("\r\n")
+    return Change(finding.path, first, last, finding.code, before, after, finding.cell)
+
+
+def _clipped_change(finding: Finding, first: int, last: int, spans, text: str, base: int, segment_end: int) -> Change:
+    left = max(base, min(s for s, _, _ in spans) - _CONTEXT)
+    right = min(segment_end, max(e for _, e, _ in spans) + _CONTEXT)
+    core = text[left:right]
+    edited = _splice(core, sorted({(s - left, e - left, r) for s, e, r in spans}))
+    head = "…" if left > base else ""
+    tail = "…" if text[right:segment_end].strip("\r\n") else ""
+    before = head + (core if tail else core.rstrip("\r\n")) + tail
+    after = head + (edited if tail else edited.rstrip("\r\n")) + tail
     return Change(finding.path, first, last, finding.code, before, after, finding.cell)
