@@ -47,6 +47,18 @@ def test_output_folder_with_a_link_into_the_input_is_refused_even_with_force(tmp
     assert not (out / "train.py").exists()  # refused before anything was written
 
 
+def test_output_folder_with_a_link_elsewhere_is_refused(tmp_path: Path):
+    src = _tree(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "pkg").symlink_to(elsewhere)
+    proc = invoke_cli("apply", str(src), "-o", str(out), "--force")
+    assert proc.returncode == 2 and b"outside the output folder" in proc.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_report_inside_the_input_folder_is_refused(tmp_path: Path):
     src = _tree(tmp_path)
     proc = invoke_cli("apply", str(src), "-o", str(tmp_path / "out"), "--report", str(src / "changes.json"))

@@ -189,8 +189,9 @@ def is_inside(path: str, folder: str) -> bool:
 
 def check_destinations(result: ApplyResult, source_root: str, output_root: str) -> None:
     """Refuse (UnsafeOutput) before anything is written when the output folder, or any folder a
-    file would be written through, resolves into the input: an output folder holding a link into
-    the input (left there from an earlier run, or planted) must not make apply rewrite its input."""
+    file would be written through, resolves into the input or out of the output folder: an output
+    folder holding a link (left there from an earlier run, or planted) must not make apply rewrite
+    its input, or write anywhere else."""
     if is_inside(output_root, source_root) or is_inside(source_root, output_root):
         raise UnsafeOutput(f"the output {output_root} must not be inside the input {source_root} (or contain it)")
     for entry in result.entries:
@@ -198,6 +199,9 @@ def check_destinations(result: ApplyResult, source_root: str, output_root: str) 
         for place in (os.path.dirname(dst), dst) if entry.kind == "dir" else (os.path.dirname(dst),):
             if is_inside(place, source_root):
                 raise UnsafeOutput(f"{place} resolves to {os.path.realpath(place)}, inside the input {source_root}; "
+                                   "remove the link from the output folder")
+            if not is_inside(place, output_root):
+                raise UnsafeOutput(f"{place} resolves to {os.path.realpath(place)}, outside the output folder; "
                                    "remove the link from the output folder")
 
 
