@@ -206,3 +206,22 @@ def test_thousands_of_findings_on_one_line_are_reported_with_clipped_context():
     assert middle.after.replace("x.npu()", "x.cuda()", 1) == middle.before  # only its own edit applied
     last = rewrite.changes[-1]
     assert not last.before.endswith("…") and last.after.endswith(f"y{n - 1} = x.npu()")
+
+
+def test_one_file_that_breaks_the_rewrite_does_not_stop_the_tree(tmp_path: Path, monkeypatch):
+    import migrate.rewrite.tree as tree
+
+    src = _tree(tmp_path)
+    real = tree.rewrite_file
+
+    def breaking(path, data, **kwargs):
+        if path.endswith("lib.py"):
+            raise ValueError("a bug in a rule")
+        return real(path, data, **kwargs)
+
+    monkeypatch.setattr(tree, "rewrite_file", breaking)
+    result = plan_tree(str(src), ApplyOptions(config_check=False), jobs=1)
+    broken = next(f for f in result.files if f.path.endswith("lib.py"))
+    assert broken.error is not None and broken.error.code == "NPU900" and "ValueError: a bug in a rule" in broken.error.message
+    assert broken.output == broken.original == LIB  # copied unchanged
+    assert next(f for f in result.files if f.path.endswith("train.py")).changed
