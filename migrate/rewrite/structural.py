@@ -65,11 +65,15 @@ def _reading_window(tree: ast.Module, lines: list[str]) -> _Window:
 
 
 def _imports_torch(stmt: ast.stmt) -> bool:
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("torch", "torch_npu") for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in ("torch", "torch_npu"):
-            return True
+    """A top-level torch import as libcst's `imported_modules` may see one (a superset): an import
+    statement, or one directly in a branch of a top-level `if` / `try` (never inside functions)."""
+    if isinstance(stmt, ast.Import):
+        return any(a.name.split(".")[0] in ("torch", "torch_npu") for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom):
+        return not stmt.level and (stmt.module or "").split(".")[0] in ("torch", "torch_npu")
+    if isinstance(stmt, (ast.If, ast.Try)):
+        blocks = [stmt.body, stmt.orelse, getattr(stmt, "finalbody", []), *(h.body for h in getattr(stmt, "handlers", []))]
+        return any(_imports_torch(inner) for block in blocks for inner in block if isinstance(inner, (*_IMPORTS, ast.If)))
     return False
 
 
