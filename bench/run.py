@@ -20,6 +20,7 @@ import ast
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
