@@ -8,6 +8,7 @@ Every target is measured against a baseline in the same run and reported as a ra
 - `npu-migrate --version` start-up;
 - knowledge base load time;
 - apply over the same corpus vs analyze over it;
+- apply of one file with 16,000 findings vs analyze of the same file, and 8,000 -> 16,000 scaling;
 - smoke harness overhead: emulated smoke vs the plain script on the CPU, with and without op tracing;
 - profile overhead: emulated profile vs emulated smoke of the same script, per step.
 """
@@ -113,7 +114,7 @@ def bench_apply(root, analyze_s, rows, results, quick):
     code = (
         "import sys, time, json\n"
         "from pathlib import Path\n"
-        "from migrate.apply import ApplyOptions, plan_files\n"
+        "from migrate.rewrite import ApplyOptions, plan_files\n"
         "files = sorted(str(p) for p in Path(sys.argv[1]).rglob('*.py') if '__pycache__' not in p.parts)\n"
         "t = time.perf_counter(); result = plan_files(files, ApplyOptions()); s = time.perf_counter() - t\n"
         "print(json.dumps({'seconds': s, 'files': len(result.files), 'changed': len(result.changed),"
@@ -129,6 +130,48 @@ def bench_apply(root, analyze_s, rows, results, quick):
     rows.append(("apply over torch corpus (in memory)", f"{stats.get('changed', '?')} files changed", f"{stats['seconds']:.1f} s",
                  f"{ratio:.2f}x of analyze (target <= 2)"))
     results.update(apply_s=stats["seconds"], apply_vs_analyze_ratio=ratio, apply_stats=stats)
+
+
+MANY_FINDINGS_CODE = (
+    "import sys, time, json\n"
+    "from migrate.engine import Target, analyze_file\n"
+    "from migrate.knowledge import newest_version\n"
+    "from migrate.rewrite import ApplyOptions, rewrite_file\n"
+    "version = newest_version()\n"
+    "def source(n):\n"
+    "    return ('import torch\\n\\n\\ndef f(x):\\n' + ''.join(f'    y{i} = x.cuda()\\n' for i in range(n))).encode()\n"
+    "def best(fn):\n"
+    "    out = []\n"
+    "    for _ in range(2):\n"
+    "        t = time.perf_counter(); value = fn(); out.append(time.perf_counter() - t)\n"
+    "    return min(out), value\n"
+    "stats = {}\n"
+    "for n in (8000, 16000):\n"
+    "    data = source(n)\n"
+    "    a, result = best(lambda: analyze_file(Target('many.py', ('python',)), data, version))\n"
+    "    r, rewrite = best(lambda: rewrite_file('many.py', data, kinds=('python',), options=ApplyOptions(), version=version))\n"
+    "    stats[n] = {'bytes': len(data), 'findings': len(result.findings), 'changes': len(rewrite.changes), 'analyze_s': a, 'apply_s': r}\n"
+    "print(json.dumps(stats))\n"
+)
+
+
+def bench_many_findings(rows, results, quick):
+    """apply must be linear in the findings of one file: one file with 16,000 findings against
+    analyze of the same file (apply analyses it too, then rewrites), and 8,000 -> 16,000 scaling
+    (linear: 2x, quadratic: 4x)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([PY, "-c", MANY_FINDINGS_CODE], env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        rows.append(("apply, one file with 16,000 findings", "", "failed", proc.stderr.strip().splitlines()[-1][:80]))
+        return
+    stats = {int(k): v for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items()}
+    big, half = stats[16000], stats[8000]
+    ratio = big["apply_s"] / big["analyze_s"]
+    scaling = big["apply_s"] / half["apply_s"]
+    rows.append(("analyze, one file with 16,000 findings (baseline)", f"{big['bytes'] / 1e3:.0f} KB", f"{big['analyze_s']:.2f} s", "baseline"))
+    rows.append(("apply, the same file", f"{big['changes']:,} rewrites", f"{big['apply_s']:.2f} s",
+                 f"{ratio:.2f}x of analyze (target <= 3); 8k -> 16k findings {scaling:.2f}x (linear 2, quadratic 4)"))
+    results.update(many_findings=stats, many_findings_apply_vs_analyze=ratio, many_findings_scaling=scaling)
 
 
 def bench_smoke(rows, results, quick):
@@ -217,9 +260,9 @@ def bench_profile(rows, results, quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "smoke", "profile"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile"])
     args = parser.parse_args(argv)
-    only = set(args.only or ["analyze", "startup", "kb", "apply", "smoke", "profile"])
+    only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile"])
     rows: list[tuple[str, str, str, str]] = []
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     files = torch_corpus()
@@ -233,6 +276,8 @@ def main(argv=None) -> int:
         bench_kb(rows, results)
     if "apply" in only:
         bench_apply(root, analyze_s, rows, results, args.quick)
+    if "many-findings" in only:
+        bench_many_findings(rows, results, args.quick)
     if "smoke" in only:
         bench_smoke(rows, results, args.quick)
     if "profile" in only:

@@ -1,1 +1,3 @@
-from migrate.cli import main; raise SystemExit(main())
+from migrate.cli import main
+
+raise SystemExit(main())

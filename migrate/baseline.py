@@ -9,6 +9,7 @@ import os
 from collections import Counter
 from dataclasses import replace
 
+from migrate import io
 from migrate.findings import FileResult, Finding, ScanResult
 
 VERSION = 1
@@ -36,11 +37,7 @@ def exists(path: str) -> bool:
 
 def write(path: str, findings: list[Finding]) -> None:
     entries = [{"fingerprint": fingerprint(f), "path": f.path, "code": f.code, "line": f.line, "message": f.message} for f in findings]
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump({"version": VERSION, "findings": entries}, handle, indent=1)
-        handle.write("\n")
-    os.replace(tmp, path)
+    io.atomic_write(path, json.dumps({"version": VERSION, "findings": entries}, indent=1) + "\n")
 
 
 def read(path: str) -> Counter:

@@ -45,7 +45,7 @@ class Config:
             return False
         return best_select > best_ignore
 
-    def with_overrides(self, **changes) -> "Config":
+    def with_overrides(self, **changes) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict, deque
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from migrate.findings import Edit
 
@@ -87,7 +88,7 @@ class PythonContext:
 
     kind = "python"
 
-    def __init__(self, path: str, source: str, tree: ast.Module, kb: "KnowledgeBase", *, cell: int | None = None):
+    def __init__(self, path: str, source: str, tree: ast.Module, kb: KnowledgeBase, *, cell: int | None = None):
         self.path = path
         self.source = source
         self.tree = tree
@@ -144,9 +145,6 @@ class PythonContext:
                     if self.kb is not None and self.kb.cuda_api(candidate) is not None:
                         return candidate
         return None
-
-    def call_name(self, call: ast.Call) -> str | None:
-        return self.qualname(call.func)
 
     # ---- tree helpers ------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:

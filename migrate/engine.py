@@ -11,17 +11,14 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import time
-import tokenize
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable
 
-from migrate import __version__
+from migrate import __version__, io, repo_index, suppress
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import Category, Edit, FileError, FileResult, Finding, ScanResult, Severity
 from migrate.sources import (
@@ -32,7 +29,6 @@ from migrate.sources import (
     read_manifest,
     read_notebook,
 )
-from migrate import repo_index, suppress
 
 ProgressCallback = Callable[[int, int], None]
 STDIN = "-"
@@ -120,7 +116,7 @@ def _link_error(path: str) -> FileError:
     return FileError(path, "NPU903", f"broken symbolic link (points to {os.readlink(path)!r})")
 
 
-def _walk(root: str, config: Config, excludes: "_Excludes", targets: list[Target], errors: list[FileError]) -> None:
+def _walk(root: str, config: Config, excludes: _Excludes, targets: list[Target], errors: list[FileError]) -> None:
     visited: set[str] = set()
     specs: list[tuple[str, object]] = []
 
@@ -177,33 +173,6 @@ def _walk(root: str, config: Config, excludes: "_Excludes", targets: list[Target
     visit(root, "")
 
 
-# ---- reading -----------------------------------------------------------------------------------------
-class ReadError(Exception):
-    def __init__(self, code: str, message: str, line: int = 1):
-        super().__init__(message)
-        self.code = code
-        self.line = line
-
-
-def decode(data: bytes, python: bool) -> str:
-    if b"\x00" in data[:8192]:
-        raise ReadError("NPU902", "binary file (contains NUL bytes)")
-    if python:
-        import io
-
-        try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        except SyntaxError as exc:
-            raise ReadError("NPU902", f"cannot decode: {exc}") from None
-    else:
-        encoding = "utf-8-sig"
-    try:
-        return data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        line = data[: getattr(exc, "start", 0)].count(b"\n") + 1
-        raise ReadError("NPU902", f"cannot decode as {encoding}: {getattr(exc, 'reason', exc)}", line) from None
-
-
 # ---- analysing one file ---------------------------------------------------------------------------
 _PY2_HINTS = re.compile(r"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+\w+\s*,\s*\w+\s*:)|\bur[\"']|^\s*raise\s+\w+\s*,", re.M)
 
@@ -235,7 +204,7 @@ def _run_rules(rules, ctx) -> list[Finding]:
 
 
 def _applies(rule, text: str, kb) -> bool:
-    triggers = rule.triggers(kb) if hasattr(rule, "triggers") else rule.TRIGGERS
+    triggers = rule.triggers(kb)
     return not triggers or any(t in text for t in triggers)
 
 
@@ -331,8 +300,8 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     path = target.path
     kinds = target.kinds
     try:
-        text = decode(data, python="python" in kinds)
-    except ReadError as exc:
+        text = io.decode(data, python="python" in kinds).text
+    except io.ReadError as exc:
         return FileResult(path, kinds[0], data.count(b"\n"), errors=(FileError(path, exc.code, str(exc), exc.line),))
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
     findings: list[Finding] = []
@@ -491,11 +460,7 @@ class ResultCache:
         if not self.dirty:
             return
         try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.entries, handle, separators=(",", ":"))
-            os.replace(tmp, self.file)
+            io.atomic_write(str(self.file), json.dumps(self.entries, separators=(",", ":")), make_parents=True)
         except OSError:
             pass  # a cache that cannot be written only costs speed
 
@@ -607,8 +572,8 @@ def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, b
         return results
     index_digest = repo_index.digest(index)
     digests = digests or {}
-    from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
     from migrate.context import PythonContext
+    from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
 
     rule = CustomExtensionUse()
     linked = {id(r) for r in repo_index.files_to_link(results, index)}
@@ -627,8 +592,8 @@ def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, b
             if data is None:
                 data = _read_target(Target(result.path, (result.kind,)), 1 << 62)
             try:
-                text = decode(data, python=True).lstrip("\ufeff") if isinstance(data, bytes) else None
-            except ReadError:
+                text = io.decode(data, python=True).body if isinstance(data, bytes) else None
+            except io.ReadError:
                 text = None
             tree = repo_index.parse(result.path, text) if text is not None else None
             if tree is None:
@@ -670,34 +635,12 @@ def _analyze_all(todo, version, jobs, progress, done, total) -> list[FileResult]
             if progress and (done % 25 == 0 or done == total):
                 progress(done, total)
         return out
-    # Batches balanced by size: many small batches keep both cores busy to the end.
-    batches: list[list[int]] = []
-    current: list[int] = []
-    current_bytes = 0
-    budget = max(total_bytes // (workers * 12), 50_000)
-    for index, (_, data, _) in enumerate(todo):
-        current.append(index)
-        current_bytes += len(data)
-        if current_bytes >= budget:
-            batches.append(current)
-            current, current_bytes = [], 0
-    if current:
-        batches.append(current)
-    out: list[FileResult | None] = [None] * len(todo)
-    import multiprocessing
 
-    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {
-            pool.submit(_worker_batch, [(todo[i][0], todo[i][1]) for i in batch], version): batch for batch in batches
-        }
-        from concurrent.futures import as_completed
+    def batch_done(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress:
+            progress(done, total)
 
-        for future in as_completed(futures):
-            batch = futures[future]
-            for index, result in zip(batch, future.result()):
-                out[index] = result
-            done += len(batch)
-            if progress:
-                progress(done, total)
-    return [r for r in out if r is not None]
+    return io.run_batched(_worker_batch, [(t, d) for t, d, _ in todo], [len(d) for _, d, _ in todo], workers=workers,
+                          args=(version,), min_budget=50_000, on_batch=batch_done)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-from functools import cached_property
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 class Severity(enum.IntEnum):
@@ -15,7 +15,7 @@ class Severity(enum.IntEnum):
     ERROR = 2  # will not run on an NPU as written
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         try:
             return cls[text.strip().upper()]
         except KeyError:

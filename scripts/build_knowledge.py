@@ -454,8 +454,8 @@ def trace_api_ops(max_samples: int = 3) -> dict:
     import warnings
     warnings.filterwarnings("ignore")
     import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
     from torch.testing._internal.common_methods_invocations import op_db
+    from torch.utils._python_dispatch import TorchDispatchMode
 
     class Rec(TorchDispatchMode):
         def __init__(self):

@@ -26,3 +26,22 @@ def analyze_json(*args: str, cwd: Path | None = None, stdin: bytes | None = None
     proc = run_cli("analyze", "--format", "json", "--no-progress", *args, cwd=cwd, stdin=stdin)
     assert proc.returncode in (0, 1, 2), proc.stderr.decode()
     return proc.returncode, json.loads(proc.stdout.decode() or "{}")
+
+
+def invoke_cli(*args: str, cwd: Path | None = None, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The same command in-process through click's CliRunner (no interpreter start-up): exit code
+    and streams as `run_cli` gives them. Use `run_cli` only where a real process matters."""
+    import os
+
+    from click.testing import CliRunner
+
+    from migrate.cli import cli
+
+    previous = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(cli, list(args), input=stdin, env=env, catch_exceptions=False)
+    finally:
+        os.chdir(previous)
+    return subprocess.CompletedProcess(["npu-migrate", *args], result.exit_code, result.stdout_bytes, result.stderr_bytes)

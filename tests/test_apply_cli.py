@@ -1,4 +1,5 @@
-"""`npu-migrate apply` / `instrument` as a user runs them (subprocess, real exit codes)."""
+"""`npu-migrate apply` / `instrument` as a user runs them: in-process through click's CliRunner (exit
+codes and streams as the console entry point gives them); one test runs the real process."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.helpers import run_cli
+from tests.helpers import invoke_cli, run_cli
 
 LIB = b"import torch\n\n\ndef f(x):\n    return x.cuda()\n"
 MANUAL = b"import torch\n\nv = torch.version.cuda\n"
@@ -23,27 +24,27 @@ def test_file_to_output_and_refusals(tmp_path: Path):
     src = tmp_path / "lib.py"
     src.write_bytes(LIB)
     out = tmp_path / "out" / "lib_npu.py"
-    proc = run_cli("apply", str(src), "-o", str(out))
+    proc = invoke_cli("apply", str(src), "-o", str(out))
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"x.npu()" in out.read_bytes() and src.read_bytes() == LIB
     assert b"NPU101 x1" in proc.stderr
     # existing output: refused without --force, nothing written
     out.write_bytes(b"keep")
-    proc = run_cli("apply", str(src), "-o", str(out))
+    proc = invoke_cli("apply", str(src), "-o", str(out))
     assert proc.returncode == 2 and out.read_bytes() == b"keep"
-    assert run_cli("apply", str(src), "-o", str(out), "--force").returncode == 0
+    assert invoke_cli("apply", str(src), "-o", str(out), "--force").returncode == 0
     assert b"x.npu()" in out.read_bytes()
     # the input as output
-    assert run_cli("apply", str(src), "-o", str(src), "--force").returncode == 2
+    assert invoke_cli("apply", str(src), "-o", str(src), "--force").returncode == 2
     assert src.read_bytes() == LIB
     # no destination at all
-    assert run_cli("apply", str(src)).returncode == 2
+    assert invoke_cli("apply", str(src)).returncode == 2
 
 
 def test_exit_1_when_manual_items_remain(tmp_path: Path):
     src = tmp_path / "m.py"
     src.write_bytes(MANUAL)
-    proc = run_cli("apply", str(src), "-o", str(tmp_path / "o.py"))
+    proc = run_cli("apply", str(src), "-o", str(tmp_path / "o.py"))  # a real process: the real exit status
     assert proc.returncode == 1 and b"NPU205" in proc.stderr
 
 
@@ -51,16 +52,16 @@ def test_diff_writes_nothing(tmp_path: Path):
     src = tmp_path / "lib.py"
     src.write_bytes(LIB)
     before = sorted(os.listdir(tmp_path))
-    proc = run_cli("apply", str(src), "--diff")
+    proc = invoke_cli("apply", str(src), "--diff")
     assert proc.returncode == 0
     assert "-    return x.cuda()\n+    return x.npu()\n" in proc.stdout.decode()
     assert sorted(os.listdir(tmp_path)) == before and src.read_bytes() == LIB
 
 
 def test_stdin_to_stdout():
-    proc = run_cli("apply", "-", stdin=LIB)
+    proc = invoke_cli("apply", "-", stdin=LIB)
     assert proc.returncode == 0 and proc.stdout == LIB.replace(b"import torch\n", b"import torch\nimport torch_npu\n").replace(b"cuda", b"npu")
-    proc = run_cli("apply", "-", stdin=CLEAN)
+    proc = invoke_cli("apply", "-", stdin=CLEAN)
     assert proc.stdout == CLEAN
 
 
@@ -75,7 +76,7 @@ def test_directory_copy(tmp_path: Path):
     (src / "__pycache__").mkdir()
     (src / "__pycache__" / "x.pyc").write_bytes(b"\0")
     out = tmp_path / "out"
-    proc = run_cli("apply", str(src), "-o", str(out), "--report", str(tmp_path / "r.json"))
+    proc = invoke_cli("apply", str(src), "-o", str(out), "--report", str(tmp_path / "r.json"))
     assert proc.returncode == 1, proc.stderr.decode()  # NCCL_* and nvidia-smi stay manual
     assert (out / "data.bin").read_bytes() == bytes(range(256))
     assert os.stat(out / "run.sh").st_mode & 0o777 == 0o755
@@ -89,15 +90,15 @@ def test_directory_copy(tmp_path: Path):
     assert {"file", "start_line", "end_line", "code", "before", "after"} <= set(report["changes"][0])
     assert any(m["code"] == "NPU702" for m in report["manual"])
     # output inside the input, and an existing output, are refused
-    assert run_cli("apply", str(src), "-o", str(src / "npu")).returncode == 2
+    assert invoke_cli("apply", str(src), "-o", str(src / "npu")).returncode == 2
     assert not (src / "npu").exists()
-    assert run_cli("apply", str(src), "-o", str(out)).returncode == 2
+    assert invoke_cli("apply", str(src), "-o", str(out)).returncode == 2
 
 
 def test_csv_report(tmp_path: Path):
     src = tmp_path / "lib.py"
     src.write_bytes(LIB + MANUAL)
-    proc = run_cli("apply", str(src), "-o", str(tmp_path / "o.py"), "--report", str(tmp_path / "r.csv"))
+    proc = invoke_cli("apply", str(src), "-o", str(tmp_path / "o.py"), "--report", str(tmp_path / "r.csv"))
     assert proc.returncode == 1
     rows = list(csv.DictReader((tmp_path / "r.csv").open(encoding="utf-8")))
     change = next(r for r in rows if r["kind"] == "change")
@@ -115,20 +116,20 @@ def test_in_place_needs_clean_git_tree_or_backup(tmp_path: Path):
     src = tmp_path / "lib.py"
     src.write_bytes(LIB)
     # not a git work tree
-    assert run_cli("apply", str(src), "--in-place").returncode == 2
+    assert invoke_cli("apply", str(src), "--in-place").returncode == 2
     assert src.read_bytes() == LIB
     # with --backup it goes ahead and keeps the original
-    assert run_cli("apply", str(src), "--in-place", "--backup").returncode == 0
+    assert invoke_cli("apply", str(src), "--in-place", "--backup").returncode == 0
     assert b"x.npu()" in src.read_bytes() and (tmp_path / "lib.py.orig").read_bytes() == LIB
     # a git repo: dirty refused, clean accepted
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
     (repo / "lib.py").write_bytes(LIB)
-    assert run_cli("apply", str(repo / "lib.py"), "--in-place").returncode == 2
+    assert invoke_cli("apply", str(repo / "lib.py"), "--in-place").returncode == 2
     git(repo, "add", "lib.py")
     git(repo, "commit", "-q", "-m", "x")
-    assert run_cli("apply", str(repo / "lib.py"), "--in-place").returncode == 0
+    assert invoke_cli("apply", str(repo / "lib.py"), "--in-place").returncode == 0
     assert b"x.npu()" in (repo / "lib.py").read_bytes()
     assert not (repo / "lib.py.orig").exists()
 
@@ -137,7 +138,7 @@ def test_instrument_cli(tmp_path: Path):
     src = tmp_path / "gpu_train.py"
     src.write_bytes((FIXTURES / "mnist_basic" / "train.py").read_bytes())
     out = tmp_path / "gpu_train_cc.py"
-    proc = run_cli("instrument", str(src), "-o", str(out))
+    proc = invoke_cli("instrument", str(src), "-o", str(out))
     assert proc.returncode == 0, proc.stderr.decode()
     text = out.read_bytes()
     assert b'ConfigChecker(model, output_zip_path="./gpu_config_pack.zip", fmk="pytorch")' in text
@@ -145,26 +146,26 @@ def test_instrument_cli(tmp_path: Path):
     assert b"\r\n" in text and b"\n" not in text.replace(b"\r\n", b"")  # CRLF kept
     no_model = tmp_path / "nomodel.py"
     no_model.write_bytes(b"import torch\nprint(torch.zeros(1))\n")
-    assert run_cli("instrument", str(no_model), "-o", str(tmp_path / "x.py")).returncode == 1
+    assert invoke_cli("instrument", str(no_model), "-o", str(tmp_path / "x.py")).returncode == 1
 
 
 def test_check_on_apply_output_finds_nothing_fixable(tmp_path: Path):
     out = tmp_path / "out"
-    assert run_cli("apply", str(FIXTURES / "ddp_torchrun"), "-o", str(out)).returncode in (0, 1)
-    proc = run_cli("check", "--format", "json", "--no-progress", "--no-cache", "--fail-on", "info", str(out))
+    assert invoke_cli("apply", str(FIXTURES / "ddp_torchrun"), "-o", str(out)).returncode in (0, 1)
+    proc = invoke_cli("check", "--format", "json", "--no-progress", "--no-cache", "--fail-on", "info", str(out))
     assert proc.returncode == 1  # manual items (NPU105 ...) remain and check still reports them
     findings = json.loads(proc.stdout)["findings"]
     assert findings and not [f for f in findings if f["fixable"]]
-    before = json.loads(run_cli("analyze", "--format", "json", "--no-progress", "--no-cache", str(FIXTURES / "ddp_torchrun")).stdout)
+    before = json.loads(invoke_cli("analyze", "--format", "json", "--no-progress", "--no-cache", str(FIXTURES / "ddp_torchrun")).stdout)
     assert [f for f in before["findings"] if f["fixable"]]  # there was something to fix
 
 
 def test_info_only_leftovers_do_not_fail_apply(tmp_path):
     script = tmp_path / "train.py"
     script.write_text("import torch\ntorch.backends.cudnn.benchmark = True\nx = torch.ones(1).cuda()\n")
-    proc = run_cli("apply", str(script), "-o", str(tmp_path / "out.py"), "--no-config-check")
+    proc = invoke_cli("apply", str(script), "-o", str(tmp_path / "out.py"), "--no-config-check")
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"NPU206 [info]" in proc.stderr  # still listed for the user
     script.write_text("import torch\nprint(torch.version.cuda)\nx = torch.ones(1).cuda()\n")
-    proc = run_cli("apply", str(script), "-o", str(tmp_path / "out2.py"), "--no-config-check")
+    proc = invoke_cli("apply", str(script), "-o", str(tmp_path / "out2.py"), "--no-config-check")
     assert proc.returncode == 1 and b"NPU205 [warning]" in proc.stderr

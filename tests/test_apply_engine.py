@@ -1,4 +1,4 @@
-"""`migrate.apply`: the rewrite engine on in-memory sources (no torch import here)."""
+"""`migrate.rewrite`: the rewrite engine on in-memory sources (no torch import here)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from migrate.apply import ApplyOptions, instrument_source, rewrite_file, rewrite_source
 from migrate.engine import Target, analyze_file
+from migrate.rewrite import ApplyOptions, instrument_source, rewrite_file, rewrite_source
 
 TRAIN = '''"""Tiny trainer."""
 from __future__ import annotations
@@ -192,7 +192,7 @@ def test_model_found_through_optimizer_forms(optimizer):
     assert result.model_found, result.message
     lines = result.text.splitlines()
     assert lines[hooked_line(result) - 1].strip() == "if ConfigChecker is not None:"
-    assert lines.index("    model.to('cpu')") < hooked_line(result) < next(i for i, l in enumerate(lines) if "opt = " in l)
+    assert lines.index("    model.to('cpu')") < hooked_line(result) < next(i for i, line in enumerate(lines) if "opt = " in line)
 
 
 def test_param_group_variable_is_followed():
@@ -282,7 +282,7 @@ def test_launcher_rewrite():
 
 
 def test_torch_npu_import_goes_after_the_opening_block_not_a_late_torch_import():
-    from migrate.apply import ApplyOptions, rewrite_source
+    from migrate.rewrite import ApplyOptions, rewrite_source
 
     source = (
         '"""Module."""\n'
@@ -306,7 +306,7 @@ def test_torch_npu_import_goes_after_the_opening_block_not_a_late_torch_import()
 
 
 def test_torch_npu_import_after_the_first_torch_import_when_the_opening_block_has_none():
-    from migrate.apply import ApplyOptions, rewrite_source
+    from migrate.rewrite import ApplyOptions, rewrite_source
 
     source = "import os\nimport sys\nsys.path.insert(0, '.')\nimport torch\nimport numpy\nx = torch.ones(1).cuda()\n"
     out = rewrite_source(source, path="lib.py", options=ApplyOptions(config_check=False)).output.decode()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from migrate.apply import ApplyOptions, plan_tree, rewrite_file
 from migrate.config import Config
 from migrate.engine import Target, analyze_file
 from migrate.knowledge import newest_version
+from migrate.rewrite import ApplyOptions, plan_tree, rewrite_file
 from tests.conftest import FIXTURES
 
 CASES = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
@@ -58,7 +58,6 @@ def test_fixture_rewrite_matches_golden(case: Path, update_golden: bool):
 def test_fixture_rewrite_is_idempotent_and_leaves_nothing_fixable(case: Path):
     version = newest_version()
     for rel, first in rewrites(case).items():
-        kinds = Target(first.path, ()).kinds or None
         second = rewrite_file(first.path, first.output, options=options(), version=version)
         assert second.output == first.output, f"{case.name}/{rel}: a second apply changed it"
         from migrate.sources import classify

@@ -5,15 +5,16 @@ from __future__ import annotations
 import ast
 import codecs
 import io
+import json
 import tokenize
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from migrate.apply import rewrite_file
 from migrate.engine import Target, analyze_file
 from migrate.knowledge import newest_version
+from migrate.rewrite import rewrite_file
 
 VERSION = newest_version()
 
@@ -99,3 +100,30 @@ def test_no_findings_means_no_change(data):
     if not findings:
         assert result.output == data
     assert not result.changes or findings
+
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sources=st.lists(st.one_of(_text, st.lists(_text, max_size=4)), min_size=1, max_size=4),
+    indent=st.sampled_from([None, 1, 2, "\t"]),
+    ensure_ascii=st.booleans(),
+    extra=st.dictionaries(st.sampled_from(["outputs", "metadata", "source_x"]), st.recursive(
+        st.one_of(st.none(), st.integers(), _text), lambda inner: st.lists(inner, max_size=3), max_leaves=6), max_size=2),
+)
+def test_notebook_source_spans_are_the_source_values(sources, indent, ensure_ascii, extra):
+    """The spans apply rewrites inside a notebook's JSON are exactly each cell's `source` value (and
+    its items), whatever the layout, escapes and the other keys around them."""
+    from migrate.rewrite.notebook_json import _source_spans
+
+    cells = [dict(extra, cell_type="code", source=source) for source in sources]
+    text = json.dumps({"metadata": {"cells": [1]}, "cells": cells, "nbformat": 4}, indent=indent, ensure_ascii=ensure_ascii)
+    spans = _source_spans(text, set(range(len(cells))))
+    for index, source in enumerate(sources):
+        start, end = spans[("cells", index, "source")]
+        assert json.loads(text[start:end]) == source
+        for k, item in enumerate(source if isinstance(source, list) else []):
+            start, end = spans[("cells", index, "source", k)]
+            assert json.loads(text[start:end]) == item

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate.apply import instrument_source
+from migrate.rewrite import instrument_source
 
 SCRIPT = '''import torch
 import torch.nn as nn

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from migrate.apply import ApplyOptions, plan_files, rewrite_file
+from migrate.rewrite import ApplyOptions, plan_files, rewrite_file
+
 
 def _torch_dir() -> Path:
     import importlib.util

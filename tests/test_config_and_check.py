@@ -7,11 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from migrate.config import Config, ConfigError, load_config
+import pytest
+
+from migrate.config import ConfigError, load_config
 from migrate.findings import Severity
 from tests.helpers import ROOT, run_cli
-
-import pytest
 
 SCRIPT = "import torch\nx = torch.ones(1).cuda()\nprint(torch.backends.cudnn.benchmark)\n"
 
@@ -84,7 +84,7 @@ def test_version_does_not_import_heavy_modules():
 def test_static_side_never_imports_torch(tmp_path: Path):
     (tmp_path / "x.py").write_text(SCRIPT)
     code = (
-        "import sys\nfrom migrate.engine import scan\nfrom migrate.apply import *\n"
+        "import sys\nfrom migrate.engine import scan\nfrom migrate.rewrite import *\n"
         f"scan([{str(tmp_path)!r}], use_cache=False, jobs=1)\n"
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )

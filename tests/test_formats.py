@@ -36,9 +36,9 @@ def _run(project: Path, fmt: str) -> tuple[int, str]:
 def test_text_is_flake8_compatible(project: Path):
     rc, out = _run(project, "text")
     assert rc == 1
-    lines = [l for l in out.splitlines() if ": NPU" in l]
-    assert any(l.endswith("[fixable]") and ":4:30: NPU101 " in l for l in lines), lines
-    assert any("broken.py:1:" in l and "NPU901" in l for l in lines)
+    lines = [line for line in out.splitlines() if ": NPU" in line]
+    assert any(line.endswith("[fixable]") and ":4:30: NPU101 " in line for line in lines), lines
+    assert any("broken.py:1:" in line and "NPU901" in line for line in lines)
     assert "Verdict:" in out
 
 
@@ -66,8 +66,8 @@ def test_sarif_validates_against_the_schema(project: Path):
 def test_github_annotations(project: Path):
     _, out = _run(project, "github")
     lines = out.splitlines()
-    assert any(l.startswith("::error file=") and "title=NPU101::" in l for l in lines)
-    assert all(l.startswith("::") for l in lines)
+    assert any(line.startswith("::error file=") and "title=NPU101::" in line for line in lines)
+    assert all(line.startswith("::") for line in lines)
 
 
 def test_csv_one_row_per_finding(project: Path):

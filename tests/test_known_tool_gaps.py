@@ -3,12 +3,11 @@ Each test here pins one of those behaviours in our tool."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from migrate.engine import Target, analyze_file
 from migrate.knowledge import load, newest_version
-from tests.helpers import analyze_json, run_cli
+from tests.helpers import analyze_json
 
 IGNORED_BY_MSFMKTRANSPLT = '''\
 import os

@@ -17,7 +17,7 @@ import pytest
 
 from migrate import knowledge
 from migrate.engine import Target, analyze_file, scan
-from migrate.fix import apply_edits
+from migrate.rewrite.edits import apply_findings
 
 ROOT = Path(__file__).resolve().parent.parent
 NEWEST = "2.14.0"
@@ -88,14 +88,14 @@ def test_custom_fwd_deprecation_comes_from_the_wheel_and_drives_the_rewrite():
     assert message and "torch.amp.custom_fwd" in message and "device_type='npu'" in message
     code = "import torch\n@torch.cuda.amp.custom_fwd\ndef f(ctx, x): return x\n@torch.cuda.amp.custom_bwd\ndef g(ctx, x): return x\n"
     mine = of(findings(code), "NPU401")
-    fixed, _ = apply_edits(code, [e for f in mine for e in f.edits])
+    fixed, _, _ = apply_findings(code, mine)
     assert '@torch.amp.custom_fwd(device_type="npu")' in fixed
     assert '@torch.amp.custom_bwd(device_type="npu")' in fixed
     # a release whose data records no deprecation keeps the torch.npu spelling
     older = [v for v in knowledge.known_versions() if not knowledge.load(v).deprecation("torch.npu.amp.custom_fwd")]
     if older and knowledge.load(older[-1]).has_api("torch.npu.amp.custom_fwd"):
         mine = of(findings(code, version=older[-1]), "NPU401")
-        fixed, _ = apply_edits(code, [e for f in mine for e in f.edits])
+        fixed, _, _ = apply_findings(code, mine)
         assert "@torch.npu.amp.custom_fwd\n" in fixed
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from migrate.engine import Target, analyze_file
-from migrate.fix import apply_edits
 from migrate.knowledge import newest_version
+from migrate.rewrite import apply_findings
 from migrate.rules import all_rules
-from migrate.rules.base import Invalid, Valid
+from migrate.rules.base import Invalid
 
 KIND_FILENAMES = {"python": "example.py", "manifest": "requirements.txt", "launcher": "run.sh", "cuda-source": "kernel.cu"}
 
@@ -48,7 +48,7 @@ def test_invalid_examples_are_found_and_fixed(rule, example: Invalid):
         assert f.severity is not None and f.message
     if example.expected is not None:
         assert rule.FIXABLE, "only fixable rules may give an expected rewrite"
-        fixed, applied = apply_edits(code, [e for f in mine for e in f.edits])
+        fixed, applied, _ = apply_findings(code, mine)
         assert applied
         assert fixed == example.expected
 

@@ -36,7 +36,7 @@ def _scripts():
 
 @pytest.fixture(scope="module")
 def migrated_tree(tmp_path_factory):
-    from migrate import apply
+    from migrate import rewrite as apply
 
     out = str(tmp_path_factory.mktemp("migrated"))
     result = apply.plan_tree(FIXTURES, apply.ApplyOptions(config_check=False))

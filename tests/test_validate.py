@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import csv
 import importlib.metadata
+import importlib.util as _importlib_util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import importlib.util as _importlib_util
 
 # find_spec, not importorskip: importing torch/msprobe here would load them into the pytest process
 _needs_runtime = pytest.mark.skipif(
@@ -22,7 +21,7 @@ _needs_runtime = pytest.mark.skipif(
     reason="needs torch, msprobe",
 )
 
-from checks.validate import ValidateError, run_validate
+from checks.validate import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
 

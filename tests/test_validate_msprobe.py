@@ -6,13 +6,13 @@ processes, several at once; the smoke machinery is not involved here (see test_v
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util as _importlib_util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import importlib.util as _importlib_util
 
 # find_spec, not importorskip: importing torch/msprobe here would load them into the pytest process
 _needs_runtime = pytest.mark.skipif(
@@ -20,8 +20,8 @@ _needs_runtime = pytest.mark.skipif(
     reason="needs msprobe, torch",
 )
 
-from checks.msprobe_bridge import compare_config_packs, compare_dumps, write_dump_config
-from checks.validate_copies import insert_hook, line_map
+from checks.msprobe_bridge import compare_config_packs, compare_dumps, write_dump_config  # noqa: E402
+from checks.validate_copies import insert_hook, line_map  # noqa: E402
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
 

@@ -55,24 +55,38 @@ class InjectResult:
     added: tuple[str, ...]  # the import lines added, in order
 
 
-def _insertion_index(body) -> int:
-    """Just after the last torch (or torch_npu) import of the module's opening import block; when
+def insertion_index(body) -> int:
+    """THE place for the torch_npu imports (apply's partial parse uses it too, see `placement_known`):
+    just after the last torch (or torch_npu) import of the module's opening import block; when
     that block imports no torch, just after the first top-level torch import. Not after the last
     torch import of the whole file: in a module that imports torch again far below, code between
     the two would run before torch_npu is loaded (and libcst would have to read the whole file)."""
     start = header_start(body)
     end = leading_imports_end(body)
-
-    def imports_torch(stmt) -> bool:
-        return any(is_torch_module(m) or m == "torch_npu" or m.startswith("torch_npu.") for m in imported_modules(stmt))
-
-    in_block = [index for index in range(start, end) if imports_torch(body[index])]
+    in_block = [index for index in range(start, end) if _imports_torch(body[index])]
     if in_block:
         return in_block[-1] + 1
     for index in range(end, len(body)):
-        if imports_torch(body[index]):
+        if _imports_torch(body[index]):
             return index + 1
     return end
+
+
+def _imports_torch(stmt) -> bool:
+    return any(is_torch_module(m) or m == "torch_npu" or m.startswith("torch_npu.") for m in imported_modules(stmt))
+
+
+def placement_known(body, *, torch_imported_later: bool = True, block_ends: bool = False) -> bool:
+    """True when the first statements of a module (`body`, parsed from a prefix of its text) are
+    enough for `insertion_index` to answer as it would on the whole module: the opening import
+    block ends inside them (or the caller knows it ends right after them: `block_ends`), and it or
+    a statement after it imports torch (or the caller knows that no later statement can:
+    `torch_imported_later=False`)."""
+    start = header_start(body)
+    end = leading_imports_end(body)
+    if end >= len(body) and not block_ends:
+        return False
+    return not torch_imported_later or any(_imports_torch(body[index]) for index in range(start, len(body)))
 
 
 def inject_npu_imports(module: cst.Module, *, torch_npu: bool, transfer: bool) -> InjectResult:
@@ -92,7 +106,7 @@ def inject_npu_imports(module: cst.Module, *, torch_npu: bool, transfer: bool) -
     wanted = [w for w in wanted if not (w == TORCH_NPU_IMPORT and has_torch_npu) and not (w == TRANSFER_IMPORT and has_transfer)]
     if not wanted:
         return InjectResult(module, ())
-    index = _insertion_index(module.body)
+    index = insertion_index(module.body)
     statements = [cst.parse_statement(line) for line in wanted]
     return InjectResult(module.with_changes(body=insert_statements(module.body, index, statements)), tuple(wanted))
 

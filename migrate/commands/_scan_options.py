@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from pathlib import Path
 
@@ -50,7 +49,7 @@ def _prefixes(text: str | None) -> tuple[str, ...] | None:
 
 def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, no_gitignore, config_path, no_cache,
              cache_dir, jobs, stdin_filename, no_progress, fail_on=None, baseline=None, update_baseline=False):
-    """Returns (result, verdict, config, exit_status_hint). Raises click exceptions on bad input."""
+    """Returns (result, config). Raises click exceptions on bad input."""
     from migrate import knowledge
     from migrate.config import ConfigError, load_config
     from migrate.engine import scan
@@ -115,17 +114,12 @@ def emit(result, verdict, fmt: str, output: str | None) -> None:
 
     reporter = get_reporter(fmt)
     if output:
-        import tempfile
+        import io as textio
 
-        directory = os.path.dirname(os.path.abspath(output))
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".npu-migrate-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as stream:
-                reporter(result, stream, verdict=verdict, rules=rules_by_code())
-            os.replace(tmp, output)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        from migrate import io
+
+        stream = textio.StringIO(newline="")
+        reporter(result, stream, verdict=verdict, rules=rules_by_code())
+        io.atomic_write(output, stream.getvalue())
     else:
-        reporter(result, click.get_text_stream("stdout"), verdict=verdict, rules=rules_by_code())
+        reporter(result, sys.stdout, verdict=verdict, rules=rules_by_code())

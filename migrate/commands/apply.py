@@ -1,4 +1,4 @@
-"""`npu-migrate apply` and `npu-migrate instrument`: thin click layer over `migrate.apply`.
+"""`npu-migrate apply` and `npu-migrate instrument`: thin click layer over `migrate.rewrite`.
 
 Never prompts; refuses (exit 2) rather than overwrite an input or an existing output by surprise.
 Exit 0 when everything was rewritten (info-level notes may remain), 1 when warning/error manual items remain
@@ -7,6 +7,7 @@ Exit 0 when everything was rewritten (info-level notes may remain), 1 when warni
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -22,15 +23,46 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _inside(child: str, parent: str) -> bool:
-    child, parent = os.path.realpath(child), os.path.realpath(parent)
-    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+class CannotWrite(click.ClickException):
+    """An output that cannot or must not be written: exit 2 ("could not run"), no traceback."""
+
+    exit_code = 2
+
+
+@contextlib.contextmanager
+def _writing(path: str):
+    """Turn a failed write (read-only, parent is a file, disk full ...) into one line and exit 2."""
+    from migrate.rewrite.tree import UnsafeOutput
+
+    try:
+        yield
+    except UnsafeOutput as exc:
+        raise CannotWrite(str(exc)) from None
+    except OSError as exc:
+        raise CannotWrite(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
+
+
+def _check_report_path(report_path: str | None, paths, in_place: bool) -> None:
+    """The report is an output too: never one of the inputs, never inside an input folder (unless
+    the inputs are being rewritten in place anyway)."""
+    from migrate.rewrite.tree import is_inside
+
+    if not report_path:
+        return
+    for path in paths:
+        if path == STDIN:
+            continue
+        if os.path.isdir(path):
+            if not in_place and is_inside(report_path, path):
+                raise click.UsageError(f"the report {report_path} must not be inside the input {path}")
+        elif os.path.exists(report_path) and os.path.samefile(report_path, path):
+            raise click.UsageError(f"the report {report_path} is the input {path}")
 
 
 def _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths):
     from migrate import knowledge
-    from migrate.apply import ApplyOptions
     from migrate.config import ConfigError, load_config
+    from migrate.rewrite import ApplyOptions
 
     try:
         config = load_config([p for p in paths if p != STDIN], config_path)
@@ -72,6 +104,9 @@ def _summary(result, *, verb: str = "changed") -> None:
     for f in result.files:
         for added in f.structural:
             _err(f"  {f.path}: added {added}")
+    _roles(result)
+    for note in result.skipped:
+        _err(f"  skipped {note}")
     manual = result.manual
     if manual:
         _err(f"{len(manual)} manual items left (not rewritten):")
@@ -80,6 +115,23 @@ def _summary(result, *, verb: str = "changed") -> None:
             _err(f"  {where}:{m.line}: {m.code} [{m.severity}] {m.message}")
     else:
         _err("no manual items left")
+
+
+_LISTED_LIBRARIES = 20
+
+
+def _roles(result) -> None:
+    """Each file apply had to place imports in: entry script or library module, and why."""
+    entries = [f for f in result.files if f.role == "entry"]
+    libraries = [f for f in result.files if f.role == "library"]
+    for f in entries:
+        _err(f"  {f.path}: entry script ({f.role_reason})")
+    if len(libraries) <= _LISTED_LIBRARIES:
+        for f in libraries:
+            _err(f"  {f.path}: library module ({f.role_reason})")
+    else:
+        _err(f"  {len(libraries)} library modules (no `__main__` guard, module-level training, `fire.Fire` or click "
+             "command); --report FILE lists each with its reason")
 
 
 def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: bool = False) -> int:
@@ -108,7 +160,7 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
 @click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
 @click.option("--in-place", is_flag=True, help="Rewrite the inputs themselves (only in a clean git work tree, or with --backup).")
 @click.option("--backup", is_flag=True, help="With --in-place: keep each changed file's original as FILE.orig.")
-@click.option("--force", is_flag=True, help="Overwrite an existing output (or FILE.orig backups).")
+@click.option("--force", is_flag=True, help="Overwrite an existing output; with --backup, go ahead although FILE.orig exists (it is kept).")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--entry", multiple=True, metavar="GLOB", help="Treat matching files as entry scripts (repeatable).")
 @click.option("--no-transfer", is_flag=True, help="Do not add `from torch_npu.contrib import transfer_to_npu` to entry scripts.")
@@ -125,7 +177,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
           config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs):
     """Rewrite CUDA training code for Ascend NPUs: `apply FILE -o OUT`, `apply DIR -o OUTDIR`,
     `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`."""
-    from migrate import apply as engine
+    from migrate import io, rewrite
 
     modes = sum(bool(x) for x in (output, diff, in_place))
     if modes > 1:
@@ -144,42 +196,47 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         if path != STDIN and not os.path.exists(path):
             raise click.BadParameter(f"{path}: no such file or directory", param_hint="PATHS")
     options = _options(torch_npu_version, entry, no_transfer, no_config_check, config_pack, config_path, paths)
+    _check_report_path(report_path, paths, in_place)
 
     if STDIN in paths:
         from migrate.sources import classify
 
         data = sys.stdin.buffer.read()
-        rewrite = engine.rewrite_file(stdin_filename, data, kinds=classify(stdin_filename) or ("python",), options=options)
-        result = engine.ApplyResult((rewrite,), (), engine.resolve_options(options)[1])
+        one = rewrite.rewrite_file(stdin_filename, data, kinds=classify(stdin_filename) or ("python",), options=options)
+        result = rewrite.ApplyResult((one,), (), rewrite.resolve_options(options)[1])
         if diff:
-            sys.stdout.write(engine.unified_diff(rewrite, f"a/{stdin_filename}", f"b/{stdin_filename}"))
+            sys.stdout.write(rewrite.unified_diff(one, f"a/{stdin_filename}", f"b/{stdin_filename}"))
         elif output:
             _check_output_file(output, None, force)
-            engine.atomic_write(output, rewrite.output)
+            with _writing(output):
+                io.atomic_write(output, one.output, make_parents=True)
         else:
-            sys.stdout.buffer.write(rewrite.output)
+            sys.stdout.buffer.write(one.output)
             sys.stdout.flush()
         return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
+
+    from migrate.rewrite.tree import is_inside
 
     directories = [p for p in paths if os.path.isdir(p)]
     if directories and output:
         root = paths[0]
-        if _inside(output, root) or _inside(root, output):
+        if is_inside(output, root) or is_inside(root, output):
             raise click.UsageError(f"the output {output} must not be inside the input {root} (or contain it)")
         if os.path.exists(output) and not (os.path.isdir(output) and not os.listdir(output)) and not force:
             raise click.UsageError(f"{output} exists; use --force to write into it")
         if os.path.exists(output) and not os.path.isdir(output):
             raise click.UsageError(f"{output} exists and is not a directory")
-        result = engine.plan_tree(root, options, jobs=jobs)
-        engine.write_tree(result, root, output)
+        result = rewrite.plan_tree(root, options, jobs=jobs)
+        with _writing(output):
+            rewrite.write_tree(result, root, output)
         scripts = [os.path.join(output, os.path.relpath(f.path, root)) for f in result.changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
-    result = _plan_paths(engine, paths, options, jobs)
+    result = _plan_paths(paths, options, jobs)
     if diff:
         for f in result.changed:
             name = f.path.replace(os.sep, "/")
-            sys.stdout.write(engine.unified_diff(f, f"a/{name}", f"b/{name}"))
+            sys.stdout.write(rewrite.unified_diff(f, f"a/{name}", f"b/{name}"))
         return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
     if in_place:
         changed = result.changed
@@ -188,13 +245,17 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
             if reason:
                 raise click.UsageError(f"--in-place needs a clean git work tree or --backup: {reason}")
         for f in changed:
-            if backup and os.path.exists(f.path + ".orig") and not force:
-                raise click.UsageError(f"{f.path}.orig exists; use --force to overwrite it")
+            if backup and os.path.lexists(f.path + ".orig") and not force:
+                raise click.UsageError(f"{f.path}.orig exists; use --force to go ahead (it is kept, never overwritten)")
         for f in changed:
             mode = os.stat(f.path).st_mode
-            if backup:
-                engine.atomic_write(f.path + ".orig", f.original, mode=mode)
-            engine.atomic_write(f.path, f.output, mode=mode)
+            backup_path = f.path + ".orig"
+            with _writing(f.path):
+                if backup and os.path.lexists(backup_path):
+                    _err(f"  kept the existing {backup_path} (a backup is never overwritten)")
+                elif backup:
+                    io.atomic_write(backup_path, f.original, mode=mode)
+                io.atomic_write(f.path, f.output, mode=mode)
         scripts = [f.path for f in changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
     # a single file with -o
@@ -203,13 +264,19 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
     if output.endswith(("/", os.sep)) or os.path.isdir(output):
         target = os.path.join(output, os.path.basename(source))
     _check_output_file(target, source, force)
-    rewrite = result.files[0]
-    engine.atomic_write(target, rewrite.output, mode=os.stat(source).st_mode)
-    scripts = [target] if rewrite.kind == "python" else []
+    one = result.files[0]
+    with _writing(target):
+        if one.read:
+            io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
+        elif one.error is not None and one.error.code == "NPU905":
+            io.atomic_copy(source, target)  # over the size limit: copied unchanged
+    scripts = [target] if one.kind == "python" else []
     return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
 
-def _plan_paths(engine, paths, options, jobs):
+def _plan_paths(paths, options, jobs):
+    from migrate import rewrite
+
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
@@ -220,7 +287,7 @@ def _plan_paths(engine, paths, options, jobs):
             files += [t.path for t in targets]
         else:
             files.append(path)
-    return engine.plan_files(files, options, jobs=jobs)
+    return rewrite.plan_files(files, options, jobs=jobs)
 
 
 def _check_output_file(target: str, source: str | None, force: bool) -> None:
@@ -233,10 +300,12 @@ def _check_output_file(target: str, source: str | None, force: bool) -> None:
 
 
 def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False) -> None:
-    from migrate import apply as engine
-
     if report_path:
-        engine.write_report(result, report_path)
+        from migrate import io
+        from migrate.report import changes
+
+        with _writing(report_path):
+            io.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
     _summary(result)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
     # have no effect on an NPU) are listed but do not fail the run
@@ -261,7 +330,7 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
 def instrument(path, output, config_pack, diff, force):
     """Add only the msprobe ConfigChecker hooks to a GPU script (the baseline side of a comparison):
     `instrument gpu_train.py -o gpu_train_cc.py`. Exit 1 when the model could not be found."""
-    from migrate import apply as engine
+    from migrate import io, rewrite
 
     if path == STDIN:
         data = sys.stdin.buffer.read()
@@ -273,18 +342,18 @@ def instrument(path, output, config_pack, diff, force):
             data = handle.read()
         name = path
     try:
-        new, outcome = engine.instrument_file(name, data, zip_path=config_pack)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        new, outcome = rewrite.instrument_file(name, data, zip_path=config_pack)
+    except io.ReadError as exc:
         raise click.UsageError(f"{name}: cannot decode: {exc}") from None
     _err(f"instrument: {outcome.message}")
     if outcome.message.startswith("cannot parse"):
         sys.exit(2)
     if diff:
-        rewrite = engine.FileRewrite(name, "python", data, new)
-        sys.stdout.write(engine.unified_diff(rewrite, f"a/{name}", f"b/{name}"))
+        sys.stdout.write(rewrite.unified_diff(rewrite.FileRewrite(name, "python", data, new), f"a/{name}", f"b/{name}"))
     elif output and output != STDIN:
         _check_output_file(output, path if path != STDIN else None, force)
-        engine.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None)
+        with _writing(output):
+            io.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None, make_parents=True)
     else:
         sys.stdout.buffer.write(new)
         sys.stdout.flush()

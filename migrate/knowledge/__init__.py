@@ -28,12 +28,12 @@ def _read_text(*parts: str) -> str:
     return resources.files(_PKG).joinpath(*parts).read_text(encoding="utf-8")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _json(*parts: str):
     return json.loads(_read_text(*parts))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _toml_file(name: str) -> dict:
     return _toml.loads(_read_text(name))
 
@@ -319,7 +319,7 @@ class KnowledgeBase:
         return _api_ops().get(api)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _unsupported(version: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     kb = load(version)
     needs, cpu_only, _ = _torch_ops()
@@ -332,7 +332,7 @@ def _unsupported(version: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(version: str) -> KnowledgeBase:
     d = _json("data", "versions", f"{version}.json")
     return KnowledgeBase(
@@ -349,7 +349,7 @@ def _load(version: str) -> KnowledgeBase:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(version: str | None = None) -> KnowledgeBase:
     """KnowledgeBase for a torch_npu release line (None -> resolve_version(None)). Cached."""
     return _load(resolve_version(version))

@@ -1,6 +1,8 @@
 """Output formats. One module per format, all with the same `report(...)` signature:
 
     report(result: ScanResult, stream: TextIO, *, verdict: Verdict, rules: dict[str, type[Rule]]) -> None
+
+apply's change list (`apply --report FILE.json|FILE.csv`) is `migrate.report.changes`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from migrate.findings import Edit
 
@@ -25,8 +25,6 @@ NPU = "torch.npu"
 # torch.cuda names that the same-name mapping must never rewrite (another rule owns them and has
 # no rewrite): an import statement importing one of these is not rewritten either.
 CAPABILITY_APIS = ("torch.cuda.get_device_capability", "torch.cuda.get_arch_list")
-
-_PROSE_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "write", "echo", "secho"})
 
 CUDA_DEVICE_TEXT = re.compile(r"cuda(?::|$)")
 
@@ -278,26 +276,6 @@ def edit_anchor(ctx, node: ast.AST, edits) -> ast.AST:
                 if (alias.asname or alias.name.split(".", 1)[0]) == root.id:
                     return alias
     return node
-
-
-# ---- strings ----------------------------------------------------------------------------------------
-def in_message(ctx, node: ast.AST) -> bool:
-    """True inside a docstring / bare string statement, an f-string, or the arguments of a
-    print / logging / warnings / exception call: text for a human, not a value the program uses."""
-    parent = ctx.parent(node)
-    if isinstance(parent, ast.Expr) and isinstance(node, (ast.Constant, ast.JoinedStr)):
-        return True
-    current = node
-    while parent is not None and not isinstance(parent, ast.stmt):
-        if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):
-            return True
-        if isinstance(parent, ast.Call) and current is not parent.func:
-            func = parent.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name is not None and (name in _PROSE_CALLS or name.endswith(("Error", "Exception", "Warning"))):
-                return True
-        current, parent = parent, ctx.parent(parent)
-    return False
 
 
 def cuda_device_literals(node: ast.AST | None) -> list[ast.AST]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from migrate.rules._text import command_segments, string_constants
 

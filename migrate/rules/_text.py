@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 # Calls whose string arguments are messages for a human, not values the program acts on.
 _PROSE_CALL_NAMES = frozenset(
@@ -28,18 +28,25 @@ def _call_simple_name(call: ast.Call) -> str | None:
     return None
 
 
+# Expressions that only carry a value along into the enclosing call (a message built from parts);
+# a subscript, attribute or other call in between means the string is used for something else.
+_CARRIERS = (ast.BinOp, ast.keyword, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Starred)
+
+
 def is_prose(ctx, node: ast.AST) -> bool:
-    """True for a string that is a docstring / bare string statement, part of an f-string, or a
-    message handed to a print / logging / warnings / exception call (directly, or through `+`,
-    `%` or a keyword). A string used inside such a call for something else, like
-    `print(os.environ["X"])`, is not prose."""
+    """True for a string (or a dict, list ... holding strings) that is a docstring / bare string
+    statement, part of an f-string, or a message handed to a print / logging / warnings / exception
+    call: directly, or inside `+`, `%`, a keyword, a tuple, list or dict argument
+    (`print("defaults", {"device": "cuda"})`). A string used inside such a call for something else,
+    like `print(os.environ["X"])` or `print(x.to("cuda"))`, is not prose. The one answer to "is this
+    text for a person?" for every rule."""
     parent = ctx.parent(node)
-    if isinstance(parent, ast.Expr):
+    if isinstance(parent, ast.Expr) and isinstance(node, (ast.Constant, ast.JoinedStr)):
         return True  # docstring or a bare string statement
     if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):
         return True  # a piece of an f-string (messages, mostly); columns are unreliable there too
     current = node
-    while isinstance(parent, (ast.BinOp, ast.keyword, ast.Tuple)):
+    while isinstance(parent, _CARRIERS):
         current, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.Call) and current is not parent.func:
         name = _call_simple_name(parent)

@@ -8,8 +8,9 @@ suite runs (Fixit-style). Rules return findings; they never print.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Sequence
+from typing import ClassVar
 
 from migrate.findings import Category, Edit, Finding, Severity
 

@@ -1,5 +1,5 @@
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import edit_anchor, cuda_api_uses, rename_edits
+from migrate.rules._device_helpers import cuda_api_uses, edit_anchor, rename_edits
 from migrate.rules.base import Invalid, Rule
 
 

@@ -4,10 +4,10 @@ from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import (
     cuda_device_literals,
     device_like_name,
-    in_message,
     literal_to_npu,
     target_name,
 )
+from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 
 # Calls whose first positional argument is a device.
@@ -166,7 +166,7 @@ class CudaDeviceString(Rule):
                 if default is not None and (device_like_name(arg.arg) or arg.arg in used_as_device):
                     add(default)
         for node in ctx.nodes.get(ast.Dict, ()):
-            if in_message(ctx, node):
+            if is_prose(ctx, node):
                 continue  # e.g. logger.info("config", extra={"device": "cuda"}): text for a person
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str) and device_like_name(key.value):

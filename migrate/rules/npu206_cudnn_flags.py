@@ -4,7 +4,6 @@ from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import statement_of, uses
 from migrate.rules.base import Invalid, Rule
 
-
 CUDNN = "torch.backends.cudnn"
 
 

@@ -1,10 +1,10 @@
 import ast
 import functools
 import re
-from migrate._toml import toml as tomllib
 from dataclasses import dataclass
 from importlib import resources
 
+from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
 from migrate.rules._text import shell_matches
 from migrate.rules.base import Invalid, Rule, Valid

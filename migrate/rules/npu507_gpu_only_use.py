@@ -2,7 +2,8 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import availability_probe, chain_tops, in_message, report_node, shadowed
+from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
+from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 from migrate.rules.npu501_gpu_only_import import match_package
 
@@ -94,7 +95,7 @@ class GpuOnlyUse(Rule):
             key = match_package(qual, table)
             if key is None or not reported(table[key]) or _owned_elsewhere(qual):
                 continue
-            if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or in_message(ctx, node):
+            if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node):
                 continue
             if shadowed(ctx, node):
                 continue

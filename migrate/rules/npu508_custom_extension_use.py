@@ -2,7 +2,8 @@ import ast
 
 from migrate import repo_index
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import availability_probe, chain_tops, in_message, report_node, shadowed
+from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
+from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 
 _ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or replaced by torch / torch_npu ops"
@@ -79,7 +80,7 @@ class CustomExtensionUse(Rule):
                 continue
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or in_message(ctx, node) or shadowed(ctx, node)
+                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
 

@@ -12,7 +12,7 @@ from migrate.rules.base import Invalid, Rule
 _SHARED_METHOD_NAMES = frozenset({"mode"})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _builtin_method_names() -> frozenset[str]:
     names: set[str] = set()
     for kind in (str, bytes, list, dict, set, frozenset, tuple, int, float, complex):
@@ -20,7 +20,7 @@ def _builtin_method_names() -> frozenset[str]:
     return frozenset(names)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tables(version: str) -> tuple[dict, dict, tuple]:
     """(qualified name -> (api, ops), method name -> (api, ops), trigger words) for a version."""
     apis = sorted(knowledge.load(version).unsupported_apis().items())

@@ -7,7 +7,7 @@ from migrate.findings import Category, Severity
 from migrate.rules.base import Invalid, Rule
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dynamo_backends(version: str) -> tuple[str, ...]:
     """The torch._dynamo backends the torch_npu wheel registers (its entry points), from the
     version's knowledge file; empty when the data does not record them."""

@@ -1,4 +1,3 @@
-import ast
 
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import report_node, shadowed, statement_of, uses

@@ -1,0 +1,177 @@
+"""Rules NPU5xx third-party and GPU-only dependencies: beyond their embedded examples (aliases, false-positive traps, exact
+spans, idempotent fixes, data-driven decisions), through the real engine and knowledge data.
+
+Static tests: torch is never imported here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from migrate import knowledge
+from migrate.findings import Severity
+from migrate.rules.npu503_gpu_only_option import gpu_only_options
+from tests.rule_helpers import analyze
+from tests.rule_helpers import of_code as codes
+
+
+# ---- NPU501 / NPU502 --------------------------------------------------------------------------------
+def test_every_third_party_entry_is_found_as_import_with_its_severity():
+    table = knowledge.third_party()
+    assert table
+    for key, entry in table.items():
+        found = codes(analyze(f"import {key}\n"), "NPU501")
+        if entry.status == "works":  # e.g. deepspeed.accelerator: the device-neutral API
+            assert found == [], key
+            continue
+        assert len(found) == 1, key
+        assert found[0].severity is Severity.parse(entry.severity), key
+        if entry.alternative:
+            assert entry.alternative in found[0].message, key
+
+
+def test_gpu_only_import_most_specific_entry_and_guard():
+    table = knowledge.third_party()
+    specific = sorted(k for k in table if "." in k and k.split(".", 1)[0] in table)
+    assert specific, "the data has no sub-package entry to test with"
+    key = specific[0]
+    root, sub = key.rsplit(".", 1)
+    found = codes(analyze(f"from {root} import {sub}\n"), "NPU501")
+    assert len(found) == 1 and f"`{key}`" in found[0].message
+    guarded = codes(analyze(f"try:\n    import {key}\nexcept ImportError:\n    pass\n"), "NPU501")
+    assert len(guarded) == 1 and "guarded" in guarded[0].message
+    expected = Severity.parse(table[key].severity)
+    assert guarded[0].severity is (Severity.WARNING if expected is Severity.ERROR else expected)
+    # a handler that only re-raises is no fallback: the severity stays
+    reraised = codes(analyze(f"try:\n    import {key}\nexcept ImportError:\n    raise\n"), "NPU501")
+    assert reraised[0].severity is expected and "guarded" not in reraised[0].message
+
+
+def test_gpu_only_import_traps():
+    code = '"""import apex"""\nimport apex_tools\nfrom .apex import amp\n# import flash_attn\nlog.info("import xformers")\n'
+    assert codes(analyze(code), "NPU501") == []
+
+
+def test_every_pip_name_is_found_in_requirements():
+    from migrate.sources import normalise
+
+    table = knowledge.third_party()
+    pip_names = sorted({p for entry in table.values() for p in entry.pip_names if "*" not in p})
+    text = "".join(f"{p}>=0.1\n" for p in pip_names)
+    found = codes(analyze(text, "requirements.txt", ("manifest",)), "NPU502")
+    assert [f.line for f in found] == list(range(1, len(pip_names) + 1))
+    for finding, pip in zip(found, pip_names):
+        owners = [e for e in table.values() if pip in e.pip_names]
+        assert finding.severity in {Severity.parse(e.severity) for e in owners}, pip
+        assert normalise(pip) in finding.message
+
+
+@pytest.mark.parametrize(
+    "filename,text,line",
+    [
+        ("requirements-dev.txt", "# flash-attn\nnumpy\nflash_attn==2.5.8  # fused attention\n", 3),
+        ("pyproject.toml", '[project]\nname = "x"\ndependencies = [\n  "torch",\n  "xformers>=0.0.22",\n]\n', 5),
+        ("setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    torch\n    bitsandbytes\n", 6),
+        ("environment.yml", "name: e\ndependencies:\n  - python=3.10\n  - pip:\n    - deepspeed==0.14\n", 5),
+        ("setup.py", "from setuptools import setup\nsetup(name='x',\n      install_requires=['torch', 'triton'])\n", 3),
+    ],
+)
+def test_manifest_formats_through_engine(filename, text, line):
+    kinds = ("python", "manifest") if filename == "setup.py" else ("manifest",)
+    found = codes(analyze(text, filename, kinds), "NPU502")
+    assert [f.line for f in found] == [line]
+
+
+def test_cuda_builds_in_manifest():
+    text = (
+        "--extra-index-url https://download.pytorch.org/whl/cu121\n"
+        "torch==2.1.0+cu121\n"
+        "torchvision==0.16.0\n"
+        "# --index-url https://download.pytorch.org/whl/cu118\n"
+        "nvidia-nccl-cu12==2.18.1\n"
+    )
+    found = codes(analyze(text, "requirements.txt", ("manifest",)), "NPU502")
+    assert [f.line for f in found] == [1, 2, 5]
+    assert all(f.severity is Severity.WARNING for f in found)
+
+
+# ---- NPU503 -----------------------------------------------------------------------------------------
+def test_every_gpu_only_option_value_is_found():
+    options, calls = gpu_only_options()
+    assert options and calls
+    for option in options:
+        assert option.source and option.why
+        for value in option.values:
+            literal = repr(value)
+            assert codes(analyze(f"f(x, {option.key}={literal})"), "NPU503"), (option.key, value)
+            assert codes(analyze(f"cfg = {{{option.key!r}: {literal}}}"), "NPU503"), (option.key, value)
+            yaml_value = "true" if value is True else value
+            assert codes(analyze(f"{option.key}: {yaml_value}\n", "train.yaml", ("launcher",)), "NPU503"), (option.key, value)
+    for call in calls:
+        for module in call.modules:
+            assert codes(analyze(f"import {module} as lib\nq = lib.{call.name}()"), "NPU503"), module
+
+
+def test_gpu_only_option_traps():
+    code = (
+        'args = TrainingArguments(optim="adamw_torch", load_in_4bit=False)\n'
+        'help_text = "use optim=paged_adamw_32bit on GPUs"\n'
+        'logger.info("attn_implementation=flash_attention_2 is faster")\n'
+    )
+    assert codes(analyze(code), "NPU503") == []
+    script = "# python train.py --optim paged_adamw_32bit\necho '--optim paged_adamw_32bit'\n"
+    assert codes(analyze(script, "run.sh", ("launcher",)), "NPU503") == []
+
+
+# ---- NPU504 -----------------------------------------------------------------------------------------
+def test_nvidia_smi_in_launcher_with_traps():
+    script = (
+        "#!/bin/bash\n"
+        "# nvidia-smi is not available on Ascend\n"
+        'echo "checking with nvidia-smi"\n'
+        "printf 'see nvidia-smi\\n'\n"
+        "nvidia-smi --query-gpu=memory.used --format=csv  # memory\n"
+        "NGPU=$(nvidia-smi -L | wc -l)\n"
+        "cat nvidia-smi.log\n"
+    )
+    found = codes(analyze(script, "run.sh", ("launcher",)), "NPU504")
+    assert [f.line for f in found] == [5, 6]
+    assert "npu-smi info" in found[0].message
+
+
+def test_nvidia_smi_in_notebook_shell_lines():
+    nb = {
+        "nbformat": 4,
+        "cells": [
+            {"cell_type": "markdown", "source": "run nvidia-smi first"},
+            {"cell_type": "code", "source": ["import os\n", "!nvidia-smi\n"]},
+        ],
+    }
+    found = codes(analyze(json.dumps(nb), "nb.ipynb", ("notebook",)), "NPU504")
+    assert len(found) == 1 and found[0].cell == 1 and found[0].line == 2
+
+
+def test_nvidia_smi_python_forms():
+    code = (
+        "import os, subprocess\n"
+        'os.system("nvidia-smi")\n'
+        "subprocess.check_output(['nvidia-smi', '-L'])\n"
+        'print("nvidia-smi failed")\n'
+        '"""nvidia-smi"""\n'
+    )
+    assert [f.line for f in codes(analyze(code), "NPU504")] == [2, 3]
+
+
+# ---- NPU505 / NPU506 --------------------------------------------------------------------------------
+def test_cuda_extension_and_cuda_source():
+    code = (
+        "from torch.utils import cpp_extension as ce\n"
+        "a = ce.load_inline('m', cpp_sources=src)\n"  # C++ only: fine
+        "b = ce.load_inline('m', src, cuda_src)\n"  # CUDA sources positionally
+    )
+    assert [f.line for f in codes(analyze(code), "NPU505")] == [3]
+    src = "// __global__ in a comment counts too\n__global__ void k1() {}\n__global__ void k2() {}\n"
+    found = codes(analyze(src, "ops/kernel.cu", ("cuda-source",)), "NPU506")
+    assert len(found) == 1 and found[0].line == 1 and "3 `__global__` kernels" in found[0].message
