@@ -301,6 +301,7 @@ def main() -> None:
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
     if profile_cfg:
         import checks.profile.child  # noqa: F401  (same reason)
+    import checks.dist_child  # noqa: F401  (distributed runs: per-rank report, progress, fingerprint)
 
     kb = None
     if backend == "emulated":
@@ -329,6 +330,8 @@ def main() -> None:
     install_hooks(torch, rec)
     if profile_cfg:
         checks.profile.child.install(torch, rec, script, json.loads(profile_cfg))
+    if cfg.get("dist"):
+        checks.dist_child.attach(rec, cfg, SmokeStop)
     rec.t_start = rec.t_last = time.perf_counter()
     try:
         import runpy
@@ -356,7 +359,7 @@ def main() -> None:
                     stream.flush()
                 except Exception:
                     pass
-            os._exit(0)
+            os._exit(checks.dist_child.exit_status(rec) if cfg.get("dist") else 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,388 @@
+"""Distributed smoke runs: N ranks under torch's own launcher, judged as one job (parent side).
+
+`run_distributed_smoke(script, launch=LaunchSpec(nproc_per_node=N), ...)` starts
+
+    python -m torch.distributed.run --nproc-per-node N [--standalone | --nnodes ... --master-addr ...]
+           --log-dir DIR --redirects 3 [--tee 3 --local-ranks-filter 0]  checks/bootstrap.py SCRIPT ARGS
+
+so every rank runs the bootstrap (hooks, stand-in, step counting) and writes its own report,
+progress file and (on request) stack dump into one report folder (checks/dist_child.py). torchrun
+keeps one stdout/stderr log per rank; rank 0 is also streamed live with torchrun's `[default0]:`
+prefix. The parent watches the progress files; at the timeout (or when no rank made progress for
+`progress_timeout` seconds) it asks every live rank for its stack (SIGUSR1 -> faulthandler), kills
+torchrun and every rank's process group, and names the rank that stopped (checks/dist_verdict.py).
+
+`launch_command` is the reusable part for other commands (profile): it builds the torchrun command
+line for any per-rank entry point. Never imports torch.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+
+from checks.backend import EMULATED_NOTE, detect
+from checks.smoke import BOOTSTRAP, SmokeResult, _autoload, _Tail, judge
+
+POLL_S = 0.2
+STACK_WAIT_S = 3.0
+KILL_GRACE_S = 3.0
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """torchrun's launch options; `nnodes` is torchrun's text ("2" or "1:4")."""
+
+    nproc_per_node: int
+    nnodes: str = "1"
+    node_rank: int = 0
+    master_addr: str | None = None
+    master_port: int | None = None
+
+    @property
+    def single_node(self) -> bool:
+        return self.nnodes in ("1", "1:1")
+
+    def local_ranks(self) -> range:
+        return range(self.nproc_per_node)
+
+    def global_rank(self, local_rank: int) -> int:
+        return self.node_rank * self.nproc_per_node + local_rank
+
+    def torchrun_args(self) -> list[str]:
+        args = ["--nproc-per-node", str(self.nproc_per_node)]
+        if self.single_node and self.master_addr is None and self.master_port is None:
+            args.append("--standalone")  # torchrun picks a free port: parallel jobs do not collide
+        else:
+            args += ["--nnodes", self.nnodes, "--node-rank", str(self.node_rank)]
+            if self.master_addr is not None:
+                args += ["--master-addr", self.master_addr]
+            if self.master_port is not None:
+                args += ["--master-port", str(self.master_port)]
+        return args
+
+
+def launch_command(launch: LaunchSpec, entry: list[str], *, log_dir: str, python: str | None = None,
+                   stream_rank0: bool = True) -> list[str]:
+    """`python -m torch.distributed.run ... ENTRY...`: one log per rank in log_dir, rank 0 teed live."""
+    cmd = [python or sys.executable, "-m", "torch.distributed.run", *launch.torchrun_args(),
+           "--max-restarts", "0", "--log-dir", log_dir, "--redirects", "3"]
+    if stream_rank0:
+        cmd += ["--tee", "3", "--local-ranks-filter", "0"]
+    return cmd + list(entry)
+
+
+@dataclass(frozen=True)
+class RankPosition:
+    """Where one rank was when the job was stopped for not making progress."""
+
+    rank: int
+    steps: int
+    state: str  # "waiting" (in a collective) | "running" (not in a collective) | "ended" | "absent"
+    location: str | None = None  # user file:line
+    code: str | None = None  # that line's text
+    collective: str | None = None  # the torch.distributed call it waits in, if any
+
+    def describe(self) -> str:
+        where = f" at {self.location}" + (f" ({self.code})" if self.code else "") if self.location else ""
+        what = {"waiting": f"waits in {self.collective or 'a collective'}", "running": "is not in a collective",
+                "ended": "has ended", "absent": "never started the bootstrap"}[self.state]
+        return f"rank {self.rank} {what} after step {self.steps}{where}"
+
+
+@dataclass(frozen=True)
+class DistributedSmokeResult:
+    verdict: str  # "pass" | "fail" | "error"
+    exit_code: int
+    backend: str
+    script: str
+    launch: LaunchSpec
+    world_size: int
+    ranks: tuple[SmokeResult, ...] = ()  # one per local rank, ordered by rank
+    rank_ids: tuple[int, ...] = ()
+    reasons: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    positions: tuple[RankPosition, ...] = ()  # filled when the job was stopped for a hang
+    hanging: tuple[int, ...] = ()  # ranks named as the ones that stopped making progress
+    replicas: str | None = None  # what the cross-rank parameter check found
+    requested_steps: int = 0
+    timed_out: bool = False
+    stalled: bool = False
+    launcher_output: str = ""
+    log_dir: str | None = None
+    duration_s: float = 0.0
+    note: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    def rank(self, rank: int) -> SmokeResult | None:
+        return dict(zip(self.rank_ids, self.ranks)).get(rank)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["ranks"] = [dict(r.to_dict(), rank=i) for i, r in zip(self.rank_ids, self.ranks)]
+        return d
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    returncode: int | None
+    timed_out: bool
+    stalled: bool
+    launcher_output: str
+    stacks: dict = field(default_factory=dict)  # rank -> faulthandler text
+    progress: dict = field(default_factory=dict)  # rank -> (pid, steps)
+
+
+def read_progress(report_dir: str) -> dict[str, tuple[int, int]]:
+    out = {}
+    for path in glob.glob(os.path.join(report_dir, "*.progress")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                pid, steps = f.read().split()[:2]
+            out[os.path.basename(path)[: -len(".progress")]] = (int(pid), int(steps))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def read_reports(report_dir: str) -> dict[str, dict]:
+    out = {}
+    for path in glob.glob(os.path.join(report_dir, "*.json")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                out[os.path.basename(path)[: -len(".json")]] = json.load(f)
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:  # a zombie is not alive
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def request_stacks(report_dir: str, progress: dict) -> dict[str, str]:
+    """SIGUSR1 to every live rank; faulthandler writes its threads' stacks to NAME.stack."""
+    asked = []
+    for name, (pid, _) in progress.items():
+        if _alive(pid):
+            try:
+                os.kill(pid, signal.SIGUSR1)
+                asked.append(name)
+            except (ProcessLookupError, PermissionError):
+                pass
+    stacks: dict[str, str] = {}
+    deadline = time.monotonic() + STACK_WAIT_S
+    while asked and time.monotonic() < deadline:
+        for name in list(asked):
+            try:
+                with open(os.path.join(report_dir, name + ".stack"), encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+            except OSError:
+                text = ""
+            if "File " in text:
+                stacks[name] = text
+                asked.remove(name)
+        time.sleep(0.05)
+    return stacks
+
+
+def kill_job(proc: subprocess.Popen, pids) -> None:
+    """torchrun starts each rank in its own session: end torchrun's group and every rank's group."""
+    groups = [proc.pid, *pids]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pgid in groups:
+            try:
+                os.killpg(pgid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if sig == signal.SIGTERM:
+            try:
+                proc.wait(KILL_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+    proc.wait()
+
+
+def run_job(cmd, *, env, cwd, report_dir, expected_ranks: int, timeout: float, progress_timeout: float | None,
+            stream=None) -> JobOutcome:
+    """Run the torchrun command, watching the ranks' progress; stop it on timeout or stall."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, cwd=cwd, start_new_session=True)
+    tail = _Tail(proc.stdout, stream)
+    start = time.monotonic()
+    last, last_change = None, start
+    timed_out = stalled = False
+    progress: dict = {}
+    try:
+        while True:
+            try:
+                proc.wait(POLL_S)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            progress = read_progress(report_dir)
+            snapshot = sorted((k, v[1]) for k, v in progress.items())
+            if snapshot != last:
+                last, last_change = snapshot, now
+            if now - start >= timeout:
+                timed_out = True
+            elif progress_timeout and len(progress) >= expected_ranks and now - last_change >= progress_timeout:
+                stalled = True
+            if timed_out or stalled:
+                break
+    except BaseException:  # Ctrl-C: nothing of the job may survive us
+        kill_job(proc, [pid for pid, _ in read_progress(report_dir).values()])
+        raise
+    stacks = {}
+    if timed_out or stalled:
+        progress = read_progress(report_dir)
+        stacks = request_stacks(report_dir, progress)
+    progress = read_progress(report_dir) or progress
+    kill_job(proc, [pid for pid, _ in progress.values()])
+    return JobOutcome(proc.returncode if not (timed_out or stalled) else None, timed_out, stalled, tail.text(),
+                      stacks, progress)
+
+
+def rank_logs(log_dir: str, local_rank: int) -> tuple[str, str]:
+    """(stdout, stderr) tails of one local rank from torchrun's log folder."""
+    out = []
+    for stream_name in ("stdout", "stderr"):
+        paths = sorted(glob.glob(os.path.join(log_dir, "*", "attempt_*", str(local_rank), f"{stream_name}.log")))
+        text = ""
+        if paths:
+            try:
+                with open(paths[-1], encoding="utf-8", errors="replace") as f:
+                    text = f.read()[-8000:]
+            except OSError:
+                pass
+        out.append(text)
+    return out[0], out[1]
+
+
+def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout: float = 300,
+                          progress_timeout: float | None = None, backend: str = "auto", fake_data: bool = False,
+                          torch_npu_version: str | None = None, script_args=(), json_report=None,
+                          strict_ops: bool = False, op_trace: bool = True, env: dict | None = None, cwd=None,
+                          stream=None, seed: int | None = None, emulate_autocast: bool = True,
+                          python: str | None = None, log_dir: str | None = None) -> DistributedSmokeResult:
+    """Run `script` as launch.nproc_per_node ranks (this node's share) and judge the job."""
+    from checks import dist_verdict
+
+    script = str(script)
+    t0 = time.perf_counter()
+    problem = _check_args(script, steps, timeout, launch, backend)
+    kb_version = None
+    if problem is None and backend in ("auto", "emulated", "npu"):
+        from migrate import knowledge
+
+        try:
+            kb_version = knowledge.resolve_version(torch_npu_version)
+        except ValueError as exc:
+            problem = str(exc)
+    if problem:
+        return _finish(_error(script, backend, launch, problem), json_report)
+    warnings = []
+    if backend == "auto":
+        detection = detect(python)
+        backend = detection.backend
+        warnings.append(f"backend auto -> {backend}: {detection.reason}")
+    cores = os.cpu_count() or 1
+    if backend in ("emulated", "cpu") and launch.nproc_per_node > cores:
+        warnings.append(f"{launch.nproc_per_node} ranks on {cores} CPU cores: the ranks time-share the cores "
+                        "(slower steps, same results)")
+
+    with tempfile.TemporaryDirectory(prefix="npu-migrate-dist-") as tmp:
+        report_dir = os.path.join(tmp, "reports")
+        os.makedirs(report_dir)
+        logs = log_dir or os.path.join(tmp, "logs")
+        os.makedirs(logs, exist_ok=True)
+        config = {
+            "report": os.path.join(report_dir, "unused.json"), "steps": steps, "backend": backend,
+            "op_trace": bool(op_trace), "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
+            "emulate_autocast": bool(emulate_autocast), "autoload": bool(kb_version and _autoload(kb_version)),
+            "dist": {"report_dir": report_dir},
+        }
+        child_env = dict(os.environ)
+        child_env.update(env or {})
+        child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
+        child_env["PYTHONUNBUFFERED"] = "1"
+        if backend in ("emulated", "cpu"):
+            child_env["CUDA_VISIBLE_DEVICES"] = ""
+        cmd = launch_command(launch, [BOOTSTRAP, os.path.abspath(script), *map(str, script_args)], log_dir=logs,
+                             python=python, stream_rank0=stream is not None)
+        try:
+            outcome = run_job(cmd, env=child_env, cwd=cwd, report_dir=report_dir,
+                              expected_ranks=launch.nproc_per_node, timeout=timeout,
+                              progress_timeout=progress_timeout, stream=stream)
+        except OSError as exc:
+            return _finish(_error(script, backend, launch, f"could not start torchrun: {exc}"), json_report)
+        reports = read_reports(report_dir)
+        per_rank = []
+        for local in launch.local_ranks():
+            rank = launch.global_rank(local)
+            out, err = rank_logs(logs, local)
+            report = reports.get(f"rank{rank}")
+            result = judge(script, backend, report, returncode=outcome.returncode, timed_out=outcome.timed_out or outcome.stalled,
+                           timeout=progress_timeout if outcome.stalled else timeout, steps=steps,
+                           strict_ops=strict_ops, stdout=out, stderr=err,
+                           torch_npu_version=kb_version if backend != "cpu" else None)
+            per_rank.append((rank, local, report, result))
+        result = dist_verdict.judge_job(
+            script, backend, launch, per_rank, outcome, steps=steps, timeout=timeout,
+            progress_timeout=progress_timeout, warnings=warnings, note=EMULATED_NOTE if backend == "emulated" else None,
+            log_dir=log_dir, duration_s=time.perf_counter() - t0, cwd=cwd)
+    return _finish(result, json_report)
+
+
+def _check_args(script, steps, timeout, launch: LaunchSpec, backend) -> str | None:
+    from checks.smoke import BACKENDS
+
+    if backend not in BACKENDS:
+        return f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"
+    if not os.path.isfile(script):
+        return f"script not found: {script}"
+    if steps < 1:
+        return f"--steps must be at least 1 (got {steps})"
+    if timeout <= 0:
+        return f"--timeout must be positive (got {timeout})"
+    if launch.nproc_per_node < 1:
+        return f"--nproc-per-node must be at least 1 (got {launch.nproc_per_node})"
+    return None
+
+
+def _error(script, backend, launch, reason) -> DistributedSmokeResult:
+    return DistributedSmokeResult("error", 2, backend, script, launch, 0, reasons=(reason,),
+                                  note=EMULATED_NOTE if backend == "emulated" else None)
+
+
+def _finish(result: DistributedSmokeResult, json_report) -> DistributedSmokeResult:
+    if json_report:
+        write_json(result, json_report)
+    return result
+
+
+def write_json(result: DistributedSmokeResult, path) -> None:
+    text = json.dumps(result.to_dict(), indent=2, default=str)
+    if str(path) == "-":
+        sys.stdout.write(text + "\n")
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
