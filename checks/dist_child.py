@@ -88,7 +88,7 @@ class RankState:
                 if id(p) in seen or not _is_dtensor(p):
                     continue
                 seen.add(id(p))
-                placements = [str(x) for x in p.placements]
+                placements = [repr(x) for x in p.placements]
                 entry = {"kind": "sharded" if any("Shard" in x for x in placements) else "replicated",
                          "placements": placements, "shape": list(p.shape), "local_shape": list(p.to_local().shape),
                          "local_numel": p.to_local().numel()}

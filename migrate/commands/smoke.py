@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from migrate.commands._launch_options import launch_options
+
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("script", type=click.Path(dir_okay=False))
@@ -25,12 +27,21 @@ import click
 @click.option("--seed", type=int, help="Seed torch, random and numpy before the script runs.")
 @click.option("--no-autocast", is_flag=True, help="Emulated mode: keep NPU autocast disabled (fp32 numerics identical to a CPU run).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
+@click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
+@launch_options
 def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, torch_npu_version, strict_ops,
-          no_op_trace, seed, no_autocast, quiet):
+          no_op_trace, seed, no_autocast, quiet, rank_logs, launch, progress_timeout):
     """Run SCRIPT for --steps optimizer steps and judge them: 0 pass, 1 fail, 2 could not run.
 
     Arguments after `--` go to the script.
     """
+    if launch is not None:  # N ranks under torchrun, one verdict for the job (docs/distributed.md)
+        from checks.dist_cli import smoke_distributed
+
+        sys.exit(smoke_distributed(script, script_args, launch=launch, progress_timeout=progress_timeout, steps=steps,
+                                   timeout=timeout, backend=backend, fake_data=fake_data, json_report=json_report,
+                                   torch_npu_version=torch_npu_version, strict_ops=strict_ops, op_trace=not no_op_trace,
+                                   quiet=quiet, seed=seed, emulate_autocast=not no_autocast, log_dir=rank_logs))
     from checks.smoke import render, run_smoke
 
     result = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
