@@ -598,55 +598,6 @@ def _patch_distributed():
         orig_init(self, module, None, None, *args, **kwargs)
 
     ddp.__init__ = ddp_init
-    _patch_device_mesh()
-
-
-def _patch_device_mesh():
-    """Emulated NPUs are the CPU: a DeviceMesh of "npu" devices (FSDP2, DTensor) is a CPU (gloo) mesh."""
-    try:
-        from torch.distributed import device_mesh
-    except ImportError:  # pragma: no cover - torch built without distributed
-        return
-    orig_init = device_mesh.DeviceMesh.__init__
-
-    @functools.wraps(orig_init)
-    def mesh_init(self, device_type, *args, **kwargs):
-        if isinstance(device_type, str) and device_type.split(":")[0] == "npu":
-            device_type = "cpu"
-        orig_init(self, device_type, *args, **kwargs)
-
-    device_mesh.DeviceMesh.__init__ = mesh_init
-    _patch_fsdp2_marks()
-
-
-def _patch_fsdp2_marks():
-    """FSDP2 replaces a module's parameters by new sharded (and, per forward, unsharded) ones; they
-    stay on the emulated NPU when the original was there. torch private API: skipped if it moved."""
-    try:
-        from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam
-    except ImportError:
-        return
-    orig_sharded = getattr(FSDPParam, "_init_sharded_param", None)
-    orig_unsharded = getattr(FSDPParam, "init_unsharded_param", None)
-    if orig_sharded is None or orig_unsharded is None:
-        return
-
-    @functools.wraps(orig_sharded)
-    def init_sharded(self, param, *args, **kwargs):
-        orig_sharded(self, param, *args, **kwargs)
-        if getattr(param, MARK, False):
-            self._npu_migrate_on_npu = True
-            setattr(self.sharded_param, MARK, True)
-
-    @functools.wraps(orig_unsharded)
-    def init_unsharded(self, *args, **kwargs):
-        out = orig_unsharded(self, *args, **kwargs)
-        if getattr(self, "_npu_migrate_on_npu", False) and getattr(self, "_unsharded_param", None) is not None:
-            setattr(self._unsharded_param, MARK, True)
-        return out
-
-    FSDPParam._init_sharded_param = init_sharded
-    FSDPParam.init_unsharded_param = init_unsharded
 
 
 # ------------------------------------------------------------------------------ torch.cuda on an Ascend host
@@ -730,6 +681,9 @@ def install(top: types.ModuleType) -> None:
     _patch_accelerator(npu)
     _patch_autocast()
     _patch_distributed()
+    from torch_npu import _dist_mesh  # DeviceMesh / FSDP2 on the emulated NPU
+
+    _dist_mesh.install()
     _patch_cuda_absent()
 
 
