@@ -123,6 +123,19 @@ class DistributedSmokeResult:
     def passed(self) -> bool:
         return self.verdict == "pass"
 
+    # The first rank's run, for code that reads one run (validate's single-run pipeline).
+    @property
+    def losses(self) -> tuple[float, ...]:
+        return self.ranks[0].losses if self.ranks else ()
+
+    @property
+    def loss_dtype(self) -> str | None:
+        return self.ranks[0].loss_dtype if self.ranks else None
+
+    @property
+    def steps(self) -> int:
+        return min((r.steps for r in self.ranks), default=0)
+
     def rank(self, rank: int) -> SmokeResult | None:
         return dict(zip(self.rank_ids, self.ranks)).get(rank)
 

@@ -17,6 +17,7 @@ Pipeline (one call of `run_validate`):
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -108,6 +109,8 @@ def run_validate(
     baseline_env: dict[str, str] | None = None,
     migrated_env: dict[str, str] | None = None,
     stream: TextIO | None = None,
+    launch: dict | None = None,
+    progress_timeout: float | None = None,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -127,6 +130,11 @@ def run_validate(
     common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
                   torch_npu_version=torch_npu_version)
     notes: list[str] = []
+    if launch is not None:  # N ranks per side, compared rank by rank (checks/dist_validate.py)
+        common.update(launch=launch, progress_timeout=progress_timeout)
+        if dump:
+            notes.append("--dump is not run for distributed jobs (--nproc-per-node)")
+        dump = False
 
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
@@ -181,6 +189,16 @@ def run_validate(
                                     rtol=r, atol=a, stream=stream)
 
     verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence)
+    if launch is not None:
+        from checks.dist_validate import compare_ranks
+
+        per_rank, rank_reasons = compare_ranks(smoke["baseline"], smoke["migrated"], rtol=r, atol=a, note=why)
+        notes.append(f"{len(per_rank)} ranks compared rank by rank: "
+                     + ", ".join(f"rank {c.rank} {'identical' if c.alignment.identical else 'within tolerance' if c.alignment.first_divergence is None else 'diverges'}"
+                                 for c in per_rank))
+        if rank_reasons:
+            verdict, exit_code = ("fail", 1) if verdict != "error" else (verdict, exit_code)
+            reasons = [x for x in reasons if not x.startswith(("identical losses", "losses within"))] + rank_reasons
     if equivalence:
         notes.insert(0, "both runs on this CPU (original: plain CPU, migrated: the torch_npu stand-in): this is an equivalence check of the rewrite, losses must be identical")
     result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
@@ -235,11 +253,15 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
 
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
-           torch_npu_version):
+           torch_npu_version, launch=None, progress_timeout=None):
     from checks.smoke import run_smoke
 
     child_env = dict(os.environ)
     child_env.update(env)
+    if launch is not None:
+        from checks.dist_validate import smoke_ranks
+
+        run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)  # noqa: F811
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
         torch_npu_version=torch_npu_version, script_args=list(script_args),

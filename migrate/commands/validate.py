@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from migrate.commands._launch_options import launch_options
+
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("gpu_script", type=click.Path(dir_okay=False))
@@ -27,8 +29,9 @@ import click
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per run.")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
+@launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
-             torch_npu_version, quiet):
+             torch_npu_version, quiet, launch, progress_timeout):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -42,6 +45,7 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
             gpu_script, npu_script, steps=steps, fake_data=fake_data, out_dir=out_dir, rtol=rtol, atol=atol,
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
             torch_npu_version=torch_npu_version, stream=None if quiet else sys.stderr,
+            launch=launch, progress_timeout=progress_timeout,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
