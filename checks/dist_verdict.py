@@ -161,6 +161,20 @@ def device_check(per_rank) -> list[str]:
             "on a real NPU host they would share one NPU" for idx, rs in sorted(by_index.items()) if len(rs) > 1]
 
 
+_PEER_LOST = ("closed by peer", "reset by peer", "remote worker", "Connection refused")
+
+
+def root_cause(per_rank) -> str | None:
+    """When some ranks failed only because a peer went away, name the rank(s) that failed first."""
+    failed = [(rank, result) for rank, _, _, result in per_rank if result.verdict != "pass" and result.reasons]
+    lost = [rank for rank, r in failed if any(p in " ".join(r.reasons) for p in _PEER_LOST)]
+    first = [rank for rank, _ in failed if rank not in lost]
+    if lost and first:
+        return (f"rank {', '.join(map(str, first))} failed first; rank {', '.join(map(str, lost))} then lost "
+                "its peer in a collective")
+    return None
+
+
 def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome, *, steps, timeout,
               progress_timeout, warnings, note, log_dir, duration_s, cwd=None) -> DistributedSmokeResult:
     reasons: list[str] = []
@@ -191,6 +205,9 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
             rank_reasons = [f"wrote no report: {r}" for r in result.reasons] or ["wrote no report"]
         reasons += [f"rank {rank}: {r}" for r in rank_reasons]
         warnings += [f"rank {rank}: {w}" for w in result.warnings if not w.startswith("backend auto")]
+    root = root_cause(per_rank)
+    if root:
+        reasons.insert(0, root)
     rep_reasons, rep_warnings, replicas = replica_check(per_rank, steps)
     reasons += rep_reasons
     warnings += rep_warnings + device_check(per_rank)
@@ -216,6 +233,7 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
 def render(result: DistributedSmokeResult, console=None) -> None:
     """Terminal summary: one line per rank, then the job's verdict."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
@@ -235,9 +253,9 @@ def render(result: DistributedSmokeResult, console=None) -> None:
     if result.log_dir:
         console.print(f"  {'rank logs':20} {result.log_dir}", highlight=False)
     for w in result.warnings:
-        console.print(f"  [yellow]warning:[/yellow] {w}", highlight=False)
+        console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
     for r in result.reasons:
-        console.print(f"  [red]reason:[/red] {r}", highlight=False)
+        console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
     for rank, r in zip(result.rank_ids, result.ranks):
         if r.verdict != "pass" and r.stderr.strip():
             console.print(f"  [dim]rank {rank} stderr (last lines):[/dim]", highlight=False)
