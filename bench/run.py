@@ -10,7 +10,8 @@ Every target is measured against a baseline in the same run and reported as a ra
 - apply over the same corpus vs analyze over it;
 - apply of one file with 16,000 findings vs analyze of the same file, and 8,000 -> 16,000 scaling;
 - smoke harness overhead: emulated smoke vs the plain script on the CPU, with and without op tracing;
-- profile overhead: emulated profile vs emulated smoke of the same script, per step.
+- profile overhead: emulated profile vs emulated smoke of the same script, per step;
+- distributed smoke overhead: `smoke --nproc-per-node 2` vs the same torchrun job without the harness.
 """
 
 from __future__ import annotations
@@ -260,9 +261,9 @@ def bench_profile(rows, results, quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist"])
     args = parser.parse_args(argv)
-    only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile"])
+    only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist"])
     rows: list[tuple[str, str, str, str]] = []
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     files = torch_corpus()
@@ -282,6 +283,10 @@ def main(argv=None) -> int:
         bench_smoke(rows, results, args.quick)
     if "profile" in only:
         bench_profile(rows, results, args.quick)
+    if "dist" in only:  # 2-rank smoke under torchrun vs the plain torchrun job (bench/dist_bench.py)
+        from bench.dist_bench import bench_dist_smoke
+
+        bench_dist_smoke(rows, results, args.quick, timed)
     from rich.console import Console
     from rich.table import Table
 

@@ -45,6 +45,14 @@ def compare_ranks(baseline, migrated, *, rtol: float, atol: float, note: str = "
             else:
                 reasons.append(f"rank {rank}: loss diverges at step {row.step}: baseline {row.baseline:.8g}, "
                                f"migrated {row.migrated:.8g} (rtol {alignment.rtol:g}, atol {alignment.atol:g})")
+    diverged = [(c.alignment.first_divergence, c.rank) for c in comparisons if c.alignment.first_divergence is not None]
+    if len(diverged) > 1:
+        step = min(diverged)[0]
+        first = [rank for s, rank in diverged if s == step]
+        later = [rank for s, rank in diverged if s != step]
+        if later:  # with DDP one rank's difference reaches the others through the all-reduced gradients
+            reasons.insert(0, f"rank {', '.join(map(str, first))} diverges first (step {step}); rank "
+                              f"{', '.join(map(str, later))} follows later (gradients are shared between ranks)")
     for side, job in (("baseline", baseline), ("migrated", migrated)):
         reasons += [f"{side} job: {r}" for r in job.reasons if not r.startswith("rank ")]
     return tuple(comparisons), reasons

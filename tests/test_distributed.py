@@ -140,8 +140,11 @@ def test_validate_compares_rank_by_rank(tmp_path):
                           out_dir=tmp_path / "out", launch=launch, migrated_backend="emulated", dump=False)
     assert result.verdict == "fail", result.reasons
     assert any(r.startswith("rank 1: loss diverges at step 0") for r in result.reasons)
-    assert not any(r.startswith("rank 0:") for r in result.reasons)  # rank 0's data is unchanged
-    assert any("rank 0 identical, rank 1 diverges" in n for n in result.notes)
+    # rank 0's data is unchanged: its first loss (before any update) matches; the all-reduced
+    # gradients then carry rank 1's difference to it.
+    assert any(r.startswith("rank 0: loss diverges at step 1") for r in result.reasons)
+    assert "rank 1 diverges first (step 0); rank 0 follows later" in " ".join(result.reasons)
+    assert any("rank 0 diverges, rank 1 diverges" in n for n in result.notes)
 
 
 # ------------------------------------------------------------------------------ units
@@ -191,6 +194,14 @@ def test_naming_rules():
     assert ranks == () and sentence.startswith("every rank waits in the same collective")
     ranks, sentence = name_hanging([w(0), w(1), w(2, "t.py:12")])
     assert ranks == (2,) and "different collectives" in sentence
+
+
+def test_two_local_ranks_on_one_device_index_warn():
+    from checks.dist_verdict import device_check
+
+    reports = [(r, r, {"distributed": {"device_index": idx}}, None) for r, idx in ((0, 0), (1, 0), (2, 2))]
+    (warning,) = device_check(reports)
+    assert warning.startswith("ranks 0, 1 all use device index 0")
 
 
 def _report(rank, params, steps=3):
