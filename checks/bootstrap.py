@@ -297,11 +297,11 @@ def main() -> None:
     # Our own modules are imported now, while the project root is on sys.path; then the script
     # gets the sys.path it would have had: its folder first (and the stand-in before it, if emulated).
     sys.path[0] = ROOT
+    import checks.dist_child  # distributed runs: per-rank report, progress, fingerprint
     import checks.optrace  # noqa: F401  (loaded before the script changes sys.path)
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
     if profile_cfg:
         import checks.profile.child  # noqa: F401  (same reason)
-    import checks.dist_child  # noqa: F401  (distributed runs: per-rank report, progress, fingerprint)
 
     kb = None
     if backend == "emulated":

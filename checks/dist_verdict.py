@@ -17,7 +17,12 @@ import os
 import re
 from dataclasses import replace
 
-from checks.distributed import DistributedSmokeResult, JobOutcome, LaunchSpec, RankPosition
+from checks.distributed import (
+    DistributedSmokeResult,
+    JobOutcome,
+    LaunchSpec,
+    RankPosition,
+)
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 _THREAD = re.compile(r"^(Current thread|Thread) 0x[0-9a-f]+")

@@ -261,7 +261,7 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
     if launch is not None:
         from checks.dist_validate import smoke_ranks
 
-        run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)  # noqa: F811
+        run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
         torch_npu_version=torch_npu_version, script_args=list(script_args),

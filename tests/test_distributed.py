@@ -17,7 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from checks.dist_verdict import name_hanging, parse_stack, position, replica_check
-from checks.distributed import LaunchSpec, RankPosition, launch_command, run_distributed_smoke
+from checks.distributed import (
+    LaunchSpec,
+    RankPosition,
+    launch_command,
+    run_distributed_smoke,
+)
 from checks.smoke import SmokeResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +38,7 @@ def smoke(name, nproc=2, *, steps=3, timeout=180, **kw):
 
 
 def _no_process_runs(name: str) -> bool:
-    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
     return not any(name in line and "bootstrap.py" in line for line in out.splitlines())
 
 
@@ -135,7 +140,7 @@ def test_four_ranks_hang_at_the_overall_timeout():
 def test_validate_compares_rank_by_rank(tmp_path):
     from checks.validate import run_validate
 
-    launch = dict(nproc_per_node=2, nnodes="1", node_rank=0, master_addr=None, master_port=None)
+    launch = {"nproc_per_node": 2, "nnodes": "1", "node_rank": 0, "master_addr": None, "master_port": None}
     result = run_validate(CASES / "ddp_gpu_fallback.py", CASES / "ddp_npu_rank1_data.py", steps=3,
                           out_dir=tmp_path / "out", launch=launch, migrated_backend="emulated", dump=False)
     assert result.verdict == "fail", result.reasons
@@ -166,7 +171,7 @@ def _faulthandler_dump(tmp_path, body: str) -> tuple[str, Path]:
     user.write_text(textwrap.dedent(body))
     boot = tmp_path / "bootstrap.py"
     boot.write_text("import faulthandler, runpy, sys\nrunpy.run_path(sys.argv[1])\n")
-    out = subprocess.run([PY, str(boot), str(user)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([PY, str(boot), str(user)], capture_output=True, text=True, timeout=60, check=False)
     return out.stderr, user
 
 
@@ -185,7 +190,7 @@ def test_position_from_a_real_stack_dump(tmp_path):
 
 
 def test_naming_rules():
-    w = lambda r, line="t.py:9": RankPosition(r, 3, "waiting", line, "dist.all_reduce(t)", "all_reduce")  # noqa: E731
+    w = lambda r, line="t.py:9": RankPosition(r, 3, "waiting", line, "dist.all_reduce(t)", "all_reduce")
     run = RankPosition(2, 3, "running", "t.py:5", "time.sleep(1)")
     assert name_hanging([w(0), w(1), run])[0] == (2,)
     ended = RankPosition(1, 5, "ended")
@@ -215,7 +220,7 @@ def test_replica_check_compares_hashes_and_shards():
     other = {"w": {"kind": "replicated", "hash": "aa"}, "b": {"kind": "replicated", "hash": "cc"}}
     reasons, _, summary = replica_check([_report(0, same), _report(1, other)], 3)
     assert "1 of 2 (first: b: rank 0 bb, rank 1 cc)" in reasons[0] and summary.startswith("1/2")
-    shard = lambda n: {"p": {"kind": "sharded", "placements": ["Shard(dim=0)"], "shape": [4, 2], "local_numel": n}}  # noqa: E731
+    shard = lambda n: {"p": {"kind": "sharded", "placements": ["Shard(dim=0)"], "shape": [4, 2], "local_numel": n}}
     assert replica_check([_report(0, shard(4)), _report(1, shard(4))], 3)[0] == []
     reasons, _, _ = replica_check([_report(0, shard(4)), _report(1, shard(2))], 3)
     assert "local shards hold 6 elements, the parameter has 8" in reasons[0]

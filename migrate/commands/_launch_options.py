@@ -24,8 +24,8 @@ def launch_options(func):
     def wrapper(*args, nproc_per_node, nnodes, node_rank, master_addr, master_port, progress_timeout, **kwargs):
         launch = None
         if nproc_per_node is not None:
-            launch = dict(nproc_per_node=nproc_per_node, nnodes=str(nnodes), node_rank=node_rank,
-                          master_addr=master_addr, master_port=master_port)
+            launch = {"nproc_per_node": nproc_per_node, "nnodes": str(nnodes), "node_rank": node_rank,
+                      "master_addr": master_addr, "master_port": master_port}
         elif nnodes != "1" or node_rank or master_addr or master_port:
             raise click.UsageError("--nnodes/--node-rank/--master-addr/--master-port need --nproc-per-node")
         return func(*args, launch=launch, progress_timeout=progress_timeout, **kwargs)
