@@ -8,6 +8,9 @@ import functools
 from torch_npu import _emulator
 
 
+_fsdp2_patched = False
+
+
 def install() -> None:
     _patch_device_mesh()
 
@@ -24,15 +27,19 @@ def _patch_device_mesh():
     def mesh_init(self, device_type, *args, **kwargs):
         if isinstance(device_type, str) and device_type.split(":")[0] == "npu":
             device_type = "cpu"
+            _patch_fsdp2_marks()  # here, not at install: importing FSDP costs seconds
         orig_init(self, device_type, *args, **kwargs)
 
     device_mesh.DeviceMesh.__init__ = mesh_init
-    _patch_fsdp2_marks()
 
 
 def _patch_fsdp2_marks():
     """FSDP2 replaces a module's parameters by new sharded (and, per forward, unsharded) ones; they
     stay on the emulated NPU when the original was there. torch private API: skipped if it moved."""
+    global _fsdp2_patched
+    if _fsdp2_patched:
+        return
+    _fsdp2_patched = True
     try:
         from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam
     except ImportError:
