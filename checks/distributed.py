@@ -9,7 +9,7 @@ so every rank runs the bootstrap (hooks, stand-in, step counting) and writes its
 progress file and (on request) stack dump into one report folder (checks/dist_child.py). torchrun
 keeps one stdout/stderr log per rank; rank 0 is also streamed live with torchrun's `[default0]:`
 prefix. The parent watches the progress files; at the timeout (or when no rank made progress for
-`progress_timeout` seconds) it asks every live rank for its stack (SIGUSR1 -> faulthandler), kills
+`progress_timeout` seconds, counted from the first step) it asks every live rank for its stack (SIGUSR1 -> faulthandler), kills
 torchrun and every rank's process group, and names the rank that stopped (checks/dist_verdict.py).
 
 `launch_command` is the reusable part for other commands (profile): it builds the torchrun command
@@ -233,7 +233,7 @@ def kill_job(proc: subprocess.Popen, pids) -> None:
     proc.wait()
 
 
-def run_job(cmd, *, env, cwd, report_dir, expected_ranks: int, timeout: float, progress_timeout: float | None,
+def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: float | None,
             stream=None) -> JobOutcome:
     """Run the torchrun command, watching the ranks' progress; stop it on timeout or stall."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -257,7 +257,9 @@ def run_job(cmd, *, env, cwd, report_dir, expected_ranks: int, timeout: float, p
                 last, last_change = snapshot, now
             if now - start >= timeout:
                 timed_out = True
-            elif progress_timeout and len(progress) >= expected_ranks and now - last_change >= progress_timeout:
+            elif progress_timeout and any(steps for _, steps in progress.values()) and now - last_change >= progress_timeout:
+                # counted from the first optimizer step of any rank: before it (imports, data set-up,
+                # which may be long) only the overall timeout applies
                 stalled = True
             if timed_out or stalled:
                 break
@@ -343,7 +345,7 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
                              python=python, stream_rank0=stream is not None)
         try:
             outcome = run_job(cmd, env=child_env, cwd=cwd, report_dir=report_dir,
-                              expected_ranks=launch.nproc_per_node, timeout=timeout,
+                              timeout=timeout,
                               progress_timeout=progress_timeout, stream=stream)
         except OSError as exc:
             return _finish(_error(script, backend, launch, f"could not start torchrun: {exc}"), json_report)
