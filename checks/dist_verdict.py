@@ -162,8 +162,9 @@ def device_check(per_rank) -> list[str]:
         idx = ((report or {}).get("distributed") or {}).get("device_index")
         if idx is not None:
             by_index.setdefault(idx, []).append(rank)
-    return [f"ranks {', '.join(map(str, rs))} all use device index {idx} (torch.npu.set_device(local_rank) missing?); "
-            "on a real NPU host they would share one NPU" for idx, rs in sorted(by_index.items()) if len(rs) > 1]
+    return [f"ranks {', '.join(map(str, rs))} all have current device index {idx} at the last step "
+            "(torch.npu.set_device(local_rank) not called?): on a real NPU host, work put on the current device "
+            "would share one NPU" for idx, rs in sorted(by_index.items()) if len(rs) > 1]
 
 
 _PEER_LOST = ("closed by peer", "reset by peer", "remote worker", "Connection refused")

@@ -206,7 +206,7 @@ def test_two_local_ranks_on_one_device_index_warn():
 
     reports = [(r, r, {"distributed": {"device_index": idx}}, None) for r, idx in ((0, 0), (1, 0), (2, 2))]
     (warning,) = device_check(reports)
-    assert warning.startswith("ranks 0, 1 all use device index 0")
+    assert warning.startswith("ranks 0, 1 all have current device index 0")
 
 
 def _report(rank, params, steps=3):

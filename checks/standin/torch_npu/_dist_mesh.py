@@ -1,4 +1,4 @@
-"""Distributed extras of the stand-in: DeviceMesh and FSDP2 on the emulated NPU (the CPU, gloo).
+"""Distributed extras of the stand-in: DeviceMesh, FSDP2 and the npu default backend on the emulated NPU (the CPU, gloo).
 
 Installed by `_emulator.install` after the process-group patches (hccl -> gloo)."""
 from __future__ import annotations
@@ -13,6 +13,48 @@ _fsdp2_patched = False
 
 def install() -> None:
     _patch_device_mesh()
+    _patch_default_backend()
+    _patch_accelerator_probe()
+
+
+def _patch_accelerator_probe():
+    """`torch._C._get_accelerator()` (FSDP2's default mesh, FSDP1's device, barrier) says npu, as on
+    an Ascend host; the C++ side has no PrivateUse1 hooks here, so it would raise."""
+    import torch
+
+    orig = getattr(torch._C, "_get_accelerator", None)
+    if orig is None:
+        return
+
+    @functools.wraps(orig)
+    def get_accelerator(*args, **kwargs):
+        try:
+            return orig(*args, **kwargs)
+        except RuntimeError:
+            return torch.device("npu", _emulator._State.current)
+
+    torch._C._get_accelerator = get_accelerator
+
+
+def _patch_default_backend():
+    """torch_npu registers hccl as the npu device's backend (torch_npu/_init/registry/distributed.py,
+    `register_backend("hccl", ..., devices=["npu"])`): get_default_backend_for_device(npu) is "hccl",
+    which the stand-in's init_process_group then runs as gloo."""
+    import torch.distributed as dist
+
+    orig = getattr(dist, "get_default_backend_for_device", None)
+    if orig is None:
+        return
+
+    @functools.wraps(orig)
+    def get_default_backend_for_device(device):
+        text = device.type if hasattr(device, "type") else str(device)
+        if text.split(":")[0] == "npu":
+            return "hccl"
+        return orig(device)
+
+    dist.get_default_backend_for_device = get_default_backend_for_device
+    dist.distributed_c10d.get_default_backend_for_device = get_default_backend_for_device
 
 
 def _patch_device_mesh():
