@@ -7,7 +7,6 @@ import functools
 
 from torch_npu import _emulator
 
-
 _fsdp2_patched = False
 
 
