@@ -359,7 +359,7 @@ def main() -> None:
                     stream.flush()
                 except Exception:
                     pass
-            os._exit(checks.dist_child.exit_status(rec) if cfg.get("dist") else 0)
+            os._exit(0)
 
 
 if __name__ == "__main__":

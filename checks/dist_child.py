@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import faulthandler
 import hashlib
+import json
 import os
 import signal
+import sys
 
 STACK_SIGNAL = signal.SIGUSR1
 
@@ -47,6 +49,7 @@ class RankState:
     def open_files(self) -> None:
         base = os.path.join(self.folder, self.name())
         self.rec.report_path = base + ".json"
+        self.info_path = base + ".dist.json"
         self.progress_fd = os.open(base + ".progress", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         self.stack_file = open(base + ".stack", "w", encoding="utf-8")  # noqa: SIM115 - open for the process's life
         faulthandler.register(STACK_SIGNAL, file=self.stack_file, all_threads=True, chain=False)
@@ -65,7 +68,7 @@ class RankState:
             os.close(self.progress_fd)
             faulthandler.unregister(STACK_SIGNAL)
             self.stack_file.close()
-            for ext in (".progress", ".stack"):
+            for ext in (".progress", ".stack", ".dist.json"):
                 _unlink(old[: -len(".json")] + ext)
             _unlink(old)
         self.progress_fd = None
@@ -101,6 +104,15 @@ class RankState:
             self.device_index = int(npu.current_device()) if npu is not None else None
         except Exception:  # noqa: BLE001 - a real NPU without a bound device: nothing to record
             self.device_index = None
+
+    def write_info(self) -> None:
+        """rankN.dist.json beside the rank's smoke report (which keeps the plain child-report shape)."""
+        if self.progress_fd is None:
+            return
+        tmp = f"{self.info_path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(self.to_json(), f)
+        os.replace(tmp, self.info_path)
 
     def to_json(self) -> dict:
         return {"rank": self.rank, "local_rank": self.local_rank, "world_size": self.world_size or _dist_world(),
@@ -164,6 +176,7 @@ def _hook_wrappers(torch, state: RankState) -> None:
     def ddp_init(self, *args, **kwargs):
         orig_ddp(self, *args, **kwargs)
         state.ddp_modules.append(self.module)
+        state.write_info()  # a hung rank's position needs to know it runs DDP
 
     ddp.__init__ = ddp_init
     try:
@@ -211,7 +224,7 @@ def attach(rec, cfg: dict, stop: type) -> RankState:
     _hook_wrappers(torch, state)
     if cfg["backend"] == "cpu":
         _baseline_gloo(torch)
-    orig_on_step, orig_to_json = rec.on_step, rec.to_json
+    orig_on_step, orig_write = rec.on_step, rec.write
 
     def on_step(optimizer):
         try:
@@ -219,18 +232,26 @@ def attach(rec, cfg: dict, stop: type) -> RankState:
         except stop:
             rec._dist_last_groups = [g["params"] for g in optimizer.param_groups]
             state.fingerprint()
+            state.write_info()
             raise
         finally:
             state.progress(len(rec.losses))
 
-    def to_json():
-        return {**orig_to_json(), "distributed": state.to_json()}
+    def write():
+        orig_write()
+        if rec.status in ("exception", "exit"):
+            # The bootstrap's final write: a failed rank exits non-zero so that torchrun tears the
+            # group down at once (its own behaviour) instead of leaving the others in a collective.
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(1)
 
     rec.on_step = on_step
-    rec.to_json = to_json
+    rec.write = write
+    state.write_info()
     return state
 
 
-def exit_status(rec) -> int:
-    """A failed rank exits non-zero so torchrun tears the group down at once (its own behaviour)."""
-    return 1 if rec.status in ("exception", "exit") else 0

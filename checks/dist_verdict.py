@@ -107,12 +107,14 @@ def name_hanging(positions: list[RankPosition]) -> tuple[tuple[int, ...], str]:
 
 
 def replica_check(per_rank, steps: int) -> tuple[list[str], list[str], str | None]:
-    """(reasons, warnings, summary) of the cross-rank parameter comparison after the last step."""
+    """(reasons, warnings, summary) of the cross-rank parameter comparison after the last step.
+
+    per_rank: (rank, local rank, info, SmokeResult); info is the rank's `rankN.dist.json`
+    (checks/dist_child.py) plus "report": whether the rank wrote its smoke report."""
     fps = {}
-    for rank, _, report, _ in per_rank:
-        dist = (report or {}).get("distributed") or {}
-        if dist.get("replicas") is not None and int(report.get("steps", 0)) >= steps:
-            fps[rank] = dist["replicas"]
+    for rank, _, info, result in per_rank:
+        if (info or {}).get("replicas") is not None and result.steps >= steps:
+            fps[rank] = info["replicas"]
     if len(fps) < len(per_rank) or len(fps) < 2:
         return [], [], None
     reasons, warnings = [], []
@@ -158,8 +160,8 @@ def replica_check(per_rank, steps: int) -> tuple[list[str], list[str], str | Non
 def device_check(per_rank) -> list[str]:
     """Local ranks of one node bound to the same NPU index (set_device(local_rank) missing?)."""
     by_index: dict[int, list[int]] = {}
-    for rank, _, report, _ in per_rank:
-        idx = ((report or {}).get("distributed") or {}).get("device_index")
+    for rank, _, info, _ in per_rank:
+        idx = (info or {}).get("device_index")
         if idx is not None:
             by_index.setdefault(idx, []).append(rank)
     return [f"ranks {', '.join(map(str, rs))} all have current device index {idx} at the last step "
@@ -191,23 +193,23 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
     if stopped:
         why = (f"no rank made progress for {progress_timeout:g}s" if outcome.stalled
                else f"the job did not finish within the timeout ({timeout:g}s)")
-        for rank, _, report, _ in per_rank:
-            steps_done = int((report or {}).get("steps", 0))
+        for rank, _, info, result in per_rank:
+            steps_done = result.steps
             prog = outcome.progress.get(f"rank{rank}")
             if prog:
                 steps_done = max(steps_done, prog[1])
-            ddp = bool(((report or {}).get("distributed") or {}).get("ddp_modules"))
+            ddp = bool((info or {}).get("ddp_modules"))
             positions.append(position(rank, steps_done, outcome.stacks.get(f"rank{rank}"),
                                       ended=prog is not None, ddp=ddp, script=script))
         hanging, sentence = name_hanging(positions)
         reasons.append(f"{why}; the job was killed. {sentence}")
     if stopped:  # the reports are written at most every 0.5 s; the progress files at every step
         by_rank = {p.rank: p.steps for p in positions}
-        per_rank = [(rank, local, report, replace(result, steps=max(result.steps, by_rank.get(rank, 0))))
-                    for rank, local, report, result in per_rank]
-    for rank, _, report, result in per_rank:
+        per_rank = [(rank, local, info, replace(result, steps=max(result.steps, by_rank.get(rank, 0))))
+                    for rank, local, info, result in per_rank]
+    for rank, _, info, result in per_rank:
         rank_reasons = [r for r in result.reasons if not (stopped and ("timed out" in r or "timeout" in r))]
-        if report is None and not stopped:
+        if not (info or {}).get("report") and not stopped:
             rank_reasons = [f"wrote no report: {r}" for r in result.reasons] or ["wrote no report"]
         reasons += [f"rank {rank}: {r}" for r in rank_reasons]
         warnings += [f"rank {rank}: {w}" for w in result.warnings if not w.startswith("backend auto")]
@@ -217,8 +219,8 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
     rep_reasons, rep_warnings, replicas = replica_check(per_rank, steps)
     reasons += rep_reasons
     warnings += rep_warnings + device_check(per_rank)
-    world = next((((rep or {}).get("distributed") or {}).get("world_size") for _, _, rep, _ in per_rank
-                  if ((rep or {}).get("distributed") or {}).get("world_size")), launch.nproc_per_node)
+    world = next(((info or {}).get("world_size") for _, _, info, _ in per_rank
+                  if (info or {}).get("world_size")), launch.nproc_per_node)
     if not stopped and outcome.returncode not in (0, None) and not reasons:
         last = (outcome.launcher_output.strip().splitlines() or ["no output"])[-1]
         reasons.append(f"torchrun exited with status {outcome.returncode}: {last}")

@@ -167,15 +167,35 @@ def read_progress(report_dir: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-def read_reports(report_dir: str) -> dict[str, dict]:
+def read_reports(report_dir: str, suffix: str = ".json") -> dict[str, dict]:
+    """NAME -> parsed JSON of every NAME{suffix} in the folder (the ranks' smoke reports, or with
+    suffix ".dist.json" what checks/dist_child.py adds per rank)."""
     out = {}
-    for path in glob.glob(os.path.join(report_dir, "*.json")):
+    for path in glob.glob(os.path.join(report_dir, "*" + suffix)):
+        name = os.path.basename(path)[: -len(suffix)]
+        if suffix == ".json" and name.endswith(".dist"):
+            continue
         try:
             with open(path, encoding="utf-8") as f:
-                out[os.path.basename(path)[: -len(".json")]] = json.load(f)
+                out[name] = json.load(f)
         except (OSError, ValueError):
             continue
     return out
+
+
+def child_report(data):
+    """The rank's report as `judge` takes it: the ChildReport dataclass where checks/smoke_report.py
+    defines one (the unified child/parent report), else the JSON dict."""
+    if data is None:
+        return None
+    try:
+        from checks.smoke_report import ChildReport
+    except ImportError:
+        return data
+    try:
+        return ChildReport.from_json(data)
+    except ValueError:
+        return None
 
 
 def _alive(pid: int) -> bool:
@@ -349,17 +369,18 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
                               progress_timeout=progress_timeout, stream=stream)
         except OSError as exc:
             return _finish(_error(script, backend, launch, f"could not start torchrun: {exc}"), json_report)
-        reports = read_reports(report_dir)
+        reports, infos = read_reports(report_dir), read_reports(report_dir, ".dist.json")
         per_rank = []
         for local in launch.local_ranks():
             rank = launch.global_rank(local)
             out, err = rank_logs(logs, local)
             report = reports.get(f"rank{rank}")
-            result = judge(script, backend, report, returncode=outcome.returncode, timed_out=outcome.timed_out or outcome.stalled,
+            info = dict(infos.get(f"rank{rank}") or {}, report=report is not None)
+            result = judge(script, backend, child_report(report), returncode=outcome.returncode, timed_out=outcome.timed_out or outcome.stalled,
                            timeout=progress_timeout if outcome.stalled else timeout, steps=steps,
                            strict_ops=strict_ops, stdout=out, stderr=err,
                            torch_npu_version=kb_version if backend != "cpu" else None)
-            per_rank.append((rank, local, report, result))
+            per_rank.append((rank, local, info, result))
         result = dist_verdict.judge_job(
             script, backend, launch, per_rank, outcome, steps=steps, timeout=timeout,
             progress_timeout=progress_timeout, warnings=warnings, note=EMULATED_NOTE if backend == "emulated" else None,

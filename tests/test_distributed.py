@@ -204,13 +204,13 @@ def test_naming_rules():
 def test_two_local_ranks_on_one_device_index_warn():
     from checks.dist_verdict import device_check
 
-    reports = [(r, r, {"distributed": {"device_index": idx}}, None) for r, idx in ((0, 0), (1, 0), (2, 2))]
+    reports = [(r, r, {"device_index": idx}, None) for r, idx in ((0, 0), (1, 0), (2, 2))]
     (warning,) = device_check(reports)
     assert warning.startswith("ranks 0, 1 all have current device index 0")
 
 
 def _report(rank, params, steps=3):
-    return (rank, rank, {"steps": steps, "distributed": {"replicas": {"params": params, "fsdp1_modules": 0}}},
+    return (rank, rank, {"report": True, "replicas": {"params": params, "fsdp1_modules": 0}},
             SmokeResult("pass", 0, "emulated", "s.py", steps=steps))
 
 
