@@ -31,7 +31,7 @@ from checks.backend import EMULATED_NOTE, detect
 from checks.smoke import BOOTSTRAP, SmokeResult, _autoload, _Tail, judge
 
 POLL_S = 0.2
-STACK_WAIT_S = 3.0
+STACK_WAIT_S = 5.0
 KILL_GRACE_S = 3.0
 
 

@@ -73,8 +73,8 @@ def test_ranks_without_gradient_sync_fail_with_the_differing_parameter():
 
 def test_rank_that_skips_a_collective_is_named_and_the_job_killed():
     result = smoke("skip_collective.py", steps=6, timeout=150, progress_timeout=8)
-    assert result.verdict == "fail" and result.stalled and not result.timed_out
-    assert result.hanging == (1,)
+    assert result.verdict == "fail" and result.stalled and not result.timed_out, result.reasons
+    assert result.hanging == (1,), result.positions
     waiting, stuck = result.positions
     assert (waiting.rank, waiting.state, waiting.collective, waiting.steps) == (0, "waiting", "all_reduce", 3)
     assert waiting.location == "skip_collective.py:25" and waiting.code == "dist.all_reduce(logged)"
