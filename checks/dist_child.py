@@ -6,6 +6,10 @@
   step, a few microseconds) that the parent watches to see which rank stops making progress;
 - `faulthandler` on SIGUSR1 writing all thread stacks to `rank{RANK}.stack`: the parent asks a rank
   that stopped for its stack, which works even while the rank is blocked inside a C++ collective;
+- `rank{RANK}.dist.json` beside the report (rank, world size, DDP modules, and at the last step the
+  fingerprint below), so the smoke report itself keeps the plain child-report shape;
+- a failed rank (exception / non-zero exit) leaves with status 1 after its final report, so torchrun
+  tears the group down at once instead of leaving the others in a collective;
 - at the last step, a fingerprint of what must be identical across ranks: one sha256 per parameter
   of every DistributedDataParallel module, and for DTensor (FSDP2 `fully_shard`) parameters the
   placements, global shape and local shard shape (hash of replicated DTensors only);
