@@ -228,8 +228,11 @@ def test_replica_check_compares_hashes_and_shards():
     assert replica_check([_report(0, same), _report(1, other, steps=2)], 3) == ([], [], None)
 
 
-@pytest.mark.xfail(strict=True, reason="steps of ranks started by mp.spawn need the bootstrap's hooks in the "
-                                       "spawned children (branch harness); strict: passes once that lands")
+# Counting the steps of ranks started by mp.spawn needs the bootstrap's hooks in the spawned children:
+# checks/spawn_main.py of the harness branch. Until it is merged this is an expected failure (strict:
+# it must fail without it); with it, an ordinary test.
+@pytest.mark.xfail(not (ROOT / "checks" / "spawn_main.py").exists(), strict=True,
+                   reason="needs the spawned-children hooks of the harness branch (checks/spawn_main.py)")
 def test_mp_spawn_script_without_the_flag():
     from checks.smoke import run_smoke
 
