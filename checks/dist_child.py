@@ -91,7 +91,7 @@ class RankState:
                 seen.add(id(p))
                 params[f"ddp{i}.{name}" if len(self.ddp_modules) > 1 else name] = {"kind": "replicated", "hash": tensor_hash(p)}
         for group in _optimizer_groups(self.rec):
-            for j, p in enumerate(group):
+            for p in group:
                 if id(p) in seen or not _is_dtensor(p):
                     continue
                 seen.add(id(p))
