@@ -302,6 +302,7 @@ def main() -> None:
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
     if profile_cfg:
         import checks.profile.child  # noqa: F401  (same reason)
+    from checks.process import install_exit_recorder
 
     kb = None
     if backend == "emulated":
@@ -318,6 +319,12 @@ def main() -> None:
 
     rec = Recorder(cfg, script)
     rec.kb = kb
+
+    def record_os_exit(code) -> None:  # the script (or a library) left through os._exit: say so
+        rec.status, rec.exit_code = "os_exit", code
+        rec.write()
+
+    real_exit = install_exit_recorder(record_os_exit)
     import torch
 
     if backend == "emulated" and cfg.get("autoload", True):
@@ -359,7 +366,7 @@ def main() -> None:
                     stream.flush()
                 except Exception:
                     pass
-            os._exit(0)
+            real_exit(0)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import collections
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from checks import process
 from checks.backend import EMULATED_NOTE, detect
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
@@ -104,23 +104,6 @@ class _Tail:
         return "".join(self.chunks)[-TAIL_CHARS:]
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGTERM the child's process group, then SIGKILL whatever is left."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
-    try:
-        proc.wait(KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
-
-
 def _autoload(version: str) -> bool:
     """torch >= 2.5 imports an installed torch_npu at `import torch` (device backend autoload)."""
     major, minor = (int(x) for x in version.split(".")[:2])
@@ -130,7 +113,7 @@ def _autoload(version: str) -> bool:
 def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "auto", fake_data: bool = False,
               torch_npu_version: str | None = None, script_args=(), json_report=None, strict_ops: bool = False,
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
-              emulate_autocast: bool = True, python: str | None = None) -> SmokeResult:
+              emulate_autocast: bool = True, python: str | None = None, memory_limit: int | None = None) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
     emulate_autocast: in emulated mode, torch.npu.amp / autocast("npu") run CPU autocast with the
@@ -178,22 +161,21 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         child_env["CUDA_VISIBLE_DEVICES"] = ""
     cmd = [python or sys.executable, BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
     timed_out = False
+    guard = process.ChildGuard(memory_limit)  # kills the whole tree, setsid() escapees included
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                env=child_env, cwd=cwd, start_new_session=True)
+                                env=guard.env(child_env), cwd=cwd, start_new_session=True)
     except OSError as exc:
         return _finish(_error(script, backend, f"could not start python: {exc}"), json_report)
+    guard.start(proc)
     out_tail, err_tail = _Tail(proc.stdout, stream), _Tail(proc.stderr, stream)
     try:
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = not guard.wait(timeout)
     except BaseException:  # Ctrl-C: nothing of the run may survive us
-        _kill_group(proc)
+        guard.kill_all(KILL_GRACE_S)
         _cleanup(report_path)
         raise
-    _kill_group(proc)  # the child has ended (or timed out): end its stray children too
+    guard.kill_all(KILL_GRACE_S)  # the child has ended (or timed out): end its stray children too
     stdout, stderr = out_tail.text(), err_tail.text()
     report = None
     try:
@@ -205,7 +187,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
                    steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
                    torch_npu_version=kb_version if backend != "cpu" else None,
-                   duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [])
+                   duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [],
+                   guard=guard)
     return _finish(result, json_report)
 
 
@@ -223,20 +206,30 @@ def _finish(result: SmokeResult, json_report) -> SmokeResult:
     return result
 
 
+def exc_code_nonzero(report: dict) -> bool:
+    code = report.get("exit_code")
+    return code not in (0, None)
+
+
 def _float(x) -> float:
     return float(x) if not isinstance(x, str) else float(x.replace("'", ""))
 
 
 def judge(script, backend, report, *, returncode, timed_out, timeout, steps, strict_ops, stdout="", stderr="",
-          torch_npu_version=None, duration_s=0.0, extra_warnings=()) -> SmokeResult:
+          torch_npu_version=None, duration_s=0.0, extra_warnings=(), guard=None) -> SmokeResult:
     """The verdict from the child's report (None when the child wrote none)."""
     reasons: list[str] = []
+    ended = process.exit_reason((report or {}).get("status"), returncode, int((report or {}).get("steps", 0)), steps,
+                                memory_limit=getattr(guard, "memory_limit", None), exit_code=(report or {}).get("exit_code"),
+                                memory_exceeded=getattr(guard, "memory_exceeded", False), peak_rss=getattr(guard, "peak_rss", 0))
     warnings = [w for w in extra_warnings if w]
     note = EMULATED_NOTE if backend == "emulated" else None
     common = dict(stdout=stdout, stderr=stderr, torch_npu_version=torch_npu_version, timed_out=timed_out,
                   duration_s=round(duration_s, 3), note=note, requested_steps=steps)
     if report is None:
-        if timed_out:
+        if ended and (getattr(guard, "memory_exceeded", False) or (not timed_out and (returncode or 0) < 0)):
+            reasons.append(ended)
+        elif timed_out:
             reasons.append(f"no optimizer step within the timeout ({timeout:g}s); the script never reached training")
         else:
             last = (stderr.strip().splitlines() or ["no output"])[-1]
@@ -258,7 +251,9 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
     location = f"{exc['file']}:{exc['line']}" if exc and exc.get("file") else None
     exit_code_override = None
 
-    if timed_out:
+    if getattr(guard, "memory_exceeded", False):
+        reasons.append(ended)
+    elif timed_out:
         if done == 0:
             reasons.append(f"no optimizer step within the timeout ({timeout:g}s)")
         else:
@@ -274,7 +269,12 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
         else:
             reasons.append(f"the script exited with status {code} after {done} optimizer steps")
     elif status == "running":
-        reasons.append("the child process died during training (killed or crashed)")
+        reasons.append(ended or "the child process died during training (killed or crashed)")
+    elif status == "os_exit":
+        if exc_code_nonzero(report) or done == 0:
+            reasons.append(ended)
+        elif done < steps:
+            warnings.append(ended)
     if done == 0 and not timed_out and status in ("finished", "stopped"):
         reasons.append("the script finished without a single optimizer step (optimizer.step() never ran)")
     elif status == "finished" and done < steps:

@@ -111,6 +111,7 @@ def run_validate(
     stream: TextIO | None = None,
     launch: dict | None = None,
     progress_timeout: float | None = None,
+    memory_limit: int | None = None,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -128,7 +129,7 @@ def run_validate(
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     backends = {"baseline": "cpu", "migrated": migrated_backend}
     common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
-                  torch_npu_version=torch_npu_version)
+                  torch_npu_version=torch_npu_version, memory_limit=memory_limit)
     notes: list[str] = []
     if launch is not None:  # N ranks per side, compared rank by rank (checks/dist_validate.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
@@ -253,7 +254,7 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
 
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
-           torch_npu_version, launch=None, progress_timeout=None):
+           torch_npu_version, launch=None, progress_timeout=None, memory_limit=None):
     from checks.smoke import run_smoke
 
     child_env = dict(os.environ)
@@ -269,7 +270,7 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
         cwd=str(copy.original.parent), stream=stream, seed=seed,
         # the stand-in's autocast stays off, like torch.cuda.amp on the CPU baseline: AMP scripts keep
         # identical losses (no effect on a real NPU)
-        emulate_autocast=False,
+        emulate_autocast=False, **({"memory_limit": memory_limit} if launch is None else {}),
     )
 
 

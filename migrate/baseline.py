@@ -32,15 +32,23 @@ def fingerprint(f: Finding) -> str:
 
 
 def exists(path: str) -> bool:
-    return os.path.isfile(path)
+    return os.path.exists(path)  # anything there is read (and refused unless it is a regular file)
+
+
+def _regular_or_absent(path: str) -> None:
+    """A baseline is a regular file: a device, FIFO or folder in its place is never read or replaced."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise ValueError(f"cannot use baseline {path}: not a regular file")
 
 
 def write(path: str, findings: list[Finding]) -> None:
+    _regular_or_absent(path)
     entries = [{"fingerprint": fingerprint(f), "path": f.path, "code": f.code, "line": f.line, "message": f.message} for f in findings]
     io.atomic_write(path, json.dumps({"version": VERSION, "findings": entries}, indent=1) + "\n")
 
 
 def read(path: str) -> Counter:
+    _regular_or_absent(path)
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)

@@ -50,10 +50,16 @@ def cli():
     """npu-migrate: move PyTorch training code from CUDA GPUs to Ascend NPUs, and prove it trains.
 
     Exit codes: 0 clean / passed, 1 findings or failed verdict, 2 could not run.
+    `--debug` (anywhere before `--`) shows the traceback of an internal error.
     """
 
 
 def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    from migrate.guard import crash_exit, split_debug
+
+    argv, debug = split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
         cli.main(args=argv, prog_name="npu-migrate", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -69,4 +75,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except BaseException as exc:  # noqa: BLE001 - the top-level guard: a crash is exit 2, never 1
+        return crash_exit(exc, debug)
     return 0

@@ -29,6 +29,7 @@ class Config:
     torch_npu_version: str | None = None
     respect_gitignore: bool = True
     max_file_size: int = 10 * 1024 * 1024
+    follow_links: bool = False  # follow symbolic links that leave the scanned tree
     source: str | None = None  # the pyproject.toml it came from
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -90,20 +91,24 @@ def load_config(paths: list[str], explicit: str | None = None) -> Config:
         return Config()
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         if explicit:
             raise ConfigError(f"cannot read {pyproject}: {exc}") from None
         return Config()  # a broken pyproject of the scanned project is reported by the manifest reader
-    section = data.get("tool", {}).get("npu-migrate")
+    tool = data.get("tool")
+    section = tool.get("npu-migrate") if isinstance(tool, dict) else None
     if section is None:
         return Config()
     if not isinstance(section, dict):
         raise ConfigError(f"{pyproject}: [tool.npu-migrate] must be a table")
-    known = {"select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "fail-on", "torch-npu-version",
-             "respect-gitignore", "max-file-size"}
+    known = set(SCHEMA)
     unknown = sorted(set(section) - known)
     if unknown:
         raise ConfigError(f"{pyproject}: unknown [tool.npu-migrate] keys: {', '.join(unknown)}")
+    try:
+        validate_section(section)
+    except ConfigError as exc:
+        raise ConfigError(f"{pyproject}: {exc}") from None
     config = Config(source=str(pyproject))
     changes: dict = {}
     if "select" in section:
@@ -126,7 +131,43 @@ def load_config(paths: list[str], explicit: str | None = None) -> Config:
     if "torch-npu-version" in section:
         changes["torch_npu_version"] = str(section["torch-npu-version"])
     if "respect-gitignore" in section:
-        changes["respect_gitignore"] = bool(section["respect-gitignore"])
+        changes["respect_gitignore"] = section["respect-gitignore"]
+    if "follow-links" in section:
+        changes["follow_links"] = section["follow-links"]
     if "max-file-size" in section:
-        changes["max_file_size"] = int(section["max-file-size"])
+        changes["max_file_size"] = section["max-file-size"]
     return replace(config, **changes)
+
+
+def _is_glob_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _is_code_list(value) -> bool:
+    return isinstance(value, str) or _is_glob_list(value)
+
+
+# key -> (check, what the value must be); checked before any value is used
+SCHEMA = {
+    "select": (_is_code_list, "a list of code prefixes (e.g. [\"NPU1\", \"NPU301\"])"),
+    "ignore": (_is_code_list, "a list of code prefixes (e.g. [\"NPU206\"])"),
+    "exclude": (_is_glob_list, "a list of glob strings (e.g. [\"third_party\", \"legacy/*.py\"])"),
+    "extend-exclude": (_is_glob_list, "a list of glob strings"),
+    "per-file-ignores": (lambda v: isinstance(v, dict) and all(_is_code_list(c) for c in v.values()),
+                         "a table of \"glob\" = [code prefixes]"),
+    "fail-on": (lambda v: isinstance(v, str) and v.lower() in ("info", "warning", "error"), "one of \"info\", \"warning\", \"error\""),
+    "torch-npu-version": (lambda v: isinstance(v, str), "a version string (e.g. \"2.6.0\")"),
+    "respect-gitignore": (lambda v: isinstance(v, bool), "true or false"),
+    "follow-links": (lambda v: isinstance(v, bool), "true or false"),
+    "max-file-size": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a positive number of bytes (e.g. 10485760)"),
+}
+
+
+def validate_section(section: dict) -> None:
+    """Raise ConfigError naming the first key whose value has the wrong type or range."""
+    for key, value in section.items():
+        check, expected = SCHEMA[key]
+        if not check(value):
+            shown = repr(value)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise ConfigError(f"[tool.npu-migrate] {key} must be {expected}, got {shown}")

@@ -11,14 +11,16 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 import warnings
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import __version__, io, repo_index, suppress
+from migrate import __version__, io, repo_index, suppress, walk
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import Category, Edit, FileError, FileResult, Finding, ScanResult, Severity
 from migrate.sources import (
@@ -71,19 +73,6 @@ class _Excludes:
         return self.path_regex is not None and "/" in rel and self.path_regex.match(rel) is not None
 
 
-def _gitignore(directory: str):
-    path = os.path.join(directory, ".gitignore")
-    if not os.path.isfile(path):
-        return None
-    import pathspec
-
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
-    except OSError:
-        return None
-
-
 def discover(paths: list[str], config: Config, stdin_data: bytes | None = None, stdin_name: str = "<stdin>") -> tuple[list[Target], list[FileError]]:
     targets: list[Target] = []
     errors: list[FileError] = []
@@ -94,83 +83,28 @@ def discover(paths: list[str], config: Config, stdin_data: bytes | None = None, 
             targets.append(Target(stdin_name, kinds, stdin_data if stdin_data is not None else b""))
             continue
         if os.path.islink(given) and not os.path.exists(given):
-            errors.append(_link_error(given))
+            errors.append(walk.link_error(given))
             continue
-        if not os.path.exists(given):
-            errors.append(FileError(given, "NPU903", "no such file or directory"))
+        try:
+            mode = os.stat(given).st_mode
+        except OSError as exc:
+            message = "no such file or directory" if exc.errno == errno.ENOENT else f"cannot read: {exc.strerror or exc}"
+            errors.append(FileError(given, "NPU903", message))
             continue
-        if os.path.isfile(given):
+        if stat.S_ISREG(mode):
             kinds = classify(given) or ("python",)  # a file named explicitly is read even without a .py suffix
             targets.append(Target(given, kinds))
             continue
-        _walk(given, config, excludes, targets, errors)
+        if not stat.S_ISDIR(mode):
+            errors.append(FileError(given, "NPU903", f"{walk.special_kind(mode)}, not read"))
+            continue
+        walker = walk.Walker(excludes, config.respect_gitignore, getattr(config, "follow_links", False))
+        walker.walk(given)
+        targets.extend(Target(path, kinds) for path, kinds in walker.found)
+        errors.extend(walker.errors)
     return targets, errors
 
 
-def _link_error(path: str) -> FileError:
-    try:
-        os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return FileError(path, "NPU903", "symbolic link loop")
-    return FileError(path, "NPU903", f"broken symbolic link (points to {os.readlink(path)!r})")
-
-
-def _walk(root: str, config: Config, excludes: _Excludes, targets: list[Target], errors: list[FileError]) -> None:
-    visited: set[str] = set()
-    specs: list[tuple[str, object]] = []
-
-    def ignored_by_git(full: str, is_dir: bool) -> bool:
-        for base, spec in specs:
-            rel = os.path.relpath(full, base).replace(os.sep, "/")
-            if rel.startswith(".."):
-                continue
-            if spec.match_file(rel + ("/" if is_dir else "")):
-                return True
-        return False
-
-    def visit(directory: str, rel_dir: str) -> None:
-        real = os.path.realpath(directory)
-        if real in visited:
-            errors.append(FileError(directory, "NPU903", "symbolic link loop (directory already visited), not followed"))
-            return
-        visited.add(real)
-        pushed = False
-        if config.respect_gitignore:
-            spec = _gitignore(directory)
-            if spec is not None:
-                specs.append((directory, spec))
-                pushed = True
-        try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError as exc:
-            errors.append(FileError(directory, "NPU903", f"cannot list directory: {exc.strerror or exc}"))
-            entries = []
-        for entry in entries:
-            full = os.path.join(directory, entry.name)
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if excludes.match(rel, entry.name):
-                continue
-            try:
-                is_dir = entry.is_dir(follow_symlinks=True)
-                is_file = entry.is_file(follow_symlinks=True)
-            except OSError:
-                is_dir = is_file = False
-            if config.respect_gitignore and ignored_by_git(full, is_dir):
-                continue
-            if is_dir:
-                visit(full, rel)
-            elif is_file:
-                kinds = classify(entry.name)
-                if kinds:
-                    targets.append(Target(full, kinds))
-            elif entry.is_symlink():
-                if classify(entry.name) or not os.path.splitext(entry.name)[1]:
-                    errors.append(_link_error(full))
-        if pushed:
-            specs.pop()
-
-    visit(root, "")
 
 
 # ---- analysing one file ---------------------------------------------------------------------------
@@ -244,7 +178,9 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     except SyntaxError as exc:
         hint = " (looks like Python 2 code)" if _PY2_HINTS.search(text) else ""
         return [], [FileError(path, "NPU901", f"syntax error{hint}: {exc.msg}", exc.lineno or 1, exc.offset or 1)], 0
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except RecursionError:
+        return [], [FileError(path, "NPU901", "cannot parse: nested too deeply for Python's parser (RecursionError)")], 0
+    except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
     active = [r for r in rules if _applies(r, text, kb)]
     if not active:
@@ -296,7 +232,11 @@ def _line_suppressed(text: str, findings: list[Finding]) -> tuple[list[Finding],
 
 
 def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
-    """Analyse one file's bytes. Pure: never raises for bad input, returns errors instead."""
+    """Analyse one file's bytes. Pure: never raises for bad input, returns errors instead.
+
+    This is the per-file boundary: whatever a reader or a rule raises on this file becomes this
+    file's own NPU9xx error, and the scan goes on with the next file.
+    """
     path = target.path
     kinds = target.kinds
     try:
@@ -307,61 +247,71 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
-    by_kind = _rules_for(version)
-    kb = _kb(version)
     defs: list = []
     refs: list[str] = []
     for kind in kinds:
-        if kind == "python":
-            f, e, s = analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs)
-            refs = repo_index.python_refs(path, text)
-            findings += f
-            errors += e
-            suppressed += s
-        elif kind == "notebook":
-            try:
-                cells = read_notebook(text)
-            except MalformedInput as exc:
-                errors.append(FileError(path, "NPU904", str(exc), exc.line))
-                continue
-            shared_imports = _notebook_imports(cells)
-            for cell in cells:
-                f, e, s = analyze_python_text(path, cell.python_source, version, cell=cell.index, extra_imports=shared_imports)
-                findings += f
-                errors += [FileError(x.path, x.code, f"cell {cell.index}: {x.message}", x.line, x.column) for x in e]
-                suppressed += s
-                if cell.shell_source.strip():
-                    ctx = LauncherContext(path, cell.shell_source, cell=cell.index)
-                    shell = _run_rules([r for r in by_kind.get("launcher", []) if _applies(r, cell.shell_source, kb)], ctx)
-                    shell, s = _line_suppressed(cell.shell_source, shell)
-                    findings += shell
-                    suppressed += s
-        elif kind == "manifest":
-            try:
-                ctx = read_manifest(path, text)
-            except MalformedInput as exc:
-                errors.append(FileError(path, "NPU904", str(exc), exc.line))
-                continue
-            f, s = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
-            findings += f
-            suppressed += s
-        elif kind == "cpp-source":
-            defs += repo_index.cpp_defs(path, text)
-            rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
-            f, s = _line_suppressed(text, _run_rules(rules, CudaSourceContext(path, text)))
-            findings += f
-            suppressed += s
-        elif kind in ("launcher", "cuda-source"):
-            if kind == "cuda-source":
-                defs += repo_index.cpp_defs(path, text)
-            ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
-            rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
-            f, s = _line_suppressed(text, _run_rules(rules, ctx))
-            findings += f
-            suppressed += s
+        try:
+            f, e, s_ = _analyze_kind(kind, path, text, version, defs)
+            if kind == "python":
+                refs = repo_index.python_refs(path, text)
+        except MalformedInput as exc:
+            f, e, s_ = [], [FileError(path, "NPU904", str(exc), exc.line)], 0
+        except RecursionError:
+            f, e, s_ = [], [FileError(path, _BOUNDARY_CODES.get(kind, "NPU904"), f"{kind} nested too deeply to read (RecursionError); skipped")], 0
+        except Exception as exc:  # noqa: BLE001 - the per-file boundary: one file never stops the scan
+            message = f"could not be read as a {kind} file ({type(exc).__name__}: {exc}); skipped. If the file is valid, please report this"
+            f, e, s_ = [], [FileError(path, _BOUNDARY_CODES.get(kind, "NPU904"), message[:500])], 0
+        findings += f
+        errors += e
+        suppressed += s_
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs))
+
+
+# a failure while reading a file of this kind is reported with this code
+_BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904", "launcher": "NPU904", "cuda-source": "NPU904",
+                   "cpp-source": "NPU904"}
+
+
+def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list) -> tuple[list[Finding], list[FileError], int]:
+    by_kind = _rules_for(version)
+    kb = _kb(version)
+    if kind == "python":
+        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs)
+    findings: list[Finding] = []
+    errors: list[FileError] = []
+    suppressed = 0
+    if kind == "notebook":
+        cells = read_notebook(text)
+        shared_imports = _notebook_imports(cells)
+        for cell in cells:
+            f, e, s = analyze_python_text(path, cell.python_source, version, cell=cell.index, extra_imports=shared_imports)
+            findings += f
+            errors += [FileError(x.path, x.code, f"cell {cell.index}: {x.message}", x.line, x.column) for x in e]
+            suppressed += s
+            if cell.shell_source.strip():
+                ctx = LauncherContext(path, cell.shell_source, cell=cell.index)
+                shell = _run_rules([r for r in by_kind.get("launcher", []) if _applies(r, cell.shell_source, kb)], ctx)
+                shell, s = _line_suppressed(cell.shell_source, shell)
+                findings += shell
+                suppressed += s
+    elif kind == "manifest":
+        ctx = read_manifest(path, text)
+        findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
+        if ctx.problems:  # the parts of the right shape were read; say what was left out
+            errors.append(FileError(path, "NPU904", f"malformed manifest, parts left out: {'; '.join(ctx.problems)}"))
+    elif kind == "cpp-source":
+        defs += repo_index.cpp_defs(path, text)
+        rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
+        findings, suppressed = _line_suppressed(text, _run_rules(rules, CudaSourceContext(path, text)))
+    elif kind in ("launcher", "cuda-source"):
+        if kind == "cuda-source":
+            defs += repo_index.cpp_defs(path, text)
+        ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
+        rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
+        findings, suppressed = _line_suppressed(text, _run_rules(rules, ctx))
+    return findings, errors, suppressed
 
 
 # ---- cache --------------------------------------------------------------------------------------------
@@ -405,7 +355,30 @@ def _result_to_dict(r: FileResult) -> dict:
 def _result_from_dict(path: str, d: dict) -> FileResult:
     findings = tuple(_finding_from_dict(dict(f, path=path)) for f in d["findings"])
     errors = tuple(FileError(path, e["code"], e["message"], e["line"], e["column"]) for e in d["errors"])
-    return FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"], tuple(tuple(f) for f in d.get("facts", ())))
+    result = FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"],
+                        tuple(tuple(f) for f in d.get("facts", ())))
+    _check_types(result)
+    return result
+
+
+def _check_types(result: FileResult) -> None:
+    """Raise TypeError unless every field read back from the cache has the type reporters expect."""
+    ints = [result.lines, result.suppressed]
+    strs = [result.kind]
+    for f in result.findings:
+        ints += [f.line, f.column, f.end_line, f.end_column]
+        strs += [f.code, f.message]
+        if (not isinstance(f.fixable, bool) or not (f.cell is None or isinstance(f.cell, int))
+                or not (f.replacement is None or isinstance(f.replacement, str))):
+            raise TypeError("finding of the wrong shape")
+        for e in f.edits:
+            ints += [e.line, e.column, e.end_line, e.end_column]
+            strs.append(e.replacement)
+    for e in result.errors:
+        ints += [e.line, e.column]
+        strs += [e.code, e.message]
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ints) or not all(isinstance(x, str) for x in strs):
+        raise TypeError("cache entry of the wrong shape")
 
 
 class ResultCache:
@@ -415,31 +388,62 @@ class ResultCache:
         self.file = directory / f"analyze-{_code_fingerprint()[:20]}-{version}.json"
         self.entries: dict[str, list] = {}
         self.dirty = False
+        self.entries = self._load(self.file)
+
+    @staticmethod
+    def _load(file: Path) -> dict:
+        """The cache's entries; {} for anything but a regular file holding a JSON object.
+
+        The file is opened without blocking and checked to be a regular file before a byte is read, so
+        a FIFO or a link to /dev/zero put in its place can neither hang the run nor exhaust memory.
+        """
         try:
-            with open(self.file, encoding="utf-8") as handle:
-                self.entries = json.load(handle)
-        except (OSError, ValueError):
-            self.entries = {}
+            fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return {}
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return {}
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):
+            return {}
+        finally:
+            os.close(fd)
+        return data if isinstance(data, dict) else {}
 
-    def get(self, key: str, digest: str) -> FileResult | None:
+    def _entry(self, key: str) -> list | None:
         entry = self.entries.get(key)
+        return entry if isinstance(entry, list) and len(entry) >= 2 else None
+
+    def get(self, key: str, digest: str, path: str) -> FileResult | None:
+        entry = self._entry(key)
         if entry and entry[0] == digest:
-            return entry[1]
+            return self._result(key, path, entry[1])
         return None
 
-    def get_by_stat(self, key: str, stat_key: list) -> dict | None:
+    def get_by_stat(self, key: str, stat_key: list, path: str) -> FileResult | None:
         """Skip even reading a file whose (size, mtime_ns, inode) are those recorded with its digest."""
-        entry = self.entries.get(key)
+        entry = self._entry(key)
         if entry and len(entry) > 2 and entry[2] == stat_key:
-            return entry[1]
+            return self._result(key, path, entry[1])
         return None
+
+    def _result(self, key: str, path: str, stored) -> FileResult | None:
+        """A stored entry of the wrong shape (edited, truncated, older format) is a miss and is dropped."""
+        try:
+            return _result_from_dict(path, stored)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            self.entries.pop(key, None)
+            self.dirty = True
+            return None
 
     def put(self, key: str, digest: str, result: FileResult, stat_key: list | None = None) -> None:
         self.entries[key] = [digest, _result_to_dict(result), stat_key]
         self.dirty = True
 
     def put_stat(self, key: str, stat_key: list | None) -> None:
-        entry = self.entries.get(key)
+        entry = self._entry(key)
         if entry is not None and stat_key is not None and (len(entry) < 3 or entry[2] != stat_key):
             self.entries[key] = [entry[0], entry[1], stat_key]
             self.dirty = True
@@ -473,12 +477,24 @@ def _worker_batch(batch: list[tuple[Target, bytes]], version: str) -> list[FileR
 def _read_target(target: Target, limit: int) -> bytes | FileError:
     if target.data is not None:
         return target.data
+    too_large = "file is {:.1f} MB, over the {:.1f} MB limit; skipped"
     try:
-        size = os.path.getsize(target.path)
-        if size > limit:
-            return FileError(target.path, "NPU905", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB limit; skipped")
-        with open(target.path, "rb") as handle:
-            return handle.read()
+        # O_NONBLOCK: a FIFO put in the file's place after discovery must not block the open
+        fd = os.open(target.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            kind = walk.special_kind(st.st_mode)
+            if kind is not None:
+                return FileError(target.path, "NPU903", f"{kind}, not read")
+            if st.st_size > limit:
+                return FileError(target.path, "NPU905", too_large.format(st.st_size / 1e6, limit / 1e6))
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read(limit + 1)  # a file growing while we read stays bounded
+            if len(data) > limit:
+                return FileError(target.path, "NPU905", too_large.format(len(data) / 1e6, limit / 1e6))
+            return data
+        finally:
+            os.close(fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return FileError(target.path, "NPU903", "symbolic link loop")
@@ -523,10 +539,10 @@ def scan(
                 pass
             # a file modified within the last 2 s may change again within the mtime granularity
             if key in stat_keys and time.time_ns() - stat_keys[key][1] > 2_000_000_000:
-                hit = cache.get_by_stat(key, stat_keys[key])
+                hit = cache.get_by_stat(key, stat_keys[key], target.path)
                 if hit is not None:
                     digests[target.path] = (key, cache.entries[key][0])
-                    results.append(_result_from_dict(target.path, hit))
+                    results.append(hit)
                     cached += 1
                     done += 1
                     continue
@@ -538,9 +554,9 @@ def scan(
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if key:
             digests[target.path] = (key, digest)
-        hit = cache.get(key, digest) if (cache and key) else None
+        hit = cache.get(key, digest, target.path) if (cache and key) else None
         if hit is not None:
-            results.append(_result_from_dict(target.path, hit))
+            results.append(hit)
             cache.put_stat(key, stat_keys.get(key))
             cached += 1
             done += 1
@@ -557,7 +573,7 @@ def scan(
     results = _link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests)
     if cache:
         cache.save()
-    results = [_filter(r, config) for r in results]
+    results = [_displayable(_filter(r, config)) for r in results]
     results.sort(key=lambda r: r.path)
     return ScanResult(tuple(results), time.perf_counter() - started, version, cached)
 
@@ -613,6 +629,32 @@ def _link_extensions(results: list[FileResult], version: str, fresh: dict[str, b
     return out
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def display_path(path: str) -> str:
+    """A path every output format can write on one line: undecodable bytes in a file name (kept by
+    Python as lone surrogates) and control characters (a newline would forge a report line) are
+    shown as `\\xNN` / `\\n`, as `ls -b` does."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        path = os.fsencode(path).decode("utf-8", "backslashreplace")
+    if _CONTROL.search(path):
+        path = _CONTROL.sub(lambda m: {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(m.group(0), f"\\x{ord(m.group(0)):02x}"), path)
+    return path
+
+
+def _displayable(result: FileResult) -> FileResult:
+    shown = display_path(result.path)
+    if shown == result.path and all(display_path(e.path) == e.path for e in result.errors):
+        return result
+    from dataclasses import replace
+
+    return replace(result, path=shown, findings=tuple(replace(f, path=display_path(f.path)) for f in result.findings),
+                   errors=tuple(replace(e, path=display_path(e.path)) for e in result.errors))
+
+
 def _filter(result: FileResult, config: Config) -> FileResult:
     if not result.findings:
         return result
@@ -642,5 +684,37 @@ def _analyze_all(todo, version, jobs, progress, done, total) -> list[FileResult]
         if progress:
             progress(done, total)
 
-    return io.run_batched(_worker_batch, [(t, d) for t, d, _ in todo], [len(d) for _, d, _ in todo], workers=workers,
-                          args=(version,), min_budget=50_000, on_batch=batch_done)
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return io.run_batched(_worker_batch, [(t, d) for t, d, _ in todo], [len(d) for _, d, _ in todo], workers=workers,
+                              args=(version,), min_budget=50_000, on_batch=batch_done)
+    except BrokenProcessPool:
+        # a worker died (killed, out of memory, a crash in native code): every file again, one per task
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+        return _isolated(todo, version, context)
+
+
+def _isolated(items, version, context) -> list[FileResult]:
+    """Analyse files one per task in a fresh one-worker pool, after a worker died: the file that kills
+    a worker again gets its own error and the others are still analysed."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    results: list[FileResult] = []
+    position = 0
+    while position < len(items):
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            try:
+                while position < len(items):
+                    target, data, _ = items[position]
+                    results.append(pool.submit(_worker_batch, [(target, data)], version).result()[0])
+                    position += 1
+            except BrokenProcessPool:
+                target = items[position][0]
+                results.append(FileResult(target.path, target.kinds[0], 0, errors=(FileError(
+                    target.path, "NPU900", "the worker process analysing this file died (killed, out of memory or a "
+                    "crash in native code); skipped. Please report this"),)))
+                position += 1
+    return results

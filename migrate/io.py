@@ -40,11 +40,46 @@ class Decoded:
         return codecs.BOM_UTF8 + out if self.bom else out
 
 
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+              (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """UTF-16/32 named by a byte order mark, or 'UTF-16-LE/BE without a byte order mark' guessed from
+    NULs at every other byte; None for anything else (binary)."""
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            return encoding
+    sample = data[:4096]
+    if len(sample) >= 4:
+        odd, even = sample[1::2], sample[0::2]
+        if odd.count(0) == len(odd) and even.count(0) == 0:
+            return "UTF-16-LE without a byte order mark"
+        if even.count(0) == len(even) and odd.count(0) == 0:
+            return "UTF-16-BE without a byte order mark"
+    return None
+
+
+def _decode_wide(data: bytes) -> Decoded:
+    wide = _wide_encoding(data)
+    if wide is None:
+        raise ReadError("NPU902", "binary file (contains NUL bytes)")
+    if " " in wide:
+        raise ReadError("NPU902", f"text in {wide}; save it as UTF-8 (or with a BOM)")
+    try:
+        text = data.decode(wide)  # the codec reads and drops the BOM, and writes one back on encode
+    except UnicodeDecodeError as exc:
+        raise ReadError("NPU902", f"cannot decode as {wide.upper()}: {exc.reason}") from None
+    body = text.lstrip("\ufeff")
+    return Decoded(wide, text[: len(text) - len(body)], False, body)
+
+
 def decode(data: bytes, python: bool) -> Decoded:
     """Python files by their coding cookie (PEP 263), everything else as UTF-8; a UTF-8 BOM is kept
-    aside. Raises ReadError (NPU902) for binary data or text that does not decode."""
+    aside; UTF-16/32 with a byte order mark are decoded. Raises ReadError (NPU902) for binary data
+    or text that does not decode."""
     if b"\x00" in data[:8192]:
-        raise ReadError("NPU902", "binary file (contains NUL bytes)")
+        return _decode_wide(data)
     encoding = "utf-8"
     if python:
         try:

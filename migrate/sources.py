@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import PurePath
 
+from migrate import limits
 from migrate.context import split_lines
 
 MANIFEST_PATTERNS = ("requirements*.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
@@ -30,6 +31,10 @@ class MalformedInput(ValueError):
     def __init__(self, message: str, line: int = 1):
         super().__init__(message)
         self.line = line
+
+
+def _too_deep(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, limits.TooDeep) else "nested too deeply to parse"
 
 
 _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
@@ -75,9 +80,12 @@ _MAGIC = re.compile(r"^\s*[%!]")
 
 def read_notebook(text: str) -> list[NotebookCell]:
     try:
+        limits.check_json_depth(text)
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MalformedInput(f"not a valid notebook: {exc.msg}", exc.lineno) from None
+    except (limits.TooDeep, RecursionError) as exc:
+        raise MalformedInput(f"not a valid notebook: {_too_deep(exc)}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise MalformedInput("not a valid notebook: no 'cells' list (nbformat 4 expected)")
     cells: list[NotebookCell] = []
@@ -147,6 +155,7 @@ class ManifestContext:
     source: str
     dependencies: list[Dependency]
     cell: int | None = None
+    problems: tuple[str, ...] = ()  # parts of the wrong shape, left out (one NPU904 for the file)
 
     @property
     def lines(self) -> list[str]:
@@ -185,6 +194,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
     name = PurePath(path).name
     lines = split_lines(source)
     deps: list[Dependency] = []
+    shape = limits.Shape()
     if name.endswith(".txt"):
         for number, text in enumerate(lines, 1):
             dep = _requirement(text.rstrip("\r\n"), number, 0)
@@ -197,16 +207,19 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             data = tomllib.loads(source)
         except tomllib.TOMLDecodeError as exc:
             raise MalformedInput(f"invalid TOML: {exc}") from None
+        # every level may have any type in a hostile or broken file: take only what has the right shape
         strings: list[str] = []
-        project = data.get("project", {})
-        strings += [s for s in project.get("dependencies", []) if isinstance(s, str)]
-        for group in project.get("optional-dependencies", {}).values():
-            strings += [s for s in group if isinstance(s, str)]
-        poetry = data.get("tool", {}).get("poetry", {})
+        project = shape.table(data.get("project"), "project")
+        strings += shape.strings(project.get("dependencies"), "project.dependencies")
+        optional = shape.table(project.get("optional-dependencies"), "project.optional-dependencies")
+        for name, group in optional.items():
+            strings += shape.strings(group, f"project.optional-dependencies.{name}")
+        poetry = shape.table(shape.table(data.get("tool"), "tool").get("poetry"), "tool.poetry")
         for section in ("dependencies", "dev-dependencies"):
-            strings += [k for k in poetry.get(section, {}) if isinstance(k, str)]
-        for group in poetry.get("group", {}).values():
-            strings += [k for k in group.get("dependencies", {}) if isinstance(k, str)]
+            strings += shape.keys(poetry.get(section), f"tool.poetry.{section}")
+        for name, group in shape.table(poetry.get("group"), "tool.poetry.group").items():
+            group = shape.table(group, f"tool.poetry.group.{name}")
+            strings += shape.keys(group.get("dependencies"), f"tool.poetry.group.{name}.dependencies")
         deps = _deps_from_strings(lines, strings)
     elif name == "setup.cfg":
         parser = configparser.ConfigParser(interpolation=None)
@@ -225,24 +238,27 @@ def read_manifest(path: str, source: str) -> ManifestContext:
         import yaml
 
         try:
+            limits.check_yaml_depth(source)
             data = yaml.safe_load(source) or {}
+        except (limits.TooDeep, RecursionError) as exc:
+            raise MalformedInput(f"invalid YAML: {_too_deep(exc)}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise MalformedInput(f"invalid YAML: {getattr(exc, 'problem', exc)}", (mark.line + 1) if mark else 1) from None
         strings = []
         if not isinstance(data, dict):
             raise MalformedInput("invalid environment file: top level is not a mapping")
-        for item in data.get("dependencies", []) or []:
+        for item in shape.items(data.get("dependencies"), "dependencies"):
             if isinstance(item, str):
                 strings.append(re.split(r"[=<>! ]", item.split("::")[-1], maxsplit=1)[0])
             elif isinstance(item, dict):
-                strings += [s for s in item.get("pip", []) or [] if isinstance(s, str)]
+                strings += shape.strings(item.get("pip"), "dependencies.pip")
         deps = _deps_from_strings(lines, strings)
     elif name == "setup.py":
         try:
             tree = ast.parse(source)
-        except SyntaxError:
-            tree = None  # the Python reader reports the syntax error once
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None  # the Python reader reports the parse error once
         strings = []
         if tree is not None:
             for node in ast.walk(tree):
@@ -252,7 +268,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
                             dep = _requirement(sub.value, sub.lineno, sub.col_offset + 1)
                             if dep:
                                 deps.append(dep)
-    return ManifestContext(path, source, deps)
+    return ManifestContext(path, source, deps, problems=tuple(shape.problems))
 
 
 # ---- launchers and CUDA sources -------------------------------------------------------------------

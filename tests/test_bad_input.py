@@ -92,7 +92,15 @@ def test_unreadable_file(tmp_path: Path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def guarded_os_open(file, *args, **kwargs):
+        if str(file) == str(secret):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(os, "open", guarded_os_open)
     result = scan([str(tmp_path)], use_cache=False, jobs=1)
     [error] = result.errors
     assert error.code == "NPU903" and "Permission denied" in error.message

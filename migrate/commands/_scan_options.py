@@ -20,6 +20,7 @@ def scan_options(func):
     @click.option("--ignore", help="Comma-separated code prefixes to leave out (longest prefix wins).")
     @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable), on top of .gitignore and the config.")
     @click.option("--no-gitignore", is_flag=True, help="Do not honour .gitignore files.")
+    @click.option("--follow-links", is_flag=True, default=None, help="Follow symbolic links that lead out of the scanned tree (each target read once).")
     @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="pyproject.toml to read [tool.npu-migrate] from.")
     @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
     @click.option("--cache-dir", type=click.Path(file_okay=False), help="Cache directory (default: ~/.cache/npu-migrate).")
@@ -48,7 +49,8 @@ def _prefixes(text: str | None) -> tuple[str, ...] | None:
 
 
 def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, no_gitignore, config_path, no_cache,
-             cache_dir, jobs, stdin_filename, no_progress, fail_on=None, baseline=None, update_baseline=False):
+             cache_dir, jobs, stdin_filename, no_progress, fail_on=None, baseline=None, update_baseline=False,
+             follow_links=None):
     """Returns (result, config). Raises click exceptions on bad input."""
     from migrate import knowledge
     from migrate.config import ConfigError, load_config
@@ -63,6 +65,7 @@ def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, 
         "ignore": _prefixes(ignore),
         "exclude": tuple(config.exclude) + tuple(exclude) if exclude else None,
         "respect_gitignore": False if no_gitignore else None,
+        "follow_links": True if follow_links else None,
         "torch_npu_version": torch_npu_version,
     }
     config = config.with_overrides(**overrides)
@@ -113,13 +116,23 @@ def emit(result, verdict, fmt: str, output: str | None) -> None:
     from migrate.rules import rules_by_code
 
     reporter = get_reporter(fmt)
-    if output:
+    if output and os.path.exists(output) and not os.path.isfile(output):
+        # /dev/stdout, a FIFO a reader waits on: write into it; never replace it with a file
+        try:
+            with open(output, "w", encoding="utf-8", newline="") as stream:
+                reporter(result, stream, verdict=verdict, rules=rules_by_code())
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
+    elif output:
         import io as textio
 
         from migrate import io
 
         stream = textio.StringIO(newline="")
         reporter(result, stream, verdict=verdict, rules=rules_by_code())
-        io.atomic_write(output, stream.getvalue())
+        try:
+            io.atomic_write(output, stream.getvalue())
+        except OSError as exc:  # a user error (read-only or missing folder), not a crash: exit 2 with the cause
+            raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
         reporter(result, sys.stdout, verdict=verdict, rules=rules_by_code())

@@ -27,7 +27,10 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
     accepted = 0
     if baseline:
         if update_baseline or not baseline_mod.exists(baseline):
-            baseline_mod.write(baseline, findings)
+            try:
+                baseline_mod.write(baseline, findings)
+            except (ValueError, OSError) as exc:
+                raise click.BadParameter(str(exc), param_hint="--baseline") from None
             click.echo(f"baseline with {plural(len(findings), 'finding')} written to {baseline}", err=True)
             if update_baseline:
                 sys.exit(0)

@@ -28,9 +28,10 @@ from migrate.commands._launch_options import launch_options
 @click.option("--no-autocast", is_flag=True, help="Emulated mode: keep NPU autocast disabled (fp32 numerics identical to a CPU run).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
+@click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
 @launch_options
 def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, torch_npu_version, strict_ops,
-          no_op_trace, seed, no_autocast, quiet, rank_logs, launch, progress_timeout):
+          no_op_trace, seed, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit):
     """Run SCRIPT for --steps optimizer steps and judge them: 0 pass, 1 fail, 2 could not run.
 
     Arguments after `--` go to the script.
@@ -42,12 +43,17 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
                                    timeout=timeout, backend=backend, fake_data=fake_data, json_report=json_report,
                                    torch_npu_version=torch_npu_version, strict_ops=strict_ops, op_trace=not no_op_trace,
                                    quiet=quiet, seed=seed, emulate_autocast=not no_autocast, log_dir=rank_logs))
+    from checks.process import parse_size
     from checks.smoke import render, run_smoke
 
+    try:
+        limit = parse_size(memory_limit) if memory_limit else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--memory-limit") from None
     result = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
                        torch_npu_version=torch_npu_version, script_args=tuple(script_args), strict_ops=strict_ops,
                        op_trace=not no_op_trace, stream=None if quiet else sys.stderr, seed=seed,
-                       emulate_autocast=not no_autocast)
+                       emulate_autocast=not no_autocast, memory_limit=limit)
     if json_report:
         from checks.smoke import write_json
 

@@ -29,23 +29,30 @@ from migrate.commands._launch_options import launch_options
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per run.")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
+@click.option("--memory-limit", help="Kill a run (all its processes) when their resident memory exceeds this size, e.g. 4G.")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
-             torch_npu_version, quiet, launch, progress_timeout):
+             torch_npu_version, quiet, launch, progress_timeout, memory_limit):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
     Arguments after `--` go to both scripts. Exit 0 pass, 1 fail, 2 could not run.
     """
+    from checks.process import parse_size
     from checks.validate import ValidateError, run_validate
     from checks.validate_report import terminal_text
+
+    try:
+        limit = parse_size(memory_limit) if memory_limit else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--memory-limit") from None
 
     try:
         result = run_validate(
             gpu_script, npu_script, steps=steps, fake_data=fake_data, out_dir=out_dir, rtol=rtol, atol=atol,
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
             torch_npu_version=torch_npu_version, stream=None if quiet else sys.stderr,
-            launch=launch, progress_timeout=progress_timeout,
+            launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)

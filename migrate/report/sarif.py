@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+from urllib.parse import quote
 
 from migrate import __version__
 
@@ -10,9 +13,19 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
+_ESCAPE = re.compile(r"\\(x[0-9a-f]{2}|n|t|r)")  # how reports show bytes a file name cannot print
+_CONTROL_BYTES = {"n": "%0A", "t": "%09", "r": "%0D"}
+
+
 def _uri(path: str) -> str:
-    path = path.replace("\\", "/")
-    return path[2:] if path.startswith("./") else path
+    """A relative URI reference: percent-encoded (RFC 3986), so `#`, `%`, spaces and the undecodable
+    bytes or control characters of a file name (shown as `\\xNN`, `\\n` in every report) name the real file."""
+    if os.sep == "\\":
+        path = path.replace("\\", "/")
+    path = path[2:] if path.startswith("./") else path
+    parts = _ESCAPE.split(path)  # text, escape, text, escape, ...
+    return "".join(quote(part, safe="/") if i % 2 == 0 else _CONTROL_BYTES.get(part) or f"%{part[1:].upper()}"
+                   for i, part in enumerate(parts))
 
 
 def report(result, stream, *, verdict, rules) -> None:

@@ -11,7 +11,7 @@ FILE_CODES = {
     "NPU900": ("internal-error", "error", "`apply` produced output that would not parse; the file is left as it was (a bug in npu-migrate: please report it)."),
     "NPU901": ("syntax-error", "error", "The file does not parse as Python 3 (Python 2 code is named as such)."),
     "NPU902": ("decode-error", "error", "Undecodable bytes or a binary file; the file is skipped."),
-    "NPU903": ("unreadable", "error", "Unreadable file, broken symbolic link, symbolic link loop, or nonexistent path."),
+    "NPU903": ("unreadable", "error", "Unreadable file, broken symbolic link, symbolic link loop, nonexistent path; also a link out of the tree that is not followed, or a FIFO, socket or device (never opened)."),
     "NPU904": ("malformed", "error", "A notebook or dependency manifest that cannot be parsed."),
     "NPU905": ("too-large", "warning", "A file over the size limit (`max-file-size`, 10 MB by default); skipped."),
 }
