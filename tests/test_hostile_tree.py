@@ -143,7 +143,9 @@ def test_utf16_and_utf32_with_a_bom_are_read(tmp_path: Path, encoding: str):
     result = _scan(tmp_path / "wide.py")
     assert list(result.errors) == []
     [finding] = result.findings
-    assert (finding.code, finding.line, finding.column) == ("NPU101", 2, 5)
+    (tmp_path / "plain.py").write_text(GOOD)
+    [plain] = _scan(tmp_path / "plain.py").findings  # same place as in the UTF-8 file
+    assert (finding.code, finding.line, finding.column) == (plain.code, plain.line, plain.column) == ("NPU101", 2, plain.column)
 
 
 def test_utf16_without_a_bom_is_named_as_utf16_not_binary(tmp_path: Path):
