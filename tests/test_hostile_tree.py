@@ -393,7 +393,7 @@ def test_a_newline_in_a_file_name_cannot_forge_a_report_line(tmp_path: Path, cap
     assert main(["analyze", "--no-cache", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert not any(line.startswith("good.py") for line in out.splitlines())
-    assert "x.py\\ngood.py:1:1: NPU999 forged.py:2:5: NPU101" in out
+    assert "x.py\\ngood.py:1:1: NPU999 forged.py:2:" in out
     from migrate.report.sarif import _uri
 
     assert _uri("a b/x.py\\ngood#1\\xff.py") == "a%20b/x.py%0Agood%231%FF.py"
