@@ -1,11 +1,12 @@
-"""Fuzz: hypothesis-generated hostile trees beside a real GPU training script, through analyze and
-check in-process (issue 12).
+"""Fuzz: hypothesis-generated hostile trees beside a real GPU training script, through analyze,
+check and apply in-process (issue 12).
 
 Each example builds a tree holding fixtures/gpu_scripts/mnist_basic/train.py and a random mix of
 hostile entries (the classes of issue 12, plus random manifests, notebooks and bytes), with a cache
 directory that may be corrupt, and asserts:
 - no exception escapes `scan`, and `analyze`/`check` exit 0/1/2 by their contract, never with a crash;
 - the script's findings are exactly those it has when scanned alone;
+- apply rewrites the script, and every Python file that parsed before still parses in the output;
 - the input tree's bytes (and its links, FIFOs and sockets) are unchanged.
 Runs in well under a minute (the static side only, no torch).
 """
@@ -167,6 +168,19 @@ HOSTILE = {f.__name__.lstrip("_"): f for f in (
 CACHE_CONTENT = st.sampled_from([None, b"", b"[1, 2]", b'{"k": 5}', b"{not json", b'{"a": [1, {"findings": 3}]}'])
 
 
+def _parses(data: bytes) -> bool:
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(data)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
 def _snapshot(root: Path) -> dict:
     """Every entry under root (links not followed): its type and its bytes or link target."""
     out = {}
@@ -218,4 +232,15 @@ def test_hostile_trees_never_crash_hide_the_script_or_touch_the_input(kinds, cac
             assert result.exit_code == 1, (command, fmt, result.output[-2000:], result.exception)
             assert isinstance(result.exception, SystemExit), repr(result.exception)
             assert "train.py" in result.output
+        out = Path(tmp) / "out"
+        result = runner.invoke(cli, ["apply", str(root), "-o", str(out)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+        assert result.exit_code in (0, 1), (result.output[-2000:], result.exception)
+        migrated = (out / "src" / "train.py").read_bytes()
+        assert migrated != SCRIPT and b".cuda()" not in migrated  # the script was rewritten
+        for path in out.rglob("*.py"):  # every Python output parses (those that were Python to start with)
+            if path.is_file() and not path.is_symlink():
+                original = root / path.relative_to(out)
+                if original.is_file() and _parses(original.read_bytes()):
+                    assert _parses(path.read_bytes()), path
         assert _snapshot(root) == before
