@@ -58,3 +58,22 @@ def test_every_command_names_the_target_release_the_same_way():
         result = run(*args, "--help")
         assert "--torch-npu-version" in result.output, args
         assert "the installed one, else the newest known" in " ".join(result.output.split()), args
+
+
+def test_apply_names_the_file_it_wrote_into_a_folder(tmp_path):
+    (tmp_path / "train.py").write_text(GPU)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = run("apply", str(tmp_path / "train.py"), "-o", str(out))
+    assert result.exit_code == 0
+    assert f"apply: wrote {out / 'train.py'}" in result.output
+    assert "1 of 1 file changed, 1 rewrite " in result.output and "1 files" not in result.output
+
+
+def test_apply_writes_nothing_for_a_file_that_does_not_parse(tmp_path):
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    result = run("apply", str(tmp_path / "bad.py"), "-o", str(tmp_path / "bad_npu.py"))
+    assert result.exit_code == 2
+    assert not (tmp_path / "bad_npu.py").exists()
+    assert "not written" in result.output and "NPU901" in result.output
+    assert "1 manual item left" in result.output

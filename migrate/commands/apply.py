@@ -15,6 +15,7 @@ import sys
 import click
 
 from migrate.codemods.config_check_hooks import DEFAULT_GPU_PACK, DEFAULT_NPU_PACK
+from migrate.report import plural
 
 STDIN = "-"
 
@@ -96,10 +97,14 @@ def _git_dirty(paths: list[str]) -> str | None:
     return None
 
 
+# file errors after which `apply FILE -o OUT` writes nothing: syntax error, undecodable, unreadable
+_NOT_WRITTEN = ("NPU901", "NPU902", "NPU903")
+
+
 def _summary(result, *, verb: str = "changed") -> None:
     changed = result.changed
     counts = result.counts()
-    _err(f"apply: {len(changed)} of {len(result.files)} files {verb}, {sum(counts.values())} rewrites"
+    _err(f"apply: {len(changed)} of {plural(len(result.files), 'file')} {verb}, {plural(sum(counts.values()), 'rewrite')}"
          + (" (" + ", ".join(f"{code} x{n}" for code, n in counts.items()) + ")" if counts else ""))
     for f in result.files:
         for added in f.structural:
@@ -109,7 +114,7 @@ def _summary(result, *, verb: str = "changed") -> None:
         _err(f"  skipped {note}")
     manual = result.manual
     if manual:
-        _err(f"{len(manual)} manual items left (not rewritten):")
+        _err(f"{plural(len(manual), 'manual item')} left (not rewritten):")
         for m in manual:
             where = m.path if m.cell is None else f"{m.path}[cell {m.cell}]"
             _err(f"  {where}:{m.line}: {m.code} [{m.severity}] {m.message}")
@@ -265,11 +270,16 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         target = os.path.join(output, os.path.basename(source))
     _check_output_file(target, source, force)
     one = result.files[0]
-    with _writing(target):
-        if one.read:
-            io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
-        elif one.error is not None and one.error.code == "NPU905":
-            io.atomic_copy(source, target)  # over the size limit: copied unchanged
+    if one.error is not None and one.error.code in _NOT_WRITTEN:
+        # a single file that does not parse or read: an unchanged copy would only look like a migration
+        _err(f"apply: {target} not written: {source} could not be rewritten ({one.error.code} {one.error.message})")
+    else:
+        with _writing(target):
+            if one.read:
+                io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
+            elif one.error is not None and one.error.code == "NPU905":
+                io.atomic_copy(source, target)  # over the size limit: copied unchanged
+        _err(f"apply: wrote {target}" + ("" if one.changed else " (unchanged copy: nothing to rewrite)"))
     scripts = [target] if one.kind == "python" else []
     return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
 
