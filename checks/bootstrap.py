@@ -270,7 +270,9 @@ def install_hooks(torch, rec: Recorder) -> None:
                 tracer.paused -= 1
         return wrapper
 
-    for name in ("unscale_", "update", "_unscale_grads_"):
+    from checks.compat import grad_scaler_internals
+
+    for name in grad_scaler_internals():
         setattr(scaler_cls, name, untraced(getattr(scaler_cls, name)))
     scaler_cls.step = untraced(scaler_cls.step)
 

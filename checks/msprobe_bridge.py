@@ -370,7 +370,9 @@ def _child_main(argv: list[str]) -> int:
             payload = _summarise_config_result(os.path.join(out_dir, ConfigChecker.result_filename))
         elif command == "api-compare":
             out_dir, pairs = argv[1], json.loads(argv[2])
-            from msprobe.pytorch.compare.pt_compare import pt_compare
+            from checks.compat import msprobe_pt_compare
+
+            pt_compare = msprobe_pt_compare()
 
             csvs = []
             for step, npu_path, bench_path in pairs:
@@ -394,4 +396,5 @@ def _child_main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the project root, for checks.compat
     sys.exit(_child_main(sys.argv[1:]))

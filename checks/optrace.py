@@ -8,8 +8,10 @@ set-up work before training (data loading, model construction) is not traced.
 from __future__ import annotations
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
+from checks.compat import torch_dispatch_mode
+
+TorchDispatchMode = torch_dispatch_mode()
 _WIDE = frozenset({torch.float64, torch.complex64, torch.complex128, torch.complex32})
 
 

@@ -13,6 +13,20 @@ What it does depends on environment variables set by the parent (never by users)
 import os
 
 
+def _compat():
+    """checks.compat, also when this file runs in a process whose sys.path lacks the project root."""
+    try:
+        from checks import compat
+    except ImportError:
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compat.py")
+        spec = importlib.util.spec_from_file_location("checks_compat", path)
+        compat = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(compat)
+    return compat
+
+
 def _import_msprobe_as_on_cpu(config_path: str):
     """Import msprobe's dump machinery with torch_npu hidden.
 
@@ -30,12 +44,7 @@ def _import_msprobe_as_on_cpu(config_path: str):
     try:
         from msprobe.pytorch import PrecisionDebugger
 
-        for name in ("msprobe.core.dump.data_dump.data_processor.pytorch_processor",
-                     "msprobe.pytorch.dump.api_dump.api_register", "msprobe.pytorch.common.utils"):
-            try:
-                __import__(name)
-            except ImportError:
-                pass
+        _compat().import_msprobe_dump_modules()
         return PrecisionDebugger(config_path=config_path)
     finally:
         if hide:
@@ -56,12 +65,7 @@ def _install_dump(config_path: str) -> None:
     handle = register_optimizer_step_post_hook(after_optimizer_step)
     # run before hooks registered earlier (the smoke bootstrap stops the run from its own hook at the
     # last step): the step being dumped is closed and written first
-    try:
-        from torch.optim.optimizer import _global_optimizer_post_hooks as hooks
-
-        hooks.move_to_end(handle.id, last=False)
-    except (ImportError, AttributeError, KeyError):
-        pass
+    _compat().run_optimizer_hook_first(handle)
     debugger.start()
 
 

@@ -1,0 +1,107 @@
+"""Every private torch / msprobe name the runtime side touches, in one place.
+
+Users bring whatever torch and msprobe they have. Private names move between releases; when one has
+moved, the caller gets a `CompatError` that names the missing name and the installed torch / msprobe
+version (never a bare AttributeError from deep inside a smoke run). Nothing here imports torch or
+msprobe at module import: each accessor imports what it needs when called (inside the smoke child).
+
+| accessor                         | private name it reaches                                         |
+|----------------------------------|-----------------------------------------------------------------|
+| `torch_dispatch_mode()`          | `torch.utils._python_dispatch.TorchDispatchMode`                |
+| `grad_scaler_internals()`        | `torch.amp.GradScaler._unscale_grads_`                          |
+| `run_optimizer_hook_first()`     | `torch.optim.optimizer._global_optimizer_post_hooks`            |
+| `register_device_module()`       | `torch._register_device_module`                                 |
+| `device_context_class()`         | `torch.utils._device.DeviceContext`                             |
+| `msprobe_pt_compare()`           | `msprobe.pytorch.compare.pt_compare.pt_compare`                 |
+| `MSPROBE_DUMP_MODULES`           | msprobe's dump internals imported before the debugger starts    |
+"""
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+
+# msprobe modules the API dump needs imported while torch_npu is hidden (see checks.validate_child).
+MSPROBE_DUMP_MODULES = (
+    "msprobe.core.dump.data_dump.data_processor.pytorch_processor",
+    "msprobe.pytorch.dump.api_dump.api_register",
+    "msprobe.pytorch.common.utils",
+)
+
+
+class CompatError(RuntimeError):
+    """A private torch/msprobe name npu-migrate relies on is missing from the installed version."""
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _missing(what: str, dist: str, tested: str, cause: BaseException | None = None) -> CompatError:
+    err = CompatError(f"{what} is not available in {dist} {_version(dist)} (npu-migrate was tested with {tested}); "
+                      f"this {dist} version is not supported by npu-migrate's runtime checks yet")
+    err.__cause__ = cause
+    return err
+
+
+def _torch_attr(module: str, name: str):
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise _missing(f"{module}.{name}", "torch", "torch 2.5-2.14", exc) from exc
+
+
+def torch_dispatch_mode() -> type:
+    """The base class of the op tracer (a Python dispatch mode sees every aten op)."""
+    return _torch_attr("torch.utils._python_dispatch", "TorchDispatchMode")
+
+
+def grad_scaler_internals() -> tuple[str, ...]:
+    """GradScaler methods whose work is torch's bookkeeping, not the user's training (kept out of the op trace)."""
+    scaler = _torch_attr("torch.amp", "GradScaler")
+    names = ("unscale_", "update", "_unscale_grads_")
+    for name in names:
+        if not callable(getattr(scaler, name, None)):
+            raise _missing(f"torch.amp.GradScaler.{name}", "torch", "torch 2.5-2.14")
+    return names
+
+
+def run_optimizer_hook_first(handle) -> None:
+    """Move a global optimizer post-step hook before the hooks registered earlier."""
+    hooks = _torch_attr("torch.optim.optimizer", "_global_optimizer_post_hooks")
+    try:
+        hooks.move_to_end(handle.id, last=False)
+    except (AttributeError, KeyError) as exc:
+        raise _missing("torch.optim.optimizer._global_optimizer_post_hooks (an OrderedDict keyed by handle id)",
+                       "torch", "torch 2.5-2.14", exc) from exc
+
+
+def register_device_module(name: str, module) -> None:
+    """`torch.npu` (the stand-in) as torch's device module for the renamed PrivateUse1 backend."""
+    _torch_attr("torch", "_register_device_module")(name, module)
+
+
+def device_context_class() -> type:
+    """The class behind `with torch.device(...)` (its __init__ takes the device to map)."""
+    return _torch_attr("torch.utils._device", "DeviceContext")
+
+
+def msprobe_pt_compare():
+    """msprobe's Python entry of `msprobe compare` for PyTorch dumps."""
+    try:
+        from msprobe.pytorch.compare.pt_compare import pt_compare
+    except (ImportError, AttributeError) as exc:
+        raise _missing("msprobe.pytorch.compare.pt_compare.pt_compare", "mindstudio-probe", "mindstudio-probe 26.2",
+                       exc) from exc
+    return pt_compare
+
+
+def import_msprobe_dump_modules() -> None:
+    """Import msprobe's dump internals now (they decide NPU vs CPU at import time)."""
+    for name in MSPROBE_DUMP_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise _missing(name, "mindstudio-probe", "mindstudio-probe 26.2", exc) from exc
