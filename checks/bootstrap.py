@@ -11,7 +11,6 @@ report is also rewritten as steps complete (at most every 0.5 s), so a run kille
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import time
@@ -21,186 +20,13 @@ CONFIG_ENV = "NPU_MIGRATE_SMOKE"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STANDIN = os.path.join(HERE, "standin")
+if __name__ == "__main__":
+    sys.path[0] = ROOT  # this file runs as a script: its own folder is sys.path[0]
+from checks.recorder import Recorder, SmokeStop  # noqa: E402  (torch-free)
+from checks.smoke_report import ExceptionInfo  # noqa: E402
 
 
-class SmokeStop(BaseException):
-    """Raised from the optimizer-step hook once the requested steps are done."""
-
-
-class Recorder:
-    def __init__(self, cfg: dict, script: str):
-        self.cfg = cfg
-        self.script = script
-        self.report_path = cfg["report"]
-        self.target = int(cfg["steps"])
-        self.backend = cfg["backend"]
-        self.t_start = time.perf_counter()
-        self.t_last = self.t_start
-        self.last_write = 0.0
-        self.losses: list[float] = []
-        self.step_times: list[float] = []
-        self.loss_dtype = None
-        self.loss_device = None
-        self.param_device: dict[str, int] = {}
-        self.pending_loss = 0.0
-        self.pending_backward = 0
-        self.last_scaled = (None, None)
-        self.skipped_steps = 0
-        self.warnings: list[str] = []
-        self.tracer = None
-        self.trace_wanted = bool(cfg.get("op_trace")) and self.backend == "emulated"
-        self.trace_stable_steps = 0  # consecutive steps that added no new op to the trace
-        self.trace_stopped_after = None  # step after which tracing was switched off
-        self.trace_seen = None  # (distinct ops, distinct wide-dtype ops) after the previous step
-        self.status = "running"
-        self.exception = None
-        self.exit_code = None
-        self.kb = None
-
-    # -- hooks
-    def on_backward(self, tensor) -> None:
-        import torch
-
-        if self.trace_wanted and self.tracer is None:
-            from checks.optrace import OpTracer
-
-            self.tracer = OpTracer()
-            self.tracer.__enter__()  # stays on until the process ends
-        if not isinstance(tensor, torch.Tensor) or tensor.numel() != 1:
-            return
-        scaled, original = self.last_scaled
-        loss = original if (scaled is not None and tensor is scaled) else tensor
-        self.pending_loss += float(loss.detach().float().item())
-        self.pending_backward += 1
-        if self.loss_dtype is None:
-            self.loss_dtype = str(loss.dtype).replace("torch.", "")
-            self.loss_device = self.logical_device_of_loss(loss)
-
-    def on_step(self, optimizer) -> None:
-        now = time.perf_counter()
-        self.step_times.append(now - self.t_last)
-        self.t_last = now
-        self.losses.append(self.pending_loss if self.pending_backward else float("nan"))
-        if not self.pending_backward:
-            self.warnings.append(f"optimizer step {len(self.losses)} had no backward() call before it")
-        self.pending_loss = 0.0
-        self.pending_backward = 0
-        n = len(self.losses)
-        self.maybe_stop_tracing(n)
-        if n == 1 or n == self.target:
-            self.param_device = self.param_devices(optimizer)
-        if n >= self.target or not math.isfinite(self.losses[-1]):
-            # A non-finite loss is already a verdict: no need to train on.
-            self.status = "stopped"
-            self.write()
-            raise SmokeStop()
-        # Progress for a run that later times out or crashes hard: at most every 0.5 s, since a
-        # full report (with the op-trace summary) costs more than a small training step.
-        if now - self.last_write >= 0.5 or n == 1:
-            self.write()
-
-    def maybe_stop_tracing(self, step: int) -> None:
-        """A training step runs the same ops every time: once two consecutive steps add no new op
-        (and no new float64/complex op), the op set is known and tracing, which costs a Python
-        call per op, is switched off for the remaining steps. Ops that only run every k-th step
-        (periodic evaluation, logging) after that point are not seen; the report says from which
-        step tracing stopped."""
-        tracer = self.tracer
-        if tracer is None or self.trace_stopped_after is not None:
-            return
-        seen = (len(tracer.counts), len(tracer.wide))
-        if self.trace_seen == seen:
-            self.trace_stable_steps += 1
-        else:
-            self.trace_stable_steps = 0
-        self.trace_seen = seen
-        if self.trace_stable_steps >= 2:
-            try:
-                tracer.__exit__(None, None, None)
-            except Exception:  # not the innermost mode (the script pushed its own): keep tracing
-                return
-            self.trace_stopped_after = step
-
-    # -- placement
-    def device_of(self, t) -> str:
-        kind = t.device.type
-        if self.backend == "emulated" and kind == "cpu":
-            return "npu" if getattr(t, "_npu_migrate_npu", False) else "cpu"
-        return kind
-
-    def param_devices(self, optimizer) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for group in optimizer.param_groups:
-            for p in group["params"]:
-                d = self.device_of(p)
-                out[d] = out.get(d, 0) + 1
-        return out
-
-    def logical_device_of_loss(self, loss) -> str:
-        if self.backend != "emulated" or loss.device.type != "cpu":
-            return loss.device.type
-        if getattr(loss, "_npu_migrate_npu", False):
-            return "npu"
-        # Follow the autograd graph to its leaves: the loss is on the NPU when its leaves are.
-        seen = set()
-        stack = [loss.grad_fn]
-        found = "cpu"
-        while stack and len(seen) < 20000:
-            fn = stack.pop()
-            if fn is None or fn in seen:
-                continue
-            seen.add(fn)
-            var = getattr(fn, "variable", None)
-            if var is not None and getattr(var, "_npu_migrate_npu", False):
-                return "npu"
-            stack.extend(next_fn for next_fn, _ in fn.next_functions)
-        return found
-
-    # -- report
-    def peak_memory(self) -> int | None:
-        if self.backend == "npu":
-            try:
-                import torch
-
-                return int(torch.npu.max_memory_allocated())
-            except Exception:
-                return None
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-    def to_json(self) -> dict:
-        report = {
-            "status": self.status,
-            "backend": self.backend,
-            "steps": len(self.losses),
-            "requested_steps": self.target,
-            "losses": [x if math.isfinite(x) else repr(x) for x in self.losses],
-            "loss_dtype": self.loss_dtype,
-            "loss_device": self.loss_device,
-            "param_device": self.param_device,
-            "step_times": self.step_times,
-            "peak_memory": self.peak_memory(),
-            "skipped_steps": self.skipped_steps,
-            "warnings": self.warnings,
-            "exception": self.exception,
-            "exit_code": self.exit_code,
-            "pid": os.getpid(),
-        }
-        if self.tracer is not None:
-            report["op_trace"] = self.tracer.summary(self.kb)
-            report["op_trace"]["stopped_after_step"] = self.trace_stopped_after
-        return report
-
-    def write(self) -> None:
-        self.last_write = time.perf_counter()
-        tmp = f"{self.report_path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.to_json(), f)
-        os.replace(tmp, self.report_path)
-
-
-def describe_exception(exc: BaseException, script: str) -> dict:
+def describe_exception(exc: BaseException, script: str) -> ExceptionInfo:
     frames = traceback.extract_tb(exc.__traceback__)
     script_abs = os.path.realpath(script)
     script_dir = os.path.dirname(script_abs)
@@ -208,21 +34,29 @@ def describe_exception(exc: BaseException, script: str) -> dict:
     local = [f for f in frames if os.path.realpath(f.filename).startswith(script_dir + os.sep)
              and "/checks/" not in f.filename]
     where = (own or local or frames[-1:] or [None])[-1]
-    return {
-        "type": type(exc).__name__,
-        "message": str(exc),
-        "file": where.filename if where else None,
-        "line": where.lineno if where else None,
-        "function": where.name if where else None,
-        "code": where.line if where else None,
-        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-    }
+    return ExceptionInfo(
+        type=type(exc).__name__,
+        message=str(exc),
+        file=where.filename if where else None,
+        line=where.lineno if where else None,
+        function=where.name if where else None,
+        code=where.line if where else None,
+        traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
 
 
 def install_hooks(torch, rec: Recorder) -> None:
     from torch.optim.optimizer import register_optimizer_step_post_hook
 
     register_optimizer_step_post_hook(lambda opt, args, kwargs: rec.on_step(opt))
+    os.register_at_fork(after_in_child=rec.after_fork)
+    optimizer_init = torch.optim.Optimizer.__init__
+
+    def counted_optimizer_init(self, *args, **kwargs):
+        rec.on_optimizer_built()
+        return optimizer_init(self, *args, **kwargs)
+
+    torch.optim.Optimizer.__init__ = counted_optimizer_init
     orig_backward = torch.autograd.backward
 
     def backward(tensors, *args, **kwargs):
@@ -247,11 +81,7 @@ def install_hooks(torch, rec: Recorder) -> None:
         before = len(rec.losses)
         result = orig_scaler_step(self, optimizer, *args, **kwargs)
         if len(rec.losses) == before and rec.pending_backward:
-            # GradScaler found inf/nan gradients and skipped optimizer.step(): not a training step.
-            rec.skipped_steps += 1
-            rec.warnings.append("GradScaler skipped an optimizer step (inf/nan gradients at the current loss scale)")
-            rec.pending_loss = 0.0
-            rec.pending_backward = 0
+            rec.on_skipped_step()
         return result
 
     scaler_cls.step = scaler_step
@@ -296,14 +126,19 @@ def main() -> None:
     script = os.path.abspath(sys.argv[1])
     sys.argv = [sys.argv[1], *sys.argv[2:]]
     backend = cfg["backend"]
-    # Our own modules are imported now, while the project root is on sys.path; then the script
-    # gets the sys.path it would have had: its folder first (and the stand-in before it, if emulated).
+    # Our own modules are imported now, while the project root is on sys.path (none of them imports
+    # torch); then the script gets the sys.path it would have had: its folder first, and the stand-in
+    # before it when emulated. torch is imported only after that: torch >= 2.5 auto-loads an installed
+    # torch_npu at `import torch`, which must find the stand-in, never a real torch_npu of this host.
+    # Later imports of our modules (checks.optrace at the first backward) go through the preloaded
+    # `checks` package's own __path__, whatever the script's sys.path.
     sys.path[0] = ROOT
+    import checks.compat  # noqa: F401
+    from checks.recorder import Recorder
     import checks.dist_child  # distributed runs: per-rank report, progress, fingerprint
-    import checks.optrace  # noqa: F401  (loaded before the script changes sys.path)
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
     if profile_cfg:
-        import checks.profile.child  # noqa: F401  (same reason)
+        import checks.profile.child  # noqa: F401  (torch-free at import, like the modules above)
     from checks.process import install_exit_recorder
 
     kb = None
@@ -318,6 +153,7 @@ def main() -> None:
     sys.path[0] = os.path.dirname(script)
     if backend == "emulated":
         sys.path.insert(0, STANDIN)
+    assert "torch" not in sys.modules, "torch was imported before the script's sys.path was final"
 
     rec = Recorder(cfg, script)
     rec.kb = kb
@@ -341,7 +177,7 @@ def main() -> None:
         checks.profile.child.install(torch, rec, script, json.loads(profile_cfg))
     if cfg.get("dist"):
         checks.dist_child.attach(rec, cfg, SmokeStop)
-    rec.t_start = rec.t_last = time.perf_counter()
+    rec.t_start = rec.t_last = rec.t_last_backward = time.perf_counter()
     try:
         import runpy
 

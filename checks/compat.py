@@ -18,6 +18,7 @@ msprobe at module import: each accessor imports what it needs when called (insid
 from __future__ import annotations
 
 import importlib
+import sys
 from importlib import metadata
 
 # msprobe modules the API dump needs imported while torch_npu is hidden (see checks.validate_child).
@@ -33,6 +34,9 @@ class CompatError(RuntimeError):
 
 
 def _version(dist: str) -> str:
+    loaded = sys.modules.get(dist)
+    if getattr(loaded, "__version__", None):
+        return str(loaded.__version__)
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:

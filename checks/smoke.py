@@ -13,6 +13,7 @@ stand-in, CUDA hidden, for comparing an original GPU script's losses with the mi
 from __future__ import annotations
 
 import collections
+import glob
 import json
 import math
 import os
@@ -25,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 
 from checks import process
 from checks.backend import EMULATED_NOTE, detect
+from checks.smoke_report import ChildReport, merge_process_reports
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
 BACKENDS = ("auto", "npu", "emulated", "cpu")
@@ -49,6 +51,8 @@ class SmokeResult:
     unsupported_ops: tuple[str, ...] = ()
     float64_ops: tuple[str, ...] = ()
     ops_traced: int = 0
+    step_source: str = "optimizer"  # "backward": no optimizer ever stepped, a step per backward()
+    child_steps: int = 0  # steps taken in processes the script forked (hogwild workers)
     warnings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     stdout: str = ""
@@ -177,12 +181,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         raise
     guard.kill_all(KILL_GRACE_S)  # the child has ended (or timed out): end its stray children too
     stdout, stderr = out_tail.text(), err_tail.text()
-    report = None
-    try:
-        with open(report_path, encoding="utf-8") as f:
-            report = json.load(f)
-    except (OSError, ValueError):
-        pass
+    report = read_reports(report_path)
     _cleanup(report_path)
     result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
                    steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
@@ -192,8 +191,25 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     return _finish(result, json_report)
 
 
+def _read_report(path: str) -> ChildReport | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return ChildReport.from_json(json.load(f))
+    except (OSError, ValueError):
+        return None
+
+
+def read_reports(report_path: str) -> ChildReport | None:
+    """The child's report merged with those of the processes the script forked (None: no report)."""
+    main = _read_report(report_path)
+    if main is None:
+        return None
+    workers = [r for r in map(_read_report, sorted(glob.glob(glob.escape(report_path) + ".proc*"))) if r is not None]
+    return merge_process_reports(main, workers)
+
+
 def _cleanup(report_path: str) -> None:
-    for path in (report_path,):
+    for path in (report_path, *glob.glob(glob.escape(report_path) + ".proc*")):
         try:
             os.unlink(path)
         except OSError:
@@ -206,21 +222,13 @@ def _finish(result: SmokeResult, json_report) -> SmokeResult:
     return result
 
 
-def exc_code_nonzero(report: dict) -> bool:
-    code = report.get("exit_code")
-    return code not in (0, None)
-
-
-def _float(x) -> float:
-    return float(x) if not isinstance(x, str) else float(x.replace("'", ""))
-
-
-def judge(script, backend, report, *, returncode, timed_out, timeout, steps, strict_ops, stdout="", stderr="",
-          torch_npu_version=None, duration_s=0.0, extra_warnings=(), guard=None) -> SmokeResult:
+def judge(script, backend, report: ChildReport | None, *, returncode, timed_out, timeout, steps, strict_ops, stdout="",
+          stderr="", torch_npu_version=None, duration_s=0.0, extra_warnings=(), guard=None) -> SmokeResult:
     """The verdict from the child's report (None when the child wrote none)."""
     reasons: list[str] = []
-    ended = process.exit_reason((report or {}).get("status"), returncode, int((report or {}).get("steps", 0)), steps,
-                                memory_limit=getattr(guard, "memory_limit", None), exit_code=(report or {}).get("exit_code"),
+    ended = process.exit_reason(report.status if report else None, returncode, report.steps if report else 0, steps,
+                                memory_limit=getattr(guard, "memory_limit", None),
+                                exit_code=report.exit_code if report else None,
                                 memory_exceeded=getattr(guard, "memory_exceeded", False), peak_rss=getattr(guard, "peak_rss", 0))
     warnings = [w for w in extra_warnings if w]
     note = EMULATED_NOTE if backend == "emulated" else None
@@ -236,19 +244,22 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
             reasons.append(f"the child process ended (exit status {returncode}) without a report: {last}")
         return SmokeResult("fail", 1, backend, script, reasons=tuple(reasons), warnings=tuple(warnings), **common)
 
-    losses = tuple(_float(x) for x in report.get("losses", []))
-    done = int(report.get("steps", 0))
-    status = report.get("status")
-    warnings += report.get("warnings", [])
-    trace = report.get("op_trace") or {}
-    unsupported = tuple(trace.get("unsupported_ops", ()))
-    wide = tuple(trace.get("float64_ops", ()))
-    if trace.get("stopped_after_step"):
-        warnings.append(f"op tracing stopped after step {trace['stopped_after_step']}: two steps in a row added no new op "
+    losses = report.losses
+    done = report.steps
+    status = report.status
+    warnings += report.warnings
+    if report.step_source == "backward" and done:
+        warnings.append(f"no optimizer step ever ran: counted one step per backward() ({done} steps; "
+                        "the script updates its parameters by hand)")
+    trace = report.op_trace
+    unsupported = trace.unsupported_ops if trace else ()
+    wide = trace.float64_ops if trace else ()
+    if trace and trace.stopped_after_step:
+        warnings.append(f"op tracing stopped after step {trace.stopped_after_step}: two steps in a row added no new op "
                         "(ops that only run every k-th step after that are not checked)")
-    exc = report.get("exception")
-    traceback_text = exc.get("traceback") if exc else None
-    location = f"{exc['file']}:{exc['line']}" if exc and exc.get("file") else None
+    exc = report.exception
+    traceback_text = exc.traceback if exc else None
+    location = exc.location if exc else None
     exit_code_override = None
 
     if getattr(guard, "memory_exceeded", False):
@@ -259,10 +270,10 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
         else:
             reasons.append(f"timed out after {timeout:g}s with {done} of {steps} optimizer steps done")
     elif status == "exception":
-        where = f"{location} in {exc.get('function')}: {exc.get('code') or ''}".rstrip(": ") if location else "?"
-        reasons.append(f"{exc['type']}: {exc['message']} (at {where})")
+        where = f"{location} in {exc.function}: {exc.code or ''}".rstrip(": ") if location else "?"
+        reasons.append(f"{exc.type}: {exc.message} (at {where})")
     elif status == "exit":
-        code = report.get("exit_code")
+        code = report.exit_code
         if done == 0 and code == 2 and "usage:" in stderr:
             reasons.append("the script rejected its arguments (argparse exit status 2)")
             exit_code_override = 2
@@ -271,7 +282,7 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
     elif status == "running":
         reasons.append(ended or "the child process died during training (killed or crashed)")
     elif status == "os_exit":
-        if exc_code_nonzero(report) or done == 0:
+        if report.exit_code not in (0, None) or done == 0:
             reasons.append(ended)
         elif done < steps:
             warnings.append(ended)
@@ -284,8 +295,8 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
         if not math.isfinite(loss):
             reasons.append(f"loss is not finite at optimizer step {i} ({loss})")
             break
-    param_device = report.get("param_device") or {}
-    loss_device = report.get("loss_device")
+    param_device = report.param_device
+    loss_device = report.loss_device
     if backend in ("npu", "emulated") and done:
         total = sum(param_device.values())
         off = {d: n for d, n in param_device.items() if d != "npu"}
@@ -313,10 +324,10 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
     else:
         verdict, code = "pass", 0
     return SmokeResult(
-        verdict, code, backend, script, steps=done, losses=losses, loss_dtype=report.get("loss_dtype"),
-        loss_device=loss_device, param_device=dict(param_device), step_times=tuple(report.get("step_times", ())),
-        peak_memory=report.get("peak_memory"), unsupported_ops=unsupported, float64_ops=wide,
-        ops_traced=len(trace.get("ops", {})), warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
+        verdict, code, backend, script, steps=done, losses=losses, loss_dtype=report.loss_dtype,
+        loss_device=loss_device, param_device=dict(param_device), step_times=report.step_times,
+        peak_memory=report.peak_memory, unsupported_ops=unsupported, float64_ops=wide,
+        ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps, warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
         traceback=traceback_text, error_location=location, **common)
 
 
@@ -349,7 +360,9 @@ def render(result: SmokeResult, console=None) -> None:
         console.print(table)
     facts = [
         ("backend", result.backend + (f" (torch_npu {result.torch_npu_version})" if result.torch_npu_version else "")),
-        ("steps", f"{result.steps} of {result.requested_steps}"),
+        ("steps", f"{result.steps} of {result.requested_steps}"
+                  + (" (one per backward(): no optimizer)" if result.step_source == "backward" else "")
+                  + (f" ({result.child_steps} in worker processes)" if result.child_steps else "")),
         ("loss dtype / device", f"{result.loss_dtype} / {result.loss_device}"),
         ("parameters", ", ".join(f"{n} on {d}" for d, n in sorted(result.param_device.items())) or "-"),
         ("peak memory", f"{result.peak_memory / 2**20:.0f} MiB" if result.peak_memory else "-"),

@@ -1,6 +1,8 @@
 """`npu-migrate validate`: does the migrated script train like the GPU original, and if not, why.
 
 Pipeline (one call of `run_validate`):
+The command line is `npu-migrate validate` (migrate/commands/validate.py); this module is its library.
+
 1. instrumented temporary copies of both scripts (msprobe ConfigChecker + a dormant API-dump hook;
    the user's files are never written);
 2. both run through the smoke machinery (`checks.smoke.run_smoke`) with the same seed, steps, data
@@ -21,7 +23,6 @@ import functools
 import json
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,17 +298,3 @@ def _finish(out: Path, say, result: ValidateResult) -> ValidateResult:
     md, html = validate_report.write_summary(result)
     (out / "validate.json").write_text(json.dumps(validate_report.to_json(result), indent=1), encoding="utf-8")
     return ValidateResult(**{**result.__dict__, "summary_md": md, "summary_html": html})
-
-
-def main(argv: list[str] | None = None) -> int:  # pragma: no cover - thin wrapper for `python -m checks.validate`
-    from migrate.commands.validate import validate
-
-    try:
-        validate.main(args=argv, prog_name="npu-migrate validate", standalone_mode=False)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

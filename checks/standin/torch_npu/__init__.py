@@ -14,6 +14,11 @@ _emulator.install(__import__("sys").modules[__name__])
 _ALLOWED = _emulator._names("torch_npu")
 
 
+def _autoload():
+    """The `torch.backends` entry point torch >= 2.5 calls at `import torch` (the real package's is
+    `torch_npu:_autoload`): importing this module has already installed the stand-in."""
+
+
 def npu_format_cast(tensor, acl_format, *args, **kwargs):
     """Storage formats are a layout hint on the NPU: the values are unchanged."""
     return tensor

@@ -1,0 +1,160 @@
+"""The smoke child/parent protocol: the shared report type, private torch/msprobe names behind
+checks.compat, torch imported only once the child's sys.path is final, and the steps the harness
+counts beyond plain optimizer loops (manual updates, forked workers)."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.smoke import run_smoke
+from checks.smoke_report import ChildReport, ExceptionInfo, OpTraceSummary, merge_process_reports
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "smoke_cases"
+
+
+def smoke(name, **kw):
+    kw.setdefault("steps", 3)
+    kw.setdefault("backend", "emulated")
+    kw.setdefault("timeout", 120)
+    return run_smoke(str(CASES / name), **kw)
+
+
+# ---------------------------------------------------------------- the report type
+def test_child_report_round_trips_through_json():
+    report = ChildReport(
+        status="stopped", losses=(1.5, float("nan")), step_times=(0.1, 0.2), step_source="backward", child_steps=4,
+        loss_dtype="float32", loss_device="npu", param_device={"npu": 2}, peak_memory=10, warnings=("w",),
+        exception=ExceptionInfo("ValueError", "bad", "x.py", 3, "f", "raise", "tb"), exit_code=None,
+        op_trace=OpTraceSummary({"aten::add.Tensor": 2}, ("aten::mode",), (), 2))
+    import json
+
+    back = ChildReport.from_json(json.loads(json.dumps(report.to_json())))
+    assert back.losses[0] == 1.5 and back.losses[1] != back.losses[1]  # nan survives as nan
+    assert dataclasses.replace(back, losses=report.losses[:1]) == dataclasses.replace(report, losses=report.losses[:1])
+
+
+def test_child_report_rejects_what_the_child_does_not_write():
+    with pytest.raises(ValueError):
+        ChildReport.from_json({"status": "stopped", "pid": 12})
+    with pytest.raises(ValueError):
+        ChildReport.from_json({"status": "sleeping"})
+
+
+def test_every_report_field_is_read_by_the_parent():
+    """A field the child writes and the parent never reads is dead protocol."""
+    parent = (ROOT / "checks" / "smoke.py").read_text()
+    for f in dataclasses.fields(ChildReport):
+        assert re.search(rf"report\.{f.name}\b", parent), f"ChildReport.{f.name} is never read by checks/smoke.py"
+
+
+def test_worker_reports_merge_when_the_main_process_took_no_step():
+    main = ChildReport(status="finished", loss_device="npu")
+    w1 = ChildReport(status="stopped", losses=(1.0, 0.9), step_times=(0.1, 0.1), param_device={"npu": 4})
+    w2 = ChildReport(status="running", losses=(1.0,), step_times=(0.1,))
+    merged = merge_process_reports(main, [w2, w1])
+    assert merged.losses == (1.0, 0.9) and merged.child_steps == 3 and merged.param_device == {"npu": 4}
+    assert merge_process_reports(main, []) is main
+
+
+# ---------------------------------------------------------------- private names behind compat
+def test_compat_names_the_torch_version_when_a_private_name_moved(monkeypatch):
+    import torch.optim.optimizer as optimizer_module
+
+    from checks import compat
+
+    monkeypatch.delattr(optimizer_module, "_global_optimizer_post_hooks")
+    with pytest.raises(compat.CompatError) as err:
+        compat.run_optimizer_hook_first(type("Handle", (), {"id": 1})())
+    import torch
+
+    assert "_global_optimizer_post_hooks" in str(err.value) and torch.__version__ in str(err.value)
+
+
+def test_compat_names_the_msprobe_version_when_pt_compare_moved(monkeypatch):
+    from importlib import metadata
+
+    from checks import compat
+
+    monkeypatch.setitem(sys.modules, "msprobe.pytorch.compare.pt_compare", None)
+    with pytest.raises(compat.CompatError) as err:
+        compat.msprobe_pt_compare()
+    assert "pt_compare" in str(err.value) and metadata.version("mindstudio-probe") in str(err.value)
+
+
+def test_compat_missing_grad_scaler_internal(monkeypatch):
+    import torch
+
+    from checks import compat
+
+    monkeypatch.delattr(torch.amp.GradScaler, "_unscale_grads_")
+    with pytest.raises(compat.CompatError, match=r"GradScaler\._unscale_grads_ .*torch 2\."):
+        compat.grad_scaler_internals()
+
+
+def test_no_private_torch_or_msprobe_name_outside_compat():
+    private = re.compile(r"_python_dispatch|_unscale_grads_|_global_optimizer_post_hooks|_register_device_module"
+                         r"|utils\._device\b|pt_compare import|msprobe\.core\.dump|msprobe\.pytorch\.dump")
+    offenders = []
+    for path in (ROOT / "checks").rglob("*.py"):
+        if path.name == "compat.py":
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if private.search(line) and not line.lstrip().startswith("#"):
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not offenders, offenders
+
+
+# ---------------------------------------------------------------- torch only after sys.path is final
+def _broken_torch_npu(tmp_path: Path) -> Path:
+    """A torch_npu as installed on a host without CANN: importing it raises, and its `torch.backends`
+    entry point makes torch >= 2.5 import it at `import torch`."""
+    site = tmp_path / "site"
+    (site / "torch_npu").mkdir(parents=True)
+    (site / "torch_npu" / "__init__.py").write_text(
+        'raise ImportError("libhccl.so: cannot open shared object file: No such file or directory")\n')
+    info = site / "torch_npu-2.14.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch_npu\nVersion: 2.14.0\n")
+    (info / "entry_points.txt").write_text("[torch.backends]\ntorch_npu = torch_npu:_autoload\n")
+    return site
+
+
+def test_broken_torch_npu_really_breaks_import_torch(tmp_path):
+    """The fixture reproduces the host the next test guards against."""
+    env = {**os.environ, "PYTHONPATH": str(_broken_torch_npu(tmp_path))}
+    proc = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True, text=True, env=env)
+    assert proc.returncode != 0 and "Failed to load the backend extension: torch_npu" in proc.stderr
+
+
+def test_stand_in_loads_although_a_broken_torch_npu_is_installed(tmp_path):
+    site = _broken_torch_npu(tmp_path)
+    r = smoke("migrated_ok.py", env={"PYTHONPATH": f"{site}{os.pathsep}{ROOT}"})
+    assert (r.verdict, r.backend) == ("pass", "emulated"), (r.reasons, r.stderr[-2000:])
+    assert r.param_device == {"npu": 4} and r.loss_device == "npu"
+
+
+# ---------------------------------------------------------------- steps beyond optimizer loops
+def test_loop_without_optimizer_counts_a_step_per_backward():
+    r = smoke("manual_sgd.py")
+    assert (r.verdict, r.steps, r.step_source) == ("pass", 3, "backward"), r.reasons
+    assert r.param_device == {"npu": 4}
+    assert any("no optimizer step ever ran" in w for w in r.warnings)
+
+
+def test_unstepped_optimizer_is_still_a_failure():
+    r = smoke("no_step.py")
+    assert (r.verdict, r.steps, r.step_source) == ("fail", 0, "optimizer")
+
+
+def test_steps_in_forked_workers_count():
+    r = smoke("hogwild.py")
+    assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
+    assert r.child_steps == 6  # two workers, each stopped after the 3 requested steps
+    assert r.param_device == {"npu": 4} and len(r.losses) == 3
