@@ -1,8 +1,8 @@
 """`npu-migrate validate`: does the migrated script train like the GPU original, and if not, why.
 
-Pipeline (one call of `run_validate`):
 The command line is `npu-migrate validate` (migrate/commands/validate.py); this module is its library.
 
+Pipeline (one call of `run_validate`):
 1. instrumented temporary copies of both scripts (msprobe ConfigChecker + a dormant API-dump hook;
    the user's files are never written);
 2. both run through the smoke machinery (`checks.smoke.run_smoke`) with the same seed, steps, data
