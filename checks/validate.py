@@ -260,6 +260,7 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
 
     child_env = dict(os.environ)
     child_env.update(env)
+    child_env["NPU_MIGRATE_CONFIG_CHECK"] = "1"  # the packs are what validate compares
     if launch is not None:
         from checks.dist_validate import smoke_ranks
 

@@ -141,7 +141,7 @@ def test_instrument_cli(tmp_path: Path):
     proc = invoke_cli("instrument", str(src), "-o", str(out))
     assert proc.returncode == 0, proc.stderr.decode()
     text = out.read_bytes()
-    assert b'ConfigChecker(model, output_zip_path="./gpu_config_pack.zip", fmk="pytorch")' in text
+    assert b'_npu_config_check(model, "gpu_config_check/gpu_config_pack_rank{rank}.zip")' in text
     assert b".cuda(" in text and b"torch_npu" not in text  # only the hooks, no NPU rewrites
     assert b"\r\n" in text and b"\n" not in text.replace(b"\r\n", b"")  # CRLF kept
     no_model = tmp_path / "nomodel.py"

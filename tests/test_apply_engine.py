@@ -64,7 +64,7 @@ def test_entry_script_gets_imports_after_last_torch_import_and_hooks():
     assert lines[0] == '"""Tiny trainer."""' and lines[1] == "from __future__ import annotations"
     assert "model = model.npu()" in out and 'device="npu"' in out
     # the model hook sits after the placement and before the optimizer, inside main()
-    hook = lines.index('        ConfigChecker(model, output_zip_path="./npu_config_pack.zip", fmk="pytorch")')
+    hook = lines.index('        _npu_config_check(model, "npu_config_check/npu_config_pack_rank{rank}.zip")')
     assert lines.index("    model = model.npu()") < hook < lines.index("    opt = torch.optim.SGD(model.parameters(), lr=0.1)")
     assert out.count("ConfigChecker.apply_patches") == 1
     ast.parse(out)
@@ -169,7 +169,7 @@ def test_manual_items_are_reported_not_rewritten():
 
 
 # ---- ConfigChecker hooks -----------------------------------------------------------------------------
-HOOK = 'ConfigChecker({model}, output_zip_path="./gpu_config_pack.zip", fmk="pytorch")'
+HOOK = '_npu_config_check({model}, "./gpu_config_pack.zip")'
 
 
 def hooked_line(result, model="model") -> int:

@@ -1,26 +1,42 @@
 """Add msprobe's ConfigChecker hooks to an entry script (the config-check step of a migration).
 
-Two insertions, both guarded so the script still runs where msprobe is not installed:
+Two insertions, both guarded so the script still runs where msprobe is not installed. After the
+module's opening imports, the import, the run-time switch and a small helper:
 
     try:
         from msprobe.core.config_check import ConfigChecker
-    except ImportError:
+    except ImportError:  # msprobe not installed: the script runs without writing a config pack
         ConfigChecker = None
-    if ConfigChecker is not None:
+    if ConfigChecker is not None and __import__("os").environ.get("NPU_MIGRATE_CONFIG_CHECK", "1") != "0":
         ConfigChecker.apply_patches(fmk="pytorch")
+    else:  # NPU_MIGRATE_CONFIG_CHECK=0 turns the config pack off for a run
+        ConfigChecker = None
 
-after the module's opening imports, and
+
+    def _npu_config_check(model, zip_path):
+        ...  # ConfigChecker(model, ...) writing one pack per rank; the model stays picklable
+
+and, right after the model is built and placed on its device, before training starts:
 
     if ConfigChecker is not None:
-        ConfigChecker(model, output_zip_path="./npu_config_pack.zip", fmk="pytorch")
+        _npu_config_check(model, "npu_config_check/npu_config_pack_rank{rank}.zip")
 
-right after the model is built and placed on its device, before training starts. The model is the
-receiver of `.parameters()` handed to the first optimizer constructor (`optim.SGD(model.parameters())`,
-`AdamW(params=model.module.parameters())`, parameter groups `[{"params": model.parameters()}]`, a
-variable holding such groups); the hook goes after that variable's last assignment or method call
-(`model.to(device)`, `model.cuda()`, `model = DDP(model)`) before the optimizer, in the same function.
-A statement nested in a branch (`if use_cuda: model.cuda()`) counts through the branch. When no such
-model is found nothing is added and the result says why: the hook is never guessed.
+The pack path: `{rank}` becomes the process's RANK (0 outside torchrun), so ranks never write the
+same file; a relative path is taken under NPU_MIGRATE_CONFIG_CHECK_DIR when set (else the working
+directory, where the script's other relative outputs go). msprobe's forward pre-hook is a closure,
+which would make `torch.save(model)`, `copy.deepcopy(model)` and spawn fail: the helper keeps it out
+of the model's pickled state (a copy has no hook; the original keeps it). See docs/config_check.md.
+
+Where the hook goes: the model is the receiver of `.parameters()` handed to the first optimizer
+constructor (`optim.SGD(model.parameters())`, `AdamW(params=model.module.parameters())`, parameter
+groups `[{"params": model.parameters()}]`, a variable holding such groups); the hook goes after that
+variable's last assignment or method call (`model.to(device)`, `model.cuda()`, `model = DDP(model)`)
+before the optimizer, in the same function. A statement nested in a branch (`if use_cuda:
+model.cuda()`) counts through the branch. An optimizer a class builds from `self.parameters()` (in
+`__init__` the module is not built yet) is hooked where the caller builds the instance
+(`agent = Agent(...)`). When the optimizer comes from a method of the model
+(`optimizer = model.configure_optimizers()`), the hook goes after the model's last placement before
+that call. When no model is found nothing is added and the result says why: never guessed.
 
 Idempotent: a module that already imports ConfigChecker or calls `ConfigChecker.apply_patches` is
 left alone.
@@ -37,8 +53,11 @@ from libcst.helpers import get_full_name_for_node
 
 from migrate.codemods._module import is_docstring, leading_imports_end
 
-DEFAULT_NPU_PACK = "./npu_config_pack.zip"
-DEFAULT_GPU_PACK = "./gpu_config_pack.zip"
+DEFAULT_NPU_PACK = "npu_config_check/npu_config_pack_rank{rank}.zip"
+DEFAULT_GPU_PACK = "gpu_config_check/gpu_config_pack_rank{rank}.zip"
+SWITCH_ENV = "NPU_MIGRATE_CONFIG_CHECK"  # "0": no pack this run
+DIR_ENV = "NPU_MIGRATE_CONFIG_CHECK_DIR"  # folder for a relative pack path
+HELPER = "_npu_config_check"
 
 _TOP_BLOCK = (
     "try:\n"
@@ -46,7 +65,29 @@ _TOP_BLOCK = (
     "except ImportError:  # msprobe not installed: the script runs without writing a config pack\n"
     "    ConfigChecker = None\n"
 )
-_PATCH = 'if ConfigChecker is not None:\n    ConfigChecker.apply_patches(fmk="pytorch")\n'
+_PATCH = (
+    f'if ConfigChecker is not None and __import__("os").environ.get("{SWITCH_ENV}", "1") != "0":\n'
+    '    ConfigChecker.apply_patches(fmk="pytorch")\n'
+    f"else:  # {SWITCH_ENV}=0 turns the config pack off for a run\n"
+    "    ConfigChecker = None\n"
+)
+_HELPER = f'''
+def {HELPER}(model, zip_path):
+    """msprobe config pack of this run (added by npu-migrate apply, see its docs/config_check.md)."""
+    import collections
+    import os
+
+    path = os.path.join(os.environ.get("{DIR_ENV}", ""), zip_path.replace("{{rank}}", os.environ.get("RANK", "0")))
+    before = set(model._forward_pre_hooks)
+    ConfigChecker(model, output_zip_path=path, fmk="pytorch")
+    added = set(model._forward_pre_hooks) - before
+
+    class Hooks(collections.OrderedDict):  # msprobe's hook is a closure: pickled copies go without it
+        def __reduce__(self):
+            return collections.OrderedDict, (), None, None, iter([(k, v) for k, v in self.items() if k not in added])
+
+    model._forward_pre_hooks = Hooks(model._forward_pre_hooks)
+'''
 
 # The callee of an optimizer constructor: torch.optim.*, apex FusedAdam, bnb.optim.*, transformers AdamW ...
 _OPTIMIZER_NAME = re.compile(
@@ -122,11 +163,26 @@ def _flatten(block: cst.CSTNode, path: Path, out: list) -> None:
 
 
 class _ScopeCollector(cst.CSTVisitor):
+    """Every function, with the class it is a method of (None for a plain function)."""
+
     def __init__(self):
         self.functions: list[cst.FunctionDef] = []
+        self.owner: dict[int, str | None] = {}
+        self._classes: list[str | None] = [None]
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node)
+        self.owner[id(node)] = self._classes[-1]
+        self._classes.append(None)  # a class nested in a function body is that class's own scope
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._classes.pop()
 
 
 def _own_nodes(stmt: cst.CSTNode):
@@ -240,14 +296,42 @@ class _Plan:
     after: int  # insert after this index (-1: at the start)
     model: str | None
     message: str
+    own_instance: bool = False  # the optimizer is built from `self.parameters()` in a method
 
 
-def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str]) -> _Plan | None:
+_INSTANCE_NAMES = ("self", "cls")
+# `model.configure_optimizers()`, `net.build_optimizer(cfg)`: a method (lower case) returning an optimizer
+_OPTIMIZER_METHOD = re.compile(r"(?i)optimi[sz]ers?")
+
+
+def _optimizer_method_receiver(call: cst.Call) -> cst.CSTNode | None:
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not func.attr.value.islower():
+        return None
+    if not _OPTIMIZER_METHOD.search(func.attr.value):
+        return None
+    receiver = _strip_module(func.value)
+    root = receiver
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not _is_model_expr(receiver) or not isinstance(root, cst.Name) or root.value in _INSTANCE_NAMES:
+        return None
+    return receiver
+
+
+def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str], *, methods: bool = False) -> _Plan | None:
+    """The hook's place in one scope: after the model an optimizer is built from; with `methods`,
+    after the model whose own method returns the optimizer (`model.configure_optimizers()`)."""
     statements: list = []
     _flatten(body_block, (), statements)
     for position, (stmt, path) in enumerate(statements):
         for small in _own_nodes(stmt):
             for call in _calls(small):
+                if methods:
+                    receiver = _optimizer_method_receiver(call)
+                    if receiver is not None:
+                        return _anchor(module, statements[:position], path, receiver, params)
+                    continue
                 if not _is_optimizer_call(call):
                     continue
                 receivers = []
@@ -264,6 +348,33 @@ def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str]
     return None
 
 
+def _plan_at_instantiation(module: cst.Module, scopes: list, class_name: str) -> _Plan | None:
+    """After `x = ClassName(...)` (and the placement statements right after it) in any scope."""
+    for body_block in scopes:
+        statements: list = []
+        _flatten(body_block, (), statements)
+        for position, (stmt, path) in enumerate(statements):
+            for small in _own_nodes(stmt):
+                if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call):
+                    continue
+                name = get_full_name_for_node(small.value.func) or ""
+                targets = _assigned_targets(small)
+                if name.rsplit(".", 1)[-1] != class_name or len(targets) != 1 or not _is_model_expr(targets[0]):
+                    continue
+                block, index = path[-1]
+                if not isinstance(block, (cst.Module, cst.IndentedBlock)):
+                    continue
+                target = targets[0]
+                for later, later_path in statements[position + 1:]:
+                    if later_path[:-1] != path[:-1] or later_path[-1][0] is not block or not _touches(later, target):
+                        break
+                    index = later_path[-1][1]
+                text = module.code_for_node(target)
+                return _Plan(block, index, text, f"hook where `{text}` is built: {class_name} builds its optimizer "
+                                                 "from its own parameters")
+    return None
+
+
 def _anchor(module: cst.Module, before: list, opt_path: Path, model: cst.CSTNode, params: set[str]) -> _Plan:
     text = module.code_for_node(model)
     anchor_path = None
@@ -274,6 +385,9 @@ def _anchor(module: cst.Module, before: list, opt_path: Path, model: cst.CSTNode
         root = model
         while isinstance(root, cst.Attribute):
             root = root.value
+        if isinstance(root, cst.Name) and root.value in _INSTANCE_NAMES:
+            return _Plan(None, -1, text, f"the optimizer is built from `{text}.parameters()` inside its own class "
+                                         "(the hook goes where the caller builds the instance)", own_instance=True)
         if isinstance(root, cst.Name) and root.value in params:
             block = opt_path[0][0]
             first = 1 if block.body and is_docstring(block.body[0]) else 0
@@ -293,21 +407,33 @@ def _anchor(module: cst.Module, before: list, opt_path: Path, model: cst.CSTNode
 
 
 def find_model_insertion(module: cst.Module) -> _Plan:
-    """Where `ConfigChecker(model, ...)` goes: the module scope first, then each function in order."""
-    plan = _plan_in_scope(module, module, set())
-    if plan is not None and plan.block is not None:
-        return plan
+    """Where the hook goes: the module scope first, then each function in order; then the fallbacks
+    (an optimizer returned by a model's method; a class building its optimizer from `self`)."""
     collector = _ScopeCollector()
     module.visit(collector)
-    failure = plan
+    scopes = [(module, set(), None)]
     for function in collector.functions:
-        if not isinstance(function.body, cst.IndentedBlock):
-            continue
-        params = {p.name.value for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
-        plan = _plan_in_scope(module, function.body, params)
+        if isinstance(function.body, cst.IndentedBlock):
+            params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                             *function.params.kwonly_params)}
+            scopes.append((function.body, params, collector.owner.get(id(function))))
+    failure = None
+    own_classes: list[str] = []
+    for body_block, params, owner in scopes:
+        plan = _plan_in_scope(module, body_block, params)
         if plan is not None and plan.block is not None:
             return plan
+        if plan is not None and plan.own_instance and owner:
+            own_classes.append(owner)
         failure = failure or plan
+    for body_block, params, _ in scopes:
+        plan = _plan_in_scope(module, body_block, params, methods=True)
+        if plan is not None and plan.block is not None:
+            return plan
+    for class_name in own_classes:
+        plan = _plan_at_instantiation(module, [block for block, _, _ in scopes], class_name)
+        if plan is not None:
+            return plan
     if failure is not None:
         return failure
     return _Plan(None, -1, None, "no optimizer built from `<model>.parameters()` found")
@@ -340,10 +466,9 @@ def add_config_check_hooks(module: cst.Module, *, zip_path: str = DEFAULT_NPU_PA
     plan = find_model_insertion(module)
     if plan.block is None:
         return HookResult(module, False, False, plan.model, f"ConfigChecker hook not added: {plan.message}")
-    hook = cst.parse_statement(
-        f"if ConfigChecker is not None:\n    ConfigChecker({plan.model}, output_zip_path={json.dumps(zip_path)}, fmk=\"pytorch\")\n"
-    )
-    top = [cst.parse_statement(_TOP_BLOCK), cst.parse_statement(_PATCH)]
+    hook = cst.parse_statement(f"if ConfigChecker is not None:\n    {HELPER}({plan.model}, {json.dumps(zip_path)})\n")
+    helper = cst.parse_statement(_HELPER.lstrip("\n")).with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    top = [cst.parse_statement(_TOP_BLOCK), cst.parse_statement(_PATCH), helper]
     top_index = leading_imports_end(module.body) - 1
     insertions: dict[int, list[tuple[int, list]]] = {id(module): [(top_index, top)]}
     insertions.setdefault(id(plan.block), []).append((plan.after, [hook]))
