@@ -1,0 +1,193 @@
+"""The ConfigChecker hook `apply` adds: where it goes, where the pack is written, the run-time switch,
+and that a hooked model stays picklable. The runtime tests run the instrumented scripts for real
+(msprobe is installed in the development environment)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from migrate.apply import instrument_source
+from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK
+
+MODEL = '''
+import copy
+import io
+import sys
+
+import torch
+import torch.nn as nn
+import torch.multiprocessing as mp
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def evaluate(model):
+    model(torch.randn(2, 4))
+
+
+def main():
+    model = Net()
+    model.to("cpu")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(2):
+        loss = model(torch.randn(3, 4)).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    buf = io.BytesIO()
+    torch.save(model, buf)
+    clone = copy.deepcopy(model)
+    clone(torch.randn(1, 4))
+    if "--spawn" in sys.argv:
+        p = mp.get_context("spawn").Process(target=evaluate, args=(model,))
+        p.start()
+        p.join()
+        assert p.exitcode == 0, p.exitcode
+    print("HOOKS", len(model._forward_pre_hooks), len(clone._forward_pre_hooks))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _write_instrumented(tmp_path: Path, source: str = MODEL, zip_path: str = DEFAULT_NPU_PACK) -> Path:
+    result = instrument_source(textwrap.dedent(source), zip_path=zip_path)
+    assert result.model_found, result.message
+    script = tmp_path / "train.py"
+    script.write_text(result.text)
+    return script
+
+
+def _run(script: Path, *args, **env):
+    full = {k: v for k, v in os.environ.items() if k not in ("RANK", "NPU_MIGRATE_CONFIG_CHECK", "NPU_MIGRATE_CONFIG_CHECK_DIR")}
+    full.update(env)
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, cwd=script.parent,
+                          env=full, timeout=300)
+
+
+# ---------------------------------------------------------------- placement (static)
+def test_optimizer_built_from_self_in_init_is_hooked_where_the_caller_builds_it():
+    source = textwrap.dedent('''
+        import torch
+        import torch.nn as nn
+
+
+        class Agent(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+                self.opt = torch.optim.Adam(self.parameters(), lr=1e-3)
+
+
+        def main():
+            agent = Agent()
+            agent.to("cpu")
+            agent.train()
+            run(agent)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    lines = result.text.splitlines()
+    assert result.model_found and "_npu_config_check(self" not in result.text
+    hook = lines.index('        _npu_config_check(agent, "p.zip")')
+    assert lines[hook - 2] == "    agent.train()" and lines[hook + 1] == "    run(agent)"
+
+
+def test_self_model_without_a_caller_is_a_manual_item_not_a_hook_in_the_class():
+    source = "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
+             "        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)\n"
+    result = instrument_source(source, zip_path="p.zip")
+    assert not result.model_found and result.text == source
+    assert "inside its own class" in result.message
+
+
+def test_optimizer_from_a_model_method_is_hooked_after_the_last_placement():
+    source = textwrap.dedent('''
+        import torch
+
+
+        def fit(trainer, module, data):
+            module.to(trainer.device)
+            module = module.float()
+            optimizer = module.configure_optimizers()
+            for batch in data:
+                optimizer.step()
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(module, "p.zip")')
+    assert lines[hook - 2] == "    module = module.float()"
+    assert lines[hook + 1] == "    optimizer = module.configure_optimizers()"
+
+
+def test_a_class_constructor_named_like_an_optimizer_is_not_a_model_method():
+    source = "import torch\nimport torch.optim as optim\n\nmodel = Net()\nopt = optim.SGD(lr=0.1)\n"
+    result = instrument_source(source, zip_path="p.zip")
+    assert not result.model_found
+
+
+# ---------------------------------------------------------------- run time
+
+
+@pytest.mark.runtime
+def test_pack_is_per_rank_in_its_folder(tmp_path):
+    script = _write_instrumented(tmp_path)
+    for rank in ("0", "3"):
+        proc = _run(script, RANK=rank)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    packs = sorted(p.name for p in (tmp_path / "npu_config_check").iterdir())
+    assert packs == ["npu_config_pack_rank0.zip", "npu_config_pack_rank3.zip"]
+    assert not list(tmp_path.glob("*.zip"))  # nothing in the working directory itself
+
+
+@pytest.mark.runtime
+def test_pack_folder_from_the_environment(tmp_path):
+    script = _write_instrumented(tmp_path)
+    out = tmp_path / "run_outputs"
+    proc = _run(script, NPU_MIGRATE_CONFIG_CHECK_DIR=str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (out / "npu_config_check" / "npu_config_pack_rank0.zip").is_file()
+
+
+@pytest.mark.runtime
+def test_switched_off_at_run_time(tmp_path):
+    script = _write_instrumented(tmp_path)
+    proc = _run(script, NPU_MIGRATE_CONFIG_CHECK="0")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not (tmp_path / "npu_config_check").exists()
+    assert "HOOKS 0 0" in proc.stdout  # no hook on the model at all
+
+
+@pytest.mark.runtime
+def test_hooked_model_stays_picklable_deepcopyable_and_spawnable(tmp_path):
+    script = _write_instrumented(tmp_path)
+    proc = _run(script, "--spawn")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "HOOKS 1 0" in proc.stdout  # the running model keeps msprobe's hook; its copy goes without
+    assert (tmp_path / "npu_config_check" / "npu_config_pack_rank0.zip").is_file()
+
+
+@pytest.mark.runtime
+def test_msprobe_hook_alone_breaks_pickling(tmp_path):
+    """The control for the test above: msprobe's own hook is a closure (docs/config_check.md)."""
+    code = textwrap.dedent('''
+        import io, torch
+        from msprobe.core.config_check import ConfigChecker
+        model = torch.nn.Linear(2, 2)
+        ConfigChecker(model, output_zip_path="pack.zip", fmk="pytorch")
+        torch.save(model, io.BytesIO())
+        ''')
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode != 0 and "pickle" in proc.stderr.lower()
