@@ -1,7 +1,7 @@
 """`smoke --fake-data`: run real scripts offline.
 
-Inside the smoke child only. torchvision datasets return small synthetic data of the right shape and
-number of classes (nothing read or downloaded); pretrained-weight downloads keep the random
+Inside the smoke child only. torchvision datasets return small synthetic data that behaves like the
+real dataset (checks/fakedata_datasets.py; nothing read or downloaded); pretrained-weight downloads keep the random
 initialisation with a warning; outbound network connections (other than loopback, which gloo and
 torchrun rendezvous use) are refused.
 """
@@ -11,94 +11,12 @@ import importlib.abc
 import importlib.util
 import socket
 import sys
-import warnings
 
-FAKE_LEN = 512
-# name -> (PIL mode, height, width, classes)
-IMAGE_DATASETS = {
-    "MNIST": ("L", 28, 28, 10), "FashionMNIST": ("L", 28, 28, 10), "KMNIST": ("L", 28, 28, 10),
-    "QMNIST": ("L", 28, 28, 10), "EMNIST": ("L", 28, 28, 47),
-    "CIFAR10": ("RGB", 32, 32, 10), "CIFAR100": ("RGB", 32, 32, 100), "SVHN": ("RGB", 32, 32, 10),
-    "STL10": ("RGB", 96, 96, 10), "ImageNet": ("RGB", 256, 256, 1000), "ImageFolder": ("RGB", 64, 64, 10),
-    "DatasetFolder": ("RGB", 64, 64, 10), "Caltech101": ("RGB", 128, 128, 101), "Food101": ("RGB", 128, 128, 101),
-    "Flowers102": ("RGB", 128, 128, 102), "OxfordIIITPet": ("RGB", 128, 128, 37), "StanfordCars": ("RGB", 128, 128, 196),
-    "GTSRB": ("RGB", 32, 32, 43), "Places365": ("RGB", 256, 256, 365), "CelebA": ("RGB", 218, 178, 40),
-}
-EMNIST_CLASSES = {"byclass": 62, "bymerge": 47, "balanced": 47, "letters": 26, "digits": 10, "mnist": 10}
+from checks.fakedata_datasets import _warn, patch_datasets
 
 
 class RandomInitStateDict(dict):
     """Returned instead of downloaded weights: load_state_dict keeps the random initialisation."""
-
-
-def _warn(msg: str) -> None:
-    warnings.warn(f"npu-migrate smoke --fake-data: {msg}", stacklevel=3)
-    print(f"[npu-migrate smoke] fake-data: {msg}", file=sys.stderr)
-
-
-def _fake_dataset(cls, name: str, spec):
-    mode, height, width, default_classes = spec
-
-    def __init__(self, root=None, *args, transform=None, target_transform=None, **kwargs):
-        import numpy as np
-
-        classes = default_classes
-        if name == "EMNIST":
-            split = kwargs.get("split", args[0] if args else "balanced")
-            classes = EMNIST_CLASSES.get(split, default_classes)
-        rng = np.random.RandomState(len(name))
-        n = FAKE_LEN if height * width <= 96 * 96 else 64
-        shape = (n, height, width) if mode == "L" else (n, height, width, 3)
-        targets = [i % classes for i in range(n)]
-        class_names = [f"class_{i}" for i in range(classes)]
-        values = {
-            "root": root, "transform": transform, "target_transform": target_transform, "transforms": None,
-            "train": kwargs.get("train", True), "classes": class_names,
-            "class_to_idx": {c: i for i, c in enumerate(class_names)},
-            "data": rng.randint(0, 256, size=shape, dtype=np.uint8), "targets": targets, "labels": targets,
-            "samples": [(f"<fake {name} {i}>", t) for i, t in enumerate(targets)],
-        }
-        values["imgs"] = values["samples"]
-        for attr, value in values.items():
-            try:
-                setattr(self, attr, value)
-            except AttributeError:  # a read-only property of the real class (computed from the others)
-                pass
-        _warn(f"{name}: {n} synthetic {mode} {height}x{width} images, {classes} classes (nothing read or downloaded)")
-
-    def __len__(self):
-        return len(self.targets)
-
-    def __getitem__(self, index):
-        from PIL import Image
-
-        img = Image.fromarray(self.data[index], mode=mode)
-        target = self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
-
-    def __repr__(self):
-        return f"Fake{name}(len={len(self)}, classes={len(self.classes)})"
-
-    cls.__init__ = __init__
-    cls.__len__ = __len__
-    cls.__getitem__ = __getitem__
-    cls.__repr__ = __repr__
-    for attr in ("_check_exists", "_check_integrity"):
-        if hasattr(cls, attr):
-            setattr(cls, attr, lambda self: True)
-    if hasattr(cls, "download"):
-        cls.download = lambda self: None
-
-
-def patch_datasets(datasets_module) -> None:
-    for name, spec in IMAGE_DATASETS.items():
-        cls = getattr(datasets_module, name, None)
-        if cls is not None:
-            _fake_dataset(cls, name, spec)
 
 
 def patch_hub(torch) -> None:

@@ -17,6 +17,7 @@ import glob
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -160,6 +161,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     child_env.update(env or {})
     child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
     child_env["PYTHONUNBUFFERED"] = "1"
+    if fake_data:  # generated dataset files (checks/fakedata_datasets.py), removed after the run
+        child_env["NPU_MIGRATE_FAKE_DATA_DIR"] = report_path + ".fakedata"
     if backend in ("emulated", "cpu"):
         # Neither an emulated Ascend host nor the CPU baseline may touch a GPU of this machine.
         child_env["CUDA_VISIBLE_DEVICES"] = ""
@@ -214,6 +217,7 @@ def _cleanup(report_path: str) -> None:
             os.unlink(path)
         except OSError:
             pass
+    shutil.rmtree(report_path + ".fakedata", ignore_errors=True)
 
 
 def _finish(result: SmokeResult, json_report) -> SmokeResult:
