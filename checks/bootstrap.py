@@ -20,6 +20,8 @@ CONFIG_ENV = "NPU_MIGRATE_SMOKE"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STANDIN = os.path.join(HERE, "standin")
+SPAWN_MAIN = os.path.join(HERE, "spawn_main.py")
+SPAWN_ENV = "NPU_MIGRATE_SMOKE_SPAWN"
 if __name__ == "__main__":
     sys.path[0] = ROOT  # this file runs as a script: its own folder is sys.path[0]
 from checks.recorder import Recorder, SmokeStop  # noqa: E402  (torch-free)
@@ -45,11 +47,12 @@ def describe_exception(exc: BaseException, script: str) -> ExceptionInfo:
     )
 
 
-def install_hooks(torch, rec: Recorder) -> None:
+def install_hooks(torch, rec: Recorder, fork_aware: bool = True) -> None:
     from torch.optim.optimizer import register_optimizer_step_post_hook
 
     register_optimizer_step_post_hook(lambda opt, args, kwargs: rec.on_step(opt))
-    os.register_at_fork(after_in_child=rec.after_fork)
+    if fork_aware:
+        os.register_at_fork(after_in_child=rec.after_fork)
     optimizer_init = torch.optim.Optimizer.__init__
 
     def counted_optimizer_init(self, *args, **kwargs):
@@ -105,6 +108,23 @@ def install_hooks(torch, rec: Recorder) -> None:
     for name in grad_scaler_internals():
         setattr(scaler_cls, name, untraced(getattr(scaler_cls, name)))
     scaler_cls.step = untraced(scaler_cls.step)
+
+
+def bridge_spawned_children(cfg: dict, script: str) -> None:
+    """Processes the script spawns run checks/spawn_main.py as their `__mp_main__` (which installs the
+    hooks and fake data, then runs the script as multiprocessing would): their steps count too."""
+    import multiprocessing.spawn as mp_spawn
+
+    os.environ[SPAWN_ENV] = json.dumps({**cfg, "script": script, "root": ROOT})
+    get_preparation_data = mp_spawn.get_preparation_data
+
+    def preparation_data(name):
+        data = get_preparation_data(name)
+        if os.path.realpath(data.get("init_main_from_path") or "") == os.path.realpath(script):
+            data["init_main_from_path"] = SPAWN_MAIN
+        return data
+
+    mp_spawn.get_preparation_data = preparation_data
 
 
 def seed_everything(torch, seed: int) -> None:
@@ -173,6 +193,7 @@ def main() -> None:
     if cfg.get("seed") is not None:
         seed_everything(torch, int(cfg["seed"]))
     install_hooks(torch, rec)
+    bridge_spawned_children(cfg, script)
     if profile_cfg:
         checks.profile.child.install(torch, rec, script, json.loads(profile_cfg))
     if cfg.get("dist"):

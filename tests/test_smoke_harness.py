@@ -158,3 +158,17 @@ def test_steps_in_forked_workers_count():
     assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
     assert r.child_steps == 6  # two workers, each stopped after the 3 requested steps
     assert r.param_device == {"npu": 4} and len(r.losses) == 3
+
+
+def test_steps_in_spawned_processes_count():
+    """torch.multiprocessing.spawn starts fresh interpreters: the hooks reach them through
+    checks/spawn_main.py, which multiprocessing runs as their __mp_main__."""
+    r = smoke("spawn_train.py")
+    assert (r.verdict, r.steps, r.child_steps) == ("pass", 3, 6), (r.reasons, r.stderr[-2000:])
+    assert r.param_device == {"npu": 4} and r.loss_device == "npu"
+
+
+def test_fake_data_reaches_spawned_dataloader_workers():
+    r = smoke("spawn_loader.py", fake_data=True)
+    assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
+    assert r.param_device == {"npu": 2}

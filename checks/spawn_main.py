@@ -1,0 +1,44 @@
+"""Runs as `__mp_main__` in a process the script starts with the spawn method (torch.multiprocessing
+spawn, `mp.get_context("spawn").Process`, spawned DataLoader workers), in place of the script itself.
+
+The smoke bootstrap points multiprocessing's preparation data at this file (see
+`checks.bootstrap.bridge_spawned_children`); the configuration comes in NPU_MIGRATE_SMOKE_SPAWN.
+By the time this file runs, multiprocessing has given the process the parent's sys.path (the
+torch_npu stand-in first when emulated): our torch-free modules are imported with the project root
+appended for a moment, then torch, then the hooks and fake data go on as in the smoke child, and
+the script runs as `__mp_main__` as multiprocessing would have run it. Steps taken here count
+(`<report>.proc<PID>`, merged by the parent).
+"""
+import json
+import os
+import runpy
+import sys
+
+SPAWN_ENV = "NPU_MIGRATE_SMOKE_SPAWN"
+
+
+def _prepare() -> str:
+    cfg = json.loads(os.environ[SPAWN_ENV])
+    root = cfg["root"]
+    sys.path.append(root)
+    try:
+        from checks.bootstrap import install_hooks
+        from checks.recorder import Recorder
+
+        if cfg.get("fake_data"):
+            import checks.fakedata as fakedata
+    finally:
+        sys.path.remove(root)
+    import torch
+
+    if cfg["backend"] == "emulated":
+        import torch_npu  # noqa: F401  (the stand-in: first on the inherited sys.path)
+    rec = Recorder(cfg, cfg["script"])
+    rec.after_fork()  # a worker: its own report, stops itself after the requested steps
+    install_hooks(torch, rec, fork_aware=False)
+    if cfg.get("fake_data"):
+        fakedata.install(torch)
+    return cfg["script"]
+
+
+globals().update(runpy.run_path(_prepare(), run_name="__mp_main__"))
