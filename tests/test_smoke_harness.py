@@ -153,8 +153,11 @@ def test_unstepped_optimizer_is_still_a_failure():
     assert (r.verdict, r.steps, r.step_source) == ("fail", 0, "optimizer")
 
 
-def test_steps_in_forked_workers_count():
-    r = smoke("hogwild.py")
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_steps_in_hogwild_workers_count(start_method):
+    """The model is placed on the NPU in the main process and shared with the workers: with spawn it
+    is pickled through torch.multiprocessing's reductions, and is still on the NPU there."""
+    r = smoke("hogwild.py", script_args=[start_method])
     assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
     assert r.child_steps == 6  # two workers, each stopped after the 3 requested steps
     assert r.param_device == {"npu": 4} and len(r.losses) == 3

@@ -1,5 +1,8 @@
-"""Hogwild: the main process only starts workers (torch.multiprocessing, fork); each worker trains the
-shared model with its own optimizer. The steps happen in the workers only."""
+"""Hogwild: the main process only starts workers (torch.multiprocessing; start method from argv[1],
+fork by default); each worker trains the shared model with its own optimizer. The steps happen in the
+workers only."""
+import sys
+
 import torch
 import torch.multiprocessing as mp
 import torch_npu  # noqa: F401
@@ -18,7 +21,7 @@ def train(model):
 
 
 if __name__ == "__main__":
-    mp.set_start_method("fork", force=True)
+    mp.set_start_method(sys.argv[1] if len(sys.argv) > 1 else "fork", force=True)
     model = tiny_model("npu")
     model.share_memory()
     workers = [mp.Process(target=train, args=(model,)) for _ in range(2)]

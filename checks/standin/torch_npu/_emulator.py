@@ -24,8 +24,8 @@ import torch
 
 from torch_npu._amp import _make_amp, _patch_autocast
 from torch_npu._devices import (  # noqa: F401  (re-exported: the stand-in's device mapping)
-    MARK, _map_device, _mapped, _module_npu, _pin_memory, _tensor_npu, _wrap_attrs, _wrap_device_fn,
-    _generator_proxy, mark,
+    MARK, _map_device, _mapped, _module_npu, _patch_multiprocessing_marks, _pin_memory, _tensor_npu, _wrap_attrs,
+    _wrap_device_fn, _generator_proxy, mark,
 )
 from torch_npu._host import _patch_accelerator, _patch_cuda_absent, _patch_distributed
 from torch_npu._npu_module import _make_npu_module
@@ -76,6 +76,7 @@ def install(top: types.ModuleType) -> None:
 
     torch.nn.Parameter.__new__ = parameter_new
     _patch_accelerator(npu)
+    _patch_multiprocessing_marks()
     _patch_autocast()
     _patch_distributed()
     from torch_npu import _dist_mesh  # DeviceMesh / FSDP2 on the emulated NPU
