@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import time
 
-from torch.utils._python_dispatch import TorchDispatchMode
+from checks.compat import torch_dispatch_mode
+
+TorchDispatchMode = torch_dispatch_mode()
 
 SKIP_FILES = ("torch/amp/grad_scaler.py",)
 MAX_EXAMPLES = 4
