@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.runtime, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def default_apply(tmp_path_factory):
-    from migrate import apply
+    from migrate import rewrite as apply
 
     out = str(tmp_path_factory.mktemp("migrated_default"))
     result = apply.plan_tree(FIXTURES, apply.ApplyOptions())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from migrate.apply import instrument_source
+from migrate.rewrite import instrument_source
 from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK
 
 MODEL = '''
