@@ -154,8 +154,8 @@ def main() -> None:
     # `checks` package's own __path__, whatever the script's sys.path.
     sys.path[0] = ROOT
     import checks.compat  # noqa: F401
-    from checks.recorder import Recorder
     import checks.dist_child  # distributed runs: per-rank report, progress, fingerprint
+    from checks.recorder import Recorder
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
     if profile_cfg:
         import checks.profile.child  # noqa: F401  (torch-free at import, like the modules above)

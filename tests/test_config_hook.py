@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from migrate.rewrite import instrument_source
 from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK
+from migrate.rewrite import instrument_source
 
 MODEL = '''
 import copy

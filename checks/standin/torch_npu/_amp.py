@@ -6,7 +6,6 @@ import os
 import sys
 
 import torch
-
 from torch_npu._devices import _map_device, _mapped, _wrap_device_fn
 from torch_npu._surface import SurfaceModule, _names
 

@@ -21,16 +21,30 @@ import types
 import warnings
 
 import torch
-
 from torch_npu._amp import _make_amp, _patch_autocast
 from torch_npu._devices import (  # noqa: F401  (re-exported: the stand-in's device mapping)
-    MARK, _map_device, _mapped, _module_npu, _patch_multiprocessing_marks, _pin_memory, _tensor_npu, _wrap_attrs,
-    _wrap_device_fn, _generator_proxy, mark,
+    MARK,
+    _generator_proxy,
+    _map_device,
+    _mapped,
+    _module_npu,
+    _patch_multiprocessing_marks,
+    _pin_memory,
+    _tensor_npu,
+    _wrap_attrs,
+    _wrap_device_fn,
+    mark,
 )
 from torch_npu._host import _patch_accelerator, _patch_cuda_absent, _patch_distributed
 from torch_npu._npu_module import _make_npu_module
 from torch_npu._surface import (  # noqa: F401  (re-exported for torch_npu/__init__ and contrib)
-    KB, VERSION, NotEmulatedError, SurfaceModule, _NotEmulated, _names, compat,
+    KB,
+    VERSION,
+    NotEmulatedError,
+    SurfaceModule,
+    _names,
+    _NotEmulated,
+    compat,
 )
 
 _installed = False

@@ -4,9 +4,8 @@ from __future__ import annotations
 import functools
 
 import torch
-
 from torch_npu._devices import _mapped
-from torch_npu._npu_module import _DeviceContext, _State, _Stream, _device_count, _peak_rss_bytes, _rss_bytes, _set_device
+from torch_npu._npu_module import _device_count, _DeviceContext, _peak_rss_bytes, _rss_bytes, _set_device, _State, _Stream
 
 
 def _patch_distributed():

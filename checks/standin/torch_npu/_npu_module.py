@@ -6,7 +6,6 @@ import time
 import types
 
 import torch
-
 from torch_npu._amp import _autocast_dtype
 from torch_npu._devices import _DEVICE_RE
 from torch_npu._surface import SurfaceModule, _names
