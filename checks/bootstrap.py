@@ -179,6 +179,8 @@ def main() -> None:
     rec.kb = kb
 
     def record_os_exit(code) -> None:  # the script (or a library) left through os._exit: say so
+        if rec.status != "running":
+            return  # the run's end is already recorded: this is the harness's own exit (e.g. a failed rank)
         rec.status, rec.exit_code = "os_exit", code
         rec.write()
 
