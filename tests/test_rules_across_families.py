@@ -189,7 +189,21 @@ def test_whole_script_fix_converges_and_still_parses():
 
 
 def test_no_torch_imported():
-    assert "torch" not in sys.modules
+    """Running every rule over a CUDA script imports no torch. Checked in a fresh interpreter: other
+    tests of the same pytest worker (the runtime side) may have imported torch already."""
+    import subprocess
+
+    from tests.helpers import ROOT
+
+    program = (
+        "import sys\n"
+        "from tests.rule_helpers import analyze\n"
+        "found = analyze('import torch\\nx = torch.zeros(1).cuda()\\ntorch.cuda.synchronize()\\n')\n"
+        "assert found, 'no findings: the check ran no rule'\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
 @pytest.mark.parametrize(
