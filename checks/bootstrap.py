@@ -21,6 +21,8 @@ CONFIG_ENV = "NPU_MIGRATE_SMOKE"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STANDIN = os.path.join(HERE, "standin")
+# backend -> the device type its CPU-backed stand-in emulates
+EMULATED_DEVICE = {"emulated": "npu", "cuda-emulated": "cuda"}
 
 
 class SmokeStop(BaseException):
@@ -122,10 +124,15 @@ class Recorder:
             self.trace_stopped_after = step
 
     # -- placement
+    @property
+    def emulated_device(self) -> str | None:
+        """The device type a stand-in emulates in this run ("npu", "cuda"), None on real hardware."""
+        return EMULATED_DEVICE.get(self.backend)
+
     def device_of(self, t) -> str:
         kind = t.device.type
-        if self.backend == "emulated" and kind == "cpu":
-            return "npu" if getattr(t, "_npu_migrate_npu", False) else "cpu"
+        if self.emulated_device and kind == "cpu":
+            return self.emulated_device if getattr(t, "_npu_migrate_npu", False) else "cpu"
         return kind
 
     def param_devices(self, optimizer) -> dict[str, int]:
@@ -137,10 +144,11 @@ class Recorder:
         return out
 
     def logical_device_of_loss(self, loss) -> str:
-        if self.backend != "emulated" or loss.device.type != "cpu":
+        device = self.emulated_device
+        if device is None or loss.device.type != "cpu":
             return loss.device.type
         if getattr(loss, "_npu_migrate_npu", False):
-            return "npu"
+            return device
         # Follow the autograd graph to its leaves: the loss is on the NPU when its leaves are.
         seen = set()
         stack = [loss.grad_fn]
@@ -152,7 +160,7 @@ class Recorder:
             seen.add(fn)
             var = getattr(fn, "variable", None)
             if var is not None and getattr(var, "_npu_migrate_npu", False):
-                return "npu"
+                return device
             stack.extend(next_fn for next_fn, _ in fn.next_functions)
         return found
 
@@ -186,11 +194,20 @@ class Recorder:
             "exception": self.exception,
             "exit_code": self.exit_code,
             "pid": os.getpid(),
+            "autocast": self.autocast_report(),
         }
         if self.tracer is not None:
             report["op_trace"] = self.tracer.summary(self.kb)
             report["op_trace"]["stopped_after_step"] = self.trace_stopped_after
         return report
+
+    def autocast_report(self) -> dict | None:
+        """The autocast policy of an emulated run and the dtypes the script's autocast regions asked for."""
+        if not self.emulated_device:
+            return None
+        dm = sys.modules.get("checks.devicemap")
+        return {"policy": self.cfg.get("autocast", "native"),
+                "requested": dict(dm.AUTOCAST_SEEN) if dm is not None else {}}
 
     def write(self) -> None:
         self.last_write = time.perf_counter()
@@ -305,12 +322,12 @@ def main() -> None:
     from checks.process import install_exit_recorder
 
     kb = None
-    if backend == "emulated":
+    if backend in EMULATED_DEVICE:
         from migrate import knowledge
 
         kb = knowledge.load(cfg.get("torch_npu_version"))
         os.environ["NPU_MIGRATE_TORCH_NPU_VERSION"] = kb.version
-        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = "1" if cfg.get("emulate_autocast", True) else "0"
+        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = cfg.get("autocast", "native")
     if cfg.get("fake_data"):
         import checks.fakedata  # noqa: F401
     sys.path[0] = os.path.dirname(script)
@@ -330,6 +347,10 @@ def main() -> None:
     if backend == "emulated" and cfg.get("autoload", True):
         # torch >= 2.5 loads the installed torch_npu at `import torch` (backend autoload entry point).
         import torch_npu  # noqa: F401  (the stand-in)
+    if backend == "cuda-emulated":
+        import checks.cudatwin
+
+        checks.cudatwin.install(kb.transfer_to_npu or {})
     if cfg.get("fake_data"):
         checks.fakedata.install(torch)
     if cfg.get("seed") is not None:

@@ -7,8 +7,9 @@ bootstrap writes a JSON report to a temp file named in its configuration; this m
 gives the verdict. Never imports torch.
 
 Backends: "npu" (real torch_npu), "emulated" (CPU-backed torch_npu stand-in, see
-checks/standin/torch_npu/_emulator.py) and "cpu" (baseline: the same hooks and step counting, no
-stand-in, CUDA hidden, for comparing an original GPU script's losses with the migrated one's).
+checks/standin/torch_npu/_emulator.py), and for an unmigrated GPU original: "cuda" (the real GPU),
+"cuda-emulated" (the CUDA twin, checks/cudatwin.py: the original's CUDA code paths, computed on the
+CPU) and "cpu" (the plain script with CUDA hidden: it takes its CPU fallback, if it has one).
 """
 from __future__ import annotations
 
@@ -24,10 +25,11 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from checks import process
-from checks.backend import EMULATED_NOTE, detect
+from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
-BACKENDS = ("auto", "npu", "emulated", "cpu")
+BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
+AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap
 TAIL_CHARS = 8000
 KILL_GRACE_S = 3.0
 
@@ -59,6 +61,7 @@ class SmokeResult:
     timed_out: bool = False
     duration_s: float = 0.0
     note: str | None = None  # "emulated: no Ascend NPU found; computed on CPU" when emulated
+    autocast: dict | None = None  # emulated devices: {"policy": ..., "requested": {dtype: regions}}
 
     @property
     def passed(self) -> bool:
@@ -70,8 +73,13 @@ class SmokeResult:
         return d
 
 
+def emulated_note(backend: str) -> str | None:
+    """The line every output carries when a side was emulated."""
+    return {"emulated": EMULATED_NOTE, "cuda-emulated": CUDA_EMULATED_NOTE}.get(backend)
+
+
 def _error(script: str, backend: str, reason: str, **kw) -> SmokeResult:
-    note = EMULATED_NOTE if backend == "emulated" else None
+    note = emulated_note(backend)
     return SmokeResult("error", 2, backend, script, reasons=(reason,), note=note, **kw)
 
 
@@ -113,17 +121,24 @@ def _autoload(version: str) -> bool:
 def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "auto", fake_data: bool = False,
               torch_npu_version: str | None = None, script_args=(), json_report=None, strict_ops: bool = False,
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
-              emulate_autocast: bool = True, python: str | None = None, memory_limit: int | None = None) -> SmokeResult:
+              emulate_autocast: bool | None = None, autocast: str = "off",
+              python: str | None = None, memory_limit: int | None = None) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
-    emulate_autocast: in emulated mode, torch.npu.amp / autocast("npu") run CPU autocast with the
-    NPU's dtype (default, closest to the NPU). False keeps them disabled, so an AMP script's losses
-    stay bit-identical to the original run on the CPU, where torch.cuda.amp.autocast is disabled.
+    autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
+    "off" (default: regions and GradScaler run, computing in float32; the fastest, and identical on
+    both sides of validate), "native" (CPU autocast with the device's dtype, float16 unless the
+    script names one: 5-20x slower on a CPU without AVX512-BF16/AMX), "bf16" (CPU autocast in
+    bfloat16). emulate_autocast (older API): True is "native", False is "off".
     """
+    if emulate_autocast is not None:
+        autocast = "native" if emulate_autocast else "off"
     script = str(script)
     t0 = time.perf_counter()
     if backend not in BACKENDS:
         return _finish(_error(script, backend, f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"), json_report)
+    if autocast not in AUTOCAST_POLICIES:
+        return _finish(_error(script, backend, f"unknown autocast policy {autocast!r} (one of {', '.join(AUTOCAST_POLICIES)})"), json_report)
     if not os.path.isfile(script):
         return _finish(_error(script, backend, f"script not found: {script}"), json_report)
     if steps < 1:
@@ -131,7 +146,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     if timeout <= 0:
         return _finish(_error(script, backend, f"--timeout must be positive (got {timeout})"), json_report)
     kb_version = None
-    if backend in ("auto", "emulated", "npu"):
+    if backend in ("auto", "emulated", "npu", "cuda-emulated"):
         from migrate import knowledge
 
         try:
@@ -150,14 +165,15 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     config = {
         "report": report_path, "steps": steps, "backend": backend, "op_trace": bool(op_trace),
         "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
-        "emulate_autocast": bool(emulate_autocast), "autoload": bool(kb_version and _autoload(kb_version)),
+        "autocast": autocast,
+        "autoload": bool(kb_version and _autoload(kb_version)) and backend in ("npu", "emulated"),
     }
     child_env = dict(os.environ)
     child_env.update(env or {})
     child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
     child_env["PYTHONUNBUFFERED"] = "1"
-    if backend in ("emulated", "cpu"):
-        # Neither an emulated Ascend host nor the CPU baseline may touch a GPU of this machine.
+    if backend in ("emulated", "cpu", "cuda-emulated"):
+        # Neither an emulated host nor the CPU baseline may touch a GPU of this machine.
         child_env["CUDA_VISIBLE_DEVICES"] = ""
     cmd = [python or sys.executable, BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
     timed_out = False
@@ -186,7 +202,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     _cleanup(report_path)
     result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
                    steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
-                   torch_npu_version=kb_version if backend != "cpu" else None,
+                   torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
                    duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [],
                    guard=guard)
     return _finish(result, json_report)
@@ -223,7 +239,7 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
                                 memory_limit=getattr(guard, "memory_limit", None), exit_code=(report or {}).get("exit_code"),
                                 memory_exceeded=getattr(guard, "memory_exceeded", False), peak_rss=getattr(guard, "peak_rss", 0))
     warnings = [w for w in extra_warnings if w]
-    note = EMULATED_NOTE if backend == "emulated" else None
+    note = emulated_note(backend)
     common = dict(stdout=stdout, stderr=stderr, torch_npu_version=torch_npu_version, timed_out=timed_out,
                   duration_s=round(duration_s, 3), note=note, requested_steps=steps)
     if report is None:
@@ -317,7 +333,7 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
         loss_device=loss_device, param_device=dict(param_device), step_times=tuple(report.get("step_times", ())),
         peak_memory=report.get("peak_memory"), unsupported_ops=unsupported, float64_ops=wide,
         ops_traced=len(trace.get("ops", {})), warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
-        traceback=traceback_text, error_location=location, **common)
+        traceback=traceback_text, error_location=location, autocast=report.get("autocast"), **common)
 
 
 # ------------------------------------------------------------------------------ reporting

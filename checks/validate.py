@@ -33,6 +33,7 @@ from checks.validate_copies import InstrumentedCopy, make_copy
 DEFAULT_OUT = "npu_validate_out"
 DEFAULT_SEED = 1234
 SIDES = ("baseline", "migrated")
+BASELINE_BACKENDS = ("auto", "cuda", "emulated", "cpu")
 
 
 class ValidateError(Exception):
@@ -52,6 +53,7 @@ class RunInfo:
     reasons: tuple[str, ...]
     config_check_hooks: bool
     instrument_message: str
+    autocast: str | None = None  # emulated runs: "policy; requested dtypes"
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ def run_validate(
     seed: int = DEFAULT_SEED,
     torch_npu_version: str | None = None,
     migrated_backend: str = "auto",
+    baseline_backend: str = "auto",
+    autocast: str = "off",
     env: dict[str, str] | None = None,
     baseline_env: dict[str, str] | None = None,
     migrated_env: dict[str, str] | None = None,
@@ -116,7 +120,13 @@ def run_validate(
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
     dump: True always runs the msprobe API dump, False never, None (default) when the losses diverge.
+    baseline_backend: "auto" (the real GPU when torch sees one, else the CUDA twin), "cuda", "emulated"
+    (the CUDA twin, checks/cudatwin.py) or "cpu" (the original with CUDA hidden: its CPU fallback).
+    autocast: the autocast policy of both emulated sides (see checks.smoke.run_smoke); one policy for
+    both runs, so precision never differs by construction.
     """
+    if baseline_backend not in BASELINE_BACKENDS:
+        raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
     gpu_script, npu_script = Path(gpu_script).resolve(), Path(npu_script).resolve()
     for script in (gpu_script, npu_script):
         if not script.is_file():
@@ -127,10 +137,14 @@ def run_validate(
     say = _printer(stream)
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
-    backends = {"baseline": "cpu", "migrated": migrated_backend}
-    common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
-                  torch_npu_version=torch_npu_version, memory_limit=memory_limit)
     notes: list[str] = []
+    base_backend = _baseline_backend(baseline_backend, notes)
+    if base_backend == "cpu" and autocast != "off":
+        notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
+                     "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
+    backends = {"baseline": base_backend, "migrated": migrated_backend}
+    common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
+                  torch_npu_version=torch_npu_version, autocast=autocast, memory_limit=memory_limit)
     if launch is not None:  # N ranks per side, compared rank by rank (checks/dist_validate.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
         if dump:
@@ -155,7 +169,7 @@ def run_validate(
                                  json_report=out / side / "smoke.json", stream=stream, **common)
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
-        equivalence = base.backend == "cpu" and mig.backend == "emulated"
+        equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
         for run in runs:
             if not run.config_check_hooks:
                 notes.append(f"{run.side}: ConfigChecker could not be attached to a model ({run.instrument_message or 'model not found'}); the pack has no dataset/weights items")
@@ -200,8 +214,11 @@ def run_validate(
         if rank_reasons:
             verdict, exit_code = ("fail", 1) if verdict != "error" else (verdict, exit_code)
             reasons = [x for x in reasons if not x.startswith(("identical losses", "losses within"))] + rank_reasons
+    notes[:0] = precision_notes(runs)
     if equivalence:
-        notes.insert(0, "both runs on this CPU (original: plain CPU, migrated: the torch_npu stand-in): this is an equivalence check of the rewrite, losses must be identical")
+        original = "the CUDA twin" if base.backend == "cuda-emulated" else "plain CPU, CUDA hidden"
+        notes.insert(0, f"both runs on this CPU (original: {original}; migrated: the torch_npu stand-in): this is an "
+                        "equivalence check of the rewrite, losses must be identical")
     result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
                             plot_note, config, api, dump_steps, tuple(notes))
     return _finish(out, say, result)
@@ -253,8 +270,31 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
                                         list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
 
 
+def _baseline_backend(requested: str, notes: list[str]) -> str:
+    """The smoke backend of the original: the real GPU, the CUDA twin, or the plain CPU."""
+    if requested == "auto":
+        from checks.backend import detect_cuda
+
+        detection = detect_cuda()
+        notes.append(f"baseline backend auto -> {'the real GPU' if detection.backend == 'cuda' else 'the CUDA twin (emulated)'}: {detection.reason}")
+        return detection.backend
+    return {"emulated": "cuda-emulated"}.get(requested, requested)
+
+
+def precision_notes(runs) -> list[str]:
+    """Precision parity: a dtype difference between the runs is named, as a property of the setup."""
+    base, mig = runs
+    out = []
+    if base.loss_dtype and mig.loss_dtype and base.loss_dtype != mig.loss_dtype:
+        out.append(f"precision differs between the runs: the loss is {base.loss_dtype} in the baseline and "
+                   f"{mig.loss_dtype} in the migrated run (an autocast/dtype setting, not the rewrite)")
+    if base.autocast != mig.autocast and base.autocast and mig.autocast:
+        out.append(f"autocast differs between the runs: baseline {base.autocast}, migrated {mig.autocast}")
+    return out
+
+
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
-           torch_npu_version, launch=None, progress_timeout=None, memory_limit=None):
+           torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None):
     from checks.smoke import run_smoke
 
     child_env = dict(os.environ)
@@ -268,9 +308,9 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
         torch_npu_version=torch_npu_version, script_args=list(script_args),
         json_report=str(json_report) if json_report else None, env=child_env,
         cwd=str(copy.original.parent), stream=stream, seed=seed,
-        # the stand-in's autocast stays off, like torch.cuda.amp on the CPU baseline: AMP scripts keep
-        # identical losses (no effect on a real NPU)
-        emulate_autocast=False, **({"memory_limit": memory_limit} if launch is None else {}),
+        # one autocast policy for both sides (precision parity; no effect on real hardware). On the
+        # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
+        autocast=autocast if backend != "cpu" else "off", **({"memory_limit": memory_limit} if launch is None else {}),
     )
 
 
@@ -280,8 +320,15 @@ def _run_info(side: str, script: Path, smoke, copy: InstrumentedCopy) -> RunInfo
         side, script, str(getattr(smoke, "backend", "?")), int(getattr(smoke, "exit_code", 2)),
         str(getattr(smoke, "verdict", "?")), int(getattr(smoke, "steps", len(losses)) or 0), losses,
         getattr(smoke, "loss_dtype", None), tuple(str(r) for r in (getattr(smoke, "reasons", None) or ())),
-        copy.config_check, copy.message,
+        copy.config_check, copy.message, _autocast_text(getattr(smoke, "autocast", None)),
     )
+
+
+def _autocast_text(info) -> str | None:
+    if not info:
+        return None
+    requested = ", ".join(f"{k} x{v}" for k, v in sorted((info.get("requested") or {}).items())) or "no autocast region"
+    return f"policy {info.get('policy')}; {requested}"
 
 
 def _printer(stream: TextIO | None):
