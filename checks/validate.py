@@ -33,6 +33,7 @@ from checks.validate_copies import InstrumentedCopy, make_copy
 DEFAULT_OUT = "npu_validate_out"
 DEFAULT_SEED = 1234
 SIDES = ("baseline", "migrated")
+LOG_NAME = "validate.log"
 BASELINE_BACKENDS = ("auto", "cuda", "emulated", "cpu")
 
 
@@ -74,6 +75,7 @@ class ValidateResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     summary_md: Path | None = None
     summary_html: Path | None = None
+    files: tuple[str, ...] = ()  # every file written to the output folder (relative paths; big folders as a count)
 
     def run(self, side: str) -> RunInfo | None:
         return next((r for r in self.runs if r.side == side), None)
@@ -134,7 +136,25 @@ def run_validate(
     if steps < 1:
         raise ValidateError("--steps must be at least 1")
     out = prepare_out_dir(Path(out_dir), force).resolve()
-    say = _printer(stream)
+    from checks.validate_log import SplitLog
+
+    log = SplitLog(out / LOG_NAME, stream)
+    say = log.say
+    say(f"validate: msprobe's log lines and Python warnings go to {out / LOG_NAME}")
+    stream = log
+    try:
+        return _validate(gpu_script, npu_script, out, say, stream, steps=steps, fake_data=fake_data, rtol=rtol,
+                         atol=atol, dump=dump, script_args=script_args, timeout=timeout, seed=seed,
+                         torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
+                         baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
+                         migrated_env=migrated_env)
+    finally:
+        log.close()
+
+
+def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
+              seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
+              migrated_env) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes: list[str] = []
@@ -164,7 +184,8 @@ def run_validate(
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
                 return _finish(out, say, ValidateResult("error", 2, (f"could not prepare the {side} script {scripts[side]}: {exc}",), out, False))
             shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
-            say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}, {steps} steps)")
+            say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}{_emulated_suffix(backends[side])}, {steps} steps)")
+            stream.begin(f"{side} run: {scripts[side]}")
             smoke[side] = _smoke(copies[side], backend=backends[side], steps=steps, env=side_env[side],
                                  json_report=out / side / "smoke.json", stream=stream, **common)
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
@@ -331,19 +352,22 @@ def _autocast_text(info) -> str | None:
     return f"policy {info.get('policy')}; {requested}"
 
 
-def _printer(stream: TextIO | None):
-    def say(text: str) -> None:
-        if stream is not None:
-            print(text, file=stream, flush=True)
-    return say
+def _emulated_suffix(backend: str) -> str:
+    from checks.smoke import emulated_note
+
+    note = emulated_note(backend)
+    return f" ({note})" if note else ""
 
 
 def _finish(out: Path, say, result: ValidateResult) -> ValidateResult:
     from checks import validate_report
 
-    md, html = validate_report.write_summary(result)
+    final = ("summary.md", "summary.html", "validate.json", LOG_NAME)
+    result = ValidateResult(**{**result.__dict__, "summary_md": out / "summary.md", "summary_html": out / "summary.html",
+                               "files": validate_report.files_written(out, final)})
+    validate_report.write_summary(result)
     (out / "validate.json").write_text(json.dumps(validate_report.to_json(result), indent=1), encoding="utf-8")
-    return ValidateResult(**{**result.__dict__, "summary_md": md, "summary_html": html})
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - thin wrapper for `python -m checks.validate`
