@@ -218,6 +218,12 @@ class Recorder:
 
 
 def describe_exception(exc: BaseException, script: str) -> dict:
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        # The script (or a module it imports) does not parse: the error is at the bad line itself,
+        # not in runpy's frames that compiled it.
+        return {"type": type(exc).__name__, "message": exc.msg or str(exc), "file": exc.filename,
+                "line": exc.lineno, "function": "<module>", "code": (exc.text or "").strip() or None,
+                "traceback": "".join(traceback.format_exception_only(type(exc), exc)), "phase": "parse"}
     frames = traceback.extract_tb(exc.__traceback__)
     script_abs = os.path.realpath(script)
     script_dir = os.path.dirname(script_abs)

@@ -14,6 +14,7 @@ CPU) and "cpu" (the plain script with CUDA hidden: it takes its CPU fallback, if
 from __future__ import annotations
 
 import collections
+import importlib.util
 import json
 import math
 import os
@@ -31,6 +32,12 @@ BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
 AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap
 TAIL_CHARS = 8000
+NO_TORCH = ("could not run: torch is not installed for {python}; install it with "
+            "`{python} -m pip install torch` (the CPU build is enough for smoke and validate)")
+# Errors that mean the script never started training because it does not parse or cannot import its
+# own dependencies: "could not run" (exit 2), not a failed run. ImportErrors of torch_npu names stay
+# failures of the migration.
+NOT_RUNNABLE = ("SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError")
 KILL_GRACE_S = 3.0
 
 
@@ -145,6 +152,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         return _finish(_error(script, backend, f"--steps must be at least 1 (got {steps})"), json_report)
     if timeout <= 0:
         return _finish(_error(script, backend, f"--timeout must be positive (got {timeout})"), json_report)
+    if python is None and importlib.util.find_spec("torch") is None:
+        return _finish(_error(script, backend, NO_TORCH.format(python=sys.executable)), json_report)
     kb_version = None
     if backend in ("auto", "emulated", "npu", "cuda-emulated"):
         from migrate import knowledge
@@ -227,6 +236,15 @@ def exc_code_nonzero(report: dict) -> bool:
     return code not in (0, None)
 
 
+def not_runnable(exc: dict) -> bool:
+    """The script does not parse, or imports a module that is not installed (other than torch_npu's)."""
+    if exc.get("type") not in NOT_RUNNABLE:
+        return False
+    if exc["type"] == "ModuleNotFoundError":
+        return "torch_npu" not in (exc.get("message") or "")
+    return True
+
+
 def _float(x) -> float:
     return float(x) if not isinstance(x, str) else float(x.replace("'", ""))
 
@@ -274,9 +292,16 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
             reasons.append(f"no optimizer step within the timeout ({timeout:g}s)")
         else:
             reasons.append(f"timed out after {timeout:g}s with {done} of {steps} optimizer steps done")
+    elif status == "no-torch":
+        reasons.append(NO_TORCH.format(python="the script's python") + f" ({exc['message']})")
+        exit_code_override = 2
     elif status == "exception":
         where = f"{location} in {exc.get('function')}: {exc.get('code') or ''}".rstrip(": ") if location else "?"
-        reasons.append(f"{exc['type']}: {exc['message']} (at {where})")
+        if done == 0 and not_runnable(exc):
+            reasons.append(f"could not run: {exc['type']}: {exc['message']} (at {where})")
+            exit_code_override = 2
+        else:
+            reasons.append(f"{exc['type']}: {exc['message']} (at {where})")
     elif status == "exit":
         code = report.get("exit_code")
         if done == 0 and code == 2 and "usage:" in stderr:

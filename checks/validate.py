@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -135,6 +136,9 @@ def run_validate(
             raise ValidateError(f"no such script: {script}")
     if steps < 1:
         raise ValidateError("--steps must be at least 1")
+    hint = swapped_hint(gpu_script, npu_script)
+    if hint:
+        raise ValidateError(hint)
     out = prepare_out_dir(Path(out_dir), force).resolve()
     from checks.validate_log import SplitLog
 
@@ -181,7 +185,10 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
             try:
                 copies[side] = make_copy(scripts[side], tmp_path / "run" / side, gpu_script.name,
                                          out / side / "config_check_pack.zip")
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+            except SyntaxError as exc:
+                where = f"{scripts[side]}:{exc.lineno}" if exc.lineno else str(scripts[side])
+                return _finish(out, say, ValidateResult("error", 2, (f"could not run the {side} script: it does not parse: {where}: {exc.msg}",), out, False))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
                 return _finish(out, say, ValidateResult("error", 2, (f"could not prepare the {side} script {scripts[side]}: {exc}",), out, False))
             shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
             say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}{_emulated_suffix(backends[side])}, {steps} steps)")
@@ -291,6 +298,37 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
                                         list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
 
 
+_TORCH_NPU_IMPORT = re.compile(r"^\s*(?:import\s+torch_npu\b|from\s+torch_npu\b)", re.M)
+
+
+def swapped_hint(gpu_script: Path, npu_script: Path) -> str | None:
+    """A hint when the migrated script was given as the baseline: it imports torch_npu, the other does not."""
+    try:
+        base, mig = (p.read_text(encoding="utf-8-sig", errors="replace") for p in (gpu_script, npu_script))
+    except OSError:
+        return None
+    if _TORCH_NPU_IMPORT.search(base) and not _TORCH_NPU_IMPORT.search(mig):
+        return (f"the arguments look swapped: the baseline {gpu_script} imports torch_npu (a migrated script) and "
+                f"{npu_script} does not; the order is `npu-migrate validate ORIGINAL_GPU_SCRIPT MIGRATED_SCRIPT`, "
+                f"e.g. `npu-migrate validate {npu_script} {gpu_script}`")
+    return None
+
+
+def user_text(text: str, copy: InstrumentedCopy) -> str:
+    """Point `copy:line` (and bare copy paths) in an error text at the user's file and line."""
+    copy_path = str(copy.copy)
+
+    def repl(m: re.Match) -> str:
+        line = int(m.group(1))
+        original = copy.line_map[line - 1] if 0 < line <= len(copy.line_map) else line
+        return f"{copy.original}:{original}"
+
+    text = re.sub(re.escape(copy_path) + r":(\d+)", repl, text)
+    text = re.sub(r'File "' + re.escape(copy_path) + r'", line (\d+)',
+                  lambda m: f'File "{copy.original}", line {repl(m).rsplit(":", 1)[1]}', text)
+    return text.replace(copy_path, str(copy.original))
+
+
 def _baseline_backend(requested: str, notes: list[str]) -> str:
     """The smoke backend of the original: the real GPU, the CUDA twin, or the plain CPU."""
     if requested == "auto":
@@ -340,7 +378,7 @@ def _run_info(side: str, script: Path, smoke, copy: InstrumentedCopy) -> RunInfo
     return RunInfo(
         side, script, str(getattr(smoke, "backend", "?")), int(getattr(smoke, "exit_code", 2)),
         str(getattr(smoke, "verdict", "?")), int(getattr(smoke, "steps", len(losses)) or 0), losses,
-        getattr(smoke, "loss_dtype", None), tuple(str(r) for r in (getattr(smoke, "reasons", None) or ())),
+        getattr(smoke, "loss_dtype", None), tuple(user_text(str(r), copy) for r in (getattr(smoke, "reasons", None) or ())),
         copy.config_check, copy.message, _autocast_text(getattr(smoke, "autocast", None)),
     )
 
