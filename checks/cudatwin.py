@@ -24,7 +24,7 @@ from checks import devicemap as dm
 
 SM_ENV = "NPU_MIGRATE_CUDA_SM"
 DEFAULT_SM = (8, 0)
-CUDA_VERSION = "12.8"  # what torch.version.cuda answers; any CUDA 12 build of torch says "12.x"
+CUDA_VERSION = "12.8"  # torch.version.cuda on a CPU build of torch (a CUDA build keeps its own)
 
 
 def capability() -> tuple[int, int]:
@@ -122,7 +122,10 @@ def install(kb_lists: dict | None = None) -> None:
     )
     for name, value in api.items():
         setattr(cuda, name, value)
-    torch.version.cuda = CUDA_VERSION
+    # A CUDA build of torch keeps its own version (torchvision checks it against its own build);
+    # a CPU build gets one.
+    if not torch.version.cuda:
+        torch.version.cuda = CUDA_VERSION
     # Tensors built by torch.cuda.FloatTensor(...) and friends live on the (CPU) device.
     for name, cls in dm.legacy_tensor_types().items():
         setattr(cuda, name, cls)

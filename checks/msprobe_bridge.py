@@ -58,7 +58,32 @@ class ConfigCheckResult:
         return tuple(i for i in self.items if i.status == "error")
 
 
-def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300) -> ConfigCheckResult:
+class WarmChild:
+    """An msprobe child started ahead of time: it imports msprobe (seconds) while the training runs
+    go, then waits on stdin for the one command it will run. `validate` starts it before the runs."""
+
+    def __init__(self):
+        env = dict(os.environ)
+        env.setdefault("PYTHONWARNINGS", "ignore")
+        try:
+            self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        except OSError:
+            self.proc = None
+
+    def take(self):
+        proc, self.proc = self.proc, None
+        return proc
+
+    def close(self) -> None:
+        proc = self.take()
+        if proc is not None:
+            proc.kill()
+            proc.communicate()
+
+
+def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300,
+                         warm: WarmChild | None = None) -> ConfigCheckResult:
     """Run msprobe's config_check comparison of two packs and summarise `result.xlsx`."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -66,7 +91,8 @@ def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeo
     for zip_path in (bench_zip, cmp_zip):
         if not Path(zip_path).is_file():
             return ConfigCheckResult(None, (), None, f"no config_check pack at {zip_path} (the model was not found or the run stopped before its first forward)")
-    payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout)
+    payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout,
+                                warm=warm.take() if warm is not None else None)
     if error:
         return ConfigCheckResult(None, (), log, error)
     items = tuple(
@@ -336,15 +362,22 @@ def user_frames(stack_file: Path, api: str, user_files: dict[str, tuple[str, lis
 # --------------------------------------------------------------------------- child process
 
 
-def _run_child(args: list[str], log: Path, timeout: float) -> tuple[dict | None, str | None]:
+def _run_child(args: list[str], log: Path, timeout: float, warm=None) -> tuple[dict | None, str | None]:
     env = dict(os.environ)
     env.setdefault("PYTHONWARNINGS", "ignore")
     try:
-        proc = subprocess.run(
-            [sys.executable, str(Path(__file__).resolve()), *args],
-            capture_output=True, text=True, timeout=timeout, env=env,
-        )
+        if warm is not None:  # a child that has imported msprobe already and waits for its command
+            stdout, stderr = warm.communicate(json.dumps(args) + "\n", timeout=timeout)
+            proc = subprocess.CompletedProcess(warm.args, warm.returncode, stdout, stderr)
+        else:
+            proc = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), *args],
+                capture_output=True, text=True, timeout=timeout, env=env,
+            )
     except subprocess.TimeoutExpired:
+        if warm is not None:
+            warm.kill()
+            warm.communicate()
         return None, f"msprobe {args[0]} timed out after {timeout:.0f}s"
     Path(log).write_text(proc.stdout + proc.stderr, encoding="utf-8")
     marker = "@@NPU_VALIDATE_JSON@@"
@@ -360,6 +393,17 @@ def _run_child(args: list[str], log: Path, timeout: float) -> tuple[dict | None,
 
 def _child_main(argv: list[str]) -> int:
     marker = "@@NPU_VALIDATE_JSON@@"
+    if argv[:1] == ["serve"]:
+        # warm start: import what the commands need, then wait for the command on stdin
+        try:
+            from msprobe.core.config_check import ConfigChecker  # noqa: F401
+            import pandas  # noqa: F401
+        except Exception:  # the command itself reports it
+            pass
+        line = sys.stdin.readline()
+        if not line.strip():
+            return 0
+        argv = json.loads(line)
     command = argv[0]
     try:
         if command == "config-compare":
