@@ -10,6 +10,7 @@ report is also rewritten as steps complete (at most every 0.5 s), so a run kille
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -317,6 +318,14 @@ def main() -> None:
     script = os.path.abspath(sys.argv[1])
     sys.argv = [sys.argv[1], *sys.argv[2:]]
     backend = cfg["backend"]
+    if importlib.util.find_spec("torch") is None:
+        # No torch for this python: say so (the parent names the install command), run nothing.
+        rec = Recorder(cfg, script)
+        rec.status = "no-torch"
+        rec.exception = {"type": "ModuleNotFoundError", "message": f"No module named 'torch' ({sys.executable})",
+                         "file": None, "line": None, "function": None, "code": None, "traceback": None, "python": sys.executable}
+        rec.write()
+        os._exit(0)
     # Our own modules are imported now, while the project root is on sys.path; then the script
     # gets the sys.path it would have had: its folder first (and the stand-in before it, if emulated).
     sys.path[0] = ROOT

@@ -293,7 +293,7 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
         else:
             reasons.append(f"timed out after {timeout:g}s with {done} of {steps} optimizer steps done")
     elif status == "no-torch":
-        reasons.append(NO_TORCH.format(python="the script's python") + f" ({exc['message']})")
+        reasons.append(NO_TORCH.format(python=exc.get("python") or "python"))
         exit_code_override = 2
     elif status == "exception":
         where = f"{location} in {exc.get('function')}: {exc.get('code') or ''}".rstrip(": ") if location else "?"
