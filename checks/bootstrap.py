@@ -345,6 +345,9 @@ def main() -> None:
         os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = cfg.get("autocast", "native")
     if cfg.get("fake_data"):
         import checks.fakedata  # noqa: F401
+    import checks.msprobe_speedups
+
+    checks.msprobe_speedups.install()
     sys.path[0] = os.path.dirname(script)
     if backend == "emulated":
         sys.path.insert(0, STANDIN)

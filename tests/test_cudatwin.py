@@ -158,3 +158,26 @@ def test_dtype_difference_is_named_as_precision_not_the_rewrite():
     assert any("float32 in the baseline and float16 in the migrated" in n and "not the rewrite" in n for n in notes)
     assert any("autocast differs" in n for n in notes)
     assert precision_notes((run("baseline", "float32", "p"), run("migrated", "float32", "p"))) == []
+
+
+@_runtime
+def test_fast_call_stack_matches_msprobes_and_is_installed_on_import():
+    """validate's ConfigChecker records a stack per random call; ours must give msprobe's exact strings."""
+    code = (
+        "import inspect, sys\n"
+        "import checks.msprobe_speedups as s\n"
+        "s.install()\n"
+        "from msprobe.core.config_check.checkers import random_checker as rc\n"
+        "assert rc.get_call_stack is s.fast_call_stack\n"
+        "import importlib; orig = importlib.reload(rc).get_call_stack\n"
+        "def inner():\n"
+        "    frame = inspect.currentframe()\n"
+        "    return orig(frame), s.fast_call_stack(frame)\n"
+        "def outer():\n"
+        "    return inner()\n"
+        "a, b = outer()\n"
+        "assert a == b and len(a) >= 2, (a, b)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
