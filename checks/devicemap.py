@@ -297,6 +297,9 @@ def stream_class(device_type: str):
         def query(self):
             return True
 
+        def is_capturing(self):
+            return False  # no graph capture on the CPU (optimizers ask before each step)
+
         def __enter__(self):
             return self
 
@@ -526,5 +529,6 @@ def runtime_api(device_type: str, props) -> dict:
         current_stream=lambda device=None: stream(device),
         default_stream=lambda device=None: stream(device),
         set_stream=lambda stream: None,
+        is_current_stream_capturing=lambda: False,
         **memory_api(),
     )
