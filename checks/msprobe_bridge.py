@@ -202,6 +202,7 @@ class ApiCompareResult:
     log: Path | None = None
     error: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    first_dtype: ApiDiff | None = None  # the first API whose tensor dtype differs between the runs
 
 
 def step_dump_file(dump_dir: Path, step: int, name: str = "dump.json") -> Path | None:
@@ -244,17 +245,34 @@ def compare_dumps(
     if error:
         return ApiCompareResult((), None, 0, log, error, tuple(notes))
     csvs = tuple(Path(p) for _, p in payload["csvs"])
-    first, total = None, 0
+    first, total, first_dtype = None, 0, None
     for step, csv_path in payload["csvs"]:
         rows = read_compare_csv(Path(csv_path))
         total += len(rows)
+        first_dtype = first_dtype or first_dtype_difference(rows, step)
         first = first_divergence(rows, step, rtol=rtol, atol=atol)
         if first is not None:
             stack_file = step_dump_file(cmp_dump, step, "stack.json") or step_dump_file(bench_dump, step, "stack.json")
             frames = user_frames(stack_file, first.api, user_files or {}) if stack_file else ()
             first = ApiDiff(**{**first.__dict__, "stack": frames})
             break
-    return ApiCompareResult(csvs, first, total, log, None, tuple(notes))
+    return ApiCompareResult(csvs, first, total, log, None, tuple(notes), first_dtype)
+
+
+def first_dtype_difference(rows: list[dict], step: int) -> ApiDiff | None:
+    """The first row, in call order, whose tensor dtype differs between the runs (precision parity:
+    an autocast or dtype setting of the runs, which a rewrite of device names does not change)."""
+    for row in rows:
+        bench, npu = (row.get("Bench Dtype") or "").strip(), (row.get("NPU Dtype") or "").strip()
+        if not bench or not npu or "N/A" in (bench, npu) or bench == npu:
+            continue
+        match = _ROW_NAME.match(row.get("NPU Name") or "") or _ROW_NAME.match(row.get("Bench Name") or "")
+        if not match:
+            continue
+        entry = row.get("NPU Name") or row.get("Bench Name")
+        return ApiDiff(step, match["api"], "dtype", entry, None, None, False,
+                       f"{entry} is {bench.replace('torch.', '')} in the baseline and {npu.replace('torch.', '')} in the migrated run")
+    return None
 
 
 def read_compare_csv(path: Path) -> list[dict]:

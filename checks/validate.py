@@ -288,6 +288,11 @@ def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str
                 continue  # on different hardware, weights after the first update differ in the last bits
             detail = f" ({item.details[0]})" if item.details else ""
             reasons.append(f"config_check {item.name}: differs{detail}")
+    dtype_diff = getattr(api, "first_dtype", None) if api is not None else None
+    if dtype_diff is not None:
+        reasons.append(f"precision differs between the runs, not the rewrite: the first API whose dtype differs is "
+                       f"{dtype_diff.api} in step {dtype_diff.step} ({dtype_diff.message}); give both runs the same "
+                       "autocast policy and dtypes (validate --autocast)")
     if api is not None and api.first is not None:
         first = api.first
         where = f" at {first.stack[-1]}" if first.stack else ""

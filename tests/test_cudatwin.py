@@ -181,3 +181,18 @@ def test_fast_call_stack_matches_msprobes_and_is_installed_on_import():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_first_api_whose_dtype_differs_is_named():
+    from checks.msprobe_bridge import first_dtype_difference
+
+    def row(name, bench, npu):
+        return {"NPU Name": name, "Bench Name": name, "NPU Dtype": npu, "Bench Dtype": bench}
+
+    rows = [row("Functional.linear.0.forward.input.0", "torch.float32", "torch.float32"),
+            row("Functional.linear.0.forward.output.0", "torch.float32", "torch.float16"),
+            row("Functional.relu.0.forward.output.0", "torch.float32", "torch.float16")]
+    diff = first_dtype_difference(rows, 3)
+    assert (diff.api, diff.kind, diff.step) == ("Functional.linear.0.forward", "dtype", 3)
+    assert "float32 in the baseline and float16 in the migrated" in diff.message
+    assert first_dtype_difference(rows[:1], 3) is None
