@@ -299,6 +299,21 @@ def install_hooks(torch, rec: Recorder) -> None:
     scaler_cls.step = untraced(scaler_cls.step)
 
 
+def wait_for_script(script: str, seconds: float) -> bool:
+    """validate starts this child while it still writes the script's instrumented copy (the child
+    imports torch meanwhile): wait for the copy, or for `<copy>.cancel` when it could not be made."""
+    if seconds <= 0 or os.path.exists(script):
+        return True
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(script):
+            return True
+        if os.path.exists(script + ".cancel"):
+            return False
+        time.sleep(0.02)
+    return os.path.exists(script)
+
+
 def seed_everything(torch, seed: int) -> None:
     import random
 
@@ -379,6 +394,10 @@ def main() -> None:
     if cfg.get("dist"):
         checks.dist_child.attach(rec, cfg, SmokeStop)
     rec.t_start = rec.t_last = time.perf_counter()
+    if not wait_for_script(script, float(cfg.get("wait_for_script") or 0)):
+        rec.status = "no-script"
+        rec.write()
+        os._exit(0)
     try:
         import runpy
 

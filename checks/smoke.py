@@ -129,7 +129,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
               torch_npu_version: str | None = None, script_args=(), json_report=None, strict_ops: bool = False,
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
               emulate_autocast: bool | None = None, autocast: str = "off",
-              python: str | None = None, memory_limit: int | None = None) -> SmokeResult:
+              python: str | None = None, memory_limit: int | None = None,
+              wait_for_script: float = 0.0) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
     autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
@@ -137,6 +138,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     both sides of validate), "native" (CPU autocast with the device's dtype, float16 unless the
     script names one: 5-20x slower on a CPU without AVX512-BF16/AMX), "bf16" (CPU autocast in
     bfloat16). emulate_autocast (older API): True is "native", False is "off".
+    wait_for_script: the script is still being written (validate's instrumented copy): the child
+    starts now and waits up to this many seconds for it (or for `SCRIPT.cancel`) before running it.
     """
     if emulate_autocast is not None:
         autocast = "native" if emulate_autocast else "off"
@@ -146,7 +149,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         return _finish(_error(script, backend, f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"), json_report)
     if autocast not in AUTOCAST_POLICIES:
         return _finish(_error(script, backend, f"unknown autocast policy {autocast!r} (one of {', '.join(AUTOCAST_POLICIES)})"), json_report)
-    if not os.path.isfile(script):
+    if not wait_for_script and not os.path.isfile(script):
         return _finish(_error(script, backend, f"script not found: {script}"), json_report)
     if steps < 1:
         return _finish(_error(script, backend, f"--steps must be at least 1 (got {steps})"), json_report)
@@ -174,7 +177,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     config = {
         "report": report_path, "steps": steps, "backend": backend, "op_trace": bool(op_trace),
         "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
-        "autocast": autocast,
+        "autocast": autocast, "wait_for_script": float(wait_for_script),
         "autoload": bool(kb_version and _autoload(kb_version)) and backend in ("npu", "emulated"),
     }
     child_env = dict(os.environ)
@@ -292,6 +295,9 @@ def judge(script, backend, report, *, returncode, timed_out, timeout, steps, str
             reasons.append(f"no optimizer step within the timeout ({timeout:g}s)")
         else:
             reasons.append(f"timed out after {timeout:g}s with {done} of {steps} optimizer steps done")
+    elif status == "no-script":
+        reasons.append(f"could not run: the script {script} was not written")
+        exit_code_override = 2
     elif status == "no-torch":
         reasons.append(NO_TORCH.format(python=exc.get("python") or "python"))
         exit_code_override = 2

@@ -197,19 +197,29 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         smoke: dict[str, Any] = {}
         for side in SIDES:
             (out / side).mkdir(exist_ok=True)
-            try:
-                copies[side] = make_copy(scripts[side], tmp_path / "run" / side, gpu_script.name,
-                                         out / side / "config_check_pack.zip")
-            except SyntaxError as exc:
-                where = f"{scripts[side]}:{exc.lineno}" if exc.lineno else str(scripts[side])
-                return _finish(out, say, ValidateResult("error", 2, (f"could not run the {side} script: it does not parse: {where}: {exc.msg}",), out, False))
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
-                return _finish(out, say, ValidateResult("error", 2, (f"could not prepare the {side} script {scripts[side]}: {exc}",), out, False))
-            shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
+            workdir, zip_path = tmp_path / "run" / side, out / side / "config_check_pack.zip"
             say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}{_emulated_suffix(backends[side])}, {steps} steps)")
             stream.begin(f"{side} run: {scripts[side]}")
-            smoke[side] = _smoke(copies[side], backend=backends[side], steps=steps, env=side_env[side],
-                                 json_report=out / side / "smoke.json", stream=stream, **common)
+            # The child starts at once and imports torch while this process writes its instrumented
+            # copy (libcst's import alone takes seconds): the two overlap (bench: validate overhead).
+            planned = InstrumentedCopy(scripts[side], workdir / gpu_script.name, zip_path, (), False, "")
+            pending = _Background(_smoke, planned, backend=backends[side], steps=steps, env=side_env[side],
+                                  json_report=out / side / "smoke.json", stream=stream, wait_for_script=COPY_WAIT_S,
+                                  **common)
+            try:
+                copies[side] = make_copy(scripts[side], workdir, gpu_script.name, zip_path)
+            except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
+                planned.copy.parent.mkdir(parents=True, exist_ok=True)
+                Path(f"{planned.copy}.cancel").write_text("")
+                pending.result()
+                if isinstance(exc, SyntaxError):
+                    where = f"{scripts[side]}:{exc.lineno}" if exc.lineno else str(scripts[side])
+                    why = f"could not run the {side} script: it does not parse: {where}: {exc.msg}"
+                else:
+                    why = f"could not prepare the {side} script {scripts[side]}: {exc}"
+                return _finish(out, say, ValidateResult("error", 2, (why,), out, False))
+            shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
+            smoke[side] = pending.result()
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
         equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
@@ -224,16 +234,18 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             why = "; ".join(mig.reasons) or "exit 2"
             return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
 
+        # ---- losses (the plot is drawn while msprobe compares the packs in its own process)
+        r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
+        alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
+        loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
+        labels = (f"baseline ({base.backend})", f"migrated ({mig.backend})")
+        plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
+
         # ---- config_check
         say("validate: comparing the config_check packs (msprobe)")
         config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path, out / "config_check",
                                                      warm=warm)
-
-        # ---- losses
-        r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
-        alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
-        loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
-        plot_note = loss_compare.plot(alignment, out / "losses.png", labels=(f"baseline ({base.backend})", f"migrated ({mig.backend})")) if alignment.rows else "no losses to plot"
+        plot_note = plotting.result() if plotting is not None else "no losses to plot"
         loss_png = out / "losses.png" if plot_note is None else None
 
         # ---- API dump around the first divergence
@@ -350,6 +362,31 @@ def user_text(text: str, copy: InstrumentedCopy) -> str:
     return text.replace(copy_path, str(copy.original))
 
 
+COPY_WAIT_S = 300.0
+
+
+class _Background:
+    """fn(*args, **kwargs) in a thread; result() joins it (and re-raises what it raised)."""
+
+    def __init__(self, fn, *args, **kwargs):
+        self._out: dict = {}
+
+        def run():
+            try:
+                self._out["value"] = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                self._out["error"] = exc
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self):
+        self._thread.join()
+        if "error" in self._out:
+            raise self._out["error"]
+        return self._out["value"]
+
+
 def _baseline_backend(requested: str, notes: list[str]) -> str:
     """The smoke backend of the original: the real GPU, the CUDA twin, or the plain CPU."""
     if requested == "auto":
@@ -374,23 +411,30 @@ def precision_notes(runs) -> list[str]:
 
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
-           torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None):
+           torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None,
+           wait_for_script=0.0):
     from checks.smoke import run_smoke
 
     child_env = dict(os.environ)
     child_env.update(env)
+    # one autocast policy for both sides (precision parity; no effect on real hardware). On the
+    # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
+    policy = autocast if backend != "cpu" else "off"
+    options = dict(autocast=policy, wait_for_script=wait_for_script, memory_limit=memory_limit)
     if launch is not None:
+        from checks.bootstrap import wait_for_script as wait_for_copy
         from checks.dist_validate import smoke_ranks
 
+        # the torchrun launcher starts from the finished copy (a missing one is its error to report),
+        # and takes the older autocast switch
+        wait_for_copy(str(copy.copy), wait_for_script)
+        options = dict(emulate_autocast=policy != "off")
         run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
         torch_npu_version=torch_npu_version, script_args=list(script_args),
         json_report=str(json_report) if json_report else None, env=child_env,
-        cwd=str(copy.original.parent), stream=stream, seed=seed,
-        # one autocast policy for both sides (precision parity; no effect on real hardware). On the
-        # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
-        autocast=autocast if backend != "cpu" else "off", **({"memory_limit": memory_limit} if launch is None else {}),
+        cwd=str(copy.original.parent), stream=stream, seed=seed, **options,
     )
 
 
