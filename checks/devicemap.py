@@ -470,6 +470,21 @@ def patch_distributed(to_gloo) -> None:
 
     ddp.__init__ = ddp_init
 
+    dp = torch.nn.DataParallel
+
+    @functools.wraps(dp.__init__)
+    def dp_init(self, module, device_ids=None, output_device=None, dim=0):
+        # What torch's DataParallel does on a host without devices: a pass-through to the module
+        # (its forward then calls the module directly), since the parameters live on the CPU.
+        torch.nn.Module.__init__(self)
+        self.module = module
+        self.device_ids = []
+        self.dim = dim
+        self.output_device = None
+        self.src_device_obj = CPU
+
+    dp.__init__ = dp_init
+
 
 def legacy_tensor_types() -> dict:
     return {f"{kind}Tensor": getattr(torch, f"{kind}Tensor") for kind in
