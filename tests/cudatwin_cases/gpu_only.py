@@ -1,5 +1,5 @@
 """An ordinary GPU-only training script: refuses to start without CUDA, `.cuda()`, torch.device("cuda:0"),
-nccl, cudnn/TF32 flags, streams and events, and `use_cuda`-guarded shuffle / pin_memory / AMP.
+nccl, DataParallel, cudnn/TF32 flags, streams and events, and `use_cuda`-guarded shuffle / pin_memory / AMP.
 Without the CUDA twin its baseline cannot run on a CPU-only host ("No GPU found")."""
 import os
 import sys
@@ -23,7 +23,7 @@ dist.init_process_group("nccl", init_method="file://" + os.path.join(tempfile.mk
 torch.manual_seed(0)
 data = torch.utils.data.TensorDataset(torch.randn(256, 20), torch.randint(0, 3, (256,)))
 loader = torch.utils.data.DataLoader(data, batch_size=16, shuffle=use_cuda, pin_memory=use_cuda)
-model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 3)).cuda()
+model = nn.DataParallel(nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 3)).cuda())
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scaler = torch.cuda.amp.GradScaler(enabled=use_cuda)
 stream = torch.cuda.Stream()
