@@ -414,8 +414,8 @@ def _child_main(argv: list[str]) -> int:
     if argv[:1] == ["serve"]:
         # warm start: import what the commands need, then wait for the command on stdin
         try:
-            from msprobe.core.config_check import ConfigChecker  # noqa: F401
             import pandas  # noqa: F401
+            from msprobe.core.config_check import ConfigChecker  # noqa: F401
         except Exception:  # the command itself reports it
             pass
         line = sys.stdin.readline()

@@ -29,7 +29,7 @@ scaler = torch.cuda.amp.GradScaler(enabled=use_cuda)
 stream = torch.cuda.Stream()
 start = torch.cuda.Event(enable_timing=True)
 start.record()
-for epoch in range(3):
+for _epoch in range(3):
     for x, y in loader:
         x, y = x.cuda(non_blocking=True), y.to(device)
         with torch.autocast("cuda", dtype=torch.float16, enabled=use_cuda):
