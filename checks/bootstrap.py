@@ -207,7 +207,7 @@ class Recorder:
         if not self.emulated_device:
             return None
         dm = sys.modules.get("checks.devicemap")
-        return {"policy": self.cfg.get("autocast", "native"),
+        return {"policy": autocast_policy(self.cfg),
                 "requested": dict(dm.AUTOCAST_SEEN) if dm is not None else {}}
 
     def write(self) -> None:
@@ -299,6 +299,14 @@ def install_hooks(torch, rec: Recorder) -> None:
     scaler_cls.step = untraced(scaler_cls.step)
 
 
+def autocast_policy(cfg: dict) -> str:
+    """The autocast policy of an emulated run: `autocast`, or the older `emulate_autocast` switch
+    (the distributed launcher's configuration still writes it)."""
+    if cfg.get("autocast"):
+        return cfg["autocast"]
+    return "native" if cfg.get("emulate_autocast", True) else "off"
+
+
 def wait_for_script(script: str, seconds: float) -> bool:
     """validate starts this child while it still writes the script's instrumented copy (the child
     imports torch meanwhile): wait for the copy, or for `<copy>.cancel` when it could not be made."""
@@ -357,7 +365,7 @@ def main() -> None:
 
         kb = knowledge.load(cfg.get("torch_npu_version"))
         os.environ["NPU_MIGRATE_TORCH_NPU_VERSION"] = kb.version
-        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = cfg.get("autocast", "native")
+        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = autocast_policy(cfg)
     if cfg.get("fake_data"):
         import checks.fakedata  # noqa: F401
     import checks.msprobe_speedups

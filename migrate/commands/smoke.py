@@ -43,7 +43,8 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
         sys.exit(smoke_distributed(script, script_args, launch=launch, progress_timeout=progress_timeout, steps=steps,
                                    timeout=timeout, backend=backend, fake_data=fake_data, json_report=json_report,
                                    torch_npu_version=torch_npu_version, strict_ops=strict_ops, op_trace=not no_op_trace,
-                                   quiet=quiet, seed=seed, emulate_autocast=not no_autocast, log_dir=rank_logs))
+                                   quiet=quiet, seed=seed, emulate_autocast=not no_autocast and autocast_policy != "off",
+                                   log_dir=rank_logs))
     from checks.process import parse_size
     from checks.smoke import render, run_smoke
 
