@@ -152,14 +152,14 @@ def run_validate(
                          atol=atol, dump=dump, script_args=script_args, timeout=timeout, seed=seed,
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
-                         migrated_env=migrated_env)
+                         migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout)
     finally:
         log.close()
 
 
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
-              migrated_env) -> ValidateResult:
+              migrated_env, launch, progress_timeout) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes: list[str] = []
@@ -260,7 +260,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
                                     rtol=r, atol=a, stream=stream)
 
     verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence)
-    if launch is not None:
+    if common.get("launch") is not None:
         from checks.dist_validate import compare_ranks
 
         per_rank, rank_reasons = compare_ranks(smoke["baseline"], smoke["migrated"], rtol=r, atol=a, note=why)
