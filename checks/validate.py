@@ -152,14 +152,15 @@ def run_validate(
                          atol=atol, dump=dump, script_args=script_args, timeout=timeout, seed=seed,
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
-                         migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout)
+                         migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
+                         memory_limit=memory_limit)
     finally:
         log.close()
 
 
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
-              migrated_env, launch, progress_timeout) -> ValidateResult:
+              migrated_env, launch, progress_timeout, memory_limit) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes: list[str] = []
