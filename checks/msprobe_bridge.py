@@ -456,4 +456,8 @@ def _child_main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # Run as a script, this file's folder is sys.path[0]: its packages (checks/profile) would shadow
+    # the standard library's modules of the same name (cProfile imports `profile`) inside msprobe.
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
     sys.exit(_child_main(sys.argv[1:]))
