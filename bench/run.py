@@ -11,7 +11,9 @@ Every target is measured against a baseline in the same run and reported as a ra
 - apply of one file with 16,000 findings vs analyze of the same file, and 8,000 -> 16,000 scaling;
 - smoke harness overhead: emulated smoke vs the plain script on the CPU, with and without op tracing;
 - profile overhead: emulated profile vs emulated smoke of the same script, per step;
-- distributed smoke overhead: `smoke --nproc-per-node 2` vs the same torchrun job without the harness.
+- distributed smoke overhead: `smoke --nproc-per-node 2` vs the same torchrun job without the harness;
+- autocast emulation: an AMP loop on the stand-ins (each autocast policy) vs the plain CPU, per step;
+- validate overhead: validate's wall time vs the two runs it contains.
 """
 
 from __future__ import annotations
@@ -258,12 +260,89 @@ def bench_profile(rows, results, quick):
                    profile_vs_smoke_median_step_ratio=median)
 
 
+def _steady(cmd, env, report=None) -> float:
+    """Seconds of steps 2..N: from the workload's own print (plain) or smoke's per-step times."""
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError((proc.stdout + proc.stderr)[-2000:])
+    if report is None:
+        return float(proc.stdout.split("STEADY_STATE_S=")[1].split()[0])
+    return sum(json.loads(Path(report).read_text())["step_times"][1:])
+
+
+def bench_autocast(rows, results, quick):
+    """Per-step cost of the autocast emulation: an AMP loop on the stand-ins against the plain CPU
+    (where its autocast region is off). Target: the default policy (off) <= 1.15x per step."""
+    script = ROOT / "bench" / "autocast_workload.py"
+    steps = "10" if quick else "20"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    report = Path(tempfile.mkdtemp(prefix="npu-bench-autocast-")) / "smoke.json"
+    repeat = 1 if quick else 2
+
+    def smoke(backend, policy):
+        return [PY, "-m", "migrate", "smoke", str(script), "--backend", backend, "--steps", steps, "--autocast", policy,
+                "--json", str(report), "-q", "--", "--steps", steps]
+
+    measured = {}
+    try:
+        for label, cmd, rep in (("plain", [PY, str(script), "--steps", steps], None),
+                                ("emulated off", smoke("emulated", "off"), report),
+                                ("cuda-emulated off", smoke("cuda-emulated", "off"), report),
+                                ("emulated native", smoke("emulated", "native"), report)):
+            measured[label] = min(_steady(cmd, env, rep) for _ in range(repeat if label != "emulated native" else 1))
+    except Exception as exc:  # the row says why instead of hiding the failure
+        rows.append(("autocast emulation", "", "failed", str(exc).splitlines()[-1][:80]))
+        return
+    base = measured["plain"]
+    rows.append(("AMP loop, plain CPU (autocast region off)", f"{steps} steps", f"steps 2..N {base:.3f} s", "baseline"))
+    for label, target in (("emulated off", "target <= 1.15"), ("cuda-emulated off", "target <= 1.15"),
+                          ("emulated native", "why native float16 is not the default")):
+        rows.append((f"AMP loop, smoke {label.split()[0]} --autocast {label.split()[1]}", f"{steps} steps",
+                     f"steps 2..N {measured[label]:.3f} s", f"{measured[label] / base:.2f}x ({target})"))
+    results.update(autocast_plain_steady_s=base, **{f"autocast_{k.replace(' ', '_').replace('-', '_')}_ratio": v / base
+                                                    for k, v in measured.items() if k != "plain"})
+
+
+def bench_validate(rows, results, quick):
+    """validate's own overhead: its wall time against the two runs it contains (durations its smoke
+    runs report), and against the same two runs as standalone smoke commands. Target <= 1.1x."""
+    src = ROOT / "tests" / "cudatwin_cases" / "gpu_only.py"
+    tmp = Path(tempfile.mkdtemp(prefix="npu-bench-validate-"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    migrated = tmp / "migrated" / "gpu_only.py"
+    migrated.parent.mkdir()
+    steps = "10" if quick else "20"
+    try:
+        subprocess.run([PY, "-m", "migrate", "apply", str(src), "-o", str(migrated)], env=env, capture_output=True, check=False)
+        started = time.perf_counter()
+        proc = subprocess.run([PY, "-m", "migrate", "validate", str(src), str(migrated), "--steps", steps, "--no-dump",
+                               "-q", "--out", str(tmp / "out")], env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stdout[-2000:])
+        own = sum(json.loads((tmp / "out" / side / "smoke.json").read_text())["duration_s"] for side in ("baseline", "migrated"))
+        standalone = 0.0
+        for script, backend in ((src, "cuda-emulated"), (migrated, "emulated")):
+            t0 = time.perf_counter()
+            subprocess.run([PY, "-m", "migrate", "smoke", str(script), "--backend", backend, "--steps", steps, "-q",
+                            "--seed", "1234"], env=env, capture_output=True, check=False)
+            standalone += time.perf_counter() - t0
+    except Exception as exc:
+        rows.append(("validate overhead", "", "failed", str(exc).splitlines()[-1][:80]))
+        return
+    rows.append(("validate gpu_only.py vs its apply output", f"{steps} steps", f"{wall:.2f} s",
+                 f"{wall / own:.2f}x its two runs ({own:.1f} s), {wall / standalone:.2f}x two standalone smokes "
+                 f"({standalone:.1f} s) (target <= 1.1)"))
+    results.update(validate_wall_s=wall, validate_runs_s=own, validate_standalone_smokes_s=standalone,
+                   validate_over_runs_ratio=wall / own, validate_over_standalone_ratio=wall / standalone)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate"])
     args = parser.parse_args(argv)
-    only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist"])
+    only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate"])
     rows: list[tuple[str, str, str, str]] = []
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     files = torch_corpus()
@@ -287,6 +366,10 @@ def main(argv=None) -> int:
         from bench.dist_bench import bench_dist_smoke
 
         bench_dist_smoke(rows, results, args.quick, timed)
+    if "autocast" in only:
+        bench_autocast(rows, results, args.quick)
+    if "validate" in only:
+        bench_validate(rows, results, args.quick)
     from rich.console import Console
     from rich.table import Table
 
@@ -297,6 +380,8 @@ def main(argv=None) -> int:
         table.add_row(*row)
     Console().print(table)
     out = ROOT / "bench" / "results.json"
+    if args.only and out.is_file():  # a partial run updates its own keys, the others stay
+        results = {**json.loads(out.read_text()), **results}
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {out.relative_to(ROOT)}")
     return 0

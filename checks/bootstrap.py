@@ -10,6 +10,7 @@ report is also rewritten as steps complete (at most every 0.5 s), so a run kille
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -24,11 +25,17 @@ SPAWN_MAIN = os.path.join(HERE, "spawn_main.py")
 SPAWN_ENV = "NPU_MIGRATE_SMOKE_SPAWN"
 if __name__ == "__main__":
     sys.path[0] = ROOT  # this file runs as a script: its own folder is sys.path[0]
-from checks.recorder import Recorder, SmokeStop  # noqa: E402  (torch-free)
+from checks.recorder import EMULATED_DEVICE, Recorder, SmokeStop, autocast_policy  # noqa: E402,F401  (torch-free)
 from checks.smoke_report import ExceptionInfo  # noqa: E402
 
 
 def describe_exception(exc: BaseException, script: str) -> ExceptionInfo:
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        # The script (or a module it imports) does not parse: the error is at the bad line itself,
+        # not in runpy's frames that compiled it.
+        return ExceptionInfo(type(exc).__name__, exc.msg or str(exc), exc.filename, exc.lineno, "<module>",
+                             (exc.text or "").strip() or None,
+                             "".join(traceback.format_exception_only(type(exc), exc)), phase="parse")
     frames = traceback.extract_tb(exc.__traceback__)
     script_abs = os.path.realpath(script)
     script_dir = os.path.dirname(script_abs)
@@ -127,6 +134,21 @@ def bridge_spawned_children(cfg: dict, script: str) -> None:
     mp_spawn.get_preparation_data = preparation_data
 
 
+def wait_for_script(script: str, seconds: float) -> bool:
+    """validate starts this child while it still writes the script's instrumented copy (the child
+    imports torch meanwhile): wait for the copy, or for `<copy>.cancel` when it could not be made."""
+    if seconds <= 0 or os.path.exists(script):
+        return True
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(script):
+            return True
+        if os.path.exists(script + ".cancel"):
+            return False
+        time.sleep(0.02)
+    return os.path.exists(script)
+
+
 def seed_everything(torch, seed: int) -> None:
     import random
 
@@ -146,6 +168,14 @@ def main() -> None:
     script = os.path.abspath(sys.argv[1])
     sys.argv = [sys.argv[1], *sys.argv[2:]]
     backend = cfg["backend"]
+    if importlib.util.find_spec("torch") is None:
+        # No torch for this python: say so (the parent names the install command), run nothing.
+        rec = Recorder(cfg, script)
+        rec.status = "no-torch"
+        rec.exception = ExceptionInfo("ModuleNotFoundError", f"No module named 'torch' ({sys.executable})",
+                                      None, None, None, None, "", python=sys.executable)
+        rec.write()
+        os._exit(0)
     # Our own modules are imported now, while the project root is on sys.path (none of them imports
     # torch); then the script gets the sys.path it would have had: its folder first, and the stand-in
     # before it when emulated. torch is imported only after that: torch >= 2.5 auto-loads an installed
@@ -155,21 +185,23 @@ def main() -> None:
     sys.path[0] = ROOT
     import checks.compat  # noqa: F401
     import checks.dist_child  # distributed runs: per-rank report, progress, fingerprint
-    from checks.recorder import Recorder
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
     if profile_cfg:
         import checks.profile.child  # noqa: F401  (torch-free at import, like the modules above)
     from checks.process import install_exit_recorder
 
     kb = None
-    if backend == "emulated":
+    if backend in EMULATED_DEVICE:
         from migrate import knowledge
 
         kb = knowledge.load(cfg.get("torch_npu_version"))
         os.environ["NPU_MIGRATE_TORCH_NPU_VERSION"] = kb.version
-        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = "1" if cfg.get("emulate_autocast", True) else "0"
+        os.environ["NPU_MIGRATE_EMULATE_AUTOCAST"] = autocast_policy(cfg)
     if cfg.get("fake_data"):
         import checks.fakedata  # noqa: F401
+    import checks.msprobe_speedups
+
+    checks.msprobe_speedups.install()
     sys.path[0] = os.path.dirname(script)
     if backend == "emulated":
         sys.path.insert(0, STANDIN)
@@ -190,6 +222,10 @@ def main() -> None:
     if backend == "emulated" and cfg.get("autoload", True):
         # torch >= 2.5 loads the installed torch_npu at `import torch` (backend autoload entry point).
         import torch_npu  # noqa: F401  (the stand-in)
+    if backend == "cuda-emulated":
+        import checks.cudatwin
+
+        checks.cudatwin.install(kb.transfer_to_npu or {})
     if cfg.get("fake_data"):
         checks.fakedata.install(torch)
     if cfg.get("seed") is not None:
@@ -201,6 +237,10 @@ def main() -> None:
     if cfg.get("dist"):
         checks.dist_child.attach(rec, cfg, SmokeStop)
     rec.t_start = rec.t_last = rec.t_last_backward = time.perf_counter()
+    if not wait_for_script(script, float(cfg.get("wait_for_script") or 0)):
+        rec.status = "no-script"
+        rec.write()
+        os._exit(0)
     try:
         import runpy
 

@@ -115,6 +115,17 @@ def _fmt(value: float | None) -> str:
     return "" if value is None else repr(value)
 
 
+def preload() -> None:
+    """Import the plot library ahead of time (validate calls it in a thread while the runs go)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+    except Exception:  # plot() reports a missing or broken matplotlib
+        pass
+
+
 def plot(alignment: LossAlignment, path: Path, *, labels: tuple[str, str] = ("baseline", "migrated")) -> str | None:
     """Write the PNG; returns None on success, else why it was skipped."""
     try:

@@ -58,7 +58,32 @@ class ConfigCheckResult:
         return tuple(i for i in self.items if i.status == "error")
 
 
-def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300) -> ConfigCheckResult:
+class WarmChild:
+    """An msprobe child started ahead of time: it imports msprobe (seconds) while the training runs
+    go, then waits on stdin for the one command it will run. `validate` starts it before the runs."""
+
+    def __init__(self):
+        env = dict(os.environ)
+        env.setdefault("PYTHONWARNINGS", "ignore")
+        try:
+            self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        except OSError:
+            self.proc = None
+
+    def take(self):
+        proc, self.proc = self.proc, None
+        return proc
+
+    def close(self) -> None:
+        proc = self.take()
+        if proc is not None:
+            proc.kill()
+            proc.communicate()
+
+
+def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300,
+                         warm: WarmChild | None = None) -> ConfigCheckResult:
     """Run msprobe's config_check comparison of two packs and summarise `result.xlsx`."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -66,7 +91,8 @@ def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeo
     for zip_path in (bench_zip, cmp_zip):
         if not Path(zip_path).is_file():
             return ConfigCheckResult(None, (), None, f"no config_check pack at {zip_path} (the model was not found or the run stopped before its first forward)")
-    payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout)
+    payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout,
+                                warm=warm.take() if warm is not None else None)
     if error:
         return ConfigCheckResult(None, (), log, error)
     items = tuple(
@@ -176,6 +202,7 @@ class ApiCompareResult:
     log: Path | None = None
     error: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    first_dtype: ApiDiff | None = None  # the first API whose tensor dtype differs between the runs
 
 
 def step_dump_file(dump_dir: Path, step: int, name: str = "dump.json") -> Path | None:
@@ -218,17 +245,34 @@ def compare_dumps(
     if error:
         return ApiCompareResult((), None, 0, log, error, tuple(notes))
     csvs = tuple(Path(p) for _, p in payload["csvs"])
-    first, total = None, 0
+    first, total, first_dtype = None, 0, None
     for step, csv_path in payload["csvs"]:
         rows = read_compare_csv(Path(csv_path))
         total += len(rows)
+        first_dtype = first_dtype or first_dtype_difference(rows, step)
         first = first_divergence(rows, step, rtol=rtol, atol=atol)
         if first is not None:
             stack_file = step_dump_file(cmp_dump, step, "stack.json") or step_dump_file(bench_dump, step, "stack.json")
             frames = user_frames(stack_file, first.api, user_files or {}) if stack_file else ()
             first = ApiDiff(**{**first.__dict__, "stack": frames})
             break
-    return ApiCompareResult(csvs, first, total, log, None, tuple(notes))
+    return ApiCompareResult(csvs, first, total, log, None, tuple(notes), first_dtype)
+
+
+def first_dtype_difference(rows: list[dict], step: int) -> ApiDiff | None:
+    """The first row, in call order, whose tensor dtype differs between the runs (precision parity:
+    an autocast or dtype setting of the runs, which a rewrite of device names does not change)."""
+    for row in rows:
+        bench, npu = (row.get("Bench Dtype") or "").strip(), (row.get("NPU Dtype") or "").strip()
+        if not bench or not npu or "N/A" in (bench, npu) or bench == npu:
+            continue
+        match = _ROW_NAME.match(row.get("NPU Name") or "") or _ROW_NAME.match(row.get("Bench Name") or "")
+        if not match:
+            continue
+        entry = row.get("NPU Name") or row.get("Bench Name")
+        return ApiDiff(step, match["api"], "dtype", entry, None, None, False,
+                       f"{entry} is {bench.replace('torch.', '')} in the baseline and {npu.replace('torch.', '')} in the migrated run")
+    return None
 
 
 def read_compare_csv(path: Path) -> list[dict]:
@@ -336,15 +380,22 @@ def user_frames(stack_file: Path, api: str, user_files: dict[str, tuple[str, lis
 # --------------------------------------------------------------------------- child process
 
 
-def _run_child(args: list[str], log: Path, timeout: float) -> tuple[dict | None, str | None]:
+def _run_child(args: list[str], log: Path, timeout: float, warm=None) -> tuple[dict | None, str | None]:
     env = dict(os.environ)
     env.setdefault("PYTHONWARNINGS", "ignore")
     try:
-        proc = subprocess.run(
-            [sys.executable, str(Path(__file__).resolve()), *args],
-            capture_output=True, text=True, timeout=timeout, env=env,
-        )
+        if warm is not None:  # a child that has imported msprobe already and waits for its command
+            stdout, stderr = warm.communicate(json.dumps(args) + "\n", timeout=timeout)
+            proc = subprocess.CompletedProcess(warm.args, warm.returncode, stdout, stderr)
+        else:
+            proc = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), *args],
+                capture_output=True, text=True, timeout=timeout, env=env,
+            )
     except subprocess.TimeoutExpired:
+        if warm is not None:
+            warm.kill()
+            warm.communicate()
         return None, f"msprobe {args[0]} timed out after {timeout:.0f}s"
     Path(log).write_text(proc.stdout + proc.stderr, encoding="utf-8")
     marker = "@@NPU_VALIDATE_JSON@@"
@@ -360,6 +411,17 @@ def _run_child(args: list[str], log: Path, timeout: float) -> tuple[dict | None,
 
 def _child_main(argv: list[str]) -> int:
     marker = "@@NPU_VALIDATE_JSON@@"
+    if argv[:1] == ["serve"]:
+        # warm start: import what the commands need, then wait for the command on stdin
+        try:
+            import pandas  # noqa: F401
+            from msprobe.core.config_check import ConfigChecker  # noqa: F401
+        except Exception:  # the command itself reports it
+            pass
+        line = sys.stdin.readline()
+        if not line.strip():
+            return 0
+        argv = json.loads(line)
     command = argv[0]
     try:
         if command == "config-compare":
@@ -396,5 +458,10 @@ def _child_main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path[0] = str(Path(__file__).resolve().parent.parent)  # the project root, for checks.compat
+    # Run as a script, this file's folder is sys.path[0]: its packages (checks/profile) would shadow
+    # the standard library's modules of the same name (cProfile imports `profile`) inside msprobe.
+    # The project root takes its place (for checks.compat).
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+    sys.path.insert(0, os.path.dirname(_here))
     sys.exit(_child_main(sys.argv[1:]))

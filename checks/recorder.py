@@ -18,9 +18,21 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 
 from checks.smoke_report import ChildReport, ExceptionInfo, OpTraceSummary
+
+# backend -> the device type its CPU-backed stand-in emulates
+EMULATED_DEVICE = {"emulated": "npu", "cuda-emulated": "cuda"}
+
+
+def autocast_policy(cfg: dict) -> str:
+    """The autocast policy of an emulated run: `autocast`, or the older `emulate_autocast` switch
+    (the distributed launcher's configuration still writes it)."""
+    if cfg.get("autocast"):
+        return cfg["autocast"]
+    return "native" if cfg.get("emulate_autocast", True) else "off"
 
 
 class SmokeStop(BaseException):
@@ -33,6 +45,7 @@ def process_report_path(report_path: str, pid: int) -> str:
 
 class Recorder:
     def __init__(self, cfg: dict, script: str):
+        self.cfg = cfg
         self.script = script
         self.report_path = cfg["report"]
         self.target = int(cfg["steps"])
@@ -180,10 +193,15 @@ class Recorder:
             self.trace_stopped_after = step
 
     # -- placement
+    @property
+    def emulated_device(self) -> str | None:
+        """The device type a stand-in emulates in this run ("npu", "cuda"), None on real hardware."""
+        return EMULATED_DEVICE.get(self.backend)
+
     def device_of(self, t) -> str:
         kind = t.device.type
-        if self.backend == "emulated" and kind == "cpu":
-            return "npu" if getattr(t, "_npu_migrate_npu", False) else "cpu"
+        if self.emulated_device and kind == "cpu":
+            return self.emulated_device if getattr(t, "_npu_migrate_npu", False) else "cpu"
         return kind
 
     def devices_of(self, tensors) -> dict[str, int]:
@@ -212,14 +230,15 @@ class Recorder:
         return [t for t in self.graph_leaves(loss) if t.requires_grad]
 
     def logical_device_of_loss(self, loss) -> str:
-        if self.backend != "emulated" or loss.device.type != "cpu":
+        device = self.emulated_device
+        if device is None or loss.device.type != "cpu":
             return loss.device.type
         if getattr(loss, "_npu_migrate_npu", False):
-            return "npu"
-        # Follow the autograd graph to its leaves: the loss is on the NPU when its leaves are.
+            return device
+        # Follow the autograd graph to its leaves: the loss is on the emulated device when its leaves are.
         for var in self.graph_leaves(loss):
             if getattr(var, "_npu_migrate_npu", False):
-                return "npu"
+                return device
         return "cpu"
 
     # -- report
@@ -249,8 +268,16 @@ class Recorder:
             step_source="backward" if by_backward else "optimizer",
             loss_dtype=self.loss_dtype, loss_device=self.loss_device, param_device=dict(self.param_device),
             peak_memory=self.peak_memory(), warnings=tuple(self.warnings), exception=self.exception,
-            exit_code=self.exit_code, op_trace=trace,
+            exit_code=self.exit_code, op_trace=trace, autocast=self.autocast_report(),
         )
+
+    def autocast_report(self) -> dict | None:
+        """The autocast policy of an emulated run and the dtypes the script's autocast regions asked for."""
+        if not self.emulated_device:
+            return None
+        dm = sys.modules.get("checks.devicemap")
+        return {"policy": autocast_policy(self.cfg),
+                "requested": dict(dm.AUTOCAST_SEEN) if dm is not None else {}}
 
     def write(self) -> None:
         self.last_write = time.perf_counter()

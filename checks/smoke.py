@@ -7,13 +7,15 @@ bootstrap writes a JSON report to a temp file named in its configuration; this m
 gives the verdict. Never imports torch.
 
 Backends: "npu" (real torch_npu), "emulated" (CPU-backed torch_npu stand-in, see
-checks/standin/torch_npu/_emulator.py) and "cpu" (baseline: the same hooks and step counting, no
-stand-in, CUDA hidden, for comparing an original GPU script's losses with the migrated one's).
+checks/standin/torch_npu/_emulator.py), and for an unmigrated GPU original: "cuda" (the real GPU),
+"cuda-emulated" (the CUDA twin, checks/cudatwin.py: the original's CUDA code paths, computed on the
+CPU) and "cpu" (the plain script with CUDA hidden: it takes its CPU fallback, if it has one).
 """
 from __future__ import annotations
 
 import collections
 import glob
+import importlib.util
 import json
 import math
 import os
@@ -26,12 +28,19 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from checks import process
-from checks.backend import EMULATED_NOTE, detect
-from checks.smoke_report import ChildReport, merge_process_reports
+from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
+from checks.smoke_report import ChildReport, ExceptionInfo, merge_process_reports
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
-BACKENDS = ("auto", "npu", "emulated", "cpu")
+BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
+AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap
 TAIL_CHARS = 8000
+NO_TORCH = ("could not run: torch is not installed for {python}; install it with "
+            "`{python} -m pip install torch` (the CPU build is enough for smoke and validate)")
+# Errors that mean the script never started training because it does not parse or cannot import its
+# own dependencies: "could not run" (exit 2), not a failed run. ImportErrors of torch_npu names stay
+# failures of the migration.
+NOT_RUNNABLE = ("SyntaxError", "IndentationError", "TabError", "ModuleNotFoundError")
 KILL_GRACE_S = 3.0
 
 
@@ -64,6 +73,7 @@ class SmokeResult:
     timed_out: bool = False
     duration_s: float = 0.0
     note: str | None = None  # "emulated: no Ascend NPU found; computed on CPU" when emulated
+    autocast: dict | None = None  # emulated devices: {"policy": ..., "requested": {dtype: regions}}
 
     @property
     def passed(self) -> bool:
@@ -75,8 +85,13 @@ class SmokeResult:
         return d
 
 
+def emulated_note(backend: str) -> str | None:
+    """The line every output carries when a side was emulated."""
+    return {"emulated": EMULATED_NOTE, "cuda-emulated": CUDA_EMULATED_NOTE}.get(backend)
+
+
 def _error(script: str, backend: str, reason: str, **kw) -> SmokeResult:
-    note = EMULATED_NOTE if backend == "emulated" else None
+    note = emulated_note(backend)
     return SmokeResult("error", 2, backend, script, reasons=(reason,), note=note, **kw)
 
 
@@ -118,25 +133,37 @@ def _autoload(version: str) -> bool:
 def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "auto", fake_data: bool = False,
               torch_npu_version: str | None = None, script_args=(), json_report=None, strict_ops: bool = False,
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
-              emulate_autocast: bool = True, python: str | None = None, memory_limit: int | None = None) -> SmokeResult:
+              emulate_autocast: bool | None = None, autocast: str = "off",
+              python: str | None = None, memory_limit: int | None = None,
+              wait_for_script: float = 0.0) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
-    emulate_autocast: in emulated mode, torch.npu.amp / autocast("npu") run CPU autocast with the
-    NPU's dtype (default, closest to the NPU). False keeps them disabled, so an AMP script's losses
-    stay bit-identical to the original run on the CPU, where torch.cuda.amp.autocast is disabled.
+    autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
+    "off" (default: regions and GradScaler run, computing in float32; the fastest, and identical on
+    both sides of validate), "native" (CPU autocast with the device's dtype, float16 unless the
+    script names one: 5-20x slower on a CPU without AVX512-BF16/AMX), "bf16" (CPU autocast in
+    bfloat16). emulate_autocast (older API): True is "native", False is "off".
+    wait_for_script: the script is still being written (validate's instrumented copy): the child
+    starts now and waits up to this many seconds for it (or for `SCRIPT.cancel`) before running it.
     """
+    if emulate_autocast is not None:
+        autocast = "native" if emulate_autocast else "off"
     script = str(script)
     t0 = time.perf_counter()
     if backend not in BACKENDS:
         return _finish(_error(script, backend, f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"), json_report)
-    if not os.path.isfile(script):
+    if autocast not in AUTOCAST_POLICIES:
+        return _finish(_error(script, backend, f"unknown autocast policy {autocast!r} (one of {', '.join(AUTOCAST_POLICIES)})"), json_report)
+    if not wait_for_script and not os.path.isfile(script):
         return _finish(_error(script, backend, f"script not found: {script}"), json_report)
     if steps < 1:
         return _finish(_error(script, backend, f"--steps must be at least 1 (got {steps})"), json_report)
     if timeout <= 0:
         return _finish(_error(script, backend, f"--timeout must be positive (got {timeout})"), json_report)
+    if python is None and importlib.util.find_spec("torch") is None:
+        return _finish(_error(script, backend, NO_TORCH.format(python=sys.executable)), json_report)
     kb_version = None
-    if backend in ("auto", "emulated", "npu"):
+    if backend in ("auto", "emulated", "npu", "cuda-emulated"):
         from migrate import knowledge
 
         try:
@@ -155,7 +182,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     config = {
         "report": report_path, "steps": steps, "backend": backend, "op_trace": bool(op_trace),
         "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
-        "emulate_autocast": bool(emulate_autocast), "autoload": bool(kb_version and _autoload(kb_version)),
+        "autocast": autocast, "wait_for_script": float(wait_for_script),
+        "autoload": bool(kb_version and _autoload(kb_version)) and backend in ("npu", "emulated"),
     }
     child_env = dict(os.environ)
     child_env.update(env or {})
@@ -163,8 +191,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     child_env["PYTHONUNBUFFERED"] = "1"
     if fake_data:  # generated dataset files (checks/fakedata_datasets.py), removed after the run
         child_env["NPU_MIGRATE_FAKE_DATA_DIR"] = report_path + ".fakedata"
-    if backend in ("emulated", "cpu"):
-        # Neither an emulated Ascend host nor the CPU baseline may touch a GPU of this machine.
+    if backend in ("emulated", "cpu", "cuda-emulated"):
+        # Neither an emulated host nor the CPU baseline may touch a GPU of this machine.
         child_env["CUDA_VISIBLE_DEVICES"] = ""
     cmd = [python or sys.executable, BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
     timed_out = False
@@ -188,7 +216,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     _cleanup(report_path)
     result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
                    steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
-                   torch_npu_version=kb_version if backend != "cpu" else None,
+                   torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
                    duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [],
                    guard=guard)
     return _finish(result, json_report)
@@ -226,6 +254,15 @@ def _finish(result: SmokeResult, json_report) -> SmokeResult:
     return result
 
 
+def not_runnable(exc: ExceptionInfo) -> bool:
+    """The script does not parse, or imports a module that is not installed (other than torch_npu's)."""
+    if exc.type not in NOT_RUNNABLE:
+        return False
+    if exc.type == "ModuleNotFoundError":
+        return "torch_npu" not in (exc.message or "")
+    return True
+
+
 def judge(script, backend, report: ChildReport | None, *, returncode, timed_out, timeout, steps, strict_ops, stdout="",
           stderr="", torch_npu_version=None, duration_s=0.0, extra_warnings=(), guard=None) -> SmokeResult:
     """The verdict from the child's report (None when the child wrote none)."""
@@ -235,7 +272,7 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
                                 exit_code=report.exit_code if report else None,
                                 memory_exceeded=getattr(guard, "memory_exceeded", False), peak_rss=getattr(guard, "peak_rss", 0))
     warnings = [w for w in extra_warnings if w]
-    note = EMULATED_NOTE if backend == "emulated" else None
+    note = emulated_note(backend)
     common = dict(stdout=stdout, stderr=stderr, torch_npu_version=torch_npu_version, timed_out=timed_out,
                   duration_s=round(duration_s, 3), note=note, requested_steps=steps)
     if report is None:
@@ -273,9 +310,19 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
             reasons.append(f"no optimizer step within the timeout ({timeout:g}s)")
         else:
             reasons.append(f"timed out after {timeout:g}s with {done} of {steps} optimizer steps done")
+    elif status == "no-script":
+        reasons.append(f"could not run: the script {script} was not written")
+        exit_code_override = 2
+    elif status == "no-torch":
+        reasons.append(NO_TORCH.format(python=(exc.python if exc else None) or "python"))
+        exit_code_override = 2
     elif status == "exception":
         where = f"{location} in {exc.function}: {exc.code or ''}".rstrip(": ") if location else "?"
-        reasons.append(f"{exc.type}: {exc.message} (at {where})")
+        if done == 0 and not_runnable(exc):
+            reasons.append(f"could not run: {exc.type}: {exc.message} (at {where})")
+            exit_code_override = 2
+        else:
+            reasons.append(f"{exc.type}: {exc.message} (at {where})")
     elif status == "exit":
         code = report.exit_code
         if done == 0 and code == 2 and "usage:" in stderr:
@@ -331,8 +378,9 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         verdict, code, backend, script, steps=done, losses=losses, loss_dtype=report.loss_dtype,
         loss_device=loss_device, param_device=dict(param_device), step_times=report.step_times,
         peak_memory=report.peak_memory, unsupported_ops=unsupported, float64_ops=wide,
-        ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps, warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
-        traceback=traceback_text, error_location=location, **common)
+        ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps,
+        warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
+        traceback=traceback_text, error_location=location, autocast=report.autocast, **common)
 
 
 # ------------------------------------------------------------------------------ reporting

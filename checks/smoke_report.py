@@ -7,7 +7,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
-STATUSES = ("running", "stopped", "finished", "exit", "exception", "os_exit")
+STATUSES = ("running", "stopped", "finished", "exit", "exception", "os_exit",
+            "no-script",  # validate's instrumented copy was never written (the child waited for it)
+            "no-torch")  # the child's python has no torch: nothing ran
 # How steps were counted: at every optimizer step (the normal case), or at every backward() when the
 # script never calls an optimizer's step() (parameters updated by hand, e.g. `p.data.add_(...)`).
 STEP_SOURCES = ("optimizer", "backward")
@@ -22,6 +24,8 @@ class ExceptionInfo:
     function: str | None
     code: str | None
     traceback: str
+    phase: str | None = None  # "parse": the script (or a module it imports) does not parse
+    python: str | None = None  # status "no-torch": the interpreter that lacks torch
 
     @property
     def location(self) -> str | None:
@@ -52,6 +56,7 @@ class ChildReport:
     exception: ExceptionInfo | None = None
     exit_code: int | None = None  # the script's SystemExit status (status "exit" / "finished")
     op_trace: OpTraceSummary | None = None
+    autocast: dict | None = None  # emulated runs: {"policy": ..., "requested": {dtype: regions}}
 
     @property
     def steps(self) -> int:

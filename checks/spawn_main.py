@@ -33,6 +33,14 @@ def _prepare() -> str:
 
     if cfg["backend"] == "emulated":
         import torch_npu  # noqa: F401  (the stand-in: first on the inherited sys.path)
+    if cfg["backend"] == "cuda-emulated":  # the CUDA twin (checks/cudatwin.py), as in the smoke child
+        sys.path.append(root)
+        try:
+            import checks.cudatwin as cudatwin
+            from migrate import knowledge
+        finally:
+            sys.path.remove(root)
+        cudatwin.install(knowledge.load(cfg.get("torch_npu_version")).transfer_to_npu or {})
     rec = Recorder(cfg, cfg["script"])
     rec.after_fork()  # a worker: its own report, stops itself after the requested steps
     install_hooks(torch, rec, fork_aware=False)

@@ -22,8 +22,10 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,6 +36,8 @@ from checks.validate_copies import InstrumentedCopy, make_copy
 DEFAULT_OUT = "npu_validate_out"
 DEFAULT_SEED = 1234
 SIDES = ("baseline", "migrated")
+LOG_NAME = "validate.log"
+BASELINE_BACKENDS = ("auto", "cuda", "emulated", "cpu")
 
 
 class ValidateError(Exception):
@@ -53,6 +57,7 @@ class RunInfo:
     reasons: tuple[str, ...]
     config_check_hooks: bool
     instrument_message: str
+    autocast: str | None = None  # emulated runs: "policy; requested dtypes"
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,7 @@ class ValidateResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     summary_md: Path | None = None
     summary_html: Path | None = None
+    files: tuple[str, ...] = ()  # every file written to the output folder (relative paths; big folders as a count)
 
     def run(self, side: str) -> RunInfo | None:
         return next((r for r in self.runs if r.side == side), None)
@@ -106,6 +112,8 @@ def run_validate(
     seed: int = DEFAULT_SEED,
     torch_npu_version: str | None = None,
     migrated_backend: str = "auto",
+    baseline_backend: str = "auto",
+    autocast: str = "off",
     env: dict[str, str] | None = None,
     baseline_env: dict[str, str] | None = None,
     migrated_env: dict[str, str] | None = None,
@@ -117,27 +125,73 @@ def run_validate(
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
     dump: True always runs the msprobe API dump, False never, None (default) when the losses diverge.
+    baseline_backend: "auto" (the real GPU when torch sees one, else the CUDA twin), "cuda", "emulated"
+    (the CUDA twin, checks/cudatwin.py) or "cpu" (the original with CUDA hidden: its CPU fallback).
+    autocast: the autocast policy of both emulated sides (see checks.smoke.run_smoke); one policy for
+    both runs, so precision never differs by construction.
     """
+    if baseline_backend not in BASELINE_BACKENDS:
+        raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
     gpu_script, npu_script = Path(gpu_script).resolve(), Path(npu_script).resolve()
     for script in (gpu_script, npu_script):
         if not script.is_file():
             raise ValidateError(f"no such script: {script}")
     if steps < 1:
         raise ValidateError("--steps must be at least 1")
+    hint = swapped_hint(gpu_script, npu_script)
+    if hint:
+        raise ValidateError(hint)
     out = prepare_out_dir(Path(out_dir), force).resolve()
-    say = _printer(stream)
+    from checks.validate_log import SplitLog
+
+    log = SplitLog(out / LOG_NAME, stream)
+    say = log.say
+    say(f"validate: msprobe's log lines and Python warnings go to {out / LOG_NAME}")
+    stream = log
+    try:
+        return _validate(gpu_script, npu_script, out, say, stream, steps=steps, fake_data=fake_data, rtol=rtol,
+                         atol=atol, dump=dump, script_args=script_args, timeout=timeout, seed=seed,
+                         torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
+                         baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
+                         migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
+                         memory_limit=memory_limit)
+    finally:
+        log.close()
+
+
+def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
+              seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
+              migrated_env, launch, progress_timeout, memory_limit) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
-    backends = {"baseline": "cpu", "migrated": migrated_backend}
-    common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
-                  torch_npu_version=torch_npu_version, memory_limit=memory_limit)
     notes: list[str] = []
+    base_backend = _baseline_backend(baseline_backend, notes)
+    if base_backend == "cpu" and autocast != "off":
+        notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
+                     "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
+    backends = {"baseline": base_backend, "migrated": migrated_backend}
+    common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
+                  torch_npu_version=torch_npu_version, autocast=autocast, memory_limit=memory_limit)
     if launch is not None:  # N ranks per side, compared rank by rank (checks/dist_validate.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
         if dump:
             notes.append("--dump is not run for distributed jobs (--nproc-per-node)")
         dump = False
 
+    # Work that does not depend on the runs starts now and overlaps them (validate's own overhead,
+    # bench: validate wall time <= 1.1x its two runs): msprobe's import in a waiting child, the plot
+    # library's import in a thread of this process (idle while it waits on the runs).
+    warm = msprobe_bridge.WarmChild()
+    threading.Thread(target=loss_compare.preload, daemon=True).start()
+    try:
+        return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
+                              notes, steps=steps, rtol=rtol, atol=atol, dump=dump)
+    finally:
+        warm.close()
+
+
+def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
+                   steps, rtol, atol, dump) -> ValidateResult:
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
         # ---- pass 1: the runs, with ConfigChecker packs
@@ -145,18 +199,32 @@ def run_validate(
         smoke: dict[str, Any] = {}
         for side in SIDES:
             (out / side).mkdir(exist_ok=True)
+            workdir, zip_path = tmp_path / "run" / side, out / side / "config_check_pack.zip"
+            say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}{_emulated_suffix(backends[side])}, {steps} steps)")
+            stream.begin(f"{side} run: {scripts[side]}")
+            # The child starts at once and imports torch while this process writes its instrumented
+            # copy (libcst's import alone takes seconds): the two overlap (bench: validate overhead).
+            planned = InstrumentedCopy(scripts[side], workdir / gpu_script.name, zip_path, (), False, "")
+            pending = _Background(_smoke, planned, backend=backends[side], steps=steps, env=side_env[side],
+                                  json_report=out / side / "smoke.json", stream=stream, wait_for_script=COPY_WAIT_S,
+                                  **common)
             try:
-                copies[side] = make_copy(scripts[side], tmp_path / "run" / side, gpu_script.name,
-                                         out / side / "config_check_pack.zip")
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-                return _finish(out, say, ValidateResult("error", 2, (f"could not prepare the {side} script {scripts[side]}: {exc}",), out, False))
+                copies[side] = make_copy(scripts[side], workdir, gpu_script.name, zip_path)
+            except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
+                planned.copy.parent.mkdir(parents=True, exist_ok=True)
+                Path(f"{planned.copy}.cancel").write_text("")
+                pending.result()
+                if isinstance(exc, SyntaxError):
+                    where = f"{scripts[side]}:{exc.lineno}" if exc.lineno else str(scripts[side])
+                    why = f"could not run the {side} script: it does not parse: {where}: {exc.msg}"
+                else:
+                    why = f"could not prepare the {side} script {scripts[side]}: {exc}"
+                return _finish(out, say, ValidateResult("error", 2, (why,), out, False))
             shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
-            say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}, {steps} steps)")
-            smoke[side] = _smoke(copies[side], backend=backends[side], steps=steps, env=side_env[side],
-                                 json_report=out / side / "smoke.json", stream=stream, **common)
+            smoke[side] = pending.result()
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
-        equivalence = base.backend == "cpu" and mig.backend == "emulated"
+        equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
         for run in runs:
             if not run.config_check_hooks:
                 notes.append(f"{run.side}: ConfigChecker could not be attached to a model ({run.instrument_message or 'model not found'}); the pack has no dataset/weights items")
@@ -168,15 +236,18 @@ def run_validate(
             why = "; ".join(mig.reasons) or "exit 2"
             return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
 
-        # ---- config_check
-        say("validate: comparing the config_check packs (msprobe)")
-        config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path, out / "config_check")
-
-        # ---- losses
+        # ---- losses (the plot is drawn while msprobe compares the packs in its own process)
         r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
         loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
-        plot_note = loss_compare.plot(alignment, out / "losses.png", labels=(f"baseline ({base.backend})", f"migrated ({mig.backend})")) if alignment.rows else "no losses to plot"
+        labels = (f"baseline ({base.backend})", f"migrated ({mig.backend})")
+        plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
+
+        # ---- config_check
+        say("validate: comparing the config_check packs (msprobe)")
+        config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path, out / "config_check",
+                                                     warm=warm)
+        plot_note = plotting.result() if plotting is not None else "no losses to plot"
         loss_png = out / "losses.png" if plot_note is None else None
 
         # ---- API dump around the first divergence
@@ -191,7 +262,7 @@ def run_validate(
                                     rtol=r, atol=a, stream=stream)
 
     verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence)
-    if launch is not None:
+    if common.get("launch") is not None:
         from checks.dist_validate import compare_ranks
 
         per_rank, rank_reasons = compare_ranks(smoke["baseline"], smoke["migrated"], rtol=r, atol=a, note=why)
@@ -201,8 +272,11 @@ def run_validate(
         if rank_reasons:
             verdict, exit_code = ("fail", 1) if verdict != "error" else (verdict, exit_code)
             reasons = [x for x in reasons if not x.startswith(("identical losses", "losses within"))] + rank_reasons
+    notes[:0] = precision_notes(runs)
     if equivalence:
-        notes.insert(0, "both runs on this CPU (original: plain CPU, migrated: the torch_npu stand-in): this is an equivalence check of the rewrite, losses must be identical")
+        original = "the CUDA twin" if base.backend == "cuda-emulated" else "plain CPU, CUDA hidden"
+        notes.insert(0, f"both runs on this CPU (original: {original}; migrated: the torch_npu stand-in): this is an "
+                        "equivalence check of the rewrite, losses must be identical")
     result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
                             plot_note, config, api, dump_steps, tuple(notes))
     return _finish(out, say, result)
@@ -228,6 +302,11 @@ def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str
                 continue  # on different hardware, weights after the first update differ in the last bits
             detail = f" ({item.details[0]})" if item.details else ""
             reasons.append(f"config_check {item.name}: differs{detail}")
+    dtype_diff = getattr(api, "first_dtype", None) if api is not None else None
+    if dtype_diff is not None:
+        reasons.append(f"precision differs between the runs, not the rewrite: the first API whose dtype differs is "
+                       f"{dtype_diff.api} in step {dtype_diff.step} ({dtype_diff.message}); give both runs the same "
+                       "autocast policy and dtypes (validate --autocast)")
     if api is not None and api.first is not None:
         first = api.first
         where = f" at {first.stack[-1]}" if first.stack else ""
@@ -254,25 +333,111 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
                                         list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
 
 
+_TORCH_NPU_IMPORT = re.compile(r"^\s*(?:import\s+torch_npu\b|from\s+torch_npu\b)", re.M)
+
+
+def swapped_hint(gpu_script: Path, npu_script: Path) -> str | None:
+    """A hint when the migrated script was given as the baseline: it imports torch_npu, the other does not."""
+    try:
+        base, mig = (p.read_text(encoding="utf-8-sig", errors="replace") for p in (gpu_script, npu_script))
+    except OSError:
+        return None
+    if _TORCH_NPU_IMPORT.search(base) and not _TORCH_NPU_IMPORT.search(mig):
+        return (f"the arguments look swapped: the baseline {gpu_script} imports torch_npu (a migrated script) and "
+                f"{npu_script} does not; the order is `npu-migrate validate ORIGINAL_GPU_SCRIPT MIGRATED_SCRIPT`, "
+                f"e.g. `npu-migrate validate {npu_script} {gpu_script}`")
+    return None
+
+
+def user_text(text: str, copy: InstrumentedCopy) -> str:
+    """Point `copy:line` (and bare copy paths) in an error text at the user's file and line."""
+    copy_path = str(copy.copy)
+
+    def repl(m: re.Match) -> str:
+        line = int(m.group(1))
+        original = copy.line_map[line - 1] if 0 < line <= len(copy.line_map) else line
+        return f"{copy.original}:{original}"
+
+    text = re.sub(re.escape(copy_path) + r":(\d+)", repl, text)
+    text = re.sub(r'File "' + re.escape(copy_path) + r'", line (\d+)',
+                  lambda m: f'File "{copy.original}", line {repl(m).rsplit(":", 1)[1]}', text)
+    return text.replace(copy_path, str(copy.original))
+
+
+COPY_WAIT_S = 300.0
+
+
+class _Background:
+    """fn(*args, **kwargs) in a thread; result() joins it (and re-raises what it raised)."""
+
+    def __init__(self, fn, *args, **kwargs):
+        self._out: dict = {}
+
+        def run():
+            try:
+                self._out["value"] = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                self._out["error"] = exc
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self):
+        self._thread.join()
+        if "error" in self._out:
+            raise self._out["error"]
+        return self._out["value"]
+
+
+def _baseline_backend(requested: str, notes: list[str]) -> str:
+    """The smoke backend of the original: the real GPU, the CUDA twin, or the plain CPU."""
+    if requested == "auto":
+        from checks.backend import detect_cuda
+
+        detection = detect_cuda()
+        notes.append(f"baseline backend auto -> {'the real GPU' if detection.backend == 'cuda' else 'the CUDA twin (emulated)'}: {detection.reason}")
+        return detection.backend
+    return {"emulated": "cuda-emulated"}.get(requested, requested)
+
+
+def precision_notes(runs) -> list[str]:
+    """Precision parity: a dtype difference between the runs is named, as a property of the setup."""
+    base, mig = runs
+    out = []
+    if base.loss_dtype and mig.loss_dtype and base.loss_dtype != mig.loss_dtype:
+        out.append(f"precision differs between the runs: the loss is {base.loss_dtype} in the baseline and "
+                   f"{mig.loss_dtype} in the migrated run (an autocast/dtype setting, not the rewrite)")
+    if base.autocast != mig.autocast and base.autocast and mig.autocast:
+        out.append(f"autocast differs between the runs: baseline {base.autocast}, migrated {mig.autocast}")
+    return out
+
+
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
-           torch_npu_version, launch=None, progress_timeout=None, memory_limit=None):
+           torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None,
+           wait_for_script=0.0):
     from checks.smoke import run_smoke
 
     child_env = dict(os.environ)
     child_env.update(env)
     child_env["NPU_MIGRATE_CONFIG_CHECK"] = "1"  # the packs are what validate compares
+    # one autocast policy for both sides (precision parity; no effect on real hardware). On the
+    # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
+    policy = autocast if backend != "cpu" else "off"
+    options = dict(autocast=policy, wait_for_script=wait_for_script, memory_limit=memory_limit)
     if launch is not None:
+        from checks.bootstrap import wait_for_script as wait_for_copy
         from checks.dist_validate import smoke_ranks
 
+        # the torchrun launcher starts from the finished copy (a missing one is its error to report),
+        # and takes the older autocast switch
+        wait_for_copy(str(copy.copy), wait_for_script)
+        options = dict(emulate_autocast=policy != "off")
         run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
         torch_npu_version=torch_npu_version, script_args=list(script_args),
         json_report=str(json_report) if json_report else None, env=child_env,
-        cwd=str(copy.original.parent), stream=stream, seed=seed,
-        # the stand-in's autocast stays off, like torch.cuda.amp on the CPU baseline: AMP scripts keep
-        # identical losses (no effect on a real NPU)
-        emulate_autocast=False, **({"memory_limit": memory_limit} if launch is None else {}),
+        cwd=str(copy.original.parent), stream=stream, seed=seed, **options,
     )
 
 
@@ -281,21 +446,31 @@ def _run_info(side: str, script: Path, smoke, copy: InstrumentedCopy) -> RunInfo
     return RunInfo(
         side, script, str(getattr(smoke, "backend", "?")), int(getattr(smoke, "exit_code", 2)),
         str(getattr(smoke, "verdict", "?")), int(getattr(smoke, "steps", len(losses)) or 0), losses,
-        getattr(smoke, "loss_dtype", None), tuple(str(r) for r in (getattr(smoke, "reasons", None) or ())),
-        copy.config_check, copy.message,
+        getattr(smoke, "loss_dtype", None), tuple(user_text(str(r), copy) for r in (getattr(smoke, "reasons", None) or ())),
+        copy.config_check, copy.message, _autocast_text(getattr(smoke, "autocast", None)),
     )
 
 
-def _printer(stream: TextIO | None):
-    def say(text: str) -> None:
-        if stream is not None:
-            print(text, file=stream, flush=True)
-    return say
+def _autocast_text(info) -> str | None:
+    if not info:
+        return None
+    requested = ", ".join(f"{k} x{v}" for k, v in sorted((info.get("requested") or {}).items())) or "no autocast region"
+    return f"policy {info.get('policy')}; {requested}"
+
+
+def _emulated_suffix(backend: str) -> str:
+    from checks.smoke import emulated_note
+
+    note = emulated_note(backend)
+    return f" ({note})" if note else ""
 
 
 def _finish(out: Path, say, result: ValidateResult) -> ValidateResult:
     from checks import validate_report
 
-    md, html = validate_report.write_summary(result)
+    final = ("summary.md", "summary.html", "validate.json", LOG_NAME)
+    result = ValidateResult(**{**result.__dict__, "summary_md": out / "summary.md", "summary_html": out / "summary.html",
+                               "files": validate_report.files_written(out, final)})
+    validate_report.write_summary(result)
     (out / "validate.json").write_text(json.dumps(validate_report.to_json(result), indent=1), encoding="utf-8")
-    return ValidateResult(**{**result.__dict__, "summary_md": md, "summary_html": html})
+    return result

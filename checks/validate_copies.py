@@ -99,8 +99,11 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
         text = retarget_zip(text, str(zip_path))
     text = insert_hook(text)
     copy = workdir / name
-    copy.write_text(text, encoding="utf-8")
+    # siblings first, then the copy atomically: a run may already wait for the copy to appear
     _link_siblings(script, workdir, name)
+    partial = workdir / f".{name}.partial"
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, copy)
     return InstrumentedCopy(script, copy, Path(zip_path), line_map(original, text), bool(result.model_found),
                             str(getattr(result, "message", "") or ""))
 

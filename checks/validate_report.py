@@ -25,10 +25,34 @@ def _num(value) -> str:
     return f"{value:.8g}"
 
 
+def files_written(out: Path, also: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Every file under `out` (relative), plus `also` (written last): files up to two levels deep by
+    name, deeper ones as one `folder/ (N files)` entry per second-level folder."""
+    out = Path(out)
+    names: set[str] = set(also)
+    folders: dict[str, int] = {}
+    for path in out.rglob("*"):
+        if not path.is_file():
+            continue
+        parts = path.relative_to(out).parts
+        if len(parts) <= 2:
+            names.add("/".join(parts))
+        else:
+            key = "/".join(parts[:2]) + "/"
+            folders[key] = folders.get(key, 0) + 1
+    return tuple(sorted(names) + [f"{key} ({n} files)" for key, n in sorted(folders.items())])
+
+
+def side_label(run) -> str:
+    """`cuda-emulated (emulated)`: every line about a run says whether its device was emulated."""
+    emulated = run.backend in ("emulated", "cuda-emulated")
+    return f"{run.backend} ({'emulated on this CPU' if emulated else 'real device' if run.backend in ('npu', 'cuda') else 'plain CPU'})"
+
+
 def terminal_text(result) -> str:
     lines = [f"validate: {result.verdict.upper()} (exit {result.exit_code})"]
     for run in result.runs:
-        lines.append(f"  {run.side:9s} {run.script} on {run.backend}: {run.verdict}, {len(run.losses)} losses")
+        lines.append(f"  {run.side:9s} {run.script} on {side_label(run)}: {run.verdict}, {len(run.losses)} losses")
     if result.equivalence:
         lines.append("  both runs on this CPU: equivalence check of the rewrite (identical losses required)")
     if result.config_check is not None:
@@ -63,19 +87,23 @@ def terminal_text(result) -> str:
         lines.append(f"  note: {result.plot_note}")
     if result.summary_md:
         lines.append(f"  summary: {result.summary_md}")
+    if result.files:
+        lines.append(f"  files written in {result.out_dir}: " + ", ".join(result.files))
     return "\n".join(lines)
 
 
 def markdown(result) -> str:
     out = [f"# npu-migrate validate: {result.verdict.upper()} (exit {result.exit_code})", ""]
     if result.equivalence:
-        out += ["Both runs used this machine's CPU (original: plain CPU; migrated: the CPU-backed torch_npu stand-in).",
+        base = result.run("baseline")
+        original = "the CPU-backed CUDA twin" if base is not None and base.backend == "cuda-emulated" else "plain CPU, CUDA hidden"
+        out += [f"Both runs used this machine's CPU (original: {original}; migrated: the CPU-backed torch_npu stand-in).",
                 "This is an **equivalence check of the rewrite**: a correct migration gives identical losses.", ""]
     out += ["## Verdict", ""] + [f"- {r}" for r in result.reasons] + [""]
     if result.runs:
         out += ["## Runs", "", "| side | script | backend | smoke verdict | steps with a loss | loss dtype |", "|---|---|---|---|---|---|"]
         for run in result.runs:
-            out.append(f"| {run.side} | `{run.script}` | {run.backend} | {run.verdict} | {len(run.losses)} | {run.loss_dtype or '-'} |")
+            out.append(f"| {run.side} | `{run.script}` | {side_label(run)} | {run.verdict} | {len(run.losses)} | {run.loss_dtype or '-'} |")
         out.append("")
     cc = result.config_check
     if cc is not None:
@@ -124,6 +152,8 @@ def markdown(result) -> str:
         out.append("")
     if result.notes:
         out += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+    if result.files:
+        out += ["## Files written", ""] + [f"- `{name}`" for name in result.files] + [""]
     return "\n".join(out)
 
 
@@ -161,7 +191,9 @@ def to_json(result) -> dict:
         "equivalence_check": result.equivalence,
         "reasons": list(result.reasons),
         "notes": list(result.notes),
+        "files": list(result.files),
         "runs": [{"side": r.side, "script": str(r.script), "backend": r.backend, "exit_code": r.exit_code,
+                  "emulated": r.backend in ("emulated", "cuda-emulated"), "autocast": r.autocast,
                   "verdict": r.verdict, "losses": list(r.losses), "loss_dtype": r.loss_dtype, "reasons": list(r.reasons)}
                  for r in result.runs],
         "losses": None if result.losses is None else {

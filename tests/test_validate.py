@@ -45,7 +45,7 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
     assert result.equivalence
     base, mig = result.run("baseline"), result.run("migrated")
-    assert (base.backend, mig.backend) == ("cpu", "emulated")
+    assert (base.backend, mig.backend) == ("cuda-emulated", "emulated")  # no GPU here: the CUDA twin
     assert len(base.losses) == STEPS and base.losses == mig.losses
     assert result.losses.identical
     assert {i.name: i.status for i in result.config_check.items} == {

@@ -18,20 +18,21 @@ from migrate.commands._launch_options import launch_options
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--steps", type=click.IntRange(min=1), default=5, show_default=True, help="Optimizer steps to run.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True, help="Seconds before the run (and all its children) is killed.")
-@click.option("--backend", type=click.Choice(["auto", "npu", "emulated", "cpu"]), default="auto", show_default=True, help="auto: the real NPU when torch_npu works here, else the CPU-backed stand-in. cpu: baseline run without the stand-in.")
+@click.option("--backend", type=click.Choice(["auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated"]), default="auto", show_default=True, help="auto: the real NPU when torch_npu works here, else the CPU-backed stand-in. For an unmigrated GPU script: cuda (the real GPU), cuda-emulated (the CPU-backed CUDA twin), cpu (CUDA hidden).")
 @click.option("--fake-data", is_flag=True, help="Synthetic torchvision datasets, no weight downloads, no network.")
 @click.option("--json", "json_report", type=click.Path(dir_okay=False, allow_dash=True), help="Write the result as JSON to FILE ('-' for stdout).")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--strict-ops", is_flag=True, help="Fail on ops without an NPU kernel and on float64/complex tensors.")
 @click.option("--no-op-trace", is_flag=True, help="Do not trace the ops of the training steps (emulated mode).")
 @click.option("--seed", type=int, help="Seed torch, random and numpy before the script runs.")
-@click.option("--no-autocast", is_flag=True, help="Emulated mode: keep NPU autocast disabled (fp32 numerics identical to a CPU run).")
+@click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True, help="Emulated devices: autocast regions compute in float32 (off, fastest), in the device's dtype (native, float16 unless the script names one; slow on a CPU), or in bfloat16.")
+@click.option("--no-autocast", is_flag=True, hidden=True, help="Same as --autocast off (older option).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
 @click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
 @launch_options
 def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, torch_npu_version, strict_ops,
-          no_op_trace, seed, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit):
+          no_op_trace, seed, autocast_policy, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit):
     """Run SCRIPT for --steps optimizer steps and judge them: 0 pass, 1 fail, 2 could not run.
 
     Arguments after `--` go to the script.
@@ -42,7 +43,8 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
         sys.exit(smoke_distributed(script, script_args, launch=launch, progress_timeout=progress_timeout, steps=steps,
                                    timeout=timeout, backend=backend, fake_data=fake_data, json_report=json_report,
                                    torch_npu_version=torch_npu_version, strict_ops=strict_ops, op_trace=not no_op_trace,
-                                   quiet=quiet, seed=seed, emulate_autocast=not no_autocast, log_dir=rank_logs))
+                                   quiet=quiet, seed=seed, emulate_autocast=not no_autocast and autocast_policy != "off",
+                                   log_dir=rank_logs))
     from checks.process import parse_size
     from checks.smoke import render, run_smoke
 
@@ -53,7 +55,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
     result = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
                        torch_npu_version=torch_npu_version, script_args=tuple(script_args), strict_ops=strict_ops,
                        op_trace=not no_op_trace, stream=None if quiet else sys.stderr, seed=seed,
-                       emulate_autocast=not no_autocast, memory_limit=limit)
+                       autocast="off" if no_autocast else autocast_policy, memory_limit=limit)
     if json_report:
         from checks.smoke import write_json
 

@@ -28,11 +28,16 @@ from migrate.commands._launch_options import launch_options
 @click.option("--seed", type=int, default=1234, show_default=True, help="Seed set in both runs.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds per run.")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
+@click.option("--baseline-backend", type=click.Choice(["auto", "cuda", "emulated", "cpu"]), default="auto", show_default=True,
+              help="Where the original runs: auto (the real GPU when present, else emulated), cuda, emulated (the CPU-backed "
+                   "CUDA twin: the original's CUDA code paths), cpu (CUDA hidden: the original's CPU fallback).")
+@click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True,
+              help="Autocast policy of both emulated runs: off (float32, fastest), native (the device's float16), bf16.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
 @click.option("--memory-limit", help="Kill a run (all its processes) when their resident memory exceeds this size, e.g. 4G.")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
-             torch_npu_version, quiet, launch, progress_timeout, memory_limit):
+             torch_npu_version, baseline_backend, autocast_policy, quiet, launch, progress_timeout, memory_limit):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -51,8 +56,8 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
         result = run_validate(
             gpu_script, npu_script, steps=steps, fake_data=fake_data, out_dir=out_dir, rtol=rtol, atol=atol,
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
-            torch_npu_version=torch_npu_version, stream=None if quiet else sys.stderr,
-            launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
+            torch_npu_version=torch_npu_version, baseline_backend=baseline_backend, autocast=autocast_policy,
+            stream=None if quiet else sys.stderr, launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)

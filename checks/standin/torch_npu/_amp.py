@@ -1,55 +1,20 @@
-"""torch.npu.amp and autocast("npu") of the stand-in: CPU autocast with the NPU's dtype, GradScaler on the CPU."""
+"""torch.npu.amp and autocast("npu") of the stand-in: CPU autocast under the autocast policy
+(checks/devicemap.py: off | native | bf16), GradScaler on the CPU."""
 from __future__ import annotations
 
 import functools
-import os
 import sys
 
 import torch
-from torch_npu._devices import _map_device, _mapped, _wrap_device_fn
+from torch_npu._devices import dm
 from torch_npu._surface import SurfaceModule, _names
 
-AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
-
-
-def _emulate_autocast() -> bool:
-    return os.environ.get(AUTOCAST_ENV, "1") not in ("0", "false", "off", "no")
+AUTOCAST_ENV = dm.AUTOCAST_ENV
+_autocast_dtype = dm.AUTOCAST_DTYPE  # the NPU's default autocast dtype (float16)
 
 
 def _patch_autocast():
-    cls = torch.amp.autocast_mode.autocast
-    orig_init = cls.__init__
-
-    @functools.wraps(orig_init)
-    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
-        kind = device_type.split(":")[0] if isinstance(device_type, str) else device_type
-        if kind in _mapped:
-            # The NPU's default autocast dtype is float16 (the CPU's is bfloat16): keep the NPU's.
-            if dtype is None:
-                dtype = _autocast_dtype["value"]
-            if not _emulate_autocast():
-                enabled = False
-            device_type = "cpu"
-        orig_init(self, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
-
-    cls.__init__ = __init__
-    for name in ("is_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype"):
-        fn = getattr(torch, name, None)
-        if fn is not None:
-            setattr(torch, name, _wrap_device_fn(fn))
-
-    scaler = torch.amp.GradScaler
-    orig_scaler_init = scaler.__init__
-
-    @functools.wraps(orig_scaler_init)
-    def scaler_init(self, device="cuda", *args, **kwargs):
-        device, _ = _map_device(device)
-        orig_scaler_init(self, device, *args, **kwargs)
-
-    scaler.__init__ = scaler_init
-
-
-_autocast_dtype = {"value": torch.float16}
+    dm.patch_autocast()
 
 
 def _make_amp():

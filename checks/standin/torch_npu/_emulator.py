@@ -33,10 +33,11 @@ from torch_npu._devices import (  # noqa: F401  (re-exported: the stand-in's dev
     _tensor_npu,
     _wrap_attrs,
     _wrap_device_fn,
+    dm,
     mark,
 )
 from torch_npu._host import _patch_accelerator, _patch_cuda_absent, _patch_distributed
-from torch_npu._npu_module import _make_npu_module
+from torch_npu._npu_module import _make_npu_module, _State  # noqa: F401  (_State: torch_npu._dist_mesh)
 from torch_npu._surface import (  # noqa: F401  (re-exported for torch_npu/__init__ and contrib)
     KB,
     VERSION,
@@ -68,27 +69,10 @@ def install(top: types.ModuleType) -> None:
     sys.modules["torch.npu.amp"] = amp
     top.__dict__["npu"] = npu
 
-    _wrap_attrs(torch, kb_lists.get("torch_fn_white_list", ()))
-    _wrap_attrs(torch.Tensor, [n for n in kb_lists.get("torch_tensor_fn_white_list", ()) if n != "pin_memory"])
-    _wrap_attrs(torch.nn.Module, kb_lists.get("torch_module_fn_white_list", ()), replace_int=False)
-    _wrap_attrs(torch.fft, ("fftfreq", "rfftfreq"))
-    torch.Tensor.pin_memory = _pin_memory
+    dm.install_mapping(kb_lists)
     torch.Tensor.npu = _tensor_npu
     torch.Tensor.is_npu = property(lambda self: bool(getattr(self, MARK, False)))
     torch.nn.Module.npu = _module_npu
-    device_ctx = compat.device_context_class()
-    device_ctx.__init__ = _wrap_device_fn(device_ctx.__init__)
-    torch.Generator = _generator_proxy()
-
-    param_new = torch.nn.Parameter.__new__
-
-    def parameter_new(cls, data=None, requires_grad=True):
-        p = param_new(cls, data, requires_grad)
-        if data is not None and getattr(data, MARK, False):
-            setattr(p, MARK, True)
-        return p
-
-    torch.nn.Parameter.__new__ = parameter_new
     _patch_accelerator(npu)
     _patch_multiprocessing_marks()
     _patch_autocast()
@@ -120,10 +104,7 @@ def install_transfer() -> None:
     torch.Tensor.is_cuda = torch.Tensor.is_npu
     torch.nn.Module.cuda = _module_npu
     # to/to_empty also take a bare int as a device there (cuda:N -> npu:N).
-    for owner, names in ((torch.Tensor, ("to",)), (torch.nn.Module, kb_lists.get("torch_module_fn_white_list", ()))):
-        for name in names:
-            fn = getattr(owner, name)
-            setattr(owner, name, _wrap_device_fn(getattr(fn, "__wrapped__", fn), replace_int=True))
+    dm.accept_int_devices(kb_lists)
     import torch.distributed as dist
 
     dist.is_nccl_available = lambda: True

@@ -1,0 +1,550 @@
+"""Device mapping shared by the two CPU-backed stand-ins: the torch_npu stand-in
+(`checks/standin/torch_npu/_emulator.py`) and the CUDA twin (`checks/cudatwin.py`).
+
+Runs inside a smoke child only (imports torch). A stand-in adds its device type ("npu", "cuda") to
+`MAPPED`; from then on every device-taking torch API (the white lists of torch_npu's own
+transfer_to_npu patcher, recorded in the knowledge data), `Tensor.to`, `Module.to`, factories,
+`torch.device(...)` contexts, `torch.Generator`, autocast and GradScaler map that device to the CPU.
+Tensors and modules placed through a mapped device get a logical mark (`MARK`), which the smoke
+bootstrap reads to say whether parameters and loss were placed on the emulated device.
+
+Also here: the device-runtime objects both stand-ins answer with (streams, events, device contexts,
+memory statistics from the process RSS), the autocast policy, and the distributed rewrite to gloo.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import time
+import types
+
+import torch
+
+MARK = "_npu_migrate_npu"  # historical name: the mark means "placed on the emulated device"
+CPU = torch.device("cpu")
+DEVICE_KWARGS = ("device", "device_type", "map_location", "device_id")
+AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
+# off: autocast regions are entered (and GradScaler runs) but compute in float32;
+# native: CPU autocast with the emulated device's dtype (float16 unless the script names one);
+# bf16: CPU autocast in bfloat16. Old values "1"/"0" mean native/off.
+AUTOCAST_POLICIES = ("off", "native", "bf16")
+
+MAPPED: set[str] = set()
+_DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")
+_done: set[str] = set()
+
+
+def once(key: str) -> bool:
+    """True the first time `key` is seen (patches are installed once per process)."""
+    if key in _done:
+        return False
+    _done.add(key)
+    return True
+
+
+# ------------------------------------------------------------------------------ mapping
+def map_device(value, replace_int: bool = False):
+    """(mapped value, True) when `value` names a mapped device; (value, False) otherwise."""
+    kind = type(value)
+    if kind is str:
+        m = _DEVICE_RE.match(value)
+        if m and m.group(1) in MAPPED:
+            return "cpu", True
+    elif kind is torch.device:
+        if value.type in MAPPED:
+            return CPU, True
+    elif kind is dict:
+        hit = False
+        out = {}
+        for k, v in value.items():
+            nv, h = map_device(v)
+            out[k] = nv
+            hit = hit or h
+        return (out, True) if hit else (value, False)
+    elif replace_int and kind is int and "cuda" in MAPPED:
+        return "cpu", True
+    return value, False
+
+
+def mark(obj):
+    """Record that `obj` (tensor or module) was placed on the emulated device."""
+    if isinstance(obj, torch.Tensor):
+        try:
+            setattr(obj, MARK, True)
+        except (AttributeError, RuntimeError):
+            pass
+    elif isinstance(obj, torch.nn.Module):
+        for t in obj.parameters():
+            setattr(t, MARK, True)
+        for t in obj.buffers():
+            setattr(t, MARK, True)
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            if isinstance(o, torch.Tensor):
+                mark(o)
+    return obj
+
+
+def wrap_device_fn(fn, replace_int: bool = False):
+    if getattr(fn, "_npu_migrate_wrapped", False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        hit = False
+        if kwargs:
+            for key in DEVICE_KWARGS:
+                if key in kwargs:
+                    value, h = map_device(kwargs[key])
+                    if h:
+                        kwargs[key] = value
+                        hit = True
+        if args:
+            new_args = None
+            for i, a in enumerate(args):
+                if type(a) in (str, torch.device, dict) or (replace_int and type(a) is int):
+                    value, h = map_device(a, replace_int)
+                    if h:
+                        if new_args is None:
+                            new_args = list(args)
+                        new_args[i] = value
+                        hit = True
+            if new_args is not None:
+                args = tuple(new_args)
+        out = fn(*args, **kwargs)
+        if hit:
+            mark(out)
+        return out
+
+    wrapper._npu_migrate_wrapped = True
+    return wrapper
+
+
+def wrap_attrs(owner, names, replace_int=False):
+    for name in names:
+        fn = getattr(owner, name, None)
+        if fn is not None:
+            setattr(owner, name, wrap_device_fn(fn, replace_int))
+
+
+def tensor_to_device(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
+    """`Tensor.npu()` / `Tensor.cuda()` on the emulated device."""
+    return mark(self.to("cpu", non_blocking=non_blocking, memory_format=memory_format))
+
+
+def module_to_device(self, device=None):
+    """`Module.npu()` / `Module.cuda()` on the emulated device."""
+    self.to("cpu")
+    return mark(self)
+
+
+def _pin_memory(self, device=None):
+    # Pinned host memory only matters for real device transfers: a no-op on the CPU.
+    return self
+
+
+def _generator_proxy():
+    base = torch.Generator
+
+    class _Meta(type(base)):
+        def __instancecheck__(cls, instance):
+            return isinstance(instance, base)
+
+    class Generator(base, metaclass=_Meta):
+        def __new__(cls, device="cpu"):
+            device, _ = map_device(device)
+            return base.__new__(cls, device)
+
+    Generator.__name__ = Generator.__qualname__ = "Generator"
+    return Generator
+
+
+def install_mapping(kb_lists: dict) -> None:
+    """Wrap torch's device-taking APIs (once per process; which device types map is `MAPPED`)."""
+    if not once("mapping"):
+        return
+    wrap_attrs(torch, kb_lists.get("torch_fn_white_list", ()))
+    wrap_attrs(torch.Tensor, [n for n in kb_lists.get("torch_tensor_fn_white_list", ()) if n != "pin_memory"])
+    wrap_attrs(torch.nn.Module, kb_lists.get("torch_module_fn_white_list", ()), replace_int=False)
+    wrap_attrs(torch.fft, ("fftfreq", "rfftfreq"))
+    torch.Tensor.pin_memory = _pin_memory
+    from checks import compat
+
+    device_ctx = compat.device_context_class()
+    device_ctx.__init__ = wrap_device_fn(device_ctx.__init__)
+    torch.Generator = _generator_proxy()
+
+    param_new = torch.nn.Parameter.__new__
+
+    def parameter_new(cls, data=None, requires_grad=True):
+        p = param_new(cls, data, requires_grad)
+        if data is not None and getattr(data, MARK, False):
+            setattr(p, MARK, True)
+        return p
+
+    torch.nn.Parameter.__new__ = parameter_new
+
+
+def accept_int_devices(kb_lists: dict) -> None:
+    """`to`/`to_empty` also take a bare int as a device (cuda:N) once "cuda" is mapped."""
+    if not once("int-devices"):
+        return
+    for owner, names in ((torch.Tensor, ("to",)), (torch.nn.Module, kb_lists.get("torch_module_fn_white_list", ()))):
+        for name in names:
+            fn = getattr(owner, name)
+            setattr(owner, name, wrap_device_fn(getattr(fn, "__wrapped__", fn), replace_int=True))
+
+
+# ------------------------------------------------------------------------------ device runtime
+class State:
+    current = 0
+
+
+def device_count() -> int:
+    """Emulated devices: NPU_MIGRATE_DEVICE_COUNT, else the launcher's world size, else 1."""
+    for var in ("NPU_MIGRATE_DEVICE_COUNT", "LOCAL_WORLD_SIZE", "WORLD_SIZE"):
+        try:
+            return max(1, int(os.environ[var]))
+        except (KeyError, ValueError):
+            continue
+    return 1
+
+
+def index(device) -> int:
+    if device is None:
+        return State.current
+    if isinstance(device, int):
+        return device
+    if isinstance(device, str):
+        m = _DEVICE_RE.match(device)
+        return int(m.group(2) or 0) if m else 0
+    if isinstance(device, torch.device):
+        return device.index or 0
+    return 0
+
+
+def set_device(device):
+    idx = index(device)
+    if idx < 0 or idx >= device_count():
+        raise RuntimeError(f"emulated device: invalid device ordinal {idx} (device_count() is {device_count()})")
+    State.current = idx
+
+
+def rss_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def peak_rss_bytes() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def total_memory() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+class Event:
+    """A device event on the CPU: the CPU is synchronous, so records are timestamps."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, **kwargs):
+        self._t = None
+
+    def record(self, stream=None):
+        self._t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+    def elapsed_time(self, end):
+        if self._t is None or end._t is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (end._t - self._t) * 1000.0
+
+
+def stream_class(device_type: str):
+    class Stream:
+        """A device stream on the CPU: work is synchronous, so waits are no-ops."""
+
+        def __init__(self, device=None, priority=0, **kwargs):
+            self.device = torch.device(device_type, index(device))
+            self.priority = priority
+
+        def wait_stream(self, stream):
+            pass
+
+        def wait_event(self, event):
+            pass
+
+        def record_event(self, event=None):
+            event = event or Event()
+            event.record(self)
+            return event
+
+        def synchronize(self):
+            pass
+
+        def query(self):
+            return True
+
+        def is_capturing(self):
+            return False  # no graph capture on the CPU (optimizers ask before each step)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    return Stream
+
+
+class StreamContext:
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
+class DeviceContext:
+    def __init__(self, device):
+        self.idx = index(device)
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = State.current
+        State.current = self.idx
+
+    def __exit__(self, *exc):
+        State.current = self.prev
+        return False
+
+
+def memory_api() -> dict:
+    """Memory statistics of the emulated device: the process's RSS."""
+    return dict(
+        empty_cache=lambda: None,
+        memory_allocated=lambda device=None: rss_bytes(),
+        max_memory_allocated=lambda device=None: peak_rss_bytes(),
+        memory_reserved=lambda device=None: rss_bytes(),
+        max_memory_reserved=lambda device=None: peak_rss_bytes(),
+        memory_cached=lambda device=None: rss_bytes(),
+        max_memory_cached=lambda device=None: peak_rss_bytes(),
+        reset_peak_memory_stats=lambda device=None: None,
+        reset_max_memory_allocated=lambda device=None: None,
+        reset_max_memory_cached=lambda device=None: None,
+        reset_accumulated_memory_stats=lambda device=None: None,
+        memory_stats=lambda device=None: {"allocated_bytes.all.current": rss_bytes(),
+                                          "allocated_bytes.all.peak": peak_rss_bytes()},
+        memory_summary=lambda device=None, abbreviated=False: f"emulated device on CPU: RSS {rss_bytes()} bytes",
+        mem_get_info=lambda device=None: (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"), total_memory()),
+    )
+
+
+def patch_accelerator(device_type: str, stream_cls) -> None:
+    """torch.accelerator reports the emulated device (its C++ side knows no such device here)."""
+    acc = getattr(torch, "accelerator", None)
+    if acc is None or not once("accelerator"):
+        return
+    impl = dict(
+        is_available=lambda: True, device_count=device_count,
+        current_accelerator=lambda check_available=False: torch.device(device_type),
+        current_device_index=lambda: State.current, current_device_idx=lambda: State.current,
+        set_device_index=set_device, set_device_idx=set_device, synchronize=lambda device=None: None,
+        empty_cache=lambda: None, empty_host_cache=lambda: None,
+        current_stream=lambda device=None: stream_cls(device), set_stream=lambda stream: None,
+        memory_allocated=lambda device=None: rss_bytes(), max_memory_allocated=lambda device=None: peak_rss_bytes(),
+        memory_reserved=lambda device=None: rss_bytes(), max_memory_reserved=lambda device=None: peak_rss_bytes(),
+        reset_peak_memory_stats=lambda device=None: None, reset_accumulated_memory_stats=lambda device=None: None,
+    )
+    for name, fn in impl.items():
+        if hasattr(acc, name):
+            setattr(acc, name, fn)
+    if hasattr(acc, "device_index"):
+        acc.device_index = DeviceContext
+
+
+# ------------------------------------------------------------------------------ autocast / scaler
+def autocast_policy() -> str:
+    value = os.environ.get(AUTOCAST_ENV, "native").strip().lower()
+    return {"1": "native", "true": "native", "on": "native", "yes": "native",
+            "0": "off", "false": "off", "no": "off"}.get(value, value if value in AUTOCAST_POLICIES else "native")
+
+
+AUTOCAST_DTYPE = {"value": torch.float16}  # default dtype of the emulated device (NPU and CUDA: float16)
+# What autocast regions asked for, for the report: {"float16": n, ...} (requested dtype, before the policy).
+AUTOCAST_SEEN: dict[str, int] = {}
+
+
+def patch_autocast() -> None:
+    """autocast / GradScaler on a mapped device run on the CPU under the autocast policy (once)."""
+    if not once("autocast"):
+        return
+    cls = torch.amp.autocast_mode.autocast
+    orig_init = cls.__init__
+
+    @functools.wraps(orig_init)
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        kind = device_type.split(":")[0] if isinstance(device_type, str) else device_type
+        if kind in MAPPED:
+            # The device's default autocast dtype is float16 (the CPU's is bfloat16): keep the device's.
+            if dtype is None:
+                dtype = AUTOCAST_DTYPE["value"]
+            if enabled:
+                key = str(dtype).replace("torch.", "")
+                AUTOCAST_SEEN[key] = AUTOCAST_SEEN.get(key, 0) + 1
+            policy = autocast_policy()
+            if policy == "off":
+                enabled = False
+            elif policy == "bf16":
+                dtype = torch.bfloat16
+            device_type = "cpu"
+        orig_init(self, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    cls.__init__ = __init__
+    for name in ("is_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype"):
+        fn = getattr(torch, name, None)
+        if fn is not None:
+            setattr(torch, name, wrap_device_fn(fn))
+
+    scaler = torch.amp.GradScaler
+    orig_scaler_init = scaler.__init__
+
+    @functools.wraps(orig_scaler_init)
+    def scaler_init(self, device="cuda", *args, **kwargs):
+        device, _ = map_device(device)
+        orig_scaler_init(self, device, *args, **kwargs)
+
+    scaler.__init__ = scaler_init
+
+
+# ------------------------------------------------------------------------------ distributed
+def patch_distributed(to_gloo) -> None:
+    """Collectives on the emulated device run on gloo; `to_gloo(backend)` rewrites a backend name."""
+    if not once("distributed"):
+        return
+    import torch.distributed as dist
+    from torch.distributed import distributed_c10d as c10d
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if "backend" in kwargs:
+                kwargs["backend"] = to_gloo(kwargs["backend"])
+            elif args:
+                args = (to_gloo(args[0]),) + tuple(args[1:])
+            if "device_id" in kwargs:
+                kwargs["device_id"] = None
+            return fn(*args, **kwargs)
+        return wrapper
+
+    for owner in (dist, c10d):
+        for name in ("init_process_group", "new_group"):
+            fn = getattr(owner, name, None)
+            if fn is not None and not getattr(fn, "_npu_migrate_wrapped", False):
+                w = wrap(fn)
+                w._npu_migrate_wrapped = True
+                setattr(owner, name, w)
+
+    ddp = torch.nn.parallel.DistributedDataParallel
+    orig_init = ddp.__init__
+
+    @functools.wraps(orig_init)
+    def ddp_init(self, module, device_ids=None, output_device=None, *args, **kwargs):
+        # Parameters really live on the CPU, where DDP wants no device_ids.
+        orig_init(self, module, None, None, *args, **kwargs)
+
+    ddp.__init__ = ddp_init
+
+    dp = torch.nn.DataParallel
+
+    @functools.wraps(dp.__init__)
+    def dp_init(self, module, device_ids=None, output_device=None, dim=0):
+        # What torch's DataParallel does on a host without devices: a pass-through to the module
+        # (its forward then calls the module directly), since the parameters live on the CPU.
+        torch.nn.Module.__init__(self)
+        self.module = module
+        self.device_ids = []
+        self.dim = dim
+        self.output_device = None
+        self.src_device_obj = CPU
+
+    dp.__init__ = dp_init
+
+
+def legacy_tensor_types() -> dict:
+    return {f"{kind}Tensor": getattr(torch, f"{kind}Tensor") for kind in
+            ("BFloat16", "Bool", "Byte", "Char", "Double", "Float", "Half", "Int", "Long", "Short")}
+
+
+def no_op(*args, **kwargs):
+    return None
+
+
+def namespace(**kw) -> types.SimpleNamespace:
+    return types.SimpleNamespace(**kw)
+
+
+_seed = {"value": 0}
+
+
+def _manual_seed(seed):
+    # The emulated device shares the CPU generator; like torch.cuda.manual_seed on a host without
+    # CUDA, seeding the device generator leaves the CPU stream alone (so numerics match a CPU run).
+    _seed["value"] = int(seed)
+
+
+def _seed_random():
+    _seed["value"] = torch.seed()
+
+
+def runtime_api(device_type: str, props) -> dict:
+    """The `torch.<device>` runtime both stand-ins answer with: devices, streams, events, seeds, memory."""
+    stream = stream_class(device_type)
+    return dict(
+        is_available=lambda: True,
+        device_count=device_count,
+        current_device=lambda: State.current,
+        set_device=set_device,
+        device=DeviceContext,
+        device_of=lambda obj: DeviceContext(None),
+        synchronize=lambda device=None: None,
+        is_initialized=lambda: True,
+        init=lambda: None,
+        manual_seed=_manual_seed,
+        manual_seed_all=_manual_seed,
+        seed=_seed_random,
+        seed_all=_seed_random,
+        initial_seed=lambda: _seed["value"],
+        get_rng_state=lambda device=device_type: torch.get_rng_state(),
+        set_rng_state=lambda new_state, device=device_type: torch.set_rng_state(new_state),
+        get_rng_state_all=lambda: [torch.get_rng_state()],
+        set_rng_state_all=lambda states: torch.set_rng_state(states[0]),
+        get_device_name=lambda device=None: props.name,
+        get_device_properties=lambda device=None: props,
+        is_bf16_supported=lambda *a, **k: True,
+        Event=Event,
+        Stream=stream,
+        StreamContext=StreamContext,
+        stream=StreamContext,
+        current_stream=lambda device=None: stream(device),
+        default_stream=lambda device=None: stream(device),
+        set_stream=lambda stream: None,
+        is_current_stream_capturing=lambda: False,
+        **memory_api(),
+    )

@@ -1,0 +1,198 @@
+"""The CUDA twin (checks/cudatwin.py) and what validate builds on it: an unmigrated GPU-only script
+runs on this CPU with its CUDA code paths, the same autocast policy on both sides, errors at the
+user's own file and line, msprobe's chatter in a log file (tests/cudatwin_cases/)."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.smoke import run_smoke
+from checks.validate import RunInfo, precision_notes, swapped_hint, user_text
+from checks.validate_copies import InstrumentedCopy
+from checks.validate_log import SplitLog
+from checks.validate_report import files_written
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = Path(__file__).resolve().parent / "cudatwin_cases"
+_runtime = pytest.mark.skipif(any(importlib.util.find_spec(n) is None for n in ("torch", "msprobe")),
+                              reason="needs torch, msprobe")
+
+
+# ---------------------------------------------------------------------------------------- the twin
+@_runtime
+@pytest.mark.runtime
+def test_gpu_only_script_runs_on_the_twin_and_not_on_the_plain_cpu():
+    twin = run_smoke(CASES / "gpu_only.py", backend="cuda-emulated", steps=3, timeout=180, seed=1)
+    assert (twin.verdict, twin.exit_code) == ("pass", 0), (twin.reasons, twin.stderr[-2000:])
+    assert twin.steps == 3 and twin.loss_device == "cuda" and twin.param_device == {"cuda": 4}
+    assert "CUDA twin" in twin.note
+    assert twin.autocast == {"policy": "off", "requested": {"float16": 3}}  # AMP regions entered, policy off
+    plain = run_smoke(CASES / "gpu_only.py", backend="cpu", steps=3, timeout=180, op_trace=False)
+    assert plain.exit_code == 1 and "No GPU found" in plain.stderr
+
+
+@_runtime
+@pytest.mark.runtime
+@pytest.mark.parametrize("policy, dtype", [("off", "torch.float32"), ("native", "torch.float16")])
+def test_twin_answers_configured_device_and_autocast_policy(tmp_path, policy, dtype):
+    facts_path = tmp_path / "facts.json"
+    result = run_smoke(CASES / "twin_facts.py", backend="cuda-emulated", steps=1, timeout=180, autocast=policy,
+                       script_args=[str(facts_path)], env={"NPU_MIGRATE_CUDA_SM": "9.0", "NPU_MIGRATE_DEVICE_COUNT": "4"})
+    assert result.exit_code == 0, (result.reasons, result.stderr[-2000:])
+    facts = json.loads(facts_path.read_text())
+    assert facts["available"] and facts["count"] == 4
+    assert facts["capability"] == [9, 0] and facts["major"] == 9 and facts["bf16"]
+    assert isinstance(facts["version"], str) and facts["version"]
+    assert facts["is_cuda"] and facts["param_is_cuda"] and facts["memory"] and facts["nccl"]
+    assert facts["accelerator"] == "cuda"
+    assert facts["autocast"] == dtype and facts["cuda_amp"] == dtype
+
+
+@_runtime
+@pytest.mark.runtime
+def test_smoke_says_could_not_run_for_a_script_that_does_not_parse_or_import(tmp_path):
+    bad = tmp_path / "train.py"
+    bad.write_text("import torch\n\nmodel = torch.nn.Linear(2, 2\n")
+    r = run_smoke(bad, backend="cuda-emulated", steps=1, timeout=120)
+    assert (r.verdict, r.exit_code) == ("error", 2)
+    assert r.error_location == f"{bad}:3" and r.reasons[0].startswith("could not run: SyntaxError")
+    bad.write_text("import torch\nimport a_module_nobody_installed\n")
+    r = run_smoke(bad, backend="cuda-emulated", steps=1, timeout=120)
+    assert r.exit_code == 2 and "a_module_nobody_installed" in r.reasons[0] and r.error_location == f"{bad}:2"
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/python3") or subprocess.run(
+    ["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode == 0, reason="needs a python without torch")
+def test_no_torch_is_could_not_run_with_the_install_command(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("import torch\n")
+    r = run_smoke(script, backend="cpu", steps=1, timeout=60, python="/usr/bin/python3", op_trace=False)
+    assert r.exit_code == 2, (r.reasons, r.stderr)
+    assert "/usr/bin/python3 -m pip install torch" in r.reasons[0]
+
+
+# ---------------------------------------------------------------------------------------- validate
+@_runtime
+@pytest.mark.runtime
+def test_validate_gpu_only_script_against_its_apply_output(tmp_path):
+    """The issue's canonical failure: a GPU-only original could not even start as the baseline."""
+    from checks.validate import run_validate
+
+    migrated = tmp_path / "migrated" / "gpu_only.py"
+    migrated.parent.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "migrate", "apply", str(CASES / "gpu_only.py"), "-o", str(migrated)],
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300)
+    assert migrated.is_file(), proc.stdout + proc.stderr
+    terminal = io.StringIO()
+    result = run_validate(CASES / "gpu_only.py", migrated, steps=3, out_dir=tmp_path / "out", timeout=300, dump=False,
+                          stream=terminal)
+    assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
+    base, mig = result.run("baseline"), result.run("migrated")
+    assert (base.backend, mig.backend) == ("cuda-emulated", "emulated") and result.equivalence
+    assert base.losses == mig.losses and len(base.losses) == 3
+    assert base.autocast == mig.autocast == "policy off; float16 x3"
+    log = (tmp_path / "out" / "validate.log").read_text()
+    assert "[INFO]" in log and "[INFO]" not in terminal.getvalue()  # msprobe's lines: log only
+    assert str(tmp_path / "out" / "validate.log") in terminal.getvalue()  # ... and its path is printed
+    assert "validate.log" in result.files and "summary.md" in result.files and "losses.csv" in result.files
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "CUDA twin" in summary and "## Files written" in summary
+
+
+# ---------------------------------------------------------------------------------------- units (no torch)
+def test_split_log_keeps_msprobe_lines_and_warnings_off_the_terminal(tmp_path):
+    terminal = io.StringIO()
+    log = SplitLog(tmp_path / "v.log", terminal)
+    log.write("2026-01-01 10:00:00 (123) [INFO] [config checking log] add weights info to zip\n")
+    for _ in range(3):
+        log.write("/x/y.py:16: FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated.\n")
+        log.write("  scaler = torch.cuda.amp.GradScaler()\n")
+    log.write("epoch 1 loss 0.5\n")
+    log.say("validate: running")
+    log.close()
+    assert terminal.getvalue() == "epoch 1 loss 0.5\nvalidate: running\n"
+    text = (tmp_path / "v.log").read_text()
+    assert text.count("FutureWarning") == 2  # once where it happened, once in the closing tally
+    assert "    3x FutureWarning" in text and "[INFO]" in text and "epoch 1 loss 0.5" in text
+
+
+def test_files_written_names_files_and_counts_deep_folders(tmp_path):
+    for rel in ("losses.csv", "baseline/smoke.json", "config_check/bench/a/x.json", "config_check/bench/b/y.json"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert files_written(tmp_path, ("summary.md",)) == (
+        "baseline/smoke.json", "losses.csv", "summary.md", "config_check/bench/ (2 files)")
+
+
+def test_swapped_arguments_get_a_hint(tmp_path):
+    gpu, npu = tmp_path / "train.py", tmp_path / "train_npu.py"
+    gpu.write_text("import torch\nmodel.cuda()\n")
+    npu.write_text("import torch\nimport torch_npu\nmodel.npu()\n")
+    assert swapped_hint(gpu, npu) is None
+    hint = swapped_hint(npu, gpu)
+    assert "swapped" in hint and f"validate {gpu} {npu}" in hint
+
+
+def test_error_text_points_at_the_users_file_and_line(tmp_path):
+    copy = InstrumentedCopy(Path("/user/my_train.py"), Path("/tmp/npu-validate-1/run/migrated/train.py"),
+                            Path("/x.zip"), (1, 1, 2, 3, 4), True, "")
+    text = 'ValueError: boom (at /tmp/npu-validate-1/run/migrated/train.py:5 in main: f())\n' \
+           '  File "/tmp/npu-validate-1/run/migrated/train.py", line 3, in <module>'
+    assert user_text(text, copy) == ('ValueError: boom (at /user/my_train.py:4 in main: f())\n'
+                                     '  File "/user/my_train.py", line 2, in <module>')
+
+
+def test_dtype_difference_is_named_as_precision_not_the_rewrite():
+    def run(side, dtype, autocast):
+        return RunInfo(side, Path(f"{side}.py"), "emulated", 0, "pass", 1, (1.0,), dtype, (), True, "", autocast)
+
+    notes = precision_notes((run("baseline", "float32", "policy off; float16 x2"),
+                             run("migrated", "float16", "policy native; float16 x2")))
+    assert any("float32 in the baseline and float16 in the migrated" in n and "not the rewrite" in n for n in notes)
+    assert any("autocast differs" in n for n in notes)
+    assert precision_notes((run("baseline", "float32", "p"), run("migrated", "float32", "p"))) == []
+
+
+@_runtime
+def test_fast_call_stack_matches_msprobes_and_is_installed_on_import():
+    """validate's ConfigChecker records a stack per random call; ours must give msprobe's exact strings."""
+    code = (
+        "import inspect, sys\n"
+        "import checks.msprobe_speedups as s\n"
+        "s.install()\n"
+        "from msprobe.core.config_check.checkers import random_checker as rc\n"
+        "assert rc.get_call_stack is s.fast_call_stack\n"
+        "import importlib; orig = importlib.reload(rc).get_call_stack\n"
+        "def inner():\n"
+        "    frame = inspect.currentframe()\n"
+        "    return orig(frame), s.fast_call_stack(frame)\n"
+        "def outer():\n"
+        "    return inner()\n"
+        "a, b = outer()\n"
+        "assert a == b and len(a) >= 2, (a, b)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_first_api_whose_dtype_differs_is_named():
+    from checks.msprobe_bridge import first_dtype_difference
+
+    def row(name, bench, npu):
+        return {"NPU Name": name, "Bench Name": name, "NPU Dtype": npu, "Bench Dtype": bench}
+
+    rows = [row("Functional.linear.0.forward.input.0", "torch.float32", "torch.float32"),
+            row("Functional.linear.0.forward.output.0", "torch.float32", "torch.float16"),
+            row("Functional.relu.0.forward.output.0", "torch.float32", "torch.float16")]
+    diff = first_dtype_difference(rows, 3)
+    assert (diff.api, diff.kind, diff.step) == ("Functional.linear.0.forward", "dtype", 3)
+    assert "float32 in the baseline and float16 in the migrated" in diff.message
+    assert first_dtype_difference(rows[:1], 3) is None
