@@ -175,7 +175,11 @@ _PEER_LOST = ("closed by peer", "reset by peer", "remote worker", "Connection re
 def root_cause(per_rank) -> str | None:
     """When some ranks failed only because a peer went away, name the rank(s) that failed first."""
     failed = [(rank, result) for rank, _, _, result in per_rank if result.verdict != "pass" and result.reasons]
-    lost = [rank for rank, r in failed if any(p in " ".join(r.reasons) for p in _PEER_LOST)]
+    raised = {rank for rank, r in failed if r.error_location}
+    # a rank lost its peer when its error says so, or when it ended without a Python exception of its
+    # own while another rank raised one (torchrun tears the group down once a rank fails)
+    lost = [rank for rank, r in failed
+            if any(p in " ".join(r.reasons) for p in _PEER_LOST) or (raised and rank not in raised)]
     first = [rank for rank, _ in failed if rank not in lost]
     if lost and first:
         return (f"rank {', '.join(map(str, first))} failed first; rank {', '.join(map(str, lost))} then lost "

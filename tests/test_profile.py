@@ -252,8 +252,11 @@ def test_npu_backend_whose_profiler_cannot_start_exits_2(tmp_path):
 def test_dynamic_shape_from_the_data_is_reported_where_it_enters(tmp_path):
     result = profile("dynamic_loader.py", tmp_path, steps=8)
     assert result.exit_code == 0, result.reasons
-    assert {(f.kind, f.line) for f in result.findings} == planted("dynamic_loader.py")
-    (dyn,) = result.findings
+    # the DataLoader's share of a step is a timing on this CPU (its collate pads every batch): whether
+    # it crosses the data_loading threshold depends on the machine's load, so only shapes are judged here
+    shapes = [f for f in result.findings if f.kind != "data_loading"]
+    assert {(f.kind, f.line) for f in shapes} == planted("dynamic_loader.py")
+    (dyn,) = shapes
     assert dyn.detail["distinct_shapes"] == 2 and dyn.per_step > 10  # the model's ops follow the padded batch
 
 

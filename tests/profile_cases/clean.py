@@ -14,7 +14,8 @@ def main():
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(4096, 64), torch.randint(0, 10, (4096,)))
     loader = DataLoader(data, batch_size=64, shuffle=True, drop_last=True)
-    model = nn.Sequential(nn.Linear(64, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)).to(device)
+    # wide enough that the in-memory DataLoader stays far below the data_loading threshold of a step
+    model = nn.Sequential(nn.Linear(64, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 10)).to(device)
     optimizer = torch.optim.Adagrad(model.parameters(), lr=1e-2)
     running = torch.zeros((), device=device)
     for epoch in range(2):
