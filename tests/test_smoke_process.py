@@ -49,6 +49,11 @@ def test_setsid_grandchildren_do_not_survive_the_run(tmp_path, mode):
     pids = _pids(pid_file)
     try:
         assert len(pids) == 2
+        # killed by run_smoke; a fresh-clone CI run once saw the daemon still listed right at return
+        # (cause not found), so allow the kernel 2 s to finish it: a daemon that was not killed sleeps 300 s
+        deadline = time.monotonic() + 2
+        while [p for p in pids if _alive(p)] and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not [p for p in pids if _alive(p)], f"survivors: {pids}"
         if mode == "hang":
             assert r.timed_out and r.verdict == "fail"
