@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -145,3 +147,29 @@ class ScanResult:
     @property
     def scanned_files(self) -> int:
         return sum(1 for r in self.files if not r.errors)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def display_path(path: str) -> str:
+    """A path every output format can write on one line: undecodable bytes in a file name (kept by
+    Python as lone surrogates) and control characters (a newline would forge a report line) are
+    shown as `\\xNN` / `\\n`, as `ls -b` does."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        path = os.fsencode(path).decode("utf-8", "backslashreplace")
+    if _CONTROL.search(path):
+        path = _CONTROL.sub(lambda m: {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(m.group(0), f"\\x{ord(m.group(0)):02x}"), path)
+    return path
+
+
+def displayable(result: FileResult) -> FileResult:
+    shown = display_path(result.path)
+    if shown == result.path and all(display_path(e.path) == e.path for e in result.errors):
+        return result
+    from dataclasses import replace
+
+    return replace(result, path=shown, findings=tuple(replace(f, path=display_path(f.path)) for f in result.findings),
+                   errors=tuple(replace(e, path=display_path(e.path)) for e in result.errors))

@@ -1,0 +1,172 @@
+"""The analyze cache: one JSON file per (tool code, torch_npu version), path -> content digest -> result.
+
+A result is reused only for the same file content (or the same size, mtime and inode), the same tool
+code (`_code_fingerprint`) and the same torch_npu version; an entry of the wrong shape is a miss.
+Cross-file findings (NPU508) are stored apart, under the file's content plus the repository index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from functools import lru_cache
+from pathlib import Path
+
+from migrate import __version__, io
+from migrate.findings import Category, Edit, FileError, FileResult, Finding, Severity
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("NPU_MIGRATE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "npu-migrate"
+    )
+    return Path(base)
+
+
+@lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """Changes whenever the engine, rules or knowledge data change, so stale results are never reused."""
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".json", ".toml") and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(package)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def finding_from_dict(d: dict) -> Finding:
+    return Finding(
+        path=d["path"], line=d["line"], column=d["column"], end_line=d["end_line"], end_column=d["end_column"],
+        code=d["code"], severity=Severity.parse(d["severity"]), category=Category(d["category"]), message=d["message"],
+        fixable=d["fixable"], edits=tuple(Edit(*e) for e in d.get("edits", ())), cell=d.get("cell"),
+        replacement=d.get("replacement"),
+    )
+
+
+def result_to_dict(r: FileResult) -> dict:
+    return {
+        "kind": r.kind, "lines": r.lines, "suppressed": r.suppressed,
+        "findings": [dict(f.to_dict(), edits=[[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.edits]) for f in r.findings],
+        "errors": [e.to_dict() for e in r.errors],
+        "facts": [list(f) for f in r.facts],
+    }
+
+
+def result_from_dict(path: str, d: dict) -> FileResult:
+    findings = tuple(finding_from_dict(dict(f, path=path)) for f in d["findings"])
+    errors = tuple(FileError(path, e["code"], e["message"], e["line"], e["column"]) for e in d["errors"])
+    result = FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"],
+                        tuple(tuple(f) for f in d.get("facts", ())))
+    _check_types(result)
+    return result
+
+
+def _check_types(result: FileResult) -> None:
+    """Raise TypeError unless every field read back from the cache has the type reporters expect."""
+    ints = [result.lines, result.suppressed]
+    strs = [result.kind]
+    for f in result.findings:
+        ints += [f.line, f.column, f.end_line, f.end_column]
+        strs += [f.code, f.message]
+        if (not isinstance(f.fixable, bool) or not (f.cell is None or isinstance(f.cell, int))
+                or not (f.replacement is None or isinstance(f.replacement, str))):
+            raise TypeError("finding of the wrong shape")
+        for e in f.edits:
+            ints += [e.line, e.column, e.end_line, e.end_column]
+            strs.append(e.replacement)
+    for e in result.errors:
+        ints += [e.line, e.column]
+        strs += [e.code, e.message]
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ints) or not all(isinstance(x, str) for x in strs):
+        raise TypeError("cache entry of the wrong shape")
+
+
+class ResultCache:
+    """One JSON file per (tool code, torch_npu version): path -> content digest -> result."""
+
+    def __init__(self, directory: Path, version: str):
+        self.file = directory / f"analyze-{_code_fingerprint()[:20]}-{version}.json"
+        self.entries: dict[str, list] = {}
+        self.dirty = False
+        self.entries = self._load(self.file)
+
+    @staticmethod
+    def _load(file: Path) -> dict:
+        """The cache's entries; {} for anything but a regular file holding a JSON object.
+
+        The file is opened without blocking and checked to be a regular file before a byte is read, so
+        a FIFO or a link to /dev/zero put in its place can neither hang the run nor exhaust memory.
+        """
+        try:
+            fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return {}
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return {}
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):
+            return {}
+        finally:
+            os.close(fd)
+        return data if isinstance(data, dict) else {}
+
+    def _entry(self, key: str) -> list | None:
+        entry = self.entries.get(key)
+        return entry if isinstance(entry, list) and len(entry) >= 2 else None
+
+    def get(self, key: str, digest: str, path: str) -> FileResult | None:
+        entry = self._entry(key)
+        if entry and entry[0] == digest:
+            return self._result(key, path, entry[1])
+        return None
+
+    def get_by_stat(self, key: str, stat_key: list, path: str) -> FileResult | None:
+        """Skip even reading a file whose (size, mtime_ns, inode) are those recorded with its digest."""
+        entry = self._entry(key)
+        if entry and len(entry) > 2 and entry[2] == stat_key:
+            return self._result(key, path, entry[1])
+        return None
+
+    def _result(self, key: str, path: str, stored) -> FileResult | None:
+        """A stored entry of the wrong shape (edited, truncated, older format) is a miss and is dropped."""
+        try:
+            return result_from_dict(path, stored)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            self.entries.pop(key, None)
+            self.dirty = True
+            return None
+
+    def put(self, key: str, digest: str, result: FileResult, stat_key: list | None = None) -> None:
+        self.entries[key] = [digest, result_to_dict(result), stat_key]
+        self.dirty = True
+
+    def put_stat(self, key: str, stat_key: list | None) -> None:
+        entry = self._entry(key)
+        if entry is not None and stat_key is not None and (len(entry) < 3 or entry[2] != stat_key):
+            self.entries[key] = [entry[0], entry[1], stat_key]
+            self.dirty = True
+
+    def get_link(self, key: str, digest: str, index_digest: str) -> list | None:
+        """Cross-file findings (NPU508) of a file, valid for this content and this repository index."""
+        entry = self.entries.get("link|" + key)
+        if entry and entry[0] == digest and entry[1] == index_digest:
+            return entry[2]
+        return None
+
+    def put_link(self, key: str, digest: str, index_digest: str, findings: list, suppressed: int) -> None:
+        rows = [dict(f.to_dict(), edits=[]) for f in findings]
+        self.entries["link|" + key] = [digest, index_digest, [rows, suppressed]]
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            io.atomic_write(str(self.file), json.dumps(self.entries, separators=(",", ":")), make_parents=True)
+        except OSError:
+            pass  # a cache that cannot be written only costs speed
