@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 from checks.backend import EMULATED_NOTE, detect
 from checks.smoke import BOOTSTRAP, SmokeResult, _autoload, _Tail, judge
+from checks.smoke_report import write_json
 
 POLL_S = 0.2
 STACK_WAIT_S = 5.0
@@ -415,10 +416,3 @@ def _finish(result: DistributedSmokeResult, json_report) -> DistributedSmokeResu
     return result
 
 
-def write_json(result: DistributedSmokeResult, path) -> None:
-    text = json.dumps(result.to_dict(), indent=2, default=str)
-    if str(path) == "-":
-        sys.stdout.write(text + "\n")
-        return
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text + "\n")

@@ -29,7 +29,12 @@ from dataclasses import asdict, dataclass, field
 
 from checks import process
 from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
-from checks.smoke_report import ChildReport, ExceptionInfo, merge_process_reports
+from checks.smoke_report import (
+    ChildReport,
+    ExceptionInfo,
+    merge_process_reports,
+    write_json,  # noqa: F401  (re-exported: smoke's JSON writer)
+)
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
@@ -384,15 +389,6 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
 
 
 # ------------------------------------------------------------------------------ reporting
-def write_json(result: SmokeResult, path) -> None:
-    text = json.dumps(result.to_dict(), indent=2)
-    if str(path) == "-":
-        sys.stdout.write(text + "\n")
-        return
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-
-
 def render(result: SmokeResult, console=None) -> None:
     """Terminal report (rich)."""
     from rich.console import Console

@@ -111,3 +111,18 @@ def merge_process_reports(main: ChildReport, workers: list[ChildReport]) -> Chil
                    param_device=busiest.param_device,
                    warnings=(*main.warnings, *busiest.warnings, note + "; losses shown from the busiest one"),
                    op_trace=main.op_trace or busiest.op_trace)
+
+
+def write_json(result, path) -> None:
+    """Write a result's `to_dict()` as JSON to PATH ("-": standard output), the one writer for smoke,
+    distributed smoke and profile results. Opened plainly (not replaced through a temp file) so that
+    `/dev/stdout` or a pipe given as PATH works."""
+    import json
+    import sys
+
+    text = json.dumps(result.to_dict(), indent=2, default=str) + "\n"
+    if str(path) == "-":
+        sys.stdout.write(text)
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -273,10 +273,9 @@ def read_manifest(path: str, source: str) -> ManifestContext:
 
 # ---- launchers and CUDA sources -------------------------------------------------------------------
 @dataclass
-class LauncherContext:
-    """A shell script, YAML job file or notebook shell cell, read line by line."""
+class _TextContext:
+    """A file rules read line by line."""
 
-    kind = "launcher"
     path: str
     source: str
     cell: int | None = None
@@ -290,15 +289,14 @@ class LauncherContext:
 
 
 @dataclass
-class CudaSourceContext:
+class LauncherContext(_TextContext):
+    """A shell script, YAML job file or notebook shell cell, read line by line."""
+
+    kind = "launcher"
+
+
+@dataclass
+class CudaSourceContext(_TextContext):
+    """A C++/CUDA source file, read line by line."""
+
     kind = "cuda-source"
-    path: str
-    source: str
-    cell: int | None = None
-
-    @property
-    def lines(self) -> list[str]:
-        return split_lines(self.source)
-
-    def span(self, node):
-        return node

@@ -1,11 +1,10 @@
 """Reporters for `npu-migrate profile`: terminal table (rich), JSON, one-page Markdown summary."""
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 from checks.profile import cost
+from checks.smoke_report import write_json  # noqa: F401  (re-exported: profile's JSON writer)
 
 
 def _loc(f, base: str | None = None) -> str:
@@ -17,15 +16,6 @@ def _loc(f, base: str | None = None) -> str:
         except ValueError:
             pass
     return f"{path}:{f.line}"
-
-
-def write_json(result, path) -> None:
-    text = json.dumps(result.to_dict(), indent=2)
-    if str(path) == "-":
-        sys.stdout.write(text + "\n")
-        return
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
 
 
 def render(result, console=None) -> None:

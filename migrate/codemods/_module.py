@@ -23,8 +23,13 @@ def _import_modules(small: cst.BaseSmallStatement) -> list[str]:
     return []
 
 
-def _blocks(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
-    blocks = [stmt.body]
+def child_blocks(stmt: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statement blocks directly inside a compound statement (not nested defs/classes)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return []
+    blocks: list[cst.CSTNode] = []
+    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)):
+        blocks.append(stmt.body)
     orelse = getattr(stmt, "orelse", None)
     while orelse is not None:
         blocks.append(orelse.body)
@@ -34,6 +39,8 @@ def _blocks(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
     final = getattr(stmt, "finalbody", None)
     if final is not None:
         blocks.append(final.body)
+    if isinstance(stmt, cst.Match):
+        blocks.extend(case.body for case in stmt.cases)
     return blocks
 
 
@@ -47,7 +54,7 @@ def imported_modules(stmt: cst.CSTNode) -> list[str]:
         return out
     if isinstance(stmt, (cst.Try, cst.If)):
         out = []
-        for block in _blocks(stmt):
+        for block in child_blocks(stmt):
             statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
             for inner in statements:
                 if isinstance(inner, cst.SimpleStatementLine):

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from migrate.codemods._module import is_docstring, leading_imports_end
+from migrate.codemods._module import child_blocks, is_docstring, leading_imports_end
 
 DEFAULT_NPU_PACK = "npu_config_check/npu_config_pack_rank{rank}.zip"
 DEFAULT_GPU_PACK = "gpu_config_check/gpu_config_pack_rank{rank}.zip"
@@ -131,33 +131,12 @@ def has_hooks(module: cst.Module) -> bool:
 Path = tuple  # ((block_node, index), ...): the chain of blocks from the scope body down
 
 
-def _child_blocks(stmt: cst.CSTNode) -> list[cst.CSTNode]:
-    """The statement blocks directly inside a compound statement (not nested defs/classes)."""
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return []
-    blocks: list[cst.CSTNode] = []
-    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar)):
-        blocks.append(stmt.body)
-    orelse = getattr(stmt, "orelse", None)
-    while orelse is not None:
-        blocks.append(orelse.body)
-        orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
-    for handler in getattr(stmt, "handlers", ()) or ():
-        blocks.append(handler.body)
-    final = getattr(stmt, "finalbody", None)
-    if final is not None:
-        blocks.append(final.body)
-    if isinstance(stmt, cst.Match):
-        blocks.extend(case.body for case in stmt.cases)
-    return blocks
-
-
 def _flatten(block: cst.CSTNode, path: Path, out: list) -> None:
     statements = block.body
     for index, stmt in enumerate(statements):
         here = path + ((block, index),)
         out.append((stmt, here))
-        for child in _child_blocks(stmt):
+        for child in child_blocks(stmt):
             if isinstance(child, cst.IndentedBlock):  # a one-line suite belongs to its statement
                 _flatten(child, here, out)
 
