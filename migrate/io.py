@@ -3,12 +3,14 @@ back, atomic writes with ordinary file modes, and one size-balanced process-pool
 
 from __future__ import annotations
 
+import ast
 import codecs
 import errno
 import io
 import os
 import tempfile
 import tokenize
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -197,3 +199,14 @@ def run_batched(work: Callable[..., list], items: Sequence, sizes: Sequence[int]
             if on_batch:
                 on_batch(len(batch))
     return out
+
+
+def parse_python(text: str) -> ast.Module | None:
+    """The module's tree, or None for text that does not parse (or is too deep or too large to),
+    with the parser's SyntaxWarnings silenced."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

@@ -43,7 +43,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
                 text = io.decode(data, python=True).body if isinstance(data, bytes) else None
             except io.ReadError:
                 text = None
-            tree = repo_index.parse(result.path, text) if text is not None else None
+            tree = io.parse_python(text) if text is not None else None
             if tree is None:
                 out.append(result)
                 continue

@@ -14,7 +14,6 @@ import ast
 import os
 import re
 import sys
-import warnings
 from dataclasses import dataclass
 
 # ---- facts -----------------------------------------------------------------------------------------
@@ -229,12 +228,3 @@ def files_to_link(results, index: Index) -> list:
         ):
             out.append(result)
     return out
-
-
-def parse(path: str, text: str):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None

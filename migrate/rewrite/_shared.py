@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ast
-import warnings
-
+from migrate import io
 from migrate.findings import Finding
 from migrate.rewrite.model import ApplyOptions, ManualItem
 
@@ -28,13 +26,7 @@ def needs_npu(findings) -> bool:
     return any(f.code.startswith(NEEDS_NPU_PREFIXES) for f in findings)
 
 
-def parse(text: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+parse = io.parse_python
 
 
 def manual_items(findings, leftover) -> list[ManualItem]:
