@@ -23,7 +23,7 @@ def run_cli(*args: str, cwd: Path | None = None, stdin: bytes | None = None, env
 
 
 def analyze_json(*args: str, cwd: Path | None = None, stdin: bytes | None = None) -> tuple[int, dict]:
-    proc = run_cli("analyze", "--format", "json", "--no-progress", *args, cwd=cwd, stdin=stdin)
+    proc = invoke_cli("analyze", "--format", "json", "--no-progress", *args, cwd=cwd, stdin=stdin)
     assert proc.returncode in (0, 1, 2), proc.stderr.decode()
     return proc.returncode, json.loads(proc.stdout.decode() or "{}")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import analyze_json, run_cli
+from tests.helpers import analyze_json, invoke_cli
 
 GOOD = "import torch\nx = torch.ones(1).cuda()\n"
 
@@ -118,18 +118,18 @@ def test_very_large_file_is_skipped_with_a_warning(tmp_path: Path):
 
 def test_exit_2_only_when_nothing_could_be_scanned(tmp_path: Path):
     _make(tmp_path, "syntax.py", b"def f(:\n")
-    proc = run_cli("analyze", str(tmp_path / "syntax.py"))
+    proc = invoke_cli("analyze", str(tmp_path / "syntax.py"))
     assert proc.returncode == 2
     assert b"Traceback" not in proc.stderr + proc.stdout
     assert b"NPU901" in proc.stdout
-    proc = run_cli("analyze", str(tmp_path / "missing.py"))
+    proc = invoke_cli("analyze", str(tmp_path / "missing.py"))
     assert proc.returncode == 2 and b"no such file" in proc.stdout
     _make(tmp_path, "clean.py", b"import torch\nx = torch.ones(1)\n")
-    assert run_cli("analyze", str(tmp_path / "clean.py")).returncode == 0
+    assert invoke_cli("analyze", str(tmp_path / "clean.py")).returncode == 0
 
 
 def test_deeply_nested_code_does_not_crash(tmp_path: Path):
     _make(tmp_path, "deep.py", b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n")
-    proc = run_cli("analyze", str(tmp_path / "deep.py"))
+    proc = invoke_cli("analyze", str(tmp_path / "deep.py"))
     assert b"Traceback" not in proc.stderr
     assert proc.returncode in (0, 2)

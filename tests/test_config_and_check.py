@@ -11,7 +11,7 @@ import pytest
 
 from migrate.config import ConfigError, load_config
 from migrate.findings import Severity
-from tests.helpers import ROOT, run_cli
+from tests.helpers import ROOT, invoke_cli
 
 SCRIPT = "import torch\nx = torch.ones(1).cuda()\nprint(torch.backends.cudnn.benchmark)\n"
 
@@ -32,20 +32,20 @@ def test_bad_config_is_a_clear_usage_error(tmp_path: Path):
     with pytest.raises(ConfigError, match="not an NPU code"):
         load_config([str(tmp_path)])
     (tmp_path / "x.py").write_text(SCRIPT)
-    proc = run_cli("check", str(tmp_path))
+    proc = invoke_cli("check", str(tmp_path))
     assert proc.returncode == 2 and b"not an NPU code" in proc.stderr and b"Traceback" not in proc.stderr
     (tmp_path / "pyproject.toml").write_text('[tool.npu-migrate]\nunknown-key = 1\n')
-    assert run_cli("check", str(tmp_path)).returncode == 2
+    assert invoke_cli("check", str(tmp_path)).returncode == 2
 
 
 def test_check_gate_fail_on_levels(tmp_path: Path):
     (tmp_path / "x.py").write_text("import torch\nprint(torch.backends.cudnn.benchmark)\n")
-    info_only = run_cli("check", str(tmp_path))
+    info_only = invoke_cli("check", str(tmp_path))
     assert info_only.returncode == 0, info_only.stdout
-    assert run_cli("check", "--fail-on", "info", str(tmp_path)).returncode == 1
+    assert invoke_cli("check", "--fail-on", "info", str(tmp_path)).returncode == 1
     (tmp_path / "x.py").write_text(SCRIPT)
-    assert run_cli("check", str(tmp_path)).returncode == 1
-    assert run_cli("check", "--ignore", "NPU1", str(tmp_path)).returncode == 0
+    assert invoke_cli("check", str(tmp_path)).returncode == 1
+    assert invoke_cli("check", "--ignore", "NPU1", str(tmp_path)).returncode == 0
 
 
 def test_baseline_accepts_known_findings_and_fails_new_ones(tmp_path: Path):
@@ -53,18 +53,18 @@ def test_baseline_accepts_known_findings_and_fails_new_ones(tmp_path: Path):
     src.mkdir()
     (src / "x.py").write_text(SCRIPT)
     baseline = tmp_path / "baseline.json"
-    created = run_cli("check", "--baseline", str(baseline), str(src))
+    created = invoke_cli("check", "--baseline", str(baseline), str(src))
     assert baseline.exists() and created.returncode == 1
-    assert run_cli("check", "--baseline", str(baseline), str(src)).returncode == 0
+    assert invoke_cli("check", "--baseline", str(baseline), str(src)).returncode == 0
     # unrelated lines above the known finding do not make it new
     (src / "x.py").write_text("# header\n\n" + SCRIPT)
-    assert run_cli("check", "--baseline", str(baseline), str(src)).returncode == 0
+    assert invoke_cli("check", "--baseline", str(baseline), str(src)).returncode == 0
     (src / "x.py").write_text("# header\n\n" + SCRIPT + "y = torch.zeros(1).cuda()\n")
-    proc = run_cli("check", "--baseline", str(baseline), "--format", "json", str(src))
+    proc = invoke_cli("check", "--baseline", str(baseline), "--format", "json", str(src))
     assert proc.returncode == 1
     assert [f["line"] for f in json.loads(proc.stdout)["findings"]] == [6]
     baseline.write_text("not json")
-    assert run_cli("check", "--baseline", str(baseline), str(src)).returncode == 2
+    assert invoke_cli("check", "--baseline", str(baseline), str(src)).returncode == 2
 
 
 def test_check_never_prompts_without_a_terminal(tmp_path: Path):
