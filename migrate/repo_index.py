@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 
 # ---- facts -----------------------------------------------------------------------------------------
-_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(")
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
@@ -112,6 +112,11 @@ def python_defs(ctx) -> list[Definition]:
         name = ctx.qualname(call.func)
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
+        if jit_cuda_build_wrapper(ctx, call, name):
+            module = ctx.string_value(ctx.keyword(call, "name")) or (ctx.string_value(call.args[0]) if call.args else None)
+            if module:
+                out.append(Definition("module", module, ctx.path, call.lineno, True))
+            continue
         if name is None:
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
@@ -131,6 +136,16 @@ def python_defs(ctx) -> list[Definition]:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
+    """A call that is not `cpp_extension.load` itself but passes it nvcc flags (`extra_cuda_cflags=`,
+    a keyword only `load` / `load_inline` take): a project helper that JIT-builds a CUDA extension
+    (StyleGAN2-ADA's `custom_ops.get_plugin('bias_act_plugin', sources=..., extra_cuda_cflags=[...])`)."""
+    if name is not None and name.startswith(_EXT + "."):
+        return False
+    extra = ctx.keyword(call, "extra_cuda_cflags")
+    return extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None)
 
 
 def _jit_with_cuda(ctx, call) -> bool:

@@ -284,3 +284,103 @@ def test_cuda_call_on_a_multi_line_chain_is_reported_at_the_attribute():
     code = "import torch\nx = (torch.zeros(3)\n     .float()\n     .cuda(non_blocking=True))\n"
     (f,) = of(findings(code), "NPU101")
     assert (f.line, f.column) == (4, 6)  # the `.` of `.cuda(` on the last line
+
+
+# ---- second session: misses and false positives of a fresh held-out set (issue 11) ---------------------
+def test_direct_aten_ops_without_npu_kernel_name_the_wheels_replacement():
+    kb = knowledge.load(NEWEST)
+    table = knowledge._toml_file("data/aten_alternatives.toml")["op"]
+    assert table, "aten_alternatives.toml is empty"
+    for op, entry in table.items():
+        # the op needs a backend kernel the wheel does not have, and the replacement is in the wheel
+        assert kb.op_supported(op) is False, op
+        assert kb.has_api(entry["alternative_api"]), entry["alternative_api"]
+    code = (
+        "import torch\n"
+        "def pack(q):\n    return torch.ops.aten._convert_weight_to_int4pack(q, 8)\n"
+        "def mm(x, w, s):\n    return torch.ops.aten._weight_int4pack_mm.default(x, w, 128, s)\n"
+        "def ok(x):\n    return torch.ops.aten.add(x, x)\n"
+    )
+    found = of(findings(code), "NPU601")
+    assert [(f.line, f.replacement) for f in found] == [
+        (3, table["_convert_weight_to_int4pack"]["alternative_api"]),
+        (5, table["_weight_int4pack_mm"]["alternative_api"]),
+    ]
+
+
+def test_cudnn_ops_fetched_by_name_are_reported_once_per_call():
+    code = (
+        "import torch\n"
+        "def grad_weight(transpose):\n"
+        "    op = torch._C._jit_get_operation('aten::cudnn_convolution_backward_weight' if not transpose\n"
+        "                                     else 'aten::cudnn_convolution_transpose_backward_weight')\n"
+        "    return op\n"
+        "g = torch._C._jit_get_operation('aten::grid_sampler_2d_backward')\n"
+    )
+    assert [f.line for f in of(findings(code), "NPU601")] == [3]
+
+
+def test_deepspeed_zero_is_device_neutral_but_its_cuda_ops_are_not():
+    table = knowledge.third_party()
+    assert table["deepspeed.zero"].status == "works" and "4567" in table["deepspeed.zero"].source
+    code = (
+        "def gather(param):\n"
+        "    from deepspeed import zero\n"
+        "    from deepspeed.runtime.zero.partition_parameters import ZeroParamStatus\n"
+        "    if param.ds_status == ZeroParamStatus.NOT_AVAILABLE:\n"
+        "        with zero.GatheredParameters([param]):\n"
+        "            return param.data.cpu()\n"
+        "from deepspeed.ops.adam import FusedAdam\n"
+        "opt = FusedAdam(params)\n"
+    )
+    found = findings(code)
+    assert sorted({f.line for f in found if f.code in ("NPU501", "NPU507")}) == [7, 8]
+
+
+def test_plugin_built_by_a_helper_with_nvcc_flags_is_a_cuda_extension_used_through_its_variable():
+    code = (
+        "import os\n"
+        "from .. import custom_ops\n"
+        "_plugin = None\n"
+        "def _init():\n"
+        "    global _plugin\n"
+        "    sources = [os.path.join(os.path.dirname(__file__), s) for s in ['op.cpp', 'op.cu']]\n"
+        "    _plugin = custom_ops.get_plugin('op_plugin', sources=sources, extra_cuda_cflags=['--use_fast_math'])\n"
+        "    return _plugin is not None\n"
+        "class F:\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return _plugin.op(x, 0)\n"
+        "def other(_plugin):\n"
+        "    return _plugin.op(1)\n"  # a parameter of the same name: not the extension
+    )
+    found = findings(code, filename="pkg/ops/op.py")
+    assert [f.line for f in of(found, "NPU505")] == [7]
+    uses = of(found, "NPU508")
+    assert [f.line for f in uses] == [12]
+    assert "op_plugin" in uses[0].message and "op.py:7" in uses[0].message
+
+
+def test_keyword_dict_built_key_by_key_selects_gpu_only_options():
+    code = (
+        "def load(path, load_8bit=False, use_flash_attn=False):\n"
+        "    kwargs = {'device_map': 'auto'}\n"
+        "    if load_8bit:\n"
+        "        kwargs['load_in_8bit'] = True\n"
+        "    if use_flash_attn:\n"
+        "        kwargs['attn_implementation'] = 'flash_attention_2'\n"
+        "    kwargs['attn_implementation'] = 'sdpa'\n"
+        "    return AutoModelForCausalLM.from_pretrained(path, **kwargs)\n"
+    )
+    assert [f.line for f in of(findings(code), "NPU503")] == [4, 6]
+
+
+def test_device_ids_from_the_rank_are_not_reported_literal_indices_are():
+    code = (
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "a = DDP(m, device_ids=[local_rank], output_device=local_rank)\n"
+        "b = DDP(m, device_ids=[args.gpu])\n"
+        "c = torch.nn.DataParallel(m, device_ids=[0, 1])\n"
+    )
+    assert [f.line for f in of(findings(code), "NPU105")] == [5]

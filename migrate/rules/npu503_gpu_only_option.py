@@ -89,7 +89,7 @@ class GpuOnlyOption(Rule):
     optimizers, `attn_implementation="flash_attention_2"`, `use_flash_attention_2=True`,
     `load_in_4bit=True` / `load_in_8bit=True`, `half_precision_backend="apex"` and any
     `BitsAndBytesConfig(...)`. Found in call keywords, dict literals (`{"optim": ...}`), attribute
-    assignments (`args.optim = ...`), YAML configs (`optim: paged_adamw_32bit`) and command-line
+    assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`). The recognised keys and
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
@@ -107,6 +107,7 @@ class GpuOnlyOption(Rule):
         'model = AutoModel.from_pretrained(name, attn_implementation="sdpa")',
         "model = AutoModel.from_pretrained(name, load_in_4bit=False)",
         'print("use optim=paged_adamw_32bit on GPUs")',
+        "kwargs = {}\nkwargs['load_in_8bit'] = False\nkwargs['attn_implementation'] = 'sdpa'\nnames['optim'] = other",
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
         Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
     ]
@@ -121,6 +122,7 @@ class GpuOnlyOption(Rule):
         Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=2),
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
         Invalid('args.optim = "paged_adamw_8bit"'),
+        Invalid("kwargs = {}\nkwargs['load_in_8bit'] = True\nkwargs['attn_implementation'] = 'flash_attention_2'", count=2),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
@@ -174,8 +176,11 @@ class GpuOnlyOption(Rule):
                         yield self._option_finding(ctx, value, option, _constant(value))
         for node in ctx.nodes.get(ast.Assign, ()):
             for target in node.targets:
-                if isinstance(target, ast.Attribute):
-                    option = _lookup(target.attr, _constant(node.value))
+                # `args.optim = ...` and `kwargs["load_in_8bit"] = True` (keyword dicts built up key by key)
+                key = target.attr if isinstance(target, ast.Attribute) else (
+                    _constant(target.slice) if isinstance(target, ast.Subscript) else None)
+                if isinstance(key, str):
+                    option = _lookup(key, _constant(node.value))
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
 

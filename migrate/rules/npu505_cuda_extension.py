@@ -2,6 +2,7 @@ import ast
 import re
 
 from migrate.findings import Category, Severity
+from migrate.repo_index import jit_cuda_build_wrapper
 from migrate.rules._device_helpers import statement_of
 from migrate.rules.base import Invalid, Rule
 
@@ -39,7 +40,8 @@ class CudaExtension(Rule):
     that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
     `"arch=compute_80,code=sm_80"`), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), and
-    `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
+    a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
+    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -50,12 +52,13 @@ class CudaExtension(Rule):
         "a custom CUDA extension cannot be built or run on an Ascend NPU; reimplement the kernels "
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library")
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'], with_cuda=False)",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
+        "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
     ]
     INVALID = [
         Invalid(
@@ -71,6 +74,7 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.cpp_extension import CUDAExtension, CppExtension\nExt = CUDAExtension if cuda else CppExtension", count=1),
         Invalid("import glob\nfrom torch.utils.cpp_extension import CppExtension\nsrcs = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')", count=1),
         Invalid("import torch\ntorch.ops.load_library('build/libmy_ops.so')", count=1),
+        Invalid("from . import custom_ops\nplugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=3),
@@ -80,6 +84,10 @@ class CudaExtension(Rule):
         reported: list[ast.AST] = []
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
+            if jit_cuda_build_wrapper(ctx, call, name):
+                reported.append(call)
+                yield self.finding(ctx, call, "a JIT build of a CUDA extension (it passes nvcc flags, `extra_cuda_cflags=`): " + self.MESSAGE)
+                continue
             if name in _LOAD_LIBRARY:
                 yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
                 continue

@@ -14,7 +14,9 @@ class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
     `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
     CUDAExtension; extension("name", ...)`) / `cpp_extension.load(name=...)` with CUDA sources
-    define an extension module; `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
+    define an extension module, and so does a project helper called with nvcc flags
+    (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
+    returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
     sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
     op namespace. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")`,
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
@@ -29,11 +31,13 @@ class CustomExtensionUse(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR
     MESSAGE = "uses a custom CUDA extension built in this repository"
-    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(")
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
         "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
         "import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.aten.add(x, x)",
+        "p = get_plugin('plain_plugin', sources=srcs, extra_cflags=['-O3'])\ny = p.run(x)",  # no nvcc flags
+        "p = get_plugin('x_plugin', sources=srcs, extra_cuda_cflags=None)\ny = p.run(x)",
     ]
     INVALID = [
         Invalid(
@@ -47,6 +51,12 @@ class CustomExtensionUse(Rule):
             count=2,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
+        Invalid(
+            "from . import custom_ops\n_plugin = None\ndef _init():\n    global _plugin\n"
+            "    _plugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])\n"
+            "    return _plugin is not None\ndef run(x):\n    return _plugin.bias_act(x)\n",
+            count=1,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -101,7 +111,8 @@ class CustomExtensionUse(Rule):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 name = ctx.qualname(value.func)
-                if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"):
+                if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
+                        repo_index.jit_cuda_build_wrapper(ctx, value, name):
                     module = ctx.string_value(ctx.keyword(value, "name")) or (ctx.string_value(value.args[0]) if value.args else None)
                     if module in index.modules:
                         ctx.imports[statement.targets[0].id] = module

@@ -42,6 +42,36 @@ def _tables_for(kb):
     return _tables(kb.version)
 
 
+# cuDNN / MIOpen library kernels: CUDA (ROCm) only by name, whatever the op tables say
+_GPU_LIBRARY_OPS = ("cudnn_", "_cudnn_", "miopen_", "_miopen_")
+_JIT_GET_OPERATION = "torch._C._jit_get_operation"
+
+
+@functools.cache
+def _aten_alternatives() -> dict[str, dict]:
+    return knowledge._toml_file("data/aten_alternatives.toml").get("op", {})
+
+
+def _direct_aten_ops(ctx, call) -> list[tuple[str, str]] | None:
+    """[(shown, op)] for `torch.ops.aten.X(...)`, `torch.ops.aten.X.overload(...)` and
+    `torch._C._jit_get_operation("aten::X")`."""
+    name = ctx.qualname(call.func)
+    if name is None:
+        return None
+    if name.startswith("torch.ops.aten."):
+        parts = name.split(".")
+        if len(parts) in (4, 5):
+            return [(name, parts[3])]
+    elif name == _JIT_GET_OPERATION and call.args:
+        # a literal, or literals picked at run time (`"aten::a" if transpose else "aten::b"`)
+        return [
+            (f"{name}({node.value!r})", node.value[len("aten::"):].split(".", 1)[0])
+            for node in ast.walk(call.args[0])
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("aten::")
+        ]
+    return None
+
+
 class UnsupportedOp(Rule):
     """A torch API whose aten operator(s) have no NPU kernel in the target torch_npu version:
     torch_npu then falls back to running the op on the CPU (its wheels carry that path and the
@@ -68,6 +98,9 @@ class UnsupportedOp(Rule):
         "import numpy as np\nw = np.linalg.eigh(a)",  # numpy, not torch
         "import pandas as pd\nm = df.mode()",  # pandas' mode: a shared method name
         '"""torch.linalg.eigh is slow"""',
+        "import torch\ny = torch.ops.aten.add(x, x)",  # has an NPU kernel
+        "import torch\nop = torch._C._jit_get_operation('aten::grid_sampler_2d_backward')",
+        "import torch\ny = torch.ops.mylib.cudnn_thing(x)",  # not aten
     ]
     INVALID = [
         Invalid("import torch\nw, v = torch.linalg.eigh(a)", count=1),
@@ -76,15 +109,27 @@ class UnsupportedOp(Rule):
         Invalid("y = x.logcumsumexp(dim=0)", count=1),
         Invalid("import torch\ny = torch.logcumsumexp(x, 0)", count=1),
         Invalid("import torch\nv, i = torch.mode(x)", count=1),
+        Invalid("import torch\nc = torch.ops.aten._weight_int4pack_mm(x, w, 128, sz)", count=1),
+        Invalid("import torch\nw = torch.ops.aten._convert_weight_to_int4pack.default(q, 8)", count=1),
+        Invalid("import torch\nop = torch._C._jit_get_operation('aten::cudnn_convolution_backward_weight')", count=1),
+        Invalid("import torch\nop = torch._C._jit_get_operation('aten::add' if t else 'aten::cudnn_convolution_transpose_backward_weight')", count=1),
     ]
 
     def triggers(self, kb):
-        return _tables_for(kb)[2]
+        return _tables_for(kb)[2] + ("aten",)
 
     def check(self, ctx):
         kb = ctx.kb
         functions, methods, _ = _tables_for(kb)
         for call in ctx.nodes.get(ast.Call, ()):
+            direct = _direct_aten_ops(ctx, call)
+            if direct is not None:
+                for shown, op in direct:
+                    finding = self._direct(ctx, call, kb, shown, op)
+                    if finding is not None:
+                        yield finding  # one per call
+                        break
+                continue
             func = call.func
             name = ctx.qualname(func)
             hit = None
@@ -102,3 +147,19 @@ class UnsupportedOp(Rule):
                 f"`{shown}` needs aten op{'s' if len(ops) > 1 else ''} {', '.join(ops)} with no NPU kernel in "
                 f"torch_npu {kb.version}: it fails or falls back to the CPU; move it to the CPU explicitly or replace it",
             )
+
+    def _direct(self, ctx, call, kb, shown: str, op: str):
+        """A direct call of an aten operator that has no NPU kernel (per the wheel's kernel list)
+        or is a cuDNN / MIOpen library kernel."""
+        if op.startswith(_GPU_LIBRARY_OPS):
+            why = "a cuDNN/MIOpen library kernel (CUDA/ROCm only)"
+        elif kb.op_supported(op) is False:
+            why = f"no NPU kernel in torch_npu {kb.version}"
+        else:
+            return None
+        text = f"`{shown}` calls aten op {op}: {why}"
+        alternative = _aten_alternatives().get(op)
+        if alternative is not None and kb.has_api(alternative["alternative_api"]):
+            text += f"; NPU: {alternative['alternative']}"
+            return self.finding(ctx, call, text, replacement=alternative["alternative_api"])
+        return self.finding(ctx, call, text + "; replace it with a torch op that has an NPU kernel")
