@@ -384,3 +384,16 @@ def test_device_ids_from_the_rank_are_not_reported_literal_indices_are():
         "c = torch.nn.DataParallel(m, device_ids=[0, 1])\n"
     )
     assert [f.line for f in of(findings(code), "NPU105")] == [5]
+
+
+def test_device_name_normalised_before_it_is_parsed_is_a_device_string():
+    code = 'def select(device=""):\n    device = str(device).strip().lower().replace("cuda:", "").replace("none", "")\n    return device\n'
+    (f,) = of(findings(code), "NPU104")
+    assert f.line == 2 and f.fixable
+
+
+def test_cublas_workspace_config_is_a_cuda_variable_without_counterpart():
+    entry = knowledge.env_vars()["CUBLAS_WORKSPACE_CONFIG"]
+    assert not entry.npu
+    code = 'import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\nos.environ["PYTHONHASHSEED"] = "0"\n'
+    assert [f.line for f in of(findings(code), "NPU703")] == [2]

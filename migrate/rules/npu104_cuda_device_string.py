@@ -27,10 +27,14 @@ _DEVICE_ARG0 = frozenset(
 _DEVICE_KEYWORDS = frozenset({"device", "map_location", "pin_memory_device"})
 # String methods that take a device name apart: `str(device).replace("cuda:", "")`.
 _PARSE_METHODS = frozenset({"replace", "removeprefix", "split", "lstrip", "strip"})
+_NORMALISE = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "replace"})
 
 
 def _parses_device(ctx, receiver) -> bool:
     """`str(x)` / `x.type` / a device-named variable: the string being taken apart is a device's."""
+    # `str(device).strip().lower().replace("cuda:", "")`: look through string normalisation first
+    while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr in _NORMALISE:
+        receiver = receiver.func.value
     if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "str" and receiver.args:
         receiver = receiver.args[0]
     return isinstance(receiver, (ast.Name, ast.Attribute)) and device_like_name(
@@ -76,11 +80,17 @@ class CudaDeviceString(Rule):
         'device = "mps" if use_mps else "cpu"',
         'kernel = load(name="k", sources=["k.cu"], extra_cuda_cflags=["-O3"])',
         'device = "cuda_graphs"',  # not a device string
+        'name = str(title).strip().lower().replace("cuda:", "")',  # not a device-named value
     ]
     INVALID = [
         Invalid(
             'gpu_id = int(str(device).replace("cuda:", ""))',
             expected='gpu_id = int(str(device).replace("npu:", ""))',
+            count=1,
+        ),
+        Invalid(
+            'device = str(device).strip().lower().replace("cuda:", "").replace("none", "")',
+            expected='device = str(device).strip().lower().replace("npu:", "").replace("none", "")',
             count=1,
         ),
         Invalid('import torch\nd = torch.device("cuda")', expected='import torch\nd = torch.device("npu")', count=1),

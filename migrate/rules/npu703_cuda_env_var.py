@@ -53,6 +53,7 @@ class CudaEnvVar(Rule):
             kind="launcher",
         ),
         Invalid('import os\nos.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"', count=1),
+        Invalid('import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"', count=1),
     ]
 
     def triggers(self, kb):
