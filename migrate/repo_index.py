@@ -113,14 +113,14 @@ def python_defs(ctx) -> list[Definition]:
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
         if jit_cuda_build_wrapper(ctx, call, name):
-            module = ctx.string_value(ctx.keyword(call, "name")) or (ctx.string_value(call.args[0]) if call.args else None)
+            module = extension_name(ctx, call)
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True))
             continue
         if name is None:
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
-            module = ctx.string_value(ctx.keyword(call, "name")) or (ctx.string_value(call.args[0]) if call.args else None)
+            module = extension_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
                 out.append(Definition("module", module, ctx.path, call.lineno, True))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
@@ -136,6 +136,23 @@ def python_defs(ctx) -> list[Definition]:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def extension_name(ctx, call) -> str | None:
+    """The module name a build call gives its extension: `name=` or the first argument, a literal or
+    an f-string rendered with its fields (`f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`: not importable by that
+    spelling, but the variable the build is assigned to is still linked to it)."""
+    node = ctx.keyword(call, "name") or (call.args[0] if call.args else None)
+    text = ctx.string_value(node) if node is not None else None
+    if text is None and isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            else:
+                parts.append("{" + (ast.get_source_segment(ctx.source, value.value) or "...") + "}")
+        text = "".join(parts)
+    return text or None
 
 
 def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:

@@ -330,11 +330,20 @@ def test_deepspeed_zero_is_device_neutral_but_its_cuda_ops_are_not():
         "    if param.ds_status == ZeroParamStatus.NOT_AVAILABLE:\n"
         "        with zero.GatheredParameters([param]):\n"
         "            return param.data.cpu()\n"
-        "from deepspeed.ops.adam import FusedAdam\n"
+        "from deepspeed.ops.transformer import DeepSpeedTransformerLayer\n"
+        "layer = DeepSpeedTransformerLayer(cfg)\n"
+        "from deepspeed.ops.adam import FusedAdam, DeepSpeedCPUAdam\n"
         "opt = FusedAdam(params)\n"
+        "import deepspeed\n"
+        "x = deepspeed.checkpointing.checkpoint(block, x)\n"
+        "print(deepspeed.__version__)\n"
     )
     found = findings(code)
-    assert sorted({f.line for f in found if f.code in ("NPU501", "NPU507")}) == [7, 8]
+    # the CUDA-only transformer kernels are reported; ZeRO, the NPU-built optimizers (DeepSpeed's
+    # op_builder/npu), activation checkpointing and metadata are not; `import deepspeed` is noted once
+    assert sorted({f.line for f in found if f.code in ("NPU501", "NPU507")}) == [7, 8, 11]
+    assert table["deepspeed.ops.adam"].status == "works" and "op_builder/npu" in table["deepspeed.ops.adam"].source
+    assert [f.severity.name.lower() for f in found if f.line == 11] == ["warning"]
 
 
 def test_plugin_built_by_a_helper_with_nvcc_flags_is_a_cuda_extension_used_through_its_variable():
@@ -397,3 +406,29 @@ def test_cublas_workspace_config_is_a_cuda_variable_without_counterpart():
     assert not entry.npu
     code = 'import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\nos.environ["PYTHONHASHSEED"] = "0"\n'
     assert [f.line for f in of(findings(code), "NPU703")] == [2]
+
+
+def test_jit_extension_named_by_an_f_string_is_linked_to_its_variable():
+    code = (
+        "import os\nfrom torch.utils.cpp_extension import load\nT_MAX = int(os.environ['T'])\n"
+        "if os.environ['MODE'] == 'bf16':\n"
+        "    wkv_cuda = load(name=f'wkv_{T_MAX}_bf16', sources=['op.cpp', 'op_bf16.cu'], extra_cuda_cflags=['-O3'])\n"
+        "else:\n"
+        "    wkv_cuda = load(name=f'wkv_{T_MAX}', sources=['op.cpp', 'op.cu'], extra_cuda_cflags=['-O3'])\n"
+        "def fwd(B, T, C, w, y):\n    wkv_cuda.forward(B, T, C, w, y)\n    return y\n"
+    )
+    found = findings(code)
+    assert [f.line for f in of(found, "NPU505")] == [5, 7]
+    uses = of(found, "NPU508")
+    assert [f.line for f in uses] == [9] and "wkv_{T_MAX}" in uses[0].message
+
+
+def test_lightning_accelerator_gpu_default_is_reported_only_in_lightning_files():
+    lightning = (
+        "import argparse\nimport pytorch_lightning as pl\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--accelerator', default='gpu', type=str)\n"
+        "p.add_argument('--devices', default=1, type=int)\n"
+    )
+    assert [f.line for f in of(findings(lightning), "NPU503")] == [4]
+    own_trainer = lightning.replace("import pytorch_lightning as pl\n", "")
+    assert of(findings(own_trainer), "NPU503") == []

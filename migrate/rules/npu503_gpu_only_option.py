@@ -17,6 +17,7 @@ class GpuOption:
     why: str
     alternative: str
     source: str
+    modules: tuple[str, ...] = ()  # only in files importing one of these (a generic key)
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,20 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
     text = resources.files("migrate.knowledge").joinpath("data", "gpu_only_options.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     options = tuple(
-        GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"]) for o in data.get("option", ())
+        GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())))
+        for o in data.get("option", ())
     )
     calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"]) for c in data.get("call", ()))
     return options, calls
 
 
-def _lookup(key: str, value) -> GpuOption | None:
+def _lookup(key: str, value, roots: frozenset | None = None) -> GpuOption | None:
+    """The option `key=value` selects; `roots` are the top-level packages the file imports (None:
+    a launcher or config, where options limited to some packages' files are not looked at)."""
     for option in gpu_only_options()[0]:
         if option.key != key:
+            continue
+        if option.modules and (roots is None or not roots.intersection(option.modules)):
             continue
         for wanted in option.values:
             if isinstance(wanted, bool):
@@ -90,7 +96,8 @@ class GpuOnlyOption(Rule):
     `load_in_4bit=True` / `load_in_8bit=True`, `half_precision_backend="apex"` and any
     `BitsAndBytesConfig(...)`. Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
-    flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`). The recognised keys and
+    flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`), argparse defaults
+    (`add_argument("--accelerator", default="gpu")`: Lightning's CUDA accelerator). The recognised keys and
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
     is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
@@ -108,6 +115,10 @@ class GpuOnlyOption(Rule):
         "model = AutoModel.from_pretrained(name, load_in_4bit=False)",
         'print("use optim=paged_adamw_32bit on GPUs")',
         "kwargs = {}\nkwargs['load_in_8bit'] = False\nkwargs['attn_implementation'] = 'sdpa'\nnames['optim'] = other",
+        'import argparse\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="auto")\np.add_argument("--gpu", default="gpu")',
+        'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="cpu")',
+        'import argparse\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu")',  # not a Lightning file
+        Valid("trainer:\n  accelerator: gpu\n", kind="launcher", filename="config.yaml"),  # no import to tell whose option
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
         Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
     ]
@@ -123,6 +134,8 @@ class GpuOnlyOption(Rule):
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
         Invalid('args.optim = "paged_adamw_8bit"'),
         Invalid("kwargs = {}\nkwargs['load_in_8bit'] = True\nkwargs['attn_implementation'] = 'flash_attention_2'", count=2),
+        Invalid('import argparse\nimport pytorch_lightning as pl\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu", type=str)\np.add_argument("--optim", default="paged_adamw_8bit")', count=2),
+        Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)', count=1),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
@@ -137,20 +150,23 @@ class GpuOnlyOption(Rule):
             yield from self._check_lines(ctx)
             return
         options, calls = gpu_only_options()
+        roots = frozenset(v.split(".", 1)[0] for v in ctx.imports.values())
         for call in ctx.nodes.get(ast.Call, ()):
             for keyword in call.keywords:
                 if keyword.arg is not None:
-                    option = _lookup(keyword.arg, _constant(keyword.value))
+                    option = _lookup(keyword.arg, _constant(keyword.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, keyword.value, option, _constant(keyword.value))
                     elif _computed(keyword.value):
-                        option = _lookup(keyword.arg, True)
+                        option = _lookup(keyword.arg, True, roots)
                         if option is not None and True in option.values:
                             yield self.finding(
                                 ctx, keyword.value,
                                 f"`{keyword.arg}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
                                 severity=Severity.WARNING,
                             )
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
+                yield from self._argparse_default(ctx, call, roots)
             name = ctx.qualname(call.func)
             if name is not None:
                 for gpu_call in calls:
@@ -164,14 +180,14 @@ class GpuOnlyOption(Rule):
                 value = node.value
                 if isinstance(value, ast.Call) and ctx.keyword(value, "default") is not None:
                     value = ctx.keyword(value, "default")
-                option = _lookup(node.target.id, _constant(value))
+                option = _lookup(node.target.id, _constant(value), roots)
                 if option is not None:
                     yield self._option_finding(ctx, value, option, _constant(value))
         for node in ctx.nodes.get(ast.Dict, ()):
             for key, value in zip(node.keys, node.values):
                 key_text = _constant(key)
                 if isinstance(key_text, str):
-                    option = _lookup(key_text, _constant(value))
+                    option = _lookup(key_text, _constant(value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, value, option, _constant(value))
         for node in ctx.nodes.get(ast.Assign, ()):
@@ -180,9 +196,22 @@ class GpuOnlyOption(Rule):
                 key = target.attr if isinstance(target, ast.Attribute) else (
                     _constant(target.slice) if isinstance(target, ast.Subscript) else None)
                 if isinstance(key, str):
-                    option = _lookup(key, _constant(node.value))
+                    option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
+
+    def _argparse_default(self, ctx, call, roots):
+        """`parser.add_argument("--optim", default="paged_adamw_32bit")`: the flag's default selects it."""
+        default = ctx.keyword(call, "default")
+        if default is None:
+            return
+        for arg in call.args:
+            flag = ctx.string_value(arg)
+            if flag and flag.startswith("--"):
+                option = _lookup(flag[2:].replace("-", "_"), _constant(default), roots)
+                if option is not None:
+                    yield self._option_finding(ctx, default, option, _constant(default))
+                return
 
     def _option_finding(self, ctx, node, option: GpuOption, value):
         shown = value if isinstance(value, str) else str(value)

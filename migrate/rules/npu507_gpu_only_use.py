@@ -19,13 +19,21 @@ def package_of(key: str, table: dict) -> str:
 
 
 def reported(entry) -> bool:
-    """Entries whose uses are reported: not the ones that work, nor info-only ones (numba's CPU JIT)."""
-    return entry.status != "works" and entry.severity != "info"
+    """Entries whose uses are reported: not the ones that work, nor info-only ones (numba's CPU JIT),
+    nor packages that run on an NPU in part (`partial`, DeepSpeed): their import is noted once
+    (NPU501) and the parts that do not run have their own entries (`deepspeed.ops`)."""
+    return entry.status not in ("works", "partial") and entry.severity != "info"
 
 
 def _owned_elsewhere(qual: str) -> bool:
     """apex.amp uses are NPU404's (one finding per construct)."""
     return qual == "apex.amp" or qual.startswith("apex.amp.")
+
+
+def _metadata(qual: str) -> bool:
+    """`bnb.__version__`, `xformers.__file__`: module metadata, not a use of GPU code."""
+    last = qual.rsplit(".", 1)[-1]
+    return "." in qual and last.startswith("__") and last.endswith("__")
 
 
 def _decorator_name(ctx, decorator) -> str | None:
@@ -50,7 +58,9 @@ class GpuOnlyUse(Rule):
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
     decorator; a launch is a subscripted call of a kernel defined in the file, or of a name
     containing `kernel` in a file that imports triton. Entries whose status is `works`
-    (`deepspeed.accelerator`) or whose severity is `info` (numba's CPU JIT) are not reported, nor
+    (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
+    do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
+    (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     The message starts with the package name, which the summary groups by."""
@@ -70,6 +80,10 @@ class GpuOnlyUse(Rule):
         "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\nif bnb is not None and ok:\n    pass",
         'import xformers.ops as xops\nprint(f"xformers: {xops is not None}")',
         "import triton\ndef f(triton):\n    return triton.cdiv(1, 2)",  # a parameter shadows the import
+        "import bitsandbytes as bnb\nprint(bnb.__version__)",  # module metadata
+        "import deepspeed\nx = deepspeed.checkpointing.checkpoint(block, x)",  # partial: runs on NPU
+        "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
+        "from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)",  # has an NPU op builder
     ]
     INVALID = [
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
@@ -78,9 +92,9 @@ class GpuOnlyUse(Rule):
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=3),
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
         Invalid("import pynvml\npynvml.nvmlInit()\nh = pynvml.nvmlDeviceGetHandleByIndex(0)", count=2),
+        Invalid("import deepspeed\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nl = DeepSpeedTransformerLayer(cfg)", count=1),
         Invalid("from flash_attn.ops.activations import swiglu\ny = swiglu(a, b)", count=1),
         Invalid("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)", count=1),
-        Invalid("import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)", count=1),
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
     ]
 
@@ -93,7 +107,7 @@ class GpuOnlyUse(Rule):
         kernel_bodies = {id(k) for k in kernels.values()}
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
-            if key is None or not reported(table[key]) or _owned_elsewhere(qual):
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual):
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node):
                 continue

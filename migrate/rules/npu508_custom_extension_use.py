@@ -46,6 +46,11 @@ class CustomExtensionUse(Rule):
             count=2,
         ),
         Invalid(
+            "import os\nfrom torch.utils.cpp_extension import load\nT = int(os.environ['T'])\n"
+            "wkv = load(name=f'wkv_{T}', sources=['op.cpp', 'op.cu'], extra_cuda_cflags=['-O3'])\ny = wkv.forward(x)\n",
+            count=1,
+        ),
+        Invalid(
             "import importlib\nfrom torch.utils.cpp_extension import load\n"
             "ext = load(name='fused', sources=['f.cpp', 'f.cu'])\ny = ext.forward(x)\nm = importlib.import_module('fused')\n",
             count=2,
@@ -113,7 +118,7 @@ class CustomExtensionUse(Rule):
                 name = ctx.qualname(value.func)
                 if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
                         repo_index.jit_cuda_build_wrapper(ctx, value, name):
-                    module = ctx.string_value(ctx.keyword(value, "name")) or (ctx.string_value(value.args[0]) if value.args else None)
+                    module = repo_index.extension_name(ctx, value)
                     if module in index.modules:
                         ctx.imports[statement.targets[0].id] = module
                         bound = True
