@@ -30,10 +30,13 @@ def _owned_elsewhere(qual: str) -> bool:
     return qual == "apex.amp" or qual.startswith("apex.amp.")
 
 
-def _metadata(qual: str) -> bool:
-    """`bnb.__version__`, `xformers.__file__`: module metadata, not a use of GPU code."""
-    last = qual.rsplit(".", 1)[-1]
-    return "." in qual and last.startswith("__") and last.endswith("__")
+def _metadata(qual: str, table: dict) -> bool:
+    """`bnb.__version__`, `xformers.ops.__file__`: a module's metadata, not a use of GPU code
+    (`pynvml.c_nvmlProcessInfo_t.__name__` is still a use of the class)."""
+    if "." not in qual:
+        return False
+    module, last = qual.rsplit(".", 1)
+    return last.startswith("__") and last.endswith("__") and ("." not in module or module in table)
 
 
 def _decorator_name(ctx, decorator) -> str | None:
@@ -93,6 +96,7 @@ class GpuOnlyUse(Rule):
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
         Invalid("import pynvml\npynvml.nvmlInit()\nh = pynvml.nvmlDeviceGetHandleByIndex(0)", count=2),
         Invalid("import deepspeed\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nl = DeepSpeedTransformerLayer(cfg)", count=1),
+        Invalid("import pynvml\nok = pynvml.c_nvmlProcessInfo_t.__name__ == 'c_nvmlProcessInfo_t'", count=1),
         Invalid("from flash_attn.ops.activations import swiglu\ny = swiglu(a, b)", count=1),
         Invalid("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)", count=1),
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
@@ -107,7 +111,7 @@ class GpuOnlyUse(Rule):
         kernel_bodies = {id(k) for k in kernels.values()}
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
-            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual):
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table):
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node):
                 continue
