@@ -171,6 +171,9 @@ def _jit_with_cuda(ctx, call) -> bool:
         return True
     if ctx.keyword(call, "cuda_sources") is not None:
         return True
+    extra = ctx.keyword(call, "extra_cuda_cflags")
+    if extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None):
+        return True  # nvcc flags: the sources include CUDA
     for node in ast.walk(call):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh")):
             return True

@@ -432,3 +432,22 @@ def test_lightning_accelerator_gpu_default_is_reported_only_in_lightning_files()
     assert [f.line for f in of(findings(lightning), "NPU503")] == [4]
     own_trainer = lightning.replace("import pytorch_lightning as pl\n", "")
     assert of(findings(own_trainer), "NPU503") == []
+
+
+def test_cuda_home_as_an_attribute_and_a_load_given_nvcc_flags_are_cuda_builds():
+    code = (
+        "from torch.utils import cpp_extension\n"
+        "_, major, minor = bare_metal_version(cpp_extension.CUDA_HOME)\n"
+        "def helper(name, sources, flags):\n"
+        "    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=['-O3'] + flags)\n"
+        "def cpu_helper(name, sources):\n"
+        "    return cpp_extension.load(name=name, sources=sources, extra_cflags=['-O3'])\n"
+    )
+    assert [f.line for f in of(findings(code), "NPU505")] == [2, 4]
+
+
+def test_partial_package_import_is_not_called_gpu_only():
+    (f,) = of(findings("from deepspeed.runtime.pipe.topology import PipeModelDataParallelTopology\n"), "NPU501")
+    assert "only in part" in f.message and "targets NVIDIA GPUs" not in f.message
+    (g,) = of(findings("import flash_attn\n"), "NPU501")
+    assert "targets NVIDIA GPUs" in g.message

@@ -92,7 +92,10 @@ class GpuOnlyImport(Rule):
         severity = Severity.parse(entry.severity)
         guarded = self._guarded(ctx, statement)
         shown = key if len(key) > len(module) else module
-        text = f"`{shown}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
+        if entry.status == "partial":  # DeepSpeed: runs on an NPU, some of its parts do not
+            text = f"`{shown}` runs on Ascend NPU only in part: check the parts this code uses"
+        else:
+            text = f"`{shown}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
         if entry.note:
             text += f": {entry.note}"
         if entry.alternative:

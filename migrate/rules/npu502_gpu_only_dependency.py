@@ -68,7 +68,8 @@ class GpuOnlyDependency(Rule):
             key = self._lookup(dep.name, pips)
             if key is not None:
                 entry = table[key]
-                text = f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
+                text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
+                        if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
                 if entry.alternative:
                     text += f"; NPU alternative: {entry.alternative}"
                 yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api)

@@ -21,6 +21,10 @@ def _is_true(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
 
+def _given(node) -> bool:
+    return node is not None and not (isinstance(node, ast.Constant) and node.value is None)
+
+
 def _mentions_cuda_source(node) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.strip().endswith(_CUDA_SUFFIXES):
@@ -32,8 +36,8 @@ class CudaExtension(Rule):
     """Custom CUDA extensions built with `torch.utils.cpp_extension` compile CUDA C++ with nvcc;
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
     `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
-    `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, or a `.cu`/`.cuh`
-    file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
+    `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
+    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
@@ -57,6 +61,7 @@ class CudaExtension(Rule):
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'], with_cuda=False)",
+        "from torch.utils.cpp_extension import load\nm = load(name='m', sources=srcs, extra_cuda_cflags=None)",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
     ]
@@ -77,6 +82,8 @@ class CudaExtension(Rule):
         Invalid("from . import custom_ops\nplugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
+        Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
+        Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=3),
     ]
 
@@ -105,6 +112,7 @@ class CudaExtension(Rule):
                     sources = call.args[1]
                 if (
                     _is_true(with_cuda)
+                    or _given(ctx.keyword(call, "extra_cuda_cflags"))  # nvcc flags: the sources include CUDA
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
@@ -137,7 +145,8 @@ class CudaExtension(Rule):
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
                 yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation or flag: " + self.MESSAGE)
         seen: set[int] = set()
-        for node in ctx.nodes.get(ast.Name, ()):
+        # `CUDA_HOME` imported by name, or `cpp_extension.CUDA_HOME`
+        for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
             if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME":
                 statement = statement_of(ctx, node)
                 if id(statement) not in seen and id(node) not in inside:
