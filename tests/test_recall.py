@@ -451,3 +451,15 @@ def test_partial_package_import_is_not_called_gpu_only():
     assert "only in part" in f.message and "targets NVIDIA GPUs" not in f.message
     (g,) = of(findings("import flash_attn\n"), "NPU501")
     assert "targets NVIDIA GPUs" in g.message
+
+
+def test_calls_through_a_module_level_alias_of_a_gpu_only_function_are_uses():
+    code = (
+        "import xformers\nimport xformers.ops.fmha\n"
+        "xformers_attention = xformers.ops.fmha.memory_efficient_attention\n"
+        "def forward(q, k, v, bias):\n"
+        "    return xformers_attention(q, k, v, attn_bias=bias)\n"
+        "def other(xformers_attention):\n"
+        "    return xformers_attention(1)\n"
+    )
+    assert [f.line for f in of(findings(code), "NPU507")] == [3, 5]

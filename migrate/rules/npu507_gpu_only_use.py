@@ -83,6 +83,7 @@ class GpuOnlyUse(Rule):
         "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\nif bnb is not None and ok:\n    pass",
         'import xformers.ops as xops\nprint(f"xformers: {xops is not None}")',
         "import triton\ndef f(triton):\n    return triton.cdiv(1, 2)",  # a parameter shadows the import
+        "import torch\nattn = torch.nn.functional.scaled_dot_product_attention\ny = attn(q, k, v)",  # not GPU-only
         "import bitsandbytes as bnb\nprint(bnb.__version__)",  # module metadata
         "import deepspeed\nx = deepspeed.checkpointing.checkpoint(block, x)",  # partial: runs on NPU
         "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
@@ -100,6 +101,8 @@ class GpuOnlyUse(Rule):
         Invalid("from flash_attn.ops.activations import swiglu\ny = swiglu(a, b)", count=1),
         Invalid("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)", count=1),
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
+        Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
+        Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
     ]
 
     def triggers(self, kb):
@@ -120,8 +123,29 @@ class GpuOnlyUse(Rule):
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
+        yield from self._alias_calls(ctx, table)
         if kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values()):
             yield from self._launches(ctx, kernels, table)
+
+    def _alias_calls(self, ctx, table):
+        """Calls through a module-level alias of a GPU-only function
+        (`xformers_attention = xformers.ops.fmha.memory_efficient_attention`; `xformers_attention(q, k, v)`):
+        the alias line is reported above, each call here."""
+        aliases: dict[str, str] = {}
+        for statement in ctx.tree.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
+                    and isinstance(statement.value, (ast.Attribute, ast.Name)):
+                qual = ctx.qualname(statement.value)
+                key = match_package(qual, table) if qual else None
+                if key is not None and reported(table[key]) and not _owned_elsewhere(qual):
+                    aliases[statement.targets[0].id] = qual
+        if not aliases:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Name) and func.id in aliases and ctx.qualname(func) is None and not shadowed(ctx, func):
+                qual = aliases[func.id]
+                yield self._finding(ctx, call, qual, match_package(qual, table), table)
 
     def _kernels(self, ctx) -> dict[str, ast.AST]:
         out = {}
