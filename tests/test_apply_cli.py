@@ -153,7 +153,7 @@ def test_check_on_apply_output_finds_nothing_fixable(tmp_path: Path):
     out = tmp_path / "out"
     assert invoke_cli("apply", str(FIXTURES / "ddp_torchrun"), "-o", str(out)).returncode in (0, 1)
     proc = invoke_cli("check", "--format", "json", "--no-progress", "--no-cache", "--fail-on", "info", str(out))
-    assert proc.returncode == 1  # manual items (NPU105 ...) remain and check still reports them
+    assert proc.returncode == 1  # manual items (NPU302, NPU702 ...) remain and check still reports them
     findings = json.loads(proc.stdout)["findings"]
     assert findings and not [f for f in findings if f["fixable"]]
     before = json.loads(invoke_cli("analyze", "--format", "json", "--no-progress", "--no-cache", str(FIXTURES / "ddp_torchrun")).stdout)
