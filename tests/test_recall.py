@@ -463,3 +463,20 @@ def test_calls_through_a_module_level_alias_of_a_gpu_only_function_are_uses():
         "    return xformers_attention(1)\n"
     )
     assert [f.line for f in of(findings(code), "NPU507")] == [3, 5]
+
+
+def test_flash_attention_csrc_extensions_are_gpu_only_at_import_and_each_use():
+    table = knowledge.third_party()
+    for name in ("rotary_emb", "xentropy_cuda_lib", "dropout_layer_norm"):
+        assert "flash-attention csrc/" in table[name].source, name
+    code = (
+        "import rotary_emb\nimport xentropy_cuda_lib\nimport dropout_layer_norm\n"
+        "def f(x1, x2, cos, sin, o1, o2, logits, labels, x0, gamma):\n"
+        "    rotary_emb.apply_rotary(x1, x2, cos, sin, o1, o2, False)\n"
+        "    losses, lse = xentropy_cuda_lib.forward(logits, labels, 0.0)\n"
+        "    return dropout_layer_norm.dropout_add_ln_fwd(x0, gamma)\n"
+    )
+    found = findings(code)
+    assert [f.line for f in of(found, "NPU501")] == [1, 2, 3]
+    assert [f.line for f in of(found, "NPU507")] == [5, 6, 7]
+    assert of(found, "NPU507")[0].replacement == "torch_npu.npu_rotary_mul"
