@@ -480,3 +480,27 @@ def test_flash_attention_csrc_extensions_are_gpu_only_at_import_and_each_use():
     assert [f.line for f in of(found, "NPU501")] == [1, 2, 3]
     assert [f.line for f in of(found, "NPU507")] == [5, 6, 7]
     assert of(found, "NPU507")[0].replacement == "torch_npu.npu_rotary_mul"
+
+
+def test_profiler_cuda_activity_points_at_torch_npus_profiler_which_the_wheel_has():
+    kb = knowledge.load(NEWEST)
+    assert kb.has_api("torch_npu.profiler.profile") and kb.has_api("torch_npu.profiler.ProfilerActivity")
+    code = (
+        "import torch\n"
+        "prof = torch.profiler.profile(\n"
+        "    activities=[torch.profiler.ProfilerActivity.CPU,\n"
+        "                torch.profiler.ProfilerActivity.CUDA],\n"
+        ")\n"
+    )
+    (f,) = of(findings(code), "NPU106")
+    assert f.line == 4 and "torch_npu.profiler.ProfilerActivity.NPU" in f.message and not f.fixable
+
+
+def test_float64_in_a_dtype_name_table_is_not_a_computation():
+    code = (
+        "import torch\n"
+        "def to_torch_dtype(name):\n"
+        "    return {'float64': torch.float64, 'fp16': torch.float16}[name]\n"
+        "x = torch.zeros(2, dtype=torch.float64)\n"
+    )
+    assert [f.line for f in of(findings(code), "NPU602")] == [4]

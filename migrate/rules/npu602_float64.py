@@ -7,6 +7,9 @@ _FLOAT64_DTYPES = frozenset({"torch.float64", "torch.double"})
 _DOUBLE_TENSORS = frozenset({"torch.DoubleTensor", "torch.cuda.DoubleTensor"})
 
 
+_DTYPE_NAMES = frozenset({"float64", "double", "fp64", "f64"})
+
+
 class Float64(Rule):
     """float64 on an Ascend NPU: most NPU kernels compute in fp32 / fp16 / bf16 and have no float64
     variant, so double tensors hit unsupported-dtype errors or CPU fallbacks (torch_npu's own
@@ -29,6 +32,7 @@ class Float64(Rule):
         "x = struct.double(4, 8)",  # a call with arguments: not Tensor.double()
         '"""Uses torch.float64 on CPU."""',
         "import torch\nif t.dtype in (torch.float32, torch.float64): pass",
+        'import torch\nDTYPES = {"float64": torch.float64, "fp32": torch.float32, "double": torch.double}',
     ]
     INVALID = [
         Invalid("import torch\nx = torch.zeros(3, dtype=torch.float64)", count=1),
@@ -37,6 +41,7 @@ class Float64(Rule):
         Invalid("import torch\nt = torch.DoubleTensor([1.0])", count=1),
         Invalid("import torch\ntorch.set_default_dtype(torch.float64)", count=1),
         Invalid("from torch import float64\nx = torch.ones(2, dtype=float64)", count=1),
+        Invalid('import torch\nkw = {"dtype": torch.float64}\nx = torch.ones(2, **kw)', count=1),
     ]
 
     @staticmethod
@@ -47,13 +52,26 @@ class Float64(Rule):
             parent = ctx.parent(parent)
         return isinstance(parent, ast.Compare)
 
+    @staticmethod
+    def _named_in_a_dtype_table(ctx, node) -> bool:
+        """`{"float64": torch.float64, ...}`: a table from dtype names to dtypes (a config parser)
+        lists float64 without computing in it; the code that picks it is what matters."""
+        parent = ctx.parent(node)
+        if not isinstance(parent, ast.Dict):
+            return False
+        for key, value in zip(parent.keys, parent.values):
+            if value is node:
+                text = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+                return text.lower().replace("torch.", "") in _DTYPE_NAMES
+        return False
+
     def check(self, ctx):
         for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
             name = ctx.qualname(node)
             if name is None or isinstance(ctx.parent(node), ast.Attribute):
                 continue  # only the full chain, not its prefixes
             if name in _FLOAT64_DTYPES:
-                if self._in_comparison(ctx, node):
+                if self._in_comparison(ctx, node) or self._named_in_a_dtype_table(ctx, node):
                     continue
                 yield self.finding(ctx, node, replacement="torch.float32")
             elif name in _DOUBLE_TENSORS:
