@@ -116,7 +116,7 @@ class UnsupportedOp(Rule):
     ]
 
     def triggers(self, kb):
-        return _tables_for(kb)[2] + ("aten",)
+        return _tables_for(kb)[2] + ("ops.aten", "_jit_get_operation")
 
     def check(self, ctx):
         kb = ctx.kb
