@@ -122,6 +122,53 @@ def test_cli_rejects_node_options_without_nproc():
     assert res.exit_code == 2 and "need --nproc-per-node" in res.output
 
 
+def _planted_ranks(name: str) -> dict[int, list[int]]:
+    """line -> ranks from the fixture's `# PITFALL: host_sync ranks 0,1` comments."""
+    out = {}
+    for lineno, text in enumerate((CASES / name).read_text().splitlines(), 1):
+        if "# PITFALL: host_sync ranks " in text:
+            out[lineno] = [int(r) for r in text.rsplit("ranks ", 1)[1].split(",")]
+    return out
+
+
+def test_profile_every_rank_and_merge_the_findings(tmp_path):
+    from migrate.cli import cli
+
+    out, report = tmp_path / "out", tmp_path / "p.json"
+    res = CliRunner().invoke(cli, ["profile", str(CASES / "profile_ranks.py"), "--nproc-per-node", "2", "--steps", "5",
+                                   "--backend", "emulated", "--out", str(out), "--json", str(report), "-q",
+                                   "--fail-on", "host_sync"])
+    assert res.exit_code == 1, res.output  # host syncs found, --fail-on host_sync
+    data = json.loads(report.read_text())
+    assert data["job"]["verdict"] == "pass" and data["job"]["replicas"].endswith("identical on 2 ranks")
+    assert [r["rank"] for r in data["ranks"]] == [0, 1] and all(r["steps"] == 4 for r in data["ranks"])
+    syncs = {f["line"]: f["detail"]["ranks"] for f in data["findings"] if f["kind"] == "host_sync"}
+    assert syncs == _planted_ranks("profile_ranks.py")  # the logging line on rank 0 only
+    per_rank = {r["rank"]: {f["line"] for f in r["findings"] if f["kind"] == "host_sync"} for r in data["ranks"]}
+    assert per_rank[1] == {line for line, ranks in syncs.items() if 1 in ranks}
+    # the job's step time is the slowest rank's
+    assert data["step_time_ms"] == max(r["step_time_ms"] for r in data["ranks"])
+    # output kept per rank: a summary each, the merged one, one torchrun log per rank
+    for rank in (0, 1):
+        assert (out / f"rank{rank}" / "summary.md").read_text().count("| host_sync |") == len(per_rank[rank])
+    merged = (out / "summary.md").read_text()
+    assert "## Ranks" in merged and "| 0,1 |" in merged
+    assert len(list(out.glob("logs/*/attempt_0/*/stdout.log"))) == 2
+    assert "step 1 loss" in next(out.glob("logs/*/attempt_0/0/stdout.log")).read_text()
+
+
+def test_merge_findings_keeps_the_costliest_rank_and_lists_the_ranks():
+    from checks.profile.dist import merge_findings
+    from checks.profile.findings import PerfFinding, ProfileResult
+
+    f = lambda line, cost, per: PerfFinding("host_sync", "t.py", line, per, "m", "a", cost, "low", ".item()")
+    r0 = ProfileResult("t.py", "emulated", 0, findings=(f(3, 0.2, 1.0), f(5, 0.4, 2.0)), rank=0)
+    r1 = ProfileResult("t.py", "emulated", 0, findings=(f(3, 0.6, 3.0),), rank=1)
+    top, other = merge_findings([r0, r1])
+    assert (top.line, top.cost_ms, top.per_step, top.detail) == (3, 0.6, 3.0, {"ranks": [0, 1], "per_rank": {"0": 1.0, "1": 3.0}})
+    assert (other.line, other.detail["ranks"]) == (5, [0])
+
+
 @pytest.mark.slow
 def test_four_ranks_on_two_cores():
     result = smoke("ddp_hccl.py", 4, steps=2, timeout=300)

@@ -7,6 +7,7 @@ on_backward, write) on the instance, so nothing in the bootstrap changes beyond 
 - on_backward / on_step / write run with `harness` raised: what the harness does (its loss `.item()`,
   the report) never counts;
 - write: also writes this module's report (cfg["report"]), at the end after stopping the profilers.
+  Under `profile --nproc-per-node` the report and trace paths hold `{rank}` (see `per_rank`).
 """
 from __future__ import annotations
 
@@ -163,11 +164,17 @@ class ProfileState:
         }
 
     def dump(self) -> None:
-        path = self.cfg["report"]
+        path = per_rank(self.cfg["report"])
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(self.to_json(), f)
         os.replace(tmp, path)
+
+
+def per_rank(path: str) -> str:
+    """`profile --nproc-per-node`: the parent gives paths with `{rank}`, each rank fills in its RANK
+    (torchrun's environment), so the ranks' reports and traces are kept apart."""
+    return path.replace("{rank}", os.environ.get("RANK", "0"))
 
 
 def _load_kb(cfg):
@@ -197,7 +204,7 @@ def install(torch, rec, script: str, cfg: dict) -> ProfileState:
         try:
             from checks.profile.ascend import AscendProfiler
 
-            state.ascend = AscendProfiler(cfg["trace_dir"], cfg.get("schedule"))
+            state.ascend = AscendProfiler(per_rank(cfg["trace_dir"]), cfg.get("schedule"))
             state.ascend.start()
         except Exception as exc:  # noqa: BLE001 - reported; the emulation-free checks still run
             state.ascend = None

@@ -54,6 +54,9 @@ class ProfileResult:
     trace: dict | None = None  # NPU: trace folder(s), schedule, advisor result
     smoke_verdict: str | None = None
     smoke_reasons: tuple[str, ...] = ()
+    rank: int | None = None  # this rank's result, inside a distributed one
+    ranks: tuple["ProfileResult", ...] = ()  # profile --nproc-per-node: one result per rank (findings merged above)
+    job: dict | None = None  # profile --nproc-per-node: the distributed smoke verdict of the job
 
     @property
     def emulated(self) -> bool:
@@ -63,4 +66,5 @@ class ProfileResult:
         d = asdict(self)
         d["emulated"] = self.emulated
         d["findings"] = [f.to_dict() for f in self.findings]
+        d["ranks"] = [r.to_dict() for r in self.ranks]
         return d

@@ -28,11 +28,17 @@ def render(result, console=None) -> None:
     base = os.getcwd()
     if result.findings:
         table = Table(title=f"profile: {result.script} ({result.steps} measured steps)")
-        for name, justify in (("#", "right"), ("kind", "left"), ("where", "left"), ("per step", "right"),
-                              ("est. ms/step", "right"), ("severity", "left"), ("what", "left")):
+        columns = [("#", "right"), ("kind", "left"), ("where", "left"), ("per step", "right"),
+                   ("est. ms/step", "right"), ("severity", "left"), ("what", "left")]
+        if result.ranks:
+            columns.insert(3, ("ranks", "left"))
+        for name, justify in columns:
             table.add_column(name, justify=justify, overflow="fold")
         for i, f in enumerate(result.findings, 1):
-            table.add_row(str(i), f.kind, _loc(f, base), f"{f.per_step:g}", f"{f.cost_ms:.2f}", f.severity, f.what or "")
+            row = [str(i), f.kind, _loc(f, base), f"{f.per_step:g}", f"{f.cost_ms:.2f}", f.severity, f.what or ""]
+            if result.ranks:
+                row.insert(3, _ranks(f))
+            table.add_row(*row)
         console.print(table)
         for i, f in enumerate(result.findings, 1):
             console.print(f"  {i}. {_loc(f, base)}: {f.message}\n     [dim]-> {f.advice}[/dim]", highlight=False)
@@ -44,6 +50,8 @@ def render(result, console=None) -> None:
     if result.exit_code != 2:
         for key, value in facts:
             console.print(f"  {key:12} {value}", highlight=False)
+    if result.ranks:
+        _render_ranks(result, console)
     if result.trace:
         _render_trace(result.trace, console)
     if result.cannot_see:
@@ -57,6 +65,25 @@ def render(result, console=None) -> None:
     verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {result.failing} finding(s) at or above --fail-on[/red]",
                2: "[magenta]profile: could not run[/magenta]"}[result.exit_code]
     console.print(verdict + f" (exit {result.exit_code})", highlight=False)
+
+
+def _ranks(f) -> str:
+    return ",".join(str(r) for r in f.detail.get("ranks", ()))
+
+
+def _rank_rows(result):
+    """(rank, exit, measured steps, median ms, findings, summary) per rank of a distributed profile."""
+    for r in result.ranks:
+        yield (str(r.rank), str(r.exit_code), str(r.steps), f"{r.step_time_ms:.1f}" if r.step_time_ms else "-",
+               str(len(r.findings)), r.summary_path or "; ".join(r.reasons))
+
+
+def _render_ranks(result, console) -> None:
+    job = result.job or {}
+    console.print(f"  job          smoke {job.get('verdict')}" + (f", {job['replicas']}" if job.get("replicas") else ""),
+                  highlight=False)
+    for rank, code, steps, ms, n, where in _rank_rows(result):
+        console.print(f"  rank {rank:<7} {steps} measured, {ms} ms median, {n} finding(s): {where}", highlight=False)
 
 
 def _render_trace(trace: dict, console) -> None:
@@ -80,12 +107,23 @@ def write_summary(result, path: str) -> str:
               f"- median step time: {result.step_time_ms:.1f} ms" if result.step_time_ms else "- median step time: -",
               f"- exit code: {result.exit_code}" + (f" (--fail-on {','.join(result.fail_on)}: {result.failing} failing)"
                                                     if result.fail_on else ""), ""]
+    if result.ranks:
+        job = result.job or {}
+        lines += ["## Ranks", "", f"Job (distributed smoke): {job.get('verdict')}"
+                  + (f"; {job['replicas']}" if job.get("replicas") else "")
+                  + "".join(f"; {r}" for r in job.get("reasons", ())), "",
+                  "| rank | exit | measured steps | median ms/step | findings | summary |", "|---|---|---|---|---|---|"]
+        lines += [f"| {' | '.join(row)} |" for row in _rank_rows(result)]
+        lines += ["", "Findings below are merged across ranks (the costliest rank's numbers; `ranks` lists "
+                  "the ranks that showed each one). The median step time is the slowest rank's.", ""]
     if result.findings:
-        lines += ["| # | kind | where | per step | est. ms/step | severity | finding | advice |",
-                  "|---|---|---|---|---|---|---|---|"]
+        ranks = bool(result.ranks)
+        lines += ["| # | kind | where |" + (" ranks |" if ranks else "") + " per step | est. ms/step | severity | finding | advice |",
+                  "|---|---|---|" + ("---|" if ranks else "") + "---|---|---|---|---|"]
         for i, f in enumerate(result.findings, 1):
             cell = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {i} | {f.kind} | `{_loc(f)}` | {f.per_step:g} | {f.cost_ms:.2f} | {f.severity} | "
+            lines.append(f"| {i} | {f.kind} | `{_loc(f)}` |" + (f" {_ranks(f)} |" if ranks else "")
+                         + f" {f.per_step:g} | {f.cost_ms:.2f} | {f.severity} | "
                          f"{cell(f.message)} | {cell(f.advice)} |")
         lines.append("")
         lines += [("Estimated ms/step ranks the findings: measured CPU times and DataLoader waits plus fixed "

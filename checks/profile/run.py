@@ -53,8 +53,12 @@ def fails(finding, fail_on: tuple[str, ...]) -> bool:
 def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: bool = False,
                 torch_npu_version: str | None = None, script_args=(), out_dir=None, fail_on: str | None = None,
                 timeout: float = 600, stream=None, python: str | None = None, env: dict | None = None,
-                op_trace: bool = True, advisor: bool = True, seed: int | None = None) -> ProfileResult:
-    """Profile `script` for `steps` optimizer steps. Never raises for a bad script (exit 2 instead)."""
+                op_trace: bool = True, advisor: bool = True, seed: int | None = None, launch=None,
+                progress_timeout: float | None = None) -> ProfileResult:
+    """Profile `script` for `steps` optimizer steps. Never raises for a bad script (exit 2 instead).
+
+    `launch` (a checks.distributed.LaunchSpec): run it as N ranks under torchrun and profile every rank;
+    the result then carries one ProfileResult per rank in `ranks` and the findings merged across them."""
     from checks.smoke import run_smoke
     from migrate import knowledge
 
@@ -91,32 +95,53 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
         os.makedirs(out_dir, exist_ok=True)
     except OSError as exc:
         return error(f"cannot create the output folder {out_dir}: {exc}")
+    if launch is not None:  # N ranks under torchrun, each profiled (checks/profile/dist.py)
+        from checks.profile.dist import run_distributed_profile
+
+        return run_distributed_profile(
+            script, launch=launch, steps=steps, backend=backend, fake_data=fake_data, version=version,
+            script_args=tuple(script_args), out_dir=out_dir, fail_words=fail_words, timeout=timeout, stream=stream,
+            python=python, env=env, op_trace=op_trace, advisor=advisor, seed=seed, warnings=warnings,
+            progress_timeout=progress_timeout)
     trace_dir = os.path.join(out_dir, "trace") if backend == "npu" else None
 
     fd, report = tempfile.mkstemp(prefix="npu-migrate-profile-", suffix=".json")
     os.close(fd)
     os.unlink(report)
-    config = {"report": report, "backend": backend, "torch_npu_version": version, "op_trace": bool(op_trace),
-              "trace_dir": trace_dir, "schedule": DEFAULT_SCHEDULE}
     child_env = dict(env or {})
-    child_env[PROFILE_ENV] = json.dumps(config)
+    child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir)
     try:
         smoke = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
                           torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
                           env=child_env, stream=stream, python=python, seed=seed)
     finally:
         child = _read(report)
+    return build_result(script, backend, version, child, smoke, smoke.steps, warnings=warnings, out_dir=out_dir,
+                        fail_words=fail_words, trace_dir=trace_dir, advisor=advisor)
+
+
+def child_config(report: str, backend: str, version: str, op_trace: bool, trace_dir: str | None) -> str:
+    """The NPU_MIGRATE_PROFILE value: where the child writes its report (and the NPU trace)."""
+    return json.dumps({"report": report, "backend": backend, "torch_npu_version": version,
+                       "op_trace": bool(op_trace), "trace_dir": trace_dir, "schedule": DEFAULT_SCHEDULE})
+
+
+def build_result(script, backend, version, child, smoke, steps_run: int, *, warnings, out_dir, fail_words,
+                 trace_dir, advisor, rank: int | None = None) -> ProfileResult:
+    """One run's ProfileResult from the child's report and the smoke verdict of that run (for a rank of a
+    distributed job: that rank's smoke result); writes OUT_DIR/summary.md when something was measured."""
+    warnings = list(warnings)
     warnings += [w for w in smoke.warnings if not w.startswith("ops with no NPU kernel")]
     note = EMULATED_NOTE if backend == "emulated" else None
     common = {"note": note, "torch_npu_version": version, "out_dir": out_dir, "smoke_verdict": smoke.verdict,
-                  "smoke_reasons": smoke.reasons, "steps_run": smoke.steps,
-                  "cannot_see": EMULATION_CANNOT_SEE if backend == "emulated" else ()}
+              "smoke_reasons": smoke.reasons, "steps_run": steps_run, "rank": rank,
+              "cannot_see": EMULATION_CANNOT_SEE if backend == "emulated" else ()}
     if smoke.exit_code == 2:
         return ProfileResult(script, backend, 2, reasons=smoke.reasons, warnings=tuple(warnings), **common)
     if child is None or int(child.get("measured_steps") or 0) < 1:
         why = "; ".join(smoke.reasons) or "the script stopped before a measured step"
         return ProfileResult(script, backend, 2, warnings=tuple(warnings), **common,
-                             reasons=(f"nothing measured: {smoke.steps} optimizer step(s) ran ({why})",))
+                             reasons=(f"nothing measured: {steps_run} optimizer step(s) ran ({why})",))
     if smoke.reasons:
         warnings.append("the run did not pass smoke (profiled what ran): " + "; ".join(smoke.reasons))
     warnings += child.get("warnings", [])
@@ -142,6 +167,7 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
                            fail_on=fail_words, failing=failing, trace=trace, **common)
     from checks.profile.report import write_summary
 
+    os.makedirs(out_dir, exist_ok=True)
     summary = write_summary(result, os.path.join(out_dir, "summary.md"))
     return dataclasses.replace(result, summary_path=summary)
 

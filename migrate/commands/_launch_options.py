@@ -1,4 +1,4 @@
-"""torchrun launch options shared by the commands that run a script (smoke, validate; profile next).
+"""torchrun launch options shared by the commands that run a script (smoke, validate, profile).
 
 `launch_options` adds --nproc-per-node, --nnodes, --node-rank, --master-addr, --master-port and
 --progress-timeout, and hands the command one keyword `launch`: None without --nproc-per-node (one

@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from migrate.commands._launch_options import launch_options
+
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("script", type=click.Path(dir_okay=False))
@@ -24,18 +26,21 @@ import click
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds before the run (and all its children) is killed.")
 @click.option("--no-advisor", is_flag=True, help="NPU: do not run msprof-analyze advisor on the trace.")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
+@launch_options
 def profile(script, script_args, steps, backend, fake_data, json_report, out_dir, torch_npu_version, fail_on, timeout,
-            no_advisor, quiet):
+            no_advisor, quiet, launch, progress_timeout):
     """Find performance pitfalls of SCRIPT per training step, each at your own file and line.
 
-    Arguments after `--` go to the script.
+    Arguments after `--` go to the script. With --nproc-per-node N every rank of a torchrun job is
+    profiled (OUT/rankR/summary.md each; findings merged across ranks in OUT/summary.md).
     """
     from checks.profile.report import render, write_json
     from checks.profile.run import run_profile
 
     result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
                          script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
-                         stream=None if quiet else sys.stderr, advisor=not no_advisor)
+                         stream=None if quiet else sys.stderr, advisor=not no_advisor, launch=launch,
+                         progress_timeout=progress_timeout)
     if json_report:
         write_json(result, json_report)
     if json_report != "-":
