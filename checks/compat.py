@@ -12,6 +12,10 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `run_optimizer_hook_first()`     | `torch.optim.optimizer._global_optimizer_post_hooks`            |
 | `register_device_module()`       | `torch._register_device_module`                                 |
 | `device_context_class()`         | `torch.utils._device.DeviceContext`                             |
+| `accelerator_probe()`            | `torch._C._get_accelerator` (FSDP's default mesh and device)    |
+| `fsdp2_param_class()`            | `torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam`     |
+|                                  | (`_init_sharded_param`, `init_unsharded_param`)                 |
+| `spawn_entry()`                  | `torch.multiprocessing.spawn._wrap` (each mp.spawn process)     |
 | `msprobe_pt_compare()`           | `msprobe.pytorch.compare.pt_compare.pt_compare`                 |
 | `MSPROBE_DUMP_MODULES`           | msprobe's dump internals imported before the debugger starts    |
 """
@@ -90,6 +94,43 @@ def register_device_module(name: str, module) -> None:
 def device_context_class() -> type:
     """The class behind `with torch.device(...)` (its __init__ takes the device to map)."""
     return _torch_attr("torch.utils._device", "DeviceContext")
+
+
+def accelerator_probe():
+    """`torch._C._get_accelerator`: what FSDP (default DeviceMesh, FSDP1's device) and barrier ask for
+    the accelerator; the stand-in answers npu (checks/standin/torch_npu/_dist_mesh.py)."""
+    probe = _torch_attr("torch._C", "_get_accelerator")
+    if not callable(probe):
+        raise _missing("torch._C._get_accelerator (callable)", "torch", "torch 2.5-2.14")
+    return probe
+
+
+FSDP2_PARAM_METHODS = ("_init_sharded_param", "init_unsharded_param")
+
+
+def fsdp2_param_class() -> type:
+    """FSDP2's per-parameter state; the stand-in wraps FSDP2_PARAM_METHODS so the sharded and unsharded
+    parameters it makes keep the emulated-NPU mark (they set `sharded_param` / `_unsharded_param`)."""
+    cls = _torch_attr("torch.distributed.fsdp._fully_shard._fsdp_param", "FSDPParam")
+    for name in FSDP2_PARAM_METHODS:
+        if not callable(getattr(cls, name, None)):
+            raise _missing(f"torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam.{name}", "torch",
+                           "torch 2.6-2.14")
+    return cls
+
+
+def spawn_entry():
+    """(module, function): `torch.multiprocessing.spawn._wrap(fn, i, args, error_file)`, what each process
+    started by mp.spawn runs; it catches the rank's exception (so the smoke recorder wraps `fn`)."""
+    fn = _torch_attr("torch.multiprocessing.spawn", "_wrap")
+    try:
+        params = list(__import__("inspect").signature(fn).parameters)
+    except (TypeError, ValueError) as exc:
+        raise _missing("torch.multiprocessing.spawn._wrap(fn, i, args, error_file)", "torch", "torch 2.5-2.14",
+                       exc) from exc
+    if params[:3] != ["fn", "i", "args"]:
+        raise _missing("torch.multiprocessing.spawn._wrap(fn, i, args, error_file)", "torch", "torch 2.5-2.14")
+    return importlib.import_module("torch.multiprocessing.spawn"), fn
 
 
 def msprobe_pt_compare():

@@ -259,3 +259,109 @@ def attach(rec, cfg: dict, stop: type) -> RankState:
     return state
 
 
+
+
+# ------------------------------------------------------------------------------ ranks started by mp.spawn
+def attach_spawned(rec, folder: str, describe=None) -> RankState:
+    """In a process the script spawned (checks/spawn_main.py): once it is a rank of a process group,
+    write `rank{R}.dist.json` into `folder` (rank, world size, pid, the name of its smoke report
+    `<report>.proc<PID>`), and at its last step the same fingerprint as a torchrun rank, so the parent
+    judges mp.spawn ranks as one job (checks/spawn_ranks.py). Nothing is written by a spawned process
+    that never joins a process group (a DataLoader worker), and the worker's own report and stop
+    (os._exit after its steps) are unchanged.
+
+    The function each mp.spawn process runs (checks.compat.spawn_entry) catches the rank's exception to
+    send it to the parent; wrapped here so that the rank's report records it first (`describe`:
+    the bootstrap's describe_exception), as a torchrun rank's does."""
+    import functools
+
+    import torch
+    import torch.distributed as dist
+
+    state = RankState(rec, {"dist": {"report_dir": folder}})
+    state.info_path = None
+
+    def learn_rank() -> None:
+        if state.info_path is not None:
+            return
+        rank = _dist_rank()
+        if rank is None:
+            return
+        state.rank, state.world_size = rank, _dist_world()
+        os.makedirs(folder, exist_ok=True)
+        state.info_path = os.path.join(folder, f"rank{rank}.dist.json")
+        write()
+
+    def write() -> None:
+        if state.info_path is None:
+            return
+        data = dict(state.to_json(), pid=os.getpid(), report=os.path.basename(rec.report_path))
+        tmp = f"{state.info_path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, state.info_path)
+
+    orig_init = dist.init_process_group
+
+    @functools.wraps(orig_init)
+    def init_process_group(*args, **kwargs):
+        out = orig_init(*args, **kwargs)
+        learn_rank()
+        return out
+
+    dist.init_process_group = init_process_group
+    _hook_wrappers(torch, state)
+    orig_ddp = torch.nn.parallel.DistributedDataParallel.__init__
+
+    def ddp_init(self, *args, **kwargs):  # a script that initialised the group another way
+        orig_ddp(self, *args, **kwargs)
+        learn_rank()
+
+    torch.nn.parallel.DistributedDataParallel.__init__ = ddp_init
+    orig_on_step, orig_stop = rec.on_step, rec.stop
+
+    def on_step(optimizer):
+        rec._dist_last_groups = [g["params"] for g in optimizer.param_groups]
+        return orig_on_step(optimizer)
+
+    def stop():  # the worker's last step (or a non-finite loss): fingerprint before it ends
+        learn_rank()
+        if state.info_path is not None:
+            try:
+                state.fingerprint()
+            except Exception as exc:  # noqa: BLE001 - the rank's own verdict must still be written
+                state.replicas = {"params": {}, "fsdp1_modules": state.fsdp1, "error": f"{type(exc).__name__}: {exc}"}
+            write()
+        return orig_stop()
+
+    rec.on_step, rec.stop = on_step, stop
+    state.write_info = write  # the DDP hook of _hook_wrappers calls it
+    if describe is not None:
+        _record_spawned_exceptions(rec, describe)
+    return state
+
+
+def _record_spawned_exceptions(rec, describe) -> None:
+    from checks import compat
+
+    import functools
+
+    module, orig_wrap = compat.spawn_entry()
+
+    @functools.wraps(orig_wrap)  # same qualified name: a rank that spawns again still pickles it
+    def wrap(fn, i, args, *rest, **kwargs):
+        def recorded(*a, **kw):
+            try:
+                return fn(*a, **kw)
+            except Exception as exc:
+                if rec.status == "running":
+                    rec.status, rec.exception = "exception", describe(exc, rec.script)
+                    try:
+                        rec.write()
+                    except OSError:
+                        pass
+                raise
+
+        return orig_wrap(recorded, i, args, *rest, **kwargs)
+
+    setattr(module, orig_wrap.__name__, wrap)

@@ -178,8 +178,10 @@ def root_cause(per_rank) -> str | None:
     raised = {rank for rank, r in failed if r.error_location}
     # a rank lost its peer when its error says so, or when it ended without a Python exception of its
     # own while another rank raised one (torchrun tears the group down once a rank fails)
+    # (a rank that stopped on its own non-finite loss raised nothing, yet failed first: not lost)
     lost = [rank for rank, r in failed
-            if any(p in " ".join(r.reasons) for p in _PEER_LOST) or (raised and rank not in raised)]
+            if any(p in " ".join(r.reasons) for p in _PEER_LOST)
+            or (raised and rank not in raised and not any("not finite" in x for x in r.reasons))]
     first = [rank for rank, _ in failed if rank not in lost]
     if lost and first:
         return (f"rank {', '.join(map(str, first))} failed first; rank {', '.join(map(str, lost))} then lost "

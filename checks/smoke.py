@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
-from checks import process
+from checks import process, spawn_ranks
 from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
 from checks.smoke_report import (
     ChildReport,
@@ -79,6 +79,8 @@ class SmokeResult:
     duration_s: float = 0.0
     note: str | None = None  # "emulated: no Ascend NPU found; computed on CPU" when emulated
     autocast: dict | None = None  # emulated devices: {"policy": ..., "requested": {dtype: regions}}
+    replicas: str | None = None  # ranks the script spawned (mp.spawn): the cross-rank parameter check
+    spawned_ranks: tuple[dict, ...] = ()  # those ranks' own verdicts (checks/spawn_ranks.py)
 
     @property
     def passed(self) -> bool:
@@ -218,12 +220,15 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     guard.kill_all(KILL_GRACE_S)  # the child has ended (or timed out): end its stray children too
     stdout, stderr = out_tail.text(), err_tail.text()
     report = read_reports(report_path)
+    ranks = spawn_ranks.read(report_path)  # ranks the script started with mp.spawn, judged as one job
     _cleanup(report_path)
     result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
                    steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
                    torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
                    duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [],
                    guard=guard)
+    result = spawn_ranks.judge_spawned(result, ranks, script=script, backend=backend, steps=steps, timeout=timeout,
+                                       torch_npu_version=kb_version if backend in ("npu", "emulated") else None)
     return _finish(result, json_report)
 
 
@@ -251,6 +256,7 @@ def _cleanup(report_path: str) -> None:
         except OSError:
             pass
     shutil.rmtree(report_path + ".fakedata", ignore_errors=True)
+    spawn_ranks.cleanup(report_path)
 
 
 def _finish(result: SmokeResult, json_report) -> SmokeResult:
@@ -414,15 +420,20 @@ def render(result: SmokeResult, console=None) -> None:
         ("loss dtype / device", f"{result.loss_dtype} / {result.loss_device}"),
         ("parameters", ", ".join(f"{n} on {d}" for d, n in sorted(result.param_device.items())) or "-"),
         ("peak memory", f"{result.peak_memory / 2**20:.0f} MiB" if result.peak_memory else "-"),
+        *((("spawned ranks", "; ".join(f"rank {r['rank']} {r['verdict']} {r['steps']} steps" for r in result.spawned_ranks)),)
+          if result.spawned_ranks else ()),
+        *((("replicas", result.replicas),) if result.replicas else ()),
         ("op coverage", f"{result.ops_traced} ops traced, {len(result.unsupported_ops)} without NPU kernel, "
                         f"{len(result.float64_ops)} float64/complex" if result.ops_traced else "not traced"),
     ]
     for key, value in facts if result.verdict != "error" else ():
         console.print(f"  {key:20} {value}", highlight=False)
+    from rich.markup import escape  # reasons quote the script's errors (gloo's "[.../pair.cc:561]")
+
     for w in result.warnings:
-        console.print(f"  [yellow]warning:[/yellow] {w}", highlight=False)
+        console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
     for r in result.reasons:
-        console.print(f"  [red]reason:[/red] {r}", highlight=False)
+        console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
     colour = {"pass": "green", "fail": "red"}.get(result.verdict, "magenta")
     suffix = f" ({result.note})" if result.note else ""
     console.print(f"[bold {colour}]smoke: {result.verdict.upper()}[/bold {colour}]{suffix}", highlight=False)

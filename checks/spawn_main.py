@@ -7,7 +7,9 @@ By the time this file runs, multiprocessing has given the process the parent's s
 torch_npu stand-in first when emulated): our torch-free modules are imported with the project root
 appended for a moment, then torch, then the hooks and fake data go on as in the smoke child, and
 the script runs as `__mp_main__` as multiprocessing would have run it. Steps taken here count
-(`<report>.proc<PID>`, merged by the parent).
+(`<report>.proc<PID>`, merged by the parent). A spawned process that joins a process group (an
+mp.spawn rank) also writes `<report>.ranks/rank{R}.dist.json` (checks/dist_child.attach_spawned), so
+the parent judges the ranks as one job (checks/spawn_ranks.py).
 """
 import json
 import os
@@ -22,7 +24,9 @@ def _prepare() -> str:
     root = cfg["root"]
     sys.path.append(root)
     try:
-        from checks.bootstrap import install_hooks
+        import checks.dist_child as dist_child
+        from checks.spawn_ranks import RANKS_SUFFIX
+        from checks.bootstrap import describe_exception, install_hooks
         from checks.recorder import Recorder
 
         if cfg.get("fake_data"):
@@ -44,6 +48,8 @@ def _prepare() -> str:
     rec = Recorder(cfg, cfg["script"])
     rec.after_fork()  # a worker: its own report, stops itself after the requested steps
     install_hooks(torch, rec, fork_aware=False)
+    if not cfg.get("dist"):  # ranks of mp.spawn: judged as one job by the parent (checks/spawn_ranks.py)
+        dist_child.attach_spawned(rec, cfg["report"] + RANKS_SUFFIX, describe_exception)
     if cfg.get("fake_data"):
         fakedata.install(torch)
     return cfg["script"]

@@ -279,14 +279,87 @@ def test_replica_check_compares_hashes_and_shards():
     assert replica_check([_report(0, same), _report(1, other, steps=2)], 3) == ([], [], None)
 
 
-# Counting the steps of ranks started by mp.spawn needs the bootstrap's hooks in the spawned children:
-# checks/spawn_main.py of the harness branch. Until it is merged this is an expected failure (strict:
-# it must fail without it); with it, an ordinary test.
-@pytest.mark.xfail(not (ROOT / "checks" / "spawn_main.py").exists(), strict=True,
-                   reason="needs the spawned-children hooks of the harness branch (checks/spawn_main.py)")
-def test_mp_spawn_script_without_the_flag():
+# ------------------------------------------------------------------------------ ranks started by mp.spawn
+def spawn_smoke(mode=None, *, script="mp_spawn_modes.py", steps=4, env=None):
     from checks.smoke import run_smoke
 
-    result = run_smoke(CASES / "mp_spawn_ddp.py", steps=2, timeout=150, backend="emulated",
-                       env={"LOCAL_WORLD_SIZE": "2"})  # the emulated host's NPU count, for device_count()
+    return run_smoke(CASES / script, steps=steps, timeout=150, backend="emulated", script_args=(mode,) if mode else (),
+                     env=env or {"NPU_MIGRATE_DEVICE_COUNT": "2"})  # two emulated NPUs for set_device(rank)
+
+
+def test_mp_spawn_script_without_the_flag():
+    result = spawn_smoke(script="mp_spawn_ddp.py", steps=2, env={"LOCAL_WORLD_SIZE": "2"})  # device_count() = 2
     assert result.verdict == "pass", result.reasons
+    assert [(r["rank"], r["verdict"], r["steps"]) for r in result.spawned_ranks] == [(0, "pass", 2), (1, "pass", 2)]
+    assert result.replicas == "2/2 replicated parameters identical on 2 ranks"
+
+
+def test_mp_spawn_ranks_without_gradient_sync_fail_with_the_differing_parameter():
+    result = spawn_smoke("no_sync")
+    assert result.verdict == "fail" and all(r["verdict"] == "pass" for r in result.spawned_ranks)
+    (reason,) = result.reasons  # the script itself ended fine: the replicas are the only reason
+    assert reason.startswith("replicated parameters differ across ranks after step 4: 2 of 2 (first: weight")
+
+
+def test_mp_spawn_rank_with_a_nan_loss_is_named_first_with_per_rank_reasons():
+    result = spawn_smoke("rank1_nan")
+    assert result.verdict == "fail"
+    assert "rank 1 failed first; rank 0 then lost its peer in a collective" in result.reasons
+    assert "rank 1: loss is not finite at optimizer step 3 (nan)" in result.reasons
+    (rank0,) = [r for r in result.reasons if r.startswith("rank 0: ")]
+    backward = next(n for n, line in enumerate((CASES / "mp_spawn_modes.py").read_text().splitlines(), 1)
+                    if line.strip() == "loss.backward()")
+    assert rank0.endswith(f"mp_spawn_modes.py:{backward} in train: loss.backward())")  # its own exception, recorded
+    assert result.replicas is None  # no rank reached the last step: nothing to compare
+
+
+# ------------------------------------------------------------------------------ private torch names (checks.compat)
+@pytest.mark.parametrize("module, name, accessor", [
+    ("torch._C", "_get_accelerator", "accelerator_probe"),
+    ("torch.multiprocessing.spawn", "_wrap", "spawn_entry"),
+    ("torch.distributed.fsdp._fully_shard._fsdp_param", "FSDPParam", "fsdp2_param_class"),
+])
+def test_compat_names_the_torch_version_when_a_distributed_private_name_moved(monkeypatch, module, name, accessor):
+    import importlib
+
+    import torch
+
+    from checks import compat
+
+    getattr(compat, accessor)()  # present in this torch
+    monkeypatch.delattr(importlib.import_module(module), name)
+    with pytest.raises(compat.CompatError) as err:
+        getattr(compat, accessor)()
+    assert f"{module}.{name}" in str(err.value) and f"torch {torch.__version__}" in str(err.value)
+
+
+def test_compat_fsdp2_method_renamed(monkeypatch):
+    from torch.distributed.fsdp._fully_shard import _fsdp_param
+
+    from checks import compat
+
+    monkeypatch.delattr(_fsdp_param.FSDPParam, "init_unsharded_param")
+    with pytest.raises(compat.CompatError, match=r"FSDPParam\.init_unsharded_param is not available in torch 2\."):
+        compat.fsdp2_param_class()
+
+
+def test_stand_in_fsdp2_mesh_says_which_private_name_moved(tmp_path):
+    """End to end in a smoke child: FSDPParam's method gone, the script's npu mesh raises the CompatError."""
+    from checks.smoke import run_smoke
+
+    script = tmp_path / "mesh.py"
+    script.write_text(textwrap.dedent("""\
+        import os
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(__import__("socket").create_server(("127.0.0.1", 0)).getsockname()[1]))
+        import torch, torch_npu
+        import torch.distributed as dist
+        from torch.distributed.fsdp._fully_shard import _fsdp_param
+        del _fsdp_param.FSDPParam.init_unsharded_param   # as if torch had renamed it
+        dist.init_process_group("hccl", rank=0, world_size=1)
+        from torch.distributed.device_mesh import init_device_mesh
+        init_device_mesh("npu", (1,))
+    """))
+    result = run_smoke(script, steps=1, timeout=120, backend="emulated")
+    assert result.verdict == "fail"
+    assert any(r.startswith("CompatError: torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam.init_unsharded_param "
+                            "is not available in torch ") for r in result.reasons), result.reasons

@@ -56,10 +56,12 @@ def render(result, console=None) -> None:
         _render_trace(result.trace, console)
     if result.cannot_see:
         console.print("  [dim]emulation cannot see: " + "; ".join(result.cannot_see) + "[/dim]", highlight=False)
+    from rich.markup import escape  # rank reasons quote the script's errors (gloo's "[.../pair.cc:561]")
+
     for w in result.warnings:
-        console.print(f"  [yellow]warning:[/yellow] {w}", highlight=False)
+        console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
     for r in result.reasons:
-        console.print(f"  [red]reason:[/red] {r}", highlight=False)
+        console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
     if result.summary_path:
         console.print(f"  summary: {result.summary_path}", highlight=False)
     verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {result.failing} finding(s) at or above --fail-on[/red]",

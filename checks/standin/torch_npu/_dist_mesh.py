@@ -17,13 +17,11 @@ def install() -> None:
 
 
 def _patch_accelerator_probe():
-    """`torch._C._get_accelerator()` (FSDP2's default mesh, FSDP1's device, barrier) says npu, as on
+    """The accelerator probe (checks.compat.accelerator_probe: FSDP2's default mesh, FSDP1's device, barrier) says npu, as on
     an Ascend host; the C++ side has no PrivateUse1 hooks here, so it would raise."""
     import torch
 
-    orig = getattr(torch._C, "_get_accelerator", None)
-    if orig is None:
-        return
+    orig = _emulator.compat.accelerator_probe()  # CompatError naming the torch version if it moved
 
     @functools.wraps(orig)
     def get_accelerator(*args, **kwargs):
@@ -32,7 +30,7 @@ def _patch_accelerator_probe():
         except RuntimeError:
             return torch.device("npu", _emulator._State.current)
 
-    torch._C._get_accelerator = get_accelerator
+    setattr(torch._C, orig.__name__, get_accelerator)
 
 
 def _patch_default_backend():
@@ -76,19 +74,16 @@ def _patch_device_mesh():
 
 def _patch_fsdp2_marks():
     """FSDP2 replaces a module's parameters by new sharded (and, per forward, unsharded) ones; they
-    stay on the emulated NPU when the original was there. torch private API: skipped if it moved."""
+    stay on the emulated NPU when the original was there. torch private API (checks.compat): a
+    CompatError naming the torch version when it moved, raised where the script builds its npu mesh."""
     global _fsdp2_patched
     if _fsdp2_patched:
         return
+    FSDPParam = _emulator.compat.fsdp2_param_class()
     _fsdp2_patched = True
-    try:
-        from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam
-    except ImportError:
-        return
-    orig_sharded = getattr(FSDPParam, "_init_sharded_param", None)
-    orig_unsharded = getattr(FSDPParam, "init_unsharded_param", None)
-    if orig_sharded is None or orig_unsharded is None:
-        return
+    sharded_name, unsharded_name = _emulator.compat.FSDP2_PARAM_METHODS
+    orig_sharded = getattr(FSDPParam, sharded_name)
+    orig_unsharded = getattr(FSDPParam, unsharded_name)
 
     @functools.wraps(orig_sharded)
     def init_sharded(self, param, *args, **kwargs):
@@ -104,5 +99,5 @@ def _patch_fsdp2_marks():
             setattr(self._unsharded_param, _emulator.MARK, True)
         return out
 
-    FSDPParam._init_sharded_param = init_sharded
-    FSDPParam.init_unsharded_param = init_unsharded
+    setattr(FSDPParam, sharded_name, init_sharded)
+    setattr(FSDPParam, unsharded_name, init_unsharded)

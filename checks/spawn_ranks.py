@@ -1,0 +1,87 @@
+"""Ranks the script starts itself (torch.multiprocessing.spawn) judged as one job (parent side, no torch).
+
+A plain `smoke` of an mp.spawn script runs the bootstrap in the script's process; the processes it
+spawns run checks/spawn_main.py, count their own steps into `<report>.proc<PID>` and, once they
+join a process group, write `<report>.ranks/rank{R}.dist.json` (checks/dist_child.attach_spawned:
+rank, world size, the name of their report, and at their last step the fingerprint of their DDP /
+DTensor parameters). `read` pairs each rank with its report; `judge_spawned` then adds to the
+single-run verdict what a torchrun job gets (checks/dist_verdict.py): each rank judged on its own
+(N steps, finite losses) with per-rank reasons, the rank that failed first, the replicated
+parameters identical across ranks, the FSDP2 shards consistent, device indices per rank.
+Not available for spawned ranks: hang naming (no progress files or stack dumps are asked for; the
+run's overall timeout applies), and one log per rank (the ranks share the script's stdout).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import replace
+
+RANKS_SUFFIX = ".ranks"  # <report>.ranks/ holds the spawned ranks' rank{R}.dist.json
+
+
+def read(report_path: str) -> list[tuple[int, dict, dict | None]]:
+    """(rank, rankN.dist.json, that rank's smoke report as JSON or None), ordered by rank."""
+    from checks.distributed import read_reports
+
+    folder = report_path + RANKS_SUFFIX
+    if not os.path.isdir(folder):
+        return []
+    base = os.path.dirname(report_path)
+    out = []
+    for info in read_reports(folder, ".dist.json").values():
+        if info.get("rank") is None:
+            continue
+        report = None
+        if info.get("report"):
+            try:
+                with open(os.path.join(base, os.path.basename(info["report"])), encoding="utf-8") as f:
+                    report = json.load(f)
+            except (OSError, ValueError):
+                report = None
+        out.append((int(info["rank"]), info, report))
+    return sorted(out, key=lambda x: x[0])
+
+
+def cleanup(report_path: str) -> None:
+    shutil.rmtree(report_path + RANKS_SUFFIX, ignore_errors=True)
+
+
+def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_version=None):
+    """The single-run SmokeResult with the spawned ranks' job verdict added (unchanged without ranks)."""
+    from checks import dist_verdict
+    from checks.distributed import child_report
+    from checks.smoke import judge
+
+    if not ranks:
+        return result
+    per_rank = []
+    for rank, info, report in ranks:
+        parsed = child_report(report)
+        ended_clean = parsed is not None and getattr(parsed, "status", None) in ("stopped", "finished")
+        one = judge(script, backend, parsed, returncode=0 if ended_clean else 1, timed_out=result.timed_out,
+                    timeout=timeout, steps=steps, strict_ops=False, torch_npu_version=torch_npu_version)
+        per_rank.append((rank, rank, dict(info, report=parsed is not None), one))
+    reasons: list[str] = []
+    for rank, _, info, one in per_rank:
+        rank_reasons = one.reasons if info["report"] else [f"wrote no report: {r}" for r in one.reasons] or ["wrote no report"]
+        reasons += [f"rank {rank}: {r}" for r in rank_reasons]
+    root = dist_verdict.root_cause(per_rank)
+    if root:
+        reasons.insert(0, root)
+    rep_reasons, rep_warnings, replicas = dist_verdict.replica_check(per_rank, steps)
+    reasons += rep_reasons
+    world = next((info.get("world_size") for _, _, info, _ in per_rank if info.get("world_size")), None)
+    warnings = list(result.warnings) + rep_warnings + dist_verdict.device_check(per_rank)
+    if world and len(per_rank) < world:
+        warnings.append(f"{len(per_rank)} of {world} ranks of the process group reported (the others never "
+                        "reached init_process_group under the harness)")
+    rows = tuple({"rank": rank, "verdict": one.verdict, "steps": one.steps, "losses": list(one.losses),
+                  "reasons": list(one.reasons)} for rank, _, _, one in per_rank)
+    all_reasons = tuple(dict.fromkeys((*result.reasons, *reasons)))
+    verdict, code = result.verdict, result.exit_code
+    if reasons and verdict == "pass":
+        verdict, code = "fail", 1
+    return replace(result, verdict=verdict, exit_code=code, reasons=all_reasons, warnings=tuple(dict.fromkeys(warnings)),
+                   replicas=replicas, spawned_ranks=rows)
