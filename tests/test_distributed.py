@@ -103,6 +103,15 @@ def test_fsdp2_fully_shard_on_the_emulated_npu():
     assert all(r.param_device == {"npu": 4} and r.loss_device == "npu" for r in result.ranks)
 
 
+def test_fsdp2_meta_device_model_materialised_on_the_npu():
+    # to_empty(device="npu") makes FSDP2 reset its sharded parameters; the unsharded ones it builds
+    # for each forward must carry the NPU too, or the loss counts as computed on the CPU
+    result = smoke("fsdp2_meta_init.py", steps=2)
+    assert result.verdict == "pass", (result.reasons, [r.stderr[-1500:] for r in result.ranks])
+    assert all(r.loss_device == "npu" and r.param_device == {"npu": 4} for r in result.ranks)
+    assert result.replicas == "4/4 sharded parameters consistent"
+
+
 def test_cli_json_report(tmp_path):
     from migrate.cli import cli
 

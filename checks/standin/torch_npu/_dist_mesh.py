@@ -95,7 +95,10 @@ def _patch_fsdp2_marks():
     @functools.wraps(orig_unsharded)
     def init_unsharded(self, *args, **kwargs):
         out = orig_unsharded(self, *args, **kwargs)
-        if getattr(self, "_npu_migrate_on_npu", False) and getattr(self, "_unsharded_param", None) is not None:
+        # the original parameter was on the NPU, or the sharded one is now (a meta-device model
+        # materialised with to_empty(device="npu"): FSDP2 resets its sharded parameters then)
+        on_npu = getattr(self, "_npu_migrate_on_npu", False) or getattr(getattr(self, "sharded_param", None), _emulator.MARK, False)
+        if on_npu and getattr(self, "_unsharded_param", None) is not None:
             setattr(self._unsharded_param, _emulator.MARK, True)
         return out
 
