@@ -268,7 +268,9 @@ def attach_spawned(rec, folder: str, describe=None) -> RankState:
     `<report>.proc<PID>`), and at its last step the same fingerprint as a torchrun rank, so the parent
     judges mp.spawn ranks as one job (checks/spawn_ranks.py). Nothing is written by a spawned process
     that never joins a process group (a DataLoader worker), and the worker's own report and stop
-    (os._exit after its steps) are unchanged.
+    (os._exit after its steps) are unchanged. A rank also keeps `rank{R}.progress` (pid, steps) and
+    dumps its stacks to `rank{R}.stack` on SIGUSR1, as a torchrun rank, so that a run that times out
+    names the rank that stopped.
 
     The function each mp.spawn process runs (checks.compat.spawn_entry) catches the rank's exception to
     send it to the parent; wrapped here so that the rank's report records it first (`describe`:
@@ -289,8 +291,18 @@ def attach_spawned(rec, folder: str, describe=None) -> RankState:
             return
         state.rank, state.world_size = rank, _dist_world()
         os.makedirs(folder, exist_ok=True)
-        state.info_path = os.path.join(folder, f"rank{rank}.dist.json")
+        base = os.path.join(folder, f"rank{rank}")
+        state.info_path = base + ".dist.json"
+        # progress file and stack dump on request, as a torchrun rank: the parent names a hanging rank
+        state.progress_fd = os.open(base + ".progress", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        state.stack_file = open(base + ".stack", "w", encoding="utf-8")  # noqa: SIM115 - for the process's life
+        faulthandler.register(STACK_SIGNAL, file=state.stack_file, all_threads=True, chain=False)
+        progress()
         write()
+
+    def progress() -> None:
+        if state.progress_fd is not None:
+            os.pwrite(state.progress_fd, f"{os.getpid()} {len(rec.losses)}\n".ljust(32).encode(), 0)
 
     def write() -> None:
         if state.info_path is None:
@@ -322,7 +334,10 @@ def attach_spawned(rec, folder: str, describe=None) -> RankState:
 
     def on_step(optimizer):
         rec._dist_last_groups = [g["params"] for g in optimizer.param_groups]
-        return orig_on_step(optimizer)
+        try:
+            return orig_on_step(optimizer)
+        finally:
+            progress()
 
     def stop():  # the worker's last step (or a non-finite loss): fingerprint before it ends
         learn_rank()

@@ -213,6 +213,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     out_tail, err_tail = _Tail(proc.stdout, stream), _Tail(proc.stderr, stream)
     try:
         timed_out = not guard.wait(timeout)
+        rank_stacks = spawn_ranks.ask_stacks(report_path) if timed_out else {}  # mp.spawn ranks, before the kill
     except BaseException:  # Ctrl-C: nothing of the run may survive us
         guard.kill_all(KILL_GRACE_S)
         _cleanup(report_path)
@@ -228,7 +229,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
                    duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [],
                    guard=guard)
     result = spawn_ranks.judge_spawned(result, ranks, script=script, backend=backend, steps=steps, timeout=timeout,
-                                       torch_npu_version=kb_version if backend in ("npu", "emulated") else None)
+                                       torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
+                                       stacks=rank_stacks)
     return _finish(result, json_report)
 
 

@@ -8,8 +8,10 @@ DTensor parameters). `read` pairs each rank with its report; `judge_spawned` the
 single-run verdict what a torchrun job gets (checks/dist_verdict.py): each rank judged on its own
 (N steps, finite losses) with per-rank reasons, the rank that failed first, the replicated
 parameters identical across ranks, the FSDP2 shards consistent, device indices per rank.
-Not available for spawned ranks: hang naming (no progress files or stack dumps are asked for; the
-run's overall timeout applies), and one log per rank (the ranks share the script's stdout).
+When the run times out, every live rank is asked for its stack (`ask_stacks`, SIGUSR1 ->
+faulthandler, before the run is killed) and the rank that stopped making progress while others wait
+in a collective is named, as for torchrun (only at the overall `--timeout`: plain smoke has no
+`--progress-timeout`). Not available: one log per rank (the ranks share the script's stdout).
 """
 from __future__ import annotations
 
@@ -44,11 +46,23 @@ def read(report_path: str) -> list[tuple[int, dict, dict | None]]:
     return sorted(out, key=lambda x: x[0])
 
 
+def ask_stacks(report_path: str) -> dict:
+    """Before a timed-out run is killed: {"rankR": (pid, steps, stack text or None)} of the spawned ranks."""
+    from checks.distributed import _alive, read_progress, request_stacks
+
+    folder = report_path + RANKS_SUFFIX
+    if not os.path.isdir(folder):
+        return {}
+    progress = read_progress(folder)
+    stacks = request_stacks(folder, progress) if progress else {}
+    return {name: (pid, steps, stacks.get(name), _alive(pid)) for name, (pid, steps) in progress.items()}
+
+
 def cleanup(report_path: str) -> None:
     shutil.rmtree(report_path + RANKS_SUFFIX, ignore_errors=True)
 
 
-def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_version=None):
+def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_version=None, stacks=None):
     """The single-run SmokeResult with the spawned ranks' job verdict added (unchanged without ranks)."""
     from checks import dist_verdict
     from checks.distributed import child_report
@@ -64,6 +78,9 @@ def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_v
                     timeout=timeout, steps=steps, strict_ops=False, torch_npu_version=torch_npu_version)
         per_rank.append((rank, rank, dict(info, report=parsed is not None), one))
     reasons: list[str] = []
+    hang = _hang(per_rank, stacks or {}, script) if result.timed_out else None
+    if hang:
+        reasons.append(f"the run did not finish within the timeout ({timeout:g}s). {hang}")
     for rank, _, info, one in per_rank:
         rank_reasons = one.reasons if info["report"] else [f"wrote no report: {r}" for r in one.reasons] or ["wrote no report"]
         reasons += [f"rank {rank}: {r}" for r in rank_reasons]
@@ -79,9 +96,28 @@ def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_v
                         "reached init_process_group under the harness)")
     rows = tuple({"rank": rank, "verdict": one.verdict, "steps": one.steps, "losses": list(one.losses),
                   "reasons": list(one.reasons)} for rank, _, _, one in per_rank)
-    all_reasons = tuple(dict.fromkeys((*result.reasons, *reasons)))
+    own = result.reasons
+    if any(one.steps for _, _, _, one in per_rank):  # the script's process waited in mp.spawn: its ranks trained
+        own = tuple(r for r in own if not r.startswith("no optimizer step within the timeout"))
+    all_reasons = tuple(dict.fromkeys((*own, *reasons)))
     verdict, code = result.verdict, result.exit_code
     if reasons and verdict == "pass":
         verdict, code = "fail", 1
     return replace(result, verdict=verdict, exit_code=code, reasons=all_reasons, warnings=tuple(dict.fromkeys(warnings)),
                    replicas=replicas, spawned_ranks=rows)
+
+
+def _hang(per_rank, stacks: dict, script: str) -> str | None:
+    """Name the spawned rank(s) that stopped making progress (checks/dist_verdict.name_hanging)."""
+    from checks import dist_verdict
+
+    positions = []
+    for rank, _, info, one in per_rank:
+        pid_steps = stacks.get(f"rank{rank}")
+        steps_done = max(one.steps, pid_steps[1] if pid_steps else 0)
+        alive = bool(pid_steps and pid_steps[3])
+        positions.append(dist_verdict.position(rank, steps_done, pid_steps[2] if alive else None, ended=not alive,
+                                               ddp=bool(info.get("ddp_modules")), script=script))
+    if not positions:
+        return None
+    return dist_verdict.name_hanging(positions)[1]

@@ -322,6 +322,22 @@ def test_mp_spawn_rank_with_a_nan_loss_is_named_first_with_per_rank_reasons():
     assert result.replicas is None  # no rank reached the last step: nothing to compare
 
 
+def test_mp_spawn_rank_that_skips_a_collective_is_named_at_the_timeout():
+    from checks.smoke import run_smoke
+
+    result = run_smoke(CASES / "mp_spawn_modes.py", steps=6, timeout=45, backend="emulated", script_args=("skip",),
+                       env={"NPU_MIGRATE_DEVICE_COUNT": "2"})
+    assert result.verdict == "fail" and result.timed_out
+    lines = (CASES / "mp_spawn_modes.py").read_text().splitlines()
+    sleep = next(n for n, t in enumerate(lines, 1) if t.strip() == "time.sleep(0.1)")
+    reduce = next(n for n, t in enumerate(lines, 1) if t.strip() == "dist.all_reduce(logged)")
+    assert result.reasons[0] == (
+        "the run did not finish within the timeout (45s). rank 1 stopped making progress while rank 0 waited in a "
+        f"collective: rank 0 waits in all_reduce after step 3 at mp_spawn_modes.py:{reduce} (dist.all_reduce(logged)); "
+        f"rank 1 is not in a collective after step 3 at mp_spawn_modes.py:{sleep} (time.sleep(0.1))"), result.reasons
+    assert _no_process_runs("mp_spawn_modes.py")
+
+
 # ------------------------------------------------------------------------------ private torch names (checks.compat)
 @pytest.mark.parametrize("module, name, accessor", [
     ("torch._C", "_get_accelerator", "accelerator_probe"),

@@ -1,12 +1,14 @@
 """Ranks started by the script itself (torch.multiprocessing.spawn), migrated style (hccl), two ranks.
 
 argv[1]: "sync" (DDP, passes), "no_sync" (every step under DDP.no_sync(): the replicas drift apart),
-"rank1_nan" (rank 1's loss turns NaN at its third step; rank 0 then loses its peer).
+"rank1_nan" (rank 1's loss turns NaN at its third step; rank 0 then loses its peer),
+"skip" (after step 3 rank 1 leaves the loss all-reduce for local work: rank 0 waits in it).
 """
 import contextlib
 import os
 import socket
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -34,6 +36,12 @@ def train(rank, world_size, port, mode):
             opt.zero_grad()
             loss.backward()
         opt.step()
+        if mode == "skip":
+            logged = loss.detach().clone()
+            if rank == 1 and step == 2:
+                while True:  # the rank that skipped the collective: busy with something else
+                    time.sleep(0.1)
+            dist.all_reduce(logged)
     dist.destroy_process_group()
 
 
