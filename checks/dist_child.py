@@ -357,9 +357,9 @@ def attach_spawned(rec, folder: str, describe=None) -> RankState:
 
 
 def _record_spawned_exceptions(rec, describe) -> None:
-    from checks import compat
-
     import functools
+
+    from checks import compat
 
     module, orig_wrap = compat.spawn_entry()
 

@@ -25,9 +25,9 @@ def _prepare() -> str:
     sys.path.append(root)
     try:
         import checks.dist_child as dist_child
-        from checks.spawn_ranks import RANKS_SUFFIX
         from checks.bootstrap import describe_exception, install_hooks
         from checks.recorder import Recorder
+        from checks.spawn_ranks import RANKS_SUFFIX
 
         if cfg.get("fake_data"):
             import checks.fakedata as fakedata

@@ -84,7 +84,7 @@ def _render_ranks(result, console) -> None:
     job = result.job or {}
     console.print(f"  job          smoke {job.get('verdict')}" + (f", {job['replicas']}" if job.get("replicas") else ""),
                   highlight=False)
-    for rank, code, steps, ms, n, where in _rank_rows(result):
+    for rank, _code, steps, ms, n, where in _rank_rows(result):
         console.print(f"  rank {rank:<7} {steps} measured, {ms} ms median, {n} finding(s): {where}", highlight=False)
 
 
