@@ -388,3 +388,19 @@ def test_stand_in_fsdp2_mesh_says_which_private_name_moved(tmp_path):
     assert result.verdict == "fail"
     assert any(r.startswith("CompatError: torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam.init_unsharded_param "
                             "is not available in torch ") for r in result.reasons), result.reasons
+
+
+def test_stand_in_loads_on_a_torch_without_the_accelerator_probe():
+    """torch before 2.5 has no torch._C._get_accelerator: the stand-in has nothing to patch there and must
+    still load (a CompatError here would stop every emulated run, distributed or not)."""
+    code = textwrap.dedent("""\
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        import torch
+        del torch._C._get_accelerator
+        import torch_npu
+        print("loaded", torch.ones(2).npu().sum().item())
+    """)
+    proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "checks" / "standin")], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0 and "loaded 2.0" in proc.stdout, proc.stderr[-2000:]

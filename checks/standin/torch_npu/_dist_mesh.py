@@ -18,10 +18,15 @@ def install() -> None:
 
 def _patch_accelerator_probe():
     """The accelerator probe (checks.compat.accelerator_probe: FSDP2's default mesh, FSDP1's device, barrier) says npu, as on
-    an Ascend host; the C++ side has no PrivateUse1 hooks here, so it would raise."""
+    an Ascend host; the C++ side has no PrivateUse1 hooks here, so it would raise. A torch without the
+    probe (before 2.5) has nothing that asks it: nothing to patch, and no reason to stop a script that
+    is not even distributed."""
     import torch
 
-    orig = _emulator.compat.accelerator_probe()  # CompatError naming the torch version if it moved
+    try:
+        orig = _emulator.compat.accelerator_probe()
+    except _emulator.compat.CompatError:
+        return
 
     @functools.wraps(orig)
     def get_accelerator(*args, **kwargs):
