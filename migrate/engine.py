@@ -192,6 +192,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         ctx.imports.setdefault(name, qualified)
     if facts is not None and repo_index.wants_python_defs(text):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
+    if facts is not None:
+        facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     findings = _run_rules(active, ctx)
     if not findings:
         return [], [], 0

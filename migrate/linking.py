@@ -1,5 +1,5 @@
 """The cross-file step of a scan: uses of the custom extensions and op namespaces that files of the
-same scan define (NPU508), linked after every file has been analysed once (see migrate/repo_index.py).
+same scan define (NPU508) and of project names standing for a CUDA API (NPU510), linked after every file has been analysed once (see migrate/repo_index.py).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     from migrate import engine
     from migrate.context import PythonContext
     from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
+    from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
 
-    rule = CustomExtensionUse()
+    rules = (CustomExtensionUse(), ReexportedCudaName())
     linked = {id(r) for r in repo_index.files_to_link(results, index)}
     out = []
     for result in results:
@@ -49,7 +50,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
                 continue
             ctx = PythonContext(result.path, text, tree, engine._kb(version))
             known = {(f.code, f.line, f.column) for f in result.findings}
-            extra = [f for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
+            extra = [f for rule in rules for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
             extra, suppressed = engine._line_suppressed(text, engine._dedupe(extra))
             if cache and key:
                 cache.put_link(key, digest, index_digest, extra, suppressed)

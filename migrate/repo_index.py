@@ -14,11 +14,11 @@ import ast
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))", re.M)
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
@@ -41,6 +41,8 @@ class Definition:
     path: str
     line: int
     cuda: bool  # built with CUDA (nvcc sources, a CUDA dispatch key): error, else warning
+    why: str = ""  # kind "export" (NPU510): the CUDA-specific API the name stands for
+    mode: str = ""  # kind "export": "alias", "function" or "device" (see migrate/reexports.py)
 
 
 def package_dirs(path: str, level: int) -> list[str]:
@@ -200,7 +202,25 @@ def wants_python_defs(text: str) -> bool:
 
 def encode(defs: list[Definition], refs: list[str]) -> tuple:
     """Facts as plain JSON-able tuples (they are cached with the file's findings)."""
-    return tuple(("def", d.kind, d.name, d.line, d.cuda) for d in defs) + tuple(("ref", r) for r in refs)
+    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind == "export" else ()) for d in defs) + \
+        tuple(("ref", r) for r in refs)
+
+
+def export_defs(ctx) -> list[Definition]:
+    """Module-level names of this file that stand for a CUDA-specific API (NPU510)."""
+    from migrate import reexports
+
+    return [Definition("export", e.name, ctx.path, e.line, e.error, e.why, e.mode) for e in reexports.module_exports(ctx)]
+
+
+def module_parts(path: str) -> list[str]:
+    """The dotted-name parts a file is importable as, innermost last (`pkg/__init__.py` -> pkg)."""
+    parts = [p for p in os.path.normpath(path).replace(os.sep, "/").split("/") if p and p not in (".", "..")]
+    if parts and parts[-1].endswith(".py"):
+        parts[-1] = parts[-1][:-3]
+        if parts[-1] == "__init__":
+            parts.pop()
+    return parts
 
 
 # ---- linking ---------------------------------------------------------------------------------------------
@@ -208,14 +228,30 @@ def encode(defs: list[Definition], refs: list[str]) -> tuple:
 class Index:
     modules: dict  # extension module name -> Definition
     namespaces: dict  # op namespace -> Definition (a CUDA one preferred)
+    exports: dict = field(default_factory=dict)  # exported name -> [Definition] (NPU510)
 
     def __bool__(self) -> bool:
-        return bool(self.modules or self.namespaces)
+        return bool(self.modules or self.namespaces or self.exports)
 
     def matches(self, ref: str) -> bool:
         if ref.startswith("ops:"):
             return ref[4:] in self.namespaces
-        return self.module_for(ref) is not None
+        return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref)
+
+    def export_for(self, dotted: str | None) -> Definition | None:
+        """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that
+        resolved to the innermost package only) refers to."""
+        if not dotted or "." not in dotted:
+            return None
+        module, name = dotted.rsplit(".", 1)
+        for definition in self.exports.get(name, ()):
+            if _suffix(module_parts(definition.path), module.split(".")):
+                return definition
+        return None
+
+    def _exporting_module(self, module: str) -> bool:
+        wanted = module.split(".")
+        return any(_suffix(module_parts(d.path), wanted) for ds in self.exports.values() for d in ds)
 
     def module_for(self, dotted: str) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of)."""
@@ -233,23 +269,32 @@ def digest(index: Index) -> str:
     import hashlib
 
     rows = sorted((d.kind, d.name, d.path, d.line, d.cuda) for table in (index.modules, index.namespaces) for d in table.values())
+    rows += sorted((d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode) for ds in index.exports.values() for d in ds)
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
 def build_index(results) -> Index:
     modules: dict[str, Definition] = {}
     namespaces: dict[str, Definition] = {}
+    exports: dict[str, list[Definition]] = {}
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
                 continue
-            _, kind, name, line, cuda = fact
+            kind, name, line, cuda = fact[1:5]
+            if kind == "export":
+                exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
+                continue
             definition = Definition(kind, name, result.path, line, bool(cuda))
             table = modules if kind == "module" else namespaces
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition
-    return Index(modules, namespaces)
+    return Index(modules, namespaces, exports)
+
+
+def _suffix(parts: list[str], wanted: list[str]) -> bool:
+    return bool(wanted) and len(parts) >= len(wanted) and parts[len(parts) - len(wanted):] == wanted
 
 
 def files_to_link(results, index: Index) -> list:

@@ -1,0 +1,173 @@
+"""Project names that stand for a CUDA-specific API (NPU510), recorded per file for the repository
+index (migrate/repo_index.py) in the same pass as the analysis.
+
+A module-level name is *exported as CUDA-specific* when it is
+- an import or assignment alias of a `torch.cuda` name or of a GPU-only package's name
+  (`from torch.cuda.amp import autocast as amp_ctx`, `Adam = apex.optimizers.FusedAdam`);
+- a function whose `return` value is built by such an API (`def amp_ctx(on): return
+  torch.cuda.amp.autocast(on)`, `return torch.autocast("cuda", ...)`; not `@triton.jit` helpers,
+  whose uses sit in kernels reported once at their decorator);
+- an alias of a third-party callable whose device argument defaults to CUDA (`from
+  ultralytics.utils.torch_utils import autocast as smart_amp_autocast`, yolov5): only calls that
+  leave the device out use CUDA.
+Other files that import the name use the CUDA API under another spelling; NPU510 reports each use
+with where the name is defined. Facts are derived from the file's own syntax, so the cached facts
+change exactly when the defining file changes (the link step's cache key includes them).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+# third-party callables whose device argument defaults to "cuda": qualified name ->
+# (positional index of the device argument, its keyword, source)
+CUDA_DEFAULT_DEVICE = {
+    "ultralytics.utils.torch_utils.autocast": (
+        1, "device",
+        "ultralytics/ultralytics ultralytics/utils/torch_utils.py: `def autocast(enabled: bool, device: str = \"cuda\")` "
+        "returns torch.amp.autocast(device, enabled=enabled)",
+    ),
+}
+
+# torch.cuda names that a function may return: objects and context managers whose users are CUDA-bound
+_RETURNED_TORCH_CUDA = ("torch.cuda.amp.", "torch.cuda.Stream", "torch.cuda.Event", "torch.cuda.graph",
+                        "torch.cuda.CUDAGraph", "torch.cuda.stream", "torch.cuda.device")
+_AUTOCAST = ("torch.autocast", "torch.amp.autocast")
+
+
+@dataclass(frozen=True)
+class Export:
+    name: str  # the module-level name other files import
+    line: int
+    error: bool  # severity of the use: error for GPU-only packages marked so, else warning
+    why: str  # what it stands for, e.g. "torch.cuda.amp.autocast"
+    mode: str  # "alias", "function" or "device" (a CUDA-default device argument)
+
+
+def _gpu_only(qual: str) -> tuple[str, bool] | None:
+    from migrate import knowledge
+
+    table = knowledge.third_party()
+    parts = qual.split(".")
+    for end in range(len(parts), 0, -1):
+        entry = table.get(".".join(parts[:end]))
+        if entry is not None:
+            if entry.status == "works" or entry.severity == "info":
+                return None
+            return entry.name, entry.severity == "error"
+    return None
+
+
+def alias_target(qual: str | None) -> tuple[str, bool, str] | None:
+    """(what, error, mode) when a name bound to `qual` stands for a CUDA-specific API."""
+    if not qual:
+        return None
+    if qual in CUDA_DEFAULT_DEVICE:
+        return qual, False, "device"
+    if qual.startswith("torch.cuda.") or qual == "torch.cuda":
+        return qual, False, "alias"
+    hit = _gpu_only(qual)
+    if hit is not None:
+        return qual, hit[1], "alias"
+    return None
+
+
+def _returned_target(ctx, value: ast.AST) -> tuple[str, bool] | None:
+    call = value
+    while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call) \
+            and ctx.qualname(call.func) is None:
+        call = call.func.value  # `make(...).cuda()` is not a returned API; `x(...).y()` reads the inner call
+    if not isinstance(call, ast.Call):
+        return None
+    qual = ctx.qualname(call.func)
+    if not qual:
+        return None
+    if qual.startswith(_RETURNED_TORCH_CUDA) or qual in _RETURNED_TORCH_CUDA:
+        return qual, False
+    if qual in _AUTOCAST:
+        device = call.args[0] if call.args else ctx.keyword(call, "device_type")
+        if isinstance(device, ast.Constant) and isinstance(device.value, str) and device.value.startswith("cuda"):
+            return f'{qual}("cuda")', False
+        return None
+    if qual in CUDA_DEFAULT_DEVICE:
+        index, keyword, _ = CUDA_DEFAULT_DEVICE[qual]
+        if len(call.args) <= index and ctx.keyword(call, keyword) is None:
+            return f"{qual} (device defaults to cuda)", False
+        return None
+    hit = _gpu_only(qual)
+    if hit is not None:
+        return qual, hit[1]
+    return None
+
+
+def triton_kernel(ctx, function) -> bool:
+    """`@triton.jit` (autotune, heuristics) functions: their uses are inside other kernels, reported
+    once at the kernel's decorator (NPU507)."""
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = ctx.qualname(target) or ""
+        if name == "triton" or name.startswith("triton."):
+            return True
+    return False
+
+
+def inside_triton_kernel(ctx, node) -> bool:
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and triton_kernel(ctx, parent):
+            return True
+        parent = ctx.parent(parent)
+    return False
+
+
+def _module_statements(body):
+    """Module-level statements, looking inside `if` / `try` / `with` blocks (guarded imports)."""
+    for statement in body:
+        if isinstance(statement, (ast.If, ast.Try, ast.With)) or type(statement).__name__ == "TryStar":
+            yield from _module_statements(statement.body)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _module_statements(handler.body)
+            yield from _module_statements(getattr(statement, "orelse", ()))
+            yield from _module_statements(getattr(statement, "finalbody", ()))
+        else:
+            yield statement
+
+
+def _returns(function):
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def module_exports(ctx) -> list[Export]:
+    out: list[Export] = []
+    for statement in _module_statements(ctx.tree.body):
+        if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+            for alias in statement.names:
+                hit = alias_target(f"{statement.module}.{alias.name}")
+                if hit is not None and alias.name != "*":
+                    out.append(Export(alias.asname or alias.name, getattr(alias, "lineno", statement.lineno), hit[1], hit[0], hit[2]))
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, (ast.Name, ast.Attribute)):
+            hit = alias_target(ctx.qualname(statement.value))
+            if hit is not None:
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):
+                        out.append(Export(target.id, statement.lineno, hit[1], hit[0], hit[2]))
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not triton_kernel(ctx, statement):
+            for ret in _returns(statement):
+                hit = _returned_target(ctx, ret.value)
+                if hit is not None:
+                    out.append(Export(statement.name, statement.lineno, hit[1], hit[0], "function"))
+                    break
+    return out
+
+
+def wants_exports(text: str) -> bool:
+    """Cheap pre-filter: a file can export a CUDA-specific name only if it mentions one."""
+    return "cuda" in text or "import" in text

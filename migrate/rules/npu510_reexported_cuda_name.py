@@ -1,0 +1,116 @@
+import ast
+
+from migrate import repo_index
+from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
+from migrate.rules._text import is_prose
+from migrate.reexports import inside_triton_kernel
+from migrate.rules.base import Invalid, Rule
+
+
+class ReexportedCudaName(Rule):
+    """Uses of a project name that stands for a CUDA-specific API defined in another module of the
+    repository: an import or assignment alias of a `torch.cuda` or GPU-only package name
+    (`utils.py: from torch.cuda.amp import autocast as amp_ctx`), a function that returns such an
+    object (`def amp_ctx(on): return torch.cuda.amp.autocast(on)`), or an alias of a third-party
+    callable whose device argument defaults to CUDA (yolov5's `from ultralytics.utils.torch_utils
+    import autocast as smart_amp_autocast`: only calls without `device=` are reported). Other files
+    call the CUDA API under the project's name, so the per-file rules do not see it; each use is
+    reported with where the name is defined. Fix the definition (or pass the NPU device) and the
+    uses follow. The names are recorded per file in the same pass as the analysis
+    (migrate/reexports.py) and linked by the repository index. In its own file a wrapper is not
+    reported at its uses (the per-file rules report its body); a single file reports direct calls
+    of a CUDA-default callable that leave the device out. `@triton.jit` helpers and uses inside
+    Triton kernels are left to NPU507."""
+
+    CODE = "NPU510"
+    NAME = "reexported-cuda-name"
+    CATEGORY = Category.THIRD_PARTY
+    SEVERITY = Severity.WARNING
+    MESSAGE = "uses a project name that stands for a CUDA-specific API"
+    TRIGGERS = ("import",)
+    VALID = [
+        "import torch\ndef amp_ctx(on):\n    return torch.autocast('npu', enabled=on)\nwith amp_ctx(True): pass",
+        "import torch\ndef free():\n    return torch.cuda.memory_allocated()\nprint(free())",  # a number, not a CUDA object
+        "import torch\ndef amp_ctx(on):\n    return torch.cuda.amp.autocast(on)\nwith amp_ctx(True): pass",  # same file: NPU401 at the body
+        "from ultralytics.utils.torch_utils import autocast as amp\ndef ctx(on):\n    return amp(on, device='npu')\nwith ctx(True): pass",
+        "from ultralytics.utils.torch_utils import autocast\nwith autocast(True, 'npu'): pass",
+        "def autocast(on, device='cuda'): pass\nwith autocast(True): pass",  # not the third-party one
+    ]
+    INVALID = [
+        Invalid("from ultralytics.utils.torch_utils import autocast\nwith autocast(amp):\n    pass\n", count=1),
+        Invalid(
+            "from ultralytics.utils.torch_utils import autocast\ndef smart_amp(on):\n    return autocast(on)\n"
+            "def train(amp):\n    with smart_amp(amp):\n        pass\n",
+            count=1,
+        ),
+        Invalid("import ultralytics.utils.torch_utils as tu\nwith tu.autocast(enabled=True):\n    pass\n", count=1),
+    ]
+
+    def check(self, ctx):
+        """Direct calls of a third-party callable whose device argument defaults to CUDA (in the
+        file that imports it; other files' uses of a project alias of it come from `uses`)."""
+        from migrate.reexports import CUDA_DEFAULT_DEVICE
+
+        for call in ctx.nodes.get(ast.Call, ()):
+            name = ctx.qualname(call.func)
+            if name in CUDA_DEFAULT_DEVICE and not shadowed(ctx, call.func):
+                definition = repo_index.Definition("export", name.rsplit(".", 1)[1], "", 0, False, name, "device")
+                yield from self._report(ctx, call.func, definition)
+
+    def uses(self, ctx, index: "repo_index.Index"):
+        """Findings for every use in `ctx` of a CUDA-specific name another file of the scan exports."""
+        bound = False
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if not statement.level:
+                continue
+            base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
+            for alias in statement.names:
+                full = f"{base}.{alias.name}" if base else alias.name
+                if index.export_for(full) is not None:
+                    ctx.imports[alias.asname or alias.name] = full
+                    bound = True
+        if bound:
+            ctx.__dict__.pop("_npu_chain_tops", None)
+            ctx._qualname_cache.clear()
+        for node, qual in chain_tops(ctx):
+            definition = None
+            parts = qual.split(".")
+            for end in range(len(parts), 1, -1):
+                definition = index.export_for(".".join(parts[:end]))
+                if definition is not None:
+                    break
+            if definition is None or definition.path == ctx.path:
+                continue
+            if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node) \
+                    or shadowed(ctx, node) or inside_triton_kernel(ctx, node):
+                continue
+            yield from self._report(ctx, node, definition)
+
+    def _report(self, ctx, node, definition):
+        if definition is None:
+            return
+        target = report_node(ctx, node)
+        if definition.mode == "device":
+            from migrate.reexports import CUDA_DEFAULT_DEVICE
+
+            index, keyword, _ = CUDA_DEFAULT_DEVICE[definition.why]
+            if not isinstance(target, ast.Call) or len(target.args) > index or ctx.keyword(target, keyword) is not None:
+                return  # passes the device itself, or is not called here
+            what = f"an alias of `{definition.why}`, whose `{keyword}` defaults to \"cuda\": pass {keyword}=\"npu\""
+        elif definition.mode == "function":
+            what = f"a function returning `{definition.why}`: make it return the NPU counterpart"
+        else:
+            what = f"an alias of the CUDA-specific `{definition.why}`: point it at the NPU counterpart"
+        where = f" (defined at {definition.path}:{definition.line})" if definition.path else ""
+        message = f"`{definition.name}`{where} is {what}"
+        yield self.finding(ctx, target, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING)
+
+
+def _inside_own_definition(ctx, node) -> bool:
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.name == node.id:
+            return True
+        parent = ctx.parent(parent)
+    return False

@@ -1,0 +1,159 @@
+"""Issue 11: project names that stand for a CUDA-specific API, used in other files (NPU510).
+
+The repositories are small trees written here in the shapes seen in real code (yolov5's
+`utils/torch_utils.py` re-exporting ultralytics' `autocast`, whose device defaults to "cuda").
+Expected lines are the call sites written below, not values read back from the tool.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate import io
+from migrate.engine import scan
+from migrate.reexports import CUDA_DEFAULT_DEVICE
+
+NEWEST = "2.14.0"
+
+
+def _uses(result):
+    return sorted(("/".join(Path(f.path).parts[-2:]), f.line) for f in result.findings if f.code == "NPU510")
+
+
+def _yolo(tmp_path):
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "torch_utils.py").write_text(
+        "import torch\n"
+        "from ultralytics.utils.torch_utils import (  # noqa: F401\n"
+        "    autocast as smart_amp_autocast,\n"
+        ")\n"
+        "def smart_inference_mode():\n"
+        "    return torch.no_grad()\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "from utils.torch_utils import (\n"
+        "    smart_inference_mode,\n"
+        "    smart_amp_autocast,\n"
+        ")\n"
+        "def train(model, x, amp):\n"
+        "    with smart_amp_autocast(amp):\n"  # line 6: device left out -> cuda
+        "        y = model(x)\n"
+        "    with smart_amp_autocast(amp, device='npu'):\n"  # passes the device: fine
+        "        y = model(x)\n"
+        "    with smart_inference_mode():\n"
+        "        y = model(x)\n"
+        "    return y\n"
+    )
+    (tmp_path / "utils" / "segment").mkdir()
+    (tmp_path / "utils" / "segment" / "loss.py").write_text(
+        "from ..torch_utils import smart_amp_autocast\n"
+        "def f(on):\n"
+        "    with smart_amp_autocast(on):\n"  # line 3, relative import
+        "        pass\n"
+    )
+
+
+def test_reexport_of_a_cuda_default_callable_is_found_at_calls_without_a_device(tmp_path):
+    _yolo(tmp_path)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert sorted(_uses(result)) == sorted([("segment/loss.py", 3), (f"{tmp_path.name}/train.py", 6)])
+    message = next(f.message for f in result.findings if f.code == "NPU510")
+    assert "torch_utils.py:3" in message and "device" in message
+
+
+def test_the_table_of_cuda_default_callables_cites_a_source():
+    for name, (index, keyword, source) in CUDA_DEFAULT_DEVICE.items():
+        assert index >= 0 and keyword and name.split(".")[0] in source
+
+
+def _functions(tmp_path, body="    return torch.cuda.amp.autocast(enabled=on)\n"):
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "amp.py").write_text("import torch\ndef amp_ctx(on):\n" + body)
+    (tmp_path / "other").mkdir(exist_ok=True)
+    (tmp_path / "other" / "amp.py").write_text("import torch\ndef amp_ctx(on):\n    return torch.autocast('npu', enabled=on)\n")
+    (tmp_path / "main.py").write_text(
+        "import lib.amp as la\n"
+        "from lib.amp import amp_ctx\n"
+        "from other.amp import amp_ctx as fine_ctx\n"
+        "with amp_ctx(True):\n"  # line 4
+        "    pass\n"
+        "with la.amp_ctx(False):\n"  # line 6, through the module alias
+        "    pass\n"
+        "with fine_ctx(True):\n"  # same name in another module: not CUDA
+        "    pass\n"
+    )
+
+
+def test_a_function_returning_a_cuda_object_is_reported_where_other_files_use_it(tmp_path):
+    _functions(tmp_path)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for path, line in _uses(result) if path.endswith("main.py")] == [4, 6]
+
+
+def test_changing_the_defining_file_changes_the_finding_in_the_unchanged_user(tmp_path):
+    _functions(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    first = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert [line for path, line in _uses(first) if path.endswith("main.py")] == [4, 6]
+    # only lib/amp.py changes: main.py is a cache hit, yet its cross-file findings go away
+    (tmp_path / "lib" / "amp.py").write_text("import torch\ndef amp_ctx(on):\n    return torch.autocast('npu', enabled=on)\n")
+    second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert second.cached_files >= 2
+    assert _uses(second) == []
+    # and back: the finding returns, still without main.py changing
+    (tmp_path / "lib" / "amp.py").write_text("import torch\ndef amp_ctx(on):\n    return torch.cuda.amp.autocast(enabled=on)\n")
+    third = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert [line for path, line in _uses(third) if path.endswith("main.py")] == [4, 6]
+
+
+def test_warm_run_does_not_parse_again(tmp_path, monkeypatch):
+    _functions(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    first = _uses(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST))
+
+    def must_not_parse(text):
+        raise AssertionError("parsed again although nothing changed")
+
+    monkeypatch.setattr(io, "parse_python", must_not_parse)
+    assert _uses(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)) == first
+
+
+def test_alias_of_a_gpu_only_package_is_an_error_at_each_use(tmp_path):
+    (tmp_path / "kernels.py").write_text("from flash_attn import flash_attn_func as attention\n")
+    (tmp_path / "model.py").write_text(
+        "from kernels import attention\n"
+        "def forward(q, k, v):\n"
+        "    return attention(q, k, v)\n"  # line 3
+        "def other(attention):\n"
+        "    return attention(1)\n"  # a parameter, not the import
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    found = [(Path(f.path).name, f.line, str(f.severity)) for f in result.findings if f.code == "NPU510"]
+    assert found == [("model.py", 3, "error")]
+
+
+def test_names_that_are_not_cuda_specific_are_not_exported(tmp_path):
+    (tmp_path / "helpers.py").write_text(
+        "import torch\n"
+        "def mem():\n    return torch.cuda.memory_allocated()\n"  # a number
+        "def ctx(on):\n    return torch.autocast('cpu', enabled=on)\n"
+        "from torch.nn import functional as F\n"
+    )
+    (tmp_path / "use.py").write_text("from helpers import mem, ctx, F\nprint(mem())\nwith ctx(True):\n    F.relu(1)\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _uses(result) == []
+
+
+def test_triton_helpers_and_uses_inside_kernels_are_left_to_npu507(tmp_path):
+    # flash-linear-attention: `fla/ops/utils/op.py` defines `@triton.jit def exp(x): return tl.exp(...)`
+    (tmp_path / "op.py").write_text(
+        "import triton\nimport triton.language as tl\nfrom flash_attn import flash_attn_func as fa\n"
+        "@triton.jit\ndef exp(x):\n    return tl.exp(x)\n"
+    )
+    (tmp_path / "kernel.py").write_text(
+        "import triton\nfrom op import exp, fa\n"
+        "@triton.jit\ndef k(x):\n    y = exp(x)\n    z = fa(x)\n"  # inside a kernel: NPU507 reports the kernel once
+        "def host(q):\n    return fa(q, q, q)\n"  # line 7, on the host: a use
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for path, line in _uses(result) if path.endswith("kernel.py")] == [7]
