@@ -153,7 +153,7 @@ def test_triton_helpers_and_uses_inside_kernels_are_left_to_npu507(tmp_path):
     (tmp_path / "kernel.py").write_text(
         "import triton\nfrom op import exp, fa\n"
         "@triton.jit\ndef k(x):\n    y = exp(x)\n    z = fa(x)\n"  # inside a kernel: NPU507 reports the kernel once
-        "def host(q):\n    return fa(q, q, q)\n"  # line 7, on the host: a use
+        "def host(q):\n    return fa(q, q, q)\n"  # line 8, on the host: a use
     )
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert [line for path, line in _uses(result) if path.endswith("kernel.py")] == [7]
+    assert [line for path, line in _uses(result) if path.endswith("kernel.py")] == [8]
