@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import io, linking, repo_index, suppress, walk
+from migrate import io, linking, own_package, repo_index, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
@@ -420,6 +420,7 @@ def scan(
             key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
             cache.put(key, digest, result, stat_keys.get(key))
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests)
+    results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     if cache:
         cache.save()
     results = [displayable(_filter(r, config)) for r in results]

@@ -4,7 +4,7 @@ same scan define (NPU508) and of project names standing for a CUDA API (NPU510),
 
 from __future__ import annotations
 
-from migrate import io, repo_index
+from migrate import io, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
 from migrate.findings import FileResult
 
@@ -15,6 +15,13 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     migrate/repo_index.py). Only files whose facts reference a defined name are looked at; their
     linked findings are cached under (file content, whole index) so neither change goes unseen."""
     index = repo_index.build_index(results)
+    own = own_package.own_packages([r.path for r in results]) if index.exports else {}
+    for name, definitions in list(index.exports.items()):  # a package's own modules do not export it
+        kept = [d for d in definitions if d.why.split(".", 1)[0] not in own.get(d.path, ())]
+        if kept:
+            index.exports[name] = kept
+        else:
+            del index.exports[name]
     if not index:
         return results
     index_digest = repo_index.digest(index)

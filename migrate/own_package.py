@@ -1,0 +1,75 @@
+"""A package's own files are not users of it (NPU501 / NPU507 / NPU510).
+
+Scanning Liger-Kernel's repository itself, `src/liger_kernel/ops/swiglu.py` imports
+`liger_kernel.ops.utils`: that is the package's own code, not training code that depends on a
+GPU-first package. A file is inside package R when one of its ancestor directories is named R and
+holds an `__init__.py` *that is part of the same scan*. Decided after the per-file pass from the
+list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
+at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
+is the checkout, not the package (`apex/apex/__init__.py` is).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from migrate.findings import FileResult
+
+CODES = ("NPU501", "NPU507", "NPU510")
+_FIRST_NAME = re.compile(r"`([A-Za-z_][\w.]*)")
+
+
+def _roots() -> frozenset[str]:
+    from migrate import knowledge
+
+    return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
+
+
+def own_packages(paths) -> dict[str, frozenset[str]]:
+    """path -> names of the third-party packages (knowledge roots) the file is part of."""
+    roots = _roots()
+    package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
+    out: dict[str, frozenset[str]] = {}
+    if not package_dirs:
+        return out
+    for path in paths:
+        names = set()
+        current = os.path.dirname(os.path.normpath(path))
+        while current and current in package_dirs:
+            if os.path.basename(current) in roots:
+                names.add(os.path.basename(current))
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        if names:
+            out[path] = frozenset(names)
+    return out
+
+
+def used_root(message: str) -> str | None:
+    """The package a NPU501 / NPU507 / NPU510 message is about: the first dotted name it quotes
+    (`liger_kernel.ops.utils` ...; NPU507 after its `package: ` prefix; NPU510 the API it stands for)."""
+    if " is an alias of " in message or " returning `" in message:
+        message = message.split(" is ", 1)[1]
+    match = _FIRST_NAME.search(message)
+    return match.group(1).split(".", 1)[0] if match else None
+
+
+def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
+    own = own_packages([r.path for r in results])
+    if not own:
+        return results
+    out = []
+    for result in results:
+        names = own.get(result.path)
+        if not names:
+            out.append(result)
+            continue
+        kept = tuple(f for f in result.findings if not (f.code in CODES and used_root(f.message) in names))
+        if len(kept) == len(result.findings):
+            out.append(result)
+        else:
+            out.append(FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
+    return out

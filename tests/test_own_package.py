@@ -1,0 +1,81 @@
+"""Issue 11: a package's own files are not users of it (Liger-Kernel's repository scanned itself),
+and Liger-Kernel's Ascend backend in the knowledge.
+
+Trees are written here in the layout of linkedin/Liger-Kernel and NVIDIA/apex checkouts.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate import knowledge
+from migrate.engine import scan
+
+NEWEST = "2.14.0"
+
+
+def _liger(tmp_path):
+    pkg = tmp_path / "src" / "liger_kernel"
+    (pkg / "ops").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "ops" / "__init__.py").write_text("")
+    (pkg / "ops" / "utils.py").write_text("import triton\ndef ensure_contiguous(fn):\n    return fn\n")
+    (pkg / "ops" / "swiglu.py").write_text(
+        "import triton\nfrom liger_kernel.ops.utils import ensure_contiguous\n"
+        "@ensure_contiguous\ndef forward(a, b):\n    return a * b\n"
+    )
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "train.py").write_text(
+        "from liger_kernel.transformers import apply_liger_kernel_to_llama\napply_liger_kernel_to_llama()\n"
+    )
+
+
+def _about(result, name, package):
+    return sorted((f.code, f.line) for f in result.findings
+                  if Path(f.path).name == name and f.code in ("NPU501", "NPU507") and package in f.message)
+
+
+def test_the_package_own_files_do_not_use_it_but_its_users_do(tmp_path):
+    _liger(tmp_path)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "swiglu.py", "liger_kernel") == []
+    assert _about(result, "swiglu.py", "triton") != []  # its Triton use is still reported
+    # a package that runs on an NPU in part: its import is noted once, uses are not (as DeepSpeed)
+    assert _about(result, "train.py", "liger_kernel") == [("NPU501", 1)]
+
+
+def test_removing_the_package_marker_is_seen_on_a_warm_run(tmp_path):
+    _liger(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    assert _about(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST), "swiglu.py", "liger_kernel") == []
+    (tmp_path / "src" / "liger_kernel" / "__init__.py").unlink()  # swiglu.py itself is unchanged (a cache hit)
+    second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert second.cached_files >= 1
+    assert ("NPU501", 2) in _about(second, "swiglu.py", "liger_kernel")
+
+
+def test_a_checkout_named_like_the_package_is_not_the_package(tmp_path):
+    # NVIDIA/apex: the checkout apex/ holds the package apex/apex/ and the users apex/examples/
+    (tmp_path / "apex" / "apex").mkdir(parents=True)
+    (tmp_path / "apex" / "apex" / "__init__.py").write_text("from apex import amp\n")
+    (tmp_path / "apex" / "examples").mkdir()
+    (tmp_path / "apex" / "examples" / "main.py").write_text("import apex\nfrom apex.optimizers import FusedAdam\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for code, line in _about(result, "main.py", "apex") if code == "NPU501"] == [1, 2]
+    assert _about(result, "__init__.py", "apex") == []
+
+
+def test_liger_kernel_runs_in_part_and_its_cuda_dsls_do_not():
+    table = knowledge.third_party()
+    assert table["liger_kernel"].status == "partial" and "_ascend" in table["liger_kernel"].source
+    for dsl in ("cutile", "cute", "cutedsl"):
+        assert table[f"liger_kernel.ops.{dsl}"].severity == "error"
+
+
+def test_liger_cuda_dsl_is_an_error_and_an_ascend_covered_op_a_warning(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from liger_kernel.ops.cutile import ops as cu\nfrom liger_kernel.ops.rms_norm import LigerRMSNormFunction\n"
+        "y = LigerRMSNormFunction.apply(x, w)\nz = cu.rms_norm(y)\n"
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    got = sorted((f.code, f.line, str(f.severity)) for f in result.findings if f.code in ("NPU501", "NPU507"))
+    assert got == [("NPU501", 1, "error"), ("NPU501", 2, "warning"), ("NPU507", 4, "error")]
