@@ -3,7 +3,8 @@
 Scanning Liger-Kernel's repository itself, `src/liger_kernel/ops/swiglu.py` imports
 `liger_kernel.ops.utils`: that is the package's own code, not training code that depends on a
 GPU-first package. A file is inside package R when one of its ancestor directories is named R and
-holds an `__init__.py` *that is part of the same scan*. Decided after the per-file pass from the
+holds an `__init__.py` *that is part of the same scan*, or sits directly under a `src/` directory
+(the src layout, `src/liger_kernel/`, when only some files are scanned). Decided after the per-file pass from the
 list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
 is the checkout, not the package (`apex/apex/__init__.py` is).
@@ -31,13 +32,11 @@ def own_packages(paths) -> dict[str, frozenset[str]]:
     roots = _roots()
     package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
     out: dict[str, frozenset[str]] = {}
-    if not package_dirs:
-        return out
     for path in paths:
         names = set()
         current = os.path.dirname(os.path.normpath(path))
-        while current and current in package_dirs:
-            if os.path.basename(current) in roots:
+        while current:
+            if os.path.basename(current) in roots and (current in package_dirs or _src_layout(current)):
                 names.add(os.path.basename(current))
             parent = os.path.dirname(current)
             if parent == current:
@@ -46,6 +45,11 @@ def own_packages(paths) -> dict[str, frozenset[str]]:
         if names:
             out[path] = frozenset(names)
     return out
+
+
+def _src_layout(directory: str) -> bool:
+    """`<checkout>/src/<package>/`: the src layout names the package directory itself."""
+    return os.path.basename(os.path.dirname(directory)) == "src"
 
 
 def used_root(message: str) -> str | None:

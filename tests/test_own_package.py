@@ -13,8 +13,8 @@ from migrate.engine import scan
 NEWEST = "2.14.0"
 
 
-def _liger(tmp_path):
-    pkg = tmp_path / "src" / "liger_kernel"
+def _liger(tmp_path, top="src"):
+    pkg = tmp_path / top / "liger_kernel"
     (pkg / "ops").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "ops" / "__init__.py").write_text("")
@@ -44,10 +44,10 @@ def test_the_package_own_files_do_not_use_it_but_its_users_do(tmp_path):
 
 
 def test_removing_the_package_marker_is_seen_on_a_warm_run(tmp_path):
-    _liger(tmp_path)
+    _liger(tmp_path, top="flat")  # a flat layout: only the __init__.py says it is the package
     cache = tmp_path.parent / (tmp_path.name + "-cache")
     assert _about(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST), "swiglu.py", "liger_kernel") == []
-    (tmp_path / "src" / "liger_kernel" / "__init__.py").unlink()  # swiglu.py itself is unchanged (a cache hit)
+    (tmp_path / "flat" / "liger_kernel" / "__init__.py").unlink()  # swiglu.py itself is unchanged (a cache hit)
     second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
     assert second.cached_files >= 1
     assert ("NPU501", 2) in _about(second, "swiglu.py", "liger_kernel")
@@ -79,3 +79,14 @@ def test_liger_cuda_dsl_is_an_error_and_an_ascend_covered_op_a_warning(tmp_path)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     got = sorted((f.code, f.line, str(f.severity)) for f in result.findings if f.code in ("NPU501", "NPU507"))
     assert got == [("NPU501", 1, "error"), ("NPU501", 2, "warning"), ("NPU507", 4, "error")]
+
+
+def test_a_src_layout_names_the_package_even_when_only_one_file_is_scanned(tmp_path):
+    ops = tmp_path / "src" / "liger_kernel" / "ops"
+    ops.mkdir(parents=True)
+    (ops / "swiglu.py").write_text("import triton\nfrom liger_kernel.ops.utils import ensure_contiguous\n")
+    (tmp_path / "lib" / "liger_kernel").mkdir(parents=True)  # not a src layout, no __init__.py: a user
+    (tmp_path / "lib" / "liger_kernel" / "use.py").write_text("from liger_kernel.ops.utils import ensure_contiguous\n")
+    result = scan([str(ops / "swiglu.py"), str(tmp_path / "lib")], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "swiglu.py", "liger_kernel") == []
+    assert _about(result, "use.py", "liger_kernel") == [("NPU501", 1)]
