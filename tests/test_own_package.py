@@ -90,3 +90,42 @@ def test_a_src_layout_names_the_package_even_when_only_one_file_is_scanned(tmp_p
     result = scan([str(ops / "swiglu.py"), str(tmp_path / "lib")], use_cache=False, torch_npu_version=NEWEST)
     assert _about(result, "swiglu.py", "liger_kernel") == []
     assert _about(result, "use.py", "liger_kernel") == [("NPU501", 1)]
+
+
+# ---- code that already handles the NPU beside CUDA (timm @ aa4b585) -------------------------------------
+def _codes(tmp_path, text):
+    (tmp_path / "t.py").write_text(text)
+    result = scan([str(tmp_path / "t.py")], use_cache=False, torch_npu_version=NEWEST)
+    return sorted((f.line, f.code) for f in result.findings)
+
+
+def test_a_cuda_branch_beside_an_npu_branch_is_not_reported(tmp_path):
+    text = (
+        "import torch\n"
+        "def sync(device):\n"
+        "    if device.type == 'cuda':\n"
+        "        torch.cuda.synchronize()\n"
+        "    elif device.type == 'npu':\n"
+        "        torch.npu.synchronize()\n"
+        "def check(device_type):\n"
+        "    if device_type == 'cuda':\n"
+        "        assert torch.cuda.is_available()\n"
+        "    if device_type == 'npu':\n"
+        "        assert torch.npu.is_available()\n"
+        "BACKENDS = {'cuda': 'nccl', 'npu': 'hccl'}\n"
+    )
+    assert [(line, code) for line, code in _codes(tmp_path, text) if line > 1] == []
+
+
+def test_a_cuda_branch_without_an_npu_sibling_is_still_reported(tmp_path):
+    text = (
+        "import torch\n"
+        "def sync(device):\n"
+        "    if device.type == 'cuda':\n"
+        "        torch.cuda.synchronize()\n"  # line 4
+        "    elif device.type == 'xpu':\n"
+        "        torch.xpu.synchronize()\n"
+        "BACKENDS = {'cuda': 'nccl', 'xpu': 'ccl'}\n"
+    )
+    lines = {line for line, _ in _codes(tmp_path, text)}
+    assert 3 in lines and 4 in lines

@@ -53,6 +53,7 @@ class CudaDeviceString(Rule):
     `torch.device` / `torch.set_default_device` / `torch.cuda.device`, `.to(...)`, any `device=` /
     `map_location=` keyword (a dict's values too), variables and attributes named like a device
     (`device`, `dev`, `*_device`) or later used as one, parameter defaults, `{"device": ...}` entries,
+    the default of `getattr(obj, "device", "cuda")`,
     argparse `--device` defaults and choices, and both branches of
     `"cuda" if torch.cuda.is_available() else "cpu"`. Docstrings, comments, messages, help texts and
     comparisons (NPU201) are left alone, as are "cpu" and "mps". The rewrite changes only `cuda`
@@ -119,6 +120,11 @@ class CudaDeviceString(Rule):
             'p.add_argument("--gpu", default="cuda")\nargs = p.parse_args()\nm.to(args.gpu)',
             expected='p.add_argument("--gpu", default="npu")\nargs = p.parse_args()\nm.to(args.gpu)',
         ),
+        Invalid(
+            'init(device=getattr(args, "device", "cuda"))\nd = getattr(args, "device", "cuda")',
+            expected='init(device=getattr(args, "device", "npu"))\nd = getattr(args, "device", "npu")',
+            count=2,
+        ),
     ]
 
     def check(self, ctx):
@@ -146,6 +152,9 @@ class CudaDeviceString(Rule):
                 device_position(ctx.keyword(call, "type"))
             if name == "torch.load" and len(call.args) > 1:
                 device_position(call.args[1])
+            if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) == 3 and \
+                    device_like_name(ctx.string_value(call.args[1])):
+                add(call.args[2])  # getattr(args, "device", "cuda"): the default device (timm)
             if isinstance(func, ast.Attribute) and func.attr == "to" and call.args:
                 device_position(call.args[0])
             if isinstance(func, ast.Attribute) and func.attr in _PARSE_METHODS and call.args and _parses_device(ctx, func.value):

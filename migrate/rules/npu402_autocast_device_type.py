@@ -40,9 +40,15 @@ class AutocastDeviceType(Rule):
         'import torch\nwith torch.autocast(device_type="cpu", dtype=torch.bfloat16): pass',
         'import torch\nwith torch.autocast(device_type=x.device.type): pass',  # not a literal
         'autocast("cuda")',  # not imported from torch
+        'from contextlib import nullcontext\nscope = nullcontext if a else nullcontext\nwith scope("cuda"): pass',
     ]
     INVALID = [
         Invalid('import torch\nwith torch.autocast("cuda"): pass', expected='import torch\nwith torch.autocast("npu"): pass', count=1),
+        Invalid(
+            'from torch import autocast\nscope = autocast if amp else nullcontext\nwith scope("cuda"): pass',
+            expected='from torch import autocast\nscope = autocast if amp else nullcontext\nwith scope("npu"): pass',
+            count=1,
+        ),
         Invalid(
             "import torch\nwith torch.amp.autocast(device_type='cuda', dtype=torch.float16): pass",
             expected="import torch\nwith torch.amp.autocast(device_type='npu', dtype=torch.float16): pass",
@@ -62,8 +68,11 @@ class AutocastDeviceType(Rule):
     ]
 
     def check(self, ctx):
+        aliases = _conditional_aliases(ctx)
         for call in ctx.nodes.get(ast.Call, ()):
             spec = _DEVICE_TYPE_ARGS.get(ctx.qualname(call.func))
+            if spec is None and isinstance(call.func, ast.Name):
+                spec = aliases.get(call.func.id)
             if spec is None:
                 continue
             index, keyword = spec
@@ -77,3 +86,20 @@ class AutocastDeviceType(Rule):
                 for literal in cuda_device_literals(value):
                     edit, new_text = literal_to_npu(ctx, literal)
                     yield self.finding(ctx, literal, edits=[edit] if edit else [], replacement=new_text)
+
+
+def _conditional_aliases(ctx) -> dict:
+    """Names bound to autocast by assignment, also in one branch of a conditional expression:
+    `precision_scope = autocast if opt.precision == "autocast" else nullcontext` ...
+    `with precision_scope("cuda"):` (CompVis stable-diffusion's scripts/txt2img.py)."""
+    out: dict = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+            continue
+        value = statement.value
+        branches = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+        for branch in branches:
+            spec = _DEVICE_TYPE_ARGS.get(ctx.qualname(branch)) if isinstance(branch, (ast.Name, ast.Attribute)) else None
+            if spec is not None and spec[0] == 0:  # autocast-like: the device type is the first argument
+                out[statement.targets[0].id] = spec
+    return out

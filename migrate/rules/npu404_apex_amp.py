@@ -9,7 +9,8 @@ class ApexAmp(Rule):
     Move to native mixed precision: `torch.amp.autocast("npu")` plus torch_npu's GradScaler, or use
     Huawei's Ascend port of apex. Every use under any alias is reported (the apex import itself is
     NPU501); there is no mechanical rewrite because `amp.initialize` also changes the model and
-    optimizer and `scale_loss` is a context manager."""
+    optimizer and `scale_loss` is a context manager. Probes of the module's dunders
+    (`'state_dict' in amp.__dict__`) are not uses."""
 
     CODE = "NPU404"
     NAME = "apex-amp"
@@ -22,6 +23,7 @@ class ApexAmp(Rule):
         "from apex.optimizers import FusedAdam\nopt = FusedAdam(params)",  # not amp (NPU501)
         "import amp\namp.initialize(model)",  # some other amp
         "# from apex import amp\n# amp.initialize(model, opt)",
+        "from apex import amp\nif 'state_dict' in amp.__dict__:\n    pass",  # a probe
     ]
     INVALID = [
         Invalid("from apex import amp\nmodel, opt = amp.initialize(model, opt, opt_level='O1')", count=1),
@@ -42,5 +44,7 @@ class ApexAmp(Rule):
 
     def check(self, ctx):
         message = self._message(ctx.kb)
-        for node, _ in uses(ctx, "apex.amp"):
+        for node, qual in uses(ctx, "apex.amp"):
+            if qual.rsplit(".", 1)[-1].startswith("__"):
+                continue  # `'state_dict' in amp.__dict__` asks what the module has, uses nothing (timm)
             yield self.finding(ctx, node, message)

@@ -1,0 +1,101 @@
+"""Code that already handles the NPU next to its CUDA branch is not a construct to port.
+
+timm's `train.py`: `if device.type == 'cuda': torch.cuda.synchronize() elif device.type == 'npu':
+torch.npu.synchronize()`; its `distributed.py`: `{"cuda": "nccl", "npu": "hccl"}` and
+`if device_type == 'cuda': assert torch.cuda.is_available()` followed by the same `if` for 'npu'.
+The CUDA branch of such a dispatch needs no change, so device findings inside it are dropped:
+
+- an `if` / `elif` chain, or the `if` statements of one block, where one test names CUDA ("cuda",
+  "cuda:N", `torch.cuda...`) and another names the NPU ("npu", `torch.npu...`, `torch_npu...`):
+  the CUDA branches' test and body;
+- a dict literal with both a "cuda" and an "npu" key: its "cuda" entries.
+
+Per file, from its own syntax tree (so cached results stay correct). Only device-identity codes
+are dropped; a GPU-only import inside such a branch is still reported.
+"""
+
+from __future__ import annotations
+
+import ast
+
+CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
+                   "NPU401", "NPU402", "NPU403"})
+
+
+def _names(test: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.lower()
+            if text == "cuda" or text.startswith("cuda:"):
+                found.add("cuda")
+            elif text == "npu" or text.startswith("npu:"):
+                found.add("npu")
+        elif isinstance(node, ast.Attribute):
+            chain = []
+            current: ast.AST = node
+            while isinstance(current, ast.Attribute):
+                chain.append(current.attr)
+                current = current.value
+            if isinstance(current, ast.Name):
+                chain.append(current.id)
+                dotted = ".".join(reversed(chain))
+                if dotted.startswith("torch.cuda"):
+                    found.add("cuda")
+                elif dotted.startswith(("torch.npu", "torch_npu")):
+                    found.add("npu")
+        elif isinstance(node, ast.Name) and node.id == "torch_npu":
+            found.add("npu")
+    return found
+
+
+def _chain(statement: ast.If) -> list[tuple[ast.AST, list]]:
+    """(test, body) of each branch of an if / elif chain."""
+    out = []
+    current: ast.AST | None = statement
+    while isinstance(current, ast.If):
+        out.append((current.test, current.body))
+        orelse = current.orelse
+        current = orelse[0] if len(orelse) == 1 and isinstance(orelse[0], ast.If) else None
+    return out
+
+
+def _span(test: ast.AST, body: list) -> range:
+    end = max(getattr(node, "end_lineno", None) or node.lineno for node in body) if body else test.lineno
+    return range(test.lineno, end + 1)
+
+
+def aware_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        block = getattr(node, "body", None)
+        blocks = [block] if isinstance(block, list) else []
+        blocks += [b for b in (getattr(node, "orelse", None), getattr(node, "finalbody", None)) if isinstance(b, list)]
+        for statements in blocks:
+            branches = []
+            for statement in statements:
+                if isinstance(statement, ast.If):
+                    branches += _chain(statement)
+            if len(branches) < 2:
+                continue
+            kinds = [(_names(test), test, body) for test, body in branches]
+            if any("npu" in k for k, _, _ in kinds):
+                for k, test, body in kinds:
+                    if "cuda" in k and "npu" not in k:
+                        lines.update(_span(test, body))
+        if isinstance(node, ast.Dict):
+            keys = {k.value.lower(): k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            if "cuda" in keys and "npu" in keys:
+                for key, value in zip(node.keys, node.values):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.lower().startswith("cuda"):
+                        lines.update(range(key.lineno, (getattr(value, "end_lineno", None) or value.lineno) + 1))
+    return lines
+
+
+def drop_npu_aware(tree: ast.AST, findings: list) -> list:
+    if not any(f.code in CODES for f in findings):
+        return findings
+    lines = aware_lines(tree)
+    if not lines:
+        return findings
+    return [f for f in findings if not (f.code in CODES and f.line in lines)]
