@@ -5,9 +5,11 @@ torch.npu.synchronize()`; its `distributed.py`: `{"cuda": "nccl", "npu": "hccl"}
 `if device_type == 'cuda': assert torch.cuda.is_available()` followed by the same `if` for 'npu'.
 The CUDA branch of such a dispatch needs no change, so device findings inside it are dropped:
 
-- an `if` / `elif` chain, or the `if` statements of one block, where one test names CUDA ("cuda",
-  "cuda:N", `torch.cuda...`) and another names the NPU ("npu", `torch.npu...`, `torch_npu...`):
-  the CUDA branches' test and body;
+- an `if` / `elif` chain, or `if` statements of one block that test the same thing
+  (`device_type == ...`), where one test names CUDA ("cuda", "cuda:N", `torch.cuda...`) and another
+  names the NPU ("npu", `torch.npu...`, `torch_npu...`): the CUDA branches' test and body. An
+  `if device.startswith("cuda:"): torch.cuda.set_device(device)` beside them, with no NPU
+  counterpart, is still reported;
 - a dict literal with both a "cuda" and an "npu" key: its "cuda" entries.
 
 Per file, from its own syntax tree (so cached results stay correct). Only device-identity codes
@@ -65,6 +67,23 @@ def _span(test: ast.AST, body: list) -> range:
     return range(test.lineno, end + 1)
 
 
+def _subject(test: ast.AST) -> str | None:
+    """What a test asks about: `device_type` in `device_type == "cuda"`, `device` in
+    `device.startswith("cuda:")`."""
+    if isinstance(test, ast.Compare):
+        return ast.unparse(test.left)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute):
+        return ast.unparse(test.func.value)
+    return None
+
+
+def _mark(kinds, lines: set[int]) -> None:
+    if len(kinds) > 1 and any("npu" in k for k, _, _ in kinds):
+        for k, test, body in kinds:
+            if "cuda" in k and "npu" not in k:
+                lines.update(_span(test, body))
+
+
 def aware_lines(tree: ast.AST) -> set[int]:
     lines: set[int] = set()
     for node in ast.walk(tree):
@@ -72,17 +91,17 @@ def aware_lines(tree: ast.AST) -> set[int]:
         blocks = [block] if isinstance(block, list) else []
         blocks += [b for b in (getattr(node, "orelse", None), getattr(node, "finalbody", None)) if isinstance(b, list)]
         for statements in blocks:
-            branches = []
+            groups: dict = {}
             for statement in statements:
                 if isinstance(statement, ast.If):
-                    branches += _chain(statement)
-            if len(branches) < 2:
-                continue
-            kinds = [(_names(test), test, body) for test, body in branches]
-            if any("npu" in k for k, _, _ in kinds):
-                for k, test, body in kinds:
-                    if "cuda" in k and "npu" not in k:
-                        lines.update(_span(test, body))
+                    chain = _chain(statement)
+                    _mark([(_names(test), test, body) for test, body in chain], lines)  # one if / elif chain
+                    for test, body in chain:  # separate ifs of one block testing the same thing
+                        subject = _subject(test)
+                        if subject is not None:
+                            groups.setdefault(subject, []).append((_names(test), test, body))
+            for kinds in groups.values():
+                _mark(kinds, lines)
         if isinstance(node, ast.Dict):
             keys = {k.value.lower(): k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
             if "cuda" in keys and "npu" in keys:

@@ -10,6 +10,19 @@ _DOUBLE_TENSORS = frozenset({"torch.DoubleTensor", "torch.cuda.DoubleTensor"})
 _DTYPE_NAMES = frozenset({"float64", "double", "fp64", "f64"})
 
 
+def dtype_table_entry(ctx, node) -> bool:
+    """A dtype listed in a serializer's table, not computed with: a key of a dict whose values are
+    all names (`{torch.float64: "F64", ...}`, sd-scripts' safetensors writer) or the value stored
+    under a name (`dtype_map["F8_E5M2"] = torch.float8_e5m2`)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Dict) and any(key is node for key in parent.keys):
+        return all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in parent.values)
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
+        target = parent.targets[0]
+        return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
+    return False
+
+
 class Float64(Rule):
     """float64 on an Ascend NPU: most NPU kernels compute in fp32 / fp16 / bf16 and have no float64
     variant, so double tensors hit unsupported-dtype errors or CPU fallbacks (torch_npu's own
@@ -18,7 +31,9 @@ class Float64(Rule):
     `set_default_dtype(...)`, dtype tables), `torch.DoubleTensor`, and `.double()` method calls
     with no arguments. numpy's `np.float64` is not torch's and is left alone. Usually the fix is
     float32; keep float64 only for host-side (CPU) numerics. Comparisons that only test a dtype
-    (`t.dtype == torch.float64`, `dtype in (torch.float32, torch.float64)`) are not reported."""
+    (`t.dtype == torch.float64`, `dtype in (torch.float32, torch.float64)`), name tables
+    (`{"float64": torch.float64}`) and serializer tables (`{torch.float64: "F64"}`,
+    `dtype_map["F64"] = torch.float64`) are not reported."""
 
     CODE = "NPU602"
     NAME = "float64"
@@ -38,6 +53,7 @@ class Float64(Rule):
         Invalid("import torch\nx = torch.zeros(3, dtype=torch.float64)", count=1),
         Invalid("import torch as th\nx = y.to(th.double)", count=1),
         Invalid("y = x.double()", count=1),
+        Invalid('import torch\nNAMES = {torch.float64: "F64", torch.float32: "F32"}\nx = torch.ones(2, dtype=torch.float64)', count=1),
         Invalid("import torch\nt = torch.DoubleTensor([1.0])", count=1),
         Invalid("import torch\ntorch.set_default_dtype(torch.float64)", count=1),
         Invalid("from torch import float64\nx = torch.ones(2, dtype=float64)", count=1),
@@ -57,6 +73,8 @@ class Float64(Rule):
         """`{"float64": torch.float64, ...}`: a table from dtype names to dtypes (a config parser)
         lists float64 without computing in it; the code that picks it is what matters."""
         parent = ctx.parent(node)
+        if dtype_table_entry(ctx, node):
+            return True
         if not isinstance(parent, ast.Dict):
             return False
         for key, value in zip(parent.keys, parent.values):

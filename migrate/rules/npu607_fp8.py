@@ -2,6 +2,7 @@ import ast
 
 from migrate.findings import Category, Severity
 from migrate.rules.base import Invalid, Rule
+from migrate.rules.npu602_float64 import dtype_table_entry
 
 _FP8_FUNCTIONS = frozenset({"torch._scaled_mm", "torch._scaled_grouped_mm"})
 
@@ -19,7 +20,9 @@ class Fp8(Rule):
     """FP8 training paths written for NVIDIA Hopper/Ada: `torch._scaled_mm` and the float8
     dtypes (`torch.float8_e4m3fn`, `torch.float8_e5m2`, the `fnuz` / `e8m0` variants). torch's
     FP8 matmul is a CUDA kernel; Ascend FP8 support, where the chip has it, goes through
-    torch_npu's own quantized-matmul ops with a different API. Alias-aware."""
+    torch_npu's own quantized-matmul ops with a different API. Alias-aware. Comparisons and
+    serializer tables (`{torch.float8_e5m2: "F8_E5M2"}`, `dtype_map["F8_E4M3"] = torch.float8_e4m3fn`)
+    only name the dtype and are not reported."""
 
     CODE = "NPU607"
     NAME = "fp8"
@@ -33,6 +36,7 @@ class Fp8(Rule):
         '"""FP8 via torch.float8_e4m3fn is not used here."""',
         "import torch\nis_fp8 = x.dtype == torch.float8_e4m3fn",  # a comparison only reads the dtype
         "import torch\nif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2): pass",
+        'import torch\nNAMES = {torch.float8_e5m2: "F8_E5M2"}\nm = {}\nm["F8_E4M3"] = torch.float8_e4m3fn',  # serializer tables
     ]
     INVALID = [
         Invalid("import torch\nout = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb)", count=1),
@@ -48,7 +52,7 @@ class Fp8(Rule):
             if name is None:
                 continue
             if name.startswith("torch.float8_"):
-                if not _compared(ctx, node):
+                if not (_compared(ctx, node) or dtype_table_entry(ctx, node)):
                     yield self.finding(ctx, node)
             elif name in _FP8_FUNCTIONS:
                 parent = ctx.parent(node)
