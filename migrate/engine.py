@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import io, linking, npu_aware, own_package, repo_index, suppress, walk
+from migrate import io, linking, npu_aware, own_package, reexports, repo_index, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
@@ -192,7 +192,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         ctx.imports.setdefault(name, qualified)
     if facts is not None and repo_index.wants_python_defs(text):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
-    if facts is not None:
+    if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx))  # CUDA branches beside an NPU one
     if not findings:

@@ -18,6 +18,7 @@ change exactly when the defining file changes (the link step's cache key include
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 # third-party callables whose device argument defaults to "cuda": qualified name ->
@@ -169,5 +170,14 @@ def module_exports(ctx) -> list[Export]:
 
 
 def wants_exports(text: str) -> bool:
-    """Cheap pre-filter: a file can export a CUDA-specific name only if it mentions one."""
-    return "cuda" in text or "import" in text
+    """Cheap pre-filter: a file can export a CUDA-specific name only if it mentions CUDA, a GPU-only
+    package or a CUDA-default callable's package."""
+    return "cuda" in text or any(hint in text for hint in _hints())
+
+
+@functools.lru_cache(maxsize=1)
+def _hints() -> tuple[str, ...]:
+    from migrate import knowledge
+
+    roots = {key.split(".", 1)[0] for key in knowledge.third_party()}
+    return tuple(sorted(roots | {name.split(".", 1)[0] for name in CUDA_DEFAULT_DEVICE}))

@@ -28,7 +28,7 @@ class ReexportedCudaName(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.WARNING
     MESSAGE = "uses a project name that stands for a CUDA-specific API"
-    TRIGGERS = ("import",)
+    TRIGGERS = ("ultralytics",)  # check() sees direct calls of CUDA-default callables; uses() runs in the link step
     VALID = [
         "import torch\ndef amp_ctx(on):\n    return torch.autocast('npu', enabled=on)\nwith amp_ctx(True): pass",
         "import torch\ndef free():\n    return torch.cuda.memory_allocated()\nprint(free())",  # a number, not a CUDA object
