@@ -2,9 +2,9 @@ import ast
 
 from migrate import repo_index
 from migrate.findings import Category, Severity
+from migrate.reexports import inside_triton_kernel
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
-from migrate.reexports import inside_triton_kernel
 from migrate.rules.base import Invalid, Rule
 
 
