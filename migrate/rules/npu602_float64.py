@@ -12,11 +12,20 @@ _DTYPE_NAMES = frozenset({"float64", "double", "fp64", "f64"})
 
 def dtype_table_entry(ctx, node) -> bool:
     """A dtype listed in a serializer's table, not computed with: a key of a dict whose values are
-    all names (`{torch.float64: "F64", ...}`, sd-scripts' safetensors writer) or the value stored
-    under a name (`dtype_map["F8_E5M2"] = torch.float8_e5m2`)."""
+    all names (`{torch.float64: "F64", ...}`, sd-scripts' safetensors writer), the value stored
+    under a name (`dtype_map["F8_E5M2"] = torch.float8_e5m2`), or the value a name parser returns
+    for names (`if s in ["fp8", "float8"]: return torch.float8_e4m3fn`, sd-scripts' str_to_dtype)."""
     parent = ctx.parent(node)
     if isinstance(parent, ast.Dict) and any(key is node for key in parent.keys):
         return all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in parent.values)
+    if isinstance(parent, ast.Return) and parent.value is node:
+        branch = ctx.parent(parent)
+        test = branch.test if isinstance(branch, ast.If) and parent in branch.body else None
+        if isinstance(test, ast.Compare) and len(test.comparators) == 1:
+            names = test.comparators[0]
+            items = names.elts if isinstance(names, (ast.List, ast.Tuple, ast.Set)) else [names]
+            return bool(items) and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items)
+        return False  # `if s in ["fp8", "float8"]: return torch.float8_e4m3fn`: a name parser
     if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
         target = parent.targets[0]
         return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
@@ -33,7 +42,8 @@ class Float64(Rule):
     float32; keep float64 only for host-side (CPU) numerics. Comparisons that only test a dtype
     (`t.dtype == torch.float64`, `dtype in (torch.float32, torch.float64)`), name tables
     (`{"float64": torch.float64}`) and serializer tables (`{torch.float64: "F64"}`,
-    `dtype_map["F64"] = torch.float64`) are not reported."""
+    `dtype_map["F64"] = torch.float64`, `if s in ["f64", "double"]: return torch.float64`) are not
+    reported."""
 
     CODE = "NPU602"
     NAME = "float64"
@@ -54,6 +64,7 @@ class Float64(Rule):
         Invalid("import torch as th\nx = y.to(th.double)", count=1),
         Invalid("y = x.double()", count=1),
         Invalid('import torch\nNAMES = {torch.float64: "F64", torch.float32: "F32"}\nx = torch.ones(2, dtype=torch.float64)', count=1),
+        Invalid('import torch\ndef pick(s, hi):\n    if s in ["f64"]:\n        return torch.float32\n    if hi:\n        return torch.float64\n', count=1),
         Invalid("import torch\nt = torch.DoubleTensor([1.0])", count=1),
         Invalid("import torch\ntorch.set_default_dtype(torch.float64)", count=1),
         Invalid("from torch import float64\nx = torch.ones(2, dtype=float64)", count=1),

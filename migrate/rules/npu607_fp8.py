@@ -21,8 +21,8 @@ class Fp8(Rule):
     dtypes (`torch.float8_e4m3fn`, `torch.float8_e5m2`, the `fnuz` / `e8m0` variants). torch's
     FP8 matmul is a CUDA kernel; Ascend FP8 support, where the chip has it, goes through
     torch_npu's own quantized-matmul ops with a different API. Alias-aware. Comparisons and
-    serializer tables (`{torch.float8_e5m2: "F8_E5M2"}`, `dtype_map["F8_E4M3"] = torch.float8_e4m3fn`)
-    only name the dtype and are not reported."""
+    serializer tables (`{torch.float8_e5m2: "F8_E5M2"}`, `dtype_map["F8_E4M3"] = torch.float8_e4m3fn`,
+    `if s in ["fp8"]: return torch.float8_e4m3fn`) only name the dtype and are not reported."""
 
     CODE = "NPU607"
     NAME = "fp8"
@@ -37,6 +37,7 @@ class Fp8(Rule):
         "import torch\nis_fp8 = x.dtype == torch.float8_e4m3fn",  # a comparison only reads the dtype
         "import torch\nif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2): pass",
         'import torch\nNAMES = {torch.float8_e5m2: "F8_E5M2"}\nm = {}\nm["F8_E4M3"] = torch.float8_e4m3fn',  # serializer tables
+        'import torch\ndef to_dtype(s):\n    if s in ["fp8", "float8"]:\n        return torch.float8_e4m3fn\n    elif s == "e5m2":\n        return torch.float8_e5m2',
     ]
     INVALID = [
         Invalid("import torch\nout = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb)", count=1),
