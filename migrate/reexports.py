@@ -4,9 +4,11 @@ index (migrate/repo_index.py) in the same pass as the analysis.
 A module-level name is *exported as CUDA-specific* when it is
 - an import or assignment alias of a `torch.cuda` name or of a GPU-only package's name
   (`from torch.cuda.amp import autocast as amp_ctx`, `Adam = apex.optimizers.FusedAdam`);
-- a function whose `return` value is built by such an API (`def amp_ctx(on): return
-  torch.cuda.amp.autocast(on)`, `return torch.autocast("cuda", ...)`; not `@triton.jit` helpers,
-  whose uses sit in kernels reported once at their decorator);
+- a function every `return` of which builds a torch CUDA object (`def amp_ctx(on): return
+  torch.cuda.amp.autocast(on)`, `return torch.autocast("cuda", ...)`, `return torch.cuda.Stream()`);
+  not a wrapper with a fallback return, not a wrapper of a GPU-only package's function (its body
+  is reported by NPU507; axolotl's `dequantize`, timm's `fast_layer_norm`), not `@triton.jit`
+  helpers, whose uses sit in kernels reported once at their decorator;
 - an alias of a third-party callable whose device argument defaults to CUDA (`from
   ultralytics.utils.torch_utils import autocast as smart_amp_autocast`, yolov5): only calls that
   leave the device out use CUDA.
@@ -96,10 +98,7 @@ def _returned_target(ctx, value: ast.AST) -> tuple[str, bool] | None:
         if len(call.args) <= index and ctx.keyword(call, keyword) is None:
             return f"{qual} (device defaults to cuda)", False
         return None
-    hit = _gpu_only(qual)
-    if hit is not None:
-        return qual, hit[1]
-    return None
+    return None  # a wrapper of a GPU-only package's function: its body is reported (NPU507), not its callers
 
 
 def triton_kernel(ctx, function) -> bool:
@@ -161,11 +160,9 @@ def module_exports(ctx) -> list[Export]:
                     if isinstance(target, ast.Name):
                         out.append(Export(target.id, statement.lineno, hit[1], hit[0], hit[2]))
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not triton_kernel(ctx, statement):
-            for ret in _returns(statement):
-                hit = _returned_target(ctx, ret.value)
-                if hit is not None:
-                    out.append(Export(statement.name, statement.lineno, hit[1], hit[0], "function"))
-                    break
+            hits = [_returned_target(ctx, ret.value) for ret in _returns(statement)]
+            if hits and all(hit is not None for hit in hits):  # no other way out (no fallback)
+                out.append(Export(statement.name, statement.lineno, hits[0][1], hits[0][0], "function"))
     return out
 
 

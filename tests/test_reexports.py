@@ -157,3 +157,17 @@ def test_triton_helpers_and_uses_inside_kernels_are_left_to_npu507(tmp_path):
     )
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert [line for path, line in _uses(result) if path.endswith("kernel.py")] == [8]
+
+
+def test_wrappers_with_a_fallback_or_of_a_gpu_only_package_are_not_exported(tmp_path):
+    # timm's fast_norm.fast_layer_norm (apex with a torch fallback), axolotl's dequantize (bitsandbytes)
+    (tmp_path / "fast.py").write_text(
+        "import torch\nfrom apex.normalization.fused_layer_norm import fused_layer_norm_affine\n"
+        "def fast_ln(x, w, b, s):\n    if HAS_APEX:\n        return fused_layer_norm_affine(x, w, b, s)\n"
+        "    return torch.nn.functional.layer_norm(x, s, w, b)\n"
+        "def dequant(w):\n    return fused_layer_norm_affine(w, w, w, 1)\n"
+        "def amp_or_not(on):\n    if on:\n        return torch.cuda.amp.autocast()\n    return torch.autocast('cpu')\n"
+    )
+    (tmp_path / "use.py").write_text("from fast import fast_ln, dequant, amp_or_not\ny = fast_ln(1, 2, 3, 4)\nz = dequant(y)\nwith amp_or_not(True):\n    pass\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _uses(result) == []

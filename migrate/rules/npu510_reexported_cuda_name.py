@@ -11,8 +11,9 @@ from migrate.rules.base import Invalid, Rule
 class ReexportedCudaName(Rule):
     """Uses of a project name that stands for a CUDA-specific API defined in another module of the
     repository: an import or assignment alias of a `torch.cuda` or GPU-only package name
-    (`utils.py: from torch.cuda.amp import autocast as amp_ctx`), a function that returns such an
-    object (`def amp_ctx(on): return torch.cuda.amp.autocast(on)`), or an alias of a third-party
+    (`utils.py: from torch.cuda.amp import autocast as amp_ctx`), a function whose every return
+    builds a torch CUDA object (`def amp_ctx(on): return torch.cuda.amp.autocast(on)`; not wrappers
+    with a fallback, not wrappers of GPU-only packages, whose bodies are reported), or an alias of a third-party
     callable whose device argument defaults to CUDA (yolov5's `from ultralytics.utils.torch_utils
     import autocast as smart_amp_autocast`: only calls without `device=` are reported). Other files
     call the CUDA API under the project's name, so the per-file rules do not see it; each use is
