@@ -13,6 +13,12 @@ the real ones by construction:
 - Other datasets (SVHN, STL10, ImageNet, ...): a generic in-memory fake of the right image size
   and number of classes.
 
+Every fake is learnable: each class has a fixed smooth template (a random 4x4 grid of colours,
+scaled up to the image size) and an image is its class's template plus small pixel noise, so the label
+is a deterministic function of the image (the nearest template) and a few steps of an ordinary
+classifier lower the loss, as on real data (random labels would make the loss rise and look like a
+broken migration). Labels are balanced (sample i has class i % classes).
+
 The fake-data folder is NPU_MIGRATE_FAKE_DATA_DIR (set by the smoke parent, which deletes it after
 the run), else a temporary folder. Nothing is read from the caller's root or downloaded.
 """
@@ -25,6 +31,7 @@ import pickle
 import sys
 import tempfile
 import warnings
+import zlib
 
 FAKE_LEN = 512
 FAKE_DIR_ENV = "NPU_MIGRATE_FAKE_DATA_DIR"
@@ -62,7 +69,32 @@ def fake_root() -> str:
 def _rng(name: str):
     import numpy as np
 
-    return np.random.RandomState(len(name))
+    return np.random.RandomState(zlib.crc32(name.encode()))
+
+
+TEMPLATE_GRID = 4  # each class template is a TEMPLATE_GRID x TEMPLATE_GRID grid of random colours
+NOISE_STD = 24.0  # pixel noise around the template (0..255 scale)
+
+
+def templates(name: str, classes: int, height: int, width: int, channels: int):
+    """(classes, height, width, channels) float32: the fixed smooth template of each class of `name`."""
+    import numpy as np
+
+    grid = _rng(f"{name}/templates").uniform(32, 224, size=(classes, TEMPLATE_GRID, TEMPLATE_GRID, channels))
+    rows = np.arange(height) * TEMPLATE_GRID // height
+    cols = np.arange(width) * TEMPLATE_GRID // width
+    return grid[:, rows][:, :, cols].astype(np.float32)
+
+
+def learnable_images(name: str, n: int, classes: int, height: int, width: int, channels: int, part: str = ""):
+    """n uint8 images (n, height, width, channels) and their int64 labels (i % classes): each image is its
+    class's template plus noise; `part` (a file or split name) varies the noise, never the templates."""
+    import numpy as np
+
+    labels = np.arange(n, dtype=np.int64) % classes
+    noise = _rng(f"{name}/{part}").normal(0.0, NOISE_STD, size=(n, height, width, channels)).astype(np.float32)
+    images = templates(name, classes, height, width, channels)[labels] + noise
+    return np.clip(np.rint(images), 0, 255).astype(np.uint8), labels
 
 
 # ------------------------------------------------------------------------------ MNIST family
@@ -71,8 +103,9 @@ def _patch_mnist(cls, name: str) -> None:
         import torch
 
         classes = EMNIST_CLASSES.get(getattr(self, "split", None)) or len(self.classes) or 10
-        data = torch.from_numpy(_rng(name).randint(0, 256, size=(FAKE_LEN, 28, 28)).astype("uint8"))
-        labels = torch.arange(FAKE_LEN, dtype=torch.int64) % classes
+        images, labels = learnable_images(name, FAKE_LEN, classes, 28, 28, 1, part=str(getattr(self, "train", "")))
+        data = torch.from_numpy(images[..., 0].copy())
+        labels = torch.from_numpy(labels)
         if name == "QMNIST":  # (N, 8) int64: class, writer ids, ... (compat targets use column 0)
             targets = torch.zeros(FAKE_LEN, 8, dtype=torch.int64)
             targets[:, 0] = labels
@@ -97,12 +130,12 @@ def _write_cifar(cls) -> str:
         return root
     os.makedirs(folder, exist_ok=True)
     classes = IMAGE_DATASETS.get(cls.__name__, ("RGB", 32, 32, 10))[3]
-    rng = _rng(cls.__name__)
     label_key = "fine_labels" if cls.meta["key"].startswith("fine") else "labels"
     per_file = max(1, FAKE_LEN // len(cls.train_list))
     for file_name, _ in (*cls.train_list, *cls.test_list):
-        entry = {"data": rng.randint(0, 256, size=(per_file, 3072)).astype("uint8"),
-                 label_key: [i % classes for i in range(per_file)]}
+        images, labels = learnable_images(cls.__name__, per_file, classes, 32, 32, 3, part=file_name)
+        entry = {"data": images.transpose(0, 3, 1, 2).reshape(per_file, 3072),  # CIFAR rows: R plane, G, B
+                 label_key: [int(x) for x in labels]}
         with open(os.path.join(folder, file_name), "wb") as f:
             pickle.dump(entry, f)
     with open(os.path.join(folder, cls.meta["filename"]), "wb") as f:
@@ -144,13 +177,12 @@ def _write_image_folder() -> str:
     done = os.path.join(root, ".complete")
     if os.path.exists(done):
         return root
-    rng = _rng("ImageFolder")
+    images, labels = learnable_images("ImageFolder", FOLDER_CLASSES * FOLDER_PER_CLASS, FOLDER_CLASSES,
+                                      FOLDER_SIZE, FOLDER_SIZE, 3)
     for c in range(FOLDER_CLASSES):
-        folder = os.path.join(root, f"class_{c}")
-        os.makedirs(folder, exist_ok=True)
-        for i in range(FOLDER_PER_CLASS):
-            pixels = rng.randint(0, 256, size=(FOLDER_SIZE, FOLDER_SIZE, 3)).astype("uint8")
-            Image.fromarray(pixels, mode="RGB").save(os.path.join(folder, f"img_{i}.png"))
+        os.makedirs(os.path.join(root, f"class_{c}"), exist_ok=True)
+    for i, (pixels, c) in enumerate(zip(images, labels)):
+        Image.fromarray(pixels, mode="RGB").save(os.path.join(root, f"class_{c}", f"img_{i // FOLDER_CLASSES}.png"))
     open(done, "w").close()
     return root
 
@@ -179,23 +211,21 @@ def _generic_fake(cls, name: str, spec, real_for=()) -> None:
     real_init, real_getitem, real_len = cls.__init__, cls.__getitem__, cls.__len__
 
     def __init__(self, root=None, *args, transform=None, target_transform=None, **kwargs):
-        import numpy as np
-
         if isinstance(self, real_for):
             real_init(self, root, *args, transform=transform, target_transform=target_transform, **kwargs)
             return
 
         classes = default_classes
-        rng = np.random.RandomState(len(name))
         n = FAKE_LEN if height * width <= 96 * 96 else 64
-        shape = (n, height, width) if mode == "L" else (n, height, width, 3)
-        targets = [i % classes for i in range(n)]
+        images, labels = learnable_images(name, n, classes, height, width, 1 if mode == "L" else 3,
+                                          part=str(kwargs.get("split", kwargs.get("train", ""))))
+        targets = [int(x) for x in labels]
         class_names = [f"class_{i}" for i in range(classes)]
         values = {
             "root": root, "transform": transform, "target_transform": target_transform, "transforms": None,
             "train": kwargs.get("train", True), "classes": class_names,
             "class_to_idx": {c: i for i, c in enumerate(class_names)},
-            "data": rng.randint(0, 256, size=shape, dtype=np.uint8), "targets": targets, "labels": targets,
+            "data": images[..., 0].copy() if mode == "L" else images, "targets": targets, "labels": targets,
             "samples": [(f"<fake {name} {i}>", t) for i, t in enumerate(targets)],
         }
         values["imgs"] = values["samples"]

@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
-from checks import process, spawn_ranks
+from checks import loss_trend, process, spawn_ranks
 from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
 from checks.smoke_report import (
     ChildReport,
@@ -81,6 +81,7 @@ class SmokeResult:
     autocast: dict | None = None  # emulated devices: {"policy": ..., "requested": {dtype: regions}}
     replicas: str | None = None  # ranks the script spawned (mp.spawn): the cross-rank parameter check
     spawned_ranks: tuple[dict, ...] = ()  # those ranks' own verdicts (checks/spawn_ranks.py)
+    notes: tuple[str, ...] = ()  # remarks on the losses that do not change the verdict (checks/loss_trend.py)
 
     @property
     def passed(self) -> bool:
@@ -393,7 +394,8 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         peak_memory=report.peak_memory, unsupported_ops=unsupported, float64_ops=wide,
         ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps,
         warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
-        traceback=traceback_text, error_location=location, autocast=report.autocast, **common)
+        traceback=traceback_text, error_location=location, autocast=report.autocast,
+        notes=loss_trend.notes(losses), **common)
 
 
 # ------------------------------------------------------------------------------ reporting
@@ -434,6 +436,8 @@ def render(result: SmokeResult, console=None) -> None:
 
     for w in result.warnings:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
+    for n in result.notes:
+        console.print(f"  note: {escape(n)}", highlight=False)
     for r in result.reasons:
         console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
     colour = {"pass": "green", "fail": "red"}.get(result.verdict, "magenta")
