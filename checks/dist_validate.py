@@ -45,7 +45,7 @@ def compare_ranks(baseline, migrated, *, rtol: float, atol: float, note: str = "
             else:
                 reasons.append(f"rank {rank}: loss diverges at step {row.step}: baseline {row.baseline:.8g}, "
                                f"migrated {row.migrated:.8g} (rtol {alignment.rtol:g}, atol {alignment.atol:g})")
-    diverged = [(c.alignment.first_divergence, c.rank) for c in comparisons if c.alignment.first_divergence is not None]
+    diverged = [(c.alignment.first_divergence_step, c.rank) for c in comparisons if c.alignment.first_divergence is not None]
     if len(diverged) > 1:
         step = min(diverged)[0]
         first = [rank for s, rank in diverged if s == step]

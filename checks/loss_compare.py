@@ -44,7 +44,7 @@ def tolerances(dtype: str | None, *, exact: bool, rtol: float | None = None, ato
 
 @dataclass(frozen=True)
 class LossRow:
-    step: int
+    step: int  # 1-based, as in smoke's table: step k's loss is computed before the k-th optimizer update
     baseline: float | None
     migrated: float | None
     abs_err: float | None
@@ -58,9 +58,14 @@ class LossAlignment:
     rtol: float
     atol: float
     tolerance_note: str
-    first_divergence: int | None  # first step out of tolerance (or present on one side only)
+    first_divergence: int | None  # index into rows of the first row out of tolerance (or present on one side only)
     max_abs_err: float
     max_rel_err: float
+
+    @property
+    def first_divergence_step(self) -> int | None:
+        """The (1-based) step of the first divergence, as losses.csv and smoke's table number it."""
+        return None if self.first_divergence is None else self.rows[self.first_divergence].step
 
     @property
     def aligned(self) -> bool:
@@ -87,12 +92,12 @@ def align_losses(baseline: list[float], migrated: list[float], *, rtol: float, a
         b = float(baseline[step]) if step < len(baseline) else None
         m = float(migrated[step]) if step < len(migrated) else None
         if b is None or m is None:
-            rows.append(LossRow(step, b, m, None, None, False))
+            rows.append(LossRow(step + 1, b, m, None, None, False))
         else:
             abs_err = abs(m - b) if not (math.isnan(m) or math.isnan(b)) else (0.0 if math.isnan(m) and math.isnan(b) else math.nan)
             rel_err = abs_err / abs(b) if b not in (0.0,) and not math.isnan(abs_err) else (0.0 if abs_err == 0 else math.inf)
             within = _close(b, m, rtol, atol)
-            rows.append(LossRow(step, b, m, abs_err, rel_err, within))
+            rows.append(LossRow(step + 1, b, m, abs_err, rel_err, within))
             if not math.isnan(abs_err):
                 max_abs = max(max_abs, abs_err)
                 if not math.isinf(rel_err):
@@ -143,7 +148,7 @@ def plot(alignment: LossAlignment, path: Path, *, labels: tuple[str, str] = ("ba
     top.legend()
     if alignment.first_divergence is not None:
         for ax in (top, bottom):
-            ax.axvline(alignment.first_divergence, color="red", alpha=0.4, linestyle=":")
+            ax.axvline(alignment.first_divergence_step, color="red", alpha=0.4, linestyle=":")
     diffs = [(_nan(r.migrated) - _nan(r.baseline)) for r in alignment.rows]
     bottom.plot(steps, diffs, ".-", color="black")
     bottom.axhline(0, color="grey", linewidth=0.5)

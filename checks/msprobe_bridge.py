@@ -136,7 +136,7 @@ def _item_details(name: str, df) -> tuple[list[str], int | None]:
         for step in sorted(by_step)[:MAX_DETAILS]:
             names = sorted(by_step[step])
             shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-            out.append(f"step {step}: {len(names)} {'inputs' if name == 'dataset' else 'tensors'} differ ({shown})")
+            out.append(f"msprobe pack step {step}: {len(names)} {'inputs' if name == 'dataset' else 'tensors'} differ ({shown})")
         if len(by_step) > MAX_DETAILS:
             out.append(f"... {len(by_step) - MAX_DETAILS} more steps differ")
         return out, first_step
@@ -236,7 +236,7 @@ def compare_dumps(
     for step in sorted(set(steps)):
         bench_file, cmp_file = step_dump_file(bench_dump, step), step_dump_file(cmp_dump, step)
         if bench_file is None or cmp_file is None:
-            notes.append(f"step {step}: no dump on the {'baseline' if bench_file is None else 'migrated'} side")
+            notes.append(f"step {step + 1} (msprobe folder step{step}): no dump on the {'baseline' if bench_file is None else 'migrated'} side")
             continue
         pairs.append((step, str(cmp_file), str(bench_file)))
     if not pairs:

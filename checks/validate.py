@@ -257,7 +257,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             k = diverged_at if diverged_at is not None else 0
             k = min(k, max(len(base.losses), len(mig.losses), 1) - 1)
             dump_steps = tuple(sorted({max(k - 1, 0), k}))
-            say(f"validate: msprobe API dump of step(s) {', '.join(map(str, dump_steps))} on both sides")
+            say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} on both sides")
             api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
                                     rtol=r, atol=a, stream=stream)
 
@@ -305,12 +305,12 @@ def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str
     dtype_diff = getattr(api, "first_dtype", None) if api is not None else None
     if dtype_diff is not None:
         reasons.append(f"precision differs between the runs, not the rewrite: the first API whose dtype differs is "
-                       f"{dtype_diff.api} in step {dtype_diff.step} ({dtype_diff.message}); give both runs the same "
+                       f"{dtype_diff.api} in step {dtype_diff.step + 1} ({dtype_diff.message}); give both runs the same "
                        "autocast policy and dtypes (validate --autocast)")
     if api is not None and api.first is not None:
         first = api.first
         where = f" at {first.stack[-1]}" if first.stack else ""
-        reasons.append(f"first diverging API: {first.api} in step {first.step}: {first.message}{where}")
+        reasons.append(f"first diverging API: {first.api} in step {first.step + 1}: {first.message}{where}")
     failed = mig.exit_code != 0 or alignment.first_divergence is not None or any(
         r.startswith("config_check") for r in reasons)
     if not failed:

@@ -8,6 +8,11 @@ import os
 from pathlib import Path
 
 
+def _steps(dump_steps) -> str:
+    """msprobe's dump steps (0-based folders) as the 1-based steps of the loss table."""
+    return ", ".join(str(s + 1) for s in dump_steps)
+
+
 def _rel(result, path) -> str:
     if path is None:
         return ""
@@ -67,16 +72,16 @@ def terminal_text(result) -> str:
                         lines.append(f"    {item.name}: {detail}")
     if result.losses is not None and result.losses.rows:
         al = result.losses
-        state = "identical" if al.identical else ("within tolerance" if al.aligned else f"diverge at step {al.first_divergence}")
+        state = "identical" if al.identical else ("within tolerance" if al.aligned else f"diverge at step {al.first_divergence_step}")
         lines.append(f"  losses: {state}; max abs {al.max_abs_err:.3g}, max rel {al.max_rel_err:.3g} (rtol {al.rtol:g}, atol {al.atol:g})")
     if result.api is not None:
         if result.api.error:
             lines.append(f"  API dump compare: {result.api.error}")
         elif result.api.first is None:
-            lines.append(f"  API dump compare: no API differs beyond tolerance in step(s) {', '.join(map(str, result.dump_steps))}")
+            lines.append(f"  API dump compare: no API differs beyond tolerance in step(s) {_steps(result.dump_steps)}")
         else:
             first = result.api.first
-            lines.append(f"  first diverging API: {first.api} (step {first.step}): {first.message}")
+            lines.append(f"  first diverging API: {first.api} (step {first.step + 1}): {first.message}")
             for frame in first.stack:
                 lines.append(f"    at {frame}")
     for reason in result.reasons:
@@ -120,7 +125,7 @@ def markdown(result) -> str:
     if al is not None and al.rows:
         out += ["## Losses", "", f"Tolerance: rtol {al.rtol:g}, atol {al.atol:g} ({al.tolerance_note}).",
                 f"Max abs error {al.max_abs_err:.3g}, max rel error {al.max_rel_err:.3g}; "
-                + ("identical." if al.identical else "within tolerance." if al.aligned else f"first divergence at step {al.first_divergence}."), ""]
+                + ("identical." if al.identical else "within tolerance." if al.aligned else f"first divergence at step {al.first_divergence_step}."), ""]
         if result.loss_png:
             out += [f"![losses]({_rel(result, result.loss_png)})", ""]
         elif result.plot_note:
@@ -137,14 +142,16 @@ def markdown(result) -> str:
     api = result.api
     if api is not None:
         out += ["## API dump compare (msprobe statistics dump + msprobe compare)", "",
-                f"Dumped steps: {', '.join(map(str, result.dump_steps))}; dumps under `dump/baseline` and `dump/migrated`.", ""]
+                f"Dumped steps: {_steps(result.dump_steps)}; dumps under `dump/baseline` and `dump/migrated` "
+                f"(msprobe names its folders from 0: step {result.dump_steps[0] + 1 if result.dump_steps else 1} is "
+                f"`step{result.dump_steps[0] if result.dump_steps else 0}`).", ""]
         if api.error:
             out += [f"Not compared: {api.error}", ""]
         elif api.first is None:
             out += ["No API output differs beyond the tolerance in the dumped steps.", ""]
         else:
             first = api.first
-            out += [f"First diverging API: **{first.api}** in step {first.step} (`{first.entry}`): {first.message}", ""]
+            out += [f"First diverging API: **{first.api}** in step {first.step + 1} (`{first.entry}`): {first.message}", ""]
             if first.stack:
                 out += ["Call stack in your script (outermost first):", "", "```"] + list(first.stack) + ["```", ""]
         for path in api.csvs:
@@ -197,15 +204,15 @@ def to_json(result) -> dict:
                   "verdict": r.verdict, "losses": list(r.losses), "loss_dtype": r.loss_dtype, "reasons": list(r.reasons)}
                  for r in result.runs],
         "losses": None if result.losses is None else {
-            "rtol": result.losses.rtol, "atol": result.losses.atol, "first_divergence": result.losses.first_divergence,
+            "rtol": result.losses.rtol, "atol": result.losses.atol, "first_divergence": result.losses.first_divergence_step,
             "identical": result.losses.identical, "max_abs_err": result.losses.max_abs_err,
             "max_rel_err": result.losses.max_rel_err, "csv": _rel(result, result.loss_csv), "png": _rel(result, result.loss_png)},
         "config_check": None if cc is None else {
             "error": cc.error, "result_xlsx": _rel(result, cc.result_xlsx), "items": [item(i) for i in cc.items]},
         "api_compare": None if api is None else {
-            "error": api.error, "dump_steps": list(result.dump_steps), "csvs": [_rel(result, p) for p in api.csvs],
+            "error": api.error, "dump_steps": [s + 1 for s in result.dump_steps], "csvs": [_rel(result, p) for p in api.csvs],
             "first": None if api.first is None else {
-                "step": api.first.step, "api": api.first.api, "kind": api.first.kind, "entry": api.first.entry,
+                "step": api.first.step + 1, "dump_folder": f"step{api.first.step}", "api": api.first.api, "kind": api.first.kind, "entry": api.first.entry,
                 "message": api.first.message, "inputs_differ": api.first.inputs_differ, "stack": list(api.first.stack),
                 "max_abs_diff": api.first.max_abs_diff}},
     }

@@ -204,11 +204,11 @@ def test_validate_compares_rank_by_rank(tmp_path):
     result = run_validate(CASES / "ddp_gpu_fallback.py", CASES / "ddp_npu_rank1_data.py", steps=3,
                           out_dir=tmp_path / "out", launch=launch, migrated_backend="emulated", dump=False)
     assert result.verdict == "fail", result.reasons
-    assert any(r.startswith("rank 1: loss diverges at step 0") for r in result.reasons)
+    assert any(r.startswith("rank 1: loss diverges at step 1") for r in result.reasons)
     # rank 0's data is unchanged: its first loss (before any update) matches; the all-reduced
     # gradients then carry rank 1's difference to it.
-    assert any(r.startswith("rank 0: loss diverges at step 1") for r in result.reasons)
-    assert "rank 1 diverges first (step 0); rank 0 follows later" in " ".join(result.reasons)
+    assert any(r.startswith("rank 0: loss diverges at step 2") for r in result.reasons)
+    assert "rank 1 diverges first (step 1); rank 0 follows later" in " ".join(result.reasons)
     assert any("rank 0 diverges, rank 1 diverges" in n for n in result.notes)
 
 

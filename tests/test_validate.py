@@ -65,14 +65,15 @@ def test_correct_migration_gives_identical_losses(tmp_path):
 def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):
     result = _validate("wrong_lr_npu.py", tmp_path)
     assert (result.verdict, result.exit_code) == ("fail", 1)
-    assert result.losses.first_divergence == 1  # step 0 runs with the same initial weights
+    assert result.losses.first_divergence == 1  # row index: step 1 runs with the same initial weights
+    assert result.losses.first_divergence_step == 2
     assert result.config_check.item("weights").status == "error"
     first = result.api.first
     assert first is not None and first.step == 0 and first.kind == "argument"
     assert first.api.startswith("Tensor.add_") and "alpha" in first.entry
     assert "-0.1" in first.message and "-0.12" in first.message
     assert "optimizer.step()" in _source_line(first.stack[-1])
-    assert any("loss diverges at step 1" in r for r in result.reasons)
+    assert any("loss diverges at step 2" in r for r in result.reasons)  # 1-based, as smoke's table
     assert list((tmp_path / "out" / "dump" / "compare").glob("compare_result_step0_*.csv"))
 
 
