@@ -143,7 +143,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
               emulate_autocast: bool | None = None, autocast: str = "off",
               python: str | None = None, memory_limit: int | None = None,
-              wait_for_script: float = 0.0) -> SmokeResult:
+              wait_for_script: float = 0.0, progress: bool = False) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
     autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
@@ -153,6 +153,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     bfloat16). emulate_autocast (older API): True is "native", False is "off".
     wait_for_script: the script is still being written (validate's instrumented copy): the child
     starts now and waits up to this many seconds for it (or for `SCRIPT.cancel`) before running it.
+    progress: show "step k/N, elapsed" on stderr while it runs, when stderr is a terminal (checks/smoke_progress.py).
     """
     if emulate_autocast is not None:
         autocast = "native" if emulate_autocast else "off"
@@ -212,6 +213,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         return _finish(_error(script, backend, f"could not start python: {exc}"), json_report)
     guard.start(proc)
     out_tail, err_tail = _Tail(proc.stdout, stream), _Tail(proc.stderr, stream)
+    ticker = _progress(report_path, steps) if progress else None
     try:
         timed_out = not guard.wait(timeout)
         rank_stacks = spawn_ranks.ask_stacks(report_path) if timed_out else {}  # mp.spawn ranks, before the kill
@@ -219,6 +221,9 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         guard.kill_all(KILL_GRACE_S)
         _cleanup(report_path)
         raise
+    finally:
+        if ticker is not None:
+            ticker.stop()
     guard.kill_all(KILL_GRACE_S)  # the child has ended (or timed out): end its stray children too
     stdout, stderr = out_tail.text(), err_tail.text()
     report = read_reports(report_path)
@@ -233,6 +238,12 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
                                        torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
                                        stacks=rank_stacks)
     return _finish(result, json_report)
+
+
+def _progress(report_path: str, steps: int):
+    from checks.smoke_progress import Progress
+
+    return Progress(report_path, steps).start()
 
 
 def _read_report(path: str) -> ChildReport | None:

@@ -27,7 +27,7 @@ from migrate.commands._launch_options import launch_options
 @click.option("--seed", type=int, help="Seed torch, random and numpy before the script runs.")
 @click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True, help="Emulated devices: autocast regions compute in float32 (off, fastest), in the device's dtype (native, float16 unless the script names one; slow on a CPU), or in bfloat16.")
 @click.option("--no-autocast", is_flag=True, hidden=True, help="Same as --autocast off (older option).")
-@click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
+@click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output (on a terminal, show the step reached and the elapsed time instead).")
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
 @click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
 @launch_options
@@ -55,7 +55,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
     result = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
                        torch_npu_version=torch_npu_version, script_args=tuple(script_args), strict_ops=strict_ops,
                        op_trace=not no_op_trace, stream=None if quiet else sys.stderr, seed=seed,
-                       autocast="off" if no_autocast else autocast_policy, memory_limit=limit)
+                       autocast="off" if no_autocast else autocast_policy, memory_limit=limit, progress=quiet)
     if json_report:
         from checks.smoke import write_json
 
