@@ -77,3 +77,49 @@ def test_apply_writes_nothing_for_a_file_that_does_not_parse(tmp_path):
     assert not (tmp_path / "bad_npu.py").exists()
     assert "not written" in result.output and "NPU901" in result.output
     assert "1 manual item left" in result.output
+
+
+MANUAL = '''import torch
+import torch.nn as nn
+
+
+def main():
+    model = nn.Linear(4, 2).cuda()
+    model = nn.DataParallel(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = model(torch.randn(8, 4).cuda()).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _manual_lines(output):
+    return re.findall(r"^  (\S+?):(\d+): NPU303 .*\(input (\S+?):(\d+)\)$", output, re.M)
+
+
+def test_apply_names_manual_items_in_the_file_it_wrote_at_their_line_there(tmp_path):
+    """The codemods add lines above the manual item; the message points at the output the user edits."""
+    src, out = tmp_path / "train.py", tmp_path / "npu_train.py"
+    src.write_text(MANUAL)
+    result = run("apply", str(src), "-o", str(out))
+    (path, line, in_path, in_line), = _manual_lines(result.output)
+    assert path == str(out) and in_path == str(src)
+    assert int(line) > int(in_line)  # imports (and hooks) were added above it
+    assert "nn.DataParallel(model)" in out.read_text().splitlines()[int(line) - 1]
+    assert "nn.DataParallel(model)" in MANUAL.splitlines()[int(in_line) - 1]
+    assert f"{out}: added import torch_npu" in result.output
+
+
+def test_apply_of_a_folder_names_manual_items_in_the_output_folder(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(MANUAL)
+    result = run("apply", str(tmp_path / "src"), "-o", str(tmp_path / "out"))
+    (path, line, _, _), = _manual_lines(result.output)
+    assert path == str(tmp_path / "out" / "train.py")
+    assert "nn.DataParallel(model)" in (tmp_path / "out" / "train.py").read_text().splitlines()[int(line) - 1]

@@ -101,23 +101,34 @@ def _git_dirty(paths: list[str]) -> str | None:
 _NOT_WRITTEN = ("NPU901", "NPU902", "NPU903")
 
 
-def _summary(result, *, verb: str = "changed") -> None:
+def _summary(result, *, verb: str = "changed", outputs: dict | None = None) -> None:
+    """outputs: input path -> the file written for it (-o), so that every line names the file the user
+    opens next, at its line there (the codemods add lines)."""
+    outputs = outputs or {}
     changed = result.changed
     counts = result.counts()
     _err(f"apply: {len(changed)} of {plural(len(result.files), 'file')} {verb}, {plural(sum(counts.values()), 'rewrite')}"
          + (" (" + ", ".join(f"{code} x{n}" for code, n in counts.items()) + ")" if counts else ""))
     for f in result.files:
         for added in f.structural:
-            _err(f"  {f.path}: added {added}")
+            _err(f"  {outputs.get(f.path, f.path)}: added {added}")
     _roles(result)
     for note in result.skipped:
         _err(f"  skipped {note}")
     manual = result.manual
     if manual:
         _err(f"{plural(len(manual), 'manual item')} left (not rewritten):")
+        by_path = {f.path: f for f in result.files}
         for m in manual:
-            where = m.path if m.cell is None else f"{m.path}[cell {m.cell}]"
-            _err(f"  {where}:{m.line}: {m.code} [{m.severity}] {m.message}")
+            path, line, also = m.path, m.line, ""
+            written = by_path.get(m.path)
+            if m.path in outputs and m.cell is None and written is not None and written.read:
+                from migrate.rewrite.linemap import output_line
+
+                path, line = outputs[m.path], output_line(written.original, written.output, m.line)
+                also = f" (input {m.path}:{m.line})"
+            where = path if m.cell is None else f"{path}[cell {m.cell}]"
+            _err(f"  {where}:{line}: {m.code} [{m.severity}] {m.message}{also}")
     else:
         _err("no manual items left")
 
@@ -218,7 +229,8 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         else:
             sys.stdout.buffer.write(one.output)
             sys.stdout.flush()
-        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
+        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data,
+                       outputs={one.path: output} if output and not diff else None)
 
     from migrate.rewrite.tree import is_inside
 
@@ -235,7 +247,9 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         with _writing(output):
             rewrite.write_tree(result, root, output)
         scripts = [os.path.join(output, os.path.relpath(f.path, root)) for f in result.changed if f.entry and f.kind == "python"]
-        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
+        outputs = {f.path: os.path.join(output, os.path.relpath(f.path, root)) for f in result.files}
+        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data,
+                       outputs=outputs)
 
     result = _plan_paths(paths, options, jobs)
     if diff:
@@ -281,7 +295,9 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
                 io.atomic_copy(source, target)  # over the size limit: copied unchanged
         _err(f"apply: wrote {target}" + ("" if one.changed else " (unchanged copy: nothing to rewrite)"))
     scripts = [target] if one.kind == "python" else []
-    return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
+    written = one.error is None or one.error.code not in _NOT_WRITTEN
+    return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data,
+                   outputs={one.path: target} if written else None)
 
 
 def _plan_paths(paths, options, jobs):
@@ -309,14 +325,14 @@ def _check_output_file(target: str, source: str | None, force: bool) -> None:
         raise click.UsageError(f"{target} exists; use --force to overwrite it")
 
 
-def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False) -> None:
+def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False, outputs=None) -> None:
     if report_path:
         from migrate import io
         from migrate.report import changes
 
         with _writing(report_path):
             io.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
-    _summary(result)
+    _summary(result, outputs=outputs)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
     # have no effect on an NPU) are listed but do not fail the run
     status = 1 if any(m.severity != "info" for m in result.manual) else 0

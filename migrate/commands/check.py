@@ -31,9 +31,11 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
                 baseline_mod.write(baseline, findings)
             except (ValueError, OSError) as exc:
                 raise click.BadParameter(str(exc), param_hint="--baseline") from None
-            click.echo(f"baseline with {plural(len(findings), 'finding')} written to {baseline}", err=True)
             if update_baseline:
+                click.echo(f"baseline with {plural(len(findings), 'finding')} written to {baseline}", err=True)
                 sys.exit(0)
+            click.echo(f"baseline with {plural(len(findings), 'finding')} written to {baseline}: accepted from the next "
+                       "run on; this first run still gates on them (--update-baseline writes it and exits 0)", err=True)
         else:
             try:
                 known = baseline_mod.read(baseline)
