@@ -123,3 +123,12 @@ def test_apply_of_a_folder_names_manual_items_in_the_output_folder(tmp_path):
     (path, line, _, _), = _manual_lines(result.output)
     assert path == str(tmp_path / "out" / "train.py")
     assert "nn.DataParallel(model)" in (tmp_path / "out" / "train.py").read_text().splitlines()[int(line) - 1]
+
+
+def test_check_on_migrated_code_has_no_migration_coverage_line(tmp_path):
+    """'0 rewritten by apply (0%)' over code apply already migrated reads as a failure; analyze keeps it."""
+    (tmp_path / "t.py").write_text("import torch\nmodel = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n")
+    checked = run("check", "--no-cache", str(tmp_path / "t.py"))
+    assert "NPU303" in checked.output and "Migration coverage" not in checked.output
+    analyzed = run("analyze", "--no-cache", str(tmp_path / "t.py"))
+    assert "Migration coverage: 1 construct, 0 rewritten" in analyzed.output

@@ -5,6 +5,7 @@ import os
 
 from checks.profile import cost
 from checks.smoke_report import write_json  # noqa: F401  (re-exported: profile's JSON writer)
+from migrate.report import plural
 
 
 def _loc(f, base: str | None = None) -> str:
@@ -64,7 +65,7 @@ def render(result, console=None) -> None:
         console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
     if result.summary_path:
         console.print(f"  summary: {result.summary_path}", highlight=False)
-    verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {result.failing} finding(s) at or above --fail-on[/red]",
+    verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {plural(result.failing, 'finding')} at or above --fail-on[/red]",
                2: "[magenta]profile: could not run[/magenta]"}[result.exit_code]
     console.print(verdict + f" (exit {result.exit_code})", highlight=False)
 

@@ -22,6 +22,7 @@ from checks.profile.findings import (
     SEVERITIES,
     ProfileResult,
 )
+from migrate.report import plural
 
 PROFILE_ENV = "NPU_MIGRATE_PROFILE"
 BACKENDS = ("auto", "npu", "emulated")
@@ -141,7 +142,7 @@ def build_result(script, backend, version, child, smoke, steps_run: int, *, warn
     if child is None or int(child.get("measured_steps") or 0) < 1:
         why = "; ".join(smoke.reasons) or "the script stopped before a measured step"
         return ProfileResult(script, backend, 2, warnings=tuple(warnings), **common,
-                             reasons=(f"nothing measured: {steps_run} optimizer step(s) ran ({why})",))
+                             reasons=(f"nothing measured: {plural(steps_run, 'optimizer step')} ran ({why})",))
     if smoke.reasons:
         warnings.append("the run did not pass smoke (profiled what ran): " + "; ".join(smoke.reasons))
     warnings += child.get("warnings", [])

@@ -30,10 +30,11 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
         fixable = sum(1 for f in result.findings if f.fixable)
         stream.write(f"Findings: {s['findings']} ({sev}); by category: {cat}; {fixable} fixable by `apply`\n")
         c = s["coverage"]
-        stream.write(
-            f"Migration coverage: {c['constructs']} constructs, {c['rewritten_by_apply']} rewritten by `apply`"
-            f" ({c['automatic_share']:.0%}), {c['manual']} manual\n"
-        )
+        if verdict is not None:  # `check` runs on migrated code, where "0% rewritten by apply" only confuses
+            stream.write(
+                f"Migration coverage: {plural(c['constructs'], 'construct')}, {c['rewritten_by_apply']} rewritten by `apply`"
+                f" ({c['automatic_share']:.0%}), {c['manual']} manual\n"
+            )
         if s["use_sites"]:
             groups = "; ".join(
                 f"{p}: {g['uses']} use{'s' if g['uses'] != 1 else ''} in {g['files']} file{'s' if g['files'] != 1 else ''}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from migrate.doctor.host import Host
 from migrate.doctor.result import CheckResult, Status
+from migrate.report import plural
 
 ID = "driver"
 TITLE = "NPU driver and devices"
@@ -68,7 +69,7 @@ def run(host: Host, done: dict) -> CheckResult:
         evidence.append("npu-smi: not on PATH")
         if numbered:
             return CheckResult(ID, TITLE, Status.WARN,
-                               f"{len(numbered)} device file(s) but npu-smi is not on PATH",
+                               f"{plural(len(numbered), 'device file')} but npu-smi is not on PATH",
                                tuple(evidence), fix="add the driver's tools to PATH "
                                "(npu-smi ships with the Ascend driver)", facts=facts)
         return CheckResult(ID, TITLE, Status.FAIL, "no NPU driver: npu-smi missing and no "
@@ -85,7 +86,7 @@ def run(host: Host, done: dict) -> CheckResult:
                                "devices); check dmesg for driver errors", facts=facts)
     version, devices = parse_npu_smi(out.stdout)
     facts["devices"] = len(devices)
-    evidence.append(f"npu-smi {version or '?'} ({smi}): {len(devices)} device(s)")
+    evidence.append(f"npu-smi {version or '?'} ({smi}): {plural(len(devices), 'device')}")
     evidence.extend(f"NPU {d.npu} {d.name} chip {d.chip} {d.bus_id}: {d.health}" for d in devices)
     if not devices:
         return CheckResult(ID, TITLE, Status.FAIL, "npu-smi info lists no device",
@@ -94,7 +95,7 @@ def run(host: Host, done: dict) -> CheckResult:
     unhealthy = [d for d in devices if d.health != "OK"]
     if not numbered:
         return CheckResult(ID, TITLE, Status.FAIL,
-                           f"npu-smi lists {len(devices)} device(s) but no /dev/davinciN file",
+                           f"npu-smi lists {plural(len(devices), 'device')} but no /dev/davinciN file",
                            tuple(evidence), fix="pass the device files into the container "
                            "(/dev/davinciN and the driver's manager devices)", facts=facts)
     if len(unhealthy) == len(devices):
@@ -103,10 +104,10 @@ def run(host: Host, done: dict) -> CheckResult:
                                "device (admin)", facts=facts)
     if unhealthy:
         return CheckResult(ID, TITLE, Status.WARN,
-                           f"{len(unhealthy)} of {len(devices)} device(s) not OK: "
+                           f"{len(unhealthy)} of {plural(len(devices), 'device')} not OK: "
                            + ", ".join(f"NPU {d.npu} {d.health}" for d in unhealthy),
                            tuple(evidence), fix="avoid those devices (ASCEND_RT_VISIBLE_DEVICES) "
                            "or check npu-smi info -t health -i <id>", facts=facts)
     return CheckResult(ID, TITLE, Status.PASS,
-                       f"{len(devices)} NPU(s), all Health OK ({devices[0].name})",
+                       f"{plural(len(devices), 'NPU')}, all Health OK ({devices[0].name})",
                        tuple(evidence), facts=facts)

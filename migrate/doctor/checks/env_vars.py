@@ -8,6 +8,7 @@ from __future__ import annotations
 from migrate import knowledge
 from migrate.doctor.host import Host
 from migrate.doctor.result import CheckResult, Status
+from migrate.report import plural
 
 ID = "env"
 TITLE = "environment variables"
@@ -45,5 +46,5 @@ def run(host: Host, done: dict) -> CheckResult:
     found = problems(host.env)
     if not found:
         return CheckResult(ID, TITLE, Status.PASS, "no harmful CUDA/NCCL/Ascend variables set", ())
-    return CheckResult(ID, TITLE, Status.WARN, f"{len(found)} variable(s) to fix",
+    return CheckResult(ID, TITLE, Status.WARN, f"{plural(len(found), 'variable')} to fix",
                        tuple(what for what, _ in found), fix="; ".join(fix for _, fix in found))

@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from migrate.doctor.result import DoctorReport
+from migrate.report import plural
 
 STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
@@ -28,7 +29,7 @@ def report(result: DoctorReport, stream: TextIO) -> None:
         console.print("READY: this machine can train on Ascend.", style="green")
     else:
         n = sum(r.blocking for r in result.results)
-        console.print(f"NOT READY: {n} blocking problem(s); the fix column says what to do.",
+        console.print(f"NOT READY: {plural(n, 'blocking problem')}; the fix column says what to do.",
                       style="bold red")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from migrate.doctor.result import DoctorReport
+from migrate.report import plural
 
 MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skip": "SKIP"}
 
@@ -19,7 +20,7 @@ def report(result: DoctorReport, stream: TextIO) -> None:
             stream.write(f"       fix: {r.fix}\n")
     blocking = [r for r in result.results if r.blocking]
     if blocking:
-        stream.write(f"\nNOT READY: {len(blocking)} blocking problem(s):\n")
+        stream.write(f"\nNOT READY: {plural(len(blocking), 'blocking problem')}:\n")
         for r in blocking:
             stream.write(f"  - {r.title}: {r.fix or r.summary}\n")
     else:
