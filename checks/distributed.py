@@ -360,7 +360,7 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
         child_env.update(env or {})
         child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
         child_env["PYTHONUNBUFFERED"] = "1"
-        if backend in ("emulated", "cpu"):
+        if backend in ("emulated", "cpu", "cuda-emulated"):  # as in checks/smoke.py
             child_env["CUDA_VISIBLE_DEVICES"] = ""
         cmd = launch_command(launch, [BOOTSTRAP, os.path.abspath(script), *map(str, script_args)], log_dir=logs,
                              python=python, stream_rank0=stream is not None)

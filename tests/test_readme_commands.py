@@ -217,8 +217,8 @@ def test_demo_runs_and_its_losses_fall(tmp_path):
     env = dict(os.environ, COLUMNS="120")
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(["bash", "scripts/demo.sh"], cwd=copy, capture_output=True, env=env, timeout=900)
-    out = proc.stdout.decode()
-    assert proc.returncode == 0, out[-3000:] + proc.stderr.decode()[-3000:]
+    out = proc.stdout.decode() + proc.stderr.decode()  # apply --smoke reports on stderr
+    assert proc.returncode == 0, out[-6000:]
     assert "smoke: PASS" in out
     losses = [float(x) for x in re.findall(r"│\s*\d+\s*│\s*([0-9.e+-]+)\s*│\s*[0-9.]+\s*│", out)]
     assert len(losses) == 5, out[-3000:]
