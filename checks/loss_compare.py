@@ -154,6 +154,9 @@ def plot(alignment: LossAlignment, path: Path, *, labels: tuple[str, str] = ("ba
     bottom.axhline(0, color="grey", linewidth=0.5)
     bottom.set_ylabel("migrated - baseline")
     bottom.set_xlabel("step")
+    from matplotlib.ticker import MaxNLocator
+
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers, from 1
     fig.suptitle(f"loss per step (rtol={alignment.rtol:g}, atol={alignment.atol:g})")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
