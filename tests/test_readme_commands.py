@@ -77,6 +77,8 @@ EXPECTED = {
     # distributed: 2 ranks of the migrated DDP script pass; the migration validates
     "npu-migrate smoke train_ddp.py --nproc-per-node 2 --progress-timeout 60": (0, (), True),
     "npu-migrate validate gpu_ddp.py npu_ddp.py --nproc-per-node 2 --steps 5": (0, ("npu_ddp.py",), True),
+    # profile of every rank of the migrated DDP job: nothing at or above the default --fail-on
+    "npu-migrate profile train_ddp.py --nproc-per-node 2 --backend emulated": (0, (), True),
 }
 
 NO_CANN_LOG = """\
