@@ -2,8 +2,9 @@
 
 A smoke run is a handful of steps, so the only trend worth a remark is the unambiguous one: the loss
 rose at every step (at least two rises, i.e. three or more finite losses, each higher than the one
-before). That is normal for a few steps on random labels and a warning sign on real data (a learning
-rate too high for the batch size, a sign error, a wrong target). It never fails the run: smoke judges
+before). A few early steps can rise on any data; a steady rise is a warning sign (a learning
+rate too high for the batch size, a sign error, a wrong target). `--fake-data` is learnable
+(checks/fakedata_datasets.py), so the note means the same there. It never fails the run: smoke judges
 that the script trains on the NPU, not how well.
 
 Steps are numbered from 1 everywhere (smoke's table, validate's losses.csv): step k's loss is the one
@@ -23,7 +24,8 @@ def rising_note(losses) -> str | None:
         return None
     if all(b > a for a, b in zip(values, values[1:])):
         return (f"loss rose at every step: {values[0]:.3g} -> {values[-1]:.3g} over {len(values)} steps; "
-                "with synthetic random labels this can be normal, with real data check the learning rate")
+                "a few steps can rise early in training; if it keeps rising, check the learning rate for "
+                "this batch size, the loss and the targets")
     return None
 
 
