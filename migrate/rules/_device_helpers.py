@@ -317,6 +317,21 @@ def device_like_name(name: str | None) -> bool:
     return lowered in ("device", "dev") or lowered.endswith("_device")
 
 
+def device_type_name(name: str | None) -> bool:
+    """`device_type`, `*_device_type` (any case): a variable that holds a device type string."""
+    if not name:
+        return False
+    lowered = name.lower()
+    return lowered == "device_type" or lowered.endswith("_device_type")
+
+
+def holds_device(name: str | None) -> bool:
+    """A device or device-type variable. NPU201 rewrites the "cuda" it is compared with and NPU104
+    the "cuda" assigned to it: both rules use this one test, so that a rewritten script compares a
+    variable with the same string it was given (`device_type = "npu" ...; if device_type == "npu"`)."""
+    return device_like_name(name) or device_type_name(name)
+
+
 def target_name(node: ast.AST) -> str | None:
     """The last name of an assignment target: `device`, `self.device`, `cfg["device"]`."""
     if isinstance(node, ast.Name):

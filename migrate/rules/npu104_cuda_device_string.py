@@ -4,6 +4,7 @@ from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import (
     cuda_device_literals,
     device_like_name,
+    holds_device,
     literal_to_npu,
     target_name,
 )
@@ -55,7 +56,10 @@ class CudaDeviceString(Rule):
     (`device`, `dev`, `*_device`) or later used as one, parameter defaults, `{"device": ...}` entries,
     the default of `getattr(obj, "device", "cuda")`,
     argparse `--device` defaults and choices, and both branches of
-    `"cuda" if torch.cuda.is_available() else "cpu"`. Docstrings, comments, messages, help texts and
+    `"cuda" if torch.cuda.is_available() else "cpu"`. Variables named like a device type
+    (`device_type`, `*_device_type`) count too: NPU201 rewrites their comparisons with "cuda", so
+    the value they are given must change with them (`device_type = "cuda" if "cuda" in device else
+    "cpu"` ... `if device_type == "cuda"` would otherwise take the CPU branch on an NPU host). Docstrings, comments, messages, help texts and
     comparisons (NPU201) are left alone, as are "cpu" and "mps". The rewrite changes only `cuda`
     inside the literal, keeping quotes and f-string fields. A device name taken apart
     (`str(device).replace("cuda:", "")`, `.split("cuda:")` on a device-named value) is flagged too:
@@ -82,6 +86,8 @@ class CudaDeviceString(Rule):
         'kernel = load(name="k", sources=["k.cu"], extra_cuda_cflags=["-O3"])',
         'device = "cuda_graphs"',  # not a device string
         'name = str(title).strip().lower().replace("cuda:", "")',  # not a device-named value
+        'kernel_type = "cuda"',  # not named like a device or device type
+        'device_types = ["cuda", "cpu"]',
     ]
     INVALID = [
         Invalid(
@@ -115,6 +121,16 @@ class CudaDeviceString(Rule):
         Invalid('d = "cuda:" + str(i)\ny = y.to(d)', expected='d = "npu:" + str(i)\ny = y.to(d)'),
         Invalid('def train(model, device="cuda"):\n    pass', expected='def train(model, device="npu"):\n    pass'),
         Invalid('self.device = "cuda"', expected='self.device = "npu"'),
+        Invalid(
+            "device_type = 'cuda' if 'cuda' in device else 'cpu'",
+            expected="device_type = 'npu' if 'cuda' in device else 'cpu'",  # the test is NPU201's
+            count=1,
+        ),
+        Invalid('self.amp_device_type = "cuda"', expected='self.amp_device_type = "npu"'),
+        Invalid(
+            'def make_optimizer(params, device_type="cuda"):\n    pass',
+            expected='def make_optimizer(params, device_type="npu"):\n    pass',
+        ),
         Invalid('print(x.to("cuda").sum())', expected='print(x.to("npu").sum())'),
         Invalid(
             'p.add_argument("--gpu", default="cuda")\nargs = p.parse_args()\nm.to(args.gpu)',
@@ -179,16 +195,16 @@ class CudaDeviceString(Rule):
         for node in ctx.nodes.get(ast.arguments, ()):
             positional = node.posonlyargs + node.args
             for arg, default in zip(positional[len(positional) - len(node.defaults):], node.defaults):
-                if device_like_name(arg.arg) or arg.arg in used_as_device:
+                if holds_device(arg.arg) or arg.arg in used_as_device:
                     add(default)
             for arg, default in zip(node.kwonlyargs, node.kw_defaults):
-                if default is not None and (device_like_name(arg.arg) or arg.arg in used_as_device):
+                if default is not None and (holds_device(arg.arg) or arg.arg in used_as_device):
                     add(default)
         for node in ctx.nodes.get(ast.Dict, ()):
             if is_prose(ctx, node):
                 continue  # e.g. logger.info("config", extra={"device": "cuda"}): text for a person
             for key, value in zip(node.keys, node.values):
-                if isinstance(key, ast.Constant) and isinstance(key.value, str) and device_like_name(key.value):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and holds_device(key.value):
                     add(value)
         for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
             for func in ctx.nodes.get(kind, ()):
@@ -211,7 +227,7 @@ class CudaDeviceString(Rule):
     def _device_target(ctx, target, used_as_device) -> bool:
         if isinstance(target, (ast.Tuple, ast.List)):
             return False
-        return device_like_name(target_name(target)) or ctx.segment(target) in used_as_device
+        return holds_device(target_name(target)) or ctx.segment(target) in used_as_device
 
     @staticmethod
     def _argparse(ctx, call, add, used_as_device):
@@ -222,7 +238,7 @@ class CudaDeviceString(Rule):
             chosen = longs[0] if longs else (flags[0] if flags else "")
             dest = chosen.lstrip("-").replace("-", "_")
         used = any(text == dest or text.endswith("." + dest) for text in used_as_device)
-        if not (device_like_name(dest) or used):
+        if not (holds_device(dest) or used):
             return
         add(ctx.keyword(call, "default"))
         choices = ctx.keyword(call, "choices")

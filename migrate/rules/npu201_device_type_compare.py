@@ -1,7 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import CUDA_DEVICE_TEXT, device_like_name, literal_to_npu
+from migrate.rules._device_helpers import CUDA_DEVICE_TEXT, holds_device, literal_to_npu
 from migrate.rules.base import Invalid, Rule
 
 
@@ -12,10 +12,9 @@ def _cuda_literal(node) -> bool:
 def _device_identity(node) -> bool:
     """`x.device.type`, `dev.type`, `device_type`, `args.device`, `str(x.device)`."""
     if isinstance(node, ast.Attribute):
-        return node.attr == "type" or node.attr == "device_type" or node.attr.endswith("_device_type") or device_like_name(node.attr)
+        return node.attr == "type" or holds_device(node.attr)
     if isinstance(node, ast.Name):
-        lowered = node.id.lower()
-        return lowered == "device_type" or lowered.endswith("_device_type") or device_like_name(node.id)
+        return holds_device(node.id)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
         return _device_identity(node.args[0])
     return False
@@ -61,6 +60,12 @@ class DeviceTypeCompare(Rule):
         ),
         Invalid('if "cuda" in str(x.device): pass', expected='if "npu" in str(x.device): pass'),
         Invalid('if args.device == "cuda:0": pass', expected='if args.device == "npu:0": pass'),
+        Invalid(
+            "device_type = 'cuda' if 'cuda' in device else 'cpu'",
+            expected="device_type = 'cuda' if 'npu' in device else 'cpu'",  # the value is NPU104's
+            count=1,
+        ),
+        Invalid("use_fused = fused_ok and self.amp_device_type == 'cuda'", expected="use_fused = fused_ok and self.amp_device_type == 'npu'"),
     ]
 
     def check(self, ctx):

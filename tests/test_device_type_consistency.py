@@ -1,0 +1,52 @@
+"""apply rewrites a device-type variable's value and its comparisons together: the migrated script,
+on the NPU stand-in, takes the branches the original takes on the CUDA twin (fused AdamW, pinned
+memory, autocast) and trains to the same losses. Before the fix the condition `"cuda" in device`
+and the compare `device_type == "cuda"` became "npu" but the assigned "cuda" did not, so the
+migrated script silently took the CPU branches (found on a real char-level GPT training script)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.smoke import run_smoke
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = Path(__file__).resolve().parent / "cudatwin_cases" / "device_type_branches.py"
+
+
+def _apply(tmp_path: Path) -> Path:
+    migrated = tmp_path / "migrated" / CASE.name
+    migrated.parent.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "migrate", "apply", str(CASE), "-o", str(migrated)],
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300)
+    assert migrated.is_file(), proc.stdout + proc.stderr
+    return migrated
+
+
+def test_apply_rewrites_the_device_type_value_with_its_comparisons(tmp_path):
+    text = _apply(tmp_path).read_text()
+    assert 'device_type = "npu" if "npu" in device else "cpu"' in text
+    assert 'fused = amp_device_type == "npu"' in text and 'pin = device_type == "npu"' in text
+    assert '"cuda"' not in text.split('"""', 2)[2]  # no CUDA device string left in the code
+
+
+@pytest.mark.runtime
+@pytest.mark.skipif(any(importlib.util.find_spec(n) is None for n in ("torch", "msprobe")), reason="needs torch, msprobe")
+def test_migrated_script_takes_the_originals_branches(tmp_path):
+    migrated = _apply(tmp_path)
+    facts = {}
+    for side, script, backend in (("original", CASE, "cuda-emulated"), ("migrated", migrated, "emulated")):
+        path = tmp_path / f"{side}.json"
+        result = run_smoke(script, backend=backend, steps=4, timeout=240, seed=0, script_args=[str(path)], op_trace=False,
+                           cwd=tmp_path)
+        assert result.exit_code == 0, (side, result.reasons, result.stderr[-2000:])
+        facts[side] = (json.loads(path.read_text()), result.losses)
+    assert facts["original"][0] == {"fused": True, "pin": True, "autocast": True}  # the CUDA branches
+    assert facts["migrated"] == facts["original"]  # same branches, identical losses
