@@ -149,6 +149,16 @@ def wait_for_script(script: str, seconds: float) -> bool:
     return os.path.exists(script)
 
 
+def forget_import_misses(folder: str) -> None:
+    """The script's folder was sys.path[0] while torch was imported, possibly before validate had
+    created it or linked the script's siblings there: Python cached "no finder" (or a stale listing)
+    for it, and `from model import GPT` next to the script would fail. Forget both."""
+    import importlib
+
+    sys.path_importer_cache.pop(folder, None)
+    importlib.invalidate_caches()
+
+
 def seed_everything(torch, seed: int) -> None:
     import random
 
@@ -241,6 +251,7 @@ def main() -> None:
         rec.status = "no-script"
         rec.write()
         os._exit(0)
+    forget_import_misses(os.path.dirname(script))
     try:
         import runpy
 
