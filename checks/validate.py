@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from checks import loss_compare, msprobe_bridge
+from checks.validate_args import migrated_args
+from checks.validate_args import note as note_args
 from checks.validate_copies import InstrumentedCopy, make_copy
 
 DEFAULT_OUT = "npu_validate_out"
@@ -170,8 +172,13 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
         notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
                      "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
     backends = {"baseline": base_backend, "migrated": migrated_backend}
-    common = dict(fake_data=fake_data, script_args=tuple(script_args), timeout=timeout, seed=seed,
-                  torch_npu_version=torch_npu_version, autocast=autocast, memory_limit=memory_limit)
+    npu_args, changed = migrated_args(script_args)
+    if note_args(changed):
+        notes.append(note_args(changed))
+    # script_args per side: a CUDA device argument reaches the migrated run as its NPU name
+    common = dict(fake_data=fake_data, script_args={"baseline": tuple(script_args), "migrated": npu_args},
+                  timeout=timeout, seed=seed, torch_npu_version=torch_npu_version, autocast=autocast,
+                  memory_limit=memory_limit)
     if launch is not None:  # N ranks per side, compared rank by rank (checks/dist_validate.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
         if dump:
@@ -207,7 +214,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             planned = InstrumentedCopy(scripts[side], workdir / gpu_script.name, zip_path, (), False, "")
             pending = _Background(_smoke, planned, backend=backends[side], steps=steps, env=side_env[side],
                                   json_report=out / side / "smoke.json", stream=stream, wait_for_script=COPY_WAIT_S,
-                                  **common)
+                                  **_for_side(common, side))
             try:
                 copies[side] = make_copy(scripts[side], workdir, gpu_script.name, zip_path)
             except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
@@ -328,7 +335,7 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
         user_files[os.path.realpath(copy.copy)] = (str(scripts[side]), list(copy.line_map))
         _smoke(copy, backend=backends[side], steps=max(dump_steps) + 1,
                env={**side_env[side], "NPU_VALIDATE_DUMP_CONFIG": str(config_path)},
-               json_report=None, stream=stream, **common)
+               json_report=None, stream=stream, **_for_side(common, side))
     return msprobe_bridge.compare_dumps(out / "dump" / "baseline", out / "dump" / "migrated", out / "dump" / "compare",
                                         list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
 
@@ -410,6 +417,10 @@ def precision_notes(runs) -> list[str]:
     if base.autocast != mig.autocast and base.autocast and mig.autocast:
         out.append(f"autocast differs between the runs: baseline {base.autocast}, migrated {mig.autocast}")
     return out
+
+
+def _for_side(common: dict, side: str) -> dict:
+    return {**common, "script_args": common["script_args"][side]}
 
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,

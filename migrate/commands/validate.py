@@ -41,7 +41,8 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
-    Arguments after `--` go to both scripts. Exit 0 pass, 1 fail, 2 could not run.
+    Arguments after `--` go to both scripts; one naming a CUDA device (`--device=cuda:0`,
+    `cuda`) reaches the migrated script as its NPU device (`npu:0`). Exit 0 pass, 1 fail, 2 could not run.
     """
     from checks.process import parse_size
     from checks.validate import ValidateError, run_validate
