@@ -133,6 +133,7 @@ def install(kb_lists: dict | None = None) -> None:
     torch.Tensor.is_cuda = property(lambda self: bool(getattr(self, dm.MARK, False)))
     torch.nn.Module.cuda = dm.module_to_device
     dm.patch_accelerator("cuda", api["Stream"])
+    dm.patch_multiprocessing_marks()  # .cuda() parameters are still is_cuda in spawned workers
     dm.patch_autocast()
     dm.patch_distributed(_to_gloo)
     import torch.distributed as dist

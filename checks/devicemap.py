@@ -86,6 +86,34 @@ def mark(obj):
     return obj
 
 
+def rebuild_marked(rebuild, args):
+    """In the receiving process of torch.multiprocessing (where this module is already imported:
+    checks/spawn_main.py loads the stand-in before multiprocessing unpickles the process object)."""
+    return mark(rebuild(*args))
+
+
+def patch_multiprocessing_marks() -> None:
+    """torch.multiprocessing's tensor reduction drops Python attributes: keep the mark across it, so a
+    model placed on the emulated device is still there in a spawned worker (hogwild), as on a real
+    GPU / NPU. Shared by both stand-ins (once per process)."""
+    if not once("multiprocessing-marks"):
+        return
+    from multiprocessing.reduction import ForkingPickler
+
+    from torch.multiprocessing import reductions
+
+    reduce_tensor = reductions.reduce_tensor
+
+    def reduce_marked(tensor):
+        rebuild, args = reduce_tensor(tensor)
+        if getattr(tensor, MARK, False):
+            return rebuild_marked, (rebuild, args)
+        return rebuild, args
+
+    for cls in (torch.Tensor, torch.nn.parameter.Parameter):
+        ForkingPickler.register(cls, reduce_marked)
+
+
 def wrap_device_fn(fn, replace_int: bool = False):
     if getattr(fn, "_npu_migrate_wrapped", False):
         return fn

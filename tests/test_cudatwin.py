@@ -196,3 +196,15 @@ def test_first_api_whose_dtype_differs_is_named():
     assert (diff.api, diff.kind, diff.step) == ("Functional.linear.0.forward", "dtype", 3)
     assert "float32 in the baseline and float16 in the migrated" in diff.message
     assert first_dtype_difference(rows[:1], 3) is None
+
+
+@_runtime
+@pytest.mark.runtime
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_twin_keeps_the_gpu_mark_through_multiprocessing_pickling(start_method):
+    """Hogwild on the twin: parameters placed with .cuda() are still `is_cuda` in workers; with
+    spawn they were pickled by torch.multiprocessing's reductions, which drop Python attributes."""
+    r = run_smoke(CASES / "hogwild_cuda.py", backend="cuda-emulated", steps=3, timeout=240, script_args=[start_method],
+                  op_trace=False)
+    assert (r.verdict, r.exit_code, r.steps) == ("pass", 0, 3), (r.reasons, r.stderr[-2000:])
+    assert r.child_steps == 6 and r.param_device == {"cuda": 4}

@@ -28,25 +28,6 @@ _pin_memory = dm._pin_memory
 _generator_proxy = dm._generator_proxy
 
 
-def _rebuild_marked(rebuild, args):
-    """In the receiving process (importable there: the stand-in is on its sys.path too)."""
-    return mark(rebuild(*args))
-
-
-def _patch_multiprocessing_marks() -> None:
-    """torch.multiprocessing's tensor reduction drops Python attributes: keep the NPU mark across it,
-    so a model placed on the (emulated) NPU is still there in a spawned worker, as on a real NPU."""
-    from multiprocessing.reduction import ForkingPickler
-
-    from torch.multiprocessing import reductions
-
-    reduce_tensor = reductions.reduce_tensor
-
-    def reduce_marked(tensor):
-        rebuild, args = reduce_tensor(tensor)
-        if getattr(tensor, MARK, False):
-            return _rebuild_marked, (rebuild, args)
-        return rebuild, args
-
-    for cls in (torch.Tensor, torch.nn.parameter.Parameter):
-        ForkingPickler.register(cls, reduce_marked)
+_rebuild_marked = dm.rebuild_marked
+# torch.multiprocessing keeps the NPU mark (shared with the CUDA twin)
+_patch_multiprocessing_marks = dm.patch_multiprocessing_marks
