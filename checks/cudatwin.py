@@ -21,6 +21,7 @@ import types
 import torch
 
 from checks import devicemap as dm
+from checks import deviceruntime as rt
 
 SM_ENV = "NPU_MIGRATE_CUDA_SM"
 DEFAULT_SM = (8, 0)
@@ -44,7 +45,7 @@ def capability() -> tuple[int, int]:
 def _props():
     major, minor = capability()
     return types.SimpleNamespace(
-        name="NVIDIA GPU (emulated on CPU)", major=major, minor=minor, total_memory=dm.total_memory(),
+        name="NVIDIA GPU (emulated on CPU)", major=major, minor=minor, total_memory=rt.total_memory(),
         multi_processor_count=os.cpu_count() or 1, is_integrated=False, is_multi_gpu_board=False,
         gcnArchName="", uuid="00000000-0000-0000-0000-000000000000", L2_cache_size=0,
         max_threads_per_multi_processor=2048, warp_size=32)
@@ -106,7 +107,7 @@ def install(kb_lists: dict | None = None) -> None:
     dm.accept_int_devices(kb_lists)
     cuda = torch.cuda
     props = _props()
-    api = dm.runtime_api("cuda", props)
+    api = rt.runtime_api("cuda", props)
     api.update(
         get_device_capability=lambda device=None: capability(),
         get_arch_list=lambda: [f"sm_{capability()[0]}{capability()[1]}"],
@@ -127,12 +128,12 @@ def install(kb_lists: dict | None = None) -> None:
     if not torch.version.cuda:
         torch.version.cuda = CUDA_VERSION
     # Tensors built by torch.cuda.FloatTensor(...) and friends live on the (CPU) device.
-    for name, cls in dm.legacy_tensor_types().items():
+    for name, cls in rt.legacy_tensor_types().items():
         setattr(cuda, name, cls)
     torch.Tensor.cuda = dm.tensor_to_device
     torch.Tensor.is_cuda = property(lambda self: bool(getattr(self, dm.MARK, False)))
     torch.nn.Module.cuda = dm.module_to_device
-    dm.patch_accelerator("cuda", api["Stream"])
+    rt.patch_accelerator("cuda", api["Stream"])
     dm.patch_multiprocessing_marks()  # .cuda() parameters are still is_cuda in spawned workers
     dm.patch_autocast()
     dm.patch_distributed(_to_gloo)

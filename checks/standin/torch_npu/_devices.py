@@ -6,10 +6,10 @@ module adds "npu" to the mapped device types, keeps the stand-in's historical na
 carries the NPU mark across torch.multiprocessing."""
 from __future__ import annotations
 
-import torch
 from torch_npu._surface import _project_module
 
 dm = _project_module("checks.devicemap")
+rt = _project_module("checks.deviceruntime")  # streams, events, memory: shared with the CUDA twin too
 # Device types mapped to the CPU: "npu" always, "cuda" once contrib.transfer_to_npu is imported.
 dm.MAPPED.add("npu")
 

@@ -4,7 +4,7 @@ The distributed and accelerator patches are `checks/devicemap.py`'s (shared with
 from __future__ import annotations
 
 import torch
-from torch_npu._devices import _mapped, dm
+from torch_npu._devices import _mapped, dm, rt
 
 
 def _to_gloo(backend):
@@ -45,4 +45,4 @@ def _patch_cuda_absent():
 # ------------------------------------------------------------------------------ install
 def _patch_accelerator(npu) -> None:
     """torch.accelerator reports the npu device; its C++ side has no PrivateUse1 hooks, so answer here."""
-    dm.patch_accelerator("npu", npu.Stream)
+    rt.patch_accelerator("npu", npu.Stream)

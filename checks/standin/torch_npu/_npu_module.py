@@ -1,6 +1,6 @@
 """`torch.npu` of the stand-in: devices, streams, events, memory statistics and RNG on the CPU.
 
-The device runtime is `checks/devicemap.py`'s (shared with the CUDA twin); the NPU-only parts
+The device runtime is `checks/deviceruntime.py`'s (shared with the CUDA twin); the NPU-only parts
 (mstx, amp, hf32 switches, autocast getters) are here."""
 from __future__ import annotations
 
@@ -9,20 +9,20 @@ import types
 
 import torch
 from torch_npu._amp import _autocast_dtype
-from torch_npu._devices import dm
+from torch_npu._devices import rt
 from torch_npu._surface import SurfaceModule, _names
 
 # Historical names of the stand-in's device runtime (torch_npu._dist_mesh, _host).
-_State = dm.State
-_device_count = dm.device_count
-_index = dm.index
-_set_device = dm.set_device
-_rss_bytes = dm.rss_bytes
-_peak_rss_bytes = dm.peak_rss_bytes
-_Event = dm.Event
-_Stream = dm.stream_class("npu")
-_StreamContext = dm.StreamContext
-_DeviceContext = dm.DeviceContext
+_State = rt.State
+_device_count = rt.device_count
+_index = rt.index
+_set_device = rt.set_device
+_rss_bytes = rt.rss_bytes
+_peak_rss_bytes = rt.peak_rss_bytes
+_Event = rt.Event
+_Stream = rt.stream_class("npu")
+_StreamContext = rt.StreamContext
+_DeviceContext = rt.DeviceContext
 
 
 class _Mstx:
@@ -63,10 +63,10 @@ def _make_npu_module(amp):
     npu.__dict__["__file__"] = __file__
     # Private hooks torch itself calls on a registered device module (torch.manual_seed, lazy init).
     npu.__dict__.update(_is_in_bad_fork=lambda: False, _lazy_init=lambda: None, _lazy_call=lambda fn, **kw: fn())
-    props = types.SimpleNamespace(name="Ascend NPU (emulated on CPU)", total_memory=dm.total_memory(),
+    props = types.SimpleNamespace(name="Ascend NPU (emulated on CPU)", total_memory=rt.total_memory(),
                                   major=0, minor=0, multi_processor_count=os.cpu_count() or 1)
     npu._provide(
-        **dm.runtime_api("npu", props),
+        **rt.runtime_api("npu", props),
         get_amp_supported_dtype=lambda: [torch.float16, torch.bfloat16],
         is_autocast_enabled=lambda: torch.is_autocast_enabled("cpu"),
         set_autocast_enabled=lambda enabled: torch.set_autocast_enabled("cpu", enabled),
@@ -80,6 +80,6 @@ def _make_npu_module(amp):
         conv=types.SimpleNamespace(allow_hf32=True, allow_tf32=True),
         config=types.SimpleNamespace(allow_internal_format=False),
         utilization=lambda device=None: 0,
-        **dm.legacy_tensor_types(),
+        **rt.legacy_tensor_types(),
     )
     return npu
