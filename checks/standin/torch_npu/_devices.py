@@ -28,6 +28,5 @@ _pin_memory = dm._pin_memory
 _generator_proxy = dm._generator_proxy
 
 
-_rebuild_marked = dm.rebuild_marked
 # torch.multiprocessing keeps the NPU mark (shared with the CUDA twin)
 _patch_multiprocessing_marks = dm.patch_multiprocessing_marks
