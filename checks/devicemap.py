@@ -61,8 +61,8 @@ def map_device(value, replace_int: bool = False):
             out[k] = nv
             hit = hit or h
         return (out, True) if hit else (value, False)
-    elif replace_int and kind is int and "cuda" in MAPPED:
-        return "cpu", True
+    elif replace_int and kind is int and MAPPED:
+        return "cpu", True  # a bare int is an index of the accelerator: the emulated device
     return value, False
 
 
@@ -214,7 +214,8 @@ def install_mapping(kb_lists: dict) -> None:
 
 
 def accept_int_devices(kb_lists: dict) -> None:
-    """`to`/`to_empty` also take a bare int as a device (cuda:N) once "cuda" is mapped."""
+    """`to`/`to_empty` also take a bare int as a device: torch reads it as an index of the
+    accelerator (cuda:N on a GPU host, npu:N once torch_npu is imported), here the emulated device."""
     if not once("int-devices"):
         return
     for owner, names in ((torch.Tensor, ("to",)), (torch.nn.Module, kb_lists.get("torch_module_fn_white_list", ()))):

@@ -176,3 +176,11 @@ def test_fake_data_reaches_spawned_dataloader_workers():
     r = smoke("spawn_loader.py", fake_data=True)
     assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
     assert r.param_device == {"npu": 2}
+
+
+def test_bare_int_device_is_the_emulated_npu():
+    """torch reads `.to(0)` as the accelerator's device 0 (npu:0 once torch_npu is imported): on the
+    stand-in that is the emulated NPU, not torch's empty "npu" backend (NotImplementedError)."""
+    r = smoke("int_device.py")
+    assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
+    assert r.param_device == {"npu": 4} and r.loss_device == "npu"

@@ -70,6 +70,9 @@ def install(top: types.ModuleType) -> None:
     top.__dict__["npu"] = npu
 
     dm.install_mapping(kb_lists)
+    # `x.to(0)` is npu:0 on an Ascend host (torch_npu 2.14.0 contrib/transfer_to_npu.py,
+    # _replace_cuda_to_npu_in_list: an int argument of to / to_empty becomes f"npu:{arg}")
+    dm.accept_int_devices(kb_lists)
     torch.Tensor.npu = _tensor_npu
     torch.Tensor.is_npu = property(lambda self: bool(getattr(self, MARK, False)))
     torch.nn.Module.npu = _module_npu
