@@ -70,8 +70,9 @@ def install(top: types.ModuleType) -> None:
     top.__dict__["npu"] = npu
 
     dm.install_mapping(kb_lists)
-    # `x.to(0)` is npu:0 on an Ascend host (torch_npu 2.14.0 contrib/transfer_to_npu.py,
-    # _replace_cuda_to_npu_in_list: an int argument of to / to_empty becomes f"npu:{arg}")
+    # `x.to(0)` is npu:0 on an Ascend host: torch reads an int device as the accelerator's, which is
+    # the npu once torch_npu is loaded (torch >= 2.5 autoloads it at `import torch`); transfer_to_npu
+    # does the same explicitly (torch_npu 2.14.0 _replace_cuda_to_npu_in_list: int -> f"npu:{arg}").
     dm.accept_int_devices(kb_lists)
     torch.Tensor.npu = _tensor_npu
     torch.Tensor.is_npu = property(lambda self: bool(getattr(self, MARK, False)))
