@@ -25,7 +25,7 @@ def _prepare() -> str:
     sys.path.append(root)
     try:
         import checks.dist_child as dist_child
-        from checks.bootstrap import describe_exception, install_hooks
+        from checks.bootstrap import describe_exception, install_hooks, seed_everything
         from checks.recorder import Recorder
         from checks.spawn_ranks import RANKS_SUFFIX
 
@@ -52,6 +52,11 @@ def _prepare() -> str:
         dist_child.attach_spawned(rec, cfg["report"] + RANKS_SUFFIX, describe_exception)
     if cfg.get("fake_data"):
         fakedata.install(torch)
+    if cfg.get("seed") is not None:
+        # a spawned process starts from a fresh random state (a forked one inherits the seeded
+        # parent's): the seed of the run reaches it too, so two runs (validate) build the same
+        # model and data in their workers (a DDP tutorial's mp.spawn script seeds nothing itself)
+        seed_everything(torch, int(cfg["seed"]))
     return cfg["script"]
 
 

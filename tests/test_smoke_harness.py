@@ -184,3 +184,12 @@ def test_bare_int_device_is_the_emulated_npu():
     r = smoke("int_device.py")
     assert (r.verdict, r.steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
     assert r.param_device == {"npu": 4} and r.loss_device == "npu"
+
+
+def test_the_seed_reaches_spawned_processes():
+    """Two runs with the same seed: a spawned worker (fresh interpreter) builds the same batches in
+    both, as a forked one does, so validate can compare runs whose training happens in mp.spawn."""
+    runs = [smoke("spawn_unseeded.py", seed=7, timeout=180) for _ in range(2)]
+    for r in runs:
+        assert (r.verdict, r.child_steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
+    assert runs[0].losses == runs[1].losses
