@@ -15,6 +15,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
@@ -213,14 +214,19 @@ def export_defs(ctx) -> list[Definition]:
     return [Definition("export", e.name, ctx.path, e.line, e.error, e.why, e.mode) for e in reexports.module_exports(ctx)]
 
 
-def module_parts(path: str) -> list[str]:
-    """The dotted-name parts a file is importable as, innermost last (`pkg/__init__.py` -> pkg)."""
+@lru_cache(maxsize=65536)
+def _module_parts(path: str) -> tuple[str, ...]:
     parts = [p for p in os.path.normpath(path).replace(os.sep, "/").split("/") if p and p not in (".", "..")]
     if parts and parts[-1].endswith(".py"):
         parts[-1] = parts[-1][:-3]
         if parts[-1] == "__init__":
             parts.pop()
-    return parts
+    return tuple(parts)
+
+
+def module_parts(path: str) -> list[str]:
+    """The dotted-name parts a file is importable as, innermost last (`pkg/__init__.py` -> pkg)."""
+    return list(_module_parts(path))
 
 
 # ---- linking ---------------------------------------------------------------------------------------------
@@ -250,8 +256,18 @@ class Index:
         return None
 
     def _exporting_module(self, module: str) -> bool:
-        wanted = module.split(".")
-        return any(_suffix(module_parts(d.path), wanted) for ds in self.exports.values() for d in ds)
+        return tuple(module.split(".")) in self._export_module_suffixes
+
+    @cached_property
+    def _export_module_suffixes(self) -> frozenset:
+        """Every dotted-name suffix of every exporting file (`a.b.c` -> c, b.c, a.b.c): one set lookup per
+        reference instead of a pass over all exports (this ran per reference and per file)."""
+        out = set()
+        for ds in self.exports.values():
+            for d in ds:
+                parts = module_parts(d.path)
+                out.update(tuple(parts[i:]) for i in range(len(parts)))
+        return frozenset(out)
 
     def module_for(self, dotted: str) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of)."""
