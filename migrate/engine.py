@@ -194,7 +194,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
-    findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx))  # CUDA branches beside an NPU one
+    findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx), text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     if not findings:
         return [], [], 0
     suppressed = 0

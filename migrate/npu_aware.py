@@ -84,9 +84,26 @@ def _mark(kinds, lines: set[int]) -> None:
                 lines.update(_span(test, body))
 
 
-def aware_lines(tree: ast.AST) -> set[int]:
+def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
+    """The lines of CUDA branches (and dict entries) that have an NPU counterpart beside them.
+    `index` is `context.index_tree(tree)` when the caller has it (PythonContext does)."""
+    if index is None:
+        from migrate.context import index_tree
+
+        index = index_tree(tree)
+    nodes, parents = index
     lines: set[int] = set()
-    for node in ast.walk(tree):
+    seen: dict[int, set[str]] = {}
+
+    def names(test: ast.AST) -> set[str]:  # each test is met once per chain it is in: walk it once
+        key = id(test)
+        if key not in seen:
+            seen[key] = _names(test)
+        return seen[key]
+
+    # only the blocks that hold an `if` can hold a dispatch
+    holders = {id(parent): parent for parent in (parents.get(id(n)) for n in nodes.get(ast.If, ())) if parent is not None}
+    for node in holders.values():
         block = getattr(node, "body", None)
         blocks = [block] if isinstance(block, list) else []
         blocks += [b for b in (getattr(node, "orelse", None), getattr(node, "finalbody", None)) if isinstance(b, list)]
@@ -94,27 +111,32 @@ def aware_lines(tree: ast.AST) -> set[int]:
             groups: dict = {}
             for statement in statements:
                 if isinstance(statement, ast.If):
-                    chain = _chain(statement)
-                    _mark([(_names(test), test, body) for test, body in chain], lines)  # one if / elif chain
-                    for test, body in chain:  # separate ifs of one block testing the same thing
-                        subject = _subject(test)
+                    kinds = [(names(test), test, body) for test, body in _chain(statement)]
+                    _mark(kinds, lines)  # one if / elif chain
+                    for found, test, body in kinds:  # separate ifs of one block testing the same thing
+                        # a test naming neither device can never be marked nor make another one marked
+                        subject = _subject(test) if found else None
                         if subject is not None:
-                            groups.setdefault(subject, []).append((_names(test), test, body))
+                            groups.setdefault(subject, []).append((found, test, body))
             for kinds in groups.values():
                 _mark(kinds, lines)
-        if isinstance(node, ast.Dict):
-            keys = {k.value.lower(): k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-            if "cuda" in keys and "npu" in keys:
-                for key, value in zip(node.keys, node.values):
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.lower().startswith("cuda"):
-                        lines.update(range(key.lineno, (getattr(value, "end_lineno", None) or value.lineno) + 1))
+    for node in nodes.get(ast.Dict, ()):
+        keys = {k.value.lower(): k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        if "cuda" in keys and "npu" in keys:
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.lower().startswith("cuda"):
+                    lines.update(range(key.lineno, (getattr(value, "end_lineno", None) or value.lineno) + 1))
     return lines
 
 
-def drop_npu_aware(tree: ast.AST, findings: list) -> list:
+def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index: tuple | None = None) -> list:
+    """`findings` less the device findings inside CUDA branches that have an NPU branch beside them.
+    Given the file's `text`, a file that never mentions the NPU is passed through without a walk."""
     if not any(f.code in CODES for f in findings):
         return findings
-    lines = aware_lines(tree)
+    if text is not None and "npu" not in text.lower():
+        return findings
+    lines = aware_lines(tree, index)
     if not lines:
         return findings
     return [f for f in findings if not (f.code in CODES and f.line in lines)]
