@@ -198,13 +198,13 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if not findings:
         return [], [], 0
     suppressed = 0
-    if "noqa" in text:
-        comments = suppress.python_comments(text)
+    if "noqa" in text.lower():
+        ranges = suppress.StatementRanges(tree, ctx.nodes)
+        comments = suppress.python_comments(text) if suppress.needs_comments(text, ctx.lines, ranges, findings) else {}
         if suppress.file_is_suppressed(comments):
             return [], [], len(findings)
         noqa = suppress.comment_noqa(comments)
         if noqa:
-            ranges = suppress.StatementRanges(tree)
             kept = [f for f in findings if not suppress.is_suppressed(f.code, ranges.lines_for(f.line), noqa)]
             suppressed = len(findings) - len(kept)
             findings = kept

@@ -34,6 +34,16 @@ def python_comments(source: str) -> dict[int, str]:
     return comments
 
 
+def needs_comments(text: str, lines: list[str], ranges: StatementRanges, findings) -> bool:
+    """Whether any finding could be suppressed: a file-level marker somewhere in the text, or a line
+    mentioning noqa inside some finding's statement. Only then are the real comments tokenized (the
+    slow part; a `noqa` inside a string is told apart there)."""
+    if _FILE_NOQA.search(text):
+        return True
+    marked = {number for number, line in enumerate(lines, 1) if "noqa" in line.lower()}
+    return bool(marked) and any(not marked.isdisjoint(ranges.lines_for(f.line)) for f in findings)
+
+
 def file_is_suppressed(comments: dict[int, str]) -> bool:
     return any(_FILE_NOQA.search(text) for text in comments.values())
 
@@ -50,20 +60,24 @@ def line_comments(source_lines: list[str]) -> dict[int, str]:
 class StatementRanges:
     """Maps a line to the line range of the innermost statement holding it."""
 
-    def __init__(self, tree: ast.AST):
+    def __init__(self, tree: ast.AST, nodes: dict | None = None):
+        """`nodes`: the context's nodes by type (`context.index_tree`), to skip a walk of the tree."""
+        if nodes is not None:
+            statements = [n for kind, bucket in nodes.items() if issubclass(kind, ast.stmt) for n in bucket]
+        else:
+            statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
         ranges = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.stmt):
-                body = getattr(node, "body", None)
-                if isinstance(body, list) and body and isinstance(body[0], ast.AST):
-                    end = max(node.lineno, body[0].lineno - 1)
-                    # decorators belong to the def statement
-                else:
-                    end = node.end_lineno or node.lineno
-                start = node.lineno
-                for deco in getattr(node, "decorator_list", ()) or ():
-                    start = min(start, deco.lineno)
-                ranges.append((start, end))
+        for node in statements:
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.AST):
+                end = max(node.lineno, body[0].lineno - 1)
+                # decorators belong to the def statement
+            else:
+                end = node.end_lineno or node.lineno
+            start = node.lineno
+            for deco in getattr(node, "decorator_list", ()) or ():
+                start = min(start, deco.lineno)
+            ranges.append((start, end))
         ranges.sort()
         self._ranges = ranges
         self._starts = [r[0] for r in ranges]

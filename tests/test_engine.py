@@ -64,6 +64,22 @@ def test_noqa_on_any_line_of_a_statement_and_file_level(tmp_path: Path):
     assert scan([str(path)], use_cache=False).findings == []
 
 
+def test_noqa_in_a_string_does_not_suppress_and_uppercase_noqa_does(tmp_path: Path):
+    """Comments are told from strings by the tokenizer, which runs only when a line mentioning noqa
+    lies inside a finding's statement (suppress.needs_comments)."""
+    path = tmp_path / "t.py"
+    path.write_text(
+        "import torch\n"
+        "a = torch.ones(1).cuda(); s = '# noqa'\n"
+        "b = torch.ones(1).cuda()  # NOQA: NPU101\n"
+        "c = torch.ones(1).cuda()\n"
+        "note = 'mentions noqa far away'\n"
+    )
+    result = scan([str(path)], use_cache=False)
+    assert [f.line for f in result.findings if f.code == "NPU101"] == [2, 4]
+    assert result.files[0].suppressed == 1
+
+
 def test_select_ignore_longest_prefix_wins(tmp_path: Path):
     path = tmp_path / "t.py"
     path.write_text(CUDA_SCRIPT)
