@@ -17,6 +17,7 @@ from checks.smoke_report import ChildReport, ExceptionInfo, OpTraceSummary, merg
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "smoke_cases"
+pytestmark = pytest.mark.runtime  # most tests here run smoke children (torch)
 
 
 def smoke(name, **kw):
