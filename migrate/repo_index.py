@@ -54,6 +54,28 @@ def package_dirs(path: str, level: int) -> list[str]:
     return [p for p in parts if p and p not in (".", "..")]
 
 
+def bind_relative_imports(ctx, known) -> bool:
+    """Bind in `ctx.imports` each name a relative import brings in whose full dotted name `known`
+    accepts (the name resolver leaves relative imports out); True when any was bound."""
+    bound = False
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        if not statement.level:
+            continue
+        base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "")
+        for alias in statement.names:
+            full = f"{base}.{alias.name}" if base else alias.name
+            if known(full):
+                ctx.imports[alias.asname or alias.name] = full
+                bound = True
+    return bound
+
+
+def forget_resolved_names(ctx) -> None:
+    """After names were bound in `ctx.imports`: drop what was resolved without them."""
+    ctx.__dict__.pop("_npu_chain_tops", None)
+    ctx._qualname_cache.clear()
+
+
 def _resolve_relative(path: str, dots: str, module: str) -> str:
     dirs = package_dirs(path, len(dots))
     base = dirs[-1] if dirs else ""

@@ -102,16 +102,7 @@ class CustomExtensionUse(Rule):
     @staticmethod
     def _bind(ctx, index) -> bool:
         """Names the resolver does not know: relative imports of an extension and `x = load(...)`."""
-        bound = False
-        for statement in ctx.nodes.get(ast.ImportFrom, ()):
-            if not statement.level:
-                continue
-            base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
-            for alias in statement.names:
-                full = f"{base}.{alias.name}" if base else alias.name
-                if index.module_for(full) is not None:
-                    ctx.imports[alias.asname or alias.name] = full
-                    bound = True
+        bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full) is not None)
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
@@ -123,8 +114,7 @@ class CustomExtensionUse(Rule):
                         ctx.imports[statement.targets[0].id] = module
                         bound = True
         if bound:
-            ctx.__dict__.pop("_npu_chain_tops", None)
-            ctx._qualname_cache.clear()
+            repo_index.forget_resolved_names(ctx)
         return bound
 
     def _imports(self, ctx, index):

@@ -61,19 +61,8 @@ class ReexportedCudaName(Rule):
 
     def uses(self, ctx, index: "repo_index.Index"):
         """Findings for every use in `ctx` of a CUDA-specific name another file of the scan exports."""
-        bound = False
-        for statement in ctx.nodes.get(ast.ImportFrom, ()):
-            if not statement.level:
-                continue
-            base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
-            for alias in statement.names:
-                full = f"{base}.{alias.name}" if base else alias.name
-                if index.export_for(full) is not None:
-                    ctx.imports[alias.asname or alias.name] = full
-                    bound = True
-        if bound:
-            ctx.__dict__.pop("_npu_chain_tops", None)
-            ctx._qualname_cache.clear()
+        if repo_index.bind_relative_imports(ctx, lambda full: index.export_for(full) is not None):
+            repo_index.forget_resolved_names(ctx)
         for node, qual in chain_tops(ctx):
             definition = None
             parts = qual.split(".")
