@@ -6,7 +6,8 @@ import sys
 
 def smoke_distributed(script, script_args, *, launch: dict, progress_timeout, quiet, json_report, **options) -> int:
     from checks.dist_verdict import render
-    from checks.distributed import LaunchSpec, run_distributed_smoke, write_json
+    from checks.distributed import LaunchSpec, run_distributed_smoke
+    from checks.smoke_report import write_json
 
     result = run_distributed_smoke(script, launch=LaunchSpec(**launch), progress_timeout=progress_timeout,
                                    script_args=tuple(script_args), stream=None if quiet else sys.stderr, **options)

@@ -33,7 +33,7 @@ from checks.smoke_report import (
     ChildReport,
     ExceptionInfo,
     merge_process_reports,
-    write_json,  # noqa: F401  (re-exported: smoke's JSON writer)
+    write_json,
 )
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 
 from checks.profile import cost
-from checks.smoke_report import write_json  # noqa: F401  (re-exported: profile's JSON writer)
 from migrate.report import plural
 
 

@@ -34,8 +34,9 @@ def profile(script, script_args, steps, backend, fake_data, json_report, out_dir
     Arguments after `--` go to the script. With --nproc-per-node N every rank of a torchrun job is
     profiled (OUT/rankR/summary.md each; findings merged across ranks in OUT/summary.md).
     """
-    from checks.profile.report import render, write_json
+    from checks.profile.report import render
     from checks.profile.run import run_profile
+    from checks.smoke_report import write_json
 
     result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
                          script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,

@@ -57,7 +57,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
                        op_trace=not no_op_trace, stream=None if quiet else sys.stderr, seed=seed,
                        autocast="off" if no_autocast else autocast_policy, memory_limit=limit, progress=quiet)
     if json_report:
-        from checks.smoke import write_json
+        from checks.smoke_report import write_json
 
         write_json(result, json_report)
     if json_report != "-":
