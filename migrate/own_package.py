@@ -27,12 +27,13 @@ def _roots() -> frozenset[str]:
     return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
 
 
-def own_packages(paths) -> dict[str, frozenset[str]]:
-    """path -> names of the third-party packages (knowledge roots) the file is part of."""
+def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
+    """path -> names of the third-party packages (knowledge roots) the file is part of, for each of
+    `candidates` (default: every path); `paths` is the whole scan (its `__init__.py` files count)."""
     roots = _roots()
     package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
     out: dict[str, frozenset[str]] = {}
-    for path in paths:
+    for path in paths if candidates is None else candidates:
         names = set()
         current = os.path.dirname(os.path.normpath(path))
         while current:
@@ -62,7 +63,10 @@ def used_root(message: str) -> str | None:
 
 
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
-    own = own_packages([r.path for r in results])
+    candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
+    if not candidates:
+        return results
+    own = own_packages([r.path for r in results], candidates)
     if not own:
         return results
     out = []
