@@ -71,6 +71,7 @@ class Finding:
     edits: tuple[Edit, ...] = ()
     cell: int | None = None  # notebook code cell index (0-based among all cells), line is within the cell
     replacement: str | None = None  # the NPU name or value that replaces the construct, when there is one
+    package: str | None = None  # the third-party package (knowledge entry) the finding is about: NPU501/502/507/510
 
     @property
     def sort_key(self) -> tuple:
@@ -90,6 +91,7 @@ class Finding:
             "fixable": self.fixable,
             "message": self.message,
             "replacement": self.replacement,
+            "package": self.package,
         }
 
 

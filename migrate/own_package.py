@@ -13,12 +13,10 @@ is the checkout, not the package (`apex/apex/__init__.py` is).
 from __future__ import annotations
 
 import os
-import re
 
 from migrate.findings import FileResult
 
 CODES = ("NPU501", "NPU507", "NPU510")
-_FIRST_NAME = re.compile(r"`([A-Za-z_][\w.]*)")
 
 
 def _roots() -> frozenset[str]:
@@ -53,13 +51,10 @@ def _src_layout(directory: str) -> bool:
     return os.path.basename(os.path.dirname(directory)) == "src"
 
 
-def used_root(message: str) -> str | None:
-    """The package a NPU501 / NPU507 / NPU510 message is about: the first dotted name it quotes
-    (`liger_kernel.ops.utils` ...; NPU507 after its `package: ` prefix; NPU510 the API it stands for)."""
-    if " is an alias of " in message or " returning `" in message:
-        message = message.split(" is ", 1)[1]
-    match = _FIRST_NAME.search(message)
-    return match.group(1).split(".", 1)[0] if match else None
+def used_root(finding) -> str | None:
+    """The top-level import name of the package a NPU501 / NPU507 / NPU510 finding is about
+    (`liger_kernel` for `liger_kernel.ops.utils`; NPU510 the API the project name stands for)."""
+    return finding.package.split(".", 1)[0] if finding.package else None
 
 
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
@@ -75,7 +70,7 @@ def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
         if not names:
             out.append(result)
             continue
-        kept = tuple(f for f in result.findings if not (f.code in CODES and used_root(f.message) in names))
+        kept = tuple(f for f in result.findings if not (f.code in CODES and used_root(f) in names))
         if len(kept) == len(result.findings):
             out.append(result)
         else:

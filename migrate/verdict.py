@@ -47,7 +47,7 @@ def judge(findings: list[Finding], *, scanned: bool = True) -> Verdict:
     return Verdict(status, blockers, fixable, len(findings) - fixable)
 
 
-# codes whose message starts with "<package>: " (NPU507): the summary groups them per package
+# use-site codes: the summary groups them per package (`Finding.package`)
 USE_SITE_CODES = ("NPU507",)
 
 
@@ -56,8 +56,8 @@ def use_sites(findings: list[Finding]) -> dict[str, dict[str, int]]:
     uses: Counter = Counter()
     files: dict[str, set] = {}
     for f in findings:
-        if f.code in USE_SITE_CODES and ": " in f.message:
-            package = f.message.split(": ", 1)[0]
+        if f.code in USE_SITE_CODES and f.package:
+            package = f.package
             uses[package] += 1
             files.setdefault(package, set()).add(f.path)
     return {p: {"uses": uses[p], "files": len(files[p])} for p in sorted(uses, key=lambda p: (-uses[p], p))}

@@ -136,3 +136,45 @@ def test_a_cuda_branch_without_an_npu_sibling_is_still_reported(tmp_path):
     )
     lines = {line for line, _ in _codes(tmp_path, text)}
     assert {3, 4, 7, 14} <= lines and not {9, 10} & lines
+
+
+def test_every_package_finding_names_its_package_in_a_field(tmp_path):
+    """The own-package filter and the per-package summary read `Finding.package`, not the message
+    text, so a reworded message cannot silently change which findings are dropped or grouped."""
+    (tmp_path / "requirements.txt").write_text("apex\nbitsandbytes>=0.41\n")
+    (tmp_path / "train.py").write_text(
+        "import apex\nfrom flash_attn import flash_attn_func\nimport triton\n"
+        "@triton.jit\ndef k(x):\n    pass\n"
+        "apex.parallel.convert_syncbn_model(None)\nflash_attn_func(1, 2, 3)\n"
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    got = {(f.code, f.line): f.package for f in result.findings if f.code in ("NPU501", "NPU502", "NPU507")}
+    assert got[("NPU501", 1)] == "apex" and got[("NPU507", 7)] == "apex"
+    assert got[("NPU501", 2)] == "flash_attn" and got[("NPU507", 8)] == "flash_attn"
+    assert got[("NPU501", 3)] == "triton" and got[("NPU507", 4)] == "triton"
+    assert {got[("NPU502", 1)], got[("NPU502", 2)]} == {"apex", "bitsandbytes"}
+    # the same facts come back from the cache and into the JSON report
+    cache = tmp_path.parent / (tmp_path.name + "-c")
+    scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    warm = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert warm.cached_files == 2
+    assert [(f.code, f.line, f.package) for f in warm.findings] == [(f.code, f.line, f.package) for f in result.findings]
+    assert all("package" in f.to_dict() for f in warm.findings)
+
+
+def test_the_own_package_filter_does_not_read_the_message(tmp_path):
+    from dataclasses import replace
+
+    from migrate.findings import FileResult
+    from migrate.own_package import drop_own_uses
+
+    _liger(tmp_path)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    swiglu = str(tmp_path / "src" / "liger_kernel" / "ops" / "swiglu.py")
+    probe = replace(next(f for f in result.findings if f.code == "NPU501"), path=swiglu, line=2)
+    reworded = replace(probe, message="imports something", package="liger_kernel.ops")
+    other = replace(probe, message="`liger_kernel.ops.utils` targets ...", package="triton", line=1)
+    files = [FileResult(r.path, r.kind, r.lines) for r in result.files if r.path != swiglu]
+    files.append(FileResult(swiglu, "python", 5, findings=(reworded, other)))
+    kept = {f.line for r in drop_own_uses(files) for f in r.findings}
+    assert kept == {1}  # the reworded own use goes, the triton import (whose text names liger) stays

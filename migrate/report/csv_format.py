@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 
-COLUMNS = ["path", "cell", "line", "column", "end_line", "end_column", "code", "severity", "category", "fixable", "message", "replacement"]
+COLUMNS = ["path", "cell", "line", "column", "end_line", "end_column", "code", "severity", "category", "fixable", "message", "replacement", "package"]
 
 
 def report(result, stream, *, verdict, rules) -> None:

@@ -72,6 +72,7 @@ class Rule:
         replacement: str | None = None,
         severity: Severity | None = None,
         fixable: bool | None = None,
+        package: str | None = None,
     ) -> Finding:
         """Build a finding at a node (or a (line, col0, end_line, end_col0) span)."""
         if isinstance(node, tuple):
@@ -94,6 +95,7 @@ class Rule:
             edits=edits if is_fixable else (),
             cell=getattr(ctx, "cell", None),
             replacement=replacement,
+            package=package,
         )
 
     @classmethod

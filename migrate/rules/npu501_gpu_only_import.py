@@ -17,6 +17,11 @@ def match_package(module: str, table: dict) -> str | None:
     return None
 
 
+def package_of(key: str, table: dict) -> str:
+    """The top-level entry a key belongs to (`apex.optimizers` -> `apex`, `nvidia.dali` stays)."""
+    return match_package(key.split(".", 1)[0], table) or key
+
+
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
@@ -72,7 +77,7 @@ class GpuOnlyImport(Rule):
             for alias in statement.names:
                 key = match_package(alias.name, table)
                 if key is not None and table[key].status != "works":
-                    root = match_package(key.split(".", 1)[0], table) or key
+                    root = package_of(key, table)
                     if root not in seen:
                         seen.add(root)
                         yield self._finding(ctx, statement, alias.name, key, table, at=alias)
@@ -106,7 +111,8 @@ class GpuOnlyImport(Rule):
             text += " [import guarded by try/except ImportError: the fallback path will run on the NPU; check it]"
             if severity is Severity.ERROR:
                 severity = Severity.WARNING
-        return self.finding(ctx, at or statement, text, severity=severity, replacement=entry.alternative_api)
+        return self.finding(ctx, at or statement, text, severity=severity, replacement=entry.alternative_api,
+                            package=package_of(key, table))
 
     @staticmethod
     def _guarded(ctx, statement) -> bool:

@@ -5,6 +5,7 @@ from migrate import knowledge
 from migrate.findings import Category, Severity
 from migrate.rules._text import strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
+from migrate.rules.npu501_gpu_only_import import package_of
 from migrate.sources import normalise
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
@@ -72,7 +73,8 @@ class GpuOnlyDependency(Rule):
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
                 if entry.alternative:
                     text += f"; NPU alternative: {entry.alternative}"
-                yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api)
+                yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
+                                   package=package_of(key, table))
             elif _CUDA_RUNTIME_WHEEL.match(dep.name):
                 yield self.finding(
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",

@@ -5,17 +5,12 @@ from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
-from migrate.rules.npu501_gpu_only_import import match_package
+from migrate.rules.npu501_gpu_only_import import match_package, package_of
 
 TRITON = "triton"
 # decorators that turn a function into a Triton kernel (or wrap one): its body is Triton code,
 # reported once at the decorator, not line by line
 _KERNEL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
-
-
-def package_of(key: str, table: dict) -> str:
-    """The top-level entry a key belongs to (`apex.optimizers` -> `apex`, `nvidia.dali` stays)."""
-    return match_package(key.split(".", 1)[0], table) or key
 
 
 def reported(entry) -> bool:
@@ -181,7 +176,7 @@ class GpuOnlyUse(Rule):
             text = f"triton: launch of the Triton kernel `{name}[grid](...)` ({entry.status} on Ascend NPU)"
             if entry.alternative:
                 text += f"; NPU alternative: {entry.alternative}"
-            yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity))
+            yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=TRITON)
 
     def _finding(self, ctx, node, qual, key, table):
         entry = table[key]
@@ -191,4 +186,5 @@ class GpuOnlyUse(Rule):
             text += f"; NPU alternative: {entry.alternative}"
         if entry.alternative_api:
             text += f" (see `{entry.alternative_api}`)"
-        return self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api)
+        return self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
+                            package=package)

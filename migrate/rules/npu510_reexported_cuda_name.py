@@ -94,7 +94,8 @@ class ReexportedCudaName(Rule):
             what = f"an alias of the CUDA-specific `{definition.why}`: point it at the NPU counterpart"
         where = f" (defined at {definition.path}:{definition.line})" if definition.path else ""
         message = f"`{definition.name}`{where} is {what}"
-        yield self.finding(ctx, target, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING)
+        yield self.finding(ctx, target, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING,
+                           package=definition.why.split(".", 1)[0])
 
 
 def _inside_own_definition(ctx, node) -> bool:
