@@ -13,7 +13,7 @@ from migrate.config import ConfigError, load_config
 from migrate.findings import Severity
 from tests.helpers import ROOT, invoke_cli
 
-SCRIPT = "import torch\nx = torch.ones(1).cuda()\nprint(torch.backends.cudnn.benchmark)\n"
+SCRIPT = "import torch\nx = torch.ones(1).cuda()\ntorch.backends.cudnn.benchmark = True\n"
 
 
 def test_config_is_read_from_pyproject(tmp_path: Path):
@@ -39,7 +39,7 @@ def test_bad_config_is_a_clear_usage_error(tmp_path: Path):
 
 
 def test_check_gate_fail_on_levels(tmp_path: Path):
-    (tmp_path / "x.py").write_text("import torch\nprint(torch.backends.cudnn.benchmark)\n")
+    (tmp_path / "x.py").write_text("import torch\ntorch.backends.cudnn.benchmark = True\n")
     info_only = invoke_cli("check", str(tmp_path))
     assert info_only.returncode == 0, info_only.stdout
     assert invoke_cli("check", "--fail-on", "info", str(tmp_path)).returncode == 1

@@ -56,3 +56,19 @@ def test_alias(code, source, expected):
     else:
         assert mine[0].fixable
         assert fix(source, (code,)) == expected
+
+
+@pytest.mark.parametrize("version,reported", [("2.1.0", True), ("2.3.1", False), (newest_version(), False)])
+def test_old_torch_gradscaler_fallback_depends_on_the_target_torch(version, reported):
+    """timm / open_clip: `try: torch.amp.GradScaler(device=...) except (AttributeError, TypeError):
+    torch.cuda.amp.GradScaler()`. The fallback only runs on a torch without torch.amp.GradScaler
+    (before 2.3), so it is a construct for the 2.1 release line and dead code after."""
+    source = (
+        "import torch\ntry:\n    scaler = torch.amp.GradScaler(device=device)\n"
+        "except (AttributeError, TypeError):\n    scaler = torch.cuda.amp.GradScaler()\n"
+    )
+    found = [f.line for f in analyze(source, version) if f.code == "NPU401"]
+    assert found == ([5] if reported else [])
+    # the same fallback with torch.amp.autocast in the body is dead code on every supported line
+    auto = source.replace("GradScaler(device=device)", 'autocast("cuda")').replace("amp.GradScaler()", "amp.autocast()")
+    assert [f for f in analyze(auto, version) if f.code == "NPU401"] == []

@@ -23,7 +23,8 @@ def test_every_third_party_entry_is_found_as_import_with_its_severity():
     assert table
     for key, entry in table.items():
         found = codes(analyze(f"import {key}\n"), "NPU501")
-        if entry.status == "works":  # e.g. deepspeed.accelerator: the device-neutral API
+        if entry.status == "works" or (entry.status == "partial" and entry.severity == "info"):
+            # deepspeed.accelerator: the device-neutral API; numba: its CPU JIT keeps working
             assert found == [], key
             continue
         assert len(found) == 1, key
@@ -58,10 +59,12 @@ def test_every_pip_name_is_found_in_requirements():
     from migrate.sources import normalise
 
     table = knowledge.third_party()
-    pip_names = sorted({p for entry in table.values() for p in entry.pip_names if "*" not in p})
-    text = "".join(f"{p}>=0.1\n" for p in pip_names)
+    quiet = {p for e in table.values() if e.status == "partial" and e.severity == "info" for p in e.pip_names}
+    assert "numba" in quiet  # numba's CPU JIT keeps working: depending on it is not a finding
+    pip_names = sorted({p for entry in table.values() for p in entry.pip_names if "*" not in p} - quiet)
+    text = "".join(f"{p}>=0.1\n" for p in sorted(quiet)) + "".join(f"{p}>=0.1\n" for p in pip_names)
     found = codes(analyze(text, "requirements.txt", ("manifest",)), "NPU502")
-    assert [f.line for f in found] == list(range(1, len(pip_names) + 1))
+    assert [f.line for f in found] == list(range(len(quiet) + 1, len(quiet) + len(pip_names) + 1))
     for finding, pip in zip(found, pip_names):
         owners = [e for e in table.values() if pip in e.pip_names]
         assert finding.severity in {Severity.parse(e.severity) for e in owners}, pip

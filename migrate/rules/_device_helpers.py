@@ -254,6 +254,57 @@ def availability_probe(ctx, node: ast.AST) -> bool:
     return isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node
 
 
+# The first torch with the device-neutral `torch.amp.<name>` (torch/amp/grad_scaler.py arrived in
+# 2.3, from pytorch/pytorch PR #99301's refactor; `torch.amp.autocast` is in every torch torch_npu supports).
+_NEUTRAL_AMP_SINCE = {"GradScaler": (2, 3), "autocast": (2, 1)}
+_FALLBACK_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError"})
+
+
+def old_torch_fallback(ctx, node: ast.AST, qual: str) -> bool:
+    """`try: s = torch.amp.GradScaler(device=device) except (AttributeError, TypeError): s =
+    torch.cuda.amp.GradScaler()`: the `torch.cuda.amp` name sits in the fallback of a `try` whose
+    body already uses the device-neutral `torch.amp` name, and the target torch has it, so the
+    fallback never runs."""
+    name = qual.rsplit(".", 1)[-1]
+    since = _NEUTRAL_AMP_SINCE.get(name)
+    version = getattr(ctx.kb, "version", None)
+    if since is None or version is None or tuple(int(p) for p in version.split(".")[:2]) < since:
+        return False
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(parent, ast.ExceptHandler) and parent.type is not None:
+            types = parent.type.elts if isinstance(parent.type, ast.Tuple) else [parent.type]
+            if not {getattr(t, "id", None) for t in types} & _FALLBACK_ERRORS:
+                return False
+            attempt = ctx.parent(parent)
+            return isinstance(attempt, ast.Try) and any(
+                ctx.qualname(n) in (f"torch.amp.{name}", f"torch.{name}")
+                for statement in attempt.body for n in ast.walk(statement) if isinstance(n, (ast.Attribute, ast.Name))
+            )
+        parent = ctx.parent(parent)
+    return False
+
+
+def guards_optional_fast_path(ctx, node: ast.AST) -> bool:
+    """`if x.is_cuda:` whose body only *tries* a CUDA-only fast path and falls back when it fails
+    (whisper's `if x.is_cuda: try: return dtw_cuda(x) except RuntimeError: warn(...)`, then the CPU
+    code): False on an NPU host is the right answer there, the fallback runs. A handler that
+    re-raises makes the fast path required, so that is still reported."""
+    test = node
+    parent = ctx.parent(node)
+    while isinstance(parent, (ast.BoolOp, ast.Compare)):
+        test, parent = parent, ctx.parent(parent)
+    if not (isinstance(parent, ast.If) and parent.test is test and not parent.orelse and parent.body):
+        return False
+    attempt = parent.body[0]
+    return (
+        len(parent.body) == 1
+        and isinstance(attempt, ast.Try)
+        and bool(attempt.handlers)
+        and not any(isinstance(n, ast.Raise) for h in attempt.handlers for n in ast.walk(h))
+    )
+
+
 def edit_anchor(ctx, node: ast.AST, edits) -> ast.AST:
     """Where to report a rewrite: the import alias when every edit is in the import statement
     (`from torch.cuda.amp import GradScaler` ... `GradScaler()`): the line `apply` changes."""

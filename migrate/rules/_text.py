@@ -45,13 +45,31 @@ def is_prose(ctx, node: ast.AST) -> bool:
         return True  # docstring or a bare string statement
     if isinstance(parent, (ast.JoinedStr, ast.FormattedValue)):
         return True  # a piece of an f-string (messages, mostly); columns are unreliable there too
-    current = node
+    return _handed_to_a_message(ctx, node, parent)
+
+
+def _handed_to_a_message(ctx, node: ast.AST, parent: ast.AST | None) -> bool:
+    """`node` (child of `parent`) is an argument of a print / logging / warnings / exception call,
+    directly or through `_CARRIERS`."""
     while isinstance(parent, _CARRIERS):
-        current, parent = parent, ctx.parent(parent)
-    if isinstance(parent, ast.Call) and current is not parent.func:
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Call) and node is not parent.func:
         name = _call_simple_name(parent)
         return name is not None and (name in _PROSE_CALL_NAMES or name.endswith(_PROSE_CALL_SUFFIXES))
     return False
+
+
+def only_displayed(ctx, node: ast.AST) -> bool:
+    """True for a value that is only shown to a person: an f-string field of a message
+    (`logger.info(f"{torch.backends.cudnn.allow_tf32=}")`) or a direct argument of a print /
+    logging call (`print(torch.backends.cudnn.benchmark)`). Reading a flag to log it changes nothing."""
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.Attribute):
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.FormattedValue):
+        joined = ctx.parent(parent)
+        return isinstance(joined, ast.JoinedStr) and is_prose(ctx, joined)
+    return _handed_to_a_message(ctx, node, parent)
 
 
 def string_constants(ctx) -> Iterator[ast.Constant]:

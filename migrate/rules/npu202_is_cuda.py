@@ -1,6 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import guards_optional_fast_path
 from migrate.rules.base import Invalid, Rule
 
 
@@ -25,11 +26,16 @@ class IsCuda(Rule):
         "self.is_cuda = use_gpu\nif self.is_cuda: pass",  # the program's own flag
         "def f(is_cuda): return is_cuda",
         "msg = 'x.is_cuda'",
+        # an optional CUDA fast path that falls back when it fails (openai/whisper timing.py)
+        "def dtw(x):\n    if x.is_cuda:\n        try:\n            return dtw_cuda(x)\n        except RuntimeError:\n            warn('falling back')\n    return dtw_cpu(x)",
     ]
     INVALID = [
         Invalid("if x.is_cuda: pass", expected="if x.is_npu: pass", count=1),
         Invalid("pin = not batch[0].is_cuda", expected="pin = not batch[0].is_npu"),
         Invalid("flags = [t.is_cuda for t in ts]", expected="flags = [t.is_npu for t in ts]"),
+        # the kernel is required: the handler re-raises (or there is no try at all)
+        Invalid("if x.is_cuda:\n    try:\n        y = k(x)\n    except RuntimeError:\n        raise\nelse:\n    y = x", count=1),
+        Invalid("if not x.is_cuda:\n    raise NotImplementedError('CPU not supported')", count=1),
     ]
 
     def check(self, ctx):
@@ -38,7 +44,8 @@ class IsCuda(Rule):
         attributes = [n for n in ctx.nodes.get(ast.Attribute, ()) if n.attr == "is_cuda"]
         own_flags = {ctx.segment(n.value) for n in attributes if not isinstance(n.ctx, ast.Load)}
         for node in attributes:
-            if not isinstance(node.ctx, ast.Load) or ctx.segment(node.value) in own_flags:
+            if not isinstance(node.ctx, ast.Load) or ctx.segment(node.value) in own_flags \
+                    or guards_optional_fast_path(ctx, node):
                 continue
             name = ctx.qualname(node)
             if name is not None and not name.startswith("torch"):

@@ -2,6 +2,7 @@ import ast
 
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import statement_of, uses
+from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
 
 CUDNN = "torch.backends.cudnn"
@@ -25,6 +26,7 @@ class CudnnFlags(Rule):
         "import torch\ntorch.use_deterministic_algorithms(True)",
         "# torch.backends.cudnn.benchmark = True",
         "cudnn.benchmark = True",  # not imported from torch
+        'import torch\nlogger.info(f"{torch.backends.cudnn.allow_tf32=}")\nprint("cudnn", torch.backends.cudnn.benchmark)',
     ]
     INVALID = [
         Invalid("import torch\ntorch.backends.cudnn.benchmark = True", count=1),
@@ -34,6 +36,8 @@ class CudnnFlags(Rule):
             count=1,
         ),
         Invalid("from torch.backends import cudnn\nif cudnn.enabled: pass", count=2),
+        Invalid('import torch\nprint(f"{torch.backends.cudnn.benchmark=}")\ntorch.backends.cudnn.benchmark = True', count=1),
+        Invalid('import torch\nlog.info("tf32 %s", set_flag(torch.backends.cudnn.allow_tf32))', count=1),  # used, not just shown
     ]
 
     def _hint(self, kb, attr: str) -> str:
@@ -59,12 +63,14 @@ class CudnnFlags(Rule):
                         yield self.finding(ctx, alias, f"`from torch.backends import cudnn`: {self.MESSAGE}")
 
     def check(self, ctx):
-        if any(True for _ in uses(ctx, CUDNN, loads_only=False)):
+        if any(not only_displayed(ctx, node) for node, _ in uses(ctx, CUDNN, loads_only=False)):
             yield from self._imports(ctx)  # an import alone (unused) is not a construct
         kb = ctx.kb
         by_statement: dict[int, list] = {}
         order = []
         for node, qual in uses(ctx, "torch.backends.cudnn", loads_only=False):
+            if only_displayed(ctx, node):
+                continue  # `logger.info(f"{torch.backends.cudnn.allow_tf32=}")` only shows the value
             stmt = statement_of(ctx, node)
             if id(stmt) not in by_statement:
                 by_statement[id(stmt)] = []

@@ -2,6 +2,7 @@ import ast
 
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import uses
+from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
 
 _SDP = (
@@ -41,6 +42,7 @@ class CudaBackendFlags(Rule):
         "backends.cuda.matmul.allow_tf32 = True",  # not imported from torch
         "import torch\nkind = torch.backends.cuda.SDPBackend.FLASH_ATTENTION",  # an enum constant
         "import torch\nif hasattr(torch.backends.cuda, 'matmul'): pass",  # a probe
+        'import torch\nlogger.info(f"{torch.backends.cuda.matmul.allow_tf32=}")',  # only shown in a log line
     ]
     INVALID = [
         Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True", count=1),
@@ -50,6 +52,7 @@ class CudaBackendFlags(Rule):
             count=1,
         ),
         Invalid("from torch.backends import cuda as bc\nbc.preferred_linalg_library('magma')", count=1),
+        Invalid('import torch\nprint(f"{torch.backends.cuda.matmul.allow_tf32}")\ntorch.backends.cuda.matmul.allow_tf32 = True', count=1),
     ]
 
     def _hint(self, kb, qual: str) -> str:
@@ -81,7 +84,7 @@ class CudaBackendFlags(Rule):
 
     def check(self, ctx):
         for node, qual in uses(ctx, "torch.backends.cuda", loads_only=False):
-            if self._not_a_setting(ctx, node, qual):
+            if self._not_a_setting(ctx, node, qual) or only_displayed(ctx, node):
                 continue
             message = f"`{qual}` is a CUDA-only setting with no effect on an NPU{self._hint(ctx.kb, qual)}"
             yield self.finding(ctx, node, message)

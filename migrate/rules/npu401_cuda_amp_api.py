@@ -1,7 +1,7 @@
 import ast
 
 from migrate.findings import Category, Edit, Severity
-from migrate.rules._device_helpers import edit_anchor, rename_edits, uses
+from migrate.rules._device_helpers import edit_anchor, old_torch_fallback, rename_edits, uses
 from migrate.rules.base import Invalid, Rule
 
 
@@ -25,8 +25,13 @@ class CudaAmpApi(Rule):
         'import torch\nwith torch.autocast("npu"): pass',
         "from apex import amp\nmodel, opt = amp.initialize(model, opt)",  # NPU404
         "amp.GradScaler()",  # not imported
+        # an old-torch fallback: the try body already uses the device-neutral name
+        "import torch\ntry:\n    s = torch.amp.GradScaler(device=device)\nexcept (AttributeError, TypeError):\n    s = torch.cuda.amp.GradScaler()",
     ]
     INVALID = [
+        Invalid(  # the fallback of a try that does not use the neutral name is a real use
+            "import torch\ntry:\n    s = make_scaler()\nexcept AttributeError:\n    s = torch.cuda.amp.GradScaler()", count=1,
+        ),
         Invalid(
             "import torch\nscaler = torch.cuda.amp.GradScaler()",
             expected="import torch\nscaler = torch.npu.amp.GradScaler()",
@@ -54,6 +59,8 @@ class CudaAmpApi(Rule):
     def check(self, ctx):
         kb = ctx.kb
         for node, qual in uses(ctx, "torch.cuda.amp"):
+            if old_torch_fallback(ctx, node, qual):
+                continue
             api = kb.cuda_api(qual) if kb is not None else None
             target = api.npu if api is not None else None
             if target is not None and not kb.has_api(target):

@@ -22,6 +22,12 @@ def package_of(key: str, table: dict) -> str:
     return match_package(key.split(".", 1)[0], table) or key
 
 
+def needs_a_look(entry) -> bool:
+    """An import or dependency of this package is reported: not `works`, and not a `partial`
+    package whose note is only `info` (numba: its CPU JIT keeps working, numba.cuda is its own entry)."""
+    return entry.status != "works" and not (entry.status == "partial" and entry.severity == "info")
+
+
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
@@ -55,6 +61,7 @@ class GpuOnlyImport(Rule):
         "import nvidia_dali_helpers",
         "from . import apex",  # a relative import is the project's own module
         '"""import apex"""',
+        "import numba\n@numba.jit(nopython=True)\ndef dtw(x):\n    return x",  # numba's CPU JIT runs on an NPU host
     ]
     INVALID = [
         Invalid("import apex", count=1),
@@ -65,6 +72,7 @@ class GpuOnlyImport(Rule):
         Invalid("try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None", count=1),
         Invalid("import os, bitsandbytes as bnb, triton", count=2),
         Invalid("from nvidia import dali"),
+        Invalid("import numba\nfrom numba import cuda", count=1),  # numba.cuda, not numba's CPU JIT
     ]
 
     def triggers(self, kb):
@@ -76,7 +84,7 @@ class GpuOnlyImport(Rule):
             seen: set[str] = set()
             for alias in statement.names:
                 key = match_package(alias.name, table)
-                if key is not None and table[key].status != "works":
+                if key is not None and needs_a_look(table[key]):
                     root = package_of(key, table)
                     if root not in seen:
                         seen.add(root)
@@ -89,7 +97,7 @@ class GpuOnlyImport(Rule):
                 candidate = match_package(f"{statement.module}.{alias.name}", table)
                 if candidate is not None and (best is None or len(candidate) > len(best)):
                     best = candidate
-            if best is not None and table[best].status != "works":
+            if best is not None and needs_a_look(table[best]):
                 yield self._finding(ctx, statement, statement.module, best, table)
 
     def _finding(self, ctx, statement, module, key, table, at=None):

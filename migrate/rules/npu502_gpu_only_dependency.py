@@ -5,7 +5,7 @@ from migrate import knowledge
 from migrate.findings import Category, Severity
 from migrate.rules._text import strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
-from migrate.rules.npu501_gpu_only_import import package_of
+from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
 from migrate.sources import normalise
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
@@ -46,6 +46,7 @@ class GpuOnlyDependency(Rule):
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
         Valid("apex-utils==1.0\n", kind="manifest"),
+        Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
     ]
@@ -67,7 +68,7 @@ class GpuOnlyDependency(Rule):
         for dep in ctx.dependencies:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
-            if key is not None:
+            if key is not None and needs_a_look(table[key]):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")

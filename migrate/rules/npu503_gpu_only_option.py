@@ -2,11 +2,12 @@ import ast
 import functools
 import re
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from importlib import resources
 
 from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
-from migrate.rules._text import shell_matches
+from migrate.rules._text import is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
 
@@ -29,11 +30,39 @@ class GpuCall:
     source: str
 
 
+@dataclass(frozen=True)
+class GpuUse:
+    """A method (`[[method]]`, matched by its name on any object) or a name (`[[name]]`, a glob on
+    the last component of the alias-resolved name) whose use selects a GPU-only library."""
+
+    pattern: str
+    modules: tuple[str, ...]
+    why: str
+    alternative: str
+    source: str
+    method: bool
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict:
+    text = resources.files("migrate.knowledge").joinpath("data", "gpu_only_options.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_only_uses() -> tuple[GpuUse, ...]:
+    """The `[[method]]` and `[[name]]` tables of `gpu_only_options.toml`."""
+    data = _data()
+    return tuple(
+        GpuUse(u["name"] if method else u["pattern"], tuple(u["modules"]), u["why"], u["alternative"], u["source"], method)
+        for method, table in ((True, "method"), (False, "name")) for u in data.get(table, ())
+    )
+
+
 @functools.lru_cache(maxsize=1)
 def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
     """The option table from `migrate/knowledge/data/gpu_only_options.toml`."""
-    text = resources.files("migrate.knowledge").joinpath("data", "gpu_only_options.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(text)
+    data = _data()
     options = tuple(
         GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())))
         for o in data.get("option", ())
@@ -121,6 +150,9 @@ class GpuOnlyOption(Rule):
         Valid("trainer:\n  accelerator: gpu\n", kind="launcher", filename="config.yaml"),  # no import to tell whose option
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
         Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
+        "model.enable_xformers_memory_efficient_attention()",  # not a diffusers file: whose method is unknown
+        'from diffusers import UNet2DModel\nunet.enable_npu_flash_attention()\nprint("call enable_xformers_memory_efficient_attention() on GPUs")',
+        "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -139,11 +171,15 @@ class GpuOnlyOption(Rule):
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
+        Invalid("from diffusers import UNet2DConditionModel\nif args.xformers:\n    unet.enable_xformers_memory_efficient_attention()\n    pipeline.enable_xformers_memory_efficient_attention()", count=2),
+        Invalid("from diffusers.models.attention_processor import CustomDiffusionXFormersAttnProcessor as XP\nattention_class = XP", count=1),
+        Invalid("import diffusers\nunet.set_attn_processor(diffusers.models.attention_processor.XFormersAttnProcessor())", count=1),
     ]
 
     def triggers(self, kb):
         options, calls = gpu_only_options()
-        return tuple({o.key for o in options} | {c.name for c in calls})
+        uses = {u.pattern if u.method else u.pattern.strip("*").split("*", 1)[0] for u in gpu_only_uses()}
+        return tuple({o.key for o in options} | {c.name for c in calls} | uses)
 
     def check(self, ctx):
         if ctx.kind == "launcher":
@@ -174,6 +210,7 @@ class GpuOnlyOption(Rule):
                         yield self.finding(
                             ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}"
                         )
+        yield from self._uses(ctx, roots)
         for node in ctx.nodes.get(ast.AnnAssign, ()):
             # a dataclass field default: `optim: str = field(default="paged_adamw_32bit")`
             if isinstance(node.target, ast.Name) and node.value is not None:
@@ -199,6 +236,31 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
+
+    def _uses(self, ctx, roots):
+        """`unet.enable_xformers_memory_efficient_attention()` and `attention_class = XFormersProcessor`."""
+        uses = [u for u in gpu_only_uses() if roots.intersection(u.modules)]
+        if not uses:
+            return
+        methods = {u.pattern: u for u in uses if u.method}
+        names = [u for u in uses if not u.method]
+        for call in ctx.nodes.get(ast.Call, ()):
+            if isinstance(call.func, ast.Attribute) and call.func.attr in methods and not is_prose(ctx, call):
+                use = methods[call.func.attr]
+                yield self.finding(ctx, call.func, f"`{call.func.attr}()` turns on {use.why}; NPU: {use.alternative}")
+        if not names:
+            return
+        for node in (*ctx.nodes.get(ast.Name, ()), *ctx.nodes.get(ast.Attribute, ())):
+            if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
+                continue
+            name = ctx.qualname(node)
+            if name is None or name.split(".", 1)[0] not in roots:
+                continue
+            last = name.rsplit(".", 1)[-1]
+            for use in names:
+                if name.split(".", 1)[0] in use.modules and fnmatchcase(last, use.pattern) and not is_prose(ctx, node):
+                    yield self.finding(ctx, node, f"`{last}` is {use.why}; NPU: {use.alternative}")
+                    break
 
     def _argparse_default(self, ctx, call, roots):
         """`parser.add_argument("--optim", default="paged_adamw_32bit")`: the flag's default selects it."""
