@@ -82,6 +82,13 @@ def report_node(ctx, node: ast.AST) -> ast.AST:
     return node
 
 
+def root_name(node: ast.AST) -> str | None:
+    """The name a chain starts from: `amp` for `amp.scale_loss(loss)`, None for a literal."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def statement_of(ctx, node: ast.AST) -> ast.AST:
     current = node
     while current is not None and not isinstance(current, ast.stmt):

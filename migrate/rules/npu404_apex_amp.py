@@ -1,6 +1,7 @@
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import uses
+from migrate.rules._device_helpers import root_name, uses
 from migrate.rules.base import Invalid, Rule
+from migrate.rules.npu501_gpu_only_import import fallback_guarded_names
 
 
 class ApexAmp(Rule):
@@ -24,6 +25,9 @@ class ApexAmp(Rule):
         "import amp\namp.initialize(model)",  # some other amp
         "# from apex import amp\n# amp.initialize(model, opt)",
         "from apex import amp\nif 'state_dict' in amp.__dict__:\n    pass",  # a probe
+        # an optional path: the handler binds a fallback (timm utils/cuda.py)
+        "try:\n    from apex import amp\n    has_apex = True\nexcept ImportError:\n    amp = None\n    has_apex = False\n"
+        "def backward(loss, opt):\n    with amp.scale_loss(loss, opt) as s:\n        s.backward()",
     ]
     INVALID = [
         Invalid("from apex import amp\nmodel, opt = amp.initialize(model, opt, opt_level='O1')", count=1),
@@ -33,6 +37,9 @@ class ApexAmp(Rule):
         ),
         Invalid("import apex\nmodel, opt = apex.amp.initialize(model, opt)", count=1),
         Invalid("from apex.amp import scale_loss\nwith scale_loss(loss, opt) as s: pass", count=1),
+        # a handler that only warns leaves `amp` undefined: no fallback, the use is required (microsoft/LoRA)
+        Invalid("try:\n    from apex import amp\nexcept ImportError:\n    warnings.warn('no apex')\n"
+                "model, opt = amp.initialize(model, opt)", count=1),
     ]
 
     def _message(self, kb) -> str:
@@ -44,7 +51,10 @@ class ApexAmp(Rule):
 
     def check(self, ctx):
         message = self._message(ctx.kb)
+        optional = fallback_guarded_names(ctx)
         for node, qual in uses(ctx, "apex.amp"):
             if qual.rsplit(".", 1)[-1].startswith("__"):
                 continue  # `'state_dict' in amp.__dict__` asks what the module has, uses nothing (timm)
+            if optional and root_name(node) in optional:
+                continue  # `try: from apex import amp except ImportError: amp = None`: an optional path
             yield self.finding(ctx, node, message)

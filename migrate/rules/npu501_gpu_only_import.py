@@ -39,6 +39,37 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     return not all(isinstance(stmt, ast.Raise) for stmt in handler.body)
 
 
+def _binds_a_fallback(handler: ast.ExceptHandler) -> bool:
+    """The handler gives the program something to run without the package: it binds a name
+    (`has_apex = False`, `FusedAdam = None`, an import of a substitute, a def or class). A handler
+    that only passes, warns or prints leaves the imported names undefined, and one that ends in
+    `raise` (gpustat: a clearer ImportError) stops the program: no fallback either."""
+    if any(isinstance(statement, ast.Raise) for statement in handler.body):
+        return False
+    return any(
+        isinstance(n, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+        for statement in handler.body for n in ast.walk(statement)
+    )
+
+
+def fallback_guarded_names(ctx) -> frozenset[str]:
+    """Local names bound by imports inside `try:` whose ImportError handler binds a fallback
+    (ConvNeXt: `try: from apex.optimizers import FusedAdam; has_apex = True except ImportError:
+    has_apex = False`). Their uses sit on paths the program only takes when the package is there;
+    the import line itself is still reported (NPU501, with the fallback to check)."""
+    names: set[str] = set()
+    for kind in (ast.Import, ast.ImportFrom):
+        for statement in ctx.nodes.get(kind, ()):
+            child, parent = statement, ctx.parent(statement)
+            while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(parent, ast.Try) and child in parent.body:
+                    if any(_catches_import_error(h) and _binds_a_fallback(h) for h in parent.handlers):
+                        names.update((a.asname or a.name).split(".", 1)[0] for a in statement.names)
+                    break
+                child, parent = parent, ctx.parent(parent)
+    return frozenset(names)
+
+
 class GpuOnlyImport(Rule):
     """Imports of packages that only run on NVIDIA GPUs (apex, flash_attn, xformers, bitsandbytes,
     triton, cupy, pynvml, nvidia.dali, tensorrt, ...). The package list, its status, severity and

@@ -2,10 +2,10 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
+from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
-from migrate.rules.npu501_gpu_only_import import match_package, package_of
+from migrate.rules.npu501_gpu_only_import import fallback_guarded_names, match_package, package_of
 
 TRITON = "triton"
 # decorators that turn a function into a Triton kernel (or wrap one): its body is Triton code,
@@ -83,6 +83,9 @@ class GpuOnlyUse(Rule):
         "import deepspeed\nx = deepspeed.checkpointing.checkpoint(block, x)",  # partial: runs on NPU
         "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
         "from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)",  # has an NPU op builder
+        # ConvNeXt optim_factory.py: the handler binds a fallback flag; the fused optimizers are optional
+        "try:\n    from apex.optimizers import FusedAdam\n    has_apex = True\nexcept ImportError:\n    has_apex = False\n"
+        "def make(p, name):\n    if name == 'fusedadam':\n        return FusedAdam(p)",
     ]
     INVALID = [
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
@@ -98,6 +101,10 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
         Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
+        Invalid("try:\n    from apex.optimizers import FusedAdam\nexcept ImportError:\n    pass\nopt = FusedAdam(params)", count=1),
+        # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
+        Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
+                "pynvml.nvmlInit()", count=1),
     ]
 
     def triggers(self, kb):
@@ -107,13 +114,14 @@ class GpuOnlyUse(Rule):
         table = knowledge.third_party()
         kernels = self._kernels(ctx)
         kernel_bodies = {id(k) for k in kernels.values()}
+        optional = fallback_guarded_names(ctx)
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
             if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table):
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node):
                 continue
-            if shadowed(ctx, node):
+            if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
                 continue
