@@ -39,17 +39,24 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     return not all(isinstance(stmt, ast.Raise) for stmt in handler.body)
 
 
-def _binds_a_fallback(handler: ast.ExceptHandler) -> bool:
+def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
     """The handler gives the program something to run without the package: it binds a name
     (`has_apex = False`, `FusedAdam = None`, an import of a substitute, a def or class). A handler
-    that only passes, warns or prints leaves the imported names undefined, and one that ends in
-    `raise` (gpustat: a clearer ImportError) stops the program: no fallback either."""
+    that only passes, warns or prints leaves the imported names undefined, one that ends in
+    `raise` (gpustat: a clearer ImportError) stops the program, and one that imports the same
+    package under an older name (LLaVA: `flash_attn_varlen_qkvpacked_func as ...`) still needs it:
+    no fallback in any of these."""
     if any(isinstance(statement, ast.Raise) for statement in handler.body):
         return False
-    return any(
-        isinstance(n, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
-        for statement in handler.body for n in ast.walk(statement)
-    )
+    for statement in handler.body:
+        for n in ast.walk(statement):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""]
+                if all(m.split(".", 1)[0] != package for m in modules):
+                    return True
+            elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.ClassDef)):
+                return True
+    return False
 
 
 def fallback_guarded_names(ctx) -> frozenset[str]:
@@ -63,7 +70,9 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
             child, parent = statement, ctx.parent(statement)
             while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if isinstance(parent, ast.Try) and child in parent.body:
-                    if any(_catches_import_error(h) and _binds_a_fallback(h) for h in parent.handlers):
+                    imported = statement.module if isinstance(statement, ast.ImportFrom) else statement.names[0].name
+                    package = (imported or "").split(".", 1)[0]
+                    if any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in parent.handlers):
                         names.update((a.asname or a.name).split(".", 1)[0] for a in statement.names)
                     break
                 child, parent = parent, ctx.parent(parent)

@@ -105,6 +105,10 @@ class GpuOnlyUse(Rule):
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
+        # LLaVA: the handler imports the same package under its older name: still flash_attn
+        Invalid("try:\n    from flash_attn.flash_attn_interface import flash_attn_unpadded_qkvpacked_func as f\n"
+                "except ImportError:\n    from flash_attn.flash_attn_interface import flash_attn_varlen_qkvpacked_func as f\n"
+                "out = f(qkv)", count=1),
     ]
 
     def triggers(self, kb):
