@@ -130,7 +130,9 @@ class GpuOnlyOption(Rule):
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
     is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
-    read like a keyword."""
+    read like a keyword. Methods and names whose use turns on a GPU-only library are data too
+    (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
+    `*XFormers*Processor` classes, in files that import diffusers."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"

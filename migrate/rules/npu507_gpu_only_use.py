@@ -61,7 +61,10 @@ class GpuOnlyUse(Rule):
     (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
-    The message starts with the package name, which the summary groups by."""
+    Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
+    optional paths: their import line is reported (NPU501), their uses are not; a handler that only
+    passes or warns, raises, or imports the same package again is no fallback. The finding's
+    `package` field names the package, which the summary groups by."""
 
     CODE = "NPU507"
     NAME = "gpu-only-use"
