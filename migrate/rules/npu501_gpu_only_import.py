@@ -59,6 +59,16 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
     return False
 
 
+def guarding_try(ctx, statement) -> ast.Try | None:
+    """The nearest `try:` holding `statement` in its body with a handler that catches ImportError."""
+    child, parent = statement, ctx.parent(statement)
+    while parent is not None:
+        if isinstance(parent, ast.Try) and child in parent.body and any(_catches_import_error(h) for h in parent.handlers):
+            return parent
+        child, parent = parent, ctx.parent(parent)
+    return None
+
+
 def fallback_guarded_names(ctx) -> frozenset[str]:
     """Local names bound by imports inside `try:` whose ImportError handler binds a fallback
     (ConvNeXt: `try: from apex.optimizers import FusedAdam; has_apex = True except ImportError:
@@ -67,15 +77,14 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
     names: set[str] = set()
     for kind in (ast.Import, ast.ImportFrom):
         for statement in ctx.nodes.get(kind, ()):
-            child, parent = statement, ctx.parent(statement)
-            while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if isinstance(parent, ast.Try) and child in parent.body:
-                    imported = statement.module if isinstance(statement, ast.ImportFrom) else statement.names[0].name
-                    package = (imported or "").split(".", 1)[0]
-                    if any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in parent.handlers):
-                        names.update((a.asname or a.name).split(".", 1)[0] for a in statement.names)
-                    break
-                child, parent = parent, ctx.parent(parent)
+            attempt = guarding_try(ctx, statement)
+            if attempt is None:
+                continue
+            for alias in statement.names:
+                imported = statement.module if isinstance(statement, ast.ImportFrom) else alias.name
+                package = (imported or "").split(".", 1)[0]
+                if any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in attempt.handlers):
+                    names.add((alias.asname or alias.name).split(".", 1)[0])
     return frozenset(names)
 
 
@@ -164,10 +173,4 @@ class GpuOnlyImport(Rule):
 
     @staticmethod
     def _guarded(ctx, statement) -> bool:
-        child, parent = statement, ctx.parent(statement)
-        while parent is not None:
-            if isinstance(parent, ast.Try) and child in parent.body:
-                if any(_catches_import_error(h) for h in parent.handlers):
-                    return True
-            child, parent = parent, ctx.parent(parent)
-        return False
+        return guarding_try(ctx, statement) is not None
