@@ -18,6 +18,7 @@ import re
 from dataclasses import replace
 
 from checks.distributed import (
+    MAIN_THREAD_ROOTS,
     DistributedSmokeResult,
     JobOutcome,
     LaunchSpec,
@@ -44,9 +45,10 @@ def parse_stack(text: str) -> list[list[tuple[str, int, str]]]:
 
 
 def main_thread(threads) -> list[tuple[str, int, str]]:
-    """The thread running the bootstrap (its oldest frame is bootstrap.py), else the last dumped."""
+    """The thread running the bootstrap (its oldest frame is bootstrap.py, or multiprocessing's
+    `python -c` in a spawned rank), else the last dumped."""
     for frames in threads:
-        if frames and os.path.basename(frames[-1][0]) == "bootstrap.py":
+        if frames and os.path.basename(frames[-1][0]) in MAIN_THREAD_ROOTS and frames[-1][2] == "<module>":
             return frames
     return threads[-1] if threads else []
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -211,8 +212,18 @@ def _alive(pid: int) -> bool:
         return True
 
 
+# The main thread's oldest frame, written last of its block: the bootstrap under torchrun, the
+# `python -c` of multiprocessing's spawn in a rank the script spawned itself.
+MAIN_THREAD_ROOTS = ("bootstrap.py", "<string>")
+_MAIN_DONE = re.compile(r'(?:bootstrap\.py|<string>)", line \d+ in <module>\n')
+
+
 def request_stacks(report_dir: str, progress: dict) -> dict[str, str]:
-    """SIGUSR1 to every live rank; faulthandler writes its threads' stacks to NAME.stack."""
+    """SIGUSR1 to every live rank; faulthandler writes its threads' stacks to NAME.stack.
+
+    faulthandler writes a dump thread by thread, and a loaded machine can show us half of one: a
+    rank's text is taken once its main thread (the one whose oldest frame is the bootstrap) is
+    complete; at the deadline whatever a rank wrote is taken as it is."""
     asked = []
     for name, (pid, _) in progress.items():
         if _alive(pid):
@@ -223,16 +234,19 @@ def request_stacks(report_dir: str, progress: dict) -> dict[str, str]:
                 pass
     stacks: dict[str, str] = {}
     deadline = time.monotonic() + STACK_WAIT_S
-    while asked and time.monotonic() < deadline:
+    while asked:
+        last_try = time.monotonic() >= deadline
         for name in list(asked):
             try:
                 with open(os.path.join(report_dir, name + ".stack"), encoding="utf-8", errors="replace") as f:
                     text = f.read()
             except OSError:
                 text = ""
-            if "File " in text:
+            if _MAIN_DONE.search(text) or (last_try and "File " in text):
                 stacks[name] = text
                 asked.remove(name)
+        if last_try:
+            break
         time.sleep(0.05)
     return stacks
 

@@ -249,6 +249,51 @@ def test_position_from_a_real_stack_dump(tmp_path):
     assert (pos.state, pos.location, pos.code, pos.steps) == ("running", "user.py:4", "faulthandler.dump_traceback(all_threads=True)", 7)
 
 
+def _ignoring_sigusr1():
+    child = subprocess.Popen([PY, "-c", "import signal, time; signal.signal(signal.SIGUSR1, signal.SIG_IGN); "
+                              "print('ready', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == "ready\n"
+    return child
+
+
+def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monkeypatch):
+    """faulthandler writes thread by thread: a rank's text read after the first thread, under load,
+    held no main thread and the rank was judged running (CI: rank 0 named with the rank that hung)."""
+    import threading
+    import time
+
+    from checks import distributed
+
+    text, user = _faulthandler_dump(tmp_path, """\
+        import faulthandler, sys, threading
+        threading.Thread(target=lambda: __import__("time").sleep(5), daemon=True).start()
+        def wait():
+            faulthandler.dump_traceback(all_threads=True)
+        wait()
+    """)
+    main_at = text.index("Current thread")
+    assert "File " in text[:main_at]  # the background thread comes first: a half dump has frames
+    stack = tmp_path / "rank0.stack"
+    stack.write_text(text[:main_at])
+    monkeypatch.setattr(distributed, "STACK_WAIT_S", 10.0)
+    child = _ignoring_sigusr1()
+    try:
+        writer = threading.Timer(0.5, lambda: stack.write_text(text))
+        writer.start()
+        started = time.monotonic()
+        got = distributed.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)})
+        writer.join()
+        assert got == {"rank0": text} and time.monotonic() - started < 9
+        assert position(0, 3, got["rank0"], ended=False, ddp=False, script=str(user)).location == "user.py:4"
+        # a dump that never completes is taken as it is at the deadline
+        stack.write_text(text[:main_at])
+        monkeypatch.setattr(distributed, "STACK_WAIT_S", 0.3)
+        assert distributed.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)}) == {"rank0": text[:main_at]}
+    finally:
+        child.kill()
+        child.wait()
+
+
 def test_naming_rules():
     w = lambda r, line="t.py:9": RankPosition(r, 3, "waiting", line, "dist.all_reduce(t)", "all_reduce")
     run = RankPosition(2, 3, "running", "t.py:5", "time.sleep(1)")
