@@ -482,6 +482,22 @@ def test_flash_attention_csrc_extensions_are_gpu_only_at_import_and_each_use():
     assert of(found, "NPU507")[0].replacement == "torch_npu.npu_rotary_mul"
 
 
+def test_mamba_ssm_and_its_extension_are_gpu_only_at_import_and_each_use():
+    table = knowledge.third_party()
+    assert "state-spaces/mamba" in table["mamba_ssm"].source and table["selective_scan_cuda"].status == "unsupported"
+    code = (
+        "class MambaWrapper:\n"
+        "    def _create_model(self, name):\n"
+        "        from mamba_ssm.models.mixer_seq_simple import MambaLMHeadModel\n"
+        "        self.model = MambaLMHeadModel.from_pretrained(name, device=self.device)\n"
+        "import selective_scan_cuda\n"
+        "out, x, *rest = selective_scan_cuda.fwd(u, delta, A, B, C, D, z, bias, True)\n"
+    )
+    found = findings(code)
+    assert [(f.line, f.package) for f in of(found, "NPU501")] == [(3, "mamba_ssm"), (5, "selective_scan_cuda")]
+    assert [f.line for f in of(found, "NPU507")] == [4, 6]
+
+
 def test_profiler_cuda_activity_points_at_torch_npus_profiler_which_the_wheel_has():
     kb = knowledge.load(NEWEST)
     assert kb.has_api("torch_npu.profiler.profile") and kb.has_api("torch_npu.profiler.ProfilerActivity")

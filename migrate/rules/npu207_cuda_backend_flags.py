@@ -5,6 +5,7 @@ from migrate.rules._device_helpers import uses
 from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
 
+_MODULE = "torch.backends.cuda"
 _SDP = (
     "sdp_kernel",
     "enable_flash_sdp",
@@ -28,7 +29,9 @@ class CudaBackendFlags(Rule):
     toggles, cuFFT plan caches, the preferred linalg library. On an Ascend host none of it applies,
     so a script that relies on it for speed or numerics behaves differently without an error. Where
     the knowledge data confirms an NPU switch (HF32 via `torch.npu.matmul.allow_hf32`, fused
-    attention via `torch_npu.npu_fusion_attention`) the message names it."""
+    attention via `torch_npu.npu_fusion_attention`) the message names it. The import line that
+    brings a used setting in (`from torch.backends.cuda import sdp_kernel`, `from torch.backends
+    import cuda as bc`) is reported too: it is edited or removed with the uses."""
 
     CODE = "NPU207"
     NAME = "cuda-backend-flags"
@@ -42,6 +45,7 @@ class CudaBackendFlags(Rule):
         "backends.cuda.matmul.allow_tf32 = True",  # not imported from torch
         "import torch\nkind = torch.backends.cuda.SDPBackend.FLASH_ATTENTION",  # an enum constant
         "import torch\nif hasattr(torch.backends.cuda, 'matmul'): pass",  # a probe
+        "from torch.backends.cuda import SDPBackend\nkind = SDPBackend.MATH",  # an import of an enum only
         'import torch\nlogger.info(f"{torch.backends.cuda.matmul.allow_tf32=}")',  # only shown in a log line
     ]
     INVALID = [
@@ -51,8 +55,12 @@ class CudaBackendFlags(Rule):
             "import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False):\n    pass",
             count=1,
         ),
-        Invalid("from torch.backends import cuda as bc\nbc.preferred_linalg_library('magma')", count=1),
+        Invalid("from torch.backends import cuda as bc\nbc.preferred_linalg_library('magma')", count=2),
         Invalid('import torch\nprint(f"{torch.backends.cuda.matmul.allow_tf32}")\ntorch.backends.cuda.matmul.allow_tf32 = True', count=1),
+        Invalid(  # the import line and the use
+            "from torch.backends.cuda import SDPBackend, sdp_kernel\nwith sdp_kernel(enable_math=False):\n    pass",
+            count=2,
+        ),
     ]
 
     def _hint(self, kb, qual: str) -> str:
@@ -82,9 +90,33 @@ class CudaBackendFlags(Rule):
             and parent.func.id in ("hasattr", "getattr", "isinstance")
         )
 
+    def _imports(self, ctx, used: set[str]):
+        """The import statements that bind a setting used in the file (one finding per statement)."""
+        for statement in ctx.nodes.get(ast.Import, ()):
+            for alias in statement.names:
+                if alias.name == _MODULE and alias.asname and used:
+                    yield self.finding(ctx, alias, f"`import {_MODULE} as {alias.asname}`: {self.MESSAGE}")
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if statement.level:
+                continue
+            if statement.module == "torch.backends":
+                bound = [a for a in statement.names if a.name == "cuda"]
+                if bound and used:
+                    yield self.finding(ctx, bound[0], f"`from torch.backends import cuda`: {self.MESSAGE}")
+            elif statement.module == _MODULE:
+                bound = [a for a in statement.names if a.name in used]
+                if bound:
+                    names = ", ".join(a.name for a in statement.names)
+                    yield self.finding(ctx, bound[0], f"`from {_MODULE} import {names}`: {self.MESSAGE}")
+
     def check(self, ctx):
-        for node, qual in uses(ctx, "torch.backends.cuda", loads_only=False):
+        used: set[str] = set()  # the first name below torch.backends.cuda of each real use
+        found = []
+        for node, qual in uses(ctx, _MODULE, loads_only=False):
             if self._not_a_setting(ctx, node, qual) or only_displayed(ctx, node):
                 continue
+            used.add(qual[len(_MODULE) + 1 :].split(".", 1)[0])
             message = f"`{qual}` is a CUDA-only setting with no effect on an NPU{self._hint(ctx.kb, qual)}"
-            yield self.finding(ctx, node, message)
+            found.append(self.finding(ctx, node, message))
+        yield from self._imports(ctx, used)
+        yield from found
