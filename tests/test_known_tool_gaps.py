@@ -27,11 +27,11 @@ device = torch.device(f"cuda:{rank}")
 try:
     from apex.optimizers import FusedAdam
 except ImportError:
-    FusedAdam = None
+    raise SystemExit("this script needs apex")
 import triton
 import bitsandbytes as bnb
 import xformers.ops
-import deepspeed
+from deepspeed.ops.transformer import DeepSpeedTransformerLayer
 
 subprocess.run(["nvidia-smi"])
 '''

@@ -77,7 +77,7 @@ def test_every_pip_name_is_found_in_requirements():
         ("requirements-dev.txt", "# flash-attn\nnumpy\nflash_attn==2.5.8  # fused attention\n", 3),
         ("pyproject.toml", '[project]\nname = "x"\ndependencies = [\n  "torch",\n  "xformers>=0.0.22",\n]\n', 5),
         ("setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    torch\n    bitsandbytes\n", 6),
-        ("environment.yml", "name: e\ndependencies:\n  - python=3.10\n  - pip:\n    - deepspeed==0.14\n", 5),
+        ("environment.yml", "name: e\ndependencies:\n  - python=3.10\n  - pip:\n    - cupy-cuda12x==13.0\n", 5),
         ("setup.py", "from setuptools import setup\nsetup(name='x',\n      install_requires=['torch', 'triton'])\n", 3),
     ],
 )

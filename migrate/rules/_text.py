@@ -48,10 +48,22 @@ def is_prose(ctx, node: ast.AST) -> bool:
     return _handed_to_a_message(ctx, node, parent)
 
 
+def _formats_text(parent: ast.AST | None, node: ast.AST) -> bool:
+    """`node` is an argument of `"...".format(...)`: it only fills in a text."""
+    return (
+        isinstance(parent, ast.Call)
+        and node is not parent.func
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr == "format"
+        and isinstance(parent.func.value, ast.Constant)
+        and isinstance(parent.func.value.value, str)
+    )
+
+
 def _handed_to_a_message(ctx, node: ast.AST, parent: ast.AST | None) -> bool:
     """`node` (child of `parent`) is an argument of a print / logging / warnings / exception call,
     directly or through `_CARRIERS`."""
-    while isinstance(parent, _CARRIERS):
+    while isinstance(parent, _CARRIERS) or _formats_text(parent, node):
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.Call) and node is not parent.func:
         name = _call_simple_name(parent)
@@ -62,9 +74,12 @@ def _handed_to_a_message(ctx, node: ast.AST, parent: ast.AST | None) -> bool:
 def only_displayed(ctx, node: ast.AST) -> bool:
     """True for a value that is only shown to a person: an f-string field of a message
     (`logger.info(f"{torch.backends.cudnn.allow_tf32=}")`) or a direct argument of a print /
-    logging call (`print(torch.backends.cudnn.benchmark)`). Reading a flag to log it changes nothing."""
+    logging call (`print(torch.backends.cudnn.benchmark)`, `print(torch.cuda.is_available())`, also
+    through `"...".format(...)`). Reading a flag to log it changes nothing."""
     parent = ctx.parent(node)
     while isinstance(parent, ast.Attribute):
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Call) and parent.func is node:  # the value is the call's result
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.FormattedValue):
         joined = ctx.parent(parent)

@@ -1,6 +1,10 @@
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import cuda_api_uses, edit_anchor, rename_edits
+from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
+
+# Queries that answer harmlessly on a host without CUDA (0 devices): printing one changes nothing.
+_HARMLESS_QUERIES = frozenset({"torch.cuda.device_count", "torch.cuda.is_initialized"})
 
 
 class TorchCudaApi(Rule):
@@ -12,7 +16,9 @@ class TorchCudaApi(Rule):
     are rewritten (a rename such as `CUDAGraph` -> `NPUGraph` included); the others are NPU103.
     Aliases (`import torch as th`, `from torch import cuda`, `from torch.cuda import synchronize`)
     are followed; the rewrite changes just `cuda` (or the renamed part), or the module text of a
-    `from torch.cuda import ...` when every imported name has a same-named counterpart."""
+    `from torch.cuda import ...` when every imported name has a same-named counterpart. A device
+    count that is only printed or logged is not reported (it answers 0, harmlessly); memory
+    statistics are, even in a log line (they read 0 and the column silently goes blank)."""
 
     CODE = "NPU102"
     NAME = "torch-cuda-api"
@@ -31,6 +37,7 @@ class TorchCudaApi(Rule):
         "import torch.cuda\nimport numba\nnumba.cuda.synchronize()",  # the import is left; numba is not torch
         "cfg.cuda.synchronize()",  # not an imported name
         "# torch.cuda.synchronize()\n'''torch.cuda.empty_cache()'''",
+        'import torch\nprint("rank {}, devices {}".format(rank, torch.cuda.device_count()))',  # only shown
     ]
     INVALID = [
         Invalid("import torch\ntorch.cuda.synchronize()", expected="import torch\ntorch.npu.synchronize()", count=1),
@@ -51,6 +58,8 @@ class TorchCudaApi(Rule):
             "import torch\np = torch.cuda.get_device_properties(0).total_memory",
             expected="import torch\np = torch.npu.get_device_properties(0).total_memory",
         ),
+        Invalid(  # a memory statistic in a log line still needs its counterpart
+            "import torch\nlogger.info(log_msg.format(memory=torch.cuda.max_memory_allocated() / MB))", count=1),
         # a bare imported `cuda` is reported, not rewritten (the import would have to change)
         Invalid("from torch import cuda\ncuda.synchronize()", count=1),
     ]
@@ -59,6 +68,8 @@ class TorchCudaApi(Rule):
         for node, qual, api in cuda_api_uses(ctx):
             if api is None or api.npu is None:
                 continue  # NPU103
+            if qual in _HARMLESS_QUERIES and only_displayed(ctx, node):
+                continue
             edits = rename_edits(ctx, node, qual, api.npu) or []
             message = f"`{qual}` does not work on an NPU host; use `{api.npu}`"
             if not edits:

@@ -54,7 +54,8 @@ class CudaDeviceString(Rule):
     `torch.device` / `torch.set_default_device` / `torch.cuda.device`, `.to(...)`, any `device=` /
     `map_location=` keyword (a dict's values too), variables and attributes named like a device
     (`device`, `dev`, `*_device`) or later used as one, parameter defaults, `{"device": ...}` entries,
-    the default of `getattr(obj, "device", "cuda")`,
+    the default of `getattr(obj, "device", "cuda")`, a positional argument of a function the file
+    defines whose parameter is named like a device (`def move_embed(model, device)`),
     argparse `--device` defaults and choices, and both branches of
     `"cuda" if torch.cuda.is_available() else "cpu"`. Variables named like a device type
     (`device_type`, `*_device_type`) count too: NPU201 rewrites their comparisons with "cuda", so
@@ -121,6 +122,10 @@ class CudaDeviceString(Rule):
         Invalid('d = "cuda:" + str(i)\ny = y.to(d)', expected='d = "npu:" + str(i)\ny = y.to(d)'),
         Invalid('def train(model, device="cuda"):\n    pass', expected='def train(model, device="npu"):\n    pass'),
         Invalid('self.device = "cuda"', expected='self.device = "npu"'),
+        Invalid(  # llm-awq pre_quant.py: a device handed to the file's own function by position
+            'def move_embed(model, device):\n    model.embed.to(device)\nmove_embed(m, "cuda")\nmove_embed(m, "cpu")',
+            expected='def move_embed(model, device):\n    model.embed.to(device)\nmove_embed(m, "npu")\nmove_embed(m, "cpu")',
+        ),
         Invalid(
             "device_type = 'cuda' if 'cuda' in device else 'cpu'",
             expected="device_type = 'npu' if 'cuda' in device else 'cpu'",  # the test is NPU201's
@@ -184,6 +189,7 @@ class CudaDeviceString(Rule):
         for call in ctx.nodes.get(ast.Call, ()):  # after all device positions are known
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
                 self._argparse(ctx, call, add, used_as_device)
+        self._local_calls(ctx, add, used_as_device)
 
         # assignments, parameter defaults, dict entries, returns of device-named functions
         for node in ctx.nodes.get(ast.Assign, ()):
@@ -222,6 +228,28 @@ class CudaDeviceString(Rule):
             else:
                 message = f"`{ctx.segment(literal)}` names a CUDA device, which an NPU host does not have; use `{new_text}`"
             yield self.finding(ctx, literal, message, edits=[edit] if edit else [], replacement=new_text)
+
+    @staticmethod
+    def _local_calls(ctx, add, used_as_device):
+        """`move_embed(model, "cuda")` where the file defines `def move_embed(model, device)`: a
+        positional argument given to a parameter named like a device (or used as one)."""
+        defined = {}
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for function in ctx.nodes.get(kind, ()):
+                if isinstance(ctx.parent(function), ast.Module):
+                    defined.setdefault(function.name, function)
+        if not defined:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not (isinstance(func, ast.Name) and func.id in defined and ctx.qualname(func) is None):
+                continue
+            params = defined[func.id].args.posonlyargs + defined[func.id].args.args
+            for param, arg in zip(params, call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if holds_device(param.arg) or param.arg in used_as_device:
+                    add(arg)
 
     @staticmethod
     def _device_target(ctx, target, used_as_device) -> bool:

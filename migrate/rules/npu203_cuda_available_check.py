@@ -1,5 +1,6 @@
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import rename_edits, uses
+from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
 
 _NAME = "torch.cuda.is_available"
@@ -9,7 +10,9 @@ class CudaAvailableCheck(Rule):
     """`torch.cuda.is_available()` is False on an Ascend host, so scripts that gate on it fall back
     to the CPU and train hundreds of times slower without an error. torch_npu provides
     `torch.npu.is_available()`; the rewrite changes just `cuda` (alias-aware; a `from torch.cuda
-    import is_available` is rewritten in the import when all of its names have counterparts)."""
+    import is_available` is rewritten in the import when all of its names have counterparts). A
+    value that is only printed or logged (`print(torch.cuda.is_available())`) gates nothing and is
+    not reported."""
 
     CODE = "NPU203"
     NAME = "cuda-available-check"
@@ -23,6 +26,7 @@ class CudaAvailableCheck(Rule):
         "import torch\nok = torch.backends.cudnn.is_available()",
         "import torch\nok = torch.backends.mps.is_available()",
         "if cuda.is_available(): pass",  # not imported from torch
+        "import torch\nprint(torch.cuda.is_available())",  # only shown (GroundingDINO docker_test.py)
     ]
     INVALID = [
         Invalid(
@@ -43,7 +47,7 @@ class CudaAvailableCheck(Rule):
         target = "torch.npu.is_available"
         exists = kb is not None and kb.has_api(target)
         for node, qual in uses(ctx, _NAME):
-            if qual != _NAME:
+            if qual != _NAME or only_displayed(ctx, node):
                 continue
             edits = (rename_edits(ctx, node, qual, target) or []) if exists else []
             yield self.finding(ctx, node, edits=edits, replacement=target if exists else None)

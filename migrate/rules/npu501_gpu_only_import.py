@@ -1,4 +1,5 @@
 import ast
+import re
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
@@ -69,14 +70,39 @@ def guarding_try(ctx, statement) -> ast.Try | None:
     return None
 
 
+_AVAILABILITY = re.compile(r"^is_\w+_available$")
+
+
+def availability_guard(ctx, statement) -> ast.If | None:
+    """The nearest `if is_<pkg>_available():` holding `statement` in its body (transformers'
+    availability helpers, copied into many trainers: `if is_apex_available(): from apex import amp`).
+    One whose `else:` raises makes the package required (diffusers' examples: `else: raise
+    ValueError("xformers is not available")` under `--enable_xformers_memory_efficient_attention`)."""
+    child, parent = statement, ctx.parent(statement)
+    while parent is not None:
+        if isinstance(parent, ast.If) and child in parent.body and not any(isinstance(s, ast.Raise) for s in parent.orelse):
+            test = parent.test.operand if isinstance(parent.test, ast.UnaryOp) else parent.test
+            if not isinstance(parent.test, ast.UnaryOp) and isinstance(test, ast.Call):
+                func = test.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                if _AVAILABILITY.match(name):
+                    return parent
+        child, parent = parent, ctx.parent(parent)
+    return None
+
+
 def fallback_guarded_names(ctx) -> frozenset[str]:
     """Local names bound by imports inside `try:` whose ImportError handler binds a fallback
     (ConvNeXt: `try: from apex.optimizers import FusedAdam; has_apex = True except ImportError:
     has_apex = False`). Their uses sit on paths the program only takes when the package is there;
-    the import line itself is still reported (NPU501, with the fallback to check)."""
+    their import lines are not reported either (`GpuOnlyImport._optional`). Imports under
+    `if is_<pkg>_available():` are optional the same way."""
     names: set[str] = set()
     for kind in (ast.Import, ast.ImportFrom):
         for statement in ctx.nodes.get(kind, ()):
+            if availability_guard(ctx, statement) is not None:
+                names.update((a.asname or a.name).split(".", 1)[0] for a in statement.names)
+                continue
             attempt = guarding_try(ctx, statement)
             if attempt is None:
                 continue
@@ -93,9 +119,11 @@ class GpuOnlyImport(Rule):
     triton, cupy, pynvml, nvidia.dali, tensorrt, ...). The package list, its status, severity and
     the NPU alternative come from the knowledge base (`migrate/knowledge/third_party.toml`), with
     the most specific entry winning (`apex.optimizers` before `apex`). One finding per import
-    statement and package. An import inside `try: ... except ImportError:` with a real fallback is
-    still reported, but an `error` entry drops to `warning`: the program runs on the fallback path,
-    which should be checked rather than assumed. `importlib.import_module("apex")` and other
+    statement and package. An import the program does without is not reported: inside `try: ...
+    except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or
+    under `if is_apex_available():` (transformers' availability helpers); on an NPU host the
+    fallback path runs and nothing there needs porting. A guarded import whose handler only passes
+    or warns is reported, its `error` dropped to `warning`. `importlib.import_module("apex")` and other
     dynamic imports are not followed. Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`) are not reported; each use after the import is NPU507."""
 
@@ -111,14 +139,20 @@ class GpuOnlyImport(Rule):
         "from . import apex",  # a relative import is the project's own module
         '"""import apex"""',
         "import numba\n@numba.jit(nopython=True)\ndef dtw(x):\n    return x",  # numba's CPU JIT runs on an NPU host
+        "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None",  # a fallback: the program does without it
+        "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
+        "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
     ]
     INVALID = [
+        Invalid(  # diffusers examples: the option needs the package (the else raises)
+            "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
+            "    else:\n        raise ValueError('xformers is not available')", count=1),
         Invalid("import apex", count=1),
         Invalid("from apex.optimizers import FusedAdam, FusedLAMB", count=1),
         Invalid("import nvidia.dali.fn as fn"),
         Invalid("import pynvml\npynvml.nvmlInit()", count=1),
         Invalid("from flash_attn import flash_attn_func"),
-        Invalid("try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None", count=1),
+        Invalid("try:\n    import xformers.ops\nexcept ImportError:\n    pass", count=1),  # no fallback: names left undefined
         Invalid("import os, bitsandbytes as bnb, triton", count=2),
         Invalid("from nvidia import dali"),
         Invalid("import numba\nfrom numba import cuda", count=1),  # numba.cuda, not numba's CPU JIT
@@ -130,6 +164,8 @@ class GpuOnlyImport(Rule):
     def check(self, ctx):
         table = knowledge.third_party()
         for statement in ctx.nodes.get(ast.Import, ()):
+            if self._optional(ctx, statement):
+                continue
             seen: set[str] = set()
             for alias in statement.names:
                 key = match_package(alias.name, table)
@@ -139,7 +175,7 @@ class GpuOnlyImport(Rule):
                         seen.add(root)
                         yield self._finding(ctx, statement, alias.name, key, table, at=alias)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
-            if statement.level or not statement.module:
+            if statement.level or not statement.module or self._optional(ctx, statement):
                 continue
             best: str | None = None
             for alias in statement.names:
@@ -165,11 +201,24 @@ class GpuOnlyImport(Rule):
         if entry.alternative_api:
             text += f" (see `{entry.alternative_api}`)"
         if guarded:
-            text += " [import guarded by try/except ImportError: the fallback path will run on the NPU; check it]"
+            text += " [import guarded by try/except ImportError without a fallback: check what runs without it]"
             if severity is Severity.ERROR:
                 severity = Severity.WARNING
         return self.finding(ctx, at or statement, text, severity=severity, replacement=entry.alternative_api,
                             package=package_of(key, table))
+
+    @staticmethod
+    def _optional(ctx, statement) -> bool:
+        """An import the program does without: under `if is_<pkg>_available():`, or in a `try:` whose
+        ImportError handler binds a fallback (`has_apex = False`): nothing there needs porting."""
+        if availability_guard(ctx, statement) is not None:
+            return True
+        attempt = guarding_try(ctx, statement)
+        if attempt is None:
+            return False
+        names = [a.name for a in statement.names] if isinstance(statement, ast.Import) else [statement.module or ""]
+        packages = {n.split(".", 1)[0] for n in names}
+        return all(any(_catches_import_error(h) and _binds_a_fallback(h, p) for h in attempt.handlers) for p in packages)
 
     @staticmethod
     def _guarded(ctx, statement) -> bool:

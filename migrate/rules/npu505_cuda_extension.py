@@ -43,7 +43,8 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
     `"arch=compute_80,code=sm_80"`), a use of
-    `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), and
+    `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the `.cu` list of a
+    `CUDAExtension(...)` written on lines of its own (besides the call), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
@@ -66,6 +67,9 @@ class CudaExtension(Rule):
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
     ]
     INVALID = [
+        Invalid(  # llm-awq kernels/setup.py: the sources list on lines of its own
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(\n    name='m',\n"
+            "    sources=[\n        'pybind.cpp',\n        'gemm_cuda.cu',\n    ],\n)", count=2),
         Invalid(
             "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
             "setup(name='m', ext_modules=[CUDAExtension('m', ['m.cpp', 'k.cu'])], cmdclass={'build_ext': BuildExtension})",
@@ -104,6 +108,7 @@ class CudaExtension(Rule):
             if function == "CUDAExtension":
                 reported.append(call)
                 yield self.finding(ctx, call)
+                yield from self._own_line_sources(ctx, call)
             elif function in ("load", "load_inline"):
                 cuda_sources = ctx.keyword(call, "cuda_sources")
                 with_cuda = ctx.keyword(call, "with_cuda")
@@ -120,6 +125,15 @@ class CudaExtension(Rule):
                     reported.append(call)
                     yield self.finding(ctx, call)
         yield from self._selected_or_globbed(ctx, reported)
+
+    def _own_line_sources(self, ctx, call):
+        """The `.cu` list of a `CUDAExtension(...)` written on lines of its own (`sources=[` under
+        `name=`): the list a porter replaces, reported besides the call."""
+        sources = ctx.keyword(call, "sources")
+        if sources is None and len(call.args) > 1:
+            sources = call.args[1]
+        if isinstance(sources, (ast.List, ast.Tuple)) and sources.lineno != call.lineno and _mentions_cuda_source(sources):
+            yield self.finding(ctx, sources, "CUDA sources of the extension: " + self.MESSAGE)
 
     def _selected_or_globbed(self, ctx, reported):
         """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`

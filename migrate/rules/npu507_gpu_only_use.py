@@ -20,6 +20,20 @@ def reported(entry) -> bool:
     return entry.status not in ("works", "partial") and entry.severity != "info"
 
 
+# Methods every torch module / optimizer / plain object has: calling them on an object a GPU-only
+# package built is not a use of the package's own API (`opt.step()` of a bitsandbytes optimizer
+# is counted at its construction). From torch.nn.Module's and torch.optim.Optimizer's public methods.
+_GENERIC_METHODS = frozenset({
+    "to", "cuda", "cpu", "npu", "eval", "train", "parameters", "named_parameters", "buffers",
+    "named_buffers", "children", "named_children", "modules", "named_modules", "state_dict",
+    "load_state_dict", "zero_grad", "step", "half", "float", "double", "bfloat16", "type", "apply",
+    "requires_grad_", "register_buffer", "register_parameter", "add_module", "get_submodule",
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_backward_hook", "add_param_group", "extra_repr", "share_memory", "get", "items", "keys",
+    "values", "append", "update", "close",
+})
+
+
 def _owned_elsewhere(qual: str) -> bool:
     """apex.amp uses are NPU404's (one finding per construct)."""
     return qual == "apex.amp" or qual.startswith("apex.amp.")
@@ -48,7 +62,10 @@ def _is_kernel(ctx, function) -> bool:
 
 class GpuOnlyUse(Rule):
     """Every use of a GPU-only package after its import: calls, decorators, attributes, base
-    classes, `except` types, and Triton kernel launches `kernel[grid](...)`. The import alone
+    classes, `except` types, Triton kernel launches `kernel[grid](...)`, and calls of an object one
+    of the package's classes built (`self.inner_attn(qkv)` after `self.inner_attn =
+    FlashSelfAttention(...)`; `model.quantize(data)` after `AutoGPTQForCausalLM.from_pretrained(...)`;
+    generic module / optimizer methods such as `.to()` or `.step()` excluded). The import alone
     (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
     complete. Names are resolved through the file's imports (`import bitsandbytes as bnb`,
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
@@ -62,7 +79,8 @@ class GpuOnlyUse(Rule):
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
-    optional paths: their import line is reported (NPU501), their uses are not; a handler that only
+    optional paths, as are names imported under `if is_apex_available():`: neither their import
+    line (NPU501) nor their uses are reported; a handler that only
     passes or warns, raises, or imports the same package again is no fallback. The finding's
     `package` field names the package, which the summary groups by."""
 
@@ -89,6 +107,9 @@ class GpuOnlyUse(Rule):
         # ConvNeXt optim_factory.py: the handler binds a fallback flag; the fused optimizers are optional
         "try:\n    from apex.optimizers import FusedAdam\n    has_apex = True\nexcept ImportError:\n    has_apex = False\n"
         "def make(p, name):\n    if name == 'fusedadam':\n        return FusedAdam(p)",
+        # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
+        "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
+        "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
@@ -104,6 +125,19 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
         Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
+        # Qwen run_gptq.py: the object the package built, its own methods (not .to() / .eval())
+        Invalid("from auto_gptq import AutoGPTQForCausalLM\ndef main(name, cfg, data):\n"
+                "    model = AutoGPTQForCausalLM.from_pretrained(name, cfg)\n    model.eval()\n"
+                "    model.quantize(data)\n    model.save_quantized('out')", count=3),
+        # a tensor a GPU-only function returned is not the package's object: only the call is reported
+        Invalid("from flash_attn import flash_attn_func\ndef f(q, k, v):\n    out = flash_attn_func(q, k, v)\n"
+                "    return out.transpose(1, 2).reshape(2, -1)", count=1),
+        # an optimizer the package built: its construction is the construct, not each step
+        Invalid("import bitsandbytes as bnb\ndef f(p):\n    opt = bnb.optim.Adam8bit(p)\n    opt.zero_grad()\n    opt.step()", count=1),
+        # a module the package built, kept on self and called in forward
+        Invalid("import torch\nfrom flash_attn.modules.mha import FlashSelfAttention\nclass A(torch.nn.Module):\n"
+                "    def __init__(self):\n        super().__init__()\n        self.inner_attn = FlashSelfAttention(causal=True)\n"
+                "    def forward(self, qkv):\n        return self.inner_attn(qkv)", count=2),
         Invalid("try:\n    from apex.optimizers import FusedAdam\nexcept ImportError:\n    pass\nopt = FusedAdam(params)", count=1),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
@@ -134,6 +168,7 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         yield from self._alias_calls(ctx, table)
+        yield from self._instance_uses(ctx, table, optional)
         if kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values()):
             yield from self._launches(ctx, kernels, table)
 
@@ -156,6 +191,77 @@ class GpuOnlyUse(Rule):
             if isinstance(func, ast.Name) and func.id in aliases and ctx.qualname(func) is None and not shadowed(ctx, func):
                 qual = aliases[func.id]
                 yield self._finding(ctx, call, qual, match_package(qual, table), table)
+
+    def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
+        """(qualified name, package key) when `value` builds an object of a reported GPU-only
+        package's class (a class call, or a class's constructor method such as `from_pretrained`)."""
+        if not isinstance(value, ast.Call):
+            return None
+        qual = ctx.qualname(value.func)
+        key = match_package(qual, table) if qual else None
+        if key is None or not reported(table[key]) or _owned_elsewhere(qual):
+            return None
+        parts = qual.split(".")
+        # an object of the package's classes: `FlashSelfAttention(...)`, `AutoGPTQForCausalLM.from_pretrained(...)`;
+        # what a function returns (`out = flash_attn_func(q, k, v)`, a tensor) is not the package's
+        if not (parts[-1][:1].isupper() or (len(parts) > 1 and parts[-2][:1].isupper())):
+            return None
+        if optional and root_name(value.func) in optional:
+            return None
+        return qual, key
+
+    def _instance_uses(self, ctx, table, optional):
+        """Objects a GPU-only package built, used later: `model = AutoGPTQForCausalLM.from_pretrained(...)`
+        then `model.quantize(data)`, in the same function; `self.inner_attn = FlashSelfAttention(...)`
+        then `self.inner_attn(qkv)`, in the same class. Calls of the object and of its own methods are
+        uses; generic module / optimizer methods (`.to()`, `.step()`) are not."""
+        locals_: dict[tuple[int, str], tuple[str, str]] = {}  # (scope, name) -> (qual, key)
+        members: dict[tuple[int, str], tuple[str, str]] = {}  # (class, attribute of self) -> (qual, key)
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if len(statement.targets) != 1:
+                continue
+            built = self._built_by_package(ctx, statement.value, table, optional)
+            if built is None:
+                continue
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                locals_[(id(self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)] = built
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                owner = self._scope(ctx, statement, (ast.ClassDef,))
+                if owner is not None:
+                    members[(id(owner), target.attr)] = built
+        if not locals_ and not members:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            method = None
+            built = self._instance(ctx, func, locals_, members)  # the object called: `self.inner_attn(qkv)`
+            if built is None and isinstance(func, ast.Attribute):  # its method: `model.quantize(data)`
+                method = func.attr
+                if method in _GENERIC_METHODS or method.startswith("_"):
+                    continue
+                built = self._instance(ctx, func.value, locals_, members)
+            if built is None:
+                continue
+            qual, key = built
+            what = f"`{ctx.segment(func)}(...)`, on the object from `{qual}(...)`,"
+            yield self._finding(ctx, call, qual, key, table, what=what)
+
+    def _instance(self, ctx, holder, locals_, members):
+        if isinstance(holder, ast.Name) and ctx.qualname(holder) is None:
+            return locals_.get((id(self._scope(ctx, holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
+        if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
+            owner = self._scope(ctx, holder, (ast.ClassDef,))
+            return members.get((id(owner), holder.attr)) if owner is not None else None
+        return None
+
+    @staticmethod
+    def _scope(ctx, node, kinds):
+        """The nearest enclosing node of one of `kinds` (None: the module)."""
+        parent = ctx.parent(node)
+        while parent is not None and not isinstance(parent, kinds):
+            parent = ctx.parent(parent)
+        return parent
 
     def _kernels(self, ctx) -> dict[str, ast.AST]:
         out = {}
@@ -193,10 +299,10 @@ class GpuOnlyUse(Rule):
                 text += f"; NPU alternative: {entry.alternative}"
             yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=TRITON)
 
-    def _finding(self, ctx, node, qual, key, table):
+    def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]
         package = package_of(key, table)
-        text = f"{package}: `{qual}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
+        text = f"{package}: {what or f'`{qual}`'} targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
         if entry.alternative:
             text += f"; NPU alternative: {entry.alternative}"
         if entry.alternative_api:
