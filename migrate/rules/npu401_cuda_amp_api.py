@@ -5,6 +5,20 @@ from migrate.rules._device_helpers import edit_anchor, old_torch_fallback, renam
 from migrate.rules.base import Invalid, Rule
 
 
+def _imported_by(ctx, node):
+    """The `from ... import` alias that binds the name `node` starts from, if any."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return None
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        for alias in statement.names:
+            if (alias.asname or alias.name) == root.id:
+                return alias
+    return None
+
+
 class CudaAmpApi(Rule):
     """`torch.cuda.amp` (autocast, GradScaler, custom_fwd / custom_bwd) is bound to the CUDA device:
     on an Ascend host its autocast does nothing for NPU tensors and its GradScaler refuses to run.
@@ -29,6 +43,11 @@ class CudaAmpApi(Rule):
         "import torch\ntry:\n    s = torch.amp.GradScaler(device=device)\nexcept (AttributeError, TypeError):\n    s = torch.cuda.amp.GradScaler()",
     ]
     INVALID = [
+        Invalid(  # InternImage dcnv3_func.py: names imported from torch.cuda.amp are changed in the import line
+            "from torch.cuda.amp import custom_bwd, custom_fwd\nclass F(Function):\n    @staticmethod\n    @custom_fwd\n"
+            "    def forward(ctx, x): return x\n    @staticmethod\n    @custom_bwd\n    def backward(ctx, g): return g",
+            count=2,
+        ),
         Invalid(  # the fallback of a try that does not use the neutral name is a real use
             "import torch\ntry:\n    s = make_scaler()\nexcept AttributeError:\n    s = torch.cuda.amp.GradScaler()", count=1,
         ),
@@ -58,6 +77,7 @@ class CudaAmpApi(Rule):
 
     def check(self, ctx):
         kb = ctx.kb
+        at_imports: set[int] = set()  # import aliases already reported for a by-hand change
         for node, qual in uses(ctx, "torch.cuda.amp"):
             if old_torch_fallback(ctx, node, qual):
                 continue
@@ -71,7 +91,13 @@ class CudaAmpApi(Rule):
                 continue
             deprecated = kb.deprecation(target) if api.neutral else None
             if deprecated:
-                yield self._neutral(ctx, node, qual, target, api.neutral, deprecated)
+                finding = self._neutral(ctx, node, qual, target, api.neutral, deprecated)
+                alias = None if finding.edits else _imported_by(ctx, node)
+                if alias is None:
+                    yield finding
+                elif id(alias) not in at_imports:  # `from torch.cuda.amp import custom_fwd`: the line to change
+                    at_imports.add(id(alias))
+                    yield self._neutral(ctx, alias, qual, target, api.neutral, deprecated)
                 continue
             edits = rename_edits(ctx, node, qual, target) or []
             message = f"`{qual}` does not act on NPU tensors; use `{target}`"
