@@ -89,6 +89,22 @@ def root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def module_aliases(ctx, module: str) -> Iterator[tuple[ast.alias, str]]:
+    """The import lines that bind `module` itself under a short name (`import torch.backends.cudnn
+    as cudnn`, `from torch.backends import cudnn`): (alias node, the statement as shown to a user).
+    A plain `import torch.backends.cudnn` binds `torch`, not the module, and is left out."""
+    parent, _, last = module.rpartition(".")
+    for statement in ctx.nodes.get(ast.Import, ()):
+        for alias in statement.names:
+            if alias.name == module and alias.asname:
+                yield alias, f"import {module} as {alias.asname}"
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        if statement.module == parent and not statement.level:
+            for alias in statement.names:
+                if alias.name == last:
+                    yield alias, f"from {parent} import {last}"
+
+
 def statement_of(ctx, node: ast.AST) -> ast.AST:
     current = node
     while current is not None and not isinstance(current, ast.stmt):

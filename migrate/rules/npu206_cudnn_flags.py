@@ -1,7 +1,6 @@
-import ast
 
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import statement_of, uses
+from migrate.rules._device_helpers import module_aliases, statement_of, uses
 from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
 
@@ -52,15 +51,8 @@ class CudnnFlags(Rule):
     def _imports(self, ctx):
         """`import torch.backends.cudnn as cudnn` / `from torch.backends import cudnn`: the line a
         porting engineer edits or removes, reported besides the flag statements."""
-        for statement in ctx.nodes.get(ast.Import, ()):
-            for alias in statement.names:
-                if alias.name == CUDNN and alias.asname:
-                    yield self.finding(ctx, alias, f"`import {CUDNN} as {alias.asname}`: {self.MESSAGE}")
-        for statement in ctx.nodes.get(ast.ImportFrom, ()):
-            if statement.module == "torch.backends" and not statement.level:
-                for alias in statement.names:
-                    if alias.name == "cudnn":
-                        yield self.finding(ctx, alias, f"`from torch.backends import cudnn`: {self.MESSAGE}")
+        for alias, shown in module_aliases(ctx, CUDNN):
+            yield self.finding(ctx, alias, f"`{shown}`: {self.MESSAGE}")
 
     def check(self, ctx):
         if any(not only_displayed(ctx, node) for node, _ in uses(ctx, CUDNN, loads_only=False)):

@@ -1,7 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import uses
+from migrate.rules._device_helpers import module_aliases, uses
 from migrate.rules._text import only_displayed
 from migrate.rules.base import Invalid, Rule
 
@@ -92,22 +92,14 @@ class CudaBackendFlags(Rule):
 
     def _imports(self, ctx, used: set[str]):
         """The import statements that bind a setting used in the file (one finding per statement)."""
-        for statement in ctx.nodes.get(ast.Import, ()):
-            for alias in statement.names:
-                if alias.name == _MODULE and alias.asname and used:
-                    yield self.finding(ctx, alias, f"`import {_MODULE} as {alias.asname}`: {self.MESSAGE}")
+        if used:
+            for alias, shown in module_aliases(ctx, _MODULE):
+                yield self.finding(ctx, alias, f"`{shown}`: {self.MESSAGE}")
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
-            if statement.level:
-                continue
-            if statement.module == "torch.backends":
-                bound = [a for a in statement.names if a.name == "cuda"]
-                if bound and used:
-                    yield self.finding(ctx, bound[0], f"`from torch.backends import cuda`: {self.MESSAGE}")
-            elif statement.module == _MODULE:
-                bound = [a for a in statement.names if a.name in used]
-                if bound:
-                    names = ", ".join(a.name for a in statement.names)
-                    yield self.finding(ctx, bound[0], f"`from {_MODULE} import {names}`: {self.MESSAGE}")
+            bound = [a for a in statement.names if a.name in used] if statement.module == _MODULE and not statement.level else []
+            if bound:
+                names = ", ".join(a.name for a in statement.names)
+                yield self.finding(ctx, bound[0], f"`from {_MODULE} import {names}`: {self.MESSAGE}")
 
     def check(self, ctx):
         used: set[str] = set()  # the first name below torch.backends.cuda of each real use

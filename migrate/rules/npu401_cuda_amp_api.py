@@ -1,20 +1,16 @@
 import ast
 
 from migrate.findings import Category, Edit, Severity
-from migrate.rules._device_helpers import edit_anchor, old_torch_fallback, rename_edits, uses
+from migrate.rules._device_helpers import edit_anchor, old_torch_fallback, rename_edits, root_name, uses
 from migrate.rules.base import Invalid, Rule
 
 
 def _imported_by(ctx, node):
     """The `from ... import` alias that binds the name `node` starts from, if any."""
-    root = node
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name):
-        return None
+    name = root_name(node)
     for statement in ctx.nodes.get(ast.ImportFrom, ()):
         for alias in statement.names:
-            if (alias.asname or alias.name) == root.id:
+            if (alias.asname or alias.name) == name:
                 return alias
     return None
 
@@ -91,13 +87,13 @@ class CudaAmpApi(Rule):
                 continue
             deprecated = kb.deprecation(target) if api.neutral else None
             if deprecated:
-                finding = self._neutral(ctx, node, qual, target, api.neutral, deprecated)
-                alias = None if finding.edits else _imported_by(ctx, node)
-                if alias is None:
-                    yield finding
-                elif id(alias) not in at_imports:  # `from torch.cuda.amp import custom_fwd`: the line to change
+                # `from torch.cuda.amp import custom_fwd`: no edit at the use; the import line is the one to change
+                alias = None if self._neutral_edits(ctx, node, api.neutral) else _imported_by(ctx, node)
+                if alias is not None:
+                    if id(alias) in at_imports:
+                        continue
                     at_imports.add(id(alias))
-                    yield self._neutral(ctx, alias, qual, target, api.neutral, deprecated)
+                yield self._neutral(ctx, alias or node, qual, target, api.neutral, deprecated)
                 continue
             edits = rename_edits(ctx, node, qual, target) or []
             message = f"`{qual}` does not act on NPU tensors; use `{target}`"

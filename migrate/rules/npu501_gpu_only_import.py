@@ -80,15 +80,22 @@ def availability_guard(ctx, statement) -> ast.If | None:
     ValueError("xformers is not available")` under `--enable_xformers_memory_efficient_attention`)."""
     child, parent = statement, ctx.parent(statement)
     while parent is not None:
-        if isinstance(parent, ast.If) and child in parent.body and not any(isinstance(s, ast.Raise) for s in parent.orelse):
-            test = parent.test.operand if isinstance(parent.test, ast.UnaryOp) else parent.test
-            if not isinstance(parent.test, ast.UnaryOp) and isinstance(test, ast.Call):
-                func = test.func
-                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                if _AVAILABILITY.match(name):
-                    return parent
+        if isinstance(parent, ast.If) and child in parent.body and isinstance(parent.test, ast.Call) \
+                and not any(isinstance(s, ast.Raise) for s in parent.orelse):
+            func = parent.test.func
+            if _AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")):
+                return parent
         child, parent = parent, ctx.parent(parent)
     return None
+
+
+def optional_import(ctx, statement, package: str) -> bool:
+    """`statement` imports `package` on a path the program does without: under `if
+    is_<pkg>_available():`, or in a `try:` whose ImportError handler binds a fallback."""
+    if availability_guard(ctx, statement) is not None:
+        return True
+    attempt = guarding_try(ctx, statement)
+    return attempt is not None and any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in attempt.handlers)
 
 
 def fallback_guarded_names(ctx) -> frozenset[str]:
@@ -100,18 +107,15 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
     names: set[str] = set()
     for kind in (ast.Import, ast.ImportFrom):
         for statement in ctx.nodes.get(kind, ()):
-            if availability_guard(ctx, statement) is not None:
-                names.update((a.asname or a.name).split(".", 1)[0] for a in statement.names)
-                continue
-            attempt = guarding_try(ctx, statement)
-            if attempt is None:
-                continue
             for alias in statement.names:
-                imported = statement.module if isinstance(statement, ast.ImportFrom) else alias.name
-                package = (imported or "").split(".", 1)[0]
-                if any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in attempt.handlers):
+                if optional_import(ctx, statement, _package_of_alias(statement, alias)):
                     names.add((alias.asname or alias.name).split(".", 1)[0])
     return frozenset(names)
+
+
+def _package_of_alias(statement, alias) -> str:
+    imported = statement.module if isinstance(statement, ast.ImportFrom) else alias.name
+    return (imported or "").split(".", 1)[0]
 
 
 class GpuOnlyImport(Rule):
@@ -211,14 +215,7 @@ class GpuOnlyImport(Rule):
     def _optional(ctx, statement) -> bool:
         """An import the program does without: under `if is_<pkg>_available():`, or in a `try:` whose
         ImportError handler binds a fallback (`has_apex = False`): nothing there needs porting."""
-        if availability_guard(ctx, statement) is not None:
-            return True
-        attempt = guarding_try(ctx, statement)
-        if attempt is None:
-            return False
-        names = [a.name for a in statement.names] if isinstance(statement, ast.Import) else [statement.module or ""]
-        packages = {n.split(".", 1)[0] for n in names}
-        return all(any(_catches_import_error(h) and _binds_a_fallback(h, p) for h in attempt.handlers) for p in packages)
+        return all(optional_import(ctx, statement, _package_of_alias(statement, a)) for a in statement.names)
 
     @staticmethod
     def _guarded(ctx, statement) -> bool:
