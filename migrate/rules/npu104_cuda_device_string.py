@@ -233,19 +233,20 @@ class CudaDeviceString(Rule):
     def _local_calls(ctx, add, used_as_device):
         """`move_embed(model, "cuda")` where the file defines `def move_embed(model, device)`: a
         positional argument given to a parameter named like a device (or used as one)."""
-        defined = {}
+        takes_device = {}  # module-level function -> positional parameters, when one of them is a device
         for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
             for function in ctx.nodes.get(kind, ()):
-                if isinstance(ctx.parent(function), ast.Module):
-                    defined.setdefault(function.name, function)
-        if not defined:
+                params = function.args.posonlyargs + function.args.args
+                if isinstance(ctx.parent(function), ast.Module) and function.name not in takes_device and \
+                        any(holds_device(p.arg) or p.arg in used_as_device for p in params):
+                    takes_device[function.name] = params
+        if not takes_device:
             return
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
-            if not (isinstance(func, ast.Name) and func.id in defined and ctx.qualname(func) is None):
+            if not (isinstance(func, ast.Name) and func.id in takes_device and ctx.qualname(func) is None):
                 continue
-            params = defined[func.id].args.posonlyargs + defined[func.id].args.args
-            for param, arg in zip(params, call.args):
+            for param, arg in zip(takes_device[func.id], call.args):
                 if isinstance(arg, ast.Starred):
                     break
                 if holds_device(param.arg) or param.arg in used_as_device:

@@ -104,13 +104,19 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
     has_apex = False`). Their uses sit on paths the program only takes when the package is there;
     their import lines are not reported either (`GpuOnlyImport._optional`). Imports under
     `if is_<pkg>_available():` are optional the same way."""
+    cached = ctx.__dict__.get("_npu_optional_names")  # NPU404 and NPU507 both ask
+    if cached is not None:
+        return cached
+    roots = {key.split(".", 1)[0] for key in knowledge.third_party()}
     names: set[str] = set()
     for kind in (ast.Import, ast.ImportFrom):
         for statement in ctx.nodes.get(kind, ()):
             for alias in statement.names:
-                if optional_import(ctx, statement, _package_of_alias(statement, alias)):
+                package = _package_of_alias(statement, alias)
+                if package in roots and optional_import(ctx, statement, package):
                     names.add((alias.asname or alias.name).split(".", 1)[0])
-    return frozenset(names)
+    ctx.__dict__["_npu_optional_names"] = frozenset(names)
+    return ctx.__dict__["_npu_optional_names"]
 
 
 def _package_of_alias(statement, alias) -> str:
@@ -168,25 +174,23 @@ class GpuOnlyImport(Rule):
     def check(self, ctx):
         table = knowledge.third_party()
         for statement in ctx.nodes.get(ast.Import, ()):
-            if self._optional(ctx, statement):
-                continue
             seen: set[str] = set()
             for alias in statement.names:
                 key = match_package(alias.name, table)
-                if key is not None and needs_a_look(table[key]):
+                if key is not None and needs_a_look(table[key]) and not self._optional(ctx, statement):
                     root = package_of(key, table)
                     if root not in seen:
                         seen.add(root)
                         yield self._finding(ctx, statement, alias.name, key, table, at=alias)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
-            if statement.level or not statement.module or self._optional(ctx, statement):
+            if statement.level or not statement.module:
                 continue
             best: str | None = None
             for alias in statement.names:
                 candidate = match_package(f"{statement.module}.{alias.name}", table)
                 if candidate is not None and (best is None or len(candidate) > len(best)):
                     best = candidate
-            if best is not None and needs_a_look(table[best]):
+            if best is not None and needs_a_look(table[best]) and not self._optional(ctx, statement):
                 yield self._finding(ctx, statement, statement.module, best, table)
 
     def _finding(self, ctx, statement, module, key, table, at=None):
