@@ -19,6 +19,7 @@ class GpuOption:
     alternative: str
     source: str
     modules: tuple[str, ...] = ()  # only in files importing one of these (a generic key)
+    reads: bool = False  # reading the key (`cfg["gpus"]`, `"gpus" in cfg`) decides GPU against CPU
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
     """The option table from `migrate/knowledge/data/gpu_only_options.toml`."""
     data = _data()
     options = tuple(
-        GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())))
+        GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())),
+                  o.get("reads", False))
         for o in data.get("option", ())
     )
     calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"]) for c in data.get("call", ()))
@@ -80,12 +82,26 @@ def _lookup(key: str, value, roots: frozenset | None = None) -> GpuOption | None
         if option.modules and (roots is None or not roots.intersection(option.modules)):
             continue
         for wanted in option.values:
-            if isinstance(wanted, bool):
+            if wanted == ANY_VALUE:
+                if _selects(value):
+                    return option
+            elif isinstance(wanted, bool):
                 if value is wanted:
                     return option
             elif isinstance(value, str) and value == wanted:
                 return option
     return None
+
+
+ANY_VALUE = "*"  # `values = ["*"]`: any value that is not off
+
+
+def _selects(value) -> bool:
+    """Whether a literal value of a value-independent option (Lightning's `gpus`) turns it on:
+    `gpus=0`, `gpus=None`, `gpus=""` and `gpus="0"` mean the CPU."""
+    if value is None or value is False or value == 0:
+        return False
+    return not (isinstance(value, str) and value.strip().strip(",") in ("", "0", "None", "none"))
 
 
 def _computed(node) -> bool:
@@ -94,7 +110,7 @@ def _computed(node) -> bool:
 
 
 def _constant(node):
-    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool)):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool, int)):
         return node.value
     return None
 
@@ -126,7 +142,10 @@ class GpuOnlyOption(Rule):
     `BitsAndBytesConfig(...)`. Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`), argparse defaults
-    (`add_argument("--accelerator", default="gpu")`: Lightning's CUDA accelerator). The recognised keys and
+    (`add_argument("--accelerator", default="gpu")`: Lightning's CUDA accelerator). Lightning 1.x's
+    `gpus` flag is on for any value but 0 / None / "" (`Trainer(gpus=1)`, `trainer_config["gpus"] = 1`)
+    and its `accelerator="ddp"` ran multi-GPU DDP; where the code reads the flag to decide GPU
+    against CPU (`if "gpus" in trainer_config:`, `trainer_config["gpus"]`) that line is reported too. The recognised keys and
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
     is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
@@ -148,6 +167,8 @@ class GpuOnlyOption(Rule):
         "kwargs = {}\nkwargs['load_in_8bit'] = False\nkwargs['attn_implementation'] = 'sdpa'\nnames['optim'] = other",
         'import argparse\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="auto")\np.add_argument("--gpu", default="gpu")',
         'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="cpu")',
+        'import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=0, strategy="ddp")\ncfg = {"gpus": None}',
+        'cfg = {"gpus": 2, "accelerator": "ddp"}\nif "gpus" in cfg:\n    n = cfg["gpus"]',  # not a Lightning file
         'import argparse\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu")',  # not a Lightning file
         Valid("trainer:\n  accelerator: gpu\n", kind="launcher", filename="config.yaml"),  # no import to tell whose option
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
@@ -170,6 +191,12 @@ class GpuOnlyOption(Rule):
         Invalid("kwargs = {}\nkwargs['load_in_8bit'] = True\nkwargs['attn_implementation'] = 'flash_attention_2'", count=2),
         Invalid('import argparse\nimport pytorch_lightning as pl\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu", type=str)\np.add_argument("--optim", default="paged_adamw_8bit")', count=2),
         Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)', count=1),
+        Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1, precision=32)\nt2 = pl.Trainer(gpus=args.gpus)', count=2),
+        Invalid(
+            'import pytorch_lightning as pl\ntrainer_config = {}\ntrainer_config["accelerator"] = "ddp"\n'
+            'if not "gpus" in trainer_config:\n    del trainer_config["accelerator"]\nelse:\n    gpuinfo = trainer_config["gpus"]',
+            count=3,
+        ),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
@@ -197,7 +224,7 @@ class GpuOnlyOption(Rule):
                         yield self._option_finding(ctx, keyword.value, option, _constant(keyword.value))
                     elif _computed(keyword.value):
                         option = _lookup(keyword.arg, True, roots)
-                        if option is not None and True in option.values:
+                        if option is not None and (True in option.values or ANY_VALUE in option.values):
                             yield self.finding(
                                 ctx, keyword.value,
                                 f"`{keyword.arg}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
@@ -229,6 +256,7 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key_text, _constant(value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, value, option, _constant(value))
+        yield from self._reads(ctx, options, roots)
         for node in ctx.nodes.get(ast.Assign, ()):
             for target in node.targets:
                 # `args.optim = ...` and `kwargs["load_in_8bit"] = True` (keyword dicts built up key by key)
@@ -238,6 +266,21 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
+
+    def _reads(self, ctx, options, roots):
+        """`if "gpus" in trainer_config:` and `trainer_config["gpus"]` (read or deleted): the code that
+        decides GPU against CPU from a value-independent option (`reads = true` in the data)."""
+        keys = {o.key: o for o in options if o.reads and roots.intersection(o.modules)}
+        if not keys:
+            return
+        for node in ctx.nodes.get(ast.Compare, ()):
+            key = _constant(node.left)
+            if key in keys and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+                yield self.finding(ctx, node.left, f"reads `{key}`, which {keys[key].why}; NPU: {keys[key].alternative}")
+        for node in ctx.nodes.get(ast.Subscript, ()):
+            key = _constant(node.slice)
+            if key in keys and not isinstance(node.ctx, ast.Store) and not is_prose(ctx, node):
+                yield self.finding(ctx, node, f"reads `{key}`, which {keys[key].why}; NPU: {keys[key].alternative}")
 
     def _uses(self, ctx, roots):
         """`unet.enable_xformers_memory_efficient_attention()` and `attention_class = XFormersProcessor`."""
