@@ -146,12 +146,19 @@ def _returns(function):
 
 
 def module_exports(ctx) -> list[Export]:
+    from migrate.rules.npu501_gpu_only_import import fallback_guarded_names  # rules import this module
+
     out: list[Export] = []
+    optional: frozenset[str] | None = None
     for statement in _module_statements(ctx.tree.body):
         if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
             for alias in statement.names:
                 hit = alias_target(f"{statement.module}.{alias.name}")
                 if hit is not None and alias.name != "*":
+                    if optional is None:
+                        optional = fallback_guarded_names(ctx)
+                    if (alias.asname or alias.name) in optional:
+                        continue  # `try: from mamba_ssm... import RMSNorm except ImportError: RMSNorm = None`
                     out.append(Export(alias.asname or alias.name, getattr(alias, "lineno", statement.lineno), hit[1], hit[0], hit[2]))
         elif isinstance(statement, ast.Assign) and isinstance(statement.value, (ast.Name, ast.Attribute)):
             hit = alias_target(ctx.qualname(statement.value))

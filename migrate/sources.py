@@ -17,7 +17,7 @@ from pathlib import PurePath
 from migrate import limits
 from migrate.context import split_lines
 
-MANIFEST_PATTERNS = ("requirements*.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
+MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
                      "environment.yml", "environment.yaml", "setup.py")
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
 CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")

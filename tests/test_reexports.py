@@ -171,3 +171,21 @@ def test_wrappers_with_a_fallback_or_of_a_gpu_only_package_are_not_exported(tmp_
     (tmp_path / "use.py").write_text("from fast import fast_ln, dequant, amp_or_not\ny = fast_ln(1, 2, 3, 4)\nz = dequant(y)\nwith amp_or_not(True):\n    pass\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _uses(result) == []
+
+
+def test_an_optional_import_with_a_fallback_is_not_exported(tmp_path):
+    # hustvl/Vim: models_mamba.py imports Triton norms under `try:` with a None fallback, and
+    # seg/backbone/vim.py re-imports them; the fallback path is what runs on an NPU host
+    (tmp_path / "models_mamba.py").write_text(
+        "try:\n    from mamba_ssm.ops.triton.layer_norm import RMSNorm, rms_norm_fn\n"
+        "except ImportError:\n    RMSNorm, rms_norm_fn = None, None\n"
+        "from flash_attn import flash_attn_func as attention\n"
+    )
+    (tmp_path / "vim.py").write_text(
+        "from models_mamba import RMSNorm, rms_norm_fn, attention\n"
+        "def f(norm, x):\n"
+        "    fn = rms_norm_fn if isinstance(norm, RMSNorm) else None\n"
+        "    return attention(x, x, x)\n"  # line 4: not optional
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _uses(result) == [(f"{tmp_path.name}/vim.py", 4)]

@@ -183,3 +183,13 @@ def test_cuda_extension_and_cuda_source():
     src = "// __global__ in a comment counts too\n__global__ void k1() {}\n__global__ void k2() {}\n"
     found = codes(analyze(src, "ops/kernel.cu", ("cuda-source",)), "NPU506")
     assert len(found) == 1 and found[0].line == 1 and "3 `__global__` kernels" in found[0].message
+
+
+@pytest.mark.parametrize("name", ["requirement.txt", "vim_requirements.txt", "requirements-gpu.txt", "dev-requirement.txt"])
+def test_requirement_files_are_read_as_manifests_whatever_their_spelling(tmp_path, name):
+    # microsoft/LoRA examples/NLG/requirement.txt pins `torch==1.7.1+cu101`; hustvl/Vim has vim_requirements.txt
+    from migrate.engine import scan
+
+    (tmp_path / name).write_text("--find-links https://download.pytorch.org/whl/torch_stable.html\ntorch==1.7.1+cu101\ntriton==2.1.0\n")
+    found = [(f.code, f.line) for f in scan([str(tmp_path)], use_cache=False).findings]
+    assert found == [("NPU502", 2), ("NPU502", 3)]

@@ -24,8 +24,10 @@ _DEVICE_ARG0 = frozenset(
         "torch.npu.set_device",
     }
 )
-# Keywords that take a device on any call.
-_DEVICE_KEYWORDS = frozenset({"device", "map_location", "pin_memory_device"})
+# Keywords that take a device on any call (besides device-named ones: `output_device=`, `dev=`).
+# `location=`: torch.serialization's name for a storage's device tag, kept by checkpoint helpers
+# (ControlNet's `load_state_dict(path, location="cuda")`, which hands it to `map_location=`).
+_DEVICE_KEYWORDS = frozenset({"device", "map_location", "pin_memory_device", "location"})
 # String methods that take a device name apart: `str(device).replace("cuda:", "")`.
 _PARSE_METHODS = frozenset({"replace", "removeprefix", "split", "lstrip", "strip"})
 _NORMALISE = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "replace"})
@@ -52,7 +54,8 @@ class CudaDeviceString(Rule):
     host: `torch.device("cuda")`, `x.to("cuda:0")` and `device="cuda"` all fail there. torch_npu's
     device type is `"npu"` (`"npu:N"`). Only strings that reach a device are flagged: arguments of
     `torch.device` / `torch.set_default_device` / `torch.cuda.device`, `.to(...)`, any `device=` /
-    `map_location=` keyword (a dict's values too), variables and attributes named like a device
+    `map_location=` / `location=` keyword or device-named keyword (`output_device=`; a
+    `map_location` dict's values too), variables and attributes named like a device
     (`device`, `dev`, `*_device`) or later used as one, parameter defaults, `{"device": ...}` entries,
     the default of `getattr(obj, "device", "cuda")`, a positional argument of a function the file
     defines whose parameter is named like a device (`def move_embed(model, device)`),
@@ -77,6 +80,7 @@ class CudaDeviceString(Rule):
         'import torch\nd = torch.device("npu:0")',
         'x = x.to("cpu")',
         'print("moving to cuda")',
+        "ckpt = load(path, location=\"us-east\")\nf(m, output_device=\"cpu\")",
         'logger.info("device=%s", "cuda")',
         'logger.info("config", extra={"device": "cuda"})',
         'if x.device.type == "cuda": pass',  # NPU201
@@ -107,6 +111,11 @@ class CudaDeviceString(Rule):
         Invalid(
             'import torch\nsd = torch.load(p, map_location="cuda:0")',
             expected='import torch\nsd = torch.load(p, map_location="npu:0")',
+        ),
+        Invalid(  # ControlNet: a checkpoint helper's `location=`, and a device-named keyword
+            "model.load_state_dict(load_state_dict('./models/c.pth', location='cuda'))\nwrap(m, output_device='cuda:0')",
+            expected="model.load_state_dict(load_state_dict('./models/c.pth', location='npu'))\nwrap(m, output_device='npu:0')",
+            count=2,
         ),
         Invalid(
             'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"',
@@ -181,7 +190,7 @@ class CudaDeviceString(Rule):
             if isinstance(func, ast.Attribute) and func.attr in _PARSE_METHODS and call.args and _parses_device(ctx, func.value):
                 add(call.args[0])  # str(device).replace("cuda:", "") parses a device name
             for kw in call.keywords:
-                if kw.arg in _DEVICE_KEYWORDS:
+                if kw.arg in _DEVICE_KEYWORDS or device_like_name(kw.arg):
                     device_position(kw.value)
                     if kw.arg == "map_location" and isinstance(kw.value, ast.Dict):
                         for value in kw.value.values:

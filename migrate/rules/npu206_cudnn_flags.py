@@ -12,7 +12,7 @@ class CudnnFlags(Rule):
     cuDNN library, which an Ascend host does not have: setting the flags does nothing there and
     reading them says nothing about the NPU. Reproducibility needs `torch.use_deterministic_algorithms(True)`;
     TF32-like matmul/conv precision is NPU's HF32 switch when the target torch_npu has one. One
-    finding per statement, plus one at `import torch.backends.cudnn as cudnn` /
+    finding per statement line (a flag list written over three lines gets three), plus one at `import torch.backends.cudnn as cudnn` /
     `from torch.backends import cudnn` (the import line is edited or removed too)."""
 
     CODE = "NPU206"
@@ -37,6 +37,7 @@ class CudnnFlags(Rule):
         Invalid("from torch.backends import cudnn\nif cudnn.enabled: pass", count=2),
         Invalid('import torch\nprint(f"{torch.backends.cudnn.benchmark=}")\ntorch.backends.cudnn.benchmark = True', count=1),
         Invalid('import torch\nlog.info("tf32 %s", set_flag(torch.backends.cudnn.allow_tf32))', count=1),  # used, not just shown
+        Invalid("import torch\nflags = [\n    torch.backends.cudnn.benchmark,\n    torch.backends.cudnn.deterministic,\n]", count=2),
     ]
 
     def _hint(self, kb, attr: str) -> str:
@@ -58,16 +59,19 @@ class CudnnFlags(Rule):
         if any(not only_displayed(ctx, node) for node, _ in uses(ctx, CUDNN, loads_only=False)):
             yield from self._imports(ctx)  # an import alone (unused) is not a construct
         kb = ctx.kb
-        by_statement: dict[int, list] = {}
+        by_statement: dict[tuple[int, int], list] = {}
         order = []
         for node, qual in uses(ctx, "torch.backends.cudnn", loads_only=False):
             if only_displayed(ctx, node):
                 continue  # `logger.info(f"{torch.backends.cudnn.allow_tf32=}")` only shows the value
-            stmt = statement_of(ctx, node)
-            if id(stmt) not in by_statement:
-                by_statement[id(stmt)] = []
-                order.append(id(stmt))
-            by_statement[id(stmt)].append((node, qual))
+            # one finding per statement line: a statement spread over lines (stylegan2-pytorch's
+            # conv2d_gradfix passes benchmark, deterministic and allow_tf32 on three lines) is
+            # edited on each of them
+            key = (id(statement_of(ctx, node)), node.lineno)
+            if key not in by_statement:
+                by_statement[key] = []
+                order.append(key)
+            by_statement[key].append((node, qual))
         for key in order:
             items = by_statement[key]
             names = []

@@ -14,6 +14,11 @@ _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
 _CUDA_INDEX_URL = re.compile(r"https?://\S*?/(?:whl/)?cu\d{2,3}(?:/\S*)?(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
+# conda packages of the CUDA toolkit (environment.yml): `cudatoolkit=11.3` (anaconda/conda-forge),
+# `pytorch-cuda=11.8` (pytorch channel, which selects torch's CUDA build), `cuda-toolkit`,
+# `cuda-nvcc`, `cuda-runtime` (nvidia channel), `cudnn`, `nccl`
+_CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda-toolkit", "cuda-nvcc",
+                         "cuda-runtime", "cuda", "cudnn", "nccl"})
 
 
 def _pip_table() -> list[tuple[str, str]]:
@@ -35,7 +40,8 @@ class GpuOnlyDependency(Rule):
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
     `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
-    `nvidia-*-cuXX` runtime wheels, all as warnings."""
+    `nvidia-*-cuXX` runtime wheels, and in a conda environment file the CUDA toolkit packages
+    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`), all as warnings."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -49,6 +55,8 @@ class GpuOnlyDependency(Rule):
         Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
+        Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
+        Valid("cuda-python==12.1\nnccl-tests\n", kind="manifest"),  # pip names: not conda's toolkit packages
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
@@ -60,6 +68,8 @@ class GpuOnlyDependency(Rule):
         Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
+        Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
+                kind="manifest", filename="environment.yaml", count=2),
     ]
 
     def check(self, ctx):
@@ -79,6 +89,13 @@ class GpuOnlyDependency(Rule):
             elif _CUDA_RUNTIME_WHEEL.match(dep.name):
                 yield self.finding(
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
+                    severity=Severity.WARNING,
+                )
+            elif dep.name in _CONDA_CUDA and ctx.path.rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml"):
+                yield self.finding(
+                    ctx, span,
+                    f"`{dep.name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
+                    "and torch_npu needs torch's CPU build",
                     severity=Severity.WARNING,
                 )
             elif _CUDA_LOCAL_VERSION.search(dep.raw):
