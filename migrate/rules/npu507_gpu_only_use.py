@@ -65,7 +65,10 @@ class GpuOnlyUse(Rule):
     classes, `except` types, Triton kernel launches `kernel[grid](...)`, and calls of an object one
     of the package's classes built (`self.inner_attn(qkv)` after `self.inner_attn =
     FlashSelfAttention(...)`; `model.quantize(data)` after `AutoGPTQForCausalLM.from_pretrained(...)`;
-    generic module / optimizer methods such as `.to()` or `.step()` excluded). The import alone
+    generic module / optimizer methods such as `.to()` or `.step()` excluded), also when a
+    `functools.partial` of the class is handed to a constructor of the file and called there
+    (mamba_ssm's `create_block`: `Block(dim, partial(Mamba, ...))`, `self.mixer = mixer_cls(dim)`,
+    `self.mixer(x)`). The import alone
     (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
     complete. Names are resolved through the file's imports (`import bitsandbytes as bnb`,
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
@@ -90,6 +93,11 @@ class GpuOnlyUse(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # the same shape with a torch class: nothing GPU-only is built
+        "from functools import partial\nimport torch.nn as nn\nfrom mamba_ssm import Mamba\n"
+        "class Block:\n    def __init__(self, dim, mixer_cls):\n        self.mixer = mixer_cls(dim)\n"
+        "    def forward(self, x):\n        return self.mixer(x)\n"
+        "def create_block(d):\n    return Block(d, partial(nn.Linear, bias=False))",
         "import torch\nx = torch.zeros(3)",
         "import apex_utils\napex_utils.run()",  # a different package whose name starts the same
         "from deepspeed.accelerator import get_accelerator\nd = get_accelerator().device_name()",
@@ -132,6 +140,11 @@ class GpuOnlyUse(Rule):
         # a tensor a GPU-only function returned is not the package's object: only the call is reported
         Invalid("from flash_attn import flash_attn_func\ndef f(q, k, v):\n    out = flash_attn_func(q, k, v)\n"
                 "    return out.transpose(1, 2).reshape(2, -1)", count=1),
+        # hustvl/Vim (mamba_ssm's create_block): a partial of the class handed to a block's constructor
+        Invalid("from functools import partial\nfrom mamba_ssm.modules.mamba_simple import Mamba\n"
+                "class Block:\n    def __init__(self, dim, mixer_cls, norm_cls=None):\n        self.mixer = mixer_cls(dim)\n"
+                "    def forward(self, x):\n        return self.mixer(x)\n"
+                "def create_block(d):\n    mixer_cls = partial(Mamba, layer_idx=0)\n    return Block(d, mixer_cls)", count=3),
         # an optimizer the package built: its construction is the construct, not each step
         Invalid("import bitsandbytes as bnb\ndef f(p):\n    opt = bnb.optim.Adam8bit(p)\n    opt.zero_grad()\n    opt.step()", count=1),
         # a module the package built, kept on self and called in forward
@@ -197,7 +210,12 @@ class GpuOnlyUse(Rule):
         package's class (a class call, or a class's constructor method such as `from_pretrained`)."""
         if not isinstance(value, ast.Call):
             return None
-        qual = ctx.qualname(value.func)
+        return self._package_class(ctx, value.func, table, optional)
+
+    def _package_class(self, ctx, node, table, optional) -> tuple[str, str] | None:
+        """(qualified name, package key) when `node` names a reported GPU-only package's class or
+        one of its constructor methods."""
+        qual = ctx.qualname(node)
         key = match_package(qual, table) if qual else None
         if key is None or not reported(table[key]) or _owned_elsewhere(qual):
             return None
@@ -206,7 +224,7 @@ class GpuOnlyUse(Rule):
         # what a function returns (`out = flash_attn_func(q, k, v)`, a tensor) is not the package's
         if not (parts[-1][:1].isupper() or (len(parts) > 1 and parts[-2][:1].isupper())):
             return None
-        if optional and root_name(value.func) in optional:
+        if optional and root_name(node) in optional:
             return None
         return qual, key
 
@@ -217,10 +235,19 @@ class GpuOnlyUse(Rule):
         uses; generic module / optimizer methods (`.to()`, `.step()`) are not."""
         locals_: dict[tuple[int, str], tuple[str, str]] = {}  # (scope, name) -> (qual, key)
         members: dict[tuple[int, str], tuple[str, str]] = {}  # (class, attribute of self) -> (qual, key)
+        factories = self._factories(ctx, table, optional)
         for statement in ctx.nodes.get(ast.Assign, ()):
             if len(statement.targets) != 1:
                 continue
             built = self._built_by_package(ctx, statement.value, table, optional)
+            if built is None and factories and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name):
+                # `self.mixer = mixer_cls(dim)`: a factory of the class builds the object (reported here)
+                scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                built = factories.get((id(scope), statement.value.func.id))
+                if built is not None:
+                    qual, key = built
+                    what = f"`{statement.value.func.id}(...)`, a factory of `{qual}`,"
+                    yield self._finding(ctx, statement.value, qual, key, table, what=what)
             if built is None:
                 continue
             target = statement.targets[0]
@@ -246,6 +273,40 @@ class GpuOnlyUse(Rule):
             qual, key = built
             what = f"`{ctx.segment(func)}(...)`, on the object from `{qual}(...)`,"
             yield self._finding(ctx, call, qual, key, table, what=what)
+
+    def _factories(self, ctx, table, optional) -> dict[tuple[int, str], tuple[str, str]]:
+        """Names that build a GPU-only package's objects when called: `mixer_cls = partial(Mamba, ...)`
+        in a function, and the constructor parameter it is handed to (`Block(dim, mixer_cls)` with
+        `def __init__(self, dim, mixer_cls)`: the pattern of mamba_ssm's `create_block`, copied into
+        Vim, VMamba and other Mamba models). Keyed by (function, name)."""
+        out: dict[tuple[int, str], tuple[str, str]] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            value = statement.value
+            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and isinstance(value, ast.Call) \
+                    and value.args and ctx.qualname(value.func) == "functools.partial":
+                built = self._package_class(ctx, value.args[0], table, optional)
+                if built is not None:
+                    scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    out[(id(scope), statement.targets[0].id)] = built
+        if not out:
+            return out
+        inits = {}
+        for cls in ctx.nodes.get(ast.ClassDef, ()):
+            init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            if init is not None and self._scope(ctx, cls, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) is None:
+                inits[cls.name] = init
+        for call in ctx.nodes.get(ast.Call, ()):
+            if not (isinstance(call.func, ast.Name) and call.func.id in inits):
+                continue
+            init = inits[call.func.id]
+            params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+            scope = id(self._scope(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            handed = [(params[i] if i < len(params) else None, a) for i, a in enumerate(call.args)]
+            handed += [(k.arg, k.value) for k in call.keywords]
+            for param, arg in handed:
+                if param and isinstance(arg, ast.Name) and (scope, arg.id) in out:
+                    out[(id(init), param)] = out[(scope, arg.id)]
+        return out
 
     def _instance(self, ctx, holder, locals_, members):
         if isinstance(holder, ast.Name) and ctx.qualname(holder) is None:
