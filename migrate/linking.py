@@ -4,13 +4,15 @@ same scan define (NPU508) and of project names standing for a CUDA API (NPU510),
 
 from __future__ import annotations
 
+import os
+
 from migrate import io, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
 from migrate.findings import FileResult
 
 
 def link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes],
-                     cache: ResultCache | None = None, digests: dict | None = None) -> list[FileResult]:
+                     cache: ResultCache | None = None, digests: dict | None = None, jobs: int | None = None) -> list[FileResult]:
     """NPU508: uses of the extensions and op namespaces that files of this scan define (see
     migrate/repo_index.py). Only files whose facts reference a defined name are looked at; their
     linked findings are cached under (file content, whole index) so neither change goes unseen."""
@@ -26,14 +28,10 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         return results
     index_digest = repo_index.digest(index)
     digests = digests or {}
-    from migrate import engine
-    from migrate.context import PythonContext
-    from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
-    from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
-
-    rules = (CustomExtensionUse(), ReexportedCudaName())
     linked = {id(r) for r in repo_index.files_to_link(results, index)}
-    out = []
+    out: list[FileResult | None] = []
+    pending: list[tuple[int, FileResult, bytes | None]] = []  # (position in out, result, data) to link afresh
+    extras: dict[int, tuple[list, int]] = {}
     for result in results:
         if id(result) not in linked or result.kind != "python":
             out.append(result)
@@ -41,29 +39,65 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         key, digest = digests.get(result.path, ("", ""))
         cached = cache.get_link(key, digest, index_digest) if (cache and key) else None
         if cached is not None:
-            extra = [finding_from_dict(dict(f, path=result.path)) for f in cached[0]]
-            suppressed = cached[1]
+            extras[len(out)] = ([finding_from_dict(dict(f, path=result.path)) for f in cached[0]], cached[1])
         else:
-            data = fresh.get(result.path)
-            if data is None:
-                data = engine._read_target(engine.Target(result.path, (result.kind,)), 1 << 62)
-            try:
-                text = io.decode(data, python=True).body if isinstance(data, bytes) else None
-            except io.ReadError:
-                text = None
-            tree = io.parse_python(text) if text is not None else None
-            if tree is None:
-                out.append(result)
-                continue
-            ctx = PythonContext(result.path, text, tree, engine._kb(version))
-            known = {(f.code, f.line, f.column) for f in result.findings}
-            extra = [f for rule in rules for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
-            extra, suppressed = engine._line_suppressed(text, engine._dedupe(extra))
-            if cache and key:
-                cache.put_link(key, digest, index_digest, extra, suppressed)
-        if not extra and not suppressed:
-            out.append(result)
+            pending.append((len(out), result, fresh.get(result.path)))
+        out.append(result)
+    items = [(result.path, result.kind, data, frozenset((f.code, f.line, f.column) for f in result.findings))
+             for _, result, data in pending]
+    workers = jobs if jobs else (os.cpu_count() or 1)
+    sizes = [len(data) if data is not None else 0 for _, _, data in pending]
+    if workers > 1 and len(items) >= 16 and sum(sizes) >= 400_000:
+        # a big repository links many files (torch itself: 137 that import Triton names from a
+        # sibling module): parse them in the worker pool, not one by one in this process
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            linked_now = io.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index), min_budget=50_000)
+        except BrokenProcessPool:  # a worker died: these files parsed in the first pass, so here is safe
+            linked_now = _link_batch(items, version, index)
+    else:
+        linked_now = _link_batch(items, version, index)
+    for (position, result, _), outcome in zip(pending, linked_now):
+        if outcome is None:
             continue
+        extra, suppressed = outcome
+        key, digest = digests.get(result.path, ("", ""))
+        if cache and key:
+            cache.put_link(key, digest, index_digest, extra, suppressed)
+        extras[position] = (extra, suppressed)
+    for position, (extra, suppressed) in extras.items():
+        if not extra and not suppressed:
+            continue
+        result = out[position]
         findings = tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key))
-        out.append(FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed + suppressed, result.facts))
+        out[position] = FileResult(result.path, result.kind, result.lines, findings, result.errors,
+                                   result.suppressed + suppressed, result.facts)
+    return out
+
+
+def _link_batch(items, version: str, index) -> list[tuple[list, int] | None]:
+    """The linked findings (and the count suppressed by noqa) of each (path, kind, data, known
+    finding keys); None where the file cannot be read or parsed now."""
+    from migrate import engine
+    from migrate.context import PythonContext
+    from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
+    from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
+
+    rules = (CustomExtensionUse(), ReexportedCudaName())
+    out: list[tuple[list, int] | None] = []
+    for path, kind, data, known in items:
+        if data is None:
+            data = engine._read_target(engine.Target(path, (kind,)), 1 << 62)
+        try:
+            text = io.decode(data, python=True).body if isinstance(data, bytes) else None
+        except io.ReadError:
+            text = None
+        tree = io.parse_python(text) if text is not None else None
+        if tree is None:
+            out.append(None)
+            continue
+        ctx = PythonContext(path, text, tree, engine._kb(version))
+        extra = [f for rule in rules for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
+        out.append(engine._line_suppressed(text, engine._dedupe(extra)))
     return out

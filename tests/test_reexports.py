@@ -189,3 +189,25 @@ def test_an_optional_import_with_a_fallback_is_not_exported(tmp_path):
     )
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _uses(result) == [(f"{tmp_path.name}/vim.py", 4)]
+
+
+def test_many_linked_files_give_the_same_findings_in_the_worker_pool_as_in_one_process(tmp_path, monkeypatch):
+    # torch's own tree links 137 files to Triton names re-exported by a sibling module; over 16 files
+    # and 400 kB the cross-file step runs in the worker pool: same findings as one process
+    (tmp_path / "kernels.py").write_text("from flash_attn import flash_attn_func as attention\n")
+    filler = "".join(f"def helper_{i}(x):\n    return x + {i}\n" for i in range(1200))  # ~30 kB per file
+    for n in range(20):
+        (tmp_path / f"user_{n:02d}.py").write_text(f"from kernels import attention\n{filler}def f(q):\n    return attention(q, q, q)\n")
+    one = _uses(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1))
+    pooled_work = []
+    real_run_batched = io.run_batched
+
+    def spy(work, *args, **kwargs):
+        pooled_work.append(work.__name__)
+        return real_run_batched(work, *args, **kwargs)
+
+    monkeypatch.setattr(io, "run_batched", spy)
+    pool = _uses(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=2))
+    assert "_link_batch" in pooled_work
+    assert one == pool
+    assert one == sorted((f"{tmp_path.name}/user_{n:02d}.py", 2403) for n in range(20))
