@@ -29,7 +29,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     index_digest = repo_index.digest(index)
     digests = digests or {}
     linked = {id(r) for r in repo_index.files_to_link(results, index)}
-    out: list[FileResult | None] = []
+    out: list[FileResult] = []
     pending: list[tuple[int, FileResult, bytes | None]] = []  # (position in out, result, data) to link afresh
     extras: dict[int, tuple[list, int]] = {}
     for result in results:

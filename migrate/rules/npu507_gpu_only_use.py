@@ -149,6 +149,9 @@ class GpuOnlyUse(Rule):
                 "class Block:\n    def __init__(self, dim, mixer_cls, norm_cls=None):\n        self.mixer = mixer_cls(dim)\n"
                 "    def forward(self, x):\n        return self.mixer(x)\n"
                 "def create_block(d):\n    mixer_cls = partial(Mamba, layer_idx=0)\n    return Block(d, mixer_cls)", count=3),
+        Invalid("import functools\nfrom mamba_ssm import Mamba\n"
+                "class Block:\n    def __init__(self, dim, mixer_cls):\n        self.mixer = mixer_cls(dim)\n"
+                "def create_block(d):\n    return Block(d, mixer_cls=functools.partial(Mamba, layer_idx=0))", count=2),
         # an optimizer the package built: its construction is the construct, not each step
         Invalid("import bitsandbytes as bnb\ndef f(p):\n    opt = bnb.optim.Adam8bit(p)\n    opt.zero_grad()\n    opt.step()", count=1),
         # a module the package built, kept on self and called in forward
@@ -284,16 +287,24 @@ class GpuOnlyUse(Rule):
         in a function, and the constructor parameter it is handed to (`Block(dim, mixer_cls)` with
         `def __init__(self, dim, mixer_cls)`: the pattern of mamba_ssm's `create_block`, copied into
         Vim, VMamba and other Mamba models). Keyed by (function, name)."""
+        def partial_of(node) -> tuple[str, str] | None:  # `partial(Mamba, ...)`
+            if isinstance(node, ast.Call) and node.args and ctx.qualname(node.func) == "functools.partial":
+                return self._package_class(ctx, node.args[0], table, optional)
+            return None
+
         out: dict[tuple[int, str], tuple[str, str]] = {}
-        for statement in ctx.nodes.get(ast.Assign, ()):
-            value = statement.value
-            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and isinstance(value, ast.Call) \
-                    and value.args and ctx.qualname(value.func) == "functools.partial":
-                built = self._package_class(ctx, value.args[0], table, optional)
-                if built is not None:
-                    scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    out[(id(scope), statement.targets[0].id)] = built
-        if not out:
+        inline = False
+        for call in ctx.nodes.get(ast.Call, ()):
+            built = partial_of(call)
+            if built is None:
+                continue
+            statement = ctx.parent(call)
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                out[(id(scope), statement.targets[0].id)] = built
+            else:
+                inline = True  # handed on directly: `Block(dim, partial(Mamba, ...))`
+        if not out and not inline:
             return out
         inits = {}
         for cls in ctx.nodes.get(ast.ClassDef, ()):
@@ -309,8 +320,9 @@ class GpuOnlyUse(Rule):
             handed = [(params[i] if i < len(params) else None, a) for i, a in enumerate(call.args)]
             handed += [(k.arg, k.value) for k in call.keywords]
             for param, arg in handed:
-                if param and isinstance(arg, ast.Name) and (scope, arg.id) in out:
-                    out[(id(init), param)] = out[(scope, arg.id)]
+                built = out.get((scope, arg.id)) if isinstance(arg, ast.Name) else partial_of(arg)
+                if param and built is not None:
+                    out[(id(init), param)] = built
         return out
 
     def _instance(self, ctx, holder, locals_, members):
