@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
-from checks import loss_trend, process, spawn_ranks
+from checks import loss_trend, process, spawn_ranks, warmstart
 from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
 from checks.smoke_report import (
     ChildReport,
@@ -207,8 +207,12 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     timed_out = False
     guard = process.ChildGuard(memory_limit)  # kills the whole tree, setsid() escapees included
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                env=guard.env(child_env), cwd=cwd, start_new_session=True)
+        proc = None
+        if python is None and warmstart.enabled():  # forked from a process that has imported torch
+            proc = warmstart.start(cmd[1:], guard.env(child_env), cwd, os.path.abspath(script))
+        if proc is None:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                    env=guard.env(child_env), cwd=cwd, start_new_session=True)
     except OSError as exc:
         return _finish(_error(script, backend, f"could not start python: {exc}"), json_report)
     guard.start(proc)

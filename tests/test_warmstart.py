@@ -1,0 +1,119 @@
+"""Warm start (checks/warmstart.py): a run forked from a template that has imported torch behaves like a
+cold `python checks/bootstrap.py` run: same losses, RNG, thread count, command line and run marker."""
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from checks import warmstart
+from checks.smoke import run_smoke
+
+pytestmark = pytest.mark.runtime
+
+PROBE = textwrap.dedent("""
+    import json, os, random, sys
+    import torch
+
+    boot = sys.modules.get("checks.bootstrap")
+    with open("/proc/self/cmdline", "rb") as f:
+        cmdline = [a.decode() for a in f.read().split(b"\\0") if a]
+    with open("/proc/self/environ", "rb") as f:
+        marker = [e.decode() for e in f.read().split(b"\\0") if e.startswith(b"NPU_MIGRATE_RUN_ID=")]
+    print("PROBE " + json.dumps({
+        "warm": bool(getattr(boot, "WARM", False)), "cmdline": cmdline[1:], "marker": marker,
+        "env_marker": os.environ.get("NPU_MIGRATE_RUN_ID"), "threads": torch.get_num_threads(),
+        "initial_seed": torch.initial_seed(), "rand": torch.rand(3).tolist(), "py_random": random.random(),
+        "cwd": os.getcwd(), "argv": sys.argv, "sid_is_pid": os.getsid(0) == os.getpid(),
+        "extra": os.environ.get("PROBE_EXTRA"),
+    }), flush=True)
+    import torch_npu  # noqa: F401  (the stand-in: an emulated run)
+
+    model = torch.nn.Linear(4, 1).to("npu")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.manual_seed(0)
+    data = torch.randn(64, 4).to("npu")
+    for step in range(3):
+        loss = (model(data) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        print(f"step {step} loss {loss.item():.6f}", flush=True)
+""")
+
+
+def _probe(tmp_path, monkeypatch, warm: bool, **kw):
+    monkeypatch.setenv(warmstart.ENV, "1" if warm else "0")
+    script = tmp_path / "probe_train.py"
+    script.write_text(PROBE)
+    result = run_smoke(script, steps=3, timeout=300, backend="emulated", op_trace=False,
+                       script_args=("--flag", "x"), env={"PROBE_EXTRA": kw.pop("extra", "e")}, cwd=str(tmp_path), **kw)
+    line = next(line for line in result.stdout.splitlines() if line.startswith("PROBE "))
+    return result, json.loads(line[len("PROBE "):])
+
+
+def test_a_warm_run_looks_and_trains_like_a_cold_one(tmp_path, monkeypatch):
+    cold, c = _probe(tmp_path, monkeypatch, warm=False, seed=0)
+    warm, w = _probe(tmp_path, monkeypatch, warm=True, seed=0)
+    again, a = _probe(tmp_path, monkeypatch, warm=True, extra="f", seed=0)
+    assert (c["warm"], w["warm"], a["warm"]) == (False, True, True)  # the path each run took
+    assert cold.verdict == warm.verdict == again.verdict == "pass", (warm.reasons, warm.stderr[-2000:])
+    assert cold.losses == warm.losses == again.losses
+    for key in ("threads", "initial_seed", "rand", "cwd", "argv"):
+        assert c[key] == w[key] == a[key], key  # torch's unseeded generator starts where a cold one does
+    assert w["extra"] == "e" and a["extra"] == "f"  # each run's own environment
+    # what `ps` and the run's guard see: the cold command line and this run's marker
+    assert c["cmdline"] == w["cmdline"] and w["cmdline"][-3:] == [str(tmp_path / "probe_train.py"), "--flag", "x"]
+    assert w["marker"] == [f"NPU_MIGRATE_RUN_ID={w['env_marker']}"] and w["env_marker"] != a["env_marker"]
+    assert c["marker"] == [f"NPU_MIGRATE_RUN_ID={c['env_marker']}"]
+    assert w["sid_is_pid"] and c["sid_is_pid"]
+    assert c["py_random"] == w["py_random"] == a["py_random"]  # --seed seeds `random` too
+    # unseeded, torch's generator and `random` start from random seeds in every process, as in a cold
+    # one, not from the template's state
+    unseeded = [_probe(tmp_path, monkeypatch, warm=True)[1] for _ in range(2)]
+    assert unseeded[0]["initial_seed"] != unseeded[1]["initial_seed"]
+    assert unseeded[0]["py_random"] != unseeded[1]["py_random"]
+
+
+def test_a_warm_run_that_hangs_is_killed_with_everything_it_started(tmp_path, monkeypatch):
+    monkeypatch.setenv(warmstart.ENV, "1")
+    script = tmp_path / "hang.py"
+    script.write_text(textwrap.dedent("""
+        import subprocess, sys, time
+        import torch
+        child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(600)"])
+        print("CHILD", child.pid, flush=True)
+        time.sleep(600)
+    """))
+    result = run_smoke(script, steps=2, timeout=20, backend="emulated", op_trace=False)
+    assert result.verdict == "fail" and result.timed_out
+    pid = int(next(line.split()[1] for line in result.stdout.splitlines() if line.startswith("CHILD")))
+    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_folder_that_shadows_a_module_torch_imports_is_started_cold(tmp_path):
+    (tmp_path / "numpy.py").write_text("")
+    (tmp_path / "typing_extensions").mkdir()
+    (tmp_path / "model.py").write_text("")
+    assert warmstart._shadows(str(tmp_path), frozenset({"numpy"}))
+    assert warmstart._shadows(str(tmp_path), frozenset({"typing_extensions"}))
+    assert not warmstart._shadows(str(tmp_path), frozenset({"torch", "json"}))
+
+
+def test_the_template_environment_leaves_out_per_run_variables():
+    env = {"PATH": "/bin", "NPU_MIGRATE_SMOKE": "{}", "NPU_MIGRATE_RUN_ID": "ab", "PYTEST_CURRENT_TEST": "t",
+           "OMP_NUM_THREADS": "2"}
+    assert warmstart._key_env(env) == (("OMP_NUM_THREADS", "2"), ("PATH", "/bin"))
+    assert warmstart._key_env({**env, "OMP_NUM_THREADS": "4"}) != warmstart._key_env(env)
+
+
+def test_warm_start_is_off_unless_asked(monkeypatch):
+    monkeypatch.setattr(warmstart, "DEFAULT", False)  # a user's process (the suite turns it on for itself)
+    for value, expected in (("", False), ("0", False), ("1", True), ("yes", True)):
+        monkeypatch.setenv(warmstart.ENV, value)
+        assert warmstart.enabled() is expected
+    monkeypatch.setattr(warmstart, "DEFAULT", True)
+    monkeypatch.setenv(warmstart.ENV, "0")
+    assert not warmstart.enabled()  # an explicit 0 wins
