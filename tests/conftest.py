@@ -26,15 +26,9 @@ def _isolated_cache(tmp_path, monkeypatch):
 
 
 # Runtime tests start their smoke children warm (checks/warmstart.py: forked from a process that has
-# imported torch), unless NPU_MIGRATE_WARM_START=0 is set for the run; tests/test_warmstart.py and the
-# tests marked `cold_start` run the default cold path. Only in the test processes themselves: a CLI
-# the tests start as a subprocess runs as a user's would (one smoke, cold).
+# imported torch), unless NPU_MIGRATE_WARM_START=0 is set for the run; tests/test_warmstart.py compares
+# the default cold start with it. Only in the test processes themselves: a CLI the tests start as a
+# subprocess runs as a user's would (one smoke, cold).
 import checks.warmstart  # noqa: E402  (torch-free)
 
 checks.warmstart.DEFAULT = True
-
-
-@pytest.fixture(autouse=True)
-def _cold_start(request, monkeypatch):
-    if request.node.get_closest_marker("cold_start"):
-        monkeypatch.setenv("NPU_MIGRATE_WARM_START", "0")

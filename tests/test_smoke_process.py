@@ -12,7 +12,7 @@ from checks import process
 from checks.smoke import run_smoke
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke_cases")
-pytestmark = [pytest.mark.runtime, pytest.mark.cold_start]  # the default (cold) child start
+pytestmark = pytest.mark.runtime
 
 
 def smoke(name, **kw):
