@@ -67,8 +67,14 @@ class WarmProcess:
         if self.returncode is None:
             try:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                self.returncode = self.returncode if self.returncode is not None else -9
+            except ChildProcessError:  # not (or no longer) ours to wait for: ended once /proc says so
+                try:
+                    with open(f"/proc/{self.pid}/stat", "rb") as f:
+                        if f.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                            return None
+                except (OSError, IndexError):
+                    pass
+                self.returncode = -9  # its status went to another reaper: reported as killed
                 return self.returncode
             if pid:
                 self.returncode = os.waitstatus_to_exitcode(status)
@@ -118,16 +124,17 @@ class _Template:
 
     def ready(self) -> bool:
         """Wait for the template's greeting (the top-level modules it has imported)."""
-        if self.modules is None and not self.failed:
-            self.sock.settimeout(START_TIMEOUT_S)
-            try:
-                hello = _recv_json(self.sock)
-                self.modules = frozenset(hello["modules"])
-            except (OSError, ValueError, KeyError, TypeError):
-                self.failed = True
-            finally:
-                self.sock.settimeout(None)
-        return not self.failed
+        with self.lock:  # validate starts its two sides from two threads
+            if self.modules is None and not self.failed:
+                self.sock.settimeout(START_TIMEOUT_S)
+                try:
+                    hello = _recv_json(self.sock)
+                    self.modules = frozenset(hello["modules"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    self.failed = True
+                finally:
+                    self.sock.settimeout(None)
+            return not self.failed
 
     def spawn(self, argv: list[str], env: dict, cwd: str | None) -> WarmProcess | None:
         out_r, out_w = os.pipe()
@@ -337,12 +344,8 @@ def _child(sock: socket.socket, request: dict, fds: list[int], threads: int) -> 
 
 
 def _serve(fd: int, preload: list[str]) -> None:
-    import ctypes
-
-    try:  # die with the parent
-        ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
-        pass
+    # The template ends when its parent's end of the socket closes (the parent exited, even killed):
+    # not PR_SET_PDEATHSIG, which fires when the *thread* that started it ends.
     sock = socket.socket(fileno=fd)
     sys.path[0] = ROOT
     import checks.bootstrap  # noqa: F401  (torch-free; what main() imports first)
@@ -375,7 +378,8 @@ def _serve(fd: int, preload: list[str]) -> None:
             return
         if not msg:
             return
-        request = json.loads(_recv_exact(sock, struct.unpack("!I", msg)[0]))
+        head = msg + _recv_exact(sock, 4 - len(msg))
+        request = json.loads(_recv_exact(sock, struct.unpack("!I", head)[0]))
         read_end, write_end = os.pipe()
         middle = os.fork()
         if middle == 0:
