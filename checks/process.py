@@ -51,14 +51,21 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-def _stat(pid: int) -> tuple[int, int, str] | None:
-    """(parent pid, start time in clock ticks, state) of a live process, from /proc/PID/stat."""
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (index 0 is field 3, the state)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             text = handle.read().decode("ascii", "replace")
     except OSError:
         return None
-    fields = text[text.rfind(")") + 2:].split()
+    return text[text.rfind(")") + 2:].split()
+
+
+def _stat(pid: int) -> tuple[int, int, str] | None:
+    """(parent pid, start time in clock ticks, state) of a live process, from /proc/PID/stat."""
+    fields = stat_fields(pid)
+    if fields is None:
+        return None
     try:
         return int(fields[1]), int(fields[19]), fields[0]
     except (IndexError, ValueError):

@@ -68,12 +68,10 @@ class WarmProcess:
             try:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
             except ChildProcessError:  # not (or no longer) ours to wait for: ended once /proc says so
-                try:
-                    with open(f"/proc/{self.pid}/stat", "rb") as f:
-                        if f.read().rsplit(b")", 1)[1].split()[0] != b"Z":
-                            return None
-                except (OSError, IndexError):
-                    pass
+                from checks.process import stat_fields
+
+                if (stat_fields(self.pid) or ["Z"])[0] != "Z":
+                    return None
                 self.returncode = -9  # its status went to another reaper: reported as killed
                 return self.returncode
             if pid:
@@ -257,12 +255,6 @@ def _send_json(sock: socket.socket, obj: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- template side
-def _proc_stat_fields() -> list[str]:
-    with open("/proc/self/stat", "rb") as f:
-        text = f.read().decode("ascii", "replace")
-    return text[text.rfind(")") + 2:].split()
-
-
 def _rewrite_memory(start: int, end: int, old: bytes, new: bytes) -> bool:
     """Overwrite `old` (found in the process memory [start, end)) with `new`, same length or shorter."""
     import ctypes
@@ -277,10 +269,12 @@ def _rewrite_memory(start: int, end: int, old: bytes, new: bytes) -> bool:
 
 def _look_cold(argv: list[str], run_id: str | None) -> None:
     """Make /proc/self/environ carry the run's marker and /proc/self/cmdline the cold command line."""
+    from checks.process import stat_fields
+
     try:
-        fields = _proc_stat_fields()
+        fields = stat_fields("self")
         arg_start, arg_end, env_start, env_end = (int(fields[i]) for i in (45, 46, 47, 48))  # fields 48-51
-    except (OSError, IndexError, ValueError):
+    except (TypeError, IndexError, ValueError):
         return
     if run_id and len(run_id) == len(MARKER_PLACEHOLDER):
         _rewrite_memory(env_start, env_end, f"NPU_MIGRATE_RUN_ID={MARKER_PLACEHOLDER}".encode(),

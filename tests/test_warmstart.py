@@ -84,12 +84,14 @@ def test_a_warm_run_that_hangs_is_killed_with_everything_it_started(tmp_path, mo
         import subprocess, sys, time
         import torch
         child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(600)"])
-        print("CHILD", child.pid, flush=True)
+        print("CHILD", child.pid, getattr(sys.modules.get("checks.bootstrap"), "WARM", False), flush=True)
         time.sleep(600)
     """))
     result = run_smoke(script, steps=2, timeout=20, backend="emulated", op_trace=False)
     assert result.verdict == "fail" and result.timed_out
-    pid = int(next(line.split()[1] for line in result.stdout.splitlines() if line.startswith("CHILD")))
+    _, pid, warm = next(line.split() for line in result.stdout.splitlines() if line.startswith("CHILD"))
+    assert warm == "True"  # the warm path was taken
+    pid = int(pid)
     assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
 
 
