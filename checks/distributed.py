@@ -28,6 +28,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
+from checks import warm_wire, warmstart
 from checks.backend import EMULATED_NOTE, detect
 from checks.smoke import BOOTSTRAP, SmokeResult, _autoload, _Tail, judge
 from checks.smoke_report import write_json
@@ -269,10 +270,13 @@ def kill_job(proc: subprocess.Popen, pids) -> None:
 
 
 def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: float | None,
-            stream=None) -> JobOutcome:
-    """Run the torchrun command, watching the ranks' progress; stop it on timeout or stall."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, cwd=cwd, start_new_session=True)
+            stream=None, template=None) -> JobOutcome:
+    """Run the torchrun command, watching the ranks' progress; stop it on timeout or stall. With a warm
+    template (checks/warmstart.py), torchrun itself is forked from it (its own session, as here)."""
+    proc = template.spawn(cmd[1:], env, cwd, merge_stderr=True) if template is not None else None
+    if proc is None:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=cwd, start_new_session=True)
     tail = _Tail(proc.stdout, stream)
     start = time.monotonic()
     last, last_change = None, start
@@ -376,12 +380,16 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
         child_env["PYTHONUNBUFFERED"] = "1"
         if backend in ("emulated", "cpu", "cuda-emulated"):  # as in checks/smoke.py
             child_env["CUDA_VISIBLE_DEVICES"] = ""
-        cmd = launch_command(launch, [BOOTSTRAP, os.path.abspath(script), *map(str, script_args)], log_dir=logs,
-                             python=python, stream_rank0=stream is not None)
+        entry = [BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
+        template = warm_template(child_env, script, python)
+        if template is not None:  # torchrun and every rank forked from a process that has imported torch
+            child_env[warm_wire.ADDRESS_ENV] = template.address
+            entry = [warmstart.CLIENT, *entry]
+        cmd = launch_command(launch, entry, log_dir=logs, python=python, stream_rank0=stream is not None)
         try:
             outcome = run_job(cmd, env=child_env, cwd=cwd, report_dir=report_dir,
                               timeout=timeout,
-                              progress_timeout=progress_timeout, stream=stream)
+                              progress_timeout=progress_timeout, stream=stream, template=template)
         except OSError as exc:
             return _finish(_error(script, backend, launch, f"could not start torchrun: {exc}"), json_report)
         reports, infos = read_reports(report_dir), read_reports(report_dir, ".dist.json")
@@ -401,6 +409,14 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
             progress_timeout=progress_timeout, warnings=warnings, note=EMULATED_NOTE if backend == "emulated" else None,
             log_dir=log_dir, duration_s=time.perf_counter() - t0, cwd=cwd)
     return _finish(result, json_report)
+
+
+def warm_template(env: dict, script: str, python: str | None):
+    """The warm-start template for this job (checks/warmstart.py), or None: torchrun and the ranks start
+    cold (the option is off, another python, or one of warmstart's reasons)."""
+    if python is not None or not warmstart.enabled():
+        return None
+    return warmstart.template_for(env, os.path.abspath(script))
 
 
 def _check_args(script, steps, timeout, launch: LaunchSpec, backend) -> str | None:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
-from checks import warmstart
+from checks import warm_wire, warmstart
 from checks.smoke import run_smoke
 
 pytestmark = pytest.mark.runtime
+ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = textwrap.dedent("""
     import json, os, random, sys
@@ -27,7 +33,7 @@ PROBE = textwrap.dedent("""
         "env_marker": os.environ.get("NPU_MIGRATE_RUN_ID"), "threads": torch.get_num_threads(),
         "initial_seed": torch.initial_seed(), "rand": torch.rand(3).tolist(), "py_random": random.random(),
         "cwd": os.getcwd(), "argv": sys.argv, "sid_is_pid": os.getsid(0) == os.getpid(),
-        "extra": os.environ.get("PROBE_EXTRA"),
+        "extra": os.environ.get("NPU_MIGRATE_PROBE_EXTRA"),
     }), flush=True)
     import torch_npu  # noqa: F401  (the stand-in: an emulated run)
 
@@ -49,7 +55,7 @@ def _probe(tmp_path, monkeypatch, warm: bool, **kw):
     script = tmp_path / "probe_train.py"
     script.write_text(PROBE)
     result = run_smoke(script, steps=3, timeout=300, backend="emulated", op_trace=False,
-                       script_args=("--flag", "x"), env={"PROBE_EXTRA": kw.pop("extra", "e")}, cwd=str(tmp_path), **kw)
+                       script_args=("--flag", "x"), env={"NPU_MIGRATE_PROBE_EXTRA": kw.pop("extra", "e")}, cwd=str(tmp_path), **kw)
     line = next(line for line in result.stdout.splitlines() if line.startswith("PROBE "))
     return result, json.loads(line[len("PROBE "):])
 
@@ -107,8 +113,8 @@ def test_a_folder_that_shadows_a_module_torch_imports_is_started_cold(tmp_path):
 def test_the_template_environment_leaves_out_per_run_variables():
     env = {"PATH": "/bin", "NPU_MIGRATE_SMOKE": "{}", "NPU_MIGRATE_RUN_ID": "ab", "PYTEST_CURRENT_TEST": "t",
            "OMP_NUM_THREADS": "2"}
-    assert warmstart._key_env(env) == (("OMP_NUM_THREADS", "2"), ("PATH", "/bin"))
-    assert warmstart._key_env({**env, "OMP_NUM_THREADS": "4"}) != warmstart._key_env(env)
+    assert warmstart.key_env(env) == (("OMP_NUM_THREADS", "2"), ("PATH", "/bin"))
+    assert warmstart.key_env({**env, "OMP_NUM_THREADS": "4"}) != warmstart.key_env(env)
 
 
 def test_warm_start_is_off_unless_asked(monkeypatch):
@@ -119,3 +125,91 @@ def test_warm_start_is_off_unless_asked(monkeypatch):
     monkeypatch.setattr(warmstart, "DEFAULT", True)
     monkeypatch.setenv(warmstart.ENV, "0")
     assert not warmstart.enabled()  # an explicit 0 wins
+
+
+# ------------------------------------------------------------------ attached runs (torchrun ranks)
+CLIENT_CMD = [sys.executable, "-u", warmstart.CLIENT, "-m", "tests.warm_probe"]
+
+
+@pytest.fixture(scope="module")
+def template():
+    """A template of this test's environment, as run_distributed_smoke starts one for its ranks."""
+    env = dict(os.environ)
+    tpl = warmstart._Template(env, ("torch",))
+    assert tpl.ready()
+    yield tpl
+    tpl.close()
+
+
+def _client(template, *args, env_extra=None, **kw):
+    env = {**os.environ, warm_wire.ADDRESS_ENV: template.address, **(env_extra or {})}
+    return subprocess.Popen([*CLIENT_CMD, *args], env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _wait_for_pid(path, proc, limit=120):
+    deadline = time.monotonic() + limit
+    while not (path.exists() and path.read_text()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else ""
+        time.sleep(0.05)
+    return int(path.read_text())
+
+
+def _gone(pid):
+    return not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_an_attached_run_is_forked_warm_and_gets_the_client_stdio_argv_and_environment(template):
+    proc = _client(template, "echo", "a b", env_extra={"TORCHELASTIC_RUN_ID": "x", "RANK": "1", "NPU_MIGRATE_PROBE_EXTRA": "e"})
+    out, err = proc.communicate("line from stdin\n", timeout=120)
+    assert proc.returncode == 0, err
+    probe = json.loads(next(line for line in out.splitlines() if line.startswith("PROBE "))[len("PROBE "):])
+    assert probe["torch_before"] and probe["pid"] != proc.pid  # forked from the template, not the client
+    assert probe["argv"] == ["echo", "a b"] and probe["cwd"] == str(ROOT) and probe["extra"] == "e"
+    assert probe["stdin"] == "line from stdin"
+
+
+def test_an_attached_run_s_exit_status_is_the_client_s(template):
+    proc = _client(template, "exit", "3")
+    proc.communicate(timeout=120)
+    assert proc.returncode == 3
+
+
+def test_a_signal_to_the_client_reaches_the_run_and_the_client_ends_like_it(template, tmp_path):
+    pidfile = tmp_path / "pid"
+    proc = _client(template, "sleep", str(pidfile))
+    pid = _wait_for_pid(pidfile, proc)
+    assert pid != proc.pid
+    proc.send_signal(signal.SIGTERM)  # what torchrun sends a rank when the job ends
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGTERM
+    deadline = time.monotonic() + 30
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid)
+
+
+def test_a_killed_client_takes_its_run_with_it(template, tmp_path):
+    pidfile = tmp_path / "pid"
+    proc = _client(template, "sleep", str(pidfile))
+    pid = _wait_for_pid(pidfile, proc)
+    proc.kill()
+    proc.communicate(timeout=60)
+    deadline = time.monotonic() + 30
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid)
+
+
+def test_a_run_with_another_environment_is_refused_and_starts_cold(template):
+    proc = _client(template, "echo", env_extra={"SOMETHING_TORCH_MIGHT_READ": "1"})
+    out, err = proc.communicate("x\n", timeout=300)
+    assert proc.returncode == 0, err
+    probe = json.loads(next(line for line in out.splitlines() if line.startswith("PROBE "))[len("PROBE "):])
+    assert probe["pid"] == proc.pid and not probe["torch_before"]  # the client exec'd `python -u -m ...` itself
+
+
+def test_without_a_template_the_client_is_the_cold_process():
+    env = {**os.environ, warm_wire.ADDRESS_ENV: "npu-migrate-warm-nobody-listens"}
+    proc = subprocess.run([*CLIENT_CMD, "exit", "4"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4

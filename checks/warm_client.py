@@ -1,0 +1,81 @@
+"""A torchrun rank's thin client for a warm start: `python -u checks/warm_client.py ARGV...`.
+
+torchrun starts each rank as a process of its own; this one imports nothing but the standard library,
+hands its stdin/stdout/stderr, argv (`-u ARGV`), environment and working directory to the warm template
+named in NPU_MIGRATE_WARM_ADDR (checks/warm_template.py), which forks the rank from a process that has
+already imported torch. The client then stands in for the rank towards torchrun: it passes on the
+signals torchrun sends (SIGTERM, SIGINT, SIGHUP, SIGQUIT) and ends as the rank ended (its exit code, or
+the same signal). If the client is killed, the template kills the rank. When there is no template, or
+it refuses the run (another environment), the client becomes the cold rank: `exec python -u ARGV`.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import warm_wire  # this file's folder is sys.path[0]: checks/warm_wire.py, standard library only
+
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+
+
+def hand_over(address: str, argv: list[str]):
+    """(pid, connection) of the run the template forked, or None."""
+    try:
+        sock = warm_wire.connect(address)
+    except OSError:
+        return None
+    try:
+        sock.settimeout(30)
+        warm_wire.send(sock, {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}, [0, 1, 2])
+        reply, _ = warm_wire.recv(sock)
+        sock.settimeout(None)
+    except (OSError, ValueError):
+        sock.close()
+        return None
+    if not isinstance(reply.get("pid"), int):
+        sock.close()
+        return None
+    return reply["pid"], sock
+
+
+def relay(pid: int, sock) -> None:
+    """Stand in for the run until it ends; never returns."""
+    def forward(signum, _frame):
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+    for sig in FORWARDED:
+        signal.signal(sig, forward)
+    try:
+        reply, _ = warm_wire.recv(sock)
+        code = int(reply["exit"])
+    except (OSError, ValueError, KeyError, TypeError):  # the template went away: the run must not outlive us
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        code = 1
+    if code < 0:  # ended by a signal: so do we, for torchrun to read the same status
+        sig = -code
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        os.kill(os.getpid(), sig)
+        code = 128 + sig
+    os._exit(code)
+
+
+def main() -> None:
+    argv = ["-u", *sys.argv[1:]]
+    address = os.environ.get(warm_wire.ADDRESS_ENV)
+    run = hand_over(address, argv) if address else None
+    if run is not None:
+        relay(*run)
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, *argv])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,350 @@
+"""The warm-start template process (`python checks/warm_template.py FD PRELOAD ADDRESS PAD`; started by
+checks/warmstart.py, which describes the design).
+
+It imports torch and what a run imports first, takes one tiny training step, greets its owner with the
+top-level modules it holds, then serves two kinds of runs from one single-threaded loop:
+- its owner's runs (the socket pair FD): forked twice, so that the run is re-parented to the owner, a
+  child subreaper that then waits for it like a Popen child;
+- attached runs (the abstract Unix socket ADDRESS, named to the launched processes in
+  NPU_MIGRATE_WARM_ADDR): a torchrun rank's thin client (checks/warm_client.py) hands over its stdio,
+  argv, environment and working directory; the run is forked once, stays our child, and its exit status
+  goes back to the client, which exits with it. A client that goes away takes its run with it.
+A run whose environment differs from ours in anything but per-run variables is refused (the client
+then starts cold). The template ends when its owner's end of the socket pair closes.
+"""
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+
+if __name__ == "__main__":
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+from checks import warm_wire  # noqa: E402
+from checks.warmstart import MARKER_PLACEHOLDER, key_env  # noqa: E402
+
+# Set by torchrun for each rank (torch/distributed/elastic/agent/server/local_elastic_agent.py and
+# torch/distributed/run.py) and read by nothing `import torch` runs: not part of an attached run's key.
+LAUNCHER_VARIABLES = frozenset({
+    "RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "ROLE_NAME", "LOCAL_WORLD_SIZE", "WORLD_SIZE",
+    "GROUP_WORLD_SIZE", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+    "OMP_NUM_THREADS",
+})
+LAUNCHER_PREFIXES = ("TORCHELASTIC_",)
+
+
+def attached_key(env: dict) -> tuple:
+    return key_env({k: v for k, v in env.items()
+                    if k not in LAUNCHER_VARIABLES and not k.startswith(LAUNCHER_PREFIXES)})
+
+
+# ----------------------------------------------------------------------------- a run's process
+def _rewrite_memory(start: int, end: int, old: bytes, new: bytes) -> bool:
+    """Overwrite `old` (found in the process memory [start, end)) with `new`, same length or shorter."""
+    import ctypes
+
+    block = ctypes.string_at(start, end - start)
+    at = block.find(old)
+    if at < 0 or len(new) > len(old):
+        return False
+    ctypes.memmove(start + at, new.ljust(len(old), b"\0"), len(old))
+    return True
+
+
+def _look_cold(argv: list[str], run_id: str | None) -> None:
+    """Make /proc/self/environ carry the run's marker and /proc/self/cmdline the cold command line."""
+    from checks.process import stat_fields
+
+    try:
+        fields = stat_fields("self")
+        arg_start, arg_end, env_start, env_end = (int(fields[i]) for i in (45, 46, 47, 48))  # fields 48-51
+    except (TypeError, IndexError, ValueError):
+        return
+    if run_id and len(run_id) == len(MARKER_PLACEHOLDER):
+        _rewrite_memory(env_start, env_end, f"NPU_MIGRATE_RUN_ID={MARKER_PLACEHOLDER}".encode(),
+                        f"NPU_MIGRATE_RUN_ID={run_id}".encode())
+    cold = b"\0".join(os.fsencode(a) for a in [sys.executable, *argv])[: arg_end - arg_start - 1]
+    try:
+        import ctypes
+
+        ctypes.memmove(arg_start, cold.ljust(arg_end - arg_start, b"\0"), arg_end - arg_start)
+    except (OSError, ValueError):
+        pass
+
+
+def _unbuffered_stdio() -> None:
+    """What `python -u` / PYTHONUNBUFFERED gives a cold process: every write reaches the fd at once."""
+    import io
+
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        old = getattr(sys, name)
+        setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding=old.encoding,
+                                            errors=old.errors, write_through=True))
+
+
+def _threads(env: dict, default: int) -> int:
+    try:
+        value = int(env.get("OMP_NUM_THREADS", ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _child(request: dict, fds: list[int], threads: int) -> None:
+    """In the run's process: become the cold process `python ARGV` would have been, and run it.
+    ARGV: `[-u] checks/bootstrap.py SCRIPT ARGS` or `[-u] -m MODULE ARGS`; fds: stdout, stderr (an
+    owner's run, stdin stays /dev/null) or stdin, stdout, stderr (an attached run)."""
+    import atexit
+
+    code = 70
+    try:
+        os.setsid()
+        for fd, target in zip(fds, (1, 2) if len(fds) == 2 else (0, 1, 2)):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        env, argv = request["env"], list(request["argv"])
+        _look_cold(argv, env.get("NPU_MIGRATE_RUN_ID"))
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(request["cwd"])
+        unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+        while argv and argv[0] == "-u":
+            argv.pop(0)
+            unbuffered = True
+        if unbuffered:
+            _unbuffered_stdio()
+        torch = sys.modules["torch"]
+        torch.set_num_threads(_threads(env, threads))
+        torch.seed()  # a cold process starts torch's generator from a random seed, not the template's
+        import random
+
+        random.seed()
+        if "numpy.random" in sys.modules:
+            sys.modules["numpy.random"].seed()
+        atexit._clear()  # the template's handlers are not the run's
+        if argv[:1] == ["-m"]:
+            import runpy
+
+            sys.argv = argv[1:]
+            try:
+                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+                code = 0
+            except SystemExit as exc:
+                code = _exit_code(exc)
+            except BaseException:  # noqa: BLE001 - as an uncaught exception ends `python -m`
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            atexit._run_exitfuncs()
+        else:
+            sys.argv = argv
+            import checks.bootstrap
+
+            checks.bootstrap.WARM = True
+            checks.bootstrap.main()  # leaves through os._exit
+    except BaseException:  # noqa: BLE001 - nothing of the template may run on in this process
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+# ----------------------------------------------------------------------------- the template
+def _warm_up(torch) -> None:
+    """torch's lazy set-up at a first training step (optimizer internals, autograd), done once here.
+    Tiny tensors: below torch's parallel grain size, so no OpenMP pool exists before the fork."""
+    state = torch.get_rng_state()
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8, 2))
+    for opt_cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        opt = opt_cls(model.parameters(), lr=0.1)
+        loss = torch.nn.functional.cross_entropy(model(torch.randn(2, 1, 4, 4)), torch.tensor([0, 1]))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    torch.set_rng_state(state)
+
+
+class _Server:
+    def __init__(self, owner: socket.socket, address: str, threads: int, key: tuple):
+        self.owner, self.threads, self.key = owner, threads, key
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind("\0" + address)
+        self.listener.listen(64)
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(owner, selectors.EVENT_READ, "owner")
+        self.sel.register(self.listener, selectors.EVENT_READ, "listen")
+        self.sel.register(self.wake_r, selectors.EVENT_READ, "wake")
+        self.runs: dict[int, socket.socket | None] = {}  # attached run pid -> its client's connection (None: gone)
+        self.fds = [wake_w]
+
+    def forget_in_child(self) -> None:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        self.sel.close()
+        for sock in (self.owner, self.listener, *self.runs.values()):
+            if sock is not None:
+                sock.close()
+        for fd in (self.wake_r, *self.fds):
+            os.close(fd)
+
+    def loop(self) -> None:
+        while True:
+            for key, _ in self.sel.select():
+                if key.data == "owner":
+                    if not self.owner_run():
+                        return
+                elif key.data == "listen":
+                    self.accept()
+                elif key.data == "wake":
+                    try:
+                        os.read(self.wake_r, 512)
+                    except BlockingIOError:
+                        pass
+                    self.reap()
+                else:
+                    self.client_gone(key.fileobj)
+
+    def owner_run(self) -> bool:
+        try:
+            request, fds = warm_wire.recv(self.owner, 2)
+        except (OSError, ValueError):
+            return False  # the owner went away: so do we
+        read_end, write_end = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            os.close(read_end)
+            pid = os.fork()
+            if pid == 0:
+                os.close(write_end)
+                self.forget_in_child()
+                _child(request, fds, self.threads)
+            os.write(write_end, struct.pack("!I", pid))
+            os._exit(0)
+        os.close(write_end)
+        for fd in fds:
+            os.close(fd)
+        data = os.read(read_end, 4)
+        os.close(read_end)
+        os.waitpid(middle, 0)  # the run's process is now re-parented to our owner (its subreaper)
+        warm_wire.send(self.owner, {"pid": struct.unpack("!I", data)[0] if len(data) == 4 else None})
+        return True
+
+    def accept(self) -> None:
+        conn, _ = self.listener.accept()
+        conn.settimeout(10)
+        fds: list[int] = []
+        try:
+            request, fds = warm_wire.recv(conn, 3)
+            if len(fds) != 3 or attached_key(request["env"]) != self.key:
+                warm_wire.send(conn, {"refused": "environment" if len(fds) == 3 else "descriptors"})
+                raise OSError("refused")
+            pid = os.fork()
+            if pid == 0:
+                conn.close()
+                self.forget_in_child()
+                _child(request, fds, self.threads)
+            warm_wire.send(conn, {"pid": pid})
+        except (OSError, ValueError, KeyError, TypeError):
+            conn.close()
+            return
+        finally:
+            for fd in fds:
+                os.close(fd)
+        conn.settimeout(None)
+        self.runs[pid] = conn
+        self.sel.register(conn, selectors.EVENT_READ, pid)
+
+    def reap(self) -> None:
+        for pid in list(self.runs):
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done, status = pid, 0
+            if done:
+                conn = self.runs.pop(pid)
+                if conn is None:  # its client had gone
+                    continue
+                self.sel.unregister(conn)
+                try:
+                    warm_wire.send(conn, {"exit": os.waitstatus_to_exitcode(status)})
+                except OSError:
+                    pass
+                conn.close()
+
+    def client_gone(self, conn: socket.socket) -> None:
+        """A client's connection became readable: it sends nothing more, so it has gone (killed)."""
+        pid = next((p for p, c in self.runs.items() if c is conn), None)
+        if pid is not None:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.sel.unregister(conn)
+            conn.close()
+            self.runs[pid] = None  # reaped (and forgotten) on its SIGCHLD
+
+
+def serve(fd: int, preload: list[str], address: str) -> None:
+    owner = socket.socket(fileno=fd)
+    key = attached_key(dict(os.environ))
+    import checks.bootstrap  # noqa: F401  (torch-free; what main() imports first)
+    import checks.compat  # noqa: F401
+    import checks.dist_child  # noqa: F401
+    import checks.process  # noqa: F401
+
+    for name in preload:
+        __import__(name)
+    __import__("torch.distributed")  # what the stand-in imports first (torch's own package)
+    __import__("torch.distributed.run")  # torchrun, for a distributed run's launcher (no new top-level module)
+    torch = sys.modules["torch"]
+    from migrate import knowledge
+
+    knowledge.load(None)  # the newest release's tables, cached: what an emulated run loads unless told a version
+    # OpenMP threads do not survive a fork (a child's first parallel region would wait for them
+    # forever): the template computes on one thread and the run's process gets torch's default back.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    tasks = len(os.listdir("/proc/self/task"))
+    _warm_up(torch)
+    if len(os.listdir("/proc/self/task")) != tasks:
+        return  # the warm-up started threads: no greeting, the owner starts its runs cold
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    try:
+        server = _Server(owner, address, threads, key)
+    except OSError:
+        return
+    warm_wire.send(owner, {"modules": sorted({m.split(".", 1)[0] for m in sys.modules})})
+    server.loop()
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), [m for m in sys.argv[2].split(",") if m], sys.argv[3])

@@ -1,0 +1,57 @@
+"""The warm start's wire format (checks/warmstart.py, checks/warm_template.py, checks/warm_client.py):
+length-prefixed JSON messages on a Unix stream socket, file descriptors passed with SCM_RIGHTS.
+Standard library only: a rank's thin client imports nothing else before it hands its run over."""
+from __future__ import annotations
+
+import json
+import socket
+import struct
+
+HEADER = struct.Struct("!I")
+ADDRESS_ENV = "NPU_MIGRATE_WARM_ADDR"  # abstract Unix socket name of a template that takes attached runs
+
+
+def send(sock: socket.socket, obj: dict, fds: list[int] | None = None) -> None:
+    payload = json.dumps(obj).encode()
+    data = HEADER.pack(len(payload)) + payload
+    if fds:
+        sent = socket.send_fds(sock, [data], fds)
+        if sent < len(data):
+            sock.sendall(data[sent:])
+    else:
+        sock.sendall(data)
+
+
+def recv(sock: socket.socket, max_fds: int = 0) -> tuple[dict, list[int]]:
+    """One message and the descriptors that came with it; OSError when the peer closed."""
+    fds: list[int] = []
+    if max_fds:
+        head, fds, _flags, _addr = socket.recv_fds(sock, HEADER.size, max_fds)
+    else:
+        head = sock.recv(HEADER.size)
+    if not head:
+        raise OSError("the peer closed the connection")
+    head += recv_exact(sock, HEADER.size - len(head))
+    return json.loads(recv_exact(sock, HEADER.unpack(head)[0])), fds
+
+
+def recv_exact(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise OSError("the peer closed the connection")
+        data += chunk
+    return data
+
+
+def connect(address: str, timeout: float = 10.0) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect("\0" + address)
+    except OSError:
+        sock.close()
+        raise
+    sock.settimeout(None)
+    return sock
