@@ -1,12 +1,16 @@
-"""A torchrun rank's thin client for a warm start: `python -u checks/warm_client.py ARGV...`.
+"""A thin client for a warm start: `python -u checks/warm_client.py ARGV...` (a torchrun rank: the run
+is `python -u ARGV`) or `python checks/warm_client.py --raw ARGV...` (a process multiprocessing spawns:
+the run is `python ARGV`, interpreter flags included).
 
-torchrun starts each rank as a process of its own; this one imports nothing but the standard library,
-hands its stdin/stdout/stderr, argv (`-u ARGV`), environment and working directory to the warm template
-named in NPU_MIGRATE_WARM_ADDR (checks/warm_template.py), which forks the rank from a process that has
-already imported torch. The client then stands in for the rank towards torchrun: it passes on the
+torchrun, mp.spawn and spawned DataLoader workers start processes of their own; this one imports
+nothing but the standard library, hands its open file descriptors (stdio, and multiprocessing's pipe
+and resource-tracker descriptors, each at its number), argv, environment and working directory to the
+warm template named in NPU_MIGRATE_WARM_ADDR (checks/warm_template.py), which forks the run from a
+process that has already imported torch. The client then stands in for the rank towards torchrun: it passes on the
 signals torchrun sends (SIGTERM, SIGINT, SIGHUP, SIGQUIT) and ends as the rank ended (its exit code, or
 the same signal). If the client is killed, the template kills the rank. When there is no template, or
-it refuses the run (another environment), the client becomes the cold rank: `exec python -u ARGV`.
+it refuses the run (another environment, an interpreter flag it cannot honour), the client becomes the
+cold process: `exec python ARGV`.
 """
 from __future__ import annotations
 
@@ -17,6 +21,34 @@ import sys
 import warm_wire  # this file's folder is sys.path[0]: checks/warm_wire.py, standard library only
 
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+# interpreter flags a forked run can honour (checks/warm_template.py): -u and -B it applies, the others
+# only change how an interpreter starts, which the template has done
+FLAGS = frozenset({"-u", "-B", "-s", "-E", "-q"})
+
+
+def supported(argv: list[str]) -> bool:
+    """`[FLAGS] -m MODULE ...`, `[FLAGS] -c CODE ...` or `[FLAGS] checks/bootstrap.py ...`."""
+    at = 0
+    while at < len(argv) and argv[at] in FLAGS:
+        at += 1
+    rest = argv[at:]
+    if rest[:1] in (["-m"], ["-c"]):
+        return len(rest) >= 2
+    return bool(rest) and os.path.basename(rest[0]) == "bootstrap.py"
+
+
+def inherited_fds(exclude: int) -> list[int]:
+    fds = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd == exclude:
+            continue
+        try:
+            os.fstat(fd)  # the listing's own descriptor is gone by now
+        except OSError:
+            continue
+        fds.append(fd)
+    return sorted(fds)
 
 
 def hand_over(address: str, argv: list[str]):
@@ -27,7 +59,8 @@ def hand_over(address: str, argv: list[str]):
         return None
     try:
         sock.settimeout(30)
-        warm_wire.send(sock, {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}, [0, 1, 2])
+        fds = inherited_fds(sock.fileno())
+        warm_wire.send(sock, {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "fd_numbers": fds}, fds)
         reply, _ = warm_wire.recv(sock)
         sock.settimeout(None)
     except (OSError, ValueError):
@@ -68,9 +101,9 @@ def relay(pid: int, sock) -> None:
 
 
 def main() -> None:
-    argv = ["-u", *sys.argv[1:]]
+    argv = sys.argv[2:] if sys.argv[1:2] == ["--raw"] else ["-u", *sys.argv[1:]]
     address = os.environ.get(warm_wire.ADDRESS_ENV)
-    run = hand_over(address, argv) if address else None
+    run = hand_over(address, argv) if address and supported(argv) else None
     if run is not None:
         relay(*run)
     sys.stdout.flush()

@@ -35,6 +35,7 @@ LAUNCHER_VARIABLES = frozenset({
     "OMP_NUM_THREADS",
 })
 LAUNCHER_PREFIXES = ("TORCHELASTIC_",)
+MAX_FDS = 250  # SCM_RIGHTS carries at most 253 descriptors in one message
 
 
 def attached_key(env: dict) -> tuple:
@@ -104,29 +105,49 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
+def _place_fds(fds: list[int], numbers: list[int]) -> None:
+    """Put each received descriptor at the number it had in the client (dup2 through high numbers
+    first, so that no received descriptor is overwritten before it is placed)."""
+    import fcntl
+
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1024) for fd in fds]
+    for fd in fds:
+        os.close(fd)
+    for fd, number in zip(high, numbers):
+        os.dup2(fd, number, inheritable=True)
+        os.close(fd)
+
+
+def _run_code(code: str) -> None:
+    """`python -c CODE`: CODE runs in a fresh `__main__`."""
+    import types
+
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    exec(compile(code, "<string>", "exec"), main.__dict__)  # noqa: S102 - what `python -c` does
+
+
 def _child(request: dict, fds: list[int], threads: int) -> None:
     """In the run's process: become the cold process `python ARGV` would have been, and run it.
-    ARGV: `[-u] checks/bootstrap.py SCRIPT ARGS` or `[-u] -m MODULE ARGS`; fds: stdout, stderr (an
-    owner's run, stdin stays /dev/null) or stdin, stdout, stderr (an attached run)."""
+    ARGV: `[FLAGS] checks/bootstrap.py SCRIPT ARGS`, `[FLAGS] -m MODULE ARGS` or `[FLAGS] -c CODE ARGS`
+    (checks/warm_client.py checks which); fds: the owner's run's stdout and stderr (stdin stays
+    /dev/null), or an attached run's descriptors, each placed at its number in request["fd_numbers"]."""
     import atexit
 
     code = 70
     try:
         os.setsid()
-        for fd, target in zip(fds, (1, 2) if len(fds) == 2 else (0, 1, 2)):
-            os.dup2(fd, target)
-        for fd in fds:
-            if fd > 2:
-                os.close(fd)
+        _place_fds(fds, request.get("fd_numbers") or [1, 2])
         env, argv = request["env"], list(request["argv"])
         _look_cold(argv, env.get("NPU_MIGRATE_RUN_ID"))
         os.environ.clear()
         os.environ.update(env)
         os.chdir(request["cwd"])
         unbuffered = bool(env.get("PYTHONUNBUFFERED"))
-        while argv and argv[0] == "-u":
-            argv.pop(0)
-            unbuffered = True
+        while argv and argv[0] in ("-u", "-B", "-s", "-E", "-q"):
+            flag = argv.pop(0)
+            unbuffered = unbuffered or flag == "-u"
+            sys.dont_write_bytecode = sys.dont_write_bytecode or flag == "-B"
         if unbuffered:
             _unbuffered_stdio()
         torch = sys.modules["torch"]
@@ -138,16 +159,19 @@ def _child(request: dict, fds: list[int], threads: int) -> None:
         if "numpy.random" in sys.modules:
             sys.modules["numpy.random"].seed()
         atexit._clear()  # the template's handlers are not the run's
-        if argv[:1] == ["-m"]:
+        if argv[:1] in (["-m"], ["-c"]):
             import runpy
 
-            sys.argv = argv[1:]
+            sys.argv = argv[1:] if argv[0] == "-m" else ["-c", *argv[2:]]
             try:
-                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+                if argv[0] == "-m":
+                    runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+                else:
+                    _run_code(argv[1])
                 code = 0
             except SystemExit as exc:
                 code = _exit_code(exc)
-            except BaseException:  # noqa: BLE001 - as an uncaught exception ends `python -m`
+            except BaseException:  # noqa: BLE001 - as an uncaught exception ends `python -m` / `-c`
                 import traceback
 
                 traceback.print_exc()
@@ -262,9 +286,13 @@ class _Server:
         conn.settimeout(10)
         fds: list[int] = []
         try:
-            request, fds = warm_wire.recv(conn, 3)
-            if len(fds) != 3 or attached_key(request["env"]) != self.key:
-                warm_wire.send(conn, {"refused": "environment" if len(fds) == 3 else "descriptors"})
+            request, fds = warm_wire.recv(conn, MAX_FDS)
+            numbers = request.get("fd_numbers")
+            if not isinstance(numbers, list) or len(numbers) != len(fds) or not {0, 1, 2} <= set(numbers):
+                warm_wire.send(conn, {"refused": "descriptors"})
+                raise OSError("refused")
+            if attached_key(request["env"]) != self.key:
+                warm_wire.send(conn, {"refused": "environment"})
                 raise OSError("refused")
             pid = os.fork()
             if pid == 0:

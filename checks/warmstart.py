@@ -145,6 +145,7 @@ class _Template:
         try:
             with self.lock:
                 self.sock.settimeout(60)
+                env = {**env, warm_wire.ADDRESS_ENV: self.address}  # its own children may start warm too
                 warm_wire.send(self.sock, {"argv": argv, "env": env, "cwd": cwd or os.getcwd()}, write_ends)
                 reply, _ = warm_wire.recv(self.sock)
         except (OSError, ValueError):

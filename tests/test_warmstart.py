@@ -213,3 +213,38 @@ def test_without_a_template_the_client_is_the_cold_process():
     env = {**os.environ, warm_wire.ADDRESS_ENV: "npu-migrate-warm-nobody-listens"}
     proc = subprocess.run([*CLIENT_CMD, "exit", "4"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 4
+
+
+SPAWNS = textwrap.dedent("""
+    import os, sys
+    import torch
+    import torch.multiprocessing as mp
+
+    def worker(index, parent):
+        with open("/proc/self/cmdline", "rb") as f:
+            args = [a.decode() for a in f.read().split(b"\\0") if a]
+        print("WORKER", index, os.getppid() == parent, "-c" in args, flush=True)
+
+    if __name__ == "__main__":
+        mp.spawn(worker, args=(os.getpid(),), nprocs=2, join=True)
+        import torch_npu  # noqa: F401  (the stand-in: an emulated run)
+
+        model = torch.nn.Linear(2, 1).to("npu")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(2):
+            model(torch.ones(4, 2).to("npu")).sum().backward()
+            opt.step()
+            opt.zero_grad()
+""")
+
+
+def test_processes_a_warm_run_spawns_are_forked_from_the_template_too(tmp_path, monkeypatch):
+    monkeypatch.setenv(warmstart.ENV, "1")
+    script = tmp_path / "spawns.py"
+    script.write_text(SPAWNS)
+    result = run_smoke(script, steps=2, timeout=300, backend="emulated", op_trace=False)
+    assert result.verdict == "pass", (result.reasons, result.stderr[-2000:])
+    workers = sorted(line.split()[1:] for line in result.stdout.splitlines() if line.startswith("WORKER"))
+    # not the script's own children (as in a cold run) but the template's: the run's process only
+    # handed them over; each looks like the `python -c ...` multiprocessing started
+    assert workers == [[str(i), "False", "True"] for i in range(2)], result.stdout
