@@ -133,7 +133,7 @@ def bridge_spawned_children(cfg: dict, script: str) -> None:
         return data
 
     mp_spawn.get_preparation_data = preparation_data
-    if os.environ.get("NPU_MIGRATE_WARM_ADDR"):  # a warm-start template serves this run (checks/warmstart.py)
+    if WARM and os.environ.get("NPU_MIGRATE_WARM_ADDR"):  # this run was forked from a template (checks/warmstart.py)
         get_command_line = mp_spawn.get_command_line
 
         def via_warm_client(**kwds):

@@ -214,6 +214,7 @@ def _warm_up(torch) -> None:
 class _Server:
     def __init__(self, owner: socket.socket, address: str, threads: int, key: tuple):
         self.owner, self.threads, self.key = owner, threads, key
+        self.modules = frozenset(m.split(".", 1)[0] for m in sys.modules)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind("\0" + address)
         self.listener.listen(64)
@@ -294,6 +295,9 @@ class _Server:
             if attached_key(request["env"]) != self.key:
                 warm_wire.send(conn, {"refused": "environment"})
                 raise OSError("refused")
+            if self.shadowed(request):
+                warm_wire.send(conn, {"refused": "the script's folder shadows a module the template imported"})
+                raise OSError("refused")
             pid = os.fork()
             if pid == 0:
                 conn.close()
@@ -309,6 +313,16 @@ class _Server:
         conn.settimeout(None)
         self.runs[pid] = conn
         self.sel.register(conn, selectors.EVENT_READ, pid)
+
+    def shadowed(self, request: dict) -> bool:
+        """A bootstrap run whose script folder holds a module we imported (see checks/warmstart.py)."""
+        from checks.warmstart import _shadows
+
+        argv = [a for a in request["argv"] if a not in ("-u", "-B", "-s", "-E", "-q")]
+        if len(argv) < 2 or os.path.basename(argv[0]) != "bootstrap.py":
+            return False
+        script = os.path.join(request["cwd"], argv[1])
+        return _shadows(os.path.dirname(os.path.abspath(script)), self.modules)
 
     def reap(self) -> None:
         for pid in list(self.runs):
@@ -370,7 +384,7 @@ def serve(fd: int, preload: list[str], address: str) -> None:
         server = _Server(owner, address, threads, key)
     except OSError:
         return
-    warm_wire.send(owner, {"modules": sorted({m.split(".", 1)[0] for m in sys.modules})})
+    warm_wire.send(owner, {"modules": sorted(server.modules)})
     server.loop()
 
 

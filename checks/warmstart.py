@@ -183,8 +183,21 @@ _registry_lock = threading.Lock()
 
 def key_env(env: dict) -> tuple:
     """The part of the environment that can change what `import torch` does: all but our own
-    per-run variables and pytest's (the run's process gets its whole environment anyway)."""
-    return tuple(sorted((k, v) for k, v in env.items() if not k.startswith(PER_RUN_PREFIXES)))
+    per-run variables and pytest's (the run's process gets its whole environment anyway); in
+    PYTHONPATH, empty entries and this project's root (on the template's sys.path already) do not count."""
+    pairs = {k: v for k, v in env.items() if not k.startswith(PER_RUN_PREFIXES)}
+    if "PYTHONPATH" in pairs:
+        entries = [e for e in pairs.pop("PYTHONPATH").split(os.pathsep) if e and os.path.abspath(e) != ROOT]
+        if entries:
+            pairs["PYTHONPATH"] = os.pathsep.join(entries)
+    return tuple(sorted(pairs.items()))
+
+
+def attach_allowed(env: dict) -> bool:
+    """A process that is not itself warm may still hand its smoke child to a template that an
+    ancestor started (NPU_MIGRATE_WARM_ADDR in its environment: a test session, a warm run), unless
+    NPU_MIGRATE_WARM_START=0 says to start cold."""
+    return bool(env.get(warm_wire.ADDRESS_ENV)) and os.environ.get(ENV, "").strip().lower() not in ("0", "false", "no", "off")
 
 
 def _shadows(folder: str, modules: frozenset[str]) -> bool:

@@ -27,8 +27,22 @@ def _isolated_cache(tmp_path, monkeypatch):
 
 # Runtime tests start their smoke children warm (checks/warmstart.py: forked from a process that has
 # imported torch), unless NPU_MIGRATE_WARM_START=0 is set for the run; tests/test_warmstart.py compares
-# the default cold start with it. Only in the test processes themselves: a CLI the tests start as a
-# subprocess runs as a user's would (one smoke, cold).
+# the default cold start with it. A CLI that a runtime test starts as a subprocess is not warm itself,
+# but finds this worker's template in NPU_MIGRATE_WARM_ADDR and hands its smoke children to it
+# (checks/warm_client.py); a child whose environment differs from the template's starts cold.
 import checks.warmstart  # noqa: E402  (torch-free)
+from checks import warm_wire  # noqa: E402
 
 checks.warmstart.DEFAULT = True
+_cli_template = None
+
+
+@pytest.fixture(autouse=True)
+def _warm_subprocess_runs(request, monkeypatch):
+    global _cli_template
+    if request.node.get_closest_marker("runtime") is None or not checks.warmstart.enabled():
+        return
+    if _cli_template is None:  # not waited for: until it listens, clients start cold
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": ""}  # as smoke sets them
+        _cli_template = checks.warmstart._Template(env, ("torch", "torchvision"))
+    monkeypatch.setenv(warm_wire.ADDRESS_ENV, _cli_template.address)

@@ -35,6 +35,9 @@ PROBE = textwrap.dedent("""
         "cwd": os.getcwd(), "argv": sys.argv, "sid_is_pid": os.getsid(0) == os.getpid(),
         "extra": os.environ.get("NPU_MIGRATE_PROBE_EXTRA"),
     }), flush=True)
+    if os.environ.get("NPU_MIGRATE_PROBE_OUT"):
+        with open(os.environ["NPU_MIGRATE_PROBE_OUT"], "w") as f:
+            json.dump({"warm": bool(getattr(boot, "WARM", False)), "pid": os.getpid(), "ppid": os.getppid()}, f)
     import torch_npu  # noqa: F401  (the stand-in: an emulated run)
 
     model = torch.nn.Linear(4, 1).to("npu")
@@ -129,12 +132,14 @@ def test_warm_start_is_off_unless_asked(monkeypatch):
 
 # ------------------------------------------------------------------ attached runs (torchrun ranks)
 CLIENT_CMD = [sys.executable, "-u", warmstart.CLIENT, "-m", "tests.warm_probe"]
+SMOKE_ENV = {"PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": ""}  # what smoke sets for an emulated child
 
 
 @pytest.fixture(scope="module")
 def template():
-    """A template of this test's environment, as run_distributed_smoke starts one for its ranks."""
-    env = dict(os.environ)
+    """A template of this test's environment as a smoke child gets it, as run_distributed_smoke starts
+    one for its ranks."""
+    env = {**os.environ, **SMOKE_ENV}
     tpl = warmstart._Template(env, ("torch",))
     assert tpl.ready()
     yield tpl
@@ -142,7 +147,7 @@ def template():
 
 
 def _client(template, *args, env_extra=None, **kw):
-    env = {**os.environ, warm_wire.ADDRESS_ENV: template.address, **(env_extra or {})}
+    env = {**os.environ, **SMOKE_ENV, warm_wire.ADDRESS_ENV: template.address, **(env_extra or {})}
     return subprocess.Popen([*CLIENT_CMD, *args], env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
 
@@ -210,7 +215,7 @@ def test_a_run_with_another_environment_is_refused_and_starts_cold(template):
 
 
 def test_without_a_template_the_client_is_the_cold_process():
-    env = {**os.environ, warm_wire.ADDRESS_ENV: "npu-migrate-warm-nobody-listens"}
+    env = {**os.environ, **SMOKE_ENV, warm_wire.ADDRESS_ENV: "npu-migrate-warm-nobody-listens"}
     proc = subprocess.run([*CLIENT_CMD, "exit", "4"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 4
 
@@ -248,3 +253,19 @@ def test_processes_a_warm_run_spawns_are_forked_from_the_template_too(tmp_path, 
     # not the script's own children (as in a cold run) but the template's: the run's process only
     # handed them over; each looks like the `python -c ...` multiprocessing started
     assert workers == [[str(i), "False", "True"] for i in range(2)], result.stdout
+
+
+@pytest.mark.parametrize("start", ["attached", "cold"])
+def test_a_cli_smoke_hands_its_child_to_an_ancestor_s_template(template, tmp_path, start):
+    from helpers import run_cli
+
+    script = tmp_path / "probe_train.py"
+    script.write_text(PROBE)
+    out = tmp_path / "probe.json"
+    env = {warm_wire.ADDRESS_ENV: template.address, "NPU_MIGRATE_PROBE_OUT": str(out),
+           warmstart.ENV: "" if start == "attached" else "0"}
+    proc = run_cli("smoke", str(script), "--steps", "3", "--backend", "emulated", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    probe = json.loads(out.read_text())
+    assert probe["warm"] is (start == "attached")
+    assert (probe["ppid"] == template.proc.pid) is (start == "attached")  # the template's child, not the CLI's
