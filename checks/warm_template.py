@@ -362,10 +362,13 @@ def serve(fd: int, preload: list[str], address: str) -> None:
     import checks.dist_child  # noqa: F401
     import checks.process  # noqa: F401
 
-    for name in preload:
+    owner_pid = os.getppid()
+    for name in [*preload, "torch.distributed", "torch.distributed.run"]:
+        # torch.distributed: what the stand-in imports first; torch.distributed.run: torchrun, for a
+        # distributed run's launcher (no new top-level module)
         __import__(name)
-    __import__("torch.distributed")  # what the stand-in imports first (torch's own package)
-    __import__("torch.distributed.run")  # torchrun, for a distributed run's launcher (no new top-level module)
+        if os.getppid() != owner_pid:  # the owner is gone (a start that takes minutes on a slow host)
+            return
     torch = sys.modules["torch"]
     from migrate import knowledge
 

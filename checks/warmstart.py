@@ -178,6 +178,7 @@ class _Template:
 
 
 _templates: dict[tuple, _Template] = {}
+_pinned: set[tuple] = set()
 _registry_lock = threading.Lock()
 
 
@@ -232,17 +233,27 @@ def template_for(env: dict, script: str) -> _Template | None:
     if importlib.util.find_spec("torch_npu") is not None:
         return None
     preload = ("torch", "torchvision") if _wants_torchvision(script) else ("torch",)
-    key = (key_env(env), preload)
-    with _registry_lock:
-        template = _templates.get(key)
-        if template is None:
-            while len(_templates) >= MAX_TEMPLATES:
-                _templates.pop(next(iter(_templates))).close()
-            template = _templates[key] = _Template(env, preload)
+    template = shared_template(env, preload)
     if not template.ready():
         return None
     if _shadows(os.path.dirname(os.path.abspath(script)), template.modules):
         return None
+    return template
+
+
+def shared_template(env: dict, preload: tuple[str, ...], *, pinned: bool = False) -> _Template:
+    """This process's template for `env` and `preload` (started now if there is none, not waited
+    for). The oldest unpinned template is closed when there are MAX_TEMPLATES; a pinned one stays
+    (one whose address this process has handed out, see tests/conftest.py)."""
+    key = (key_env(env), tuple(preload))
+    with _registry_lock:
+        template = _templates.get(key)
+        if template is None:
+            for old in [k for k in _templates if k not in _pinned][: max(len(_templates) - MAX_TEMPLATES + 1, 0)]:
+                _templates.pop(old).close()
+            template = _templates[key] = _Template(env, key[1])
+        if pinned:
+            _pinned.add(key)
     return template
 
 
@@ -257,3 +268,4 @@ def close_all() -> None:
     with _registry_lock:
         while _templates:
             _templates.popitem()[1].close()
+        _pinned.clear()

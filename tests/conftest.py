@@ -44,5 +44,5 @@ def _warm_subprocess_runs(request, monkeypatch):
         return
     if _cli_template is None:  # not waited for: until it listens, clients start cold
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": ""}  # as smoke sets them
-        _cli_template = checks.warmstart._Template(env, ("torch", "torchvision"))
+        _cli_template = checks.warmstart.shared_template(env, ("torch", "torchvision"), pinned=True)
     monkeypatch.setenv(warm_wire.ADDRESS_ENV, _cli_template.address)

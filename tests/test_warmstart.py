@@ -269,3 +269,23 @@ def test_a_cli_smoke_hands_its_child_to_an_ancestor_s_template(template, tmp_pat
     probe = json.loads(out.read_text())
     assert probe["warm"] is (start == "attached")
     assert (probe["ppid"] == template.proc.pid) is (start == "attached")  # the template's child, not the CLI's
+
+
+def test_a_pinned_template_outlives_the_others(monkeypatch):
+    closed = []
+
+    class Fake:
+        def __init__(self, env, preload):
+            self.env = env
+
+        def close(self):
+            closed.append(self.env["N"])
+
+    monkeypatch.setattr(warmstart, "_Template", Fake)
+    monkeypatch.setattr(warmstart, "_templates", {})
+    monkeypatch.setattr(warmstart, "_pinned", set())
+    pinned = warmstart.shared_template({"N": "pinned"}, ("torch",), pinned=True)
+    made = [warmstart.shared_template({"N": str(i)}, ("torch",)) for i in range(4)]
+    assert warmstart.shared_template({"N": "pinned"}, ("torch",)) is pinned  # still there, not started again
+    assert closed == ["0", "1"] and len(warmstart._templates) == warmstart.MAX_TEMPLATES
+    assert warmstart.shared_template({"N": "3"}, ("torch",)) is made[3]
