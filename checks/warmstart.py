@@ -146,9 +146,10 @@ class _Template:
             with self.lock:
                 self.sock.settimeout(60)
                 env = {**env, warm_wire.ADDRESS_ENV: self.address}  # its own children may start warm too
-                warm_wire.send(self.sock, {"argv": argv, "env": env, "cwd": cwd or os.getcwd()}, write_ends)
+                request = {"argv": [os.fspath(a) for a in argv], "env": env, "cwd": os.fspath(cwd or os.getcwd())}
+                warm_wire.send(self.sock, request, write_ends)
                 reply, _ = warm_wire.recv(self.sock)
-        except (OSError, ValueError):
+        except (OSError, ValueError, TypeError):
             self.failed = True
             reply = {}
         finally:
