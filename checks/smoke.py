@@ -210,7 +210,9 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         proc = None
         if python is None and warmstart.enabled():  # forked from a process that has imported torch
             proc = warmstart.start(cmd[1:], guard.env(child_env), cwd, os.path.abspath(script))
-        elif python is None and warmstart.attach_allowed(child_env):  # an ancestor's template (warm_client.py)
+        elif python is None and memory_limit is None and warmstart.attach_allowed(child_env):
+            # an ancestor's template (checks/warm_client.py); not with a memory cap: the run would be the
+            # template's child, outside the tree the guard measures
             cmd = [cmd[0], warmstart.CLIENT, "--raw", *cmd[1:]]
         if proc is None:
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
