@@ -21,17 +21,11 @@ import sys
 import warm_wire  # this file's folder is sys.path[0]: checks/warm_wire.py, standard library only
 
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
-# interpreter flags a forked run can honour (checks/warm_template.py): -u and -B it applies, the others
-# only change how an interpreter starts, which the template has done
-FLAGS = frozenset({"-u", "-B", "-s", "-E", "-q"})
 
 
 def supported(argv: list[str]) -> bool:
     """`[FLAGS] -m MODULE ...`, `[FLAGS] -c CODE ...` or `[FLAGS] checks/bootstrap.py ...`."""
-    at = 0
-    while at < len(argv) and argv[at] in FLAGS:
-        at += 1
-    rest = argv[at:]
+    _, rest = warm_wire.split_flags(argv)
     if rest[:1] in (["-m"], ["-c"]):
         return len(rest) >= 2
     return bool(rest) and os.path.basename(rest[0]) == "bootstrap.py"

@@ -143,12 +143,9 @@ def _child(request: dict, fds: list[int], threads: int) -> None:
         os.environ.clear()
         os.environ.update(env)
         os.chdir(request["cwd"])
-        unbuffered = bool(env.get("PYTHONUNBUFFERED"))
-        while argv and argv[0] in ("-u", "-B", "-s", "-E", "-q"):
-            flag = argv.pop(0)
-            unbuffered = unbuffered or flag == "-u"
-            sys.dont_write_bytecode = sys.dont_write_bytecode or flag == "-B"
-        if unbuffered:
+        flags, argv = warm_wire.split_flags(argv)
+        sys.dont_write_bytecode = sys.dont_write_bytecode or "-B" in flags
+        if env.get("PYTHONUNBUFFERED") or "-u" in flags:
             _unbuffered_stdio()
         torch = sys.modules["torch"]
         torch.set_num_threads(_threads(env, threads))
@@ -218,17 +215,16 @@ class _Server:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind("\0" + address)
         self.listener.listen(64)
-        self.wake_r, wake_w = os.pipe()
+        self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
-        os.set_blocking(wake_w, False)
-        signal.set_wakeup_fd(wake_w)
+        os.set_blocking(self.wake_w, False)
+        signal.set_wakeup_fd(self.wake_w)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.sel = selectors.DefaultSelector()
         self.sel.register(owner, selectors.EVENT_READ, "owner")
         self.sel.register(self.listener, selectors.EVENT_READ, "listen")
         self.sel.register(self.wake_r, selectors.EVENT_READ, "wake")
         self.runs: dict[int, socket.socket | None] = {}  # attached run pid -> its client's connection (None: gone)
-        self.fds = [wake_w]
 
     def forget_in_child(self) -> None:
         signal.set_wakeup_fd(-1)
@@ -237,8 +233,8 @@ class _Server:
         for sock in (self.owner, self.listener, *self.runs.values()):
             if sock is not None:
                 sock.close()
-        for fd in (self.wake_r, *self.fds):
-            os.close(fd)
+        os.close(self.wake_r)
+        os.close(self.wake_w)
 
     def loop(self) -> None:
         while True:
@@ -255,7 +251,7 @@ class _Server:
                         pass
                     self.reap()
                 else:
-                    self.client_gone(key.fileobj)
+                    self.client_gone(key.data)
 
     def owner_run(self) -> bool:
         try:
@@ -318,7 +314,7 @@ class _Server:
         """A bootstrap run whose script folder holds a module we imported (see checks/warmstart.py)."""
         from checks.warmstart import _shadows
 
-        argv = [a for a in request["argv"] if a not in ("-u", "-B", "-s", "-E", "-q")]
+        _, argv = warm_wire.split_flags(request["argv"])
         if len(argv) < 2 or os.path.basename(argv[0]) != "bootstrap.py":
             return False
         script = os.path.join(request["cwd"], argv[1])
@@ -341,17 +337,16 @@ class _Server:
                     pass
                 conn.close()
 
-    def client_gone(self, conn: socket.socket) -> None:
+    def client_gone(self, pid: int) -> None:
         """A client's connection became readable: it sends nothing more, so it has gone (killed)."""
-        pid = next((p for p, c in self.runs.items() if c is conn), None)
-        if pid is not None:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self.sel.unregister(conn)
-            conn.close()
-            self.runs[pid] = None  # reaped (and forgotten) on its SIGCHLD
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        conn = self.runs[pid]
+        self.sel.unregister(conn)
+        conn.close()
+        self.runs[pid] = None  # reaped (and forgotten) on its SIGCHLD
 
 
 def serve(fd: int, preload: list[str], address: str) -> None:

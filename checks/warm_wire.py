@@ -9,6 +9,17 @@ import struct
 
 HEADER = struct.Struct("!I")
 ADDRESS_ENV = "NPU_MIGRATE_WARM_ADDR"  # abstract Unix socket name of a template that takes attached runs
+# interpreter flags a forked run can honour (checks/warm_template.py): -u and -B it applies, the others
+# only change how an interpreter starts, which the template has done
+FLAGS = frozenset({"-u", "-B", "-s", "-E", "-q"})
+
+
+def split_flags(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(the leading interpreter flags of `python ARGV`, the rest)."""
+    at = 0
+    while at < len(argv) and argv[at] in FLAGS:
+        at += 1
+    return list(argv[:at]), list(argv[at:])
 
 
 def send(sock: socket.socket, obj: dict, fds: list[int] | None = None) -> None:

@@ -51,9 +51,15 @@ PER_RUN_PREFIXES = ("NPU_MIGRATE_", "PYTEST_")  # read by nothing `import torch`
 DEFAULT = False  # when NPU_MIGRATE_WARM_START is unset; the test suite turns it on in its own processes
 
 
-def enabled() -> bool:
+def _setting() -> bool | None:
+    """NPU_MIGRATE_WARM_START: None when unset."""
     value = os.environ.get(ENV, "").strip().lower()
-    return DEFAULT if not value else value in ("1", "true", "yes", "on")
+    return value in ("1", "true", "yes", "on") if value else None
+
+
+def enabled() -> bool:
+    setting = _setting()
+    return DEFAULT if setting is None else setting
 
 
 # ----------------------------------------------------------------------------- parent side
@@ -147,13 +153,15 @@ class _Template:
                 self.sock.settimeout(60)
                 env = {**env, warm_wire.ADDRESS_ENV: self.address}  # its own children may start warm too
                 request = {"argv": [os.fspath(a) for a in argv], "env": env, "cwd": os.fspath(cwd or os.getcwd())}
-                warm_wire.send(self.sock, request, write_ends)
-                reply, _ = warm_wire.recv(self.sock)
+                try:
+                    warm_wire.send(self.sock, request, write_ends)
+                    reply, _ = warm_wire.recv(self.sock)
+                finally:
+                    self.sock.settimeout(None)
         except (OSError, ValueError, TypeError):
             self.failed = True
             reply = {}
         finally:
-            self.sock.settimeout(None)
             for _, w in pipes:
                 os.close(w)
         pid = reply.get("pid")
@@ -199,7 +207,7 @@ def attach_allowed(env: dict) -> bool:
     """A process that is not itself warm may still hand its smoke child to a template that an
     ancestor started (NPU_MIGRATE_WARM_ADDR in its environment: a test session, a warm run), unless
     NPU_MIGRATE_WARM_START=0 says to start cold."""
-    return bool(env.get(warm_wire.ADDRESS_ENV)) and os.environ.get(ENV, "").strip().lower() not in ("0", "false", "no", "off")
+    return bool(env.get(warm_wire.ADDRESS_ENV)) and _setting() is not False
 
 
 def _shadows(folder: str, modules: frozenset[str]) -> bool:
