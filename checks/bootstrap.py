@@ -133,19 +133,11 @@ def bridge_spawned_children(cfg: dict, script: str) -> None:
         return data
 
     mp_spawn.get_preparation_data = preparation_data
-    from checks.warm_wire import ADDRESS_ENV
+    from checks.warm_wire import ADDRESS_ENV, spawn_through_client
     from checks.warmstart import CLIENT
 
     if WARM and os.environ.get(ADDRESS_ENV):  # this run was forked from a template (checks/warmstart.py)
-        get_command_line = mp_spawn.get_command_line
-
-        def via_warm_client(**kwds):
-            """`python checks/warm_client.py --raw FLAGS -c ...`: the spawned process is forked from the
-            template (it starts cold itself when the template refuses it)."""
-            cmd = get_command_line(**kwds)
-            return [cmd[0], CLIENT, "--raw", *cmd[1:]]
-
-        mp_spawn.get_command_line = via_warm_client
+        spawn_through_client(CLIENT)
 
 
 def wait_for_script(script: str, seconds: float) -> bool:

@@ -1,6 +1,6 @@
 """A thin client for a warm start: `python -u checks/warm_client.py ARGV...` (a torchrun rank: the run
-is `python -u ARGV`) or `python checks/warm_client.py --raw ARGV...` (a process multiprocessing spawns:
-the run is `python ARGV`, interpreter flags included).
+is `python -u ARGV`) or `python checks/warm_client.py --raw ARGV...` (a process multiprocessing spawns,
+a test's `python -c CODE` or `python SCRIPT.py`: the run is `python ARGV`, interpreter flags included).
 
 torchrun, mp.spawn and spawned DataLoader workers start processes of their own; this one imports
 nothing but the standard library, hands its open file descriptors (stdio, and multiprocessing's pipe
@@ -24,11 +24,12 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 
 
 def supported(argv: list[str]) -> bool:
-    """`[FLAGS] -m MODULE ...`, `[FLAGS] -c CODE ...` or `[FLAGS] checks/bootstrap.py ...`."""
+    """`[FLAGS] -m MODULE ...`, `[FLAGS] -c CODE ...` or `[FLAGS] SCRIPT.py ...` (checks/bootstrap.py
+    or any other Python file)."""
     _, rest = warm_wire.split_flags(argv)
     if rest[:1] in (["-m"], ["-c"]):
         return len(rest) >= 2
-    return bool(rest) and os.path.basename(rest[0]) == "bootstrap.py"
+    return bool(rest) and not rest[0].startswith("-") and rest[0].endswith(".py") and os.path.isfile(rest[0])
 
 
 def inherited_fds(exclude: int) -> list[int]:
@@ -50,6 +51,7 @@ def hand_over(address: str, argv: list[str]):
     try:
         sock = warm_wire.connect(address)
     except OSError:
+        warm_wire.log("cold", argv=argv[:3], why="no template listens")
         return None
     try:
         sock.settimeout(30)
@@ -61,6 +63,7 @@ def hand_over(address: str, argv: list[str]):
         sock.close()
         return None
     if not isinstance(reply.get("pid"), int):
+        warm_wire.log("cold", argv=argv[:3], why=reply.get("refused", "no pid in the reply"))
         sock.close()
         return None
     return reply["pid"], sock
@@ -98,6 +101,8 @@ def main() -> None:
     argv = sys.argv[2:] if sys.argv[1:2] == ["--raw"] else ["-u", *sys.argv[1:]]
     address = os.environ.get(warm_wire.ADDRESS_ENV)
     run = hand_over(address, argv) if address and supported(argv) else None
+    if address and not supported(argv):
+        warm_wire.log("cold", argv=argv[:3], why="not a -c, -m or .py run")
     if run is not None:
         relay(*run)
     sys.stdout.flush()

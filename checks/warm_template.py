@@ -14,18 +14,24 @@ then starts cold). The template ends when its owner's end of the socket pair clo
 """
 from __future__ import annotations
 
-import os
-import selectors
-import signal
-import socket
-import struct
 import sys
+
+# What the interpreter imported before a script's folder went first on sys.path (site, the .pth files'
+# imports, io, os, encodings...): a cold run's folder cannot shadow these, so they do not count for
+# the shadowing checks (a run's folder may hold a `site/` folder, say).
+STARTUP_MODULES = frozenset(m.split(".", 1)[0] for m in sys.modules)
+
+import os  # noqa: E402
+import selectors  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
 
 if __name__ == "__main__":
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from checks import warm_wire  # noqa: E402
-from checks.warmstart import MARKER_PLACEHOLDER, key_env  # noqa: E402
+from checks.warmstart import CLIENT, MARKER_PLACEHOLDER, key_env, own_entries, path_entries, path_refused  # noqa: E402
 
 # Set by torchrun for each rank (torch/distributed/elastic/agent/server/local_elastic_agent.py and
 # torch/distributed/run.py) and read by nothing `import torch` runs: not part of an attached run's key.
@@ -36,6 +42,9 @@ LAUNCHER_VARIABLES = frozenset({
 })
 LAUNCHER_PREFIXES = ("TORCHELASTIC_",)
 MAX_FDS = 250  # SCM_RIGHTS carries at most 253 descriptors in one message
+BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
+PROJECT_PACKAGES = ("checks", "migrate")
+BASE_PATH: list[str] = []  # the interpreter's own sys.path entries (not the first, not PYTHONPATH's), set by serve()
 
 
 def attached_key(env: dict) -> tuple:
@@ -77,14 +86,21 @@ def _look_cold(argv: list[str], run_id: str | None) -> None:
         pass
 
 
-def _unbuffered_stdio() -> None:
-    """What `python -u` / PYTHONUNBUFFERED gives a cold process: every write reaches the fd at once."""
+def _stdio(unbuffered: bool) -> None:
+    """sys.stdout and sys.stderr as a cold process would open them on the run's descriptors 1 and 2:
+    with `python -u` / PYTHONUNBUFFERED every write reaches the fd at once; without, stdout is
+    block-buffered (line-buffered on a terminal) and stderr line-buffered."""
     import io
 
     for name, fd in (("stdout", 1), ("stderr", 2)):
         old = getattr(sys, name)
-        setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding=old.encoding,
-                                            errors=old.errors, write_through=True))
+        raw = io.FileIO(fd, "w", closefd=False)
+        if unbuffered:
+            stream = io.TextIOWrapper(raw, encoding=old.encoding, errors=old.errors, write_through=True)
+        else:
+            stream = io.TextIOWrapper(io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors,
+                                      line_buffering=name == "stderr" or os.isatty(fd))
+        setattr(sys, name, stream)
 
 
 def _threads(env: dict, default: int) -> int:
@@ -127,10 +143,53 @@ def _run_code(code: str) -> None:
     exec(compile(code, "<string>", "exec"), main.__dict__)  # noqa: S102 - what `python -c` does
 
 
+def _run_script(path: str) -> None:
+    """`python SCRIPT`: the file runs as `__main__` (__file__ absolute, no __spec__, as Python 3.9+ sets them)."""
+    import importlib.machinery
+    import types
+
+    path = os.path.abspath(path)
+    main = types.ModuleType("__main__")
+    main.__file__, main.__cached__ = path, None
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    sys.modules["__main__"] = main
+    with open(path, "rb") as f:
+        source = f.read()
+    exec(compile(source, path, "exec"), main.__dict__)  # noqa: S102 - what `python SCRIPT` does
+
+
+def first_path_entry(argv: list[str], cwd: str) -> str:
+    """sys.path[0] of a cold `python ARGV` (no flags): '' for -c, the working directory for -m, the
+    script's folder (links resolved) for a script."""
+    if argv[0] == "-c":
+        return ""
+    if argv[0] == "-m":
+        return cwd
+    return os.path.dirname(os.path.realpath(os.path.join(cwd, argv[0])))
+
+
+def is_bootstrap(argv: list[str], cwd: str) -> bool:
+    return argv[:1] not in (["-m"], ["-c"]) and bool(argv) and \
+        os.path.realpath(os.path.join(cwd, argv[0])) == os.path.realpath(BOOTSTRAP)
+
+
+def _cold_imports(argv: list[str], env: dict, bootstrap: bool) -> None:
+    """Import as a cold `python ARGV` would: sys.path is its first entry, the run's PYTHONPATH and the
+    interpreter's own entries; a run that is not a bootstrap run (`-c`, `-m`, a script) also forgets
+    this project's modules, which the template holds (bootstrap and friends), so that only what the
+    cold process could import from sys.path can be imported (pickled objects of this project included)."""
+    cwd = os.getcwd()
+    first = sys.path[0] if bootstrap else first_path_entry(argv, cwd)
+    sys.path[:] = [first, *dict.fromkeys([*path_entries(env, cwd), *BASE_PATH])]
+    if not bootstrap:
+        for name in [m for m in sys.modules if m.split(".", 1)[0] in PROJECT_PACKAGES]:
+            del sys.modules[name]
+
+
 def _child(request: dict, fds: list[int], threads: int) -> None:
     """In the run's process: become the cold process `python ARGV` would have been, and run it.
-    ARGV: `[FLAGS] checks/bootstrap.py SCRIPT ARGS`, `[FLAGS] -m MODULE ARGS` or `[FLAGS] -c CODE ARGS`
-    (checks/warm_client.py checks which); fds: the owner's run's stdout and stderr (stdin stays
+    ARGV: `[FLAGS] checks/bootstrap.py SCRIPT ARGS`, `[FLAGS] -m MODULE ARGS`, `[FLAGS] -c CODE ARGS`
+    or `[FLAGS] SCRIPT.py ARGS` (checks/warm_client.py checks which); fds: the owner's run's stdout and stderr (stdin stays
     /dev/null), or an attached run's descriptors, each placed at its number in request["fd_numbers"]."""
     import atexit
 
@@ -145,8 +204,11 @@ def _child(request: dict, fds: list[int], threads: int) -> None:
         os.chdir(request["cwd"])
         flags, argv = warm_wire.split_flags(argv)
         sys.dont_write_bytecode = sys.dont_write_bytecode or "-B" in flags
-        if env.get("PYTHONUNBUFFERED") or "-u" in flags:
-            _unbuffered_stdio()
+        _stdio(bool(env.get("PYTHONUNBUFFERED")) or "-u" in flags)
+        bootstrap = is_bootstrap(argv, request["cwd"])
+        _cold_imports(argv, env, bootstrap)
+        if not bootstrap and env.get(warm_wire.ADDRESS_ENV):  # (a bootstrap run does this itself)
+            warm_wire.spawn_through_client(CLIENT)
         torch = sys.modules["torch"]
         torch.set_num_threads(_threads(env, threads))
         torch.seed()  # a cold process starts torch's generator from a random seed, not the template's
@@ -156,19 +218,21 @@ def _child(request: dict, fds: list[int], threads: int) -> None:
         if "numpy.random" in sys.modules:
             sys.modules["numpy.random"].seed()
         atexit._clear()  # the template's handlers are not the run's
-        if argv[:1] in (["-m"], ["-c"]):
+        if not bootstrap:
             import runpy
 
-            sys.argv = argv[1:] if argv[0] == "-m" else ["-c", *argv[2:]]
+            sys.argv = {"-m": argv[1:], "-c": ["-c", *argv[2:]]}.get(argv[0], argv)
             try:
                 if argv[0] == "-m":
                     runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-                else:
+                elif argv[0] == "-c":
                     _run_code(argv[1])
+                else:
+                    _run_script(argv[0])
                 code = 0
             except SystemExit as exc:
                 code = _exit_code(exc)
-            except BaseException:  # noqa: BLE001 - as an uncaught exception ends `python -m` / `-c`
+            except BaseException:  # noqa: BLE001 - as an uncaught exception ends `python -m/-c/SCRIPT`
                 import traceback
 
                 traceback.print_exc()
@@ -210,8 +274,13 @@ def _warm_up(torch) -> None:
 
 class _Server:
     def __init__(self, owner: socket.socket, address: str, threads: int, key: tuple):
-        self.owner, self.threads, self.key = owner, threads, key
-        self.modules = frozenset(m.split(".", 1)[0] for m in sys.modules)
+        self.owner, self.threads = owner, threads
+        self.key = tuple((k, v) for k, v in key if k != "PYTHONPATH")  # PYTHONPATH: path_refused()
+        self.entries = own_entries(dict(os.environ))
+        # top-level modules a run's sys.path must not shadow: this project's own are not among them (a
+        # run that is not a bootstrap run forgets them, a bootstrap run imports them from ROOT first),
+        # nor those imported before any script's folder was on sys.path
+        self.modules = frozenset(m.split(".", 1)[0] for m in sys.modules) - set(PROJECT_PACKAGES) - STARTUP_MODULES
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind("\0" + address)
         self.listener.listen(64)
@@ -288,8 +357,14 @@ class _Server:
             if not isinstance(numbers, list) or len(numbers) != len(fds) or not {0, 1, 2} <= set(numbers):
                 warm_wire.send(conn, {"refused": "descriptors"})
                 raise OSError("refused")
-            if attached_key(request["env"]) != self.key:
-                warm_wire.send(conn, {"refused": "environment"})
+            key = tuple((k, v) for k, v in attached_key(request["env"]) if k != "PYTHONPATH")
+            if key != self.key:
+                differ = sorted({k for k, _ in set(key) ^ set(self.key)})
+                warm_wire.send(conn, {"refused": f"environment ({', '.join(differ[:8])})"})
+                raise OSError("refused")
+            why = path_refused(self.entries, request["env"], request["cwd"], self.modules)
+            if why:
+                warm_wire.send(conn, {"refused": why})
                 raise OSError("refused")
             if self.shadowed(request):
                 warm_wire.send(conn, {"refused": "the script's folder shadows a module the template imported"})
@@ -311,14 +386,19 @@ class _Server:
         self.sel.register(conn, selectors.EVENT_READ, pid)
 
     def shadowed(self, request: dict) -> bool:
-        """A bootstrap run whose script folder holds a module we imported (see checks/warmstart.py)."""
+        """A run whose first sys.path entry (a bootstrap run's script folder, the working directory
+        of `-c` and `-m`, a script's folder) holds a module we imported (see checks/warmstart.py)."""
         from checks.warmstart import _shadows
 
         _, argv = warm_wire.split_flags(request["argv"])
-        if len(argv) < 2 or os.path.basename(argv[0]) != "bootstrap.py":
-            return False
-        script = os.path.join(request["cwd"], argv[1])
-        return _shadows(os.path.dirname(os.path.abspath(script)), self.modules)
+        cwd = request["cwd"]
+        if not argv:
+            return True
+        if is_bootstrap(argv, cwd):
+            folder = os.path.dirname(os.path.abspath(os.path.join(cwd, argv[1]))) if len(argv) > 1 else cwd
+        else:
+            folder = first_path_entry(argv, cwd) or cwd
+        return _shadows(folder, self.modules)
 
     def reap(self) -> None:
         for pid in list(self.runs):
@@ -351,6 +431,11 @@ class _Server:
 
 def serve(fd: int, preload: list[str], address: str) -> None:
     owner = socket.socket(fileno=fd)
+    own = set(path_entries(dict(os.environ), os.getcwd()))
+    lead = 1
+    while lead < len(sys.path) and sys.path[lead] in own:  # PYTHONPATH's entries follow sys.path[0]
+        lead += 1
+    BASE_PATH[:] = sys.path[lead:]
     key = attached_key(dict(os.environ))
     import checks.bootstrap  # noqa: F401  (torch-free; what main() imports first)
     import checks.compat  # noqa: F401

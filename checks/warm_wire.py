@@ -4,6 +4,7 @@ Standard library only: a rank's thin client imports nothing else before it hands
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 
@@ -66,3 +67,33 @@ def connect(address: str, timeout: float = 10.0) -> socket.socket:
         raise
     sock.settimeout(None)
     return sock
+
+
+LOG_ENV = "NPU_MIGRATE_WARM_LOG"  # a file: one JSON line per template started and per run started cold
+
+
+def log(event: str, **fields) -> None:
+    """Note a warm-start decision in the NPU_MIGRATE_WARM_LOG file (when set): why a run starts cold."""
+    path = os.environ.get(LOG_ENV)
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"event": event, "pid": os.getpid(), **fields}) + "\n")
+    except OSError:
+        pass
+
+
+def spawn_through_client(client: str) -> None:
+    """In a run forked from a template: the processes multiprocessing spawns (mp.spawn ranks, spawned
+    DataLoader workers) start as `python CLIENT --raw FLAGS -c ...` (checks/warm_client.py), so that
+    they are forked from the template too (each starts cold itself when the template refuses it)."""
+    import multiprocessing.spawn as mp_spawn
+
+    get_command_line = mp_spawn.get_command_line
+
+    def via_warm_client(**kwds):
+        cmd = get_command_line(**kwds)
+        return [cmd[0], client, "--raw", *cmd[1:]]
+
+    mp_spawn.get_command_line = via_warm_client

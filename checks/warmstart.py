@@ -45,7 +45,13 @@ MARKER_PLACEHOLDER = "0" * 32  # uuid4().hex length: checks.process.ChildGuard's
 ARG_PAD = 4096  # bytes of command line the run's process can show as its own
 MAX_TEMPLATES = 3
 START_TIMEOUT_S = 600.0  # `import torch` on a slow host
-PER_RUN_PREFIXES = ("NPU_MIGRATE_", "PYTEST_")  # read by nothing `import torch` runs
+PER_RUN_PREFIXES = ("NPU_MIGRATE_", "NPU_VALIDATE_", "PYTEST_")  # read by nothing `import torch` runs
+# What a shell or a terminal sets and changes on the way to a run (bash sets `_`, SHLVL and PWD for
+# every command), and PYTHONUNBUFFERED (the run's stdio is made unbuffered as a cold start's would be):
+# nothing in torch, torchvision or numpy reads them when imported (they name PATH only in Windows
+# branches and in functions that run later, e.g. torch/utils/cpp_extension.py). The run's process
+# still gets them, with the rest of its environment.
+PER_RUN_NAMES = frozenset({"PATH", "PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "PYTHONUNBUFFERED"})
 
 
 DEFAULT = False  # when NPU_MIGRATE_WARM_START is unset; the test suite turns it on in its own processes
@@ -128,6 +134,8 @@ class _Template:
         self.lock = threading.Lock()
         self.modules: frozenset[str] | None = None
         self.failed = False
+        self.key = key_env(env)
+        self.entries = own_entries(env)
 
     def ready(self) -> bool:
         """Wait for the template's greeting (the top-level modules it has imported)."""
@@ -193,9 +201,10 @@ _registry_lock = threading.Lock()
 
 def key_env(env: dict) -> tuple:
     """The part of the environment that can change what `import torch` does: all but our own
-    per-run variables and pytest's (the run's process gets its whole environment anyway); in
-    PYTHONPATH, empty entries and this project's root (on the template's sys.path already) do not count."""
-    pairs = {k: v for k, v in env.items() if not k.startswith(PER_RUN_PREFIXES)}
+    per-run variables, pytest's and the shell's (PER_RUN_NAMES; the run's process gets its whole
+    environment anyway); in PYTHONPATH, empty entries and this project's root (on the template's
+    sys.path already) do not count."""
+    pairs = {k: v for k, v in env.items() if not k.startswith(PER_RUN_PREFIXES) and k not in PER_RUN_NAMES}
     if "PYTHONPATH" in pairs:
         entries = [e for e in pairs.pop("PYTHONPATH").split(os.pathsep) if e and os.path.abspath(e) != ROOT]
         if entries:
@@ -230,9 +239,59 @@ def _wants_torchvision(script: str) -> bool:
         return False
 
 
-def template_for(env: dict, script: str) -> _Template | None:
-    """The ready template for runs of `script` with this environment; None: start them cold (see the
-    module docstring for when)."""
+def path_entries(env: dict, cwd: str) -> list[str]:
+    """The PYTHONPATH entries a cold start in `cwd` puts on sys.path: absolute (an empty entry is the
+    working directory), each once."""
+    entries = [os.path.normpath(os.path.join(cwd, e)) for e in env.get("PYTHONPATH", "").split(os.pathsep)] \
+        if env.get("PYTHONPATH") else []
+    return list(dict.fromkeys(entries))
+
+
+def inert(entry: str, modules: frozenset[str]) -> bool:
+    """Whether a PYTHONPATH entry the template did not have changes nothing its `import torch` did:
+    it shadows no module the template imported, holds no sitecustomize/usercustomize (which a cold
+    start imports) and no distribution with a `torch.backends` entry point (which `import torch`
+    loads, torch >= 2.5). A missing folder is inert; a zip file or an unreadable folder is not."""
+    if not os.path.exists(entry):
+        return True
+    try:
+        names = os.listdir(entry)
+    except OSError:
+        return False
+    if _shadows(entry, modules | {"sitecustomize", "usercustomize"}):
+        return False
+    for name in names:
+        if name.endswith((".dist-info", ".egg-info")):
+            try:
+                with open(os.path.join(entry, name, "entry_points.txt"), encoding="utf-8", errors="replace") as f:
+                    if "torch.backends" in f.read():
+                        return False
+            except OSError:
+                pass
+    return True
+
+
+def own_entries(env: dict) -> list[str]:
+    """A template's PYTHONPATH entries (it runs in ROOT), this project's root left out (see key_env)."""
+    return [e for e in path_entries(env, ROOT) if e != ROOT]
+
+
+def path_refused(entries: list[str], env: dict, cwd: str, modules: frozenset[str]) -> str | None:
+    """Why a run's PYTHONPATH rules out a template whose own entries are `entries`, or None: the run's
+    must hold them (this project's root aside) in their order; an entry the template does not have
+    must be inert()."""
+    run = [e for e in path_entries(env, cwd) if e != ROOT]
+    if [e for e in run if e in entries] != entries:
+        return "PYTHONPATH lacks or reorders the template's entries"
+    for entry in run:
+        if entry not in entries and not inert(entry, modules):
+            return f"PYTHONPATH entry {entry} could change what `import torch` did"
+    return None
+
+
+def template_for(env: dict, script: str, cwd: str | None = None) -> _Template | None:
+    """The ready template for runs of `script` with this environment (in `cwd`, by default ours); None:
+    start them cold (see the module docstring for when)."""
     from checks import process
 
     if not process.become_subreaper():
@@ -240,14 +299,41 @@ def template_for(env: dict, script: str) -> _Template | None:
     import importlib.util
 
     if importlib.util.find_spec("torch_npu") is not None:
+        warm_wire.log("cold", script=script, why="a torch_npu is importable here")
         return None
     preload = ("torch", "torchvision") if _wants_torchvision(script) else ("torch",)
-    template = shared_template(env, preload)
+    template = _holding(env, preload, os.fspath(cwd or os.getcwd())) or shared_template(env, preload)
     if not template.ready():
+        warm_wire.log("cold", script=script, why="the template did not start")
         return None
     if _shadows(os.path.dirname(os.path.abspath(script)), template.modules):
+        warm_wire.log("cold", script=script, why="the script's folder shadows a module the template imported")
         return None
     return template
+
+
+def _without_path(key: tuple) -> tuple:
+    return tuple((k, v) for k, v in key if k != "PYTHONPATH")
+
+
+def _holding(env: dict, preload: tuple[str, ...], cwd: str) -> _Template | None:
+    """A template of this process that can take the run in place of a new one (which would cost
+    another cold `import torch`): the same environment but for PYTHONPATH entries that are inert()
+    (a folder of fake packages a test puts first, say; the run's sys.path is rebuilt from its own
+    PYTHONPATH, see checks/warm_template.py), preloading at least `preload` (a script that does not
+    name torchvision can use the test session's torch + torchvision template: torchvision imported
+    beside it changes nothing the run does). The exact environment is preferred."""
+    key = key_env(env)
+    with _registry_lock:
+        candidates = [t for (env_key, loaded), t in _templates.items()
+                      if _without_path(env_key) == _without_path(key) and set(preload) <= set(loaded) and not t.failed]
+    candidates.sort(key=lambda t: t.key != key)
+    for template in candidates:
+        if template.key == key:
+            return template
+        if template.ready() and path_refused(template.entries, env, cwd, template.modules) is None:
+            return template
+    return None
 
 
 def shared_template(env: dict, preload: tuple[str, ...], *, pinned: bool = False) -> _Template:
@@ -261,6 +347,7 @@ def shared_template(env: dict, preload: tuple[str, ...], *, pinned: bool = False
             for old in [k for k in _templates if k not in _pinned][: max(len(_templates) - MAX_TEMPLATES + 1, 0)]:
                 _templates.pop(old).close()
             template = _templates[key] = _Template(env, key[1])
+            warm_wire.log("template", preload=list(preload), templates=len(_templates))
         if pinned:
             _pinned.add(key)
     return template
@@ -268,7 +355,7 @@ def shared_template(env: dict, preload: tuple[str, ...], *, pinned: bool = False
 
 def start(argv: list[str], env: dict, cwd: str | None, script: str) -> WarmProcess | None:
     """Start the run from a warm template; None: start it cold."""
-    template = template_for(env, script)
+    template = template_for(env, script, cwd)
     return template.spawn(argv, env, cwd) if template is not None else None
 
 

@@ -31,18 +31,13 @@ def _isolated_cache(tmp_path, monkeypatch):
 # but finds this worker's template in NPU_MIGRATE_WARM_ADDR and hands its smoke children to it
 # (checks/warm_client.py); a child whose environment differs from the template's starts cold.
 import checks.warmstart  # noqa: E402  (torch-free)
-from checks import warm_wire  # noqa: E402
+from tests.helpers import worker_template_address  # noqa: E402
 
 checks.warmstart.DEFAULT = True
-_cli_template = None
 
 
 @pytest.fixture(autouse=True)
 def _warm_subprocess_runs(request, monkeypatch):
-    global _cli_template
     if request.node.get_closest_marker("runtime") is None or not checks.warmstart.enabled():
         return
-    if _cli_template is None:  # not waited for: until it listens, clients start cold
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": ""}  # as smoke sets them
-        _cli_template = checks.warmstart.shared_template(env, ("torch", "torchvision"), pinned=True)
-    monkeypatch.setenv(warm_wire.ADDRESS_ENV, _cli_template.address)
+    monkeypatch.setenv("NPU_MIGRATE_WARM_ADDR", worker_template_address())

@@ -22,6 +22,53 @@ def run_cli(*args: str, cwd: Path | None = None, stdin: bytes | None = None, env
                           env=full_env, timeout=300)
 
 
+_worker_template = None
+
+
+def worker_template_address() -> str:
+    """The address of this test worker's warm template (started at the first call and waited for, then
+    pinned): the worker's environment as smoke gives it to an emulated child, torch and torchvision
+    preloaded. Runtime tests hand it to what they start (tests/conftest.py, python_command)."""
+    import os
+
+    import checks.warmstart
+
+    global _worker_template
+    if _worker_template is None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": ""}  # as smoke sets them
+        _worker_template = checks.warmstart.shared_template(env, ("torch", "torchvision"), pinned=True)
+        # waited for once: a client that finds no template listening starts cold, and cold starts beside
+        # the template's own `import torch` would only slow each other down
+        _worker_template.ready()
+    return _worker_template.address
+
+
+def python_command(*args: str, env: dict | None = None) -> tuple[list[str], dict]:
+    """The command line and environment for a test's own `python ARGS` (`-c CODE`, `-m MODULE` or
+    `SCRIPT.py ...`), for runtime tests (module fixtures included). Unless NPU_MIGRATE_WARM_START=0, it
+    goes through checks/warm_client.py to this worker's template (worker_template_address): forked from a process that has imported torch, with the
+    sys.path a cold start would have and none of this project's modules already imported (see
+    checks/warm_template.py); a run the template refuses starts cold. CUDA_VISIBLE_DEVICES is "" as
+    in the template (these hosts have no GPU the tests could use)."""
+    import os
+
+    import checks.warmstart
+
+    full = dict(os.environ if env is None else env)
+    if not checks.warmstart.enabled():
+        return [sys.executable, *args], full
+    full.setdefault("NPU_MIGRATE_WARM_ADDR", worker_template_address())
+    full.setdefault("CUDA_VISIBLE_DEVICES", "")
+    return [sys.executable, str(ROOT / "checks" / "warm_client.py"), "--raw", *args], full
+
+
+def run_python(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run of `python ARGS` (python_command), capture_output unless told otherwise."""
+    cmd, full = python_command(*args, env=env)
+    kwargs.setdefault("capture_output", True)
+    return subprocess.run(cmd, env=full, **kwargs)
+
+
 def analyze_json(*args: str, cwd: Path | None = None, stdin: bytes | None = None) -> tuple[int, dict]:
     proc = invoke_cli("analyze", "--format", "json", "--no-progress", *args, cwd=cwd, stdin=stdin)
     assert proc.returncode in (0, 1, 2), proc.stderr.decode()

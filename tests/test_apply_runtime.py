@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from migrate.rewrite import instrument_source
+from tests.helpers import run_python
 
 SCRIPT = '''import torch
 import torch.nn as nn
@@ -41,7 +40,7 @@ def test_instrumented_script_writes_the_config_pack(tmp_path: Path):
     result = instrument_source(SCRIPT, zip_path="./gpu_config_pack.zip")
     assert result.model_found
     (tmp_path / "train_cc.py").write_text(result.text)
-    proc = subprocess.run([sys.executable, "train_cc.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    proc = run_python("train_cc.py", cwd=tmp_path, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "trained" in proc.stdout
     with zipfile.ZipFile(tmp_path / "gpu_config_pack.zip") as pack:

@@ -1,11 +1,16 @@
-"""Sweep `apply` over every .py file of the installed torch package: real code nobody here wrote.
+"""Sweep `apply` over the .py files of the installed torch package: real code nobody here wrote.
 
 No crash, every output parses, a second pass changes nothing. Slow (minutes): `pytest -m slow`.
+The suite takes every 4th file in sorted order (588 of torch 2.14.1's 2,352; spread over all of its
+packages): the whole sweep was 14.5 minutes of one test worker on a slow CI-class machine, most of the
+suite's 90-minute budget. `NPU_MIGRATE_SWEEP=all` sweeps every file; bench/run.py times apply over all
+of them.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import time
 from pathlib import Path
 
@@ -27,12 +32,13 @@ TORCH = _torch_dir()
 @pytest.mark.slow
 @pytest.mark.skipif(not TORCH.is_dir(), reason="torch is not installed in .venv")
 def test_apply_over_the_torch_package():
-    files = sorted(str(p) for p in TORCH.rglob("*.py"))
+    every = sorted(str(p) for p in TORCH.rglob("*.py"))
+    files = every if os.environ.get("NPU_MIGRATE_SWEEP") == "all" else every[::4]
     started = time.perf_counter()
     result = plan_files(files, ApplyOptions())
     elapsed = time.perf_counter() - started
     changed = result.changed
-    assert len(result.files) == len(files) > 1000
+    assert len(result.files) == len(files) > 250
     assert changed, "torch has .cuda() calls: some files must change"
     internal = [f for f in result.files if f.error is not None and f.error.code == "NPU900"]
     assert not internal, [f.error.message for f in internal[:5]]

@@ -4,8 +4,6 @@ and that a hooked model stays picklable. The runtime tests run the instrumented 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -13,6 +11,7 @@ import pytest
 
 from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK
 from migrate.rewrite import instrument_source
+from tests.helpers import run_python
 
 MODEL = '''
 import copy
@@ -74,8 +73,7 @@ def _write_instrumented(tmp_path: Path, source: str = MODEL, zip_path: str = DEF
 def _run(script: Path, *args, **env):
     full = {k: v for k, v in os.environ.items() if k not in ("RANK", "NPU_MIGRATE_CONFIG_CHECK", "NPU_MIGRATE_CONFIG_CHECK_DIR")}
     full.update(env)
-    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, cwd=script.parent,
-                          env=full, timeout=300)
+    return run_python(str(script), *args, text=True, cwd=script.parent, env=full, timeout=300)
 
 
 # ---------------------------------------------------------------- placement (static)
@@ -189,5 +187,5 @@ def test_msprobe_hook_alone_breaks_pickling(tmp_path):
         ConfigChecker(model, output_zip_path="pack.zip", fmk="pytorch")
         torch.save(model, io.BytesIO())
         ''')
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    proc = run_python("-c", code, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode != 0 and "pickle" in proc.stderr.lower()

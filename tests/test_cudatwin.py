@@ -18,6 +18,7 @@ from checks.validate import RunInfo, precision_notes, swapped_hint, user_text
 from checks.validate_copies import InstrumentedCopy
 from checks.validate_log import SplitLog
 from checks.validate_report import files_written
+from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "cudatwin_cases"
@@ -178,8 +179,7 @@ def test_fast_call_stack_matches_msprobes_and_is_installed_on_import():
         "a, b = outer()\n"
         "assert a == b and len(a) >= 2, (a, b)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    proc = run_python("-c", code, cwd=ROOT, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 

@@ -24,6 +24,7 @@ from checks.distributed import (
     run_distributed_smoke,
 )
 from checks.smoke import SmokeResult
+from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "dist_cases"
@@ -446,6 +447,6 @@ def test_stand_in_loads_on_a_torch_without_the_accelerator_probe():
         import torch_npu
         print("loaded", torch.ones(2).npu().sum().item())
     """)
-    proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "checks" / "standin")], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = run_python("-c", code, str(ROOT / "checks" / "standin"), text=True, cwd=ROOT, timeout=120,
+                      env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0 and "loaded 2.0" in proc.stdout, proc.stderr[-2000:]

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 import pickle
 import struct
-import subprocess
-import sys
 import tempfile
 
 import pytest
@@ -27,6 +25,7 @@ tv_datasets = pytest.importorskip("torchvision.datasets")
 transforms = pytest.importorskip("torchvision.transforms")
 
 from checks import fakedata_datasets  # noqa: E402
+from tests.helpers import run_python  # noqa: E402
 
 N = 12  # samples per split in the real-format data
 
@@ -213,8 +212,8 @@ def test_fake_survives_pickling_into_a_process_without_the_patches(name, tmp_pat
             "ds = pickle.load(open(sys.argv[1], 'rb'))\n"
             "img, target = ds[3]\n"
             "print(type(img).__name__, img.dtype, tuple(img.shape[:1]), type(target).__name__, len(ds))\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(blob)], capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    proc = run_python("-c", code, str(blob), text=True, timeout=300, cwd=tmp_path,
+                      env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     img, target = real[3]
     assert proc.stdout.split()[:5] == ["Tensor", str(img.dtype), str(tuple(img.shape[:1])).replace(" ", ""),

@@ -9,7 +9,6 @@ import importlib.metadata
 import importlib.util as _importlib_util
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ _needs_runtime = pytest.mark.skipif(
 
 from checks.msprobe_bridge import compare_config_packs, compare_dumps, write_dump_config  # noqa: E402
 from checks.validate_copies import insert_hook, line_map  # noqa: E402
+from tests.helpers import python_command  # noqa: E402
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
 
@@ -87,8 +87,8 @@ def runs(tmp_path_factory):
         config = write_dump_config(folder / "dump.json", folder / "dump", DUMP_STEPS)
         env = dict(os.environ, NPU_VALIDATE_DUMP_CONFIG=str(config),
                    PYTHONPATH=str(_fake_dist(folder / "site", package, version)))
-        procs[name] = subprocess.Popen([sys.executable, str(script), "--steps", str(STEPS)], cwd=folder, env=env,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cmd, env = python_command(str(script), "--steps", str(STEPS), env=env)
+        procs[name] = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for name, proc in procs.items():
         out, _ = proc.communicate(timeout=300)
         assert proc.returncode == 0, f"{name}: {out[-2000:]}"

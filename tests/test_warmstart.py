@@ -115,9 +115,11 @@ def test_a_folder_that_shadows_a_module_torch_imports_is_started_cold(tmp_path):
 
 def test_the_template_environment_leaves_out_per_run_variables():
     env = {"PATH": "/bin", "NPU_MIGRATE_SMOKE": "{}", "NPU_MIGRATE_RUN_ID": "ab", "PYTEST_CURRENT_TEST": "t",
-           "OMP_NUM_THREADS": "2"}
-    assert warmstart.key_env(env) == (("OMP_NUM_THREADS", "2"), ("PATH", "/bin"))
+           "OMP_NUM_THREADS": "2", "SHLVL": "2", "_": "/usr/bin/npu-migrate", "PYTHONUNBUFFERED": "1",
+           "LD_PRELOAD": "x.so"}
+    assert warmstart.key_env(env) == (("LD_PRELOAD", "x.so"), ("OMP_NUM_THREADS", "2"))
     assert warmstart.key_env({**env, "OMP_NUM_THREADS": "4"}) != warmstart.key_env(env)
+    assert warmstart.key_env({**env, "PATH": "/tmp/bin:/bin", "COLUMNS": "120"}) == warmstart.key_env(env)
 
 
 def test_warm_start_is_off_unless_asked(monkeypatch):
@@ -289,3 +291,62 @@ def test_a_pinned_template_outlives_the_others(monkeypatch):
     assert warmstart.shared_template({"N": "pinned"}, ("torch",)) is pinned  # still there, not started again
     assert closed == ["0", "1"] and len(warmstart._templates) == warmstart.MAX_TEMPLATES
     assert warmstart.shared_template({"N": "3"}, ("torch",)) is made[3]
+
+
+# ------------------------------------------------------------------ a test's own `python -c` / `python SCRIPT.py`
+IMPORTS_PROBE = textwrap.dedent("""
+    import importlib.util, json, sys
+    torch_before = "torch" in sys.modules
+    import extra_module_here
+    print("PROBE " + json.dumps({
+        "path": sys.path, "argv": sys.argv, "file": globals().get("__file__"), "spec": repr(globals().get("__spec__")),
+        "project": sorted(m for m in sys.modules if m.split(".")[0] in ("checks", "migrate")),
+        "checks_importable": importlib.util.find_spec("checks") is not None,
+        "extra": extra_module_here.VALUE, "torch_before": torch_before}))
+""")
+
+
+def _imports_probe(template, tmp_path, how, *, warm):
+    extra = tmp_path / "extra"
+    extra.mkdir(exist_ok=True)
+    (extra / "extra_module_here.py").write_text("VALUE = 'from PYTHONPATH'\n")
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    (work / "probe.py").write_text(IMPORTS_PROBE)
+    args = ["probe.py", "a b"] if how == "script" else ["-c", IMPORTS_PROBE, "a b"]
+    env = {**os.environ, **SMOKE_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(extra), *[e for e in env.get("PYTHONPATH", "").split(os.pathsep) if e]])
+    cmd = [sys.executable, *args]
+    if warm:
+        env[warm_wire.ADDRESS_ENV] = template.address
+        cmd = [sys.executable, warmstart.CLIENT, "--raw", *args]
+    proc = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("PROBE "))[len("PROBE "):])
+
+
+@pytest.mark.parametrize("how", ["script", "code"])
+def test_a_script_or_code_run_attached_imports_as_a_cold_one_would(template, tmp_path, how):
+    """sys.path (its first entry, a PYTHONPATH entry the template did not have, the interpreter's own),
+    argv, __file__ and __spec__ as the cold run has them, and none of this project's modules, which the
+    template holds but a cold `python` has not imported (whether it can, .venv's editable install decides)."""
+    warm = _imports_probe(template, tmp_path, how, warm=True)
+    cold = _imports_probe(template, tmp_path, how, warm=False)
+    assert warm.pop("torch_before") and not cold.pop("torch_before")
+    assert warm == cold
+    assert cold["project"] == [] and cold["extra"] == "from PYTHONPATH"
+
+
+@pytest.mark.parametrize("planted", ["numpy.py", "sitecustomize.py", "torch_backend-1.0.dist-info/entry_points.txt"])
+def test_a_pythonpath_entry_that_could_change_import_torch_is_refused(template, tmp_path, planted):
+    extra = tmp_path / "extra"
+    (extra / planted).parent.mkdir(parents=True, exist_ok=True)
+    (extra / planted).write_text("[torch.backends]\ndevice_backend = fake:_autoload\n" if "dist-info" in planted else "")
+    env = {**os.environ, **SMOKE_ENV, warm_wire.ADDRESS_ENV: template.address}
+    env["PYTHONPATH"] = os.pathsep.join([str(extra), *[e for e in env.get("PYTHONPATH", "").split(os.pathsep) if e]])
+    code = "import os, sys; print('PID', os.getpid(), 'torch' in sys.modules)"
+    proc = subprocess.Popen([sys.executable, warmstart.CLIENT, "--raw", "-c", code], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert out.split() == ["PID", str(proc.pid), "False"]  # the client exec'd the cold `python -c` itself
