@@ -220,13 +220,19 @@ def attach_allowed(env: dict) -> bool:
 
 
 def _shadows(folder: str, modules: frozenset[str]) -> bool:
+    """Whether `folder`, first on sys.path, would give an import of one of `modules` another module: a
+    file of that name (any suffix, to be safe) or a package (a folder with __init__.py). A folder
+    without __init__.py is only a namespace portion, which a module found later on sys.path beats."""
     try:
         names = os.listdir(folder)
     except OSError:
         return False
     for name in names:
-        stem = name.split(".", 1)[0] if not os.path.isdir(os.path.join(folder, name)) else name
-        if stem in modules:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path):
+            if name in modules and os.path.exists(os.path.join(path, "__init__.py")):
+                return True
+        elif name.split(".", 1)[0] in modules:
             return True
     return False
 
