@@ -31,7 +31,7 @@ if __name__ == "__main__":
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from checks import warm_wire  # noqa: E402
-from checks.warmstart import CLIENT, MARKER_PLACEHOLDER, key_env, own_entries, path_entries, path_refused  # noqa: E402
+from checks.warmstart import CLIENT, MARKER_PLACEHOLDER, key_env, own_entries, path_entries, path_refused, without_path  # noqa: E402
 
 # Set by torchrun for each rank (torch/distributed/elastic/agent/server/local_elastic_agent.py and
 # torch/distributed/run.py) and read by nothing `import torch` runs: not part of an attached run's key.
@@ -275,12 +275,14 @@ def _warm_up(torch) -> None:
 class _Server:
     def __init__(self, owner: socket.socket, address: str, threads: int, key: tuple):
         self.owner, self.threads = owner, threads
-        self.key = tuple((k, v) for k, v in key if k != "PYTHONPATH")  # PYTHONPATH: path_refused()
+        self.key = without_path(key)  # PYTHONPATH: path_refused()
         self.entries = own_entries(dict(os.environ))
-        # top-level modules a run's sys.path must not shadow: this project's own are not among them (a
-        # run that is not a bootstrap run forgets them, a bootstrap run imports them from ROOT first),
-        # nor those imported before any script's folder was on sys.path
-        self.modules = frozenset(m.split(".", 1)[0] for m in sys.modules) - set(PROJECT_PACKAGES) - STARTUP_MODULES
+        # top-level modules a run's sys.path must not shadow; this project's own are not among them (a
+        # run that is not a bootstrap run forgets them, a bootstrap run imports them from ROOT first).
+        # imported: all of them, for a PYTHONPATH entry (on sys.path from the interpreter's start);
+        # modules: those imported after start-up, for a run's first folder (on sys.path only then)
+        self.imported = frozenset(m.split(".", 1)[0] for m in sys.modules) - set(PROJECT_PACKAGES)
+        self.modules = self.imported - STARTUP_MODULES
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind("\0" + address)
         self.listener.listen(64)
@@ -357,12 +359,12 @@ class _Server:
             if not isinstance(numbers, list) or len(numbers) != len(fds) or not {0, 1, 2} <= set(numbers):
                 warm_wire.send(conn, {"refused": "descriptors"})
                 raise OSError("refused")
-            key = tuple((k, v) for k, v in attached_key(request["env"]) if k != "PYTHONPATH")
+            key = without_path(attached_key(request["env"]))
             if key != self.key:
                 differ = sorted({k for k, _ in set(key) ^ set(self.key)})
                 warm_wire.send(conn, {"refused": f"environment ({', '.join(differ[:8])})"})
                 raise OSError("refused")
-            why = path_refused(self.entries, request["env"], request["cwd"], self.modules)
+            why = path_refused(self.entries, request["env"], request["cwd"], self.imported)
             if why:
                 warm_wire.send(conn, {"refused": why})
                 raise OSError("refused")
@@ -467,7 +469,7 @@ def serve(fd: int, preload: list[str], address: str) -> None:
         server = _Server(owner, address, threads, key)
     except OSError:
         return
-    warm_wire.send(owner, {"modules": sorted(server.modules)})
+    warm_wire.send(owner, {"modules": sorted(server.modules), "imported": sorted(server.imported)})
     server.loop()
 
 

@@ -132,7 +132,8 @@ class _Template:
         child_end.close()
         self.sock = parent_end
         self.lock = threading.Lock()
-        self.modules: frozenset[str] | None = None
+        self.modules: frozenset[str] | None = None  # imported after start-up (a run's first folder)
+        self.imported: frozenset[str] = frozenset()  # all (a PYTHONPATH entry, there from the start)
         self.failed = False
         self.key = key_env(env)
         self.entries = own_entries(env)
@@ -145,6 +146,7 @@ class _Template:
                 try:
                     hello, _ = warm_wire.recv(self.sock)
                     self.modules = frozenset(hello["modules"])
+                    self.imported = frozenset(hello["imported"])
                 except (OSError, ValueError, KeyError, TypeError):
                     self.failed = True
                 finally:
@@ -257,7 +259,9 @@ def inert(entry: str, modules: frozenset[str]) -> bool:
     """Whether a PYTHONPATH entry the template did not have changes nothing its `import torch` did:
     it shadows no module the template imported, holds no sitecustomize/usercustomize (which a cold
     start imports) and no distribution with a `torch.backends` entry point (which `import torch`
-    loads, torch >= 2.5). A missing folder is inert; a zip file or an unreadable folder is not."""
+    loads, torch >= 2.5). `modules`: all the template imported, start-up modules included (a cold
+    start has PYTHONPATH on sys.path from its first import). A missing folder is inert; a zip file
+    or an unreadable folder is not."""
     if not os.path.exists(entry):
         return True
     try:
@@ -318,7 +322,8 @@ def template_for(env: dict, script: str, cwd: str | None = None) -> _Template | 
     return template
 
 
-def _without_path(key: tuple) -> tuple:
+def without_path(key: tuple) -> tuple:
+    """A key_env() without PYTHONPATH (which path_refused() judges entry by entry)."""
     return tuple((k, v) for k, v in key if k != "PYTHONPATH")
 
 
@@ -332,12 +337,12 @@ def _holding(env: dict, preload: tuple[str, ...], cwd: str) -> _Template | None:
     key = key_env(env)
     with _registry_lock:
         candidates = [t for (env_key, loaded), t in _templates.items()
-                      if _without_path(env_key) == _without_path(key) and set(preload) <= set(loaded) and not t.failed]
+                      if without_path(env_key) == without_path(key) and set(preload) <= set(loaded) and not t.failed]
     candidates.sort(key=lambda t: t.key != key)
     for template in candidates:
         if template.key == key:
             return template
-        if template.ready() and path_refused(template.entries, env, cwd, template.modules) is None:
+        if template.ready() and path_refused(template.entries, env, cwd, template.imported) is None:
             return template
     return None
 

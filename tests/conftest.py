@@ -31,6 +31,7 @@ def _isolated_cache(tmp_path, monkeypatch):
 # but finds this worker's template in NPU_MIGRATE_WARM_ADDR and hands its smoke children to it
 # (checks/warm_client.py); a child whose environment differs from the template's starts cold.
 import checks.warmstart  # noqa: E402  (torch-free)
+from checks import warm_wire  # noqa: E402
 from tests.helpers import worker_template_address  # noqa: E402
 
 checks.warmstart.DEFAULT = True
@@ -40,4 +41,4 @@ checks.warmstart.DEFAULT = True
 def _warm_subprocess_runs(request, monkeypatch):
     if request.node.get_closest_marker("runtime") is None or not checks.warmstart.enabled():
         return
-    monkeypatch.setenv("NPU_MIGRATE_WARM_ADDR", worker_template_address())
+    monkeypatch.setenv(warm_wire.ADDRESS_ENV, worker_template_address())

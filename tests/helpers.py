@@ -45,21 +45,22 @@ def worker_template_address() -> str:
 
 def python_command(*args: str, env: dict | None = None) -> tuple[list[str], dict]:
     """The command line and environment for a test's own `python ARGS` (`-c CODE`, `-m MODULE` or
-    `SCRIPT.py ...`), for runtime tests (module fixtures included). Unless NPU_MIGRATE_WARM_START=0, it
-    goes through checks/warm_client.py to this worker's template (worker_template_address): forked from a process that has imported torch, with the
-    sys.path a cold start would have and none of this project's modules already imported (see
+    `SCRIPT.py ...`), for runtime tests (module fixtures included). Unless NPU_MIGRATE_WARM_START=0,
+    it goes through checks/warm_client.py to this worker's template (worker_template_address): forked
+    from a process that has imported torch, with the sys.path a cold start would have and none of this project's modules already imported (see
     checks/warm_template.py); a run the template refuses starts cold. CUDA_VISIBLE_DEVICES is "" as
     in the template (these hosts have no GPU the tests could use)."""
     import os
 
     import checks.warmstart
+    from checks import warm_wire
 
     full = dict(os.environ if env is None else env)
     if not checks.warmstart.enabled():
         return [sys.executable, *args], full
-    full.setdefault("NPU_MIGRATE_WARM_ADDR", worker_template_address())
+    full.setdefault(warm_wire.ADDRESS_ENV, worker_template_address())
     full.setdefault("CUDA_VISIBLE_DEVICES", "")
-    return [sys.executable, str(ROOT / "checks" / "warm_client.py"), "--raw", *args], full
+    return [sys.executable, checks.warmstart.CLIENT, "--raw", *args], full
 
 
 def run_python(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
