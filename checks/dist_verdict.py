@@ -24,6 +24,7 @@ from checks.distributed import (
     LaunchSpec,
     RankPosition,
 )
+from checks.smoke_report import verdict
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 _THREAD = re.compile(r"^(Current thread|Thread) 0x[0-9a-f]+")
@@ -233,14 +234,9 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
         last = (outcome.launcher_output.strip().splitlines() or ["no output"])[-1]
         reasons.append(f"torchrun exited with status {outcome.returncode}: {last}")
     results = [r for _, _, _, r in per_rank]
-    if any(r.exit_code == 2 and r.verdict == "error" for r in results) and not stopped:
-        verdict, code = "error", 2
-    elif reasons:
-        verdict, code = "fail", 1
-    else:
-        verdict, code = "pass", 0
     return DistributedSmokeResult(
-        verdict, code, backend, script, launch, int(world or launch.nproc_per_node), tuple(results),
+        *verdict(any(r.exit_code == 2 and r.verdict == "error" for r in results) and not stopped, reasons),
+        backend, script, launch, int(world or launch.nproc_per_node), tuple(results),
         tuple(r for r, _, _, _ in per_rank), tuple(reasons), tuple(dict.fromkeys(warnings)), tuple(positions),
         hanging, replicas, steps, outcome.timed_out, outcome.stalled, outcome.launcher_output[-8000:], log_dir,
         round(duration_s, 3), note)

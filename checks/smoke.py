@@ -33,6 +33,7 @@ from checks.smoke_report import (
     ChildReport,
     ExceptionInfo,
     merge_process_reports,
+    verdict,
     write_json,
 )
 
@@ -401,14 +402,9 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         if wide:
             warnings.append(f"float64/complex tensors created during training: {', '.join(wide)}")
 
-    if exit_code_override == 2:
-        verdict, code = "error", 2
-    elif reasons:
-        verdict, code = "fail", 1
-    else:
-        verdict, code = "pass", 0
     return SmokeResult(
-        verdict, code, backend, script, steps=done, losses=losses, loss_dtype=report.loss_dtype,
+        *verdict(exit_code_override == 2, reasons), backend, script,
+        steps=done, losses=losses, loss_dtype=report.loss_dtype,
         loss_device=loss_device, param_device=dict(param_device), step_times=report.step_times,
         peak_memory=report.peak_memory, unsupported_ops=unsupported, float64_ops=wide,
         ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps,

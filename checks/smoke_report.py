@@ -113,6 +113,14 @@ def merge_process_reports(main: ChildReport, workers: list[ChildReport]) -> Chil
                    op_trace=main.op_trace or busiest.op_trace)
 
 
+def verdict(error: bool, reasons) -> tuple[str, int]:
+    """A run's verdict and exit code, the same for one process and a distributed job: "error" (2,
+    could not run) before "fail" (1, any reason) before "pass" (0)."""
+    if error:
+        return "error", 2
+    return ("fail", 1) if reasons else ("pass", 0)
+
+
 def write_json(result, path) -> None:
     """Write a result's `to_dict()` as JSON to PATH ("-": standard output), the one writer for smoke,
     distributed smoke and profile results. Opened plainly (not replaced through a temp file) so that

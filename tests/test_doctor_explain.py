@@ -191,3 +191,23 @@ def test_cli_explain_rich_table(tmp_path):
     result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "rich"])
     assert result.exit_code == 1
     assert "known errors in the log" in result.output
+
+
+def test_cli_explain_writes_the_json_report_beside_the_text(tmp_path):
+    log, report = tmp_path / "train.log", tmp_path / "explain.json"
+    log.write_text(HCCL_LOG)
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "text", "--json", str(report)])
+    assert result.exit_code == 1, result.output
+    assert "EI0006" in result.output and not result.output.lstrip().startswith("{")  # text on stdout
+    to_stdout = CliRunner().invoke(doctor, ["--explain", str(log), "--json", "-"])
+    assert json.loads(report.read_text()) == json.loads(to_stdout.output)
+
+
+def test_cli_explain_report_path_that_is_a_folder_exit_2(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text(HCCL_LOG)
+    (tmp_path / "taken").mkdir()
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--json", str(tmp_path / "taken")])
+    assert result.exit_code == 2
+    assert "cannot write" in result.output and "Traceback" not in result.output
+    assert (tmp_path / "taken").is_dir() and not list((tmp_path / "taken").iterdir())

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from io import StringIO
 from pathlib import Path
 
 import click
 
+from migrate import io
 from migrate.doctor import explain, releases, report
 from migrate.doctor.host import Host
 from migrate.doctor.runner import run_checks
@@ -55,12 +57,7 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
     except Exception as exc:  # noqa: BLE001 - exit 2 with one line, never a traceback
         click.echo(f"npu-migrate doctor could not run: {type(exc).__name__}: {exc}", err=True)
         raise SystemExit(2) from None
-    if json_path == "-":
-        report.get("json").report(result, sys.stdout)
-    else:
-        report.get(fmt).report(result, sys.stdout)
-        if json_path:
-            _write(Path(json_path), lambda f: report.get("json").report(result, f))
+    _emit("report", result, fmt, json_path)
     raise SystemExit(result.exit_code)
 
 
@@ -71,19 +68,23 @@ def _explain(source: str, fmt: str, json_path: str | None) -> None:
         click.echo(f"npu-migrate doctor --explain: cannot read {source}: {exc.strerror}", err=True)
         raise SystemExit(2) from None
     matches = explain.explain(text)
-    if json_path == "-":
-        report.get("json").report_explain(matches, sys.stdout)
-    else:
-        report.get(fmt).report_explain(matches, sys.stdout)
-        if json_path:
-            _write(Path(json_path), lambda f: report.get("json").report_explain(matches, f))
+    _emit("report_explain", matches, fmt, json_path)
     raise SystemExit(1 if matches else 0)
 
 
-def _write(path: Path, writer) -> None:
+def _emit(method: str, payload, fmt: str, json_path: str | None) -> None:
+    """Print `payload` through the `fmt` reporter's `method` (the JSON one only, for `--json -`),
+    and write it as JSON to `json_path` (whole or not at all: migrate.io.atomic_write)."""
+    if json_path == "-":
+        getattr(report.get("json"), method)(payload, sys.stdout)
+        return
+    getattr(report.get(fmt), method)(payload, sys.stdout)
+    if not json_path:
+        return
+    buffer = StringIO()
+    getattr(report.get("json"), method)(payload, buffer)
     try:
-        with path.open("w", encoding="utf-8") as f:
-            writer(f)
+        io.atomic_write(json_path, buffer.getvalue())
     except OSError as exc:
-        click.echo(f"npu-migrate doctor: cannot write {path}: {exc.strerror}", err=True)
+        click.echo(f"npu-migrate doctor: cannot write {json_path}: {exc.strerror}", err=True)
         raise SystemExit(2) from None
