@@ -145,24 +145,24 @@ def _env_int(name: str) -> int | None:
         return None
 
 
-def _dist_rank() -> int | None:
+def _dist_int(getter: str) -> int | None:
+    """torch.distributed's `get_rank()` / `get_world_size()` once the script has made its process
+    group; None before (or where torch.distributed is not imported, or the call fails)."""
     import sys
 
     dist = sys.modules.get("torch.distributed")
     try:
-        return int(dist.get_rank()) if dist is not None and dist.is_initialized() else None
+        return int(getattr(dist, getter)()) if dist is not None and dist.is_initialized() else None
     except Exception:  # noqa: BLE001
         return None
+
+
+def _dist_rank() -> int | None:
+    return _dist_int("get_rank")
 
 
 def _dist_world() -> int | None:
-    import sys
-
-    dist = sys.modules.get("torch.distributed")
-    try:
-        return int(dist.get_world_size()) if dist is not None and dist.is_initialized() else None
-    except Exception:  # noqa: BLE001
-        return None
+    return _dist_int("get_world_size")
 
 
 def _unlink(path: str) -> None:
