@@ -119,6 +119,17 @@ def atomic_write(path: str, data: bytes | str, *, mode: int | None = None, make_
     _replace_atomically(path, fill, mode, make_parents)
 
 
+def write_report(path: str, text: str) -> None:
+    """A report the user named: a regular file (or a new one) is written whole through atomic_write;
+    an existing special file (/dev/stdout, a FIFO a reader waits on) is written into, never replaced
+    by a file. An OSError (a folder, a missing or read-only folder) is the caller's exit 2."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+    else:
+        atomic_write(path, text)
+
+
 def atomic_copy(source: str, path: str, *, make_parents: bool = True) -> None:
     """Copy a file (bytes, permissions, times) to `path` the same way (for files copied unchanged)."""
     import shutil

@@ -211,3 +211,20 @@ def test_cli_explain_report_path_that_is_a_folder_exit_2(tmp_path):
     assert result.exit_code == 2
     assert "cannot write" in result.output and "Traceback" not in result.output
     assert (tmp_path / "taken").is_dir() and not list((tmp_path / "taken").iterdir())
+
+
+def test_cli_explain_report_into_a_fifo_reaches_its_reader(tmp_path):
+    import stat
+    import threading
+
+    log, fifo = tmp_path / "train.log", tmp_path / "explain.pipe"
+    log.write_text(HCCL_LOG)
+    os.mkfifo(fifo)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "text", "--json", str(fifo)])
+    reader.join(60)
+    assert result.exit_code == 1, result.output
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert [m["id"] for m in json.loads(chunks[0])["matches"]] == ["EI0006"]

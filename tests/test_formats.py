@@ -91,3 +91,27 @@ def test_sarif_uri_keeps_hidden_folders():
 
     assert _uri("./.github/train.py") == ".github/train.py"
     assert _uri("src/x.py") == "src/x.py"
+
+
+def _read_fifo(path: Path) -> tuple:
+    """A reader waiting on a FIFO (as `analyze -o >(jq .)` gives one); returns (thread, chunks)."""
+    import threading
+
+    chunks: list[bytes] = []
+    thread = threading.Thread(target=lambda: chunks.append(path.read_bytes()), daemon=True)
+    thread.start()
+    return thread, chunks
+
+
+def test_output_into_a_fifo_is_written_into_it_not_replaced(project: Path, tmp_path: Path):
+    import os
+    import stat
+
+    fifo = tmp_path / "report.pipe"
+    os.mkfifo(fifo)
+    thread, chunks = _read_fifo(fifo)
+    proc = run_cli("analyze", "--format", "json", "-o", str(fifo), str(project))
+    thread.join(60)
+    assert proc.returncode == 1, proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still the pipe: a reader on it got the report
+    assert json.loads(chunks[0])["findings"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from pathlib import Path
 
@@ -117,14 +116,7 @@ def emit(result, verdict, fmt: str, output: str | None) -> None:
     from migrate.rules import rules_by_code
 
     reporter = get_reporter(fmt)
-    if output and os.path.exists(output) and not os.path.isfile(output):
-        # /dev/stdout, a FIFO a reader waits on: write into it; never replace it with a file
-        try:
-            with open(output, "w", encoding="utf-8", newline="") as stream:
-                reporter(result, stream, verdict=verdict, rules=rules_by_code())
-        except OSError as exc:
-            raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
-    elif output:
+    if output:
         import io as textio
 
         from migrate import io
@@ -132,7 +124,7 @@ def emit(result, verdict, fmt: str, output: str | None) -> None:
         stream = textio.StringIO(newline="")
         reporter(result, stream, verdict=verdict, rules=rules_by_code())
         try:
-            io.atomic_write(output, stream.getvalue())
+            io.write_report(output, stream.getvalue())
         except OSError as exc:  # a user error (read-only or missing folder), not a crash: exit 2 with the cause
             raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:

@@ -74,7 +74,7 @@ def _explain(source: str, fmt: str, json_path: str | None) -> None:
 
 def _emit(method: str, payload, fmt: str, json_path: str | None) -> None:
     """Print `payload` through the `fmt` reporter's `method` (the JSON one only, for `--json -`),
-    and write it as JSON to `json_path` (whole or not at all: migrate.io.atomic_write)."""
+    and write it as JSON to `json_path` (migrate.io.write_report: whole or not at all)."""
     if json_path == "-":
         getattr(report.get("json"), method)(payload, sys.stdout)
         return
@@ -84,7 +84,7 @@ def _emit(method: str, payload, fmt: str, json_path: str | None) -> None:
     buffer = StringIO()
     getattr(report.get("json"), method)(payload, buffer)
     try:
-        io.atomic_write(json_path, buffer.getvalue())
+        io.write_report(json_path, buffer.getvalue())
     except OSError as exc:
         click.echo(f"npu-migrate doctor: cannot write {json_path}: {exc.strerror}", err=True)
         raise SystemExit(2) from None
