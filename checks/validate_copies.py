@@ -4,7 +4,7 @@ Each copy lives in its own temporary folder, under the same file name for both r
 random check matches call stacks by file name), next to symlinks to every sibling of the original
 script, so sibling imports, `__file__`-relative paths and data folders behave as in the original.
 Two things are added to the copy:
-- msprobe's ConfigChecker hooks, through `migrate.apply.instrument_source` (what `npu-migrate
+- msprobe's ConfigChecker hooks, through `migrate.rewrite.instrument_source` (what `npu-migrate
   instrument` does), writing the pack to a zip in the output folder;
 - one line running `checks/validate_child.py` (the API dump hook, active only when the parent asks),
   placed after the docstring and `__future__` imports.
@@ -87,7 +87,7 @@ def line_map(original: str, copy: str) -> tuple[int, ...]:
 
 def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> InstrumentedCopy:
     """Write the instrumented copy of `script` as `workdir/name` and link its siblings."""
-    from migrate.apply import instrument_source
+    from migrate.rewrite import instrument_source
 
     script = Path(script).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
