@@ -169,8 +169,10 @@ def first_path_entry(argv: list[str], cwd: str) -> str:
 
 
 def is_bootstrap(argv: list[str], cwd: str) -> bool:
-    return argv[:1] not in (["-m"], ["-c"]) and bool(argv) and \
-        os.path.realpath(os.path.join(cwd, argv[0])) == os.path.realpath(BOOTSTRAP)
+    """Whether `python ARGV` (no flags) in `cwd` runs checks/bootstrap.py (links resolved)."""
+    if not argv or argv[0] in ("-m", "-c"):
+        return False
+    return os.path.realpath(os.path.join(cwd, argv[0])) == os.path.realpath(BOOTSTRAP)
 
 
 def _cold_imports(argv: list[str], env: dict, bootstrap: bool) -> None:

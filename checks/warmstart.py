@@ -221,14 +221,16 @@ def attach_allowed(env: dict) -> bool:
     return bool(env.get(warm_wire.ADDRESS_ENV)) and _setting() is not False
 
 
-def _shadows(folder: str, modules: frozenset[str]) -> bool:
+def _shadows(folder: str, modules: frozenset[str], names: list[str] | None = None) -> bool:
     """Whether `folder`, first on sys.path, would give an import of one of `modules` another module: a
     file of that name (any suffix, to be safe) or a package (a folder with __init__.py). A folder
-    without __init__.py is only a namespace portion, which a module found later on sys.path beats."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return False
+    without __init__.py is only a namespace portion, which a module found later on sys.path beats.
+    `names`: the folder's listing where the caller has it."""
+    if names is None:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return False
     for name in names:
         path = os.path.join(folder, name)
         if os.path.isdir(path):
@@ -268,7 +270,7 @@ def inert(entry: str, modules: frozenset[str]) -> bool:
         names = os.listdir(entry)
     except OSError:
         return False
-    if _shadows(entry, modules | {"sitecustomize", "usercustomize"}):
+    if _shadows(entry, modules | {"sitecustomize", "usercustomize"}, names):
         return False
     for name in names:
         if name.endswith((".dist-info", ".egg-info")):

@@ -46,10 +46,11 @@ def worker_template_address() -> str:
 def python_command(*args: str, env: dict | None = None) -> tuple[list[str], dict]:
     """The command line and environment for a test's own `python ARGS` (`-c CODE`, `-m MODULE` or
     `SCRIPT.py ...`), for runtime tests (module fixtures included). Unless NPU_MIGRATE_WARM_START=0,
-    it goes through checks/warm_client.py to this worker's template (worker_template_address): forked
-    from a process that has imported torch, with the sys.path a cold start would have and none of this project's modules already imported (see
-    checks/warm_template.py); a run the template refuses starts cold. CUDA_VISIBLE_DEVICES is "" as
-    in the template (these hosts have no GPU the tests could use)."""
+    it goes through checks/warm_client.py to this worker's template (worker_template_address):
+    forked from a process that has imported torch, with the sys.path a cold start would have and
+    none of this project's modules already imported (see checks/warm_template.py); a run the
+    template refuses starts cold. CUDA_VISIBLE_DEVICES is "" as in the template (these hosts have
+    no GPU the tests could use)."""
     import os
 
     import checks.warmstart
