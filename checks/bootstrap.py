@@ -1,6 +1,7 @@
 """Runs inside the smoke child, before the user's script: `python checks/bootstrap.py SCRIPT ARGS...`.
 
-Configuration comes in the NPU_MIGRATE_SMOKE environment variable (JSON, written by checks.smoke).
+Configuration comes in the NPU_MIGRATE_SMOKE environment variable: a checks/child_config.ChildConfig,
+written by checks.smoke for one process and by checks.distributed for every torchrun rank.
 The bootstrap seeds the RNGs, installs the hooks (optimizer steps, backward, GradScaler.scale), the
 op tracer and the fake-data patches, puts the torch_npu stand-in first on sys.path in emulated mode,
 then runs the script with runpy as `__main__` with the script's own sys.argv and sys.path[0]. After
@@ -17,7 +18,6 @@ import sys
 import time
 import traceback
 
-CONFIG_ENV = "NPU_MIGRATE_SMOKE"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STANDIN = os.path.join(HERE, "standin")
@@ -26,6 +26,7 @@ SPAWN_ENV = "NPU_MIGRATE_SMOKE_SPAWN"
 WARM = False  # True in a child forked from a warm-start template (checks/warmstart.py): torch is already imported
 if __name__ == "__main__":
     sys.path[0] = ROOT  # this file runs as a script: its own folder is sys.path[0]
+from checks.child_config import ChildConfig  # noqa: E402  (torch-free)
 from checks.recorder import EMULATED_DEVICE, Recorder, SmokeStop, autocast_policy  # noqa: E402,F401  (torch-free)
 from checks.smoke_report import ExceptionInfo  # noqa: E402
 
@@ -180,7 +181,7 @@ def seed_everything(torch, seed: int) -> None:
 
 
 def main() -> None:
-    cfg = json.loads(os.environ.pop(CONFIG_ENV))
+    cfg = ChildConfig.from_env().to_json()
     script = os.path.abspath(sys.argv[1])
     sys.argv = [sys.argv[1], *sys.argv[2:]]
     backend = cfg["backend"]
@@ -252,7 +253,7 @@ def main() -> None:
     bridge_spawned_children(cfg, script)
     if profile_cfg:
         checks.profile.child.install(torch, rec, script, json.loads(profile_cfg))
-    if cfg.get("dist"):
+    if cfg.get("dist_dir"):
         checks.dist_child.attach(rec, cfg, SmokeStop)
     rec.t_start = rec.t_last = rec.t_last_backward = time.perf_counter()
     if not wait_for_script(script, float(cfg.get("wait_for_script") or 0)):

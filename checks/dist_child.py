@@ -31,9 +31,9 @@ STACK_SIGNAL = signal.SIGUSR1
 
 
 class RankState:
-    def __init__(self, rec, cfg: dict):
+    def __init__(self, rec, folder: str):
         self.rec = rec
-        self.folder = cfg["dist"]["report_dir"]
+        self.folder = folder
         self.rank = _env_int("RANK")
         self.local_rank = _env_int("LOCAL_RANK")
         self.world_size = _env_int("WORLD_SIZE")
@@ -222,7 +222,7 @@ def attach(rec, cfg: dict, stop: type) -> RankState:
     the bootstrap's SmokeStop (the bootstrap runs as __main__, so it is passed, not imported)."""
     import torch
 
-    state = RankState(rec, cfg)
+    state = RankState(rec, cfg["dist_dir"])
     os.makedirs(state.folder, exist_ok=True)
     state.open_files()
     _hook_wrappers(torch, state)
@@ -280,7 +280,7 @@ def attach_spawned(rec, folder: str, describe=None) -> RankState:
     import torch
     import torch.distributed as dist
 
-    state = RankState(rec, {"dist": {"report_dir": folder}})
+    state = RankState(rec, folder)
     state.info_path = None
 
     def learn_rank() -> None:

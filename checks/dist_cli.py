@@ -1,16 +1,14 @@
 """The distributed branch of the `smoke` command (kept out of migrate/commands/smoke.py)."""
 from __future__ import annotations
 
-import sys
 
-
-def smoke_distributed(script, script_args, *, launch: dict, progress_timeout, quiet, json_report, **options) -> int:
+def smoke_distributed(script, *, launch: dict, progress_timeout, json_report, **options) -> int:
+    """`options`: those of checks.smoke.run_smoke, the same object the single-process branch gets."""
     from checks.dist_verdict import render
     from checks.distributed import LaunchSpec, run_distributed_smoke
     from checks.smoke_report import write_json
 
-    result = run_distributed_smoke(script, launch=LaunchSpec(**launch), progress_timeout=progress_timeout,
-                                   script_args=tuple(script_args), stream=None if quiet else sys.stderr, **options)
+    result = run_distributed_smoke(script, launch=LaunchSpec(**launch), progress_timeout=progress_timeout, **options)
     if json_report:
         write_json(result, json_report)
     if json_report != "-":

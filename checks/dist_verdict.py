@@ -24,6 +24,7 @@ from checks.distributed import (
     LaunchSpec,
     RankPosition,
 )
+from checks.process import exit_reason
 from checks.smoke_report import verdict
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
@@ -216,9 +217,15 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
         by_rank = {p.rank: p.steps for p in positions}
         per_rank = [(rank, local, info, replace(result, steps=max(result.steps, by_rank.get(rank, 0))))
                     for rank, local, info, result in per_rank]
+    if outcome.memory:  # the whole job was killed over --memory-limit, as one process is (checks/process.py)
+        limit, peak = outcome.memory
+        done = min((max(r.steps, (outcome.progress.get(f"rank{rank}") or (0, 0))[1]) for rank, _, _, r in per_rank), default=0)
+        reasons.append(exit_reason(None, None, done, steps, memory_limit=limit, memory_exceeded=True, peak_rss=peak))
     for rank, _, info, result in per_rank:
         rank_reasons = [r for r in result.reasons if not (stopped and ("timed out" in r or "timeout" in r))]
-        if not (info or {}).get("report") and not stopped:
+        if outcome.memory and not (info or {}).get("report"):
+            rank_reasons = []  # killed with the job: the memory reason above says why
+        elif not (info or {}).get("report") and not stopped:
             rank_reasons = [f"wrote no report: {r}" for r in result.reasons] or ["wrote no report"]
         reasons += [f"rank {rank}: {r}" for r in rank_reasons]
         warnings += [f"rank {rank}: {w}" for w in result.warnings if not w.startswith("backend auto")]

@@ -28,9 +28,9 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
-from checks import warm_wire, warmstart
-from checks.backend import EMULATED_NOTE, detect
-from checks.smoke import BOOTSTRAP, SmokeResult, _autoload, _Tail, judge
+from checks import process, warm_wire, warmstart
+from checks.child_config import ChildConfig, prepare, reported_version
+from checks.smoke import BOOTSTRAP, SmokeResult, _Tail, emulated_note, judge
 from checks.smoke_report import write_json
 
 POLL_S = 0.2
@@ -156,6 +156,7 @@ class JobOutcome:
     launcher_output: str
     stacks: dict = field(default_factory=dict)  # rank -> faulthandler text
     progress: dict = field(default_factory=dict)  # rank -> (pid, steps)
+    memory: tuple[int, int] | None = None  # (limit, peak) in bytes when the job went over --memory-limit and was killed
 
 
 def read_progress(report_dir: str) -> dict[str, tuple[int, int]]:
@@ -270,13 +271,17 @@ def kill_job(proc: subprocess.Popen, pids) -> None:
 
 
 def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: float | None,
-            stream=None, template=None) -> JobOutcome:
-    """Run the torchrun command, watching the ranks' progress; stop it on timeout or stall. With a warm
-    template (checks/warmstart.py), torchrun itself is forked from it (its own session, as here)."""
+            stream=None, template=None, guard: process.ChildGuard | None = None) -> JobOutcome:
+    """Run the torchrun command, watching the ranks' progress; stop it on timeout, stall, or when the
+    job's resident memory goes over the guard's cap (checks/process.ChildGuard, as for one process).
+    With a warm template (checks/warmstart.py), torchrun itself is forked from it (its own session, as here)."""
+    guard = guard or process.ChildGuard()
+    env = guard.env(env)
     proc = template.spawn(cmd[1:], env, cwd, merge_stderr=True) if template is not None else None
     if proc is None:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, cwd=cwd, start_new_session=True)
+    guard.start(proc)
     tail = _Tail(proc.stdout, stream)
     start = time.monotonic()
     last, last_change = None, start
@@ -290,6 +295,10 @@ def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: floa
             except subprocess.TimeoutExpired:
                 pass
             now = time.monotonic()
+            if guard.memory_limit:
+                guard.poll()
+                if guard.memory_exceeded:
+                    break
             progress = read_progress(report_dir)
             snapshot = sorted((k, v[1]) for k, v in progress.items())
             if snapshot != last:
@@ -311,8 +320,12 @@ def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: floa
         stacks = request_stacks(report_dir, progress)
     progress = read_progress(report_dir) or progress
     kill_job(proc, [pid for pid, _ in progress.values()])
-    return JobOutcome(proc.returncode if not (timed_out or stalled) else None, timed_out, stalled, tail.text(),
-                      stacks, progress)
+    memory = None
+    if guard.memory_exceeded:
+        guard.kill_all(KILL_GRACE_S)  # what the job started outside torchrun's and the ranks' groups
+        memory = (guard.memory_limit, guard.peak_rss)
+    ended = not (timed_out or stalled or memory)
+    return JobOutcome(proc.returncode if ended else None, timed_out, stalled, tail.text(), stacks, progress, memory)
 
 
 def rank_logs(log_dir: str, local_rank: int) -> tuple[str, str]:
@@ -335,29 +348,30 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
                           progress_timeout: float | None = None, backend: str = "auto", fake_data: bool = False,
                           torch_npu_version: str | None = None, script_args=(), json_report=None,
                           strict_ops: bool = False, op_trace: bool = True, env: dict | None = None, cwd=None,
-                          stream=None, seed: int | None = None, emulate_autocast: bool = True,
-                          python: str | None = None, log_dir: str | None = None) -> DistributedSmokeResult:
-    """Run `script` as launch.nproc_per_node ranks (this node's share) and judge the job."""
+                          stream=None, seed: int | None = None, autocast: str = "off",
+                          emulate_autocast: bool | None = None, memory_limit: int | None = None,
+                          python: str | None = None, log_dir: str | None = None,
+                          progress: bool = False) -> DistributedSmokeResult:
+    """Run `script` as launch.nproc_per_node ranks (this node's share) and judge the job.
+
+    Every option that checks.smoke.run_smoke takes means the same here: the ranks get the same child
+    configuration (checks/child_config.py); `memory_limit` caps the resident memory of the whole job
+    (torchrun and every rank); `progress` shows rank 0's step on a terminal, as for one process."""
     from checks import dist_verdict
 
+    if emulate_autocast is not None:  # the older API, as in run_smoke
+        autocast = "native" if emulate_autocast else "off"
     script = str(script)
     t0 = time.perf_counter()
-    problem = _check_args(script, steps, timeout, launch, backend)
-    kb_version = None
-    if problem is None and backend in ("auto", "emulated", "npu"):
-        from migrate import knowledge
-
-        try:
-            kb_version = knowledge.resolve_version(torch_npu_version)
-        except ValueError as exc:
-            problem = str(exc)
+    prep = prepare(script, steps=steps, timeout=timeout, backend=backend, autocast=autocast,
+                   torch_npu_version=torch_npu_version, python=python)
+    problem = prep.problem
+    if problem is None and launch.nproc_per_node < 1:
+        problem = f"--nproc-per-node must be at least 1 (got {launch.nproc_per_node})"
     if problem:
         return _finish(_error(script, backend, launch, problem), json_report)
-    warnings = []
-    if backend == "auto":
-        detection = detect(python)
-        backend = detection.backend
-        warnings.append(f"backend auto -> {backend}: {detection.reason}")
+    backend, kb_version = prep.backend, prep.kb_version
+    warnings = list(prep.warnings)
     cores = os.cpu_count() or 1
     if backend in ("emulated", "cpu") and launch.nproc_per_node > cores:
         warnings.append(f"{launch.nproc_per_node} ranks on {cores} CPU cores: the ranks time-share the cores "
@@ -368,30 +382,32 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
         os.makedirs(report_dir)
         logs = log_dir or os.path.join(tmp, "logs")
         os.makedirs(logs, exist_ok=True)
-        config = {
-            "report": os.path.join(report_dir, "unused.json"), "steps": steps, "backend": backend,
-            "op_trace": bool(op_trace), "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
-            "emulate_autocast": bool(emulate_autocast), "autoload": bool(kb_version and _autoload(kb_version)),
-            "dist": {"report_dir": report_dir},
-        }
-        child_env = dict(os.environ)
-        child_env.update(env or {})
-        child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
-        child_env["PYTHONUNBUFFERED"] = "1"
-        if backend in ("emulated", "cpu", "cuda-emulated"):  # as in checks/smoke.py
-            child_env["CUDA_VISIBLE_DEVICES"] = ""
+        config = ChildConfig.build(report=os.path.join(report_dir, "unused.json"), steps=steps, backend=backend,
+                                   kb_version=kb_version, op_trace=op_trace, fake_data=fake_data, seed=seed,
+                                   autocast=autocast, dist_dir=report_dir)
+        child_env = config.child_env(os.environ, env, fake_data_dir=os.path.join(tmp, "fakedata"))
         entry = [BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
-        template = warm_template(child_env, script, python)
+        # not with a memory cap: a job forked from the template would be outside the tree the guard measures
+        template = warm_template(child_env, script, python) if memory_limit is None else None
         if template is not None:  # torchrun and every rank forked from a process that has imported torch
             child_env[warm_wire.ADDRESS_ENV] = template.address
             entry = [warmstart.CLIENT, *entry]
         cmd = launch_command(launch, entry, log_dir=logs, python=python, stream_rank0=stream is not None)
+        guard = process.ChildGuard(memory_limit)
+        ticker = None
+        if progress:  # checks/smoke_progress.py, on the first rank's report
+            from checks.smoke_progress import Progress
+
+            ticker = Progress(os.path.join(report_dir, f"rank{launch.global_rank(0)}.json"), steps).start()
         try:
             outcome = run_job(cmd, env=child_env, cwd=cwd, report_dir=report_dir,
                               timeout=timeout,
-                              progress_timeout=progress_timeout, stream=stream, template=template)
+                              progress_timeout=progress_timeout, stream=stream, template=template, guard=guard)
         except OSError as exc:
             return _finish(_error(script, backend, launch, f"could not start torchrun: {exc}"), json_report)
+        finally:
+            if ticker is not None:
+                ticker.stop()
         reports, infos = read_reports(report_dir), read_reports(report_dir, ".dist.json")
         per_rank = []
         for local in launch.local_ranks():
@@ -402,11 +418,11 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
             result = judge(script, backend, child_report(report), returncode=outcome.returncode, timed_out=outcome.timed_out or outcome.stalled,
                            timeout=progress_timeout if outcome.stalled else timeout, steps=steps,
                            strict_ops=strict_ops, stdout=out, stderr=err,
-                           torch_npu_version=kb_version if backend != "cpu" else None)
+                           torch_npu_version=reported_version(backend, kb_version))
             per_rank.append((rank, local, info, result))
         result = dist_verdict.judge_job(
             script, backend, launch, per_rank, outcome, steps=steps, timeout=timeout,
-            progress_timeout=progress_timeout, warnings=warnings, note=EMULATED_NOTE if backend == "emulated" else None,
+            progress_timeout=progress_timeout, warnings=warnings, note=emulated_note(backend),
             log_dir=log_dir, duration_s=time.perf_counter() - t0, cwd=cwd)
     return _finish(result, json_report)
 
@@ -419,25 +435,8 @@ def warm_template(env: dict, script: str, python: str | None):
     return warmstart.template_for(env, os.path.abspath(script))
 
 
-def _check_args(script, steps, timeout, launch: LaunchSpec, backend) -> str | None:
-    from checks.smoke import BACKENDS
-
-    if backend not in BACKENDS:
-        return f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"
-    if not os.path.isfile(script):
-        return f"script not found: {script}"
-    if steps < 1:
-        return f"--steps must be at least 1 (got {steps})"
-    if timeout <= 0:
-        return f"--timeout must be positive (got {timeout})"
-    if launch.nproc_per_node < 1:
-        return f"--nproc-per-node must be at least 1 (got {launch.nproc_per_node})"
-    return None
-
-
 def _error(script, backend, launch, reason) -> DistributedSmokeResult:
-    return DistributedSmokeResult("error", 2, backend, script, launch, 0, reasons=(reason,),
-                                  note=EMULATED_NOTE if backend == "emulated" else None)
+    return DistributedSmokeResult("error", 2, backend, script, launch, 0, reasons=(reason,), note=emulated_note(backend))
 
 
 def _finish(result: DistributedSmokeResult, json_report) -> DistributedSmokeResult:

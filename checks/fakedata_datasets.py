@@ -20,7 +20,7 @@ classifier lower the loss, as on real data (random labels would make the loss ri
 broken migration). Labels are balanced (sample i has class i % classes).
 
 The fake-data folder is NPU_MIGRATE_FAKE_DATA_DIR (set by the smoke parent, which deletes it after
-the run), else a temporary folder. Nothing is read from the caller's root or downloaded.
+the run; a torchrun rank uses its own `rank{RANK}` subfolder of it), else a temporary folder. Nothing is read from the caller's root or downloaded.
 """
 from __future__ import annotations
 
@@ -61,7 +61,10 @@ def _warn(msg: str) -> None:
 
 @functools.lru_cache(maxsize=1)
 def fake_root() -> str:
-    root = os.environ.get(FAKE_DIR_ENV) or tempfile.mkdtemp(prefix="npu-migrate-fakedata-")
+    root = os.environ.get(FAKE_DIR_ENV)
+    if root and os.environ.get("RANK") is not None:  # torchrun ranks share the job's folder: one subfolder each
+        root = os.path.join(root, f"rank{os.environ['RANK']}")
+    root = root or tempfile.mkdtemp(prefix="npu-migrate-fakedata-")
     os.makedirs(root, exist_ok=True)
     return os.path.realpath(root)
 

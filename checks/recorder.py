@@ -28,11 +28,8 @@ EMULATED_DEVICE = {"emulated": "npu", "cuda-emulated": "cuda"}
 
 
 def autocast_policy(cfg: dict) -> str:
-    """The autocast policy of an emulated run: `autocast`, or the older `emulate_autocast` switch
-    (the distributed launcher's configuration still writes it)."""
-    if cfg.get("autocast"):
-        return cfg["autocast"]
-    return "native" if cfg.get("emulate_autocast", True) else "off"
+    """The autocast policy of an emulated run (checks/child_config.ChildConfig.autocast)."""
+    return cfg.get("autocast") or "off"
 
 
 class SmokeStop(BaseException):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import glob
-import importlib.util
 import json
 import math
 import os
@@ -28,7 +27,15 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from checks import loss_trend, process, spawn_ranks, warmstart
-from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE, detect
+from checks.backend import CUDA_EMULATED_NOTE, EMULATED_NOTE
+from checks.child_config import (  # noqa: F401  (BACKENDS, AUTOCAST_POLICIES: the options' public names here)
+    AUTOCAST_POLICIES,
+    BACKENDS,
+    NO_TORCH,
+    ChildConfig,
+    prepare,
+    reported_version,
+)
 from checks.smoke_report import (
     ChildReport,
     ExceptionInfo,
@@ -38,11 +45,7 @@ from checks.smoke_report import (
 )
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
-BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
-AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap
 TAIL_CHARS = 8000
-NO_TORCH = ("could not run: torch is not installed for {python}; install it with "
-            "`{python} -m pip install torch` (the CPU build is enough for smoke and validate)")
 # Errors that mean the script never started training because it does not parse or cannot import its
 # own dependencies: "could not run" (exit 2), not a failed run. ImportErrors of torch_npu names stay
 # failures of the migration.
@@ -133,12 +136,6 @@ class _Tail:
         return "".join(self.chunks)[-TAIL_CHARS:]
 
 
-def _autoload(version: str) -> bool:
-    """torch >= 2.5 imports an installed torch_npu at `import torch` (device backend autoload)."""
-    major, minor = (int(x) for x in version.split(".")[:2])
-    return (major, minor) >= (2, 5)
-
-
 def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "auto", fake_data: bool = False,
               torch_npu_version: str | None = None, script_args=(), json_report=None, strict_ops: bool = False,
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
@@ -160,50 +157,19 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         autocast = "native" if emulate_autocast else "off"
     script = str(script)
     t0 = time.perf_counter()
-    if backend not in BACKENDS:
-        return _finish(_error(script, backend, f"unknown backend {backend!r} (one of {', '.join(BACKENDS)})"), json_report)
-    if autocast not in AUTOCAST_POLICIES:
-        return _finish(_error(script, backend, f"unknown autocast policy {autocast!r} (one of {', '.join(AUTOCAST_POLICIES)})"), json_report)
-    if not wait_for_script and not os.path.isfile(script):
-        return _finish(_error(script, backend, f"script not found: {script}"), json_report)
-    if steps < 1:
-        return _finish(_error(script, backend, f"--steps must be at least 1 (got {steps})"), json_report)
-    if timeout <= 0:
-        return _finish(_error(script, backend, f"--timeout must be positive (got {timeout})"), json_report)
-    if python is None and importlib.util.find_spec("torch") is None:
-        return _finish(_error(script, backend, NO_TORCH.format(python=sys.executable)), json_report)
-    kb_version = None
-    if backend in ("auto", "emulated", "npu", "cuda-emulated"):
-        from migrate import knowledge
-
-        try:
-            kb_version = knowledge.resolve_version(torch_npu_version)
-        except ValueError as exc:
-            return _finish(_error(script, backend, str(exc)), json_report)
-    detection_note = None
-    if backend == "auto":
-        detection = detect(python)
-        backend = detection.backend
-        detection_note = f"backend auto -> {backend}: {detection.reason}"
+    prep = prepare(script, steps=steps, timeout=timeout, backend=backend, autocast=autocast,
+                   torch_npu_version=torch_npu_version, python=python, script_may_be_late=bool(wait_for_script))
+    if prep.problem:
+        return _finish(_error(script, backend, prep.problem), json_report)
+    backend, kb_version = prep.backend, prep.kb_version
 
     report_fd, report_path = tempfile.mkstemp(prefix="npu-migrate-smoke-", suffix=".json")
     os.close(report_fd)
     os.unlink(report_path)
-    config = {
-        "report": report_path, "steps": steps, "backend": backend, "op_trace": bool(op_trace),
-        "fake_data": bool(fake_data), "seed": seed, "torch_npu_version": kb_version,
-        "autocast": autocast, "wait_for_script": float(wait_for_script),
-        "autoload": bool(kb_version and _autoload(kb_version)) and backend in ("npu", "emulated"),
-    }
-    child_env = dict(os.environ)
-    child_env.update(env or {})
-    child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
-    child_env["PYTHONUNBUFFERED"] = "1"
-    if fake_data:  # generated dataset files (checks/fakedata_datasets.py), removed after the run
-        child_env["NPU_MIGRATE_FAKE_DATA_DIR"] = report_path + ".fakedata"
-    if backend in ("emulated", "cpu", "cuda-emulated"):
-        # Neither an emulated host nor the CPU baseline may touch a GPU of this machine.
-        child_env["CUDA_VISIBLE_DEVICES"] = ""
+    config = ChildConfig.build(report=report_path, steps=steps, backend=backend, kb_version=kb_version,
+                               op_trace=op_trace, fake_data=fake_data, seed=seed, autocast=autocast,
+                               wait_for_script=wait_for_script)
+    child_env = config.child_env(os.environ, env, fake_data_dir=report_path + ".fakedata")
     cmd = [python or sys.executable, BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
     timed_out = False
     guard = process.ChildGuard(memory_limit)  # kills the whole tree, setsid() escapees included
@@ -240,11 +206,11 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     _cleanup(report_path)
     result = judge(script, backend, report, returncode=proc.returncode, timed_out=timed_out, timeout=timeout,
                    steps=steps, strict_ops=strict_ops, stdout=stdout, stderr=stderr,
-                   torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
-                   duration_s=time.perf_counter() - t0, extra_warnings=[detection_note] if detection_note else [],
+                   torch_npu_version=reported_version(backend, kb_version),
+                   duration_s=time.perf_counter() - t0, extra_warnings=prep.warnings,
                    guard=guard)
     result = spawn_ranks.judge_spawned(result, ranks, script=script, backend=backend, steps=steps, timeout=timeout,
-                                       torch_npu_version=kb_version if backend in ("npu", "emulated") else None,
+                                       torch_npu_version=reported_version(backend, kb_version),
                                        stacks=rank_stacks)
     return _finish(result, json_report)
 

@@ -48,7 +48,7 @@ def _prepare() -> str:
     rec = Recorder(cfg, cfg["script"])
     rec.after_fork()  # a worker: its own report, stops itself after the requested steps
     install_hooks(torch, rec, fork_aware=False)
-    if not cfg.get("dist"):  # ranks of mp.spawn: judged as one job by the parent (checks/spawn_ranks.py)
+    if not cfg.get("dist_dir"):  # ranks of mp.spawn: judged as one job by the parent (checks/spawn_ranks.py)
         dist_child.attach_spawned(rec, cfg["report"] + RANKS_SUFFIX, describe_exception)
     if cfg.get("fake_data"):
         fakedata.install(torch)

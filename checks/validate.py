@@ -439,10 +439,9 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
         from checks.bootstrap import wait_for_script as wait_for_copy
         from checks.dist_validate import smoke_ranks
 
-        # the torchrun launcher starts from the finished copy (a missing one is its error to report),
-        # and takes the older autocast switch
+        # the torchrun launcher starts from the finished copy (a missing one is its error to report)
         wait_for_copy(str(copy.copy), wait_for_script)
-        options = dict(emulate_autocast=policy != "off")
+        options = dict(autocast=policy, memory_limit=memory_limit)
         run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,

@@ -37,25 +37,25 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
 
     Arguments after `--` go to the script.
     """
-    if launch is not None:  # N ranks under torchrun, one verdict for the job (docs/distributed.md)
-        from checks.dist_cli import smoke_distributed
-
-        sys.exit(smoke_distributed(script, script_args, launch=launch, progress_timeout=progress_timeout, steps=steps,
-                                   timeout=timeout, backend=backend, fake_data=fake_data, json_report=json_report,
-                                   torch_npu_version=torch_npu_version, strict_ops=strict_ops, op_trace=not no_op_trace,
-                                   quiet=quiet, seed=seed, emulate_autocast=not no_autocast and autocast_policy != "off",
-                                   log_dir=rank_logs))
     from checks.process import parse_size
-    from checks.smoke import render, run_smoke
 
     try:
         limit = parse_size(memory_limit) if memory_limit else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--memory-limit") from None
-    result = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
-                       torch_npu_version=torch_npu_version, script_args=tuple(script_args), strict_ops=strict_ops,
-                       op_trace=not no_op_trace, stream=None if quiet else sys.stderr, seed=seed,
-                       autocast="off" if no_autocast else autocast_policy, memory_limit=limit, progress=quiet)
+    # one set of options for one process and for N ranks: each means the same under --nproc-per-node
+    options = dict(steps=steps, timeout=timeout, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
+                   script_args=tuple(script_args), strict_ops=strict_ops, op_trace=not no_op_trace,
+                   stream=None if quiet else sys.stderr, seed=seed, autocast="off" if no_autocast else autocast_policy,
+                   memory_limit=limit, progress=quiet)
+    if launch is not None:  # N ranks under torchrun, one verdict for the job (docs/distributed.md)
+        from checks.dist_cli import smoke_distributed
+
+        sys.exit(smoke_distributed(script, launch=launch, progress_timeout=progress_timeout, json_report=json_report,
+                                   log_dir=rank_logs, **options))
+    from checks.smoke import render, run_smoke
+
+    result = run_smoke(script, **options)
     if json_report:
         from checks.smoke_report import write_json
 
