@@ -9,6 +9,16 @@ FIXTURES = ROOT / "fixtures" / "gpu_scripts"
 sys.path.insert(0, str(ROOT))
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects on the markers
+def pytest_collection_modifyitems(config, items):
+    """Every test in exactly one lane (pyproject.toml): e2e (marked so, or slow), else runtime, else static."""
+    for item in items:
+        if item.get_closest_marker("slow") is not None and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
+        if item.get_closest_marker("e2e") is None and item.get_closest_marker("runtime") is None:
+            item.add_marker(pytest.mark.static)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="Rewrite the golden files under fixtures/ from the current output instead of comparing.")

@@ -33,6 +33,7 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.e2e  # the README's commands as a newcomer types them: the e2e lane
 README = ROOT / "README.md"
 EXAMPLE = ROOT / "fixtures" / "gpu_scripts" / "cnn_cifar" / "train.py"
 DIST = ROOT / "tests" / "dist_cases"

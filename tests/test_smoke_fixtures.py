@@ -16,7 +16,7 @@ from checks.smoke import run_smoke
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures", "gpu_scripts")
-pytestmark = pytest.mark.runtime
+pytestmark = [pytest.mark.runtime, pytest.mark.e2e]  # real scripts end to end
 
 
 def _scripts():
