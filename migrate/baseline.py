@@ -9,7 +9,7 @@ import os
 from collections import Counter
 from dataclasses import replace
 
-from migrate import io
+from migrate import fileio
 from migrate.findings import FileResult, Finding, ScanResult
 
 VERSION = 1
@@ -44,7 +44,7 @@ def _regular_or_absent(path: str) -> None:
 def write(path: str, findings: list[Finding]) -> None:
     _regular_or_absent(path)
     entries = [{"fingerprint": fingerprint(f), "path": f.path, "code": f.code, "line": f.line, "message": f.message} for f in findings]
-    io.atomic_write(path, json.dumps({"version": VERSION, "findings": entries}, indent=1) + "\n")
+    fileio.atomic_write(path, json.dumps({"version": VERSION, "findings": entries}, indent=1) + "\n")
 
 
 def read(path: str) -> Counter:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import io, linking, npu_aware, own_package, reexports, repo_index, suppress, walk
+from migrate import fileio, linking, npu_aware, own_package, reexports, repo_index, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
@@ -244,8 +244,8 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     path = target.path
     kinds = target.kinds
     try:
-        text = io.decode(data, python="python" in kinds).text
-    except io.ReadError as exc:
+        text = fileio.decode(data, python="python" in kinds).text
+    except fileio.ReadError as exc:
         return FileResult(path, kinds[0], data.count(b"\n"), errors=(FileError(path, exc.code, str(exc), exc.line),))
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
     findings: list[Finding] = []
@@ -460,7 +460,7 @@ def _analyze_all(todo, version, jobs, progress, done, total) -> list[FileResult]
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        return io.run_batched(_worker_batch, [(t, d) for t, d, _ in todo], [len(d) for _, d, _ in todo], workers=workers,
+        return fileio.run_batched(_worker_batch, [(t, d) for t, d, _ in todo], [len(d) for _, d, _ in todo], workers=workers,
                               args=(version,), min_budget=50_000, on_batch=batch_done)
     except BrokenProcessPool:
         # a worker died (killed, out of memory, a crash in native code): every file again, one per task

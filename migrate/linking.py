@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from migrate import io, own_package, repo_index
+from migrate import fileio, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
 from migrate.findings import FileResult
 
@@ -53,7 +53,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            linked_now = io.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index), min_budget=50_000)
+            linked_now = fileio.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index), min_budget=50_000)
         except BrokenProcessPool:  # a worker died: these files parsed in the first pass, so here is safe
             linked_now = _link_batch(items, version, index)
     else:
@@ -90,10 +90,10 @@ def _link_batch(items, version: str, index) -> list[tuple[list, int] | None]:
         if data is None:
             data = engine._read_target(engine.Target(path, (kind,)), 1 << 62)
         try:
-            text = io.decode(data, python=True).body if isinstance(data, bytes) else None
-        except io.ReadError:
+            text = fileio.decode(data, python=True).body if isinstance(data, bytes) else None
+        except fileio.ReadError:
             text = None
-        tree = io.parse_python(text) if text is not None else None
+        tree = fileio.parse_python(text) if text is not None else None
         if tree is None:
             out.append(None)
             continue

@@ -242,7 +242,7 @@ def test_cached_findings_stay_correct_when_the_index_changes(tmp_path):
 
 
 def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
-    from migrate import io
+    from migrate import fileio
 
     _repo(tmp_path)
     cache = tmp_path.parent / (tmp_path.name + "-cache")
@@ -251,7 +251,7 @@ def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
     def must_not_parse(text):
         raise AssertionError("a file was parsed again although neither it nor the index changed")
 
-    monkeypatch.setattr(io, "parse_python", must_not_parse)
+    monkeypatch.setattr(fileio, "parse_python", must_not_parse)
     assert _ext_findings(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)) == first
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrate import io
+from migrate import fileio
 from migrate.engine import scan
 from migrate.reexports import CUDA_DEFAULT_DEVICE
 
@@ -114,7 +114,7 @@ def test_warm_run_does_not_parse_again(tmp_path, monkeypatch):
     def must_not_parse(text):
         raise AssertionError("parsed again although nothing changed")
 
-    monkeypatch.setattr(io, "parse_python", must_not_parse)
+    monkeypatch.setattr(fileio, "parse_python", must_not_parse)
     assert _uses(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)) == first
 
 
@@ -200,13 +200,13 @@ def test_many_linked_files_give_the_same_findings_in_the_worker_pool_as_in_one_p
         (tmp_path / f"user_{n:02d}.py").write_text(f"from kernels import attention\n{filler}def f(q):\n    return attention(q, q, q)\n")
     one = _uses(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1))
     pooled_work = []
-    real_run_batched = io.run_batched
+    real_run_batched = fileio.run_batched
 
     def spy(work, *args, **kwargs):
         pooled_work.append(work.__name__)
         return real_run_batched(work, *args, **kwargs)
 
-    monkeypatch.setattr(io, "run_batched", spy)
+    monkeypatch.setattr(fileio, "run_batched", spy)
     pool = _uses(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=2))
     assert "_link_batch" in pooled_work
     assert one == pool

@@ -119,12 +119,12 @@ def emit(result, verdict, fmt: str, output: str | None) -> None:
     if output:
         import io as textio
 
-        from migrate import io
+        from migrate import fileio
 
         stream = textio.StringIO(newline="")
         reporter(result, stream, verdict=verdict, rules=rules_by_code())
         try:
-            io.write_report(output, stream.getvalue())
+            fileio.write_report(output, stream.getvalue())
         except OSError as exc:  # a user error (read-only or missing folder), not a crash: exit 2 with the cause
             raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:

@@ -193,7 +193,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
           config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs):
     """Rewrite CUDA training code for Ascend NPUs: `apply FILE -o OUT`, `apply DIR -o OUTDIR`,
     `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`."""
-    from migrate import io, rewrite
+    from migrate import fileio, rewrite
 
     modes = sum(bool(x) for x in (output, diff, in_place))
     if modes > 1:
@@ -225,7 +225,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         elif output:
             _check_output_file(output, None, force)
             with _writing(output):
-                io.atomic_write(output, one.output, make_parents=True)
+                fileio.atomic_write(output, one.output, make_parents=True)
         else:
             sys.stdout.buffer.write(one.output)
             sys.stdout.flush()
@@ -273,8 +273,8 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
                 if backup and os.path.lexists(backup_path):
                     _err(f"  kept the existing {backup_path} (a backup is never overwritten)")
                 elif backup:
-                    io.atomic_write(backup_path, f.original, mode=mode)
-                io.atomic_write(f.path, f.output, mode=mode)
+                    fileio.atomic_write(backup_path, f.original, mode=mode)
+                fileio.atomic_write(f.path, f.output, mode=mode)
         scripts = [f.path for f in changed if f.entry and f.kind == "python"]
         return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
     # a single file with -o
@@ -290,9 +290,9 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
     else:
         with _writing(target):
             if one.read:
-                io.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
+                fileio.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
             elif one.error is not None and one.error.code == "NPU905":
-                io.atomic_copy(source, target)  # over the size limit: copied unchanged
+                fileio.atomic_copy(source, target)  # over the size limit: copied unchanged
         _err(f"apply: wrote {target}" + ("" if one.changed else " (unchanged copy: nothing to rewrite)"))
     scripts = [target] if one.kind == "python" else []
     written = one.error is None or one.error.code not in _NOT_WRITTEN
@@ -327,11 +327,11 @@ def _check_output_file(target: str, source: str | None, force: bool) -> None:
 
 def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False, outputs=None) -> None:
     if report_path:
-        from migrate import io
+        from migrate import fileio
         from migrate.report import changes
 
         with _writing(report_path):
-            io.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
+            fileio.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
     _summary(result, outputs=outputs)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
     # have no effect on an NPU) are listed but do not fail the run
@@ -356,7 +356,7 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
 def instrument(path, output, config_pack, diff, force):
     """Add only the msprobe ConfigChecker hooks to a GPU script (the baseline side of a comparison):
     `instrument gpu_train.py -o gpu_train_cc.py`. Exit 1 when the model could not be found."""
-    from migrate import io, rewrite
+    from migrate import fileio, rewrite
 
     if path == STDIN:
         data = sys.stdin.buffer.read()
@@ -369,7 +369,7 @@ def instrument(path, output, config_pack, diff, force):
         name = path
     try:
         new, outcome = rewrite.instrument_file(name, data, zip_path=config_pack)
-    except io.ReadError as exc:
+    except fileio.ReadError as exc:
         raise click.UsageError(f"{name}: cannot decode: {exc}") from None
     _err(f"instrument: {outcome.message}")
     if outcome.message.startswith("cannot parse"):
@@ -379,7 +379,7 @@ def instrument(path, output, config_pack, diff, force):
     elif output and output != STDIN:
         _check_output_file(output, path if path != STDIN else None, force)
         with _writing(output):
-            io.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None, make_parents=True)
+            fileio.atomic_write(output, new, mode=os.stat(path).st_mode if path != STDIN else None, make_parents=True)
     else:
         sys.stdout.buffer.write(new)
         sys.stdout.flush()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from migrate import io
+from migrate import fileio
 from migrate.doctor import explain, releases, report
 from migrate.doctor.host import Host
 from migrate.doctor.runner import run_checks
@@ -74,7 +74,7 @@ def _explain(source: str, fmt: str, json_path: str | None) -> None:
 
 def _emit(method: str, payload, fmt: str, json_path: str | None) -> None:
     """Print `payload` through the `fmt` reporter's `method` (the JSON one only, for `--json -`),
-    and write it as JSON to `json_path` (migrate.io.write_report: whole or not at all)."""
+    and write it as JSON to `json_path` (migrate.fileio.write_report: whole or not at all)."""
     if json_path == "-":
         getattr(report.get("json"), method)(payload, sys.stdout)
         return
@@ -84,7 +84,7 @@ def _emit(method: str, payload, fmt: str, json_path: str | None) -> None:
     buffer = StringIO()
     getattr(report.get("json"), method)(payload, buffer)
     try:
-        io.write_report(json_path, buffer.getvalue())
+        fileio.write_report(json_path, buffer.getvalue())
     except OSError as exc:
         click.echo(f"npu-migrate doctor: cannot write {json_path}: {exc.strerror}", err=True)
         raise SystemExit(2) from None

@@ -11,7 +11,7 @@ One detector per construct: the per-construct rewrites are the analyze rules' ow
     tree.py           plan a tree, rewrite many files in parallel, write the tree, diffs
     instrument.py     only the hooks, for the baseline side
 
-Decoding, atomic writes and the process pool are `migrate.io`; the change report is
+Decoding, atomic writes and the process pool are `migrate.fileio`; the change report is
 `migrate.report.changes`.
 """
 

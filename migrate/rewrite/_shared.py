@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrate import io
+from migrate import fileio
 from migrate.findings import Finding
 from migrate.rewrite.model import ApplyOptions, ManualItem
 
@@ -26,7 +26,7 @@ def needs_npu(findings) -> bool:
     return any(f.code.startswith(NEEDS_NPU_PREFIXES) for f in findings)
 
 
-parse = io.parse_python
+parse = fileio.parse_python
 
 
 def manual_items(findings, leftover) -> list[ManualItem]:

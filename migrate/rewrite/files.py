@@ -9,7 +9,7 @@ the input file (rule edits never add lines; the codemods run last).
 
 from __future__ import annotations
 
-from migrate import io
+from migrate import fileio
 from migrate.findings import FileError, Finding
 from migrate.rewrite._shared import MAX_ROUNDS, RewriteBroke, manual_items, needs_npu, parse, selected
 from migrate.rewrite.edits import apply_findings
@@ -39,8 +39,8 @@ def rewrite_file(path: str, data: bytes, *, kinds: tuple[str, ...] | None = None
     if not findings:
         return FileRewrite(path, kind, data, data, manual=tuple(manual_errors))
     try:
-        decoded = io.decode(data, python=kind == "python")
-    except io.ReadError as exc:
+        decoded = fileio.decode(data, python=kind == "python")
+    except fileio.ReadError as exc:
         error = FileError(path, "NPU902", str(exc))
         return FileRewrite(path, kind, data, data, manual=(ManualItem(path, 1, error.code, error.message),), error=error)
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrate import io
+from migrate import fileio
 from migrate.codemods.config_check_hooks import DEFAULT_GPU_PACK
 from migrate.rewrite.model import InstrumentResult
 
@@ -26,8 +26,8 @@ def instrument_source(source: str, *, zip_path: str = DEFAULT_GPU_PACK) -> Instr
 
 
 def instrument_file(path: str, data: bytes, *, zip_path: str = DEFAULT_GPU_PACK) -> tuple[bytes, InstrumentResult]:
-    """Raises io.ReadError when the bytes do not decode."""
-    decoded = io.decode(data, python=True)
+    """Raises fileio.ReadError when the bytes do not decode."""
+    decoded = fileio.decode(data, python=True)
     result = instrument_source(decoded.body, zip_path=zip_path)
     if result.text == decoded.body:
         return data, result

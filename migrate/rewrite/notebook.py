@@ -8,7 +8,7 @@ import ast
 import difflib
 import json
 
-from migrate import io
+from migrate import fileio
 from migrate.findings import Finding
 from migrate.rewrite._shared import MAX_ROUNDS, RewriteBroke, manual_items, needs_npu, parse, selected
 from migrate.rewrite.edits import apply_findings
@@ -19,7 +19,7 @@ from migrate.rewrite.structural import TOO_DEEP
 NOTEBOOK_REASON = "a notebook runs top to bottom"
 
 
-def rewrite_notebook(path, data, decoded: io.Decoded, findings, options: ApplyOptions, version: str) -> FileRewrite:
+def rewrite_notebook(path, data, decoded: fileio.Decoded, findings, options: ApplyOptions, version: str) -> FileRewrite:
     from migrate.engine import Target, analyze_file
     from migrate.sources import read_notebook
 

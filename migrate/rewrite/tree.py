@@ -9,7 +9,7 @@ import os
 import shutil
 import stat
 
-from migrate import io
+from migrate import fileio
 from migrate.context import split_lines
 from migrate.findings import FileError, Severity
 from migrate.rewrite.files import rewrite_file
@@ -161,7 +161,7 @@ def _rewrite_many(items, options: ApplyOptions, version: str, jobs: int | None) 
     if workers <= 1 or len(items) < 32:
         return _rewrite_batch(items, options, version)
     sizes = [_size_of(path) for path, _ in items]
-    return io.run_batched(_rewrite_batch, items, sizes, workers=workers, args=(options, version))
+    return fileio.run_batched(_rewrite_batch, items, sizes, workers=workers, args=(options, version))
 
 
 def unified_diff(rewrite: FileRewrite, old_name: str, new_name: str) -> str:
@@ -169,9 +169,9 @@ def unified_diff(rewrite: FileRewrite, old_name: str, new_name: str) -> str:
     if not rewrite.changed:
         return ""
     try:
-        before = io.decode(rewrite.original, rewrite.kind == "python")
-        after = io.decode(rewrite.output, rewrite.kind == "python")
-    except io.ReadError:
+        before = fileio.decode(rewrite.original, rewrite.kind == "python")
+        after = fileio.decode(rewrite.output, rewrite.kind == "python")
+    except fileio.ReadError:
         return f"Binary files {old_name} and {new_name} differ\n"
     lines = difflib.unified_diff(split_lines(before.body), split_lines(after.body), old_name, new_name)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
@@ -218,7 +218,7 @@ def write_tree(result: ApplyResult, source_root: str, output_root: str) -> int:
         dst = os.path.join(output_root, entry.relpath)
         if entry.rewrite is not None and not entry.rewrite.read:
             if entry.rewrite.error is not None and entry.rewrite.error.code == "NPU905":
-                io.atomic_copy(src, dst)  # too big to rewrite, copied as it is
+                fileio.atomic_copy(src, dst)  # too big to rewrite, copied as it is
                 written += 1
             continue
         if entry.kind == "dir":
@@ -232,8 +232,8 @@ def write_tree(result: ApplyResult, source_root: str, output_root: str) -> int:
         else:
             mode = os.stat(src).st_mode
             if entry.rewrite is not None:
-                io.atomic_write(dst, entry.rewrite.output, mode=mode, make_parents=True)
+                fileio.atomic_write(dst, entry.rewrite.output, mode=mode, make_parents=True)
             else:
-                io.atomic_copy(src, dst)
+                fileio.atomic_copy(src, dst)
             written += 1
     return written
