@@ -18,6 +18,7 @@ import os
 from dataclasses import asdict, dataclass, fields
 
 CONFIG_ENV = "NPU_MIGRATE_SMOKE"
+BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")  # what the child runs
 FAKE_DATA_DIR_ENV = "NPU_MIGRATE_FAKE_DATA_DIR"  # checks/fakedata_datasets.py reads it
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
 AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap

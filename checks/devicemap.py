@@ -30,7 +30,8 @@ AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
 AUTOCAST_POLICIES = ("off", "native", "bf16")
 
 MAPPED: set[str] = set()
-_DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")
+DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")
+_DEVICE_RE = DEVICE_RE  # the stand-in (checks/standin/torch_npu/_devices.py) reads this name
 _done: set[str] = set()
 
 
@@ -47,7 +48,7 @@ def map_device(value, replace_int: bool = False):
     """(mapped value, True) when `value` names a mapped device; (value, False) otherwise."""
     kind = type(value)
     if kind is str:
-        m = _DEVICE_RE.match(value)
+        m = DEVICE_RE.match(value)
         if m and m.group(1) in MAPPED:
             return "cpu", True
     elif kind is torch.device:

@@ -14,7 +14,7 @@ import types
 
 import torch
 
-from checks.devicemap import _DEVICE_RE, once
+from checks.devicemap import DEVICE_RE, once
 
 
 class State:
@@ -37,7 +37,7 @@ def index(device) -> int:
     if isinstance(device, int):
         return device
     if isinstance(device, str):
-        m = _DEVICE_RE.match(device)
+        m = DEVICE_RE.match(device)
         return int(m.group(2) or 0) if m else 0
     if isinstance(device, torch.device):
         return device.index or 0

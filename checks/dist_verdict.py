@@ -17,14 +17,9 @@ import os
 import re
 from dataclasses import replace
 
-from checks.distributed import (
-    MAIN_THREAD_ROOTS,
-    DistributedSmokeResult,
-    JobOutcome,
-    LaunchSpec,
-    RankPosition,
-)
+from checks.dist_result import DistributedSmokeResult, JobOutcome, LaunchSpec, RankPosition
 from checks.process import exit_reason
+from checks.rank_files import MAIN_THREAD_ROOTS
 from checks.smoke_report import verdict
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')

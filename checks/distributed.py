@@ -18,58 +18,30 @@ line for any per-rank entry point. Never imports torch.
 from __future__ import annotations
 
 import glob
-import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
 
-from checks import process, warm_wire, warmstart
-from checks.child_config import ChildConfig, prepare, reported_version
-from checks.smoke import BOOTSTRAP, SmokeResult, _Tail, emulated_note, judge
+from checks import dist_verdict, process, warm_wire, warmstart
+from checks.child_config import BOOTSTRAP, ChildConfig, prepare, reported_version
+
+# the job's data (checks/dist_result.py) and the ranks' files (checks/rank_files.py), public here too
+from checks.dist_result import DistributedSmokeResult, JobOutcome, LaunchSpec, RankPosition  # noqa: F401
+from checks.rank_files import (  # noqa: F401
+    MAIN_THREAD_ROOTS,
+    child_report,
+    read_progress,
+    read_reports,
+    request_stacks,
+)
 from checks.smoke_report import write_json
+from checks.smoke_verdict import emulated_note, judge
 
 POLL_S = 0.2
-STACK_WAIT_S = 5.0
 KILL_GRACE_S = 3.0
-
-
-@dataclass(frozen=True)
-class LaunchSpec:
-    """torchrun's launch options; `nnodes` is torchrun's text ("2" or "1:4")."""
-
-    nproc_per_node: int
-    nnodes: str = "1"
-    node_rank: int = 0
-    master_addr: str | None = None
-    master_port: int | None = None
-
-    @property
-    def single_node(self) -> bool:
-        return self.nnodes in ("1", "1:1")
-
-    def local_ranks(self) -> range:
-        return range(self.nproc_per_node)
-
-    def global_rank(self, local_rank: int) -> int:
-        return self.node_rank * self.nproc_per_node + local_rank
-
-    def torchrun_args(self) -> list[str]:
-        args = ["--nproc-per-node", str(self.nproc_per_node)]
-        if self.single_node and self.master_addr is None and self.master_port is None:
-            args.append("--standalone")  # torchrun picks a free port: parallel jobs do not collide
-        else:
-            args += ["--nnodes", self.nnodes, "--node-rank", str(self.node_rank)]
-            if self.master_addr is not None:
-                args += ["--master-addr", self.master_addr]
-            if self.master_port is not None:
-                args += ["--master-port", str(self.master_port)]
-        return args
-
 
 def launch_command(launch: LaunchSpec, entry: list[str], *, log_dir: str, python: str | None = None,
                    stream_rank0: bool = True) -> list[str]:
@@ -79,178 +51,6 @@ def launch_command(launch: LaunchSpec, entry: list[str], *, log_dir: str, python
     if stream_rank0:
         cmd += ["--tee", "3", "--local-ranks-filter", "0"]
     return cmd + list(entry)
-
-
-@dataclass(frozen=True)
-class RankPosition:
-    """Where one rank was when the job was stopped for not making progress."""
-
-    rank: int
-    steps: int
-    state: str  # "waiting" (in a collective) | "running" (not in a collective) | "ended" | "absent"
-    location: str | None = None  # user file:line
-    code: str | None = None  # that line's text
-    collective: str | None = None  # the torch.distributed call it waits in, if any
-
-    def describe(self) -> str:
-        where = f" at {self.location}" + (f" ({self.code})" if self.code else "") if self.location else ""
-        what = {"waiting": f"waits in {self.collective or 'a collective'}", "running": "is not in a collective",
-                "ended": "has ended", "absent": "never started the bootstrap"}[self.state]
-        return f"rank {self.rank} {what} after step {self.steps}{where}"
-
-
-@dataclass(frozen=True)
-class DistributedSmokeResult:
-    verdict: str  # "pass" | "fail" | "error"
-    exit_code: int
-    backend: str
-    script: str
-    launch: LaunchSpec
-    world_size: int
-    ranks: tuple[SmokeResult, ...] = ()  # one per local rank, ordered by rank
-    rank_ids: tuple[int, ...] = ()
-    reasons: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    positions: tuple[RankPosition, ...] = ()  # filled when the job was stopped for a hang
-    hanging: tuple[int, ...] = ()  # ranks named as the ones that stopped making progress
-    replicas: str | None = None  # what the cross-rank parameter check found
-    requested_steps: int = 0
-    timed_out: bool = False
-    stalled: bool = False
-    launcher_output: str = ""
-    log_dir: str | None = None
-    duration_s: float = 0.0
-    note: str | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "pass"
-
-    # The first rank's run, for code that reads one run (validate's single-run pipeline).
-    @property
-    def losses(self) -> tuple[float, ...]:
-        return self.ranks[0].losses if self.ranks else ()
-
-    @property
-    def loss_dtype(self) -> str | None:
-        return self.ranks[0].loss_dtype if self.ranks else None
-
-    @property
-    def steps(self) -> int:
-        return min((r.steps for r in self.ranks), default=0)
-
-    def rank(self, rank: int) -> SmokeResult | None:
-        return dict(zip(self.rank_ids, self.ranks)).get(rank)
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["ranks"] = [dict(r.to_dict(), rank=i) for i, r in zip(self.rank_ids, self.ranks)]
-        return d
-
-
-@dataclass(frozen=True)
-class JobOutcome:
-    returncode: int | None
-    timed_out: bool
-    stalled: bool
-    launcher_output: str
-    stacks: dict = field(default_factory=dict)  # rank -> faulthandler text
-    progress: dict = field(default_factory=dict)  # rank -> (pid, steps)
-    memory: tuple[int, int] | None = None  # (limit, peak) in bytes when the job went over --memory-limit and was killed
-
-
-def read_progress(report_dir: str) -> dict[str, tuple[int, int]]:
-    out = {}
-    for path in glob.glob(os.path.join(report_dir, "*.progress")):
-        try:
-            with open(path, encoding="utf-8") as f:
-                pid, steps = f.read().split()[:2]
-            out[os.path.basename(path)[: -len(".progress")]] = (int(pid), int(steps))
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def read_reports(report_dir: str, suffix: str = ".json") -> dict[str, dict]:
-    """NAME -> parsed JSON of every NAME{suffix} in the folder (the ranks' smoke reports, or with
-    suffix ".dist.json" what checks/dist_child.py adds per rank)."""
-    out = {}
-    for path in glob.glob(os.path.join(report_dir, "*" + suffix)):
-        name = os.path.basename(path)[: -len(suffix)]
-        if suffix == ".json" and name.endswith(".dist"):
-            continue
-        try:
-            with open(path, encoding="utf-8") as f:
-                out[name] = json.load(f)
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def child_report(data):
-    """The rank's report as `judge` takes it: the ChildReport dataclass where checks/smoke_report.py
-    defines one (the unified child/parent report), else the JSON dict."""
-    if data is None:
-        return None
-    try:
-        from checks.smoke_report import ChildReport
-    except ImportError:
-        return data
-    try:
-        return ChildReport.from_json(data)
-    except ValueError:
-        return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    try:  # a zombie is not alive
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
-# The main thread's oldest frame, written last of its block: the bootstrap under torchrun, the
-# `python -c` of multiprocessing's spawn in a rank the script spawned itself.
-MAIN_THREAD_ROOTS = ("bootstrap.py", "<string>")
-_MAIN_DONE = re.compile(r'(?:bootstrap\.py|<string>)", line \d+ in <module>\n')
-
-
-def request_stacks(report_dir: str, progress: dict) -> dict[str, str]:
-    """SIGUSR1 to every live rank; faulthandler writes its threads' stacks to NAME.stack.
-
-    faulthandler writes a dump thread by thread, and a loaded machine can show us half of one: a
-    rank's text is taken once its main thread (the one whose oldest frame is the bootstrap) is
-    complete; at the deadline whatever a rank wrote is taken as it is."""
-    asked = []
-    for name, (pid, _) in progress.items():
-        if _alive(pid):
-            try:
-                os.kill(pid, signal.SIGUSR1)
-                asked.append(name)
-            except (ProcessLookupError, PermissionError):
-                pass
-    stacks: dict[str, str] = {}
-    deadline = time.monotonic() + STACK_WAIT_S
-    while asked:
-        last_try = time.monotonic() >= deadline
-        for name in list(asked):
-            try:
-                with open(os.path.join(report_dir, name + ".stack"), encoding="utf-8", errors="replace") as f:
-                    text = f.read()
-            except OSError:
-                text = ""
-            if _MAIN_DONE.search(text) or (last_try and "File " in text):
-                stacks[name] = text
-                asked.remove(name)
-        if last_try:
-            break
-        time.sleep(0.05)
-    return stacks
 
 
 def kill_job(proc: subprocess.Popen, pids) -> None:
@@ -282,7 +82,7 @@ def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: floa
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, cwd=cwd, start_new_session=True)
     guard.start(proc)
-    tail = _Tail(proc.stdout, stream)
+    tail = process.OutputTail(proc.stdout, stream)
     start = time.monotonic()
     last, last_change = None, start
     timed_out = stalled = False
@@ -357,8 +157,6 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
     Every option that checks.smoke.run_smoke takes means the same here: the ranks get the same child
     configuration (checks/child_config.py); `memory_limit` caps the resident memory of the whole job
     (torchrun and every rank); `progress` shows rank 0's step on a terminal, as for one process."""
-    from checks import dist_verdict
-
     if emulate_autocast is not None:  # the older API, as in run_smoke
         autocast = "native" if emulate_autocast else "off"
     script = str(script)

@@ -12,7 +12,7 @@ import importlib.util
 import socket
 import sys
 
-from checks.fakedata_datasets import _warn, patch_datasets
+from checks.fakedata_datasets import patch_datasets, warn_once
 
 
 class RandomInitStateDict(dict):
@@ -21,7 +21,7 @@ class RandomInitStateDict(dict):
 
 def patch_hub(torch) -> None:
     def load_state_dict_from_url(url, *args, **kwargs):
-        _warn(f"not downloading {url}: the model keeps its random initialisation")
+        warn_once(f"not downloading {url}: the model keeps its random initialisation")
         return RandomInitStateDict()
 
     def download_url_to_file(url, *args, **kwargs):
@@ -51,7 +51,7 @@ def patch_weights_enum(api_module) -> None:
         return
 
     def get_state_dict(self, *args, **kwargs):
-        _warn(f"not downloading pretrained weights {self}: the model keeps its random initialisation")
+        warn_once(f"not downloading pretrained weights {self}: the model keeps its random initialisation")
         return RandomInitStateDict()
 
     enum.get_state_dict = get_state_dict
@@ -79,7 +79,7 @@ def block_network() -> None:
     socket.create_connection = create_connection
 
 
-class _PatchOnImport(importlib.abc.MetaPathFinder):
+class PatchOnImport(importlib.abc.MetaPathFinder):
     """Patches torchvision modules right after they are imported (without importing them early)."""
 
     def __init__(self, patches):
@@ -117,4 +117,4 @@ def install(torch) -> None:
         else:
             pending[name] = patch
     if pending:
-        sys.meta_path.insert(0, _PatchOnImport(pending))
+        sys.meta_path.insert(0, PatchOnImport(pending))

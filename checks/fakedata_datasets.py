@@ -51,7 +51,7 @@ EMNIST_CLASSES = {"byclass": 62, "bymerge": 47, "balanced": 47, "letters": 26, "
 _warned: set[str] = set()
 
 
-def _warn(msg: str) -> None:
+def warn_once(msg: str) -> None:
     if msg in _warned:
         return
     _warned.add(msg)
@@ -114,7 +114,7 @@ def _patch_mnist(cls, name: str) -> None:
             targets[:, 0] = labels
         else:
             targets = labels
-        _warn(f"{type(self).__name__}: {FAKE_LEN} synthetic 28x28 images, {classes} classes (nothing read or downloaded)")
+        warn_once(f"{type(self).__name__}: {FAKE_LEN} synthetic 28x28 images, {classes} classes (nothing read or downloaded)")
         return data, targets
 
     cls._load_data = _load_data
@@ -160,7 +160,7 @@ def _patch_cifar(cls, module) -> None:
             bound.arguments["download"] = False
         real_init(*bound.args, **bound.kwargs)
         self.root = os.path.expanduser(root) if isinstance(root, str) else root
-        _warn(f"{type(self).__name__}: {len(self.data)} synthetic 32x32 images, {len(self.classes)} classes "
+        warn_once(f"{type(self).__name__}: {len(self.data)} synthetic 32x32 images, {len(self.classes)} classes "
               "(nothing read or downloaded)")
 
     cls.__init__ = __init__
@@ -201,7 +201,7 @@ def _patch_image_folder(cls) -> None:
         bound.arguments["root"] = _write_image_folder()
         real_init(*bound.args, **bound.kwargs)
         self.root = os.path.expanduser(root) if isinstance(root, str) else root
-        _warn(f"{type(self).__name__}: {len(self.samples)} synthetic {FOLDER_SIZE}x{FOLDER_SIZE} PNG images in "
+        warn_once(f"{type(self).__name__}: {len(self.samples)} synthetic {FOLDER_SIZE}x{FOLDER_SIZE} PNG images in "
               f"{len(self.classes)} class folders (nothing read from {root})")
 
     cls.__init__ = __init__
@@ -237,7 +237,7 @@ def _generic_fake(cls, name: str, spec, real_for=()) -> None:
                 setattr(self, attr, value)
             except AttributeError:  # a read-only property of the real class (computed from the others)
                 pass
-        _warn(f"{name}: {n} synthetic {mode} {height}x{width} images, {classes} classes (nothing read or downloaded)")
+        warn_once(f"{name}: {n} synthetic {mode} {height}x{width} images, {classes} classes (nothing read or downloaded)")
 
     def __len__(self):
         if isinstance(self, real_for):

@@ -39,6 +39,6 @@ def install() -> None:
     if RANDOM_CHECKER in sys.modules:
         _patch(sys.modules[RANDOM_CHECKER])
         return
-    from checks.fakedata import _PatchOnImport
+    from checks.fakedata import PatchOnImport
 
-    sys.meta_path.insert(0, _PatchOnImport({RANDOM_CHECKER: _patch}))
+    sys.meta_path.insert(0, PatchOnImport({RANDOM_CHECKER: _patch}))

@@ -46,7 +46,7 @@ class OpTracer(TorchDispatchMode):
         for func, n in self.counts.items():
             name = func.name()  # "aten::add.Tensor"
             by_name[name] = by_name.get(name, 0) + n
-        cpu_only = _cpu_only_ops()
+        cpu_only = cpu_only_ops()
         unsupported = sorted({_base(name) for name in by_name
                               if kb is not None and kb.op_supported(name) is False
                               and _base(name).split("::")[-1] not in cpu_only})
@@ -54,7 +54,7 @@ class OpTracer(TorchDispatchMode):
         return {"ops": dict(sorted(by_name.items())), "unsupported_ops": unsupported, "float64_ops": wide}
 
 
-def _cpu_only_ops() -> frozenset:
+def cpu_only_ops() -> frozenset:
     """CPU-only implementation ops (e.g. aten::mkldnn_rnn_layer, aten::_scaled_dot_product_flash_attention_for_cpu):
     the CPU stand-in runs them where the NPU dispatches the same Python API to its own kernels."""
     try:

@@ -22,14 +22,17 @@ within one poll interval.
 
 from __future__ import annotations
 
+import collections
 import os
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 
 POLL_S = 0.1
+TAIL_CHARS = 8000  # what is kept of a child's stdout / stderr
 RUN_MARKER = "NPU_MIGRATE_RUN_ID"
 PR_SET_CHILD_SUBREAPER = 36
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -330,3 +333,32 @@ def parse_size(text: str) -> int:
     if number <= 0:
         raise ValueError(f"the memory limit must be positive (got {text!r})")
     return int(number * factor)
+
+
+class OutputTail:
+    """Streams a child's pipe to `stream` (None: nowhere) and keeps its last TAIL_CHARS characters."""
+
+    def __init__(self, pipe, stream):
+        self.chunks: collections.deque[str] = collections.deque()
+        self.size = 0
+        self.thread = threading.Thread(target=self._run, args=(pipe, stream), daemon=True)
+        self.thread.start()
+
+    def _run(self, pipe, stream):
+        for line in iter(pipe.readline, b""):
+            text = line.decode("utf-8", "replace")
+            if stream is not None:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            self.chunks.append(text)
+            self.size += len(text)
+            while self.size > TAIL_CHARS and len(self.chunks) > 1:
+                self.size -= len(self.chunks.popleft())
+        pipe.close()
+
+    def text(self, timeout: float = 2.0) -> str:
+        self.thread.join(timeout)
+        return "".join(self.chunks)[-TAIL_CHARS:]

@@ -15,7 +15,7 @@ POLL_S = 0.25
 
 
 def _steps_done(report_path: str) -> int:
-    from checks.smoke import read_reports
+    from checks.smoke_report import read_reports
 
     report = read_reports(report_path)
     return report.steps if report is not None else 0

@@ -134,3 +134,25 @@ def write_json(result, path) -> None:
         return
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def read_report(path: str) -> ChildReport | None:
+    """One child report file (None: missing or not readable yet)."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return ChildReport.from_json(json.load(f))
+    except (OSError, ValueError):
+        return None
+
+
+def read_reports(report_path: str) -> ChildReport | None:
+    """The child's report merged with those of the processes the script forked (None: no report)."""
+    import glob
+
+    main = read_report(report_path)
+    if main is None:
+        return None
+    workers = [r for r in map(read_report, sorted(glob.glob(glob.escape(report_path) + ".proc*"))) if r is not None]
+    return merge_process_reports(main, workers)

@@ -20,13 +20,15 @@ import os
 import shutil
 from dataclasses import replace
 
+from checks import dist_verdict
+from checks.rank_files import alive, child_report, read_progress, read_reports, request_stacks
+from checks.smoke_verdict import judge
+
 RANKS_SUFFIX = ".ranks"  # <report>.ranks/ holds the spawned ranks' rank{R}.dist.json
 
 
 def read(report_path: str) -> list[tuple[int, dict, dict | None]]:
     """(rank, rankN.dist.json, that rank's smoke report as JSON or None), ordered by rank."""
-    from checks.distributed import read_reports
-
     folder = report_path + RANKS_SUFFIX
     if not os.path.isdir(folder):
         return []
@@ -48,14 +50,12 @@ def read(report_path: str) -> list[tuple[int, dict, dict | None]]:
 
 def ask_stacks(report_path: str) -> dict:
     """Before a timed-out run is killed: {"rankR": (pid, steps, stack text or None)} of the spawned ranks."""
-    from checks.distributed import _alive, read_progress, request_stacks
-
     folder = report_path + RANKS_SUFFIX
     if not os.path.isdir(folder):
         return {}
     progress = read_progress(folder)
     stacks = request_stacks(folder, progress) if progress else {}
-    return {name: (pid, steps, stacks.get(name), _alive(pid)) for name, (pid, steps) in progress.items()}
+    return {name: (pid, steps, stacks.get(name), alive(pid)) for name, (pid, steps) in progress.items()}
 
 
 def cleanup(report_path: str) -> None:
@@ -64,10 +64,6 @@ def cleanup(report_path: str) -> None:
 
 def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_version=None, stacks=None):
     """The single-run SmokeResult with the spawned ranks' job verdict added (unchanged without ranks)."""
-    from checks import dist_verdict
-    from checks.distributed import child_report
-    from checks.smoke import judge
-
     if not ranks:
         return result
     per_rank = []
@@ -109,8 +105,6 @@ def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_v
 
 def _hang(per_rank, stacks: dict, script: str) -> str | None:
     """Name the spawned rank(s) that stopped making progress (checks/dist_verdict.name_hanging)."""
-    from checks import dist_verdict
-
     positions = []
     for rank, _, info, one in per_rank:
         pid_steps = stacks.get(f"rank{rank}")

@@ -31,7 +31,7 @@ class SplitLog:
         self.logged_lines = 0
         self.section: str | None = None
 
-    # -- stream protocol used by checks.smoke._Tail
+    # -- stream protocol used by checks.process.OutputTail
     def write(self, text: str) -> int:
         with self._lock:
             for line in text.splitlines(True):

@@ -392,7 +392,7 @@ class _Server:
     def shadowed(self, request: dict) -> bool:
         """A run whose first sys.path entry (a bootstrap run's script folder, the working directory
         of `-c` and `-m`, a script's folder) holds a module we imported (see checks/warmstart.py)."""
-        from checks.warmstart import _shadows
+        from checks.warmstart import shadows
 
         _, argv = warm_wire.split_flags(request["argv"])
         cwd = request["cwd"]
@@ -402,7 +402,7 @@ class _Server:
             folder = os.path.dirname(os.path.abspath(os.path.join(cwd, argv[1]))) if len(argv) > 1 else cwd
         else:
             folder = first_path_entry(argv, cwd) or cwd
-        return _shadows(folder, self.modules)
+        return shadows(folder, self.modules)
 
     def reap(self) -> None:
         for pid in list(self.runs):

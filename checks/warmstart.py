@@ -221,7 +221,7 @@ def attach_allowed(env: dict) -> bool:
     return bool(env.get(warm_wire.ADDRESS_ENV)) and _setting() is not False
 
 
-def _shadows(folder: str, modules: frozenset[str], names: list[str] | None = None) -> bool:
+def shadows(folder: str, modules: frozenset[str], names: list[str] | None = None) -> bool:
     """Whether `folder`, first on sys.path, would give an import of one of `modules` another module: a
     file of that name (any suffix, to be safe) or a package (a folder with __init__.py). A folder
     without __init__.py is only a namespace portion, which a module found later on sys.path beats.
@@ -270,7 +270,7 @@ def inert(entry: str, modules: frozenset[str]) -> bool:
         names = os.listdir(entry)
     except OSError:
         return False
-    if _shadows(entry, modules | {"sitecustomize", "usercustomize"}, names):
+    if shadows(entry, modules | {"sitecustomize", "usercustomize"}, names):
         return False
     for name in names:
         if name.endswith((".dist-info", ".egg-info")):
@@ -318,7 +318,7 @@ def template_for(env: dict, script: str, cwd: str | None = None) -> _Template | 
     if not template.ready():
         warm_wire.log("cold", script=script, why="the template did not start")
         return None
-    if _shadows(os.path.dirname(os.path.abspath(script)), template.modules):
+    if shadows(os.path.dirname(os.path.abspath(script)), template.modules):
         warm_wire.log("cold", script=script, why="the script's folder shadows a module the template imported")
         return None
     return template

@@ -263,7 +263,7 @@ def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monk
     import threading
     import time
 
-    from checks import distributed
+    from checks import distributed, rank_files
 
     text, user = _faulthandler_dump(tmp_path, """\
         import faulthandler, sys, threading
@@ -276,7 +276,7 @@ def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monk
     assert "File " in text[:main_at]  # the background thread comes first: a half dump has frames
     stack = tmp_path / "rank0.stack"
     stack.write_text(text[:main_at])
-    monkeypatch.setattr(distributed, "STACK_WAIT_S", 10.0)
+    monkeypatch.setattr(rank_files, "STACK_WAIT_S", 10.0)
     child = _ignoring_sigusr1()
     try:
         writer = threading.Timer(0.5, lambda: stack.write_text(text))
@@ -288,7 +288,7 @@ def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monk
         assert position(0, 3, got["rank0"], ended=False, ddp=False, script=str(user)).location == "user.py:4"
         # a dump that never completes is taken as it is at the deadline
         stack.write_text(text[:main_at])
-        monkeypatch.setattr(distributed, "STACK_WAIT_S", 0.3)
+        monkeypatch.setattr(rank_files, "STACK_WAIT_S", 0.3)
         assert distributed.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)}) == {"rank0": text[:main_at]}
     finally:
         child.kill()

@@ -110,9 +110,9 @@ def test_a_folder_that_shadows_a_module_torch_imports_is_started_cold(tmp_path):
     (tmp_path / "typing_extensions" / "__init__.py").write_text("")
     (tmp_path / "profile").mkdir()  # an output folder (no __init__.py): a namespace portion only
     (tmp_path / "model.py").write_text("")
-    assert warmstart._shadows(str(tmp_path), frozenset({"numpy"}))
-    assert warmstart._shadows(str(tmp_path), frozenset({"typing_extensions"}))
-    assert not warmstart._shadows(str(tmp_path), frozenset({"torch", "json", "profile"}))
+    assert warmstart.shadows(str(tmp_path), frozenset({"numpy"}))
+    assert warmstart.shadows(str(tmp_path), frozenset({"typing_extensions"}))
+    assert not warmstart.shadows(str(tmp_path), frozenset({"torch", "json", "profile"}))
 
 
 def test_the_template_environment_leaves_out_per_run_variables():

@@ -23,7 +23,7 @@ def run_distributed_profile(script, *, launch, steps, backend, fake_data, versio
                             timeout, stream, python, env, op_trace, advisor, seed, warnings,
                             progress_timeout=None) -> ProfileResult:
     from checks.distributed import LaunchSpec, run_distributed_smoke
-    from checks.profile.run import PROFILE_ENV, _read, build_result, child_config, fails
+    from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report
 
     if isinstance(launch, dict):
         launch = LaunchSpec(**launch)
@@ -37,7 +37,7 @@ def run_distributed_profile(script, *, launch, steps, backend, fake_data, versio
                                     torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
                                     env=child_env, stream=stream, python=python, seed=seed,
                                     log_dir=os.path.join(out_dir, "logs"))
-        children = {rank: _read(report.replace("{rank}", str(rank))) for rank in job.rank_ids}
+        children = {rank: read_child_report(report.replace("{rank}", str(rank))) for rank in job.rank_ids}
     note = EMULATED_NOTE if backend == "emulated" else None
     summary_job = {"verdict": job.verdict, "reasons": list(job.reasons), "hanging": list(job.hanging),
                    "replicas": job.replicas, "world_size": job.world_size, "log_dir": job.log_dir}

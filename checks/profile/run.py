@@ -8,23 +8,16 @@ own report next to the smoke report. On a real NPU the trace goes to OUT/trace a
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
 import tempfile
 
 from checks.backend import EMULATED_NOTE, detect
-from checks.profile import cost
 from checks.profile.ascend import DEFAULT_SCHEDULE, steps_needed
-from checks.profile.findings import (
-    EMULATION_CANNOT_SEE,
-    KINDS,
-    SEVERITIES,
-    ProfileResult,
-)
-from migrate.report import plural
+from checks.profile.findings import KINDS, SEVERITIES, ProfileResult
 
-PROFILE_ENV = "NPU_MIGRATE_PROFILE"
+# one run's result from its child's report (checks/profile/result.py), public here too
+from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report  # noqa: F401
+
 BACKENDS = ("auto", "npu", "emulated")
 MIN_STEPS = 3  # step 1 (set-up) is never measured; dynamic shapes need two measured steps to compare
 
@@ -40,15 +33,6 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
             raise ValueError(f"--fail-on: unknown {w!r} (kinds: {', '.join(KINDS)}; severities: "
                              f"{', '.join(SEVERITIES)}; any; none)")
     return tuple(w for w in words if w != "none")
-
-
-def fails(finding, fail_on: tuple[str, ...]) -> bool:
-    if not fail_on:
-        return False
-    if "any" in fail_on or finding.kind in fail_on:
-        return True
-    levels = [SEVERITIES.index(w) for w in fail_on if w in SEVERITIES]
-    return bool(levels) and SEVERITIES.index(finding.severity) >= min(levels)
 
 
 def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: bool = False,
@@ -116,71 +100,6 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
                           torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
                           env=child_env, stream=stream, python=python, seed=seed)
     finally:
-        child = _read(report)
+        child = read_child_report(report)
     return build_result(script, backend, version, child, smoke, smoke.steps, warnings=warnings, out_dir=out_dir,
                         fail_words=fail_words, trace_dir=trace_dir, advisor=advisor)
-
-
-def child_config(report: str, backend: str, version: str, op_trace: bool, trace_dir: str | None) -> str:
-    """The NPU_MIGRATE_PROFILE value: where the child writes its report (and the NPU trace)."""
-    return json.dumps({"report": report, "backend": backend, "torch_npu_version": version,
-                       "op_trace": bool(op_trace), "trace_dir": trace_dir, "schedule": DEFAULT_SCHEDULE})
-
-
-def build_result(script, backend, version, child, smoke, steps_run: int, *, warnings, out_dir, fail_words,
-                 trace_dir, advisor, rank: int | None = None) -> ProfileResult:
-    """One run's ProfileResult from the child's report and the smoke verdict of that run (for a rank of a
-    distributed job: that rank's smoke result); writes OUT_DIR/summary.md when something was measured."""
-    warnings = list(warnings)
-    warnings += [w for w in smoke.warnings if not w.startswith("ops with no NPU kernel")]
-    note = EMULATED_NOTE if backend == "emulated" else None
-    common = {"note": note, "torch_npu_version": version, "out_dir": out_dir, "smoke_verdict": smoke.verdict,
-              "smoke_reasons": smoke.reasons, "steps_run": steps_run, "rank": rank,
-              "cannot_see": EMULATION_CANNOT_SEE if backend == "emulated" else ()}
-    if smoke.exit_code == 2:
-        return ProfileResult(script, backend, 2, reasons=smoke.reasons, warnings=tuple(warnings), **common)
-    if child is None or int(child.get("measured_steps") or 0) < 1:
-        why = "; ".join(smoke.reasons) or "the script stopped before a measured step"
-        return ProfileResult(script, backend, 2, warnings=tuple(warnings), **common,
-                             reasons=(f"nothing measured: {plural(steps_run, 'optimizer step')} ran ({why})",))
-    if smoke.reasons:
-        warnings.append("the run did not pass smoke (profiled what ran): " + "; ".join(smoke.reasons))
-    warnings += child.get("warnings", [])
-    if child.get("trace_stopped_after"):
-        warnings.append(f"op tracing stopped after step {child['trace_stopped_after']}: two steps in a row showed "
-                        "nothing new (cpu_fallback, float64 and dynamic_shape are per traced step)")
-    child["script"] = os.path.abspath(script)
-    findings, step_ms = cost.build(child, torch_npu_version=version)
-    trace = None
-    if backend == "npu":
-        from checks.profile.advisor import collect
-
-        trace = collect(trace_dir, child.get("ascend"), child.get("ascend_error"), run_advisor=advisor)
-        if not trace["folders"]:
-            return ProfileResult(script, backend, 2, reasons=tuple(trace["warnings"]), warnings=tuple(warnings),
-                                 trace=trace, **common)
-        warnings += trace.get("warnings", [])
-    failing = sum(1 for f in findings if fails(f, fail_words))
-    result = ProfileResult(script, backend, 1 if failing else 0, steps=int(child["measured_steps"]),
-                           traced_steps=int(child.get("traced_steps") or 0), findings=tuple(findings),
-                           step_time_ms=round(step_ms, 3) if step_ms else None,
-                           step_times_ms=tuple(round(t * 1000, 3) for t in child.get("step_seconds", ())), warnings=tuple(dict.fromkeys(warnings)),
-                           fail_on=fail_words, failing=failing, trace=trace, **common)
-    from checks.profile.report import write_summary
-
-    os.makedirs(out_dir, exist_ok=True)
-    summary = write_summary(result, os.path.join(out_dir, "summary.md"))
-    return dataclasses.replace(result, summary_path=summary)
-
-
-def _read(path: str):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-    finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass

@@ -193,6 +193,6 @@ def _base(func) -> str:
 
 
 def _cpu_only_ops() -> frozenset:
-    from checks.optrace import _cpu_only_ops as cpu_only
+    from checks.optrace import cpu_only_ops as cpu_only
 
     return cpu_only()
