@@ -1,16 +1,13 @@
 """Every command in README.md is run (issue 16), as a newcomer would type it, and its exit code checked.
 
 Commands are the lines of the README's ```bash blocks (comments stripped) and the `$ ` lines of its
-output blocks. Each one runs with `bash -c` in a fresh workspace, with `npu-migrate` on PATH (this
+output blocks (the README shows one command per workflow step; the e2e lane). Each one runs with `bash -c` in a fresh workspace, with `npu-migrate` on PATH (this
 checkout's `python -m migrate`), where the README's placeholder files exist:
   train.py, gpu_train.py   the bundled GPU example (fixtures/gpu_scripts/cnn_cifar/train.py)
   npu_train.py             `apply`'s output of it (only for commands that read it; `apply -o
                            npu_train.py` gets a workspace without it, as on first use)
   repo/                    a clean git work tree with two bundled GPU examples
-  train.log                a log with a known torch_npu error (doctor --explain)
-  gpu_ddp.py, npu_ddp.py   a torchrun DDP GPU script (tests/dist_cases/gpu_ddp_nccl.py) and its
-  train_ddp.py             `apply` output; train_ddp.py is the same migrated script
-  fixtures/, out/demo/     the paths the README's output examples use (after scripts/demo.sh)
+  train_ddp.py             `apply`'s output of a torchrun DDP GPU script (tests/dist_cases/gpu_ddp_nccl.py)
 EXPECTED says, for every command, the exit code the README's own text promises for that input, and
 a command in the README without an entry fails the test (so a new README command gets one).
 
@@ -39,54 +36,28 @@ EXAMPLE = ROOT / "fixtures" / "gpu_scripts" / "cnn_cifar" / "train.py"
 DIST = ROOT / "tests" / "dist_cases"
 SETUP = ("bash scripts/demo.sh", "bash scripts/test.sh")
 
-# command -> (exit code, files it reads that `apply` makes, slow)
+# command -> (exit code, files it reads that `apply` makes, slow). The README shows one command per
+# step of the workflow; the variants of each command live in docs/ and are tested where the mechanism
+# is (see /work/notes/25.md for the list of variants removed from here and where each is covered).
 EXPECTED = {
+    # doctor: this host has no NPU: 1 = not ready
+    "npu-migrate doctor": (1, (), True),
     # analyze: 1 = findings (a GPU script has them)
     "npu-migrate analyze train.py": (1, (), False),
-    "npu-migrate analyze repo/ --format sarif -o npu.sarif": (1, (), False),
-    "npu-migrate analyze repo/ --format json --torch-npu-version 2.1.0": (1, (), False),
-    "cat train.py | npu-migrate analyze - --stdin-filename train.py": (1, (), False),
-    # check: the first run with --baseline writes the accepted findings and still gates on them: 1
-    "npu-migrate check repo/ --fail-on warning --baseline .npu-baseline.json": (1, (), False),
     # apply: 0 = everything rewritten (the one manual item left is info: cudnn flags)
     "npu-migrate apply train.py -o npu_train.py": (0, (), False),
-    "npu-migrate apply repo/ -o repo_npu/": (0, (), False),
-    "npu-migrate apply train.py --diff": (0, (), False),
-    "npu-migrate apply repo/ --in-place": (0, (), False),
-    "npu-migrate apply - < train.py > npu_train.py": (0, (), False),
-    "npu-migrate apply train.py -o npu_train.py --smoke --steps 5 --fake-data": (0, (), True),
-    "npu-migrate instrument gpu_train.py -o gpu_train_cc.py": (0, (), False),
     # smoke / validate / profile on the migrated example: pass
     "npu-migrate smoke npu_train.py --steps 5 --fake-data -- --batch-size 8": (0, ("npu_train.py",), True),
-    "npu-migrate smoke npu_train.py --backend emulated --strict-ops --fake-data --json smoke.json":
-        (0, ("npu_train.py",), True),
     "npu-migrate validate gpu_train.py npu_train.py --steps 20 --fake-data --out npu_validate_out":
         (0, ("npu_train.py",), True),
-    "npu-migrate validate fixtures/gpu_scripts/cnn_cifar/train.py out/demo/npu_train.py --steps 4 --fake-data -q "
-    "-- --max-steps 4": (0, ("out/demo/npu_train.py",), True),
-    # doctor: this host has no NPU: 1 = not ready; --explain on a log with a known error: 1 = explained
-    "npu-migrate doctor": (1, (), True),
-    "npu-migrate doctor --explain train.log": (1, (), False),
-    # profile: findings below the default --fail-on pass; the CI gate on host_sync fails on the
-    # example's .item() calls: 1
+    # profile: findings below the default --fail-on pass
     "npu-migrate profile npu_train.py --steps 8 --fake-data --json profile.json --out npu_profile_out -- "
     "--batch-size 8": (0, ("npu_train.py",), True),
-    "npu-migrate profile npu_train.py --backend emulated --fake-data --fail-on host_sync,cpu_fallback":
-        (1, ("npu_train.py",), True),
-    "npu-migrate profile out/demo/npu_train.py --steps 5 --fake-data -q --out out/demo/profile -- --max-steps 5":
-        (0, ("out/demo/npu_train.py",), True),
-    # distributed: 2 ranks of the migrated DDP script pass; the migration validates
+    # check: the first run with --baseline writes the accepted findings and still gates on them: 1
+    "npu-migrate check repo/ --fail-on warning --baseline .npu-baseline.json": (1, (), False),
+    # distributed: 2 ranks of the migrated DDP script pass
     "npu-migrate smoke train_ddp.py --nproc-per-node 2 --progress-timeout 60": (0, (), True),
-    "npu-migrate validate gpu_ddp.py npu_ddp.py --nproc-per-node 2 --steps 5": (0, ("npu_ddp.py",), True),
-    # profile of every rank of the migrated DDP job: nothing at or above the default --fail-on
-    "npu-migrate profile train_ddp.py --nproc-per-node 2 --backend emulated": (0, (), True),
 }
-
-NO_CANN_LOG = """\
-Traceback (most recent call last):
-  File "/venv/lib/python3.11/site-packages/torch/__init__.py", line 3483, in _import_device_backends
-ImportError: libhccl.so: cannot open shared object file: No such file or directory
-"""
 
 
 def readme_commands() -> list[str]:
@@ -140,21 +111,15 @@ def template(tmp_path_factory) -> Path:
     ws = tmp_path_factory.mktemp("readme-template")
     shutil.copy(EXAMPLE, ws / "train.py")
     shutil.copy(EXAMPLE, ws / "gpu_train.py")
-    (ws / "fixtures" / "gpu_scripts" / "cnn_cifar").mkdir(parents=True)
-    shutil.copy(EXAMPLE, ws / "fixtures" / "gpu_scripts" / "cnn_cifar" / "train.py")
     for name in ("cnn_cifar", "amp_gradscaler"):
         shutil.copytree(EXAMPLE.parent.parent / name, ws / "repo" / name, ignore=shutil.ignore_patterns("expected*"))
     _git("init", "-q", cwd=ws / "repo")
     _git("add", "-A", cwd=ws / "repo")
     _git("commit", "-qm", "gpu", cwd=ws / "repo")
-    (ws / "train.log").write_text(NO_CANN_LOG)
-    shutil.copy(DIST / "gpu_ddp_nccl.py", ws / "gpu_ddp.py")
     _npu_migrate(ws / ".bin")
     made = ws / ".made"
     _apply(EXAMPLE, made / "npu_train.py")
-    _apply(EXAMPLE, made / "out" / "demo" / "npu_train.py")
-    _apply(DIST / "gpu_ddp_nccl.py", made / "npu_ddp.py")
-    shutil.copy(made / "npu_ddp.py", ws / "train_ddp.py")
+    _apply(DIST / "gpu_ddp_nccl.py", ws / "train_ddp.py")
     return ws
 
 
