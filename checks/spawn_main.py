@@ -26,8 +26,8 @@ def _prepare() -> str:
     try:
         import checks.dist_child as dist_child
         from checks.bootstrap import describe_exception, install_hooks, seed_everything
+        from checks.child_config import RANKS_SUFFIX
         from checks.recorder import Recorder
-        from checks.spawn_ranks import RANKS_SUFFIX
 
         if cfg.get("fake_data"):
             import checks.fakedata as fakedata

@@ -21,10 +21,9 @@ import shutil
 from dataclasses import replace
 
 from checks import dist_verdict
+from checks.child_config import RANKS_SUFFIX
 from checks.rank_files import alive, child_report, read_progress, read_reports, request_stacks
 from checks.smoke_verdict import judge
-
-RANKS_SUFFIX = ".ranks"  # <report>.ranks/ holds the spawned ranks' rank{R}.dist.json
 
 
 def read(report_path: str) -> list[tuple[int, dict, dict | None]]:
