@@ -48,7 +48,7 @@ EXPECTED = {
     "npu-migrate apply train.py -o npu_train.py": (0, (), False),
     # smoke / validate / profile on the migrated example: pass
     "npu-migrate smoke npu_train.py --steps 5 --fake-data -- --batch-size 8": (0, ("npu_train.py",), True),
-    "npu-migrate validate gpu_train.py npu_train.py --steps 20 --fake-data --out npu_validate_out":
+    "npu-migrate validate gpu_train.py npu_train.py --steps 5 --fake-data --out npu_validate_out":
         (0, ("npu_train.py",), True),
     # profile: findings below the default --fail-on pass
     "npu-migrate profile npu_train.py --steps 8 --fake-data --json profile.json --out npu_profile_out -- "
