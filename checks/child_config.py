@@ -8,8 +8,9 @@ it over with `child_env`, so an option cannot mean one thing for one process and
 handed an older on/off switch). The child reads it back with `ChildConfig.from_env`, which refuses a
 configuration it does not know.
 
-Environment variables cross the process boundary only where the child must read them before its
-imports: the configuration itself (CONFIG_ENV), and the fake-data folder.
+Environment variables cross the process boundary only where the child (or what it starts) must read
+them before its imports: the configuration itself (CONFIG_ENV), the fake-data folder,
+CUDA_VISIBLE_DEVICES, and the process guard's run marker (checks/process.py).
 """
 from __future__ import annotations
 
