@@ -170,3 +170,12 @@ def test_packages_check_still_reads_torch_npu_for_the_pairing(tmp_path):
     host = _host(tmp_path, "8.5.0", "25.2.0", site=site)
     done = {"packages": packages.run(host, {})}
     assert cann_stack.run(host, done).status is Status.FAIL
+
+
+def test_packages_evidence_names_the_knowledge_line_for_an_unknown_release(tmp_path):
+    site = tmp_path / "site"
+    fk.dist_info(site, "torch", "2.2.0")
+    fk.dist_info(site, "torch_npu", "2.2.0", ["torch==2.2.0"])
+    result = packages.run(fk.host(tmp_path, site=site), {})
+    assert any(e.startswith("analyze / apply knowledge: the installed torch_npu 2.2.0 has no "
+                            "knowledge line") for e in result.evidence), result.evidence
