@@ -52,6 +52,51 @@ NPU_SMI_310P = """\
 """
 
 
+# The vendor's version files as printed in Ascend/mind-cluster@22bb3d987bc0
+# docs/en/faultdiag/user_guide/03_collecting_logs.md (the
+# FaultDiag guide's "Query the driver/firmware/CANN version" outputs); versions are parameters.
+TOOLKIT_INFO = """\
+package_name=Ascend-cann-toolkit
+version={version}
+innerversion=V100R001C25SPC001B212
+compatible_version=[V100R001C15],[V100R001C18],[V100R001C19],[V100R001C20],[V100R001C21],[V100R001C23]
+arch=x86_64
+os=linux
+path={root}/x86_64-linux
+"""
+DRIVER_INFO = """\
+Version={version}
+ascendhal_version=7.35.19
+aicpu_version=1.0
+tdt_version=1.0
+log_version=1.0
+prof_version=2.0
+dvppkernels_version=1.1
+tsfw_version=1.0
+Innerversion=V100R001C15SPC006B220
+compatible_version=[V100R001C30],[V100R001C13],[V100R001C15],[V100R001C17]
+compatible_version_fw=[7.0.0,7.2.99]
+"""
+FIRMWARE_INFO = """\
+Version={version}
+firmware_version=1.0
+package_version=23.0.7
+compatible_version_drv=[23.0.rc3,23.0.rc3.],[23.0.0,23.0.0.]
+"""
+
+
+def driver_tree(ascend_root: Path, version: str = "25.2.0",
+                firmware: str | None = "7.7.0.1.231") -> Path:
+    """<ascend_root>/driver/version.info (and firmware/version.info) as the driver installs them."""
+    (ascend_root / "driver").mkdir(parents=True, exist_ok=True)
+    (ascend_root / "driver" / "version.info").write_text(DRIVER_INFO.format(version=version))
+    if firmware:
+        (ascend_root / "firmware").mkdir(parents=True, exist_ok=True)
+        (ascend_root / "firmware" / "version.info").write_text(
+            FIRMWARE_INFO.format(version=firmware))
+    return ascend_root
+
+
 def write_exe(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -77,6 +122,21 @@ def dist_info(site: Path, name: str, version: str, requires: list[str] = ()) -> 
     return d
 
 
+# versions inside each requirement of CANN's list (migrate/knowledge/cann_stack.toml)
+CANN_PYTHON_VERSIONS = {"numpy": "1.26.4", "decorator": "5.1.1", "sympy": "1.13.1",
+                        "cffi": "1.17.1", "protobuf": "3.20.3", "attrs": "24.2.0",
+                        "Cython": "3.0.11", "PyYAML": "6.0.2", "pathlib2": "2.3.7.post1",
+                        "scipy": "1.14.1", "requests": "2.32.3", "psutil": "6.1.0",
+                        "absl-py": "2.1.0"}
+
+
+def cann_python_deps(site: Path, skip=(), versions: dict | None = None) -> None:
+    """dist-info for CANN's Python dependencies (all, less `skip`, `versions` overriding)."""
+    for name, version in {**CANN_PYTHON_VERSIONS, **(versions or {})}.items():
+        if name not in skip:
+            dist_info(site, name, version)
+
+
 def package(site: Path, name: str, init: str) -> Path:
     p = site / name
     p.mkdir(parents=True, exist_ok=True)
@@ -93,7 +153,7 @@ def cann_tree(root: Path, version: str = "8.5.0", libs=("libascendcl.so", "libhc
         (latest / "lib64" / lib).write_bytes(b"\x7fELF")
     info = latest / "x86_64-linux" / "ascend_toolkit_install.info"
     info.parent.mkdir(parents=True, exist_ok=True)
-    info.write_text(f"package_name=Ascend-cann-toolkit\nversion={version}\narch=x86_64\n")
+    info.write_text(TOOLKIT_INFO.format(version=version, root=root))
     (root / "set_env.sh").write_text(f"export ASCEND_HOME_PATH={latest}\n")
     return latest
 
@@ -120,6 +180,7 @@ def host(tmp: Path, *, env: dict | None = None, site: Path | None = None, **kw) 
     base.update(env or {})
     kw.setdefault("dev_dir", tmp / "dev")
     kw.setdefault("install_roots", ())
+    kw.setdefault("ascend_root", tmp / "Ascend")
     kw.setdefault("sys_path", ())
     kw.setdefault("machine", "x86_64")
     kw.setdefault("python_version", (3, 11))

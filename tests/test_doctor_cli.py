@@ -40,7 +40,8 @@ def test_machine_without_ascend_says_so(tmp_path):
     data = json.loads(report.read_text())
     assert data["ready"] is False and data["exit_code"] == 1 and data["headline"] == NO_STACK
     assert [c["id"] for c in data["checks"]] == [
-        "python", "packages", "cann", "driver", "import", "npu", "env", "tools"]
+        "python", "packages", "cann", "driver", "cann_stack", "cann_python", "import", "npu",
+        "env", "tools"]
     by_id = {c["id"]: c for c in data["checks"]}
     assert by_id["import"]["status"] == "skip" and by_id["npu"]["status"] == "skip"
     assert {b["id"] for b in data["blocking"]} >= {"packages", "cann", "driver"}

@@ -132,6 +132,7 @@ def test_ready_end_to_end_on_a_fake_ascend_host(tmp_path):
     fk.dist_info(site, "torch_npu", rel.version, [rel.requirement("x86_64")])
     fk.dist_info(site, "mindstudio-probe", "26.2.0")
     fk.dist_info(site, "msprof-analyze", "26.2.0")
+    fk.cann_python_deps(site)
     latest = fk.cann_tree(tmp_path / "Ascend" / "ascend-toolkit")
     fk.fake_npu_smi(tmp_path / "bin", fk.NPU_SMI_310P)
     fk.dev_dir(tmp_path / "dev", 1)
@@ -142,7 +143,7 @@ def test_ready_end_to_end_on_a_fake_ascend_host(tmp_path):
     report = run_checks(host)
     assert [(r.id, r.status.value) for r in report.results] == [
         ("python", "pass"), ("packages", "pass"), ("cann", "pass"), ("driver", "pass"),
-        ("import", "pass"), ("npu", "pass"), ("env", "pass"), ("tools", "pass")], report
+        ("cann_stack", "pass"), ("cann_python", "pass"), ("import", "pass"), ("npu", "pass"), ("env", "pass"), ("tools", "pass")], report
     assert report.exit_code == 0 and report.headline is None
     # the same host with CANN not sourced is not ready, and says what to source
     unsourced = dataclasses.replace(host, env={k: v for k, v in env.items()

@@ -284,3 +284,36 @@ def test_cpu_only_ops_are_cpu_implementation_details():
     assert "mkldnn_rnn_layer" in ops or any(op.endswith("_for_cpu") for op in ops)
     kb = load("2.13.0")
     assert not any(kb.op_supported(op) for op in ops if op.endswith("_for_cpu"))
+
+
+def test_version_note_names_the_line_used_for_an_installed_release_without_one(monkeypatch):
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: "2.2.0")  # users still run 2.2.0
+    assert k.resolve_version(None) == k.newest_version()
+    note = k.version_note(None)
+    assert note.startswith("the installed torch_npu 2.2.0 has no knowledge line")
+    assert f"using {k.newest_version()}, the newest" in note
+    assert "--torch-npu-version" in note
+
+
+def test_version_note_same_series_and_silent_cases(monkeypatch):
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: "2.9.0")  # the data has a 2.9.1 line
+    assert "using 2.9.1, the knowledge line of the same 2.9 series" in k.version_note(None)
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: "2.1.0.post12")
+    assert k.version_note(None) is None  # its own line
+    assert k.version_note("2.13") is None  # chosen on the command line
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: None)
+    assert k.version_note(None) is None
+
+
+def test_analyze_says_which_line_it_uses(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from migrate.cli import cli
+
+    monkeypatch.setattr(k, "_installed_torch_npu", lambda: "2.2.0")
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nx = torch.zeros(2).cuda()\n")
+    result = CliRunner().invoke(cli, ["analyze", str(script), "--no-cache", "--format", "text"])
+    assert result.exit_code == 1, result.output
+    assert "npu-migrate: the installed torch_npu 2.2.0 has no knowledge line" in result.stderr
+    assert "has no knowledge line" not in result.stdout

@@ -73,6 +73,9 @@ def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, 
         knowledge.resolve_version(config.torch_npu_version)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--torch-npu-version") from None
+    note = knowledge.version_note(config.torch_npu_version)
+    if note:
+        click.echo(f"npu-migrate: {note}", err=True)
     stdin_data = sys.stdin.buffer.read() if "-" in paths else None
     progress = _progress_bar() if not no_progress and sys.stderr.isatty() else None
     try:

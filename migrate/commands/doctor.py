@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from migrate import fileio
-from migrate.doctor import explain, releases, report
+from migrate.doctor import explain, releases, report, timeline
 from migrate.doctor.host import Host
 from migrate.doctor.runner import run_checks
 
@@ -26,8 +26,10 @@ def _format(name: str) -> str:
               help="Also write the report as JSON to REPORT ('-' for stdout only).")
 @click.option("--torch-npu-version", "torch_npu_version", metavar="V", default=None,
               help="Check against this torch_npu release instead of the installed one.")
-@click.option("--explain", "explain_source", metavar="LOG|-", default=None,
-              help="Explain the known Ascend/torch_npu errors found in a log file (or stdin).")
+@click.option("--explain", "explain_source", metavar="LOG|DIR|-", default=None,
+              help="Explain the known Ascend/torch_npu errors found in a log file (or stdin); "
+                   "with a folder of every rank's logs (and plog files): the errors by time and "
+                   "the first failing rank.")
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "rich", "json"]),
               default="auto", show_default=True, help="auto: a table on a terminal, else text.")
 @click.option("--timeout", type=float, default=180.0, show_default=True,
@@ -38,6 +40,7 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
 
     Exit 0 ready, 1 not ready (each blocking problem listed with its fix), 2 could not run.
     With --explain: exit 0 no known error in the log, 1 known errors explained, 2 unreadable.
+    With --explain DIR: the same over every log in DIR, ordered by time, first failing rank named.
     """
     fmt = _format(fmt)
     if explain_source is not None:
@@ -62,6 +65,10 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
 
 
 def _explain(source: str, fmt: str, json_path: str | None) -> None:
+    if source != "-" and Path(source).is_dir():
+        result = timeline.build(Path(source))
+        _emit("report_timeline", result, fmt, json_path)
+        raise SystemExit(1 if result.events else 0)
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(errors="replace")
     except OSError as exc:

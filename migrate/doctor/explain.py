@@ -1,7 +1,8 @@
 """`npu-migrate doctor --explain LOG`: known error messages and codes found in a log.
 
 The table is data (migrate/knowledge/explain.toml, a source per entry; torch_npu's ERRxxyyy codes
-from data/torch_npu_err_codes.json, generated from the wheel). The same matcher decodes the
+from data/torch_npu_err_codes.json, generated from the wheel; numeric ACL / aclnn / HCCL / dcmi codes
+through migrate.doctor.codes). The same matcher decodes the
 failure of the doctor's own `import torch_npu` probe.
 """
 from __future__ import annotations
@@ -12,6 +13,8 @@ import json
 import re
 from dataclasses import dataclass
 from importlib import resources
+
+from migrate.doctor import codes
 
 try:  # Python >= 3.11
     import tomllib as _toml
@@ -30,6 +33,9 @@ class KnownError:
     fix: str
     source: dict
     context: str | None = None  # the matching line must also match this
+    # on a multi-rank run, usually the effect of another rank's failure (a timeout waiting for it):
+    # `doctor --explain DIR` names a rank with only these as a consequence, not the first failure
+    consequence: bool = False
 
     @property
     def pattern(self) -> str:
@@ -58,7 +64,8 @@ def known_errors() -> tuple[KnownError, ...]:
     return tuple(KnownError(id=e["id"], explanation=e["explanation"], fix=e["fix"],
                             patterns=tuple([e["pattern"]] if isinstance(e["pattern"], str)
                                            else e["pattern"]),
-                            source=dict(e["source"]), context=e.get("context"))
+                            source=dict(e["source"]), context=e.get("context"),
+                            consequence=bool(e.get("consequence", False)))
                  for e in _toml.loads(text)["error"])
 
 
@@ -105,6 +112,7 @@ def explain(text: str) -> list[Match]:
         return idx + 1, text[starts[idx]:stop]
 
     found: dict[str, list] = {}
+    hand_lines: set[int] = set()
     for entry, regexes, context in _compiled():
         seen: set[int] = set()
         for regex in regexes:
@@ -113,6 +121,7 @@ def explain(text: str) -> list[Match]:
                 if no in seen or (context is not None and not context.search(line)):
                     continue
                 seen.add(no)
+                hand_lines.add(no)
                 _add(found, entry.id, no, line, entry.explanation, entry.fix,
                      source_text(entry.source))
     for hit in _ERR_CODE.finditer(text):
@@ -125,6 +134,15 @@ def explain(text: str) -> list[Match]:
              f"3-digit error).",
              "read the lines just above it for the underlying message or CANN code (E?????); "
              "those are explained separately when known.", err_codes()["source"])
+    for regex in (codes.ACL_CODE, codes.HCCL_CODE, codes.DCMI_CODE):
+        for hit in regex.finditer(text):
+            no, line = line_at(hit.start())
+            if no in hand_lines:  # a hand-written entry already explains this line
+                continue
+            for info in codes.find(line):
+                _add(found, f"{info.family} {info.code}", no, line,
+                     f"{info.family} code {info.code} = {info.name}: {info.meaning}", info.fix,
+                     info.source)
     matches = [Match(id=k, line_no=v[0], line=v[1].strip()[:300], count=v[2], explanation=v[3],
                      fix=v[4], source=v[5]) for k, v in found.items()]
     return sorted(matches, key=lambda m: (m.line_no, m.id))

@@ -38,6 +38,8 @@ class Host:
     machine: str = platform.machine()
     dev_dir: Path = Path("/dev")
     install_roots: tuple[Path, ...] = DEFAULT_INSTALL_ROOTS
+    # where the driver and firmware install (their version.info files); tests point it at a fake
+    ascend_root: Path = Path("/usr/local/Ascend")
     probe_timeout: float = 180.0
     allreduce_timeout: float = 120.0
     target_torch_npu: str | None = None  # --torch-npu-version

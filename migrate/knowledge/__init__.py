@@ -104,6 +104,30 @@ def resolve_version(text: str | None = None) -> str:
     return line
 
 
+def version_note(text: str | None = None, installed: str | None = None) -> str | None:
+    """One sentence when the line `resolve_version(text)` picks is not the installed torch_npu's
+    own: no --torch-npu-version and the installed release has no line of its own in the data
+    (`installed`: the installed version; None reads it from package metadata)."""
+    if text is not None:
+        return None
+    installed = installed or _installed_torch_npu()
+    if not installed:
+        return None
+    line = _match_line(installed)
+    known = known_versions()
+    if line is None:
+        return (f"the installed torch_npu {installed} has no knowledge line (the data has lines "
+                f"{known[0]} to {known[-1]}, read from those wheels); using {known[-1]}, the "
+                f"newest, as for a machine without torch_npu, so API and op findings describe "
+                f"torch_npu {known[-1]}: an API or op added after {installed} may be reported as "
+                f"available. Choose a line with --torch-npu-version.")
+    m = _VER_RE.match(installed)
+    if m and m.group(3) is not None and line != ".".join(m.group(1, 2, 3)):
+        return (f"the installed torch_npu {installed} has no line of its own; using {line}, the "
+                f"knowledge line of the same {m.group(1)}.{m.group(2)} series.")
+    return None
+
+
 # ------------------------------------------------------------------------------------ records
 @dataclass(frozen=True)
 class CudaApi:

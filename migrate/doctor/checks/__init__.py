@@ -6,6 +6,8 @@ ORDER = (
     "packages",
     "cann",
     "driver",
+    "cann_stack",
+    "cann_python",
     "torch_npu_import",
     "npu_usable",
     "env_vars",

@@ -10,16 +10,15 @@ or in the ld.so cache; the version is read as torch_npu's own collect_env.py doe
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from migrate.doctor import stack
 from migrate.doctor.host import Host
 from migrate.doctor.result import CheckResult, Status
 
 ID = "cann"
 TITLE = "CANN toolkit"
 LIBRARIES = ("libascendcl.so", "libhccl.so")
-_INSTALL_INFO = re.compile(r"ascend_.*_install\.info")
 
 
 def installed_toolkits(host: Host) -> list[Path]:
@@ -76,21 +75,7 @@ def locate(host: Host, lib: str, home: Path, cache: dict) -> tuple[str | None, s
 
 
 def toolkit_version(home: Path, max_depth: int = 3) -> tuple[str, Path] | None:
-    base_depth = len(home.parts)
-    for dirpath, dirnames, filenames in os.walk(home):
-        if len(Path(dirpath).parts) - base_depth >= max_depth:
-            dirnames[:] = []
-        for name in sorted(filenames):
-            if _INSTALL_INFO.fullmatch(name):
-                path = Path(dirpath) / name
-                try:
-                    lines = path.read_text(errors="replace").splitlines()
-                except OSError:
-                    continue
-                for line in lines:
-                    if "version" in line:
-                        return line.strip().split("=")[-1], path
-    return None
+    return stack.toolkit_info(home, max_depth)
 
 
 def run(host: Host, done: dict) -> CheckResult:

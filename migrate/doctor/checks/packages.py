@@ -112,6 +112,12 @@ def run(host: Host, done: dict) -> CheckResult:
         else:
             evidence.append(f"torch {torch} is a CUDA build; harmless here (no NVIDIA device, "
                             "so torch reports no CUDA accelerator)")
+    if npu:
+        from migrate import knowledge
+
+        note = knowledge.version_note(None, installed=npu)
+        if note:
+            evidence.append(f"analyze / apply knowledge: {note}")
     evidence.append("pairing data: migrate/knowledge/data/releases.json (wheel METADATA on PyPI, "
                     f"generated {releases.source()['generated']})")
     if fails:

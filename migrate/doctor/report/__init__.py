@@ -1,7 +1,8 @@
-"""Doctor output formats, one module per format, all with the same two functions:
+"""Doctor output formats, one module per format, all with the same three functions:
 
     report(result: DoctorReport, stream: TextIO) -> None
     report_explain(matches: list[explain.Match], stream: TextIO) -> None
+    report_timeline(timeline: timeline.Timeline, stream: TextIO) -> None   (--explain DIR)
 """
 from __future__ import annotations
 

@@ -15,3 +15,8 @@ def report(result: DoctorReport, stream: TextIO) -> None:
 def report_explain(matches, stream: TextIO) -> None:
     json.dump({"matches": [m.to_dict() for m in matches]}, stream, indent=2)
     stream.write("\n")
+
+
+def report_timeline(timeline, stream: TextIO) -> None:
+    json.dump(timeline.to_dict(), stream, indent=2)
+    stream.write("\n")

@@ -47,5 +47,23 @@ def report_explain(matches, stream: TextIO) -> None:
     console.print(table)
 
 
+def report_timeline(timeline, stream: TextIO) -> None:
+    console = Console(file=stream)
+    if timeline.first is None:
+        console.print(f"{len(timeline.files)} log file(s): no known Ascend / torch_npu error")
+        return
+    who = f"rank {timeline.first.rank}" if timeline.first.rank is not None else "an unknown rank"
+    console.print(f"first failing: [bold]{who}[/bold] ({_esc(timeline.first.id)}); "
+                  f"{_esc(timeline.why)}")
+    table = Table(title="errors by time, every rank", show_lines=True)
+    for column in ("time", "rank", "error", "role", "where", "why", "fix"):
+        table.add_column(column, overflow="fold")
+    for e in timeline.events:
+        table.add_row(e.time or "-", "?" if e.rank is None else str(e.rank), _esc(e.id),
+                      _esc(e.role), _esc(f"{e.file}:{e.line_no}"), _esc(e.explanation),
+                      _esc(e.fix))
+    console.print(table)
+
+
 def _esc(text: str | None) -> str:
     return escape(text or "")

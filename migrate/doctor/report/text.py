@@ -35,3 +35,18 @@ def report_explain(matches, stream: TextIO) -> None:
         times = f" (x{m.count})" if m.count > 1 else ""
         stream.write(f"line {m.line_no}{times}: {m.id}\n  {m.line}\n  why: {m.explanation}\n"
                      f"  fix: {m.fix}\n  source: {m.source}\n")
+
+
+def report_timeline(timeline, stream: TextIO) -> None:
+    stream.write(f"{plural(len(timeline.files), 'log file')} read\n")
+    if timeline.first is None:
+        stream.write("no known Ascend / torch_npu error in the logs\n")
+        return
+    who = f"rank {timeline.first.rank}" if timeline.first.rank is not None else "an unknown rank"
+    stream.write(f"first failing: {who} ({timeline.first.id}, {timeline.first.file}:"
+                 f"{timeline.first.line_no}); {timeline.why}\n\n")
+    for e in timeline.events:
+        rank = f"rank {e.rank}" if e.rank is not None else "rank ?"
+        role = f"  [{e.role}]" if e.role else ""
+        stream.write(f"{e.time or '(no time)'}  {rank}  {e.id}{role}\n  {e.file}:{e.line_no}: "
+                     f"{e.line}\n  why: {e.explanation}\n  fix: {e.fix}\n  source: {e.source}\n")
