@@ -182,13 +182,27 @@ def _every_iteration_backward(loop) -> ast.Call | None:
     return None
 
 
-def _guarded_step(loop) -> ast.If | None:
-    """The `if ... % n ...:` statement (run every iteration) whose body steps the optimizer,
-    provided the gradients are not also cleared on every iteration."""
+def _step_condition(stmt: ast.If, flags: dict[str, ast.BinOp]) -> ast.BinOp | None:
+    """The `%` an `if` tests: in its own test, or through a flag set in the loop body
+    (`sync = (i + 1) % n == 0` ... `if sync:`)."""
+    if isinstance(stmt.test, ast.Name) and stmt.test.id in flags:
+        return flags[stmt.test.id]
+    return _modulo(stmt.test)
+
+
+def _guarded_step(loop) -> tuple[ast.If, ast.BinOp] | None:
+    """The `if ... % n ...:` statement (run every iteration) whose body steps the optimizer, and
+    its `%`, provided the gradients are not also cleared on every iteration."""
     guard = None
+    flags = {}
     for stmt in unconditional(loop.body):
-        if isinstance(stmt, ast.If) and _modulo(stmt.test) is not None and any(is_optimizer_step(c) for c in _calls(stmt.body)):
-            guard = guard or stmt
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if _modulo(stmt.value) is not None:
+                flags[stmt.targets[0].id] = _modulo(stmt.value)
+        if isinstance(stmt, ast.If) and any(is_optimizer_step(c) for c in _calls(stmt.body)):
+            modulo = _step_condition(stmt, flags)
+            if modulo is not None:
+                guard = guard or (stmt, modulo)
         call = statement_call(stmt)
         if call is not None and (is_zero_grad(call) or is_optimizer_step(call)):
             return None  # cleared or stepped on every iteration: no accumulation
@@ -221,9 +235,10 @@ def accumulations(ctx) -> Iterator[Accumulation]:
         backward = _every_iteration_backward(loop)
         if backward is None:
             continue
-        guard = _guarded_step(loop)
-        if guard is not None:
-            yield Accumulation(loop, backward, _modulo(guard.test).right, guard)
+        guarded = _guarded_step(loop)
+        if guarded is not None:
+            guard, modulo = guarded
+            yield Accumulation(loop, backward, modulo.right, guard)
             continue
         bound = _range_bound(loop)
         if bound is None or isinstance(bound, ast.Constant) and bound.value == 1:

@@ -6,7 +6,19 @@ from migrate.rules.base import Invalid, Rule
 
 
 def _divided(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult, ast.FloorDiv)) for n in ast.walk(node))
+    """The expression divides (or multiplies) its value: `a / n`, `(a + b) * w`, `(a / n).mean()`;
+    a division inside a call's arguments (`criterion(model(x / 255), y)`) scales the input, not
+    the loss."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.BinOp) and isinstance(current.op, (ast.Div, ast.Mult, ast.FloorDiv)):
+            return True
+        if isinstance(current, ast.Call):
+            stack.append(current.func)
+        else:
+            stack.extend(ast.iter_child_nodes(current))
+    return False
 
 
 def _mentions(node: ast.AST, text: str, ctx) -> bool:

@@ -70,7 +70,7 @@ class ResumeDropsState(Rule):
     NAME = "resume-drops-state"
     CATEGORY = Category.TRAINING
     SEVERITY = Severity.WARNING
-    MESSAGE = "this resume does not restore {what} that the checkpoint saved at line {line} holds: the resumed run restarts them from scratch"
+    MESSAGE = "this resume does not restore {what}, which the checkpoint saved at line {line} holds: the resumed run starts that state afresh"
     TRIGGERS = ("torch.load", "load(")
     VALID = [
         "import torch\ndef save(path):\n    torch.save({'model': model.state_dict(), 'optimizer': opt.state_dict(), 'scaler': scaler.state_dict(), 'epoch': epoch}, path)\n"
