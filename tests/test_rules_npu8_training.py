@@ -252,3 +252,8 @@ def test_nanogpt_checkpoint_is_quiet():
     """
     codes = [f.code for f in analyze(textwrap.dedent(source)) if f.code.startswith("NPU8")]
     assert codes == []
+    # the same resume without the optimizer restore: the name's later reuse for the saved dict
+    # does not hide it (only the uses before `checkpoint = None` belong to the loaded checkpoint)
+    dropped = textwrap.dedent(source).replace("    optimizer.load_state_dict(checkpoint['optimizer'])", "    pass")
+    found = of_code(analyze(dropped), "NPU807")
+    assert [f.line for f in found] == [3] and "'optimizer'" in found[0].message

@@ -23,9 +23,12 @@ def _keyed_reads(ctx, load: ast.Call) -> set[str] | None:
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
         return None
     name = stmt.targets[0].id
+    scope = [n for n in walk_scope(enclosing_scope(ctx, load)) if isinstance(n, ast.Name) and n.id == name]
+    # the uses up to the name's next assignment (nanoGPT reuses `checkpoint` for the dict it saves)
+    rebound = min((n.lineno for n in scope if isinstance(n.ctx, ast.Store) and n.lineno > load.lineno), default=None)
     reads = set()
-    for node in walk_scope(enclosing_scope(ctx, load)):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+    for node in scope:
+        if not isinstance(node.ctx, ast.Load) or node.lineno < load.lineno or (rebound is not None and node.lineno >= rebound):
             continue
         parent = ctx.parent(node)
         if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Constant):
