@@ -39,6 +39,24 @@ def _branches_apart(ctx, a: ast.AST, b: ast.AST) -> bool:
     return False
 
 
+def _tests_above(ctx, node: ast.AST) -> set[str]:
+    """The source of each `if` test a node sits in the body of, plus `not (...)` for each orelse."""
+    found = set()
+    child, current = node, ctx.parent(node)
+    while current is not None:
+        if isinstance(current, ast.If):
+            test = " ".join(ctx.segment(current.test).split())
+            found.add(test if child in current.body else f"not {test}")
+        child, current = current, ctx.parent(current)
+    return found
+
+
+def _opposite_tests(ctx, a: ast.AST, b: ast.AST) -> bool:
+    """`if use_amp: scaled backward` ... later `if not use_amp: clip`: they never both run."""
+    tests_a, tests_b = _tests_above(ctx, a), _tests_above(ctx, b)
+    return any(f"not {t}" in tests_b or (t.startswith("not ") and t[4:] in tests_b) for t in tests_a)
+
+
 class ClipScaledGradients(Rule):
     """Gradient clipping on scaled gradients: after `scaler.scale(loss).backward()` the `.grad`
     tensors hold the loss-scaled gradients (x65536 at the start), so `clip_grad_norm_` /
@@ -46,7 +64,8 @@ class ClipScaledGradients(Rule):
     the scale changing after overflows, by a different amount every step). Call
     `scaler.unscale_(optimizer)` before clipping; `scaler.step` then does not unscale twice.
     Reported when, in one function, a clip call follows the scaled backward (in source order, not
-    in another branch of the same `if`) with no `unscale_` call between them."""
+    in another branch of the same `if`, nor under the opposite test of a later `if`) with no
+    `unscale_` call between them."""
 
     CODE = "NPU802"
     NAME = "clip-scaled-gradients"
@@ -65,6 +84,9 @@ class ClipScaledGradients(Rule):
         # unscale_ inside the accumulation guard, before clipping
         "import torch\nfor i, x in enumerate(loader):\n    scaler.scale(model(x) / 4).backward()\n    if (i + 1) % 4 == 0:\n"
         "        scaler.unscale_(opt)\n        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n        scaler.step(opt)\n        scaler.update()\n",
+        # the scaled backward and the clip under opposite tests of two `if`s
+        "import torch\nif args.amp:\n    scaler.scale(loss).backward()\nelse:\n    loss.backward()\nif not args.amp:\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
     ]
     INVALID = [
         Invalid(
@@ -85,7 +107,7 @@ class ClipScaledGradients(Rule):
         for clip in clips:
             scope = enclosing_scope(ctx, clip)
             calls = [n for n in walk_scope(scope) if isinstance(n, ast.Call)]
-            backwards = [c for c in calls if scaled_backward(c) is not None and c.lineno < clip.lineno and not _branches_apart(ctx, c, clip)]
+            backwards = [c for c in calls if scaled_backward(c) is not None and c.lineno < clip.lineno and not _branches_apart(ctx, c, clip) and not _opposite_tests(ctx, c, clip)]
             if not backwards:
                 continue
             last = max(backwards, key=lambda c: c.lineno)
