@@ -30,8 +30,7 @@ def _fp16_autocast(ctx, call: ast.Call) -> bool:
 
 
 def _half_model(call: ast.Call) -> bool:
-    """`model.half()` (no arguments) on a name that the module also trains: `model.train()` or
-    `model.parameters()` somewhere."""
+    """A `.half()` call with no arguments (whether its model is trained is checked apart)."""
     return isinstance(call.func, ast.Attribute) and call.func.attr == "half" and not call.args and not call.keywords
 
 

@@ -19,12 +19,13 @@ class ModelOnlyCheckpoint(Rule):
     interrupted one (a loss spike, then a different curve). Save `optimizer.state_dict()` and, when
     the loop has them, the scheduler's, the scaler's, the step and the RNG states. Not reported when
     another `torch.save` in the module saves optimizer state (the model-only file is then an export
-    beside a full checkpoint)."""
+    beside a full checkpoint). Severity info: the run itself trains as written (on the GPU as on
+    the NPU); only a resumed run differs."""
 
     CODE = "NPU806"
     NAME = "model-only-checkpoint"
     CATEGORY = Category.TRAINING
-    SEVERITY = Severity.WARNING
+    SEVERITY = Severity.INFO
     MESSAGE = "this checkpoint holds the model but not the optimizer state, though the script offers resuming: a resumed run restarts the optimizer (and scheduler / scaler) from scratch"
     TRIGGERS = ("torch.save", "save(")
     VALID = [

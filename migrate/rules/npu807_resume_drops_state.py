@@ -67,12 +67,13 @@ class ResumeDropsState(Rule):
     dict literal and the loaded checkpoint is read by key only (a checkpoint handed whole to other
     code is not judged). A load counts as a resume when it reads some training state or sits
     under an `if` / in a function that mentions resuming; a load of the weights alone for
-    evaluation or export is not one."""
+    evaluation or export is not one. Severity info: the run itself trains as written (on the GPU as on
+    the NPU); only a resumed run differs."""
 
     CODE = "NPU807"
     NAME = "resume-drops-state"
     CATEGORY = Category.TRAINING
-    SEVERITY = Severity.WARNING
+    SEVERITY = Severity.INFO
     MESSAGE = "this resume does not restore {what}, which the checkpoint saved at line {line} holds: the resumed run starts that state afresh"
     TRIGGERS = ("torch.load", "load(")
     VALID = [
