@@ -37,6 +37,7 @@ class Category(str, enum.Enum):
     THIRD_PARTY = "third-party"  # NPU5xx
     OPS = "ops"  # NPU6xx
     ENVIRONMENT = "environment"  # NPU7xx
+    TRAINING = "training"  # NPU8xx: the training loop (loss scaling, clipping, accumulation, checkpoints)
     FILE = "file"  # NPU9xx: could not read or parse a file
 
     def __str__(self) -> str:

@@ -14,7 +14,8 @@ DOCS_HEAD = """# Finding codes
 
 Generated from the rules by `scripts/update_readme.py` (do not edit by hand). Codes are stable forever,
 grouped by hundreds: 1xx devices, 2xx identity checks, 3xx distributed, 4xx AMP, 5xx GPU-only
-third-party code, 6xx ops and features, 7xx environment variables, 9xx files that could not be read.
+third-party code, 6xx ops and features, 7xx environment variables, 8xx the training loop (loss scaling,
+clipping, gradient accumulation, checkpoints), 9xx files that could not be read.
 `npu-migrate rules` prints the same list in a terminal.
 
 """

@@ -58,7 +58,7 @@ def test_every_rule_has_examples_and_docs():
         assert rule.VALID and rule.INVALID, rule.CODE
         assert rule.docs(), rule.CODE
         assert rule.CODE.startswith("NPU") and len(rule.CODE) == 6
-        hundreds = {"1": "device", "2": "identity", "3": "distributed", "4": "amp", "5": "third-party", "6": "ops", "7": "environment"}
+        hundreds = {"1": "device", "2": "identity", "3": "distributed", "4": "amp", "5": "third-party", "6": "ops", "7": "environment", "8": "training"}
         assert str(rule.CATEGORY) == hundreds[rule.CODE[3]], rule.CODE
         if rule.FIXABLE:
             assert any(isinstance(e, Invalid) and e.expected for e in rule.INVALID), f"{rule.CODE} is fixable but shows no rewrite"

@@ -1,0 +1,83 @@
+"""The runtime side of issue 28 (checks.loop_observer), in process on a tiny CPU loop: the GradScaler's
+scale per step and the skipped (overflow) step, the norm clipping saw and whether it was still
+loss-scaled, and which training state each torch.save holds."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.runtime
+
+
+def _loop(torch, unscale_before_clip: bool):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
+    x = torch.randn(8, 4)
+    for step in range(3):
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean() * (float("inf") if step == 0 else 1.0)  # step 1 overflows
+        scaler.scale(loss).backward()
+        if unscale_before_clip:
+            scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
+
+
+@pytest.mark.parametrize("unscale_before_clip", [False, True])
+def test_scale_per_step_skipped_step_and_what_clipping_saw(unscale_before_clip):
+    import torch
+
+    from checks.loop_observer import observe
+
+    original_save, original_clip = torch.save, torch.nn.utils.clip_grad_norm_
+    obs, restore = observe(torch)
+    try:
+        _loop(torch, unscale_before_clip)
+    finally:
+        restore()
+    assert torch.save is original_save and torch.nn.utils.clip_grad_norm_ is original_clip
+    assert obs.skipped_steps == [1]
+    assert [s.scale for s in obs.scaler_steps] == [512.0, 512.0, 512.0]  # backed off once, then no growth yet
+    assert [c.scaled for c in obs.clips] == [not unscale_before_clip] * 3
+    seen = obs.clips[1].total_norm  # step 2: the first finite one, from the same parameters in both runs
+    # the norm clipping saw: 512 times the true one while the gradients are still scaled
+    obs_true, restore = observe(torch)
+    try:
+        _loop(torch, True)
+    finally:
+        restore()
+    ratio = 1.0 if unscale_before_clip else 512.0
+    assert seen == pytest.approx(obs_true.clips[1].total_norm * ratio, rel=1e-4)
+
+
+def test_checkpoint_contents_and_what_a_resume_would_lose(tmp_path):
+    import random
+
+    import torch
+
+    from checks.loop_observer import observe
+
+    obs, restore = observe(torch)
+    try:
+        model = torch.nn.Linear(2, 2)
+        optimizer = torch.optim.AdamW(model.parameters())
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+        scaler = torch.amp.GradScaler("cpu")
+        scaler.scale(model(torch.ones(1, 2)).sum()).backward()
+        torch.save(model.state_dict(), tmp_path / "weights.pt")
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": 3}, tmp_path / "partial.pt")
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "sched": scheduler.state_dict(),
+                    "scaler": scaler.state_dict(), "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
+                    "step": 3}, tmp_path / "full.pt")
+        torch.save({"vocab": [1, 2]}, tmp_path / "meta.pt")  # holds no model: not a checkpoint
+    finally:
+        restore()
+    seen = {c.path.rsplit("/", 1)[-1]: (c.holds, c.lost) for c in obs.checkpoints}
+    assert seen == {
+        "weights.pt": (("model",), ("optimizer", "scheduler", "scaler", "rng", "step")),
+        "partial.pt": (("model", "optimizer", "step"), ("scheduler", "scaler", "rng")),
+        "full.pt": (("model", "optimizer", "scheduler", "scaler", "rng", "step"), ()),
+    }
+    assert (tmp_path / "full.pt").exists()  # the script's own save still happened
