@@ -64,7 +64,7 @@ def bind_relative_imports(ctx, known) -> bool:
         base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "")
         for alias in statement.names:
             full = f"{base}.{alias.name}" if base else alias.name
-            if known(full):
+            if "." in full and known(full):
                 ctx.imports[alias.asname or alias.name] = full
                 bound = True
     return bound
@@ -160,6 +160,13 @@ def python_defs(ctx) -> list[Definition]:
             if name == "torch.library.impl" and not cuda:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
+    from migrate import kernel_values
+
+    built, templates = kernel_values.helper_builds(ctx)
+    if templates:  # the helper's own `extension(name=f"{module}.{name}")` is a template, not a module
+        out = [d for d in out if not (d.kind == "module" and d.line in templates)]
+    out += built
+    out += kernel_values.module_values(ctx, out)
     return out
 
 
@@ -223,10 +230,11 @@ def wants_python_defs(text: str) -> bool:
     return any(hint in text for hint in _PY_DEF_HINTS)
 
 
-def encode(defs: list[Definition], refs: list[str]) -> tuple:
-    """Facts as plain JSON-able tuples (they are cached with the file's findings)."""
-    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind == "export" else ()) for d in defs) + \
-        tuple(("ref", r) for r in refs)
+def encode(defs: list[Definition], refs: list[str], imports=()) -> tuple:
+    """Facts as plain JSON-able tuples (they are cached with the file's findings); `imports`:
+    (top-level name, line) pairs for the open-world dependency list (migrate/deps.py)."""
+    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") else ()) for d in defs) + \
+        tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports)
 
 
 def export_defs(ctx) -> list[Definition]:
@@ -291,14 +299,24 @@ class Index:
                 out.update(tuple(parts[i:]) for i in range(len(parts)))
         return frozenset(out)
 
-    def module_for(self, dotted: str) -> str | None:
-        """The extension module `dotted` is (or is inside of, or is a relative spelling of)."""
+    def module_for(self, dotted: str, relative: bool = False) -> str | None:
+        """The extension module `dotted` is (or is inside of, or is a relative spelling of).
+        `relative`: `dotted` comes from a relative import, which never reaches a top-level module
+        (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
         for name in self.modules:
+            if relative and "." not in name:
+                continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
-            if "." in name and "." in dotted and (dotted.endswith("." + name) or name.endswith("." + dotted)):
-                return name
+            if "." in name and "." in dotted:
+                if dotted.endswith("." + name) or name.endswith("." + dotted):
+                    return name
+                # an attribute of a relatively spelled one: `pkg.backend._backend.op` for `repo.pkg.backend._backend`
+                parts = dotted.split(".")
+                for end in range(len(parts) - 1, 1, -1):
+                    if name.endswith("." + ".".join(parts[:end])):
+                        return name
         return None
 
 
@@ -323,8 +341,8 @@ def build_index(results) -> Index:
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
-            definition = Definition(kind, name, result.path, line, bool(cuda))
-            table = modules if kind == "module" else namespaces
+            definition = Definition(kind, name, result.path, line, bool(cuda), *fact[5:7])
+            table = modules if kind in ("module", "value") else namespaces
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition

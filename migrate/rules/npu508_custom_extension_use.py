@@ -1,6 +1,6 @@
 import ast
 
-from migrate import repo_index
+from migrate import deps, repo_index
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
@@ -102,7 +102,7 @@ class CustomExtensionUse(Rule):
     @staticmethod
     def _bind(ctx, index) -> bool:
         """Names the resolver does not know: relative imports of an extension and `x = load(...)`."""
-        bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full) is not None)
+        bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full, relative=True) is not None)
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
@@ -130,7 +130,8 @@ class CustomExtensionUse(Rule):
                 base = statement.module or ""
             for alias in statement.names:
                 candidate = f"{base}.{alias.name}" if base else alias.name
-                module = index.module_for(candidate) or (index.module_for(base) if base else None)
+                relative = bool(statement.level)
+                module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
                 if module is not None:
                     yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", index.modules[module])
                     break
@@ -139,8 +140,11 @@ class CustomExtensionUse(Rule):
         where = f"{definition.path}:{definition.line}"
         if definition.kind == "module":
             what = f"the custom CUDA extension `{definition.name}` (built at {where})"
+        elif definition.kind == "value":  # a module variable bound to the build (migrate/kernel_values.py)
+            what = f"the custom CUDA extension `{definition.why}` (built at {where}, as `{definition.name}`)"
         else:
             what = f"ops of the namespace `torch.ops.{definition.name}` (registered at {where})"
         tail = _ERROR if definition.cuda else _WARNING
         message = f"`{used}` uses {what}: {tail}"
-        return self.finding(ctx, node, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING)
+        return self.finding(ctx, node, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING,
+                            package=deps.extension_key(definition))

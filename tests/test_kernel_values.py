@@ -1,0 +1,179 @@
+"""Issue 24: values standing for compiled CUDA code followed across a repository's own modules
+(migrate/kernel_values.py), lines inside multi-line build calls (NPU505), and the open-world
+inventory (migrate/deps.py): dependencies npu-migrate does not know, kernels to port.
+
+The fixtures are small multi-file repositories written here, shaped like the layouts read in real
+repositories (a JIT-built `_backend` re-imported by sibling modules; a `make_cuda_ext` helper in
+setup.py; a JIT module named like its own package file), not copies of them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from migrate import verdict
+from migrate.engine import scan
+from migrate.report import sarif, text
+
+NEWEST = "2.14.0"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+
+
+def _lines(result, code, name):
+    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
+
+
+def _scan(tmp_path):
+    return scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+
+
+# ---- a module variable bound to a JIT build, imported by its siblings ------------------------------------
+JIT_BACKEND = {
+    "enc/__init__.py": "from .grid import GridEncoder\n",
+    "enc/backend.py": (
+        "import os\nfrom torch.utils.cpp_extension import load\n"
+        "_src = os.path.dirname(__file__)\n"
+        "flags = ['-O3']\n"
+        "_backend = load(name='_grid_encoder',\n"
+        "                extra_cuda_cflags=flags,\n"
+        "                sources=[os.path.join(_src, 'src', f) for f in [\n"
+        "                    'gridencoder.cu',\n"
+        "                    'bindings.cpp',\n"
+        "                ]],\n"
+        "                )\n"
+        "__all__ = ['_backend']\n"
+    ),
+    "enc/grid.py": (
+        "import torch\n"
+        "from .backend import _backend\n"
+        "class GridEncoder(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        out = torch.empty_like(x)\n"
+        "        _backend.grid_encode_forward(x, out)\n"
+        "        return out\n"
+    ),
+    "enc/src/gridencoder.cu": "__global__ void k(float* x) {}\n",
+    "enc/src/bindings.cpp": "// pybind11 bindings\n",
+    "train.py": "import numpy as np\nfrom enc import GridEncoder\nimport flash_attn\n",
+}
+
+
+def test_a_variable_bound_to_a_jit_build_is_followed_into_the_modules_that_import_it(tmp_path):
+    _write(tmp_path, JIT_BACKEND)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "enc/grid.py") == [2, 6]
+    messages = [f.message for f in result.findings if f.code == "NPU508"]
+    assert all("`_grid_encoder`" in m and "enc/backend.py:5" in m for m in messages)
+    # the JIT build's own lines: the call, the nvcc flags keyword, the .cu source line
+    assert _lines(result, "NPU505", "enc/backend.py") == [5, 6, 8]
+
+
+def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_path):
+    _write(tmp_path, JIT_BACKEND)
+    rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
+    assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
+        ("_grid_encoder", 2, ["gridencoder.cu"])]
+    assert rows[0]["built_at"].endswith("enc/backend.py:5")
+
+
+def test_unknown_dependencies_are_listed_with_where_they_are_imported(tmp_path):
+    _write(tmp_path, JIT_BACKEND)
+    result = _scan(tmp_path)
+    unknown = verdict.summary(result)["unknown_dependencies"]
+    # numpy is unknown; enc is the repository's own package, flash_attn is in the knowledge base,
+    # os is the standard library, torch is the subject, _grid_encoder is built by the repository
+    assert list(unknown) == ["numpy"]
+    assert unknown["numpy"] == [f"{tmp_path}/train.py:1"]
+    stream = io.StringIO()
+    text.report(result, stream, verdict=verdict.judge(result.findings), rules={})
+    out = stream.getvalue()
+    assert "1 dependency npu-migrate does not know: verify they run on Ascend (numpy)" in out
+    assert "Kernel to port: _grid_encoder" in out
+    stream = io.StringIO()
+    sarif.report(result, stream, verdict=verdict.judge(result.findings), rules={})
+    properties = json.loads(stream.getvalue())["runs"][0]["properties"]
+    assert list(properties["unknown_dependencies"]) == ["numpy"]
+    assert properties["kernels_to_port"][0]["extension"] == "_grid_encoder"
+    assert verdict.judge(result.findings).status == verdict.MANUAL
+
+
+# ---- a project build helper computes the extension's name ------------------------------------------------
+HELPER = {
+    "setup.py": (
+        "import os\nfrom setuptools import setup\n"
+        "from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension\n"
+        "def make_cuda_ext(name, module, sources, sources_cuda=None):\n"
+        "    define_macros = []\n"
+        "    extra_compile_args = {'cxx': []}\n"
+        "    if os.getenv('FORCE_CUDA', '0') == '1':\n"
+        "        define_macros += [('WITH_CUDA', None)]\n"
+        "        extension = CUDAExtension\n"
+        "        sources += sources_cuda\n"
+        "    else:\n"
+        "        extension = CppExtension\n"
+        "    return extension(\n"
+        "        name=f'{module}.{name}',\n"
+        "        sources=[os.path.join(*module.split('.'), p) for p in sources],\n"
+        "        define_macros=define_macros)\n"
+        "setup(name='proj', ext_modules=[\n"
+        "    make_cuda_ext(\n"
+        "        name='dcn_ext',\n"
+        "        module='proj.ops.dcn',\n"
+        "        sources=['src/dcn.cpp'],\n"
+        "        sources_cuda=['src/dcn_kernel.cu']),\n"
+        "], cmdclass={'build_ext': BuildExtension})\n"
+    ),
+    "proj/__init__.py": "",
+    "proj/ops/__init__.py": "",
+    "proj/ops/dcn/__init__.py": "from .dcn import deform_conv\n",
+    "proj/ops/dcn/dcn.py": (
+        "from . import dcn_ext\n"
+        "def deform_conv(x, w):\n"
+        "    return dcn_ext.deform_conv_forward(x, w)\n"
+    ),
+    "proj/ops/dcn/src/dcn_kernel.cu": "__global__ void k() {}\n",
+}
+
+
+def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
+    _write(tmp_path, HELPER)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+    assert all("`proj.ops.dcn.dcn_ext`" in f.message for f in result.findings if f.code == "NPU508")
+    # the helper's build lines: the WITH_CUDA macro, `extension = CUDAExtension`, the call through the variable, the .cu source
+    assert _lines(result, "NPU505", "setup.py") == [8, 9, 13, 22]
+    rows = verdict.summary(result)["kernels_to_port"]
+    assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
+        ("proj.ops.dcn.dcn_ext", 2, ["dcn_kernel.cu"])]
+
+
+def test_a_jit_module_named_like_its_package_file_is_not_its_relative_import(tmp_path):
+    _write(tmp_path, {
+        "proj/__init__.py": "",
+        "proj/upfirdn2d/__init__.py": "from .upfirdn2d import upfirdn2d\n",
+        "proj/upfirdn2d/upfirdn2d.py": (
+            "from torch.utils.cpp_extension import load\n"
+            "ext = load('upfirdn2d', sources=['a.cpp', 'k.cu'])\n"
+            "def upfirdn2d(x):\n"
+            "    return ext.run(x)\n"
+        ),
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "upfirdn2d/__init__.py") == []
+    assert _lines(result, "NPU508", "upfirdn2d/upfirdn2d.py") == [4]
+
+
+def test_git_installed_gpu_packages_are_in_the_catalogue(tmp_path):
+    _write(tmp_path, {"net.py": "import tinycudann as tcnn\nimport nvdiffrast.torch as dr\nenc = tcnn.Encoding(3, {})\n"})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "net.py") == [1, 2]
+    assert _lines(result, "NPU507", "net.py") == [3]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
