@@ -20,7 +20,9 @@ class CustomExtensionUse(Rule):
     sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
     op namespace. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")`,
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
-    scan is reported with the file and line where the extension is built. The definitions are
+    scan is reported with the file and line where the extension is built; so is each
+    `get_backend().op(...)` through a function of the same file that returns the extension (or
+    the module variable it was stored in). The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
@@ -62,6 +64,12 @@ class CustomExtensionUse(Rule):
             "    return _plugin is not None\ndef run(x):\n    return _plugin.bias_act(x)\n",
             count=1,
         ),
+        Invalid(  # stable-dreamfusion raymarching.py: an accessor returns the extension it stored
+            "from torch.utils.cpp_extension import load\n_ext = load(name='rm', sources=['rm.cu'])\nBACKEND = None\n"
+            "def get_backend():\n    global BACKEND\n    if BACKEND is None:\n        BACKEND = _ext\n    return BACKEND\n"
+            "y = get_backend().march(x)\n",
+            count=2,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -98,6 +106,36 @@ class CustomExtensionUse(Rule):
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
+        yield from self._accessor_calls(ctx, index)
+
+    def _accessor_calls(self, ctx, index):
+        """`get_backend().op(...)`: a function of this file that returns the extension (directly or
+        through a module variable it was stored in, `BACKEND = _backend; return BACKEND`) stands for it."""
+        def extension_of(node):
+            qual = ctx.qualname(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            return index.module_for(qual) if qual else None
+
+        stored: dict[str, str] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            module = extension_of(statement.value)
+            if module is not None:
+                stored.update((t.id, module) for t in statement.targets if isinstance(t, ast.Name))
+        accessors: dict[str, str] = {}
+        for function in ctx.nodes.get(ast.FunctionDef, ()):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    module = extension_of(node.value) or (stored.get(node.value.id) if isinstance(node.value, ast.Name) else None)
+                    if module is not None:
+                        accessors[function.name] = module
+                        break
+        if not accessors:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            if isinstance(call.func, ast.Name) and call.func.id in accessors:
+                parent = ctx.parent(call)
+                if isinstance(parent, ast.Attribute) and parent.value is call:
+                    used = f"{call.func.id}().{parent.attr}"
+                    yield self._finding(ctx, report_node(ctx, parent), used, index.modules[accessors[call.func.id]])
 
     @staticmethod
     def _bind(ctx, index) -> bool:
