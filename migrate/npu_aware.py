@@ -12,6 +12,10 @@ The CUDA branch of such a dispatch needs no change, so device findings inside it
   counterpart, is still reported;
 - a dict literal with both a "cuda" and an "npu" key: its "cuda" entries.
 
+A test names a device also through a helper predicate whose name says so (`is_torch_npu_available()`,
+`is_npu_available()`, `accelerate.utils.is_cuda_available()`): `if is_torch_npu_available(): ...
+elif torch.cuda.is_available(): ...` handles the NPU first, so its CUDA branch is left alone.
+
 Per file, from its own syntax tree (so cached results stay correct). Only device-identity codes
 are dropped; a GPU-only import inside such a branch is still reported.
 """
@@ -48,7 +52,27 @@ def _names(test: ast.AST) -> set[str]:
                     found.add("npu")
         elif isinstance(node, ast.Name) and node.id == "torch_npu":
             found.add("npu")
+        if isinstance(node, ast.Call):  # a project / library predicate: `is_torch_npu_available()`
+            device = _predicate_device(node.func)
+            if device:
+                found.add(device)
     return found
+
+
+def _predicate_device(func: ast.AST) -> str | None:
+    """"npu" / "cuda" for a call of a helper predicate whose name says which device it tests:
+    `is_torch_npu_available()` (transformers, accelerate), `is_npu_available()`, `is_cuda_available()`;
+    a name with "npu" / "cuda" as one of its `_`-separated words, read as a question (`is_...` /
+    `..._available`)."""
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    words = name.lower().split("_")
+    if not (words[0] in ("is", "has", "use") or words[-1] in ("available", "enabled")):
+        return None
+    if "npu" in words:
+        return "npu"
+    if "cuda" in words:
+        return "cuda"
+    return None
 
 
 def _chain(statement: ast.If) -> list[tuple[ast.AST, list]]:

@@ -177,3 +177,29 @@ def test_git_installed_gpu_packages_are_in_the_catalogue(tmp_path):
     assert _lines(result, "NPU501", "net.py") == [1, 2]
     assert _lines(result, "NPU507", "net.py") == [3]
     assert verdict.summary(result)["unknown_dependencies"] == {}
+
+
+# ---- NPU-aware code through a helper predicate (transformers / accelerate style) -------------------------
+def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from transformers.utils import is_torch_npu_available\n"
+        "from .utils import is_npu_available\n"
+        "def empty_cache():\n"
+        "    if is_torch_npu_available():\n"
+        "        torch.npu.empty_cache()\n"
+        "    elif torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n"       # line 8: the NPU is handled first
+        "def pick():\n"
+        "    if is_npu_available():\n"
+        "        return torch.device('npu:0')\n"
+        "    return torch.device('cuda:0')\n"      # line 12: not in a branch of the chain, still reported
+        "def sync():\n"
+        "    if is_fast_available():\n"            # a predicate that names no device
+        "        torch.npu.synchronize()\n"
+        "    elif torch.cuda.is_available():\n"
+        "        torch.cuda.synchronize()\n"       # line 17: still reported
+    )})
+    lines = {f.line for f in _scan(tmp_path).findings if f.code.startswith(("NPU1", "NPU2"))}
+    assert not {7, 8} & lines
+    assert {12, 16, 17} <= lines
