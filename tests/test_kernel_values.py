@@ -203,3 +203,33 @@ def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
     lines = {f.line for f in _scan(tmp_path).findings if f.code.startswith(("NPU1", "NPU2"))}
     assert not {7, 8} & lines
     assert {12, 16, 17} <= lines
+
+
+def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_are_not_reported(tmp_path):
+    # the shapes of an NPU-aware inference engine (read in jianzhnie/mini-vllm @0b278b8, rewritten here)
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from .device import is_torch_npu_available\n"
+        "def setup(backend, rank):\n"
+        "    if backend == 'hccl':\n"
+        "        torch.npu.set_device(rank)\n"
+        "    elif backend == 'nccl':\n"              # line 6
+        "        torch.cuda.set_device(rank)\n"      # line 7
+        "def seed(s):\n"
+        "    if torch.cuda.is_available():\n"        # line 9
+        "        torch.cuda.manual_seed_all(s)\n"    # line 10
+        "    if is_torch_npu_available():\n"
+        "        torch.npu.manual_seed_all(s)\n"
+        "def accel(device):\n"
+        "    return device.type in ('cuda', 'npu')\n"  # line 14
+        "def compile_ok():\n"
+        "    return not (torch.npu.is_available() or not torch.cuda.is_available())\n"  # 16: not an if
+        "def lone(rank):\n"
+        "    if torch.cuda.is_available():\n"        # line 18: no NPU sibling
+        "        torch.cuda.set_device(rank)\n"      # line 19
+        "    if backend_is_ready():\n"
+        "        torch.npu.synchronize()\n"
+    )})
+    lines = {f.line for f in _scan(tmp_path).findings if f.code.startswith(("NPU1", "NPU2", "NPU3"))}
+    assert not {6, 7, 9, 10, 14} & lines
+    assert {16, 18, 19} <= lines
