@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import deps, io, linking, npu_aware, own_package, reexports, repo_index, suppress, walk
+from migrate import deps, io, linking, npu_aware, own_package, reexports, repo_index, shell_python, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
@@ -316,7 +316,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list) -> 
             defs += repo_index.cpp_defs(path, text)
         ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
         rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
-        findings, suppressed = _line_suppressed(text, _run_rules(rules, ctx))
+        findings = _run_rules(rules, ctx)
+        if kind == "launcher":
+            findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
+        findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
 
 

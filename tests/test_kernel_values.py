@@ -233,3 +233,20 @@ def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_a
     lines = {f.line for f in _scan(tmp_path).findings if f.code.startswith(("NPU1", "NPU2", "NPU3"))}
     assert not {6, 7, 9, 10, 14} & lines
     assert {16, 18, 19} <= lines
+
+
+# ---- launchers: Python inside `python -c`, CUDA-family variables the table does not list ------------------
+def test_python_inside_a_launcher_is_analysed_at_its_place(tmp_path):
+    _write(tmp_path, {"run.sh": (
+        "#!/bin/bash\n"
+        "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+        "python3 -u -c \"import torch; torch.cuda.set_device(0); print(\\\"ok\\\")\"\n"
+        "python -c 'import torch; x = torch.zeros(1).cuda()' && echo done\n"
+        "python train.py -c configs/a.yaml\n"
+    )})
+    result = _scan(tmp_path)
+    found = sorted((f.line, f.column, f.code, f.fixable) for f in result.findings)
+    assert (2, 8, "NPU703", False) in found
+    assert (3, 30, "NPU102", False) in found  # `torch.cuda.set_device` at its column in the shell line
+    assert (4, 44, "NPU101", False) in found  # `.cuda` of the single-quoted snippet
+    assert not [f for f in found if f[0] == 5]

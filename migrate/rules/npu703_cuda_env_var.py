@@ -20,14 +20,23 @@ def _pattern() -> re.Pattern:
     return word_pattern(_names())
 
 
+# the CUDA family's prefixes: a variable with one of them that the table does not list is CUDA's too
+# (CUDA_DEVICE_MAX_CONNECTIONS, NVIDIA_TF32_OVERRIDE, CUDNN_LOGINFO_DBG, ...), reported as unknown
+_FAMILY = re.compile(
+    r"(?<![A-Za-z0-9_])(?:CUDA|CUBLAS|CUBLASLT|CUDNN|CUFFT|CURAND|CUSPARSE|NVIDIA|TORCH_CUDA|PYTORCH_CUDA|PYTORCH_NVML)_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])"
+)
+_FAMILY_TRIGGERS = ("CUDA_", "CUBLAS", "CUDNN_", "CUFFT_", "CURAND_", "CUSPARSE_", "NVIDIA_")
+
+
 class CudaEnvVar(Rule):
     """CUDA environment variables other than CUDA_VISIBLE_DEVICES (NPU701) and NCCL_* (NPU702),
     taken from the knowledge base's env_vars table: PYTORCH_CUDA_ALLOC_CONF,
     CUDA_LAUNCH_BLOCKING, CUDA_HOME, TORCH_CUDA_ARCH_LIST, ... Where the table names an Ascend
     counterpart (PYTORCH_CUDA_ALLOC_CONF -> PYTORCH_NPU_ALLOC_CONF, CUDA_LAUNCH_BLOCKING ->
     ASCEND_LAUNCH_BLOCKING) the name is rewritten; otherwise the variable is reported with the
-    table's note. Same places and exclusions as NPU701. Variables absent from the table are not
-    reported (the table is the reviewed list)."""
+    table's note. Same places and exclusions as NPU701. A variable absent from the table but named
+    like CUDA's (CUDA_*, CUBLAS_*, CUDNN_*, NVIDIA_*, TORCH_CUDA_*, PYTORCH_CUDA_*, ...:
+    Megatron's CUDA_DEVICE_MAX_CONNECTIONS) is reported as a CUDA setting the table does not know."""
 
     CODE = "NPU703"
     NAME = "cuda-env-var"
@@ -54,13 +63,21 @@ class CudaEnvVar(Rule):
         ),
         Invalid('import os\nos.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"', count=1),
         Invalid('import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"', count=1),
+        Invalid("export CUDA_DEVICE_MAX_CONNECTIONS=1\nNVIDIA_TF32_OVERRIDE=0 torchrun train.py\n", kind="launcher", count=2),
     ]
 
     def triggers(self, kb):
-        return _names()
+        return _names() + _FAMILY_TRIGGERS
 
     def check(self, ctx):
         table = knowledge.env_vars()
+        for hit in hits(ctx, _FAMILY):
+            if hit.name not in table and not _OWN_RULES.match(hit.name):
+                yield self.finding(
+                    ctx, hit.span,
+                    f"`{hit.name}` is a CUDA-family setting npu-migrate's table does not know: the Ascend runtime does "
+                    "not read it; find the Ascend setting it stands for (CANN / torch_npu docs) or remove it",
+                )
         for hit in hits(ctx, _pattern()):
             entry = table[hit.name]
             if entry.npu:
