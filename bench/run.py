@@ -13,7 +13,8 @@ Every target is measured against a baseline in the same run and reported as a ra
 - profile overhead: emulated profile vs emulated smoke of the same script, per step;
 - distributed smoke overhead: `smoke --nproc-per-node 2` vs the same torchrun job without the harness;
 - autocast emulation: an AMP loop on the stand-ins (each autocast policy) vs the plain CPU, per step;
-- validate overhead: validate's wall time vs the two runs it contains.
+- validate overhead: validate's wall time vs the two runs it contains;
+- the repository symbol model (issue 24): time and peak memory at 1/4, 1/2 and all of torch (`--only symbol-model`).
 """
 
 from __future__ import annotations
@@ -340,7 +341,7 @@ def bench_validate(rows, results, quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate", "symbol-model"])
     args = parser.parse_args(argv)
     only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate"])
     rows: list[tuple[str, str, str, str]] = []
@@ -370,6 +371,10 @@ def main(argv=None) -> int:
         bench_autocast(rows, results, args.quick)
     if "validate" in only:
         bench_validate(rows, results, args.quick)
+    if "symbol-model" in only:  # issue 24: the cross-file model at 1/4, 1/2, all of torch (bench/symbol_model_bench.py)
+        from bench.symbol_model_bench import bench_symbol_model
+
+        bench_symbol_model(files, rows, results, args.quick)
     from rich.console import Console
     from rich.table import Table
 
