@@ -106,7 +106,19 @@ def kernels_to_port(files, findings) -> list[dict]:
         home = _source_directory(definition, directories)
         sources = [p for p in cuda_files if _under(p, home)]
         rows[name] = {"extension": name, "built_at": f"{definition.path}:{definition.line}", "sources": sources, "uses": uses.get(name, 0)}
-    return sorted(rows.values(), key=lambda r: (-r["uses"], r["extension"]))
+    # one kernel built twice (a JIT `load(name="_grid_encoder")` and setup.py's `CUDAExtension("_gridencoder")`
+    # over the same .cu files) is one kernel to port: rows with the same sources are merged
+    merged: dict[tuple, dict] = {}
+    for row in sorted(rows.values(), key=lambda r: (-r["uses"], r["extension"])):
+        key = tuple(row["sources"]) or (row["extension"],)
+        if key in merged:
+            first = merged[key]
+            first["extension"] += " / " + row["extension"]
+            first["built_at"] += ", " + row["built_at"]
+            first["uses"] += row["uses"]
+        else:
+            merged[key] = dict(row)
+    return sorted(merged.values(), key=lambda r: (-r["uses"], r["extension"]))
 
 
 def extension_key(definition) -> str:

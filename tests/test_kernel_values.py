@@ -250,3 +250,19 @@ def test_python_inside_a_launcher_is_analysed_at_its_place(tmp_path):
     assert (3, 30, "NPU102", False) in found  # `torch.cuda.set_device` at its column in the shell line
     assert (4, 44, "NPU101", False) in found  # `.cuda` of the single-quoted snippet
     assert not [f for f in found if f[0] == 5]
+
+
+def test_one_kernel_built_by_a_jit_load_and_by_setup_is_one_kernel_to_port(tmp_path):
+    files = dict(JIT_BACKEND)
+    files["enc/setup.py"] = (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(name='enc', ext_modules=[CUDAExtension(name='_gridencoder', sources=['src/gridencoder.cu', 'src/bindings.cpp'])])\n"
+    )
+    files["enc/grid.py"] = (  # the prebuilt module first, the JIT build as the fallback
+        "try:\n    import _gridencoder as _backend\nexcept ImportError:\n    from .backend import _backend\n"
+        "def forward(x, out):\n    _backend.grid_encode_forward(x, out)\n"
+    )
+    _write(tmp_path, files)
+    rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
+    assert len(rows) == 1 and rows[0]["extension"] in ("_grid_encoder / _gridencoder", "_gridencoder / _grid_encoder")
+    assert rows[0]["uses"] >= 3
