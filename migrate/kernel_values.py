@@ -142,3 +142,121 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
         if module:
             out.append(Definition("module", module, ctx.path, call.lineno, True))
     return out, templates
+
+
+# ---- wrappers of a kernel op: Function.apply aliases, functools.partial, accessors ------------------------
+WRAPPER_HINTS = (".apply", "partial(", "return ")
+
+
+def _imported_names(ctx) -> dict[str, str]:
+    """Local name -> full dotted name for every import of the file, relative ones resolved against its
+    path (the name resolver leaves those out)."""
+    from migrate.repo_index import _resolve_relative
+
+    out: dict[str, str] = {}
+    for statement in ctx.nodes.get(ast.Import, ()):
+        for alias in statement.names:
+            out[alias.asname or alias.name.split(".", 1)[0]] = alias.name if alias.asname else alias.name.split(".", 1)[0]
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "") if statement.level else (statement.module or "")
+        for alias in statement.names:
+            if alias.name != "*":
+                out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return out
+
+
+def _chain(node) -> tuple[str, list[str]] | None:
+    """(root name, attributes) of `a.b.c`; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return (node.id, parts[::-1]) if isinstance(node, ast.Name) else None
+
+
+def _refs(node, local: dict[str, set[str]]) -> set[str]:
+    """Dotted names (imports of the file, module variables standing for them) that `node` mentions."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in local:
+            out |= local[sub.id]
+    return out
+
+
+def wrapper_values(ctx, defs) -> list:
+    """Module-level names of this file that wrap a kernel op: `my_op = MyFn.apply` (a `Function` whose
+    body mentions an imported / JIT-built extension), `op = partial(_C.op, ...)`, and an accessor
+    `def get_backend(): return _backend` (also through a variable it stored it in). Recorded as kind
+    "value" definitions of mode "via" whose `why` lists the dotted names they mention; the index keeps
+    those whose names resolve to an extension of the scan (`repo_index.build_index`), so the decision
+    needs the whole repository but the facts stay per file."""
+    from migrate.repo_index import Definition, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    local: dict[str, set[str]] = {k: {v} for k, v in _imported_names(ctx).items()}
+    for d in defs:
+        if d.kind == "value" and d.path == ctx.path:
+            local.setdefault(d.name.rsplit(".", 1)[1], set()).add(d.name)
+    module_level = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    module_level |= {n for g in ctx.nodes.get(ast.Global, ()) for n in g.names}
+    for statement in ctx.nodes.get(ast.Assign, ()):  # `BACKEND = _backend` (module level or `global BACKEND`)
+        refs = _refs(statement.value, local) if isinstance(statement.value, (ast.Name, ast.Attribute)) else set()
+        if refs:
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and target.id in module_level:
+                    local.setdefault(target.id, set()).update(refs)
+    functions: dict[str, set[str]] = {}  # autograd Function classes -> what their bodies mention
+    for cls in ctx.tree.body:
+        if isinstance(cls, ast.ClassDef) and any((_chain(b) or ("", []))[0] == "Function" or (_chain(b) or ("", [""]))[1][-1:] == ["Function"] for b in cls.bases):
+            refs = _refs(cls, local)
+            if refs:
+                functions[cls.name] = refs
+    out = []
+
+    def add(name: str, line: int, refs: set[str]) -> None:
+        out.append(Definition("value", f"{dotted}.{name}", ctx.path, line, True, " ".join(sorted(refs)), "via"))
+
+    for statement in ctx.tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            value, refs = statement.value, set()
+            if isinstance(value, ast.Call) and value.args and (ctx.qualname(value.func) == "functools.partial"):
+                value = value.args[0]
+                refs = _refs(value, local) if isinstance(value, (ast.Name, ast.Attribute)) else set()
+            chain = _chain(value)
+            if chain and chain[1] == ["apply"] and chain[0] in functions:
+                refs |= functions[chain[0]]
+            if refs:
+                add(statement.targets[0].id, statement.lineno, refs)
+        elif isinstance(statement, ast.FunctionDef):
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
+                    refs = _refs(node.value, local)
+                    if refs:
+                        add(statement.name, statement.lineno, refs)
+                        break
+    return out
+
+
+def resolve_wrappers(modules: dict, module_for) -> None:
+    """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
+    that extension's build; a wrapper of a wrapper resolves in a later round."""
+    pending = {name: d for name, d in modules.items() if d.mode == "via"}
+    for name in pending:
+        del modules[name]
+    for _ in range(3):
+        progressed = False
+        for name, d in list(pending.items()):
+            for ref in d.why.split():
+                found = module_for(ref)
+                if found is None:
+                    continue
+                target = modules[found]
+                extension = target.why if target.kind == "value" else target.name
+                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, "via")
+                del pending[name]
+                progressed = True
+                break
+        if not progressed:
+            break

@@ -167,6 +167,8 @@ def python_defs(ctx) -> list[Definition]:
         out = [d for d in out if not (d.kind == "module" and d.line in templates)]
     out += built
     out += kernel_values.module_values(ctx, out)
+    if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
+        out += kernel_values.wrapper_values(ctx, out)
     return out
 
 
@@ -227,7 +229,8 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
 
 
 def wants_python_defs(text: str) -> bool:
-    return any(hint in text for hint in _PY_DEF_HINTS)
+    """A build or registration, or a wrapper of a kernel op (kernel_values.wrapper_values) may be here."""
+    return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text)
 
 
 def encode(defs: list[Definition], refs: list[str], imports=()) -> tuple:
@@ -346,6 +349,10 @@ def build_index(results) -> Index:
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition
+    if any(d.mode == "via" for d in modules.values()):
+        from migrate import kernel_values
+
+        kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for)
     return Index(modules, namespaces, exports)
 
 

@@ -266,3 +266,50 @@ def test_one_kernel_built_by_a_jit_load_and_by_setup_is_one_kernel_to_port(tmp_p
     rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
     assert len(rows) == 1 and rows[0]["extension"] in ("_grid_encoder / _gridencoder", "_gridencoder / _grid_encoder")
     assert rows[0]["uses"] >= 3
+
+
+# ---- second pass: wrappers of a kernel op defined in another module ---------------------------------------
+WRAPPERS = {
+    "setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "setup(ext_modules=[CUDAExtension('pkg.ops._C', ['pkg/ops/k.cu', 'pkg/ops/b.cpp'])])\n"
+    ),
+    "pkg/__init__.py": "",
+    "pkg/ops/__init__.py": "",
+    "pkg/ops/k.cu": "__global__ void k(float* x) {}\n",
+    "pkg/ops/fn.py": (
+        "import functools\nfrom torch.autograd import Function\nfrom . import _C\n"
+        "class ScatterFn(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return _C.scatter_forward(x)\n"
+        "scatter = ScatterFn.apply\n"
+        "gather = functools.partial(_C.gather, dim=0)\n"
+        "def run(x):\n    return scatter(x) + gather(x)\n"
+    ),
+    "pkg/ops/backend.py": (
+        "from torch.utils.cpp_extension import load\n_backend = load(name='_rm', sources=['pkg/ops/rm.cu'])\n"
+        "def get_backend():\n    return _backend\n"
+    ),
+    "pkg/ops/plain.py": (  # the same shapes over torch: nothing to port
+        "import functools\nimport torch\nfrom torch.autograd import Function\n"
+        "class Twice(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return torch.mul(x, 2)\n"
+        "twice = Twice.apply\nsummed = functools.partial(torch.sum, dim=0)\n"
+        "def get_module():\n    return torch.nn\n"
+    ),
+    "pkg/model.py": (
+        "from .ops.fn import scatter, gather\nfrom .ops.backend import get_backend\nfrom .ops.plain import twice, summed, get_module\n"
+        "def f(x):\n    y = get_backend().march(x)\n    z = twice(summed(y)) + get_module().Linear(2, 2)(y)\n"
+        "    return scatter(y) + gather(z)\n"
+    ),
+}
+
+
+def test_accessors_function_apply_aliases_and_partials_of_a_kernel_op_are_followed_across_modules(tmp_path):
+    _write(tmp_path, WRAPPERS)
+    result = _scan(tmp_path)
+    # model.py: the two imports of wrappers, the accessor call, the alias and the partial's calls; not torch's
+    assert _lines(result, "NPU508", "pkg/model.py") == [1, 2, 5, 7, 7]
+    # fn.py: the calls of the alias and of the partial in the file that defines them (line 11)
+    assert _lines(result, "NPU508", "pkg/ops/fn.py") == [3, 7, 9, 11, 11]
+    assert _lines(result, "NPU508", "pkg/ops/plain.py") == []
+    messages = {f.line: f.message for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py")}
+    assert "`_rm`" in messages[5] and "pkg/ops/backend.py:2" in messages[5]
+    assert "`pkg.ops._C`" in messages[7] and "setup.py:3" in messages[7]

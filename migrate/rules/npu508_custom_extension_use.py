@@ -33,7 +33,8 @@ class CustomExtensionUse(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR
     MESSAGE = "uses a custom CUDA extension built in this repository"
-    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
+    # the last three: wrappers of a kernel op (kernel_values.wrapper_values) are recorded in the same pass
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", ".apply", "partial(", "def get_")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
         "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
@@ -107,6 +108,23 @@ class CustomExtensionUse(Rule):
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
         yield from self._accessor_calls(ctx, index)
+        yield from self._wrapper_calls(ctx, index)
+
+    def _wrapper_calls(self, ctx, index):
+        """Calls, in the file that defines it, of a module-level wrapper of a kernel op
+        (`my_op = MyFn.apply`, `op = partial(_C.op, ...)`; see kernel_values.wrapper_values); other
+        files import it, and their uses are found like any imported extension name."""
+        here = ".".join(repo_index.module_parts(ctx.path))
+        local = {d.name.rsplit(".", 1)[1]: d for d in index.modules.values()
+                 if d.mode == "via" and d.name.rsplit(".", 1)[0] == here}
+        if not local:
+            return
+        local = {k: d for k, d in local.items()
+                 if not any(f.name == k for f in ctx.nodes.get(ast.FunctionDef, ()))}  # accessors: _accessor_calls
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Name) and func.id in local and ctx.qualname(func) is None and not shadowed(ctx, func):
+                yield self._finding(ctx, call, f"{func.id}(...)", local[func.id])
 
     def _accessor_calls(self, ctx, index):
         """`get_backend().op(...)`: a function of this file that returns the extension (directly or
