@@ -104,7 +104,7 @@ def kernels_to_port(files, findings) -> list[dict]:
         if name in rows:
             continue
         home = _source_directory(definition, directories)
-        sources = [p for p in cuda_files if _under(p, home)]
+        sources = _listed(definition, index, cuda_files, home) or [p for p in cuda_files if _under(p, home)]
         rows[name] = {"extension": name, "built_at": f"{definition.path}:{definition.line}", "sources": sources, "uses": uses.get(name, 0)}
     # one kernel built twice (a JIT `load(name="_grid_encoder")` and setup.py's `CUDAExtension("_gridencoder")`
     # over the same .cu files) is one kernel to port: rows with the same sources are merged
@@ -129,6 +129,23 @@ def extension_key(definition) -> str:
     if definition.kind == "namespace":
         return f"torch.ops.{definition.name}"
     return definition.name
+
+
+def _listed(definition, index, cuda_files, home) -> list[str]:
+    """The CUDA files of the scan that the build's own source list names (`repo_index.cuda_sources`;
+    a JIT variable's from its build): a listed `src/k.cu` is the file whose path ends with it, the one
+    under the build's directory when several do. Empty when the list names none of them (sources
+    computed at run time): the caller falls back to the directory."""
+    listed = definition.why.split() if definition.kind == "module" else []
+    if definition.kind == "value" and definition.why in index.modules:
+        listed = index.modules[definition.why].why.split()
+    out = []
+    for item in listed:
+        tail = "/" + os.path.normpath(item).replace(os.sep, "/").lstrip("./")
+        matches = [p for p in cuda_files if ("/" + os.path.normpath(p).replace(os.sep, "/")).endswith(tail)]
+        near = [p for p in matches if _under(p, home)]
+        out += (near or matches)[:1]
+    return sorted(dict.fromkeys(out))
 
 
 def _source_directory(definition, directories) -> str:

@@ -140,12 +140,15 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
                 env[keyword.arg] = text
         module = _render(name_node, env)
         if module:
-            out.append(Definition("module", module, ctx.path, call.lineno, True))
+            from migrate.repo_index import cuda_sources
+
+            out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
     return out, templates
 
 
 # ---- wrappers of a kernel op: Function.apply aliases, functools.partial, accessors ------------------------
 WRAPPER_HINTS = (".apply", "partial(", "return ")
+WRAPPER = "wrap"  # mode of a Function.apply alias: calling it runs the op inside the Function's body
 
 
 def _imported_names(ctx) -> dict[str, str]:
@@ -187,7 +190,8 @@ def wrapper_values(ctx, defs) -> list:
     """Module-level names of this file that wrap a kernel op: `my_op = MyFn.apply` (a `Function` whose
     body mentions an imported / JIT-built extension), `op = partial(_C.op, ...)`, and an accessor
     `def get_backend(): return _backend` (also through a variable it stored it in). Recorded as kind
-    "value" definitions of mode "via" whose `why` lists the dotted names they mention; the index keeps
+    "value" definitions of mode "via" (the value is the extension or its op) or WRAPPER (a
+    `Function.apply` alias, whose callers run the op through it) whose `why` lists the dotted names they mention; the index keeps
     those whose names resolve to an extension of the scan (`repo_index.build_index`), so the decision
     needs the whole repository but the facts stay per file."""
     from migrate.repo_index import Definition, module_parts
@@ -215,8 +219,8 @@ def wrapper_values(ctx, defs) -> list:
                 functions[cls.name] = refs
     out = []
 
-    def add(name: str, line: int, refs: set[str]) -> None:
-        out.append(Definition("value", f"{dotted}.{name}", ctx.path, line, True, " ".join(sorted(refs)), "via"))
+    def add(name: str, line: int, refs: set[str], mode: str = "via") -> None:
+        out.append(Definition("value", f"{dotted}.{name}", ctx.path, line, True, " ".join(sorted(refs)), mode))
 
     for statement in ctx.tree.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
@@ -225,9 +229,9 @@ def wrapper_values(ctx, defs) -> list:
                 value = value.args[0]
                 refs = _refs(value, local) if isinstance(value, (ast.Name, ast.Attribute)) else set()
             chain = _chain(value)
-            if chain and chain[1] == ["apply"] and chain[0] in functions:
-                refs |= functions[chain[0]]
-            if refs:
+            if chain and chain[1] == ["apply"] and chain[0] in functions:  # a wrapper: its body calls the op
+                add(statement.targets[0].id, statement.lineno, refs | functions[chain[0]], WRAPPER)
+            elif refs:  # a partial of the op itself
                 add(statement.targets[0].id, statement.lineno, refs)
         elif isinstance(statement, ast.FunctionDef):
             for node in ast.walk(statement):
@@ -242,7 +246,7 @@ def wrapper_values(ctx, defs) -> list:
 def resolve_wrappers(modules: dict, module_for) -> None:
     """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
     that extension's build; a wrapper of a wrapper resolves in a later round."""
-    pending = {name: d for name, d in modules.items() if d.mode == "via"}
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER)}
     for name in pending:
         del modules[name]
     for _ in range(3):
@@ -254,7 +258,8 @@ def resolve_wrappers(modules: dict, module_for) -> None:
                     continue
                 target = modules[found]
                 extension = target.why if target.kind == "value" else target.name
-                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, "via")
+                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension,
+                                        WRAPPER if WRAPPER in (d.mode, target.mode) else "via")
                 del pending[name]
                 progressed = True
                 break

@@ -313,3 +313,60 @@ def test_accessors_function_apply_aliases_and_partials_of_a_kernel_op_are_follow
     messages = {f.line: f.message for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py")}
     assert "`_rm`" in messages[5] and "pkg/ops/backend.py:2" in messages[5]
     assert "`pkg.ops._C`" in messages[7] and "setup.py:3" in messages[7]
+    # the partial is the op itself (error); the Function.apply alias wraps it: its calls run once the kernel
+    # inside the Function is ported (warning)
+    on_7 = sorted((f.column, f.severity.name) for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py") and f.line == 7)
+    assert on_7 == [(12, "WARNING"), (25, "ERROR")]
+
+
+# ---- second pass: dynamic loads, CMake builds, a kernel's own source list ---------------------------------
+DYNAMIC = {
+    "CMakeLists.txt": (
+        "cmake_minimum_required(VERSION 3.18)\nproject(fastops LANGUAGES CXX CUDA)  # CUDA language\n"
+        "find_package(pybind11 REQUIRED)\n"
+        "pybind11_add_module(fastops_cuda csrc/bind.cpp csrc/k.cu)\n"
+        "add_library(rasterizer SHARED csrc/raster.cu)\n"
+        "add_library(helpers STATIC csrc/h.cpp)\n"
+        "# add_library(commented SHARED csrc/c.cu)\n"
+    ),
+    "csrc/k.cu": "__global__ void k(float* x) {}\n",
+    "csrc/raster.cu": "__global__ void r(float* x) {}\n",
+    "csrc/bind.cpp": "// bindings\n",
+    "pkg/__init__.py": "",
+    "pkg/ops.py": (
+        "import ctypes\nimport importlib\nimport os\n"
+        "_lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), 'build', 'librasterizer.so'))\n"
+        "_helpers = ctypes.CDLL('build/libhelpers.so')\n"
+        "_fast = importlib.import_module(f'{__package__}_cuda')\n"
+        "_other = importlib.import_module(f'{__package__}_utils')\n"
+        "def raster(x):\n    _lib.rasterize(x)\n    _helpers.noop()\n    return _fast.run(x)\n"
+    ),
+}
+
+
+def test_cmake_targets_ctypes_libraries_and_fstring_imports_are_kernel_uses(tmp_path):
+    _write(tmp_path, DYNAMIC)
+    result = _scan(tmp_path)
+    # the CDLL of the CUDA library, the f-string import of the pybind11 module, and the calls through both;
+    # not the static C++ helpers' library, nor an f-string naming no module the scan builds
+    assert _lines(result, "NPU508", "pkg/ops.py") == [4, 6, 9, 11]
+    rows = {r["extension"]: r for r in verdict.summary(result)["kernels_to_port"]}
+    assert sorted(rows) == ["fastops_cuda", "rasterizer"]
+    assert rows["rasterizer"]["built_at"].endswith("CMakeLists.txt:5")
+    assert [Path(s).name for s in rows["rasterizer"]["sources"]] == ["raster.cu"]  # its own list, not the directory
+
+
+def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
+    _write(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(ext_modules=[CUDAExtension('a_ext', ['ops/a.cpp', 'ops/a.cu']),\n"
+            "                   CUDAExtension('b_ext', ['ops/b.cpp', 'ops/b_kernel.cu'])])\n"
+        ),
+        "ops/a.cu": "__global__ void a(float* x) {}\n",
+        "ops/b_kernel.cu": "__global__ void b(float* x) {}\n",
+        "model.py": "import a_ext\nimport b_ext\ny = a_ext.run(1) + b_ext.run(2)\n",
+    })
+    rows = {r["extension"]: r for r in verdict.summary(_scan(tmp_path))["kernels_to_port"]}
+    assert {name: [Path(s).name for s in row["sources"]] for name, row in rows.items()} == {
+        "a_ext": ["a.cu"], "b_ext": ["b_kernel.cu"]}

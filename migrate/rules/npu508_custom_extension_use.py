@@ -1,12 +1,14 @@
 import ast
 
-from migrate import deps, repo_index
+from migrate import deps, kernel_values, repo_index
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 
 _ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or replaced by torch / torch_npu ops"
+_LOADERS = ("importlib.import_module", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library")
+_WRAPPED = "runs only once the kernel inside the wrapper is ported (the call itself need not change)"
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
 
 
@@ -18,11 +20,15 @@ class CustomExtensionUse(Rule):
     (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
     returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
     sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
-    op namespace. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")`,
+    op namespace; a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
+    `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
+    library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` (also an
+    f-string whose literal parts name it), `ctypes.CDLL(".../libext.so")`,
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
     scan is reported with the file and line where the extension is built; so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
-    the module variable it was stored in). The definitions are
+    the module variable it was stored in), and each import or call of a wrapper of an op defined
+    in another module (an accessor, `my_op = MyFn.apply`, `partial(ext.op, ...)`). The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
@@ -91,11 +97,10 @@ class CustomExtensionUse(Rule):
         self._bind(ctx, index)
         yield from self._imports(ctx, index)
         for call in ctx.nodes.get(ast.Call, ()):
-            if ctx.qualname(call.func) == "importlib.import_module" and call.args:
-                text = ctx.string_value(call.args[0])
-                module = index.module_for(text) if text else None
-                if module is not None:
-                    yield self._finding(ctx, call, f"importlib.import_module({text!r})", index.modules[module])
+            found = self._loaded(ctx, call, index)
+            if found is not None:
+                used, module = found
+                yield self._finding(ctx, call, used, index.modules[module])
         for node, qual in chain_tops(ctx):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
@@ -116,7 +121,7 @@ class CustomExtensionUse(Rule):
         files import it, and their uses are found like any imported extension name."""
         here = ".".join(repo_index.module_parts(ctx.path))
         local = {d.name.rsplit(".", 1)[1]: d for d in index.modules.values()
-                 if d.mode == "via" and d.name.rsplit(".", 1)[0] == here}
+                 if d.mode in ("via", kernel_values.WRAPPER) and d.name.rsplit(".", 1)[0] == here}
         if not local:
             return
         local = {k: d for k, d in local.items()
@@ -156,12 +161,46 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, report_node(ctx, parent), used, index.modules[accessors[call.func.id]])
 
     @staticmethod
-    def _bind(ctx, index) -> bool:
-        """Names the resolver does not know: relative imports of an extension and `x = load(...)`."""
+    def _loaded(ctx, call, index) -> tuple[str, str] | None:
+        """(what the call says, extension) for a dynamic load of an extension of the scan:
+        `importlib.import_module("pkg._cuda")` (a literal, or an f-string whose literal parts pin it,
+        `f"{pkg}._cuda"`), `ctypes.CDLL(".../libfoo.so")` / `torch.ops.load_library(...)` of a shared
+        library the scan builds (CMake target `foo`, or an extension module `foo`)."""
+        name = ctx.qualname(call.func)
+        if name not in _LOADERS or not call.args:
+            return None
+        arg = call.args[0]
+        if name == "importlib.import_module":
+            text = ctx.string_value(arg)
+            if text:
+                module = index.module_for(text)
+                return (f"importlib.import_module({text!r})", module) if module else None
+            if isinstance(arg, ast.JoinedStr):
+                template = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in arg.values)
+                pattern = repo_index.fstring_pattern(template)
+                module = index.module_matching(pattern) if pattern else None
+                return (f"importlib.import_module(f{template!r})", module) if module else None
+            return None
+        for node in ast.walk(arg):  # the library's file name: a literal, or the last part of os.path.join(...)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                stem = repo_index.library_stem(node.value)
+                module = index.module_for_library(stem) if stem else None
+                if module is not None:
+                    return f"{name}({node.value!r})", module
+        return None
+
+    def _bind(self, ctx, index) -> bool:
+        """Names the resolver does not know: relative imports of an extension, `x = load(...)` and
+        `x = importlib.import_module(...)` / `x = ctypes.CDLL(...)` of one."""
         bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full, relative=True) is not None)
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                found = self._loaded(ctx, value, index)
+                if found is not None:
+                    ctx.imports[statement.targets[0].id] = found[1]
+                    bound = True
+                    continue
                 name = ctx.qualname(value.func)
                 if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
                         repo_index.jit_cuda_build_wrapper(ctx, value, name):
@@ -201,6 +240,10 @@ class CustomExtensionUse(Rule):
         else:
             what = f"ops of the namespace `torch.ops.{definition.name}` (registered at {where})"
         tail = _ERROR if definition.cuda else _WARNING
+        severity = Severity.ERROR if definition.cuda else Severity.WARNING
+        if definition.mode == kernel_values.WRAPPER:  # the line stays; it runs once the wrapped kernel is ported
+            what = f"`{definition.name.rsplit('.', 1)[1]}`, an autograd Function wrapping the custom CUDA extension " \
+                   f"`{definition.why}` (built at {where})"
+            tail, severity = _WRAPPED, Severity.WARNING
         message = f"`{used}` uses {what}: {tail}"
-        return self.finding(ctx, node, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING,
-                            package=deps.extension_key(definition))
+        return self.finding(ctx, node, message, severity=severity, package=deps.extension_key(definition))
