@@ -370,3 +370,19 @@ def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     rows = {r["extension"]: r for r in verdict.summary(_scan(tmp_path))["kernels_to_port"]}
     assert {name: [Path(s).name for s in row["sources"]] for name, row in rows.items()} == {
         "a_ext": ["a.cu"], "b_ext": ["b_kernel.cu"]}
+
+
+def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
+    _write(tmp_path, {"train.py": (
+        "from gsplat import rasterization\nfrom simple_knn._C import distCUDA2\nimport marlin\n"
+        "import spconv.pytorch as spconv\nfrom exllamav2 import ExLlamaV2\nfrom pytorch3d.ops import knn_points\n"
+        "d = distCUDA2(x)\nlayer = marlin.Layer(4096, 4096)\nconv = spconv.SubMConv3d(16, 32, 3)\nk = knn_points(a, b)\n"
+    )})
+    result = _scan(tmp_path)
+    errors = {f.line for f in result.findings if f.code == "NPU501" and f.severity.name == "ERROR"}
+    assert errors == {1, 2, 3, 4, 5}
+    # pytorch3d builds its C++ ops for the CPU without CUDA: partial, not an error, its uses not reported
+    assert [f.severity.name for f in result.findings if f.code == "NPU501" and f.line == 6] == ["WARNING"]
+    assert _lines(result, "NPU507", "train.py") == [7, 8, 9]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+    assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
