@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import fileio, linking, npu_aware, own_package, reexports, repo_index, suppress, walk
+from migrate import deps, fileio, linking, npu_aware, own_package, reexports, repo_index, shell_python, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
@@ -253,11 +253,13 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     suppressed = 0
     defs: list = []
     refs: list[str] = []
+    imports: list[tuple[str, int]] = []
     for kind in kinds:
         try:
             f, e, s_ = _analyze_kind(kind, path, text, version, defs)
             if kind == "python":
                 refs = repo_index.python_refs(path, text)
+                imports = deps.import_roots(text)
         except MalformedInput as exc:
             f, e, s_ = [], [FileError(path, "NPU904", str(exc), exc.line)], 0
         except RecursionError:
@@ -270,7 +272,7 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         suppressed += s_
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs))
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports))
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -314,7 +316,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list) -> 
             defs += repo_index.cpp_defs(path, text)
         ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
         rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
-        findings, suppressed = _line_suppressed(text, _run_rules(rules, ctx))
+        findings = _run_rules(rules, ctx)
+        if kind == "launcher":
+            findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
+        findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
 
 

@@ -10,7 +10,15 @@ The CUDA branch of such a dispatch needs no change, so device findings inside it
   names the NPU ("npu", `torch.npu...`, `torch_npu...`): the CUDA branches' test and body. An
   `if device.startswith("cuda:"): torch.cuda.set_device(device)` beside them, with no NPU
   counterpart, is still reported;
-- a dict literal with both a "cuda" and an "npu" key: its "cuda" entries.
+- a dict literal with both a "cuda" and an "npu" key: its "cuda" entries; a tuple / list / set
+  literal naming both (`device.type in ("cuda", "npu")`): its CUDA items. "nccl" / "hccl" name
+  the CUDA / NPU side of a backend dispatch (`if backend == "hccl": ... elif backend == "nccl": ...`);
+- separate `if`s asking whether a device is available (`if torch.cuda.is_available(): ...` then
+  `if is_torch_npu_available(): ...`), and a test that asks about both devices itself.
+
+A test names a device also through a helper predicate whose name says so (`is_torch_npu_available()`,
+`is_npu_available()`, `accelerate.utils.is_cuda_available()`): `if is_torch_npu_available(): ...
+elif torch.cuda.is_available(): ...` handles the NPU first, so its CUDA branch is left alone.
 
 Per file, from its own syntax tree (so cached results stay correct). Only device-identity codes
 are dropped; a GPU-only import inside such a branch is still reported.
@@ -29,9 +37,9 @@ def _names(test: ast.AST) -> set[str]:
     for node in ast.walk(test):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.lower()
-            if text == "cuda" or text.startswith("cuda:"):
+            if text == "cuda" or text.startswith("cuda:") or text == "nccl":
                 found.add("cuda")
-            elif text == "npu" or text.startswith("npu:"):
+            elif text == "npu" or text.startswith("npu:") or text == "hccl":
                 found.add("npu")
         elif isinstance(node, ast.Attribute):
             chain = []
@@ -48,7 +56,27 @@ def _names(test: ast.AST) -> set[str]:
                     found.add("npu")
         elif isinstance(node, ast.Name) and node.id == "torch_npu":
             found.add("npu")
+        if isinstance(node, ast.Call):  # a project / library predicate: `is_torch_npu_available()`
+            device = _predicate_device(node.func)
+            if device:
+                found.add(device)
     return found
+
+
+def _predicate_device(func: ast.AST) -> str | None:
+    """"npu" / "cuda" for a call of a helper predicate whose name says which device it tests:
+    `is_torch_npu_available()` (transformers, accelerate), `is_npu_available()`, `is_cuda_available()`;
+    a name with "npu" / "cuda" as one of its `_`-separated words, read as a question (`is_...` /
+    `..._available`)."""
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    words = name.lower().split("_")
+    if not (words[0] in ("is", "has", "use") or words[-1] in ("available", "enabled")):
+        return None
+    if "npu" in words:
+        return "npu"
+    if "cuda" in words:
+        return "cuda"
+    return None
 
 
 def _chain(statement: ast.If) -> list[tuple[ast.AST, list]]:
@@ -70,14 +98,23 @@ def _span(test: ast.AST, body: list) -> range:
 def _subject(test: ast.AST) -> str | None:
     """What a test asks about: `device_type` in `device_type == "cuda"`, `device` in
     `device.startswith("cuda:")`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
     if isinstance(test, ast.Compare):
         return ast.unparse(test.left)
+    if isinstance(test, ast.Call) and (
+        _predicate_device(test.func) or (isinstance(test.func, ast.Attribute) and test.func.attr == "is_available")
+    ):
+        return "<is a device available>"  # `if torch.cuda.is_available(): ...` then `if is_torch_npu_available(): ...`
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute):
         return ast.unparse(test.func.value)
     return None
 
 
 def _mark(kinds, lines: set[int]) -> None:
+    for k, test, _ in kinds:  # `if torch.npu.is_available() or not torch.cuda.is_available():` asks about both
+        if "cuda" in k and "npu" in k:
+            lines.update(range(test.lineno, (getattr(test, "end_lineno", None) or test.lineno) + 1))
     if len(kinds) > 1 and any("npu" in k for k, _, _ in kinds):
         for k, test, body in kinds:
             if "cuda" in k and "npu" not in k:
@@ -120,6 +157,11 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
                             groups.setdefault(subject, []).append((found, test, body))
             for kinds in groups.values():
                 _mark(kinds, lines)
+    for kind in (ast.Tuple, ast.List, ast.Set):  # `device.type in ("cuda", "npu")`, `backend in ["nccl", "hccl"]`
+        for node in nodes.get(kind, ()):
+            named = [(_names(e), e) for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if any("npu" in k for k, _ in named):
+                lines.update(e.lineno for k, e in named if "cuda" in k)
     for node in nodes.get(ast.Dict, ()):
         keys = {k.value.lower(): k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
         if "cuda" in keys and "npu" in keys:

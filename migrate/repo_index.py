@@ -21,6 +21,8 @@ from functools import cached_property, lru_cache
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
+_IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
+_SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
 _CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
@@ -64,7 +66,7 @@ def bind_relative_imports(ctx, known) -> bool:
         base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "")
         for alias in statement.names:
             full = f"{base}.{alias.name}" if base else alias.name
-            if known(full):
+            if "." in full and known(full):
                 ctx.imports[alias.asname or alias.name] = full
                 bound = True
     return bound
@@ -103,9 +105,27 @@ def python_refs(path: str, text: str) -> list[str]:
                 if words and base:
                     refs.add(f"{base}.{words[0]}")
         refs.update(_IMPORT_MODULE.findall(text))
+        refs.update("re:" + p for p in map(fstring_pattern, _IMPORT_MODULE_F.findall(text)) if p)
+    if ".so" in text:  # ctypes.CDLL("build/libfoo.so"), torch.ops.load_library(...): a shared library the scan may build
+        refs.update("so:" + stem for stem in _SHARED_LIB.findall(text))
     if "torch.ops." in text:
         refs.update("ops:" + ns for ns in _TORCH_OPS.findall(text))
-    return sorted(r for r in refs if r.startswith("ops:") or not _never_an_extension(r))
+    return sorted(r for r in refs if r.startswith(("ops:", "re:", "so:")) or not _never_an_extension(r))
+
+
+def fstring_pattern(template: str) -> str | None:
+    """A regular expression for the module names an f-string template can produce
+    (`{pkg}._cuda` -> `[\\w.]+\\._cuda`); None when it has no literal part to pin it."""
+    parts = re.split(r"\{[^{}]*\}", template)
+    if not "".join(parts).strip("._"):
+        return None
+    return r"[\w.]+".join(re.escape(p) for p in parts)
+
+
+def library_stem(text: str) -> str | None:
+    """`build/libfoo.so` -> `foo`, `_C.so` -> `_C`: the target a shared library file is built from."""
+    match = _SHARED_LIB.search("/" + text)
+    return match.group(1) if match else None
 
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
@@ -140,14 +160,14 @@ def python_defs(ctx) -> list[Definition]:
         if jit_cuda_build_wrapper(ctx, call, name):
             module = extension_name(ctx, call)
             if module:
-                out.append(Definition("module", module, ctx.path, call.lineno, True))
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
         if name is None:
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
             module = extension_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
-                out.append(Definition("module", module, ctx.path, call.lineno, True))
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
             text = ctx.string_value(call.args[0]) if call.args else None
             if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
@@ -160,7 +180,25 @@ def python_defs(ctx) -> list[Definition]:
             if name == "torch.library.impl" and not cuda:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
+    from migrate import kernel_values
+
+    built, templates = kernel_values.helper_builds(ctx)
+    if templates:  # the helper's own `extension(name=f"{module}.{name}")` is a template, not a module
+        out = [d for d in out if not (d.kind == "module" and d.line in templates)]
+    out += built
+    out += kernel_values.module_values(ctx, out)
+    if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
+        out += kernel_values.wrapper_values(ctx, out)
     return out
+
+
+def cuda_sources(call) -> str:
+    """The CUDA source files a build call lists (string literals ending in .cu / .cuh anywhere in its
+    arguments), space-separated: a kernel's own source list (`deps.kernels_to_port`)."""
+    return " ".join(dict.fromkeys(
+        node.value.strip() for node in ast.walk(call)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))
+        and " " not in node.value.strip()))
 
 
 def extension_name(ctx, call) -> str | None:
@@ -205,8 +243,36 @@ def _jit_with_cuda(ctx, call) -> bool:
     return False
 
 
+_CMAKE_COMMENT = re.compile(r"#[^\n]*")
+_CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
+_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+
+
+def cmake_defs(path: str, text: str) -> list[Definition]:
+    """Libraries and Python modules a CMakeLists.txt builds with CUDA: `cuda_add_library(name ...)`
+    (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
+    sources or in a project with the CUDA language (`project(x CXX CUDA)`, `enable_language(CUDA)`).
+    Kind "module": `import name` of a pybind11 module and `ctypes.CDLL(".../libname.so")` link to it."""
+    code = _CMAKE_COMMENT.sub("", text)
+    cuda_project = bool(_CMAKE_CUDA_LANGUAGE.search(code))
+    out = []
+    for match in _CMAKE_TARGET.finditer(code):
+        command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
+        words = rest.split()
+        if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
+            continue
+        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command != "add_library") or (
+                cuda_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
+            sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
+            out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources))
+    return out
+
+
 def cpp_defs(path: str, text: str) -> list[Definition]:
-    """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` registrations in C++ / CUDA sources."""
+    """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` registrations in C++ / CUDA sources;
+    CUDA targets of a CMakeLists.txt (`cmake_defs`)."""
+    if path.endswith("CMakeLists.txt"):
+        return cmake_defs(path, text)
     if "TORCH_LIBRARY" not in text:
         return []
     out = []
@@ -220,13 +286,15 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
 
 
 def wants_python_defs(text: str) -> bool:
-    return any(hint in text for hint in _PY_DEF_HINTS)
+    """A build or registration, or a wrapper of a kernel op (kernel_values.wrapper_values) may be here."""
+    return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text)
 
 
-def encode(defs: list[Definition], refs: list[str]) -> tuple:
-    """Facts as plain JSON-able tuples (they are cached with the file's findings)."""
-    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind == "export" else ()) for d in defs) + \
-        tuple(("ref", r) for r in refs)
+def encode(defs: list[Definition], refs: list[str], imports=()) -> tuple:
+    """Facts as plain JSON-able tuples (they are cached with the file's findings); `imports`:
+    (top-level name, line) pairs for the open-world dependency list (migrate/deps.py)."""
+    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why else ()) for d in defs) + \
+        tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports)
 
 
 def export_defs(ctx) -> list[Definition]:
@@ -264,6 +332,10 @@ class Index:
     def matches(self, ref: str) -> bool:
         if ref.startswith("ops:"):
             return ref[4:] in self.namespaces
+        if ref.startswith("re:"):
+            return self.module_matching(ref[3:]) is not None
+        if ref.startswith("so:"):
+            return self.module_for_library(ref[3:]) is not None
         return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref)
 
     def export_for(self, dotted: str | None) -> Definition | None:
@@ -291,13 +363,39 @@ class Index:
                 out.update(tuple(parts[i:]) for i in range(len(parts)))
         return frozenset(out)
 
-    def module_for(self, dotted: str) -> str | None:
-        """The extension module `dotted` is (or is inside of, or is a relative spelling of)."""
+    def module_for(self, dotted: str, relative: bool = False) -> str | None:
+        """The extension module `dotted` is (or is inside of, or is a relative spelling of).
+        `relative`: `dotted` comes from a relative import, which never reaches a top-level module
+        (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
         for name in self.modules:
+            if relative and "." not in name:
+                continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
-            if "." in name and "." in dotted and (dotted.endswith("." + name) or name.endswith("." + dotted)):
+            if "." in name and "." in dotted:
+                if dotted.endswith("." + name) or name.endswith("." + dotted):
+                    return name
+                # an attribute of a relatively spelled one: `pkg.backend._backend.op` for `repo.pkg.backend._backend`
+                parts = dotted.split(".")
+                for end in range(len(parts) - 1, 1, -1):
+                    if name.endswith("." + ".".join(parts[:end])):
+                        return name
+        return None
+
+
+    def module_matching(self, pattern: str) -> str | None:
+        """The extension module an f-string's pattern (`fstring_pattern`) can name."""
+        compiled = re.compile(pattern)
+        for name in self.modules:
+            if compiled.fullmatch(name) or any(compiled.fullmatch(name[i + 1:]) for i, c in enumerate(name) if c == "."):
+                return name
+        return None
+
+    def module_for_library(self, stem: str) -> str | None:
+        """The extension (or CMake library target) a shared library `lib<stem>.so` / `<stem>.so` is built from."""
+        for name, definition in self.modules.items():
+            if definition.kind == "module" and name.rsplit(".", 1)[-1] == stem:
                 return name
         return None
 
@@ -323,11 +421,15 @@ def build_index(results) -> Index:
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
-            definition = Definition(kind, name, result.path, line, bool(cuda))
-            table = modules if kind == "module" else namespaces
+            definition = Definition(kind, name, result.path, line, bool(cuda), *fact[5:7])
+            table = modules if kind in ("module", "value") else namespaces
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition
+    if any(d.mode in ("via", "wrap") for d in modules.values()):
+        from migrate import kernel_values
+
+        kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for)
     return Index(modules, namespaces, exports)
 
 

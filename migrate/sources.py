@@ -21,8 +21,9 @@ MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt"
                      "environment.yml", "environment.yaml", "setup.py")
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
 CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")
-# C++ sources are read only for `TORCH_LIBRARY` registrations (the repository index, NPU508/NPU509)
-CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx")
+# C++ sources are read only for `TORCH_LIBRARY` registrations (the repository index, NPU508/NPU509),
+# CMake files for the CUDA libraries / modules they build (repo_index.cmake_defs)
+CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx", "CMakeLists.txt")
 
 
 class MalformedInput(ValueError):

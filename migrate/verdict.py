@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from migrate import deps
 from migrate.findings import Finding, ScanResult, Severity
 
 AUTOMATIC = "automatic"
@@ -89,6 +90,8 @@ def summary(result: ScanResult) -> dict:
         "by_category": dict(sorted(Counter(str(f.category) for f in findings).items())),
         "by_code": dict(sorted(Counter(f.code for f in findings).items())),
         "use_sites": use_sites(findings),
+        "kernels_to_port": deps.kernels_to_port(result.files, findings),
+        "unknown_dependencies": deps.unknown_dependencies(result.files),
         "coverage": coverage(findings),
         "errors": len(result.errors),
         "duration_s": round(result.duration_s, 3),

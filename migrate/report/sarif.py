@@ -7,7 +7,7 @@ import os
 import re
 from urllib.parse import quote
 
-from migrate import __version__
+from migrate import __version__, deps
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -67,7 +67,9 @@ def report(result, stream, *, verdict, rules) -> None:
                             "rules": descriptors}},
         "results": results,
         "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
-        "properties": {"verdict": verdict.status, "torch_npu_version": result.torch_npu_version},
+        "properties": {"verdict": verdict.status, "torch_npu_version": result.torch_npu_version,
+                       "unknown_dependencies": deps.unknown_dependencies(result.files),
+                       "kernels_to_port": deps.kernels_to_port(result.files, result.findings)},
     }
     json.dump({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, stream, indent=2)
     stream.write("\n")

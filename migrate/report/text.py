@@ -41,6 +41,10 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
                 for p, g in s["use_sites"].items()
             )
             stream.write(f"GPU-only packages used: {groups}\n")
+        for row in s["kernels_to_port"][:20]:
+            sources = ", ".join(row["sources"][:5]) + (f" and {len(row['sources']) - 5} more" if len(row["sources"]) > 5 else "")
+            stream.write(f"Kernel to port: {row['extension']} (built at {row['built_at']}; CUDA sources: {sources or 'none found under it'});"
+                         f" {plural(row['uses'], 'line')} import or call it\n")
     else:
         stream.write("Findings: none\n")
     if s["suppressed"]:
@@ -48,7 +52,13 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
     if verdict is None:  # `check` judges against --fail-on, not migration feasibility
         return
     unjudged = f" ({plural(s['errors'], 'file')} could not be scanned and {'is' if s['errors'] == 1 else 'are'} not judged)" if s["errors"] and s["files_scanned"] else ""
+    unknown = s["unknown_dependencies"]
+    if unknown:
+        names = ", ".join(list(unknown)[:15]) + (f" and {len(unknown) - 15} more" if len(unknown) > 15 else "")
+        unjudged += f"; {plural(len(unknown), 'dependency', 'dependencies')} npu-migrate does not know: verify they run on Ascend ({names})"
     stream.write(f"Verdict: {verdict.status}{unjudged}\n")
+    for name, where in list(unknown.items())[:30]:
+        stream.write(f"  unknown dependency {name}: imported at {', '.join(where[:3])}{' and %d more' % (len(where) - 3) if len(where) > 3 else ''}\n")
     for f in verdict.blockers[:20]:
         stream.write(f"  blocker {location(f)}: {f.code} {f.message}\n")
     if len(verdict.blockers) > 20:

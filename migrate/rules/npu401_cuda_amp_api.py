@@ -39,10 +39,11 @@ class CudaAmpApi(Rule):
         "import torch\ntry:\n    s = torch.amp.GradScaler(device=device)\nexcept (AttributeError, TypeError):\n    s = torch.cuda.amp.GradScaler()",
     ]
     INVALID = [
-        Invalid(  # InternImage dcnv3_func.py: names imported from torch.cuda.amp are changed in the import line
+        Invalid(  # InternImage dcnv3_func.py: names imported from torch.cuda.amp are changed in the import line,
+            # and each decorator then needs device_type (reported at the decorator too)
             "from torch.cuda.amp import custom_bwd, custom_fwd\nclass F(Function):\n    @staticmethod\n    @custom_fwd\n"
             "    def forward(ctx, x): return x\n    @staticmethod\n    @custom_bwd\n    def backward(ctx, g): return g",
-            count=2,
+            count=4,
         ),
         Invalid(  # the fallback of a try that does not use the neutral name is a real use
             "import torch\ntry:\n    s = make_scaler()\nexcept AttributeError:\n    s = torch.cuda.amp.GradScaler()", count=1,
@@ -90,10 +91,17 @@ class CudaAmpApi(Rule):
                 # `from torch.cuda.amp import custom_fwd`: no edit at the use; the import line is the one to change
                 alias = None if self._neutral_edits(ctx, node, api.neutral) else _imported_by(ctx, node)
                 if alias is not None:
-                    if id(alias) in at_imports:
-                        continue
-                    at_imports.add(id(alias))
-                yield self._neutral(ctx, alias or node, qual, target, api.neutral, deprecated)
+                    if id(alias) not in at_imports:
+                        at_imports.add(id(alias))
+                        yield self._neutral(ctx, alias, qual, target, api.neutral, deprecated)
+                    # the import line changes to the neutral name, and each use must then say the device
+                    name = qual.rsplit(".", 1)[-1]
+                    yield self.finding(
+                        ctx, node,
+                        f"`{name}` is `{qual}` (imported from torch.cuda.amp): once the import names `{api.neutral}`, "
+                        f"this use needs `device_type=\"npu\"` (`@{name}(device_type=\"npu\", ...)`)", fixable=False)
+                    continue
+                yield self._neutral(ctx, node, qual, target, api.neutral, deprecated)
                 continue
             edits = rename_edits(ctx, node, qual, target) or []
             message = f"`{qual}` does not act on NPU tensors; use `{target}`"

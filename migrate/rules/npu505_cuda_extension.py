@@ -2,12 +2,14 @@ import ast
 import re
 
 from migrate.findings import Category, Severity
-from migrate.repo_index import jit_cuda_build_wrapper
+from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper
 from migrate.rules._device_helpers import statement_of
 from migrate.rules.base import Invalid, Rule
 
 _EXT = "torch.utils.cpp_extension"
 _CUDA_SUFFIXES = (".cu", ".cuh")
+# `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
+_CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
 # nvcc itself or its GPU-architecture flags, in a file that builds an extension
 _NVCC_TEXT = re.compile(r"(?:^|/)nvcc$|^-gencode$|^(?:-?arch=)?compute_\d+|^-arch=sm_\d+|^--expt-(?:relaxed-constexpr|extended-lambda)$")
@@ -43,8 +45,10 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
     `"arch=compute_80,code=sm_80"`), a use of
-    `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the `.cu` list of a
-    `CUDAExtension(...)` written on lines of its own (besides the call), and
+    `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
+    multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
+    `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro, a call through a
+    variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
@@ -89,15 +93,31 @@ class CudaExtension(Rule):
         Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=3),
+        Invalid(  # BasicSR / mmcv make_cuda_ext: the macro, the selection, the call through the variable
+            "from torch.utils.cpp_extension import CUDAExtension\ndef make(name, srcs):\n    macros = [('WITH_CUDA', None)]\n"
+            "    extension = CUDAExtension\n    return extension(name=name, sources=srcs, define_macros=macros)", count=3),
+        Invalid(  # torch-ngp backend.py: the call, the nvcc-flags keyword and the .cu line of one JIT build
+            "from torch.utils.cpp_extension import load\n_backend = load(name='_ext',\n    extra_cuda_cflags=flags,\n"
+            "    sources=['k.cu', 'b.cpp'])", count=3),
+        Invalid(  # one finding per .cu line and for the "nvcc" key inside the call
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(\n    'm', ['a.cu',\n    'b.cu'],\n"
+            "    extra_compile_args={'cxx': [], 'nvcc': ['-O3']})", count=4),
     ]
 
     def check(self, ctx):
         reported: list[ast.AST] = []
+        variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
             if jit_cuda_build_wrapper(ctx, call, name):
                 reported.append(call)
                 yield self.finding(ctx, call, "a JIT build of a CUDA extension (it passes nvcc flags, `extra_cuda_cflags=`): " + self.MESSAGE)
+                yield from self._inner_lines(ctx, call)
+                continue
+            if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
+                reported.append(call)  # `extension = CUDAExtension` ... `extension(name, sources, ...)`
+                yield self.finding(ctx, call, "builds an extension through a variable bound to `CUDAExtension`: " + self.MESSAGE)
+                yield from self._inner_lines(ctx, call)
                 continue
             if name in _LOAD_LIBRARY:
                 yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
@@ -108,7 +128,7 @@ class CudaExtension(Rule):
             if function == "CUDAExtension":
                 reported.append(call)
                 yield self.finding(ctx, call)
-                yield from self._own_line_sources(ctx, call)
+                yield from self._inner_lines(ctx, call)
             elif function in ("load", "load_inline"):
                 cuda_sources = ctx.keyword(call, "cuda_sources")
                 with_cuda = ctx.keyword(call, "with_cuda")
@@ -124,16 +144,29 @@ class CudaExtension(Rule):
                 ):
                     reported.append(call)
                     yield self.finding(ctx, call)
+                    yield from self._inner_lines(ctx, call)
         yield from self._selected_or_globbed(ctx, reported)
 
-    def _own_line_sources(self, ctx, call):
-        """The `.cu` list of a `CUDAExtension(...)` written on lines of its own (`sources=[` under
-        `name=`): the list a porter replaces, reported besides the call."""
-        sources = ctx.keyword(call, "sources")
-        if sources is None and len(call.args) > 1:
-            sources = call.args[1]
-        if isinstance(sources, (ast.List, ast.Tuple)) and sources.lineno != call.lineno and _mentions_cuda_source(sources):
-            yield self.finding(ctx, sources, "CUDA sources of the extension: " + self.MESSAGE)
+    def _inner_lines(self, ctx, call):
+        """Lines of a multi-line build call that a porter edits besides the call's first line: each
+        line holding a `.cu`/`.cuh` source, the `"nvcc"` flag key and the `extra_cuda_cflags=` keyword
+        (one finding per line)."""
+        lines: dict[int, tuple[ast.AST, str]] = {}
+        for keyword in call.keywords:
+            if keyword.arg == "extra_cuda_cflags" and _given(keyword.value) and keyword.value.lineno != call.lineno:
+                lines.setdefault(keyword.value.lineno, (keyword.value, "nvcc flags of the extension build: "))
+        for node in ast.walk(call):
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.lineno == call.lineno:
+                continue
+            if node.value.strip().endswith(_CUDA_SUFFIXES) and "\n" not in node.value:
+                lines.setdefault(node.lineno, (node, "CUDA sources of the extension: "))
+            elif node.value == "nvcc" and self._is_key(ctx, node):
+                lines.setdefault(node.lineno, (node, "nvcc compile flags of an extension build: "))
+            elif _CUDA_MACRO.search(node.value):
+                lines.setdefault(node.lineno, (node, "a CUDA build macro: "))
+        for line in sorted(lines):
+            node, lead = lines[line]
+            yield self.finding(ctx, node, lead + self.MESSAGE)
 
     def _selected_or_globbed(self, ctx, reported):
         """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`
@@ -156,6 +189,8 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)
             elif node.value == "nvcc" and self._is_key(ctx, node):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
+            elif _CUDA_MACRO.search(node.value):
+                yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
                 yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation or flag: " + self.MESSAGE)
         seen: set[int] = set()

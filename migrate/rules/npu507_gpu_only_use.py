@@ -8,9 +8,13 @@ from migrate.rules.base import Invalid, Rule
 from migrate.rules.npu501_gpu_only_import import fallback_guarded_names, match_package, package_of
 
 TRITON = "triton"
+NUMBA_CUDA = "numba.cuda"
 # decorators that turn a function into a Triton kernel (or wrap one): its body is Triton code,
 # reported once at the decorator, not line by line
 _KERNEL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
+# numba's CUDA kernels and device functions (`@cuda.jit`, `@cuda.jit(device=True)`): the same, their
+# body (`cuda.local.array`, `cuda.blockIdx.x`) is rewritten with the kernel, reported at the decorator
+_NUMBA_CUDA_DECORATORS = ("numba.cuda.jit",)
 
 
 def reported(entry) -> bool:
@@ -52,23 +56,27 @@ def _decorator_name(ctx, decorator) -> str | None:
     return ctx.qualname(decorator.func if isinstance(decorator, ast.Call) else decorator)
 
 
-def _is_kernel(ctx, function) -> bool:
+def _kernel_package(ctx, function) -> str | None:
+    """TRITON or NUMBA_CUDA when a decorator makes `function` a GPU kernel of that package."""
     for decorator in function.decorator_list:
         name = _decorator_name(ctx, decorator)
         if name is not None and (name in _KERNEL_DECORATORS or name.startswith("triton.")):
-            return True
-    return False
+            return TRITON
+        if name in _NUMBA_CUDA_DECORATORS:
+            return NUMBA_CUDA
+    return None
 
 
 class GpuOnlyUse(Rule):
     """Every use of a GPU-only package after its import: calls, decorators, attributes, base
-    classes, `except` types, Triton kernel launches `kernel[grid](...)`, and calls of an object one
-    of the package's classes built (`self.inner_attn(qkv)` after `self.inner_attn =
-    FlashSelfAttention(...)`; `model.quantize(data)` after `AutoGPTQForCausalLM.from_pretrained(...)`;
-    generic module / optimizer methods such as `.to()` or `.step()` excluded), also when a
-    `functools.partial` of the class is handed to a constructor of the file and called there
-    (mamba_ssm's `create_block`: `Block(dim, partial(Mamba, ...))`, `self.mixer = mixer_cls(dim)`,
-    `self.mixer(x)`). The import alone
+    classes, `except` types, Triton kernel launches `kernel[grid](...)`, calls of the package's own
+    methods on an object one of its classes built (`model.quantize(data)` after
+    `AutoGPTQForCausalLM.from_pretrained(...)`; generic module / optimizer methods such as `.to()` or
+    `.step()` excluded), and the construction through a `functools.partial` of the class handed to a
+    constructor of the file (mamba_ssm's `create_block`: `Block(dim, partial(Mamba, ...))`,
+    `self.mixer = mixer_cls(dim)`). Calling the object itself (`self.encoder(x)` after
+    `self.encoder = tcnn.Encoding(...)`) is not reported: a replacement built at the reported
+    construction line is called the same way. The import alone
     (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
     complete. Names are resolved through the file's imports (`import bitsandbytes as bnb`,
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
@@ -129,6 +137,12 @@ class GpuOnlyUse(Rule):
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=3),
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
+        # PointRCNN kitti_object_eval_python/rotate_iou.py: numba.cuda kernels are reported at their
+        # decorators (not each `cuda.local.array` / `cuda.threadIdx` line inside), host calls and the launch
+        Invalid("import numba\nfrom numba import cuda\n@cuda.jit('(float32[:], int32)', device=True, inline=True)\n"
+                "def area(a, n):\n    c = cuda.local.array((2,), dtype=numba.float32)\n    return c[0]\n"
+                "@cuda.jit('(int64, float32[:])')\ndef k(n, out):\n    tx = cuda.threadIdx.x\n    out[tx] = area(out, n)\n"
+                "def run(x):\n    cuda.select_device(0)\n    k[4, 32](8, x)", count=4),
         Invalid("import pynvml\npynvml.nvmlInit()\nh = pynvml.nvmlDeviceGetHandleByIndex(0)", count=2),
         Invalid("import deepspeed\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nl = DeepSpeedTransformerLayer(cfg)", count=1),
         Invalid("import pynvml\nok = pynvml.c_nvmlProcessInfo_t.__name__ == 'c_nvmlProcessInfo_t'", count=1),
@@ -148,16 +162,21 @@ class GpuOnlyUse(Rule):
         Invalid("from functools import partial\nfrom mamba_ssm.modules.mamba_simple import Mamba\n"
                 "class Block:\n    def __init__(self, dim, mixer_cls, norm_cls=None):\n        self.mixer = mixer_cls(dim)\n"
                 "    def forward(self, x):\n        return self.mixer(x)\n"
-                "def create_block(d):\n    mixer_cls = partial(Mamba, layer_idx=0)\n    return Block(d, mixer_cls)", count=3),
+                "def create_block(d):\n    mixer_cls = partial(Mamba, layer_idx=0)\n    return Block(d, mixer_cls)", count=2),
         Invalid("import functools\nfrom mamba_ssm import Mamba\n"
                 "class Block:\n    def __init__(self, dim, mixer_cls):\n        self.mixer = mixer_cls(dim)\n"
                 "def create_block(d):\n    return Block(d, mixer_cls=functools.partial(Mamba, layer_idx=0))", count=2),
         # an optimizer the package built: its construction is the construct, not each step
         Invalid("import bitsandbytes as bnb\ndef f(p):\n    opt = bnb.optim.Adam8bit(p)\n    opt.zero_grad()\n    opt.step()", count=1),
-        # a module the package built, kept on self and called in forward
+        # a module the package built, kept on self and called in forward: the construction is the line
+        # that changes, the call `self.inner_attn(qkv)` stays as it is for a replacement module
         Invalid("import torch\nfrom flash_attn.modules.mha import FlashSelfAttention\nclass A(torch.nn.Module):\n"
                 "    def __init__(self):\n        super().__init__()\n        self.inner_attn = FlashSelfAttention(causal=True)\n"
-                "    def forward(self, qkv):\n        return self.inner_attn(qkv)", count=2),
+                "    def forward(self, qkv):\n        return self.inner_attn(qkv)", count=1),
+        # torch-ngp's tinycudann encoders: each construction, not each `self.encoder(x)`
+        Invalid("import tinycudann as tcnn\nclass N:\n    def __init__(self):\n        self.encoder = tcnn.Encoding(3, cfg)\n"
+                "        self.net = tcnn.Network(32, 1, net_cfg)\n    def forward(self, x):\n        h = self.encoder(x)\n"
+                "        return self.net(h)", count=2),
         Invalid("try:\n    from apex.optimizers import FusedAdam\nexcept ImportError:\n    pass\nopt = FusedAdam(params)", count=1),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
@@ -174,7 +193,7 @@ class GpuOnlyUse(Rule):
     def check(self, ctx):
         table = knowledge.third_party()
         kernels = self._kernels(ctx)
-        kernel_bodies = {id(k) for k in kernels.values()}
+        kernel_bodies = {id(k) for k, _ in kernels.values()}
         optional = fallback_guarded_names(ctx)
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
@@ -189,9 +208,13 @@ class GpuOnlyUse(Rule):
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         yield from self._alias_calls(ctx, table)
         yield from self._instance_uses(ctx, table, optional)
+        triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
         triton_optional = any(ctx.imports.get(name, "").split(".", 1)[0] == TRITON for name in optional)
-        if not triton_optional and (kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
-            yield from self._launches(ctx, kernels, table)  # with an optional Triton, the launches are on its path too
+        if not triton_optional and (triton_kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
+            yield from self._launches(ctx, triton_kernels, table)  # with an optional Triton, the launches are on its path too
+        numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
+        if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
+            yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
 
     def _alias_calls(self, ctx, table):
         """Calls through a module-level alias of a GPU-only function
@@ -238,9 +261,9 @@ class GpuOnlyUse(Rule):
 
     def _instance_uses(self, ctx, table, optional):
         """Objects a GPU-only package built, used later: `model = AutoGPTQForCausalLM.from_pretrained(...)`
-        then `model.quantize(data)`, in the same function; `self.inner_attn = FlashSelfAttention(...)`
-        then `self.inner_attn(qkv)`, in the same class. Calls of the object and of its own methods are
-        uses; generic module / optimizer methods (`.to()`, `.step()`) are not."""
+        then `model.quantize(data)`, in the same function; `self.q = GPTQModel(...)` then
+        `self.q.pack(...)`, in the same class. Calls of its own methods are uses; calls of the object
+        itself and generic module / optimizer methods (`.to()`, `.step()`) are not."""
         locals_: dict[tuple[int, str], tuple[str, str]] = {}  # (scope, name) -> (qual, key)
         members: dict[tuple[int, str], tuple[str, str]] = {}  # (class, attribute of self) -> (qual, key)
         factories = self._factories(ctx, table, optional)
@@ -269,13 +292,15 @@ class GpuOnlyUse(Rule):
             return
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
-            method = None
-            built = self._instance(ctx, func, locals_, members)  # the object called: `self.inner_attn(qkv)`
-            if built is None and isinstance(func, ast.Attribute):  # its method: `model.quantize(data)`
-                method = func.attr
-                if method in _GENERIC_METHODS or method.startswith("_"):
-                    continue
-                built = self._instance(ctx, func.value, locals_, members)
+            # calling the object itself (`self.encoder(x)`, `self.inner_attn(qkv)`) is the interface every
+            # torch module shares: a replacement built at the reported construction line is called the
+            # same way, so the call is not a line that must change. Only the package's own methods are.
+            if not isinstance(func, ast.Attribute):
+                continue
+            method = func.attr  # its method: `model.quantize(data)`
+            if method in _GENERIC_METHODS or method.startswith("_"):
+                continue
+            built = self._instance(ctx, func.value, locals_, members)
             if built is None:
                 continue
             qual, key = built
@@ -341,12 +366,14 @@ class GpuOnlyUse(Rule):
             parent = ctx.parent(parent)
         return parent
 
-    def _kernels(self, ctx) -> dict[str, ast.AST]:
+    def _kernels(self, ctx) -> dict[str, tuple[ast.AST, str]]:
+        """name -> (function, TRITON or NUMBA_CUDA) for the GPU kernels the file defines."""
         out = {}
         for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
             for function in ctx.nodes.get(kind, ()):
-                if function.decorator_list and _is_kernel(ctx, function):
-                    out[function.name] = function
+                package = _kernel_package(ctx, function) if function.decorator_list else None
+                if package is not None:
+                    out[function.name] = (function, package)
         return out
 
     @staticmethod
@@ -358,10 +385,13 @@ class GpuOnlyUse(Rule):
             child, parent = parent, ctx.parent(parent)
         return False
 
-    def _launches(self, ctx, kernels, table):
-        if TRITON not in table:
+    def _launches(self, ctx, kernels, table, package=TRITON, by_name=True):
+        """Subscripted calls `kernel[grid](...)` of a kernel of `kernels` (with `by_name`, also of a
+        name containing `kernel`, for Triton kernels imported from another file)."""
+        if package not in table:
             return
-        entry = table[TRITON]
+        entry = table[package]
+        label = "Triton" if package == TRITON else "numba.cuda"
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
             if not isinstance(func, ast.Subscript):
@@ -370,12 +400,12 @@ class GpuOnlyUse(Rule):
             name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
             if name is None:
                 continue
-            if name not in kernels and "kernel" not in name.lower():
+            if name not in kernels and not (by_name and "kernel" in name.lower()):
                 continue
-            text = f"triton: launch of the Triton kernel `{name}[grid](...)` ({entry.status} on Ascend NPU)"
+            text = f"{package}: launch of the {label} kernel `{name}[grid](...)` ({entry.status} on Ascend NPU)"
             if entry.alternative:
                 text += f"; NPU alternative: {entry.alternative}"
-            yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=TRITON)
+            yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=package)
 
     def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]

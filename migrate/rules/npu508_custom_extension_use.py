@@ -1,12 +1,14 @@
 import ast
 
-from migrate import repo_index
+from migrate import deps, kernel_values, repo_index
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 
 _ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or replaced by torch / torch_npu ops"
+_LOADERS = ("importlib.import_module", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library")
+_WRAPPED = "runs only once the kernel inside the wrapper is ported (the call itself need not change)"
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
 
 
@@ -18,9 +20,15 @@ class CustomExtensionUse(Rule):
     (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
     returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
     sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
-    op namespace. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")`,
+    op namespace; a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
+    `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
+    library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` (also an
+    f-string whose literal parts name it), `ctypes.CDLL(".../libext.so")`,
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
-    scan is reported with the file and line where the extension is built. The definitions are
+    scan is reported with the file and line where the extension is built; so is each
+    `get_backend().op(...)` through a function of the same file that returns the extension (or
+    the module variable it was stored in), and each import or call of a wrapper of an op defined
+    in another module (an accessor, `my_op = MyFn.apply`, `partial(ext.op, ...)`). The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
@@ -31,7 +39,8 @@ class CustomExtensionUse(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR
     MESSAGE = "uses a custom CUDA extension built in this repository"
-    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
+    # the last three: wrappers of a kernel op (kernel_values.wrapper_values) are recorded in the same pass
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", ".apply", "partial(", "def get_")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
         "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
@@ -62,6 +71,12 @@ class CustomExtensionUse(Rule):
             "    return _plugin is not None\ndef run(x):\n    return _plugin.bias_act(x)\n",
             count=1,
         ),
+        Invalid(  # stable-dreamfusion raymarching.py: an accessor returns the extension it stored
+            "from torch.utils.cpp_extension import load\n_ext = load(name='rm', sources=['rm.cu'])\nBACKEND = None\n"
+            "def get_backend():\n    global BACKEND\n    if BACKEND is None:\n        BACKEND = _ext\n    return BACKEND\n"
+            "y = get_backend().march(x)\n",
+            count=2,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -82,11 +97,10 @@ class CustomExtensionUse(Rule):
         self._bind(ctx, index)
         yield from self._imports(ctx, index)
         for call in ctx.nodes.get(ast.Call, ()):
-            if ctx.qualname(call.func) == "importlib.import_module" and call.args:
-                text = ctx.string_value(call.args[0])
-                module = index.module_for(text) if text else None
-                if module is not None:
-                    yield self._finding(ctx, call, f"importlib.import_module({text!r})", index.modules[module])
+            found = self._loaded(ctx, call, index)
+            if found is not None:
+                used, module = found
+                yield self._finding(ctx, call, used, index.modules[module])
         for node, qual in chain_tops(ctx):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
@@ -98,14 +112,95 @@ class CustomExtensionUse(Rule):
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
+        yield from self._accessor_calls(ctx, index)
+        yield from self._wrapper_calls(ctx, index)
+
+    def _wrapper_calls(self, ctx, index):
+        """Calls, in the file that defines it, of a module-level wrapper of a kernel op
+        (`my_op = MyFn.apply`, `op = partial(_C.op, ...)`; see kernel_values.wrapper_values); other
+        files import it, and their uses are found like any imported extension name."""
+        here = ".".join(repo_index.module_parts(ctx.path))
+        local = {d.name.rsplit(".", 1)[1]: d for d in index.modules.values()
+                 if d.mode in ("via", kernel_values.WRAPPER) and d.name.rsplit(".", 1)[0] == here}
+        if not local:
+            return
+        local = {k: d for k, d in local.items()
+                 if not any(f.name == k for f in ctx.nodes.get(ast.FunctionDef, ()))}  # accessors: _accessor_calls
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Name) and func.id in local and ctx.qualname(func) is None and not shadowed(ctx, func):
+                yield self._finding(ctx, call, f"{func.id}(...)", local[func.id])
+
+    def _accessor_calls(self, ctx, index):
+        """`get_backend().op(...)`: a function of this file that returns the extension (directly or
+        through a module variable it was stored in, `BACKEND = _backend; return BACKEND`) stands for it."""
+        def extension_of(node):
+            qual = ctx.qualname(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            return index.module_for(qual) if qual else None
+
+        stored: dict[str, str] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            module = extension_of(statement.value)
+            if module is not None:
+                stored.update((t.id, module) for t in statement.targets if isinstance(t, ast.Name))
+        accessors: dict[str, str] = {}
+        for function in ctx.nodes.get(ast.FunctionDef, ()):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    module = extension_of(node.value) or (stored.get(node.value.id) if isinstance(node.value, ast.Name) else None)
+                    if module is not None:
+                        accessors[function.name] = module
+                        break
+        if not accessors:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            if isinstance(call.func, ast.Name) and call.func.id in accessors:
+                parent = ctx.parent(call)
+                if isinstance(parent, ast.Attribute) and parent.value is call:
+                    used = f"{call.func.id}().{parent.attr}"
+                    yield self._finding(ctx, report_node(ctx, parent), used, index.modules[accessors[call.func.id]])
 
     @staticmethod
-    def _bind(ctx, index) -> bool:
-        """Names the resolver does not know: relative imports of an extension and `x = load(...)`."""
-        bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full) is not None)
+    def _loaded(ctx, call, index) -> tuple[str, str] | None:
+        """(what the call says, extension) for a dynamic load of an extension of the scan:
+        `importlib.import_module("pkg._cuda")` (a literal, or an f-string whose literal parts pin it,
+        `f"{pkg}._cuda"`), `ctypes.CDLL(".../libfoo.so")` / `torch.ops.load_library(...)` of a shared
+        library the scan builds (CMake target `foo`, or an extension module `foo`)."""
+        name = ctx.qualname(call.func)
+        if name not in _LOADERS or not call.args:
+            return None
+        arg = call.args[0]
+        if name == "importlib.import_module":
+            text = ctx.string_value(arg)
+            if text:
+                module = index.module_for(text)
+                return (f"importlib.import_module({text!r})", module) if module else None
+            if isinstance(arg, ast.JoinedStr):
+                template = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in arg.values)
+                pattern = repo_index.fstring_pattern(template)
+                module = index.module_matching(pattern) if pattern else None
+                return (f"importlib.import_module(f{template!r})", module) if module else None
+            return None
+        for node in ast.walk(arg):  # the library's file name: a literal, or the last part of os.path.join(...)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                stem = repo_index.library_stem(node.value)
+                module = index.module_for_library(stem) if stem else None
+                if module is not None:
+                    return f"{name}({node.value!r})", module
+        return None
+
+    def _bind(self, ctx, index) -> bool:
+        """Names the resolver does not know: relative imports of an extension, `x = load(...)` and
+        `x = importlib.import_module(...)` / `x = ctypes.CDLL(...)` of one."""
+        bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full, relative=True) is not None)
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                found = self._loaded(ctx, value, index)
+                if found is not None:
+                    ctx.imports[statement.targets[0].id] = found[1]
+                    bound = True
+                    continue
                 name = ctx.qualname(value.func)
                 if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
                         repo_index.jit_cuda_build_wrapper(ctx, value, name):
@@ -130,7 +225,8 @@ class CustomExtensionUse(Rule):
                 base = statement.module or ""
             for alias in statement.names:
                 candidate = f"{base}.{alias.name}" if base else alias.name
-                module = index.module_for(candidate) or (index.module_for(base) if base else None)
+                relative = bool(statement.level)
+                module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
                 if module is not None:
                     yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", index.modules[module])
                     break
@@ -139,8 +235,15 @@ class CustomExtensionUse(Rule):
         where = f"{definition.path}:{definition.line}"
         if definition.kind == "module":
             what = f"the custom CUDA extension `{definition.name}` (built at {where})"
+        elif definition.kind == "value":  # a module variable bound to the build (migrate/kernel_values.py)
+            what = f"the custom CUDA extension `{definition.why}` (built at {where}, as `{definition.name}`)"
         else:
             what = f"ops of the namespace `torch.ops.{definition.name}` (registered at {where})"
         tail = _ERROR if definition.cuda else _WARNING
+        severity = Severity.ERROR if definition.cuda else Severity.WARNING
+        if definition.mode == kernel_values.WRAPPER:  # the line stays; it runs once the wrapped kernel is ported
+            what = f"`{definition.name.rsplit('.', 1)[1]}`, an autograd Function wrapping the custom CUDA extension " \
+                   f"`{definition.why}` (built at {where})"
+            tail, severity = _WRAPPED, Severity.WARNING
         message = f"`{used}` uses {what}: {tail}"
-        return self.finding(ctx, node, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING)
+        return self.finding(ctx, node, message, severity=severity, package=deps.extension_key(definition))

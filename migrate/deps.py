@@ -1,0 +1,163 @@
+"""The scan's open-world inventory: dependencies npu-migrate does not know, and kernels to port.
+
+The knowledge base is a closed list (migrate/knowledge/third_party.toml): a package missing from it
+is not "fine", it is *unknown*. Every top-level name a Python file imports that is not the standard
+library, not torch / torch_npu, not one of the scanned repository's own modules or directories and
+not in the knowledge base is listed with where it is imported, so a porting engineer checks it
+runs on Ascend instead of trusting silence.
+
+Import facts ("imp", root, line) are read in the per-file pass with the same cheap line pattern the
+repository index uses (migrate/repo_index.py) and cached with the file; the repository's own names
+and the grouping are computed after the scan on every run.
+
+"Kernels to port" groups NPU508 findings by the custom extension they use, with where it is built
+and the CUDA sources (NPU506 files) under the directory that builds it (or under the directory its
+dotted name points to, `basicsr.ops.dcn.deform_conv_ext` -> `basicsr/ops/dcn/`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import defaultdict
+
+from migrate.repo_index import _IMPORT, module_parts
+
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "__main__"}
+# torch itself and its Ascend adapter: the knowledge base's own subject (API maps, op support)
+_TORCH = frozenset({"torch", "torch_npu"})
+
+
+def import_roots(text: str) -> list[tuple[str, int]]:
+    """(top-level name, line) of each absolute import statement of a Python file, first line per name."""
+    if "import" not in text:
+        return []
+    out: dict[str, int] = {}
+    line, position = 1, 0
+    for match in _IMPORT.finditer(text):
+        dots, module, _names, plain = match.groups()
+        if dots:
+            continue  # relative: the package itself
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        modules = [w.split()[0] for w in plain.split(",") if w.split()] if plain is not None else [module]
+        for name in modules:
+            root = name.split(".", 1)[0]
+            if root and root.isidentifier() and root not in out:
+                out[root] = line
+    return sorted(out.items(), key=lambda item: item[1])
+
+
+def _known_roots() -> frozenset[str]:
+    from migrate import knowledge
+
+    return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
+
+
+def own_names(paths) -> frozenset[str]:
+    """Every directory name and module name of the scanned files: an import of one of them is the
+    repository's own code (scripts put their directories on sys.path, so any level counts)."""
+    names: set[str] = set()
+    for path in paths:
+        parts = module_parts(path)
+        names.update(parts)
+        if os.path.basename(path).endswith((".so", ".pyd")):
+            names.add(os.path.basename(path).split(".", 1)[0])
+    return frozenset(names)
+
+
+def unknown_dependencies(files) -> dict[str, list[str]]:
+    """{import name: ["path:line", ...]} for every import npu-migrate has no knowledge of, most
+    widely imported first."""
+    from migrate import repo_index
+
+    known = _known_roots() | _TORCH | _STDLIB
+    index = repo_index.build_index(files)  # extensions the repository builds itself are its own
+    own = own_names([r.path for r in files]) | {name.split(".", 1)[0] for name in index.modules}
+    where: dict[str, list[str]] = defaultdict(list)
+    for result in files:
+        for fact in getattr(result, "facts", ()):
+            if fact[0] == "imp" and fact[1] not in known and fact[1] not in own:
+                where[fact[1]].append(f"{result.path}:{fact[2]}")
+    return {name: sorted(where[name]) for name in sorted(where, key=lambda n: (-len(where[n]), n))}
+
+
+def kernels_to_port(files, findings) -> list[dict]:
+    """One row per custom CUDA extension / op namespace the repository builds and uses: where it is
+    built, its CUDA sources, and how many lines import or call it (NPU508)."""
+    from migrate import repo_index
+
+    index = repo_index.build_index(files)
+    if not index.modules and not index.namespaces:
+        return []
+    uses: dict[str, int] = defaultdict(int)
+    for f in findings:
+        if f.code == "NPU508" and f.package:
+            uses[f.package] += 1
+    cuda_files = sorted(f.path for f in findings if f.code == "NPU506")
+    directories = {os.path.dirname(os.path.normpath(r.path)).replace(os.sep, "/") for r in files}
+    rows: dict[str, dict] = {}
+    for definition in list(index.modules.values()) + list(index.namespaces.values()):
+        if not definition.cuda:
+            continue
+        name = extension_key(definition)
+        if name in rows:
+            continue
+        home = _source_directory(definition, directories)
+        sources = _listed(definition, index, cuda_files, home) or [p for p in cuda_files if _under(p, home)]
+        rows[name] = {"extension": name, "built_at": f"{definition.path}:{definition.line}", "sources": sources, "uses": uses.get(name, 0)}
+    # one kernel built twice (a JIT `load(name="_grid_encoder")` and setup.py's `CUDAExtension("_gridencoder")`
+    # over the same .cu files) is one kernel to port: rows with the same sources are merged
+    merged: dict[tuple, dict] = {}
+    for row in sorted(rows.values(), key=lambda r: (-r["uses"], r["extension"])):
+        key = tuple(row["sources"]) or (row["extension"],)
+        if key in merged:
+            first = merged[key]
+            first["extension"] += " / " + row["extension"]
+            first["built_at"] += ", " + row["built_at"]
+            first["uses"] += row["uses"]
+        else:
+            merged[key] = dict(row)
+    return sorted(merged.values(), key=lambda r: (-r["uses"], r["extension"]))
+
+
+def extension_key(definition) -> str:
+    """The name a kernel row and an NPU508 finding share: the extension module (a variable bound to
+    a build counts as its extension), or `torch.ops.<ns>`."""
+    if definition.kind == "value":
+        return definition.why
+    if definition.kind == "namespace":
+        return f"torch.ops.{definition.name}"
+    return definition.name
+
+
+def _listed(definition, index, cuda_files, home) -> list[str]:
+    """The CUDA files of the scan that the build's own source list names (`repo_index.cuda_sources`;
+    a JIT variable's from its build): a listed `src/k.cu` is the file whose path ends with it, the one
+    under the build's directory when several do. Empty when the list names none of them (sources
+    computed at run time): the caller falls back to the directory."""
+    listed = definition.why.split() if definition.kind == "module" else []
+    if definition.kind == "value" and definition.why in index.modules:
+        listed = index.modules[definition.why].why.split()
+    out = []
+    for item in listed:
+        tail = "/" + os.path.normpath(item).replace(os.sep, "/").lstrip("./")
+        matches = [p for p in cuda_files if ("/" + os.path.normpath(p).replace(os.sep, "/")).endswith(tail)]
+        near = [p for p in matches if _under(p, home)]
+        out += (near or matches)[:1]
+    return sorted(dict.fromkeys(out))
+
+
+def _source_directory(definition, directories) -> str:
+    here = os.path.dirname(os.path.normpath(definition.path)).replace(os.sep, "/")
+    if definition.kind == "module" and "." in definition.name:
+        package = "/".join(definition.name.split(".")[:-1])
+        for directory in directories:
+            if directory == package or directory.endswith("/" + package):
+                return directory
+    return here
+
+
+def _under(path: str, directory: str) -> bool:
+    path = os.path.normpath(path).replace(os.sep, "/")
+    return not directory or path.startswith(directory.rstrip("/") + "/")

@@ -1,0 +1,267 @@
+"""Values that stand for compiled CUDA code, followed across a repository's own modules (NPU508).
+
+`migrate/repo_index.py` records where extensions are built. This module adds the two ways real
+repositories hand such a build to the rest of their code that a literal `CUDAExtension(name="m")`
+does not show:
+
+- a **module-level variable bound to a JIT build** (`_backend = load(name="_raymarching", ...)` in
+  `raymarching/backend.py`, torch-ngp) is an attribute of that module: `from .backend import
+  _backend` elsewhere imports the compiled extension, and `_backend.op(...)` calls it. Recorded as a
+  definition of kind "value" named `<the file's dotted module>.<variable>` whose `why` is the
+  extension's own name;
+- a **project build helper** (`def make_cuda_ext(name, module, sources, sources_cuda=None): ...
+  return CUDAExtension(name=f"{module}.{name}", ...)` in BasicSR's / mmdetection's setup.py) builds
+  an extension whose name is computed from the helper's arguments: each call with literal arguments
+  (`make_cuda_ext(name="deform_conv_ext", module="basicsr.ops.dcn", ...)`) defines the module
+  `basicsr.ops.dcn.deform_conv_ext`, which `from . import deform_conv_ext` in `basicsr/ops/dcn/` imports.
+
+Both are read from one file's syntax tree in the per-file pass (facts, cached with the file), so the
+cost stays linear in the repository's size; nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_EXT = "torch.utils.cpp_extension"
+_JIT = (f"{_EXT}.load", f"{_EXT}.load_inline")
+
+
+def _scope_is_module(ctx, node) -> bool:
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return False
+        parent = ctx.parent(parent)
+    return True
+
+
+def module_values(ctx, defs) -> list:
+    """Module-level variables of this file bound to a CUDA extension it JIT-builds (`defs`: this
+    file's definitions from `repo_index.python_defs`): kind "value" definitions."""
+    from migrate.repo_index import Definition, jit_cuda_build_wrapper, module_parts
+
+    built = {(d.line, d.name) for d in defs if d.kind == "module"}
+    if not built:
+        return []
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    out = []
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        value = statement.value
+        if not (isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+            continue
+        name = ctx.qualname(value.func)
+        if name not in _JIT and not jit_cuda_build_wrapper(ctx, value, name):
+            continue
+        extension = next((n for line, n in built if line == value.lineno), None)
+        if extension is None or not _scope_is_module(ctx, statement):
+            continue
+        out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, value.lineno, True, extension))
+    return out
+
+
+def _builds_cuda(ctx, function) -> ast.Call | None:
+    """The `CUDAExtension(...)` call (direct, or through a variable bound to it) inside `function`."""
+    from migrate.repo_index import extension_class_variables
+
+    variables = extension_class_variables(ctx)
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        if ctx.qualname(node.func) == f"{_EXT}.CUDAExtension" or (isinstance(node.func, ast.Name) and node.func.id in variables):
+            return node
+    return None
+
+
+def _render(node, env: dict) -> str | None:
+    """The string `node` evaluates to with the helper's parameters bound to `env` (literals,
+    f-strings, `+`, parameter names); None when it depends on anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, 115):
+                    return None
+                text = _render(value.value, env)
+            else:
+                text = _render(value, env)
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _render(node.left, env), _render(node.right, env)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def helper_builds(ctx) -> tuple[list, set[int]]:
+    """Extensions declared through a project build helper defined in the same file: one module
+    definition per helper call whose arguments make the extension's name a literal; and the lines of
+    the helpers' own build calls (their name is a template, `{module}.{name}`, not a module)."""
+    from migrate.repo_index import Definition
+
+    if "CUDAExtension" not in ctx.source:
+        return [], set()
+    helpers: dict[str, tuple[ast.FunctionDef, ast.AST]] = {}
+    for function in ctx.nodes.get(ast.FunctionDef, ()):
+        build = _builds_cuda(ctx, function)
+        if build is None:
+            continue
+        name_node = ctx.keyword(build, "name") or (build.args[0] if build.args else None)
+        params = {a.arg for a in function.args.args + function.args.kwonlyargs}
+        if name_node is None or not any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(name_node)):
+            continue  # a literal name is already a definition of its own (repo_index.python_defs)
+        helpers[function.name] = (function, name_node)
+    if not helpers:
+        return [], set()
+    templates = {name_node.lineno for _, name_node in helpers.values()} | {
+        build.lineno for function, _ in helpers.values() for build in [_builds_cuda(ctx, function)] if build is not None}
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not (isinstance(call.func, ast.Name) and call.func.id in helpers):
+            continue
+        function, name_node = helpers[call.func.id]
+        positional = [a.arg for a in function.args.args]
+        env: dict[str, str] = {}
+        for param, arg in zip(positional, call.args):
+            text = _render(arg, {})
+            if text is not None:
+                env[param] = text
+        for keyword in call.keywords:
+            text = _render(keyword.value, {}) if keyword.arg else None
+            if text is not None:
+                env[keyword.arg] = text
+        module = _render(name_node, env)
+        if module:
+            from migrate.repo_index import cuda_sources
+
+            out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+    return out, templates
+
+
+# ---- wrappers of a kernel op: Function.apply aliases, functools.partial, accessors ------------------------
+WRAPPER_HINTS = (".apply", "partial(", "return ")
+WRAPPER = "wrap"  # mode of a Function.apply alias: calling it runs the op inside the Function's body
+
+
+def _imported_names(ctx) -> dict[str, str]:
+    """Local name -> full dotted name for every import of the file, relative ones resolved against its
+    path (the name resolver leaves those out)."""
+    from migrate.repo_index import _resolve_relative
+
+    out: dict[str, str] = {}
+    for statement in ctx.nodes.get(ast.Import, ()):
+        for alias in statement.names:
+            out[alias.asname or alias.name.split(".", 1)[0]] = alias.name if alias.asname else alias.name.split(".", 1)[0]
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "") if statement.level else (statement.module or "")
+        for alias in statement.names:
+            if alias.name != "*":
+                out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return out
+
+
+def _chain(node) -> tuple[str, list[str]] | None:
+    """(root name, attributes) of `a.b.c`; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return (node.id, parts[::-1]) if isinstance(node, ast.Name) else None
+
+
+def _refs(node, local: dict[str, set[str]]) -> set[str]:
+    """Dotted names (imports of the file, module variables standing for them) that `node` mentions."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in local:
+            out |= local[sub.id]
+    return out
+
+
+def wrapper_values(ctx, defs) -> list:
+    """Module-level names of this file that wrap a kernel op: `my_op = MyFn.apply` (a `Function` whose
+    body mentions an imported / JIT-built extension), `op = partial(_C.op, ...)`, and an accessor
+    `def get_backend(): return _backend` (also through a variable it stored it in). Recorded as kind
+    "value" definitions of mode "via" (the value is the extension or its op) or WRAPPER (a
+    `Function.apply` alias, whose callers run the op through it) whose `why` lists the dotted names they mention; the index keeps
+    those whose names resolve to an extension of the scan (`repo_index.build_index`), so the decision
+    needs the whole repository but the facts stay per file."""
+    from migrate.repo_index import Definition, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    local: dict[str, set[str]] = {k: {v} for k, v in _imported_names(ctx).items()}
+    for d in defs:
+        if d.kind == "value" and d.path == ctx.path:
+            local.setdefault(d.name.rsplit(".", 1)[1], set()).add(d.name)
+    module_level = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    module_level |= {n for g in ctx.nodes.get(ast.Global, ()) for n in g.names}
+    for statement in ctx.nodes.get(ast.Assign, ()):  # `BACKEND = _backend` (module level or `global BACKEND`)
+        refs = _refs(statement.value, local) if isinstance(statement.value, (ast.Name, ast.Attribute)) else set()
+        if refs:
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and target.id in module_level:
+                    local.setdefault(target.id, set()).update(refs)
+    functions: dict[str, set[str]] = {}  # autograd Function classes -> what their bodies mention
+    for cls in ctx.tree.body:
+        if isinstance(cls, ast.ClassDef) and any((_chain(b) or ("", []))[0] == "Function" or (_chain(b) or ("", [""]))[1][-1:] == ["Function"] for b in cls.bases):
+            refs = _refs(cls, local)
+            if refs:
+                functions[cls.name] = refs
+    out = []
+
+    def add(name: str, line: int, refs: set[str], mode: str = "via") -> None:
+        out.append(Definition("value", f"{dotted}.{name}", ctx.path, line, True, " ".join(sorted(refs)), mode))
+
+    for statement in ctx.tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            value, refs = statement.value, set()
+            if isinstance(value, ast.Call) and value.args and (ctx.qualname(value.func) == "functools.partial"):
+                value = value.args[0]
+                refs = _refs(value, local) if isinstance(value, (ast.Name, ast.Attribute)) else set()
+            chain = _chain(value)
+            if chain and chain[1] == ["apply"] and chain[0] in functions:  # a wrapper: its body calls the op
+                add(statement.targets[0].id, statement.lineno, refs | functions[chain[0]], WRAPPER)
+            elif refs:  # a partial of the op itself
+                add(statement.targets[0].id, statement.lineno, refs)
+        elif isinstance(statement, ast.FunctionDef):
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
+                    refs = _refs(node.value, local)
+                    if refs:
+                        add(statement.name, statement.lineno, refs)
+                        break
+    return out
+
+
+def resolve_wrappers(modules: dict, module_for) -> None:
+    """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
+    that extension's build; a wrapper of a wrapper resolves in a later round."""
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER)}
+    for name in pending:
+        del modules[name]
+    for _ in range(3):
+        progressed = False
+        for name, d in list(pending.items()):
+            for ref in d.why.split():
+                found = module_for(ref)
+                if found is None:
+                    continue
+                target = modules[found]
+                extension = target.why if target.kind == "value" else target.name
+                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension,
+                                        WRAPPER if WRAPPER in (d.mode, target.mode) else "via")
+                del pending[name]
+                progressed = True
+                break
+        if not progressed:
+            break

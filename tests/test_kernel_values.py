@@ -1,0 +1,388 @@
+"""Issue 24: values standing for compiled CUDA code followed across a repository's own modules
+(migrate/kernel_values.py), lines inside multi-line build calls (NPU505), and the open-world
+inventory (migrate/deps.py): dependencies npu-migrate does not know, kernels to port.
+
+The fixtures are small multi-file repositories written here, shaped like the layouts read in real
+repositories (a JIT-built `_backend` re-imported by sibling modules; a `make_cuda_ext` helper in
+setup.py; a JIT module named like its own package file), not copies of them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from migrate import verdict
+from migrate.engine import scan
+from migrate.report import sarif, text
+
+NEWEST = "2.14.0"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+
+
+def _lines(result, code, name):
+    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
+
+
+def _scan(tmp_path):
+    return scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+
+
+# ---- a module variable bound to a JIT build, imported by its siblings ------------------------------------
+JIT_BACKEND = {
+    "enc/__init__.py": "from .grid import GridEncoder\n",
+    "enc/backend.py": (
+        "import os\nfrom torch.utils.cpp_extension import load\n"
+        "_src = os.path.dirname(__file__)\n"
+        "flags = ['-O3']\n"
+        "_backend = load(name='_grid_encoder',\n"
+        "                extra_cuda_cflags=flags,\n"
+        "                sources=[os.path.join(_src, 'src', f) for f in [\n"
+        "                    'gridencoder.cu',\n"
+        "                    'bindings.cpp',\n"
+        "                ]],\n"
+        "                )\n"
+        "__all__ = ['_backend']\n"
+    ),
+    "enc/grid.py": (
+        "import torch\n"
+        "from .backend import _backend\n"
+        "class GridEncoder(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        out = torch.empty_like(x)\n"
+        "        _backend.grid_encode_forward(x, out)\n"
+        "        return out\n"
+    ),
+    "enc/src/gridencoder.cu": "__global__ void k(float* x) {}\n",
+    "enc/src/bindings.cpp": "// pybind11 bindings\n",
+    "train.py": "import numpy as np\nfrom enc import GridEncoder\nimport flash_attn\n",
+}
+
+
+def test_a_variable_bound_to_a_jit_build_is_followed_into_the_modules_that_import_it(tmp_path):
+    _write(tmp_path, JIT_BACKEND)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "enc/grid.py") == [2, 6]
+    messages = [f.message for f in result.findings if f.code == "NPU508"]
+    assert all("`_grid_encoder`" in m and "enc/backend.py:5" in m for m in messages)
+    # the JIT build's own lines: the call, the nvcc flags keyword, the .cu source line
+    assert _lines(result, "NPU505", "enc/backend.py") == [5, 6, 8]
+
+
+def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_path):
+    _write(tmp_path, JIT_BACKEND)
+    rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
+    assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
+        ("_grid_encoder", 2, ["gridencoder.cu"])]
+    assert rows[0]["built_at"].endswith("enc/backend.py:5")
+
+
+def test_unknown_dependencies_are_listed_with_where_they_are_imported(tmp_path):
+    _write(tmp_path, JIT_BACKEND)
+    result = _scan(tmp_path)
+    unknown = verdict.summary(result)["unknown_dependencies"]
+    # numpy is unknown; enc is the repository's own package, flash_attn is in the knowledge base,
+    # os is the standard library, torch is the subject, _grid_encoder is built by the repository
+    assert list(unknown) == ["numpy"]
+    assert unknown["numpy"] == [f"{tmp_path}/train.py:1"]
+    stream = io.StringIO()
+    text.report(result, stream, verdict=verdict.judge(result.findings), rules={})
+    out = stream.getvalue()
+    assert "1 dependency npu-migrate does not know: verify they run on Ascend (numpy)" in out
+    assert "Kernel to port: _grid_encoder" in out
+    stream = io.StringIO()
+    sarif.report(result, stream, verdict=verdict.judge(result.findings), rules={})
+    properties = json.loads(stream.getvalue())["runs"][0]["properties"]
+    assert list(properties["unknown_dependencies"]) == ["numpy"]
+    assert properties["kernels_to_port"][0]["extension"] == "_grid_encoder"
+    assert verdict.judge(result.findings).status == verdict.MANUAL
+
+
+# ---- a project build helper computes the extension's name ------------------------------------------------
+HELPER = {
+    "setup.py": (
+        "import os\nfrom setuptools import setup\n"
+        "from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension\n"
+        "def make_cuda_ext(name, module, sources, sources_cuda=None):\n"
+        "    define_macros = []\n"
+        "    extra_compile_args = {'cxx': []}\n"
+        "    if os.getenv('FORCE_CUDA', '0') == '1':\n"
+        "        define_macros += [('WITH_CUDA', None)]\n"
+        "        extension = CUDAExtension\n"
+        "        sources += sources_cuda\n"
+        "    else:\n"
+        "        extension = CppExtension\n"
+        "    return extension(\n"
+        "        name=f'{module}.{name}',\n"
+        "        sources=[os.path.join(*module.split('.'), p) for p in sources],\n"
+        "        define_macros=define_macros)\n"
+        "setup(name='proj', ext_modules=[\n"
+        "    make_cuda_ext(\n"
+        "        name='dcn_ext',\n"
+        "        module='proj.ops.dcn',\n"
+        "        sources=['src/dcn.cpp'],\n"
+        "        sources_cuda=['src/dcn_kernel.cu']),\n"
+        "], cmdclass={'build_ext': BuildExtension})\n"
+    ),
+    "proj/__init__.py": "",
+    "proj/ops/__init__.py": "",
+    "proj/ops/dcn/__init__.py": "from .dcn import deform_conv\n",
+    "proj/ops/dcn/dcn.py": (
+        "from . import dcn_ext\n"
+        "def deform_conv(x, w):\n"
+        "    return dcn_ext.deform_conv_forward(x, w)\n"
+    ),
+    "proj/ops/dcn/src/dcn_kernel.cu": "__global__ void k() {}\n",
+}
+
+
+def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
+    _write(tmp_path, HELPER)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+    assert all("`proj.ops.dcn.dcn_ext`" in f.message for f in result.findings if f.code == "NPU508")
+    # the helper's build lines: the WITH_CUDA macro, `extension = CUDAExtension`, the call through the variable, the .cu source
+    assert _lines(result, "NPU505", "setup.py") == [8, 9, 13, 22]
+    rows = verdict.summary(result)["kernels_to_port"]
+    assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
+        ("proj.ops.dcn.dcn_ext", 2, ["dcn_kernel.cu"])]
+
+
+def test_a_jit_module_named_like_its_package_file_is_not_its_relative_import(tmp_path):
+    _write(tmp_path, {
+        "proj/__init__.py": "",
+        "proj/upfirdn2d/__init__.py": "from .upfirdn2d import upfirdn2d\n",
+        "proj/upfirdn2d/upfirdn2d.py": (
+            "from torch.utils.cpp_extension import load\n"
+            "ext = load('upfirdn2d', sources=['a.cpp', 'k.cu'])\n"
+            "def upfirdn2d(x):\n"
+            "    return ext.run(x)\n"
+        ),
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "upfirdn2d/__init__.py") == []
+    assert _lines(result, "NPU508", "upfirdn2d/upfirdn2d.py") == [4]
+
+
+def test_git_installed_gpu_packages_are_in_the_catalogue(tmp_path):
+    _write(tmp_path, {"net.py": "import tinycudann as tcnn\nimport nvdiffrast.torch as dr\nenc = tcnn.Encoding(3, {})\n"})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "net.py") == [1, 2]
+    assert _lines(result, "NPU507", "net.py") == [3]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+
+
+# ---- NPU-aware code through a helper predicate (transformers / accelerate style) -------------------------
+def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from transformers.utils import is_torch_npu_available\n"
+        "from .utils import is_npu_available\n"
+        "def empty_cache():\n"
+        "    if is_torch_npu_available():\n"
+        "        torch.npu.empty_cache()\n"
+        "    elif torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n"       # line 8: the NPU is handled first
+        "def pick():\n"
+        "    if is_npu_available():\n"
+        "        return torch.device('npu:0')\n"
+        "    return torch.device('cuda:0')\n"      # line 12: not in a branch of the chain, still reported
+        "def sync():\n"
+        "    if is_fast_available():\n"            # a predicate that names no device
+        "        torch.npu.synchronize()\n"
+        "    elif torch.cuda.is_available():\n"
+        "        torch.cuda.synchronize()\n"       # line 17: still reported
+    )})
+    lines = {f.line for f in _scan(tmp_path).findings if f.code.startswith(("NPU1", "NPU2"))}
+    assert not {7, 8} & lines
+    assert {12, 16, 17} <= lines
+
+
+def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_are_not_reported(tmp_path):
+    # the shapes of an NPU-aware inference engine (read in jianzhnie/mini-vllm @0b278b8, rewritten here)
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from .device import is_torch_npu_available\n"
+        "def setup(backend, rank):\n"
+        "    if backend == 'hccl':\n"
+        "        torch.npu.set_device(rank)\n"
+        "    elif backend == 'nccl':\n"              # line 6
+        "        torch.cuda.set_device(rank)\n"      # line 7
+        "def seed(s):\n"
+        "    if torch.cuda.is_available():\n"        # line 9
+        "        torch.cuda.manual_seed_all(s)\n"    # line 10
+        "    if is_torch_npu_available():\n"
+        "        torch.npu.manual_seed_all(s)\n"
+        "def accel(device):\n"
+        "    return device.type in ('cuda', 'npu')\n"  # line 14
+        "def compile_ok():\n"
+        "    return not (torch.npu.is_available() or not torch.cuda.is_available())\n"  # 16: not an if
+        "def lone(rank):\n"
+        "    if torch.cuda.is_available():\n"        # line 18: no NPU sibling
+        "        torch.cuda.set_device(rank)\n"      # line 19
+        "    if backend_is_ready():\n"
+        "        torch.npu.synchronize()\n"
+    )})
+    lines = {f.line for f in _scan(tmp_path).findings if f.code.startswith(("NPU1", "NPU2", "NPU3"))}
+    assert not {6, 7, 9, 10, 14} & lines
+    assert {16, 18, 19} <= lines
+
+
+# ---- launchers: Python inside `python -c`, CUDA-family variables the table does not list ------------------
+def test_python_inside_a_launcher_is_analysed_at_its_place(tmp_path):
+    _write(tmp_path, {"run.sh": (
+        "#!/bin/bash\n"
+        "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+        "python3 -u -c \"import torch; torch.cuda.set_device(0); print(\\\"ok\\\")\"\n"
+        "python -c 'import torch; x = torch.zeros(1).cuda()' && echo done\n"
+        "python train.py -c configs/a.yaml\n"
+    )})
+    result = _scan(tmp_path)
+    found = sorted((f.line, f.column, f.code, f.fixable) for f in result.findings)
+    assert (2, 8, "NPU703", False) in found
+    assert (3, 30, "NPU102", False) in found  # `torch.cuda.set_device` at its column in the shell line
+    assert (4, 44, "NPU101", False) in found  # `.cuda` of the single-quoted snippet
+    assert not [f for f in found if f[0] == 5]
+
+
+def test_one_kernel_built_by_a_jit_load_and_by_setup_is_one_kernel_to_port(tmp_path):
+    files = dict(JIT_BACKEND)
+    files["enc/setup.py"] = (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(name='enc', ext_modules=[CUDAExtension(name='_gridencoder', sources=['src/gridencoder.cu', 'src/bindings.cpp'])])\n"
+    )
+    files["enc/grid.py"] = (  # the prebuilt module first, the JIT build as the fallback
+        "try:\n    import _gridencoder as _backend\nexcept ImportError:\n    from .backend import _backend\n"
+        "def forward(x, out):\n    _backend.grid_encode_forward(x, out)\n"
+    )
+    _write(tmp_path, files)
+    rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
+    assert len(rows) == 1 and rows[0]["extension"] in ("_grid_encoder / _gridencoder", "_gridencoder / _grid_encoder")
+    assert rows[0]["uses"] >= 3
+
+
+# ---- second pass: wrappers of a kernel op defined in another module ---------------------------------------
+WRAPPERS = {
+    "setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "setup(ext_modules=[CUDAExtension('pkg.ops._C', ['pkg/ops/k.cu', 'pkg/ops/b.cpp'])])\n"
+    ),
+    "pkg/__init__.py": "",
+    "pkg/ops/__init__.py": "",
+    "pkg/ops/k.cu": "__global__ void k(float* x) {}\n",
+    "pkg/ops/fn.py": (
+        "import functools\nfrom torch.autograd import Function\nfrom . import _C\n"
+        "class ScatterFn(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return _C.scatter_forward(x)\n"
+        "scatter = ScatterFn.apply\n"
+        "gather = functools.partial(_C.gather, dim=0)\n"
+        "def run(x):\n    return scatter(x) + gather(x)\n"
+    ),
+    "pkg/ops/backend.py": (
+        "from torch.utils.cpp_extension import load\n_backend = load(name='_rm', sources=['pkg/ops/rm.cu'])\n"
+        "def get_backend():\n    return _backend\n"
+    ),
+    "pkg/ops/plain.py": (  # the same shapes over torch: nothing to port
+        "import functools\nimport torch\nfrom torch.autograd import Function\n"
+        "class Twice(Function):\n    @staticmethod\n    def forward(ctx, x):\n        return torch.mul(x, 2)\n"
+        "twice = Twice.apply\nsummed = functools.partial(torch.sum, dim=0)\n"
+        "def get_module():\n    return torch.nn\n"
+    ),
+    "pkg/model.py": (
+        "from .ops.fn import scatter, gather\nfrom .ops.backend import get_backend\nfrom .ops.plain import twice, summed, get_module\n"
+        "def f(x):\n    y = get_backend().march(x)\n    z = twice(summed(y)) + get_module().Linear(2, 2)(y)\n"
+        "    return scatter(y) + gather(z)\n"
+    ),
+}
+
+
+def test_accessors_function_apply_aliases_and_partials_of_a_kernel_op_are_followed_across_modules(tmp_path):
+    _write(tmp_path, WRAPPERS)
+    result = _scan(tmp_path)
+    # model.py: the two imports of wrappers, the accessor call, the alias and the partial's calls; not torch's
+    assert _lines(result, "NPU508", "pkg/model.py") == [1, 2, 5, 7, 7]
+    # fn.py: the calls of the alias and of the partial in the file that defines them (line 11)
+    assert _lines(result, "NPU508", "pkg/ops/fn.py") == [3, 7, 9, 11, 11]
+    assert _lines(result, "NPU508", "pkg/ops/plain.py") == []
+    messages = {f.line: f.message for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py")}
+    assert "`_rm`" in messages[5] and "pkg/ops/backend.py:2" in messages[5]
+    assert "`pkg.ops._C`" in messages[7] and "setup.py:3" in messages[7]
+    # the partial is the op itself (error); the Function.apply alias wraps it: its calls run once the kernel
+    # inside the Function is ported (warning)
+    on_7 = sorted((f.column, f.severity.name) for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py") and f.line == 7)
+    assert on_7 == [(12, "WARNING"), (25, "ERROR")]
+
+
+# ---- second pass: dynamic loads, CMake builds, a kernel's own source list ---------------------------------
+DYNAMIC = {
+    "CMakeLists.txt": (
+        "cmake_minimum_required(VERSION 3.18)\nproject(fastops LANGUAGES CXX CUDA)  # CUDA language\n"
+        "find_package(pybind11 REQUIRED)\n"
+        "pybind11_add_module(fastops_cuda csrc/bind.cpp csrc/k.cu)\n"
+        "add_library(rasterizer SHARED csrc/raster.cu)\n"
+        "add_library(helpers STATIC csrc/h.cpp)\n"
+        "# add_library(commented SHARED csrc/c.cu)\n"
+    ),
+    "csrc/k.cu": "__global__ void k(float* x) {}\n",
+    "csrc/raster.cu": "__global__ void r(float* x) {}\n",
+    "csrc/bind.cpp": "// bindings\n",
+    "pkg/__init__.py": "",
+    "pkg/ops.py": (
+        "import ctypes\nimport importlib\nimport os\n"
+        "_lib = ctypes.CDLL(os.path.join(os.path.dirname(__file__), 'build', 'librasterizer.so'))\n"
+        "_helpers = ctypes.CDLL('build/libhelpers.so')\n"
+        "_fast = importlib.import_module(f'{__package__}_cuda')\n"
+        "_other = importlib.import_module(f'{__package__}_utils')\n"
+        "def raster(x):\n    _lib.rasterize(x)\n    _helpers.noop()\n    return _fast.run(x)\n"
+    ),
+}
+
+
+def test_cmake_targets_ctypes_libraries_and_fstring_imports_are_kernel_uses(tmp_path):
+    _write(tmp_path, DYNAMIC)
+    result = _scan(tmp_path)
+    # the CDLL of the CUDA library, the f-string import of the pybind11 module, and the calls through both;
+    # not the static C++ helpers' library, nor an f-string naming no module the scan builds
+    assert _lines(result, "NPU508", "pkg/ops.py") == [4, 6, 9, 11]
+    rows = {r["extension"]: r for r in verdict.summary(result)["kernels_to_port"]}
+    assert sorted(rows) == ["fastops_cuda", "rasterizer"]
+    assert rows["rasterizer"]["built_at"].endswith("CMakeLists.txt:5")
+    assert [Path(s).name for s in rows["rasterizer"]["sources"]] == ["raster.cu"]  # its own list, not the directory
+
+
+def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
+    _write(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(ext_modules=[CUDAExtension('a_ext', ['ops/a.cpp', 'ops/a.cu']),\n"
+            "                   CUDAExtension('b_ext', ['ops/b.cpp', 'ops/b_kernel.cu'])])\n"
+        ),
+        "ops/a.cu": "__global__ void a(float* x) {}\n",
+        "ops/b_kernel.cu": "__global__ void b(float* x) {}\n",
+        "model.py": "import a_ext\nimport b_ext\ny = a_ext.run(1) + b_ext.run(2)\n",
+    })
+    rows = {r["extension"]: r for r in verdict.summary(_scan(tmp_path))["kernels_to_port"]}
+    assert {name: [Path(s).name for s in row["sources"]] for name, row in rows.items()} == {
+        "a_ext": ["a.cu"], "b_ext": ["b_kernel.cu"]}
+
+
+def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
+    _write(tmp_path, {"train.py": (
+        "from gsplat import rasterization\nfrom simple_knn._C import distCUDA2\nimport marlin\n"
+        "import spconv.pytorch as spconv\nfrom exllamav2 import ExLlamaV2\nfrom pytorch3d.ops import knn_points\n"
+        "d = distCUDA2(x)\nlayer = marlin.Layer(4096, 4096)\nconv = spconv.SubMConv3d(16, 32, 3)\nk = knn_points(a, b)\n"
+    )})
+    result = _scan(tmp_path)
+    errors = {f.line for f in result.findings if f.code == "NPU501" and f.severity.name == "ERROR"}
+    assert errors == {1, 2, 3, 4, 5}
+    # pytorch3d builds its C++ ops for the CPU without CUDA: partial, not an error, its uses not reported
+    assert [f.severity.name for f in result.findings if f.code == "NPU501" and f.line == 6] == ["WARNING"]
+    assert _lines(result, "NPU507", "train.py") == [7, 8, 9]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+    assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
