@@ -13,6 +13,7 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `register_device_module()`       | `torch._register_device_module`                                 |
 | `device_context_class()`         | `torch.utils._device.DeviceContext`                             |
 | `accelerator_probe()`            | `torch._C._get_accelerator` (FSDP's default mesh and device)    |
+| `torchscript_builtin_twin()`     | `torch.jit._builtins._find_builtin` / `_register_builtin`       |
 | `fsdp2_param_class()`            | `torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam`     |
 |                                  | (`_init_sharded_param`, `init_unsharded_param`)                 |
 | `spawn_entry()`                  | `torch.multiprocessing.spawn._wrap` (each mp.spawn process)     |
@@ -94,6 +95,16 @@ def register_device_module(name: str, module) -> None:
 def device_context_class() -> type:
     """The class behind `with torch.device(...)` (its __init__ takes the device to map)."""
     return _torch_attr("torch.utils._device", "DeviceContext")
+
+
+def torchscript_builtin_twin(original, wrapper) -> None:
+    """Make TorchScript compile `wrapper` as the aten op `original` is (a device-mapping wrapper of
+    torch.zeros, torch.ones_like, ...): TorchScript would otherwise try to compile the Python wrapper
+    itself and fail. Nothing happens when `original` is no TorchScript builtin."""
+    find = _torch_attr("torch.jit._builtins", "_find_builtin")
+    op = find(original)
+    if op is not None:
+        _torch_attr("torch.jit._builtins", "_register_builtin")(wrapper, op)
 
 
 def accelerator_probe():

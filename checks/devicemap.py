@@ -145,6 +145,10 @@ def wrap_device_fn(fn, replace_int: bool = False):
         return out
 
     wrapper._npu_migrate_wrapped = True
+    # TorchScript sees the wrapper where a script calls torch.zeros(...): it stays the aten op there.
+    from checks import compat
+
+    compat.torchscript_builtin_twin(fn, wrapper)
     return wrapper
 
 
@@ -306,6 +310,11 @@ def patch_distributed(to_gloo) -> None:
                 w._npu_migrate_wrapped = True
                 setattr(owner, name, w)
 
+    for owner in (dist, c10d):
+        fn = getattr(owner, "barrier", None)
+        if fn is not None and not getattr(fn, "_npu_migrate_wrapped", False):
+            owner.barrier = _cpu_barrier(fn)
+
     ddp = torch.nn.parallel.DistributedDataParallel
     orig_init = ddp.__init__
 
@@ -330,3 +339,19 @@ def patch_distributed(to_gloo) -> None:
         self.src_device_obj = CPU
 
     dp.__init__ = dp_init
+
+
+def _cpu_barrier(barrier):
+    """`dist.barrier(device_ids=[i])` names a device of the emulated accelerator, which c10d would
+    hand to gloo as that device (no kernels there): the collectives run on the CPU, where a barrier
+    needs no device, so the ids are dropped (the group still synchronises every rank)."""
+
+    @functools.wraps(barrier)
+    def wrapper(*args, **kwargs):
+        if len(args) > 2:
+            args = args[:2] + (None,) + args[3:]
+        kwargs.pop("device_ids", None)
+        return barrier(*args, **kwargs)
+
+    wrapper._npu_migrate_wrapped = True
+    return wrapper

@@ -259,3 +259,22 @@ def test_op_tracing_stops_once_the_op_set_is_stable_and_says_so():
     [note] = [w for w in late.warnings if "op tracing stopped after step" in w]
     stopped = int(note.split("after step ")[1].split(":")[0])
     assert stopped < 8, note
+
+
+def test_start_up_probes_answer_as_an_ascend_host(tmp_path):
+    """What a script asks at start-up, answered as torch_npu 2.14.0 answers it on an Ascend host (a CPU
+    build of torch; transfer_to_npu copies torch.npu onto torch.cuda and turns torch.jit.script off):
+    no cudnn (this host's CUDA build would raise on the emulated capability), no capability unless
+    TORCH_NPU_DEVICE_CAPABILITY names one, the device properties torch's inductor reads, TorchScript
+    that compiles device-mapped factories, and a barrier on a device id."""
+    facts_path = tmp_path / "facts.json"
+    r = smoke("ascend_host_facts.py", steps=2, script_args=[str(facts_path)], op_trace=False,
+              env={"TORCH_NPU_DEVICE_CAPABILITY": ""})
+    assert (r.verdict, r.exit_code) == ("pass", 0), (r.reasons, r.stderr[-3000:])
+    facts = json.loads(facts_path.read_text())
+    assert facts["scripted_before"] == "[1.0, 1.0, 1.0]" and facts["scripted_after_is_function"]
+    assert facts["cudnn_version"] is None and not facts["cudnn_available"] and not facts["cuda_built"]
+    assert facts["version_cuda"] is None and facts["cuda_available"] and facts["capability"] is None
+    assert "MISSING" not in facts["props"].values() and facts["props"]["total_memory"] > 0
+    assert facts["triton"] is False  # torch.compile's inductor never asks the NPU CUDA-only triton probes
+    assert facts["barrier"]
