@@ -24,10 +24,13 @@ MARK = "_npu_migrate_npu"  # historical name: the mark means "placed on the emul
 CPU = torch.device("cpu")
 DEVICE_KWARGS = ("device", "device_type", "map_location", "device_id")
 AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
-# off: autocast regions are entered (and GradScaler runs) but compute in float32;
+# off: autocast regions keep the device's dtypes (float16 unless the script names one) but the
+#      lower-precision ops compute in float32, rounded to that dtype (checks/autocast_emulation.py);
 # native: CPU autocast with the emulated device's dtype (float16 unless the script names one);
 # bf16: CPU autocast in bfloat16. Old values "1"/"0" mean native/off.
-AUTOCAST_POLICIES = ("off", "native", "bf16")
+# float32 (internal: validate's migrated side against a plain-CPU baseline): regions are entered but
+#      disabled, everything in float32, as the original's autocast("cuda") on a host without CUDA.
+AUTOCAST_POLICIES = ("off", "native", "bf16", "float32")
 
 MAPPED: set[str] = set()
 _DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")
@@ -258,8 +261,13 @@ def patch_autocast() -> None:
                 key = str(dtype).replace("torch.", "")
                 AUTOCAST_SEEN[key] = AUTOCAST_SEEN.get(key, 0) + 1
             policy = autocast_policy()
-            if policy == "off":
+            if policy == "float32":
                 enabled = False
+            elif policy == "off" and enabled:
+                # the device's dtypes, computed in float32 (checks/autocast_emulation.py)
+                from checks import autocast_emulation
+
+                autocast_emulation.install()
             elif policy == "bf16":
                 dtype = torch.bfloat16
             device_type = "cpu"
@@ -324,6 +332,9 @@ def patch_distributed(to_gloo) -> None:
         orig_init(self, module, None, None, *args, **kwargs)
 
     ddp.__init__ = ddp_init
+    from checks import sync_batchnorm
+
+    sync_batchnorm.install(ddp)
 
     dp = torch.nn.DataParallel
 

@@ -39,7 +39,7 @@ from checks.smoke_report import (
 
 BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
-AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap
+AUTOCAST_POLICIES = ("off", "native", "bf16", "float32")  # see checks.devicemap
 TAIL_CHARS = 8000
 NO_TORCH = ("could not run: torch is not installed for {python}; install it with "
             "`{python} -m pip install torch` (the CPU build is enough for smoke and validate)")
@@ -148,8 +148,9 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
     autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
-    "off" (default: regions and GradScaler run, computing in float32; the fastest, and identical on
-    both sides of validate), "native" (CPU autocast with the device's dtype, float16 unless the
+    "off" (default: regions and GradScaler run with the device's dtypes, the lower-precision ops
+    computing in float32 and rounding to them, checks/autocast_emulation.py; fast, and identical on
+    both sides of validate), "float32" (regions disabled, validate's plain-CPU baseline case), "native" (CPU autocast with the device's dtype, float16 unless the
     script names one: 5-20x slower on a CPU without AVX512-BF16/AMX), "bf16" (CPU autocast in
     bfloat16). emulate_autocast (older API): True is "native", False is "off".
     wait_for_script: the script is still being written (validate's instrumented copy): the child

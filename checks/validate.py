@@ -171,6 +171,8 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     if base_backend == "cpu" and autocast != "off":
         notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
                      "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
+    if base_backend == "cpu" and autocast == "off":
+        autocast = "float32"  # the plain CPU runs the original's autocast("cuda") regions disabled: the same here
     backends = {"baseline": base_backend, "migrated": migrated_backend}
     npu_args, changed = migrated_args(script_args)
     if note_args(changed):

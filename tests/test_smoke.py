@@ -207,7 +207,7 @@ def test_two_process_distributed_hccl_runs_on_gloo():
         t.join()
     for r in (0, 1):
         assert results[r].verdict == "pass", (r, results[r].reasons, results[r].stderr[-2000:])
-        assert results[r].steps == 3 and results[r].param_device == {"npu": 4}
+        assert results[r].steps == 3 and results[r].param_device == {"npu": 6}  # with SyncBatchNorm's two
     assert results[0].losses != results[1].losses  # each rank saw its own data
 
 
@@ -278,3 +278,4 @@ def test_start_up_probes_answer_as_an_ascend_host(tmp_path):
     assert "MISSING" not in facts["props"].values() and facts["props"]["total_memory"] > 0
     assert facts["triton"] is False  # torch.compile's inductor never asks the NPU CUDA-only triton probes
     assert facts["barrier"]
+    assert facts["autocast_half_input"] == "torch.float16"  # autocast policy off (the default): device dtypes

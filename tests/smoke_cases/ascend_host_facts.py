@@ -42,6 +42,10 @@ with tempfile.TemporaryDirectory() as tmp:
     dist.barrier(device_ids=[0])
     dist.destroy_process_group()
 facts["barrier"] = True
+# inputs cast to float16 by the script, weights left to autocast (the default policy keeps that working)
+layer = torch.nn.Linear(4, 4).cuda()
+with torch.autocast("cuda"):
+    facts["autocast_half_input"] = str(layer(torch.randn(2, 4).cuda().half()).dtype)
 with open(sys.argv[1], "w") as f:
     json.dump(facts, f)
 
