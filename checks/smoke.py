@@ -358,6 +358,11 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
             exit_code_override = 2
         else:
             reasons.append(f"{exc.type}: {exc.message} (at {where})")
+        from checks.emulation_limits import explain
+
+        limit = explain(backend, f"{exc.type}: {exc.message}")
+        if limit:
+            reasons[-1] += f" [{limit}]"
     elif status == "exit":
         code = report.exit_code
         if done == 0 and code == 2 and "usage:" in stderr:

@@ -194,3 +194,20 @@ def test_the_seed_reaches_spawned_processes():
     for r in runs:
         assert (r.verdict, r.child_steps) == ("pass", 3), (r.reasons, r.stderr[-2000:])
     assert runs[0].losses == runs[1].losses
+
+
+def test_an_emulation_artifact_is_named_as_what_the_stand_in_cannot_emulate():
+    """torch's own "Could not run ... from the 'npu' backend" reads like a missing NPU kernel; under the
+    stand-in it means a call the emulation did not map, and the reason says so (not on other backends)."""
+    from checks.smoke import judge
+
+    message = "Could not run 'aten::empty.memory_format' with arguments from the 'npu' backend."
+    report = ChildReport(
+        status="exception", losses=(), step_times=(), step_source="optimizer", child_steps=0, loss_dtype=None,
+        loss_device=None, param_device={}, peak_memory=0, warnings=(), exit_code=None, op_trace=None,
+        exception=ExceptionInfo("NotImplementedError", message, "x.py", 3, "<module>", "dist.barrier()", "tb"))
+    kw = dict(returncode=1, timed_out=False, timeout=10, steps=2, strict_ops=False)
+    emulated = judge("x.py", "emulated", report, **kw)
+    assert emulated.verdict == "fail" and message in emulated.reasons[0]
+    assert "the torch_npu stand-in cannot emulate this call" in emulated.reasons[0]
+    assert not any("cannot emulate" in r for r in judge("x.py", "npu", report, **kw).reasons)
