@@ -211,3 +211,12 @@ def test_an_emulation_artifact_is_named_as_what_the_stand_in_cannot_emulate():
     assert emulated.verdict == "fail" and message in emulated.reasons[0]
     assert "the torch_npu stand-in cannot emulate this call" in emulated.reasons[0]
     assert not any("cannot emulate" in r for r in judge("x.py", "npu", report, **kw).reasons)
+
+
+def test_a_spawned_rank_failure_shows_the_rank_cause_first():
+    """mp.spawn re-raises a rank's error as ProcessRaisedException carrying the rank's traceback text:
+    the reason starts with the rank's own error at the user's line, not with the spawn call."""
+    r = run_smoke(os.path.join(CASES, "spawn_raises.py"), backend="cpu", steps=1, timeout=120, op_trace=False)
+    assert r.verdict == "fail", r.reasons
+    assert r.reasons[0].startswith("rank 0: RuntimeError: mat1 and mat2 shapes cannot be multiplied"), r.reasons[0]
+    assert "spawn_raises.py:10 in worker" in r.reasons[0].split(";")[0]
