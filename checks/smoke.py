@@ -200,6 +200,9 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     child_env.update(env or {})
     child_env["NPU_MIGRATE_SMOKE"] = json.dumps(config)
     child_env["PYTHONUNBUFFERED"] = "1"
+    # Hydra catches the task's exception, prints it and exits 1; with this it re-raises it, so the
+    # report names the real exception at the user's deepest frame (hydra/_internal/utils.py run_and_report)
+    child_env.setdefault("HYDRA_FULL_ERROR", "1")
     if fake_data:  # generated dataset files (checks/fakedata_datasets.py), removed after the run
         child_env["NPU_MIGRATE_FAKE_DATA_DIR"] = report_path + ".fakedata"
     if backend in ("emulated", "cpu", "cuda-emulated"):
