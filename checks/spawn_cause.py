@@ -17,7 +17,8 @@ def _is_user_file(path: str) -> bool:
 
 
 def rank_cause(exc_type: str, message: str) -> str | None:
-    """'rank N: Type: message (at file:line in function: code)' for a spawned rank's traceback, else None."""
+    """'rank N failed with Type: message (at file:line in function: code)' for a spawned rank's
+    traceback, else None (not "rank N: ...": that form is the per-rank verdicts' of checks/spawn_ranks)."""
     if exc_type != "ProcessRaisedException":
         return None
     header = _HEADER.search(message or "")
@@ -35,4 +36,4 @@ def rank_cause(exc_type: str, message: str) -> str | None:
             where = f"{frame.group(1)}:{frame.group(2)} in {frame.group(3)}: {code}".rstrip(": ")
     if not error:
         return None
-    return f"rank {header.group(1)}: {error}" + (f" (at {where})" if where else "")
+    return f"rank {header.group(1)} failed with {error}" + (f" (at {where})" if where else "")

@@ -218,7 +218,7 @@ def test_a_spawned_rank_failure_shows_the_rank_cause_first():
     the reason starts with the rank's own error at the user's line, not with the spawn call."""
     r = run_smoke(os.path.join(CASES, "spawn_raises.py"), backend="cpu", steps=1, timeout=120, op_trace=False)
     assert r.verdict == "fail", r.reasons
-    assert r.reasons[0].startswith("rank 0: RuntimeError: mat1 and mat2 shapes cannot be multiplied"), r.reasons[0]
+    assert r.reasons[0].startswith("rank 0 failed with RuntimeError: mat1 and mat2 shapes cannot be multiplied"), r.reasons[0]
     assert "spawn_raises.py:10 in worker" in r.reasons[0].split(";")[0]
 
 
