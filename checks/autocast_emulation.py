@@ -40,8 +40,10 @@ def install() -> None:
     global _library
     if _library is not None:
         return
+    from checks import compat
+
+    below = compat.below_autocast_cpu()
     _library = torch.library.Library("aten", "IMPL")
-    below = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastCPU)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "overriding a previously registered kernel": on purpose
         for name in LOWER_PRECISION_OPS:
@@ -56,7 +58,7 @@ def _kernel(op, below):
         dtype = torch.get_autocast_dtype("cpu")
         args = [_round(a, dtype) for a in args]
         kwargs = {k: _round(v, dtype) for k, v in kwargs.items()}
-        with torch._C._ExcludeDispatchKeyGuard(below):
+        with below():
             out = op(*args, **kwargs)
         return _lower(out, dtype)
 

@@ -31,7 +31,9 @@ def install(ddp_class) -> None:
 
     bn.forward = forward
     # DDP refuses SyncBatchNorm in a CPU module; the forward above is what makes it work here.
-    name = "_passing_sync_batchnorm_handle"
+    from checks import compat
+
+    name = compat.DDP_SYNC_BATCHNORM_CHECK
     if hasattr(ddp_class, name):
         setattr(ddp_class, name, lambda self, module: None)
 

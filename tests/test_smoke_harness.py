@@ -102,7 +102,8 @@ def test_compat_missing_grad_scaler_internal(monkeypatch):
 def test_no_private_torch_or_msprobe_name_outside_compat():
     private = re.compile(r"_python_dispatch|_unscale_grads_|_global_optimizer_post_hooks|_register_device_module"
                          r"|utils\._device\b|pt_compare import|msprobe\.core\.dump|msprobe\.pytorch\.dump"
-                         r"|_get_accelerator|_fsdp_param|_init_sharded_param|init_unsharded_param|spawn\._wrap")
+                         r"|_get_accelerator|_fsdp_param|_init_sharded_param|init_unsharded_param|spawn\._wrap"
+                         r"|_ExcludeDispatchKeyGuard|utils\._triton|_passing_sync_batchnorm_handle|jit\._builtins")
     offenders = []
     for path in (ROOT / "checks").rglob("*.py"):
         if path.name == "compat.py":

@@ -67,7 +67,8 @@ def hide_triton() -> None:
     """No triton on an Ascend host's CPU build of torch (the CUDA wheels pull it; the CPU ones do
     not), and transfer_to_npu answers has_triton() False anyway (`_patch_has_triton`): torch's
     inductor then never asks the CUDA-only triton probes (capability >= (9, 0), ...) of the NPU."""
-    import torch.utils._triton as triton_utils
+    from torch_npu._surface import compat
 
+    triton_utils = compat.triton_probes_module()
     for name in ("has_triton_package", "has_triton"):
         setattr(triton_utils, name, lambda *a, **k: False)
