@@ -223,11 +223,12 @@ def test_a_spawned_rank_failure_shows_the_rank_cause_first():
     assert "spawn_raises.py:10 in worker" in r.reasons[0].split(";")[0]
 
 
-def test_an_exception_hydra_catches_is_reported_at_the_user_line():
+def test_an_exception_hydra_catches_is_reported_at_the_user_line(tmp_path):
     """Hydra prints a task's exception and exits 1 ("exited with status 1" would be all smoke could say);
     smoke runs it with HYDRA_FULL_ERROR=1, so the real exception and the user's frame are reported.
     Runs where hydra-core is installed (not in the development venv: checked with hydra-core 1.3.8)."""
     pytest.importorskip("hydra")
-    r = run_smoke(os.path.join(CASES, "hydra_app", "train.py"), backend="cpu", steps=1, timeout=120, op_trace=False)
+    r = run_smoke(os.path.join(CASES, "hydra_app", "train.py"), backend="cpu", steps=1, timeout=120, op_trace=False,
+                  cwd=str(tmp_path))  # Hydra writes its outputs/ folder in the working directory
     assert r.reasons and r.reasons[0].startswith("RuntimeError: mat1 and mat2 shapes cannot be multiplied"), r.reasons
     assert "train.py:11 in main" in r.reasons[0]
