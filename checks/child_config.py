@@ -23,7 +23,7 @@ BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.
 RANKS_SUFFIX = ".ranks"  # <report>.ranks/ holds the mp.spawn ranks' rank{R}.dist.json (checks/spawn_ranks.py)
 FAKE_DATA_DIR_ENV = "NPU_MIGRATE_FAKE_DATA_DIR"  # checks/fakedata_datasets.py reads it
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
-AUTOCAST_POLICIES = ("off", "native", "bf16")  # see checks.devicemap
+AUTOCAST_POLICIES = ("off", "native", "bf16", "float32")  # see checks.devicemap
 # backends whose run reads the torch_npu knowledge base (the stand-in's API, the CUDA twin's map)
 KB_BACKENDS = ("auto", "emulated", "npu", "cuda-emulated")
 # backends that must not touch a GPU of this machine
@@ -150,6 +150,9 @@ class ChildConfig:
         """The child's environment: `base` (the parent's), then `extra` (the caller's), then the run's own."""
         env = dict(base)
         env.update(extra or {})
+        # Hydra catches the task's exception, prints it and exits 1; with this it re-raises it, so the
+        # report names the real exception at the user's deepest frame (hydra/_internal/utils.py run_and_report)
+        env.setdefault("HYDRA_FULL_ERROR", "1")
         env[CONFIG_ENV] = json.dumps(self.to_json())
         env["PYTHONUNBUFFERED"] = "1"
         if self.fake_data and fake_data_dir:  # generated dataset files, removed by the parent after the run

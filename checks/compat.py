@@ -13,6 +13,10 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `register_device_module()`       | `torch._register_device_module`                                 |
 | `device_context_class()`         | `torch.utils._device.DeviceContext`                             |
 | `accelerator_probe()`            | `torch._C._get_accelerator` (FSDP's default mesh and device)    |
+| `torchscript_builtin_twin()`     | `torch.jit._builtins._find_builtin` / `_register_builtin`       |
+| `below_autocast_cpu()`           | `torch._C._ExcludeDispatchKeyGuard`, `DispatchKey.AutocastCPU`  |
+| `triton_probes_module()`         | `torch.utils._triton` (`has_triton_package`, `has_triton`)      |
+| `DDP_SYNC_BATCHNORM_CHECK`       | `DistributedDataParallel._passing_sync_batchnorm_handle`        |
 | `fsdp2_param_class()`            | `torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam`     |
 |                                  | (`_init_sharded_param`, `init_unsharded_param`)                 |
 | `spawn_entry()`                  | `torch.multiprocessing.spawn._wrap` (each mp.spawn process)     |
@@ -94,6 +98,37 @@ def register_device_module(name: str, module) -> None:
 def device_context_class() -> type:
     """The class behind `with torch.device(...)` (its __init__ takes the device to map)."""
     return _torch_attr("torch.utils._device", "DeviceContext")
+
+
+def torchscript_builtin_twin(original, wrapper) -> None:
+    """Make TorchScript compile `wrapper` as the aten op `original` is (a device-mapping wrapper of
+    torch.zeros, torch.ones_like, ...): TorchScript would otherwise try to compile the Python wrapper
+    itself and fail. Nothing happens when `original` is no TorchScript builtin."""
+    find = _torch_attr("torch.jit._builtins", "_find_builtin")
+    op = find(original)
+    if op is not None:
+        _torch_attr("torch.jit._builtins", "_register_builtin")(wrapper, op)
+
+
+def below_autocast_cpu():
+    """A context manager factory: `below_autocast_cpu()()` runs its block below the AutocastCPU
+    dispatch key (what an autocast kernel does before calling the op it casts for)."""
+    guard = _torch_attr("torch._C", "_ExcludeDispatchKeyGuard")
+    keys = _torch_attr("torch._C", "DispatchKeySet")(_torch_attr("torch._C", "DispatchKey").AutocastCPU)
+    return lambda: guard(keys)
+
+
+def triton_probes_module():
+    """The module torch's inductor asks whether triton is there (`has_triton_package`, `has_triton`)."""
+    module = importlib.import_module("torch.utils._triton")
+    for name in ("has_triton_package", "has_triton"):
+        if not callable(getattr(module, name, None)):
+            raise _missing(f"torch.utils._triton.{name}", "torch", "torch 2.5-2.14")
+    return module
+
+
+# DDP's check that refuses SyncBatchNorm in a CPU module (absent: nothing refuses it).
+DDP_SYNC_BATCHNORM_CHECK = "_passing_sync_batchnorm_handle"
 
 
 def accelerator_probe():

@@ -24,14 +24,16 @@ MARK = "_npu_migrate_npu"  # historical name: the mark means "placed on the emul
 CPU = torch.device("cpu")
 DEVICE_KWARGS = ("device", "device_type", "map_location", "device_id")
 AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
-# off: autocast regions are entered (and GradScaler runs) but compute in float32;
+# off: autocast regions keep the device's dtypes (float16 unless the script names one) but the
+#      lower-precision ops compute in float32, rounded to that dtype (checks/autocast_emulation.py);
 # native: CPU autocast with the emulated device's dtype (float16 unless the script names one);
 # bf16: CPU autocast in bfloat16. Old values "1"/"0" mean native/off.
-AUTOCAST_POLICIES = ("off", "native", "bf16")
+# float32 (internal: validate's migrated side against a plain-CPU baseline): regions are entered but
+#      disabled, everything in float32, as the original's autocast("cuda") on a host without CUDA.
+AUTOCAST_POLICIES = ("off", "native", "bf16", "float32")
 
 MAPPED: set[str] = set()
 DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")
-_DEVICE_RE = DEVICE_RE  # the stand-in (checks/standin/torch_npu/_devices.py) reads this name
 _done: set[str] = set()
 
 
@@ -146,6 +148,10 @@ def wrap_device_fn(fn, replace_int: bool = False):
         return out
 
     wrapper._npu_migrate_wrapped = True
+    # TorchScript sees the wrapper where a script calls torch.zeros(...): it stays the aten op there.
+    from checks import compat
+
+    compat.torchscript_builtin_twin(fn, wrapper)
     return wrapper
 
 
@@ -255,8 +261,13 @@ def patch_autocast() -> None:
                 key = str(dtype).replace("torch.", "")
                 AUTOCAST_SEEN[key] = AUTOCAST_SEEN.get(key, 0) + 1
             policy = autocast_policy()
-            if policy == "off":
+            if policy == "float32":
                 enabled = False
+            elif policy == "off" and enabled:
+                # the device's dtypes, computed in float32 (checks/autocast_emulation.py)
+                from checks import autocast_emulation
+
+                autocast_emulation.install()
             elif policy == "bf16":
                 dtype = torch.bfloat16
             device_type = "cpu"
@@ -307,6 +318,11 @@ def patch_distributed(to_gloo) -> None:
                 w._npu_migrate_wrapped = True
                 setattr(owner, name, w)
 
+    for owner in (dist, c10d):
+        fn = getattr(owner, "barrier", None)
+        if fn is not None and not getattr(fn, "_npu_migrate_wrapped", False):
+            owner.barrier = _cpu_barrier(fn)
+
     ddp = torch.nn.parallel.DistributedDataParallel
     orig_init = ddp.__init__
 
@@ -316,6 +332,9 @@ def patch_distributed(to_gloo) -> None:
         orig_init(self, module, None, None, *args, **kwargs)
 
     ddp.__init__ = ddp_init
+    from checks import sync_batchnorm
+
+    sync_batchnorm.install(ddp)
 
     dp = torch.nn.DataParallel
 
@@ -331,3 +350,19 @@ def patch_distributed(to_gloo) -> None:
         self.src_device_obj = CPU
 
     dp.__init__ = dp_init
+
+
+def _cpu_barrier(barrier):
+    """`dist.barrier(device_ids=[i])` names a device of the emulated accelerator, which c10d would
+    hand to gloo as that device (no kernels there): the collectives run on the CPU, where a barrier
+    needs no device, so the ids are dropped (the group still synchronises every rank)."""
+
+    @functools.wraps(barrier)
+    def wrapper(*args, **kwargs):
+        if len(args) > 2:
+            args = args[:2] + (None,) + args[3:]
+        kwargs.pop("device_ids", None)
+        return barrier(*args, **kwargs)
+
+    wrapper._npu_migrate_wrapped = True
+    return wrapper

@@ -52,8 +52,9 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
     autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
-    "off" (default: regions and GradScaler run, computing in float32; the fastest, and identical on
-    both sides of validate), "native" (CPU autocast with the device's dtype, float16 unless the
+    "off" (default: regions and GradScaler run with the device's dtypes, the lower-precision ops
+    computing in float32 and rounding to them, checks/autocast_emulation.py; fast, and identical on
+    both sides of validate), "float32" (regions disabled, validate's plain-CPU baseline case), "native" (CPU autocast with the device's dtype, float16 unless the
     script names one: 5-20x slower on a CPU without AVX512-BF16/AMX), "bf16" (CPU autocast in
     bfloat16). emulate_autocast (older API): True is "native", False is "off".
     wait_for_script: the script is still being written (validate's instrumented copy): the child

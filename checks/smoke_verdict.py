@@ -137,6 +137,15 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
             exit_code_override = 2
         else:
             reasons.append(f"{exc.type}: {exc.message} (at {where})")
+        from checks.emulation_limits import explain
+        from checks.spawn_cause import rank_cause
+
+        cause = rank_cause(exc.type, exc.message)
+        if cause:  # the rank's own error first, then the spawn traceback it came in
+            reasons[-1] = f"{cause}; raised in the parent as {reasons[-1]}"
+        limit = explain(backend, f"{exc.type}: {exc.message}")
+        if limit:
+            reasons[-1] += f" [{limit}]"
     elif status == "exit":
         code = report.exit_code
         if done == 0 and code == 2 and "usage:" in stderr:

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from checks import loss_compare, msprobe_bridge
 from checks.validate_args import migrated_args
 from checks.validate_args import note as note_args
-from checks.validate_copies import InstrumentedCopy, make_copy
+from checks.validate_copies import InstrumentedCopy, copy_path, make_copy
 
 DEFAULT_OUT = "npu_validate_out"
 DEFAULT_SEED = 1234
@@ -171,6 +171,8 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     if base_backend == "cpu" and autocast != "off":
         notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
                      "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
+    if base_backend == "cpu" and autocast == "off":
+        autocast = "float32"  # the plain CPU runs the original's autocast("cuda") regions disabled: the same here
     backends = {"baseline": base_backend, "migrated": migrated_backend}
     npu_args, changed = migrated_args(script_args)
     if note_args(changed):
@@ -211,7 +213,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             stream.begin(f"{side} run: {scripts[side]}")
             # The child starts at once and imports torch while this process writes its instrumented
             # copy (libcst's import alone takes seconds): the two overlap (bench: validate overhead).
-            planned = InstrumentedCopy(scripts[side], workdir / gpu_script.name, zip_path, (), False, "")
+            planned = InstrumentedCopy(scripts[side], copy_path(scripts[side], workdir, gpu_script.name), zip_path, (), False, "")
             pending = _Background(_smoke, planned, backend=backends[side], steps=steps, env=side_env[side],
                                   json_report=out / side / "smoke.json", stream=stream, wait_for_script=COPY_WAIT_S,
                                   **_for_side(common, side))
@@ -251,16 +253,20 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
 
         # ---- config_check
-        say("validate: comparing the config_check packs (msprobe)")
-        config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path, out / "config_check",
-                                                     warm=warm)
+        if os.environ.get("NPU_MIGRATE_CONFIG_CHECK") == "0":
+            config = msprobe_bridge.ConfigCheckResult(None, (), None, "not compared: NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
+        else:
+            say("validate: comparing the config_check packs (msprobe)")
+            config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
+                                                         out / "config_check", warm=warm)
         plot_note = plotting.result() if plotting is not None else "no losses to plot"
         loss_png = out / "losses.png" if plot_note is None else None
 
         # ---- API dump around the first divergence
         api, dump_steps = None, ()
         diverged_at = alignment.first_divergence
-        if dump or (dump is None and diverged_at is not None):
+        # a side without a single step has nothing to dump: its failure is the finding
+        if (dump or (dump is None and diverged_at is not None)) and base.losses and mig.losses:
             k = diverged_at if diverged_at is not None else 0
             k = min(k, max(len(base.losses), len(mig.losses), 1) - 1)
             dump_steps = tuple(sorted({max(k - 1, 0), k}))
@@ -430,7 +436,8 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
 
     child_env = dict(os.environ)
     child_env.update(env)
-    child_env["NPU_MIGRATE_CONFIG_CHECK"] = "1"  # the packs are what validate compares
+    # the packs are what validate compares, unless the user turned them off (NPU_MIGRATE_CONFIG_CHECK=0)
+    child_env.setdefault("NPU_MIGRATE_CONFIG_CHECK", "1")
     # one autocast policy for both sides (precision parity; no effect on real hardware). On the
     # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
     policy = autocast if backend != "cpu" else "off"

@@ -3,6 +3,10 @@
 Each copy lives in its own temporary folder, under the same file name for both runs (msprobe's
 random check matches call stacks by file name), next to symlinks to every sibling of the original
 script, so sibling imports, `__file__`-relative paths and data folders behave as in the original.
+When a folder above the script marks a project root (`.git`, `pyproject.toml`, `.project-root`, ...),
+the copy sits at the same depth below a mirror of that root, whose every level links its entries, so
+`Path(__file__).parents[1] / "configs"`, `@hydra.main(config_path="../configs")` and root finders
+(pyrootutils, rootutils) see the project as they do from the original.
 Two things are added to the copy:
 - msprobe's ConfigChecker hooks, through `migrate.rewrite.instrument_source` (what `npu-migrate
   instrument` does), writing the pack to a zip in the output folder;
@@ -22,6 +26,10 @@ from pathlib import Path
 CHILD_HOOK = Path(__file__).resolve().with_name("validate_child.py")
 HOOK_MARK = "# npu-migrate validate: API dump hook"
 MAX_SIBLINGS = 2000
+# What root finders look for (pyrootutils/rootutils' default indicators, plus requirements.txt), and how
+# far above the script's folder the mirror may reach.
+ROOT_MARKERS = (".project-root", ".git", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt")
+MAX_ROOT_LEVELS = 4
 
 
 @dataclass(frozen=True)
@@ -98,10 +106,13 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
         # the script carries its own hooks (`npu-migrate instrument`): point its pack at our folder
         text = retarget_zip(text, str(zip_path))
     text = insert_hook(text)
-    copy = workdir / name
+    copy = copy_path(script, workdir, name)
+    home = copy.parent
+    home.mkdir(parents=True, exist_ok=True)
     # siblings first, then the copy atomically: a run may already wait for the copy to appear
-    _link_siblings(script, workdir, name)
-    partial = workdir / f".{name}.partial"
+    _link_levels_above(script.parent, project_root(script.parent), workdir)
+    _link_siblings(script, home, name)
+    partial = home / f".{name}.partial"
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, copy)
     return InstrumentedCopy(script, copy, Path(zip_path), line_map(original, text), bool(result.model_found),
@@ -139,16 +150,44 @@ def retarget_zip(source: str, zip_path: str) -> str:
 
 
 def _link_siblings(script: Path, workdir: Path, name: str) -> None:
+    _link_entries(script.parent, workdir, skip={name, script.name})
+
+
+def copy_path(script: Path, workdir: Path, name: str) -> Path:
+    """Where make_copy writes the copy of `script` (its folder's place below the project root)."""
+    folder = Path(script).resolve().parent
+    return workdir / folder.relative_to(project_root(folder)) / name
+
+
+def project_root(folder: Path) -> Path:
+    """The nearest folder at or above `folder` (at most MAX_ROOT_LEVELS up) holding a ROOT_MARKERS
+    entry; `folder` itself when there is none."""
+    for candidate in [folder, *folder.parents][:MAX_ROOT_LEVELS + 1]:
+        if any(os.path.lexists(candidate / marker) for marker in ROOT_MARKERS):
+            return candidate
+    return folder
+
+
+def _link_levels_above(folder: Path, root: Path, workdir: Path) -> None:
+    """Below `workdir`, one real folder per level from `root` down to `folder`'s parent level, each
+    linking every entry of the original level but the folder the path goes on through."""
+    level, mirror = root, workdir
+    for part in folder.relative_to(root).parts:
+        _link_entries(level, mirror, skip={part})
+        level, mirror = level / part, mirror / part
+
+
+def _link_entries(source: Path, target: Path, skip: set[str]) -> None:
     try:
-        entries = sorted(os.scandir(script.parent), key=lambda e: e.name)
+        entries = sorted(os.scandir(source), key=lambda e: e.name)
     except OSError:
         return
     for entry in entries[:MAX_SIBLINGS]:
-        if entry.name in (name, script.name) or entry.name == "__pycache__":
+        if entry.name in skip or entry.name == "__pycache__":
             continue
-        target = workdir / entry.name
-        if not target.exists():
+        link = target / entry.name
+        if not os.path.lexists(link):
             try:
-                target.symlink_to(entry.path, target_is_directory=entry.is_dir())
+                link.symlink_to(entry.path, target_is_directory=entry.is_dir())
             except OSError:
                 pass

@@ -189,3 +189,15 @@ def test_msprobe_hook_alone_breaks_pickling(tmp_path):
         ''')
     proc = run_python("-c", code, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode != 0 and "pickle" in proc.stderr.lower()
+
+
+@pytest.mark.runtime
+def test_hook_on_a_compiled_module_writes_its_pack(tmp_path):
+    """msprobe's ConfigChecker asks `if model:`, which a torch.compile'd module answers with len() of
+    the module it wraps (TypeError for a plain layer): the hook must attach and pack all the same."""
+    source = MODEL.replace("    model = Net()\n", '    model = torch.compile(Net(), backend="eager")\n')
+    assert source != MODEL
+    proc = _run(_write_instrumented(tmp_path, source))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "HOOKS 1 0" in proc.stdout
+    assert (tmp_path / "npu_config_check" / "npu_config_pack_rank0.zip").is_file()

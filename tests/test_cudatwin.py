@@ -41,7 +41,7 @@ def test_gpu_only_script_runs_on_the_twin_and_not_on_the_plain_cpu():
 
 @_runtime
 @pytest.mark.runtime
-@pytest.mark.parametrize("policy, dtype", [("off", "torch.float32"), ("native", "torch.float16")])
+@pytest.mark.parametrize("policy, dtype", [("off", "torch.float16"), ("native", "torch.float16")])
 def test_twin_answers_configured_device_and_autocast_policy(tmp_path, policy, dtype):
     facts_path = tmp_path / "facts.json"
     result = run_smoke(CASES / "twin_facts.py", backend="cuda-emulated", steps=1, timeout=180, autocast=policy,

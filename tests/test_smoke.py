@@ -162,7 +162,7 @@ def test_parameters_left_on_the_cpu_fail():
 
 
 def test_amp_gradscaler_accumulation_records_unscaled_step_losses():
-    plain = smoke("amp_accum.py", emulate_autocast=False, op_trace=False, seed=5)
+    plain = smoke("amp_accum.py", autocast="float32", op_trace=False, seed=5)  # regions disabled
     amp = smoke("amp_accum.py", autocast="native", seed=5)
     assert plain.verdict == "pass" and amp.verdict == "pass", (plain.reasons, amp.reasons)
     # Two micro-batches of loss/2 per optimizer step: the step loss is their sum, not scaled by 1024.
@@ -207,7 +207,7 @@ def test_two_process_distributed_hccl_runs_on_gloo():
         t.join()
     for r in (0, 1):
         assert results[r].verdict == "pass", (r, results[r].reasons, results[r].stderr[-2000:])
-        assert results[r].steps == 3 and results[r].param_device == {"npu": 4}
+        assert results[r].steps == 3 and results[r].param_device == {"npu": 6}  # with SyncBatchNorm's two
     assert results[0].losses != results[1].losses  # each rank saw its own data
 
 
@@ -259,3 +259,23 @@ def test_op_tracing_stops_once_the_op_set_is_stable_and_says_so():
     [note] = [w for w in late.warnings if "op tracing stopped after step" in w]
     stopped = int(note.split("after step ")[1].split(":")[0])
     assert stopped < 8, note
+
+
+def test_start_up_probes_answer_as_an_ascend_host(tmp_path):
+    """What a script asks at start-up, answered as torch_npu 2.14.0 answers it on an Ascend host (a CPU
+    build of torch; transfer_to_npu copies torch.npu onto torch.cuda and turns torch.jit.script off):
+    no cudnn (this host's CUDA build would raise on the emulated capability), no capability unless
+    TORCH_NPU_DEVICE_CAPABILITY names one, the device properties torch's inductor reads, TorchScript
+    that compiles device-mapped factories, and a barrier on a device id."""
+    facts_path = tmp_path / "facts.json"
+    r = smoke("ascend_host_facts.py", steps=2, script_args=[str(facts_path)], op_trace=False,
+              env={"TORCH_NPU_DEVICE_CAPABILITY": ""})
+    assert (r.verdict, r.exit_code) == ("pass", 0), (r.reasons, r.stderr[-3000:])
+    facts = json.loads(facts_path.read_text())
+    assert facts["scripted_before"] == "[1.0, 1.0, 1.0]" and facts["scripted_after_is_function"]
+    assert facts["cudnn_version"] is None and not facts["cudnn_available"] and not facts["cuda_built"]
+    assert facts["version_cuda"] is None and facts["cuda_available"] and facts["capability"] is None
+    assert "MISSING" not in facts["props"].values() and facts["props"]["total_memory"] > 0
+    assert facts["triton"] is False  # torch.compile's inductor never asks the NPU CUDA-only triton probes
+    assert facts["barrier"]
+    assert facts["autocast_half_input"] == "torch.float16"  # autocast policy off (the default): device dtypes

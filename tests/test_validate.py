@@ -159,3 +159,14 @@ def test_fixture_against_its_apply_output(tmp_path, fixture, extra):
     result = run_validate(src, migrated, steps=STEPS, out_dir=tmp_path / "out", timeout=300, dump=False, **extra)
     assert result.exit_code == 0, result.reasons
     assert result.losses.identical and len(result.losses.rows) == STEPS
+
+
+def test_config_check_switched_off_by_the_user_is_honoured(tmp_path, monkeypatch):
+    """NPU_MIGRATE_CONFIG_CHECK=0 (e.g. for a model msprobe cannot hook): no packs are written or
+    compared, and the result says so; the losses are still compared."""
+    monkeypatch.setenv("NPU_MIGRATE_CONFIG_CHECK", "0")
+    result = _validate("train_npu.py", tmp_path, dump=False)
+    assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
+    assert result.losses.identical
+    assert result.config_check.items == () and "NPU_MIGRATE_CONFIG_CHECK=0" in result.config_check.error
+    assert not list((tmp_path / "out").rglob("config_check_pack.zip"))

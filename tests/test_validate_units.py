@@ -154,3 +154,35 @@ def test_existing_config_checker_is_pointed_at_our_pack():
     assert out.count("output_zip_path='/out/é.zip'") == 2
     assert len(out.splitlines()) == len(src.splitlines())
     ast.parse(out)
+
+
+def test_copy_below_a_mirror_of_the_project_root_sees_folders_above_the_script(tmp_path):
+    """`@hydra.main(config_path="../configs")`, `Path(__file__).parents[1]` and root finders look above
+    the script's folder: the copy sits at the same depth below a linked mirror of the project root."""
+    from checks.validate_copies import copy_path, make_copy
+
+    project = tmp_path / "project"
+    (project / "configs").mkdir(parents=True)
+    (project / "configs" / "train.yaml").write_text("lr: 0.1\n")
+    (project / ".project-root").write_text("")
+    (project / "src").mkdir()
+    (project / "src" / "model.py").write_text("X = 1\n")
+    script = project / "src" / "train.py"
+    script.write_text("import torch\nprint(1)\n")
+    workdir = tmp_path / "run"
+    copy = make_copy(script, workdir, "train.py", tmp_path / "pack.zip")
+    assert copy.copy == copy_path(script, workdir, "train.py") == workdir / "src" / "train.py"
+    assert (copy.copy.parent.parent / "configs" / "train.yaml").read_text() == "lr: 0.1\n"
+    assert (copy.copy.parent.parent / ".project-root").exists() and (copy.copy.parent / "model.py").exists()
+    assert not (copy.copy.parent.parent / "src").is_symlink()  # the path to the copy is real folders
+
+
+def test_copy_without_a_project_root_stays_beside_its_siblings(tmp_path):
+    from checks.validate_copies import make_copy
+
+    (tmp_path / "alone").mkdir()
+    script = tmp_path / "alone" / "train.py"
+    script.write_text("print(1)\n")
+    (tmp_path / "alone" / "data.txt").write_text("d")
+    copy = make_copy(script, tmp_path / "run", "train.py", tmp_path / "pack.zip")
+    assert copy.copy == tmp_path / "run" / "train.py" and (tmp_path / "run" / "data.txt").exists()

@@ -79,14 +79,20 @@ def {HELPER}(model, zip_path):
 
     path = os.path.join(os.environ.get("{DIR_ENV}", ""), zip_path.replace("{{rank}}", os.environ.get("RANK", "0")))
     before = set(model._forward_pre_hooks)
-    ConfigChecker(model, output_zip_path=path, fmk="pytorch")
+    cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
+    model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
+    try:
+        ConfigChecker(model, output_zip_path=path, fmk="pytorch")
+    finally:
+        model.__class__ = cls
     added = set(model._forward_pre_hooks) - before
 
     class Hooks(collections.OrderedDict):  # msprobe's hook is a closure: pickled copies go without it
         def __reduce__(self):
             return collections.OrderedDict, (), None, None, iter([(k, v) for k, v in self.items() if k not in added])
 
-    model._forward_pre_hooks = Hooks(model._forward_pre_hooks)
+    # in the module's own __dict__: a compiled module would hand an attribute set to the one it wraps
+    model.__dict__["_forward_pre_hooks"] = Hooks(model._forward_pre_hooks)
 '''
 
 # The callee of an optimizer constructor: torch.optim.*, apex FusedAdam, bnb.optim.*, transformers AdamW ...

@@ -36,7 +36,7 @@ from torch_npu._devices import (  # noqa: F401  (re-exported: the stand-in's dev
     dm,
     mark,
 )
-from torch_npu._host import _patch_accelerator, _patch_cuda_absent, _patch_distributed
+from torch_npu._host import _patch_accelerator, _patch_cuda_absent, _patch_distributed, _patch_jit_script
 from torch_npu._npu_module import _make_npu_module, _State  # noqa: F401  (_State: torch_npu._dist_mesh)
 from torch_npu._surface import (  # noqa: F401  (re-exported for torch_npu/__init__ and contrib)
     KB,
@@ -112,5 +112,6 @@ def install_transfer() -> None:
     import torch.distributed as dist
 
     dist.is_nccl_available = lambda: True
+    _patch_jit_script()
     warnings.warn("emulated torch_npu.contrib.transfer_to_npu: cuda devices, torch.cuda.* and nccl are "
                   "rerouted to the emulated NPU", ImportWarning, stacklevel=3)

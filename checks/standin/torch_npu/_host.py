@@ -4,6 +4,7 @@ The distributed and accelerator patches are `checks/devicemap.py`'s (shared with
 from __future__ import annotations
 
 import torch
+from torch_npu import _probes
 from torch_npu._devices import _mapped, dm, rt
 
 
@@ -31,7 +32,7 @@ def _patch_cuda_absent():
     """torch.cuda as on an Ascend host (a CPU build of torch): no devices, CUDA-only calls raise."""
     torch.cuda.is_available = lambda: False
     torch.cuda.device_count = lambda: 0
-    torch.version.cuda = None
+    _probes.answer_as_cpu_build()
 
     def nvtx_missing(*args, **kwargs):
         raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA build? "
@@ -46,3 +47,24 @@ def _patch_cuda_absent():
 def _patch_accelerator(npu) -> None:
     """torch.accelerator reports the npu device; its C++ side has no PrivateUse1 hooks, so answer here."""
     rt.patch_accelerator("npu", npu.Stream)
+
+
+# ------------------------------------------------------------------------------ TorchScript under transfer_to_npu
+def _patch_jit_script() -> None:
+    """As torch_npu 2.14.0's transfer_to_npu (`_patch_jit_script`): torch.jit.script returns what it
+    is given (the Python function or module, whose calls the device mapping then sees) and
+    torch.jit.script_method is the identity, with the same RuntimeWarning."""
+    import warnings
+
+    warnings.warn("torch.jit.script and torch.jit.script_method will be disabled by transfer_to_npu, "
+                  "which currently does not support them. If you need to enable them, "
+                  "please do not use transfer_to_npu.", RuntimeWarning, stacklevel=4)
+
+    def script(obj, *args, **kwargs):
+        return obj
+
+    def script_method(fn):
+        return fn
+
+    torch.jit.script = script
+    torch.jit.script_method = script_method

@@ -4,10 +4,10 @@ The device runtime is `checks/deviceruntime.py`'s (shared with the CUDA twin); t
 (mstx, amp, hf32 switches, autocast getters) are here."""
 from __future__ import annotations
 
-import os
 import types
 
 import torch
+from torch_npu import _probes
 from torch_npu._amp import _autocast_dtype
 from torch_npu._devices import rt
 from torch_npu._surface import SurfaceModule, _names
@@ -63,10 +63,10 @@ def _make_npu_module(amp):
     npu.__dict__["__file__"] = __file__
     # Private hooks torch itself calls on a registered device module (torch.manual_seed, lazy init).
     npu.__dict__.update(_is_in_bad_fork=lambda: False, _lazy_init=lambda: None, _lazy_call=lambda fn, **kw: fn())
-    props = types.SimpleNamespace(name="Ascend NPU (emulated on CPU)", total_memory=rt.total_memory(),
-                                  major=0, minor=0, multi_processor_count=os.cpu_count() or 1)
+    props = _probes.device_properties(rt.total_memory())
     npu._provide(
         **rt.runtime_api("npu", props),
+        get_device_capability=_probes.get_device_capability,
         get_amp_supported_dtype=lambda: [torch.float16, torch.bfloat16],
         is_autocast_enabled=lambda: torch.is_autocast_enabled("cpu"),
         set_autocast_enabled=lambda enabled: torch.set_autocast_enabled("cpu", enabled),
