@@ -163,3 +163,16 @@ def test_cli_default_is_the_library_default():
 
     option = next(p for p in validate.params if p.name == "repeat")
     assert option.default == DEFAULT_REPEAT
+
+
+def test_a_racing_original_is_not_cut_short_by_a_small_spread():
+    """mnist_hogwild's modes: two runs differ by a jitter, the migrated run took the other interleaving.
+    A racing original is run again until that mode shows; any other would stop at 'far outside'."""
+    jitter, other_mode = (1.0, 0.9, 0.8, 0.7001), (1.02, 0.92, 0.82, 0.72)
+    shared = (f"{SHARED_MEMORY} (x)",)
+    runs = Runs(jitter, FIRST, other_mode, child_steps=8)
+    rep = repeat_original(runs, FIRST, other_mode, repeat=5, rtol=0, atol=0, static_causes=shared, first_child_steps=8)
+    assert runs.calls == 3 and first_outside(rep, other_mode, rtol=0, atol=0) is None
+    plain = Runs(jitter, FIRST, other_mode)
+    repeat_original(plain, FIRST, other_mode, repeat=5, rtol=0, atol=0)
+    assert plain.calls == 1
