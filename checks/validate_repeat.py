@@ -12,7 +12,8 @@ losses are reused) and measures its own spread per step:
   up to X at step N"), names the causes it can see, and the migrated run is judged against that
   spread instead of zero: at step k it must lie within the original's range at step k, widened on
   each side by the tolerance and by the largest spread the original showed up to step k (differences
-  in training compound, so a spread seen at step j can show again at any later step). A rewrite
+  in training compound, so a spread seen at step j can show again at any later step), or at any step
+  for an original seen to race (a race can reorder updates before any step). A rewrite
   error larger than that still fails; one smaller than the original's own noise cannot be seen.
 
 Extra runs stop as soon as the migrated run lies within the spread. Otherwise, for an original seen to
@@ -63,6 +64,11 @@ class Repeat:
         return len(self.runs) - 1
 
     @property
+    def racing(self) -> bool:
+        """Parameters in shared memory trained by several processes (seen in the code, confirmed by the runs)."""
+        return any(c.startswith(SHARED_MEMORY) for c in self.causes)
+
+    @property
     def spread(self) -> tuple[float, ...]:
         """max - min of the original's losses at each step (steps that every run reached)."""
         steps = min(len(r) for r in self.runs)
@@ -83,11 +89,14 @@ class Repeat:
         return spread[k], k + 1
 
     def bounds(self, step: int) -> tuple[float, float] | None:
-        """(low, high) of the original's losses at 0-based `step`, widened by the largest spread up to it."""
+        """(low, high) of the original's losses at 0-based `step`, widened by the largest spread up to it
+        (differences compound), or at any step for a racing original (a race can put another process's
+        update before any step; the few runs seen need not have shown it at this one)."""
         values = [r[step] for r in self.runs if step < len(r) and math.isfinite(r[step])]
         if not values:
             return None
-        envelope = max((s for s in self.spread[: step + 1] if math.isfinite(s)), default=0.0)
+        seen = self.spread if self.racing else self.spread[: step + 1]
+        envelope = max((s for s in seen if math.isfinite(s)), default=0.0)
         return min(values) - envelope, max(values) + envelope
 
     def statement(self) -> str:
@@ -118,10 +127,9 @@ def repeat_original(run_again: Callable[[], BaselineRun], first: Sequence[float]
         logs.append(extra.log)
         child_steps.append(extra.child_steps)
         result = Repeat(tuple(runs), seconds, causes(static_causes, logs, child_steps, len(first)))
-        racing = any(c.startswith(SHARED_MEMORY) for c in result.causes)
         if not result.deterministic and first_outside(result, migrated, rtol=rtol, atol=atol) is None:
             break  # the migrated run is one the original can give
-        if racing:
+        if result.racing:
             continue  # interleavings come in modes: a small spread now says nothing of the next run
         if not result.deterministic and outside_by(result, migrated, rtol=rtol, atol=atol) > result.largest[0]:
             break  # far out: another run would have to more than double the original's spread to cover it

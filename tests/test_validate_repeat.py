@@ -176,3 +176,12 @@ def test_a_racing_original_is_not_cut_short_by_a_small_spread():
     plain = Runs(jitter, FIRST, other_mode)
     repeat_original(plain, FIRST, other_mode, repeat=5, rtol=0, atol=0)
     assert plain.calls == 1
+
+
+def test_a_racing_original_widens_every_step_by_its_largest_spread():
+    """The few runs seen varied at step 3 only; a race can reorder updates before step 2 as well."""
+    runs = (FIRST, (1.0, 0.9, 0.78, 0.7))
+    plain = Repeat(runs, 1.0, ())
+    racing = Repeat(runs, 1.0, (f"{SHARED_MEMORY} (x)",))
+    assert band(plain, rtol=0, atol=0)[1] == (0.9, 0.9)
+    assert band(racing, rtol=0, atol=0)[1] == pytest.approx((0.88, 0.92))
