@@ -86,7 +86,10 @@ def _close(a: float, b: float, rtol: float, atol: float) -> bool:
     return abs(a - b) <= atol + rtol * abs(a)
 
 
-def align_losses(baseline: list[float], migrated: list[float], *, rtol: float, atol: float, note: str = "") -> LossAlignment:
+def align_losses(baseline: list[float], migrated: list[float], *, rtol: float, atol: float, note: str = "",
+                 band=None) -> LossAlignment:
+    """band: (low, high) per step where the migrated loss must lie (an original that does not repeat
+    itself: checks/validate_repeat.py) in place of the tolerance around the baseline's value."""
     rows, first, max_abs, max_rel = [], None, 0.0, 0.0
     for step in range(max(len(baseline), len(migrated))):
         b = float(baseline[step]) if step < len(baseline) else None
@@ -97,6 +100,8 @@ def align_losses(baseline: list[float], migrated: list[float], *, rtol: float, a
             abs_err = abs(m - b) if not (math.isnan(m) or math.isnan(b)) else (0.0 if math.isnan(m) and math.isnan(b) else math.nan)
             rel_err = abs_err / abs(b) if b not in (0.0,) and not math.isnan(abs_err) else (0.0 if abs_err == 0 else math.inf)
             within = _close(b, m, rtol, atol)
+            if band is not None and step < len(band):
+                within = within or band[step][0] <= m <= band[step][1]
             rows.append(LossRow(step + 1, b, m, abs_err, rel_err, within))
             if not math.isnan(abs_err):
                 max_abs = max(max_abs, abs_err)

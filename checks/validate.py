@@ -26,11 +26,11 @@ import re
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from checks import loss_compare, msprobe_bridge
+from checks import loss_compare, msprobe_bridge, validate_repeat
 from checks.validate_args import migrated_args
 from checks.validate_args import note as note_args
 from checks.validate_copies import InstrumentedCopy, copy_path, make_copy
@@ -78,6 +78,8 @@ class ValidateResult:
     api: msprobe_bridge.ApiCompareResult | None = None
     dump_steps: tuple[int, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    repeat: validate_repeat.Repeat | None = None  # the original run again (losses differed): its own spread
+    baseline_runs: int = 1  # how many times the original ran for the loss comparison
     summary_md: Path | None = None
     summary_html: Path | None = None
     files: tuple[str, ...] = ()  # every file written to the output folder (relative paths; big folders as a count)
@@ -123,6 +125,7 @@ def run_validate(
     launch: dict | None = None,
     progress_timeout: float | None = None,
     memory_limit: int | None = None,
+    repeat: int = validate_repeat.DEFAULT_REPEAT,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -131,6 +134,8 @@ def run_validate(
     (the CUDA twin, checks/cudatwin.py) or "cpu" (the original with CUDA hidden: its CPU fallback).
     autocast: the autocast policy of both emulated sides (see checks.smoke.run_smoke); one policy for
     both runs, so precision never differs by construction.
+    repeat: the most extra runs of the original when the losses differ (0: never), to tell a rewrite
+    error from an original that does not repeat itself (checks/validate_repeat.py).
     """
     if baseline_backend not in BASELINE_BACKENDS:
         raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
@@ -140,6 +145,8 @@ def run_validate(
             raise ValidateError(f"no such script: {script}")
     if steps < 1:
         raise ValidateError("--steps must be at least 1")
+    if repeat < 0:
+        raise ValidateError("--repeat must be 0 or more")
     hint = swapped_hint(gpu_script, npu_script)
     if hint:
         raise ValidateError(hint)
@@ -156,14 +163,14 @@ def run_validate(
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
                          migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
-                         memory_limit=memory_limit)
+                         memory_limit=memory_limit, repeat=repeat)
     finally:
         log.close()
 
 
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
-              migrated_env, launch, progress_timeout, memory_limit) -> ValidateResult:
+              migrated_env, launch, progress_timeout, memory_limit, repeat) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes: list[str] = []
@@ -194,13 +201,13 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     threading.Thread(target=loss_compare.preload, daemon=True).start()
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
-                              notes, steps=steps, rtol=rtol, atol=atol, dump=dump)
+                              notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat)
     finally:
         warm.close()
 
 
 def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
-                   steps, rtol, atol, dump) -> ValidateResult:
+                   steps, rtol, atol, dump, repeat=0) -> ValidateResult:
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
         # ---- pass 1: the runs, with ConfigChecker packs
@@ -248,6 +255,15 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         # ---- losses (the plot is drawn while msprobe compares the packs in its own process)
         r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
+        spread = None
+        if _worth_repeating(alignment, mig, repeat, common):
+            spread = _repeat_original(scripts, gpu_script.name, tmp_path, smoke["baseline"], mig, backends, side_env,
+                                      common, say, stream, steps=steps, repeat=repeat, rtol=r, atol=a)
+            if not spread.deterministic:
+                alignment = loss_compare.align_losses(
+                    list(base.losses), list(mig.losses), rtol=r, atol=a, band=validate_repeat.band(spread, rtol=r, atol=a),
+                    note=f"{why}; widened by the original's own run-to-run spread ({len(spread.runs)} runs)")
+            validate_repeat.write_csv(spread, out / "baseline_runs.csv")
         loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
         labels = (f"baseline ({base.backend})", f"migrated ({mig.backend})")
         plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
@@ -259,6 +275,8 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             say("validate: comparing the config_check packs (msprobe)")
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
                                                          out / "config_check", warm=warm)
+            if spread is not None and not spread.deterministic:
+                config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes)
         plot_note = plotting.result() if plotting is not None else "no losses to plot"
         loss_png = out / "losses.png" if plot_note is None else None
 
@@ -285,13 +303,18 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         if rank_reasons:
             verdict, exit_code = ("fail", 1) if verdict != "error" else (verdict, exit_code)
             reasons = [x for x in reasons if not x.startswith(("identical losses", "losses within"))] + rank_reasons
+    if spread is not None:
+        reasons = validate_repeat.verdict_reasons(spread, alignment, reasons)
     notes[:0] = precision_notes(runs)
     if equivalence:
         original = "the CUDA twin" if base.backend == "cuda-emulated" else "plain CPU, CUDA hidden"
+        same = ("losses must be identical" if spread is None or spread.deterministic
+                else "losses must be identical, or within the original's own run-to-run spread when it does not repeat itself")
         notes.insert(0, f"both runs on this CPU (original: {original}; migrated: the torch_npu stand-in): this is an "
-                        "equivalence check of the rewrite, losses must be identical")
+                        f"equivalence check of the rewrite, {same}")
     result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
-                            plot_note, config, api, dump_steps, tuple(notes))
+                            plot_note, config, api, dump_steps, tuple(notes), repeat=spread,
+                            baseline_runs=1 if spread is None else len(spread.runs))
     return _finish(out, say, result)
 
 
@@ -330,6 +353,75 @@ def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str
         what = "identical losses" if alignment.identical else "losses within tolerance"
         return "pass", 0, [f"{what} over {len(alignment.rows)} steps; config_check items pass"]
     return "fail", 1, reasons
+
+
+def _worth_repeating(alignment, mig: RunInfo, repeat: int, common: dict) -> bool:
+    """Run the original again only for a value difference of a finished migrated run (a crash or a
+    missing step is the rewrite's whatever the original does); not for distributed jobs."""
+    at = alignment.first_divergence
+    if repeat < 1 or at is None or mig.exit_code != 0 or common.get("launch") is not None:
+        return False
+    row = alignment.rows[at]
+    return row.baseline is not None and row.migrated is not None
+
+
+def _repeat_original(scripts, name, tmp_path, first, mig, backends, side_env, common, say, stream, *, steps, repeat,
+                     rtol, atol) -> validate_repeat.Repeat:
+    """The original again, same seed and steps, until its own spread is known (checks/validate_repeat.py)."""
+    count = iter(range(1, repeat + 1))
+
+    def run_again() -> validate_repeat.BaselineRun:
+        i = next(count)
+        say(f"validate: the losses differ; running the original again to see whether it repeats itself ({i} of at most {repeat})")
+        stream.begin(f"baseline run {i + 1}: {scripts['baseline']}")
+        copy = make_copy(scripts["baseline"], tmp_path / "repeat" / str(i), name, tmp_path / f"repeat_pack_{i}.zip")
+        smoke = _smoke(copy, backend=backends["baseline"], steps=steps, env=side_env["baseline"], json_report=None,
+                       stream=stream, **_for_side(common, "baseline"))
+        return validate_repeat.BaselineRun(tuple(float(x) for x in (getattr(smoke, "losses", None) or ())),
+                                           float(getattr(smoke, "duration_s", 0.0) or 0.0), str(getattr(smoke, "stderr", "")),
+                                           int(getattr(smoke, "child_steps", 0) or 0))
+
+    spread = validate_repeat.repeat_original(
+        run_again, first.losses, mig.losses, repeat=repeat, rtol=rtol, atol=atol,
+        static_causes=validate_repeat.static_causes(scripts["baseline"]), first_log=str(getattr(first, "stderr", "")),
+        first_child_steps=int(getattr(first, "child_steps", 0) or 0))
+    say(f"validate: {spread.statement()}")
+    return spread
+
+
+def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, notes):
+    """config_check items that differ between two runs of the original itself (a racing original's
+    weights and inputs after its first update) are not held against the migration: they are compared
+    once more, original against original, and the items that differ there are kept as warnings (from
+    the second step on; at the first step only when the original differs there too)."""
+    if config is None or config.error is not None or not config.failed:
+        return config
+    if spread.racing:
+        # every process of a hogwild run writes the same pack: whose inputs and weights it holds is
+        # itself a race, so these items say nothing about the rewrite (the losses still judge it)
+        raced = [i.name for i in config.failed if i.name in ("dataset", "weights")]
+        if raced:
+            notes.append(f"config_check {', '.join(raced)}: recorded by whichever of the original's racing processes "
+                         "wrote the pack last, different from run to run: not held against the migration")
+        return replace(config, items=tuple(replace(i, status="warning") if i.name in raced else i for i in config.items))
+    other = next((i for i, run in enumerate(spread.runs) if i and run != spread.runs[0]), None)
+    pack = tmp_path / f"repeat_pack_{other}.zip"
+    own = msprobe_bridge.compare_config_packs(first_pack, pack, out / "config_check_original")
+    if own.error is not None:
+        notes.append(f"config_check of the original against itself not compared: {own.error}")
+        return config
+    items, excused = [], []
+    for item in config.items:
+        mine = own.item(item.name)
+        # the first step (initial weights, first inputs) must match unless the original varies there too
+        if item.status == "error" and mine is not None and mine.status == "error" and ((item.first_step or 0) > 0 or not mine.first_step):
+            excused.append(f"{item.name} (from msprobe pack step {mine.first_step or 0})")
+            item = replace(item, status="warning")
+        items.append(item)
+    if excused:
+        notes.append(f"config_check {', '.join(excused)} differ between two runs of the original itself "
+                     "(config_check_original/): not held against the migration")
+    return replace(config, items=tuple(items))
 
 
 def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream):

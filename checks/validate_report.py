@@ -58,8 +58,11 @@ def terminal_text(result) -> str:
     lines = [f"validate: {result.verdict.upper()} (exit {result.exit_code})"]
     for run in result.runs:
         lines.append(f"  {run.side:9s} {run.script} on {side_label(run)}: {run.verdict}, {len(run.losses)} losses")
+    if result.repeat is not None:
+        lines.append(f"  {result.repeat.statement()}")
     if result.equivalence:
-        lines.append("  both runs on this CPU: equivalence check of the rewrite (identical losses required)")
+        lines.append("  both runs on this CPU: equivalence check of the rewrite (identical losses required"
+                     + (", or within the original's own spread)" if result.repeat is not None and not result.repeat.deterministic else ")"))
     if result.config_check is not None:
         cc = result.config_check
         if cc.error:
@@ -105,6 +108,9 @@ def markdown(result) -> str:
         out += [f"Both runs used this machine's CPU (original: {original}; migrated: the CPU-backed torch_npu stand-in).",
                 "This is an **equivalence check of the rewrite**: a correct migration gives identical losses.", ""]
     out += ["## Verdict", ""] + [f"- {r}" for r in result.reasons] + [""]
+    if result.repeat is not None:
+        out += ["## Does the original repeat itself?", "", result.repeat.statement() + ".", "",
+                "Per-step losses of every run of the original and their spread: [baseline_runs.csv](baseline_runs.csv)", ""]
     if result.runs:
         out += ["## Runs", "", "| side | script | backend | smoke verdict | steps with a loss | loss dtype |", "|---|---|---|---|---|---|"]
         for run in result.runs:
@@ -199,6 +205,12 @@ def to_json(result) -> dict:
         "reasons": list(result.reasons),
         "notes": list(result.notes),
         "files": list(result.files),
+        "baseline_runs": result.baseline_runs,
+        "repeat": None if result.repeat is None else {
+            "deterministic": result.repeat.deterministic, "extra_runs": result.repeat.extra_runs,
+            "seconds": round(result.repeat.seconds, 3), "max_spread": result.repeat.largest[0],
+            "max_spread_step": result.repeat.largest[1], "causes": list(result.repeat.causes),
+            "spread": list(result.repeat.spread), "statement": result.repeat.statement()},
         "runs": [{"side": r.side, "script": str(r.script), "backend": r.backend, "exit_code": r.exit_code,
                   "emulated": r.backend in ("emulated", "cuda-emulated"), "autocast": r.autocast,
                   "verdict": r.verdict, "losses": list(r.losses), "loss_dtype": r.loss_dtype, "reasons": list(r.reasons)}

@@ -22,6 +22,7 @@ _needs_runtime = pytest.mark.skipif(
 )
 
 from checks.validate import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
+from checks.validate_repeat import DEFAULT_REPEAT  # noqa: E402
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
 
@@ -60,6 +61,9 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     data = json.loads((out / "validate.json").read_text())
     assert data["exit_code"] == 0 and data["losses"]["identical"] is True
     assert not any(GPU.parent.glob("*.zip")), "validate wrote into the user's folder"
+    # identical losses: the original ran once (the script's own line, printed once per run, in the log)
+    assert (out / "validate.log").read_text().count("accuracy before training") == 2
+    assert data["baseline_runs"] == 1 and data["repeat"] is None and not (out / "baseline_runs.csv").exists()
 
 
 def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):
@@ -74,6 +78,11 @@ def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):
     assert "-0.1" in first.message and "-0.12" in first.message
     assert "optimizer.step()" in _source_line(first.stack[-1])
     assert any("loss diverges at step 2" in r for r in result.reasons)  # 1-based, as smoke's table
+    # the original ran again, gave the same losses, and the verdict stayed the rewrite's
+    assert result.repeat.deterministic and result.baseline_runs == 2
+    assert "the original repeats itself" in result.reasons[-1]
+    runs = list(csv.DictReader((tmp_path / "out" / "baseline_runs.csv").open()))
+    assert [r["run_1"] for r in runs] == [r["run_2"] for r in runs] and len(runs) == STEPS
     assert list((tmp_path / "out" / "dump" / "compare").glob("compare_result_step0_*.csv"))
 
 
@@ -170,3 +179,33 @@ def test_config_check_switched_off_by_the_user_is_honoured(tmp_path, monkeypatch
     assert result.losses.identical
     assert result.config_check.items == () and "NPU_MIGRATE_CONFIG_CHECK=0" in result.config_check.error
     assert not list((tmp_path / "out").rglob("config_check_pack.zip"))
+
+
+HOGWILD_STEPS = 5
+
+
+def test_hogwild_original_that_does_not_repeat_passes_against_its_own_spread(tmp_path):
+    """Two mp.Process workers train shared-memory parameters without a lock: the original's own losses
+    differ run to run; the correct migration passes, with the note and its cause said first."""
+    result = run_validate(CASES / "hogwild_gpu.py", CASES / "hogwild_npu.py", steps=HOGWILD_STEPS,
+                          out_dir=tmp_path / "out", timeout=300)
+    assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
+    first = result.reasons[0]
+    assert first.startswith("the original is not deterministic: run-to-run difference up to "), result.reasons
+    assert "shared-memory parameters written by several processes" in first and "hogwild_gpu.py:" in first
+    assert "losses within the original's own run-to-run spread" in result.reasons[1]
+    assert 2 <= result.baseline_runs <= 1 + DEFAULT_REPEAT and not result.repeat.deterministic
+    runs = list(csv.DictReader((tmp_path / "out" / "baseline_runs.csv").open()))
+    assert any(len({r[f"run_{i + 1}"] for i in range(result.baseline_runs)}) > 1 for r in runs)  # the spread is real
+    data = json.loads((tmp_path / "out" / "validate.json").read_text())
+    assert data["baseline_runs"] == result.baseline_runs and data["repeat"]["max_spread"] > 0
+    assert "not deterministic" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_hogwild_with_a_changed_learning_rate_still_fails(tmp_path):
+    result = run_validate(CASES / "hogwild_gpu.py", CASES / "hogwild_wrong_lr_npu.py", steps=HOGWILD_STEPS,
+                          out_dir=tmp_path / "out", timeout=300, dump=False, repeat=1)
+    assert (result.verdict, result.exit_code) == ("fail", 1)
+    assert result.baseline_runs == 2  # --repeat 1: one extra run, never more
+    assert result.losses.first_divergence is not None
+    assert any("outside the original's range" in r for r in result.reasons), result.reasons

@@ -35,9 +35,13 @@ from migrate.commands._launch_options import launch_options
               help="Autocast policy of both emulated runs: off (float32, fastest), native (the device's float16), bf16.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
 @click.option("--memory-limit", help="Kill a run (all its processes) when their resident memory exceeds this size, e.g. 4G.")
+@click.option("--repeat", type=click.IntRange(min=0), default=5, show_default=True,
+              help="When the losses differ: up to N more runs of the original, to tell a rewrite error from an original "
+                   "that does not repeat itself (judged then against its own run-to-run spread); 0: never.")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
-             torch_npu_version, baseline_backend, autocast_policy, quiet, launch, progress_timeout, memory_limit):
+             torch_npu_version, baseline_backend, autocast_policy, quiet, launch, progress_timeout, memory_limit,
+             repeat):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -59,6 +63,7 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
             torch_npu_version=torch_npu_version, baseline_backend=baseline_backend, autocast=autocast_policy,
             stream=None if quiet else sys.stderr, launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
+            repeat=repeat,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
