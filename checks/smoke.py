@@ -1,7 +1,8 @@
 """`npu-migrate smoke`: run N real optimizer steps of a script and judge them (parent side).
 
 The script runs in a child process (`python checks/bootstrap.py SCRIPT ARGS...`) in its own process
-group; the whole group is killed on timeout, on Ctrl-C and when the child ends (no stray DataLoader
+group; the whole tree is killed on timeout, on Ctrl-C, SIGTERM and SIGHUP (migrate/guard.py turns them
+into Interrupted, which carries the partial result out) and when the child ends (no stray DataLoader
 workers or grandchildren). The child's output is streamed to `stream` and its tail kept. The
 bootstrap writes a JSON report to a temp file named in its configuration (checks/child_config.py);
 checks/smoke_verdict.py judges it. Never imports torch.
@@ -99,9 +100,15 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     try:
         timed_out = not guard.wait(timeout)
         rank_stacks = spawn_ranks.ask_stacks(report_path) if timed_out else {}  # mp.spawn ranks, before the kill
-    except BaseException:  # Ctrl-C: nothing of the run may survive us
-        guard.kill_all(KILL_GRACE_S)
-        _cleanup(report_path)
+    except BaseException as exc:  # Ctrl-C, SIGTERM, SIGHUP (migrate/guard.py): nothing of the run may survive us
+        try:
+            guard.kill_all(KILL_GRACE_S)
+            if isinstance(exc, KeyboardInterrupt):  # the steps done so far, for the caller to report
+                exc.partial = _finish(_interrupted(script, backend, report_path, exc, proc, steps=steps, timeout=timeout,
+                                                   strict_ops=strict_ops, kb_version=kb_version, t0=t0,
+                                                   warnings=prep.warnings, guard=guard), json_report)
+        finally:
+            _cleanup(report_path)
         raise
     finally:
         if ticker is not None:
@@ -120,6 +127,20 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
                                        torch_npu_version=reported_version(backend, kb_version),
                                        stacks=rank_stacks)
     return _finish(result, json_report)
+
+
+def _interrupted(script, backend, report_path, exc, proc, *, steps, timeout, strict_ops, kb_version, t0, warnings,
+                 guard):
+    """The result of a run a signal ended: verdict "interrupted", exit status 128 + N, the steps done."""
+    from dataclasses import replace
+
+    from migrate.guard import exit_status
+
+    result = judge(script, backend, read_reports(report_path), returncode=proc.returncode, timed_out=False,
+                   timeout=timeout, steps=steps, strict_ops=strict_ops, torch_npu_version=reported_version(backend, kb_version),
+                   duration_s=time.perf_counter() - t0, extra_warnings=warnings, guard=guard)
+    reason = f"interrupted by {exc or 'SIGINT'} after {result.steps} of {steps} optimizer steps; every process of the run was ended"
+    return replace(result, verdict="interrupted", exit_code=exit_status(exc), reasons=(reason,))
 
 
 def _progress(report_path: str, steps: int):
@@ -186,6 +207,6 @@ def render(result: SmokeResult, console=None) -> None:
         console.print(f"  note: {escape(n)}", highlight=False)
     for r in result.reasons:
         console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
-    colour = {"pass": "green", "fail": "red"}.get(result.verdict, "magenta")
+    colour = {"pass": "green", "fail": "red", "interrupted": "yellow"}.get(result.verdict, "magenta")
     suffix = f" ({result.note})" if result.note else ""
     console.print(f"[bold {colour}]smoke: {result.verdict.upper()}[/bold {colour}]{suffix}", highlight=False)
