@@ -31,12 +31,16 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from migrate.guard import on_interrupt
+
 POLL_S = 0.1
 TAIL_CHARS = 8000  # what is kept of a child's stdout / stderr
 RUN_MARKER = "NPU_MIGRATE_RUN_ID"
 PR_SET_CHILD_SUBREAPER = 36
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _subreaper: bool | None = None
+_live: dict[int, ChildGuard] = {}  # id -> every guard whose run has started and not been killed yet
+_live_lock = threading.Lock()
 
 
 def become_subreaper() -> bool:
@@ -135,6 +139,8 @@ class ChildGuard:
 
     def start(self, proc: subprocess.Popen) -> None:
         self.proc = proc
+        with _live_lock:
+            _live[id(self)] = self
         info = _stat(proc.pid)
         if info:
             self.known[proc.pid] = info[1]
@@ -247,6 +253,12 @@ class ChildGuard:
             pass
         self.proc.wait()
         self._reap()
+        self.release()
+
+    def release(self) -> None:
+        """The run is over and its processes ended by its owner: a signal no longer needs to end it."""
+        with _live_lock:
+            _live.pop(id(self), None)
 
     def _reap(self) -> None:
         """Collect zombies of the run that were re-parented to us (we are their subreaper)."""
@@ -257,6 +269,18 @@ class ChildGuard:
                 os.waitpid(pid, os.WNOHANG)
             except (ChildProcessError, OSError):
                 pass
+
+
+def kill_live(grace: float = 3.0) -> None:
+    """End every run this process has started and not yet ended (each guard's whole tree), whichever
+    thread waits for it. Called when a signal interrupts the command (migrate/guard.py)."""
+    with _live_lock:
+        guards = list(_live.values())
+    for guard in guards:
+        guard.kill_all(grace)
+
+
+on_interrupt(kill_live)
 
 
 def _signal(pid: int, sig: int) -> None:

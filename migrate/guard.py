@@ -46,6 +46,17 @@ def exit_status(exc: KeyboardInterrupt) -> int:
     return getattr(exc, "exit_status", 128 + signal.SIGINT)
 
 
+_on_interrupt: list = []
+
+
+def on_interrupt(fn) -> None:
+    """Call fn() when a signal interrupts the command, before Interrupted unwinds anything: the runners
+    end their process trees there (checks/process.py), including runs that a background thread waits
+    for (validate runs its two sides in threads), so no temp folder is removed under a live run."""
+    if fn not in _on_interrupt:
+        _on_interrupt.append(fn)
+
+
 @contextlib.contextmanager
 def signals_interrupt():
     """SIGINT, SIGTERM and SIGHUP raise Interrupted in the main thread while the block runs. Only the
@@ -59,6 +70,11 @@ def signals_interrupt():
         if fired:
             return
         fired.append(signum)
+        for fn in list(_on_interrupt):
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - the next clean-up and the exit still come
+                pass
         raise Interrupted(signum)
 
     previous = {}

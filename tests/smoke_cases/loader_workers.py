@@ -1,6 +1,7 @@
 """A migrated loop fed by a DataLoader with two worker processes, slow enough to be signalled mid-run.
-Its pid and its workers' pids go to files in the folder argv[1] (main, worker0, worker1), "main" last,
-written once two optimizer steps are done (the workers exist by then)."""
+Its pid and its workers' pids go to files in the folder argv[1] (mainR, workerR-0, workerR-1; R the
+torchrun rank, empty for one process), "mainR" last, written once two optimizer steps are done (the
+workers exist by then)."""
 import os
 import sys
 import time
@@ -10,10 +11,11 @@ import torch_npu  # noqa: F401
 from _common import tiny_model
 
 out = sys.argv[1]
+rank = os.environ.get("RANK", "")
 
 
 def note_worker(worker_id):
-    with open(os.path.join(out, f"worker{worker_id}"), "w") as f:
+    with open(os.path.join(out, f"worker{rank}-{worker_id}"), "w") as f:
         f.write(str(os.getpid()))
 
 
@@ -28,6 +30,6 @@ for step, (x, y) in enumerate(loader, 1):
     loss.backward()
     opt.step()
     if step == 2:
-        with open(os.path.join(out, "main"), "w") as f:
+        with open(os.path.join(out, f"main{rank}"), "w") as f:
             f.write(str(os.getpid()))
     time.sleep(0.5)
