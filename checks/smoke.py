@@ -168,13 +168,14 @@ def _finish(result: SmokeResult, json_report) -> SmokeResult:
 # ------------------------------------------------------------------------------ reporting
 def render(result: SmokeResult, console=None) -> None:
     """Terminal report (rich)."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    from migrate.report.terminal import escape, make_console
+
+    console = console or make_console()
     if result.note:
         console.print(f"[yellow]{result.note}[/yellow]")
-    table = Table(title=f"smoke: {result.script}", show_header=True)
+    table = Table(title=f"smoke: {escape(result.script)}", show_header=True)
     table.add_column("step", justify="right")
     table.add_column("loss", justify="right")
     table.add_column("time (s)", justify="right")
@@ -198,8 +199,8 @@ def render(result: SmokeResult, console=None) -> None:
                         f"{len(result.float64_ops)} float64/complex" if result.ops_traced else "not traced"),
     ]
     for key, value in facts if result.verdict != "error" else ():
-        console.print(f"  {key:20} {value}", highlight=False)
-    from rich.markup import escape  # reasons quote the script's errors (gloo's "[.../pair.cc:561]")
+        console.print(f"  {key:20} {escape(value)}", highlight=False)
+    # reasons quote the script's errors (gloo's "[.../pair.cc:561]"), escaped as all user text
 
     for w in result.warnings:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)

@@ -67,7 +67,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
 
         write_json(result, json_report)
     if json_report != "-":
-        from rich.console import Console
+        from migrate.report.terminal import make_console
 
-        render(result, Console())
+        render(result, make_console())
     sys.exit(result.exit_code)
