@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import asdict, dataclass, fields
 
 CONFIG_ENV = "NPU_MIGRATE_SMOKE"
@@ -176,6 +177,12 @@ class ChildConfig:
         env.update(extra or {})
         env[CONFIG_ENV] = json.dumps(self.to_json())
         env["PYTHONUNBUFFERED"] = "1"
+        # The child's stdin is /dev/null (a run never waits for input; docs/smoke.md): a script sizing a
+        # progress bar gets the tool's terminal size (80x24 without one) from COLUMNS/LINES, which
+        # shutil.get_terminal_size, tqdm and rich read first. `stty size` has no terminal to ask.
+        size = shutil.get_terminal_size()
+        env.setdefault("COLUMNS", str(size.columns))
+        env.setdefault("LINES", str(size.lines))
         if self.fake_data and fake_data_dir:  # generated dataset files, removed by the parent after the run
             env[FAKE_DATA_DIR_ENV] = fake_data_dir
         if self.backend in NO_GPU_BACKENDS:
