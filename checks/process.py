@@ -227,8 +227,10 @@ class ChildGuard:
                 alive.append(pid)
         return alive
 
-    def kill_all(self, grace: float) -> None:
-        """SIGTERM the child's group and every process of the run, then SIGKILL what is left; reap."""
+    def kill_all(self, grace: float, reap_wait: float | None = None) -> None:
+        """SIGTERM the child's group and every process of the run, then SIGKILL what is left; reap.
+        reap_wait: seconds to wait for the child's exit status (None: as long as it takes). kill_live
+        bounds it: from a signal handler, the frame it interrupted may hold the Popen's wait lock."""
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
         except (ProcessLookupError, PermissionError, OSError):
@@ -251,7 +253,10 @@ class ChildGuard:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError, OSError):
             pass
-        self.proc.wait()
+        try:
+            self.proc.wait(reap_wait)
+        except subprocess.TimeoutExpired:
+            pass  # reaped by the owner's own clean-up, which runs next
         self._reap()
         self.release()
 
@@ -277,7 +282,7 @@ def kill_live(grace: float = 3.0) -> None:
     with _live_lock:
         guards = list(_live.values())
     for guard in guards:
-        guard.kill_all(grace)
+        guard.kill_all(grace, reap_wait=1.0)
 
 
 on_interrupt(kill_live)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -26,19 +29,26 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait_for(path, timeout: float) -> None:
+def _wait_for(path, timeout: float, tool: subprocess.Popen) -> None:
     deadline = time.monotonic() + timeout
-    while not path.exists() and time.monotonic() < deadline:
+    while not path.exists() and time.monotonic() < deadline and tool.poll() is None:
         time.sleep(0.2)
-    assert path.exists(), f"the script never reached its second step ({path} missing)"
+    if not path.exists():
+        if tool.poll() is None:
+            tool.send_signal(signal.SIGTERM)
+        out, err = tool.communicate(timeout=60)
+        raise AssertionError(f"the script never reached its second step ({path} missing); the tool said:\n"
+                             f"{out.decode()[-3000:]}\n{err.decode()[-3000:]}")
 
 
 @pytest.mark.runtime
 @pytest.mark.parametrize("ranks", [0, 2], ids=["one-process", "2-ranks"])
 def test_sigterm_to_smoke_ends_the_run_its_workers_and_temp_files(tmp_path, ranks):
-    pids_dir, tmp, report = tmp_path / "pids", tmp_path / "tmp", tmp_path / "out.json"
+    pids_dir, report = tmp_path / "pids", tmp_path / "out.json"
     pids_dir.mkdir()
-    tmp.mkdir()
+    # a short TMPDIR: the DataLoader workers pass batches over an AF_UNIX socket under $TMPDIR/pymp-*/,
+    # whose path must stay under 108 bytes (tmp_path under xdist is too long: the run hangs)
+    tmp = Path(tempfile.mkdtemp(prefix="sig"))
     # the tool's own temp files land in TMPDIR; a cold child, as a user's run starts (no warm template)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "NPU_MIGRATE_WARM_START": "0"}
     env.pop("NPU_MIGRATE_WARM_ADDR", None)
@@ -49,7 +59,7 @@ def test_sigterm_to_smoke_ends_the_run_its_workers_and_temp_files(tmp_path, rank
     pids: list[int] = []
     try:
         for rank in [str(r) for r in range(ranks)] or [""]:
-            _wait_for(pids_dir / f"main{rank}", 120)
+            _wait_for(pids_dir / f"main{rank}", 120, tool)
             pids += [int((pids_dir / name).read_text()) for name in (f"main{rank}", f"worker{rank}-0", f"worker{rank}-1")]
         assert all(_alive(p) for p in pids)
         assert [p.name for p in tmp.iterdir() if p.name.startswith("npu-migrate-")], "no temp file to remove"
@@ -71,6 +81,7 @@ def test_sigterm_to_smoke_ends_the_run_its_workers_and_temp_files(tmp_path, rank
         for p in pids:
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_a_signal_raises_interrupted_once_and_the_handlers_are_restored():
