@@ -40,11 +40,12 @@ def describe_exception(exc: BaseException, script: str) -> ExceptionInfo:
                              "".join(traceback.format_exception_only(type(exc), exc)), phase="parse")
     frames = traceback.extract_tb(exc.__traceback__)
     script_abs = os.path.realpath(script)
-    script_dir = os.path.dirname(script_abs)
     own = [f for f in frames if os.path.realpath(f.filename) == script_abs]
-    local = [f for f in frames if os.path.realpath(f.filename).startswith(script_dir + os.sep)
-             and "/checks/" not in f.filename]
-    where = (own or local or frames[-1:] or [None])[-1]
+    user = [f for f in frames if _user_file(f.filename, script_abs)]
+    # the deepest frame in the user's own files (a helper module's failing line, not the entry's import
+    # line), then the entry script's line that led there
+    where = (user or frames[-1:] or [None])[-1]
+    entry = own[-1] if own and where is not own[-1] else None
     return ExceptionInfo(
         type=type(exc).__name__,
         message=str(exc),
@@ -53,7 +54,17 @@ def describe_exception(exc: BaseException, script: str) -> ExceptionInfo:
         function=where.name if where else None,
         code=where.line if where else None,
         traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        entry=f"{entry.filename}:{entry.lineno}" if entry else None,
     )
+
+
+def _user_file(filename: str, script_abs: str) -> bool:
+    """A file of the user's project: the entry script's folder tree, less installed packages (a venv
+    inside the project) and this tool's own files."""
+    path = os.path.realpath(filename)
+    if not path.startswith(os.path.dirname(script_abs) + os.sep) or "/checks/" in filename:
+        return False
+    return not any(part in ("site-packages", "dist-packages") for part in path.split(os.sep))
 
 
 def install_hooks(torch, rec: Recorder, fork_aware: bool = True) -> None:

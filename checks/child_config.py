@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import asdict, dataclass, fields
 
 CONFIG_ENV = "NPU_MIGRATE_SMOKE"
@@ -49,11 +50,36 @@ def check_options(script: str, *, steps: int, timeout: float, backend: str, auto
         return f"unknown autocast policy {autocast!r} (one of {', '.join(AUTOCAST_POLICIES)})"
     if not script_may_be_late and not os.path.isfile(script):
         return f"script not found: {script}"
+    if str(script).endswith(".ipynb"):
+        return notebook_problem(script)
     if steps < 1:
         return f"--steps must be at least 1 (got {steps})"
     if timeout <= 0:
         return f"--timeout must be positive (got {timeout})"
     return None
+
+
+def notebook_problem(path: str) -> str:
+    """Why a notebook is not run (exit 2), and the command that makes a script of it. The bootstrap runs
+    a Python file as `__main__`; a notebook's JSON would run as Python (`NameError: null`). Its cells
+    are read with the reader analyze and apply use (migrate/sources.py) to say what the conversion meets."""
+    from migrate.sources import MalformedInput, read_notebook
+
+    stem = os.path.splitext(path)[0]
+    convert = (f"convert it first: `jupyter nbconvert --to script {path}` (writes {stem}.py; IPython magics and "
+               f"`!` lines become get_ipython() calls: remove them), then run {stem}.py")
+    if not os.path.isfile(path):  # validate's copy, not written yet: the reason is the same
+        return f"{path} is a Jupyter notebook: smoke, validate and profile run Python scripts; {convert}"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            cells = read_notebook(handle.read())
+    except (OSError, UnicodeDecodeError, MalformedInput) as exc:
+        return f"{path} is not a readable notebook ({exc}); smoke, validate and profile run Python scripts"
+    shell = [str(c.index) for c in cells if c.shell_source.strip()]
+    where = f"; shell lines in cells {', '.join(shell)}" if shell else ""
+    return (f"{path} is a Jupyter notebook ({len(cells)} code cells{where}): smoke, validate and profile run "
+            f"Python scripts; {convert}")
+
 
 
 @dataclass(frozen=True)
@@ -155,6 +181,12 @@ class ChildConfig:
         env.setdefault("HYDRA_FULL_ERROR", "1")
         env[CONFIG_ENV] = json.dumps(self.to_json())
         env["PYTHONUNBUFFERED"] = "1"
+        # The child's stdin is /dev/null (a run never waits for input; docs/smoke.md): a script sizing a
+        # progress bar gets the tool's terminal size (80x24 without one) from COLUMNS/LINES, which
+        # shutil.get_terminal_size, tqdm and rich read first. `stty size` has no terminal to ask.
+        size = shutil.get_terminal_size()
+        env.setdefault("COLUMNS", str(size.columns))
+        env.setdefault("LINES", str(size.lines))
         if self.fake_data and fake_data_dir:  # generated dataset files, removed by the parent after the run
             env[FAKE_DATA_DIR_ENV] = fake_data_dir
         if self.backend in NO_GPU_BACKENDS:

@@ -12,7 +12,7 @@ def smoke_distributed(script, *, launch: dict, progress_timeout, json_report, **
     if json_report:
         write_json(result, json_report)
     if json_report != "-":
-        from rich.console import Console
+        from migrate.report.terminal import make_console
 
-        render(result, Console())
+        render(result, make_console())
     return result.exit_code

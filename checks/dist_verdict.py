@@ -246,14 +246,14 @@ def judge_job(script, backend, launch: LaunchSpec, per_rank, outcome: JobOutcome
 
 def render(result: DistributedSmokeResult, console=None) -> None:
     """Terminal summary: one line per rank, then the job's verdict."""
-    from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
-    console = console or Console()
+    from migrate.report.terminal import escape, make_console
+
+    console = console or make_console()
     if result.note:
         console.print(f"[yellow]{result.note}[/yellow]")
-    table = Table(title=f"smoke: {result.script} ({len(result.ranks)} ranks here, world size {result.world_size})")
+    table = Table(title=f"smoke: {escape(result.script)} ({len(result.ranks)} ranks here, world size {result.world_size})")
     for col in ("rank", "verdict", "steps", "first loss", "last loss", "mean step (s)"):
         table.add_column(col, justify="right")
     for rank, r in zip(result.rank_ids, result.ranks):
@@ -265,7 +265,7 @@ def render(result: DistributedSmokeResult, console=None) -> None:
     if result.replicas:
         console.print(f"  {'replicas':20} {result.replicas}", highlight=False)
     if result.log_dir:
-        console.print(f"  {'rank logs':20} {result.log_dir}", highlight=False)
+        console.print(f"  {'rank logs':20} {escape(result.log_dir)}", highlight=False)
     for w in result.warnings:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
     for r in result.reasons:

@@ -124,6 +124,7 @@ def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: floa
     if guard.memory_exceeded:
         guard.kill_all(KILL_GRACE_S)  # what the job started outside torchrun's and the ranks' groups
         memory = (guard.memory_limit, guard.peak_rss)
+    guard.release()  # torchrun and the ranks' groups are ended (kill_job)
     ended = not (timed_out or stalled or memory)
     return JobOutcome(proc.returncode if ended else None, timed_out, stalled, tail.text(), stacks, progress, memory)
 

@@ -31,12 +31,16 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from migrate.guard import on_interrupt
+
 POLL_S = 0.1
 TAIL_CHARS = 8000  # what is kept of a child's stdout / stderr
 RUN_MARKER = "NPU_MIGRATE_RUN_ID"
 PR_SET_CHILD_SUBREAPER = 36
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _subreaper: bool | None = None
+_live: dict[int, ChildGuard] = {}  # id -> every guard whose run has started and not been killed yet
+_live_lock = threading.Lock()
 
 
 def become_subreaper() -> bool:
@@ -135,6 +139,8 @@ class ChildGuard:
 
     def start(self, proc: subprocess.Popen) -> None:
         self.proc = proc
+        with _live_lock:
+            _live[id(self)] = self
         info = _stat(proc.pid)
         if info:
             self.known[proc.pid] = info[1]
@@ -221,8 +227,10 @@ class ChildGuard:
                 alive.append(pid)
         return alive
 
-    def kill_all(self, grace: float) -> None:
-        """SIGTERM the child's group and every process of the run, then SIGKILL what is left; reap."""
+    def kill_all(self, grace: float, reap_wait: float | None = None) -> None:
+        """SIGTERM the child's group and every process of the run, then SIGKILL what is left; reap.
+        reap_wait: seconds to wait for the child's exit status (None: as long as it takes). kill_live
+        bounds it: from a signal handler, the frame it interrupted may hold the Popen's wait lock."""
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
         except (ProcessLookupError, PermissionError, OSError):
@@ -245,8 +253,17 @@ class ChildGuard:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError, OSError):
             pass
-        self.proc.wait()
+        try:
+            self.proc.wait(reap_wait)
+        except subprocess.TimeoutExpired:
+            pass  # reaped by the owner's own clean-up, which runs next
         self._reap()
+        self.release()
+
+    def release(self) -> None:
+        """The run is over and its processes ended by its owner: a signal no longer needs to end it."""
+        with _live_lock:
+            _live.pop(id(self), None)
 
     def _reap(self) -> None:
         """Collect zombies of the run that were re-parented to us (we are their subreaper)."""
@@ -257,6 +274,18 @@ class ChildGuard:
                 os.waitpid(pid, os.WNOHANG)
             except (ChildProcessError, OSError):
                 pass
+
+
+def kill_live(grace: float = 3.0) -> None:
+    """End every run this process has started and not yet ended (each guard's whole tree), whichever
+    thread waits for it. Called when a signal interrupts the command (migrate/guard.py)."""
+    with _live_lock:
+        guards = list(_live.values())
+    for guard in guards:
+        guard.kill_all(grace, reap_wait=1.0)
+
+
+on_interrupt(kill_live)
 
 
 def _signal(pid: int, sig: int) -> None:

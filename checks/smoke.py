@@ -1,7 +1,8 @@
 """`npu-migrate smoke`: run N real optimizer steps of a script and judge them (parent side).
 
 The script runs in a child process (`python checks/bootstrap.py SCRIPT ARGS...`) in its own process
-group; the whole group is killed on timeout, on Ctrl-C and when the child ends (no stray DataLoader
+group; the whole tree is killed on timeout, on Ctrl-C, SIGTERM and SIGHUP (migrate/guard.py turns them
+into Interrupted, which carries the partial result out) and when the child ends (no stray DataLoader
 workers or grandchildren). The child's output is streamed to `stream` and its tail kept. The
 bootstrap writes a JSON report to a temp file named in its configuration (checks/child_config.py);
 checks/smoke_verdict.py judges it. Never imports torch.
@@ -100,9 +101,15 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     try:
         timed_out = not guard.wait(timeout)
         rank_stacks = spawn_ranks.ask_stacks(report_path) if timed_out else {}  # mp.spawn ranks, before the kill
-    except BaseException:  # Ctrl-C: nothing of the run may survive us
-        guard.kill_all(KILL_GRACE_S)
-        _cleanup(report_path)
+    except BaseException as exc:  # Ctrl-C, SIGTERM, SIGHUP (migrate/guard.py): nothing of the run may survive us
+        try:
+            guard.kill_all(KILL_GRACE_S)
+            if isinstance(exc, KeyboardInterrupt):  # the steps done so far, for the caller to report
+                exc.partial = _finish(_interrupted(script, backend, report_path, exc, proc, steps=steps, timeout=timeout,
+                                                   strict_ops=strict_ops, kb_version=kb_version, t0=t0,
+                                                   warnings=prep.warnings, guard=guard), json_report)
+        finally:
+            _cleanup(report_path)
         raise
     finally:
         if ticker is not None:
@@ -121,6 +128,20 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
                                        torch_npu_version=reported_version(backend, kb_version),
                                        stacks=rank_stacks)
     return _finish(result, json_report)
+
+
+def _interrupted(script, backend, report_path, exc, proc, *, steps, timeout, strict_ops, kb_version, t0, warnings,
+                 guard):
+    """The result of a run a signal ended: verdict "interrupted", exit status 128 + N, the steps done."""
+    from dataclasses import replace
+
+    from migrate.guard import exit_status
+
+    result = judge(script, backend, read_reports(report_path), returncode=proc.returncode, timed_out=False,
+                   timeout=timeout, steps=steps, strict_ops=strict_ops, torch_npu_version=reported_version(backend, kb_version),
+                   duration_s=time.perf_counter() - t0, extra_warnings=warnings, guard=guard)
+    reason = f"interrupted by {exc or 'SIGINT'} after {result.steps} of {steps} optimizer steps; every process of the run was ended"
+    return replace(result, verdict="interrupted", exit_code=exit_status(exc), reasons=(reason,))
 
 
 def _progress(report_path: str, steps: int):
@@ -148,13 +169,14 @@ def _finish(result: SmokeResult, json_report) -> SmokeResult:
 # ------------------------------------------------------------------------------ reporting
 def render(result: SmokeResult, console=None) -> None:
     """Terminal report (rich)."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    from migrate.report.terminal import escape, make_console
+
+    console = console or make_console()
     if result.note:
         console.print(f"[yellow]{result.note}[/yellow]")
-    table = Table(title=f"smoke: {result.script}", show_header=True)
+    table = Table(title=f"smoke: {escape(result.script)}", show_header=True)
     table.add_column("step", justify="right")
     table.add_column("loss", justify="right")
     table.add_column("time (s)", justify="right")
@@ -178,8 +200,8 @@ def render(result: SmokeResult, console=None) -> None:
                         f"{len(result.float64_ops)} float64/complex" if result.ops_traced else "not traced"),
     ]
     for key, value in facts if result.verdict != "error" else ():
-        console.print(f"  {key:20} {value}", highlight=False)
-    from rich.markup import escape  # reasons quote the script's errors (gloo's "[.../pair.cc:561]")
+        console.print(f"  {key:20} {escape(value)}", highlight=False)
+    # reasons quote the script's errors (gloo's "[.../pair.cc:561]"), escaped as all user text
 
     for w in result.warnings:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
@@ -187,6 +209,6 @@ def render(result: SmokeResult, console=None) -> None:
         console.print(f"  note: {escape(n)}", highlight=False)
     for r in result.reasons:
         console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
-    colour = {"pass": "green", "fail": "red"}.get(result.verdict, "magenta")
+    colour = {"pass": "green", "fail": "red", "interrupted": "yellow"}.get(result.verdict, "magenta")
     suffix = f" ({result.note})" if result.note else ""
     console.print(f"[bold {colour}]smoke: {result.verdict.upper()}[/bold {colour}]{suffix}", highlight=False)

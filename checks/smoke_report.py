@@ -26,6 +26,7 @@ class ExceptionInfo:
     traceback: str
     phase: str | None = None  # "parse": the script (or a module it imports) does not parse
     python: str | None = None  # status "no-torch": the interpreter that lacks torch
+    entry: str | None = None  # "SCRIPT:LINE" in the entry script, when the error is deeper in another user file
 
     @property
     def location(self) -> str | None:

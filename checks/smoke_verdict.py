@@ -132,6 +132,8 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         exit_code_override = 2
     elif status == "exception":
         where = f"{location} in {exc.function}: {exc.code or ''}".rstrip(": ") if location else "?"
+        if exc.entry:  # the error is in a helper module: the entry script's line that led there too
+            where += f"; from {exc.entry}"
         if done == 0 and not_runnable(exc):
             reasons.append(f"could not run: {exc.type}: {exc.message} (at {where})")
             exit_code_override = 2

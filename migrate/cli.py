@@ -49,7 +49,8 @@ class LazyGroup(click.Group):
 def cli():
     """npu-migrate: move PyTorch training code from CUDA GPUs to Ascend NPUs, and prove it trains.
 
-    Exit codes: 0 clean / passed, 1 findings or failed verdict, 2 could not run.
+    Exit codes: 0 clean / passed, 1 findings or failed verdict, 2 could not run, 128+N ended by
+    signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: every process the command started is ended first).
     `--debug` (anywhere before `--`) shows the traceback of an internal error.
     """
 
@@ -57,22 +58,26 @@ def cli():
 def main(argv: list[str] | None = None) -> int:
     import sys
 
-    from migrate.guard import crash_exit, split_debug
+    from migrate.guard import crash_exit, exit_status, signals_interrupt, split_debug
 
     argv, debug = split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
-        cli.main(args=argv, prog_name="npu-migrate", standalone_mode=False)
+        with signals_interrupt():  # SIGTERM/SIGHUP end a command as Ctrl-C does (migrate/guard.py)
+            cli.main(args=argv, prog_name="npu-migrate", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return 2
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 2
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        return 2
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        # click turns KeyboardInterrupt (and Interrupted, migrate/guard.py) into Abort; by now the
+        # command's processes are gone and its temp files removed (checks/process.py)
+        interrupt = exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__
+        if not isinstance(interrupt, KeyboardInterrupt):
+            click.echo("Aborted.", err=True)
+            return 2
+        click.echo(f"npu-migrate: interrupted by {interrupt or 'SIGINT'}", err=True)
+        return exit_status(interrupt)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except BaseException as exc:  # noqa: BLE001 - the top-level guard: a crash is exit 2, never 1

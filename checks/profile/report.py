@@ -19,15 +19,16 @@ def _loc(f, base: str | None = None) -> str:
 
 
 def render(result, console=None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    from migrate.report.terminal import escape, make_console
+
+    console = console or make_console()
     if result.note:
         console.print(f"[yellow]{result.note}[/yellow]")
     base = os.getcwd()
     if result.findings:
-        table = Table(title=f"profile: {result.script} ({result.steps} measured steps)")
+        table = Table(title=f"profile: {escape(result.script)} ({result.steps} measured steps)")
         columns = [("#", "right"), ("kind", "left"), ("where", "left"), ("per step", "right"),
                    ("est. ms/step", "right"), ("severity", "left"), ("what", "left")]
         if result.ranks:
@@ -35,13 +36,15 @@ def render(result, console=None) -> None:
         for name, justify in columns:
             table.add_column(name, justify=justify, overflow="fold")
         for i, f in enumerate(result.findings, 1):
-            row = [str(i), f.kind, _loc(f, base), f"{f.per_step:g}", f"{f.cost_ms:.2f}", f.severity, f.what or ""]
+            row = [str(i), f.kind, escape(_loc(f, base)), f"{f.per_step:g}", f"{f.cost_ms:.2f}", f.severity,
+                   escape(f.what or "")]
             if result.ranks:
                 row.insert(3, _ranks(f))
             table.add_row(*row)
         console.print(table)
         for i, f in enumerate(result.findings, 1):
-            console.print(f"  {i}. {_loc(f, base)}: {f.message}\n     [dim]-> {f.advice}[/dim]", highlight=False)
+            console.print(f"  {i}. {escape(_loc(f, base))}: {escape(f.message)}\n     [dim]-> {escape(f.advice)}[/dim]",
+                          highlight=False)
     elif result.exit_code != 2:
         console.print(f"profile: no performance finding in {result.steps} measured steps", highlight=False)
     facts = [("backend", result.backend + (f" (torch_npu {result.torch_npu_version})" if result.torch_npu_version else "")),
@@ -56,14 +59,14 @@ def render(result, console=None) -> None:
         _render_trace(result.trace, console)
     if result.cannot_see:
         console.print("  [dim]emulation cannot see: " + "; ".join(result.cannot_see) + "[/dim]", highlight=False)
-    from rich.markup import escape  # rank reasons quote the script's errors (gloo's "[.../pair.cc:561]")
+    # rank reasons quote the script's errors (gloo's "[.../pair.cc:561]"): escaped as all user text
 
     for w in result.warnings:
         console.print(f"  [yellow]warning:[/yellow] {escape(w)}", highlight=False)
     for r in result.reasons:
         console.print(f"  [red]reason:[/red] {escape(r)}", highlight=False)
     if result.summary_path:
-        console.print(f"  summary: {result.summary_path}", highlight=False)
+        console.print(f"  summary: {escape(result.summary_path)}", highlight=False)
     verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {plural(result.failing, 'finding')} at or above --fail-on[/red]",
                2: "[magenta]profile: could not run[/magenta]"}[result.exit_code]
     console.print(verdict + f" (exit {result.exit_code})", highlight=False)

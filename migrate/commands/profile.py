@@ -45,7 +45,7 @@ def profile(script, script_args, steps, backend, fake_data, json_report, out_dir
     if json_report:
         write_json(result, json_report)
     if json_report != "-":
-        from rich.console import Console
+        from migrate.report.terminal import make_console
 
-        render(result, Console())
+        render(result, make_console())
     sys.exit(result.exit_code)

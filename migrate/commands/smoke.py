@@ -1,7 +1,8 @@
 """`npu-migrate smoke SCRIPT [-- ARGS]`: run N real training steps on the NPU or the CPU-backed stand-in.
 
 Thin: parses options, calls checks.smoke.run_smoke (imported lazily: torch is only ever imported in
-the child process), renders the result. Exit 0 pass, 1 fail, 2 could not run.
+the child process), renders the result. Exit 0 pass, 1 fail, 2 could not run, 128+N ended by
+signal N (the partial result printed: verdict "interrupted" and the steps done).
 """
 
 from __future__ import annotations
@@ -55,13 +56,18 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
                                    log_dir=rank_logs, **options))
     from checks.smoke import render, run_smoke
 
-    result = run_smoke(script, **options)
+    try:
+        result = run_smoke(script, **options)
+    except KeyboardInterrupt as exc:  # a signal: the run is ended; report the steps it had done
+        result = getattr(exc, "partial", None)
+        if result is None:
+            raise
     if json_report:
         from checks.smoke_report import write_json
 
         write_json(result, json_report)
     if json_report != "-":
-        from rich.console import Console
+        from migrate.report.terminal import make_console
 
-        render(result, Console())
+        render(result, make_console())
     sys.exit(result.exit_code)

@@ -48,10 +48,15 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     Arguments after `--` go to both scripts; one naming a CUDA device (`--device=cuda:0`,
     `cuda`) reaches the migrated script as its NPU device (`npu:0`). Exit 0 pass, 1 fail, 2 could not run.
     """
+    from checks.child_config import notebook_problem
     from checks.process import parse_size
     from checks.validate import ValidateError, run_validate
     from checks.validate_report import terminal_text
 
+    for script in (gpu_script, npu_script):  # before any copy is made: a notebook is refused as smoke refuses it
+        if str(script).endswith(".ipynb"):
+            click.echo(f"npu-migrate validate: {notebook_problem(script)}", err=True)
+            sys.exit(2)
     try:
         limit = parse_size(memory_limit) if memory_limit else None
     except ValueError as exc:
