@@ -14,7 +14,7 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import __version__, io
+from migrate import __version__, fileio
 from migrate.findings import Category, Edit, FileError, FileResult, Finding, Severity
 
 
@@ -167,6 +167,6 @@ class ResultCache:
         if not self.dirty:
             return
         try:
-            io.atomic_write(str(self.file), json.dumps(self.entries, separators=(",", ":")), make_parents=True)
+            fileio.atomic_write(str(self.file), json.dumps(self.entries, separators=(",", ":")), make_parents=True)
         except OSError:
             pass  # a cache that cannot be written only costs speed
