@@ -50,8 +50,10 @@ PER_RUN_PREFIXES = ("NPU_MIGRATE_", "NPU_VALIDATE_", "PYTEST_")  # read by nothi
 # every command), and PYTHONUNBUFFERED (the run's stdio is made unbuffered as a cold start's would be):
 # nothing in torch, torchvision or numpy reads them when imported (they name PATH only in Windows
 # branches and in functions that run later, e.g. torch/utils/cpp_extension.py). The run's process
-# still gets them, with the rest of its environment.
-PER_RUN_NAMES = frozenset({"PATH", "PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "PYTHONUNBUFFERED"})
+# still gets them, with the rest of its environment. HYDRA_FULL_ERROR (set for every smoke child,
+# checks/child_config.py) is read by Hydra only when a task fails (hydra/_internal/utils.py), never at import.
+PER_RUN_NAMES = frozenset({"PATH", "PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "PYTHONUNBUFFERED",
+                           "HYDRA_FULL_ERROR"})
 
 
 DEFAULT = False  # when NPU_MIGRATE_WARM_START is unset; the test suite turns it on in its own processes
