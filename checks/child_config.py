@@ -9,8 +9,10 @@ handed an older on/off switch). The child reads it back with `ChildConfig.from_e
 configuration it does not know.
 
 Environment variables cross the process boundary only where the child (or what it starts) must read
-them before its imports: the configuration itself (CONFIG_ENV), the fake-data folder,
-CUDA_VISIBLE_DEVICES, and the process guard's run marker (checks/process.py).
+them before its imports, or where a library it runs reads them: the configuration itself
+(CONFIG_ENV), the fake-data folder, CUDA_VISIBLE_DEVICES, COLUMNS/LINES (the tool's terminal size),
+HYDRA_FULL_ERROR (Hydra re-raises a failed task's exception), and the process guard's run marker
+(checks/process.py).
 """
 from __future__ import annotations
 
