@@ -30,7 +30,7 @@ AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
 # bf16: CPU autocast in bfloat16. Old values "1"/"0" mean native/off.
 # float32 (internal: validate's migrated side against a plain-CPU baseline): regions are entered but
 #      disabled, everything in float32, as the original's autocast("cuda") on a host without CUDA.
-AUTOCAST_POLICIES = ("off", "native", "bf16", "float32")
+from checks.child_config import AUTOCAST_POLICIES  # one list, torch-free
 
 MAPPED: set[str] = set()
 DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")

@@ -18,7 +18,8 @@ class RankComparison:
 
 
 def smoke_ranks(script, *, launch: dict, **options):
-    from checks.distributed import LaunchSpec, run_distributed_smoke
+    from checks.dist_result import LaunchSpec
+    from checks.distributed import run_distributed_smoke
 
     return run_distributed_smoke(script, launch=LaunchSpec(**launch), **options)
 

@@ -27,16 +27,8 @@ import time
 
 from checks import dist_verdict, process, warm_wire, warmstart
 from checks.child_config import BOOTSTRAP, ChildConfig, prepare, reported_version
-
-# the job's data (checks/dist_result.py) and the ranks' files (checks/rank_files.py), public here too
-from checks.dist_result import DistributedSmokeResult, JobOutcome, LaunchSpec, RankPosition  # noqa: F401
-from checks.rank_files import (  # noqa: F401
-    MAIN_THREAD_ROOTS,
-    child_report,
-    read_progress,
-    read_reports,
-    request_stacks,
-)
+from checks.dist_result import DistributedSmokeResult, JobOutcome, LaunchSpec
+from checks.rank_files import child_report, read_progress, read_reports, request_stacks
 from checks.smoke_report import write_json
 from checks.smoke_verdict import emulated_note, judge
 

@@ -34,7 +34,8 @@ import warnings
 import zlib
 
 FAKE_LEN = 512
-FAKE_DIR_ENV = "NPU_MIGRATE_FAKE_DATA_DIR"
+from checks.child_config import FAKE_DATA_DIR_ENV as FAKE_DIR_ENV  # one name, torch-free
+
 FOLDER_CLASSES, FOLDER_PER_CLASS, FOLDER_SIZE = 10, 8, 64
 MNIST_FAMILY = ("MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST")
 # name -> (PIL mode, height, width, classes) for the generic fake

@@ -46,14 +46,11 @@ def read_reports(report_dir: str, suffix: str = ".json") -> dict[str, dict]:
 
 
 def child_report(data):
-    """The rank's report as `judge` takes it: the ChildReport dataclass where checks/smoke_report.py
-    defines one (the unified child/parent report), else the JSON dict."""
+    """The rank's report as `judge` takes it (checks/smoke_report.ChildReport), None when unreadable."""
     if data is None:
         return None
-    try:
-        from checks.smoke_report import ChildReport
-    except ImportError:
-        return data
+    from checks.smoke_report import ChildReport
+
     try:
         return ChildReport.from_json(data)
     except ValueError:

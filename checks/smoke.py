@@ -23,18 +23,9 @@ import tempfile
 import time
 
 from checks import process, spawn_ranks, warmstart
-from checks.child_config import (  # noqa: F401  (the options' names, public here too)
-    AUTOCAST_POLICIES,
-    BACKENDS,
-    BOOTSTRAP,
-    ChildConfig,
-    prepare,
-    reported_version,
-)
-from checks.smoke_report import read_reports, write_json  # noqa: F401  (read_reports: public here too)
-
-# the verdict of a run (checks/smoke_verdict.py), public here too
-from checks.smoke_verdict import SmokeResult, emulated_note, judge, not_runnable  # noqa: F401
+from checks.child_config import BOOTSTRAP, ChildConfig, prepare, reported_version
+from checks.smoke_report import read_reports, write_json
+from checks.smoke_verdict import SmokeResult, emulated_note, judge
 
 KILL_GRACE_S = 3.0
 

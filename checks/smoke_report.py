@@ -1,5 +1,5 @@
 """The smoke child's report: one type written by the child (`checks.bootstrap.Recorder`) and read by
-the parent (`checks.smoke.judge`), so a field cannot be written and never read or read and never
+the parent (`checks.smoke_verdict.judge`), so a field cannot be written and never read or read and never
 written. Serialised as JSON in a temp file named in the child's configuration. Never imports torch.
 """
 from __future__ import annotations

@@ -292,7 +292,8 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
                                     rtol=r, atol=a, stream=stream)
 
-    verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence)
+    verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence,
+                                        within_spread=spread is not None and not spread.deterministic)
     if common.get("launch") is not None:
         from checks.dist_validate import compare_ranks
 
@@ -318,7 +319,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
     return _finish(out, say, result)
 
 
-def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str]]:
+def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = False) -> tuple[str, int, list[str]]:
     base, mig = runs
     reasons: list[str] = []
     if mig.exit_code != 0:
@@ -350,7 +351,8 @@ def judge(runs, alignment, config, api, equivalence) -> tuple[str, int, list[str
     failed = mig.exit_code != 0 or alignment.first_divergence is not None or any(
         r.startswith("config_check") for r in reasons)
     if not failed:
-        what = "identical losses" if alignment.identical else "losses within tolerance"
+        what = ("losses within the original's own run-to-run spread" if within_spread
+                else "identical losses" if alignment.identical else "losses within tolerance")
         return "pass", 0, [f"{what} over {len(alignment.rows)} steps; config_check items pass"]
     return "fail", 1, reasons
 
@@ -568,7 +570,7 @@ def _autocast_text(info) -> str | None:
 
 
 def _emulated_suffix(backend: str) -> str:
-    from checks.smoke import emulated_note
+    from checks.smoke_verdict import emulated_note
 
     note = emulated_note(backend)
     return f" ({note})" if note else ""

@@ -164,12 +164,7 @@ def verdict_reasons(repeat: Repeat, alignment, reasons: Sequence[str]) -> list[s
     """The verdict's reasons with what the extra runs showed said first; a pass against the spread says so."""
     if repeat.deterministic:
         return [*reasons, repeat.statement()] if alignment.first_divergence is not None else list(reasons)
-    out = [repeat.statement()]
-    for reason in reasons:
-        if reason.startswith(("identical losses", "losses within tolerance")):
-            _, _, rest = reason.partition(" over ")
-            reason = "losses within the original's own run-to-run spread" + (f" over {rest}" if rest else "")
-        out.append(reason)
+    out = [repeat.statement(), *reasons]  # a pass already says "within the original's own spread" (validate.judge)
     at = alignment.first_divergence
     if at is not None and at < len(alignment.rows) and alignment.rows[at].migrated is not None:
         low, high = band(repeat, rtol=alignment.rtol, atol=alignment.atol)[at] if at < len(repeat.runs[0]) else (math.nan,) * 2

@@ -18,12 +18,11 @@ dotted name points to, `basicsr.ops.dcn.deform_conv_ext` -> `basicsr/ops/dcn/`).
 from __future__ import annotations
 
 import os
-import sys
 from collections import defaultdict
 
-from migrate.repo_index import _IMPORT, module_parts
+from migrate.repo_index import _IMPORT, STDLIB, module_parts
 
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "__main__"}
+_STDLIB = STDLIB | {"__future__", "__main__"}
 # torch itself and its Ascend adapter: the knowledge base's own subject (API maps, op support)
 _TORCH = frozenset({"torch", "torch_npu"})
 
@@ -66,13 +65,14 @@ def own_names(paths) -> frozenset[str]:
     return frozenset(names)
 
 
-def unknown_dependencies(files) -> dict[str, list[str]]:
+def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     """{import name: ["path:line", ...]} for every import npu-migrate has no knowledge of, most
-    widely imported first."""
+    widely imported first. `index`: the scan's repo_index.build_index(files), when the caller has it."""
     from migrate import repo_index
 
     known = _known_roots() | _TORCH | _STDLIB
-    index = repo_index.build_index(files)  # extensions the repository builds itself are its own
+    if index is None:  # extensions the repository builds itself are its own
+        index = repo_index.build_index(files)
     own = own_names([r.path for r in files]) | {name.split(".", 1)[0] for name in index.modules}
     where: dict[str, list[str]] = defaultdict(list)
     for result in files:
@@ -82,12 +82,13 @@ def unknown_dependencies(files) -> dict[str, list[str]]:
     return {name: sorted(where[name]) for name in sorted(where, key=lambda n: (-len(where[n]), n))}
 
 
-def kernels_to_port(files, findings) -> list[dict]:
+def kernels_to_port(files, findings, index=None) -> list[dict]:
     """One row per custom CUDA extension / op namespace the repository builds and uses: where it is
-    built, its CUDA sources, and how many lines import or call it (NPU508)."""
+    built, its CUDA sources, and how many lines import or call it (NPU508). `index` as above."""
     from migrate import repo_index
 
-    index = repo_index.build_index(files)
+    if index is None:
+        index = repo_index.build_index(files)
     if not index.modules and not index.namespaces:
         return []
     uses: dict[str, int] = defaultdict(int)

@@ -128,12 +128,12 @@ def library_stem(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 def _never_an_extension(module: str) -> bool:
     root = module.split(".", 1)[0]
-    return root in _STDLIB or root == "torch" or root == "__future__"
+    return root in STDLIB or root == "torch" or root == "__future__"
 
 
 def extension_class_variables(ctx) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from migrate import deps
+from migrate import deps, repo_index
 from migrate.findings import Finding, ScanResult, Severity
 
 AUTOMATIC = "automatic"
@@ -78,6 +78,7 @@ def coverage(findings: list[Finding]) -> dict:
 
 def summary(result: ScanResult) -> dict:
     findings = result.findings
+    index = repo_index.build_index(result.files)  # one index for the two repository-wide lists below
     return {
         "files": len(result.files),
         "files_scanned": result.scanned_files,
@@ -90,8 +91,8 @@ def summary(result: ScanResult) -> dict:
         "by_category": dict(sorted(Counter(str(f.category) for f in findings).items())),
         "by_code": dict(sorted(Counter(f.code for f in findings).items())),
         "use_sites": use_sites(findings),
-        "kernels_to_port": deps.kernels_to_port(result.files, findings),
-        "unknown_dependencies": deps.unknown_dependencies(result.files),
+        "kernels_to_port": deps.kernels_to_port(result.files, findings, index),
+        "unknown_dependencies": deps.unknown_dependencies(result.files, index),
         "coverage": coverage(findings),
         "errors": len(result.errors),
         "duration_s": round(result.duration_s, 3),

@@ -16,14 +16,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from checks.dist_result import LaunchSpec, RankPosition
 from checks.dist_verdict import name_hanging, parse_stack, position, replica_check
-from checks.distributed import (
-    LaunchSpec,
-    RankPosition,
-    launch_command,
-    run_distributed_smoke,
-)
-from checks.smoke import SmokeResult
+from checks.distributed import launch_command, run_distributed_smoke
+from checks.smoke_verdict import SmokeResult
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -263,7 +259,7 @@ def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monk
     import threading
     import time
 
-    from checks import distributed, rank_files
+    from checks import rank_files
 
     text, user = _faulthandler_dump(tmp_path, """\
         import faulthandler, sys, threading
@@ -282,14 +278,14 @@ def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monk
         writer = threading.Timer(0.5, lambda: stack.write_text(text))
         writer.start()
         started = time.monotonic()
-        got = distributed.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)})
+        got = rank_files.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)})
         writer.join()
         assert got == {"rank0": text} and time.monotonic() - started < 9
         assert position(0, 3, got["rank0"], ended=False, ddp=False, script=str(user)).location == "user.py:4"
         # a dump that never completes is taken as it is at the deadline
         stack.write_text(text[:main_at])
         monkeypatch.setattr(rank_files, "STACK_WAIT_S", 0.3)
-        assert distributed.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)}) == {"rank0": text[:main_at]}
+        assert rank_files.request_stacks(str(tmp_path), {"rank0": (child.pid, 3)}) == {"rank0": text[:main_at]}
     finally:
         child.kill()
         child.wait()

@@ -2,6 +2,7 @@
 out as the vendor's version files are (tests/doctor_fakes.py quotes their source)."""
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from migrate.doctor import stack
 from migrate.doctor.checks import cann, cann_python, cann_stack, packages
 from migrate.doctor.result import CheckResult, Status
 
-MIRROR = Path("/work/.mirror/Ascend+pytorch/repo")
+# a git directory of Ascend/pytorch (the search tool's `fetch` puts one here); absent: that half skips
+MIRROR = Path(os.environ.get("ASCEND_PYTORCH_GIT_DIR", "/work/.mirror/Ascend+pytorch/repo"))
 
 
 def _packages(torch: str, npu: str) -> dict:

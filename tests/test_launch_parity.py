@@ -65,3 +65,6 @@ def test_the_child_refuses_a_configuration_it_does_not_know():
     env = config.child_env({"PATH": "/bin"}, {"X": "1"})
     assert ChildConfig.from_env(env) == config and "NPU_MIGRATE_SMOKE" not in env
     assert env["CUDA_VISIBLE_DEVICES"] == "" and env["X"] == "1" and config.autoload
+    # Hydra re-raises a failed task's exception (the report then names it), unless the user chose otherwise
+    assert env["HYDRA_FULL_ERROR"] == "1"
+    assert config.child_env({"HYDRA_FULL_ERROR": "0"})["HYDRA_FULL_ERROR"] == "0"

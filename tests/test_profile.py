@@ -22,7 +22,8 @@ from click.testing import CliRunner
 from checks.profile import cost
 from checks.profile.findings import KINDS, PerfFinding
 from checks.profile.fusedopt import fused_name
-from checks.profile.run import fails, parse_fail_on, run_profile
+from checks.profile.result import fails
+from checks.profile.run import parse_fail_on, run_profile
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile_cases")
 FAKE_NPU = os.path.join(CASES, "fake_npu")

@@ -38,7 +38,12 @@ SETUP = ("bash scripts/demo.sh", "bash scripts/test.sh")
 
 # command -> (exit code, files it reads that `apply` makes, slow). The README shows one command per
 # step of the workflow; the variants of each command live in docs/ and are tested where the mechanism
-# is (see /work/notes/25.md for the list of variants removed from here and where each is covered).
+# is. Variants once run here, and where each mechanism is tested now:
+#   analyze --format sarif / --format json --torch-npu-version: test_formats.py, test_knowledge.py
+#   analyze - --stdin-filename: test_engine.py; apply DIR -o / --diff / --in-place / apply - / instrument:
+#   test_apply_cli.py, test_apply_golden.py; apply --smoke: scripts/demo.sh (test_demo_runs_and_its_losses_fall)
+#   smoke --strict-ops --json: test_smoke.py; doctor --explain: test_doctor_explain.py
+#   profile --fail-on: test_profile.py; validate / profile --nproc-per-node 2: test_distributed.py
 EXPECTED = {
     # doctor: this host has no NPU: 1 = not ready
     "npu-migrate doctor": (1, (), True),

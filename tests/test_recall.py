@@ -289,7 +289,7 @@ def test_cuda_call_on_a_multi_line_chain_is_reported_at_the_attribute():
 # ---- second session: misses and false positives of a fresh held-out set (issue 11) ---------------------
 def test_direct_aten_ops_without_npu_kernel_name_the_wheels_replacement():
     kb = knowledge.load(NEWEST)
-    table = knowledge._toml_file("data/aten_alternatives.toml")["op"]
+    table = knowledge.read_toml("data/aten_alternatives.toml")["op"]
     assert table, "aten_alternatives.toml is empty"
     for op, entry in table.items():
         # the op needs a backend kernel the wheel does not have, and the replacement is in the wheel

@@ -24,7 +24,7 @@ CASES = Path(__file__).resolve().parent / "validate_cases"
 def _smoke_table(result_json: dict) -> dict[int, float]:
     from rich.console import Console
 
-    from checks.smoke import SmokeResult
+    from checks.smoke_verdict import SmokeResult
 
     values = dict(result_json)
     for key in ("losses", "step_times", "unsupported_ops", "float64_ops", "warnings", "reasons", "notes"):

@@ -15,14 +15,15 @@ import dataclasses
 import os
 import tempfile
 
-from checks.backend import EMULATED_NOTE
 from checks.profile.findings import EMULATION_CANNOT_SEE, PerfFinding, ProfileResult
+from checks.smoke_verdict import emulated_note
 
 
 def run_distributed_profile(script, *, launch, steps, backend, fake_data, version, script_args, out_dir, fail_words,
                             timeout, stream, python, env, op_trace, advisor, seed, warnings,
                             progress_timeout=None) -> ProfileResult:
-    from checks.distributed import LaunchSpec, run_distributed_smoke
+    from checks.dist_result import LaunchSpec
+    from checks.distributed import run_distributed_smoke
     from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report
 
     if isinstance(launch, dict):
@@ -38,7 +39,7 @@ def run_distributed_profile(script, *, launch, steps, backend, fake_data, versio
                                     env=child_env, stream=stream, python=python, seed=seed,
                                     log_dir=os.path.join(out_dir, "logs"))
         children = {rank: read_child_report(report.replace("{rank}", str(rank))) for rank in job.rank_ids}
-    note = EMULATED_NOTE if backend == "emulated" else None
+    note = emulated_note(backend)
     summary_job = {"verdict": job.verdict, "reasons": list(job.reasons), "hanging": list(job.hanging),
                    "replicas": job.replicas, "world_size": job.world_size, "log_dir": job.log_dir}
     common = {"note": note, "torch_npu_version": version, "out_dir": out_dir, "smoke_verdict": job.verdict,

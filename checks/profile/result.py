@@ -8,10 +8,10 @@ import dataclasses
 import json
 import os
 
-from checks.backend import EMULATED_NOTE
 from checks.profile import cost
 from checks.profile.ascend import DEFAULT_SCHEDULE
 from checks.profile.findings import EMULATION_CANNOT_SEE, SEVERITIES, ProfileResult
+from checks.smoke_verdict import emulated_note
 from migrate.report import plural
 
 PROFILE_ENV = "NPU_MIGRATE_PROFILE"
@@ -38,7 +38,7 @@ def build_result(script, backend, version, child, smoke, steps_run: int, *, warn
     distributed job: that rank's smoke result); writes OUT_DIR/summary.md when something was measured."""
     warnings = list(warnings)
     warnings += [w for w in smoke.warnings if not w.startswith("ops with no NPU kernel")]
-    note = EMULATED_NOTE if backend == "emulated" else None
+    note = emulated_note(backend)
     common = {"note": note, "torch_npu_version": version, "out_dir": out_dir, "smoke_verdict": smoke.verdict,
               "smoke_reasons": smoke.reasons, "steps_run": steps_run, "rank": rank,
               "cannot_see": EMULATION_CANNOT_SEE if backend == "emulated" else ()}

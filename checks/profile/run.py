@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import tempfile
 
-from checks.backend import EMULATED_NOTE, detect
+from checks.backend import detect
 from checks.profile.ascend import DEFAULT_SCHEDULE, steps_needed
 from checks.profile.findings import KINDS, SEVERITIES, ProfileResult
+from checks.profile.result import PROFILE_ENV, build_result, child_config, read_child_report
 
-# one run's result from its child's report (checks/profile/result.py), public here too
-from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report  # noqa: F401
+# one run's result from its child's report: checks/profile/result.py
+from checks.smoke_verdict import emulated_note
 
 BACKENDS = ("auto", "npu", "emulated")
 MIN_STEPS = 3  # step 1 (set-up) is never measured; dynamic shapes need two measured steps to compare
@@ -50,8 +51,7 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
     script = str(script)
 
     def error(reason: str, **kw) -> ProfileResult:
-        note = EMULATED_NOTE if backend == "emulated" else None
-        return ProfileResult(script, backend, 2, reasons=(reason,), note=note, **kw)
+        return ProfileResult(script, backend, 2, reasons=(reason,), note=emulated_note(backend), **kw)
 
     try:
         fail_words = parse_fail_on(fail_on)

@@ -8,17 +8,10 @@ error_codes.toml (aclnn and dcmi codes, by hand from the vendor pages named per 
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 
-try:  # Python >= 3.11
-    import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as _toml  # type: ignore[no-redef]
-
-_KNOWLEDGE = "migrate.knowledge"
+from migrate import knowledge
 
 # How torch_npu and CANN print a 6-digit ACL-family code (strings of libtorch_npu.so 2.14.0:
 # "NPU function error: ..., error code is ", "ACL stream synchronize failed, error code:";
@@ -40,17 +33,13 @@ class CodeInfo:
     source: str
 
 
-@functools.lru_cache(maxsize=1)
 def _generated() -> dict:
-    text = resources.files(_KNOWLEDGE).joinpath("data", "acl_error_codes.json").read_text(
-        encoding="utf-8")
-    return json.loads(text)
+    return knowledge.read_json("data", "acl_error_codes.json")
 
 
 @functools.lru_cache(maxsize=1)
 def documented() -> dict[str, dict]:
-    text = resources.files(_KNOWLEDGE).joinpath("error_codes.toml").read_text(encoding="utf-8")
-    return {e["code"]: e for e in _toml.loads(text)["code"]}
+    return {e["code"]: e for e in knowledge.read_toml("error_codes.toml")["code"]}
 
 
 def _wheel_source(header: str) -> str:

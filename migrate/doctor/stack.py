@@ -11,29 +11,21 @@ docs/en/faultdiag/user_guide/03_collecting_logs.md):
 """
 from __future__ import annotations
 
-import functools
-import json
 import os
 import re
-from importlib import resources
 from pathlib import Path
 
-from migrate._toml import toml
+from migrate import knowledge
 
-_KNOWLEDGE = "migrate.knowledge"
 _INSTALL_INFO = re.compile(r"ascend_.*_install\.info")
 
 
-@functools.lru_cache(maxsize=1)
 def matrix() -> dict:
-    return json.loads(resources.files(_KNOWLEDGE).joinpath("data", "cann_matrix.json").read_text(
-        encoding="utf-8"))
+    return knowledge.read_json("data", "cann_matrix.json")
 
 
-@functools.lru_cache(maxsize=1)
 def _stack() -> dict:
-    return toml.loads(resources.files(_KNOWLEDGE).joinpath("cann_stack.toml").read_text(
-        encoding="utf-8"))
+    return knowledge.read_toml("cann_stack.toml")
 
 
 def matrix_source() -> str:

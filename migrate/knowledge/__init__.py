@@ -29,12 +29,12 @@ def _read_text(*parts: str) -> str:
 
 
 @functools.cache
-def _json(*parts: str):
+def read_json(*parts: str):
     return json.loads(_read_text(*parts))
 
 
 @functools.cache
-def _toml_file(name: str) -> dict:
+def read_toml(name: str) -> dict:
     return _toml.loads(_read_text(name))
 
 
@@ -45,7 +45,7 @@ def _vkey(v: str) -> tuple[int, ...]:
 # ------------------------------------------------------------------------------------ versions
 @functools.lru_cache(maxsize=1)
 def _index() -> dict:
-    return _json("data", "index.json")
+    return read_json("data", "index.json")
 
 
 def known_versions() -> list[str]:
@@ -179,7 +179,7 @@ def _norm_op(op: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _torch_ops() -> tuple[frozenset, frozenset, str]:
-    d = _json("data", "torch_ops.json")
+    d = read_json("data", "torch_ops.json")
     return frozenset(d["needs_backend_kernel"]), frozenset(d["cpu_only"]), d["torch_version"]
 
 
@@ -193,18 +193,18 @@ def cpu_only_ops() -> frozenset[str]:
 
 def torch_cuda_names() -> dict[str, frozenset[str]]:
     """Public names of torch.cuda and its public submodules (static parse of installed torch)."""
-    d = _json("data", "torch_cuda.json")
+    d = read_json("data", "torch_cuda.json")
     return {k: frozenset(v) for k, v in d["modules"].items()}
 
 
 @functools.lru_cache(maxsize=1)
 def _renames() -> dict[str, dict]:
-    return _toml_file("cuda_renames.toml").get("api", {})
+    return read_toml("cuda_renames.toml").get("api", {})
 
 
 @functools.lru_cache(maxsize=1)
 def _api_ops() -> dict[str, tuple[str, ...]]:
-    d = _json("data", "api_ops.json")
+    d = read_json("data", "api_ops.json")
     return {api: tuple(sorted(set(v.get("fwd", ())) | set(v.get("bwd", ())) | set(v.get("inner", ()))))
             for api, v in d["apis"].items()}
 
@@ -358,7 +358,7 @@ def _unsupported(version: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 @functools.cache
 def _load(version: str) -> KnowledgeBase:
-    d = _json("data", "versions", f"{version}.json")
+    d = read_json("data", "versions", f"{version}.json")
     return KnowledgeBase(
         version=version,
         provenance=dict(d["provenance"]),
@@ -382,7 +382,7 @@ def load(version: str | None = None) -> KnowledgeBase:
 @functools.lru_cache(maxsize=1)
 def third_party() -> dict[str, ThirdParty]:
     out = {}
-    for root, e in _toml_file("third_party.toml").get("package", {}).items():
+    for root, e in read_toml("third_party.toml").get("package", {}).items():
         out[root] = ThirdParty(
             name=e.get("name", root), pip_names=tuple(e.get("pip_names", ())),
             status=e["status"], severity=e["severity"], alternative=e.get("alternative"),
@@ -394,7 +394,7 @@ def third_party() -> dict[str, ThirdParty]:
 @functools.lru_cache(maxsize=1)
 def env_vars() -> dict[str, EnvVar]:
     out = {}
-    for name, e in _toml_file("env_vars.toml").get("var", {}).items():
+    for name, e in read_toml("env_vars.toml").get("var", {}).items():
         npu = e.get("npu") or None
         out[name] = EnvVar(name=name, npu=npu, note=e.get("note", ""), source=e["source"], npu_older=e.get("npu_older"))
     return out

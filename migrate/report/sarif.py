@@ -7,7 +7,7 @@ import os
 import re
 from urllib.parse import quote
 
-from migrate import __version__, deps
+from migrate import __version__, deps, repo_index
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -30,6 +30,7 @@ def _uri(path: str) -> str:
 
 def report(result, stream, *, verdict, rules) -> None:
     used = sorted({f.code for f in result.findings} | set(rules))
+    repo = repo_index.build_index(result.files)  # one index for the two repository-wide lists
     index = {code: i for i, code in enumerate(used)}
     descriptors = []
     for code in used:
@@ -68,8 +69,8 @@ def report(result, stream, *, verdict, rules) -> None:
         "results": results,
         "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
         "properties": {"verdict": verdict.status, "torch_npu_version": result.torch_npu_version,
-                       "unknown_dependencies": deps.unknown_dependencies(result.files),
-                       "kernels_to_port": deps.kernels_to_port(result.files, result.findings)},
+                       "unknown_dependencies": deps.unknown_dependencies(result.files, repo),
+                       "kernels_to_port": deps.kernels_to_port(result.files, result.findings, repo)},
     }
     json.dump({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, stream, indent=2)
     stream.write("\n")

@@ -294,7 +294,6 @@ def creates_optimizer(ctx) -> bool:
     return False
 
 
-STATE_KINDS = ("optimizer", "scheduler", "scaler", "step")
 
 
 def state_kind(key: str) -> str | None:

@@ -49,7 +49,7 @@ _JIT_GET_OPERATION = "torch._C._jit_get_operation"
 
 @functools.cache
 def _aten_alternatives() -> dict[str, dict]:
-    return knowledge._toml_file("data/aten_alternatives.toml").get("op", {})
+    return knowledge.read_toml("data/aten_alternatives.toml").get("op", {})
 
 
 def _direct_aten_ops(ctx, call) -> list[tuple[str, str]] | None:

@@ -48,7 +48,9 @@ def report_explain(matches, stream: TextIO) -> None:
 
 
 def report_timeline(timeline, stream: TextIO) -> None:
-    console = Console(file=stream)
+    from migrate.report.terminal import make_console
+
+    console = make_console(file=stream)  # paths in the `where` column are not folded when piped
     if timeline.first is None:
         console.print(f"{len(timeline.files)} log file(s): no known Ascend / torch_npu error")
         return
