@@ -3,8 +3,10 @@ and that a hooked model stays picklable. The runtime tests run the instrumented 
 (msprobe is installed in the development environment)."""
 from __future__ import annotations
 
+import json
 import os
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,14 @@ def main():
     model = Net()
     model.to("cpu")
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    if "--string-frame" in sys.argv:  # random calls from a `python -c` / exec frame, as under mp.spawn
+        import inspect
+        searches = []
+        search = inspect.getmodule
+        inspect.getmodule = lambda *args, **kwargs: searches.append(1) or search(*args, **kwargs)
+        exec(compile("for _ in range(20):\\n    torch.rand(2)\\n", "<string>", "exec"))
+        inspect.getmodule = search
+        print("MODULE SEARCHES", len(searches))
     for _ in range(2):
         loss = model(torch.randn(3, 4)).sum()
         opt.zero_grad()
@@ -146,7 +156,7 @@ def test_pack_is_per_rank_in_its_folder(tmp_path):
         proc = _run(script, RANK=rank)
         assert proc.returncode == 0, proc.stderr[-3000:]
     packs = sorted(p.name for p in (tmp_path / "npu_config_check").iterdir())
-    assert packs == ["npu_config_pack_rank0.zip", "npu_config_pack_rank3.zip"]
+    assert packs == ["npu_config_pack_rank0.log", "npu_config_pack_rank0.zip", "npu_config_pack_rank3.log", "npu_config_pack_rank3.zip"]
     assert not list(tmp_path.glob("*.zip"))  # nothing in the working directory itself
 
 
@@ -201,3 +211,77 @@ def test_hook_on_a_compiled_module_writes_its_pack(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "HOOKS 1 0" in proc.stdout
     assert (tmp_path / "npu_config_check" / "npu_config_pack_rank0.zip").is_file()
+
+
+@pytest.mark.runtime
+def test_rerun_rewrites_one_pack_and_msprobe_stays_off_the_terminal(tmp_path):
+    """msprobe appends to the zip (a re-run duplicated every entry, with zipfile's `Duplicate name`
+    warnings) and prints INFO lines into the training output: the pack is emptied first, and what
+    msprobe says goes to the pack's .log."""
+    script = _write_instrumented(tmp_path)
+    for _ in range(2):
+        proc = _run(script)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        for stream in (proc.stdout, proc.stderr):
+            assert "config checking" not in stream and "[INFO]" not in stream and "Duplicate name" not in stream, stream
+    pack = tmp_path / "npu_config_check" / "npu_config_pack_rank0.zip"
+    names = zipfile.ZipFile(pack).namelist()
+    assert "random/rank0.json" in names and len(names) == len(set(names)), names
+    log = (tmp_path / "npu_config_check" / "npu_config_pack_rank0.log").read_text()
+    assert "pack result zip path" in log and "random/rank0.json" in log  # msprobe's lines, this run's only
+    assert log.count("pack result zip path") == 1
+
+
+@pytest.mark.runtime
+def test_random_calls_from_a_string_frame_skip_inspects_module_search(tmp_path):
+    """msprobe's tracker ran inspect.getframeinfo on every frame of every random call; for a `<string>`
+    frame (mp.spawn children, exec) that searches all loaded modules: 23 ms a call. The hook's walk
+    reads lines from linecache and records the same text (what `msprobe config_check` compares)."""
+    script = _write_instrumented(tmp_path)
+    proc = _run(script, "--string-frame")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "MODULE SEARCHES 0" in proc.stdout, proc.stdout
+    with zipfile.ZipFile(tmp_path / "npu_config_check" / "npu_config_pack_rank0.zip") as pack:
+        stacks = [entry["stack"] for entry in json.loads(pack.read("random/rank0.json"))["torch.rand"]]
+    inner = next(stack for stack in stacks if stack[-1].startswith(f"File {tmp_path / '<string>'}, line 2, in <module>"))
+    assert f"File {script}, line " in inner[-2] and "in main, exec(compile(" in inner[-2], inner
+    assert inner[-1].endswith("in <module>, ")  # no source line for a `<string>` frame, as inspect gave
+
+
+SPAWNED = '''
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def main(rank, world_size):
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.randn(3, 4)).sum().backward()
+    opt.step()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[1])
+    mp.spawn(main, args=(2,), nprocs=2)
+'''
+
+
+@pytest.mark.runtime
+def test_mp_spawn_ranks_write_one_pack_each(tmp_path):
+    """mp.spawn children have no RANK variable: the rank comes from torch.distributed (before, both
+    ranks wrote rank0's pack)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = _run(_write_instrumented(tmp_path, SPAWNED), str(port))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    packs = sorted(p.name for p in (tmp_path / "npu_config_check").glob("*.zip"))
+    assert packs == ["npu_config_pack_rank0.zip", "npu_config_pack_rank1.zip"]

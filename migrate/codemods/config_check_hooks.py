@@ -1,31 +1,43 @@
 """Add msprobe's ConfigChecker hooks to an entry script (the config-check step of a migration).
 
 Two insertions, both guarded so the script still runs where msprobe is not installed. After the
-module's opening imports, the import, the run-time switch and a small helper:
+module's opening imports, the import, two small helpers and the run-time switch:
 
     try:
         from msprobe.core.config_check import ConfigChecker
     except ImportError:  # msprobe not installed: the script runs without writing a config pack
         ConfigChecker = None
-    if ConfigChecker is not None and __import__("os").environ.get("NPU_MIGRATE_CONFIG_CHECK", "1") != "0":
-        ConfigChecker.apply_patches(fmk="pytorch")
-    else:  # NPU_MIGRATE_CONFIG_CHECK=0 turns the config pack off for a run
-        ConfigChecker = None
+
+
+    def _npu_config_check_setup():
+        ...  # ConfigChecker.apply_patches, with a cheap stack walk; its output kept for the pack's log
 
 
     def _npu_config_check(model, zip_path):
         ...  # ConfigChecker(model, ...) writing one pack per rank; the model stays picklable
+
+
+    if ConfigChecker is not None and __import__("os").environ.get("NPU_MIGRATE_CONFIG_CHECK", "1") != "0":
+        _npu_config_check_setup()
+    else:  # NPU_MIGRATE_CONFIG_CHECK=0 turns the config pack off for a run
+        ConfigChecker = None
 
 and, right after the model is built and placed on its device, before training starts:
 
     if ConfigChecker is not None:
         _npu_config_check(model, "npu_config_check/npu_config_pack_rank{rank}.zip")
 
-The pack path: `{rank}` becomes the process's RANK (0 outside torchrun), so ranks never write the
-same file; a relative path is taken under NPU_MIGRATE_CONFIG_CHECK_DIR when set (else the working
-directory, where the script's other relative outputs go). msprobe's forward pre-hook is a closure,
-which would make `torch.save(model)`, `copy.deepcopy(model)` and spawn fail: the helper keeps it out
-of the model's pickled state (a copy has no hook; the original keeps it). See docs/config_check.md.
+The pack path: `{rank}` becomes the process's RANK (torch.distributed's rank when the process group
+is up, e.g. under mp.spawn; 0 otherwise), so ranks never write the same file; a relative path is
+taken under NPU_MIGRATE_CONFIG_CHECK_DIR when set (else the working directory, where the script's
+other relative outputs go). A pack left by an earlier run is emptied first (msprobe appends to a
+zip: a re-run duplicated every entry). msprobe's output (INFO lines, zipfile's `Duplicate name`
+and other warnings) goes to the pack's `.log` next to it, never the terminal. msprobe's random-call
+tracker walks the call stack through `inspect.getframeinfo`, which searches every loaded module for a
+`<string>` frame (23 ms a call under mp.spawn): the setup swaps in a walk with the same output read
+from linecache. msprobe's forward pre-hook is a closure, which would make `torch.save(model)`,
+`copy.deepcopy(model)` and spawn fail: the helper keeps it out of the model's pickled state (a copy
+has no hook; the original keeps it). See docs/config_check.md.
 
 Where the hook goes: the model is the receiver of `.parameters()` handed to the first optimizer
 constructor (`optim.SGD(model.parameters())`, `AdamW(params=model.module.parameters())`, parameter
@@ -58,6 +70,7 @@ DEFAULT_GPU_PACK = "gpu_config_check/gpu_config_pack_rank{rank}.zip"
 SWITCH_ENV = "NPU_MIGRATE_CONFIG_CHECK"  # "0": no pack this run
 DIR_ENV = "NPU_MIGRATE_CONFIG_CHECK_DIR"  # folder for a relative pack path
 HELPER = "_npu_config_check"
+SETUP = "_npu_config_check_setup"
 
 _TOP_BLOCK = (
     "try:\n"
@@ -67,25 +80,80 @@ _TOP_BLOCK = (
 )
 _PATCH = (
     f'if ConfigChecker is not None and __import__("os").environ.get("{SWITCH_ENV}", "1") != "0":\n'
-    '    ConfigChecker.apply_patches(fmk="pytorch")\n'
+    f"    {SETUP}()\n"
     f"else:  # {SWITCH_ENV}=0 turns the config pack off for a run\n"
     "    ConfigChecker = None\n"
 )
+_SETUP_HELPER = f'''
+def {SETUP}():
+    """msprobe's random-call patches, quiet and cheap (added by npu-migrate apply, see its docs/config_check.md)."""
+    import contextlib
+    import io
+    import linecache
+    import os
+    import time
+
+    def call_stack(frame):  # msprobe's get_call_stack, without inspect's search of every module per `<string>` frame
+        stack = []
+        frame = frame.f_back
+        while frame is not None:
+            code = frame.f_code
+            line = linecache.getline(code.co_filename, frame.f_lineno).strip()
+            stack.append(f"File {{os.path.abspath(code.co_filename)}}, line {{frame.f_lineno}}, in {{code.co_name}}, {{line}}")
+            frame = frame.f_back
+        return stack[::-1]
+
+    {SETUP}.started, {SETUP}.output = time.time(), io.StringIO()  # msprobe's lines go to the pack's log
+    with contextlib.redirect_stdout({SETUP}.output):
+        from msprobe.core.config_check.checkers import random_checker
+
+        if callable(getattr(random_checker, "get_call_stack", None)):
+            random_checker.get_call_stack = call_stack
+        ConfigChecker.apply_patches(fmk="pytorch")
+'''
 _HELPER = f'''
 def {HELPER}(model, zip_path):
     """msprobe config pack of this run (added by npu-migrate apply, see its docs/config_check.md)."""
     import collections
+    import contextlib
+    import fcntl
     import os
+    import warnings
 
-    path = os.path.join(os.environ.get("{DIR_ENV}", ""), zip_path.replace("{{rank}}", os.environ.get("RANK", "0")))
+    rank = os.environ.get("RANK", "0")  # mp.spawn ranks have no RANK: ask torch.distributed when it is up
+    dist = __import__("sys").modules.get("torch.distributed")
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        rank = str(dist.get_rank())
+    path = os.path.join(os.environ.get("{DIR_ENV}", ""), zip_path.replace("{{rank}}", rank))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "ab+") as pack:  # a pack left by an earlier run is emptied, not appended to
+        fcntl.flock(pack, fcntl.LOCK_EX)
+        if os.fstat(pack.fileno()).st_mtime < {SETUP}.started:
+            pack.truncate(0)
+        fcntl.flock(pack, fcntl.LOCK_UN)
+    log = open(os.path.splitext(path)[0] + ".log", "w", buffering=1)  # msprobe's output, never the terminal
+    log.write({SETUP}.output.getvalue())
+
+    def quiet(func):
+        def run(*args, **kwargs):
+            with contextlib.redirect_stdout(log), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    return func(*args, **kwargs)
+                finally:
+                    log.writelines(f"{{w.category.__name__}}: {{w.message}}\\n" for w in caught)
+        return run
+
     before = set(model._forward_pre_hooks)
     cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
     model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
     try:
-        ConfigChecker(model, output_zip_path=path, fmk="pytorch")
+        quiet(ConfigChecker)(model, output_zip_path=path, fmk="pytorch")
     finally:
         model.__class__ = cls
     added = set(model._forward_pre_hooks) - before
+    for key in added:
+        model._forward_pre_hooks[key] = quiet(model._forward_pre_hooks[key])
 
     class Hooks(collections.OrderedDict):  # msprobe's hook is a closure: pickled copies go without it
         def __reduce__(self):
@@ -424,6 +492,10 @@ def find_model_insertion(module: cst.Module) -> _Plan:
     return _Plan(None, -1, None, "no optimizer built from `<model>.parameters()` found")
 
 
+def _spaced(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code.lstrip("\n")).with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
 class _Inserter(cst.CSTTransformer):
     def __init__(self, insertions: dict[int, list[tuple[int, list]]]):
         self.insertions = insertions
@@ -452,8 +524,7 @@ def add_config_check_hooks(module: cst.Module, *, zip_path: str = DEFAULT_NPU_PA
     if plan.block is None:
         return HookResult(module, False, False, plan.model, f"ConfigChecker hook not added: {plan.message}")
     hook = cst.parse_statement(f"if ConfigChecker is not None:\n    {HELPER}({plan.model}, {json.dumps(zip_path)})\n")
-    helper = cst.parse_statement(_HELPER.lstrip("\n")).with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-    top = [cst.parse_statement(_TOP_BLOCK), cst.parse_statement(_PATCH), helper]
+    top = [cst.parse_statement(_TOP_BLOCK), *(_spaced(block) for block in (_SETUP_HELPER, _HELPER, _PATCH))]
     top_index = leading_imports_end(module.body) - 1
     insertions: dict[int, list[tuple[int, list]]] = {id(module): [(top_index, top)]}
     insertions.setdefault(id(plan.block), []).append((plan.after, [hook]))
