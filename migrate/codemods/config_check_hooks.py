@@ -93,12 +93,12 @@ def {SETUP}():
     import os
     import time
 
-    def call_stack(frame):  # msprobe's get_call_stack, without inspect's search of every module per `<string>` frame
+    def call_stack(frame):  # msprobe's get_call_stack without inspect's module search (as checks/msprobe_speedups.py)
         stack = []
         frame = frame.f_back
         while frame is not None:
             code = frame.f_code
-            line = linecache.getline(code.co_filename, frame.f_lineno).strip()
+            line = linecache.getline(code.co_filename, frame.f_lineno, frame.f_globals).strip()
             stack.append(f"File {{os.path.abspath(code.co_filename)}}, line {{frame.f_lineno}}, in {{code.co_name}}, {{line}}")
             frame = frame.f_back
         return stack[::-1]
