@@ -192,6 +192,9 @@ def seed_everything(torch, seed: int) -> None:
 
 
 def main() -> None:
+    from checks.process import die_with_owner
+
+    die_with_owner()  # a SIGKILL of npu-migrate ends this run too (PR_SET_PDEATHSIG)
     cfg = ChildConfig.from_env().to_json()
     script = os.path.abspath(sys.argv[1])
     sys.argv = [sys.argv[1], *sys.argv[2:]]

@@ -72,7 +72,7 @@ def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: floa
     proc = template.spawn(cmd[1:], env, cwd, merge_stderr=True) if template is not None else None
     if proc is None:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=env, cwd=cwd, start_new_session=True)
+                                env=env, cwd=cwd, start_new_session=True, preexec_fn=process.die_with_parent)
     guard.start(proc)
     tail = process.OutputTail(proc.stdout, stream)
     start = time.monotonic()

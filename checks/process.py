@@ -37,6 +37,8 @@ POLL_S = 0.1
 TAIL_CHARS = 8000  # what is kept of a child's stdout / stderr
 RUN_MARKER = "NPU_MIGRATE_RUN_ID"
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
+OWNER_ENV = "NPU_MIGRATE_OWNER_PID"  # the npu-migrate process a run belongs to (ChildGuard.env)
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _subreaper: bool | None = None
 _live: dict[int, ChildGuard] = {}  # id -> every guard whose run has started and not been killed yet
@@ -56,6 +58,43 @@ def become_subreaper() -> bool:
         except (OSError, AttributeError):
             pass
     return _subreaper
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> bool:
+    """Have the kernel send `sig` to this process when its parent exits (`prctl(PR_SET_PDEATHSIG)`,
+    Linux): a SIGKILL of npu-migrate, which no handler sees, then still ends the run. The setting
+    is the calling process's only (a fork clears it), so each process of a chain asks for itself."""
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() != parent:  # the parent was gone before the setting took
+        os.kill(os.getpid(), sig)
+    return True
+
+
+def die_with_owner(wait: float = 2.0) -> bool:
+    """In a run's first process (checks/bootstrap.py): die with the npu-migrate process that started
+    it (OWNER_ENV). A warm-started run is forked by a middle process of the template that exits at
+    once, re-parenting the run to its owner (the subreaper): the setting is made only once the owner
+    is the parent, else the middle's exit would fire it. A torchrun rank dies with its torchrun (which
+    dies with its owner, checks/distributed.py). Anything else (a run attached to an ancestor's
+    template) is left as it is."""
+    owner = os.environ.get(OWNER_ENV, "")
+    if os.environ.get("TORCHELASTIC_RUN_ID"):
+        return die_with_parent()
+    if not owner.isdigit():
+        return False
+    deadline = time.monotonic() + wait
+    while os.getppid() != int(owner):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return die_with_parent()
 
 
 def stat_fields(pid: int | str) -> list[str] | None:
@@ -135,7 +174,7 @@ class ChildGuard:
     def env(self, env: dict) -> dict:
         """The child's environment, with the run marker every descendant inherits."""
         become_subreaper()
-        return {**env, RUN_MARKER: self.run_id}
+        return {**env, RUN_MARKER: self.run_id, OWNER_ENV: str(os.getpid())}
 
     def start(self, proc: subprocess.Popen) -> None:
         self.proc = proc

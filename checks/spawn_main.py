@@ -27,12 +27,14 @@ def _prepare() -> str:
         import checks.dist_child as dist_child
         from checks.bootstrap import describe_exception, install_hooks, seed_everything
         from checks.child_config import RANKS_SUFFIX
+        from checks.process import die_with_parent
         from checks.recorder import Recorder
 
         if cfg.get("fake_data"):
             import checks.fakedata as fakedata
     finally:
         sys.path.remove(root)
+    die_with_parent()  # ends with the run that spawned it (which ends with npu-migrate, checks/process.py)
     import torch
 
     if cfg["backend"] == "emulated":

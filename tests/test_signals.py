@@ -123,3 +123,51 @@ def test_ctrl_c_inside_a_command_exits_130_not_2(monkeypatch, tmp_path):
 
     monkeypatch.setattr(analyze, "callback", ctrl_c)
     assert cli.main(["analyze", str(tmp_path)]) == 130
+
+
+def _descendants(pid: int) -> set[int]:
+    table = subprocess.run(["ps", "-eo", "pid=,ppid="], capture_output=True, text=True, check=True).stdout.split()
+    children: dict[int, list[int]] = {}
+    for child, parent in zip(table[::2], table[1::2]):
+        children.setdefault(int(parent), []).append(int(child))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+@pytest.mark.runtime
+@pytest.mark.parametrize("ranks", [0, 2], ids=["one-process", "2-ranks"])
+def test_sigkill_of_the_tool_ends_the_run_and_its_workers(tmp_path, ranks):
+    """SIGKILL reaches no handler: the run's processes ask the kernel to die with their parent
+    (PR_SET_PDEATHSIG, checks/process.py); the DataLoader workers end when their parent is gone."""
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    tmp = Path(tempfile.mkdtemp(prefix="sig"))  # short: see the test above
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "NPU_MIGRATE_WARM_START": "0"}
+    env.pop("NPU_MIGRATE_WARM_ADDR", None)
+    launch = ["--nproc-per-node", str(ranks)] if ranks else []
+    tool = subprocess.Popen([sys.executable, "-m", "migrate", "smoke", str(CASE), "--steps", "500", "--backend",
+                             "emulated", "--no-op-trace", "-q", *launch, "--", str(pids_dir)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    pids: list[int] = []
+    try:
+        for rank in [str(r) for r in range(ranks)] or [""]:
+            _wait_for(pids_dir / f"main{rank}", 120, tool)
+            pids += [int((pids_dir / name).read_text()) for name in (f"main{rank}", f"worker{rank}-0", f"worker{rank}-1")]
+        assert all(_alive(p) for p in pids)
+        pids = sorted(set(pids) | _descendants(tool.pid))  # torchrun too
+        tool.kill()
+        tool.communicate(timeout=60)
+        deadline = time.monotonic() + 20  # a DataLoader worker looks at its parent every 5 s
+        while [p for p in pids if _alive(p)] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        ps = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
+        assert not [p for p in pids if _alive(p)], f"survivors of the run:\n{ps.stdout}"
+    finally:
+        for p in pids:
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
