@@ -23,6 +23,7 @@ COMMANDS = {
     "profile": ("migrate.commands.profile:profile", "Performance pitfalls per training step, at your own lines (NPU or emulated)."),
     "kb": ("migrate.commands.kb:kb", "Look things up in the torch_npu knowledge base."),
     "rules": ("migrate.commands.rules:rules", "List the finding codes, or print their docs as Markdown."),
+    "rule": ("migrate.commands.rules:rule", "Explain one finding code (what it means, severity, fix, example)."),
     "doctor": ("migrate.commands.doctor:doctor", "Is this machine ready to train on Ascend? (--explain LOG: what an error means)"),
 }
 

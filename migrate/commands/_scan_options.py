@@ -27,6 +27,8 @@ def scan_options(func):
     @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
     @click.option("--stdin-filename", default="<stdin>", show_default=True, help="Name to report for '-' input.")
     @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
+    @click.option("--statistics", is_flag=True, help="Print the number of findings per code instead of the findings (as ruff's --statistics).")
+    @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means it could not run).")
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         return func(*args, **kwargs)
@@ -132,3 +134,43 @@ def emit(result, verdict, fmt: str, output: str | None) -> None:
             raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
         reporter(result, sys.stdout, verdict=verdict, rules=rules_by_code())
+
+
+def statistics(findings) -> list[dict]:
+    """Findings per code, most frequent first (`--statistics`)."""
+    from collections import Counter
+
+    from migrate.rules import rules_by_code
+    from migrate.rules._docs import FILE_CODES
+
+    rules = rules_by_code()
+    counts = Counter(f.code for f in findings)
+    fixable = {f.code for f in findings if f.fixable}
+    rows = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        name = rules[code].NAME if code in rules else FILE_CODES.get(code, (code,))[0]
+        rows.append({"code": code, "name": name, "count": count, "fixable": code in fixable})
+    return rows
+
+
+def emit_statistics(findings, fmt: str, output: str | None) -> None:
+    """`--statistics`: `count  code  [*]  name` lines (`[*]`: `apply` fixes it), or JSON for --format json."""
+    import json
+
+    from migrate import fileio
+
+    rows = statistics(findings)
+    if fmt == "json":
+        text = json.dumps(rows, indent=2) + "\n"
+    elif fmt == "text":
+        width = max([len(str(row["count"])) for row in rows] or [1])
+        text = "".join(f"{row['count']:>{width}}\t{row['code']}\t{'[*]' if row['fixable'] else '   '}\t{row['name']}\n" for row in rows)
+    else:
+        raise click.UsageError(f"--statistics prints text or json, not {fmt}")
+    if output:
+        try:
+            fileio.write_report(output, text)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
+    else:
+        click.echo(text, nl=False)

@@ -159,7 +159,8 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
     status = 0
     for script in scripts:
         _err(f"smoke: {script} ({steps} steps)")
-        outcome = run_smoke(script, steps=steps, torch_npu_version=torch_npu_version, fake_data=fake_data)
+        outcome = run_smoke(script, steps=steps, torch_npu_version=torch_npu_version, fake_data=fake_data,
+                            script_args=click.get_current_context().meta.get(SCRIPT_ARGS, ()))
         code = getattr(outcome, "exit_code", 2)
         from rich.console import Console
 
@@ -170,7 +171,21 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
     return status
 
 
-@click.command()
+SCRIPT_ARGS = "npu_migrate.apply.script_args"
+
+
+class _SmokeArgsCommand(click.Command):
+    """`apply PATH -o OUT --smoke -- ARGS`: what follows `--` goes to the script --smoke runs (as for
+    `npu-migrate smoke SCRIPT -- ARGS`), not to PATHS."""
+
+    def parse_args(self, ctx, args):
+        if "--" in args:
+            cut = args.index("--")
+            args, ctx.meta[SCRIPT_ARGS] = args[:cut], tuple(args[cut + 1:])
+        return super().parse_args(ctx, args)
+
+
+@click.command(cls=_SmokeArgsCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("-o", "--output", help="Output file (for a FILE) or directory (for a DIR; the whole tree is copied).")
 @click.option("--diff", is_flag=True, help="Print a unified diff and write nothing.")
@@ -192,8 +207,14 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
 def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry, no_transfer, no_config_check,
           config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs):
     """Rewrite CUDA training code for Ascend NPUs: `apply FILE -o OUT`, `apply DIR -o OUTDIR`,
-    `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`."""
+    `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`.
+
+    With --smoke, arguments after `--` go to the script it runs.
+    """
     from migrate import fileio, rewrite
+
+    if click.get_current_context().meta.get(SCRIPT_ARGS) and not smoke:
+        raise click.UsageError("arguments after `--` go to the script --smoke runs: add --smoke")
 
     modes = sum(bool(x) for x in (output, diff, in_place))
     if modes > 1:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from migrate.commands._scan_options import emit, run_scan, scan_options
+from migrate.commands._scan_options import emit, emit_statistics, run_scan, scan_options
 from migrate.findings import Severity
 from migrate.report import plural
 
@@ -16,7 +16,7 @@ from migrate.report import plural
 @click.option("--fail-on", type=click.Choice(["info", "warning", "error"]), help="Lowest severity that fails (default: error, or the config's fail-on).")
 @click.option("--baseline", type=click.Path(dir_okay=False), help="Accepted findings: only findings not in it fail. Created when missing.")
 @click.option("--update-baseline", is_flag=True, help="Rewrite the baseline with the current findings and exit 0.")
-def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
+def check(paths, fmt, output, fail_on, baseline, update_baseline, statistics, exit_zero, **options):
     """Fail (exit 1) when findings at or above --fail-on remain; exit 0 when clean, 2 when it could not run."""
     from migrate import baseline as baseline_mod
     from migrate.verdict import judge
@@ -47,7 +47,10 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
             findings = result.findings
     # the text report of a CI gate ends with the PASS/FAIL line below, not a migration-feasibility verdict
     verdict = judge(findings, scanned=result.scanned_files > 0) if fmt != "text" else None
-    emit(result, verdict, fmt, output)
+    if statistics:
+        emit_statistics(findings, fmt, output)
+    else:
+        emit(result, verdict, fmt, output)
     failing = [f for f in findings if f.severity >= threshold]
     if accepted:
         click.echo(f"{plural(accepted, 'finding')} accepted by the baseline", err=True)
@@ -56,4 +59,4 @@ def check(paths, fmt, output, fail_on, baseline, update_baseline, **options):
     click.echo(
         f"check: {plural(len(failing), 'finding')} at or above {threshold} -> {'FAIL' if failing else 'PASS'}", err=True
     )
-    sys.exit(1 if failing else 0)
+    sys.exit(1 if failing and not exit_zero else 0)

@@ -11,6 +11,7 @@ import sys
 import click
 
 from migrate.commands._launch_options import launch_options
+from migrate.commands._report_options import report_options, report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -19,7 +20,7 @@ from migrate.commands._launch_options import launch_options
 @click.option("--steps", type=click.IntRange(min=1), default=8, show_default=True, help="Optimizer steps to run (step 1, with the set-up, is not measured).")
 @click.option("--backend", type=click.Choice(["auto", "npu", "emulated"]), default="auto", show_default=True, help="auto: the Ascend profiler when torch_npu works here, else the emulated measurement.")
 @click.option("--fake-data", is_flag=True, help="Synthetic torchvision datasets, no weight downloads, no network.")
-@click.option("--json", "json_report", type=click.Path(dir_okay=False, allow_dash=True), help="Write the result as JSON to FILE ('-' for stdout).")
+@report_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="npu_profile_out", show_default=True, help="Folder for summary.md (and the NPU trace, advisor reports).")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--fail-on", help="Exit 1 on findings of these kinds (host_sync, cpu_fallback, dynamic_shape, float64, data_loading, optimizer) or at/above a severity (low|medium|high), or any; joined with ',' or '|'. Default: none.")
@@ -27,7 +28,7 @@ from migrate.commands._launch_options import launch_options
 @click.option("--no-advisor", is_flag=True, help="NPU: do not run msprof-analyze advisor on the trace.")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
 @launch_options
-def profile(script, script_args, steps, backend, fake_data, json_report, out_dir, torch_npu_version, fail_on, timeout,
+def profile(script, script_args, steps, backend, fake_data, fmt, output, json_legacy, out_dir, torch_npu_version, fail_on, timeout,
             no_advisor, quiet, launch, progress_timeout):
     """Find performance pitfalls of SCRIPT per training step, each at your own file and line.
 
@@ -38,14 +39,12 @@ def profile(script, script_args, steps, backend, fake_data, json_report, out_dir
     from checks.profile.run import run_profile
     from checks.smoke_report import write_json
 
+    target = report_target(fmt, output, json_legacy)
     result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
                          script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
                          stream=None if quiet else sys.stderr, advisor=not no_advisor, launch=launch,
                          progress_timeout=progress_timeout)
-    if json_report:
-        write_json(result, json_report)
-    if json_report != "-":
-        from migrate.report.terminal import make_console
-
-        render(result, make_console())
+    if target.json:
+        write_json(result, target.json)
+    target.render(render, result)
     sys.exit(result.exit_code)

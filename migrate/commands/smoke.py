@@ -12,6 +12,7 @@ import sys
 import click
 
 from migrate.commands._launch_options import launch_options
+from migrate.commands._report_options import report_options, report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -21,7 +22,7 @@ from migrate.commands._launch_options import launch_options
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True, help="Seconds before the run (and all its children) is killed.")
 @click.option("--backend", type=click.Choice(["auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated"]), default="auto", show_default=True, help="auto: the real NPU when torch_npu works here, else the CPU-backed stand-in. For an unmigrated GPU script: cuda (the real GPU), cuda-emulated (the CPU-backed CUDA twin), cpu (CUDA hidden).")
 @click.option("--fake-data", is_flag=True, help="Synthetic torchvision datasets, no weight downloads, no network.")
-@click.option("--json", "json_report", type=click.Path(dir_okay=False, allow_dash=True), help="Write the result as JSON to FILE ('-' for stdout).")
+@report_options
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--strict-ops", is_flag=True, help="Fail on ops without an NPU kernel and on float64/complex tensors.")
 @click.option("--no-op-trace", is_flag=True, help="Do not trace the ops of the training steps (emulated mode).")
@@ -32,13 +33,15 @@ from migrate.commands._launch_options import launch_options
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
 @click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
 @launch_options
-def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, torch_npu_version, strict_ops,
+def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, json_legacy, torch_npu_version, strict_ops,
           no_op_trace, seed, autocast_policy, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit):
     """Run SCRIPT for --steps optimizer steps and judge them: 0 pass, 1 fail, 2 could not run.
 
     Arguments after `--` go to the script.
     """
     from checks.process import parse_size
+
+    target = report_target(fmt, output, json_legacy)
 
     try:
         limit = parse_size(memory_limit) if memory_limit else None
@@ -52,7 +55,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
     if launch is not None:  # N ranks under torchrun, one verdict for the job (docs/distributed.md)
         from checks.dist_cli import smoke_distributed
 
-        sys.exit(smoke_distributed(script, launch=launch, progress_timeout=progress_timeout, json_report=json_report,
+        sys.exit(smoke_distributed(script, launch=launch, progress_timeout=progress_timeout, target=target,
                                    log_dir=rank_logs, **options))
     from checks.smoke import render, run_smoke
 
@@ -62,12 +65,9 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, 
         result = getattr(exc, "partial", None)
         if result is None:
             raise
-    if json_report:
+    if target.json:
         from checks.smoke_report import write_json
 
-        write_json(result, json_report)
-    if json_report != "-":
-        from migrate.report.terminal import make_console
-
-        render(result, make_console())
+        write_json(result, target.json)
+    target.render(render, result)
     sys.exit(result.exit_code)

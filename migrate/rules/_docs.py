@@ -42,3 +42,35 @@ def text_table() -> str:
     for code, (name, severity, doc) in FILE_CODES.items():
         lines.append(f"{code}  {severity:<8} {'file':<12}       {name}: {doc}")
     return "\n".join(lines) + "\n"
+
+
+def explain(code: str) -> dict | None:
+    """One code's documentation (`npu-migrate rule CODE`), or None for a code that does not exist."""
+    code = code.strip().upper()
+    for rule in all_rules():
+        if rule.CODE == code:
+            invalid = [example.code for example in rule.INVALID]
+            valid = [example if isinstance(example, str) else example.code for example in rule.VALID]
+            return {"code": rule.CODE, "name": rule.NAME, "category": str(rule.CATEGORY), "severity": str(rule.SEVERITY),
+                    "fixable": rule.FIXABLE, "message": rule.MESSAGE, "docs": rule.docs(),
+                    "flagged_example": invalid[0].strip("\n") if invalid else None,
+                    "fine_example": valid[0].strip("\n") if valid else None}
+    if code in FILE_CODES:
+        name, severity, doc = FILE_CODES[code]
+        return {"code": code, "name": name, "category": "file", "severity": severity, "fixable": False, "message": "",
+                "docs": doc, "flagged_example": None, "fine_example": None}
+    return None
+
+
+def explain_text(entry: dict) -> str:
+    import textwrap
+
+    fixed = "fixed by `apply`" if entry["fixable"] else "not fixed by `apply` (a manual item)"
+    lines = [f"{entry['code']} {entry['name']} ({entry['category']}, {entry['severity']}, {fixed})", "",
+             *textwrap.wrap(entry["docs"], 100)]
+    if entry["message"]:
+        lines += ["", f"Message: {entry['message']}"]
+    for title, key in (("Flagged", "flagged_example"), ("Not flagged", "fine_example")):
+        if entry[key]:
+            lines += ["", f"{title}:", textwrap.indent(textwrap.dedent(entry[key]), "    ")]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,63 @@
+"""`--format text|json` and `-o/--output FILE` for the report of a run command (smoke, profile), the
+convention analyze and check follow. The older `--json FILE` is kept for one release: it still works
+and says on stderr what replaces it.
+
+- `--format text` (default): the summary on stdout, or in FILE with `-o FILE`;
+- `--format json`: the result as JSON on stdout, or in FILE with `-o FILE` (the text summary then
+  still goes to the terminal, as `--json FILE` did);
+- `--json FILE`: the same as `--format json -o FILE` (`--json -`: `--format json`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import click
+
+DEPRECATED_JSON = "npu-migrate: --json FILE is deprecated and goes in the next release: use --format json -o FILE"
+
+
+def report_options(func):
+    @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                  help="Report format: the text summary, or the result as JSON.")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+                  help="Write the report to FILE instead of stdout (with --format json the text summary still shows).")
+    @click.option("--json", "json_legacy", type=click.Path(dir_okay=False, allow_dash=True),
+                  help="Deprecated: --format json -o FILE.")
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+@dataclass(frozen=True)
+class ReportTarget:
+    json: str | None  # where the JSON result goes ("-": stdout), or None
+    text: str | None  # where the text summary goes ("-": stdout), or None
+
+    def render(self, render, result) -> None:
+        """Hand `result` to `render(result, console)` for the text target, if any."""
+        from migrate.report.terminal import make_console
+
+        if self.text == "-":
+            render(result, make_console())
+        elif self.text:
+            try:
+                with open(self.text, "w", encoding="utf-8") as handle:
+                    render(result, make_console(file=handle))
+            except OSError as exc:
+                raise click.ClickException(f"cannot write the report to {self.text}: {exc.strerror or exc}") from None
+
+
+def report_target(fmt: str, output: str | None, json_legacy: str | None) -> ReportTarget:
+    if json_legacy:
+        click.echo(DEPRECATED_JSON, err=True)
+        if fmt != "text" or output:
+            raise click.UsageError("--json FILE is --format json -o FILE: give one or the other")
+        fmt, output = "json", json_legacy
+    if fmt == "json":
+        json_path = output or "-"
+        return ReportTarget(json_path, None if json_path == "-" else "-")
+    return ReportTarget(None, output or "-")

@@ -1,0 +1,92 @@
+"""One option convention across commands (issue 27, ruff-like): `--format` + `-o/--output FILE` for
+the run commands' reports with the older `--json FILE` kept one release (a deprecation line on stderr),
+`npu-migrate rule CODE`, `--statistics` and `--exit-zero` for analyze/check, `apply --smoke -- ARGS`.
+Static: CliRunner, the runners replaced by a recorded result where a run would be needed."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import checks.profile.run
+import checks.smoke
+from checks.profile.findings import ProfileResult
+from checks.smoke_verdict import SmokeResult
+from tests.helpers import ROOT, invoke_cli
+
+CASE = ROOT / "fixtures" / "gpu_scripts" / "cnn_cifar"
+DEPRECATED = "--json FILE is deprecated"
+
+
+def test_rule_explains_one_code_from_the_rule_itself():
+    from migrate.rules import rules_by_code
+
+    rule = rules_by_code()["NPU101"]
+    proc = invoke_cli("rule", "npu101")
+    out = proc.stdout.decode()
+    assert proc.returncode == 0
+    assert out.startswith(f"NPU101 {rule.NAME} ({rule.CATEGORY}, {rule.SEVERITY}, fixed by `apply`)")
+    assert rule.INVALID[0].code.strip() in out and "Flagged:" in out
+    entry = json.loads(invoke_cli("rule", "NPU903", "--format", "json").stdout)
+    assert entry["category"] == "file" and entry["docs"]
+    missing = invoke_cli("rule", "NPU999")
+    assert missing.returncode == 2 and "unknown code" in missing.stderr.decode()
+
+
+def test_statistics_counts_the_findings_per_code_and_exit_zero_passes():
+    report = json.loads(invoke_cli("analyze", str(CASE), "--format", "json", "--no-cache").stdout)
+    expected = Counter(f["code"] for f in report["findings"])
+    assert expected  # the fixture has findings: otherwise the test proves nothing
+    proc = invoke_cli("analyze", str(CASE), "--statistics", "--no-cache")
+    assert proc.returncode == 1
+    rows = [line.split("\t") for line in proc.stdout.decode().splitlines()]
+    assert {code: int(count) for count, code, _, _ in rows} == dict(expected)
+    assert [int(r[0]) for r in rows] == sorted((int(r[0]) for r in rows), reverse=True)
+    stats = json.loads(invoke_cli("check", str(CASE), "--statistics", "--format", "json", "--no-cache").stdout)
+    assert {row["code"]: row["count"] for row in stats} == dict(expected)
+    assert invoke_cli("check", str(CASE), "--no-cache").returncode == 1
+    assert invoke_cli("check", str(CASE), "--no-cache", "--exit-zero").returncode == 0
+    assert invoke_cli("analyze", str(CASE), "--no-cache", "--exit-zero").returncode == 0
+
+
+def _smoke_result(script):
+    return SmokeResult("pass", 0, "emulated", script, steps=2, requested_steps=2, losses=(0.5, 0.4))
+
+
+def test_smoke_report_format_and_output_with_the_old_json_kept(monkeypatch, tmp_path):
+    script = str(tmp_path / "train.py")
+    monkeypatch.setattr(checks.smoke, "run_smoke", lambda script, **kw: _smoke_result(script))
+    report = tmp_path / "r.json"
+    proc = invoke_cli("smoke", script, "--format", "json", "-o", str(report))
+    assert json.loads(report.read_text())["verdict"] == "pass"
+    assert "smoke: PASS" in proc.stdout.decode() and DEPRECATED not in proc.stderr.decode()
+    assert json.loads(invoke_cli("smoke", script, "--format", "json").stdout)["verdict"] == "pass"
+    text = tmp_path / "r.txt"
+    proc = invoke_cli("smoke", script, "-o", str(text))
+    assert "smoke: PASS" in text.read_text() and not proc.stdout
+    old = tmp_path / "old.json"
+    proc = invoke_cli("smoke", script, "--json", str(old))
+    assert json.loads(old.read_text()) == json.loads(report.read_text())
+    assert DEPRECATED in proc.stderr.decode() and "--format json -o FILE" in proc.stderr.decode()
+    assert invoke_cli("smoke", script, "--json", str(old), "--format", "json").returncode == 2
+
+
+def test_profile_report_format_and_output(monkeypatch, tmp_path):
+    script = str(tmp_path / "train.py")
+    result = ProfileResult(script, "emulated", 0, steps=3, steps_run=4, findings=(), step_time_ms=10.0)
+    monkeypatch.setattr(checks.profile.run, "run_profile", lambda script, **kw: result)
+    report = tmp_path / "p.json"
+    invoke_cli("profile", script, "--out", str(tmp_path / "o"), "--format", "json", "-o", str(report))
+    assert json.loads(report.read_text())["script"] == script
+    proc = invoke_cli("profile", script, "--out", str(tmp_path / "o"), "--json", "-")
+    assert json.loads(proc.stdout)["script"] == script and DEPRECATED in proc.stderr.decode()
+
+
+def test_apply_smoke_passes_the_arguments_after_the_double_dash(monkeypatch, tmp_path):
+    seen = []
+    monkeypatch.setattr(checks.smoke, "run_smoke", lambda script, **kw: seen.append(kw["script_args"]) or _smoke_result(script))
+    out = tmp_path / "train_npu.py"
+    proc = invoke_cli("apply", str(CASE / "train.py"), "-o", str(out), "--smoke", "--", "--epochs", "1", "-v")
+    assert seen == [("--epochs", "1", "-v")], proc.stderr.decode()[-2000:]
+    assert out.is_file()
+    refused = invoke_cli("apply", str(CASE / "train.py"), "-o", str(tmp_path / "b.py"), "--", "--epochs", "1")
+    assert refused.returncode == 2 and "add --smoke" in refused.stderr.decode()
