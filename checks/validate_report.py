@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import math
 import os
 from pathlib import Path
@@ -180,16 +179,13 @@ def write_summary(result) -> tuple[Path, Path]:
 
 
 def _html(md: str, result) -> str:
-    # a plain page: the markdown as preformatted text, plus the plot and links
-    body = [f"<h1>npu-migrate validate: {html.escape(result.verdict.upper())}</h1>"]
-    if result.loss_png:
-        body.append(f'<img src="{html.escape(_rel(result, result.loss_png))}" alt="losses">')
-    links = [p for p in (result.loss_csv, getattr(result.config_check, "result_xlsx", None)) if p]
-    links += list(getattr(result.api, "csvs", ()) or ())
-    if links:
-        body.append("<ul>" + "".join(f'<li><a href="{html.escape(_rel(result, p))}">{html.escape(_rel(result, p))}</a></li>' for p in links) + "</ul>")
-    body.append(f"<pre>{html.escape(md)}</pre>")
-    return "<!doctype html><meta charset='utf-8'><title>npu-migrate validate</title>" + "\n".join(body) + "\n"
+    """summary.md as an HTML page, the loss plot embedded (migrate/report/html_page.py)."""
+    from migrate.report.html_page import render
+
+    images = {}
+    if result.loss_png and Path(result.loss_png).is_file():
+        images[_rel(result, result.loss_png)] = Path(result.loss_png).read_bytes()
+    return render(md, title=f"npu-migrate validate: {result.verdict.upper()}", images=images)
 
 
 def to_json(result) -> dict:

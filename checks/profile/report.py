@@ -150,4 +150,8 @@ def write_summary(result, path: str) -> str:
         lines += ["## Warnings", ""] + [f"- {w}" for w in (*result.reasons, *result.warnings)] + [""]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
+    from migrate.report.html_page import render  # summary.html beside it: the same page, rendered
+
+    with open(os.path.splitext(path)[0] + ".html", "w", encoding="utf-8") as f:
+        f.write(render("\n".join(lines), title=f"npu-migrate profile: {os.path.basename(result.script)}"))
     return path
