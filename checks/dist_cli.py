@@ -10,7 +10,12 @@ def smoke_distributed(script, *, launch: dict, progress_timeout, target, **optio
     from checks.distributed import run_distributed_smoke
     from checks.smoke_report import write_json
 
-    result = run_distributed_smoke(script, launch=LaunchSpec(**launch), progress_timeout=progress_timeout, **options)
+    try:
+        result = run_distributed_smoke(script, launch=LaunchSpec(**launch), progress_timeout=progress_timeout, **options)
+    except KeyboardInterrupt as exc:  # a signal: the job is ended; report the steps its ranks had done
+        result = getattr(exc, "partial", None)
+        if result is None:
+            raise
     if target.json:
         write_json(result, target.json)
     target.render(render, result)

@@ -190,12 +190,16 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
             from checks.smoke_progress import Progress
 
             ticker = Progress(os.path.join(report_dir, f"rank{launch.global_rank(0)}.json"), steps).start()
+        interrupted = None
         try:
             outcome = run_job(cmd, env=child_env, cwd=cwd, report_dir=report_dir,
                               timeout=timeout,
                               progress_timeout=progress_timeout, stream=stream, template=template, guard=guard)
         except OSError as exc:
             return _finish(_error(script, backend, launch, f"could not start torchrun: {exc}"), json_report)
+        except KeyboardInterrupt as exc:  # a signal (migrate/guard.py): the job is ended; judge the steps done
+            interrupted = exc
+            outcome = JobOutcome(None, False, False, "", {}, read_progress(report_dir))
         finally:
             if ticker is not None:
                 ticker.stop()
@@ -215,7 +219,22 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
             script, backend, launch, per_rank, outcome, steps=steps, timeout=timeout,
             progress_timeout=progress_timeout, warnings=warnings, note=emulated_note(backend),
             log_dir=log_dir, duration_s=time.perf_counter() - t0, cwd=cwd)
+        if interrupted is not None:  # the partial result travels on the exception, as for one process
+            interrupted.partial = _finish(_interrupted(result, interrupted, steps), json_report)
+            raise interrupted
     return _finish(result, json_report)
+
+
+def _interrupted(result: DistributedSmokeResult, exc: KeyboardInterrupt, steps: int) -> DistributedSmokeResult:
+    """Verdict "interrupted", exit status 128 + N, each rank's steps done."""
+    from dataclasses import replace
+
+    from migrate.guard import exit_status
+
+    done = ", ".join(f"rank {rank} {r.steps}" for rank, r in zip(result.rank_ids, result.ranks))
+    reason = (f"interrupted by {exc or 'SIGINT'} after {done or 'no'} of {steps} optimizer steps; "
+              "every process of the job was ended")
+    return replace(result, verdict="interrupted", exit_code=exit_status(exc), reasons=(reason,))
 
 
 def warm_template(env: dict, script: str, python: str | None):
