@@ -53,10 +53,14 @@ def record_baseline(
     baseline_backend: str = "auto",
     autocast: str = "off",
     timeout: float = 600,
+    dump_steps: int = 2,
     env: dict[str, str] | None = None,
     stream: TextIO | None = None,
 ) -> Recorded:
-    """Run the original and write the bundle. Raises fmt.BundleError (exit 2) when it cannot."""
+    """Run the original and write the bundle. Raises fmt.BundleError (exit 2) when it cannot.
+
+    dump_steps: msprobe statistics dumps of the first N steps (0: none), recorded in the same run, for
+    validate to name the first diverging API when the losses diverge within them."""
     from checks.validate import BASELINE_BACKENDS, _baseline_backend, _run_side
     from checks.validate_log import SplitLog
 
@@ -78,7 +82,7 @@ def record_baseline(
     try:
         log = SplitLog(partial / "record.log", stream)
         try:
-            result = _record(script, partial, log, steps=steps, seed=seed, fake_data=fake_data,
+            result = _record(script, partial, log, steps=steps, dump_steps=dump_steps, seed=seed, fake_data=fake_data,
                              script_args=tuple(script_args), baseline_backend=baseline_backend, autocast=autocast,
                              timeout=timeout, env=env or {}, run_side=_run_side, pick_backend=_baseline_backend)
         finally:
@@ -100,7 +104,7 @@ def record_baseline(
                     tuple(manifest["notes"]), time.perf_counter() - t0)
 
 
-def _record(script, partial, log, *, steps, seed, fake_data, script_args, baseline_backend, autocast, timeout, env,
+def _record(script, partial, log, *, steps, dump_steps, seed, fake_data, script_args, baseline_backend, autocast, timeout, env,
             run_side, pick_backend) -> dict:
     notes: list[str] = []
     backend = pick_backend(baseline_backend, notes)
@@ -108,8 +112,15 @@ def _record(script, partial, log, *, steps, seed, fake_data, script_args, baseli
         autocast = "float32"  # as validate: the plain CPU runs the original's autocast("cuda") regions disabled
     common = dict(fake_data=fake_data, script_args={"baseline": script_args}, timeout=timeout, seed=seed,
                   torch_npu_version=None, autocast=autocast, memory_limit=None)
+    dumped = tuple(range(min(dump_steps, steps)))
     with tempfile.TemporaryDirectory(prefix="npu-baseline-") as tmp:
-        ran = run_side("baseline", script, script.name, Path(tmp) / "run", partial, backend, steps=steps, env=env,
+        run_env = dict(env)
+        if dumped:  # msprobe's statistics dump of the first steps, in the same run (checks/validate_child.py)
+            from checks.msprobe_bridge import write_dump_config
+
+            config = write_dump_config(Path(tmp) / "dump_config.json", partial / "dump", list(dumped))
+            run_env["NPU_VALIDATE_DUMP_CONFIG"] = str(config)
+        ran = run_side("baseline", script, script.name, Path(tmp) / "run", partial, backend, steps=steps, env=run_env,
                        common=common, say=log.say, stream=log)
     if isinstance(ran, str):
         raise fmt.BundleError(ran)
@@ -146,5 +157,6 @@ def _record(script, partial, log, *, steps, seed, fake_data, script_args, baseli
         "versions": fmt.versions(), "loss_dtype": getattr(smoke, "loss_dtype", None), "losses": list(losses),
         "config_check_hooks": copy.config_check, "instrument_message": copy.message,
         "data_fingerprint": {k: v for k, v in fingerprint.items() if k != "batches"},
+        "dump_steps": [s for s in dumped if (partial / "dump" / f"step{s}").is_dir()],
         "notes": notes, "seconds": float(getattr(smoke, "duration_s", 0.0) or 0.0),
     }

@@ -181,9 +181,6 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     if recorded is not None:  # the original ran on the other host: nothing of it runs again here
         base_backend = str(recorded.manifest["backend"])
         repeat, launch = 0, None
-        if dump:
-            notes.append("--dump needs both scripts on one host: not run against a baseline bundle")
-        dump = False
     else:
         base_backend = _baseline_backend(baseline_backend, notes)
     if base_backend == "cpu" and autocast != "off":
@@ -299,9 +296,14 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             k = diverged_at if diverged_at is not None else 0
             k = min(k, max(len(base.losses), len(mig.losses), 1) - 1)
             dump_steps = tuple(sorted({max(k - 1, 0), k}))
-            say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} on both sides")
-            api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
-                                    rtol=r, atol=a, stream=stream)
+            recorded_dump = None
+            if recorded is not None:  # the original's side of the dump was recorded with it (baseline --dump-steps)
+                recorded_dump, dump_steps = _recorded_dump(recorded, dump_steps, notes)
+            if dump_steps:
+                say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} "
+                    f"{'on both sides' if recorded_dump is None else 'of the migrated run, against the recorded one'}")
+                api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
+                                        rtol=r, atol=a, stream=stream, recorded_dump=recorded_dump)
 
     verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence,
                                         within_spread=spread is not None and not spread.deterministic, data=data)
@@ -483,9 +485,24 @@ def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, 
     return replace(config, items=tuple(items))
 
 
-def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream):
+def _recorded_dump(recorded, dump_steps: tuple[int, ...], notes: list[str]) -> tuple[Path | None, tuple[int, ...]]:
+    """The bundle's API dump folder and the steps to compare, or no steps (and a note) when it lacks them."""
+    have = sorted(int(x) for x in recorded.manifest.get("dump_steps") or ())
+    if have and set(dump_steps) <= set(have):
+        return recorded.path("dump"), dump_steps
+    held = f"steps {have[0] + 1}-{have[-1] + 1}" if have else "no step"
+    notes.append(f"msprobe API dump not compared: the baseline bundle holds dumps of {held}, the comparison needs step(s) "
+                 f"{', '.join(str(x + 1) for x in dump_steps)} (record with `npu-migrate baseline --dump-steps "
+                 f"{max(dump_steps) + 1}`)")
+    return None, ()
+
+
+def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream,
+                      recorded_dump: Path | None = None):
+    """Both sides again with msprobe's statistics dump of `dump_steps`, then msprobe compare; with
+    `recorded_dump` (a baseline bundle's dump folder) only the migrated side runs."""
     user_files: dict[str, tuple[str, list[int]]] = {}
-    for side in SIDES:
+    for side in SIDES if recorded_dump is None else ("migrated",):
         dump_dir = out / "dump" / side
         config_path = msprobe_bridge.write_dump_config(tmp_path / f"dump_config_{side}.json", dump_dir, list(dump_steps))
         copy = make_copy(scripts[side], tmp_path / "dump_run" / side, name, tmp_path / f"dump_pack_{side}.zip")
@@ -493,7 +510,8 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
         _smoke(copy, backend=backends[side], steps=max(dump_steps) + 1,
                env={**side_env[side], "NPU_VALIDATE_DUMP_CONFIG": str(config_path)},
                json_report=None, stream=stream, **_for_side(common, side))
-    return msprobe_bridge.compare_dumps(out / "dump" / "baseline", out / "dump" / "migrated", out / "dump" / "compare",
+    bench = out / "dump" / "baseline" if recorded_dump is None else recorded_dump
+    return msprobe_bridge.compare_dumps(bench, out / "dump" / "migrated", out / "dump" / "compare",
                                         list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
 
 

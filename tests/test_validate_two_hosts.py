@@ -45,7 +45,8 @@ def _host_b(tmp_path: Path, host_a: Path) -> tuple[Path, dict]:
 
 def test_recorded_bundle_is_complete(host_a, tmp_path):
     with tarfile.open(host_a / "bundle.tar.gz") as tar:
-        names = {Path(m.name).name for m in tar.getmembers()}
+        files = {m.name.removeprefix("bundle/") for m in tar.getmembers() if m.isfile()}
+        names = {Path(f).name for f in files}
         manifest = json.load(tar.extractfile("bundle/manifest.json"))
         env = json.load(tar.extractfile("bundle/env.json"))
     assert {"manifest.json", "losses.csv", "smoke.json", "config_check_pack.zip", "data_fingerprint.json",
@@ -53,7 +54,8 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
     assert manifest["backend"] == "cuda-emulated" and manifest["emulated"] is True  # no GPU here: said so
     assert manifest["steps"] == STEPS and len(manifest["losses"]) == STEPS and manifest["seed"] == 7
     assert manifest["data_fingerprint"]["observed"] is True
-    assert set(manifest["files"]) == names - {"manifest.json", "bundle"}
+    assert set(manifest["files"]) == files - {"manifest.json"}  # every other file has its checksum
+    assert manifest["dump_steps"] == [0, 1] and any(f.startswith("dump/step1/") for f in files)
     assert not (host_a / "bundle").exists(), "--archive keeps the archive only"
     assert env["HOST_A_ONLY"] == "1" and "HOST_B_ONLY" not in env  # the environment of the recording host
 
@@ -82,3 +84,8 @@ def test_wrong_learning_rate_on_the_other_host_fails_naming_it(host_a, tmp_path)
     assert proc.returncode == 1, text + proc.stderr.decode()[-3000:]
     assert "loss diverges at step 2" in text  # step 1's loss comes before the first update
     assert "config_check weights: differs" in text
+    # the API dump of steps 1-2 recorded in the bundle against the migrated run's: the optimizer update
+    first = json.loads((cwd / "out" / "validate.json").read_text())["api_compare"]["first"]
+    assert first["api"].startswith("Tensor.add_") and "alpha" in first["entry"], first
+    assert "-0.1" in first["message"] and "-0.12" in first["message"]
+    assert "wrong_lr_npu.py" in first["stack"][-1] and "optimizer.step()" in text

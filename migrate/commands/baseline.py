@@ -26,10 +26,12 @@ import click
               help="auto (the real GPU when present, else the CPU-backed CUDA twin), cuda, emulated, cpu (CUDA hidden).")
 @click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True,
               help="Autocast policy of an emulated run (no effect on a real GPU).")
+@click.option("--dump-steps", type=click.IntRange(min=0), default=2, show_default=True,
+              help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
-             timeout, quiet):
+             dump_steps, timeout, quiet):
     """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
     checksums), per-step losses, the msprobe config_check pack, a fingerprint of the first batches,
     pip list and environment. Copy the bundle to the NPU host and run
@@ -41,7 +43,7 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
     try:
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
                               archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
-                              timeout=timeout, stream=None if quiet else sys.stderr)
+                              timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr)
     except BundleError as exc:
         click.echo(f"npu-migrate baseline: {exc}", err=True)
         sys.exit(2)
