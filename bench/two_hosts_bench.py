@@ -31,7 +31,7 @@ def bench_two_hosts(rows, results, quick, py):
     (tmp / "a").mkdir()
     (tmp / "b").mkdir()
     try:
-        subprocess.run([py, "-m", "migrate", "apply", str(src), "-o", str(migrated)], env=env, capture_output=True, check=True)
+        subprocess.run([py, "-m", "migrate", "apply", str(src), "-o", str(migrated)], env=env, capture_output=True, check=False)  # exit 1: manual items left
         record_wall, proc = _timed([py, "-m", "migrate", "baseline", str(src), "--out", "bundle", "--steps", steps, "-q"],
                                    env, tmp / "a")
         if proc.returncode != 0:
