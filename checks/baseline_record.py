@@ -1,6 +1,6 @@
 """`npu-migrate baseline`: record the original's run on the GPU host as a bundle (checks/bundle.py).
 
-The run is validate's baseline run (checks.validate._run_side: the instrumented copy, the smoke
+The run is validate's baseline run (checks.validate.run_side: the instrumented copy, the smoke
 machinery, the ConfigChecker pack), written into a partial folder beside `--out` and moved into place
 only when complete: an interrupted or failed recording leaves nothing half-written.
 """
@@ -61,7 +61,7 @@ def record_baseline(
 
     dump_steps: msprobe statistics dumps of the first N steps (0: none), recorded in the same run, for
     validate to name the first diverging API when the losses diverge within them."""
-    from checks.validate import BASELINE_BACKENDS, _baseline_backend, _run_side
+    from checks.validate import BASELINE_BACKENDS, baseline_backend_for, run_side
     from checks.validate_log import SplitLog
 
     script = Path(script).resolve()
@@ -84,7 +84,7 @@ def record_baseline(
         try:
             result = _record(script, partial, log, steps=steps, dump_steps=dump_steps, seed=seed, fake_data=fake_data,
                              script_args=tuple(script_args), baseline_backend=baseline_backend, autocast=autocast,
-                             timeout=timeout, env=env or {}, run_side=_run_side, pick_backend=_baseline_backend)
+                             timeout=timeout, env=env or {}, run_side=run_side, pick_backend=baseline_backend_for)
         finally:
             log.close()
         manifest = fmt.write_manifest(partial, result)

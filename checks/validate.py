@@ -182,7 +182,7 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
         base_backend = str(recorded.manifest["backend"])
         repeat, launch = 0, None
     else:
-        base_backend = _baseline_backend(baseline_backend, notes)
+        base_backend = baseline_backend_for(baseline_backend, notes)
     if base_backend == "cpu" and autocast != "off":
         notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
                      "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
@@ -226,7 +226,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             if side == "baseline" and recorded is not None:
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
                 continue
-            ran = _run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
+            ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
                             steps=steps, env=side_env[side], common=common, say=say, stream=stream)
             if isinstance(ran, str):
                 return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
@@ -333,7 +333,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
 
 
 def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCopy, Any]:
-    """The baseline of a bundle, as `_run_side` gives a live one: its files in `side_dir`."""
+    """The baseline of a bundle, as `run_side` gives a live one: its files in `side_dir`."""
     from checks import bundle as bundle_format
 
     side_dir.mkdir(parents=True, exist_ok=True)
@@ -347,7 +347,7 @@ def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCo
     return copy, recorded.smoke(steps)
 
 
-def _run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, backend: str, *, steps: int,
+def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, backend: str, *, steps: int,
               env: dict, common: dict, say, stream) -> tuple[InstrumentedCopy, Any] | str:
     """One script through the smoke machinery in its instrumented copy: the copy, the smoke result,
     `side_dir` holding config_check_pack.zip, instrumented_<name> and smoke.json. A script that cannot
@@ -571,7 +571,7 @@ class _Background:
         return self._out["value"]
 
 
-def _baseline_backend(requested: str, notes: list[str]) -> str:
+def baseline_backend_for(requested: str, notes: list[str]) -> str:
     """The smoke backend of the original: the real GPU, the CUDA twin, or the plain CPU."""
     if requested == "auto":
         from checks.backend import detect_cuda

@@ -97,7 +97,7 @@ def _validate_baseline(bundle, npu_script, script_args, *, steps, quiet, memory_
 
     from checks.process import parse_size
     from checks.validate import ValidateError
-    from checks.validate_hosts import run_validate_baseline
+    from checks.validate_baseline import run_validate_baseline
     from checks.validate_report import terminal_text
 
     ctx = click.get_current_context()
