@@ -89,3 +89,13 @@ def test_wrong_learning_rate_on_the_other_host_fails_naming_it(host_a, tmp_path)
     assert first["api"].startswith("Tensor.add_") and "alpha" in first["entry"], first
     assert "-0.1" in first["message"] and "-0.12" in first["message"]
     assert "wrong_lr_npu.py" in first["stack"][-1] and "optimizer.step()" in text
+
+
+def test_different_data_on_the_other_host_is_named_first(host_a, tmp_path):
+    """wrong_seed_npu.py draws other inputs (and weights): the data comparison fails before the losses."""
+    cwd, env = _host_b(tmp_path, host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "wrong_seed_npu.py"), "-q", "--out", "out",
+                   cwd=cwd, env=env)
+    assert proc.returncode == 1, proc.stdout.decode() + proc.stderr.decode()[-3000:]
+    reasons = json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
+    assert reasons[0].startswith("data: the batches differ from the recorded ones from msprobe pack step 0"), reasons
