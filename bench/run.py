@@ -15,6 +15,7 @@ Every target is measured against a baseline in the same run and reported as a ra
 - autocast emulation: an AMP loop on the stand-ins (each autocast policy) vs the plain CPU, per step;
 - validate overhead: validate's wall time vs the two runs it contains;
 - loop observer (issue 28): an AMP loop with checks.loop_observer vs without, per step, in process.
+- two hosts (issue 26, `--only two-hosts`): baseline vs the run it records, validate --baseline vs the migrated run.
 - the repository symbol model (issue 24): time and peak memory at 1/4, 1/2 and all of torch (`--only symbol-model`).
 """
 
@@ -342,7 +343,7 @@ def bench_validate(rows, results, quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate", "loop-observer", "symbol-model"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate", "loop-observer", "symbol-model", "two-hosts"])
     args = parser.parse_args(argv)
     only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate"])
     rows: list[tuple[str, str, str, str]] = []
@@ -372,6 +373,10 @@ def main(argv=None) -> int:
         bench_autocast(rows, results, args.quick)
     if "validate" in only:
         bench_validate(rows, results, args.quick)
+    if "two-hosts" in only:  # issue 26: baseline vs the run it records, validate --baseline vs the migrated run
+        from bench.two_hosts_bench import bench_two_hosts
+
+        bench_two_hosts(rows, results, args.quick, PY)
     if "loop-observer" in only:  # checks.loop_observer in process (issue 28)
         from bench.loop_observer_bench import bench_loop_observer
 

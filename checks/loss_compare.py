@@ -10,15 +10,24 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-# (rtol, atol) per loss precision. fp32 on two different devices drifts by accumulation order only;
-# half precisions carry ~3 (bf16) or ~4 (fp16) significant digits. Overridable with --rtol/--atol.
-DEFAULT_TOLERANCES = {
-    "float32": (1e-3, 1e-5),
-    "float64": (1e-6, 1e-8),
-    "float16": (5e-3, 1e-3),
-    "bfloat16": (2e-2, 1e-2),
-}
-EXACT = (0.0, 0.0)
+
+def _tolerance_data() -> dict:
+    """migrate/knowledge/loss_tolerances.toml: the tolerances with their source (or the lack of one)."""
+    from migrate.knowledge import read_toml
+
+    return read_toml("loss_tolerances.toml")
+
+
+# (rtol, atol) per loss precision (GPU vs NPU); overridable with --rtol/--atol
+DEFAULT_TOLERANCES = {k: (float(v["rtol"]), float(v["atol"])) for k, v in _tolerance_data()["dtype"].items()}
+EXACT = (float(_tolerance_data()["same_cpu"]["rtol"]), float(_tolerance_data()["same_cpu"]["atol"]))
+
+
+def tolerance_source(dtype: str | None, *, exact: bool) -> str:
+    """Where the default tolerance of this pairing comes from, as the data file says it."""
+    data = _tolerance_data()
+    entry = data["same_cpu"] if exact else data["dtype"].get(normalise_dtype(dtype), data["dtype"]["float32"])
+    return str(entry["source"]) + (f"; related: {entry['related']}" if entry.get("related") else "")
 
 
 def normalise_dtype(dtype: str | None) -> str:

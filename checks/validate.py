@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from checks import loss_compare, msprobe_bridge, validate_repeat
+from checks import loss_compare, msprobe_bridge, validate_hosts, validate_repeat
 from checks.validate_args import migrated_args
 from checks.validate_args import note as note_args
 from checks.validate_copies import InstrumentedCopy, copy_path, make_copy
@@ -126,6 +126,8 @@ def run_validate(
     progress_timeout: float | None = None,
     memory_limit: int | None = None,
     repeat: int = validate_repeat.DEFAULT_REPEAT,
+    recorded=None,
+    notes: tuple[str, ...] = (),
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -136,18 +138,20 @@ def run_validate(
     both runs, so precision never differs by construction.
     repeat: the most extra runs of the original when the losses differ (0: never), to tell a rewrite
     error from an original that does not repeat itself (checks/validate_repeat.py).
+    recorded: a baseline bundle (checks/bundle.Bundle, `validate --baseline`): the original is not run,
+    its recorded run is the baseline; gpu_script is then the recorded path (it need not exist here).
     """
     if baseline_backend not in BASELINE_BACKENDS:
         raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
     gpu_script, npu_script = Path(gpu_script).resolve(), Path(npu_script).resolve()
-    for script in (gpu_script, npu_script):
+    for script in (gpu_script, npu_script) if recorded is None else (npu_script,):
         if not script.is_file():
             raise ValidateError(f"no such script: {script}")
     if steps < 1:
         raise ValidateError("--steps must be at least 1")
     if repeat < 0:
         raise ValidateError("--repeat must be 0 or more")
-    hint = swapped_hint(gpu_script, npu_script)
+    hint = swapped_hint(gpu_script, npu_script) if recorded is None else None
     if hint:
         raise ValidateError(hint)
     out = prepare_out_dir(Path(out_dir), force).resolve()
@@ -163,18 +167,22 @@ def run_validate(
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
                          migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
-                         memory_limit=memory_limit, repeat=repeat)
+                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes))
     finally:
         log.close()
 
 
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
-              migrated_env, launch, progress_timeout, memory_limit, repeat) -> ValidateResult:
+              migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
-    notes: list[str] = []
-    base_backend = _baseline_backend(baseline_backend, notes)
+    notes = notes if notes is not None else []
+    if recorded is not None:  # the original ran on the other host: nothing of it runs again here
+        base_backend = str(recorded.manifest["backend"])
+        repeat, launch = 0, None
+    else:
+        base_backend = baseline_backend_for(baseline_backend, notes)
     if base_backend == "cpu" and autocast != "off":
         notes.append(f"--autocast {autocast} applies to the migrated run only: the plain-CPU baseline has no CUDA, "
                      "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
@@ -201,46 +209,42 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     threading.Thread(target=loss_compare.preload, daemon=True).start()
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
-                              notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat)
+                              notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
+                              recorded=recorded)
     finally:
         warm.close()
 
 
 def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
-                   steps, rtol, atol, dump, repeat=0) -> ValidateResult:
+                   steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
         # ---- pass 1: the runs, with ConfigChecker packs
         copies: dict[str, InstrumentedCopy] = {}
         smoke: dict[str, Any] = {}
         for side in SIDES:
-            (out / side).mkdir(exist_ok=True)
-            workdir, zip_path = tmp_path / "run" / side, out / side / "config_check_pack.zip"
-            say(f"validate: running the {side} ({scripts[side].name}, backend {backends[side]}{_emulated_suffix(backends[side])}, {steps} steps)")
-            stream.begin(f"{side} run: {scripts[side]}")
-            # The child starts at once and imports torch while this process writes its instrumented
-            # copy (libcst's import alone takes seconds): the two overlap (bench: validate overhead).
-            planned = InstrumentedCopy(scripts[side], copy_path(scripts[side], workdir, gpu_script.name), zip_path, (), False, "")
-            pending = _Background(_smoke, planned, backend=backends[side], steps=steps, env=side_env[side],
-                                  json_report=out / side / "smoke.json", stream=stream, wait_for_script=COPY_WAIT_S,
-                                  **_for_side(common, side))
-            try:
-                copies[side] = make_copy(scripts[side], workdir, gpu_script.name, zip_path)
-            except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
-                planned.copy.parent.mkdir(parents=True, exist_ok=True)
-                Path(f"{planned.copy}.cancel").write_text("")
-                pending.result()
-                if isinstance(exc, SyntaxError):
-                    where = f"{scripts[side]}:{exc.lineno}" if exc.lineno else str(scripts[side])
-                    why = f"could not run the {side} script: it does not parse: {where}: {exc.msg}"
-                else:
-                    why = f"could not prepare the {side} script {scripts[side]}: {exc}"
-                return _finish(out, say, ValidateResult("error", 2, (why,), out, False))
-            shutil.copyfile(copies[side].copy, out / side / f"instrumented_{gpu_script.name}")
-            smoke[side] = pending.result()
+            if side == "baseline" and recorded is not None:
+                copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
+                continue
+            ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
+                            steps=steps, env=side_env[side], common=common, say=say, stream=stream)
+            if isinstance(ran, str):
+                return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
+            copies[side], smoke[side] = ran
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
         equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
+        data = None
+        if recorded is not None:  # two hosts: the first batches before anything else (checks/validate_hosts.py)
+            from checks import bundle as bundle_format
+            from checks.validate_hosts import compare_data
+
+            fingerprint = recorded.fingerprint()
+            data = compare_data(fingerprint, bundle_format.data_fingerprint(copies["migrated"].zip_path), exact=equivalence)
+            if data is None:
+                notes.append(f"data: the first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
+                             "(msprobe dataset statistics)" if fingerprint.get("observed")
+                             else f"data: not compared, the baseline has no fingerprint ({fingerprint.get('why')})")
         for run in runs:
             if not run.config_check_hooks:
                 notes.append(f"{run.side}: ConfigChecker could not be attached to a model ({run.instrument_message or 'model not found'}); the pack has no dataset/weights items")
@@ -255,6 +259,8 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         # ---- losses (the plot is drawn while msprobe compares the packs in its own process)
         r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
+        if recorded is not None and rtol is None and atol is None:
+            notes.append(f"loss tolerance rtol {r:g}, atol {a:g}: {loss_compare.tolerance_source(base.loss_dtype or mig.loss_dtype, exact=equivalence)}")
         spread = None
         if _worth_repeating(alignment, mig, repeat, common):
             spread = _repeat_original(scripts, gpu_script.name, tmp_path, smoke["baseline"], mig, backends, side_env,
@@ -275,6 +281,8 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             say("validate: comparing the config_check packs (msprobe)")
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
                                                          out / "config_check", warm=warm)
+            config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
+            notes.extend(expected)
             if spread is not None and not spread.deterministic:
                 config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes)
         plot_note = plotting.result() if plotting is not None else "no losses to plot"
@@ -288,12 +296,17 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             k = diverged_at if diverged_at is not None else 0
             k = min(k, max(len(base.losses), len(mig.losses), 1) - 1)
             dump_steps = tuple(sorted({max(k - 1, 0), k}))
-            say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} on both sides")
-            api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
-                                    rtol=r, atol=a, stream=stream)
+            recorded_dump = None
+            if recorded is not None:  # the original's side of the dump was recorded with it (baseline --dump-steps)
+                recorded_dump, dump_steps = _recorded_dump(recorded, dump_steps, notes)
+            if dump_steps:
+                say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} "
+                    f"{'on both sides' if recorded_dump is None else 'of the migrated run, against the recorded one'}")
+                api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
+                                        rtol=r, atol=a, stream=stream, recorded_dump=recorded_dump)
 
     verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence,
-                                        within_spread=spread is not None and not spread.deterministic)
+                                        within_spread=spread is not None and not spread.deterministic, data=data)
     if common.get("launch") is not None:
         from checks.dist_validate import compare_ranks
 
@@ -319,9 +332,55 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
     return _finish(out, say, result)
 
 
-def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = False) -> tuple[str, int, list[str]]:
+def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCopy, Any]:
+    """The baseline of a bundle, as `run_side` gives a live one: its files in `side_dir`."""
+    from checks import bundle as bundle_format
+
+    side_dir.mkdir(parents=True, exist_ok=True)
+    instrumented = f"instrumented_{recorded.script_name}"
+    for name in (bundle_format.PACK, bundle_format.SMOKE, bundle_format.MANIFEST, instrumented):
+        if recorded.path(name).is_file():
+            shutil.copyfile(recorded.path(name), side_dir / name)
+    manifest = recorded.manifest
+    copy = InstrumentedCopy(Path(manifest["script"]["path"]), side_dir / instrumented, side_dir / bundle_format.PACK, (),
+                            bool(manifest.get("config_check_hooks")), str(manifest.get("instrument_message") or ""))
+    return copy, recorded.smoke(steps)
+
+
+def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, backend: str, *, steps: int,
+              env: dict, common: dict, say, stream) -> tuple[InstrumentedCopy, Any] | str:
+    """One script through the smoke machinery in its instrumented copy: the copy, the smoke result,
+    `side_dir` holding config_check_pack.zip, instrumented_<name> and smoke.json. A script that cannot
+    be copied (does not parse, unreadable) gives the reason as a string instead. Used by validate for
+    both sides and by `npu-migrate baseline` (checks/baseline_record.py) for the original."""
+    side_dir.mkdir(parents=True, exist_ok=True)
+    zip_path = side_dir / "config_check_pack.zip"
+    say(f"validate: running the {side} ({script.name}, backend {backend}{_emulated_suffix(backend)}, {steps} steps)")
+    stream.begin(f"{side} run: {script}")
+    # The child starts at once and imports torch while this process writes its instrumented
+    # copy (libcst's import alone takes seconds): the two overlap (bench: validate overhead).
+    planned = InstrumentedCopy(script, copy_path(script, workdir, name), zip_path, (), False, "")
+    pending = _Background(_smoke, planned, backend=backend, steps=steps, env=env, json_report=side_dir / "smoke.json",
+                          stream=stream, wait_for_script=COPY_WAIT_S, **_for_side(common, side))
+    try:
+        copy = make_copy(script, workdir, name, zip_path)
+    except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
+        planned.copy.parent.mkdir(parents=True, exist_ok=True)
+        Path(f"{planned.copy}.cancel").write_text("")
+        pending.result()
+        if isinstance(exc, SyntaxError):
+            where = f"{script}:{exc.lineno}" if exc.lineno else str(script)
+            return f"could not run the {side} script: it does not parse: {where}: {exc.msg}"
+        return f"could not prepare the {side} script {script}: {exc}"
+    shutil.copyfile(copy.copy, side_dir / f"instrumented_{name}")
+    return copy, pending.result()
+
+
+def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = False,
+          data: str | None = None) -> tuple[str, int, list[str]]:
+    """data: the first batches differ from the recorded ones (two hosts): named before anything else."""
     base, mig = runs
-    reasons: list[str] = []
+    reasons: list[str] = [data] if data else []
     if mig.exit_code != 0:
         reasons.append(f"the migrated script failed its smoke run: {'; '.join(mig.reasons) or mig.verdict}")
     if not base.losses:
@@ -348,7 +407,7 @@ def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = Fa
         first = api.first
         where = f" at {first.stack[-1]}" if first.stack else ""
         reasons.append(f"first diverging API: {first.api} in step {first.step + 1}: {first.message}{where}")
-    failed = mig.exit_code != 0 or alignment.first_divergence is not None or any(
+    failed = bool(data) or mig.exit_code != 0 or alignment.first_divergence is not None or any(
         r.startswith("config_check") for r in reasons)
     if not failed:
         what = ("losses within the original's own run-to-run spread" if within_spread
@@ -426,9 +485,24 @@ def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, 
     return replace(config, items=tuple(items))
 
 
-def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream):
+def _recorded_dump(recorded, dump_steps: tuple[int, ...], notes: list[str]) -> tuple[Path | None, tuple[int, ...]]:
+    """The bundle's API dump folder and the steps to compare, or no steps (and a note) when it lacks them."""
+    have = sorted(int(x) for x in recorded.manifest.get("dump_steps") or ())
+    if have and set(dump_steps) <= set(have):
+        return recorded.path("dump"), dump_steps
+    held = f"steps {have[0] + 1}-{have[-1] + 1}" if have else "no step"
+    notes.append(f"msprobe API dump not compared: the baseline bundle holds dumps of {held}, the comparison needs step(s) "
+                 f"{', '.join(str(x + 1) for x in dump_steps)} (record with `npu-migrate baseline --dump-steps "
+                 f"{max(dump_steps) + 1}`)")
+    return None, ()
+
+
+def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream,
+                      recorded_dump: Path | None = None):
+    """Both sides again with msprobe's statistics dump of `dump_steps`, then msprobe compare; with
+    `recorded_dump` (a baseline bundle's dump folder) only the migrated side runs."""
     user_files: dict[str, tuple[str, list[int]]] = {}
-    for side in SIDES:
+    for side in SIDES if recorded_dump is None else ("migrated",):
         dump_dir = out / "dump" / side
         config_path = msprobe_bridge.write_dump_config(tmp_path / f"dump_config_{side}.json", dump_dir, list(dump_steps))
         copy = make_copy(scripts[side], tmp_path / "dump_run" / side, name, tmp_path / f"dump_pack_{side}.zip")
@@ -436,7 +510,8 @@ def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_e
         _smoke(copy, backend=backends[side], steps=max(dump_steps) + 1,
                env={**side_env[side], "NPU_VALIDATE_DUMP_CONFIG": str(config_path)},
                json_report=None, stream=stream, **_for_side(common, side))
-    return msprobe_bridge.compare_dumps(out / "dump" / "baseline", out / "dump" / "migrated", out / "dump" / "compare",
+    bench = out / "dump" / "baseline" if recorded_dump is None else recorded_dump
+    return msprobe_bridge.compare_dumps(bench, out / "dump" / "migrated", out / "dump" / "compare",
                                         list(dump_steps), rtol=rtol, atol=atol, user_files=user_files)
 
 
@@ -496,7 +571,7 @@ class _Background:
         return self._out["value"]
 
 
-def _baseline_backend(requested: str, notes: list[str]) -> str:
+def baseline_backend_for(requested: str, notes: list[str]) -> str:
     """The smoke backend of the original: the real GPU, the CUDA twin, or the plain CPU."""
     if requested == "auto":
         from checks.backend import detect_cuda

@@ -20,6 +20,7 @@ COMMANDS = {
     "instrument": ("migrate.commands.apply:instrument", "Add only the msprobe ConfigChecker hooks (baseline side)."),
     "smoke": ("migrate.commands.smoke:smoke", "Run N real training steps on the NPU or the CPU-backed stand-in."),
     "validate": ("migrate.commands.validate:validate", "Compare the migrated run against the GPU original."),
+    "baseline": ("migrate.commands.baseline:baseline", "Record the original's run on the GPU host as a bundle for validate --baseline."),
     "profile": ("migrate.commands.profile:profile", "Performance pitfalls per training step, at your own lines (NPU or emulated)."),
     "kb": ("migrate.commands.kb:kb", "Look things up in the torch_npu knowledge base."),
     "rules": ("migrate.commands.rules:rules", "List the finding codes, or print their docs as Markdown."),

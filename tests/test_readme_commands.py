@@ -55,6 +55,8 @@ EXPECTED = {
     "npu-migrate smoke npu_train.py --steps 5 --fake-data -- --batch-size 8": (0, ("npu_train.py",), True),
     "npu-migrate validate gpu_train.py npu_train.py --steps 5 --fake-data --out npu_validate_out":
         (0, ("npu_train.py",), True),
+    # baseline: the original recorded as a bundle (two hosts; validate --baseline: test_validate_two_hosts.py)
+    "npu-migrate baseline gpu_train.py --out gpu_baseline --steps 5 --fake-data": (0, (), True),
     # profile: findings below the default --fail-on pass
     "npu-migrate profile npu_train.py --steps 8 --fake-data --json profile.json --out npu_profile_out -- "
     "--batch-size 8": (0, ("npu_train.py",), True),

@@ -15,7 +15,7 @@ from migrate.commands._launch_options import launch_options
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("gpu_script", type=click.Path(dir_okay=False))
-@click.argument("npu_script", type=click.Path(dir_okay=False))
+@click.argument("npu_script", required=False)
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Training steps per run.")
 @click.option("--fake-data", is_flag=True, help="Replace the scripts' datasets with synthetic data (same for both runs).")
@@ -38,10 +38,13 @@ from migrate.commands._launch_options import launch_options
 @click.option("--repeat", type=click.IntRange(min=0), default=5, show_default=True,
               help="When the losses differ: up to N more runs of the original, to tell a rewrite error from an original "
                    "that does not repeat itself (judged then against its own run-to-run spread); 0: never.")
+@click.option("--baseline", "bundle", type=click.Path(), metavar="BUNDLE",
+              help="Compare against a baseline recorded on another host (`npu-migrate baseline`): then the one script "
+                   "is NPU_SCRIPT, run with the bundle's seed, steps and arguments.")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
              torch_npu_version, baseline_backend, autocast_policy, quiet, launch, progress_timeout, memory_limit,
-             repeat):
+             repeat, bundle):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -52,6 +55,14 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     from checks.process import parse_size
     from checks.validate import ValidateError, run_validate
     from checks.validate_report import terminal_text
+
+    if bundle is not None:  # validate --baseline BUNDLE NPU_SCRIPT [-- ARGS]: the one script is the first argument
+        rest = tuple(script_args) if npu_script is None else (npu_script, *script_args)
+        _validate_baseline(bundle, gpu_script, rest, out_dir=out_dir,
+                           force=force, rtol=rtol, atol=atol, timeout=timeout, torch_npu_version=torch_npu_version,
+                           quiet=quiet, launch=launch, memory_limit=memory_limit, steps=steps, dump=dump)
+    if npu_script is None:
+        raise click.UsageError("Missing argument 'NPU_SCRIPT' (or pass --baseline BUNDLE with one script).")
 
     for script in (gpu_script, npu_script):  # before any copy is made: a notebook is refused as smoke refuses it
         if str(script).endswith(".ipynb"):
@@ -70,6 +81,42 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
             stream=None if quiet else sys.stderr, launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
             repeat=repeat,
         )
+    except ValidateError as exc:
+        click.echo(f"npu-migrate validate: {exc}", err=True)
+        sys.exit(2)
+    click.echo(terminal_text(result))
+    sys.exit(result.exit_code)
+
+
+# options whose value a baseline bundle fixes: given with --baseline they would silently differ from the record
+_FIXED_BY_BUNDLE = ("seed", "fake_data", "autocast_policy", "baseline_backend", "repeat")
+
+
+def _validate_baseline(bundle, npu_script, script_args, *, steps, quiet, memory_limit, launch, **options):
+    from click.core import ParameterSource
+
+    from checks.process import parse_size
+    from checks.validate import ValidateError
+    from checks.validate_baseline import run_validate_baseline
+    from checks.validate_report import terminal_text
+
+    ctx = click.get_current_context()
+    fixed = [f"--{n.replace('_policy', '').replace('_', '-')}" for n in _FIXED_BY_BUNDLE
+             if ctx.get_parameter_source(n) not in (ParameterSource.DEFAULT, None)]
+    if fixed:
+        raise click.UsageError(f"{', '.join(fixed)} come from the baseline bundle with --baseline; record again to change them")
+    if launch is not None:
+        raise click.UsageError("--nproc-per-node is not supported with --baseline (record and compare one process)")
+    if str(npu_script).endswith(".ipynb"):
+        from checks.child_config import notebook_problem
+
+        click.echo(f"npu-migrate validate: {notebook_problem(npu_script)}", err=True)
+        sys.exit(2)
+    try:
+        result = run_validate_baseline(
+            bundle, npu_script, steps=None if ctx.get_parameter_source("steps") == ParameterSource.DEFAULT else steps,
+            script_args=tuple(script_args) or None, stream=None if quiet else sys.stderr,
+            memory_limit=parse_size(memory_limit) if memory_limit else None, **options)
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)

@@ -1,0 +1,65 @@
+"""Two hosts (issue 26): `npu-migrate baseline` against the run it records, and `validate --baseline`
+against the migrated run it contains; each also against the same run as a standalone smoke command.
+Targets: recording adds <= 10% to the original's own run, comparing <= 10% to the migrated run.
+Run through bench/run.py (`--only two-hosts`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _timed(cmd, env, cwd):
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc
+
+
+def bench_two_hosts(rows, results, quick, py):
+    src = ROOT / "tests" / "cudatwin_cases" / "gpu_only.py"
+    tmp = Path(tempfile.mkdtemp(prefix="npu-bench-two-hosts-"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    steps = "10" if quick else "20"
+    migrated = tmp / "migrated" / "gpu_only.py"
+    migrated.parent.mkdir()
+    (tmp / "a").mkdir()
+    (tmp / "b").mkdir()
+    try:
+        subprocess.run([py, "-m", "migrate", "apply", str(src), "-o", str(migrated)], env=env, capture_output=True, check=False)  # exit 1: manual items left
+        record_wall, proc = _timed([py, "-m", "migrate", "baseline", str(src), "--out", "bundle", "--steps", steps, "-q"],
+                                   env, tmp / "a")
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr[-2000:])
+        record_run = json.loads((tmp / "a" / "bundle" / "smoke.json").read_text())["duration_s"]
+        compare_wall, proc = _timed([py, "-m", "migrate", "validate", "--baseline", str(tmp / "a" / "bundle"), str(migrated),
+                                     "-q", "--out", "out"], env, tmp / "b")
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stdout[-2000:] + proc.stderr[-2000:])
+        compare_run = json.loads((tmp / "b" / "out" / "migrated" / "smoke.json").read_text())["duration_s"]
+        plain = {}
+        for script, backend in ((src, "cuda-emulated"), (migrated, "emulated")):
+            plain[backend], _ = _timed([py, "-m", "migrate", "smoke", str(script), "--backend", backend, "--steps", steps,
+                                        "-q", "--seed", "1234"], env, tmp)
+    except Exception as exc:  # noqa: BLE001 - a failed measurement is a row, not a crash of the table
+        rows.append(("two hosts overhead", "", "failed", str(exc).splitlines()[-1][:80] if str(exc) else repr(exc)))
+        return
+    rows.append(("baseline (record) gpu_only.py", f"{steps} steps", f"{record_wall:.2f} s",
+                 f"{record_wall / record_run:.2f}x the run it records ({record_run:.1f} s), "
+                 f"{record_wall / plain['cuda-emulated']:.2f}x a standalone smoke ({plain['cuda-emulated']:.1f} s) (target <= 1.1)"))
+    rows.append(("validate --baseline, its apply output", f"{steps} steps", f"{compare_wall:.2f} s",
+                 f"{compare_wall / compare_run:.2f}x the migrated run ({compare_run:.1f} s), "
+                 f"{compare_wall / plain['emulated']:.2f}x a standalone smoke ({plain['emulated']:.1f} s) (target <= 1.1)"))
+    results.update(two_hosts_record_wall_s=record_wall, two_hosts_record_run_s=record_run,
+                   two_hosts_record_standalone_smoke_s=plain["cuda-emulated"],
+                   two_hosts_record_over_run_ratio=record_wall / record_run,
+                   two_hosts_record_over_standalone_ratio=record_wall / plain["cuda-emulated"],
+                   two_hosts_compare_wall_s=compare_wall, two_hosts_compare_run_s=compare_run,
+                   two_hosts_compare_standalone_smoke_s=plain["emulated"],
+                   two_hosts_compare_over_run_ratio=compare_wall / compare_run,
+                   two_hosts_compare_over_standalone_ratio=compare_wall / plain["emulated"])

@@ -1,0 +1,58 @@
+"""`npu-migrate baseline GPU_SCRIPT --out BUNDLE -- [script args]`: record the original on the GPU host.
+
+Thin: options in, `checks.baseline_record.record_baseline` runs the original (validate's baseline run)
+and writes the bundle that `npu-migrate validate --baseline BUNDLE NPU_SCRIPT` compares against on the
+NPU host. Exit 0 recorded, 2 could not record (nothing written).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("gpu_script", type=click.Path(dir_okay=False))
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--out", "out", type=click.Path(), required=True,
+              help="The bundle folder to write (with --archive: BUNDLE.tar.gz). Refused when it exists, unless --force.")
+@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Training steps to record.")
+@click.option("--seed", type=int, default=1234, show_default=True, help="Seed of the run (validate --baseline reuses it).")
+@click.option("--fake-data", is_flag=True, help="Synthetic datasets (validate --baseline gives the migrated run the same).")
+@click.option("--archive", is_flag=True, help="Write one .tar.gz instead of a folder (easier to copy between hosts).")
+@click.option("--force", is_flag=True, help="Replace an existing bundle.")
+@click.option("--baseline-backend", type=click.Choice(["auto", "cuda", "emulated", "cpu"]), default="auto", show_default=True,
+              help="auto (the real GPU when present, else the CPU-backed CUDA twin), cuda, emulated, cpu (CUDA hidden).")
+@click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True,
+              help="Autocast policy of an emulated run (no effect on a real GPU).")
+@click.option("--dump-steps", type=click.IntRange(min=0), default=2, show_default=True,
+              help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
+             dump_steps, timeout, quiet):
+    """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
+    checksums), per-step losses, the msprobe config_check pack, a fingerprint of the first batches,
+    pip list and environment. Copy the bundle to the NPU host and run
+    `npu-migrate validate --baseline BUNDLE NPU_SCRIPT` there.
+    """
+    from checks.baseline_record import record_baseline
+    from checks.bundle import BundleError
+
+    try:
+        rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
+                              archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
+                              timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr)
+    except BundleError as exc:
+        click.echo(f"npu-migrate baseline: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"baseline: recorded {len(rec.losses)} steps of {gpu_script} on {rec.device} (backend {rec.backend}, "
+               f"{rec.loss_dtype or 'float32'} losses) in {rec.seconds:.1f} s")
+    click.echo(f"  losses: {', '.join(f'{x:.6g}' for x in rec.losses[:5])}{' ...' if len(rec.losses) > 5 else ''}")
+    click.echo(f"  data fingerprint: {rec.fingerprint}")
+    for note in rec.notes:
+        click.echo(f"  note: {note}")
+    click.echo(f"  bundle: {rec.path}")
+    click.echo(f"  next, on the NPU host: npu-migrate validate --baseline {rec.path.name} NPU_SCRIPT")
+    sys.exit(0)

@@ -1,0 +1,176 @@
+"""The baseline bundle (checks/bundle.py) and the two-host comparison pieces (checks/validate_hosts.py)
+without torch: bad bundles are one line and exit 2 with nothing written, the data fingerprint, the
+config_check items expected across hardware, the loss tolerances' data file. The recorded runs
+themselves are in tests/test_validate_two_hosts.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from checks import bundle as fmt
+from checks import loss_compare
+from checks.msprobe_bridge import ConfigCheckResult, ConfigItem
+from checks.validate_hosts import compare_data, expected_across_hardware, script_note
+from tests.helpers import invoke_cli
+
+CASES = Path(__file__).resolve().parent / "validate_cases"
+NPU = CASES / "train_npu.py"
+STATS = [{"args": {"0": {"max": 4.1, "min": -3.2, "mean": 0.0132, "norm": 46.1}}, "kwargs": {}},
+         {"args": {"0": {"max": 3.9, "min": -3.0, "mean": -0.021, "norm": 45.2}}, "kwargs": {}},
+         {"args": {"0": {"max": 4.4, "min": -3.5, "mean": 0.007, "norm": 47.0}}, "kwargs": {}}]
+
+
+def _bundle(folder: Path, losses=(1.0, 0.9, 0.8)) -> Path:
+    """A bundle folder as `npu-migrate baseline` lays it out, manifest written by the real writer."""
+    folder.mkdir(parents=True)
+    (folder / fmt.SMOKE).write_text(json.dumps({"backend": "cuda-emulated", "exit_code": 0, "verdict": "pass",
+                                                "losses": list(losses), "loss_dtype": "float32"}))
+    (folder / fmt.PACK).write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip
+    fingerprint = {"observed": True, "batches": {str(i): s for i, s in enumerate(STATS)}}
+    (folder / fmt.FINGERPRINT).write_text(json.dumps(fingerprint))
+    (folder / fmt.LOSSES).write_text("step,loss\n" + "".join(f"{i},{x}\n" for i, x in enumerate(losses, 1)))
+    fmt.write_manifest(folder, {"script": {"name": "train_gpu.py", "path": str(CASES / "train_gpu.py"), "sha256": "0" * 64},
+                                "backend": "cuda-emulated", "seed": 1234, "steps": len(losses), "args": []})
+    return folder
+
+
+def _validate(bundle: Path, tmp_path: Path, *args: str):
+    out = tmp_path / "out"
+    proc = invoke_cli("validate", "--baseline", str(bundle), str(NPU), "--out", str(out), "-q", *args, cwd=tmp_path)
+    return proc, out
+
+
+def _refused(proc, out: Path, words: str) -> None:
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, (proc.returncode, err, proc.stdout.decode())
+    assert words in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists(), "a refused bundle must leave nothing written"
+
+
+def test_a_good_bundle_opens_folder_and_archive(tmp_path):
+    folder = _bundle(tmp_path / "b")
+    opened = fmt.open_bundle(folder, tmp_path / "work")
+    assert opened.losses == (1.0, 0.9, 0.8) and opened.script_name == "train_gpu.py"
+    archive = fmt.make_archive(folder, tmp_path / "b.tar.gz")
+    unpacked = fmt.open_bundle(archive, tmp_path / "work2")
+    assert unpacked.folder != folder and unpacked.manifest == opened.manifest
+    assert not list(tmp_path.glob(".b.tar.gz.partial-*"))
+
+
+def test_newer_schema_is_refused(tmp_path):
+    folder = _bundle(tmp_path / "b")
+    manifest = json.loads((folder / fmt.MANIFEST).read_text())
+    (folder / fmt.MANIFEST).write_text(json.dumps({**manifest, "schema_version": fmt.SCHEMA_VERSION + 1}))
+    _refused(*_validate(folder, tmp_path), f"schema version {fmt.SCHEMA_VERSION + 1}, newer than this npu-migrate reads")
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda f: (f / fmt.LOSSES).write_text("step,loss\n1,1.5\n"), "losses.csv is corrupted"),
+    (lambda f: (f / fmt.PACK).unlink(), "config_check_pack.zip is missing"),
+    (lambda f: (f / fmt.MANIFEST).write_text("{not json"), "manifest.json is corrupted"),
+    (lambda f: (f / fmt.MANIFEST).unlink(), "has no manifest.json"),
+], ids=["checksum", "missing-file", "manifest-not-json", "no-manifest"])
+def test_damaged_bundle_is_refused(tmp_path, damage, words):
+    folder = _bundle(tmp_path / "b")
+    damage(folder)
+    _refused(*_validate(folder, tmp_path), words)
+
+
+def _tar_with(path: Path, member: tarfile.TarInfo, data: bytes = b"x") -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        tar.addfile(member, io.BytesIO(data) if member.isfile() else None)
+    return path
+
+
+def test_archive_member_leaving_its_folder_is_refused(tmp_path):
+    evil = tarfile.TarInfo("b/../../evil.txt")
+    evil.size = 1
+    _refused(*_validate(_tar_with(tmp_path / "evil.tar.gz", evil), tmp_path), "leaves the bundle folder")
+    assert not (tmp_path / "evil.txt").exists() and not (tmp_path.parent / "evil.txt").exists()
+
+
+def test_archive_link_member_is_refused(tmp_path):
+    link = tarfile.TarInfo("b/manifest.json")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    _refused(*_validate(_tar_with(tmp_path / "link.tar.gz", link), tmp_path), "is a link or device")
+
+
+def test_steps_beyond_the_recording_are_refused(tmp_path):
+    _refused(*_validate(_bundle(tmp_path / "b"), tmp_path, "--steps", "5"), "--steps 5 cannot match the baseline bundle: it recorded 3 steps")
+
+
+def test_options_the_bundle_fixes_are_refused(tmp_path):
+    proc, out = _validate(_bundle(tmp_path / "b"), tmp_path, "--seed", "7")
+    assert proc.returncode == 2 and "--seed come from the baseline bundle" in proc.stderr.decode()
+    assert not out.exists()
+
+
+def test_baseline_refuses_an_existing_bundle(tmp_path):
+    existing = _bundle(tmp_path / "b")
+    before = (existing / fmt.MANIFEST).read_text()
+    proc = invoke_cli("baseline", str(CASES / "train_gpu.py"), "--out", str(existing), "-q", cwd=tmp_path)
+    assert proc.returncode == 2 and "exists; choose another --out or pass --force" in proc.stderr.decode()
+    assert (existing / fmt.MANIFEST).read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["b"], "no partial folder left behind"
+
+
+def _fp(batches):
+    return {"observed": True, "batches": {str(i): b for i, b in enumerate(batches)}}
+
+
+def test_data_fingerprint_same_shuffled_and_different():
+    assert compare_data(_fp(STATS), _fp(STATS), exact=True) is None
+    shuffled = compare_data(_fp(STATS), _fp([STATS[1], STATS[0], STATS[2]]), exact=True)
+    assert shuffled.startswith("data: shuffled data order") and "pack step 0" in shuffled
+    other = [STATS[0], {"args": {"0": {**STATS[1]["args"]["0"], "mean": 0.5}}, "kwargs": {}}, STATS[2]]
+    different = compare_data(_fp(STATS), _fp(other), exact=True)
+    assert different.startswith("data: the batches differ") and "pack step 1" in different and "args.0.mean" in different
+    # a last-bit difference of the statistics: the same batch on other hardware, a different one on the same CPU
+    nudged = [{"args": {"0": {**STATS[0]["args"]["0"], "norm": 46.1 * (1 + 1e-7)}}, "kwargs": {}}, *STATS[1:]]
+    assert compare_data(_fp(STATS), _fp(nudged), exact=False) is None
+    assert compare_data(_fp(STATS), _fp(nudged), exact=True) is not None
+    assert compare_data({"observed": False, "why": "no model"}, _fp(STATS), exact=True) is None
+
+
+def test_env_differences_are_expected_across_hardware_only():
+    env = ConfigItem("env", "error", ("CUDA_VISIBLE_DEVICES=0 vs ASCEND_RT_VISIBLE_DEVICES=None (warning)",))
+    pip = ConfigItem("pip", "error", ("numpy: baseline 1.26, migrated 2.0",))
+    config = ConfigCheckResult(None, (env, pip))
+    other, notes = expected_across_hardware(config, same_hardware=False)
+    assert other.item("env").status == "warning" and other.item("pip").status == "error"
+    assert len(notes) == 1 and "expected across hardware" in notes[0] and "ASCEND_RT_VISIBLE_DEVICES" in notes[0]
+    same, notes = expected_across_hardware(config, same_hardware=True)
+    assert same.item("env").status == "error" and not notes
+
+
+def test_script_sha256_difference_names_both(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("print('edited')\n")
+    folder = tmp_path / "b"
+    folder.mkdir()
+    bundle = fmt.Bundle(folder, {"script": {"path": str(script), "relative": "train.py", "sha256": "ab" * 32}}, folder)
+    note = script_note(bundle, tmp_path)
+    assert note.startswith("warning:") and str(script) in note and "abababababab" in note
+    assert fmt.sha256_file(script)[:12] in note
+    same = fmt.Bundle(folder, {"script": {"path": str(script), "sha256": fmt.sha256_file(script)}}, folder)
+    assert script_note(same, tmp_path) is None
+
+
+def test_loss_tolerances_come_from_the_data_file_with_a_source():
+    data = loss_compare._tolerance_data()
+    for dtype, entry in data["dtype"].items():
+        assert entry["source"], dtype
+        assert loss_compare.DEFAULT_TOLERANCES[dtype] == (entry["rtol"], entry["atol"])
+        assert loss_compare.tolerances(dtype, exact=False)[:2] == (entry["rtol"], entry["atol"])
+    assert loss_compare.tolerances("float32", exact=True)[:2] == (0.0, 0.0)
+    assert "none published" in loss_compare.tolerance_source("bf16", exact=False)
+
+
+def test_environment_snapshot_redacts_secrets():
+    env = fmt.environment({"HF_TOKEN": "hf_abc", "AWS_SECRET_ACCESS_KEY": "k", "PATH": "/usr/bin"})
+    assert env == {"AWS_SECRET_ACCESS_KEY": "<redacted>", "HF_TOKEN": "<redacted>", "PATH": "/usr/bin"}

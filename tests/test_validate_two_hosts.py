@@ -1,0 +1,101 @@
+"""Two hosts on this machine: `npu-migrate baseline` records the original in one working directory and
+environment, `npu-migrate validate --baseline` compares a migrated script in another (another cwd, an
+extra PYTHONPATH entry and environment variable), through the real console entry point. Both sides are
+the CPU emulations, so a correct migration must give the recorded losses exactly."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util as _importlib_util
+import json
+import os
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli
+
+pytestmark = [pytest.mark.skipif(any(_importlib_util.find_spec(n) is None for n in ("torch", "msprobe")),
+                                 reason="needs torch, msprobe"), pytest.mark.runtime]
+
+CASES = Path(__file__).resolve().parent / "validate_cases"
+STEPS = 3
+
+
+@pytest.fixture(scope="module")
+def host_a(tmp_path_factory):
+    """The GPU host: its own cwd and environment; the bundle recorded there (as an archive, as one copies it)."""
+    cwd = tmp_path_factory.mktemp("host_a")
+    proc = run_cli("baseline", str(CASES / "train_gpu.py"), "--out", "bundle", "--archive", "--steps", str(STEPS), "--seed", "7", "-q",
+                   cwd=cwd, env={"HOST_A_ONLY": "1"})
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    return cwd
+
+
+def _host_b(tmp_path: Path, host_a: Path) -> tuple[Path, dict]:
+    """The NPU host: the bundle copied into another cwd, another environment."""
+    cwd = tmp_path / "host_b"
+    (cwd / "site").mkdir(parents=True)
+    shutil.copy(host_a / "bundle.tar.gz", cwd / "bundle.tar.gz")
+    env = {"HOST_B_ONLY": "1", "PYTHONPATH": os.pathsep.join([str(cwd / "site"), os.environ.get("PYTHONPATH", "")])}
+    return cwd, env
+
+
+def test_recorded_bundle_is_complete(host_a, tmp_path):
+    with tarfile.open(host_a / "bundle.tar.gz") as tar:
+        files = {m.name.removeprefix("bundle/") for m in tar.getmembers() if m.isfile()}
+        names = {Path(f).name for f in files}
+        manifest = json.load(tar.extractfile("bundle/manifest.json"))
+        env = json.load(tar.extractfile("bundle/env.json"))
+    assert {"manifest.json", "losses.csv", "smoke.json", "config_check_pack.zip", "data_fingerprint.json",
+            "pip_list.txt", "env.json"} <= names
+    assert manifest["backend"] == "cuda-emulated" and manifest["emulated"] is True  # no GPU here: said so
+    assert manifest["steps"] == STEPS and len(manifest["losses"]) == STEPS and manifest["seed"] == 7
+    assert manifest["data_fingerprint"]["observed"] is True
+    assert set(manifest["files"]) == files - {"manifest.json"}  # every other file has its checksum
+    assert manifest["dump_steps"] == [0, 1] and any(f.startswith("dump/step1/") for f in files)
+    assert not (host_a / "bundle").exists(), "--archive keeps the archive only"
+    assert env["HOST_A_ONLY"] == "1" and "HOST_B_ONLY" not in env  # the environment of the recording host
+
+
+def test_correct_migration_on_the_other_host_gives_the_recorded_losses(host_a, tmp_path):
+    cwd, env = _host_b(tmp_path, host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "train_npu.py"), "-q", "--out", "out",
+                   cwd=cwd, env=env)
+    text = proc.stdout.decode()
+    assert proc.returncode == 0, text + proc.stderr.decode()[-3000:]
+    with tarfile.open(cwd / "bundle.tar.gz") as tar:
+        recorded = json.load(tar.extractfile("bundle/manifest.json"))["losses"]
+    rows = list(csv.DictReader((cwd / "out" / "losses.csv").open()))
+    assert [float(r["baseline_loss"]) for r in rows] == recorded == [float(r["migrated_loss"]) for r in rows]
+    assert json.loads((cwd / "out" / "validate.json").read_text())["losses"]["identical"] is True
+    assert "the first 3 batches match the recorded ones" in text
+    smoke = json.loads((cwd / "out" / "migrated" / "smoke.json").read_text())
+    assert smoke["backend"] == "emulated"
+
+
+def test_wrong_learning_rate_on_the_other_host_fails_naming_it(host_a, tmp_path):
+    cwd, env = _host_b(tmp_path, host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "wrong_lr_npu.py"), "-q", "--out", "out",
+                   cwd=cwd, env=env)
+    text = proc.stdout.decode()
+    assert proc.returncode == 1, text + proc.stderr.decode()[-3000:]
+    assert "loss diverges at step 2" in text  # step 1's loss comes before the first update
+    assert "config_check weights: differs" in text
+    # the API dump of steps 1-2 recorded in the bundle against the migrated run's: the optimizer update
+    first = json.loads((cwd / "out" / "validate.json").read_text())["api_compare"]["first"]
+    assert first["api"].startswith("Tensor.add_") and "alpha" in first["entry"], first
+    assert "-0.1" in first["message"] and "-0.12" in first["message"]
+    assert "wrong_lr_npu.py" in first["stack"][-1] and "optimizer.step()" in text
+
+
+def test_different_data_on_the_other_host_is_named_first(host_a, tmp_path):
+    """wrong_seed_npu.py draws other inputs (and weights): the data comparison fails before the losses."""
+    cwd, env = _host_b(tmp_path, host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "wrong_seed_npu.py"), "-q", "--out", "out",
+                   cwd=cwd, env=env)
+    assert proc.returncode == 1, proc.stdout.decode() + proc.stderr.decode()[-3000:]
+    reasons = json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
+    assert reasons[0].startswith("data: the batches differ from the recorded ones from msprobe pack step 0"), reasons
