@@ -37,6 +37,29 @@ TORCH_NPU_VERSION = "2.14.0"
 CODEGEN_YAML = "torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml"
 OPTIM_INIT = "torch_npu/optim/__init__.py"
 OPTIM_BASE = "torch_npu/optim/npu_fused_optim_base.py"
+DOCS = "torch_npu/_op_plugin_docs.py"
+# How to call each fused API in place of the matched ops, written from its docstring in DOCS (formula,
+# signature, example) and for the optimizer from torch_npu/optim/npu_fused_optim_base.py. Hand-written:
+# the wheel has no such text; an API without an entry gets its signature only.
+REWRITES = {
+    "torch_npu.npu_rms_norm": "y = torch_npu.npu_rms_norm(x, weight, epsilon=eps)[0]  "
+                              "(x * rsqrt(mean(x**2, -1) + eps) * weight; output 0 of 2)",
+    "torch_npu.npu_rotary_mul": "q = torch_npu.npu_rotary_mul(q, cos, sin)  (rotary_mode='half': "
+                                "cos * q + sin * cat((-x2, x1), -1) with x1, x2 = chunk(q, 2, -1); 4-D inputs)",
+    "torch_npu.npu_swiglu": "y = torch_npu.npu_swiglu(x, dim=-1)  (a, b = chunk(x, 2, dim): silu(a) * b)",
+    "torch_npu.npu_fusion_attention": "out = torch_npu.npu_fusion_attention(q, k, v, head_num, 'BNSD', "
+                                      "atten_mask=mask_bool, scale=scale, keep_prob=1 - p)[0]  "
+                                      "(softmax(mask(scale * q @ k^T)) dropped out, @ v; mask True = masked out)",
+    "torch_npu.fast_gelu": "y = torch_npu.fast_gelu(x)  (an approximation of gelu: check the numerics)",
+    "torch_npu.npu_geglu": "y = torch_npu.npu_geglu(x, dim=-1, approximate=1)[0]",
+    "torch_npu.npu_group_norm_silu": "y = torch_npu.npu_group_norm_silu(x, weight, bias, group, eps)[0]",
+    "torch_npu.npu_add_layer_norm": "y = torch_npu.npu_add_layer_norm(x1, x2, gamma, beta, epsilon)[0]",
+    "torch_npu.npu_scaled_masked_softmax": "y = torch_npu.npu_scaled_masked_softmax(x, mask_bool, scale)",
+    "torch_npu.npu_confusion_transpose": "y = torch_npu.npu_confusion_transpose(x, perm, shape, transpose_first)",
+    "optimizer.clip_grad_norm_fused_": "optimizer.clip_grad_norm_fused_(max_norm) on a torch_npu.optim.NpuFused* "
+                                       "optimizer instead of torch.nn.utils.clip_grad_norm_",
+    "torch.addmm": "torch.addmm(input, mat1, mat2, beta=b, alpha=a)",
+}
 OUT = Path(__file__).resolve().parents[1] / "migrate" / "knowledge" / "data" / "fusion_rules.json"
 
 
@@ -106,7 +129,9 @@ def build(msprof: Path, torch_npu: Path) -> dict:
         "pattern_syntax": "ops joined by '-'; '(op){m,n}' repeats an op, '(a|b)' is either (the advisor's "
                           "_format_rule_to_pattern); aten op names without 'aten::'",
         "rule_sets": rule_sets,
-        "apis": {api: check_api(api, codegen, optim_all, optim_base) for api in apis},
+        "apis": {api: {**check_api(api, codegen, optim_all, optim_base),
+                       **({"rewrite": REWRITES[api], "rewrite_source": f"{OPTIM_BASE if api.startswith('optimizer.') else DOCS} (hand-written from it)"}
+                          if api in REWRITES else {})} for api in apis},
     }
 
 

@@ -272,3 +272,52 @@ def test_user_frames_are_the_scripts_folder_only(tmp_path):
     assert frames.kind(str(tmp_path / "elsewhere.py")) == OTHER
     assert frames.kind(os.path.join(ROOT, "checks", "bootstrap.py")) == OTHER  # the harness is never the user
     assert frames.kind("<frozen runpy>") == OTHER
+
+
+# ------------------------------------------------------------------------------ fusion chances
+def planted_fused(name: str) -> dict[int, str]:
+    """line -> the fused API a `FUSED: <api>` comment expects there."""
+    out = {}
+    with open(case(name), encoding="utf-8") as f:
+        for lineno, text in enumerate(f, 1):
+            m = re.search(r"FUSED: ([\w.]+)", text)
+            if m and "PITFALL" in text:
+                out[lineno] = m.group(1)
+    return out
+
+
+def test_fusion_chances_are_found_at_their_lines_with_the_fused_api(tmp_path):
+    from migrate import knowledge
+
+    result = profile("fused.py", tmp_path, fail_on="fusion")
+    assert result.exit_code == 1 and result.failing == len(result.findings), result.reasons  # --fail-on fusion
+    assert {f.line: f.what for f in result.findings} == planted_fused("fused.py")
+    assert {f.kind for f in result.findings} == {"fusion"}
+    kb = knowledge.load(result.torch_npu_version)
+    by_api = {f.what: f for f in result.findings}
+    for f in result.findings:
+        assert kb.has_api(f.what) and f.detail["release"] == f"torch_npu {result.torch_npu_version}"
+        assert f.detail["kernels_saved_per_step"] == (len(f.detail["ops"]) - 1) * f.per_step
+    rms = by_api["torch_npu.npu_rms_norm"]  # two RMSNorm modules, each x.pow(2).mean ... * weight
+    assert rms.per_step == 2 and rms.detail["ops"] == ["pow", "mean", "add", "rsqrt", "mul"]
+    assert rms.advice.startswith("y = torch_npu.npu_rms_norm(x, weight, epsilon=eps)[0]")
+    rotary = by_api["torch_npu.npu_rotary_mul"]  # q and k; the match spans rotate_half and its caller
+    assert rotary.per_step == 2 and "lines 32, 33, 39" in rotary.detail["match"]
+    assert by_api["torch_npu.npu_fusion_attention"].detail["ops"] == ["matmul", "mul", "masked_fill_", "softmax",
+                                                                      "matmul"]
+
+
+def test_a_rewritten_script_runs_on_the_stand_in_and_trains_like_the_original(tmp_path):
+    """FUSED_REWRITE=1: npu_rms_norm, npu_rotary_mul, npu_fusion_attention and npu_swiglu (the stand-in's
+    reference math) in place of the hand-written ops; same losses, and no chance left where they were."""
+    from checks.smoke import run_smoke
+
+    kw = {"steps": 6, "backend": "emulated", "seed": 0, "timeout": 300}
+    original = run_smoke(case("fused.py"), **kw)
+    rewritten = run_smoke(case("fused.py"), env={"FUSED_REWRITE": "1"}, **kw)
+    assert original.verdict == rewritten.verdict == "pass", (original.reasons, rewritten.reasons)
+    assert len(original.losses) == len(rewritten.losses) == 6
+    for a, b in zip(original.losses, rewritten.losses):
+        assert abs(a - b) <= 1e-5 * abs(a)
+    left = profile("fused.py", tmp_path, env={"FUSED_REWRITE": "1"})
+    assert {f.what for f in left.findings} == {"torch_npu.npu_confusion_transpose"}  # the two not rewritten
