@@ -158,10 +158,13 @@ def _fusion(e, steps, version):
     ops = e["message"].split("-")
     saved = (len(ops) - 1) * per
     spans = e["examples"][0] if e["examples"] else e["message"]
-    where = "torch" if entry.get("status") == "torch" else f"torch_npu {version}"
-    msg = (f"{spans} runs as {len(ops)} aten ops per call, {plural(_whole(per), 'call')} per step; {where} has {api}, "
-           f"one fused kernel: about {plural(_whole(saved), 'kernel launch', 'kernel launches')} fewer per step "
-           "(msprof-analyze's fusion rule, matched on the CPU)")
+    where = f"torch_npu {version}"
+    if len(ops) > 1:
+        gain = (f"runs as {len(ops)} aten ops per call, {plural(_whole(per), 'call')} per step; {where} has {api}, "
+                f"one fused kernel: about {plural(_whole(saved), 'kernel launch', 'kernel launches')} fewer per step")
+    else:  # a one-op rule (gelu -> fast_gelu): a faster kernel, not fewer
+        gain = f"runs {plural(_whole(per), 'time')} per step; {where} has {api}, a faster kernel for it"
+    msg = f"{spans} {gain} (msprof-analyze's fusion rule, matched on the CPU)"
     advice = entry.get("rewrite") or f"use {api}: {entry.get('signature', '')}".rstrip(": ")
     advice += " (check the numerics with `npu-migrate validate`)"
     return ("fusion", e["path"], e["line"], per, msg, advice, saved * OP_LAUNCH_MS, api,

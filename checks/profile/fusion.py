@@ -10,8 +10,8 @@ TorchFunctionMode in the profile child: each torch-level call the user's code ma
 The rules are matched per traced step, with the advisor's pattern syntax (`_format_rule_to_pattern`):
 each match is one chance at the line of its first op, with the lines it spans.
 
-Only fused APIs the data records as present in the torch_npu wheel (or torch's own) and that the
-target torch_npu release has (knowledge data) are matched. The `Optimizer` rules (AdamW.step ->
+Only fused APIs the data records as present in the torch_npu wheel and that the target torch_npu
+release has (knowledge data) are matched (see `usable`). The `Optimizer` rules (AdamW.step ->
 NpuFusedAdamW) are the `optimizer` finding's job (checks/profile/fusedopt.py), not repeated here.
 """
 from __future__ import annotations
@@ -24,8 +24,10 @@ RULES_FILE = ("data", "fusion_rules.json")
 METADATA = frozenset({
     "size", "dim", "numel", "stride", "is_contiguous", "element_size", "data_ptr", "get_device",
     "is_floating_point", "is_complex", "storage_offset", "ndimension", "nelement", "requires_grad_",
-    "register_hook", "retain_grad", "untyped_storage", "type", "tolist", "_set_grad_enabled",
+    "register_hook", "retain_grad", "untyped_storage", "tolist", "_set_grad_enabled",
 })
+# dtype conversions by method: the dispatcher records aten::to for each (even when it returns self)
+CONVERSIONS = frozenset({"float", "double", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char"})
 # Tensor operators whose torch function name is not the aten op the dispatcher records
 OPERATORS = {
     "__add__": ("add",), "__radd__": ("add",), "__iadd__": ("add_",),
@@ -59,10 +61,10 @@ def load_rules(kb, data: dict | None = None) -> list[tuple[str, str, re.Pattern]
 
 
 def usable(api: str, entry: dict, kb) -> bool:
-    status = entry.get("status")
-    if status == "torch":
-        return True
-    if status != "present":
+    """torch_npu's fused APIs the wheel has and the target release has. Not torch's own (`torch.addmm`
+    for `mul-mul-add`): that rule also matches elementwise `a * b + c * d` (llama2.c's rotary lines),
+    where a matrix product does not apply, and it is no NPU fused kernel."""
+    if entry.get("status") != "present":
         return False
     if api.startswith("torch_npu.") and kb is not None:
         return bool(kb.has_api(api))
@@ -124,6 +126,10 @@ def aten_names(func, args) -> tuple[str, ...]:
         return OPERATORS[name]
     if name == "__getitem__":
         return _index_ops(args[1] if len(args) > 1 else None)
+    if name in CONVERSIONS:
+        return ("to",)
+    if name == "type":  # t.type() reads the type name; t.type(dtype) converts
+        return ("to",) if len(args) > 1 else ()
     if name.startswith("__") or name in METADATA:
         return ()
     return (name,)
