@@ -321,3 +321,57 @@ def test_a_rewritten_script_runs_on_the_stand_in_and_trains_like_the_original(tm
         assert abs(a - b) <= 1e-5 * abs(a)
     left = profile("fused.py", tmp_path, env={"FUSED_REWRITE": "1"})
     assert {f.what for f in left.findings} == {"torch_npu.npu_confusion_transpose"}  # the two not rewritten
+
+
+STANDIN_FUSED_CHECK = r'''
+import sys
+sys.path.insert(0, sys.argv[1])
+import torch
+import torch_npu
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+close = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+x, w = torch.randn(2, 5, 16), torch.randn(16)
+assert close(torch_npu.npu_rms_norm(x, w, epsilon=1e-5)[0], F.rms_norm(x, (16,), w, eps=1e-5)), "rms_norm"
+assert close(torch_npu.npu_swiglu(x, dim=-1), F.silu(x[..., :8]) * x[..., 8:]), "swiglu"
+# rotary, half mode and interleave against the complex rotation they implement
+q, ang = torch.randn(2, 3, 5, 8), torch.randn(1, 1, 5, 4)
+half_cos, half_sin = torch.cat((ang.cos(), ang.cos()), -1), torch.cat((ang.sin(), ang.sin()), -1)
+rot = torch.view_as_real(torch.complex(q[..., :4], q[..., 4:]) * torch.polar(torch.ones_like(ang), ang))
+assert close(torch_npu.npu_rotary_mul(q, half_cos, half_sin), torch.cat((rot[..., 0], rot[..., 1]), -1)), "rotary"
+il_cos, il_sin = ang.cos().repeat_interleave(2, -1), ang.sin().repeat_interleave(2, -1)
+rot = torch.view_as_real(torch.view_as_complex(q.reshape(2, 3, 5, 4, 2).contiguous()) * torch.polar(torch.ones_like(ang), ang))
+assert close(torch_npu.npu_rotary_mul(q, il_cos, il_sin, rotary_mode="interleave"), rot.flatten(-2)), "interleave"
+# attention: mask True = masked out (the opposite of scaled_dot_product_attention's boolean mask)
+qh, kh, vh = torch.randn(3, 2, 4, 6, 8).unbind(0)
+causal = torch.ones(6, 6, dtype=torch.bool).tril()
+ref = F.scaled_dot_product_attention(qh, kh, vh, attn_mask=causal, scale=0.3)
+assert close(torch_npu.npu_fusion_attention(qh, kh, vh, 4, "BNSD", atten_mask=~causal, scale=0.3)[0], ref), "BNSD"
+bsh = lambda t: t.transpose(1, 2).reshape(2, 6, 32)
+out = torch_npu.npu_fusion_attention(bsh(qh), bsh(kh), bsh(vh), 4, "BSH", atten_mask=~causal, scale=0.3)[0]
+assert close(out, bsh(ref)), "BSH"
+m = torch.rand(5, 16) > 0.7
+assert close(torch_npu.npu_scaled_masked_softmax(x, m, 0.5),
+             torch.softmax((x * 0.5).masked_fill(m, float("-inf")), -1)), "scaled_masked_softmax"
+g = torch.tensor([0.5991, 0.4094])
+assert torch.allclose(torch_npu.fast_gelu(g), torch.tensor([0.4403, 0.2733]), atol=1e-4), "fast_gelu (docstring example)"
+x2, b = torch.randn(2, 5, 16), torch.randn(16)
+y, mean, rstd, s = torch_npu.npu_add_layer_norm(x, x2, w, b, 1e-5)
+assert close(y, F.layer_norm(x + x2, (16,), w, b, 1e-5)) and close(s, x + x2), "add_layer_norm"
+img, gw, gb = torch.randn(2, 8, 4, 4), torch.randn(8), torch.randn(8)
+out, mean, rstd = torch_npu.npu_group_norm_silu(img, gw, gb, 4, 1e-5)
+assert close(out, F.silu(F.group_norm(img, 4, gw, gb, 1e-5))) and mean.shape == (2, 4), "group_norm_silu"
+assert close(torch_npu.npu_confusion_transpose(x, (0, 2, 1), (2, 16, 5), True), x.permute(0, 2, 1)), "confusion"
+print("ok")
+'''
+
+
+def test_stand_in_fused_apis_compute_their_documented_math():
+    """Each fused API profile suggests, against torch's own op for the same math (F.rms_norm,
+    scaled_dot_product_attention, layer_norm, group_norm, a complex rotation) or the docstring's example."""
+    from tests.helpers import run_python
+
+    proc = run_python("-c", STANDIN_FUSED_CHECK, os.path.join(ROOT, "checks", "standin"), text=True, cwd=ROOT,
+                      timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]

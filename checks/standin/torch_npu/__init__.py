@@ -43,7 +43,8 @@ def _provide_fused():
     """The fused operators with reference math (torch_npu/_fused.py), where the targeted release has them."""
     from torch_npu import _fused
 
-    for name in ("npu_rms_norm", "npu_rotary_mul", "npu_swiglu", "npu_fusion_attention", "npu_confusion_transpose"):
+    for name in ("npu_rms_norm", "npu_rotary_mul", "npu_swiglu", "npu_fusion_attention", "npu_confusion_transpose",
+                 "fast_gelu", "npu_add_layer_norm", "npu_group_norm_silu", "npu_scaled_masked_softmax"):
         if name in _ALLOWED:
             globals()[name] = getattr(_fused, name)
 
