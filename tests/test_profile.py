@@ -363,6 +363,21 @@ img, gw, gb = torch.randn(2, 8, 4, 4), torch.randn(8), torch.randn(8)
 out, mean, rstd = torch_npu.npu_group_norm_silu(img, gw, gb, 4, 1e-5)
 assert close(out, F.silu(F.group_norm(img, 4, gw, gb, 1e-5))) and mean.shape == (2, 4), "group_norm_silu"
 assert close(torch_npu.npu_confusion_transpose(x, (0, 2, 1), (2, 16, 5), True), x.permute(0, 2, 1)), "confusion"
+# the fused optimizers the optimizer finding suggests: the same updates as torch's (defaults included)
+from torch_npu.optim import NpuFusedAdam, NpuFusedAdamW
+for fused, plain in ((NpuFusedAdamW, torch.optim.AdamW), (NpuFusedAdam, torch.optim.Adam)):
+    nets = [torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)]
+    nets[1].load_state_dict(nets[0].state_dict())
+    opts = [plain(nets[0].parameters(), lr=0.1, weight_decay=0.01), fused(nets[1].parameters(), lr=0.1)]
+    if fused is NpuFusedAdam:
+        opts[1] = fused(nets[1].parameters(), lr=0.1, weight_decay=0.01)
+    for _ in range(3):
+        for net, opt in zip(nets, opts):
+            opt.zero_grad()
+            net(torch.ones(3, 4)).pow(2).sum().backward()
+            opt.step()
+    assert torch.equal(nets[0].weight, nets[1].weight), fused.__name__
+assert float(opts[1].clip_grad_norm_fused_(1e-3)) > 0 and float(nets[1].weight.grad.norm()) <= 1.01e-3, "clip"
 print("ok")
 '''
 
