@@ -9,7 +9,6 @@ classes exist here by name only (NotEmulatedError when used): their math was not
 import sys
 
 import torch
-
 from torch_npu._surface import SurfaceModule, _names
 
 
