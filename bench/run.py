@@ -378,8 +378,9 @@ def main(argv=None) -> int:
 
         bench_loop_observer(rows, results, args.quick)
     if "fusion" in only:  # issue 29: profile's fusion recorder on vs off (bench/fusion_bench.py)
-        from bench.fusion_bench import bench_fusion
+        from bench.fusion_bench import bench_fusion, bench_fusion_recorder
 
+        bench_fusion_recorder(rows, results, args.quick)
         bench_fusion(rows, results, args.quick)
     if "symbol-model" in only:  # issue 24: the cross-file model at 1/4, 1/2, all of torch (bench/symbol_model_bench.py)
         from bench.symbol_model_bench import bench_symbol_model
