@@ -16,6 +16,7 @@ Every target is measured against a baseline in the same run and reported as a ra
 - validate overhead: validate's wall time vs the two runs it contains;
 - loop observer (issue 28): an AMP loop with checks.loop_observer vs without, per step, in process.
 - two hosts (issue 26, `--only two-hosts`): baseline vs the run it records, validate --baseline vs the migrated run.
+- fusion matching (issue 29): `profile` emulated with the fusion recorder on vs off (`--only fusion`).
 - the repository symbol model (issue 24): time and peak memory at 1/4, 1/2 and all of torch (`--only symbol-model`).
 """
 
@@ -343,7 +344,7 @@ def bench_validate(rows, results, quick):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate", "loop-observer", "symbol-model", "two-hosts"])
+    parser.add_argument("--only", nargs="*", choices=["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate", "loop-observer", "symbol-model", "two-hosts", "fusion"])
     args = parser.parse_args(argv)
     only = set(args.only or ["analyze", "startup", "kb", "apply", "many-findings", "smoke", "profile", "dist", "autocast", "validate"])
     rows: list[tuple[str, str, str, str]] = []
@@ -381,6 +382,11 @@ def main(argv=None) -> int:
         from bench.loop_observer_bench import bench_loop_observer
 
         bench_loop_observer(rows, results, args.quick)
+    if "fusion" in only:  # issue 29: profile's fusion recorder on vs off (bench/fusion_bench.py)
+        from bench.fusion_bench import bench_fusion, bench_fusion_recorder
+
+        bench_fusion_recorder(rows, results, args.quick)
+        bench_fusion(rows, results, args.quick)
     if "symbol-model" in only:  # issue 24: the cross-file model at 1/4, 1/2, all of torch (bench/symbol_model_bench.py)
         from bench.symbol_model_bench import bench_symbol_model
 

@@ -272,3 +272,121 @@ def test_user_frames_are_the_scripts_folder_only(tmp_path):
     assert frames.kind(str(tmp_path / "elsewhere.py")) == OTHER
     assert frames.kind(os.path.join(ROOT, "checks", "bootstrap.py")) == OTHER  # the harness is never the user
     assert frames.kind("<frozen runpy>") == OTHER
+
+
+# ------------------------------------------------------------------------------ fusion chances
+def planted_fused(name: str) -> dict[int, str]:
+    """line -> the fused API a `FUSED: <api>` comment expects there."""
+    out = {}
+    with open(case(name), encoding="utf-8") as f:
+        for lineno, text in enumerate(f, 1):
+            m = re.search(r"FUSED: ([\w.]+)", text)
+            if m and "PITFALL" in text:
+                out[lineno] = m.group(1)
+    return out
+
+
+def test_fusion_chances_are_found_at_their_lines_with_the_fused_api(tmp_path):
+    from migrate import knowledge
+
+    result = profile("fused.py", tmp_path, fail_on="fusion")
+    assert result.exit_code == 1 and result.failing == len(result.findings), result.reasons  # --fail-on fusion
+    assert {f.line: f.what for f in result.findings} == planted_fused("fused.py")
+    assert {f.kind for f in result.findings} == {"fusion"}
+    kb = knowledge.load(result.torch_npu_version)
+    by_api = {f.what: f for f in result.findings}
+    for f in result.findings:
+        assert kb.has_api(f.what) and f.detail["release"] == f"torch_npu {result.torch_npu_version}"
+        assert f.detail["kernels_saved_per_step"] == (len(f.detail["ops"]) - 1) * f.per_step
+    rms = by_api["torch_npu.npu_rms_norm"]  # two RMSNorm modules, each x.pow(2).mean ... * weight
+    assert rms.per_step == 2 and rms.detail["ops"] == ["pow", "mean", "add", "rsqrt", "mul"]
+    assert rms.advice.startswith("y = torch_npu.npu_rms_norm(x, weight, epsilon=eps)[0]")
+    rotary = by_api["torch_npu.npu_rotary_mul"]  # q and k; the match spans rotate_half and its caller
+    assert rotary.per_step == 2 and "lines 32, 33, 39" in rotary.detail["match"]
+    assert by_api["torch_npu.npu_fusion_attention"].detail["ops"] == ["matmul", "mul", "masked_fill_", "softmax",
+                                                                      "matmul"]
+
+
+def test_a_rewritten_script_runs_on_the_stand_in_and_trains_like_the_original(tmp_path):
+    """FUSED_REWRITE=1: npu_rms_norm, npu_rotary_mul, npu_fusion_attention and npu_swiglu (the stand-in's
+    reference math) in place of the hand-written ops; same losses, and no chance left where they were."""
+    from checks.smoke import run_smoke
+
+    kw = {"steps": 6, "backend": "emulated", "seed": 0, "timeout": 300}
+    original = run_smoke(case("fused.py"), **kw)
+    rewritten = run_smoke(case("fused.py"), env={"FUSED_REWRITE": "1"}, **kw)
+    assert original.verdict == rewritten.verdict == "pass", (original.reasons, rewritten.reasons)
+    assert len(original.losses) == len(rewritten.losses) == 6
+    for a, b in zip(original.losses, rewritten.losses):
+        assert abs(a - b) <= 1e-5 * abs(a)
+    left = profile("fused.py", tmp_path, env={"FUSED_REWRITE": "1"})
+    assert {f.what for f in left.findings} == {"torch_npu.npu_confusion_transpose"}  # the two not rewritten
+
+
+STANDIN_FUSED_CHECK = r'''
+import sys
+sys.path.insert(0, sys.argv[1])
+import torch
+import torch_npu
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+close = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+x, w = torch.randn(2, 5, 16), torch.randn(16)
+assert close(torch_npu.npu_rms_norm(x, w, epsilon=1e-5)[0], F.rms_norm(x, (16,), w, eps=1e-5)), "rms_norm"
+assert close(torch_npu.npu_swiglu(x, dim=-1), F.silu(x[..., :8]) * x[..., 8:]), "swiglu"
+# rotary, half mode and interleave against the complex rotation they implement
+q, ang = torch.randn(2, 3, 5, 8), torch.randn(1, 1, 5, 4)
+half_cos, half_sin = torch.cat((ang.cos(), ang.cos()), -1), torch.cat((ang.sin(), ang.sin()), -1)
+rot = torch.view_as_real(torch.complex(q[..., :4], q[..., 4:]) * torch.polar(torch.ones_like(ang), ang))
+assert close(torch_npu.npu_rotary_mul(q, half_cos, half_sin), torch.cat((rot[..., 0], rot[..., 1]), -1)), "rotary"
+il_cos, il_sin = ang.cos().repeat_interleave(2, -1), ang.sin().repeat_interleave(2, -1)
+rot = torch.view_as_real(torch.view_as_complex(q.reshape(2, 3, 5, 4, 2).contiguous()) * torch.polar(torch.ones_like(ang), ang))
+assert close(torch_npu.npu_rotary_mul(q, il_cos, il_sin, rotary_mode="interleave"), rot.flatten(-2)), "interleave"
+# attention: mask True = masked out (the opposite of scaled_dot_product_attention's boolean mask)
+qh, kh, vh = torch.randn(3, 2, 4, 6, 8).unbind(0)
+causal = torch.ones(6, 6, dtype=torch.bool).tril()
+ref = F.scaled_dot_product_attention(qh, kh, vh, attn_mask=causal, scale=0.3)
+assert close(torch_npu.npu_fusion_attention(qh, kh, vh, 4, "BNSD", atten_mask=~causal, scale=0.3)[0], ref), "BNSD"
+bsh = lambda t: t.transpose(1, 2).reshape(2, 6, 32)
+out = torch_npu.npu_fusion_attention(bsh(qh), bsh(kh), bsh(vh), 4, "BSH", atten_mask=~causal, scale=0.3)[0]
+assert close(out, bsh(ref)), "BSH"
+m = torch.rand(5, 16) > 0.7
+assert close(torch_npu.npu_scaled_masked_softmax(x, m, 0.5),
+             torch.softmax((x * 0.5).masked_fill(m, float("-inf")), -1)), "scaled_masked_softmax"
+g = torch.tensor([0.5991, 0.4094])
+assert torch.allclose(torch_npu.fast_gelu(g), torch.tensor([0.4403, 0.2733]), atol=1e-4), "fast_gelu (docstring example)"
+x2, b = torch.randn(2, 5, 16), torch.randn(16)
+y, mean, rstd, s = torch_npu.npu_add_layer_norm(x, x2, w, b, 1e-5)
+assert close(y, F.layer_norm(x + x2, (16,), w, b, 1e-5)) and close(s, x + x2), "add_layer_norm"
+img, gw, gb = torch.randn(2, 8, 4, 4), torch.randn(8), torch.randn(8)
+out, mean, rstd = torch_npu.npu_group_norm_silu(img, gw, gb, 4, 1e-5)
+assert close(out, F.silu(F.group_norm(img, 4, gw, gb, 1e-5))) and mean.shape == (2, 4), "group_norm_silu"
+assert close(torch_npu.npu_confusion_transpose(x, (0, 2, 1), (2, 16, 5), True), x.permute(0, 2, 1)), "confusion"
+# the fused optimizers the optimizer finding suggests: the same updates as torch's (defaults included)
+from torch_npu.optim import NpuFusedAdam, NpuFusedAdamW
+for fused, plain in ((NpuFusedAdamW, torch.optim.AdamW), (NpuFusedAdam, torch.optim.Adam)):
+    nets = [torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)]
+    nets[1].load_state_dict(nets[0].state_dict())
+    opts = [plain(nets[0].parameters(), lr=0.1, weight_decay=0.01), fused(nets[1].parameters(), lr=0.1)]
+    if fused is NpuFusedAdam:
+        opts[1] = fused(nets[1].parameters(), lr=0.1, weight_decay=0.01)
+    for _ in range(3):
+        for net, opt in zip(nets, opts):
+            opt.zero_grad()
+            net(torch.ones(3, 4)).pow(2).sum().backward()
+            opt.step()
+    assert torch.equal(nets[0].weight, nets[1].weight), fused.__name__
+assert float(opts[1].clip_grad_norm_fused_(1e-3)) > 0 and float(nets[1].weight.grad.norm()) <= 1.01e-3, "clip"
+print("ok")
+'''
+
+
+def test_stand_in_fused_apis_compute_their_documented_math():
+    """Each fused API profile suggests, against torch's own op for the same math (F.rms_norm,
+    scaled_dot_product_attention, layer_norm, group_norm, a complex rotation) or the docstring's example."""
+    from tests.helpers import run_python
+
+    proc = run_python("-c", STANDIN_FUSED_CHECK, os.path.join(ROOT, "checks", "standin"), text=True, cwd=ROOT,
+                      timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]

@@ -52,6 +52,7 @@ class ProfileState:
         self.warnings: list[str] = []
         self.hostsync = None
         self.tracer = None
+        self.fusion = None  # checks/profile/fusion.py: the torch-level op sequence of traced steps
         self.ascend = None
         self.ascend_error = None
         self.t_step = time.perf_counter()
@@ -96,6 +97,8 @@ class ProfileState:
         self.step += 1
         self._note_optimizer(optimizer)
         if self.measuring:
+            if self.fusion is not None and self.fusion.active:
+                self.fusion.end_step()
             self.measured_steps += 1
             self.step_seconds.append(now - self.t_step)
             tracer = self.tracer
@@ -107,10 +110,14 @@ class ProfileState:
                 self.known_events = len(self.events)
                 if self.stable >= STABLE_STEPS and tracer.stop():
                     self.trace_stopped_after = self.step
+                    if self.fusion is not None:
+                        self.fusion.stop()
         else:
             self.measuring = True
             if self.tracer is not None:
                 self.tracer.start()
+            if self.fusion is not None:
+                self.fusion.start()
         if self.hostsync is not None:
             self.hostsync.new_step()
         if self.tracer is not None:
@@ -140,6 +147,8 @@ class ProfileState:
         self.finished = True
         if self.tracer is not None and self.tracer.active:
             self.tracer.stop()
+        if self.fusion is not None and self.fusion.active:
+            self.fusion.stop()
         if self.ascend is not None:
             try:
                 self.ascend.stop()
@@ -200,6 +209,14 @@ def install(torch, rec, script: str, cfg: dict) -> ProfileState:
         from checks.profile.tracer import PerfTracer
 
         state.tracer = PerfTracer(torch, state, state.kb)
+        if cfg.get("fusion", True):
+            from checks.profile import fusion
+
+            try:
+                state.fusion = fusion.make_recorder(torch, state, fusion.load_rules(state.kb))
+            except Exception as exc:  # noqa: BLE001 - without the rules no fusion findings; said in warnings
+                state.warnings.append(f"fusion rules could not be loaded ({type(exc).__name__}: {exc}): "
+                                      "no fusion findings")
     if state.backend == "npu" and cfg.get("trace_dir"):
         try:
             from checks.profile.ascend import AscendProfiler

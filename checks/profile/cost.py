@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 
 from checks.profile.findings import PerfFinding
+from migrate.report import plural
 
 SYNC_STALL_MS = 0.2  # assumed: the host waits for the queued kernels, the device idles until new launches
 FALLBACK_FIXED_MS = 0.1  # assumed: sync + two copies of a host fallback, besides the bytes moved
@@ -148,6 +149,33 @@ def _optimizer(o, version, child):
             {"tensors": n, "foreach": o.get("foreach"), "fused_alternative": fused})
 
 
+def _fusion(e, steps, version):
+    from migrate.knowledge import read_json
+
+    api = e["what"]
+    entry = read_json("data", "fusion_rules.json")["apis"].get(api, {})
+    per = e["count"] / steps
+    ops = e["message"].split("-")
+    saved = (len(ops) - 1) * per
+    spans = e["examples"][0] if e["examples"] else e["message"]
+    where = f"torch_npu {version}"
+    if len(ops) > 1:
+        gain = (f"runs as {len(ops)} aten ops per call, {plural(_whole(per), 'call')} per step; {where} has {api}, "
+                f"one fused kernel: about {plural(_whole(saved), 'kernel launch', 'kernel launches')} fewer per step")
+    else:  # a one-op rule (gelu -> fast_gelu): a faster kernel, not fewer
+        gain = f"runs {plural(_whole(per), 'time')} per step; {where} has {api}, a faster kernel for it"
+    msg = f"{spans} {gain} (msprof-analyze's fusion rule, matched on the CPU)"
+    advice = entry.get("rewrite") or f"use {api}: {entry.get('signature', '')}".rstrip(": ")
+    advice += " (check the numerics with `npu-migrate validate`)"
+    return ("fusion", e["path"], e["line"], per, msg, advice, saved * OP_LAUNCH_MS, api,
+            {"ops": ops, "match": spans, "kernels_saved_per_step": round(saved, 3), "api": api,
+             "signature": entry.get("signature"), "release": where})
+
+
+def _whole(x: float):
+    return int(x) if float(x).is_integer() else round(x, 2)
+
+
 def _public_name(qualified: str) -> str:
     """torch.optim.adamw.AdamW -> torch.optim.AdamW"""
     parts = qualified.split(".")
@@ -157,4 +185,4 @@ def _public_name(qualified: str) -> str:
 
 
 _EVENT_MAKERS = {"host_sync": _host_sync, "cpu_fallback": _cpu_fallback, "float64": _float64,
-                 "dynamic_shape": _dynamic}
+                 "dynamic_shape": _dynamic, "fusion": _fusion}

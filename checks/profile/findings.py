@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-KINDS = ("host_sync", "cpu_fallback", "dynamic_shape", "float64", "data_loading", "optimizer")
+KINDS = ("host_sync", "cpu_fallback", "dynamic_shape", "float64", "data_loading", "optimizer", "fusion")
 SEVERITIES = ("low", "medium", "high")
 EMULATION_CANNOT_SEE = (
     "kernel execution times on the NPU",

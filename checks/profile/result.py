@@ -26,10 +26,13 @@ def fails(finding, fail_on: tuple[str, ...]) -> bool:
     return bool(levels) and SEVERITIES.index(finding.severity) >= min(levels)
 
 
-def child_config(report: str, backend: str, version: str, op_trace: bool, trace_dir: str | None) -> str:
-    """The NPU_MIGRATE_PROFILE value: where the child writes its report (and the NPU trace)."""
+def child_config(report: str, backend: str, version: str, op_trace: bool, trace_dir: str | None,
+                 fusion: bool = True) -> str:
+    """The NPU_MIGRATE_PROFILE value: where the child writes its report (and the NPU trace); `fusion`:
+    record the op sequence for fusion chances (emulated, with the op trace)."""
     return json.dumps({"report": report, "backend": backend, "torch_npu_version": version,
-                       "op_trace": bool(op_trace), "trace_dir": trace_dir, "schedule": DEFAULT_SCHEDULE})
+                       "op_trace": bool(op_trace), "trace_dir": trace_dir, "schedule": DEFAULT_SCHEDULE,
+                       "fusion": bool(fusion)})
 
 
 def build_result(script, backend, version, child, smoke, steps_run: int, *, warnings, out_dir, fail_words,

@@ -40,8 +40,10 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
                 torch_npu_version: str | None = None, script_args=(), out_dir=None, fail_on: str | None = None,
                 timeout: float = 600, stream=None, python: str | None = None, env: dict | None = None,
                 op_trace: bool = True, advisor: bool = True, seed: int | None = None, launch=None,
-                progress_timeout: float | None = None) -> ProfileResult:
+                progress_timeout: float | None = None, fusion: bool = True) -> ProfileResult:
     """Profile `script` for `steps` optimizer steps. Never raises for a bad script (exit 2 instead).
+
+    `fusion`: look for fused-operator chances (emulated; checks/profile/fusion.py); off, for measuring its cost.
 
     `launch` (a checks.distributed.LaunchSpec): run it as N ranks under torchrun and profile every rank;
     the result then carries one ProfileResult per rank in `ranks` and the findings merged across them."""
@@ -94,7 +96,7 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
     os.close(fd)
     os.unlink(report)
     child_env = dict(env or {})
-    child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir)
+    child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir, fusion)
     try:
         smoke = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
                           torch_npu_version=version, script_args=tuple(script_args), op_trace=False,

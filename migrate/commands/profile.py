@@ -23,7 +23,7 @@ from migrate.commands._report_options import report_options, report_target
 @report_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="npu_profile_out", show_default=True, help="Folder for summary.md (and the NPU trace, advisor reports).")
 @click.option("--torch-npu-version", help="Target torch_npu release (default: the installed one, else the newest known).")
-@click.option("--fail-on", help="Exit 1 on findings of these kinds (host_sync, cpu_fallback, dynamic_shape, float64, data_loading, optimizer) or at/above a severity (low|medium|high), or any; joined with ',' or '|'. Default: none.")
+@click.option("--fail-on", help="Exit 1 on findings of these kinds (host_sync, cpu_fallback, dynamic_shape, float64, data_loading, optimizer, fusion) or at/above a severity (low|medium|high), or any; joined with ',' or '|'. Default: none.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds before the run (and all its children) is killed.")
 @click.option("--no-advisor", is_flag=True, help="NPU: do not run msprof-analyze advisor on the trace.")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")

@@ -33,6 +33,8 @@ def main():
         extra = torch.randn(4 + step % 3, 16, device=device)  # PITFALL: dynamic_shape
         loss = loss + model(extra).mean() * 0.0
         peak = torch.fmax(out.detach(), out.detach())  # PITFALL: cpu_fallback
+        gate, up = out.chunk(2, dim=-1)  # PITFALL: fusion
+        loss = loss + (nn.functional.silu(gate) * up).mean() * 0.0
         scale = out.detach().double().abs().mean()  # PITFALL: float64
         positive = out[out > 0]  # PITFALL: host_sync
         if loss.item() > 1e6:  # PITFALL: host_sync

@@ -37,3 +37,16 @@ def __getattr__(name):
         return _emulator._NotEmulated(f"torch_npu.{name}")
     raise AttributeError(f"module 'torch_npu' has no attribute '{name}' "
                          f"(torch_npu {_emulator.VERSION} has no torch_npu.{name})")
+
+
+def _provide_fused():
+    """The fused operators with reference math (torch_npu/_fused.py), where the targeted release has them."""
+    from torch_npu import _fused
+
+    for name in ("npu_rms_norm", "npu_rotary_mul", "npu_swiglu", "npu_fusion_attention", "npu_confusion_transpose",
+                 "fast_gelu", "npu_add_layer_norm", "npu_group_norm_silu", "npu_scaled_masked_softmax"):
+        if name in _ALLOWED:
+            globals()[name] = getattr(_fused, name)
+
+
+_provide_fused()

@@ -1,0 +1,106 @@
+"""Fusion chances (checks/profile/fusion.py) and their data (migrate/knowledge/data/fusion_rules.json):
+the pure parts, without torch. The emulated runs are in tests/test_profile.py."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from checks.profile import fusion
+from migrate import knowledge
+
+ROOT = Path(__file__).resolve().parents[1]
+WHEELS = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels"))
+DATA = knowledge.read_json(*fusion.RULES_FILE)
+
+
+@pytest.mark.parametrize("ops, rule, expected", [
+    (["pow", "mean", "add", "rsqrt", "mul", "mul"], "(pow){0,1}-(mean){0,1}-(add){0,1}-rsqrt-mul-(type_as){0,1}",
+     [(0, 4)]),
+    (["rsqrt", "mul"], "(pow){0,1}-(mean){0,1}-(add){0,1}-rsqrt-mul-(type_as){0,1}", [(0, 1)]),
+    (["mul", "slice", "slice", "neg", "cat", "mul", "add"], "(slice)-neg-cat-(mul){0,2}-add", [(2, 6)]),
+    (["chunk", "silu", "mul"], "(chunk)-silu-mul", [(0, 2)]),
+    (["matmul", "mul", "masked_fill_", "softmax", "matmul"],
+     "matmul-(add){0,1}-(mul){0,1}-(masked_fill_){0,1}-softmax-(dropout){0,1}-matmul", [(0, 4)]),
+    # noop: masked_fill (not in place) is not the rule's masked_fill_; silu without its mul
+    (["matmul", "masked_fill", "softmax", "matmul"],
+     "matmul-(add){0,1}-(mul){0,1}-(masked_fill_){0,1}-softmax-(dropout){0,1}-matmul", []),
+    (["chunk", "silu", "add"], "(chunk)-silu-mul", []),
+    (["linear", "relu", "linear"], "matmul-add", []),
+], ids=["rms_norm", "rms_norm_short", "rotary", "swiglu", "attention", "attention_noop", "swiglu_noop",
+        "linear_noop"])
+def test_rules_match_as_the_advisor_reads_them(ops, rule, expected):
+    rules = [("api", rule, re.compile(fusion.to_regex(rule)))]
+    assert [(first, last) for _, _, first, last in fusion.match(ops, rules)] == expected
+
+
+def test_pattern_translation_is_the_advisors():
+    # msprof_analyze/advisor/analyzer/schedule/fusion_ops/fusion_ops_analyzer.py, _format_rule_to_pattern's docstring
+    assert fusion.to_regex("(mul){0,1}-(add|neg){0,2}-dropout-(softmax)*") == \
+        r"(\-mul\-){0,1}(\-add\-|\-neg\-){0,2}(\-dropout\-)(\-softmax\-)*"
+
+
+@pytest.mark.parametrize("name, key, expected", [
+    ("__getitem__", (Ellipsis, slice(None, 4)), ("slice",)),
+    ("__getitem__", (slice(None), 0), ("select",)),  # a full `:` issues nothing
+    ("__getitem__", (None, Ellipsis), ("unsqueeze",)),
+    ("__rtruediv__", None, ("reciprocal", "mul")),
+    ("__mul__", None, ("mul",)),
+    ("__imul__", None, ("mul_",)),
+    ("size", None, ()),
+    ("float", None, ("to",)),  # a dtype conversion by method is recorded as aten::to
+    ("type", None, ("to",)),
+    ("__get__", None, ()),
+    ("softmax", None, ("softmax",)),
+])
+def test_torch_level_calls_are_named_as_the_dispatcher_records_them(name, key, expected):
+    def func():
+        pass
+
+    func.__name__ = name
+    assert fusion.aten_names(func, (object(), key)) == expected
+
+
+def test_only_apis_the_wheel_and_the_target_release_have_are_matched():
+    kb = knowledge.load("2.14.0")
+    apis = {api for api, _, _ in fusion.load_rules(kb)}
+    for api in apis:
+        entry = DATA["apis"][api]
+        assert entry["status"] == "present"
+        if api.startswith("torch_npu."):
+            assert kb.has_api(api)
+    assert not any(api.startswith(("mindspeed.", "torch.")) for api in apis)  # MindSpeed's, torch's own
+    assert {"torch_npu.npu_rms_norm", "torch_npu.npu_rotary_mul", "torch_npu.npu_swiglu",
+            "torch_npu.npu_fusion_attention"} <= apis
+    # a release without the API: its rules go (knowledge data of an older line)
+    older = knowledge.load("2.3.1")
+    assert "torch_npu.npu_moe_token_permute" not in older.module_names("torch_npu")
+
+
+def test_the_data_says_where_it_came_from():
+    assert DATA["source"]["wheel"] == "msprof_analyze-26.2.0-py3-none-any.whl"
+    assert DATA["source"]["file"].endswith("advisor/rules/timeline_fusion_ops.yaml")
+    assert DATA["checked_in"]["wheel"].startswith("torch_npu-2.14.0")
+    for api, entry in DATA["apis"].items():
+        assert entry["status"] in ("present", "absent", "torch"), api
+        assert entry["where"], api
+        if entry["status"] == "present" and api.startswith("torch_npu.") and ".optim." not in api:
+            assert entry["signature"].startswith(api.split(".", 1)[1] + "("), api
+
+
+@pytest.mark.skipif(not (WHEELS / "msprof_analyze-26.2.0-py3-none-any.whl").is_file()
+                    or not (WHEELS / "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl").is_file(),
+                    reason="msprof-analyze / torch_npu wheels not in $NPU_WHEEL_CACHE")
+def test_committed_data_is_what_the_generator_reads_from_the_wheels():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_fusion_rules", ROOT / "scripts" / "build_fusion_rules.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fresh = mod.build(WHEELS / mod.MSPROF_WHEEL, WHEELS / mod.TORCH_NPU_WHEEL)
+    committed = json.loads((ROOT / "migrate" / "knowledge" / "data" / "fusion_rules.json").read_text())
+    fresh.pop("generated"), committed.pop("generated")
+    assert fresh == json.loads(json.dumps(fresh)) and fresh == committed
