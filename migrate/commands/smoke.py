@@ -31,7 +31,7 @@ from migrate.commands._launch_options import launch_options
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output (on a terminal, show the step reached and the elapsed time instead).")
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
 @click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
-@click.option("--resume-check", "resume_args", metavar="RESUME_ARGS", help="Check that a resume continues the same training: run 2x--steps straight, then --steps, then again with ARGS + RESUME_ARGS ({ckpt}: the checkpoint the first run wrote) for --steps more, and compare (docs/smoke.md).")
+@click.option("--resume-check", "resume_args", metavar="RESUME_ARGS", help="Check that a resume continues the same training: run until the first checkpoint after --steps steps, run again from scratch, then resume with ARGS + RESUME_ARGS ({ckpt}: that checkpoint) for --steps more and compare step by step (docs/smoke.md).")
 @launch_options
 def smoke(script, script_args, steps, timeout, backend, fake_data, json_report, torch_npu_version, strict_ops,
           no_op_trace, seed, autocast_policy, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit,
