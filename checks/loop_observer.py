@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
 STATE_KINDS = ("model", "optimizer", "scheduler", "scaler", "rng", "step")
-_STEP_KEYS = frozenset({"epoch", "step", "iter", "iteration", "global_step", "iter_num", "start_epoch", "steps", "epochs"})
+_STEP_KEYS = frozenset({"epoch", "step", "iter", "iteration", "global_step", "iter_num", "start_epoch", "steps", "epochs",
+                        "epochs_run"})  # EPOCHS_RUN: pytorch/examples@77f55b9 distributed/ddp-tutorial-series
 _SCALER_KEYS = frozenset({"scale", "growth_factor", "backoff_factor", "growth_interval"})
 
 
