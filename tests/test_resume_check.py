@@ -72,3 +72,20 @@ def test_smoke_reports_loss_scale_clipping_on_scaled_gradients_and_checkpoints(t
     assert any(w.startswith("clip_grad_norm_ ran on loss-scaled gradients (3 of 3 calls") for w in r.warnings)
     [ckpt] = loop["checkpoints"]
     assert (ckpt["path"], ckpt["step"], ckpt["lost"]) == (str(tmp_path / "ck.pt"), 2, [])
+
+
+def test_cli_resume_check_could_not_run_and_refuses_ranks(tmp_path):
+    """No child starts: a missing script is exit 2 with the resume check's own verdict line, and the
+    check runs one process only."""
+    from tests.helpers import invoke_cli
+
+    missing = str(tmp_path / "missing.py")
+    r = invoke_cli("smoke", missing, "--resume-check", "--resume {ckpt}", "--json", str(tmp_path / "r.json"))
+    assert r.returncode == 2
+    import json
+
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["verdict"] == "error" and "the first run could not train: script not found" in data["reasons"][0]
+    (tmp_path / "s.py").write_text("print(1)\n")
+    r = invoke_cli("smoke", str(tmp_path / "s.py"), "--resume-check", "", "--nproc-per-node", "2")
+    assert r.returncode == 2 and b"not with --nproc-per-node" in r.stdout + r.stderr
