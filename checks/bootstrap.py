@@ -130,6 +130,19 @@ def install_hooks(torch, rec: Recorder, fork_aware: bool = True) -> None:
     scaler_cls.step = untraced(scaler_cls.step)
 
 
+def observe_loop(torch, rec: Recorder, cfg: dict) -> None:
+    """Loss scale, clipping and checkpoints (checks/loop_observer.py) into the report's `loop`. A
+    `--resume-check` first half (cfg stop_after_checkpoint) ends at the first checkpoint written once
+    the requested steps are done, not at the step itself: the script's own save code runs first."""
+    from checks.loop_observer import observe
+
+    def at_checkpoint(checkpoint) -> None:
+        if cfg.get("stop_after_checkpoint") and len(rec.losses) >= rec.target:
+            rec.stop()
+
+    rec.loop, _ = observe(torch, trace=bool(cfg.get("loop_trace")), on_checkpoint=at_checkpoint)
+
+
 def bridge_spawned_children(cfg: dict, script: str) -> None:
     """Processes the script spawns run checks/spawn_main.py as their `__mp_main__` (which installs the
     hooks and fake data, then runs the script as multiprocessing would): their steps count too."""
@@ -264,6 +277,7 @@ def main() -> None:
     if cfg.get("seed") is not None:
         seed_everything(torch, int(cfg["seed"]))
     install_hooks(torch, rec)
+    observe_loop(torch, rec, cfg)
     bridge_spawned_children(cfg, script)
     if profile_cfg:
         checks.profile.child.install(torch, rec, script, json.loads(profile_cfg))

@@ -145,14 +145,17 @@ class ChildConfig:
     wait_for_script: float = 0.0
     autoload: bool = False  # import the (stand-in) torch_npu at `import torch`, as torch >= 2.5 does
     dist_dir: str | None = None  # a torchrun rank: the job's report folder (checks/dist_child.py)
+    loop_trace: bool = False  # smoke --resume-check: a state snapshot per step (checks/loop_observer.py)
+    stop_after_checkpoint: bool = False  # its first half: stop at the first checkpoint after `steps` steps
 
     @classmethod
     def build(cls, *, report: str, steps: int, backend: str, kb_version: str | None, op_trace: bool = True,
               fake_data: bool = False, seed: int | None = None, autocast: str = "off", wait_for_script: float = 0.0,
-              dist_dir: str | None = None) -> ChildConfig:
+              dist_dir: str | None = None, loop_trace: bool = False, stop_after_checkpoint: bool = False) -> ChildConfig:
         return cls(report=report, steps=int(steps), backend=backend, op_trace=bool(op_trace), fake_data=bool(fake_data),
                    seed=seed, torch_npu_version=kb_version, autocast=autocast, wait_for_script=float(wait_for_script),
-                   autoload=autoload(kb_version) and backend in ("npu", "emulated"), dist_dir=dist_dir)
+                   autoload=autoload(kb_version) and backend in ("npu", "emulated"), dist_dir=dist_dir,
+                   loop_trace=bool(loop_trace), stop_after_checkpoint=bool(stop_after_checkpoint))
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -10,18 +10,25 @@ Per `torch.save`: which training state the object holds (model, optimizer, sched
 step), judged from the shape of each state dict, and what a resume from it would lose of the state
 the run keeps.
 
-Not yet wired into `npu-migrate smoke` (its launch is being refactored, issue 25): `observe(torch)`
-is the entry point a child calls, `LoopObservations.to_dict()` what it writes. torch is imported
-by the caller, never here at module level.
+The smoke child (checks/bootstrap.py) calls `observe(torch)` next to its step hooks and writes
+`LoopObservations.to_dict()` into its report (`ChildReport.loop`). With `trace=True` (the runs of
+`smoke --resume-check`, checks/resume_check.py) it also takes a `StateSnapshot` at the first
+backward of every step: what a resume must restore (parameters, optimizer state, learning rates,
+loss scale, RNG states, the batch the data loader gave), as checksums that two runs can compare.
+torch is imported by the caller, never here at module level.
 """
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
 STATE_KINDS = ("model", "optimizer", "scheduler", "scaler", "rng", "step")
-_STEP_KEYS = frozenset({"epoch", "step", "iter", "iteration", "global_step", "iter_num", "start_epoch", "steps", "epochs"})
+_STEP_KEYS = frozenset({"epoch", "step", "iter", "iteration", "global_step", "iter_num", "start_epoch", "steps", "epochs",
+                        "epochs_run"})  # EPOCHS_RUN: pytorch/examples@77f55b9 distributed/ddp-tutorial-series
 _SCALER_KEYS = frozenset({"scale", "growth_factor", "backoff_factor", "growth_interval"})
 
 
@@ -42,9 +49,29 @@ class ClipCall:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    path: str
+    path: str  # absolute (the child's working folder when the script named a relative one)
     holds: tuple[str, ...]  # of STATE_KINDS
     lost: tuple[str, ...]  # state the run keeps that a resume from this file would start afresh
+    step: int = 0  # optimizer steps done when it was written
+
+
+# What a resume must bring back, in the order a report names it: StateSnapshot's fields.
+RESTART_STATE = {"params": "parameters", "optimizer": "optimizer state", "lr": "learning rate",
+                 "scale": "loss scale", "rng": "RNG", "data": "data position"}
+
+
+@dataclass(frozen=True)
+class StateSnapshot:
+    """The training state at the first backward of one step (trace mode): checksums, not tensors.
+    Taken after that step's forward, so the RNG states include the forward's draws (dropout)."""
+
+    step: int  # 1-based: the step this backward belongs to
+    params: tuple[float, float] | None  # sum and sum of |x| over every optimized parameter
+    optimizer: tuple[float, float] | None  # the same over every optimizer state tensor and number
+    lr: tuple[float, ...] | None  # every param group's learning rate
+    scale: float | None  # the last used GradScaler's scale (None: no enabled scaler)
+    rng: dict | None  # generator -> digest: torch (CPU), random, numpy (when the script imported it)
+    data: str | None  # digest of the last batch a DataLoader gave (None: no DataLoader seen)
 
 
 @dataclass
@@ -53,6 +80,8 @@ class LoopObservations:
     clips: list[ClipCall] = field(default_factory=list)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     kept: set[str] = field(default_factory=set)  # state kinds the run has: optimizer, scheduler, scaler
+    steps: int = 0  # optimizer steps seen
+    snapshots: list[StateSnapshot] = field(default_factory=list)  # trace mode only
 
     @property
     def skipped_steps(self) -> list[int]:
@@ -65,6 +94,8 @@ class LoopObservations:
             "clips": [asdict(c) for c in self.clips],
             "clipped_scaled_gradients": [c.index for c in self.clips if c.scaled],
             "checkpoints": [asdict(c) for c in self.checkpoints],
+            "steps": self.steps,
+            **({"snapshots": [asdict(x) for x in self.snapshots]} if self.snapshots else {}),
         }
 
 
@@ -121,17 +152,103 @@ def _patch(owner, name: str, make: Callable, undo: list) -> None:
     undo.append(lambda: setattr(owner, name, original))
 
 
-def observe(torch) -> tuple[LoopObservations, Callable[[], None]]:
+def _digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()[:16]
+
+
+def _tensor_sums(torch, tensors) -> tuple[float, float]:
+    total = absolute = 0.0
+    for t in tensors:
+        if isinstance(t, torch.Tensor):
+            d = t.detach().double()
+            total += float(d.sum())
+            absolute += float(d.abs().sum())
+        elif isinstance(t, (int, float)) and not isinstance(t, bool):
+            total += float(t)
+            absolute += abs(float(t))
+    return total, absolute
+
+
+def _batch_digest(torch, batch) -> str:
+    parts: list[bytes] = []
+
+    def walk(x):
+        if isinstance(x, torch.Tensor):
+            d = x.detach()
+            parts.append(repr((tuple(d.shape), float(d.double().sum()), float(d.double().abs().sum()))).encode())
+        elif isinstance(x, Mapping):
+            for k in x:
+                walk(x[k])
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+        elif isinstance(x, (int, float, str)):
+            parts.append(repr(x).encode())
+
+    walk(batch)
+    return _digest(b"|".join(parts))
+
+
+def _rng_digests(torch) -> dict:
+    import random
+
+    out = {"torch": _digest(bytes(torch.random.get_rng_state().numpy().tobytes())),
+           "random": _digest(repr(random.getstate()).encode())}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        state = numpy.random.get_state()
+        out["numpy"] = _digest(state[1].tobytes() + repr(state[2:]).encode())
+    return out
+
+
+class _ObservedIterator:
+    """A DataLoader's iterator, passed through: the digest of each batch it gives is kept."""
+
+    def __init__(self, inner, seen: Callable):
+        self._inner = inner
+        self._seen = seen
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        batch = next(self._inner)
+        self._seen(batch)
+        return batch
+
+    def __len__(self):
+        return len(self._inner)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def observe(torch, *, trace: bool = False,
+            on_checkpoint: Callable[[Checkpoint], None] | None = None) -> tuple[LoopObservations, Callable[[], None]]:
     """Start observing; returns the observations (filled as the loop runs) and a function that
-    restores every wrapped torch function."""
+    restores every wrapped torch function. trace: also take a StateSnapshot per step.
+    on_checkpoint: called after each model checkpoint the script wrote (the smoke child stops a
+    `--resume-check` first half there)."""
     obs = LoopObservations()
     undo: list[Callable[[], None]] = []
     pending_scaled: set[int] = set()  # ids of scalers whose last scaled backward is not unscaled yet
     scaler_cls = torch.amp.GradScaler
+    optimizers: list = []  # trace mode: the optimizers built, for their parameters, state and lr
+    last_scaler: list = []
+    last_batch: list = [None]
+
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    def counted(opt, args, kwargs):
+        obs.steps += 1
+
+    undo.append(register_optimizer_step_post_hook(counted).remove)
 
     def wrap_init(original):
         def init(self, *args, **kwargs):
             obs.kept.add("optimizer")
+            if trace:
+                optimizers.append(self)
             return original(self, *args, **kwargs)
         return init
 
@@ -150,6 +267,8 @@ def observe(torch) -> tuple[LoopObservations, Callable[[], None]]:
             if self.is_enabled():
                 obs.kept.add("scaler")
                 pending_scaled.add(id(self))
+                if trace:
+                    last_scaler[:] = [self]
             return original(self, outputs)
         return scale
 
@@ -195,15 +314,90 @@ def observe(torch) -> tuple[LoopObservations, Callable[[], None]]:
         def save(obj, f, *args, **kwargs):
             holds = checkpoint_holds(torch, obj)
             wanted = [k for k in ("optimizer", "scheduler", "scaler") if k in obs.kept] + ["rng", "step"]
+            result = original(obj, f, *args, **kwargs)
             if "model" in holds:
-                obs.checkpoints.append(Checkpoint(str(f), holds, tuple(k for k in wanted if k not in holds)))
-            return original(obj, f, *args, **kwargs)
+                path = os.path.abspath(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else repr(f)
+                checkpoint = Checkpoint(path, holds, tuple(k for k in wanted if k not in holds), obs.steps)
+                obs.checkpoints.append(checkpoint)
+                if on_checkpoint is not None:
+                    on_checkpoint(checkpoint)
+            return result
         return save
 
     _patch(torch, "save", wrap_save, undo)
+    if not trace:
+        return obs, _restorer(undo)
 
+    def snapshot() -> StateSnapshot:
+        params = [p for opt in optimizers for g in opt.param_groups for p in g["params"]]
+        state = [v for opt in optimizers for s in opt.state.values() for v in s.values()]
+        lrs = tuple(float(g["lr"]) for opt in optimizers for g in opt.param_groups if isinstance(g.get("lr"), (int, float)))
+        scaler = last_scaler[0] if last_scaler else None
+        return StateSnapshot(obs.steps + 1, _tensor_sums(torch, params) if params else None,
+                             _tensor_sums(torch, state) if optimizers else None, lrs or None,
+                             float(scaler.get_scale()) if scaler is not None else None, _rng_digests(torch),
+                             last_batch[0])
+
+    def wrap_backward(original):
+        def backward(*args, **kwargs):
+            if not obs.snapshots or obs.snapshots[-1].step != obs.steps + 1:
+                obs.snapshots.append(snapshot())
+            return original(*args, **kwargs)
+        return backward
+
+    _patch(torch.autograd, "backward", wrap_backward, undo)
+
+    def wrap_iter(original):
+        def __iter__(self):
+            def seen(batch):
+                last_batch[0] = _batch_digest(torch, batch)
+            return _ObservedIterator(original(self), seen)
+        return __iter__
+
+    _patch(torch.utils.data.DataLoader, "__iter__", wrap_iter, undo)
+    return obs, _restorer(undo)
+
+
+def _restorer(undo: list) -> Callable[[], None]:
     def restore() -> None:
         while undo:
             undo.pop()()
 
-    return obs, restore
+    return restore
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def describe(loop: dict | None) -> list[tuple[str, str]]:
+    """The report's lines for a `ChildReport.loop` (torch-free: smoke's text report, checks/smoke.py)."""
+    if not loop:
+        return []
+    lines = []
+    scales = loop.get("scaler_steps") or []
+    if scales:
+        skipped = loop.get("skipped_steps") or []
+        lines.append(("loss scale", f"{_fmt(scales[0]['scale'])} -> {_fmt(scales[-1]['scale'])} over {len(scales)} "
+                      "scaler updates; " + (f"skipped (overflow) at update {', '.join(map(str, skipped))}"
+                                             if skipped else "no skipped step")))
+    clips = loop.get("clips") or []
+    if clips:
+        scaled = loop.get("clipped_scaled_gradients") or []
+        lines.append(("clip_grad_norm_", f"{len(clips)} calls, norm before clipping {_fmt(clips[0]['total_norm'])} "
+                      f"(first) / {_fmt(clips[-1]['total_norm'])} (last); "
+                      + (f"{len(scaled)} on loss-scaled gradients (no unscale_ first)" if scaled else "all on unscaled gradients")))
+    for c in loop.get("checkpoints") or []:
+        lost = ", ".join(c["lost"]) or "nothing"
+        lines.append(("checkpoint", f"{c['path']} at step {c.get('step', '?')}: holds {', '.join(c['holds'])}; "
+                      f"a resume from it restarts {lost}"))
+    return lines
+
+
+def clip_warning(loop: dict | None) -> str | None:
+    """The warning of a run whose clip_grad_norm_ saw gradients still multiplied by the loss scale."""
+    scaled = (loop or {}).get("clipped_scaled_gradients") or []
+    if not scaled:
+        return None
+    return (f"clip_grad_norm_ ran on loss-scaled gradients ({len(scaled)} of {len(loop['clips'])} calls; "
+            "call scaler.unscale_(optimizer) before clipping): the norm and the threshold compare at the wrong scale")

@@ -52,6 +52,7 @@ class Recorder:
         self.pid = os.getpid()
         self.is_worker = False  # a process the script forked
         self.optimizers_built = 0
+        self.loop = None  # checks.loop_observer.LoopObservations, set by the bootstrap
         self.reset()
 
     def reset(self) -> None:
@@ -141,7 +142,8 @@ class Recorder:
         self.maybe_stop_tracing(n)
         if n == 1 or n == self.target:
             self.param_device = self.devices_of(p for group in optimizer.param_groups for p in group["params"])
-        if n >= self.target or not math.isfinite(self.losses[-1]):
+        if (n >= self.target and not self.cfg.get("stop_after_checkpoint")) or not math.isfinite(self.losses[-1]):
+            # (a --resume-check first half stops at its next checkpoint instead: bootstrap.observe_loop)
             # A non-finite loss is already a verdict: no need to train on.
             self.stop()
         self.maybe_write(now, n)
@@ -266,6 +268,7 @@ class Recorder:
             loss_dtype=self.loss_dtype, loss_device=self.loss_device, param_device=dict(self.param_device),
             peak_memory=self.peak_memory(), warnings=tuple(self.warnings), exception=self.exception,
             exit_code=self.exit_code, op_trace=trace, autocast=self.autocast_report(),
+            loop=self.loop.to_dict() if self.loop is not None else None,
         )
 
     def autocast_report(self) -> dict | None:

@@ -40,7 +40,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
               emulate_autocast: bool | None = None, autocast: str = "off",
               python: str | None = None, memory_limit: int | None = None,
-              wait_for_script: float = 0.0, progress: bool = False) -> SmokeResult:
+              wait_for_script: float = 0.0, progress: bool = False, loop_trace: bool = False,
+              stop_after_checkpoint: bool = False) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
     autocast: the policy of an emulated device's autocast regions (emulated, cuda-emulated):
@@ -52,6 +53,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     wait_for_script: the script is still being written (validate's instrumented copy): the child
     starts now and waits up to this many seconds for it (or for `SCRIPT.cancel`) before running it.
     progress: show "step k/N, elapsed" on stderr while it runs, when stderr is a terminal (checks/smoke_progress.py).
+    loop_trace, stop_after_checkpoint: the runs of `--resume-check` (checks/resume_check.py).
     """
     if emulate_autocast is not None:
         autocast = "native" if emulate_autocast else "off"
@@ -68,7 +70,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     os.unlink(report_path)
     config = ChildConfig.build(report=report_path, steps=steps, backend=backend, kb_version=kb_version,
                                op_trace=op_trace, fake_data=fake_data, seed=seed, autocast=autocast,
-                               wait_for_script=wait_for_script)
+                               wait_for_script=wait_for_script, loop_trace=loop_trace,
+                               stop_after_checkpoint=stop_after_checkpoint)
     child_env = config.child_env(os.environ, env, fake_data_dir=report_path + ".fakedata")
     cmd = [python or sys.executable, BOOTSTRAP, os.path.abspath(script), *map(str, script_args)]
     timed_out = False
@@ -190,6 +193,9 @@ def render(result: SmokeResult, console=None) -> None:
         ("op coverage", f"{result.ops_traced} ops traced, {len(result.unsupported_ops)} without NPU kernel, "
                         f"{len(result.float64_ops)} float64/complex" if result.ops_traced else "not traced"),
     ]
+    from checks.loop_observer import describe
+
+    facts += describe(result.loop)
     for key, value in facts if result.verdict != "error" else ():
         console.print(f"  {key:20} {escape(value)}", highlight=False)
     # reasons quote the script's errors (gloo's "[.../pair.cc:561]"), escaped as all user text

@@ -58,6 +58,7 @@ class ChildReport:
     exit_code: int | None = None  # the script's SystemExit status (status "exit" / "finished")
     op_trace: OpTraceSummary | None = None
     autocast: dict | None = None  # emulated runs: {"policy": ..., "requested": {dtype: regions}}
+    loop: dict | None = None  # checks.loop_observer.LoopObservations.to_dict(): loss scale, clips, checkpoints
 
     @property
     def steps(self) -> int:

@@ -52,6 +52,7 @@ class SmokeResult:
     replicas: str | None = None  # ranks the script spawned (mp.spawn): the cross-rank parameter check
     spawned_ranks: tuple[dict, ...] = ()  # those ranks' own verdicts (checks/spawn_ranks.py)
     notes: tuple[str, ...] = ()  # remarks on the losses that do not change the verdict (checks/loss_trend.py)
+    loop: dict | None = None  # loss scale per step, skipped steps, clipping, checkpoints (checks/loop_observer.py)
 
     @property
     def passed(self) -> bool:
@@ -171,6 +172,10 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         if not math.isfinite(loss):
             reasons.append(f"loss is not finite at optimizer step {i} ({loss})")
             break
+    from checks.loop_observer import clip_warning
+
+    warnings.append(clip_warning(report.loop))
+    warnings = [w for w in warnings if w]
     param_device = report.param_device
     loss_device = report.loss_device
     if backend in ("npu", "emulated") and done:
@@ -201,4 +206,4 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps,
         warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
         traceback=traceback_text, error_location=location, autocast=report.autocast,
-        notes=loss_trend.notes(losses), **common)
+        notes=loss_trend.notes(losses), loop=report.loop, **common)

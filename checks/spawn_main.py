@@ -27,6 +27,7 @@ def _prepare() -> str:
         import checks.dist_child as dist_child
         from checks.bootstrap import describe_exception, install_hooks, seed_everything
         from checks.child_config import RANKS_SUFFIX
+        from checks.loop_observer import observe
         from checks.process import die_with_parent
         from checks.recorder import Recorder
 
@@ -50,6 +51,7 @@ def _prepare() -> str:
     rec = Recorder(cfg, cfg["script"])
     rec.after_fork()  # a worker: its own report, stops itself after the requested steps
     install_hooks(torch, rec, fork_aware=False)
+    rec.loop, _ = observe(torch)  # loss scale, clipping, checkpoints of this rank (checks/loop_observer.py)
     if not cfg.get("dist_dir"):  # ranks of mp.spawn: judged as one job by the parent (checks/spawn_ranks.py)
         dist_child.attach_spawned(rec, cfg["report"] + RANKS_SUFFIX, describe_exception)
     if cfg.get("fake_data"):

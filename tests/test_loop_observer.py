@@ -72,6 +72,7 @@ def test_checkpoint_contents_and_what_a_resume_would_lose(tmp_path):
                     "scaler": scaler.state_dict(), "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
                     "step": 3}, tmp_path / "full.pt")
         torch.save({"vocab": [1, 2]}, tmp_path / "meta.pt")  # holds no model: not a checkpoint
+        torch.save({"MODEL_STATE": model.state_dict(), "EPOCHS_RUN": 2}, tmp_path / "snapshot.pt")  # DDP tutorial
     finally:
         restore()
     seen = {c.path.rsplit("/", 1)[-1]: (c.holds, c.lost) for c in obs.checkpoints}
@@ -79,5 +80,6 @@ def test_checkpoint_contents_and_what_a_resume_would_lose(tmp_path):
         "weights.pt": (("model",), ("optimizer", "scheduler", "scaler", "rng", "step")),
         "partial.pt": (("model", "optimizer", "step"), ("scheduler", "scaler", "rng")),
         "full.pt": (("model", "optimizer", "scheduler", "scaler", "rng", "step"), ()),
+        "snapshot.pt": (("model", "step"), ("optimizer", "scheduler", "scaler", "rng")),
     }
     assert (tmp_path / "full.pt").exists()  # the script's own save still happened

@@ -32,9 +32,11 @@ from migrate.commands._report_options import report_options, report_target
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output (on a terminal, show the step reached and the elapsed time instead).")
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
 @click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
+@click.option("--resume-check", "resume_args", metavar="RESUME_ARGS", help="Check that a resume continues the same training: run until the first checkpoint after --steps steps, run again from scratch, then resume with ARGS + RESUME_ARGS ({ckpt}: that checkpoint) for --steps more and compare step by step (docs/smoke.md).")
 @launch_options
 def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, json_legacy, torch_npu_version, strict_ops,
-          no_op_trace, seed, autocast_policy, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit):
+          no_op_trace, seed, autocast_policy, no_autocast, quiet, rank_logs, launch, progress_timeout, memory_limit,
+          resume_args):
     """Run SCRIPT for --steps optimizer steps and judge them: 0 pass, 1 fail, 2 could not run.
 
     Arguments after `--` go to the script.
@@ -52,6 +54,17 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, 
                    script_args=tuple(script_args), strict_ops=strict_ops, op_trace=not no_op_trace,
                    stream=None if quiet else sys.stderr, seed=seed, autocast="off" if no_autocast else autocast_policy,
                    memory_limit=limit, progress=quiet)
+    if resume_args is not None:  # three runs compared step by step (checks/resume_check.py)
+        if launch is not None:
+            raise click.BadParameter("not with --nproc-per-node (one process only)", param_hint="--resume-check")
+        from checks.resume_check import render as render_resume
+        from checks.resume_check import run_resume_check
+
+        options.pop("op_trace")
+        options.pop("progress")
+        check = run_resume_check(script, resume_args=resume_args, json_report=target.json, **options)
+        target.render(render_resume, check)
+        sys.exit(check.exit_code)
     if launch is not None:  # N ranks under torchrun, one verdict for the job (docs/distributed.md)
         from checks.dist_cli import smoke_distributed
 
