@@ -91,7 +91,9 @@ class ConfigFileGpu(Rule):
     `MULTI_NPU`), a process-group backend `nccl` under any key (rewritten to `hccl`) and a device
     string `device: cuda` / `cuda:N` (rewritten to `npu`). Lightning has no built-in NPU
     accelerator: its `gpu` setting is reported for a person (it runs once `transfer_to_npu` is
-    imported by the entry module, which apply adds to the entry of a config-driven app, NPU108).
+    imported by the entry module, which apply adds to the entry of a config-driven app, NPU108, and
+    `TORCH_NPU_DEVICE_CAPABILITY` is set: Lightning's CUDA accelerator unpacks
+    `torch.cuda.get_device_capability()`, which torch_npu answers with None otherwise).
     The rewrite is line-based: only the value changes, comments and layout stay byte for byte.
     Keys, values, replacements and the way a Lightning or Accelerate file is told apart are data
     (`migrate/knowledge/data/config_device_keys.toml`, each with its source). Only `.yaml` /
