@@ -38,6 +38,13 @@ from checks.child_config import FAKE_DATA_DIR_ENV as FAKE_DIR_ENV  # one name, t
 
 FOLDER_CLASSES, FOLDER_PER_CLASS, FOLDER_SIZE = 10, 8, 64
 MNIST_FAMILY = ("MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST")
+# (class, train) -> the real number of samples, so that code splitting by absolute counts
+# (`random_split(ConcatDataset([train, test]), [55_000, 5_000, 10_000])`, lightning-hydra-template)
+# works as on the real data. Sources: MNIST, yann.lecun.com/exdb/mnist ("a training set of 60,000
+# examples, and a test set of 10,000"); Fashion-MNIST, zalandoresearch/fashion-mnist README (same
+# sizes); KMNIST, rois-codh/kmnist README (same sizes). EMNIST and QMNIST (split-dependent sizes) keep
+# FAKE_LEN.
+MNIST_LENGTHS = {(name, train): 60_000 if train else 10_000 for name in ("MNIST", "FashionMNIST", "KMNIST") for train in (True, False)}
 # name -> (PIL mode, height, width, classes) for the generic fake
 IMAGE_DATASETS = {
     "MNIST": ("L", 28, 28, 10), "FashionMNIST": ("L", 28, 28, 10), "KMNIST": ("L", 28, 28, 10),
@@ -110,12 +117,17 @@ def _patch_mnist(cls, name: str) -> None:
         images, labels = learnable_images(name, FAKE_LEN, classes, 28, 28, 1, part=str(getattr(self, "train", "")))
         data = torch.from_numpy(images[..., 0].copy())
         labels = torch.from_numpy(labels)
+        length = MNIST_LENGTHS.get((name, bool(getattr(self, "train", True))), FAKE_LEN)
+        if length != FAKE_LEN:  # the real length, the FAKE_LEN distinct images repeated
+            repeat = torch.arange(length) % FAKE_LEN
+            data, labels = data[repeat], labels[repeat]
         if name == "QMNIST":  # (N, 8) int64: class, writer ids, ... (compat targets use column 0)
             targets = torch.zeros(FAKE_LEN, 8, dtype=torch.int64)
             targets[:, 0] = labels
         else:
             targets = labels
-        warn_once(f"{type(self).__name__}: {FAKE_LEN} synthetic 28x28 images, {classes} classes (nothing read or downloaded)")
+        warn_once(f"{type(self).__name__}: {length} synthetic 28x28 images ({min(length, FAKE_LEN)} distinct), {classes} classes "
+                  "(nothing read or downloaded)")
         return data, targets
 
     cls._load_data = _load_data

@@ -43,12 +43,26 @@ class ConfigItem:
     first_step: int | None = None  # dataset / weights: the first step that differs
 
 
+# Why an item msprobe knows can be missing from a pack (msprobe skips an item absent from either pack
+# and says nothing: BaseChecker.compare_ex returns None). dataset, weights and random are packed by a
+# pre-forward hook on the model (checkers/{dataset,weights,random}_checker.py:
+# register_pre_forward_fun_list); hyperparameters only when ConfigChecker is given `shell_path`
+# (checkers/hyperparameter_checker.py pack), which the generated hook does not pass.
+_WHY_ABSENT = {
+    "dataset": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "weights": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "random": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "hyperparameters": "packed only when ConfigChecker is given the launch script (shell_path)",
+}
+
+
 @dataclass(frozen=True)
 class ConfigCheckResult:
     result_xlsx: Path | None
     items: tuple[ConfigItem, ...]
     log: Path | None = None
     error: str | None = None
+    known: tuple[str, ...] = ()  # the items msprobe's ConfigChecker can compare (its registered checkers)
 
     def item(self, name: str) -> ConfigItem | None:
         return next((i for i in self.items if i.name == name), None)
@@ -56,6 +70,26 @@ class ConfigCheckResult:
     @property
     def failed(self) -> tuple[ConfigItem, ...]:
         return tuple(i for i in self.items if i.status == "error")
+
+    @property
+    def not_compared(self) -> tuple[str, ...]:
+        compared = {i.name for i in self.items}
+        return tuple(name for name in self.known if name not in compared)
+
+    def statement(self) -> str:
+        """What config_check compared and what it could not: never a bare "pass"."""
+        if self.error is not None:
+            return f"config_check not compared ({self.error})"
+        shown = ", ".join(i.name if i.status == "pass" else f"{i.name} ({i.status})" for i in self.items)
+        text = f"config_check compared {shown or 'nothing'}"
+        return f"{text}; not compared: {self.not_compared_text()}" if self.not_compared else text
+
+    def not_compared_text(self) -> str:
+        """The items msprobe knows but did not compare, grouped by why they are missing."""
+        why: dict[str, list[str]] = {}
+        for name in self.not_compared:
+            why.setdefault(_WHY_ABSENT.get(name, "absent from a pack"), []).append(name)
+        return "; ".join(f"{', '.join(names)} ({reason})" for reason, names in why.items())
 
 
 class WarmChild:
@@ -98,7 +132,7 @@ def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeo
     items = tuple(
         ConfigItem(d["name"], d["status"], tuple(d["details"]), d.get("first_step")) for d in payload["items"]
     )
-    return ConfigCheckResult(Path(payload["result_xlsx"]), items, log, None)
+    return ConfigCheckResult(Path(payload["result_xlsx"]), items, log, None, tuple(payload.get("known", ())))
 
 
 def _summarise_config_result(result_xlsx: str) -> dict:
@@ -430,6 +464,7 @@ def _child_main(argv: list[str]) -> int:
 
             ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
             payload = _summarise_config_result(os.path.join(out_dir, ConfigChecker.result_filename))
+            payload["known"] = [c.target_name_in_zip for c in ConfigChecker.checkers.values() if c.target_name_in_zip]
         elif command == "api-compare":
             out_dir, pairs = argv[1], json.loads(argv[2])
             from checks.compat import msprobe_pt_compare

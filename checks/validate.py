@@ -276,7 +276,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
 
         # ---- config_check
         if os.environ.get("NPU_MIGRATE_CONFIG_CHECK") == "0":
-            config = msprobe_bridge.ConfigCheckResult(None, (), None, "not compared: NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
+            config = msprobe_bridge.ConfigCheckResult(None, (), None, "NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
         else:
             say("validate: comparing the config_check packs (msprobe)")
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
@@ -412,7 +412,8 @@ def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = Fa
     if not failed:
         what = ("losses within the original's own run-to-run spread" if within_spread
                 else "identical losses" if alignment.identical else "losses within tolerance")
-        return "pass", 0, [f"{what} over {len(alignment.rows)} steps; config_check items pass"]
+        config_text = config.statement() if config is not None else "config_check not run"
+        return "pass", 0, [f"{what} over {len(alignment.rows)} steps; {config_text}"]
     return "fail", 1, reasons
 
 

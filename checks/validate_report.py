@@ -68,6 +68,8 @@ def terminal_text(result) -> str:
             lines.append(f"  config_check: not compared: {cc.error}")
         else:
             lines.append("  config_check: " + ", ".join(f"{i.name} {i.status}" for i in cc.items) + f"  ({cc.result_xlsx})")
+            if cc.not_compared:
+                lines.append(f"    not compared: {cc.not_compared_text()}")
             for item in cc.items:
                 if item.status != "pass":
                     for detail in item.details[:3]:
@@ -126,6 +128,8 @@ def markdown(result) -> str:
             for item in cc.items:
                 out.append(f"| {item.name} | {item.status} | {'<br>'.join(item.details) or '-'} |")
             out.append("")
+            if cc.not_compared:
+                out += [f"Not compared: {cc.not_compared_text()}", ""]
     al = result.losses
     if al is not None and al.rows:
         out += ["## Losses", "", f"Tolerance: rtol {al.rtol:g}, atol {al.atol:g} ({al.tolerance_note}).",
@@ -216,7 +220,8 @@ def to_json(result) -> dict:
             "identical": result.losses.identical, "max_abs_err": result.losses.max_abs_err,
             "max_rel_err": result.losses.max_rel_err, "csv": _rel(result, result.loss_csv), "png": _rel(result, result.loss_png)},
         "config_check": None if cc is None else {
-            "error": cc.error, "result_xlsx": _rel(result, cc.result_xlsx), "items": [item(i) for i in cc.items]},
+            "error": cc.error, "result_xlsx": _rel(result, cc.result_xlsx), "items": [item(i) for i in cc.items],
+            "not_compared": list(cc.not_compared)},
         "api_compare": None if api is None else {
             "error": api.error, "dump_steps": [s + 1 for s in result.dump_steps], "csvs": [_rel(result, p) for p in api.csvs],
             "first": None if api.first is None else {

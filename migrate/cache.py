@@ -42,7 +42,7 @@ def finding_from_dict(d: dict) -> Finding:
         path=d["path"], line=d["line"], column=d["column"], end_line=d["end_line"], end_column=d["end_column"],
         code=d["code"], severity=Severity.parse(d["severity"]), category=Category(d["category"]), message=d["message"],
         fixable=d["fixable"], edits=tuple(Edit(*e) for e in d.get("edits", ())), cell=d.get("cell"),
-        replacement=d.get("replacement"), package=d.get("package"),
+        replacement=d.get("replacement"), package=d.get("package"), optional=d.get("optional", False),
     )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import deps, fileio, linking, npu_aware, own_package, reexports, repo_index, shell_python, suppress, walk
+from migrate import deps, fileio, linking, npu_aware, optional_paths, own_package, reexports, repo_index, shell_python, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
@@ -195,6 +195,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx), text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
+    findings = optional_paths.mark_optional(tree, findings)  # GPU-only libraries behind a default-off option
     if not findings:
         return [], [], 0
     suppressed = 0

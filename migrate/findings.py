@@ -73,6 +73,7 @@ class Finding:
     cell: int | None = None  # notebook code cell index (0-based among all cells), line is within the cell
     replacement: str | None = None  # the NPU name or value that replaces the construct, when there is one
     package: str | None = None  # the third-party package (knowledge entry) the finding is about: NPU501/502/507/510
+    optional: bool = False  # behind an option that is off by default (migrate/optional_paths.py): never fails apply
 
     @property
     def sort_key(self) -> tuple:
@@ -93,7 +94,7 @@ class Finding:
             "message": self.message,
             "replacement": self.replacement,
             "package": self.package,
-        }
+        } | ({"optional": True} if self.optional else {})
 
 
 @dataclass(frozen=True)

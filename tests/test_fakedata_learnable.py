@@ -134,3 +134,17 @@ def test_with_shuffled_labels_the_same_training_does_not(mnist):
     mnist.targets = mnist.targets[torch.randperm(len(mnist.targets), generator=torch.Generator().manual_seed(0))]
     losses = _train(mnist, 0)
     assert _ratio(losses) > 0.9, [round(x, 3) for x in losses]
+
+
+def test_mnist_has_its_real_length_so_splits_by_absolute_counts_work(patched, tmp_path):
+    """lightning-hydra-template splits MNIST train+test into [55_000, 5_000, 10_000]."""
+    import torch
+
+    train = tv_datasets.MNIST(str(tmp_path), train=True, download=True)
+    test = tv_datasets.FashionMNIST(str(tmp_path), train=False, download=True)
+    assert (len(train), len(test)) == (60_000, 10_000)
+    parts = torch.utils.data.random_split(torch.utils.data.ConcatDataset([train, tv_datasets.MNIST(str(tmp_path), train=False)]),
+                                          [55_000, 5_000, 10_000], generator=torch.Generator().manual_seed(42))
+    assert [len(p) for p in parts] == [55_000, 5_000, 10_000]
+    image, label = parts[0][0]
+    assert label in range(10)

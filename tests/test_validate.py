@@ -51,6 +51,10 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     assert result.losses.identical
     assert {i.name: i.status for i in result.config_check.items} == {
         "env": "pass", "pip": "pass", "dataset": "pass", "weights": "pass", "random": "pass"}
+    # what was compared is said, and what msprobe knows but did not compare (no launch script given)
+    assert result.config_check.not_compared == ("hyperparameters",)
+    assert result.reasons[-1].endswith("config_check compared env, pip, dataset, weights, random; not compared: "
+                                       "hyperparameters (packed only when ConfigChecker is given the launch script (shell_path))")
     assert result.api is None  # nothing diverged: no dump
     out = tmp_path / "out"
     rows = list(csv.DictReader((out / "losses.csv").open()))

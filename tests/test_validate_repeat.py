@@ -67,12 +67,12 @@ def test_alignment_with_a_band_and_the_reasons_it_gives():
     assert inside.aligned and not inside.identical
     runs = tuple(RunInfo(side, Path(f"{side}.py"), "cpu", 0, "pass", 4, losses, "float32", (), True, "")
                  for side, losses in (("baseline", FIRST), ("migrated", (1.0, 0.915, 0.79, 0.71))))
-    assert validate.judge(runs, inside, None, None, True)[2] == ["losses within tolerance over 4 steps; config_check items pass"]
+    assert validate.judge(runs, inside, None, None, True)[2] == ["losses within tolerance over 4 steps; config_check not run"]
     verdict, _, judged = validate.judge(runs, inside, None, None, True, within_spread=True)
     reasons = verdict_reasons(rep, inside, judged)
     assert verdict == "pass"
     assert reasons[0].startswith("the original is not deterministic") and SHARED_MEMORY in reasons[0]
-    assert reasons[1] == "losses within the original's own run-to-run spread over 4 steps; config_check items pass"
+    assert reasons[1] == "losses within the original's own run-to-run spread over 4 steps; config_check not run"
     outside = loss_compare.align_losses(list(FIRST), [1.0, 0.95, 0.79, 0.71], rtol=0, atol=0, band=band(rep, rtol=0, atol=0))
     assert outside.first_divergence_step == 2
     reasons = verdict_reasons(rep, outside, ["loss diverges at step 2: ..."])

@@ -186,3 +186,28 @@ def test_copy_without_a_project_root_stays_beside_its_siblings(tmp_path):
     (tmp_path / "alone" / "data.txt").write_text("d")
     copy = make_copy(script, tmp_path / "run", "train.py", tmp_path / "pack.zip")
     assert copy.copy == tmp_path / "run" / "train.py" and (tmp_path / "run" / "data.txt").exists()
+
+
+def test_a_pass_says_which_config_check_items_were_compared_and_which_not():
+    """A hooked model whose forward never ran in one run leaves dataset, weights and random out of the
+    packs; msprobe skips them silently, the verdict must not read as if they passed."""
+    from pathlib import Path
+
+    from checks import validate
+    from checks.msprobe_bridge import ConfigCheckResult, ConfigItem
+    from checks.validate import RunInfo
+
+    losses = (1.0, 0.9)
+    runs = tuple(RunInfo(side, Path(f"{side}.py"), "cpu", 0, "pass", 2, losses, "float32", (), True, "")
+                 for side in ("baseline", "migrated"))
+    alignment = loss_compare.align_losses(list(losses), list(losses), rtol=0, atol=0)
+    known = ("env", "pip", "dataset", "weights", "random", "hyperparameters")
+    partial = ConfigCheckResult(None, (ConfigItem("env", "pass"), ConfigItem("pip", "warning")), known=known)
+    verdict, _, reasons = validate.judge(runs, alignment, partial, None, True)
+    assert verdict == "pass"
+    assert reasons == ["identical losses over 2 steps; config_check compared env, pip (warning); not compared: "
+                       "dataset, weights, random (packed at the hooked model's first forward, which did not run in at least "
+                       "one of the two runs); hyperparameters (packed only when ConfigChecker is given the launch script (shell_path))"]
+    off = ConfigCheckResult(None, (), error="NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
+    assert validate.judge(runs, alignment, off, None, True)[2][0].endswith(
+        "config_check not compared (NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off)")

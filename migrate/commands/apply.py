@@ -355,8 +355,8 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
             fileio.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
     _summary(result, outputs=outputs)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
-    # have no effect on an NPU) are listed but do not fail the run
-    status = 1 if any(m.severity != "info" for m in result.manual) else 0
+    # have no effect on an NPU) and optional ones (behind a default-off option) are listed but do not fail the run
+    status = 1 if any(m.severity != "info" and not m.optional for m in result.manual) else 0
     if any(f.error is not None for f in result.files) and len(result.files) == 1:
         status = 2  # the one file asked for could not be read or parsed
     if smoke:

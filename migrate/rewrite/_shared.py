@@ -30,7 +30,7 @@ parse = fileio.parse_python
 
 
 def manual_items(findings, leftover) -> list[ManualItem]:
-    items = [ManualItem(f.path, f.line, f.code, f.message, f.cell, str(f.severity)) for f in findings if not f.fixable]
+    items = [ManualItem(f.path, f.line, f.code, f.message, f.cell, str(f.severity), f.optional) for f in findings if not f.fixable]
     items += [ManualItem(f.path, f.line, f.code, f"not rewritten (overlaps another rewrite): {f.message}", f.cell,
                          str(f.severity)) for f in leftover]
     return items

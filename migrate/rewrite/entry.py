@@ -5,7 +5,8 @@ with the reason, which apply reports per file.
 Entry script: named with `--entry GLOB`; a `if __name__ == "__main__":` guard; training code at module
 level (`loss.backward()`, `optimizer.step()`); a module-level call of a function of this file that
 trains (directly or through other functions of this file: `main()` with no guard); `fire.Fire(...)`
-at module level; a click command of this file invoked at module level.
+at module level; a click command of this file invoked at module level; `LightningCLI(...)` at module
+level (a config-driven app: the CLI parses its config and trains when constructed).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ LIBRARY = EntryDecision(False, "no `__main__` guard, module-level training, `fir
 
 def may_be_entry(text: str) -> bool:
     """Cheap necessary condition for `decide_entry` (which needs a parse) to say entry."""
-    return any(word in text for word in ("__main__", "backward", "step", "Fire", "click"))
+    return any(word in text for word in ("__main__", "backward", "step", "Fire", "click", "LightningCLI"))
 
 
 def decide_entry(tree: ast.Module, path: str, entry_globs=()) -> EntryDecision:
@@ -56,7 +57,7 @@ def decide_entry(tree: ast.Module, path: str, entry_globs=()) -> EntryDecision:
             if step:
                 return EntryDecision(True, f"module-level training: `{step}` (line {node.lineno})")
             name = _called_name(node.func)
-            if name in ("fire.Fire", "Fire"):
+            if name in ("fire.Fire", "Fire") or (name or "").rsplit(".", 1)[-1] == "LightningCLI":
                 return EntryDecision(True, f"`{name}(...)` at module level (line {node.lineno})")
             if name in functions and _is_click_command(functions[name]):
                 return EntryDecision(True, f"click command `{name}` run at module level (line {node.lineno})")

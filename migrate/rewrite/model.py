@@ -52,6 +52,7 @@ class ManualItem:
     message: str
     cell: int | None = None
     severity: str = "error"  # of the finding left; info-only leftovers do not make apply exit 1
+    optional: bool = False  # behind a default-off option (migrate/optional_paths.py): does not make apply exit 1 either
 
     def to_dict(self) -> dict:
         return {"file": self.path, "cell": self.cell, "line": self.line, "code": self.code, "severity": self.severity,

@@ -1,0 +1,78 @@
+import ast
+
+from migrate.findings import Category, Severity
+from migrate.rules.base import Invalid, Rule
+
+_LIGHTNING = ("lightning", "pytorch_lightning")
+_TRAINERS = ("lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer", "lightning.pytorch.trainer.trainer.Trainer",
+             "pytorch_lightning.Trainer", "pytorch_lightning.trainer.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
+             "lightning.Trainer", "lightning.fabric.Fabric", "lightning.Fabric")
+
+
+class ConfigDrivenDevice(Rule):
+    """The device of a config-driven app is chosen at run time, not in its Python: a `@hydra.main`
+    entry reads it from YAML (`accelerator: gpu`, `device: cuda`, NPU107), `LightningCLI(...)` from
+    its config file, and a Lightning `Trainer` / `Fabric` built without a literal accelerator
+    (none given: `auto`, or `accelerator=cfg.accelerator`, `**cfg.trainer`) picks CUDA when
+    `torch.cuda.is_available()`. Nothing in such a file names CUDA, yet on an Ascend host the run
+    silently falls back to the CPU (Lightning `auto`) or fails (`gpu`). Reported for information;
+    what it changes is apply's structural step: a file with this finding that is the entry module
+    gets `import torch_npu` and `from torch_npu.contrib import transfer_to_npu` (torch.cuda is then
+    served by the NPU), as a file with CUDA calls does."""
+
+    CODE = "NPU108"
+    NAME = "config-driven-device"
+    CATEGORY = Category.DEVICE
+    SEVERITY = Severity.INFO
+    MESSAGE = "the device is chosen by configuration at run time"
+    TRIGGERS = ("hydra", "LightningCLI", "Trainer", "Fabric")
+    VALID = [
+        'import lightning as L\ntrainer = L.Trainer(accelerator="cpu")',
+        'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu")',  # named in Python: NPU503
+        "from transformers import Trainer\ntrainer = Trainer(model=m, args=a)",  # not Lightning's
+        "import hydra\ncfg = hydra.compose(config_name='x')",
+        "def main(cfg):\n    pass",
+    ]
+    INVALID = [
+        Invalid(
+            'import hydra\n@hydra.main(version_base=None, config_path="../configs", config_name="train")\n'
+            'def main(cfg):\n    train(cfg)\nif __name__ == "__main__":\n    main()',
+            count=1,
+        ),
+        Invalid("from lightning.pytorch.cli import LightningCLI\ndef cli_main():\n    LightningCLI(Model, Data)", count=1),
+        Invalid(
+            "import pytorch_lightning as pl\nfrom lightning import Trainer\nt = pl.Trainer(max_epochs=3)\n"
+            "t2 = Trainer(**cfg.trainer)\nt3 = pl.Trainer(accelerator=cfg.accelerator)\nt4 = pl.Trainer(accelerator='auto')",
+            count=4,
+        ),
+    ]
+
+    def check(self, ctx):
+        roots = {v.split(".", 1)[0] for v in ctx.imports.values()}
+        if "hydra" in roots:
+            for func in ctx.nodes.get(ast.FunctionDef, ()):
+                for decorator in func.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    if ctx.qualname(target) == "hydra.main":
+                        yield self.finding(ctx, decorator, f"{self.MESSAGE} (`@hydra.main`: the config files choose it)")
+        if not roots.intersection(_LIGHTNING):
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            name = ctx.qualname(call.func) or ""
+            if name.split(".", 1)[0] not in _LIGHTNING:
+                continue
+            if name.endswith(".LightningCLI"):
+                yield self.finding(ctx, call, f"{self.MESSAGE} (`LightningCLI`: its config file and flags choose it)")
+            elif name in _TRAINERS and _accelerator_at_run_time(ctx, call):
+                yield self.finding(ctx, call, f"{self.MESSAGE} (Lightning picks CUDA when torch.cuda is available: "
+                                              "accelerator not given, `auto` or computed)")
+
+
+def _accelerator_at_run_time(ctx, call: ast.Call) -> bool:
+    if any(k.arg is None for k in call.keywords):
+        return True  # `**cfg.trainer`
+    value = ctx.keyword(call, "accelerator")
+    if value is None:
+        return True  # Lightning's default is "auto"
+    text = ctx.string_value(value)
+    return text is None or text == "auto"
