@@ -7,8 +7,10 @@ not in the knowledge base is listed with where it is imported, so a porting engi
 runs on Ascend instead of trusting silence.
 
 Import facts ("imp", root, line) are read in the per-file pass with the same cheap line pattern the
-repository index uses (migrate/repo_index.py) and cached with the file; the repository's own names
-and the grouping are computed after the scan on every run.
+repository index uses (migrate/repo_index.py), literal `importlib.import_module("pkg")` included, and
+manifests add the distributions they declare ("req", name, line: requirements*.txt, pyproject,
+setup.py install_requires, setup.cfg, environment.yml); both are cached with the file. The
+repository's own names and the grouping are computed after the scan on every run.
 
 "Kernels to port" groups NPU508 findings by the custom extension they use, with where it is built
 and the CUDA sources (NPU506 files) under the directory that builds it (or under the directory its
@@ -20,31 +22,26 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from migrate.repo_index import _IMPORT, STDLIB, module_parts
+from migrate.repo_index import STDLIB, import_facts, module_parts
+from migrate.sources import normalise
 
 _STDLIB = STDLIB | {"__future__", "__main__"}
 # torch itself and its Ascend adapter: the knowledge base's own subject (API maps, op support)
 _TORCH = frozenset({"torch", "torch_npu"})
+# the Python packaging tools a setup.py imports: pure Python, part of every install, never a device question
+_PACKAGING = frozenset({"setuptools", "pkg_resources", "pip", "wheel"})
 
 
 def import_roots(text: str) -> list[tuple[str, int]]:
     """(top-level name, line) of each absolute import statement of a Python file, first line per name."""
-    if "import" not in text:
-        return []
-    out: dict[str, int] = {}
-    line, position = 1, 0
-    for match in _IMPORT.finditer(text):
-        dots, module, _names, plain = match.groups()
-        if dots:
-            continue  # relative: the package itself
-        line += text.count("\n", position, match.start())
-        position = match.start()
-        modules = [w.split()[0] for w in plain.split(",") if w.split()] if plain is not None else [module]
-        for name in modules:
-            root = name.split(".", 1)[0]
-            if root and root.isidentifier() and root not in out:
-                out[root] = line
-    return sorted(out.items(), key=lambda item: item[1])
+    return import_facts("", text)[1]
+
+
+def lists_python_packages(path: str) -> bool:
+    """A manifest whose entries are Python distributions (requirements*.txt, pyproject.toml,
+    setup.py, setup.cfg); a conda environment file lists system libraries too (zlib, vc, libcurl),
+    which are no question for an Ascend port, so its entries stay out of the open-world list."""
+    return os.path.basename(path) not in ("environment.yml", "environment.yaml")
 
 
 def _known_roots() -> frozenset[str]:
@@ -66,20 +63,37 @@ def own_names(paths) -> frozenset[str]:
 
 
 def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
-    """{import name: ["path:line", ...]} for every import npu-migrate has no knowledge of, most
-    widely imported first. `index`: the scan's repo_index.build_index(files), when the caller has it."""
+    """{import name: ["path:line", ...]} for every import npu-migrate has no knowledge of (and every
+    distribution a manifest declares that it does not know, under its import name when the code
+    imports it by the same name), most widely used first. `index`: the scan's repo_index.build_index(files), when the caller has it."""
     from migrate import repo_index
 
-    known = _known_roots() | _TORCH | _STDLIB
+    known = _known_roots() | _TORCH | _STDLIB | _PACKAGING
     if index is None:  # extensions the repository builds itself are its own
         index = repo_index.build_index(files)
     own = own_names([r.path for r in files]) | {name.split(".", 1)[0] for name in index.modules}
     where: dict[str, list[str]] = defaultdict(list)
+    declared: list[tuple[str, str]] = []
     for result in files:
         for fact in getattr(result, "facts", ()):
             if fact[0] == "imp" and fact[1] not in known and fact[1] not in own:
                 where[fact[1]].append(f"{result.path}:{fact[2]}")
+            elif fact[0] == "req":
+                declared.append((fact[1], f"{result.path}:{fact[2]}"))
+    if declared:  # requirements*.txt, pyproject, setup.py install_requires, setup.cfg, environment.yml
+        known_dists = {normalise(name) for name in known | own} | _catalogue_distributions()
+        imported = {normalise(name): name for name in where}
+        for dist, place in declared:
+            if dist not in known_dists:
+                where[imported.get(dist, dist)].append(place)  # `numpy` declared and imported: one entry
     return {name: sorted(where[name]) for name in sorted(where, key=lambda n: (-len(where[n]), n))}
+
+
+def _catalogue_distributions() -> frozenset[str]:
+    """The distribution names the knowledge base knows (its entries' `pip_names`), normalised."""
+    from migrate import knowledge
+
+    return frozenset(normalise(pip) for entry in knowledge.third_party().values() for pip in entry.pip_names)
 
 
 def kernels_to_port(files, findings, index=None) -> list[dict]:

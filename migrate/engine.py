@@ -255,12 +255,12 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     defs: list = []
     refs: list[str] = []
     imports: list[tuple[str, int]] = []
+    requirements: list[tuple[str, int]] = []
     for kind in kinds:
         try:
-            f, e, s_ = _analyze_kind(kind, path, text, version, defs)
+            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements)
             if kind == "python":
-                refs = repo_index.python_refs(path, text)
-                imports = deps.import_roots(text)
+                refs, imports = repo_index.import_facts(path, text)  # one pass of the import pattern
         except MalformedInput as exc:
             f, e, s_ = [], [FileError(path, "NPU904", str(exc), exc.line)], 0
         except RecursionError:
@@ -273,7 +273,7 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         suppressed += s_
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports))
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements))
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -281,7 +281,8 @@ _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904
                    "cpp-source": "NPU904"}
 
 
-def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list) -> tuple[list[Finding], list[FileError], int]:
+def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
+                  requirements: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
@@ -305,6 +306,8 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list) -> 
                 suppressed += s
     elif kind == "manifest":
         ctx = read_manifest(path, text)
+        if requirements is not None and deps.lists_python_packages(path):  # the open-world list reads them too
+            requirements += [(d.name, d.line) for d in ctx.dependencies]
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
         if ctx.problems:  # the parts of the right shape were read; say what was left out
             errors.append(FileError(path, "NPU904", f"malformed manifest, parts left out: {'; '.join(ctx.problems)}"))

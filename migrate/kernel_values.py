@@ -194,15 +194,19 @@ def wrapper_values(ctx, defs) -> list:
     `Function.apply` alias, whose callers run the op through it) whose `why` lists the dotted names they mention; the index keeps
     those whose names resolve to an extension of the scan (`repo_index.build_index`), so the decision
     needs the whole repository but the facts stay per file."""
-    from migrate.repo_index import Definition, module_parts
+    from migrate.repo_index import Definition, _never_an_extension, module_parts
 
     dotted = ".".join(module_parts(ctx.path))
     if not dotted:
         return []
-    local: dict[str, set[str]] = {k: {v} for k, v in _imported_names(ctx).items()}
+
+    # the standard library and torch are never a repository's extension (as in repo_index.python_refs)
+    local: dict[str, set[str]] = {k: {v} for k, v in _imported_names(ctx).items() if not _never_an_extension(v)}
     for d in defs:
         if d.kind == "value" and d.path == ctx.path:
             local.setdefault(d.name.rsplit(".", 1)[1], set()).add(d.name)
+    if not local:
+        return []
     module_level = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
     module_level |= {n for g in ctx.nodes.get(ast.Global, ()) for n in g.names}
     for statement in ctx.nodes.get(ast.Assign, ()):  # `BACKEND = _backend` (module level or `global BACKEND`)
@@ -218,6 +222,15 @@ def wrapper_values(ctx, defs) -> list:
             if refs:
                 functions[cls.name] = refs
     out = []
+    # top-level functions holding a `return <name>` that mentions one of them: the only accessors
+    # (found from the file's Return nodes; walking every function of a large module cost more than the rest)
+    accessors = set()
+    for node in ctx.nodes.get(ast.Return, ()):
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and _refs(node.value, local):
+            top = node
+            while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
+                top = parent
+            accessors.add(id(top))
 
     def add(name: str, line: int, refs: set[str], mode: str = "via") -> None:
         out.append(Definition("value", f"{dotted}.{name}", ctx.path, line, True, " ".join(sorted(refs)), mode))
@@ -233,7 +246,7 @@ def wrapper_values(ctx, defs) -> list:
                 add(statement.targets[0].id, statement.lineno, refs | functions[chain[0]], WRAPPER)
             elif refs:  # a partial of the op itself
                 add(statement.targets[0].id, statement.lineno, refs)
-        elif isinstance(statement, ast.FunctionDef):
+        elif isinstance(statement, ast.FunctionDef) and id(statement) in accessors:
             for node in ast.walk(statement):
                 if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
                     refs = _refs(node.value, local)

@@ -27,7 +27,11 @@ are dropped; a GPU-only import inside such a branch is still reported.
 from __future__ import annotations
 
 import ast
+import re
 
+# the NPU as a word of its own (`"npu"`, `torch.npu`, `torch_npu`, `is_npu_available`) or its collective
+# backend; "npu" inside a word (`input`, in nearly every file) is not a mention
+_MENTIONS_NPU = re.compile(r"(?<![a-z0-9])npu|hccl", re.I)
 CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
                    "NPU401", "NPU402", "NPU403"})
 
@@ -176,7 +180,7 @@ def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index
     Given the file's `text`, a file that never mentions the NPU is passed through without a walk."""
     if not any(f.code in CODES for f in findings):
         return findings
-    if text is not None and "npu" not in text.lower():
+    if text is not None and not _MENTIONS_NPU.search(text):
         return findings
     lines = aware_lines(tree, index)
     if not lines:

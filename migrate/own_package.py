@@ -7,7 +7,9 @@ holds an `__init__.py` *that is part of the same scan*, or sits directly under a
 (the src layout, `src/liger_kernel/`, when only some files are scanned). Decided after the per-file pass from the
 list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
-is the checkout, not the package (`apex/apex/__init__.py` is).
+is the checkout, not the package (`apex/apex/__init__.py` is). The checkout's `tests/`, `test/` and
+`benchmarks/` directories beside the package (`causal-conv1d/tests/` next to
+`causal-conv1d/causal_conv1d/__init__.py`) are the package's own too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import os
 from migrate.findings import FileResult
 
 CODES = ("NPU501", "NPU507", "NPU510")
+# a checkout's test and benchmark directories exercise the package beside them (Dao-AILab/causal-conv1d's
+# tests/ call causal_conv1d_fn): its own code, not a user's; examples/ stay users (they show users' code)
+_OWN_TEST_DIRS = frozenset({"tests", "test", "benchmarks"})
 
 
 def _roots() -> frozenset[str]:
@@ -37,6 +42,10 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
         while current:
             if os.path.basename(current) in roots and (current in package_dirs or _src_layout(current)):
                 names.add(os.path.basename(current))
+            if os.path.basename(current) in _OWN_TEST_DIRS:  # the package's own tests, beside it in its checkout
+                checkout = os.path.dirname(current)
+                names.update(r for r in roots if os.path.join(checkout, r) in package_dirs
+                             or os.path.join(checkout, "src", r) in package_dirs)
             parent = os.path.dirname(current)
             if parent == current:
                 break

@@ -87,30 +87,54 @@ def _resolve_relative(path: str, dots: str, module: str) -> str:
 def python_refs(path: str, text: str) -> list[str]:
     """Module names imported (statically or with importlib and a literal) and `ops:<ns>` for each
     `torch.ops.<ns>` mentioned: a cheap superset, confirmed on the syntax tree by `link`."""
+    return import_facts(path, text)[0]
+
+
+def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """`python_refs` and the open-world import roots (`deps.import_roots`: (top-level name, first
+    line) of each absolute import) from one pass of the import pattern over the text."""
     refs: set[str] = set()
+    roots: dict[str, int] = {}
     if "import" in text:
+        line, position = 1, 0
         for match in _IMPORT.finditer(text):
             dots, module, names, plain = match.groups()
+            if not dots:
+                line += text.count("\n", position, match.start())
+                position = match.start()
             if plain is not None:
                 for item in plain.split(","):
                     words = item.split()
                     if words:
                         refs.add(words[0])
+                        _add_root(roots, words[0], line)
                 continue
             base = _resolve_relative(path, dots, module) if dots else module
+            if not dots:
+                _add_root(roots, module, line)
             if base:
                 refs.add(base)
             for item in names.split(","):
                 words = item.split()
                 if words and base:
                     refs.add(f"{base}.{words[0]}")
-        refs.update(_IMPORT_MODULE.findall(text))
+        for match in _IMPORT_MODULE.finditer(text):  # importlib.import_module("pkg.mod"): an import too
+            refs.add(match.group(1))
+            if not match.group(1).startswith("."):
+                _add_root(roots, match.group(1), text.count("\n", 0, match.start()) + 1)
         refs.update("re:" + p for p in map(fstring_pattern, _IMPORT_MODULE_F.findall(text)) if p)
     if ".so" in text:  # ctypes.CDLL("build/libfoo.so"), torch.ops.load_library(...): a shared library the scan may build
         refs.update("so:" + stem for stem in _SHARED_LIB.findall(text))
     if "torch.ops." in text:
         refs.update("ops:" + ns for ns in _TORCH_OPS.findall(text))
-    return sorted(r for r in refs if r.startswith(("ops:", "re:", "so:")) or not _never_an_extension(r))
+    kept = sorted(r for r in refs if r.startswith(("ops:", "re:", "so:")) or not _never_an_extension(r))
+    return kept, sorted(roots.items(), key=lambda item: (item[1], item[0]))
+
+
+def _add_root(roots: dict[str, int], name: str, line: int) -> None:
+    root = name.split(".", 1)[0]
+    if root and root.isidentifier() and root not in roots:
+        roots[root] = line
 
 
 def fstring_pattern(template: str) -> str | None:
@@ -150,7 +174,31 @@ def extension_class_variables(ctx) -> set[str]:
 
 
 def python_defs(ctx) -> list[Definition]:
-    """Extensions built and op namespaces registered by one Python module."""
+    """Extensions built and op namespaces registered by one Python module; computed once per
+    context (the per-file facts and NPU508's own check both ask)."""
+    cached = ctx.__dict__.get("_python_defs")
+    if cached is None:
+        cached = ctx.__dict__["_python_defs"] = _python_defs(ctx)
+    return list(cached)
+
+
+def _python_defs(ctx) -> list[Definition]:
+    from migrate import kernel_values
+
+    out: list[Definition] = []
+    if any(hint in ctx.source for hint in _PY_DEF_HINTS):  # no build or registration without one of these words
+        out = _build_defs(ctx)
+        built, templates = kernel_values.helper_builds(ctx)
+        if templates:  # the helper's own `extension(name=f"{module}.{name}")` is a template, not a module
+            out = [d for d in out if not (d.kind == "module" and d.line in templates)]
+        out += built
+        out += kernel_values.module_values(ctx, out)
+    if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
+        out += kernel_values.wrapper_values(ctx, out)
+    return out
+
+
+def _build_defs(ctx) -> list[Definition]:
     out: list[Definition] = []
     variables = extension_class_variables(ctx)
     for call in ctx.nodes.get(ast.Call, ()):
@@ -180,15 +228,6 @@ def python_defs(ctx) -> list[Definition]:
             if name == "torch.library.impl" and not cuda:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
-    from migrate import kernel_values
-
-    built, templates = kernel_values.helper_builds(ctx)
-    if templates:  # the helper's own `extension(name=f"{module}.{name}")` is a template, not a module
-        out = [d for d in out if not (d.kind == "module" and d.line in templates)]
-    out += built
-    out += kernel_values.module_values(ctx, out)
-    if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
-        out += kernel_values.wrapper_values(ctx, out)
     return out
 
 
@@ -290,11 +329,13 @@ def wants_python_defs(text: str) -> bool:
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text)
 
 
-def encode(defs: list[Definition], refs: list[str], imports=()) -> tuple:
+def encode(defs: list[Definition], refs: list[str], imports=(), requirements=()) -> tuple:
     """Facts as plain JSON-able tuples (they are cached with the file's findings); `imports`:
-    (top-level name, line) pairs for the open-world dependency list (migrate/deps.py)."""
+    (top-level name, line) pairs for the open-world dependency list (migrate/deps.py), and
+    `requirements`: (normalised distribution name, line) pairs a manifest declares."""
     return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why else ()) for d in defs) + \
-        tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports)
+        tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports) + \
+        tuple(("req", name, line) for name, line in requirements)
 
 
 def export_defs(ctx) -> list[Definition]:

@@ -178,3 +178,17 @@ def test_the_own_package_filter_does_not_read_the_message(tmp_path):
     files.append(FileResult(swiglu, "python", 5, findings=(reworded, other)))
     kept = {f.line for r in drop_own_uses(files) for f in r.findings}
     assert kept == {1}  # the reworded own use goes, the triton import (whose text names liger) stays
+
+
+def test_the_package_checkouts_own_tests_do_not_use_it_and_its_examples_do(tmp_path):
+    # Dao-AILab/causal-conv1d: the package causal_conv1d/ with tests/ and benchmarks/ beside it
+    (tmp_path / "causal_conv1d").mkdir()
+    (tmp_path / "causal_conv1d" / "__init__.py").write_text("from causal_conv1d.interface import causal_conv1d_fn\n")
+    use = "from causal_conv1d import causal_conv1d_fn\ny = causal_conv1d_fn(x, w)\n"
+    for folder in ("tests", "benchmarks", "examples"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{folder}_conv.py").write_text(use)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "tests_conv.py", "causal_conv1d") == []
+    assert _about(result, "benchmarks_conv.py", "causal_conv1d") == []
+    assert _about(result, "examples_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]

@@ -58,7 +58,7 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
         unjudged += f"; {plural(len(unknown), 'dependency', 'dependencies')} npu-migrate does not know: verify they run on Ascend ({names})"
     stream.write(f"Verdict: {verdict.status}{unjudged}\n")
     for name, where in list(unknown.items())[:30]:
-        stream.write(f"  unknown dependency {name}: imported at {', '.join(where[:3])}{' and %d more' % (len(where) - 3) if len(where) > 3 else ''}\n")
+        stream.write(f"  unknown dependency {name}: imported or declared at {', '.join(where[:3])}{' and %d more' % (len(where) - 3) if len(where) > 3 else ''}\n")
     for f in verdict.blockers[:20]:
         stream.write(f"  blocker {location(f)}: {f.code} {f.message}\n")
     if len(verdict.blockers) > 20:

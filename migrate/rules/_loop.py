@@ -65,22 +65,22 @@ def walk_scope(scope: ast.AST) -> Iterator[ast.AST]:
 
 
 def identifiers(ctx) -> set[str]:
-    """Every name, attribute, argument, keyword and function name of the module, lower-cased."""
-    names: set[str] = set()
-    for node in ast.walk(ctx.tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id.lower())
-        elif isinstance(node, ast.Attribute):
-            names.add(node.attr.lower())
-        elif isinstance(node, ast.arg):
-            names.add(node.arg.lower())
-        elif isinstance(node, ast.keyword) and node.arg:
-            names.add(node.arg.lower())
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name.lower())
-        elif isinstance(node, ast.alias):
-            names.update(part.lower() for part in (node.asname or node.name).split("."))
-    return names
+    """Every name, attribute, argument, keyword and function name of the module, lower-cased
+    (from the context's nodes by type, once per file: several rules ask)."""
+    cached = ctx.__dict__.get("_loop_identifiers")
+    if cached is not None:
+        return cached
+    nodes = ctx.nodes
+    names: set[str] = {n.id for n in nodes.get(ast.Name, ())}
+    names.update(n.attr for n in nodes.get(ast.Attribute, ()))
+    names.update(n.arg for n in nodes.get(ast.arg, ()))
+    names.update(n.arg for n in nodes.get(ast.keyword, ()) if n.arg)
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        names.update(n.name for n in nodes.get(kind, ()))
+    for alias in nodes.get(ast.alias, ()):
+        names.update((alias.asname or alias.name).split("."))
+    cached = ctx.__dict__["_loop_identifiers"] = frozenset(name.lower() for name in names)
+    return cached
 
 
 def is_test_module(path: str) -> bool:

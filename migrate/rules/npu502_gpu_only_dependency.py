@@ -19,6 +19,17 @@ _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
 # `cuda-nvcc`, `cuda-runtime` (nvidia channel), `cudnn`, `nccl`
 _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda-toolkit", "cuda-nvcc",
                          "cuda-runtime", "cuda", "cudnn", "nccl"})
+# the nvidia channel's CUDA components are named `cuda-*` (cuda-cudart, cuda-nvrtc, cuda-cupti, ...: the
+# channel's package list, anaconda.org/channels/nvidia) and the math libraries of the `cuda-libraries`
+# meta-package (its depends: anaconda.org/main/cuda-libraries 12.4.1), each with -dev / -static variants
+_CONDA_CUDA_COMPONENT = re.compile(
+    r"^(?:cuda-[a-z0-9-]+|lib(?:cublas|cufft|cufile|curand|cusolver|cusparse|npp|nvfatbin|nvjitlink|nvjpeg)(?:-dev|-static)?)$")
+# a conda spec's build string naming CUDA: `pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`, `pytorch-mutex=1.0=cuda`
+_CONDA_CUDA_BUILD = re.compile(r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*cuda\S*)", re.I)
+
+
+def _conda_env(ctx) -> bool:
+    return ctx.path.replace("\\", "/").rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml")
 
 
 def _pip_table() -> list[tuple[str, str]]:
@@ -41,7 +52,10 @@ class GpuOnlyDependency(Rule):
     next to torch_npu (it needs the matching CPU build of torch): local versions like
     `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, and in a conda environment file the CUDA toolkit packages
-    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`), all as warnings."""
+    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the nvidia channel's
+    `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
+    CUDA build by their conda build string (`pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`,
+    `pytorch-mutex=1.0=cuda`), all as warnings."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -70,6 +84,10 @@ class GpuOnlyDependency(Rule):
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
+        # an exported environment: the toolkit's components, and CUDA builds named by their build string
+        Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
+                "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",
+                kind="manifest", filename="environment.yml", count=4),
     ]
 
     def check(self, ctx):
@@ -91,11 +109,18 @@ class GpuOnlyDependency(Rule):
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
                     severity=Severity.WARNING,
                 )
-            elif dep.name in _CONDA_CUDA and ctx.path.rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml"):
+            elif (dep.name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(dep.name)) and _conda_env(ctx):
                 yield self.finding(
                     ctx, span,
                     f"`{dep.name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
                     "and torch_npu needs torch's CPU build",
+                    severity=Severity.WARNING,
+                )
+            elif _conda_env(ctx) and 0 < dep.line <= len(ctx.lines) and (build := _CONDA_CUDA_BUILD.match(ctx.lines[dep.line - 1])):
+                yield self.finding(
+                    ctx, span,
+                    f"`{dep.name}` is pinned to a CUDA build (conda build string `{build.group(1)}`); torch_npu needs "
+                    "torch's CPU build, and an Ascend host takes its runtime from CANN",
                     severity=Severity.WARNING,
                 )
             elif _CUDA_LOCAL_VERSION.search(dep.raw):

@@ -151,7 +151,9 @@ class GpuOnlyOption(Rule):
     is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
-    `*XFormers*Processor` classes, in files that import diffusers."""
+    `*XFormers*Processor` classes, in files that import diffusers. The `from ... import` of a
+    name whose uses are reported (`from transformers import BitsAndBytesConfig`) is a warning at
+    the import: it changes with those lines."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"
@@ -185,7 +187,9 @@ class GpuOnlyOption(Rule):
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
         Invalid("m = AutoModel.from_pretrained(n, use_flash_attention_2=True)"),
-        Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=2),
+        # the import of a name whose uses are reported changes with them (a warning at the import)
+        Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=3),
+        Invalid("from transformers import GPTQConfig as G, AutoModel\nq = G(bits=4)\nm = AutoModel.from_pretrained(n)", count=2),
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
         Invalid('args.optim = "paged_adamw_8bit"'),
         Invalid("kwargs = {}\nkwargs['load_in_8bit'] = True\nkwargs['attn_implementation'] = 'flash_attention_2'", count=2),
@@ -201,7 +205,7 @@ class GpuOnlyOption(Rule):
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
         Invalid("from diffusers import UNet2DConditionModel\nif args.xformers:\n    unet.enable_xformers_memory_efficient_attention()\n    pipeline.enable_xformers_memory_efficient_attention()", count=2),
-        Invalid("from diffusers.models.attention_processor import CustomDiffusionXFormersAttnProcessor as XP\nattention_class = XP", count=1),
+        Invalid("from diffusers.models.attention_processor import CustomDiffusionXFormersAttnProcessor as XP\nattention_class = XP", count=2),
         Invalid("import diffusers\nunet.set_attn_processor(diffusers.models.attention_processor.XFormersAttnProcessor())", count=1),
     ]
 
@@ -214,6 +218,25 @@ class GpuOnlyOption(Rule):
         if ctx.kind == "launcher":
             yield from self._check_lines(ctx)
             return
+        flagged: dict[str, str] = {}  # bare names whose uses were reported -> why
+        yield from self._python(ctx, flagged)
+        yield from self._imports_of(ctx, flagged)
+
+    def _imports_of(self, ctx, flagged):
+        """`from transformers import BitsAndBytesConfig`: the import of a name whose uses in this file
+        are reported goes (or changes) with them; a warning, the uses are the work."""
+        if not flagged:
+            return
+        for statement in ctx.nodes.get(ast.ImportFrom, ()):
+            if statement.level:
+                continue
+            for alias in statement.names:
+                local = alias.asname or alias.name
+                if local in flagged and ctx.imports.get(local) == f"{statement.module}.{alias.name}":
+                    yield self.finding(ctx, alias, f"imports `{alias.name}`, reported where it is used ({flagged[local]}): "
+                                       "the import changes with those lines", severity=Severity.WARNING)
+
+    def _python(self, ctx, flagged):
         options, calls = gpu_only_options()
         roots = frozenset(v.split(".", 1)[0] for v in ctx.imports.values())
         for call in ctx.nodes.get(ast.Call, ()):
@@ -236,10 +259,12 @@ class GpuOnlyOption(Rule):
             if name is not None:
                 for gpu_call in calls:
                     if name.rsplit(".", 1)[-1] == gpu_call.name and name.split(".", 1)[0] in gpu_call.modules:
+                        if isinstance(call.func, ast.Name):
+                            flagged[call.func.id] = gpu_call.why
                         yield self.finding(
                             ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}"
                         )
-        yield from self._uses(ctx, roots)
+        yield from self._uses(ctx, roots, flagged)
         for node in ctx.nodes.get(ast.AnnAssign, ()):
             # a dataclass field default: `optim: str = field(default="paged_adamw_32bit")`
             if isinstance(node.target, ast.Name) and node.value is not None:
@@ -282,7 +307,7 @@ class GpuOnlyOption(Rule):
             if key in keys and not isinstance(node.ctx, ast.Store) and not is_prose(ctx, node):
                 yield self.finding(ctx, node, f"reads `{key}`, which {keys[key].why}; NPU: {keys[key].alternative}")
 
-    def _uses(self, ctx, roots):
+    def _uses(self, ctx, roots, flagged):
         """`unet.enable_xformers_memory_efficient_attention()` and `attention_class = XFormersProcessor`."""
         uses = [u for u in gpu_only_uses() if roots.intersection(u.modules)]
         if not uses:
@@ -304,6 +329,8 @@ class GpuOnlyOption(Rule):
             last = name.rsplit(".", 1)[-1]
             for use in names:
                 if name.split(".", 1)[0] in use.modules and fnmatchcase(last, use.pattern) and not is_prose(ctx, node):
+                    if isinstance(node, ast.Name):
+                        flagged[node.id] = use.why
                     yield self.finding(ctx, node, f"`{last}` is {use.why}; NPU: {use.alternative}")
                     break
 

@@ -102,6 +102,9 @@ class CudaExtension(Rule):
         Invalid(  # one finding per .cu line and for the "nvcc" key inside the call
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(\n    'm', ['a.cu',\n    'b.cu'],\n"
             "    extra_compile_args={'cxx': [], 'nvcc': ['-O3']})", count=4),
+        Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
+            "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
+            "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
     ]
 
     def check(self, ctx):
@@ -149,12 +152,15 @@ class CudaExtension(Rule):
 
     def _inner_lines(self, ctx, call):
         """Lines of a multi-line build call that a porter edits besides the call's first line: each
-        line holding a `.cu`/`.cuh` source, the `"nvcc"` flag key and the `extra_cuda_cflags=` keyword
-        (one finding per line)."""
+        line holding a `.cu`/`.cuh` source, the `"nvcc"` flag key, the `extra_cuda_cflags=` keyword and
+        `with_cuda=True` (one finding per line)."""
         lines: dict[int, tuple[ast.AST, str]] = {}
         for keyword in call.keywords:
             if keyword.arg == "extra_cuda_cflags" and _given(keyword.value) and keyword.value.lineno != call.lineno:
                 lines.setdefault(keyword.value.lineno, (keyword.value, "nvcc flags of the extension build: "))
+            elif keyword.arg == "with_cuda" and isinstance(keyword.value, ast.Constant) and keyword.value.value is True \
+                    and keyword.value.lineno != call.lineno:  # `load(..., with_cuda=True)`: builds the CUDA path
+                lines.setdefault(keyword.value.lineno, (keyword.value, "a JIT build told to compile with CUDA: "))
         for node in ast.walk(call):
             if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.lineno == call.lineno:
                 continue

@@ -32,7 +32,9 @@ class CustomExtensionUse(Rule):
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
-    namespaces registered only through torch.library (they may be device-neutral)."""
+    namespaces registered only through torch.library (they may be device-neutral), info for the
+    imports and calls of a `Function.apply` alias (they run once the kernel inside the Function is
+    ported; the line itself need not change)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -86,10 +88,10 @@ class CustomExtensionUse(Rule):
 
     def check(self, ctx):
         defs = repo_index.python_defs(ctx)
-        if not defs:
-            return
         modules = {d.name: d for d in defs if d.kind == "module"}
         namespaces = {d.name: d for d in defs if d.kind == "namespace"}
+        if not modules and not namespaces:  # wrapper values alone link only across files (migrate/linking.py)
+            return
         yield from self.uses(ctx, repo_index.Index(modules, namespaces))
 
     def uses(self, ctx, index: "repo_index.Index"):
@@ -143,11 +145,23 @@ class CustomExtensionUse(Rule):
             module = extension_of(statement.value)
             if module is not None:
                 stored.update((t.id, module) for t in statement.targets if isinstance(t, ast.Name))
+        def returned(node):
+            return extension_of(node.value) or (stored.get(node.value.id) if isinstance(node.value, ast.Name) else None)
+
+        holders = set()  # functions holding a `return <extension>`: found from the Return nodes, not by walking every function
+        for node in ctx.nodes.get(ast.Return, ()):
+            if node.value is not None and returned(node) is not None:
+                parent = ctx.parent(node)
+                while parent is not None:
+                    holders.add(id(parent))
+                    parent = ctx.parent(parent)
         accessors: dict[str, str] = {}
         for function in ctx.nodes.get(ast.FunctionDef, ()):
+            if id(function) not in holders:
+                continue
             for node in ast.walk(function):
                 if isinstance(node, ast.Return) and node.value is not None:
-                    module = extension_of(node.value) or (stored.get(node.value.id) if isinstance(node.value, ast.Name) else None)
+                    module = returned(node)
                     if module is not None:
                         accessors[function.name] = module
                         break
@@ -244,6 +258,6 @@ class CustomExtensionUse(Rule):
         if definition.mode == kernel_values.WRAPPER:  # the line stays; it runs once the wrapped kernel is ported
             what = f"`{definition.name.rsplit('.', 1)[1]}`, an autograd Function wrapping the custom CUDA extension " \
                    f"`{definition.why}` (built at {where})"
-            tail, severity = _WRAPPED, Severity.WARNING
+            tail, severity = _WRAPPED, Severity.INFO  # an inventory line: the call itself need not change
         message = f"`{used}` uses {what}: {tail}"
         return self.finding(ctx, node, message, severity=severity, package=deps.extension_key(definition))
