@@ -2,3 +2,12 @@
 
 Imports torch only lazily (inside the smoke child); the parent side (checks.smoke) never does.
 """
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the project root (holds checks/)
+
+
+def module_file(name: str) -> str:
+    """The file of the checks module `name` (dotted, e.g. "checks.bootstrap"), found without importing it:
+    for the files a child runs by path (the bootstrap, the spawn main, the warm template and client)."""
+    return os.path.join(ROOT, *name.split(".")) + ".py"

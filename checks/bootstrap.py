@@ -18,10 +18,10 @@ import sys
 import time
 import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-STANDIN = os.path.join(HERE, "standin")
-SPAWN_MAIN = os.path.join(HERE, "spawn_main.py")
+HERE = os.path.abspath(__file__)
+ROOT = HERE[:HERE.rindex(os.sep + "checks" + os.sep)]  # the project root, whatever folder of checks/ holds this file
+STANDIN = os.path.join(ROOT, "checks", "standin")
+SPAWN_MAIN = os.path.join(ROOT, *"checks.spawn_main".split(".")) + ".py"
 SPAWN_ENV = "NPU_MIGRATE_SMOKE_SPAWN"
 WARM = False  # True in a child forked from a warm-start template (checks/warmstart.py): torch is already imported
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ import os
 import shutil
 from dataclasses import asdict, dataclass, fields
 
+from checks import module_file
+
 CONFIG_ENV = "NPU_MIGRATE_SMOKE"
-BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")  # what the child runs
+BOOTSTRAP = module_file("checks.bootstrap")  # what the child runs
 RANKS_SUFFIX = ".ranks"  # <report>.ranks/ holds the mp.spawn ranks' rank{R}.dist.json (checks/spawn_ranks.py)
 FAKE_DATA_DIR_ENV = "NPU_MIGRATE_FAKE_DATA_DIR"  # checks/fakedata_datasets.py reads it
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")

@@ -498,5 +498,5 @@ if __name__ == "__main__":
     # The project root takes its place (for checks.compat).
     _here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
-    sys.path.insert(0, os.path.dirname(_here))
+    sys.path.insert(0, _here[:_here.rindex(os.sep + "checks")])
     sys.exit(_child_main(sys.argv[1:]))

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import re
 
+from checks import ROOT
+
 _HEADER = re.compile(r"-- Process (\d+) terminated with the following error:")
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*$')
-_OURS = os.path.dirname(os.path.abspath(__file__))
+_OURS = os.path.join(ROOT, "checks")
 
 
 def _is_user_file(path: str) -> bool:

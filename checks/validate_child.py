@@ -20,7 +20,8 @@ def _compat():
     except ImportError:
         import importlib.util
 
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compat.py")
+        here = os.path.abspath(__file__)
+        path = os.path.join(here[:here.rindex(os.sep + "checks" + os.sep)], *"checks.compat".split(".")) + ".py"
         spec = importlib.util.spec_from_file_location("checks_compat", path)
         compat = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(compat)

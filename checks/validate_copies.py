@@ -23,7 +23,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-CHILD_HOOK = Path(__file__).resolve().with_name("validate_child.py")
+from checks import module_file
+
+CHILD_HOOK = Path(module_file("checks.validate_child")).resolve()
 HOOK_MARK = "# npu-migrate validate: API dump hook"
 MAX_SIBLINGS = 2000
 # What root finders look for (pyrootutils/rootutils' default indicators, plus requirements.txt), and how

@@ -28,9 +28,10 @@ import socket  # noqa: E402
 import struct  # noqa: E402
 
 if __name__ == "__main__":
-    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    _file = os.path.abspath(__file__)
+    sys.path[0] = _file[:_file.rindex(os.sep + "checks" + os.sep)]  # the project root
 
-from checks import warm_wire  # noqa: E402
+from checks import module_file, warm_wire  # noqa: E402
 from checks.warmstart import CLIENT, MARKER_PLACEHOLDER, key_env, own_entries, path_entries, path_refused, without_path  # noqa: E402
 
 # Set by torchrun for each rank (torch/distributed/elastic/agent/server/local_elastic_agent.py and
@@ -42,7 +43,7 @@ LAUNCHER_VARIABLES = frozenset({
 })
 LAUNCHER_PREFIXES = ("TORCHELASTIC_",)
 MAX_FDS = 250  # SCM_RIGHTS carries at most 253 descriptors in one message
-BOOTSTRAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap.py")
+BOOTSTRAP = module_file("checks.bootstrap")
 PROJECT_PACKAGES = ("checks", "migrate")
 BASE_PATH: list[str] = []  # the interpreter's own sys.path entries (not the first, not PYTHONPATH's), set by serve()
 

@@ -34,13 +34,11 @@ import threading
 import time
 import uuid
 
-from checks import warm_wire
+from checks import ROOT, module_file, warm_wire
 
 ENV = "NPU_MIGRATE_WARM_START"
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-TEMPLATE = os.path.join(HERE, "warm_template.py")
-CLIENT = os.path.join(HERE, "warm_client.py")
+TEMPLATE = module_file("checks.warm_template")
+CLIENT = module_file("checks.warm_client")
 MARKER_PLACEHOLDER = "0" * 32  # uuid4().hex length: checks.process.ChildGuard's run ids
 ARG_PAD = 4096  # bytes of command line the run's process can show as its own
 MAX_TEMPLATES = 3

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from checks import module_file
 from checks.profile import cost
 from checks.profile.findings import KINDS, PerfFinding
 from checks.profile.fusedopt import fused_name
@@ -270,7 +271,7 @@ def test_user_frames_are_the_scripts_folder_only(tmp_path):
     assert frames.kind(str(tmp_path / "proj" / "models" / "net.py")) == USER  # the user's own modules
     assert frames.kind(str(tmp_path / "proj" / ".venv" / "lib" / "site-packages" / "torch" / "nn.py")) == OTHER
     assert frames.kind(str(tmp_path / "elsewhere.py")) == OTHER
-    assert frames.kind(os.path.join(ROOT, "checks", "bootstrap.py")) == OTHER  # the harness is never the user
+    assert frames.kind(module_file("checks.bootstrap")) == OTHER  # the harness is never the user
     assert frames.kind("<frozen runpy>") == OTHER
 
 

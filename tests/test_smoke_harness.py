@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from checks import module_file
 from checks.smoke import run_smoke
 from checks.smoke_report import ChildReport, ExceptionInfo, OpTraceSummary, merge_process_reports
 
@@ -51,7 +52,7 @@ def test_child_report_rejects_what_the_child_does_not_write():
 def test_every_report_field_is_read_by_the_parent():
     """A field the child writes and the parent never reads is dead protocol (the parent: the run, and
     the verdict of checks/smoke_verdict.py)."""
-    parent = "".join((ROOT / "checks" / name).read_text() for name in ("smoke.py", "smoke_verdict.py"))
+    parent = "".join(Path(module_file(name)).read_text() for name in ("checks.smoke", "checks.smoke_verdict"))
     for f in dataclasses.fields(ChildReport):
         assert re.search(rf"report\.{f.name}\b", parent), f"ChildReport.{f.name} is never read by the parent"
 
