@@ -1,4 +1,4 @@
-"""Per-step cost of checks.loop_observer (issue 28): an AMP-style CPU loop (GradScaler, unscale_,
+"""Per-step cost of checks.child.loop_observer (issue 28): an AMP-style CPU loop (GradScaler, unscale_,
 clip_grad_norm_, step, update, a checkpoint every 10 steps) with and without the observer, in one
 process on one thread, interleaved, best of several runs, timed in process CPU time (wall time on a
 shared machine swung 66-227 ms/step between runs). Target: <= 1.05x per step."""
@@ -34,7 +34,7 @@ def _loop(torch, steps: int, folder: Path) -> float:
 def bench_loop_observer(rows, results, quick):
     import torch
 
-    from checks.loop_observer import observe
+    from checks.child.loop_observer import observe
 
     steps, repeat = (30, 3) if quick else (60, 5)
     threads = torch.get_num_threads()

@@ -14,7 +14,7 @@ Every target is measured against a baseline in the same run and reported as a ra
 - distributed smoke overhead: `smoke --nproc-per-node 2` vs the same torchrun job without the harness;
 - autocast emulation: an AMP loop on the stand-ins (each autocast policy) vs the plain CPU, per step;
 - validate overhead: validate's wall time vs the two runs it contains;
-- loop observer (issue 28): an AMP loop with checks.loop_observer vs without, per step, in process.
+- loop observer (issue 28): an AMP loop with checks.child.loop_observer vs without, per step, in process.
 - two hosts (issue 26, `--only two-hosts`): baseline vs the run it records, validate --baseline vs the migrated run.
 - fusion matching (issue 29): `profile` emulated with the fusion recorder on vs off (`--only fusion`).
 - the repository symbol model (issue 24): time and peak memory at 1/4, 1/2 and all of torch (`--only symbol-model`).
@@ -378,7 +378,7 @@ def main(argv=None) -> int:
         from bench.two_hosts_bench import bench_two_hosts
 
         bench_two_hosts(rows, results, args.quick, PY)
-    if "loop-observer" in only:  # checks.loop_observer in process (issue 28)
+    if "loop-observer" in only:  # checks.child.loop_observer in process (issue 28)
         from bench.loop_observer_bench import bench_loop_observer
 
         bench_loop_observer(rows, results, args.quick)

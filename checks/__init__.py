@@ -1,6 +1,6 @@
 """Runtime side of npu-migrate: smoke runs, the in-child bootstrap, the CPU-backed torch_npu stand-in.
 
-Imports torch only lazily (inside the smoke child); the parent side (checks.smoke) never does.
+Imports torch only lazily (inside the smoke child); the parent side (checks.smoke.run) never does.
 """
 import os
 
@@ -8,6 +8,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the projec
 
 
 def module_file(name: str) -> str:
-    """The file of the checks module `name` (dotted, e.g. "checks.bootstrap"), found without importing it:
+    """The file of the checks module `name` (dotted, e.g. "checks.child.bootstrap"), found without importing it:
     for the files a child runs by path (the bootstrap, the spawn main, the warm template and client)."""
     return os.path.join(ROOT, *name.split(".")) + ".py"

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt) as exc:
         # click turns KeyboardInterrupt (and Interrupted, migrate/guard.py) into Abort; by now the
-        # command's processes are gone and its temp files removed (checks/process.py)
+        # command's processes are gone and its temp files removed (checks/launch/process.py)
         interrupt = exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__
         if not isinstance(interrupt, KeyboardInterrupt):
             click.echo("Aborted.", err=True)

@@ -51,7 +51,7 @@ _on_interrupt: list = []
 
 def on_interrupt(fn) -> None:
     """Call fn() when a signal interrupts the command, before Interrupted unwinds anything: the runners
-    end their process trees there (checks/process.py), including runs that a background thread waits
+    end their process trees there (checks/launch/process.py), including runs that a background thread waits
     for (validate runs its two sides in threads), so no temp folder is removed under a live run."""
     if fn not in _on_interrupt:
         _on_interrupt.append(fn)
@@ -61,7 +61,7 @@ def on_interrupt(fn) -> None:
 def signals_interrupt():
     """SIGINT, SIGTERM and SIGHUP raise Interrupted in the main thread while the block runs. Only the
     first signal raises: a second one (Ctrl-C pressed twice, `timeout` sending TERM again) is ignored so
-    that the clean-up it would interrupt finishes (it takes at most a few seconds: checks/process.py).
+    that the clean-up it would interrupt finishes (it takes at most a few seconds: checks/launch/process.py).
     A signal the caller ignores (SIG_IGN, as `nohup` sets SIGHUP) stays ignored. Outside the main
     thread (a test runner's thread) nothing changes."""
     fired: list[int] = []

@@ -35,20 +35,20 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NPU_MIGRATE_CACHE_DIR", str(tmp_path / "npu-migrate-cache"))
 
 
-# Runtime tests start their smoke children warm (checks/warmstart.py: forked from a process that has
+# Runtime tests start their smoke children warm (checks/launch/warmstart.py: forked from a process that has
 # imported torch), unless NPU_MIGRATE_WARM_START=0 is set for the run; tests/test_warmstart.py compares
 # the default cold start with it. A CLI that a runtime test starts as a subprocess is not warm itself,
 # but finds this worker's template in NPU_MIGRATE_WARM_ADDR and hands its smoke children to it
-# (checks/warm_client.py); a child whose environment differs from the template's starts cold.
-import checks.warmstart  # noqa: E402  (torch-free)
-from checks import warm_wire  # noqa: E402
+# (checks/launch/warm_client.py); a child whose environment differs from the template's starts cold.
+import checks.launch.warmstart  # noqa: E402  (torch-free)
+from checks.launch import warm_wire  # noqa: E402
 from tests.helpers import worker_template_address  # noqa: E402
 
-checks.warmstart.DEFAULT = True
+checks.launch.warmstart.DEFAULT = True
 
 
 @pytest.fixture(autouse=True)
 def _warm_subprocess_runs(request, monkeypatch):
-    if request.node.get_closest_marker("runtime") is None or not checks.warmstart.enabled():
+    if request.node.get_closest_marker("runtime") is None or not checks.launch.warmstart.enabled():
         return
     monkeypatch.setenv(warm_wire.ADDRESS_ENV, worker_template_address())

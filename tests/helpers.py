@@ -31,12 +31,12 @@ def worker_template_address() -> str:
     preloaded. Runtime tests hand it to what they start (tests/conftest.py, python_command)."""
     import os
 
-    import checks.warmstart
+    import checks.launch.warmstart
 
     global _worker_template
     if _worker_template is None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_VISIBLE_DEVICES": ""}  # as smoke sets them
-        _worker_template = checks.warmstart.shared_template(env, ("torch", "torchvision"), pinned=True)
+        _worker_template = checks.launch.warmstart.shared_template(env, ("torch", "torchvision"), pinned=True)
         # waited for once: a client that finds no template listening starts cold, and cold starts beside
         # the template's own `import torch` would only slow each other down
         _worker_template.ready()
@@ -46,22 +46,22 @@ def worker_template_address() -> str:
 def python_command(*args: str, env: dict | None = None) -> tuple[list[str], dict]:
     """The command line and environment for a test's own `python ARGS` (`-c CODE`, `-m MODULE` or
     `SCRIPT.py ...`), for runtime tests (module fixtures included). Unless NPU_MIGRATE_WARM_START=0,
-    it goes through checks/warm_client.py to this worker's template (worker_template_address):
+    it goes through checks/launch/warm_client.py to this worker's template (worker_template_address):
     forked from a process that has imported torch, with the sys.path a cold start would have and
-    none of this project's modules already imported (see checks/warm_template.py); a run the
+    none of this project's modules already imported (see checks/child/warm_template.py); a run the
     template refuses starts cold. CUDA_VISIBLE_DEVICES is "" as in the template (these hosts have
     no GPU the tests could use)."""
     import os
 
-    import checks.warmstart
-    from checks import warm_wire
+    import checks.launch.warmstart
+    from checks.launch import warm_wire
 
     full = dict(os.environ if env is None else env)
-    if not checks.warmstart.enabled():
+    if not checks.launch.warmstart.enabled():
         return [sys.executable, *args], full
     full.setdefault(warm_wire.ADDRESS_ENV, worker_template_address())
     full.setdefault("CUDA_VISIBLE_DEVICES", "")
-    return [sys.executable, checks.warmstart.CLIENT, "--raw", *args], full
+    return [sys.executable, checks.launch.warmstart.CLIENT, "--raw", *args], full
 
 
 def run_python(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:

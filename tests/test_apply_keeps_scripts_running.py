@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from checks.smoke import run_smoke
+from checks.smoke.run import run_smoke
 from tests.test_smoke_fixtures import FIXTURES, _scripts
 
 pytestmark = [pytest.mark.runtime, pytest.mark.slow]

@@ -1,4 +1,4 @@
-"""The baseline bundle (checks/bundle.py) and the two-host comparison pieces (checks/validate_hosts.py)
+"""The baseline bundle (checks/validate/bundle.py) and the two-host comparison pieces (checks/validate/hosts.py)
 without torch: bad bundles are one line and exit 2 with nothing written, the data fingerprint, the
 config_check items expected across hardware, the loss tolerances' data file. The recorded runs
 themselves are in tests/test_validate_two_hosts.py."""
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from checks import bundle as fmt
-from checks import loss_compare
-from checks.msprobe_bridge import ConfigCheckResult, ConfigItem
-from checks.validate_hosts import compare_data, expected_across_hardware, script_note
+from checks.validate import bundle as fmt
+from checks.validate import loss_compare
+from checks.validate.hosts import compare_data, expected_across_hardware, script_note
+from checks.validate.msprobe_bridge import ConfigCheckResult, ConfigItem
 from tests.helpers import invoke_cli
 
 CASES = Path(__file__).resolve().parent / "validate_cases"

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from checks.smoke import run_smoke
+from checks.smoke.run import run_smoke
 
 CASE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke_cases", "term_helper")
 

@@ -1,4 +1,4 @@
-"""The CUDA twin (checks/cudatwin.py) and what validate builds on it: an unmigrated GPU-only script
+"""The CUDA twin (checks/emulation/cudatwin.py) and what validate builds on it: an unmigrated GPU-only script
 runs on this CPU with its CUDA code paths, the same autocast policy on both sides, errors at the
 user's own file and line, msprobe's chatter in a log file (tests/cudatwin_cases/)."""
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from checks.smoke import run_smoke
-from checks.validate import RunInfo, precision_notes, swapped_hint, user_text
-from checks.validate_copies import InstrumentedCopy
-from checks.validate_log import SplitLog
-from checks.validate_report import files_written
+from checks.smoke.run import run_smoke
+from checks.validate.copies import InstrumentedCopy
+from checks.validate.log import SplitLog
+from checks.validate.report import files_written
+from checks.validate.run import RunInfo, precision_notes, swapped_hint, user_text
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ def test_no_torch_is_could_not_run_with_the_install_command(tmp_path):
 @pytest.mark.runtime
 def test_validate_gpu_only_script_against_its_apply_output(tmp_path):
     """The issue's canonical failure: a GPU-only original could not even start as the baseline."""
-    from checks.validate import run_validate
+    from checks.validate.run import run_validate
 
     migrated = tmp_path / "migrated" / "gpu_only.py"
     migrated.parent.mkdir()
@@ -166,7 +166,7 @@ def test_fast_call_stack_matches_msprobes_and_is_installed_on_import():
     """validate's ConfigChecker records a stack per random call; ours must give msprobe's exact strings."""
     code = (
         "import inspect, sys\n"
-        "import checks.msprobe_speedups as s\n"
+        "import checks.child.msprobe_speedups as s\n"
         "s.install()\n"
         "from msprobe.core.config_check.checkers import random_checker as rc\n"
         "assert rc.get_call_stack is s.fast_call_stack\n"
@@ -184,7 +184,7 @@ def test_fast_call_stack_matches_msprobes_and_is_installed_on_import():
 
 
 def test_first_api_whose_dtype_differs_is_named():
-    from checks.msprobe_bridge import first_dtype_difference
+    from checks.validate.msprobe_bridge import first_dtype_difference
 
     def row(name, bench, npu):
         return {"NPU Name": name, "Bench Name": name, "NPU Dtype": npu, "Bench Dtype": bench}

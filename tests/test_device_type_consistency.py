@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.smoke import run_smoke
+from checks.smoke.run import run_smoke
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = Path(__file__).resolve().parent / "cudatwin_cases" / "device_type_branches.py"
@@ -55,7 +55,7 @@ def test_migrated_script_takes_the_originals_branches(tmp_path):
 
 
 def test_cuda_device_arguments_reach_the_migrated_run_as_npu():
-    from checks.validate_args import migrated_args, note
+    from checks.validate.args import migrated_args, note
 
     args = ["--device=cuda", "--gpu", "cuda:1", "--name=cuda_graphs", "cuda-like", "--backend", "nccl", "-d=cuda:0", "x"]
     new, changed = migrated_args(args)
@@ -70,7 +70,7 @@ def test_cuda_device_arguments_reach_the_migrated_run_as_npu():
 def test_validate_with_a_cuda_device_argument_compares_the_same_branches(tmp_path):
     """`validate train.py migrated.py -- --device=cuda`: the migrated script given "cuda" again would
     compute device_type "cpu" (its test is now `"npu" in device`) and run unfused AdamW."""
-    from checks.validate import run_validate
+    from checks.validate.run import run_validate
 
     migrated = _apply(tmp_path)
     result = run_validate(CASE, migrated, steps=3, out_dir=tmp_path / "out", timeout=300, dump=False,

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from checks.dist_result import LaunchSpec, RankPosition
-from checks.dist_verdict import name_hanging, parse_stack, position, replica_check
-from checks.distributed import launch_command, run_distributed_smoke
-from checks.smoke_verdict import SmokeResult
+from checks.distributed.run import launch_command, run_distributed_smoke
+from checks.verdict.dist import name_hanging, parse_stack, position, replica_check
+from checks.verdict.dist_result import LaunchSpec, RankPosition
+from checks.verdict.smoke import SmokeResult
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,7 +195,7 @@ def test_four_ranks_hang_at_the_overall_timeout():
 
 @pytest.mark.slow
 def test_validate_compares_rank_by_rank(tmp_path):
-    from checks.validate import run_validate
+    from checks.validate.run import run_validate
 
     launch = {"nproc_per_node": 2, "nnodes": "1", "node_rank": 0, "master_addr": None, "master_port": None}
     result = run_validate(CASES / "ddp_gpu_fallback.py", CASES / "ddp_npu_rank1_data.py", steps=3,
@@ -259,7 +259,7 @@ def test_a_stack_dump_read_half_written_waits_for_the_main_thread(tmp_path, monk
     import threading
     import time
 
-    from checks import rank_files
+    from checks.launch import rank_files
 
     text, user = _faulthandler_dump(tmp_path, """\
         import faulthandler, sys, threading
@@ -304,7 +304,7 @@ def test_naming_rules():
 
 
 def test_two_local_ranks_on_one_device_index_warn():
-    from checks.dist_verdict import device_check
+    from checks.verdict.dist import device_check
 
     reports = [(r, r, {"device_index": idx}, None) for r, idx in ((0, 0), (1, 0), (2, 2))]
     (warning,) = device_check(reports)
@@ -332,7 +332,7 @@ def test_replica_check_compares_hashes_and_shards():
 
 # ------------------------------------------------------------------------------ ranks started by mp.spawn
 def spawn_smoke(mode=None, *, script="mp_spawn_modes.py", steps=4, env=None):
-    from checks.smoke import run_smoke
+    from checks.smoke.run import run_smoke
 
     return run_smoke(CASES / script, steps=steps, timeout=150, backend="emulated", script_args=(mode,) if mode else (),
                      env=env or {"NPU_MIGRATE_DEVICE_COUNT": "2"})  # two emulated NPUs for set_device(rank)
@@ -365,7 +365,7 @@ def test_mp_spawn_rank_with_a_nan_loss_is_named_first_with_per_rank_reasons():
 
 
 def test_mp_spawn_rank_that_skips_a_collective_is_named_at_the_timeout():
-    from checks.smoke import run_smoke
+    from checks.smoke.run import run_smoke
 
     result = run_smoke(CASES / "mp_spawn_modes.py", steps=6, timeout=45, backend="emulated", script_args=("skip",),
                        env={"NPU_MIGRATE_DEVICE_COUNT": "2"})
@@ -380,7 +380,7 @@ def test_mp_spawn_rank_that_skips_a_collective_is_named_at_the_timeout():
     assert _no_process_runs("mp_spawn_modes.py")
 
 
-# ------------------------------------------------------------------------------ private torch names (checks.compat)
+# ------------------------------------------------------------------------------ private torch names (checks.emulation.compat)
 @pytest.mark.parametrize("module, name, accessor", [
     ("torch._C", "_get_accelerator", "accelerator_probe"),
     ("torch.multiprocessing.spawn", "_wrap", "spawn_entry"),
@@ -391,7 +391,7 @@ def test_compat_names_the_torch_version_when_a_distributed_private_name_moved(mo
 
     import torch
 
-    from checks import compat
+    from checks.emulation import compat
 
     getattr(compat, accessor)()  # present in this torch
     monkeypatch.delattr(importlib.import_module(module), name)
@@ -403,7 +403,7 @@ def test_compat_names_the_torch_version_when_a_distributed_private_name_moved(mo
 def test_compat_fsdp2_method_renamed(monkeypatch):
     from torch.distributed.fsdp._fully_shard import _fsdp_param
 
-    from checks import compat
+    from checks.emulation import compat
 
     monkeypatch.delattr(_fsdp_param.FSDPParam, "init_unsharded_param")
     with pytest.raises(compat.CompatError, match=r"FSDPParam\.init_unsharded_param is not available in torch 2\."):
@@ -412,7 +412,7 @@ def test_compat_fsdp2_method_renamed(monkeypatch):
 
 def test_stand_in_fsdp2_mesh_says_which_private_name_moved(tmp_path):
     """End to end in a smoke child: FSDPParam's method gone, the script's npu mesh raises the CompatError."""
-    from checks.smoke import run_smoke
+    from checks.smoke.run import run_smoke
 
     script = tmp_path / "mesh.py"
     script.write_text(textwrap.dedent("""\

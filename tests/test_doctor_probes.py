@@ -1,4 +1,4 @@
-"""The doctor's torch probes: child processes (`python -m checks.doctor_probe`), run for real here
+"""The doctor's torch probes: child processes (`python -m checks.child.doctor_probe`), run for real here
 against fake torch / torch_npu packages that fail the way a host without CANN does, the CPU-backed
 stand-in (checks/standin) for the matmul, and gloo on the CPU for the two-process all-reduce."""
 from __future__ import annotations

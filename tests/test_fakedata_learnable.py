@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 tv_datasets = pytest.importorskip("torchvision.datasets")
 transforms = pytest.importorskip("torchvision.transforms")
 
-from checks import fakedata_datasets  # noqa: E402
+from checks.emulation import fakedata_datasets  # noqa: E402
 
 # Measured (2026-11-23, 6 seeds): mean of the last 3 losses / mean of the first 3 after 16 steps was
 # 0.02-0.41 on the fake MNIST and 0.98-1.02 with shuffled labels; 0.7 sits well between both.

@@ -24,7 +24,7 @@ np = pytest.importorskip("numpy")
 tv_datasets = pytest.importorskip("torchvision.datasets")
 transforms = pytest.importorskip("torchvision.transforms")
 
-from checks import fakedata_datasets  # noqa: E402
+from checks.emulation import fakedata_datasets  # noqa: E402
 from tests.helpers import run_python  # noqa: E402
 
 N = 12  # samples per split in the real-format data

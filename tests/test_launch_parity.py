@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.child_config import ChildConfig
+from checks.launch.child_config import ChildConfig
 from tests.helpers import invoke_cli
 
 CASES = Path(__file__).resolve().parent / "smoke_cases"

@@ -1,4 +1,4 @@
-"""The runtime side of issue 28 (checks.loop_observer), in process on a tiny CPU loop: the GradScaler's
+"""The runtime side of issue 28 (checks.child.loop_observer), in process on a tiny CPU loop: the GradScaler's
 scale per step and the skipped (overflow) step, the norm clipping saw and whether it was still
 loss-scaled, and which training state each torch.save holds."""
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _loop(torch, unscale_before_clip: bool):
 def test_scale_per_step_skipped_step_and_what_clipping_saw(unscale_before_clip):
     import torch
 
-    from checks.loop_observer import observe
+    from checks.child.loop_observer import observe
 
     original_save, original_clip = torch.save, torch.nn.utils.clip_grad_norm_
     obs, restore = observe(torch)
@@ -57,7 +57,7 @@ def test_checkpoint_contents_and_what_a_resume_would_lose(tmp_path):
 
     import torch
 
-    from checks.loop_observer import observe
+    from checks.child.loop_observer import observe
 
     obs, restore = observe(torch)
     try:

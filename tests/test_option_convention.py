@@ -8,9 +8,9 @@ import json
 from collections import Counter
 
 import checks.profile.run
-import checks.smoke
+import checks.smoke.run
 from checks.profile.findings import ProfileResult
-from checks.smoke_verdict import SmokeResult
+from checks.verdict.smoke import SmokeResult
 from tests.helpers import ROOT, invoke_cli
 
 CASE = ROOT / "fixtures" / "gpu_scripts" / "cnn_cifar"
@@ -54,7 +54,7 @@ def _smoke_result(script):
 
 def test_smoke_report_format_and_output_with_the_old_json_kept(monkeypatch, tmp_path):
     script = str(tmp_path / "train.py")
-    monkeypatch.setattr(checks.smoke, "run_smoke", lambda script, **kw: _smoke_result(script))
+    monkeypatch.setattr(checks.smoke.run, "run_smoke", lambda script, **kw: _smoke_result(script))
     report = tmp_path / "r.json"
     proc = invoke_cli("smoke", script, "--format", "json", "-o", str(report))
     assert json.loads(report.read_text())["verdict"] == "pass"
@@ -83,7 +83,7 @@ def test_profile_report_format_and_output(monkeypatch, tmp_path):
 
 def test_apply_smoke_passes_the_arguments_after_the_double_dash(monkeypatch, tmp_path):
     seen = []
-    monkeypatch.setattr(checks.smoke, "run_smoke", lambda script, **kw: seen.append(kw["script_args"]) or _smoke_result(script))
+    monkeypatch.setattr(checks.smoke.run, "run_smoke", lambda script, **kw: seen.append(kw["script_args"]) or _smoke_result(script))
     out = tmp_path / "train_npu.py"
     proc = invoke_cli("apply", str(CASE / "train.py"), "-o", str(out), "--smoke", "--", "--epochs", "1", "-v")
     assert seen == [("--epochs", "1", "-v")], proc.stderr.decode()[-2000:]

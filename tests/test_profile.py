@@ -271,7 +271,7 @@ def test_user_frames_are_the_scripts_folder_only(tmp_path):
     assert frames.kind(str(tmp_path / "proj" / "models" / "net.py")) == USER  # the user's own modules
     assert frames.kind(str(tmp_path / "proj" / ".venv" / "lib" / "site-packages" / "torch" / "nn.py")) == OTHER
     assert frames.kind(str(tmp_path / "elsewhere.py")) == OTHER
-    assert frames.kind(module_file("checks.bootstrap")) == OTHER  # the harness is never the user
+    assert frames.kind(module_file("checks.child.bootstrap")) == OTHER  # the harness is never the user
     assert frames.kind("<frozen runpy>") == OTHER
 
 
@@ -311,7 +311,7 @@ def test_fusion_chances_are_found_at_their_lines_with_the_fused_api(tmp_path):
 def test_a_rewritten_script_runs_on_the_stand_in_and_trains_like_the_original(tmp_path):
     """FUSED_REWRITE=1: npu_rms_norm, npu_rotary_mul, npu_fusion_attention and npu_swiglu (the stand-in's
     reference math) in place of the hand-written ops; same losses, and no chance left where they were."""
-    from checks.smoke import run_smoke
+    from checks.smoke.run import run_smoke
 
     kw = {"steps": 6, "backend": "emulated", "seed": 0, "timeout": 300}
     original = run_smoke(case("fused.py"), **kw)

@@ -1,5 +1,5 @@
-"""`npu-migrate smoke --resume-check` (checks/resume_check.py) and the loop observations smoke reports
-(checks/loop_observer.py wired into the smoke child): tests/resume_cases/loop.py, a correct CPU loop
+"""`npu-migrate smoke --resume-check` (checks/smoke/resume_check.py) and the loop observations smoke reports
+(checks/child/loop_observer.py wired into the smoke child): tests/resume_cases/loop.py, a correct CPU loop
 that checkpoints and resumes, and the same loop with one planted defect each."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ LOOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resume_cases", 
 
 def test_compare_names_the_first_state_that_differs_and_when():
     """Pure: snapshots as the child writes them (no torch)."""
-    from checks.resume_check import compare
+    from checks.smoke.resume_check import compare
 
     def snap(step, lr, rng, data=None):
         return {"step": step, "params": [1.0, 2.0], "optimizer": [3.0, 4.0], "lr": [lr], "scale": 8.0,
@@ -36,7 +36,7 @@ def test_compare_names_the_first_state_that_differs_and_when():
     ("data-reset", ("data position",)),
 ])
 def test_resume_check_passes_a_correct_loop_and_names_each_lost_state(tmp_path, defect, lost):
-    from checks.resume_check import run_resume_check
+    from checks.smoke.resume_check import run_resume_check
 
     r = run_resume_check(LOOP, resume_args="--resume {ckpt}", steps=3, backend="cpu", timeout=120, cwd=str(tmp_path),
                          script_args=("--ckpt", "ck.pt", "--defect", defect))
@@ -60,7 +60,7 @@ def test_resume_check_passes_a_correct_loop_and_names_each_lost_state(tmp_path, 
 
 @pytest.mark.runtime
 def test_smoke_reports_loss_scale_clipping_on_scaled_gradients_and_checkpoints(tmp_path):
-    from checks.smoke import run_smoke
+    from checks.smoke.run import run_smoke
 
     r = run_smoke(LOOP, steps=3, backend="cpu", timeout=120, cwd=str(tmp_path),
                   script_args=("--ckpt", "ck.pt", "--defect", "clip-scaled"))

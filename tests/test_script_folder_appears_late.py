@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from checks.smoke import run_smoke
+from checks.smoke.run import run_smoke
 
 MODEL = "import torch\n\n\ndef build():\n    return torch.nn.Linear(4, 1)\n"
 SCRIPT = '''import torch

@@ -1,4 +1,4 @@
-"""A signal to the tool ends everything it started (migrate/guard.py, checks/process.py): SIGTERM to a
+"""A signal to the tool ends everything it started (migrate/guard.py, checks/launch/process.py): SIGTERM to a
 real `npu-migrate smoke` of a script whose DataLoader has two worker processes leaves no process of
 the run (checked by pid in /proc) and none of the tool's temp files, prints the steps done, writes
 the --json result with verdict "interrupted" (each rank's steps for a torchrun job), and exits 143 (128 + SIGTERM) as shells expect."""
@@ -143,7 +143,7 @@ def _descendants(pid: int) -> set[int]:
 @pytest.mark.parametrize("ranks", [0, 2], ids=["one-process", "2-ranks"])
 def test_sigkill_of_the_tool_ends_the_run_and_its_workers(tmp_path, ranks):
     """SIGKILL reaches no handler: the run's processes ask the kernel to die with their parent
-    (PR_SET_PDEATHSIG, checks/process.py); the DataLoader workers end when their parent is gone."""
+    (PR_SET_PDEATHSIG, checks/launch/process.py); the DataLoader workers end when their parent is gone."""
     pids_dir = tmp_path / "pids"
     pids_dir.mkdir()
     tmp = Path(tempfile.mkdtemp(prefix="sig"))  # short: see the test above

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from checks.smoke import run_smoke
+from checks.smoke.run import run_smoke
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke_cases")
 pytestmark = pytest.mark.runtime
@@ -33,7 +33,7 @@ def smoke(name, **kw):
 def test_parent_side_does_not_import_torch():
     import subprocess
 
-    code = "import sys, checks.smoke, migrate.commands.smoke; print('torch' in sys.modules)"
+    code = "import sys, checks.smoke.run, migrate.commands.smoke; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=os.path.dirname(CASES) + "/..")
     assert out.stdout.strip() == "False"
@@ -232,7 +232,7 @@ def test_cli_json_report_and_exit_codes(tmp_path):
 
 
 def test_auto_backend_is_emulated_without_torch_npu():
-    from checks.backend import detect
+    from checks.launch.backend import detect
 
     d = detect()
     try:

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from checks.smoke import run_smoke
+from checks.smoke.run import run_smoke
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures", "gpu_scripts")

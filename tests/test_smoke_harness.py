@@ -1,5 +1,5 @@
 """The smoke child/parent protocol: the shared report type, private torch/msprobe names behind
-checks.compat, torch imported only once the child's sys.path is final, and the steps the harness
+checks.emulation.compat, torch imported only once the child's sys.path is final, and the steps the harness
 counts beyond plain optimizer loops (manual updates, forked workers)."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from checks import module_file
-from checks.smoke import run_smoke
-from checks.smoke_report import ChildReport, ExceptionInfo, OpTraceSummary, merge_process_reports
+from checks.launch.report import ChildReport, ExceptionInfo, OpTraceSummary, merge_process_reports
+from checks.smoke.run import run_smoke
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "smoke_cases"
@@ -51,8 +51,8 @@ def test_child_report_rejects_what_the_child_does_not_write():
 
 def test_every_report_field_is_read_by_the_parent():
     """A field the child writes and the parent never reads is dead protocol (the parent: the run, and
-    the verdict of checks/smoke_verdict.py)."""
-    parent = "".join(Path(module_file(name)).read_text() for name in ("checks.smoke", "checks.smoke_verdict"))
+    the verdict of checks/verdict/smoke.py)."""
+    parent = "".join(Path(module_file(name)).read_text() for name in ("checks.smoke.run", "checks.verdict.smoke"))
     for f in dataclasses.fields(ChildReport):
         assert re.search(rf"report\.{f.name}\b", parent), f"ChildReport.{f.name} is never read by the parent"
 
@@ -70,7 +70,7 @@ def test_worker_reports_merge_when_the_main_process_took_no_step():
 def test_compat_names_the_torch_version_when_a_private_name_moved(monkeypatch):
     import torch.optim.optimizer as optimizer_module
 
-    from checks import compat
+    from checks.emulation import compat
 
     monkeypatch.delattr(optimizer_module, "_global_optimizer_post_hooks")
     with pytest.raises(compat.CompatError) as err:
@@ -83,7 +83,7 @@ def test_compat_names_the_torch_version_when_a_private_name_moved(monkeypatch):
 def test_compat_names_the_msprobe_version_when_pt_compare_moved(monkeypatch):
     from importlib import metadata
 
-    from checks import compat
+    from checks.emulation import compat
 
     monkeypatch.setitem(sys.modules, "msprobe.pytorch.compare.pt_compare", None)
     with pytest.raises(compat.CompatError) as err:
@@ -94,7 +94,7 @@ def test_compat_names_the_msprobe_version_when_pt_compare_moved(monkeypatch):
 def test_compat_missing_grad_scaler_internal(monkeypatch):
     import torch
 
-    from checks import compat
+    from checks.emulation import compat
 
     monkeypatch.delattr(torch.amp.GradScaler, "_unscale_grads_")
     with pytest.raises(compat.CompatError, match=r"GradScaler\._unscale_grads_ .*torch 2\."):
@@ -170,7 +170,7 @@ def test_steps_in_hogwild_workers_count(start_method):
 
 def test_steps_in_spawned_processes_count():
     """torch.multiprocessing.spawn starts fresh interpreters: the hooks reach them through
-    checks/spawn_main.py, which multiprocessing runs as their __mp_main__."""
+    checks/child/spawn_main.py, which multiprocessing runs as their __mp_main__."""
     r = smoke("spawn_train.py")
     assert (r.verdict, r.steps, r.child_steps) == ("pass", 3, 6), (r.reasons, r.stderr[-2000:])
     assert r.param_device == {"npu": 4} and r.loss_device == "npu"
@@ -202,7 +202,7 @@ def test_the_seed_reaches_spawned_processes():
 def test_an_emulation_artifact_is_named_as_what_the_stand_in_cannot_emulate():
     """torch's own "Could not run ... from the 'npu' backend" reads like a missing NPU kernel; under the
     stand-in it means a call the emulation did not map, and the reason says so (not on other backends)."""
-    from checks.smoke import judge
+    from checks.smoke.run import judge
 
     message = "Could not run 'aten::empty.memory_format' with arguments from the 'npu' backend."
     report = ChildReport(

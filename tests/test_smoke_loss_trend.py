@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from checks.loss_trend import rising_note
+from checks.verdict.loss_trend import rising_note
 from tests.helpers import run_cli
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke_cases")

@@ -1,4 +1,4 @@
-"""smoke/validate child control (checks/process.py): nothing of a run survives it, the memory cap,
+"""smoke/validate child control (checks/launch/process.py): nothing of a run survives it, the memory cap,
 and reasons that say how the child ended. Each case runs a real script through the bootstrap."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from checks import process
-from checks.smoke import run_smoke
+from checks.launch import process
+from checks.smoke.run import run_smoke
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke_cases")
 pytestmark = pytest.mark.runtime
@@ -122,7 +122,7 @@ def test_validate_passes_the_memory_limit_to_both_runs(tmp_path):
 
     if importlib.util.find_spec("msprobe") is None:
         pytest.skip("needs msprobe")
-    from checks.validate import run_validate
+    from checks.validate.run import run_validate
 
     hog = os.path.join(CASES, "memory_hog.py")
     result = run_validate(hog, hog, steps=2, out_dir=tmp_path / "out", timeout=60,

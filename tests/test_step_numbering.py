@@ -24,13 +24,13 @@ CASES = Path(__file__).resolve().parent / "validate_cases"
 def _smoke_table(result_json: dict) -> dict[int, float]:
     from rich.console import Console
 
-    from checks.smoke_verdict import SmokeResult
+    from checks.verdict.smoke import SmokeResult
 
     values = dict(result_json)
     for key in ("losses", "step_times", "unsupported_ops", "float64_ops", "warnings", "reasons", "notes"):
         values[key] = tuple(values.get(key) or ())
     out = io.StringIO()
-    from checks.smoke import render
+    from checks.smoke.run import render
 
     render(SmokeResult(**values), Console(file=out, width=200))
     rows = re.findall(r"│\s*(\d+)\s*│\s*([-0-9.e+]+)\s*│", out.getvalue())

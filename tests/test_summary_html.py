@@ -9,8 +9,8 @@ from pathlib import Path
 
 from checks.profile.findings import PerfFinding, ProfileResult
 from checks.profile.report import write_summary as write_profile_summary
-from checks.validate import ValidateResult
-from checks.validate_report import write_summary as write_validate_summary
+from checks.validate.report import write_summary as write_validate_summary
+from checks.validate.run import ValidateResult
 from migrate.report.html_page import render
 
 HOSTILE = "<script>alert(1)</script> a|b"
@@ -52,7 +52,7 @@ def test_markdown_subset_becomes_elements_and_text_stays_text():
 def test_validate_summary_html_is_rendered_with_the_plot_inside(tmp_path):
     png = tmp_path / "losses.png"
     png.write_bytes(b"\x89PNG\r\n fake plot")
-    from checks.loss_compare import LossAlignment, LossRow
+    from checks.validate.loss_compare import LossAlignment, LossRow
 
     losses = LossAlignment((LossRow(1, 2.0, 2.5, 0.5, 0.25, False),), 1e-3, 1e-5, "float32", 0, 0.5, 0.25)
     result = ValidateResult("fail", 1, (f"losses differ at {HOSTILE}",), tmp_path, True, losses=losses, loss_png=png,

@@ -5,9 +5,9 @@ commands run through click's CliRunner with their runner replaced by a recorded 
 from __future__ import annotations
 
 import checks.profile.run
-import checks.smoke
+import checks.smoke.run
 from checks.profile.findings import PerfFinding, ProfileResult
-from checks.smoke_verdict import SmokeResult
+from checks.verdict.smoke import SmokeResult
 from tests.helpers import invoke_cli
 
 LONG_DIR = "/data/experiments/" + "very_long_folder_name_" * 6  # a path far over 80 columns
@@ -17,7 +17,7 @@ SCRIPT = LONG_DIR + "[bold]npu_train.py"
 def test_smoke_output_keeps_user_text_and_does_not_wrap(monkeypatch, tmp_path):
     result = SmokeResult("fail", 1, "emulated", SCRIPT, steps=2, requested_steps=5, losses=(0.5, 0.4),
                          reasons=(f"RuntimeError at {SCRIPT}:100: bad [red]thing[/red]",))
-    monkeypatch.setattr(checks.smoke, "run_smoke", lambda script, **kw: result)
+    monkeypatch.setattr(checks.smoke.run, "run_smoke", lambda script, **kw: result)
     out = invoke_cli("smoke", str(tmp_path / "x.py"), "--backend", "emulated").stdout.decode()
     assert f"{SCRIPT}:100: bad [red]thing[/red]" in out  # one line: no wrap, no emoji, no markup
     assert f"smoke: {SCRIPT}" in out

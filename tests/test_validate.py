@@ -21,8 +21,8 @@ _needs_runtime = pytest.mark.skipif(
     reason="needs torch, msprobe",
 )
 
-from checks.validate import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
-from checks.validate_repeat import DEFAULT_REPEAT  # noqa: E402
+from checks.validate.repeat import DEFAULT_REPEAT  # noqa: E402
+from checks.validate.run import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
 

@@ -1,5 +1,5 @@
 """validate's msprobe side on real runs: ConfigChecker packs compared by msprobe's config_check, and
-statistics dumps (taken by checks/validate_child.py, the script itself has no msprobe code) compared by
+statistics dumps (taken by checks/validate/child.py, the script itself has no msprobe code) compared by
 msprobe compare. The scripts are variants of tests/validate_cases/train_gpu.py run as plain CPU
 processes, several at once; the smoke machinery is not involved here (see test_validate.py)."""
 
@@ -19,8 +19,8 @@ _needs_runtime = pytest.mark.skipif(
     reason="needs msprobe, torch",
 )
 
-from checks.msprobe_bridge import compare_config_packs, compare_dumps, write_dump_config  # noqa: E402
-from checks.validate_copies import insert_hook, line_map  # noqa: E402
+from checks.validate.copies import insert_hook, line_map  # noqa: E402
+from checks.validate.msprobe_bridge import compare_config_packs, compare_dumps, write_dump_config  # noqa: E402
 from tests.helpers import python_command  # noqa: E402
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]

@@ -1,4 +1,4 @@
-"""validate's second look at the original (checks/validate_repeat.py): the spread, the band the migrated
+"""validate's second look at the original (checks/validate/repeat.py): the spread, the band the migrated
 run is judged against, when extra runs stop, and the causes read from the script and the runs' logs.
 Pure: the extra runs are played by a stand-in that counts its calls; no torch, no child process."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from checks import loss_compare, validate
-from checks.validate import RunInfo
-from checks.validate_repeat import (
+from checks.validate import loss_compare
+from checks.validate import run as validate
+from checks.validate.repeat import (
     NONDETERMINISTIC_OPS,
     SHARED_MEMORY,
     BaselineRun,
@@ -23,6 +23,7 @@ from checks.validate_repeat import (
     static_causes,
     verdict_reasons,
 )
+from checks.validate.run import RunInfo
 
 CASES = Path(__file__).resolve().parent / "validate_cases"
 FIRST = (1.0, 0.9, 0.8, 0.7)
@@ -164,7 +165,7 @@ def test_static_causes_follow_the_scripts_own_modules(tmp_path):
 
 
 def test_cli_default_is_the_library_default():
-    from checks.validate_repeat import DEFAULT_REPEAT
+    from checks.validate.repeat import DEFAULT_REPEAT
     from migrate.commands.validate import validate
 
     option = next(p for p in validate.params if p.name == "repeat")

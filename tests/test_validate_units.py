@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from checks import loss_compare
-from checks.msprobe_bridge import first_divergence, row_difference, user_frames
-from checks.validate_copies import HOOK_MARK, header_end, insert_hook, line_map
+from checks.validate import loss_compare
+from checks.validate.copies import HOOK_MARK, header_end, insert_hook, line_map
+from checks.validate.msprobe_bridge import first_divergence, row_difference, user_frames
 
 
 def test_exact_tolerance_when_both_runs_on_cpu():
@@ -145,7 +145,7 @@ def test_user_frames_are_mapped_to_the_original_file(tmp_path):
 
 
 def test_existing_config_checker_is_pointed_at_our_pack():
-    from checks.validate_copies import retarget_zip
+    from checks.validate.copies import retarget_zip
 
     src = ("from msprobe.core.config_check import ConfigChecker\nConfigChecker.apply_patches(fmk='pytorch')\n"
            "m = 1\nConfigChecker(m, output_zip_path='./pack.zip', fmk='pytorch')\nConfigChecker(m)\n")
@@ -159,7 +159,7 @@ def test_existing_config_checker_is_pointed_at_our_pack():
 def test_copy_below_a_mirror_of_the_project_root_sees_folders_above_the_script(tmp_path):
     """`@hydra.main(config_path="../configs")`, `Path(__file__).parents[1]` and root finders look above
     the script's folder: the copy sits at the same depth below a linked mirror of the project root."""
-    from checks.validate_copies import copy_path, make_copy
+    from checks.validate.copies import copy_path, make_copy
 
     project = tmp_path / "project"
     (project / "configs").mkdir(parents=True)
@@ -178,7 +178,7 @@ def test_copy_below_a_mirror_of_the_project_root_sees_folders_above_the_script(t
 
 
 def test_copy_without_a_project_root_stays_beside_its_siblings(tmp_path):
-    from checks.validate_copies import make_copy
+    from checks.validate.copies import make_copy
 
     (tmp_path / "alone").mkdir()
     script = tmp_path / "alone" / "train.py"
@@ -193,9 +193,9 @@ def test_a_pass_says_which_config_check_items_were_compared_and_which_not():
     packs; msprobe skips them silently, the verdict must not read as if they passed."""
     from pathlib import Path
 
-    from checks import validate
-    from checks.msprobe_bridge import ConfigCheckResult, ConfigItem
-    from checks.validate import RunInfo
+    from checks.validate import run as validate
+    from checks.validate.msprobe_bridge import ConfigCheckResult, ConfigItem
+    from checks.validate.run import RunInfo
 
     losses = (1.0, 0.9)
     runs = tuple(RunInfo(side, Path(f"{side}.py"), "cpu", 0, "pass", 2, losses, "float32", (), True, "")

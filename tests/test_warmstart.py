@@ -1,5 +1,5 @@
-"""Warm start (checks/warmstart.py): a run forked from a template that has imported torch behaves like a
-cold `python checks/bootstrap.py` run: same losses, RNG, thread count, command line and run marker."""
+"""Warm start (checks/launch/warmstart.py): a run forked from a template that has imported torch behaves like a
+cold `python checks/child/bootstrap.py` run: same losses, RNG, thread count, command line and run marker."""
 from __future__ import annotations
 
 import json
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from checks import warm_wire, warmstart
-from checks.smoke import run_smoke
+from checks.launch import warm_wire, warmstart
+from checks.smoke.run import run_smoke
 
 pytestmark = pytest.mark.runtime
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ PROBE = textwrap.dedent("""
     import json, os, random, sys
     import torch
 
-    boot = sys.modules.get("checks.bootstrap")
+    boot = sys.modules.get("checks.child.bootstrap")
     with open("/proc/self/cmdline", "rb") as f:
         cmdline = [a.decode() for a in f.read().split(b"\\0") if a]
     with open("/proc/self/environ", "rb") as f:
@@ -93,7 +93,7 @@ def test_a_warm_run_that_hangs_is_killed_with_everything_it_started(tmp_path, mo
         import subprocess, sys, time
         import torch
         child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(600)"])
-        print("CHILD", child.pid, getattr(sys.modules.get("checks.bootstrap"), "WARM", False), flush=True)
+        print("CHILD", child.pid, getattr(sys.modules.get("checks.child.bootstrap"), "WARM", False), flush=True)
         time.sleep(600)
     """))
     result = run_smoke(script, steps=2, timeout=20, backend="emulated", op_trace=False)

@@ -1,4 +1,4 @@
-"""The profile child's measurement: installed by checks/bootstrap.py after its own hooks.
+"""The profile child's measurement: installed by checks/child/bootstrap.py after its own hooks.
 
 `install(torch, rec, script, cfg)` wraps three of the smoke Recorder's entry points (on_step,
 on_backward, write) on the instance, so nothing in the bootstrap changes beyond the call:

@@ -1,6 +1,6 @@
 """`npu-migrate profile --nproc-per-node N`: every rank of a torchrun job profiled (parent side, no torch).
 
-The job starts through the distributed smoke (checks/distributed.py: torch's own launcher, the
+The job starts through the distributed smoke (checks/distributed/run.py: torch's own launcher, the
 bootstrap in every rank, one log per rank, the job verdict with hang naming and replica checks). Each
 rank's profile child (checks/profile/child.py) writes its own report, `rank{RANK}.profile.json`, and on
 an NPU its own trace folder, `OUT/rank{RANK}/trace`. Each rank then gets the single-run result
@@ -16,15 +16,15 @@ import os
 import tempfile
 
 from checks.profile.findings import EMULATION_CANNOT_SEE, PerfFinding, ProfileResult
-from checks.smoke_verdict import emulated_note
+from checks.verdict.smoke import emulated_note
 
 
 def run_distributed_profile(script, *, launch, steps, backend, fake_data, version, script_args, out_dir, fail_words,
                             timeout, stream, python, env, op_trace, advisor, seed, warnings,
                             progress_timeout=None) -> ProfileResult:
-    from checks.dist_result import LaunchSpec
-    from checks.distributed import run_distributed_smoke
+    from checks.distributed.run import run_distributed_smoke
     from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report
+    from checks.verdict.dist_result import LaunchSpec
 
     if isinstance(launch, dict):
         launch = LaunchSpec(**launch)

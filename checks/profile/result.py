@@ -11,7 +11,7 @@ import os
 from checks.profile import cost
 from checks.profile.ascend import DEFAULT_SCHEDULE
 from checks.profile.findings import EMULATION_CANNOT_SEE, SEVERITIES, ProfileResult
-from checks.smoke_verdict import emulated_note
+from checks.verdict.smoke import emulated_note
 from migrate.report import plural
 
 PROFILE_ENV = "NPU_MIGRATE_PROFILE"

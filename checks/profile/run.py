@@ -2,7 +2,7 @@
 then rank what the child measured. Never imports torch.
 
 The child's measurement (checks/profile/child.py) is switched on by the NPU_MIGRATE_PROFILE
-environment variable, handed to checks.smoke.run_smoke through its `env` argument; the child writes its
+environment variable, handed to checks.smoke.run.run_smoke through its `env` argument; the child writes its
 own report next to the smoke report. On a real NPU the trace goes to OUT/trace and, when
 `msprof-analyze` is on PATH, `msprof-analyze advisor all` runs on it (checks/profile/advisor.py).
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import tempfile
 
-from checks.backend import detect
+from checks.launch.backend import detect
 from checks.profile.ascend import DEFAULT_SCHEDULE, steps_needed
 from checks.profile.findings import KINDS, SEVERITIES, ProfileResult
 from checks.profile.result import PROFILE_ENV, build_result, child_config, read_child_report
 
 # one run's result from its child's report: checks/profile/result.py
-from checks.smoke_verdict import emulated_note
+from checks.verdict.smoke import emulated_note
 
 BACKENDS = ("auto", "npu", "emulated")
 MIN_STEPS = 3  # step 1 (set-up) is never measured; dynamic shapes need two measured steps to compare
@@ -45,9 +45,9 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
 
     `fusion`: look for fused-operator chances (emulated; checks/profile/fusion.py); off, for measuring its cost.
 
-    `launch` (a checks.distributed.LaunchSpec): run it as N ranks under torchrun and profile every rank;
+    `launch` (a checks.distributed.run.LaunchSpec): run it as N ranks under torchrun and profile every rank;
     the result then carries one ProfileResult per rank in `ranks` and the findings merged across them."""
-    from checks.smoke import run_smoke
+    from checks.smoke.run import run_smoke
     from migrate import knowledge
 
     script = str(script)

@@ -1,6 +1,6 @@
 """Emulated only: per aten op of each measured training step, the NPU pitfalls an op trace can show.
 
-A TorchDispatchMode (like checks/optrace.py, which only answers "which ops ran") entered after
+A TorchDispatchMode (like checks/child/optrace.py, which only answers "which ops ran") entered after
 optimizer step 1 and left once two steps in a row show nothing new:
 - cpu_fallback: ops with no NPU kernel in the target torch_npu (knowledge data; CPU-only
   implementation ops of the stand-in excluded as in optrace), per step, at the user's line, with
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 
-from checks.compat import torch_dispatch_mode
+from checks.emulation.compat import torch_dispatch_mode
 
 TorchDispatchMode = torch_dispatch_mode()
 
@@ -193,6 +193,6 @@ def _base(func) -> str:
 
 
 def _cpu_only_ops() -> frozenset:
-    from checks.optrace import cpu_only_ops as cpu_only
+    from checks.child.optrace import cpu_only_ops as cpu_only
 
     return cpu_only()

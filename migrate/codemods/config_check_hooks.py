@@ -93,7 +93,7 @@ def {SETUP}():
     import os
     import time
 
-    def call_stack(frame):  # msprobe's get_call_stack without inspect's module search (as checks/msprobe_speedups.py)
+    def call_stack(frame):  # msprobe's get_call_stack without inspect's module search (as checks/child/msprobe_speedups.py)
         stack = []
         frame = frame.f_back
         while frame is not None:

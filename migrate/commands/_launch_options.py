@@ -3,7 +3,7 @@
 `launch_options` adds --nproc-per-node, --nnodes, --node-rank, --master-addr, --master-port and
 --progress-timeout, and hands the command one keyword `launch`: None without --nproc-per-node (one
 process, as before; scripts that start their own ranks with mp.spawn need no flag), else the
-keyword arguments of checks.distributed.LaunchSpec. The options pass straight to torchrun.
+keyword arguments of checks.distributed.run.LaunchSpec. The options pass straight to torchrun.
 """
 
 from __future__ import annotations

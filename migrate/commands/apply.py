@@ -152,7 +152,7 @@ def _roles(result) -> None:
 
 def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: bool = False) -> int:
     try:
-        from checks.smoke import run_smoke
+        from checks.smoke.run import run_smoke
     except ImportError as exc:
         _err(f"--smoke: the smoke runner is not available ({exc})")
         return 2
@@ -164,7 +164,7 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
         code = getattr(outcome, "exit_code", 2)
         from rich.console import Console
 
-        from checks.smoke import render
+        from checks.smoke.run import render
 
         render(outcome, Console(stderr=True))  # the full verdict, incl. "emulated: no Ascend NPU found"
         status = max(status, code)

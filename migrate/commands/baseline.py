@@ -1,6 +1,6 @@
 """`npu-migrate baseline GPU_SCRIPT --out BUNDLE -- [script args]`: record the original on the GPU host.
 
-Thin: options in, `checks.baseline_record.record_baseline` runs the original (validate's baseline run)
+Thin: options in, `checks.validate.baseline_record.record_baseline` runs the original (validate's baseline run)
 and writes the bundle that `npu-migrate validate --baseline BUNDLE NPU_SCRIPT` compares against on the
 NPU host. Exit 0 recorded, 2 could not record (nothing written).
 """
@@ -37,8 +37,8 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
     pip list and environment. Copy the bundle to the NPU host and run
     `npu-migrate validate --baseline BUNDLE NPU_SCRIPT` there.
     """
-    from checks.baseline_record import record_baseline
-    from checks.bundle import BundleError
+    from checks.validate.baseline_record import record_baseline
+    from checks.validate.bundle import BundleError
 
     try:
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),

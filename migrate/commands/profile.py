@@ -35,9 +35,9 @@ def profile(script, script_args, steps, backend, fake_data, fmt, output, json_le
     Arguments after `--` go to the script. With --nproc-per-node N every rank of a torchrun job is
     profiled (OUT/rankR/summary.md each; findings merged across ranks in OUT/summary.md).
     """
+    from checks.launch.report import write_json
     from checks.profile.report import render
     from checks.profile.run import run_profile
-    from checks.smoke_report import write_json
 
     target = report_target(fmt, output, json_legacy)
     result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,

@@ -1,6 +1,6 @@
 """`npu-migrate smoke SCRIPT [-- ARGS]`: run N real training steps on the NPU or the CPU-backed stand-in.
 
-Thin: parses options, calls checks.smoke.run_smoke (imported lazily: torch is only ever imported in
+Thin: parses options, calls checks.smoke.run.run_smoke (imported lazily: torch is only ever imported in
 the child process), renders the result. Exit 0 pass, 1 fail, 2 could not run, 128+N ended by
 signal N (the partial result printed: verdict "interrupted" and the steps done).
 """
@@ -41,7 +41,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, 
 
     Arguments after `--` go to the script.
     """
-    from checks.process import parse_size
+    from checks.launch.process import parse_size
 
     target = report_target(fmt, output, json_legacy)
 
@@ -54,11 +54,11 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, 
                    script_args=tuple(script_args), strict_ops=strict_ops, op_trace=not no_op_trace,
                    stream=None if quiet else sys.stderr, seed=seed, autocast="off" if no_autocast else autocast_policy,
                    memory_limit=limit, progress=quiet)
-    if resume_args is not None:  # three runs compared step by step (checks/resume_check.py)
+    if resume_args is not None:  # three runs compared step by step (checks/smoke/resume_check.py)
         if launch is not None:
             raise click.BadParameter("not with --nproc-per-node (one process only)", param_hint="--resume-check")
-        from checks.resume_check import render as render_resume
-        from checks.resume_check import run_resume_check
+        from checks.smoke.resume_check import render as render_resume
+        from checks.smoke.resume_check import run_resume_check
 
         options.pop("op_trace")
         options.pop("progress")
@@ -66,11 +66,11 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, 
         target.render(render_resume, check)
         sys.exit(check.exit_code)
     if launch is not None:  # N ranks under torchrun, one verdict for the job (docs/distributed.md)
-        from checks.dist_cli import smoke_distributed
+        from checks.distributed.cli import smoke_distributed
 
         sys.exit(smoke_distributed(script, launch=launch, progress_timeout=progress_timeout, target=target,
                                    log_dir=rank_logs, **options))
-    from checks.smoke import render, run_smoke
+    from checks.smoke.run import render, run_smoke
 
     try:
         result = run_smoke(script, **options)
@@ -79,7 +79,7 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, 
         if result is None:
             raise
     if target.json:
-        from checks.smoke_report import write_json
+        from checks.launch.report import write_json
 
         write_json(result, target.json)
     target.render(render, result)

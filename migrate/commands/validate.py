@@ -1,6 +1,6 @@
 """`npu-migrate validate GPU_SCRIPT NPU_SCRIPT -- [script args]`: the migrated run against the original.
 
-Thin: options in, `checks.validate.run_validate` does the work (and is the only place torch and
+Thin: options in, `checks.validate.run.run_validate` does the work (and is the only place torch and
 msprobe are touched, in child processes), the verdict decides the exit code.
 """
 
@@ -51,10 +51,10 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     Arguments after `--` go to both scripts; one naming a CUDA device (`--device=cuda:0`,
     `cuda`) reaches the migrated script as its NPU device (`npu:0`). Exit 0 pass, 1 fail, 2 could not run.
     """
-    from checks.child_config import notebook_problem
-    from checks.process import parse_size
-    from checks.validate import ValidateError, run_validate
-    from checks.validate_report import terminal_text
+    from checks.launch.child_config import notebook_problem
+    from checks.launch.process import parse_size
+    from checks.validate.report import terminal_text
+    from checks.validate.run import ValidateError, run_validate
 
     if bundle is not None:  # validate --baseline BUNDLE NPU_SCRIPT [-- ARGS]: the one script is the first argument
         rest = tuple(script_args) if npu_script is None else (npu_script, *script_args)
@@ -95,10 +95,10 @@ _FIXED_BY_BUNDLE = ("seed", "fake_data", "autocast_policy", "baseline_backend", 
 def _validate_baseline(bundle, npu_script, script_args, *, steps, quiet, memory_limit, launch, **options):
     from click.core import ParameterSource
 
-    from checks.process import parse_size
-    from checks.validate import ValidateError
-    from checks.validate_baseline import run_validate_baseline
-    from checks.validate_report import terminal_text
+    from checks.launch.process import parse_size
+    from checks.validate.baseline import run_validate_baseline
+    from checks.validate.report import terminal_text
+    from checks.validate.run import ValidateError
 
     ctx = click.get_current_context()
     fixed = [f"--{n.replace('_policy', '').replace('_', '-')}" for n in _FIXED_BY_BUNDLE
@@ -108,7 +108,7 @@ def _validate_baseline(bundle, npu_script, script_args, *, steps, quiet, memory_
     if launch is not None:
         raise click.UsageError("--nproc-per-node is not supported with --baseline (record and compare one process)")
     if str(npu_script).endswith(".ipynb"):
-        from checks.child_config import notebook_problem
+        from checks.launch.child_config import notebook_problem
 
         click.echo(f"npu-migrate validate: {notebook_problem(npu_script)}", err=True)
         sys.exit(2)

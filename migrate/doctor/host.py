@@ -81,7 +81,7 @@ class Host:
         return ProbeOutput(proc.returncode, proc.stdout, proc.stderr)
 
     def probe_env(self) -> dict:
-        """The environment for `python -m checks.doctor_probe`: this project importable."""
+        """The environment for `python -m checks.child.doctor_probe`: this project importable."""
         env = dict(self.env)
         root = str(Path(__file__).resolve().parents[2])
         parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -89,7 +89,7 @@ class Host:
         return env
 
     def run_probe(self, *args: str, timeout: float | None = None) -> ProbeOutput:
-        argv = [self.python, "-m", "checks.doctor_probe", *args]
+        argv = [self.python, "-m", "checks.child.doctor_probe", *args]
         try:
             proc = subprocess.run(argv, env=self.probe_env(), capture_output=True, text=True,
                                   timeout=timeout or self.probe_timeout, stdin=subprocess.DEVNULL)

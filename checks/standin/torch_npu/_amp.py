@@ -1,5 +1,5 @@
 """torch.npu.amp and autocast("npu") of the stand-in: CPU autocast under the autocast policy
-(checks/devicemap.py: off | native | bf16), GradScaler on the CPU."""
+(checks/emulation/devicemap.py: off | native | bf16), GradScaler on the CPU."""
 from __future__ import annotations
 
 import functools

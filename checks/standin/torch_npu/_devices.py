@@ -1,15 +1,15 @@
 """Device mapping of the stand-in: npu (and, under transfer_to_npu, cuda) arguments go to the CPU,
 and what was placed there gets a logical mark (see _emulator's module docstring).
 
-The mapping itself is `checks/devicemap.py`, shared with the CUDA twin (`checks/cudatwin.py`); this
+The mapping itself is `checks/emulation/devicemap.py`, shared with the CUDA twin (`checks/emulation/cudatwin.py`); this
 module adds "npu" to the mapped device types, keeps the stand-in's historical names for it, and
 carries the NPU mark across torch.multiprocessing."""
 from __future__ import annotations
 
 from torch_npu._surface import _project_module
 
-dm = _project_module("checks.devicemap")
-rt = _project_module("checks.deviceruntime")  # streams, events, memory: shared with the CUDA twin too
+dm = _project_module("checks.emulation.devicemap")
+rt = _project_module("checks.emulation.deviceruntime")  # streams, events, memory: shared with the CUDA twin too
 # Device types mapped to the CPU: "npu" always, "cuda" once contrib.transfer_to_npu is imported.
 dm.MAPPED.add("npu")
 

@@ -17,7 +17,7 @@ def install() -> None:
 
 
 def _patch_accelerator_probe():
-    """The accelerator probe (checks.compat.accelerator_probe: FSDP2's default mesh, FSDP1's device, barrier) says npu, as on
+    """The accelerator probe (checks.emulation.compat.accelerator_probe: FSDP2's default mesh, FSDP1's device, barrier) says npu, as on
     an Ascend host; the C++ side has no PrivateUse1 hooks here, so it would raise. A torch without the
     probe (before 2.5) has nothing that asks it: nothing to patch, and no reason to stop a script that
     is not even distributed."""
@@ -79,7 +79,7 @@ def _patch_device_mesh():
 
 def _patch_fsdp2_marks():
     """FSDP2 replaces a module's parameters by new sharded (and, per forward, unsharded) ones; they
-    stay on the emulated NPU when the original was there. torch private API (checks.compat): a
+    stay on the emulated NPU when the original was there. torch private API (checks.emulation.compat): a
     CompatError naming the torch version when it moved, raised where the script builds its npu mesh."""
     global _fsdp2_patched
     if _fsdp2_patched:

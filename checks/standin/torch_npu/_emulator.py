@@ -1,7 +1,7 @@
 """The CPU-backed torch_npu stand-in: device mapping, `torch.npu`, amp, distributed.
 
 Loaded only inside an emulated `npu-migrate smoke` child (its folder is put first on the child's
-sys.path by checks.bootstrap). Never imported on a host with a real NPU.
+sys.path by checks.child.bootstrap). Never imported on a host with a real NPU.
 
 How "on the NPU" is tracked: every tensor really lives on the CPU and reports `cpu`. Tensors and
 modules that went through an npu-mapped device argument (`.to("npu")`, `.npu()`, `device="npu"`

@@ -1,6 +1,6 @@
 """The rest of an emulated Ascend host: distributed (hccl -> gloo), torch.cuda absent, torch.accelerator.
 
-The distributed and accelerator patches are `checks/devicemap.py`'s (shared with the CUDA twin)."""
+The distributed and accelerator patches are `checks/emulation/devicemap.py`'s (shared with the CUDA twin)."""
 from __future__ import annotations
 
 import torch

@@ -1,6 +1,6 @@
 """`torch.npu` of the stand-in: devices, streams, events, memory statistics and RNG on the CPU.
 
-The device runtime is `checks/deviceruntime.py`'s (shared with the CUDA twin); the NPU-only parts
+The device runtime is `checks/emulation/deviceruntime.py`'s (shared with the CUDA twin); the NPU-only parts
 (mstx, amp, hf32 switches, autocast getters) are here."""
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ def _knowledge():
     return _project_module("migrate.knowledge").load(os.environ.get(VERSION_ENV) or None)
 
 
-compat = _project_module("checks.compat")
+compat = _project_module("checks.emulation.compat")
 KB = _knowledge()
 VERSION = KB.version
 

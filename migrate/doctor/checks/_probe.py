@@ -1,11 +1,11 @@
-"""Reading the result line of a `python -m checks.doctor_probe` child."""
+"""Reading the result line of a `python -m checks.child.doctor_probe` child."""
 from __future__ import annotations
 
 import json
 
 from migrate.doctor.host import ProbeOutput
 
-MARKER = "DOCTOR_PROBE_RESULT "  # same as checks.doctor_probe.MARKER (that module imports torch)
+MARKER = "DOCTOR_PROBE_RESULT "  # same as checks.child.doctor_probe.MARKER (that module imports torch)
 
 
 def parse(out: ProbeOutput) -> dict | None:

@@ -31,7 +31,7 @@ def allreduce(host: Host, world: int = 2, backend: str = "hccl", device: str = "
         env = dict(host.probe_env(), RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
                    MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
         procs.append(subprocess.Popen(
-            [host.python, "-m", "checks.doctor_probe", "allreduce", "--backend", backend,
+            [host.python, "-m", "checks.child.doctor_probe", "allreduce", "--backend", backend,
              "--device", device, "--timeout", str(max(5.0, timeout - 5))],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             stdin=subprocess.DEVNULL))

@@ -17,7 +17,7 @@ def run(host: Host, done: dict) -> CheckResult:
     if packages is not None and not packages.facts.get("torch_npu"):
         return CheckResult(ID, TITLE, Status.SKIP, "torch_npu is not installed", ())
     out = host.run_probe("import")
-    evidence = [f"{host.python} -m checks.doctor_probe import: "
+    evidence = [f"{host.python} -m checks.child.doctor_probe import: "
                 + ("timed out" if out.returncode is None else f"exit {out.returncode}")]
     if out.returncode is None:
         return CheckResult(ID, TITLE, Status.FAIL,

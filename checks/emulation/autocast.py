@@ -1,0 +1,84 @@
+"""The default autocast policy ("off") of the emulated devices: autocast regions keep the dtypes the
+script gets on the device, computed in float32.
+
+A region entered on the emulated device (`torch.autocast("cuda"/"npu")`, `torch.cuda.amp.autocast()`)
+is a CPU autocast region with the device's dtype (float16 unless the script names one), so every op
+sees the dtypes it sees on the device: a script that casts its inputs to float16 itself and relies on
+autocast for the weights runs, `out.dtype` is float16, GradScaler sees float16 losses where the device
+gives them. The ops autocast runs in the lower precision (matmuls, convolutions, attention, RNN
+cells: the union of the CUDA and CPU lists of `aten/src/ATen/autocast_mode.cpp`, torch 2.14) get a
+kernel here that rounds their floating inputs to that dtype, computes in float32 and rounds the
+result to it: what a float16 matmul with float32 accumulation gives on the device, at float32 speed
+on a CPU (CPU float16 matmuls are 5-20x slower). The other autocast lists (float32, promote) are the
+CPU's own. Known difference: ops on CUDA's float32 list but not the CPU's (exp, log, pow, sum, ...)
+keep a float16 input's dtype here, where CUDA computes them in float32.
+
+Runs inside a smoke child only (imports torch). Installed once, at the first region entered under
+the policy; the kernels are registered for the AutocastCPU dispatch key of the process.
+"""
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+# aten overloads autocast runs in the lower precision on CUDA (AT_FORALL_LOWER_PRECISION_FP and the
+# KERNEL_CUDA lower_precision_fp lines) or on the CPU (KERNEL_CPU lower_precision_fp), torch 2.14.
+LOWER_PRECISION_OPS = (
+    "_convolution", "_convolution.deprecated", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
+    "conv_transpose2d.input", "conv_transpose3d.input", "convolution", "prelu", "addmm", "addmv", "addr",
+    "matmul", "einsum", "mm", "mv", "linalg_vecdot", "linear", "addbmm", "baddbmm", "bmm", "chain_matmul",
+    "linalg_multi_dot", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell", "gru_cell",
+    "rnn_tanh_cell", "rnn_relu_cell", "scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
+)
+_ELIGIBLE = (torch.float32, torch.float16, torch.bfloat16)
+_library = None
+
+
+def install() -> None:
+    """Register the float32-compute kernels for the lower-precision ops (once per process)."""
+    global _library
+    if _library is not None:
+        return
+    from checks.emulation import compat
+
+    below = compat.below_autocast_cpu()
+    _library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "overriding a previously registered kernel": on purpose
+        for name in LOWER_PRECISION_OPS:
+            packet, _, overload = name.partition(".")
+            op = getattr(getattr(torch.ops.aten, packet, None), overload or "default", None)
+            if op is not None:
+                _library.impl(name, _kernel(op, below), "AutocastCPU")
+
+
+def _kernel(op, below):
+    def lower_precision_in_float32(*args, **kwargs):
+        dtype = torch.get_autocast_dtype("cpu")
+        args = [_round(a, dtype) for a in args]
+        kwargs = {k: _round(v, dtype) for k, v in kwargs.items()}
+        with below():
+            out = op(*args, **kwargs)
+        return _lower(out, dtype)
+
+    return lower_precision_in_float32
+
+
+def _round(value, dtype):
+    """An eligible floating tensor rounded to the autocast dtype, held in float32 (lists too)."""
+    if isinstance(value, torch.Tensor):
+        if value.dtype in _ELIGIBLE:
+            return value.to(dtype).float() if value.dtype != dtype else value.float()
+        return value
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], torch.Tensor):
+        return type(value)(_round(v, dtype) for v in value)
+    return value
+
+
+def _lower(out, dtype):
+    if isinstance(out, torch.Tensor):
+        return out.to(dtype) if out.dtype == torch.float32 else out
+    if isinstance(out, (list, tuple)):
+        return type(out)(_lower(v, dtype) for v in out)
+    return out

@@ -1,0 +1,53 @@
+"""`validate --baseline BUNDLE NPU_SCRIPT`: the migrated script against a baseline recorded on another
+host (`npu-migrate baseline`, checks/validate/baseline_record.py). Opens the bundle, takes its seed, steps, data
+option, autocast policy and arguments, and hands the recorded run to `checks.validate.run.run_validate`
+(`recorded=`): one comparison path for one host and two."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from checks.validate.bundle import BundleError, open_bundle
+from checks.validate.hosts import script_note
+from checks.validate.run import ValidateError, run_validate
+
+
+def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, steps: int | None = None,
+                          script_args: tuple[str, ...] | None = None, cwd: Path | None = None, **options):
+    """`validate --baseline BUNDLE NPU_SCRIPT`: the migrated script with the bundle's seed, steps, data
+    option, autocast policy and arguments, compared with the recorded run (checks.validate.run.run_validate,
+    `recorded=`). A bundle that cannot be read, or steps that cannot match, is a ValidateError (exit 2)
+    raised before anything is written."""
+    with tempfile.TemporaryDirectory(prefix="npu-validate-bundle-") as tmp:
+        try:
+            bundle = open_bundle(bundle_path, Path(tmp))
+        except BundleError as exc:
+            raise ValidateError(str(exc)) from None
+        manifest = bundle.manifest
+        recorded_steps = len(bundle.losses)
+        if recorded_steps < 1:
+            raise ValidateError(f"baseline bundle {bundle_path} has no recorded loss: nothing to compare against")
+        if steps is not None and steps > recorded_steps:
+            raise ValidateError(f"--steps {steps} cannot match the baseline bundle: it recorded {recorded_steps} steps "
+                                f"(record again with `npu-migrate baseline --steps {steps}`, or pass --steps {recorded_steps} or fewer)")
+        notes = [f"baseline recorded {manifest.get('created')} on {manifest.get('device')} (backend {manifest.get('backend')}, "
+                 f"torch {(manifest.get('versions') or {}).get('torch')}, npu-migrate {(manifest.get('tool') or {}).get('version')}): "
+                 f"{bundle_path}"]
+        recorded_args = tuple(manifest.get("args") or ())
+        if script_args is None or tuple(script_args) == recorded_args:
+            script_args = recorded_args
+        else:
+            notes.append(f"script arguments given here {list(script_args)} replace the recorded ones {list(recorded_args)}")
+        warning = script_note(bundle, Path(cwd or Path.cwd()))
+        if warning:
+            notes.append(warning)
+        return run_validate(
+            manifest["script"]["path"], npu_script, steps=steps or recorded_steps, seed=int(manifest["seed"]),
+            fake_data=bool(manifest.get("fake_data")), autocast=_policy(manifest.get("autocast")),
+            script_args=tuple(script_args), recorded=bundle, notes=tuple(notes), **options)
+
+
+def _policy(autocast: str | None) -> str:
+    """The recorded policy as validate's --autocast takes it ('float32' is the plain-CPU baseline's 'off')."""
+    return "off" if autocast in (None, "float32") else str(autocast)

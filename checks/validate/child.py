@@ -1,0 +1,75 @@
+"""Child-side hooks for `npu-migrate validate`, executed inside the training process.
+
+It is not imported by the tool: `validate` places one line in its temporary copy of each script,
+`__import__("runpy").run_path(<this file>)`, right after the docstring and `__future__` imports, so
+the user's own files are never edited and line numbers shift by at most one (mapped back for stacks).
+
+What it does depends on environment variables set by the parent (never by users):
+- NPU_VALIDATE_DUMP_CONFIG: path of an msprobe PrecisionDebugger config (task statistics, level L1,
+  `step` = the steps to keep). The debugger is started before the script's first line and cut into
+  steps at every optimizer step, so the user's script needs no msprobe code.
+"""
+
+import os
+
+
+def _compat():
+    """checks.emulation.compat, also when this file runs in a process whose sys.path lacks the project root."""
+    try:
+        from checks.emulation import compat
+    except ImportError:
+        import importlib.util
+
+        here = os.path.abspath(__file__)
+        path = os.path.join(here[:here.rindex(os.sep + "checks" + os.sep)], *"checks.emulation.compat".split(".")) + ".py"
+        spec = importlib.util.spec_from_file_location("checks_compat", path)
+        compat = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(compat)
+    return compat
+
+
+def _import_msprobe_as_on_cpu(config_path: str):
+    """Import msprobe's dump machinery with torch_npu hidden.
+
+    msprobe decides at import time whether it runs on an NPU (`import torch_npu` succeeds) and then
+    uses torch_npu-only types. Under the CPU-backed stand-in every tensor is a CPU tensor, so msprobe
+    must take its GPU/CPU path; on a real NPU host the stand-in is not loaded and nothing is hidden.
+    """
+    import sys
+
+    loaded = sys.modules.get("torch_npu")
+    # the stand-in (checks/standin/torch_npu, first on sys.path only in emulated mode) marks itself
+    hide = loaded is not None and bool(getattr(loaded, "__npu_migrate_standin__", False))
+    if hide:
+        sys.modules["torch_npu"] = None  # makes `import torch_npu` raise ImportError
+    try:
+        from msprobe.pytorch import PrecisionDebugger
+
+        _compat().import_msprobe_dump_modules()
+        return PrecisionDebugger(config_path=config_path)
+    finally:
+        if hide:
+            sys.modules["torch_npu"] = loaded
+
+
+def _install_dump(config_path: str) -> None:
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    debugger = _import_msprobe_as_on_cpu(config_path)
+
+    def after_optimizer_step(optimizer, args, kwargs):
+        # one optimizer step == one training step: close this step's dump and open the next
+        debugger.stop()
+        debugger.step()
+        debugger.start()
+
+    handle = register_optimizer_step_post_hook(after_optimizer_step)
+    # run before hooks registered earlier (the smoke bootstrap stops the run from its own hook at the
+    # last step): the step being dumped is closed and written first
+    _compat().run_optimizer_hook_first(handle)
+    debugger.start()
+
+
+_config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
+if _config:
+    _install_dump(_config)

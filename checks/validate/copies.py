@@ -1,0 +1,195 @@
+"""Temporary instrumented copies of the two scripts, so `validate` never edits the user's files.
+
+Each copy lives in its own temporary folder, under the same file name for both runs (msprobe's
+random check matches call stacks by file name), next to symlinks to every sibling of the original
+script, so sibling imports, `__file__`-relative paths and data folders behave as in the original.
+When a folder above the script marks a project root (`.git`, `pyproject.toml`, `.project-root`, ...),
+the copy sits at the same depth below a mirror of that root, whose every level links its entries, so
+`Path(__file__).parents[1] / "configs"`, `@hydra.main(config_path="../configs")` and root finders
+(pyrootutils, rootutils) see the project as they do from the original.
+Two things are added to the copy:
+- msprobe's ConfigChecker hooks, through `migrate.rewrite.instrument_source` (what `npu-migrate
+  instrument` does), writing the pack to a zip in the output folder;
+- one line running `checks/validate/child.py` (the API dump hook, active only when the parent asks),
+  placed after the docstring and `__future__` imports.
+A line map (copy line -> original line) turns stack frames of the copy back into the user's lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from checks import module_file
+
+CHILD_HOOK = Path(module_file("checks.validate.child")).resolve()
+HOOK_MARK = "# npu-migrate validate: API dump hook"
+MAX_SIBLINGS = 2000
+# What root finders look for (pyrootutils/rootutils' default indicators, plus requirements.txt), and how
+# far above the script's folder the mirror may reach.
+ROOT_MARKERS = (".project-root", ".git", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt")
+MAX_ROOT_LEVELS = 4
+
+
+@dataclass(frozen=True)
+class InstrumentedCopy:
+    original: Path
+    copy: Path
+    zip_path: Path
+    line_map: tuple[int, ...]  # index: copy line - 1 -> original line number
+    config_check: bool  # the ConfigChecker hooks are in place with a model
+    message: str
+
+
+def hook_line() -> str:
+    return f"__import__(\"runpy\").run_path({str(CHILD_HOOK)!r})  {HOOK_MARK}\n"
+
+
+def header_end(source: str) -> int:
+    """Number of lines to keep before an inserted statement: docstring, `__future__` imports,
+    and a leading shebang / encoding comment."""
+    lines = source.splitlines(True)
+    end = 0
+    for index, line in enumerate(lines[:2]):
+        if line.startswith("#!") or ("coding" in line and line.lstrip().startswith("#")):
+            end = index + 1
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return end
+    for node in tree.body:
+        is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) and node is tree.body[0]
+        is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        if not (is_doc or is_future):
+            break
+        end = max(end, node.end_lineno or node.lineno)
+    return end
+
+
+def insert_hook(source: str) -> str:
+    if HOOK_MARK in source:
+        return source
+    lines = source.splitlines(True)
+    at = header_end(source)
+    if at and not lines[at - 1].endswith("\n"):
+        lines[at - 1] += "\n"
+    lines.insert(at, hook_line())
+    return "".join(lines)
+
+
+def line_map(original: str, copy: str) -> tuple[int, ...]:
+    """For every line of `copy`, the line of `original` it came from (inserted lines: the line before)."""
+    a, b = original.splitlines(), copy.splitlines()
+    mapping = [0] * len(b)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        for offset, j in enumerate(range(j1, j2)):
+            if tag == "equal":
+                mapping[j] = i1 + offset + 1
+            elif tag == "replace" and i1 + offset < i2:
+                mapping[j] = i1 + offset + 1
+            else:
+                mapping[j] = max(i1, 1)
+    return tuple(mapping)
+
+
+def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> InstrumentedCopy:
+    """Write the instrumented copy of `script` as `workdir/name` and link its siblings."""
+    from migrate.rewrite import instrument_source
+
+    script = Path(script).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    original = script.read_text(encoding="utf-8-sig")
+    result = instrument_source(original, zip_path=str(zip_path))
+    text = result.text
+    if text == original and "ConfigChecker" in original:
+        # the script carries its own hooks (`npu-migrate instrument`): point its pack at our folder
+        text = retarget_zip(text, str(zip_path))
+    text = insert_hook(text)
+    copy = copy_path(script, workdir, name)
+    home = copy.parent
+    home.mkdir(parents=True, exist_ok=True)
+    # siblings first, then the copy atomically: a run may already wait for the copy to appear
+    _link_levels_above(script.parent, project_root(script.parent), workdir)
+    _link_siblings(script, home, name)
+    partial = home / f".{name}.partial"
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, copy)
+    return InstrumentedCopy(script, copy, Path(zip_path), line_map(original, text), bool(result.model_found),
+                            str(getattr(result, "message", "") or ""))
+
+
+def retarget_zip(source: str, zip_path: str) -> str:
+    """Set `output_zip_path` of every `ConfigChecker(...)` call to `zip_path` (same lines)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = source.splitlines(True)
+    edits = []  # (line index, start byte, end byte, text)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name != "ConfigChecker":
+            continue
+        value = next((k.value for k in node.keywords if k.arg == "output_zip_path"), None)
+        if value is None and len(node.args) >= 3:
+            value = node.args[2]
+        if value is not None and value.lineno == value.end_lineno:
+            edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, repr(zip_path)))
+        elif value is None and node.end_lineno:
+            # insert before the closing parenthesis
+            edits.append((node.end_lineno - 1, node.end_col_offset - 1, node.end_col_offset - 1,
+                          (", " if node.args or node.keywords else "") + f"output_zip_path={zip_path!r}"))
+    for index, start, end, text in sorted(edits, reverse=True):
+        raw = lines[index].encode("utf-8")
+        lines[index] = (raw[:start] + text.encode("utf-8") + raw[end:]).decode("utf-8")
+    return "".join(lines)
+
+
+def _link_siblings(script: Path, workdir: Path, name: str) -> None:
+    _link_entries(script.parent, workdir, skip={name, script.name})
+
+
+def copy_path(script: Path, workdir: Path, name: str) -> Path:
+    """Where make_copy writes the copy of `script` (its folder's place below the project root)."""
+    folder = Path(script).resolve().parent
+    return workdir / folder.relative_to(project_root(folder)) / name
+
+
+def project_root(folder: Path) -> Path:
+    """The nearest folder at or above `folder` (at most MAX_ROOT_LEVELS up) holding a ROOT_MARKERS
+    entry; `folder` itself when there is none."""
+    for candidate in [folder, *folder.parents][:MAX_ROOT_LEVELS + 1]:
+        if any(os.path.lexists(candidate / marker) for marker in ROOT_MARKERS):
+            return candidate
+    return folder
+
+
+def _link_levels_above(folder: Path, root: Path, workdir: Path) -> None:
+    """Below `workdir`, one real folder per level from `root` down to `folder`'s parent level, each
+    linking every entry of the original level but the folder the path goes on through."""
+    level, mirror = root, workdir
+    for part in folder.relative_to(root).parts:
+        _link_entries(level, mirror, skip={part})
+        level, mirror = level / part, mirror / part
+
+
+def _link_entries(source: Path, target: Path, skip: set[str]) -> None:
+    try:
+        entries = sorted(os.scandir(source), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries[:MAX_SIBLINGS]:
+        if entry.name in skip or entry.name == "__pycache__":
+            continue
+        link = target / entry.name
+        if not os.path.lexists(link):
+            try:
+                link.symlink_to(entry.path, target_is_directory=entry.is_dir())
+            except OSError:
+                pass

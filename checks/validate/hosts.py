@@ -1,0 +1,122 @@
+"""Two hosts: what `validate --baseline BUNDLE` compares beyond a same-host validate. Pure, no torch.
+
+- the data fingerprint first: the first batches the migrated script's model saw against the recorded
+  ones (a permutation of the same batches is named as shuffled data order);
+- config_check differences expected across hardware (the env item: CUDA/NCCL against Ascend/HCCL
+  settings) kept apart from real risks;
+- the recorded original against the file at the recorded path on this host (sha256), when present.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+from checks.validate import msprobe_bridge
+from checks.validate.bundle import Bundle, sha256_file
+
+# statistics of the same batch reduced by two devices differ in the last bits; on the CPU emulations
+# they are the same bits. No published source: a project choice, as migrate/knowledge/loss_tolerances.toml says.
+CROSS_HARDWARE_DATA_RTOL = 1e-5
+
+
+def _numbers(stats) -> list[tuple[str, float]]:
+    out = []
+
+    def walk(prefix, value):
+        if isinstance(value, dict):
+            for k in sorted(value):
+                walk(f"{prefix}.{k}" if prefix else str(k), value[k])
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(f"{prefix}.{i}", v)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append((prefix, float(value)))
+        else:
+            out.append((prefix, value))
+
+    walk("", stats)
+    return out
+
+
+def _same(a, b, rtol: float) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) and math.isnan(b):
+            return True
+        return a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+    return a == b
+
+
+def _batch_differs(recorded, now, rtol: float) -> str | None:
+    left, right = dict(_numbers(recorded)), dict(_numbers(now))
+    if left.keys() != right.keys():
+        return f"inputs {sorted(left)} recorded, {sorted(right)} now"
+    for key in left:
+        if not _same(left[key], right[key], rtol):
+            return f"{key} {left[key]!r} recorded, {right[key]!r} now"
+    return None
+
+
+def compare_data(recorded: dict, now: dict, *, exact: bool) -> str | None:
+    """None when the first batches match; else one reason naming the first batch that differs, or
+    'shuffled data order' when the same batches came in another order."""
+    if not recorded.get("observed") or not now.get("observed"):
+        return None
+    rtol = 0.0 if exact else CROSS_HARDWARE_DATA_RTOL
+    rec, cur = recorded["batches"], now["batches"]
+    steps = [s for s in sorted(rec, key=int) if s in cur]
+    first = next(((s, why) for s in steps if (why := _batch_differs(rec[s], cur[s], rtol)) is not None), None)
+    if first is None:
+        return None
+    step, why = first
+    if _permutation([rec[s] for s in steps], [cur[s] for s in steps], rtol):
+        return (f"data: shuffled data order: the first {len(steps)} batches are the recorded ones in another order "
+                f"(from msprobe pack step {step}); check the sampler/shuffle seed and the DataLoader's generator")
+    return (f"data: the batches differ from the recorded ones from msprobe pack step {step} ({why}): different data, "
+            "preprocessing, or sampling order (a shuffle that changed); the losses below cannot be compared until the data matches")
+
+
+def _permutation(recorded: list, now: list, rtol: float) -> bool:
+    """The same batches, each matched once, in another order."""
+    remaining = list(now)
+    for batch in recorded:
+        match = next((i for i, other in enumerate(remaining) if _batch_differs(batch, other, rtol) is None), None)
+        if match is None:
+            return False
+        remaining.pop(match)
+    return True
+
+
+def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *, same_hardware: bool,
+                             ) -> tuple[msprobe_bridge.ConfigCheckResult | None, list[str]]:
+    """On different hardware the env item compares CUDA/NCCL settings against Ascend/HCCL ones: a
+    difference there is expected, shown as a warning with its entries, not a failed check."""
+    if same_hardware or config is None or config.error is not None:
+        return config, []
+    notes, items = [], []
+    for item in config.items:
+        if item.name == "env" and item.status == "error":
+            notes.append("config_check env: differs as expected across hardware (CUDA/NCCL against Ascend/HCCL "
+                         "settings), not held against the migration; review: " + ("; ".join(item.details) or "see result.xlsx"))
+            item = replace(item, status="warning")
+        items.append(item)
+    return replace(config, items=tuple(items)), notes
+
+
+def script_note(bundle: Bundle, cwd: Path) -> str | None:
+    """A warning when the original at the recorded path on this host is not the recorded file."""
+    script = bundle.manifest.get("script") or {}
+    recorded = script.get("sha256")
+    for candidate in (script.get("relative"), script.get("path")):
+        if not candidate:
+            continue
+        path = (cwd / candidate) if not Path(candidate).is_absolute() else Path(candidate)
+        if path.is_file():
+            now = sha256_file(path)
+            if now != recorded:
+                return (f"warning: the original {path} on this host (sha256 {now[:12]}) is not the file the baseline "
+                        f"recorded ({script.get('path')}, sha256 {str(recorded)[:12]}): was it edited after recording?")
+            return None
+    return None
+

@@ -1,0 +1,502 @@
+"""msprobe (mindstudio-probe) behind two small functions: compare two ConfigChecker packs, and compare
+two API-level statistics dumps to name the first diverging API.
+
+The parent never imports msprobe, pandas or torch: each comparison runs this file as a child script
+(`python checks/validate/msprobe_bridge.py config-compare|api-compare ...`) that calls msprobe's Python API and
+prints one JSON object. msprobe's own log goes to a log file in the output folder.
+
+Facts relied on (mindstudio-probe 26.2.0):
+- `ConfigChecker.compare(bench_zip, cmp_zip, out)` writes `out/result.xlsx`: sheet `summary`
+  (columns filename, pass_check: pass / warning / error) and one sheet per item (env, pip, dataset,
+  weights, random, hyperparameter when present). It is what `msprobe config_check -c` runs.
+- `PrecisionDebugger` statistics dumps are `DUMP/stepN/procPID/{dump.json,stack.json}`;
+  `pt_compare({"npu_path", "bench_path"}, out, suffix=...)` (what `msprobe compare -tp -gp` runs)
+  writes `out/compare_result{suffix}_TIMESTAMP.csv`, one row per input/output tensor or scalar, in
+  call order, with `Max diff`, `Min diff`, `Mean diff`, `L2norm diff`, the bench statistics, `Result`
+  and `Err_message`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CONFIG_ITEMS = ("env", "pip", "dataset", "weights", "random", "hyperparameter")
+MAX_DETAILS = 6
+
+
+# --------------------------------------------------------------------------- config_check
+
+
+@dataclass(frozen=True)
+class ConfigItem:
+    name: str
+    status: str  # pass / warning / error, as msprobe writes it
+    details: tuple[str, ...] = ()  # the differing entries, shortest first-hand form
+    first_step: int | None = None  # dataset / weights: the first step that differs
+
+
+# Why an item msprobe knows can be missing from a pack (msprobe skips an item absent from either pack
+# and says nothing: BaseChecker.compare_ex returns None). dataset, weights and random are packed by a
+# pre-forward hook on the model (checkers/{dataset,weights,random}_checker.py:
+# register_pre_forward_fun_list); hyperparameters only when ConfigChecker is given `shell_path`
+# (checkers/hyperparameter_checker.py pack), which the generated hook does not pass.
+_WHY_ABSENT = {
+    "dataset": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "weights": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "random": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "hyperparameters": "packed only when ConfigChecker is given the launch script (shell_path)",
+}
+
+
+@dataclass(frozen=True)
+class ConfigCheckResult:
+    result_xlsx: Path | None
+    items: tuple[ConfigItem, ...]
+    log: Path | None = None
+    error: str | None = None
+    known: tuple[str, ...] = ()  # the items msprobe's ConfigChecker can compare (its registered checkers)
+
+    def item(self, name: str) -> ConfigItem | None:
+        return next((i for i in self.items if i.name == name), None)
+
+    @property
+    def failed(self) -> tuple[ConfigItem, ...]:
+        return tuple(i for i in self.items if i.status == "error")
+
+    @property
+    def not_compared(self) -> tuple[str, ...]:
+        compared = {i.name for i in self.items}
+        return tuple(name for name in self.known if name not in compared)
+
+    def statement(self) -> str:
+        """What config_check compared and what it could not: never a bare "pass"."""
+        if self.error is not None:
+            return f"config_check not compared ({self.error})"
+        shown = ", ".join(i.name if i.status == "pass" else f"{i.name} ({i.status})" for i in self.items)
+        text = f"config_check compared {shown or 'nothing'}"
+        return f"{text}; not compared: {self.not_compared_text()}" if self.not_compared else text
+
+    def not_compared_text(self) -> str:
+        """The items msprobe knows but did not compare, grouped by why they are missing."""
+        why: dict[str, list[str]] = {}
+        for name in self.not_compared:
+            why.setdefault(_WHY_ABSENT.get(name, "absent from a pack"), []).append(name)
+        return "; ".join(f"{', '.join(names)} ({reason})" for reason, names in why.items())
+
+
+class WarmChild:
+    """An msprobe child started ahead of time: it imports msprobe (seconds) while the training runs
+    go, then waits on stdin for the one command it will run. `validate` starts it before the runs."""
+
+    def __init__(self):
+        env = dict(os.environ)
+        env.setdefault("PYTHONWARNINGS", "ignore")
+        try:
+            self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        except OSError:
+            self.proc = None
+
+    def take(self):
+        proc, self.proc = self.proc, None
+        return proc
+
+    def close(self) -> None:
+        proc = self.take()
+        if proc is not None:
+            proc.kill()
+            proc.communicate()
+
+
+def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300,
+                         warm: WarmChild | None = None) -> ConfigCheckResult:
+    """Run msprobe's config_check comparison of two packs and summarise `result.xlsx`."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / "msprobe.log"
+    for zip_path in (bench_zip, cmp_zip):
+        if not Path(zip_path).is_file():
+            return ConfigCheckResult(None, (), None, f"no config_check pack at {zip_path} (the model was not found or the run stopped before its first forward)")
+    payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout,
+                                warm=warm.take() if warm is not None else None)
+    if error:
+        return ConfigCheckResult(None, (), log, error)
+    items = tuple(
+        ConfigItem(d["name"], d["status"], tuple(d["details"]), d.get("first_step")) for d in payload["items"]
+    )
+    return ConfigCheckResult(Path(payload["result_xlsx"]), items, log, None, tuple(payload.get("known", ())))
+
+
+def _summarise_config_result(result_xlsx: str) -> dict:
+    """Child side: read result.xlsx (pandas + openpyxl come with msprobe)."""
+    import pandas as pd
+
+    sheets = pd.read_excel(result_xlsx, sheet_name=None)
+    summary = sheets.get("summary")
+    items = []
+    for _, row in summary.iterrows():
+        name, status = str(row["filename"]), str(row["pass_check"])
+        sheet = sheets.get(name)
+        details, first_step = _item_details(name, sheet) if sheet is not None else ([], None)
+        items.append({"name": name, "status": status, "details": details, "first_step": first_step})
+    return {"result_xlsx": str(Path(result_xlsx).resolve()), "items": items}
+
+
+def _item_details(name: str, df) -> tuple[list[str], int | None]:
+    rows = df.to_dict("records")
+    if name == "env":
+        out = [f"{r['bench_env_name']}={_s(r['bench_value'])} vs {r['cmp_env_name']}={_s(r['cmp_value'])} ({r['level']})" for r in rows]
+        return out[:MAX_DETAILS], None
+    if name == "pip":
+        return [f"{r['package']}: baseline {_s(r['bench version'])}, migrated {_s(r['cmp version'])}" for r in rows][:MAX_DETAILS], None
+    if name in ("dataset", "weights"):
+        key = "tag" if name == "dataset" else "weight_name"
+        bad = [r for r in rows if r["equal"] is not True and str(r["equal"]) != "True"]
+        if not bad:
+            return [], None
+        first_step = min(int(r["step"]) for r in bad)
+        by_step: dict[int, list[str]] = {}
+        for r in bad:
+            by_step.setdefault(int(r["step"]), []).append(str(r[key]) + ("" if r["equal"] is False or str(r["equal"]) == "False" else f" ({r['equal']})"))
+        out = []
+        for step in sorted(by_step)[:MAX_DETAILS]:
+            names = sorted(by_step[step])
+            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+            out.append(f"msprobe pack step {step}: {len(names)} {'inputs' if name == 'dataset' else 'tensors'} differ ({shown})")
+        if len(by_step) > MAX_DETAILS:
+            out.append(f"... {len(by_step) - MAX_DETAILS} more steps differ")
+        return out, first_step
+    if name == "random":
+        out = []
+        for r in rows:
+            if r["check_result"] is True or str(r["check_result"]) == "True":
+                continue
+            frame = _last_frame(r["cmp_stack"]) if str(r["bench_stack"]) == "no match stack" else _last_frame(r["bench_stack"])
+            out.append(f"{r['op']}: called {int(r['bench_count'])}x in the baseline, {int(r['cmp_count'])}x in the migrated run at {frame}")
+        return out[:MAX_DETAILS], None
+    # hyperparameter and anything newer: show the rows as they are
+    return [", ".join(f"{k}={_s(v)}" for k, v in r.items()) for r in rows][:MAX_DETAILS], None
+
+
+def _last_frame(stack) -> str:
+    lines = [line for line in str(stack).splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "?"
+
+
+def _s(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "None"
+    return str(value)
+
+
+# --------------------------------------------------------------------------- API dump
+
+
+def write_dump_config(path: Path, dump_dir: Path, steps: list[int]) -> Path:
+    """A PrecisionDebugger config: statistics of every API (level L1), only the given steps."""
+    config = {
+        "task": "statistics",
+        "dump_path": str(dump_dir),
+        "rank": [],
+        "step": sorted(set(steps)),
+        "level": "L1",
+        "async_dump": False,
+        "statistics": {"scope": [], "list": [], "data_mode": ["all"], "summary_mode": "statistics"},
+    }
+    Path(path).write_text(json.dumps(config, indent=1), encoding="utf-8")
+    return Path(path)
+
+
+@dataclass(frozen=True)
+class ApiDiff:
+    step: int
+    api: str  # msprobe's name, e.g. Functional.dropout.0.forward
+    kind: str  # "output" (first API whose output differs), "argument" (a scalar argument differs), "missing"
+    entry: str  # the row, e.g. Functional.dropout.0.forward.input.1
+    max_abs_diff: float | None
+    rel_diff: float | None
+    inputs_differ: bool  # True: its tensor inputs already differed, the cause is earlier
+    message: str
+    stack: tuple[str, ...] = ()  # frames in the user's script, outermost first: "path:line in func: code"
+
+
+@dataclass(frozen=True)
+class ApiCompareResult:
+    csvs: tuple[Path, ...]
+    first: ApiDiff | None
+    compared_rows: int
+    log: Path | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    first_dtype: ApiDiff | None = None  # the first API whose tensor dtype differs between the runs
+
+
+def step_dump_file(dump_dir: Path, step: int, name: str = "dump.json") -> Path | None:
+    step_dir = Path(dump_dir) / f"step{step}"
+    if not step_dir.is_dir():
+        return None
+    found = sorted(step_dir.glob(f"*/{name}"))
+    return found[0] if found else None
+
+
+def compare_dumps(
+    bench_dump: Path,
+    cmp_dump: Path,
+    out_dir: Path,
+    steps: list[int],
+    *,
+    rtol: float,
+    atol: float,
+    user_files: dict[str, tuple[str, list[int]]] | None = None,
+    timeout: float = 600,
+) -> ApiCompareResult:
+    """Run msprobe's compare on each dumped step and name the first API that diverges.
+
+    `user_files` maps the path of a temporary script copy to (original path, line map) so that
+    stack frames point at the user's own file and line.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / "msprobe_compare.log"
+    pairs, notes = [], []
+    for step in sorted(set(steps)):
+        bench_file, cmp_file = step_dump_file(bench_dump, step), step_dump_file(cmp_dump, step)
+        if bench_file is None or cmp_file is None:
+            notes.append(f"step {step + 1} (msprobe folder step{step}): no dump on the {'baseline' if bench_file is None else 'migrated'} side")
+            continue
+        pairs.append((step, str(cmp_file), str(bench_file)))
+    if not pairs:
+        return ApiCompareResult((), None, 0, None, "no step was dumped on both sides", tuple(notes))
+    payload, error = _run_child(["api-compare", str(out_dir), json.dumps(pairs)], log, timeout)
+    if error:
+        return ApiCompareResult((), None, 0, log, error, tuple(notes))
+    csvs = tuple(Path(p) for _, p in payload["csvs"])
+    first, total, first_dtype = None, 0, None
+    for step, csv_path in payload["csvs"]:
+        rows = read_compare_csv(Path(csv_path))
+        total += len(rows)
+        first_dtype = first_dtype or first_dtype_difference(rows, step)
+        first = first_divergence(rows, step, rtol=rtol, atol=atol)
+        if first is not None:
+            stack_file = step_dump_file(cmp_dump, step, "stack.json") or step_dump_file(bench_dump, step, "stack.json")
+            frames = user_frames(stack_file, first.api, user_files or {}) if stack_file else ()
+            first = ApiDiff(**{**first.__dict__, "stack": frames})
+            break
+    return ApiCompareResult(csvs, first, total, log, None, tuple(notes), first_dtype)
+
+
+def first_dtype_difference(rows: list[dict], step: int) -> ApiDiff | None:
+    """The first row, in call order, whose tensor dtype differs between the runs (precision parity:
+    an autocast or dtype setting of the runs, which a rewrite of device names does not change)."""
+    for row in rows:
+        bench, npu = (row.get("Bench Dtype") or "").strip(), (row.get("NPU Dtype") or "").strip()
+        if not bench or not npu or "N/A" in (bench, npu) or bench == npu:
+            continue
+        match = _ROW_NAME.match(row.get("NPU Name") or "") or _ROW_NAME.match(row.get("Bench Name") or "")
+        if not match:
+            continue
+        entry = row.get("NPU Name") or row.get("Bench Name")
+        return ApiDiff(step, match["api"], "dtype", entry, None, None, False,
+                       f"{entry} is {bench.replace('torch.', '')} in the baseline and {npu.replace('torch.', '')} in the migrated run")
+    return None
+
+
+def read_compare_csv(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+_ROW_NAME = re.compile(r"^(?P<api>.+\.(?:forward|backward))\.(?P<io>input|output|parameters|parameters_grad)\.(?P<rest>.+)$")
+_STATS = (("Max diff", "Bench max"), ("Min diff", "Bench min"), ("Mean diff", "Bench mean"), ("L2norm diff", "Bench l2norm"))
+
+
+def _num(text) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value
+
+
+def row_difference(row: dict, *, rtol: float, atol: float) -> tuple[bool, float | None, float | None]:
+    """(differs beyond tolerance, max abs diff over the statistics, relative diff) for one compare row."""
+    if row.get("Bench Name", "") in ("N/A", "", None):
+        return True, None, None
+    worst_abs, worst_rel, differs = None, None, False
+    for diff_col, bench_col in _STATS:
+        diff, bench = _num(row.get(diff_col)), _num(row.get(bench_col))
+        if diff is None:
+            continue
+        if math.isnan(diff):
+            # NaN on one side only (msprobe writes NaN when either statistic is NaN)
+            npu_val = _num(row.get(bench_col.replace("Bench", "NPU")))
+            if (npu_val is None or math.isnan(npu_val)) != (bench is None or math.isnan(bench)):
+                differs = True
+            continue
+        magnitude = abs(bench) if bench is not None and not math.isnan(bench) else 0.0
+        if abs(diff) > atol + rtol * magnitude:
+            differs = True
+        if worst_abs is None or abs(diff) > worst_abs:
+            worst_abs = abs(diff)
+            worst_rel = abs(diff) / magnitude if magnitude else (0.0 if diff == 0 else math.inf)
+    if "inconsistent" in (row.get("Err_message") or ""):
+        differs = True
+    return differs, worst_abs, worst_rel
+
+
+def first_divergence(rows: list[dict], step: int, *, rtol: float, atol: float) -> ApiDiff | None:
+    """The first row, in call order, that differs beyond tolerance, and what it means:
+    an output whose inputs matched (that API introduced the difference), a scalar argument, a tensor
+    input that differs before any hooked API produced a difference (data, parameters or state set
+    outside the hooked APIs or before this step), or an API present on one side only."""
+    for row in rows:
+        match = _ROW_NAME.match(row.get("NPU Name") or "") or _ROW_NAME.match(row.get("Bench Name") or "")
+        if not match:
+            continue
+        differs, max_abs, rel = row_difference(row, rtol=rtol, atol=atol)
+        if not differs:
+            continue
+        api, io, rest = match["api"], match["io"], match["rest"]
+        entry = row.get("NPU Name") or row.get("Bench Name")
+        if row.get("Bench Name") in ("N/A", "", None) or row.get("NPU Name") in ("N/A", "", None):
+            side = "migrated" if row.get("Bench Name") in ("N/A", "", None) else "baseline"
+            return ApiDiff(step, api, "missing", entry, None, None, False,
+                           f"{entry} exists only in the {side} run: the two runs call different APIs here")
+        is_tensor = bool(row.get("NPU Tensor Shape")) and row.get("NPU Tensor Shape") not in ("[]", "N/A")
+        if io == "input" and not is_tensor:
+            return ApiDiff(step, api, "argument", entry, max_abs, rel, False,
+                           f"argument {rest} differs: baseline {row.get('Bench max')}, migrated {row.get('NPU max')}")
+        stats = f" (max abs error of the statistics {max_abs:.3g})" if max_abs is not None else ""
+        if io == "output":
+            return ApiDiff(step, api, "output", entry, max_abs, rel, False, f"output {rest} differs{stats}; its inputs were identical")
+        return ApiDiff(step, api, "input", entry, max_abs, rel, True,
+                       f"{io} {rest} already differs{stats} before any hooked API produced a difference: the data, "
+                       f"the parameters or other state differ from the start of step {step}")
+    return None
+
+
+def user_frames(stack_file: Path, api: str, user_files: dict[str, tuple[str, list[int]]]) -> tuple[str, ...]:
+    """The frames of `api`'s call stack that lie in the user's scripts, mapped back to original lines."""
+    try:
+        stacks = json.loads(Path(stack_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    frames: list[str] = []
+    for value in stacks.values():
+        if not (isinstance(value, list) and len(value) == 2 and api in value[0]):
+            continue
+        frames = value[1]
+        break
+    out = []
+    for frame in frames:
+        match = re.match(r"File (?P<path>.+?), line (?P<line>\d+), in (?P<func>[^,]+),\s*(?P<code>.*)", frame, re.S)
+        if not match:
+            continue
+        path = os.path.realpath(match["path"])
+        if path not in user_files:
+            continue
+        original, line_map = user_files[path]
+        line = int(match["line"])
+        mapped = line_map[line - 1] if 0 < line <= len(line_map) else line
+        out.append(f"{original}:{mapped} in {match['func'].strip()}: {match['code'].strip()}")
+    # msprobe lists the innermost frame first; show outermost first like a traceback
+    return tuple(reversed(out))
+
+
+# --------------------------------------------------------------------------- child process
+
+
+def _run_child(args: list[str], log: Path, timeout: float, warm=None) -> tuple[dict | None, str | None]:
+    env = dict(os.environ)
+    env.setdefault("PYTHONWARNINGS", "ignore")
+    try:
+        if warm is not None:  # a child that has imported msprobe already and waits for its command
+            stdout, stderr = warm.communicate(json.dumps(args) + "\n", timeout=timeout)
+            proc = subprocess.CompletedProcess(warm.args, warm.returncode, stdout, stderr)
+        else:
+            proc = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), *args],
+                capture_output=True, text=True, timeout=timeout, env=env,
+            )
+    except subprocess.TimeoutExpired:
+        if warm is not None:
+            warm.kill()
+            warm.communicate()
+        return None, f"msprobe {args[0]} timed out after {timeout:.0f}s"
+    Path(log).write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    marker = "@@NPU_VALIDATE_JSON@@"
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(marker):
+            payload = json.loads(line[len(marker):])
+            if "error" in payload:
+                return None, payload["error"]
+            return payload, None
+    tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+    return None, f"msprobe {args[0]} failed (exit {proc.returncode}): {' | '.join(tail)} (log: {log})"
+
+
+def _child_main(argv: list[str]) -> int:
+    marker = "@@NPU_VALIDATE_JSON@@"
+    if argv[:1] == ["serve"]:
+        # warm start: import what the commands need, then wait for the command on stdin
+        try:
+            import pandas  # noqa: F401
+            from msprobe.core.config_check import ConfigChecker  # noqa: F401
+        except Exception:  # the command itself reports it
+            pass
+        line = sys.stdin.readline()
+        if not line.strip():
+            return 0
+        argv = json.loads(line)
+    command = argv[0]
+    try:
+        if command == "config-compare":
+            bench_zip, cmp_zip, out_dir = argv[1:4]
+            from msprobe.core.config_check import ConfigChecker
+
+            ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
+            payload = _summarise_config_result(os.path.join(out_dir, ConfigChecker.result_filename))
+            payload["known"] = [c.target_name_in_zip for c in ConfigChecker.checkers.values() if c.target_name_in_zip]
+        elif command == "api-compare":
+            out_dir, pairs = argv[1], json.loads(argv[2])
+            from checks.emulation.compat import msprobe_pt_compare
+
+            pt_compare = msprobe_pt_compare()
+
+            csvs = []
+            for step, npu_path, bench_path in pairs:
+                before = set(Path(out_dir).glob("compare_result*.csv"))
+                pt_compare({"npu_path": npu_path, "bench_path": bench_path}, out_dir, suffix=f"_step{step}")
+                new = sorted(set(Path(out_dir).glob("compare_result*.csv")) - before)
+                if not new:
+                    raise RuntimeError(f"msprobe compare wrote no result for step {step}")
+                csvs.append((step, str(new[-1].resolve())))
+            payload = {"csvs": csvs}
+        else:
+            payload = {"error": f"unknown command {command}"}
+    except Exception as exc:  # reported to the parent as data, the traceback stays in the log
+        import traceback
+
+        traceback.print_exc()
+        payload = {"error": f"msprobe {command}: {type(exc).__name__}: {exc}"}
+    sys.stdout.flush()
+    print(marker + json.dumps(payload))
+    return 0
+
+
+if __name__ == "__main__":
+    # Run as a script, this file's folder is sys.path[0]: its packages (checks/profile) would shadow
+    # the standard library's modules of the same name (cProfile imports `profile`) inside msprobe.
+    # The project root takes its place (for checks.emulation.compat).
+    _here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+    sys.path.insert(0, _here[:_here.rindex(os.sep + "checks")])
+    sys.exit(_child_main(sys.argv[1:]))
