@@ -43,7 +43,7 @@ FLOORS = (
     ("validate", "profile"),  # the stages built on smoke and distributed runs
 )
 # The profile package's child side (imported by the bootstrap when profiling) stands on the child floor.
-PROFILE_CHILD_SIDE = frozenset(f"checks.profile.{m}" for m in ("child", "tracer", "frames", "dataload", "fusedopt",
+PROFILE_CHILD_SIDE = frozenset(f"checks.profile.{m}" for m in ("child", "tracer", "frames", "dataload", "fusedopt", "fusion",
                                                                  "hostsync", "ascend"))
 FLOOR_OF = {package: level for level, packages in enumerate(FLOORS) for package in packages}
 
