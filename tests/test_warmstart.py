@@ -372,3 +372,19 @@ def test_a_pythonpath_entry_that_could_change_import_torch_is_refused(template, 
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert out.split() == ["PID", str(proc.pid), "False"]  # the client exec'd the cold `python -c` itself
+
+
+def test_another_checkouts_bootstrap_is_refused_so_it_starts_cold(tmp_path):
+    """A CLI imported from a copy of the project (cwd first on sys.path under `python -m migrate`) hands the
+    template its own copy's bootstrap: run as a plain script in this template it would find torch imported
+    (found by the README demo test after the checks/ floor plan)."""
+    from checks.child.warm_template import BOOTSTRAP, foreign_bootstrap
+
+    other = tmp_path / "copy" / "checks" / "child" / "bootstrap.py"
+    other.parent.mkdir(parents=True)
+    other.write_text("")
+    assert foreign_bootstrap([str(other), "train.py"], str(tmp_path))
+    assert foreign_bootstrap(["-u", "copy/checks/child/bootstrap.py", "train.py"], str(tmp_path))
+    assert not foreign_bootstrap([BOOTSTRAP, "train.py"], str(tmp_path))
+    assert not foreign_bootstrap(["train.py"], str(tmp_path))
+    assert not foreign_bootstrap(["-c", "print(1)"], str(tmp_path))

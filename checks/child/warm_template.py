@@ -177,6 +177,16 @@ def is_bootstrap(argv: list[str], cwd: str) -> bool:
     return os.path.realpath(os.path.join(cwd, argv[0])) == os.path.realpath(BOOTSTRAP)
 
 
+def foreign_bootstrap(argv: list[str], cwd: str) -> bool:
+    """Whether `python ARGV` runs the bootstrap of another checkout of this project (a CLI imported from a
+    copy, its template from here): run as a plain script in this template it would find torch imported
+    and this checkout's modules, so it must start cold."""
+    _, argv = warm_wire.split_flags(argv)
+    if not argv or argv[0] in ("-m", "-c") or is_bootstrap(argv, cwd):
+        return False
+    return os.path.realpath(os.path.join(cwd, argv[0])).endswith(os.path.join(os.sep, "checks", "child", "bootstrap.py"))
+
+
 def _cold_imports(argv: list[str], env: dict, bootstrap: bool) -> None:
     """Import as a cold `python ARGV` would: sys.path is its first entry, the run's PYTHONPATH and the
     interpreter's own entries; a run that is not a bootstrap run (`-c`, `-m`, a script) also forgets
@@ -374,6 +384,9 @@ class _Server:
                 raise OSError("refused")
             if self.shadowed(request):
                 warm_wire.send(conn, {"refused": "the script's folder shadows a module the template imported"})
+                raise OSError("refused")
+            if foreign_bootstrap(request["argv"], request["cwd"]):
+                warm_wire.send(conn, {"refused": "the bootstrap of another checkout (its own checks package)"})
                 raise OSError("refused")
             pid = os.fork()
             if pid == 0:
