@@ -391,3 +391,12 @@ def test_stand_in_fused_apis_compute_their_documented_math():
     proc = run_python("-c", STANDIN_FUSED_CHECK, os.path.join(ROOT, "checks", "standin"), text=True, cwd=ROOT,
                       timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]
+
+
+def test_the_dataloaders_own_work_is_no_fusion_chance(tmp_path):
+    """A Dataset's __getitem__ in the user's file computing an RMSNorm: host work inside the DataLoader,
+    not the step's compute (the recorder skips it, as the tracer and host_sync do; recording it also
+    inflated the measured data-loading wait)."""
+    result = profile("loader_norm.py", tmp_path, fail_on="fusion")
+    assert result.exit_code == 0 and result.steps >= 5, result.reasons
+    assert [f for f in result.findings if f.kind == "fusion"] == []

@@ -182,7 +182,9 @@ def make_recorder(torch, state, rules):
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
-            if (state.measuring and not state.harness and not state.in_backward
+            # the DataLoader's own work (collate, a Dataset's indexing) is not the step's compute: as the
+            # tracer and host_sync do, it is not recorded (nor timed into the data-loading wait)
+            if (not state.in_loader and state.measuring and not state.harness and not state.in_backward
                     and sys._getframe(1).f_code.co_filename != reference_math):
                 names = aten_names(func, args)
                 if names:
