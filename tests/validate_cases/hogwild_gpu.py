@@ -13,8 +13,9 @@ import torch.nn.functional as F
 LR = 0.05
 
 
-def train(rank, model, x, y, device):
+def train(rank, model, x, y, device, start):
     torch.manual_seed(rank)
+    start.wait()  # both workers begin together: a slow process start does not decide the interleaving
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
     for _ in range(50):
         time.sleep(os.urandom(1)[0] / 255 * 0.01)  # scheduling jitter: not seeded on purpose
@@ -34,7 +35,8 @@ if __name__ == "__main__":
     y = (x[:, 0] + x[:, 1] > 0).long() + (x[:, 2] > 1).long()
     model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 3)).to(device)
     model.share_memory()
-    workers = [mp.Process(target=train, args=(rank, model, x, y, device)) for rank in range(2)]
+    start = mp.Barrier(2)
+    workers = [mp.Process(target=train, args=(rank, model, x, y, device, start)) for rank in range(2)]
     for w in workers:
         w.start()
     for w in workers:
