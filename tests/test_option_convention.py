@@ -90,3 +90,20 @@ def test_apply_smoke_passes_the_arguments_after_the_double_dash(monkeypatch, tmp
     assert out.is_file()
     refused = invoke_cli("apply", str(CASE / "train.py"), "-o", str(tmp_path / "b.py"), "--", "--epochs", "1")
     assert refused.returncode == 2 and "add --smoke" in refused.stderr.decode()
+
+
+def test_options_that_only_mean_something_for_ranks_are_refused_for_one_process(monkeypatch, tmp_path):
+    """--progress-timeout and --rank-logs watch/keep torchrun's ranks: given to a one-process run they
+    would do nothing, so the run is refused (exit 2, naming the option) instead of silently ignoring them."""
+    script = str(tmp_path / "train.py")
+    runs = []
+    monkeypatch.setattr(checks.smoke.run, "run_smoke", lambda script, **kw: runs.append(kw) or _smoke_result(script))
+    monkeypatch.setattr(checks.profile.run, "run_profile", lambda *a, **kw: runs.append(kw))
+    for args, option in ((("smoke", script, "--progress-timeout", "30"), "--progress-timeout"),
+                         (("smoke", script, "--rank-logs", str(tmp_path / "logs")), "--rank-logs"),
+                         (("profile", script, "--progress-timeout", "30"), "--progress-timeout"),
+                         (("validate", script, script, "--progress-timeout", "30"), "--progress-timeout")):
+        proc = invoke_cli(*args)
+        assert proc.returncode == 2 and option in proc.stderr.decode() and "--nproc-per-node" in proc.stderr.decode()
+    assert runs == [] and not (tmp_path / "logs").exists()
+    assert invoke_cli("smoke", script).returncode == 0 and len(runs) == 1  # without them it runs

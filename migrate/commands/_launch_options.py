@@ -28,6 +28,8 @@ def launch_options(func):
                       "master_addr": master_addr, "master_port": master_port}
         elif nnodes != "1" or node_rank or master_addr or master_port:
             raise click.UsageError("--nnodes/--node-rank/--master-addr/--master-port need --nproc-per-node")
+        elif progress_timeout is not None:  # one process has no ranks to watch: say so, never ignore it
+            raise click.UsageError("--progress-timeout needs --nproc-per-node (one process: use --timeout)")
         return func(*args, launch=launch, progress_timeout=progress_timeout, **kwargs)
 
     return wrapper

@@ -44,6 +44,8 @@ def smoke(script, script_args, steps, timeout, backend, fake_data, fmt, output, 
     from checks.launch.process import parse_size
 
     target = report_target(fmt, output, json_legacy)
+    if rank_logs and launch is None:  # one process writes no per-rank logs: say so, never ignore it
+        raise click.UsageError("--rank-logs needs --nproc-per-node (one process streams its output, or use -o)")
 
     try:
         limit = parse_size(memory_limit) if memory_limit else None
