@@ -107,3 +107,22 @@ def test_options_that_only_mean_something_for_ranks_are_refused_for_one_process(
         assert proc.returncode == 2 and option in proc.stderr.decode() and "--nproc-per-node" in proc.stderr.decode()
     assert runs == [] and not (tmp_path / "logs").exists()
     assert invoke_cli("smoke", script).returncode == 0 and len(runs) == 1  # without them it runs
+
+
+def test_validate_report_format_and_output(monkeypatch, tmp_path):
+    """validate follows the same --format/-o convention; the JSON is validate.json's content."""
+    import checks.validate.run
+    from checks.validate.report import terminal_text, to_json
+    from checks.validate.run import ValidateResult
+
+    result = ValidateResult("pass", 0, ("identical losses over 2 steps",), tmp_path / "out", True)
+    monkeypatch.setattr(checks.validate.run, "run_validate", lambda *a, **kw: result)
+    gpu, npu = str(tmp_path / "gpu.py"), str(tmp_path / "npu.py")
+    proc = invoke_cli("validate", gpu, npu, "--format", "json")
+    assert proc.returncode == 0 and json.loads(proc.stdout) == json.loads(json.dumps(to_json(result)))
+    report = tmp_path / "v.json"
+    proc = invoke_cli("validate", gpu, npu, "--format", "json", "-o", str(report))
+    assert json.loads(report.read_text())["verdict"] == "pass" and terminal_text(result) in proc.stdout.decode()
+    text = tmp_path / "v.txt"
+    proc = invoke_cli("validate", gpu, npu, "-o", str(text))
+    assert text.read_text().strip() == terminal_text(result).strip() and not proc.stdout

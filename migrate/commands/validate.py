@@ -6,11 +6,14 @@ msprobe are touched, in child processes), the verdict decides the exit code.
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import click
 
 from migrate.commands._launch_options import launch_options
+from migrate.commands._report_options import report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -34,6 +37,10 @@ from migrate.commands._launch_options import launch_options
 @click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True,
               help="Autocast policy of both emulated runs: off (float32, fastest), native (the device's float16), bf16.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Report format: the text summary, or the result as JSON (validate.json's content).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the report to FILE instead of stdout (with --format json the text summary still shows).")
 @click.option("--memory-limit", help="Kill a run (all its processes) when their resident memory exceeds this size, e.g. 4G.")
 @click.option("--repeat", type=click.IntRange(min=0), default=5, show_default=True,
               help="When the losses differ: up to N more runs of the original, to tell a rewrite error from an original "
@@ -43,8 +50,8 @@ from migrate.commands._launch_options import launch_options
                    "is NPU_SCRIPT, run with the bundle's seed, steps and arguments.")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
-             torch_npu_version, baseline_backend, autocast_policy, quiet, launch, progress_timeout, memory_limit,
-             repeat, bundle):
+             torch_npu_version, baseline_backend, autocast_policy, quiet, fmt, output, launch, progress_timeout,
+             memory_limit, repeat, bundle):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -53,12 +60,12 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     """
     from checks.launch.child_config import notebook_problem
     from checks.launch.process import parse_size
-    from checks.validate.report import terminal_text
     from checks.validate.run import ValidateError, run_validate
 
+    target = report_target(fmt, output, None)
     if bundle is not None:  # validate --baseline BUNDLE NPU_SCRIPT [-- ARGS]: the one script is the first argument
         rest = tuple(script_args) if npu_script is None else (npu_script, *script_args)
-        _validate_baseline(bundle, gpu_script, rest, out_dir=out_dir,
+        _validate_baseline(bundle, gpu_script, rest, target=target, out_dir=out_dir,
                            force=force, rtol=rtol, atol=atol, timeout=timeout, torch_npu_version=torch_npu_version,
                            quiet=quiet, launch=launch, memory_limit=memory_limit, steps=steps, dump=dump)
     if npu_script is None:
@@ -84,20 +91,33 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)
-    click.echo(terminal_text(result))
+    report(result, target)
     sys.exit(result.exit_code)
+
+
+def report(result, target) -> None:
+    """The verdict's report where --format/-o send it (the output folder has every file regardless)."""
+    from checks.validate.report import terminal_text, to_json
+
+    for where, text in ((target.json, lambda: json.dumps(to_json(result), indent=1)), (target.text, lambda: terminal_text(result))):
+        if where == "-":
+            click.echo(text())
+        elif where:
+            try:
+                Path(where).write_text(text() + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise click.ClickException(f"cannot write the report to {where}: {exc.strerror or exc}") from None
 
 
 # options whose value a baseline bundle fixes: given with --baseline they would silently differ from the record
 _FIXED_BY_BUNDLE = ("seed", "fake_data", "autocast_policy", "baseline_backend", "repeat")
 
 
-def _validate_baseline(bundle, npu_script, script_args, *, steps, quiet, memory_limit, launch, **options):
+def _validate_baseline(bundle, npu_script, script_args, *, target, steps, quiet, memory_limit, launch, **options):
     from click.core import ParameterSource
 
     from checks.launch.process import parse_size
     from checks.validate.baseline import run_validate_baseline
-    from checks.validate.report import terminal_text
     from checks.validate.run import ValidateError
 
     ctx = click.get_current_context()
@@ -120,5 +140,5 @@ def _validate_baseline(bundle, npu_script, script_args, *, steps, quiet, memory_
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)
-    click.echo(terminal_text(result))
+    report(result, target)
     sys.exit(result.exit_code)
