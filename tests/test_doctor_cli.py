@@ -75,3 +75,19 @@ def test_unwritable_report_exit_2(tmp_path):
 def test_registered_in_cli(capsys):
     assert main(["--help"]) == 0
     assert "doctor" in capsys.readouterr().out
+
+
+def test_output_option_follows_the_convention_of_every_command(tmp_path):
+    """-o FILE: with --format json the JSON goes to FILE (as the older --json FILE) and the text summary
+    still shows; with a text format the report itself goes to FILE and nothing to stdout."""
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    by_o = CliRunner().invoke(doctor, ["--format", "json", "-o", str(new)], env=CLEAN_ENV)
+    by_json = CliRunner().invoke(doctor, ["--json", str(old), "--format", "text"], env=CLEAN_ENV)
+    assert by_o.exit_code == by_json.exit_code == 1 and "NOT READY" in by_o.output
+    assert json.loads(new.read_text())["checks"] == json.loads(old.read_text())["checks"]
+    text = tmp_path / "doctor.txt"
+    to_file = CliRunner().invoke(doctor, ["--format", "text", "-o", str(text)], env=CLEAN_ENV)
+    assert to_file.exit_code == 1 and to_file.output == ""
+    assert text.read_text() == by_json.output
+    clash = CliRunner().invoke(doctor, ["--json", str(old), "-o", str(new)], env=CLEAN_ENV)
+    assert clash.exit_code == 2

@@ -32,9 +32,12 @@ def _format(name: str) -> str:
                    "the first failing rank.")
 @click.option("--format", "fmt", type=click.Choice(["auto", "text", "rich", "json"]),
               default="auto", show_default=True, help="auto: a table on a terminal, else text.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Write the report to FILE (with --format json: the JSON, the text summary still shows; "
+                   "otherwise the text report), the convention of every command.")
 @click.option("--timeout", type=float, default=180.0, show_default=True,
               help="Seconds for each torch probe (import, matmul, HCCL all-reduce).")
-def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
+def doctor(json_path, torch_npu_version, explain_source, fmt, output, timeout):
     """Check this machine for Ascend training: Python, torch/torch_npu/torchvision pairing, CANN,
     driver and devices, torch_npu import, NPU matmul and HCCL, environment, optional tools.
 
@@ -42,9 +45,17 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
     With --explain: exit 0 no known error in the log, 1 known errors explained, 2 unreadable.
     With --explain DIR: the same over every log in DIR, ordered by time, first failing rank named.
     """
+    text_path = None
+    if output is not None:  # -o FILE: --format json -o FILE is the older --json FILE
+        if json_path is not None:
+            raise click.UsageError("--json REPORT is --format json -o REPORT: give one or the other")
+        if fmt == "json":
+            json_path, fmt = output, "auto"
+        elif output != "-":
+            text_path = output
     fmt = _format(fmt)
     if explain_source is not None:
-        _explain(explain_source, fmt, json_path)
+        _explain(explain_source, fmt, json_path, text_path)
         return
     if torch_npu_version is not None and releases.find(torch_npu_version) is None:
         known = ", ".join(r.version for r in releases.releases()[:6])
@@ -60,14 +71,14 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, timeout):
     except Exception as exc:  # noqa: BLE001 - exit 2 with one line, never a traceback
         click.echo(f"npu-migrate doctor could not run: {type(exc).__name__}: {exc}", err=True)
         raise SystemExit(2) from None
-    _emit("report", result, fmt, json_path)
+    _emit("report", result, fmt, json_path, text_path)
     raise SystemExit(result.exit_code)
 
 
-def _explain(source: str, fmt: str, json_path: str | None) -> None:
+def _explain(source: str, fmt: str, json_path: str | None, text_path: str | None = None) -> None:
     if source != "-" and Path(source).is_dir():
         result = timeline.build(Path(source))
-        _emit("report_timeline", result, fmt, json_path)
+        _emit("report_timeline", result, fmt, json_path, text_path)
         raise SystemExit(1 if result.events else 0)
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(errors="replace")
@@ -75,17 +86,26 @@ def _explain(source: str, fmt: str, json_path: str | None) -> None:
         click.echo(f"npu-migrate doctor --explain: cannot read {source}: {exc.strerror}", err=True)
         raise SystemExit(2) from None
     matches = explain.explain(text)
-    _emit("report_explain", matches, fmt, json_path)
+    _emit("report_explain", matches, fmt, json_path, text_path)
     raise SystemExit(1 if matches else 0)
 
 
-def _emit(method: str, payload, fmt: str, json_path: str | None) -> None:
+def _emit(method: str, payload, fmt: str, json_path: str | None, text_path: str | None = None) -> None:
     """Print `payload` through the `fmt` reporter's `method` (the JSON one only, for `--json -`),
     and write it as JSON to `json_path` (migrate.fileio.write_report: whole or not at all)."""
     if json_path == "-":
         getattr(report.get("json"), method)(payload, sys.stdout)
         return
-    getattr(report.get(fmt), method)(payload, sys.stdout)
+    if text_path:  # -o FILE with a text format: the report goes to FILE, whole or not at all
+        buffer = StringIO()
+        getattr(report.get("text" if fmt == "rich" else fmt), method)(payload, buffer)
+        try:
+            fileio.write_report(text_path, buffer.getvalue())
+        except OSError as exc:
+            click.echo(f"npu-migrate doctor: cannot write {text_path}: {exc.strerror}", err=True)
+            raise SystemExit(2) from None
+    else:
+        getattr(report.get(fmt), method)(payload, sys.stdout)
     if not json_path:
         return
     buffer = StringIO()
