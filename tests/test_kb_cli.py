@@ -59,3 +59,9 @@ def test_diff():
     assert "_scaled_mm" in d["ops_gained"] and "npurt" in d["torch.npu_gained"]
     r = run("diff", "2.1", "2.13")
     assert r.exit_code == 0 and "+ aten::_scaled_mm" in r.output
+
+
+def test_format_json_is_the_older_json_flag():
+    for args in (("ops", "--torch-npu", "2.13.0", "--unsupported"), ("diff", "2.1.0", "2.14.0")):
+        new, old = run(*args, "--format", "json"), run(*args, "--json")
+        assert new.exit_code == old.exit_code == 0 and json.loads(new.output) == json.loads(old.output)

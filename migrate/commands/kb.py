@@ -25,9 +25,12 @@ def kb() -> None:
               help="Target torch_npu release (default: the installed one, else the newest known).")
 @click.option("--unsupported", is_flag=True,
               help="List python APIs whose aten ops have no NPU kernel instead of the ops.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def ops_cmd(version: str | None, unsupported: bool, as_json: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format (json: machine-readable).")
+@click.option("--json", "as_json", is_flag=True, help="The older spelling of --format json.")
+def ops_cmd(version: str | None, unsupported: bool, fmt: str, as_json: bool) -> None:
     """List aten ops with an NPU kernel (or, with --unsupported, APIs lacking one)."""
+    as_json = as_json or fmt == "json"
     kbase = knowledge.load(_version(version))
     if unsupported:
         data = kbase.unsupported_apis()
@@ -85,9 +88,12 @@ def api_cmd(name: str, version: str | None) -> None:
 @kb.command("diff")
 @click.argument("old")
 @click.argument("new")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def diff_cmd(old: str, new: str, as_json: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format (json: machine-readable).")
+@click.option("--json", "as_json", is_flag=True, help="The older spelling of --format json.")
+def diff_cmd(old: str, new: str, fmt: str, as_json: bool) -> None:
     """aten ops and torch.npu APIs gained/lost between two torch_npu versions."""
+    as_json = as_json or fmt == "json"
     a, b = knowledge.load(_version(old)), knowledge.load(_version(new))
     an = a.module_names("torch_npu.npu") or frozenset()
     bn = b.module_names("torch_npu.npu") or frozenset()
