@@ -94,6 +94,14 @@ def test_archive_member_leaving_its_folder_is_refused(tmp_path):
     assert not (tmp_path / "evil.txt").exists() and not (tmp_path.parent / "evil.txt").exists()
 
 
+def test_truncated_archive_is_refused(tmp_path):
+    """A copy between hosts that stopped half-way: one line naming the archive, exit 2, nothing written."""
+    archive = fmt.make_archive(_bundle(tmp_path / "b"), tmp_path / "b.tar.gz")
+    data = archive.read_bytes()
+    archive.write_bytes(data[:len(data) // 2])
+    _refused(*_validate(archive, tmp_path), "is damaged")
+
+
 def test_archive_link_member_is_refused(tmp_path):
     link = tarfile.TarInfo("b/manifest.json")
     link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"

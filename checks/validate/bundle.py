@@ -27,6 +27,7 @@ import re
 import shutil
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,7 +115,11 @@ def open_bundle(source: str | Path, workdir: Path) -> Bundle:
     if source.is_dir():
         folder = source
     elif source.is_file() and tarfile.is_tarfile(source):
-        folder = _extract(source, Path(workdir))
+        try:
+            folder = _extract(source, Path(workdir))
+        except (tarfile.TarError, EOFError, zlib.error) as exc:  # a truncated or damaged archive
+            raise BundleError(f"baseline archive {source} is damaged ({type(exc).__name__}: {exc}); "
+                              "copy it again from the GPU host") from None
     elif source.exists():
         raise BundleError(f"baseline bundle {source} is neither a bundle folder nor a .tar.gz archive")
     else:
