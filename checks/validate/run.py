@@ -89,6 +89,12 @@ class ValidateResult:
     def run(self, side: str) -> RunInfo | None:
         return next((r for r in self.runs if r.side == side), None)
 
+    def to_dict(self) -> dict:
+        """validate.json's content (for checks.launch.report.write_json, the one JSON writer of results)."""
+        from checks.validate.report import to_json  # (report imports this module: imported when called)
+
+        return to_json(self)
+
 
 def prepare_out_dir(out_dir: Path, force: bool) -> Path:
     out_dir = Path(out_dir)

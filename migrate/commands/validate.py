@@ -6,9 +6,7 @@ msprobe are touched, in child processes), the verdict decides the exit code.
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 import click
 
@@ -97,16 +95,12 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
 
 def report(result, target) -> None:
     """The verdict's report where --format/-o send it (the output folder has every file regardless)."""
-    from checks.validate.report import terminal_text, to_json
+    from checks.launch.report import write_json
+    from checks.validate.report import terminal_text
 
-    for where, text in ((target.json, lambda: json.dumps(to_json(result), indent=1)), (target.text, lambda: terminal_text(result))):
-        if where == "-":
-            click.echo(text())
-        elif where:
-            try:
-                Path(where).write_text(text() + "\n", encoding="utf-8")
-            except OSError as exc:
-                raise click.ClickException(f"cannot write the report to {where}: {exc.strerror or exc}") from None
+    if target.json:
+        write_json(result, target.json)
+    target.render(lambda r, console: console.out(terminal_text(r), highlight=False), result)
 
 
 # options whose value a baseline bundle fixes: given with --baseline they would silently differ from the record
