@@ -2,7 +2,7 @@
 
 The two launch paths once built their child configuration apart and drifted: `--autocast bf16` computed
 autocast regions in float16 under torchrun (its configuration carried an older on/off switch), and
-`--memory-limit` was ignored there. Both now build one checks/child_config.ChildConfig from one
+`--memory-limit` was ignored there. Both now build one checks.launch.child_config.ChildConfig from one
 options object (migrate/commands/smoke.py); these tests run each such option both ways through the CLI.
 The audit of the other options is in docs/distributed.md.
 """

@@ -1,6 +1,6 @@
 """Runs inside the smoke child, before the user's script: `python checks/child/bootstrap.py SCRIPT ARGS...`.
 
-Configuration comes in the NPU_MIGRATE_SMOKE environment variable: a checks/child_config.ChildConfig,
+Configuration comes in the NPU_MIGRATE_SMOKE environment variable: a checks.launch.child_config.ChildConfig,
 written by checks.smoke.run for one process and by checks.distributed.run for every torchrun rank.
 The bootstrap seeds the RNGs, installs the hooks (optimizer steps, backward, GradScaler.scale), the
 op tracer and the fake-data patches, puts the torch_npu stand-in first on sys.path in emulated mode,

@@ -28,7 +28,7 @@ EMULATED_DEVICE = {"emulated": "npu", "cuda-emulated": "cuda"}
 
 
 def autocast_policy(cfg: dict) -> str:
-    """The autocast policy of an emulated run (checks/child_config.ChildConfig.autocast)."""
+    """The autocast policy of an emulated run (checks.launch.child_config.ChildConfig.autocast)."""
     return cfg.get("autocast") or "off"
 
 

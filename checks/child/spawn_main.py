@@ -8,7 +8,7 @@ torch_npu stand-in first when emulated): our torch-free modules are imported wit
 appended for a moment, then torch, then the hooks and fake data go on as in the smoke child, and
 the script runs as `__mp_main__` as multiprocessing would have run it. Steps taken here count
 (`<report>.proc<PID>`, merged by the parent). A spawned process that joins a process group (an
-mp.spawn rank) also writes `<report>.ranks/rank{R}.dist.json` (checks/dist_child.attach_spawned), so
+mp.spawn rank) also writes `<report>.ranks/rank{R}.dist.json` (checks.child.dist_child.attach_spawned), so
 the parent judges the ranks as one job (checks/smoke/spawn_ranks.py).
 """
 import json

@@ -66,7 +66,7 @@ def kill_job(proc: subprocess.Popen, pids) -> None:
 def run_job(cmd, *, env, cwd, report_dir, timeout: float, progress_timeout: float | None,
             stream=None, template=None, guard: process.ChildGuard | None = None) -> JobOutcome:
     """Run the torchrun command, watching the ranks' progress; stop it on timeout, stall, or when the
-    job's resident memory goes over the guard's cap (checks/process.ChildGuard, as for one process).
+    job's resident memory goes over the guard's cap (checks.launch.process.ChildGuard, as for one process).
     With a warm template (checks/launch/warmstart.py), torchrun itself is forked from it (its own session, as here)."""
     guard = guard or process.ChildGuard()
     env = guard.env(env)

@@ -1,6 +1,6 @@
 """The files every rank keeps in a job's report folder, read by the parent (never imports torch).
 
-Each rank (a torchrun rank, checks/dist_child.attach; or an mp.spawn rank, attach_spawned) writes
+Each rank (a torchrun rank, checks.child.dist_child.attach; or an mp.spawn rank, attach_spawned) writes
 `rank{R}.json` (its smoke report), `rank{R}.dist.json` (rank, world size, fingerprint),
 `rank{R}.progress` (pid and steps, rewritten at every step) and on SIGUSR1 `rank{R}.stack`
 (faulthandler). checks/distributed/run.py and checks/smoke/spawn_ranks.py read them here.
@@ -46,7 +46,7 @@ def read_reports(report_dir: str, suffix: str = ".json") -> dict[str, dict]:
 
 
 def child_report(data):
-    """The rank's report as `judge` takes it (checks/smoke_report.ChildReport), None when unreadable."""
+    """The rank's report as `judge` takes it (checks.launch.report.ChildReport), None when unreadable."""
     if data is None:
         return None
     from checks.launch.report import ChildReport

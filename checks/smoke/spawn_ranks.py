@@ -2,7 +2,7 @@
 
 A plain `smoke` of an mp.spawn script runs the bootstrap in the script's process; the processes it
 spawns run checks/child/spawn_main.py, count their own steps into `<report>.proc<PID>` and, once they
-join a process group, write `<report>.ranks/rank{R}.dist.json` (checks/dist_child.attach_spawned:
+join a process group, write `<report>.ranks/rank{R}.dist.json` (checks.child.dist_child.attach_spawned:
 rank, world size, the name of their report, and at their last step the fingerprint of their DDP /
 DTensor parameters). `read` pairs each rank with its report; `judge_spawned` then adds to the
 single-run verdict what a torchrun job gets (checks/verdict/dist.py): each rank judged on its own
@@ -103,7 +103,7 @@ def judge_spawned(result, ranks, *, script, backend, steps, timeout, torch_npu_v
 
 
 def _hang(per_rank, stacks: dict, script: str) -> str | None:
-    """Name the spawned rank(s) that stopped making progress (checks/dist_verdict.name_hanging)."""
+    """Name the spawned rank(s) that stopped making progress (checks.verdict.dist.name_hanging)."""
     positions = []
     for rank, _, info, one in per_rank:
         pid_steps = stacks.get(f"rank{rank}")

@@ -146,7 +146,7 @@ def run_validate(
     both runs, so precision never differs by construction.
     repeat: the most extra runs of the original when the losses differ (0: never), to tell a rewrite
     error from an original that does not repeat itself (checks/validate/repeat.py).
-    recorded: a baseline bundle (checks/bundle.Bundle, `validate --baseline`): the original is not run,
+    recorded: a baseline bundle (checks.validate.bundle.Bundle, `validate --baseline`): the original is not run,
     its recorded run is the baseline; gpu_script is then the recorded path (it need not exist here).
     """
     if baseline_backend not in BASELINE_BACKENDS:

@@ -20,7 +20,7 @@ def _is_user_file(path: str) -> bool:
 
 def rank_cause(exc_type: str, message: str) -> str | None:
     """'rank N failed with Type: message (at file:line in function: code)' for a spawned rank's
-    traceback, else None (not "rank N: ...": that form is the per-rank verdicts' of checks/spawn_ranks)."""
+    traceback, else None (not "rank N: ...": that form is the per-rank verdicts' of checks.smoke.spawn_ranks)."""
     if exc_type != "ProcessRaisedException":
         return None
     header = _HEADER.search(message or "")
