@@ -43,6 +43,16 @@ def worker_template_address() -> str:
     return _worker_template.address
 
 
+def hang_timeout(seconds: float) -> float:
+    """The timeout of a test whose script hangs on purpose: `seconds` past the start of a warm run (the
+    suite's default, forked from a template that has imported torch), a minute more when the suite runs
+    with NPU_MIGRATE_WARM_START=0 (each child then imports torch itself, 10-40 s on this 2-core machine).
+    The wait is the test's cost: it needs to exceed only the start and the steps before the hang."""
+    import checks.launch.warmstart
+
+    return seconds if checks.launch.warmstart.enabled() else seconds + 60
+
+
 def python_command(*args: str, env: dict | None = None) -> tuple[list[str], dict]:
     """The command line and environment for a test's own `python ARGS` (`-c CODE`, `-m MODULE` or
     `SCRIPT.py ...`), for runtime tests (module fixtures included). Unless NPU_MIGRATE_WARM_START=0,

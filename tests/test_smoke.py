@@ -9,7 +9,6 @@ import json
 import os
 import sys
 import threading
-import time
 
 import pytest
 
@@ -76,32 +75,6 @@ def test_nan_loss_fails_and_stops_at_the_bad_step():
     assert (r.verdict, r.exit_code) == ("fail", 1)
     assert r.steps == 2
     assert any("not finite at optimizer step 2" in x for x in r.reasons)
-
-
-def test_hang_times_out_and_kills_grandchildren(tmp_path):
-    pid_file = tmp_path / "grandchild.pid"
-    t0 = time.monotonic()
-    r = smoke("hangs.py", timeout=25, script_args=[str(pid_file)])
-    assert time.monotonic() - t0 < 60
-    assert (r.verdict, r.exit_code, r.timed_out) == ("fail", 1, True)
-    assert any("no optimizer step within the timeout" in x for x in r.reasons)
-    assert pid_file.exists(), r.stderr  # the script ran (torch import + stand-in fit in the timeout)
-    pid = int(pid_file.read_text())
-    for _ in range(50):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        # a zombie is gone for our purposes: it no longer runs
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().split()[2] == "Z":
-                    break
-        except OSError:
-            break
-        time.sleep(0.1)
-    else:
-        pytest.fail(f"grandchild sleep {pid} survived the timeout")
 
 
 def test_npu_name_missing_in_real_torch_npu():
