@@ -46,7 +46,9 @@ def _pip_table() -> list[tuple[str, str]]:
 class GpuOnlyDependency(Rule):
     """GPU-only packages declared in a dependency manifest (requirements*.txt, pyproject.toml,
     setup.cfg, environment.yml, setup.py install_requires). Distribution names are normalised and
-    mapped through the `pip_names` of the third-party knowledge (glob patterns such as
+    mapped through the `pip_names` of the third-party knowledge (a requirement given by location
+    alone, a VCS URL `git+https://github.com/NVlabs/nvdiffrast/` or a local project directory
+    `submodules/simple-knn`, is named by its repository's or directory's last path component) (glob patterns such as
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
@@ -71,6 +73,7 @@ class GpuOnlyDependency(Rule):
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
         Valid("cuda-python==12.1\nnccl-tests\n", kind="manifest"),  # pip names: not conda's toolkit packages
+        Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
@@ -84,6 +87,12 @@ class GpuOnlyDependency(Rule):
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
+        # requirements given by location alone: a VCS URL (stable-dreamfusion requirements.txt) and a local
+        # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
+        # or directory's name stands for the distribution's
+        Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
+        Invalid("name: surfel\ndependencies:\n  - python=3.8\n  - pip:\n    - submodules/diff-surfel-rasterization\n"
+                "    - submodules/simple-knn\n    - ./third_party/tools\n", kind="manifest", filename="environment.yml", count=2),
         # an exported environment: the toolkit's components, and CUDA builds named by their build string
         Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
                 "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",
