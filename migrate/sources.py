@@ -181,6 +181,11 @@ def _requirement(text: str, line: int, offset: int) -> Dependency | None:
     return Dependency(normalise(match.group(1)), text.strip(), line, offset + match.start(1), offset + match.end(1))
 
 
+def requirement(text: str, line: int, offset: int = 0) -> Dependency | None:
+    """One requirement specifier (a requirements-file line, a `pip install` argument of a launcher)."""
+    return _requirement(text, line, offset)
+
+
 @dataclass
 class ManifestContext:
     kind = "manifest"
