@@ -209,3 +209,36 @@ def test_test_and_benchmark_files_beside_the_package_are_its_own_and_other_scrip
     assert _about(result, "llama2.py", "marlin") == [("NPU501", 1), ("NPU507", 2)]
     gptq_test = [(f.code, f.line) for f in result.findings if f.path == str(tmp_path / "gptq" / "test.py") and f.code in ("NPU501", "NPU507")]
     assert gptq_test == [("NPU501", 1), ("NPU507", 2)]
+
+
+def test_the_else_of_an_npu_test_and_the_handler_of_a_torch_npu_import_are_not_reported(tmp_path):
+    # Ruyi-Feng/TrTr @96d2353 (branch shengteng): adapter/device.py and pretrain/exp.py
+    text = (
+        "import torch\n"
+        "try:\n"
+        "    import torch_npu\n"
+        "    backend_label = 'hccl'\n"
+        "except ImportError:\n"
+        "    torch_npu = None\n"
+        "    backend_label = 'nccl'\n"  # line 7
+        "def setup(rank):\n"
+        "    if torch_npu is not None:\n"
+        "        torch_npu.npu.set_device(rank)\n"
+        "    else:\n"
+        "        torch.cuda.set_device(rank)\n"  # line 12
+        "    if torch_npu is None:\n"
+        "        torch.cuda.synchronize()\n"  # line 14
+        "    else:\n"
+        "        torch.npu.synchronize()\n"
+        "    if rank == 0:\n"
+        "        pass\n"
+        "    else:\n"
+        "        torch.cuda.empty_cache()\n"  # line 20: no NPU test in that chain
+        "try:\n"
+        "    import apex\n"
+        "except ImportError:\n"
+        "    torch.cuda.set_device(0)\n"  # line 24: the try does not import torch_npu
+    )
+    lines = {line for line, _ in _codes(tmp_path, text)}
+    assert not {7, 12, 14} & lines
+    assert {20, 24} <= lines
