@@ -138,6 +138,9 @@ def normalise(name: str) -> str:
 
 _VCS_OR_URL = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?[a-z][a-z0-9+.-]*://", re.I)
 _ARCHIVE = (".zip", ".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar")
+# a wheel or sdist file names its distribution before the version (`flash_attn-2.5.8+cu122torch2.3-cp310-...whl`,
+# `pkg-1.0.tar.gz`: the binary and source distribution file name formats, packaging.python.org/en/latest/specifications/)
+_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-\d")
 
 
 def _direct_reference(text: str) -> tuple[str, int, int] | None:
@@ -145,7 +148,8 @@ def _direct_reference(text: str) -> tuple[str, int, int] | None:
     (`git+https://github.com/NVlabs/nvdiffrast/`, `git+https://host/org/repo.git@v1`) or a local project
     directory (`submodules/diff-surfel-rasterization`, `./third_party/simple-knn`). pip reads the name from
     the project's metadata, which is not here: the repository's or directory's last path component
-    stands for it (an archive file is left alone)."""
+    stands for it; a wheel or sdist file (`.../flash_attn-2.5.8+cu122torch2.3-cp310-cp310-linux_x86_64.whl`)
+    names it before its version."""
     token = text.strip().split(None, 1)[0] if text.strip() else ""
     url = _VCS_OR_URL.match(token)
     if not url and "/" not in token:
@@ -156,7 +160,12 @@ def _direct_reference(text: str) -> tuple[str, int, int] | None:
         return None  # a bare host, no project path
     last = last.split("@", 1)[0] if url else last
     last = last[:-4] if last.endswith(".git") else last
-    if not last or last.endswith(_ARCHIVE) or not _REQ_NAME.fullmatch(last):
+    if last.endswith(_ARCHIVE):
+        named = _ARCHIVE_NAME.match(last)
+        if named is None:
+            return None
+        last = named.group(1)
+    elif not last or not _REQ_NAME.fullmatch(last):
         return None
     start = text.find(token) + path.rfind(last)
     return last, start, start + len(last)
@@ -174,7 +183,7 @@ def _requirement(text: str, line: int, offset: int) -> Dependency | None:
         name, start, end = direct
         return Dependency(normalise(name), text.strip(), line, offset + start, offset + end)
     if _VCS_OR_URL.match(stripped.strip()):
-        return None  # an archive URL or a bare host: no name to read (not the scheme `https`)
+        return None  # a bare host or an unnamed archive: no name to read (not the scheme `https`)
     match = _REQ_NAME.match(stripped)
     if not match:
         return None

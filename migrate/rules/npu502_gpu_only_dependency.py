@@ -83,7 +83,8 @@ class GpuOnlyDependency(Rule):
     setup.cfg, environment.yml, setup.py install_requires). Distribution names are normalised and
     mapped through the `pip_names` of the third-party knowledge (a requirement given by location
     alone, a VCS URL `git+https://github.com/NVlabs/nvdiffrast/` or a local project directory
-    `submodules/simple-knn`, is named by its repository's or directory's last path component) (glob patterns such as
+    `submodules/simple-knn`, is named by its repository's or directory's last path component, a wheel
+    or sdist file by the name before its version) (glob patterns such as
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
@@ -132,6 +133,9 @@ class GpuOnlyDependency(Rule):
         # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
         # or directory's name stands for the distribution's
         Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
+        # a prebuilt wheel by URL names its distribution in the file name
+        Invalid("https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.8/"
+                "flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n", kind="manifest", count=1),
         Invalid("name: surfel\ndependencies:\n  - python=3.8\n  - pip:\n    - submodules/diff-surfel-rasterization\n"
                 "    - submodules/simple-knn\n    - ./third_party/tools\n", kind="manifest", filename="environment.yml", count=2),
         # launchers: the requirements of `pip install` (nvdiffrec docker/make_image.sh installs tiny-cuda-nn's
