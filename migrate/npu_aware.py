@@ -16,6 +16,11 @@ The CUDA branch of such a dispatch needs no change, so device findings inside it
 - separate `if`s asking whether a device is available (`if torch.cuda.is_available(): ...` then
   `if is_torch_npu_available(): ...`), and a test that asks about both devices itself.
 
+The `else` of a chain whose test asks for the NPU (`if torch_npu is not None: ... else:
+torch.cuda.set_device(r)`, or the `if` body of `if torch_npu is None: ... else: ...`), and the
+`except ImportError` handler of a `try` that imports torch_npu (`try: import torch_npu; backend = "hccl"
+except ImportError: backend = "nccl"`), are the branches for a host without the NPU: left alone too.
+
 A test names a device also through a helper predicate whose name says so (`is_torch_npu_available()`,
 `is_npu_available()`, `accelerate.utils.is_cuda_available()`): `if is_torch_npu_available(): ...
 elif torch.cuda.is_available(): ...` handles the NPU first, so its CUDA branch is left alone.
@@ -125,6 +130,55 @@ def _mark(kinds, lines: set[int]) -> None:
                 lines.update(_span(test, body))
 
 
+def _negated(test: ast.AST) -> bool:
+    """`not x`, `x is None`, `x == False`: the test holds when what it names is absent."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)) and \
+        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value in (None, False)
+
+
+def _block_lines(body: list) -> range:
+    return range(body[0].lineno, max(getattr(n, "end_lineno", None) or n.lineno for n in body) + 1)
+
+
+def _else_of_npu_test(statement: ast.If, names, lines: set[int]) -> None:
+    """`if torch_npu is not None: torch_npu.npu.set_device(r) else: torch.cuda.set_device(r)` (TrTr): the
+    `else` of a chain that tests for the NPU is the other device's branch; `if torch_npu is None: <CUDA>
+    else: <NPU>` the same with the branches swapped."""
+    chain = _chain(statement)
+    last = statement
+    while len(last.orelse) == 1 and isinstance(last.orelse[0], ast.If):
+        last = last.orelse[0]
+    if not last.orelse:
+        return
+    npu_tests = [(test, body) for test, body in chain if "npu" in names(test) and "cuda" not in names(test)]
+    if any(not _negated(test) for test, _ in npu_tests):
+        lines.update(_block_lines(last.orelse))
+    elif len(chain) == 1 and npu_tests:  # `if torch_npu is None: <CUDA> else: <NPU>`
+        lines.update(_span(statement.test, statement.body))
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _import_fallbacks(nodes, lines: set[int]) -> None:
+    """`try: import torch_npu ... backend = "hccl" except ImportError: backend = "nccl"` (TrTr adapter/device.py):
+    the handler is the branch for a host without torch_npu."""
+    for node in nodes.get(ast.Try, ()):
+        imports_npu = any(
+            (isinstance(s, ast.Import) and any(a.name.split(".", 1)[0] == "torch_npu" for a in s.names))
+            or (isinstance(s, ast.ImportFrom) and (s.module or "").split(".", 1)[0] == "torch_npu" and not s.level)
+            for s in node.body)
+        if not imports_npu:
+            continue
+        for handler in node.handlers:
+            caught = handler.type
+            names = [caught] if caught is None or not isinstance(caught, ast.Tuple) else caught.elts
+            if any(n is None or (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS) for n in names) and handler.body:
+                lines.update(_block_lines(handler.body))
+
+
 def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
     """The lines of CUDA branches (and dict entries) that have an NPU counterpart beside them.
     `index` is `context.index_tree(tree)` when the caller has it (PythonContext does)."""
@@ -154,6 +208,7 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
                 if isinstance(statement, ast.If):
                     kinds = [(names(test), test, body) for test, body in _chain(statement)]
                     _mark(kinds, lines)  # one if / elif chain
+                    _else_of_npu_test(statement, names, lines)
                     for found, test, body in kinds:  # separate ifs of one block testing the same thing
                         # a test naming neither device can never be marked nor make another one marked
                         subject = _subject(test) if found else None
@@ -161,6 +216,7 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
                             groups.setdefault(subject, []).append((found, test, body))
             for kinds in groups.values():
                 _mark(kinds, lines)
+    _import_fallbacks(nodes, lines)
     for kind in (ast.Tuple, ast.List, ast.Set):  # `device.type in ("cuda", "npu")`, `backend in ["nccl", "hccl"]`
         for node in nodes.get(kind, ()):
             named = [(_names(e), e) for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]

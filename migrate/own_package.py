@@ -9,12 +9,15 @@ list of scanned paths on every run (never cached), so adding or removing an `__i
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
 is the checkout, not the package (`apex/apex/__init__.py` is). The checkout's `tests/`, `test/` and
 `benchmarks/` directories beside the package (`causal-conv1d/tests/` next to
-`causal-conv1d/causal_conv1d/__init__.py`) are the package's own too.
+`causal-conv1d/causal_conv1d/__init__.py`) are the package's own too, and so are test and benchmark files
+beside it (`marlin/test.py`, `marlin/bench.py` next to `marlin/marlin/__init__.py`); other scripts there
+(`marlin/gptq/llama2.py`) stay users, like examples.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from migrate.findings import FileResult
 
@@ -22,6 +25,8 @@ CODES = ("NPU501", "NPU507", "NPU510")
 # a checkout's test and benchmark directories exercise the package beside them (Dao-AILab/causal-conv1d's
 # tests/ call causal_conv1d_fn): its own code, not a user's; examples/ stay users (they show users' code)
 _OWN_TEST_DIRS = frozenset({"tests", "test", "benchmarks"})
+# the same as single files beside the package (IST-DASLab/marlin's test.py and bench.py next to marlin/)
+_OWN_TEST_FILES = re.compile(r"^(?:tests?|test_\w+|\w+_test|bench(?:mark)?s?|bench(?:mark)?_\w+)\.py$")
 
 
 def _roots() -> frozenset[str]:
@@ -39,6 +44,9 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
     for path in paths if candidates is None else candidates:
         names = set()
         current = os.path.dirname(os.path.normpath(path))
+        if _OWN_TEST_FILES.match(os.path.basename(path)):  # a test or benchmark file beside the package
+            names.update(r for r in roots if os.path.join(current, r) in package_dirs
+                         or os.path.join(current, "src", r) in package_dirs)
         while current:
             if os.path.basename(current) in roots and (current in package_dirs or _src_layout(current)):
                 names.add(os.path.basename(current))

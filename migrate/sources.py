@@ -136,6 +136,41 @@ def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+_VCS_OR_URL = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?[a-z][a-z0-9+.-]*://", re.I)
+_ARCHIVE = (".zip", ".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar")
+# a wheel or sdist file names its distribution before the version (`flash_attn-2.5.8+cu122torch2.3-cp310-...whl`,
+# `pkg-1.0.tar.gz`: the binary and source distribution file name formats, packaging.python.org/en/latest/specifications/)
+_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-\d")
+
+
+def _direct_reference(text: str) -> tuple[str, int, int] | None:
+    """(name, start, end) of a requirement given by location alone: a VCS URL
+    (`git+https://github.com/NVlabs/nvdiffrast/`, `git+https://host/org/repo.git@v1`) or a local project
+    directory (`submodules/diff-surfel-rasterization`, `./third_party/simple-knn`). pip reads the name from
+    the project's metadata, which is not here: the repository's or directory's last path component
+    stands for it; a wheel or sdist file (`.../flash_attn-2.5.8+cu122torch2.3-cp310-cp310-linux_x86_64.whl`)
+    names it before its version."""
+    token = text.strip().split(None, 1)[0] if text.strip() else ""
+    url = _VCS_OR_URL.match(token)
+    if not url and "/" not in token:
+        return None
+    path = token.split("#", 1)[0].rstrip("/")
+    last = path.rsplit("/", 1)[-1]
+    if url and "/" not in token[url.end():].strip("/"):
+        return None  # a bare host, no project path
+    last = last.split("@", 1)[0] if url else last
+    last = last[:-4] if last.endswith(".git") else last
+    if last.endswith(_ARCHIVE):
+        named = _ARCHIVE_NAME.match(last)
+        if named is None:
+            return None
+        last = named.group(1)
+    elif not last or not _REQ_NAME.fullmatch(last):
+        return None
+    start = text.find(token) + path.rfind(last)
+    return last, start, start + len(last)
+
+
 def _requirement(text: str, line: int, offset: int) -> Dependency | None:
     stripped = text.split("#", 1)[0] if not text.lstrip().startswith(("git+", "http")) else text
     egg = _EGG.search(text)
@@ -143,10 +178,21 @@ def _requirement(text: str, line: int, offset: int) -> Dependency | None:
         return Dependency(normalise(egg.group(1)), text.strip(), line, offset + egg.start(1), offset + egg.end(1))
     if stripped.strip().startswith("-") or not stripped.strip():
         return None
+    direct = _direct_reference(stripped)
+    if direct is not None:
+        name, start, end = direct
+        return Dependency(normalise(name), text.strip(), line, offset + start, offset + end)
+    if _VCS_OR_URL.match(stripped.strip()):
+        return None  # a bare host or an unnamed archive: no name to read (not the scheme `https`)
     match = _REQ_NAME.match(stripped)
     if not match:
         return None
     return Dependency(normalise(match.group(1)), text.strip(), line, offset + match.start(1), offset + match.end(1))
+
+
+def requirement(text: str, line: int, offset: int = 0) -> Dependency | None:
+    """One requirement specifier (a requirements-file line, a `pip install` argument of a launcher)."""
+    return _requirement(text, line, offset)
 
 
 @dataclass

@@ -192,3 +192,53 @@ def test_the_package_checkouts_own_tests_do_not_use_it_and_its_examples_do(tmp_p
     assert _about(result, "tests_conv.py", "causal_conv1d") == []
     assert _about(result, "benchmarks_conv.py", "causal_conv1d") == []
     assert _about(result, "examples_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]
+
+
+def test_test_and_benchmark_files_beside_the_package_are_its_own_and_other_scripts_use_it(tmp_path):
+    # IST-DASLab/marlin: test.py and bench.py sit beside marlin/ at the checkout's root; gptq/llama2.py is a user
+    (tmp_path / "marlin").mkdir()
+    (tmp_path / "marlin" / "__init__.py").write_text("def mul(a, b):\n    return a\n")
+    use = "import marlin\ny = marlin.mul(a, b)\n"
+    for name in ("test.py", "bench.py", "test_layer.py", "llama2.py"):
+        (tmp_path / name).write_text(use)
+    (tmp_path / "gptq").mkdir()
+    (tmp_path / "gptq" / "test.py").write_text(use)  # a test file of another folder: not beside the package
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    for own in ("test.py", "bench.py", "test_layer.py"):
+        assert [f for f in result.findings if f.path == str(tmp_path / own) and f.code in ("NPU501", "NPU507")] == []
+    assert _about(result, "llama2.py", "marlin") == [("NPU501", 1), ("NPU507", 2)]
+    gptq_test = [(f.code, f.line) for f in result.findings if f.path == str(tmp_path / "gptq" / "test.py") and f.code in ("NPU501", "NPU507")]
+    assert gptq_test == [("NPU501", 1), ("NPU507", 2)]
+
+
+def test_the_else_of_an_npu_test_and_the_handler_of_a_torch_npu_import_are_not_reported(tmp_path):
+    # Ruyi-Feng/TrTr @96d2353 (branch shengteng): adapter/device.py and pretrain/exp.py
+    text = (
+        "import torch\n"
+        "try:\n"
+        "    import torch_npu\n"
+        "    backend_label = 'hccl'\n"
+        "except ImportError:\n"
+        "    torch_npu = None\n"
+        "    backend_label = 'nccl'\n"  # line 7
+        "def setup(rank):\n"
+        "    if torch_npu is not None:\n"
+        "        torch_npu.npu.set_device(rank)\n"
+        "    else:\n"
+        "        torch.cuda.set_device(rank)\n"  # line 12
+        "    if torch_npu is None:\n"
+        "        torch.cuda.synchronize()\n"  # line 14
+        "    else:\n"
+        "        torch.npu.synchronize()\n"
+        "    if rank == 0:\n"
+        "        pass\n"
+        "    else:\n"
+        "        torch.cuda.empty_cache()\n"  # line 20: no NPU test in that chain
+        "try:\n"
+        "    import apex\n"
+        "except ImportError:\n"
+        "    torch.cuda.set_device(0)\n"  # line 24: the try does not import torch_npu
+    )
+    lines = {line for line, _ in _codes(tmp_path, text)}
+    assert not {7, 12, 14} & lines
+    assert {20, 24} <= lines

@@ -173,14 +173,15 @@ def test_triton_kernel_body_is_not_reported_line_by_line():
         "def add_kernel(x_ptr, n: tl.constexpr):\n    i = tl.program_id(0)\n    tl.store(x_ptr + i, tl.load(x_ptr + i))\n"
         "def add(x):\n    add_kernel[(triton.cdiv(x.numel(), 4),)](x, x.numel())\n"
     )
-    assert sorted(f.line for f in of(findings(code), "NPU507")) == [3, 4, 9, 9]
+    # the decorators and the launch; the grid's `triton.cdiv` is host-side Python that goes with the launch
+    assert sorted(f.line for f in of(findings(code), "NPU507")) == [3, 4, 9]
 
 
 def test_summary_groups_use_sites_per_package(tmp_path):
     from migrate.verdict import summary
 
     (tmp_path / "a.py").write_text("import apex\napex.parallel.convert_syncbn_model(m)\napex.parallel.convert_syncbn_model(n)\n")
-    (tmp_path / "b.py").write_text("import triton\nx = triton.cdiv(4, 2)\n")
+    (tmp_path / "b.py").write_text("import triton\n@triton.jit\ndef k(x):\n    pass\nx = triton.cdiv(4, 2)\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     s = summary(result)
     assert s["use_sites"]["apex"] == {"uses": 2, "files": 1}

@@ -3,10 +3,10 @@ from fnmatch import fnmatchcase
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
-from migrate.rules._text import strip_comment
+from migrate.rules._text import shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import normalise
+from migrate.sources import normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
 _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
@@ -28,6 +28,41 @@ _CONDA_CUDA_COMPONENT = re.compile(
 _CONDA_CUDA_BUILD = re.compile(r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*cuda\S*)", re.I)
 
 
+# `pip install ...` in a launcher (shell script, Dockerfile, CI YAML): `pip`, `pip3`, `python -m pip`
+_PIP_INSTALL = re.compile(r"(?<![\w./-])(?:pip3?|python3?\s+-m\s+pip)\s+install\b")
+# pip install options that take a separate value, which is no requirement (pip.pypa.io/en/stable/cli/pip_install/
+# and the general options of pip.pypa.io/en/stable/cli/pip/): `-r reqs.txt`, `--index-url URL`, `-t DIR`...
+# (`-e` takes a requirement: an editable project path or VCS URL)
+_PIP_VALUE_OPTIONS = frozenset({
+    "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
+    "-t", "--target", "--prefix", "--root", "--src", "--platform", "--python-version", "--implementation", "--abi",
+    "--upgrade-strategy", "--progress-bar", "--report", "--global-option", "--install-option", "-C", "--config-settings",
+    "--only-binary", "--no-binary", "--log", "--cache-dir", "--trusted-host", "--proxy", "--timeout", "--retries",
+    "--exists-action", "--cert", "--client-cert", "--python",
+})
+_TOKEN = re.compile(r"\S+")
+
+
+def _pip_install_dependencies(ctx):
+    """Requirements named by the `pip install` commands of a launcher, each at its own column."""
+    for number, match in shell_matches(ctx.lines, _PIP_INSTALL):
+        line = strip_comment(ctx.lines[number - 1])
+        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
+        skip_next = False
+        for token in _TOKEN.finditer(line, match.end(), end):
+            text = token.group()
+            if skip_next or text == "\\":
+                skip_next = False
+                continue
+            if text.startswith("-"):
+                skip_next = text in _PIP_VALUE_OPTIONS
+                continue
+            quoted = text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1
+            dep = requirement(text[1:-1] if quoted else text, number, token.start() + (1 if quoted else 0))
+            if dep is not None:
+                yield dep
+
+
 def _conda_env(ctx) -> bool:
     return ctx.path.replace("\\", "/").rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml")
 
@@ -46,7 +81,10 @@ def _pip_table() -> list[tuple[str, str]]:
 class GpuOnlyDependency(Rule):
     """GPU-only packages declared in a dependency manifest (requirements*.txt, pyproject.toml,
     setup.cfg, environment.yml, setup.py install_requires). Distribution names are normalised and
-    mapped through the `pip_names` of the third-party knowledge (glob patterns such as
+    mapped through the `pip_names` of the third-party knowledge (a requirement given by location
+    alone, a VCS URL `git+https://github.com/NVlabs/nvdiffrast/` or a local project directory
+    `submodules/simple-knn`, is named by its repository's or directory's last path component, a wheel
+    or sdist file by the name before its version) (glob patterns such as
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
@@ -55,13 +93,17 @@ class GpuOnlyDependency(Rule):
     (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
     CUDA build by their conda build string (`pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`,
-    `pytorch-mutex=1.0=cuda`), all as warnings."""
+    `pytorch-mutex=1.0=cuda`), all as warnings. In launchers (shell scripts, Dockerfiles, CI YAML) the
+    requirements of each `pip install` / `python -m pip install` command are read the same way
+    (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
+    on the next line is read on its first line only)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
-    KINDS = ("manifest",)
+    KINDS = ("manifest", "launcher")
+    TRIGGERS = ("install",)  # launchers: only those that install packages (manifests are always read)
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
@@ -71,6 +113,9 @@ class GpuOnlyDependency(Rule):
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
         Valid("cuda-python==12.1\nnccl-tests\n", kind="manifest"),  # pip names: not conda's toolkit packages
+        Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
+        Valid("pip install -r flash-attn.txt --index-url https://mirror/simple numpy\necho 'pip install flash-attn'\n# pip install xformers\n",
+              kind="launcher", filename="setup_env.sh"),
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
@@ -84,6 +129,21 @@ class GpuOnlyDependency(Rule):
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
+        # requirements given by location alone: a VCS URL (stable-dreamfusion requirements.txt) and a local
+        # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
+        # or directory's name stands for the distribution's
+        Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
+        # a prebuilt wheel by URL names its distribution in the file name
+        Invalid("https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.8/"
+                "flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n", kind="manifest", count=1),
+        Invalid("name: surfel\ndependencies:\n  - python=3.8\n  - pip:\n    - submodules/diff-surfel-rasterization\n"
+                "    - submodules/simple-knn\n    - ./third_party/tools\n", kind="manifest", filename="environment.yml", count=2),
+        # launchers: the requirements of `pip install` (nvdiffrec docker/make_image.sh installs tiny-cuda-nn's
+        # bindings from git; LLM setup scripts install flash-attn), not option values such as `-r` files
+        Invalid('nvidia-docker run -it img pip install --global-option="--no-networks" git+https://github.com/NVlabs/nvdiffrast/\n',
+                kind="launcher", filename="make_image.sh", count=1),
+        Invalid("set -e\npip install -r requirements.txt\npip3 install flash-attn==2.5.8 --no-build-isolation && python -m pip install 'xformers>=0.0.23'\n",
+                kind="launcher", filename="install.sh", count=2),
         # an exported environment: the toolkit's components, and CUDA builds named by their build string
         Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
                 "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",
@@ -93,7 +153,8 @@ class GpuOnlyDependency(Rule):
     def check(self, ctx):
         table = knowledge.third_party()
         pips = _pip_table()
-        for dep in ctx.dependencies:
+        launcher = ctx.kind == "launcher"
+        for dep in _pip_install_dependencies(ctx) if launcher else ctx.dependencies:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
             if key is not None and needs_a_look(table[key]):
@@ -129,7 +190,7 @@ class GpuOnlyDependency(Rule):
                     f"`{dep.raw}` pins a CUDA build; torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
                     severity=Severity.WARNING,
                 )
-        for number, line in enumerate(ctx.lines, 1):
+        for number, line in enumerate(() if launcher else ctx.lines, 1):
             code = strip_comment(line)
             for match in _CUDA_INDEX_URL.finditer(code):
                 yield self.finding(

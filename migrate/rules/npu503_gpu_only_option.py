@@ -139,7 +139,7 @@ class GpuOnlyOption(Rule):
     imported in the file: Hugging Face `optim="paged_adamw_32bit"` and the other bitsandbytes
     optimizers, `attn_implementation="flash_attention_2"`, `use_flash_attention_2=True`,
     `load_in_4bit=True` / `load_in_8bit=True`, `half_precision_backend="apex"` and any
-    `BitsAndBytesConfig(...)`. Found in call keywords, dict literals (`{"optim": ...}`), attribute
+    `BitsAndBytesConfig(...)` (reported once at the call: its own keywords are not reported again). Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`), argparse defaults
     (`add_argument("--accelerator", default="gpu")`: Lightning's CUDA accelerator). Lightning 1.x's
@@ -188,7 +188,12 @@ class GpuOnlyOption(Rule):
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
         Invalid("m = AutoModel.from_pretrained(n, use_flash_attention_2=True)"),
         # the import of a name whose uses are reported changes with them (a warning at the import)
-        Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=3),
+        Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=2),
+        # qlora.py: the config call is the construct; its options (`load_in_4bit=` on a line of its own) go with
+        # it, while the same options given to from_pretrained itself are constructs of their own
+        Invalid("from transformers import AutoModelForCausalLM, BitsAndBytesConfig\nm = AutoModelForCausalLM.from_pretrained(\n"
+                "    n,\n    load_in_4bit=args.bits == 4,\n    quantization_config=BitsAndBytesConfig(\n"
+                "        load_in_4bit=args.bits == 4,\n        load_in_8bit=args.bits == 8,\n    ),\n)", count=3),
         Invalid("from transformers import GPTQConfig as G, AutoModel\nq = G(bits=4)\nm = AutoModel.from_pretrained(n)", count=2),
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
         Invalid('args.optim = "paged_adamw_8bit"'),
@@ -240,7 +245,8 @@ class GpuOnlyOption(Rule):
         options, calls = gpu_only_options()
         roots = frozenset(v.split(".", 1)[0] for v in ctx.imports.values())
         for call in ctx.nodes.get(ast.Call, ()):
-            for keyword in call.keywords:
+            gpu_call = self._gpu_call(ctx, call, calls)
+            for keyword in call.keywords if gpu_call is None else ():  # a reported config's options go with it
                 if keyword.arg is not None:
                     option = _lookup(keyword.arg, _constant(keyword.value), roots)
                     if option is not None:
@@ -255,15 +261,10 @@ class GpuOnlyOption(Rule):
                             )
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
                 yield from self._argparse_default(ctx, call, roots)
-            name = ctx.qualname(call.func)
-            if name is not None:
-                for gpu_call in calls:
-                    if name.rsplit(".", 1)[-1] == gpu_call.name and name.split(".", 1)[0] in gpu_call.modules:
-                        if isinstance(call.func, ast.Name):
-                            flagged[call.func.id] = gpu_call.why
-                        yield self.finding(
-                            ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}"
-                        )
+            if gpu_call is not None:
+                if isinstance(call.func, ast.Name):
+                    flagged[call.func.id] = gpu_call.why
+                yield self.finding(ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
         yield from self._uses(ctx, roots, flagged)
         for node in ctx.nodes.get(ast.AnnAssign, ()):
             # a dataclass field default: `optim: str = field(default="paged_adamw_32bit")`
@@ -291,6 +292,17 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
+
+    @staticmethod
+    def _gpu_call(ctx, call, calls) -> GpuCall | None:
+        """The data's GPU-only call (`BitsAndBytesConfig(...)`) this call is, if any."""
+        name = ctx.qualname(call.func)
+        if name is None:
+            return None
+        for gpu_call in calls:
+            if name.rsplit(".", 1)[-1] == gpu_call.name and name.split(".", 1)[0] in gpu_call.modules:
+                return gpu_call
+        return None
 
     def _reads(self, ctx, options, roots):
         """`if "gpus" in trainer_config:` and `trainer_config["gpus"]` (read or deleted): the code that

@@ -12,6 +12,21 @@ NUMBA_CUDA = "numba.cuda"
 # decorators that turn a function into a Triton kernel (or wrap one): its body is Triton code,
 # reported once at the decorator, not line by line
 _KERNEL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
+# Triton's host-side helpers: plain Python around a kernel (grid arithmetic, autotuning configurations,
+# benchmarking, compiler exceptions, the launcher base class) with no GPU code of their own. They go
+# with the kernel they serve, whose decorator, launch and import are the lines that change. From
+# triton 2.0.0's python/triton/__init__.py (triton-lang/triton @019ac5cb4c2e): `cdiv`, `next_power_of_2`
+# (triton.utils), `Config` (triton.autotuner), `KernelInterface` (triton.jitlib), `OutOfResources`,
+# `CompilationError` (triton.compiler), and the `testing` module (`do_bench`).
+_TRITON_HOST = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.Config", "triton.KernelInterface",
+                          "triton.OutOfResources", "triton.CompilationError"})
+_TRITON_HOST_MODULES = ("triton.testing", "triton.compiler.OutOfResources", "triton.compiler.CompilationError")
+
+
+def _triton_host_helper(qual: str) -> bool:
+    return qual in _TRITON_HOST or any(qual == m or qual.startswith(m + ".") for m in _TRITON_HOST_MODULES)
+
+
 # numba's CUDA kernels and device functions (`@cuda.jit`, `@cuda.jit(device=True)`): the same, their
 # body (`cuda.local.array`, `cuda.blockIdx.x`) is rewritten with the kernel, reported at the decorator
 _NUMBA_CUDA_DECORATORS = ("numba.cuda.jit",)
@@ -82,7 +97,9 @@ class GpuOnlyUse(Rule):
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
     of the most specific knowledge entry (`flash_attn.ops.activations.swiglu` ->
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
-    decorator; a launch is a subscripted call of a kernel defined in the file, or of a name
+    decorator, and Triton's host-side helpers (`triton.cdiv`, `triton.next_power_of_2`, `triton.Config`,
+    `triton.testing`, its compiler exceptions, `triton.KernelInterface`) are not reported: they go with
+    the kernel they serve; a launch is a subscripted call of a kernel defined in the file, or of a name
     containing `kernel` in a file that imports triton. Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
@@ -119,6 +136,12 @@ class GpuOnlyUse(Rule):
         "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\nif bnb is not None and ok:\n    pass",
         'import xformers.ops as xops\nprint(f"xformers: {xops is not None}")',
         "import triton\ndef f(triton):\n    return triton.cdiv(1, 2)",  # a parameter shadows the import
+        # GPTQ-for-LLaMa quant/: Triton's host-side helpers (autotuning configurations, block sizes, benchmarking,
+        # compiler exceptions, an autotuner of its own) are no GPU code: the kernels' decorators and launches are
+        "import triton\nconfigs = [triton.Config({'BLOCK_SIZE_M': 64}, num_stages=4, num_warps=4)]\n"
+        "BLOCK = min(1024, triton.next_power_of_2(n))\nclass Autotuner(triton.KernelInterface):\n    pass\n"
+        "def bench(call):\n    try:\n        return triton.testing.do_bench(call, rep=40)\n"
+        "    except triton.compiler.OutOfResources:\n        return float('inf')",
         "import torch\nattn = torch.nn.functional.scaled_dot_product_attention\ny = attn(q, k, v)",  # not GPU-only
         "import bitsandbytes as bnb\nprint(bnb.__version__)",  # module metadata
         "import deepspeed\nx = deepspeed.checkpointing.checkpoint(block, x)",  # partial: runs on NPU
@@ -135,7 +158,9 @@ class GpuOnlyUse(Rule):
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
         Invalid("from apex.parallel import convert_syncbn_model\nm = convert_syncbn_model(m)", count=1),
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
-        Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=3),
+        # the kernel's decorator and its launch; the grid arithmetic `triton.cdiv` is host-side Python that goes with them
+        Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=2),
+        Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
         # PointRCNN kitti_object_eval_python/rotate_iou.py: numba.cuda kernels are reported at their
         # decorators (not each `cuda.local.array` / `cuda.threadIdx` line inside), host calls and the launch
@@ -198,6 +223,8 @@ class GpuOnlyUse(Rule):
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
             if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table):
+                continue
+            if key == TRITON and _triton_host_helper(qual):
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node):
                 continue
