@@ -110,14 +110,19 @@ def test_clean_loop_gets_no_finding(tmp_path):
 
 # ------------------------------------------------------------------------------ CLI, JSON, exit codes
 def test_cli_json_contract_and_fail_on(tmp_path):
+    """Also --no-fusion: pitfalls.py plants a fusion chance (found by the fixture's run, which has the
+    recorder on); switched off, no `fusion` finding."""
     from migrate.cli import cli
 
     report = tmp_path / "profile.json"
     runner = CliRunner()
     res = runner.invoke(cli, ["profile", case("pitfalls.py"), "--backend", "emulated", "--steps", "4", "-q",
-                              "--json", str(report), "--out", str(tmp_path / "out"), "--fail-on", "host_sync|float64"])
+                              "--json", str(report), "--out", str(tmp_path / "out"), "--fail-on", "host_sync|float64",
+                              "--no-fusion"])
     assert res.exit_code == 1, res.output
     doc = json.loads(report.read_text())
+    assert any(kind == "fusion" for kind, _ in planted("pitfalls.py"))
+    assert [f for f in doc["findings"] if f["kind"] == "fusion"] == [] and doc["findings"]
     assert doc["backend"] == "emulated" and doc["emulated"] is True and doc["steps"] == 3
     assert doc["findings"] and all({"kind", "path", "line", "per_step", "message"} <= set(f) for f in doc["findings"])
     assert doc["failing"] == sum(1 for f in doc["findings"] if f["kind"] in ("host_sync", "float64"))
