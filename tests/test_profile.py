@@ -369,7 +369,9 @@ img, gw, gb = torch.randn(2, 8, 4, 4), torch.randn(8), torch.randn(8)
 out, mean, rstd = torch_npu.npu_group_norm_silu(img, gw, gb, 4, 1e-5)
 assert close(out, F.silu(F.group_norm(img, 4, gw, gb, 1e-5))) and mean.shape == (2, 4), "group_norm_silu"
 assert close(torch_npu.npu_confusion_transpose(x, (0, 2, 1), (2, 16, 5), True), x.permute(0, 2, 1)), "confusion"
-# the fused optimizers the optimizer finding suggests: the same updates as torch's (defaults included)
+# the fused optimizers the optimizer finding suggests: the same updates as torch's (defaults included);
+# reachable as torch_npu.optim.X after `import torch_npu` alone, as the real package imports it
+assert torch_npu.optim.NpuFusedAdamW.__name__ == "NpuFusedAdamW", "torch_npu.optim without importing it"
 from torch_npu.optim import NpuFusedAdam, NpuFusedAdamW
 for fused, plain in ((NpuFusedAdamW, torch.optim.AdamW), (NpuFusedAdam, torch.optim.Adam)):
     nets = [torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)]
