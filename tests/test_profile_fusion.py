@@ -104,3 +104,51 @@ def test_committed_data_is_what_the_generator_reads_from_the_wheels():
     committed = json.loads((ROOT / "migrate" / "knowledge" / "data" / "fusion_rules.json").read_text())
     fresh.pop("generated"), committed.pop("generated")
     assert fresh == json.loads(json.dumps(fresh)) and fresh == committed
+
+
+# ------------------------------------------------------------------------------ fused optimizers (the table)
+def _optimizer_class(name: str, module: str):
+    """A class as fused_name sees a torch optimizer (its name and module), without importing torch."""
+    return type(name, (), {"__module__": module})
+
+
+def test_fused_optimizer_table_agrees_with_the_wheel_and_the_advisor():
+    """Every row of Ascend's replacement table (fused_optimizers.toml): the fused name is in the torch_npu
+    2.14.0 wheel and msprof-analyze's own Optimizer rule maps `<Class>.step` to it; every torch class the
+    table names exists in torch.optim, and those it sets apart (Lamb, ...) do not."""
+    import importlib.util
+
+    table = knowledge.read_toml("fused_optimizers.toml")
+    assert table["source"]["guide"].startswith("https://www.hiascend.com/")
+    names = knowledge.load("2.14.0").module_names("torch_npu.optim")
+    advisor = DATA["rule_sets"][-1]["rules"]["Optimizer"]
+    torch_optim = Path(importlib.util.find_spec("torch").submodule_search_locations[0]) / "optim" / "__init__.py"
+    exported = set(re.findall(r"\b(\w+)\b", torch_optim.read_text(encoding="utf-8")))
+    rows = [(row["fused"], key.rpartition(".")[2], True) for key, row in table["optimizer"].items()]
+    rows += [(fused, cls, False) for fused, cls in table["not_torch"].items()]
+    assert {"NpuFusedAdam", "NpuFusedAdamW", "NpuFusedSGD"} <= {f.rpartition(".")[2] for f, _, torch_class in rows
+                                                                 if torch_class}
+    for fused, cls, torch_class in rows:
+        assert fused.rpartition(".")[2] in names, fused
+        assert advisor[fused] == [f"{cls}.step"], fused
+        assert (cls in exported) == torch_class, cls
+    assert all(row["api_doc"].startswith("https://www.hiascend.com/") for row in table["optimizer"].values())
+
+
+def test_fused_optimizer_names_come_from_the_table_and_the_target_release():
+    from checks.profile.fusedopt import fused_name
+
+    kb = knowledge.load("2.14.0")
+    assert fused_name(kb, _optimizer_class("AdamW", "torch.optim.adamw")) == "torch_npu.optim.NpuFusedAdamW"
+    assert fused_name(kb, _optimizer_class("RMSprop", "torch.optim.rmsprop")) == "torch_npu.optim.NpuFusedRMSprop"
+    assert fused_name(kb, _optimizer_class("Adagrad", "torch.optim.adagrad")) is None  # no row, no NpuFusedAdagrad
+    # torch_npu has NpuFusedLamb, but torch.optim has no Lamb: a class of that name is not the table's
+    assert fused_name(kb, _optimizer_class("Lamb", "torch.optim.lamb")) is None
+    assert fused_name(kb, _optimizer_class("AdamW", "mylib.optim")) is None  # the user's own class
+
+    class NoFusedOptim:  # a release whose torch_npu.optim lacks it: not suggested
+        def module_names(self, module):
+            return frozenset({"NpuFusedSGD"})
+
+    assert fused_name(NoFusedOptim(), _optimizer_class("AdamW", "torch.optim.adamw")) is None
+    assert fused_name(NoFusedOptim(), _optimizer_class("SGD", "torch.optim.sgd")) == "torch_npu.optim.NpuFusedSGD"
