@@ -152,3 +152,89 @@ def test_fused_optimizer_names_come_from_the_table_and_the_target_release():
 
     assert fused_name(NoFusedOptim(), _optimizer_class("AdamW", "torch.optim.adamw")) is None
     assert fused_name(NoFusedOptim(), _optimizer_class("SGD", "torch.optim.sgd")) == "torch_npu.optim.NpuFusedSGD"
+
+
+# ------------------------------------------------------------------------------ the advisor's answers (NPU)
+MSPROF_WHEEL = WHEELS / "msprof_analyze-26.2.0-py3-none-any.whl"
+needs_msprof_wheel = pytest.mark.skipif(not MSPROF_WHEEL.is_file(), reason="msprof-analyze wheel not in $NPU_WHEEL_CACHE")
+
+
+def advisor_sample_rows() -> list[tuple[str, str, int]]:
+    """Real advisor output: the `Affinity API | Code stacks | Stack called counts` table saved in the wheel's
+    advisor/fusion_operators_api_analysis.ipynb (a run with CANN 8.0.0 and torch 2.1.0). The notebook
+    rendered it with textwrap.fill (line breaks at spaces, and after hyphens inside paths) and PrettyTable's
+    HTML (`<br>`): undone here, so the stacks read as the xlsx holds them (frames separated by `;`)."""
+    import html
+    import zipfile
+
+    with zipfile.ZipFile(MSPROF_WHEEL) as whl:
+        notebook = json.loads(whl.read("msprof_analyze/advisor/fusion_operators_api_analysis.ipynb"))
+    outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c.get("outputs", ())]
+    table = next("".join(o["data"]["text/html"]) for o in outputs if "Code stacks" in "".join(o["data"]["text/html"]))
+    rows = re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*</tr>", table, re.S)
+    return [(api, html.unescape(re.sub(r"-<br>", "-", stack).replace("<br>", " ")), int(n)) for api, stack, n in rows]
+
+
+@needs_msprof_wheel
+def test_advisor_answers_become_findings_at_the_users_innermost_line(tmp_path, monkeypatch):
+    """The sample's training script ran as `tasks/gpt2/unsup/model.py` (relative frames, under Megatron's,
+    cruise's and torch's absolute ones): each row goes to the first (innermost) frame of that file, rows of
+    one line and API are one finding with their counts summed, and the rows that never enter the script's
+    folder stay in the advisor's report. Expected from the raw stacks by a plain text search."""
+    from collections import Counter
+
+    from checks.profile import advisor_affinity
+
+    rows = advisor_sample_rows()
+    assert len(rows) == 46 and {api for api, _, _ in rows} >= {"torch_npu.npu_confusion_transpose",
+                                                               "torch_npu.optim.NpuFusedAdamW"}
+    expected, entering = Counter(), 0
+    for api, stack, count in rows:
+        m = re.search(r"(?<![/\w])tasks/gpt2/unsup/model\.py\((\d+)\)", stack)
+        if m:
+            expected[("tasks/gpt2/unsup/model.py", int(m.group(1)), api)] += count
+            entering += 1
+    assert {line for _, line, _ in expected} == {615, 1719}  # model.py's forward and optimizer_step, by reading
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "tasks" / "gpt2" / "unsup" / "model.py"
+    raw, outside = advisor_affinity.findings(rows, str(script), steps=1, version="2.14.0")
+    got = {(Path(path).relative_to(tmp_path).as_posix(), line, api): detail["calls"]
+           for _kind, path, line, _per, _msg, _advice, _cost, api, detail in raw}
+    assert got == dict(expected) and outside == len(rows) - entering > 0
+    # another user's folder, absolute frames: the first row (4 calls) at experts.py:2665, not torch's _tensor.py
+    raw, _ = advisor_affinity.findings(rows[:1], "/opt/tiger/janus/janus/megatron/train.py", steps=2, version="2.14.0")
+    assert [(p, ln, per) for _k, p, ln, per, *_ in raw] == [("/opt/tiger/janus/janus/megatron/experts.py", 2665, 2.0)]
+
+
+@needs_msprof_wheel
+def test_npu_result_reads_the_advisors_workbook_and_fails_on_fusion(tmp_path, monkeypatch):
+    """build_result on the NPU path: the advisor's xlsx (a sheet laid out as its result writer does: the
+    header row, then the rows; written here with the sample's rows, since no NPU run is at hand) gives
+    `fusion` findings that --fail-on fusion counts."""
+    from types import SimpleNamespace
+
+    from openpyxl import Workbook
+
+    import checks.profile.advisor
+    from checks.profile.result import build_result
+
+    monkeypatch.chdir(tmp_path)
+    book = Workbook()
+    book.active.title = "Overall Summary"
+    sheet = book.create_sheet("Affinity API Issues")
+    sheet.append(["Affinity API", "Code stacks", "Stack called counts"])
+    for row in advisor_sample_rows():
+        sheet.append(list(row))
+    xlsx = tmp_path / "mstt_advisor_1.xlsx"
+    book.save(xlsx)
+    trace = {"folders": ["x_ascend_pt"], "advisor": [{"xlsx": [str(xlsx)]}], "warnings": []}
+    monkeypatch.setattr(checks.profile.advisor, "collect", lambda *a, **kw: trace)
+    smoke = SimpleNamespace(exit_code=0, warnings=(), verdict="pass", reasons=())
+    child = {"measured_steps": 4, "step_seconds": [0.1] * 4}
+    script = str(tmp_path / "tasks" / "gpt2" / "unsup" / "model.py")
+    result = build_result(script, "npu", "2.14.0", child, smoke, 5, warnings=(), out_dir=str(tmp_path / "out"),
+                          fail_words=("fusion",), trace_dir=str(tmp_path), advisor=True)
+    assert {(f.kind, f.line, f.what) for f in result.findings} == {
+        ("fusion", 1719, "torch_npu.optim.NpuFusedAdamW"), ("fusion", 615, "torch_npu.npu_confusion_transpose")}
+    assert result.exit_code == 1 and result.failing == 2
+    assert any("fused-API stacks outside the script's folder" in w for w in result.warnings)
