@@ -213,7 +213,7 @@ def test_npu_result_reads_the_advisors_workbook_and_fails_on_fusion(tmp_path, mo
     `fusion` findings that --fail-on fusion counts."""
     from types import SimpleNamespace
 
-    from openpyxl import Workbook
+    Workbook = pytest.importorskip("openpyxl").Workbook
 
     import checks.profile.advisor
     from checks.profile.result import build_result
