@@ -108,6 +108,15 @@ def test_clean_loop_gets_no_finding(tmp_path):
     assert result.steps == 5 and result.findings == ()
 
 
+def test_a_loop_without_optimizer_is_measured_per_backward_step(tmp_path):
+    """Parameters updated by hand (no optimizer.step()): smoke counts one step per backward(), and profile
+    measures those steps (it exited 2, "nothing measured", before)."""
+    result = profile("hand_loop.py", tmp_path)
+    assert result.exit_code == 0, result.reasons
+    assert result.steps == 5 and len(result.step_times_ms) == 5
+    assert {(f.kind, f.line) for f in result.findings} == planted("hand_loop.py")
+
+
 # ------------------------------------------------------------------------------ CLI, JSON, exit codes
 def test_cli_json_contract_and_fail_on(tmp_path):
     """Also --no-fusion: pitfalls.py plants a fusion chance (found by the fixture's run, which has the
