@@ -394,6 +394,17 @@ for fused, plain in ((NpuFusedAdamW, torch.optim.AdamW), (NpuFusedAdam, torch.op
             net(torch.ones(3, 4)).pow(2).sum().backward()
             opt.step()
     assert torch.equal(nets[0].weight, nets[1].weight), fused.__name__
+from torch_npu.optim import NpuFusedSGD
+for kw in ({"momentum": 0.9, "weight_decay": 0.01}, {"momentum": 0.9, "nesterov": True}, {"dampening": 0.1}):
+    nets = [torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)]
+    nets[1].load_state_dict(nets[0].state_dict())
+    opts = [torch.optim.SGD(nets[0].parameters(), lr=0.1, **kw), NpuFusedSGD(nets[1].parameters(), lr=0.1, **kw)]
+    for _ in range(3):
+        for net, opt in zip(nets, opts):
+            opt.zero_grad()
+            net(torch.ones(3, 4)).pow(2).sum().backward()
+            opt.step()
+    assert torch.equal(nets[0].weight, nets[1].weight), f"NpuFusedSGD {kw}"
 assert float(opts[1].clip_grad_norm_fused_(1e-3)) > 0 and float(nets[1].weight.grad.norm()) <= 1.01e-3, "clip"
 print("ok")
 '''
