@@ -237,4 +237,6 @@ def test_npu_result_reads_the_advisors_workbook_and_fails_on_fusion(tmp_path, mo
     assert {(f.kind, f.line, f.what) for f in result.findings} == {
         ("fusion", 1719, "torch_npu.optim.NpuFusedAdamW"), ("fusion", 615, "torch_npu.npu_confusion_transpose")}
     assert result.exit_code == 1 and result.failing == 2
+    # counts per step over the profiler's active window (2 steps), not over the 4 measured steps
+    assert {f.line: f.per_step for f in result.findings} == {1719: 1.0, 615: 18.0}
     assert any("fused-API stacks outside the script's folder" in w for w in result.warnings)

@@ -68,7 +68,9 @@ def build_result(script, backend, version, child, smoke, steps_run: int, *, warn
             return ProfileResult(script, backend, 2, reasons=tuple(trace["warnings"]), warnings=tuple(warnings),
                                  trace=trace, **common)
         warnings += trace.get("warnings", [])
-        findings = findings + advisor_findings(trace, script, int(child["measured_steps"]), version, warnings)
+        # the trace, and so the advisor's counts, cover the profiler's active steps only
+        traced = DEFAULT_SCHEDULE["active"] * max(DEFAULT_SCHEDULE["repeat"], 1)
+        findings = findings + advisor_findings(trace, script, traced, version, warnings)
     failing = sum(1 for f in findings if fails(f, fail_words))
     result = ProfileResult(script, backend, 1 if failing else 0, steps=int(child["measured_steps"]),
                            traced_steps=int(child.get("traced_steps") or 0), findings=tuple(findings),
