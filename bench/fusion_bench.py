@@ -1,13 +1,21 @@
 """Issue 29: what looking for fusion chances adds to `profile --backend emulated` (target <= 1.10x).
 
-The same script profiled with the fusion recorder on and off (`run_profile(fusion=...)`), alternated
-so load changes hit both alike, best of N each. Two workloads: bench/smoke_workload.py (few large ops)
-and tests/profile_cases/fused.py (a small LLaMA-style block: many small torch-level calls, the
-recorder's worst case). Measured: the child's steps 2..N (its `step_time_ms`) and the whole run's wall
-time (start-up and the parent's matching/report included).
+The same script and steps profiled with the fusion recorder on and off (`run_profile(fusion=...)`, what
+`profile --no-fusion` sets), REPEATS times each, the pair's order alternated so a change of load hits
+both alike; the ratio on/off of each pair, and their median, for three measures of one run:
+- CPU: the profile child's user+system CPU time (getrusage of the waited-for children: start-up,
+  import, every step, the report), the measure a shared machine disturbs least;
+- wall: the whole run's wall time (the parent's matching/report included);
+- steps: the sum of the child's measured step times (steps 2..N, wall).
+The child runs with one intra-op thread (OMP_NUM_THREADS=1, both sides): the recorder is Python on the
+main thread, and spinning worker threads on a busy 2-core machine make CPU time meaningless.
+Two workloads: bench/smoke_workload.py (few large ops) and tests/profile_cases/fused.py (a small
+LLaMA-style block: many small torch-level calls, the recorder's worst case).
 """
 from __future__ import annotations
 
+import resource
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -17,35 +25,53 @@ WORKLOADS = {
     "smoke_workload.py": (ROOT / "bench" / "smoke_workload.py", ["--steps", "{steps}"], {}),
     "fused.py (LLaMA-style block)": (ROOT / "tests" / "profile_cases" / "fused.py", [], {"FUSED_STEPS": "{steps}"}),
 }
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _profile_once(script, args, env, steps, fusion, out):
+    from checks.profile.run import run_profile
+
+    cpu, start = _children_cpu(), time.perf_counter()
+    r = run_profile(script, steps=steps, backend="emulated", seed=0, timeout=600, fusion=fusion, out_dir=out,
+                    script_args=[a.format(steps=steps) for a in args],
+                    env={**ONE_THREAD, **{k: v.format(steps=steps) for k, v in env.items()}})
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    if r.exit_code == 2:
+        raise RuntimeError("; ".join(r.reasons)[:200])
+    return {"cpu_s": cpu, "wall_s": wall, "steps_s": sum(r.step_times_ms) / 1000,
+            "fusion_findings": sum(1 for f in r.findings if f.kind == "fusion")}
 
 
 def bench_fusion(rows, results, quick):
-    from checks.profile.run import run_profile
-
     steps = 12 if quick else 30
+    repeats = 3 if quick else 5
     tmp = Path(tempfile.mkdtemp(prefix="npu-bench-fusion-"))
     out = {}
     for name, (script, args, env) in WORKLOADS.items():
-        best = {True: (float("inf"), float("inf")), False: (float("inf"), float("inf"))}
-        for _ in range(2 if quick else 3):
-            for fusion in (False, True):
-                start = time.perf_counter()
-                r = run_profile(script, steps=steps, backend="emulated", seed=0, timeout=600, fusion=fusion,
-                                out_dir=str(tmp / "out"), script_args=[a.format(steps=steps) for a in args],
-                                env={k: v.format(steps=steps) for k, v in env.items()})
-                wall = time.perf_counter() - start
-                if r.exit_code == 2:
-                    rows.append((f"fusion matching: {name}", "", "failed", "; ".join(r.reasons)[:80]))
-                    return
-                step_s = sum(r.step_times_ms) / 1000
-                if step_s < best[fusion][0]:
-                    best[fusion] = (step_s, wall)
-        (off_steps, off_wall), (on_steps, on_wall) = best[False], best[True]
-        out[name] = {"steps": steps, "off_steps_s": off_steps, "on_steps_s": on_steps, "off_wall_s": off_wall,
-                     "on_wall_s": on_wall, "steps_ratio": on_steps / off_steps, "wall_ratio": on_wall / off_wall}
-        rows.append((f"profile emulated, fusion on vs off: {name}", f"{steps} steps",
-                     f"{on_steps:.2f} s (steps 2..N)",
-                     f"steps {on_steps / off_steps:.3f}x, wall {on_wall / off_wall:.3f}x (target <= 1.10)"))
+        runs = {True: [], False: []}
+        try:
+            for i in range(repeats):
+                for fusion in ((False, True) if i % 2 == 0 else (True, False)):
+                    runs[fusion].append(_profile_once(script, args, env, steps, fusion, str(tmp / "out")))
+        except RuntimeError as exc:
+            rows.append((f"fusion matching: {name}", "", "failed", str(exc)[:80]))
+            return
+        ratios = {m: [on[m] / off[m] for on, off in zip(runs[True], runs[False])] for m in ("cpu_s", "wall_s", "steps_s")}
+        median = {m: statistics.median(v) for m, v in ratios.items()}
+        out[name] = {"steps": steps, "repeats": repeats, "threads": 1, "on": runs[True], "off": runs[False],
+                     "ratios": ratios, "median_cpu_ratio": median["cpu_s"], "median_wall_ratio": median["wall_s"],
+                     "median_steps_ratio": median["steps_s"],
+                     "fusion_findings_on_off": (runs[True][0]["fusion_findings"], runs[False][0]["fusion_findings"])}
+        rows.append((f"profile emulated, fusion on vs off: {name}", f"{steps} steps, {repeats} pairs",
+                     f"CPU {statistics.median(r['cpu_s'] for r in runs[True]):.1f} s vs "
+                     f"{statistics.median(r['cpu_s'] for r in runs[False]):.1f} s",
+                     f"median CPU {median['cpu_s']:.3f}x, wall {median['wall_s']:.3f}x, steps {median['steps_s']:.3f}x "
+                     "(target <= 1.10)"))
     results["fusion_matching"] = out
 
 
@@ -65,7 +91,7 @@ def bench_fusion_recorder(rows, results, quick):
     block, x = _llama_block(torch)
 
     class State:  # what the recorder reads from checks/profile/child.ProfileState
-        measuring, harness, in_backward = True, 0, False
+        measuring, harness, in_backward, in_loader = True, 0, False, False
         frames = UserFrames(__file__)
         chances = 0
 

@@ -108,16 +108,30 @@ def test_clean_loop_gets_no_finding(tmp_path):
     assert result.steps == 5 and result.findings == ()
 
 
+def test_a_loop_without_optimizer_is_measured_per_backward_step(tmp_path):
+    """Parameters updated by hand (no optimizer.step()): smoke counts one step per backward(), and profile
+    measures those steps (it exited 2, "nothing measured", before)."""
+    result = profile("hand_loop.py", tmp_path)
+    assert result.exit_code == 0, result.reasons
+    assert result.steps == 5 and len(result.step_times_ms) == 5
+    assert {(f.kind, f.line) for f in result.findings} == planted("hand_loop.py")
+
+
 # ------------------------------------------------------------------------------ CLI, JSON, exit codes
 def test_cli_json_contract_and_fail_on(tmp_path):
+    """Also --no-fusion: pitfalls.py plants a fusion chance (found by the fixture's run, which has the
+    recorder on); switched off, no `fusion` finding."""
     from migrate.cli import cli
 
     report = tmp_path / "profile.json"
     runner = CliRunner()
     res = runner.invoke(cli, ["profile", case("pitfalls.py"), "--backend", "emulated", "--steps", "4", "-q",
-                              "--json", str(report), "--out", str(tmp_path / "out"), "--fail-on", "host_sync|float64"])
+                              "--json", str(report), "--out", str(tmp_path / "out"), "--fail-on", "host_sync|float64",
+                              "--no-fusion"])
     assert res.exit_code == 1, res.output
     doc = json.loads(report.read_text())
+    assert any(kind == "fusion" for kind, _ in planted("pitfalls.py"))
+    assert [f for f in doc["findings"] if f["kind"] == "fusion"] == [] and doc["findings"]
     assert doc["backend"] == "emulated" and doc["emulated"] is True and doc["steps"] == 3
     assert doc["findings"] and all({"kind", "path", "line", "per_step", "message"} <= set(f) for f in doc["findings"])
     assert doc["failing"] == sum(1 for f in doc["findings"] if f["kind"] in ("host_sync", "float64"))
@@ -364,7 +378,9 @@ img, gw, gb = torch.randn(2, 8, 4, 4), torch.randn(8), torch.randn(8)
 out, mean, rstd = torch_npu.npu_group_norm_silu(img, gw, gb, 4, 1e-5)
 assert close(out, F.silu(F.group_norm(img, 4, gw, gb, 1e-5))) and mean.shape == (2, 4), "group_norm_silu"
 assert close(torch_npu.npu_confusion_transpose(x, (0, 2, 1), (2, 16, 5), True), x.permute(0, 2, 1)), "confusion"
-# the fused optimizers the optimizer finding suggests: the same updates as torch's (defaults included)
+# the fused optimizers the optimizer finding suggests: the same updates as torch's (defaults included);
+# reachable as torch_npu.optim.X after `import torch_npu` alone, as the real package imports it
+assert torch_npu.optim.NpuFusedAdamW.__name__ == "NpuFusedAdamW", "torch_npu.optim without importing it"
 from torch_npu.optim import NpuFusedAdam, NpuFusedAdamW
 for fused, plain in ((NpuFusedAdamW, torch.optim.AdamW), (NpuFusedAdam, torch.optim.Adam)):
     nets = [torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)]
@@ -378,6 +394,17 @@ for fused, plain in ((NpuFusedAdamW, torch.optim.AdamW), (NpuFusedAdam, torch.op
             net(torch.ones(3, 4)).pow(2).sum().backward()
             opt.step()
     assert torch.equal(nets[0].weight, nets[1].weight), fused.__name__
+from torch_npu.optim import NpuFusedSGD
+for kw in ({"momentum": 0.9, "weight_decay": 0.01}, {"momentum": 0.9, "nesterov": True}, {"dampening": 0.1}):
+    nets = [torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)]
+    nets[1].load_state_dict(nets[0].state_dict())
+    opts = [torch.optim.SGD(nets[0].parameters(), lr=0.1, **kw), NpuFusedSGD(nets[1].parameters(), lr=0.1, **kw)]
+    for _ in range(3):
+        for net, opt in zip(nets, opts):
+            opt.zero_grad()
+            net(torch.ones(3, 4)).pow(2).sum().backward()
+            opt.step()
+    assert torch.equal(nets[0].weight, nets[1].weight), f"NpuFusedSGD {kw}"
 assert float(opts[1].clip_grad_norm_fused_(1e-3)) > 0 and float(nets[1].weight.grad.norm()) <= 1.01e-3, "clip"
 print("ok")
 '''

@@ -104,3 +104,139 @@ def test_committed_data_is_what_the_generator_reads_from_the_wheels():
     committed = json.loads((ROOT / "migrate" / "knowledge" / "data" / "fusion_rules.json").read_text())
     fresh.pop("generated"), committed.pop("generated")
     assert fresh == json.loads(json.dumps(fresh)) and fresh == committed
+
+
+# ------------------------------------------------------------------------------ fused optimizers (the table)
+def _optimizer_class(name: str, module: str):
+    """A class as fused_name sees a torch optimizer (its name and module), without importing torch."""
+    return type(name, (), {"__module__": module})
+
+
+def test_fused_optimizer_table_agrees_with_the_wheel_and_the_advisor():
+    """Every row of Ascend's replacement table (fused_optimizers.toml): the fused name is in the torch_npu
+    2.14.0 wheel and msprof-analyze's own Optimizer rule maps `<Class>.step` to it; every torch class the
+    table names exists in torch.optim, and those it sets apart (Lamb, ...) do not."""
+    import importlib.util
+
+    table = knowledge.read_toml("fused_optimizers.toml")
+    assert table["source"]["guide"].startswith("https://www.hiascend.com/")
+    names = knowledge.load("2.14.0").module_names("torch_npu.optim")
+    advisor = DATA["rule_sets"][-1]["rules"]["Optimizer"]
+    torch_optim = Path(importlib.util.find_spec("torch").submodule_search_locations[0]) / "optim" / "__init__.py"
+    exported = set(re.findall(r"\b(\w+)\b", torch_optim.read_text(encoding="utf-8")))
+    rows = [(row["fused"], key.rpartition(".")[2], True) for key, row in table["optimizer"].items()]
+    rows += [(fused, cls, False) for fused, cls in table["not_torch"].items()]
+    assert {"NpuFusedAdam", "NpuFusedAdamW", "NpuFusedSGD"} <= {f.rpartition(".")[2] for f, _, torch_class in rows
+                                                                 if torch_class}
+    for fused, cls, torch_class in rows:
+        assert fused.rpartition(".")[2] in names, fused
+        assert advisor[fused] == [f"{cls}.step"], fused
+        assert (cls in exported) == torch_class, cls
+    assert all(row["api_doc"].startswith("https://www.hiascend.com/") for row in table["optimizer"].values())
+
+
+def test_fused_optimizer_names_come_from_the_table_and_the_target_release():
+    from checks.profile.fusedopt import fused_name
+
+    kb = knowledge.load("2.14.0")
+    assert fused_name(kb, _optimizer_class("AdamW", "torch.optim.adamw")) == "torch_npu.optim.NpuFusedAdamW"
+    assert fused_name(kb, _optimizer_class("RMSprop", "torch.optim.rmsprop")) == "torch_npu.optim.NpuFusedRMSprop"
+    assert fused_name(kb, _optimizer_class("Adagrad", "torch.optim.adagrad")) is None  # no row, no NpuFusedAdagrad
+    # torch_npu has NpuFusedLamb, but torch.optim has no Lamb: a class of that name is not the table's
+    assert fused_name(kb, _optimizer_class("Lamb", "torch.optim.lamb")) is None
+    assert fused_name(kb, _optimizer_class("AdamW", "mylib.optim")) is None  # the user's own class
+
+    class NoFusedOptim:  # a release whose torch_npu.optim lacks it: not suggested
+        def module_names(self, module):
+            return frozenset({"NpuFusedSGD"})
+
+    assert fused_name(NoFusedOptim(), _optimizer_class("AdamW", "torch.optim.adamw")) is None
+    assert fused_name(NoFusedOptim(), _optimizer_class("SGD", "torch.optim.sgd")) == "torch_npu.optim.NpuFusedSGD"
+
+
+# ------------------------------------------------------------------------------ the advisor's answers (NPU)
+MSPROF_WHEEL = WHEELS / "msprof_analyze-26.2.0-py3-none-any.whl"
+needs_msprof_wheel = pytest.mark.skipif(not MSPROF_WHEEL.is_file(), reason="msprof-analyze wheel not in $NPU_WHEEL_CACHE")
+
+
+def advisor_sample_rows() -> list[tuple[str, str, int]]:
+    """Real advisor output: the `Affinity API | Code stacks | Stack called counts` table saved in the wheel's
+    advisor/fusion_operators_api_analysis.ipynb (a run with CANN 8.0.0 and torch 2.1.0). The notebook
+    rendered it with textwrap.fill (line breaks at spaces, and after hyphens inside paths) and PrettyTable's
+    HTML (`<br>`): undone here, so the stacks read as the xlsx holds them (frames separated by `;`)."""
+    import html
+    import zipfile
+
+    with zipfile.ZipFile(MSPROF_WHEEL) as whl:
+        notebook = json.loads(whl.read("msprof_analyze/advisor/fusion_operators_api_analysis.ipynb"))
+    outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c.get("outputs", ())]
+    table = next("".join(o["data"]["text/html"]) for o in outputs if "Code stacks" in "".join(o["data"]["text/html"]))
+    rows = re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*</tr>", table, re.S)
+    return [(api, html.unescape(re.sub(r"-<br>", "-", stack).replace("<br>", " ")), int(n)) for api, stack, n in rows]
+
+
+@needs_msprof_wheel
+def test_advisor_answers_become_findings_at_the_users_innermost_line(tmp_path, monkeypatch):
+    """The sample's training script ran as `tasks/gpt2/unsup/model.py` (relative frames, under Megatron's,
+    cruise's and torch's absolute ones): each row goes to the first (innermost) frame of that file, rows of
+    one line and API are one finding with their counts summed, and the rows that never enter the script's
+    folder stay in the advisor's report. Expected from the raw stacks by a plain text search."""
+    from collections import Counter
+
+    from checks.profile import advisor_affinity
+
+    rows = advisor_sample_rows()
+    assert len(rows) == 46 and {api for api, _, _ in rows} >= {"torch_npu.npu_confusion_transpose",
+                                                               "torch_npu.optim.NpuFusedAdamW"}
+    expected, entering = Counter(), 0
+    for api, stack, count in rows:
+        m = re.search(r"(?<![/\w])tasks/gpt2/unsup/model\.py\((\d+)\)", stack)
+        if m:
+            expected[("tasks/gpt2/unsup/model.py", int(m.group(1)), api)] += count
+            entering += 1
+    assert {line for _, line, _ in expected} == {615, 1719}  # model.py's forward and optimizer_step, by reading
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "tasks" / "gpt2" / "unsup" / "model.py"
+    raw, outside = advisor_affinity.findings(rows, str(script), steps=1, version="2.14.0")
+    got = {(Path(path).relative_to(tmp_path).as_posix(), line, api): detail["calls"]
+           for _kind, path, line, _per, _msg, _advice, _cost, api, detail in raw}
+    assert got == dict(expected) and outside == len(rows) - entering > 0
+    # another user's folder, absolute frames: the first row (4 calls) at experts.py:2665, not torch's _tensor.py
+    raw, _ = advisor_affinity.findings(rows[:1], "/opt/tiger/janus/janus/megatron/train.py", steps=2, version="2.14.0")
+    assert [(p, ln, per) for _k, p, ln, per, *_ in raw] == [("/opt/tiger/janus/janus/megatron/experts.py", 2665, 2.0)]
+
+
+@needs_msprof_wheel
+def test_npu_result_reads_the_advisors_workbook_and_fails_on_fusion(tmp_path, monkeypatch):
+    """build_result on the NPU path: the advisor's xlsx (a sheet laid out as its result writer does: the
+    header row, then the rows; written here with the sample's rows, since no NPU run is at hand) gives
+    `fusion` findings that --fail-on fusion counts."""
+    from types import SimpleNamespace
+
+    Workbook = pytest.importorskip("openpyxl").Workbook
+
+    import checks.profile.advisor
+    from checks.profile.result import build_result
+
+    monkeypatch.chdir(tmp_path)
+    book = Workbook()
+    book.active.title = "Overall Summary"
+    sheet = book.create_sheet("Affinity API Issues")
+    sheet.append(["Affinity API", "Code stacks", "Stack called counts"])
+    for row in advisor_sample_rows():
+        sheet.append(list(row))
+    xlsx = tmp_path / "mstt_advisor_1.xlsx"
+    book.save(xlsx)
+    trace = {"folders": ["x_ascend_pt"], "advisor": [{"xlsx": [str(xlsx)]}], "warnings": []}
+    monkeypatch.setattr(checks.profile.advisor, "collect", lambda *a, **kw: trace)
+    smoke = SimpleNamespace(exit_code=0, warnings=(), verdict="pass", reasons=())
+    child = {"measured_steps": 4, "step_seconds": [0.1] * 4}
+    script = str(tmp_path / "tasks" / "gpt2" / "unsup" / "model.py")
+    result = build_result(script, "npu", "2.14.0", child, smoke, 5, warnings=(), out_dir=str(tmp_path / "out"),
+                          fail_words=("fusion",), trace_dir=str(tmp_path), advisor=True)
+    assert {(f.kind, f.line, f.what) for f in result.findings} == {
+        ("fusion", 1719, "torch_npu.optim.NpuFusedAdamW"), ("fusion", 615, "torch_npu.npu_confusion_transpose")}
+    assert result.exit_code == 1 and result.failing == 2
+    # counts per step over the profiler's active window (2 steps), not over the 4 measured steps
+    assert {f.line: f.per_step for f in result.findings} == {1719: 1.0, 615: 18.0}
+    assert any("fused-API stacks outside the script's folder" in w for w in result.warnings)

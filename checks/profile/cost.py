@@ -141,12 +141,20 @@ def _optimizer(o, version, child):
     cls = _public_name(o["class"])
     n = int(o.get("tensors") or 0)
     msg = (f"{cls} updates {n} parameter tensors with separate kernels each step; torch_npu {version} has "
-           f"{fused}, which updates them as one flattened buffer")
-    advice = f"use {fused} (same hyper-parameters; check the numerics with `npu-migrate validate`)"
+           f"{fused}, which updates them as one flattened buffer (Ascend's NPU affinity optimizer replacement)")
+    advice = (f"use {fused} with the same hyper-parameters; it keeps combined copies (more device memory) and "
+              "needs the parameters never re-allocated after it is built (no model.cpu()/.to() later, no "
+              "parameter replaced or set to None); check the numerics with `npu-migrate validate`")
     cost = n * OPTIMIZER_KERNELS_PER_TENSOR * OP_LAUNCH_MS
     path = o.get("path") or child.get("script") or "?"
     return ("optimizer", path, int(o.get("line") or 0), 1.0, msg, advice, cost, cls,
-            {"tensors": n, "foreach": o.get("foreach"), "fused_alternative": fused})
+            {"tensors": n, "foreach": o.get("foreach"), "fused_alternative": fused, "source": _optimizer_source()})
+
+
+def _optimizer_source() -> str:
+    from migrate.knowledge import read_toml
+
+    return read_toml("fused_optimizers.toml")["source"]["guide"]
 
 
 def _fusion(e, steps, version):

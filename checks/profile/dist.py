@@ -21,7 +21,7 @@ from checks.verdict.smoke import emulated_note
 
 def run_distributed_profile(script, *, launch, steps, backend, fake_data, version, script_args, out_dir, fail_words,
                             timeout, stream, python, env, op_trace, advisor, seed, warnings,
-                            progress_timeout=None) -> ProfileResult:
+                            progress_timeout=None, fusion=True) -> ProfileResult:
     from checks.distributed.run import run_distributed_smoke
     from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report
     from checks.verdict.dist_result import LaunchSpec
@@ -32,7 +32,7 @@ def run_distributed_profile(script, *, launch, steps, backend, fake_data, versio
         report = os.path.join(tmp, "rank{rank}.profile.json")
         trace_dir = os.path.join(out_dir, "rank{rank}", "trace") if backend == "npu" else None
         child_env = dict(env or {})
-        child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir)
+        child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir, fusion)
         job = run_distributed_smoke(script, launch=launch, steps=steps, timeout=timeout,
                                     progress_timeout=progress_timeout, backend=backend, fake_data=fake_data,
                                     torch_npu_version=version, script_args=tuple(script_args), op_trace=False,

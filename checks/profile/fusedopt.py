@@ -1,9 +1,11 @@
 """Optimizers with a fused counterpart in the target torch_npu (`torch_npu.optim.NpuFused<Name>`).
 
-The counterpart's name is checked against the knowledge data read from the wheel (module
-`torch_npu.optim`), never assumed: torch.optim.AdamW -> torch_npu.optim.NpuFusedAdamW exists in
-2.14.0, torch.optim.Adagrad has no counterpart and is never reported. The construction line is
-recorded by wrapping `torch.optim.Optimizer.__init__` (the base class every optimizer calls).
+Which torch optimizer has which fused replacement is data with its source: Ascend's "NPU affinity
+optimizer replacement" table (migrate/knowledge/fused_optimizers.toml), each name also checked against
+the target release's knowledge data (module `torch_npu.optim`, read from the wheel), never assumed:
+torch.optim.AdamW -> torch_npu.optim.NpuFusedAdamW exists in 2.14.0, torch.optim.Adagrad has no row and
+is never reported. The construction line is recorded by wrapping `torch.optim.Optimizer.__init__` (the
+base class every optimizer calls).
 """
 from __future__ import annotations
 
@@ -12,14 +14,22 @@ import functools
 LINE_ATTR = "_npu_migrate_profile_line"
 
 
+TABLE = "fused_optimizers.toml"
+
+
 def fused_name(kb, optimizer_cls) -> str | None:
-    """`torch_npu.optim.NpuFusedX` for a torch.optim.X that has one in the knowledge data, else None."""
+    """The fused torch_npu optimizer the table gives for a torch.optim class, where the target release
+    has it (kb), else None."""
     module = getattr(optimizer_cls, "__module__", "") or ""
     if not module.startswith("torch.optim") or kb is None:
         return None
-    names = kb.module_names("torch_npu.optim") or frozenset()
-    candidate = f"NpuFused{optimizer_cls.__name__}"
-    return f"torch_npu.optim.{candidate}" if candidate in names else None
+    from migrate.knowledge import read_toml
+
+    row = read_toml(TABLE)["optimizer"].get(f"torch.optim.{optimizer_cls.__name__}")
+    if row is None:
+        return None
+    fused = row["fused"]
+    return fused if fused.rpartition(".")[2] in (kb.module_names("torch_npu.optim") or ()) else None
 
 
 def install(torch, state) -> None:

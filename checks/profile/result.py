@@ -10,7 +10,7 @@ import os
 
 from checks.profile import cost
 from checks.profile.ascend import DEFAULT_SCHEDULE
-from checks.profile.findings import EMULATION_CANNOT_SEE, SEVERITIES, ProfileResult
+from checks.profile.findings import EMULATION_CANNOT_SEE, SEVERITIES, PerfFinding, ProfileResult
 from checks.verdict.smoke import emulated_note
 from migrate.report import plural
 
@@ -68,6 +68,9 @@ def build_result(script, backend, version, child, smoke, steps_run: int, *, warn
             return ProfileResult(script, backend, 2, reasons=tuple(trace["warnings"]), warnings=tuple(warnings),
                                  trace=trace, **common)
         warnings += trace.get("warnings", [])
+        # the trace, and so the advisor's counts, cover the profiler's active steps only
+        traced = DEFAULT_SCHEDULE["active"] * max(DEFAULT_SCHEDULE["repeat"], 1)
+        findings = findings + advisor_findings(trace, script, traced, version, warnings)
     failing = sum(1 for f in findings if fails(f, fail_words))
     result = ProfileResult(script, backend, 1 if failing else 0, steps=int(child["measured_steps"]),
                            traced_steps=int(child.get("traced_steps") or 0), findings=tuple(findings),
@@ -79,6 +82,31 @@ def build_result(script, backend, version, child, smoke, steps_run: int, *, warn
     os.makedirs(out_dir, exist_ok=True)
     summary = write_summary(result, os.path.join(out_dir, "summary.md"))
     return dataclasses.replace(result, summary_path=summary)
+
+
+def advisor_findings(trace: dict, script: str, steps: int, version: str, warnings: list) -> list:
+    """msprof-analyze advisor's fused-API rows of each run (its xlsx) as `fusion` findings at the user's
+    lines (checks/profile/advisor_affinity.py); what could not be read is said in `warnings`."""
+    from checks.profile import advisor_affinity
+
+    raw = []
+    for run in trace.get("advisor", ()):
+        for xlsx in run.get("xlsx", ()):
+            try:
+                rows = advisor_affinity.read_rows(xlsx)
+            except ImportError:
+                warnings.append("openpyxl is not installed: the advisor's fused-API answers are in its report only")
+                return []
+            except Exception as exc:  # noqa: BLE001 - a damaged or foreign workbook never breaks the result
+                warnings.append(f"could not read the advisor's {xlsx} ({type(exc).__name__}: {exc})")
+                continue
+            found, outside = advisor_affinity.findings(rows, script, steps, version)
+            raw += found
+            if outside:
+                warnings.append(f"msprof-analyze advisor: {plural(outside, 'fused-API stack')} outside the "
+                                f"script's folder, in its report only ({xlsx})")
+    return [PerfFinding(kind=k, path=p, line=ln, per_step=round(ps, 3), message=m, advice=a, cost_ms=round(c, 3),
+                        severity=cost.severity(c), what=w, detail=det) for k, p, ln, ps, m, a, c, w, det in raw]
 
 
 def read_child_report(path: str):

@@ -89,7 +89,7 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
             script, launch=launch, steps=steps, backend=backend, fake_data=fake_data, version=version,
             script_args=tuple(script_args), out_dir=out_dir, fail_words=fail_words, timeout=timeout, stream=stream,
             python=python, env=env, op_trace=op_trace, advisor=advisor, seed=seed, warnings=warnings,
-            progress_timeout=progress_timeout)
+            progress_timeout=progress_timeout, fusion=fusion)
     trace_dir = os.path.join(out_dir, "trace") if backend == "npu" else None
 
     fd, report = tempfile.mkstemp(prefix="npu-migrate-profile-", suffix=".json")

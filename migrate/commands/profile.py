@@ -26,10 +26,11 @@ from migrate.commands._report_options import report_options, report_target
 @click.option("--fail-on", help="Exit 1 on findings of these kinds (host_sync, cpu_fallback, dynamic_shape, float64, data_loading, optimizer, fusion) or at/above a severity (low|medium|high), or any; joined with ',' or '|'. Default: none.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds before the run (and all its children) is killed.")
 @click.option("--no-advisor", is_flag=True, help="NPU: do not run msprof-analyze advisor on the trace.")
+@click.option("--no-fusion", is_flag=True, help="Emulated: do not look for fused-operator chances (no `fusion` findings).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
 @launch_options
 def profile(script, script_args, steps, backend, fake_data, fmt, output, json_legacy, out_dir, torch_npu_version, fail_on, timeout,
-            no_advisor, quiet, launch, progress_timeout):
+            no_advisor, no_fusion, quiet, launch, progress_timeout):
     """Find performance pitfalls of SCRIPT per training step, each at your own file and line.
 
     Arguments after `--` go to the script. With --nproc-per-node N every rank of a torchrun job is
@@ -42,7 +43,7 @@ def profile(script, script_args, steps, backend, fake_data, fmt, output, json_le
     target = report_target(fmt, output, json_legacy)
     result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
                          script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
-                         stream=None if quiet else sys.stderr, advisor=not no_advisor, launch=launch,
+                         stream=None if quiet else sys.stderr, advisor=not no_advisor, fusion=not no_fusion, launch=launch,
                          progress_timeout=progress_timeout)
     if target.json:
         write_json(result, target.json)

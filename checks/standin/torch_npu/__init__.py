@@ -50,3 +50,15 @@ def _provide_fused():
 
 
 _provide_fused()
+
+
+def _import_submodules():
+    """The real package imports torch_npu.optim at its own import (torch_npu/_init/core/module_loader.py,
+    "old-compatible submodule imports"), so `import torch_npu` then `torch_npu.optim.NpuFusedAdamW` works
+    without importing torch_npu.optim: the same here, where the targeted release has it."""
+    if "optim" in _ALLOWED:  # import_module: `from torch_npu import optim` would get __getattr__'s placeholder
+        __import__("importlib").import_module("torch_npu.optim")
+
+
+_import_submodules()
+
