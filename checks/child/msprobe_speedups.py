@@ -17,9 +17,10 @@ same safe constructors, the same data). And the `pip` item of ConfigChecker's pa
 METADATA of every installed distribution (email parser) for two header fields: `collect_pip_data`
 reads `Name` and `Version` from the header lines only, the same `name=version` lines.
 Last, `msprobe.core` imports its Megatron helpers (`megatron_utils`), which import matplotlib's pyplot
-at module level for a parallelism chart nobody draws here (about a second of every instrumented run):
-that module is executed with matplotlib deferred (`_Deferred`), imported for real only when one of its
-functions uses it. A script that imports matplotlib itself gets the real package, as before.
+at module level for a parallelism chart nobody draws here (about a second of every instrumented run),
+and the dump imports its monitor's heatmap `visualizer`, which does the same: those modules are
+executed with matplotlib deferred (`_Deferred`), imported for real only when one of their functions
+uses it. A script that imports matplotlib itself gets the real package, as before.
 """
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
 PIP_CHECKER = "msprobe.core.config_check.checkers.pip_checker"
 MEGATRON_UTILS = "msprobe.core.common.megatron_utils"
-DEFERRED = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what megatron_utils imports at module level
+VISUALIZER = "msprobe.pytorch.monitor.visualizer"  # imported with the dump (its monitor's heatmaps)
+DEFER_IN = (MEGATRON_UTILS, VISUALIZER)
+DEFERRED = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what they import at module level
 
 
 def fast_call_stack(frame) -> list[str]:
@@ -136,16 +139,25 @@ class _Deferred:
 
 
 class _DeferMatplotlib:
-    """Finder for msprobe's megatron_utils: run it with matplotlib's modules standing in as `_Deferred`
-    names (only while it runs, and only when the script has not imported matplotlib itself)."""
+    """Finder for msprobe's modules that import pyplot at module level for charts never drawn here
+    (DEFER_IN): each runs with matplotlib's modules standing in as `_Deferred` names (only while it
+    runs, and only when the script has not imported matplotlib itself)."""
+
+    def __init__(self):
+        self.pending = set(DEFER_IN) - set(sys.modules)
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != MEGATRON_UTILS:
+        if fullname not in self.pending:
             return None
+        self.pending.discard(fullname)
         sys.meta_path.remove(self)
         import importlib.util
 
-        spec = importlib.util.find_spec(fullname)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            if self.pending:
+                sys.meta_path.insert(0, self)
         if spec is None or spec.loader is None or any(name in sys.modules for name in DEFERRED):
             return spec
         exec_module = spec.loader.exec_module
@@ -182,5 +194,6 @@ def install() -> None:
         from checks.emulation.fakedata import PatchOnImport
 
         sys.meta_path.insert(0, PatchOnImport(pending))
-    if MEGATRON_UTILS not in sys.modules:
-        sys.meta_path.insert(0, _DeferMatplotlib())
+    finder = _DeferMatplotlib()
+    if finder.pending:
+        sys.meta_path.insert(0, finder)
