@@ -41,3 +41,28 @@ def test_pip_item_gives_what_msprobe_collects():
     expected = pip_checker.collect_pip_data()
     assert expected.count("\n") > 10 and "\npytest=" in expected
     assert fast_collect_pip_data() == expected
+
+
+def test_matplotlib_is_deferred_until_msprobe_draws():
+    """msprobe's megatron_utils imports pyplot at module level for a chart never drawn in a run: with the
+    speed-ups it imports without matplotlib, and its names still work when used (then imported for real)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import checks.child.msprobe_speedups as m\n"
+        "m.install()\n"
+        "import msprobe.core.common.megatron_utils as mu\n"
+        "print('before', 'matplotlib' in sys.modules, 'torch' in sys.modules)\n"
+        "print('cmap', mu.plt.get_cmap('viridis').name, 'width', mu.Rectangle((0, 0), 2, 1).get_width())\n"
+        "import matplotlib.pyplot as plt\n"
+        "print('after', type(plt).__name__, plt is sys.modules['matplotlib.pyplot'])\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "before False False", lines  # neither matplotlib nor torch imported
+    assert lines[1] == "cmap viridis width 2" and lines[2] == "after module True", lines
