@@ -15,7 +15,8 @@ Every target is measured against a baseline in the same run and reported as a ra
 - autocast emulation: an AMP loop on the stand-ins (each autocast policy) vs the plain CPU, per step;
 - validate overhead: validate's wall time vs the two runs it contains;
 - loop observer (issue 28): an AMP loop with checks.child.loop_observer vs without, per step, in process.
-- two hosts (issue 26, `--only two-hosts`): baseline vs the run it records, validate --baseline vs the migrated run.
+- two hosts (issue 26, `--only two-hosts`): baseline vs the run it records and vs a standalone smoke of the same
+  script, steps, seed (one process each), validate --baseline likewise; wall and CPU time.
 - fusion matching (issue 29): `profile` emulated with the fusion recorder on vs off (`--only fusion`).
 - the repository symbol model (issue 24): time and peak memory at 1/4, 1/2 and all of torch (`--only symbol-model`).
 """

@@ -145,6 +145,37 @@ def test_data_fingerprint_same_shuffled_and_different():
     assert compare_data({"observed": False, "why": "no model"}, _fp(STATS), exact=True) is None
 
 
+def test_sample_digests_name_the_same_samples_in_another_order():
+    """Per-sample digests of the DataLoader's batches: a shuffle of the same samples is named as such,
+    a shuffle that brought other samples of the same data too (some recorded samples elsewhere), apart
+    from other data; the same samples with other model inputs point at the preprocessing."""
+    epoch = [["a1", "a2"], ["b1", "b2"], ["c1", "c2"]]
+    with_samples = lambda fp, samples: {**fp, "samples": samples}  # noqa: E731
+    assert compare_data(with_samples(_fp(STATS), epoch), with_samples(_fp(STATS), epoch), exact=True) is None
+    # the same six samples, another order; the model's input statistics differ per batch (other batches)
+    other = [{"args": {"0": {**b["args"]["0"], "mean": b["args"]["0"]["mean"] + 1}}, "kwargs": {}} for b in STATS]
+    reordered = compare_data(with_samples(_fp(STATS), epoch), with_samples(_fp(other), [["c2", "a1"], ["b2", "c1"], ["a2", "b1"]]),
+                             exact=True)
+    assert reordered.startswith("data: shuffled data order: the DataLoader gave the same 6 samples") and "from batch 1" in reordered
+    # another shuffle of a larger dataset: some recorded samples come back at other positions
+    partly = compare_data(with_samples(_fp(STATS), epoch), with_samples(_fp(other), [["a1", "x1"], ["y1", "c2"], ["z1", "z2"]]),
+                          exact=False)
+    assert partly.startswith("data: shuffled data order: the batches differ") and "2 of the 6 samples" in partly
+    # other data: no recorded sample at all
+    fresh = compare_data(with_samples(_fp(STATS), epoch), with_samples(_fp(other), [["x1", "x2"], ["y1", "y2"], ["z1", "z2"]]),
+                         exact=True)
+    assert fresh.startswith("data: the batches differ") and "none of the 6 samples" in fresh and "shuffled" not in fresh
+    # without the model's statistics (ConfigChecker found no model) the samples still decide
+    unobserved = {"observed": False, "why": "no model"}
+    assert compare_data(with_samples(unobserved, epoch), with_samples(unobserved, epoch[::-1]), exact=True).startswith(
+        "data: shuffled data order")
+    # the recorded samples in the recorded order, other model inputs: the preprocessing changed
+    preprocessing = compare_data(with_samples(_fp(STATS), epoch), with_samples(_fp(other), epoch), exact=True)
+    assert "the DataLoader gave the recorded samples in the recorded order" in preprocessing and "pack step 0" in preprocessing
+    # across hardware, other sample bytes alone (CPU transforms of another CPU) are not held against the run
+    assert compare_data(with_samples(_fp(STATS), epoch), with_samples(_fp(STATS), [["x1", "x2"]] * 3), exact=False) is None
+
+
 def test_env_differences_are_expected_across_hardware_only():
     env = ConfigItem("env", "error", ("CUDA_VISIBLE_DEVICES=0 vs ASCEND_RT_VISIBLE_DEVICES=None (warning)",))
     pip = ConfigItem("pip", "error", ("numpy: baseline 1.26, migrated 2.0",))

@@ -102,3 +102,20 @@ def test_different_data_on_the_other_host_is_named_first(host_a, tmp_path):
     assert proc.returncode == 1, proc.stdout.decode() + proc.stderr.decode()[-3000:]
     reasons = json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
     assert reasons[0].startswith("data: the batches differ from the recorded ones from msprobe pack step 0"), reasons
+
+
+def test_shuffled_data_order_on_the_other_host_is_named_as_such(tmp_path):
+    """loader_shuffled_npu.py shuffles its DataLoader with another seed: over one epoch it gives the recorded
+    samples in another order, which the per-sample digests of the data fingerprint name as such."""
+    host_a = tmp_path / "host_a"
+    host_a.mkdir()
+    proc = run_cli("baseline", str(CASES / "loader_gpu.py"), "--out", "bundle", "--archive", "--steps", "4",
+                   "--dump-steps", "0", "-q", cwd=host_a)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    cwd, env = _host_b(tmp_path, host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "loader_shuffled_npu.py"), "-q", "--out", "out",
+                   cwd=cwd, env=env)
+    assert proc.returncode == 1, proc.stdout.decode() + proc.stderr.decode()[-3000:]
+    reasons = json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
+    assert reasons[0].startswith("data: shuffled data order: the DataLoader gave the same 64 samples as recorded in its "
+                                 "first 4 batches"), reasons

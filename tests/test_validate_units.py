@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import ast
 import csv
+import json
 import math
+from pathlib import Path
 
 import pytest
 
 from checks.validate import loss_compare
 from checks.validate.copies import HOOK_MARK, header_end, insert_hook, line_map
 from checks.validate.msprobe_bridge import first_divergence, row_difference, user_frames
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "gpu_scripts"
 
 
 def test_exact_tolerance_when_both_runs_on_cpu():
@@ -153,6 +157,21 @@ def test_existing_config_checker_is_pointed_at_our_pack():
     assert "./pack.zip" not in out
     assert out.count("output_zip_path='/out/é.zip'") == 2
     assert len(out.splitlines()) == len(src.splitlines())
+    ast.parse(out)
+
+
+def test_pack_of_an_apply_output_is_pointed_at_our_pack():
+    """A migrated script written by `npu-migrate apply` carries the hooks; its ConfigChecker call takes the
+    pack path from the helper's argument, which validate must point at its own pack (else the pack lands
+    in the script's working folder and config_check is not compared)."""
+    from checks.validate.copies import retarget_zip
+    from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK, HELPER
+
+    hooked = (FIXTURES / "mnist_basic" / "expected" / "train.py").read_text()
+    assert f"{HELPER}(model, {json.dumps(DEFAULT_NPU_PACK)})" in hooked
+    out = retarget_zip(hooked, "/out/pack.zip")
+    assert DEFAULT_NPU_PACK not in out and f"{HELPER}(model, '/out/pack.zip')" in out
+    assert len(out.splitlines()) == len(hooked.splitlines())
     ast.parse(out)
 
 

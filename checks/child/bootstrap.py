@@ -134,13 +134,15 @@ def observe_loop(torch, rec: Recorder, cfg: dict) -> None:
     """Loss scale, clipping and checkpoints (checks/child/loop_observer.py) into the report's `loop`. A
     `--resume-check` first half (cfg stop_after_checkpoint) ends at the first checkpoint written once
     the requested steps are done, not at the step itself: the script's own save code runs first."""
-    from checks.child.loop_observer import observe
+    from checks.child.loop_observer import SAMPLES_ENV, observe
 
     def at_checkpoint(checkpoint) -> None:
         if cfg.get("stop_after_checkpoint") and len(rec.losses) >= rec.target:
             rec.stop()
 
-    rec.loop, _ = observe(torch, trace=bool(cfg.get("loop_trace")), on_checkpoint=at_checkpoint)
+    samples = os.environ.get(SAMPLES_ENV, "")  # validate / baseline: the data fingerprint's sample digests
+    rec.loop, _ = observe(torch, trace=bool(cfg.get("loop_trace")), samples=int(samples) if samples.isdigit() else 0,
+                          on_checkpoint=at_checkpoint)
 
 
 def bridge_spawned_children(cfg: dict, script: str) -> None:

@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 STATE_KINDS = ("model", "optimizer", "scheduler", "scaler", "rng", "step")
 _STEP_KEYS = frozenset({"epoch", "step", "iter", "iteration", "global_step", "iter_num", "start_epoch", "steps", "epochs",
                         "epochs_run"})  # EPOCHS_RUN: pytorch/examples@77f55b9 distributed/ddp-tutorial-series
+SAMPLES_ENV = "NPU_MIGRATE_DATA_SAMPLES"  # set by validate / baseline: batches whose samples are fingerprinted
+SAMPLE_BYTES = 64 << 20  # tensor bytes hashed at most (a handful of large image batches)
 _SCALER_KEYS = frozenset({"scale", "growth_factor", "backoff_factor", "growth_interval"})
 
 
@@ -82,6 +84,7 @@ class LoopObservations:
     kept: set[str] = field(default_factory=set)  # state kinds the run has: optimizer, scheduler, scaler
     steps: int = 0  # optimizer steps seen
     snapshots: list[StateSnapshot] = field(default_factory=list)  # trace mode only
+    samples: list[list[str]] = field(default_factory=list)  # per batch, a digest per sample (SAMPLES_ENV)
 
     @property
     def skipped_steps(self) -> list[int]:
@@ -96,6 +99,7 @@ class LoopObservations:
             "checkpoints": [asdict(c) for c in self.checkpoints],
             "steps": self.steps,
             **({"snapshots": [asdict(x) for x in self.snapshots]} if self.snapshots else {}),
+            **({"samples": self.samples} if self.samples else {}),
         }
 
 
@@ -189,6 +193,40 @@ def _batch_digest(torch, batch) -> str:
     return _digest(b"|".join(parts))
 
 
+def sample_digests(torch, batch) -> list[str] | None:
+    """One digest per sample of a batch: the bytes of row i of every tensor whose first dimension is the
+    batch's (the first tensor's), with its shape and dtype. None when the batch holds no such tensor.
+    Exact: the same samples give the same digests in any order and on any host whose data loading gives
+    the same bytes (the DataLoader's output is computed on the CPU)."""
+    tensors: list = []
+
+    def walk(x):
+        if isinstance(x, torch.Tensor):
+            tensors.append(x)
+        elif isinstance(x, Mapping):
+            for k in x:
+                walk(x[k])
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    walk(batch)
+    rows = [t for t in tensors if t.dim() >= 1]
+    if not rows:
+        return None
+    size = rows[0].shape[0]
+    rows = [t.detach().cpu().contiguous() for t in rows if t.shape[0] == size]
+    out = []
+    for i in range(size):
+        digest = hashlib.blake2b(digest_size=8)
+        for t in rows:
+            row = t[i]
+            digest.update(f"{tuple(row.shape)}{row.dtype}".encode())
+            digest.update(row.reshape(-1).view(torch.uint8).numpy())
+        out.append(digest.hexdigest())
+    return out
+
+
 def _rng_digests(torch) -> dict:
     import random
 
@@ -223,10 +261,12 @@ class _ObservedIterator:
         return getattr(self._inner, name)
 
 
-def observe(torch, *, trace: bool = False,
+def observe(torch, *, trace: bool = False, samples: int = 0,
             on_checkpoint: Callable[[Checkpoint], None] | None = None) -> tuple[LoopObservations, Callable[[], None]]:
     """Start observing; returns the observations (filled as the loop runs) and a function that
     restores every wrapped torch function. trace: also take a StateSnapshot per step.
+    samples: the digests of every sample of the first N batches DataLoaders give (`validate`'s data
+    fingerprint, SAMPLES_ENV), within SAMPLE_BYTES of tensor data.
     on_checkpoint: called after each model checkpoint the script wrote (the smoke child stops a
     `--resume-check` first half there)."""
     obs = LoopObservations()
@@ -325,6 +365,8 @@ def observe(torch, *, trace: bool = False,
         return save
 
     _patch(torch, "save", wrap_save, undo)
+    if samples > 0 or trace:
+        _observe_batches(torch, obs, undo, trace=trace, samples=samples, last_batch=last_batch)
     if not trace:
         return obs, _restorer(undo)
 
@@ -346,16 +388,52 @@ def observe(torch, *, trace: bool = False,
         return backward
 
     _patch(torch.autograd, "backward", wrap_backward, undo)
+    return obs, _restorer(undo)
+
+
+def _observe_batches(torch, obs: LoopObservations, undo: list, *, trace: bool, samples: int, last_batch: list) -> None:
+    """Wrap DataLoader iterators: the digest of the last batch (trace mode) and the per-sample digests
+    of the first `samples` batches. Without trace mode the wrapper is taken off once those are kept, so
+    later epochs iterate the DataLoader's own iterator."""
+    budget = [SAMPLE_BYTES]
+    loader = torch.utils.data.DataLoader
+    original_iter = loader.__iter__
+
+    def keep_samples(batch) -> None:
+        if len(obs.samples) >= samples or budget[0] <= 0:
+            return
+        try:
+            digests = sample_digests(torch, batch)
+        except (RuntimeError, TypeError, ValueError):  # a tensor without plain storage (sparse, quantized)
+            digests = None
+        if digests is None:
+            return
+        obs.samples.append(digests)
+        budget[0] -= sum(t.numel() * t.element_size() for t in _tensors(torch, batch))
+        if not trace and (len(obs.samples) >= samples or budget[0] <= 0) and loader.__iter__ is not original_iter:
+            loader.__iter__ = original_iter  # the window is full: later iterators are the DataLoader's own
 
     def wrap_iter(original):
         def __iter__(self):
             def seen(batch):
-                last_batch[0] = _batch_digest(torch, batch)
+                if trace:
+                    last_batch[0] = _batch_digest(torch, batch)
+                if samples > 0:
+                    keep_samples(batch)
             return _ObservedIterator(original(self), seen)
         return __iter__
 
-    _patch(torch.utils.data.DataLoader, "__iter__", wrap_iter, undo)
-    return obs, _restorer(undo)
+    _patch(loader, "__iter__", wrap_iter, undo)
+
+
+def _tensors(torch, batch) -> list:
+    if isinstance(batch, torch.Tensor):
+        return [batch]
+    if isinstance(batch, Mapping):
+        return [t for v in batch.values() for t in _tensors(torch, v)]
+    if isinstance(batch, (list, tuple)):
+        return [t for v in batch for t in _tensors(torch, v)]
+    return []
 
 
 def _restorer(undo: list) -> Callable[[], None]:

@@ -8,6 +8,19 @@ loop (pytorch/examples' DDP tutorial builds its dataset from 4096 `torch.rand` c
 minutes before its first step in both validate runs. `fast_call_stack` returns the same strings
 (`File <abspath>, line N, in <function>, <code line>`, outermost first) from the frame objects and
 `linecache`, and replaces msprobe's helper as soon as its module is imported.
+
+Two more costs of a validate run or a `npu-migrate baseline` recording, measured with cProfile on a
+recording (loader_gpu.py, ConfigChecker + the statistics dump of 2 steps): msprobe reads its YAML
+files (the API lists of the dump, its risk levels, the config checks; 21 reads) with PyYAML's
+pure-Python `safe_load`: `load_yaml` parses them with libyaml's `CSafeLoader` when PyYAML has it (the
+same safe constructors, the same data). And the `pip` item of ConfigChecker's pack parses the whole
+METADATA of every installed distribution (email parser) for two header fields: `collect_pip_data`
+reads `Name` and `Version` from the header lines only, the same `name=version` lines.
+Last, `msprobe.core` imports its Megatron helpers (`megatron_utils`), which import matplotlib's pyplot
+at module level for a parallelism chart nobody draws here (about a second of every instrumented run),
+and the dump imports its monitor's heatmap `visualizer`, which does the same: those modules are
+executed with matplotlib deferred (`_Deferred`), imported for real only when one of their functions
+uses it. A script that imports matplotlib itself gets the real package, as before.
 """
 from __future__ import annotations
 
@@ -16,6 +29,12 @@ import os
 import sys
 
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
+FILE_UTILS = "msprobe.core.common.file_utils"
+PIP_CHECKER = "msprobe.core.config_check.checkers.pip_checker"
+MEGATRON_UTILS = "msprobe.core.common.megatron_utils"
+VISUALIZER = "msprobe.pytorch.monitor.visualizer"  # imported with the dump (its monitor's heatmaps)
+DEFER_IN = (MEGATRON_UTILS, VISUALIZER)
+DEFERRED = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what they import at module level
 
 
 def fast_call_stack(frame) -> list[str]:
@@ -30,15 +49,151 @@ def fast_call_stack(frame) -> list[str]:
     return stack[::-1]
 
 
+def distribution_versions() -> list[tuple[str, str]]:
+    """(Name, Version) of every installed distribution with metadata, in `importlib.metadata`'s order,
+    read from the header of its METADATA (PKG-INFO) file: what `dist.metadata.get("Name")` and
+    `dist.version` give, without parsing each whole file."""
+    from importlib import metadata
+
+    out = []
+    for dist in metadata.distributions():
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+        fields = {}
+        for line in text.splitlines():
+            if not line.strip():
+                break  # the end of the header: the description follows
+            key, sep, value = line.partition(":")
+            if sep and key in ("Name", "Version") and key not in fields:
+                fields[key] = value.strip()
+        if fields:
+            out.append((fields.get("Name"), fields.get("Version")))
+    return out
+
+
+def fast_collect_pip_data() -> str:
+    """msprobe's pip_checker.collect_pip_data, the same `Name=Version` lines (distribution_versions)."""
+    return "".join(f"{name}={version}\n" for name, version in distribution_versions())
+
+
 def _patch(module) -> None:
     if hasattr(module, "get_call_stack"):
         module.get_call_stack = fast_call_stack
 
 
-def install() -> None:
-    if RANDOM_CHECKER in sys.modules:
-        _patch(sys.modules[RANDOM_CHECKER])
-        return
-    from checks.emulation.fakedata import PatchOnImport
+def _patch_file_utils(module) -> None:
+    import yaml
 
-    sys.meta_path.insert(0, PatchOnImport({RANDOM_CHECKER: _patch}))
+    loader = getattr(yaml, "CSafeLoader", None)
+    original = getattr(module, "load_yaml", None)
+    if loader is None or original is None or getattr(original, "__npu_migrate__", False):
+        return
+
+    def load_yaml(yaml_path):
+        # msprobe's own checks of the path, then libyaml's parser instead of the pure-Python one
+        checked = module.FileChecker(yaml_path, module.FileCheckConst.FILE, module.FileCheckConst.READ_ABLE,
+                                     module.FileCheckConst.YAML_SUFFIX).common_check()
+        try:
+            with module.FileOpen(checked, "r") as handle:
+                return yaml.load(handle, Loader=loader)  # noqa: S506 - CSafeLoader is the safe loader
+        except Exception:  # noqa: BLE001 - msprobe's own reader says what went wrong
+            return original(yaml_path)
+
+    load_yaml.__npu_migrate__ = True
+    module.load_yaml = load_yaml
+
+
+def _patch_pip_checker(module) -> None:
+    if callable(getattr(module, "collect_pip_data", None)):
+        module.collect_pip_data = fast_collect_pip_data
+
+
+PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker}
+
+
+class _Deferred:
+    """A name of a module not imported yet (`module`, then `.attr`...): imported for real, and the name
+    looked up, when it is called or one of its attributes is used."""
+
+    def __init__(self, module: str, path: tuple[str, ...] = ()):
+        self._module, self._path = module, path
+
+    def _resolve(self):
+        import importlib
+
+        value = importlib.import_module(self._module)
+        if isinstance(value, _Deferred):  # used while its importer still runs: import it for real instead
+            raise ImportError(f"{self._module} is deferred")
+        for attr in self._path:
+            value = getattr(value, attr)
+        return value
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if not self._path and f"{self._module}.{attr}" in DEFERRED:
+            return _Deferred(f"{self._module}.{attr}")
+        return _Deferred(self._module, (*self._path, attr))
+
+    def __call__(self, *args, **kwargs):
+        return self._resolve()(*args, **kwargs)
+
+
+class _DeferMatplotlib:
+    """Finder for msprobe's modules that import pyplot at module level for charts never drawn here
+    (DEFER_IN): each runs with matplotlib's modules standing in as `_Deferred` names (only while it
+    runs, and only when the script has not imported matplotlib itself)."""
+
+    def __init__(self):
+        self.pending = set(DEFER_IN) - set(sys.modules)
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in self.pending:
+            return None
+        self.pending.discard(fullname)
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            if self.pending:
+                sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None or any(name in sys.modules for name in DEFERRED):
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_deferred(module):
+            stand_ins = {name: _Deferred(name) for name in DEFERRED}
+            sys.modules.update(stand_ins)
+            try:
+                exec_module(module)
+            except Exception:  # noqa: BLE001 - it wanted more of matplotlib at import: run it as it is
+                _remove(stand_ins)
+                exec_module(module)
+            finally:
+                _remove(stand_ins)
+
+        spec.loader.exec_module = exec_deferred
+        return spec
+
+
+def _remove(stand_ins: dict) -> None:
+    for name, stand_in in stand_ins.items():
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+
+
+def install() -> None:
+    pending = {}
+    for name, patch in PATCHES.items():
+        if name in sys.modules:
+            patch(sys.modules[name])
+        else:
+            pending[name] = patch
+    if pending:
+        from checks.emulation.fakedata import PatchOnImport
+
+        sys.meta_path.insert(0, PatchOnImport(pending))
+    finder = _DeferMatplotlib()
+    if finder.pending:
+        sys.meta_path.insert(0, finder)

@@ -135,7 +135,7 @@ def _record(script, partial, log, *, steps, dump_steps, seed, fake_data, script_
         writer = csv.writer(handle)
         writer.writerow(["step", "loss"])
         writer.writerows((i, repr(x)) for i, x in enumerate(losses, 1))
-    fingerprint = fmt.data_fingerprint(partial / fmt.PACK)
+    fingerprint = fmt.data_fingerprint(partial / fmt.PACK, samples=fmt.run_samples(smoke))
     (partial / fmt.FINGERPRINT).write_text(json.dumps(fingerprint, indent=1, sort_keys=True), encoding="utf-8")
     (partial / "pip_list.txt").write_text("\n".join(fmt.pip_list()) + "\n", encoding="utf-8")
     run_env = {**os.environ, **env}
@@ -156,7 +156,8 @@ def _record(script, partial, log, *, steps, dump_steps, seed, fake_data, script_
         "fake_data": fake_data, "autocast": autocast, "backend": real, "emulated": real != "cuda", "device": device,
         "versions": fmt.versions(), "loss_dtype": getattr(smoke, "loss_dtype", None), "losses": list(losses),
         "config_check_hooks": copy.config_check, "instrument_message": copy.message,
-        "data_fingerprint": {k: v for k, v in fingerprint.items() if k != "batches"},
+        "data_fingerprint": {**{k: v for k, v in fingerprint.items() if k not in ("batches", "samples")},
+                             "sample_batches": len(fingerprint.get("samples") or ())},
         "dump_steps": [s for s in dumped if (partial / "dump" / f"step{s}").is_dir()],
         "notes": notes, "seconds": float(getattr(smoke, "duration_s", 0.0) or 0.0),
     }

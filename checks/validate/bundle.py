@@ -11,6 +11,7 @@ A bundle is a folder (or one `.tar.gz` holding that folder):
     config_check_pack.zip    msprobe's ConfigChecker pack of the run
     instrumented_<script>    the instrumented copy that ran
     data_fingerprint.json    statistics of the first batches the model saw (from the pack's dataset item)
+                             and a digest of every sample of the first DataLoader batches (`samples`)
     pip_list.txt, env.json   the installed distributions; the environment (secret-looking values redacted)
     record.log               msprobe's log lines and Python warnings of the run
 
@@ -39,6 +40,9 @@ SMOKE = "smoke.json"
 LOSSES = "losses.csv"
 FINGERPRINT = "data_fingerprint.json"
 FINGERPRINT_BATCHES = 3  # msprobe pack steps (forward calls of the model) kept in the fingerprint
+SAMPLE_BATCHES = 16  # DataLoader batches whose samples get a digest each (checks/child/loop_observer.py)
+SAMPLES_WHAT = ("a digest (blake2b, 8 bytes) of every sample of the first DataLoader batches: the bytes of row i "
+                "of each batch tensor, so the same samples in another order are recognised as such")
 _SECRET = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION", re.I)
 
 
@@ -179,34 +183,43 @@ def _extract(archive: Path, workdir: Path) -> Path:
 # --------------------------------------------------------------------------- what the bundle records
 
 
-def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES) -> dict:
+def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES, samples: list | None = None) -> dict:
     """Statistics (max, min, mean, norm per input) of the first `batches` inputs of the model, read from
-    msprobe's ConfigChecker pack (its `dataset` item: one entry per forward call of the model)."""
+    msprobe's ConfigChecker pack (its `dataset` item: one entry per forward call of the model); with
+    `samples` (the run's `loop.samples`: per DataLoader batch, one digest per sample), those too, so a
+    comparison can tell the same samples in another order from other data."""
+    extra = {"samples": samples, "samples_what": SAMPLES_WHAT} if samples else {}
     try:
         with zipfile.ZipFile(pack_zip) as pack:
             names = sorted((n for n in pack.namelist() if re.fullmatch(r"dataset/step\d+/rank0/dataset\.json", n)),
                            key=lambda n: int(n.split("/")[1][4:]))
             steps = {n.split("/")[1][4:]: json.loads(pack.read(n)) for n in names[:batches]}
     except (OSError, zipfile.BadZipFile, ValueError) as exc:
-        return {"observed": False, "why": f"the config_check pack could not be read: {exc}", "batches": {}}
+        return {"observed": False, "why": f"the config_check pack could not be read: {exc}", "batches": {}, **extra}
     if not steps:
         return {"observed": False, "batches": {},
-                "why": "the config_check pack has no dataset item (ConfigChecker found no model to hook)"}
+                "why": "the config_check pack has no dataset item (ConfigChecker found no model to hook)", **extra}
     return {"observed": True, "batches": steps,
             "what": "msprobe ConfigChecker dataset statistics (max, min, mean, norm) of the model's inputs per "
                     "forward call (msprobe pack step), not the bytes of the batches",
-            "sha256": hashlib.sha256(json.dumps(steps, sort_keys=True).encode()).hexdigest()}
+            "sha256": hashlib.sha256(json.dumps(steps, sort_keys=True).encode()).hexdigest(), **extra}
+
+
+def run_samples(smoke) -> list | None:
+    """The per-sample digests a smoke run kept (its report's `loop.samples`), or None."""
+    loop = smoke.get("loop") if isinstance(smoke, dict) else getattr(smoke, "loop", None)
+    return (loop or {}).get("samples") or None
 
 
 def pip_list() -> list[str]:
-    """`name==version` of every distribution this interpreter sees (the run's interpreter)."""
-    from importlib import metadata
+    """`name==version` of every distribution this interpreter sees (the run's interpreter), read from the
+    metadata headers only (checks.child.msprobe_speedups.distribution_versions: no `pip list`, no full parse)."""
+    from checks.child.msprobe_speedups import distribution_versions
 
     seen = {}
-    for dist in metadata.distributions():
-        name = dist.metadata.get("Name")
+    for name, version in distribution_versions():
         if name:
-            seen.setdefault(name.lower(), f"{name}=={dist.version}")
+            seen.setdefault(name.lower(), f"{name}=={version}")
     return [seen[k] for k in sorted(seen)]
 
 

@@ -32,6 +32,7 @@ MAX_SIBLINGS = 2000
 # far above the script's folder the mirror may reach.
 ROOT_MARKERS = (".project-root", ".git", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt")
 MAX_ROOT_LEVELS = 4
+APPLY_HELPER = "_npu_config_check"  # migrate/codemods/config_check_hooks.py HELPER (not imported: libcst is slow to load)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,9 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
 
 
 def retarget_zip(source: str, zip_path: str) -> str:
-    """Set `output_zip_path` of every `ConfigChecker(...)` call to `zip_path` (same lines)."""
+    """Set `output_zip_path` of every `ConfigChecker(...)` call to `zip_path` (same lines), and the pack
+    path of every call of the helper `npu-migrate apply` writes (`_npu_config_check(model, "pack.zip")`,
+    migrate/codemods/config_check_hooks.py HELPER), whose ConfigChecker call takes the path from it."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -134,6 +137,11 @@ def retarget_zip(source: str, zip_path: str) -> str:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name == APPLY_HELPER and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str) and node.args[1].lineno == node.args[1].end_lineno:
+            value = node.args[1]
+            edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, repr(zip_path)))
+            continue
         if name != "ConfigChecker":
             continue
         value = next((k.value for k in node.keywords if k.arg == "output_zip_path"), None)

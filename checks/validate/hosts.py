@@ -1,7 +1,8 @@
 """Two hosts: what `validate --baseline BUNDLE` compares beyond a same-host validate. Pure, no torch.
 
 - the data fingerprint first: the first batches the migrated script's model saw against the recorded
-  ones (a permutation of the same batches is named as shuffled data order);
+  ones, and the samples of the first DataLoader batches (a digest per sample): the same samples in
+  another order are named as shuffled data order, apart from other data;
 - config_check differences expected across hardware (the env item: CUDA/NCCL against Ascend/HCCL
   settings) kept apart from real risks;
 - the recorded original against the file at the recorded path on this host (sha256), when present.
@@ -10,7 +11,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checks.validate import msprobe_bridge
@@ -59,22 +61,78 @@ def _batch_differs(recorded, now, rtol: float) -> str | None:
 
 
 def compare_data(recorded: dict, now: dict, *, exact: bool) -> str | None:
-    """None when the first batches match; else one reason naming the first batch that differs, or
-    'shuffled data order' when the same batches came in another order."""
-    if not recorded.get("observed") or not now.get("observed"):
-        return None
+    """None when the first batches match; else one reason: 'shuffled data order' when the same samples
+    came in another order (per-sample digests of the DataLoader's batches, `samples`; or, without them,
+    the same per-batch statistics in another order), else the first batch that differs and why."""
+    stats = _stats_difference(recorded, now, exact) if recorded.get("observed") and now.get("observed") else None
+    seen = _samples(recorded.get("samples"), now.get("samples"))
+    shuffle_hint = "check the sampler/shuffle seed and the DataLoader's generator"
+    cannot = "the losses below cannot be compared until the data matches"
+    if seen is not None and seen.kind == "reordered":
+        return (f"data: shuffled data order: the DataLoader gave the same {seen.count} samples as recorded in its first "
+                f"{seen.batches} batches, in another order (from batch {seen.first + 1}); {shuffle_hint}")
+    if seen is not None and seen.kind == "overlap":
+        return (f"data: shuffled data order: the batches differ from the recorded ones from batch {seen.first + 1}, but "
+                f"{seen.common} of the {seen.count} samples the DataLoader gave in its first {seen.batches} batches are "
+                f"recorded samples at other positions: the same data in another sampling order; {shuffle_hint}")
+    if stats is None:
+        if seen is not None and seen.kind == "different" and exact:
+            return (f"data: the batches differ from the recorded ones from batch {seen.first + 1}: none of the "
+                    f"{seen.count} samples the DataLoader gave in its first {seen.batches} batches is a recorded one "
+                    f"(different data or preprocessing); {cannot}")
+        return None  # across hardware, sample bytes alone are not held against the run when the model's inputs match
+    step, why, permuted, compared = stats
+    if seen is not None and seen.kind == "same":
+        return (f"data: the DataLoader gave the recorded samples in the recorded order, but the model's inputs differ "
+                f"from msprobe pack step {step} ({why}): the preprocessing between the data loader and the model "
+                f"differs; {cannot}")
+    if permuted:
+        return (f"data: shuffled data order: the first {compared} batches are the recorded ones in another order "
+                f"(from msprobe pack step {step}); {shuffle_hint}")
+    if seen is not None and seen.kind == "different":
+        what = (f"none of the {seen.count} samples the DataLoader gave in its first {seen.batches} batches is a "
+                "recorded one: different data or preprocessing")
+    else:
+        what = "different data, preprocessing, or sampling order (a shuffle that changed)"
+    return f"data: the batches differ from the recorded ones from msprobe pack step {step} ({why}): {what}; {cannot}"
+
+
+def _stats_difference(recorded: dict, now: dict, exact: bool) -> tuple[str, str, bool, int] | None:
+    """The msprobe statistics of the first batches: None when they match, else (first differing pack
+    step, why, whether they are the recorded batches in another order, batches compared)."""
     rtol = 0.0 if exact else CROSS_HARDWARE_DATA_RTOL
     rec, cur = recorded["batches"], now["batches"]
     steps = [s for s in sorted(rec, key=int) if s in cur]
     first = next(((s, why) for s in steps if (why := _batch_differs(rec[s], cur[s], rtol)) is not None), None)
     if first is None:
         return None
-    step, why = first
-    if _permutation([rec[s] for s in steps], [cur[s] for s in steps], rtol):
-        return (f"data: shuffled data order: the first {len(steps)} batches are the recorded ones in another order "
-                f"(from msprobe pack step {step}); check the sampler/shuffle seed and the DataLoader's generator")
-    return (f"data: the batches differ from the recorded ones from msprobe pack step {step} ({why}): different data, "
-            "preprocessing, or sampling order (a shuffle that changed); the losses below cannot be compared until the data matches")
+    return first[0], first[1], _permutation([rec[s] for s in steps], [cur[s] for s in steps], rtol), len(steps)
+
+
+@dataclass(frozen=True)
+class SampleMatch:
+    kind: str  # same / reordered (the same samples, another order) / overlap (some recorded samples, elsewhere) / different
+    batches: int  # batches compared (the shorter of the two windows)
+    count: int  # samples in them (this run's)
+    common: int  # distinct samples of this run that are recorded ones
+    first: int  # 0-based index of the first batch that differs (0 when the same)
+
+
+def _samples(recorded, now) -> SampleMatch | None:
+    """The per-sample digests of the first DataLoader batches of the two runs, compared."""
+    if not recorded or not now:
+        return None
+    batches = min(len(recorded), len(now))
+    rec, cur = [list(b) for b in recorded[:batches]], [list(b) for b in now[:batches]]
+    count = sum(len(b) for b in cur)
+    if rec == cur:
+        return SampleMatch("same", batches, count, count, 0)
+    first = next(i for i in range(batches) if rec[i] != cur[i])
+    left, right = Counter(x for b in rec for x in b), Counter(x for b in cur for x in b)
+    if left == right:
+        return SampleMatch("reordered", batches, count, count, first)
+    common = len(set(left) & set(right))
+    return SampleMatch("overlap" if common else "different", batches, count, common, first)
 
 
 def _permutation(recorded: list, now: list, rtol: float) -> bool:

@@ -30,11 +30,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from checks.child.loop_observer import SAMPLES_ENV
 from checks.validate import hosts as validate_hosts
 from checks.validate import loss_compare, msprobe_bridge
 from checks.validate import repeat as validate_repeat
 from checks.validate.args import migrated_args
 from checks.validate.args import note as note_args
+from checks.validate.bundle import SAMPLE_BATCHES
 from checks.validate.copies import InstrumentedCopy, copy_path, make_copy
 
 DEFAULT_OUT = "npu_validate_out"
@@ -248,7 +250,8 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             from checks.validate.hosts import compare_data
 
             fingerprint = recorded.fingerprint()
-            data = compare_data(fingerprint, bundle_format.data_fingerprint(copies["migrated"].zip_path), exact=equivalence)
+            now = bundle_format.data_fingerprint(copies["migrated"].zip_path, samples=bundle_format.run_samples(smoke["migrated"]))
+            data = compare_data(fingerprint, now, exact=equivalence)
             if data is None:
                 notes.append(f"data: the first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
                              "(msprobe dataset statistics)" if fingerprint.get("observed")
@@ -616,6 +619,8 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
     child_env.update(env)
     # the packs are what validate compares, unless the user turned them off (NPU_MIGRATE_CONFIG_CHECK=0)
     child_env.setdefault("NPU_MIGRATE_CONFIG_CHECK", "1")
+    # the data fingerprint's per-sample digests of the first DataLoader batches (checks/child/loop_observer.py)
+    child_env.setdefault(SAMPLES_ENV, str(SAMPLE_BATCHES))
     # one autocast policy for both sides (precision parity; no effect on real hardware). On the
     # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
     policy = autocast if backend != "cpu" else "off"
