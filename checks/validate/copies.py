@@ -193,3 +193,23 @@ def _link_entries(source: Path, target: Path, skip: set[str]) -> None:
                 link.symlink_to(entry.path, target_is_directory=entry.is_dir())
             except OSError:
                 pass
+
+
+def run_folders(baseline: Path, migrated: Path, cwd: Path) -> dict[str, Path | None]:
+    """The working folder each run starts in, so that relative paths (in the arguments, in the code, a
+    relative PYTHONPATH entry such as `.`) resolve as in the user's own run and in smoke.
+
+    A script at or below the user's working folder (`python projects/adder/adder.py` from the project
+    root) runs there. The migrated script runs in the folder at the same place above it when its folders
+    repeat the original's (`apply . -o OUT`: OUT/projects/adder/adder.py runs in OUT), else in the
+    user's working folder too when it is below it. None: the script's own folder (a script outside
+    the working folder, as before)."""
+    baseline, migrated, cwd = Path(baseline).parent, Path(migrated).parent, Path(cwd)
+    if not baseline.is_relative_to(cwd):
+        return {"baseline": None, "migrated": None}
+    depth = len(baseline.relative_to(cwd).parts)
+    if depth == 0 or migrated.parts[-depth:] == baseline.parts[-depth:]:
+        folder = migrated.parents[depth - 1] if depth else migrated
+    else:
+        folder = cwd if migrated.is_relative_to(cwd) else None
+    return {"baseline": cwd, "migrated": folder}
