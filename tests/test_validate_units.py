@@ -250,3 +250,24 @@ def test_a_validate_run_is_started_in_its_sides_folder(tmp_path, monkeypatch):
         validate_run._smoke(copy, backend="emulated", steps=1, env={}, json_report=None, stream=None,
                             **validate_run._for_side(common, side))
     assert started == [str(src), str(out)]
+
+
+def test_a_script_hooked_by_apply_writes_its_pack_where_validate_reads_it(tmp_path):
+    """`apply` (config check on) leaves `_npu_config_check(model, "npu_config_check/...rank{rank}.zip")`
+    in the migrated script; validate's copy must point that call at its own pack, or the migrated pack
+    is never found ("config_check not compared")."""
+    from checks.validate.copies import make_copy
+    from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK
+    from migrate.rewrite import instrument_source
+
+    source = ("import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+              "for _ in range(2):\n    model(torch.ones(1, 2)).sum().backward()\n    opt.step()\n")
+    hooked = instrument_source(source, zip_path=DEFAULT_NPU_PACK).text
+    assert DEFAULT_NPU_PACK in hooked
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(hooked)
+    pack = tmp_path / "out" / "migrated" / "config_check_pack.zip"
+    copy = make_copy(tmp_path / "src" / "train.py", tmp_path / "run", "train.py", pack)
+    text = copy.copy.read_text()
+    assert DEFAULT_NPU_PACK not in text and repr(str(pack)) in text
+    assert len(text.splitlines()) == len(hooked.splitlines()) + 1  # + validate's dump hook line only
