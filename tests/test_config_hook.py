@@ -140,6 +140,31 @@ def test_optimizer_from_a_model_method_is_hooked_after_the_last_placement():
     assert lines[hook + 1] == "    optimizer = module.configure_optimizers()"
 
 
+def test_optimizer_from_a_factory_handed_the_model_is_hooked_after_the_last_placement():
+    """timm's train.py: `optimizer = create_optimizer_v2(model, **optimizer_kwargs(cfg=args))`."""
+    source = textwrap.dedent('''
+        import torch
+        from timm import create_model
+        from timm.optim import create_optimizer_v2
+
+
+        def main(args):
+            model = create_model(args.model, num_classes=10)
+            model.to(device=args.device)
+            optimizer = create_optimizer_v2(model, opt="sgd", lr=0.1)
+            scheduler = build_scheduler(optimizer)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(model, "p.zip")')
+    assert lines[hook - 2] == "    model.to(device=args.device)"
+    assert lines[hook + 1] == '    optimizer = create_optimizer_v2(model, opt="sgd", lr=0.1)'
+    # a factory handed something not built here first (the function's config parameter): nothing guessed
+    other = source.replace("create_optimizer_v2(model,", "create_optimizer_v2(args,")
+    assert not instrument_source(other, zip_path="p.zip").model_found
+
+
 def test_a_class_constructor_named_like_an_optimizer_is_not_a_model_method():
     source = "import torch\nimport torch.optim as optim\n\nmodel = Net()\nopt = optim.SGD(lr=0.1)\n"
     result = instrument_source(source, zip_path="p.zip")
