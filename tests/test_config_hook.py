@@ -165,6 +165,15 @@ def test_optimizer_from_a_factory_handed_the_model_is_hooked_after_the_last_plac
     assert not instrument_source(other, zip_path="p.zip").model_found
 
 
+def test_a_models_own_parameter_selection_method_names_the_model():
+    """lucidrains/PaLM-rlhf-pytorch train.py: `optim = Lion(model.palm_parameters(), lr=...)`."""
+    source = "import torch\nfrom lion_pytorch import Lion\n\nmodel = PaLM(dim=8).to(device)\noptim = Lion(model.palm_parameters(), lr=1e-4)\n"
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    assert lines[lines.index('    _npu_config_check(model, "p.zip")') + 1] == "optim = Lion(model.palm_parameters(), lr=1e-4)"
+
+
 def test_a_class_constructor_named_like_an_optimizer_is_not_a_model_method():
     source = "import torch\nimport torch.optim as optim\n\nmodel = Net()\nopt = optim.SGD(lr=0.1)\n"
     result = instrument_source(source, zip_path="p.zip")

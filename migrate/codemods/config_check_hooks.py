@@ -277,11 +277,17 @@ def _strip_module(node: cst.CSTNode) -> cst.CSTNode:
     return node
 
 
+def _parameter_method(name: str) -> bool:
+    """`parameters()`, `named_parameters()`, and a model's own selection of them (`palm_parameters()`,
+    `trainable_parameters()`, `get_parameters()`)."""
+    return name in _PARAMETER_METHODS or (name.islower() and name.endswith("_parameters"))
+
+
 def _parameter_receivers(node: cst.CSTNode) -> list[cst.CSTNode]:
     out = []
     for call in _calls(node):
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _PARAMETER_METHODS:
+        if isinstance(func, cst.Attribute) and _parameter_method(func.attr.value):
             receiver = _strip_module(func.value)
             if _is_model_expr(receiver):
                 out.append(receiver)
