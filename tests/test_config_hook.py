@@ -236,6 +236,33 @@ def test_msprobe_hook_alone_breaks_pickling(tmp_path):
 
 
 @pytest.mark.runtime
+def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path):
+    """facebookresearch/vicreg calls `model.forward(x, y)` on its DDP wrapper: forward pre-hooks on the
+    wrapper never fire and the pack held env and pip only; the wrapped module is called either way."""
+    import io
+    import types
+
+    import torch
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    given = []
+
+    class Recorder:
+        def __init__(self, model, output_zip_path, fmk):
+            given.append(model)
+
+    namespace = {"ConfigChecker": Recorder, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    inner = torch.nn.Linear(2, 2)
+    wrapper = torch.nn.Module()
+    wrapper.module = torch.nn.Module()
+    wrapper.module.module = inner  # DDP(DataParallel(net)): unwrapped all the way
+    namespace[hooks.HELPER](wrapper, str(tmp_path / "pack.zip"))
+    assert given == [inner]
+
+
+@pytest.mark.runtime
 def test_hook_on_a_compiled_module_writes_its_pack(tmp_path):
     """msprobe's ConfigChecker asks `if model:`, which a torch.compile'd module answers with len() of
     the module it wraps (TypeError for a plain layer): the hook must attach and pack all the same."""

@@ -145,6 +145,9 @@ def {HELPER}(model, zip_path):
                     log.writelines(f"{{w.category.__name__}}: {{w.message}}\\n" for w in caught)
         return run
 
+    # a DDP / DataParallel wrapper is not always called (`model.forward(x, y)`): the module it wraps is
+    while isinstance(getattr(model, "module", None), __import__("torch").nn.Module):
+        model = model.module
     before = set(model._forward_pre_hooks)
     cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
     model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
