@@ -235,17 +235,22 @@ def test_msprobe_hook_alone_breaks_pickling(tmp_path):
     assert proc.returncode != 0 and "pickle" in proc.stderr.lower()
 
 
-@pytest.mark.runtime
-def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path):
+def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path, monkeypatch):
     """facebookresearch/vicreg calls `model.forward(x, y)` on its DDP wrapper: forward pre-hooks on the
-    wrapper never fire and the pack held env and pip only; the wrapped module is called either way."""
+    wrapper never fire and the pack held env and pip only; the wrapped module is called either way.
+    The generated helper runs here against a recording ConfigChecker and a minimal torch.nn.Module."""
+    import collections
     import io
+    import sys
     import types
-
-    import torch
 
     from migrate.codemods import config_check_hooks as hooks
 
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
     given = []
 
     class Recorder:
@@ -254,9 +259,8 @@ def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path):
 
     namespace = {"ConfigChecker": Recorder, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
     exec(compile(hooks._HELPER, "helper", "exec"), namespace)
-    inner = torch.nn.Linear(2, 2)
-    wrapper = torch.nn.Module()
-    wrapper.module = torch.nn.Module()
+    inner, wrapper = Module(), Module()
+    wrapper.module = Module()
     wrapper.module.module = inner  # DDP(DataParallel(net)): unwrapped all the way
     namespace[hooks.HELPER](wrapper, str(tmp_path / "pack.zip"))
     assert given == [inner]
