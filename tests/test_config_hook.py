@@ -259,11 +259,21 @@ def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path, monkeypatch)
 
     namespace = {"ConfigChecker": Recorder, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
     exec(compile(hooks._HELPER, "helper", "exec"), namespace)
-    inner, wrapper = Module(), Module()
-    wrapper.module = Module()
+    class DistributedDataParallel(Module):
+        pass
+
+    class DataParallel(Module):
+        pass
+
+    inner, wrapper = Module(), DistributedDataParallel()
+    wrapper.module = DataParallel()
     wrapper.module.module = inner  # DDP(DataParallel(net)): unwrapped all the way
     namespace[hooks.HELPER](wrapper, str(tmp_path / "pack.zip"))
-    assert given == [inner]
+    # a model of the user's that holds a submodule named `module` is no wrapper: hooked itself
+    own = Module()
+    own.module = Module()
+    namespace[hooks.HELPER](own, str(tmp_path / "pack.zip"))
+    assert given == [inner, own]
 
 
 @pytest.mark.runtime

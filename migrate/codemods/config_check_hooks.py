@@ -146,7 +146,7 @@ def {HELPER}(model, zip_path):
         return run
 
     # a DDP / DataParallel wrapper is not always called (`model.forward(x, y)`): the module it wraps is
-    while isinstance(getattr(model, "module", None), __import__("torch").nn.Module):
+    while "DataParallel" in type(model).__name__ and isinstance(getattr(model, "module", None), __import__("torch").nn.Module):
         model = model.module
     before = set(model._forward_pre_hooks)
     cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
