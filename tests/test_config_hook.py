@@ -140,6 +140,40 @@ def test_optimizer_from_a_model_method_is_hooked_after_the_last_placement():
     assert lines[hook + 1] == "    optimizer = module.configure_optimizers()"
 
 
+def test_optimizer_from_a_factory_handed_the_model_is_hooked_after_the_last_placement():
+    """timm's train.py: `optimizer = create_optimizer_v2(model, **optimizer_kwargs(cfg=args))`."""
+    source = textwrap.dedent('''
+        import torch
+        from timm import create_model
+        from timm.optim import create_optimizer_v2
+
+
+        def main(args):
+            model = create_model(args.model, num_classes=10)
+            model.to(device=args.device)
+            optimizer = create_optimizer_v2(model, opt="sgd", lr=0.1)
+            scheduler = build_scheduler(optimizer)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(model, "p.zip")')
+    assert lines[hook - 2] == "    model.to(device=args.device)"
+    assert lines[hook + 1] == '    optimizer = create_optimizer_v2(model, opt="sgd", lr=0.1)'
+    # a factory handed something not built here first (the function's config parameter): nothing guessed
+    other = source.replace("create_optimizer_v2(model,", "create_optimizer_v2(args,")
+    assert not instrument_source(other, zip_path="p.zip").model_found
+
+
+def test_a_models_own_parameter_selection_method_names_the_model():
+    """lucidrains/PaLM-rlhf-pytorch train.py: `optim = Lion(model.palm_parameters(), lr=...)`."""
+    source = "import torch\nfrom lion_pytorch import Lion\n\nmodel = PaLM(dim=8).to(device)\noptim = Lion(model.palm_parameters(), lr=1e-4)\n"
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    assert lines[lines.index('    _npu_config_check(model, "p.zip")') + 1] == "optim = Lion(model.palm_parameters(), lr=1e-4)"
+
+
 def test_a_class_constructor_named_like_an_optimizer_is_not_a_model_method():
     source = "import torch\nimport torch.optim as optim\n\nmodel = Net()\nopt = optim.SGD(lr=0.1)\n"
     result = instrument_source(source, zip_path="p.zip")
@@ -199,6 +233,47 @@ def test_msprobe_hook_alone_breaks_pickling(tmp_path):
         ''')
     proc = run_python("-c", code, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode != 0 and "pickle" in proc.stderr.lower()
+
+
+def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path, monkeypatch):
+    """facebookresearch/vicreg calls `model.forward(x, y)` on its DDP wrapper: forward pre-hooks on the
+    wrapper never fire and the pack held env and pip only; the wrapped module is called either way.
+    The generated helper runs here against a recording ConfigChecker and a minimal torch.nn.Module."""
+    import collections
+    import io
+    import sys
+    import types
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
+    given = []
+
+    class Recorder:
+        def __init__(self, model, output_zip_path, fmk):
+            given.append(model)
+
+    namespace = {"ConfigChecker": Recorder, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    class DistributedDataParallel(Module):
+        pass
+
+    class DataParallel(Module):
+        pass
+
+    inner, wrapper = Module(), DistributedDataParallel()
+    wrapper.module = DataParallel()
+    wrapper.module.module = inner  # DDP(DataParallel(net)): unwrapped all the way
+    namespace[hooks.HELPER](wrapper, str(tmp_path / "pack.zip"))
+    # a model of the user's that holds a submodule named `module` is no wrapper: hooked itself
+    own = Module()
+    own.module = Module()
+    namespace[hooks.HELPER](own, str(tmp_path / "pack.zip"))
+    assert given == [inner, own]
 
 
 @pytest.mark.runtime

@@ -53,6 +53,7 @@ def test_twin_answers_configured_device_and_autocast_policy(tmp_path, policy, dt
     assert isinstance(facts["version"], str) and facts["version"]
     assert facts["is_cuda"] and facts["param_is_cuda"] and facts["memory"] and facts["nccl"]
     assert facts["accelerator"] == "cuda"
+    assert facts["triton"] is False  # inductor compiles CPU code, never asks libcuda (checks/emulation/cudatwin.hide_triton)
     assert facts["autocast"] == dtype and facts["cuda_amp"] == dtype
 
 

@@ -230,3 +230,63 @@ def test_a_pass_says_which_config_check_items_were_compared_and_which_not():
     off = ConfigCheckResult(None, (), error="NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
     assert validate.judge(runs, alignment, off, None, True)[2][0].endswith(
         "config_check not compared (NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off)")
+
+
+def test_each_run_starts_in_the_folder_the_users_own_run_would(tmp_path):
+    """`validate projects/adder/adder.py OUT/projects/adder/adder.py` from the project root: relative
+    paths and a relative PYTHONPATH (`.`) resolve in the project root for the original and in OUT for
+    the migrated copy (apply -o), as in the user's run and in smoke; not in the scripts' own folders."""
+    from checks.validate.copies import run_folders
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    base = src / "projects" / "adder" / "adder.py"
+    assert run_folders(base, out / "mig" / "projects" / "adder" / "adder.py", src) == {
+        "baseline": src, "migrated": out / "mig"}
+    # the migrated script next to the original under another name: both in the user's folder
+    assert run_folders(base, src / "projects" / "adder" / "adder_npu.py", src) == {"baseline": src, "migrated": src}
+    # folders that do not repeat the original's: the user's folder when below it, else the script's own
+    assert run_folders(base, src / "npu" / "adder.py", src)["migrated"] == src
+    assert run_folders(base, out / "adder.py", src)["migrated"] is None
+    # a script in the working folder: the same folders as before; a script outside it: its own folder
+    assert run_folders(src / "train.py", out / "train.py", src) == {"baseline": src, "migrated": out}
+    assert run_folders(out / "train.py", src / "train.py", src) == {"baseline": None, "migrated": None}
+
+
+def test_a_validate_run_is_started_in_its_sides_folder(tmp_path, monkeypatch):
+    from checks.smoke import run as smoke_run
+    from checks.validate import run as validate_run
+    from checks.validate.copies import InstrumentedCopy, run_folders
+
+    started = []
+    monkeypatch.setattr(smoke_run, "run_smoke", lambda script, **options: started.append(options["cwd"]))
+    src, out = tmp_path / "src", tmp_path / "out"
+    scripts = {"baseline": src / "sub" / "train.py", "migrated": out / "sub" / "train.py"}
+    common = dict(fake_data=False, script_args={"baseline": (), "migrated": ()}, timeout=1, seed=0,
+                  torch_npu_version=None, autocast="off", memory_limit=None,
+                  cwd=run_folders(scripts["baseline"], scripts["migrated"], src))
+    for side in ("baseline", "migrated"):
+        copy = InstrumentedCopy(scripts[side], tmp_path / side / "train.py", tmp_path / f"{side}.zip", (), False, "")
+        validate_run._smoke(copy, backend="emulated", steps=1, env={}, json_report=None, stream=None,
+                            **validate_run._for_side(common, side))
+    assert started == [str(src), str(out)]
+
+
+def test_a_script_hooked_by_apply_writes_its_pack_where_validate_reads_it(tmp_path):
+    """`apply` (config check on) leaves `_npu_config_check(model, "npu_config_check/...rank{rank}.zip")`
+    in the migrated script; validate's copy must point that call at its own pack, or the migrated pack
+    is never found ("config_check not compared")."""
+    from checks.validate.copies import make_copy
+    from migrate.codemods.config_check_hooks import DEFAULT_NPU_PACK
+    from migrate.rewrite import instrument_source
+
+    source = ("import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+              "for _ in range(2):\n    model(torch.ones(1, 2)).sum().backward()\n    opt.step()\n")
+    hooked = instrument_source(source, zip_path=DEFAULT_NPU_PACK).text
+    assert DEFAULT_NPU_PACK in hooked
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(hooked)
+    pack = tmp_path / "out" / "migrated" / "config_check_pack.zip"
+    copy = make_copy(tmp_path / "src" / "train.py", tmp_path / "run", "train.py", pack)
+    text = copy.copy.read_text()
+    assert DEFAULT_NPU_PACK not in text and repr(str(pack)) in text
+    assert len(text.splitlines()) == len(hooked.splitlines()) + 1  # + validate's dump hook line only

@@ -6,6 +6,7 @@ The mirror of the torch_npu stand-in, on the same device mapping (`checks.emulat
 launcher's world size, else 1), "cuda" / "cuda:N" / `torch.device("cuda")` arguments, `.cuda()`
 and bare int devices go to the CPU, streams / events / synchronize / memory statistics are harmless,
 `torch.cuda.amp` and `torch.autocast("cuda")` follow the same autocast policy as the NPU stand-in,
+torch.compile generates CPU code (triton hidden: its CUDA kernels cannot run here),
 nccl runs as gloo, cudnn flags are accepted, capability queries answer NPU_MIGRATE_CUDA_SM (default
 8.0) and `torch.version.cuda` is a version string. Both runs of `validate` then take the same code
 paths (the original's `use_cuda` branches: shuffle, pin_memory, workers, AMP), so identical losses are
@@ -94,6 +95,19 @@ class _Nvtx:
             return fn
 
 
+def hide_triton() -> None:
+    """What the twin cannot emulate: triton's CUDA kernels. Its tensors are CPU tensors, so
+    torch.compile's inductor generates CPU code, as for the stand-in's NPU; but with torch.cuda
+    available, inductor asks triton for its CUDA backend (`has_triton()`, then the driver's libcuda),
+    which fails on a host without an NVIDIA driver ("libcuda.so cannot found"). The twin answers as a
+    host without triton; both sides of validate then compile the same CPU code."""
+    from checks.emulation import compat
+
+    triton_utils = compat.triton_probes_module()
+    for name in ("has_triton_package", "has_triton"):
+        setattr(triton_utils, name, lambda *a, **k: False)
+
+
 def install(kb_lists: dict | None = None) -> None:
     """Make torch.cuda answer as on a CUDA host, computing on the CPU (once per process)."""
     if not dm.once("cudatwin"):
@@ -134,6 +148,7 @@ def install(kb_lists: dict | None = None) -> None:
     torch.Tensor.is_cuda = property(lambda self: bool(getattr(self, dm.MARK, False)))
     torch.nn.Module.cuda = dm.module_to_device
     rt.patch_accelerator("cuda", api["Stream"])
+    hide_triton()
     dm.patch_multiprocessing_marks()  # .cuda() parameters are still is_cuda in spawned workers
     dm.patch_autocast()
     dm.patch_distributed(_to_gloo)

@@ -123,9 +123,9 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
 
 
 def retarget_zip(source: str, zip_path: str) -> str:
-    """Set `output_zip_path` of every `ConfigChecker(...)` call to `zip_path` (same lines), and the pack
-    path of every call of the helper `npu-migrate apply` writes (`_npu_config_check(model, "pack.zip")`,
-    migrate/codemods/config_check_hooks.py HELPER), whose ConfigChecker call takes the path from it."""
+    """Set `output_zip_path` of every `ConfigChecker(...)` call, and the pack path of every call of the
+    helper that `apply` generates (`_npu_config_check(model, "npu_config_check/...rank{rank}.zip")`,
+    migrate/codemods/config_check_hooks.py), to `zip_path` (same lines)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -137,10 +137,10 @@ def retarget_zip(source: str, zip_path: str) -> str:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        if name == APPLY_HELPER and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                and isinstance(node.args[1].value, str) and node.args[1].lineno == node.args[1].end_lineno:
-            value = node.args[1]
-            edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, repr(zip_path)))
+        if name == APPLY_HELPER:
+            value = node.args[1] if len(node.args) >= 2 else next((k.value for k in node.keywords if k.arg == "zip_path"), None)
+            if value is not None and value.lineno == value.end_lineno:
+                edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, repr(zip_path)))
             continue
         if name != "ConfigChecker":
             continue
@@ -201,3 +201,23 @@ def _link_entries(source: Path, target: Path, skip: set[str]) -> None:
                 link.symlink_to(entry.path, target_is_directory=entry.is_dir())
             except OSError:
                 pass
+
+
+def run_folders(baseline: Path, migrated: Path, cwd: Path) -> dict[str, Path | None]:
+    """The working folder each run starts in, so that relative paths (in the arguments, in the code, a
+    relative PYTHONPATH entry such as `.`) resolve as in the user's own run and in smoke.
+
+    A script at or below the user's working folder (`python projects/adder/adder.py` from the project
+    root) runs there. The migrated script runs in the folder at the same place above it when its folders
+    repeat the original's (`apply . -o OUT`: OUT/projects/adder/adder.py runs in OUT), else in the
+    user's working folder too when it is below it. None: the script's own folder (a script outside
+    the working folder, as before)."""
+    baseline, migrated, cwd = Path(baseline).parent, Path(migrated).parent, Path(cwd)
+    if not baseline.is_relative_to(cwd):
+        return {"baseline": None, "migrated": None}
+    depth = len(baseline.relative_to(cwd).parts)
+    if depth == 0 or migrated.parts[-depth:] == baseline.parts[-depth:]:
+        folder = migrated.parents[depth - 1] if depth else migrated
+    else:
+        folder = cwd if migrated.is_relative_to(cwd) else None
+    return {"baseline": cwd, "migrated": folder}

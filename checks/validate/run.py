@@ -37,7 +37,7 @@ from checks.validate import repeat as validate_repeat
 from checks.validate.args import migrated_args
 from checks.validate.args import note as note_args
 from checks.validate.bundle import SAMPLE_BATCHES
-from checks.validate.copies import InstrumentedCopy, copy_path, make_copy
+from checks.validate.copies import InstrumentedCopy, copy_path, make_copy, run_folders
 
 DEFAULT_OUT = "npu_validate_out"
 DEFAULT_SEED = 1234
@@ -206,6 +206,8 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     common = dict(fake_data=fake_data, script_args={"baseline": tuple(script_args), "migrated": npu_args},
                   timeout=timeout, seed=seed, torch_npu_version=torch_npu_version, autocast=autocast,
                   memory_limit=memory_limit)
+    if recorded is None:  # each run starts where the user's own run would (relative paths, PYTHONPATH=.)
+        common["cwd"] = run_folders(gpu_script, npu_script, Path.cwd().resolve())
     if launch is not None:  # N ranks per side, compared rank by rank (checks/validate/dist.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
         if dump:
@@ -607,12 +609,15 @@ def precision_notes(runs) -> list[str]:
 
 
 def _for_side(common: dict, side: str) -> dict:
-    return {**common, "script_args": common["script_args"][side]}
+    picked = {**common, "script_args": common["script_args"][side]}
+    if "cwd" in common:
+        picked["cwd"] = common["cwd"][side]
+    return picked
 
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
            torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None,
-           wait_for_script=0.0):
+           wait_for_script=0.0, cwd=None):
     from checks.smoke.run import run_smoke
 
     child_env = dict(os.environ)
@@ -637,7 +642,7 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
         torch_npu_version=torch_npu_version, script_args=list(script_args),
         json_report=str(json_report) if json_report else None, env=child_env,
-        cwd=str(copy.original.parent), stream=stream, seed=seed, **options,
+        cwd=str(cwd or copy.original.parent), stream=stream, seed=seed, **options,
     )
 
 

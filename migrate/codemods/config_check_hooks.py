@@ -47,8 +47,9 @@ before the optimizer, in the same function. A statement nested in a branch (`if 
 model.cuda()`) counts through the branch. An optimizer a class builds from `self.parameters()` (in
 `__init__` the module is not built yet) is hooked where the caller builds the instance
 (`agent = Agent(...)`). When the optimizer comes from a method of the model
-(`optimizer = model.configure_optimizers()`), the hook goes after the model's last placement before
-that call. When no model is found nothing is added and the result says why: never guessed.
+(`optimizer = model.configure_optimizers()`), or from a function handed the model first
+(`create_optimizer_v2(model, ...)`, timm; `build_optimizer(model, cfg)`), the hook goes after the
+model's last placement before that call. When no model is found nothing is added and the result says why: never guessed.
 
 Idempotent: a module that already imports ConfigChecker or calls `ConfigChecker.apply_patches` is
 left alone.
@@ -144,6 +145,9 @@ def {HELPER}(model, zip_path):
                     log.writelines(f"{{w.category.__name__}}: {{w.message}}\\n" for w in caught)
         return run
 
+    # a DDP / DataParallel wrapper is not always called (`model.forward(x, y)`): the module it wraps is
+    while "DataParallel" in type(model).__name__ and isinstance(getattr(model, "module", None), __import__("torch").nn.Module):
+        model = model.module
     before = set(model._forward_pre_hooks)
     cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
     model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
@@ -276,11 +280,17 @@ def _strip_module(node: cst.CSTNode) -> cst.CSTNode:
     return node
 
 
+def _parameter_method(name: str) -> bool:
+    """`parameters()`, `named_parameters()`, and a model's own selection of them (`palm_parameters()`,
+    `trainable_parameters()`, `get_parameters()`)."""
+    return name in _PARAMETER_METHODS or (name.islower() and name.endswith("_parameters"))
+
+
 def _parameter_receivers(node: cst.CSTNode) -> list[cst.CSTNode]:
     out = []
     for call in _calls(node):
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _PARAMETER_METHODS:
+        if isinstance(func, cst.Attribute) and _parameter_method(func.attr.value):
             receiver = _strip_module(func.value)
             if _is_model_expr(receiver):
                 out.append(receiver)
@@ -355,6 +365,9 @@ class _Plan:
 _INSTANCE_NAMES = ("self", "cls")
 # `model.configure_optimizers()`, `net.build_optimizer(cfg)`: a method (lower case) returning an optimizer
 _OPTIMIZER_METHOD = re.compile(r"(?i)optimi[sz]ers?")
+# `create_optimizer_v2(model, ...)` (timm), `build_optimizer(model, cfg)`: a function (lower case) that
+# builds the optimizer from the model it is handed first
+_OPTIMIZER_FACTORY = re.compile(r"^_*(create|build|make|get|init)_?optimi[sz]ers?(_v\d+)?$")
 
 
 def _optimizer_method_receiver(call: cst.Call) -> cst.CSTNode | None:
@@ -372,14 +385,31 @@ def _optimizer_method_receiver(call: cst.Call) -> cst.CSTNode | None:
     return receiver
 
 
-def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str], *, methods: bool = False) -> _Plan | None:
+def _optimizer_factory_model(call: cst.Call) -> cst.CSTNode | None:
+    """The model handed first to an optimizer-building function (`create_optimizer_v2(model, ...)`)."""
+    name = (get_full_name_for_node(call.func) or "").rsplit(".", 1)[-1]
+    if not _OPTIMIZER_FACTORY.match(name) or not call.args or call.args[0].keyword is not None:
+        return None
+    model = _strip_module(call.args[0].value)
+    return model if isinstance(model, cst.Name) and model.value not in _INSTANCE_NAMES else None
+
+
+def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str], *, methods: bool = False,
+                   factories: bool = False) -> _Plan | None:
     """The hook's place in one scope: after the model an optimizer is built from; with `methods`,
-    after the model whose own method returns the optimizer (`model.configure_optimizers()`)."""
+    after the model whose own method returns the optimizer (`model.configure_optimizers()`); with
+    `factories`, after the model handed to an optimizer-building function (`create_optimizer_v2(model)`)."""
     statements: list = []
     _flatten(body_block, (), statements)
     for position, (stmt, path) in enumerate(statements):
         for small in _own_nodes(stmt):
             for call in _calls(small):
+                if factories:
+                    model = _optimizer_factory_model(call)
+                    # only a model built in this scope (`model = create_model(...)`): never a parameter or config
+                    if model is not None and isinstance(_value_of(model, statements[:position]), cst.Call):
+                        return _anchor(module, statements[:position], path, model, params)
+                    continue
                 if methods:
                     receiver = _optimizer_method_receiver(call)
                     if receiver is not None:
@@ -481,6 +511,10 @@ def find_model_insertion(module: cst.Module) -> _Plan:
         failure = failure or plan
     for body_block, params, _ in scopes:
         plan = _plan_in_scope(module, body_block, params, methods=True)
+        if plan is not None and plan.block is not None:
+            return plan
+    for body_block, params, _ in scopes:
+        plan = _plan_in_scope(module, body_block, params, factories=True)
         if plan is not None and plan.block is not None:
             return plan
     for class_name in own_classes:

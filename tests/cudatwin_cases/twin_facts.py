@@ -4,6 +4,7 @@ import sys
 
 import torch
 import torch.nn as nn
+import torch.utils._triton
 
 model = nn.Linear(8, 8).cuda()
 x = torch.randn(4, 8, device="cuda")
@@ -25,6 +26,8 @@ facts = {
     "cuda_amp": cuda_amp_dtype,
     "accelerator": str(torch.accelerator.current_accelerator()),
     "nccl": torch.distributed.is_nccl_available(),
+    # torch.compile's probe: triton's CUDA kernels cannot run on the twin's CPU tensors
+    "triton": torch.utils._triton.has_triton(),
 }
 with open(sys.argv[1], "w") as f:
     json.dump(facts, f)
