@@ -290,3 +290,11 @@ def test_a_script_hooked_by_apply_writes_its_pack_where_validate_reads_it(tmp_pa
     text = copy.copy.read_text()
     assert DEFAULT_NPU_PACK not in text and repr(str(pack)) in text
     assert len(text.splitlines()) == len(hooked.splitlines()) + 1  # + validate's dump hook line only
+
+
+def test_validate_retargets_the_helper_apply_writes():
+    """checks/validate/copies.py names apply's hook helper without importing libcst: the two must agree."""
+    from checks.validate import copies
+    from migrate.codemods import config_check_hooks
+
+    assert copies.APPLY_HELPER == config_check_hooks.HELPER
