@@ -223,8 +223,62 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
         warm.close()
 
 
+@dataclass
+class _Progress:
+    """What a validate has finished so far, for the partial result when a signal ends it."""
+
+    steps: int
+    backends: dict
+    phase: str = "preparing the runs"
+    runs: dict = field(default_factory=dict)  # side -> (InstrumentedCopy, smoke result) of a finished run
+    alignment: loss_compare.LossAlignment | None = None
+    equivalence: bool = False
+
+
 def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
                    steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
+    """Everything after the set-up. A signal (migrate/guard.py: SIGINT, SIGTERM, SIGHUP) ends the run in
+    progress (checks/launch/process.py) and unwinds through here: the runs finished so far and the steps the
+    interrupted one had done become the result (verdict "interrupted", exit 128 + N), written to the output
+    folder as any result is and attached to the exception as `partial` for the command to report."""
+    done = _Progress(steps, backends)
+    try:
+        return _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
+                               notes, done, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
+                               recorded=recorded)
+    except KeyboardInterrupt as exc:
+        exc.partial = None  # not an inner run's own partial result (run_smoke attaches one)
+        try:
+            exc.partial = _finish(out, say, _interrupted(exc, done, notes, out))
+        except Exception:  # noqa: BLE001 - the signal still ends the command (migrate/cli.py says so)
+            pass
+        raise
+
+
+def _interrupted(exc: KeyboardInterrupt, done: _Progress, notes: list[str], out: Path) -> ValidateResult:
+    """The result of a validate a signal ended: verdict "interrupted", exit 128 + N, each run's steps."""
+    from migrate.guard import exit_status
+
+    runs = [_run_info(side, copy.original, smoke, copy) for side, (copy, smoke) in done.runs.items()]
+    side_run = getattr(exc, "side_run", None)  # the run the signal ended (run_side)
+    if side_run is not None and side_run[0] not in done.runs:
+        side, copy, smoke = side_run
+        run = (_run_info(side, copy.original, smoke, copy) if smoke is not None else
+               RunInfo(side, copy.original, done.backends.get(side, "?"), 2, "?", 0, (), None, (), False, ""))
+        runs.append(replace(run, verdict="interrupted", exit_code=exit_status(exc), reasons=()))
+    runs.sort(key=lambda r: SIDES.index(r.side))
+    ran = {r.side: r for r in runs}
+    counts = ", ".join(f"{side} {ran[side].steps if side in ran else 0} of {done.steps}" + ("" if side in ran else " (not started)")
+                       for side in SIDES)
+    compared = "" if done.alignment is not None else "; nothing was compared"
+    reason = (f"interrupted by {exc or 'SIGINT'} while {done.phase}: {counts} optimizer steps; "
+              f"every process of the run was ended{compared}")
+    return ValidateResult("interrupted", exit_status(exc), (reason,), out, done.equivalence,
+                          tuple(runs), losses=done.alignment, notes=tuple(notes))
+
+
+def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, done,
+                    *, steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
         # ---- pass 1: the runs, with ConfigChecker packs
@@ -233,15 +287,19 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         for side in SIDES:
             if side == "baseline" and recorded is not None:
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
+                done.runs[side] = copies[side], smoke[side]
                 continue
+            done.phase = f"running the {side} script ({scripts[side].name})"
             ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
                             steps=steps, env=side_env[side], common=common, say=say, stream=stream)
             if isinstance(ran, str):
                 return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
             copies[side], smoke[side] = ran
+            done.runs[side] = ran
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
         equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
+        done.equivalence = equivalence
         data = None
         if recorded is not None:  # two hosts: the first batches before anything else (checks/validate/hosts.py)
             from checks.validate import bundle as bundle_format
@@ -269,8 +327,10 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
         if recorded is not None and rtol is None and atol is None:
             notes.append(f"loss tolerance rtol {r:g}, atol {a:g}: {loss_compare.tolerance_source(base.loss_dtype or mig.loss_dtype, exact=equivalence)}")
+        done.alignment = alignment
         spread = None
         if _worth_repeating(alignment, mig, repeat, common):
+            done.phase = "running the original again (the losses differ)"
             spread = _repeat_original(scripts, gpu_script.name, tmp_path, smoke["baseline"], mig, backends, side_env,
                                       common, say, stream, steps=steps, repeat=repeat, rtol=r, atol=a)
             if not spread.deterministic:
@@ -287,6 +347,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             config = msprobe_bridge.ConfigCheckResult(None, (), None, "NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
         else:
             say("validate: comparing the config_check packs (msprobe)")
+            done.phase = "comparing the config_check packs"
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
                                                          out / "config_check", warm=warm)
             config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
@@ -308,6 +369,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             if recorded is not None:  # the original's side of the dump was recorded with it (baseline --dump-steps)
                 recorded_dump, dump_steps = _recorded_dump(recorded, dump_steps, notes)
             if dump_steps:
+                done.phase = "running the msprobe API dump"
                 say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} "
                     f"{'on both sides' if recorded_dump is None else 'of the migrated run, against the recorded one'}")
                 api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
@@ -372,6 +434,11 @@ def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, 
                           stream=stream, wait_for_script=COPY_WAIT_S, **_for_side(common, side))
     try:
         copy = make_copy(script, workdir, name, zip_path)
+    except KeyboardInterrupt as exc:  # a signal: the run waiting for its copy is ended (or told to give up)
+        planned.copy.parent.mkdir(parents=True, exist_ok=True)
+        Path(f"{planned.copy}.cancel").write_text("")
+        exc.side_run = (side, planned, pending.settled(INTERRUPTED_RUN_WAIT_S))
+        raise
     except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
         planned.copy.parent.mkdir(parents=True, exist_ok=True)
         Path(f"{planned.copy}.cancel").write_text("")
@@ -381,7 +448,11 @@ def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, 
             return f"could not run the {side} script: it does not parse: {where}: {exc.msg}"
         return f"could not prepare the {side} script {script}: {exc}"
     shutil.copyfile(copy.copy, side_dir / f"instrumented_{name}")
-    return copy, pending.result()
+    try:
+        return copy, pending.result()
+    except KeyboardInterrupt as exc:  # a signal ended the run (kill_live, before this was raised): its steps done
+        exc.side_run = (side, copy, pending.settled(INTERRUPTED_RUN_WAIT_S))
+        raise
 
 
 def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = False,
@@ -556,28 +627,42 @@ def user_text(text: str, copy: InstrumentedCopy) -> str:
 
 
 COPY_WAIT_S = 300.0
+# a run a signal ended has its processes killed already: its result (the steps it did) follows within seconds
+INTERRUPTED_RUN_WAIT_S = 15.0
 
 
 class _Background:
-    """fn(*args, **kwargs) in a thread; result() joins it (and re-raises what it raised)."""
+    """fn(*args, **kwargs) in a thread; result() waits for it (and re-raises what it raised).
+
+    Waits on an Event, not Thread.join: a join that a signal interrupts (migrate/guard.py raises in the
+    main thread) marks a still-running thread as stopped in CPython 3.11 (the bpo-45274 clean-up), so a
+    later join would return at once; settled() must still wait for the run the signal ended."""
 
     def __init__(self, fn, *args, **kwargs):
         self._out: dict = {}
+        self._done = threading.Event()
 
         def run():
             try:
                 self._out["value"] = fn(*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller
                 self._out["error"] = exc
+            finally:
+                self._done.set()
 
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()
 
     def result(self):
-        self._thread.join()
+        self._done.wait()
         if "error" in self._out:
             raise self._out["error"]
         return self._out["value"]
+
+    def settled(self, timeout: float):
+        """The value once fn returns within `timeout` seconds, else None (fn raised, or is still running)."""
+        self._done.wait(timeout)
+        return self._out.get("value")
 
 
 def baseline_backend_for(requested: str, notes: list[str]) -> str:

@@ -2,7 +2,7 @@
 
 Thin: parses options, calls checks.profile.run.run_profile (the parent side never imports torch),
 hands the result to the reporters. Exit 0 no finding at or above --fail-on, 1 findings at or above
-it, 2 could not run.
+it, 2 could not run, 128+N ended by signal N (the steps measured before it reported, verdict "interrupted").
 """
 from __future__ import annotations
 
@@ -40,10 +40,15 @@ def profile(script, script_args, steps, backend, fake_data, fmt, output, json_le
     from checks.profile.run import run_profile
 
     target = report_target(fmt, output, json_legacy)
-    result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
-                         script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
-                         stream=None if quiet else sys.stderr, advisor=not no_advisor, launch=launch,
-                         progress_timeout=progress_timeout)
+    try:
+        result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
+                             script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
+                             stream=None if quiet else sys.stderr, advisor=not no_advisor, launch=launch,
+                             progress_timeout=progress_timeout)
+    except KeyboardInterrupt as exc:  # a signal: the run is ended; report the steps it measured
+        result = getattr(exc, "partial", None)
+        if result is None:
+            raise
     if target.json:
         write_json(result, target.json)
     target.render(render, result)

@@ -89,6 +89,8 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt as exc:  # a signal: the runs are ended; report what was done (checks/validate/run.py)
+        result = partial_result(exc)
     report(result, target)
     sys.exit(result.exit_code)
 
@@ -134,5 +136,16 @@ def _validate_baseline(bundle, npu_script, script_args, *, target, steps, quiet,
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt as exc:
+        result = partial_result(exc)
     report(result, target)
     sys.exit(result.exit_code)
+
+
+def partial_result(exc: KeyboardInterrupt):
+    """The result a signal left (verdict "interrupted", exit 128 + N), or the signal again when there is none
+    (it came before the runs started: migrate/cli.py then says so and exits 128 + N)."""
+    result = getattr(exc, "partial", None)
+    if result is None:
+        raise exc
+    return result
