@@ -15,23 +15,21 @@ from click.testing import CliRunner
 
 from migrate.commands.doctor import doctor
 from migrate.doctor import explain
+from tests.helpers import cached_wheel
 
-WHEEL = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels")) / \
-    "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"
 ENTRIES = explain.known_errors()
 
 
 @functools.lru_cache(maxsize=None)
 def _wheel_bytes(member: str) -> bytes:
-    with zipfile.ZipFile(WHEEL) as zf:
+    """A member of the cached torch_npu wheel (the calling test skips when it is not cached)."""
+    with zipfile.ZipFile(cached_wheel("torch_npu")) as zf:
         return zf.read(member)
 
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.source["kind"] == "wheel"],
                          ids=lambda e: e.id)
 def test_wheel_sourced_text_is_in_the_wheel(entry):
-    if not WHEEL.is_file():
-        pytest.skip(f"torch_npu wheel not cached at {WHEEL}")
     data = _wheel_bytes(entry.source["file"])
     assert entry.source["text"].encode() in data
 
@@ -67,8 +65,6 @@ def test_pattern_matches_the_real_message(entry):
 
 def test_needed_libraries_are_really_needed():
     """libhccl/libascendcl/libge_runner entries rest on libtorch_npu.so's NEEDED list."""
-    if not WHEEL.is_file():
-        pytest.skip("torch_npu wheel not cached")
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -120,8 +116,6 @@ def test_err_code_decoded_from_the_wheel_format():
 
 
 def test_err_codes_match_the_wheel_enums():
-    if not WHEEL.is_file():
-        pytest.skip("torch_npu wheel not cached")
     source = _wheel_bytes("torch_npu/utils/_error_code.py").decode()
     for code, entry in explain.err_codes()["codes"].items():
         assert f'{entry["name"]} = ({int(code)}, "{entry["message"]}")' in source

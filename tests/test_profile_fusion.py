@@ -1,9 +1,9 @@
 """Fusion chances (checks/profile/fusion.py) and their data (migrate/knowledge/data/fusion_rules.json):
-the pure parts, without torch. The emulated runs are in tests/test_profile.py."""
+the pure parts, without torch. The emulated runs are in tests/test_profile.py. Also what profile's tests
+take from the torch_npu wheel (read as a zip from the wheel cache): the fake Ascend profiler's signatures."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -11,9 +11,9 @@ import pytest
 
 from checks.profile import fusion
 from migrate import knowledge
+from tests.helpers import cached_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-WHEELS = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels"))
 DATA = knowledge.read_json(*fusion.RULES_FILE)
 
 
@@ -91,16 +91,40 @@ def test_the_data_says_where_it_came_from():
             assert entry["signature"].startswith(api.split(".", 1)[1] + "("), api
 
 
-@pytest.mark.skipif(not (WHEELS / "msprof_analyze-26.2.0-py3-none-any.whl").is_file()
-                    or not (WHEELS / "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl").is_file(),
-                    reason="msprof-analyze / torch_npu wheels not in $NPU_WHEEL_CACHE")
 def test_committed_data_is_what_the_generator_reads_from_the_wheels():
     import importlib.util
+
+    msprof, torch_npu = cached_wheel("msprof_analyze"), cached_wheel("torch_npu")
 
     spec = importlib.util.spec_from_file_location("build_fusion_rules", ROOT / "scripts" / "build_fusion_rules.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    fresh = mod.build(WHEELS / mod.MSPROF_WHEEL, WHEELS / mod.TORCH_NPU_WHEEL)
+    assert (msprof.name, torch_npu.name) == (mod.MSPROF_WHEEL, mod.TORCH_NPU_WHEEL)
+    fresh = mod.build(msprof, torch_npu)
     committed = json.loads((ROOT / "migrate" / "knowledge" / "data" / "fusion_rules.json").read_text())
     fresh.pop("generated"), committed.pop("generated")
     assert fresh == json.loads(json.dumps(fresh)) and fresh == committed
+
+
+def test_fake_profiler_signatures_match_the_wheel():
+    """The fake torch_npu profiler of tests/profile_cases/fake_npu (test_profile.py's NPU orchestration tests)
+    accepts exactly the real keyword names, so a misspelt argument in checks/profile/ascend.py fails there
+    as it would on the NPU."""
+    import ast
+    import zipfile
+
+    def params(tree, cls, fn="__init__"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == fn:
+                        a = item.args
+                        return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg != "self"]
+        raise AssertionError(f"{cls}.{fn} not found")
+
+    with zipfile.ZipFile(cached_wheel("torch_npu")) as z:
+        real = {f: ast.parse(z.read(f"torch_npu/profiler/{f}")) for f in ("profiler.py", "scheduler.py", "experimental_config.py")}
+    fake = ast.parse((ROOT / "tests" / "profile_cases" / "fake_npu" / "torch_npu" / "profiler.py").read_text(encoding="utf-8"))
+    assert params(fake, "profile") == params(real["profiler.py"], "profile")
+    assert params(fake, "schedule") == params(real["scheduler.py"], "Schedule")
+    assert params(fake, "_ExperimentalConfig") == params(real["experimental_config.py"], "_ExperimentalConfig")
