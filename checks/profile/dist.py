@@ -21,7 +21,7 @@ from checks.verdict.smoke import emulated_note
 
 def run_distributed_profile(script, *, launch, steps, backend, fake_data, version, script_args, out_dir, fail_words,
                             timeout, stream, python, env, op_trace, advisor, seed, warnings,
-                            progress_timeout=None) -> ProfileResult:
+                            progress_timeout=None, progress: bool = False) -> ProfileResult:
     from checks.distributed.run import run_distributed_smoke
     from checks.profile.result import PROFILE_ENV, child_config, read_child_report
     from checks.verdict.dist_result import LaunchSpec
@@ -39,7 +39,7 @@ def run_distributed_profile(script, *, launch, steps, backend, fake_data, versio
                                         progress_timeout=progress_timeout, backend=backend, fake_data=fake_data,
                                         torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
                                         env=child_env, stream=stream, python=python, seed=seed,
-                                        log_dir=os.path.join(out_dir, "logs"))
+                                        log_dir=os.path.join(out_dir, "logs"), progress="profile" if progress else False)
         except KeyboardInterrupt as exc:  # a signal: the job is ended; rank what each rank measured
             interrupted, job = exc, getattr(exc, "partial", None)
             if job is None:

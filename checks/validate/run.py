@@ -136,6 +136,7 @@ def run_validate(
     repeat: int = validate_repeat.DEFAULT_REPEAT,
     recorded=None,
     notes: tuple[str, ...] = (),
+    progress: bool = False,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -148,6 +149,8 @@ def run_validate(
     error from an original that does not repeat itself (checks/validate/repeat.py).
     recorded: a baseline bundle (checks/bundle.Bundle, `validate --baseline`): the original is not run,
     its recorded run is the baseline; gpu_script is then the recorded path (it need not exist here).
+    progress: "validate baseline: step k/N" (then "validate migrated: ...") on a terminal while each run goes
+    (the quiet mode's status line, checks/smoke/progress.py).
     """
     if baseline_backend not in BASELINE_BACKENDS:
         raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
@@ -175,14 +178,15 @@ def run_validate(
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
                          migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
-                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes))
+                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes), progress=progress)
     finally:
         log.close()
 
 
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
-              migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None) -> ValidateResult:
+              migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None,
+              progress=False) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes = notes if notes is not None else []
@@ -203,7 +207,7 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     # script_args per side: a CUDA device argument reaches the migrated run as its NPU name
     common = dict(fake_data=fake_data, script_args={"baseline": tuple(script_args), "migrated": npu_args},
                   timeout=timeout, seed=seed, torch_npu_version=torch_npu_version, autocast=autocast,
-                  memory_limit=memory_limit)
+                  memory_limit=memory_limit, progress=progress)
     if launch is not None:  # N ranks per side, compared rank by rank (checks/validate/dist.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
         if dump:
@@ -689,12 +693,16 @@ def precision_notes(runs) -> list[str]:
 
 
 def _for_side(common: dict, side: str) -> dict:
-    return {**common, "script_args": common["script_args"][side]}
+    """The options of one side's run; `progress` (the quiet mode's status line): its label, "validate SIDE"
+    unless the caller named one (`npu-migrate baseline`)."""
+    progress = common.get("progress")
+    label = progress if isinstance(progress, str) else f"validate {side}"
+    return {**common, "script_args": common["script_args"][side], "progress": label if progress else False}
 
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
            torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None,
-           wait_for_script=0.0):
+           wait_for_script=0.0, progress=False):
     from checks.smoke.run import run_smoke
 
     child_env = dict(os.environ)
@@ -704,14 +712,14 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
     # one autocast policy for both sides (precision parity; no effect on real hardware). On the
     # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
     policy = autocast if backend != "cpu" else "off"
-    options = dict(autocast=policy, wait_for_script=wait_for_script, memory_limit=memory_limit)
+    options = dict(autocast=policy, wait_for_script=wait_for_script, memory_limit=memory_limit, progress=progress)
     if launch is not None:
         from checks.child.bootstrap import wait_for_script as wait_for_copy
         from checks.validate.dist import smoke_ranks
 
         # the torchrun launcher starts from the finished copy (a missing one is its error to report)
         wait_for_copy(str(copy.copy), wait_for_script)
-        options = dict(autocast=policy, memory_limit=memory_limit)
+        options = dict(autocast=policy, memory_limit=memory_limit, progress=progress)
         run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,

@@ -11,7 +11,7 @@ import sys
 import click
 
 from migrate.commands._launch_options import launch_options
-from migrate.commands._report_options import report_options, report_target
+from migrate.commands._report_options import quiet_option, report_options, report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -26,7 +26,7 @@ from migrate.commands._report_options import report_options, report_target
 @click.option("--fail-on", help="Exit 1 on findings of these kinds (host_sync, cpu_fallback, dynamic_shape, float64, data_loading, optimizer, fusion) or at/above a severity (low|medium|high), or any; joined with ',' or '|'. Default: none.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds before the run (and all its children) is killed.")
 @click.option("--no-advisor", is_flag=True, help="NPU: do not run msprof-analyze advisor on the trace.")
-@click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
+@quiet_option
 @launch_options
 def profile(script, script_args, steps, backend, fake_data, fmt, output, json_legacy, out_dir, torch_npu_version, fail_on, timeout,
             no_advisor, quiet, launch, progress_timeout):
@@ -44,7 +44,7 @@ def profile(script, script_args, steps, backend, fake_data, fmt, output, json_le
         result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
                              script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
                              stream=None if quiet else sys.stderr, advisor=not no_advisor, launch=launch,
-                             progress_timeout=progress_timeout)
+                             progress_timeout=progress_timeout, progress=quiet)
     except KeyboardInterrupt as exc:  # a signal: the run is ended; report the steps it measured
         result = getattr(exc, "partial", None)
         if result is None:
