@@ -158,7 +158,7 @@ def test_cli_explain_file(tmp_path):
 
 
 def test_cli_explain_stdin_json():
-    result = CliRunner().invoke(doctor, ["--explain", "-", "--json", "-"], input=HCCL_LOG)
+    result = CliRunner().invoke(doctor, ["--explain", "-", "--format", "json"], input=HCCL_LOG)
     assert result.exit_code == 1
     data = json.loads(result.output)
     assert [m["id"] for m in data["matches"]] == ["EI0006"]
@@ -190,10 +190,10 @@ def test_cli_explain_rich_table(tmp_path):
 def test_cli_explain_writes_the_json_report_beside_the_text(tmp_path):
     log, report = tmp_path / "train.log", tmp_path / "explain.json"
     log.write_text(HCCL_LOG)
-    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "text", "--json", str(report)])
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "json", "-o", str(report)])
     assert result.exit_code == 1, result.output
     assert "EI0006" in result.output and not result.output.lstrip().startswith("{")  # text on stdout
-    to_stdout = CliRunner().invoke(doctor, ["--explain", str(log), "--json", "-"])
+    to_stdout = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "json"])
     assert json.loads(report.read_text()) == json.loads(to_stdout.output)
 
 
@@ -217,7 +217,7 @@ def test_cli_explain_report_into_a_fifo_reaches_its_reader(tmp_path):
     chunks: list[bytes] = []
     reader = threading.Thread(target=lambda: chunks.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "text", "--json", str(fifo)])
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "json", "-o", str(fifo)])
     reader.join(60)
     assert result.exit_code == 1, result.output
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

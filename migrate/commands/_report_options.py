@@ -21,7 +21,13 @@ from dataclasses import dataclass
 
 import click
 
-DEPRECATED_JSON = "npu-migrate: --json FILE is deprecated and goes in the next release: use --format json -o FILE"
+
+def deprecated(old: str, new: str) -> str:
+    """The line an older spelling prints on stderr for one release (smoke/profile/doctor `--json FILE`, kb `--json`)."""
+    return f"npu-migrate: {old} is deprecated and goes in the next release: use {new}"
+
+
+DEPRECATED_JSON = deprecated("--json FILE", "--format json -o FILE")
 RUN_QUIET_HELP = ("Only the result: do not stream the script's output nor print progress lines (on a terminal, one "
                   "status line shows the step reached and the elapsed time, erased at the end).")
 SCAN_QUIET_HELP = "Only the report: no progress bar, no summary line or notes on stderr (as ruff's -q). Errors still show."
@@ -67,7 +73,7 @@ class ReportTarget:
 
 def report_target(fmt: str, output: str | None, json_legacy: str | None) -> ReportTarget:
     if json_legacy:
-        click.echo(DEPRECATED_JSON, err=True)
+        click.echo(DEPRECATED_JSON, err=True)  # stderr: a JSON document on stdout stays parseable
         if fmt != "text" or output:
             raise click.UsageError("--json FILE is --format json -o FILE: give one or the other")
         fmt, output = "json", json_legacy
