@@ -18,13 +18,18 @@ install() {
     shift
     echo "setup: $what" >&2
     "$@" >>"$LOG" 2>&1 &
-    local pid=$! start=$SECONDS last=$SECONDS
+    local pid=$! start=$SECONDS last=$SECONDS step shown=""
     while kill -0 "$pid" 2>/dev/null; do
         sleep 1
         if [ $((SECONDS - last)) -ge 15 ]; then
             last=$SECONDS
             step=$(grep -E "^ *(Collecting|Downloading|Using cached|Building|Installing)" "$LOG" | tail -1 | cut -c1-110 || true)
-            echo "setup:   ... $((SECONDS - start)) s${step:+: ${step# *}}" >&2
+            if [ "$step" = "$shown" ]; then  # pip is still on it (unpacking torch's wheels takes minutes)
+                echo "setup:   ... $((SECONDS - start)) s" >&2
+            else
+                echo "setup:   ... $((SECONDS - start)) s${step:+: ${step# *}}" >&2
+                shown=$step
+            fi
         fi
     done
     if ! wait "$pid"; then
