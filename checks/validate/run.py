@@ -627,7 +627,10 @@ def user_text(text: str, copy: InstrumentedCopy) -> str:
     text = re.sub(re.escape(copy_path) + r":(\d+)", repl, text)
     text = re.sub(r'File "' + re.escape(copy_path) + r'", line (\d+)',
                   lambda m: f'File "{copy.original}", line {repl(m).rsplit(":", 1)[1]}', text)
-    return text.replace(copy_path, str(copy.original))
+    text = text.replace(copy_path, str(copy.original))
+    # the copy's siblings are symlinks to the original's (checks/validate/copies.py): `COPY_DIR/utils.py:45` is
+    # the user's own utils.py, line for line
+    return text.replace(str(copy.copy.parent) + os.sep, str(copy.original.parent) + os.sep)
 
 
 COPY_WAIT_S = 300.0
