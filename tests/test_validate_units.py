@@ -157,6 +157,24 @@ def test_existing_config_checker_is_pointed_at_our_pack():
     ast.parse(out)
 
 
+def test_the_hook_apply_adds_is_pointed_at_our_pack():
+    """A script `apply` migrated carries its own hook, `_npu_config_check(model, "npu_config_check/...zip")`
+    (its ConfigChecker call sits inside the helper): validate's copy must write its pack where validate reads
+    it. Before, the pack went to npu_config_check/ in the working directory and validate said "config_check
+    not compared" on kuangliu/pytorch-cifar's apply output."""
+    from checks.validate.copies import retarget_zip
+    from migrate.rewrite.instrument import instrument_source
+
+    src = ("import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "for _ in range(2):\n    opt.zero_grad()\n    model(torch.ones(1, 2)).sum().backward()\n    opt.step()\n")
+    hooked = instrument_source(src, zip_path="npu_config_check/npu_config_pack_rank{rank}.zip").text
+    assert '_npu_config_check(model, "npu_config_check/npu_config_pack_rank{rank}.zip")' in hooked
+    out = retarget_zip(hooked, "/out/pack.zip")
+    assert "_npu_config_check(model, '/out/pack.zip')" in out and "npu_config_pack_rank{rank}.zip" not in out
+    assert len(out.splitlines()) == len(hooked.splitlines())
+    ast.parse(out)
+
+
 def test_copy_below_a_mirror_of_the_project_root_sees_folders_above_the_script(tmp_path):
     """`@hydra.main(config_path="../configs")`, `Path(__file__).parents[1]` and root finders look above
     the script's folder: the copy sits at the same depth below a linked mirror of the project root."""

@@ -122,7 +122,11 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
 
 
 def retarget_zip(source: str, zip_path: str) -> str:
-    """Set `output_zip_path` of every `ConfigChecker(...)` call to `zip_path` (same lines)."""
+    """Set `output_zip_path` of every `ConfigChecker(...)` call, and the pack path of every call of the hook
+    `apply`/`instrument` add (`_npu_config_check(model, "npu_config_check/...{rank}.zip")`,
+    migrate/codemods/config_check_hooks.py), to `zip_path` (same lines)."""
+    from migrate.codemods.config_check_hooks import HELPER
+
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -134,6 +138,12 @@ def retarget_zip(source: str, zip_path: str) -> str:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name == HELPER:  # its pack path, relative to the working directory: the copy's pack instead
+            value = next((k.value for k in node.keywords if k.arg == "zip_path"), None)
+            value = node.args[1] if value is None and len(node.args) >= 2 else value
+            if value is not None and value.lineno == value.end_lineno:
+                edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, repr(zip_path)))
+            continue
         if name != "ConfigChecker":
             continue
         value = next((k.value for k in node.keywords if k.arg == "output_zip_path"), None)
