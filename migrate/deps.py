@@ -76,7 +76,7 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     declared: list[tuple[str, str]] = []
     for result in files:
         for fact in getattr(result, "facts", ()):
-            if fact[0] == "imp" and fact[1] not in known and fact[1] not in own:
+            if fact[0] == "imp" and fact[1] not in known and fact[1] not in own and not _beside(result.path, fact[1]):
                 where[fact[1]].append(f"{result.path}:{fact[2]}")
             elif fact[0] == "req":
                 declared.append((fact[1], f"{result.path}:{fact[2]}"))
@@ -87,6 +87,16 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
             if dist not in known_dists:
                 where[imported.get(dist, dist)].append(place)  # `numpy` declared and imported: one entry
     return {name: sorted(where[name]) for name in sorted(where, key=lambda n: (-len(where[n]), n))}
+
+
+def _beside(path: str, name: str) -> bool:
+    """`name` is a module or package next to the importing file (its folder is sys.path[0] when it runs):
+    `analyze main.py` of a repository whose main.py imports its own `models/` and `utils.py`, which were not
+    scanned. Looked up only for names nothing else knows; nothing is imported."""
+    folder = os.path.dirname(path)
+    if not path or path.startswith("<"):  # stdin
+        return False
+    return os.path.isfile(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name))
 
 
 def _catalogue_distributions() -> frozenset[str]:

@@ -9,13 +9,12 @@ Read from torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl:
   * torch_npu/include/torch_npu/csrc/core/npu/NPUErrorCodes.h  the advice torch_npu itself prints
     per code (`{code, "text"}` in AclErrorCode::error_code_map)
 
-Usage: python scripts/build_acl_codes.py [WHEEL]   (default: $NPU_WHEEL_CACHE or /work/wheels)
+Usage: python scripts/build_acl_codes.py [WHEEL]   (default: the wheel cache, scripts/fetch_wheels.py)
 """
 from __future__ import annotations
 
 import datetime
 import json
-import os
 import re
 import sys
 import zipfile
@@ -73,8 +72,9 @@ def build(wheel: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    wheel = Path(args[0]) if args else \
-        Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels")) / WHEEL_NAME
+    from fetch_wheels import cache_dir  # scripts/ is sys.path[0] when this runs as a script
+
+    wheel = Path(args[0]) if args else cache_dir() / WHEEL_NAME
     data = build(wheel)
     OUT.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     print(f"{OUT}: {len(data['codes'])} codes")

@@ -13,7 +13,7 @@ Checked in torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl, per fused API
   * optimizer.X (a method of the fused optimizers): `def X(` in torch_npu/optim/npu_fused_optim_base.py;
   * torch.X and mindspeed.ops.X are not torch_npu APIs: recorded as such (status "torch" / "absent").
 
-Usage: python scripts/build_fusion_rules.py [MSPROF_WHEEL [TORCH_NPU_WHEEL]]   (default: /work/wheels)
+Usage: python scripts/build_fusion_rules.py [MSPROF_WHEEL [TORCH_NPU_WHEEL]]   (default: the wheel cache, scripts/fetch_wheels.py)
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ import ast
 import copy
 import datetime
 import json
-import os
 import re
 import sys
 import zipfile
@@ -137,7 +136,9 @@ def build(msprof: Path, torch_npu: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    folder = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels"))
+    from fetch_wheels import cache_dir  # scripts/ is sys.path[0] when this runs as a script
+
+    folder = cache_dir()
     msprof = Path(args[0]) if args else folder / MSPROF_WHEEL
     torch_npu = Path(args[1]) if len(args) > 1 else folder / TORCH_NPU_WHEEL
     data = build(msprof, torch_npu)

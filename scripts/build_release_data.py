@@ -13,7 +13,7 @@ Sources, all read from the wheels' own metadata (never invented, torch_npu never
     A wheel exists for that Python when the resolve succeeds; the report gives the wheel's file
     name (its tags) and its METADATA `Requires-Dist` / `Requires-Python`. Older post releases of a
     line are probed for cp311 on each platform for their torch requirement (`python_probed: false`);
-  * wheels already in the cache ($NPU_WHEEL_CACHE, default /work/wheels) are read directly (zip
+  * wheels already in the cache ($NPU_WHEEL_CACHE, default .cache/wheels/: scripts/fetch_wheels.py) are read directly (zip
     `*.dist-info/METADATA`) and their requirement is cross-checked against the report;
   * torch_npu's own error codes (`ERRxxyyy`): the enums of torch_npu/utils/_error_code.py in the
     2.14.0 wheel, read with ast (torch_npu_err_codes.json; `--only errors` rebuilds just that);
@@ -26,7 +26,6 @@ import argparse
 import ast
 import datetime as _dt
 import json
-import os
 import re
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from email.parser import Parser
 from pathlib import Path
 
+from fetch_wheels import cache_dir  # scripts/ is sys.path[0]: this runs as a script
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +44,7 @@ OUT = ROOT / "migrate" / "knowledge" / "data" / "releases.json"
 ERR_OUT = ROOT / "migrate" / "knowledge" / "data" / "torch_npu_err_codes.json"
 ERR_WHEEL = "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"
 ERR_FILE = "torch_npu/utils/_error_code.py"
-CACHE = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels"))
+CACHE = cache_dir()  # the wheel cache (scripts/fetch_wheels.py)
 PYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"]
 PLATFORMS = {
     "x86_64": ["manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"],

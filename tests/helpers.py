@@ -104,3 +104,29 @@ def invoke_cli(*args: str, cwd: Path | None = None, stdin: bytes | None = None, 
     finally:
         os.chdir(previous)
     return subprocess.CompletedProcess(["npu-migrate", *args], result.exit_code, result.stdout_bytes, result.stderr_bytes)
+
+
+def wheel_cache_module():
+    """scripts/fetch_wheels.py, the one place that says where the wheel cache is and what it holds."""
+    import importlib.util
+
+    module = sys.modules.get("fetch_wheels")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("fetch_wheels", ROOT / "scripts" / "fetch_wheels.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["fetch_wheels"] = module  # its dataclass needs its module registered
+        spec.loader.exec_module(module)
+    return module
+
+
+def cached_wheel(name: str) -> Path:
+    """The cached wheel `name` ("torch_npu", "msprof_analyze": scripts/fetch_wheels.py, which set-up runs):
+    its path in $NPU_WHEEL_CACHE, else in the repository's .cache/wheels/. Skips the calling test, naming the
+    command that downloads it, when it is not there."""
+    import pytest
+
+    path = wheel_cache_module().path(name)
+    if not path.is_file():
+        pytest.skip(f"{path.name} not in the wheel cache {path.parent}: run `python scripts/fetch_wheels.py` "
+                    f"(scripts/setup_env.sh does)")
+    return path

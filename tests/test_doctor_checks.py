@@ -314,15 +314,12 @@ def test_checks_never_import_torch():
 def test_release_data_agrees_with_the_cached_wheel():
     """The generated data against a wheel read here as a zip: its METADATA torch pin and its
     Python tag."""
-    import os
     import zipfile
     from email.parser import Parser
-    from pathlib import Path
 
-    wheel = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels")) / \
-        "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"
-    if not wheel.is_file():
-        pytest.skip(f"{wheel} not cached")
+    from tests.helpers import cached_wheel
+
+    wheel = cached_wheel("torch_npu")
     with zipfile.ZipFile(wheel) as zf:
         meta = Parser().parsestr(zf.read("torch_npu-2.14.0.dist-info/METADATA").decode())
     torch_pin = next(r for r in meta.get_all("Requires-Dist") if r.startswith("torch"))

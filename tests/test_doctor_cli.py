@@ -31,8 +31,7 @@ def _no_stack_here():
 def test_machine_without_ascend_says_so(tmp_path):
     assert _no_stack_here(), "this test describes a machine without the Ascend stack"
     report = tmp_path / "doctor.json"
-    result = CliRunner().invoke(doctor, ["--json", str(report), "--format", "text"],
-                                env=CLEAN_ENV)
+    result = CliRunner().invoke(doctor, ["--format", "json", "-o", str(report)], env=CLEAN_ENV)
     assert result.exit_code == 1, result.output
     assert result.output.startswith(NO_STACK)
     assert "Traceback" not in result.output
@@ -49,9 +48,12 @@ def test_machine_without_ascend_says_so(tmp_path):
 
 
 def test_json_to_stdout():
-    result = CliRunner().invoke(doctor, ["--json", "-"], env=CLEAN_ENV)
+    result = CliRunner().invoke(doctor, ["--format", "json"], env=CLEAN_ENV)
     assert result.exit_code == 1
     assert json.loads(result.output)["ready"] is False
+    old = CliRunner().invoke(doctor, ["--json", "-"], env=CLEAN_ENV)  # the older spelling, kept this release
+    assert json.loads(old.stdout)["checks"] == json.loads(result.output)["checks"]
+    assert "--json REPORT is deprecated and goes in the next release: use --format json\n" in old.stderr
 
 
 def test_rich_table_output():
@@ -66,7 +68,7 @@ def test_unknown_torch_npu_version_exit_2(capsys):
 
 
 def test_unwritable_report_exit_2(tmp_path):
-    result = CliRunner().invoke(doctor, ["--json", str(tmp_path / "no" / "dir" / "r.json")],
+    result = CliRunner().invoke(doctor, ["--format", "json", "-o", str(tmp_path / "no" / "dir" / "r.json")],
                                 env=CLEAN_ENV)
     assert result.exit_code == 2
     assert "cannot write" in result.output and "Traceback" not in result.output
@@ -84,10 +86,12 @@ def test_output_option_follows_the_convention_of_every_command(tmp_path):
     by_o = CliRunner().invoke(doctor, ["--format", "json", "-o", str(new)], env=CLEAN_ENV)
     by_json = CliRunner().invoke(doctor, ["--json", str(old), "--format", "text"], env=CLEAN_ENV)
     assert by_o.exit_code == by_json.exit_code == 1 and "NOT READY" in by_o.output
+    assert by_json.stderr == "npu-migrate: --json REPORT is deprecated and goes in the next release: use --format json -o REPORT\n"
+    assert by_o.stderr == ""
     assert json.loads(new.read_text())["checks"] == json.loads(old.read_text())["checks"]
     text = tmp_path / "doctor.txt"
     to_file = CliRunner().invoke(doctor, ["--format", "text", "-o", str(text)], env=CLEAN_ENV)
     assert to_file.exit_code == 1 and to_file.output == ""
-    assert text.read_text() == by_json.output
+    assert text.read_text() == by_json.stdout
     clash = CliRunner().invoke(doctor, ["--json", str(old), "-o", str(new)], env=CLEAN_ENV)
     assert clash.exit_code == 2

@@ -4,7 +4,6 @@ quoted from public threads decode to the vendor's meaning."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -13,20 +12,19 @@ import pytest
 
 from migrate.doctor import codes, explain
 
-WHEEL = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels")) / \
-    "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"
-
 
 def test_generated_table_is_what_the_wheel_headers_say():
-    if not WHEEL.is_file():
-        pytest.skip(f"torch_npu wheel not cached at {WHEEL}")
     import importlib.util
+
+    from tests.helpers import cached_wheel
+
+    wheel = cached_wheel("torch_npu")
 
     spec = importlib.util.spec_from_file_location(
         "build_acl_codes", Path(__file__).parents[1] / "scripts" / "build_acl_codes.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    fresh = module.build(WHEEL)
+    fresh = module.build(wheel)
     stored = json.loads(resources.files("migrate.knowledge").joinpath(
         "data", "acl_error_codes.json").read_text())
     assert stored["codes"] == fresh["codes"]

@@ -15,23 +15,21 @@ from click.testing import CliRunner
 
 from migrate.commands.doctor import doctor
 from migrate.doctor import explain
+from tests.helpers import cached_wheel
 
-WHEEL = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels")) / \
-    "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"
 ENTRIES = explain.known_errors()
 
 
 @functools.lru_cache(maxsize=None)
 def _wheel_bytes(member: str) -> bytes:
-    with zipfile.ZipFile(WHEEL) as zf:
+    """A member of the cached torch_npu wheel (the calling test skips when it is not cached)."""
+    with zipfile.ZipFile(cached_wheel("torch_npu")) as zf:
         return zf.read(member)
 
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.source["kind"] == "wheel"],
                          ids=lambda e: e.id)
 def test_wheel_sourced_text_is_in_the_wheel(entry):
-    if not WHEEL.is_file():
-        pytest.skip(f"torch_npu wheel not cached at {WHEEL}")
     data = _wheel_bytes(entry.source["file"])
     assert entry.source["text"].encode() in data
 
@@ -67,8 +65,6 @@ def test_pattern_matches_the_real_message(entry):
 
 def test_needed_libraries_are_really_needed():
     """libhccl/libascendcl/libge_runner entries rest on libtorch_npu.so's NEEDED list."""
-    if not WHEEL.is_file():
-        pytest.skip("torch_npu wheel not cached")
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -120,8 +116,6 @@ def test_err_code_decoded_from_the_wheel_format():
 
 
 def test_err_codes_match_the_wheel_enums():
-    if not WHEEL.is_file():
-        pytest.skip("torch_npu wheel not cached")
     source = _wheel_bytes("torch_npu/utils/_error_code.py").decode()
     for code, entry in explain.err_codes()["codes"].items():
         assert f'{entry["name"]} = ({int(code)}, "{entry["message"]}")' in source
@@ -164,7 +158,7 @@ def test_cli_explain_file(tmp_path):
 
 
 def test_cli_explain_stdin_json():
-    result = CliRunner().invoke(doctor, ["--explain", "-", "--json", "-"], input=HCCL_LOG)
+    result = CliRunner().invoke(doctor, ["--explain", "-", "--format", "json"], input=HCCL_LOG)
     assert result.exit_code == 1
     data = json.loads(result.output)
     assert [m["id"] for m in data["matches"]] == ["EI0006"]
@@ -196,10 +190,10 @@ def test_cli_explain_rich_table(tmp_path):
 def test_cli_explain_writes_the_json_report_beside_the_text(tmp_path):
     log, report = tmp_path / "train.log", tmp_path / "explain.json"
     log.write_text(HCCL_LOG)
-    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "text", "--json", str(report)])
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "json", "-o", str(report)])
     assert result.exit_code == 1, result.output
     assert "EI0006" in result.output and not result.output.lstrip().startswith("{")  # text on stdout
-    to_stdout = CliRunner().invoke(doctor, ["--explain", str(log), "--json", "-"])
+    to_stdout = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "json"])
     assert json.loads(report.read_text()) == json.loads(to_stdout.output)
 
 
@@ -223,7 +217,7 @@ def test_cli_explain_report_into_a_fifo_reaches_its_reader(tmp_path):
     chunks: list[bytes] = []
     reader = threading.Thread(target=lambda: chunks.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "text", "--json", str(fifo)])
+    result = CliRunner().invoke(doctor, ["--explain", str(log), "--format", "json", "-o", str(fifo)])
     reader.join(60)
     assert result.exit_code == 1, result.output
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

@@ -96,8 +96,8 @@ def test_parse_time(line, expected):
 
 def test_cli_on_a_folder_names_the_first_rank(tmp_path):
     out = tmp_path / "t.json"
-    result = CliRunner().invoke(doctor, ["--explain", str(CASE), "--format", "text",
-                                         "--json", str(out)])
+    result = CliRunner().invoke(doctor, ["--explain", str(CASE), "--format", "json",
+                                         "-o", str(out)])
     assert result.exit_code == 1, result.output
     assert "first failing: rank 1 (ACL 507035" in result.output
     assert "[consequence of rank 1]" in result.output

@@ -20,7 +20,7 @@ def test_ops_list():
 
 
 def test_ops_json():
-    r = run("ops", "--torch-npu", "2.13", "--json")
+    r = run("ops", "--torch-npu", "2.13", "--format", "json")
     d = json.loads(r.output)
     assert d["version"] == "2.13.0" and "addmm" in d["npu_ops"]
 
@@ -32,7 +32,7 @@ def test_ops_unsupported():
     apis = {line.split("\t")[0] for line in r.output.splitlines() if not line.startswith("#")}
     assert "torch.nn.utils.clip_grad_norm_" not in apis
     assert "torch.nn.functional.max_pool2d" not in apis and "torch.nn.MaxPool2d" not in apis
-    d = json.loads(run("ops", "--torch-npu", "2.13.0", "--unsupported", "--json").output)
+    d = json.loads(run("ops", "--torch-npu", "2.13.0", "--unsupported", "--format", "json").output)
     assert d["unsupported"]["torch.linalg.eigh"] == ["_linalg_eigh"]
 
 
@@ -53,7 +53,7 @@ def test_api():
 
 
 def test_diff():
-    r = run("diff", "2.1.0", "2.14.0", "--json")
+    r = run("diff", "2.1.0", "2.14.0", "--format", "json")
     assert r.exit_code == 0
     d = json.loads(r.output)
     assert "_scaled_mm" in d["ops_gained"] and "npurt" in d["torch.npu_gained"]
@@ -62,6 +62,9 @@ def test_diff():
 
 
 def test_format_json_is_the_older_json_flag():
-    for args in (("ops", "--torch-npu", "2.13.0", "--unsupported"), ("diff", "2.1.0", "2.14.0")):
+    """The bare --json still works this release, and says on stderr what replaces it (stdout stays JSON)."""
+    for args in (("ops", "--torch-npu", "2.13.0", "--unsupported"), ("ops", "--torch-npu", "2.13.0"), ("diff", "2.1.0", "2.14.0")):
         new, old = run(*args, "--format", "json"), run(*args, "--json")
-        assert new.exit_code == old.exit_code == 0 and json.loads(new.output) == json.loads(old.output)
+        assert new.exit_code == old.exit_code == 0 and json.loads(new.stdout) == json.loads(old.stdout)
+        assert old.stderr == "npu-migrate: --json is deprecated and goes in the next release: use --format json\n"
+        assert new.stderr == ""

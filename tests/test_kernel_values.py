@@ -415,3 +415,13 @@ def test_unknown_dependencies_come_from_manifests_and_literal_importlib_imports(
     assert unknown["einops"] == [f"{tmp_path}/pyproject.toml:4"]
     assert unknown["tqdm"] == [f"{tmp_path}/setup.py:2"]
     assert set(unknown) == {"numpy", "webdataset", "scikit-image", "pytest", "einops", "tqdm"}
+
+
+def test_a_single_scanned_script_owns_the_modules_beside_it(tmp_path):
+    """`analyze main.py` of kuangliu/pytorch-cifar: main.py imports its own `models/` package and `utils.py`,
+    which were not scanned; they are the script's (its folder is sys.path[0]), not unknown dependencies. A
+    package that is not beside it still is."""
+    _write(tmp_path, {"main.py": "import numpy\nimport torch\nfrom models import *\nfrom utils import progress_bar\n",
+                      "utils.py": "def progress_bar(): pass\n", "models/__init__.py": "", "models/dla.py": ""})
+    result = scan([str(tmp_path / "main.py")], use_cache=False, torch_npu_version=NEWEST)
+    assert verdict.summary(result)["unknown_dependencies"] == {"numpy": [f"{tmp_path / 'main.py'}:1"]}

@@ -126,3 +126,68 @@ def test_validate_report_format_and_output(monkeypatch, tmp_path):
     text = tmp_path / "v.txt"
     proc = invoke_cli("validate", gpu, npu, "-o", str(text))
     assert text.read_text().strip() == terminal_text(result).strip() and not proc.stdout
+
+
+def _quiet_help(*command: str) -> str:
+    text = invoke_cli(*command, "--help").stdout.decode()
+    start = text.index("-q, --quiet")
+    lines = [text[start:].splitlines()[0]]
+    for line in text[start:].splitlines()[1:]:
+        if line.lstrip().startswith("-"):
+            break
+        lines.append(line)
+    return " ".join(" ".join(lines).split())
+
+
+def test_quiet_means_only_the_result_for_every_run_command(monkeypatch, tmp_path):
+    """-q of smoke, profile, validate and baseline: one help text, and each run gets no output stream and
+    the terminal status line (its label names the command; validate's names the side)."""
+    import checks.validate.baseline_record
+    import checks.validate.run
+    from checks.validate.bundle import BundleError
+    from checks.validate.run import ValidateError, _for_side
+
+    helps = {name: _quiet_help(name) for name in ("smoke", "profile", "validate", "baseline")}
+    assert len(set(helps.values())) == 1, helps
+    script = tmp_path / "train.py"
+    script.write_text("print('hi')\n")
+    runs = []
+    monkeypatch.setattr(checks.smoke.run, "run_smoke", lambda script, **kw: runs.append(kw) or _smoke_result(script))
+    for quiet in ((), ("-q",)):
+        invoke_cli("smoke", str(script), *quiet)
+        invoke_cli("profile", str(script), "--backend", "emulated", "--out", str(tmp_path / "p"), *quiet)
+    assert [(kw["stream"] is None, kw["progress"]) for kw in runs] == [(False, False), (False, False),
+                                                                        (True, True), (True, "profile")]
+    seen = []
+
+    def record(error):  # a runner that notes its options, then says it could not run (exit 2)
+        def runner(*args, **kwargs):
+            seen.append(kwargs)
+            raise error("recorded")
+        return runner
+
+    monkeypatch.setattr(checks.validate.run, "run_validate", record(ValidateError))
+    monkeypatch.setattr(checks.validate.baseline_record, "record_baseline", record(BundleError))
+    for quiet in ((), ("-q",)):
+        invoke_cli("validate", str(script), str(script), *quiet)
+        invoke_cli("baseline", str(script), "--out", str(tmp_path / "b"), *quiet)
+    assert [(kw["stream"] is None, kw["progress"]) for kw in seen] == [(False, False)] * 2 + [(True, True)] * 2
+    common = {"script_args": {"baseline": (), "migrated": ()}}
+    assert _for_side({**common, "progress": True}, "migrated")["progress"] == "validate migrated"
+    assert _for_side({**common, "progress": "baseline"}, "baseline")["progress"] == "baseline"
+    assert _for_side({**common, "progress": False}, "baseline")["progress"] is False
+
+
+def test_quiet_analyze_and_check_print_the_findings_only(tmp_path):
+    """As ruff's -q: the finding lines, no summary, nothing on stderr; the exit status unchanged."""
+    loud, quiet = (invoke_cli("check", str(CASE), "--no-cache", *q) for q in ((), ("-q",)))
+    assert loud.returncode == quiet.returncode == 1
+    assert "check: " in loud.stderr.decode() and "Scanned" in loud.stdout.decode()
+    lines = quiet.stdout.decode().splitlines()
+    assert lines == [line for line in loud.stdout.decode().splitlines() if ": NPU" in line] and lines
+    assert quiet.stderr.decode() == ""
+    report = tmp_path / "a.json"
+    loud = invoke_cli("analyze", str(CASE), "--no-cache", "--format", "json", "-o", str(report))
+    quiet = invoke_cli("analyze", str(CASE), "--no-cache", "--format", "json", "-o", str(report), "-q")
+    assert "report written to" in loud.stderr.decode() and quiet.stderr.decode() == ""
+    assert quiet.returncode == 1 and json.loads(report.read_text())["findings"]

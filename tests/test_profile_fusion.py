@@ -1,9 +1,9 @@
 """Fusion chances (checks/profile/fusion.py) and their data (migrate/knowledge/data/fusion_rules.json):
-the pure parts, without torch. The emulated runs are in tests/test_profile.py."""
+the pure parts, without torch. The emulated runs are in tests/test_profile.py. Also what profile's tests
+take from the torch_npu wheel (read as a zip from the wheel cache): the fake Ascend profiler's signatures."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -11,9 +11,9 @@ import pytest
 
 from checks.profile import fusion
 from migrate import knowledge
+from tests.helpers import cached_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-WHEELS = Path(os.environ.get("NPU_WHEEL_CACHE", "/work/wheels"))
 DATA = knowledge.read_json(*fusion.RULES_FILE)
 
 
@@ -91,16 +91,16 @@ def test_the_data_says_where_it_came_from():
             assert entry["signature"].startswith(api.split(".", 1)[1] + "("), api
 
 
-@pytest.mark.skipif(not (WHEELS / "msprof_analyze-26.2.0-py3-none-any.whl").is_file()
-                    or not (WHEELS / "torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl").is_file(),
-                    reason="msprof-analyze / torch_npu wheels not in $NPU_WHEEL_CACHE")
 def test_committed_data_is_what_the_generator_reads_from_the_wheels():
     import importlib.util
+
+    msprof, torch_npu = cached_wheel("msprof_analyze"), cached_wheel("torch_npu")
 
     spec = importlib.util.spec_from_file_location("build_fusion_rules", ROOT / "scripts" / "build_fusion_rules.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    fresh = mod.build(WHEELS / mod.MSPROF_WHEEL, WHEELS / mod.TORCH_NPU_WHEEL)
+    assert (msprof.name, torch_npu.name) == (mod.MSPROF_WHEEL, mod.TORCH_NPU_WHEEL)
+    fresh = mod.build(msprof, torch_npu)
     committed = json.loads((ROOT / "migrate" / "knowledge" / "data" / "fusion_rules.json").read_text())
     fresh.pop("generated"), committed.pop("generated")
     assert fresh == json.loads(json.dumps(fresh)) and fresh == committed
@@ -155,8 +155,6 @@ def test_fused_optimizer_names_come_from_the_table_and_the_target_release():
 
 
 # ------------------------------------------------------------------------------ the advisor's answers (NPU)
-MSPROF_WHEEL = WHEELS / "msprof_analyze-26.2.0-py3-none-any.whl"
-needs_msprof_wheel = pytest.mark.skipif(not MSPROF_WHEEL.is_file(), reason="msprof-analyze wheel not in $NPU_WHEEL_CACHE")
 
 
 def advisor_sample_rows() -> list[tuple[str, str, int]]:
@@ -167,7 +165,7 @@ def advisor_sample_rows() -> list[tuple[str, str, int]]:
     import html
     import zipfile
 
-    with zipfile.ZipFile(MSPROF_WHEEL) as whl:
+    with zipfile.ZipFile(cached_wheel("msprof_analyze")) as whl:
         notebook = json.loads(whl.read("msprof_analyze/advisor/fusion_operators_api_analysis.ipynb"))
     outputs = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c.get("outputs", ())]
     table = next("".join(o["data"]["text/html"]) for o in outputs if "Code stacks" in "".join(o["data"]["text/html"]))
@@ -175,7 +173,6 @@ def advisor_sample_rows() -> list[tuple[str, str, int]]:
     return [(api, html.unescape(re.sub(r"-<br>", "-", stack).replace("<br>", " ")), int(n)) for api, stack, n in rows]
 
 
-@needs_msprof_wheel
 def test_advisor_answers_become_findings_at_the_users_innermost_line(tmp_path, monkeypatch):
     """The sample's training script ran as `tasks/gpt2/unsup/model.py` (relative frames, under Megatron's,
     cruise's and torch's absolute ones): each row goes to the first (innermost) frame of that file, rows of
@@ -206,7 +203,6 @@ def test_advisor_answers_become_findings_at_the_users_innermost_line(tmp_path, m
     assert [(p, ln, per) for _k, p, ln, per, *_ in raw] == [("/opt/tiger/janus/janus/megatron/experts.py", 2665, 2.0)]
 
 
-@needs_msprof_wheel
 def test_npu_result_reads_the_advisors_workbook_and_fails_on_fusion(tmp_path, monkeypatch):
     """build_result on the NPU path: the advisor's xlsx (a sheet laid out as its result writer does: the
     header row, then the rows; written here with the sample's rows, since no NPU run is at hand) gives
@@ -240,3 +236,25 @@ def test_npu_result_reads_the_advisors_workbook_and_fails_on_fusion(tmp_path, mo
     # counts per step over the profiler's active window (2 steps), not over the 4 measured steps
     assert {f.line: f.per_step for f in result.findings} == {1719: 1.0, 615: 18.0}
     assert any("fused-API stacks outside the script's folder" in w for w in result.warnings)
+def test_fake_profiler_signatures_match_the_wheel():
+    """The fake torch_npu profiler of tests/profile_cases/fake_npu (test_profile.py's NPU orchestration tests)
+    accepts exactly the real keyword names, so a misspelt argument in checks/profile/ascend.py fails there
+    as it would on the NPU."""
+    import ast
+    import zipfile
+
+    def params(tree, cls, fn="__init__"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == fn:
+                        a = item.args
+                        return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg != "self"]
+        raise AssertionError(f"{cls}.{fn} not found")
+
+    with zipfile.ZipFile(cached_wheel("torch_npu")) as z:
+        real = {f: ast.parse(z.read(f"torch_npu/profiler/{f}")) for f in ("profiler.py", "scheduler.py", "experimental_config.py")}
+    fake = ast.parse((ROOT / "tests" / "profile_cases" / "fake_npu" / "torch_npu" / "profiler.py").read_text(encoding="utf-8"))
+    assert params(fake, "profile") == params(real["profiler.py"], "profile")
+    assert params(fake, "schedule") == params(real["scheduler.py"], "Schedule")
+    assert params(fake, "_ExperimentalConfig") == params(real["experimental_config.py"], "_ExperimentalConfig")

@@ -58,7 +58,7 @@ EXPECTED = {
     # baseline: the original recorded as a bundle (two hosts; validate --baseline: test_validate_two_hosts.py)
     "npu-migrate baseline gpu_train.py --out gpu_baseline --steps 5 --fake-data": (0, (), True),
     # profile: findings below the default --fail-on pass
-    "npu-migrate profile npu_train.py --steps 8 --fake-data --json profile.json --out npu_profile_out -- "
+    "npu-migrate profile npu_train.py --steps 8 --fake-data --format json -o profile.json --out npu_profile_out -- "
     "--batch-size 8": (0, ("npu_train.py",), True),
     # check: the first run with --baseline writes the accepted findings and still gates on them: 1
     "npu-migrate check repo/ --fail-on warning --baseline .npu-baseline.json": (1, (), False),

@@ -172,6 +172,9 @@ def test_fixture_against_its_apply_output(tmp_path, fixture, extra):
     result = run_validate(src, migrated, steps=STEPS, out_dir=tmp_path / "out", timeout=300, dump=False, **extra)
     assert result.exit_code == 0, result.reasons
     assert result.losses.identical and len(result.losses.rows) == STEPS
+    # apply's own hook writes the migrated pack where validate reads it (checks/validate/copies.retarget_zip)
+    assert result.config_check is not None and result.config_check.error is None, result.config_check
+    assert not (migrated.parent / "npu_config_check").exists()  # the run's working directory: the user's folder
 
 
 def test_config_check_switched_off_by_the_user_is_honoured(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ import ast
 import csv
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -298,3 +299,27 @@ def test_validate_retargets_the_helper_apply_writes():
     from migrate.codemods import config_check_hooks
 
     assert copies.APPLY_HELPER == config_check_hooks.HELPER
+def test_a_helper_modules_error_is_named_at_its_line_in_the_users_folder(tmp_path, monkeypatch):
+    """validate runs an instrumented copy beside symlinks to the original's siblings (checks/validate/copies.py).
+    An error raised in a helper module the script imports is named at that module's line in the user's folder,
+    then the script's import line, as smoke names it; not the import line alone (kuangliu/pytorch-cifar's
+    utils.py reads `stty size` at import: without a terminal it raises there)."""
+    import runpy
+
+    from checks.child.bootstrap import describe_exception
+    from checks.validate.copies import make_copy
+    from checks.validate.run import user_text
+
+    user = tmp_path / "project"
+    user.mkdir()
+    (user / "utils.py").write_text("import os\n_, width = os.popen('true').read().split()\n")
+    (user / "train.py").write_text("import sys\nfrom utils import width\nprint(width)\n")
+    copy = make_copy(user / "train.py", tmp_path / "run", "train.py", tmp_path / "pack.zip")
+    monkeypatch.syspath_prepend(str(copy.copy.parent))
+    monkeypatch.delitem(sys.modules, "utils", raising=False)
+    with pytest.raises(ValueError) as caught:
+        runpy.run_path(str(copy.copy), run_name="__main__")
+    monkeypatch.delitem(sys.modules, "utils", raising=False)
+    info = describe_exception(caught.value, str(copy.copy))
+    assert user_text(f"{info.file}:{info.line}", copy) == f"{user / 'utils.py'}:2"
+    assert user_text(info.entry, copy) == f"{user / 'train.py'}:2"

@@ -60,9 +60,12 @@ def describe_exception(exc: BaseException, script: str) -> ExceptionInfo:
 
 def _user_file(filename: str, script_abs: str) -> bool:
     """A file of the user's project: the entry script's folder tree, less installed packages (a venv
-    inside the project) and this tool's own files."""
+    inside the project) and this tool's own files. The folder as the import found the file, too:
+    validate's instrumented copy sits beside symlinks to the original's siblings (checks/validate/copies.py),
+    so a helper module's frame is `COPY_DIR/utils.py`, whose real path is in the user's own folder."""
     path = os.path.realpath(filename)
-    if not path.startswith(os.path.dirname(script_abs) + os.sep) or "/checks/" in filename:
+    folder = os.path.dirname(script_abs) + os.sep
+    if not (path.startswith(folder) or os.path.abspath(filename).startswith(folder)) or "/checks/" in filename:
         return False
     return not any(part in ("site-packages", "dist-packages") for part in path.split(os.sep))
 

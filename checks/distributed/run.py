@@ -145,7 +145,7 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
                           stream=None, seed: int | None = None, autocast: str = "off",
                           emulate_autocast: bool | None = None, memory_limit: int | None = None,
                           python: str | None = None, log_dir: str | None = None,
-                          progress: bool = False) -> DistributedSmokeResult:
+                          progress: bool | str = False) -> DistributedSmokeResult:
     """Run `script` as launch.nproc_per_node ranks (this node's share) and judge the job.
 
     Every option that checks.smoke.run.run_smoke takes means the same here: the ranks get the same child
@@ -190,7 +190,8 @@ def run_distributed_smoke(script, *, launch: LaunchSpec, steps: int = 5, timeout
         if progress:  # checks/smoke/progress.py, on the first rank's report
             from checks.smoke.progress import Progress
 
-            ticker = Progress(os.path.join(report_dir, f"rank{launch.global_rank(0)}.json"), steps).start()
+            ticker = Progress(os.path.join(report_dir, f"rank{launch.global_rank(0)}.json"), steps,
+                              label=progress if isinstance(progress, str) else "smoke").start()
         interrupted = None
         try:
             outcome = run_job(cmd, env=child_env, cwd=cwd, report_dir=report_dir,

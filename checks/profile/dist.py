@@ -21,9 +21,9 @@ from checks.verdict.smoke import emulated_note
 
 def run_distributed_profile(script, *, launch, steps, backend, fake_data, version, script_args, out_dir, fail_words,
                             timeout, stream, python, env, op_trace, advisor, seed, warnings,
-                            progress_timeout=None, fusion=True) -> ProfileResult:
+                            progress_timeout=None, fusion=True, progress: bool = False) -> ProfileResult:
     from checks.distributed.run import run_distributed_smoke
-    from checks.profile.result import PROFILE_ENV, build_result, child_config, fails, read_child_report
+    from checks.profile.result import PROFILE_ENV, child_config, read_child_report
     from checks.verdict.dist_result import LaunchSpec
 
     if isinstance(launch, dict):
@@ -33,12 +33,37 @@ def run_distributed_profile(script, *, launch, steps, backend, fake_data, versio
         trace_dir = os.path.join(out_dir, "rank{rank}", "trace") if backend == "npu" else None
         child_env = dict(env or {})
         child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir, fusion)
-        job = run_distributed_smoke(script, launch=launch, steps=steps, timeout=timeout,
-                                    progress_timeout=progress_timeout, backend=backend, fake_data=fake_data,
-                                    torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
-                                    env=child_env, stream=stream, python=python, seed=seed,
-                                    log_dir=os.path.join(out_dir, "logs"))
+        interrupted = None
+        try:
+            job = run_distributed_smoke(script, launch=launch, steps=steps, timeout=timeout,
+                                        progress_timeout=progress_timeout, backend=backend, fake_data=fake_data,
+                                        torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
+                                        env=child_env, stream=stream, python=python, seed=seed,
+                                        log_dir=os.path.join(out_dir, "logs"), progress="profile" if progress else False)
+        except KeyboardInterrupt as exc:  # a signal: the job is ended; rank what each rank measured
+            interrupted, job = exc, getattr(exc, "partial", None)
+            if job is None:
+                raise
         children = {rank: read_child_report(report.replace("{rank}", str(rank))) for rank in job.rank_ids}
+    if interrupted is not None:  # each rank's steps as an interrupted run's (checks/profile/result.py)
+        job = dataclasses.replace(job, ranks=tuple(dataclasses.replace(r, verdict="interrupted", exit_code=job.exit_code,
+                                                                       reasons=()) for r in job.ranks))
+        result = _job_result(script, backend, version, job, children, warnings=warnings, out_dir=out_dir,
+                             fail_words=fail_words, trace_dir=trace_dir, advisor=advisor)
+        result = dataclasses.replace(result, exit_code=job.exit_code,
+                                     reasons=(*job.reasons, *(result.reasons if result.exit_code == 2 else ())))
+        from checks.profile.report import write_summary
+
+        interrupted.partial = dataclasses.replace(result, summary_path=write_summary(result, os.path.join(out_dir, "summary.md")))
+        raise interrupted
+    return _job_result(script, backend, version, job, children, warnings=warnings, out_dir=out_dir,
+                       fail_words=fail_words, trace_dir=trace_dir, advisor=advisor)
+
+
+def _job_result(script, backend, version, job, children, *, warnings, out_dir, fail_words, trace_dir,
+                advisor) -> ProfileResult:
+    from checks.profile.result import build_result, fails
+
     note = emulated_note(backend)
     summary_job = {"verdict": job.verdict, "reasons": list(job.reasons), "hanging": list(job.hanging),
                    "replicas": job.replicas, "world_size": job.world_size, "log_dir": job.log_dir}

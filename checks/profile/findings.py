@@ -62,8 +62,15 @@ class ProfileResult:
     def emulated(self) -> bool:
         return self.backend == "emulated"
 
+    @property
+    def verdict(self) -> str:
+        """From the exit code: ok (0), findings (1: at or above --fail-on), error (2: could not run),
+        interrupted (128 + N: a signal ended the run; the steps measured before it are ranked)."""
+        return {0: "ok", 1: "findings", 2: "error"}.get(self.exit_code, "interrupted")
+
     def to_dict(self) -> dict:
         d = asdict(self)
+        d["verdict"] = self.verdict
         d["emulated"] = self.emulated
         d["findings"] = [f.to_dict() for f in self.findings]
         d["ranks"] = [r.to_dict() for r in self.ranks]

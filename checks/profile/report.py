@@ -45,12 +45,12 @@ def render(result, console=None) -> None:
         for i, f in enumerate(result.findings, 1):
             console.print(f"  {i}. {escape(_loc(f, base))}: {escape(f.message)}\n     [dim]-> {escape(f.advice)}[/dim]",
                           highlight=False)
-    elif result.exit_code != 2:
+    elif _measured(result):
         console.print(f"profile: no performance finding in {result.steps} measured steps", highlight=False)
     facts = [("backend", result.backend + (f" (torch_npu {result.torch_npu_version})" if result.torch_npu_version else "")),
              ("steps", f"{result.steps} measured of {result.steps_run} run (step 1 includes the set-up)"),
              ("step time", f"{result.step_time_ms:.1f} ms median" if result.step_time_ms else "-")]
-    if result.exit_code != 2:
+    if _measured(result):
         for key, value in facts:
             console.print(f"  {key:12} {value}", highlight=False)
     if result.ranks:
@@ -68,8 +68,13 @@ def render(result, console=None) -> None:
     if result.summary_path:
         console.print(f"  summary: {escape(result.summary_path)}", highlight=False)
     verdict = {0: "[green]profile: OK[/green]", 1: f"[red]profile: {plural(result.failing, 'finding')} at or above --fail-on[/red]",
-               2: "[magenta]profile: could not run[/magenta]"}[result.exit_code]
+               2: "[magenta]profile: could not run[/magenta]"}.get(result.exit_code, "[yellow]profile: INTERRUPTED[/yellow]")
     console.print(verdict + f" (exit {result.exit_code})", highlight=False)
+
+
+def _measured(result) -> bool:
+    """Something was measured: a finished run, or an interrupted one after its first measured step."""
+    return result.exit_code in (0, 1) or (result.verdict == "interrupted" and result.steps > 0)
 
 
 def _ranks(f) -> str:
@@ -104,6 +109,9 @@ def _render_trace(trace: dict, console) -> None:
 def write_summary(result, path: str) -> str:
     """One page of Markdown: what ran, the ranked findings, what emulation cannot see."""
     lines = [f"# npu-migrate profile: `{os.path.basename(result.script)}`", ""]
+    if result.verdict == "interrupted":  # the reason says by which signal and after how many steps
+        lines += [f"**Interrupted**: {result.reasons[0] if result.reasons else 'by a signal'}. What follows is what "
+                  "the steps before it measured.", ""]
     if result.note:
         lines += [f"**{result.note}**", ""]
     lines += [f"- script: `{result.script}`",
@@ -134,7 +142,7 @@ def write_summary(result, path: str) -> str:
         lines += [("Estimated ms/step ranks the findings: measured CPU times and DataLoader waits plus fixed "
                   f"assumptions (host sync {cost.SYNC_STALL_MS} ms, operator compile {cost.OP_COMPILE_MS} ms, "
                   f"kernel launch {cost.OP_LAUNCH_MS} ms); they are not NPU measurements."), ""]
-    elif result.exit_code != 2:
+    elif _measured(result):
         lines += ["No performance finding.", ""]
     if result.trace:
         lines += ["## Ascend profiler", ""]

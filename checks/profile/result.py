@@ -45,6 +45,9 @@ def build_result(script, backend, version, child, smoke, steps_run: int, *, warn
     common = {"note": note, "torch_npu_version": version, "out_dir": out_dir, "smoke_verdict": smoke.verdict,
               "smoke_reasons": smoke.reasons, "steps_run": steps_run, "rank": rank,
               "cannot_see": EMULATION_CANNOT_SEE if backend == "emulated" else ()}
+    if smoke.verdict == "interrupted":  # a signal ended the run: what it measured, with the signal's exit status
+        return _interrupted(script, backend, version, child, smoke, steps_run, warnings=warnings, out_dir=out_dir,
+                            fail_words=fail_words, trace_dir=trace_dir, advisor=advisor, rank=rank)
     if smoke.exit_code == 2:
         return ProfileResult(script, backend, 2, reasons=smoke.reasons, warnings=tuple(warnings), **common)
     if child is None or int(child.get("measured_steps") or 0) < 1:
@@ -107,6 +110,25 @@ def advisor_findings(trace: dict, script: str, steps: int, version: str, warning
                                 f"script's folder, in its report only ({xlsx})")
     return [PerfFinding(kind=k, path=p, line=ln, per_step=round(ps, 3), message=m, advice=a, cost_ms=round(c, 3),
                         severity=cost.severity(c), what=w, detail=det) for k, p, ln, ps, m, a, c, w, det in raw]
+
+
+def _interrupted(script, backend, version, child, smoke, steps_run, **kw) -> ProfileResult:
+    """The steps measured before the signal, ranked as usual (none measured: no findings), with the
+    signal's exit status (128 + N) and its reason; OUT_DIR/summary.md says it was interrupted."""
+    from checks.profile.report import write_summary
+
+    if child is not None and int(child.get("measured_steps") or 0) >= 1:
+        ran = build_result(script, backend, version, child, dataclasses.replace(smoke, verdict="pass", exit_code=0, reasons=()),
+                           steps_run, **kw)
+    else:
+        ran = ProfileResult(script, backend, 2, note=emulated_note(backend), torch_npu_version=version, out_dir=kw["out_dir"],
+                            steps_run=steps_run, rank=kw.get("rank"), warnings=tuple(kw["warnings"]),
+                            cannot_see=EMULATION_CANNOT_SEE if backend == "emulated" else (),
+                            reasons=("nothing measured: the signal came before the first measured step (step 2)",))
+    result = dataclasses.replace(ran, exit_code=smoke.exit_code, smoke_verdict=smoke.verdict, smoke_reasons=smoke.reasons,
+                                 reasons=(*smoke.reasons, *(ran.reasons if ran.exit_code == 2 else ())))
+    os.makedirs(kw["out_dir"], exist_ok=True)
+    return dataclasses.replace(result, summary_path=write_summary(result, os.path.join(kw["out_dir"], "summary.md")))
 
 
 def read_child_report(path: str):

@@ -40,10 +40,13 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
                 torch_npu_version: str | None = None, script_args=(), out_dir=None, fail_on: str | None = None,
                 timeout: float = 600, stream=None, python: str | None = None, env: dict | None = None,
                 op_trace: bool = True, advisor: bool = True, seed: int | None = None, launch=None,
-                progress_timeout: float | None = None, fusion: bool = True) -> ProfileResult:
+                progress_timeout: float | None = None, fusion: bool = True, progress: bool = False) -> ProfileResult:
     """Profile `script` for `steps` optimizer steps. Never raises for a bad script (exit 2 instead).
+    A signal (SIGINT, SIGTERM, SIGHUP: migrate/guard.Interrupted) ends the run and is re-raised with the
+    result of the steps measured so far as `partial` (verdict "interrupted", exit 128 + N).
 
     `fusion`: look for fused-operator chances (emulated; checks/profile/fusion.py); off, for measuring its cost.
+    `progress`: "profile: step k/N" on a terminal while it runs (the quiet mode's status line, checks/smoke/progress.py).
 
     `launch` (a checks.distributed.run.LaunchSpec): run it as N ranks under torchrun and profile every rank;
     the result then carries one ProfileResult per rank in `ranks` and the findings merged across them."""
@@ -89,7 +92,7 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
             script, launch=launch, steps=steps, backend=backend, fake_data=fake_data, version=version,
             script_args=tuple(script_args), out_dir=out_dir, fail_words=fail_words, timeout=timeout, stream=stream,
             python=python, env=env, op_trace=op_trace, advisor=advisor, seed=seed, warnings=warnings,
-            progress_timeout=progress_timeout, fusion=fusion)
+            progress_timeout=progress_timeout, fusion=fusion, progress=progress)
     trace_dir = os.path.join(out_dir, "trace") if backend == "npu" else None
 
     fd, report = tempfile.mkstemp(prefix="npu-migrate-profile-", suffix=".json")
@@ -97,11 +100,20 @@ def run_profile(script, *, steps: int = 8, backend: str = "auto", fake_data: boo
     os.unlink(report)
     child_env = dict(env or {})
     child_env[PROFILE_ENV] = child_config(report, backend, version, op_trace, trace_dir, fusion)
+    interrupted = None
     try:
         smoke = run_smoke(script, steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,
                           torch_npu_version=version, script_args=tuple(script_args), op_trace=False,
-                          env=child_env, stream=stream, python=python, seed=seed)
+                          env=child_env, stream=stream, python=python, seed=seed, progress="profile" if progress else False)
+    except KeyboardInterrupt as exc:  # a signal (migrate/guard.py): the run is ended; rank the steps it measured
+        interrupted, smoke = exc, getattr(exc, "partial", None)
+        if smoke is None:
+            raise
     finally:
         child = read_child_report(report)
-    return build_result(script, backend, version, child, smoke, smoke.steps, warnings=warnings, out_dir=out_dir,
-                        fail_words=fail_words, trace_dir=trace_dir, advisor=advisor)
+    result = build_result(script, backend, version, child, smoke, smoke.steps, warnings=warnings, out_dir=out_dir,
+                          fail_words=fail_words, trace_dir=trace_dir, advisor=advisor)
+    if interrupted is not None:  # the partial result travels on the exception, as smoke's does
+        interrupted.partial = result
+        raise interrupted
+    return result

@@ -1,4 +1,5 @@
-"""Progress of a quiet smoke run on a terminal: "smoke: step k/N, 12.3 s" on stderr, rewritten in place.
+"""Progress of a quiet run on a terminal: "smoke: step k/N, 12.3 s" on stderr, rewritten in place
+("profile: ...", "validate migrated: ...", "baseline: ..." for the other run commands' `-q`).
 
 `smoke -q` streams nothing of the script, so a long run would otherwise print nothing until its
 verdict. The child rewrites its JSON report after steps (checks/child/recorder.py: the first step, then at
@@ -24,10 +25,10 @@ def _steps_done(report_path: str) -> int:
 class Progress:
     """`start()` after the child started, `stop()` once it ended (safe to call twice)."""
 
-    def __init__(self, report_path: str, steps: int, console=None):
+    def __init__(self, report_path: str, steps: int, console=None, label: str = "smoke"):
         from rich.console import Console
 
-        self.report_path, self.steps = report_path, steps
+        self.report_path, self.steps, self.label = report_path, steps, label
         self.console = console or Console(stderr=True)
         self.done = threading.Event()
         self.thread: threading.Thread | None = None
@@ -39,7 +40,7 @@ class Progress:
 
     def text(self, done: int) -> str:
         what = f"step {done}/{self.steps}" if done else f"starting (0/{self.steps} steps)"
-        return f"smoke: {what}, {time.perf_counter() - self.t0:.1f} s"
+        return f"{self.label}: {what}, {time.perf_counter() - self.t0:.1f} s"
 
     def start(self) -> Progress:
         if self.enabled:

@@ -41,7 +41,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
               op_trace: bool = True, env: dict | None = None, cwd=None, stream=None, seed: int | None = None,
               emulate_autocast: bool | None = None, autocast: str = "off",
               python: str | None = None, memory_limit: int | None = None,
-              wait_for_script: float = 0.0, progress: bool = False, loop_trace: bool = False,
+              wait_for_script: float = 0.0, progress: bool | str = False, loop_trace: bool = False,
               stop_after_checkpoint: bool = False) -> SmokeResult:
     """Run `script` for `steps` optimizer steps and judge it. Never raises for a bad script.
 
@@ -53,7 +53,8 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
     bfloat16). emulate_autocast (older API): True is "native", False is "off".
     wait_for_script: the script is still being written (validate's instrumented copy): the child
     starts now and waits up to this many seconds for it (or for `SCRIPT.cancel`) before running it.
-    progress: show "step k/N, elapsed" on stderr while it runs, when stderr is a terminal (checks/smoke/progress.py).
+    progress: show "step k/N, elapsed" on stderr while it runs, when stderr is a terminal (checks/smoke/progress.py);
+    a string: the label it starts with (default "smoke").
     loop_trace, stop_after_checkpoint: the runs of `--resume-check` (checks/smoke/resume_check.py).
     """
     if emulate_autocast is not None:
@@ -92,7 +93,7 @@ def run_smoke(script, *, steps: int = 5, timeout: float = 300, backend: str = "a
         return _finish(_error(script, backend, f"could not start python: {exc}"), json_report)
     guard.start(proc)
     out_tail, err_tail = process.OutputTail(proc.stdout, stream), process.OutputTail(proc.stderr, stream)
-    ticker = _progress(report_path, steps) if progress else None
+    ticker = _progress(report_path, steps, progress) if progress else None
     try:
         timed_out = not guard.wait(timeout)
         rank_stacks = spawn_ranks.ask_stacks(report_path) if timed_out else {}  # mp.spawn ranks, before the kill
@@ -139,10 +140,10 @@ def _interrupted(script, backend, report_path, exc, proc, *, steps, timeout, str
     return replace(result, verdict="interrupted", exit_code=exit_status(exc), reasons=(reason,))
 
 
-def _progress(report_path: str, steps: int):
+def _progress(report_path: str, steps: int, label: bool | str = True):
     from checks.smoke.progress import Progress
 
-    return Progress(report_path, steps).start()
+    return Progress(report_path, steps, label=label if isinstance(label, str) else "smoke").start()
 
 
 def _cleanup(report_path: str) -> None:

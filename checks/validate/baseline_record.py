@@ -56,11 +56,13 @@ def record_baseline(
     dump_steps: int = 2,
     env: dict[str, str] | None = None,
     stream: TextIO | None = None,
+    progress: bool = False,
 ) -> Recorded:
     """Run the original and write the bundle. Raises fmt.BundleError (exit 2) when it cannot.
 
     dump_steps: msprobe statistics dumps of the first N steps (0: none), recorded in the same run, for
-    validate to name the first diverging API when the losses diverge within them."""
+    validate to name the first diverging API when the losses diverge within them. progress: "baseline: step
+    k/N" on a terminal while it runs (the quiet mode's status line)."""
     from checks.validate.log import SplitLog
     from checks.validate.run import BASELINE_BACKENDS, baseline_backend_for, run_side
 
@@ -84,7 +86,8 @@ def record_baseline(
         try:
             result = _record(script, partial, log, steps=steps, dump_steps=dump_steps, seed=seed, fake_data=fake_data,
                              script_args=tuple(script_args), baseline_backend=baseline_backend, autocast=autocast,
-                             timeout=timeout, env=env or {}, run_side=run_side, pick_backend=baseline_backend_for)
+                             timeout=timeout, env=env or {}, run_side=run_side, pick_backend=baseline_backend_for,
+                             progress=progress)
         finally:
             log.close()
         manifest = fmt.write_manifest(partial, result)
@@ -105,13 +108,13 @@ def record_baseline(
 
 
 def _record(script, partial, log, *, steps, dump_steps, seed, fake_data, script_args, baseline_backend, autocast, timeout, env,
-            run_side, pick_backend) -> dict:
+            run_side, pick_backend, progress=False) -> dict:
     notes: list[str] = []
     backend = pick_backend(baseline_backend, notes)
     if backend == "cpu" and autocast == "off":
         autocast = "float32"  # as validate: the plain CPU runs the original's autocast("cuda") regions disabled
     common = dict(fake_data=fake_data, script_args={"baseline": script_args}, timeout=timeout, seed=seed,
-                  torch_npu_version=None, autocast=autocast, memory_limit=None)
+                  torch_npu_version=None, autocast=autocast, memory_limit=None, progress="baseline" if progress else False)
     dumped = tuple(range(min(dump_steps, steps)))
     with tempfile.TemporaryDirectory(prefix="npu-baseline-") as tmp:
         run_env = dict(env)

@@ -431,6 +431,11 @@ def _run_child(args: list[str], log: Path, timeout: float, warm=None) -> tuple[d
             warm.kill()
             warm.communicate()
         return None, f"msprobe {args[0]} timed out after {timeout:.0f}s"
+    except BaseException:  # a signal (migrate/guard.py): the taken warm child is no one else's to end
+        if warm is not None:
+            warm.kill()
+            warm.wait()
+        raise
     Path(log).write_text(proc.stdout + proc.stderr, encoding="utf-8")
     marker = "@@NPU_VALIDATE_JSON@@"
     for line in reversed(proc.stdout.splitlines()):

@@ -213,7 +213,7 @@ def to_json(result) -> dict:
             "spread": list(result.repeat.spread), "statement": result.repeat.statement()},
         "runs": [{"side": r.side, "script": str(r.script), "backend": r.backend, "exit_code": r.exit_code,
                   "emulated": r.backend in ("emulated", "cuda-emulated"), "autocast": r.autocast,
-                  "verdict": r.verdict, "losses": list(r.losses), "loss_dtype": r.loss_dtype, "reasons": list(r.reasons)}
+                  "verdict": r.verdict, "steps": r.steps, "losses": list(r.losses), "loss_dtype": r.loss_dtype, "reasons": list(r.reasons)}
                  for r in result.runs],
         "losses": None if result.losses is None else {
             "rtol": result.losses.rtol, "atol": result.losses.atol, "first_divergence": result.losses.first_divergence_step,

@@ -138,6 +138,7 @@ def run_validate(
     repeat: int = validate_repeat.DEFAULT_REPEAT,
     recorded=None,
     notes: tuple[str, ...] = (),
+    progress: bool = False,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -150,6 +151,8 @@ def run_validate(
     error from an original that does not repeat itself (checks/validate/repeat.py).
     recorded: a baseline bundle (checks.validate.bundle.Bundle, `validate --baseline`): the original is not run,
     its recorded run is the baseline; gpu_script is then the recorded path (it need not exist here).
+    progress: "validate baseline: step k/N" (then "validate migrated: ...") on a terminal while each run goes
+    (the quiet mode's status line, checks/smoke/progress.py).
     """
     if baseline_backend not in BASELINE_BACKENDS:
         raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
@@ -177,14 +180,15 @@ def run_validate(
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
                          migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
-                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes))
+                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes), progress=progress)
     finally:
         log.close()
 
 
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
-              migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None) -> ValidateResult:
+              migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None,
+              progress=False) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes = notes if notes is not None else []
@@ -205,7 +209,7 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     # script_args per side: a CUDA device argument reaches the migrated run as its NPU name
     common = dict(fake_data=fake_data, script_args={"baseline": tuple(script_args), "migrated": npu_args},
                   timeout=timeout, seed=seed, torch_npu_version=torch_npu_version, autocast=autocast,
-                  memory_limit=memory_limit)
+                  memory_limit=memory_limit, progress=progress)
     if recorded is None:  # each run starts where the user's own run would (relative paths, PYTHONPATH=.)
         common["cwd"] = run_folders(gpu_script, npu_script, Path.cwd().resolve())
     if launch is not None:  # N ranks per side, compared rank by rank (checks/validate/dist.py)
@@ -227,8 +231,62 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
         warm.close()
 
 
+@dataclass
+class _Progress:
+    """What a validate has finished so far, for the partial result when a signal ends it."""
+
+    steps: int
+    backends: dict
+    phase: str = "preparing the runs"
+    runs: dict = field(default_factory=dict)  # side -> (InstrumentedCopy, smoke result) of a finished run
+    alignment: loss_compare.LossAlignment | None = None
+    equivalence: bool = False
+
+
 def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
                    steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
+    """Everything after the set-up. A signal (migrate/guard.py: SIGINT, SIGTERM, SIGHUP) ends the run in
+    progress (checks/launch/process.py) and unwinds through here: the runs finished so far and the steps the
+    interrupted one had done become the result (verdict "interrupted", exit 128 + N), written to the output
+    folder as any result is and attached to the exception as `partial` for the command to report."""
+    done = _Progress(steps, backends)
+    try:
+        return _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
+                               notes, done, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
+                               recorded=recorded)
+    except KeyboardInterrupt as exc:
+        exc.partial = None  # not an inner run's own partial result (run_smoke attaches one)
+        try:
+            exc.partial = _finish(out, say, _interrupted(exc, done, notes, out))
+        except Exception:  # noqa: BLE001 - the signal still ends the command (migrate/cli.py says so)
+            pass
+        raise
+
+
+def _interrupted(exc: KeyboardInterrupt, done: _Progress, notes: list[str], out: Path) -> ValidateResult:
+    """The result of a validate a signal ended: verdict "interrupted", exit 128 + N, each run's steps."""
+    from migrate.guard import exit_status
+
+    runs = [_run_info(side, copy.original, smoke, copy) for side, (copy, smoke) in done.runs.items()]
+    side_run = getattr(exc, "side_run", None)  # the run the signal ended (run_side)
+    if side_run is not None and side_run[0] not in done.runs:
+        side, copy, smoke = side_run
+        run = (_run_info(side, copy.original, smoke, copy) if smoke is not None else
+               RunInfo(side, copy.original, done.backends.get(side, "?"), 2, "?", 0, (), None, (), False, ""))
+        runs.append(replace(run, verdict="interrupted", exit_code=exit_status(exc), reasons=()))
+    runs.sort(key=lambda r: SIDES.index(r.side))
+    ran = {r.side: r for r in runs}
+    counts = ", ".join(f"{side} {ran[side].steps if side in ran else 0} of {done.steps}" + ("" if side in ran else " (not started)")
+                       for side in SIDES)
+    compared = "" if done.alignment is not None else "; nothing was compared"
+    reason = (f"interrupted by {exc or 'SIGINT'} while {done.phase}: {counts} optimizer steps; "
+              f"every process of the run was ended{compared}")
+    return ValidateResult("interrupted", exit_status(exc), (reason,), out, done.equivalence,
+                          tuple(runs), losses=done.alignment, notes=tuple(notes))
+
+
+def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, done,
+                    *, steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
         # ---- pass 1: the runs, with ConfigChecker packs
@@ -237,15 +295,19 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         for side in SIDES:
             if side == "baseline" and recorded is not None:
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
+                done.runs[side] = copies[side], smoke[side]
                 continue
+            done.phase = f"running the {side} script ({scripts[side].name})"
             ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
                             steps=steps, env=side_env[side], common=common, say=say, stream=stream)
             if isinstance(ran, str):
                 return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
             copies[side], smoke[side] = ran
+            done.runs[side] = ran
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
         equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
+        done.equivalence = equivalence
         data = None
         if recorded is not None:  # two hosts: the first batches before anything else (checks/validate/hosts.py)
             from checks.validate import bundle as bundle_format
@@ -274,8 +336,10 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
         if recorded is not None and rtol is None and atol is None:
             notes.append(f"loss tolerance rtol {r:g}, atol {a:g}: {loss_compare.tolerance_source(base.loss_dtype or mig.loss_dtype, exact=equivalence)}")
+        done.alignment = alignment
         spread = None
         if _worth_repeating(alignment, mig, repeat, common):
+            done.phase = "running the original again (the losses differ)"
             spread = _repeat_original(scripts, gpu_script.name, tmp_path, smoke["baseline"], mig, backends, side_env,
                                       common, say, stream, steps=steps, repeat=repeat, rtol=r, atol=a)
             if not spread.deterministic:
@@ -292,6 +356,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             config = msprobe_bridge.ConfigCheckResult(None, (), None, "NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
         else:
             say("validate: comparing the config_check packs (msprobe)")
+            done.phase = "comparing the config_check packs"
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
                                                          out / "config_check", warm=warm)
             config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
@@ -313,6 +378,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
             if recorded is not None:  # the original's side of the dump was recorded with it (baseline --dump-steps)
                 recorded_dump, dump_steps = _recorded_dump(recorded, dump_steps, notes)
             if dump_steps:
+                done.phase = "running the msprobe API dump"
                 say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} "
                     f"{'on both sides' if recorded_dump is None else 'of the migrated run, against the recorded one'}")
                 api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
@@ -377,6 +443,11 @@ def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, 
                           stream=stream, wait_for_script=COPY_WAIT_S, **_for_side(common, side))
     try:
         copy = make_copy(script, workdir, name, zip_path)
+    except KeyboardInterrupt as exc:  # a signal: the run waiting for its copy is ended (or told to give up)
+        planned.copy.parent.mkdir(parents=True, exist_ok=True)
+        Path(f"{planned.copy}.cancel").write_text("")
+        exc.side_run = (side, planned, pending.settled(INTERRUPTED_RUN_WAIT_S))
+        raise
     except (OSError, UnicodeDecodeError, ValueError, SyntaxError) as exc:
         planned.copy.parent.mkdir(parents=True, exist_ok=True)
         Path(f"{planned.copy}.cancel").write_text("")
@@ -386,7 +457,11 @@ def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, 
             return f"could not run the {side} script: it does not parse: {where}: {exc.msg}"
         return f"could not prepare the {side} script {script}: {exc}"
     shutil.copyfile(copy.copy, side_dir / f"instrumented_{name}")
-    return copy, pending.result()
+    try:
+        return copy, pending.result()
+    except KeyboardInterrupt as exc:  # a signal ended the run (kill_live, before this was raised): its steps done
+        exc.side_run = (side, copy, pending.settled(INTERRUPTED_RUN_WAIT_S))
+        raise
 
 
 def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = False,
@@ -557,32 +632,49 @@ def user_text(text: str, copy: InstrumentedCopy) -> str:
     text = re.sub(re.escape(copy_path) + r":(\d+)", repl, text)
     text = re.sub(r'File "' + re.escape(copy_path) + r'", line (\d+)',
                   lambda m: f'File "{copy.original}", line {repl(m).rsplit(":", 1)[1]}', text)
-    return text.replace(copy_path, str(copy.original))
+    text = text.replace(copy_path, str(copy.original))
+    # the copy's siblings are symlinks to the original's (checks/validate/copies.py): `COPY_DIR/utils.py:45` is
+    # the user's own utils.py, line for line
+    return text.replace(str(copy.copy.parent) + os.sep, str(copy.original.parent) + os.sep)
 
 
 COPY_WAIT_S = 300.0
+# a run a signal ended has its processes killed already: its result (the steps it did) follows within seconds
+INTERRUPTED_RUN_WAIT_S = 15.0
 
 
 class _Background:
-    """fn(*args, **kwargs) in a thread; result() joins it (and re-raises what it raised)."""
+    """fn(*args, **kwargs) in a thread; result() waits for it (and re-raises what it raised).
+
+    Waits on an Event, not Thread.join: a join that a signal interrupts (migrate/guard.py raises in the
+    main thread) marks a still-running thread as stopped in CPython 3.11 (the bpo-45274 clean-up), so a
+    later join would return at once; settled() must still wait for the run the signal ended."""
 
     def __init__(self, fn, *args, **kwargs):
         self._out: dict = {}
+        self._done = threading.Event()
 
         def run():
             try:
                 self._out["value"] = fn(*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller
                 self._out["error"] = exc
+            finally:
+                self._done.set()
 
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()
 
     def result(self):
-        self._thread.join()
+        self._done.wait()
         if "error" in self._out:
             raise self._out["error"]
         return self._out["value"]
+
+    def settled(self, timeout: float):
+        """The value once fn returns within `timeout` seconds, else None (fn raised, or is still running)."""
+        self._done.wait(timeout)
+        return self._out.get("value")
 
 
 def baseline_backend_for(requested: str, notes: list[str]) -> str:
@@ -609,7 +701,11 @@ def precision_notes(runs) -> list[str]:
 
 
 def _for_side(common: dict, side: str) -> dict:
-    picked = {**common, "script_args": common["script_args"][side]}
+    """The options of one side's run; `progress` (the quiet mode's status line): its label, "validate SIDE"
+    unless the caller named one (`npu-migrate baseline`)."""
+    progress = common.get("progress")
+    label = progress if isinstance(progress, str) else f"validate {side}"
+    picked = {**common, "script_args": common["script_args"][side], "progress": label if progress else False}
     if "cwd" in common:
         picked["cwd"] = common["cwd"][side]
     return picked
@@ -617,7 +713,7 @@ def _for_side(common: dict, side: str) -> dict:
 
 def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, fake_data, script_args, timeout, seed,
            torch_npu_version, autocast, launch=None, progress_timeout=None, memory_limit=None,
-           wait_for_script=0.0, cwd=None):
+           wait_for_script=0.0, cwd=None, progress=False):
     from checks.smoke.run import run_smoke
 
     child_env = dict(os.environ)
@@ -629,14 +725,14 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
     # one autocast policy for both sides (precision parity; no effect on real hardware). On the
     # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
     policy = autocast if backend != "cpu" else "off"
-    options = dict(autocast=policy, wait_for_script=wait_for_script, memory_limit=memory_limit)
+    options = dict(autocast=policy, wait_for_script=wait_for_script, memory_limit=memory_limit, progress=progress)
     if launch is not None:
         from checks.child.bootstrap import wait_for_script as wait_for_copy
         from checks.validate.dist import smoke_ranks
 
         # the torchrun launcher starts from the finished copy (a missing one is its error to report)
         wait_for_copy(str(copy.copy), wait_for_script)
-        options = dict(autocast=policy, memory_limit=memory_limit)
+        options = dict(autocast=policy, memory_limit=memory_limit, progress=progress)
         run_smoke = functools.partial(smoke_ranks, launch=launch, progress_timeout=progress_timeout)
     return run_smoke(
         str(copy.copy), steps=steps, timeout=timeout, backend=backend, fake_data=fake_data,

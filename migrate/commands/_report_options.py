@@ -6,6 +6,12 @@ and says on stderr what replaces it.
 - `--format json`: the result as JSON on stdout, or in FILE with `-o FILE` (the text summary then
   still goes to the terminal, as `--json FILE` did);
 - `--json FILE`: the same as `--format json -o FILE` (`--json -`: `--format json`).
+
+`-q/--quiet` means one thing for every command, as ruff's `-q`: only the result. The run commands
+(smoke, validate, profile, baseline) neither stream the script's output nor print their progress lines
+(on a terminal one status line, "smoke: step 3/5, 4.2 s", stands in for them and is erased at the end);
+analyze and check print the report but no progress bar and none of their lines on stderr (the summary
+line, notes). Errors are still printed, and the exit status is the same.
 """
 
 from __future__ import annotations
@@ -15,7 +21,21 @@ from dataclasses import dataclass
 
 import click
 
-DEPRECATED_JSON = "npu-migrate: --json FILE is deprecated and goes in the next release: use --format json -o FILE"
+
+def deprecated(old: str, new: str) -> str:
+    """The line an older spelling prints on stderr for one release (smoke/profile/doctor `--json FILE`, kb `--json`)."""
+    return f"npu-migrate: {old} is deprecated and goes in the next release: use {new}"
+
+
+DEPRECATED_JSON = deprecated("--json FILE", "--format json -o FILE")
+RUN_QUIET_HELP = ("Only the result: do not stream the script's output nor print progress lines (on a terminal, one "
+                  "status line shows the step reached and the elapsed time, erased at the end).")
+SCAN_QUIET_HELP = "Only the report: no progress bar, no summary line or notes on stderr (as ruff's -q). Errors still show."
+
+
+def quiet_option(func):
+    """`-q/--quiet` of a run command (smoke, validate, profile, baseline): one meaning, one help text."""
+    return click.option("-q", "--quiet", is_flag=True, help=RUN_QUIET_HELP)(func)
 
 
 def report_options(func):
@@ -53,7 +73,7 @@ class ReportTarget:
 
 def report_target(fmt: str, output: str | None, json_legacy: str | None) -> ReportTarget:
     if json_legacy:
-        click.echo(DEPRECATED_JSON, err=True)
+        click.echo(DEPRECATED_JSON, err=True)  # stderr: a JSON document on stdout stays parseable
         if fmt != "text" or output:
             raise click.UsageError("--json FILE is --format json -o FILE: give one or the other")
         fmt, output = "json", json_legacy

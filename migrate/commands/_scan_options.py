@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from migrate.commands._report_options import SCAN_QUIET_HELP
 from migrate.report import FORMATS
 
 
@@ -29,6 +30,7 @@ def scan_options(func):
     @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
     @click.option("--statistics", is_flag=True, help="Print the number of findings per code instead of the findings (as ruff's --statistics).")
     @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means it could not run).")
+    @click.option("-q", "--quiet", is_flag=True, help=SCAN_QUIET_HELP)
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         return func(*args, **kwargs)
@@ -52,7 +54,7 @@ def _prefixes(text: str | None) -> tuple[str, ...] | None:
 
 def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, no_gitignore, config_path, no_cache,
              cache_dir, jobs, stdin_filename, no_progress, fail_on=None, baseline=None, update_baseline=False,
-             follow_links=None):
+             follow_links=None, quiet=False):
     """Returns (result, config). Raises click exceptions on bad input."""
     from migrate import knowledge
     from migrate.config import ConfigError, load_config
@@ -76,10 +78,10 @@ def run_scan(paths, *, fmt, output, torch_npu_version, select, ignore, exclude, 
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--torch-npu-version") from None
     note = knowledge.version_note(config.torch_npu_version)
-    if note:
+    if note and not quiet:
         click.echo(f"npu-migrate: {note}", err=True)
     stdin_data = sys.stdin.buffer.read() if "-" in paths else None
-    progress = _progress_bar() if not no_progress and sys.stderr.isatty() else None
+    progress = _progress_bar() if not (no_progress or quiet) and sys.stderr.isatty() else None
     try:
         result = scan(
             list(paths), config, use_cache=not no_cache, cache_dir=Path(cache_dir) if cache_dir else None, jobs=jobs,
@@ -116,11 +118,17 @@ class _progress_bar:
             self._bar.stop()
 
 
-def emit(result, verdict, fmt: str, output: str | None) -> None:
+def emit(result, verdict, fmt: str, output: str | None, quiet: bool = False) -> None:
+    """The report in `fmt`; `quiet` (-q): the text report's lines without its summary, as ruff's -q (the other
+    formats are the report itself, unchanged)."""
+    import functools
+
     from migrate.report import get_reporter
     from migrate.rules import rules_by_code
 
     reporter = get_reporter(fmt)
+    if quiet and fmt == "text":
+        reporter = functools.partial(reporter, show_summary=False)
     if output:
         import io as textio
 

@@ -11,7 +11,7 @@ from migrate.commands._scan_options import emit, emit_statistics, run_scan, scan
 
 @click.command()
 @scan_options
-def analyze(paths, fmt, output, statistics, exit_zero, **options):
+def analyze(paths, fmt, output, statistics, exit_zero, quiet, **options):
     """Inventory of a script or a repo: every CUDA-specific construct, every op the NPU lacks,
     every GPU-only dependency, and a feasibility verdict.
 
@@ -21,13 +21,13 @@ def analyze(paths, fmt, output, statistics, exit_zero, **options):
     from migrate.report import plural
     from migrate.verdict import judge
 
-    result, _ = run_scan(paths, fmt=fmt, output=output, **options)
+    result, _ = run_scan(paths, fmt=fmt, output=output, quiet=quiet, **options)
     verdict = judge(result.findings, scanned=result.scanned_files > 0)
     if statistics:
         emit_statistics(result.findings, fmt, output)
     else:
-        emit(result, verdict, fmt, output)
-    if output and fmt != "text" and not statistics:
+        emit(result, verdict, fmt, output, quiet)
+    if output and fmt != "text" and not statistics and not quiet:
         # the file gets the machine-readable report; the terminal still gets the verdict line
         click.echo(f"{plural(len(result.findings), 'finding')}, verdict: {verdict.status}; report written to {output}", err=True)
     if result.files and result.scanned_files == 0:

@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from migrate.commands._report_options import quiet_option
+
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("gpu_script", type=click.Path(dir_okay=False))
@@ -29,7 +31,7 @@ import click
 @click.option("--dump-steps", type=click.IntRange(min=0), default=2, show_default=True,
               help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+@quiet_option
 def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
              dump_steps, timeout, quiet):
     """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
@@ -43,7 +45,8 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
     try:
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
                               archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
-                              timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr)
+                              timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr,
+                              progress=quiet)
     except BundleError as exc:
         click.echo(f"npu-migrate baseline: {exc}", err=True)
         sys.exit(2)

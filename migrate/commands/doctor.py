@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from migrate import fileio
+from migrate.commands._report_options import deprecated
 from migrate.doctor import explain, releases, report, timeline
 from migrate.doctor.host import Host
 from migrate.doctor.runner import run_checks
@@ -23,7 +24,7 @@ def _format(name: str) -> str:
 
 @click.command("doctor")
 @click.option("--json", "json_path", metavar="REPORT", default=None,
-              help="Also write the report as JSON to REPORT ('-' for stdout only).")
+              help="Deprecated: --format json -o REPORT (--json -: --format json).")
 @click.option("--torch-npu-version", "torch_npu_version", metavar="V", default=None,
               help="Check against this torch_npu release instead of the installed one.")
 @click.option("--explain", "explain_source", metavar="LOG|DIR|-", default=None,
@@ -46,6 +47,8 @@ def doctor(json_path, torch_npu_version, explain_source, fmt, output, timeout):
     With --explain DIR: the same over every log in DIR, ordered by time, first failing rank named.
     """
     text_path = None
+    if json_path is not None:  # the older spelling: works this release, says what replaces it (on stderr)
+        click.echo(deprecated("--json REPORT", "--format json -o REPORT" if json_path != "-" else "--format json"), err=True)
     if output is not None:  # -o FILE: --format json -o FILE is the older --json FILE
         if json_path is not None:
             raise click.UsageError("--json REPORT is --format json -o REPORT: give one or the other")

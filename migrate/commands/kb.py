@@ -6,6 +6,14 @@ import json
 import click
 
 from migrate import knowledge
+from migrate.commands._report_options import deprecated
+
+
+def _json_format(fmt: str, as_json: bool) -> bool:
+    """--format json, or the older bare --json flag (kept this release; says what replaces it, on stderr)."""
+    if as_json:
+        click.echo(deprecated("--json", "--format json"), err=True)
+    return as_json or fmt == "json"
 
 
 def _version(text: str | None) -> str:
@@ -27,10 +35,10 @@ def kb() -> None:
               help="List python APIs whose aten ops have no NPU kernel instead of the ops.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format (json: machine-readable).")
-@click.option("--json", "as_json", is_flag=True, help="The older spelling of --format json.")
+@click.option("--json", "as_json", is_flag=True, help="Deprecated: --format json.")
 def ops_cmd(version: str | None, unsupported: bool, fmt: str, as_json: bool) -> None:
     """List aten ops with an NPU kernel (or, with --unsupported, APIs lacking one)."""
-    as_json = as_json or fmt == "json"
+    as_json = _json_format(fmt, as_json)
     kbase = knowledge.load(_version(version))
     if unsupported:
         data = kbase.unsupported_apis()
@@ -90,10 +98,10 @@ def api_cmd(name: str, version: str | None) -> None:
 @click.argument("new")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format (json: machine-readable).")
-@click.option("--json", "as_json", is_flag=True, help="The older spelling of --format json.")
+@click.option("--json", "as_json", is_flag=True, help="Deprecated: --format json.")
 def diff_cmd(old: str, new: str, fmt: str, as_json: bool) -> None:
     """aten ops and torch.npu APIs gained/lost between two torch_npu versions."""
-    as_json = as_json or fmt == "json"
+    as_json = _json_format(fmt, as_json)
     a, b = knowledge.load(_version(old)), knowledge.load(_version(new))
     an = a.module_names("torch_npu.npu") or frozenset()
     bn = b.module_names("torch_npu.npu") or frozenset()

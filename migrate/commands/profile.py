@@ -2,7 +2,7 @@
 
 Thin: parses options, calls checks.profile.run.run_profile (the parent side never imports torch),
 hands the result to the reporters. Exit 0 no finding at or above --fail-on, 1 findings at or above
-it, 2 could not run.
+it, 2 could not run, 128+N ended by signal N (the steps measured before it reported, verdict "interrupted").
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 import click
 
 from migrate.commands._launch_options import launch_options
-from migrate.commands._report_options import report_options, report_target
+from migrate.commands._report_options import quiet_option, report_options, report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -27,7 +27,7 @@ from migrate.commands._report_options import report_options, report_target
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds before the run (and all its children) is killed.")
 @click.option("--no-advisor", is_flag=True, help="NPU: do not run msprof-analyze advisor on the trace.")
 @click.option("--no-fusion", is_flag=True, help="Emulated: do not look for fused-operator chances (no `fusion` findings).")
-@click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output.")
+@quiet_option
 @launch_options
 def profile(script, script_args, steps, backend, fake_data, fmt, output, json_legacy, out_dir, torch_npu_version, fail_on, timeout,
             no_advisor, no_fusion, quiet, launch, progress_timeout):
@@ -41,10 +41,15 @@ def profile(script, script_args, steps, backend, fake_data, fmt, output, json_le
     from checks.profile.run import run_profile
 
     target = report_target(fmt, output, json_legacy)
-    result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
-                         script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
-                         stream=None if quiet else sys.stderr, advisor=not no_advisor, fusion=not no_fusion, launch=launch,
-                         progress_timeout=progress_timeout)
+    try:
+        result = run_profile(script, steps=steps, backend=backend, fake_data=fake_data, torch_npu_version=torch_npu_version,
+                             script_args=tuple(script_args), out_dir=out_dir, fail_on=fail_on, timeout=timeout,
+                             stream=None if quiet else sys.stderr, advisor=not no_advisor, fusion=not no_fusion,
+                             launch=launch, progress_timeout=progress_timeout, progress=quiet)
+    except KeyboardInterrupt as exc:  # a signal: the run is ended; report the steps it measured
+        result = getattr(exc, "partial", None)
+        if result is None:
+            raise
     if target.json:
         write_json(result, target.json)
     target.render(render, result)

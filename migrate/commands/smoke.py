@@ -12,7 +12,7 @@ import sys
 import click
 
 from migrate.commands._launch_options import launch_options
-from migrate.commands._report_options import report_options, report_target
+from migrate.commands._report_options import quiet_option, report_options, report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -29,7 +29,7 @@ from migrate.commands._report_options import report_options, report_target
 @click.option("--seed", type=int, help="Seed torch, random and numpy before the script runs.")
 @click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True, help="Emulated devices: autocast regions compute in float32 (off, fastest), in the device's dtype (native, float16 unless the script names one; slow on a CPU), or in bfloat16.")
 @click.option("--no-autocast", is_flag=True, hidden=True, help="Same as --autocast off (older option).")
-@click.option("-q", "--quiet", is_flag=True, help="Do not stream the script's output (on a terminal, show the step reached and the elapsed time instead).")
+@quiet_option
 @click.option("--rank-logs", type=click.Path(file_okay=False), help="With --nproc-per-node: keep torchrun's per-rank stdout/stderr logs in DIR.")
 @click.option("--memory-limit", help="Kill the run (all its processes) when their resident memory exceeds this size, e.g. 4G, 512M.")
 @click.option("--resume-check", "resume_args", metavar="RESUME_ARGS", help="Check that a resume continues the same training: run until the first checkpoint after --steps steps, run again from scratch, then resume with ARGS + RESUME_ARGS ({ckpt}: that checkpoint) for --steps more and compare step by step (docs/smoke.md).")

@@ -11,7 +11,7 @@ import sys
 import click
 
 from migrate.commands._launch_options import launch_options
-from migrate.commands._report_options import report_target
+from migrate.commands._report_options import quiet_option, report_target
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -34,7 +34,7 @@ from migrate.commands._report_options import report_target
                    "CUDA twin: the original's CUDA code paths), cpu (CUDA hidden: the original's CPU fallback).")
 @click.option("--autocast", "autocast_policy", type=click.Choice(["off", "native", "bf16"]), default="off", show_default=True,
               help="Autocast policy of both emulated runs: off (float32, fastest), native (the device's float16), bf16.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress lines (the summary is still printed).")
+@quiet_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Report format: the text summary, or the result as JSON (validate.json's content).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
@@ -84,11 +84,13 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
             torch_npu_version=torch_npu_version, baseline_backend=baseline_backend, autocast=autocast_policy,
             stream=None if quiet else sys.stderr, launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
-            repeat=repeat,
+            repeat=repeat, progress=quiet,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt as exc:  # a signal: the runs are ended; report what was done (checks/validate/run.py)
+        result = partial_result(exc)
     report(result, target)
     sys.exit(result.exit_code)
 
@@ -129,10 +131,21 @@ def _validate_baseline(bundle, npu_script, script_args, *, target, steps, quiet,
     try:
         result = run_validate_baseline(
             bundle, npu_script, steps=None if ctx.get_parameter_source("steps") == ParameterSource.DEFAULT else steps,
-            script_args=tuple(script_args) or None, stream=None if quiet else sys.stderr,
+            script_args=tuple(script_args) or None, stream=None if quiet else sys.stderr, progress=quiet,
             memory_limit=parse_size(memory_limit) if memory_limit else None, **options)
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt as exc:
+        result = partial_result(exc)
     report(result, target)
     sys.exit(result.exit_code)
+
+
+def partial_result(exc: KeyboardInterrupt):
+    """The result a signal left (verdict "interrupted", exit 128 + N), or the signal again when there is none
+    (it came before the runs started: migrate/cli.py then says so and exits 128 + N)."""
+    result = getattr(exc, "partial", None)
+    if result is None:
+        raise exc
+    return result
