@@ -18,7 +18,8 @@ Every target is measured against a baseline in the same run and reported as a ra
 - two hosts (issue 26, `--only two-hosts`): baseline vs the run it records and vs a standalone smoke of the same
   script, steps, seed (one process each), validate --baseline likewise; wall and CPU time.
 - fusion matching (issue 29): `profile` emulated with the fusion recorder on vs off (`--only fusion`).
-- the repository symbol model (issue 24): time and peak memory at 1/4, 1/2 and all of torch (`--only symbol-model`).
+- the repository symbol model (issue 24): CPU time of its steps and peak RSS at 1/4, 1/2 and all of torch, one child
+  process per fraction, ratios to the 1/4 run (`--only symbol-model`, bench/symbol_model_bench.py).
 """
 
 from __future__ import annotations

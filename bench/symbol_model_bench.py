@@ -1,51 +1,104 @@
 """The repository symbol model's cost (issue 24): time and peak memory at 1/4, 1/2 and all of a large
-repository's files (the installed torch package), one core.
+repository's files (the installed torch package), one core, ratios to the 1/4 run in the same run.
 
-Measured per fraction, in this process:
-- `scan -j1` cold (the whole analyze, which builds the per-file facts and links across files);
-- the symbol model's own steps on that scan's results: the per-file import/reference facts read again
-  from each file's text (`repo_index.python_refs`, `deps.import_roots`), the index over all facts
-  (`repo_index.build_index`), the open-world list and the kernels to port (`deps`); peak memory of
-  those steps by tracemalloc.
+Each fraction runs in a fresh child process (`python bench/symbol_model_bench.py --child N`), so its
+peak memory is its own (`ru_maxrss`: the whole `scan -j1`, analysis included) and no cache or memo
+is shared. In the child, one `scan -j1 --no-cache` runs with the symbol model's own steps timed where
+they run (CPU seconds of this process, which a loaded machine disturbs less than wall time):
+- per-file facts from each file's single parse: definitions (`repo_index.python_defs`, with the kernel
+  values of migrate/kernel_values.py), exports (`repo_index.export_defs`), import references
+  (`repo_index.import_facts`);
+- the cross-file step: `linking.link_extensions` (index, files to link, their linked findings);
+- after the scan, the repository-wide lists: `repo_index.build_index`, `deps.unknown_dependencies`,
+  `deps.kernels_to_port`.
 The fractions take every 4th / 2nd / every file of the sorted list, so each holds the same mix.
-Linear means the per-line cost stays flat from 1/4 to all.
+Linear means the per-line cost stays flat: the ratio columns compare each fraction's per-line cost
+and peak memory with the 1/4 run's (time per line 1.0 = linear; memory grows with the files kept).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
-import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FRACTIONS = {4: "1/4", 2: "1/2", 1: "all"}
+
+
+def _child(fraction: int) -> dict:
+    import resource
+
+    sys.path.insert(0, str(ROOT))
+    from bench.run import torch_corpus
+    from migrate import deps, engine, linking, repo_index
+
+    spent: dict[str, float] = {}
+
+    def timed(module, name: str, label: str) -> None:
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.process_time() - start
+
+        setattr(module, name, wrapper)
+
+    for name in ("python_defs", "export_defs", "import_facts"):
+        timed(repo_index, name, "facts")
+    timed(linking, "link_extensions", "link")
+    subset = torch_corpus()[::fraction]
+    lines = sum(p.read_bytes().count(b"\n") for p in subset)
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = engine.scan([str(p) for p in subset], use_cache=False, jobs=1, torch_npu_version=None)
+    scan_cpu, scan_wall = time.process_time() - cpu, time.perf_counter() - wall
+    cpu = time.process_time()
+    index = repo_index.build_index(result.files)
+    unknown = deps.unknown_dependencies(result.files, index)
+    kernels = deps.kernels_to_port(result.files, result.findings, index)
+    lists_cpu = time.process_time() - cpu
+    model = spent.get("facts", 0.0) + spent.get("link", 0.0) + lists_cpu
+    return {"files": len(subset), "lines": lines, "scan_cpu_s": round(scan_cpu, 2), "scan_wall_s": round(scan_wall, 2),
+            "facts_cpu_s": round(spent.get("facts", 0.0), 3), "link_cpu_s": round(spent.get("link", 0.0), 3),
+            "lists_cpu_s": round(lists_cpu, 3), "symbol_model_cpu_s": round(model, 3),
+            "symbol_model_us_per_line": round(model / lines * 1e6, 3), "scan_us_per_line": round(scan_cpu / lines * 1e6, 2),
+            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "modules": len(index.modules), "namespaces": len(index.namespaces), "exports": len(index.exports),
+            "unknown_dependencies": len(unknown), "kernels": len(kernels)}
 
 
 def bench_symbol_model(files, rows, results, quick: bool = False) -> None:
-    from migrate import deps, repo_index
-    from migrate.engine import scan
-
-    out = {}
-    for fraction in (4, 2, 1):
-        subset = files[::fraction]
-        lines = sum(p.read_bytes().count(b"\n") for p in subset)
-        start = time.perf_counter()
-        result = scan([str(p) for p in subset], use_cache=False, jobs=1, torch_npu_version=None)
-        scan_s = time.perf_counter() - start
-        texts = [(str(p), p.read_text(encoding="utf-8", errors="replace")) for p in subset]
-        tracemalloc.start()
-        start = time.perf_counter()
-        for path, text in texts:
-            repo_index.python_refs(path, text)
-            deps.import_roots(text)
-        index = repo_index.build_index(result.files)
-        unknown = deps.unknown_dependencies(result.files)
-        kernels = deps.kernels_to_port(result.files, result.findings)
-        model_s = time.perf_counter() - start
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        label = {4: "1/4", 2: "1/2", 1: "all"}[fraction]
-        out[label] = {"files": len(subset), "lines": lines, "scan_j1_s": round(scan_s, 2), "symbol_model_s": round(model_s, 3),
-                      "symbol_model_peak_mib": round(peak / 2**20, 1), "scan_us_per_line": round(scan_s / lines * 1e6, 2),
-                      "model_us_per_line": round(model_s / lines * 1e6, 3), "modules": len(index.modules),
-                      "unknown_dependencies": len(unknown), "kernels": len(kernels)}
-        rows.append((f"symbol model, {label} of torch ({len(subset)} files)", f"{out[label]['model_us_per_line']} us/line",
-                     f"{model_s:.2f} s, peak {out[label]['symbol_model_peak_mib']} MiB",
-                     f"scan -j1 {scan_s:.1f} s ({out[label]['scan_us_per_line']} us/line)"))
+    del files, quick  # each child takes its own subset of the same sorted corpus
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out: dict[str, dict] = {}
+    for fraction, label in FRACTIONS.items():
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(fraction)], env=env,
+                              capture_output=True, text=True, check=True)
+        out[label] = json.loads(done.stdout.strip().splitlines()[-1])
+    first = out["1/4"]
+    for label, row in out.items():
+        row["model_per_line_vs_quarter"] = round(row["symbol_model_us_per_line"] / first["symbol_model_us_per_line"], 2)
+        row["scan_per_line_vs_quarter"] = round(row["scan_us_per_line"] / first["scan_us_per_line"], 2)
+        row["peak_rss_vs_quarter"] = round(row["peak_rss_mib"] / first["peak_rss_mib"], 2)
+        row["lines_vs_quarter"] = round(row["lines"] / first["lines"], 2)
+        rows.append((f"symbol model, {label} of torch ({row['files']} files, {row['lines']:,} lines)",
+                     f"{row['symbol_model_us_per_line']} us/line",
+                     f"{row['symbol_model_cpu_s']:.2f} s CPU (facts {row['facts_cpu_s']:.2f}, link {row['link_cpu_s']:.2f}, "
+                     f"lists {row['lists_cpu_s']:.2f}); peak RSS {row['peak_rss_mib']} MiB",
+                     f"per line x{row['model_per_line_vs_quarter']} of 1/4 (linear 1.0); whole scan -j1 "
+                     f"{row['scan_cpu_s']:.1f} s CPU, x{row['scan_per_line_vs_quarter']} per line; lines x{row['lines_vs_quarter']}, "
+                     f"peak RSS x{row['peak_rss_vs_quarter']}"))
     results["symbol_model"] = out
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        print(json.dumps(_child(int(sys.argv[2]))))
+    else:
+        raise SystemExit("run through bench/run.py --only symbol-model")

@@ -40,6 +40,23 @@ def split_lines(source: str) -> list[str]:
 # the nodes out of the walk. Rules read them through their owner (`node.ctx`, `compare.ops`).
 _SHARED_FIELDS = frozenset({"ctx", "op", "ops"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# ASDL types of fields that never hold a node (`Name.id`, `Constant.value`, `ImportFrom.level`): each
+# node class's docstring is its ASDL signature, `Attribute(expr value, identifier attr, expr_context ctx)`
+_LEAF_TYPES = frozenset({"identifier", "string", "int", "constant"})
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that can hold child nodes, in `_fields` order."""
+    fields = [f for f in cls._fields if f not in _SHARED_FIELDS]
+    signature = re.fullmatch(rf"{cls.__name__}\((.*)\)", (cls.__doc__ or "").strip())
+    if signature:
+        types = {}
+        for part in signature.group(1).split(","):
+            words = part.split()
+            if len(words) == 2:
+                types[words[1]] = words[0].rstrip("?*")
+        fields = [f for f in fields if types.get(f) not in _LEAF_TYPES]
+    return tuple(fields)
 
 
 def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.AST]]:
@@ -58,7 +75,7 @@ def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.
         nodes[cls].append(node)
         fields = fields_of(cls)
         if fields is None:
-            fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _SHARED_FIELDS)
+            fields = _FIELDS[cls] = _node_fields(cls)
         for field in fields:
             value = getattr(node, field, None)
             if value.__class__ is list:

@@ -139,9 +139,38 @@ def _run_rules(rules, ctx) -> list[Finding]:
     return out
 
 
-def _applies(rule, text: str, kb) -> bool:
-    triggers = rule.triggers(kb)
-    return not triggers or any(t in text for t in triggers)
+_MINIMAL_TRIGGERS: dict[tuple[int, int], tuple] = {}  # (id(rule), id(kb)) -> (rule, kb, triggers): both kept alive
+
+
+def _minimal_triggers(rule, kb) -> tuple[str, ...]:
+    """The rule's triggers without those containing another of them (`CUDA_HOME` beside `CUDA_`):
+    the same answer for every text, fewer searches."""
+    entry = _MINIMAL_TRIGGERS.get((id(rule), id(kb)))
+    if entry is None:
+        triggers = tuple(dict.fromkeys(rule.triggers(kb)))
+        minimal = tuple(t for t in triggers if not any(o != t and o in t for o in triggers))
+        entry = _MINIMAL_TRIGGERS[(id(rule), id(kb))] = (rule, kb, minimal)
+    return entry[2]
+
+
+def _applying(rules, text: str, kb) -> list:
+    """The rules of which at least one trigger occurs in `text` (a rule without triggers always
+    applies); each distinct trigger is searched for once per text (several rules share them)."""
+    found: dict[str, bool] = {}
+    out = []
+    for rule in rules:
+        triggers = _minimal_triggers(rule, kb)
+        if not triggers:
+            out.append(rule)
+            continue
+        for trigger in triggers:
+            hit = found.get(trigger)
+            if hit is None:
+                hit = found[trigger] = trigger in text
+            if hit:
+                out.append(rule)
+                break
+    return out
 
 
 def _notebook_imports(cells) -> dict[str, str]:
@@ -184,7 +213,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         return [], [FileError(path, "NPU901", "cannot parse: nested too deeply for Python's parser (RecursionError)")], 0
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
-    active = [r for r in rules if _applies(r, text, kb)]
+    active = _applying(rules, text, kb)
     if not active:
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
@@ -195,7 +224,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx), text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
-    findings = optional_paths.mark_optional(tree, findings)  # GPU-only libraries behind a default-off option
+    findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     if not findings:
         return [], [], 0
     suppressed = 0
@@ -300,7 +329,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             suppressed += s
             if cell.shell_source.strip():
                 ctx = LauncherContext(path, cell.shell_source, cell=cell.index)
-                shell = _run_rules([r for r in by_kind.get("launcher", []) if _applies(r, cell.shell_source, kb)], ctx)
+                shell = _run_rules(_applying(by_kind.get("launcher", []), cell.shell_source, kb), ctx)
                 shell, s = _line_suppressed(cell.shell_source, shell)
                 findings += shell
                 suppressed += s
@@ -313,13 +342,13 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             errors.append(FileError(path, "NPU904", f"malformed manifest, parts left out: {'; '.join(ctx.problems)}"))
     elif kind == "cpp-source":
         defs += repo_index.cpp_defs(path, text)
-        rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
+        rules = _applying(by_kind.get(kind, []), text, kb)
         findings, suppressed = _line_suppressed(text, _run_rules(rules, CudaSourceContext(path, text)))
     elif kind in ("launcher", "cuda-source"):
         if kind == "cuda-source":
             defs += repo_index.cpp_defs(path, text)
         ctx = LauncherContext(path, text) if kind == "launcher" else CudaSourceContext(path, text)
-        rules = [r for r in by_kind.get(kind, []) if _applies(r, text, kb)]
+        rules = _applying(by_kind.get(kind, []), text, kb)
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python

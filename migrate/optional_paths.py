@@ -69,8 +69,21 @@ def _field_off(node: ast.AnnAssign) -> tuple[str, int] | None:
     return None
 
 
-def off_by_default(tree: ast.Module) -> dict[str, int]:
-    """Option name -> the line declaring it off by default."""
+def off_by_default(tree: ast.Module, nodes: dict | None = None) -> dict[str, int]:
+    """Option name -> the line declaring it off by default. `nodes`: the tree's nodes by type in
+    `ast.walk` order (`PythonContext.nodes`), which spares the walk."""
+    if nodes is not None:
+        flags: dict[str, int] = {}
+        for node in nodes.get(ast.Call, ()):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument" and (found := _argparse_off(node)):
+                flags.setdefault(*found)
+        fields: dict[str, int] = {}
+        for node in nodes.get(ast.ClassDef, ()):
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and (item := _field_off(stmt)):
+                    fields.setdefault(*item)
+        if not flags.keys() & fields.keys():  # else which came first in the walk decides the line
+            return {**flags, **fields}
     options: dict[str, int] = {}
     for node in ast.walk(tree):
         found = None
@@ -95,17 +108,17 @@ def _option_read(test: ast.AST, options: dict[str, int]) -> tuple[str, str] | No
     return None
 
 
-def mark_optional(tree: ast.Module, findings: list[Finding]) -> list[Finding]:
+def mark_optional(tree: ast.Module, findings: list[Finding], nodes: dict | None = None) -> list[Finding]:
     """Findings of `CODES` inside an `if <option>:` body whose option is off by default: warnings,
     marked optional, their message naming the option."""
     candidates = [f for f in findings if f.code in CODES and f.severity == Severity.ERROR and not f.fixable]
     if not candidates:
         return findings
-    options = off_by_default(tree)
+    options = off_by_default(tree, nodes)
     if not options:
         return findings
     guards = []  # (first line, last line, option, as written)
-    for node in ast.walk(tree):
+    for node in (nodes.get(ast.If, ()) if nodes is not None else ast.walk(tree)):
         if isinstance(node, ast.If) and node.body and (read := _option_read(node.test, options)):
             guards.append((node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, *read))
     if not guards:

@@ -134,15 +134,24 @@ def _module_statements(body):
             yield statement
 
 
-def _returns(function):
-    stack = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _returns_by_function(ctx) -> dict[int, list[ast.Return]]:
+    """id(function) -> the `return <value>` statements of its own body (not of a nested def, class or
+    lambda), last in the source first; from the context's Return nodes, not a walk per function."""
+    out: dict[int, list[ast.Return]] = {}
+    for node in ctx.nodes.get(ast.Return, ()):
+        if node.value is None:
             continue
-        if isinstance(node, ast.Return) and node.value is not None:
-            yield node
-        stack.extend(ast.iter_child_nodes(node))
+        scope = ctx.parent(node)
+        while scope is not None and not isinstance(scope, _SCOPES):
+            scope = ctx.parent(scope)
+        if scope is not None:
+            out.setdefault(id(scope), []).append(node)
+    for returns in out.values():
+        returns.sort(key=lambda r: (r.lineno, r.col_offset), reverse=True)
+    return out
 
 
 def module_exports(ctx) -> list[Export]:
@@ -150,6 +159,7 @@ def module_exports(ctx) -> list[Export]:
 
     out: list[Export] = []
     optional: frozenset[str] | None = None
+    returns: dict[int, list[ast.Return]] | None = None
     for statement in _module_statements(ctx.tree.body):
         if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
             for alias in statement.names:
@@ -167,7 +177,13 @@ def module_exports(ctx) -> list[Export]:
                     if isinstance(target, ast.Name):
                         out.append(Export(target.id, statement.lineno, hit[1], hit[0], hit[2]))
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not triton_kernel(ctx, statement):
-            hits = [_returned_target(ctx, ret.value) for ret in _returns(statement)]
+            if returns is None:
+                returns = _returns_by_function(ctx)
+            hits = []
+            for ret in returns.get(id(statement), ()):
+                hits.append(_returned_target(ctx, ret.value))
+                if hits[-1] is None:
+                    break
             if hits and all(hit is not None for hit in hits):  # no other way out (no fallback)
                 out.append(Export(statement.name, statement.lineno, hits[0][1], hits[0][0], "function"))
     return out

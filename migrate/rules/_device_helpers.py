@@ -39,6 +39,27 @@ def chain_tops(ctx) -> list[tuple[ast.AST, str]]:
     cached = ctx.__dict__.get("_npu_chain_tops")
     if cached is not None:
         return cached
+    # A chain resolves exactly when its root Name is an imported one: start from those Names and
+    # climb to the outermost Attribute, instead of resolving every Attribute and Name of the file.
+    imports, parent_of, attribute = ctx.imports, ctx._parents.get, ast.Attribute
+    out: list[tuple[ast.AST, str]] = []
+    for node in ctx.nodes.get(ast.Name, ()):
+        if imports.get(node.id) is None and not (ctx.star_modules and ctx._resolve_star(node.id) is not None):
+            continue
+        top, parent = node, parent_of(id(node))
+        while parent.__class__ is attribute and parent.value is top:
+            top, parent = parent, parent_of(id(parent))
+        qual = ctx.qualname(top)
+        if qual is not None:
+            out.append((top, qual))
+    out.sort(key=lambda item: (item[0].lineno, item[0].col_offset, item[0].__class__ is not attribute))
+    if len({(n.lineno, n.col_offset, n.__class__) for n, _ in out}) < len(out):
+        out = _chain_tops_in_tree_order(ctx)  # two chains at one position (f-string offsets): the order of the tree
+    ctx.__dict__["_npu_chain_tops"] = out
+    return out
+
+
+def _chain_tops_in_tree_order(ctx) -> list[tuple[ast.AST, str]]:
     out: list[tuple[ast.AST, str]] = []
     # a node is inside a longer chain exactly when it is the `.value` of an Attribute
     inner = {id(node.value) for node in ctx.nodes.get(ast.Attribute, ())}
@@ -50,7 +71,6 @@ def chain_tops(ctx) -> list[tuple[ast.AST, str]]:
             if qual is not None:
                 out.append((node, qual))
     out.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
-    ctx.__dict__["_npu_chain_tops"] = out
     return out
 
 
