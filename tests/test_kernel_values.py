@@ -425,3 +425,13 @@ def test_a_single_scanned_script_owns_the_modules_beside_it(tmp_path):
                       "utils.py": "def progress_bar(): pass\n", "models/__init__.py": "", "models/dla.py": ""})
     result = scan([str(tmp_path / "main.py")], use_cache=False, torch_npu_version=NEWEST)
     assert verdict.summary(result)["unknown_dependencies"] == {"numpy": [f"{tmp_path / 'main.py'}:1"]}
+
+
+def test_torchvision_is_known_and_not_reported(tmp_path):
+    """torchvision (the catalogue's entry: PyTorch code, its ops through Ascend's Torchvision Adapter) is not an
+    unknown dependency of every image script, and importing it is no finding; numpy still is unknown."""
+    _write(tmp_path, {"train.py": "import numpy as np\nimport torchvision\nfrom torchvision import transforms\n"
+                                  "model = torchvision.models.resnet18()\n"})
+    result = _scan(tmp_path)
+    assert list(verdict.summary(result)["unknown_dependencies"]) == ["numpy"]
+    assert [f for f in result.findings if f.code in ("NPU501", "NPU507")] == []
