@@ -294,7 +294,7 @@ def test_fusion_chances_are_found_at_their_lines_with_the_fused_api(tmp_path):
 
 
 def test_a_rewritten_script_runs_on_the_stand_in_and_trains_like_the_original(tmp_path):
-    """FUSED_REWRITE=1: npu_rms_norm, npu_rotary_mul, npu_fusion_attention and npu_swiglu (the stand-in's
+    """FUSED_REWRITE=1: npu_rms_norm, npu_rotary_mul, npu_fusion_attention, npu_swiglu and npu_group_norm_silu (the stand-in's
     reference math) in place of the hand-written ops; same losses, and no chance left where they were."""
     from checks.smoke.run import run_smoke
 

@@ -171,6 +171,16 @@ def make_recorder(torch, state, rules):
     aten = torch.ops.aten
     reference_math = os.path.join(CHECKS, "standin", "torch_npu", "_fused.py")
 
+    torch_dir = os.path.dirname(torch.__file__) + os.sep
+
+    def from_reference_math() -> bool:
+        # the first caller outside torch's own files: `torch.rsqrt` in _fused.py is called from there
+        # directly, `F.silu` / `F.group_norm` reach this mode through torch.overrides.handle_torch_function
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename.startswith(torch_dir):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename == reference_math
+
     class FusionRecorder(TorchFunctionMode):
         def __init__(self):
             super().__init__()
@@ -185,7 +195,7 @@ def make_recorder(torch, state, rules):
             # the DataLoader's own work (collate, a Dataset's indexing) is not the step's compute: as the
             # tracer and host_sync do, it is not recorded (nor timed into the data-loading wait)
             if (not state.in_loader and state.measuring and not state.harness and not state.in_backward
-                    and sys._getframe(1).f_code.co_filename != reference_math):
+                    and not from_reference_math()):
                 names = aten_names(func, args)
                 if names:
                     known = self.known.get(names[0])

@@ -1,4 +1,4 @@
-"""Hand-written ops torch_npu has fused kernels for (a LLaMA-style block): each line where a chance
+"""Hand-written ops torch_npu has fused kernels for (a LLaMA-style block, a GroupNorm + SiLU): each line where a chance
 starts carries `# PITFALL: fusion` and `FUSED: <api>`. Adagrad has no fused torch_npu optimizer, so
 the only findings are the fusion chances. `FUSED_REWRITE=1` runs the same model with the fused APIs
 (tests compare the two numerically)."""
@@ -73,7 +73,7 @@ def main():
     device = torch.device("npu:0")
     torch.manual_seed(0)
     dim, seq, heads = 32, 16, 4
-    model = nn.ModuleList([Block(dim, heads), nn.Linear(dim, 8)]).to(device)
+    model = nn.ModuleList([Block(dim, heads), nn.Linear(dim, 8), nn.GroupNorm(4, seq)]).to(device)
     optimizer = torch.optim.Adagrad(model.parameters(), lr=1e-2)
     pos = torch.arange(seq, dtype=torch.float32)
     freqs = torch.outer(pos, 1.0 / (10000 ** (torch.arange(0, dim // heads, 2) / (dim // heads))))
@@ -85,7 +85,13 @@ def main():
     losses = []
     for step in range(int(os.environ.get("FUSED_STEPS", "64"))):
         x, y = data[step % 64].to(device), target[step % 64].to(device)
-        out = model[1](model[0](x, cos, sin, masked))
+        h = model[0](x, cos, sin, masked)
+        gn = model[2]  # (batch, seq, dim): the sequence positions as GroupNorm's channels
+        if REWRITE:
+            h = torch_npu.npu_group_norm_silu(h, gn.weight, gn.bias, gn.num_groups, gn.eps)[0]
+        else:
+            h = F.silu(gn(h))  # PITFALL: fusion  FUSED: torch_npu.npu_group_norm_silu
+        out = model[1](h)
         loss = F.cross_entropy(out.reshape(-1, 8), y.reshape(-1))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
