@@ -15,7 +15,7 @@ def main():
     data = TensorDataset(torch.randn(4096, 64), torch.randint(0, 10, (4096,)))
     loader = DataLoader(data, batch_size=64, shuffle=True, drop_last=True)
     # wide enough that the in-memory DataLoader stays far below the data_loading threshold of a step
-    model = nn.Sequential(nn.Linear(64, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 10)).to(device)
+    model = nn.Sequential(nn.Linear(64, 3072), nn.ReLU(), nn.Linear(3072, 3072), nn.ReLU(), nn.Linear(3072, 10)).to(device)
     optimizer = torch.optim.Adagrad(model.parameters(), lr=1e-2)
     running = torch.zeros((), device=device)
     for epoch in range(2):
