@@ -173,23 +173,26 @@ def _tensor_sums(torch, tensors) -> tuple[float, float]:
     return total, absolute
 
 
+def _leaves(x):
+    """The leaves of a batch (mappings, lists and tuples opened, in their order)."""
+    if isinstance(x, Mapping):
+        for k in x:
+            yield from _leaves(x[k])
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _leaves(v)
+    else:
+        yield x
+
+
 def _batch_digest(torch, batch) -> str:
     parts: list[bytes] = []
-
-    def walk(x):
+    for x in _leaves(batch):
         if isinstance(x, torch.Tensor):
             d = x.detach()
             parts.append(repr((tuple(d.shape), float(d.double().sum()), float(d.double().abs().sum()))).encode())
-        elif isinstance(x, Mapping):
-            for k in x:
-                walk(x[k])
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
         elif isinstance(x, (int, float, str)):
             parts.append(repr(x).encode())
-
-    walk(batch)
     return _digest(b"|".join(parts))
 
 
@@ -198,20 +201,7 @@ def sample_digests(torch, batch) -> list[str] | None:
     batch's (the first tensor's), with its shape and dtype. None when the batch holds no such tensor.
     Exact: the same samples give the same digests in any order and on any host whose data loading gives
     the same bytes (the DataLoader's output is computed on the CPU)."""
-    tensors: list = []
-
-    def walk(x):
-        if isinstance(x, torch.Tensor):
-            tensors.append(x)
-        elif isinstance(x, Mapping):
-            for k in x:
-                walk(x[k])
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-
-    walk(batch)
-    rows = [t for t in tensors if t.dim() >= 1]
+    rows = [t for t in _leaves(batch) if isinstance(t, torch.Tensor) and t.dim() >= 1]
     if not rows:
         return None
     size = rows[0].shape[0]

@@ -184,16 +184,9 @@ def _remove(stand_ins: dict) -> None:
 
 
 def install() -> None:
-    pending = {}
-    for name, patch in PATCHES.items():
-        if name in sys.modules:
-            patch(sys.modules[name])
-        else:
-            pending[name] = patch
-    if pending:
-        from checks.emulation.fakedata import PatchOnImport
+    from checks.emulation.fakedata import patch_modules
 
-        sys.meta_path.insert(0, PatchOnImport(pending))
+    patch_modules(PATCHES)
     finder = _DeferMatplotlib()
     if finder.pending:
         sys.meta_path.insert(0, finder)

@@ -109,7 +109,11 @@ class PatchOnImport(importlib.abc.MetaPathFinder):
 def install(torch) -> None:
     patch_hub(torch)
     block_network()
-    patches = {"torchvision.datasets": patch_datasets, "torchvision.models._api": patch_weights_enum}
+    patch_modules({"torchvision.datasets": patch_datasets, "torchvision.models._api": patch_weights_enum})
+
+
+def patch_modules(patches: dict) -> None:
+    """Apply each `patches[name](module)` now when the module is imported, else when it is (PatchOnImport)."""
     pending = {}
     for name, patch in patches.items():
         if name in sys.modules:
