@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from checks.validate import bundle as fmt
-from checks.validate import loss_compare
-from checks.validate.hosts import compare_data, expected_across_hardware, script_note
+from checks.validate import hosts, loss_compare
+from checks.validate.hosts import compare_data, expected_across_hardware, random_api_note, script_note
 from checks.validate.msprobe_bridge import ConfigCheckResult, ConfigItem
 from tests.helpers import invoke_cli
 
@@ -187,6 +187,98 @@ def test_env_differences_are_expected_across_hardware_only():
     assert same.item("env").status == "error" and not notes
 
 
+# Measured 2026-11-26: `npu-migrate baseline` on an NVIDIA H200 (torch 2.11.0+cu130) against `validate --baseline`
+# on the CPU stand-in, result.xlsx of msprobe's config_check: (step, name, relative differences of max, min, mean,
+# norm). timm train.py resnet18 (huggingface/pytorch-image-models@aa4b585), its inputs normalised on the device:
+H200_DATASET = [(0, "args.0", 0.0, 0.0, -6.167667e-08, 5.602408e-05), (4, "args.0", 0.0, 0.0, 8.786266e-08, 9.122639e-05),
+                (7, "args.0", 0.0, 0.0, -4.315689e-06, 2.267704e-05)]
+# the MNIST fixture (fixtures/gpu_scripts/mnist_basic): weights before the first step, then after it (dropout on)
+H200_WEIGHTS = [(0, "fc1.weight", 0.0, 0.0, -5.226783e-07, 1.067024e-05), (0, "conv1.bias", 0.0, 0.0, -7.778392e-08, 6.112697e-08),
+                (1, "fc1.bias", 0.039767, -0.019423, 0.6313869, 0.04254879)]
+
+
+def _statistics_config(dataset, weights):
+    return ConfigCheckResult(None, (ConfigItem("dataset", "error", ("msprobe pack step 0: 1 inputs differ (args.0)",), 0, tuple(dataset)),
+                                    ConfigItem("weights", "error", ("msprobe pack step 0: 2 tensors differ",), 0, tuple(weights))))
+
+
+def test_statistics_of_the_same_tensors_on_another_device_are_expected_across_hardware():
+    """max/min identical and mean/norm reduced in another order (the H200 measurement): a warning across
+    hardware, with the largest differences; the weights after the first step follow the training numerics."""
+    judged, notes = expected_across_hardware(_statistics_config(H200_DATASET, H200_WEIGHTS), same_hardware=False)
+    assert judged.item("dataset").status == "warning" and judged.item("weights").status == "warning"
+    assert any("config_check dataset" in n and "norm 5.6e-05" in n and "later inputs" in n for n in notes)
+    assert any("config_check weights" in n and "before the first optimizer step (msprobe pack step 0)" in n
+               and "losses judge" in n for n in notes)
+    # on one CPU the same tensors give the same bits: any difference stays an error
+    same, notes = expected_across_hardware(_statistics_config(H200_DATASET, H200_WEIGHTS), same_hardware=True)
+    assert same.item("dataset").status == "error" and same.item("weights").status == "error" and not notes
+
+
+@pytest.mark.parametrize("dataset, weights, failed", [
+    # an element differs within the first forward calls (another normalisation, another crop)
+    ([*H200_DATASET[:1], (2, "args.0", 2e-3, 0.0, 1e-7, 1e-6)], H200_WEIGHTS, "dataset"),
+    # a mean beyond what a reduction order explains
+    ([(0, "args.0", 0.0, 0.0, 4e-3, 1e-6)], H200_WEIGHTS, "dataset"),
+    # other initial weights (another init or seed): step 0 beyond the tolerances
+    (H200_DATASET, [(0, "fc1.weight", 0.02, 0.0, 0.1, 0.01), *H200_WEIGHTS[1:]], "weights"),
+    # msprobe wrote no relative difference (a zero baseline value): not explained by hardware
+    (H200_DATASET, [(0, "fc1.bias", None, 0.0, 0.0, 0.0)], "weights"),
+])
+def test_statistics_beyond_what_hardware_explains_stay_errors(dataset, weights, failed):
+    judged, _ = expected_across_hardware(_statistics_config(dataset, weights), same_hardware=False)
+    assert judged.item(failed).status == "error"
+    assert {i.name for i in judged.items if i.status == "warning"} == {"dataset", "weights"} - {failed}
+
+
+def test_model_inputs_reduced_on_another_device_match_the_recording():
+    """The H200's fingerprint of timm's first batch against the stand-in's (norm 5.6e-5 apart, max/min the same)."""
+    gpu = [{"args": {"0": {"max": 2.640000104904175, "mean": -0.24160127341747284, "min": -2.1179039478302,
+                           "norm": 1011.0049438476562}}, "kwargs": {}}]
+    standin = [{"args": {"0": {"max": 2.640000104904175, "mean": -0.24160128831863403, "min": -2.1179039478302,
+                               "norm": 1010.9483032226562}}, "kwargs": {}}]
+    assert compare_data(_fp(gpu), _fp(standin), exact=False) is None
+    assert compare_data(_fp(gpu), _fp(standin), exact=True).startswith("data: the batches differ")
+    moved = [{"args": {"0": {**standin[0]["args"]["0"], "max": 2.640000104904175 * (1 + 2e-3)}}, "kwargs": {}}]
+    assert "args.0.max" in compare_data(_fp(gpu), _fp(moved), exact=False)
+
+
+def test_inputs_the_model_computes_itself_are_judged_on_the_first_forward_calls():
+    """An ODE solver's states are the model's inputs (torchdiffeq's ode_demo.py on the H200 against the stand-in):
+    the first forward calls agree within the tolerance, later ones follow the adaptive solver's own steps."""
+    ode = [(0, "args.1", 4.597631e-07, 8.484504e-08, 6.5e-05, 2.390702e-07), (1, "args.0", 2.129061e-04, 2.129061e-04, 2.13e-04, 2.129061e-04),
+           (8, "args.0", 1.792113e-01, 1.792113e-01, 0.179211, 1.792113e-01)]
+    judged, notes = expected_across_hardware(_statistics_config(ode, H200_WEIGHTS), same_hardware=False)
+    assert judged.item("dataset").status == "warning"
+    assert any("first 3 forward calls" in n and "later inputs" in n for n in notes)
+
+
+def test_a_random_api_diverging_across_hardware_is_explained():
+    from checks.validate.msprobe_bridge import ApiDiff
+
+    def diff(api, kind="output"):
+        return ApiDiff(1, api, kind, f"{api}.output.0", 0.4, 0.5, False, "output 0 differs; its inputs were identical")
+
+    dropout = random_api_note(diff("Functional.dropout.0.forward"))
+    assert dropout.startswith("Functional.dropout.0.forward draws random numbers") and "--no-dropout" in dropout
+    other = random_api_note(diff("Torch.randn_like.3.forward"))
+    assert other and "--no-dropout" not in other and "on the CPU" in other
+    assert random_api_note(diff("Functional.linear.0.forward")) is None
+    assert random_api_note(diff("Functional.dropout.0.forward", kind="input")) is None  # the cause is earlier
+    assert random_api_note(None) is None
+
+
+def test_a_bundle_recorded_without_a_config_check_pack_opens(tmp_path):
+    """The original's model could not be hooked (instrument_message): the bundle has no pack and is still one."""
+    folder = _bundle(tmp_path / "b")
+    (folder / fmt.PACK).unlink()
+    fingerprint = fmt.data_fingerprint(folder / fmt.PACK)
+    assert not fingerprint["observed"] and fingerprint["why"].startswith("no config_check pack")
+    fmt.write_manifest(folder, {"script": {"name": "train_gpu.py", "path": str(CASES / "train_gpu.py"), "sha256": "0" * 64},
+                                "backend": "cuda", "seed": 1234, "steps": 3, "args": [], "config_check_hooks": False})
+    assert fmt.open_bundle(folder, tmp_path / "work").losses == (1.0, 0.9, 0.8)
+
+
 def test_script_sha256_difference_names_both(tmp_path):
     script = tmp_path / "train.py"
     script.write_text("print('edited')\n")
@@ -208,8 +300,44 @@ def test_loss_tolerances_come_from_the_data_file_with_a_source():
         assert loss_compare.tolerances(dtype, exact=False)[:2] == (entry["rtol"], entry["atol"])
     assert loss_compare.tolerances("float32", exact=True)[:2] == (0.0, 0.0)
     assert "none published" in loss_compare.tolerance_source("bf16", exact=False)
+    statistics = loss_compare._tolerance_data()["statistics"]
+    assert statistics["source"] and hosts.STATISTICS_RTOL == statistics["rtol"]
 
 
 def test_environment_snapshot_redacts_secrets():
     env = fmt.environment({"HF_TOKEN": "hf_abc", "AWS_SECRET_ACCESS_KEY": "k", "PATH": "/usr/bin"})
     assert env == {"AWS_SECRET_ACCESS_KEY": "<redacted>", "HF_TOKEN": "<redacted>", "PATH": "/usr/bin"}
+
+
+def test_msprobe_rows_that_differ_carry_their_relative_differences():
+    """The rows of result.xlsx's dataset/weights sheets as msprobe 26.2.0 writes them (columns read from the H200
+    run's result.xlsx): unequal rows with their four relative differences, NaN read as unknown."""
+    pd = pytest.importorskip("pandas")
+    from checks.validate.msprobe_bridge import _differing_rows
+
+    sheet = pd.DataFrame([
+        {"step": 0, "rank": 0, "weight_name": "fc2.bias", "equal": True, "max_relative_diff": float("nan"),
+         "min_relative_diff": float("nan"), "mean_relative_diff": float("nan"), "norm_relative_diff": float("nan")},
+        {"step": 0, "rank": 0, "weight_name": "fc1.weight", "equal": False, "max_relative_diff": 0.0,
+         "min_relative_diff": 0.0, "mean_relative_diff": -5.226783e-07, "norm_relative_diff": float("nan")},
+    ])
+    assert _differing_rows("weights", sheet) == [[0, "fc1.weight", 0.0, 0.0, -5.226783e-07, None]]
+    assert _differing_rows("pip", sheet) == []
+
+
+def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_path, monkeypatch):
+    """`baseline --no-dropout` is recorded; validate --baseline gives the migrated run the same setting."""
+    from checks.validate import baseline as against
+
+    seen = {}
+    monkeypatch.setattr(against, "run_validate", lambda *a, **kw: seen.update(kw) or "ran")
+    folder = _bundle(tmp_path / "b")
+    manifest = json.loads((folder / fmt.MANIFEST).read_text())
+    fmt.write_manifest(folder, {k: v for k, v in manifest.items() if k not in ("files", "schema_version")} | {"dropout": "removed"})
+    assert against.run_validate_baseline(folder, NPU, migrated_env={"A": "1"}) == "ran"
+    assert seen["migrated_env"] == {"A": "1", hosts.NO_DROPOUT_ENV: "1"}
+    assert any("dropout removed" in n for n in seen["notes"])
+    fmt.write_manifest(folder, {k: v for k, v in manifest.items() if k not in ("files", "schema_version")})
+    seen.clear()
+    against.run_validate_baseline(folder, NPU)
+    assert hosts.NO_DROPOUT_ENV not in (seen.get("migrated_env") or {})

@@ -119,3 +119,26 @@ def test_shuffled_data_order_on_the_other_host_is_named_as_such(tmp_path):
     reasons = json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
     assert reasons[0].startswith("data: shuffled data order: the DataLoader gave the same 64 samples as recorded in its "
                                  "first 4 batches"), reasons
+
+
+def test_no_dropout_sets_every_dropout_probability_to_zero_in_the_run():
+    """`baseline --no-dropout` (and validate --baseline of such a bundle) run the script with msprobe's
+    remove_dropout: nn.Dropout, F.dropout and dropout2d keep their input in training mode (they drop
+    before the hook runs, in the same process)."""
+    import subprocess
+    import sys
+
+    from checks.validate import child
+
+    probe = ("import runpy, torch\n"
+             "x = torch.ones(64, 8, 4, 4)\n"
+             "def kept():\n"
+             "    outs = [torch.nn.Dropout(0.5).train()(x), torch.nn.functional.dropout(x, 0.5, True),\n"
+             "            torch.nn.functional.dropout2d(x, 0.5, True)]\n"
+             "    return [bool(torch.equal(o, x)) for o in outs]\n"
+             "print('BEFORE', kept())\n"
+             f"runpy.run_path({child.__file__!r})\n"
+             "print('AFTER', kept())\n")
+    env = {**os.environ, "NPU_MIGRATE_NO_DROPOUT": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    assert "BEFORE [False, False, False]" in proc.stdout and "AFTER [True, True, True]" in proc.stdout, proc.stderr[-2000:]

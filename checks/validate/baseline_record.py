@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from checks.validate import bundle as fmt
+from checks.validate.hosts import NO_DROPOUT_ENV, STRICT_FP32_ENV
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,16 @@ def record_baseline(
     env: dict[str, str] | None = None,
     stream: TextIO | None = None,
     progress: bool = False,
+    no_dropout: bool = False,
+    strict_fp32: bool = False,
 ) -> Recorded:
     """Run the original and write the bundle. Raises fmt.BundleError (exit 2) when it cannot.
 
     dump_steps: msprobe statistics dumps of the first N steps (0: none), recorded in the same run, for
     validate to name the first diverging API when the losses diverge within them. progress: "baseline: step
-    k/N" on a terminal while it runs (the quiet mode's status line)."""
+    k/N" on a terminal while it runs (the quiet mode's status line). no_dropout: every dropout's probability 0
+    in the run (msprobe's remove_dropout), recorded so that validate --baseline does the same. strict_fp32: TF32
+    off (cuDNN and cuBLAS float32 in full precision), recorded so that validate --baseline turns HF32 off."""
     from checks.validate.log import SplitLog
     from checks.validate.run import BASELINE_BACKENDS, baseline_backend_for, run_side
 
@@ -86,7 +91,8 @@ def record_baseline(
         try:
             result = _record(script, partial, log, steps=steps, dump_steps=dump_steps, seed=seed, fake_data=fake_data,
                              script_args=tuple(script_args), baseline_backend=baseline_backend, autocast=autocast,
-                             timeout=timeout, env=env or {}, run_side=run_side, pick_backend=baseline_backend_for,
+                             timeout=timeout, env={**(env or {}), **({NO_DROPOUT_ENV: "1"} if no_dropout else {}),
+                                                       **({STRICT_FP32_ENV: "1"} if strict_fp32 else {})}, run_side=run_side, pick_backend=baseline_backend_for,
                              progress=progress)
         finally:
             log.close()
@@ -102,8 +108,9 @@ def record_baseline(
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     fp = manifest["data_fingerprint"]
+    unhooked = "" if manifest.get("config_check_hooks") else f" ({manifest.get('instrument_message')})"
     return Recorded(target, manifest["backend"], manifest["device"], tuple(manifest["losses"]), manifest["loss_dtype"],
-                    fp.get("what") if fp.get("observed") else f"not observed: {fp.get('why')}",
+                    fp.get("what") if fp.get("observed") else f"not observed: {fp.get('why')}{unhooked}",
                     tuple(manifest["notes"]), time.perf_counter() - t0)
 
 
@@ -111,6 +118,10 @@ def _record(script, partial, log, *, steps, dump_steps, seed, fake_data, script_
             run_side, pick_backend, progress=False) -> dict:
     notes: list[str] = []
     backend = pick_backend(baseline_backend, notes)
+    if env.get(NO_DROPOUT_ENV) == "1":
+        notes.append("--no-dropout: every dropout's probability 0 (msprobe's remove_dropout); validate --baseline does the same")
+    if env.get(STRICT_FP32_ENV) == "1":
+        notes.append("--strict-fp32: TF32 off (torch.backends.cudnn/cuda.matmul.allow_tf32 = False); validate --baseline turns HF32 off")
     if backend == "cpu" and autocast == "off":
         autocast = "float32"  # as validate: the plain CPU runs the original's autocast("cuda") regions disabled
     common = dict(fake_data=fake_data, script_args={"baseline": script_args}, timeout=timeout, seed=seed,
@@ -162,5 +173,7 @@ def _record(script, partial, log, *, steps, dump_steps, seed, fake_data, script_
         "data_fingerprint": {**{k: v for k, v in fingerprint.items() if k not in ("batches", "samples")},
                              "sample_batches": len(fingerprint.get("samples") or ())},
         "dump_steps": [s for s in dumped if (partial / "dump" / f"step{s}").is_dir()],
+        "dropout": "removed" if env.get(NO_DROPOUT_ENV) == "1" else "as written",
+        "fp32": "strict" if env.get(STRICT_FP32_ENV) == "1" else "device default",
         "notes": notes, "seconds": float(getattr(smoke, "duration_s", 0.0) or 0.0),
     }

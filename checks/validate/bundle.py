@@ -148,7 +148,8 @@ def open_bundle(source: str | Path, workdir: Path) -> Bundle:
             raise BundleError(f"baseline bundle {source}: {rel} is missing (listed in {MANIFEST})")
         if sha256_file(path) != digest:
             raise BundleError(f"baseline bundle {source}: {rel} is corrupted (sha256 differs from {MANIFEST})")
-    for required in (SMOKE, PACK, FINGERPRINT):
+    # the pack is absent when the original's model could not be hooked (the manifest's instrument_message)
+    for required in (SMOKE, FINGERPRINT):
         if required not in files:
             raise BundleError(f"baseline bundle {source}: {MANIFEST} does not list {required}")
     return Bundle(folder, manifest, source)
@@ -189,6 +190,9 @@ def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES, samples
     `samples` (the run's `loop.samples`: per DataLoader batch, one digest per sample), those too, so a
     comparison can tell the same samples in another order from other data."""
     extra = {"samples": samples, "samples_what": SAMPLES_WHAT} if samples else {}
+    if not Path(pack_zip).is_file():
+        return {"observed": False, "batches": {}, **extra,
+                "why": "no config_check pack (ConfigChecker was not hooked into the model, or its forward never ran)"}
     try:
         with zipfile.ZipFile(pack_zip) as pack:
             names = sorted((n for n in pack.namelist() if re.fullmatch(r"dataset/step\d+/rank0/dataset\.json", n)),

@@ -8,8 +8,15 @@ What it does depends on environment variables set by the parent (never by users)
 - NPU_VALIDATE_DUMP_CONFIG: path of an msprobe PrecisionDebugger config (task statistics, level L1,
   `step` = the steps to keep). The debugger is started before the script's first line and cut into
   steps at every optimizer step, so the user's script needs no msprobe code.
+- NPU_MIGRATE_NO_DROPOUT=1 (`baseline --no-dropout`, and validate --baseline of such a bundle): every
+  dropout's probability 0 with msprobe's own remove_dropout (what its seed_all(rm_dropout=True) does for
+  a precision comparison across hardware), before the script's first line.
+- NPU_MIGRATE_STRICT_FP32=1 (`baseline --strict-fp32`, and validate --baseline of such a bundle): float32
+  convolutions and matrix products in full float32: TF32 off on a GPU (cuDNN allows it by default), HF32
+  off on an NPU (torch_npu allows it for convolutions by default), before the script's first line.
 """
 
+import contextlib
 import os
 
 
@@ -28,8 +35,9 @@ def _compat():
     return compat
 
 
-def _import_msprobe_as_on_cpu(config_path: str):
-    """Import msprobe's dump machinery with torch_npu hidden.
+@contextlib.contextmanager
+def _standin_hidden():
+    """msprobe imported with the torch_npu stand-in hidden.
 
     msprobe decides at import time whether it runs on an NPU (`import torch_npu` succeeds) and then
     uses torch_npu-only types. Under the CPU-backed stand-in every tensor is a CPU tensor, so msprobe
@@ -43,13 +51,28 @@ def _import_msprobe_as_on_cpu(config_path: str):
     if hide:
         sys.modules["torch_npu"] = None  # makes `import torch_npu` raise ImportError
     try:
+        yield
+    finally:
+        if hide:
+            sys.modules["torch_npu"] = loaded
+
+
+def _import_msprobe_as_on_cpu(config_path: str):
+    """msprobe's dump machinery, imported with the stand-in hidden (_standin_hidden)."""
+    with _standin_hidden():
         from msprobe.pytorch import PrecisionDebugger
 
         _compat().import_msprobe_dump_modules()
         return PrecisionDebugger(config_path=config_path)
-    finally:
-        if hide:
-            sys.modules["torch_npu"] = loaded
+
+
+def _remove_dropout() -> None:
+    """Every dropout's probability 0, by msprobe's own function (torch.nn.functional.dropout, dropout2d,
+    dropout3d: the nn.Dropout modules call them)."""
+    with _standin_hidden():
+        from msprobe.pytorch.common.utils import remove_dropout
+
+    remove_dropout()
 
 
 def _install_dump(config_path: str) -> None:
@@ -70,6 +93,24 @@ def _install_dump(config_path: str) -> None:
     debugger.start()
 
 
+def _strict_fp32() -> None:
+    """TF32 (GPU) and HF32 (NPU) off: torch.backends.cudnn/cuda.matmul.allow_tf32, torch.npu.conv/matmul.allow_hf32
+    (torch_npu/npu/npu_config.py: _allowHF32Conv, _allowHF32Matmul)."""
+    import torch
+
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    npu = getattr(torch, "npu", None)
+    for name in ("conv", "matmul"):
+        flags = getattr(npu, name, None)
+        if flags is not None and hasattr(flags, "allow_hf32"):
+            flags.allow_hf32 = False
+
+
+if os.environ.get("NPU_MIGRATE_STRICT_FP32") == "1":
+    _strict_fp32()
+if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
+    _remove_dropout()
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
 if _config:
     _install_dump(_config)

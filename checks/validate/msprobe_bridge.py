@@ -41,6 +41,8 @@ class ConfigItem:
     status: str  # pass / warning / error, as msprobe writes it
     details: tuple[str, ...] = ()  # the differing entries, shortest first-hand form
     first_step: int | None = None  # dataset / weights: the first step that differs
+    # dataset / weights: each differing row as (step, name, relative differences of max, min, mean, norm)
+    differing: tuple[tuple, ...] = ()
 
 
 # Why an item msprobe knows can be missing from a pack (msprobe skips an item absent from either pack
@@ -130,7 +132,8 @@ def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeo
     if error:
         return ConfigCheckResult(None, (), log, error)
     items = tuple(
-        ConfigItem(d["name"], d["status"], tuple(d["details"]), d.get("first_step")) for d in payload["items"]
+        ConfigItem(d["name"], d["status"], tuple(d["details"]), d.get("first_step"),
+                   tuple(tuple(r) for r in d.get("differing", ()))) for d in payload["items"]
     )
     return ConfigCheckResult(Path(payload["result_xlsx"]), items, log, None, tuple(payload.get("known", ())))
 
@@ -146,7 +149,9 @@ def _summarise_config_result(result_xlsx: str) -> dict:
         name, status = str(row["filename"]), str(row["pass_check"])
         sheet = sheets.get(name)
         details, first_step = _item_details(name, sheet) if sheet is not None else ([], None)
-        items.append({"name": name, "status": status, "details": details, "first_step": first_step})
+        differing = _differing_rows(name, sheet) if sheet is not None else []
+        items.append({"name": name, "status": status, "details": details, "first_step": first_step,
+                      "differing": differing})
     return {"result_xlsx": str(Path(result_xlsx).resolve()), "items": items}
 
 
@@ -184,6 +189,29 @@ def _item_details(name: str, df) -> tuple[list[str], int | None]:
         return out[:MAX_DETAILS], None
     # hyperparameter and anything newer: show the rows as they are
     return [", ".join(f"{k}={_s(v)}" for k, v in r.items()) for r in rows][:MAX_DETAILS], None
+
+
+def _differing_rows(name: str, df) -> list[list]:
+    """dataset / weights: the rows msprobe marked unequal, with their relative differences (None when
+    msprobe wrote none), for the cross-hardware judgement (checks/validate/hosts.py)."""
+    if name not in ("dataset", "weights"):
+        return []
+    key = "tag" if name == "dataset" else "weight_name"
+    out = []
+    for r in df.to_dict("records"):
+        if r["equal"] is True or str(r["equal"]) == "True":
+            continue
+        diffs = [_float(r.get(f"{k}_relative_diff")) for k in ("max", "min", "mean", "norm")]
+        out.append([int(r["step"]), str(r[key]), *diffs])
+    return out
+
+
+def _float(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
 
 
 def _last_frame(stack) -> str:

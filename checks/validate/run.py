@@ -383,6 +383,9 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                     f"{'on both sides' if recorded_dump is None else 'of the migrated run, against the recorded one'}")
                 api = _dump_and_compare(scripts, gpu_script.name, tmp_path, out, dump_steps, backends, side_env, common,
                                         rtol=r, atol=a, stream=stream, recorded_dump=recorded_dump)
+                hint = None if equivalence or api is None else validate_hosts.random_api_note(api.first)
+                if hint:
+                    notes.append(hint)
 
     verdict, exit_code, reasons = judge(runs, alignment, config, api, equivalence,
                                         within_spread=spread is not None and not spread.deterministic, data=data)

@@ -31,9 +31,15 @@ from migrate.commands._report_options import quiet_option
 @click.option("--dump-steps", type=click.IntRange(min=0), default=2, show_default=True,
               help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
+@click.option("--no-dropout", is_flag=True,
+              help="Every dropout's probability 0 (msprobe's remove_dropout, as its seed_all(rm_dropout=True)): dropout "
+                   "masks come from the device's random generator and differ across hardware; validate --baseline does the same.")
+@click.option("--strict-fp32", is_flag=True,
+              help="float32 convolutions and matrix products in full precision: TF32 off here (cuDNN allows it by default), "
+                   "HF32 off in validate --baseline (torch_npu allows it for convolutions). A script that sets them itself wins.")
 @quiet_option
 def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
-             dump_steps, timeout, quiet):
+             dump_steps, timeout, no_dropout, strict_fp32, quiet):
     """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
     checksums), per-step losses, the msprobe config_check pack, a fingerprint of the first batches,
     pip list and environment. Copy the bundle to the NPU host and run
@@ -46,7 +52,8 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
                               archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
                               timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr,
-                              progress=quiet)
+                              progress=quiet, no_dropout=no_dropout,
+                              strict_fp32=strict_fp32)
     except BundleError as exc:
         click.echo(f"npu-migrate baseline: {exc}", err=True)
         sys.exit(2)
