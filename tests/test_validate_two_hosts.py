@@ -121,7 +121,7 @@ def test_shuffled_data_order_on_the_other_host_is_named_as_such(tmp_path):
                                  "first 4 batches"), reasons
 
 
-def test_no_dropout_sets_every_dropout_probability_to_zero_in_the_run():
+def test_no_dropout_and_strict_fp32_set_the_run_before_the_script():
     """`baseline --no-dropout` (and validate --baseline of such a bundle) run the script with msprobe's
     remove_dropout: nn.Dropout, F.dropout and dropout2d keep their input in training mode (they drop
     before the hook runs, in the same process)."""
@@ -136,9 +136,14 @@ def test_no_dropout_sets_every_dropout_probability_to_zero_in_the_run():
              "    outs = [torch.nn.Dropout(0.5).train()(x), torch.nn.functional.dropout(x, 0.5, True),\n"
              "            torch.nn.functional.dropout2d(x, 0.5, True)]\n"
              "    return [bool(torch.equal(o, x)) for o in outs]\n"
-             "print('BEFORE', kept())\n"
+             "tf32 = lambda: (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)\n"
+             "torch.backends.cuda.matmul.allow_tf32 = True\n"
+             "print('BEFORE', kept(), tf32())\n"
              f"runpy.run_path({child.__file__!r})\n"
-             "print('AFTER', kept())\n")
-    env = {**os.environ, "NPU_MIGRATE_NO_DROPOUT": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+             "print('AFTER', kept(), tf32())\n")
+    env = {**os.environ, "NPU_MIGRATE_NO_DROPOUT": "1", "NPU_MIGRATE_STRICT_FP32": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
-    assert "BEFORE [False, False, False]" in proc.stdout and "AFTER [True, True, True]" in proc.stdout, proc.stderr[-2000:]
+    assert "BEFORE [False, False, False] (True, True)" in proc.stdout, proc.stderr[-2000:]
+    # --strict-fp32 too (the same hook): TF32 off for cuDNN and cuBLAS
+    assert "AFTER [True, True, True] (False, False)" in proc.stdout, proc.stderr[-2000:]
