@@ -459,11 +459,12 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs)
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
+    results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     if cache:
         cache.save()
     results = [displayable(_filter(r, config)) for r in results]
     results.sort(key=lambda r: r.path)
-    return ScanResult(tuple(results), time.perf_counter() - started, version, cached)
+    return ScanResult(tuple(results), time.perf_counter() - started, version, cached, wrapper_calls=wrapper_calls)
 
 
 def _filter(result: FileResult, config: Config) -> FileResult:

@@ -32,9 +32,10 @@ class CustomExtensionUse(Rule):
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
-    namespaces registered only through torch.library (they may be device-neutral), info for the
-    imports and calls of a `Function.apply` alias (they run once the kernel inside the Function is
-    ported; the line itself need not change)."""
+    namespaces registered only through torch.library (they may be device-neutral). The imports and
+    calls of a `Function.apply` alias are not findings: they run once the kernel inside the Function is
+    ported and the line itself need not change, so the scan lists them in the summary's kernels to
+    port as the kernel's call sites (`wrapper_calls`, with the lines reported here as `call_sites`)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -237,13 +238,16 @@ class CustomExtensionUse(Rule):
                 base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
             else:
                 base = statement.module or ""
+            found = []  # one finding per statement: a kernel op or module before a mere wrapper of one
             for alias in statement.names:
                 candidate = f"{base}.{alias.name}" if base else alias.name
                 relative = bool(statement.level)
                 module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
                 if module is not None:
-                    yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", index.modules[module])
-                    break
+                    found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
+            if found:
+                _, name, module = min(found, key=lambda item: item[0])
+                yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"
