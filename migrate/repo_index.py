@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
-_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
@@ -216,6 +216,15 @@ def _build_defs(ctx) -> list[Definition]:
             module = extension_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+        elif name == "torch.utils.ffi.create_extension":
+            from migrate.rules.npu505_cuda_extension import ffi_with_cuda
+
+            module = extension_name(ctx, call)
+            if module and ffi_with_cuda(ctx, call):
+                # torch < 1.0's cffi builder: the package `_ext.op` (its generated `__init__` wraps the
+                # functions) around the compiled library `_ext.op._op`, which that `__init__` imports
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+                out.append(Definition("module", f"{module}._{module.rsplit('.', 1)[-1]}", ctx.path, call.lineno, True, cuda_sources(call)))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
             text = ctx.string_value(call.args[0]) if call.args else None
             if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
@@ -420,7 +429,10 @@ class Index:
                 # an attribute of a relatively spelled one: `pkg.backend._backend.op` for `repo.pkg.backend._backend`
                 parts = dotted.split(".")
                 for end in range(len(parts) - 1, 1, -1):
-                    if name.endswith("." + ".".join(parts[:end])):
+                    prefix = ".".join(parts[:end])
+                    # `pkg.backend._backend.op` for `repo.pkg.backend._backend`; `roi_align._ext.roi_align.op`
+                    # (`from .._ext import roi_align`, resolved from roi_align/functions/) for `_ext.roi_align`
+                    if name.endswith("." + prefix) or prefix.endswith("." + name):
                         return name
         return None
 

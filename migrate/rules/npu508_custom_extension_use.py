@@ -12,6 +12,15 @@ _WRAPPED = "runs only once the kernel inside the wrapper is ported (the call its
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
 
 
+def _handed_over(ctx, node) -> bool:
+    """The module object itself given to a call (`dir(_lib)`, `getattr(_lib, name)`, `_wrap_function(fn, _ffi)`:
+    torch.utils.ffi's generated `__init__` re-exporting a compiled library): no op is called on that line;
+    its import and the calls of its functions are the lines that change."""
+    parent = ctx.parent(node)
+    return isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and \
+        any(a is node for a in parent.args)
+
+
 class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
     `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
@@ -43,7 +52,7 @@ class CustomExtensionUse(Rule):
     SEVERITY = Severity.ERROR
     MESSAGE = "uses a custom CUDA extension built in this repository"
     # the last three: wrappers of a kernel op (kernel_values.wrapper_values) are recorded in the same pass
-    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", ".apply", "partial(", "def get_")
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", ".apply", "partial(", "def get_")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
         "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
@@ -80,6 +89,13 @@ class CustomExtensionUse(Rule):
             "y = get_backend().march(x)\n",
             count=2,
         ),
+        Invalid(  # faster-rcnn.pytorch: a cffi build's package, imported relatively; the generated __init__ hands its
+            # compiled library to dir()/getattr() (no op called there): its import line and the op calls are reported
+            "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.roi_align', sources=s, with_cuda=True)\n"
+            "from ._ext import roi_align\ny = roi_align.roi_align_forward_cuda(x)\n"
+            "from ._ext.roi_align._roi_align import lib as _lib\nfor name in dir(_lib):\n    fn = getattr(_lib, name)\n",
+            count=3,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -112,7 +128,7 @@ class CustomExtensionUse(Rule):
                 continue
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node)
+                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
         yield from self._accessor_calls(ctx, index)
