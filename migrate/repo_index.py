@@ -255,6 +255,8 @@ def extension_name(ctx, call) -> str | None:
     spelling, but the variable the build is assigned to is still linked to it)."""
     node = ctx.keyword(call, "name") or (call.args[0] if call.args else None)
     text = ctx.string_value(node) if node is not None else None
+    if text is None and isinstance(node, ast.Name):
+        text = _module_constant(ctx, node.id)  # exllama: `extension_name = "exllama_ext"` ... `load(name=extension_name)`
     if text is None and isinstance(node, ast.JoinedStr):
         parts = []
         for value in node.values:
@@ -264,6 +266,15 @@ def extension_name(ctx, call) -> str | None:
                 parts.append("{" + (ast.get_source_segment(ctx.source, value.value) or "...") + "}")
         text = "".join(parts)
     return text or None
+
+
+def _module_constant(ctx, name: str) -> str | None:
+    """The string a module-level name is bound to, when the file binds it exactly once, to a literal."""
+    values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)]
+    if len(values) == 1 and isinstance(values[0], ast.Constant) and isinstance(values[0].value, str):
+        return values[0].value
+    return None
 
 
 def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
@@ -386,7 +397,23 @@ class Index:
             return self.module_matching(ref[3:]) is not None
         if ref.startswith("so:"):
             return self.module_for_library(ref[3:]) is not None
-        return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref)
+        return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref) \
+            or self.holder(ref) is not None
+
+    def holder(self, module: str) -> Definition | None:
+        """The kernel value a plain `import module` reaches as an attribute: exllama's `import cuda_ext`
+        then `cuda_ext.exllama_ext.q4_mlp(...)`, where cuda_ext.py binds `exllama_ext = load(...)`."""
+        return self._holders.get(tuple(module.split(".")))
+
+    @cached_property
+    def _holders(self) -> dict:
+        out = {}
+        for definition in self.modules.values():
+            if definition.kind == "value" and definition.mode != "wrap":
+                parts = tuple(definition.name.split(".")[:-1])
+                for start in range(len(parts)):
+                    out.setdefault(parts[start:], definition)
+        return out
 
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that

@@ -444,3 +444,30 @@ def test_torchvision_is_known_and_not_reported(tmp_path):
     result = _scan(tmp_path)
     assert list(verdict.summary(result)["unknown_dependencies"]) == ["numpy"]
     assert [f for f in result.findings if f.code in ("NPU501", "NPU507")] == []
+
+
+# ---- exllama's shape: a JIT build named by a module constant, reached as `cuda_ext.exllama_ext.op` -----------
+EXLLAMA = {
+    "cuda_ext.py": (
+        "import os\nfrom torch.utils.cpp_extension import load\nextension_name = 'exllama_ext'\n"
+        "exllama_ext = load(name=extension_name, sources=['exllama_ext/q4.cu', 'exllama_ext/b.cpp'])\n"
+        "from exllama_ext import q4_matmul\n"
+        "def ext_q4_matmul(x, q4):\n    return q4_matmul(x, q4)\n"
+    ),
+    "exllama_ext/q4.cu": "__global__ void q4(float* x) {}\n",
+    "model.py": "import cuda_ext\ndef f(x, q4):\n    cuda_ext.exllama_ext.q4_mlp(x)\n    return cuda_ext.ext_q4_matmul(x, q4)\n",
+    "generator.py": "import cuda_ext\ndef g(x, q4):\n    return cuda_ext.ext_q4_matmul(x, q4)\n",
+}
+
+
+def test_a_kernel_module_held_by_another_module_is_followed_through_its_attribute(tmp_path):
+    _write(tmp_path, EXLLAMA)
+    result = _scan(tmp_path)
+    # the build's name is a module constant: the import of the extension and its op call are its uses,
+    # reported once (NPU508), not also as the catalogue's exllama_ext package (NPU501 / NPU507)
+    assert _lines(result, "NPU508", "cuda_ext.py") == [5, 7]
+    assert _lines(result, "NPU501", "cuda_ext.py") == [] and _lines(result, "NPU507", "cuda_ext.py") == []
+    # model.py reaches the kernel through cuda_ext's attribute: the op call, and the import it goes through
+    assert _lines(result, "NPU508", "model.py") == [1, 3]
+    # generator.py calls only cuda_ext's Python function: not a kernel use
+    assert _lines(result, "NPU508", "generator.py") == []

@@ -249,6 +249,10 @@ class CustomExtensionUse(Rule):
                 module = index.module_for(alias.name)
                 if module is not None:
                     yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
+                    continue
+                held = index.holder(alias.name) if not alias.asname else None
+                if held is not None and self._reaches(ctx, alias.name, held):
+                    yield self._finding(ctx, alias, f"import {alias.name}", held)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
                 base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
@@ -264,6 +268,13 @@ class CustomExtensionUse(Rule):
             if found:
                 _, name, module = min(found, key=lambda item: item[0])
                 yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
+
+    @staticmethod
+    def _reaches(ctx, module: str, held) -> bool:
+        """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), not only the
+        module's Python functions: then the import is a line a porter checks with those calls."""
+        attribute = held.name.rsplit(".", 1)[1]
+        return any(qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" for _, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"
