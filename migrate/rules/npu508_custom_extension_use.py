@@ -89,6 +89,12 @@ class CustomExtensionUse(Rule):
             "y = get_backend().march(x)\n",
             count=2,
         ),
+        Invalid(  # KNN_CUDA: a helper JIT-builds the extension it is given the name of and returns it
+            "from torch.utils.cpp_extension import load\ndef load_cpp_ext(ext_name):\n"
+            "    ext = load(name=ext_name, sources=['k.cpp', 'k.cu'], with_cuda=True)\n    return ext\n"
+            "_knn = load_cpp_ext('knn')\ndef knn(ref, query, k):\n    return _knn.knn(ref, query, k)\n",
+            count=2,
+        ),
         Invalid(  # faster-rcnn.pytorch: a cffi build's package, imported relatively; the generated __init__ hands its
             # compiled library to dir()/getattr() (no op called there): its import line and the op calls are reported
             "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.roi_align', sources=s, with_cuda=True)\n"
@@ -133,6 +139,19 @@ class CustomExtensionUse(Rule):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index)
+        yield from self._helper_loads(ctx, index)
+
+    def _helper_loads(self, ctx, index):
+        """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
+        the call is where the kernel module enters the program, like an import of it."""
+        lines = {d.line: d for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
+        if not lines:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            definition = lines.get(call.lineno)
+            if definition is not None and isinstance(call.func, ast.Name) and ctx.qualname(call.func) is None \
+                    and isinstance(ctx.parent(call), ast.Assign):
+                yield self._finding(ctx, call, f"{call.func.id}(...)", definition)
 
     def _wrapper_calls(self, ctx, index):
         """Calls, in the file that defines it, of a module-level wrapper of a kernel op
@@ -224,6 +243,8 @@ class CustomExtensionUse(Rule):
         """Names the resolver does not know: relative imports of an extension, `x = load(...)` and
         `x = importlib.import_module(...)` / `x = ctypes.CDLL(...)` of one."""
         bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full, relative=True) is not None)
+        # `_knn = load_cpp_ext("knn")`: a call of a project build helper of this file declares the extension on its line
+        helper_lines = {d.line: d.name for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
@@ -233,6 +254,10 @@ class CustomExtensionUse(Rule):
                     bound = True
                     continue
                 name = ctx.qualname(value.func)
+                if name is None and isinstance(value.func, ast.Name) and helper_lines.get(value.lineno) is not None:
+                    ctx.imports[statement.targets[0].id] = helper_lines[value.lineno]
+                    bound = True
+                    continue
                 if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
                         repo_index.jit_cuda_build_wrapper(ctx, value, name):
                     module = repo_index.extension_name(ctx, value)
