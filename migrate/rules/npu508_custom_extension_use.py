@@ -21,6 +21,14 @@ def _handed_over(ctx, node) -> bool:
         any(a is node for a in parent.args)
 
 
+def _enclosing(ctx, node, kinds):
+    """The innermost ancestor of `node` of one of `kinds` (None: the module)."""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, kinds):
+        parent = ctx.parent(parent)
+    return parent
+
+
 class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
     `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
@@ -89,6 +97,13 @@ class CustomExtensionUse(Rule):
             "y = get_backend().march(x)\n",
             count=2,
         ),
+        Invalid(  # cubvh api.py: the object an op returns is the extension's CUDA class; its methods run kernels
+            "from torch.utils.cpp_extension import load\n_backend = load(name='_cubvh', sources=['bvh.cu'])\n"
+            "class BVH:\n    def __init__(self, v, f):\n        self.impl = _backend.create_bvh(v, f)\n"
+            "    def trace(self, rays):\n        return self.impl.ray_trace(rays)\n"
+            "def load(sd):\n    impl = _backend.from_state_dict(sd)\n    impl.check()\n    return impl\n",
+            count=4,
+        ),
         Invalid(  # KNN_CUDA: a helper JIT-builds the extension it is given the name of and returns it
             "from torch.utils.cpp_extension import load\ndef load_cpp_ext(ext_name):\n"
             "    ext = load(name=ext_name, sources=['k.cpp', 'k.cu'], with_cuda=True)\n    return ext\n"
@@ -126,6 +141,7 @@ class CustomExtensionUse(Rule):
             if found is not None:
                 used, module = found
                 yield self._finding(ctx, call, used, index.modules[module])
+        op_calls: dict[int, object] = {}  # id(call) -> definition: calls of an extension's ops, for the objects they return
         for node, qual in chain_tops(ctx):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
@@ -137,9 +153,45 @@ class CustomExtensionUse(Rule):
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
+                parent = ctx.parent(node)
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    op_calls[id(parent)] = index.modules[module]
+        yield from self._object_calls(ctx, op_calls)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index)
         yield from self._helper_loads(ctx, index)
+
+    def _object_calls(self, ctx, op_calls):
+        """Method calls on an object an extension op returned: cubvh's `self.impl = _backend.create_cuBVH(v, f)`
+        then `self.impl.ray_trace(...)` anywhere in the class, `impl = _backend.from_state_dict(s)` then
+        `impl.search(q)` in the same function. The object is the extension's C++/CUDA class: each of its
+        methods runs kernel code (private `_` names aside)."""
+        if not op_calls:
+            return
+        members: dict[tuple[int, str], object] = {}
+        locals_: dict[tuple[int, str], object] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            definition = op_calls.get(id(statement.value))
+            if definition is None or len(statement.targets) != 1:
+                continue
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                locals_[(id(_enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)] = definition
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                members[(id(_enclosing(ctx, statement, (ast.ClassDef,))), target.attr)] = definition
+        if not members and not locals_:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls:
+                continue
+            holder, definition = func.value, None
+            if isinstance(holder, ast.Name):
+                definition = locals_.get((id(_enclosing(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
+            elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
+                definition = members.get((id(_enclosing(ctx, call, (ast.ClassDef,))), holder.attr))
+            if definition is not None:
+                yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
 
     def _helper_loads(self, ctx, index):
         """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
