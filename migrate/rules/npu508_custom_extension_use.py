@@ -1,4 +1,5 @@
 import ast
+import re
 
 from migrate import deps, kernel_values, repo_index
 from migrate.findings import Category, Severity
@@ -19,6 +20,11 @@ def _handed_over(ctx, node) -> bool:
     parent = ctx.parent(node)
     return isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and \
         any(a is node for a in parent.args)
+
+
+# an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
+# `from_state_dict`), not one that returns a tensor (`fused_op.backward(...)`: its `.reshape()` is torch's)
+_CONSTRUCTOR = re.compile(r"^(?:[A-Z]|(?:create|make|new|build|from|init)_?[A-Za-z_])")
 
 
 def _enclosing(ctx, node, kinds):
@@ -104,6 +110,11 @@ class CustomExtensionUse(Rule):
             "def load(sd):\n    impl = _backend.from_state_dict(sd)\n    impl.check()\n    return impl\n",
             count=4,
         ),
+        Invalid(  # the op returns a tensor (its name is no constructor's): `.reshape()` is torch's, only the op call counts
+            "from torch.utils.cpp_extension import load\next = load(name='f', sources=['f.cu'])\n"
+            "def g(x):\n    y = ext.backward(x)\n    return y.reshape(-1)\n",
+            count=1,
+        ),
         Invalid(  # KNN_CUDA: a helper JIT-builds the extension it is given the name of and returns it
             "from torch.utils.cpp_extension import load\ndef load_cpp_ext(ext_name):\n"
             "    ext = load(name=ext_name, sources=['k.cpp', 'k.cu'], with_cuda=True)\n    return ext\n"
@@ -154,7 +165,8 @@ class CustomExtensionUse(Rule):
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
-                if isinstance(parent, ast.Call) and parent.func is node:
+                if isinstance(parent, ast.Call) and parent.func is node and isinstance(node, ast.Attribute) \
+                        and _CONSTRUCTOR.match(node.attr):
                     op_calls[id(parent)] = index.modules[module]
         yield from self._object_calls(ctx, op_calls)
         yield from self._accessor_calls(ctx, index)
@@ -162,7 +174,8 @@ class CustomExtensionUse(Rule):
         yield from self._helper_loads(ctx, index)
 
     def _object_calls(self, ctx, op_calls):
-        """Method calls on an object an extension op returned: cubvh's `self.impl = _backend.create_cuBVH(v, f)`
+        """Method calls on an object an extension op built (an op named like a constructor: `create_x`,
+        `make_x`, `from_x`, `build_x`, a capitalised class): cubvh's `self.impl = _backend.create_cuBVH(v, f)`
         then `self.impl.ray_trace(...)` anywhere in the class, `impl = _backend.from_state_dict(s)` then
         `impl.search(q)` in the same function. The object is the extension's C++/CUDA class: each of its
         methods runs kernel code (private `_` names aside)."""
