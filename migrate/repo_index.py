@@ -391,6 +391,8 @@ class Index:
         return bool(self.modules or self.namespaces or self.exports)
 
     def matches(self, ref: str) -> bool:
+        if ref.startswith("cu:"):  # a CUDA file named (migrate/cuda_builds.py): not a module reference
+            return False
         if ref.startswith("ops:"):
             return ref[4:] in self.namespaces
         if ref.startswith("re:"):

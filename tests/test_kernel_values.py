@@ -471,3 +471,30 @@ def test_a_kernel_module_held_by_another_module_is_followed_through_its_attribut
     assert _lines(result, "NPU508", "model.py") == [1, 3]
     # generator.py calls only cuda_ext's Python function: not a kernel use
     assert _lines(result, "NPU508", "generator.py") == []
+
+
+# ---- a CUDA file nothing builds is no work item (lead's decision (a), session 24e) --------------------------
+UNBUILT = {
+    "lib/make.sh": "cd model/nms/src\nnvcc -c -o nms_cuda_kernel.cu.o nms_cuda_kernel.cu -x cu -Xcompiler -fPIC\n",
+    "lib/model/nms/src/nms_cuda_kernel.cu": '#include "nms_cuda_kernel.h"\n#include "box_iou.cuh"\n__global__ void nms_kernel() {}\n',
+    "lib/model/nms/src/box_iou.cuh": "__device__ float iou(float a) { return a; }\n",
+    "lib/model/nms/nms_kernel.cu": "__global__ void nms_kernel() {}\n",  # an older copy: nothing compiles it
+}
+
+
+def test_a_cuda_file_that_nothing_builds_or_includes_is_not_reported(tmp_path):
+    _write(tmp_path, UNBUILT)
+    result = _scan(tmp_path)
+    reported = sorted(f.path.split("/nms/", 1)[1] for f in result.findings if f.code == "NPU506")
+    # built by make.sh's nvcc command, and a header it includes: kernels to port; the stray copy is not
+    assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
+
+
+def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_path):
+    # a glob could compile any of them
+    _write(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))
+    assert len([f for f in _scan(tmp_path).findings if f.code == "NPU506"]) == 3
+    # no build the tool recognises: the build is somewhere it does not read (a Makefile), nothing is dropped
+    other = tmp_path / "other"
+    _write(other, {k: v for k, v in UNBUILT.items() if k != "lib/make.sh"})
+    assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 3
