@@ -14,7 +14,10 @@ repository's own names and the grouping are computed after the scan on every run
 
 "Kernels to port" groups NPU508 findings by the custom extension they use, with where it is built
 and the CUDA sources (NPU506 files) under the directory that builds it (or under the directory its
-dotted name points to, `basicsr.ops.dcn.deform_conv_ext` -> `basicsr/ops/dcn/`).
+dotted name points to, `basicsr.ops.dcn.deform_conv_ext` -> `basicsr/ops/dcn/`). The imports and
+calls of the repository's own `Function.apply` wrapper of a kernel (`sort_v = SortVertices.apply`)
+are not findings: the wrapper's body is the line to change, its callers run once it is ported. They
+are the kernel's call sites (`split_wrapper_calls`), listed in its row beside the lines NPU508 reports.
 """
 
 from __future__ import annotations
@@ -106,9 +109,28 @@ def _catalogue_distributions() -> frozenset[str]:
     return frozenset(normalise(pip) for entry in knowledge.third_party().values() for pip in entry.pip_names)
 
 
-def kernels_to_port(files, findings, index=None) -> list[dict]:
+def split_wrapper_calls(results) -> tuple[list, tuple]:
+    """(results without them, the wrapper calls): NPU508 reports the imports and calls of a
+    `Function.apply` alias of a kernel at severity info, the one thing it reports that way (its
+    `_finding`, `kernel_values.WRAPPER`)."""
+    from migrate.findings import FileResult, Severity
+
+    calls, out = [], []
+    for r in results:
+        kept = tuple(f for f in r.findings if not (f.code == "NPU508" and f.severity is Severity.INFO))
+        if len(kept) == len(r.findings):
+            out.append(r)
+            continue
+        calls += [f for f in r.findings if f.code == "NPU508" and f.severity is Severity.INFO]
+        out.append(FileResult(r.path, r.kind, r.lines, kept, r.errors, r.suppressed, r.facts))
+    return out, tuple(sorted(calls, key=lambda f: f.sort_key))
+
+
+def kernels_to_port(files, findings, index=None, wrapper_calls=()) -> list[dict]:
     """One row per custom CUDA extension / op namespace the repository builds and uses: where it is
-    built, its CUDA sources, and how many lines import or call it (NPU508). `index` as above."""
+    built, its CUDA sources, how many lines import or call it (NPU508) and where (`call_sites`), and
+    the call sites of its `Function.apply` wrappers (`wrapper_calls`, see `split_wrapper_calls`).
+    `index` as above."""
     from migrate import repo_index
 
     if index is None:
@@ -116,9 +138,15 @@ def kernels_to_port(files, findings, index=None) -> list[dict]:
     if not index.modules and not index.namespaces:
         return []
     uses: dict[str, int] = defaultdict(int)
+    sites: dict[str, list[str]] = defaultdict(list)
     for f in findings:
         if f.code == "NPU508" and f.package:
             uses[f.package] += 1
+            sites[f.package].append(f"{f.path}:{f.line}")
+    wrapped: dict[str, list[str]] = defaultdict(list)
+    for f in wrapper_calls:
+        if f.package:
+            wrapped[f.package].append(f"{f.path}:{f.line}")
     cuda_files = sorted(f.path for f in findings if f.code == "NPU506")
     directories = {os.path.dirname(os.path.normpath(r.path)).replace(os.sep, "/") for r in files}
     rows: dict[str, dict] = {}
@@ -130,7 +158,8 @@ def kernels_to_port(files, findings, index=None) -> list[dict]:
             continue
         home = _source_directory(definition, directories)
         sources = _listed(definition, index, cuda_files, home) or [p for p in cuda_files if _under(p, home)]
-        rows[name] = {"extension": name, "built_at": f"{definition.path}:{definition.line}", "sources": sources, "uses": uses.get(name, 0)}
+        rows[name] = {"extension": name, "built_at": f"{definition.path}:{definition.line}", "sources": sources, "uses": uses.get(name, 0),
+                      "call_sites": list(dict.fromkeys(sites.get(name, ()))), "wrapper_calls": list(dict.fromkeys(wrapped.get(name, ())))}
     # one kernel built twice (a JIT `load(name="_grid_encoder")` and setup.py's `CUDAExtension("_gridencoder")`
     # over the same .cu files) is one kernel to port: rows with the same sources are merged
     merged: dict[tuple, dict] = {}
@@ -141,6 +170,8 @@ def kernels_to_port(files, findings, index=None) -> list[dict]:
             first["extension"] += " / " + row["extension"]
             first["built_at"] += ", " + row["built_at"]
             first["uses"] += row["uses"]
+            first["call_sites"] += row["call_sites"]
+            first["wrapper_calls"] += row["wrapper_calls"]
         else:
             merged[key] = dict(row)
     return sorted(merged.values(), key=lambda r: (-r["uses"], r["extension"]))

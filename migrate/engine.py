@@ -24,6 +24,7 @@ from pathlib import Path
 from migrate import deps, fileio, linking, npu_aware, optional_paths, own_package, reexports, repo_index, shell_python, suppress, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
+from migrate.cuda_builds import drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
 from migrate.sources import (
     CudaSourceContext,
@@ -302,6 +303,7 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         suppressed += s_
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
+    refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements))
 
 
@@ -459,11 +461,13 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs)
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
+    results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
+    results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     if cache:
         cache.save()
     results = [displayable(_filter(r, config)) for r in results]
     results.sort(key=lambda r: r.path)
-    return ScanResult(tuple(results), time.perf_counter() - started, version, cached)
+    return ScanResult(tuple(results), time.perf_counter() - started, version, cached, wrapper_calls=wrapper_calls)
 
 
 def _filter(result: FileResult, config: Config) -> FileResult:

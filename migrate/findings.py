@@ -133,6 +133,9 @@ class ScanResult:
     torch_npu_version: str
     cached_files: int = 0
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    # calls and imports of a repository's own wrapper of a kernel (`op = OpFn.apply`): not lines to change
+    # (the wrapper's body is), kept for the summary's kernels to port as their call sites (migrate/deps.py)
+    wrapper_calls: tuple[Finding, ...] = ()
 
     @cached_property  # derived once: reporters, the verdict and the summary all read it
     def findings(self) -> list[Finding]:

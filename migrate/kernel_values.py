@@ -53,7 +53,8 @@ def module_values(ctx, defs) -> list:
         if not (isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
             continue
         name = ctx.qualname(value.func)
-        if name not in _JIT and not jit_cuda_build_wrapper(ctx, value, name):
+        helper = isinstance(value.func, ast.Name) and name is None  # `_knn = load_cpp_ext("knn")`: helper_builds' line
+        if name not in _JIT and not jit_cuda_build_wrapper(ctx, value, name) and not helper:
             continue
         extension = next((n for line, n in built if line == value.lineno), None)
         if extension is None or not _scope_is_module(ctx, statement):
@@ -63,14 +64,18 @@ def module_values(ctx, defs) -> list:
 
 
 def _builds_cuda(ctx, function) -> ast.Call | None:
-    """The `CUDAExtension(...)` call (direct, or through a variable bound to it) inside `function`."""
-    from migrate.repo_index import extension_class_variables
+    """The `CUDAExtension(...)` call (direct, or through a variable bound to it) or the JIT build of CUDA
+    sources (`load(name=ext_name, ..., with_cuda=True)`: KNN_CUDA's `load_cpp_ext("knn")`) inside `function`."""
+    from migrate.repo_index import _jit_with_cuda, extension_class_variables
 
     variables = extension_class_variables(ctx)
     for node in ast.walk(function):
         if not isinstance(node, ast.Call):
             continue
-        if ctx.qualname(node.func) == f"{_EXT}.CUDAExtension" or (isinstance(node.func, ast.Name) and node.func.id in variables):
+        name = ctx.qualname(node.func)
+        if name == f"{_EXT}.CUDAExtension" or (isinstance(node.func, ast.Name) and node.func.id in variables):
+            return node
+        if name in _JIT and _jit_with_cuda(ctx, node):
             return node
     return None
 
@@ -107,7 +112,7 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
     the helpers' own build calls (their name is a template, `{module}.{name}`, not a module)."""
     from migrate.repo_index import Definition
 
-    if "CUDAExtension" not in ctx.source:
+    if "CUDAExtension" not in ctx.source and "cpp_extension" not in ctx.source:
         return [], set()
     helpers: dict[str, tuple[ast.FunctionDef, ast.AST]] = {}
     for function in ctx.nodes.get(ast.FunctionDef, ()):

@@ -74,7 +74,21 @@ def used_root(finding) -> str | None:
     return finding.package.split(".", 1)[0] if finding.package else None
 
 
+def _built_here(result: FileResult) -> FileResult:
+    """A catalogue finding (NPU501 / NPU507) on a line where NPU508 reports the same name as an extension the
+    repository builds itself (exllama's `from exllama_ext import q4_matmul` after its own `load(name="exllama_ext")`,
+    a name the catalogue also knows from the exllama wheel): the repository's own kernel, reported once, by NPU508."""
+    built = {(f.line, f.package.split(".", 1)[0]) for f in result.findings if f.code == "NPU508" and f.package}
+    if not built:
+        return result
+    kept = tuple(f for f in result.findings if not (f.code in ("NPU501", "NPU507") and (f.line, used_root(f)) in built))
+    if len(kept) == len(result.findings):
+        return result
+    return FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
+
+
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
+    results = [_built_here(r) for r in results]
     candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
     if not candidates:
         return results

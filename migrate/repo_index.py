@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
-_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags")
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
@@ -216,6 +216,15 @@ def _build_defs(ctx) -> list[Definition]:
             module = extension_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+        elif name == "torch.utils.ffi.create_extension":
+            from migrate.rules.npu505_cuda_extension import ffi_with_cuda
+
+            module = extension_name(ctx, call)
+            if module and ffi_with_cuda(ctx, call):
+                # torch < 1.0's cffi builder: the package `_ext.op` (its generated `__init__` wraps the
+                # functions) around the compiled library `_ext.op._op`, which that `__init__` imports
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+                out.append(Definition("module", f"{module}._{module.rsplit('.', 1)[-1]}", ctx.path, call.lineno, True, cuda_sources(call)))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
             text = ctx.string_value(call.args[0]) if call.args else None
             if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
@@ -246,6 +255,8 @@ def extension_name(ctx, call) -> str | None:
     spelling, but the variable the build is assigned to is still linked to it)."""
     node = ctx.keyword(call, "name") or (call.args[0] if call.args else None)
     text = ctx.string_value(node) if node is not None else None
+    if text is None and isinstance(node, ast.Name):
+        text = _module_constant(ctx, node.id)  # exllama: `extension_name = "exllama_ext"` ... `load(name=extension_name)`
     if text is None and isinstance(node, ast.JoinedStr):
         parts = []
         for value in node.values:
@@ -255,6 +266,15 @@ def extension_name(ctx, call) -> str | None:
                 parts.append("{" + (ast.get_source_segment(ctx.source, value.value) or "...") + "}")
         text = "".join(parts)
     return text or None
+
+
+def _module_constant(ctx, name: str) -> str | None:
+    """The string a module-level name is bound to, when the file binds it exactly once, to a literal."""
+    values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)]
+    if len(values) == 1 and isinstance(values[0], ast.Constant) and isinstance(values[0].value, str):
+        return values[0].value
+    return None
 
 
 def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
@@ -371,13 +391,31 @@ class Index:
         return bool(self.modules or self.namespaces or self.exports)
 
     def matches(self, ref: str) -> bool:
+        if ref.startswith("cu:"):  # a CUDA file named (migrate/cuda_builds.py): not a module reference
+            return False
         if ref.startswith("ops:"):
             return ref[4:] in self.namespaces
         if ref.startswith("re:"):
             return self.module_matching(ref[3:]) is not None
         if ref.startswith("so:"):
             return self.module_for_library(ref[3:]) is not None
-        return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref)
+        return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref) \
+            or self.holder(ref) is not None
+
+    def holder(self, module: str) -> Definition | None:
+        """The kernel value a plain `import module` reaches as an attribute: exllama's `import cuda_ext`
+        then `cuda_ext.exllama_ext.q4_mlp(...)`, where cuda_ext.py binds `exllama_ext = load(...)`."""
+        return self._holders.get(tuple(module.split(".")))
+
+    @cached_property
+    def _holders(self) -> dict:
+        out = {}
+        for definition in self.modules.values():
+            if definition.kind == "value" and definition.mode != "wrap":
+                parts = tuple(definition.name.split(".")[:-1])
+                for start in range(len(parts)):
+                    out.setdefault(parts[start:], definition)
+        return out
 
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that
@@ -420,7 +458,10 @@ class Index:
                 # an attribute of a relatively spelled one: `pkg.backend._backend.op` for `repo.pkg.backend._backend`
                 parts = dotted.split(".")
                 for end in range(len(parts) - 1, 1, -1):
-                    if name.endswith("." + ".".join(parts[:end])):
+                    prefix = ".".join(parts[:end])
+                    # `pkg.backend._backend.op` for `repo.pkg.backend._backend`; `roi_align._ext.roi_align.op`
+                    # (`from .._ext import roi_align`, resolved from roi_align/functions/) for `_ext.roi_align`
+                    if name.endswith("." + prefix) or prefix.endswith("." + name):
                         return name
         return None
 

@@ -91,7 +91,7 @@ def summary(result: ScanResult) -> dict:
         "by_category": dict(sorted(Counter(str(f.category) for f in findings).items())),
         "by_code": dict(sorted(Counter(f.code for f in findings).items())),
         "use_sites": use_sites(findings),
-        "kernels_to_port": deps.kernels_to_port(result.files, findings, index),
+        "kernels_to_port": deps.kernels_to_port(result.files, findings, index, result.wrapper_calls),
         "unknown_dependencies": deps.unknown_dependencies(result.files, index),
         "coverage": coverage(findings),
         "errors": len(result.errors),

@@ -305,19 +305,28 @@ WRAPPERS = {
 def test_accessors_function_apply_aliases_and_partials_of_a_kernel_op_are_followed_across_modules(tmp_path):
     _write(tmp_path, WRAPPERS)
     result = _scan(tmp_path)
-    # model.py: the two imports of wrappers, the accessor call, the alias and the partial's calls; not torch's
-    assert _lines(result, "NPU508", "pkg/model.py") == [1, 2, 5, 7, 7]
-    # fn.py: the calls of the alias and of the partial in the file that defines them (line 11)
-    assert _lines(result, "NPU508", "pkg/ops/fn.py") == [3, 7, 9, 11, 11]
+    # model.py: the import naming an op (the partial), the accessor's import and call, the partial's call; not torch's
+    assert _lines(result, "NPU508", "pkg/model.py") == [1, 2, 5, 7]
+    # fn.py: the extension's import, the op call in the Function, the partial, its call in the defining file
+    assert _lines(result, "NPU508", "pkg/ops/fn.py") == [3, 7, 9, 11]
     assert _lines(result, "NPU508", "pkg/ops/plain.py") == []
     messages = {f.line: f.message for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py")}
     assert "`_rm`" in messages[5] and "pkg/ops/backend.py:2" in messages[5]
     assert "`pkg.ops._C`" in messages[7] and "setup.py:3" in messages[7]
     # the partial is the op itself (error); the Function.apply alias wraps it: its calls run once the kernel
-    # inside the Function is ported, the line itself need not change (info: an inventory line, never a blocker)
+    # inside the Function is ported and the line need not change, so they are no findings but the kernel's
+    # call sites in the summary (lead's decision, session 24e)
     on_7 = sorted((f.column, f.severity.name) for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py") and f.line == 7)
-    assert on_7 == [(12, "INFO"), (25, "ERROR")]
-    assert [f.severity.name for f in result.findings if f.path.endswith("model.py") and f.line == 1] == ["INFO"]
+    assert on_7 == [(25, "ERROR")]
+    assert [f.severity.name for f in result.findings if f.path.endswith("model.py") and f.line == 1] == ["ERROR"]
+    assert not [f for f in result.findings if str(f.severity) == "info" and f.code == "NPU508"]
+    rows = verdict.summary(result)["kernels_to_port"]
+    row = next(r for r in rows if "pkg.ops._C" in r["extension"])
+    assert sorted(s.rsplit("/", 1)[1] for s in row["wrapper_calls"]) == ["fn.py:11", "model.py:7"]
+    assert {"fn.py:3", "fn.py:7", "fn.py:9", "fn.py:11", "model.py:1", "model.py:7"} <= {s.rsplit("/", 1)[1] for s in row["call_sites"]}
+    stream = io.StringIO()
+    text.report(result, stream, verdict=verdict.judge(result.findings), rules={})
+    assert "2 more lines call its autograd wrapper" in stream.getvalue()
 
 
 # ---- second pass: dynamic loads, CMake builds, a kernel's own source list ---------------------------------
@@ -435,3 +444,57 @@ def test_torchvision_is_known_and_not_reported(tmp_path):
     result = _scan(tmp_path)
     assert list(verdict.summary(result)["unknown_dependencies"]) == ["numpy"]
     assert [f for f in result.findings if f.code in ("NPU501", "NPU507")] == []
+
+
+# ---- exllama's shape: a JIT build named by a module constant, reached as `cuda_ext.exllama_ext.op` -----------
+EXLLAMA = {
+    "cuda_ext.py": (
+        "import os\nfrom torch.utils.cpp_extension import load\nextension_name = 'exllama_ext'\n"
+        "exllama_ext = load(name=extension_name, sources=['exllama_ext/q4.cu', 'exllama_ext/b.cpp'])\n"
+        "from exllama_ext import q4_matmul\n"
+        "def ext_q4_matmul(x, q4):\n    return q4_matmul(x, q4)\n"
+    ),
+    "exllama_ext/q4.cu": "__global__ void q4(float* x) {}\n",
+    "model.py": "import cuda_ext\ndef f(x, q4):\n    cuda_ext.exllama_ext.q4_mlp(x)\n    return cuda_ext.ext_q4_matmul(x, q4)\n",
+    "generator.py": "import cuda_ext\ndef g(x, q4):\n    return cuda_ext.ext_q4_matmul(x, q4)\n",
+}
+
+
+def test_a_kernel_module_held_by_another_module_is_followed_through_its_attribute(tmp_path):
+    _write(tmp_path, EXLLAMA)
+    result = _scan(tmp_path)
+    # the build's name is a module constant: the import of the extension and its op call are its uses,
+    # reported once (NPU508), not also as the catalogue's exllama_ext package (NPU501 / NPU507)
+    assert _lines(result, "NPU508", "cuda_ext.py") == [5, 7]
+    assert _lines(result, "NPU501", "cuda_ext.py") == [] and _lines(result, "NPU507", "cuda_ext.py") == []
+    # model.py reaches the kernel through cuda_ext's attribute: the op call, and the import it goes through
+    assert _lines(result, "NPU508", "model.py") == [1, 3]
+    # generator.py calls only cuda_ext's Python function: not a kernel use
+    assert _lines(result, "NPU508", "generator.py") == []
+
+
+# ---- a CUDA file nothing builds is no work item (lead's decision (a), session 24e) --------------------------
+UNBUILT = {
+    "lib/make.sh": "cd model/nms/src\nnvcc -c -o nms_cuda_kernel.cu.o nms_cuda_kernel.cu -x cu -Xcompiler -fPIC\n",
+    "lib/model/nms/src/nms_cuda_kernel.cu": '#include "nms_cuda_kernel.h"\n#include "box_iou.cuh"\n__global__ void nms_kernel() {}\n',
+    "lib/model/nms/src/box_iou.cuh": "__device__ float iou(float a) { return a; }\n",
+    "lib/model/nms/nms_kernel.cu": "__global__ void nms_kernel() {}\n",  # an older copy: nothing compiles it
+}
+
+
+def test_a_cuda_file_that_nothing_builds_or_includes_is_not_reported(tmp_path):
+    _write(tmp_path, UNBUILT)
+    result = _scan(tmp_path)
+    reported = sorted(f.path.split("/nms/", 1)[1] for f in result.findings if f.code == "NPU506")
+    # built by make.sh's nvcc command, and a header it includes: kernels to port; the stray copy is not
+    assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
+
+
+def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_path):
+    # a glob could compile any of them
+    _write(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))
+    assert len([f for f in _scan(tmp_path).findings if f.code == "NPU506"]) == 3
+    # no build the tool recognises: the build is somewhere it does not read (a Makefile), nothing is dropped
+    other = tmp_path / "other"
+    _write(other, {k: v for k, v in UNBUILT.items() if k != "lib/make.sh"})
+    assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 3

@@ -70,7 +70,7 @@ def report(result, stream, *, verdict, rules) -> None:
         "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
         "properties": {"verdict": verdict.status, "torch_npu_version": result.torch_npu_version,
                        "unknown_dependencies": deps.unknown_dependencies(result.files, repo),
-                       "kernels_to_port": deps.kernels_to_port(result.files, result.findings, repo)},
+                       "kernels_to_port": deps.kernels_to_port(result.files, result.findings, repo, result.wrapper_calls)},
     }
     json.dump({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, stream, indent=2)
     stream.write("\n")

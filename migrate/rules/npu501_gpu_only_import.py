@@ -95,7 +95,45 @@ def optional_import(ctx, statement, package: str) -> bool:
     if availability_guard(ctx, statement) is not None:
         return True
     attempt = guarding_try(ctx, statement)
-    return attempt is not None and any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in attempt.handlers)
+    if attempt is None:
+        return False
+    if any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in attempt.handlers):
+        return True
+    return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt)
+
+
+def _flag_set_before(ctx, attempt: ast.Try) -> bool:
+    """EETQ llama_modules.py: `use_flash = False` before `try: from flash_attn import ...; use_flash = True
+    except: pass`. The flag the try switches on after the import was bound false before it: the fallback
+    is bound ahead of the try instead of in its handler, and `if use_flash:` picks the path without it."""
+    flags = {t.id for s in attempt.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is True
+             for t in s.targets if isinstance(t, ast.Name)}
+    if not flags:
+        return False
+    block = next((getattr(ctx.parent(attempt), field) for field in ("body", "orelse", "finalbody")
+                  if attempt in getattr(ctx.parent(attempt), field, ())), None) if ctx.parent(attempt) is not None else ctx.tree.body
+    before = block[: block.index(attempt)] if block and attempt in block else []
+    return any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+               and any(isinstance(t, ast.Name) and t.id in flags for t in s.targets) for s in before)
+
+
+def _probe_only(ctx, statement, attempt: ast.Try) -> bool:
+    """LLamaTuner env_utils.py: `try: import bitsandbytes; info["version"] = bitsandbytes.__version__ except
+    Exception: pass`. The imported names are read only for module metadata (`__version__`) inside the try: an
+    environment report the program does without; nothing runs on the GPU there."""
+    names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    if any(a.name == "*" for a in statement.names):
+        return False
+    inside = {id(n) for s in attempt.body for n in ast.walk(s)}
+    read = False
+    for node in ctx.nodes.get(ast.Name, ()):
+        if node.id not in names or not isinstance(node.ctx, ast.Load):
+            continue
+        parent = ctx.parent(node)
+        if id(node) not in inside or not (isinstance(parent, ast.Attribute) and parent.attr.startswith("__")):
+            return False
+        read = True
+    return read  # an import never read at all is no probe: a handler that passes leaves it required
 
 
 def fallback_guarded_names(ctx) -> frozenset[str]:
@@ -152,12 +190,22 @@ class GpuOnlyImport(Rule):
         "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None",  # a fallback: the program does without it
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
+        # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
+        "use_flash = False\ntry:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n"
+        "def attn(q, k, v):\n    if use_flash:\n        return flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
+        # LLamaTuner env_utils.py: only the version is read, in an environment report
+        "def env():\n    info = {}\n    try:\n        import bitsandbytes\n        info['bnb'] = bitsandbytes.__version__\n"
+        "    except Exception:\n        pass\n    return info\n",
     ]
     INVALID = [
         Invalid(  # diffusers examples: the option needs the package (the else raises)
             "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
             "    else:\n        raise ValueError('xformers is not available')", count=1),
         Invalid("import apex", count=1),
+        # the flag is not bound before the try, and the package is used outside the version probe: both needed
+        Invalid("try:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n", count=1),
+        Invalid("try:\n    import bitsandbytes as bnb\n    v = bnb.__version__\nexcept Exception:\n    pass\n"
+                "layer = bnb.nn.Linear8bitLt(4, 4)\n", count=1),
         Invalid("from apex.optimizers import FusedAdam, FusedLAMB", count=1),
         Invalid("import nvidia.dali.fn as fn"),
         Invalid("import pynvml\npynvml.nvmlInit()", count=1),

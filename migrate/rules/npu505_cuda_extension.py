@@ -4,10 +4,16 @@ import re
 from migrate.findings import Category, Severity
 from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper
 from migrate.rules._device_helpers import statement_of
-from migrate.rules.base import Invalid, Rule
+from migrate.rules._text import shell_matches
+from migrate.rules.base import Invalid, Rule, Valid
 
 _EXT = "torch.utils.cpp_extension"
-_CUDA_SUFFIXES = (".cu", ".cuh")
+# torch < 1.0's cffi builder (TDAN, faster-rcnn.pytorch): `create_extension('_ext.op', ..., with_cuda=True,
+# extra_objects=['src/op_kernel.cu.o'])` links kernels compiled by an nvcc command of a shell script
+_FFI = "torch.utils.ffi.create_extension"
+_CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o")
+# nvcc run as a command in a shell launcher (`nvcc -c -o k.cu.o k.cu -x cu ...` in make.sh)
+_NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
 # `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
 _CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
@@ -50,7 +56,11 @@ class CudaExtension(Rule):
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro, a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels). The kernels must be reimplemented as Ascend C operators registered with
+    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
+    `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
+    `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
+    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -61,7 +71,8 @@ class CudaExtension(Rule):
         "a custom CUDA extension cannot be built or run on an Ascend NPU; reimplement the kernels "
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags")
+    KINDS = ("python", "launcher")
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags", "create_extension", "nvcc")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
@@ -69,6 +80,8 @@ class CudaExtension(Rule):
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=srcs, extra_cuda_cflags=None)",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
+        "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
+        Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
     ]
     INVALID = [
         Invalid(  # llm-awq kernels/setup.py: the sources list on lines of its own
@@ -105,9 +118,22 @@ class CudaExtension(Rule):
         Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
             "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
             "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
+        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the switch, the macro, the linked .cu.o, the call, with_cuda=
+            "import torch\nfrom torch.utils.ffi import create_extension\ndefines, with_cuda = [], False\n"
+            "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
+            "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
+            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=5),
+        Invalid("cd src\nnvcc -c -o k.cu.o k.cu -x cu -Xcompiler -fPIC -arch=sm_52\ncd ..\npython build.py\n",
+                kind="launcher", filename="make.sh", count=1),
+        Invalid("$CUDA_HOME/bin/nvcc -c -o a.o a.cu && echo done\n", kind="launcher", filename="build.sh", count=1),
     ]
 
     def check(self, ctx):
+        if ctx.kind == "launcher":
+            for number, match in shell_matches(ctx.lines, _NVCC_COMMAND):
+                yield self.finding(ctx, (number, match.start(), number, match.end()),
+                                   "nvcc compiles CUDA kernels, which cannot be built for an Ascend NPU: " + self.MESSAGE)
+            return
         reported: list[ast.AST] = []
         variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
         for call in ctx.nodes.get(ast.Call, ()):
@@ -124,6 +150,13 @@ class CudaExtension(Rule):
                 continue
             if name in _LOAD_LIBRARY:
                 yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
+                continue
+            if name == _FFI:
+                if ffi_with_cuda(ctx, call):
+                    reported.append(call)
+                    yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
+                    yield from self._inner_lines(ctx, call)
+                    yield from self._cuda_switches(ctx, call)
                 continue
             if name is None or not name.startswith(_EXT + "."):
                 continue
@@ -158,9 +191,9 @@ class CudaExtension(Rule):
         for keyword in call.keywords:
             if keyword.arg == "extra_cuda_cflags" and _given(keyword.value) and keyword.value.lineno != call.lineno:
                 lines.setdefault(keyword.value.lineno, (keyword.value, "nvcc flags of the extension build: "))
-            elif keyword.arg == "with_cuda" and isinstance(keyword.value, ast.Constant) and keyword.value.value is True \
-                    and keyword.value.lineno != call.lineno:  # `load(..., with_cuda=True)`: builds the CUDA path
-                lines.setdefault(keyword.value.lineno, (keyword.value, "a JIT build told to compile with CUDA: "))
+            elif keyword.arg == "with_cuda" and (_is_true(keyword.value) or isinstance(keyword.value, ast.Name)) \
+                    and keyword.value.lineno != call.lineno:  # `load(..., with_cuda=True)`, `create_extension(..., with_cuda=flag)`
+                lines.setdefault(keyword.value.lineno, (keyword.value, "a build told to compile with CUDA: "))
         for node in ast.walk(call):
             if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.lineno == call.lineno:
                 continue
@@ -174,10 +207,20 @@ class CudaExtension(Rule):
             node, lead = lines[line]
             yield self.finding(ctx, node, lead + self.MESSAGE)
 
+    def _cuda_switches(self, ctx, call):
+        """`with_cuda = True`: the assignments that switch on the variable a cffi build passes as `with_cuda=`."""
+        flag = ctx.keyword(call, "with_cuda")
+        if not isinstance(flag, ast.Name):
+            return
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if _is_true(statement.value) and any(isinstance(t, ast.Name) and t.id == flag.id for t in statement.targets) \
+                    and statement.lineno != call.lineno:
+                yield self.finding(ctx, statement, f"switches on `{flag.id}`, which tells the cffi build to link CUDA kernels: " + self.MESSAGE)
+
     def _selected_or_globbed(self, ctx, reported):
         """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`
         sources added to the build outside a reported call (`glob("kernels/*.cu")`)."""
-        if "cpp_extension" not in ctx.source:
+        if "cpp_extension" not in ctx.source and not any(ctx.qualname(c.func) == _FFI for c in reported):
             return
         inside = {id(node) for call in reported for node in ast.walk(call)}
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
@@ -219,3 +262,12 @@ class CudaExtension(Rule):
         if isinstance(parent, ast.Dict):
             return any(k is node for k in parent.keys)
         return isinstance(parent, ast.Subscript) and parent.slice is node
+
+
+def ffi_with_cuda(ctx, call) -> bool:
+    """A `torch.utils.ffi.create_extension(...)` call that links CUDA: `with_cuda=` other than a literal
+    False / None (a variable is switched on where CUDA is available), or an nvcc-compiled `.cu.o` object."""
+    flag = ctx.keyword(call, "with_cuda")
+    if flag is not None and not (isinstance(flag, ast.Constant) and flag.value in (False, None)):
+        return True
+    return _mentions_cuda_source(call)

@@ -1,4 +1,5 @@
 import ast
+import re
 
 from migrate import deps, kernel_values, repo_index
 from migrate.findings import Category, Severity
@@ -10,6 +11,28 @@ _ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C
 _LOADERS = ("importlib.import_module", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library")
 _WRAPPED = "runs only once the kernel inside the wrapper is ported (the call itself need not change)"
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
+
+
+def _handed_over(ctx, node) -> bool:
+    """The module object itself given to a call (`dir(_lib)`, `getattr(_lib, name)`, `_wrap_function(fn, _ffi)`:
+    torch.utils.ffi's generated `__init__` re-exporting a compiled library): no op is called on that line;
+    its import and the calls of its functions are the lines that change."""
+    parent = ctx.parent(node)
+    return isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and \
+        any(a is node for a in parent.args)
+
+
+# an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
+# `from_state_dict`), not one that returns a tensor (`fused_op.backward(...)`: its `.reshape()` is torch's)
+_CONSTRUCTOR = re.compile(r"^(?:[A-Z]|(?:create|make|new|build|from|init)_?[A-Za-z_])")
+
+
+def _enclosing(ctx, node, kinds):
+    """The innermost ancestor of `node` of one of `kinds` (None: the module)."""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, kinds):
+        parent = ctx.parent(parent)
+    return parent
 
 
 class CustomExtensionUse(Rule):
@@ -32,9 +55,10 @@ class CustomExtensionUse(Rule):
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
-    namespaces registered only through torch.library (they may be device-neutral), info for the
-    imports and calls of a `Function.apply` alias (they run once the kernel inside the Function is
-    ported; the line itself need not change)."""
+    namespaces registered only through torch.library (they may be device-neutral). The imports and
+    calls of a `Function.apply` alias are not findings: they run once the kernel inside the Function is
+    ported and the line itself need not change, so the scan lists them in the summary's kernels to
+    port as the kernel's call sites (`wrapper_calls`, with the lines reported here as `call_sites`)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -42,7 +66,7 @@ class CustomExtensionUse(Rule):
     SEVERITY = Severity.ERROR
     MESSAGE = "uses a custom CUDA extension built in this repository"
     # the last three: wrappers of a kernel op (kernel_values.wrapper_values) are recorded in the same pass
-    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", ".apply", "partial(", "def get_")
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", ".apply", "partial(", "def get_")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
         "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
@@ -79,6 +103,31 @@ class CustomExtensionUse(Rule):
             "y = get_backend().march(x)\n",
             count=2,
         ),
+        Invalid(  # cubvh api.py: the object an op returns is the extension's CUDA class; its methods run kernels
+            "from torch.utils.cpp_extension import load\n_backend = load(name='_cubvh', sources=['bvh.cu'])\n"
+            "class BVH:\n    def __init__(self, v, f):\n        self.impl = _backend.create_bvh(v, f)\n"
+            "    def trace(self, rays):\n        return self.impl.ray_trace(rays)\n"
+            "def load(sd):\n    impl = _backend.from_state_dict(sd)\n    impl.check()\n    return impl\n",
+            count=4,
+        ),
+        Invalid(  # the op returns a tensor (its name is no constructor's): `.reshape()` is torch's, only the op call counts
+            "from torch.utils.cpp_extension import load\next = load(name='f', sources=['f.cu'])\n"
+            "def g(x):\n    y = ext.backward(x)\n    return y.reshape(-1)\n",
+            count=1,
+        ),
+        Invalid(  # KNN_CUDA: a helper JIT-builds the extension it is given the name of and returns it
+            "from torch.utils.cpp_extension import load\ndef load_cpp_ext(ext_name):\n"
+            "    ext = load(name=ext_name, sources=['k.cpp', 'k.cu'], with_cuda=True)\n    return ext\n"
+            "_knn = load_cpp_ext('knn')\ndef knn(ref, query, k):\n    return _knn.knn(ref, query, k)\n",
+            count=2,
+        ),
+        Invalid(  # faster-rcnn.pytorch: a cffi build's package, imported relatively; the generated __init__ hands its
+            # compiled library to dir()/getattr() (no op called there): its import line and the op calls are reported
+            "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.roi_align', sources=s, with_cuda=True)\n"
+            "from ._ext import roi_align\ny = roi_align.roi_align_forward_cuda(x)\n"
+            "from ._ext.roi_align._roi_align import lib as _lib\nfor name in dir(_lib):\n    fn = getattr(_lib, name)\n",
+            count=3,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -103,6 +152,7 @@ class CustomExtensionUse(Rule):
             if found is not None:
                 used, module = found
                 yield self._finding(ctx, call, used, index.modules[module])
+        op_calls: dict[int, object] = {}  # id(call) -> definition: calls of an extension's ops, for the objects they return
         for node, qual in chain_tops(ctx):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
@@ -111,11 +161,62 @@ class CustomExtensionUse(Rule):
                 continue
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node)
+                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
+                parent = ctx.parent(node)
+                if isinstance(parent, ast.Call) and parent.func is node and isinstance(node, ast.Attribute) \
+                        and _CONSTRUCTOR.match(node.attr):
+                    op_calls[id(parent)] = index.modules[module]
+        yield from self._object_calls(ctx, op_calls)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index)
+        yield from self._helper_loads(ctx, index)
+
+    def _object_calls(self, ctx, op_calls):
+        """Method calls on an object an extension op built (an op named like a constructor: `create_x`,
+        `make_x`, `from_x`, `build_x`, a capitalised class): cubvh's `self.impl = _backend.create_cuBVH(v, f)`
+        then `self.impl.ray_trace(...)` anywhere in the class, `impl = _backend.from_state_dict(s)` then
+        `impl.search(q)` in the same function. The object is the extension's C++/CUDA class: each of its
+        methods runs kernel code (private `_` names aside)."""
+        if not op_calls:
+            return
+        members: dict[tuple[int, str], object] = {}
+        locals_: dict[tuple[int, str], object] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            definition = op_calls.get(id(statement.value))
+            if definition is None or len(statement.targets) != 1:
+                continue
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                locals_[(id(_enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)] = definition
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                members[(id(_enclosing(ctx, statement, (ast.ClassDef,))), target.attr)] = definition
+        if not members and not locals_:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls:
+                continue
+            holder, definition = func.value, None
+            if isinstance(holder, ast.Name):
+                definition = locals_.get((id(_enclosing(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
+            elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
+                definition = members.get((id(_enclosing(ctx, call, (ast.ClassDef,))), holder.attr))
+            if definition is not None:
+                yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
+
+    def _helper_loads(self, ctx, index):
+        """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
+        the call is where the kernel module enters the program, like an import of it."""
+        lines = {d.line: d for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
+        if not lines:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            definition = lines.get(call.lineno)
+            if definition is not None and isinstance(call.func, ast.Name) and ctx.qualname(call.func) is None \
+                    and isinstance(ctx.parent(call), ast.Assign):
+                yield self._finding(ctx, call, f"{call.func.id}(...)", definition)
 
     def _wrapper_calls(self, ctx, index):
         """Calls, in the file that defines it, of a module-level wrapper of a kernel op
@@ -207,6 +308,8 @@ class CustomExtensionUse(Rule):
         """Names the resolver does not know: relative imports of an extension, `x = load(...)` and
         `x = importlib.import_module(...)` / `x = ctypes.CDLL(...)` of one."""
         bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full, relative=True) is not None)
+        # `_knn = load_cpp_ext("knn")`: a call of a project build helper of this file declares the extension on its line
+        helper_lines = {d.line: d.name for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
@@ -216,6 +319,10 @@ class CustomExtensionUse(Rule):
                     bound = True
                     continue
                 name = ctx.qualname(value.func)
+                if name is None and isinstance(value.func, ast.Name) and helper_lines.get(value.lineno) is not None:
+                    ctx.imports[statement.targets[0].id] = helper_lines[value.lineno]
+                    bound = True
+                    continue
                 if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
                         repo_index.jit_cuda_build_wrapper(ctx, value, name):
                     module = repo_index.extension_name(ctx, value)
@@ -232,18 +339,32 @@ class CustomExtensionUse(Rule):
                 module = index.module_for(alias.name)
                 if module is not None:
                     yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
+                    continue
+                held = index.holder(alias.name) if not alias.asname else None
+                if held is not None and self._reaches(ctx, alias.name, held):
+                    yield self._finding(ctx, alias, f"import {alias.name}", held)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
                 base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
             else:
                 base = statement.module or ""
+            found = []  # one finding per statement: a kernel op or module before a mere wrapper of one
             for alias in statement.names:
                 candidate = f"{base}.{alias.name}" if base else alias.name
                 relative = bool(statement.level)
                 module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
                 if module is not None:
-                    yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", index.modules[module])
-                    break
+                    found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
+            if found:
+                _, name, module = min(found, key=lambda item: item[0])
+                yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
+
+    @staticmethod
+    def _reaches(ctx, module: str, held) -> bool:
+        """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), not only the
+        module's Python functions: then the import is a line a porter checks with those calls."""
+        attribute = held.name.rsplit(".", 1)[1]
+        return any(qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" for _, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"

@@ -1,0 +1,62 @@
+"""Which CUDA source files a repository builds: a `.cu` / `.cuh` file nothing builds is no work item.
+
+NPU506 reports each CUDA source file once (the kernels in it must be rewritten for Ascend). A file that
+no build, include or script of the scan names (faster-rcnn.pytorch's `lib/model/nms/nms_kernel.cu`, an
+older copy beside the `src/nms_cuda_kernel.cu` its make.sh compiles) is not part of the port; its
+finding is dropped. Decided after the per-file pass, from per-file facts (`mentions`, cached with each
+file) on every run, and only where nothing can build a file without naming it:
+
+- the scan must hold a CUDA build this tool recognises (an NPU505 or NPU511 finding: a setup.py / JIT /
+  cffi build, an nvcc command, a CMake CUDA target); with none, the build is somewhere the scan does not
+  read (a Makefile, another repository), and every CUDA file stays reported;
+- a wildcard mention anywhere (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
+  `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`) could name any file: every file stays reported;
+- otherwise a file is built when another file names it (a source list, an nvcc command, an
+  `#include "k.cuh"`), by file name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from migrate.findings import FileResult
+
+# a CUDA file named in text: `src/k.cu`, "k.cuh", <gpu/bvh.cuh>; the name's own characters only
+_NAMED = re.compile(r"([\w+-][\w.+-]*\.cuh?)(?![\w.])")
+# a pattern or a computed name that can stand for any CUDA file
+_WILDCARD = re.compile(r"\*\.cuh?\b|\}\.cuh?\b|\+\s*[rbuf]?['\"]\.cuh?['\"]|%s\.cuh?\b")
+WILDCARD = "cu:*"
+_BUILD_CODES = ("NPU505", "NPU511")
+
+
+def mentions(text: str) -> list[str]:
+    """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names."""
+    if ".cu" not in text:
+        return []
+    out = {"cu:" + os.path.basename(m) for m in _NAMED.findall(text)}
+    if _WILDCARD.search(text):
+        out.add(WILDCARD)
+    return sorted(out)
+
+
+def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
+    """Results without the NPU506 finding of a CUDA file nothing in the scan builds (see the module doc)."""
+    sources = [r for r in results if any(f.code == "NPU506" for f in r.findings)]
+    if not sources or not any(f.code in _BUILD_CODES for r in results for f in r.findings):
+        return results
+    named: dict[str, set[str]] = {}
+    for result in results:
+        for fact in getattr(result, "facts", ()):
+            if fact[0] == "ref" and fact[1].startswith("cu:"):
+                if fact[1] == WILDCARD:
+                    return results
+                named.setdefault(fact[1][3:], set()).add(result.path)
+    candidates = {id(r) for r in sources}
+    out = []
+    for result in results:
+        if id(result) in candidates and not (named.get(os.path.basename(result.path), set()) - {result.path}):
+            kept = tuple(f for f in result.findings if f.code != "NPU506")
+            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
+        out.append(result)
+    return out
