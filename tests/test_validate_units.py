@@ -233,6 +233,27 @@ def test_a_pass_says_which_config_check_items_were_compared_and_which_not():
         "config_check not compared (NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off)")
 
 
+def test_a_pip_difference_names_every_package_to_align():
+    """Across hosts (the H200 recording: torch 2.11.0 there, 2.14.1 here) the reason lists each package of
+    msprobe's precision-relevant list whose version differs, not only the first."""
+    from pathlib import Path
+
+    from checks.validate import run as validate
+    from checks.validate.msprobe_bridge import ConfigCheckResult, ConfigItem
+    from checks.validate.run import RunInfo
+
+    losses = (1.0, 0.9)
+    runs = tuple(RunInfo(side, Path(f"{side}.py"), "cuda" if side == "baseline" else "emulated", 0, "pass", 2, losses,
+                         "float32", (), True, "") for side in ("baseline", "migrated"))
+    alignment = loss_compare.align_losses(list(losses), list(losses), rtol=1e-3, atol=1e-5)
+    pip = ConfigItem("pip", "error", ("numpy: baseline 2.5.2, migrated 2.4.6", "torch: baseline 2.11.0, migrated 2.14.1"))
+    weights = ConfigItem("weights", "error", ("msprobe pack step 0: 2 tensors differ (a, b)", "msprobe pack step 1: 1 tensors differ (a)"), 0)
+    verdict, code, reasons = validate.judge(runs, alignment, ConfigCheckResult(None, (pip, weights)), None, False)
+    assert (verdict, code) == ("fail", 1)
+    assert "config_check pip: differs (numpy: baseline 2.5.2, migrated 2.4.6; torch: baseline 2.11.0, migrated 2.14.1)" in reasons
+    assert "config_check weights: differs (msprobe pack step 0: 2 tensors differ (a, b))" in reasons
+
+
 def test_each_run_starts_in_the_folder_the_users_own_run_would(tmp_path):
     """`validate projects/adder/adder.py OUT/projects/adder/adder.py` from the project root: relative
     paths and a relative PYTHONPATH (`.`) resolve in the project root for the original and in OUT for

@@ -487,7 +487,8 @@ def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = Fa
         for item in config.failed:
             if item.name == "weights" and not equivalence and (item.first_step or 0) > 0:
                 continue  # on different hardware, weights after the first update differ in the last bits
-            detail = f" ({item.details[0]})" if item.details else ""
+            shown = item.details if item.name == "pip" else item.details[:1]  # pip: every package to align
+            detail = f" ({'; '.join(shown)})" if shown else ""
             reasons.append(f"config_check {item.name}: differs{detail}")
     dtype_diff = getattr(api, "first_dtype", None) if api is not None else None
     if dtype_diff is not None:
