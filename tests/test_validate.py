@@ -21,6 +21,7 @@ _needs_runtime = pytest.mark.skipif(
     reason="needs torch, msprobe",
 )
 
+from checks.validate.baseline import run_validate_baseline  # noqa: E402
 from checks.validate.repeat import DEFAULT_REPEAT  # noqa: E402
 from checks.validate.run import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
 
@@ -42,7 +43,7 @@ def _source_line(frame: str) -> str:
 
 
 def test_correct_migration_gives_identical_losses(tmp_path):
-    result = _validate("train_npu.py", tmp_path)
+    result = _validate("train_npu.py", tmp_path, keep=True)
     assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
     assert result.equivalence
     base, mig = result.run("baseline"), result.run("migrated")
@@ -68,6 +69,14 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     # identical losses: the original ran once (the script's own line, printed once per run, in the log)
     assert (out / "validate.log").read_text().count("accuracy before training") == 2
     assert data["baseline_runs"] == 1 and data["repeat"] is None and not (out / "baseline_runs.csv").exists()
+    # one path for one host and two: the original was recorded into a bundle (kept: --keep) and compared as
+    # `validate --baseline` compares; that bundle, given to `validate --baseline`, judges the same run the same way
+    assert "data: the first 3 batches match the recorded ones (msprobe dataset statistics)" in result.notes
+    again = run_validate_baseline(out / "baseline_bundle", CASES / "train_npu.py", out_dir=tmp_path / "again", timeout=300)
+    assert (again.verdict, again.exit_code, again.reasons) == (result.verdict, result.exit_code, result.reasons)
+    assert again.run("baseline").losses == base.losses and again.run("migrated").losses == mig.losses
+    assert ([(i.name, i.status) for i in again.config_check.items] == [(i.name, i.status) for i in result.config_check.items])
+    assert again.notes[2:] == result.notes[2:] and again.equivalence  # after the bundle's own line (host, versions)
 
 
 def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):

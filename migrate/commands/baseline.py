@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from migrate.commands._launch_options import launch_options
 from migrate.commands._report_options import quiet_option
 
 
@@ -32,8 +33,9 @@ from migrate.commands._report_options import quiet_option
               help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
 @quiet_option
+@launch_options
 def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
-             dump_steps, timeout, quiet):
+             dump_steps, timeout, quiet, launch, progress_timeout):
     """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
     checksums), per-step losses, the msprobe config_check pack, a fingerprint of the first batches,
     pip list and environment. Copy the bundle to the NPU host and run
@@ -46,7 +48,7 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
                               archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
                               timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr,
-                              progress=quiet)
+                              progress=quiet, launch=launch, progress_timeout=progress_timeout)
     except BundleError as exc:
         click.echo(f"npu-migrate baseline: {exc}", err=True)
         sys.exit(2)
