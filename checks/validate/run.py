@@ -339,7 +339,8 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             now = bundle_format.data_fingerprint(copies["migrated"].zip_path, samples=bundle_format.run_samples(smoke["migrated"]))
             data = compare_data(fingerprint, now, exact=equivalence)
             if data is None:
-                notes.append(f"data: the first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
+                whose = "rank 0's" if common.get("launch") is not None else "the"  # the others: config_check dataset
+                notes.append(f"data: {whose} first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
                              "(msprobe dataset statistics)" if fingerprint.get("observed")
                              else f"data: not compared, the baseline has no fingerprint ({fingerprint.get('why')})")
         for run in runs:
