@@ -40,6 +40,7 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
     records through this one). A script that cannot be prepared gives its reason as a string."""
 
     folder.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
     dumped = tuple(range(min(dump_steps, steps)))
     run_env = dict(env)
     if dumped:  # msprobe's statistics dump of the first steps, in the same run (checks/validate/child.py)

@@ -44,6 +44,7 @@ DEFAULT_SEED = 1234
 SIDES = ("baseline", "migrated")
 LOG_NAME = "validate.log"
 BASELINE_BACKENDS = ("auto", "cuda", "emulated", "cpu")
+KEPT_DUMP_STEPS = 2  # --keep: the API dump of the first steps in the recording (npu-migrate baseline --dump-steps' default)
 
 
 class ValidateError(Exception):
@@ -309,7 +310,8 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             if side == "baseline" and live:
                 folder = out / "baseline_bundle" if keep else tmp_path / "bundle"
                 ran = _record_here(gpu_script, folder, tmp_path, backends["baseline"], steps=steps,
-                                   env=side_env["baseline"], common=common, say=say, stream=stream)
+                                   env=side_env["baseline"], common=common, say=say, stream=stream,
+                                   dump_steps=KEPT_DUMP_STEPS if keep and common.get("launch") is None else 0)
                 if isinstance(ran, str):
                     return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
                 if ran.manifest is None:  # the original failed: nothing recorded, its run is the error below
@@ -445,13 +447,16 @@ def _copy_files(source: Path, target: Path, names) -> None:
             shutil.copyfile(source / name, target / name)
 
 
-def _record_here(script: Path, folder: Path, tmp_path: Path, backend: str, *, steps, env, common, say, stream):
+def _record_here(script: Path, folder: Path, tmp_path: Path, backend: str, *, steps, env, common, say, stream,
+                 dump_steps: int = 0):
     """The original on this host, recorded into the bundle `folder` (checks.validate.record.record_run,
-    as `npu-migrate baseline` records it; no API dump: this host dumps both sides when it needs one)."""
+    as `npu-migrate baseline` records it). Without a dump unless the bundle is kept (then the dump of
+    `npu-migrate baseline`'s default steps, so the kept bundle names a diverging API later too): this host
+    dumps both sides when it needs a dump the bundle does not hold."""
     from checks.validate.record import record_run
 
-    return record_run(script, folder, tmp_path / "record", backend=backend, steps=steps, dump_steps=0, common=common,
-                      env=env, notes=[], say=say, stream=stream, run_side=run_side)
+    return record_run(script, folder, tmp_path / "record", backend=backend, steps=steps, dump_steps=dump_steps,
+                      common=common, env=env, notes=[], say=say, stream=stream, run_side=run_side)
 
 
 def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCopy, Any]:
