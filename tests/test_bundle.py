@@ -118,6 +118,48 @@ def test_options_the_bundle_fixes_are_refused(tmp_path):
     assert not out.exists()
 
 
+def test_rank_counts_that_cannot_match_are_refused(tmp_path):
+    """A bundle of one process against --nproc-per-node 2, and a 2-rank bundle against 3 ranks: one line, exit 2."""
+    _refused(*_validate(_bundle(tmp_path / "b"), tmp_path, "--nproc-per-node", "2"),
+             "--nproc-per-node 2 cannot match the baseline bundle")
+    two = _bundle(tmp_path / "b2")
+    manifest = json.loads((two / fmt.MANIFEST).read_text())
+    (two / fmt.MANIFEST).write_text(json.dumps({**manifest, "launch": {"nproc_per_node": 2, "ranks": [0, 1]}}))
+    _refused(*_validate(two, tmp_path, "--nproc-per-node", "3"), "it recorded 2 ranks")
+
+
+def test_a_bundle_of_ranks_gives_each_ranks_losses(tmp_path):
+    """`baseline --nproc-per-node N` records the job's smoke.json (one entry per rank): validate reads each rank's
+    losses, cut to the compared steps, and the first rank's as the run's own (checks.validate.dist.compare_ranks)."""
+    folder = _bundle(tmp_path / "b")
+    job = {"backend": "cuda-emulated", "exit_code": 0, "verdict": "pass", "reasons": ["rank 1: slow"],
+           "ranks": [{"rank": 0, "losses": [1.0, 0.9, 0.8], "loss_dtype": "float32"},
+                     {"rank": 1, "losses": [1.1, 1.0, 0.7], "loss_dtype": "float32"}]}
+    (folder / fmt.SMOKE).write_text(json.dumps(job))
+    manifest = json.loads((folder / fmt.MANIFEST).read_text())
+    fmt.write_manifest(folder, {**manifest, "launch": {"nproc_per_node": 2, "ranks": [0, 1]}})
+    opened = fmt.open_bundle(folder, tmp_path / "work")
+    run = opened.smoke(2)
+    assert opened.nproc_per_node == 2 and opened.losses == (1.0, 0.9, 0.8)
+    assert run.rank_ids == (0, 1) and [r.losses for r in run.ranks] == [(1.0, 0.9), (1.1, 1.0)]
+    assert run.losses == (1.0, 0.9) and run.loss_dtype == "float32" and run.reasons == ("rank 1: slow",)
+
+
+def test_the_migrated_run_starts_where_the_recorded_one_did(tmp_path):
+    """The original recorded from its project root (`baseline projects/adder/adder.py`) ran there; on the other
+    host the migrated copy OUT/projects/adder/adder.py runs in OUT, a script elsewhere below the working folder in
+    the working folder; a bundle recorded in the script's own folder keeps the migrated script in its own."""
+    from checks.validate.hosts import run_folders_against
+
+    here = tmp_path / "host_b"
+    recorded = fmt.Bundle(tmp_path, {"script": {"relative": "projects/adder/adder.py"}, "run_folder": "working folder"}, tmp_path)
+    assert run_folders_against(recorded, here / "out" / "projects" / "adder" / "adder.py", here)["migrated"] == here / "out"
+    assert run_folders_against(recorded, here / "npu" / "adder.py", here)["migrated"] == here
+    assert run_folders_against(recorded, tmp_path / "elsewhere" / "adder.py", here)["migrated"] is None
+    own = fmt.Bundle(tmp_path, {"script": {"relative": "projects/adder/adder.py"}, "run_folder": "script folder"}, tmp_path)
+    assert run_folders_against(own, here / "out" / "projects" / "adder" / "adder.py", here)["migrated"] is None
+
+
 def test_baseline_refuses_an_existing_bundle(tmp_path):
     existing = _bundle(tmp_path / "b")
     before = (existing / fmt.MANIFEST).read_text()
@@ -275,7 +317,8 @@ def test_a_bundle_recorded_without_a_config_check_pack_opens(tmp_path):
     fingerprint = fmt.data_fingerprint(folder / fmt.PACK)
     assert not fingerprint["observed"] and fingerprint["why"].startswith("no config_check pack")
     fmt.write_manifest(folder, {"script": {"name": "train_gpu.py", "path": str(CASES / "train_gpu.py"), "sha256": "0" * 64},
-                                "backend": "cuda", "seed": 1234, "steps": 3, "args": [], "config_check_hooks": False})
+                                "backend": "cuda", "seed": 1234, "steps": 3, "args": [], "config_check_hooks": False,
+                                "config_check_pack": False})  # as checks/validate/record.py writes it
     assert fmt.open_bundle(folder, tmp_path / "work").losses == (1.0, 0.9, 0.8)
 
 

@@ -21,6 +21,7 @@ _needs_runtime = pytest.mark.skipif(
     reason="needs torch, msprobe",
 )
 
+from checks.validate.baseline import run_validate_baseline  # noqa: E402
 from checks.validate.repeat import DEFAULT_REPEAT  # noqa: E402
 from checks.validate.run import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
 
@@ -42,7 +43,7 @@ def _source_line(frame: str) -> str:
 
 
 def test_correct_migration_gives_identical_losses(tmp_path):
-    result = _validate("train_npu.py", tmp_path)
+    result = _validate("train_npu.py", tmp_path, keep=True)
     assert (result.verdict, result.exit_code) == ("pass", 0), result.reasons
     assert result.equivalence
     base, mig = result.run("baseline"), result.run("migrated")
@@ -68,10 +69,22 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     # identical losses: the original ran once (the script's own line, printed once per run, in the log)
     assert (out / "validate.log").read_text().count("accuracy before training") == 2
     assert data["baseline_runs"] == 1 and data["repeat"] is None and not (out / "baseline_runs.csv").exists()
+    # one path for one host and two: the original was recorded into a bundle (kept: --keep) and compared as
+    # `validate --baseline` compares; that bundle, given to `validate --baseline`, judges the same run the same way
+    assert "data: the first 3 batches match the recorded ones (msprobe dataset statistics)" in result.notes
+    kept = json.loads((out / "baseline_bundle" / "manifest.json").read_text())
+    assert kept["dump_steps"] == [0, 1] and kept["losses"] == list(base.losses)  # as `npu-migrate baseline` records
+    again = run_validate_baseline(out / "baseline_bundle", CASES / "train_npu.py", out_dir=tmp_path / "again", timeout=300)
+    assert (again.verdict, again.exit_code, again.reasons) == (result.verdict, result.exit_code, result.reasons)
+    assert again.run("baseline").losses == base.losses and again.run("migrated").losses == mig.losses
+    assert ([(i.name, i.status) for i in again.config_check.items] == [(i.name, i.status) for i in result.config_check.items])
+    assert again.notes[2:] == result.notes[2:] and again.equivalence  # after the bundle's own line (host, versions)
 
 
 def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):
-    result = _validate("wrong_lr_npu.py", tmp_path)
+    # --keep: the recording holds the dump of steps 1-2 (as `npu-migrate baseline`), so only the migrated
+    # side is dumped and compared against it, as on the NPU host (test_dropped_train_mode_...: both sides)
+    result = _validate("wrong_lr_npu.py", tmp_path, keep=True)
     assert (result.verdict, result.exit_code) == ("fail", 1)
     assert result.losses.first_divergence == 1  # row index: step 1 runs with the same initial weights
     assert result.losses.first_divergence_step == 2
@@ -88,6 +101,7 @@ def test_changed_learning_rate_fails_and_names_the_optimizer_update(tmp_path):
     runs = list(csv.DictReader((tmp_path / "out" / "baseline_runs.csv").open()))
     assert [r["run_1"] for r in runs] == [r["run_2"] for r in runs] and len(runs) == STEPS
     assert list((tmp_path / "out" / "dump" / "compare").glob("compare_result_step0_*.csv"))
+    assert not (tmp_path / "out" / "dump" / "baseline").exists()  # the recorded dump was the baseline's side
 
 
 def test_dropped_train_mode_fails_with_dropout_as_first_diverging_api(tmp_path):

@@ -49,6 +49,7 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
         names = {Path(f).name for f in files}
         manifest = json.load(tar.extractfile("bundle/manifest.json"))
         env = json.load(tar.extractfile("bundle/env.json"))
+        log = tar.extractfile("bundle/record.log").read().decode()
     assert {"manifest.json", "losses.csv", "smoke.json", "config_check_pack.zip", "data_fingerprint.json",
             "pip_list.txt", "env.json"} <= names
     assert manifest["backend"] == "cuda-emulated" and manifest["emulated"] is True  # no GPU here: said so
@@ -56,6 +57,8 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
     assert manifest["data_fingerprint"]["observed"] is True
     assert set(manifest["files"]) == files - {"manifest.json"}  # every other file has its checksum
     assert manifest["dump_steps"] == [0, 1] and any(f.startswith("dump/step1/") for f in files)
+    # after the dumped steps msprobe's API wrappers are taken off: the step left runs on torch's own APIs
+    assert "msprobe API dump done after step 2; the steps left run on torch's own APIs" in log
     assert not (host_a / "bundle").exists(), "--archive keeps the archive only"
     assert env["HOST_A_ONLY"] == "1" and "HOST_B_ONLY" not in env  # the environment of the recording host
 

@@ -344,3 +344,32 @@ def test_a_helper_modules_error_is_named_at_its_line_in_the_users_folder(tmp_pat
     info = describe_exception(caught.value, str(copy.copy))
     assert user_text(f"{info.file}:{info.line}", copy) == f"{user / 'utils.py'}:2"
     assert user_text(info.entry, copy) == f"{user / 'train.py'}:2"
+
+
+def test_the_recorded_original_starts_in_the_users_working_folder(tmp_path, monkeypatch):
+    """`npu-migrate baseline sub/train.py` from the project root runs the original there (a path relative to
+    the root resolves as in the user's run), and the manifest's run folder is what validate --baseline follows."""
+    from types import SimpleNamespace
+
+    from checks.smoke import run as smoke_run
+    from checks.validate import bundle as fmt
+    from checks.validate.baseline_record import record_baseline
+
+    started = []
+    def run_smoke(script, **options):
+        started.append(options["cwd"])
+        return SimpleNamespace(exit_code=2, reasons=("not run: a unit test",))
+
+    monkeypatch.setattr(smoke_run, "run_smoke", run_smoke)
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    (project / "sub" / "train.py").write_text("import torch\nprint(open('cfg/lr.txt').read())\n")
+    monkeypatch.chdir(project)
+    for script in ("sub/train.py", project / "sub" / "train.py"):
+        with pytest.raises(fmt.BundleError, match="not run: a unit test"):  # the stubbed run: nothing recorded
+            record_baseline(script, tmp_path / "bundle", steps=1, baseline_backend="cpu", dump_steps=0)
+    monkeypatch.chdir(tmp_path / "proj" / "sub")
+    with pytest.raises(fmt.BundleError):
+        record_baseline("../../proj/sub/train.py", tmp_path / "bundle", steps=1, baseline_backend="cpu", dump_steps=0)
+    assert started == [str(project), str(project), str(project / "sub")]
+    assert not (tmp_path / "bundle").exists()

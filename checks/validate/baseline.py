@@ -54,6 +54,7 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
         warning = script_note(bundle, Path(cwd or Path.cwd()))
         if warning:
             notes.append(warning)
+        options["launch"] = _launch(bundle, options.get("launch"), bundle_path)
         return run_validate(
             manifest["script"]["path"], npu_script, steps=steps or recorded_steps, seed=int(manifest["seed"]),
             fake_data=bool(manifest.get("fake_data")), autocast=_policy(manifest.get("autocast")),
@@ -63,3 +64,17 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
 def _policy(autocast: str | None) -> str:
     """The recorded policy as validate's --autocast takes it ('float32' is the plain-CPU baseline's 'off')."""
     return "off" if autocast in (None, "float32") else str(autocast)
+
+
+def _launch(bundle, launch: dict | None, bundle_path) -> dict | None:
+    """The migrated run's ranks: as many as the original recorded (`baseline --nproc-per-node N`), compared rank
+    by rank; --nproc-per-node given here must say the same (the other torchrun options are this host's)."""
+    recorded = bundle.nproc_per_node
+    given = None if launch is None else int(launch["nproc_per_node"])
+    if given is not None and given != recorded:
+        held = f"{recorded} ranks" if recorded else "one process"
+        raise ValidateError(f"--nproc-per-node {given} cannot match the baseline bundle {bundle_path}: it recorded {held} "
+                            f"(record again with `npu-migrate baseline --nproc-per-node {given}`)")
+    if recorded is None:
+        return None
+    return launch or {"nproc_per_node": recorded, "nnodes": "1", "node_rank": 0, "master_addr": None, "master_port": None}

@@ -73,19 +73,39 @@ class Bundle:
 
     @property
     def losses(self) -> tuple[float, ...]:
-        return tuple(float(x) for x in self.smoke_report().get("losses") or ())
+        """The recorded losses (of the first rank, for a run of N ranks)."""
+        return self.smoke(None).losses
+
+    @property
+    def nproc_per_node(self) -> int | None:
+        """How many ranks the original ran as (`baseline --nproc-per-node`), None for one process."""
+        launch = self.manifest.get("launch")
+        return int(launch["nproc_per_node"]) if launch else None
 
     def smoke_report(self) -> dict:
         return json.loads(self.path(SMOKE).read_text(encoding="utf-8"))
 
-    def smoke(self, steps: int) -> SimpleNamespace:
-        """The recorded smoke result, cut to the first `steps` losses, shaped as validate reads a live one."""
+    def smoke(self, steps: int | None) -> SimpleNamespace:
+        """The recorded smoke result, cut to the first `steps` losses, shaped as validate reads a live one:
+        a run of N ranks (checks.verdict.dist_result.DistributedSmokeResult.to_dict) with `ranks` and
+        `rank_ids` (each rank's losses cut too) and the first rank's losses and loss dtype as its own."""
         data = self.smoke_report()
-        losses = tuple(float(x) for x in data.get("losses") or ())[:steps]
-        return SimpleNamespace(**{**data, "losses": losses, "steps": len(losses), "reasons": tuple(data.get("reasons") or ())})
+        extra = {}
+        if isinstance(data.get("ranks"), list):
+            ranks = tuple(_cut(r, steps) for r in data["ranks"])
+            first = ranks[0] if ranks else SimpleNamespace(losses=(), loss_dtype=None)
+            extra = {"ranks": ranks, "rank_ids": tuple(int(r.rank) for r in ranks), "loss_dtype": first.loss_dtype}
+            data = {**data, "losses": first.losses}
+        return _cut({**data, **extra}, steps)
 
     def fingerprint(self) -> dict:
         return json.loads(self.path(FINGERPRINT).read_text(encoding="utf-8"))
+
+
+def _cut(data: dict, steps: int | None) -> SimpleNamespace:
+    losses = tuple(float(x) for x in data.get("losses") or ())[:steps]
+    return SimpleNamespace(**{"loss_dtype": None, **data, "losses": losses, "steps": len(losses),
+                              "reasons": tuple(data.get("reasons") or ())})
 
 
 def write_manifest(folder: Path, manifest: dict) -> dict:
@@ -148,8 +168,9 @@ def open_bundle(source: str | Path, workdir: Path) -> Bundle:
             raise BundleError(f"baseline bundle {source}: {rel} is missing (listed in {MANIFEST})")
         if sha256_file(path) != digest:
             raise BundleError(f"baseline bundle {source}: {rel} is corrupted (sha256 differs from {MANIFEST})")
-    # the pack is absent when the original's model could not be hooked (the manifest's instrument_message)
-    for required in (SMOKE, FINGERPRINT):
+    # no pack when the user turned the packs off (NPU_MIGRATE_CONFIG_CHECK=0) or the original's model could not be
+    # hooked (its instrument_message): the manifest says so
+    for required in (SMOKE, FINGERPRINT) + ((PACK,) if manifest.get("config_check_pack", True) else ()):
         if required not in files:
             raise BundleError(f"baseline bundle {source}: {MANIFEST} does not list {required}")
     return Bundle(folder, manifest, source)

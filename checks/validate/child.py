@@ -80,11 +80,30 @@ def _install_dump(config_path: str) -> None:
 
     debugger = _import_msprobe_as_on_cpu(config_path)
 
+    steps = [0]  # optimizer steps so far; -1 once the dump is over
+
     def after_optimizer_step(optimizer, args, kwargs):
+        if steps[0] < 0:
+            return
+        steps[0] += 1
         # one optimizer step == one training step: close this step's dump and open the next
         debugger.stop()
         debugger.step()
         debugger.start()
+        service = getattr(debugger, "service", None)
+        if getattr(service, "should_stop_service", False):
+            # past the last dumped step msprobe's API wrappers stay in place doing nothing (a Python call
+            # around every torch API call): the steps left run on torch's own APIs (this hook stays, idle:
+            # torch is iterating over the hooks now)
+            register = getattr(service, "api_register", None)
+            if register is not None and getattr(register, "all_api_registered", False):
+                register.restore_all_api()
+                if not getattr(register, "all_api_registered", True):
+                    import sys
+
+                    print(f"npu-migrate validate: msprobe API dump done after step {steps[0]}; "
+                          "the steps left run on torch's own APIs", file=sys.stderr)
+            steps[0] = -1
 
     handle = register_optimizer_step_post_hook(after_optimizer_step)
     # run before hooks registered earlier (the smoke bootstrap stops the run from its own hook at the

@@ -254,3 +254,18 @@ def script_note(bundle: Bundle, cwd: Path) -> str | None:
             return None
     return None
 
+
+
+def run_folders_against(bundle: Bundle, migrated: Path, cwd: Path) -> dict[str, Path | None]:
+    """The working folder of the migrated run against a bundle (checks.validate.copies.run_folders for two
+    hosts): a bundle whose original ran in the recording host's working folder, the script at `relative`
+    below it (manifest `run_folder`), places the recorded script at that path below this host's working
+    folder, so the migrated script runs in the folder at the same place above it when its folders repeat
+    the recorded ones (`apply . -o OUT`), else here in the working folder when it is below it. A bundle
+    recorded in the script's own folder (or by an older npu-migrate): the migrated script's own folder."""
+    from checks.validate.copies import run_folders
+
+    script = bundle.manifest.get("script") or {}
+    if bundle.manifest.get("run_folder") != "working folder" or not script.get("relative"):
+        return {"baseline": None, "migrated": None}
+    return {**run_folders(Path(cwd) / script["relative"], Path(migrated), Path(cwd)), "baseline": None}

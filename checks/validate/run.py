@@ -36,7 +36,7 @@ from checks.validate import loss_compare, msprobe_bridge
 from checks.validate import repeat as validate_repeat
 from checks.validate.args import migrated_args
 from checks.validate.args import note as note_args
-from checks.validate.bundle import SAMPLE_BATCHES
+from checks.validate.bundle import SAMPLE_BATCHES, open_bundle
 from checks.validate.copies import InstrumentedCopy, copy_path, make_copy, run_folders
 
 DEFAULT_OUT = "npu_validate_out"
@@ -44,6 +44,7 @@ DEFAULT_SEED = 1234
 SIDES = ("baseline", "migrated")
 LOG_NAME = "validate.log"
 BASELINE_BACKENDS = ("auto", "cuda", "emulated", "cpu")
+KEPT_DUMP_STEPS = 2  # --keep: the API dump of the first steps in the recording (npu-migrate baseline --dump-steps' default)
 
 
 class ValidateError(Exception):
@@ -139,6 +140,7 @@ def run_validate(
     recorded=None,
     notes: tuple[str, ...] = (),
     progress: bool = False,
+    keep: bool = False,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -153,6 +155,14 @@ def run_validate(
     its recorded run is the baseline; gpu_script is then the recorded path (it need not exist here).
     progress: "validate baseline: step k/N" (then "validate migrated: ...") on a terminal while each run goes
     (the quiet mode's status line, checks/smoke/progress.py).
+    keep: the bundle the original is recorded into on this host stays as OUT/baseline_bundle (a temporary
+    folder otherwise), for `validate --baseline OUT/baseline_bundle` of later migrations.
+
+    One path for one host and two: without `recorded`, the original is first recorded into a bundle
+    (checks.validate.record.record_run, what `npu-migrate baseline` runs), then compared exactly as
+    `validate --baseline` compares against a bundle from another host; what only this host can do (run the
+    original again when the losses differ, dump both sides around a divergence the bundle holds no dump of)
+    comes on top.
     """
     if baseline_backend not in BASELINE_BACKENDS:
         raise ValidateError(f"--baseline-backend must be one of {', '.join(BASELINE_BACKENDS)} (got {baseline_backend!r})")
@@ -180,7 +190,8 @@ def run_validate(
                          torch_npu_version=torch_npu_version, migrated_backend=migrated_backend,
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
                          migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
-                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes), progress=progress)
+                         memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes), progress=progress,
+                         keep=keep)
     finally:
         log.close()
 
@@ -188,13 +199,13 @@ def run_validate(
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
               migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None,
-              progress=False) -> ValidateResult:
+              progress=False, keep=False) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes = notes if notes is not None else []
     if recorded is not None:  # the original ran on the other host: nothing of it runs again here
         base_backend = str(recorded.manifest["backend"])
-        repeat, launch = 0, None
+        repeat = 0
     else:
         base_backend = baseline_backend_for(baseline_backend, notes)
     if base_backend == "cpu" and autocast != "off":
@@ -210,8 +221,9 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     common = dict(fake_data=fake_data, script_args={"baseline": tuple(script_args), "migrated": npu_args},
                   timeout=timeout, seed=seed, torch_npu_version=torch_npu_version, autocast=autocast,
                   memory_limit=memory_limit, progress=progress)
-    if recorded is None:  # each run starts where the user's own run would (relative paths, PYTHONPATH=.)
-        common["cwd"] = run_folders(gpu_script, npu_script, Path.cwd().resolve())
+    # each run starts where the user's own run would (relative paths, PYTHONPATH=.)
+    common["cwd"] = (run_folders(gpu_script, npu_script, Path.cwd().resolve()) if recorded is None
+                     else validate_hosts.run_folders_against(recorded, npu_script, Path.cwd().resolve()))
     if launch is not None:  # N ranks per side, compared rank by rank (checks/validate/dist.py)
         common.update(launch=launch, progress_timeout=progress_timeout)
         if dump:
@@ -226,7 +238,7 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                               notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
-                              recorded=recorded)
+                              recorded=recorded, keep=keep)
     finally:
         warm.close()
 
@@ -244,7 +256,7 @@ class _Progress:
 
 
 def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
-                   steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
+                   steps, rtol, atol, dump, repeat=0, recorded=None, keep=False) -> ValidateResult:
     """Everything after the set-up. A signal (migrate/guard.py: SIGINT, SIGTERM, SIGHUP) ends the run in
     progress (checks/launch/process.py) and unwinds through here: the runs finished so far and the steps the
     interrupted one had done become the result (verdict "interrupted", exit 128 + N), written to the output
@@ -253,7 +265,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
     try:
         return _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                                notes, done, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
-                               recorded=recorded)
+                               recorded=recorded, keep=keep)
     except KeyboardInterrupt as exc:
         exc.partial = None  # not an inner run's own partial result (run_smoke attaches one)
         try:
@@ -286,30 +298,42 @@ def _interrupted(exc: KeyboardInterrupt, done: _Progress, notes: list[str], out:
 
 
 def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, done,
-                    *, steps, rtol, atol, dump, repeat=0, recorded=None) -> ValidateResult:
+                    *, steps, rtol, atol, dump, repeat=0, recorded=None, keep=False) -> ValidateResult:
+    live = recorded is None  # the original runs on this host: recorded first, then compared as a bundle
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
-        # ---- pass 1: the runs, with ConfigChecker packs
+        # ---- pass 1: the original recorded into a bundle (here, or on the other host), the migrated run
         copies: dict[str, InstrumentedCopy] = {}
         smoke: dict[str, Any] = {}
         for side in SIDES:
+            done.phase = f"running the {side} script ({scripts[side].name})"
+            if side == "baseline" and live:
+                folder = out / "baseline_bundle" if keep else tmp_path / "bundle"
+                ran = _record_here(gpu_script, folder, tmp_path, backends["baseline"], steps=steps,
+                                   env=side_env["baseline"], common=common, say=say, stream=stream,
+                                   dump_steps=KEPT_DUMP_STEPS if keep and common.get("launch") is None else 0)
+                if isinstance(ran, str):
+                    return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
+                if ran.manifest is None:  # the original failed: nothing recorded, its run is the error below
+                    copies[side], smoke[side] = ran.copy, ran.smoke
+                    _copy_files(folder, out / side, _SIDE_FILES + (f"instrumented_{gpu_script.name}",))
+                else:
+                    recorded = open_bundle(folder, tmp_path)
             if side == "baseline" and recorded is not None:
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
-                done.runs[side] = copies[side], smoke[side]
-                continue
-            done.phase = f"running the {side} script ({scripts[side].name})"
-            ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
-                            steps=steps, env=side_env[side], common=common, say=say, stream=stream)
-            if isinstance(ran, str):
-                return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
-            copies[side], smoke[side] = ran
-            done.runs[side] = ran
+            elif side == "migrated":
+                ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
+                               steps=steps, env=side_env[side], common=common, say=say, stream=stream)
+                if isinstance(ran, str):
+                    return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
+                copies[side], smoke[side] = ran
+            done.runs[side] = copies[side], smoke[side]
         runs = tuple(_run_info(side, scripts[side], smoke[side], copies[side]) for side in SIDES)
         base, mig = runs
         equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
         done.equivalence = equivalence
         data = None
-        if recorded is not None:  # two hosts: the first batches before anything else (checks/validate/hosts.py)
+        if recorded is not None:  # the first batches before anything else (checks/validate/hosts.py)
             from checks.validate import bundle as bundle_format
             from checks.validate.hosts import compare_data
 
@@ -317,7 +341,8 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             now = bundle_format.data_fingerprint(copies["migrated"].zip_path, samples=bundle_format.run_samples(smoke["migrated"]))
             data = compare_data(fingerprint, now, exact=equivalence)
             if data is None:
-                notes.append(f"data: the first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
+                whose = "rank 0's" if common.get("launch") is not None else "the"  # the others: config_check dataset
+                notes.append(f"data: {whose} first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
                              "(msprobe dataset statistics)" if fingerprint.get("observed")
                              else f"data: not compared, the baseline has no fingerprint ({fingerprint.get('why')})")
         for run in runs:
@@ -347,6 +372,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                     list(base.losses), list(mig.losses), rtol=r, atol=a, band=validate_repeat.band(spread, rtol=r, atol=a),
                     note=f"{why}; widened by the original's own run-to-run spread ({len(spread.runs)} runs)")
             validate_repeat.write_csv(spread, out / "baseline_runs.csv")
+            data = _excuse_data_the_original_varies(data, recorded, spread, tmp_path, notes, exact=equivalence)
         loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
         labels = (f"baseline ({base.backend})", f"migrated ({mig.backend})")
         plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
@@ -374,9 +400,9 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             k = diverged_at if diverged_at is not None else 0
             k = min(k, max(len(base.losses), len(mig.losses), 1) - 1)
             dump_steps = tuple(sorted({max(k - 1, 0), k}))
-            recorded_dump = None
-            if recorded is not None:  # the original's side of the dump was recorded with it (baseline --dump-steps)
-                recorded_dump, dump_steps = _recorded_dump(recorded, dump_steps, notes)
+            # the original's side of the dump as recorded with it (baseline --dump-steps); on this host, when the
+            # bundle holds no dump of these steps, both sides run again with the dump
+            recorded_dump, dump_steps = _recorded_dump(recorded, dump_steps, notes, live=live)
             if dump_steps:
                 done.phase = "running the msprobe API dump"
                 say(f"validate: msprobe API dump of step(s) {', '.join(str(s + 1) for s in dump_steps)} "
@@ -414,17 +440,39 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
     return _finish(out, say, result)
 
 
+_SIDE_FILES = ("config_check_pack.zip", "smoke.json", "manifest.json")  # with instrumented_<script>: out/<side>/
+
+
+def _copy_files(source: Path, target: Path, names) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        if (source / name).is_file():
+            shutil.copyfile(source / name, target / name)
+
+
+def _record_here(script: Path, folder: Path, tmp_path: Path, backend: str, *, steps, env, common, say, stream,
+                 dump_steps: int = 0):
+    """The original on this host, recorded into the bundle `folder` (checks.validate.record.record_run,
+    as `npu-migrate baseline` records it). Without a dump unless the bundle is kept (then the dump of
+    `npu-migrate baseline`'s default steps, so the kept bundle names a diverging API later too): this host
+    dumps both sides when it needs a dump the bundle does not hold."""
+    from checks.validate.record import record_run
+
+    return record_run(script, folder, tmp_path / "record", backend=backend, steps=steps, dump_steps=dump_steps,
+                      common=common, env=env, notes=[], say=say, stream=stream, run_side=run_side)
+
+
 def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCopy, Any]:
-    """The baseline of a bundle, as `run_side` gives a live one: its files in `side_dir`."""
+    """The baseline of a bundle, as `run_side` gives a live one: its files in `side_dir`; the instrumented copy
+    that ran, with its line map, so its frames in the recorded texts name the user's lines."""
     from checks.validate import bundle as bundle_format
 
-    side_dir.mkdir(parents=True, exist_ok=True)
     instrumented = f"instrumented_{recorded.script_name}"
-    for name in (bundle_format.PACK, bundle_format.SMOKE, bundle_format.MANIFEST, instrumented):
-        if recorded.path(name).is_file():
-            shutil.copyfile(recorded.path(name), side_dir / name)
+    _copy_files(recorded.folder, side_dir, (bundle_format.PACK, bundle_format.SMOKE, bundle_format.MANIFEST, instrumented))
     manifest = recorded.manifest
-    copy = InstrumentedCopy(Path(manifest["script"]["path"]), side_dir / instrumented, side_dir / bundle_format.PACK, (),
+    ran = manifest.get("copy") or {}
+    copy = InstrumentedCopy(Path(manifest["script"]["path"]), Path(ran.get("path") or side_dir / instrumented),
+                            side_dir / bundle_format.PACK, tuple(int(x) for x in ran.get("line_map") or ()),
                             bool(manifest.get("config_check_hooks")), str(manifest.get("instrument_message") or ""))
     return copy, recorded.smoke(steps)
 
@@ -543,6 +591,24 @@ def _repeat_original(scripts, name, tmp_path, first, mig, backends, side_env, co
     return spread
 
 
+def _excuse_data_the_original_varies(data, recorded, spread, tmp_path, notes, *, exact):
+    """The data fingerprint's difference, when the original's own runs differ there too (racing processes that
+    each feed the model, or inputs that are not seeded), is not held against the migration: a note instead."""
+    if data is None or spread.deterministic:
+        return data
+    from checks.validate import bundle as bundle_format
+    from checks.validate.hosts import compare_data
+
+    other = next((i for i, run in enumerate(spread.runs) if i and run != spread.runs[0]), None)
+    pack = tmp_path / f"repeat_pack_{other}.zip"
+    own = spread.racing or (other is not None and pack.is_file() and compare_data(
+        recorded.fingerprint(), bundle_format.data_fingerprint(pack), exact=exact) is not None)
+    if not own:
+        return data
+    notes.append(f"{data.removesuffix('.')} -- the original's own runs differ there too: not held against the migration")
+    return None
+
+
 def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, notes):
     """config_check items that differ between two runs of the original itself (a racing original's
     weights and inputs after its first update) are not held against the migration: they are compared
@@ -578,11 +644,15 @@ def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, 
     return replace(config, items=tuple(items))
 
 
-def _recorded_dump(recorded, dump_steps: tuple[int, ...], notes: list[str]) -> tuple[Path | None, tuple[int, ...]]:
-    """The bundle's API dump folder and the steps to compare, or no steps (and a note) when it lacks them."""
+def _recorded_dump(recorded, dump_steps: tuple[int, ...], notes: list[str], *,
+                   live: bool = False) -> tuple[Path | None, tuple[int, ...]]:
+    """The bundle's API dump folder and the steps to compare; when it lacks them: no folder and the same steps
+    for a bundle recorded by this validate (`live`: both sides run again with the dump), else no steps (and a note)."""
     have = sorted(int(x) for x in recorded.manifest.get("dump_steps") or ())
     if have and set(dump_steps) <= set(have):
         return recorded.path("dump"), dump_steps
+    if live:
+        return None, dump_steps
     held = f"steps {have[0] + 1}-{have[-1] + 1}" if have else "no step"
     notes.append(f"msprobe API dump not compared: the baseline bundle holds dumps of {held}, the comparison needs step(s) "
                  f"{', '.join(str(x + 1) for x in dump_steps)} (record with `npu-migrate baseline --dump-steps "

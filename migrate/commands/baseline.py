@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from migrate.commands._launch_options import launch_options
 from migrate.commands._report_options import quiet_option
 
 
@@ -38,8 +39,9 @@ from migrate.commands._report_options import quiet_option
               help="float32 convolutions and matrix products in full precision: TF32 off here (cuDNN allows it by default), "
                    "HF32 off in validate --baseline (torch_npu allows it for convolutions). A script that sets them itself wins.")
 @quiet_option
+@launch_options
 def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
-             dump_steps, timeout, no_dropout, strict_fp32, quiet):
+             dump_steps, timeout, no_dropout, strict_fp32, quiet, launch, progress_timeout):
     """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
     checksums), per-step losses, the msprobe config_check pack, a fingerprint of the first batches,
     pip list and environment. Copy the bundle to the NPU host and run
@@ -52,8 +54,8 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
                               archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
                               timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr,
-                              progress=quiet, no_dropout=no_dropout,
-                              strict_fp32=strict_fp32)
+                              progress=quiet, no_dropout=no_dropout, strict_fp32=strict_fp32, launch=launch,
+                              progress_timeout=progress_timeout)
     except BundleError as exc:
         click.echo(f"npu-migrate baseline: {exc}", err=True)
         sys.exit(2)

@@ -45,11 +45,13 @@ from migrate.commands._report_options import quiet_option, report_target
                    "that does not repeat itself (judged then against its own run-to-run spread); 0: never.")
 @click.option("--baseline", "bundle", type=click.Path(), metavar="BUNDLE",
               help="Compare against a baseline recorded on another host (`npu-migrate baseline`): then the one script "
-                   "is NPU_SCRIPT, run with the bundle's seed, steps and arguments.")
+                   "is NPU_SCRIPT, run with the bundle's seed, steps, arguments and ranks.")
+@click.option("--keep", is_flag=True,
+              help="Keep the bundle the original is recorded into as OUT/baseline_bundle (for `validate --baseline`).")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
              torch_npu_version, baseline_backend, autocast_policy, quiet, fmt, output, launch, progress_timeout,
-             memory_limit, repeat, bundle):
+             memory_limit, repeat, bundle, keep):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -61,11 +63,14 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
     from checks.validate.run import ValidateError, run_validate
 
     target = report_target(fmt, output, None)
+    if bundle is not None and keep:
+        raise click.UsageError("--keep keeps the bundle a validate of two scripts records; with --baseline the bundle exists")
     if bundle is not None:  # validate --baseline BUNDLE NPU_SCRIPT [-- ARGS]: the one script is the first argument
         rest = tuple(script_args) if npu_script is None else (npu_script, *script_args)
         _validate_baseline(bundle, gpu_script, rest, target=target, out_dir=out_dir,
                            force=force, rtol=rtol, atol=atol, timeout=timeout, torch_npu_version=torch_npu_version,
-                           quiet=quiet, launch=launch, memory_limit=memory_limit, steps=steps, dump=dump)
+                           quiet=quiet, launch=launch, progress_timeout=progress_timeout, memory_limit=memory_limit,
+                           steps=steps, dump=dump)
     if npu_script is None:
         raise click.UsageError("Missing argument 'NPU_SCRIPT' (or pass --baseline BUNDLE with one script).")
 
@@ -84,7 +89,7 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
             torch_npu_version=torch_npu_version, baseline_backend=baseline_backend, autocast=autocast_policy,
             stream=None if quiet else sys.stderr, launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
-            repeat=repeat, progress=quiet,
+            repeat=repeat, progress=quiet, keep=keep,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
@@ -109,7 +114,7 @@ def report(result, target) -> None:
 _FIXED_BY_BUNDLE = ("seed", "fake_data", "autocast_policy", "baseline_backend", "repeat")
 
 
-def _validate_baseline(bundle, npu_script, script_args, *, target, steps, quiet, memory_limit, launch, **options):
+def _validate_baseline(bundle, npu_script, script_args, *, target, steps, quiet, memory_limit, **options):
     from click.core import ParameterSource
 
     from checks.launch.process import parse_size
@@ -121,8 +126,6 @@ def _validate_baseline(bundle, npu_script, script_args, *, target, steps, quiet,
              if ctx.get_parameter_source(n) not in (ParameterSource.DEFAULT, None)]
     if fixed:
         raise click.UsageError(f"{', '.join(fixed)} come from the baseline bundle with --baseline; record again to change them")
-    if launch is not None:
-        raise click.UsageError("--nproc-per-node is not supported with --baseline (record and compare one process)")
     if str(npu_script).endswith(".ipynb"):
         from checks.launch.child_config import notebook_problem
 
