@@ -384,3 +384,12 @@ def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_p
     seen.clear()
     against.run_validate_baseline(folder, NPU)
     assert hosts.NO_DROPOUT_ENV not in (seen.get("migrated_env") or {})
+
+
+def test_the_recordings_progress_lines_are_the_baseline_commands():
+    """`npu-migrate baseline` shares validate's run of a side; its lines must not read "validate: ..."."""
+    from checks.validate.baseline_record import _as_baseline
+
+    assert _as_baseline("validate: running the baseline (train.py, backend cuda, 10 steps)") == \
+        "baseline: recording the original (train.py, backend cuda, 10 steps)"
+    assert _as_baseline("validate: running the migrated (x.py)") == "validate: running the migrated (x.py)"
