@@ -165,6 +165,65 @@ def test_optimizer_from_a_factory_handed_the_model_is_hooked_after_the_last_plac
     assert not instrument_source(other, zip_path="p.zip").model_found
 
 
+def test_a_model_handed_to_a_trainer_that_builds_its_optimizer_is_hooked_before_the_handoff():
+    """karpathy/minGPT projects/adder/adder.py: `Trainer(config.trainer, model, train_dataset)`; the
+    optimizer is built in mingpt/trainer.py from `model.configure_optimizers(config)`."""
+    source = textwrap.dedent('''
+        import torch
+        from mingpt.model import GPT
+        from mingpt.trainer import Trainer
+
+        if __name__ == "__main__":
+            config = get_config()
+            train_dataset = AdditionDataset(config.data, split="train")
+            model = GPT(config.model)
+            model.to("cpu")
+            trainer = Trainer(config.trainer, model, train_dataset)
+            trainer.run()
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(model, "p.zip")')
+    assert lines[hook - 2] == '    model.to("cpu")'
+    assert lines[hook + 1] == "    trainer = Trainer(config.trainer, model, train_dataset)"
+    # data or a config handed first is never taken for the model; nothing else bound here: nothing guessed
+    for other in ("Trainer(config.trainer, train_dataset)", "Trainer(args.model, train_dataset)"):
+        assert not instrument_source(source.replace("Trainer(config.trainer, model, train_dataset)", other)).model_found
+
+
+def test_a_model_handed_to_a_lightning_fit_by_keyword_is_hooked_after_it_is_built():
+    """ashleve/lightning-hydra-template src/train.py: `trainer.fit(model=model, datamodule=datamodule)`,
+    the optimizer comes from the LightningModule's `configure_optimizers` (another file)."""
+    source = textwrap.dedent('''
+        import hydra
+
+
+        def train(cfg):
+            datamodule: LightningDataModule = hydra.utils.instantiate(cfg.data)
+            model: LightningModule = hydra.utils.instantiate(cfg.model)
+            trainer: Trainer = hydra.utils.instantiate(cfg.trainer)
+            if cfg.get("train"):
+                trainer.fit(model=model, datamodule=datamodule)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(model, "p.zip")')
+    assert lines[hook - 2] == "    model: LightningModule = hydra.utils.instantiate(cfg.model)"
+
+
+def test_apply_hooks_an_entry_whose_only_optimizer_is_built_by_its_trainer():
+    """The structural step's cheap pre-check must not skip a file without `.parameters()` in it."""
+    import ast
+
+    from migrate.rewrite.structural import add_npu_structure
+
+    source = "import torch\nfrom mingpt.trainer import Trainer\n\nmodel = GPT(cfg)\nTrainer(cfg.trainer, model, data).run()\n"
+    result = add_npu_structure(source, ast.parse(source), torch_npu=True, transfer=True, hooks=True, zip_path="p.zip")
+    assert '_npu_config_check(model, "p.zip")' in result.text, result
+
+
 def test_a_models_own_parameter_selection_method_names_the_model():
     """lucidrains/PaLM-rlhf-pytorch train.py: `optim = Lion(model.palm_parameters(), lr=...)`."""
     source = "import torch\nfrom lion_pytorch import Lion\n\nmodel = PaLM(dim=8).to(device)\noptim = Lion(model.palm_parameters(), lr=1e-4)\n"
