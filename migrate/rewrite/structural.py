@@ -161,10 +161,10 @@ def _builds_optimizer_from_parameters(tree: ast.Module) -> bool:
         if isinstance(node, ast.Attribute) and _parameter_method(node.attr):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            name = ast.unparse(node.func)
-            last = name.rsplit(".", 1)[-1]
-            if is_trainer_call(name) or _OPTIMIZER_FACTORY.match(last) or (
-                    isinstance(node.func, ast.Attribute) and _OPTIMIZER_METHOD.search(last)):
+            attribute = isinstance(node.func, ast.Attribute)
+            last = node.func.attr if attribute else node.func.id
+            name = ast.unparse(node.func) if last == "fit" else last  # `trainer.fit`: the receiver matters
+            if is_trainer_call(name) or _OPTIMIZER_FACTORY.match(last) or (attribute and _OPTIMIZER_METHOD.search(last)):
                 return True
     return False
 
