@@ -335,6 +335,45 @@ def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path, monkeypatch)
     assert given == [inner, own]
 
 
+def test_a_hook_that_raises_is_logged_and_removed_never_stopping_the_run(tmp_path, monkeypatch):
+    """tkipf/pygcn hands its model a sparse adjacency: msprobe's dataset checker measures every input
+    (`max`) and raised from the hook, so the instrumented script died where the user's run trains."""
+    import collections
+    import io
+    import sys
+    import types
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+            self._forward_pre_hooks_with_kwargs = {}
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
+    calls = []
+
+    class RaisingChecker:  # registers a pre-hook the way msprobe does (with_kwargs), which fails on a sparse input
+        def __init__(self, model, output_zip_path, fmk):
+            def hook(module, args, kwargs):
+                calls.append(args)
+                raise NotImplementedError("Could not run 'aten::max' with arguments from the 'SparseCPU' backend")
+            model._forward_pre_hooks[7] = hook
+            model._forward_pre_hooks_with_kwargs[7] = True
+
+    namespace = {"ConfigChecker": RaisingChecker, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    model = Module()
+    namespace[hooks.HELPER](model, str(tmp_path / "pack.zip"))
+    for _ in range(2):  # two forwards, as torch's _call_impl runs the pre-hooks
+        for hook in list(model._forward_pre_hooks.values()):
+            assert hook(model, ("x", "sparse adj"), {}) is None
+    assert calls == [("x", "sparse adj")]  # ran once, then gone
+    assert 7 not in model._forward_pre_hooks and 7 not in model._forward_pre_hooks_with_kwargs
+    log = (tmp_path / "pack.log").read_text()
+    assert "forward pre-hook removed, it raised NotImplementedError: Could not run 'aten::max'" in log
+
+
 @pytest.mark.runtime
 def test_hook_on_a_compiled_module_writes_its_pack(tmp_path):
     """msprobe's ConfigChecker asks `if model:`, which a torch.compile'd module answers with len() of

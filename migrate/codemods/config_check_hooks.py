@@ -37,7 +37,10 @@ tracker walks the call stack through `inspect.getframeinfo`, which searches ever
 `<string>` frame (23 ms a call under mp.spawn): the setup swaps in a walk with the same output read
 from linecache. msprobe's forward pre-hook is a closure, which would make `torch.save(model)`,
 `copy.deepcopy(model)` and spawn fail: the helper keeps it out of the model's pickled state (a copy
-has no hook; the original keeps it). See docs/config_check.md.
+has no hook; the original keeps it). The pack never stops the training run: a hook that raises
+(msprobe measures every input tensor and cannot take a sparse one, tkipf/pygcn's adjacency) is
+written to the pack's `.log` and removed; the pack then lacks the items it collects, and validate
+says they were not compared. See docs/config_check.md.
 
 Where the hook goes: the model is the receiver of `.parameters()` handed to the first optimizer
 constructor (`optim.SGD(model.parameters())`, `AdamW(params=model.module.parameters())`, parameter
@@ -160,8 +163,19 @@ def {HELPER}(model, zip_path):
     finally:
         model.__class__ = cls
     added = set(model._forward_pre_hooks) - before
+
+    def guarded(key, hook):  # the pack never stops the run (a sparse input msprobe cannot measure): logged, hook removed
+        def run(*args, **kwargs):
+            try:
+                return hook(*args, **kwargs)
+            except Exception as exc:
+                log.write(f"config_check: forward pre-hook removed, it raised {{type(exc).__name__}}: {{exc}}\\n")
+                model._forward_pre_hooks.pop(key, None)
+                model._forward_pre_hooks_with_kwargs.pop(key, None)
+        return run
+
     for key in added:
-        model._forward_pre_hooks[key] = quiet(model._forward_pre_hooks[key])
+        model._forward_pre_hooks[key] = guarded(key, quiet(model._forward_pre_hooks[key]))
 
     class Hooks(collections.OrderedDict):  # msprobe's hook is a closure: pickled copies go without it
         def __reduce__(self):
