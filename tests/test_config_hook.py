@@ -374,6 +374,54 @@ def test_a_hook_that_raises_is_logged_and_removed_never_stopping_the_run(tmp_pat
     assert "forward pre-hook removed, it raised NotImplementedError: Could not run 'aten::max'" in log
 
 
+def test_an_item_msprobe_cannot_collect_is_dropped_and_the_others_go_on(tmp_path, monkeypatch):
+    """As msprobe 26.2 does (config_checker.py): the pack registers one collector per item in the class
+    list `ConfigChecker.pre_forward_fun_list`, and the hook runs them in turn. pygcn's sparse input
+    breaks the dataset collector only: weights and random must still be packed at every forward."""
+    import collections
+    import io
+    import sys
+    import types
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+            self._forward_pre_hooks_with_kwargs = {}
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
+    packed = []
+
+    class MsprobeLike:
+        pre_forward_fun_list = []
+
+        def __init__(self, model, output_zip_path, fmk):
+            def collect_input(module, args, kwargs, step):
+                raise NotImplementedError("Could not run 'aten::max' with arguments from the 'SparseCPU' backend")
+
+            def collect_weights(module, args, kwargs, step):
+                packed.append(("weights", step))
+
+            def hook(module, args, kwargs):
+                for collect in MsprobeLike.pre_forward_fun_list:
+                    collect(module, args, kwargs, len(packed))
+
+            MsprobeLike.pre_forward_fun_list += [collect_input, collect_weights]
+            model._forward_pre_hooks[3] = hook
+            model._forward_pre_hooks_with_kwargs[3] = True
+
+    namespace = {"ConfigChecker": MsprobeLike, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    model = Module()
+    namespace[hooks.HELPER](model, str(tmp_path / "pack.zip"))
+    for _ in range(2):
+        for hook in list(model._forward_pre_hooks.values()):
+            hook(model, ("x", "sparse adj"), {})
+    assert packed == [("weights", 0), ("weights", 1)] and 3 in model._forward_pre_hooks
+    assert "collect_input dropped, it raised NotImplementedError" in (tmp_path / "pack.log").read_text()
+
+
 @pytest.mark.runtime
 def test_hook_on_a_compiled_module_writes_its_pack(tmp_path):
     """msprobe's ConfigChecker asks `if model:`, which a torch.compile'd module answers with len() of

@@ -227,7 +227,7 @@ def test_a_pass_says_which_config_check_items_were_compared_and_which_not():
     assert verdict == "pass"
     assert reasons == ["identical losses over 2 steps; config_check compared env, pip (warning); not compared: "
                        "dataset, weights, random (packed at the hooked model's first forward, which did not run in at least "
-                       "one of the two runs (or its hook failed: the pack's .log says why)); hyperparameters (packed only when ConfigChecker is given the launch script (shell_path))"]
+                       "one of the two runs (or the hook could not collect it: the pack's .log says why)); hyperparameters (packed only when ConfigChecker is given the launch script (shell_path))"]
     off = ConfigCheckResult(None, (), error="NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
     assert validate.judge(runs, alignment, off, None, True)[2][0].endswith(
         "config_check not compared (NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off)")

@@ -37,10 +37,11 @@ tracker walks the call stack through `inspect.getframeinfo`, which searches ever
 `<string>` frame (23 ms a call under mp.spawn): the setup swaps in a walk with the same output read
 from linecache. msprobe's forward pre-hook is a closure, which would make `torch.save(model)`,
 `copy.deepcopy(model)` and spawn fail: the helper keeps it out of the model's pickled state (a copy
-has no hook; the original keeps it). The pack never stops the training run: a hook that raises
-(msprobe measures every input tensor and cannot take a sparse one, tkipf/pygcn's adjacency) is
-written to the pack's `.log` and removed; the pack then lacks the items it collects, and validate
-says they were not compared. See docs/config_check.md.
+has no hook; the original keeps it). The pack never stops the training run: an item msprobe's hook
+cannot collect (it measures every input tensor and cannot take a sparse one, tkipf/pygcn's
+adjacency: the dataset item) is written to the pack's `.log` and dropped while the other items go
+on; a hook that raises outside its collectors is logged and removed. validate lists what is missing
+as not compared. See docs/config_check.md.
 
 Where the hook goes: the model is the receiver of `.parameters()` handed to the first optimizer
 constructor (`optim.SGD(model.parameters())`, `AdamW(params=model.module.parameters())`, parameter
@@ -156,6 +157,8 @@ def {HELPER}(model, zip_path):
     while "DataParallel" in type(model).__name__ and isinstance(getattr(model, "module", None), __import__("torch").nn.Module):
         model = model.module
     before = set(model._forward_pre_hooks)
+    collectors = getattr(ConfigChecker, "pre_forward_fun_list", [])  # msprobe's per-item collectors, run by its hook
+    first = len(collectors)
     cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
     model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
     try:
@@ -163,6 +166,18 @@ def {HELPER}(model, zip_path):
     finally:
         model.__class__ = cls
     added = set(model._forward_pre_hooks) - before
+
+    def skipping(index, collect):  # an item msprobe cannot collect (a sparse input) is logged and dropped, the others go on
+        def run(*args, **kwargs):
+            try:
+                return collect(*args, **kwargs)
+            except Exception as exc:
+                log.write(f"config_check: {{getattr(collect, '__qualname__', collect)}} dropped, it raised {{type(exc).__name__}}: {{exc}}\\n")
+                collectors[index] = lambda *args, **kwargs: None
+        return run
+
+    if isinstance(collectors, list):
+        collectors[first:] = [skipping(first + i, collect) for i, collect in enumerate(collectors[first:])]
 
     def guarded(key, hook):  # the pack never stops the run (a sparse input msprobe cannot measure): logged, hook removed
         def run(*args, **kwargs):
