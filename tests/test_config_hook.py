@@ -213,6 +213,26 @@ def test_a_model_handed_to_a_lightning_fit_by_keyword_is_hooked_after_it_is_buil
     assert lines[hook - 2] == "    model: LightningModule = hydra.utils.instantiate(cfg.model)"
 
 
+def test_the_first_argument_of_a_trainers_fit_is_the_model_even_a_parameter():
+    """Lightning examples/fabric/build_your_own_trainer/run.py: `def train(model): ...
+    trainer.fit(model, train_loader, val_loader)` (Lightning's `fit(model, train_dataloaders, ...)`)."""
+    source = textwrap.dedent('''
+        import torch
+
+
+        def train(model):
+            train_loader = torch.utils.data.DataLoader(data, batch_size=64)
+            trainer = MyCustomTrainer(accelerator="auto", max_epochs=3)
+            trainer.fit(model, train_loader)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    assert lines[lines.index('        _npu_config_check(model, "p.zip")') - 2] == "def train(model):"
+    # `fit` on something that is no trainer (an estimator's `fit(X, y)`): nothing guessed
+    assert not instrument_source(source.replace("trainer.fit(", "scaler.fit("), zip_path="p.zip").model_found
+
+
 def test_apply_hooks_an_entry_whose_only_optimizer_is_built_by_its_trainer():
     """The structural step's cheap pre-check must not skip a file without `.parameters()` in it."""
     import ast

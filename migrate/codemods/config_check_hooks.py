@@ -442,8 +442,10 @@ def is_trainer_call(name: str) -> bool:
 
 
 def _trainer_model(call: cst.Call, statements: list, params: set[str]) -> cst.CSTNode | None:
-    """The model a trainer is handed: its `model=` keyword; else the first positional name bound in
-    this scope to a class instance that is not data or a config (`model = GPT(cfg)`)."""
+    """The model a trainer is handed: its `model=` keyword; for `<trainer>.fit(...)` its first positional
+    name (Lightning's `fit(model, train_dataloaders, ...)`), bound in this scope or a parameter; else the
+    first positional name bound in this scope to a class instance that is not data or a config
+    (`Trainer(cfg, model, data)` with `model = GPT(cfg)`)."""
     if not is_trainer_call(get_full_name_for_node(call.func) or ""):
         return None
     for arg in call.args:
@@ -451,6 +453,11 @@ def _trainer_model(call: cst.Call, statements: list, params: set[str]) -> cst.CS
             model = _strip_module(arg.value)
             bound = isinstance(model, cst.Name) and (model.value in params or _value_of(model, statements) is not None)
             return model if bound and model.value not in _INSTANCE_NAMES else None
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if (get_full_name_for_node(call.func) or "").endswith(".fit"):  # `fit(model, ...)`: Lightning's, Fabric trainers'
+        model = positional[0] if positional else None
+        bound = isinstance(model, cst.Name) and (model.value in params or _value_of(model, statements) is not None)
+        return model if bound and model.value not in _INSTANCE_NAMES else None
     for arg in call.args:
         if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
             continue
