@@ -48,6 +48,23 @@ def test_exit_1_when_manual_items_remain(tmp_path: Path):
     assert proc.returncode == 1 and b"NPU205" in proc.stderr
 
 
+def test_quiet_prints_only_what_is_left_by_hand(tmp_path: Path):
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "lib.py").write_bytes(LIB)
+    (src / "m.py").write_bytes(MANUAL)
+    loud = invoke_cli("apply", str(src), "-o", str(tmp_path / "loud"))
+    quiet = invoke_cli("apply", str(src), "-o", str(tmp_path / "quiet"), "-q")
+    assert quiet.returncode == loud.returncode == 1
+    assert b"apply: 1 of 2 files changed" in loud.stderr and b"added import torch_npu" in loud.stderr
+    lines = quiet.stderr.decode().splitlines()
+    assert lines[0] == "1 manual item left (not rewritten):" and len(lines) == 2 and "NPU205" in lines[1], lines
+    assert (tmp_path / "quiet" / "lib.py").read_bytes() == (tmp_path / "loud" / "lib.py").read_bytes()
+    # nothing left by hand: nothing at all on stderr, also for a single file (no `apply: wrote` line)
+    one = invoke_cli("apply", str(src / "lib.py"), "-o", str(tmp_path / "lib_npu.py"), "-q")
+    assert one.returncode == 0 and one.stderr == b"" and b"x.npu()" in (tmp_path / "lib_npu.py").read_bytes()
+
+
 def test_diff_writes_nothing(tmp_path: Path):
     src = tmp_path / "lib.py"
     src.write_bytes(LIB)

@@ -66,3 +66,16 @@ def test_apply_rewrites_only_the_values_and_adds_transfer_to_the_entry_modules(t
     for entry in ("src/train.py", "src/cli.py"):
         assert TRANSFER in read[entry].decode(), entry
     assert read["src/model.py"] == FILES["src/model.py"].encode()  # a library module with no device choice
+
+
+def test_a_lightning_app_is_told_the_capability_variable_its_port_needs(tmp_path: Path):
+    """Lightning-AI/pytorch-lightning examples/fabric/image_classifier/train_fabric.py: `Fabric()` picks
+    CUDA under transfer_to_npu and dies in `fabric.setup` on torch_npu's None capability unless
+    TORCH_NPU_DEVICE_CAPABILITY is set; the finding on it must say so (a Hydra entry need not)."""
+    root = _project(tmp_path)
+    (root / "src" / "fabric_app.py").write_text("from lightning.fabric import Fabric\n\nfabric = Fabric()\n")
+    proc = invoke_cli("analyze", str(root), "--format", "json")
+    messages = {Path(f["path"]).name: f["message"] for f in json.loads(proc.stdout)["findings"] if f["code"] == "NPU108"}
+    for name in ("fabric_app.py", "cli.py"):
+        assert "TORCH_NPU_DEVICE_CAPABILITY" in messages[name], messages
+    assert "TORCH_NPU_DEVICE_CAPABILITY" not in messages["train.py"]  # @hydra.main: the YAML finding (NPU107) says it

@@ -165,6 +165,85 @@ def test_optimizer_from_a_factory_handed_the_model_is_hooked_after_the_last_plac
     assert not instrument_source(other, zip_path="p.zip").model_found
 
 
+def test_a_model_handed_to_a_trainer_that_builds_its_optimizer_is_hooked_before_the_handoff():
+    """karpathy/minGPT projects/adder/adder.py: `Trainer(config.trainer, model, train_dataset)`; the
+    optimizer is built in mingpt/trainer.py from `model.configure_optimizers(config)`."""
+    source = textwrap.dedent('''
+        import torch
+        from mingpt.model import GPT
+        from mingpt.trainer import Trainer
+
+        if __name__ == "__main__":
+            config = get_config()
+            train_dataset = AdditionDataset(config.data, split="train")
+            model = GPT(config.model)
+            model.to("cpu")
+            trainer = Trainer(config.trainer, model, train_dataset)
+            trainer.run()
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(model, "p.zip")')
+    assert lines[hook - 2] == '    model.to("cpu")'
+    assert lines[hook + 1] == "    trainer = Trainer(config.trainer, model, train_dataset)"
+    # data or a config handed first is never taken for the model; nothing else bound here: nothing guessed
+    for other in ("Trainer(config.trainer, train_dataset)", "Trainer(args.model, train_dataset)"):
+        assert not instrument_source(source.replace("Trainer(config.trainer, model, train_dataset)", other)).model_found
+
+
+def test_a_model_handed_to_a_lightning_fit_by_keyword_is_hooked_after_it_is_built():
+    """ashleve/lightning-hydra-template src/train.py: `trainer.fit(model=model, datamodule=datamodule)`,
+    the optimizer comes from the LightningModule's `configure_optimizers` (another file)."""
+    source = textwrap.dedent('''
+        import hydra
+
+
+        def train(cfg):
+            datamodule: LightningDataModule = hydra.utils.instantiate(cfg.data)
+            model: LightningModule = hydra.utils.instantiate(cfg.model)
+            trainer: Trainer = hydra.utils.instantiate(cfg.trainer)
+            if cfg.get("train"):
+                trainer.fit(model=model, datamodule=datamodule)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    hook = lines.index('        _npu_config_check(model, "p.zip")')
+    assert lines[hook - 2] == "    model: LightningModule = hydra.utils.instantiate(cfg.model)"
+
+
+def test_the_first_argument_of_a_trainers_fit_is_the_model_even_a_parameter():
+    """Lightning examples/fabric/build_your_own_trainer/run.py: `def train(model): ...
+    trainer.fit(model, train_loader, val_loader)` (Lightning's `fit(model, train_dataloaders, ...)`)."""
+    source = textwrap.dedent('''
+        import torch
+
+
+        def train(model):
+            train_loader = torch.utils.data.DataLoader(data, batch_size=64)
+            trainer = MyCustomTrainer(accelerator="auto", max_epochs=3)
+            trainer.fit(model, train_loader)
+        ''')
+    result = instrument_source(source, zip_path="p.zip")
+    assert result.model_found, result.message
+    lines = result.text.splitlines()
+    assert lines[lines.index('        _npu_config_check(model, "p.zip")') - 2] == "def train(model):"
+    # `fit` on something that is no trainer (an estimator's `fit(X, y)`): nothing guessed
+    assert not instrument_source(source.replace("trainer.fit(", "scaler.fit("), zip_path="p.zip").model_found
+
+
+def test_apply_hooks_an_entry_whose_only_optimizer_is_built_by_its_trainer():
+    """The structural step's cheap pre-check must not skip a file without `.parameters()` in it."""
+    import ast
+
+    from migrate.rewrite.structural import add_npu_structure
+
+    source = "import torch\nfrom mingpt.trainer import Trainer\n\nmodel = GPT(cfg)\nTrainer(cfg.trainer, model, data).run()\n"
+    result = add_npu_structure(source, ast.parse(source), torch_npu=True, transfer=True, hooks=True, zip_path="p.zip")
+    assert '_npu_config_check(model, "p.zip")' in result.text, result
+
+
 def test_a_models_own_parameter_selection_method_names_the_model():
     """lucidrains/PaLM-rlhf-pytorch train.py: `optim = Lion(model.palm_parameters(), lr=...)`."""
     source = "import torch\nfrom lion_pytorch import Lion\n\nmodel = PaLM(dim=8).to(device)\noptim = Lion(model.palm_parameters(), lr=1e-4)\n"
@@ -274,6 +353,93 @@ def test_a_wrapped_model_is_hooked_on_the_module_it_wraps(tmp_path, monkeypatch)
     own.module = Module()
     namespace[hooks.HELPER](own, str(tmp_path / "pack.zip"))
     assert given == [inner, own]
+
+
+def test_a_hook_that_raises_is_logged_and_removed_never_stopping_the_run(tmp_path, monkeypatch):
+    """tkipf/pygcn hands its model a sparse adjacency: msprobe's dataset checker measures every input
+    (`max`) and raised from the hook, so the instrumented script died where the user's run trains."""
+    import collections
+    import io
+    import sys
+    import types
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+            self._forward_pre_hooks_with_kwargs = {}
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
+    calls = []
+
+    class RaisingChecker:  # registers a pre-hook the way msprobe does (with_kwargs), which fails on a sparse input
+        def __init__(self, model, output_zip_path, fmk):
+            def hook(module, args, kwargs):
+                calls.append(args)
+                raise NotImplementedError("Could not run 'aten::max' with arguments from the 'SparseCPU' backend")
+            model._forward_pre_hooks[7] = hook
+            model._forward_pre_hooks_with_kwargs[7] = True
+
+    namespace = {"ConfigChecker": RaisingChecker, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    model = Module()
+    namespace[hooks.HELPER](model, str(tmp_path / "pack.zip"))
+    for _ in range(2):  # two forwards, as torch's _call_impl runs the pre-hooks
+        for hook in list(model._forward_pre_hooks.values()):
+            assert hook(model, ("x", "sparse adj"), {}) is None
+    assert calls == [("x", "sparse adj")]  # ran once, then gone
+    assert 7 not in model._forward_pre_hooks and 7 not in model._forward_pre_hooks_with_kwargs
+    log = (tmp_path / "pack.log").read_text()
+    assert "forward pre-hook removed, it raised NotImplementedError: Could not run 'aten::max'" in log
+
+
+def test_an_item_msprobe_cannot_collect_is_dropped_and_the_others_go_on(tmp_path, monkeypatch):
+    """As msprobe 26.2 does (config_checker.py): the pack registers one collector per item in the class
+    list `ConfigChecker.pre_forward_fun_list`, and the hook runs them in turn. pygcn's sparse input
+    breaks the dataset collector only: weights and random must still be packed at every forward."""
+    import collections
+    import io
+    import sys
+    import types
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+            self._forward_pre_hooks_with_kwargs = {}
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
+    packed = []
+
+    class MsprobeLike:
+        pre_forward_fun_list = []
+
+        def __init__(self, model, output_zip_path, fmk):
+            def collect_input(module, args, kwargs, step):
+                raise NotImplementedError("Could not run 'aten::max' with arguments from the 'SparseCPU' backend")
+
+            def collect_weights(module, args, kwargs, step):
+                packed.append(("weights", step))
+
+            def hook(module, args, kwargs):
+                for collect in MsprobeLike.pre_forward_fun_list:
+                    collect(module, args, kwargs, len(packed))
+
+            MsprobeLike.pre_forward_fun_list += [collect_input, collect_weights]
+            model._forward_pre_hooks[3] = hook
+            model._forward_pre_hooks_with_kwargs[3] = True
+
+    namespace = {"ConfigChecker": MsprobeLike, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    model = Module()
+    namespace[hooks.HELPER](model, str(tmp_path / "pack.zip"))
+    for _ in range(2):
+        for hook in list(model._forward_pre_hooks.values()):
+            hook(model, ("x", "sparse adj"), {})
+    assert packed == [("weights", 0), ("weights", 1)] and 3 in model._forward_pre_hooks
+    assert "collect_input dropped, it raised NotImplementedError" in (tmp_path / "pack.log").read_text()
 
 
 @pytest.mark.runtime

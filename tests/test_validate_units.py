@@ -227,7 +227,7 @@ def test_a_pass_says_which_config_check_items_were_compared_and_which_not():
     assert verdict == "pass"
     assert reasons == ["identical losses over 2 steps; config_check compared env, pip (warning); not compared: "
                        "dataset, weights, random (packed at the hooked model's first forward, which did not run in at least "
-                       "one of the two runs); hyperparameters (packed only when ConfigChecker is given the launch script (shell_path))"]
+                       "one of the two runs (or the hook could not collect it: the pack's .log says why)); hyperparameters (packed only when ConfigChecker is given the launch script (shell_path))"]
     off = ConfigCheckResult(None, (), error="NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off")
     assert validate.judge(runs, alignment, off, None, True)[2][0].endswith(
         "config_check not compared (NPU_MIGRATE_CONFIG_CHECK=0 turned the config_check packs off)")
@@ -291,6 +291,32 @@ def test_a_validate_run_is_started_in_its_sides_folder(tmp_path, monkeypatch):
         validate_run._smoke(copy, backend="emulated", steps=1, env={}, json_report=None, stream=None,
                             **validate_run._for_side(common, side))
     assert started == [str(src), str(out)]
+
+
+def test_every_validate_run_gets_one_string_hash_order(tmp_path, monkeypatch):
+    """tkipf/pygcn maps its class names through `set(labels)`: each process's own hash seed gave each run
+    other labels, and validate called the migrated run divergent (and the original not deterministic)."""
+    from checks.smoke import run as smoke_run
+    from checks.validate import run as validate_run
+    from checks.validate.copies import InstrumentedCopy
+
+    envs = []
+    monkeypatch.setattr(smoke_run, "run_smoke", lambda script, **options: envs.append(options["env"]))
+    common = dict(fake_data=False, script_args={"baseline": (), "migrated": ()}, timeout=1, seed=0,
+                  torch_npu_version=None, autocast="off", memory_limit=None)
+
+    def run_both():
+        for side in ("baseline", "migrated"):
+            copy = InstrumentedCopy(tmp_path / side / "train.py", tmp_path / side / "c.py", tmp_path / f"{side}.zip", (), False, "")
+            validate_run._smoke(copy, backend="emulated", steps=1, env={}, json_report=None, stream=None,
+                                **validate_run._for_side(common, side))
+
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    run_both()
+    assert [env["PYTHONHASHSEED"] for env in envs] == ["0", "0"]
+    monkeypatch.setenv("PYTHONHASHSEED", "123")  # the user's own seed is theirs
+    run_both()
+    assert [env["PYTHONHASHSEED"] for env in envs[2:]] == ["123", "123"]
 
 
 def test_a_script_hooked_by_apply_writes_its_pack_where_validate_reads_it(tmp_path):

@@ -51,9 +51,9 @@ class ConfigItem:
 # register_pre_forward_fun_list); hyperparameters only when ConfigChecker is given `shell_path`
 # (checkers/hyperparameter_checker.py pack), which the generated hook does not pass.
 _WHY_ABSENT = {
-    "dataset": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
-    "weights": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
-    "random": "packed at the hooked model's first forward, which did not run in at least one of the two runs",
+    "dataset": "packed at the hooked model's first forward, which did not run in at least one of the two runs (or the hook could not collect it: the pack's .log says why)",
+    "weights": "packed at the hooked model's first forward, which did not run in at least one of the two runs (or the hook could not collect it: the pack's .log says why)",
+    "random": "packed at the hooked model's first forward, which did not run in at least one of the two runs (or the hook could not collect it: the pack's .log says why)",
     "hyperparameters": "packed only when ConfigChecker is given the launch script (shell_path)",
 }
 

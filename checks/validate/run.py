@@ -796,6 +796,10 @@ def _smoke(copy: InstrumentedCopy, *, backend, steps, env, json_report, stream, 
     child_env.setdefault("NPU_MIGRATE_CONFIG_CHECK", "1")
     # the data fingerprint's per-sample digests of the first DataLoader batches (checks/child/loop_observer.py)
     child_env.setdefault(SAMPLES_ENV, str(SAMPLE_BATCHES))
+    # one str-hash order for every run (each Python process draws its own): a script whose data depends
+    # on the iteration order of a set of strings (tkipf/pygcn: `set(labels)` picks the class indices)
+    # otherwise feeds each run other labels; the user's own PYTHONHASHSEED is kept
+    child_env.setdefault("PYTHONHASHSEED", "0")
     # one autocast policy for both sides (precision parity; no effect on real hardware). On the
     # plain-CPU baseline torch.cuda.amp is off, so the stand-in's autocast must be off too.
     policy = autocast if backend != "cpu" else "off"

@@ -37,7 +37,11 @@ tracker walks the call stack through `inspect.getframeinfo`, which searches ever
 `<string>` frame (23 ms a call under mp.spawn): the setup swaps in a walk with the same output read
 from linecache. msprobe's forward pre-hook is a closure, which would make `torch.save(model)`,
 `copy.deepcopy(model)` and spawn fail: the helper keeps it out of the model's pickled state (a copy
-has no hook; the original keeps it). See docs/config_check.md.
+has no hook; the original keeps it). The pack never stops the training run: an item msprobe's hook
+cannot collect (it measures every input tensor and cannot take a sparse one, tkipf/pygcn's
+adjacency: the dataset item) is written to the pack's `.log` and dropped while the other items go
+on; a hook that raises outside its collectors is logged and removed. validate lists what is missing
+as not compared. See docs/config_check.md.
 
 Where the hook goes: the model is the receiver of `.parameters()` handed to the first optimizer
 constructor (`optim.SGD(model.parameters())`, `AdamW(params=model.module.parameters())`, parameter
@@ -49,7 +53,11 @@ model.cuda()`) counts through the branch. An optimizer a class builds from `self
 (`agent = Agent(...)`). When the optimizer comes from a method of the model
 (`optimizer = model.configure_optimizers()`), or from a function handed the model first
 (`create_optimizer_v2(model, ...)`, timm; `build_optimizer(model, cfg)`), the hook goes after the
-model's last placement before that call. When no model is found nothing is added and the result says why: never guessed.
+model's last placement before that call. When the optimizer is built in another file by a trainer handed
+the model (`Trainer(config, model, data)`, minGPT; `Trainer(model=model)`; `trainer.fit(model)`,
+Lightning's `configure_optimizers`), the hook goes after the model's last placement before that call
+(the model: the `model=` keyword, else the first positional name bound here to a class instance that
+is not data or a config). When no model is found nothing is added and the result says why: never guessed.
 
 Idempotent: a module that already imports ConfigChecker or calls `ConfigChecker.apply_patches` is
 left alone.
@@ -149,6 +157,8 @@ def {HELPER}(model, zip_path):
     while "DataParallel" in type(model).__name__ and isinstance(getattr(model, "module", None), __import__("torch").nn.Module):
         model = model.module
     before = set(model._forward_pre_hooks)
+    collectors = getattr(ConfigChecker, "pre_forward_fun_list", [])  # msprobe's per-item collectors, run by its hook
+    first = len(collectors)
     cls = type(model)  # msprobe asks `if model:`: a compiled module or a container would answer len()
     model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
     try:
@@ -156,8 +166,31 @@ def {HELPER}(model, zip_path):
     finally:
         model.__class__ = cls
     added = set(model._forward_pre_hooks) - before
+
+    def skipping(index, collect):  # an item msprobe cannot collect (a sparse input) is logged and dropped, the others go on
+        def run(*args, **kwargs):
+            try:
+                return collect(*args, **kwargs)
+            except Exception as exc:
+                log.write(f"config_check: {{getattr(collect, '__qualname__', collect)}} dropped, it raised {{type(exc).__name__}}: {{exc}}\\n")
+                collectors[index] = lambda *args, **kwargs: None
+        return run
+
+    if isinstance(collectors, list):
+        collectors[first:] = [skipping(first + i, collect) for i, collect in enumerate(collectors[first:])]
+
+    def guarded(key, hook):  # the pack never stops the run (a sparse input msprobe cannot measure): logged, hook removed
+        def run(*args, **kwargs):
+            try:
+                return hook(*args, **kwargs)
+            except Exception as exc:
+                log.write(f"config_check: forward pre-hook removed, it raised {{type(exc).__name__}}: {{exc}}\\n")
+                model._forward_pre_hooks.pop(key, None)
+                model._forward_pre_hooks_with_kwargs.pop(key, None)
+        return run
+
     for key in added:
-        model._forward_pre_hooks[key] = quiet(model._forward_pre_hooks[key])
+        model._forward_pre_hooks[key] = guarded(key, quiet(model._forward_pre_hooks[key]))
 
     class Hooks(collections.OrderedDict):  # msprobe's hook is a closure: pickled copies go without it
         def __reduce__(self):
@@ -394,16 +427,63 @@ def _optimizer_factory_model(call: cst.Call) -> cst.CSTNode | None:
     return model if isinstance(model, cst.Name) and model.value not in _INSTANCE_NAMES else None
 
 
+# A trainer that builds the optimizer itself, from the model it is handed (in another file):
+# `Trainer(config, model, data)` (minGPT), `Trainer(model=model, ...)` (transformers),
+# `trainer.fit(model, datamodule)` (Lightning, whose module's `configure_optimizers` does it)
+_TRAINER_CLASS = re.compile(r"^([A-Z]\w*)?Trainer$")
+# what a trainer is handed besides the model: never taken for it
+_NOT_A_MODEL = re.compile(r"(Config|Configuration|Args|Arguments|Dataset|DataModule|Loader|Tokenizer|Processor)$")
+
+
+def is_trainer_call(name: str) -> bool:
+    """`Trainer(...)`, `pl.Trainer(...)`, `SFTTrainer(...)`, `trainer.fit(...)` (a full dotted name)."""
+    head, _, last = name.rpartition(".")
+    return bool(_TRAINER_CLASS.match(last)) or (last == "fit" and head.rsplit(".", 1)[-1].lower().endswith("trainer"))
+
+
+def _trainer_model(call: cst.Call, statements: list, params: set[str]) -> cst.CSTNode | None:
+    """The model a trainer is handed: its `model=` keyword; for `<trainer>.fit(...)` its first positional
+    name (Lightning's `fit(model, train_dataloaders, ...)`), bound in this scope or a parameter; else the
+    first positional name bound in this scope to a class instance that is not data or a config
+    (`Trainer(cfg, model, data)` with `model = GPT(cfg)`)."""
+    if not is_trainer_call(get_full_name_for_node(call.func) or ""):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "model":
+            model = _strip_module(arg.value)
+            bound = isinstance(model, cst.Name) and (model.value in params or _value_of(model, statements) is not None)
+            return model if bound and model.value not in _INSTANCE_NAMES else None
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if (get_full_name_for_node(call.func) or "").endswith(".fit"):  # `fit(model, ...)`: Lightning's, Fabric trainers'
+        model = positional[0] if positional else None
+        bound = isinstance(model, cst.Name) and (model.value in params or _value_of(model, statements) is not None)
+        return model if bound and model.value not in _INSTANCE_NAMES else None
+    for arg in call.args:
+        if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
+            continue
+        value = _value_of(arg.value, statements)
+        cls = (get_full_name_for_node(value.func) or "").rsplit(".", 1)[-1] if isinstance(value, cst.Call) else ""
+        if cls[:1].isupper() and not _NOT_A_MODEL.search(cls):
+            return arg.value
+    return None
+
+
 def _plan_in_scope(module: cst.Module, body_block: cst.CSTNode, params: set[str], *, methods: bool = False,
-                   factories: bool = False) -> _Plan | None:
+                   factories: bool = False, trainers: bool = False) -> _Plan | None:
     """The hook's place in one scope: after the model an optimizer is built from; with `methods`,
     after the model whose own method returns the optimizer (`model.configure_optimizers()`); with
-    `factories`, after the model handed to an optimizer-building function (`create_optimizer_v2(model)`)."""
+    `factories`, after the model handed to an optimizer-building function (`create_optimizer_v2(model)`);
+    with `trainers`, after the model handed to a trainer that builds its optimizer (`Trainer(cfg, model)`)."""
     statements: list = []
     _flatten(body_block, (), statements)
     for position, (stmt, path) in enumerate(statements):
         for small in _own_nodes(stmt):
             for call in _calls(small):
+                if trainers:
+                    model = _trainer_model(call, statements[:position], params)
+                    if model is not None:
+                        return _anchor(module, statements[:position], path, model, params)
+                    continue
                 if factories:
                     model = _optimizer_factory_model(call)
                     # only a model built in this scope (`model = create_model(...)`): never a parameter or config
@@ -520,6 +600,10 @@ def find_model_insertion(module: cst.Module) -> _Plan:
     for class_name in own_classes:
         plan = _plan_at_instantiation(module, [block for block, _, _ in scopes], class_name)
         if plan is not None:
+            return plan
+    for body_block, params, _ in scopes:
+        plan = _plan_in_scope(module, body_block, params, trainers=True)
+        if plan is not None and plan.block is not None:
             return plan
     if failure is not None:
         return failure

@@ -101,21 +101,13 @@ def _git_dirty(paths: list[str]) -> str | None:
 _NOT_WRITTEN = ("NPU901", "NPU902", "NPU903")
 
 
-def _summary(result, *, verb: str = "changed", outputs: dict | None = None) -> None:
+def _summary(result, *, verb: str = "changed", outputs: dict | None = None, quiet: bool = False) -> None:
     """outputs: input path -> the file written for it (-o), so that every line names the file the user
-    opens next, at its line there (the codemods add lines)."""
+    opens next, at its line there (the codemods add lines). quiet (-q): only the manual items left."""
     outputs = outputs or {}
-    changed = result.changed
-    counts = result.counts()
-    _err(f"apply: {len(changed)} of {plural(len(result.files), 'file')} {verb}, {plural(sum(counts.values()), 'rewrite')}"
-         + (" (" + ", ".join(f"{code} x{n}" for code, n in counts.items()) + ")" if counts else ""))
-    for f in result.files:
-        for added in f.structural:
-            _err(f"  {outputs.get(f.path, f.path)}: added {added}")
-    _roles(result)
-    for note in result.skipped:
-        _err(f"  skipped {note}")
     manual = result.manual
+    if not quiet:
+        _overview(result, verb, outputs)
     if manual:
         _err(f"{plural(len(manual), 'manual item')} left (not rewritten):")
         by_path = {f.path: f for f in result.files}
@@ -129,8 +121,22 @@ def _summary(result, *, verb: str = "changed", outputs: dict | None = None) -> N
                 also = f" (input {m.path}:{m.line})"
             where = path if m.cell is None else f"{path}[cell {m.cell}]"
             _err(f"  {where}:{line}: {m.code} [{m.severity}] {m.message}{also}")
-    else:
+    elif not quiet:
         _err("no manual items left")
+
+
+def _overview(result, verb: str, outputs: dict) -> None:
+    """What apply did: the count line, what each file got added, the entry/library roles, what it skipped."""
+    changed = result.changed
+    counts = result.counts()
+    _err(f"apply: {len(changed)} of {plural(len(result.files), 'file')} {verb}, {plural(sum(counts.values()), 'rewrite')}"
+         + (" (" + ", ".join(f"{code} x{n}" for code, n in counts.items()) + ")" if counts else ""))
+    for f in result.files:
+        for added in f.structural:
+            _err(f"  {outputs.get(f.path, f.path)}: added {added}")
+    _roles(result)
+    for note in result.skipped:
+        _err(f"  skipped {note}")
 
 
 _LISTED_LIBRARIES = 20
@@ -150,7 +156,7 @@ def _roles(result) -> None:
              "command); --report FILE lists each with its reason")
 
 
-def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: bool = False) -> int:
+def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: bool = False, quiet: bool = False) -> int:
     try:
         from checks.smoke.run import run_smoke
     except ImportError as exc:
@@ -158,7 +164,8 @@ def _run_smoke(scripts: list[str], steps: int, torch_npu_version, fake_data: boo
         return 2
     status = 0
     for script in scripts:
-        _err(f"smoke: {script} ({steps} steps)")
+        if not quiet:
+            _err(f"smoke: {script} ({steps} steps)")
         outcome = run_smoke(script, steps=steps, torch_npu_version=torch_npu_version, fake_data=fake_data,
                             script_args=click.get_current_context().meta.get(SCRIPT_ARGS, ()))
         code = getattr(outcome, "exit_code", 2)
@@ -204,8 +211,10 @@ class _SmokeArgsCommand(click.Command):
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="pyproject.toml to read [tool.npu-migrate] from.")
 @click.option("--stdin-filename", default="<stdin>.py", show_default=True, help="Name (and kind) of '-' input.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes for a directory (default: all cores).")
+@click.option("-q", "--quiet", is_flag=True, help="Only what is left by hand: the manual items and errors on stderr (no count, "
+              "added, role or `wrote` lines; as ruff's -q). The exit status is the same.")
 def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry, no_transfer, no_config_check,
-          config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs):
+          config_pack, report_path, smoke, steps, fake_data, config_path, stdin_filename, jobs, quiet):
     """Rewrite CUDA training code for Ascend NPUs: `apply FILE -o OUT`, `apply DIR -o OUTDIR`,
     `apply PATH --diff`, `apply PATH --in-place`, `apply - < in.py > out.py`.
 
@@ -250,7 +259,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         else:
             sys.stdout.buffer.write(one.output)
             sys.stdout.flush()
-        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data,
+        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data, quiet=quiet,
                        outputs={one.path: output} if output and not diff else None)
 
     from migrate.rewrite.tree import is_inside
@@ -269,7 +278,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
             rewrite.write_tree(result, root, output)
         scripts = [os.path.join(output, os.path.relpath(f.path, root)) for f in result.changed if f.entry and f.kind == "python"]
         outputs = {f.path: os.path.join(output, os.path.relpath(f.path, root)) for f in result.files}
-        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data,
+        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data, quiet=quiet,
                        outputs=outputs)
 
     result = _plan_paths(paths, options, jobs)
@@ -277,7 +286,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
         for f in result.changed:
             name = f.path.replace(os.sep, "/")
             sys.stdout.write(rewrite.unified_diff(f, f"a/{name}", f"b/{name}"))
-        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data)
+        return _finish(result, report_path, smoke=False, scripts=[], steps=steps, options=options, fake_data=fake_data, quiet=quiet)
     if in_place:
         changed = result.changed
         if not backup:
@@ -297,7 +306,7 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
                     fileio.atomic_write(backup_path, f.original, mode=mode)
                 fileio.atomic_write(f.path, f.output, mode=mode)
         scripts = [f.path for f in changed if f.entry and f.kind == "python"]
-        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data)
+        return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data, quiet=quiet)
     # a single file with -o
     source = paths[0]
     target = output
@@ -314,10 +323,11 @@ def apply(paths, output, diff, in_place, backup, force, torch_npu_version, entry
                 fileio.atomic_write(target, one.output, mode=os.stat(source).st_mode, make_parents=True)
             elif one.error is not None and one.error.code == "NPU905":
                 fileio.atomic_copy(source, target)  # over the size limit: copied unchanged
-        _err(f"apply: wrote {target}" + ("" if one.changed else " (unchanged copy: nothing to rewrite)"))
+        if not quiet:
+            _err(f"apply: wrote {target}" + ("" if one.changed else " (unchanged copy: nothing to rewrite)"))
     scripts = [target] if one.kind == "python" else []
     written = one.error is None or one.error.code not in _NOT_WRITTEN
-    return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data,
+    return _finish(result, report_path, smoke=smoke, scripts=scripts, steps=steps, options=options, fake_data=fake_data, quiet=quiet,
                    outputs={one.path: target} if written else None)
 
 
@@ -346,14 +356,14 @@ def _check_output_file(target: str, source: str | None, force: bool) -> None:
         raise click.UsageError(f"{target} exists; use --force to overwrite it")
 
 
-def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False, outputs=None) -> None:
+def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=False, outputs=None, quiet=False) -> None:
     if report_path:
         from migrate import fileio
         from migrate.report import changes
 
         with _writing(report_path):
             fileio.atomic_write(report_path, changes.render(result, report_path), make_parents=True)
-    _summary(result, outputs=outputs)
+    _summary(result, outputs=outputs, quiet=quiet)
     # exit 1 when something that matters is left by hand; info-only items (e.g. cudnn flags that
     # have no effect on an NPU) and optional ones (behind a default-off option) are listed but do not fail the run
     status = 1 if any(m.severity != "info" and not m.optional for m in result.manual) else 0
@@ -363,7 +373,7 @@ def _finish(result, report_path, *, smoke, scripts, steps, options, fake_data=Fa
         if not scripts:
             _err("--smoke: no rewritten entry script to run")
         else:
-            smoke_status = _run_smoke(scripts, steps, options.torch_npu_version, fake_data)
+            smoke_status = _run_smoke(scripts, steps, options.torch_npu_version, fake_data, quiet)
             status = max(status, 1 if smoke_status == 1 else smoke_status)
     sys.exit(status)
 

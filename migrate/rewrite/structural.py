@@ -153,12 +153,19 @@ def _imports_only(text: str, tree: ast.Module, add_torch_npu: bool, add_transfer
 
 
 def _builds_optimizer_from_parameters(tree: ast.Module) -> bool:
-    """Cheap necessary condition for placing the ConfigChecker hook (see codemods/config_check_hooks)."""
-    from migrate.codemods.config_check_hooks import _PARAMETER_METHODS
+    """Cheap necessary condition for placing the ConfigChecker hook (see codemods/config_check_hooks):
+    a `<model>.parameters()` (or `*_parameters()`), an optimizer method or factory, or a trainer call."""
+    from migrate.codemods.config_check_hooks import _OPTIMIZER_FACTORY, _OPTIMIZER_METHOD, _parameter_method, is_trainer_call
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in _PARAMETER_METHODS:
+        if isinstance(node, ast.Attribute) and _parameter_method(node.attr):
             return True
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            attribute = isinstance(node.func, ast.Attribute)
+            last = node.func.attr if attribute else node.func.id
+            name = ast.unparse(node.func) if last == "fit" else last  # `trainer.fit`: the receiver matters
+            if is_trainer_call(name) or _OPTIMIZER_FACTORY.match(last) or (attribute and _OPTIMIZER_METHOD.search(last)):
+                return True
     return False
 
 

@@ -18,7 +18,13 @@ class ConfigDrivenDevice(Rule):
     silently falls back to the CPU (Lightning `auto`) or fails (`gpu`). Reported for information;
     what it changes is apply's structural step: a file with this finding that is the entry module
     gets `import torch_npu` and `from torch_npu.contrib import transfer_to_npu` (torch.cuda is then
-    served by the NPU), as a file with CUDA calls does."""
+    served by the NPU), as a file with CUDA calls does. On a Lightning / Fabric file the message also
+    says what that port needs: Lightning's CUDA accelerator unpacks `torch.cuda.get_device_capability()`,
+    which torch_npu returns as None unless TORCH_NPU_DEVICE_CAPABILITY is set (source and measurement
+    in knowledge/data/config_device_keys.toml, `accelerator: gpu`; measured again on
+    Lightning-AI/pytorch-lightning@7f0c343 examples/fabric/image_classifier/train_fabric.py: `Fabric()`
+    under the stand-in fails in `fabric.setup` with "cannot unpack non-iterable NoneType object" and
+    trains with the variable set)."""
 
     CODE = "NPU108"
     NAME = "config-driven-device"
@@ -62,10 +68,16 @@ class ConfigDrivenDevice(Rule):
             if name.split(".", 1)[0] not in _LIGHTNING:
                 continue
             if name.endswith(".LightningCLI"):
-                yield self.finding(ctx, call, f"{self.MESSAGE} (`LightningCLI`: its config file and flags choose it)")
+                yield self.finding(ctx, call, f"{self.MESSAGE} (`LightningCLI`: its config file and flags choose it){_CAPABILITY}")
             elif name in _TRAINERS and _accelerator_at_run_time(ctx, call):
                 yield self.finding(ctx, call, f"{self.MESSAGE} (Lightning picks CUDA when torch.cuda is available: "
-                                              "accelerator not given, `auto` or computed)")
+                                              f"accelerator not given, `auto` or computed){_CAPABILITY}")
+
+
+# what a Lightning / Fabric app needs on an Ascend host once transfer_to_npu serves torch.cuda
+_CAPABILITY = ("; on the NPU (transfer_to_npu) run it with TORCH_NPU_DEVICE_CAPABILITY set, e.g. "
+               "`export TORCH_NPU_DEVICE_CAPABILITY=8.0`: Lightning's CUDA accelerator unpacks "
+               "torch.cuda.get_device_capability(), which torch_npu returns as None otherwise")
 
 
 def _accelerator_at_run_time(ctx, call: ast.Call) -> bool:
