@@ -457,7 +457,8 @@ def scan(
         if cache and target.data is None:
             key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
             cache.put(key, digest, result, stat_keys.get(key))
-    results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs)
+    results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
+                                      config.max_file_size)
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     if cache:
         cache.save()

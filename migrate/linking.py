@@ -8,14 +8,17 @@ import os
 
 from migrate import fileio, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
+from migrate.config import Config
 from migrate.findings import FileResult
 
 
 def link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes],
-                     cache: ResultCache | None = None, digests: dict | None = None, jobs: int | None = None) -> list[FileResult]:
+                     cache: ResultCache | None = None, digests: dict | None = None, jobs: int | None = None,
+                     max_file_size: int = Config.max_file_size) -> list[FileResult]:
     """NPU508: uses of the extensions and op namespaces that files of this scan define (see
     migrate/repo_index.py). Only files whose facts reference a defined name are looked at; their
-    linked findings are cached under (file content, whole index) so neither change goes unseen."""
+    linked findings are cached under (file content, whole index) so neither change goes unseen.
+    A file not in `fresh` (its result came from the cache) is read again, up to `max_file_size`."""
     index = repo_index.build_index(results)
     own = own_package.own_packages([r.path for r in results]) if index.exports else {}
     for name, definitions in list(index.exports.items()):  # a package's own modules do not export it
@@ -53,11 +56,12 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            linked_now = fileio.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index), min_budget=50_000)
+            linked_now = fileio.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index, max_file_size),
+                                            min_budget=50_000)
         except BrokenProcessPool:  # a worker died: these files parsed in the first pass, so here is safe
-            linked_now = _link_batch(items, version, index)
+            linked_now = _link_batch(items, version, index, max_file_size)
     else:
-        linked_now = _link_batch(items, version, index)
+        linked_now = _link_batch(items, version, index, max_file_size)
     for (position, result, _), outcome in zip(pending, linked_now):
         if outcome is None:
             continue
@@ -76,7 +80,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     return out
 
 
-def _link_batch(items, version: str, index) -> list[tuple[list, int] | None]:
+def _link_batch(items, version: str, index, max_file_size: int = Config.max_file_size) -> list[tuple[list, int] | None]:
     """The linked findings (and the count suppressed by noqa) of each (path, kind, data, known
     finding keys); None where the file cannot be read or parsed now."""
     from migrate import engine
@@ -88,7 +92,7 @@ def _link_batch(items, version: str, index) -> list[tuple[list, int] | None]:
     out: list[tuple[list, int] | None] = []
     for path, kind, data, known in items:
         if data is None:
-            data = engine._read_target(engine.Target(path, (kind,)), 1 << 62)
+            data = engine._read_target(engine.Target(path, (kind,)), max_file_size)  # not 1 << 62: read() allocates its size
         try:
             text = fileio.decode(data, python=True).body if isinstance(data, bytes) else None
         except fileio.ReadError:

@@ -242,6 +242,21 @@ def test_cached_findings_stay_correct_when_the_index_changes(tmp_path):
     assert _ext_findings(second) == []
 
 
+def test_cached_files_are_linked_again_when_the_definition_moves(tmp_path):
+    # the extension stays, its line moves: use.py and __init__.py come from the cache and are read again
+    # to link them to the new index (this read asked for 2**62 bytes and ran out of memory: exit 2)
+    _repo(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    setup = tmp_path / "setup.py"
+    setup.write_text("# a comment line\n" + setup.read_text())
+    second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert second.cached_files >= 2
+    assert len(_ext_findings(second)) == 6
+    messages = [f.message for f in second.findings if f.code == "NPU508" and "pkg._C" in f.message]
+    assert messages and all("setup.py:4" in m for m in messages)
+
+
 def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
     from migrate import fileio
 
