@@ -197,7 +197,7 @@ def _notebook_imports(cells) -> dict[str, str]:
 
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
                         extra_imports: dict[str, str] | None = None,
-                        facts: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+                        facts: list | None = None, uses: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -219,6 +219,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     ctx = PythonContext(path, text, tree, kb, cell=cell)
     for name, qualified in (extra_imports or {}).items():
         ctx.imports.setdefault(name, qualified)
+    if uses is not None:
+        uses.append(repo_index.link_uses(ctx))  # what the cross-file step needs, before a rule binds names
     if facts is not None and repo_index.wants_python_defs(text):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if facts is not None and reexports.wants_exports(text):
@@ -285,9 +287,10 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     refs: list[str] = []
     imports: list[tuple[str, int]] = []
     requirements: list[tuple[str, int]] = []
+    uses: list[str] = []
     for kind in kinds:
         try:
-            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements)
+            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements, uses)
             if kind == "python":
                 refs, imports = repo_index.import_facts(path, text)  # one pass of the import pattern
         except MalformedInput as exc:
@@ -302,7 +305,7 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         suppressed += s_
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements))
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None))
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -311,11 +314,11 @@ _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904
 
 
 def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
-                  requirements: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+                  requirements: list | None = None, uses: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
-        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs)
+        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses)
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
