@@ -285,8 +285,10 @@ def _jit_with_cuda(ctx, call) -> bool:
     return False
 
 
-_CMAKE_COMMENT = re.compile(r"#[^\n]*")
-_CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
+# CMake patterns shared with NPU511 (migrate/rules/npu511_cmake_cuda_build.py): a comment, and the lines
+# that make CUDA a language of the project
+CMAKE_COMMENT = re.compile(r"#[^\n]*")
+CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
 _CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 
@@ -295,8 +297,8 @@ def cmake_defs(path: str, text: str) -> list[Definition]:
     (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
     sources or in a project with the CUDA language (`project(x CXX CUDA)`, `enable_language(CUDA)`).
     Kind "module": `import name` of a pybind11 module and `ctypes.CDLL(".../libname.so")` link to it."""
-    code = _CMAKE_COMMENT.sub("", text)
-    cuda_project = bool(_CMAKE_CUDA_LANGUAGE.search(code))
+    code = CMAKE_COMMENT.sub("", text)
+    cuda_project = bool(CMAKE_CUDA_LANGUAGE.search(code))
     out = []
     for match in _CMAKE_TARGET.finditer(code):
         command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
