@@ -20,7 +20,8 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     linked findings are cached under (file content, whole index) so neither change goes unseen.
     A file not in `fresh` (its result came from the cache) is read again, up to `max_file_size`."""
     index = repo_index.build_index(results)
-    own = own_package.own_packages([r.path for r in results]) if index.exports else {}
+    exporters = {d.path for definitions in index.exports.values() for d in definitions}
+    own = own_package.own_packages([r.path for r in results], exporters) if exporters else {}
     for name, definitions in list(index.exports.items()):  # a package's own modules do not export it
         kept = [d for d in definitions if d.why.split(".", 1)[0] not in own.get(d.path, ())]
         if kept:
@@ -50,7 +51,9 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
              for _, result, data in pending]
     workers = jobs if jobs else (os.cpu_count() or 1)
     sizes = [len(data) if data is not None else 0 for _, _, data in pending]
-    if workers > 1 and len(items) >= 16 and sum(sizes) >= 400_000:
+    if not items:  # a warm re-run: every linked file's findings came from the cache (nothing to import or parse)
+        linked_now = []
+    elif workers > 1 and len(items) >= 16 and sum(sizes) >= 400_000:
         # a big repository links many files (torch itself: 137 that import Triton names from a
         # sibling module): parse them in the worker pool, not one by one in this process
         from concurrent.futures.process import BrokenProcessPool

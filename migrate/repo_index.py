@@ -440,15 +440,24 @@ class Index:
     def reaches(self, uses: str) -> bool:
         """One of a file's `link_uses` names (or a prefix of one) is an exported name, an extension, a
         kernel op, or a loader that can bind one: linking may find something in that file."""
+        seen = self._reached
         for dotted in uses.split():
             parts = dotted.split(".")
-            for end in range(len(parts), 0, -1):
-                prefix = ".".join(parts[:end])
-                if prefix in _BINDING_CALLS or self.module_for(prefix) is not None or (end > 1 and self.export_for(prefix) is not None):
-                    return True
             if len(parts) > 2 and parts[0] == "torch" and parts[1] == "ops" and parts[2] in self.namespaces:
                 return True
+            for end in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:end])
+                hit = seen.get(prefix)
+                if hit is None:
+                    hit = seen[prefix] = prefix in _BINDING_CALLS or self.module_for(prefix) is not None or (
+                        end > 1 and self.export_for(prefix) is not None)
+                if hit:
+                    return True
         return False
+
+    @cached_property
+    def _reached(self) -> dict:
+        return {}  # prefix -> whether `reaches` found something there, shared by every file of a scan
 
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that
@@ -555,13 +564,19 @@ def files_to_link(results, index: Index) -> list:
     of an exporting module (NPU510) is kept only when a name it uses through its imports reaches
     an exported name (its `use` fact; a file without one is kept): most files importing a module
     use other names of it, and each kept file is parsed again."""
+    kernel_refs: dict[str, bool] = {}  # files share most of their references: each is matched once
+    export_refs: dict[str, bool] = {}
     out = []
     for result in results:
         facts = getattr(result, "facts", ())
         refs = [f[1] for f in facts if f[0] == "ref"]
-        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(index.matches_kernel(r) for r in refs):
+        for ref in refs:
+            if ref not in kernel_refs:
+                kernel_refs[ref] = index.matches_kernel(ref)
+                export_refs[ref] = index.matches_export(ref)
+        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(kernel_refs[r] for r in refs):
             out.append(result)
-        elif any(index.matches_export(r) for r in refs):
+        elif any(export_refs[r] for r in refs):
             uses = next((f[1] for f in facts if f[0] == "use"), None)
             if uses is None or any(f[0] == "def" and f[1] == "value" for f in facts) or index.reaches(uses):
                 out.append(result)

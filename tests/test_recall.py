@@ -271,6 +271,27 @@ def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
     assert _ext_findings(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)) == first
 
 
+def test_warm_run_imports_no_rule(tmp_path):
+    # nothing is analysed again, so no rule module is needed: not by the cross-file step when every
+    # linked file's findings come from the cache, not by the JSON report (only SARIF reads the rules)
+    import os
+    import subprocess
+
+    (tmp_path / "repo").mkdir()
+    _repo(tmp_path / "repo")
+    out = tmp_path / "report.json"
+    code = ("import sys\nfrom migrate import cli\ntry:\n    cli.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('migrate.rules.npu')))\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), NPU_MIGRATE_CACHE_DIR=str(tmp_path / "cache"))
+    args = [sys.executable, "-c", code, "analyze", str(tmp_path / "repo"), "--format", "json", "-o", str(out), "--no-progress"]
+    cold = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert "npu508" in cold.stdout  # the cold run analysed and linked
+    first = json.loads(out.read_text())["findings"]
+    warm = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert warm.stdout.strip().splitlines()[-1] == "[]", warm.stdout
+    assert json.loads(out.read_text())["findings"] == first
+
+
 def test_torch_internal_namespaces_and_impl_libraries_define_nothing(tmp_path):
     (tmp_path / "a.py").write_text(
         "import torch\nlib = torch.library.Library('aten', 'IMPL')\nlib2 = torch.library.Library('mylib', 'IMPL')\n"
