@@ -219,13 +219,14 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     ctx = PythonContext(path, text, tree, kb, cell=cell)
     for name, qualified in (extra_imports or {}).items():
         ctx.imports.setdefault(name, qualified)
-    if uses is not None:
-        uses.append(repo_index.link_uses(ctx))  # what the cross-file step needs, before a rule binds names
     if facts is not None and repo_index.wants_python_defs(text):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
-    findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx), text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
+    found = _run_rules(active, ctx)
+    if uses is not None:  # after the rules, whose chain_tops it reuses (see link_uses)
+        uses.append(repo_index.link_uses(ctx))
+    findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     if not findings:
         return [], [], 0

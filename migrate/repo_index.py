@@ -2,9 +2,9 @@
 every file that imports or calls them (NPU508).
 
 Built in the same pass as the per-file analysis: each file's *facts* (what it defines, which module
-names and `torch.ops` namespaces it mentions) are small, content-derived and cached with its
-findings. After the scan, `link` matches references against definitions and re-reads only the few
-files whose facts mention a defined name, so per-file cached findings stay correct when another
+names and `torch.ops` namespaces it mentions, which dotted names it uses through its imports) are
+small, content-derived and cached with its findings. After the scan, `files_to_link` matches them
+against definitions and re-reads only the few files that reach a defined name, so per-file cached findings stay correct when another
 file's definitions change: the cross-file findings are recomputed on every run, never cached.
 """
 
@@ -353,8 +353,9 @@ def link_uses(ctx) -> str:
     re-reads a file that imports an exporting module only when one of these names reaches an
     exported name or a kernel (torch: 137 files re-parsed became 63).
 
-    Call it before a rule binds names of its own in `ctx.imports` (NPU508 binds only in a file that
-    defines an extension, and such a file is always linked)."""
+    Called after the rules, so the chain list is theirs, computed once: the only rule that binds names
+    of its own in `ctx.imports` is NPU508, in a file that defines an extension, which is always linked
+    (and names bound there only add chains)."""
     from migrate.rules._device_helpers import chain_tops
 
     names = {qual for _, qual in chain_tops(ctx)}
