@@ -99,7 +99,8 @@ def bench_symbol_model(files, rows, results, quick: bool = False) -> None:
         rows.append((f"symbol model, {label} of torch ({row['files']} files, {row['lines']:,} lines)",
                      f"{row['symbol_model_us_per_line']} us/line",
                      f"{row['symbol_model_cpu_s']:.2f} s CPU (facts {row['facts_cpu_s']:.2f}, link {row['link_cpu_s']:.2f} "
-                     f"with {row['parsed_again']} files parsed again, lists {row['lists_cpu_s']:.2f}); peak RSS {row['peak_rss_mib']} MiB",
+                     f"with {row['parsed_again']} files parsed again, {row['link_cpu_s'] / max(row['parsed_again'], 1) * 1e3:.0f} ms each; "
+                     f"lists {row['lists_cpu_s']:.2f}); peak RSS {row['peak_rss_mib']} MiB",
                      f"per line x{row['model_per_line_vs_quarter']} of 1/4 (linear 1.0); whole scan -j1 "
                      f"{row['scan_cpu_s']:.1f} s CPU, x{row['scan_per_line_vs_quarter']} per line; lines x{row['lines_vs_quarter']}, "
                      f"peak RSS x{row['peak_rss_vs_quarter']}"))
