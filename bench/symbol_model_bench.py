@@ -7,8 +7,9 @@ is shared. In the child, one `scan -j1 --no-cache` runs with the symbol model's 
 they run (CPU seconds of this process, which a loaded machine disturbs less than wall time):
 - per-file facts from each file's single parse: definitions (`repo_index.python_defs`, with the kernel
   values of migrate/kernel_values.py), exports (`repo_index.export_defs`), import references
-  (`repo_index.import_facts`);
-- the cross-file step: `linking.link_extensions` (index, files to link, their linked findings);
+  (`repo_index.import_facts`), the names reached through imports (`repo_index.link_uses`);
+- the cross-file step: `linking.link_extensions` (index, files to link, their linked findings), with
+  the number of files it parses again;
 - after the scan, the repository-wide lists: `repo_index.build_index`, `deps.unknown_dependencies`,
   `deps.kernels_to_port`.
 The fractions take every 4th / 2nd / every file of the sorted list, so each holds the same mix.
@@ -50,9 +51,17 @@ def _child(fraction: int) -> dict:
 
         setattr(module, name, wrapper)
 
-    for name in ("python_defs", "export_defs", "import_facts"):
+    for name in ("python_defs", "export_defs", "import_facts", "link_uses"):
         timed(repo_index, name, "facts")
     timed(linking, "link_extensions", "link")
+    parsed_again: list[str] = []
+    real_link_batch = linking._link_batch
+
+    def link_batch(items, *args):
+        parsed_again.extend(item[0] for item in items)
+        return real_link_batch(items, *args)
+
+    linking._link_batch = link_batch  # jobs=1: the cross-file step runs in this process
     subset = torch_corpus()[::fraction]
     lines = sum(p.read_bytes().count(b"\n") for p in subset)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -69,7 +78,7 @@ def _child(fraction: int) -> dict:
             "lists_cpu_s": round(lists_cpu, 3), "symbol_model_cpu_s": round(model, 3),
             "symbol_model_us_per_line": round(model / lines * 1e6, 3), "scan_us_per_line": round(scan_cpu / lines * 1e6, 2),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "modules": len(index.modules), "namespaces": len(index.namespaces), "exports": len(index.exports),
+            "parsed_again": len(parsed_again), "modules": len(index.modules), "namespaces": len(index.namespaces), "exports": len(index.exports),
             "unknown_dependencies": len(unknown), "kernels": len(kernels)}
 
 
@@ -89,7 +98,8 @@ def bench_symbol_model(files, rows, results, quick: bool = False) -> None:
         row["lines_vs_quarter"] = round(row["lines"] / first["lines"], 2)
         rows.append((f"symbol model, {label} of torch ({row['files']} files, {row['lines']:,} lines)",
                      f"{row['symbol_model_us_per_line']} us/line",
-                     f"{row['symbol_model_cpu_s']:.2f} s CPU (facts {row['facts_cpu_s']:.2f}, link {row['link_cpu_s']:.2f}, "
+                     f"{row['symbol_model_cpu_s']:.2f} s CPU (facts {row['facts_cpu_s']:.2f}, link {row['link_cpu_s']:.2f} "
+                     f"with {row['parsed_again']} files parsed again, {row['link_cpu_s'] / max(row['parsed_again'], 1) * 1e3:.0f} ms each; "
                      f"lists {row['lists_cpu_s']:.2f}); peak RSS {row['peak_rss_mib']} MiB",
                      f"per line x{row['model_per_line_vs_quarter']} of 1/4 (linear 1.0); whole scan -j1 "
                      f"{row['scan_cpu_s']:.1f} s CPU, x{row['scan_per_line_vs_quarter']} per line; lines x{row['lines_vs_quarter']}, "

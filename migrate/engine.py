@@ -198,7 +198,7 @@ def _notebook_imports(cells) -> dict[str, str]:
 
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
                         extra_imports: dict[str, str] | None = None,
-                        facts: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+                        facts: list | None = None, uses: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -224,7 +224,10 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
-    findings = npu_aware.drop_npu_aware(tree, _run_rules(active, ctx), text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
+    found = _run_rules(active, ctx)
+    if uses is not None:  # after the rules, whose chain_tops it reuses (see link_uses)
+        uses.append(repo_index.link_uses(ctx))
+    findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     if not findings:
         return [], [], 0
@@ -286,9 +289,10 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     refs: list[str] = []
     imports: list[tuple[str, int]] = []
     requirements: list[tuple[str, int]] = []
+    uses: list[str] = []
     for kind in kinds:
         try:
-            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements)
+            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements, uses)
             if kind == "python":
                 refs, imports = repo_index.import_facts(path, text)  # one pass of the import pattern
         except MalformedInput as exc:
@@ -304,7 +308,7 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements))
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None))
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -313,11 +317,11 @@ _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904
 
 
 def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
-                  requirements: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+                  requirements: list | None = None, uses: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
-        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs)
+        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses)
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
@@ -459,7 +463,8 @@ def scan(
         if cache and target.data is None:
             key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
             cache.put(key, digest, result, stat_keys.get(key))
-    results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs)
+    results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
+                                      config.max_file_size)
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item

@@ -8,16 +8,20 @@ import os
 
 from migrate import fileio, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
+from migrate.config import Config
 from migrate.findings import FileResult
 
 
 def link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes],
-                     cache: ResultCache | None = None, digests: dict | None = None, jobs: int | None = None) -> list[FileResult]:
+                     cache: ResultCache | None = None, digests: dict | None = None, jobs: int | None = None,
+                     max_file_size: int = Config.max_file_size) -> list[FileResult]:
     """NPU508: uses of the extensions and op namespaces that files of this scan define (see
     migrate/repo_index.py). Only files whose facts reference a defined name are looked at; their
-    linked findings are cached under (file content, whole index) so neither change goes unseen."""
+    linked findings are cached under (file content, whole index) so neither change goes unseen.
+    A file not in `fresh` (its result came from the cache) is read again, up to `max_file_size`."""
     index = repo_index.build_index(results)
-    own = own_package.own_packages([r.path for r in results]) if index.exports else {}
+    exporters = {d.path for definitions in index.exports.values() for d in definitions}
+    own = own_package.own_packages([r.path for r in results], exporters) if exporters else {}
     for name, definitions in list(index.exports.items()):  # a package's own modules do not export it
         kept = [d for d in definitions if d.why.split(".", 1)[0] not in own.get(d.path, ())]
         if kept:
@@ -47,17 +51,20 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
              for _, result, data in pending]
     workers = jobs if jobs else (os.cpu_count() or 1)
     sizes = [len(data) if data is not None else 0 for _, _, data in pending]
-    if workers > 1 and len(items) >= 16 and sum(sizes) >= 400_000:
+    if not items:  # a warm re-run: every linked file's findings came from the cache (nothing to import or parse)
+        linked_now = []
+    elif workers > 1 and len(items) >= 16 and sum(sizes) >= 400_000:
         # a big repository links many files (torch itself: 137 that import Triton names from a
         # sibling module): parse them in the worker pool, not one by one in this process
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            linked_now = fileio.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index), min_budget=50_000)
+            linked_now = fileio.run_batched(_link_batch, items, sizes, workers=workers, args=(version, index, max_file_size),
+                                            min_budget=50_000)
         except BrokenProcessPool:  # a worker died: these files parsed in the first pass, so here is safe
-            linked_now = _link_batch(items, version, index)
+            linked_now = _link_batch(items, version, index, max_file_size)
     else:
-        linked_now = _link_batch(items, version, index)
+        linked_now = _link_batch(items, version, index, max_file_size)
     for (position, result, _), outcome in zip(pending, linked_now):
         if outcome is None:
             continue
@@ -76,7 +83,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     return out
 
 
-def _link_batch(items, version: str, index) -> list[tuple[list, int] | None]:
+def _link_batch(items, version: str, index, max_file_size: int = Config.max_file_size) -> list[tuple[list, int] | None]:
     """The linked findings (and the count suppressed by noqa) of each (path, kind, data, known
     finding keys); None where the file cannot be read or parsed now."""
     from migrate import engine
@@ -88,7 +95,7 @@ def _link_batch(items, version: str, index) -> list[tuple[list, int] | None]:
     out: list[tuple[list, int] | None] = []
     for path, kind, data, known in items:
         if data is None:
-            data = engine._read_target(engine.Target(path, (kind,)), 1 << 62)
+            data = engine._read_target(engine.Target(path, (kind,)), max_file_size)  # not 1 << 62: read() allocates its size
         try:
             text = fileio.decode(data, python=True).body if isinstance(data, bytes) else None
         except fileio.ReadError:

@@ -2,9 +2,9 @@
 every file that imports or calls them (NPU508).
 
 Built in the same pass as the per-file analysis: each file's *facts* (what it defines, which module
-names and `torch.ops` namespaces it mentions) are small, content-derived and cached with its
-findings. After the scan, `link` matches references against definitions and re-reads only the few
-files whose facts mention a defined name, so per-file cached findings stay correct when another
+names and `torch.ops` namespaces it mentions, which dotted names it uses through its imports) are
+small, content-derived and cached with its findings. After the scan, `files_to_link` matches them
+against definitions and re-reads only the few files that reach a defined name, so per-file cached findings stay correct when another
 file's definitions change: the cross-file findings are recomputed on every run, never cached.
 """
 
@@ -27,6 +27,9 @@ _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
 _CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
 _EXT = "torch.utils.cpp_extension"
+# calls whose result NPU508 binds to an extension (`ext = load(...)`, `importlib.import_module(...)`, `ctypes.CDLL(...)`)
+_BINDING_CALLS = frozenset({f"{_EXT}.load", f"{_EXT}.load_inline", "importlib.import_module", "ctypes.CDLL",
+                            "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library"})
 
 
 # torch's own op namespaces: never a repository's custom extension
@@ -302,8 +305,10 @@ def _jit_with_cuda(ctx, call) -> bool:
     return False
 
 
-_CMAKE_COMMENT = re.compile(r"#[^\n]*")
-_CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
+# CMake patterns shared with NPU511 (migrate/rules/npu511_cmake_cuda_build.py): a comment, and the lines
+# that make CUDA a language of the project
+CMAKE_COMMENT = re.compile(r"#[^\n]*")
+CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
 _CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 
@@ -312,8 +317,8 @@ def cmake_defs(path: str, text: str) -> list[Definition]:
     (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
     sources or in a project with the CUDA language (`project(x CXX CUDA)`, `enable_language(CUDA)`).
     Kind "module": `import name` of a pybind11 module and `ctypes.CDLL(".../libname.so")` link to it."""
-    code = _CMAKE_COMMENT.sub("", text)
-    cuda_project = bool(_CMAKE_CUDA_LANGUAGE.search(code))
+    code = CMAKE_COMMENT.sub("", text)
+    cuda_project = bool(CMAKE_CUDA_LANGUAGE.search(code))
     out = []
     for match in _CMAKE_TARGET.finditer(code):
         command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
@@ -349,13 +354,57 @@ def wants_python_defs(text: str) -> bool:
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text)
 
 
-def encode(defs: list[Definition], refs: list[str], imports=(), requirements=()) -> tuple:
+def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None) -> tuple:
     """Facts as plain JSON-able tuples (they are cached with the file's findings); `imports`:
-    (top-level name, line) pairs for the open-world dependency list (migrate/deps.py), and
-    `requirements`: (normalised distribution name, line) pairs a manifest declares."""
+    (top-level name, line) pairs for the open-world dependency list (migrate/deps.py),
+    `requirements`: (normalised distribution name, line) pairs a manifest declares, and `uses`: the
+    names the file reaches through its imports (`link_uses`; None when not recorded)."""
     return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why else ()) for d in defs) + \
         tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports) + \
-        tuple(("req", name, line) for name, line in requirements)
+        tuple(("req", name, line) for name, line in requirements) + ((("use", uses),) if uses is not None else ())
+
+
+def link_uses(ctx) -> str:
+    """What the cross-file step needs to know of a file without parsing it again: every dotted name
+    the file reaches through an import, space-separated, longest of each prefix family only. Each
+    outermost Name/Attribute chain rooted at an imported name gives one (`torch.cuda.amp.autocast`,
+    resolved as `chain_tops` does; a relative import bound as linking binds it,
+    `from .ir import x` -> `_inductor.ir.x`), and so does each import's own name. `files_to_link`
+    re-reads a file that imports an exporting module only when one of these names reaches an
+    exported name or a kernel (torch: 137 files re-parsed became 63).
+
+    Called after the rules, so the chain list is theirs, computed once: the only rule that binds names
+    of its own in `ctx.imports` is NPU508, in a file that defines an extension, which is always linked
+    (and names bound there only add chains)."""
+    from migrate.rules._device_helpers import chain_tops
+
+    names = {qual for _, qual in chain_tops(ctx)}
+    relative: dict[str, str] = {}
+    for statement in ctx.nodes.get(ast.Import, ()):
+        names.update(alias.name for alias in statement.names)
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "") if statement.level else statement.module or ""
+        for alias in statement.names:
+            if alias.name == "*":
+                continue
+            full = f"{base}.{alias.name}" if base else alias.name
+            names.add(full)
+            if statement.level:
+                relative[alias.asname or alias.name] = full
+    if relative:  # the resolver leaves relative imports out; linking binds them (bind_relative_imports)
+        parent_of, attribute = ctx._parents.get, ast.Attribute
+        for node in ctx.nodes.get(ast.Name, ()):
+            full = relative.get(node.id)
+            if full is None:
+                continue
+            parts, top, parent = [full], node, parent_of(id(node))
+            while parent.__class__ is attribute and parent.value is top:
+                parts.append(parent.attr)
+                top, parent = parent, parent_of(id(parent))
+            names.add(".".join(parts))
+    ordered = sorted(n for n in names if n)
+    # in sorted order a name's dotted extensions follow it directly ('.' sorts before every identifier character)
+    return " ".join(n for n, following in zip(ordered, ordered[1:] + [""]) if not following.startswith(n + "."))
 
 
 def export_defs(ctx) -> list[Definition]:
@@ -393,14 +442,19 @@ class Index:
     def matches(self, ref: str) -> bool:
         if ref.startswith("cu:"):  # a CUDA file named (migrate/cuda_builds.py): not a module reference
             return False
+        return self.matches_kernel(ref) or self.matches_export(ref)
+
+    def matches_kernel(self, ref: str) -> bool:
+        """`ref` names an extension module or op namespace of the scan, or a module holding a kernel value (NPU508)."""
+        if ref.startswith("cu:"):
+            return False
         if ref.startswith("ops:"):
             return ref[4:] in self.namespaces
         if ref.startswith("re:"):
             return self.module_matching(ref[3:]) is not None
         if ref.startswith("so:"):
             return self.module_for_library(ref[3:]) is not None
-        return self.module_for(ref) is not None or self.export_for(ref) is not None or self._exporting_module(ref) \
-            or self.holder(ref) is not None
+        return self.module_for(ref) is not None or self.holder(ref) is not None
 
     def holder(self, module: str) -> Definition | None:
         """The kernel value a plain `import module` reaches as an attribute: exllama's `import cuda_ext`
@@ -416,6 +470,34 @@ class Index:
                 for start in range(len(parts)):
                     out.setdefault(parts[start:], definition)
         return out
+
+    def matches_export(self, ref: str) -> bool:
+        """`ref` is an exported CUDA-specific name or a module that exports one (NPU510)."""
+        if ref.startswith(("ops:", "re:", "so:", "cu:")):
+            return False
+        return self.export_for(ref) is not None or self._exporting_module(ref)
+
+    def reaches(self, uses: str) -> bool:
+        """One of a file's `link_uses` names (or a prefix of one) is an exported name, an extension, a
+        kernel op, or a loader that can bind one: linking may find something in that file."""
+        seen = self._reached
+        for dotted in uses.split():
+            parts = dotted.split(".")
+            if len(parts) > 2 and parts[0] == "torch" and parts[1] == "ops" and parts[2] in self.namespaces:
+                return True
+            for end in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:end])
+                hit = seen.get(prefix)
+                if hit is None:
+                    hit = seen[prefix] = prefix in _BINDING_CALLS or self.module_for(prefix) is not None or self.holder(prefix) is not None or (
+                        end > 1 and self.export_for(prefix) is not None)
+                if hit:
+                    return True
+        return False
+
+    @cached_property
+    def _reached(self) -> dict:
+        return {}  # prefix -> whether `reaches` found something there, shared by every file of a scan
 
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that
@@ -521,12 +603,24 @@ def _suffix(parts: list[str], wanted: list[str]) -> bool:
 
 def files_to_link(results, index: Index) -> list:
     """Results whose facts reference a defined name, plus the files defining a JIT-loaded module
-    (its `ext = load(...)` variable is used in the same file)."""
+    (its `ext = load(...)` variable is used in the same file). A file whose only link is an import
+    of an exporting module (NPU510) is kept only when a name it uses through its imports reaches
+    an exported name (its `use` fact; a file without one is kept): most files importing a module
+    use other names of it, and each kept file is parsed again."""
+    kernel_refs: dict[str, bool] = {}  # files share most of their references: each is matched once
+    export_refs: dict[str, bool] = {}
     out = []
     for result in results:
         facts = getattr(result, "facts", ())
-        if any(f[0] == "ref" and index.matches(f[1]) for f in facts) or any(
-            f[0] == "def" and f[1] == "module" for f in facts
-        ):
+        refs = [f[1] for f in facts if f[0] == "ref"]
+        for ref in refs:
+            if ref not in kernel_refs:
+                kernel_refs[ref] = index.matches_kernel(ref)
+                export_refs[ref] = index.matches_export(ref)
+        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(kernel_refs[r] for r in refs):
             out.append(result)
+        elif any(export_refs[r] for r in refs):
+            uses = next((f[1] for f in facts if f[0] == "use"), None)
+            if uses is None or any(f[0] == "def" and f[1] == "value" for f in facts) or index.reaches(uses):
+                out.append(result)
     return out

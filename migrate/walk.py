@@ -145,17 +145,20 @@ class Walker:
             self.specs.pop()
 
     def _entry(self, entry: os.DirEntry, directory: str, rel_dir: str, real_dir: str) -> None:
-        full = os.path.join(directory, entry.name)
+        full = entry.path  # os.path.join(directory, entry.name), made by scandir
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         if self.excludes.match(rel, entry.name):
             return
         try:
             is_link = entry.is_symlink()
-            own = entry.stat(follow_symlinks=False)
+            if not is_link and entry.is_file(follow_symlinks=False):
+                mode = stat.S_IFREG  # from the directory listing's file type: no stat call per file
+            else:
+                mode = entry.stat(follow_symlinks=False).st_mode
         except OSError:
             return  # vanished while we walked
         if not is_link:
-            self._plain(entry, full, rel, own.st_mode, os.path.join(real_dir, entry.name))
+            self._plain(entry, full, rel, mode, real_dir)
             return
         try:
             target = os.stat(full)
@@ -196,11 +199,11 @@ class Walker:
             self.files_read.add(target_real)
             self.found.append((full, classify(entry.name)))
 
-    def _plain(self, entry: os.DirEntry, full: str, rel: str, mode: int, real: str) -> None:
+    def _plain(self, entry: os.DirEntry, full: str, rel: str, mode: int, real_dir: str) -> None:
         if stat.S_ISDIR(mode):
             if self.respect_gitignore and self._ignored_by_git(full, True):
                 return
-            self._visit(full, rel, real)
+            self._visit(full, rel, os.path.join(real_dir, entry.name))
             return
         if stat.S_ISREG(mode):
             kinds = classify(entry.name)

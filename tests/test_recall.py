@@ -242,6 +242,21 @@ def test_cached_findings_stay_correct_when_the_index_changes(tmp_path):
     assert _ext_findings(second) == []
 
 
+def test_cached_files_are_linked_again_when_the_definition_moves(tmp_path):
+    # the extension stays, its line moves: use.py and __init__.py come from the cache and are read again
+    # to link them to the new index (this read asked for 2**62 bytes and ran out of memory: exit 2)
+    _repo(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    setup = tmp_path / "setup.py"
+    setup.write_text("# a comment line\n" + setup.read_text())
+    second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert second.cached_files >= 2
+    assert len(_ext_findings(second)) == 6
+    messages = [f.message for f in second.findings if f.code == "NPU508" and "pkg._C" in f.message]
+    assert messages and all("setup.py:4" in m for m in messages)
+
+
 def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
     from migrate import fileio
 
@@ -254,6 +269,27 @@ def test_warm_run_reuses_linked_findings_without_parsing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fileio, "parse_python", must_not_parse)
     assert _ext_findings(scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)) == first
+
+
+def test_warm_run_imports_no_rule(tmp_path):
+    # nothing is analysed again, so no rule module is needed: not by the cross-file step when every
+    # linked file's findings come from the cache, not by the JSON report (only SARIF reads the rules)
+    import os
+    import subprocess
+
+    (tmp_path / "repo").mkdir()
+    _repo(tmp_path / "repo")
+    out = tmp_path / "report.json"
+    code = ("import sys\nfrom migrate import cli\ntry:\n    cli.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('migrate.rules.npu')))\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent), NPU_MIGRATE_CACHE_DIR=str(tmp_path / "cache"))
+    args = [sys.executable, "-c", code, "analyze", str(tmp_path / "repo"), "--format", "json", "-o", str(out), "--no-progress"]
+    cold = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert "npu508" in cold.stdout  # the cold run analysed and linked
+    first = json.loads(out.read_text())["findings"]
+    warm = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert warm.stdout.strip().splitlines()[-1] == "[]", warm.stdout
+    assert json.loads(out.read_text())["findings"] == first
 
 
 def test_torch_internal_namespaces_and_impl_libraries_define_nothing(tmp_path):

@@ -211,3 +211,27 @@ def test_many_linked_files_give_the_same_findings_in_the_worker_pool_as_in_one_p
     assert "_link_batch" in pooled_work
     assert one == pool
     assert one == sorted((f"{tmp_path.name}/user_{n:02d}.py", 2403) for n in range(20))
+
+
+def test_only_files_reaching_an_exported_name_are_parsed_again(tmp_path, monkeypatch):
+    # three files import the module that exports `amp_ctx`; only one uses that name (through the
+    # module, so the import alone does not say so): the others are not parsed a second time
+    from migrate import linking
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "amp.py").write_text(
+        "from torch.cuda.amp import autocast as amp_ctx  # noqa: F401\ndef plain(x):\n    return x\n")
+    (tmp_path / "user.py").write_text("from lib import amp\nwith amp.amp_ctx(True):\n    pass\n")
+    (tmp_path / "other.py").write_text("from lib import amp\ny = amp.plain(1)\n")
+    (tmp_path / "lib" / "sub.py").write_text("from . import amp\nz = amp.plain(2)\n")
+    parsed_again = []
+    real_link_batch = linking._link_batch
+
+    def spy(items, *args):
+        parsed_again.extend(Path(item[0]).name for item in items)
+        return real_link_batch(items, *args)
+
+    monkeypatch.setattr(linking, "_link_batch", spy)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+    assert _uses(result) == [(f"{tmp_path.name}/user.py", 2)]
+    assert parsed_again == ["user.py"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -124,8 +125,8 @@ def emit(result, verdict, fmt: str, output: str | None, quiet: bool = False) -> 
     import functools
 
     from migrate.report import get_reporter
-    from migrate.rules import rules_by_code
 
+    rules_by_code = _RulesOnDemand  # each call: a mapping that imports the rules when a reporter reads it
     reporter = get_reporter(fmt)
     if quiet and fmt == "text":
         reporter = functools.partial(reporter, show_summary=False)
@@ -142,6 +143,26 @@ def emit(result, verdict, fmt: str, output: str | None, quiet: bool = False) -> 
             raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
         reporter(result, sys.stdout, verdict=verdict, rules=rules_by_code())
+
+
+class _RulesOnDemand(Mapping):
+    """`rules_by_code()` for a reporter, imported on first read: of the reporters only SARIF reads the
+    rules, and importing every rule module is ~0.15 s of a warm re-run that analyses nothing."""
+
+    @functools.cached_property
+    def _rules(self) -> dict:
+        from migrate.rules import rules_by_code
+
+        return rules_by_code()
+
+    def __getitem__(self, code):
+        return self._rules[code]
+
+    def __iter__(self):
+        return iter(self._rules)
+
+    def __len__(self) -> int:
+        return len(self._rules)
 
 
 def statistics(findings) -> list[dict]:

@@ -1,5 +1,5 @@
 from migrate.findings import Category, Severity
-from migrate.repo_index import _CMAKE_COMMENT, _CMAKE_CUDA_LANGUAGE, cmake_defs
+from migrate.repo_index import CMAKE_COMMENT, CMAKE_CUDA_LANGUAGE, cmake_defs
 from migrate.rules.base import Invalid, Rule, Valid
 
 
@@ -44,8 +44,8 @@ class CmakeCudaBuild(Rule):
         if not ctx.path.replace("\\", "/").endswith("CMakeLists.txt"):
             return
         lines = ctx.lines
-        code = _CMAKE_COMMENT.sub("", ctx.source)
-        for match in _CMAKE_CUDA_LANGUAGE.finditer(code):
+        code = CMAKE_COMMENT.sub("", ctx.source)
+        for match in CMAKE_CUDA_LANGUAGE.finditer(code):
             number = code.count("\n", 0, match.start()) + 1
             yield self.finding(ctx, self._span(lines, number), "switches CMake's CUDA language (nvcc) on: " + self.MESSAGE)
         for target in cmake_defs(ctx.path, ctx.source):
