@@ -498,3 +498,17 @@ def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_p
     other = tmp_path / "other"
     _write(other, {k: v for k, v in UNBUILT.items() if k != "lib/make.sh"})
     assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 3
+
+
+def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_reported(tmp_path):
+    # inplace_abn's shape: setup.py walks src/ and keeps files whose extension is in [".cpp", ".cu"];
+    # the bare ".cu" names any CUDA file, so none may be dropped as unbuilt
+    setup = (
+        "import os\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "def find_sources(root):\n"
+        "    exts = ['.cpp', \".cu\"]\n"
+        "    return [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if os.path.splitext(f)[1] in exts]\n"
+        "ext = CUDAExtension(name='pkg._backend', sources=find_sources('src'))\n"
+    )
+    _write(tmp_path, {"setup.py": setup, "src/k.cu": "__global__ void k() {}\n", "src/k.cpp": "int f();\n"})
+    assert [f.path.rsplit("/", 2)[-2:] for f in _scan(tmp_path).findings if f.code == "NPU506"] == [["src", "k.cu"]]
