@@ -12,6 +12,8 @@ _EXT = "torch.utils.cpp_extension"
 # extra_objects=['src/op_kernel.cu.o'])` links kernels compiled by an nvcc command of a shell script
 _FFI = "torch.utils.ffi.create_extension"
 _CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o")
+# setup() keywords that ship files as package data: a `.cu` named there is copied, not built
+_DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
 # nvcc run as a command in a shell launcher (`nvcc -c -o k.cu.o k.cu -x cu ...` in make.sh)
 _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
 # `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
@@ -49,7 +51,8 @@ class CudaExtension(Rule):
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
-    that uses cpp_extension (`glob("kernels/*.cu")`), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
+    that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
     `"arch=compute_80,code=sm_80"`), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
@@ -82,6 +85,9 @@ class CudaExtension(Rule):
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
+        # chamferdist setup.py: the kernel sources shipped in the wheel as data (the build is elsewhere)
+        "from torch.utils.cpp_extension import BuildExtension\nsetup(name='m', package_data={'m': ['*.cu', '*.cuh']},\n"
+        "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
         Invalid(  # llm-awq kernels/setup.py: the sources list on lines of its own
@@ -231,9 +237,12 @@ class CudaExtension(Rule):
                 continue
             if ctx.qualname(node) == f"{_EXT}.CUDAExtension":
                 yield self.finding(ctx, node)
+        shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in ast.walk(kw.value)}
         for node in ctx.nodes.get(ast.Constant, ()):
             if id(node) in inside or not isinstance(node.value, str):
                 continue
+            if node.value.strip().endswith(_CUDA_SUFFIXES) and id(node) in shipped:
+                continue  # files copied into the wheel, not compiled
             if node.value.strip().endswith(_CUDA_SUFFIXES) and "\n" not in node.value and len(node.value) < 200:
                 yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)
             elif node.value == "nvcc" and self._is_key(ctx, node):
