@@ -10,8 +10,9 @@ file) on every run, and only where nothing can build a file without naming it:
   cffi build, an nvcc command, a CMake CUDA target); with none, the build is somewhere the scan does not
   read (a Makefile, another repository), and every CUDA file stays reported;
 - a wildcard mention anywhere (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
-  `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension of a source walker's list or
-  test: `[".cpp", ".cu"]`, `f.endswith(".cu")`) could name any file: every file stays reported;
+  `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension as an element of a source
+  walker's list: `[".cpp", ".cu"]`) could name any file: every file stays reported (a bare `'.cu'` elsewhere,
+  `compiler.src_extensions.append('.cu')`, says how listed sources compile, not which);
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
   `#include "k.cuh"`), by file name.
 """
@@ -26,7 +27,11 @@ from migrate.findings import FileResult
 # a CUDA file named in text: `src/k.cu`, "k.cuh", <gpu/bvh.cuh>; the name's own characters only
 _NAMED = re.compile(r"([\w+-][\w.+-]*\.cuh?)(?![\w.])")
 # a pattern or a computed name that can stand for any CUDA file
-_WILDCARD = re.compile(r"\*\.cuh?\b|\}\.cuh?\b|[rbuf]?(['\"])\.cuh?\1|%s\.cuh?\b")
+_WILDCARD = re.compile(
+    r"\*\.cuh?\b|\}\.cuh?\b|\+\s*[rbuf]?['\"]\.cuh?['\"]|%s\.cuh?\b"
+    # the bare extension as an element of a list or tuple: a source walker's `[".cpp", ".cu"]`
+    r"|[\[,]\s*[rbuf]?(['\"])\.cuh?\1|[rbuf]?(['\"])\.cuh?\2\s*,"
+)
 WILDCARD = "cu:*"
 _BUILD_CODES = ("NPU505", "NPU511")
 

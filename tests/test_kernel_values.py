@@ -512,3 +512,10 @@ def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_report
     )
     _write(tmp_path, {"setup.py": setup, "src/k.cu": "__global__ void k() {}\n", "src/k.cpp": "int f();\n"})
     assert [f.path.rsplit("/", 2)[-2:] for f in _scan(tmp_path).findings if f.code == "NPU506"] == [["src", "k.cu"]]
+    # faster-rcnn.pytorch's lib/setup.py tells the compiler how listed sources compile (`append('.cu')`,
+    # `splitext(src)[1] == '.cu'`): not a wildcard, the stray copy nothing builds stays dropped
+    nvcc_compiler = "def customize(self):\n    self.src_extensions.append('.cu')\n    return os.path.splitext(src)[1] == '.cu'\n"
+    other = tmp_path / "other"
+    _write(other, dict(UNBUILT, **{"lib/setup.py": nvcc_compiler}))
+    reported = sorted(f.path.split("/nms/", 1)[1] for f in _scan(other).findings if f.code == "NPU506")
+    assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
