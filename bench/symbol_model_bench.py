@@ -9,7 +9,9 @@ they run (CPU seconds of this process, which a loaded machine disturbs less than
   values of migrate/kernel_values.py), exports (`repo_index.export_defs`), import references
   (`repo_index.import_facts`), the names reached through imports (`repo_index.link_uses`);
 - the cross-file step: `linking.link_extensions` (index, files to link, their linked findings), with
-  the number of files it parses again;
+  the number of files it parses again and their lines. Its cost follows those lines (CPU per line of
+  them in the row), and on a subset they grow with the square of the fraction: a file is parsed again
+  only when it and the module it imports from are both in the subset;
 - after the scan, the repository-wide lists: `repo_index.build_index`, `deps.unknown_dependencies`,
   `deps.kernels_to_port`.
 The fractions take every 4th / 2nd / every file of the sorted list, so each holds the same mix.
@@ -54,11 +56,11 @@ def _child(fraction: int) -> dict:
     for name in ("python_defs", "export_defs", "import_facts", "link_uses"):
         timed(repo_index, name, "facts")
     timed(linking, "link_extensions", "link")
-    parsed_again: list[str] = []
+    parsed_again: list[tuple[str, int]] = []  # (path, lines)
     real_link_batch = linking._link_batch
 
     def link_batch(items, *args):
-        parsed_again.extend(item[0] for item in items)
+        parsed_again.extend((item[0], item[2].count(b"\n") if isinstance(item[2], bytes) else 0) for item in items)
         return real_link_batch(items, *args)
 
     linking._link_batch = link_batch  # jobs=1: the cross-file step runs in this process
@@ -78,7 +80,9 @@ def _child(fraction: int) -> dict:
             "lists_cpu_s": round(lists_cpu, 3), "symbol_model_cpu_s": round(model, 3),
             "symbol_model_us_per_line": round(model / lines * 1e6, 3), "scan_us_per_line": round(scan_cpu / lines * 1e6, 2),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "parsed_again": len(parsed_again), "modules": len(index.modules), "namespaces": len(index.namespaces), "exports": len(index.exports),
+            "parsed_again": len(parsed_again), "parsed_again_lines": sum(n for _, n in parsed_again),
+            "link_us_per_line_parsed_again": round(spent.get("link", 0.0) / max(sum(n for _, n in parsed_again), 1) * 1e6, 2),
+            "modules": len(index.modules), "namespaces": len(index.namespaces), "exports": len(index.exports),
             "unknown_dependencies": len(unknown), "kernels": len(kernels)}
 
 
@@ -99,7 +103,8 @@ def bench_symbol_model(files, rows, results, quick: bool = False) -> None:
         rows.append((f"symbol model, {label} of torch ({row['files']} files, {row['lines']:,} lines)",
                      f"{row['symbol_model_us_per_line']} us/line",
                      f"{row['symbol_model_cpu_s']:.2f} s CPU (facts {row['facts_cpu_s']:.2f}, link {row['link_cpu_s']:.2f} "
-                     f"with {row['parsed_again']} files parsed again, {row['link_cpu_s'] / max(row['parsed_again'], 1) * 1e3:.0f} ms each; "
+                     f"with {row['parsed_again']} files ({row['parsed_again_lines']:,} lines) parsed again, "
+                     f"{row['link_us_per_line_parsed_again']} us per line of them; "
                      f"lists {row['lists_cpu_s']:.2f}); peak RSS {row['peak_rss_mib']} MiB",
                      f"per line x{row['model_per_line_vs_quarter']} of 1/4 (linear 1.0); whole scan -j1 "
                      f"{row['scan_cpu_s']:.1f} s CPU, x{row['scan_per_line_vs_quarter']} per line; lines x{row['lines_vs_quarter']}, "

@@ -66,18 +66,40 @@ def module_values(ctx, defs) -> list:
 def _builds_cuda(ctx, function) -> ast.Call | None:
     """The `CUDAExtension(...)` call (direct, or through a variable bound to it) or the JIT build of CUDA
     sources (`load(name=ext_name, ..., with_cuda=True)`: KNN_CUDA's `load_cpp_ext("knn")`) inside `function`."""
-    from migrate.repo_index import _jit_with_cuda, extension_class_variables
-
-    variables = extension_class_variables(ctx)
-    for node in ast.walk(function):
-        if not isinstance(node, ast.Call):
-            continue
-        name = ctx.qualname(node.func)
-        if name == f"{_EXT}.CUDAExtension" or (isinstance(node.func, ast.Name) and node.func.id in variables):
-            return node
-        if name in _JIT and _jit_with_cuda(ctx, node):
+    if id(function) not in _functions_building_cuda(ctx):
+        return None
+    for node in ast.walk(function):  # the first such call in the order of the walk
+        if node.__class__ is ast.Call and _is_cuda_build(ctx, node):
             return node
     return None
+
+
+def _is_cuda_build(ctx, node: ast.Call) -> bool:
+    from migrate.repo_index import _jit_with_cuda, extension_class_variables
+
+    name = ctx.qualname(node.func)
+    if name == f"{_EXT}.CUDAExtension" or (isinstance(node.func, ast.Name) and node.func.id in extension_class_variables(ctx)):
+        return True
+    return name in _JIT and _jit_with_cuda(ctx, node)
+
+
+def _functions_building_cuda(ctx) -> frozenset[int]:
+    """id() of every function holding a CUDA build call (`_is_cuda_build`), found with one pass over the
+    file's calls: `helper_builds` asks about every function, and walking each one (nested ones again
+    for each enclosing function) cost more than the rest of the file's facts on large files."""
+    cached = ctx.__dict__.get("_npu_functions_building_cuda")
+    if cached is not None:
+        return cached
+    out: set[int] = set()
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not _is_cuda_build(ctx, call):
+            continue
+        parent = ctx.parent(call)
+        while parent is not None:
+            out.add(id(parent))
+            parent = ctx.parent(parent)
+    ctx.__dict__["_npu_functions_building_cuda"] = out = frozenset(out)
+    return out
 
 
 def _render(node, env: dict) -> str | None:

@@ -78,6 +78,8 @@ def bind_relative_imports(ctx, known) -> bool:
 def forget_resolved_names(ctx) -> None:
     """After names were bound in `ctx.imports`: drop what was resolved without them."""
     ctx.__dict__.pop("_npu_chain_tops", None)
+    ctx.__dict__.pop("_npu_extension_class_variables", None)
+    ctx.__dict__.pop("_npu_functions_building_cuda", None)
     ctx._qualname_cache.clear()
 
 
@@ -163,9 +165,15 @@ def _never_an_extension(module: str) -> bool:
     return root in STDLIB or root == "torch" or root == "__future__"
 
 
-def extension_class_variables(ctx) -> set[str]:
+def extension_class_variables(ctx) -> frozenset[str]:
     """Names bound to `CUDAExtension` by assignment: `extension = CUDAExtension` or
-    `Ext = CUDAExtension if use_cuda else CppExtension` (Deformable-DETR / mmcv-style setup.py)."""
+    `Ext = CUDAExtension if use_cuda else CppExtension` (Deformable-DETR / mmcv-style setup.py).
+    Computed once per context: `kernel_values.helper_builds` asks once per function of the file,
+    which made a file's facts quadratic in its size (torch's common_utils.py: 439 functions x 2,000
+    assignments, 0.6 s)."""
+    cached = ctx.__dict__.get("_npu_extension_class_variables")
+    if cached is not None:
+        return cached
     out: set[str] = set()
     for statement in ctx.nodes.get(ast.Assign, ()):
         values = [statement.value]
@@ -173,6 +181,7 @@ def extension_class_variables(ctx) -> set[str]:
             values = [statement.value.body, statement.value.orelse]
         if any(ctx.qualname(v) == f"{_EXT}.CUDAExtension" for v in values):
             out.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    ctx.__dict__["_npu_extension_class_variables"] = out = frozenset(out)
     return out
 
 

@@ -519,3 +519,44 @@ def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_report
     _write(other, dict(UNBUILT, **{"lib/setup.py": nvcc_compiler}))
     reported = sorted(f.path.split("/nms/", 1)[1] for f in _scan(other).findings if f.code == "NPU506")
     assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
+
+
+def _setup_with_functions(n: int) -> str:
+    """A setup.py with a build helper (through a variable bound to CUDAExtension) and `n` other functions,
+    each with its own assignments, as in torch's testing/_internal/common_utils.py."""
+    lines = ["from torch.utils.cpp_extension import CUDAExtension", "extension = CUDAExtension", "",
+             "def make_ext(name, module, sources):", "    return extension(name=f'{module}.{name}', sources=sources)", ""]
+    for i in range(n):
+        lines += [f"def helper_{i}(x):", f"    y_{i} = len(x) + {i}", f"    z_{i} = y_{i} * 2", f"    return z_{i}", ""]
+    lines.append("ext = make_ext(name='dcn_ext', module='proj.ops.dcn', sources=['src/dcn.cu'])")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_files_build_facts_cost_grows_linearly_with_its_functions():
+    """helper_builds asks about every function of a file whether it builds CUDA code: answering from one pass
+    over the file's calls and assignments keeps the facts linear in the file's size (they were quadratic:
+    every function asked again for the whole file's assignments bound to CUDAExtension)."""
+    import ast
+
+    from migrate import engine, repo_index
+    from migrate.context import PythonContext
+
+    def resolutions(n: int) -> tuple[int, list[str]]:
+        text = _setup_with_functions(n)
+        ctx = PythonContext("proj/setup.py", text, ast.parse(text), engine._kb(None))
+        calls = 0
+        real = ctx.qualname
+
+        def counted(node):
+            nonlocal calls
+            calls += 1
+            return real(node)
+
+        ctx.qualname = counted
+        names = [d.name for d in repo_index.python_defs(ctx) if d.kind == "module"]
+        return calls, names
+
+    small, names = resolutions(100)
+    large, names_large = resolutions(400)
+    assert names == names_large == ["proj.ops.dcn.dcn_ext"]
+    assert large < 5 * small, (small, large)  # 4x the functions: linear is ~4x, quadratic ~16x

@@ -235,3 +235,29 @@ def test_only_files_reaching_an_exported_name_are_parsed_again(tmp_path, monkeyp
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
     assert _uses(result) == [(f"{tmp_path.name}/user.py", 2)]
     assert parsed_again == ["user.py"]
+
+
+def test_files_are_parsed_again_without_the_cyclic_collector(tmp_path, monkeypatch):
+    # each full collection a parse triggers walks every result of the scan, which made a parsed line
+    # cost more in a larger repository; the collector is back on once linking is done
+    import gc
+
+    from migrate import fileio
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "amp.py").write_text(
+        "from torch.cuda.amp import autocast as amp_ctx  # noqa: F401\ndef plain(x):\n    return x\n")
+    (tmp_path / "user.py").write_text("from lib import amp\nwith amp.amp_ctx(True):\n    pass\n")
+    collecting = []
+    real_parse = fileio.parse_python
+
+    def spy(text, *args, **kwargs):
+        collecting.append(gc.isenabled())
+        return real_parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(fileio, "parse_python", spy)
+    assert gc.isenabled()
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+    assert _uses(result) == [(f"{tmp_path.name}/user.py", 2)]
+    assert collecting == [False]  # user.py, the one file parsed again
+    assert gc.isenabled()
