@@ -285,6 +285,17 @@ def test_model_inputs_reduced_on_another_device_match_the_recording():
     assert "args.0.max" in compare_data(_fp(gpu), _fp(moved), exact=False)
 
 
+def test_differences_only_after_the_judged_window_follow_the_training_numerics():
+    """Weights identical before the first step and apart after it, inputs apart only from the fourth forward:
+    across hardware the losses judge those (the window counts from msprobe's pack step 0, not from the first
+    difference)."""
+    weights_later = [(1, "fc1.bias", 0.039767, -0.019423, 0.6313869, 0.04254879)]
+    inputs_later = [(5, "args.0", 0.2, 0.2, 0.2, 0.2)]
+    judged, notes = expected_across_hardware(_statistics_config(inputs_later, weights_later), same_hardware=False)
+    assert judged.item("dataset").status == "warning" and judged.item("weights").status == "warning"
+    assert any("(msprobe pack step 0) are identical; the weights of later steps" in n for n in notes)
+
+
 def test_inputs_the_model_computes_itself_are_judged_on_the_first_forward_calls():
     """An ODE solver's states are the model's inputs (torchdiffeq's ode_demo.py on the H200 against the stand-in):
     the first forward calls agree within the tolerance, later ones follow the adaptive solver's own steps."""

@@ -174,18 +174,17 @@ def _statistics_item(item: msprobe_bridge.ConfigItem) -> tuple[msprobe_bridge.Co
     rows = list(item.differing)
     if item.status != "error" or not rows:
         return item, None
-    first = min(r[0] for r in rows)
-    window = FINGERPRINT_BATCHES if item.name == "dataset" else 1
-    judged = [r for r in rows if r[0] < first + window]
+    window = FINGERPRINT_BATCHES if item.name == "dataset" else 1  # msprobe's pack steps count from 0
+    judged = [r for r in rows if r[0] < window]
     if _beyond_hardware(judged):
         return item, None
     what = (f"the model's inputs of its first {window} forward calls" if item.name == "dataset"
-            else f"the weights before the first optimizer step (msprobe pack step {first})")
+            else "the weights before the first optimizer step (msprobe pack step 0)")
+    how = (f"differ only as statistics computed on another device do (largest relative differences: {_largest(judged)}; "
+           f"tolerance {STATISTICS_RTOL:g}, migrate/knowledge/loss_tolerances.toml [statistics])" if judged else "are identical")
     subject = "later inputs (which can be the model's own outputs)" if item.name == "dataset" else "the weights of later steps"
     later = "" if len(judged) == len(rows) else f"; {subject} follow each device's training numerics, which the losses judge"
-    note = (f"config_check {item.name}: {what} differ only as statistics computed on another device do "
-            f"(largest relative differences: {_largest(judged)}; tolerance {STATISTICS_RTOL:g}, "
-            f"migrate/knowledge/loss_tolerances.toml [statistics]){later}: not held against the migration")
+    note = f"config_check {item.name}: {what} {how}{later}: not held against the migration"
     return replace(item, status="warning"), note
 
 
@@ -217,7 +216,7 @@ _RANDOM_API = re.compile(r"^(?:Functional|Torch|Tensor)\.(?P<op>(?:feature_)?(?:
                          r"normal_?|uniform_|exponential_|geometric_|cauchy_|log_normal_|random_)\.\d+\.(?:forward|backward)$")
 
 # `npu-migrate baseline --no-dropout`: the child sets every dropout's probability to 0 with msprobe's
-# remove_dropout (checks/child/bootstrap.py); the bundle records it and validate --baseline does the same.
+# remove_dropout (checks/validate/child.py); the bundle records it and validate --baseline does the same.
 NO_DROPOUT_ENV = "NPU_MIGRATE_NO_DROPOUT"
 # `npu-migrate baseline --strict-fp32`: TF32 (GPU) and HF32 (NPU) off in the child (checks/validate/child.py)
 STRICT_FP32_ENV = "NPU_MIGRATE_STRICT_FP32"
