@@ -395,6 +395,17 @@ def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_p
     seen.clear()
     against.run_validate_baseline(folder, NPU)
     assert hosts.NO_DROPOUT_ENV not in (seen.get("migrated_env") or {})
+    # --strict-fp32 recorded: HF32 off here too; a real-GPU recording without it: the notes say TF32 may drift
+    plain = {k: v for k, v in manifest.items() if k not in ("files", "schema_version")}
+    fmt.write_manifest(folder, plain | {"fp32": "strict", "backend": "cuda"})
+    seen.clear()
+    against.run_validate_baseline(folder, NPU)
+    assert seen["migrated_env"] == {hosts.STRICT_FP32_ENV: "1"} and not any("TF32 may" in n or "drift" in n for n in seen["notes"])
+    fmt.write_manifest(folder, plain | {"fp32": "device default", "backend": "cuda"})
+    seen.clear()
+    against.run_validate_baseline(folder, NPU)
+    assert hosts.STRICT_FP32_ENV not in (seen.get("migrated_env") or {})
+    assert any("TF32" in n and "--strict-fp32" in n for n in seen["notes"])
 
 
 def test_the_recordings_progress_lines_are_the_baseline_commands():
