@@ -13,6 +13,16 @@ on a CPU (CPU float16 matmuls are 5-20x slower). The other autocast lists (float
 CPU's own. Known difference: ops on CUDA's float32 list but not the CPU's (exp, log, pow, sum, ...)
 keep a float16 input's dtype here, where CUDA computes them in float32.
 
+Like torch's own autocast cache (`cached_cast`, aten/src/ATen/autocast_mode.cpp), a float32 leaf tensor
+that requires grad (a weight) is cast to the autocast dtype once per region and that tensor reused by
+every op of the region that takes it (an RNN cell called per time step, a module called on two views,
+tied weights), each use reading it back in float32: the device's graph (one cast, the uses' gradients
+summed in the lower precision before the cast back), one copy per use less each way. The cache is
+dropped where torch drops its own (`torch.clear_autocast_cache`, called on leaving the outermost
+region) and is off where the region's is (`cache_enabled=False`); rounded under no_grad and with grad
+are kept apart, and a weight changed in place since (an optimizer step inside the region) is rounded
+again.
+
 Runs inside a smoke child only (imports torch). Installed once, at the first region entered under
 the policy; the kernels are registered for the AutocastCPU dispatch key of the process.
 """
@@ -33,6 +43,8 @@ LOWER_PRECISION_OPS = (
 )
 _ELIGIBLE = (torch.float32, torch.float16, torch.bfloat16)
 _library = None
+# (id(tensor), dtype, grad enabled) -> (tensor, its version, its cast): held so that its id is not reused
+_cache: dict[tuple, tuple] = {}
 
 
 def install() -> None:
@@ -51,6 +63,13 @@ def install() -> None:
             op = getattr(getattr(torch.ops.aten, packet, None), overload or "default", None)
             if op is not None:
                 _library.impl(name, _kernel(op, below), "AutocastCPU")
+    clear = torch.clear_autocast_cache
+
+    def clear_autocast_cache():  # torch's region exit clears its cache and, with it, this one
+        _cache.clear()
+        clear()
+
+    torch.clear_autocast_cache = clear_autocast_cache
 
 
 def _kernel(op, below):
@@ -68,9 +87,16 @@ def _kernel(op, below):
 def _round(value, dtype):
     """An eligible floating tensor rounded to the autocast dtype, held in float32 (lists too)."""
     if isinstance(value, torch.Tensor):
-        if value.dtype in _ELIGIBLE:
-            return value.to(dtype).float() if value.dtype != dtype else value.float()
-        return value
+        if value.dtype not in _ELIGIBLE:
+            return value
+        if value.dtype is torch.float32 and value.requires_grad and value.is_leaf and not value._is_view() \
+                and torch.is_autocast_cache_enabled():
+            key = (id(value), dtype, torch.is_grad_enabled())
+            hit = _cache.get(key)
+            if hit is None or hit[0] is not value or hit[1] != value._version:  # changed in place: again
+                hit = _cache[key] = (value, value._version, value.to(dtype))
+            return hit[2].float()
+        return value.to(dtype).float() if value.dtype != dtype else value.float()
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], torch.Tensor):
         return type(value)(_round(v, dtype) for v in value)
     return value
