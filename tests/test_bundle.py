@@ -408,10 +408,24 @@ def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_p
     assert any("TF32" in n and "--strict-fp32" in n for n in seen["notes"])
 
 
-def test_the_recordings_progress_lines_are_the_baseline_commands():
-    """`npu-migrate baseline` shares validate's run of a side; its lines must not read "validate: ..."."""
-    from checks.validate.baseline_record import _as_baseline
+def test_the_recordings_progress_lines_are_the_baseline_commands(tmp_path, monkeypatch):
+    """`npu-migrate baseline` shares validate's run of a side (run_side); its progress line must not read
+    "validate: ...". The real run_side (its training child stubbed), stopped where it copies the script: missing."""
+    from checks.validate import run as validate_run
+    from checks.validate.log import SplitLog
+    from checks.validate.record import record_run
+    from checks.validate.run import run_side
 
-    assert _as_baseline("validate: running the baseline (train.py, backend cuda, 10 steps)") == \
-        "baseline: recording the original (train.py, backend cuda, 10 steps)"
-    assert _as_baseline("validate: running the migrated (x.py)") == "validate: running the migrated (x.py)"
+    monkeypatch.setattr(validate_run, "_smoke", lambda *a, **kw: None)
+    lines = []
+    log = SplitLog(tmp_path / "record.log", None)
+    try:
+        for heading in ("baseline: recording the original", None):
+            ran = record_run(tmp_path / "missing.py", tmp_path / "b", tmp_path / "w", backend="cpu", steps=1, dump_steps=0,
+                             common={"script_args": {"baseline": ()}}, env={}, notes=[], say=lines.append, stream=log,
+                             run_side=run_side, heading=heading)
+            assert isinstance(ran, str)
+    finally:
+        log.close()
+    assert lines[0].startswith("baseline: recording the original (missing.py, backend cpu")
+    assert lines[1].startswith("validate: running the baseline (missing.py")

@@ -39,18 +39,21 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
             script_args = recorded_args
         else:
             notes.append(f"script arguments given here {list(script_args)} replace the recorded ones {list(recorded_args)}")
+        recorded_env = {}  # what the recording set in its run, set here too (checks/validate/child.py)
         if manifest.get("dropout") == "removed":
-            options["migrated_env"] = {**(options.get("migrated_env") or {}), NO_DROPOUT_ENV: "1"}
+            recorded_env[NO_DROPOUT_ENV] = "1"
             notes.append("dropout removed in the migrated run as in the recorded one (`baseline --no-dropout`: every "
                          "dropout's probability 0, msprobe's remove_dropout)")
         if manifest.get("fp32") == "strict":
-            options["migrated_env"] = {**(options.get("migrated_env") or {}), STRICT_FP32_ENV: "1"}
+            recorded_env[STRICT_FP32_ENV] = "1"
             notes.append("float32 in full precision in the migrated run as in the recorded one (`baseline --strict-fp32`: "
                          "HF32 off on the NPU, as TF32 was on the GPU)")
         elif manifest.get("backend") == "cuda":
             notes.append("the baseline ran with the GPU's default float32 precision (cuDNN convolutions may use TF32, "
                          "10-bit mantissas): losses can drift apart within a few steps of training; for a tight "
                          "comparison record with `npu-migrate baseline --strict-fp32` (TF32 off there, HF32 off here)")
+        if recorded_env:
+            options["migrated_env"] = {**(options.get("migrated_env") or {}), **recorded_env}
         warning = script_note(bundle, Path(cwd or Path.cwd()))
         if warning:
             notes.append(warning)

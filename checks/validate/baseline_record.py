@@ -111,7 +111,8 @@ def record_baseline(
                 common.update(launch=launch, progress_timeout=progress_timeout)
             with tempfile.TemporaryDirectory(prefix="npu-baseline-") as tmp:
                 ran = record_run(script, partial, Path(tmp), backend=backend, steps=steps, dump_steps=dump_steps,
-                                 common=common, env=env, notes=notes, say=lambda line: log.say(_as_baseline(line)), stream=log, run_side=run_side)
+                                 common=common, env=env, notes=notes, say=log.say, stream=log, run_side=run_side,
+                                 heading="baseline: recording the original")
         finally:
             log.close()
         if isinstance(ran, str):
@@ -134,10 +135,3 @@ def record_baseline(
     return Recorded(target, manifest["backend"], manifest["device"], tuple(manifest["losses"]), manifest["loss_dtype"],
                     fp.get("what") if fp.get("observed") else f"not observed: {fp.get('why')}{unhooked}",
                     tuple(manifest["notes"]), time.perf_counter() - t0)
-
-
-def _as_baseline(line: str) -> str:
-    """The recording shares validate's run of a side (its progress lines say "validate: running the baseline"):
-    under `npu-migrate baseline` they are this command's lines."""
-    return "baseline: recording the original" + line.removeprefix("validate: running the baseline") \
-        if line.startswith("validate: running the baseline") else line

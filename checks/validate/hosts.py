@@ -16,20 +16,12 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from checks.validate import msprobe_bridge
+from checks.validate import loss_compare, msprobe_bridge
 from checks.validate.bundle import FINGERPRINT_BATCHES, Bundle, sha256_file
 
-
-def _statistics_tolerance() -> float:
-    """migrate/knowledge/loss_tolerances.toml [statistics]: msprobe's statistics of the same tensors computed
-    on two devices (a project default measured on an H200 against the stand-in). On the CPU emulations both
-    sides are the same bits: exact."""
-    from migrate.knowledge import read_toml
-
-    return float(read_toml("loss_tolerances.toml")["statistics"]["rtol"])
-
-
-STATISTICS_RTOL = _statistics_tolerance()
+# msprobe's statistics of the same tensors computed on two devices (loss_tolerances.toml [statistics]: a project
+# default measured on an H200 against the stand-in); on the CPU emulations both sides are the same bits: exact
+STATISTICS_RTOL = float(loss_compare._tolerance_data()["statistics"]["rtol"])
 
 
 def _numbers(stats) -> list[tuple[str, float]]:

@@ -30,7 +30,7 @@ class RecordedRun:
 
 
 def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: int, dump_steps: int, common: dict,
-               env: dict, notes: list[str], say, stream, run_side) -> RecordedRun | str:
+               env: dict, notes: list[str], say, stream, run_side, heading: str | None = None) -> RecordedRun | str:
     """Run the original (validate's run of a side, checks.validate.run.run_side) and record it into `folder` as a
     bundle: the files of checks/validate/bundle.py and manifest.json with their checksums. The one recording of
     the original: `npu-migrate baseline` writes it into the bundle it hands over, a same-host `validate` into a
@@ -38,7 +38,8 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
 
     common: validate's per-side run options (script_args and cwd per side, launch for N ranks); notes: the
     manifest's notes (the backend chosen and why); run_side: checks.validate.run.run_side (passed in: that module
-    records through this one). A script that cannot be prepared gives its reason as a string."""
+    records through this one); heading: the progress line's start (run_side's, `validate: running the baseline`,
+    by default). A script that cannot be prepared gives its reason as a string."""
 
     folder.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
@@ -50,7 +51,7 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         config = write_dump_config(work / "dump_config.json", folder / "dump", list(dumped))
         run_env["NPU_VALIDATE_DUMP_CONFIG"] = str(config)
     ran = run_side("baseline", script, script.name, work / "run", folder, backend, steps=steps, env=run_env,
-                   common=common, say=say, stream=stream)
+                   common=common, say=say, stream=stream, heading=heading)
     if isinstance(ran, str):
         return ran
     copy, smoke = ran

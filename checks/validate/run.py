@@ -478,14 +478,15 @@ def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCo
 
 
 def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, backend: str, *, steps: int,
-              env: dict, common: dict, say, stream) -> tuple[InstrumentedCopy, Any] | str:
+              env: dict, common: dict, say, stream, heading: str | None = None) -> tuple[InstrumentedCopy, Any] | str:
     """One script through the smoke machinery in its instrumented copy: the copy, the smoke result,
     `side_dir` holding config_check_pack.zip, instrumented_<name> and smoke.json. A script that cannot
     be copied (does not parse, unreadable) gives the reason as a string instead. Used by validate for
-    both sides and by `npu-migrate baseline` (checks/validate/baseline_record.py) for the original."""
+    both sides and by `npu-migrate baseline` (checks/validate/baseline_record.py) for the original, whose
+    progress line starts with its own `heading`."""
     side_dir.mkdir(parents=True, exist_ok=True)
     zip_path = side_dir / "config_check_pack.zip"
-    say(f"validate: running the {side} ({script.name}, backend {backend}{_emulated_suffix(backend)}, {steps} steps)")
+    say(f"{heading or f'validate: running the {side}'} ({script.name}, backend {backend}{_emulated_suffix(backend)}, {steps} steps)")
     stream.begin(f"{side} run: {script}")
     # The child starts at once and imports torch while this process writes its instrumented
     # copy (libcst's import alone takes seconds): the two overlap (bench: validate overhead).
