@@ -221,6 +221,8 @@ def test_hogwild_original_that_does_not_repeat_passes_against_its_own_spread(tmp
     data = json.loads((tmp_path / "out" / "validate.json").read_text())
     assert data["baseline_runs"] == result.baseline_runs and data["repeat"]["max_spread"] > 0
     assert "not deterministic" in (tmp_path / "out" / "summary.md").read_text()
+    retried = [n for n in result.notes if n.startswith("the original races")]  # only when its first run lay outside
+    assert all("lies within the spread and is the one compared" in n for n in retried), retried
 
 
 def test_hogwild_with_a_changed_learning_rate_still_fails(tmp_path):
@@ -230,3 +232,6 @@ def test_hogwild_with_a_changed_learning_rate_still_fails(tmp_path):
     assert result.baseline_runs == 2  # --repeat 1: one extra run, never more
     assert result.losses.first_divergence is not None
     assert any("outside the original's range" in r for r in result.reasons), result.reasons
+    # the original races: the migrated script ran again too, and lay outside every time
+    assert any(n.startswith("the original races") and n.endswith("it lies outside every time: the difference is the "
+                                                                  "rewrite's") for n in result.notes), result.notes

@@ -20,6 +20,7 @@ from checks.validate.repeat import (
     causes,
     first_outside,
     repeat_original,
+    retry_migrated,
     static_causes,
     verdict_reasons,
 )
@@ -192,3 +193,35 @@ def test_a_racing_original_widens_every_step_by_its_largest_spread():
     racing = Repeat(runs, 1.0, (f"{SHARED_MEMORY} (x)",))
     assert band(plain, rtol=0, atol=0)[1] == (0.9, 0.9)
     assert band(racing, rtol=0, atol=0)[1] == pytest.approx((0.88, 0.92))
+
+
+def _racing(*runs):
+    return Repeat(tuple(runs), 1.0, (f"{SHARED_MEMORY} (x)",))
+
+
+def test_a_racing_original_runs_the_migrated_script_again_and_judges_the_run_within():
+    """A race the original's few runs did not show: the migrated run is a draw too; its next run is judged."""
+    rep = _racing(FIRST, (1.0, 0.91, 0.8, 0.7))  # spread 0.01 at step 2 (every step, racing)
+    unseen, seen = (1.0, 0.95, 0.8, 0.7), (1.0, 0.905, 0.8, 0.7)
+    calls = []
+    retry = retry_migrated(rep, unseen, lambda: calls.append(1) or seen, rtol=0, atol=0)
+    assert len(calls) == 1 and retry.losses == seen and retry.within == 2 and retry.first_outside == 1
+    assert "its run 2 lies within the spread" in retry.statement() and "at step 2" in retry.statement()
+
+
+def test_a_rewrite_error_stays_outside_every_migrated_run():
+    rep = _racing(FIRST, (1.0, 0.91, 0.8, 0.7))
+    wrong = (1.0, 0.5, 0.3, 0.2)
+    calls = []
+    retry = retry_migrated(rep, wrong, lambda: calls.append(1) or (1.0, 0.52, 0.31, 0.2), retries=2, rtol=0, atol=0)
+    assert len(calls) == 2 and retry.within is None and retry.losses == wrong
+    assert retry.statement().endswith("it lies outside every time: the difference is the rewrite's")
+
+
+def test_the_migrated_script_is_not_run_again_when_not_needed():
+    never = lambda: pytest.fail("run again")  # noqa: E731
+    inside = (1.0, 0.905, 0.8, 0.7)
+    assert retry_migrated(_racing(FIRST, (1.0, 0.91, 0.8, 0.7)), inside, never, rtol=0, atol=0) is None
+    plain = Repeat((FIRST, (1.0, 0.91, 0.8, 0.7)), 1.0, ())  # not racing: its spread is the judge, no re-draw
+    assert retry_migrated(plain, (1.0, 0.95, 0.8, 0.7), never, rtol=0, atol=0) is None
+    assert retry_migrated(_racing(FIRST, FIRST), (1.0, 0.95, 0.8, 0.7), never, rtol=0, atol=0) is None

@@ -367,6 +367,13 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             done.phase = "running the original again (the losses differ)"
             spread = _repeat_original(scripts, gpu_script.name, tmp_path, smoke["baseline"], mig, backends, side_env,
                                       common, say, stream, steps=steps, repeat=repeat, rtol=r, atol=a)
+            retry = _retry_migrated(spread, scripts, gpu_script.name, tmp_path, mig, backends, side_env, common, say,
+                                    stream, steps=steps, rtol=r, atol=a)
+            if retry is not None:
+                notes.append(retry.statement())
+                if retry.within is not None:
+                    mig = replace(mig, losses=retry.losses, steps=len(retry.losses))
+                    runs = (base, mig)
             if not spread.deterministic:
                 alignment = loss_compare.align_losses(
                     list(base.losses), list(mig.losses), rtol=r, atol=a, band=validate_repeat.band(spread, rtol=r, atol=a),
@@ -590,6 +597,27 @@ def _repeat_original(scripts, name, tmp_path, first, mig, backends, side_env, co
         first_child_steps=int(getattr(first, "child_steps", 0) or 0))
     say(f"validate: {spread.statement()}")
     return spread
+
+
+def _retry_migrated(spread, scripts, name, tmp_path, mig, backends, side_env, common, say, stream, *, steps, rtol,
+                    atol) -> validate_repeat.MigratedRetry | None:
+    """A racing original: the migrated script again while it lies outside the spread (checks/validate/repeat.py)."""
+    count = iter(range(1, validate_repeat.MIGRATED_RETRIES + 1))
+
+    def run_again() -> tuple[float, ...]:
+        i = next(count)
+        say(f"validate: the original races; running the migrated script again ({i} of at most "
+            f"{validate_repeat.MIGRATED_RETRIES}): its first run lies outside the original's spread")
+        stream.begin(f"migrated run {i + 1}: {scripts['migrated']}")
+        copy = make_copy(scripts["migrated"], tmp_path / "retry" / str(i), name, tmp_path / f"retry_pack_{i}.zip")
+        smoke = _smoke(copy, backend=backends["migrated"], steps=steps, env=side_env["migrated"], json_report=None,
+                       stream=stream, **_for_side(common, "migrated"))
+        return tuple(float(x) for x in (getattr(smoke, "losses", None) or ()))
+
+    retry = validate_repeat.retry_migrated(spread, mig.losses, run_again, rtol=rtol, atol=atol)
+    if retry is not None:
+        say(f"validate: {retry.statement()}")
+    return retry
 
 
 def _excuse_data_the_original_varies(data, recorded, spread, tmp_path, notes, *, exact):
