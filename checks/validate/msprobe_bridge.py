@@ -143,6 +143,8 @@ def _summarise_config_result(result_xlsx: str) -> dict:
     import pandas as pd
 
     sheets = pd.read_excel(result_xlsx, sheet_name=None)
+    if "env" in sheets:  # an empty value ("" set, e.g. CUDA_VISIBLE_DEVICES="") is not msprobe's "None" default
+        sheets["env"] = pd.read_excel(result_xlsx, sheet_name="env", keep_default_na=False, dtype=str)
     summary = sheets.get("summary")
     items = []
     for _, row in summary.iterrows():
@@ -158,7 +160,7 @@ def _summarise_config_result(result_xlsx: str) -> dict:
 def _item_details(name: str, df) -> tuple[list[str], int | None]:
     rows = df.to_dict("records")
     if name == "env":
-        out = [f"{r['bench_env_name']}={_s(r['bench_value'])} vs {r['cmp_env_name']}={_s(r['cmp_value'])} ({r['level']})" for r in rows]
+        out = [f"{r['bench_env_name']}={_env(r['bench_value'])} vs {r['cmp_env_name']}={_env(r['cmp_value'])} ({r['level']})" for r in rows]
         return out[:MAX_DETAILS], None
     if name == "pip":
         return [f"{r['package']}: baseline {_s(r['bench version'])}, migrated {_s(r['cmp version'])}" for r in rows][:MAX_DETAILS], None
@@ -217,6 +219,12 @@ def _float(value) -> float | None:
 def _last_frame(stack) -> str:
     lines = [line for line in str(stack).splitlines() if line.strip()]
     return lines[-1].strip() if lines else "?"
+
+
+def _env(value) -> str:
+    """An environment value as msprobe compared it: "" (set, empty) shown as such, not as msprobe's "None"
+    default of an unset variable (the stand-in hides GPUs with CUDA_VISIBLE_DEVICES="")."""
+    return '""' if value == "" else _s(value)
 
 
 def _s(value) -> str:
