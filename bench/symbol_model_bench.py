@@ -17,6 +17,9 @@ they run (CPU seconds of this process, which a loaded machine disturbs less than
 The fractions take every 4th / 2nd / every file of the sorted list, so each holds the same mix.
 Linear means the per-line cost stays flat: the ratio columns compare each fraction's per-line cost
 and peak memory with the 1/4 run's (time per line 1.0 = linear; memory grows with the files kept).
+Then the corpus cut into 4 and into 2 parts of whole top-level packages (`package_bins`), each part a
+smaller repository with its own imports kept: the parts of one cut hold every line once, so linear
+means the whole costs what its parts cost together.
 """
 
 from __future__ import annotations
@@ -32,11 +35,40 @@ ROOT = Path(__file__).resolve().parent.parent
 FRACTIONS = {4: "1/4", 2: "1/2", 1: "all"}
 
 
-def _child(fraction: int) -> dict:
+def package_bins(files: list[Path], bins: int) -> list[list[Path]]:
+    """The corpus cut into `bins` parts of whole top-level packages (torch/_inductor, torch/nn, ...; the
+    files directly in torch/ one more), each part about as many lines as the others: largest package
+    first into the part with the fewest lines. A part keeps its imports between its own modules."""
+    root = next(p for p in files[0].parents if p.name == "torch")
+    groups: dict[str, list[Path]] = {}
+    for path in files:
+        rel = path.relative_to(root).parts
+        groups.setdefault(rel[0] if len(rel) > 1 else "", []).append(path)
+    sizes = {name: sum(p.read_bytes().count(b"\n") for p in group) for name, group in groups.items()}
+    parts: list[list[Path]] = [[] for _ in range(bins)]
+    filled = [0] * bins
+    for name in sorted(groups, key=lambda n: (-sizes[n], n)):
+        k = filled.index(min(filled))
+        parts[k].extend(groups[name])
+        filled[k] += sizes[name]
+    return [sorted(part) for part in parts]
+
+
+def _subset(spec: str) -> list[Path]:
+    """`4` every 4th file of the sorted corpus; `packages:4:0` the first of 4 parts of whole packages."""
+    from bench.run import torch_corpus
+
+    files = torch_corpus()
+    if spec.startswith("packages:"):
+        _, bins, index = spec.split(":")
+        return package_bins(files, int(bins))[int(index)]
+    return files[:: int(spec)]
+
+
+def _child(spec: str) -> dict:
     import resource
 
     sys.path.insert(0, str(ROOT))
-    from bench.run import torch_corpus
     from migrate import deps, engine, linking, repo_index
 
     spent: dict[str, float] = {}
@@ -64,7 +96,7 @@ def _child(fraction: int) -> dict:
         return real_link_batch(items, *args)
 
     linking._link_batch = link_batch  # jobs=1: the cross-file step runs in this process
-    subset = torch_corpus()[::fraction]
+    subset = _subset(spec)
     lines = sum(p.read_bytes().count(b"\n") for p in subset)
     cpu, wall = time.process_time(), time.perf_counter()
     result = engine.scan([str(p) for p in subset], use_cache=False, jobs=1, torch_npu_version=None)
@@ -109,11 +141,36 @@ def bench_symbol_model(files, rows, results, quick: bool = False) -> None:
                      f"per line x{row['model_per_line_vs_quarter']} of 1/4 (linear 1.0); whole scan -j1 "
                      f"{row['scan_cpu_s']:.1f} s CPU, x{row['scan_per_line_vs_quarter']} per line; lines x{row['lines_vs_quarter']}, "
                      f"peak RSS x{row['peak_rss_vs_quarter']}"))
+    # The same corpus cut into parts of whole packages (each part keeps the imports between its own modules,
+    # as a smaller repository would): the parts of one cut together hold every line once, so linear means
+    # the parts together cost what the whole does (every-k-th-file subsets above break the import pairs
+    # linking follows, so there the lines parsed again grow with the square of the fraction).
+    whole = out["all"]
+    parts: dict[str, list[dict]] = {}
+    for bins, label in ((4, "quarters"), (2, "halves")):
+        parts[label] = []
+        for index in range(bins):
+            done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", f"packages:{bins}:{index}"],
+                                  env=env, capture_output=True, text=True, check=True)
+            parts[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+        model = sum(r["symbol_model_cpu_s"] for r in parts[label])
+        again = sum(r["parsed_again_lines"] for r in parts[label])
+        lines = sum(r["lines"] for r in parts[label])
+        each = ", ".join(f"{r['symbol_model_cpu_s']:.2f}" for r in parts[label])
+        rows.append((f"symbol model, torch in {bins} parts of whole packages, together ({lines:,} lines)",
+                     f"{model / lines * 1e6:.3f} us/line",
+                     f"{model:.2f} s CPU in all {bins} parts ({each}); "
+                     f"{again:,} lines parsed again (the whole: {whole['parsed_again_lines']:,}); peak RSS at most "
+                     f"{max(r['peak_rss_mib'] for r in parts[label])} MiB",
+                     f"the whole costs x{whole['symbol_model_cpu_s'] / model:.2f} the {label} together (linear 1.0); "
+                     f"x{(whole['symbol_model_cpu_s'] - whole['link_cpu_s']) / (model - sum(r['link_cpu_s'] for r in parts[label])):.2f} "
+                     "without the cross-file step"))
     results["symbol_model"] = out
+    results["symbol_model_package_parts"] = parts
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        print(json.dumps(_child(int(sys.argv[2]))))
+        print(json.dumps(_child(sys.argv[2])))
     else:
         raise SystemExit("run through bench/run.py --only symbol-model")
