@@ -531,18 +531,20 @@ FLAG_LISTS = (
     "    return cc_flag\n"  # 15
     "ext = CUDAExtension('m', [\n    'm.cpp',\n    'k.cu',\n], extra_compile_args={'cxx': [],\n"  # 16-19
     "    'nvcc': ['-O3', '-gencode', 'arch=compute_80,code=sm_80']})\n"  # 20
+    "args = {'cxx': [], 'nvcc': threads([\n    '--expt-relaxed-constexpr',\n]) + nvcc_args}\n"  # 21-23
 )
 
 
 def test_an_nvcc_flag_list_is_reported_once_where_it_starts(tmp_path):
     # flownet2-pytorch's `nvcc_args` list and fast-hadamard-transform's `cc_flag.append(...)` statements: one
     # finding each (the list's first line, the first append) naming how many flags; nvcc itself, CUDA_HOME, the
-    # build call, its `.cu` line and its "nvcc" key stay as they were
+    # build call, its `.cu` line and its "nvcc" key stay as they were; causal-conv1d's `{"nvcc": threads([...])}`:
+    # the key only
     _write(tmp_path, {"setup.py": FLAG_LISTS})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "setup.py") == [3, 8, 8, 10, 16, 18, 20]  # line 8: CUDA_HOME and nvcc
+    assert _lines(result, "NPU505", "setup.py") == [3, 8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
     counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line in (3, 10)}
-    assert "holding 4 GPU-architecture flags" in counts[3] and "holding 4 GPU-architecture flags" in counts[10]
+    assert "holding 4 CUDA-only flags" in counts[3] and "holding 4 CUDA-only flags" in counts[10]
 
 
 def _setup_with_functions(n: int) -> str:

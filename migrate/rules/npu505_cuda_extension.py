@@ -57,7 +57,7 @@ class CudaExtension(Rule):
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list, nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
-    the list of an `"nvcc"` key is reported at the key; repeated `flags.append("-gencode")` statements on one list
+    the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
@@ -272,9 +272,9 @@ class CudaExtension(Rule):
                     entry[0] = anchor  # the first `.append(...)` of the list
         for anchor, count in flags.values():
             if anchor is not None:  # None: the list of an `"nvcc"` key, reported at the key
-                yield self.finding(ctx, anchor, f"a list of nvcc flags holding {count} GPU-architecture flag"
-                                   f"{'s' if count != 1 else ''} (`-gencode`, `arch=compute_XX,code=sm_XX`; "
-                                   "reported once for the list): " + self.MESSAGE)
+                yield self.finding(ctx, anchor, f"a list of nvcc flags holding {count} CUDA-only flag"
+                                   f"{'s' if count != 1 else ''} (GPU architectures `-gencode arch=compute_XX,code=sm_XX`, "
+                                   "`--expt-*`; reported once for the list): " + self.MESSAGE)
         seen: set[int] = set()
         # `CUDA_HOME` imported by name, or `cpp_extension.CUDA_HOME`
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
@@ -300,14 +300,16 @@ class CudaExtension(Rule):
 def _flag_list(ctx, node) -> tuple[tuple, ast.AST | None]:
     """The flag list an nvcc architecture flag belongs to, as (key, where to report it): a list literal
     (`nvcc_args = ['-gencode', 'arch=...', ...]`) at its first line, or None where it is the value of an
-    `"nvcc"` key (`{'nvcc': [...]}`, `args['nvcc'] = [...]`: the key is reported); `.append(...)` /
+    `"nvcc"` key (`{'nvcc': [...]}`, `{'nvcc': threads([...]) + cc_flag}`, `args['nvcc'] = [...]`: the key is reported); `.append(...)` /
     `.insert(...)` statements on one list name in one function or module (`cc_flag.append("-gencode")`)
     at the first of them; any other flag string on its own."""
     parent = ctx.parent(node)
     if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
-        holder = ctx.parent(parent)
+        value, holder = parent, ctx.parent(parent)
+        while isinstance(holder, (ast.Call, ast.BinOp)):  # `{"nvcc": threads([...])}`, `{"nvcc": [...] + cc_flag}`
+            value, holder = holder, ctx.parent(holder)
         if isinstance(holder, ast.Dict) and any(
-                v is parent and isinstance(k, ast.Constant) and k.value == "nvcc" for k, v in zip(holder.keys, holder.values)):
+                v is value and isinstance(k, ast.Constant) and k.value == "nvcc" for k, v in zip(holder.keys, holder.values)):
             return ("list", id(parent)), None
         if isinstance(holder, ast.Assign) and any(
                 isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == "nvcc" for t in holder.targets):
