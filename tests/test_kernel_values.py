@@ -521,6 +521,32 @@ def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_report
     assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
 
 
+# ---- nvcc architecture flags: one finding per flag list (lead's decision, session 24f) -----------------------
+FLAG_LISTS = (
+    "import subprocess\nfrom torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"  # 1-2
+    "nvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n    '-gencode', 'arch=compute_70,code=sm_70',\n]\n"  # 3-6
+    "def flags():\n    out = subprocess.check_output([CUDA_HOME + '/bin/nvcc', '-V'])\n    cc_flag = []\n"  # 7-9
+    "    cc_flag.append('-gencode')\n    cc_flag.append('arch=compute_80,code=sm_80')\n"  # 10-11
+    "    if out:\n        cc_flag.append('-gencode')\n        cc_flag.append('arch=compute_90,code=sm_90')\n"  # 12-14
+    "    return cc_flag\n"  # 15
+    "ext = CUDAExtension('m', [\n    'm.cpp',\n    'k.cu',\n], extra_compile_args={'cxx': [],\n"  # 16-19
+    "    'nvcc': ['-O3', '-gencode', 'arch=compute_80,code=sm_80']})\n"  # 20
+    "args = {'cxx': [], 'nvcc': threads([\n    '--expt-relaxed-constexpr',\n]) + nvcc_args}\n"  # 21-23
+)
+
+
+def test_an_nvcc_flag_list_is_reported_once_where_it_starts(tmp_path):
+    # flownet2-pytorch's `nvcc_args` list and fast-hadamard-transform's `cc_flag.append(...)` statements: one
+    # finding each (the list's first line, the first append) naming how many flags; nvcc itself, CUDA_HOME, the
+    # build call, its `.cu` line and its "nvcc" key stay as they were; causal-conv1d's `{"nvcc": threads([...])}`:
+    # the key only
+    _write(tmp_path, {"setup.py": FLAG_LISTS})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU505", "setup.py") == [3, 8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
+    counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line in (3, 10)}
+    assert "holding 4 CUDA-only flags" in counts[3] and "holding 4 CUDA-only flags" in counts[10]
+
+
 def _setup_with_functions(n: int) -> str:
     """A setup.py with a build helper (through a variable bound to CUDAExtension) and `n` other functions,
     each with its own assignments, as in torch's testing/_internal/common_utils.py."""

@@ -191,6 +191,13 @@ def cpu_only_ops() -> frozenset[str]:
     return _torch_ops()[1]
 
 
+@functools.lru_cache(maxsize=1)
+def aten_op_names() -> frozenset[str]:
+    """Every aten op of torch's native_functions.yaml (torch_ops.json `all_ops`): the tensor methods and
+    functions torch itself implements (`detach`, `reshape`, `contiguous`)."""
+    return frozenset(read_json("data", "torch_ops.json")["all_ops"])
+
+
 def torch_cuda_names() -> dict[str, frozenset[str]]:
     """Public names of torch.cuda and its public submodules (static parse of installed torch)."""
     d = read_json("data", "torch_cuda.json")

@@ -4,6 +4,7 @@ import re
 from migrate.findings import Category, Severity
 from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper
 from migrate.rules._device_helpers import statement_of
+from migrate.rules._loop import enclosing_scope
 from migrate.rules._text import shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
@@ -19,8 +20,10 @@ _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
 # `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
 _CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
-# nvcc itself or its GPU-architecture flags, in a file that builds an extension
-_NVCC_TEXT = re.compile(r"(?:^|/)nvcc$|^-gencode$|^(?:-?arch=)?compute_\d+|^-arch=sm_\d+|^--expt-(?:relaxed-constexpr|extended-lambda)$")
+# nvcc itself, in a file that builds an extension (`[home + "/bin/nvcc", "-V"]`)
+_NVCC_TEXT = re.compile(r"(?:^|/)nvcc$")
+# nvcc's GPU-architecture (and CUDA-only) flags: reported once per flag list, not once per string
+_NVCC_FLAG = re.compile(r"^-gencode$|^(?:-?arch=)?compute_\d+|^-arch=sm_\d+|^--expt-(?:relaxed-constexpr|extended-lambda)$")
 _LOAD_LIBRARY_MESSAGE = (
     "loads a compiled custom-op library: if it was built with CUDA (nvcc, a CUDA dispatch key) it "
     "does not load or run on an Ascend NPU; rebuild its kernels as Ascend C operators registered with torch_npu"
@@ -52,8 +55,10 @@ class CudaExtension(Rule):
     not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list, nvcc itself and its architecture flags (`"/bin/nvcc"`, `"-gencode"`,
-    `"arch=compute_80,code=sm_80"`), a use of
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list, nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
+    (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
+    the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
+    name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro, a call through a
@@ -111,7 +116,14 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
         Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
-        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=3),
+        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=2),
+        Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
+            "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
+            "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
+        Invalid(  # fast-hadamard-transform setup.py: `cc_flag.append(...)` statements, one finding at the first
+            "from torch.utils.cpp_extension import CUDAExtension\ncc_flag = []\ncc_flag.append('-gencode')\n"
+            "cc_flag.append('arch=compute_80,code=sm_80')\nif new:\n    cc_flag.append('-gencode')\n"
+            "    cc_flag.append('arch=compute_90,code=sm_90')\n", count=1),
         Invalid(  # BasicSR / mmcv make_cuda_ext: the macro, the selection, the call through the variable
             "from torch.utils.cpp_extension import CUDAExtension\ndef make(name, srcs):\n    macros = [('WITH_CUDA', None)]\n"
             "    extension = CUDAExtension\n    return extension(name=name, sources=srcs, define_macros=macros)", count=3),
@@ -238,6 +250,7 @@ class CudaExtension(Rule):
             if ctx.qualname(node) == f"{_EXT}.CUDAExtension":
                 yield self.finding(ctx, node)
         shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in ast.walk(kw.value)}
+        flags: dict[tuple, list] = {}  # one finding per nvcc flag list: its anchor and how many flags it holds
         for node in ctx.nodes.get(ast.Constant, ()):
             if id(node) in inside or not isinstance(node.value, str):
                 continue
@@ -250,7 +263,18 @@ class CudaExtension(Rule):
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
-                yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation or flag: " + self.MESSAGE)
+                yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
+            elif _NVCC_FLAG.search(node.value) and len(node.value) < 200:
+                key, anchor = _flag_list(ctx, node)
+                entry = flags.setdefault(key, [anchor, 0])
+                entry[1] += 1
+                if anchor is not None and (anchor.lineno, anchor.col_offset) < (entry[0].lineno, entry[0].col_offset):
+                    entry[0] = anchor  # the first `.append(...)` of the list
+        for anchor, count in flags.values():
+            if anchor is not None:  # None: the list of an `"nvcc"` key, reported at the key
+                yield self.finding(ctx, anchor, f"a list of nvcc flags holding {count} CUDA-only flag"
+                                   f"{'s' if count != 1 else ''} (GPU architectures `-gencode arch=compute_XX,code=sm_XX`, "
+                                   "`--expt-*`; reported once for the list): " + self.MESSAGE)
         seen: set[int] = set()
         # `CUDA_HOME` imported by name, or `cpp_extension.CUDA_HOME`
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
@@ -271,6 +295,30 @@ class CudaExtension(Rule):
         if isinstance(parent, ast.Dict):
             return any(k is node for k in parent.keys)
         return isinstance(parent, ast.Subscript) and parent.slice is node
+
+
+def _flag_list(ctx, node) -> tuple[tuple, ast.AST | None]:
+    """The flag list an nvcc architecture flag belongs to, as (key, where to report it): a list literal
+    (`nvcc_args = ['-gencode', 'arch=...', ...]`) at its first line, or None where it is the value of an
+    `"nvcc"` key (`{'nvcc': [...]}`, `{'nvcc': threads([...]) + cc_flag}`, `args['nvcc'] = [...]`: the key is reported); `.append(...)` /
+    `.insert(...)` statements on one list name in one function or module (`cc_flag.append("-gencode")`)
+    at the first of them; any other flag string on its own."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
+        value, holder = parent, ctx.parent(parent)
+        while isinstance(holder, (ast.Call, ast.BinOp)):  # `{"nvcc": threads([...])}`, `{"nvcc": [...] + cc_flag}`
+            value, holder = holder, ctx.parent(holder)
+        if isinstance(holder, ast.Dict) and any(
+                v is value and isinstance(k, ast.Constant) and k.value == "nvcc" for k, v in zip(holder.keys, holder.values)):
+            return ("list", id(parent)), None
+        if isinstance(holder, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == "nvcc" for t in holder.targets):
+            return ("list", id(parent)), None
+        return ("list", id(parent)), parent
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "insert"):
+        scope = enclosing_scope(ctx, parent)
+        return ("append", id(scope), ast.dump(parent.func.value)), parent
+    return ("one", id(node)), node
 
 
 def ffi_with_cuda(ctx, call) -> bool:

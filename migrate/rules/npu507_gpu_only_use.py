@@ -89,7 +89,10 @@ class GpuOnlyUse(Rule):
     `AutoGPTQForCausalLM.from_pretrained(...)`; generic module / optimizer methods such as `.to()` or
     `.step()` excluded), and the construction through a `functools.partial` of the class handed to a
     constructor of the file (mamba_ssm's `create_block`: `Block(dim, partial(Mamba, ...))`,
-    `self.mixer = mixer_cls(dim)`). Calling the object itself (`self.encoder(x)` after
+    `self.mixer = mixer_cls(dim)`), and the object a function of the file returns after one of the package's
+    classes built it: each call of the result and each of its own methods (pytorch-pwc's `@cupy.memoize(...)
+    def cupy_launch(f, k): return cupy.RawKernel(k, f)`, then `cupy_launch('k', src)(grid=..., args=[...])`,
+    a kernel launch). Calling the object itself (`self.encoder(x)` after
     `self.encoder = tcnn.Encoding(...)`) is not reported: a replacement built at the reported
     construction line is called the same way. The import alone
     (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
@@ -180,6 +183,14 @@ class GpuOnlyUse(Rule):
         Invalid("from auto_gptq import AutoGPTQForCausalLM\ndef main(name, cfg, data):\n"
                 "    model = AutoGPTQForCausalLM.from_pretrained(name, cfg)\n    model.eval()\n"
                 "    model.quantize(data)\n    model.save_quantized('out')", count=3),
+        # pytorch-pwc correlation.py: a memoized launcher returns a cupy kernel object; each launch of its
+        # result is a use (the decorator and the construction are reported once, in the launcher)
+        Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n    return cupy.RawKernel(src, name)\n"
+                "def run(x):\n    launch('k', 'src')(grid=(1,), block=(16,), args=[x])\n    k = launch('k', 'src')\n"
+                "    k(grid=(1,), block=(16,), args=[x])", count=4),
+        # a function returning what a package function computed (a tensor): only that call is reported
+        Invalid("from flash_attn import flash_attn_func\ndef attn(q, k, v):\n    return flash_attn_func(q, k, v)\n"
+                "def f(q, k, v):\n    return attn(q, k, v).transpose(1, 2)(0)", count=1),
         # a tensor a GPU-only function returned is not the package's object: only the call is reported
         Invalid("from flash_attn import flash_attn_func\ndef f(q, k, v):\n    out = flash_attn_func(q, k, v)\n"
                 "    return out.transpose(1, 2).reshape(2, -1)", count=1),
@@ -294,10 +305,16 @@ class GpuOnlyUse(Rule):
         locals_: dict[tuple[int, str], tuple[str, str]] = {}  # (scope, name) -> (qual, key)
         members: dict[tuple[int, str], tuple[str, str]] = {}  # (class, attribute of self) -> (qual, key)
         factories = self._factories(ctx, table, optional)
+        returners = self._returners(ctx, table, optional)
+        held: set[tuple[int, str]] = set()  # (scope, name) holding what a returner returned: `k = launch(...)`
         for statement in ctx.nodes.get(ast.Assign, ()):
             if len(statement.targets) != 1:
                 continue
             built = self._built_by_package(ctx, statement.value, table, optional)
+            if built is None and returners:
+                built = self._returned(ctx, statement.value, returners)
+                if built is not None and isinstance(statement.targets[0], ast.Name):
+                    held.add((id(self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), statement.targets[0].id))
             if built is None and factories and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name):
                 # `self.mixer = mixer_cls(dim)`: a factory of the class builds the object (reported here)
                 scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -315,10 +332,21 @@ class GpuOnlyUse(Rule):
                 owner = self._scope(ctx, statement, (ast.ClassDef,))
                 if owner is not None:
                     members[(id(owner), target.attr)] = built
-        if not locals_ and not members:
+        if not locals_ and not members and not returners:
             return
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
+            # what a function of this file returned, called: `cupy_launch(name, src)(grid=..., args=[...])`,
+            # `k = cupy_launch(name, src); k(...)` (the object was built inside the function, reported there once)
+            built = self._returned(ctx, func, returners) if returners else None
+            if built is None and isinstance(func, ast.Name) and ctx.qualname(func) is None and held and \
+                    (id(self._scope(ctx, func, (ast.FunctionDef, ast.AsyncFunctionDef))), func.id) in held:
+                built = locals_.get((id(self._scope(ctx, func, (ast.FunctionDef, ast.AsyncFunctionDef))), func.id))
+            if built is not None:
+                qual, key = built
+                what = f"`{ctx.segment(func) if isinstance(func, ast.Name) else func.func.id + '(...)'}(...)`, a call of the `{qual}` object a function of this file returns,"
+                yield self._finding(ctx, call, qual, key, table, what=what)
+                continue
             # calling the object itself (`self.encoder(x)`, `self.inner_attn(qkv)`) is the interface every
             # torch module shares: a replacement built at the reported construction line is called the
             # same way, so the call is not a line that must change. Only the package's own methods are.
@@ -327,7 +355,7 @@ class GpuOnlyUse(Rule):
             method = func.attr  # its method: `model.quantize(data)`
             if method in _GENERIC_METHODS or method.startswith("_"):
                 continue
-            built = self._instance(ctx, func.value, locals_, members)
+            built = self._instance(ctx, func.value, locals_, members, returners)
             if built is None:
                 continue
             qual, key = built
@@ -377,7 +405,42 @@ class GpuOnlyUse(Rule):
                     out[(id(init), param)] = built
         return out
 
-    def _instance(self, ctx, holder, locals_, members):
+    def _returners(self, ctx, table, optional) -> dict[str, tuple[str, str]]:
+        """Top-level functions of this file that return an object a GPU-only package's class built
+        (pytorch-pwc's `@cupy.memoize(...) def cupy_launch(f, k): return cupy.RawKernel(k, f)`; directly, or
+        through a name of the function bound to it): name -> (qual, key). A function returning what a
+        package function computed (`return flash_attn_func(q, k, v)`, a tensor) is not one."""
+        out: dict[str, tuple[str, str]] = {}
+        for function in ctx.tree.body:
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            bound: dict[str, tuple[str, str]] = {}
+            returns = []
+            for node in ast.walk(function):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    built = self._built_by_package(ctx, node.value, table, optional)
+                    if built is not None:
+                        bound[node.targets[0].id] = built
+                elif isinstance(node, ast.Return) and node.value is not None:
+                    returns.append(node.value)
+            for value in returns:
+                built = self._built_by_package(ctx, value, table, optional) or \
+                    (bound.get(value.id) if isinstance(value, ast.Name) else None)
+                if built is not None:
+                    out[function.name] = built
+                    break
+        return out
+
+    def _returned(self, ctx, node, returners) -> tuple[str, str] | None:
+        """(qual, key) when `node` is a call of a returner of this file (`cupy_launch(...)`)."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in returners \
+                and ctx.qualname(node.func) is None and not shadowed(ctx, node.func):
+            return returners[node.func.id]
+        return None
+
+    def _instance(self, ctx, holder, locals_, members, returners=None):
+        if returners and isinstance(holder, ast.Call):
+            return self._returned(ctx, holder, returners)  # `launch(...).method(...)`
         if isinstance(holder, ast.Name) and ctx.qualname(holder) is None:
             return locals_.get((id(self._scope(ctx, holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
         if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":

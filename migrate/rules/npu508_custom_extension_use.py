@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import deps, kernel_values, repo_index
+from migrate import deps, kernel_values, knowledge, repo_index
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
@@ -25,6 +25,21 @@ def _handed_over(ctx, node) -> bool:
 # an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
 # `from_state_dict`), not one that returns a tensor (`fused_op.backward(...)`: its `.reshape()` is torch's)
 _CONSTRUCTOR = re.compile(r"^(?:[A-Z]|(?:create|make|new|build|from|init)_?[A-Za-z_])")
+
+
+# torch.Tensor's methods that are no aten op (torch 2.14.1 torch/_C/__init__.pyi, `class TensorBase`, public
+# `def` names absent from native_functions.yaml): with the aten ops (knowledge.aten_op_names()) they are the
+# methods of a tensor, which an op named like a constructor may return (neural_renderer's
+# `image = create_texture_image_cuda.create_texture_image(...)`, then `image.detach().cpu()`)
+_TENSOR_ONLY_METHODS = frozenset({
+    "apply_", "as_subclass", "bfloat16", "bool", "byte", "char", "cpu", "cuda", "data_ptr", "double", "element_size",
+    "float", "half", "int", "long", "map2_", "map_", "ndimension", "nelement", "new", "new_tensor", "numpy", "short",
+    "storage_type", "tolist", "type", "untyped_storage", "xpu",
+})
+
+
+def _tensor_method(name: str) -> bool:
+    return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
 
 def _enclosing(ctx, node, kinds):
@@ -110,6 +125,17 @@ class CustomExtensionUse(Rule):
             "def load(sd):\n    impl = _backend.from_state_dict(sd)\n    impl.check()\n    return impl\n",
             count=4,
         ),
+        Invalid(  # neural_renderer save_obj.py: an op named like a constructor returns a tensor: its tensor methods
+            # (`.detach()`) and calls before the binding line (`image.cuda()`) are no calls of the extension's object
+            "from torch.utils.cpp_extension import load\next = load(name='t', sources=['t.cu'])\ndef f(image, v):\n"
+            "    image = image.cuda()\n    image = ext.create_texture_image(v, image)\n    return image.detach().cpu().numpy()\n",
+            count=1,
+        ),
+        Invalid(  # a call on the name before the line that binds it to the object is on whatever the name held then
+            "from torch.utils.cpp_extension import load\next = load(name='g', sources=['g.cu'])\ndef f(grid, x):\n"
+            "    grid.refresh(x)\n    grid = ext.create_grid(x)\n    return grid.query(x)\n",
+            count=2,
+        ),
         Invalid(  # the op returns a tensor (its name is no constructor's): `.reshape()` is torch's, only the op call counts
             "from torch.utils.cpp_extension import load\next = load(name='f', sources=['f.cu'])\n"
             "def g(x):\n    y = ext.backward(x)\n    return y.reshape(-1)\n",
@@ -178,29 +204,37 @@ class CustomExtensionUse(Rule):
         `make_x`, `from_x`, `build_x`, a capitalised class): cubvh's `self.impl = _backend.create_cuBVH(v, f)`
         then `self.impl.ray_trace(...)` anywhere in the class, `impl = _backend.from_state_dict(s)` then
         `impl.search(q)` in the same function. The object is the extension's C++/CUDA class: each of its
-        methods runs kernel code (private `_` names aside)."""
+        methods runs kernel code (private `_` names aside). Not followed: a method torch.Tensor has
+        (`.detach()`, `.cuda()`, an aten op's name: the op may have returned a tensor) and a call on a local name
+        before the line that binds it to the op's result."""
         if not op_calls:
             return
         members: dict[tuple[int, str], object] = {}
         locals_: dict[tuple[int, str], object] = {}
+        bound: dict[tuple[int, str], int] = {}  # the first line binding a local name to the op's result
         for statement in ctx.nodes.get(ast.Assign, ()):
             definition = op_calls.get(id(statement.value))
             if definition is None or len(statement.targets) != 1:
                 continue
             target = statement.targets[0]
             if isinstance(target, ast.Name):
-                locals_[(id(_enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)] = definition
+                key = (id(_enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)
+                locals_[key] = definition
+                bound[key] = min(bound.get(key, statement.lineno), statement.lineno)
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 members[(id(_enclosing(ctx, statement, (ast.ClassDef,))), target.attr)] = definition
         if not members and not locals_:
             return
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
-            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls:
+            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls \
+                    or _tensor_method(func.attr):
                 continue
             holder, definition = func.value, None
             if isinstance(holder, ast.Name):
-                definition = locals_.get((id(_enclosing(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
+                key = (id(_enclosing(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
+                if call.lineno >= bound.get(key, call.lineno):
+                    definition = locals_.get(key)
             elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
                 definition = members.get((id(_enclosing(ctx, call, (ast.ClassDef,))), holder.attr))
             if definition is not None:
