@@ -212,12 +212,25 @@ def run_batched(work: Callable[..., list], items: Sequence, sizes: Sequence[int]
     return out
 
 
+# CPython 3.11 keeps the AST constructor's recursion counter per interpreter, not per thread: an
+# ast.parse in one thread while another builds an AST (its own ast.parse, or the traceback module's
+# caret anchors) can fail with this spurious SystemError (python/cpython gh-106905; seen in validate,
+# whose runs go in threads). The parse is pure: it is tried again.
+_SPURIOUS_AST_ERROR = "AST constructor recursion depth mismatch"
+_PARSE_TRIES = 5
+
+
 def parse_python(text: str) -> ast.Module | None:
     """The module's tree, or None for text that does not parse (or is too deep or too large to),
-    with the parser's SyntaxWarnings silenced."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    with the parser's SyntaxWarnings silenced; safe to call from several threads."""
+    for attempt in range(_PARSE_TRIES):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        except SystemError as exc:
+            if not str(exc).startswith(_SPURIOUS_AST_ERROR) or attempt == _PARSE_TRIES - 1:
+                raise
+    return None

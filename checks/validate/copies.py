@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checks import module_file
+from migrate.fileio import parse_python
 
 CHILD_HOOK = Path(module_file("checks.validate.child")).resolve()
 HOOK_MARK = "# npu-migrate validate: API dump hook"
@@ -57,9 +58,8 @@ def header_end(source: str) -> int:
     for index, line in enumerate(lines[:2]):
         if line.startswith("#!") or ("coding" in line and line.lstrip().startswith("#")):
             end = index + 1
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = parse_python(source)
+    if tree is None:
         return end
     for node in tree.body:
         is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) and node is tree.body[0]
@@ -126,9 +126,8 @@ def retarget_zip(source: str, zip_path: str) -> str:
     """Set `output_zip_path` of every `ConfigChecker(...)` call, and the pack path of every call of the
     helper that `apply` generates (`_npu_config_check(model, "npu_config_check/...rank{rank}.zip")`,
     migrate/codemods/config_check_hooks.py), to `zip_path` (same lines)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = parse_python(source)
+    if tree is None:
         return source
     lines = source.splitlines(True)
     edits = []  # (line index, start byte, end byte, text)

@@ -43,6 +43,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from migrate.fileio import parse_python
+
 DEFAULT_REPEAT = 5  # the most extra runs of the original (validate --repeat)
 MIGRATED_RETRIES = 2  # a racing original: the most extra runs of the migrated script
 MAX_SCANNED_FILES = 200  # .py files next to the script read for causes
@@ -264,8 +266,10 @@ def static_causes(script: Path) -> tuple[str, ...]:
             continue
         seen.add(path)
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8-sig", errors="replace"))
-        except (OSError, SyntaxError, ValueError):
+            tree = parse_python(path.read_text(encoding="utf-8-sig", errors="replace"))
+        except (OSError, ValueError):
+            continue
+        if tree is None:
             continue
         queue += [p for p in _sibling_imports(tree, path.parent) if p not in seen]
         for node in ast.walk(tree):
