@@ -6,13 +6,21 @@ Like with like: the standalone runs are `npu-migrate smoke` of the same script o
 with the same steps and seed, one process each (the recording and the comparison run one training
 process each too); the target is judged against them (the "x a standalone smoke" figures), the
 "x the run it records" figures say what the command adds around its own (instrumented) run.
-Run through bench/run.py (`--only two-hosts`)."""
+
+Two workloads, 20 steps each: tests/cudatwin_cases/gpu_only.py (milliseconds a step: the run is mostly
+start-up, so the commands' fixed costs weigh most) and bench/two_hosts_workload.py (an MLP of about 9M
+parameters, a few tenths of a second a step on a CPU). The four commands of a workload run interleaved,
+REPEATS times (1 with --quick); each figure is the median over the repeats (CPU time: user + system of the
+command and every process it waited for, which moves far less with other work on the machine than wall
+time). Run through bench/run.py (`--only two-hosts`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import resource
+import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -37,58 +45,76 @@ def _timed(cmd, env, cwd, cpu: dict | None = None):
     return time.perf_counter() - t0, proc
 
 
+WORKLOADS = (("gpu_only.py", ROOT / "tests" / "cudatwin_cases" / "gpu_only.py", "two_hosts_"),
+             ("two_hosts_workload.py", ROOT / "bench" / "two_hosts_workload.py", "two_hosts_workload_"))
+REPEATS = 3
+
+
 def bench_two_hosts(rows, results, quick, py):
-    src = ROOT / "tests" / "cudatwin_cases" / "gpu_only.py"
+    for name, src, prefix in WORKLOADS:
+        _bench_workload(rows, results, quick, py, name, src, prefix)
+
+
+def _bench_workload(rows, results, quick, py, name, src, prefix):
     tmp = Path(tempfile.mkdtemp(prefix="npu-bench-two-hosts-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     steps = "10" if quick else "20"
-    migrated = tmp / "migrated" / "gpu_only.py"
+    migrated = tmp / "migrated" / src.name
     migrated.parent.mkdir()
     (tmp / "a").mkdir()
     (tmp / "b").mkdir()
+    runs = []
     try:
         subprocess.run([py, "-m", "migrate", "apply", str(src), "-o", str(migrated)], env=env, capture_output=True, check=False)  # exit 1: manual items left
-        cpu: dict[str, float] = {}
-        record_wall, proc = _timed([py, "-m", "migrate", "baseline", str(src), "--out", "bundle", "--steps", steps, "-q"],
-                                   env, tmp / "a", cpu)
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr[-2000:])
-        record_run = json.loads((tmp / "a" / "bundle" / "smoke.json").read_text())["duration_s"]
-        compare_wall, proc = _timed([py, "-m", "migrate", "validate", "--baseline", str(tmp / "a" / "bundle"), str(migrated),
-                                     "-q", "--out", "out"], env, tmp / "b", cpu)
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stdout[-2000:] + proc.stderr[-2000:])
-        compare_text = proc.stdout
-        compare_run = json.loads((tmp / "b" / "out" / "migrated" / "smoke.json").read_text())["duration_s"]
-        plain = {}
-        for script, backend in ((src, "cuda-emulated"), (migrated, "emulated")):
-            plain[backend], _ = _timed([py, "-m", "migrate", "smoke", str(script), "--backend", backend, "--steps", steps,
-                                        "-q", "--seed", "1234"], env, tmp, cpu)
+        for _ in range(1 if quick else REPEATS):
+            cpu: dict[str, float] = {}
+            record_wall, proc = _timed([py, "-m", "migrate", "baseline", str(src), "--out", "bundle", "--steps", steps, "-q", "--force"],
+                                       env, tmp / "a", cpu)
+            if proc.returncode != 0:
+                raise RuntimeError(proc.stderr[-2000:])
+            record_run = json.loads((tmp / "a" / "bundle" / "smoke.json").read_text())["duration_s"]
+            shutil.rmtree(tmp / "b" / "out", ignore_errors=True)
+            compare_wall, proc = _timed([py, "-m", "migrate", "validate", "--baseline", str(tmp / "a" / "bundle"), str(migrated),
+                                         "-q", "--out", "out"], env, tmp / "b", cpu)
+            if proc.returncode != 0:
+                raise RuntimeError(proc.stdout[-2000:] + proc.stderr[-2000:])
+            compare_text = proc.stdout
+            compare_run = json.loads((tmp / "b" / "out" / "migrated" / "smoke.json").read_text())["duration_s"]
+            plain = {}
+            for script, backend in ((src, "cuda-emulated"), (migrated, "emulated")):
+                plain[backend], _ = _timed([py, "-m", "migrate", "smoke", str(script), "--backend", backend, "--steps", steps,
+                                            "-q", "--seed", "1234"], env, tmp, cpu)
+            runs.append(dict(record_wall=record_wall, record_run=record_run, compare_wall=compare_wall, compare_run=compare_run,
+                             plain_record=plain["cuda-emulated"], plain_compare=plain["emulated"], **{f"cpu {k}": v for k, v in cpu.items()}))
     except Exception as exc:  # noqa: BLE001 - a failed measurement is a row, not a crash of the table
-        rows.append(("two hosts overhead", "", "failed", str(exc).splitlines()[-1][:80] if str(exc) else repr(exc)))
+        rows.append((f"two hosts overhead, {name}", "", "failed", str(exc).splitlines()[-1][:80] if str(exc) else repr(exc)))
         return
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     if "config_check not compared" in compare_text:
-        rows.append(("validate --baseline", "", "warning", "config_check not compared: not the full comparison"))
-    rows.append(("baseline (record) gpu_only.py", f"{steps} steps", f"{record_wall:.2f} s",
+        rows.append((f"validate --baseline, {name}", "", "warning", "config_check not compared: not the full comparison"))
+    m = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+    cpu = {k[4:]: v for k, v in m.items() if k.startswith("cpu ")}
+    record_wall, record_run, compare_wall, compare_run = m["record_wall"], m["record_run"], m["compare_wall"], m["compare_run"]
+    plain = {"cuda-emulated": m["plain_record"], "emulated": m["plain_compare"]}
+    how = f"{steps} steps, median of {len(runs)}"
+    rows.append((f"baseline (record) {name}", how, f"{record_wall:.2f} s",
                  f"{record_wall / record_run:.2f}x the run it records ({record_run:.1f} s), "
                  f"{record_wall / plain['cuda-emulated']:.2f}x a standalone smoke ({plain['cuda-emulated']:.1f} s) (target <= 1.1; same script, steps, seed, one process)"))
-    rows.append(("validate --baseline, its apply output", f"{steps} steps", f"{compare_wall:.2f} s",
+    rows.append((f"validate --baseline {name}, its apply output", how, f"{compare_wall:.2f} s",
                  f"{compare_wall / compare_run:.2f}x the migrated run ({compare_run:.1f} s), "
                  f"{compare_wall / plain['emulated']:.2f}x a standalone smoke ({plain['emulated']:.1f} s) (target <= 1.1; same script, steps, seed, one process)"))
     record_cpu, compare_cpu = cpu["baseline"] / cpu["smoke cuda-emulated"], cpu["validate"] / cpu["smoke emulated"]
-    rows.append(("baseline (record), CPU time", f"{steps} steps", f"{cpu['baseline']:.2f} s",
+    rows.append((f"baseline (record) {name}, CPU time", how, f"{cpu['baseline']:.2f} s",
                  f"{record_cpu:.2f}x a standalone smoke's ({cpu['smoke cuda-emulated']:.1f} s) (target <= 1.1)"))
-    rows.append(("validate --baseline, CPU time", f"{steps} steps", f"{cpu['validate']:.2f} s",
+    rows.append((f"validate --baseline {name}, CPU time", how, f"{cpu['validate']:.2f} s",
                  f"{compare_cpu:.2f}x a standalone smoke's ({cpu['smoke emulated']:.1f} s) (target <= 1.1)"))
-    results.update(two_hosts_record_cpu_s=cpu["baseline"], two_hosts_record_standalone_smoke_cpu_s=cpu["smoke cuda-emulated"],
-                   two_hosts_record_over_standalone_cpu_ratio=record_cpu, two_hosts_compare_cpu_s=cpu["validate"],
-                   two_hosts_compare_standalone_smoke_cpu_s=cpu["smoke emulated"],
-                   two_hosts_compare_over_standalone_cpu_ratio=compare_cpu)
-    results.update(two_hosts_record_wall_s=record_wall, two_hosts_record_run_s=record_run,
-                   two_hosts_record_standalone_smoke_s=plain["cuda-emulated"],
-                   two_hosts_record_over_run_ratio=record_wall / record_run,
-                   two_hosts_record_over_standalone_ratio=record_wall / plain["cuda-emulated"],
-                   two_hosts_compare_wall_s=compare_wall, two_hosts_compare_run_s=compare_run,
-                   two_hosts_compare_standalone_smoke_s=plain["emulated"],
-                   two_hosts_compare_over_run_ratio=compare_wall / compare_run,
-                   two_hosts_compare_over_standalone_ratio=compare_wall / plain["emulated"])
+    results.update({prefix + k: v for k, v in dict(
+        record_cpu_s=cpu["baseline"], record_standalone_smoke_cpu_s=cpu["smoke cuda-emulated"],
+        record_over_standalone_cpu_ratio=record_cpu, compare_cpu_s=cpu["validate"],
+        compare_standalone_smoke_cpu_s=cpu["smoke emulated"], compare_over_standalone_cpu_ratio=compare_cpu,
+        record_wall_s=record_wall, record_run_s=record_run, record_standalone_smoke_s=plain["cuda-emulated"],
+        record_over_run_ratio=record_wall / record_run, record_over_standalone_ratio=record_wall / plain["cuda-emulated"],
+        compare_wall_s=compare_wall, compare_run_s=compare_run, compare_standalone_smoke_s=plain["emulated"],
+        compare_over_run_ratio=compare_wall / compare_run, compare_over_standalone_ratio=compare_wall / plain["emulated"],
+        repeats=len(runs), load_average=os.getloadavg()[0]).items()})

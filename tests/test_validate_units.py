@@ -399,3 +399,64 @@ def test_the_recorded_original_starts_in_the_users_working_folder(tmp_path, monk
         record_baseline("../../proj/sub/train.py", tmp_path / "bundle", steps=1, baseline_backend="cpu", dump_steps=0)
     assert started == [str(project), str(project), str(project / "sub")]
     assert not (tmp_path / "bundle").exists()
+
+
+PRESENCE_CASES = {
+    "from the package": "from msprobe.core.config_check import ConfigChecker\n",
+    "from a checker module": "from msprobe.core.config_check.config_checker import ConfigChecker as C\n",
+    "in a try block": "try:\n    from msprobe.core.config_check import ConfigChecker\nexcept ImportError:\n    pass\n",
+    "apply_patches only": "ConfigChecker.apply_patches()\n",
+    "apply_patches on a call": "ConfigChecker().apply_patches()\n",
+    "apply_patches on a subscript": "ConfigChecker[0].apply_patches\n",
+    "apply_patches of another owner": "x.ConfigChecker.apply_patches()\n",
+    "msprobe without config_check": "import msprobe\nfrom msprobe.core.dump import x\n",
+    "a relative import": "from .config_check import ConfigChecker\n",
+    "config_check outside msprobe": "from mytools.config_check import ConfigChecker\n",
+    "nothing": "import torch\nprint(1)\n",
+    "in a function": "def f():\n    from msprobe.core.config_check import ConfigChecker\n    ConfigChecker.apply_patches()\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRESENCE_CASES))
+def test_hooks_present_reads_the_codemods_rule_without_libcst(name):
+    """validate skips libcst for a hooked script on the ast reading (checks/validate/copies.py): it must say
+    what the hook codemod's own libcst visitor says, or a script would be hooked twice or not at all."""
+    import libcst as cst
+
+    from migrate.codemods.config_check_hooks import has_hooks
+    from migrate.codemods.config_check_presence import hooks_present
+
+    source = PRESENCE_CASES[name]
+    assert hooks_present(source) is has_hooks(cst.parse_module(source))
+
+
+def test_copy_of_a_hooked_script_is_the_instrumented_copy_without_libcst(tmp_path):
+    """The output of `apply` (hooks in place): make_copy gives the copy, line map and hook status the libcst
+    path gives, and does not import libcst (about 0.4 s of every validate --baseline)."""
+    import subprocess
+
+    from migrate.rewrite import rewrite_file
+
+    root = Path(__file__).resolve().parent.parent
+    source = root / "tests" / "cudatwin_cases" / "gpu_only.py"
+    migrated = tmp_path / "m" / "gpu_only.py"
+    migrated.parent.mkdir()
+    migrated.write_bytes(rewrite_file(str(source), source.read_bytes()).output)
+    probe = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from checks.validate.copies import make_copy\n"
+        f"copy = make_copy(Path({str(migrated)!r}), Path(sys.argv[1]), 'gpu_only.py', Path(sys.argv[1]) / 'pack.zip')\n"
+        "print(json.dumps({'libcst': 'libcst' in sys.modules, 'text': copy.copy.read_text(), 'map': list(copy.line_map),"
+        " 'hooked': copy.config_check, 'message': copy.message}))\n"
+    )
+    fast = json.loads(subprocess.run([sys.executable, "-c", probe, str(tmp_path / "fast")], capture_output=True, text=True,
+                                     check=True, cwd=root).stdout)
+    slow_probe = probe.replace("from checks.validate.copies import make_copy\n",
+                               "from checks.validate import copies\nfrom checks.validate.copies import make_copy\n"
+                               "import migrate.codemods.config_check_presence as p\np.hooks_present = lambda s: False\n")
+    slow = json.loads(subprocess.run([sys.executable, "-c", slow_probe, str(tmp_path / "fast")], capture_output=True,
+                                     text=True, check=True, cwd=root).stdout)
+    assert fast["libcst"] is False and slow["libcst"] is True
+    assert fast["hooked"] is True and "pack.zip" in fast["text"]
+    assert {k: v for k, v in fast.items() if k != "libcst"} == {k: v for k, v in slow.items() if k != "libcst"}

@@ -9,7 +9,8 @@ the copy sits at the same depth below a mirror of that root, whose every level l
 (pyrootutils, rootutils) see the project as they do from the original.
 Two things are added to the copy:
 - msprobe's ConfigChecker hooks, through `migrate.rewrite.instrument_source` (what `npu-migrate
-  instrument` does), writing the pack to a zip in the output folder;
+  instrument` does), writing the pack to a zip in the output folder; a script hooked already (the
+  output of `apply`) keeps its own hooks, pointed at that zip, without loading libcst;
 - one line running `checks/validate/child.py` (the API dump hook, active only when the parent asks),
   placed after the docstring and `__future__` imports.
 A line map (copy line -> original line) turns stack frames of the copy back into the user's lines.
@@ -98,13 +99,20 @@ def line_map(original: str, copy: str) -> tuple[int, ...]:
 
 def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> InstrumentedCopy:
     """Write the instrumented copy of `script` as `workdir/name` and link its siblings."""
-    from migrate.rewrite import instrument_source
+    from migrate.codemods.config_check_presence import ALREADY_PRESENT, hooks_present
 
     script = Path(script).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     original = script.read_text(encoding="utf-8-sig")
-    result = instrument_source(original, zip_path=str(zip_path))
-    text = result.text
+    if hooks_present(original):
+        # hooked already (`apply`, `instrument`): the codemod would leave it as it is, so libcst (about 0.4 s of
+        # CPU to import, in every validate of a migrated script) is not loaded for it
+        text, model_found, message = original, True, ALREADY_PRESENT
+    else:
+        from migrate.rewrite import instrument_source
+
+        result = instrument_source(original, zip_path=str(zip_path))
+        text, model_found, message = result.text, bool(result.model_found), str(getattr(result, "message", "") or "")
     if text == original and "ConfigChecker" in original:
         # the script carries its own hooks (`npu-migrate instrument`): point its pack at our folder
         text = retarget_zip(text, str(zip_path))
@@ -118,8 +126,7 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
     partial = home / f".{name}.partial"
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, copy)
-    return InstrumentedCopy(script, copy, Path(zip_path), line_map(original, text), bool(result.model_found),
-                            str(getattr(result, "message", "") or ""))
+    return InstrumentedCopy(script, copy, Path(zip_path), line_map(original, text), model_found, message)
 
 
 def retarget_zip(source: str, zip_path: str) -> str:

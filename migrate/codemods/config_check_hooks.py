@@ -73,6 +73,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from migrate.codemods._module import child_blocks, is_docstring, leading_imports_end
+from migrate.codemods.config_check_presence import ALREADY_PRESENT, imports_config_check, patches_config_check
 
 DEFAULT_NPU_PACK = "npu_config_check/npu_config_pack_rank{rank}.zip"
 DEFAULT_GPU_PACK = "gpu_config_check/gpu_config_pack_rank{rank}.zip"
@@ -219,16 +220,17 @@ class HookResult:
 
 # ---- is the module already instrumented ------------------------------------------------------
 class _PresenceFinder(cst.CSTVisitor):
+    """migrate/codemods/config_check_presence.py's rule on a libcst tree."""
+
     def __init__(self):
         self.present = False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = get_full_name_for_node(node.module) if node.module is not None else None
-        if module and module.startswith("msprobe") and "config_check" in module:
+        if imports_config_check(get_full_name_for_node(node.module) if node.module is not None else None):
             self.present = True
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "apply_patches" and get_full_name_for_node(node.value) == "ConfigChecker":
+        if patches_config_check(node.attr.value, get_full_name_for_node(node.value)):
             self.present = True
 
 
@@ -637,7 +639,7 @@ class _Inserter(cst.CSTTransformer):
 def add_config_check_hooks(module: cst.Module, *, zip_path: str = DEFAULT_NPU_PACK) -> HookResult:
     """Insert the guarded ConfigChecker import/patch at the top and the model hook (see module doc)."""
     if has_hooks(module):
-        return HookResult(module, False, True, None, "ConfigChecker hooks already present", already_present=True)
+        return HookResult(module, False, True, None, ALREADY_PRESENT, already_present=True)
     plan = find_model_insertion(module)
     if plan.block is None:
         return HookResult(module, False, False, plan.model, f"ConfigChecker hook not added: {plan.message}")
