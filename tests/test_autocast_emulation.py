@@ -96,7 +96,7 @@ print(json.dumps({"defaults": defaults, "installed": faults_per_step(), "kept": 
 def test_freed_temporaries_are_not_faulted_in_again_each_step():
     """bench/autocast_workload.py: the policy's copies of a 1024x1024 weight and its gradient took 16 ms a
     step on one thread, most of it page faults on memory glibc had just handed back; with the heap kept,
-    4 ms, and the `off` line went from 1.20x to about 1.05x the plain CPU (CPU time, docs/smoke.md)."""
+    4 ms, and the `off` line went from 1.20x to 1.09x the plain CPU (CPU time of its steps 2..N, medians)."""
     proc = run_python("-c", FAULTS, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     facts = json.loads(proc.stdout.decode().strip().splitlines()[-1])
