@@ -442,6 +442,47 @@ def test_an_item_msprobe_cannot_collect_is_dropped_and_the_others_go_on(tmp_path
     assert "collect_input dropped, it raised NotImplementedError" in (tmp_path / "pack.log").read_text()
 
 
+def test_a_model_that_takes_no_pre_hook_still_runs_and_packs_env_and_pip(tmp_path, monkeypatch):
+    """pyg-team/pytorch_geometric examples/jit/gin.py trains `torch.jit.script(model)`: msprobe 26.2
+    registers its pre-hook in ConfigChecker.__init__ (config_checker.py `pack`), a ScriptModule refuses
+    it, and the instrumented original died before its first step (validate: ERROR, nothing compared).
+    The run must go on, the pack must still hold what needs no hook (msprobe's `ConfigChecker(None)`)."""
+    import collections
+    import io
+    import sys
+    import types
+
+    from migrate.codemods import config_check_hooks as hooks
+
+    class Module:
+        def __init__(self):
+            self._forward_pre_hooks = collections.OrderedDict()
+            self._forward_pre_hooks_with_kwargs = {}
+
+    class ScriptModule(Module):  # torch.jit.RecursiveScriptModule's answer
+        def register_forward_pre_hook(self, hook, with_kwargs=False):
+            raise RuntimeError("register_forward_pre_hook is not supported on ScriptModules")
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(nn=types.SimpleNamespace(Module=Module)))
+    packed = []
+
+    class MsprobeLike:  # as msprobe's pack(): hook first (when there is a model), then every item that needs none
+        def __init__(self, model, output_zip_path, fmk):
+            if model:
+                model.register_forward_pre_hook(lambda *args: None, with_kwargs=True)
+            packed.append(("env", "pip", output_zip_path))
+
+    namespace = {"ConfigChecker": MsprobeLike, hooks.SETUP: types.SimpleNamespace(started=0.0, output=io.StringIO())}
+    exec(compile(hooks._HELPER, "helper", "exec"), namespace)
+    model = ScriptModule()
+    namespace[hooks.HELPER](model, str(tmp_path / "pack.zip"))
+    assert packed == [("env", "pip", str(tmp_path / "pack.zip"))]
+    assert type(model) is ScriptModule and not model._forward_pre_hooks
+    log = (tmp_path / "pack.log").read_text()
+    assert "forward pre-hook not placed on ScriptModule, it raised RuntimeError: register_forward_pre_hook is not" \
+           " supported on ScriptModules; dataset, weights and random not packed" in log
+
+
 @pytest.mark.runtime
 def test_hook_on_a_compiled_module_writes_its_pack(tmp_path):
     """msprobe's ConfigChecker asks `if model:`, which a torch.compile'd module answers with len() of

@@ -120,6 +120,7 @@ def test_changed_seed_is_flagged_by_config_check(tmp_path):
     weights = result.config_check.item("weights")
     assert weights.status == "error" and weights.first_step == 0  # initial weights differ
     assert any(r.startswith("config_check weights") for r in result.reasons)
+    assert (tmp_path / "out" / "baseline" / "config_check_pack.log").is_file()  # why an item is missing, both sides
 
 
 def test_package_version_difference_is_flagged_by_pip(tmp_path):

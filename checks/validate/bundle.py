@@ -223,7 +223,7 @@ def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES, samples
         return {"observed": False, "why": f"the config_check pack could not be read: {exc}", "batches": {}, **extra}
     if not steps:
         return {"observed": False, "batches": {},
-                "why": "the config_check pack has no dataset item (ConfigChecker found no model to hook)", **extra}
+                "why": "the config_check pack has no dataset item (ConfigChecker hooked no model: none found, or one that takes no forward pre-hook, a TorchScript module)", **extra}
     return {"observed": True, "batches": steps,
             "what": "msprobe ConfigChecker dataset statistics (max, min, mean, norm) of the model's inputs per "
                     "forward call (msprobe pack step), not the bytes of the batches",

@@ -447,7 +447,8 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
     return _finish(out, say, result)
 
 
-_SIDE_FILES = ("config_check_pack.zip", "smoke.json", "manifest.json")  # with instrumented_<script>: out/<side>/
+PACK_LOG = "config_check_pack.log"  # the helper's log next to the pack: why an item is missing
+_SIDE_FILES = ("config_check_pack.zip", "smoke.json", "manifest.json", PACK_LOG)  # with instrumented_<script>: out/<side>/
 
 
 def _copy_files(source: Path, target: Path, names) -> None:
@@ -475,7 +476,7 @@ def _recorded_side(recorded, side_dir: Path, steps: int) -> tuple[InstrumentedCo
     from checks.validate import bundle as bundle_format
 
     instrumented = f"instrumented_{recorded.script_name}"
-    _copy_files(recorded.folder, side_dir, (bundle_format.PACK, bundle_format.SMOKE, bundle_format.MANIFEST, instrumented))
+    _copy_files(recorded.folder, side_dir, (bundle_format.PACK, bundle_format.SMOKE, bundle_format.MANIFEST, instrumented, PACK_LOG))
     manifest = recorded.manifest
     ran = manifest.get("copy") or {}
     copy = InstrumentedCopy(Path(manifest["script"]["path"]), Path(ran.get("path") or side_dir / instrumented),

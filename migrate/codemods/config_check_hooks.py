@@ -164,6 +164,14 @@ def {HELPER}(model, zip_path):
     model.__class__ = type(cls.__name__, (cls,), {{"__bool__": lambda self: True}})
     try:
         quiet(ConfigChecker)(model, output_zip_path=path, fmk="pytorch")
+    except Exception as exc:  # a model that takes no pre-hook (torch.jit.script): the run goes on, env and pip still packed
+        log.write(f"config_check: forward pre-hook not placed on {{cls.__name__}}, it raised {{type(exc).__name__}}: {{exc}}; "
+                  "dataset, weights and random not packed\\n")
+        try:
+            quiet(ConfigChecker)(None, output_zip_path=path, fmk="pytorch")
+        except Exception as exc:
+            log.write(f"config_check: nothing packed, it raised {{type(exc).__name__}}: {{exc}}\\n")
+        return
     finally:
         model.__class__ = cls
     added = set(model._forward_pre_hooks) - before
