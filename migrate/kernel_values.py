@@ -176,6 +176,7 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
 # ---- wrappers of a kernel op: Function.apply aliases, functools.partial, accessors ------------------------
 WRAPPER_HINTS = (".apply", "partial(", "return ")
 WRAPPER = "wrap"  # mode of a Function.apply alias: calling it runs the op inside the Function's body
+ACCESSOR = "accessor"  # mode of a function returning the extension: what a call of it returns is the extension
 
 
 def _imported_names(ctx) -> dict[str, str]:
@@ -217,7 +218,8 @@ def wrapper_values(ctx, defs) -> list:
     """Module-level names of this file that wrap a kernel op: `my_op = MyFn.apply` (a `Function` whose
     body mentions an imported / JIT-built extension), `op = partial(_C.op, ...)`, and an accessor
     `def get_backend(): return _backend` (also through a variable it stored it in). Recorded as kind
-    "value" definitions of mode "via" (the value is the extension or its op) or WRAPPER (a
+    "value" definitions of mode "via" (the value is the extension or its op), ACCESSOR (a function
+    whose call returns the extension: `_C = utils.get_ext()` in another module binds `_C` to it) or WRAPPER (a
     `Function.apply` alias, whose callers run the op through it) whose `why` lists the dotted names they mention; the index keeps
     those whose names resolve to an extension of the scan (`repo_index.build_index`), so the decision
     needs the whole repository but the facts stay per file."""
@@ -278,7 +280,7 @@ def wrapper_values(ctx, defs) -> list:
                 if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
                     refs = _refs(node.value, local)
                     if refs:
-                        add(statement.name, statement.lineno, refs)
+                        add(statement.name, statement.lineno, refs, ACCESSOR)
                         break
     return out
 
@@ -286,7 +288,7 @@ def wrapper_values(ctx, defs) -> list:
 def resolve_wrappers(modules: dict, module_for) -> None:
     """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
     that extension's build; a wrapper of a wrapper resolves in a later round."""
-    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER)}
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR)}
     for name in pending:
         del modules[name]
     for _ in range(3):
@@ -299,7 +301,7 @@ def resolve_wrappers(modules: dict, module_for) -> None:
                 target = modules[found]
                 extension = target.why if target.kind == "value" else target.name
                 modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension,
-                                        WRAPPER if WRAPPER in (d.mode, target.mode) else "via")
+                                        WRAPPER if WRAPPER in (d.mode, target.mode) else d.mode)
                 del pending[name]
                 progressed = True
                 break

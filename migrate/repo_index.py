@@ -358,9 +358,14 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     return out
 
 
+# an import inside a function: an accessor may return what it imports (`def load(): import pkg._C as C; return C`)
+_LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import [\w.]+|from [\w.]+ import )", re.MULTILINE)
+
+
 def wants_python_defs(text: str) -> bool:
     """A build or registration, or a wrapper of a kernel op (kernel_values.wrapper_values) may be here."""
-    return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text)
+    return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
+        or _LOCAL_IMPORT.search(text) is not None
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None) -> tuple:
@@ -599,7 +604,7 @@ def build_index(results) -> Index:
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition
-    if any(d.mode in ("via", "wrap") for d in modules.values()):
+    if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
         from migrate import kernel_values
 
         kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for)

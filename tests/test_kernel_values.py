@@ -586,3 +586,40 @@ def test_a_files_build_facts_cost_grows_linearly_with_its_functions():
     large, names_large = resolutions(400)
     assert names == names_large == ["proj.ops.dcn.dcn_ext"]
     assert large < 5 * small, (small, large)  # 4x the functions: linear is ~4x, quadratic ~16x
+
+
+# ---- an accessor in another module returns the compiled module: `_C = utils.get_ext()` ----------------------
+ACCESSOR_ELSEWHERE = {
+    "setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "setup(ext_modules=[CUDAExtension('vox.csrc', ['vox/csrc/k.cu'])])\n"
+    ),
+    "vox/__init__.py": "",
+    "vox/csrc/k.cu": "__global__ void k(float* x) {}\n",
+    "vox/helpers.py": (
+        "import torch\n"
+        "def load_ext():\n    try:\n        import vox.csrc as ext\n    except ImportError:\n        ext = None\n    return ext\n"
+        "def plain():\n    return torch.nn\n"
+    ),
+    "vox/grid.py": (  # the module attribute form, as svox2's `_C = utils._get_c_extension()`
+        "from . import helpers\n_K = helpers.load_ext()\n_P = helpers.plain()\n"
+        "def f(x):\n    if _K is None:\n        return x\n    opts = _K.Options()\n    return _K.sample(x, opts) + _P.Linear(2, 2)(x)\n"
+    ),
+    "vox/render.py": (  # the imported-function form
+        "from .helpers import load_ext\nbackend = load_ext()\n"
+        "def g(x):\n    return backend.trace(x)\n"
+    ),
+}
+
+
+def test_a_compiled_module_returned_by_an_accessor_in_another_module_binds_the_callers_name(tmp_path):
+    _write(tmp_path, ACCESSOR_ELSEWHERE)
+    result = _scan(tmp_path)
+    # grid.py: the accessor's call (where the module enters) and each op use; not the None probe, not torch.nn's
+    assert _lines(result, "NPU508", "vox/grid.py") == [2, 7, 8]
+    # render.py: the import naming the accessor, the call binding it, the op call
+    assert _lines(result, "NPU508", "vox/render.py") == [1, 2, 4]
+    rows = verdict.summary(result)["kernels_to_port"]
+    row = next(r for r in rows if r["extension"].startswith("vox.csrc"))
+    sites = {s.rsplit("/", 1)[1] for s in row["call_sites"]}
+    assert {"grid.py:2", "grid.py:7", "grid.py:8", "render.py:4"} <= sites

@@ -341,7 +341,19 @@ class CustomExtensionUse(Rule):
     def _bind(self, ctx, index) -> bool:
         """Names the resolver does not know: relative imports of an extension, `x = load(...)` and
         `x = importlib.import_module(...)` / `x = ctypes.CDLL(...)` of one."""
-        bound = repo_index.bind_relative_imports(ctx, lambda full: index.module_for(full, relative=True) is not None)
+        accessors = {d.name: d for d in index.modules.values() if d.mode == kernel_values.ACCESSOR}
+
+        def known(full: str) -> bool:  # `from . import utils` where utils.py holds an accessor of the extension
+            if index.module_for(full, relative=True) is not None:
+                return True
+            held = index.holder(full) if accessors else None
+            return held is not None and held.mode == kernel_values.ACCESSOR
+
+        bound = repo_index.bind_relative_imports(ctx, known)
+        if accessors:
+            if bound:
+                repo_index.forget_resolved_names(ctx)  # the relative names just bound resolve now
+            bound = self._bind_accessor_results(ctx, index, accessors) or bound
         # `_knn = load_cpp_ext("knn")`: a call of a project build helper of this file declares the extension on its line
         helper_lines = {d.line: d.name for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
         for statement in ctx.nodes.get(ast.Assign, ()):
@@ -365,6 +377,28 @@ class CustomExtensionUse(Rule):
                         bound = True
         if bound:
             repo_index.forget_resolved_names(ctx)
+        return bound
+
+    @staticmethod
+    def _bind_accessor_results(ctx, index, accessors) -> bool:
+        """`_C = utils.get_ext()` / `_C = get_ext()`: a call of a function (of this module or another) that
+        returns the extension binds the name to the extension, so `_C.op(...)` is a kernel call like after
+        `import pkg._C as _C` (svox2's `_C = utils._get_c_extension()`)."""
+        here = ".".join(repo_index.module_parts(ctx.path))
+        bound = False
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            value = statement.value
+            if not (isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+                continue
+            qual = ctx.qualname(value.func)
+            if qual is None and isinstance(value.func, ast.Name) and here:
+                qual = f"{here}.{value.func.id}"  # an accessor of this module
+            definition = accessors.get(index.module_for(qual) or "") if qual else None
+            if definition is None or definition.name != index.module_for(qual):
+                continue
+            if index.module_for(definition.why) is not None:
+                ctx.imports[statement.targets[0].id] = definition.why
+                bound = True
         return bound
 
     def _imports(self, ctx, index):
