@@ -73,26 +73,95 @@ def guarding_try(ctx, statement) -> ast.Try | None:
 _AVAILABILITY = re.compile(r"^is_\w+_available$")
 
 
+# an availability flag imported from another module of the project, by its spelling: `HAS_FLASH_ATTN`,
+# `has_apex`, `FLASH_ATTN_AVAILABLE`, `is_triton_available` (yunchang's `from yunchang.globals import HAS_FLASH_ATTN`)
+_FLAG = re.compile(r"^(?:HAS|has|Has)_\w+$|^\w+_(?:AVAILABLE|available|Available)$")
+
+
+def _imported_names(ctx) -> frozenset[str]:
+    cached = ctx.__dict__.get("_npu_from_imported")
+    if cached is None:
+        cached = ctx.__dict__["_npu_from_imported"] = frozenset(
+            alias.asname or alias.name for s in ctx.nodes.get(ast.ImportFrom, ()) for alias in s.names)
+    return cached
+
+
+def _set_by_import_attempt(ctx) -> frozenset[str]:
+    """Names this file binds True in a `try:` that imports a module and False in its ImportError handler
+    (`try: import flash_attn; HAS_FLASH_ATTN = True except ImportError: HAS_FLASH_ATTN = False`), or to
+    `importlib.util.find_spec(...) is not None`: availability flags of its own."""
+    cached = ctx.__dict__.get("_npu_attempt_flags")
+    if cached is not None:
+        return cached
+    out: set[str] = set()
+    for attempt in ctx.nodes.get(ast.Try, ()):
+        if not any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in attempt.body):
+            continue
+        on = {t.id for s in attempt.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is True
+              for t in s.targets if isinstance(t, ast.Name)}
+        off = {t.id for h in attempt.handlers if _catches_import_error(h) for s in h.body
+               if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+               for t in s.targets if isinstance(t, ast.Name)}
+        out |= on & off
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        value = statement.value
+        if isinstance(value, ast.Compare) and isinstance(value.left, ast.Call) \
+                and (ctx.qualname(value.left.func) or "").endswith("find_spec") and isinstance(value.ops[0], ast.IsNot):
+            out.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    ctx.__dict__["_npu_attempt_flags"] = frozenset(out)
+    return ctx.__dict__["_npu_attempt_flags"]
+
+
+def _availability_test(ctx, test) -> bool:
+    """`is_<pkg>_available()`, or an availability flag: one this file sets from an import attempt, or one it
+    imports whose name says so (`HAS_FLASH_ATTN`); alone or as an operand of an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_availability_test(ctx, v) for v in test.values)
+    if isinstance(test, ast.Call):
+        func = test.func
+        return bool(_AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")))
+    if isinstance(test, ast.Name):
+        return test.id in _set_by_import_attempt(ctx) or (bool(_FLAG.match(test.id)) and test.id in _imported_names(ctx))
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):  # `globals.HAS_FLASH_ATTN`
+        return bool(_FLAG.match(test.attr)) and ctx.qualname(test.value) is None and test.value.id in _imported_names(ctx)
+    return False
+
+
 def availability_guard(ctx, statement) -> ast.If | None:
     """The nearest `if is_<pkg>_available():` holding `statement` in its body (transformers'
-    availability helpers, copied into many trainers: `if is_apex_available(): from apex import amp`).
+    availability helpers, copied into many trainers: `if is_apex_available(): from apex import amp`),
+    or `if HAS_FLASH_ATTN:` with an availability flag (`_availability_test`).
     One whose `else:` raises makes the package required (diffusers' examples: `else: raise
     ValueError("xformers is not available")` under `--enable_xformers_memory_efficient_attention`)."""
     child, parent = statement, ctx.parent(statement)
     while parent is not None:
-        if isinstance(parent, ast.If) and child in parent.body and isinstance(parent.test, ast.Call) \
-                and not any(isinstance(s, ast.Raise) for s in parent.orelse):
-            func = parent.test.func
-            if _AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")):
-                return parent
+        if isinstance(parent, ast.If) and child in parent.body and not any(isinstance(s, ast.Raise) for s in parent.orelse) \
+                and _availability_test(ctx, parent.test):
+            return parent
         child, parent = parent, ctx.parent(parent)
     return None
+
+
+def _npu_fallback_handler(ctx, statement) -> bool:
+    """`try: import torch_npu except ImportError: from flash_attn import flash_attn_func`: the handler is the
+    branch for a host without torch_npu (as migrate/npu_aware.py reads it); on the NPU it never runs."""
+    child, parent = statement, ctx.parent(statement)
+    while parent is not None:
+        if isinstance(parent, ast.ExceptHandler) and child in parent.body and _catches_import_error(parent):
+            attempt = ctx.parent(parent)
+            if isinstance(attempt, ast.Try) and any(
+                    (isinstance(s, ast.Import) and any(a.name.split(".", 1)[0] == "torch_npu" for a in s.names))
+                    or (isinstance(s, ast.ImportFrom) and not s.level and (s.module or "").split(".", 1)[0] == "torch_npu")
+                    for s in attempt.body):
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 def optional_import(ctx, statement, package: str) -> bool:
     """`statement` imports `package` on a path the program does without: under `if
     is_<pkg>_available():`, or in a `try:` whose ImportError handler binds a fallback."""
-    if availability_guard(ctx, statement) is not None:
+    if availability_guard(ctx, statement) is not None or _npu_fallback_handler(ctx, statement):
         return True
     attempt = guarding_try(ctx, statement)
     if attempt is None:
@@ -169,7 +238,9 @@ class GpuOnlyImport(Rule):
     the most specific entry winning (`apex.optimizers` before `apex`). One finding per import
     statement and package. An import the program does without is not reported: inside `try: ...
     except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or
-    under `if is_apex_available():` (transformers' availability helpers); on an NPU host the
+    under `if is_apex_available():` (transformers' availability helpers) or an availability flag (`if
+    HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it
+    and named so), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`. `importlib.import_module("apex")` and other
     dynamic imports are not followed. Entries whose status is `works` (DeepSpeed's device-neutral
@@ -189,6 +260,15 @@ class GpuOnlyImport(Rule):
         "import numba\n@numba.jit(nopython=True)\ndef dtw(x):\n    return x",  # numba's CPU JIT runs on an NPU host
         "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None",  # a fallback: the program does without it
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
+        # yunchang: an availability flag imported from the project's module that sets it from an import attempt
+        "from .globals import HAS_FLASH_ATTN\nif HAS_FLASH_ATTN:\n    from flash_attn import flash_attn_func\n"
+        "def attn(q, k, v):\n    return flash_attn_func(q, k, v)\n",
+        "from . import globals as g\nif g.FLASH_ATTN_AVAILABLE and causal:\n    import flash_attn\n",
+        # the flag set in this file: a try-import, or importlib.util.find_spec
+        "try:\n    import xformers\n    ok = True\nexcept ImportError:\n    ok = False\nif ok:\n    import xformers.ops\n",
+        "import importlib.util\nhave_fa = importlib.util.find_spec('flash_attn') is not None\nif have_fa:\n    import flash_attn\n",
+        # the branch for a host without torch_npu: on the NPU it never runs
+        "try:\n    import torch_npu\nexcept ImportError:\n    from flash_attn import flash_attn_func\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
         "use_flash = False\ntry:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n"
@@ -202,6 +282,11 @@ class GpuOnlyImport(Rule):
             "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
             "    else:\n        raise ValueError('xformers is not available')", count=1),
         Invalid("import apex", count=1),
+        # an imported flag whose name does not say availability, a local flag no import attempt sets,
+        # a try importing something else than torch_npu: the package is needed on that path
+        Invalid("from .config import USE_FLASH\nif USE_FLASH:\n    from flash_attn import flash_attn_func\n", count=1),
+        Invalid("HAS_FLASH = True\nif HAS_FLASH:\n    from flash_attn import flash_attn_func\n", count=1),
+        Invalid("try:\n    import torch_musa\nexcept ImportError:\n    from flash_attn import flash_attn_func\n", count=1),
         # the flag is not bound before the try, and the package is used outside the version probe: both needed
         Invalid("try:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n", count=1),
         Invalid("try:\n    import bitsandbytes as bnb\n    v = bnb.__version__\nexcept Exception:\n    pass\n"
