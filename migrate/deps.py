@@ -23,6 +23,7 @@ are the kernel's call sites (`split_wrapper_calls`), listed in its row beside th
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 
 from migrate.repo_index import STDLIB, import_facts, module_parts
@@ -78,11 +79,16 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     where: dict[str, list[str]] = defaultdict(list)
     declared: list[tuple[str, str]] = []
     for result in files:
+        reported = None  # what a rule reports on a manifest's line, by name, is known (NPU502's `nvidia-*-cu12` pins)
         for fact in getattr(result, "facts", ()):
             if fact[0] == "imp" and fact[1] not in known and fact[1] not in own and not _beside(result.path, fact[1]):
                 where[fact[1]].append(f"{result.path}:{fact[2]}")
             elif fact[0] == "req":
-                declared.append((fact[1], f"{result.path}:{fact[2]}"))
+                if reported is None:
+                    reported = {(f.line, name) for f in getattr(result, "findings", ())
+                                for name in re.findall(r"`([^`\s]+)`", normalise(f.message))}
+                if (fact[2], fact[1]) not in reported:
+                    declared.append((fact[1], f"{result.path}:{fact[2]}"))
     if declared:  # requirements*.txt, pyproject, setup.py install_requires, setup.cfg, environment.yml
         known_dists = {normalise(name) for name in known | own} | _catalogue_distributions()
         imported = {normalise(name): name for name in where}

@@ -623,3 +623,12 @@ def test_a_compiled_module_returned_by_an_accessor_in_another_module_binds_the_c
     row = next(r for r in rows if r["extension"].startswith("vox.csrc"))
     sites = {s.rsplit("/", 1)[1] for s in row["call_sites"]}
     assert {"grid.py:2", "grid.py:7", "grid.py:8", "render.py:4"} <= sites
+
+
+def test_a_declared_dependency_a_rule_reports_is_not_unknown(tmp_path):
+    """KIVI's pip-freeze requirements: NPU502 reports each `nvidia-*-cu12` pin as an NVIDIA CUDA runtime wheel,
+    so the verdict line does not also list it among the dependencies npu-migrate does not know."""
+    _write(tmp_path, {"requirements.txt": "nvidia-cublas-cu12==12.1.3.1\nnvidia-cudnn-cu12==8.9.2.26\nrich==13.7.0\n"})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU502", "requirements.txt") == [1, 2]
+    assert verdict.summary(result)["unknown_dependencies"] == {"rich": [f"{tmp_path}/requirements.txt:3"]}
