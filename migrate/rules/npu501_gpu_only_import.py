@@ -299,6 +299,8 @@ class GpuOnlyImport(Rule):
         Invalid("import os, bitsandbytes as bnb, triton", count=2),
         Invalid("from nvidia import dali"),
         Invalid("import numba\nfrom numba import cuda", count=1),  # numba.cuda, not numba's CPU JIT
+        Invalid("from spas_sage_attn.autotune import SparseAttentionMeansim", count=1),  # SpargeAttn's CUDA kernels
+        Invalid("import pyprof\npyprof.init()", count=1),  # NVIDIA PyProf (NVTX + nvprof / Nsight)
     ]
 
     def triggers(self, kb):
