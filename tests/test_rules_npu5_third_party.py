@@ -87,6 +87,16 @@ def test_manifest_formats_through_engine(filename, text, line):
     assert [f.line for f in found] == [line]
 
 
+def test_cupy_wheels_per_cuda_version_are_gpu_only():
+    # CuPy's wheels before v11 are named by the CUDA version they were built for (cupy-cuda101, cupy-cuda110):
+    # a pip-freeze requirements pins them like any distribution; the ROCm wheels are another name
+    text = "numpy==1.19.2\ncupy-cuda101==7.4.0\ncupy_cuda110>=8\ncupy-rocm-5-0==12.0\ncupy-cuda12x\n"
+    found = codes(analyze(text, "requirements.txt", ("manifest",)), "NPU502")
+    assert [f.line for f in found] == [2, 3, 5]
+    assert all(f.severity is Severity.ERROR for f in found)
+    assert "`cupy-cuda101`" in found[0].message
+
+
 def test_cuda_builds_in_manifest():
     text = (
         "--extra-index-url https://download.pytorch.org/whl/cu121\n"
