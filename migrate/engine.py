@@ -215,12 +215,12 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
     active = _applying(rules, text, kb)
-    if not active and not (facts is not None and repo_index.wants_python_defs(text)):  # an accessor's file may trigger no rule
+    if not active and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
     for name, qualified in (extra_imports or {}).items():
         ctx.imports.setdefault(name, qualified)
-    if facts is not None and repo_index.wants_python_defs(text):
+    if facts is not None and repo_index.wants_python_defs(text, path):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse

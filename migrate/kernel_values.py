@@ -285,6 +285,39 @@ def wrapper_values(ctx, defs) -> list:
     return out
 
 
+RELATIVE = "rel:"  # a mentioned name that comes from a relative import
+
+
+def is_package_init(path: str) -> bool:
+    return path.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py"
+
+
+def package_reexports(ctx) -> list:
+    """Names a package `__init__` imports at module level and so re-exports: `from fp_ext import gemm_cuda`
+    (or `from ._C import gemm as gemm_cuda`) in `pkg/__init__.py` makes `import pkg` then `pkg.gemm_cuda(...)`
+    a call of the compiled op. Recorded as "via" values `pkg.<bound name>` mentioning the imported dotted
+    name; `resolve_wrappers` keeps those that resolve to an extension of the scan. A star import names
+    nothing that can be read here and is left out."""
+    from migrate.repo_index import Definition, _never_an_extension, _resolve_relative, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    out = []
+    for statement in ctx.tree.body:
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "") if statement.level else (statement.module or "")
+        for alias in statement.names:
+            full = f"{base}.{alias.name}" if base else alias.name
+            if alias.name == "*" or _never_an_extension(full):
+                continue
+            # a relative import never reaches a top-level module (`Index.module_for`'s `relative`): marked for `resolve_wrappers`
+            ref = f"{RELATIVE}{full}" if statement.level else full
+            out.append(Definition("value", f"{dotted}.{alias.asname or alias.name}", ctx.path, statement.lineno, True, ref, "via"))
+    return out
+
+
 def resolve_wrappers(modules: dict, module_for) -> None:
     """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
     that extension's build; a wrapper of a wrapper resolves in a later round."""
@@ -295,7 +328,7 @@ def resolve_wrappers(modules: dict, module_for) -> None:
         progressed = False
         for name, d in list(pending.items()):
             for ref in d.why.split():
-                found = module_for(ref)
+                found = module_for(ref[len(RELATIVE):], True) if ref.startswith(RELATIVE) else module_for(ref)
                 if found is None:
                     continue
                 target = modules[found]

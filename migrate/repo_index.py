@@ -207,6 +207,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += kernel_values.module_values(ctx, out)
     if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
         out += kernel_values.wrapper_values(ctx, out)
+    if kernel_values.is_package_init(ctx.path):
+        out += kernel_values.package_reexports(ctx)
     return out
 
 
@@ -362,10 +364,13 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
 _LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import [\w.]+|from [\w.]+ import )", re.MULTILINE)
 
 
-def wants_python_defs(text: str) -> bool:
-    """A build or registration, or a wrapper of a kernel op (kernel_values.wrapper_values) may be here."""
+def wants_python_defs(text: str, path: str = "") -> bool:
+    """A build or registration, or a wrapper of a kernel op (kernel_values.wrapper_values) may be here;
+    with `path`, also a package `__init__` that re-exports names it imports (kernel_values.package_reexports)."""
+    from migrate import kernel_values
+
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
-        or _LOCAL_IMPORT.search(text) is not None
+        or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text)
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None) -> tuple:

@@ -632,3 +632,27 @@ def test_a_declared_dependency_a_rule_reports_is_not_unknown(tmp_path):
     result = _scan(tmp_path)
     assert _lines(result, "NPU502", "requirements.txt") == [1, 2]
     assert verdict.summary(result)["unknown_dependencies"] == {"rich": [f"{tmp_path}/requirements.txt:3"]}
+
+
+# a package whose `__init__` re-exports the ops of its compiled extension (built under another top-level name)
+# by name, and a script beside the package calling them as `pkg.op(...)`; the relative spelling of the same
+# re-export in a second package; a Python helper the package also defines is no kernel
+PACKAGE_REEXPORT = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='gemmx', ext_modules=[CUDAExtension(name='gemmx_cuda', sources=['gemmx/k.cu']),\n"
+                "      CUDAExtension(name='packy._C', sources=['packy/p.cu'])])\n",
+    "gemmx/__init__.py": "from gemmx_cuda import gemm_cuda, pack_cpu as pack\n\ndef waves(n):\n    return n // 2\n",
+    "packy/__init__.py": "from ._C import pack_rows\nfrom os import path\n",
+    "bench/run.py": "import torch\nimport gemmx\nimport packy\n\nw = gemmx.pack(torch.zeros(4))\ny = gemmx.gemm_cuda(w)\n"
+                    "print(gemmx.waves(3))\nz = packy.pack_rows(w)\nprint(packy.path)\n",
+    "bench/plain.py": "import gemmx\nprint(gemmx.waves(2))\n",
+}
+
+
+def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_path):
+    _write(tmp_path, PACKAGE_REEXPORT)
+    result = _scan(tmp_path)
+    # the imports whose names the script calls, and each op call; not `gemmx.waves`, not `packy.path` (os.path)
+    assert _lines(result, "NPU508", "bench/run.py") == [2, 3, 5, 6, 8]
+    # only the package's Python helper used: no kernel reached
+    assert _lines(result, "NPU508", "bench/plain.py") == []

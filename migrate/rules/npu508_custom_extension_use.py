@@ -409,7 +409,7 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
                     continue
                 held = index.holder(alias.name) if not alias.asname else None
-                if held is not None and self._reaches(ctx, alias.name, held):
+                if held is not None and self._reaches(ctx, alias.name, held, index):
                     yield self._finding(ctx, alias, f"import {alias.name}", held)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
@@ -428,11 +428,14 @@ class CustomExtensionUse(Rule):
                 yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
 
     @staticmethod
-    def _reaches(ctx, module: str, held) -> bool:
-        """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), not only the
-        module's Python functions: then the import is a line a porter checks with those calls."""
+    def _reaches(ctx, module: str, held, index) -> bool:
+        """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), or another
+        kernel value of that module (a package `__init__` re-exporting several ops: `pkg.gemm(...)`), not only
+        the module's Python functions: then the import is a line a porter checks with those calls."""
         attribute = held.name.rsplit(".", 1)[1]
-        return any(qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" for _, qual in chain_tops(ctx))
+        return any(qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
+            qual.startswith(f"{module}.") and index.holder(module) is not None
+            and index.modules.get(f"{module}.{qual[len(module) + 1:].split('.', 1)[0]}") is not None) for _, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"
