@@ -646,6 +646,9 @@ PACKAGE_REEXPORT = {
     "bench/run.py": "import torch\nimport gemmx\nimport packy\n\nw = gemmx.pack(torch.zeros(4))\ny = gemmx.gemm_cuda(w)\n"
                     "print(gemmx.waves(3))\nz = packy.pack_rows(w)\nprint(packy.path)\n",
     "bench/plain.py": "import gemmx\nprint(gemmx.waves(2))\n",
+    # one op each: the import is a kernel line whichever re-exported op the script calls
+    "bench/gemm_only.py": "import gemmx\ny = gemmx.gemm_cuda(1)\n",
+    "bench/pack_only.py": "import gemmx\ny = gemmx.pack(1)\n",
 }
 
 
@@ -656,3 +659,5 @@ def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_
     assert _lines(result, "NPU508", "bench/run.py") == [2, 3, 5, 6, 8]
     # only the package's Python helper used: no kernel reached
     assert _lines(result, "NPU508", "bench/plain.py") == []
+    assert _lines(result, "NPU508", "bench/gemm_only.py") == [1, 2]
+    assert _lines(result, "NPU508", "bench/pack_only.py") == [1, 2]

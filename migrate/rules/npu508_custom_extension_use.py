@@ -434,8 +434,7 @@ class CustomExtensionUse(Rule):
         the module's Python functions: then the import is a line a porter checks with those calls."""
         attribute = held.name.rsplit(".", 1)[1]
         return any(qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
-            qual.startswith(f"{module}.") and index.holder(module) is not None
-            and index.modules.get(f"{module}.{qual[len(module) + 1:].split('.', 1)[0]}") is not None) for _, qual in chain_tops(ctx))
+            qual.startswith(f"{module}.") and index.module_for(qual) is not None) for _, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"
