@@ -38,6 +38,13 @@ _TENSOR_ONLY_METHODS = frozenset({
 })
 
 
+def _root(node) -> str | None:
+    """The Name an attribute chain `a.b.c` starts from."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -433,8 +440,9 @@ class CustomExtensionUse(Rule):
         kernel value of that module (a package `__init__` re-exporting several ops: `pkg.gemm(...)`), not only
         the module's Python functions: then the import is a line a porter checks with those calls."""
         attribute = held.name.rsplit(".", 1)[1]
-        return any(qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
-            qual.startswith(f"{module}.") and index.module_for(qual) is not None) for _, qual in chain_tops(ctx))
+        local = module.split(".", 1)[0]  # the name `import module` binds (not `from module import _C`'s `_C`)
+        return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
+            qual.startswith(f"{module}.") and index.module_for(qual) is not None)) for node, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"
