@@ -14,9 +14,16 @@ out = sys.argv[1]
 rank = os.environ.get("RANK", "")
 
 
-def note_worker(worker_id):
-    with open(os.path.join(out, f"worker{rank}-{worker_id}"), "w") as f:
+def note_pid(name):
+    """Written whole or not at all (the test reads a file as soon as it exists: it must never see it empty)."""
+    path = os.path.join(out, name)
+    with open(path + ".part", "w") as f:
         f.write(str(os.getpid()))
+    os.replace(path + ".part", path)
+
+
+def note_worker(worker_id):
+    note_pid(f"worker{rank}-{worker_id}")
 
 
 data = torch.utils.data.TensorDataset(torch.randn(4096, 8), torch.randint(0, 2, (4096,)))
@@ -30,6 +37,5 @@ for step, (x, y) in enumerate(loader, 1):
     loss.backward()
     opt.step()
     if step == 2:
-        with open(os.path.join(out, f"main{rank}"), "w") as f:
-            f.write(str(os.getpid()))
+        note_pid(f"main{rank}")
     time.sleep(0.5)
