@@ -401,7 +401,7 @@ class CustomExtensionUse(Rule):
             if qual is None and isinstance(value.func, ast.Name) and here:
                 qual = f"{here}.{value.func.id}"  # an accessor of this module
             definition = accessors.get(index.module_for(qual) or "") if qual else None
-            if definition is None or definition.name != index.module_for(qual):
+            if definition is None:
                 continue
             if index.module_for(definition.why) is not None:
                 ctx.imports[statement.targets[0].id] = definition.why
