@@ -247,11 +247,35 @@ def _build_defs(ctx) -> list[Definition]:
             second = (ctx.string_value(call.args[1]) if len(call.args) > 1 else None) or ""
             if name == "torch.library.Library" and second.upper() == "IMPL":
                 continue  # implements ops of a namespace defined elsewhere
+            if name in ("torch.library.impl", "torch.library.custom_op"):
+                op = text.split("::", 1)[1].split(".", 1)[0] if "::" in text else ""
+                if op:  # who implements the op: a Python function of the repository, or something else
+                    out.append(Definition("opimpl", f"{namespace}::{op}", ctx.path, call.lineno, False,
+                                          "python" if _python_implementation(ctx, call, name) else "other"))
             cuda = name == "torch.library.impl" and "cuda" in second.lower()
             if name == "torch.library.impl" and not cuda:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def _python_implementation(ctx, call, name: str) -> bool:
+    """`torch.library.impl("ns::op", key)` / `custom_op("ns::op", ...)` registers a Python function of this
+    file as the op's implementation: used as a decorator of a `def`, applied to one
+    (`impl("ns::op", key)(fn)`), or given one (`impl("ns::op", key, fn)`, a lambda, `func=fn`). The
+    function's body holds whatever kernel it calls (reported there); `impl("ns::op", key, _C.op)` hands
+    over the compiled op itself."""
+    parent = ctx.parent(call)
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and call in parent.decorator_list:
+        return True
+    position = 2 if name == "torch.library.impl" else 1
+    given = call.args[position] if len(call.args) > position else ctx.keyword(call, "func") or ctx.keyword(call, "fn")
+    if given is None and isinstance(parent, ast.Call) and parent.func is call and parent.args:
+        given = parent.args[0]
+    if isinstance(given, ast.Lambda):
+        return True
+    return isinstance(given, ast.Name) and ctx.qualname(given) is None and any(
+        f.name == given.id for f in ctx.nodes.get(ast.FunctionDef, ()))
 
 
 def cuda_sources(call) -> str:
@@ -454,6 +478,7 @@ class Index:
     modules: dict  # extension module name -> Definition
     namespaces: dict  # op namespace -> Definition (a CUDA one preferred)
     exports: dict = field(default_factory=dict)  # exported name -> [Definition] (NPU510)
+    python_ops: frozenset = frozenset()  # `ns::op` implemented only by Python functions of the repository
 
     def __bool__(self) -> bool:
         return bool(self.modules or self.namespaces or self.exports)
@@ -596,11 +621,15 @@ def build_index(results) -> Index:
     modules: dict[str, Definition] = {}
     namespaces: dict[str, Definition] = {}
     exports: dict[str, list[Definition]] = {}
+    implementations: dict[str, set] = {}
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
                 continue
             kind, name, line, cuda = fact[1:5]
+            if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
+                implementations.setdefault(name, set()).add(fact[5])
+                continue
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
@@ -613,7 +642,20 @@ def build_index(results) -> Index:
         from migrate import kernel_values
 
         kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for)
-    return Index(modules, namespaces, exports)
+    return Index(modules, namespaces, exports, python_ops(implementations))
+
+
+def python_ops(implementations) -> frozenset:
+    """`ns::op` names whose every registered implementation is a Python function of the repository:
+    `implementations` maps an op to the kinds its registrations gave ("python" / "other"), or is the
+    "opimpl" Definitions of one file."""
+    if not isinstance(implementations, dict):
+        grouped: dict[str, set] = {}
+        for d in implementations:
+            if d.kind == "opimpl":
+                grouped.setdefault(d.name, set()).add(d.why)
+        implementations = grouped
+    return frozenset(op for op, kinds in implementations.items() if kinds == {"python"})
 
 
 def _suffix(parts: list[str], wanted: list[str]) -> bool:

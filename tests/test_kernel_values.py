@@ -664,3 +664,40 @@ def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_
     assert _lines(result, "NPU508", "bench/gemm_only.py") == [1, 2]
     assert _lines(result, "NPU508", "bench/pack_only.py") == [1, 2]
     assert _lines(result, "NPU508", "bench/by_name.py") == [2, 4]
+
+
+# ---- torch.library ops a Python function of the repository implements ----------------------------------
+TORCH_LIBRARY_OPS = {
+    "setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "setup(ext_modules=[CUDAExtension('qt_cuda', ['qt/k.cpp', 'qt/k.cu'])])\n"
+    ),
+    "qt/k.cu": "__global__ void k(float* x) {}\n",
+    "lib/__init__.py": "",
+    "lib/ops.py": (  # quip-sharp lib/codebook/__init__.py: the CUDA implementation is a Python function calling the op
+        "import torch\nimport qt_cuda\n"
+        "torch.library.define('qt::decode', '(Tensor x) -> Tensor')\n"
+        "@torch.library.impl('qt::decode', 'cuda')\ndef decode_cuda(x):\n    return qt_cuda.decode(x)\n"
+        "def scale_impl(x):\n    return qt_cuda.scale(x)\n"
+        "torch.library.define('qt::scale', '(Tensor x) -> Tensor')\n"
+        "torch.library.impl('qt::scale', 'default', scale_impl)\n"
+        # AQLM cuda_kernel.py: the compiled op itself is the implementation
+        "torch.library.define('qt::gemm', '(Tensor x) -> Tensor')\n"
+        "torch.library.impl('qt::gemm', 'default', qt_cuda.gemm)\n"
+    ),
+    "lib/model.py": (
+        "import torch\nfrom . import ops\n"
+        "def f(x):\n    y = torch.ops.qt.decode(x)\n    z = torch.ops.qt.scale(y)\n    return torch.ops.qt.gemm(z)\n"
+    ),
+}
+
+
+def test_an_op_implemented_by_a_python_function_is_called_like_a_wrapper(tmp_path):
+    """quip-sharp calls `torch.ops.quip_lib.decode_matvec_e8p(...)`, an op whose registered implementation is a
+    Python function of the repository (its body calls the compiled op, reported there): the call itself need
+    not change, like a `Function.apply` alias's. An op registered with the compiled op itself stays a finding."""
+    _write(tmp_path, TORCH_LIBRARY_OPS)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "model.py") == [6]
+    assert sorted(f.line for f in result.wrapper_calls if f.path.endswith("model.py")) == [4, 5]
+    assert _lines(result, "NPU508", "ops.py") == [2, 6, 8, 12]  # the import and the compiled-op uses

@@ -80,7 +80,11 @@ class CustomExtensionUse(Rule):
     namespaces registered only through torch.library (they may be device-neutral). The imports and
     calls of a `Function.apply` alias are not findings: they run once the kernel inside the Function is
     ported and the line itself need not change, so the scan lists them in the summary's kernels to
-    port as the kernel's call sites (`wrapper_calls`, with the lines reported here as `call_sites`)."""
+    port as the kernel's call sites (`wrapper_calls`, with the lines reported here as `call_sites`).
+    The same holds for `torch.ops.<ns>.<op>` when every registration of the op hands torch.library a
+    Python function of the repository (`@torch.library.impl("ns::op", "cuda")` on a `def` whose body calls
+    the compiled op, reported there); an op registered with the compiled op itself
+    (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -174,7 +178,7 @@ class CustomExtensionUse(Rule):
         namespaces = {d.name: d for d in defs if d.kind == "namespace"}
         if not modules and not namespaces:  # wrapper values alone link only across files (migrate/linking.py)
             return
-        yield from self.uses(ctx, repo_index.Index(modules, namespaces))
+        yield from self.uses(ctx, repo_index.Index(modules, namespaces, python_ops=repo_index.python_ops(defs)))
 
     def uses(self, ctx, index: "repo_index.Index"):
         """Findings for every use in `ctx` of what `index` defines (this file's or the whole scan's)."""
@@ -190,7 +194,9 @@ class CustomExtensionUse(Rule):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
                 if len(parts) > 2 and parts[2] in index.namespaces:
-                    yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]])
+                    python_op = len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
+                    yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
+                                        python_op=parts[3] if python_op else "")
                 continue
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
@@ -444,7 +450,7 @@ class CustomExtensionUse(Rule):
         return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
             qual.startswith(f"{module}.") and index.module_for(qual) is not None)) for node, qual in chain_tops(ctx))
 
-    def _finding(self, ctx, node, used: str, definition):
+    def _finding(self, ctx, node, used: str, definition, python_op: str = ""):
         where = f"{definition.path}:{definition.line}"
         if definition.kind == "module":
             what = f"the custom CUDA extension `{definition.name}` (built at {where})"
@@ -458,5 +464,9 @@ class CustomExtensionUse(Rule):
             what = f"`{definition.name.rsplit('.', 1)[1]}`, an autograd Function wrapping the custom CUDA extension " \
                    f"`{definition.why}` (built at {where})"
             tail, severity = _WRAPPED, Severity.INFO  # an inventory line: the call itself need not change
+        elif python_op:  # `@torch.library.impl("ns::op", ...)` on a Python function: the wrapper's body holds the kernel
+            what = f"the op `{definition.name}::{python_op}`, a Python function of this repository registered with " \
+                   f"torch.library (namespace registered at {where})"
+            tail, severity = _WRAPPED, Severity.INFO  # like a Function.apply alias: the call itself need not change
         message = f"`{used}` uses {what}: {tail}"
         return self.finding(ctx, node, message, severity=severity, package=deps.extension_key(definition))
