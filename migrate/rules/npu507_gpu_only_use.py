@@ -164,6 +164,8 @@ class GpuOnlyUse(Rule):
         # the kernel's decorator and its launch; the grid arithmetic `triton.cdiv` is host-side Python that goes with them
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=2),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
+        # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
+        Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
         # PointRCNN kitti_object_eval_python/rotate_iou.py: numba.cuda kernels are reported at their
         # decorators (not each `cuda.local.array` / `cuda.threadIdx` line inside), host calls and the launch
