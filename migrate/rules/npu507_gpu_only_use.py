@@ -121,6 +121,8 @@ class GpuOnlyUse(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # SoftGroup blocks.py: spconv publishes a CPU build (partial, like pytorch3d): its import is noted, not each use
+        "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)\nx = spconv.SparseConvTensor(f, i, s, 1)",
         # lit-llama quantization.py: Triton is optional (a bare except binds `triton = None`), so its
         # kernels and their launches are on the path an NPU host never takes
         "try:\n    import triton\nexcept:\n    triton = None\n@triton.jit\ndef k(x):\n    pass\n"
