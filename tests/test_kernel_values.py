@@ -326,7 +326,7 @@ def test_accessors_function_apply_aliases_and_partials_of_a_kernel_op_are_follow
     assert {"fn.py:3", "fn.py:7", "fn.py:9", "fn.py:11", "model.py:1", "model.py:7"} <= {s.rsplit("/", 1)[1] for s in row["call_sites"]}
     stream = io.StringIO()
     text.report(result, stream, verdict=verdict.judge(result.findings), rules={})
-    assert "2 more lines call its autograd wrapper" in stream.getvalue()
+    assert "2 more lines call it through a wrapper of the repository" in stream.getvalue()
 
 
 # ---- second pass: dynamic loads, CMake builds, a kernel's own source list ---------------------------------

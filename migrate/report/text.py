@@ -44,7 +44,7 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
         for row in s["kernels_to_port"][:20]:
             sources = ", ".join(row["sources"][:5]) + (f" and {len(row['sources']) - 5} more" if len(row["sources"]) > 5 else "")
             wrapped = row["wrapper_calls"]
-            through = (f"; {plural(len(wrapped), 'more line')} call its autograd wrapper ({', '.join(wrapped[:3])}"
+            through = (f"; {plural(len(wrapped), 'more line')} call it through a wrapper of the repository ({', '.join(wrapped[:3])}"
                        f"{f' and {len(wrapped) - 3} more' if len(wrapped) > 3 else ''}: they run once it is ported)") if wrapped else ""
             stream.write(f"Kernel to port: {row['extension']} (built at {row['built_at']}; CUDA sources: {sources or 'none found under it'});"
                          f" {plural(row['uses'], 'line')} import or call it{through}\n")
