@@ -398,6 +398,23 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
     assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
 
 
+def test_git_installed_point_cloud_ops_and_deepspeed_cpu_adagrad_in_the_catalogue(tmp_path):
+    # P4Transformer's pointnet2_utils.py imports erikwijmans' pointnet2_ops (a CUDAExtension-only package installed
+    # from git) under a `try:` whose handler raises; a copy of DeepSpeed's engine builds DeepSpeedCPUAdagrad, a host
+    # optimizer DeepSpeed builds for the NPU too; its other ops stay unsupported
+    _write(tmp_path, {"utils.py": (
+        "try:\n    import pointnet2_ops._ext as _ext\nexcept ImportError:\n    raise ImportError('build the ops')\n"
+        "def fps(xyz, n):\n    return _ext.furthest_point_sampling(xyz, n)\n"
+    ), "engine.py": (
+        "from deepspeed.ops.adagrad import DeepSpeedCPUAdagrad\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\n"
+        "opt = DeepSpeedCPUAdagrad(params)\nlayer = DeepSpeedTransformerLayer(cfg)\n"
+    )})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "utils.py") == [2] and _lines(result, "NPU507", "utils.py") == [6]
+    assert _lines(result, "NPU501", "engine.py") == [2] and _lines(result, "NPU507", "engine.py") == [4]
+    assert "pointnet2_ops" not in verdict.summary(result)["unknown_dependencies"]
+
+
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------
 DECLARED = {
     "requirements.txt": "numpy>=1.24\nflash-attn==2.5.0\ntorch\n-e .\nscikit-image  # image io\n",
