@@ -98,21 +98,41 @@ def _built_here(result: FileResult) -> FileResult:
     return FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
 
 
+def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
+    """Catalogued packages whose source is part of the scan and builds its kernels here: a file inside
+    package R (an `R/__init__.py` of the scan) uses an extension the repository builds under R's name
+    (NPU508 on `R._C`: mip-splatting vendors `diff_gaussian_rasterization/` and builds
+    `diff_gaussian_rasterization._C` from its own setup.py). Its kernels are reported there (NPU505/506/508);
+    the repository's other files that import R call the repository's own wrapper, as for any
+    `Function.apply` alias of a kernel it builds, so the catalogue's NPU501/NPU507 do not apply to them.
+    A vendored package that builds nothing in the scan stays a third-party package."""
+    holders = {r.path: {used_root(f) for f in r.findings if f.code == "NPU508" and f.package}
+               for r in results}
+    holders = {path: names for path, names in holders.items() if names}
+    if not holders:
+        return frozenset()
+    inside = own_packages([r.path for r in results], list(holders))
+    return frozenset(name for path, names in holders.items() for name in names & inside.get(path, frozenset()))
+
+
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
     results = [_built_here(r) for r in results]
     candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
     if not candidates:
         return results
     own = own_packages([r.path for r in results], candidates)
-    if not own:
+    vendored = vendored_with_kernels(results)
+    if not own and not vendored:
         return results
     out = []
     for result in results:
-        names = own.get(result.path)
-        if not names:
+        names = own.get(result.path, frozenset())
+        if not names and not vendored:
             out.append(result)
             continue
-        kept = tuple(f for f in result.findings if not (f.code in CODES and used_root(f) in names))
+        kept = tuple(f for f in result.findings if not (
+            (f.code in CODES and used_root(f) in names)
+            or (f.code in ("NPU501", "NPU507") and used_root(f) in vendored)))
         if len(kept) == len(result.findings):
             out.append(result)
         else:

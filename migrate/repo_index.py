@@ -574,6 +574,8 @@ class Index:
         (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
         for name in self.modules:
             if relative and "." not in name:
+                if self._beside_setup(name, dotted):
+                    return name
                 continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
@@ -591,6 +593,16 @@ class Index:
                         return name
         return None
 
+
+    def _beside_setup(self, name: str, dotted: str) -> bool:
+        """`python setup.py build_ext --inplace` puts a top-level extension beside the setup.py that builds it, so
+        the files of that folder import it relatively: DUSt3R/CroCo's curope3d.py `from . import curope` next to the
+        setup.py building `CUDAExtension(name='curope', ...)` (`dotted` is `curope.curope`: the folder, then the name)."""
+        definition = self.modules[name]
+        if definition.kind != "module" or os.path.basename(definition.path) != "setup.py":
+            return False
+        spelled = f"{os.path.basename(os.path.dirname(definition.path))}.{name}"
+        return dotted == spelled or dotted.startswith(spelled + ".")
 
     def module_matching(self, pattern: str) -> str | None:
         """The extension module an f-string's pattern (`fstring_pattern`) can name."""

@@ -14,6 +14,8 @@ Rules (each tested in tests/test_hostile_tree.py):
 - Only regular files are read. FIFOs, sockets and devices (and links to them, such as
   `/proc/self/fd/0` or `/dev/zero`) are never opened: they are skipped with one NPU903 note each.
 - A `.gitignore` line that pathspec cannot compile is dropped (git itself ignores such lines).
+- Inside a git work tree, a file the index tracks (and a folder holding one) is read even when a `.gitignore`
+  pattern matches it: git applies `.gitignore` to untracked files only (migrate/git_index.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from migrate import git_index
 from migrate.findings import FileError
 from migrate.sources import classify
 
@@ -101,10 +104,17 @@ class Walker:
         self.visited: set = set()
         self.files_read: set[str] = set()  # real paths of files outside the tree read through links
         self.specs: list[tuple[str, object]] = []
+        # files git tracks are read even where a .gitignore pattern matches them (git ignores untracked files only)
+        self.tracked = git_index.tracked(root) if self.respect_gitignore else None
         self._visit(root, "", self.root_real)
 
     # -- helpers
     def _ignored_by_git(self, full: str, is_dir: bool) -> bool:
+        if self.tracked is not None and self.specs:
+            top, files, folders = self.tracked
+            rel = os.path.relpath(os.path.abspath(full), top).replace(os.sep, "/")
+            if rel in (folders if is_dir else files):
+                return False  # committed: part of the repository whatever .gitignore says
         for base, spec in self.specs:
             rel = os.path.relpath(full, base).replace(os.sep, "/")
             if rel.startswith(".."):

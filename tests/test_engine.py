@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from migrate.config import Config
 from migrate.engine import scan
@@ -28,6 +32,27 @@ def test_directory_scan_honours_gitignore_and_exclude(tmp_path: Path):
     assert [Path(r.path).name for r in result.files] == ["a.py"]
     result = scan([str(tmp_path)], Config(respect_gitignore=False), use_cache=False)
     assert sorted(Path(r.path).name for r in result.files) == ["a.py", "b.py", "c.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command to make a real index")
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_gitignore_skips_untracked_files_only_inside_a_work_tree(tmp_path: Path, version: str):
+    # Open-Sora-Plan: `*curope*` in .gitignore while opensora/models/diffusion/curope/ is committed (git add -f)
+    (tmp_path / ".gitignore").write_text("*curope*\nbuild/\n")
+    (tmp_path / "a.py").write_text(CUDA_SCRIPT)
+    for rel in ("pkg/curope/curope3d.py", "pkg/curope/setup.py", "pkg/curope_tmp.py", "build/b.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(CUDA_SCRIPT)
+    outside = sorted(Path(r.path).relative_to(tmp_path).as_posix() for r in scan([str(tmp_path)], use_cache=False).files)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.fsmonitor=false"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-f", ".gitignore", "a.py", "pkg/curope/curope3d.py", "pkg/curope/setup.py"], check=True)
+    subprocess.run([*git, "update-index", "--index-version", version], check=True)
+    inside = sorted(Path(r.path).relative_to(tmp_path).as_posix() for r in scan([str(tmp_path)], use_cache=False).files)
+    # without a work tree the patterns apply as written; in one, the committed files are read and the untracked
+    # ones the patterns match (an untracked curope_tmp.py, build/) stay skipped
+    assert outside == ["a.py"]
+    assert inside == ["a.py", "pkg/curope/curope3d.py", "pkg/curope/setup.py"]
 
 
 def test_explicit_file_and_findings_have_exact_spans(tmp_path: Path):

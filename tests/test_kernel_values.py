@@ -399,6 +399,45 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
     assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
 
 
+def test_git_installed_point_cloud_ops_and_deepspeed_cpu_adagrad_in_the_catalogue(tmp_path):
+    # P4Transformer's pointnet2_utils.py imports erikwijmans' pointnet2_ops (a CUDAExtension-only package installed
+    # from git) under a `try:` whose handler raises; a copy of DeepSpeed's engine builds DeepSpeedCPUAdagrad, a host
+    # optimizer DeepSpeed builds for the NPU too; its other ops stay unsupported
+    _write(tmp_path, {"utils.py": (
+        "try:\n    import pointnet2_ops._ext as _ext\nexcept ImportError:\n    raise ImportError('build the ops')\n"
+        "def fps(xyz, n):\n    return _ext.furthest_point_sampling(xyz, n)\n"
+    ), "engine.py": (
+        "from deepspeed.ops.adagrad import DeepSpeedCPUAdagrad\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\n"
+        "opt = DeepSpeedCPUAdagrad(params)\nlayer = DeepSpeedTransformerLayer(cfg)\n"
+    )})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "utils.py") == [2] and _lines(result, "NPU507", "utils.py") == [6]
+    assert _lines(result, "NPU501", "engine.py") == [2] and _lines(result, "NPU507", "engine.py") == [4]
+    assert "pointnet2_ops" not in verdict.summary(result)["unknown_dependencies"]
+
+
+def test_an_extension_built_in_place_is_imported_relatively_beside_its_setup_py(tmp_path):
+    # DUSt3R/CroCo's curope (Open-Sora-Plan copies it): `python setup.py build_ext --inplace` puts `curope` beside
+    # the setup.py, and the fallback import of curope3d.py reaches it relatively; a JIT `load(name=...)` module is
+    # top-level only, so a relative import of that name elsewhere stays a plain module of the repository
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/curope/__init__.py": "from .curope3d import cuRoPE3D\n",
+        "pkg/curope/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='curope', ext_modules=[CUDAExtension(name='curope', sources=['curope.cpp', 'kernels.cu'])])\n"),
+        "pkg/curope/kernels.cu": "__global__ void k(float* x) {}\n",
+        "pkg/curope/curope3d.py": (
+            "try:\n    import curope as _kernels\nexcept ModuleNotFoundError:\n    from . import curope as _kernels\n"
+            "def f(t):\n    _kernels.rope_3d(t)\n"),
+        "jit/ops.py": "from torch.utils.cpp_extension import load\nfused = load(name='fused', sources=['f.cu'])\n",
+        "jit/user.py": "from . import fused\ny = fused.run(1)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "curope3d.py") == [2, 4, 6]
+    assert _lines(result, "NPU508", "user.py") == []
+
+
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------
 DECLARED = {
     "requirements.txt": "numpy>=1.24\nflash-attn==2.5.0\ntorch\n-e .\nscikit-image  # image io\n",

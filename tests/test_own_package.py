@@ -242,3 +242,37 @@ def test_the_else_of_an_npu_test_and_the_handler_of_a_torch_npu_import_are_not_r
     lines = {line for line, _ in _codes(tmp_path, text)}
     assert not {7, 12, 14} & lines
     assert {20, 24} <= lines
+
+
+def _vendored_rasterizer(tmp_path, build: bool):
+    """mip-splatting's layout: the rasterizer package vendored under submodules/, its setup.py beside it."""
+    checkout = tmp_path / "submodules" / "diff-gaussian-rasterization"
+    pkg = checkout / "diff_gaussian_rasterization"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "import torch\nfrom . import _C\n"
+        "class GaussianRasterizer(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return _C.rasterize_gaussians(x)\n")
+    if build:
+        (checkout / "setup.py").write_text(
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(ext_modules=[CUDAExtension(name='diff_gaussian_rasterization._C',\n"
+            "                                 sources=['rasterize_points.cu', 'ext.cpp'])])\n")
+        (checkout / "rasterize_points.cu").write_text("__global__ void k(float* x) {}\n")
+    (tmp_path / "render.py").write_text(
+        "from diff_gaussian_rasterization import GaussianRasterizer\nr = GaussianRasterizer()\n")
+
+
+def test_a_vendored_package_that_builds_its_kernels_here_is_the_repositorys_own_wrapper(tmp_path):
+    _vendored_rasterizer(tmp_path, build=True)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the kernels are reported where the vendored package calls them ...
+    assert sorted(f.line for f in result.findings if f.code == "NPU508" and Path(f.path).name == "__init__.py") == [2, 5]
+    # ... and the repository's renderer calls its own wrapper: not a user of a third-party GPU-only package
+    assert _about(result, "render.py", "diff_gaussian_rasterization") == []
+
+
+def test_a_vendored_package_that_builds_nothing_here_stays_third_party(tmp_path):
+    _vendored_rasterizer(tmp_path, build=False)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "render.py", "diff_gaussian_rasterization") == [("NPU501", 1), ("NPU507", 2)]

@@ -55,7 +55,7 @@ class CudaExtension(Rule):
     not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list, nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
     the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
@@ -90,6 +90,8 @@ class CudaExtension(Rule):
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
+        "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
+
         # chamferdist setup.py: the kernel sources shipped in the wheel as data (the build is elsewhere)
         "from torch.utils.cpp_extension import BuildExtension\nsetup(name='m', package_data={'m': ['*.cu', '*.cuh']},\n"
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
@@ -130,6 +132,12 @@ class CudaExtension(Rule):
         Invalid(  # torch-ngp backend.py: the call, the nvcc-flags keyword and the .cu line of one JIT build
             "from torch.utils.cpp_extension import load\n_backend = load(name='_ext',\n    extra_cuda_cflags=flags,\n"
             "    sources=['k.cu', 'b.cpp'])", count=3),
+        Invalid(  # DUSt3R/CroCo curope setup.py: the nvcc flags given as `dict(nvcc=...)`, inside the call (one finding for
+            # the keyword line, none for the list its architecture flags are added to) and outside it
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(name='curope',\n"
+            "    sources=['curope.cpp',\n             'kernels.cu'],\n"
+            "    extra_compile_args=dict(\n        nvcc=['-O3', '--use_fast_math'] + ['-gencode', 'arch=compute_80,code=sm_80'],\n"
+            "        cxx=['-O3']))\nargs = dict(nvcc=['-O3'], cxx=[])\n", count=4),
         Invalid(  # one finding per .cu line and for the "nvcc" key inside the call
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(\n    'm', ['a.cu',\n    'b.cu'],\n"
             "    extra_compile_args={'cxx': [], 'nvcc': ['-O3']})", count=4),
@@ -221,6 +229,9 @@ class CudaExtension(Rule):
                 lines.setdefault(node.lineno, (node, "nvcc compile flags of an extension build: "))
             elif _CUDA_MACRO.search(node.value):
                 lines.setdefault(node.lineno, (node, "a CUDA build macro: "))
+        for node in ast.walk(call):
+            if _is_nvcc_keyword(ctx, node) and node.lineno != call.lineno:
+                lines.setdefault(node.lineno, (node, "nvcc compile flags of an extension build: "))
         for line in sorted(lines):
             node, lead = lines[line]
             yield self.finding(ctx, node, lead + self.MESSAGE)
@@ -249,6 +260,9 @@ class CudaExtension(Rule):
                 continue
             if ctx.qualname(node) == f"{_EXT}.CUDAExtension":
                 yield self.finding(ctx, node)
+        for node in ctx.nodes.get(ast.keyword, ()):
+            if id(node) not in inside and _is_nvcc_keyword(ctx, node):
+                yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
         shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in ast.walk(kw.value)}
         flags: dict[tuple, list] = {}  # one finding per nvcc flag list: its anchor and how many flags it holds
         for node in ctx.nodes.get(ast.Constant, ()):
@@ -297,6 +311,15 @@ class CudaExtension(Rule):
         return isinstance(parent, ast.Subscript) and parent.slice is node
 
 
+def _is_nvcc_keyword(ctx, node) -> bool:
+    """`dict(nvcc=[...], cxx=[...])`: the `nvcc` keyword of a `dict(...)` call names nvcc's flag list, like an `"nvcc"` key
+    (DUSt3R/CroCo's curope setup.py: `extra_compile_args = dict(nvcc=['-O3', ...] + all_cuda_archs, cxx=['-O3'])`)."""
+    if not isinstance(node, ast.keyword) or node.arg != "nvcc":
+        return False
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "dict"
+
+
 def _flag_list(ctx, node) -> tuple[tuple, ast.AST | None]:
     """The flag list an nvcc architecture flag belongs to, as (key, where to report it): a list literal
     (`nvcc_args = ['-gencode', 'arch=...', ...]`) at its first line, or None where it is the value of an
@@ -310,6 +333,8 @@ def _flag_list(ctx, node) -> tuple[tuple, ast.AST | None]:
             value, holder = holder, ctx.parent(holder)
         if isinstance(holder, ast.Dict) and any(
                 v is value and isinstance(k, ast.Constant) and k.value == "nvcc" for k, v in zip(holder.keys, holder.values)):
+            return ("list", id(parent)), None
+        if _is_nvcc_keyword(ctx, holder):  # `dict(nvcc=[...] + archs)`: the keyword is the key
             return ("list", id(parent)), None
         if isinstance(holder, ast.Assign) and any(
                 isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == "nvcc" for t in holder.targets):
