@@ -26,6 +26,7 @@ from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
+from migrate.newer_syntax import parse as parse_python_source
 from migrate.sources import (
     CudaSourceContext,
     LauncherContext,
@@ -185,7 +186,7 @@ def _notebook_imports(cells) -> dict[str, str]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse(cell.python_source)
+                tree = parse_python_source(cell.python_source)
         except (SyntaxError, ValueError, RecursionError):
             continue
         nodes = list(ast.walk(tree))
@@ -206,7 +207,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
+            tree = parse_python_source(text, filename=path)  # 3.12+ syntax read too
     except SyntaxError as exc:
         hint = " (looks like Python 2 code)" if _PY2_HINTS.search(text) else ""
         return [], [FileError(path, "NPU901", f"syntax error{hint}: {exc.msg}", exc.lineno or 1, exc.offset or 1)], 0
