@@ -664,3 +664,35 @@ def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_
     assert _lines(result, "NPU508", "bench/gemm_only.py") == [1, 2]
     assert _lines(result, "NPU508", "bench/pack_only.py") == [1, 2]
     assert _lines(result, "NPU508", "bench/by_name.py") == [2, 4]
+
+
+# ops re-exported by a plain module (not a package `__init__`), a chain of two, and star imports of the
+# repository's own modules: one honouring `__all__` (nms is left out), one of a module without `__all__`
+MODULE_REEXPORT = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='roix', ext_modules=[CUDAExtension(name='roix._C', sources=['roix/csrc/roi.cu'])])\n",
+    "roix/__init__.py": "",
+    "roix/ops.py": "from ._C import roi_align_forward, nms\n\n__all__ = ['roi_align_forward', 'roi_pool']\n\n"
+                   "def roi_pool(x):\n    return x\n",
+    "roix/layers.py": "from .ops import roi_align_forward\n\n\ndef roi_align(x):\n    return roi_align_forward(x)\n",
+    "roix/starred.py": "from .ops import *\n",
+    "roix/nomore.py": "from .layers import *\n",
+    "tools/run.py": "from roix import ops\nfrom roix.layers import roi_align_forward, roi_align\n"
+                    "y = ops.roi_align_forward(1)\nz = roi_align_forward(2)\nprint(roi_align(3))\n",
+    "tools/star.py": "from roix.starred import roi_align_forward, nms, roi_pool\n"
+                     "a = roi_align_forward(1)\nb = nms(2)\nc = roi_pool(3)\n",
+    "tools/chain.py": "import roix.nomore as nm\nprint(nm.roi_align(1))\nw = nm.roi_align_forward(2)\n",
+}
+
+
+def test_ops_any_module_reexports_and_star_imports_of_own_modules_are_kernels(tmp_path):
+    _write(tmp_path, MODULE_REEXPORT)
+    result = _scan(tmp_path)
+    # the re-exporting module's own import of the op and its call (the ops re-exported by the plain module)
+    assert _lines(result, "NPU508", "roix/layers.py") == [1, 5]
+    # `ops.roi_align_forward(...)` and the op imported from layers.py; not the Python wrapper roi_align
+    assert _lines(result, "NPU508", "tools/run.py") == [1, 2, 3, 4]
+    # through `from .ops import *`: roi_align_forward (in ops' __all__), not nms (left out of it), not roi_pool (Python)
+    assert _lines(result, "NPU508", "tools/star.py") == [1, 2]
+    # a star import of a module without __all__, of a module that re-exports the op by name
+    assert _lines(result, "NPU508", "tools/chain.py") == [1, 3]

@@ -415,8 +415,8 @@ class CustomExtensionUse(Rule):
                 if module is not None:
                     yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
                     continue
-                held = index.holder(alias.name) if not alias.asname else None
-                if held is not None and self._reaches(ctx, alias.name, held, index):
+                held = index.holder(alias.name)
+                if held is not None and self._reaches(ctx, alias.name, held, index, alias.asname):
                     yield self._finding(ctx, alias, f"import {alias.name}", held)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
@@ -433,14 +433,20 @@ class CustomExtensionUse(Rule):
             if found:
                 _, name, module = min(found, key=lambda item: item[0])
                 yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
+                continue
+            for alias in statement.names:  # a module holding kernel values (its re-exports), used through its name
+                held = index.holder(f"{base}.{alias.name}") if base and not statement.level else None
+                if held is not None and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
+                    yield self._finding(ctx, statement, f"from {statement.module} import {alias.name}", held)
+                    break
 
     @staticmethod
-    def _reaches(ctx, module: str, held, index) -> bool:
+    def _reaches(ctx, module: str, held, index, bound: str | None = None) -> bool:
         """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), or another
         kernel value of that module (a package `__init__` re-exporting several ops: `pkg.gemm(...)`), not only
         the module's Python functions: then the import is a line a porter checks with those calls."""
         attribute = held.name.rsplit(".", 1)[1]
-        local = module.split(".", 1)[0]  # the name `import module` binds (not `from module import _C`'s `_C`)
+        local = bound or module.split(".", 1)[0]  # the name the import binds (not `from module import _C`'s `_C`)
         return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
             qual.startswith(f"{module}.") and index.module_for(qual) is not None)) for node, qual in chain_tops(ctx))
 
