@@ -606,6 +606,8 @@ def build_index(results) -> Index:
             if fact[0] != "def":
                 continue
             kind, name, line, cuda = fact[1:5]
+            if kind == "flag":  # an availability flag (migrate/imported_flags.py), not a kernel
+                continue
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
