@@ -363,7 +363,8 @@ def module_reexports(results, modules: dict, module_for) -> None:
     nothing is parsed again and no new per-file fact is needed; a package `__init__` is also read on
     its syntax tree (`package_reexports`, which knows `as` names). Limits: the name bound is the
     imported one (`from X import a as b` outside an `__init__` binds `a` here), and an import inside a
-    function counts like a top-level one. Chains of re-exports resolve over up to three rounds."""
+    function counts like a top-level one; `from X import a` beside `import X.a` reads as the from-import.
+    Chains of re-exports resolve over up to three rounds."""
     from migrate.repo_index import Definition, module_parts
 
     files = []
@@ -381,8 +382,12 @@ def module_reexports(results, modules: dict, module_for) -> None:
         named = frozenset(r[4:] for r in refs if r.startswith("all:"))
         if named:
             all_names[dotted] = named
-        bases = {r.rsplit(".", 1)[0] for r in refs}  # `X` of `from X import a`: not bound here
-        plain = [r for r in refs if "." in r and r not in bases and not r.startswith(_NOT_A_MODULE_REF) and not r.endswith(".*")]
+        # `X.a` of `from X import a` (import_facts records `X` beside it); not `X` itself, and not a plain
+        # `import a.b` (no `a` beside it), which binds `a` here, not `b`
+        present = set(refs)
+        bases = {r.rsplit(".", 1)[0] for r in refs}
+        plain = [r for r in refs if "." in r and r not in bases and r.rsplit(".", 1)[0] in present
+                 and not r.startswith(_NOT_A_MODULE_REF) and not r.endswith(".*")]
         stars = [r[:-2] for r in refs if r.endswith(".*") and not r.startswith(_NOT_A_MODULE_REF)]
         if plain or stars:
             files.append((dotted, path, plain, stars))

@@ -696,3 +696,25 @@ def test_ops_any_module_reexports_and_star_imports_of_own_modules_are_kernels(tm
     assert _lines(result, "NPU508", "tools/star.py") == [1, 2]
     # a star import of a module without __all__, of a module that re-exports the op by name
     assert _lines(result, "NPU508", "tools/chain.py") == [1, 3]
+
+
+# what a module re-exports is what `from X import a` binds: not the last part of a plain `import pkg.cuda.raster
+# as raster_cuda` beside a Python `rasterize` (neural_renderer, SoftRas), and a `Function.apply` alias reached
+# through a star import keeps its wrapper status (torch-ngp's `raymarching/__init__.py: from .raymarching import *`)
+PLAIN_IMPORT_BESIDE = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='rend', ext_modules=[CUDAExtension(name='rend.cuda.raster', sources=['rend/raster.cu'])])\n",
+    "rend/__init__.py": "from .raster import rasterize\nfrom .march import *\n",
+    "rend/raster.py": "import rend.cuda.raster as raster_cuda\n\n\ndef raster(x):\n    return raster_cuda.forward(x)\n\n\n"
+                      "def rasterize(x):\n    return raster(x)\n",
+    "rend/march.py": "from torch.autograd import Function\nimport rend.cuda.raster as raster_cuda\n\n\nclass _March(Function):\n"
+                     "    @staticmethod\n    def forward(ctx, x):\n        return raster_cuda.march(x)\n\n\nmarch_rays = _March.apply\n",
+    "tools/render.py": "import rend\nfrom rend import rasterize\ny = rend.rasterize(1)\nz = rasterize(2)\nw = rend.march_rays(3)\n",
+}
+
+
+def test_a_plain_import_and_a_wrapper_are_not_read_as_reexported_ops(tmp_path):
+    _write(tmp_path, PLAIN_IMPORT_BESIDE)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "rend/raster.py") == [1, 5]  # the module's own import and op call
+    assert _lines(result, "NPU508", "tools/render.py") == []

@@ -45,6 +45,13 @@ def _root(node) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _kernel_value(index, qual: str) -> bool:
+    """`qual` is a kernel op or extension, not a `Function.apply` alias of one (whose import and calls run
+    once the kernel is ported: torch-ngp's `import raymarching` then `raymarching.march_rays(...)`)."""
+    found = index.module_for(qual)
+    return found is not None and index.modules[found].mode != kernel_values.WRAPPER
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -448,7 +455,7 @@ class CustomExtensionUse(Rule):
         attribute = held.name.rsplit(".", 1)[1]
         local = bound or module.split(".", 1)[0]  # the name the import binds (not `from module import _C`'s `_C`)
         return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
-            qual.startswith(f"{module}.") and index.module_for(qual) is not None)) for node, qual in chain_tops(ctx))
+            qual.startswith(f"{module}.") and _kernel_value(index, qual))) for node, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition):
         where = f"{definition.path}:{definition.line}"
