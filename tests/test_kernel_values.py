@@ -235,6 +235,43 @@ def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_a
     assert {16, 18, 19} <= lines
 
 
+
+def test_an_enum_dispatch_with_an_npu_member_is_npu_aware(tmp_path):
+    # the shapes of yunchang's attention dispatch (feifeibear/long-context-attention, read in set 10; rewritten here)
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from enum import Enum\n"
+        "from flash_attn import flash_attn_func\n"
+        "class AttnType(Enum):\n"
+        "    FA = 'fa'\n"
+        "    TORCH = 'torch'\n"
+        "    NPU = 'npu'\n"
+        "def attention(impl, q, k, v):\n"
+        "    if impl == AttnType.NPU:\n"
+        "        return torch.ops.npu.npu_fusion_attention(q, k, v)\n"
+        "    elif impl == AttnType.FA:\n"                        # line 11
+        "        torch.cuda.synchronize()\n"                     # line 12
+        "        return flash_attn_func(q, k, v)\n"              # line 13
+        "    elif impl in (AttnType.TORCH,):\n"
+        "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+        "class Layer:\n"
+        "    def forward(self, q, k, v):\n"
+        "        if self.attn_type is AttnType.NPU:\n"
+        "            return q\n"
+        "        else:\n"
+        "            return flash_attn_func(q, k, v)\n"          # line 21
+        "IMPLS = {AttnType.NPU: torch.nn.functional.scaled_dot_product_attention,\n"
+        "         AttnType.FA: flash_attn_func}\n"               # line 23
+        "def other(mode, q, k, v):\n"
+        "    if mode == Mode.FAST:\n"                            # an enum without an NPU member: still reported
+        "        return flash_attn_func(q, k, v)\n"              # line 26
+        "    torch.cuda.synchronize()\n"                         # line 27: outside any dispatch
+    )})
+    found = {(f.code, f.line) for f in _scan(tmp_path).findings}
+    assert not {("NPU102", 12), ("NPU507", 13), ("NPU507", 21), ("NPU507", 23)} & found
+    assert {("NPU501", 3), ("NPU507", 26), ("NPU102", 27)} <= found
+
+
 # ---- launchers: Python inside `python -c`, CUDA-family variables the table does not list ------------------
 def test_python_inside_a_launcher_is_analysed_at_its_place(tmp_path):
     _write(tmp_path, {"run.sh": (
