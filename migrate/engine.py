@@ -26,6 +26,8 @@ from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
+from migrate.imported_flags import flag_defs, reread_guarded
+from migrate.newer_syntax import parse as parse_python_source
 from migrate.sources import (
     CudaSourceContext,
     LauncherContext,
@@ -185,7 +187,7 @@ def _notebook_imports(cells) -> dict[str, str]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse(cell.python_source)
+                tree = parse_python_source(cell.python_source)
         except (SyntaxError, ValueError, RecursionError):
             continue
         nodes = list(ast.walk(tree))
@@ -198,7 +200,8 @@ def _notebook_imports(cells) -> dict[str, str]:
 
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
                         extra_imports: dict[str, str] | None = None,
-                        facts: list | None = None, uses: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+                        facts: list | None = None, uses: list | None = None,
+                        known_flags: frozenset = frozenset()) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -206,7 +209,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
+            tree = parse_python_source(text, filename=path)  # 3.12+ syntax read too
     except SyntaxError as exc:
         hint = " (looks like Python 2 code)" if _PY2_HINTS.search(text) else ""
         return [], [FileError(path, "NPU901", f"syntax error{hint}: {exc.msg}", exc.lineno or 1, exc.offset or 1)], 0
@@ -215,13 +218,18 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
     active = _applying(rules, text, kb)
-    if not active and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
+    probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
+    if not active and not probes and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
+    if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
+        ctx.__dict__["_npu_known_flags"] = known_flags
     for name, qualified in (extra_imports or {}).items():
         ctx.imports.setdefault(name, qualified)
     if facts is not None and repo_index.wants_python_defs(text, path):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
+    if probes:
+        facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     found = _run_rules(active, ctx)
@@ -465,6 +473,7 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
                                       config.max_file_size)
+    results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item

@@ -14,6 +14,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from migrate import newer_syntax
+
 
 class ReadError(Exception):
     """A file that cannot be decoded: `code` is the NPU9xx code, `line` where it went wrong."""
@@ -227,7 +229,7 @@ def parse_python(text: str) -> ast.Module | None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return ast.parse(text)
+                return newer_syntax.parse(text)  # 3.12+ syntax read too
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         except SystemError as exc:

@@ -340,3 +340,85 @@ def resolve_wrappers(modules: dict, module_for) -> None:
                 break
         if not progressed:
             break
+
+
+# the prefixes of `ref` facts that name no importable module (repo_index.import_facts, cuda_builds.mentions)
+_NOT_A_MODULE_REF = ("ops:", "re:", "so:", "cu:", "all:")
+
+
+def _same_module(a: str, b: str) -> bool:
+    """Two dotted names of one module, one of them possibly spelled from a deeper root (`pkg.ops`, `repo.pkg.ops`)."""
+    return a == b or a.endswith("." + b) or b.endswith("." + a)
+
+
+def module_reexports(results, modules: dict, module_for) -> None:
+    """Kernel values any module of the repository re-exports, added to `modules` (the index's table).
+
+    Python makes every name a module imports at its top level an attribute of that module: with
+    `from ._C import roi_align_forward` in pkg/ops.py, `from pkg.ops import roi_align_forward` elsewhere
+    (or `ops.roi_align_forward(...)`) is the compiled op; `from .ops import *` in pkg/layers.py
+    re-exports it again (only the names of `__all__` when ops.py has one; else its public names).
+    Read from the `ref` facts every Python file already records (`repo_index.import_facts`: `X.a`
+    for `from X import a`, `X.*` for a star import, `all:a` for each name of a literal `__all__`), so
+    nothing is parsed again and no new per-file fact is needed; a package `__init__` is also read on
+    its syntax tree (`package_reexports`, which knows `as` names). Limits: the name bound is the
+    imported one (`from X import a as b` outside an `__init__` binds `a` here), and an import inside a
+    function counts like a top-level one; `from X import a` beside `import X.a` reads as the from-import.
+    Chains of re-exports resolve over up to three rounds."""
+    from migrate.repo_index import Definition, module_parts
+
+    files = []
+    all_names: dict[str, frozenset] = {}
+    for result in results:
+        path = result.path
+        if not path.endswith(".py"):
+            continue
+        refs = [f[1] for f in getattr(result, "facts", ()) if f[0] == "ref"]
+        if not refs:
+            continue
+        dotted = ".".join(module_parts(path))
+        if not dotted:
+            continue
+        named = frozenset(r[4:] for r in refs if r.startswith("all:"))
+        if named:
+            all_names[dotted] = named
+        # `X.a` of `from X import a` (import_facts records `X` beside it); not `X` itself, and not a plain
+        # `import a.b` (no `a` beside it), which binds `a` here, not `b`
+        present = set(refs)
+        bases = {r.rsplit(".", 1)[0] for r in refs}
+        plain = [r for r in refs if "." in r and r not in bases and r.rsplit(".", 1)[0] in present
+                 and not r.startswith(_NOT_A_MODULE_REF) and not r.endswith(".*")]
+        stars = [r[:-2] for r in refs if r.endswith(".*") and not r.startswith(_NOT_A_MODULE_REF)]
+        if plain or stars:
+            files.append((dotted, path, plain, stars))
+    if not files:
+        return
+
+    def public(module: str, name: str) -> bool:
+        named = next((v for k, v in all_names.items() if _same_module(k, module)), None)
+        return name in named if named is not None else not name.startswith("_")
+
+    def bind(name: str, found: str) -> bool:
+        if name in modules or found == name:
+            return False
+        target = modules[found]
+        extension = target.why if target.kind == "value" else target.name
+        modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension,
+                                   WRAPPER if target.mode == WRAPPER else "via")
+        return True
+
+    for _ in range(3):
+        progressed = False
+        seen: dict[str, str | None] = {}
+        for dotted, _path, plain, stars in files:
+            for ref in plain:
+                found = seen[ref] if ref in seen else seen.setdefault(ref, module_for(ref))
+                if found is not None and not _same_module(found, dotted):
+                    progressed |= bind(f"{dotted}.{ref.rsplit('.', 1)[1]}", found)
+            for source in stars:
+                for key in list(modules):
+                    module, _, name = key.rpartition(".")
+                    if module and _same_module(module, source) and not _same_module(module, dotted) and public(module, name):
+                        progressed |= bind(f"{dotted}.{name}", key)
+        if not progressed:
+            return

@@ -25,8 +25,17 @@ A test names a device also through a helper predicate whose name says so (`is_to
 `is_npu_available()`, `accelerate.utils.is_cuda_available()`): `if is_torch_npu_available(): ...
 elif torch.cuda.is_available(): ...` handles the NPU first, so its CUDA branch is left alone.
 
-Per file, from its own syntax tree (so cached results stay correct). Only device-identity codes
-are dropped; a GPU-only import inside such a branch is still reported.
+A dispatch over an enum (or class of constants) with an NPU member is one too (yunchang's
+`AttnType.NPU` beside `AttnType.FA`): `if impl == AttnType.NPU: ... elif impl == AttnType.FA: <flash_attn>`,
+separate `if`s of one block comparing the same subject with members of the same enum, `if
+self.attn_type is AttnType.NPU: ... else: ...`, and a dict keyed by its members (`{Backend.NPU: npu_attn,
+Backend.FLASH: flash_attn_func}`): the other members' branches (and entries) are the other devices'
+paths, chosen by the same switch that chooses the NPU. A member names the NPU when "NPU" is one of the
+`_`-separated words of its upper-case name (`NPU`, `NPU_FUSED`); a bare upper-case constant the same.
+
+Per file, from its own syntax tree (so cached results stay correct). Device-identity codes and the
+uses of GPU-only packages (NPU507: the branch's `flash_attn_func(...)` is the other device's path) are
+dropped; a GPU-only import inside such a branch is still reported (NPU501).
 """
 
 from __future__ import annotations
@@ -38,7 +47,13 @@ import re
 # backend; "npu" inside a word (`input`, in nearly every file) is not a mention
 _MENTIONS_NPU = re.compile(r"(?<![a-z0-9])npu|hccl", re.I)
 CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
-                   "NPU401", "NPU402", "NPU403"})
+                   "NPU401", "NPU402", "NPU403", "NPU507"})
+
+
+def _npu_member(node: ast.AST) -> bool:
+    """`AttnType.NPU`, `Backend.NPU_FUSED`, a constant `NPU`: an enum member / constant naming the NPU."""
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return name.isupper() and "NPU" in name.split("_")
 
 
 def _names(test: ast.AST) -> set[str]:
@@ -61,9 +76,9 @@ def _names(test: ast.AST) -> set[str]:
                 dotted = ".".join(reversed(chain))
                 if dotted.startswith("torch.cuda"):
                     found.add("cuda")
-                elif dotted.startswith(("torch.npu", "torch_npu")):
+                elif dotted.startswith(("torch.npu", "torch_npu")) or _npu_member(node):
                     found.add("npu")
-        elif isinstance(node, ast.Name) and node.id == "torch_npu":
+        elif isinstance(node, ast.Name) and (node.id == "torch_npu" or _npu_member(node)):
             found.add("npu")
         if isinstance(node, ast.Call):  # a project / library predicate: `is_torch_npu_available()`
             device = _predicate_device(node.func)
@@ -128,6 +143,35 @@ def _mark(kinds, lines: set[int]) -> None:
         for k, test, body in kinds:
             if "cuda" in k and "npu" not in k:
                 lines.update(_span(test, body))
+
+
+def _members(test: ast.AST) -> tuple[str, str, list] | None:
+    """(subject, enum, member names) of `subject == Enum.MEMBER`, `subject is Enum.MEMBER`,
+    `subject in (Enum.A, Enum.B)`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    right = test.comparators[0]
+    if isinstance(test.ops[0], (ast.Eq, ast.Is)) and isinstance(right, ast.Attribute):
+        items = [right]
+    elif isinstance(test.ops[0], ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts \
+            and all(isinstance(e, ast.Attribute) for e in right.elts):
+        items = right.elts
+    else:
+        return None
+    enums = {ast.unparse(e.value) for e in items}
+    return (ast.unparse(test.left), enums.pop(), items) if len(enums) == 1 else None
+
+
+def _enum_dispatch(branches: list, lines: set[int]) -> None:
+    """Branches (test, body) comparing one subject with members of one enum, one member naming the NPU:
+    the branches of the other members."""
+    found = [(_members(test), test, body) for test, body in branches]
+    with_npu = {(m[0], m[1]) for m, _, _ in found if m and any(_npu_member(e) for e in m[2])}
+    if not with_npu:
+        return
+    for m, test, body in found:
+        if m and (m[0], m[1]) in with_npu and not any(_npu_member(e) for e in m[2]):
+            lines.update(_span(test, body))
 
 
 def _negated(test: ast.AST) -> bool:
@@ -204,6 +248,7 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
         blocks += [b for b in (getattr(node, "orelse", None), getattr(node, "finalbody", None)) if isinstance(b, list)]
         for statements in blocks:
             groups: dict = {}
+            _enum_dispatch([branch for s in statements if isinstance(s, ast.If) for branch in _chain(s)], lines)
             for statement in statements:
                 if isinstance(statement, ast.If):
                     kinds = [(names(test), test, body) for test, body in _chain(statement)]
@@ -223,6 +268,10 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
             if any("npu" in k for k, _ in named):
                 lines.update(e.lineno for k, e in named if "cuda" in k)
     for node in nodes.get(ast.Dict, ()):
+        enums = {ast.unparse(k.value) for k in node.keys if isinstance(k, ast.Attribute) and _npu_member(k)}
+        for key, value in zip(node.keys, node.values):  # `{AttnType.NPU: npu_attn, AttnType.FA: flash_attn_func}`
+            if enums and isinstance(key, ast.Attribute) and not _npu_member(key) and ast.unparse(key.value) in enums:
+                lines.update(range(key.lineno, (getattr(value, "end_lineno", None) or value.lineno) + 1))
         keys = {k.value.lower(): k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
         if "cuda" in keys and "npu" in keys:
             for key, value in zip(node.keys, node.values):

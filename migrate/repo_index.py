@@ -19,7 +19,9 @@ from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension")
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)|import[ \t]+([\w., \t]+))", re.M)
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t*]*)|import[ \t]+([\w., \t]+))", re.M)
+# a literal `__all__` (its names: what a star import of the module re-exports, kernel_values.module_reexports)
+_ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
 _SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
@@ -128,6 +130,9 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
             if not match.group(1).startswith("."):
                 _add_root(roots, match.group(1), text.count("\n", 0, match.start()) + 1)
         refs.update("re:" + p for p in map(fstring_pattern, _IMPORT_MODULE_F.findall(text)) if p)
+    if "__all__" in text:
+        for match in _ALL.finditer(text):
+            refs.update("all:" + name for name in re.findall(r"['\"](\w+)['\"]", match.group(1)))
     if ".so" in text:  # ctypes.CDLL("build/libfoo.so"), torch.ops.load_library(...): a shared library the scan may build
         refs.update("so:" + stem for stem in _SHARED_LIB.findall(text))
     if "torch.ops." in text:
@@ -490,7 +495,7 @@ class Index:
 
     def matches_kernel(self, ref: str) -> bool:
         """`ref` names an extension module or op namespace of the scan, or a module holding a kernel value (NPU508)."""
-        if ref.startswith("cu:"):
+        if ref.startswith(("cu:", "all:")):
             return False
         if ref.startswith("ops:"):
             return ref[4:] in self.namespaces
@@ -517,7 +522,7 @@ class Index:
 
     def matches_export(self, ref: str) -> bool:
         """`ref` is an exported CUDA-specific name or a module that exports one (NPU510)."""
-        if ref.startswith(("ops:", "re:", "so:", "cu:")):
+        if ref.startswith(("ops:", "re:", "so:", "cu:", "all:")):
             return False
         return self.export_for(ref) is not None or self._exporting_module(ref)
 
@@ -642,6 +647,8 @@ def build_index(results) -> Index:
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
+            if kind == "flag":  # an availability flag (migrate/imported_flags.py), not a kernel
+                continue
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
@@ -654,6 +661,10 @@ def build_index(results) -> Index:
         from migrate import kernel_values
 
         kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for)
+    if modules:  # values re-exported by any module, star imports of the repository's own modules
+        from migrate import kernel_values
+
+        kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
     return Index(modules, namespaces, exports, python_ops(implementations))
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import PurePath
 
-from migrate import limits
+from migrate import limits, newer_syntax
 from migrate.context import split_lines
 
 MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
@@ -303,7 +303,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
         deps = _deps_from_strings(lines, strings)
     elif name == "setup.py":
         try:
-            tree = ast.parse(source)
+            tree = newer_syntax.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None  # the Python reader reports the parse error once
         strings = []

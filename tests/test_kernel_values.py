@@ -235,6 +235,43 @@ def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_a
     assert {16, 18, 19} <= lines
 
 
+
+def test_an_enum_dispatch_with_an_npu_member_is_npu_aware(tmp_path):
+    # the shapes of yunchang's attention dispatch (feifeibear/long-context-attention, read in set 10; rewritten here)
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from enum import Enum\n"
+        "from flash_attn import flash_attn_func\n"
+        "class AttnType(Enum):\n"
+        "    FA = 'fa'\n"
+        "    TORCH = 'torch'\n"
+        "    NPU = 'npu'\n"
+        "def attention(impl, q, k, v):\n"
+        "    if impl == AttnType.NPU:\n"
+        "        return torch.ops.npu.npu_fusion_attention(q, k, v)\n"
+        "    elif impl == AttnType.FA:\n"                        # line 11
+        "        torch.cuda.synchronize()\n"                     # line 12
+        "        return flash_attn_func(q, k, v)\n"              # line 13
+        "    elif impl in (AttnType.TORCH,):\n"
+        "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+        "class Layer:\n"
+        "    def forward(self, q, k, v):\n"
+        "        if self.attn_type is AttnType.NPU:\n"
+        "            return q\n"
+        "        else:\n"
+        "            return flash_attn_func(q, k, v)\n"          # line 21
+        "IMPLS = {AttnType.NPU: torch.nn.functional.scaled_dot_product_attention,\n"
+        "         AttnType.FA: flash_attn_func}\n"               # line 23
+        "def other(mode, q, k, v):\n"
+        "    if mode == Mode.FAST:\n"                            # an enum without an NPU member: still reported
+        "        return flash_attn_func(q, k, v)\n"              # line 26
+        "    torch.cuda.synchronize()\n"                         # line 27: outside any dispatch
+    )})
+    found = {(f.code, f.line) for f in _scan(tmp_path).findings}
+    assert not {("NPU102", 12), ("NPU507", 13), ("NPU507", 21), ("NPU507", 23)} & found
+    assert {("NPU501", 3), ("NPU507", 26), ("NPU102", 27)} <= found
+
+
 # ---- launchers: Python inside `python -c`, CUDA-family variables the table does not list ------------------
 def test_python_inside_a_launcher_is_analysed_at_its_place(tmp_path):
     _write(tmp_path, {"run.sh": (
@@ -741,3 +778,57 @@ def test_an_op_implemented_by_a_python_function_is_called_like_a_wrapper(tmp_pat
     assert _lines(result, "NPU508", "model.py") == [6]
     assert sorted(f.line for f in result.wrapper_calls if f.path.endswith("model.py")) == [4, 5]
     assert _lines(result, "NPU508", "ops.py") == [2, 6, 8, 12]  # the import and the compiled-op uses
+
+
+# ops re-exported by a plain module (not a package `__init__`), a chain of two, and star imports of the
+# repository's own modules: one honouring `__all__` (nms is left out), one of a module without `__all__`
+MODULE_REEXPORT = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='roix', ext_modules=[CUDAExtension(name='roix._C', sources=['roix/csrc/roi.cu'])])\n",
+    "roix/__init__.py": "",
+    "roix/ops.py": "from ._C import roi_align_forward, nms\n\n__all__ = ['roi_align_forward', 'roi_pool']\n\n"
+                   "def roi_pool(x):\n    return x\n",
+    "roix/layers.py": "from .ops import roi_align_forward\n\n\ndef roi_align(x):\n    return roi_align_forward(x)\n",
+    "roix/starred.py": "from .ops import *\n",
+    "roix/nomore.py": "from .layers import *\n",
+    "tools/run.py": "from roix import ops\nfrom roix.layers import roi_align_forward, roi_align\n"
+                    "y = ops.roi_align_forward(1)\nz = roi_align_forward(2)\nprint(roi_align(3))\n",
+    "tools/star.py": "from roix.starred import roi_align_forward, nms, roi_pool\n"
+                     "a = roi_align_forward(1)\nb = nms(2)\nc = roi_pool(3)\n",
+    "tools/chain.py": "import roix.nomore as nm\nprint(nm.roi_align(1))\nw = nm.roi_align_forward(2)\n",
+}
+
+
+def test_ops_any_module_reexports_and_star_imports_of_own_modules_are_kernels(tmp_path):
+    _write(tmp_path, MODULE_REEXPORT)
+    result = _scan(tmp_path)
+    # the re-exporting module's own import of the op and its call (the ops re-exported by the plain module)
+    assert _lines(result, "NPU508", "roix/layers.py") == [1, 5]
+    # `ops.roi_align_forward(...)` and the op imported from layers.py; not the Python wrapper roi_align
+    assert _lines(result, "NPU508", "tools/run.py") == [1, 2, 3, 4]
+    # through `from .ops import *`: roi_align_forward (in ops' __all__), not nms (left out of it), not roi_pool (Python)
+    assert _lines(result, "NPU508", "tools/star.py") == [1, 2]
+    # a star import of a module without __all__, of a module that re-exports the op by name
+    assert _lines(result, "NPU508", "tools/chain.py") == [1, 3]
+
+
+# what a module re-exports is what `from X import a` binds: not the last part of a plain `import pkg.cuda.raster
+# as raster_cuda` beside a Python `rasterize` (neural_renderer, SoftRas), and a `Function.apply` alias reached
+# through a star import keeps its wrapper status (torch-ngp's `raymarching/__init__.py: from .raymarching import *`)
+PLAIN_IMPORT_BESIDE = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='rend', ext_modules=[CUDAExtension(name='rend.cuda.raster', sources=['rend/raster.cu'])])\n",
+    "rend/__init__.py": "from .raster import rasterize\nfrom .march import *\n",
+    "rend/raster.py": "import rend.cuda.raster as raster_cuda\n\n\ndef raster(x):\n    return raster_cuda.forward(x)\n\n\n"
+                      "def rasterize(x):\n    return raster(x)\n",
+    "rend/march.py": "from torch.autograd import Function\nimport rend.cuda.raster as raster_cuda\n\n\nclass _March(Function):\n"
+                     "    @staticmethod\n    def forward(ctx, x):\n        return raster_cuda.march(x)\n\n\nmarch_rays = _March.apply\n",
+    "tools/render.py": "import rend\nfrom rend import rasterize\ny = rend.rasterize(1)\nz = rasterize(2)\nw = rend.march_rays(3)\n",
+}
+
+
+def test_a_plain_import_and_a_wrapper_are_not_read_as_reexported_ops(tmp_path):
+    _write(tmp_path, PLAIN_IMPORT_BESIDE)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "rend/raster.py") == [1, 5]  # the module's own import and op call
+    assert _lines(result, "NPU508", "tools/render.py") == []

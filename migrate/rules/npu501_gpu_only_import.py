@@ -121,10 +121,27 @@ def _availability_test(ctx, test) -> bool:
         func = test.func
         return bool(_AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")))
     if isinstance(test, ast.Name):
-        return test.id in _set_by_import_attempt(ctx) or (bool(_FLAG.match(test.id)) and test.id in _imported_names(ctx))
+        return test.id in _set_by_import_attempt(ctx) or (test.id in _imported_names(ctx) and (
+            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id)))
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):  # `globals.HAS_FLASH_ATTN`
-        return bool(_FLAG.match(test.attr)) and ctx.qualname(test.value) is None and test.value.id in _imported_names(ctx)
+        return test.value.id in _imported_names(ctx) and (
+            (ctx.qualname(test.value) is None and bool(_FLAG.match(test.attr))) or _known_flag(ctx, test.value.id, test.attr))
     return False
+
+
+def _known_flag(ctx, local: str, attribute: str = "") -> bool:
+    """`local` (or `local.attribute`) is imported from a module that sets it from an import attempt: known
+    after the scan read that module (migrate/imported_flags.py), else never."""
+    known = ctx.__dict__.get("_npu_known_flags")
+    if not known:
+        return False
+    from migrate.kernel_values import _imported_names as imported_dotted
+
+    full = imported_dotted(ctx).get(local)
+    if full is None:
+        return False
+    full = f"{full}.{attribute}" if attribute else full
+    return any(full == flag or flag.endswith("." + full) or full.endswith("." + flag) for flag in known)
 
 
 def availability_guard(ctx, statement) -> ast.If | None:
@@ -239,8 +256,8 @@ class GpuOnlyImport(Rule):
     statement and package. An import the program does without is not reported: inside `try: ...
     except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or
     under `if is_apex_available():` (transformers' availability helpers) or an availability flag (`if
-    HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it
-    and named so), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
+    HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
+    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`. `importlib.import_module("apex")` and other
     dynamic imports are not followed. Entries whose status is `works` (DeepSpeed's device-neutral

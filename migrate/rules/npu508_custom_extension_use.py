@@ -45,6 +45,13 @@ def _root(node) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _kernel_value(index, qual: str) -> bool:
+    """`qual` is a kernel op or extension, not a `Function.apply` alias of one (whose import and calls run
+    once the kernel is ported: torch-ngp's `import raymarching` then `raymarching.march_rays(...)`)."""
+    found = index.module_for(qual)
+    return found is not None and index.modules[found].mode != kernel_values.WRAPPER
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -421,8 +428,8 @@ class CustomExtensionUse(Rule):
                 if module is not None:
                     yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
                     continue
-                held = index.holder(alias.name) if not alias.asname else None
-                if held is not None and self._reaches(ctx, alias.name, held, index):
+                held = index.holder(alias.name)
+                if held is not None and self._reaches(ctx, alias.name, held, index, alias.asname):
                     yield self._finding(ctx, alias, f"import {alias.name}", held)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
@@ -439,16 +446,22 @@ class CustomExtensionUse(Rule):
             if found:
                 _, name, module = min(found, key=lambda item: item[0])
                 yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
+                continue
+            for alias in statement.names:  # a module holding kernel values (its re-exports), used through its name
+                held = index.holder(f"{base}.{alias.name}") if base and not statement.level else None
+                if held is not None and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
+                    yield self._finding(ctx, statement, f"from {statement.module} import {alias.name}", held)
+                    break
 
     @staticmethod
-    def _reaches(ctx, module: str, held, index) -> bool:
+    def _reaches(ctx, module: str, held, index, bound: str | None = None) -> bool:
         """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), or another
         kernel value of that module (a package `__init__` re-exporting several ops: `pkg.gemm(...)`), not only
         the module's Python functions: then the import is a line a porter checks with those calls."""
         attribute = held.name.rsplit(".", 1)[1]
-        local = module.split(".", 1)[0]  # the name `import module` binds (not `from module import _C`'s `_C`)
+        local = bound or module.split(".", 1)[0]  # the name the import binds (not `from module import _C`'s `_C`)
         return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
-            qual.startswith(f"{module}.") and index.module_for(qual) is not None)) for node, qual in chain_tops(ctx))
+            qual.startswith(f"{module}.") and _kernel_value(index, qual))) for node, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition, python_op: str = ""):
         where = f"{definition.path}:{definition.line}"

@@ -1,0 +1,77 @@
+"""Availability flags imported from another module of the repository, recognised by reading that module.
+
+`from .utils import flash_ok` then `if flash_ok: from flash_attn import flash_attn_func` is an optional
+path exactly like `if is_flash_attn_2_available():` when utils.py sets the flag from an import attempt
+(`try: import flash_attn; flash_ok = True except ImportError: flash_ok = False`, or
+`flash_ok = importlib.util.find_spec("flash_attn") is not None`): NPU501 then leaves the import out,
+and NPU507 / NPU404 the uses of the names it binds. The per-file pass knows a flag imported from
+elsewhere only by its spelling (`HAS_x`, `x_AVAILABLE`: `rules/npu501_gpu_only_import._FLAG`).
+
+Here each file records the flags it sets (a "flag" fact, in the same pass as its analysis), and after
+the scan a file whose findings of those rules could sit under such a flag (one of its import
+references names a flag of another module) is analysed once more with the flags it imports known;
+findings of those rules that the second analysis no longer gives are dropped. Nothing is added, and
+a file's cached result stays its own (the second analysis is not cached: it depends on another file).
+"""
+
+from __future__ import annotations
+
+from migrate.findings import FileResult
+
+CODES = frozenset({"NPU501", "NPU507", "NPU404"})  # the rules that read availability guards
+
+
+def flag_defs(ctx) -> list:
+    """The availability flags a module sets from an import attempt, as "flag" definitions."""
+    from migrate.repo_index import Definition, module_parts
+    from migrate.rules.npu501_gpu_only_import import _set_by_import_attempt
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))]
+
+
+def _same_module(a: str, b: str) -> bool:
+    return a == b or a.endswith("." + b) or b.endswith("." + a)
+
+
+def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_file_size: int) -> list[FileResult]:
+    flags = [(f[2], r.path) for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == "flag"]
+    if not flags:
+        return results
+    from migrate import engine, fileio
+
+    by_last: dict[str, list] = {}  # a reference can only match a flag (or its module) ending in its own last part
+    for flag, path in flags:
+        module, _, name = flag.rpartition(".")
+        by_last.setdefault(name, []).append((flag, path, flag))
+        by_last.setdefault(module.rpartition(".")[2], []).append((flag, path, module))
+    out = []
+    for result in results:
+        if result.kind != "python" or not result.path.endswith(".py") or not any(f.code in CODES for f in result.findings):
+            out.append(result)
+            continue
+        # the flag imported by name, or its module (`from pkg import probe` ... `if probe.fused:`)
+        known = frozenset(flag for f in result.facts if f[0] == "ref" for flag, path, spelled in by_last.get(f[1].rpartition(".")[2], ())
+                          if path != result.path and _same_module(f[1], spelled))
+        if not known:
+            out.append(result)
+            continue
+        data = fresh.get(result.path)
+        if data is None:
+            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
+        try:
+            text = fileio.decode(data, python=True).body
+        except fileio.ReadError:
+            out.append(result)
+            continue
+        again, errors, _ = engine.analyze_python_text(result.path, text, version, known_flags=known)
+        if errors:
+            out.append(result)
+            continue
+        kept = {(f.code, f.line, f.column) for f in again}
+        findings = tuple(f for f in result.findings if f.code not in CODES or (f.code, f.line, f.column) in kept)
+        out.append(result if len(findings) == len(result.findings) else
+                   FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed, result.facts))
+    return out
