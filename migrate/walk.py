@@ -14,6 +14,9 @@ Rules (each tested in tests/test_hostile_tree.py):
 - Only regular files are read. FIFOs, sockets and devices (and links to them, such as
   `/proc/self/fd/0` or `/dev/zero`) are never opened: they are skipped with one NPU903 note each.
 - A `.gitignore` line that pathspec cannot compile is dropped (git itself ignores such lines).
+- `.gitignore` applies inside a git work tree only (a `.git` at the root or above it), as in git itself and
+  ripgrep: an exported tree (`git archive`, a release zip) holds only committed files, and a pattern there
+  would hide committed sources (Open-Sora-Plan's `*curope*` line beside its committed curope CUDA kernel).
 - Inside a git work tree, a file the index tracks (and a folder holding one) is read even when a `.gitignore`
   pattern matches it: git applies `.gitignore` to untracked files only (migrate/git_index.py).
 """
@@ -106,6 +109,8 @@ class Walker:
         self.specs: list[tuple[str, object]] = []
         # files git tracks are read even where a .gitignore pattern matches them (git ignores untracked files only)
         self.tracked = git_index.tracked(root) if self.respect_gitignore else None
+        # outside a git work tree nothing is untracked: .gitignore means nothing there (git, ripgrep)
+        self.patterns = self.respect_gitignore and git_index.work_tree(root) is not None
         self._visit(root, "", self.root_real)
 
     # -- helpers
@@ -139,7 +144,7 @@ class Walker:
             return
         self.visited.add(identity)
         pushed = False
-        if self.respect_gitignore:
+        if self.patterns:
             spec = load_gitignore(directory)
             if spec is not None:
                 self.specs.append((directory, spec))

@@ -28,6 +28,10 @@ def test_directory_scan_honours_gitignore_and_exclude(tmp_path: Path):
     (tmp_path / ".gitignore").write_text("ignored/\n")
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "d.py").write_text(CUDA_SCRIPT)
+    # outside a git work tree .gitignore means nothing (an exported tree holds committed files only)
+    result = scan([str(tmp_path)], Config(exclude=("skipme",)), use_cache=False)
+    assert sorted(Path(r.path).name for r in result.files) == ["a.py", "b.py"]
+    (tmp_path / ".git").mkdir()  # a work tree (its index unreadable: the patterns apply to every file)
     result = scan([str(tmp_path)], Config(exclude=("skipme",)), use_cache=False)
     assert [Path(r.path).name for r in result.files] == ["a.py"]
     result = scan([str(tmp_path)], Config(respect_gitignore=False), use_cache=False)
@@ -49,9 +53,9 @@ def test_gitignore_skips_untracked_files_only_inside_a_work_tree(tmp_path: Path,
     subprocess.run([*git, "add", "-f", ".gitignore", "a.py", "pkg/curope/curope3d.py", "pkg/curope/setup.py"], check=True)
     subprocess.run([*git, "update-index", "--index-version", version], check=True)
     inside = sorted(Path(r.path).relative_to(tmp_path).as_posix() for r in scan([str(tmp_path)], use_cache=False).files)
-    # without a work tree the patterns apply as written; in one, the committed files are read and the untracked
-    # ones the patterns match (an untracked curope_tmp.py, build/) stay skipped
-    assert outside == ["a.py"]
+    # without a work tree .gitignore means nothing (every file is read); in one, the committed files are read
+    # and the untracked ones the patterns match (an untracked curope_tmp.py, build/) stay skipped
+    assert outside == ["a.py", "build/b.py", "pkg/curope/curope3d.py", "pkg/curope/setup.py", "pkg/curope_tmp.py"]
     assert inside == ["a.py", "pkg/curope/curope3d.py", "pkg/curope/setup.py"]
 
 

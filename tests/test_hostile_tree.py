@@ -162,6 +162,7 @@ def test_real_binary_is_still_binary(tmp_path: Path):
 
 # ---- .gitignore -----------------------------------------------------------------------------------------
 def test_gitignore_line_pathspec_rejects_does_not_abort_and_the_rest_still_applies(tmp_path: Path):
+    (tmp_path / ".git").mkdir()  # .gitignore applies inside a work tree only
     _tree(tmp_path, ".gitignore", "!\nbuild/\n")
     _tree(tmp_path, "build/gen.py", GOOD)
     result = _scan(tmp_path)
