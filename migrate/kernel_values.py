@@ -174,7 +174,7 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
 
 
 # ---- wrappers of a kernel op: Function.apply aliases, functools.partial, accessors ------------------------
-WRAPPER_HINTS = (".apply", "partial(", "return ")
+WRAPPER_HINTS = (".apply", "partial(", "return ", "torch.ops.")
 WRAPPER = "wrap"  # mode of a Function.apply alias: calling it runs the op inside the Function's body
 ACCESSOR = "accessor"  # mode of a function returning the extension: what a call of it returns is the extension
 
@@ -228,6 +228,7 @@ def wrapper_values(ctx, defs) -> list:
     dotted = ".".join(module_parts(ctx.path))
     if not dotted:
         return []
+    out = _op_aliases(ctx, dotted) if "torch.ops." in ctx.source else []
 
     # the standard library and torch are never a repository's extension (as in repo_index.python_refs)
     local: dict[str, set[str]] = {k: {v} for k, v in _imported_names(ctx).items() if not _never_an_extension(v)}
@@ -235,7 +236,7 @@ def wrapper_values(ctx, defs) -> list:
         if d.kind == "value" and d.path == ctx.path:
             local.setdefault(d.name.rsplit(".", 1)[1], set()).add(d.name)
     if not local:
-        return []
+        return out
     module_level = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
     module_level |= {n for g in ctx.nodes.get(ast.Global, ()) for n in g.names}
     for statement in ctx.nodes.get(ast.Assign, ()):  # `BACKEND = _backend` (module level or `global BACKEND`)
@@ -250,7 +251,6 @@ def wrapper_values(ctx, defs) -> list:
             refs = _refs(cls, local)
             if refs:
                 functions[cls.name] = refs
-    out = []
     # top-level functions holding a `return <name>` that mentions one of them: the only accessors
     # (found from the file's Return nodes; walking every function of a large module cost more than the rest)
     accessors = set()
@@ -282,6 +282,31 @@ def wrapper_values(ctx, defs) -> list:
                     if refs:
                         add(statement.name, statement.lineno, refs, ACCESSOR)
                         break
+    return out
+
+
+OPS = "ops:"  # a mentioned `torch.ops.<ns>.<op>`, written `ops:<ns>::<op>`
+
+
+def _op_aliases(ctx, dotted: str) -> list:
+    """Module-level names bound to a registered op, directly or through `typing.cast` (which returns its
+    second argument): flute's package `__init__` binds `qgemm = cast(Callable[...], torch.ops.flute.qgemm_raw_simple)`,
+    so `from . import qgemm` / `flute.qgemm(...)` elsewhere call the op. "via" values mentioning `ops:<ns>::<op>`;
+    `resolve_wrappers` keeps those whose namespace the scan registers."""
+    from migrate.repo_index import Definition
+
+    out = []
+    for statement in ctx.tree.body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+            continue
+        value = statement.value
+        if isinstance(value, ast.Call) and len(value.args) == 2 and ctx.qualname(value.func) == "typing.cast":
+            value = value.args[1]
+        name = ctx.qualname(value) if isinstance(value, ast.Attribute) else None
+        parts = name.split(".") if name else []
+        if len(parts) == 4 and parts[:2] == ["torch", "ops"]:
+            out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, statement.lineno, True,
+                                  f"{OPS}{parts[2]}::{parts[3]}", "via"))
     return out
 
 
@@ -318,12 +343,21 @@ def package_reexports(ctx) -> list:
     return out
 
 
-def resolve_wrappers(modules: dict, module_for) -> None:
+def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=frozenset()) -> None:
     """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
-    that extension's build; a wrapper of a wrapper resolves in a later round."""
+    that extension's build; a wrapper of a wrapper resolves in a later round. A value mentioning an op
+    (`ops:<ns>::<op>`) resolves to the scan's CUDA registration of `<ns>` (`namespaces`), as a wrapper
+    when Python functions of the repository implement the op (`python_ops`)."""
     pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR)}
     for name in pending:
         del modules[name]
+    for name, d in list(pending.items()):
+        if d.why.startswith(OPS):
+            namespace = (namespaces or {}).get(d.why[len(OPS):].split("::", 1)[0])
+            if namespace is not None and namespace.cuda:
+                mode = WRAPPER if d.why[len(OPS):] in python_ops else d.mode
+                modules[name] = type(d)("value", name, namespace.path, namespace.line, True, f"torch.ops.{namespace.name}", mode)
+            del pending[name]
     for _ in range(3):
         progressed = False
         for name, d in list(pending.items()):

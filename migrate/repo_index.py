@@ -305,6 +305,12 @@ def extension_name(ctx, call) -> str | None:
         for value in node.values:
             if isinstance(value, ast.Constant):
                 parts.append(str(value.value))
+                continue
+            # flute: `LIBRARY_NAME = "flute"` ... `CUDAExtension(f"{LIBRARY_NAME}._C", ...)` -> `flute._C`
+            constant = (_module_constant(ctx, value.value.id) if isinstance(value.value, ast.Name)
+                        and value.format_spec is None and value.conversion in (-1, 115) else None)
+            if constant is not None:
+                parts.append(constant)
             else:
                 parts.append("{" + (ast.get_source_segment(ctx.source, value.value) or "...") + "}")
         text = "".join(parts)
@@ -660,7 +666,7 @@ def build_index(results) -> Index:
     if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
         from migrate import kernel_values
 
-        kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for)
+        kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for, namespaces, python_ops(implementations))
     if modules:  # values re-exported by any module, star imports of the repository's own modules
         from migrate import kernel_values
 

@@ -832,3 +832,38 @@ def test_a_plain_import_and_a_wrapper_are_not_read_as_reexported_ops(tmp_path):
     result = _scan(tmp_path)
     assert _lines(result, "NPU508", "rend/raster.py") == [1, 5]  # the module's own import and op call
     assert _lines(result, "NPU508", "tools/render.py") == []
+
+
+# flute's layout: the extension's name an f-string of a module constant, the package `__init__` binding a name
+# to a registered op through `typing.cast`, and the op reached through that name from the package's modules
+# and from scripts beside it
+OP_ALIAS = {
+    "setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "LIBRARY_NAME = 'lutq'\n"
+        "setup(ext_modules=[CUDAExtension(f'{LIBRARY_NAME}._C', ['lutq/csrc/q.cpp', 'lutq/csrc/q.cu'])])\n"
+    ),
+    "lutq/csrc/q.cu": "__global__ void k(float* x) {}\n",
+    "lutq/csrc/q.cpp": "#include <torch/library.h>\nTORCH_LIBRARY(lutq, m) { m.def(\"gemm(Tensor x) -> Tensor\"); }\n"
+                       "TORCH_LIBRARY_IMPL(lutq, CUDA, m) { m.impl(\"gemm\", &gemm); }\n",
+    "lutq/__init__.py": (
+        "import torch\nfrom typing import Callable, cast\nfrom . import _C\n"
+        "qgemm = cast(Callable[[torch.Tensor], torch.Tensor], torch.ops.lutq.gemm)\n"
+        "plain = torch.ops.lutq.gemm\n"
+    ),
+    "lutq/utils.py": "from . import qgemm\n\ndef pack(w):\n    return w\n\ndef rebuild(w):\n    return qgemm(w)\n",
+    "bench/run.py": "import torch\nimport lutq\nimport lutq.utils\ny = lutq.qgemm(torch.zeros(2))\n"
+                    "torch.library.opcheck(lutq.qgemm, (y,))\nz = lutq.plain(y)\n",
+    "bench/helpers_only.py": "import lutq\nimport lutq.utils\nw = lutq.utils.pack(1)\n",
+}
+
+
+def test_a_name_bound_to_a_registered_op_through_cast_is_the_op_where_it_is_used(tmp_path):
+    _write(tmp_path, OP_ALIAS)
+    result = _scan(tmp_path)
+    # `f"{LIBRARY_NAME}._C"` is `lutq._C`: the package's relative import of it is a kernel line
+    assert _lines(result, "NPU508", "lutq/__init__.py") == [3, 4, 5]
+    assert _lines(result, "NPU508", "lutq/utils.py") == [1, 7]
+    # the package import, the call, the op passed as a value, the direct alias's call
+    assert _lines(result, "NPU508", "bench/run.py") == [2, 4, 5, 6]
+    assert _lines(result, "NPU508", "bench/helpers_only.py") == []

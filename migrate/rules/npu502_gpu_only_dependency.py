@@ -120,6 +120,7 @@ class GpuOnlyDependency(Rule):
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
         Invalid("nvidia_ml_py>=12\n", kind="manifest"),
+        Invalid("loguru\nnvitop\n", kind="manifest", count=1),  # GaLore exp_requirements.txt: NVML-based GPU viewer
         Invalid("nvidia-dali-cuda120\n", kind="manifest"),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),

@@ -116,6 +116,12 @@ class CudaExtension(Rule):
         Invalid("from . import custom_ops\nplugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
+        # Mask2Former ops/setup.py: the gate's `else` says why the build stops; AdelaiDet setup.py: `.append` to the
+        # list the "nvcc" key made; one finding each for the gate and the flag list
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\n"
+                "if torch.cuda.is_available() and CUDA_HOME is not None:\n    args['nvcc'] = ['-O2']\n"
+                "    args['nvcc'].append('-ccbin=gcc')\n    args['nvcc'] += ['-lineinfo']\n"
+                "else:\n    if CUDA_HOME is None:\n        raise NotImplementedError('CUDA_HOME is None')\n", count=2),
         Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=2),
@@ -274,6 +280,8 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, node, "CUDA sources added to an extension build: " + self.MESSAGE)
             elif node.value == "nvcc" and self._is_key(ctx, node):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
+            elif node.value == "nvcc" and isinstance(ctx.parent(node), ast.Subscript):
+                continue  # `args["nvcc"].append(...)`: adds to the list its key made (`_is_key`)
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
@@ -294,7 +302,7 @@ class CudaExtension(Rule):
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
             if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME":
                 statement = statement_of(ctx, node)
-                if id(statement) not in seen and id(node) not in inside:
+                if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,
@@ -303,12 +311,28 @@ class CudaExtension(Rule):
                     )
 
     @staticmethod
+    def _in_gate_else(ctx, node) -> bool:
+        """`if (... or torch.cuda.is_available()) and CUDA_HOME is not None: <CUDA build> else: if CUDA_HOME is None:
+        raise ...` (Mask2Former's ops/setup.py): the `else` of a gate that already tests CUDA_HOME (reported there)
+        only says why the build cannot go on: one gate, one finding."""
+        child, parent = node, ctx.parent(node)
+        while parent is not None:
+            if isinstance(parent, ast.If) and any(child is s for s in parent.orelse) and any(
+                    isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDA_HOME" for n in ast.walk(parent.test)):
+                return True
+            child, parent = parent, ctx.parent(parent)
+        return False
+
+    @staticmethod
     def _is_key(ctx, node) -> bool:
         """`{"nvcc": [...]}` / `args["nvcc"] = [...]`: the string names nvcc's flag list."""
         parent = ctx.parent(node)
         if isinstance(parent, ast.Dict):
             return any(k is node for k in parent.keys)
-        return isinstance(parent, ast.Subscript) and parent.slice is node
+        # the assignment that makes the list; `args["nvcc"].append("-ccbin=...")` / `args["nvcc"] += [...]` add to the
+        # list an assignment or a dict made (AdelaiDet setup.py): the same flag list, reported once at its key
+        return isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.ctx, ast.Store) \
+            and not isinstance(ctx.parent(parent), ast.AugAssign)
 
 
 def _is_nvcc_keyword(ctx, node) -> bool:

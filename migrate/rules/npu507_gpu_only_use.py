@@ -168,6 +168,8 @@ class GpuOnlyUse(Rule):
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
+        # AdelaiDet onnx/test_onnxruntime.py: the TensorRT backend for ONNX (NVIDIA TensorRT, CUDA devices only)
+        Invalid("import onnx_tensorrt.backend as tensorrt_backend\nrep = tensorrt_backend.prepare(model)\nout = rep.run(x)", count=1),
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
         # PointRCNN kitti_object_eval_python/rotate_iou.py: numba.cuda kernels are reported at their
         # decorators (not each `cuda.local.array` / `cuda.threadIdx` line inside), host calls and the launch

@@ -38,6 +38,40 @@ _TENSOR_ONLY_METHODS = frozenset({
 })
 
 
+def _redefined(ctx, node) -> bool:
+    """The chain's root name is an imported op that a top-level `def` / `class` of the file rebinds: PointPillars'
+    iou3d_module.py imports `nms_normal_gpu` from the extension, then defines `def nms_normal_gpu(...)`, so a
+    call in a function body (run after the module finished) or at module level after the `def` is the Python
+    function's, a caller of the repository's own wrapper. The binding in effect is the last top-level one
+    before the line (for a module-level use) or of the whole module (inside a function)."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    bindings = ctx.__dict__.get("_npu508_bindings")
+    if bindings is None:
+        bindings = {}
+        for statement in ctx.tree.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bindings.setdefault(statement.name, []).append((statement.lineno, True))
+        for kind in (ast.Import, ast.ImportFrom):  # module-scope imports, also inside `try:` / `if`
+            for statement in ctx.nodes.get(kind, ()):
+                bound = [b for b in (a.asname or a.name.split(".", 1)[0] for a in statement.names) if b in bindings]
+                if bound and _enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) is None:
+                    for name in bound:
+                        bindings[name].append((statement.lineno, False))
+        for seen in bindings.values():
+            seen.sort()
+        ctx.__dict__["_npu508_bindings"] = bindings
+    seen = bindings.get(root.id)
+    if not seen:
+        return False
+    in_function = _enclosing(ctx, root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is not None
+    before = [is_def for line, is_def in seen if in_function or line < root.lineno]
+    return bool(before) and before[-1]
+
+
 def _root(node) -> str | None:
     """The Name an attribute chain `a.b.c` starts from."""
     while isinstance(node, ast.Attribute):
@@ -108,6 +142,13 @@ class CustomExtensionUse(Rule):
         "p = get_plugin('x_plugin', sources=srcs, extra_cuda_cflags=None)\ny = p.run(x)",
     ]
     INVALID = [
+        # PointPillars iou3d_module.py: a `def` named like an imported op rebinds the name; its callers call the Python function
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('iou_op', ['k.cu'])\n"
+            "from iou_op import nms_gpu, nms_normal_gpu\ndef nms(b):\n    return nms_gpu(b)\n"
+            "def nms_normal_gpu(b):\n    return nms_normal_gpu(b)\n",
+            count=2,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pn2_cuda', ['a.cpp', 'k.cu'])\n"
             "import pn2_cuda as pn\npn.ball_query(x)\n",
@@ -208,6 +249,7 @@ class CustomExtensionUse(Rule):
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node)
+                or _redefined(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
