@@ -346,9 +346,12 @@ def _jit_with_cuda(ctx, call) -> bool:
 
 
 # CMake patterns shared with NPU511 (migrate/rules/npu511_cmake_cuda_build.py): a comment, and the lines
-# that make CUDA a language of the project
+# that make CUDA a language of the project. `find_package(CUDA)` (the deprecated FindCUDA, whose
+# `cuda_add_library` runs nvcc) is one; `find_package(CUDAToolkit)` is not: FindCUDAToolkit "locates the NVIDIA
+# CUDA toolkit and the associated libraries, but does not require the CUDA language be enabled"
+# (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
-CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
+CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
 _CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 
