@@ -245,7 +245,7 @@ def _build_defs(ctx) -> list[Definition]:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
                 out.append(Definition("module", f"{module}._{module.rsplit('.', 1)[-1]}", ctx.path, call.lineno, True, cuda_sources(call)))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
-            text = ctx.string_value(call.args[0]) if call.args else None
+            text = _module_string(ctx, call.args[0]) if call.args else None
             if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
                 continue
             namespace = text.split("::", 1)[0]
@@ -262,6 +262,17 @@ def _build_defs(ctx) -> list[Definition]:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def _module_string(ctx, node) -> str | None:
+    """A string literal, or a module-level name bound once to one (xDiT inductor_passes.py: `_REALIZE_OP_NAME =
+    "xfuser::_realize_for_inductor"` then `@torch.library.custom_op(_REALIZE_OP_NAME, ...)`)."""
+    text = ctx.string_value(node)
+    if text is not None or not isinstance(node, ast.Name):
+        return text
+    bound = [s.value for s in ctx.tree.body if isinstance(s, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == node.id for t in s.targets)]
+    return ctx.string_value(bound[0]) if len(bound) == 1 else None
 
 
 def _python_implementation(ctx, call, name: str) -> bool:
