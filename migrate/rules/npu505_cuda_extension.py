@@ -68,7 +68,12 @@ class CudaExtension(Rule):
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
-    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The kernels must be reimplemented as Ascend C operators registered with
+    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The CUDA gate of a reported
+    build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or`)
+    holding a reported build line, or an `assert torch.cuda.is_available()` before one in its function or
+    module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
+    outside the call is also read in a file that builds through a project helper (a variable passed as
+    `sources=`). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
