@@ -245,7 +245,7 @@ def _build_defs(ctx) -> list[Definition]:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
                 out.append(Definition("module", f"{module}._{module.rsplit('.', 1)[-1]}", ctx.path, call.lineno, True, cuda_sources(call)))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
-            text = ctx.string_value(call.args[0]) if call.args else None
+            text = _module_string(ctx, call.args[0]) if call.args else None
             if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
                 continue
             namespace = text.split("::", 1)[0]
@@ -262,6 +262,17 @@ def _build_defs(ctx) -> list[Definition]:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def _module_string(ctx, node) -> str | None:
+    """A string literal, or a module-level name bound once to one (xDiT inductor_passes.py: `_REALIZE_OP_NAME =
+    "xfuser::_realize_for_inductor"` then `@torch.library.custom_op(_REALIZE_OP_NAME, ...)`)."""
+    text = ctx.string_value(node)
+    if text is not None or not isinstance(node, ast.Name):
+        return text
+    bound = [s.value for s in ctx.tree.body if isinstance(s, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == node.id for t in s.targets)]
+    return ctx.string_value(bound[0]) if len(bound) == 1 else None
 
 
 def _python_implementation(ctx, call, name: str) -> bool:
@@ -352,9 +363,12 @@ def _jit_with_cuda(ctx, call) -> bool:
 
 
 # CMake patterns shared with NPU511 (migrate/rules/npu511_cmake_cuda_build.py): a comment, and the lines
-# that make CUDA a language of the project
+# that make CUDA a language of the project. `find_package(CUDA)` (the deprecated FindCUDA, whose
+# `cuda_add_library` runs nvcc) is one; `find_package(CUDAToolkit)` is not: FindCUDAToolkit "locates the NVIDIA
+# CUDA toolkit and the associated libraries, but does not require the CUDA language be enabled"
+# (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
-CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b)", re.I)
+CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
 _CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 

@@ -310,8 +310,10 @@ def read_manifest(path: str, source: str) -> ManifestContext:
         if tree is not None:
             for node in ast.walk(tree):
                 if isinstance(node, ast.keyword) and node.arg in ("install_requires", "extras_require", "setup_requires"):
+                    # the keys of `extras_require={"flash-attn": ["flash-attn>=2.6.0"]}` name extras, not requirements
+                    keys = {id(k) for d in ast.walk(node.value) if isinstance(d, ast.Dict) for k in d.keys if k is not None}
                     for sub in ast.walk(node.value):
-                        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in keys:
                             dep = _requirement(sub.value, sub.lineno, sub.col_offset + 1)
                             if dep:
                                 deps.append(dep)

@@ -780,6 +780,23 @@ def test_an_op_implemented_by_a_python_function_is_called_like_a_wrapper(tmp_pat
     assert _lines(result, "NPU508", "ops.py") == [2, 6, 8, 12]  # the import and the compiled-op uses
 
 
+def test_an_op_registered_under_a_module_constant_name_is_a_python_op(tmp_path):
+    """xDiT inductor_passes.py: `_REALIZE_OP_NAME = "xfuser::_realize_for_inductor"` then
+    `@torch.library.custom_op(_REALIZE_OP_NAME, ...)` over a Python function, then `torch.ops.xfuser._realize_for_inductor`;
+    the namespace is also registered elsewhere by a literal name. The op is a Python function of the repository: its use
+    is no NPU508 (before, the constant left the op unknown and the namespace, known from the other file, was reported)."""
+    _write(tmp_path, {
+        "xf/__init__.py": "",
+        "xf/attn.py": "import torch\n@torch.library.custom_op('xf::attn', mutates_args=())\n"
+                      "def attn(q: torch.Tensor) -> torch.Tensor:\n    return q.clone()\n",
+        "xf/passes.py": "import torch\n_NAME = 'xf::realize'\n@torch.library.custom_op(_NAME, mutates_args=())\n"
+                        "def realize(x: torch.Tensor) -> torch.Tensor:\n    return x.clone()\n"
+                        "def target():\n    return torch.ops.xf.realize.default\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "passes.py") == []
+
+
 # ops re-exported by a plain module (not a package `__init__`), a chain of two, and star imports of the
 # repository's own modules: one honouring `__all__` (nms is left out), one of a module without `__all__`
 MODULE_REEXPORT = {

@@ -60,6 +60,16 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
     return False
 
 
+def _answers_unavailable(handler: ast.ExceptHandler) -> bool:
+    """The handler is a probe's "not available" answer: it returns False / None (`def has_fa3(): try: from
+    flash_attn_interface import flash_attn_func; return True / except ImportError: return False`, xDiT envs.py):
+    its caller takes the path without the package. A handler that also raises is no such answer."""
+    if any(isinstance(statement, ast.Raise) for statement in handler.body):
+        return False
+    return any(isinstance(statement, ast.Return) and (statement.value is None or (
+        isinstance(statement.value, ast.Constant) and statement.value.value in (False, None))) for statement in handler.body)
+
+
 def guarding_try(ctx, statement) -> ast.Try | None:
     """The nearest `try:` holding `statement` in its body with a handler that catches ImportError."""
     child, parent = statement, ctx.parent(statement)
@@ -117,8 +127,18 @@ def _availability_test(ctx, test) -> bool:
     imports whose name says so (`HAS_FLASH_ATTN`); alone or as an operand of an `and`."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_availability_test(ctx, v) for v in test.values)
+    if isinstance(test, ast.Subscript):  # `env_info["has_flash_attn"]`: a flag read from a mapping by its key
+        key = test.slice
+        return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
+        # `"flash_attn" in sys.modules`: the package was already imported elsewhere in this process
+        return isinstance(test.left, ast.Constant) and isinstance(test.left.value, str) \
+            and ctx.qualname(test.comparators[0]) == "sys.modules"
     if isinstance(test, ast.Call):
         func = test.func
+        if isinstance(func, ast.Attribute) and func.attr == "get" and test.args:  # `info.get("has_flash_attn")`
+            key = test.args[0]
+            return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
         return bool(_AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")))
     if isinstance(test, ast.Name):
         return test.id in _set_by_import_attempt(ctx) or (test.id in _imported_names(ctx) and (
@@ -183,7 +203,7 @@ def optional_import(ctx, statement, package: str) -> bool:
     attempt = guarding_try(ctx, statement)
     if attempt is None:
         return False
-    if any(_catches_import_error(h) and _binds_a_fallback(h, package) for h in attempt.handlers):
+    if any(_catches_import_error(h) and (_binds_a_fallback(h, package) or _answers_unavailable(h)) for h in attempt.handlers):
         return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt)
 
@@ -286,6 +306,14 @@ class GpuOnlyImport(Rule):
         "import importlib.util\nhave_fa = importlib.util.find_spec('flash_attn') is not None\nif have_fa:\n    import flash_attn\n",
         # the branch for a host without torch_npu: on the NPU it never runs
         "try:\n    import torch_npu\nexcept ImportError:\n    from flash_attn import flash_attn_func\n",
+        # xDiT: availability read from a mapping by a `has_<pkg>` key, a guard on sys.modules, a probe
+        # function whose handler answers False
+        "env_info = PACKAGES_CHECKER.get_packages_info()\nif env_info['has_flash_attn']:\n"
+        "    from flash_attn import flash_attn_func\n",
+        "if info.get('has_transformer_engine', False):\n    import transformer_engine.pytorch as te\n",
+        "import sys\nif 'flash_attn' in sys.modules:\n    import flash_attn\n    print(flash_attn.__version__)\n",
+        "def check_flash_attn():\n    try:\n        from flash_attn import flash_attn_func\n        return True\n"
+        "    except ImportError:\n        return False\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
         "use_flash = False\ntry:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n"
@@ -304,6 +332,11 @@ class GpuOnlyImport(Rule):
         Invalid("from .config import USE_FLASH\nif USE_FLASH:\n    from flash_attn import flash_attn_func\n", count=1),
         Invalid("HAS_FLASH = True\nif HAS_FLASH:\n    from flash_attn import flash_attn_func\n", count=1),
         Invalid("try:\n    import torch_musa\nexcept ImportError:\n    from flash_attn import flash_attn_func\n", count=1),
+        # a mapping key that does not say availability, a negated sys.modules guard, a handler that raises
+        Invalid("if cfg['use_flash']:\n    from flash_attn import flash_attn_func\n", count=1),
+        Invalid("import sys\nif 'flash_attn' not in sys.modules:\n    import flash_attn\n", count=1),
+        Invalid("def load():\n    try:\n        import flash_attn\n        return True\n    except ImportError:\n"
+                "        raise RuntimeError('install flash_attn')\n", count=1),
         # the flag is not bound before the try, and the package is used outside the version probe: both needed
         Invalid("try:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n", count=1),
         Invalid("try:\n    import bitsandbytes as bnb\n    v = bnb.__version__\nexcept Exception:\n    pass\n"

@@ -127,6 +127,10 @@ class GpuOnlyDependency(Rule):
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
         Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
+        # xDiT setup.py: an extra's name is no requirement; its requirement string is (one finding, not two)
+        Invalid("from setuptools import setup\nsetup(name='x', install_requires=['torch'],\n"
+                "      extras_require={\n          'flash-attn': [\n              'flash-attn>=2.6.0',\n          ],\n"
+                "          'flask': ['flask'],\n      })\n", kind="manifest", filename="setup.py", count=1),
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),

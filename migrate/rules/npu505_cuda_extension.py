@@ -68,7 +68,12 @@ class CudaExtension(Rule):
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
-    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The kernels must be reimplemented as Ascend C operators registered with
+    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The CUDA gate of a reported
+    build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or`)
+    holding a reported build line, or an `assert torch.cuda.is_available()` before one in its function or
+    module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
+    outside the call is also read in a file that builds through a project helper (a variable passed as
+    `sources=`). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -114,6 +119,19 @@ class CudaExtension(Rule):
         Invalid("import glob\nfrom torch.utils.cpp_extension import CppExtension\nsrcs = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')", count=1),
         Invalid("import torch\ntorch.ops.load_library('build/libmy_ops.so')", count=1),
         Invalid("from . import custom_ops\nplugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])", count=1),
+        # GPEN face_model/op/fused_act.py: the CUDA gate around a JIT build, the build itself
+        Invalid("import os, platform, torch\nfrom torch.utils.cpp_extension import load\n"
+                "if platform.system() == 'Linux' and torch.cuda.is_available():\n    fused = load('fused', sources=['f.cpp', 'k.cu'])\n",
+                count=2),
+        # KNN_CUDA / Deformable-Convolution-V2 build.py: an assert before the build in the same scope
+        Invalid("import torch\nfrom torch.utils.cpp_extension import load\ndef build():\n"
+                "    assert torch.cuda.is_available(), 'CUDA needed'\n    return load('e', sources=['e.cu'])\n", count=2),
+        # a CUDA test that holds no build line is no gate of it (a device check: NPU203's)
+        Invalid("import torch\nfrom torch.utils.cpp_extension import load\next = load('e', sources=['e.cu'])\n"
+                "if torch.cuda.is_available():\n    print('ok')\n", count=1),
+        # stylegan2-ada bias_act.py: the source list held in a variable, in a file that never names cpp_extension
+        Invalid("from .. import custom_ops\nsources = ['bias_act.cpp', 'bias_act.cu']\n"
+                "plugin = custom_ops.get_plugin('bias_act_plugin', sources=sources, extra_cuda_cflags=['--use_fast_math'])", count=2),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
         # Mask2Former ops/setup.py: the gate's `else` says why the build stops; AdelaiDet setup.py: `.append` to the
@@ -150,23 +168,51 @@ class CudaExtension(Rule):
         Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
             "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
             "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
-        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the switch, the macro, the linked .cu.o, the call, with_cuda=
+        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the switch, the macro, the linked .cu.o, the call, with_cuda=
             "import torch\nfrom torch.utils.ffi import create_extension\ndefines, with_cuda = [], False\n"
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
-            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=5),
+            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
         Invalid("cd src\nnvcc -c -o k.cu.o k.cu -x cu -Xcompiler -fPIC -arch=sm_52\ncd ..\npython build.py\n",
                 kind="launcher", filename="make.sh", count=1),
         Invalid("$CUDA_HOME/bin/nvcc -c -o a.o a.cu && echo done\n", kind="launcher", filename="build.sh", count=1),
     ]
 
     def check(self, ctx):
+        reported: list[ast.AST] = []  # the build calls `_builds` reports, filled as it runs
+        found = list(self._builds(ctx, reported))
+        yield from found
+        if ctx.kind != "launcher":
+            if found:
+                yield from self._cuda_gates(ctx, {f.line for f in found})
+            yield from self._cuda_home(ctx, reported)
+
+    def _cuda_gates(self, ctx, lines: set[int]):
+        """The CUDA gate of a build this file reports: an `if` whose test asks `torch.cuda.is_available()` (or
+        `torch.has_cuda`) and whose body holds a reported build line (GPEN `if platform.system() == 'Linux' and
+        torch.cuda.is_available(): fused = load(...)`; TDAN build.py `if torch.cuda.is_available(): ... with_cuda =
+        True`), or an `assert torch.cuda.is_available()` followed by one in its function or module. False on an
+        Ascend host: the CUDA build is skipped (or the script stops) there without a word."""
+        for node in list(ctx.nodes.get(ast.If, ())) + list(ctx.nodes.get(ast.Assert, ())):
+            if node.lineno in lines or not _asks_cuda(ctx, node.test):
+                continue
+            if isinstance(node, ast.If):
+                first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+            else:
+                scope = enclosing_scope(ctx, node)
+                first = node.lineno + 1
+                last = (scope.end_lineno if scope is not None and not isinstance(scope, ast.Module) else None) or len(ctx.lines)
+            if any(first <= line <= last for line in lines):
+                yield self.finding(ctx, (node.lineno, node.col_offset, node.lineno, len(ctx.lines[node.lineno - 1].rstrip("\r\n"))),
+                                   "the CUDA gate of an extension build (False on an Ascend host, where the CUDA build "
+                                   "is skipped or the script stops): " + self.MESSAGE)
+
+    def _builds(self, ctx, reported):
         if ctx.kind == "launcher":
             for number, match in shell_matches(ctx.lines, _NVCC_COMMAND):
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    "nvcc compiles CUDA kernels, which cannot be built for an Ascend NPU: " + self.MESSAGE)
             return
-        reported: list[ast.AST] = []
         variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
@@ -255,8 +301,8 @@ class CudaExtension(Rule):
     def _selected_or_globbed(self, ctx, reported):
         """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`
         sources added to the build outside a reported call (`glob("kernels/*.cu")`)."""
-        if "cpp_extension" not in ctx.source and not any(ctx.qualname(c.func) == _FFI for c in reported):
-            return
+        if "cpp_extension" not in ctx.source and not reported:  # a file building through a project helper or cffi
+            return  # (stylegan2-ada: `sources = ['bias_act.cpp', 'bias_act.cu']` then `get_plugin(..., sources=sources, ...)`)
         inside = {id(node) for call in reported for node in ast.walk(call)}
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
             if id(node) in inside or not isinstance(node.ctx, ast.Load):
@@ -297,6 +343,12 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, anchor, f"a list of nvcc flags holding {count} CUDA-only flag"
                                    f"{'s' if count != 1 else ''} (GPU architectures `-gencode arch=compute_XX,code=sm_XX`, "
                                    "`--expt-*`; reported once for the list): " + self.MESSAGE)
+    def _cuda_home(self, ctx, reported):
+        """`CUDA_HOME` read outside a reported build call (a check or a probe, not a build line: a CUDA gate
+        holding only such a read is no gate of a build, `_cuda_gates`)."""
+        if "cpp_extension" not in ctx.source and not reported:
+            return
+        inside = {id(node) for call in reported for node in ast.walk(call)}
         seen: set[int] = set()
         # `CUDA_HOME` imported by name, or `cpp_extension.CUDA_HOME`
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
@@ -333,6 +385,17 @@ class CudaExtension(Rule):
         # list an assignment or a dict made (AdelaiDet setup.py): the same flag list, reported once at its key
         return isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.ctx, ast.Store) \
             and not isinstance(ctx.parent(parent), ast.AugAssign)
+
+
+def _asks_cuda(ctx, test) -> bool:
+    """`test` is `torch.cuda.is_available()` / `torch.has_cuda`, alone or as an operand of an `and`: it decides
+    alone whether the CUDA path runs. Not under `not` (that body is the path without CUDA), nor one operand of
+    an `or` (BasicSR's `torch.cuda.is_available() or os.getenv('FORCE_CUDA')`: the build can be forced)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_asks_cuda(ctx, value) for value in test.values)
+    if isinstance(test, ast.Call):
+        return ctx.qualname(test.func) == "torch.cuda.is_available"
+    return isinstance(test, ast.Attribute) and ctx.qualname(test) == "torch.has_cuda"
 
 
 def _is_nvcc_keyword(ctx, node) -> bool:

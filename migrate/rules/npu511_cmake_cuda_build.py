@@ -6,7 +6,8 @@ from migrate.rules.base import Invalid, Rule, Valid
 class CmakeCudaBuild(Rule):
     """A CMakeLists.txt that compiles CUDA with nvcc, which cannot target an Ascend NPU: the line that
     switches CMake's CUDA language on (`project(x LANGUAGES CUDA CXX)`, `enable_language(CUDA)`,
-    `find_package(CUDA)` / `find_package(CUDAToolkit)`), each CUDA target (`cuda_add_library(...)`,
+    `find_package(CUDA)`; not `find_package(CUDAToolkit)`, which only locates the toolkit's libraries for
+    linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
     CUDA project: the targets `repo_index.cmake_defs` links Python imports to) and, inside a target
     written over several lines, each further line that names a `.cu` / `.cuh` source. The same lines
@@ -26,6 +27,9 @@ class CmakeCudaBuild(Rule):
         Valid("# project(x LANGUAGES CUDA)\n# add_library(k k.cu)\nadd_library(core a.cpp)\n", kind="cpp-source",
               filename="CMakeLists.txt"),
         Valid("// add_library(k k.cu) in a C++ file is no build\nint f();\n", kind="cpp-source", filename="ops.cpp"),
+        # SIBR viewer (Scaffold-GS): FindCUDAToolkit links the CUDA runtime to a C++ library; nvcc compiles nothing
+        Valid("project(sibr_gaussian LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\nadd_library(viewer SHARED a.cpp)\n"
+              "target_link_libraries(viewer CUDA::cudart)\n", kind="cpp-source", filename="CMakeLists.txt"),
     ]
     INVALID = [
         # graphdeco-inria/diff-gaussian-rasterization CMakeLists.txt: the language, the target, each .cu line
