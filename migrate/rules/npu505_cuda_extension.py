@@ -183,9 +183,9 @@ class CudaExtension(Rule):
         found = list(self._builds(ctx, reported))
         yield from found
         if ctx.kind != "launcher":
-            if found:
-                yield from self._cuda_gates(ctx, {f.line for f in found})
-            yield from self._cuda_home(ctx, reported)
+            gates = list(self._cuda_gates(ctx, {f.line for f in found})) if found else []
+            yield from gates
+            yield from self._cuda_home(ctx, reported, {f.line for f in gates})
 
     def _cuda_gates(self, ctx, lines: set[int]):
         """The CUDA gate of a build this file reports: an `if` whose test asks `torch.cuda.is_available()` (or
@@ -343,7 +343,7 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, anchor, f"a list of nvcc flags holding {count} CUDA-only flag"
                                    f"{'s' if count != 1 else ''} (GPU architectures `-gencode arch=compute_XX,code=sm_XX`, "
                                    "`--expt-*`; reported once for the list): " + self.MESSAGE)
-    def _cuda_home(self, ctx, reported):
+    def _cuda_home(self, ctx, reported, gate_lines=frozenset()):
         """`CUDA_HOME` read outside a reported build call (a check or a probe, not a build line: a CUDA gate
         holding only such a read is no gate of a build, `_cuda_gates`)."""
         if "cpp_extension" not in ctx.source and not reported:
@@ -354,6 +354,8 @@ class CudaExtension(Rule):
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
             if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME":
                 statement = statement_of(ctx, node)
+                if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
+                    continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node):
                     seen.add(id(statement))
                     yield self.finding(
