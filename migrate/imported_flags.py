@@ -55,7 +55,7 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
             out.append(result)
             continue
         # the flag imported by name, or its module (`from pkg import probe` ... `if probe.fused:`)
-        matched = {(flag, spelled) for f in result.facts if f[0] == "ref" for flag, path, spelled in by_last.get(f[1].rpartition(".")[2], ())
+        matched = {(flag, spelled) for f in (result.facts or ()) if f[0] == "ref" for flag, path, spelled in by_last.get(f[1].rpartition(".")[2], ())
                    if path != result.path and _same_module(f[1], spelled)}
         known = frozenset(flag for flag, _ in matched)
         if not known:
