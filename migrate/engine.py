@@ -26,6 +26,7 @@ from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
+from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
 from migrate.newer_syntax import parse as parse_python_source
 from migrate.sources import (
@@ -218,6 +219,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
     active = _applying(rules, text, kb)
+    if known_flags:  # the second look of migrate/imported_flags.py: only the rules that read availability guards
+        active = [rule for rule in active if rule.CODE in GUARD_CODES]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     if not active and not probes and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
         return [], [], 0

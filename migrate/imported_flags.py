@@ -16,6 +16,8 @@ a file's cached result stays its own (the second analysis is not cached: it depe
 
 from __future__ import annotations
 
+import re
+
 from migrate.findings import FileResult
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})  # the rules that read availability guards
@@ -53,8 +55,9 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
             out.append(result)
             continue
         # the flag imported by name, or its module (`from pkg import probe` ... `if probe.fused:`)
-        known = frozenset(flag for f in result.facts if f[0] == "ref" for flag, path, spelled in by_last.get(f[1].rpartition(".")[2], ())
-                          if path != result.path and _same_module(f[1], spelled))
+        matched = {(flag, spelled) for f in (result.facts or ()) if f[0] == "ref" for flag, path, spelled in by_last.get(f[1].rpartition(".")[2], ())
+                   if path != result.path and _same_module(f[1], spelled)}
+        known = frozenset(flag for flag, _ in matched)
         if not known:
             out.append(result)
             continue
@@ -64,6 +67,14 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
         try:
             text = fileio.decode(data, python=True).body
         except fileio.ReadError:
+            out.append(result)
+            continue
+        # a flag can only guard here if a test reads it (`if flash_ok`, `and probe.fused`, not `has_triton()`):
+        # most files importing a flag's module never test that flag, and a second analysis of a large file costs
+        # (read through its module: `probe.fused`, not any word `fused`)
+        names = "|".join(sorted({re.escape(flag.rpartition(".")[2] if spelled == flag else ".".join(flag.rsplit(".", 2)[-2:]))
+                                 for flag, spelled in matched}))
+        if not re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})\b(?!\s*\()", text):
             out.append(result)
             continue
         again, errors, _ = engine.analyze_python_text(result.path, text, version, known_flags=known)
