@@ -233,14 +233,17 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     # Work that does not depend on the runs starts now and overlaps them (validate's own overhead,
     # bench: validate wall time <= 1.1x its two runs): msprobe's import in a waiting child, the plot
     # library's import in a thread of this process (idle while it waits on the runs).
-    warm = msprobe_bridge.WarmChild()
+    # A one-process migrated run compares the config_check packs itself (msprobe_bridge.compare_in_run): the
+    # waiting child is for distributed jobs, whose ranks do not.
+    warm = msprobe_bridge.WarmChild() if launch is not None else None
     threading.Thread(target=loss_compare.preload, daemon=True).start()
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                               notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
                               recorded=recorded, keep=keep)
     finally:
-        warm.close()
+        if warm is not None:
+            warm.close()
 
 
 @dataclass
@@ -323,7 +326,8 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
             elif side == "migrated":
                 ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
-                               steps=steps, env=side_env[side], common=common, say=say, stream=stream)
+                               steps=steps, env={**side_env[side], **_compare_in_run(copies, smoke, out, tmp_path, common)},
+                               common=common, say=say, stream=stream)
                 if isinstance(ran, str):
                     return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
                 copies[side], smoke[side] = ran
@@ -353,6 +357,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             why = "; ".join(base.reasons) or f"exit {base.exit_code}"
             return _finish(out, say, ValidateResult("error", 2, (f"the baseline {gpu_script.name} does not run ({why}): nothing to compare against",), out, equivalence, runs, notes=tuple(notes)))
         if mig.exit_code == 2:
+            shutil.rmtree(out / "config_check", ignore_errors=True)  # a comparison the run began: not one validate did
             why = "; ".join(mig.reasons) or "exit 2"
             return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
 
@@ -391,7 +396,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             say("validate: comparing the config_check packs (msprobe)")
             done.phase = "comparing the config_check packs"
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
-                                                         out / "config_check", warm=warm)
+                                                         out / "config_check", warm=warm, in_run=tmp_path / IN_RUN_RESULT)
             config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
             notes.extend(expected)
             if spread is not None and not spread.deterministic:
@@ -445,6 +450,22 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                             plot_note, config, api, dump_steps, tuple(notes), repeat=spread,
                             baseline_runs=1 if spread is None else len(spread.runs))
     return _finish(out, say, result)
+
+
+IN_RUN_RESULT = "config_compare_in_run.json"  # in validate's temporary folder: the migrated run's comparison
+
+
+def _compare_in_run(copies, smoke, out: Path, tmp_path: Path, common: dict) -> dict[str, str]:
+    """The environment entry asking the migrated run to compare the config_check packs itself after its report
+    (msprobe_bridge.compare_in_run): a one-process run of a baseline that ran, packs on. Its pack is the one
+    run_side writes (out/migrated/config_check_pack.zip); compare_config_packs takes the result only for the
+    packs it is given."""
+    base = copies.get("baseline")
+    if (os.environ.get("NPU_MIGRATE_CONFIG_CHECK") == "0" or common.get("launch") is not None or base is None
+            or int(getattr(smoke.get("baseline"), "exit_code", 2) or 0) != 0):
+        return {}
+    return msprobe_bridge.in_run_spec(base.zip_path, out / "migrated" / "config_check_pack.zip", out / "config_check",
+                                      tmp_path / IN_RUN_RESULT)
 
 
 PACK_LOG = "config_check_pack.log"  # the helper's log next to the pack: why an item is missing
