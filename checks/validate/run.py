@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from checks.child.loop_observer import SAMPLES_ENV
 from checks.validate import hosts as validate_hosts
-from checks.validate import loss_compare, msprobe_bridge
+from checks.validate import loss_compare, loss_plot, msprobe_bridge
 from checks.validate import repeat as validate_repeat
 from checks.validate.args import migrated_args
 from checks.validate.args import note as note_args
@@ -77,7 +77,7 @@ class ValidateResult:
     runs: tuple[RunInfo, ...] = ()
     losses: loss_compare.LossAlignment | None = None
     loss_csv: Path | None = None
-    loss_png: Path | None = None
+    loss_plot: Path | None = None  # losses.svg
     plot_note: str | None = None
     config_check: msprobe_bridge.ConfigCheckResult | None = None
     api: msprobe_bridge.ApiCompareResult | None = None
@@ -230,13 +230,10 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
             notes.append("--dump is not run for distributed jobs (--nproc-per-node)")
         dump = False
 
-    # Work that does not depend on the runs starts now and overlaps them (validate's own overhead,
-    # bench: validate wall time <= 1.1x its two runs): msprobe's import in a waiting child, the plot
-    # library's import in a thread of this process (idle while it waits on the runs).
-    # A one-process migrated run compares the config_check packs itself (msprobe_bridge.compare_in_run): the
-    # waiting child is for distributed jobs, whose ranks do not.
+    # msprobe's import for the config_check comparison: a one-process migrated run compares the packs itself
+    # (msprobe_bridge.compare_in_run); for distributed jobs, whose ranks do not, a child imports it now while
+    # the runs go and waits (validate's own overhead, bench: validate wall time <= 1.1x its two runs).
     warm = msprobe_bridge.WarmChild() if launch is not None else None
-    threading.Thread(target=loss_compare.preload, daemon=True).start()
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                               notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
@@ -361,7 +358,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             why = "; ".join(mig.reasons) or "exit 2"
             return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
 
-        # ---- losses (the plot is drawn while msprobe compares the packs in its own process)
+        # ---- losses
         r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
         if recorded is not None and rtol is None and atol is None:
@@ -387,7 +384,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             data = _excuse_data_the_original_varies(data, recorded, spread, tmp_path, notes, exact=equivalence)
         loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
         labels = (f"baseline ({base.backend})", f"migrated ({mig.backend})")
-        plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
+        plotted = loss_plot.plot(alignment, out / "losses.svg", labels=labels) if alignment.rows else None
 
         # ---- config_check
         if os.environ.get("NPU_MIGRATE_CONFIG_CHECK") == "0":
@@ -401,8 +398,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             notes.extend(expected)
             if spread is not None and not spread.deterministic:
                 config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes)
-        plot_note = plotting.result() if plotting is not None else "no losses to plot"
-        loss_png = out / "losses.png" if plot_note is None else None
+        plot_note = None if plotted else "no losses to plot"
 
         # ---- API dump around the first divergence
         api, dump_steps = None, ()
@@ -446,7 +442,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                 else "losses must be identical, or within the original's own run-to-run spread when it does not repeat itself")
         notes.insert(0, f"both runs on this CPU (original: {original}; migrated: the torch_npu stand-in): this is an "
                         f"equivalence check of the rewrite, {same}")
-    result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
+    result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, plotted,
                             plot_note, config, api, dump_steps, tuple(notes), repeat=spread,
                             baseline_runs=1 if spread is None else len(spread.runs))
     return _finish(out, say, result)
