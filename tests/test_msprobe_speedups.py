@@ -66,3 +66,48 @@ def test_matplotlib_is_deferred_until_msprobe_draws():
     lines = proc.stdout.splitlines()
     assert lines[0] == "before False False", lines  # neither matplotlib nor torch imported
     assert lines[1] == "cmap viridis width 2" and lines[2] == "after module True", lines
+
+
+@pytest.mark.runtime
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+def test_dump_statistics_take_max_and_min_from_one_pass_with_msprobes_values():
+    """The statistics dump's get_stat_info, its module's torch given _PairedMinMax (one aminmax pass for the
+    max and the min), gives the values and dtypes msprobe's own gives, NaN and integers included; a tensor
+    written between its max and its min, or a min of another tensor, is torch's own min."""
+    import subprocess
+    import sys
+
+    code = (
+        "import math, types, torch\n"
+        "import checks.child.msprobe_speedups as m\n"
+        "m.install()\n"
+        "from msprobe.core.dump.data_dump.data_processor import pytorch_processor as pp\n"
+        "print('patched', type(pp.torch).__name__)\n"
+        "proc = object.__new__(pp.StatisticsDataProcessor)\n"
+        "proc.config = types.SimpleNamespace(summary_mode='statistics')\n"
+        "proc.tensor_handler = pp.TensorHandler(proc.config)\n"
+        "torch.manual_seed(0)\n"
+        "cases = [torch.randn(64, 32), torch.tensor([1.0, math.nan, -2.0]), torch.randint(-9, 9, (50,)),\n"
+        "         torch.randn(40).half(), torch.randn(40).bfloat16(), torch.randn(30).double(), torch.tensor(3.5),\n"
+        "         torch.tensor([True, False]), torch.randn(8, 8).t()]\n"
+        "def stats(t):\n"
+        "    s = proc.get_stat_info(t)\n"
+        "    return [(str(v.dtype), v.item()) if isinstance(v, torch.Tensor) else v for v in (s.max, s.min, s.mean, s.norm)]\n"
+        "paired = [stats(t) for t in cases]\n"
+        "pp.torch = torch\n"
+        "own = [stats(t) for t in cases]\n"
+        "print('same', repr(paired) == repr(own), len(own))\n"
+        "p = m._PairedMinMax(torch)\n"
+        "t, u = torch.tensor([1.0, 5.0]), torch.tensor([-3.0, 0.0])\n"
+        "p.max(t); t[0] = -7.0\n"
+        "written = p.min(t).item()\n"
+        "p.max(t)\n"
+        "other = p.min(u).item()\n"
+        "print('fallback', written, other, p.max(torch.tensor([[1.0, 2.0]]), dim=1).values.tolist())\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "PYTHONWARNINGS": "ignore"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(("patched", "same", "fallback"))]
+    assert lines == ["patched _PairedMinMax", "same True 9", "fallback -7.0 -3.0 [2.0]"], proc.stdout[-3000:]

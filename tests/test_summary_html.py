@@ -50,18 +50,19 @@ def test_markdown_subset_becomes_elements_and_text_stays_text():
 
 
 def test_validate_summary_html_is_rendered_with_the_plot_inside(tmp_path):
-    png = tmp_path / "losses.png"
-    png.write_bytes(b"\x89PNG\r\n fake plot")
+    svg = tmp_path / "losses.svg"
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg"><text>plot</text></svg>')
     from checks.validate.loss_compare import LossAlignment, LossRow
 
     losses = LossAlignment((LossRow(1, 2.0, 2.5, 0.5, 0.25, False),), 1e-3, 1e-5, "float32", 0, 0.5, 0.25)
-    result = ValidateResult("fail", 1, (f"losses differ at {HOSTILE}",), tmp_path, True, losses=losses, loss_png=png,
+    result = ValidateResult("fail", 1, (f"losses differ at {HOSTILE}",), tmp_path, True, losses=losses, loss_plot=svg,
                             notes=("<b>a note</b>",))
     _, html_path = write_validate_summary(result)
     page = Path(html_path).read_text()
     tags = _parse(page)
     assert "pre" not in tags.tags and {"h1", "ul", "img", "table"} <= set(tags.tags)
-    assert base64.b64encode(png.read_bytes()).decode() in page
+    assert "data:image/svg+xml;base64," + base64.b64encode(svg.read_bytes()).decode() in page
+    assert "![losses](losses.svg)" in (tmp_path / "summary.md").read_text()  # summary.md links the file
     assert "script" not in tags.tags and "b" not in tags.tags and HOSTILE in "".join(tags.text)
 
 

@@ -65,6 +65,8 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     assert "equivalence check" in summary and "PASS" in summary
     data = json.loads((out / "validate.json").read_text())
     assert data["exit_code"] == 0 and data["losses"]["identical"] is True
+    assert data["losses"]["plot"] == "losses.svg" and "![losses](losses.svg)" in summary  # drawn without matplotlib
+    assert (out / "losses.svg").read_text().startswith("<svg") and result.plot_note is None
     assert not any(GPU.parent.glob("*.zip")), "validate wrote into the user's folder"
     # identical losses: the original ran once (the script's own line, printed once per run, in the log)
     assert (out / "validate.log").read_text().count("accuracy before training") == 2

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -79,10 +80,17 @@ def test_correct_migration_on_the_other_host_gives_the_recorded_losses(host_a, t
     assert smoke["backend"] == "emulated"
 
 
-def test_wrong_learning_rate_on_the_other_host_fails_naming_it(host_a, tmp_path):
-    cwd, env = _host_b(tmp_path, host_a)
+@pytest.fixture(scope="module")
+def wrong_lr(host_a, tmp_path_factory):
+    """validate --baseline of wrong_lr_npu.py (a learning rate the rewrite changed): (host_b's cwd, the process)."""
+    cwd, env = _host_b(tmp_path_factory.mktemp("wrong_lr"), host_a)
     proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "wrong_lr_npu.py"), "-q", "--out", "out",
                    cwd=cwd, env=env)
+    return cwd, proc
+
+
+def test_wrong_learning_rate_on_the_other_host_fails_naming_it(wrong_lr):
+    cwd, proc = wrong_lr
     text = proc.stdout.decode()
     assert proc.returncode == 1, text + proc.stderr.decode()[-3000:]
     assert "loss diverges at step 2" in text  # step 1's loss comes before the first update
@@ -92,6 +100,37 @@ def test_wrong_learning_rate_on_the_other_host_fails_naming_it(host_a, tmp_path)
     assert first["api"].startswith("Tensor.add_") and "alpha" in first["entry"], first
     assert "-0.1" in first["message"] and "-0.12" in first["message"]
     assert "wrong_lr_npu.py" in first["stack"][-1] and "optimizer.step()" in text
+
+
+def test_the_migrated_run_compares_the_packs_as_validates_own_msprobe_child_does(wrong_lr, tmp_path, monkeypatch):
+    """The config_check comparison ran in the migrated training process after its report (msprobe imported there
+    already), its msprobe lines in config_check/msprobe.log only; the fallback, validate's own msprobe child, gives
+    the same items and the same result.xlsx sheets from the same packs (under the training run's PYTHONHASHSEED:
+    msprobe orders some rows by set iteration)."""
+    from checks.validate.msprobe_bridge import IN_RUN_HEADER, compare_config_packs
+
+    cwd, proc = wrong_lr
+    out = cwd / "out"
+    log = (out / "config_check" / "msprobe.log").read_text()
+    assert log.splitlines()[0] == IN_RUN_HEADER, log[:500]
+    assert "config checking result save to" in log
+    shown = proc.stdout.decode() + proc.stderr.decode() + (out / "validate.log").read_text()
+    assert "config checking result save to" not in shown and IN_RUN_HEADER not in shown
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    own = compare_config_packs(out / "baseline" / "config_check_pack.zip", out / "migrated" / "config_check_pack.zip",
+                               tmp_path / "cc")
+    assert own.error is None and IN_RUN_HEADER not in (tmp_path / "cc" / "msprobe.log").read_text()
+    validated = json.loads((out / "validate.json").read_text())["config_check"]
+    assert [{"name": i.name, "status": i.status, "details": list(i.details), "first_step": i.first_step}
+            for i in own.items] == validated["items"]
+    assert list(own.not_compared) == validated["not_compared"]
+    assert any(i["status"] == "error" for i in validated["items"])  # a comparison with findings, not all-pass
+
+    def sheets(xlsx: Path) -> dict:
+        with zipfile.ZipFile(xlsx) as book:  # docProps/: the time it was written
+            return {n: book.read(n) for n in book.namelist() if not n.startswith("docProps/")}
+
+    assert sheets(out / "config_check" / "result.xlsx") == sheets(own.result_xlsx)
 
 
 def test_different_data_on_the_other_host_is_named_first(host_a, tmp_path):

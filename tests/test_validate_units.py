@@ -61,11 +61,41 @@ def test_csv_and_plot(tmp_path):
     rows = list(csv.DictReader(path.open()))
     assert [r["within_tolerance"] for r in rows] == ["1", "1", "0"]
     assert float(rows[2]["migrated_loss"]) == 0.71
-    note = loss_compare.plot(al, tmp_path / "l.png")
-    if note is None:
-        assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    else:
-        assert "matplotlib" in note
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_loss_plot_is_an_svg_of_both_runs_and_their_difference(tmp_path):
+    """losses.svg (checks/validate/loss_plot.py, no matplotlib): a missing loss breaks its line (and the
+    difference's), the legend holds the labels as given, the first divergence is marked, steps are whole."""
+    from xml.etree import ElementTree
+
+    from checks.validate import loss_plot
+
+    al = loss_compare.align_losses([1.0, 0.8, 0.7, 0.6, 0.55], [1.0, 0.8, math.nan, 0.61, 0.56], rtol=0, atol=0)
+    svg = ElementTree.parse(loss_plot.plot(al, tmp_path / "l.svg", labels=("baseline <cpu>", "migrated & co"))).getroot()
+    texts = [t.text for t in svg.iter(f"{SVG}text")]
+    assert {"loss per step (rtol=0, atol=0)", "baseline <cpu>", "migrated & co", "loss", "migrated - baseline", "step"} <= set(texts)
+    lines = sorted(len(p.get("points").split()) for p in svg.iter(f"{SVG}polyline"))
+    assert lines == [2, 2, 2, 2, 5]  # baseline whole; migrated and the difference broken at step 3
+    assert [ln for ln in svg.iter(f"{SVG}line") if ln.get("stroke") == "red"], "first divergence (step 3) not marked"
+    assert {"1", "2", "3", "4", "5"} <= set(texts)  # x ticks: whole steps
+
+
+@pytest.mark.parametrize("low, high", [(0.0, 1.0), (1.3, 2.37), (-0.0061, 0.0003), (0.5, 200.5), (5.0, 5.0), (1e-9, 3e-9)])
+def test_plot_ticks_are_few_round_values_inside_the_range(low, high):
+    from checks.validate.loss_plot import ticks
+
+    values = ticks(low, high)
+    assert values == sorted(values) and all(low <= v <= high for v in values)
+    if high > low:
+        assert 3 <= len(values) <= 10
+        step = values[1] - values[0]
+        mantissa = step / 10 ** math.floor(math.log10(step))
+        assert any(math.isclose(mantissa, m, rel_tol=1e-6) for m in (1, 2, 2.5, 5, 10)), values
+    whole = ticks(low, high, 8, whole=True)
+    assert all(float(v).is_integer() for v in whole)
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ SPAWN_ENV = "NPU_MIGRATE_SMOKE_SPAWN"
 WARM = False  # True in a child forked from a warm-start template (checks/launch/warmstart.py): torch is already imported
 if __name__ == "__main__":
     sys.path[0] = ROOT  # this file runs as a script: its own folder is sys.path[0]
-from checks.child.recorder import EMULATED_DEVICE, Recorder, SmokeStop, autocast_policy  # noqa: E402,F401  (torch-free)
+from checks.child.recorder import EMULATED_DEVICE, Recorder, SmokeStop, autocast_policy, run_after_report  # noqa: E402,F401  (torch-free)
 from checks.launch.child_config import ChildConfig  # noqa: E402  (torch-free)
 from checks.launch.report import ExceptionInfo  # noqa: E402
 
@@ -314,6 +314,7 @@ def main() -> None:
     finally:
         try:
             rec.write()
+            run_after_report()
         finally:
             for stream in (sys.stdout, sys.stderr):
                 try:

@@ -21,12 +21,19 @@ at module level for a parallelism chart nobody draws here (about a second of eve
 and the dump imports its monitor's heatmap `visualizer`, which does the same: those modules are
 executed with matplotlib deferred (`_Deferred`), imported for real only when one of their functions
 uses it. A script that imports matplotlib itself gets the real package, as before.
+
+And the statistics dump (`npu-migrate baseline --dump-steps`, validate's API dump) takes the max and
+then the min of every tensor every API reads or writes (`PytorchDataProcessor.get_stat_info`: two
+passes over the data): its module's `torch` is given `_PairedMinMax`, which answers `torch.max(t)` and
+the `torch.min(t)` of the same, unchanged tensor right after it from one `torch.aminmax(t)` pass, the
+same values (NaN included) and dtypes; every other use goes to torch itself.
 """
 from __future__ import annotations
 
 import linecache
 import os
 import sys
+import weakref
 
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
@@ -35,6 +42,7 @@ MEGATRON_UTILS = "msprobe.core.common.megatron_utils"
 VISUALIZER = "msprobe.pytorch.monitor.visualizer"  # imported with the dump (its monitor's heatmaps)
 DEFER_IN = (MEGATRON_UTILS, VISUALIZER)
 DEFERRED = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what they import at module level
+STAT_PROCESSOR = "msprobe.core.dump.data_dump.data_processor.pytorch_processor"  # get_stat_info's module
 
 
 def fast_call_stack(frame) -> list[str]:
@@ -107,7 +115,45 @@ def _patch_pip_checker(module) -> None:
         module.collect_pip_data = fast_collect_pip_data
 
 
-PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker}
+class _PairedMinMax:
+    """`torch` as get_stat_info's module sees it: `max(t)` of one tensor computes `aminmax(t)` and keeps the
+    min for a `min(t)` of the same tensor object at the same version (not written to since) that follows;
+    anything else (other arguments, another tensor, a dtype aminmax refuses) is torch's own call."""
+
+    def __init__(self, torch):
+        self._torch = torch
+        self._pending = None  # (weak reference to the tensor, its version, its min)
+
+    def __getattr__(self, name):
+        return getattr(self._torch, name)
+
+    def max(self, *args, **kwargs):
+        self._pending = None
+        if len(args) == 1 and not kwargs and isinstance(args[0], self._torch.Tensor):
+            tensor = args[0]
+            try:
+                low, high = self._torch.aminmax(tensor)
+            except (RuntimeError, TypeError, NotImplementedError):
+                return self._torch.max(tensor)
+            self._pending = (weakref.ref(tensor), tensor._version, low)
+            return high
+        return self._torch.max(*args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        pending, self._pending = self._pending, None
+        if pending is not None and len(args) == 1 and not kwargs and pending[0]() is args[0] and args[0]._version == pending[1]:
+            return pending[2]
+        return self._torch.min(*args, **kwargs)
+
+
+def _patch_stat_processor(module) -> None:
+    torch = getattr(module, "torch", None)
+    if torch is not None and not isinstance(torch, _PairedMinMax) and hasattr(torch, "aminmax"):
+        module.torch = _PairedMinMax(torch)
+
+
+PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker,
+           STAT_PROCESSOR: _patch_stat_processor}
 
 
 class _Deferred:

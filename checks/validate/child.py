@@ -11,6 +11,9 @@ What it does depends on environment variables set by the parent (never by users)
 - NPU_MIGRATE_NO_DROPOUT=1 (`baseline --no-dropout`, and validate --baseline of such a bundle): every
   dropout's probability 0 with msprobe's own remove_dropout (what its seed_all(rm_dropout=True) does for
   a precision comparison across hardware), before the script's first line.
+- NPU_VALIDATE_CONFIG_COMPARE (validate, the migrated run of a one-process job): the config_check comparison of
+  the two packs, run in this process once the run's report is written (msprobe and pandas are imported here
+  already), instead of in a process of validate's own that imports them again (msprobe_bridge.compare_in_run).
 - NPU_MIGRATE_STRICT_FP32=1 (`baseline --strict-fp32`, and validate --baseline of such a bundle): float32
   convolutions and matrix products in full float32: TF32 off on a GPU (cuDNN allows it by default), HF32
   off on an NPU (torch_npu allows it for convolutions by default), before the script's first line.
@@ -126,6 +129,24 @@ def _strict_fp32() -> None:
             flags.allow_hf32 = False
 
 
+def _compare_after_the_run(spec: str) -> None:
+    """msprobe_bridge.compare_in_run(spec) after the run's report (checks/child/recorder.py AFTER_REPORT), in
+    this process only (not in one the script forks). Outside the smoke bootstrap nothing runs it: validate
+    then compares in its own msprobe child, as it does when no result comes."""
+    try:
+        from checks.child import recorder
+        from checks.validate import msprobe_bridge
+    except ImportError:
+        return
+    pid = os.getpid()
+
+    def compare() -> None:
+        if os.getpid() == pid:
+            msprobe_bridge.compare_in_run(spec)
+
+    recorder.AFTER_REPORT.append(compare)
+
+
 if os.environ.get("NPU_MIGRATE_STRICT_FP32") == "1":
     _strict_fp32()
 if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
@@ -133,3 +154,6 @@ if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
 if _config:
     _install_dump(_config)
+_compare = os.environ.pop("NPU_VALIDATE_CONFIG_COMPARE", None)  # popped: processes the script starts do not compare
+if _compare:
+    _compare_after_the_run(_compare)

@@ -1,6 +1,6 @@
-"""Per-step loss alignment of two runs: errors, tolerances by precision, CSV and PNG plot.
+"""Per-step loss alignment of two runs: errors, tolerances by precision, the CSV (the plot: loss_plot.py).
 
-No torch import. matplotlib (Agg backend) is optional: without it the plot is skipped and said so.
+No torch import.
 """
 
 from __future__ import annotations
@@ -132,51 +132,3 @@ def write_csv(alignment: LossAlignment, path: Path) -> Path:
 
 def _fmt(value: float | None) -> str:
     return "" if value is None else repr(value)
-
-
-def preload() -> None:
-    """Import the plot library ahead of time (validate calls it in a thread while the runs go)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
-    except Exception:  # plot() reports a missing or broken matplotlib
-        pass
-
-
-def plot(alignment: LossAlignment, path: Path, *, labels: tuple[str, str] = ("baseline", "migrated")) -> str | None:
-    """Write the PNG; returns None on success, else why it was skipped."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib is not installed: no plot (pip install matplotlib)"
-    steps = [r.step for r in alignment.rows]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5.5), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
-    top.plot(steps, [_nan(r.baseline) for r in alignment.rows], "o-", label=labels[0], markersize=3)
-    top.plot(steps, [_nan(r.migrated) for r in alignment.rows], "x--", label=labels[1], markersize=4)
-    top.set_ylabel("loss")
-    top.legend()
-    if alignment.first_divergence is not None:
-        for ax in (top, bottom):
-            ax.axvline(alignment.first_divergence_step, color="red", alpha=0.4, linestyle=":")
-    diffs = [(_nan(r.migrated) - _nan(r.baseline)) for r in alignment.rows]
-    bottom.plot(steps, diffs, ".-", color="black")
-    bottom.axhline(0, color="grey", linewidth=0.5)
-    bottom.set_ylabel("migrated - baseline")
-    bottom.set_xlabel("step")
-    from matplotlib.ticker import MaxNLocator
-
-    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers, from 1
-    fig.suptitle(f"loss per step (rtol={alignment.rtol:g}, atol={alignment.atol:g})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return None
-
-
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else value

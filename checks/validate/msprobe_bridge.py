@@ -3,7 +3,10 @@ two API-level statistics dumps to name the first diverging API.
 
 The parent never imports msprobe, pandas or torch: each comparison runs this file as a child script
 (`python checks/validate/msprobe_bridge.py config-compare|api-compare ...`) that calls msprobe's Python API and
-prints one JSON object. msprobe's own log goes to a log file in the output folder.
+prints one JSON object. msprobe's own log goes to a log file in the output folder. The config_check
+comparison of a validate is first asked of the migrated training run itself (`compare_in_run`, after its
+report: that process has imported msprobe and pandas for its ConfigChecker hooks); the child script is the
+fallback (distributed ranks, a run that ended otherwise or failed to compare) and gives the same outputs.
 
 Facts relied on (mindstudio-probe 26.2.0):
 - `ConfigChecker.compare(bench_zip, cmp_zip, out)` writes `out/result.xlsx`: sheet `summary`
@@ -23,6 +26,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -119,23 +123,102 @@ class WarmChild:
 
 
 def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300,
-                         warm: WarmChild | None = None) -> ConfigCheckResult:
-    """Run msprobe's config_check comparison of two packs and summarise `result.xlsx`."""
+                         warm: WarmChild | None = None, in_run: Path | None = None) -> ConfigCheckResult:
+    """Run msprobe's config_check comparison of two packs and summarise `result.xlsx`.
+
+    in_run: the file where the migrated training run left this same comparison (`in_run_spec`, done in that
+    process after its report, where msprobe and pandas are imported already); used when it holds these packs
+    and this folder, else (no file: the run ended otherwise, failed there, had no msprobe) the comparison runs
+    in an msprobe child of our own, `warm` or a fresh one, as it always did: one comparison, the same outputs."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "msprobe.log"
     for zip_path in (bench_zip, cmp_zip):
         if not Path(zip_path).is_file():
             return ConfigCheckResult(None, (), None, f"no config_check pack at {zip_path} (the model was not found or the run stopped before its first forward)")
-    payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout,
-                                warm=warm.take() if warm is not None else None)
-    if error:
-        return ConfigCheckResult(None, (), log, error)
+    payload = _in_run_payload(in_run, bench_zip, cmp_zip, out_dir) if in_run is not None else None
+    if payload is None:
+        if in_run is not None:  # what a comparison that failed in the run may have left: ours starts clean
+            shutil.rmtree(out_dir, ignore_errors=True)
+            out_dir.mkdir(parents=True, exist_ok=True)
+        payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout,
+                                    warm=warm.take() if warm is not None else None)
+        if error:
+            return ConfigCheckResult(None, (), log, error)
     items = tuple(
         ConfigItem(d["name"], d["status"], tuple(d["details"]), d.get("first_step"),
                    tuple(tuple(r) for r in d.get("differing", ()))) for d in payload["items"]
     )
     return ConfigCheckResult(Path(payload["result_xlsx"]), items, log, None, tuple(payload.get("known", ())))
+
+
+IN_RUN_ENV = "NPU_VALIDATE_CONFIG_COMPARE"  # read by checks/validate/child.py in the migrated run
+IN_RUN_HEADER = "npu-migrate validate: msprobe config_check compare, run in the migrated training process"
+
+
+def in_run_spec(bench_zip: Path, cmp_zip: Path, out_dir: Path, result: Path) -> dict[str, str]:
+    """The environment entry that asks the migrated run for the comparison `compare_config_packs(bench_zip,
+    cmp_zip, out_dir, in_run=result)` will look for."""
+    return {IN_RUN_ENV: json.dumps({"bench": str(bench_zip), "cmp": str(cmp_zip), "out": str(out_dir), "result": str(result)})}
+
+
+def _in_run_payload(result: Path, bench_zip: Path, cmp_zip: Path, out_dir: Path) -> dict | None:
+    try:
+        done = json.loads(Path(result).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    asked = {"bench": str(bench_zip), "cmp": str(cmp_zip), "out": str(out_dir)}
+    if not isinstance(done, dict) or {k: done.get(k) for k in asked} != asked or not isinstance(done.get("payload"), dict):
+        return None
+    return done["payload"]
+
+
+def compare_in_run(spec: str) -> None:
+    """Training-process side (checks/validate/child.py registers it to run after the run's report is written):
+    the comparison `_child_main` runs, here, when this process has msprobe's config_check imported (the
+    ConfigChecker hooks) and both packs exist. msprobe's prints go to the log at the file-descriptor level,
+    never to the run's output; the payload is written whole to spec's `result` only when it succeeded."""
+    asked = json.loads(spec)
+    if "msprobe.core.config_check" not in sys.modules or not all(os.path.isfile(asked[k]) for k in ("bench", "cmp")):
+        return
+    os.makedirs(asked["out"], exist_ok=True)
+    payload = None
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = os.dup(1), os.dup(2)
+    try:
+        with open(os.path.join(asked["out"], "msprobe.log"), "w", encoding="utf-8") as log:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            try:
+                print(IN_RUN_HEADER, flush=True)
+                payload = _config_compare(asked["bench"], asked["cmp"], asked["out"])
+            except Exception:  # noqa: BLE001 - the parent compares in its own msprobe child instead
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+    if payload is not None:
+        part = asked["result"] + ".part"
+        Path(part).write_text(json.dumps({**{k: asked[k] for k in ("bench", "cmp", "out")}, "payload": payload}), encoding="utf-8")
+        os.replace(part, asked["result"])
+
+
+def _config_compare(bench_zip: str, cmp_zip: str, out_dir: str) -> dict:
+    """msprobe's config_check comparison (what `msprobe config_check -c` runs) and our summary of its result.xlsx."""
+    from msprobe.core.config_check import ConfigChecker
+
+    ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
+    payload = _summarise_config_result(os.path.join(out_dir, ConfigChecker.result_filename))
+    payload["known"] = [c.target_name_in_zip for c in ConfigChecker.checkers.values() if c.target_name_in_zip]
+    return payload
 
 
 def _summarise_config_result(result_xlsx: str) -> dict:
@@ -500,12 +583,7 @@ def _child_main(argv: list[str]) -> int:
     command = argv[0]
     try:
         if command == "config-compare":
-            bench_zip, cmp_zip, out_dir = argv[1:4]
-            from msprobe.core.config_check import ConfigChecker
-
-            ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
-            payload = _summarise_config_result(os.path.join(out_dir, ConfigChecker.result_filename))
-            payload["known"] = [c.target_name_in_zip for c in ConfigChecker.checkers.values() if c.target_name_in_zip]
+            payload = _config_compare(*argv[1:4])
         elif command == "api-compare":
             out_dir, pairs = argv[1], json.loads(argv[2])
             from checks.emulation.compat import msprobe_pt_compare

@@ -135,8 +135,8 @@ def markdown(result) -> str:
         out += ["## Losses", "", f"Tolerance: rtol {al.rtol:g}, atol {al.atol:g} ({al.tolerance_note}).",
                 f"Max abs error {al.max_abs_err:.3g}, max rel error {al.max_rel_err:.3g}; "
                 + ("identical." if al.identical else "within tolerance." if al.aligned else f"first divergence at step {al.first_divergence_step}."), ""]
-        if result.loss_png:
-            out += [f"![losses]({_rel(result, result.loss_png)})", ""]
+        if result.loss_plot:
+            out += [f"![losses]({_rel(result, result.loss_plot)})", ""]
         elif result.plot_note:
             out += [f"(no plot: {result.plot_note})", ""]
         if result.loss_csv:
@@ -187,8 +187,8 @@ def _html(md: str, result) -> str:
     from migrate.report.html_page import render
 
     images = {}
-    if result.loss_png and Path(result.loss_png).is_file():
-        images[_rel(result, result.loss_png)] = Path(result.loss_png).read_bytes()
+    if result.loss_plot and Path(result.loss_plot).is_file():
+        images[_rel(result, result.loss_plot)] = Path(result.loss_plot).read_bytes()
     return render(md, title=f"npu-migrate validate: {result.verdict.upper()}", images=images)
 
 
@@ -218,7 +218,7 @@ def to_json(result) -> dict:
         "losses": None if result.losses is None else {
             "rtol": result.losses.rtol, "atol": result.losses.atol, "first_divergence": result.losses.first_divergence_step,
             "identical": result.losses.identical, "max_abs_err": result.losses.max_abs_err,
-            "max_rel_err": result.losses.max_rel_err, "csv": _rel(result, result.loss_csv), "png": _rel(result, result.loss_png)},
+            "max_rel_err": result.losses.max_rel_err, "csv": _rel(result, result.loss_csv), "plot": _rel(result, result.loss_plot)},
         "config_check": None if cc is None else {
             "error": cc.error, "result_xlsx": _rel(result, cc.result_xlsx), "items": [item(i) for i in cc.items],
             "not_compared": list(cc.not_compared)},

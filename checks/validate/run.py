@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from checks.child.loop_observer import SAMPLES_ENV
 from checks.validate import hosts as validate_hosts
-from checks.validate import loss_compare, msprobe_bridge
+from checks.validate import loss_compare, loss_plot, msprobe_bridge
 from checks.validate import repeat as validate_repeat
 from checks.validate.args import migrated_args
 from checks.validate.args import note as note_args
@@ -77,7 +77,7 @@ class ValidateResult:
     runs: tuple[RunInfo, ...] = ()
     losses: loss_compare.LossAlignment | None = None
     loss_csv: Path | None = None
-    loss_png: Path | None = None
+    loss_plot: Path | None = None  # losses.svg
     plot_note: str | None = None
     config_check: msprobe_bridge.ConfigCheckResult | None = None
     api: msprobe_bridge.ApiCompareResult | None = None
@@ -230,17 +230,17 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
             notes.append("--dump is not run for distributed jobs (--nproc-per-node)")
         dump = False
 
-    # Work that does not depend on the runs starts now and overlaps them (validate's own overhead,
-    # bench: validate wall time <= 1.1x its two runs): msprobe's import in a waiting child, the plot
-    # library's import in a thread of this process (idle while it waits on the runs).
-    warm = msprobe_bridge.WarmChild()
-    threading.Thread(target=loss_compare.preload, daemon=True).start()
+    # msprobe's import for the config_check comparison: a one-process migrated run compares the packs itself
+    # (msprobe_bridge.compare_in_run); for distributed jobs, whose ranks do not, a child imports it now while
+    # the runs go and waits (validate's own overhead, bench: validate wall time <= 1.1x its two runs).
+    warm = msprobe_bridge.WarmChild() if launch is not None else None
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                               notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
                               recorded=recorded, keep=keep)
     finally:
-        warm.close()
+        if warm is not None:
+            warm.close()
 
 
 @dataclass
@@ -323,7 +323,8 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
             elif side == "migrated":
                 ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
-                               steps=steps, env=side_env[side], common=common, say=say, stream=stream)
+                               steps=steps, env={**side_env[side], **_compare_in_run(copies, smoke, out, tmp_path, common)},
+                               common=common, say=say, stream=stream)
                 if isinstance(ran, str):
                     return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
                 copies[side], smoke[side] = ran
@@ -353,10 +354,11 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             why = "; ".join(base.reasons) or f"exit {base.exit_code}"
             return _finish(out, say, ValidateResult("error", 2, (f"the baseline {gpu_script.name} does not run ({why}): nothing to compare against",), out, equivalence, runs, notes=tuple(notes)))
         if mig.exit_code == 2:
+            shutil.rmtree(out / "config_check", ignore_errors=True)  # a comparison the run began: not one validate did
             why = "; ".join(mig.reasons) or "exit 2"
             return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
 
-        # ---- losses (the plot is drawn while msprobe compares the packs in its own process)
+        # ---- losses
         r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
         if recorded is not None and rtol is None and atol is None:
@@ -382,7 +384,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             data = _excuse_data_the_original_varies(data, recorded, spread, tmp_path, notes, exact=equivalence)
         loss_csv = loss_compare.write_csv(alignment, out / "losses.csv") if alignment.rows else None
         labels = (f"baseline ({base.backend})", f"migrated ({mig.backend})")
-        plotting = _Background(loss_compare.plot, alignment, out / "losses.png", labels=labels) if alignment.rows else None
+        plotted = loss_plot.plot(alignment, out / "losses.svg", labels=labels) if alignment.rows else None
 
         # ---- config_check
         if os.environ.get("NPU_MIGRATE_CONFIG_CHECK") == "0":
@@ -391,13 +393,12 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             say("validate: comparing the config_check packs (msprobe)")
             done.phase = "comparing the config_check packs"
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
-                                                         out / "config_check", warm=warm)
+                                                         out / "config_check", warm=warm, in_run=tmp_path / IN_RUN_RESULT)
             config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
             notes.extend(expected)
             if spread is not None and not spread.deterministic:
                 config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes)
-        plot_note = plotting.result() if plotting is not None else "no losses to plot"
-        loss_png = out / "losses.png" if plot_note is None else None
+        plot_note = None if plotted else "no losses to plot"
 
         # ---- API dump around the first divergence
         api, dump_steps = None, ()
@@ -441,10 +442,26 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                 else "losses must be identical, or within the original's own run-to-run spread when it does not repeat itself")
         notes.insert(0, f"both runs on this CPU (original: {original}; migrated: the torch_npu stand-in): this is an "
                         f"equivalence check of the rewrite, {same}")
-    result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, loss_png,
+    result = ValidateResult(verdict, exit_code, tuple(reasons), out, equivalence, runs, alignment, loss_csv, plotted,
                             plot_note, config, api, dump_steps, tuple(notes), repeat=spread,
                             baseline_runs=1 if spread is None else len(spread.runs))
     return _finish(out, say, result)
+
+
+IN_RUN_RESULT = "config_compare_in_run.json"  # in validate's temporary folder: the migrated run's comparison
+
+
+def _compare_in_run(copies, smoke, out: Path, tmp_path: Path, common: dict) -> dict[str, str]:
+    """The environment entry asking the migrated run to compare the config_check packs itself after its report
+    (msprobe_bridge.compare_in_run): a one-process run of a baseline that ran, packs on. Its pack is the one
+    run_side writes (out/migrated/config_check_pack.zip); compare_config_packs takes the result only for the
+    packs it is given."""
+    base = copies.get("baseline")
+    if (os.environ.get("NPU_MIGRATE_CONFIG_CHECK") == "0" or common.get("launch") is not None or base is None
+            or int(getattr(smoke.get("baseline"), "exit_code", 2) or 0) != 0):
+        return {}
+    return msprobe_bridge.in_run_spec(base.zip_path, out / "migrated" / "config_check_pack.zip", out / "config_check",
+                                      tmp_path / IN_RUN_RESULT)
 
 
 PACK_LOG = "config_check_pack.log"  # the helper's log next to the pack: why an item is missing

@@ -21,7 +21,7 @@ from migrate.commands._report_options import quiet_option, report_target
 @click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Training steps per run.")
 @click.option("--fake-data", is_flag=True, help="Replace the scripts' datasets with synthetic data (same for both runs).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="npu_validate_out", show_default=True,
-              help="Output folder (summary.md, losses.csv/png, msprobe results).")
+              help="Output folder (summary.md, losses.csv/svg, msprobe results).")
 @click.option("--force", is_flag=True, help="Replace a non-empty --out folder.")
 @click.option("--rtol", type=click.FloatRange(min=0), help="Relative loss tolerance (default by loss dtype; 0 when both runs are on the CPU).")
 @click.option("--atol", type=click.FloatRange(min=0), help="Absolute loss tolerance (default by loss dtype; 0 when both runs are on the CPU).")

@@ -102,7 +102,8 @@ def _image(match: re.Match, images) -> str:
     alt, src = match.group(1), html.unescape(match.group(2))
     data = images.get(src)
     if data is not None:
-        return f'<img alt="{alt}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+        kind = "svg+xml" if src.lower().endswith(".svg") else "png"  # an SVG in <img> runs no script
+        return f'<img alt="{alt}" src="data:image/{kind};base64,{base64.b64encode(data).decode()}">'
     return f'<img alt="{alt}" src="{html.escape(src)}">' if _SAFE_HREF.match(src) else match.group(0)
 
 
