@@ -170,6 +170,11 @@ class GpuOnlyUse(Rule):
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
         # AdelaiDet onnx/test_onnxruntime.py: the TensorRT backend for ONNX (NVIDIA TensorRT, CUDA devices only)
         Invalid("import onnx_tensorrt.backend as tensorrt_backend\nrep = tensorrt_backend.prepare(model)\nout = rep.run(x)", count=1),
+        # megablocks layers/mlp.py, ops/gather.py: stanford-stk's Triton block-sparse products and its CUDA autocast decorators
+        Invalid("import stk.ops\ndef f(x, w, topo):\n    y = stk.ops.sdd(x, w, topo)\n    return stk.ops.dsd(y, w)", count=2),
+        Invalid("import torch\nfrom stk.backend.autocast import custom_bwd, custom_fwd\n"
+                "class G(torch.autograd.Function):\n    @staticmethod\n    @custom_fwd\n    def forward(ctx, x):\n        return x\n"
+                "    @staticmethod\n    @custom_bwd\n    def backward(ctx, g):\n        return g", count=2),
         Invalid("import triton\nfrom .kernels import _fwd_kernel\n_fwd_kernel[(4,)](x)", count=1),
         # PointRCNN kitti_object_eval_python/rotate_iou.py: numba.cuda kernels are reported at their
         # decorators (not each `cuda.local.array` / `cuda.threadIdx` line inside), host calls and the launch
