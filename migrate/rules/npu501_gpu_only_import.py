@@ -211,7 +211,8 @@ def optional_import(ctx, statement, package: str) -> bool:
 def _flag_set_before(ctx, attempt: ast.Try) -> bool:
     """EETQ llama_modules.py: `use_flash = False` before `try: from flash_attn import ...; use_flash = True
     except: pass`. The flag the try switches on after the import was bound false before it: the fallback
-    is bound ahead of the try instead of in its handler, and `if use_flash:` picks the path without it."""
+    is bound ahead of the try instead of in its handler, and `if use_flash:` picks the path without it. The
+    binding may carry an annotation (megablocks grouped_gemm_util.py: `_grouped_gemm_is_available: bool = False`)."""
     flags = {t.id for s in attempt.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is True
              for t in s.targets if isinstance(t, ast.Name)}
     if not flags:
@@ -219,8 +220,9 @@ def _flag_set_before(ctx, attempt: ast.Try) -> bool:
     block = next((getattr(ctx.parent(attempt), field) for field in ("body", "orelse", "finalbody")
                   if attempt in getattr(ctx.parent(attempt), field, ())), None) if ctx.parent(attempt) is not None else ctx.tree.body
     before = block[: block.index(attempt)] if block and attempt in block else []
-    return any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
-               and any(isinstance(t, ast.Name) and t.id in flags for t in s.targets) for s in before)
+    return any(isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+               and any(isinstance(t, ast.Name) and t.id in flags for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
+               for s in before)
 
 
 def _probe_only(ctx, statement, attempt: ast.Try) -> bool:
@@ -318,6 +320,12 @@ class GpuOnlyImport(Rule):
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
         "use_flash = False\ntry:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n"
         "def attn(q, k, v):\n    if use_flash:\n        return flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
+        # megablocks grouped_gemm_util.py: the same with an annotated flag and a handler that warns; the use is
+        # chosen by the flag's accessor
+        "import warnings\n_gg_ok: bool = False\ntry:\n    import grouped_gemm\n    _gg_ok = True\n"
+        "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
+        "def grouped_gemm_is_available():\n    return _gg_ok\n"
+        "backend = grouped_gemm.backend if grouped_gemm_is_available() else None\n",
         # LLamaTuner env_utils.py: only the version is read, in an environment report
         "def env():\n    info = {}\n    try:\n        import bitsandbytes\n        info['bnb'] = bitsandbytes.__version__\n"
         "    except Exception:\n        pass\n    return info\n",

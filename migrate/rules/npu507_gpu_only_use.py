@@ -155,6 +155,11 @@ class GpuOnlyUse(Rule):
         # ConvNeXt optim_factory.py: the handler binds a fallback flag; the fused optimizers are optional
         "try:\n    from apex.optimizers import FusedAdam\n    has_apex = True\nexcept ImportError:\n    has_apex = False\n"
         "def make(p, name):\n    if name == 'fusedadam':\n        return FusedAdam(p)",
+        # megablocks grouped_gemm_util.py: the flag is bound false (annotated) before the try: the package is optional
+        "import warnings\n_gg_ok: bool = False\ntry:\n    import grouped_gemm\n    _gg_ok = True\n"
+        "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
+        "def grouped_gemm_is_available():\n    return _gg_ok\n"
+        "backend = grouped_gemm.backend if grouped_gemm_is_available() else None\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
