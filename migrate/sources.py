@@ -308,8 +308,11 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             tree = None  # the Python reader reports the parse error once
         strings = []
         if tree is not None:
+            named: set[str] = set()
             for node in ast.walk(tree):
                 if isinstance(node, ast.keyword) and node.arg in ("install_requires", "extras_require", "setup_requires"):
+                    if isinstance(node.value, ast.Name):
+                        named.add(node.value.id)
                     # the keys of `extras_require={"flash-attn": ["flash-attn>=2.6.0"]}` name extras, not requirements
                     keys = {id(k) for d in ast.walk(node.value) if isinstance(d, ast.Dict) for k in d.keys if k is not None}
                     for sub in ast.walk(node.value):
@@ -317,7 +320,45 @@ def read_manifest(path: str, source: str) -> ManifestContext:
                             dep = _requirement(sub.value, sub.lineno, sub.col_offset + 1)
                             if dep:
                                 deps.append(dep)
+            for sub in _bound_requirement_strings(tree, named):
+                dep = _requirement(sub.value, sub.lineno, sub.col_offset + 1)
+                if dep:
+                    deps.append(dep)
     return ManifestContext(path, source, deps, problems=tuple(shape.problems))
+
+
+def _bound_requirement_strings(tree, names: set[str]) -> list:
+    """megablocks setup.py: `install_requires = [...]`, `extra_deps['gg'] = [...]` and later `setup(install_requires=
+    install_requires, extras_require=extra_deps)`. The string elements of the list literals bound to those names
+    (assigned, subscript-assigned, `+=`, `.append(...)` / `.extend([...])`); strings elsewhere (an extra's key, a name
+    in a comprehension that merges the extras) are not requirements."""
+    def elements(value):
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            return [e for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if isinstance(value, ast.Dict):
+            return [e for v in value.values for e in elements(v)]
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            return elements(value.left) + elements(value.right)
+        return []
+
+    def bound(target) -> bool:
+        if isinstance(target, ast.Subscript):
+            target = target.value
+        return isinstance(target, ast.Name) and target.id in names
+
+    out: list = []
+    if not names:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(bound(t) for t in node.targets):
+            out += elements(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None and bound(node.target):
+            out += elements(node.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and bound(node.func.value)
+              and node.func.attr in ("append", "extend") and node.args):
+            arg = node.args[0]
+            out += [arg] if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else elements(arg)
+    return out
 
 
 # ---- launchers and CUDA sources -------------------------------------------------------------------

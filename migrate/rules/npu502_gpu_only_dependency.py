@@ -131,6 +131,12 @@ class GpuOnlyDependency(Rule):
         Invalid("from setuptools import setup\nsetup(name='x', install_requires=['torch'],\n"
                 "      extras_require={\n          'flash-attn': [\n              'flash-attn>=2.6.0',\n          ],\n"
                 "          'flask': ['flask'],\n      })\n", kind="manifest", filename="setup.py", count=1),
+        # megablocks setup.py: the requirement lists are bound to names first and passed by name to setup()
+        Invalid("from setuptools import setup\ninstall_requires = [\n    'numpy',\n    'stanford-stk==0.7.1',\n]\n"
+                "extra_deps = {}\nextra_deps['gg'] = [\n    'grouped_gemm==0.3.0',\n]\n"
+                "extra_deps['all'] = list({d for k, ds in extra_deps.items() for d in ds if k not in {'testing'}})\n"
+                "setup(name='x', install_requires=install_requires, extras_require=extra_deps)\n",
+                kind="manifest", filename="setup.py", count=2),
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
