@@ -227,6 +227,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     found = _run_rules(active, ctx)
     if uses is not None:  # after the rules, whose chain_tops it reuses (see link_uses)
         uses.append(repo_index.link_uses(ctx))
+        uses.append(repo_index.link_sites(ctx))  # each use site, so that linking needs no second parse
     findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     if not findings:
@@ -308,7 +309,8 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None))
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None,
+                                                                                                       uses[1] if len(uses) > 1 else None))
 
 
 # a failure while reading a file of this kind is reported with this code
