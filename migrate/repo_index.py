@@ -429,6 +429,15 @@ def link_uses(ctx) -> str:
     return " ".join(n for n, following in zip(ordered, ordered[1:] + [""]) if not following.startswith(n + "."))
 
 
+def linked_by_sites(refs: list[str]) -> bool:
+    """Whether a file with these references (`import_facts`) can be linked from its use sites at all: under
+    an index `linking.from_facts` accepts (no extension module, no namespace named like torch's own) only a
+    module name or a custom `torch.ops.<ns>` can match (`Index.matches`), never a library file or an
+    f-string pattern; a file with neither is never linked there, so its sites are not recorded."""
+    return any(not r.startswith(("re:", "so:", "cu:")) and not (r.startswith("ops:") and r[4:] in BUILTIN_NAMESPACES)
+               for r in refs)
+
+
 # the parents under which `availability_probe` / `is_prose` can be true of a Name or Attribute chain
 _PROBE_PARENTS = frozenset({ast.Compare, ast.UnaryOp, ast.BoolOp, ast.If, ast.IfExp, ast.While})
 _PROSE_PARENTS = frozenset({ast.JoinedStr, ast.FormattedValue, ast.Call, ast.BinOp, ast.keyword, ast.Tuple, ast.List, ast.Set,
