@@ -631,24 +631,46 @@ class Index:
     def reaches(self, uses: str) -> bool:
         """One of a file's `link_uses` names (or a prefix of one) is an exported name, an extension, a
         kernel op, or a loader that can bind one: linking may find something in that file."""
-        seen = self._reached
+        namespaces, seen = self.namespaces, self._reached
         for dotted in uses.split():
-            parts = dotted.split(".")
-            if len(parts) > 2 and parts[0] == "torch" and parts[1] == "ops" and parts[2] in self.namespaces:
-                return True
-            for end in range(len(parts), 0, -1):
-                prefix = ".".join(parts[:end])
-                hit = seen.get(prefix)
-                if hit is None:
-                    hit = seen[prefix] = prefix in _BINDING_CALLS or self.module_for(prefix) is not None or self.holder(prefix) is not None or (
-                        end > 1 and self.export_for(prefix) is not None)
-                if hit:
+            if dotted.startswith("torch.ops."):
+                parts = dotted.split(".")
+                if len(parts) > 2 and parts[2] in namespaces:
                     return True
+            hit = seen.get(dotted)
+            if hit is None:
+                hit = self._reaches_from(dotted)
+            if hit:
+                return True
         return False
+
+    def _reaches_from(self, dotted: str) -> bool:
+        """`dotted` or one of its prefixes reaches something (`reaches`); remembered for each prefix walked,
+        so a name or prefix another file shares is looked at once per scan."""
+        seen = self._reached
+        walked = []
+        prefix = dotted
+        while True:
+            hit = seen.get(prefix)
+            if hit is not None:
+                break
+            walked.append(prefix)
+            if prefix in _BINDING_CALLS or self.module_for(prefix) is not None or self.holder(prefix) is not None or (
+                    "." in prefix and self.export_for(prefix) is not None):
+                hit = True
+                break
+            cut = prefix.rfind(".")
+            if cut < 0:
+                hit = False
+                break
+            prefix = prefix[:cut]
+        for name in walked:
+            seen[name] = hit
+        return hit
 
     @cached_property
     def _reached(self) -> dict:
-        return {}  # prefix -> whether `reaches` found something there, shared by every file of a scan
+        return {}  # prefix -> whether it or a shorter prefix reaches something (`_reaches_from`), shared by every file of a scan
 
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that
