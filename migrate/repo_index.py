@@ -4,8 +4,10 @@ every file that imports or calls them (NPU508).
 Built in the same pass as the per-file analysis: each file's *facts* (what it defines, which module
 names and `torch.ops` namespaces it mentions, which dotted names it uses through its imports) are
 small, content-derived and cached with its findings. After the scan, `files_to_link` matches them
-against definitions and re-reads only the few files that reach a defined name, so per-file cached findings stay correct when another
-file's definitions change: the cross-file findings are recomputed on every run, never cached.
+against definitions and links only the few files that reach a defined name (from their use sites,
+`link_sites`, without parsing them again where the index allows: migrate/linking.py), so per-file cached
+findings stay correct when another file's definitions change: the cross-file findings are recomputed
+whenever the index changes (cached under the file's content and the index digest).
 """
 
 from __future__ import annotations
