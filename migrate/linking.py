@@ -49,17 +49,23 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
             pending.append((len(out), result, fresh.get(result.path)))
         out.append(result)
     if pending and from_facts(index):  # no second parse where the file's facts hold its use sites
-        by_facts = []
+        to_parse = []
         for entry in pending:
-            sites = next((f[1] for f in entry[1].facts if f[0] == "site"), None)
-            if sites is None:
-                by_facts.append(entry)
-                continue
-            extras[entry[0]] = outcome = link_from_facts(entry[1], sites, index, version)
             key, digest = digests.get(entry[1].path, ("", ""))
+            sites = next((f[1] for f in entry[1].facts if f[0] == "site"), None)
+            if sites is None and cache and key:  # a result from the cache: its sites are stored beside it
+                sites = cache.get_sites(key, digest)
+            try:
+                outcome = link_from_facts(entry[1], sites, index, version) if isinstance(sites, str) else None
+            except (ValueError, IndexError, KeyError):  # an edited or truncated cache entry: parse the file instead
+                outcome = None
+            if outcome is None:
+                to_parse.append(entry)
+                continue
+            extras[entry[0]] = outcome
             if cache and key:
                 cache.put_link(key, digest, index_digest, *outcome)
-        pending = by_facts
+        pending = to_parse
     items = [(result.path, result.kind, data, frozenset((f.code, f.line, f.column) for f in result.findings))
              for _, result, data in pending]
     workers = jobs if jobs else (os.cpu_count() or 1)

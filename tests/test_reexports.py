@@ -324,3 +324,22 @@ def test_linking_parses_no_file_again(tmp_path, monkeypatch):
     moved = [f.message for f in second.findings if f.code == "NPU510" and f.path.endswith("main.py")]
     assert len(moved) == 1 and "amp.py:2)" in moved[0]
     assert parsed == []
+
+
+def test_a_damaged_sites_file_is_parsed_around(tmp_path):
+    # the use sites are cached beside the results (cache.ResultCache.get_sites); an edited entry makes linking
+    # parse that file again, with the same findings as a scan without the cache
+    import json
+
+    _linked_without_parsing(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST, jobs=1)
+    (sites_file,) = cache.glob("*-sites.json")
+    stored = json.loads(sites_file.read_text())
+    sites_file.write_text(json.dumps({key: [entry[0], "amp amp_ctx 7,x"] for key, entry in stored.items()}))
+    (tmp_path / "lib" / "amp.py").write_text("# moved\n" + (tmp_path / "lib" / "amp.py").read_text())
+    warm = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST, jobs=1)
+    cold = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+    assert warm.cached_files >= 2
+    assert [(f.path, f.line, f.message) for f in warm.findings] == [(f.path, f.line, f.message) for f in cold.findings]
+    assert len([f for f in cold.findings if f.code == "NPU510"]) == 3
