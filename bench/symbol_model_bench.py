@@ -85,7 +85,7 @@ def _child(spec: str) -> dict:
 
         setattr(module, name, wrapper)
 
-    for name in ("python_defs", "export_defs", "import_facts", "link_uses"):
+    for name in ("python_defs", "export_defs", "import_facts", "link_uses", "link_sites"):
         timed(repo_index, name, "facts")
     timed(linking, "link_extensions", "link")
     parsed_again: list[tuple[str, int]] = []  # (path, lines)

@@ -89,8 +89,10 @@ class ResultCache:
 
     def __init__(self, directory: Path, version: str):
         self.file = directory / f"analyze-{_code_fingerprint()[:20]}-{version}.json"
+        self.sites_file = directory / f"analyze-{_code_fingerprint()[:20]}-{version}-sites.json"
         self.entries: dict[str, list] = {}
-        self.dirty = False
+        self.site_entries: dict | None = None
+        self.dirty = self.sites_dirty = False
         self.entries = self._load(self.file)
 
     @staticmethod
@@ -142,8 +144,29 @@ class ResultCache:
             return None
 
     def put(self, key: str, digest: str, result: FileResult, stat_key: list | None = None) -> None:
-        self.entries[key] = [digest, result_to_dict(result), stat_key]
+        stored = result_to_dict(result)
+        sites = [fact[1] for fact in stored["facts"] if fact[0] == "site"]
+        if sites:  # kept apart: a warm run reads them only when linking must link the file afresh
+            stored["facts"] = [fact for fact in stored["facts"] if fact[0] != "site"]
+            self._sites()[key] = [digest, sites[0]]
+            self.sites_dirty = True
+        self.entries[key] = [digest, stored, stat_key]
         self.dirty = True
+
+    def _sites(self) -> dict:
+        """The use sites of the cached files (`repo_index.link_sites`), path -> [content digest, sites], in a
+        file of their own beside the results: they are as large as the rest of the facts and a warm run whose
+        index did not change needs none of them, so they are read on first use only."""
+        if self.site_entries is None:
+            self.site_entries = self._load(self.sites_file)
+        return self.site_entries
+
+    def get_sites(self, key: str, digest: str) -> str | None:
+        """The use sites of a cached file with this content, None when not stored."""
+        entry = self._sites().get(key)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and isinstance(entry[1], str):
+            return entry[1]
+        return None
 
     def put_stat(self, key: str, stat_key: list | None) -> None:
         entry = self._entry(key)
@@ -164,6 +187,11 @@ class ResultCache:
         self.dirty = True
 
     def save(self) -> None:
+        if self.sites_dirty:
+            try:
+                fileio.atomic_write(str(self.sites_file), json.dumps(self.site_entries, separators=(",", ":")), make_parents=True)
+            except OSError:
+                pass
         if not self.dirty:
             return
         try:

@@ -202,7 +202,8 @@ def _notebook_imports(cells) -> dict[str, str]:
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
                         extra_imports: dict[str, str] | None = None,
                         facts: list | None = None, uses: list | None = None,
-                        known_flags: frozenset = frozenset()) -> tuple[list[Finding], list[FileError], int]:
+                        known_flags: frozenset = frozenset(),
+                        sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -238,6 +239,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     found = _run_rules(active, ctx)
     if uses is not None:  # after the rules, whose chain_tops it reuses (see link_uses)
         uses.append(repo_index.link_uses(ctx))
+        # each use site, so that linking needs no second parse; none in a file linking from facts never links
+        uses.append(repo_index.link_sites(ctx) if sites else None)
     findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     if not findings:
@@ -303,9 +306,11 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     uses: list[str] = []
     for kind in kinds:
         try:
-            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements, uses)
-            if kind == "python":
-                refs, imports = repo_index.import_facts(path, text)  # one pass of the import pattern
+            imported = repo_index.import_facts(path, text) if kind == "python" else None  # one pass of the import pattern
+            f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements, uses,
+                                     imported is not None and repo_index.linked_by_sites(imported[0]))
+            if imported is not None:
+                refs, imports = imported
         except MalformedInput as exc:
             f, e, s_ = [], [FileError(path, "NPU904", str(exc), exc.line)], 0
         except RecursionError:
@@ -319,7 +324,8 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None))
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None,
+                                                                                                       uses[1] if len(uses) > 1 else None))
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -328,11 +334,12 @@ _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904
 
 
 def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
-                  requirements: list | None = None, uses: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+                  requirements: list | None = None, uses: list | None = None,
+                  sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
-        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses)
+        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses, sites=sites)
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0

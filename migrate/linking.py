@@ -48,6 +48,24 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         else:
             pending.append((len(out), result, fresh.get(result.path)))
         out.append(result)
+    if pending and from_facts(index):  # no second parse where the file's facts hold its use sites
+        to_parse = []
+        for entry in pending:
+            key, digest = digests.get(entry[1].path, ("", ""))
+            sites = next((f[1] for f in entry[1].facts if f[0] == "site"), None)
+            if sites is None and cache and key:  # a result from the cache: its sites are stored beside it
+                sites = cache.get_sites(key, digest)
+            try:
+                outcome = link_from_facts(entry[1], sites, index, version) if isinstance(sites, str) else None
+            except (ValueError, IndexError, KeyError):  # an edited or truncated cache entry: parse the file instead
+                outcome = None
+            if outcome is None:
+                to_parse.append(entry)
+                continue
+            extras[entry[0]] = outcome
+            if cache and key:
+                cache.put_link(key, digest, index_digest, *outcome)
+        pending = to_parse
     items = [(result.path, result.kind, data, frozenset((f.code, f.line, f.column) for f in result.findings))
              for _, result, data in pending]
     workers = jobs if jobs else (os.cpu_count() or 1)
@@ -124,3 +142,102 @@ def _link_each(items, version: str, index, max_file_size: int, rules) -> list[tu
         extra = [f for rule in rules for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
         out.append(engine._line_suppressed(text, engine._dedupe(extra)))
     return out
+
+
+def from_facts(index) -> bool:
+    """Linking reads every use site from the files' facts (`repo_index.link_sites`), parsing none again,
+    when the index holds only what those sites can reach: exported CUDA names (NPU510) and custom op
+    namespaces (NPU508's `torch.ops.<ns>`). An extension module of the scan (NPU508's imports, loaders,
+    accessors, wrappers, objects its ops build) still has each file linked from its syntax tree, and so
+    has a namespace named like one of torch's own (sites under those are not recorded)."""
+    return not index.modules and not (index.namespaces.keys() & repo_index.BUILTIN_NAMESPACES)
+
+
+class _File:
+    """What `Rule.finding` reads of a context when it is given a span: the path (a Python file has no cell)."""
+
+    cell = None
+
+    def __init__(self, path: str):
+        self.path = path
+
+
+def link_from_facts(result: FileResult, sites: str, index, version: str) -> tuple[list, int]:
+    """The linked findings of one Python file (and the count its noqa comments suppress) from its use
+    sites (`repo_index.link_sites`): the same findings as NPU508's and NPU510's `uses` on its parsed tree
+    give under an index `from_facts` accepts, in the same order, without the tree."""
+    from migrate import suppress
+    from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
+    from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
+
+    del version  # the messages depend on the definitions only
+    chains, bases, relative, noqa_rows = (part.split("\n") if part else [] for part in sites.split("\n|\n"))
+    base_of = dict(row.split(" ") for row in bases)
+    rows = []  # (line, col, is a Name, root, rest, span, call, clean): the order of `chain_tops`
+    for chain in chains:
+        root, rest, *places = chain.split(" ")
+        for place in places:
+            clean = not place.startswith("~")
+            fields = place.lstrip("~").split(",")
+            line, col = int(fields[0]), int(fields[1])
+            span = (line, col, line + int(fields[2]), int(fields[3]))
+            rows.append((line, col, rest == "-", root, rest, span, fields[4] if len(fields) > 4 else None, clean))
+    rows.sort(key=lambda row: row[:3])
+    ctx = _File(result.path)
+    known = {(f.code, f.line, f.column) for f in result.findings}
+    extra = []
+    if index.namespaces:  # NPU508: every `torch.ops.<ns>...` chain of a namespace of the scan, in the file's order
+        rule = CustomExtensionUse()
+        for _, _, _, root, rest, span, _, _ in rows:
+            base = base_of.get(root)
+            if base is None:
+                continue
+            qual = base if rest == "-" else f"{base}.{rest}"
+            parts = qual.split(".")
+            if len(parts) > 2 and parts[0] == "torch" and parts[1] == "ops" and parts[2] in index.namespaces:
+                extra.append(rule._finding(ctx, span, qual, index.namespaces[parts[2]]))
+    if index.exports:  # NPU510: the relative imports of an exported name bound first, as `bind_relative_imports` does
+        bound = dict(base_of)
+        for pair in relative:
+            alias, full = pair.split(" ")
+            if index.export_for(full) is not None:
+                bound[alias] = full
+        rule = ReexportedCudaName()
+        for _, _, _, root, rest, span, call, clean in rows:
+            base = bound.get(root)
+            if base is None or not clean:
+                continue
+            qual = base if rest == "-" else f"{base}.{rest}"
+            parts = qual.split(".")
+            definition = None
+            for end in range(len(parts), 1, -1):
+                definition = index.export_for(".".join(parts[:end]))
+                if definition is not None:
+                    break
+            if definition is None or definition.path == result.path:
+                continue
+            found = rule.site_finding(ctx, span, _call(call), definition)
+            if found is not None:
+                extra.append(found)
+    extra = [f for f in extra if (f.code, f.line, f.column) not in known]
+    from migrate import engine
+
+    extra = engine._dedupe(extra)
+    if not noqa_rows or not extra:
+        return extra, 0
+    if noqa_rows == ["file"]:
+        return [], len(extra)
+    noqa = {}
+    for row in noqa_rows:
+        line, codes = row.split(":", 1)
+        noqa[int(line)] = frozenset(codes.split(","))
+    kept = [f for f in extra if not suppress.is_suppressed(f.code, range(f.line, f.end_line + 1), noqa)]
+    return kept, len(extra) - len(kept)
+
+
+def _call(text: str) -> tuple[int, frozenset] | None:
+    """(positional arguments, keyword names) of the call a site is, None for a site that is not called."""
+    if text is None:
+        return None
+    count, _, names = text.partition(":")
+    return int(count), frozenset(names.split(",")) if names else frozenset()

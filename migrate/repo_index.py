@@ -4,8 +4,10 @@ every file that imports or calls them (NPU508).
 Built in the same pass as the per-file analysis: each file's *facts* (what it defines, which module
 names and `torch.ops` namespaces it mentions, which dotted names it uses through its imports) are
 small, content-derived and cached with its findings. After the scan, `files_to_link` matches them
-against definitions and re-reads only the few files that reach a defined name, so per-file cached findings stay correct when another
-file's definitions change: the cross-file findings are recomputed on every run, never cached.
+against definitions and links only the few files that reach a defined name (from their use sites,
+`link_sites`, without parsing them again where the index allows: migrate/linking.py), so per-file cached
+findings stay correct when another file's definitions change: the cross-file findings are recomputed
+whenever the index changes (cached under the file's content and the index digest).
 """
 
 from __future__ import annotations
@@ -422,14 +424,17 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text)
 
 
-def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None) -> tuple:
+def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
+           sites: str | None = None) -> tuple:
     """Facts as plain JSON-able tuples (they are cached with the file's findings); `imports`:
     (top-level name, line) pairs for the open-world dependency list (migrate/deps.py),
     `requirements`: (normalised distribution name, line) pairs a manifest declares, and `uses`: the
-    names the file reaches through its imports (`link_uses`; None when not recorded)."""
+    names the file reaches through its imports (`link_uses`; None when not recorded), `sites`: its use
+    sites for linking without a second parse (`link_sites`; None when not recorded)."""
     return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why else ()) for d in defs) + \
         tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports) + \
-        tuple(("req", name, line) for name, line in requirements) + ((("use", uses),) if uses is not None else ())
+        tuple(("req", name, line) for name, line in requirements) + ((("use", uses),) if uses is not None else ()) + \
+        ((("site", sites),) if sites is not None else ())
 
 
 def link_uses(ctx) -> str:
@@ -473,6 +478,135 @@ def link_uses(ctx) -> str:
     ordered = sorted(n for n in names if n)
     # in sorted order a name's dotted extensions follow it directly ('.' sorts before every identifier character)
     return " ".join(n for n, following in zip(ordered, ordered[1:] + [""]) if not following.startswith(n + "."))
+
+
+def linked_by_sites(refs: list[str]) -> bool:
+    """Whether a file with these references (`import_facts`) can be linked from its use sites at all: under
+    an index `linking.from_facts` accepts (no extension module, no namespace named like torch's own) only a
+    module name or a custom `torch.ops.<ns>` can match (`Index.matches`), never a library file or an
+    f-string pattern; a file with neither is never linked there, so its sites are not recorded."""
+    return any(not r.startswith(("re:", "so:", "cu:")) and not (r.startswith("ops:") and r[4:] in BUILTIN_NAMESPACES)
+               for r in refs)
+
+
+# the parents under which `availability_probe` / `is_prose` can be true of a Name or Attribute chain
+_PROBE_PARENTS = frozenset({ast.Compare, ast.UnaryOp, ast.BoolOp, ast.If, ast.IfExp, ast.While})
+_PROSE_PARENTS = frozenset({ast.JoinedStr, ast.FormattedValue, ast.Call, ast.BinOp, ast.keyword, ast.Tuple, ast.List, ast.Set,
+                            ast.Dict, ast.Starred})
+
+
+def link_sites(ctx) -> str | None:
+    """What linking needs of each use site so that it links this file from its facts, without parsing
+    it again (`linking.link_from_facts`): every outermost chain rooted at an imported name (as
+    `chain_tops`) or at a name a relative import binds (as `link_uses` walks them). Four parts, `|`
+    lines between them:
+    - one line per chain (root name and attributes after it): `root rest site site ...` (`rest` `-` for
+      a bare name), each site `line,col,end_line-line,end_col` (the span a finding there points at,
+      `report_node`'s: the call when the chain is called; columns in characters), then `,n:kw;kw` when
+      it is called (positional count, keyword names); `~` before a site where NPU510 reports nothing
+      (not a Load, an availability probe, prose, shadowed by a local, inside a Triton kernel), which is
+      kept only under `torch.ops.` (NPU508 reports those);
+    - what each root resolves to without the relative imports: `root base`;
+    - each relative import `alias full`, in the order `bind_relative_imports` binds them;
+    - the file's `noqa` comments as `engine._line_suppressed` reads them (`line:CODE,CODE`, `line:*`,
+      `file`).
+    The sites of a file are few per line and found from the chains the rules already listed, so this
+    costs a small share of the file's analysis. None where linking must parse the file again: two
+    chains at one position (`chain_tops` then keeps the tree's order) or a relative import that could
+    name a Triton decorator."""
+    from migrate.reexports import inside_triton_kernel, triton_kernel
+    from migrate.rules._device_helpers import availability_probe, chain_tops, shadowed
+    from migrate.rules._text import is_prose
+
+    relative: list[tuple[str, str]] = []
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        if not statement.level:
+            continue
+        base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "")
+        for alias in statement.names:
+            full = f"{base}.{alias.name}" if base else alias.name
+            if alias.name == "*" or "." not in full:
+                continue
+            if full == "triton" or full.startswith("triton."):
+                return None  # binding it could make a decorator `triton.jit` (inside_triton_kernel)
+            relative.append((alias.asname or alias.name, full))
+    tops = chain_tops(ctx)
+    if relative:
+        tops = list(tops)
+        names = {id(node) for node, _ in tops}
+        aliases = {alias for alias, _ in relative}
+        parent_of, attribute = ctx._parents.get, ast.Attribute
+        for node in ctx.nodes.get(ast.Name, ()):
+            if node.id not in aliases:
+                continue
+            top, parent = node, parent_of(id(node))
+            while parent.__class__ is attribute and parent.value is top:
+                top, parent = parent, parent_of(id(parent))
+            if id(top) not in names:
+                names.add(id(top))
+                tops.append((top, None))
+    if len({(n.lineno, n.col_offset, n.__class__) for n, _ in tops}) < len(tops):
+        return None
+    # Cheap tests first, each exact: a root can be shadowed only where some scope binds that name; a site is
+    # inside a Triton kernel only within the lines of one; a probe, prose and a call depend on the parent's type
+    rebound = {n.id for n in ctx.nodes.get(ast.Name, ()) if n.ctx.__class__ is not ast.Load}
+    rebound.update(a.arg for a in ctx.nodes.get(ast.arg, ()))
+    rebound.update(h.name for h in ctx.nodes.get(ast.ExceptHandler, ()) if h.name)
+    kernels = []
+    if "triton" in ctx.source:
+        for function in (*ctx.nodes.get(ast.FunctionDef, ()), *ctx.nodes.get(ast.AsyncFunctionDef, ())):
+            if function.decorator_list and triton_kernel(ctx, function):
+                first = min([function.lineno] + [d.lineno for d in function.decorator_list])
+                kernels.append((first, function.end_lineno or function.lineno))
+    chains: dict[tuple[str, str], list[str]] = {}
+    bases: dict[str, str] = {}
+    load, attribute, call_type = ast.Load, ast.Attribute, ast.Call
+    parent_of = ctx._parents.get
+    ascii_text = ctx.source.isascii()  # columns in characters are the parser's byte offsets
+    for node, qual in tops:
+        root, rest = node, []
+        while root.__class__ is attribute:
+            rest.append(root.attr)
+            root = root.value
+        parent = parent_of(id(node))
+        kind = parent.__class__
+        clean = node.ctx.__class__ is load and not (
+            (kind in _PROBE_PARENTS and availability_probe(ctx, node))
+            or (kind in _PROSE_PARENTS and is_prose(ctx, node))
+            or (root.id in rebound and shadowed(ctx, node))
+            or (kernels and any(a <= node.lineno <= b for a, b in kernels) and inside_triton_kernel(ctx, node)))
+        if not clean and not (qual is not None and qual.startswith("torch.ops.")):
+            continue
+        tail = ".".join(reversed(rest)) if rest else "-"
+        if qual is not None:
+            bases[root.id] = qual[: len(qual) - len(tail) - 1] if rest else qual
+        target = parent if kind is call_type and parent.func is node else node  # report_node
+        if ascii_text:
+            line, col, end_line, end_col = target.lineno, target.col_offset, target.end_lineno, target.end_col_offset
+        else:
+            line, col, end_line, end_col = ctx.span(target)
+        site = f"{line},{col},{end_line - line},{end_col}" if clean else f"~{line},{col},{end_line - line},{end_col}"
+        if target is parent:
+            site += f",{len(parent.args)}:{';'.join(k.arg for k in parent.keywords if k.arg)}"
+        key = (root.id, tail)
+        found = chains.get(key)
+        if found is None:
+            chains[key] = [site]
+        else:
+            found.append(site)
+    noqa: list[str] = []
+    if "noqa" in ctx.source:
+        from migrate import suppress
+        from migrate.context import split_lines
+
+        comments = suppress.line_comments(split_lines(ctx.source))
+        if suppress.file_is_suppressed(comments):
+            noqa = ["file"]
+        else:
+            noqa = [f"{line}:{','.join(sorted(codes))}" for line, codes in suppress.comment_noqa(comments).items()]
+    return "\n|\n".join("\n".join(part) for part in (
+        [f"{root} {tail} {' '.join(sites)}" for (root, tail), sites in chains.items()],
+        [f"{root} {base}" for root, base in bases.items()], [f"{alias} {full}" for alias, full in relative], noqa))
 
 
 def export_defs(ctx) -> list[Definition]:
@@ -549,24 +683,46 @@ class Index:
     def reaches(self, uses: str) -> bool:
         """One of a file's `link_uses` names (or a prefix of one) is an exported name, an extension, a
         kernel op, or a loader that can bind one: linking may find something in that file."""
-        seen = self._reached
+        namespaces, seen = self.namespaces, self._reached
         for dotted in uses.split():
-            parts = dotted.split(".")
-            if len(parts) > 2 and parts[0] == "torch" and parts[1] == "ops" and parts[2] in self.namespaces:
-                return True
-            for end in range(len(parts), 0, -1):
-                prefix = ".".join(parts[:end])
-                hit = seen.get(prefix)
-                if hit is None:
-                    hit = seen[prefix] = prefix in _BINDING_CALLS or self.module_for(prefix) is not None or self.holder(prefix) is not None or (
-                        end > 1 and self.export_for(prefix) is not None)
-                if hit:
+            if dotted.startswith("torch.ops."):
+                parts = dotted.split(".")
+                if len(parts) > 2 and parts[2] in namespaces:
                     return True
+            hit = seen.get(dotted)
+            if hit is None:
+                hit = self._reaches_from(dotted)
+            if hit:
+                return True
         return False
+
+    def _reaches_from(self, dotted: str) -> bool:
+        """`dotted` or one of its prefixes reaches something (`reaches`); remembered for each prefix walked,
+        so a name or prefix another file shares is looked at once per scan."""
+        seen = self._reached
+        walked = []
+        prefix = dotted
+        while True:
+            hit = seen.get(prefix)
+            if hit is not None:
+                break
+            walked.append(prefix)
+            if prefix in _BINDING_CALLS or self.module_for(prefix) is not None or self.holder(prefix) is not None or (
+                    "." in prefix and self.export_for(prefix) is not None):
+                hit = True
+                break
+            cut = prefix.rfind(".")
+            if cut < 0:
+                hit = False
+                break
+            prefix = prefix[:cut]
+        for name in walked:
+            seen[name] = hit
+        return hit
 
     @cached_property
     def _reached(self) -> dict:
-        return {}  # prefix -> whether `reaches` found something there, shared by every file of a scan
+        return {}  # prefix -> whether it or a shorter prefix reaches something (`_reaches_from`), shared by every file of a scan
 
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that

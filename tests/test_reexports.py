@@ -213,9 +213,9 @@ def test_many_linked_files_give_the_same_findings_in_the_worker_pool_as_in_one_p
     assert one == sorted((f"{tmp_path.name}/user_{n:02d}.py", 2403) for n in range(20))
 
 
-def test_only_files_reaching_an_exported_name_are_parsed_again(tmp_path, monkeypatch):
+def test_only_files_reaching_an_exported_name_are_linked(tmp_path, monkeypatch):
     # three files import the module that exports `amp_ctx`; only one uses that name (through the
-    # module, so the import alone does not say so): the others are not parsed a second time
+    # module, so the import alone does not say so): the others are not linked
     from migrate import linking
 
     (tmp_path / "lib").mkdir()
@@ -224,17 +224,17 @@ def test_only_files_reaching_an_exported_name_are_parsed_again(tmp_path, monkeyp
     (tmp_path / "user.py").write_text("from lib import amp\nwith amp.amp_ctx(True):\n    pass\n")
     (tmp_path / "other.py").write_text("from lib import amp\ny = amp.plain(1)\n")
     (tmp_path / "lib" / "sub.py").write_text("from . import amp\nz = amp.plain(2)\n")
-    parsed_again = []
-    real_link_batch = linking._link_batch
+    linked = []
+    real_link_from_facts = linking.link_from_facts
 
-    def spy(items, *args):
-        parsed_again.extend(Path(item[0]).name for item in items)
-        return real_link_batch(items, *args)
+    def spy(result, *args):
+        linked.append(Path(result.path).name)
+        return real_link_from_facts(result, *args)
 
-    monkeypatch.setattr(linking, "_link_batch", spy)
+    monkeypatch.setattr(linking, "link_from_facts", spy)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
     assert _uses(result) == [(f"{tmp_path.name}/user.py", 2)]
-    assert parsed_again == ["user.py"]
+    assert linked == ["user.py"]
 
 
 def test_files_are_parsed_again_without_the_cyclic_collector(tmp_path, monkeypatch):
@@ -247,7 +247,9 @@ def test_files_are_parsed_again_without_the_cyclic_collector(tmp_path, monkeypat
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "amp.py").write_text(
         "from torch.cuda.amp import autocast as amp_ctx  # noqa: F401\ndef plain(x):\n    return x\n")
-    (tmp_path / "user.py").write_text("from lib import amp\nwith amp.amp_ctx(True):\n    pass\n")
+    (tmp_path / "user.py").write_text("from lib import amp\nwith amp.amp_ctx(True):\n    pass\nimport fused\n")
+    # an extension module of the scan: its users are linked from their syntax trees (linking.from_facts)
+    (tmp_path / "setup.py").write_text("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('fused', ['f.cu'])\n")
     collecting = []
     real_parse = fileio.parse_python
 
@@ -259,5 +261,85 @@ def test_files_are_parsed_again_without_the_cyclic_collector(tmp_path, monkeypat
     assert gc.isenabled()
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
     assert _uses(result) == [(f"{tmp_path.name}/user.py", 2)]
-    assert collecting == [False]  # user.py, the one file parsed again
+    assert collecting == [False, False]  # setup.py and user.py, the files parsed again
     assert gc.isenabled()
+
+
+def _linked_without_parsing(tmp_path):
+    # an exported alias (NPU510), a CUDA-default callable re-exported (device mode), an op namespace (NPU508's
+    # `torch.ops.<ns>`), used through a relative import, a module attribute, a probe, a message, a shadowing
+    # parameter, a noqa comment: every shape the sites of the facts carry
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "amp.py").write_text("from torch.cuda.amp import autocast as amp_ctx  # noqa: F401\n")
+    (tmp_path / "lib" / "tu.py").write_text("from ultralytics.utils.torch_utils import autocast as smart_amp  # noqa: F401\n")
+    (tmp_path / "lib" / "ops.py").write_text("import torch\nlib = torch.library.Library('myops', 'DEF')\n")
+    (tmp_path / "lib" / "user.py").write_text(
+        "import torch\n"
+        "from .amp import amp_ctx\n"
+        "from lib import amp\n"
+        "from .tu import smart_amp\n"
+        "def f(x):\n"
+        "    with amp_ctx(True):\n"  # 6: NPU510
+        "        pass\n"
+        "    if amp.amp_ctx is None:\n"  # a probe
+        "        pass\n"
+        "    print(f'{amp.amp_ctx}')\n"  # a message
+        "    y = torch.ops.myops.fast(x)\n"  # 11: NPU508
+        "    with smart_amp(True):\n"  # 12: NPU510, the device left out
+        "        pass\n"
+        "    with smart_amp(True, device='npu'):\n"  # passes the device
+        "        pass\n"
+        "    return amp.amp_ctx(True)  # noqa: NPU510\n")
+    (tmp_path / "main.py").write_text(
+        "from lib import amp\n"
+        "def g(amp):\n"
+        "    return amp.amp_ctx(True)\n"  # the parameter, not the module
+        "def h():\n"
+        "    return amp.amp_ctx(False)\n")  # 5: NPU510
+
+
+def test_linking_parses_no_file_again(tmp_path, monkeypatch):
+    # the cross-file step reads each linked file's use sites from its facts (repo_index.link_sites), cold and
+    # from the cache after the definitions moved: fileio.parse_python, linking's parse, is never called
+    _linked_without_parsing(tmp_path)
+    parsed = []
+    real_parse = fileio.parse_python
+
+    def spy(text, *args, **kwargs):
+        parsed.append(text)
+        return real_parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(fileio, "parse_python", spy)
+    name = tmp_path.name
+    cache = tmp_path.parent / (name + "-cache")
+    first = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST, jobs=1)
+    linked = sorted(("/".join(Path(f.path).parts[-2:]), f.line, f.code) for f in first.findings if f.code in ("NPU508", "NPU510"))
+    assert linked == [("lib/user.py", 6, "NPU510"), ("lib/user.py", 11, "NPU508"), ("lib/user.py", 12, "NPU510"),
+                      (f"{name}/main.py", 5, "NPU510")]
+    assert [f.suppressed for f in first.files if f.path.endswith("user.py")] == [1]  # line 16, its noqa comment
+    (tmp_path / "lib" / "amp.py").write_text("# moved\n" + (tmp_path / "lib" / "amp.py").read_text())
+    second = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST, jobs=1)
+    assert second.cached_files >= 2
+    moved = [f.message for f in second.findings if f.code == "NPU510" and f.path.endswith("main.py")]
+    assert len(moved) == 1 and "amp.py:2)" in moved[0]
+    assert parsed == []
+
+
+def test_a_damaged_sites_file_is_parsed_around(tmp_path):
+    # the use sites are cached beside the results (cache.ResultCache.get_sites); an edited entry makes linking
+    # parse that file again, with the same findings as a scan without the cache
+    import json
+
+    _linked_without_parsing(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST, jobs=1)
+    (sites_file,) = cache.glob("*-sites.json")
+    stored = json.loads(sites_file.read_text())
+    sites_file.write_text(json.dumps({key: [entry[0], "amp amp_ctx 7,x"] for key, entry in stored.items()}))
+    (tmp_path / "lib" / "amp.py").write_text("# moved\n" + (tmp_path / "lib" / "amp.py").read_text())
+    warm = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST, jobs=1)
+    cold = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+    assert warm.cached_files >= 2
+    assert [(f.path, f.line, f.message) for f in warm.findings] == [(f.path, f.line, f.message) for f in cold.findings]
+    assert len([f for f in cold.findings if f.code == "NPU510"]) == 3

@@ -81,12 +81,21 @@ class ReexportedCudaName(Rule):
         if definition is None:
             return
         target = report_node(ctx, node)
+        call = (len(target.args), frozenset(k.arg for k in target.keywords if k.arg)) if isinstance(target, ast.Call) else None
+        found = self.site_finding(ctx, target, call, definition)
+        if found is not None:
+            yield found
+
+    def site_finding(self, ctx, target, call, definition):
+        """The finding at `target` (a node, or the span of one where linking reads the file's facts,
+        migrate/linking.py) for a use of `definition`; `call`: (positional count, keyword names) where the
+        use is called, else None. None where a CUDA-default callable gets its device here."""
         if definition.mode == "device":
             from migrate.reexports import CUDA_DEFAULT_DEVICE
 
             index, keyword, _ = CUDA_DEFAULT_DEVICE[definition.why]
-            if not isinstance(target, ast.Call) or len(target.args) > index or ctx.keyword(target, keyword) is not None:
-                return  # passes the device itself, or is not called here
+            if call is None or call[0] > index or keyword in call[1]:
+                return None  # passes the device itself, or is not called here
             what = f"an alias of `{definition.why}`, whose `{keyword}` defaults to \"cuda\": pass {keyword}=\"npu\""
         elif definition.mode == "function":
             what = f"a function returning `{definition.why}`: make it return the NPU counterpart"
@@ -94,8 +103,8 @@ class ReexportedCudaName(Rule):
             what = f"an alias of the CUDA-specific `{definition.why}`: point it at the NPU counterpart"
         where = f" (defined at {definition.path}:{definition.line})" if definition.path else ""
         message = f"`{definition.name}`{where} is {what}"
-        yield self.finding(ctx, target, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING,
-                           package=definition.why.split(".", 1)[0])
+        return self.finding(ctx, target, message, severity=Severity.ERROR if definition.cuda else Severity.WARNING,
+                            package=definition.why.split(".", 1)[0])
 
 
 def _inside_own_definition(ctx, node) -> bool:
