@@ -112,7 +112,7 @@ class GpuOnlyDependency(Rule):
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
-        Valid("cuda-python==12.1\nnccl-tests\n", kind="manifest"),  # pip names: not conda's toolkit packages
+        Valid("cuda==12.1\nnccl-tests\nonnxruntime\n", kind="manifest"),  # pip names: not conda's toolkit packages
         Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
         Valid("pip install -r flash-attn.txt --index-url https://mirror/simple numpy\necho 'pip install flash-attn'\n# pip install xformers\n",
               kind="launcher", filename="setup_env.sh"),
@@ -122,6 +122,10 @@ class GpuOnlyDependency(Rule):
         Invalid("nvidia_ml_py>=12\n", kind="manifest"),
         Invalid("loguru\nnvitop\n", kind="manifest", count=1),  # GaLore exp_requirements.txt: NVML-based GPU viewer
         Invalid("nvidia-dali-cuda120\n", kind="manifest"),
+        # wenet runtime/gpu requirements: NVIDIA's pip index, TensorRT, ONNX Runtime's CUDA build, the CUDA Python
+        # bindings and Riva's CUDA WFST decoder (onnx_graphsurgeon is a pure-Python graph tool)
+        Invalid("nvidia-pyindex\ntensorrt==8.5.1.7\nonnx\nonnxruntime-gpu\nonnx_graphsurgeon>=0.3.21\ncuda-python\n"
+                "riva-asrlib-decoder==0.4.0\n", kind="manifest", count=5),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
