@@ -31,6 +31,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
             del index.exports[name]
     if not index:
         return results
+    results = _own_extension_requirements(results, index)
     index_digest = repo_index.digest(index)
     digests = digests or {}
     linked = {id(r) for r in repo_index.files_to_link(results, index)}
@@ -123,4 +124,22 @@ def _link_each(items, version: str, index, max_file_size: int, rules) -> list[tu
         ctx = PythonContext(path, text, tree, engine._kb(version))
         extra = [f for rule in rules for f in rule.uses(ctx, index) if (f.code, f.line, f.column) not in known]
         out.append(engine._line_suppressed(text, engine._dedupe(extra)))
+    return out
+
+
+def _own_extension_requirements(results: list[FileResult], index) -> list[FileResult]:
+    """NPU502: manifest entries that install a CUDA extension this scan builds (from each manifest's
+    cached ("req", name, line) facts; nothing is read again)."""
+    from migrate.rules.npu502_gpu_only_dependency import GpuOnlyDependency
+
+    if not any(d.kind == "module" and d.cuda for d in index.modules.values()):
+        return results
+    rule = GpuOnlyDependency()
+    out = []
+    for result in results:
+        extra = rule.own_extensions(result, index) if any(f[0] == "req" for f in result.facts) else []
+        if extra:
+            result = FileResult(result.path, result.kind, result.lines, tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key)),
+                                result.errors, result.suppressed, result.facts)
+        out.append(result)
     return out

@@ -2,7 +2,7 @@ import re
 from fnmatch import fnmatchcase
 
 from migrate import knowledge
-from migrate.findings import Category, Severity
+from migrate.findings import Category, Finding, Severity
 from migrate.rules._text import shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
@@ -207,6 +207,30 @@ class GpuOnlyDependency(Rule):
                     "a CUDA wheel index; torch_npu needs torch's CPU wheels (https://download.pytorch.org/whl/cpu or PyPI)",
                     severity=Severity.WARNING,
                 )
+
+    def own_extensions(self, result, index) -> list:
+        """Cross-file (called by migrate/linking.py once the repository index is built): a manifest
+        entry that installs a CUDA extension this repository builds itself (DAIN environment.yaml lists
+        `correlation-cuda==0.0.0`, the package its PWCNet setup.py builds as CUDAExtension('correlation_cuda',
+        ...)) is a CUDA build to replace like a GPU-only package: matched by the normalised name of the
+        extension module (its last dotted part), CUDA builds only."""
+        own: dict[str, object] = {}
+        for name, definition in index.modules.items():
+            if definition.kind == "module" and definition.cuda:
+                own.setdefault(normalise(name.rsplit(".", 1)[-1]), definition)
+        taken = {f.line for f in result.findings if f.code == self.CODE}
+        out = []
+        for fact in result.facts:
+            if fact[0] != "req" or fact[2] in taken or fact[1] not in own:
+                continue
+            built = own[fact[1]]
+            taken.add(fact[2])
+            out.append(Finding(
+                path=result.path, line=fact[2], column=1, end_line=fact[2], end_column=1, code=self.CODE,
+                severity=Severity.ERROR, category=self.CATEGORY,
+                message=(f"`{fact[1]}` is this repository's own CUDA extension `{built.name}` (built at {built.path}:{built.line}): "
+                         "it cannot be built or installed for an Ascend NPU; port its kernels, then drop or rename this entry")))
+        return out
 
     @staticmethod
     def _lookup(name: str, pips: list[tuple[str, str]]) -> str | None:
