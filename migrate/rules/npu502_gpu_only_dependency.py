@@ -63,6 +63,30 @@ def _pip_install_dependencies(ctx):
                 yield dep
 
 
+# `conda install` (mamba, micromamba) in a launcher or a notebook's `!` line: its CUDA toolkit packages
+_CONDA_INSTALL = re.compile(r"(?<![\w./-])(?:conda|mamba|micromamba)\s+install\b")
+_CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"})
+
+
+def _conda_install_cuda_packages(ctx):
+    """(line, column0, end column0, name) of the CUDA toolkit packages named by each `conda install`."""
+    for number, match in shell_matches(ctx.lines, _CONDA_INSTALL):
+        line = strip_comment(ctx.lines[number - 1])
+        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
+        skip_next = False
+        for token in _TOKEN.finditer(line, match.end(), end):
+            text = token.group().strip("\"'")
+            if skip_next:
+                skip_next = False
+                continue
+            if text.startswith("-"):
+                skip_next = text in _CONDA_VALUE_OPTIONS
+                continue
+            name = re.split(r"[=<>!]", text.rsplit("::", 1)[-1], maxsplit=1)[0].lower()
+            if name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(name):
+                yield number, token.start(), token.end(), name
+
+
 def _conda_env(ctx) -> bool:
     return ctx.path.replace("\\", "/").rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml")
 
@@ -96,7 +120,8 @@ class GpuOnlyDependency(Rule):
     `pytorch-mutex=1.0=cuda`), all as warnings. In launchers (shell scripts, Dockerfiles, CI YAML) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
-    on the next line is read on its first line only)."""
+    on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
+    `mamba install` command (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a notebook's `!` line)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -153,6 +178,11 @@ class GpuOnlyDependency(Rule):
                 kind="launcher", filename="make_image.sh", count=1),
         Invalid("set -e\npip install -r requirements.txt\npip3 install flash-attn==2.5.8 --no-build-isolation && python -m pip install 'xformers>=0.0.23'\n",
                 kind="launcher", filename="install.sh", count=2),
+        # conda in a launcher (FRNN install.sh) or a notebook's `!` line (DAIN Colab_DAIN.ipynb): the CUDA toolkit
+        # packages it installs, not the channel option's value or the CPU packages beside them
+        Invalid("conda install -y -c pytorch pytorch=1.9 cudatoolkit=11.1 torchvision\nconda install -c nvidia cuda-nvcc\n"
+                "conda install -c conda-forge cudatoolkit-dev  # nvcc\necho 'conda install cudatoolkit'\n",
+                kind="launcher", filename="install.sh", count=3),
         # an exported environment: the toolkit's components, and CUDA builds named by their build string
         Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
                 "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",
@@ -199,6 +229,13 @@ class GpuOnlyDependency(Rule):
                     f"`{dep.raw}` pins a CUDA build; torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
                     severity=Severity.WARNING,
                 )
+        for number, start, end, name in _conda_install_cuda_packages(ctx) if launcher else ():
+            yield self.finding(
+                ctx, (number, start, number, end),
+                f"`{name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
+                "and torch_npu needs torch's CPU build",
+                severity=Severity.WARNING,
+            )
         for number, line in enumerate(() if launcher else ctx.lines, 1):
             code = strip_comment(line)
             for match in _CUDA_INDEX_URL.finditer(code):
