@@ -69,7 +69,13 @@ _CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--pr
 
 
 def _conda_install_cuda_packages(ctx):
-    """(line, column0, end column0, name) of the CUDA toolkit packages named by each `conda install`."""
+    """(line, column0, end column0, name) of the CUDA toolkit packages named by each `conda install` of a
+    shell script or a notebook's `!` lines. Not in a Dockerfile or CI YAML: those set up an image or a CI
+    machine, outside the scope of a porting inventory (sets 4, 10, 13: GroundingDINO/AdelaiDet Dockerfiles,
+    AutoAWQ_kernels' workflow)."""
+    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if name.startswith("Dockerfile") or name.endswith((".yml", ".yaml")):
+        return
     for number, match in shell_matches(ctx.lines, _CONDA_INSTALL):
         line = strip_comment(ctx.lines[number - 1])
         end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
@@ -121,7 +127,8 @@ class GpuOnlyDependency(Rule):
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
-    `mamba install` command (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a notebook's `!` line)."""
+    `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
+    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -132,6 +139,9 @@ class GpuOnlyDependency(Rule):
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
+        # an image's or a CI machine's conda setup is not part of the port's inventory (AdelaiDet docker/Dockerfile)
+        Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
+              filename="Dockerfile"),
         Valid("apex-utils==1.0\n", kind="manifest"),
         Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
