@@ -130,14 +130,21 @@ def _link_each(items, version: str, index, max_file_size: int, rules) -> list[tu
 def _own_extension_requirements(results: list[FileResult], index) -> list[FileResult]:
     """NPU502: manifest entries that install a CUDA extension this scan builds (from each manifest's
     cached ("req", name, line) facts; nothing is read again)."""
-    from migrate.rules.npu502_gpu_only_dependency import GpuOnlyDependency
+    from migrate.sources import normalise
 
-    if not any(d.kind == "module" and d.cuda for d in index.modules.values()):
+    own = {normalise(name.rsplit(".", 1)[-1]) for name, d in index.modules.items() if d.kind == "module" and d.cuda}
+    if not own:
         return results
-    rule = GpuOnlyDependency()
+    rule = None  # the rule module is imported only when a manifest names one (a warm run imports no rule)
     out = []
     for result in results:
-        extra = rule.own_extensions(result, index) if any(f[0] == "req" for f in result.facts) else []
+        extra = []
+        if any(f[0] == "req" and f[1] in own for f in result.facts):
+            if rule is None:
+                from migrate.rules.npu502_gpu_only_dependency import GpuOnlyDependency
+
+                rule = GpuOnlyDependency()
+            extra = rule.own_extensions(result, index)
         if extra:
             result = FileResult(result.path, result.kind, result.lines, tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key)),
                                 result.errors, result.suppressed, result.facts)
