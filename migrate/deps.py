@@ -83,7 +83,7 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
         for fact in getattr(result, "facts", ()):
             if fact[0] == "imp" and fact[1] not in known and fact[1] not in own and not _beside(result.path, fact[1]):
                 where[fact[1]].append(f"{result.path}:{fact[2]}")
-            elif fact[0] == "req":
+            elif fact[0] == "req" and lists_python_packages(result.path):
                 if reported is None:
                     reported = {(f.line, name) for f in getattr(result, "findings", ())
                                 for name in re.findall(r"`([^`\s]+)`", normalise(f.message))}

@@ -359,7 +359,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 suppressed += s
     elif kind == "manifest":
         ctx = read_manifest(path, text)
-        if requirements is not None and deps.lists_python_packages(path):  # the open-world list reads them too
+        if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)
             requirements += [(d.name, d.line) for d in ctx.dependencies]
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
         if ctx.problems:  # the parts of the right shape were read; say what was left out

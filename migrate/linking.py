@@ -31,6 +31,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
             del index.exports[name]
     if not index:
         return results
+    results = _own_extension_requirements(results, index)
     index_digest = repo_index.digest(index)
     digests = digests or {}
     linked = {id(r) for r in repo_index.files_to_link(results, index)}
@@ -241,3 +242,28 @@ def _call(text: str) -> tuple[int, frozenset] | None:
         return None
     count, _, names = text.partition(":")
     return int(count), frozenset(names.split(",")) if names else frozenset()
+
+
+def _own_extension_requirements(results: list[FileResult], index) -> list[FileResult]:
+    """NPU502: manifest entries that install a CUDA extension this scan builds (from each manifest's
+    cached ("req", name, line) facts; nothing is read again)."""
+    from migrate.sources import normalise
+
+    own = {normalise(name.rsplit(".", 1)[-1]) for name, d in index.modules.items() if d.kind == "module" and d.cuda}
+    if not own:
+        return results
+    rule = None  # the rule module is imported only when a manifest names one (a warm run imports no rule)
+    out = []
+    for result in results:
+        extra = []
+        if any(f[0] == "req" and f[1] in own for f in result.facts):
+            if rule is None:
+                from migrate.rules.npu502_gpu_only_dependency import GpuOnlyDependency
+
+                rule = GpuOnlyDependency()
+            extra = rule.own_extensions(result, index)
+        if extra:
+            result = FileResult(result.path, result.kind, result.lines, tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key)),
+                                result.errors, result.suppressed, result.facts)
+        out.append(result)
+    return out

@@ -884,3 +884,24 @@ def test_a_name_bound_to_a_registered_op_through_cast_is_the_op_where_it_is_used
     # the package import, the call, the op passed as a value, the direct alias's call
     assert _lines(result, "NPU508", "bench/run.py") == [2, 4, 5, 6]
     assert _lines(result, "NPU508", "bench/helpers_only.py") == []
+
+
+def test_a_manifest_entry_installing_the_repositorys_own_cuda_extension_is_reported(tmp_path):
+    # DAIN environment.yaml: the pip section lists the extensions its setup.py files build (`correlation-cuda==0.0.0`
+    # for CUDAExtension('correlation_cuda', ...)); a CppExtension's name and other packages are not reported
+    (tmp_path / "corr").mkdir()
+    (tmp_path / "corr" / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension, CppExtension\n"
+        "setup(name='correlation_cuda', ext_modules=[\n"
+        "    CUDAExtension('correlation_cuda', ['correlation_cuda.cc', 'correlation_cuda_kernel.cu']),\n"
+        "    CppExtension('resample_cpu', ['resample.cpp'])],\n"
+        "    cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "environment.yaml").write_text(
+        "name: env\ndependencies:\n  - python=3.6\n  - pip:\n    - correlation-cuda==0.0.0\n    - dask==1.1.1\n"
+        "    - resample-cpu==0.0.0\n")
+    (tmp_path / "requirements.txt").write_text("numpy\ncorrelation_cuda\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    got = sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "NPU502")
+    assert got == [("environment.yaml", 5), ("requirements.txt", 2)]
+    assert "correlation_cuda" in next(f.message for f in result.findings if f.code == "NPU502")
+    assert "corr/setup.py:4" in next(f.message for f in result.findings if f.code == "NPU502")

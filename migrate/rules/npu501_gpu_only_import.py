@@ -359,6 +359,11 @@ class GpuOnlyImport(Rule):
         Invalid("import numba\nfrom numba import cuda", count=1),  # numba.cuda, not numba's CPU JIT
         Invalid("from spas_sage_attn.autotune import SparseAttentionMeansim", count=1),  # SpargeAttn's CUDA kernels
         Invalid("import pyprof\npyprof.init()", count=1),  # NVIDIA PyProf (NVTX + nvprof / Nsight)
+        # wenet runtime/gpu (TensorRT export, Triton CUDA decoders): NVIDIA's CUDA Python bindings and Riva's CUDA
+        # WFST decoder; onnxruntime (CPU or CUDA build, one module) and Riva's gRPC client are not reported
+        Invalid("from cuda import cudart\nimport onnxruntime\nimport riva.client\n"
+                "from riva.asrlib.decoder.python_decoder import (BatchedMappedDecoderCuda,\n"
+                "                                                BatchedMappedDecoderCudaConfig)\n", count=2),
     ]
 
     def triggers(self, kb):

@@ -2,7 +2,7 @@ import re
 from fnmatch import fnmatchcase
 
 from migrate import knowledge
-from migrate.findings import Category, Severity
+from migrate.findings import Category, Finding, Severity
 from migrate.rules._text import shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
@@ -63,6 +63,36 @@ def _pip_install_dependencies(ctx):
                 yield dep
 
 
+# `conda install` (mamba, micromamba) in a launcher or a notebook's `!` line: its CUDA toolkit packages
+_CONDA_INSTALL = re.compile(r"(?<![\w./-])(?:conda|mamba|micromamba)\s+install\b")
+_CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"})
+
+
+def _conda_install_cuda_packages(ctx):
+    """(line, column0, end column0, name) of the CUDA toolkit packages named by each `conda install` of a
+    shell script or a notebook's `!` lines. Not in a Dockerfile or CI YAML: those set up an image or a CI
+    machine, outside the scope of a porting inventory (sets 4, 10, 13: GroundingDINO/AdelaiDet Dockerfiles,
+    AutoAWQ_kernels' workflow)."""
+    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if name.startswith("Dockerfile") or name.endswith((".yml", ".yaml")):
+        return
+    for number, match in shell_matches(ctx.lines, _CONDA_INSTALL):
+        line = strip_comment(ctx.lines[number - 1])
+        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
+        skip_next = False
+        for token in _TOKEN.finditer(line, match.end(), end):
+            text = token.group().strip("\"'")
+            if skip_next:
+                skip_next = False
+                continue
+            if text.startswith("-"):
+                skip_next = text in _CONDA_VALUE_OPTIONS
+                continue
+            name = re.split(r"[=<>!]", text.rsplit("::", 1)[-1], maxsplit=1)[0].lower()
+            if name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(name):
+                yield number, token.start(), token.end(), name
+
+
 def _conda_env(ctx) -> bool:
     return ctx.path.replace("\\", "/").rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml")
 
@@ -96,7 +126,9 @@ class GpuOnlyDependency(Rule):
     `pytorch-mutex=1.0=cuda`), all as warnings. In launchers (shell scripts, Dockerfiles, CI YAML) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
-    on the next line is read on its first line only)."""
+    on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
+    `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
+    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -107,12 +139,15 @@ class GpuOnlyDependency(Rule):
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
+        # an image's or a CI machine's conda setup is not part of the port's inventory (AdelaiDet docker/Dockerfile)
+        Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
+              filename="Dockerfile"),
         Valid("apex-utils==1.0\n", kind="manifest"),
         Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
-        Valid("cuda-python==12.1\nnccl-tests\n", kind="manifest"),  # pip names: not conda's toolkit packages
+        Valid("cuda==12.1\nnccl-tests\nonnxruntime\n", kind="manifest"),  # pip names: not conda's toolkit packages
         Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
         Valid("pip install -r flash-attn.txt --index-url https://mirror/simple numpy\necho 'pip install flash-attn'\n# pip install xformers\n",
               kind="launcher", filename="setup_env.sh"),
@@ -122,6 +157,10 @@ class GpuOnlyDependency(Rule):
         Invalid("nvidia_ml_py>=12\n", kind="manifest"),
         Invalid("loguru\nnvitop\n", kind="manifest", count=1),  # GaLore exp_requirements.txt: NVML-based GPU viewer
         Invalid("nvidia-dali-cuda120\n", kind="manifest"),
+        # wenet runtime/gpu requirements: NVIDIA's pip index, TensorRT, ONNX Runtime's CUDA build, the CUDA Python
+        # bindings and Riva's CUDA WFST decoder (onnx_graphsurgeon is a pure-Python graph tool)
+        Invalid("nvidia-pyindex\ntensorrt==8.5.1.7\nonnx\nonnxruntime-gpu\nonnx_graphsurgeon>=0.3.21\ncuda-python\n"
+                "riva-asrlib-decoder==0.4.0\n", kind="manifest", count=5),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
@@ -155,6 +194,11 @@ class GpuOnlyDependency(Rule):
                 kind="launcher", filename="make_image.sh", count=1),
         Invalid("set -e\npip install -r requirements.txt\npip3 install flash-attn==2.5.8 --no-build-isolation && python -m pip install 'xformers>=0.0.23'\n",
                 kind="launcher", filename="install.sh", count=2),
+        # conda in a launcher (FRNN install.sh) or a notebook's `!` line (DAIN Colab_DAIN.ipynb): the CUDA toolkit
+        # packages it installs, not the channel option's value or the CPU packages beside them
+        Invalid("conda install -y -c pytorch pytorch=1.9 cudatoolkit=11.1 torchvision\nconda install -c nvidia cuda-nvcc\n"
+                "conda install -c conda-forge cudatoolkit-dev  # nvcc\necho 'conda install cudatoolkit'\n",
+                kind="launcher", filename="install.sh", count=3),
         # an exported environment: the toolkit's components, and CUDA builds named by their build string
         Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
                 "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",
@@ -201,6 +245,13 @@ class GpuOnlyDependency(Rule):
                     f"`{dep.raw}` pins a CUDA build; torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
                     severity=Severity.WARNING,
                 )
+        for number, start, end, name in _conda_install_cuda_packages(ctx) if launcher else ():
+            yield self.finding(
+                ctx, (number, start, number, end),
+                f"`{name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
+                "and torch_npu needs torch's CPU build",
+                severity=Severity.WARNING,
+            )
         for number, line in enumerate(() if launcher else ctx.lines, 1):
             code = strip_comment(line)
             for match in _CUDA_INDEX_URL.finditer(code):
@@ -209,6 +260,30 @@ class GpuOnlyDependency(Rule):
                     "a CUDA wheel index; torch_npu needs torch's CPU wheels (https://download.pytorch.org/whl/cpu or PyPI)",
                     severity=Severity.WARNING,
                 )
+
+    def own_extensions(self, result, index) -> list:
+        """Cross-file (called by migrate/linking.py once the repository index is built): a manifest
+        entry that installs a CUDA extension this repository builds itself (DAIN environment.yaml lists
+        `correlation-cuda==0.0.0`, the package its PWCNet setup.py builds as CUDAExtension('correlation_cuda',
+        ...)) is a CUDA build to replace like a GPU-only package: matched by the normalised name of the
+        extension module (its last dotted part), CUDA builds only."""
+        own: dict[str, object] = {}
+        for name, definition in index.modules.items():
+            if definition.kind == "module" and definition.cuda:
+                own.setdefault(normalise(name.rsplit(".", 1)[-1]), definition)
+        taken = {f.line for f in result.findings if f.code == self.CODE}
+        out = []
+        for fact in result.facts:
+            if fact[0] != "req" or fact[2] in taken or fact[1] not in own:
+                continue
+            built = own[fact[1]]
+            taken.add(fact[2])
+            out.append(Finding(
+                path=result.path, line=fact[2], column=1, end_line=fact[2], end_column=1, code=self.CODE,
+                severity=Severity.ERROR, category=self.CATEGORY,
+                message=(f"`{fact[1]}` is this repository's own CUDA extension `{built.name}` (built at {built.path}:{built.line}): "
+                         "it cannot be built or installed for an Ascend NPU; port its kernels, then drop or rename this entry")))
+        return out
 
     @staticmethod
     def _lookup(name: str, pips: list[tuple[str, str]]) -> str | None:

@@ -9,6 +9,19 @@ from migrate.rules.base import Invalid, Rule, Valid
 _COMMAND = re.compile(r"(?<![\w./-])nvidia-smi(?![\w.-])")
 # a Python string that starts with the command, or is inside a call that runs/looks up commands
 _STARTS_WITH_COMMAND = re.compile(r"^\s*(?:\S*/)?nvidia-smi(?![\w.-])")
+# NVIDIA's other command-line tools run from a launcher: TensorRT's trtexec (engine builder and benchmark) and the
+# Nsight / nvprof profilers. A path prefix (`/usr/src/tensorrt/bin/trtexec`) is the same command; a shell variable
+# holding it (`$trtexec`, `${trtexec}`) or the variable's name in its assignment (`trtexec=...`) is not: the
+# assignment's value is where the tool is named (wenet runtime/gpu/tensorrt/run_streaming_small_model.sh)
+_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof)(?![\w.}=-])")
+_PROFILERS = ("NVIDIA's profilers need an NVIDIA GPU; on Ascend profile with the Ascend PyTorch Profiler "
+              "(torch_npu.profiler.profile) or CANN's msprof")
+_TOOL_MESSAGES = {
+    # the tensorrt entry of migrate/knowledge/third_party.toml gives the Ascend inference stack
+    "trtexec": "TensorRT's trtexec builds and runs engines for NVIDIA GPUs only; on Ascend convert the ONNX model with "
+               "CANN's ATC tool (an OM model) and run that",
+    "nsys": _PROFILERS, "ncu": _PROFILERS, "nvprof": _PROFILERS,
+}
 _RUNNERS = frozenset(
     {
         "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
@@ -27,7 +40,9 @@ class NvidiaSmi(Rule):
     the command), in shell launchers and in notebook `!nvidia-smi` lines. Shell comments and the
     text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too.
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
-    reported (a known false positive)."""
+    reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
+    same way: TensorRT's `trtexec` and the `nsys` / `ncu` / `nvprof` profilers (the Ascend counterparts:
+    CANN's ATC for models, torch_npu.profiler or msprof for profiles)."""
 
     CODE = "NPU504"
     NAME = "nvidia-smi"
@@ -35,7 +50,7 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi",)
+    TRIGGERS = ("nvidia-smi", "trtexec", "nsys", "ncu", "nvprof")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
         'logger.warning("nvidia-smi not found")',
@@ -43,6 +58,7 @@ class NvidiaSmi(Rule):
         'log_file = "nvidia-smi.log"',
         Valid("# nvidia-smi\necho \"run nvidia-smi to see the GPUs\"\nnpu-smi info\n", kind="launcher"),
         Valid("printf 'nvidia-smi output:\\n'\n", kind="launcher"),
+        Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
     ]
     INVALID = [
         Invalid('import subprocess\nsubprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])', count=1),
@@ -55,12 +71,20 @@ class NvidiaSmi(Rule):
         Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
         Invalid("watch -n 1 nvidia-smi  # monitor\n", kind="launcher", count=1),
         Invalid("script:\n  - nvidia-smi\n", kind="launcher", filename="ci.yml"),
+        # wenet runtime/gpu: trtexec by path (held in a variable, run as ${trtexec}: the assignment is the one use)
+        # and literally; set 10's torch-int profile_nv.sh runs nsys
+        Invalid("trtexec=/usr/src/tensorrt/bin/trtexec\n${trtexec} --onnx=m.onnx \\\n  --saveEngine=m.plan\n"
+                "/usr/src/tensorrt/bin/trtexec --loadEngine=m.plan\nnsys profile -o rep python train.py\n",
+                kind="launcher", filename="run.sh", count=3),
     ]
 
     def check(self, ctx):
         if ctx.kind == "launcher":
             for number, match in shell_matches(ctx.lines, _COMMAND):
                 yield self.finding(ctx, (number, match.start(), number, match.end()))
+            for number, match in shell_matches(ctx.lines, _TOOLS):
+                yield self.finding(ctx, (number, match.start(), number, match.end()),
+                                   f"`{match.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[match.group(1)]}")
             return
         inside_runner: set[int] = set()
         for call in ctx.nodes.get(ast.Call, ()):
