@@ -35,6 +35,8 @@ import os
 import sys
 import weakref
 
+from checks.emulation.compat import MSPROBE_STAT_PROCESSOR
+
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
 PIP_CHECKER = "msprobe.core.config_check.checkers.pip_checker"
@@ -42,7 +44,7 @@ MEGATRON_UTILS = "msprobe.core.common.megatron_utils"
 VISUALIZER = "msprobe.pytorch.monitor.visualizer"  # imported with the dump (its monitor's heatmaps)
 DEFER_IN = (MEGATRON_UTILS, VISUALIZER)
 DEFERRED = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what they import at module level
-STAT_PROCESSOR = "msprobe.core.dump.data_dump.data_processor.pytorch_processor"  # get_stat_info's module
+STAT_PROCESSOR = MSPROBE_STAT_PROCESSOR  # get_stat_info's module (a private msprobe name: compat holds it)
 
 
 def fast_call_stack(frame) -> list[str]:

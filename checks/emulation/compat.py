@@ -22,6 +22,7 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `spawn_entry()`                  | `torch.multiprocessing.spawn._wrap` (each mp.spawn process)     |
 | `msprobe_pt_compare()`           | `msprobe.pytorch.compare.pt_compare.pt_compare`                 |
 | `MSPROBE_DUMP_MODULES`           | msprobe's dump internals imported before the debugger starts    |
+| `MSPROBE_STAT_PROCESSOR`         | the module of msprobe's `get_stat_info` (the dump's statistics) |
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ MSPROBE_DUMP_MODULES = (
     "msprobe.pytorch.dump.api_dump.api_register",
     "msprobe.pytorch.common.utils",
 )
+# the module whose `get_stat_info` takes each dumped tensor's statistics (checks.child.msprobe_speedups)
+MSPROBE_STAT_PROCESSOR = MSPROBE_DUMP_MODULES[0]
 
 
 class CompatError(RuntimeError):
