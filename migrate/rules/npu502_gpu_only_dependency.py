@@ -6,7 +6,7 @@ from migrate.findings import Category, Finding, Severity
 from migrate.rules._text import shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import normalise, requirement
+from migrate.sources import is_conda_env, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
 _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
@@ -25,7 +25,9 @@ _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda
 _CONDA_CUDA_COMPONENT = re.compile(
     r"^(?:cuda-[a-z0-9-]+|lib(?:cublas|cufft|cufile|curand|cusolver|cusparse|npp|nvfatbin|nvjitlink|nvjpeg)(?:-dev|-static)?)$")
 # a conda spec's build string naming CUDA: `pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`, `pytorch-mutex=1.0=cuda`
-_CONDA_CUDA_BUILD = re.compile(r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*cuda\S*)", re.I)
+# or its short tag `cuNNN` (CER-MVS environment.yml: `torchvision=0.8.2=py37_cu110`)
+_CONDA_CUDA_BUILD = re.compile(
+    r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*(?:cuda|(?<![a-z])cu\d{2,3}(?![a-z]))\S*)", re.I)
 
 
 # `pip install ...` in a launcher (shell script, Dockerfile, CI YAML): `pip`, `pip3`, `python -m pip`
@@ -94,7 +96,7 @@ def _conda_install_cuda_packages(ctx):
 
 
 def _conda_env(ctx) -> bool:
-    return ctx.path.replace("\\", "/").rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml")
+    return is_conda_env(ctx.path)
 
 
 def _pip_table() -> list[tuple[str, str]]:
@@ -179,6 +181,12 @@ class GpuOnlyDependency(Rule):
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
+        # a suffixed conda environment file (RAFT-Stereo environment_cuda11.yaml) and a build string naming CUDA by its
+        # short tag (CER-MVS environment.yml `torchvision=0.8.2=py37_cu110`)
+        Invalid("name: raftstereo\ndependencies:\n  - pytorch=1.11\n  - cudatoolkit=11.3\n", kind="manifest",
+                filename="environment_cuda11.yaml"),
+        Invalid("name: mvs\ndependencies:\n  - numpy=1.20.2=py37h2d18471_0\n  - torchvision=0.8.2=py37_cu110\n",
+                kind="manifest", filename="environment.yml"),
         # requirements given by location alone: a VCS URL (stable-dreamfusion requirements.txt) and a local
         # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
         # or directory's name stands for the distribution's
