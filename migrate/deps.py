@@ -27,7 +27,7 @@ import re
 from collections import defaultdict
 
 from migrate.repo_index import STDLIB, import_facts, module_parts
-from migrate.sources import normalise
+from migrate.sources import is_conda_env, normalise
 
 _STDLIB = STDLIB | {"__future__", "__main__"}
 # torch itself and its Ascend adapter: the knowledge base's own subject (API maps, op support)
@@ -45,7 +45,7 @@ def lists_python_packages(path: str) -> bool:
     """A manifest whose entries are Python distributions (requirements*.txt, pyproject.toml,
     setup.py, setup.cfg); a conda environment file lists system libraries too (zlib, vc, libcurl),
     which are no question for an Ascend port, so its entries stay out of the open-world list."""
-    return os.path.basename(path) not in ("environment.yml", "environment.yaml")
+    return not is_conda_env(path)
 
 
 def _known_roots() -> frozenset[str]:

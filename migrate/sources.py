@@ -17,13 +17,22 @@ from pathlib import PurePath
 from migrate import limits, newer_syntax
 from migrate.context import split_lines
 
+# conda environment files, also under a suffixed name (DROID-SLAM environment_novis.yaml, RAFT-Stereo
+# environment_cuda11.yaml: variants of one environment kept side by side)
+CONDA_ENV_PATTERNS = ("environment*.yml", "environment*.yaml")
 MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
-                     "environment.yml", "environment.yaml", "setup.py")
+                     *CONDA_ENV_PATTERNS, "setup.py")
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
 CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")
 # C++ sources are read only for `TORCH_LIBRARY` registrations (the repository index, NPU508/NPU509),
 # CMake files for the CUDA libraries / modules they build (repo_index.cmake_defs)
 CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx", "CMakeLists.txt")
+
+
+def is_conda_env(path: str) -> bool:
+    """A conda environment file (`environment.yml`, `environment_cuda11.yaml`), by its file name."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return any(fnmatch(name, p) for p in CONDA_ENV_PATTERNS)
 
 
 class MalformedInput(ValueError):
@@ -281,7 +290,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             for _, value in parser.items("options.extras_require"):
                 strings += value.splitlines()
         deps = _deps_from_strings(lines, [s.strip() for s in strings if s.strip()])
-    elif name in ("environment.yml", "environment.yaml"):
+    elif is_conda_env(name):
         import yaml
 
         try:

@@ -152,6 +152,9 @@ class ThirdParty:
     alternative_api: str | None
     note: str
     source: str
+    # the version line of an UNRELATED PyPI project that shares the pip name (PyPI `apex` 0.9.x is a
+    # Pyramid toolkit; NVIDIA apex is not on PyPI): a manifest pin inside it names that project
+    pypi_namesake: str | None = None
 
 
 @dataclass(frozen=True)
@@ -394,7 +397,7 @@ def third_party() -> dict[str, ThirdParty]:
             name=e.get("name", root), pip_names=tuple(e.get("pip_names", ())),
             status=e["status"], severity=e["severity"], alternative=e.get("alternative"),
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
-            source=e["source"])
+            source=e["source"], pypi_namesake=e.get("pypi_namesake"))
     return out
 
 

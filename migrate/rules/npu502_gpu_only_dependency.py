@@ -6,7 +6,7 @@ from migrate.findings import Category, Finding, Severity
 from migrate.rules._text import shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import normalise, requirement
+from migrate.sources import is_conda_env, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
 _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
@@ -25,7 +25,9 @@ _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda
 _CONDA_CUDA_COMPONENT = re.compile(
     r"^(?:cuda-[a-z0-9-]+|lib(?:cublas|cufft|cufile|curand|cusolver|cusparse|npp|nvfatbin|nvjitlink|nvjpeg)(?:-dev|-static)?)$")
 # a conda spec's build string naming CUDA: `pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`, `pytorch-mutex=1.0=cuda`
-_CONDA_CUDA_BUILD = re.compile(r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*cuda\S*)", re.I)
+# or its short tag `cuNNN` (CER-MVS environment.yml: `torchvision=0.8.2=py37_cu110`)
+_CONDA_CUDA_BUILD = re.compile(
+    r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*(?:cuda|(?<![a-z])cu\d{2,3}(?![a-z]))\S*)", re.I)
 
 
 # `pip install ...` in a launcher (shell script, Dockerfile, CI YAML): `pip`, `pip3`, `python -m pip`
@@ -93,8 +95,25 @@ def _conda_install_cuda_packages(ctx):
                 yield number, token.start(), token.end(), name
 
 
+_PINNED_VERSION = re.compile(r"(?:===|==|~=|\^|~|(?<![<>!=])=)\s*v?(\d[\w.]*)")
+
+
+def _spec_text(ctx, dep) -> str:
+    """The requirement with its version: the specifier as written (`apex==0.9.10.dev0`), or, where the manifest
+    gives the name alone (a Poetry table: `apex = "^0.9.10.dev0"`), the rest of its line up to the next comma."""
+    line = ctx.lines[dep.line - 1] if 0 < dep.line <= len(ctx.lines) else ""
+    return dep.raw + " " + line[dep.end_column:].split(",", 1)[0]
+
+
+def _pins_namesake(raw: str, namesake: str | None) -> bool:
+    """A requirement pinned inside the version line of an unrelated PyPI project of the same name
+    (`apex==0.9.10.dev0` beside `pyramid==2.0`: the Pyramid toolkit, not NVIDIA apex)."""
+    pin = _PINNED_VERSION.search(raw) if namesake else None
+    return pin is not None and (pin.group(1) == namesake or pin.group(1).startswith(namesake + "."))
+
+
 def _conda_env(ctx) -> bool:
-    return ctx.path.replace("\\", "/").rsplit("/", 1)[-1] in ("environment.yml", "environment.yaml")
+    return is_conda_env(ctx.path)
 
 
 def _pip_table() -> list[tuple[str, str]]:
@@ -143,6 +162,11 @@ class GpuOnlyDependency(Rule):
         Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
               filename="Dockerfile"),
         Valid("apex-utils==1.0\n", kind="manifest"),
+        # PyPI "apex" 0.9.x is a Pyramid toolkit (CER-MVS environment.yml pins it beside pyramid==2.0); NVIDIA apex
+        # is not on PyPI
+        Valid("pyramid==2.0\napex==0.9.10.dev0\n", kind="manifest"),
+        Valid("name: env\ndependencies:\n  - pip:\n    - apex==0.9.10.dev0\n", kind="manifest", filename="environment.yml"),
+        Valid('[tool.poetry.dependencies]\npyramid = "1.5"\napex = "^0.9.10.dev0"\n', kind="manifest", filename="pyproject.toml"),
         Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
@@ -162,6 +186,7 @@ class GpuOnlyDependency(Rule):
         Invalid("nvidia-pyindex\ntensorrt==8.5.1.7\nonnx\nonnxruntime-gpu\nonnx_graphsurgeon>=0.3.21\ncuda-python\n"
                 "riva-asrlib-decoder==0.4.0\n", kind="manifest", count=5),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
+        Invalid("apex\napex>=0.1\n", kind="manifest", count=2),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
         Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
@@ -179,6 +204,12 @@ class GpuOnlyDependency(Rule):
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
+        # a suffixed conda environment file (RAFT-Stereo environment_cuda11.yaml) and a build string naming CUDA by its
+        # short tag (CER-MVS environment.yml `torchvision=0.8.2=py37_cu110`)
+        Invalid("name: raftstereo\ndependencies:\n  - pytorch=1.11\n  - cudatoolkit=11.3\n", kind="manifest",
+                filename="environment_cuda11.yaml"),
+        Invalid("name: mvs\ndependencies:\n  - numpy=1.20.2=py37h2d18471_0\n  - torchvision=0.8.2=py37_cu110\n",
+                kind="manifest", filename="environment.yml"),
         # requirements given by location alone: a VCS URL (stable-dreamfusion requirements.txt) and a local
         # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
         # or directory's name stands for the distribution's
@@ -212,6 +243,8 @@ class GpuOnlyDependency(Rule):
         for dep in _pip_install_dependencies(ctx) if launcher else ctx.dependencies:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
+            if key is not None and _pins_namesake(_spec_text(ctx, dep), table[key].pypi_namesake):
+                continue  # the unrelated PyPI project of the same name (PyPI `apex==0.9.10.dev0`, a Pyramid toolkit)
             if key is not None and needs_a_look(table[key]):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
