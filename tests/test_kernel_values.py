@@ -403,6 +403,19 @@ def test_cmake_targets_ctypes_libraries_and_fstring_imports_are_kernel_uses(tmp_
     assert [Path(s).name for s in rows["rasterizer"]["sources"]] == ["raster.cu"]  # its own list, not the directory
 
 
+def test_a_cmake_source_list_variable_makes_its_target_a_kernel_module(tmp_path):
+    # k2-fsa/fast_rnnt: `set(srcs a.cu)` / `list(APPEND srcs b.cu)` then `pybind11_add_module(_ext ${srcs})` in a
+    # subdirectory's CMakeLists.txt (the CUDA language is switched on elsewhere): the module's import and calls are kernel uses
+    _write(tmp_path, {
+        "csrc/CMakeLists.txt": "set(ext_srcs\n  bind.cu\n)\nlist(APPEND ext_srcs mi.cu)\npybind11_add_module(_ext ${ext_srcs})\n",
+        "csrc/bind.cu": "// bindings\n", "csrc/mi.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "", "pkg/mi.py": "import _ext\ndef f(x):\n    return _ext.forward(x)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 4, 5]
+    assert _lines(result, "NPU508", "pkg/mi.py") == [1, 3]
+
+
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     _write(tmp_path, {
         "setup.py": (
