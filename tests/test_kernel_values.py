@@ -416,6 +416,24 @@ def test_a_cmake_source_list_variable_makes_its_target_a_kernel_module(tmp_path)
     assert _lines(result, "NPU508", "pkg/mi.py") == [1, 3]
 
 
+def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
+    # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
+    # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling
+    # module that one file imports outside a try keeps its findings.
+    _write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/backends/__init__.py": "",
+        "pkg/backends/quick.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
+        "pkg/backends/eager.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
+        "pkg/utils/__init__.py": "",
+        "pkg/utils/patching.py": "try:\n    from ..backends.quick import mul\nexcept Exception:\n    mul = None\n"
+                                 "try:\n    from pkg.backends import eager\nexcept ImportError:\n    eager = None\n",
+        "pkg/run.py": "from .backends.eager import mul\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "backends/quick.py") == [] and _lines(result, "NPU507", "backends/quick.py") == []
+    assert _lines(result, "NPU501", "backends/eager.py") == [1] and _lines(result, "NPU507", "backends/eager.py") == [3]
+
+
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     _write(tmp_path, {
         "setup.py": (
