@@ -179,6 +179,16 @@ def test_git_installed_gpu_packages_are_in_the_catalogue(tmp_path):
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
+def test_low_bit_matmul_kernel_libraries_are_in_the_catalogue(tmp_path):
+    # mobiusml/hqq examples and backends: GemLite (Triton kernels) and BitBLAS (generated CUDA/HIP kernels)
+    _write(tmp_path, {"demo.py": "import gemlite\nimport bitblas\ngemlite.core.GemLiteLinear.load_config('c.json')\n"
+                                 "cfg = bitblas.MatmulConfig(M=1)\n"})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "demo.py") == [1, 2]
+    assert _lines(result, "NPU507", "demo.py") == [3, 4]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+
+
 # ---- NPU-aware code through a helper predicate (transformers / accelerate style) -------------------------
 def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
     _write(tmp_path, {"t.py": (
