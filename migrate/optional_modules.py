@@ -38,14 +38,27 @@ def _imports(node: ast.AST, guarded: bool, out: list) -> None:
         return
     if isinstance(node, ast.Try):
         inner = guarded or any(_catches_import_error(h) for h in node.handlers)
+        # `try: from .correlation import correlation / except: import correlation` (softmax-splatting run.py): the
+        # handler imports the same module another way, so the program needs it either way
+        fallback = {name for h in node.handlers for n in ast.walk(h) if isinstance(n, (ast.Import, ast.ImportFrom))
+                    for name in _last_names(n)}
+        body: list = []
         for statement in node.body:
-            _imports(statement, inner, out)
+            _imports(statement, inner, body)
+        out.extend((n, g and not (fallback & _last_names(n))) if not guarded else (n, g) for n, g in body)
         for part in (node.handlers, node.orelse, node.finalbody):
             for statement in part:
                 _imports(statement, guarded, out)
         return
     for child in ast.iter_child_nodes(node):
         _imports(child, guarded, out)
+
+
+def _last_names(node: ast.AST) -> set[str]:
+    names = {a.name.rpartition(".")[2] for a in node.names}
+    if isinstance(node, ast.ImportFrom) and node.module:
+        names.add(node.module.rpartition(".")[2])
+    return names
 
 
 def _imported(node: ast.AST, path: str) -> list[tuple[str, ...]]:
