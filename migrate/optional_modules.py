@@ -18,7 +18,14 @@ from migrate.findings import FileResult
 from migrate.repo_index import module_parts
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})
+# kernel languages: a module holding the repository's own Triton / numba.cuda kernels stays work to port even when it is
+# imported optionally (GPTQ-for-LLaMa quant/fused_mlp.py imports its autotuner and kernels inside `try:`); label rule (y5)
+_KERNEL_LANGUAGES = frozenset({"triton", "numba"})
 _CATCHES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _droppable(finding) -> bool:
+    return finding.code in CODES and (finding.package or "").split(".", 1)[0] not in _KERNEL_LANGUAGES
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
@@ -86,7 +93,7 @@ def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool)
 
 def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
     candidates = {r.path: tuple(module_parts(r.path)) for r in results
-                  if r.path.endswith(".py") and any(f.code in CODES for f in r.findings)}
+                  if r.path.endswith(".py") and any(_droppable(f) for f in r.findings)}
     candidates = {p: parts for p, parts in candidates.items() if len(parts) >= 2}
     if not candidates:
         return results
@@ -124,7 +131,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     out = []
     for result in results:
         if result.path in optional:
-            kept = tuple(f for f in result.findings if f.code not in CODES)
+            kept = tuple(f for f in result.findings if not _droppable(f))
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out

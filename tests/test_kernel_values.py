@@ -441,11 +441,15 @@ def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_p
         # softmax-splatting run.py: the handler imports the same module another way; it is needed either way
         "pkg/backends/twice.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
         "pkg/backends/demo.py": "try:\n    from .twice import mul\nexcept:\n    import twice\n",
+        # GPTQ-for-LLaMa quant/fused_mlp.py: the repository's own Triton kernels stay work even when imported in a try
+        "pkg/kernels/__init__.py": "", "pkg/kernels/tk.py": "import triton\n@triton.jit\ndef k(x):\n    pass\n",
+        "pkg/kernels/use.py": "try:\n    from . import tk\nexcept ImportError:\n    tk = None\n",
     })
     result = _scan(tmp_path)
     assert _lines(result, "NPU501", "backends/quick.py") == [] and _lines(result, "NPU507", "backends/quick.py") == []
     assert _lines(result, "NPU501", "backends/eager.py") == [1] and _lines(result, "NPU507", "backends/eager.py") == [3]
     assert _lines(result, "NPU501", "backends/twice.py") == [1]
+    assert _lines(result, "NPU501", "kernels/tk.py") == [1] and _lines(result, "NPU507", "kernels/tk.py") == [2]
 
 
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
