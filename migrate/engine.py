@@ -29,6 +29,7 @@ from migrate.findings import FileError, FileResult, Finding, ScanResult, display
 from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
 from migrate.newer_syntax import parse as parse_python_source
+from migrate.optional_modules import drop_optional_modules
 from migrate.sources import (
     CudaSourceContext,
     LauncherContext,
@@ -484,6 +485,7 @@ def scan(
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
                                       config.max_file_size)
     results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
+    results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item

@@ -374,6 +374,22 @@ CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*
 _CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 
+_CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
+_CMAKE_SET = re.compile(r"\b(?:set\s*\(\s*(\w+)|list\s*\(\s*APPEND\s+(\w+))([^)]*)\)", re.I)
+
+
+def _cmake_lists(code: str) -> dict[str, str]:
+    """Source lists a CMakeLists.txt assembles in variables, every branch's together: `set(srcs a.cu b.cpp)`,
+    `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"} (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
+    `add_library(mutual_information_core ${srcs})`); no condition is evaluated, nothing but this file is read."""
+    lists: dict[str, str] = {}
+    for match in _CMAKE_SET.finditer(code):
+        name = match.group(1) or match.group(2)
+        words = [w for w in match.group(3).split() if not w.startswith("${") and w.upper() not in ("CACHE", "PARENT_SCOPE")]
+        lists[name] = (lists.get(name, "") + " " + " ".join(words)).strip()
+    return lists
+
+
 def cmake_defs(path: str, text: str) -> list[Definition]:
     """Libraries and Python modules a CMakeLists.txt builds with CUDA: `cuda_add_library(name ...)`
     (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
@@ -381,9 +397,11 @@ def cmake_defs(path: str, text: str) -> list[Definition]:
     Kind "module": `import name` of a pybind11 module and `ctypes.CDLL(".../libname.so")` link to it."""
     code = CMAKE_COMMENT.sub("", text)
     cuda_project = bool(CMAKE_CUDA_LANGUAGE.search(code))
+    lists = _cmake_lists(code)
     out = []
     for match in _CMAKE_TARGET.finditer(code):
         command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
+        rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
         words = rest.split()
         if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
             continue

@@ -179,6 +179,16 @@ def test_git_installed_gpu_packages_are_in_the_catalogue(tmp_path):
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
+def test_low_bit_matmul_kernel_libraries_are_in_the_catalogue(tmp_path):
+    # mobiusml/hqq examples and backends: GemLite (Triton kernels) and BitBLAS (generated CUDA/HIP kernels)
+    _write(tmp_path, {"demo.py": "import gemlite\nimport bitblas\ngemlite.core.GemLiteLinear.load_config('c.json')\n"
+                                 "cfg = bitblas.MatmulConfig(M=1)\n"})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "demo.py") == [1, 2]
+    assert _lines(result, "NPU507", "demo.py") == [3, 4]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+
+
 # ---- NPU-aware code through a helper predicate (transformers / accelerate style) -------------------------
 def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
     _write(tmp_path, {"t.py": (
@@ -401,6 +411,45 @@ def test_cmake_targets_ctypes_libraries_and_fstring_imports_are_kernel_uses(tmp_
     assert sorted(rows) == ["fastops_cuda", "rasterizer"]
     assert rows["rasterizer"]["built_at"].endswith("CMakeLists.txt:5")
     assert [Path(s).name for s in rows["rasterizer"]["sources"]] == ["raster.cu"]  # its own list, not the directory
+
+
+def test_a_cmake_source_list_variable_makes_its_target_a_kernel_module(tmp_path):
+    # k2-fsa/fast_rnnt: `set(srcs a.cu)` / `list(APPEND srcs b.cu)` then `pybind11_add_module(_ext ${srcs})` in a
+    # subdirectory's CMakeLists.txt (the CUDA language is switched on elsewhere): the module's import and calls are kernel uses
+    _write(tmp_path, {
+        "csrc/CMakeLists.txt": "set(ext_srcs\n  bind.cu\n)\nlist(APPEND ext_srcs mi.cu)\npybind11_add_module(_ext ${ext_srcs})\n",
+        "csrc/bind.cu": "// bindings\n", "csrc/mi.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "", "pkg/mi.py": "import _ext\ndef f(x):\n    return _ext.forward(x)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 4, 5]
+    assert _lines(result, "NPU508", "pkg/mi.py") == [1, 3]
+
+
+def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
+    # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
+    # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling
+    # module that one file imports outside a try keeps its findings.
+    _write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/backends/__init__.py": "",
+        "pkg/backends/quick.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
+        "pkg/backends/eager.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
+        "pkg/utils/__init__.py": "",
+        "pkg/utils/patching.py": "try:\n    from ..backends.quick import mul\nexcept Exception:\n    mul = None\n"
+                                 "try:\n    from pkg.backends import eager\nexcept ImportError:\n    eager = None\n",
+        "pkg/run.py": "from .backends.eager import mul\n",
+        # softmax-splatting run.py: the handler imports the same module another way; it is needed either way
+        "pkg/backends/twice.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
+        "pkg/backends/demo.py": "try:\n    from .twice import mul\nexcept:\n    import twice\n",
+        # GPTQ-for-LLaMa quant/fused_mlp.py: the repository's own Triton kernels stay work even when imported in a try
+        "pkg/kernels/__init__.py": "", "pkg/kernels/tk.py": "import triton\n@triton.jit\ndef k(x):\n    pass\n",
+        "pkg/kernels/use.py": "try:\n    from . import tk\nexcept ImportError:\n    tk = None\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "backends/quick.py") == [] and _lines(result, "NPU507", "backends/quick.py") == []
+    assert _lines(result, "NPU501", "backends/eager.py") == [1] and _lines(result, "NPU507", "backends/eager.py") == [3]
+    assert _lines(result, "NPU501", "backends/twice.py") == [1]
+    assert _lines(result, "NPU501", "kernels/tk.py") == [1] and _lines(result, "NPU507", "kernels/tk.py") == [2]
 
 
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):

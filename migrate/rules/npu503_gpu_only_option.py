@@ -164,6 +164,7 @@ class GpuOnlyOption(Rule):
     VALID = [
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
         'model = AutoModel.from_pretrained(name, attn_implementation="sdpa")',
+        'model = AutoModel.from_pretrained(name, attn_implementation={"text_config": "sdpa", "vision_config": "eager"})',
         "model = AutoModel.from_pretrained(name, load_in_4bit=False)",
         'print("use optim=paged_adamw_32bit on GPUs")',
         "kwargs = {}\nkwargs['load_in_8bit'] = False\nkwargs['attn_implementation'] = 'sdpa'\nnames['optim'] = other",
@@ -185,6 +186,8 @@ class GpuOnlyOption(Rule):
         Invalid('from dataclasses import dataclass, field\n@dataclass\nclass A:\n    optim: str = field(default="paged_adamw_32bit")', count=1),
         Invalid('cfg = {"optim": "adamw_bnb_8bit", "lr": 1e-4}', count=1),
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
+        # mobiusml/hqq examples/models/aria_multimodal.py: one attention implementation per sub-config
+        Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation={"text_config": "sdpa", "vision_config": "flash_attention_2"})'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
         Invalid("m = AutoModel.from_pretrained(n, use_flash_attention_2=True)"),
         # the import of a name whose uses are reported changes with them (a warning at the import)
@@ -251,6 +254,11 @@ class GpuOnlyOption(Rule):
                     option = _lookup(keyword.arg, _constant(keyword.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, keyword.value, option, _constant(keyword.value))
+                    elif isinstance(keyword.value, ast.Dict):  # per sub-config: `{"vision_config": "flash_attention_2"}`
+                        for value in keyword.value.values:
+                            option = _lookup(keyword.arg, _constant(value), roots)
+                            if option is not None:
+                                yield self._option_finding(ctx, value, option, _constant(value))
                     elif _computed(keyword.value):
                         option = _lookup(keyword.arg, True, roots)
                         if option is not None and (True in option.values or ANY_VALUE in option.values):

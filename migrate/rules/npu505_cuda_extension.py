@@ -45,6 +45,13 @@ def _mentions_cuda_source(node) -> bool:
     return False
 
 
+
+def _stops_without_cuda(ctx, node) -> bool:
+    """`if not torch.cuda.is_available(): raise Exception("CPU version is not implemented")` (1ytic/warp-rnnt
+    pytorch_binding/setup.py): the build after it runs only with CUDA, like after an assert."""
+    return isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+        and _asks_cuda(ctx, node.test.operand) and not node.orelse and any(isinstance(b, ast.Raise) for b in node.body)
+
 class CudaExtension(Rule):
     """Custom CUDA extensions built with `torch.utils.cpp_extension` compile CUDA C++ with nvcc;
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
@@ -126,6 +133,10 @@ class CudaExtension(Rule):
         # KNN_CUDA / Deformable-Convolution-V2 build.py: an assert before the build in the same scope
         Invalid("import torch\nfrom torch.utils.cpp_extension import load\ndef build():\n"
                 "    assert torch.cuda.is_available(), 'CUDA needed'\n    return load('e', sources=['e.cu'])\n", count=2),
+        # 1ytic/warp-rnnt pytorch_binding/setup.py: a CUDA test that stops the script before the build is its gate
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDAExtension\nif not torch.cuda.is_available():\n"
+                "    raise Exception('CPU version is not implemented')\next = CUDAExtension(name='m._C', sources=['core.cu'])\n",
+                count=2),
         # a CUDA test that holds no build line is no gate of it (a device check: NPU203's)
         Invalid("import torch\nfrom torch.utils.cpp_extension import load\next = load('e', sources=['e.cu'])\n"
                 "if torch.cuda.is_available():\n    print('ok')\n", count=1),
@@ -194,13 +205,16 @@ class CudaExtension(Rule):
         True`), or an `assert torch.cuda.is_available()` followed by one in its function or module. False on an
         Ascend host: the CUDA build is skipped (or the script stops) there without a word."""
         for node in list(ctx.nodes.get(ast.If, ())) + list(ctx.nodes.get(ast.Assert, ())):
-            if node.lineno in lines or not _asks_cuda(ctx, node.test):
+            if node.lineno in lines:
                 continue
-            if isinstance(node, ast.If):
+            stops = _stops_without_cuda(ctx, node)  # `if not torch.cuda.is_available(): raise ...`: an assert
+            if not stops and not _asks_cuda(ctx, node.test):
+                continue
+            if isinstance(node, ast.If) and not stops:
                 first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
             else:
                 scope = enclosing_scope(ctx, node)
-                first = node.lineno + 1
+                first = (node.end_lineno or node.lineno) + 1
                 last = (scope.end_lineno if scope is not None and not isinstance(scope, ast.Module) else None) or len(ctx.lines)
             if any(first <= line <= last for line in lines):
                 yield self.finding(ctx, (node.lineno, node.col_offset, node.lineno, len(ctx.lines[node.lineno - 1].rstrip("\r\n"))),

@@ -220,6 +220,9 @@ class GpuOnlyUse(Rule):
                 "def create_block(d):\n    return Block(d, mixer_cls=functools.partial(Mamba, layer_idx=0))", count=2),
         # an optimizer the package built: its construction is the construct, not each step
         Invalid("import bitsandbytes as bnb\ndef f(p):\n    opt = bnb.optim.Adam8bit(p)\n    opt.zero_grad()\n    opt.step()", count=1),
+        # mobiusml/hqq hqq/utils/vllm.py: monkey-patching the GPU-only package (an attribute of it set) is a use of it
+        Invalid("import vllm.model_executor.layers.linear as vllm_linear\ndef patch(init):\n    vllm_linear.LinearBase.__init__ = init",
+                count=1),
         # a module the package built, kept on self and called in forward: the construction is the line
         # that changes, the call `self.inner_attn(qkv)` stays as it is for a replacement module
         Invalid("import torch\nfrom flash_attn.modules.mha import FlashSelfAttention\nclass A(torch.nn.Module):\n"
@@ -253,7 +256,9 @@ class GpuOnlyUse(Rule):
                 continue
             if key == TRITON and _triton_host_helper(qual):
                 continue
-            if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node):
+            # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
+            stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+            if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue

@@ -42,6 +42,11 @@ class CmakeCudaBuild(Rule):
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt: the sources are a variable assembled above the target (the CUDA
+        # language is switched on in the top-level CMakeLists.txt); the target and each line naming a .cu
+        Invalid("set(srcs\n  mi_cpu.cu\n)\nif(NOT WITH_CUDA)\n  transform(OUTPUT_VARIABLE srcs SRCS ${srcs})\nelse()\n"
+                "  list(APPEND srcs mi_cuda.cu)\nendif()\nadd_library(mi_core ${srcs})\n", kind="cpp-source",
+                filename="CMakeLists.txt", count=3),
     ]
 
     def check(self, ctx):
@@ -56,7 +61,8 @@ class CmakeCudaBuild(Rule):
             yield self.finding(ctx, self._span(lines, target.line), f"builds `{target.name}` with CUDA: " + self.MESSAGE)
             start, seen = target.line, {target.line}
             for source in target.why.split():
-                number = next((n for n in range(start, len(lines) + 1) if source in lines[n - 1].split("#", 1)[0]), None)
+                number = next((n for n in range(start, len(lines) + 1) if source in lines[n - 1].split("#", 1)[0]), None) \
+                    or next((n for n in range(1, start) if source in lines[n - 1].split("#", 1)[0]), None)  # a `set(srcs ...)` list above
                 if number is None:
                     continue
                 start = number

@@ -1,0 +1,137 @@
+"""A repository module that every importer imports inside `try: ... except ImportError / Exception:` is optional.
+
+mobiusml/hqq: `hqq/backends/marlin.py` does `import marlin` at its top, and its only importers
+(`hqq/models/base.py`, `hqq/utils/patching.py`) import it as `try: from ..backends.marlin import MarlinLinear /
+except Exception: pass`: on a host without marlin (an NPU host) the program goes on without that backend. Like an
+optional import of the package itself (NPU501's import-attempt fallbacks), the module's GPU-only imports and
+uses (NPU501, NPU507, NPU404) are dropped. A module no scanned file imports, or that one importer imports
+outside such a `try`, keeps them. Decided after the scan: the importers are found from the import references
+each file recorded ("ref" facts), and only those files are read and parsed again.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from migrate import fileio
+from migrate.findings import FileResult
+from migrate.repo_index import module_parts
+
+CODES = frozenset({"NPU501", "NPU507", "NPU404"})
+# kernel languages: a module holding the repository's own Triton / numba.cuda kernels stays work to port even when it is
+# imported optionally (GPTQ-for-LLaMa quant/fused_mlp.py imports its autotuner and kernels inside `try:`); label rule (y5)
+_KERNEL_LANGUAGES = frozenset({"triton", "numba"})
+_CATCHES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _droppable(finding) -> bool:
+    return finding.code in CODES and (finding.package or "").split(".", 1)[0] not in _KERNEL_LANGUAGES
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type
+    if kinds is None:  # a bare `except:`
+        return True
+    names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    return any(isinstance(n, ast.Name) and n.id in _CATCHES or isinstance(n, ast.Attribute) and n.attr in _CATCHES
+               for n in names)
+
+
+def _imports(node: ast.AST, guarded: bool, out: list) -> None:
+    """(import node, guarded) for every import under `node`; guarded: inside the body of a `try` whose
+    handlers catch a failed import."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        out.append((node, guarded))
+        return
+    if isinstance(node, ast.Try):
+        inner = guarded or any(_catches_import_error(h) for h in node.handlers)
+        # `try: from .correlation import correlation / except: import correlation` (softmax-splatting run.py): the
+        # handler imports the same module another way, so the program needs it either way
+        fallback = {name for h in node.handlers for n in ast.walk(h) if isinstance(n, (ast.Import, ast.ImportFrom))
+                    for name in _last_names(n)}
+        body: list = []
+        for statement in node.body:
+            _imports(statement, inner, body)
+        out.extend((n, g and not (fallback & _last_names(n))) if not guarded else (n, g) for n, g in body)
+        for part in (node.handlers, node.orelse, node.finalbody):
+            for statement in part:
+                _imports(statement, guarded, out)
+        return
+    for child in ast.iter_child_nodes(node):
+        _imports(child, guarded, out)
+
+
+def _last_names(node: ast.AST) -> set[str]:
+    names = {a.name.rpartition(".")[2] for a in node.names}
+    if isinstance(node, ast.ImportFrom) and node.module:
+        names.add(node.module.rpartition(".")[2])
+    return names
+
+
+def _imported(node: ast.AST, path: str) -> list[tuple[str, ...]]:
+    """The dotted names an import statement may load, as parts: `from ..backends.marlin import X` in
+    `hqq/utils/patching.py` -> (hqq, backends, marlin) and (hqq, backends, marlin, X)."""
+    if isinstance(node, ast.Import):
+        return [tuple(a.name.split(".")) for a in node.names]
+    if node.level:
+        package = module_parts(path)
+        if not path.endswith("__init__.py"):
+            package = package[:-1]
+        if node.level > 1:
+            package = package[:len(package) - (node.level - 1)]
+        base = tuple(package) + tuple((node.module or "").split(".") if node.module else ())
+    else:
+        base = tuple((node.module or "").split("."))
+    return [base] + [base + (a.name,) for a in node.names]
+
+
+def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool) -> bool:
+    if relative:
+        return name == parts
+    return len(name) >= 2 and parts[-len(name):] == name  # `hqq.backends.marlin`, not a bare `marlin` (the package)
+
+
+def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
+    candidates = {r.path: tuple(module_parts(r.path)) for r in results
+                  if r.path.endswith(".py") and any(_droppable(f) for f in r.findings)}
+    candidates = {p: parts for p, parts in candidates.items() if len(parts) >= 2}
+    if not candidates:
+        return results
+    by_last: dict[str, list[str]] = {}
+    for path, parts in candidates.items():
+        by_last.setdefault(parts[-1], []).append(path)
+    seen: dict[str, list[bool]] = {}  # candidate path -> guarded? for each import of it
+    from migrate import engine
+
+    for result in results:
+        if not result.path.endswith(".py"):
+            continue
+        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
+        if not any(part in by_last for ref in refs for part in ref.split(".")):
+            continue
+        data = fresh.get(result.path)
+        if data is None:
+            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
+        try:
+            tree = fileio.parse_python(fileio.decode(data, python=True).body) if isinstance(data, bytes) else None
+        except fileio.ReadError:
+            tree = None
+        if tree is None:
+            continue
+        found: list = []
+        _imports(tree, False, found)
+        for node, guarded in found:
+            for name in _imported(node, result.path):
+                for path in by_last.get(name[-1], ()) if name else ():
+                    if path != result.path and _names_module(name, candidates[path], isinstance(node, ast.ImportFrom) and node.level > 0):
+                        seen.setdefault(path, []).append(guarded)
+    optional = {path for path, flags in seen.items() if flags and all(flags)}
+    if not optional:
+        return results
+    out = []
+    for result in results:
+        if result.path in optional:
+            kept = tuple(f for f in result.findings if not _droppable(f))
+            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
+        out.append(result)
+    return out
