@@ -208,13 +208,7 @@ def link_from_facts(result: FileResult, sites: str, index, version: str) -> tupl
             base = bound.get(root)
             if base is None or not clean:
                 continue
-            qual = base if rest == "-" else f"{base}.{rest}"
-            parts = qual.split(".")
-            definition = None
-            for end in range(len(parts), 1, -1):
-                definition = index.export_for(".".join(parts[:end]))
-                if definition is not None:
-                    break
+            definition = index.export_in(base if rest == "-" else f"{base}.{rest}")
             if definition is None or definition.path == result.path:
                 continue
             found = rule.site_finding(ctx, span, _call(call), definition)

@@ -753,6 +753,16 @@ class Index:
                 return definition
         return None
 
+    def export_in(self, qual: str) -> Definition | None:
+        """The exported name the longest dotted prefix of the use `qual` refers to (`pkg.mod.amp.autocast(...)`
+        reaches `pkg.mod.amp`): NPU510's lookup, on the parsed tree and when linking from the facts."""
+        parts = qual.split(".")
+        for end in range(len(parts), 1, -1):
+            definition = self.export_for(".".join(parts[:end]))
+            if definition is not None:
+                return definition
+        return None
+
     def _exporting_module(self, module: str) -> bool:
         return tuple(module.split(".")) in self._export_module_suffixes
 

@@ -64,12 +64,7 @@ class ReexportedCudaName(Rule):
         if repo_index.bind_relative_imports(ctx, lambda full: index.export_for(full) is not None):
             repo_index.forget_resolved_names(ctx)
         for node, qual in chain_tops(ctx):
-            definition = None
-            parts = qual.split(".")
-            for end in range(len(parts), 1, -1):
-                definition = index.export_for(".".join(parts[:end]))
-                if definition is not None:
-                    break
+            definition = index.export_in(qual)
             if definition is None or definition.path == ctx.path:
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node) \
