@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
+from functools import cached_property
 from pathlib import PurePath
 
 from migrate import limits, newer_syntax
@@ -213,8 +214,8 @@ class ManifestContext:
     cell: int | None = None
     problems: tuple[str, ...] = ()  # parts of the wrong shape, left out (one NPU904 for the file)
 
-    @property
-    def lines(self) -> list[str]:
+    @cached_property
+    def lines(self) -> list[str]:  # split once: rules read it per dependency (a manifest of many stays linear)
         return split_lines(self.source)
 
     def span(self, node):
@@ -379,8 +380,8 @@ class _TextContext:
     source: str
     cell: int | None = None
 
-    @property
-    def lines(self) -> list[str]:
+    @cached_property
+    def lines(self) -> list[str]:  # split once: rules read it per dependency (a manifest of many stays linear)
         return split_lines(self.source)
 
     def span(self, node):

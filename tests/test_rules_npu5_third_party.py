@@ -203,3 +203,18 @@ def test_requirement_files_are_read_as_manifests_whatever_their_spelling(tmp_pat
     (tmp_path / name).write_text("--find-links https://download.pytorch.org/whl/torch_stable.html\ntorch==1.7.1+cu101\ntriton==2.1.0\n")
     found = [(f.code, f.line) for f in scan([str(tmp_path)], use_cache=False).findings]
     assert found == [("NPU502", 2), ("NPU502", 3)]
+
+
+def test_a_manifest_of_many_requirements_is_split_into_lines_once(monkeypatch):
+    """A requirements file of 400 GPU-only pins gives one finding per line, and its text is split into lines once,
+    not once per requirement (that made a large manifest quadratic: a hostile setup.py of 2,000 terms took seconds)."""
+    import migrate.sources as sources
+
+    calls = []
+    real = sources.split_lines
+    monkeypatch.setattr(sources, "split_lines", lambda text: calls.append(1) or real(text))
+    text = "".join("apex\n" if n % 2 else f"flash-attn=={n}.0\n" for n in range(400))
+    found = codes(analyze(text, "requirements.txt", kinds=("manifest",)), "NPU502")
+    assert [f.line for f in found] == list(range(1, 401))
+    assert len(calls) <= 2, len(calls)
+

@@ -102,7 +102,8 @@ def _spec_text(ctx, dep) -> str:
     """The requirement with its version: the specifier as written (`apex==0.9.10.dev0`), or, where the manifest
     gives the name alone (a Poetry table: `apex = "^0.9.10.dev0"`), the rest of its line up to the next comma."""
     line = ctx.lines[dep.line - 1] if 0 < dep.line <= len(ctx.lines) else ""
-    return dep.raw + " " + line[dep.end_column:].split(",", 1)[0]
+    rest = line[dep.end_column:dep.end_column + 200]  # a version written after the name is near it: a long line stays linear
+    return dep.raw + " " + rest.split(",", 1)[0]
 
 
 def _pins_namesake(raw: str, namesake: str | None) -> bool:
