@@ -15,6 +15,7 @@ from pathlib import Path
 
 from migrate import verdict
 from migrate.engine import scan
+from migrate.findings import Severity
 from migrate.report import sarif, text
 
 NEWEST = "2.14.0"
@@ -186,6 +187,38 @@ def test_low_bit_matmul_kernel_libraries_are_in_the_catalogue(tmp_path):
     result = _scan(tmp_path)
     assert _lines(result, "NPU501", "demo.py") == [1, 2]
     assert _lines(result, "NPU507", "demo.py") == [3, 4]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+
+
+def test_gpu_only_packages_read_from_their_wheels_are_in_the_catalogue(tmp_path):
+    # one package per family of the c16 catalogue pass (issue 24), each imported and used the way training code does:
+    # apex's compiled multi-tensor kernels, Deformable-DETR's deformable attention, FlashInfer, NVML through py3nvml,
+    # the cuDNN frontend graph API, RAPIDS memory manager, and NATTEN (partial: reported as a warning)
+    _write(tmp_path, {
+        "train.py": (
+            "import amp_C\n"
+            "import MultiScaleDeformableAttention as MSDA\n"
+            "import flashinfer\n"
+            "import py3nvml\n"
+            "import cudnn\n"
+            "import rmm\n"
+            "import natten\n"
+            "def step(v, s, w, a, bufs, grads):\n"
+            "    norm = amp_C.multi_tensor_l2norm(65536, bufs, [grads], False)\n"
+            "    out = MSDA.ms_deform_attn_forward(v, s, w, a, 64)\n"
+            "    o = flashinfer.single_decode_with_kv_cache(v, s, w)\n"
+            "    py3nvml.grab_gpus(num_gpus=1)\n"
+            "    g = cudnn.pygraph()\n"
+            "    rmm.reinitialize(pool_allocator=True)\n"
+            "    return natten.na2d(v, s, w, kernel_size=7), norm, out, o, g\n"),
+        "requirements.txt": "flashinfer-python\nms-deform-attn\nnvidia-cudnn-frontend\nrmm-cu12\npy3nvml\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "train.py") == [1, 2, 3, 4, 5, 6, 7]
+    assert _lines(result, "NPU507", "train.py") == [9, 10, 11, 12, 13, 14]
+    natten = [f for f in result.findings if f.code == "NPU501" and f.line == 7]
+    assert [f.severity for f in natten] == [Severity.WARNING]  # partial: its Flex backend takes CPU tensors
+    assert _lines(result, "NPU502", "requirements.txt") == [1, 2, 3, 4, 5]
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
