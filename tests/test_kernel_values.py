@@ -483,6 +483,35 @@ def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_p
     assert _lines(result, "NPU501", "kernels/tk.py") == [1] and _lines(result, "NPU507", "kernels/tk.py") == [2]
 
 
+def test_a_module_every_importer_imports_under_an_availability_check_is_an_optional_path(tmp_path):
+    # xdit-project/xDiT: xfuser/core/distributed/fp4_quantize.py imports flashinfer at its top; its only importer,
+    # attention_backend.py, imports it under `if env_info["has_flash_attn_4_fp4"]:`. A module imported under a test that
+    # names no package (`if args.fast:`) keeps its findings, and so does one whose import sits in the else branch.
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/fp4.py": "from flashinfer.quantization import nvfp4_quantize\ndef q(x):\n    return nvfp4_quantize(x)\n",
+        "pkg/fast.py": "import flashinfer\ndef d(q, k, v):\n    return flashinfer.single_decode_with_kv_cache(q, k, v)\n",
+        "pkg/other.py": "import flashinfer\ndef p(x):\n    return flashinfer.sampling.top_p_sampling_from_probs(x, 0.9)\n",
+        "pkg/backend.py": (
+            "from .env import env_info, HAS_FLASHINFER, args\n"
+            "if env_info[\"has_flash_attn_4_fp4\"]:\n"
+            "    from pkg.fp4 import q\n"
+            "if HAS_FLASHINFER and args.decode:\n"
+            "    from pkg import fp4\n"
+            "if args.fast:\n"
+            "    from pkg.fast import d\n"
+            "if is_flashinfer_available():\n"
+            "    pass\n"
+            "else:\n"
+            "    from pkg.other import p\n"),
+        "pkg/env.py": "env_info = {}\nHAS_FLASHINFER = False\nargs = None\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "pkg/fp4.py") == [] and _lines(result, "NPU507", "pkg/fp4.py") == []
+    assert _lines(result, "NPU501", "pkg/fast.py") == [1] and _lines(result, "NPU507", "pkg/fast.py") == [3]
+    assert _lines(result, "NPU501", "pkg/other.py") == [1]
+
+
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     _write(tmp_path, {
         "setup.py": (
