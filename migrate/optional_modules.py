@@ -57,8 +57,37 @@ def _imports(node: ast.AST, guarded: bool, out: list) -> None:
             for statement in part:
                 _imports(statement, guarded, out)
         return
+    if isinstance(node, ast.If) and _availability_check(node.test):
+        # xDiT attention_backend.py: `if env_info["has_flash_attn_4_fp4"]: from xfuser...fp4_quantize import ...`, the only
+        # import of a module that imports flashinfer at its top: the program takes that path only where the package is
+        for statement in node.body:
+            _imports(statement, True, out)
+        for statement in node.orelse:
+            _imports(statement, guarded, out)
+        return
     for child in ast.iter_child_nodes(node):
         _imports(child, guarded, out)
+
+
+def _availability_check(test: ast.AST) -> bool:
+    """An `if` test that asks whether a package is there: a call `is_<pkg>_available()`, or an availability flag named
+    like NPU501's (`HAS_FLASH_ATTN`, `has_apex`, `XFORMERS_AVAILABLE`) as a name, an attribute or a string key
+    (`env_info["has_flash_attn_3"]`), or an `and` holding one (`if HAS_APEX and args.fused:`)."""
+    from migrate.rules.npu501_gpu_only_import import _AVAILABILITY, _FLAG
+
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_availability_check(v) for v in test.values)
+    if isinstance(test, ast.Call):
+        func = test.func
+        return bool(_AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")))
+    if isinstance(test, ast.Name):
+        return bool(_FLAG.match(test.id))
+    if isinstance(test, ast.Attribute):
+        return bool(_FLAG.match(test.attr))
+    if isinstance(test, ast.Subscript):
+        key = test.slice
+        return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
+    return False
 
 
 def _last_names(node: ast.AST) -> set[str]:

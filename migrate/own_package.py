@@ -10,7 +10,8 @@ at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex be
 is the checkout, not the package (`apex/apex/__init__.py` is). The checkout's `tests/`, `test/` and
 `benchmarks/` directories beside the package (`causal-conv1d/tests/` next to
 `causal-conv1d/causal_conv1d/__init__.py`) are the package's own too, and so are test and benchmark files
-beside it (`marlin/test.py`, `marlin/bench.py` next to `marlin/marlin/__init__.py`); other scripts there
+beside it (`marlin/test.py`, `marlin/bench.py` next to `marlin/marlin/__init__.py`), and so is its `setup.py`
+(KNN_CUDA's reads the version from `knn_cuda`); other scripts there
 (`marlin/gptq/llama2.py`) stay users, like examples.
 """
 
@@ -25,8 +26,9 @@ CODES = ("NPU501", "NPU507", "NPU510")
 # a checkout's test and benchmark directories exercise the package beside them (Dao-AILab/causal-conv1d's
 # tests/ call causal_conv1d_fn): its own code, not a user's; examples/ stay users (they show users' code)
 _OWN_TEST_DIRS = frozenset({"tests", "test", "benchmarks"})
-# the same as single files beside the package (IST-DASLab/marlin's test.py and bench.py next to marlin/)
-_OWN_TEST_FILES = re.compile(r"^(?:tests?|test_\w+|\w+_test|bench(?:mark)?s?|bench(?:mark)?_\w+)\.py$")
+# the same as single files beside the package (IST-DASLab/marlin's test.py and bench.py next to marlin/), and the
+# checkout's setup.py (unlimblue/KNN_CUDA's setup.py reads `from knn_cuda import __version__` to build knn_cuda itself)
+_OWN_TEST_FILES = re.compile(r"^(?:tests?|test_\w+|\w+_test|bench(?:mark)?s?|bench(?:mark)?_\w+|setup)\.py$")
 
 
 def _roots() -> frozenset[str]:

@@ -189,6 +189,37 @@ def test_low_bit_matmul_kernel_libraries_are_in_the_catalogue(tmp_path):
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
+def test_gpu_only_packages_read_from_their_wheels_are_in_the_catalogue(tmp_path):
+    # one package per family of the c16 catalogue pass (issue 24), each imported and used the way training code does:
+    # apex's compiled multi-tensor kernels, Deformable-DETR's deformable attention, FlashInfer, NVML through py3nvml,
+    # the cuDNN frontend graph API, RAPIDS memory manager, and NATTEN (partial with a CPU path: known, so not an unknown
+    # dependency, but not reported)
+    _write(tmp_path, {
+        "train.py": (
+            "import amp_C\n"
+            "import MultiScaleDeformableAttention as MSDA\n"
+            "import flashinfer\n"
+            "import py3nvml\n"
+            "import cudnn\n"
+            "import rmm\n"
+            "import natten\n"
+            "def step(v, s, w, a, bufs, grads):\n"
+            "    norm = amp_C.multi_tensor_l2norm(65536, bufs, [grads], False)\n"
+            "    out = MSDA.ms_deform_attn_forward(v, s, w, a, 64)\n"
+            "    o = flashinfer.single_decode_with_kv_cache(v, s, w)\n"
+            "    py3nvml.grab_gpus(num_gpus=1)\n"
+            "    g = cudnn.pygraph()\n"
+            "    rmm.reinitialize(pool_allocator=True)\n"
+            "    return natten.na2d(v, s, w, kernel_size=7), norm, out, o, g\n"),
+        "requirements.txt": "flashinfer-python\nms-deform-attn\nnvidia-cudnn-frontend\nrmm-cu12\npy3nvml\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "train.py") == [1, 2, 3, 4, 5, 6]  # natten (line 7): partial, info, not reported
+    assert _lines(result, "NPU507", "train.py") == [9, 10, 11, 12, 13, 14]
+    assert _lines(result, "NPU502", "requirements.txt") == [1, 2, 3, 4, 5]
+    assert verdict.summary(result)["unknown_dependencies"] == {}
+
+
 # ---- NPU-aware code through a helper predicate (transformers / accelerate style) -------------------------
 def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
     _write(tmp_path, {"t.py": (
@@ -450,6 +481,35 @@ def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_p
     assert _lines(result, "NPU501", "backends/eager.py") == [1] and _lines(result, "NPU507", "backends/eager.py") == [3]
     assert _lines(result, "NPU501", "backends/twice.py") == [1]
     assert _lines(result, "NPU501", "kernels/tk.py") == [1] and _lines(result, "NPU507", "kernels/tk.py") == [2]
+
+
+def test_a_module_every_importer_imports_under_an_availability_check_is_an_optional_path(tmp_path):
+    # xdit-project/xDiT: xfuser/core/distributed/fp4_quantize.py imports flashinfer at its top; its only importer,
+    # attention_backend.py, imports it under `if env_info["has_flash_attn_4_fp4"]:`. A module imported under a test that
+    # names no package (`if args.fast:`) keeps its findings, and so does one whose import sits in the else branch.
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/fp4.py": "from flashinfer.quantization import nvfp4_quantize\ndef q(x):\n    return nvfp4_quantize(x)\n",
+        "pkg/fast.py": "import flashinfer\ndef d(q, k, v):\n    return flashinfer.single_decode_with_kv_cache(q, k, v)\n",
+        "pkg/other.py": "import flashinfer\ndef p(x):\n    return flashinfer.sampling.top_p_sampling_from_probs(x, 0.9)\n",
+        "pkg/backend.py": (
+            "from .env import env_info, HAS_FLASHINFER, args\n"
+            "if env_info[\"has_flash_attn_4_fp4\"]:\n"
+            "    from pkg.fp4 import q\n"
+            "if HAS_FLASHINFER and args.decode:\n"
+            "    from pkg import fp4\n"
+            "if args.fast:\n"
+            "    from pkg.fast import d\n"
+            "if is_flashinfer_available():\n"
+            "    pass\n"
+            "else:\n"
+            "    from pkg.other import p\n"),
+        "pkg/env.py": "env_info = {}\nHAS_FLASHINFER = False\nargs = None\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "pkg/fp4.py") == [] and _lines(result, "NPU507", "pkg/fp4.py") == []
+    assert _lines(result, "NPU501", "pkg/fast.py") == [1] and _lines(result, "NPU507", "pkg/fast.py") == [3]
+    assert _lines(result, "NPU501", "pkg/other.py") == [1]
 
 
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):

@@ -201,10 +201,12 @@ def test_test_and_benchmark_files_beside_the_package_are_its_own_and_other_scrip
     use = "import marlin\ny = marlin.mul(a, b)\n"
     for name in ("test.py", "bench.py", "test_layer.py", "llama2.py"):
         (tmp_path / name).write_text(use)
+    # unlimblue/KNN_CUDA: setup.py beside knn_cuda/ reads `from knn_cuda import __version__` to build the package itself
+    (tmp_path / "setup.py").write_text("from marlin import mul\nsetup(version=mul(1, 2))\n")
     (tmp_path / "gptq").mkdir()
     (tmp_path / "gptq" / "test.py").write_text(use)  # a test file of another folder: not beside the package
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    for own in ("test.py", "bench.py", "test_layer.py"):
+    for own in ("test.py", "bench.py", "test_layer.py", "setup.py"):
         assert [f for f in result.findings if f.path == str(tmp_path / own) and f.code in ("NPU501", "NPU507")] == []
     assert _about(result, "llama2.py", "marlin") == [("NPU501", 1), ("NPU507", 2)]
     gptq_test = [(f.code, f.line) for f in result.findings if f.path == str(tmp_path / "gptq" / "test.py") and f.code in ("NPU501", "NPU507")]
