@@ -171,7 +171,8 @@ class GpuOnlyOption(Rule):
     against CPU (`if "gpus" in trainer_config:`, `trainer_config["gpus"]`) that line is reported too. The recognised keys and
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
-    is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
+    is true; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
+    same value handed on to a function of this file that takes it: that is plumbing), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
     `*XFormers*Processor` classes, in files that import diffusers. The `from ... import` of a
