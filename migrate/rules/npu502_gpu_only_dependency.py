@@ -220,6 +220,9 @@ class GpuOnlyDependency(Rule):
                 "flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n", kind="manifest", count=1),
         Invalid("name: surfel\ndependencies:\n  - python=3.8\n  - pip:\n    - submodules/diff-surfel-rasterization\n"
                 "    - submodules/simple-knn\n    - ./third_party/tools\n", kind="manifest", filename="environment.yml", count=2),
+        # the depth-rendering fork of the rasterizer installed as a local submodule directory (Deformable-3D-Gaussians
+        # requirements.txt): its directory name is the fork's repository name, the package it builds is diff_gaussian_rasterization
+        Invalid("submodules/depth-diff-gaussian-rasterization\nplyfile==0.8.1\n", kind="manifest", count=1),
         # launchers: the requirements of `pip install` (nvdiffrec docker/make_image.sh installs tiny-cuda-nn's
         # bindings from git; LLM setup scripts install flash-attn), not option values such as `-r` files
         Invalid('nvidia-docker run -it img pip install --global-option="--no-networks" git+https://github.com/NVlabs/nvdiffrast/\n',

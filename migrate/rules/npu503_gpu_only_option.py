@@ -134,6 +134,29 @@ def _launcher_pattern() -> re.Pattern:
     )
 
 
+def _own_parameter(ctx, call: ast.Call, name: str) -> bool:
+    """Whether `call` calls a function this file defines with a parameter `name`: a module-level
+    `def` called by its name, or a method of the enclosing class called on `self` / `cls`. Passing
+    `load_in_8bit=load_in_8bit` on to such a function is plumbing of the repository's own parameter;
+    the line that hands the value to the library is reported instead."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        wanted, scope = func.id, ctx.tree
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+        wanted, scope = func.attr, ctx.parent(call)
+        while scope is not None and not isinstance(scope, ast.ClassDef):
+            scope = ctx.parent(scope)
+        if scope is None:
+            return False
+    else:
+        return False
+    for statement in scope.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == wanted:
+            arguments = statement.args
+            return any(a.arg == name for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+    return False
+
+
 class GpuOnlyOption(Rule):
     """Option values that make a library pick a GPU-only code path even though no GPU package is
     imported in the file: Hugging Face `optim="paged_adamw_32bit"` and the other bitsandbytes
@@ -148,7 +171,8 @@ class GpuOnlyOption(Rule):
     against CPU (`if "gpus" in trainer_config:`, `trainer_config["gpus"]`) that line is reported too. The recognised keys and
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
-    is true), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
+    is true; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
+    same value handed on to a function of this file that takes it: that is plumbing), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
     `*XFormers*Processor` classes, in files that import diffusers. The `from ... import` of a
@@ -179,6 +203,8 @@ class GpuOnlyOption(Rule):
         "model.enable_xformers_memory_efficient_attention()",  # not a diffusers file: whose method is unknown
         'from diffusers import UNet2DModel\nunet.enable_npu_flash_attention()\nprint("call enable_xformers_memory_efficient_attention() on GPUs")',
         "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
+        # a parameter passed on to a function of this file that takes it: plumbing, not the library call
+        "def load(name, load_in_4bit=False):\n    return name\nm = load(n, load_in_4bit=args.q)",
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -201,6 +227,14 @@ class GpuOnlyOption(Rule):
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
         Invalid('args.optim = "paged_adamw_8bit"'),
         Invalid("kwargs = {}\nkwargs['load_in_8bit'] = True\nkwargs['attn_implementation'] = 'flash_attention_2'", count=2),
+        # lm-evaluation-harness models/huggingface.py (vendored in xvyaward/owq @03cfc994): the 4-bit key set from a parameter
+        # is reported; the same parameter handed on to the class's own `_create_auto_model` is not, its `from_pretrained` is
+        Invalid("from transformers import AutoModelForCausalLM\nclass LM:\n"
+                "    def __init__(self, n, load_in_8bit=False, load_in_4bit=False):\n"
+                "        self.model = self._create_auto_model(n, load_in_8bit=load_in_8bit, load_in_4bit=load_in_4bit)\n"
+                "    def _create_auto_model(self, n, load_in_8bit=False, load_in_4bit=False):\n"
+                "        model_kwargs = {}\n        model_kwargs['load_in_4bit'] = load_in_4bit\n"
+                "        return AutoModelForCausalLM.from_pretrained(n, load_in_8bit=load_in_8bit, **model_kwargs)", count=2),
         Invalid('import argparse\nimport pytorch_lightning as pl\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu", type=str)\np.add_argument("--optim", default="paged_adamw_8bit")', count=2),
         Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)', count=1),
         Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1, precision=32)\nt2 = pl.Trainer(gpus=args.gpus)', count=2),
@@ -259,14 +293,8 @@ class GpuOnlyOption(Rule):
                             option = _lookup(keyword.arg, _constant(value), roots)
                             if option is not None:
                                 yield self._option_finding(ctx, value, option, _constant(value))
-                    elif _computed(keyword.value):
-                        option = _lookup(keyword.arg, True, roots)
-                        if option is not None and (True in option.values or ANY_VALUE in option.values):
-                            yield self.finding(
-                                ctx, keyword.value,
-                                f"`{keyword.arg}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
-                                severity=Severity.WARNING,
-                            )
+                    elif _computed(keyword.value) and not _own_parameter(ctx, call, keyword.arg):
+                        yield from self._computed_finding(ctx, keyword.arg, keyword.value, roots)
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
                 yield from self._argparse_default(ctx, call, roots)
             if gpu_call is not None:
@@ -300,6 +328,19 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
+                    elif isinstance(target, ast.Subscript) and _computed(node.value):
+                        # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
+                        yield from self._computed_finding(ctx, key, node.value, roots)
+
+    def _computed_finding(self, ctx, key, value, roots):
+        """A boolean option given a run-time value: GPU-only whenever it is true (a warning)."""
+        option = _lookup(key, True, roots)
+        if option is not None and (True in option.values or ANY_VALUE in option.values):
+            yield self.finding(
+                ctx, value,
+                f"`{key}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
+                severity=Severity.WARNING,
+            )
 
     @staticmethod
     def _gpu_call(ctx, call, calls) -> GpuCall | None:
