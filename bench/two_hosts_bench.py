@@ -12,7 +12,13 @@ start-up, so the commands' fixed costs weigh most) and bench/two_hosts_workload.
 parameters, a few tenths of a second a step on a CPU). The four commands of a workload run interleaved,
 REPEATS times (1 with --quick); each figure is the median over the repeats (CPU time: user + system of the
 command and every process it waited for, which moves far less with other work on the machine than wall
-time). Run through bench/run.py (`--only two-hosts`)."""
+time). Run through bench/run.py (`--only two-hosts`).
+
+Each workload is measured twice: as the commands run by default (torch's intra-op pool: 2 threads on this
+2-core machine), and with OMP_NUM_THREADS=1 for every command, baseline included (the `*_1thread_*` keys,
+rows marked so). On a machine shared with other work, the second intra-op thread spin-waits for a core
+the others hold and that CPU counts: the more small tensor operations a command runs (the dump's statistics),
+the more it is inflated; with one thread the figures measure the work the commands add."""
 
 from __future__ import annotations
 
@@ -50,14 +56,20 @@ WORKLOADS = (("gpu_only.py", ROOT / "tests" / "cudatwin_cases" / "gpu_only.py", 
 REPEATS = 3
 
 
+THREADS = ((None, "", ""), ("1", "1thread_", ", OMP_NUM_THREADS=1"))  # (OMP_NUM_THREADS, key infix, row label)
+
+
 def bench_two_hosts(rows, results, quick, py):
-    for name, src, prefix in WORKLOADS:
-        _bench_workload(rows, results, quick, py, name, src, prefix)
+    for threads, infix, label in THREADS:
+        for name, src, prefix in WORKLOADS:
+            _bench_workload(rows, results, quick, py, name + label, src, prefix + infix, threads)
 
 
-def _bench_workload(rows, results, quick, py, name, src, prefix):
+def _bench_workload(rows, results, quick, py, name, src, prefix, threads=None):
     tmp = Path(tempfile.mkdtemp(prefix="npu-bench-two-hosts-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if threads is not None:
+        env["OMP_NUM_THREADS"] = threads
     steps = "10" if quick else "20"
     migrated = tmp / "migrated" / src.name
     migrated.parent.mkdir()

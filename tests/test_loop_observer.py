@@ -83,3 +83,34 @@ def test_checkpoint_contents_and_what_a_resume_would_lose(tmp_path):
         "snapshot.pt": (("model", "step"), ("optimizer", "scheduler", "scaler", "rng")),
     }
     assert (tmp_path / "full.pt").exists()  # the script's own save still happened
+
+
+def test_sample_digests_run_with_msprobes_dump_paused(monkeypatch):
+    """validate's data fingerprint (the per-sample digests of the first batches) is the tool's own work: inside a
+    dumped step msprobe's API dump runs its hooks around each of its torch calls (the MLP of the two-hosts bench:
+    0.4 s for its first two batches instead of 0.05 s), so they run with msprobe's own switch for the work of its
+    hooks on (checks.emulation.compat.msprobe_dump_paused), and it is off again after."""
+    import threading
+
+    import torch
+
+    hook_manager = pytest.importorskip("msprobe.core.dump.hook_manager")
+    from checks.child import loop_observer
+
+    switch = []
+    real = loop_observer.sample_digests
+
+    def probe(torch, batch):
+        switch.append(hook_manager.BaseHookManager.inner_switch[threading.get_ident()])
+        return real(torch, batch)
+
+    monkeypatch.setattr(loop_observer, "sample_digests", probe)
+    obs, restore = loop_observer.observe(torch, samples=2)
+    try:
+        for _batch in torch.utils.data.DataLoader(torch.arange(8.0).view(4, 2), batch_size=2):
+            pass
+    finally:
+        restore()
+    assert switch == [True, True]
+    assert not hook_manager.BaseHookManager.inner_switch[threading.get_ident()]
+    assert [len(digests) for digests in obs.samples] == [2, 2]

@@ -68,6 +68,37 @@ def test_matplotlib_is_deferred_until_msprobe_draws():
     assert lines[1] == "cmap viridis width 2" and lines[2] == "after module True", lines
 
 
+def test_pandas_is_deferred_until_msprobe_makes_a_table(tmp_path):
+    """msprobe's file helpers and config_check modules import pandas at module level, for a comparison's tables
+    only: with the speed-ups a recording imports them without pandas; the first use after imports pandas for
+    real and re-points every such module's `pd` at it (isinstance checks against pd.DataFrame hold)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import checks.child.msprobe_speedups as m\n"
+        "m.install()\n"
+        "from msprobe.core.config_check import ConfigChecker\n"
+        "from msprobe.core.common import file_utils\n"
+        "from msprobe.core.config_check.checkers import weights_checker\n"
+        "print('before', 'pandas' in sys.modules, 'torch' in sys.modules)\n"
+        "import pandas\n"
+        "df = pandas.DataFrame({'weight_name': ['w'], 'equal': [True]})\n"
+        f"file_utils.save_excel({str(tmp_path / 'r.xlsx')!r}, [(df, 'weights')])\n"
+        f"back = file_utils.read_xlsx({str(tmp_path / 'r.xlsx')!r}, sheet_name='weights')\n"
+        "print('table', back.to_dict('list'))\n"
+        "print('after', file_utils.pd is pandas, weights_checker.pd is pandas)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "before False False", lines  # neither pandas nor torch imported by msprobe's modules
+    assert lines[1] == "table {'weight_name': ['w'], 'equal': [True]}" and lines[2] == "after True True", lines
+
+
 @pytest.mark.runtime
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
 def test_dump_statistics_take_max_and_min_from_one_pass_with_msprobes_values():

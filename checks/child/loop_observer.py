@@ -385,6 +385,8 @@ def _observe_batches(torch, obs: LoopObservations, undo: list, *, trace: bool, s
     """Wrap DataLoader iterators: the digest of the last batch (trace mode) and the per-sample digests
     of the first `samples` batches. Without trace mode the wrapper is taken off once those are kept, so
     later epochs iterate the DataLoader's own iterator."""
+    from checks.emulation.compat import msprobe_dump_paused
+
     budget = [SAMPLE_BYTES]
     loader = torch.utils.data.DataLoader
     original_iter = loader.__iter__
@@ -406,10 +408,12 @@ def _observe_batches(torch, obs: LoopObservations, undo: list, *, trace: bool, s
     def wrap_iter(original):
         def __iter__(self):
             def seen(batch):
-                if trace:
-                    last_batch[0] = _batch_digest(torch, batch)
-                if samples > 0:
-                    keep_samples(batch)
+                # the tool's own work: not dumped, nor slowed, by msprobe's API dump of the step it falls in
+                with msprobe_dump_paused():
+                    if trace:
+                        last_batch[0] = _batch_digest(torch, batch)
+                    if samples > 0:
+                        keep_samples(batch)
             return _ObservedIterator(original(self), seen)
         return __iter__
 

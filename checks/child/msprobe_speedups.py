@@ -21,6 +21,10 @@ at module level for a parallelism chart nobody draws here (about a second of eve
 and the dump imports its monitor's heatmap `visualizer`, which does the same: those modules are
 executed with matplotlib deferred (`_Deferred`), imported for real only when one of their functions
 uses it. A script that imports matplotlib itself gets the real package, as before.
+pandas likewise: msprobe's file helpers and every config_check module import it at module level, for the
+DataFrames of a comparison only; a recording (the pack, the dump) never uses it, so those modules run with
+pandas deferred (about half a second of a run). After their import, the first use of the deferred name
+imports pandas for real and re-points their global at it, so `isinstance(x, pd.DataFrame)` sees pandas itself.
 
 And the statistics dump (`npu-migrate baseline --dump-steps`, validate's API dump) takes the max and
 then the min of every tensor every API reads or writes (`PytorchDataProcessor.get_stat_info`: two
@@ -42,8 +46,18 @@ FILE_UTILS = "msprobe.core.common.file_utils"
 PIP_CHECKER = "msprobe.core.config_check.checkers.pip_checker"
 MEGATRON_UTILS = "msprobe.core.common.megatron_utils"
 VISUALIZER = "msprobe.pytorch.monitor.visualizer"  # imported with the dump (its monitor's heatmaps)
-DEFER_IN = (MEGATRON_UTILS, VISUALIZER)
-DEFERRED = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what they import at module level
+MATPLOTLIB = ("matplotlib", "matplotlib.pyplot", "matplotlib.patches")  # what they import at module level
+CONFIG_CHECK = "msprobe.core.config_check"
+# the modules of a recording that import pandas at module level (msprobe.core's __init__ imports single_comparator,
+# msprobe.pytorch's its monitor's module_hook): found with a finder that prints who imports pandas
+PANDAS_IN = (FILE_UTILS, "msprobe.core.single_save.single_comparator", f"{CONFIG_CHECK}.config_checker",
+             *(f"{CONFIG_CHECK}.checkers.{name}" for name in ("dataset_checker", "env_args_checker", "hyperparameter_checker",
+                                                              "pip_checker", "random_checker", "weights_checker")),
+             "msprobe.pytorch.monitor.module_hook")
+# the modules run with names deferred, and those names
+DEFER = {MEGATRON_UTILS: MATPLOTLIB, VISUALIZER: MATPLOTLIB, **{name: ("pandas",) for name in PANDAS_IN}}
+DEFERRED = (*MATPLOTLIB, "pandas")
+_importing = [0]  # deferred modules running their top level now (their module-level uses stay deferred)
 STAT_PROCESSOR = MSPROBE_STAT_PROCESSOR  # get_stat_info's module (a private msprobe name: compat holds it)
 
 
@@ -164,6 +178,7 @@ class _Deferred:
 
     def __init__(self, module: str, path: tuple[str, ...] = ()):
         self._module, self._path = module, path
+        self._holders: list = []  # the modules whose global is this stand-in (a module's, not an attribute's)
 
     def _resolve(self):
         import importlib
@@ -171,6 +186,10 @@ class _Deferred:
         value = importlib.import_module(self._module)
         if isinstance(value, _Deferred):  # used while its importer still runs: import it for real instead
             raise ImportError(f"{self._module} is deferred")
+        for holder in self._holders:  # from now on their global is the module itself
+            for name, held in list(vars(holder).items()):
+                if held is self:
+                    setattr(holder, name, value)
         for attr in self._path:
             value = getattr(value, attr)
         return value
@@ -180,19 +199,21 @@ class _Deferred:
             raise AttributeError(attr)
         if not self._path and f"{self._module}.{attr}" in DEFERRED:
             return _Deferred(f"{self._module}.{attr}")
+        if not self._path and not _importing[0]:  # a use after the import: the real attribute (isinstance too)
+            return getattr(self._resolve(), attr)
         return _Deferred(self._module, (*self._path, attr))
 
     def __call__(self, *args, **kwargs):
         return self._resolve()(*args, **kwargs)
 
 
-class _DeferMatplotlib:
-    """Finder for msprobe's modules that import pyplot at module level for charts never drawn here
-    (DEFER_IN): each runs with matplotlib's modules standing in as `_Deferred` names (only while it
-    runs, and only when the script has not imported matplotlib itself)."""
+class _DeferImports:
+    """Finder for msprobe's modules that import at module level what a run never uses (DEFER: pyplot for
+    charts never drawn, pandas for a comparison's tables): each runs with those modules standing in as
+    `_Deferred` names (only while it runs, and only when the script has not imported them itself)."""
 
     def __init__(self):
-        self.pending = set(DEFER_IN) - set(sys.modules)
+        self.pending = set(DEFER) - set(sys.modules)
 
     def find_spec(self, fullname, path, target=None):
         if fullname not in self.pending:
@@ -206,23 +227,31 @@ class _DeferMatplotlib:
         finally:
             if self.pending:
                 sys.meta_path.insert(0, self)
-        if spec is None or spec.loader is None or any(name in sys.modules for name in DEFERRED):
+        names = DEFER[fullname]
+        if spec is None or spec.loader is None or any(name in sys.modules for name in names):
             return spec
         exec_module = spec.loader.exec_module
 
         def exec_deferred(module):
-            stand_ins = {name: _Deferred(name) for name in DEFERRED}
+            stand_ins = {name: _STAND_INS.setdefault(name, _Deferred(name)) for name in names}
             sys.modules.update(stand_ins)
+            _importing[0] += 1
             try:
                 exec_module(module)
-            except Exception:  # noqa: BLE001 - it wanted more of matplotlib at import: run it as it is
+            except Exception:  # noqa: BLE001 - it wanted more of them at import: run it as it is
                 _remove(stand_ins)
                 exec_module(module)
             finally:
+                _importing[0] -= 1
                 _remove(stand_ins)
+            for stand_in in stand_ins.values():
+                stand_in._holders.append(module)
 
         spec.loader.exec_module = exec_deferred
         return spec
+
+
+_STAND_INS: dict[str, _Deferred] = {}  # one stand-in a deferred module, shared by the modules that import it
 
 
 def _remove(stand_ins: dict) -> None:
@@ -235,6 +264,6 @@ def install() -> None:
     from checks.emulation.fakedata import patch_modules
 
     patch_modules(PATCHES)
-    finder = _DeferMatplotlib()
+    finder = _DeferImports()
     if finder.pending:
         sys.meta_path.insert(0, finder)

@@ -23,9 +23,11 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `msprobe_pt_compare()`           | `msprobe.pytorch.compare.pt_compare.pt_compare`                 |
 | `MSPROBE_DUMP_MODULES`           | msprobe's dump internals imported before the debugger starts    |
 | `MSPROBE_STAT_PROCESSOR`         | the module of msprobe's `get_stat_info` (the dump's statistics) |
+| `msprobe_dump_paused()`          | `msprobe.core.dump.hook_manager.BaseHookManager.inner_switch`   |
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from importlib import metadata
@@ -188,3 +190,24 @@ def import_msprobe_dump_modules() -> None:
             importlib.import_module(name)
         except ImportError as exc:
             raise _missing(name, "mindstudio-probe", "mindstudio-probe 26.2", exc) from exc
+
+
+@contextlib.contextmanager
+def msprobe_dump_paused():
+    """msprobe's API dump skips the torch calls made in this block (this thread): its own switch for the work
+    of its hooks (`BaseHookManager.inner_switch`), for the tool's own work inside a dumped step."""
+    manager = sys.modules.get("msprobe.core.dump.hook_manager")
+    base = getattr(manager, "BaseHookManager", None)
+    if base is None:
+        yield
+        return
+    import threading
+
+    tid = threading.get_ident()
+    switch = base.inner_switch
+    before = switch[tid]
+    switch[tid] = True
+    try:
+        yield
+    finally:
+        base.inner_switch[tid] = before
