@@ -92,7 +92,8 @@ class GpuOnlyUse(Rule):
     `self.mixer = mixer_cls(dim)`), and the object a function of the file returns after one of the package's
     classes built it: each call of the result and each of its own methods (pytorch-pwc's `@cupy.memoize(...)
     def cupy_launch(f, k): return cupy.RawKernel(k, f)`, then `cupy_launch('k', src)(grid=..., args=[...])`,
-    a kernel launch). Calling the object itself (`self.encoder(x)` after
+    a kernel launch; also a function under the package's own decorator returning a call chain rooted in the
+    package, `return cupy.cuda.compile_with_cache(k).get_function(f)`). Calling the object itself (`self.encoder(x)` after
     `self.encoder = tcnn.Encoding(...)`) is not reported: a replacement built at the reported
     construction line is called the same way. The import alone
     (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
@@ -214,6 +215,11 @@ class GpuOnlyUse(Rule):
         Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n    return cupy.RawKernel(src, name)\n"
                 "def run(x):\n    launch('k', 'src')(grid=(1,), block=(16,), args=[x])\n    k = launch('k', 'src')\n"
                 "    k(grid=(1,), block=(16,), args=[x])", count=4),
+        # liteflownet / softmax-splatting correlation.py: the memoized launcher returns a function of the module cupy
+        # compiled (a call chain rooted in cupy under cupy's own decorator): each launch of its result is a use
+        Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n"
+                "    return cupy.cuda.compile_with_cache(src).get_function(name)\n"
+                "def run(x, n):\n    launch('k', 'src')(\n        grid=(1,), block=(16,),\n        args=[cupy.int32(n), x])", count=4),
         # a function returning what a package function computed (a tensor): only that call is reported
         Invalid("from flash_attn import flash_attn_func\ndef attn(q, k, v):\n    return flash_attn_func(q, k, v)\n"
                 "def f(q, k, v):\n    return attn(q, k, v).transpose(1, 2)(0)", count=1),
@@ -457,11 +463,37 @@ class GpuOnlyUse(Rule):
                     returns.append(node.value)
             for value in returns:
                 built = self._built_by_package(ctx, value, table, optional) or \
-                    (bound.get(value.id) if isinstance(value, ast.Name) else None)
+                    (bound.get(value.id) if isinstance(value, ast.Name) else None) or \
+                    self._made_under_package_decorator(ctx, function, value, table)
                 if built is not None:
                     out[function.name] = built
                     break
         return out
+
+    @staticmethod
+    def _made_under_package_decorator(ctx, function, value, table) -> tuple[str, str] | None:
+        """A function the package's own decorator wraps (`@cupy.memoize(for_each_device=True)`, a cache of compiled
+        kernels) returning a call chain rooted in that package (`return cupy.cuda.compile_with_cache(src).get_function(
+        name)`): what it returns is the package's kernel object (liteflownet / softmax-splatting correlation layers)."""
+        if not isinstance(value, ast.Call):
+            return None
+        keys = set()
+        for decorator in function.decorator_list:
+            qual = _decorator_name(ctx, decorator)
+            key = match_package(qual, table) if qual else None
+            if key is not None and reported(table[key]):
+                keys.add(package_of(key, table))
+        if not keys:
+            return None
+        node = value
+        while isinstance(node, (ast.Call, ast.Attribute)):  # down the chain to its root: `cupy.cuda.compile_with_cache`
+            inner = node.func if isinstance(node, ast.Call) else node.value
+            qual = ctx.qualname(inner)
+            key = match_package(qual, table) if qual else None
+            if key is not None and package_of(key, table) in keys:
+                return qual, key
+            node = inner
+        return None
 
     def _returned(self, ctx, node, returners) -> tuple[str, str] | None:
         """(qual, key) when `node` is a call of a returner of this file (`cupy_launch(...)`)."""
