@@ -47,6 +47,15 @@ def _mentions_cuda_source(node) -> bool:
 
 
 
+def _scope_lists_cuda(ctx, call) -> bool:
+    """`load(name, source, ...)` whose source list is a variable, in a function (or module) that lists `.cu` sources
+    (maskrcnn-benchmark layers/_utils.py: `source_cuda = glob.glob(os.path.join(this_dir, "cuda", "*.cu"))` ...
+    `source.extend(source_cuda)` ... `return load_ext("torchvision", source, ...)`): the build compiles CUDA."""
+    scope = enclosing_scope(ctx, call) or ctx.tree
+    return any(_mentions_cuda_source(node) for node in ast.walk(scope)
+               if isinstance(node, ast.Constant) and node is not call)
+
+
 def _stops_without_cuda(ctx, node) -> bool:
     """`if not torch.cuda.is_available(): raise Exception("CPU version is not implemented")` (1ytic/warp-rnnt
     pytorch_binding/setup.py): the build after it runs only with CUDA, like after an assert."""
@@ -60,7 +69,8 @@ class CudaExtension(Rule):
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
     (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
-    not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
+    not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
+    `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
@@ -105,6 +115,7 @@ class CudaExtension(Rule):
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=srcs, extra_cuda_cflags=None)",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
         "from setuptools import Extension\next = Extension('m', ['m.c', 'k.pyx'], extra_compile_args=['-O2'])",  # plain C/Cython
+        "import glob\nfrom torch.utils.cpp_extension import load\ndef build(d):\n    source = glob.glob(d + '/*.cpp')\n    return load('ops', source)",
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
@@ -130,6 +141,10 @@ class CudaExtension(Rule):
                 "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
                 "exts = [\n    make_cuda_ext(\n        name='dcn_ext',\n        module='ops.dcn',\n        sources=['src/dcn.cpp'],\n"
                 "        sources_cuda=['src/dcn_kernel.cu']),\n]", count=4),
+        # maskrcnn-benchmark layers/_utils.py: the source list is a variable the function fills with a `*.cu` glob
+        Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef build(d):\n"
+                "    source = glob.glob(d + '/*.cpp')\n    source_cuda = glob.glob(d + '/cuda/*.cu')\n"
+                "    source.extend(source_cuda)\n    return load_ext('ops', source)\n", count=2),
         # tf-faster-rcnn lib/setup.py (CenterNet voc_eval_lib): a distutils Extension whose `.cu` a custom build_ext
         # hands to nvcc: the call, its `.cu` line and its `'nvcc'` key; not the hook's `src_extensions.append('.cu')`
         Invalid("from distutils.extension import Extension\ndef customize(self):\n    self.src_extensions.append('.cu')\n"
@@ -301,6 +316,7 @@ class CudaExtension(Rule):
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
+                    or (function == "load" and isinstance(sources, ast.Name) and _scope_lists_cuda(ctx, call))
                 ):
                     reported.append(call)
                     yield self.finding(ctx, call)
