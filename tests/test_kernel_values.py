@@ -1047,3 +1047,26 @@ def test_setuptools_extension_with_cuda_sources_is_a_cuda_build(tmp_path):
     result = _scan(tmp_path)
     assert _lines(result, "NPU505", "lib/setup.py") == [8, 9, 11]
     assert _lines(result, "NPU508", "nms_wrapper.py") == [1, 4]
+
+
+def test_a_relative_import_of_the_package_binding_a_jit_build(tmp_path):
+    # hszhao/semseg lib/psa: the package __init__ binds `gpu = load(... .cu)` (and a C++-only `cpu = load(...)`);
+    # psamask.py imports the package relatively (`from .. import src`) and calls `src.gpu.op(...)`
+    _write(tmp_path, {
+        "lib/__init__.py": "",
+        "lib/psa/__init__.py": "",
+        "lib/psa/src/__init__.py": (
+            "import torch\nfrom torch.utils.cpp_extension import load\n"
+            "cpu = load('psamask_cpu', ['cpu/operator.cpp'])\n"
+            "if torch.cuda.is_available():\n"
+            "    gpu = load('psamask_gpu', ['gpu/operator.cpp', 'gpu/psamask_cuda.cu'])\n"
+        ),
+        "lib/psa/functions/__init__.py": "",
+        "lib/psa/functions/psamask.py": (
+            "from .. import src\nfrom .. import functions\n"
+            "def f(x, y):\n    src.cpu.psamask_forward(x, y)\n    src.gpu.psamask_forward(x, y)\n"
+        ),
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "functions/psamask.py") == [1, 5]
+    assert "from .. import src" in next(f.message for f in result.findings if f.code == "NPU508" and f.line == 1)
