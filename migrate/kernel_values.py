@@ -128,14 +128,11 @@ def _render(node, env: dict) -> str | None:
     return None
 
 
-def helper_builds(ctx) -> tuple[list, set[int]]:
-    """Extensions declared through a project build helper defined in the same file: one module
-    definition per helper call whose arguments make the extension's name a literal; and the lines of
-    the helpers' own build calls (their name is a template, `{module}.{name}`, not a module)."""
-    from migrate.repo_index import Definition
-
+def build_helpers(ctx) -> dict[str, tuple[ast.FunctionDef, ast.AST]]:
+    """Project build helpers defined in this file (`def make_cuda_ext(name, module, sources, sources_cuda=None)`
+    whose body builds a CUDA extension named from its parameters): function name -> (function, name node)."""
     if "CUDAExtension" not in ctx.source and "cpp_extension" not in ctx.source:
-        return [], set()
+        return {}
     helpers: dict[str, tuple[ast.FunctionDef, ast.AST]] = {}
     for function in ctx.nodes.get(ast.FunctionDef, ()):
         build = _builds_cuda(ctx, function)
@@ -146,6 +143,16 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
         if name_node is None or not any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(name_node)):
             continue  # a literal name is already a definition of its own (repo_index.python_defs)
         helpers[function.name] = (function, name_node)
+    return helpers
+
+
+def helper_builds(ctx) -> tuple[list, set[int]]:
+    """Extensions declared through a project build helper defined in the same file: one module
+    definition per helper call whose arguments make the extension's name a literal; and the lines of
+    the helpers' own build calls (their name is a template, `{module}.{name}`, not a module)."""
+    from migrate.repo_index import Definition
+
+    helpers = build_helpers(ctx)
     if not helpers:
         return [], set()
     templates = {name_node.lineno for _, name_node in helpers.values()} | {

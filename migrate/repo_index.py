@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
-_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension")
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(")
+# setuptools / distutils extension classes: a plain C/C++ build unless its sources hold CUDA (`.cu`), which a custom
+# build_ext hands to nvcc (tf-faster-rcnn lib/setup.py: `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],
+# extra_compile_args={'gcc': [...], 'nvcc': [...]})` compiled by its customize_compiler_for_nvcc hook)
+_PLAIN_EXTENSIONS = frozenset({"setuptools.Extension", "setuptools.extension.Extension", "distutils.extension.Extension",
+                               "distutils.core.Extension"})
+
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t*]*)|import[ \t]+([\w., \t]+))", re.M)
 # a literal `__all__` (its names: what a star import of the module re-exports, kernel_values.module_reexports)
 _ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
@@ -219,6 +225,19 @@ def _python_defs(ctx) -> list[Definition]:
     return out
 
 
+def plain_cuda_extension(ctx, call, name) -> bool:
+    """A setuptools / distutils `Extension(name, sources, ...)` whose sources name a `.cu` file: a CUDA build
+    (a custom build_ext compiles the `.cu` with nvcc; the class alone builds plain C/C++)."""
+    if name not in _PLAIN_EXTENSIONS:
+        return False
+    sources = ctx.keyword(call, "sources")
+    if sources is None and len(call.args) > 1:
+        sources = call.args[1]
+    return sources is not None and any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))
+        for node in ast.walk(sources))
+
+
 def _build_defs(ctx) -> list[Definition]:
     out: list[Definition] = []
     variables = extension_class_variables(ctx)
@@ -232,6 +251,11 @@ def _build_defs(ctx) -> list[Definition]:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
         if name is None:
+            continue
+        if plain_cuda_extension(ctx, call, name):
+            module = extension_name(ctx, call)
+            if module:
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
             module = extension_name(ctx, call)

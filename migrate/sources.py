@@ -89,6 +89,31 @@ class NotebookCell:
 _MAGIC = re.compile(r"^\s*[%!]")
 
 
+# cell magics whose body is Python run by IPython, or written to a file of that kind (`%%writefile setup.sh` writes
+# a shell script the next cell runs, `%%writefile pkg/defaults.py` a module); any other cell magic's body
+# (`%%writefile base_config.yaml`, `%%html`, `%%javascript`) is neither (IPython's built-in cell magics)
+_PYTHON_CELL_MAGICS = ("time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy")
+_SHELL_CELL_MAGICS = ("bash", "sh")
+_SCRIPT_SUFFIXES = {".py": "python", ".sh": "shell", ".bash": "shell"}
+
+
+def _cell_body(source: str) -> str:
+    """"python", "shell" or "other": what the body of a cell is, read from its cell magic (no magic: Python)."""
+    first = source.lstrip().split("\n", 1)[0].strip()
+    if not first.startswith("%%"):
+        return "python"
+    words = first[2:].split()
+    magic = words[0] if words else ""
+    if magic in _PYTHON_CELL_MAGICS:
+        return "python"
+    if magic in _SHELL_CELL_MAGICS or (magic == "script" and len(words) > 1 and words[1] in ("bash", "sh")):
+        return "shell"
+    if magic in ("writefile", "file"):
+        target = next((w for w in words[1:] if not w.startswith("-")), "")
+        return next((kind for suffix, kind in _SCRIPT_SUFFIXES.items() if target.endswith(suffix)), "other")
+    return "other"
+
+
 def read_notebook(text: str) -> list[NotebookCell]:
     try:
         limits.check_json_depth(text)
@@ -112,9 +137,13 @@ def read_notebook(text: str) -> list[NotebookCell]:
             raise MalformedInput(f"not a valid notebook: cell {index} has no text source")
         python_lines: list[str] = []
         shell_lines: list[str] = []
-        cell_magic_shell = source.lstrip().startswith(("%%bash", "%%sh", "%%script bash"))
+        body = _cell_body(source)
+        cell_magic_shell = body == "shell"
         for raw in source.split("\n"):
-            if cell_magic_shell or raw.lstrip().startswith("!"):
+            if body == "other":  # `%%writefile config.yaml`, `%%html`: neither Python nor a shell script
+                python_lines.append("")
+                shell_lines.append("")
+            elif cell_magic_shell or raw.lstrip().startswith("!"):
                 python_lines.append("")
                 # blank the `!` instead of cutting it, so columns stay those of the cell
                 shell_lines.append(raw.replace("!", " ", 1) if raw.lstrip().startswith("!") else raw)

@@ -1014,3 +1014,58 @@ def test_a_manifest_entry_installing_the_repositorys_own_cuda_extension_is_repor
     assert got == [("environment.yaml", 5), ("requirements.txt", 2)]
     assert "correlation_cuda" in next(f.message for f in result.findings if f.code == "NPU502")
     assert "corr/setup.py:4" in next(f.message for f in result.findings if f.code == "NPU502")
+
+
+# ---- a setuptools Extension made CUDA by its `.cu` source (tf-faster-rcnn style custom build_ext) -------------
+PLAIN_EXTENSION = {
+    "lib/setup.py": (
+        "from distutils.core import setup\nfrom distutils.extension import Extension\n"
+        "from Cython.Distutils import build_ext\n"
+        "def customize(self):\n    self.src_extensions.append('.cu')\n"
+        "ext_modules = [\n"
+        "    Extension('nms.cpu_nms', ['nms/cpu_nms.pyx']),\n"
+        "    Extension('nms.gpu_nms',\n"
+        "        ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
+        "        extra_compile_args={'gcc': ['-O2'],\n"
+        "                            'nvcc': ['-arch=sm_61']}),\n"
+        "]\n"
+        "setup(name='x', ext_modules=ext_modules, cmdclass={'build_ext': build_ext})\n"
+    ),
+    "lib/nms/nms_kernel.cu": "__global__ void k() {}\n",
+    "lib/model/nms_wrapper.py": (
+        "from nms.gpu_nms import gpu_nms\nfrom nms.cpu_nms import cpu_nms\n"
+        "def nms(dets, t, cpu=False):\n    return cpu_nms(dets, t) if cpu else gpu_nms(dets, t, device_id=0)\n"
+    ),
+}
+
+
+def test_setuptools_extension_with_cuda_sources_is_a_cuda_build(tmp_path):
+    # CenterNet src/tools/voc_eval_lib (tf-faster-rcnn): the build, its `.cu` and `'nvcc'` lines, and the compiled
+    # module's import and call; the CPU Cython extension and the nvcc hook (`src_extensions.append('.cu')`) are not
+    _write(tmp_path, PLAIN_EXTENSION)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU505", "lib/setup.py") == [8, 9, 11]
+    assert _lines(result, "NPU508", "nms_wrapper.py") == [1, 4]
+
+
+def test_a_relative_import_of_the_package_binding_a_jit_build(tmp_path):
+    # hszhao/semseg lib/psa: the package __init__ binds `gpu = load(... .cu)` (and a C++-only `cpu = load(...)`);
+    # psamask.py imports the package relatively (`from .. import src`) and calls `src.gpu.op(...)`
+    _write(tmp_path, {
+        "lib/__init__.py": "",
+        "lib/psa/__init__.py": "",
+        "lib/psa/src/__init__.py": (
+            "import torch\nfrom torch.utils.cpp_extension import load\n"
+            "cpu = load('psamask_cpu', ['cpu/operator.cpp'])\n"
+            "if torch.cuda.is_available():\n"
+            "    gpu = load('psamask_gpu', ['gpu/operator.cpp', 'gpu/psamask_cuda.cu'])\n"
+        ),
+        "lib/psa/functions/__init__.py": "",
+        "lib/psa/functions/psamask.py": (
+            "from .. import src\nfrom .. import functions\n"
+            "def f(x, y):\n    src.cpu.psamask_forward(x, y)\n    src.gpu.psamask_forward(x, y)\n"
+        ),
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "functions/psamask.py") == [1, 5]
+    assert "from .. import src" in next(f.message for f in result.findings if f.code == "NPU508" and f.line == 1)

@@ -171,6 +171,24 @@ def test_nvidia_smi_in_notebook_shell_lines():
     assert len(found) == 1 and found[0].cell == 1 and found[0].line == 2
 
 
+def test_notebook_cell_magics_are_read_as_the_kind_of_text_they_hold():
+    # facebookresearch/maskrcnn-benchmark demo notebooks: `%%writefile setup.sh` (a shell script the next cell runs) and
+    # `%%writefile base_config.yaml` cells were parsed as Python (NPU901, the notebook "not judged"); a written .py
+    # module is Python, and `%%capture` keeps its Python body
+    nb = {
+        "nbformat": 4,
+        "cells": [
+            {"cell_type": "code", "source": "%%writefile setup.sh\n\nnvidia-smi\npip install ninja yacs\n"},
+            {"cell_type": "code", "source": "%%writefile base_config.yaml\nMODEL:\n  DEVICE: 'cuda'\n"},
+            {"cell_type": "code", "source": "%%writefile pkg/x.py\nimport os\nos.system('nvidia-smi')\n"},
+            {"cell_type": "code", "source": "%%capture\nimport subprocess\nsubprocess.run(['nvidia-smi'])\n"},
+        ],
+    }
+    found = analyze(json.dumps(nb), "nb.ipynb", ("notebook",))
+    assert not [f for f in found if f.code.startswith("NPU9")]
+    assert [(f.cell, f.line) for f in codes(found, "NPU504")] == [(0, 3), (2, 3), (3, 3)]
+
+
 def test_nvidia_smi_python_forms():
     code = (
         "import os, subprocess\n"

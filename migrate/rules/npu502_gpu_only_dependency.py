@@ -187,6 +187,8 @@ class GpuOnlyDependency(Rule):
         Invalid("nvidia-pyindex\ntensorrt==8.5.1.7\nonnx\nonnxruntime-gpu\nonnx_graphsurgeon>=0.3.21\ncuda-python\n"
                 "riva-asrlib-decoder==0.4.0\n", kind="manifest", count=5),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
+        # PKU-YuanGroup/Helios tools/requirements_raw.txt: a local build of SandAI's MagiAttention (CUDA kernels)
+        Invalid("magi-attention @ file:///MagiAttention\ndecord==0.6.0\n", kind="manifest", count=1),
         Invalid("apex\napex>=0.1\n", kind="manifest", count=2),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),

@@ -42,6 +42,8 @@ class GpuUse:
     alternative: str
     source: str
     method: bool
+    values: tuple[str, ...] = ()  # a method's argument values that pick the GPU-only path (empty: any call)
+    keyword: str = ""  # the keyword that may carry that argument instead of the first position
 
 
 @functools.lru_cache(maxsize=1)
@@ -55,9 +57,18 @@ def gpu_only_uses() -> tuple[GpuUse, ...]:
     """The `[[method]]` and `[[name]]` tables of `gpu_only_options.toml`."""
     data = _data()
     return tuple(
-        GpuUse(u["name"] if method else u["pattern"], tuple(u["modules"]), u["why"], u["alternative"], u["source"], method)
+        GpuUse(u["name"] if method else u["pattern"], tuple(u["modules"]), u["why"], u["alternative"], u["source"], method,
+               tuple(u.get("values", ())), u.get("keyword", ""))
         for method, table in ((True, "method"), (False, "name")) for u in data.get(table, ())
     )
+
+
+def _method_argument(ctx, call: ast.Call, keyword: str):
+    """The constant a `[[method]]` call passes in its first position or as `keyword=` (None otherwise)."""
+    if call.args:
+        return _constant(call.args[0])
+    node = ctx.keyword(call, keyword) if keyword else None
+    return None if node is None else _constant(node)
 
 
 @functools.lru_cache(maxsize=1)
@@ -175,7 +186,9 @@ class GpuOnlyOption(Rule):
     same value handed on to a function of this file that takes it: that is plumbing), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
-    `*XFormers*Processor` classes, in files that import diffusers. The `from ... import` of a
+    `*XFormers*Processor` classes, in files that import diffusers, and a method given a GPU-only
+    argument value (`set_attention_backend("flash_hub")`: a flash-attn / FA3 / SageAttention /
+    xformers backend of diffusers' attention dispatcher; `"_native_npu"` is the NPU one). The `from ... import` of a
     name whose uses are reported (`from transformers import BitsAndBytesConfig`) is a warning at
     the import: it changes with those lines."""
 
@@ -205,6 +218,9 @@ class GpuOnlyOption(Rule):
         "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
         # a parameter passed on to a function of this file that takes it: plumbing, not the library call
         "def load(name, load_in_4bit=False):\n    return name\nm = load(n, load_in_4bit=args.q)",
+        # PKU-YuanGroup/Helios: the attention backend names the dispatcher runs on an NPU or anywhere
+        'from diffusers import WanTransformer3DModel\nt.set_attention_backend("_native_npu")\nt.set_attention_backend(args.backend)\nt.set_attention_backend(backend="native")',
+        'model.set_attention_backend("flash_hub")',  # not a diffusers file: whose method is unknown
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -249,6 +265,9 @@ class GpuOnlyOption(Rule):
         Invalid("from diffusers import UNet2DConditionModel\nif args.xformers:\n    unet.enable_xformers_memory_efficient_attention()\n    pipeline.enable_xformers_memory_efficient_attention()", count=2),
         Invalid("from diffusers.models.attention_processor import CustomDiffusionXFormersAttnProcessor as XP\nattention_class = XP", count=2),
         Invalid("import diffusers\nunet.set_attn_processor(diffusers.models.attention_processor.XFormersAttnProcessor())", count=1),
+        # PKU-YuanGroup/Helios infer_helios.py:248-253: FlashAttention-3 / flash-attn 2 kernels from the Hub
+        Invalid('from diffusers import ContextParallelConfig\ntry:\n    transformer.set_attention_backend("_flash_3_hub")\n'
+                'except Exception:\n    transformer.set_attention_backend("flash_hub")\npipe.transformer.set_attention_backend(backend="sage")', count=3),
     ]
 
     def triggers(self, kb):
@@ -378,7 +397,12 @@ class GpuOnlyOption(Rule):
         for call in ctx.nodes.get(ast.Call, ()):
             if isinstance(call.func, ast.Attribute) and call.func.attr in methods and not is_prose(ctx, call):
                 use = methods[call.func.attr]
-                yield self.finding(ctx, call.func, f"`{call.func.attr}()` turns on {use.why}; NPU: {use.alternative}")
+                if not use.values:
+                    yield self.finding(ctx, call.func, f"`{call.func.attr}()` turns on {use.why}; NPU: {use.alternative}")
+                    continue
+                value = _method_argument(ctx, call, use.keyword)
+                if value in use.values:
+                    yield self.finding(ctx, call.func, f'`{call.func.attr}("{value}")` turns on {use.why}; NPU: {use.alternative}')
         if not names:
             return
         for node in (*ctx.nodes.get(ast.Name, ()), *ctx.nodes.get(ast.Attribute, ())):

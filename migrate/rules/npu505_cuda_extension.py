@@ -2,7 +2,7 @@ import ast
 import re
 
 from migrate.findings import Category, Severity
-from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper
+from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper, plain_cuda_extension
 from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope
 from migrate.rules._text import shell_matches
@@ -46,6 +46,15 @@ def _mentions_cuda_source(node) -> bool:
 
 
 
+def _scope_lists_cuda(ctx, call) -> bool:
+    """`load(name, source, ...)` whose source list is a variable, in a function (or module) that lists `.cu` sources
+    (maskrcnn-benchmark layers/_utils.py: `source_cuda = glob.glob(os.path.join(this_dir, "cuda", "*.cu"))` ...
+    `source.extend(source_cuda)` ... `return load_ext("torchvision", source, ...)`): the build compiles CUDA."""
+    scope = enclosing_scope(ctx, call) or ctx.tree
+    return any(_mentions_cuda_source(node) for node in ast.walk(scope)
+               if isinstance(node, ast.Constant) and node is not call)
+
+
 def _stops_without_cuda(ctx, node) -> bool:
     """`if not torch.cuda.is_available(): raise Exception("CPU version is not implemented")` (1ytic/warp-rnnt
     pytorch_binding/setup.py): the build after it runs only with CUDA, like after an assert."""
@@ -59,7 +68,8 @@ class CudaExtension(Rule):
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
     (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
-    not followed. Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
+    not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
+    `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
@@ -72,6 +82,8 @@ class CudaExtension(Rule):
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
+    custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines and `'nvcc'` key.
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
@@ -92,13 +104,15 @@ class CudaExtension(Rule):
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
     KINDS = ("python", "launcher")
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags", "create_extension", "nvcc")
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags", "create_extension", "nvcc", "Extension(")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'], with_cuda=False)",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=srcs, extra_cuda_cflags=None)",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
+        "from setuptools import Extension\next = Extension('m', ['m.c', 'k.pyx'], extra_compile_args=['-O2'])",  # plain C/Cython
+        "import glob\nfrom torch.utils.cpp_extension import load\ndef build(d):\n    source = glob.glob(d + '/*.cpp')\n    return load('ops', source)",
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
@@ -118,6 +132,15 @@ class CudaExtension(Rule):
             count=1,
         ),
         Invalid("import torch.utils.cpp_extension as ce\next = ce.CUDAExtension('m', sources=['m.cpp'])"),
+        # maskrcnn-benchmark layers/_utils.py: the source list is a variable the function fills with a `*.cu` glob
+        Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef build(d):\n"
+                "    source = glob.glob(d + '/*.cpp')\n    source_cuda = glob.glob(d + '/cuda/*.cu')\n"
+                "    source.extend(source_cuda)\n    return load_ext('ops', source)\n", count=2),
+        # tf-faster-rcnn lib/setup.py (CenterNet voc_eval_lib): a distutils Extension whose `.cu` a custom build_ext
+        # hands to nvcc: the call, its `.cu` line and its `'nvcc'` key; not the hook's `src_extensions.append('.cu')`
+        Invalid("from distutils.extension import Extension\ndef customize(self):\n    self.src_extensions.append('.cu')\n"
+                "ext = Extension('nms.gpu_nms',\n    ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
+                "    extra_compile_args={'gcc': ['-O2'],\n                        'nvcc': ['-arch=sm_61']})", count=3),
         Invalid("from torch.utils.cpp_extension import CUDAExtension as CE\next = CE('m', ['m.cpp'])"),
         Invalid("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'kernel.cu'])"),
         Invalid("from torch.utils import cpp_extension\nm = cpp_extension.load('m', ['m.cpp'], with_cuda=True)"),
@@ -228,6 +251,7 @@ class CudaExtension(Rule):
                                    "nvcc compiles CUDA kernels, which cannot be built for an Ascend NPU: " + self.MESSAGE)
             return
         variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
+        plain: list[ast.AST] = []  # setuptools extensions with CUDA sources: their own lines only
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
             if jit_cuda_build_wrapper(ctx, call, name):
@@ -238,6 +262,13 @@ class CudaExtension(Rule):
             if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
                 reported.append(call)  # `extension = CUDAExtension` ... `extension(name, sources, ...)`
                 yield self.finding(ctx, call, "builds an extension through a variable bound to `CUDAExtension`: " + self.MESSAGE)
+                yield from self._inner_lines(ctx, call)
+                continue
+            if plain_cuda_extension(ctx, call, name):
+                reported.append(call)  # setuptools `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', ...])`
+                plain.append(call)
+                yield self.finding(ctx, call, "a setuptools extension with CUDA sources (a custom build_ext compiles them "
+                                   "with nvcc): " + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
                 continue
             if name in _LOAD_LIBRARY:
@@ -269,11 +300,12 @@ class CudaExtension(Rule):
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
+                    or (function == "load" and isinstance(sources, ast.Name) and _scope_lists_cuda(ctx, call))
                 ):
                     reported.append(call)
                     yield self.finding(ctx, call)
                     yield from self._inner_lines(ctx, call)
-        yield from self._selected_or_globbed(ctx, reported)
+        yield from self._selected_or_globbed(ctx, reported, len(plain))
 
     def _inner_lines(self, ctx, call):
         """Lines of a multi-line build call that a porter edits besides the call's first line: each
@@ -312,10 +344,12 @@ class CudaExtension(Rule):
                     and statement.lineno != call.lineno:
                 yield self.finding(ctx, statement, f"switches on `{flag.id}`, which tells the cffi build to link CUDA kernels: " + self.MESSAGE)
 
-    def _selected_or_globbed(self, ctx, reported):
+    def _selected_or_globbed(self, ctx, reported, plain=0):
         """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`
-        sources added to the build outside a reported call (`glob("kernels/*.cu")`)."""
-        if "cpp_extension" not in ctx.source and not reported:  # a file building through a project helper or cffi
+        sources added to the build outside a reported call (`glob("kernels/*.cu")`). A file whose only builds are
+        setuptools extensions with `.cu` sources is read at those calls only (the nvcc hook around them,
+        `self.src_extensions.append('.cu')`, `find_in_path('nvcc', ...)`, is its build helper, not a source list)."""
+        if "cpp_extension" not in ctx.source and len(reported) == plain:  # a file building through a project helper or cffi
             return  # (stylegan2-ada: `sources = ['bias_act.cpp', 'bias_act.cu']` then `get_plugin(..., sources=sources, ...)`)
         inside = {id(node) for call in reported for node in ast.walk(call)}
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):

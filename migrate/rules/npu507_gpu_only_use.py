@@ -92,7 +92,8 @@ class GpuOnlyUse(Rule):
     `self.mixer = mixer_cls(dim)`), and the object a function of the file returns after one of the package's
     classes built it: each call of the result and each of its own methods (pytorch-pwc's `@cupy.memoize(...)
     def cupy_launch(f, k): return cupy.RawKernel(k, f)`, then `cupy_launch('k', src)(grid=..., args=[...])`,
-    a kernel launch). Calling the object itself (`self.encoder(x)` after
+    a kernel launch; also a function under the package's own decorator returning a call chain rooted in the
+    package, `return cupy.cuda.compile_with_cache(k).get_function(f)`). Calling the object itself (`self.encoder(x)` after
     `self.encoder = tcnn.Encoding(...)`) is not reported: a replacement built at the reported
     construction line is called the same way. The import alone
     (NPU501) under-counts the work by the number of call sites; this rule makes the inventory
@@ -100,10 +101,12 @@ class GpuOnlyUse(Rule):
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
     of the most specific knowledge entry (`flash_attn.ops.activations.swiglu` ->
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
-    decorator, and Triton's host-side helpers (`triton.cdiv`, `triton.next_power_of_2`, `triton.Config`,
-    `triton.testing`, its compiler exceptions, `triton.KernelInterface`) are not reported: they go with
-    the kernel they serve; a launch is a subscripted call of a kernel defined in the file, or of a name
-    containing `kernel` in a file that imports triton. Entries whose status is `works`
+    decorator (or at `f = triton.jit(f)` when the decorator is applied as a call), and Triton's host-side
+    helpers (`triton.cdiv`, `triton.next_power_of_2`, `triton.Config`, `triton.testing`, its compiler
+    exceptions, `triton.KernelInterface`; also under a module-level alias) are not reported: they go with
+    the kernel they serve; a launch is a subscripted call of a kernel defined in the file (also through a
+    name bound to a choice of kernels, `fx = a if c else b`), or of a name containing `kernel` in a file
+    that imports triton. Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor
@@ -199,11 +202,24 @@ class GpuOnlyUse(Rule):
         Invalid("from auto_gptq import AutoGPTQForCausalLM\ndef main(name, cfg, data):\n"
                 "    model = AutoGPTQForCausalLM.from_pretrained(name, cfg)\n    model.eval()\n"
                 "    model.quantize(data)\n    model.save_quantized('out')", count=3),
+        # PKU-YuanGroup/Helios triton_norm.py (unsloth-style): a kernel made by `f = triton.jit(f)` is reported at
+        # those lines, not per body line; its launch and a launch through a choice between kernels are launches; a
+        # host helper bound to a module name (`next_power_of_2 = triton.next_power_of_2`) stays a host helper
+        Invalid("import triton\nimport triton.language as tl\ndef _bwd(x, n: tl.constexpr):\n    v = tl.load(x)\n"
+                "_bwd = triton.jit(_bwd)\n_bwd = triton.heuristics({'G': lambda a: True})(_bwd)\n"
+                "@triton.jit\ndef _fwd(x):\n    pass\n@triton.jit\ndef _gfwd(x):\n    pass\n"
+                "next_power_of_2 = triton.next_power_of_2\ndef run(x, g):\n    b = next_power_of_2(8)\n"
+                "    fx = _gfwd if g else _fwd\n    fx[(1,)](x)\n    _bwd[(1,)](x)", count=6),
         # pytorch-pwc correlation.py: a memoized launcher returns a cupy kernel object; each launch of its
         # result is a use (the decorator and the construction are reported once, in the launcher)
         Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n    return cupy.RawKernel(src, name)\n"
                 "def run(x):\n    launch('k', 'src')(grid=(1,), block=(16,), args=[x])\n    k = launch('k', 'src')\n"
                 "    k(grid=(1,), block=(16,), args=[x])", count=4),
+        # liteflownet / softmax-splatting correlation.py: the memoized launcher returns a function of the module cupy
+        # compiled (a call chain rooted in cupy under cupy's own decorator): each launch of its result is a use
+        Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n"
+                "    return cupy.cuda.compile_with_cache(src).get_function(name)\n"
+                "def run(x, n):\n    launch('k', 'src')(\n        grid=(1,), block=(16,),\n        args=[cupy.int32(n), x])", count=4),
         # a function returning what a package function computed (a tensor): only that call is reported
         Invalid("from flash_attn import flash_attn_func\ndef attn(q, k, v):\n    return flash_attn_func(q, k, v)\n"
                 "def f(q, k, v):\n    return attn(q, k, v).transpose(1, 2)(0)", count=1),
@@ -285,7 +301,8 @@ class GpuOnlyUse(Rule):
                     and isinstance(statement.value, (ast.Attribute, ast.Name)):
                 qual = ctx.qualname(statement.value)
                 key = match_package(qual, table) if qual else None
-                if key is not None and reported(table[key]) and not _owned_elsewhere(qual):
+                if key is not None and reported(table[key]) and not _owned_elsewhere(qual) \
+                        and not (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
                     aliases[statement.targets[0].id] = qual
         if not aliases:
             return
@@ -446,11 +463,37 @@ class GpuOnlyUse(Rule):
                     returns.append(node.value)
             for value in returns:
                 built = self._built_by_package(ctx, value, table, optional) or \
-                    (bound.get(value.id) if isinstance(value, ast.Name) else None)
+                    (bound.get(value.id) if isinstance(value, ast.Name) else None) or \
+                    self._made_under_package_decorator(ctx, function, value, table)
                 if built is not None:
                     out[function.name] = built
                     break
         return out
+
+    @staticmethod
+    def _made_under_package_decorator(ctx, function, value, table) -> tuple[str, str] | None:
+        """A function the package's own decorator wraps (`@cupy.memoize(for_each_device=True)`, a cache of compiled
+        kernels) returning a call chain rooted in that package (`return cupy.cuda.compile_with_cache(src).get_function(
+        name)`): what it returns is the package's kernel object (liteflownet / softmax-splatting correlation layers)."""
+        if not isinstance(value, ast.Call):
+            return None
+        keys = set()
+        for decorator in function.decorator_list:
+            qual = _decorator_name(ctx, decorator)
+            key = match_package(qual, table) if qual else None
+            if key is not None and reported(table[key]):
+                keys.add(package_of(key, table))
+        if not keys:
+            return None
+        node = value
+        while isinstance(node, (ast.Call, ast.Attribute)):  # down the chain to its root: `cupy.cuda.compile_with_cache`
+            inner = node.func if isinstance(node, ast.Call) else node.value
+            qual = ctx.qualname(inner)
+            key = match_package(qual, table) if qual else None
+            if key is not None and package_of(key, table) in keys:
+                return qual, key
+            node = inner
+        return None
 
     def _returned(self, ctx, node, returners) -> tuple[str, str] | None:
         """(qual, key) when `node` is a call of a returner of this file (`cupy_launch(...)`)."""
@@ -478,14 +521,40 @@ class GpuOnlyUse(Rule):
         return parent
 
     def _kernels(self, ctx) -> dict[str, tuple[ast.AST, str]]:
-        """name -> (function, TRITON or NUMBA_CUDA) for the GPU kernels the file defines."""
+        """name -> (function, TRITON or NUMBA_CUDA) for the GPU kernels the file defines: decorated, or
+        made a kernel by a module-level assignment of the decorator applied as a call
+        (`_bwd = triton.jit(_bwd)`, `_bwd = triton.heuristics({...})(_bwd)`, unsloth-style)."""
         out = {}
+        functions = {}
         for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
             for function in ctx.nodes.get(kind, ()):
+                functions.setdefault(function.name, function)
                 package = _kernel_package(ctx, function) if function.decorator_list else None
                 if package is not None:
                     out[function.name] = (function, package)
+        for statement in ctx.tree.body:
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call)):
+                continue
+            call = statement.value
+            wrapped = call.args[0] if len(call.args) == 1 and isinstance(call.args[0], ast.Name) else None
+            name = _decorator_name(ctx, call)
+            if name is not None and (name in _KERNEL_DECORATORS or name.startswith("triton.")) \
+                    and wrapped is not None and wrapped.id in functions:
+                out.setdefault(statement.targets[0].id, (functions[wrapped.id], TRITON))
+                out.setdefault(wrapped.id, (functions[wrapped.id], TRITON))
         return out
+
+    @staticmethod
+    def _kernel_aliases(ctx, kernels) -> set[str]:
+        """Names bound to a kernel of the file or a choice between kernels
+        (`fx = _gemma_fwd if gemma else _fwd`), whose subscripted calls are launches too."""
+        def kernel_choice(value) -> bool:
+            if isinstance(value, ast.IfExp):
+                return kernel_choice(value.body) and kernel_choice(value.orelse)
+            return isinstance(value, ast.Name) and value.id in kernels
+        return {node.targets[0].id for node in ctx.nodes.get(ast.Assign, ())
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and kernel_choice(node.value)}
 
     @staticmethod
     def _inside_kernel(ctx, node, kernel_bodies) -> bool:
@@ -503,6 +572,7 @@ class GpuOnlyUse(Rule):
             return
         entry = table[package]
         label = "Triton" if package == TRITON else "numba.cuda"
+        aliases = self._kernel_aliases(ctx, kernels)
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
             if not isinstance(func, ast.Subscript):
@@ -511,7 +581,7 @@ class GpuOnlyUse(Rule):
             name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
             if name is None:
                 continue
-            if name not in kernels and not (by_name and "kernel" in name.lower()):
+            if name not in kernels and name not in aliases and not (by_name and "kernel" in name.lower()):
                 continue
             text = f"{package}: launch of the {label} kernel `{name}[grid](...)` ({entry.status} on Ascend NPU)"
             if entry.alternative:

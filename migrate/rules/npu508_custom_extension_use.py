@@ -408,8 +408,10 @@ class CustomExtensionUse(Rule):
         def known(full: str) -> bool:  # `from . import utils` where utils.py holds an accessor of the extension
             if index.module_for(full, relative=True) is not None:
                 return True
-            held = index.holder(full) if accessors else None
-            return held is not None and held.mode == kernel_values.ACCESSOR
+            held = index.holder(full)
+            # an accessor, or a module variable bound to the build (semseg lib/psa/functions/psamask.py: `from .. import
+            # src`, whose __init__ binds `gpu = load(...)`; then `src.gpu.psamask_forward(...)`)
+            return held is not None and (held.mode == kernel_values.ACCESSOR or held.kind == "value")
 
         bound = repo_index.bind_relative_imports(ctx, known)
         if accessors:
@@ -490,9 +492,11 @@ class CustomExtensionUse(Rule):
                 yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
                 continue
             for alias in statement.names:  # a module holding kernel values (its re-exports), used through its name
-                held = index.holder(f"{base}.{alias.name}") if base and not statement.level else None
+                held = index.holder(f"{base}.{alias.name}") if base else None
+                if held is not None and statement.level and held.mode == kernel_values.ACCESSOR:
+                    held = None  # `from . import helpers` of an accessor: the binding `_K = helpers.load_ext()` is the line
                 if held is not None and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
-                    yield self._finding(ctx, statement, f"from {statement.module} import {alias.name}", held)
+                    yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", held)
                     break
 
     @staticmethod
