@@ -1,0 +1,49 @@
+"""Cheap exact pre-tests in front of costly work: a pre-test may skip only work that would find nothing.
+
+Each test here checks a pre-test against the work it guards, on inputs built to sit at its edge (the
+spellings the pre-test must still let through)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from migrate import cuda_builds
+
+
+def _mentions_without_pretest(text: str) -> list[str]:
+    """`cuda_builds.mentions` read off its two patterns alone, over the whole text."""
+    out = {"cu:" + os.path.basename(m) for m in cuda_builds._NAMED.findall(text)}
+    if cuda_builds._WILDCARD.search(text):
+        out.add(cuda_builds.WILDCARD)
+    return sorted(out)
+
+
+# the pieces a CUDA file name, a wildcard or a near miss is made of (`torch.cuda`, `.cu.bak`, `k.cuh2`)
+_PIECES = st.sampled_from([".cu", ".cuh", ".cuda", "k", "h", "2", "_", "é", "*", "{", "}", "%s", "+", " ", "'", '"', ",", "[",
+                           "/", ".", "-", "\n", "f", "r"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+def test_cuda_file_mentions_pretest_skips_only_texts_without_a_match(text):
+    assert cuda_builds.mentions(text) == _mentions_without_pretest(text)
+
+
+def test_cuda_file_mentions_in_less_obvious_spellings_are_still_read():
+    # a name at the very end of the text, a header, a non-ASCII name, a wildcard before a dot, a computed name
+    cases = {
+        "sources = ['src/k.cu']": ["cu:k.cu"],
+        "#include <gpu/bvh.cuh>": ["cu:bvh.cuh"],
+        "nvcc -c kernel.cu": ["cu:kernel.cu"],
+        "src = 'ядро.cu'": ["cu:ядро.cu"],
+        "glob('csrc/*.cu.in')": [cuda_builds.WILDCARD],
+        "name + '.cu'": [cuda_builds.WILDCARD],
+        "exts = ['.cpp', '.cu']": [cuda_builds.WILDCARD],
+        "torch.cuda.synchronize()  # no CUDA file here": [],
+        "k.cuh2 k.cu_old k.cu.bak": [],
+    }
+    for text, expected in cases.items():
+        assert cuda_builds.mentions(text) == expected, text
