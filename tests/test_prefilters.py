@@ -47,3 +47,32 @@ def test_cuda_file_mentions_in_less_obvious_spellings_are_still_read():
     }
     for text, expected in cases.items():
         assert cuda_builds.mentions(text) == expected, text
+
+
+def _npu507_lines(source: str) -> list[int]:
+    from migrate import engine, knowledge
+
+    findings, errors, _ = engine.analyze_python_text("launch.py", source, knowledge.resolve_version(None))
+    assert not errors
+    return sorted(f.line for f in findings if f.code == "NPU507")
+
+
+def test_gpu_only_returners_are_found_through_an_alias_and_a_bound_name():
+    # NPU507's pre-test looks at every returned and assigned value of the file; here the kernel class comes
+    # through an `as` name, the returned value is a name bound to it first, and the function is async
+    source = (
+        "from cupy import RawKernel as RK\n"      # 1
+        "async def launch(name, src):\n"          # 2
+        "    kernel = RK(src, name)\n"            # 3: the construction, reported as a use
+        "    return kernel\n"                     # 4
+        "def run(x):\n"                           # 5
+        "    launch('k', 'src')(grid=(1,), args=[x])\n"  # 6: a call of what launch returned
+        "    k = launch('k', 'src')\n"            # 7
+        "    k(grid=(1,), args=[x])\n")           # 8
+    assert _npu507_lines(source) == [3, 6, 8]
+    # the same returned through a module alias, directly
+    source = ("import cupy as cp\n"
+              "def launch(name, src):\n"
+              "    return cp.RawKernel(src, name)\n"
+              "launch('k', 'src')(grid=(1,), args=[])\n")
+    assert _npu507_lines(source) == [3, 4]
