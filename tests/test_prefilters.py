@@ -76,3 +76,29 @@ def test_gpu_only_returners_are_found_through_an_alias_and_a_bound_name():
               "    return cp.RawKernel(src, name)\n"
               "launch('k', 'src')(grid=(1,), args=[])\n")
     assert _npu507_lines(source) == [3, 4]
+
+
+def test_optional_modules_see_imports_nested_in_any_statement(tmp_path):
+    # optional_modules reads only statements for imports (an expression holds none): an import nested in a match
+    # case, a `with` in a method, an `else` in a loop or a `try/except*` body outside an ImportError handler is still
+    # seen, so each module below, imported once in a try and once there, keeps its findings
+    from migrate.engine import scan
+
+    gpu = "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n"
+    files = {
+        "pkg/__init__.py": "", "pkg/case.py": gpu, "pkg/inwith.py": gpu, "pkg/inelse.py": gpu, "pkg/star.py": gpu,
+        "pkg/only.py": gpu,
+        "pkg/guarded.py": "".join(f"try:\n    from . import {m}\nexcept ImportError:\n    {m} = None\n"
+                                  for m in ("case", "inwith", "inelse", "star", "only")),
+        "pkg/user.py": (
+            "def pick(kind):\n    match kind:\n        case 'fast':\n            from . import case\n            return case\n"
+            "class Loader:\n    def load(self, lock):\n        with lock:\n            from . import inwith\n        return inwith\n"
+            "for i in range(2):\n    pass\nelse:\n    from . import inelse\n"
+            "try:\n    from . import star\nexcept* ValueError:\n    pass\n"),
+    }
+    for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    result = scan([str(tmp_path)], use_cache=False)
+    kept = {f.path.rsplit("/", 1)[-1] for f in result.findings if f.code == "NPU501"}
+    assert kept == {"case.py", "inwith.py", "inelse.py", "star.py"}  # only.py: imported in a try alone, optional
