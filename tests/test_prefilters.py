@@ -102,3 +102,12 @@ def test_optional_modules_see_imports_nested_in_any_statement(tmp_path):
     result = scan([str(tmp_path)], use_cache=False)
     kept = {f.path.rsplit("/", 1)[-1] for f in result.findings if f.code == "NPU501"}
     assert kept == {"case.py", "inwith.py", "inelse.py", "star.py"}  # only.py: imported in a try alone, optional
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["npu", "NPU", "Npu", "nPU", "hccl", "HcCl", "hcc", "in", "_", "1", "a", "Z", " ", ".", "\n",
+                                 "put", "İ", "K", "é", "torch_npu", "input"]), max_size=10).map("".join))
+def test_npu_mentions_read_off_the_lower_case_text_as_the_pattern_reads_them(text):
+    from migrate import npu_aware
+
+    assert npu_aware.mentions_npu(text) == (npu_aware._MENTIONS_NPU.search(text) is not None)
