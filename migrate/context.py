@@ -89,6 +89,29 @@ def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.
     return nodes, parents
 
 
+def subtree(roots: Iterable[ast.AST]) -> list[ast.AST]:
+    """Every node under `roots` (the roots included), as `ast.walk` of each finds them but for the shared
+    `ctx` / `op` singletons, in no promised order: for a set of what a subtree holds, ~3x faster than `ast.walk`."""
+    out = list(roots)
+    node_type = ast.AST
+    fields_of = _FIELDS.get
+    position = 0
+    while position < len(out):
+        node = out[position]
+        position += 1
+        cls = node.__class__
+        fields = fields_of(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = _node_fields(cls)
+        for field in fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                out.extend(item for item in value if isinstance(item, node_type))
+            elif isinstance(value, node_type):
+                out.append(value)
+    return out
+
+
 def collect_imports(imports, import_froms) -> tuple[dict[str, str], list[str]]:
     """Local name -> qualified name for `import` / `from ... import` statements, and the modules
     star-imported. Relative imports are left out (they are never torch)."""

@@ -17,6 +17,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from migrate.context import subtree
 from migrate.findings import Edit
 
 CUDA = "torch.cuda"
@@ -253,14 +254,13 @@ def _locally_bound(ctx, function) -> set[str]:
     found.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
     declared: set[str] = set()
     body = function.body if isinstance(function.body, list) else [function.body]
-    for statement in body:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                found.add(node.id)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                found.add(node.name)
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                declared.update(node.names)
+    for node in subtree(body):  # what `ast.walk` of each statement finds, faster
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
     found -= declared
     cache[id(function)] = found
     return found
