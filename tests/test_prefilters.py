@@ -132,3 +132,13 @@ def test_subtree_finds_what_ast_walk_finds():
         expected = {id(n) for root in roots for n in ast.walk(root) if not isinstance(n, shared)}
         found = [id(n) for n in subtree(roots)]
         assert len(found) == len(set(found)) and set(found) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([".so", ".sort", ".so.1", "lib", "k", "_", "'", '"', "/", "\\", "(", " ", "\n", "é", "2"]),
+                max_size=12).map("".join))
+def test_shared_library_references_pretest_skips_only_texts_without_a_match(text):
+    from migrate import repo_index
+
+    refs = [r for r in repo_index.import_facts("pkg/mod.py", text)[0] if r.startswith("so:")]
+    assert refs == sorted({"so:" + stem for stem in repo_index._SHARED_LIB.findall(text)})
