@@ -142,3 +142,31 @@ def test_shared_library_references_pretest_skips_only_texts_without_a_match(text
 
     refs = [r for r in repo_index.import_facts("pkg/mod.py", text)[0] if r.startswith("so:")]
     assert refs == sorted({"so:" + stem for stem in repo_index._SHARED_LIB.findall(text)})
+
+
+def test_uses_reads_the_chains_of_its_prefix_group_as_a_scan_of_all_chains_would():
+    import ast
+
+    from migrate import knowledge, repo_index
+    from migrate.context import PythonContext
+    from migrate.rules._device_helpers import chain_tops, under, uses
+
+    source = ("import torch\nimport torch.cuda as tc\nfrom torch.cuda import amp\nimport apex\nfrom . import ext\n"
+              "torch.cuda.synchronize(); tc.get_device_properties(0).major; amp.autocast(); apex.amp.initialize()\n"
+              "torch.backends.cudnn.benchmark = True; x = torch.cudax; torch.cuda = None; ext.op(1)\n")
+    ctx = PythonContext("pkg/m.py", source, ast.parse(source), knowledge.load(None))
+    prefixes = ["torch", "torch.cuda", "torch.cuda.amp", "torch.cuda.get_device_properties", "torch.backends", "apex",
+                "apex.amp", "pkg.ext", "pkg.ext.op", "torch.cudax"]
+
+    def scanned(prefix, loads_only):
+        return [(n, q) for n, q in chain_tops(ctx) if under(q, prefix)
+                and (not loads_only or isinstance(getattr(n, "ctx", None), ast.Load))]
+
+    for loads_only in (True, False):
+        for prefix in prefixes:
+            assert list(uses(ctx, prefix, loads_only=loads_only)) == scanned(prefix, loads_only), prefix
+    # names bound after the first look (linking binds relative imports): the groups follow the new chain list
+    assert not list(uses(ctx, "pkg.ext"))
+    ctx.imports["ext"] = "pkg.ext"
+    repo_index.forget_resolved_names(ctx)
+    assert [q for _, q in uses(ctx, "pkg.ext")] == ["pkg.ext.op"] == [q for _, q in scanned("pkg.ext", True)]

@@ -75,9 +75,27 @@ def _chain_tops_in_tree_order(ctx) -> list[tuple[ast.AST, str]]:
     return out
 
 
+def _chains_by_head(ctx) -> dict[str, list[tuple[ast.AST, str]]]:
+    """`chain_tops(ctx)` grouped by the first two parts of the qualified name (`torch.cuda`; one part for a
+    one-part name), each group in `chain_tops` order; rebuilt when the chain list is (names bound later)."""
+    tops = chain_tops(ctx)
+    cached = ctx.__dict__.get("_npu_chains_by_head")
+    if cached is not None and cached[0] is tops:
+        return cached[1]
+    groups: dict[str, list[tuple[ast.AST, str]]] = {}
+    for item in tops:
+        parts = item[1].split(".", 2)
+        groups.setdefault(".".join(parts[:2]), []).append(item)
+    ctx.__dict__["_npu_chains_by_head"] = (tops, groups)
+    return groups
+
+
 def uses(ctx, prefix: str, *, loads_only: bool = True) -> Iterator[tuple[ast.AST, str]]:
     """Outermost chains whose qualified name is `prefix` or below it."""
-    for node, qual in chain_tops(ctx):
+    parts = prefix.split(".", 2)
+    # a name under a prefix of two parts or more starts with the prefix's first two parts: only that group is read
+    chains = _chains_by_head(ctx).get(".".join(parts[:2]), ()) if len(parts) > 1 else chain_tops(ctx)
+    for node, qual in chains:
         if not under(qual, prefix):
             continue
         if loads_only and not isinstance(getattr(node, "ctx", None), ast.Load):
