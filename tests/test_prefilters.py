@@ -170,3 +170,39 @@ def test_uses_reads_the_chains_of_its_prefix_group_as_a_scan_of_all_chains_would
     ctx.imports["ext"] = "pkg.ext"
     repo_index.forget_resolved_names(ctx)
     assert [q for _, q in uses(ctx, "pkg.ext")] == ["pkg.ext.op"] == [q for _, q in scanned("pkg.ext", True)]
+
+
+def test_a_file_is_read_with_the_cycle_collector_off_and_the_collector_is_restored_after(monkeypatch):
+    # not a pre-test: the other cost cut of the analyze pass (fileio.no_cycle_collection), checked to leave the
+    # collector as it found it, also when a file fails
+    import gc
+
+    from migrate import engine
+
+    seen = []
+
+    def spy(target, data, version):
+        seen.append(gc.isenabled())
+        if data == b"boom":
+            raise RuntimeError("boom")
+        return "result"
+
+    monkeypatch.setattr(engine, "_analyze_file", spy)
+    target = engine.Target("m.py", ("python",))
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        assert engine.analyze_file(target, b"x = 1\n", "v") == "result" and gc.isenabled()
+        assert engine._worker_batch([(target, b"x = 1\n"), (target, b"y = 2\n")], "v") == ["result", "result"]
+        assert gc.isenabled()
+        try:
+            engine.analyze_file(target, b"boom", "v")
+        except RuntimeError:
+            pass
+        assert gc.isenabled()
+        gc.disable()
+        engine.analyze_file(target, b"x = 1\n", "v")
+        assert not gc.isenabled()
+    finally:
+        gc.enable() if was else gc.disable()
+    assert seen == [False] * 5
