@@ -23,11 +23,12 @@ _LINE_SPLIT = re.compile(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)")
 
 
 _OTHER_BREAKS = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_ASCII_BREAKS = ("\v", "\f", "\x1c", "\x1d", "\x1e")  # those of an ASCII text: five `in` tests, 3x faster than the class
 
 
 def split_lines(source: str) -> list[str]:
     """Split like the Python tokenizer does (only \\n, \\r\\n, \\r end a line), keeping the ends."""
-    if not _OTHER_BREAKS.search(source):
+    if not (any(c in source for c in _ASCII_BREAKS) if source.isascii() else _OTHER_BREAKS.search(source)):
         return source.splitlines(True)  # same result, 25x faster, when no other break character occurs
     lines = _LINE_SPLIT.split(source)
     if lines and lines[-1] == "":
@@ -87,6 +88,29 @@ def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.
                 parents[id(value)] = node
                 push(value)
     return nodes, parents
+
+
+def subtree(roots: Iterable[ast.AST]) -> list[ast.AST]:
+    """Every node under `roots` (the roots included), as `ast.walk` of each finds them but for the shared
+    `ctx` / `op` singletons, in no promised order: for a set of what a subtree holds, ~3x faster than `ast.walk`."""
+    out = list(roots)
+    node_type = ast.AST
+    fields_of = _FIELDS.get
+    position = 0
+    while position < len(out):
+        node = out[position]
+        position += 1
+        cls = node.__class__
+        fields = fields_of(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = _node_fields(cls)
+        for field in fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                out.extend(item for item in value if isinstance(item, node_type))
+            elif isinstance(value, node_type):
+                out.append(value)
+    return out
 
 
 def collect_imports(imports, import_froms) -> tuple[dict[str, str], list[str]]:

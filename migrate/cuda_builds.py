@@ -32,13 +32,16 @@ _WILDCARD = re.compile(
     # the bare extension as an element of a list or tuple: a source walker's `[".cpp", ".cu"]`
     r"|[\[,]\s*[rbuf]?(['\"])\.cuh?\1|[rbuf]?(['\"])\.cuh?\2\s*,"
 )
+# every match of either pattern holds `.cu` / `.cuh` ending a word: a text without one has no match
+# (`torch.cuda` holds `.cu`, so the plain `".cu" in text` test lets a quarter of the torch files through)
+_ENDING = re.compile(r"\.cuh?\b")
 WILDCARD = "cu:*"
 _BUILD_CODES = ("NPU505", "NPU511")
 
 
 def mentions(text: str) -> list[str]:
     """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names."""
-    if ".cu" not in text:
+    if ".cu" not in text or not _ENDING.search(text):
         return []
     out = {"cu:" + os.path.basename(m) for m in _NAMED.findall(text)}
     if _WILDCARD.search(text):

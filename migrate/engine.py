@@ -290,6 +290,11 @@ def analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     This is the per-file boundary: whatever a reader or a rule raises on this file becomes this
     file's own NPU9xx error, and the scan goes on with the next file.
     """
+    with fileio.no_cycle_collection():
+        return _analyze_file(target, data, version)
+
+
+def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     path = target.path
     kinds = target.kinds
     try:
@@ -383,7 +388,8 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
 
 # ---- the scan -----------------------------------------------------------------------------------------
 def _worker_batch(batch: list[tuple[Target, bytes]], version: str) -> list[FileResult]:
-    return [analyze_file(target, data, version) for target, data in batch]
+    with fileio.no_cycle_collection():  # for the whole batch: its results so far are what a collection would walk
+        return [analyze_file(target, data, version) for target, data in batch]
 
 
 def _read_target(target: Target, limit: int) -> bytes | FileError:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import ast
 import codecs
 import errno
+import gc
 import io
 import os
 import tempfile
 import tokenize
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from migrate import newer_syntax
@@ -173,6 +175,22 @@ def _remove(tmp: str | None) -> None:
 
 
 # ---- parallel batches -----------------------------------------------------------------------------------
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector off while one file is read (and back on after, if it was on). A parse
+    allocates a node object per node, all alive until the file is done, and the collections they trigger walk
+    every object the process holds (the scan's results so far): torch, the analyze workload, ~9% of its CPU.
+    A file's tree and context hold no reference cycles: reference counting frees them; a cycle made while the
+    collector is off is collected after."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def size_balanced_batches(sizes: Sequence[int], workers: int, *, min_budget: int = 1) -> list[list[int]]:
     """Indices grouped into batches of about equal total size, biggest items first (a repo's few
     huge files must not all land in one worker's last batch); about 12 batches per worker keep

@@ -46,6 +46,24 @@ import re
 # the NPU as a word of its own (`"npu"`, `torch.npu`, `torch_npu`, `is_npu_available`) or its collective
 # backend; "npu" inside a word (`input`, in nearly every file) is not a mention
 _MENTIONS_NPU = re.compile(r"(?<![a-z0-9])npu|hccl", re.I)
+_WORD_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def mentions_npu(text: str) -> bool:
+    """`_MENTIONS_NPU.search(text)`, for an ASCII text read off its lower-case copy: the pattern's look-behind
+    is tried at every position, a third of a second per 100 files of torch; `find` jumps between the
+    occurrences of `npu` (in `input`, in nearly every file)."""
+    if not text.isascii():
+        return _MENTIONS_NPU.search(text) is not None
+    low = text.lower()
+    if "hccl" in low:
+        return True
+    at = low.find("npu")
+    while at != -1:
+        if at == 0 or low[at - 1] not in _WORD_BEFORE:
+            return True
+        at = low.find("npu", at + 3)
+    return False
 CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
                    "NPU401", "NPU402", "NPU403", "NPU507"})
 
@@ -285,7 +303,7 @@ def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index
     Given the file's `text`, a file that never mentions the NPU is passed through without a walk."""
     if not any(f.code in CODES for f in findings):
         return findings
-    if text is not None and not _MENTIONS_NPU.search(text):
+    if text is not None and not mentions_npu(text):
         return findings
     lines = aware_lines(tree, index)
     if not lines:

@@ -37,6 +37,9 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
                for n in names)
 
 
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _imports(node: ast.AST, guarded: bool, out: list) -> None:
     """(import node, guarded) for every import under `node`; guarded: inside the body of a `try` whose
     handlers catch a failed import."""
@@ -66,7 +69,8 @@ def _imports(node: ast.AST, guarded: bool, out: list) -> None:
             _imports(statement, guarded, out)
         return
     for child in ast.iter_child_nodes(node):
-        _imports(child, guarded, out)
+        if isinstance(child, _HOLDS_STATEMENTS):  # an expression never holds an import (nor a lambda: one expression)
+            _imports(child, guarded, out)
 
 
 def _availability_check(test: ast.AST) -> bool:

@@ -33,6 +33,8 @@ _ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
 _SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
+# every match of `_SHARED_LIB` holds `.so` ending a word (`.sort`, `.softmax`, `.solve` do not): an exact pre-test
+_SO_ENDING = re.compile(r"\.so\b")
 _TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
 _CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
@@ -141,7 +143,7 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
     if "__all__" in text:
         for match in _ALL.finditer(text):
             refs.update("all:" + name for name in re.findall(r"['\"](\w+)['\"]", match.group(1)))
-    if ".so" in text:  # ctypes.CDLL("build/libfoo.so"), torch.ops.load_library(...): a shared library the scan may build
+    if ".so" in text and _SO_ENDING.search(text):  # ctypes.CDLL("build/libfoo.so"), torch.ops.load_library(...): a shared library the scan may build
         refs.update("so:" + stem for stem in _SHARED_LIB.findall(text))
     if "torch.ops." in text:
         refs.update("ops:" + ns for ns in _TORCH_OPS.findall(text))

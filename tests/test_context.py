@@ -11,7 +11,7 @@ from migrate.context import _LINE_SPLIT, PythonContext, split_lines
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab \r\n\x0c\x0b\x1c\x85\u2028\t")), max_size=40))
+@given(st.text(alphabet=st.sampled_from(list("ab \r\n\x0c\x0b\x1c\x1d\x1e\x85\u2028\u2029\t")), max_size=40))
 def test_fast_line_split_equals_tokenizer_split(text):
     reference = _LINE_SPLIT.split(text)
     if reference and reference[-1] == "":

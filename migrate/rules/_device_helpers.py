@@ -17,6 +17,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from migrate.context import subtree
 from migrate.findings import Edit
 
 CUDA = "torch.cuda"
@@ -74,9 +75,27 @@ def _chain_tops_in_tree_order(ctx) -> list[tuple[ast.AST, str]]:
     return out
 
 
+def _chains_by_head(ctx) -> dict[str, list[tuple[ast.AST, str]]]:
+    """`chain_tops(ctx)` grouped by the first two parts of the qualified name (`torch.cuda`; one part for a
+    one-part name), each group in `chain_tops` order; rebuilt when the chain list is (names bound later)."""
+    tops = chain_tops(ctx)
+    cached = ctx.__dict__.get("_npu_chains_by_head")
+    if cached is not None and cached[0] is tops:
+        return cached[1]
+    groups: dict[str, list[tuple[ast.AST, str]]] = {}
+    for item in tops:
+        parts = item[1].split(".", 2)
+        groups.setdefault(".".join(parts[:2]), []).append(item)
+    ctx.__dict__["_npu_chains_by_head"] = (tops, groups)
+    return groups
+
+
 def uses(ctx, prefix: str, *, loads_only: bool = True) -> Iterator[tuple[ast.AST, str]]:
     """Outermost chains whose qualified name is `prefix` or below it."""
-    for node, qual in chain_tops(ctx):
+    parts = prefix.split(".", 2)
+    # a name under a prefix of two parts or more starts with the prefix's first two parts: only that group is read
+    chains = _chains_by_head(ctx).get(".".join(parts[:2]), ()) if len(parts) > 1 else chain_tops(ctx)
+    for node, qual in chains:
         if not under(qual, prefix):
             continue
         if loads_only and not isinstance(getattr(node, "ctx", None), ast.Load):
@@ -253,14 +272,13 @@ def _locally_bound(ctx, function) -> set[str]:
     found.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
     declared: set[str] = set()
     body = function.body if isinstance(function.body, list) else [function.body]
-    for statement in body:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                found.add(node.id)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                found.add(node.name)
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                declared.update(node.names)
+    for node in subtree(body):  # what `ast.walk` of each statement finds, faster
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
     found -= declared
     cache[id(function)] = found
     return found

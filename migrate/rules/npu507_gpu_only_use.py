@@ -449,6 +449,12 @@ class GpuOnlyUse(Rule):
         through a name of the function bound to it): name -> (qual, key). A function returning what a
         package function computed (`return flash_attn_func(q, k, v)`, a tensor) is not one."""
         out: dict[str, tuple[str, str]] = {}
+        # exact pre-test: a returner returns (directly, or through a name bound to it) a value `_built_by_package`
+        # recognises; a file none of whose returned or assigned values is one has none, and the walks below,
+        # this rule's dearest part on a large file, are skipped
+        if not any(self._built_by_package(ctx, node.value, table, optional)
+                   for kind in (ast.Return, ast.Assign) for node in ctx.nodes.get(kind, ())):
+            return out
         for function in ctx.tree.body:
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
