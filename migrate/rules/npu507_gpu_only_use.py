@@ -451,9 +451,12 @@ class GpuOnlyUse(Rule):
         out: dict[str, tuple[str, str]] = {}
         # exact pre-test: a returner returns (directly, or through a name bound to it) a value `_built_by_package`
         # recognises; a file none of whose returned or assigned values is one has none, and the walks below,
-        # this rule's dearest part on a large file, are skipped
+        # this rule's dearest part on a large file, are skipped; so is a function under the package's own decorator
+        # (`_made_under_package_decorator`: what it returns may be a call chain rooted in the package)
         if not any(self._built_by_package(ctx, node.value, table, optional)
-                   for kind in (ast.Return, ast.Assign) for node in ctx.nodes.get(kind, ())):
+                   for kind in (ast.Return, ast.Assign) for node in ctx.nodes.get(kind, ())) and \
+                not any(isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _package_decorators(ctx, function, table)
+                        for function in ctx.tree.body):
             return out
         for function in ctx.tree.body:
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -483,12 +486,7 @@ class GpuOnlyUse(Rule):
         name)`): what it returns is the package's kernel object (liteflownet / softmax-splatting correlation layers)."""
         if not isinstance(value, ast.Call):
             return None
-        keys = set()
-        for decorator in function.decorator_list:
-            qual = _decorator_name(ctx, decorator)
-            key = match_package(qual, table) if qual else None
-            if key is not None and reported(table[key]):
-                keys.add(package_of(key, table))
+        keys = _package_decorators(ctx, function, table)
         if not keys:
             return None
         node = value
@@ -604,3 +602,14 @@ class GpuOnlyUse(Rule):
             text += f" (see `{entry.alternative_api}`)"
         return self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                             package=package)
+
+
+def _package_decorators(ctx, function, table) -> set[str]:
+    """The reported GPU-only packages whose own decorators wrap `function` (`@cupy.memoize(...)`: {"cupy"})."""
+    keys = set()
+    for decorator in function.decorator_list:
+        qual = _decorator_name(ctx, decorator)
+        key = match_package(qual, table) if qual else None
+        if key is not None and reported(table[key]):
+            keys.add(package_of(key, table))
+    return keys
