@@ -1,6 +1,7 @@
 import ast
 import re
 
+from migrate import kernel_values
 from migrate.findings import Category, Severity
 from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper, plain_cuda_extension
 from migrate.rules._device_helpers import statement_of
@@ -82,6 +83,8 @@ class CudaExtension(Rule):
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
+    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines.
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
     custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines and `'nvcc'` key.
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
@@ -132,6 +135,12 @@ class CudaExtension(Rule):
             count=1,
         ),
         Invalid("import torch.utils.cpp_extension as ce\next = ce.CUDAExtension('m', sources=['m.cpp'])"),
+        # sczhou/CodeFormer basicsr/setup.py (mmcv style): each call of the project helper is a build call; its `.cu`
+        # line goes with it
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\ndef make_cuda_ext(name, module, sources, sources_cuda=None):\n"
+                "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
+                "exts = [\n    make_cuda_ext(\n        name='dcn_ext',\n        module='ops.dcn',\n        sources=['src/dcn.cpp'],\n"
+                "        sources_cuda=['src/dcn_kernel.cu']),\n]", count=4),
         # maskrcnn-benchmark layers/_utils.py: the source list is a variable the function fills with a `*.cu` glob
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef build(d):\n"
                 "    source = glob.glob(d + '/*.cpp')\n    source_cuda = glob.glob(d + '/cuda/*.cu')\n"
@@ -252,8 +261,15 @@ class CudaExtension(Rule):
             return
         variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
         plain: list[ast.AST] = []  # setuptools extensions with CUDA sources: their own lines only
+        helpers = kernel_values.build_helpers(ctx)
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
+            if name is None and isinstance(call.func, ast.Name) and call.func.id in helpers:
+                reported.append(call)  # `make_cuda_ext(name='x_ext', module='pkg.ops.x', sources_cuda=['src/x.cu'])`
+                yield self.finding(ctx, call, f"builds a CUDA extension through the project helper `{call.func.id}()`: "
+                                   + self.MESSAGE)
+                yield from self._inner_lines(ctx, call)
+                continue
             if jit_cuda_build_wrapper(ctx, call, name):
                 reported.append(call)
                 yield self.finding(ctx, call, "a JIT build of a CUDA extension (it passes nvcc flags, `extra_cuda_cflags=`): " + self.MESSAGE)
