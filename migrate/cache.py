@@ -186,6 +186,20 @@ class ResultCache:
         self.entries["link|" + key] = [digest, index_digest, [rows, suppressed]]
         self.dirty = True
 
+    def get_imports(self, key: str, digest: str) -> list | None:
+        """A file's imports as `optional_modules` reads them, for this content; None when not stored (or damaged)."""
+        entry = self.entries.get("imports|" + key)
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and isinstance(entry[1], list)):
+            return None
+        try:
+            return [(tuple(str(part) for part in name), bool(guarded), bool(relative)) for name, guarded, relative in entry[1]]
+        except (TypeError, ValueError):
+            return None
+
+    def put_imports(self, key: str, digest: str, imports: list) -> None:
+        self.entries["imports|" + key] = [digest, [[list(name), guarded, relative] for name, guarded, relative in imports]]
+        self.dirty = True
+
     def save(self) -> None:
         if self.sites_dirty:
             try:

@@ -491,7 +491,7 @@ def scan(
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
                                       config.max_file_size)
     results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
-    results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size)  # importers all in try
+    results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item

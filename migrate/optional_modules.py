@@ -124,7 +124,35 @@ def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool)
     return len(name) >= 2 and parts[-len(name):] == name  # `hqq.backends.marlin`, not a bare `marlin` (the package)
 
 
-def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
+def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list | None:
+    """(dotted name as parts, guarded, relative) for each name each import of the file may load (`_imported`);
+    None when the file cannot be read or parsed now. Stored in `cache` under the content just read."""
+    import hashlib
+
+    from migrate import engine
+
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    try:
+        tree = fileio.parse_python(fileio.decode(data, python=True).body) if isinstance(data, bytes) else None
+    except fileio.ReadError:
+        tree = None
+    if tree is None:
+        return None
+    found: list = []
+    _imports(tree, False, found)
+    out = [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
+           for node, guarded in found for name in _imported(node, path)]
+    if cache and key:
+        cache.put_imports(key, hashlib.blake2b(data, digest_size=16).hexdigest(), out)
+    return out
+
+
+def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int, cache=None,
+                          digests: dict | None = None) -> list[FileResult]:
+    """`results` less the droppable findings of the modules every importer imports optionally (see the module
+    doc). With `cache` (a ResultCache) and `digests` (path -> (cache key, content digest)), each importer's
+    imports are stored under its content, so a warm run parses none of them again."""
     candidates = {r.path: tuple(module_parts(r.path)) for r in results
                   if r.path.endswith(".py") and any(_droppable(f) for f in r.findings)}
     candidates = {p: parts for p, parts in candidates.items() if len(parts) >= 2}
@@ -134,30 +162,20 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     for path, parts in candidates.items():
         by_last.setdefault(parts[-1], []).append(path)
     seen: dict[str, list[bool]] = {}  # candidate path -> guarded? for each import of it
-    from migrate import engine
-
     for result in results:
         if not result.path.endswith(".py"):
             continue
         refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
         if not any(part in by_last for ref in refs for part in ref.split(".")):
             continue
-        data = fresh.get(result.path)
-        if data is None:
-            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
-        try:
-            tree = fileio.parse_python(fileio.decode(data, python=True).body) if isinstance(data, bytes) else None
-        except fileio.ReadError:
-            tree = None
-        if tree is None:
-            continue
-        found: list = []
-        _imports(tree, False, found)
-        for node, guarded in found:
-            for name in _imported(node, result.path):
-                for path in by_last.get(name[-1], ()) if name else ():
-                    if path != result.path and _names_module(name, candidates[path], isinstance(node, ast.ImportFrom) and node.level > 0):
-                        seen.setdefault(path, []).append(guarded)
+        key, digest = (digests or {}).get(result.path, ("", ""))
+        imports = cache.get_imports(key, digest) if (cache and key) else None
+        if imports is None:
+            imports = _file_imports(result.path, fresh.get(result.path), max_file_size, cache, key)
+        for name, guarded, relative in imports or ():
+            for path in by_last.get(name[-1], ()) if name else ():
+                if path != result.path and _names_module(name, candidates[path], relative):
+                    seen.setdefault(path, []).append(guarded)
     optional = {path for path, flags in seen.items() if flags and all(flags)}
     if not optional:
         return results
