@@ -162,7 +162,7 @@ def kernels_to_port(files, findings, index=None, wrapper_calls=()) -> list[dict]
         name = extension_key(definition)
         if name in rows:
             continue
-        home = _source_directory(definition, directories)
+        home = _source_directory(definition, directories, cuda_files)
         sources = _listed(definition, index, cuda_files, home) or [p for p in cuda_files if _under(p, home)]
         rows[name] = {"extension": name, "built_at": f"{definition.path}:{definition.line}", "sources": sources, "uses": uses.get(name, 0),
                       "call_sites": list(dict.fromkeys(sites.get(name, ()))), "wrapper_calls": list(dict.fromkeys(wrapped.get(name, ())))}
@@ -210,13 +210,19 @@ def _listed(definition, index, cuda_files, home) -> list[str]:
     return sorted(dict.fromkeys(out))
 
 
-def _source_directory(definition, directories) -> str:
+def _source_directory(definition, directories, cuda_files=()) -> str:
+    """Where the CUDA files of a build whose source list is computed at run time lie: the folder of the
+    module's package (`pkg/ops` for `pkg.ops.x_ext`) when it holds CUDA files, the deepest of several
+    folders so named (a checkout whose own folder is named like its package: `inplace_abn/inplace_abn`);
+    else the folder of the file that builds it (its `src/*.cu`). Chosen in a fixed order, whatever the
+    order of `directories` (a set: the choice once changed with the hash seed)."""
     here = os.path.dirname(os.path.normpath(definition.path)).replace(os.sep, "/")
     if definition.kind == "module" and "." in definition.name:
         package = "/".join(definition.name.split(".")[:-1])
-        for directory in directories:
-            if directory == package or directory.endswith("/" + package):
-                return directory
+        named = sorted((d for d in directories if d == package or d.endswith("/" + package)), key=lambda d: (-len(d), d))
+        holding = [d for d in named if any(_under(p, d) for p in cuda_files)]
+        if holding:
+            return holding[0]
     return here
 
 

@@ -1070,3 +1070,23 @@ def test_a_relative_import_of_the_package_binding_a_jit_build(tmp_path):
     result = _scan(tmp_path)
     assert _lines(result, "NPU508", "functions/psamask.py") == [1, 5]
     assert "from .. import src" in next(f.message for f in result.findings if f.code == "NPU508" and f.line == 1)
+
+
+def test_a_build_whose_sources_are_computed_lists_the_cuda_files_beside_it_in_a_fixed_choice(tmp_path):
+    """inplace_abn's setup.py: `CUDAExtension(name="inplace_abn._backend", sources=find_sources("src"))`, a list made at
+    run time, the `.cu` files in `src/` beside setup.py, the package folder `inplace_abn/` holding none. The kernels to
+    port name `src/abn.cu` (they were empty: the package folder was taken for the sources' home), and the same when the
+    checkout's own folder is named like the package (two folders so named: the pick once changed with the hash seed)."""
+    files = {
+        "setup.py": "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                    "def find_sources(d, exts=('.cpp', '.cu')):\n    return [os.path.join(d, f) for f in os.listdir(d) if f.endswith(exts)]\n"
+                    "setup(ext_modules=[CUDAExtension(name='inplace_abn._backend', sources=find_sources('src'))])\n",
+        "src/abn.cu": "__global__ void k(float* x) {}\n",
+        "inplace_abn/__init__.py": "from . import _backend\n",
+        "inplace_abn/functions.py": "from . import _backend\ndef f(x):\n    return _backend.forward(x)\n",
+    }
+    for root in (tmp_path / "checkout", tmp_path / "inplace_abn"):
+        _write(root, files)
+        rows = verdict.summary(scan([str(root)], use_cache=False, torch_npu_version=NEWEST))["kernels_to_port"]
+        assert [(r["extension"], [Path(s).relative_to(root).as_posix() for s in r["sources"]]) for r in rows] == [
+            ("inplace_abn._backend", ["src/abn.cu"])], root
