@@ -66,6 +66,13 @@ def own_names(paths) -> frozenset[str]:
     return frozenset(names)
 
 
+def broken_link(result) -> bool:
+    """A scanned path that is a symbolic link to nothing (NPU903): no code of the repository's. A committed link
+    into an absent git submodule (`fla -> 3rdparty/flash-linear-attention/fla`) names an external package, so
+    an import of that name is a dependency, not the repository's own module."""
+    return any(e.code == "NPU903" and e.message.startswith("broken symbolic link") for e in getattr(result, "errors", ()))
+
+
 def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     """{import name: ["path:line", ...]} for every import npu-migrate has no knowledge of (and every
     distribution a manifest declares that it does not know, under its import name when the code
@@ -75,7 +82,7 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     known = _known_roots() | _TORCH | _STDLIB | _PACKAGING
     if index is None:  # extensions the repository builds itself are its own
         index = repo_index.build_index(files)
-    own = own_names([r.path for r in files]) | {name.split(".", 1)[0] for name in index.modules}
+    own = own_names([r.path for r in files if not broken_link(r)]) | {name.split(".", 1)[0] for name in index.modules}
     where: dict[str, list[str]] = defaultdict(list)
     declared: list[tuple[str, str]] = []
     for result in files:

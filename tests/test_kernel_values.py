@@ -623,6 +623,20 @@ def test_a_single_scanned_script_owns_the_modules_beside_it(tmp_path):
     assert verdict.summary(result)["unknown_dependencies"] == {"numpy": [f"{tmp_path / 'main.py'}:1"]}
 
 
+def test_a_broken_link_into_an_absent_submodule_is_no_own_module(tmp_path):
+    """fla-org/native-sparse-attention commits `fla -> 3rdparty/flash-linear-attention/fla` into a git submodule
+    that a plain checkout lacks: the link is NPU903 (broken), and its name is the external package's, not the
+    repository's own module. An unknown name behind such a link is an unknown dependency; a catalogued one (fla)
+    is reported where it is imported."""
+    _write(tmp_path, {"train.py": "import flame\nfrom fla.ops.utils import prepare_lens\n"})
+    (tmp_path / "flame").symlink_to("3rdparty/flame/flame")
+    (tmp_path / "fla").symlink_to("3rdparty/flash-linear-attention/fla")
+    result = _scan(tmp_path)
+    assert sorted(e.path for e in result.errors if e.code == "NPU903") == [str(tmp_path / "fla"), str(tmp_path / "flame")]
+    assert verdict.summary(result)["unknown_dependencies"] == {"flame": [f"{tmp_path / 'train.py'}:1"]}
+    assert _lines(result, "NPU501", "train.py") == [2]
+
+
 def test_torchvision_is_known_and_not_reported(tmp_path):
     """torchvision (the catalogue's entry: PyTorch code, its ops through Ascend's Torchvision Adapter) is not an
     unknown dependency of every image script, and importing it is no finding; numpy still is unknown."""
