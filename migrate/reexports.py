@@ -101,13 +101,23 @@ def _returned_target(ctx, value: ast.AST) -> tuple[str, bool] | None:
     return None  # a wrapper of a GPU-only package's function: its body is reported (NPU507), not its callers
 
 
+# what makes a function a Triton kernel: `triton.jit`, `triton.autotune`, `triton.heuristics`, also by their
+# module paths (`triton.runtime.jit.jit`, `triton.runtime.autotuner.autotune`); Triton's host-side decorators
+# (`triton.testing.perf_report`, a benchmark around a plain Python function) make none
+_KERNEL_DECORATOR_NAMES = frozenset({"jit", "autotune", "heuristics"})
+
+
+def triton_kernel_decorator(name: str | None) -> bool:
+    """`name` (a decorator's resolved dotted name) turns the function into a Triton kernel."""
+    return bool(name) and (name == "triton" or (name.startswith("triton.") and name.rsplit(".", 1)[1] in _KERNEL_DECORATOR_NAMES))
+
+
 def triton_kernel(ctx, function) -> bool:
     """`@triton.jit` (autotune, heuristics) functions: their uses are inside other kernels, reported
     once at the kernel's decorator (NPU507)."""
     for decorator in function.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = ctx.qualname(target) or ""
-        if name == "triton" or name.startswith("triton."):
+        if triton_kernel_decorator(ctx.qualname(target)):
             return True
     return False
 

@@ -2,6 +2,7 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
+from migrate.reexports import triton_kernel_decorator
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
@@ -9,9 +10,8 @@ from migrate.rules.npu501_gpu_only_import import fallback_guarded_names, match_p
 
 TRITON = "triton"
 NUMBA_CUDA = "numba.cuda"
-# decorators that turn a function into a Triton kernel (or wrap one): its body is Triton code,
-# reported once at the decorator, not line by line
-_KERNEL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
+# decorators that turn a function into a Triton kernel (or wrap one: reexports.triton_kernel_decorator): its body
+# is Triton code, reported once at the decorator, not line by line
 # Triton's host-side helpers: plain Python around a kernel (grid arithmetic, autotuning configurations,
 # benchmarking, compiler exceptions, the launcher base class) with no GPU code of their own. They go
 # with the kernel they serve, whose decorator, launch and import are the lines that change. From
@@ -75,7 +75,7 @@ def _kernel_package(ctx, function) -> str | None:
     """TRITON or NUMBA_CUDA when a decorator makes `function` a GPU kernel of that package."""
     for decorator in function.decorator_list:
         name = _decorator_name(ctx, decorator)
-        if name is not None and (name in _KERNEL_DECORATORS or name.startswith("triton.")):
+        if triton_kernel_decorator(name):
             return TRITON
         if name in _NUMBA_CUDA_DECORATORS:
             return NUMBA_CUDA
@@ -173,6 +173,10 @@ class GpuOnlyUse(Rule):
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
         # the kernel's decorator and its launch; the grid arithmetic `triton.cdiv` is host-side Python that goes with them
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=2),
+        # fla-org/native-sparse-attention benchmarks/benchmark_nsa.py: `triton.testing.perf_report` benchmarks a plain
+        # Python function (no kernel): the flash_attn call inside it is a use
+        Invalid("import triton\nfrom flash_attn import flash_attn_func\n@triton.testing.perf_report([])\n"
+                "def benchmark(q, k, v):\n    return triton.testing.do_bench(lambda: flash_attn_func(q, k, v))", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -543,7 +547,7 @@ class GpuOnlyUse(Rule):
             call = statement.value
             wrapped = call.args[0] if len(call.args) == 1 and isinstance(call.args[0], ast.Name) else None
             name = _decorator_name(ctx, call)
-            if name is not None and (name in _KERNEL_DECORATORS or name.startswith("triton.")) \
+            if triton_kernel_decorator(name) \
                     and wrapped is not None and wrapped.id in functions:
                 out.setdefault(statement.targets[0].id, (functions[wrapped.id], TRITON))
                 out.setdefault(wrapped.id, (functions[wrapped.id], TRITON))
