@@ -106,7 +106,9 @@ def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
     (NPU508 on `R._C`: mip-splatting vendors `diff_gaussian_rasterization/` and builds
     `diff_gaussian_rasterization._C` from its own setup.py). Its kernels are reported there (NPU505/506/508);
     the repository's other files that import R call the repository's own wrapper, as for any
-    `Function.apply` alias of a kernel it builds, so the catalogue's NPU501/NPU507 do not apply to them.
+    `Function.apply` alias of a kernel it builds, so the catalogue's NPU501/NPU507 do not apply to them, nor
+    NPU510 to a name re-exported from R through another module (SnowflakeNet's models/utils.py re-exports its
+    vendored pointnet2_ops' `grouping_operation` to its other files).
     A vendored package that builds nothing in the scan stays a third-party package."""
     holders = {r.path: {used_root(f) for f in r.findings if f.code == "NPU508" and f.package}
                for r in results}
@@ -134,7 +136,7 @@ def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
             continue
         kept = tuple(f for f in result.findings if not (
             (f.code in CODES and used_root(f) in names)
-            or (f.code in ("NPU501", "NPU507") and used_root(f) in vendored)))
+            or (f.code in CODES and used_root(f) in vendored)))
         if len(kept) == len(result.findings):
             out.append(result)
         else:

@@ -278,3 +278,18 @@ def test_a_vendored_package_that_builds_nothing_here_stays_third_party(tmp_path)
     _vendored_rasterizer(tmp_path, build=False)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _about(result, "render.py", "diff_gaussian_rasterization") == [("NPU501", 1), ("NPU507", 2)]
+
+
+def test_a_re_export_of_a_vendored_package_that_builds_here_is_no_cuda_alias(tmp_path):
+    """AllenXiangX/SnowflakeNet's shape: models/utils.py imports the repository's own vendored pointnet2_ops (built
+    by its setup.py) and other files import the name from models.utils: the cross-file alias check (NPU510) takes
+    the same own-package decision as the direct import (NPU501 / NPU507), so neither file is a user of it."""
+    _vendored_rasterizer(tmp_path, build=True)
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (tmp_path / "models" / "utils.py").write_text("from diff_gaussian_rasterization import GaussianRasterizer\n")
+    (tmp_path / "train.py").write_text("from models.utils import GaussianRasterizer\nr = GaussianRasterizer()\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    about = [(Path(f.path).name, f.code, f.line) for f in result.findings
+             if f.code in ("NPU501", "NPU507", "NPU510") and "diff_gaussian_rasterization" in f.message]
+    assert about == []
