@@ -387,7 +387,26 @@ def _jit_with_cuda(ctx, call) -> bool:
     for node in ast.walk(call):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh")):
             return True
-    return False
+    return any(text.strip().endswith((".cu", ".cuh")) for text in named_sources(ctx, call))
+
+
+def named_sources(ctx, call) -> list[str]:
+    """The strings of the module-level lists a build's `sources=` reads by name, each bound once, to a literal list
+    or tuple (DirectVoxGO lib/masked_adam.py: `sources=['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']`, then
+    `load(name=..., sources=[os.path.join(parent_dir, path) for path in sources])`)."""
+    given = ctx.keyword(call, "sources")
+    if given is None and len(call.args) > 1:
+        given = call.args[1]
+    if given is None:
+        return []
+    names = {node.id for node in ast.walk(given) if isinstance(node, ast.Name)}
+    out: list[str] = []
+    for name in names:
+        values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)]
+        if len(values) == 1 and isinstance(values[0], (ast.List, ast.Tuple)):
+            out += [e.value for e in values[0].elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return out
 
 
 # CMake patterns shared with NPU511 (migrate/rules/npu511_cmake_cuda_build.py): a comment, and the lines

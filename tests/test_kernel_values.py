@@ -623,6 +623,20 @@ def test_a_single_scanned_script_owns_the_modules_beside_it(tmp_path):
     assert verdict.summary(result)["unknown_dependencies"] == {"numpy": [f"{tmp_path / 'main.py'}:1"]}
 
 
+def test_a_jit_build_whose_cuda_sources_are_a_module_level_list_read_by_a_comprehension(tmp_path):
+    """DirectVoxGO lib/masked_adam.py's shape: `sources = ['cuda/a.cpp', 'cuda/a_kernel.cu']` at module level, then
+    `load(name=..., sources=[os.path.join(d, p) for p in sources])`: a CUDA build (NPU505 on the call), and the
+    calls of its module are kernel uses (NPU508)."""
+    _write(tmp_path, {"lib/adam.py": (
+        "import os\nfrom torch.utils.cpp_extension import load\nd = os.path.dirname(os.path.abspath(__file__))\n"
+        "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
+        "adam_upd_cuda = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources], verbose=True)\n"
+        "def step(p, g):\n    adam_upd_cuda.adam_upd(p, g)\n")})
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU505", "adam.py") == [4, 5]
+    assert _lines(result, "NPU508", "adam.py") == [7]
+
+
 def test_a_broken_link_into_an_absent_submodule_is_no_own_module(tmp_path):
     """fla-org/native-sparse-attention commits `fla -> 3rdparty/flash-linear-attention/fla` into a git submodule
     that a plain checkout lacks: the link is NPU903 (broken), and its name is the external package's, not the

@@ -3,7 +3,7 @@ import re
 
 from migrate import kernel_values
 from migrate.findings import Category, Severity
-from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper, plain_cuda_extension
+from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper, named_sources, plain_cuda_extension
 from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope
 from migrate.rules._text import shell_matches
@@ -184,6 +184,10 @@ class CudaExtension(Rule):
                 "    args['nvcc'].append('-ccbin=gcc')\n    args['nvcc'] += ['-lineinfo']\n"
                 "else:\n    if CUDA_HOME is None:\n        raise NotImplementedError('CUDA_HOME is None')\n", count=2),
         Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
+        # DirectVoxGO lib/masked_adam.py: the `.cu` names in a module-level list, joined to the folder by a comprehension
+        Invalid("import os\nfrom torch.utils.cpp_extension import load\nd = os.path.dirname(__file__)\n"
+                "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
+                "ext = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources])", count=2),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=2),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
@@ -317,6 +321,8 @@ class CudaExtension(Rule):
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
                     or (function == "load" and isinstance(sources, ast.Name) and _scope_lists_cuda(ctx, call))
+                    or (function == "load" and sources is not None
+                        and any(text.strip().endswith(_CUDA_SUFFIXES) for text in named_sources(ctx, call)))
                 ):
                     reported.append(call)
                     yield self.finding(ctx, call)
