@@ -1,3 +1,4 @@
+import functools
 import re
 from fnmatch import fnmatchcase
 
@@ -113,6 +114,33 @@ def _pins_namesake(raw: str, namesake: str | None) -> bool:
     return pin is not None and (pin.group(1) == namesake or pin.group(1).startswith(namesake + "."))
 
 
+# the extras a requirement selects: `rembg[gpu,cli]>=2`
+_EXTRAS = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*\[([^\]]*)\]")
+
+
+@functools.cache
+def _gpu_extras() -> dict[tuple[str, str], tuple[str, str]]:
+    """(distribution, extra) -> (the GPU-only distribution it installs, source), from data/gpu_extras.toml."""
+    data = knowledge.read_toml("data/gpu_extras.toml")
+    return {(normalise(e["package"]), normalise(e["extra"])): (normalise(e["installs"]), e["source"]) for e in data.get("extra", ())}
+
+
+def _gpu_extra(dep, pips) -> tuple[str, str, str] | None:
+    """(extra, GPU-only distribution, its catalogue key) for the first extra of `dep` that installs a GPU-only
+    distribution the catalogue knows."""
+    match = _EXTRAS.match(dep.raw)
+    if match is None:
+        return None
+    table = _gpu_extras()
+    for extra in match.group(1).split(","):
+        found = table.get((dep.name, normalise(extra.strip())))
+        if found is not None:
+            key = GpuOnlyDependency._lookup(found[0], pips)
+            if key is not None:
+                return extra.strip(), found[0], key
+    return None
+
+
 def _conda_env(ctx) -> bool:
     return is_conda_env(ctx.path)
 
@@ -148,7 +176,9 @@ class GpuOnlyDependency(Rule):
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
-    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine)."""
+    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine). A requirement
+    whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
+    read from wheel metadata are in knowledge/data/gpu_extras.toml)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -194,6 +224,8 @@ class GpuOnlyDependency(Rule):
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
         Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
+        # dreamgaussian requirements.txt: rembg runs anywhere, its `gpu` extra installs onnxruntime-gpu
+        Invalid("rembg[gpu,cli]\nrembg[cli]\n", kind="manifest", count=1),
         # xDiT setup.py: an extra's name is no requirement; its requirement string is (one finding, not two)
         Invalid("from setuptools import setup\nsetup(name='x', install_requires=['torch'],\n"
                 "      extras_require={\n          'flash-attn': [\n              'flash-attn>=2.6.0',\n          ],\n"
@@ -255,6 +287,14 @@ class GpuOnlyDependency(Rule):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
+                if entry.alternative:
+                    text += f"; NPU alternative: {entry.alternative}"
+                yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
+                                   package=package_of(key, table))
+            elif (chosen := _gpu_extra(dep, pips)) is not None and needs_a_look(table[chosen[2]]):
+                extra, installs, key = chosen
+                entry = table[key]
+                text = f"`{dep.name}[{extra}]`: the `{extra}` extra installs `{installs}`, which targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
                 if entry.alternative:
                     text += f"; NPU alternative: {entry.alternative}"
                 yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
