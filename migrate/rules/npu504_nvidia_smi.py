@@ -2,7 +2,7 @@ import ast
 import re
 
 from migrate.findings import Category, Severity
-from migrate.rules._text import command_strings, shell_matches
+from migrate.rules._text import COMMAND_RUNNERS, command_strings, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
 # `nvidia-smi` as a command word (not part of a longer name or a path component like nvidia-smi.log)
@@ -32,14 +32,7 @@ _TOOL_MESSAGES = {
     "nvcc": "nvcc is CUDA's compiler; an Ascend host has none (CANN compiles Ascend C kernels), and a CUDA architecture "
             "probed through it has no NPU meaning",
 }
-_RUNNERS = frozenset(
-    {
-        "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
-        "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput",
-        "os.system", "os.popen", "os.execvp", "os.execlp", "os.spawnlp", "shutil.which",
-        "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell", "sh.Command",
-    }
-)
+_RUNNERS = COMMAND_RUNNERS
 
 
 class NvidiaSmi(Rule):
