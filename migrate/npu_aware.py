@@ -33,9 +33,12 @@ Backend.FLASH: flash_attn_func}`): the other members' branches (and entries) are
 paths, chosen by the same switch that chooses the NPU. A member names the NPU when "NPU" is one of the
 `_`-separated words of its upper-case name (`NPU`, `NPU_FUSED`); a bare upper-case constant the same.
 
-Per file, from its own syntax tree (so cached results stay correct). Device-identity codes and the
-uses of GPU-only packages (NPU507: the branch's `flash_attn_func(...)` is the other device's path) are
-dropped; a GPU-only import inside such a branch is still reported (NPU501).
+Per file, from its own syntax tree (so cached results stay correct). Device-identity codes, the
+uses of GPU-only packages (NPU507: the branch's `flash_attn_func(...)` is the other device's path) and
+the GPU-only imports inside such a branch (NPU501: `if is_npu_available(): import torch_npu else: import
+xformers.ops`, also `if not is_npu_available(): <CUDA> else: <NPU>` and `if is_npu_available() and ...:
+<NPU> else: <CUDA>`) are dropped: on the NPU host the import never runs, as in the `except ImportError`
+of a `try: import torch_npu`. An import of the package anywhere else in the file is still reported.
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ def mentions_npu(text: str) -> bool:
         at = low.find("npu", at + 3)
     return False
 CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
-                   "NPU401", "NPU402", "NPU403", "NPU507"})
+                   "NPU401", "NPU402", "NPU403", "NPU501", "NPU507"})
 
 
 def _npu_member(node: ast.AST) -> bool:

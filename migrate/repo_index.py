@@ -248,7 +248,7 @@ def _build_defs(ctx) -> list[Definition]:
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
         if jit_cuda_build_wrapper(ctx, call, name):
-            module = extension_name(ctx, call)
+            module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS)
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
@@ -331,11 +331,18 @@ def cuda_sources(call) -> str:
         and " " not in node.value.strip()))
 
 
-def extension_name(ctx, call) -> str | None:
-    """The module name a build call gives its extension: `name=` or the first argument, a literal or
-    an f-string rendered with its fields (`f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`: not importable by that
-    spelling, but the variable the build is assigned to is still linked to it)."""
-    node = ctx.keyword(call, "name") or (call.args[0] if call.args else None)
+# The keywords a project's JIT-build helper takes the extension's name by: `name=` as cpp_extension.load
+# itself, `module_name=` (StyleGAN3's `custom_ops.get_plugin(module_name='bias_act_plugin', sources=...)`;
+# StyleGAN2-ADA passes the same name positionally), and the `ext_name=` / `extension_name=` spellings.
+WRAPPER_NAME_KEYWORDS = ("name", "module_name", "ext_name", "extension_name")
+
+
+def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | None:
+    """The module name a build call gives its extension: the first of `keywords` it is given (`name=`), or
+    the first argument, a literal or an f-string rendered with its fields (`f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`:
+    not importable by that spelling, but the variable the build is assigned to is still linked to it)."""
+    node = next((k for k in map(lambda key: ctx.keyword(call, key), keywords) if k is not None), None) \
+        or (call.args[0] if call.args else None)
     text = ctx.string_value(node) if node is not None else None
     if text is None and isinstance(node, ast.Name):
         text = _module_constant(ctx, node.id)  # exllama: `extension_name = "exllama_ext"` ... `load(name=extension_name)`

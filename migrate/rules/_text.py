@@ -87,6 +87,18 @@ def only_displayed(ctx, node: ast.AST) -> bool:
     return _handed_to_a_message(ctx, node, parent)
 
 
+# calls that run (or look up) a command given as a string or a list of strings (NPU504's command strings,
+# NPU502's `pip install` commands run from Python)
+COMMAND_RUNNERS = frozenset(
+    {
+        "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+        "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput",
+        "os.system", "os.popen", "os.execvp", "os.execlp", "os.spawnlp", "shutil.which",
+        "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell", "sh.Command",
+    }
+)
+
+
 def string_constants(ctx) -> Iterator[ast.Constant]:
     """Every str constant of the module that is not prose (see `is_prose`)."""
     for node in ctx.nodes.get(ast.Constant, ()):

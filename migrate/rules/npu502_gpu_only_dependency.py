@@ -1,10 +1,11 @@
+import ast
 import functools
 import re
 from fnmatch import fnmatchcase
 
 from migrate import knowledge
 from migrate.findings import Category, Finding, Severity
-from migrate.rules._text import shell_matches, strip_comment
+from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
 from migrate.sources import is_conda_env, normalise, requirement
@@ -46,24 +47,90 @@ _PIP_VALUE_OPTIONS = frozenset({
 _TOKEN = re.compile(r"\S+")
 
 
+# the pip options whose value is a package index or a find-links location (a CUDA wheel index: `-f .../cu113/...`)
+_INDEX_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links"})
+
+
+def _pip_arguments(line: str, start: int, end: int):
+    """("req", text, column0) for each requirement of a `pip install` command in line[start:end], and
+    ("index", text, column0) for each value of an index / find-links option (`-f URL`, `--extra-index-url=URL`)."""
+    option = None
+    for token in _TOKEN.finditer(line, start, end):
+        text = token.group()
+        if option is not None or text == "\\":
+            if option in _INDEX_OPTIONS:
+                yield "index", text.strip("\"'"), token.start()
+            option = None
+            continue
+        if text.startswith("-"):
+            name, equals, value = text.partition("=")
+            if equals and name in _INDEX_OPTIONS:
+                yield "index", value.strip("\"'"), token.start() + len(name) + 1
+            option = text if text in _PIP_VALUE_OPTIONS else None
+            continue
+        quoted = text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1
+        yield "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
+
+
 def _pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column."""
     for number, match in shell_matches(ctx.lines, _PIP_INSTALL):
         line = strip_comment(ctx.lines[number - 1])
         end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
-        skip_next = False
-        for token in _TOKEN.finditer(line, match.end(), end):
-            text = token.group()
-            if skip_next or text == "\\":
-                skip_next = False
-                continue
-            if text.startswith("-"):
-                skip_next = text in _PIP_VALUE_OPTIONS
-                continue
-            quoted = text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1
-            dep = requirement(text[1:-1] if quoted else text, number, token.start() + (1 if quoted else 0))
+        for kind, text, column in _pip_arguments(line, match.end(), end):
+            dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
+
+
+def _pip_install_indexes(ctx):
+    """(line, column0, end column0) of the CUDA wheel indexes given to the `pip install` commands of a shell script or
+    a notebook's `!` lines (`!pip3 install natten -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html`),
+    as in a requirements file. Not in a Dockerfile or CI YAML, like `conda install` (an image's or a CI machine's setup)."""
+    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if name.startswith("Dockerfile") or name.endswith((".yml", ".yaml")):
+        return
+    for number, match in shell_matches(ctx.lines, _PIP_INSTALL):
+        line = strip_comment(ctx.lines[number - 1])
+        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
+        for kind, text, column in _pip_arguments(line, match.end(), end):
+            if kind == "index" and _CUDA_INDEX_URL.match(text + " "):
+                yield number, column, column + len(text)
+
+
+def _command_text(node) -> str | None:
+    """The command line a call runs, from its first argument: a string, an f-string (its fields as `{}`), or a
+    list / tuple of them (joined by spaces, other items as `{}`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}" for v in node.values)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return " ".join(_command_text(e) or "{}" for e in node.elts)
+    return None
+
+
+def _python_pip_installs(ctx):
+    """("req", Dependency, node) / ("index", url, node) of the `pip install` commands a Python program runs through
+    subprocess / os.system (Open-Sora's gradio app: `subprocess.run(f"{sys.executable} -m pip install flash-attn
+    --no-build-isolation", shell=True)`): the requirements a launcher's line would give, at the call's command."""
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not call.args or ctx.qualname(call.func) not in COMMAND_RUNNERS or ctx.qualname(call.func) == "shutil.which":
+            continue
+        text = _command_text(call.args[0])
+        match = _PIP_INSTALL.search(text) if text else None
+        if match is None:
+            continue
+        end = min((text.find(c, match.end()) for c in ";&|" if text.find(c, match.end()) >= 0), default=len(text))
+        line, column = ctx.span(call.args[0])[:2]
+        for kind, value, _ in _pip_arguments(text, match.end(), end):
+            if kind == "index":
+                if _CUDA_INDEX_URL.match(value + " "):
+                    yield "index", value, call.args[0]
+                continue
+            dep = requirement(value, line, column) if "{}" not in value else None
+            if dep is not None:
+                yield "req", dep, call.args[0]
 
 
 # `conda install` (mamba, micromamba) in a launcher or a notebook's `!` line: its CUDA toolkit packages
@@ -176,7 +243,11 @@ class GpuOnlyDependency(Rule):
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
-    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine). A requirement
+    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), and, with the
+    same scope, a CUDA wheel index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`).
+    In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
+    flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
+    read like a launcher's line: its requirements and CUDA wheel indexes, at the command. A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
     read from wheel metadata are in knowledge/data/gpu_extras.toml)."""
 
@@ -184,7 +255,7 @@ class GpuOnlyDependency(Rule):
     NAME = "gpu-only-dependency"
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
-    KINDS = ("manifest", "launcher")
+    KINDS = ("manifest", "launcher", "python")
     TRIGGERS = ("install",)  # launchers: only those that install packages (manifests are always read)
     MESSAGE = "depends on a GPU-only package"
     VALID = [
@@ -206,6 +277,10 @@ class GpuOnlyDependency(Rule):
         Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
         Valid("pip install -r flash-attn.txt --index-url https://mirror/simple numpy\necho 'pip install flash-attn'\n# pip install xformers\n",
               kind="launcher", filename="setup_env.sh"),
+        # a command string that is not run, a printed hint, a CPU package; an image's CUDA wheel index (a Dockerfile)
+        'import subprocess, sys\nsubprocess.run([sys.executable, "-m", "pip", "install", "ninja"])\n'
+        'print("pip install flash-attn")\ncmd = "pip install xformers"',
+        Valid("RUN pip install torch --index-url https://download.pytorch.org/whl/cu118\n", kind="launcher", filename="Dockerfile"),
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
@@ -268,6 +343,18 @@ class GpuOnlyDependency(Rule):
         Invalid("conda install -y -c pytorch pytorch=1.9 cudatoolkit=11.1 torchvision\nconda install -c nvidia cuda-nvcc\n"
                 "conda install -c conda-forge cudatoolkit-dev  # nvcc\necho 'conda install cudatoolkit'\n",
                 kind="launcher", filename="install.sh", count=3),
+        # Open-Sora gradio/app.py installs flash-attn and NVIDIA apex from the running program; a command given as a
+        # list names its requirements the same way
+        Invalid('import subprocess, sys\nsubprocess.run(f"{sys.executable} -m pip install flash-attn --no-build-isolation", shell=True)\n'
+                'subprocess.run(f\'{sys.executable} -m pip install -v --config-settings "--build-option=--cuda_ext" '
+                'git+https://github.com/NVIDIA/apex.git\', shell=True)\n'
+                'import os\nos.system("pip install torch --extra-index-url https://download.pytorch.org/whl/cu118")\n'
+                'subprocess.check_call([sys.executable, "-m", "pip", "install", "xformers"])', count=4),
+        # a CUDA wheel index of a `pip install` in a shell script or a notebook's `!` line (OneFormer's Colab notebook
+        # installs natten from its cu113 wheel page), as in a requirements file
+        Invalid("pip3 install natten==0.14.4 -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html\n"
+                "pip install torch --extra-index-url=https://download.pytorch.org/whl/cu118\n", kind="launcher",
+                filename="install.sh", count=2),
         # an exported environment: the toolkit's components, and CUDA builds named by their build string
         Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
                 "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",
@@ -278,7 +365,11 @@ class GpuOnlyDependency(Rule):
         table = knowledge.third_party()
         pips = _pip_table()
         launcher = ctx.kind == "launcher"
-        for dep in _pip_install_dependencies(ctx) if launcher else ctx.dependencies:
+        if ctx.kind == "python":
+            deps = [dep for kind, dep, _ in _python_pip_installs(ctx) if kind == "req"]
+        else:
+            deps = _pip_install_dependencies(ctx) if launcher else ctx.dependencies
+        for dep in deps:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
             if key is not None and _pins_namesake(_spec_text(ctx, dep), table[key].pypi_namesake):
@@ -331,7 +422,15 @@ class GpuOnlyDependency(Rule):
                 "and torch_npu needs torch's CPU build",
                 severity=Severity.WARNING,
             )
-        for number, line in enumerate(() if launcher else ctx.lines, 1):
+        indexes = [ctx.span(node) for kind, _, node in _python_pip_installs(ctx) if kind == "index"] \
+            if ctx.kind == "python" else [(n, start, n, end) for n, start, end in _pip_install_indexes(ctx)] if launcher else []
+        for span in indexes:
+            yield self.finding(
+                ctx, span,
+                "a CUDA wheel index; torch_npu needs torch's CPU wheels (https://download.pytorch.org/whl/cpu or PyPI)",
+                severity=Severity.WARNING,
+            )
+        for number, line in enumerate(ctx.lines if ctx.kind == "manifest" else (), 1):
             code = strip_comment(line)
             for match in _CUDA_INDEX_URL.finditer(code):
                 yield self.finding(

@@ -182,7 +182,8 @@ class GpuOnlyOption(Rule):
     against CPU (`if "gpus" in trainer_config:`, `trainer_config["gpus"]`) that line is reported too. The recognised keys and
     values are data (`migrate/knowledge/data/gpu_only_options.toml`, each with its source). A boolean
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
-    is true; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
+    is true; so is a conditional value one of whose branches is a GPU-only value,
+    `attn_implementation="flash_attention_2" if flag else "eager"`; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
     same value handed on to a function of this file that takes it: that is plumbing), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
@@ -218,6 +219,7 @@ class GpuOnlyOption(Rule):
         "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
         # a parameter passed on to a function of this file that takes it: plumbing, not the library call
         "def load(name, load_in_4bit=False):\n    return name\nm = load(n, load_in_4bit=args.q)",
+        'm = AutoModel.from_pretrained(n, attn_implementation="sdpa" if args.fast else "eager")',  # neither branch is GPU-only
         # PKU-YuanGroup/Helios: the attention backend names the dispatcher runs on an NPU or anywhere
         'from diffusers import WanTransformer3DModel\nt.set_attention_backend("_native_npu")\nt.set_attention_backend(args.backend)\nt.set_attention_backend(backend="native")',
         'model.set_attention_backend("flash_hub")',  # not a diffusers file: whose method is unknown
@@ -228,6 +230,8 @@ class GpuOnlyOption(Rule):
         Invalid('from dataclasses import dataclass, field\n@dataclass\nclass A:\n    optim: str = field(default="paged_adamw_32bit")', count=1),
         Invalid('cfg = {"optim": "adamw_bnb_8bit", "lr": 1e-4}', count=1),
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
+        # Open-Sora tools/caption/caption_llava.py: one branch of a conditional value is the GPU-only one
+        Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2" if args.fa else "eager")', count=1),
         # mobiusml/hqq examples/models/aria_multimodal.py: one attention implementation per sub-config
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation={"text_config": "sdpa", "vision_config": "flash_attention_2"})'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
@@ -312,6 +316,8 @@ class GpuOnlyOption(Rule):
                             option = _lookup(keyword.arg, _constant(value), roots)
                             if option is not None:
                                 yield self._option_finding(ctx, value, option, _constant(value))
+                    elif isinstance(keyword.value, ast.IfExp) and not _own_parameter(ctx, call, keyword.arg):
+                        yield from self._conditional_finding(ctx, keyword.arg, keyword.value, roots)
                     elif _computed(keyword.value) and not _own_parameter(ctx, call, keyword.arg):
                         yield from self._computed_finding(ctx, keyword.arg, keyword.value, roots)
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
@@ -350,6 +356,25 @@ class GpuOnlyOption(Rule):
                     elif isinstance(target, ast.Subscript) and _computed(node.value):
                         # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
                         yield from self._computed_finding(ctx, key, node.value, roots)
+
+    def _conditional_finding(self, ctx, key, value, roots):
+        """`attn_implementation="flash_attention_2" if flag else "eager"`: a branch of the conditional selects
+        a GPU-only option value (a warning: GPU-only whenever that branch is taken, like a computed boolean);
+        a conditional whose branches are not literals is read like any computed value."""
+        branches = [_constant(node) for node in (value.body, value.orelse)]
+        if all(branch is None for branch in branches):
+            yield from self._computed_finding(ctx, key, value, roots)
+            return
+        for branch in branches:
+            option = _lookup(key, branch, roots) if branch is not None else None
+            if option is not None:
+                yield self.finding(
+                    ctx, value,
+                    f"`{key}={branch!r} if ... else ...` selects GPU-only code whenever that branch is taken ({option.why}); "
+                    f"NPU: {option.alternative}",
+                    severity=Severity.WARNING,
+                )
+                return
 
     def _computed_finding(self, ctx, key, value, roots):
         """A boolean option given a run-time value: GPU-only whenever it is true (a warning)."""

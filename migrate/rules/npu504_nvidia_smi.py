@@ -2,7 +2,7 @@ import ast
 import re
 
 from migrate.findings import Category, Severity
-from migrate.rules._text import command_strings, shell_matches
+from migrate.rules._text import COMMAND_RUNNERS, command_strings, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
 # `nvidia-smi` as a command word (not part of a longer name or a path component like nvidia-smi.log)
@@ -13,7 +13,12 @@ _STARTS_WITH_COMMAND = re.compile(r"^\s*(?:\S*/)?nvidia-smi(?![\w.-])")
 # Nsight / nvprof profilers. A path prefix (`/usr/src/tensorrt/bin/trtexec`) is the same command; a shell variable
 # holding it (`$trtexec`, `${trtexec}`) or the variable's name in its assignment (`trtexec=...`) is not: the
 # assignment's value is where the tool is named (wenet runtime/gpu/tensorrt/run_streaming_small_model.sh)
-_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof)(?![\w.}=-])")
+_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof|nvitop)(?![\w.}=-])")
+# In a Python string run as a command: nvcc (the CUDA compiler: `subprocess.check_output("nvcc -arch=sm_70", shell=True)`,
+# `["nvcc", "-V"]`) and nvitop (an NVML process viewer: `run_command("/home/user/.local/bin/nvitop -1", host)`), as the
+# command word at the start of the string, by path or not; a string that is only the word (`"nvcc"`) counts inside a call
+# that runs commands, elsewhere it is a name (a path component, a dict key), not a command line
+_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|nvitop)(?:\s+\S|$)")
 _PROFILERS = ("NVIDIA's profilers need an NVIDIA GPU; on Ascend profile with the Ascend PyTorch Profiler "
               "(torch_npu.profiler.profile) or CANN's msprof")
 _TOOL_MESSAGES = {
@@ -21,15 +26,13 @@ _TOOL_MESSAGES = {
     "trtexec": "TensorRT's trtexec builds and runs engines for NVIDIA GPUs only; on Ascend convert the ONNX model with "
                "CANN's ATC tool (an OM model) and run that",
     "nsys": _PROFILERS, "ncu": _PROFILERS, "nvprof": _PROFILERS,
+    # the nvitop entry of migrate/knowledge/third_party.toml (NVML: NVIDIA driver only)
+    "nvitop": "nvitop reads the GPUs through NVML (NVIDIA driver only); on Ascend use `npu-smi info` "
+              "(or torch.npu.utilization / mem_get_info)",
+    "nvcc": "nvcc is CUDA's compiler; an Ascend host has none (CANN compiles Ascend C kernels), and a CUDA architecture "
+            "probed through it has no NPU meaning",
 }
-_RUNNERS = frozenset(
-    {
-        "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
-        "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput",
-        "os.system", "os.popen", "os.execvp", "os.execlp", "os.spawnlp", "shutil.which",
-        "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell", "sh.Command",
-    }
-)
+_RUNNERS = COMMAND_RUNNERS
 
 
 class NvidiaSmi(Rule):
@@ -41,8 +44,10 @@ class NvidiaSmi(Rule):
     text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too.
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
-    same way: TensorRT's `trtexec` and the `nsys` / `ncu` / `nvprof` profilers (the Ascend counterparts:
-    CANN's ATC for models, torch_npu.profiler or msprof for profiles)."""
+    same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers and the `nvitop` GPU viewer (the
+    Ascend counterparts: CANN's ATC for models, torch_npu.profiler or msprof for profiles, npu-smi). In Python, a
+    string that is a command line starting with `nvcc` or `nvitop` (by path or not), or that word alone as the
+    command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), is reported too."""
 
     CODE = "NPU504"
     NAME = "nvidia-smi"
@@ -50,7 +55,7 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi", "trtexec", "nsys", "ncu", "nvprof")
+    TRIGGERS = ("nvidia-smi", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
         'logger.warning("nvidia-smi not found")',
@@ -58,6 +63,9 @@ class NvidiaSmi(Rule):
         'log_file = "nvidia-smi.log"',
         Valid("# nvidia-smi\necho \"run nvidia-smi to see the GPUs\"\nnpu-smi info\n", kind="launcher"),
         Valid("printf 'nvidia-smi output:\\n'\n", kind="launcher"),
+        # names and look-ups, not command lines (second.pytorch find.py: `subprocess.check_output([which, 'nvcc'])`)
+        'import os, shutil, subprocess\nnvcc = os.path.join(cuda_home, "bin", "nvcc")\ntools = {"nvitop": 1}\n'
+        'p = shutil.which("nvcc")\nq = subprocess.check_output([which, "nvcc"])',
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
     ]
     INVALID = [
@@ -67,6 +75,10 @@ class NvidiaSmi(Rule):
         Invalid('import shutil\nhas_gpu = shutil.which("nvidia-smi") is not None'),
         Invalid('cmd = "nvidia-smi topo -m"'),
         Invalid('import os\nos.system(f"nvidia-smi -i {gpu}")', count=1),
+        # second.pytorch utils/find.py probes the GPU architecture through nvcc; Open-Sora's launch notebook runs nvitop
+        Invalid('import subprocess\nres = subprocess.check_output("nvcc -arch=sm_{}".format(a), shell=True)', count=1),
+        Invalid('import subprocess\nout = subprocess.check_output(["nvcc", "-V"])', count=1),
+        Invalid('run_command(f"/home/user/.local/bin/nvitop -1", host)', count=1),
         Invalid("nvidia-smi\n", kind="launcher", count=1),
         Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
         Invalid("watch -n 1 nvidia-smi  # monitor\n", kind="launcher", count=1),
@@ -87,11 +99,22 @@ class NvidiaSmi(Rule):
                                    f"`{match.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[match.group(1)]}")
             return
         inside_runner: set[int] = set()
+        heads: set[int] = set()  # the command word run by a call (not looked up: `shutil.which("nvcc")`, `[which, "nvcc"]`)
         for call in ctx.nodes.get(ast.Call, ()):
-            if ctx.qualname(call.func) in _RUNNERS:
+            runner = ctx.qualname(call.func)
+            if runner in _RUNNERS:
                 for arg in list(call.args) + [k.value for k in call.keywords]:
                     for sub in ast.walk(arg):
                         inside_runner.add(id(sub))
+                first = call.args[0] if call.args and runner != "shutil.which" else None
+                if isinstance(first, (ast.List, ast.Tuple)) and first.elts:
+                    first = first.elts[0]
+                if first is not None:
+                    heads.add(id(first))
         for node, text in command_strings(ctx):
             if (id(node) in inside_runner and _COMMAND.search(text)) or _STARTS_WITH_COMMAND.match(text):
                 yield self.finding(ctx, node)
+                continue
+            tool = _PY_TOOL.match(text)
+            if tool is not None and (id(node) in heads or len(text.split()) > 1):
+                yield self.finding(ctx, node, f"`{tool.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[tool.group(1)]}")

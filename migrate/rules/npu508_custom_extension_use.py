@@ -171,6 +171,12 @@ class CustomExtensionUse(Rule):
             "    return _plugin is not None\ndef run(x):\n    return _plugin.bias_act(x)\n",
             count=1,
         ),
+        Invalid(  # StyleGAN3 bias_act.py: the helper is given the extension's name by keyword
+            "from . import custom_ops\n_plugin = None\ndef _init():\n    global _plugin\n"
+            "    _plugin = custom_ops.get_plugin(module_name='bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])\n"
+            "    return _plugin is not None\ndef run(x):\n    return _plugin.bias_act(x)\n",
+            count=1,
+        ),
         Invalid(  # stable-dreamfusion raymarching.py: an accessor returns the extension it stored
             "from torch.utils.cpp_extension import load\n_ext = load(name='rm', sources=['rm.cu'])\nBACKEND = None\n"
             "def get_backend():\n    global BACKEND\n    if BACKEND is None:\n        BACKEND = _ext\n    return BACKEND\n"
@@ -435,7 +441,7 @@ class CustomExtensionUse(Rule):
                     continue
                 if name in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline") or \
                         repo_index.jit_cuda_build_wrapper(ctx, value, name):
-                    module = repo_index.extension_name(ctx, value)
+                    module = repo_index.extension_name(ctx, value, repo_index.WRAPPER_NAME_KEYWORDS)
                     if module in index.modules:
                         ctx.imports[statement.targets[0].id] = module
                         bound = True
