@@ -593,7 +593,7 @@ DECLARED = {
     "setup.py": "from setuptools import setup\nsetup(name='proj', install_requires=['acme-bar', 'triton'])\n",
     "proj/__init__.py": "",
     "proj_utils/__init__.py": "",
-    "proj/train.py": "import importlib\nimport acme_imaging as ai\nloader = importlib.import_module('webdataset.tariterators')\n"
+    "proj/train.py": "import importlib\nimport acme_imaging as ai\nloader = importlib.import_module('acme_loader.tariterators')\n"
                      "own = importlib.import_module('.model', 'proj')\n",
 }
 
@@ -605,12 +605,12 @@ def test_unknown_dependencies_come_from_manifests_and_literal_importlib_imports(
     # name), torch, proj-utils (the repository's own package), `-e .` and a relative importlib
     # import are not unknown; triton is in the knowledge base
     assert unknown["acme_imaging"] == [f"{tmp_path}/proj/train.py:2", f"{tmp_path}/requirements.txt:1"]
-    assert unknown["webdataset"] == [f"{tmp_path}/proj/train.py:3"]
+    assert unknown["acme_loader"] == [f"{tmp_path}/proj/train.py:3"]
     assert unknown["acme-vision"] == [f"{tmp_path}/requirements.txt:5"]
     assert unknown["acme-lint"] == [f"{tmp_path}/requirements-dev.txt:1"]
     assert unknown["acme-ops"] == [f"{tmp_path}/pyproject.toml:4"]
     assert unknown["acme-bar"] == [f"{tmp_path}/setup.py:2"]
-    assert set(unknown) == {"acme_imaging", "webdataset", "acme-vision", "acme-lint", "acme-ops", "acme-bar"}
+    assert set(unknown) == {"acme_imaging", "acme_loader", "acme-vision", "acme-lint", "acme-ops", "acme-bar"}
 
 
 def test_device_neutral_packages_are_known_and_gpu_only_ones_still_reported(tmp_path):
