@@ -3,7 +3,8 @@
 The knowledge base is a closed list (migrate/knowledge/third_party.toml): a package missing from it
 is not "fine", it is *unknown*. Every top-level name a Python file imports that is not the standard
 library, not torch / torch_npu, not one of the scanned repository's own modules or directories and
-not in the knowledge base is listed with where it is imported, so a porting engineer checks it
+not in the knowledge base (the GPU catalogue, or the device-neutral packages of
+knowledge/data/device_neutral.toml, each verified from its own wheel to run without CUDA) is listed with where it is imported, so a porting engineer checks it
 runs on Ascend instead of trusting silence.
 
 Import facts ("imp", root, line) are read in the per-file pass with the same cheap line pattern the
@@ -49,9 +50,12 @@ def lists_python_packages(path: str) -> bool:
 
 
 def _known_roots() -> frozenset[str]:
+    """The import names the knowledge base knows: the catalogue's (third_party.toml) and the device-neutral
+    packages' (data/device_neutral.toml: verified to run without CUDA, so no question for an Ascend port)."""
     from migrate import knowledge
 
-    return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
+    return frozenset(key.split(".", 1)[0] for key in knowledge.third_party()) | frozenset(
+        name for entry in knowledge.device_neutral().values() for name in entry.imports)
 
 
 def own_names(paths) -> frozenset[str]:
@@ -116,10 +120,12 @@ def _beside(path: str, name: str) -> bool:
 
 
 def _catalogue_distributions() -> frozenset[str]:
-    """The distribution names the knowledge base knows (its entries' `pip_names`), normalised."""
+    """The distribution names the knowledge base knows (the catalogue's and the device-neutral entries'
+    `pip_names`), normalised."""
     from migrate import knowledge
 
-    return frozenset(normalise(pip) for entry in knowledge.third_party().values() for pip in entry.pip_names)
+    entries = [*knowledge.third_party().values(), *knowledge.device_neutral().values()]
+    return frozenset(normalise(pip) for entry in entries for pip in entry.pip_names)
 
 
 def split_wrapper_calls(results) -> tuple[list, tuple]:

@@ -62,7 +62,7 @@ JIT_BACKEND = {
     ),
     "enc/src/gridencoder.cu": "__global__ void k(float* x) {}\n",
     "enc/src/bindings.cpp": "// pybind11 bindings\n",
-    "train.py": "import numpy as np\nfrom enc import GridEncoder\nimport flash_attn\n",
+    "train.py": "import acme_imaging as ai\nfrom enc import GridEncoder\nimport flash_attn\n",
 }
 
 
@@ -88,19 +88,19 @@ def test_unknown_dependencies_are_listed_with_where_they_are_imported(tmp_path):
     _write(tmp_path, JIT_BACKEND)
     result = _scan(tmp_path)
     unknown = verdict.summary(result)["unknown_dependencies"]
-    # numpy is unknown; enc is the repository's own package, flash_attn is in the knowledge base,
+    # acme_imaging (made up) is unknown; enc is the repository's own package, flash_attn is in the knowledge base,
     # os is the standard library, torch is the subject, _grid_encoder is built by the repository
-    assert list(unknown) == ["numpy"]
-    assert unknown["numpy"] == [f"{tmp_path}/train.py:1"]
+    assert list(unknown) == ["acme_imaging"]
+    assert unknown["acme_imaging"] == [f"{tmp_path}/train.py:1"]
     stream = io.StringIO()
     text.report(result, stream, verdict=verdict.judge(result.findings), rules={})
     out = stream.getvalue()
-    assert "1 dependency npu-migrate does not know: verify they run on Ascend (numpy)" in out
+    assert "1 dependency npu-migrate does not know: verify they run on Ascend (acme_imaging)" in out
     assert "Kernel to port: _grid_encoder" in out
     stream = io.StringIO()
     sarif.report(result, stream, verdict=verdict.judge(result.findings), rules={})
     properties = json.loads(stream.getvalue())["runs"][0]["properties"]
-    assert list(properties["unknown_dependencies"]) == ["numpy"]
+    assert list(properties["unknown_dependencies"]) == ["acme_imaging"]
     assert properties["kernels_to_port"][0]["extension"] == "_grid_encoder"
     assert verdict.judge(result.findings).status == verdict.MANUAL
 
@@ -617,13 +617,13 @@ def test_an_extension_built_in_place_is_imported_relatively_beside_its_setup_py(
 
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------
 DECLARED = {
-    "requirements.txt": "numpy>=1.24\nflash-attn==2.5.0\ntorch\n-e .\nscikit-image  # image io\n",
-    "requirements-dev.txt": "pytest\n",
-    "pyproject.toml": '[project]\nname = "proj"\ndependencies = [\n  "einops",\n  "proj-utils",\n]\n',
-    "setup.py": "from setuptools import setup\nsetup(name='proj', install_requires=['tqdm', 'triton'])\n",
+    "requirements.txt": "acme_imaging>=1.24\nflash-attn==2.5.0\ntorch\n-e .\nacme-vision  # image io\n",
+    "requirements-dev.txt": "acme-lint\n",
+    "pyproject.toml": '[project]\nname = "proj"\ndependencies = [\n  "acme-ops",\n  "proj-utils",\n]\n',
+    "setup.py": "from setuptools import setup\nsetup(name='proj', install_requires=['acme-bar', 'triton'])\n",
     "proj/__init__.py": "",
     "proj_utils/__init__.py": "",
-    "proj/train.py": "import importlib\nimport numpy as np\nloader = importlib.import_module('webdataset.tariterators')\n"
+    "proj/train.py": "import importlib\nimport acme_imaging as ai\nloader = importlib.import_module('acme_loader.tariterators')\n"
                      "own = importlib.import_module('.model', 'proj')\n",
 }
 
@@ -634,23 +634,40 @@ def test_unknown_dependencies_come_from_manifests_and_literal_importlib_imports(
     # declared and imported under one name: one entry with both places; flash-attn (catalogue pip
     # name), torch, proj-utils (the repository's own package), `-e .` and a relative importlib
     # import are not unknown; triton is in the knowledge base
-    assert unknown["numpy"] == [f"{tmp_path}/proj/train.py:2", f"{tmp_path}/requirements.txt:1"]
-    assert unknown["webdataset"] == [f"{tmp_path}/proj/train.py:3"]
-    assert unknown["scikit-image"] == [f"{tmp_path}/requirements.txt:5"]
-    assert unknown["pytest"] == [f"{tmp_path}/requirements-dev.txt:1"]
-    assert unknown["einops"] == [f"{tmp_path}/pyproject.toml:4"]
-    assert unknown["tqdm"] == [f"{tmp_path}/setup.py:2"]
-    assert set(unknown) == {"numpy", "webdataset", "scikit-image", "pytest", "einops", "tqdm"}
+    assert unknown["acme_imaging"] == [f"{tmp_path}/proj/train.py:2", f"{tmp_path}/requirements.txt:1"]
+    assert unknown["acme_loader"] == [f"{tmp_path}/proj/train.py:3"]
+    assert unknown["acme-vision"] == [f"{tmp_path}/requirements.txt:5"]
+    assert unknown["acme-lint"] == [f"{tmp_path}/requirements-dev.txt:1"]
+    assert unknown["acme-ops"] == [f"{tmp_path}/pyproject.toml:4"]
+    assert unknown["acme-bar"] == [f"{tmp_path}/setup.py:2"]
+    assert set(unknown) == {"acme_imaging", "acme_loader", "acme-vision", "acme-lint", "acme-ops", "acme-bar"}
 
+
+def test_device_neutral_packages_are_known_and_gpu_only_ones_still_reported(tmp_path):
+    """A train script of the usual stack (numpy, PIL, cv2, yaml, sklearn, scipy, tqdm; pillow, opencv-python,
+    PyYAML, scikit-learn in its requirements): each was verified from its own wheel to run without CUDA
+    (knowledge/data/device_neutral.toml), so none is among the dependencies npu-migrate does not know; a made-up
+    package still is, and the GPU-only ones stay findings: onnxruntime-gpu's pin (NPU502) though `onnxruntime`,
+    the CPU build's import name, is device-neutral, and pycuda (NPU501)."""
+    _write(tmp_path, {
+        "requirements.txt": "numpy\npillow>=9\nopencv-python\nPyYAML\nscikit-learn\nonnxruntime-gpu\nacme-vision\n",
+        "train.py": "import numpy as np\nfrom PIL import Image\nimport cv2\nimport yaml\nfrom sklearn.metrics import f1_score\n"
+                    "from scipy import ndimage\nfrom tqdm import tqdm\nimport onnxruntime\nimport acme_imaging\n"
+                    "import pycuda.driver as drv\n"})
+    result = _scan(tmp_path)
+    assert verdict.summary(result)["unknown_dependencies"] == {
+        "acme-vision": [f"{tmp_path}/requirements.txt:7"], "acme_imaging": [f"{tmp_path}/train.py:9"]}
+    assert _lines(result, "NPU502", "requirements.txt") == [6]
+    assert _lines(result, "NPU501", "train.py") == [10]
 
 def test_a_single_scanned_script_owns_the_modules_beside_it(tmp_path):
     """`analyze main.py` of kuangliu/pytorch-cifar: main.py imports its own `models/` package and `utils.py`,
     which were not scanned; they are the script's (its folder is sys.path[0]), not unknown dependencies. A
     package that is not beside it still is."""
-    _write(tmp_path, {"main.py": "import numpy\nimport torch\nfrom models import *\nfrom utils import progress_bar\n",
+    _write(tmp_path, {"main.py": "import acme_imaging\nimport torch\nfrom models import *\nfrom utils import progress_bar\n",
                       "utils.py": "def progress_bar(): pass\n", "models/__init__.py": "", "models/dla.py": ""})
     result = scan([str(tmp_path / "main.py")], use_cache=False, torch_npu_version=NEWEST)
-    assert verdict.summary(result)["unknown_dependencies"] == {"numpy": [f"{tmp_path / 'main.py'}:1"]}
+    assert verdict.summary(result)["unknown_dependencies"] == {"acme_imaging": [f"{tmp_path / 'main.py'}:1"]}
 
 
 def test_a_jit_build_whose_cuda_sources_are_a_module_level_list_read_by_a_comprehension(tmp_path):
@@ -683,11 +700,11 @@ def test_a_broken_link_into_an_absent_submodule_is_no_own_module(tmp_path):
 
 def test_torchvision_is_known_and_not_reported(tmp_path):
     """torchvision (the catalogue's entry: PyTorch code, its ops through Ascend's Torchvision Adapter) is not an
-    unknown dependency of every image script, and importing it is no finding; numpy still is unknown."""
-    _write(tmp_path, {"train.py": "import numpy as np\nimport torchvision\nfrom torchvision import transforms\n"
+    unknown dependency of every image script, and importing it is no finding; a package nothing knows still is unknown."""
+    _write(tmp_path, {"train.py": "import acme_imaging as ai\nimport torchvision\nfrom torchvision import transforms\n"
                                   "model = torchvision.models.resnet18()\n"})
     result = _scan(tmp_path)
-    assert list(verdict.summary(result)["unknown_dependencies"]) == ["numpy"]
+    assert list(verdict.summary(result)["unknown_dependencies"]) == ["acme_imaging"]
     assert [f for f in result.findings if f.code in ("NPU501", "NPU507")] == []
 
 
@@ -873,10 +890,10 @@ def test_a_compiled_module_returned_by_an_accessor_in_another_module_binds_the_c
 def test_a_declared_dependency_a_rule_reports_is_not_unknown(tmp_path):
     """KIVI's pip-freeze requirements: NPU502 reports each `nvidia-*-cu12` pin as an NVIDIA CUDA runtime wheel,
     so the verdict line does not also list it among the dependencies npu-migrate does not know."""
-    _write(tmp_path, {"requirements.txt": "nvidia-cublas-cu12==12.1.3.1\nnvidia-cudnn-cu12==8.9.2.26\nrich==13.7.0\n"})
+    _write(tmp_path, {"requirements.txt": "nvidia-cublas-cu12==12.1.3.1\nnvidia-cudnn-cu12==8.9.2.26\nacme-bar==13.7.0\n"})
     result = _scan(tmp_path)
     assert _lines(result, "NPU502", "requirements.txt") == [1, 2]
-    assert verdict.summary(result)["unknown_dependencies"] == {"rich": [f"{tmp_path}/requirements.txt:3"]}
+    assert verdict.summary(result)["unknown_dependencies"] == {"acme-bar": [f"{tmp_path}/requirements.txt:3"]}
 
 
 # a package whose `__init__` re-exports the ops of its compiled extension (built under another top-level name)

@@ -180,6 +180,27 @@ def test_third_party():
     assert tp["apex.optimizers"].alternative_api == "torch_npu.optim.NpuFusedAdamW"
 
 
+def test_device_neutral():
+    """data/device_neutral.toml: every entry read from its own PyPI file (its source names the wheel or sdist and
+    says no CUDA library was found), and none is in the GPU catalogue (third_party.toml) by import or pip name,
+    so a package is either device-neutral or catalogued, never both."""
+    from migrate.sources import normalise
+
+    dn, tp = k.device_neutral(), k.third_party()
+    assert len(dn) >= 50
+    roots = {key.split(".", 1)[0] for key in tp}
+    catalogue_pips = {normalise(p) for e in tp.values() for p in e.pip_names}
+    for key, e in dn.items():
+        assert isinstance(e, k.DeviceNeutral)
+        assert e.imports and e.pip_names, key
+        assert any(e.source.startswith(normalise(p).replace("-", "_")) for p in e.pip_names) or \
+            e.source.lower().startswith(tuple(p.lower() for p in e.pip_names)), (key, e.source)
+        assert e.source.split(" ", 1)[0].endswith((".whl", ".tar.gz", ".zip")), (key, e.source)
+        assert "none naming a CUDA library" in e.source or "pure Python" in e.source, key
+        assert not set(e.imports) & roots, (key, e.imports)
+        assert not {normalise(p) for p in e.pip_names} & catalogue_pips, (key, e.pip_names)
+    assert {"numpy", "PIL", "cv2", "yaml", "sklearn", "skimage"} <= {i for e in dn.values() for i in e.imports}
+
 def test_env_vars():
     ev = k.env_vars()
     assert ev["CUDA_VISIBLE_DEVICES"].npu == "ASCEND_RT_VISIBLE_DEVICES"

@@ -17,8 +17,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as _toml  # type: ignore[no-redef]
 
 __all__ = [
-    "CudaApi", "EnvVar", "KnowledgeBase", "ThirdParty", "env_vars", "known_versions", "load",
-    "newest_version", "resolve_version", "third_party", "torch_cuda_names",
+    "CudaApi", "DeviceNeutral", "EnvVar", "KnowledgeBase", "ThirdParty", "device_neutral", "env_vars",
+    "known_versions", "load", "newest_version", "resolve_version", "third_party", "torch_cuda_names",
 ]
 
 _PKG = __name__
@@ -399,6 +399,22 @@ def third_party() -> dict[str, ThirdParty]:
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
             source=e["source"], pypi_namesake=e.get("pypi_namesake"))
     return out
+
+
+@dataclass(frozen=True)
+class DeviceNeutral:
+    """A package verified from its own PyPI file to run without CUDA (data/device_neutral.toml)."""
+    imports: tuple[str, ...]
+    pip_names: tuple[str, ...]
+    source: str
+    note: str = ""
+
+
+@functools.lru_cache(maxsize=1)
+def device_neutral() -> dict[str, DeviceNeutral]:
+    return {key: DeviceNeutral(imports=tuple(e["imports"]), pip_names=tuple(e["pip_names"]), source=e["source"],
+                               note=e.get("note", ""))
+            for key, e in read_toml("data/device_neutral.toml").get("package", {}).items()}
 
 
 @functools.lru_cache(maxsize=1)
