@@ -252,9 +252,12 @@ class ManifestContext:
 
 
 def _find_in_lines(lines: list[str], needle: str, start_line: int = 1) -> tuple[int, int] | None:
+    """The first line (from `start_line`) holding `needle` outside a whole-line comment: in every manifest kind read
+    here (YAML, TOML, setup.cfg, setup.py) a line starting with `#` declares nothing (`# - cudatoolkit=10.2` above the
+    `- cudatoolkit=11.1` a conda environment installs)."""
     for number in range(start_line, len(lines) + 1):
         col = lines[number - 1].find(needle)
-        if col >= 0:
+        if col >= 0 and not lines[number - 1].lstrip().startswith("#"):
             return number, col
     return None
 

@@ -236,3 +236,10 @@ def test_a_manifest_of_many_requirements_is_split_into_lines_once(monkeypatch):
     assert [f.line for f in found] == list(range(1, 401))
     assert len(calls) <= 2, len(calls)
 
+
+
+def test_a_conda_package_is_reported_at_its_line_not_at_a_commented_out_one_above_it():
+    """pointMLP-pytorch's environment.yml keeps the old pin as a comment above the one it installs."""
+    env = "name: pm\nchannels:\n  - pytorch\ndependencies:\n  # - cudatoolkit=10.2.89\n  - cudatoolkit=11.1\n  - numpy=1.20.2\n"
+    found = [f for f in analyze(env, "environment.yml", kinds=("manifest",)) if f.code == "NPU502"]
+    assert [(f.line, f.column) for f in found] == [(6, 5)]
