@@ -74,26 +74,42 @@ def _pip_arguments(line: str, start: int, end: int):
 
 def _pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column."""
-    for number, match in shell_matches(ctx.lines, _PIP_INSTALL):
-        line = strip_comment(ctx.lines[number - 1])
-        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
-        for kind, text, column in _pip_arguments(line, match.end(), end):
+    for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
+        for kind, text, column in _pip_arguments(line, start, end):
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
+
+
+def _command_end(text: str, start: int) -> int:
+    """Where the command starting at `start` ends: the next `;` / `&` / `|`, else the end of the text."""
+    return min((text.find(c, start) for c in ";&|" if text.find(c, start) >= 0), default=len(text))
+
+
+def _shell_commands(ctx, pattern):
+    """(line number, line without its comment, start, end) of each command `pattern` matches in a launcher or a
+    notebook's `!` lines: its arguments lie between start and end."""
+    for number, match in shell_matches(ctx.lines, pattern):
+        line = strip_comment(ctx.lines[number - 1])
+        yield number, line, match.end(), _command_end(line, match.end())
+
+
+def _sets_up_a_machine(ctx) -> bool:
+    """A Dockerfile or CI YAML: it sets up an image or a CI machine, outside the scope of a porting inventory for
+    conda's CUDA packages and pip's CUDA wheel indexes (sets 4, 10, 13: GroundingDINO/AdelaiDet Dockerfiles,
+    AutoAWQ_kernels' workflow)."""
+    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.startswith("Dockerfile") or name.endswith((".yml", ".yaml"))
 
 
 def _pip_install_indexes(ctx):
     """(line, column0, end column0) of the CUDA wheel indexes given to the `pip install` commands of a shell script or
     a notebook's `!` lines (`!pip3 install natten -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html`),
     as in a requirements file. Not in a Dockerfile or CI YAML, like `conda install` (an image's or a CI machine's setup)."""
-    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
-    if name.startswith("Dockerfile") or name.endswith((".yml", ".yaml")):
+    if _sets_up_a_machine(ctx):
         return
-    for number, match in shell_matches(ctx.lines, _PIP_INSTALL):
-        line = strip_comment(ctx.lines[number - 1])
-        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
-        for kind, text, column in _pip_arguments(line, match.end(), end):
+    for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
+        for kind, text, column in _pip_arguments(line, start, end):
             if kind == "index" and _CUDA_INDEX_URL.match(text + " "):
                 yield number, column, column + len(text)
 
@@ -121,7 +137,7 @@ def _python_pip_installs(ctx):
         match = _PIP_INSTALL.search(text) if text else None
         if match is None:
             continue
-        end = min((text.find(c, match.end()) for c in ";&|" if text.find(c, match.end()) >= 0), default=len(text))
+        end = _command_end(text, match.end())
         line, column = ctx.span(call.args[0])[:2]
         for kind, value, _ in _pip_arguments(text, match.end(), end):
             if kind == "index":
@@ -143,14 +159,11 @@ def _conda_install_cuda_packages(ctx):
     shell script or a notebook's `!` lines. Not in a Dockerfile or CI YAML: those set up an image or a CI
     machine, outside the scope of a porting inventory (sets 4, 10, 13: GroundingDINO/AdelaiDet Dockerfiles,
     AutoAWQ_kernels' workflow)."""
-    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
-    if name.startswith("Dockerfile") or name.endswith((".yml", ".yaml")):
+    if _sets_up_a_machine(ctx):
         return
-    for number, match in shell_matches(ctx.lines, _CONDA_INSTALL):
-        line = strip_comment(ctx.lines[number - 1])
-        end = min((line.find(c, match.end()) for c in ";&|" if line.find(c, match.end()) >= 0), default=len(line))
+    for number, line, start, end in _shell_commands(ctx, _CONDA_INSTALL):
         skip_next = False
-        for token in _TOKEN.finditer(line, match.end(), end):
+        for token in _TOKEN.finditer(line, start, end):
             text = token.group().strip("\"'")
             if skip_next:
                 skip_next = False
