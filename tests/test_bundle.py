@@ -187,6 +187,21 @@ def test_data_fingerprint_same_shuffled_and_different():
     assert compare_data({"observed": False, "why": "no model"}, _fp(STATS), exact=True) is None
 
 
+def test_a_pack_without_dataset_item_says_why_from_the_helpers_log(tmp_path):
+    """A dataset item msprobe could not collect (it raised on a sparse adjacency matrix, tkipf/pygcn) is dropped
+    by apply's helper and logged beside the pack: the fingerprint says that, not "no model was hooked"."""
+    import zipfile
+    pack = tmp_path / "config_check_pack.zip"
+    with zipfile.ZipFile(pack, "w") as z:
+        z.writestr("env/rank0/env.json", "{}")
+    assert "hooked no model" in fmt.data_fingerprint(pack)["why"]
+    pack.with_suffix(".log").write_text("[INFO] add env args to zip\nconfig_check: DatasetChecker.pack.<locals>.collect_input "
+                                        "dropped, it raised NotImplementedError: Could not run 'aten::max' with arguments "
+                                        "from the 'SparseCPU' backend.\n")
+    why = fmt.data_fingerprint(pack)["why"]
+    assert "could not measure the model's inputs" in why and "SparseCPU" in why and "hooked no model" not in why
+
+
 def test_sample_digests_name_the_same_samples_in_another_order():
     """Per-sample digests of the DataLoader's batches: a shuffle of the same samples is named as such,
     a shuffle that brought other samples of the same data too (some recorded samples elsewhere), apart

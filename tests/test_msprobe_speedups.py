@@ -104,7 +104,8 @@ def test_pandas_is_deferred_until_msprobe_makes_a_table(tmp_path):
 def test_dump_statistics_take_max_and_min_from_one_pass_with_msprobes_values():
     """The statistics dump's get_stat_info, its module's torch given _PairedMinMax (one aminmax pass for the
     max and the min), gives the values and dtypes msprobe's own gives, NaN and integers included; a tensor
-    written between its max and its min, or a min of another tensor, is torch's own min."""
+    written between its max and its min, or a min of another tensor, is torch's own min. A sparse tensor gets
+    no statistics instead of raising (msprobe's own asks it for data_ptr(): tkipf/pygcn's adjacency)."""
     import subprocess
     import sys
 
@@ -135,10 +136,15 @@ def test_dump_statistics_take_max_and_min_from_one_pass_with_msprobes_values():
         "p.max(t)\n"
         "other = p.min(u).item()\n"
         "print('fallback', written, other, p.max(torch.tensor([[1.0, 2.0]]), dim=1).values.tolist())\n"
+        "adj = torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))\n"
+        "s = proc.get_stat_info(adj)\n"  # msprobe's own asks a sparse tensor for data_ptr() and raises
+        "print('sparse', [s.max, s.min, s.mean, s.norm], stats(torch.tensor([2.0, -1.0])))\n"
     )
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300,
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "PYTHONWARNINGS": "ignore"})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = [line for line in proc.stdout.splitlines() if line.startswith(("patched", "same", "fallback"))]
-    assert lines == ["patched _PairedMinMax", "same True 9", "fallback -7.0 -3.0 [2.0]"], proc.stdout[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(("patched", "same", "fallback", "sparse"))]
+    assert lines == ["patched _PairedMinMax", "same True 9", "fallback -7.0 -3.0 [2.0]",
+                     "sparse [None, None, None, None] [('torch.float32', 2.0), ('torch.float32', -1.0), "
+                     "('torch.float32', 0.5), ('torch.float32', 2.2360680103302)]"], proc.stdout[-3000:]

@@ -30,7 +30,8 @@ And the statistics dump (`npu-migrate baseline --dump-steps`, validate's API dum
 then the min of every tensor every API reads or writes (`PytorchDataProcessor.get_stat_info`: two
 passes over the data): its module's `torch` is given `_PairedMinMax`, which answers `torch.max(t)` and
 the `torch.min(t)` of the same, unchanged tensor right after it from one `torch.aminmax(t)` pass, the
-same values (NaN included) and dtypes; every other use goes to torch itself.
+same values (NaN included) and dtypes; every other use goes to torch itself. A tensor without strided storage
+(sparse) gets no statistics there instead of raising (`_strided_only`).
 """
 from __future__ import annotations
 
@@ -166,6 +167,21 @@ def _patch_stat_processor(module) -> None:
     torch = getattr(module, "torch", None)
     if torch is not None and not isinstance(torch, _PairedMinMax) and hasattr(torch, "aminmax"):
         module.torch = _PairedMinMax(torch)
+    processor, no_stats = getattr(module, "PytorchDataProcessor", None), getattr(module, "TensorStatInfo", None)
+    if torch is not None and processor is not None and no_stats is not None and not hasattr(processor.get_stat_info, "strided_only"):
+        processor.get_stat_info = _strided_only(processor.get_stat_info, torch.strided, no_stats)
+
+
+def _strided_only(get_stat_info, strided, no_stats):
+    """msprobe's get_stat_info asks every tensor for its `data_ptr()`, which raises on a tensor without strided
+    storage (a sparse adjacency matrix), killing a run that trains without the dump (tkipf/pygcn). Such a tensor
+    gets no statistics, as msprobe gives none to an empty tensor or an NPU-private format."""
+    def strided_only(self, data, *args, **kwargs):
+        if getattr(data, "layout", strided) != strided:
+            return no_stats()
+        return get_stat_info(self, data, *args, **kwargs)
+    strided_only.strided_only = True
+    return strided_only
 
 
 PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker,

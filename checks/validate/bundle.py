@@ -222,12 +222,26 @@ def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES, samples
     except (OSError, zipfile.BadZipFile, ValueError) as exc:
         return {"observed": False, "why": f"the config_check pack could not be read: {exc}", "batches": {}, **extra}
     if not steps:
-        return {"observed": False, "batches": {},
-                "why": "the config_check pack has no dataset item (ConfigChecker hooked no model: none found, or one that takes no forward pre-hook, a TorchScript module)", **extra}
+        return {"observed": False, "batches": {}, "why": _no_dataset_item(Path(pack_zip)), **extra}
     return {"observed": True, "batches": steps,
             "what": "msprobe ConfigChecker dataset statistics (max, min, mean, norm) of the model's inputs per "
                     "forward call (msprobe pack step), not the bytes of the batches",
             "sha256": hashlib.sha256(json.dumps(steps, sort_keys=True).encode()).hexdigest(), **extra}
+
+
+def _no_dataset_item(pack_zip: Path) -> str:
+    """Why a pack has no dataset item: the helper's log beside the pack names an item msprobe could not collect
+    (it raised on the model's inputs, e.g. a sparse adjacency matrix, and was dropped so the run goes on)."""
+    try:
+        log = pack_zip.with_suffix(".log").read_text(errors="replace")
+    except OSError:
+        log = ""
+    dropped = re.search(r"^config_check: DatasetChecker\S* dropped, it raised (.*)$", log, re.M)
+    if dropped:
+        return (f"msprobe's dataset item could not measure the model's inputs (it raised {dropped.group(1)[:200]}) and was "
+                "dropped so the run goes on")
+    return ("the config_check pack has no dataset item (ConfigChecker hooked no model: none found, or one that takes no "
+            "forward pre-hook, a TorchScript module)")
 
 
 def run_samples(smoke) -> list | None:
