@@ -189,3 +189,16 @@ def test_no_dropout_and_strict_fp32_set_the_run_before_the_script():
     assert "BEFORE [False, False, False] (True, True)" in proc.stdout, proc.stderr[-2000:]
     # --strict-fp32 too (the same hook): TF32 off for cuDNN and cuBLAS
     assert "AFTER [True, True, True] (False, False)" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_an_original_that_fails_only_under_the_api_dump_is_recorded_without_it(tmp_path):
+    """saved_hparams_gpu.py pickles F.gelu before its first step: torch's own function pickles, msprobe's wrapper of
+    it does not (pytorch-ignite under torch 2.11 failed the same way at import, on a real H200). The recording
+    runs it again without the API dump and says so, instead of "the original does not run"."""
+    proc = run_cli("baseline", str(CASES / "saved_hparams_gpu.py"), "--out", "bundle", "--steps", "2", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    manifest = json.loads((tmp_path / "bundle" / "manifest.json").read_text())
+    assert len(manifest["losses"]) == 2 and manifest["dump_steps"] == []
+    note = next(n for n in manifest["notes"] if "msprobe's API dump" in n)
+    assert "before its first step" in note and "saved_hparams_gpu.py:30" in note and "pickle" in note
+    assert not (tmp_path / "bundle" / "dump").exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,6 +28,21 @@ class RecordedRun:
     smoke: Any
     manifest: dict | None
     why: str | None = None
+
+
+def _why(smoke, copy: InstrumentedCopy) -> str:
+    """The run's reasons, its lines pointed at the user's script (not the instrumented copy's)."""
+    from checks.validate.run import user_text  # run.py records through this module
+
+    why = "; ".join(str(r) for r in (getattr(smoke, "reasons", None) or ())) or f"exit {getattr(smoke, 'exit_code', 2)}"
+    return user_text(why, copy)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    elif path.exists():
+        path.unlink()
 
 
 def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: int, dump_steps: int, common: dict,
@@ -56,9 +72,31 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         return ran
     copy, smoke = ran
     losses = tuple(float(x) for x in (getattr(smoke, "losses", None) or ()))
+    if int(getattr(smoke, "exit_code", 2)) != 0 and dumped and not losses:
+        # msprobe wraps torch's APIs before the script's imports: an import that compiles TorchScript then can fail
+        # (pytorch-ignite under torch 2.11: torch.distributed.optim's functional optimizers), a run that trains
+        # without the dump. Once more without it, said in the manifest; a script that fails both ways does not run.
+        first = _why(smoke, copy)
+        say(f"baseline: the original failed under msprobe's API dump before its first step ({first[:200]}); "
+            "running it again without the dump")
+        for name in ("dump", fmt.PACK, os.path.splitext(fmt.PACK)[0] + ".log"):
+            _remove(folder / name)
+        dumped = ()
+        run_env.pop("NPU_VALIDATE_DUMP_CONFIG", None)
+        ran = run_side("baseline", script, script.name, work / "run_without_dump", folder, backend, steps=steps,
+                       env=run_env, common=common, say=say, stream=stream, heading=heading)
+        if isinstance(ran, str):
+            return ran
+        copy, smoke = ran
+        losses = tuple(float(x) for x in (getattr(smoke, "losses", None) or ()))
+        if int(getattr(smoke, "exit_code", 2)) == 0:
+            notes.append(f"the original failed under msprobe's API dump before its first step ({first[:300]}) and "
+                         "was recorded without it: no API dump, so validate cannot name the first diverging API")
+        else:
+            return RecordedRun(copy, smoke, None, f"the original {script.name} does not run, with or without msprobe's "
+                                                  f"API dump ({_why(smoke, copy)}): nothing recorded")
     if int(getattr(smoke, "exit_code", 2)) != 0:
-        why = "; ".join(str(r) for r in (getattr(smoke, "reasons", None) or ())) or f"exit {smoke.exit_code}"
-        return RecordedRun(copy, smoke, None, f"the original {script.name} does not run ({why}): nothing recorded")
+        return RecordedRun(copy, smoke, None, f"the original {script.name} does not run ({_why(smoke, copy)}): nothing recorded")
     if not losses:
         return RecordedRun(copy, smoke, None, f"no loss was captured from {script.name}: nothing to record")
     with open(folder / fmt.LOSSES, "w", newline="", encoding="utf-8") as handle:
