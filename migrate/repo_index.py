@@ -82,7 +82,7 @@ def bind_relative_imports(ctx, known) -> bool:
         for alias in statement.names:
             full = f"{base}.{alias.name}" if base else alias.name
             if "." in full and known(full):
-                ctx.imports[alias.asname or alias.name] = full
+                ctx.bind_import(statement, alias.asname or alias.name, full)
                 bound = True
     return bound
 

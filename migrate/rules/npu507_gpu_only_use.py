@@ -177,6 +177,10 @@ class GpuOnlyUse(Rule):
         # Python function (no kernel): the flash_attn call inside it is a use
         Invalid("import triton\nfrom flash_attn import flash_attn_func\n@triton.testing.perf_report([])\n"
                 "def benchmark(q, k, v):\n    return triton.testing.do_bench(lambda: flash_attn_func(q, k, v))", count=1),
+        # ChatTTS velocity/llm_engine.py: a name a method imports itself (the project's own `.worker`) is that import
+        # there, not the GPU-only import of the same name in another method
+        Invalid("class Engine:\n    def a(self):\n        from .worker import Worker\n        self.w = Worker(1)\n"
+                "    def b(self):\n        from vllm.worker.worker import Worker\n        return Worker(2)\n", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
