@@ -798,15 +798,16 @@ FLAG_LISTS = (
 
 
 def test_an_nvcc_flag_list_is_reported_once_where_it_starts(tmp_path):
-    # flownet2-pytorch's `nvcc_args` list and fast-hadamard-transform's `cc_flag.append(...)` statements: one
-    # finding each (the list's first line, the first append) naming how many flags; nvcc itself, CUDA_HOME, the
-    # build call, its `.cu` line and its "nvcc" key stay as they were; causal-conv1d's `{"nvcc": threads([...])}`:
-    # the key only
+    # fast-hadamard-transform's `cc_flag.append(...)` statements: one finding (the first append) naming how many
+    # flags; nvcc itself, CUDA_HOME, the build call, its `.cu` line and its "nvcc" key stay as they were;
+    # causal-conv1d's `{"nvcc": threads([...])}`: the key only, and so for the `nvcc_args` list joined into that key
+    # (`threads([...]) + nvcc_args`: one nvcc list, reported at the key, label rule (L2); flownet2-pytorch's
+    # `'nvcc': nvcc_args` is labelled at its key line, set 9)
     _write(tmp_path, {"setup.py": FLAG_LISTS})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "setup.py") == [3, 8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
-    counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line in (3, 10)}
-    assert "holding 4 CUDA-only flags" in counts[3] and "holding 4 CUDA-only flags" in counts[10]
+    assert _lines(result, "NPU505", "setup.py") == [8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
+    counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line == 10}
+    assert "holding 4 CUDA-only flags" in counts[10]
 
 
 def _setup_with_functions(n: int) -> str:
@@ -1165,3 +1166,30 @@ def test_a_build_whose_sources_are_computed_lists_the_cuda_files_beside_it_in_a_
         rows = verdict.summary(scan([str(root)], use_cache=False, torch_npu_version=NEWEST))["kernels_to_port"]
         assert [(r["extension"], [Path(s).relative_to(root).as_posix() for s in r["sources"]]) for r in rows] == [
             ("inplace_abn._backend", ["src/abn.cu"])], root
+
+
+def test_a_build_accessor_returning_a_local_build_binds_the_module_where_another_file_calls_it(tmp_path):
+    # NVIDIA/BigVGAN alias_free_activation/cuda/load.py: `def load(): ... m = _helper("m", sources, flags); return m`;
+    # activation1d.py `from alias_free_activation.cuda import load` then `m = load.load()` and `m.forward(...)`: the
+    # binding and the op call are the lines (the import of the accessor's module is not, label rule set 18 R1)
+    _write(tmp_path, {
+        "afa/__init__.py": "", "afa/cuda/__init__.py": "",
+        "afa/cuda/load.py": (
+            "from torch.utils import cpp_extension\n"
+            "def load():\n"
+            "    def _helper(name, sources, flags):\n"
+            "        return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=['-O3'] + flags)\n"
+            "    sources = ['k.cpp', 'k_cuda.cu']\n"
+            "    m = _helper('afa_cuda', sources, ['--use_fast_math'])\n"
+            "    return m\n"),
+        "afa/cuda/activation1d.py": (
+            "import torch\n"
+            "from afa.cuda import load\n"
+            "m = load.load()\n"
+            "def act(x):\n"
+            "    return m.forward(x)\n"),
+        "tests/test_act.py": "from afa.cuda import load\nload.load()\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "afa/cuda/activation1d.py") == [3, 5]
+    assert _lines(result, "NPU508", "tests/test_act.py") == [2]
