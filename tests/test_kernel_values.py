@@ -1193,3 +1193,27 @@ def test_a_build_accessor_returning_a_local_build_binds_the_module_where_another
     result = _scan(tmp_path)
     assert _lines(result, "NPU508", "afa/cuda/activation1d.py") == [3, 5]
     assert _lines(result, "NPU508", "tests/test_act.py") == [2]
+
+
+def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_optional_path(tmp_path):
+    # 2noise/ChatTTS: model/cuda/te_llama.py imports transformer_engine at its top; model/cuda/__init__.py relays it
+    # (`from .te_llama import TELlamaModel`) and gpt.py imports that package only under `if ... "cuda" in
+    # str(self.device_gpt) ...:`: on an NPU device the other branch runs. The same module behind a relay that one
+    # file imports outside such a branch keeps its findings.
+    _write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/model/__init__.py": "",
+        "pkg/model/cuda/__init__.py": "from .te_llama import TELlamaModel\n",
+        "pkg/model/cuda/te_llama.py": "import transformer_engine as te\nclass TELlamaModel:\n    layer = te.pytorch.Linear\n",
+        "pkg/model/gpt.py": (
+            "import platform\n"
+            "def build(self, experimental):\n"
+            "    if experimental and 'cuda' in str(self.device) and platform.system() == 'Linux':\n"
+            "        from .cuda import TELlamaModel\n"
+            "        return TELlamaModel\n"),
+        "pkg/other/__init__.py": "from .te_fast import Fast\n",
+        "pkg/other/te_fast.py": "import transformer_engine as te\nclass Fast:\n    layer = te.pytorch.Linear\n",
+        "pkg/run.py": "def build(device):\n    if device.type == 'cuda':\n        from .other import Fast\n    from .other import Fast\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "cuda/te_llama.py") == [] and _lines(result, "NPU507", "cuda/te_llama.py") == []
+    assert _lines(result, "NPU501", "other/te_fast.py") == [1] and _lines(result, "NPU507", "other/te_fast.py") == [3]
