@@ -1217,3 +1217,19 @@ def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_option
     result = _scan(tmp_path)
     assert _lines(result, "NPU501", "cuda/te_llama.py") == [] and _lines(result, "NPU507", "cuda/te_llama.py") == []
     assert _lines(result, "NPU501", "other/te_fast.py") == [1] and _lines(result, "NPU507", "other/te_fast.py") == [3]
+
+
+def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_imported(tmp_path):
+    # openai/whisper timing.py: `from .triton_ops import dtw_kernel` inside the function, then `dtw_kernel[(1,)](...)`,
+    # in a file that never imports triton; the same for a kernel reached through its module, not for a plain function
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/triton_ops.py": ("import triton\nimport triton.language as tl\n@triton.jit\ndef dtw_kernel(x_ptr, n: tl.constexpr):\n"
+                              "    pass\ndef helper(x):\n    return x\n"),
+        "pkg/timing.py": ("import torch\ndef dtw_cuda(x):\n    from .triton_ops import dtw_kernel, helper\n"
+                          "    dtw_kernel[(1,)](x, 4)\n    return helper[0](x)\n"),
+        "pkg/other.py": "from pkg import triton_ops as ops\ndef run(x):\n    ops.dtw_kernel[(2,)](x, 4)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU507", "pkg/timing.py") == [4]
+    assert _lines(result, "NPU507", "pkg/other.py") == [3]
