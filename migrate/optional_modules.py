@@ -7,7 +7,7 @@ optional import of the package itself (NPU501's import-attempt fallbacks), the m
 uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported only under an availability check
 (`if is_flashinfer_available():`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
 `if torch.cuda.is_available():`: on an NPU host the other branch runs), and of a module whose other importers are
-themselves optional modules (a package `__init__` relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
+themselves optional package `__init__` modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch). A module no scanned file imports, or that one
 importer imports outside such a guard, keeps them. Decided after the scan: the importers are found from the import references
 each file recorded ("ref" facts), and only those files are read and parsed again.
@@ -167,7 +167,7 @@ def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list 
     return out
 
 
-# how many modules in a row may relay an optional import (a package `__init__` re-exporting the module, and one above)
+# how many package `__init__` modules in a row may relay an optional import (the module's package, and one above)
 _RELAY_DEPTH = 2
 
 
@@ -213,7 +213,9 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
-        wanted = {p: tuple(module_parts(p)) for p in relays if p not in candidates and p.endswith(".py")}
+        # only a package `__init__` relays (what imports the package imports the module): an ordinary module importing
+        # a candidate is used for its own sake, and following every importer would parse much of a large repository
+        wanted = {p: tuple(module_parts(p)) for p in relays if p not in candidates and p.endswith("__init__.py")}
         wanted = {p: parts for p, parts in wanted.items() if len(parts) >= 2}
         if not wanted:
             break

@@ -1213,10 +1213,15 @@ def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_option
         "pkg/other/__init__.py": "from .te_fast import Fast\n",
         "pkg/other/te_fast.py": "import transformer_engine as te\nclass Fast:\n    layer = te.pytorch.Linear\n",
         "pkg/run.py": "def build(device):\n    if device.type == 'cuda':\n        from .other import Fast\n    from .other import Fast\n",
+        # an ordinary module importing it is no relay: it is used for its own sake
+        "pkg/mid.py": "from .model.cuda.te_mid import Mid\n",
+        "pkg/model/cuda/te_mid.py": "import transformer_engine as te\nclass Mid:\n    layer = te.pytorch.Linear\n",
+        "pkg/use.py": "import torch\nif torch.cuda.is_available():\n    from .mid import Mid\n",
     })
     result = _scan(tmp_path)
     assert _lines(result, "NPU501", "cuda/te_llama.py") == [] and _lines(result, "NPU507", "cuda/te_llama.py") == []
     assert _lines(result, "NPU501", "other/te_fast.py") == [1] and _lines(result, "NPU507", "other/te_fast.py") == [3]
+    assert _lines(result, "NPU501", "cuda/te_mid.py") == [1]
 
 
 def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_imported(tmp_path):
