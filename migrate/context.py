@@ -157,6 +157,44 @@ class PythonContext:
     # ---- imports and qualified names -------------------------------------------------------
     def _collect_imports(self) -> None:
         self.imports, self.star_modules = collect_imports(self.nodes.get(ast.Import, ()), self.nodes.get(ast.ImportFrom, ()))
+        # names bound by an import inside a function: name -> {id(function): qualified name, None for a relative import}
+        self._function_imports: dict[str, dict[int, str | None]] = {}
+        for node in list(self.nodes.get(ast.Import, ())) + list(self.nodes.get(ast.ImportFrom, ())):
+            function = self.parent(node)
+            while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                function = self.parent(function)
+            if function is None:
+                continue
+            bound, _ = collect_imports([node] if isinstance(node, ast.Import) else (), [node] if isinstance(node, ast.ImportFrom) else ())
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".", 1)[0] if isinstance(node, ast.Import) else alias.asname or alias.name
+                if name != "*":
+                    self._function_imports.setdefault(name, {})[id(function)] = bound.get(name)
+
+    def bind_import(self, statement: ast.AST, name: str, full: str) -> None:
+        """Bind `name` to `full` where `statement` imports it (a relative import the resolver left out): file-wide,
+        and inside the function that holds the statement, if one does."""
+        self.imports[name] = full
+        function = self.parent(statement)
+        while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            function = self.parent(function)
+        if function is not None and id(function) in self._function_imports.get(name, {}):
+            self._function_imports[name][id(function)] = full
+
+    def _function_import(self, node: ast.Name) -> tuple[bool, str | None]:
+        """(True, qualified name) where `node` lies in a function that imports its name itself (the innermost such
+        function: its own import binds the name there, not another function's import of the same name; ChatTTS
+        velocity/llm_engine.py: `from .worker import Worker` in one method, `from vllm.worker.worker import Worker`
+        in another); (False, None) otherwise."""
+        bindings = self._function_imports.get(node.id)
+        if bindings is None:
+            return False, None
+        current = self.parent(node)
+        while current is not None:
+            if id(current) in bindings:
+                return True, bindings[id(current)]
+            current = self.parent(current)
+        return False, None
 
     def imported_modules(self) -> Iterable[tuple[ast.AST, str]]:
         """(statement, dotted module) for every absolute import in the file."""
@@ -181,8 +219,10 @@ class PythonContext:
             current = current.value
         result: str | None = None
         if isinstance(current, ast.Name):
-            base = self.imports.get(current.id)
-            if base is None and self.star_modules:
+            local, base = self._function_import(current) if self._function_imports else (False, None)
+            if not local:
+                base = self.imports.get(current.id)
+            if base is None and not local and self.star_modules:
                 base = self._resolve_star(current.id)
             if base is not None:
                 parts.append(base)

@@ -21,7 +21,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import deps, fileio, linking, npu_aware, optional_paths, own_package, reexports, repo_index, shell_python, suppress, walk
+from migrate import (
+    deps,
+    fileio,
+    imported_kernels,
+    linking,
+    npu_aware,
+    optional_paths,
+    own_package,
+    reexports,
+    repo_index,
+    shell_python,
+    suppress,
+    walk,
+)
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import drop_unbuilt, mentions
@@ -203,7 +216,7 @@ def _notebook_imports(cells) -> dict[str, str]:
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
                         extra_imports: dict[str, str] | None = None,
                         facts: list | None = None, uses: list | None = None,
-                        known_flags: frozenset = frozenset(),
+                        known_flags: frozenset = frozenset(), known_kernels: frozenset = frozenset(),
                         sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
@@ -223,18 +236,24 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     active = _applying(rules, text, kb)
     if known_flags:  # the second look of migrate/imported_flags.py: only the rules that read availability guards
         active = [rule for rule in active if rule.CODE in GUARD_CODES]
+    if known_kernels:  # the second look of migrate/imported_kernels.py: the rule reporting Triton launches, triggered or not
+        active = [rule for rule in rules if rule.CODE == imported_kernels.CODE]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     if not active and not probes and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
     if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
         ctx.__dict__["_npu_known_flags"] = known_flags
+    if known_kernels:  # Triton kernels other modules define, imported here (migrate/imported_kernels.py)
+        ctx.__dict__["_npu_known_kernels"] = known_kernels
     for name, qualified in (extra_imports or {}).items():
         ctx.imports.setdefault(name, qualified)
     if facts is not None and repo_index.wants_python_defs(text, path):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
+    if facts is not None and "triton" in text:
+        facts.extend(imported_kernels.kernel_defs(ctx))  # Triton kernels other modules may import and launch
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     found = _run_rules(active, ctx)
@@ -491,6 +510,7 @@ def scan(
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
                                       config.max_file_size)
     results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
+    results = imported_kernels.add_imported_launches(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
     results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings

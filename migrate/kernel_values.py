@@ -242,8 +242,6 @@ def wrapper_values(ctx, defs) -> list:
     for d in defs:
         if d.kind == "value" and d.path == ctx.path:
             local.setdefault(d.name.rsplit(".", 1)[1], set()).add(d.name)
-    if not local:
-        return out
     module_level = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
     module_level |= {n for g in ctx.nodes.get(ast.Global, ()) for n in g.names}
     for statement in ctx.nodes.get(ast.Assign, ()):  # `BACKEND = _backend` (module level or `global BACKEND`)
@@ -258,10 +256,32 @@ def wrapper_values(ctx, defs) -> list:
             refs = _refs(cls, local)
             if refs:
                 functions[cls.name] = refs
+    # a function-local variable bound by a build of this file (`m = _load_helper("m", sources, flags)`, a build
+    # `repo_index` recorded at that line) and returned (`return m`): the function is an accessor of the extension
+    # (BigVGAN alias_free_activation/cuda/load.py `def load(): ... return anti_alias_activation_cuda`)
+    built = {d.line: d.name for d in defs if d.kind == "module" and d.path == ctx.path}
+    built_locals: dict[int, dict[str, set[str]]] = {}  # id(top-level function) -> local name -> the module built
+    if built:
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if isinstance(statement.value, ast.Call) and statement.value.lineno in built and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name) and not _scope_is_module(ctx, statement):
+                top = statement
+                while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
+                    top = parent
+                built_locals.setdefault(id(top), {})[statement.targets[0].id] = {built[statement.value.lineno]}
+    if not local and not built_locals:
+        return out
     # top-level functions holding a `return <name>` that mentions one of them: the only accessors
     # (found from the file's Return nodes; walking every function of a large module cost more than the rest)
     accessors = set()
     for node in ctx.nodes.get(ast.Return, ()):
+        if built_locals and isinstance(node.value, ast.Name):
+            top = node
+            while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
+                top = parent
+            if node.value.id in built_locals.get(id(top), {}):
+                accessors.add(id(top))
+                continue
         if isinstance(node.value, (ast.Name, ast.Attribute)) and _refs(node.value, local):
             top = node
             while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
@@ -283,9 +303,10 @@ def wrapper_values(ctx, defs) -> list:
             elif refs:  # a partial of the op itself
                 add(statement.targets[0].id, statement.lineno, refs)
         elif isinstance(statement, ast.FunctionDef) and id(statement) in accessors:
+            own = built_locals.get(id(statement), {})
             for node in ast.walk(statement):
                 if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
-                    refs = _refs(node.value, local)
+                    refs = own[node.value.id] if isinstance(node.value, ast.Name) and node.value.id in own else _refs(node.value, local)
                     if refs:
                         add(statement.name, statement.lineno, refs, ACCESSOR)
                         break

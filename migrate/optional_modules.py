@@ -4,8 +4,12 @@ mobiusml/hqq: `hqq/backends/marlin.py` does `import marlin` at its top, and its 
 (`hqq/models/base.py`, `hqq/utils/patching.py`) import it as `try: from ..backends.marlin import MarlinLinear /
 except Exception: pass`: on a host without marlin (an NPU host) the program goes on without that backend. Like an
 optional import of the package itself (NPU501's import-attempt fallbacks), the module's GPU-only imports and
-uses (NPU501, NPU507, NPU404) are dropped. A module no scanned file imports, or that one importer imports
-outside such a `try`, keeps them. Decided after the scan: the importers are found from the import references
+uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported only under an availability check
+(`if is_flashinfer_available():`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
+`if torch.cuda.is_available():`: on an NPU host the other branch runs), and of a module whose other importers are
+themselves optional package `__init__` modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
+TELlamaModel`, the package imported only in gpt.py's CUDA branch). A module no scanned file imports, or that one
+importer imports outside such a guard, keeps them. Decided after the scan: the importers are found from the import references
 each file recorded ("ref" facts), and only those files are read and parsed again.
 """
 
@@ -60,7 +64,7 @@ def _imports(node: ast.AST, guarded: bool, out: list) -> None:
             for statement in part:
                 _imports(statement, guarded, out)
         return
-    if isinstance(node, ast.If) and _availability_check(node.test):
+    if isinstance(node, ast.If) and (_availability_check(node.test) or _cuda_device_check(node.test)):
         # xDiT attention_backend.py: `if env_info["has_flash_attn_4_fp4"]: from xfuser...fp4_quantize import ...`, the only
         # import of a module that imports flashinfer at its top: the program takes that path only where the package is
         for statement in node.body:
@@ -91,6 +95,21 @@ def _availability_check(test: ast.AST) -> bool:
     if isinstance(test, ast.Subscript):
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
+    return False
+
+
+def _cuda_device_check(test: ast.AST) -> bool:
+    """An `if` test that asks for a CUDA device, so that its body runs on a CUDA host only: `"cuda" in str(device)`,
+    `device.type == "cuda"`, `torch.cuda.is_available()`, or an `and` holding one (ChatTTS gpt.py: `if experimental and
+    "cuda" in str(self.device_gpt) and platform.system().lower() == "linux":`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_cuda_device_check(v) for v in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.Eq)):
+        return any(isinstance(side, ast.Constant) and side.value == "cuda" for side in (test.left, test.comparators[0]))
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "is_available":
+        inner = test.func.value
+        return isinstance(inner, ast.Attribute) and inner.attr == "cuda" and isinstance(inner.value, ast.Name) \
+            and inner.value.id == "torch"
     return False
 
 
@@ -148,6 +167,34 @@ def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list 
     return out
 
 
+# how many package `__init__` modules in a row may relay an optional import (the module's package, and one above)
+_RELAY_DEPTH = 2
+
+
+def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests) -> None:
+    """Add to `seen` (candidate path -> [(importer path, guarded)]) the imports of each candidate by the scanned files."""
+    by_last: dict[str, list[str]] = {}
+    for path, parts in candidates.items():
+        by_last.setdefault(parts[-1], []).append(path)
+    for result in results:
+        if not result.path.endswith(".py"):
+            continue
+        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
+        if not any(part in by_last for ref in refs for part in ref.split(".")):
+            continue
+        imports = imports_of.get(result.path)
+        if imports is None:
+            key, digest = (digests or {}).get(result.path, ("", ""))
+            imports = cache.get_imports(key, digest) if (cache and key) else None
+            if imports is None:
+                imports = _file_imports(result.path, fresh.get(result.path), max_file_size, cache, key)
+            imports = imports_of[result.path] = imports or []
+        for name, guarded, relative in imports:
+            for path in by_last.get(name[-1], ()) if name else ():
+                if path != result.path and _names_module(name, candidates[path], relative):
+                    seen.setdefault(path, []).append((result.path, guarded))
+
+
 def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int, cache=None,
                           digests: dict | None = None) -> list[FileResult]:
     """`results` less the droppable findings of the modules every importer imports optionally (see the module
@@ -158,25 +205,29 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     candidates = {p: parts for p, parts in candidates.items() if len(parts) >= 2}
     if not candidates:
         return results
-    by_last: dict[str, list[str]] = {}
-    for path, parts in candidates.items():
-        by_last.setdefault(parts[-1], []).append(path)
-    seen: dict[str, list[bool]] = {}  # candidate path -> guarded? for each import of it
-    for result in results:
-        if not result.path.endswith(".py"):
-            continue
-        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
-        if not any(part in by_last for ref in refs for part in ref.split(".")):
-            continue
-        key, digest = (digests or {}).get(result.path, ("", ""))
-        imports = cache.get_imports(key, digest) if (cache and key) else None
-        if imports is None:
-            imports = _file_imports(result.path, fresh.get(result.path), max_file_size, cache, key)
-        for name, guarded, relative in imports or ():
-            for path in by_last.get(name[-1], ()) if name else ():
-                if path != result.path and _names_module(name, candidates[path], relative):
-                    seen.setdefault(path, []).append(guarded)
-    optional = {path for path, flags in seen.items() if flags and all(flags)}
+    seen: dict[str, list[tuple[str, bool]]] = {}  # candidate path -> (importer, guarded?) for each import of it
+    imports_of: dict[str, list] = {}  # each importer's imports, read once
+    wanted = candidates
+    for _ in range(_RELAY_DEPTH + 1):
+        _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests)
+        # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
+        # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
+        relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
+        # only a package `__init__` relays (what imports the package imports the module): an ordinary module importing
+        # a candidate is used for its own sake, and following every importer would parse much of a large repository
+        wanted = {p: tuple(module_parts(p)) for p in relays if p not in candidates and p.endswith("__init__.py")}
+        wanted = {p: parts for p, parts in wanted.items() if len(parts) >= 2}
+        if not wanted:
+            break
+        candidates = {**candidates, **wanted}
+    optional: set[str] = set()
+    changed = True
+    while changed:  # optional: every import of the module is guarded or made by an optional module
+        changed = False
+        for path, importers in seen.items():
+            if path not in optional and importers and all(g or i in optional for i, g in importers):
+                optional.add(path)
+                changed = True
     if not optional:
         return results
     out = []

@@ -82,7 +82,7 @@ def bind_relative_imports(ctx, known) -> bool:
         for alias in statement.names:
             full = f"{base}.{alias.name}" if base else alias.name
             if "." in full and known(full):
-                ctx.imports[alias.asname or alias.name] = full
+                ctx.bind_import(statement, alias.asname or alias.name, full)
                 bound = True
     return bound
 
@@ -903,8 +903,8 @@ def build_index(results) -> Index:
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
-            if kind == "flag":  # an availability flag (migrate/imported_flags.py), not a kernel
-                continue
+            if kind in ("flag", "triton"):  # an availability flag (migrate/imported_flags.py) or a Triton kernel
+                continue  # (migrate/imported_kernels.py), not an extension
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue

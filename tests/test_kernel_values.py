@@ -798,15 +798,16 @@ FLAG_LISTS = (
 
 
 def test_an_nvcc_flag_list_is_reported_once_where_it_starts(tmp_path):
-    # flownet2-pytorch's `nvcc_args` list and fast-hadamard-transform's `cc_flag.append(...)` statements: one
-    # finding each (the list's first line, the first append) naming how many flags; nvcc itself, CUDA_HOME, the
-    # build call, its `.cu` line and its "nvcc" key stay as they were; causal-conv1d's `{"nvcc": threads([...])}`:
-    # the key only
+    # fast-hadamard-transform's `cc_flag.append(...)` statements: one finding (the first append) naming how many
+    # flags; nvcc itself, CUDA_HOME, the build call, its `.cu` line and its "nvcc" key stay as they were;
+    # causal-conv1d's `{"nvcc": threads([...])}`: the key only, and so for the `nvcc_args` list joined into that key
+    # (`threads([...]) + nvcc_args`: one nvcc list, reported at the key, label rule (L2); flownet2-pytorch's
+    # `'nvcc': nvcc_args` is labelled at its key line, set 9)
     _write(tmp_path, {"setup.py": FLAG_LISTS})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "setup.py") == [3, 8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
-    counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line in (3, 10)}
-    assert "holding 4 CUDA-only flags" in counts[3] and "holding 4 CUDA-only flags" in counts[10]
+    assert _lines(result, "NPU505", "setup.py") == [8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
+    counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line == 10}
+    assert "holding 4 CUDA-only flags" in counts[10]
 
 
 def _setup_with_functions(n: int) -> str:
@@ -1165,3 +1166,75 @@ def test_a_build_whose_sources_are_computed_lists_the_cuda_files_beside_it_in_a_
         rows = verdict.summary(scan([str(root)], use_cache=False, torch_npu_version=NEWEST))["kernels_to_port"]
         assert [(r["extension"], [Path(s).relative_to(root).as_posix() for s in r["sources"]]) for r in rows] == [
             ("inplace_abn._backend", ["src/abn.cu"])], root
+
+
+def test_a_build_accessor_returning_a_local_build_binds_the_module_where_another_file_calls_it(tmp_path):
+    # NVIDIA/BigVGAN alias_free_activation/cuda/load.py: `def load(): ... m = _helper("m", sources, flags); return m`;
+    # activation1d.py `from alias_free_activation.cuda import load` then `m = load.load()` and `m.forward(...)`: the
+    # binding and the op call are the lines (the import of the accessor's module is not, label rule set 18 R1)
+    _write(tmp_path, {
+        "afa/__init__.py": "", "afa/cuda/__init__.py": "",
+        "afa/cuda/load.py": (
+            "from torch.utils import cpp_extension\n"
+            "def load():\n"
+            "    def _helper(name, sources, flags):\n"
+            "        return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=['-O3'] + flags)\n"
+            "    sources = ['k.cpp', 'k_cuda.cu']\n"
+            "    m = _helper('afa_cuda', sources, ['--use_fast_math'])\n"
+            "    return m\n"),
+        "afa/cuda/activation1d.py": (
+            "import torch\n"
+            "from afa.cuda import load\n"
+            "m = load.load()\n"
+            "def act(x):\n"
+            "    return m.forward(x)\n"),
+        "tests/test_act.py": "from afa.cuda import load\nload.load()\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "afa/cuda/activation1d.py") == [3, 5]
+    assert _lines(result, "NPU508", "tests/test_act.py") == [2]
+
+
+def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_optional_path(tmp_path):
+    # 2noise/ChatTTS: model/cuda/te_llama.py imports transformer_engine at its top; model/cuda/__init__.py relays it
+    # (`from .te_llama import TELlamaModel`) and gpt.py imports that package only under `if ... "cuda" in
+    # str(self.device_gpt) ...:`: on an NPU device the other branch runs. The same module behind a relay that one
+    # file imports outside such a branch keeps its findings.
+    _write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/model/__init__.py": "",
+        "pkg/model/cuda/__init__.py": "from .te_llama import TELlamaModel\n",
+        "pkg/model/cuda/te_llama.py": "import transformer_engine as te\nclass TELlamaModel:\n    layer = te.pytorch.Linear\n",
+        "pkg/model/gpt.py": (
+            "import platform\n"
+            "def build(self, experimental):\n"
+            "    if experimental and 'cuda' in str(self.device) and platform.system() == 'Linux':\n"
+            "        from .cuda import TELlamaModel\n"
+            "        return TELlamaModel\n"),
+        "pkg/other/__init__.py": "from .te_fast import Fast\n",
+        "pkg/other/te_fast.py": "import transformer_engine as te\nclass Fast:\n    layer = te.pytorch.Linear\n",
+        "pkg/run.py": "def build(device):\n    if device.type == 'cuda':\n        from .other import Fast\n    from .other import Fast\n",
+        # an ordinary module importing it is no relay: it is used for its own sake
+        "pkg/mid.py": "from .model.cuda.te_mid import Mid\n",
+        "pkg/model/cuda/te_mid.py": "import transformer_engine as te\nclass Mid:\n    layer = te.pytorch.Linear\n",
+        "pkg/use.py": "import torch\nif torch.cuda.is_available():\n    from .mid import Mid\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "cuda/te_llama.py") == [] and _lines(result, "NPU507", "cuda/te_llama.py") == []
+    assert _lines(result, "NPU501", "other/te_fast.py") == [1] and _lines(result, "NPU507", "other/te_fast.py") == [3]
+    assert _lines(result, "NPU501", "cuda/te_mid.py") == [1]
+
+
+def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_imported(tmp_path):
+    # openai/whisper timing.py: `from .triton_ops import dtw_kernel` inside the function, then `dtw_kernel[(1,)](...)`,
+    # in a file that never imports triton; the same for a kernel reached through its module, not for a plain function
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/triton_ops.py": ("import triton\nimport triton.language as tl\n@triton.jit\ndef dtw_kernel(x_ptr, n: tl.constexpr):\n"
+                              "    pass\ndef helper(x):\n    return x\n"),
+        "pkg/timing.py": ("import torch\ndef dtw_cuda(x):\n    from .triton_ops import dtw_kernel, helper\n"
+                          "    dtw_kernel[(1,)](x, 4)\n    return helper[0](x)\n"),
+        "pkg/other.py": "from pkg import triton_ops as ops\ndef run(x):\n    ops.dtw_kernel[(2,)](x, 4)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU507", "pkg/timing.py") == [4]
+    assert _lines(result, "NPU507", "pkg/other.py") == [3]

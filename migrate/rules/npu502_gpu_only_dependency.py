@@ -20,7 +20,13 @@ _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
 # `pytorch-cuda=11.8` (pytorch channel, which selects torch's CUDA build), `cuda-toolkit`,
 # `cuda-nvcc`, `cuda-runtime` (nvidia channel), `cudnn`, `nccl`
 _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda-toolkit", "cuda-nvcc",
-                         "cuda-runtime", "cuda", "cudnn", "nccl"})
+                         "cuda-runtime", "cuda", "cudnn", "nccl",
+                         # the pytorch channel's CUDA-version metapackages of torch 0.4-1.0, which selected torch's CUDA
+                         # build before `cudatoolkit` did: pytorch.org/get-started/previous-versions (v1.0.0: `conda
+                         # install pytorch==1.0.0 torchvision==0.2.1 cuda100 -c pytorch`; v0.4.1: cuda80 / cuda90 /
+                         # cuda92); cuda91 from READMEs of that time (`conda install pytorch cuda91 -c pytorch`); older
+                         # names (cuda75) not checked
+                         "cuda80", "cuda90", "cuda91", "cuda92", "cuda100"})
 # the nvidia channel's CUDA components are named `cuda-*` (cuda-cudart, cuda-nvrtc, cuda-cupti, ...: the
 # channel's package list, anaconda.org/channels/nvidia) and the math libraries of the `cuda-libraries`
 # meta-package (its depends: anaconda.org/main/cuda-libraries 12.4.1), each with -dev / -static variants
@@ -179,6 +185,26 @@ def _conda_install_cuda_packages(ctx):
 _PINNED_VERSION = re.compile(r"(?:===|==|~=|\^|~|(?<![<>!=])=)\s*v?(\d[\w.]*)")
 
 
+# Environment Modules / Lmod loading the CUDA toolkit on an HPC host (`module load cuda/9.0`, EasyBuild's
+# `module load CUDA/11.8.0 cuDNN/8.6.0`): a port loads CANN's module or environment instead (set 18: yolact's SLURM
+# scripts). The module's name is the part before its `/version`.
+_MODULE_LOAD = re.compile(r"(?<![\w./-])module\s+(?:load|add)\b")
+_CUDA_MODULES = frozenset({"cuda", "cudnn", "nccl", "cudatoolkit", "cuda-toolkit"})
+
+
+def _module_load_cuda(ctx):
+    """(line, column0, end column0, name) of the CUDA toolkit modules each `module load` of a shell script loads
+    (not in a Dockerfile or CI YAML, like `conda install`)."""
+    if _sets_up_a_machine(ctx):
+        return
+    for number, line, start, end in _shell_commands(ctx, _MODULE_LOAD):
+        for token in _TOKEN.finditer(line, start, end):
+            text = token.group().strip("\"'")
+            name = text.split("/", 1)[0].lower()
+            if not text.startswith("-") and name in _CUDA_MODULES:
+                yield number, token.start(), token.end(), text
+
+
 def _spec_text(ctx, dep) -> str:
     """The requirement with its version: the specifier as written (`apex==0.9.10.dev0`), or, where the manifest
     gives the name alone (a Poetry table: `apex = "^0.9.10.dev0"`), the rest of its line up to the next comma."""
@@ -248,7 +274,8 @@ class GpuOnlyDependency(Rule):
     next to torch_npu (it needs the matching CPU build of torch): local versions like
     `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, and in a conda environment file the CUDA toolkit packages
-    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the nvidia channel's
+    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the pytorch channel's older
+    `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
     CUDA build by their conda build string (`pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`,
     `pytorch-mutex=1.0=cuda`), all as warnings. In launchers (shell scripts, Dockerfiles, CI YAML) the
@@ -257,7 +284,8 @@ class GpuOnlyDependency(Rule):
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
     notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), and, with the
-    same scope, a CUDA wheel index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`).
+    same scope, a CUDA wheel index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`)
+    and the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
     read like a launcher's line: its requirements and CUDA wheel indexes, at the command. A requirement
@@ -269,7 +297,7 @@ class GpuOnlyDependency(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
     KINDS = ("manifest", "launcher", "python")
-    TRIGGERS = ("install",)  # launchers: only those that install packages (manifests are always read)
+    TRIGGERS = ("install", "module")  # launchers: only those that install or load packages (manifests are always read)
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
@@ -325,6 +353,9 @@ class GpuOnlyDependency(Rule):
                 "setup(name='x', install_requires=install_requires, extras_require=extra_deps)\n",
                 kind="manifest", filename="setup.py", count=2),
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
+        # the pytorch channel's CUDA-version metapackage of torch 1.0, under its channel prefix (yolact environment.yml)
+        Invalid("name: yolact-env\ndependencies:\n  - pytorch::pytorch >=1.0.1\n  - pytorch::cuda100\n  - cuda90\n",
+                kind="manifest", filename="environment.yml", count=2),
         Invalid("name: ldm\ndependencies:\n  - python=3.8\n  - cudatoolkit=11.3\n  - pytorch::pytorch-cuda=11.8\n",
                 kind="manifest", filename="environment.yaml", count=2),
         # a suffixed conda environment file (RAFT-Stereo environment_cuda11.yaml) and a build string naming CUDA by its
@@ -356,6 +387,11 @@ class GpuOnlyDependency(Rule):
         Invalid("conda install -y -c pytorch pytorch=1.9 cudatoolkit=11.1 torchvision\nconda install -c nvidia cuda-nvcc\n"
                 "conda install -c conda-forge cudatoolkit-dev  # nvcc\necho 'conda install cudatoolkit'\n",
                 kind="launcher", filename="install.sh", count=3),
+        # an HPC job script loading the CUDA toolkit through Environment Modules / Lmod (yolact scripts/train.sh), not
+        # the other modules it loads nor an echo of the command
+        Invalid("#SBATCH --gres=gpu:1\nmodule load python/3.6.4_gcc5_np1.14.5\nmodule load cuda/9.0\n"
+                "module load gcc/9 CUDA/11.8.0 cuDNN/8.6.0  # EasyBuild names\necho 'module load cuda'\n",
+                kind="launcher", filename="train.sh", count=3),
         # Open-Sora gradio/app.py installs flash-attn and NVIDIA apex from the running program; a command given as a
         # list names its requirements the same way
         Invalid('import subprocess, sys\nsubprocess.run(f"{sys.executable} -m pip install flash-attn --no-build-isolation", shell=True)\n'
@@ -433,6 +469,13 @@ class GpuOnlyDependency(Rule):
                 ctx, (number, start, number, end),
                 f"`{name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
                 "and torch_npu needs torch's CPU build",
+                severity=Severity.WARNING,
+            )
+        for number, start, end, name in _module_load_cuda(ctx) if launcher else ():
+            yield self.finding(
+                ctx, (number, start, number, end),
+                f"`module load {name}` loads the CUDA toolkit; an Ascend host loads CANN instead (its module, or "
+                "`source .../ascend-toolkit/set_env.sh`)",
                 severity=Severity.WARNING,
             )
         indexes = [ctx.span(node) for kind, _, node in _python_pip_installs(ctx) if kind == "index"] \

@@ -20,6 +20,7 @@ class GpuOption:
     source: str
     modules: tuple[str, ...] = ()  # only in files importing one of these (a generic key)
     reads: bool = False  # reading the key (`cfg["gpus"]`, `"gpus" in cfg`) decides GPU against CPU
+    guards: tuple[str, ...] = ()  # globs on the availability predicates / flags under which the value is optional
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
     data = _data()
     options = tuple(
         GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())),
-                  o.get("reads", False))
+                  o.get("reads", False), tuple(o.get("guards", ())))
         for o in data.get("option", ())
     )
     calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"]) for c in data.get("call", ()))
@@ -113,6 +114,34 @@ def _selects(value) -> bool:
     if value is None or value is False or value == 0:
         return False
     return not (isinstance(value, str) and value.strip().strip(",") in ("", "0", "None", "none"))
+
+
+def _availability_names(test) -> list[str]:
+    """The names of the availability predicates / flags an `if` test asks (`is_flash_attn_2_available()`,
+    `HAS_FLASH_ATTN`), alone or as operands of an `and`."""
+    from migrate.rules.npu501_gpu_only_import import _AVAILABILITY, _FLAG
+
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [name for value in test.values for name in _availability_names(value)]
+    if isinstance(test, ast.Call):
+        name = test.func.id if isinstance(test.func, ast.Name) else getattr(test.func, "attr", "")
+        return [name] if _AVAILABILITY.match(name) else []
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+    return [name] if _FLAG.match(name) else []
+
+
+def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
+    """`node` lies in the body of an `if` (or the true branch of a conditional expression) whose test asks for a
+    package matching one of `guards`."""
+    child, parent = node, getattr(ctx, "parent", lambda _: None)(node)
+    while parent is not None:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and not (
+                isinstance(parent, ast.If) and any(child is s for s in parent.orelse)) and not (
+                isinstance(parent, ast.IfExp) and child is parent.orelse):
+            if any(fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test) for guard in guards):
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 def _computed(node) -> bool:
@@ -184,7 +213,8 @@ class GpuOnlyOption(Rule):
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
     is true; so is a conditional value one of whose branches is a GPU-only value,
     `attn_implementation="flash_attention_2" if flag else "eager"`; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
-    same value handed on to a function of this file that takes it: that is plumbing), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
+    same value handed on to a function of this file that takes it: that is plumbing; a value set only under an
+    availability check of the package it needs, `if is_flash_attn_2_available():`, is an optional path, not reported), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
     `*XFormers*Processor` classes, in files that import diffusers, and a method given a GPU-only
@@ -235,6 +265,14 @@ class GpuOnlyOption(Rule):
         # mobiusml/hqq examples/models/aria_multimodal.py: one attention implementation per sub-config
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation={"text_config": "sdpa", "vision_config": "flash_attention_2"})'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
+        # ChatTTS gpt.py: set only under transformers' availability predicate of the package it needs, the value is an
+        # optional path (label rule (L1)); under another test, or in the `else` of that check, it is not
+        Invalid("from transformers.utils import is_flash_attn_2_available\nif self.use_flash_attn and is_flash_attn_2_available():\n"
+                "    cfg = LlamaConfig(attn_implementation='flash_attention_2')\nelif args.fa:\n"
+                "    cfg = LlamaConfig(attn_implementation='flash_attention_2')\n"
+                "impl = AutoModel.from_pretrained(n, attn_implementation='flash_attention_2' if is_flash_attn_2_available() else 'sdpa')\n"
+                "if is_flash_attn_2_available():\n    pass\nelse:\n    m = AutoModel.from_pretrained(n, use_flash_attention_2=True)\n",
+                count=2),
         Invalid("m = AutoModel.from_pretrained(n, use_flash_attention_2=True)"),
         # the import of a name whose uses are reported changes with them (a warning at the import)
         Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=2),
@@ -284,7 +322,7 @@ class GpuOnlyOption(Rule):
             yield from self._check_lines(ctx)
             return
         flagged: dict[str, str] = {}  # bare names whose uses were reported -> why
-        yield from self._python(ctx, flagged)
+        yield from (finding for finding in self._python(ctx, flagged) if finding is not None)
         yield from self._imports_of(ctx, flagged)
 
     def _imports_of(self, ctx, flagged):
@@ -365,8 +403,11 @@ class GpuOnlyOption(Rule):
         if all(branch is None for branch in branches):
             yield from self._computed_finding(ctx, key, value, roots)
             return
-        for branch in branches:
+        for which, branch in zip((value.body, value.orelse), branches):
             option = _lookup(key, branch, roots) if branch is not None else None
+            if option is not None and which is value.body and option.guards and any(
+                    fnmatchcase(name.lower(), guard) for name in _availability_names(value.test) for guard in option.guards):
+                return  # `"flash_attention_2" if is_flash_attn_2_available() else "sdpa"`: taken only where flash_attn is
             if option is not None:
                 yield self.finding(
                     ctx, value,
@@ -458,6 +499,11 @@ class GpuOnlyOption(Rule):
                 return
 
     def _option_finding(self, ctx, node, option: GpuOption, value):
+        """The finding for a literal option value; None where it is set only under an availability check of the
+        package it needs (`if is_flash_attn_2_available(): ... attn_implementation="flash_attention_2"`, ChatTTS
+        gpt.py): the program takes that path only where the package is, like an import under such a check (NPU501)."""
+        if option.guards and _under_availability_check(ctx, node, option.guards):
+            return None
         shown = value if isinstance(value, str) else str(value)
         return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}")
 

@@ -197,6 +197,15 @@ class CudaExtension(Rule):
             "from torch.utils.cpp_extension import CUDAExtension\ncc_flag = []\ncc_flag.append('-gencode')\n"
             "cc_flag.append('arch=compute_80,code=sm_80')\nif new:\n    cc_flag.append('-gencode')\n"
             "    cc_flag.append('arch=compute_90,code=sm_90')\n", count=1),
+        # BigVGAN alias_free_activation/cuda/load.py: two helper lists joined into one `extra_cuda_cflags=` (one directly,
+        # one through the build helper's parameter) are that one list, reported at the key; a list joined nowhere is its own
+        Invalid("from torch.utils import cpp_extension\ndef load():\n    cc_flag = []\n    cc_flag.append('-gencode')\n"
+                "    cc_flag.append('arch=compute_80,code=sm_80')\n    def helper(name, sources, extra_cuda_flags):\n"
+                "        return cpp_extension.load(name=name, sources=sources,\n"
+                "            extra_cuda_cflags=['-O3', '-gencode', 'arch=compute_70,code=sm_70'] + extra_cuda_flags + cc_flag)\n"
+                "    extra_cuda_flags = ['--expt-relaxed-constexpr', '--expt-extended-lambda']\n"
+                "    other = ['-gencode', 'arch=compute_90,code=sm_90']\n"
+                "    return helper('m', ['m.cu'], extra_cuda_flags)\n", count=4),
         Invalid(  # BasicSR / mmcv make_cuda_ext: the macro, the selection, the call through the variable
             "from torch.utils.cpp_extension import CUDAExtension\ndef make(name, srcs):\n    macros = [('WITH_CUDA', None)]\n"
             "    extension = CUDAExtension\n    return extension(name=name, sources=srcs, define_macros=macros)", count=3),
@@ -387,6 +396,7 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
         shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in ast.walk(kw.value)}
         flags: dict[tuple, list] = {}  # one finding per nvcc flag list: its anchor and how many flags it holds
+        fed: set[str] | None = None  # the names joined into an nvcc key's list, read at the first flag string
         for node in ctx.nodes.get(ast.Constant, ()):
             if id(node) in inside or not isinstance(node.value, str):
                 continue
@@ -404,6 +414,10 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
             elif _NVCC_FLAG.search(node.value) and len(node.value) < 200:
                 key, anchor = _flag_list(ctx, node)
+                if anchor is not None:
+                    fed = _names_fed_to_nvcc_key(ctx) if fed is None else fed
+                    if _list_name(ctx, anchor) in fed:
+                        key, anchor = ("fed", _list_name(ctx, anchor)), None  # part of the key's one list
                 entry = flags.setdefault(key, [anchor, 0])
                 entry[1] += 1
                 if anchor is not None and (anchor.lineno, anchor.col_offset) < (entry[0].lineno, entry[0].col_offset):
@@ -503,6 +517,48 @@ def _flag_list(ctx, node) -> tuple[tuple, ast.AST | None]:
         scope = enclosing_scope(ctx, parent)
         return ("append", id(scope), ast.dump(parent.func.value)), parent
     return ("one", id(node)), node
+
+
+def _nvcc_key_values(ctx):
+    """The values of nvcc's flag-list keys: `extra_cuda_cflags=...`, `dict(nvcc=...)`, `{"nvcc": ...}`."""
+    for node in ctx.nodes.get(ast.keyword, ()):
+        if node.arg == "extra_cuda_cflags" or _is_nvcc_keyword(ctx, node):
+            yield node.value
+    for node in ctx.nodes.get(ast.Dict, ()):
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value == "nvcc":
+                yield value
+
+
+def _names_fed_to_nvcc_key(ctx) -> set[str]:
+    """Names of the lists joined into the value of an nvcc flag-list key (`extra_cuda_cflags=[...] + extra_cuda_flags
+    + cc_flag`, BigVGAN alias_free_activation/cuda/load.py), and, where such a name is a parameter of the function
+    around the key, the names passed for it by the calls of that function in the file: each is part of the key's one
+    list (reported at the key), not a list of its own."""
+    names: set[str] = set()
+    for value in _nvcc_key_values(ctx):
+        joined = {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        names |= joined
+        function = enclosing_scope(ctx, value)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        for call in ctx.nodes.get(ast.Call, ()):
+            if not (isinstance(call.func, ast.Name) and call.func.id == function.name):
+                continue
+            passed = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
+            names |= {arg.id for param, arg in passed if param in joined and isinstance(arg, ast.Name)}
+    return names
+
+
+def _list_name(ctx, anchor) -> str | None:
+    """The name a flag list is bound to: `flags = [...]` (the list literal) or `flags.append(...)` (the call)."""
+    if isinstance(anchor, ast.Call) and isinstance(anchor.func, ast.Attribute) and isinstance(anchor.func.value, ast.Name):
+        return anchor.func.value.id
+    holder = ctx.parent(anchor)
+    if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
+        return holder.targets[0].id
+    return None
 
 
 def ffi_with_cuda(ctx, call) -> bool:

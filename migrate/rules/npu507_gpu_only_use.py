@@ -2,6 +2,7 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
+from migrate.imported_kernels import imported_kernel_names
 from migrate.reexports import triton_kernel_decorator
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
@@ -84,7 +85,8 @@ def _kernel_package(ctx, function) -> str | None:
 
 class GpuOnlyUse(Rule):
     """Every use of a GPU-only package after its import: calls, decorators, attributes, base
-    classes, `except` types, Triton kernel launches `kernel[grid](...)`, calls of the package's own
+    classes, `except` types, Triton kernel launches `kernel[grid](...)` (also of a kernel another module of the
+    repository defines, imported by name: `from .triton_ops import dtw_kernel`), calls of the package's own
     methods on an object one of its classes built (`model.quantize(data)` after
     `AutoGPTQForCausalLM.from_pretrained(...)`; generic module / optimizer methods such as `.to()` or
     `.step()` excluded), and the construction through a `functools.partial` of the class handed to a
@@ -177,6 +179,10 @@ class GpuOnlyUse(Rule):
         # Python function (no kernel): the flash_attn call inside it is a use
         Invalid("import triton\nfrom flash_attn import flash_attn_func\n@triton.testing.perf_report([])\n"
                 "def benchmark(q, k, v):\n    return triton.testing.do_bench(lambda: flash_attn_func(q, k, v))", count=1),
+        # ChatTTS velocity/llm_engine.py: a name a method imports itself (the project's own `.worker`) is that import
+        # there, not the GPU-only import of the same name in another method
+        Invalid("class Engine:\n    def a(self):\n        from .worker import Worker\n        self.w = Worker(1)\n"
+                "    def b(self):\n        from vllm.worker.worker import Worker\n        return Worker(2)\n", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -267,6 +273,11 @@ class GpuOnlyUse(Rule):
 
     def check(self, ctx):
         table = knowledge.third_party()
+        known = ctx.__dict__.get("_npu_known_kernels")
+        if known:  # the second look of migrate/imported_kernels.py: launches of the kernels other modules define
+            if TRITON in table and reported(table[TRITON]):
+                yield from self._launches(ctx, imported_kernel_names(ctx, known), table, by_name=False)
+            return
         kernels = self._kernels(ctx)
         kernel_bodies = {id(k) for k, _ in kernels.values()}
         optional = fallback_guarded_names(ctx)

@@ -499,7 +499,7 @@ class CustomExtensionUse(Rule):
                 continue
             for alias in statement.names:  # a module holding kernel values (its re-exports), used through its name
                 held = index.holder(f"{base}.{alias.name}") if base else None
-                if held is not None and statement.level and held.mode == kernel_values.ACCESSOR:
+                if held is not None and held.mode == kernel_values.ACCESSOR:  # also `from pkg.cuda import load` (BigVGAN)
                     held = None  # `from . import helpers` of an accessor: the binding `_K = helpers.load_ext()` is the line
                 if held is not None and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
                     yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", held)
