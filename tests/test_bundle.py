@@ -359,6 +359,10 @@ def test_script_sha256_difference_names_both(tmp_path):
     assert fmt.sha256_file(script)[:12] in note
     same = fmt.Bundle(folder, {"script": {"path": str(script), "sha256": fmt.sha256_file(script)}}, folder)
     assert script_note(same, tmp_path) is None
+    # validated from apply's output folder, the recorded relative path names the migrated script: not "edited"
+    # (karpathy/makemore, a real H200 bundle compared in `apply . -o OUT`'s folder)
+    assert script_note(bundle, tmp_path, Path("train.py")) is None
+    assert script_note(bundle, tmp_path, script) is None
 
 
 def test_loss_tolerances_come_from_the_data_file_with_a_source():

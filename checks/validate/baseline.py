@@ -54,7 +54,7 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
                          "comparison record with `npu-migrate baseline --strict-fp32` (TF32 off there, HF32 off here)")
         if recorded_env:
             options["migrated_env"] = {**(options.get("migrated_env") or {}), **recorded_env}
-        warning = script_note(bundle, Path(cwd or Path.cwd()))
+        warning = script_note(bundle, Path(cwd or Path.cwd()), Path(npu_script))
         if warning:
             notes.append(warning)
         options["launch"] = _launch(bundle, options.get("launch"), bundle_path)

@@ -229,14 +229,17 @@ def random_api_note(first) -> str | None:
             f"the CPU's) give other draws, so its output differs across hardware even when the migration is right; {fix}")
 
 
-def script_note(bundle: Bundle, cwd: Path) -> str | None:
-    """A warning when the original at the recorded path on this host is not the recorded file."""
+def script_note(bundle: Bundle, cwd: Path, migrated: Path | None = None) -> str | None:
+    """A warning when the original at the recorded path on this host is not the recorded file. The migrated script
+    itself is not the original: validated from apply's output folder, the recorded relative path names it."""
     script = bundle.manifest.get("script") or {}
     recorded = script.get("sha256")
     for candidate in (script.get("relative"), script.get("path")):
         if not candidate:
             continue
         path = (cwd / candidate) if not Path(candidate).is_absolute() else Path(candidate)
+        if migrated is not None and path.is_file() and path.resolve() == Path(cwd, migrated).resolve():
+            continue
         if path.is_file():
             now = sha256_file(path)
             if now != recorded:
