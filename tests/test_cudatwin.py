@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from checks.smoke.run import run_smoke
-from checks.validate.copies import InstrumentedCopy
+from checks.validate.copies import InstrumentedCopy, user_text
 from checks.validate.log import SplitLog
 from checks.validate.report import files_written
-from checks.validate.run import RunInfo, precision_notes, swapped_hint, user_text
+from checks.validate.run import RunInfo, precision_notes, swapped_hint
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -384,8 +384,7 @@ def test_a_helper_modules_error_is_named_at_its_line_in_the_users_folder(tmp_pat
     import runpy
 
     from checks.child.bootstrap import describe_exception
-    from checks.validate.copies import make_copy
-    from checks.validate.run import user_text
+    from checks.validate.copies import make_copy, user_text
 
     user = tmp_path / "project"
     user.mkdir()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import difflib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,3 +228,22 @@ def run_folders(baseline: Path, migrated: Path, cwd: Path) -> dict[str, Path | N
     else:
         folder = cwd if migrated.is_relative_to(cwd) else None
     return {"baseline": cwd, "migrated": folder}
+
+
+def user_text(text: str, copy: InstrumentedCopy) -> str:
+    """Point `copy:line` (and bare copy paths) in an error text at the user's file and line."""
+    copied = str(copy.copy)
+
+    def repl(m: re.Match) -> str:
+        line = int(m.group(1))
+        original = copy.line_map[line - 1] if 0 < line <= len(copy.line_map) else line
+        return f"{copy.original}:{original}"
+
+    text = re.sub(re.escape(copied) + r":(\d+)", repl, text)
+    text = re.sub(r'File "' + re.escape(copied) + r'", line (\d+)',
+                  lambda m: f'File "{copy.original}", line {repl(m).rsplit(":", 1)[1]}', text)
+    text = text.replace(copied, str(copy.original))
+    # the copy's siblings are symlinks to the original's (checks/validate/copies.py): `COPY_DIR/utils.py:45` is
+    # the user's own utils.py, line for line
+    return text.replace(str(copy.copy.parent) + os.sep, str(copy.original.parent) + os.sep)
+

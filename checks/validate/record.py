@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.validate import bundle as fmt
-from checks.validate.copies import InstrumentedCopy
+from checks.validate.copies import InstrumentedCopy, user_text
 from checks.validate.hosts import NO_DROPOUT_ENV, STRICT_FP32_ENV
 
 
@@ -32,8 +32,6 @@ class RecordedRun:
 
 def _why(smoke, copy: InstrumentedCopy) -> str:
     """The run's reasons, its lines pointed at the user's script (not the instrumented copy's)."""
-    from checks.validate.run import user_text  # run.py records through this module
-
     why = "; ".join(str(r) for r in (getattr(smoke, "reasons", None) or ())) or f"exit {getattr(smoke, 'exit_code', 2)}"
     return user_text(why, copy)
 

@@ -37,7 +37,7 @@ from checks.validate import repeat as validate_repeat
 from checks.validate.args import migrated_args
 from checks.validate.args import note as note_args
 from checks.validate.bundle import SAMPLE_BATCHES, open_bundle
-from checks.validate.copies import InstrumentedCopy, copy_path, make_copy, run_folders
+from checks.validate.copies import InstrumentedCopy, copy_path, make_copy, run_folders, user_text
 
 DEFAULT_OUT = "npu_validate_out"
 DEFAULT_SEED = 1234
@@ -740,23 +740,6 @@ def swapped_hint(gpu_script: Path, npu_script: Path) -> str | None:
                 f"e.g. `npu-migrate validate {npu_script} {gpu_script}`")
     return None
 
-
-def user_text(text: str, copy: InstrumentedCopy) -> str:
-    """Point `copy:line` (and bare copy paths) in an error text at the user's file and line."""
-    copy_path = str(copy.copy)
-
-    def repl(m: re.Match) -> str:
-        line = int(m.group(1))
-        original = copy.line_map[line - 1] if 0 < line <= len(copy.line_map) else line
-        return f"{copy.original}:{original}"
-
-    text = re.sub(re.escape(copy_path) + r":(\d+)", repl, text)
-    text = re.sub(r'File "' + re.escape(copy_path) + r'", line (\d+)',
-                  lambda m: f'File "{copy.original}", line {repl(m).rsplit(":", 1)[1]}', text)
-    text = text.replace(copy_path, str(copy.original))
-    # the copy's siblings are symlinks to the original's (checks/validate/copies.py): `COPY_DIR/utils.py:45` is
-    # the user's own utils.py, line for line
-    return text.replace(str(copy.copy.parent) + os.sep, str(copy.original.parent) + os.sep)
 
 
 COPY_WAIT_S = 300.0
