@@ -457,26 +457,45 @@ def named_sources(ctx, call) -> list[str]:
 # (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
 CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
-_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library|add_executable)"
+                           r"\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 
 _CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
 _CMAKE_SET = re.compile(r"\b(?:set\s*\(\s*(\w+)|list\s*\(\s*APPEND\s+(\w+))([^)]*)\)", re.I)
+# `file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)`: a list of the files a pattern matches
+CMAKE_GLOB = re.compile(r"\bfile\s*\(\s*GLOB(?:_RECURSE)?\s+(\w+)([^)]*)\)", re.I)
+_CMAKE_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "TRUE", "FALSE", "RELATIVE", "FOLLOW_SYMLINKS"})
 
 
 def _cmake_lists(code: str) -> dict[str, str]:
     """Source lists a CMakeLists.txt assembles in variables, every branch's together: `set(srcs a.cu b.cpp)`,
     `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"} (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
-    `add_library(mutual_information_core ${srcs})`); no condition is evaluated, nothing but this file is read."""
+    `add_library(mutual_information_core ${srcs})`); a `file(GLOB srcs ... *.cu)` holds its patterns, and a
+    `${var}` of a list assembled above is replaced by its words (IST-DASLab/QUIK test/unit/CMakeLists.txt:
+    `list(APPEND TEST_UNITS ${srcs})` of a glob); no condition is evaluated, nothing but this file is read."""
     lists: dict[str, str] = {}
-    for match in _CMAKE_SET.finditer(code):
-        name = match.group(1) or match.group(2)
-        words = [w for w in match.group(3).split() if not w.startswith("${") and w.upper() not in ("CACHE", "PARENT_SCOPE")]
-        lists[name] = (lists.get(name, "") + " " + " ".join(words)).strip()
+    matches = sorted(list(_CMAKE_SET.finditer(code)) + list(CMAKE_GLOB.finditer(code)), key=lambda m: m.start())
+    for match in matches:
+        if match.re is CMAKE_GLOB:
+            name, rest = match.group(1), match.group(2)
+        else:
+            name, rest = match.group(1) or match.group(2), match.group(3)
+        words = []
+        for word in rest.split():
+            var = _CMAKE_VAR.fullmatch(word.strip('"'))
+            if var:
+                words += lists.get(var.group(1), "").split()
+            elif not word.startswith("${") and word.upper() not in ("CACHE", "PARENT_SCOPE") and (
+                    match.re is not CMAKE_GLOB or word.upper() not in _CMAKE_GLOB_OPTIONS):
+                words.append(word)
+            elif match.re is CMAKE_GLOB and word.endswith((".cu", ".cuh")):
+                words.append(word)  # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu`
+        lists[name] = " ".join(dict.fromkeys((lists.get(name, "") + " " + " ".join(words)).split()))
     return lists
 
 
-def cmake_defs(path: str, text: str) -> list[Definition]:
+def cmake_defs(path: str, text: str, programs: bool = False) -> list[Definition]:
     """Libraries and Python modules a CMakeLists.txt builds with CUDA: `cuda_add_library(name ...)`
     (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
     sources or in a project with the CUDA language (`project(x CXX CUDA)`, `enable_language(CUDA)`).
@@ -487,11 +506,13 @@ def cmake_defs(path: str, text: str) -> list[Definition]:
     out = []
     for match in _CMAKE_TARGET.finditer(code):
         command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
+        if command == "add_executable" and not programs:  # a program: no module Python imports (NPU511 reports it)
+            continue
         rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
         words = rest.split()
         if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
             continue
-        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command != "add_library") or (
+        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command not in ("add_library", "add_executable")) or (
                 cuda_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
             sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
             out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources))
