@@ -24,7 +24,12 @@ class CmakeCudaBuild(Rule):
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
     CUDA project: the targets `repo_index.cmake_defs` links Python imports to) and, inside a target
-    written over several lines, each further line that names a `.cu` / `.cuh` source. The same lines
+    written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
+    `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
+    a `.cu` pattern, each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that has not
+    written that list yet, or its first `string(APPEND ...)`) and each compile definition naming CUDA
+    (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`; not `-DNO_CUDA`,
+    `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
     and built with the CANN toolchain (or replaced by torch / torch_npu ops)."""
