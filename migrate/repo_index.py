@@ -1052,7 +1052,7 @@ def build_index(results) -> Index:
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
-            if kind == "flag":  # an availability flag (migrate/imported_flags.py), not a kernel
+            if kind in ("flag", "localinstall"):  # an availability flag (migrate/imported_flags.py), a local install: no kernel
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))

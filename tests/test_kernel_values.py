@@ -539,6 +539,28 @@ def test_a_cmake_extension_linking_only_cpp_libraries_is_no_kernel_module(tmp_pa
     assert not [f for f in result.findings if f.code == "NPU508"]
 
 
+def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
+    # pointMLP-pytorch environment.yml: `- pointnet2_ops_lib/.` in the pip section installs the vendored folder whose
+    # setup.py builds a CUDAExtension; so do `-e ./folder` in a requirements file and `pip install ./folder` in a script.
+    # A local folder that builds no CUDA (a plain package) is no such install.
+    _write(tmp_path, {
+        "ops_lib/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='ops', ext_modules=[CUDAExtension('ops._ext', ['src/ball.cpp', 'src/ball_gpu.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "ops_lib/src/ball_gpu.cu": "__global__ void k(float* x) {}\n", "ops_lib/src/ball.cpp": "// host\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "environment.yml": "name: pm\ndependencies:\n  - python=3.7\n  - pip\n  - pip:\n    - numpy\n    - ops_lib/.\n    - tools/.\n",
+        "requirements.txt": "numpy\n-e ./ops_lib\n-e ./tools\n",
+        "install.sh": "pip install ./ops_lib\npip install ./tools\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU502", "environment.yml") == [7]
+    assert _lines(result, "NPU502", "requirements.txt") == [2]
+    assert _lines(result, "NPU502", "install.sh") == [1]
+
+
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling

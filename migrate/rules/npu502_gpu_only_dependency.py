@@ -76,7 +76,7 @@ def _pip_arguments(line: str, start: int, end: int):
         yield "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
 
 
-def _pip_install_dependencies(ctx):
+def pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column."""
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
@@ -257,7 +257,9 @@ class GpuOnlyDependency(Rule):
     CUDA build by their conda build string (`pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`,
     `pytorch-mutex=1.0=cuda`), all as warnings; the toolkit's conda names (`cudatoolkit`, `pytorch-cuda`,
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
-    file too. In launchers (shell scripts, Dockerfiles, CI YAML) the
+    file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
+    extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`) is the install of that
+    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles, CI YAML) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
@@ -389,7 +391,7 @@ class GpuOnlyDependency(Rule):
         if ctx.kind == "python":
             deps = [dep for kind, dep, _ in _python_pip_installs(ctx) if kind == "req"]
         else:
-            deps = _pip_install_dependencies(ctx) if launcher else ctx.dependencies
+            deps = pip_install_dependencies(ctx) if launcher else ctx.dependencies
         for dep in deps:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
