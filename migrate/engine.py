@@ -386,6 +386,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         ctx = read_manifest(path, text)
         if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)
             requirements += [(d.name, d.line) for d in ctx.dependencies]
+        if any("/" in d.raw for d in ctx.dependencies):  # `- pointnet2_ops_lib/.`: matched to a CUDA build after the scan
+            from migrate import local_installs
+
+            defs += local_installs.facts(ctx.dependencies)
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
         if ctx.problems:  # the parts of the right shape were read; say what was left out
             errors.append(FileError(path, "NPU904", f"malformed manifest, parts left out: {'; '.join(ctx.problems)}"))
@@ -401,6 +405,11 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
+            if "install" in text and "/" in text:  # `pip install ./submodules/x` (migrate/local_installs.py)
+                from migrate import local_installs
+                from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
+
+                defs += local_installs.facts(pip_install_dependencies(ctx))
         findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
 
@@ -515,6 +524,9 @@ def scan(
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
+    from migrate import local_installs
+
+    results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA
     if cache:
         cache.save()
     results = [displayable(_filter(r, config)) for r in results]

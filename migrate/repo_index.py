@@ -240,8 +240,42 @@ def plain_cuda_extension(ctx, call, name) -> bool:
         for node in ast.walk(sources))
 
 
+def _cmake_extension_classes(ctx) -> frozenset[str]:
+    """Classes of a setup.py that drive a CMake build: a subclass of an `...Extension` whose `__init__` hands
+    its base no sources (`super().__init__(name, sources=[])`), in a file that runs cmake (IST-DASLab/QUIK
+    setup.py: `class CMakeExtension(Extension)`, built by a `build_ext` subclass running `cmake --build`)."""
+    if "cmake" not in ctx.source.lower():
+        return frozenset()
+    out = set()
+    for node in ctx.nodes.get(ast.ClassDef, ()):
+        if not any((b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")).endswith("Extension") for b in node.bases):
+            continue
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__":
+                sources = ctx.keyword(call, "sources")
+                if isinstance(sources, (ast.List, ast.Tuple)) and not sources.elts:
+                    out.add(node.name)
+    return frozenset(out)
+
+
+def _cmake_extension_defs(ctx) -> list[Definition]:
+    """Kind "cmakeext": each call of a CMake-driving extension class (`_cmake_extension_classes`), its dotted
+    module name, and (in `why`) the CMake target it builds: `target=` when given, else the name's last part
+    (`CMakeExtension('quik._C', source_dir=HERE)` -> `_C`); `build_index` links it to that target."""
+    classes = _cmake_extension_classes(ctx)
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()) if classes else ():
+        if isinstance(call.func, ast.Name) and call.func.id in classes:
+            module = extension_name(ctx, call)
+            target = ctx.keyword(call, "target")
+            target = ctx.string_value(target) if target is not None else None
+            if module:
+                out.append(Definition("cmakeext", module, ctx.path, call.lineno, False, target or module.rsplit(".", 1)[-1]))
+    return out
+
+
 def _build_defs(ctx) -> list[Definition]:
-    out: list[Definition] = []
+    out: list[Definition] = _cmake_extension_defs(ctx)
     variables = extension_class_variables(ctx)
     for call in ctx.nodes.get(ast.Call, ()):
         name = ctx.qualname(call.func)
@@ -423,26 +457,45 @@ def named_sources(ctx, call) -> list[str]:
 # (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
 CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
-_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library)\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library|add_executable)"
+                           r"\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
 
 
 _CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
 _CMAKE_SET = re.compile(r"\b(?:set\s*\(\s*(\w+)|list\s*\(\s*APPEND\s+(\w+))([^)]*)\)", re.I)
+# `file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)`: a list of the files a pattern matches
+CMAKE_GLOB = re.compile(r"\bfile\s*\(\s*GLOB(?:_RECURSE)?\s+(\w+)([^)]*)\)", re.I)
+_CMAKE_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "TRUE", "FALSE", "RELATIVE", "FOLLOW_SYMLINKS"})
 
 
 def _cmake_lists(code: str) -> dict[str, str]:
     """Source lists a CMakeLists.txt assembles in variables, every branch's together: `set(srcs a.cu b.cpp)`,
     `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"} (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
-    `add_library(mutual_information_core ${srcs})`); no condition is evaluated, nothing but this file is read."""
+    `add_library(mutual_information_core ${srcs})`); a `file(GLOB srcs ... *.cu)` holds its patterns, and a
+    `${var}` of a list assembled above is replaced by its words (IST-DASLab/QUIK test/unit/CMakeLists.txt:
+    `list(APPEND TEST_UNITS ${srcs})` of a glob); no condition is evaluated, nothing but this file is read."""
     lists: dict[str, str] = {}
-    for match in _CMAKE_SET.finditer(code):
-        name = match.group(1) or match.group(2)
-        words = [w for w in match.group(3).split() if not w.startswith("${") and w.upper() not in ("CACHE", "PARENT_SCOPE")]
-        lists[name] = (lists.get(name, "") + " " + " ".join(words)).strip()
+    matches = sorted(list(_CMAKE_SET.finditer(code)) + list(CMAKE_GLOB.finditer(code)), key=lambda m: m.start())
+    for match in matches:
+        if match.re is CMAKE_GLOB:
+            name, rest = match.group(1), match.group(2)
+        else:
+            name, rest = match.group(1) or match.group(2), match.group(3)
+        words = []
+        for word in rest.split():
+            var = _CMAKE_VAR.fullmatch(word.strip('"'))
+            if var:
+                words += lists.get(var.group(1), "").split()
+            elif not word.startswith("${") and word.upper() not in ("CACHE", "PARENT_SCOPE") and (
+                    match.re is not CMAKE_GLOB or word.upper() not in _CMAKE_GLOB_OPTIONS):
+                words.append(word)
+            elif match.re is CMAKE_GLOB and word.endswith((".cu", ".cuh")):
+                words.append(word)  # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu`
+        lists[name] = " ".join(dict.fromkeys((lists.get(name, "") + " " + " ".join(words)).split()))
     return lists
 
 
-def cmake_defs(path: str, text: str) -> list[Definition]:
+def cmake_defs(path: str, text: str, programs: bool = False) -> list[Definition]:
     """Libraries and Python modules a CMakeLists.txt builds with CUDA: `cuda_add_library(name ...)`
     (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
     sources or in a project with the CUDA language (`project(x CXX CUDA)`, `enable_language(CUDA)`).
@@ -453,22 +506,117 @@ def cmake_defs(path: str, text: str) -> list[Definition]:
     out = []
     for match in _CMAKE_TARGET.finditer(code):
         command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
+        if command == "add_executable" and not programs:  # a program: no module Python imports (NPU511 reports it)
+            continue
         rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
         words = rest.split()
         if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
             continue
-        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command != "add_library") or (
+        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command not in ("add_library", "add_executable")) or (
                 cuda_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
             sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
             out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources))
     return out
 
 
+_CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+_CMAKE_LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES",
+                                  "DEBUG", "OPTIMIZED", "GENERAL"})
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip('"') for w in text.split() if w.strip('"')]
+
+
+def cmake_links(path: str, text: str) -> list[Definition]:
+    """The CMake link graph of one CMakeLists.txt, for `build_index` (`link_cmake_modules`): kind "cmlink", a
+    target it defines (any: `pybind11_add_module(_C MODULE binding.cpp)` compiles no CUDA itself) and, in
+    `why`, what `target_link_libraries` links to it, this file's variables substituted and each `${VAR}`
+    also kept for a subdirectory's; kind "cmvar", a list a subdirectory hands its parent
+    (`list(APPEND _C_LIBRARIES _C_LIBRARY_MATMUL)` + `set(_C_LIBRARIES "${_C_LIBRARIES}" PARENT_SCOPE)`,
+    IST-DASLab/QUIK src/matmul/CMakeLists.txt). Linear in the file; no condition is evaluated."""
+    if "target_link_libraries" not in text and "PARENT_SCOPE" not in text:
+        return []
+    code = CMAKE_COMMENT.sub("", text)
+    lists = _cmake_lists(code)
+    out = []
+    defined = {m.group(2): code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)}
+    linked: dict[str, list[str]] = {}
+    for match in _CMAKE_LINK.finditer(code):
+        if match.group(1) not in defined:
+            continue
+        words = linked.setdefault(match.group(1), [])
+        for word in _words(match.group(2)):
+            if word.upper() in _CMAKE_LINK_KEYWORDS:
+                continue
+            var = _CMAKE_VAR.fullmatch(word)
+            if var:
+                words += [w for w in _words(lists.get(var.group(1), "")) if not w.startswith("${")] + [word]
+            elif "${" not in word and "::" not in word:
+                words.append(word)
+    for name, words in linked.items():
+        if words:
+            out.append(Definition("cmlink", name, path, defined[name], False, " ".join(dict.fromkeys(words))))
+    for match in _CMAKE_SET.finditer(code):
+        if match.group(1) and "PARENT_SCOPE" in match.group(3).upper().split():
+            words = [w for w in _words(lists.get(match.group(1), "")) if "${" not in w]
+            if words:
+                out.append(Definition("cmvar", match.group(1), path, code.count("\n", 0, match.start()) + 1, False, " ".join(words)))
+    return out
+
+
+def link_cmake_modules(modules: dict, links: list, variables: list, extensions: list) -> None:
+    """Python modules built by CMake whose CUDA lies in the libraries they link (IST-DASLab/QUIK: `quik._C` is
+    `CMakeExtension('quik._C')` in setup.py, the target `pybind11_add_module(_C MODULE binding.cpp)`, which
+    links `${_C_LIBRARIES}`: three STATIC libraries compiled from `.cu`). `links` / `variables` are the
+    "cmlink" / "cmvar" Definitions (`cmake_links`), `extensions` setup.py's "cmakeext" ones. A target that links
+    a CUDA target becomes one (its sources: theirs), to a fixed point over the links; a `${VAR}` reads the
+    lists set with PARENT_SCOPE by CMakeLists.txt one folder down. A CMake extension whose target is a CUDA
+    target is added under its dotted name, and replaces that target and the libraries linked into it in
+    `modules` (the compiled module is what Python imports)."""
+    if not links and not extensions:
+        return
+    handed: dict[tuple[str, str], list[str]] = {}
+    for v in variables:
+        parent = os.path.dirname(os.path.dirname(v.path))
+        handed.setdefault((parent, v.name), []).extend(v.why.split())
+    resolved = []
+    for link in links:
+        here = os.path.dirname(link.path)
+        words = []
+        for word in link.why.split():
+            var = _CMAKE_VAR.fullmatch(word)
+            words += handed.get((here, var.group(1)), []) if var else [word]
+        resolved.append((link, list(dict.fromkeys(words))))
+    into: dict[str, list[str]] = {}
+    for _ in range(len(resolved) + 1):
+        changed = False
+        for link, words in resolved:
+            current = modules.get(link.name)
+            if current is not None and current.cuda:
+                continue
+            cuda = [w for w in words if w in modules and modules[w].cuda and modules[w].path.endswith("CMakeLists.txt")]
+            if cuda:
+                sources = " ".join(dict.fromkeys(s for w in cuda for s in modules[w].why.split()))
+                modules[link.name] = Definition("module", link.name, link.path, link.line, True, sources)
+                into[link.name] = cuda
+                changed = True
+        if not changed:
+            break
+    for ext in extensions:
+        target = modules.get(ext.why)
+        if target is None or not target.cuda or not target.path.endswith("CMakeLists.txt") or ext.name in modules:
+            continue
+        modules[ext.name] = Definition("module", ext.name, ext.path, ext.line, True, target.why)
+        for name in [ext.why] + into.get(ext.why, []):
+            modules.pop(name, None)
+
+
 def cpp_defs(path: str, text: str) -> list[Definition]:
     """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` registrations in C++ / CUDA sources;
-    CUDA targets of a CMakeLists.txt (`cmake_defs`)."""
+    CUDA targets of a CMakeLists.txt (`cmake_defs`) and its link graph (`cmake_links`)."""
     if path.endswith("CMakeLists.txt"):
-        return cmake_defs(path, text)
+        return cmake_defs(path, text) + cmake_links(path, text)
     if "TORCH_LIBRARY" not in text:
         return []
     out = []
@@ -895,6 +1043,7 @@ def build_index(results) -> Index:
     namespaces: dict[str, Definition] = {}
     exports: dict[str, list[Definition]] = {}
     implementations: dict[str, set] = {}
+    cmake: dict[str, list[Definition]] = {}
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
@@ -903,8 +1052,11 @@ def build_index(results) -> Index:
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
-            if kind in ("flag", "triton"):  # an availability flag (migrate/imported_flags.py) or a Triton kernel
-                continue  # (migrate/imported_kernels.py), not an extension
+            if kind in ("flag", "triton", "localinstall"):  # an availability flag (migrate/imported_flags.py), a Triton
+                continue  # kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py): no extension
+            if kind in ("cmlink", "cmvar", "cmakeext"):  # the CMake link graph (`link_cmake_modules`)
+                cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
+                continue
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
@@ -913,6 +1065,8 @@ def build_index(results) -> Index:
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition
+    if cmake:
+        link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
     if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
         from migrate import kernel_values
 

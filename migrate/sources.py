@@ -210,11 +210,17 @@ def _direct_reference(text: str) -> tuple[str, int, int] | None:
     return last, start, start + len(last)
 
 
+_EDITABLE_PATH = re.compile(r"^\s*(?:-e|--editable)(?:\s+|=)(?=\.{0,2}/|[\w.-]+/)(?![\w+-]+://)")
+
+
 def _requirement(text: str, line: int, offset: int) -> Dependency | None:
     stripped = text.split("#", 1)[0] if not text.lstrip().startswith(("git+", "http")) else text
     egg = _EGG.search(text)
     if egg:
         return Dependency(normalise(egg.group(1)), text.strip(), line, offset + egg.start(1), offset + egg.end(1))
+    editable = _EDITABLE_PATH.match(stripped)
+    if editable:  # `-e ./ext/foo`: an editable install of a local folder (VCS URLs name their egg, above)
+        return _requirement(stripped[editable.end():], line, offset + editable.end())
     if stripped.strip().startswith("-") or not stripped.strip():
         return None
     direct = _direct_reference(stripped)

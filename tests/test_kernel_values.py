@@ -486,6 +486,81 @@ def test_a_cmake_source_list_variable_makes_its_target_a_kernel_module(tmp_path)
     assert _lines(result, "NPU508", "pkg/mi.py") == [1, 3]
 
 
+# IST-DASLab/QUIK's layout (set 18): setup.py's `CMakeExtension('quik._C')` (an Extension subclass with no sources, built
+# by a build_ext running cmake) is the CMake target `pybind11_add_module(_C MODULE binding.cpp)`, which compiles no `.cu`
+# but links `${_C_LIBRARIES}`: STATIC libraries built from `.cu` in subdirectories, handed up with PARENT_SCOPE
+CMAKE_BUILT = {
+    "setup.py": (
+        "import os\nimport subprocess\nfrom setuptools import Extension, setup\n"
+        "from setuptools.command.build_ext import build_ext\n"
+        "class CMakeExtension(Extension):\n"
+        "    def __init__(self, name, source_dir='.'):\n"
+        "        super().__init__(name, sources=[])\n        self.source_dir = os.path.abspath(source_dir)\n"
+        "class cmake_build(build_ext):\n"
+        "    def build_extension(self, ext):\n"
+        "        subprocess.check_call(['cmake', '--build', '.', '--target', ext.name.rpartition('.')[-1]])\n"
+        "setup(name='qk', ext_modules=[CMakeExtension('qk._C', source_dir='.')], cmdclass={'build_ext': cmake_build})\n"
+    ),
+    "CMakeLists.txt": "project(qk LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\nenable_language(CUDA)\nadd_subdirectory(src)\n",
+    "src/CMakeLists.txt": (
+        "set(_C_LIBS \"\")\nadd_subdirectory(gemm)\nadd_subdirectory(cpu)\n"
+        "pybind11_add_module(_C MODULE bind.cpp)\ntarget_link_libraries(\n    _C PUBLIC\n    ${TORCH_LIBRARIES}\n    ${_C_LIBS}\n)\n"
+    ),
+    "src/bind.cpp": "// bindings\n",
+    "src/gemm/CMakeLists.txt": (
+        "set(SRCS gemm.cpp)\nif (CUDA_FOUND)\n    list(APPEND SRCS gemm.cu)\nendif ()\n"
+        "add_library(_C_GEMM STATIC \"${SRCS}\")\ntarget_link_libraries(_C_GEMM PRIVATE ${TORCH_LIBRARIES})\n"
+        "list(APPEND _C_LIBS _C_GEMM)\nset(_C_LIBS \"${_C_LIBS}\" PARENT_SCOPE)\n"
+    ),
+    "src/gemm/gemm.cu": "__global__ void k(int* x) {}\n", "src/gemm/gemm.cpp": "// host\n",
+    "src/cpu/CMakeLists.txt": "add_library(_C_CPU STATIC pack.cpp)\nlist(APPEND _C_LIBS _C_CPU)\nset(_C_LIBS \"${_C_LIBS}\" PARENT_SCOPE)\n",
+    "src/cpu/pack.cpp": "// pack\n",
+    "qk/__init__.py": "from qk._C import gemm, cpu\n",
+    "run.py": "import torch\nimport qk\n\ndef f(a, b):\n    c = qk.gemm.int4_matmul(a, b)\n    return c\n",
+}
+
+
+def test_a_cmake_extension_linking_cuda_libraries_is_a_kernel_module(tmp_path):
+    _write(tmp_path, CMAKE_BUILT)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "qk/__init__.py") == [1]
+    assert _lines(result, "NPU508", "run.py") == [2, 5]
+    rows = verdict.summary(result)["kernels_to_port"]
+    assert [r["extension"] for r in rows] == ["qk._C"]  # not the static libraries linked into it
+    assert rows[0]["built_at"].endswith("setup.py:12") and [Path(s).name for s in rows[0]["sources"]] == ["gemm.cu"]
+
+
+def test_a_cmake_extension_linking_only_cpp_libraries_is_no_kernel_module(tmp_path):
+    files = dict(CMAKE_BUILT)
+    files["src/gemm/CMakeLists.txt"] = files["src/gemm/CMakeLists.txt"].replace("gemm.cu", "gemm_avx.cpp")
+    del files["src/gemm/gemm.cu"]
+    _write(tmp_path, files)
+    result = _scan(tmp_path)
+    assert not [f for f in result.findings if f.code == "NPU508"]
+
+
+def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
+    # pointMLP-pytorch environment.yml: `- pointnet2_ops_lib/.` in the pip section installs the vendored folder whose
+    # setup.py builds a CUDAExtension; so do `-e ./folder` in a requirements file and `pip install ./folder` in a script.
+    # A local folder that builds no CUDA (a plain package) is no such install.
+    _write(tmp_path, {
+        "ops_lib/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='ops', ext_modules=[CUDAExtension('ops._ext', ['src/ball.cpp', 'src/ball_gpu.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "ops_lib/src/ball_gpu.cu": "__global__ void k(float* x) {}\n", "ops_lib/src/ball.cpp": "// host\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "environment.yml": "name: pm\ndependencies:\n  - python=3.7\n  - pip\n  - pip:\n    - numpy\n    - ops_lib/.\n    - tools/.\n",
+        "requirements.txt": "numpy\n-e ./ops_lib\n-e ./tools\n",
+        "install.sh": "pip install ./ops_lib\npip install ./tools\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU502", "environment.yml") == [7]
+    assert _lines(result, "NPU502", "requirements.txt") == [2]
+    assert _lines(result, "NPU502", "install.sh") == [1]
+
+
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling

@@ -27,6 +27,10 @@ _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda
                          # cuda92); cuda91 from READMEs of that time (`conda install pytorch cuda91 -c pytorch`); older
                          # names (cuda75) not checked
                          "cuda80", "cuda90", "cuda91", "cuda92", "cuda100"})
+# the same toolkit packages written into a pip requirements file (pointMLP-pytorch requirements.txt:3 `cudatoolkit`):
+# pip has no such package to install, the line says the project wants the CUDA toolkit; not `cuda`, `cudnn`, `nccl`,
+# which are also names of unrelated PyPI projects
+_CONDA_CUDA_IN_PIP = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda-toolkit", "cuda-nvcc", "cuda-runtime"})
 # the nvidia channel's CUDA components are named `cuda-*` (cuda-cudart, cuda-nvrtc, cuda-cupti, ...: the
 # channel's package list, anaconda.org/channels/nvidia) and the math libraries of the `cuda-libraries`
 # meta-package (its depends: anaconda.org/main/cuda-libraries 12.4.1), each with -dev / -static variants
@@ -78,7 +82,7 @@ def _pip_arguments(line: str, start: int, end: int):
         yield "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
 
 
-def _pip_install_dependencies(ctx):
+def pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column."""
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
@@ -278,7 +282,11 @@ class GpuOnlyDependency(Rule):
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
     CUDA build by their conda build string (`pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`,
-    `pytorch-mutex=1.0=cuda`), all as warnings. In launchers (shell scripts, Dockerfiles, CI YAML) the
+    `pytorch-mutex=1.0=cuda`), all as warnings; the toolkit's conda names (`cudatoolkit`, `pytorch-cuda`,
+    `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
+    file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
+    extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`) is the install of that
+    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles, CI YAML) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
@@ -368,6 +376,8 @@ class GpuOnlyDependency(Rule):
         # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
         # or directory's name stands for the distribution's
         Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
+        # pointMLP-pytorch requirements.txt: the conda name of the CUDA toolkit in a pip requirements file
+        Invalid("cudatoolkit\nnumpy\n", kind="manifest", filename="requirements.txt"),
         # a prebuilt wheel by URL names its distribution in the file name
         Invalid("https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.8/"
                 "flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n", kind="manifest", count=1),
@@ -417,7 +427,7 @@ class GpuOnlyDependency(Rule):
         if ctx.kind == "python":
             deps = [dep for kind, dep, _ in _python_pip_installs(ctx) if kind == "req"]
         else:
-            deps = _pip_install_dependencies(ctx) if launcher else ctx.dependencies
+            deps = pip_install_dependencies(ctx) if launcher else ctx.dependencies
         for dep in deps:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
@@ -449,6 +459,13 @@ class GpuOnlyDependency(Rule):
                     ctx, span,
                     f"`{dep.name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
                     "and torch_npu needs torch's CPU build",
+                    severity=Severity.WARNING,
+                )
+            elif dep.name in _CONDA_CUDA_IN_PIP and not _conda_env(ctx):
+                yield self.finding(
+                    ctx, span,
+                    f"`{dep.name}` names the CUDA toolkit (a conda package, in a pip requirement); an Ascend host takes its "
+                    "runtime from CANN, and torch_npu needs torch's CPU build",
                     severity=Severity.WARNING,
                 )
             elif _conda_env(ctx) and 0 < dep.line <= len(ctx.lines) and (build := _CONDA_CUDA_BUILD.match(ctx.lines[dep.line - 1])):

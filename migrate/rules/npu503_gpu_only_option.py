@@ -274,6 +274,8 @@ class GpuOnlyOption(Rule):
                 "if is_flash_attn_2_available():\n    pass\nelse:\n    m = AutoModel.from_pretrained(n, use_flash_attention_2=True)\n",
                 count=2),
         Invalid("m = AutoModel.from_pretrained(n, use_flash_attention_2=True)"),
+        # IST-DASLab/QUIK experiments/modelutils.py: transformers 4.34's private switch, set on the config
+        Invalid("config = transformers.LlamaConfig.from_json_file(path)\nconfig._flash_attn_2_enabled = True\n"),
         # the import of a name whose uses are reported changes with them (a warning at the import)
         Invalid("from transformers import BitsAndBytesConfig\nq = BitsAndBytesConfig(load_in_4bit=True)", count=2),
         # qlora.py: the config call is the construct; its options (`load_in_4bit=` on a line of its own) go with

@@ -1,6 +1,20 @@
+import re
+
 from migrate.findings import Category, Severity
-from migrate.repo_index import CMAKE_COMMENT, CMAKE_CUDA_LANGUAGE, cmake_defs
+from migrate.repo_index import CMAKE_COMMENT, CMAKE_CUDA_LANGUAGE, CMAKE_GLOB, cmake_defs
 from migrate.rules.base import Invalid, Rule, Valid
+
+# the commands that open or switch a branch, and the writes of CMake's nvcc flag lists (CMAKE_CUDA_FLAGS and its
+# per-configuration CMAKE_CUDA_FLAGS_<CONFIG>: https://cmake.org/cmake/help/v3.24/variable/CMAKE_LANG_FLAGS.html)
+_BRANCH_OR_FLAGS = re.compile(
+    r"\b(?:(?P<branch>if|elseif|else|endif)\s*\(|(?P<set>set)\s*\(\s*(?P<var>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?)\b"
+    r"|(?:string|list)\s*\(\s*(?:APPEND|PREPEND)\s+(?P<added>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?)\b)", re.I)
+# a compile definition naming CUDA (`add_definitions(-D__USE_CUDA__)`, `-DFT_WITH_CUDA`, `target_compile_definitions(t
+# PRIVATE WITH_CUDA)`): the switch that compiles the CUDA path of the sources, as NPU505's `WITH_CUDA` in a setup.py;
+# not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
+_DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*)(?:=(\w*))?$")
+_OFF = frozenset({"0", "OFF", "FALSE", "NO"})
 
 
 class CmakeCudaBuild(Rule):
@@ -10,7 +24,12 @@ class CmakeCudaBuild(Rule):
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
     CUDA project: the targets `repo_index.cmake_defs` links Python imports to) and, inside a target
-    written over several lines, each further line that names a `.cu` / `.cuh` source. The same lines
+    written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
+    `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
+    a `.cu` pattern, each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that has not
+    written that list yet, or its first `string(APPEND ...)`) and each compile definition naming CUDA
+    (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`; not `-DNO_CUDA`,
+    `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
     and built with the CANN toolchain (or replaced by torch / torch_npu ops)."""
@@ -42,6 +61,21 @@ class CmakeCudaBuild(Rule):
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # IST-DASLab/QUIK CMakeLists.txt: the CUDA macro, the nvcc flag list appended to (its first write only), the
+        # per-configuration list set in each branch (one list each)
+        Invalid("enable_language(CUDA)\nadd_definitions(-D__USE_CUDA__)\nadd_definitions(-DUSE_FP16)\n"
+                "string(APPEND CMAKE_CUDA_FLAGS \" $ENV{TORCH_NVCC_FLAGS}\")\nforeach (FLAG ${CUDA_NVCC_FLAGS})\n"
+                "    string(APPEND CMAKE_CUDA_FLAGS \" ${FLAG}\")\nendforeach ()\nif (MSVC)\n"
+                "    set(CMAKE_CUDA_FLAGS_RELEASE \"${CMAKE_CUDA_FLAGS_RELEASE} /O2\")\nelse ()\n"
+                "    set(CMAKE_CUDA_FLAGS_RELEASE \"${CMAKE_CUDA_FLAGS_RELEASE} -O3\")\nendif ()\n", kind="cpp-source",
+                filename="CMakeLists.txt", count=5),
+        # IST-DASLab/QUIK test/unit/CMakeLists.txt: a glob over several lines (the line of its `.cu` pattern) and the
+        # program built from the list it fills
+        Invalid("set(UNITS \"\")\nfile(GLOB_RECURSE srcs CONFIGURE_DEPENDS\n    ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp\n"
+                "    ${CMAKE_CURRENT_SOURCE_DIR}/*.cu\n)\nlist(APPEND UNITS ${srcs})\nadd_executable(unittest run.cpp\n"
+                "    ${UNITS}\n)\n", kind="cpp-source", filename="CMakeLists.txt", count=2),
+        Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=1),
         # k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt: the sources are a variable assembled above the target (the CUDA
         # language is switched on in the top-level CMakeLists.txt); the target and each line naming a .cu
         Invalid("set(srcs\n  mi_cpu.cu\n)\nif(NOT WITH_CUDA)\n  transform(OUTPUT_VARIABLE srcs SRCS ${srcs})\nelse()\n"
@@ -57,7 +91,15 @@ class CmakeCudaBuild(Rule):
         for match in CMAKE_CUDA_LANGUAGE.finditer(code):
             number = code.count("\n", 0, match.start()) + 1
             yield self.finding(ctx, self._span(lines, number), "switches CMake's CUDA language (nvcc) on: " + self.MESSAGE)
-        for target in cmake_defs(ctx.path, ctx.source):
+        yield from self._flags_and_macros(ctx, code)
+        globbed = set()
+        for match in CMAKE_GLOB.finditer(code):  # each line of a glob holding a CUDA pattern
+            first = code.count("\n", 0, match.start()) + 1
+            for offset, text in enumerate(match.group(0).split("\n")):
+                if ".cu" in text and any(w.endswith((".cu", ".cuh")) for w in text.split()):
+                    globbed.add(first + offset)
+                    yield self.finding(ctx, self._span(lines, first + offset), "globs CUDA sources: " + self.MESSAGE)
+        for target in cmake_defs(ctx.path, ctx.source, programs=True):
             yield self.finding(ctx, self._span(lines, target.line), f"builds `{target.name}` with CUDA: " + self.MESSAGE)
             start, seen = target.line, {target.line}
             for source in target.why.split():
@@ -66,9 +108,46 @@ class CmakeCudaBuild(Rule):
                 if number is None:
                     continue
                 start = number
-                if number not in seen:
+                if number not in seen and number not in globbed:
                     seen.add(number)
                     yield self.finding(ctx, self._span(lines, number), f"CUDA source `{source}` of `{target.name}`: " + self.MESSAGE)
+
+    def _flags_and_macros(self, ctx, code):
+        """A CUDA macro definition; each nvcc flag list: a `set(CMAKE_CUDA_FLAGS... ...)` in a branch that has not
+        written the list yet (each branch's set is its own list), or the first write of it in the file."""
+        written: set[tuple] = set()  # (variable, branch)
+        stack, counter = [0], 0
+        for match in _BRANCH_OR_FLAGS.finditer(code):
+            branch = (match.group("branch") or "").lower()
+            if branch:
+                counter += 1
+                if branch == "if":
+                    stack.append(counter)
+                elif branch in ("elseif", "else"):
+                    stack[-1] = counter
+                elif len(stack) > 1:
+                    stack.pop()
+                continue
+            variable = (match.group("var") or match.group("added")).upper()
+            first = not any(v == variable for v, _ in written)
+            if first or (match.group("set") and (variable, stack[-1]) not in written):
+                number = code.count("\n", 0, match.start()) + 1
+                yield self.finding(ctx, self._span(ctx.lines, number), f"sets nvcc flags (`{variable}`): " + self.MESSAGE)
+            written.add((variable, stack[-1]))
+        for match in _DEFINITIONS.finditer(code):
+            words = match.group(1).split()
+            if match.group(0).lower().startswith("target_"):
+                words = words[1:]  # the target's name
+            for word in words:
+                macro = _CUDA_MACRO.match(word.strip('"'))
+                name = macro.group(1).upper() if macro else ""
+                if not macro or (macro.group(2) or "").upper() in _OFF or any(
+                        part in ("NO", "WITHOUT", "DISABLE", "NOCUDA") for part in name.split("_")):
+                    continue
+                number = code.count("\n", 0, match.start() + match.group(0).find(word)) + 1
+                yield self.finding(ctx, self._span(ctx.lines, number),
+                                   f"defines `{macro.group(1)}`, which compiles the CUDA path of the sources: " + self.MESSAGE)
+                break
 
     @staticmethod
     def _span(lines, number):

@@ -1,0 +1,75 @@
+"""A pip install of a folder of the repository that builds a CUDA extension (NPU502, cross-file).
+
+`- pointnet2_ops_lib/.` in an environment.yml's pip section (pointMLP-pytorch), `-e ./ext/foo` or
+`./third_party/x` in a requirements file, `pip install ./submodules/x` in a shell script: pip runs that
+folder's setup.py, and when the scan reports that setup.py as a CUDA build (an NPU505 finding), the
+install line is the install of a CUDA build too, reported where it is written. The per-file pass records
+each local-path requirement as a fact (a Definition of kind "localinstall": the path as written, its line,
+its columns in `why`); this step, after the scan, matches the path to the folder of a setup.py with an
+NPU505 finding: the manifest's own folder joined with the path, or any folder whose path ends with it
+(pip resolves the path from where it is run, mostly the repository's root). One pass over the results.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+
+from migrate.findings import Category, FileResult, Finding, Severity
+from migrate.repo_index import Definition
+
+KIND = "localinstall"
+# a requirement given as a local folder: `./x`, `../x`, `x/y`, `x/.`, with pip's editable option in front
+_EDITABLE = re.compile(r"^(?:-e|--editable)(?:\s+|=)")
+_NOT_A_PATH = re.compile(r"://|^(?:git\+|hg\+|svn\+|bzr\+|https?:)|[=<>;\[\]@\s]")
+
+
+def local_path(raw: str) -> str | None:
+    """The folder a requirement's text installs, normalised (`pointnet2_ops_lib/.` -> `pointnet2_ops_lib`), or None."""
+    text = _EDITABLE.sub("", raw.strip()).strip()
+    if not text or "/" not in text or _NOT_A_PATH.search(text) or text.endswith((".whl", ".zip", ".tar.gz", ".tgz")):
+        return None
+    path = posixpath.normpath(text.replace("\\", "/"))
+    return None if path in (".", "/") else path
+
+
+def facts(dependencies) -> list[Definition]:
+    """"localinstall" Definitions of the dependencies given as local folders (`sources.Dependency`s of one file)."""
+    out = []
+    for dep in dependencies:
+        path = local_path(dep.raw)
+        if path is not None:
+            out.append(Definition(KIND, path, "", dep.line, False, f"{dep.column} {dep.end_column}"))
+    return out
+
+
+def report(results: list[FileResult]) -> list[FileResult]:
+    """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
+    builds: dict[str, str] = {}
+    for result in results:
+        if os.path.basename(result.path) == "setup.py" and any(f.code == "NPU505" for f in result.findings):
+            builds[posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))] = result.path
+    if not builds:
+        return results
+    out = []
+    for result in results:
+        added = []
+        for fact in getattr(result, "facts", ()) or ():
+            if fact[0] != "def" or fact[1] != KIND:
+                continue
+            path, line, columns = fact[2], fact[3], fact[5]
+            here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
+            setup = builds.get(here) or next((s for d, s in builds.items() if d.endswith("/" + path)), None)
+            if setup is None or any(f.code == "NPU502" and f.line == line for f in result.findings):
+                continue
+            start, end = (int(c) for c in columns.split())
+            added.append(Finding(
+                result.path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
+                f"`{path}` installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
+                "which builds a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C"))
+        if added:
+            findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))
+            result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed, result.facts)
+        out.append(result)
+    return out
