@@ -420,6 +420,20 @@ def _worker_batch(batch: list[tuple[Target, bytes]], version: str) -> list[FileR
         return [analyze_file(target, data, version) for target, data in batch]
 
 
+def text_again(path: str, data: bytes | None, limit: int) -> str | None:
+    """The text of a Python file analysed again after the scan (linking, imported flags and kernels, optional
+    modules): the bytes the scan kept (`data`), else read now, bounded as the scan reads; None when it cannot be
+    read or decoded any more (removed or replaced since the walk)."""
+    if data is None:
+        data = _read_target(Target(path, ("python",)), limit)
+    if not isinstance(data, bytes):
+        return None
+    try:
+        return fileio.decode(data, python=True).body
+    except fileio.ReadError:
+        return None
+
+
 def _read_target(target: Target, limit: int) -> bytes | FileError:
     if target.data is not None:
         return target.data

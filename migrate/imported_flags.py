@@ -42,7 +42,7 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
     flags = [(f[2], r.path) for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == "flag"]
     if not flags:
         return results
-    from migrate import engine, fileio
+    from migrate import engine
 
     by_last: dict[str, list] = {}  # a reference can only match a flag (or its module) ending in its own last part
     for flag, path in flags:
@@ -61,12 +61,8 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
         if not known:
             out.append(result)
             continue
-        data = fresh.get(result.path)
-        if data is None:
-            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
-        try:
-            text = fileio.decode(data, python=True).body
-        except fileio.ReadError:
+        text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
+        if text is None:
             out.append(result)
             continue
         # a flag can only guard here if a test reads it (`if flash_ok`, `and probe.fused`, not `has_triton()`):

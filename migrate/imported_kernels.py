@@ -65,7 +65,7 @@ def add_imported_launches(results: list[FileResult], version: str, fresh: dict, 
     kernels = [(f[2], r.path) for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == KIND]
     if not kernels:
         return results
-    from migrate import engine, fileio
+    from migrate import engine
 
     by_last: dict[str, list[tuple[str, str]]] = {}  # a reference can only name a kernel (or its module) by its last part
     for kernel, path in kernels:
@@ -83,12 +83,8 @@ def add_imported_launches(results: list[FileResult], version: str, fresh: dict, 
         if not known:
             out.append(result)
             continue
-        data = fresh.get(result.path)
-        if data is None:
-            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
-        try:
-            text = fileio.decode(data, python=True).body
-        except fileio.ReadError:
+        text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
+        if text is None:
             out.append(result)
             continue
         if "[" not in text:  # no subscripted call, no launch

@@ -121,13 +121,8 @@ def _link_each(items, version: str, index, max_file_size: int, rules) -> list[tu
     from migrate.context import PythonContext
 
     out: list[tuple[list, int] | None] = []
-    for path, kind, data, known in items:
-        if data is None:
-            data = engine._read_target(engine.Target(path, (kind,)), max_file_size)  # not 1 << 62: read() allocates its size
-        try:
-            text = fileio.decode(data, python=True).body if isinstance(data, bytes) else None
-        except fileio.ReadError:
-            text = None
+    for path, _kind, data, known in items:
+        text = engine.text_again(path, data, max_file_size)  # not 1 << 62: read() allocates its size
         tree = fileio.parse_python(text) if text is not None else None
         if tree is None:
             out.append(None)

@@ -150,12 +150,8 @@ def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list 
 
     from migrate import engine
 
-    if data is None:
-        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
-    try:
-        tree = fileio.parse_python(fileio.decode(data, python=True).body) if isinstance(data, bytes) else None
-    except fileio.ReadError:
-        tree = None
+    text = engine.text_again(path, data, max_file_size)
+    tree = fileio.parse_python(text) if text is not None else None
     if tree is None:
         return None
     found: list = []

@@ -176,3 +176,19 @@ def test_notebook_cells_see_imports_of_other_cells(tmp_path: Path):
     path.write_text(json.dumps(nb))
     found = {(f.cell, f.line, f.code) for f in scan([str(path)], use_cache=False).findings}
     assert (1, 1, "NPU102") in found and (1, 2, "NPU203") in found
+
+
+def test_a_file_analysed_again_after_the_scan_may_be_gone(tmp_path: Path):
+    """The passes after the scan (linking, imported flags and kernels, optional modules) read a file again when the
+    scan did not keep its bytes: one removed, replaced by a folder or undecodable since the walk is skipped (None),
+    where two of them passed the read error on to the decoder and stopped analyze."""
+    from migrate import engine
+
+    kept = tmp_path / "kept.py"
+    kept.write_text("import torch\n")
+    assert engine.text_again(str(kept), None, 1 << 20) == "import torch\n"
+    assert engine.text_again(str(kept), b"x = 1\n", 1 << 20) == "x = 1\n"  # the scan's bytes win
+    assert engine.text_again(str(tmp_path / "gone.py"), None, 1 << 20) is None
+    (tmp_path / "dir.py").mkdir()
+    assert engine.text_again(str(tmp_path / "dir.py"), None, 1 << 20) is None
+    assert engine.text_again(str(kept), None, 4) is None  # over the size limit now
