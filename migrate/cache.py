@@ -145,6 +145,8 @@ class ResultCache:
 
     def put(self, key: str, digest: str, result: FileResult, stat_key: list | None = None) -> None:
         stored = result_to_dict(result)
+        # a file's imports as optional_modules reads them: stored for the importers only (put_imports)
+        stored["facts"] = [fact for fact in stored["facts"] if fact[0] != "optimp"]
         sites = [fact[1] for fact in stored["facts"] if fact[0] == "site"]
         if sites:  # kept apart: a warm run reads them only when linking must link the file afresh
             stored["facts"] = [fact for fact in stored["facts"] if fact[0] != "site"]

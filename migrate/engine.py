@@ -29,7 +29,7 @@ from migrate.findings import FileError, FileResult, Finding, ScanResult, display
 from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
 from migrate.newer_syntax import parse as parse_python_source
-from migrate.optional_modules import drop_optional_modules
+from migrate.optional_modules import drop_optional_modules, tree_imports
 from migrate.sources import (
     CudaSourceContext,
     LauncherContext,
@@ -204,7 +204,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
                         extra_imports: dict[str, str] | None = None,
                         facts: list | None = None, uses: list | None = None,
                         known_flags: frozenset = frozenset(),
-                        sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
+                        sites: bool = True, imports: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -225,8 +225,12 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         active = [rule for rule in active if rule.CODE in GUARD_CODES]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     if not active and not probes and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
+        if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
+            imports.append(tree_imports(tree, path))
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
+    if imports is not None:  # before the rules: the index and parents as the parse made them
+        imports.append(tree_imports(tree, path, ctx.nodes, ctx.parent))
     if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
         ctx.__dict__["_npu_known_flags"] = known_flags
     for name, qualified in (extra_imports or {}).items():
@@ -310,11 +314,14 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     imports: list[tuple[str, int]] = []
     requirements: list[tuple[str, int]] = []
     uses: list[str] = []
+    module_imports: list | None = None  # [optional_modules.tree_imports of the text] once it parsed
     for kind in kinds:
         try:
             imported = repo_index.import_facts(path, text) if kind == "python" else None  # one pass of the import pattern
+            if kind == "python":
+                module_imports = []
             f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements, uses,
-                                     imported is not None and repo_index.linked_by_sites(imported[0]))
+                                     imported is not None and repo_index.linked_by_sites(imported[0]), module_imports)
             if imported is not None:
                 refs, imports = imported
         except MalformedInput as exc:
@@ -330,8 +337,10 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None,
-                                                                                                       uses[1] if len(uses) > 1 else None))
+    facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None)
+    if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
+        facts += (("optimp", tuple(module_imports[0])),)
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -341,11 +350,11 @@ _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904
 
 def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                   requirements: list | None = None, uses: list | None = None,
-                  sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
+                  sites: bool = True, imports: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
-        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses, sites=sites)
+        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses, sites=sites, imports=imports)
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
