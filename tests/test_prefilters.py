@@ -289,3 +289,21 @@ def test_optional_modules_read_imports_from_the_node_index_as_the_statement_walk
         assert flags["y"] and flags["r"] and flags["amp"] and flags["fa3"] and flags["thing"] and flags["w2"] and flags["mm"]
         assert not flags["marlin"] and not flags["k"] and not flags["os"] and not flags["e1"] and not flags["s1"] \
             and not flags["autocast"]
+
+
+def test_a_cached_finding_read_back_from_its_row_equals_the_finding_stored():
+    # the results file stores a finding as a row of its fields and builds it back without Finding.__init__ (a warm
+    # run reads thousands): every field, the defaults, equality and the hash are those of the finding stored
+    import json
+
+    from migrate import cache
+    from migrate.findings import Category, Edit, FileResult, Finding, Severity
+
+    full = Finding("a/b.py", 3, 5, 4, 9, "NPU507", Severity.WARNING, Category.THIRD_PARTY, "m ü", True,
+                   (Edit(3, 4, 3, 8, "npu"), Edit(4, 0, 4, 2, "")), 2, "torch.npu", "apex", True)
+    bare = Finding("a/b.py", 1, 1, 1, 2, "NPU101", Severity.ERROR, Category.DEVICE, "x")
+    stored = json.loads(json.dumps(cache.result_to_dict(FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),)))))
+    back = cache.result_from_dict("a/b.py", stored)
+    assert back.findings == (full, bare) and [hash(f) for f in back.findings] == [hash(full), hash(bare)]
+    assert [vars(f) for f in back.findings] == [vars(full), vars(bare)]
+    assert back == FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),))
