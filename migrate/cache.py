@@ -246,6 +246,15 @@ class ResultCache:
         self.entries["imports|" + key] = [digest, [[list(name), guarded, relative] for name, guarded, relative in imports]]
         self.dirty = True
 
+    def get_untested(self, key: str, digest: str, names: str) -> bool:
+        """Whether this content of the file was found to test none of the imported flags `names` (imported_flags)."""
+        entry = self.entries.get("flags|" + key)
+        return isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and entry[1] == names
+
+    def put_untested(self, key: str, digest: str, names: str) -> None:
+        self.entries["flags|" + key] = [digest, names]
+        self.dirty = True
+
     def save(self) -> None:
         if self.sites_dirty:
             try:

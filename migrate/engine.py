@@ -499,7 +499,7 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
                                       config.max_file_size)
-    results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
+    results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)
     results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
