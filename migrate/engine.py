@@ -16,7 +16,6 @@ import stat
 import time
 import warnings
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -556,6 +555,7 @@ def _analyze_all(todo, version, jobs, progress, done, total) -> list[FileResult]
 def _isolated(items, version, context) -> list[FileResult]:
     """Analyse files one per task in a fresh one-worker pool, after a worker died: the file that kills
     a worker again gets its own error and the others are still analysed."""
+    from concurrent.futures import ProcessPoolExecutor  # here: a warm run starts no pool (multiprocessing ~30 ms to import)
     from concurrent.futures.process import BrokenProcessPool
 
     results: list[FileResult] = []
