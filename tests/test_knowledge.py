@@ -338,3 +338,46 @@ def test_analyze_says_which_line_it_uses(monkeypatch, tmp_path):
     assert result.exit_code == 1, result.output
     assert "npu-migrate: the installed torch_npu 2.2.0 has no knowledge line" in result.stderr
     assert "has no knowledge line" not in result.stdout
+
+
+def test_torch_npu_is_looked_up_in_installed_metadata_only_where_importlib_metadata_could_find_it(tmp_path, monkeypatch):
+    # `_may_be_installed` spares a run the import of importlib.metadata where no sys.path folder holds an entry named
+    # like torch_npu's metadata; wherever importlib.metadata finds a torch_npu, the pre-test says "may be"
+    import sys
+    from importlib import metadata
+
+    from migrate import knowledge
+
+    layouts = {
+        "none": ["torch-2.1.0.dist-info", "numpy"],
+        "dist-info": ["torch_npu-2.1.0.dist-info"],
+        "upper": ["Torch_NPU-2.1.0.dist-info"],
+        "dotted": ["torch.npu-2.1.0.dist-info"],
+        "egg-info": ["torch_npu-2.1.0.egg-info"],
+        "package-only": ["torch_npu"],
+    }
+    found = {}
+    for name, entries in layouts.items():
+        root = tmp_path / name
+        for entry in entries:
+            (root / entry).mkdir(parents=True)
+            if entry.endswith((".dist-info", ".egg-info")):
+                meta = "METADATA" if entry.endswith(".dist-info") else "PKG-INFO"
+                dist = entry.rsplit("-", 1)[0]
+                (root / entry / meta).write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 2.1.0\n")
+        monkeypatch.setattr(sys, "path", [str(root), str(tmp_path / "absent")])
+        try:
+            installed = metadata.version("torch-npu")
+        except metadata.PackageNotFoundError:
+            installed = None
+        found[name] = (knowledge._may_be_installed(), installed)
+        if installed is None:
+            assert knowledge._installed_torch_npu() is None
+        else:
+            assert found[name][0] and knowledge._installed_torch_npu() == installed
+    assert found["none"] == (False, None) and found["package-only"] == (True, None)
+    assert all(found[name] == (True, "2.1.0") for name in ("dist-info", "upper", "dotted", "egg-info"))
+    archive = tmp_path / "site.zip"
+    archive.write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(archive)])
+    assert knowledge._may_be_installed()  # importlib.metadata reads inside archives: the pre-test does not

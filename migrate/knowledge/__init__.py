@@ -84,7 +84,38 @@ def _match_line(text: str) -> str | None:
     return same_line[-1] if same_line else None
 
 
+# the start of a torch_npu distribution's metadata folder as importlib.metadata finds it (`torch_npu-2.14.0.dist-info`,
+# any case, `-` `_` `.` between the two words); anything else so named only sends the look-up to importlib.metadata
+_TORCH_NPU_DIST = re.compile(r"torch[-_.]+npu", re.I)
+
+
+def _may_be_installed() -> bool:
+    """False only where importlib.metadata could find no torch_npu: no folder of sys.path holds an entry named like its
+    metadata, sys.path holds no archive or egg (read inside by importlib.metadata) and no finder of sys.meta_path but
+    the path finder looks for distributions. Importing importlib.metadata (email, zipfile, csv) costs a warm analyze
+    run more than the rest of its start-up does, on every machine without torch_npu (a GPU host)."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder for finder in sys.meta_path):
+        return True
+    for entry in sys.path:
+        if not isinstance(entry, str) or entry.endswith(".egg"):
+            return True
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:  # a zip archive on the path
+            return True
+        except OSError:  # not there, not readable: importlib.metadata finds nothing in it either
+            continue
+        if any(_TORCH_NPU_DIST.match(name) for name in names):
+            return True
+    return False
+
+
 def _installed_torch_npu() -> str | None:
+    if not _may_be_installed():
+        return None
     from importlib import metadata
     for dist in ("torch-npu", "torch_npu"):
         try:
