@@ -505,15 +505,22 @@ def scan(
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     if cache:
         cache.save()
-    results = [displayable(_filter(r, config)) for r in results]
+    selected: dict[str, bool] | None = None if config.per_file_ignores else {}  # code -> kept, where the path plays no part
+    results = [displayable(_filter(r, config, selected)) for r in results]
     results.sort(key=lambda r: r.path)
     return ScanResult(tuple(results), time.perf_counter() - started, version, cached, wrapper_calls=wrapper_calls)
 
 
-def _filter(result: FileResult, config: Config) -> FileResult:
+def _filter(result: FileResult, config: Config, selected: dict[str, bool] | None = None) -> FileResult:
+    """The result with only the findings `config` selects; `selected` (code -> answer, filled here) where no
+    per-file ignore makes the answer depend on the path: a warm run of a large repository asks for thousands."""
     if not result.findings:
         return result
-    kept = tuple(f for f in result.findings if config.is_selected(f.code, f.path))
+    if selected is None:
+        kept = tuple(f for f in result.findings if config.is_selected(f.code, f.path))
+    else:
+        kept = tuple(f for f in result.findings
+                     if (selected[f.code] if f.code in selected else selected.setdefault(f.code, config.is_selected(f.code))))
     if len(kept) == len(result.findings):
         return result
     return FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed)
