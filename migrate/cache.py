@@ -138,6 +138,9 @@ class ResultCache:
         self.site_entries: dict | None = None
         self.dirty = self.sites_dirty = False
         self.entries = self._load(self.file)
+        from migrate import knowledge
+
+        knowledge.keep_parsed(directory)  # the knowledge's parsed TOML files beside the results
 
     @staticmethod
     def _load(file: Path) -> dict:
