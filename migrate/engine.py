@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import deps, fileio, linking, npu_aware, optional_paths, own_package, reexports, repo_index, shell_python, suppress, walk
+from migrate import deps, fileio, linking, own_package, repo_index, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import drop_unbuilt, mentions
@@ -204,6 +204,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
                         facts: list | None = None, uses: list | None = None,
                         known_flags: frozenset = frozenset(),
                         sites: bool = True, imports: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+    # the modules only analysis needs, imported here: a warm run analyses nothing and does not load them
+    from migrate import npu_aware, optional_paths, reexports, suppress
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -277,6 +279,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 def _line_suppressed(text: str, findings: list[Finding]) -> tuple[list[Finding], int]:
     if "noqa" not in text:
         return findings, 0
+    from migrate import suppress
     from migrate.context import split_lines
 
     comments = suppress.line_comments(split_lines(text))
@@ -389,6 +392,8 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         rules = _applying(by_kind.get(kind, []), text, kb)
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
+            from migrate import shell_python
+
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
         findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
