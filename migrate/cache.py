@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import stat
+from dataclasses import fields
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,29 +47,72 @@ def finding_from_dict(d: dict) -> Finding:
     )
 
 
+def _row(f: Finding) -> list:
+    """A finding as the results file stores it: its fields but the path (the entry's key holds it), in order, no
+    names (a warm run of a large repository reads thousands: a list is ~40% less JSON to decode than a dict)."""
+    return [f.line, f.column, f.end_line, f.end_column, f.code, str(f.severity), str(f.category), f.message, f.fixable,
+            [[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.edits], f.cell, f.replacement,
+            f.package, f.optional]
+
+
+_SEVERITIES = {str(s): s for s in Severity}
+_CATEGORIES = {str(c): c for c in Category}
+_FIELDS = ("path", "line", "column", "end_line", "end_column", "code", "severity", "category", "message", "fixable",
+           "edits", "cell", "replacement", "package", "optional")
+# Finding's fields, as `_from_row` fills them without calling __init__ (a frozen dataclass's sets each field through
+# object.__setattr__: 2-3x the cost); a Finding whose fields change goes through __init__ until this tuple follows
+_DIRECT = tuple(f.name for f in fields(Finding)) == _FIELDS and not hasattr(Finding, "__post_init__")
+
+
+def _from_row(path: str, row: list) -> Finding:
+    """The finding `_row` stored; raises (TypeError, ValueError, KeyError, IndexError) for a row of another shape or
+    a field of the wrong type, as `_check_types` checks a result (so a damaged entry is a miss)."""
+    line, column, end_line, end_column, code, severity, category, message, fixable, edits, cell, replacement, package, \
+        optional = row
+    for value in (line, column, end_line, end_column):
+        if value.__class__ is not int:
+            raise TypeError("cache entry of the wrong shape")
+    if code.__class__ is not str or message.__class__ is not str or fixable.__class__ is not bool \
+            or not (cell is None or cell.__class__ is int) or not (replacement is None or replacement.__class__ is str):
+        raise TypeError("finding of the wrong shape")
+    edits = tuple(Edit(*e) for e in edits) if edits else ()
+    for e in edits:
+        if not all(v.__class__ is int for v in (e.line, e.column, e.end_line, e.end_column)) or e.replacement.__class__ is not str:
+            raise TypeError("cache entry of the wrong shape")
+    values = {"path": path, "line": line, "column": column, "end_line": end_line, "end_column": end_column, "code": code,
+              "severity": _SEVERITIES[severity], "category": _CATEGORIES[category], "message": message,
+              "fixable": fixable, "edits": edits, "cell": cell, "replacement": replacement, "package": package,
+              "optional": optional}
+    if not _DIRECT:
+        return Finding(**values)
+    finding = object.__new__(Finding)
+    object.__setattr__(finding, "__dict__", values)
+    return finding
+
+
 def result_to_dict(r: FileResult) -> dict:
     return {
         "kind": r.kind, "lines": r.lines, "suppressed": r.suppressed,
-        "findings": [dict(f.to_dict(), edits=[[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.edits]) for f in r.findings],
+        "findings": [_row(f) for f in r.findings],
         "errors": [e.to_dict() for e in r.errors],
         "facts": [list(f) for f in r.facts],
     }
 
 
 def result_from_dict(path: str, d: dict) -> FileResult:
-    findings = tuple(finding_from_dict(dict(f, path=path)) for f in d["findings"])
+    findings = tuple(_from_row(path, row) for row in d["findings"])
     errors = tuple(FileError(path, e["code"], e["message"], e["line"], e["column"]) for e in d["errors"])
     result = FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"],
                         tuple(tuple(f) for f in d.get("facts", ())))
-    _check_types(result)
+    _check_types(result, findings=False)  # the findings were checked row by row (`_from_row`)
     return result
 
 
-def _check_types(result: FileResult) -> None:
+def _check_types(result: FileResult, findings: bool = True) -> None:
     """Raise TypeError unless every field read back from the cache has the type reporters expect."""
     ints = [result.lines, result.suppressed]
     strs = [result.kind]
-    for f in result.findings:
+    for f in result.findings if findings else ():
         ints += [f.line, f.column, f.end_line, f.end_column]
         strs += [f.code, f.message]
         if (not isinstance(f.fixable, bool) or not (f.cell is None or isinstance(f.cell, int))
@@ -94,6 +138,9 @@ class ResultCache:
         self.site_entries: dict | None = None
         self.dirty = self.sites_dirty = False
         self.entries = self._load(self.file)
+        from migrate import knowledge
+
+        knowledge.keep_parsed(directory)  # the knowledge's parsed TOML files beside the results
 
     @staticmethod
     def _load(file: Path) -> dict:
@@ -145,6 +192,8 @@ class ResultCache:
 
     def put(self, key: str, digest: str, result: FileResult, stat_key: list | None = None) -> None:
         stored = result_to_dict(result)
+        # a file's imports as optional_modules reads them: stored for the importers only (put_imports)
+        stored["facts"] = [fact for fact in stored["facts"] if fact[0] != "optimp"]
         sites = [fact[1] for fact in stored["facts"] if fact[0] == "site"]
         if sites:  # kept apart: a warm run reads them only when linking must link the file afresh
             stored["facts"] = [fact for fact in stored["facts"] if fact[0] != "site"]
@@ -198,6 +247,15 @@ class ResultCache:
 
     def put_imports(self, key: str, digest: str, imports: list) -> None:
         self.entries["imports|" + key] = [digest, [[list(name), guarded, relative] for name, guarded, relative in imports]]
+        self.dirty = True
+
+    def get_untested(self, key: str, digest: str, names: str) -> bool:
+        """Whether this content of the file was found to test none of the imported flags `names` (imported_flags)."""
+        entry = self.entries.get("flags|" + key)
+        return isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and entry[1] == names
+
+    def put_untested(self, key: str, digest: str, names: str) -> None:
+        self.entries["flags|" + key] = [digest, names]
         self.dirty = True
 
     def save(self) -> None:

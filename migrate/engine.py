@@ -16,25 +16,11 @@ import stat
 import time
 import warnings
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import (
-    deps,
-    fileio,
-    imported_kernels,
-    linking,
-    npu_aware,
-    optional_paths,
-    own_package,
-    reexports,
-    repo_index,
-    shell_python,
-    suppress,
-    walk,
-)
+from migrate import deps, fileio, imported_kernels, linking, own_package, repo_index, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import drop_unbuilt, mentions
@@ -42,7 +28,7 @@ from migrate.findings import FileError, FileResult, Finding, ScanResult, display
 from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
 from migrate.newer_syntax import parse as parse_python_source
-from migrate.optional_modules import drop_optional_modules
+from migrate.optional_modules import drop_optional_modules, tree_imports
 from migrate.sources import (
     CudaSourceContext,
     LauncherContext,
@@ -217,7 +203,9 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
                         extra_imports: dict[str, str] | None = None,
                         facts: list | None = None, uses: list | None = None,
                         known_flags: frozenset = frozenset(), known_kernels: frozenset = frozenset(),
-                        sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
+                        sites: bool = True, imports: list | None = None) -> tuple[list[Finding], list[FileError], int]:
+    # the modules only analysis needs, imported here: a warm run analyses nothing and does not load them
+    from migrate import npu_aware, optional_paths, reexports, suppress
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -240,8 +228,12 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         active = [rule for rule in rules if rule.CODE == imported_kernels.CODE]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     if not active and not probes and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
+        if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
+            imports.append(tree_imports(tree, path))
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
+    if imports is not None:  # before the rules: the index and parents as the parse made them
+        imports.append(tree_imports(tree, path, ctx.nodes, ctx.parent))
     if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
         ctx.__dict__["_npu_known_flags"] = known_flags
     if known_kernels:  # Triton kernels other modules define, imported here (migrate/imported_kernels.py)
@@ -293,6 +285,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 def _line_suppressed(text: str, findings: list[Finding]) -> tuple[list[Finding], int]:
     if "noqa" not in text:
         return findings, 0
+    from migrate import suppress
     from migrate.context import split_lines
 
     comments = suppress.line_comments(split_lines(text))
@@ -329,11 +322,14 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     imports: list[tuple[str, int]] = []
     requirements: list[tuple[str, int]] = []
     uses: list[str] = []
+    module_imports: list | None = None  # [optional_modules.tree_imports of the text] once it parsed
     for kind in kinds:
         try:
             imported = repo_index.import_facts(path, text) if kind == "python" else None  # one pass of the import pattern
+            if kind == "python":
+                module_imports = []
             f, e, s_ = _analyze_kind(kind, path, text, version, defs, requirements, uses,
-                                     imported is not None and repo_index.linked_by_sites(imported[0]))
+                                     imported is not None and repo_index.linked_by_sites(imported[0]), module_imports)
             if imported is not None:
                 refs, imports = imported
         except MalformedInput as exc:
@@ -349,8 +345,10 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
-    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None,
-                                                                                                       uses[1] if len(uses) > 1 else None))
+    facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None)
+    if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
+        facts += (("optimp", tuple(module_imports[0])),)
+    return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
 
 
 # a failure while reading a file of this kind is reported with this code
@@ -360,11 +358,11 @@ _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904
 
 def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                   requirements: list | None = None, uses: list | None = None,
-                  sites: bool = True) -> tuple[list[Finding], list[FileError], int]:
+                  sites: bool = True, imports: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
-        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses, sites=sites)
+        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses, sites=sites, imports=imports)
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
@@ -404,6 +402,8 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         rules = _applying(by_kind.get(kind, []), text, kb)
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
+            from migrate import shell_python
+
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
             if "install" in text and "/" in text:  # `pip install ./submodules/x` (migrate/local_installs.py)
                 from migrate import local_installs
@@ -532,7 +532,7 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
                                       config.max_file_size)
-    results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
+    results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
     results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
@@ -543,15 +543,22 @@ def scan(
     results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA
     if cache:
         cache.save()
-    results = [displayable(_filter(r, config)) for r in results]
+    selected: dict[str, bool] | None = None if config.per_file_ignores else {}  # code -> kept, where the path plays no part
+    results = [displayable(_filter(r, config, selected)) for r in results]
     results.sort(key=lambda r: r.path)
     return ScanResult(tuple(results), time.perf_counter() - started, version, cached, wrapper_calls=wrapper_calls)
 
 
-def _filter(result: FileResult, config: Config) -> FileResult:
+def _filter(result: FileResult, config: Config, selected: dict[str, bool] | None = None) -> FileResult:
+    """The result with only the findings `config` selects; `selected` (code -> answer, filled here) where no
+    per-file ignore makes the answer depend on the path: a warm run of a large repository asks for thousands."""
     if not result.findings:
         return result
-    kept = tuple(f for f in result.findings if config.is_selected(f.code, f.path))
+    if selected is None:
+        kept = tuple(f for f in result.findings if config.is_selected(f.code, f.path))
+    else:
+        kept = tuple(f for f in result.findings
+                     if (selected[f.code] if f.code in selected else selected.setdefault(f.code, config.is_selected(f.code))))
     if len(kept) == len(result.findings):
         return result
     return FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed)
@@ -593,6 +600,7 @@ def _analyze_all(todo, version, jobs, progress, done, total) -> list[FileResult]
 def _isolated(items, version, context) -> list[FileResult]:
     """Analyse files one per task in a fresh one-worker pool, after a worker died: the file that kills
     a worker again gets its own error and the others are still analysed."""
+    from concurrent.futures import ProcessPoolExecutor  # here: a warm run starts no pool (multiprocessing ~30 ms to import)
     from concurrent.futures.process import BrokenProcessPool
 
     results: list[FileResult] = []

@@ -34,11 +34,21 @@ def flag_defs(ctx) -> list:
     return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))]
 
 
+def _digest(data) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest() if isinstance(data, bytes) else ""
+
+
 def _same_module(a: str, b: str) -> bool:
     return a == b or a.endswith("." + b) or b.endswith("." + a)
 
 
-def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_file_size: int) -> list[FileResult]:
+def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_file_size: int, cache=None,
+                   digests: dict | None = None) -> list[FileResult]:
+    """`results` less the findings a second analysis with the imported flags known no longer gives (see the module
+    doc). With `cache` (a ResultCache) and `digests` (path -> (cache key, content digest)), a file found to test none
+    of the flags it imports is remembered under its content and those flags, so a warm run does not read it again."""
     flags = [(f[2], r.path) for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == "flag"]
     if not flags:
         return results
@@ -61,16 +71,25 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
         if not known:
             out.append(result)
             continue
-        text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
+        key, digest = (digests or {}).get(result.path, ("", ""))
+        names = "|".join(sorted({re.escape(flag.rpartition(".")[2] if spelled == flag else ".".join(flag.rsplit(".", 2)[-2:]))
+                                 for flag, spelled in matched}))
+        if cache and key and cache.get_untested(key, digest, names):
+            out.append(result)
+            continue
+        data = fresh.get(result.path)
+        if data is None:  # read here: its digest keys the cache entry below
+            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
+        text = engine.text_again(result.path, data, max_file_size)
         if text is None:
             out.append(result)
             continue
         # a flag can only guard here if a test reads it (`if flash_ok`, `and probe.fused`, not `has_triton()`):
         # most files importing a flag's module never test that flag, and a second analysis of a large file costs
         # (read through its module: `probe.fused`, not any word `fused`)
-        names = "|".join(sorted({re.escape(flag.rpartition(".")[2] if spelled == flag else ".".join(flag.rsplit(".", 2)[-2:]))
-                                 for flag, spelled in matched}))
         if not re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})\b(?!\s*\()", text):
+            if cache and key and digest == _digest(data):
+                cache.put_untested(key, digest, names)
             out.append(result)
             continue
         again, errors, _ = engine.analyze_python_text(result.path, text, version, known_flags=known)

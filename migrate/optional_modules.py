@@ -143,6 +143,56 @@ def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool)
     return len(name) >= 2 and parts[-len(name):] == name  # `hqq.backends.marlin`, not a bare `marlin` (the package)
 
 
+def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=None) -> list:
+    """(dotted name as parts, guarded, relative) for each name each import of the module may load (`_imported`).
+    With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
+    read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
+    first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
+    if nodes is None:
+        found: list = []
+        _imports(tree, False, found)
+    else:
+        statements = sorted((*nodes.get(ast.Import, ()), *nodes.get(ast.ImportFrom, ())),
+                            key=lambda n: (n.lineno, n.col_offset))
+        fallbacks: dict[int, set[str]] = {}
+        found = [(node, _guarded(node, parent, fallbacks)) for node in statements]
+    return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
+            for node, guarded in found for name in _imported(node, path)]
+
+
+def _guarded(node: ast.AST, parent, fallbacks: dict) -> bool:
+    """The flag `_imports` gives the import `node`, from its ancestors, outermost first: inside the body of a
+    `try` that catches a failed import (or an `if` asking for a package) it is guarded, unless an enclosing
+    unguarded `try` imports the same last name in a handler (the fallback `_imports` reads)."""
+    chain = []
+    child, above = node, parent(node)
+    while above is not None:
+        chain.append((above, child))
+        child, above = above, parent(above)
+    guarded = vetoed = False
+    for above, child in reversed(chain):
+        if isinstance(above, ast.Try):
+            if any(child is statement for statement in above.body):
+                if not guarded:
+                    fallback = fallbacks.get(id(above))
+                    if fallback is None:
+                        fallback = fallbacks[id(above)] = {
+                            name for h in above.handlers for n in ast.walk(h)
+                            if isinstance(n, (ast.Import, ast.ImportFrom)) for name in _last_names(n)}
+                    vetoed = vetoed or bool(fallback & _last_names(node))
+                guarded = guarded or any(_catches_import_error(h) for h in above.handlers)
+        elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
+                and (_availability_check(above.test) or _cuda_device_check(above.test)):
+            guarded = True
+    return guarded and not vetoed
+
+
+def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool) -> bool:
+    if relative:
+        return name == parts
+    return len(name) >= 2 and parts[-len(name):] == name  # `hqq.backends.marlin`, not a bare `marlin` (the package)
+
+
 def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list | None:
     """(dotted name as parts, guarded, relative) for each name each import of the file may load (`_imported`);
     None when the file cannot be read or parsed now. Stored in `cache` under the content just read."""
@@ -150,14 +200,15 @@ def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list 
 
     from migrate import engine
 
+    if data is None:  # read here: its digest keys the cache entry
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    if not isinstance(data, bytes):
+        return None
     text = engine.text_again(path, data, max_file_size)
     tree = fileio.parse_python(text) if text is not None else None
     if tree is None:
         return None
-    found: list = []
-    _imports(tree, False, found)
-    out = [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
-           for node, guarded in found for name in _imported(node, path)]
+    out = tree_imports(tree, path)
     if cache and key:
         cache.put_imports(key, hashlib.blake2b(data, digest_size=16).hexdigest(), out)
     return out
@@ -182,6 +233,10 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
         if imports is None:
             key, digest = (digests or {}).get(result.path, ("", ""))
             imports = cache.get_imports(key, digest) if (cache and key) else None
+            if imports is None:  # read in the first pass from the tree the rules saw (not kept in the cache's results)
+                imports = next((list(f[1]) for f in (result.facts or ()) if f[0] == "optimp"), None)
+                if imports is not None and cache and key and digest:
+                    cache.put_imports(key, digest, imports)
             if imports is None:
                 imports = _file_imports(result.path, fresh.get(result.path), max_file_size, cache, key)
             imports = imports_of[result.path] = imports or []

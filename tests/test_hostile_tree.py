@@ -215,10 +215,16 @@ BAD_CACHES = {
     "result_not_dict": lambda key, entry: {key: [entry[0], 7, entry[2]]},
     "missing_keys": lambda key, entry: {key: [entry[0], {"kind": "python"}, entry[2]]},
     "wrong_types": lambda key, entry: {key: [entry[0], {**entry[1], "lines": "many", "findings": [
-        {**entry[1]["findings"][0], "line": "2"}]}, entry[2]]},
-    "finding_not_dict": lambda key, entry: {key: [entry[0], {**entry[1], "findings": [3]}, entry[2]]},
+        ["2", *entry[1]["findings"][0][1:]]]}, entry[2]]},
+    # a finding is stored as a row of its fields (cache._row): a row of another shape or with a field of the wrong type
+    "finding_not_a_row": lambda key, entry: {key: [entry[0], {**entry[1], "findings": [3]}, entry[2]]},
+    "short_row": lambda key, entry: {key: [entry[0], {**entry[1], "findings": [entry[1]["findings"][0][:-1]]}, entry[2]]},
+    "message_not_text": lambda key, entry: {key: [entry[0], {**entry[1], "findings": [
+        [*entry[1]["findings"][0][:7], 12, *entry[1]["findings"][0][8:]]]}, entry[2]]},
+    "edit_of_another_shape": lambda key, entry: {key: [entry[0], {**entry[1], "findings": [
+        [*entry[1]["findings"][0][:9], [[1, 2, 3, 4, 5]], *entry[1]["findings"][0][10:]]]}, entry[2]]},
     "bad_severity": lambda key, entry: {key: [entry[0], {**entry[1], "findings": [
-        {**entry[1]["findings"][0], "severity": "fatal"}]}, entry[2]]},
+        [*entry[1]["findings"][0][:5], "fatal", *entry[1]["findings"][0][6:]]]}, entry[2]]},
 }
 
 

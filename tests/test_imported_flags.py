@@ -37,3 +37,43 @@ def test_a_flag_imported_from_a_module_that_sets_it_by_an_import_attempt_is_an_a
     assert _lines(result, "NPU501", "pkg/optim.py") == []
     # a flag that is a plain setting in its module stays a required import
     assert _lines(result, "NPU501", "pkg/forced.py") == [4]
+
+
+def test_a_warm_run_does_not_read_again_a_file_that_tests_none_of_the_flags_it_imports(tmp_path: Path, monkeypatch):
+    # a file importing a flag it never tests (`print(flash_ok)`) is read after the scan only to find that out; the
+    # answer is cached under its content and the flags, so a warm run reads only the files that do test one; a
+    # damaged entry is read around; an edit that starts testing the flag is seen
+    import json
+    import os
+    import time
+
+    from migrate import engine
+
+    repo, cache = tmp_path / "repo", tmp_path / "cache"
+    files = dict(REPO, **{"pkg/plain.py": "from .utils import flash_ok\nimport flash_attn\nprint(flash_ok)\n"})
+    old = time.time() - 60
+    for name, body in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(body)
+        os.utime(repo / name, (old, old))  # the stat shortcut of the cache applies
+    reads = []
+    real = engine._read_target
+    monkeypatch.setattr(engine, "_read_target", lambda target, limit: reads.append(target.path.rsplit("/", 1)[-1]) or real(target, limit))
+
+    def run():
+        reads.clear()
+        result = scan([str(repo)], cache_dir=cache, torch_npu_version="2.14.0")
+        return _lines(result, "NPU501", "pkg/plain.py"), sorted(reads)
+
+    # cold: every file read once by the scan itself
+    assert run() == ([2], sorted(p.rsplit("/", 1)[-1] for p in files))
+    assert run() == ([2], ["attn.py", "optim.py"])  # warm: those test a flag (read again); plain.py does not (not read)
+    entries_file = next(p for p in cache.glob("analyze-*.json") if not p.name.endswith("-sites.json"))
+    entries = json.loads(entries_file.read_text())
+    damaged = {k: [v[0], "(?:"] if k.startswith("flags|") else v for k, v in entries.items()}
+    assert damaged != entries
+    entries_file.write_text(json.dumps(damaged))
+    assert run() == ([2], ["attn.py", "optim.py", "plain.py"])  # damaged: read again, same findings
+    (repo / "pkg/plain.py").write_text("from .utils import flash_ok\nif flash_ok:\n    import flash_attn\n")
+    os.utime(repo / "pkg/plain.py", (old + 1, old + 1))
+    assert run() == ([], ["attn.py", "optim.py", "plain.py"])  # now tests the flag (read by the scan, fresh): optional

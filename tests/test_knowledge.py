@@ -338,3 +338,86 @@ def test_analyze_says_which_line_it_uses(monkeypatch, tmp_path):
     assert result.exit_code == 1, result.output
     assert "npu-migrate: the installed torch_npu 2.2.0 has no knowledge line" in result.stderr
     assert "has no knowledge line" not in result.stdout
+
+
+def test_torch_npu_is_looked_up_in_installed_metadata_only_where_importlib_metadata_could_find_it(tmp_path, monkeypatch):
+    # `_may_be_installed` spares a run the import of importlib.metadata where no sys.path folder holds an entry named
+    # like torch_npu's metadata; wherever importlib.metadata finds a torch_npu, the pre-test says "may be"
+    import sys
+    from importlib import metadata
+
+    from migrate import knowledge
+
+    layouts = {
+        "none": ["torch-2.1.0.dist-info", "numpy"],
+        "dist-info": ["torch_npu-2.1.0.dist-info"],
+        "upper": ["Torch_NPU-2.1.0.dist-info"],
+        "dotted": ["torch.npu-2.1.0.dist-info"],
+        "egg-info": ["torch_npu-2.1.0.egg-info"],
+        "package-only": ["torch_npu"],
+    }
+    found = {}
+    for name, entries in layouts.items():
+        root = tmp_path / name
+        for entry in entries:
+            (root / entry).mkdir(parents=True)
+            if entry.endswith((".dist-info", ".egg-info")):
+                meta = "METADATA" if entry.endswith(".dist-info") else "PKG-INFO"
+                dist = entry.rsplit("-", 1)[0]
+                (root / entry / meta).write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 2.1.0\n")
+        monkeypatch.setattr(sys, "path", [str(root), str(tmp_path / "absent")])
+        try:
+            installed = metadata.version("torch-npu")
+        except metadata.PackageNotFoundError:
+            installed = None
+        found[name] = (knowledge._may_be_installed(), installed)
+        if installed is None:
+            assert knowledge._installed_torch_npu() is None
+        else:
+            assert found[name][0] and knowledge._installed_torch_npu() == installed
+    assert found["none"] == (False, None) and found["package-only"] == (True, None)
+    assert all(found[name] == (True, "2.1.0") for name in ("dist-info", "upper", "dotted", "egg-info"))
+    archive = tmp_path / "site.zip"
+    archive.write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(archive)])
+    assert knowledge._may_be_installed()  # importlib.metadata reads inside archives: the pre-test does not
+
+
+def test_a_parsed_knowledge_file_is_kept_as_json_and_read_back_only_for_the_same_text(tmp_path, monkeypatch):
+    # with the analyze cache on, each knowledge TOML file is parsed once and kept as JSON (tomllib cost a warm run
+    # ~30 ms): read back equal to tomllib's result for every file shipped; a kept file that is damaged, of another
+    # text or not a regular file is parsed again
+    import hashlib
+    import json
+    import os
+    from pathlib import Path
+
+    parses = []
+    real = k._toml.loads
+    monkeypatch.setattr(k._toml, "loads", lambda text: parses.append(1) or real(text))
+    folder = Path(k._HERE)
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.toml"))
+    assert "third_party.toml" in names and "data/device_neutral.toml" in names
+    for name in names:
+        text = (folder / name).read_text(encoding="utf-8")
+        parses.clear()
+        first = k._parsed_toml(name, text, str(tmp_path))
+        again = k._parsed_toml(name, text, str(tmp_path))
+        assert first == again == real(text) and len(parses) == 1  # the second read decodes the kept JSON
+    name, text = "third_party.toml", (folder / "third_party.toml").read_text(encoding="utf-8")
+    kept = tmp_path / "knowledge-third_party.toml.json"
+    for damage in ("truncate", "other_text", "not_a_dict", "fifo"):
+        if damage == "truncate":
+            kept.write_bytes(kept.read_bytes()[:-9])
+        elif damage == "not_a_dict":
+            digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+            kept.write_text(json.dumps({"digest": digest, "data": [1]}))  # this text's digest, data of another shape
+        elif damage == "fifo":
+            kept.unlink()
+            os.mkfifo(kept)
+        parses.clear()
+        edited = text + "\n# edited\n" if damage == "other_text" else text
+        assert k._parsed_toml(name, edited, str(tmp_path)) == real(text) and len(parses) == 1, damage
+    # the FIFO was never opened (the run did not block): replaced by the kept JSON, read back without parsing
+    parses.clear()
+    assert kept.is_file() and k._parsed_toml(name, text, str(tmp_path)) == real(text) and parses == []

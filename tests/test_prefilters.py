@@ -209,9 +209,9 @@ def test_a_file_is_read_with_the_cycle_collector_off_and_the_collector_is_restor
 
 
 def test_a_warm_run_reads_the_importers_of_optional_modules_from_the_cache(tmp_path, monkeypatch):
-    # optional_modules parses each importer of a candidate module; their imports are cached under the file's content,
-    # so a warm run parses none (torch: 56 files, 1.9 s of a 3.7 s warm run), an edited importer is read again, and a
-    # damaged entry is parsed around
+    # optional_modules reads each importer of a candidate module's imports from the first pass (no second parse: torch
+    # 326 files, 6-7 s CPU in the parent); they are cached under the file's content, so a warm run parses none (torch:
+    # 1.9 s of a 3.7 s warm run), an edited importer is read again, and a damaged entry is parsed around
     import json
     import os
     import time
@@ -236,11 +236,12 @@ def test_a_warm_run_reads_the_importers_of_optional_modules_from_the_cache(tmp_p
         result = scan([str(repo)], cache_dir=cache)
         return sorted(f.path.rsplit("/", 1)[-1] for f in result.findings if f.code == "NPU501")
 
-    assert kept() == ["eager.py"] and len(parses) == 1  # cold: use.py parsed once; quick.py optional
-    assert kept() == ["eager.py"] and len(parses) == 1  # warm: nothing parsed
+    # cold: use.py's imports come from the first pass (fact "optimp"), not a second parse; quick.py optional
+    assert kept() == ["eager.py"] and len(parses) == 0
+    assert kept() == ["eager.py"] and len(parses) == 0  # warm: nothing parsed, the imports read from the cache
     (repo / "pkg/use.py").write_text("from . import quick\nfrom . import eager\n")
     os.utime(repo / "pkg/use.py", (old + 1, old + 1))
-    assert kept() == ["eager.py", "quick.py"] and len(parses) == 2  # the importer changed: read again
+    assert kept() == ["eager.py", "quick.py"] and len(parses) == 0  # the importer changed: read again in the first pass
     stored = None
     for file in cache.glob("analyze-*.json"):
         entries = json.loads(file.read_text())
@@ -251,4 +252,58 @@ def test_a_warm_run_reads_the_importers_of_optional_modules_from_the_cache(tmp_p
                     entries[k] = [entries[k][0], [["not", "rows"]]]
             file.write_text(json.dumps(entries))
     assert stored is not None
-    assert kept() == ["eager.py", "quick.py"] and len(parses) == 3  # damaged: parsed around, same findings
+    assert kept() == ["eager.py", "quick.py"] and len(parses) == 1  # damaged: parsed around, same findings
+
+
+def test_optional_modules_read_imports_from_the_node_index_as_the_statement_walk_reads_them():
+    # the first pass records each file's imports from the node index and parents the rules use (no walk of every
+    # statement, no second parse in drop_optional_modules): the same names, guarded flags and order as the walk
+    import ast
+
+    from migrate.context import index_tree
+    from migrate.optional_modules import tree_imports
+
+    source = (
+        "import os, a.b as c\n"
+        "try:\n    from .x import y\n    import marlin\nexcept ImportError:\n    import z\n    from . import marlin\n"
+        "try:\n    try:\n        from ..q import r\n    except ValueError:\n        from ..q import w\n"
+        "except (ModuleNotFoundError, KeyError):\n    pass\nelse:\n    import e1\nfinally:\n    import f1\n"
+        "try:\n    try:\n        import k\n    except ImportError:\n        import k\nexcept RuntimeError:\n    import n\n"
+        "if is_apex_available():\n    from apex import amp\nelse:\n    from torch.cuda import autocast\n"
+        "if HAS_APEX and args.fused:\n    import apex.optimizers\n"
+        "if env['has_flash_attn_3']:\n    if cond:\n        from . import fa3\n"
+        "def f():\n    try:\n        from .deep import thing\n    except:\n        pass\n    import plain\n"
+        "class C:\n    def m(self):\n        with lock:\n            try:\n                import w2\n"
+        "            except Exception:\n                w2 = None\n"
+        "match v:\n    case 1:\n        try:\n            import mm\n        except ImportError:\n            mm = None\n"
+        "try:\n    import s1\nexcept* ImportError:\n    pass\n"
+        "for i in x:\n    pass\nelse:\n    try:\n        from ... import up\n    except ImportError:\n        up = None\n"
+    )
+    tree = ast.parse(source)
+    nodes, parents = index_tree(tree)
+    for path in ("pkg/sub/mod.py", "pkg/sub/__init__.py"):
+        walked = tree_imports(tree, path)
+        assert tree_imports(tree, path, nodes, lambda n: parents.get(id(n))) == walked
+        flags = {name[-1] if name else "": guarded for name, guarded, _ in walked}
+        # guarded where the walk guards; not where a handler imports the same name again (`marlin`, `k`)
+        assert flags["y"] and flags["r"] and flags["amp"] and flags["fa3"] and flags["thing"] and flags["w2"] and flags["mm"]
+        assert not flags["marlin"] and not flags["k"] and not flags["os"] and not flags["e1"] and not flags["s1"] \
+            and not flags["autocast"]
+
+
+def test_a_cached_finding_read_back_from_its_row_equals_the_finding_stored():
+    # the results file stores a finding as a row of its fields and builds it back without Finding.__init__ (a warm
+    # run reads thousands): every field, the defaults, equality and the hash are those of the finding stored
+    import json
+
+    from migrate import cache
+    from migrate.findings import Category, Edit, FileResult, Finding, Severity
+
+    full = Finding("a/b.py", 3, 5, 4, 9, "NPU507", Severity.WARNING, Category.THIRD_PARTY, "m ü", True,
+                   (Edit(3, 4, 3, 8, "npu"), Edit(4, 0, 4, 2, "")), 2, "torch.npu", "apex", True)
+    bare = Finding("a/b.py", 1, 1, 1, 2, "NPU101", Severity.ERROR, Category.DEVICE, "x")
+    stored = json.loads(json.dumps(cache.result_to_dict(FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),)))))
+    back = cache.result_from_dict("a/b.py", stored)
+    assert back.findings == (full, bare) and [hash(f) for f in back.findings] == [hash(full), hash(bare)]
+    assert [vars(f) for f in back.findings] == [vars(full), vars(bare)]
+    assert back == FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),))

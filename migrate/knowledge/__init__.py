@@ -1,15 +1,15 @@
 """Knowledge base generated from real torch_npu wheels (see docs/knowledge.md).
 
-Stdlib only: never imports torch or torch_npu. Data lives next to this file and is read with
-importlib.resources; everything is cached.
+Stdlib only: never imports torch or torch_npu. Data lives next to this file and is read from there
+(`_read_text`); everything is cached.
 """
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 
 try:  # Python >= 3.11
     import tomllib as _toml
@@ -24,8 +24,20 @@ __all__ = [
 _PKG = __name__
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def _read_text(*parts: str) -> str:
-    return resources.files(_PKG).joinpath(*parts).read_text(encoding="utf-8")
+    """A data file of this package: read from the package's folder (importing importlib.resources, and the tempfile
+    and shutil it pulls in, was ~3% of a warm analyze run), through importlib.resources only where the package is
+    not a folder of files (a zip import)."""
+    try:
+        with open(os.path.join(_HERE, *parts), encoding="utf-8") as handle:
+            return handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        from importlib import resources
+
+        return resources.files(_PKG).joinpath(*parts).read_text(encoding="utf-8")
 
 
 @functools.cache
@@ -33,9 +45,43 @@ def read_json(*parts: str):
     return json.loads(_read_text(*parts))
 
 
+_PARSED_DIR: str | None = None  # where parsed TOML files are kept as JSON (`keep_parsed`); None: parsed each run
+
+
+def keep_parsed(directory) -> None:
+    """Keep each knowledge TOML file, once parsed, as JSON in `directory` (the analyze cache's folder, set when a scan
+    uses the cache): decoding that JSON is ~15x cheaper than tomllib, whose parse of the package catalogue and the
+    device-neutral list was ~30 ms of every warm analyze run."""
+    global _PARSED_DIR
+    _PARSED_DIR = os.fspath(directory)
+
+
 @functools.cache
 def read_toml(name: str) -> dict:
-    return _toml.loads(_read_text(name))
+    text = _read_text(name)
+    return _toml.loads(text) if _PARSED_DIR is None else _parsed_toml(name, text, _PARSED_DIR)
+
+
+def _parsed_toml(name: str, text: str, directory: str) -> dict:
+    """`tomllib.loads(text)`, read back from `directory` when it was kept there for this very text (its digest); a
+    kept file that is damaged, of another text or not a regular file is parsed again and replaced. A file holding a
+    value JSON cannot (a TOML date) is not kept."""
+    import hashlib
+
+    from migrate import fileio
+    from migrate.cache import ResultCache
+
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    path = os.path.join(directory, "knowledge-" + name.replace("/", "-") + ".json")
+    kept = ResultCache._load(path)  # {} for anything but a regular file holding a JSON object, never blocking
+    if kept.get("digest") == digest and isinstance(kept.get("data"), dict):
+        return kept["data"]
+    data = _toml.loads(text)
+    try:
+        fileio.atomic_write(path, json.dumps({"digest": digest, "data": data}, separators=(",", ":")), make_parents=True)
+    except (OSError, TypeError, ValueError):  # not writable, or a value JSON cannot hold: parsed again next time
+        pass
+    return data
 
 
 def _vkey(v: str) -> tuple[int, ...]:
@@ -72,7 +118,38 @@ def _match_line(text: str) -> str | None:
     return same_line[-1] if same_line else None
 
 
+# the start of a torch_npu distribution's metadata folder as importlib.metadata finds it (`torch_npu-2.14.0.dist-info`,
+# any case, `-` `_` `.` between the two words); anything else so named only sends the look-up to importlib.metadata
+_TORCH_NPU_DIST = re.compile(r"torch[-_.]+npu", re.I)
+
+
+def _may_be_installed() -> bool:
+    """False only where importlib.metadata could find no torch_npu: no folder of sys.path holds an entry named like its
+    metadata, sys.path holds no archive or egg (read inside by importlib.metadata) and no finder of sys.meta_path but
+    the path finder looks for distributions. Importing importlib.metadata (email, zipfile, csv) costs a warm analyze
+    run more than the rest of its start-up does, on every machine without torch_npu (a GPU host)."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder for finder in sys.meta_path):
+        return True
+    for entry in sys.path:
+        if not isinstance(entry, str) or entry.endswith(".egg"):
+            return True
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:  # a zip archive on the path
+            return True
+        except OSError:  # not there, not readable: importlib.metadata finds nothing in it either
+            continue
+        if any(_TORCH_NPU_DIST.match(name) for name in names):
+            return True
+    return False
+
+
 def _installed_torch_npu() -> str | None:
+    if not _may_be_installed():
+        return None
     from importlib import metadata
     for dist in ("torch-npu", "torch_npu"):
         try:
