@@ -278,6 +278,8 @@ def test_optional_modules_read_imports_from_the_node_index_as_the_statement_walk
         "match v:\n    case 1:\n        try:\n            import mm\n        except ImportError:\n            mm = None\n"
         "try:\n    import s1\nexcept* ImportError:\n    pass\n"
         "for i in x:\n    pass\nelse:\n    try:\n        from ... import up\n    except ImportError:\n        up = None\n"
+        "if experimental and 'cuda' in str(self.device):\n    from .cuda import te_model\n"  # a CUDA-device branch (f18b)
+        "if device.type == 'cuda':\n    import cu_only\nif torch.cuda.is_available():\n    import cu_avail\n"
     )
     tree = ast.parse(source)
     nodes, parents = index_tree(tree)
@@ -286,6 +288,7 @@ def test_optional_modules_read_imports_from_the_node_index_as_the_statement_walk
         assert tree_imports(tree, path, nodes, lambda n: parents.get(id(n))) == walked
         flags = {name[-1] if name else "": guarded for name, guarded, _ in walked}
         # guarded where the walk guards; not where a handler imports the same name again (`marlin`, `k`)
+        assert flags["te_model"] and flags["cu_only"] and flags["cu_avail"]
         assert flags["y"] and flags["r"] and flags["amp"] and flags["fa3"] and flags["thing"] and flags["w2"] and flags["mm"]
         assert not flags["marlin"] and not flags["k"] and not flags["os"] and not flags["e1"] and not flags["s1"] \
             and not flags["autocast"]
