@@ -251,6 +251,17 @@ def _gpu_extra(dep, pips) -> tuple[str, str, str] | None:
     return None
 
 
+# a manifest named for another accelerator or for the CPU (`requirements_apple_silicon.txt`, `requirements_amd_noavx2.txt`,
+# `requirements_cpu_only.txt`, `environment-rocm.yml`, `requirements_npu.txt`, `*_mps*`, `*_xpu*`): an installer picks it
+# for that machine, it is not the CUDA manifest a port changes (label rule (L15), set 19)
+_OTHER_ACCELERATOR = re.compile(r"^(?:apple|amd|rocm[\d.]*|cpu|npu|mps|xpu)$", re.I)
+
+
+def _other_accelerator_manifest(path: str) -> bool:
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return any(_OTHER_ACCELERATOR.match(part) for part in re.split(r"[-_.]", stem))
+
+
 def _conda_env(ctx) -> bool:
     return is_conda_env(ctx.path)
 
@@ -309,6 +320,12 @@ class GpuOnlyDependency(Rule):
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
+        # a manifest for another accelerator or the CPU, which an installer picks for that machine (text-generation-webui
+        # requirements_amd.txt / requirements_apple_silicon.txt beside its CUDA requirements.txt)
+        Valid("https://github.com/oobabooga/exllamav2/releases/download/v0.0.18/exllamav2-0.0.18+rocm5.6-cp311-cp311-"
+              "linux_x86_64.whl; platform_system == \"Linux\"\nflash-attn==2.5.6\n", kind="manifest",
+              filename="requirements_amd_noavx2.txt"),
+        Valid("exllamav2==0.0.18\ntorch==2.2.1+cu121\n", kind="manifest", filename="requirements_apple_silicon.txt"),
         # an image's or a CI machine's conda setup is not part of the port's inventory (AdelaiDet docker/Dockerfile)
         Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
               filename="Dockerfile"),
@@ -378,6 +395,13 @@ class GpuOnlyDependency(Rule):
         Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
         # pointMLP-pytorch requirements.txt: the conda name of the CUDA toolkit in a pip requirements file
         Invalid("cudatoolkit\nnumpy\n", kind="manifest", filename="requirements.txt"),
+        # a prebuilt wheel by URL with an environment marker after it (text-generation-webui requirements.txt): the
+        # wheel file names the distribution (PEP 427), a `+cu121` local version pins a CUDA build of a package the
+        # catalogue may not know
+        Invalid('https://github.com/oobabooga/exllamav2/releases/download/v0.0.18/exllamav2-0.0.18+cu121-cp311-cp311-'
+                'linux_x86_64.whl; platform_system == "Linux" and platform_machine == "x86_64"\n'
+                'https://example.org/whl/some_kernels-0.2.56+cu121-cp311-cp311-win_amd64.whl; platform_system == "Windows"\n',
+                kind="manifest", count=2),
         # a prebuilt wheel by URL names its distribution in the file name
         Invalid("https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.8/"
                 "flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n", kind="manifest", count=1),
@@ -421,6 +445,8 @@ class GpuOnlyDependency(Rule):
     ]
 
     def check(self, ctx):
+        if ctx.kind == "manifest" and _other_accelerator_manifest(ctx.path):
+            return
         table = knowledge.third_party()
         pips = _pip_table()
         launcher = ctx.kind == "launcher"
