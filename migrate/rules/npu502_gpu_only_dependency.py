@@ -159,6 +159,23 @@ def _python_pip_installs(ctx):
                 yield "req", dep, call.args[0]
 
 
+# an index option and its value inside any string of a Python program (`install_pytorch += "--index-url
+# https://download.pytorch.org/whl/cu121"`, later run through a helper): the option's only use is a pip command
+_INDEX_OPTION_IN_TEXT = re.compile(r"(?<![\w-])(?:--index-url|--extra-index-url|--find-links|-i|-f)(?:\s+|=)(\S+)")
+
+
+def _python_index_strings(ctx):
+    """The string constants of a Python program that give pip a CUDA wheel index (`--index-url .../whl/cu121`,
+    `--extra-index-url=.../cu118`), wherever the string then goes (one_click.py's `run_cmd(install_pytorch)`):
+    a command text built in pieces is not followed to its runner, the option names what the text is for."""
+    for node in ctx.nodes.get(ast.Constant, ()):
+        if isinstance(node.value, str) and "cu" in node.value and "-" in node.value:
+            for match in _INDEX_OPTION_IN_TEXT.finditer(node.value):
+                if _CUDA_INDEX_URL.match(match.group(1).strip("\"'") + " "):
+                    yield node
+                    break
+
+
 # `conda install` (mamba, micromamba) in a launcher or a notebook's `!` line: its CUDA toolkit packages
 _CONDA_INSTALL = re.compile(r"(?<![\w./-])(?:conda|mamba|micromamba)\s+install\b")
 _CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"})
@@ -307,7 +324,9 @@ class GpuOnlyDependency(Rule):
     and the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
-    read like a launcher's line: its requirements and CUDA wheel indexes, at the command. A requirement
+    read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the
+    program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
+    built in pieces and run later). A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
     read from wheel metadata are in knowledge/data/gpu_extras.toml)."""
 
@@ -316,7 +335,7 @@ class GpuOnlyDependency(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
     KINDS = ("manifest", "launcher", "python")
-    TRIGGERS = ("install", "module")  # launchers: only those that install or load packages (manifests are always read)
+    TRIGGERS = ("install", "module", "index-url", "find-links")  # launchers: only those that install or load packages (manifests are always read)
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
@@ -433,6 +452,12 @@ class GpuOnlyDependency(Rule):
                 'git+https://github.com/NVIDIA/apex.git\', shell=True)\n'
                 'import os\nos.system("pip install torch --extra-index-url https://download.pytorch.org/whl/cu118")\n'
                 'subprocess.check_call([sys.executable, "-m", "pip", "install", "xformers"])', count=4),
+        # text-generation-webui one_click.py: the pip command is built in pieces and run later through a helper; the
+        # string that gives the CUDA wheel index is the line to change (not the ROCm / CPU ones)
+        Invalid('cmd = f"python -m pip install torch=={TORCH_VERSION} "\nif is_cuda118:\n'
+                '    cmd += "--index-url https://download.pytorch.org/whl/cu118"\nelif is_rocm:\n'
+                '    cmd += "--index-url https://download.pytorch.org/whl/rocm5.6"\nelse:\n'
+                '    cmd += "--extra-index-url=https://download.pytorch.org/whl/cpu"\nrun_cmd(cmd)\n', count=1),
         # a CUDA wheel index of a `pip install` in a shell script or a notebook's `!` line (OneFormer's Colab notebook
         # installs natten from its cu113 wheel page), as in a requirements file
         Invalid("pip3 install natten==0.14.4 -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html\n"
@@ -523,6 +548,9 @@ class GpuOnlyDependency(Rule):
             )
         indexes = [ctx.span(node) for kind, _, node in _python_pip_installs(ctx) if kind == "index"] \
             if ctx.kind == "python" else [(n, start, n, end) for n, start, end in _pip_install_indexes(ctx)] if launcher else []
+        if ctx.kind == "python":
+            taken = {span[0] for span in indexes}
+            indexes += sorted({ctx.span(node) for node in _python_index_strings(ctx) if ctx.span(node)[0] not in taken})
         for span in indexes:
             yield self.finding(
                 ctx, span,
