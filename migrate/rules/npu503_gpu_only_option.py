@@ -149,6 +149,17 @@ def _computed(node) -> bool:
     return not isinstance(node, ast.Constant)
 
 
+def _builds_an_object(node) -> bool:
+    """`gr.Checkbox(label="load-in-8bit", ...)`: a class called (its name capitalised) builds an object, a UI widget
+    registered under the option's name (text-generation-webui ui_model_menu.py: `shared.gradio['load_in_8bit'] =
+    gr.Checkbox(...)`), not the on/off value a loader's keyword takes."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name[:1].isupper()
+
+
 def _constant(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool, int)):
         return node.value
@@ -231,6 +242,9 @@ class GpuOnlyOption(Rule):
     MESSAGE = "selects a GPU-only code path"
     VALID = [
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
+        # text-generation-webui ui_model_menu.py: a UI widget registered under the option's name is no loader keyword
+        "import gradio as gr\nshared.gradio['load_in_8bit'] = gr.Checkbox(label='load-in-8bit', value=shared.args.load_in_8bit)\n"
+        "shared.gradio['use_flash_attention_2'] = gr.Checkbox(label='use_flash_attention_2', value=False)",
         'model = AutoModel.from_pretrained(name, attn_implementation="sdpa")',
         'model = AutoModel.from_pretrained(name, attn_implementation={"text_config": "sdpa", "vision_config": "eager"})',
         "model = AutoModel.from_pretrained(name, load_in_4bit=False)",
@@ -393,7 +407,7 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
-                    elif isinstance(target, ast.Subscript) and _computed(node.value):
+                    elif isinstance(target, ast.Subscript) and _computed(node.value) and not _builds_an_object(node.value):
                         # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
                         yield from self._computed_finding(ctx, key, node.value, roots)
 
