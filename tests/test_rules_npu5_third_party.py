@@ -71,6 +71,16 @@ def test_every_pip_name_is_found_in_requirements():
         assert normalise(pip) in finding.message
 
 
+def test_quantization_configs_at_their_call_lines_and_their_multi_line_import_at_its_first_line():
+    # label rule (L16), text-generation-webui models.py: `GPTQConfig(` / `BitsAndBytesConfig(` at each call line, and
+    # their import, a multi-line `from transformers import (`, at the statement's first line (as every import)
+    code = ("from transformers import (\n    AutoModel,\n    BitsAndBytesConfig,\n    GPTQConfig,\n)\n"
+            "q = BitsAndBytesConfig(load_in_4bit=True)\ng = GPTQConfig(bits=4, disable_exllama=True)\n")
+    found = codes(analyze(code), "NPU503")
+    assert [f.line for f in found] == [1, 6, 7]
+    assert "`BitsAndBytesConfig`, `GPTQConfig`" in found[0].message
+
+
 def test_quantized_llm_loaders_are_known_by_import_and_by_wheel():
     # set 19 (text-generation-webui): loaders of 4-bit LLMs whose kernels are CUDA builds, imported by their import names
     # and installed from wheels on release pages (`+cu121`, an environment marker after the URL) or with a GPU extra

@@ -349,11 +349,16 @@ class GpuOnlyOption(Rule):
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
                 continue
-            for alias in statement.names:
-                local = alias.asname or alias.name
-                if local in flagged and ctx.imports.get(local) == f"{statement.module}.{alias.name}":
-                    yield self.finding(ctx, alias, f"imports `{alias.name}`, reported where it is used ({flagged[local]}): "
-                                       "the import changes with those lines", severity=Severity.WARNING)
+            names = [alias.name for alias in statement.names if (alias.asname or alias.name) in flagged
+                     and ctx.imports.get(alias.asname or alias.name) == f"{statement.module}.{alias.name}"]
+            if not names:
+                continue
+            whys = "; ".join(dict.fromkeys(flagged[a.asname or a.name] for a in statement.names if a.name in names))
+            shown = ", ".join(f"`{name}`" for name in names)
+            # one finding at the statement's first line, like every import finding (label rule (L16): a multi-line
+            # `from transformers import (\n    BitsAndBytesConfig,\n    GPTQConfig)` is one import)
+            yield self.finding(ctx, statement, f"imports {shown}, reported where {'it is' if len(names) == 1 else 'they are'} "
+                               f"used ({whys}): the import changes with those lines", severity=Severity.WARNING)
 
     def _python(self, ctx, flagged):
         options, calls = gpu_only_options()
