@@ -11,7 +11,8 @@ file) on every run, and only where nothing can build a file without naming it:
   read (a Makefile, another repository), and every CUDA file stays reported;
 - a wildcard mention anywhere (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
   `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension as an element of a source
-  walker's list: `[".cpp", ".cu"]`) could name any file: every file stays reported (a bare `'.cu'` elsewhere,
+  walker's list: `[".cpp", ".cu"]`, an extension filter `f.endswith(".cu")` in a text that lists a directory)
+  could name any file: every file stays reported (a bare `'.cu'` elsewhere,
   `compiler.src_extensions.append('.cu')`, says how listed sources compile, not which);
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
   `#include "k.cuh"`), by file name.
@@ -32,6 +33,13 @@ _WILDCARD = re.compile(
     # the bare extension as an element of a list or tuple: a source walker's `[".cpp", ".cu"]`
     r"|[\[,]\s*[rbuf]?(['\"])\.cuh?\1|[rbuf]?(['\"])\.cuh?\2\s*,"
 )
+# a file-name filter on the bare extension (`f.endswith('.cu')`, `splitext(f)[1] == ".cu"`) in a text that lists a
+# directory (`os.walk`, `os.listdir`, `os.scandir`, `glob`, `Path.iterdir` / `rglob`): PointTransformerV2's
+# `[os.path.join(root, f) for root, dirs, files in os.walk('src') for f in files if f.endswith('.cpp') or
+# f.endswith('.cu')]` selects every CUDA file under a folder. The same test without a listing says how listed sources
+# compile (faster-rcnn.pytorch's nvcc compiler hook: `splitext(src)[1] == '.cu'`), not which
+_EXTENSION_FILTER = re.compile(r"endswith\(\s*[rbuf]?(['\"])\.cuh?\1\s*\)|==\s*[rbuf]?(['\"])\.cuh?\2|(['\"])\.cuh?\3\s*==")
+_LISTS_A_DIRECTORY = re.compile(r"\b(?:walk|listdir|scandir|glob|iglob|rglob|iterdir)\s*\(")
 # every match of either pattern holds `.cu` / `.cuh` ending a word: a text without one has no match
 # (`torch.cuda` holds `.cu`, so the plain `".cu" in text` test lets a quarter of the torch files through)
 _ENDING = re.compile(r"\.cuh?\b")
@@ -44,7 +52,7 @@ def mentions(text: str) -> list[str]:
     if ".cu" not in text or not _ENDING.search(text):
         return []
     out = {"cu:" + os.path.basename(m) for m in _NAMED.findall(text)}
-    if _WILDCARD.search(text):
+    if _WILDCARD.search(text) or (_EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text)):
         out.add(WILDCARD)
     return sorted(out)
 

@@ -142,3 +142,48 @@ def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
         else:
             out.append(FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
     return out
+
+
+def _installable_packages(paths) -> frozenset[str]:
+    """Knowledge roots the checkout itself holds as an installable package: `<...>/src/<root>/__init__.py` (the src
+    layout), or `<dir>/<root>/__init__.py` with a setup.py / pyproject.toml / setup.cfg in `<dir>`."""
+    roots = _roots()
+    present = {os.path.normpath(p) for p in paths}
+    out = set()
+    for path in present:
+        if os.path.basename(path) != "__init__.py":
+            continue
+        package = os.path.dirname(path)
+        name, parent = os.path.basename(package), os.path.dirname(package)
+        if name in roots and (os.path.basename(parent) == "src" or any(
+                os.path.join(parent, f) in present for f in ("setup.py", "pyproject.toml", "setup.cfg"))):
+            out.add(name)
+    return frozenset(out)
+
+
+def drop_self_installs(results: list[FileResult]) -> list[FileResult]:
+    """NPU502 on a requirement naming the package this checkout holds (AQLM's notebooks: `!pip install aqlm[gpu]`
+    beside inference_lib/src/aqlm/): the repository installs itself, whose kernels are reported where they are
+    (label rule (R3)); the line names no third-party dependency to replace. Matched by the requirement's
+    normalised name, which each NPU502 message starts with."""
+    if not any(f.code == "NPU502" for r in results for f in r.findings):
+        return results
+    own = _installable_packages([r.path for r in results])
+    if not own:
+        return results
+    from migrate.sources import normalise
+
+    prefixes = tuple("`" + normalise(name) for name in own)
+
+    def installs_itself(finding) -> bool:
+        message = finding.message
+        return finding.code == "NPU502" and any(
+            message.startswith(p) and message[len(p):len(p) + 1] in ("`", "[", "=", "<", ">", "~", "!", ";", " ")
+            for p in prefixes)
+
+    out = []
+    for result in results:
+        kept = tuple(f for f in result.findings if not installs_itself(f))
+        out.append(result if len(kept) == len(result.findings) else
+                   FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
+    return out

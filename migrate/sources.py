@@ -190,6 +190,9 @@ def _direct_reference(text: str) -> tuple[str, int, int] | None:
     stands for it; a wheel or sdist file (`.../flash_attn-2.5.8+cu122torch2.3-cp310-cp310-linux_x86_64.whl`)
     names it before its version."""
     token = text.strip().split(None, 1)[0] if text.strip() else ""
+    # an environment marker after a URL (`https://.../x-0.1+cu121-cp311-cp311-linux_x86_64.whl; platform_system ==
+    # "Linux"`: pip reads the marker after `; `, PEP 508) is not part of the location
+    token = token.split(";", 1)[0] if _VCS_OR_URL.match(token) else token
     url = _VCS_OR_URL.match(token)
     if not url and "/" not in token:
         return None

@@ -293,3 +293,23 @@ def test_a_re_export_of_a_vendored_package_that_builds_here_is_no_cuda_alias(tmp
     about = [(Path(f.path).name, f.code, f.line) for f in result.findings
              if f.code in ("NPU501", "NPU507", "NPU510") and "diff_gaussian_rasterization" in f.message]
     assert about == []
+
+
+def test_a_notebook_installing_the_checkout_s_own_package_is_no_dependency_but_a_user_s_is(tmp_path):
+    # Vahe1994/AQLM: notebooks run `!pip install aqlm[gpu]` beside inference_lib/src/aqlm/ (the repository installs
+    # itself, label rule (R3)); the same line in another checkout is a GPU-only dependency (the `gpu` extra -> triton)
+    import json
+
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": ["!pip install aqlm[gpu]==1.1.7\n", "!pip install bitsandbytes\n"]}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    pkg = tmp_path / "own" / "inference_lib" / "src" / "aqlm"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (tmp_path / "own" / "notebooks").mkdir()
+    (tmp_path / "own" / "notebooks" / "demo.ipynb").write_text(json.dumps(notebook))
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "demo.ipynb").write_text(json.dumps(notebook))
+    for checkout, lines in (("own", [2]), ("user", [1, 2])):
+        result = scan([str(tmp_path / checkout)], use_cache=False, torch_npu_version=NEWEST)
+        assert sorted(f.line for f in result.findings if f.code == "NPU502") == lines, checkout

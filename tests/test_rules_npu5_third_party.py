@@ -71,6 +71,34 @@ def test_every_pip_name_is_found_in_requirements():
         assert normalise(pip) in finding.message
 
 
+def test_quantization_configs_at_their_call_lines_and_their_multi_line_import_at_its_first_line():
+    # label rule (L16), text-generation-webui models.py: `GPTQConfig(` / `BitsAndBytesConfig(` at each call line, and
+    # their import, a multi-line `from transformers import (`, at the statement's first line (as every import)
+    code = ("from transformers import (\n    AutoModel,\n    BitsAndBytesConfig,\n    GPTQConfig,\n)\n"
+            "q = BitsAndBytesConfig(load_in_4bit=True)\ng = GPTQConfig(bits=4, disable_exllama=True)\n")
+    found = codes(analyze(code), "NPU503")
+    assert [f.line for f in found] == [1, 6, 7]
+    assert "`BitsAndBytesConfig`, `GPTQConfig`" in found[0].message
+
+
+def test_quantized_llm_loaders_are_known_by_import_and_by_wheel():
+    # set 19 (text-generation-webui): loaders of 4-bit LLMs whose kernels are CUDA builds, imported by their import names
+    # and installed from wheels on release pages (`+cu121`, an environment marker after the URL) or with a GPU extra
+    # (AutoAWQ's module `awq` is not catalogued: mit-han-lab/llm-awq's own package has the same name; its wheel is)
+    code = ("import alpaca_lora_4bit.autograd_4bit as autograd_4bit\nfrom gptq_for_llama.quant import make_quant\n"
+            "from awq import AutoAWQForCausalLM\n")
+    assert [f.line for f in codes(analyze(code), "NPU501")] == [1, 2]
+    wheels = "https://github.com/o/r/releases/download/t/"
+    text = ('aqlm[gpu,cpu]==1.1.3; platform_system == "Linux"\nautoawq==0.2.3; platform_system == "Linux"\n'
+            f'{wheels}gptq_for_llama-0.1.1+cu121-cp311-cp311-linux_x86_64.whl; platform_system == "Linux"\n'
+            f'{wheels}llama_cpp_python_cuda_tensorcores-0.2.61+cu121-cp311-cp311-win_amd64.whl; platform_system == "Windows"\n'
+            "aqlm[cpu]==1.1.3\n")
+    found = codes(analyze(text, "requirements.txt", ("manifest",)), "NPU502")
+    assert [f.line for f in found] == [1, 2, 3, 4]
+    assert "installs `triton`" in found[0].message
+    assert all("targets NVIDIA GPUs" in f.message for f in found[1:]), [f.message for f in found]
+
+
 @pytest.mark.parametrize(
     "filename,text,line",
     [

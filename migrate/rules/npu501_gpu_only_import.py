@@ -205,7 +205,37 @@ def optional_import(ctx, statement, package: str) -> bool:
         return False
     if any(_catches_import_error(h) and (_binds_a_fallback(h, package) or _answers_unavailable(h)) for h in attempt.handlers):
         return True
-    return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt)
+    return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt)
+
+
+# calls a handler makes to tell the user, not to give a fallback: `logger.warning(...)`, `warnings.warn(...)`,
+# `print(...)`, `traceback.print_exc()`
+_NOTICES = frozenset({"warn", "warning", "info", "debug", "error", "exception", "print", "print_exc"})
+
+
+def _only_notices(handler: ast.ExceptHandler) -> bool:
+    def notice(statement) -> bool:
+        if isinstance(statement, ast.Pass):
+            return True
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not isinstance(call, ast.Call):
+            return False
+        func = call.func
+        return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _NOTICES
+
+    return any(not isinstance(s, ast.Pass) for s in handler.body) and all(notice(s) for s in handler.body)
+
+
+def _warned_and_unused(ctx, statement, attempt: ast.Try) -> bool:
+    """text-generation-webui exllamav2.py: `try: import flash_attn / except ModuleNotFoundError: logger.warning('...
+    VRAM usage higher ...'); pass / except Exception: logger.warning(...); traceback.print_exc()`. The import only tells
+    the user whether a package another library picks up by itself is installed: every handler only warns, and no
+    name the import binds is read anywhere in the file. The program runs on without it (label rule (y1)); a handler
+    that only passes stays a required import (`_probe_only`)."""
+    if any(a.name == "*" for a in statement.names) or not all(_only_notices(h) for h in attempt.handlers):
+        return False
+    names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    return not any(node.id in names and isinstance(node.ctx, ast.Load) for node in ctx.nodes.get(ast.Name, ()))
 
 
 def _flag_set_before(ctx, attempt: ast.Try) -> bool:
@@ -281,7 +311,9 @@ class GpuOnlyImport(Rule):
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
     known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A guarded import whose handler only passes
-    or warns is reported, its `error` dropped to `warning`. `importlib.import_module("apex")` and other
+    or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
+    import binds is read in the file (`try: import flash_attn / except ImportError: logger.warning(...)`: it only
+    tells the user whether another library's optional speed-up is installed). `importlib.import_module("apex")` and other
     dynamic imports are not followed. Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`) are not reported; each use after the import is NPU507."""
 
@@ -308,6 +340,11 @@ class GpuOnlyImport(Rule):
         "import importlib.util\nhave_fa = importlib.util.find_spec('flash_attn') is not None\nif have_fa:\n    import flash_attn\n",
         # the branch for a host without torch_npu: on the NPU it never runs
         "try:\n    import torch_npu\nexcept ImportError:\n    from flash_attn import flash_attn_func\n",
+        # text-generation-webui exllamav2.py: the import only tells the user whether flash-attn is installed (exllamav2
+        # picks it up by itself); every handler warns, no imported name is read: the program runs on without it
+        "import logging, traceback\nlogger = logging.getLogger(__name__)\ntry:\n    import flash_attn\n"
+        "except ModuleNotFoundError:\n    logger.warning('running without flash-attention: more VRAM')\n    pass\n"
+        "except Exception:\n    logger.warning('failed to load flash-attention')\n    traceback.print_exc()\n",
         # xDiT: availability read from a mapping by a `has_<pkg>` key, a guard on sys.modules, a probe
         # function whose handler answers False
         "env_info = PACKAGES_CHECKER.get_packages_info()\nif env_info['has_flash_attn']:\n"
@@ -335,6 +372,9 @@ class GpuOnlyImport(Rule):
             "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
             "    else:\n        raise ValueError('xformers is not available')", count=1),
         Invalid("import apex", count=1),
+        # a handler that only warns, but the imported name is used later: the package is still needed there
+        Invalid("import warnings\ntry:\n    import flash_attn\nexcept ImportError:\n    warnings.warn('no flash-attn')\n"
+                "def f(q, k, v):\n    return flash_attn.flash_attn_func(q, k, v)\n", count=1),
         # an imported flag whose name does not say availability, a local flag no import attempt sets,
         # a try importing something else than torch_npu: the package is needed on that path
         Invalid("from .config import USE_FLASH\nif USE_FLASH:\n    from flash_attn import flash_attn_func\n", count=1),

@@ -159,6 +159,23 @@ def _python_pip_installs(ctx):
                 yield "req", dep, call.args[0]
 
 
+# an index option and its value inside any string of a Python program (`install_pytorch += "--index-url
+# https://download.pytorch.org/whl/cu121"`, later run through a helper): the option's only use is a pip command
+_INDEX_OPTION_IN_TEXT = re.compile(r"(?<![\w-])(?:--index-url|--extra-index-url|--find-links|-i|-f)(?:\s+|=)(\S+)")
+
+
+def _python_index_strings(ctx):
+    """The string constants of a Python program that give pip a CUDA wheel index (`--index-url .../whl/cu121`,
+    `--extra-index-url=.../cu118`), wherever the string then goes (one_click.py's `run_cmd(install_pytorch)`):
+    a command text built in pieces is not followed to its runner, the option names what the text is for."""
+    for node in ctx.nodes.get(ast.Constant, ()):
+        if isinstance(node.value, str) and "cu" in node.value and "-" in node.value:
+            for match in _INDEX_OPTION_IN_TEXT.finditer(node.value):
+                if _CUDA_INDEX_URL.match(match.group(1).strip("\"'") + " "):
+                    yield node
+                    break
+
+
 # `conda install` (mamba, micromamba) in a launcher or a notebook's `!` line: its CUDA toolkit packages
 _CONDA_INSTALL = re.compile(r"(?<![\w./-])(?:conda|mamba|micromamba)\s+install\b")
 _CONDA_VALUE_OPTIONS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"})
@@ -251,6 +268,17 @@ def _gpu_extra(dep, pips) -> tuple[str, str, str] | None:
     return None
 
 
+# a manifest named for another accelerator or for the CPU (`requirements_apple_silicon.txt`, `requirements_amd_noavx2.txt`,
+# `requirements_cpu_only.txt`, `environment-rocm.yml`, `requirements_npu.txt`, `*_mps*`, `*_xpu*`): an installer picks it
+# for that machine, it is not the CUDA manifest a port changes (label rule (L15), set 19)
+_OTHER_ACCELERATOR = re.compile(r"^(?:apple|amd|rocm[\d.]*|cpu|npu|mps|xpu)$", re.I)
+
+
+def _other_accelerator_manifest(path: str) -> bool:
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return any(_OTHER_ACCELERATOR.match(part) for part in re.split(r"[-_.]", stem))
+
+
 def _conda_env(ctx) -> bool:
     return is_conda_env(ctx.path)
 
@@ -296,7 +324,9 @@ class GpuOnlyDependency(Rule):
     and the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
-    read like a launcher's line: its requirements and CUDA wheel indexes, at the command. A requirement
+    read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the
+    program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
+    built in pieces and run later). A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
     read from wheel metadata are in knowledge/data/gpu_extras.toml)."""
 
@@ -305,10 +335,16 @@ class GpuOnlyDependency(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
     KINDS = ("manifest", "launcher", "python")
-    TRIGGERS = ("install", "module")  # launchers: only those that install or load packages (manifests are always read)
+    TRIGGERS = ("install", "module", "index-url", "find-links")  # launchers: only those that install or load packages (manifests are always read)
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
+        # a manifest for another accelerator or the CPU, which an installer picks for that machine (text-generation-webui
+        # requirements_amd.txt / requirements_apple_silicon.txt beside its CUDA requirements.txt)
+        Valid("https://github.com/oobabooga/exllamav2/releases/download/v0.0.18/exllamav2-0.0.18+rocm5.6-cp311-cp311-"
+              "linux_x86_64.whl; platform_system == \"Linux\"\nflash-attn==2.5.6\n", kind="manifest",
+              filename="requirements_amd_noavx2.txt"),
+        Valid("exllamav2==0.0.18\ntorch==2.2.1+cu121\n", kind="manifest", filename="requirements_apple_silicon.txt"),
         # an image's or a CI machine's conda setup is not part of the port's inventory (AdelaiDet docker/Dockerfile)
         Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
               filename="Dockerfile"),
@@ -378,6 +414,13 @@ class GpuOnlyDependency(Rule):
         Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
         # pointMLP-pytorch requirements.txt: the conda name of the CUDA toolkit in a pip requirements file
         Invalid("cudatoolkit\nnumpy\n", kind="manifest", filename="requirements.txt"),
+        # a prebuilt wheel by URL with an environment marker after it (text-generation-webui requirements.txt): the
+        # wheel file names the distribution (PEP 427), a `+cu121` local version pins a CUDA build of a package the
+        # catalogue may not know
+        Invalid('https://github.com/oobabooga/exllamav2/releases/download/v0.0.18/exllamav2-0.0.18+cu121-cp311-cp311-'
+                'linux_x86_64.whl; platform_system == "Linux" and platform_machine == "x86_64"\n'
+                'https://example.org/whl/some_kernels-0.2.56+cu121-cp311-cp311-win_amd64.whl; platform_system == "Windows"\n',
+                kind="manifest", count=2),
         # a prebuilt wheel by URL names its distribution in the file name
         Invalid("https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.8/"
                 "flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n", kind="manifest", count=1),
@@ -409,6 +452,12 @@ class GpuOnlyDependency(Rule):
                 'git+https://github.com/NVIDIA/apex.git\', shell=True)\n'
                 'import os\nos.system("pip install torch --extra-index-url https://download.pytorch.org/whl/cu118")\n'
                 'subprocess.check_call([sys.executable, "-m", "pip", "install", "xformers"])', count=4),
+        # text-generation-webui one_click.py: the pip command is built in pieces and run later through a helper; the
+        # string that gives the CUDA wheel index is the line to change (not the ROCm / CPU ones)
+        Invalid('cmd = f"python -m pip install torch=={TORCH_VERSION} "\nif is_cuda118:\n'
+                '    cmd += "--index-url https://download.pytorch.org/whl/cu118"\nelif is_rocm:\n'
+                '    cmd += "--index-url https://download.pytorch.org/whl/rocm5.6"\nelse:\n'
+                '    cmd += "--extra-index-url=https://download.pytorch.org/whl/cpu"\nrun_cmd(cmd)\n', count=1),
         # a CUDA wheel index of a `pip install` in a shell script or a notebook's `!` line (OneFormer's Colab notebook
         # installs natten from its cu113 wheel page), as in a requirements file
         Invalid("pip3 install natten==0.14.4 -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html\n"
@@ -421,6 +470,8 @@ class GpuOnlyDependency(Rule):
     ]
 
     def check(self, ctx):
+        if ctx.kind == "manifest" and _other_accelerator_manifest(ctx.path):
+            return
         table = knowledge.third_party()
         pips = _pip_table()
         launcher = ctx.kind == "launcher"
@@ -497,6 +548,9 @@ class GpuOnlyDependency(Rule):
             )
         indexes = [ctx.span(node) for kind, _, node in _python_pip_installs(ctx) if kind == "index"] \
             if ctx.kind == "python" else [(n, start, n, end) for n, start, end in _pip_install_indexes(ctx)] if launcher else []
+        if ctx.kind == "python":
+            taken = {span[0] for span in indexes}
+            indexes += sorted({ctx.span(node) for node in _python_index_strings(ctx) if ctx.span(node)[0] not in taken})
         for span in indexes:
             yield self.finding(
                 ctx, span,

@@ -149,6 +149,17 @@ def _computed(node) -> bool:
     return not isinstance(node, ast.Constant)
 
 
+def _builds_an_object(node) -> bool:
+    """`gr.Checkbox(label="load-in-8bit", ...)`: a class called (its name capitalised) builds an object, a UI widget
+    registered under the option's name (text-generation-webui ui_model_menu.py: `shared.gradio['load_in_8bit'] =
+    gr.Checkbox(...)`), not the on/off value a loader's keyword takes."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name[:1].isupper()
+
+
 def _constant(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool, int)):
         return node.value
@@ -243,6 +254,9 @@ class GpuOnlyOption(Rule):
     MESSAGE = "selects a GPU-only code path"
     VALID = [
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
+        # text-generation-webui ui_model_menu.py: a UI widget registered under the option's name is no loader keyword
+        "import gradio as gr\nshared.gradio['load_in_8bit'] = gr.Checkbox(label='load-in-8bit', value=shared.args.load_in_8bit)\n"
+        "shared.gradio['use_flash_attention_2'] = gr.Checkbox(label='use_flash_attention_2', value=False)",
         'model = AutoModel.from_pretrained(name, attn_implementation="sdpa")',
         'model = AutoModel.from_pretrained(name, attn_implementation={"text_config": "sdpa", "vision_config": "eager"})',
         "model = AutoModel.from_pretrained(name, load_in_4bit=False)",
@@ -347,11 +361,16 @@ class GpuOnlyOption(Rule):
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
                 continue
-            for alias in statement.names:
-                local = alias.asname or alias.name
-                if local in flagged and ctx.imports.get(local) == f"{statement.module}.{alias.name}":
-                    yield self.finding(ctx, alias, f"imports `{alias.name}`, reported where it is used ({flagged[local]}): "
-                                       "the import changes with those lines", severity=Severity.WARNING)
+            names = [alias.name for alias in statement.names if (alias.asname or alias.name) in flagged
+                     and ctx.imports.get(alias.asname or alias.name) == f"{statement.module}.{alias.name}"]
+            if not names:
+                continue
+            whys = "; ".join(dict.fromkeys(flagged[a.asname or a.name] for a in statement.names if a.name in names))
+            shown = ", ".join(f"`{name}`" for name in names)
+            # one finding at the statement's first line, like every import finding (label rule (L16): a multi-line
+            # `from transformers import (\n    BitsAndBytesConfig,\n    GPTQConfig)` is one import)
+            yield self.finding(ctx, statement, f"imports {shown}, reported where {'it is' if len(names) == 1 else 'they are'} "
+                               f"used ({whys}): the import changes with those lines", severity=Severity.WARNING)
 
     def _python(self, ctx, flagged):
         options, calls = gpu_only_options()
@@ -405,7 +424,7 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _constant(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _constant(node.value))
-                    elif isinstance(target, ast.Subscript) and _computed(node.value):
+                    elif isinstance(target, ast.Subscript) and _computed(node.value) and not _builds_an_object(node.value):
                         # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
                         yield from self._computed_finding(ctx, key, node.value, roots)
 

@@ -86,10 +86,9 @@ def _kernel_package(ctx, function) -> str | None:
 class GpuOnlyUse(Rule):
     """Every use of a GPU-only package after its import: calls, decorators, attributes, base
     classes, `except` types, Triton kernel launches `kernel[grid](...)` (also of a kernel another module of the
-    repository defines, imported by name: `from .triton_ops import dtw_kernel`), calls of the package's own
-    methods on an object one of its classes built (`model.quantize(data)` after
-    `AutoGPTQForCausalLM.from_pretrained(...)`; generic module / optimizer methods such as `.to()` or
-    `.step()` excluded), and the construction through a `functools.partial` of the class handed to a
+    repository defines, imported by name: `from .triton_ops import dtw_kernel`), the construction of an object
+    from one of its classes (`AutoGPTQForCausalLM.from_pretrained(...)`, not each method later called on the object:
+    `model.quantize(data)` goes with its construction), and the construction through a `functools.partial` of the class handed to a
     constructor of the file (mamba_ssm's `create_block`: `Block(dim, partial(Mamba, ...))`,
     `self.mixer = mixer_cls(dim)`), and the object a function of the file returns after one of the package's
     classes built it: each call of the result and each of its own methods (pytorch-pwc's `@cupy.memoize(...)
@@ -208,10 +207,16 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
         Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
-        # Qwen run_gptq.py: the object the package built, its own methods (not .to() / .eval())
+        # Qwen run_gptq.py: the construction from the package's class is the line that changes, not each method
+        # of the object it built (label rule (L12): text-generation-webui's `model.load(split)` after
+        # `ExLlamaV2(config)`, ChatTTS's `self.cache_engine.swap_in(...)` after vllm's `CacheEngine(...)`)
         Invalid("from auto_gptq import AutoGPTQForCausalLM\ndef main(name, cfg, data):\n"
                 "    model = AutoGPTQForCausalLM.from_pretrained(name, cfg)\n    model.eval()\n"
-                "    model.quantize(data)\n    model.save_quantized('out')", count=3),
+                "    model.quantize(data)\n    model.save_quantized('out')", count=1),
+        Invalid("from exllamav2 import ExLlamaV2, ExLlamaV2Config\nclass M:\n    def __init__(self, path):\n"
+                "        config = ExLlamaV2Config()\n        config.prepare()\n        self.ex_model = ExLlamaV2(config)\n"
+                "        self.ex_model.load_autosplit(None)\n    def run(self, ids):\n        return self.ex_model.forward(ids)",
+                count=2),
         # PKU-YuanGroup/Helios triton_norm.py (unsloth-style): a kernel made by `f = triton.jit(f)` is reported at
         # those lines, not per body line; its launch and a launch through a choice between kernels are launches; a
         # host helper bound to a module name (`next_power_of_2 = triton.next_power_of_2`) stays a host helper
@@ -405,10 +410,19 @@ class GpuOnlyUse(Rule):
             # same way, so the call is not a line that must change. Only the package's own methods are.
             if not isinstance(func, ast.Attribute):
                 continue
-            method = func.attr  # its method: `model.quantize(data)`
+            method = func.attr  # its method: `launch(...).get_function(...)`
             if method in _GENERIC_METHODS or method.startswith("_"):
                 continue
-            built = self._instance(ctx, func.value, locals_, members, returners)
+            # the methods of an object one of the package's classes built (`model.quantize(data)` after
+            # `AutoGPTQForCausalLM.from_pretrained(...)`, `self.cache_engine.swap_in(...)` after `CacheEngine(...)`)
+            # go with the construction, the line that names the package's class (label rule (L12), sets 18-19:
+            # ChatTTS's vllm worker, text-generation-webui's exllamav2 loaders); what a launcher of this file
+            # returned stays a kernel object whose every call and method is a launch
+            holder = func.value
+            if not (isinstance(holder, ast.Call) or (isinstance(holder, ast.Name) and (
+                    id(self._scope(ctx, holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id) in held)):
+                continue
+            built = self._instance(ctx, holder, locals_, members, returners)
             if built is None:
                 continue
             qual, key = built
