@@ -19,7 +19,8 @@ Every target is measured against a baseline in the same run and reported as a ra
 - two hosts (issue 26, `--only two-hosts`): baseline vs the run it records and vs a standalone smoke of the same
   script, steps, seed (one process each), validate --baseline likewise; wall and CPU time, medians of 3 interleaved
   repeats, for a tiny script (gpu_only.py) and one with a realistic step time (bench/two_hosts_workload.py); each
-  again with OMP_NUM_THREADS=1 for every command (`*_1thread_*` keys: no intra-op spin-wait on a loaded machine).
+  again with OMP_NUM_THREADS=1 for every command (`*_1thread_*` keys: no intra-op spin-wait on a loaded machine),
+  and one row of the MLP at one thread with 100 steps each command (`*_1thread_100steps_*`: the run's length).
 - fusion matching (issue 29): `profile` emulated with the fusion recorder on vs off (`--only fusion`).
 - the repository symbol model (issue 24): CPU time of its steps and peak RSS at 1/4, 1/2 and all of torch, one child
   process per fraction, ratios to the 1/4 run (`--only symbol-model`, bench/symbol_model_bench.py).

@@ -18,7 +18,12 @@ Each workload is measured twice: as the commands run by default (torch's intra-o
 2-core machine), and with OMP_NUM_THREADS=1 for every command, baseline included (the `*_1thread_*` keys,
 rows marked so). On a machine shared with other work, the second intra-op thread spin-waits for a core
 the others hold and that CPU counts: the more small tensor operations a command runs (the dump's statistics),
-the more it is inflated; with one thread the figures measure the work the commands add."""
+the more it is inflated; with one thread the figures measure the work the commands add.
+
+One more row shows how the overhead scales with the run's length: the MLP at one thread again, every
+command at 100 steps (50 with --quick) instead of 20 (the `two_hosts_workload_1thread_100steps_*` keys),
+beside the 20-step figures: what the commands add once a run (msprobe's start, imports, the bundle) stays,
+what they add a step (the pack's statistics, the dumped steps: 2 either way) grows with the run."""
 
 from __future__ import annotations
 
@@ -63,14 +68,41 @@ def bench_two_hosts(rows, results, quick, py):
     for threads, infix, label in THREADS:
         for name, src, prefix in WORKLOADS:
             _bench_workload(rows, results, quick, py, name + label, src, prefix + infix, threads)
+    _bench_length(rows, results, quick, py)
 
 
-def _bench_workload(rows, results, quick, py, name, src, prefix, threads=None):
+LONG_STEPS = 100  # the scaling row's steps (5x the other rows')
+
+
+def _bench_length(rows, results, quick, py):
+    """The MLP at one thread with LONG_STEPS steps each command: one row, beside its 20-step figures."""
+    name, src, prefix = WORKLOADS[1]
+    short, long = prefix + THREADS[1][1], prefix + THREADS[1][1] + f"{LONG_STEPS}steps_"
+    own: list = []
+    _bench_workload(own, results, quick, py, name, src, long, "1", steps=str(LONG_STEPS // 2 if quick else LONG_STEPS))
+    failed = [row for row in own if row[2] in ("failed", "warning")]
+    if failed or short + "record_cpu_s" not in results:
+        rows.extend(failed)
+        return
+    steps = "10 -> 50" if quick else f"20 -> {LONG_STEPS}"
+
+    def extra(p, side):
+        return results[p + f"{side}_cpu_s"] - results[p + f"{side}_standalone_smoke_cpu_s"]
+
+    rows.append((f"two hosts, {name}, OMP_NUM_THREADS=1, {steps} steps, CPU time", f"median of {results[long + 'repeats']}",
+                 f"{results[long + 'record_over_standalone_cpu_ratio']:.2f}x / {results[long + 'compare_over_standalone_cpu_ratio']:.2f}x",
+                 f"record {results[short + 'record_over_standalone_cpu_ratio']:.2f}x -> {results[long + 'record_over_standalone_cpu_ratio']:.2f}x "
+                 f"(+{extra(short, 'record'):.1f} -> +{extra(long, 'record'):.1f} s), compare "
+                 f"{results[short + 'compare_over_standalone_cpu_ratio']:.2f}x -> {results[long + 'compare_over_standalone_cpu_ratio']:.2f}x "
+                 f"(+{extra(short, 'compare'):.1f} -> +{extra(long, 'compare'):.1f} s) vs standalone smokes of the same steps"))
+
+
+def _bench_workload(rows, results, quick, py, name, src, prefix, threads=None, steps=None):
     tmp = Path(tempfile.mkdtemp(prefix="npu-bench-two-hosts-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if threads is not None:
         env["OMP_NUM_THREADS"] = threads
-    steps = "10" if quick else "20"
+    steps = steps or ("10" if quick else "20")
     migrated = tmp / "migrated" / src.name
     migrated.parent.mkdir()
     (tmp / "a").mkdir()

@@ -427,6 +427,32 @@ def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_p
     assert any("TF32" in n and "--strict-fp32" in n for n in seen["notes"])
 
 
+def test_validate_against_a_schema_1_bundle_dumps_the_packs_statistics_as_it_did(tmp_path, monkeypatch):
+    """A schema-1 bundle's API dump holds the config_check pack's own statistics numbered among the script's calls:
+    validate --baseline has the migrated run dump them too (the child's switch, tests/test_validate_two_hosts.py),
+    and says so; a schema-2 bundle (the pack's statistics left out of the dump) does not. A newer schema: exit 2."""
+    from checks.validate import baseline as against
+
+    seen = {}
+    monkeypatch.setattr(against, "run_validate", lambda *a, **kw: seen.update(kw) or "ran")
+    folder = _bundle(tmp_path / "b")
+    plain = {k: v for k, v in json.loads((folder / fmt.MANIFEST).read_text()).items() if k not in ("files", "schema_version")}
+    against.run_validate_baseline(folder, NPU)
+    assert hosts.PACK_STATS_DUMPED_ENV not in (seen.get("migrated_env") or {})
+    assert not any(n.startswith("bundle schema") for n in seen["notes"])
+    manifest = json.loads((folder / fmt.MANIFEST).read_text())
+    (folder / fmt.MANIFEST).write_text(json.dumps({**manifest, "schema_version": 1}))  # as npu-migrate wrote it before
+    seen.clear()
+    assert against.run_validate_baseline(folder, NPU, migrated_env={"A": "1"}) == "ran"
+    assert seen["migrated_env"] == {"A": "1", hosts.PACK_STATS_DUMPED_ENV: "1"}
+    assert any(n.startswith("bundle schema 1: its API dump holds the config_check pack's own statistics") for n in seen["notes"])
+    fmt.write_manifest(folder, plain | {"pack_statistics_in_dump": False})
+    assert json.loads((folder / fmt.MANIFEST).read_text())["schema_version"] == 2 == fmt.SCHEMA_VERSION
+    seen.clear()
+    against.run_validate_baseline(folder, NPU)
+    assert hosts.PACK_STATS_DUMPED_ENV not in (seen.get("migrated_env") or {})
+
+
 def test_the_recordings_progress_lines_are_the_baseline_commands(tmp_path, monkeypatch):
     """`npu-migrate baseline` shares validate's run of a side (run_side); its progress line must not read
     "validate: ...". The real run_side (its training child stubbed), stopped where it copies the script: missing."""

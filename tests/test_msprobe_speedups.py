@@ -31,6 +31,33 @@ def test_yaml_reader_gives_what_msprobe_reads():
         assert patched.load_yaml(str(path)) == original(str(path)), path
 
 
+def test_pack_files_are_appended_as_msprobe_appends_them(tmp_path):
+    """The config_check pack's files (2 a forward): the zip kept open between calls gives msprobe's bytes, is a whole
+    zip after every call, and reads the file again when another writer (a rank sharing the pack) appended to it
+    or it was replaced."""
+    import zipfile
+
+    from msprobe.core.common import file_utils
+
+    from checks.child.msprobe_speedups import zip_appender
+
+    fast = zip_appender(file_utils)
+    assert fast is not file_utils.create_file_in_zip
+    ours, theirs = str(tmp_path / "ours.zip"), str(tmp_path / "theirs.zip")
+    for i in range(40):
+        content = '{"fc1.weight": {"max": %d.5, "min": -1.25}}' % i
+        writer = file_utils.create_file_in_zip if i in (7, 8, 21) else fast  # another rank's writes between ours
+        writer(ours, f"weights/step{i}/rank0/weight.json", content)
+        file_utils.create_file_in_zip(theirs, f"weights/step{i}/rank0/weight.json", content)
+        with zipfile.ZipFile(ours) as archive:
+            assert len(archive.namelist()) == i + 1 and archive.testzip() is None
+    assert Path(ours).read_bytes() == Path(theirs).read_bytes()
+    Path(ours).unlink()  # replaced: a new pack from its first file
+    fast(ours, "env", "A=1")
+    file_utils.create_file_in_zip(str(tmp_path / "new.zip"), "env", "A=1")
+    assert Path(ours).read_bytes() == (tmp_path / "new.zip").read_bytes()
+
+
 def test_pip_item_gives_what_msprobe_collects():
     from msprobe.core.config_check.checkers import pip_checker
 

@@ -42,6 +42,27 @@ def test_child_report_round_trips_through_json():
     assert dataclasses.replace(back, losses=report.losses[:1]) == dataclasses.replace(report, losses=report.losses[:1])
 
 
+def test_child_report_json_is_what_asdict_gives():
+    """The report the child writes every half second: to_json copies only its dataclasses, json.dumps writes it in one
+    pass; the bytes are those of dataclasses.asdict + json.dump (validate's per-sample digests in `loop` included)."""
+    import io
+    import json
+
+    loop = {"scaler_steps": [{"step": 1, "scale": 65536.0}], "skipped_steps": 0, "clips": [], "checkpoints": [],
+            "steps": 2, "samples": [[f"{i:016x}" for i in range(j, j + 256)] for j in range(16)]}
+    report = ChildReport(
+        status="running", losses=(1.5, float("inf")), step_times=(0.1, 0.2), loss_dtype="float32", loss_device="npu",
+        param_device={"npu": 2}, peak_memory=10, warnings=("w",), exception=ExceptionInfo("ValueError", "bad", "x.py", 3, "f", "raise", "tb"),
+        op_trace=OpTraceSummary({"aten::add.Tensor": 2}, ("aten::mode",), (), 2), autocast={"policy": "p", "requested": {"float16": 1}},
+        loop=loop)
+    for each in (report, ChildReport(status="finished", losses=(0.5,))):
+        reference = dataclasses.asdict(each)
+        reference["losses"] = [x if x == x and abs(x) != float("inf") else repr(x) for x in each.losses]
+        written = io.StringIO()
+        json.dump(reference, written)
+        assert json.dumps(each.to_json()) == written.getvalue()
+
+
 def test_child_report_rejects_what_the_child_does_not_write():
     with pytest.raises(ValueError):
         ChildReport.from_json({"status": "stopped", "pid": 12})

@@ -51,6 +51,8 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
         manifest = json.load(tar.extractfile("bundle/manifest.json"))
         env = json.load(tar.extractfile("bundle/env.json"))
         log = tar.extractfile("bundle/record.log").read().decode()
+        dumped = json.load(tar.extractfile(next(m for m in tar.getmembers() if m.name.startswith("bundle/dump/step0/")
+                                                and m.name.endswith("/dump.json"))))["data"]
     assert {"manifest.json", "losses.csv", "smoke.json", "config_check_pack.zip", "data_fingerprint.json",
             "pip_list.txt", "env.json"} <= names
     assert manifest["backend"] == "cuda-emulated" and manifest["emulated"] is True  # no GPU here: said so
@@ -58,6 +60,9 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
     assert manifest["data_fingerprint"]["observed"] is True
     assert set(manifest["files"]) == files - {"manifest.json"}  # every other file has its checksum
     assert manifest["dump_steps"] == [0, 1] and any(f.startswith("dump/step1/") for f in files)
+    # the pack's max/min/mean/norm of the input and the weights before each forward are not among the dumped APIs
+    assert manifest["pack_statistics_in_dump"] is False and manifest["schema_version"] == 2
+    assert "Functional.linear.0.forward" in dumped and not [k for k in dumped if k.startswith(("Tensor.max.", "Tensor.norm."))]
     # after the dumped steps msprobe's API wrappers are taken off: the step left runs on torch's own APIs
     assert "msprobe API dump done after step 2; the steps left run on torch's own APIs" in log
     assert not (host_a / "bundle").exists(), "--archive keeps the archive only"
@@ -202,3 +207,62 @@ def test_an_original_that_fails_only_under_the_api_dump_is_recorded_without_it(t
     note = next(n for n in manifest["notes"] if "msprobe's API dump" in n)
     assert "before its first step" in note and "saved_hparams_gpu.py:30" in note and "pickle" in note
     assert not (tmp_path / "bundle" / "dump").exists()
+
+
+_MAX_PROBE = """import json, os, runpy, sys, torch
+from pathlib import Path
+runpy.run_path(sys.argv[1])  # checks/validate/child.py: the dump of step 0 (NPU_VALIDATE_DUMP_CONFIG)
+if os.environ.get("HOOKS") == "1":
+    from msprobe.core.config_check import ConfigChecker
+torch.manual_seed(0)
+model = torch.nn.Linear(8, 3)
+if os.environ.get("HOOKS") == "1":
+    ConfigChecker(model=model, output_zip_path=sys.argv[2])
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+logits = model(torch.randn(4, 8))
+print("PEAK", float(logits.max()))  # the script's own x.max()
+logits.sum().backward()
+opt.step()
+data = json.loads(next(Path(sys.argv[3]).rglob("dump.json")).read_text())["data"]
+print("MAX", json.dumps({k: v["input_args"][0]["shape"] for k, v in data.items() if k.startswith("Tensor.max.")}))
+"""
+
+
+def _max_entries(tmp_path: Path, runs: dict[str, dict]) -> dict[str, dict]:
+    """Per run (name -> extra environment; HOOKS=1: msprobe's ConfigChecker attached to the model): the dump's
+    Tensor.max entries (name -> its tensor's shape) of one step that calls `logits.max()`. The runs go side by side."""
+    import subprocess
+    import sys
+
+    from checks.validate import child
+    from checks.validate.msprobe_bridge import write_dump_config
+
+    procs = {}
+    for name, extra in runs.items():
+        work = tmp_path / name
+        work.mkdir()
+        config = write_dump_config(work / "dump.json", work / "dump", [0])
+        env = {**os.environ, "NPU_VALIDATE_DUMP_CONFIG": str(config), **extra,
+               "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        procs[name] = subprocess.Popen([sys.executable, "-c", _MAX_PROBE, child.__file__, str(work / "pack.zip"),
+                                        str(work / "dump")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                       env=env, cwd=work)
+    found = {}
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=300)
+        line = [x for x in out.splitlines() if x.startswith("MAX ")]
+        assert line, out[-2000:] + err[-3000:]
+        found[name] = json.loads(line[0][4:])
+    return found
+
+
+def test_the_packs_statistics_leave_the_scripts_own_calls_their_numbers(tmp_path):
+    """The config_check pack's statistics (max/min/mean/norm of the inputs and weights before every forward) are
+    not dumped: the script's own `logits.max()` is Tensor.max.0 with the hooks attached, as in a run without them
+    (where it is the only max), so a run with hooks and one without pair the same calls. A schema-1 bundle's comparing run (NPU_VALIDATE_PACK_STATS_DUMPED=1,
+    set by validate --baseline) dumps them as that recording did: the script's call numbered after the pack's."""
+    found = _max_entries(tmp_path, {"hooks": {"HOOKS": "1"}, "schema1": {"HOOKS": "1", "NPU_VALIDATE_PACK_STATS_DUMPED": "1"}})
+    assert found["hooks"] == {"Tensor.max.0.forward": [4, 3]}, found["hooks"]
+    # as recorded before: the pack's max of its input and of both parameters first, then the script's
+    assert found["schema1"] == {"Tensor.max.0.forward": [4, 8], "Tensor.max.1.forward": [3, 8],
+                                "Tensor.max.2.forward": [3], "Tensor.max.3.forward": [4, 3]}, found["schema1"]

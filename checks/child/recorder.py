@@ -297,5 +297,5 @@ class Recorder:
         self.last_write = time.perf_counter()
         tmp = f"{self.report_path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.report().to_json(), f)
+            f.write(json.dumps(self.report().to_json()))  # json.dump's bytes, from one C-encoder pass
         os.replace(tmp, self.report_path)

@@ -65,7 +65,13 @@ class ChildReport:
         return len(self.losses)
 
     def to_json(self) -> dict:
-        data = asdict(self)
+        """What `asdict` gives, without copying every value of the plain fields (`loop` holds validate's per-sample
+        digests, thousands of strings, and the child writes its report every half second of a run): their
+        dataclasses (exception, op_trace) through asdict, the other values as they are."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("exception", "op_trace"):
+            if data[name] is not None:
+                data[name] = asdict(data[name])
         data["losses"] = [x if math.isfinite(x) else repr(x) for x in self.losses]
         return data
 

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from checks.validate.bundle import BundleError, open_bundle
-from checks.validate.hosts import NO_DROPOUT_ENV, STRICT_FP32_ENV, script_note
+from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, STRICT_FP32_ENV, script_note
 from checks.validate.run import ValidateError, run_validate
 
 
@@ -52,6 +52,11 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
             notes.append("the baseline ran with the GPU's default float32 precision (cuDNN convolutions may use TF32, "
                          "10-bit mantissas): losses can drift apart within a few steps of training; for a tight "
                          "comparison record with `npu-migrate baseline --strict-fp32` (TF32 off there, HF32 off here)")
+        if manifest.get("pack_statistics_in_dump", int(manifest["schema_version"]) < 2):
+            recorded_env[PACK_STATS_DUMPED_ENV] = "1"  # a schema-1 bundle: its dump numbers the pack's statistics too
+            notes.append(f"bundle schema {manifest['schema_version']}: its API dump holds the config_check pack's own "
+                         "statistics (Tensor.max/min/mean/norm before every forward); the migrated run's dump holds "
+                         "them too, so that the same calls get the same numbers")
         if recorded_env:
             options["migrated_env"] = {**(options.get("migrated_env") or {}), **recorded_env}
         warning = script_note(bundle, Path(cwd or Path.cwd()), Path(npu_script))

@@ -7,7 +7,13 @@ the user's own files are never edited and line numbers shift by at most one (map
 What it does depends on environment variables set by the parent (never by users):
 - NPU_VALIDATE_DUMP_CONFIG: path of an msprobe PrecisionDebugger config (task statistics, level L1,
   `step` = the steps to keep). The debugger is started before the script's first line and cut into
-  steps at every optimizer step, so the user's script needs no msprobe code.
+  steps at every optimizer step, so the user's script needs no msprobe code. The config_check pack's own
+  statistics (ConfigChecker's dataset and weights items: Tensor.max/min/mean/norm of the model's inputs and
+  parameters before every forward) run with the dump paused: msprobe numbers the APIs of a step by call
+  count, so dumped they would shift the numbers of the script's own `x.max()` after them, and a run with
+  the hooks would pair its entries with the wrong ones of a run without them (bundle schema 2).
+- NPU_VALIDATE_PACK_STATS_DUMPED=1 (validate --baseline of a schema-1 bundle): the pack's statistics are dumped
+  as they were when that bundle was recorded, so that both dumps number the same calls alike.
 - NPU_MIGRATE_NO_DROPOUT=1 (`baseline --no-dropout`, and validate --baseline of such a bundle): every
   dropout's probability 0 with msprobe's own remove_dropout (what its seed_all(rm_dropout=True) does for
   a precision comparison across hardware), before the script's first line.
@@ -115,6 +121,54 @@ def _install_dump(config_path: str) -> None:
     debugger.start()
 
 
+def _pack_statistics_out_of_the_dump() -> None:
+    """Every collect function of msprobe's ConfigChecker (run before each forward of the model: the dataset and
+    weights items' statistics) runs under compat.msprobe_dump_paused(): not dumped, so the script's own
+    calls keep their numbers in the dump whether the pack's hooks are attached or not."""
+    import sys
+
+    paused = _compat().msprobe_dump_paused
+
+    def pause(collect):
+        if getattr(collect, "__npu_migrate_paused__", False):
+            return collect
+
+        def collect_paused(*args, **kwargs):
+            with paused():
+                return collect(*args, **kwargs)
+
+        collect_paused.__npu_migrate_paused__ = True
+        return collect_paused
+
+    def patch(module) -> None:
+        checker = getattr(module, "ConfigChecker", None)
+        pack = getattr(checker, "pack", None)
+        if pack is None or getattr(pack, "__npu_migrate_paused__", False):
+            return
+
+        def pack_paused(self):  # the checkers register their collect functions while the pack is made
+            pack(self)
+            funcs = type(self).pre_forward_fun_list
+            funcs[:] = [pause(f) for f in funcs]
+
+        pack_paused.__npu_migrate_paused__ = True
+        checker.pack = pack_paused
+
+    name = "msprobe.core.config_check.config_checker"
+    if name in sys.modules:
+        patch(sys.modules[name])
+        return
+    try:
+        from checks.emulation.fakedata import patch_modules
+    except ImportError:  # a process without the project on its path: ConfigChecker imported now, then patched
+        with _standin_hidden():
+            import importlib
+
+            patch(importlib.import_module(name))
+        return
+    patch_modules({name: patch})
+
+
 def _strict_fp32() -> None:
     """TF32 (GPU) and HF32 (NPU) off: torch.backends.cudnn/cuda.matmul.allow_tf32, torch.npu.conv/matmul.allow_hf32
     (torch_npu/npu/npu_config.py: _allowHF32Conv, _allowHF32Matmul)."""
@@ -153,6 +207,8 @@ if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
     _remove_dropout()
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
 if _config:
+    if os.environ.get("NPU_VALIDATE_PACK_STATS_DUMPED") != "1":
+        _pack_statistics_out_of_the_dump()
     _install_dump(_config)
 _compare = os.environ.pop("NPU_VALIDATE_CONFIG_COMPARE", None)  # popped: processes the script starts do not compare
 if _compare:

@@ -212,6 +212,10 @@ _RANDOM_API = re.compile(r"^(?:Functional|Torch|Tensor)\.(?P<op>(?:feature_)?(?:
 NO_DROPOUT_ENV = "NPU_MIGRATE_NO_DROPOUT"
 # `npu-migrate baseline --strict-fp32`: TF32 (GPU) and HF32 (NPU) off in the child (checks/validate/child.py)
 STRICT_FP32_ENV = "NPU_MIGRATE_STRICT_FP32"
+# validate --baseline of a schema-1 bundle: its dump holds the config_check pack's own statistics (Tensor.max/min/
+# mean/norm of the inputs and weights before every forward), numbered among the script's calls; the migrated run's
+# dump keeps them too so that both number the same calls alike (checks/validate/child.py; schema 2 leaves them out)
+PACK_STATS_DUMPED_ENV = "NPU_VALIDATE_PACK_STATS_DUMPED"
 
 
 def random_api_note(first) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from checks.validate import bundle as fmt
 from checks.validate.copies import InstrumentedCopy, user_text
-from checks.validate.hosts import NO_DROPOUT_ENV, STRICT_FP32_ENV
+from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, STRICT_FP32_ENV
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,8 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         "data_fingerprint": {**{k: v for k, v in fingerprint.items() if k not in ("batches", "samples")},
                              "sample_batches": len(fingerprint.get("samples") or ())},
         "dump_steps": [s for s in dumped if (folder / "dump" / f"step{s}").is_dir()],
+        # the pack's statistics run with the dump paused (checks/validate/child.py): not among the dumped APIs
+        "pack_statistics_in_dump": {**os.environ, **env}.get(PACK_STATS_DUMPED_ENV) == "1",
         "dropout": "removed" if env.get(NO_DROPOUT_ENV) == "1" else "as written",  # baseline --no-dropout
         "fp32": "strict" if env.get(STRICT_FP32_ENV) == "1" else "device default",  # baseline --strict-fp32
         "notes": notes, "seconds": float(getattr(smoke, "duration_s", 0.0) or 0.0),
