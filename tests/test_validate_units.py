@@ -164,6 +164,35 @@ def test_api_only_on_one_side_is_reported():
     assert row_difference(_row("a.forward.output.0"), rtol=0, atol=0)[0] is False
 
 
+def test_the_packs_own_statistics_are_not_named_as_the_first_diverging_api(tmp_path):
+    """A schema-1 bundle's dump holds the config_check pack's Tensor.max/min/mean/norm of the model's inputs (its
+    comparing run dumps them too, numbered alike): on a real H200 bundle of Lightning Fabric's image classifier the
+    first diverging API named was `Tensor.max.5.forward` at the helper's `return collect(*args, **kwargs)`. Those
+    entries are known by that frame and skipped; the script's own APIs are named."""
+    import json
+    from pathlib import Path
+
+    from checks.validate.msprobe_bridge import pack_entries
+
+    helper = Path(__file__).resolve().parent.parent / "migrate" / "codemods" / "config_check_hooks.py"
+    assert "return collect(*args, **kwargs)" in helper.read_text()  # the frame pack_entries knows the pack by
+    stack = tmp_path / "stack.json"
+    stack.write_text(json.dumps({
+        "0": [["Tensor.max.5.forward", "Tensor.min.5.forward"],
+              ["File /tmp/x/train.py, line 137, in run, \n return collect(*args, **kwargs)",
+               "File /tmp/x/train.py, line 244, in run, \n output = model(data)"]],
+        "1": [["Functional.conv2d.3.forward"], ["File /tmp/x/train.py, line 60, in forward, \n x = self.conv1(x)"]],
+    }))
+    skip = pack_entries(stack)
+    assert skip == {"Tensor.max.5.forward", "Tensor.min.5.forward"}
+    rows = [_row("Tensor.max.5.forward.input.0", diffs=(3e-4,) * 4), _row("Functional.conv2d.3.forward.input.0"),
+            _row("Functional.conv2d.3.forward.output.0", diffs=(0.2,) * 4)]
+    assert first_divergence(rows, 4, rtol=1e-6, atol=0).api == "Tensor.max.5.forward"
+    first = first_divergence(rows, 4, rtol=1e-6, atol=0, skip=skip)
+    assert first.api == "Functional.conv2d.3.forward" and first.kind == "output"
+    assert pack_entries(tmp_path / "missing.json") == frozenset() and pack_entries(None) == frozenset()
+
+
 def test_user_frames_are_mapped_to_the_original_file(tmp_path):
     import json
 

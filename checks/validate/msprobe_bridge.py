@@ -403,9 +403,10 @@ def compare_dumps(
         rows = read_compare_csv(Path(csv_path))
         total += len(rows)
         first_dtype = first_dtype or first_dtype_difference(rows, step)
-        first = first_divergence(rows, step, rtol=rtol, atol=atol)
+        stacks = (step_dump_file(cmp_dump, step, "stack.json"), step_dump_file(bench_dump, step, "stack.json"))
+        first = first_divergence(rows, step, rtol=rtol, atol=atol, skip=pack_entries(stacks[0]) | pack_entries(stacks[1]))
         if first is not None:
-            stack_file = step_dump_file(cmp_dump, step, "stack.json") or step_dump_file(bench_dump, step, "stack.json")
+            stack_file = stacks[0] or stacks[1]
             frames = user_frames(stack_file, first.api, user_files or {}) if stack_file else ()
             first = ApiDiff(**{**first.__dict__, "stack": frames})
             break
@@ -471,14 +472,16 @@ def row_difference(row: dict, *, rtol: float, atol: float) -> tuple[bool, float 
     return differs, worst_abs, worst_rel
 
 
-def first_divergence(rows: list[dict], step: int, *, rtol: float, atol: float) -> ApiDiff | None:
+def first_divergence(rows: list[dict], step: int, *, rtol: float, atol: float,
+                     skip: frozenset[str] = frozenset()) -> ApiDiff | None:
     """The first row, in call order, that differs beyond tolerance, and what it means:
     an output whose inputs matched (that API introduced the difference), a scalar argument, a tensor
     input that differs before any hooked API produced a difference (data, parameters or state set
-    outside the hooked APIs or before this step), or an API present on one side only."""
+    outside the hooked APIs or before this step), or an API present on one side only. `skip`: APIs
+    that are not the script's (the config_check pack's own statistics in a schema-1 bundle's dump)."""
     for row in rows:
         match = _ROW_NAME.match(row.get("NPU Name") or "") or _ROW_NAME.match(row.get("Bench Name") or "")
-        if not match:
+        if not match or match["api"] in skip:
             continue
         differs, max_abs, rel = row_difference(row, rtol=rtol, atol=atol)
         if not differs:
@@ -500,6 +503,25 @@ def first_divergence(rows: list[dict], step: int, *, rtol: float, atol: float) -
                        f"{io} {rest} already differs{stats} before any hooked API produced a difference: the data, "
                        f"the parameters or other state differ from the start of step {step}")
     return None
+
+
+# the frame of apply's config_check helper that runs a pack item (migrate/codemods/config_check_hooks.py `skipping`)
+PACK_COLLECT_FRAME = re.compile(r", in run,\s*return collect\(\*args, \*\*kwargs\)\s*$")
+
+
+def pack_entries(stack_file: Path | None) -> frozenset[str]:
+    """The APIs of a dumped step that the config_check pack called for its own statistics (Tensor.max/min/mean/
+    norm of the model's inputs and weights): their stacks hold the helper's frame. A schema-1 bundle's dump
+    and its comparing run have them (checks/validate/child.py pauses the dump around them since schema 2)."""
+    try:
+        stacks = json.loads(Path(stack_file).read_text(encoding="utf-8")) if stack_file else {}
+    except (OSError, ValueError):
+        return frozenset()
+    out: set[str] = set()
+    for value in stacks.values() if isinstance(stacks, dict) else ():
+        if isinstance(value, list) and len(value) == 2 and any(PACK_COLLECT_FRAME.search(str(f)) for f in value[1] or ()):
+            out.update(value[0] if isinstance(value[0], list) else [value[0]])
+    return frozenset(out)
 
 
 def user_frames(stack_file: Path, api: str, user_files: dict[str, tuple[str, list[int]]]) -> tuple[str, ...]:
