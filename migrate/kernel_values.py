@@ -419,7 +419,8 @@ def module_reexports(results, modules: dict, module_for) -> None:
     Python makes every name a module imports at its top level an attribute of that module: with
     `from ._C import roi_align_forward` in pkg/ops.py, `from pkg.ops import roi_align_forward` elsewhere
     (or `ops.roi_align_forward(...)`) is the compiled op; `from .ops import *` in pkg/layers.py
-    re-exports it again (only the names of `__all__` when ops.py has one; else its public names).
+    re-exports it again (only the names of `__all__` when ops.py has one; else its public names); a plain
+    `import ext` binds `ext` the same way (`from .jit import ext` elsewhere).
     Read from the `ref` facts every Python file already records (`repo_index.import_facts`: `X.a`
     for `from X import a`, `X.*` for a star import, `all:a` for each name of a literal `__all__`), so
     nothing is parsed again and no new per-file fact is needed; a package `__init__` is also read on
@@ -451,8 +452,12 @@ def module_reexports(results, modules: dict, module_for) -> None:
         plain = [r for r in refs if "." in r and r not in bases and r.rsplit(".", 1)[0] in present
                  and not r.startswith(_NOT_A_MODULE_REF) and not r.endswith(".*")]
         stars = [r[:-2] for r in refs if r.endswith(".*") and not r.startswith(_NOT_A_MODULE_REF)]
-        if plain or stars:
-            files.append((dotted, path, plain, stars))
+        # (the name bound, the module): `from X import a` binds `a`; a plain `import X` binds `X` (`import
+        # tutel_custom_kernel` in impls/jit_compiler.py, then `from .jit_compiler import tutel_custom_kernel`
+        # elsewhere); a dotted `import a.b` binds `a`, never an extension, and is left out
+        bound = [(r.rsplit(".", 1)[1], r) for r in plain] + [(r, r) for r in refs if "." not in r and ":" not in r]
+        if bound or stars:
+            files.append((dotted, path, bound, stars))
     if not files:
         return
 
@@ -473,10 +478,10 @@ def module_reexports(results, modules: dict, module_for) -> None:
         progressed = False
         seen: dict[str, str | None] = {}
         for dotted, _path, plain, stars in files:
-            for ref in plain:
+            for name, ref in plain:
                 found = seen[ref] if ref in seen else seen.setdefault(ref, module_for(ref))
                 if found is not None and not _same_module(found, dotted):
-                    progressed |= bind(f"{dotted}.{ref.rsplit('.', 1)[1]}", found)
+                    progressed |= bind(f"{dotted}.{name}", found)
             for source in stars:
                 for key in list(modules):
                     module, _, name = key.rpartition(".")

@@ -1313,3 +1313,27 @@ def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_im
     result = _scan(tmp_path)
     assert _lines(result, "NPU507", "pkg/timing.py") == [4]
     assert _lines(result, "NPU507", "pkg/other.py") == [3]
+
+
+# a compiled module bound by a plain `import` (inside a try, as run-time-optional kernels are) in a repository module,
+# then imported by name from that module elsewhere: the layout of a MoE library's `impls/jit_compiler.py`
+# (`try: import <ext>` ... `from .jit_compiler import <ext>` in its siblings); not a copy of it
+PLAIN_IMPORT_RELAY = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='moe', ext_modules=[CUDAExtension('moe_kernel', ['moe/k.cpp', 'moe/k.cu'])])\n",
+    "moe/__init__.py": "",
+    "moe/impls/__init__.py": "",
+    "moe/impls/jit.py": "try:\n    import moe_kernel\nexcept ImportError:\n    pass\n",
+    "moe/impls/comm.py": "from .jit import moe_kernel\n\n\ndef f(x):\n    return moe_kernel.all_to_all(x)\n",
+    "moe/kernels/gating.py": "from ..impls.jit import moe_kernel\nmoe_kernel.cumsum(1)\n",
+    "moe/kernels/plain.py": "from ..impls.jit import os_name\n",
+}
+
+
+def test_a_compiled_module_bound_by_a_plain_import_is_followed_where_it_is_imported_by_name(tmp_path):
+    _write(tmp_path, PLAIN_IMPORT_RELAY)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "impls/jit.py") == [2]
+    assert _lines(result, "NPU508", "impls/comm.py") == [1, 5]
+    assert _lines(result, "NPU508", "kernels/gating.py") == [1, 2]
+    assert _lines(result, "NPU508", "kernels/plain.py") == []
