@@ -457,8 +457,11 @@ def named_sources(ctx, call) -> list[str]:
 # (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
 CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
-_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library|add_executable)"
-                           r"\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|cuda_add_executable|pybind11_add_module|python_add_library|add_library"
+                           r"|add_executable)\s*\(\s*([\w.-]+|\$\{\w+\}|\"[\w.-]+\")([^)]*)\)", re.I)
+# the branch commands of a CMakeLists.txt, and a condition naming the GPU build (`if(WITH_GPU)`, `IF (USE_CUDA)`)
+_CMAKE_BRANCH = re.compile(r"\b(if|elseif|else|endif)\s*\(([^)]*)\)", re.I)
+_GPU_CONDITION = re.compile(r"^\s*\$?\{?\w*(?:GPU|CUDA)\w*\}?\s*$", re.I)
 
 
 _CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
@@ -489,7 +492,7 @@ def _cmake_lists(code: str) -> dict[str, str]:
             elif not word.startswith("${") and word.upper() not in ("CACHE", "PARENT_SCOPE") and (
                     match.re is not CMAKE_GLOB or word.upper() not in _CMAKE_GLOB_OPTIONS):
                 words.append(word)
-            elif match.re is CMAKE_GLOB and word.endswith((".cu", ".cuh")):
+            elif match.re is CMAKE_GLOB and word.strip('"').endswith((".cu", ".cuh")):
                 words.append(word)  # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu`
         lists[name] = " ".join(dict.fromkeys((lists.get(name, "") + " " + " ".join(words)).split()))
     return lists
@@ -503,23 +506,61 @@ def cmake_defs(path: str, text: str, programs: bool = False) -> list[Definition]
     code = CMAKE_COMMENT.sub("", text)
     cuda_project = bool(CMAKE_CUDA_LANGUAGE.search(code))
     lists = _cmake_lists(code)
+    no_gpu = _no_gpu_spans(code) if cuda_project else []
     out = []
     for match in _CMAKE_TARGET.finditer(code):
-        command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
-        if command == "add_executable" and not programs:  # a program: no module Python imports (NPU511 reports it)
+        command, name, rest = match.group(1).lower(), _cmake_name(match.group(2), lists), match.group(3)
+        if command.endswith("add_executable") and not programs:  # a program: no module Python imports (NPU511 reports it)
+            continue
+        if not name:
             continue
         rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
-        words = rest.split()
+        words = [w.strip('"') for w in rest.split()]
         if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
             continue
-        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command not in ("add_library", "add_executable")) or (
-                cuda_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
+        # a library of the no-GPU branch (`if(WITH_GPU) cuda_add_library(...) else() add_library(x SHARED x.cpp)`) is
+        # CUDA only by its own sources
+        by_project = cuda_project and not any(start <= match.start() < end for start, end in no_gpu)
+        if command.startswith("cuda_") or ".cu" in rest or (by_project and command not in ("add_library", "add_executable")) or (
+                by_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
             sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
             out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources))
     return out
 
 
-_CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+def _cmake_name(word: str, lists: dict) -> str | None:
+    """A target's name: literal, quoted, or a `${VAR}` set above to one word (`set(TARGET "vptq")` ...
+    `cuda_add_library(${TARGET} SHARED ${SOURCES})`, microsoft/VPTQ csrc/CMakeLists.txt); None when unknown."""
+    var = _CMAKE_VAR.fullmatch(word)
+    if var:
+        value = lists.get(var.group(1), "").split()
+        word = value[0] if len(value) == 1 else ""
+    word = word.strip('"')
+    return word if re.fullmatch(r"[\w.-]+", word) else None
+
+
+def _no_gpu_spans(code: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the ELSE branches of a condition naming the GPU build (`if(WITH_GPU) ... else()
+    ... endif()`: HawkAaron/warp-transducer CMakeLists.txt builds its CPU-only library there)."""
+    spans, stack = [], []  # stack: [condition is a GPU switch, start of its else branch or -1]
+    for match in _CMAKE_BRANCH.finditer(code):
+        word = match.group(1).lower()
+        if word == "if":
+            stack.append([bool(_GPU_CONDITION.match(match.group(2))), -1])
+        elif not stack:
+            continue
+        elif word == "else" and stack[-1][0]:
+            stack[-1][1] = match.end()
+        elif word == "elseif":
+            stack[-1][0] = False
+        elif word == "endif":
+            gpu, start = stack.pop()
+            if start >= 0:
+                spans.append((start, match.start()))
+    return spans
+
+
+_CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+|\$\{\w+\})([^)]*)\)", re.I)
 _CMAKE_LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES",
                                   "DEBUG", "OPTIMIZED", "GENERAL"})
 
@@ -540,12 +581,13 @@ def cmake_links(path: str, text: str) -> list[Definition]:
     code = CMAKE_COMMENT.sub("", text)
     lists = _cmake_lists(code)
     out = []
-    defined = {m.group(2): code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)}
+    defined = {_cmake_name(m.group(2), lists): code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)}
     linked: dict[str, list[str]] = {}
     for match in _CMAKE_LINK.finditer(code):
-        if match.group(1) not in defined:
+        target = _cmake_name(match.group(1), lists)
+        if target not in defined:
             continue
-        words = linked.setdefault(match.group(1), [])
+        words = linked.setdefault(target, [])
         for word in _words(match.group(2)):
             if word.upper() in _CMAKE_LINK_KEYWORDS:
                 continue
@@ -988,6 +1030,9 @@ class Index:
                 continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
+            # a CMake shared library `lib<target>.so` imported from the package folder the build puts it in
+            if name.startswith("lib") and f".{name}." in f".{dotted}." and self.modules[name].path.endswith("CMakeLists.txt"):
+                return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
             if "." in name and "." in dotted:
                 if dotted.endswith("." + name) or name.endswith("." + dotted):
@@ -1067,6 +1112,8 @@ def build_index(results) -> Index:
                 table[name] = definition
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
+    if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
+        _cmake_library_names(modules, results)
     if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
         from migrate import kernel_values
 
@@ -1076,6 +1123,18 @@ def build_index(results) -> Index:
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
     return Index(modules, namespaces, exports, python_ops(implementations))
+
+
+def _cmake_library_names(modules: dict, results) -> None:
+    """A CMake library target named like a Python package of the repository (`cuda_add_library(vptq SHARED ...)`
+    beside the package `vptq/`, microsoft/VPTQ) is not that package: the file it builds is `lib<name>.so`, which
+    Python imports as `lib<name>` wherever the build puts it (`import vptq.libvptq`: its
+    `PYBIND11_MODULE(libvptq, m)`). Such a target is keyed `lib<name>` (`Index.module_for` matches it as any
+    part of a dotted import); a target named otherwise keeps its name."""
+    packages = {part for r in results if r.path.endswith(".py") for part in _module_parts(r.path)}
+    for name in [n for n, d in modules.items() if "." not in n and n in packages and d.path.endswith("CMakeLists.txt")]:
+        definition = modules.pop(name)
+        modules.setdefault(f"lib{name}", definition)
 
 
 def python_ops(implementations) -> frozenset:

@@ -1337,3 +1337,26 @@ def test_a_compiled_module_bound_by_a_plain_import_is_followed_where_it_is_impor
     assert _lines(result, "NPU508", "impls/comm.py") == [1, 5]
     assert _lines(result, "NPU508", "kernels/gating.py") == [1, 2]
     assert _lines(result, "NPU508", "kernels/plain.py") == []
+
+
+# a CMake CUDA library named through a variable and named like the Python package beside it (the layout of a
+# quantization library's csrc/CMakeLists.txt: `set(TARGET "pkg")`, `cuda_add_library(${TARGET} SHARED ${SOURCES})`
+# of a quoted glob, the module `libpkg.so` imported as `pkg.libpkg`); not a copy of it
+CMAKE_LIB_LIKE_PACKAGE = {
+    "CMakeLists.txt": "project(vq LANGUAGES C CXX CUDA)\nadd_subdirectory(csrc)\n",
+    "csrc/CMakeLists.txt": "set(TARGET \"vq\")\nfile(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\n"
+                           "cuda_add_library(${TARGET} SHARED ${SOURCES})\ntarget_link_libraries(${TARGET} \"${TORCH_LIBRARIES}\")\n",
+    "csrc/gemv.cu": "__global__ void k(float* x) {}\n",
+    "vq/__init__.py": "from vq.layers import Linear\n",
+    "vq/layers.py": "class Linear:\n    pass\n",
+    "vq/ops.py": "try:\n    import vq.libvq as vq_ops\nexcept ImportError:\n    vq_ops = None\n\n\n"
+                 "def gemv(x):\n    return vq_ops.quant_gemv(x)\n",
+}
+
+
+def test_a_cmake_library_named_through_a_variable_like_its_package_is_imported_as_lib_name(tmp_path):
+    _write(tmp_path, CMAKE_LIB_LIKE_PACKAGE)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 3]  # the quoted glob, the target
+    assert _lines(result, "NPU508", "vq/ops.py") == [2, 8]
+    assert _lines(result, "NPU508", "vq/__init__.py") == []  # the package is not the library

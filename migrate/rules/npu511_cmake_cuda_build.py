@@ -6,9 +6,16 @@ from migrate.rules.base import Invalid, Rule, Valid
 
 # the commands that open or switch a branch, and the writes of CMake's nvcc flag lists (CMAKE_CUDA_FLAGS and its
 # per-configuration CMAKE_CUDA_FLAGS_<CONFIG>: https://cmake.org/cmake/help/v3.24/variable/CMAKE_LANG_FLAGS.html)
+# The legacy FindCUDA list CUDA_NVCC_FLAGS (https://cmake.org/cmake/help/v3.24/module/FindCUDA.html) is one list
+# however often it is appended to (`set(CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} ...")`, HawkAaron/warp-transducer): its
+# first write only.
 _BRANCH_OR_FLAGS = re.compile(
-    r"\b(?:(?P<branch>if|elseif|else|endif)\s*\(|(?P<set>set)\s*\(\s*(?P<var>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?)\b"
-    r"|(?:string|list)\s*\(\s*(?:APPEND|PREPEND)\s+(?P<added>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?)\b)", re.I)
+    r"\b(?:(?P<branch>if|elseif|else|endif)\s*\(|(?P<set>set)\s*\(\s*(?P<var>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?|CUDA_NVCC_FLAGS)\b"
+    r"|(?:string|list)\s*\(\s*(?:APPEND|PREPEND)\s+(?P<added>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?|CUDA_NVCC_FLAGS)\b)", re.I)
+_ONE_LIST = "CUDA_NVCC_FLAGS"
+# per-target CUDA options: `target_compile_options(t PUBLIC $<$<COMPILE_LANGUAGE:CUDA>: -rdc=true ...>)`, one flag list
+# at the line of its generator expression (microsoft/VPTQ csrc/CMakeLists.txt)
+_CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
 # a compile definition naming CUDA (`add_definitions(-D__USE_CUDA__)`, `-DFT_WITH_CUDA`, `target_compile_definitions(t
 # PRIVATE WITH_CUDA)`): the switch that compiles the CUDA path of the sources, as NPU505's `WITH_CUDA` in a setup.py;
 # not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
@@ -23,11 +30,13 @@ class CmakeCudaBuild(Rule):
     `find_package(CUDA)`; not `find_package(CUDAToolkit)`, which only locates the toolkit's libraries for
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
-    CUDA project: the targets `repo_index.cmake_defs` links Python imports to) and, inside a target
+    CUDA project, not in the ELSE branch of `if(WITH_GPU)`: the targets `repo_index.cmake_defs` links Python
+    imports to; a name given through `${VAR}` is read from its `set`) and, inside a target
     written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
     `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
-    a `.cu` pattern, each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that has not
-    written that list yet, or its first `string(APPEND ...)`) and each compile definition naming CUDA
+    a `.cu` pattern (quoted or not), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
+    has not written that list yet, or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
+    write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line) and each compile definition naming CUDA
     (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`; not `-DNO_CUDA`,
     `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
@@ -74,6 +83,17 @@ class CmakeCudaBuild(Rule):
         Invalid("set(UNITS \"\")\nfile(GLOB_RECURSE srcs CONFIGURE_DEPENDS\n    ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp\n"
                 "    ${CMAKE_CURRENT_SOURCE_DIR}/*.cu\n)\nlist(APPEND UNITS ${srcs})\nadd_executable(unittest run.cpp\n"
                 "    ${UNITS}\n)\n", kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # microsoft/VPTQ csrc/CMakeLists.txt: the target named through a variable, a quoted glob pattern, per-target
+        # CUDA options (the generator expression's line)
+        Invalid("set(TARGET \"vptq\")\nfile(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\ncuda_add_library(${TARGET} SHARED ${SOURCES})\n"
+                "target_compile_options(\n  ${TARGET}\n  PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:\n    -rdc=true>)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=3),
+        # HawkAaron/warp-transducer CMakeLists.txt: FindCUDA's CUDA_NVCC_FLAGS (one list), programs, and the CPU-only
+        # library of the no-GPU branch (not reported)
+        Invalid("find_package(CUDA)\nif (WITH_OMP)\n  set(CUDA_NVCC_FLAGS \"${CUDA_NVCC_FLAGS} -Xcompiler -fopenmp\")\nendif()\n"
+                "set(CUDA_NVCC_FLAGS \"${CUDA_NVCC_FLAGS} -O2\")\nIF (WITH_GPU)\n  cuda_add_library(rt SHARED rt.cu)\n"
+                "  cuda_add_executable(test_gpu tests/test_gpu.cu)\nELSE()\n  add_library(rt SHARED rt.cpp)\nENDIF()\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=4),
         Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=1),
         # k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt: the sources are a variable assembled above the target (the CUDA
@@ -96,7 +116,7 @@ class CmakeCudaBuild(Rule):
         for match in CMAKE_GLOB.finditer(code):  # each line of a glob holding a CUDA pattern
             first = code.count("\n", 0, match.start()) + 1
             for offset, text in enumerate(match.group(0).split("\n")):
-                if ".cu" in text and any(w.endswith((".cu", ".cuh")) for w in text.split()):
+                if ".cu" in text and any(w.strip('"').endswith((".cu", ".cuh")) for w in text.split()):
                     globbed.add(first + offset)
                     yield self.finding(ctx, self._span(lines, first + offset), "globs CUDA sources: " + self.MESSAGE)
         for target in cmake_defs(ctx.path, ctx.source, programs=True):
@@ -130,10 +150,13 @@ class CmakeCudaBuild(Rule):
                 continue
             variable = (match.group("var") or match.group("added")).upper()
             first = not any(v == variable for v, _ in written)
-            if first or (match.group("set") and (variable, stack[-1]) not in written):
+            if first or (match.group("set") and variable != _ONE_LIST and (variable, stack[-1]) not in written):
                 number = code.count("\n", 0, match.start()) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number), f"sets nvcc flags (`{variable}`): " + self.MESSAGE)
             written.add((variable, stack[-1]))
+        for match in _CUDA_OPTIONS.finditer(code):
+            number = code.count("\n", 0, match.start()) + 1
+            yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc flags for CUDA sources: " + self.MESSAGE)
         for match in _DEFINITIONS.finditer(code):
             words = match.group(1).split()
             if match.group(0).lower().startswith("target_"):
