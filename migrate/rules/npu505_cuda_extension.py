@@ -31,6 +31,39 @@ _LOAD_LIBRARY_MESSAGE = (
 )
 
 
+_VERSION_FLAGS = frozenset({"-V", "--version"})
+
+
+def _version_probe(ctx, node) -> bool:
+    """`[cuda_dir + "/bin/nvcc", "-V"]`: nvcc run for its version only (to pick flags: apex's / VPTQ's
+    `get_cuda_bare_metal_version`), which builds nothing: no build line (label rulings R2/(bb)/(L14))."""
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.BinOp):
+        parent = ctx.parent(parent)
+    return isinstance(parent, (ast.List, ast.Tuple)) and any(
+        isinstance(e, ast.Constant) and e.value in _VERSION_FLAGS for e in parent.elts)
+
+
+def _probe_functions(ctx) -> frozenset[str]:
+    """Names of this file's functions that run such a version probe."""
+    cached = ctx.__dict__.get("_npu_nvcc_probes")
+    if cached is None:
+        cached = frozenset(
+            function.name for function in ctx.nodes.get(ast.FunctionDef, ())
+            if "nvcc" in ast.get_source_segment(ctx.source, function) and any(
+                isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value) and _version_probe(ctx, n)
+                for n in ast.walk(function)))
+        ctx.__dict__["_npu_nvcc_probes"] = cached
+    return cached
+
+
+def _probed(ctx, node) -> bool:
+    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a version probe of this file (`_probe_functions`)."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args \
+        and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx)
+
+
 def _is_true(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
@@ -73,7 +106,7 @@ class CudaExtension(Rule):
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
     the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
@@ -189,7 +222,12 @@ class CudaExtension(Rule):
                 "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
                 "ext = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources])", count=2),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
-        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=2),
+        # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list only, not the probe or the
+        # CUDA_HOME handed to it; nvcc run to compile is reported
+        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+                "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
+                "out = cuda_version(CUDA_HOME)\nflags = ['-gencode', 'arch=compute_80,code=sm_80']\n"
+                "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=3),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
@@ -411,7 +449,8 @@ class CudaExtension(Rule):
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
-                yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
+                if not _version_probe(ctx, node):
+                    yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
             elif _NVCC_FLAG.search(node.value) and len(node.value) < 200:
                 key, anchor = _flag_list(ctx, node)
                 if anchor is not None:
@@ -440,7 +479,8 @@ class CudaExtension(Rule):
                 statement = statement_of(ctx, node)
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
-                if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node):
+                if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
+                        and not _probed(ctx, node):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,
