@@ -19,7 +19,10 @@ _DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
 # nvcc run as a command in a shell launcher (`nvcc -c -o k.cu.o k.cu -x cu ...` in make.sh)
 _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
 # `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
-_CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$")
+# also a `-D` macro that switches a GPU / CUDA path on (`-DUSE_GPU` in microsoft/tutel setup.py's CUDA branch,
+# `-DWARPRNNT_ENABLE_GPU` in HawkAaron/warp-transducer pytorch_binding/setup.py), not one set to 0 / OFF; NPU511 reads
+# the same macros in a CMakeLists.txt
+_CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$|^-D\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?(?:CUDA|GPU)\b(?:=(?!(?:0|OFF|FALSE|NO)$)\w*)?$")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
 # nvcc itself, in a file that builds an extension (`[home + "/bin/nvcc", "-V"]`)
 _NVCC_TEXT = re.compile(r"(?:^|/)nvcc$")
@@ -112,7 +115,7 @@ class CudaExtension(Rule):
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
-    `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro, a call through a
+    `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels).
@@ -267,6 +270,10 @@ class CudaExtension(Rule):
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
             "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
+        # the macro that compiles the sources' GPU path, added in the CUDA branch of a build (not one set to 0)
+        Invalid("from torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\nif enable_gpu:\n"
+                "    args += ['-DWARPRNNT_ENABLE_GPU']\nargs += ['-DUSE_GPU=0', '-DCUDA_HAS_FP16=1']\n"
+                "ext = CppExtension('m', ['m.cpp'], extra_compile_args=args)\n", count=1),
         Invalid("cd src\nnvcc -c -o k.cu.o k.cu -x cu -Xcompiler -fPIC -arch=sm_52\ncd ..\npython build.py\n",
                 kind="launcher", filename="make.sh", count=1),
         Invalid("$CUDA_HOME/bin/nvcc -c -o a.o a.cu && echo done\n", kind="launcher", filename="build.sh", count=1),

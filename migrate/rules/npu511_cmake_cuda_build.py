@@ -20,7 +20,8 @@ _CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
 # PRIVATE WITH_CUDA)`): the switch that compiles the CUDA path of the sources, as NPU505's `WITH_CUDA` in a setup.py;
 # not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
 _DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
-_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*)(?:=(\w*))?$")
+# (or one switching a GPU path on, `-DUSE_GPU`, `WARPRNNT_ENABLE_GPU`: NPU505's macros in a setup.py)
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*)(?:=(\w*))?$")
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
 
 
@@ -37,7 +38,8 @@ class CmakeCudaBuild(Rule):
     a `.cu` pattern (quoted or not), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
     has not written that list yet, or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
     write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line) and each compile definition naming CUDA
-    (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`; not `-DNO_CUDA`,
+    or switching a GPU path on (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`,
+    `-DUSE_GPU`; not `-DNO_CUDA`,
     `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
@@ -96,6 +98,8 @@ class CmakeCudaBuild(Rule):
                 kind="cpp-source", filename="CMakeLists.txt", count=4),
         Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=1),
+        Invalid("find_package(CUDA)\nadd_definitions(-DUSE_GPU)\nadd_definitions(-DGPU_COUNT=2 -DUSE_GPU=OFF)\n", kind="cpp-source",
+                filename="CMakeLists.txt", count=2),
         # k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt: the sources are a variable assembled above the target (the CUDA
         # language is switched on in the top-level CMakeLists.txt); the target and each line naming a .cu
         Invalid("set(srcs\n  mi_cpu.cu\n)\nif(NOT WITH_CUDA)\n  transform(OUTPUT_VARIABLE srcs SRCS ${srcs})\nelse()\n"
