@@ -9,10 +9,13 @@ file) on every run, and only where nothing can build a file without naming it:
 - the scan must hold a CUDA build this tool recognises (an NPU505 or NPU511 finding: a setup.py / JIT /
   cffi build, an nvcc command, a CMake CUDA target); with none, the build is somewhere the scan does not
   read (a Makefile, another repository), and every CUDA file stays reported;
-- a wildcard mention anywhere (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
+- a wildcard mention anywhere but in a shell / CI file that runs no nvcc (a formatter's `find -name '*.cuh'`)
+  (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
   `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension as an element of a source
   walker's list: `[".cpp", ".cu"]`) could name any file: every file stays reported (a bare `'.cu'` elsewhere,
   `compiler.src_extensions.append('.cu')`, says how listed sources compile, not which);
+- a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
+  header is then kept where another file names (includes) it, as below;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
   `#include "k.cuh"`), by file name.
 """
@@ -36,6 +39,9 @@ _WILDCARD = re.compile(
 # (`torch.cuda` holds `.cu`, so the plain `".cu" in text` test lets a quarter of the torch files through)
 _ENDING = re.compile(r"\.cuh?\b")
 WILDCARD = "cu:*"
+# a wildcard that names `.cu` files only (`file(GLOB_RECURSE S "*.cu" "*.cc")`, microsoft/VPTQ csrc/CMakeLists.txt):
+# a `.cuh` header is then built only where a file includes (names) it
+CU_WILDCARD = "cu:*.cu"
 _BUILD_CODES = ("NPU505", "NPU511")
 
 
@@ -44,9 +50,21 @@ def mentions(text: str) -> list[str]:
     if ".cu" not in text or not _ENDING.search(text):
         return []
     out = {"cu:" + os.path.basename(m) for m in _NAMED.findall(text)}
-    if _WILDCARD.search(text):
-        out.add(WILDCARD)
+    out.update(wildcards(text))
     return sorted(out)
+
+
+def wildcards(text: str) -> set[str]:
+    """The wildcard facts of a text: CU_WILDCARD for patterns naming `.cu` files only (`.cu` then a quote, a space,
+    a bracket or the end), WILDCARD for any other (`*.cuh`, `*.cu*`, `*.cu.in`)."""
+    out = set()
+    for match in _WILDCARD.finditer(text):
+        after = match.start(0) + match.group(0).rindex(".cu") + 3
+        if text[after:after + 1] not in ("", "'", '"', " ", "\t", "\n", ")", ",", "]", "}"):
+            out.add(WILDCARD)
+            break
+        out.add(CU_WILDCARD)
+    return out
 
 
 def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
@@ -55,13 +73,22 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
     if not sources or not any(f.code in _BUILD_CODES for r in results for f in r.findings):
         return results
     named: dict[str, set[str]] = {}
+    every_cu = False  # a wildcard naming every `.cu` file (not the headers)
     for result in results:
+        # a shell script or CI file that compiles nothing (no nvcc command): its pattern lists files for a tool
+        # (`find csrc/ -name '*.cuh' | xargs clang-format -i`, microsoft/VPTQ scripts/format.sh), it builds none
+        lister = result.kind == "launcher" and not any(f.code in _BUILD_CODES for f in result.findings)
         for fact in getattr(result, "facts", ()):
             if fact[0] == "ref" and fact[1].startswith("cu:"):
+                if lister and fact[1] in (WILDCARD, CU_WILDCARD):
+                    continue
                 if fact[1] == WILDCARD:
                     return results
+                if fact[1] == CU_WILDCARD:
+                    every_cu = True
+                    continue
                 named.setdefault(fact[1][3:], set()).add(result.path)
-    candidates = {id(r) for r in sources}
+    candidates = {id(r) for r in sources if not (every_cu and r.path.endswith(".cu"))}
     out = []
     for result in results:
         if id(result) in candidates and not (named.get(os.path.basename(result.path), set()) - {result.path}):

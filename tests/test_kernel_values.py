@@ -1361,3 +1361,26 @@ def test_a_cmake_library_named_through_a_variable_like_its_package_is_imported_a
     assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 3]  # the quoted glob, the target
     assert _lines(result, "NPU508", "vq/ops.py") == [2, 8]
     assert _lines(result, "NPU508", "vq/__init__.py") == []  # the package is not the library
+
+
+# a CMake glob of `.cu` files only (`file(GLOB_RECURSE SOURCES "*.cu" "*.cc")`) and a formatter's file list in a shell
+# script (`find csrc/ -name '*.cuh' | xargs clang-format -i`): every `.cu` is built; a header only where a source
+# includes it (the layout of a quantization library's csrc/, not a copy of it)
+CU_ONLY_GLOB = {
+    "CMakeLists.txt": "project(q LANGUAGES CXX CUDA)\nadd_subdirectory(csrc)\n",
+    "csrc/CMakeLists.txt": "file(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\ncuda_add_library(q SHARED ${SOURCES})\n",
+    "csrc/gemv.cu": "#include \"kernels/gemv.cuh\"\n__global__ void k() {}\n",
+    "csrc/other.cu": "__global__ void j() {}\n",
+    "csrc/kernels/gemv.cuh": "__device__ float f(float a) { return a; }\n",
+    "csrc/util/debug.cuh": "__device__ void dump() {}\n",
+    "scripts/format.sh": "find csrc/ \\( -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \\) -print | xargs clang-format -i\n",
+}
+
+
+def test_a_glob_of_cu_files_builds_every_cu_file_and_only_the_headers_they_include(tmp_path):
+    _write(tmp_path, CU_ONLY_GLOB)
+    reported = sorted(f.path.split("/csrc/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["gemv.cu", "kernels/gemv.cuh", "other.cu"]
+    # a glob that can match headers keeps every one of them
+    (tmp_path / "csrc" / "CMakeLists.txt").write_text("file(GLOB_RECURSE SOURCES *.cu *.cuh)\ncuda_add_library(q SHARED ${SOURCES})\n")
+    assert len([f for f in _scan(tmp_path).findings if f.code == "NPU506"]) == 4

@@ -16,8 +16,7 @@ from migrate import cuda_builds
 def _mentions_without_pretest(text: str) -> list[str]:
     """`cuda_builds.mentions` read off its two patterns alone, over the whole text."""
     out = {"cu:" + os.path.basename(m) for m in cuda_builds._NAMED.findall(text)}
-    if cuda_builds._WILDCARD.search(text):
-        out.add(cuda_builds.WILDCARD)
+    out.update(cuda_builds.wildcards(text))
     return sorted(out)
 
 
@@ -40,8 +39,10 @@ def test_cuda_file_mentions_in_less_obvious_spellings_are_still_read():
         "nvcc -c kernel.cu": ["cu:kernel.cu"],
         "src = 'ядро.cu'": ["cu:ядро.cu"],
         "glob('csrc/*.cu.in')": [cuda_builds.WILDCARD],
-        "name + '.cu'": [cuda_builds.WILDCARD],
-        "exts = ['.cpp', '.cu']": [cuda_builds.WILDCARD],
+        # names of `.cu` files only (set 19: a header is then built where a source includes it)
+        "name + '.cu'": [cuda_builds.CU_WILDCARD],
+        "exts = ['.cpp', '.cu']": [cuda_builds.CU_WILDCARD],
+        "glob('k/*.cuh')": [cuda_builds.WILDCARD],
         "torch.cuda.synchronize()  # no CUDA file here": [],
         "k.cuh2 k.cu_old k.cu.bak": [],
     }
