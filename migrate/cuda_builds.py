@@ -96,3 +96,42 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out
+
+
+def add_symlinked_sources(results: list[FileResult]) -> list[FileResult]:
+    """A CUDA source of a CMake CUDA target that is a symbolic link to a C++ file (HawkAaron/warp-transducer:
+    `CUDA_ADD_LIBRARY(warprnnt SHARED src/rnnt_entrypoint.cu)`, the `.cu` a link to `rnnt_entrypoint.cpp`, so nvcc
+    compiles the C++ file as CUDA): the real file gets NPU506's finding at its line 1 (the walker reads the real
+    file once, as C++). Only the sources the CMake targets list (`repo_index.cmake_defs`) are looked at."""
+    links = []
+    for result in results:
+        if not result.path.endswith("CMakeLists.txt"):
+            continue
+        for fact in getattr(result, "facts", ()):
+            if fact[0] == "def" and fact[1] == "module" and fact[4] and len(fact) > 5 and fact[5]:
+                for source in str(fact[5]).split():
+                    full = os.path.join(os.path.dirname(result.path), source)
+                    if os.path.islink(full):
+                        links.append((os.path.realpath(full), source, fact[2]))
+    if not links:
+        return results
+    from migrate.findings import Category, Finding, Severity
+
+    by_real = {os.path.realpath(r.path): i for i, r in enumerate(results)}
+    out = list(results)
+    for real, source, target in links:
+        i = by_real.get(real)
+        if i is None or real.endswith((".cu", ".cuh")) or any(f.code == "NPU506" for f in out[i].findings):
+            continue
+        result = out[i]
+        try:
+            with open(result.path, encoding="utf-8", errors="replace") as handle:
+                first = handle.readline().rstrip("\r\n")
+        except OSError:
+            continue
+        finding = Finding(result.path, 1, 1, 1, len(first) + 1, "NPU506", Severity.ERROR, Category.THIRD_PARTY,
+                          f"compiled as CUDA through the symbolic link `{source}` of the CMake target `{target}`: it cannot be "
+                          "compiled for an Ascend NPU; port it to Ascend C or replace it with torch ops")
+        out[i] = FileResult(result.path, result.kind, result.lines, result.findings + (finding,), result.errors,
+                            result.suppressed, result.facts)
+    return out

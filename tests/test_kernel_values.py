@@ -1384,3 +1384,18 @@ def test_a_glob_of_cu_files_builds_every_cu_file_and_only_the_headers_they_inclu
     # a glob that can match headers keeps every one of them
     (tmp_path / "csrc" / "CMakeLists.txt").write_text("file(GLOB_RECURSE SOURCES *.cu *.cuh)\ncuda_add_library(q SHARED ${SOURCES})\n")
     assert len([f for f in _scan(tmp_path).findings if f.code == "NPU506"]) == 4
+
+
+def test_a_cmake_cuda_source_that_links_to_a_cpp_file_reports_the_real_file(tmp_path):
+    # an RNN-T loss library's layout: `CUDA_ADD_LIBRARY(rt SHARED src/entry.cu)`, the .cu a symbolic link to entry.cpp
+    # (nvcc compiles the C++ file as CUDA); the CPU build of the ELSE branch compiles the .cpp itself
+    _write(tmp_path, {
+        "CMakeLists.txt": "FIND_PACKAGE(CUDA)\nIF (WITH_GPU)\n  CUDA_ADD_LIBRARY(rt SHARED src/entry.cu)\nELSE()\n"
+                          "  ADD_LIBRARY(rt SHARED src/entry.cpp)\nENDIF()\n",
+        "src/entry.cpp": "#include <cstddef>\nint entry() { return 0; }\n",
+        "src/other.cpp": "int other() { return 1; }\n",
+    })
+    (tmp_path / "src" / "entry.cu").symlink_to("entry.cpp")
+    result = _scan(tmp_path)
+    assert [(f.path.rsplit("/", 2)[-2:], f.line) for f in result.findings if f.code == "NPU506"] == [(["src", "entry.cpp"], 1)]
+    assert _lines(result, "NPU511", "CMakeLists.txt") == [1, 3]  # not the CPU library of the ELSE branch
