@@ -24,6 +24,9 @@ _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
 # the same macros in a CMakeLists.txt
 _CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$|^-D\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?(?:CUDA|GPU)\b(?:=(?!(?:0|OFF|FALSE|NO)$)\w*)?$")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
+# TensorFlow's loader of a compiled custom-op library (https://www.tensorflow.org/api_docs/python/tf/load_op_library):
+# the same question for a TensorFlow binding (HawkAaron/warp-transducer tensorflow_binding: `tf.load_op_library(lib_file)`)
+_TF_LOAD_LIBRARY = "tensorflow.load_op_library"
 # nvcc itself, in a file that builds an extension (`[home + "/bin/nvcc", "-V"]`)
 _NVCC_TEXT = re.compile(r"(?:^|/)nvcc$")
 # nvcc's GPU-architecture (and CUDA-only) flags: reported once per flag list, not once per string
@@ -118,7 +121,7 @@ class CudaExtension(Rule):
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines.
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
@@ -143,7 +146,8 @@ class CudaExtension(Rule):
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
     KINDS = ("python", "launcher")
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags", "create_extension", "nvcc", "Extension(")
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
+                "Extension(")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
@@ -270,6 +274,7 @@ class CudaExtension(Rule):
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
             "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
+        Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
         # the macro that compiles the sources' GPU path, added in the CUDA branch of a build (not one set to 0)
         Invalid("from torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\nif enable_gpu:\n"
                 "    args += ['-DWARPRNNT_ENABLE_GPU']\nargs += ['-DUSE_GPU=0', '-DCUDA_HAS_FP16=1']\n"
@@ -347,6 +352,11 @@ class CudaExtension(Rule):
                 continue
             if name in _LOAD_LIBRARY:
                 yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
+                continue
+            if name == _TF_LOAD_LIBRARY:
+                yield self.finding(ctx, call, "loads a compiled TensorFlow op library: if it was built with CUDA it does "
+                                   "not load or run on an Ascend NPU; its kernels must be ported (TensorFlow on Ascend "
+                                   "needs Huawei's TensorFlow adapter for CANN)", severity=Severity.WARNING)
                 continue
             if name == _FFI:
                 if ffi_with_cuda(ctx, call):
