@@ -293,6 +293,12 @@ def _build_defs(ctx) -> list[Definition]:
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
+        if name in _PLAIN_EXTENSIONS or name == f"{_EXT}.CppExtension":
+            libraries = _linked_libraries(ctx, call)
+            module = extension_name(ctx, call) if libraries else None
+            if module:  # `link_cmake_modules` makes it a CUDA build when it links a CMake CUDA target
+                out.append(Definition("extlink", module, ctx.path, call.lineno, False, " ".join(libraries)))
+            continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
             module = extension_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
@@ -324,6 +330,14 @@ def _build_defs(ctx) -> list[Definition]:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def _linked_libraries(ctx, call) -> list[str]:
+    """The literal `libraries=[...]` an extension links (`CppExtension('pkg.m', ['b.cpp'], libraries=['warprnnt'])`)."""
+    node = ctx.keyword(call, "libraries")
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return []
+    return [text for e in node.elts if (text := ctx.string_value(e)) and re.fullmatch(r"[\w.+-]+", text)]
 
 
 def _module_string(ctx, node) -> str | None:
@@ -1099,7 +1113,7 @@ def build_index(results) -> Index:
                 continue
             if kind in ("flag", "triton", "localinstall"):  # an availability flag (migrate/imported_flags.py), a Triton
                 continue  # kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py): no extension
-            if kind in ("cmlink", "cmvar", "cmakeext"):  # the CMake link graph (`link_cmake_modules`)
+            if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
                 continue
             if kind == "export":
@@ -1112,6 +1126,7 @@ def build_index(results) -> Index:
                 table[name] = definition
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
+        _link_extensions_to_cmake(modules, cmake.get("extlink", []))
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
         _cmake_library_names(modules, results)
     if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
@@ -1123,6 +1138,18 @@ def build_index(results) -> Index:
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
     return Index(modules, namespaces, exports, python_ops(implementations))
+
+
+def _link_extensions_to_cmake(modules: dict, links: list) -> None:
+    """A C++ extension (`CppExtension` / setuptools `Extension`) that links a library the repository's CMake builds
+    with CUDA (`libraries=['warprnnt']` beside `CUDA_ADD_LIBRARY(warprnnt SHARED ...)`, HawkAaron/warp-transducer
+    pytorch_binding/setup.py) runs CUDA kernels: it is a CUDA module (its sources: the library's)."""
+    for link in links:
+        for library in link.why.split():
+            target = modules.get(library)
+            if target is not None and target.cuda and target.path.endswith("CMakeLists.txt") and link.name not in modules:
+                modules[link.name] = Definition("module", link.name, link.path, link.line, True, target.why)
+                break
 
 
 def _cmake_library_names(modules: dict, results) -> None:

@@ -1399,3 +1399,18 @@ def test_a_cmake_cuda_source_that_links_to_a_cpp_file_reports_the_real_file(tmp_
     result = _scan(tmp_path)
     assert [(f.path.rsplit("/", 2)[-2:], f.line) for f in result.findings if f.code == "NPU506"] == [(["src", "entry.cpp"], 1)]
     assert _lines(result, "NPU511", "CMakeLists.txt") == [1, 3]  # not the CPU library of the ELSE branch
+
+
+def test_a_cpp_extension_linking_the_repositorys_cmake_cuda_library_is_a_cuda_module(tmp_path):
+    # an RNN-T loss library's binding: the CMake CUDA library `rt`, a CppExtension linking it (`libraries=['rt']`), and
+    # the package re-exporting the binding; a CppExtension linking a system library stays a CPU build
+    _write(tmp_path, {
+        "CMakeLists.txt": "FIND_PACKAGE(CUDA)\nCUDA_ADD_LIBRARY(rt SHARED src/rt.cu)\n",
+        "src/rt.cu": "__global__ void k() {}\n",
+        "binding/setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
+                            "setup(ext_modules=[CppExtension(name='rt_torch.rt', sources=['b.cpp'], libraries=['rt']),\n"
+                            "                   CppExtension(name='rt_torch.cpu', sources=['c.cpp'], libraries=['m'])])\n",
+        "binding/rt_torch/__init__.py": "from .rt import *\nfrom .cpu import *\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "rt_torch/__init__.py") == [1]
