@@ -22,6 +22,7 @@ cost stays linear in the repository's size; nothing is executed.
 from __future__ import annotations
 
 import ast
+import re
 
 _EXT = "torch.utils.cpp_extension"
 _JIT = (f"{_EXT}.load", f"{_EXT}.load_inline")
@@ -339,6 +340,34 @@ def _op_aliases(ctx, dotted: str) -> list:
 
 
 RELATIVE = "rel:"  # a mentioned name that comes from a relative import
+
+# a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`)
+ALIAS_HINT = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def module_aliases(ctx) -> list:
+    """Module-level names bound to a module the file imports: `import kmod as K` then `_backend = K` (the issue's
+    `from .backend import _backend` elsewhere is then the compiled module), and the `as` name itself. "via" values
+    `resolve_wrappers` keeps where the imported module is an extension of the scan."""
+    from migrate.repo_index import Definition, _never_an_extension, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    imported: dict[str, str] = {}
+    out = []
+    for statement in ctx.tree.body:
+        for node in ([statement] if not isinstance(statement, ast.Try) else statement.body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname and not _never_an_extension(alias.name):
+                        imported[alias.asname] = alias.name
+                        out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, alias.name, "via"))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Name) and node.value.id in imported:
+                out.append(Definition("value", f"{dotted}.{node.targets[0].id}", ctx.path, node.lineno, True,
+                                      imported[node.value.id], "via"))
+    return out
 
 
 def is_package_init(path: str) -> bool:

@@ -224,6 +224,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += kernel_values.wrapper_values(ctx, out)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
+    elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
+        out += kernel_values.module_aliases(ctx)
     return out
 
 
@@ -695,7 +697,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
     from migrate import kernel_values
 
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
-        or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text)
+        or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
+        or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None)
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,

@@ -1414,3 +1414,13 @@ def test_a_cpp_extension_linking_the_repositorys_cmake_cuda_library_is_a_cuda_mo
     })
     result = _scan(tmp_path)
     assert _lines(result, "NPU508", "rt_torch/__init__.py") == [1]
+
+
+def test_a_module_variable_aliasing_an_imported_compiled_module_is_the_module_where_it_is_imported(tmp_path):
+    # issue 24's own example: `_backend = K` after `import <ext> as K`, then `from .backend import _backend`
+    _write(tmp_path, dict(PLAIN_IMPORT_RELAY, **{
+        "moe/impls/backend.py": "import numpy as np\nimport moe_kernel as K\n_backend = K\nnp_alias = np\n",
+        "moe/impls/user.py": "from .backend import _backend, np_alias\n_backend.op(1)\nnp_alias.zeros(2)\n",
+    }))
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "impls/user.py") == [1, 2]
