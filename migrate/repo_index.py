@@ -597,11 +597,12 @@ def cmake_links(path: str, text: str) -> list[Definition]:
     code = CMAKE_COMMENT.sub("", text)
     lists = _cmake_lists(code)
     out = []
-    defined = {_cmake_name(m.group(2), lists): code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)}
+    defined = {name: code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)
+               if (name := _cmake_name(m.group(2), lists))}
     linked: dict[str, list[str]] = {}
     for match in _CMAKE_LINK.finditer(code):
         target = _cmake_name(match.group(1), lists)
-        if target not in defined:
+        if not target or target not in defined:
             continue
         words = linked.setdefault(target, [])
         for word in _words(match.group(2)):

@@ -1424,3 +1424,16 @@ def test_a_module_variable_aliasing_an_imported_compiled_module_is_the_module_wh
     }))
     result = _scan(tmp_path)
     assert _lines(result, "NPU508", "impls/user.py") == [1, 2]
+
+
+def test_a_cmake_target_named_through_an_unknown_variable_is_left_out(tmp_path):
+    # SIBR viewers' tools: `add_executable(${PROJECT_NAME} main.cpp)` linked with `target_link_libraries(${PROJECT_NAME} ...)`,
+    # the variable set by `project(...)`, not by a `set(...)` the file holds: no target name, no crash
+    _write(tmp_path, {
+        "tools/CMakeLists.txt": "project(prep)\nadd_executable(${PROJECT_NAME} main.cpp)\n"
+                                "target_link_libraries(${PROJECT_NAME} ${Boost_LIBRARIES} core)\n",
+        "CMakeLists.txt": "enable_language(CUDA)\nadd_library(core SHARED k.cu)\n",
+        "k.cu": "__global__ void k() {}\n",
+        "run.py": "import os\n",
+    })
+    assert _lines(_scan(tmp_path), "NPU511", "/CMakeLists.txt") == [1, 2]

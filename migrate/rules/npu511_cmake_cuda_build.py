@@ -72,10 +72,11 @@ class CmakeCudaBuild(Rule):
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=2),
-        # IST-DASLab/QUIK CMakeLists.txt: the CUDA macro, the nvcc flag list appended to (its first write only), the
-        # per-configuration list set in each branch (one list each)
+        # IST-DASLab/QUIK CMakeLists.txt: the CUDA macro, the nvcc flag list appended to (its first write only; FindCUDA's
+        # CUDA_NVCC_FLAGS copied into it is that list), the per-configuration list set in each branch (one list each)
         Invalid("enable_language(CUDA)\nadd_definitions(-D__USE_CUDA__)\nadd_definitions(-DUSE_FP16)\n"
-                "string(APPEND CMAKE_CUDA_FLAGS \" $ENV{TORCH_NVCC_FLAGS}\")\nforeach (FLAG ${CUDA_NVCC_FLAGS})\n"
+                "string(APPEND CMAKE_CUDA_FLAGS \" $ENV{TORCH_NVCC_FLAGS}\")\nlist(APPEND CUDA_NVCC_FLAGS \"--expt-extended-lambda\")\n"
+                "foreach (FLAG ${CUDA_NVCC_FLAGS})\n"
                 "    string(APPEND CMAKE_CUDA_FLAGS \" ${FLAG}\")\nendforeach ()\nif (MSVC)\n"
                 "    set(CMAKE_CUDA_FLAGS_RELEASE \"${CMAKE_CUDA_FLAGS_RELEASE} /O2\")\nelse ()\n"
                 "    set(CMAKE_CUDA_FLAGS_RELEASE \"${CMAKE_CUDA_FLAGS_RELEASE} -O3\")\nendif ()\n", kind="cpp-source",
@@ -140,6 +141,9 @@ class CmakeCudaBuild(Rule):
         """A CUDA macro definition; each nvcc flag list: a `set(CMAKE_CUDA_FLAGS... ...)` in a branch that has not
         written the list yet (each branch's set is its own list), or the first write of it in the file."""
         written: set[tuple] = set()  # (variable, branch)
+        # a file that writes CMAKE_CUDA_FLAGS compiles with CMake's CUDA language, which does not read CUDA_NVCC_FLAGS
+        # (IST-DASLab/QUIK copies that list into CMAKE_CUDA_FLAGS with a foreach): the one list is CMAKE_CUDA_FLAGS
+        modern = re.search(r"\bCMAKE_CUDA_FLAGS\b", code) is not None
         stack, counter = [0], 0
         for match in _BRANCH_OR_FLAGS.finditer(code):
             branch = (match.group("branch") or "").lower()
@@ -153,6 +157,8 @@ class CmakeCudaBuild(Rule):
                     stack.pop()
                 continue
             variable = (match.group("var") or match.group("added")).upper()
+            if variable == _ONE_LIST and modern:  # FindCUDA's list copied into CMAKE_CUDA_FLAGS: that list's flags
+                continue
             first = not any(v == variable for v, _ in written)
             if first or (match.group("set") and variable != _ONE_LIST and (variable, stack[-1]) not in written):
                 number = code.count("\n", 0, match.start()) + 1
