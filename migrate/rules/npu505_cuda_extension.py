@@ -40,9 +40,8 @@ _LOAD_LIBRARY_MESSAGE = (
 _VERSION_FLAGS = frozenset({"-V", "--version"})
 
 
-def _version_probe(ctx, node) -> bool:
-    """`[cuda_dir + "/bin/nvcc", "-V"]`: nvcc run for its version only (to pick flags: apex's / VPTQ's
-    `get_cuda_bare_metal_version`), which builds nothing: no build line (label rulings R2/(bb)/(L14))."""
+def _version_list(ctx, node) -> bool:
+    """`[cuda_dir + "/bin/nvcc", "-V"]`: nvcc run for its version (the string `node` in a list with `-V`)."""
     parent = ctx.parent(node)
     while isinstance(parent, ast.BinOp):
         parent = ctx.parent(parent)
@@ -50,21 +49,54 @@ def _version_probe(ctx, node) -> bool:
         isinstance(e, ast.Constant) and e.value in _VERSION_FLAGS for e in parent.elts)
 
 
+def _version_probe(ctx, node) -> bool:
+    """nvcc run for its version inside a function whose result only picks flags (apex's / VPTQ's / BigVGAN's
+    `get_cuda_bare_metal_version` feeding `if version >= 11: cc_flag.append(...)`): it builds nothing, no build line
+    (label rulings R2/(bb)/(L14)). A version REQUIREMENT stays reported: a call of the probe whose result decides a
+    `raise` (EETQ's / fast-hadamard-transform's `if bare_metal_version < Version("11.6"): raise RuntimeError(...)`)."""
+    if not _version_list(ctx, node):
+        return False
+    function = ctx.parent(node)
+    while function is not None and not isinstance(function, ast.FunctionDef):
+        function = ctx.parent(function)
+    return function is not None and function.name in _probe_functions(ctx)
+
+
 def _probe_functions(ctx) -> frozenset[str]:
-    """Names of this file's functions that run such a version probe."""
+    """Names of this file's functions that run an nvcc version probe whose result only picks flags (no call of
+    the function decides a `raise` with its result)."""
     cached = ctx.__dict__.get("_npu_nvcc_probes")
     if cached is None:
-        cached = frozenset(
-            function.name for function in ctx.nodes.get(ast.FunctionDef, ())
-            if "nvcc" in ast.get_source_segment(ctx.source, function) and any(
-                isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value) and _version_probe(ctx, n)
-                for n in ast.walk(function)))
+        probes = {function.name for function in ctx.nodes.get(ast.FunctionDef, ())
+                  if "nvcc" in (ast.get_source_segment(ctx.source, function) or "") and any(
+                      isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value) and _version_list(ctx, n)
+                      for n in ast.walk(function))}
+        cached = frozenset(name for name in probes if not _decides_a_raise(ctx, name))
         ctx.__dict__["_npu_nvcc_probes"] = cached
     return cached
 
 
+def _decides_a_raise(ctx, name: str) -> bool:
+    """A call of `name` whose result (or the names bound to it) is tested by an `if` that holds a `raise`."""
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not (isinstance(call.func, ast.Name) and call.func.id == name):
+            continue
+        statement, scope = call, ctx.parent(call)
+        while scope is not None and not isinstance(statement, ast.stmt):
+            statement, scope = scope, ctx.parent(scope)
+        bound = {n.id for t in getattr(statement, "targets", ()) for n in ast.walk(t) if isinstance(n, ast.Name)}
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            scope = ctx.parent(scope)
+        for node in ast.walk(scope if scope is not None else ctx.tree):
+            if isinstance(node, ast.If) and any(
+                    sub is call or (isinstance(sub, ast.Name) and sub.id in bound) for sub in ast.walk(node.test)) \
+                    and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)):
+                return True
+    return False
+
+
 def _probed(ctx, node) -> bool:
-    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a version probe of this file (`_probe_functions`)."""
+    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a flag-only version probe of this file (`_probe_functions`)."""
     parent = ctx.parent(node)
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args \
         and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx)
@@ -112,7 +144,7 @@ class CudaExtension(Rule):
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe; a version requirement that raises stays), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
     the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
@@ -230,11 +262,15 @@ class CudaExtension(Rule):
                 "ext = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources])", count=2),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
         # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list only, not the probe or the
-        # CUDA_HOME handed to it; nvcc run to compile is reported
+        # CUDA_HOME handed to it; nvcc run to compile is reported; a version requirement (the probe's result decides a
+        # `raise`: EETQ setup.py) is reported as before
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "out = cuda_version(CUDA_HOME)\nflags = ['-gencode', 'arch=compute_80,code=sm_80']\n"
                 "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=3),
+        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+                "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
+                "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n", count=2),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
