@@ -62,44 +62,51 @@ def _version_probe(ctx, node) -> bool:
     return function is not None and function.name in _probe_functions(ctx)
 
 
-def _probe_functions(ctx) -> frozenset[str]:
-    """Names of this file's functions that run an nvcc version probe whose result only picks flags (no call of
-    the function decides a `raise` with its result)."""
-    cached = ctx.__dict__.get("_npu_nvcc_probes")
+def _probe_functions(ctx, flag_only: bool = True) -> frozenset[str]:
+    """Names of this file's functions that run an nvcc version probe; `flag_only`: only those whose result only
+    picks flags (no call of the function decides a `raise` with its result)."""
+    key = "_npu_nvcc_probes_flag_only" if flag_only else "_npu_nvcc_probes"
+    cached = ctx.__dict__.get(key)
     if cached is None:
-        probes = {function.name for function in ctx.nodes.get(ast.FunctionDef, ())
-                  if "nvcc" in (ast.get_source_segment(ctx.source, function) or "") and any(
-                      isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value) and _version_list(ctx, n)
-                      for n in ast.walk(function))}
-        cached = frozenset(name for name in probes if not _decides_a_raise(ctx, name))
-        ctx.__dict__["_npu_nvcc_probes"] = cached
+        probes = frozenset(function.name for function in ctx.nodes.get(ast.FunctionDef, ())
+                           if "nvcc" in (ast.get_source_segment(ctx.source, function) or "") and any(
+                               isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value)
+                               and _version_list(ctx, n) for n in ast.walk(function)))
+        ctx.__dict__["_npu_nvcc_probes"] = probes
+        ctx.__dict__["_npu_nvcc_probes_flag_only"] = frozenset(
+            name for name in probes if not any(_decides_a_raise(ctx, call) for call in ctx.nodes.get(ast.Call, ())
+                                               if isinstance(call.func, ast.Name) and call.func.id == name))
+        cached = ctx.__dict__[key]
     return cached
 
 
-def _decides_a_raise(ctx, name: str) -> bool:
-    """A call of `name` whose result (or the names bound to it) is tested by an `if` that holds a `raise`."""
-    for call in ctx.nodes.get(ast.Call, ()):
-        if not (isinstance(call.func, ast.Name) and call.func.id == name):
-            continue
-        statement, scope = call, ctx.parent(call)
-        while scope is not None and not isinstance(statement, ast.stmt):
-            statement, scope = scope, ctx.parent(scope)
-        bound = {n.id for t in getattr(statement, "targets", ()) for n in ast.walk(t) if isinstance(n, ast.Name)}
-        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            scope = ctx.parent(scope)
-        for node in ast.walk(scope if scope is not None else ctx.tree):
-            if isinstance(node, ast.If) and any(
-                    sub is call or (isinstance(sub, ast.Name) and sub.id in bound) for sub in ast.walk(node.test)) \
-                    and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)):
-                return True
-    return False
+def _decides_a_raise(ctx, call) -> bool:
+    """The result of `call` decides a `raise` (a version requirement): an `if` holding a `raise` tests the call
+    itself, or is one of the statements after the call's own (in its block) and tests a name it binds."""
+    statement = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    if statement is None:
+        return False
+    if isinstance(statement, ast.If) and any(sub is call for sub in ast.walk(statement.test)):
+        return any(isinstance(sub, ast.Raise) for sub in ast.walk(statement))
+    bound = {n.id for t in getattr(statement, "targets", ()) for n in ast.walk(t) if isinstance(n, ast.Name)}
+    block = next((b for b in (getattr(ctx.parent(statement), f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(s is statement for s in b)), None)
+    if not bound or block is None:
+        return False
+    after = block[next(k for k, s in enumerate(block) if s is statement) + 1:]
+    return any(isinstance(node, ast.If) and any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node.test))
+               and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)) for node in after)
 
 
 def _probed(ctx, node) -> bool:
-    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a flag-only version probe of this file (`_probe_functions`)."""
+    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a version probe of this file (`_probe_functions`)
+    at a call whose result only picks flags (not one whose result decides a `raise`)."""
     parent = ctx.parent(node)
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args \
-        and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx)
+        and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx, flag_only=False) \
+        and not _decides_a_raise(ctx, parent)
 
 
 def _is_true(node) -> bool:
@@ -270,7 +277,8 @@ class CudaExtension(Rule):
                 "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=3),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
-                "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n", count=2),
+                "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n"
+                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=2),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
