@@ -9,11 +9,14 @@ file) on every run, and only where nothing can build a file without naming it:
 - the scan must hold a CUDA build this tool recognises (an NPU505 or NPU511 finding: a setup.py / JIT /
   cffi build, an nvcc command, a CMake CUDA target); with none, the build is somewhere the scan does not
   read (a Makefile, another repository), and every CUDA file stays reported;
-- a wildcard mention anywhere (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
+- a wildcard mention anywhere but in a shell / CI file that runs no nvcc (a formatter's `find -name '*.cuh'`)
+  (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
   `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension as an element of a source
   walker's list: `[".cpp", ".cu"]`, an extension filter `f.endswith(".cu")` in a text that lists a directory)
   could name any file: every file stays reported (a bare `'.cu'` elsewhere,
   `compiler.src_extensions.append('.cu')`, says how listed sources compile, not which);
+- a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
+  header is then kept where another file names (includes) it, as below;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
   `#include "k.cuh"`), by file name.
 """
@@ -44,6 +47,9 @@ _LISTS_A_DIRECTORY = re.compile(r"\b(?:walk|listdir|scandir|glob|iglob|rglob|ite
 # (`torch.cuda` holds `.cu`, so the plain `".cu" in text` test lets a quarter of the torch files through)
 _ENDING = re.compile(r"\.cuh?\b")
 WILDCARD = "cu:*"
+# a wildcard that names `.cu` files only (`file(GLOB_RECURSE S "*.cu" "*.cc")`, microsoft/VPTQ csrc/CMakeLists.txt):
+# a `.cuh` header is then built only where a file includes (names) it
+CU_WILDCARD = "cu:*.cu"
 _BUILD_CODES = ("NPU505", "NPU511")
 
 
@@ -52,9 +58,23 @@ def mentions(text: str) -> list[str]:
     if ".cu" not in text or not _ENDING.search(text):
         return []
     out = {"cu:" + os.path.basename(m) for m in _NAMED.findall(text)}
-    if _WILDCARD.search(text) or (_EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text)):
+    out.update(wildcards(text))
+    if _EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text):  # a directory walk filtered by extension
         out.add(WILDCARD)
     return sorted(out)
+
+
+def wildcards(text: str) -> set[str]:
+    """The wildcard facts of a text: CU_WILDCARD for patterns naming `.cu` files only (`.cu` then a quote, a space,
+    a bracket or the end), WILDCARD for any other (`*.cuh`, `*.cu*`, `*.cu.in`)."""
+    out = set()
+    for match in _WILDCARD.finditer(text):
+        after = match.start(0) + match.group(0).rindex(".cu") + 3
+        if text[after:after + 1] not in ("", "'", '"', " ", "\t", "\n", ")", ",", "]", "}"):
+            out.add(WILDCARD)
+            break
+        out.add(CU_WILDCARD)
+    return out
 
 
 def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
@@ -63,17 +83,65 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
     if not sources or not any(f.code in _BUILD_CODES for r in results for f in r.findings):
         return results
     named: dict[str, set[str]] = {}
+    every_cu = False  # a wildcard naming every `.cu` file (not the headers)
     for result in results:
+        # a shell script or CI file that compiles nothing (no nvcc command): its pattern lists files for a tool
+        # (`find csrc/ -name '*.cuh' | xargs clang-format -i`, microsoft/VPTQ scripts/format.sh), it builds none
+        lister = result.kind == "launcher" and not any(f.code in _BUILD_CODES for f in result.findings)
         for fact in getattr(result, "facts", ()):
             if fact[0] == "ref" and fact[1].startswith("cu:"):
+                if lister and fact[1] in (WILDCARD, CU_WILDCARD):
+                    continue
                 if fact[1] == WILDCARD:
                     return results
+                if fact[1] == CU_WILDCARD:
+                    every_cu = True
+                    continue
                 named.setdefault(fact[1][3:], set()).add(result.path)
-    candidates = {id(r) for r in sources}
+    candidates = {id(r) for r in sources if not (every_cu and r.path.endswith(".cu"))}
     out = []
     for result in results:
         if id(result) in candidates and not (named.get(os.path.basename(result.path), set()) - {result.path}):
             kept = tuple(f for f in result.findings if f.code != "NPU506")
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
+    return out
+
+
+def add_symlinked_sources(results: list[FileResult]) -> list[FileResult]:
+    """A CUDA source of a CMake CUDA target that is a symbolic link to a C++ file (HawkAaron/warp-transducer:
+    `CUDA_ADD_LIBRARY(warprnnt SHARED src/rnnt_entrypoint.cu)`, the `.cu` a link to `rnnt_entrypoint.cpp`, so nvcc
+    compiles the C++ file as CUDA): the real file gets NPU506's finding at its line 1 (the walker reads the real
+    file once, as C++). Only the sources the CMake targets list (`repo_index.cmake_defs`) are looked at."""
+    links = []
+    for result in results:
+        if not result.path.endswith("CMakeLists.txt"):
+            continue
+        for fact in getattr(result, "facts", ()):
+            if fact[0] == "def" and fact[1] == "module" and fact[4] and len(fact) > 5 and fact[5]:
+                for source in str(fact[5]).split():
+                    full = os.path.join(os.path.dirname(result.path), source)
+                    if os.path.islink(full):
+                        links.append((os.path.realpath(full), source, fact[2]))
+    if not links:
+        return results
+    from migrate.findings import Category, Finding, Severity
+
+    by_real = {os.path.realpath(r.path): i for i, r in enumerate(results)}
+    out = list(results)
+    for real, source, target in links:
+        i = by_real.get(real)
+        if i is None or real.endswith((".cu", ".cuh")) or any(f.code == "NPU506" for f in out[i].findings):
+            continue
+        result = out[i]
+        try:
+            with open(result.path, encoding="utf-8", errors="replace") as handle:
+                first = handle.readline().rstrip("\r\n")
+        except OSError:
+            continue
+        finding = Finding(result.path, 1, 1, 1, len(first) + 1, "NPU506", Severity.ERROR, Category.THIRD_PARTY,
+                          f"compiled as CUDA through the symbolic link `{source}` of the CMake target `{target}`: it cannot be "
+                          "compiled for an Ascend NPU; port it to Ascend C or replace it with torch ops")
+        out[i] = FileResult(result.path, result.kind, result.lines, result.findings + (finding,), result.errors,
+                            result.suppressed, result.facts)
     return out

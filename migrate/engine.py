@@ -23,7 +23,7 @@ from pathlib import Path
 from migrate import deps, fileio, imported_kernels, linking, own_package, repo_index, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
-from migrate.cuda_builds import drop_unbuilt, mentions
+from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
 from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
@@ -539,6 +539,7 @@ def scan(
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
+    results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 
     results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA

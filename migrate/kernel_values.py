@@ -22,6 +22,7 @@ cost stays linear in the repository's size; nothing is executed.
 from __future__ import annotations
 
 import ast
+import re
 
 _EXT = "torch.utils.cpp_extension"
 _JIT = (f"{_EXT}.load", f"{_EXT}.load_inline")
@@ -340,6 +341,34 @@ def _op_aliases(ctx, dotted: str) -> list:
 
 RELATIVE = "rel:"  # a mentioned name that comes from a relative import
 
+# a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`)
+ALIAS_HINT = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def module_aliases(ctx) -> list:
+    """Module-level names bound to a module the file imports: `import kmod as K` then `_backend = K` (the issue's
+    `from .backend import _backend` elsewhere is then the compiled module), and the `as` name itself. "via" values
+    `resolve_wrappers` keeps where the imported module is an extension of the scan."""
+    from migrate.repo_index import Definition, _never_an_extension, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    imported: dict[str, str] = {}
+    out = []
+    for statement in ctx.tree.body:
+        for node in ([statement] if not isinstance(statement, ast.Try) else statement.body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname and not _never_an_extension(alias.name):
+                        imported[alias.asname] = alias.name
+                        out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, alias.name, "via"))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Name) and node.value.id in imported:
+                out.append(Definition("value", f"{dotted}.{node.targets[0].id}", ctx.path, node.lineno, True,
+                                      imported[node.value.id], "via"))
+    return out
+
 
 def is_package_init(path: str) -> bool:
     return path.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py"
@@ -419,7 +448,8 @@ def module_reexports(results, modules: dict, module_for) -> None:
     Python makes every name a module imports at its top level an attribute of that module: with
     `from ._C import roi_align_forward` in pkg/ops.py, `from pkg.ops import roi_align_forward` elsewhere
     (or `ops.roi_align_forward(...)`) is the compiled op; `from .ops import *` in pkg/layers.py
-    re-exports it again (only the names of `__all__` when ops.py has one; else its public names).
+    re-exports it again (only the names of `__all__` when ops.py has one; else its public names); a plain
+    `import ext` binds `ext` the same way (`from .jit import ext` elsewhere).
     Read from the `ref` facts every Python file already records (`repo_index.import_facts`: `X.a`
     for `from X import a`, `X.*` for a star import, `all:a` for each name of a literal `__all__`), so
     nothing is parsed again and no new per-file fact is needed; a package `__init__` is also read on
@@ -451,8 +481,12 @@ def module_reexports(results, modules: dict, module_for) -> None:
         plain = [r for r in refs if "." in r and r not in bases and r.rsplit(".", 1)[0] in present
                  and not r.startswith(_NOT_A_MODULE_REF) and not r.endswith(".*")]
         stars = [r[:-2] for r in refs if r.endswith(".*") and not r.startswith(_NOT_A_MODULE_REF)]
-        if plain or stars:
-            files.append((dotted, path, plain, stars))
+        # (the name bound, the module): `from X import a` binds `a`; a plain `import X` binds `X` (`import
+        # tutel_custom_kernel` in impls/jit_compiler.py, then `from .jit_compiler import tutel_custom_kernel`
+        # elsewhere); a dotted `import a.b` binds `a`, never an extension, and is left out
+        bound = [(r.rsplit(".", 1)[1], r) for r in plain] + [(r, r) for r in refs if "." not in r and ":" not in r]
+        if bound or stars:
+            files.append((dotted, path, bound, stars))
     if not files:
         return
 
@@ -473,10 +507,10 @@ def module_reexports(results, modules: dict, module_for) -> None:
         progressed = False
         seen: dict[str, str | None] = {}
         for dotted, _path, plain, stars in files:
-            for ref in plain:
+            for name, ref in plain:
                 found = seen[ref] if ref in seen else seen.setdefault(ref, module_for(ref))
                 if found is not None and not _same_module(found, dotted):
-                    progressed |= bind(f"{dotted}.{ref.rsplit('.', 1)[1]}", found)
+                    progressed |= bind(f"{dotted}.{name}", found)
             for source in stars:
                 for key in list(modules):
                     module, _, name = key.rpartition(".")

@@ -224,6 +224,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += kernel_values.wrapper_values(ctx, out)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
+    elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
+        out += kernel_values.module_aliases(ctx)
     return out
 
 
@@ -293,6 +295,12 @@ def _build_defs(ctx) -> list[Definition]:
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
+        if name in _PLAIN_EXTENSIONS or name == f"{_EXT}.CppExtension":
+            libraries = _linked_libraries(ctx, call)
+            module = extension_name(ctx, call) if libraries else None
+            if module:  # `link_cmake_modules` makes it a CUDA build when it links a CMake CUDA target
+                out.append(Definition("extlink", module, ctx.path, call.lineno, False, " ".join(libraries)))
+            continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
             module = extension_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
@@ -324,6 +332,14 @@ def _build_defs(ctx) -> list[Definition]:
                 continue
             out.append(Definition("namespace", namespace, ctx.path, call.lineno, cuda))
     return out
+
+
+def _linked_libraries(ctx, call) -> list[str]:
+    """The literal `libraries=[...]` an extension links (`CppExtension('pkg.m', ['b.cpp'], libraries=['warprnnt'])`)."""
+    node = ctx.keyword(call, "libraries")
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return []
+    return [text for e in node.elts if (text := ctx.string_value(e)) and re.fullmatch(r"[\w.+-]+", text)]
 
 
 def _module_string(ctx, node) -> str | None:
@@ -457,8 +473,11 @@ def named_sources(ctx, call) -> list[str]:
 # (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
 CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
-_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|pybind11_add_module|python_add_library|add_library|add_executable)"
-                           r"\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+_CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|cuda_add_executable|pybind11_add_module|python_add_library|add_library"
+                           r"|add_executable)\s*\(\s*([\w.-]+|\$\{\w+\}|\"[\w.-]+\")([^)]*)\)", re.I)
+# the branch commands of a CMakeLists.txt, and a condition naming the GPU build (`if(WITH_GPU)`, `IF (USE_CUDA)`)
+_CMAKE_BRANCH = re.compile(r"\b(if|elseif|else|endif)\s*\(([^)]*)\)", re.I)
+_GPU_CONDITION = re.compile(r"^\s*\$?\{?\w*(?:GPU|CUDA)\w*\}?\s*$", re.I)
 
 
 _CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
@@ -489,7 +508,7 @@ def _cmake_lists(code: str) -> dict[str, str]:
             elif not word.startswith("${") and word.upper() not in ("CACHE", "PARENT_SCOPE") and (
                     match.re is not CMAKE_GLOB or word.upper() not in _CMAKE_GLOB_OPTIONS):
                 words.append(word)
-            elif match.re is CMAKE_GLOB and word.endswith((".cu", ".cuh")):
+            elif match.re is CMAKE_GLOB and word.strip('"').endswith((".cu", ".cuh")):
                 words.append(word)  # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu`
         lists[name] = " ".join(dict.fromkeys((lists.get(name, "") + " " + " ".join(words)).split()))
     return lists
@@ -503,23 +522,61 @@ def cmake_defs(path: str, text: str, programs: bool = False) -> list[Definition]
     code = CMAKE_COMMENT.sub("", text)
     cuda_project = bool(CMAKE_CUDA_LANGUAGE.search(code))
     lists = _cmake_lists(code)
+    no_gpu = _no_gpu_spans(code) if cuda_project else []
     out = []
     for match in _CMAKE_TARGET.finditer(code):
-        command, name, rest = match.group(1).lower(), match.group(2), match.group(3)
-        if command == "add_executable" and not programs:  # a program: no module Python imports (NPU511 reports it)
+        command, name, rest = match.group(1).lower(), _cmake_name(match.group(2), lists), match.group(3)
+        if command.endswith("add_executable") and not programs:  # a program: no module Python imports (NPU511 reports it)
+            continue
+        if not name:
             continue
         rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
-        words = rest.split()
+        words = [w.strip('"') for w in rest.split()]
         if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
             continue
-        if command.startswith("cuda_") or ".cu" in rest or (cuda_project and command not in ("add_library", "add_executable")) or (
-                cuda_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
+        # a library of the no-GPU branch (`if(WITH_GPU) cuda_add_library(...) else() add_library(x SHARED x.cpp)`) is
+        # CUDA only by its own sources
+        by_project = cuda_project and not any(start <= match.start() < end for start, end in no_gpu)
+        if command.startswith("cuda_") or ".cu" in rest or (by_project and command not in ("add_library", "add_executable")) or (
+                by_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
             sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
             out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources))
     return out
 
 
-_CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+)([^)]*)\)", re.I)
+def _cmake_name(word: str, lists: dict) -> str | None:
+    """A target's name: literal, quoted, or a `${VAR}` set above to one word (`set(TARGET "vptq")` ...
+    `cuda_add_library(${TARGET} SHARED ${SOURCES})`, microsoft/VPTQ csrc/CMakeLists.txt); None when unknown."""
+    var = _CMAKE_VAR.fullmatch(word)
+    if var:
+        value = lists.get(var.group(1), "").split()
+        word = value[0] if len(value) == 1 else ""
+    word = word.strip('"')
+    return word if re.fullmatch(r"[\w.-]+", word) else None
+
+
+def _no_gpu_spans(code: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the ELSE branches of a condition naming the GPU build (`if(WITH_GPU) ... else()
+    ... endif()`: HawkAaron/warp-transducer CMakeLists.txt builds its CPU-only library there)."""
+    spans, stack = [], []  # stack: [condition is a GPU switch, start of its else branch or -1]
+    for match in _CMAKE_BRANCH.finditer(code):
+        word = match.group(1).lower()
+        if word == "if":
+            stack.append([bool(_GPU_CONDITION.match(match.group(2))), -1])
+        elif not stack:
+            continue
+        elif word == "else" and stack[-1][0]:
+            stack[-1][1] = match.end()
+        elif word == "elseif":
+            stack[-1][0] = False
+        elif word == "endif":
+            gpu, start = stack.pop()
+            if start >= 0:
+                spans.append((start, match.start()))
+    return spans
+
+
+_CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+|\$\{\w+\})([^)]*)\)", re.I)
 _CMAKE_LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES",
                                   "DEBUG", "OPTIMIZED", "GENERAL"})
 
@@ -540,12 +597,14 @@ def cmake_links(path: str, text: str) -> list[Definition]:
     code = CMAKE_COMMENT.sub("", text)
     lists = _cmake_lists(code)
     out = []
-    defined = {m.group(2): code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)}
+    defined = {name: code.count("\n", 0, m.start()) + 1 for m in _CMAKE_TARGET.finditer(code)
+               if (name := _cmake_name(m.group(2), lists))}
     linked: dict[str, list[str]] = {}
     for match in _CMAKE_LINK.finditer(code):
-        if match.group(1) not in defined:
+        target = _cmake_name(match.group(1), lists)
+        if not target or target not in defined:
             continue
-        words = linked.setdefault(match.group(1), [])
+        words = linked.setdefault(target, [])
         for word in _words(match.group(2)):
             if word.upper() in _CMAKE_LINK_KEYWORDS:
                 continue
@@ -639,7 +698,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
     from migrate import kernel_values
 
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
-        or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text)
+        or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
+        or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None)
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
@@ -988,6 +1048,9 @@ class Index:
                 continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
+            # a CMake shared library `lib<target>.so` imported from the package folder the build puts it in
+            if name.startswith("lib") and f".{name}." in f".{dotted}." and self.modules[name].path.endswith("CMakeLists.txt"):
+                return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
             if "." in name and "." in dotted:
                 if dotted.endswith("." + name) or name.endswith("." + dotted):
@@ -1054,7 +1117,7 @@ def build_index(results) -> Index:
                 continue
             if kind in ("flag", "triton", "localinstall"):  # an availability flag (migrate/imported_flags.py), a Triton
                 continue  # kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py): no extension
-            if kind in ("cmlink", "cmvar", "cmakeext"):  # the CMake link graph (`link_cmake_modules`)
+            if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
                 continue
             if kind == "export":
@@ -1067,6 +1130,9 @@ def build_index(results) -> Index:
                 table[name] = definition
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
+        _link_extensions_to_cmake(modules, cmake.get("extlink", []))
+    if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
+        _cmake_library_names(modules, results)
     if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
         from migrate import kernel_values
 
@@ -1076,6 +1142,30 @@ def build_index(results) -> Index:
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
     return Index(modules, namespaces, exports, python_ops(implementations))
+
+
+def _link_extensions_to_cmake(modules: dict, links: list) -> None:
+    """A C++ extension (`CppExtension` / setuptools `Extension`) that links a library the repository's CMake builds
+    with CUDA (`libraries=['warprnnt']` beside `CUDA_ADD_LIBRARY(warprnnt SHARED ...)`, HawkAaron/warp-transducer
+    pytorch_binding/setup.py) runs CUDA kernels: it is a CUDA module (its sources: the library's)."""
+    for link in links:
+        for library in link.why.split():
+            target = modules.get(library)
+            if target is not None and target.cuda and target.path.endswith("CMakeLists.txt") and link.name not in modules:
+                modules[link.name] = Definition("module", link.name, link.path, link.line, True, target.why)
+                break
+
+
+def _cmake_library_names(modules: dict, results) -> None:
+    """A CMake library target named like a Python package of the repository (`cuda_add_library(vptq SHARED ...)`
+    beside the package `vptq/`, microsoft/VPTQ) is not that package: the file it builds is `lib<name>.so`, which
+    Python imports as `lib<name>` wherever the build puts it (`import vptq.libvptq`: its
+    `PYBIND11_MODULE(libvptq, m)`). Such a target is keyed `lib<name>` (`Index.module_for` matches it as any
+    part of a dotted import); a target named otherwise keeps its name."""
+    packages = {part for r in results if r.path.endswith(".py") for part in _module_parts(r.path)}
+    for name in [n for n, d in modules.items() if "." not in n and n in packages and d.path.endswith("CMakeLists.txt")]:
+        definition = modules.pop(name)
+        modules.setdefault(f"lib{name}", definition)
 
 
 def python_ops(implementations) -> frozenset:

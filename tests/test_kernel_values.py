@@ -880,7 +880,8 @@ def test_an_nvcc_flag_list_is_reported_once_where_it_starts(tmp_path):
     # `'nvcc': nvcc_args` is labelled at its key line, set 9)
     _write(tmp_path, {"setup.py": FLAG_LISTS})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "setup.py") == [8, 8, 10, 16, 18, 20, 21]  # line 8: CUDA_HOME and nvcc
+    # line 8: CUDA_HOME; the nvcc run there only reads the version (`-V`) and is no build line (ruling L14, set 19)
+    assert _lines(result, "NPU505", "setup.py") == [8, 10, 16, 18, 20, 21]
     counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line == 10}
     assert "holding 4 CUDA-only flags" in counts[10]
 
@@ -1313,3 +1314,126 @@ def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_im
     result = _scan(tmp_path)
     assert _lines(result, "NPU507", "pkg/timing.py") == [4]
     assert _lines(result, "NPU507", "pkg/other.py") == [3]
+
+
+# a compiled module bound by a plain `import` (inside a try, as run-time-optional kernels are) in a repository module,
+# then imported by name from that module elsewhere: the layout of a MoE library's `impls/jit_compiler.py`
+# (`try: import <ext>` ... `from .jit_compiler import <ext>` in its siblings); not a copy of it
+PLAIN_IMPORT_RELAY = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='moe', ext_modules=[CUDAExtension('moe_kernel', ['moe/k.cpp', 'moe/k.cu'])])\n",
+    "moe/__init__.py": "",
+    "moe/impls/__init__.py": "",
+    "moe/impls/jit.py": "try:\n    import moe_kernel\nexcept ImportError:\n    pass\n",
+    "moe/impls/comm.py": "from .jit import moe_kernel\n\n\ndef f(x):\n    return moe_kernel.all_to_all(x)\n",
+    "moe/kernels/gating.py": "from ..impls.jit import moe_kernel\nmoe_kernel.cumsum(1)\n",
+    "moe/kernels/plain.py": "from ..impls.jit import os_name\n",
+}
+
+
+def test_a_compiled_module_bound_by_a_plain_import_is_followed_where_it_is_imported_by_name(tmp_path):
+    _write(tmp_path, PLAIN_IMPORT_RELAY)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "impls/jit.py") == [2]
+    assert _lines(result, "NPU508", "impls/comm.py") == [1, 5]
+    assert _lines(result, "NPU508", "kernels/gating.py") == [1, 2]
+    assert _lines(result, "NPU508", "kernels/plain.py") == []
+
+
+# a CMake CUDA library named through a variable and named like the Python package beside it (the layout of a
+# quantization library's csrc/CMakeLists.txt: `set(TARGET "pkg")`, `cuda_add_library(${TARGET} SHARED ${SOURCES})`
+# of a quoted glob, the module `libpkg.so` imported as `pkg.libpkg`); not a copy of it
+CMAKE_LIB_LIKE_PACKAGE = {
+    "CMakeLists.txt": "project(vq LANGUAGES C CXX CUDA)\nadd_subdirectory(csrc)\n",
+    "csrc/CMakeLists.txt": "set(TARGET \"vq\")\nfile(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\n"
+                           "cuda_add_library(${TARGET} SHARED ${SOURCES})\ntarget_link_libraries(${TARGET} \"${TORCH_LIBRARIES}\")\n",
+    "csrc/gemv.cu": "__global__ void k(float* x) {}\n",
+    "vq/__init__.py": "from vq.layers import Linear\n",
+    "vq/layers.py": "class Linear:\n    pass\n",
+    "vq/ops.py": "try:\n    import vq.libvq as vq_ops\nexcept ImportError:\n    vq_ops = None\n\n\n"
+                 "def gemv(x):\n    return vq_ops.quant_gemv(x)\n",
+}
+
+
+def test_a_cmake_library_named_through_a_variable_like_its_package_is_imported_as_lib_name(tmp_path):
+    _write(tmp_path, CMAKE_LIB_LIKE_PACKAGE)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 3]  # the quoted glob, the target
+    assert _lines(result, "NPU508", "vq/ops.py") == [2, 8]
+    assert _lines(result, "NPU508", "vq/__init__.py") == []  # the package is not the library
+
+
+# a CMake glob of `.cu` files only (`file(GLOB_RECURSE SOURCES "*.cu" "*.cc")`) and a formatter's file list in a shell
+# script (`find csrc/ -name '*.cuh' | xargs clang-format -i`): every `.cu` is built; a header only where a source
+# includes it (the layout of a quantization library's csrc/, not a copy of it)
+CU_ONLY_GLOB = {
+    "CMakeLists.txt": "project(q LANGUAGES CXX CUDA)\nadd_subdirectory(csrc)\n",
+    "csrc/CMakeLists.txt": "file(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\ncuda_add_library(q SHARED ${SOURCES})\n",
+    "csrc/gemv.cu": "#include \"kernels/gemv.cuh\"\n__global__ void k() {}\n",
+    "csrc/other.cu": "__global__ void j() {}\n",
+    "csrc/kernels/gemv.cuh": "__device__ float f(float a) { return a; }\n",
+    "csrc/util/debug.cuh": "__device__ void dump() {}\n",
+    "scripts/format.sh": "find csrc/ \\( -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \\) -print | xargs clang-format -i\n",
+}
+
+
+def test_a_glob_of_cu_files_builds_every_cu_file_and_only_the_headers_they_include(tmp_path):
+    _write(tmp_path, CU_ONLY_GLOB)
+    reported = sorted(f.path.split("/csrc/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["gemv.cu", "kernels/gemv.cuh", "other.cu"]
+    # a glob that can match headers keeps every one of them
+    (tmp_path / "csrc" / "CMakeLists.txt").write_text("file(GLOB_RECURSE SOURCES *.cu *.cuh)\ncuda_add_library(q SHARED ${SOURCES})\n")
+    assert len([f for f in _scan(tmp_path).findings if f.code == "NPU506"]) == 4
+
+
+def test_a_cmake_cuda_source_that_links_to_a_cpp_file_reports_the_real_file(tmp_path):
+    # an RNN-T loss library's layout: `CUDA_ADD_LIBRARY(rt SHARED src/entry.cu)`, the .cu a symbolic link to entry.cpp
+    # (nvcc compiles the C++ file as CUDA); the CPU build of the ELSE branch compiles the .cpp itself
+    _write(tmp_path, {
+        "CMakeLists.txt": "FIND_PACKAGE(CUDA)\nIF (WITH_GPU)\n  CUDA_ADD_LIBRARY(rt SHARED src/entry.cu)\nELSE()\n"
+                          "  ADD_LIBRARY(rt SHARED src/entry.cpp)\nENDIF()\n",
+        "src/entry.cpp": "#include <cstddef>\nint entry() { return 0; }\n",
+        "src/other.cpp": "int other() { return 1; }\n",
+    })
+    (tmp_path / "src" / "entry.cu").symlink_to("entry.cpp")
+    result = _scan(tmp_path)
+    assert [(f.path.rsplit("/", 2)[-2:], f.line) for f in result.findings if f.code == "NPU506"] == [(["src", "entry.cpp"], 1)]
+    assert _lines(result, "NPU511", "CMakeLists.txt") == [1, 3]  # not the CPU library of the ELSE branch
+
+
+def test_a_cpp_extension_linking_the_repositorys_cmake_cuda_library_is_a_cuda_module(tmp_path):
+    # an RNN-T loss library's binding: the CMake CUDA library `rt`, a CppExtension linking it (`libraries=['rt']`), and
+    # the package re-exporting the binding; a CppExtension linking a system library stays a CPU build
+    _write(tmp_path, {
+        "CMakeLists.txt": "FIND_PACKAGE(CUDA)\nCUDA_ADD_LIBRARY(rt SHARED src/rt.cu)\n",
+        "src/rt.cu": "__global__ void k() {}\n",
+        "binding/setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
+                            "setup(ext_modules=[CppExtension(name='rt_torch.rt', sources=['b.cpp'], libraries=['rt']),\n"
+                            "                   CppExtension(name='rt_torch.cpu', sources=['c.cpp'], libraries=['m'])])\n",
+        "binding/rt_torch/__init__.py": "from .rt import *\nfrom .cpu import *\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "rt_torch/__init__.py") == [1]
+
+
+def test_a_module_variable_aliasing_an_imported_compiled_module_is_the_module_where_it_is_imported(tmp_path):
+    # issue 24's own example: `_backend = K` after `import <ext> as K`, then `from .backend import _backend`
+    _write(tmp_path, dict(PLAIN_IMPORT_RELAY, **{
+        "moe/impls/backend.py": "import numpy as np\nimport moe_kernel as K\n_backend = K\nnp_alias = np\n",
+        "moe/impls/user.py": "from .backend import _backend, np_alias\n_backend.op(1)\nnp_alias.zeros(2)\n",
+    }))
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "impls/user.py") == [1, 2]
+
+
+def test_a_cmake_target_named_through_an_unknown_variable_is_left_out(tmp_path):
+    # SIBR viewers' tools: `add_executable(${PROJECT_NAME} main.cpp)` linked with `target_link_libraries(${PROJECT_NAME} ...)`,
+    # the variable set by `project(...)`, not by a `set(...)` the file holds: no target name, no crash
+    _write(tmp_path, {
+        "tools/CMakeLists.txt": "project(prep)\nadd_executable(${PROJECT_NAME} main.cpp)\n"
+                                "target_link_libraries(${PROJECT_NAME} ${Boost_LIBRARIES} core)\n",
+        "CMakeLists.txt": "enable_language(CUDA)\nadd_library(core SHARED k.cu)\n",
+        "k.cu": "__global__ void k() {}\n",
+        "run.py": "import os\n",
+    })
+    assert _lines(_scan(tmp_path), "NPU511", "/CMakeLists.txt") == [1, 2]

@@ -16,8 +16,8 @@ from migrate import cuda_builds
 def _mentions_without_pretest(text: str) -> list[str]:
     """`cuda_builds.mentions` read off its two patterns alone, over the whole text."""
     out = {"cu:" + os.path.basename(m) for m in cuda_builds._NAMED.findall(text)}
-    if cuda_builds._WILDCARD.search(text) or (cuda_builds._EXTENSION_FILTER.search(text)
-                                              and cuda_builds._LISTS_A_DIRECTORY.search(text)):
+    out.update(cuda_builds.wildcards(text))
+    if cuda_builds._EXTENSION_FILTER.search(text) and cuda_builds._LISTS_A_DIRECTORY.search(text):
         out.add(cuda_builds.WILDCARD)
     return sorted(out)
 
@@ -41,8 +41,10 @@ def test_cuda_file_mentions_in_less_obvious_spellings_are_still_read():
         "nvcc -c kernel.cu": ["cu:kernel.cu"],
         "src = 'ядро.cu'": ["cu:ядро.cu"],
         "glob('csrc/*.cu.in')": [cuda_builds.WILDCARD],
-        "name + '.cu'": [cuda_builds.WILDCARD],
-        "exts = ['.cpp', '.cu']": [cuda_builds.WILDCARD],
+        # names of `.cu` files only (set 19: a header is then built where a source includes it)
+        "name + '.cu'": [cuda_builds.CU_WILDCARD],
+        "exts = ['.cpp', '.cu']": [cuda_builds.CU_WILDCARD],
+        "glob('k/*.cuh')": [cuda_builds.WILDCARD],
         # a directory walk filtered by extension (PointTransformerV2 libs/pointops/setup.py); the same filter without a
         # listing is a compiler hook's test (faster-rcnn.pytorch), no wildcard
         "[os.path.join(r, f) for r, _, fs in os.walk('src') for f in fs if f.endswith('.cpp') or f.endswith('.cu')]":

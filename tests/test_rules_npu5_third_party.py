@@ -271,3 +271,11 @@ def test_a_conda_package_is_reported_at_its_line_not_at_a_commented_out_one_abov
     env = "name: pm\nchannels:\n  - pytorch\ndependencies:\n  # - cudatoolkit=10.2.89\n  - cudatoolkit=11.1\n  - numpy=1.20.2\n"
     found = [f for f in analyze(env, "environment.yml", kinds=("manifest",)) if f.code == "NPU502"]
     assert [(f.line, f.column) for f in found] == [(6, 5)]
+
+
+def test_the_cuda_build_of_tensorflow_is_reported_where_a_manifest_names_it():
+    # a diffusion repository's evaluations/requirements.txt pins `tensorflow-gpu>=2.0`; the plain tensorflow
+    # distribution and its import are not GPU-only
+    found = codes(analyze("tensorflow-gpu>=2.0\ntensorflow>=2.0\n", "requirements.txt", ("manifest",)), "NPU502")
+    assert [(f.line, f.severity) for f in found] == [(1, Severity.WARNING)]
+    assert codes(analyze("import tensorflow as tf\n"), "NPU501") == []

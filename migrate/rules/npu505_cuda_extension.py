@@ -19,8 +19,14 @@ _DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
 # nvcc run as a command in a shell launcher (`nvcc -c -o k.cu.o k.cu -x cu ...` in make.sh)
 _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
 # `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
-_CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$")
+# also a `-D` macro that switches a GPU / CUDA path on (`-DUSE_GPU` in microsoft/tutel setup.py's CUDA branch,
+# `-DWARPRNNT_ENABLE_GPU` in HawkAaron/warp-transducer pytorch_binding/setup.py), not one set to 0 / OFF; NPU511 reads
+# the same macros in a CMakeLists.txt
+_CUDA_MACRO = re.compile(r"^(?:-D)?WITH_CUDA(?:=\w*)?$|^-D\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?(?:CUDA|GPU)\b(?:=(?!(?:0|OFF|FALSE|NO)$)\w*)?$")
 _LOAD_LIBRARY = ("torch.ops.load_library", "torch.classes.load_library")
+# TensorFlow's loader of a compiled custom-op library (https://www.tensorflow.org/api_docs/python/tf/load_op_library):
+# the same question for a TensorFlow binding (HawkAaron/warp-transducer tensorflow_binding: `tf.load_op_library(lib_file)`)
+_TF_LOAD_LIBRARY = "tensorflow.load_op_library"
 # nvcc itself, in a file that builds an extension (`[home + "/bin/nvcc", "-V"]`)
 _NVCC_TEXT = re.compile(r"(?:^|/)nvcc$")
 # nvcc's GPU-architecture (and CUDA-only) flags: reported once per flag list, not once per string
@@ -29,6 +35,78 @@ _LOAD_LIBRARY_MESSAGE = (
     "loads a compiled custom-op library: if it was built with CUDA (nvcc, a CUDA dispatch key) it "
     "does not load or run on an Ascend NPU; rebuild its kernels as Ascend C operators registered with torch_npu"
 )
+
+
+_VERSION_FLAGS = frozenset({"-V", "--version"})
+
+
+def _version_list(ctx, node) -> bool:
+    """`[cuda_dir + "/bin/nvcc", "-V"]`: nvcc run for its version (the string `node` in a list with `-V`)."""
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.BinOp):
+        parent = ctx.parent(parent)
+    return isinstance(parent, (ast.List, ast.Tuple)) and any(
+        isinstance(e, ast.Constant) and e.value in _VERSION_FLAGS for e in parent.elts)
+
+
+def _version_probe(ctx, node) -> bool:
+    """nvcc run for its version inside a function whose result only picks flags (apex's / VPTQ's / BigVGAN's
+    `get_cuda_bare_metal_version` feeding `if version >= 11: cc_flag.append(...)`): it builds nothing, no build line
+    (label rulings R2/(bb)/(L14)). A version REQUIREMENT stays reported: a call of the probe whose result decides a
+    `raise` (EETQ's / fast-hadamard-transform's `if bare_metal_version < Version("11.6"): raise RuntimeError(...)`)."""
+    if not _version_list(ctx, node):
+        return False
+    function = ctx.parent(node)
+    while function is not None and not isinstance(function, ast.FunctionDef):
+        function = ctx.parent(function)
+    return function is not None and function.name in _probe_functions(ctx)
+
+
+def _probe_functions(ctx, flag_only: bool = True) -> frozenset[str]:
+    """Names of this file's functions that run an nvcc version probe; `flag_only`: only those whose result only
+    picks flags (no call of the function decides a `raise` with its result)."""
+    key = "_npu_nvcc_probes_flag_only" if flag_only else "_npu_nvcc_probes"
+    cached = ctx.__dict__.get(key)
+    if cached is None:
+        probes = frozenset(function.name for function in ctx.nodes.get(ast.FunctionDef, ())
+                           if "nvcc" in (ast.get_source_segment(ctx.source, function) or "") and any(
+                               isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value)
+                               and _version_list(ctx, n) for n in ast.walk(function)))
+        ctx.__dict__["_npu_nvcc_probes"] = probes
+        ctx.__dict__["_npu_nvcc_probes_flag_only"] = frozenset(
+            name for name in probes if not any(_decides_a_raise(ctx, call) for call in ctx.nodes.get(ast.Call, ())
+                                               if isinstance(call.func, ast.Name) and call.func.id == name))
+        cached = ctx.__dict__[key]
+    return cached
+
+
+def _decides_a_raise(ctx, call) -> bool:
+    """The result of `call` decides a `raise` (a version requirement): an `if` holding a `raise` tests the call
+    itself, or is one of the statements after the call's own (in its block) and tests a name it binds."""
+    statement = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    if statement is None:
+        return False
+    if isinstance(statement, ast.If) and any(sub is call for sub in ast.walk(statement.test)):
+        return any(isinstance(sub, ast.Raise) for sub in ast.walk(statement))
+    bound = {n.id for t in getattr(statement, "targets", ()) for n in ast.walk(t) if isinstance(n, ast.Name)}
+    block = next((b for b in (getattr(ctx.parent(statement), f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(s is statement for s in b)), None)
+    if not bound or block is None:
+        return False
+    after = block[next(k for k, s in enumerate(block) if s is statement) + 1:]
+    return any(isinstance(node, ast.If) and any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node.test))
+               and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)) for node in after)
+
+
+def _probed(ctx, node) -> bool:
+    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a version probe of this file (`_probe_functions`)
+    at a call whose result only picks flags (not one whose result decides a `raise`)."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args \
+        and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx, flag_only=False) \
+        and not _decides_a_raise(ctx, parent)
 
 
 def _is_true(node) -> bool:
@@ -73,16 +151,16 @@ class CudaExtension(Rule):
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe; a version requirement that raises stays), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
     the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
-    `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro, a call through a
+    `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines.
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
@@ -107,7 +185,8 @@ class CudaExtension(Rule):
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
     KINDS = ("python", "launcher")
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "extra_cuda_cflags", "create_extension", "nvcc", "Extension(")
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
+                "Extension(")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
@@ -189,7 +268,17 @@ class CudaExtension(Rule):
                 "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
                 "ext = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources])", count=2),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
-        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension\nout = subprocess.check_output([home + '/bin/nvcc', '-V'])\nflags = ['-gencode', 'arch=compute_80,code=sm_80']", count=2),
+        # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list only, not the probe or the
+        # CUDA_HOME handed to it; nvcc run to compile is reported; a version requirement (the probe's result decides a
+        # `raise`: EETQ setup.py) is reported as before
+        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+                "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
+                "out = cuda_version(CUDA_HOME)\nflags = ['-gencode', 'arch=compute_80,code=sm_80']\n"
+                "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=3),
+        Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+                "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
+                "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n"
+                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=2),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
@@ -229,6 +318,11 @@ class CudaExtension(Rule):
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
             "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
+        Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
+        # the macro that compiles the sources' GPU path, added in the CUDA branch of a build (not one set to 0)
+        Invalid("from torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\nif enable_gpu:\n"
+                "    args += ['-DWARPRNNT_ENABLE_GPU']\nargs += ['-DUSE_GPU=0', '-DCUDA_HAS_FP16=1']\n"
+                "ext = CppExtension('m', ['m.cpp'], extra_compile_args=args)\n", count=1),
         Invalid("cd src\nnvcc -c -o k.cu.o k.cu -x cu -Xcompiler -fPIC -arch=sm_52\ncd ..\npython build.py\n",
                 kind="launcher", filename="make.sh", count=1),
         Invalid("$CUDA_HOME/bin/nvcc -c -o a.o a.cu && echo done\n", kind="launcher", filename="build.sh", count=1),
@@ -302,6 +396,11 @@ class CudaExtension(Rule):
                 continue
             if name in _LOAD_LIBRARY:
                 yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
+                continue
+            if name == _TF_LOAD_LIBRARY:
+                yield self.finding(ctx, call, "loads a compiled TensorFlow op library: if it was built with CUDA it does "
+                                   "not load or run on an Ascend NPU; its kernels must be ported (TensorFlow on Ascend "
+                                   "needs Huawei's TensorFlow adapter for CANN)", severity=Severity.WARNING)
                 continue
             if name == _FFI:
                 if ffi_with_cuda(ctx, call):
@@ -411,7 +510,8 @@ class CudaExtension(Rule):
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
-                yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
+                if not _version_probe(ctx, node):
+                    yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
             elif _NVCC_FLAG.search(node.value) and len(node.value) < 200:
                 key, anchor = _flag_list(ctx, node)
                 if anchor is not None:
@@ -440,7 +540,8 @@ class CudaExtension(Rule):
                 statement = statement_of(ctx, node)
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
-                if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node):
+                if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
+                        and not _probed(ctx, node):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,

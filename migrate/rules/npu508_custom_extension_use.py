@@ -86,6 +86,14 @@ def _kernel_value(index, qual: str) -> bool:
     return found is not None and index.modules[found].mode != kernel_values.WRAPPER
 
 
+def _hasattr_probe(ctx, node) -> bool:
+    """`hasattr(torch.ops.ns, "op")`: asks whether the op was registered (an availability probe), does not
+    call it (microsoft/tutel jit_kernels/gating.py `has_extension = hasattr(torch.ops.tutel_ops, 'cumsum')`)."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "hasattr" \
+        and parent.args[:1] == [node]
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -165,6 +173,9 @@ class CustomExtensionUse(Rule):
             count=2,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
+        # an availability probe of the op (`hasattr(torch.ops.ns, 'op')`) is no use of it: the call only
+        Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\nhas = hasattr(torch.ops.mylib, 'fast_op')\n"
+                "y = torch.ops.mylib.fast_op(x) if has else x\n", count=1),
         Invalid(
             "from . import custom_ops\n_plugin = None\ndef _init():\n    global _plugin\n"
             "    _plugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])\n"
@@ -247,7 +258,7 @@ class CustomExtensionUse(Rule):
         for node, qual in chain_tops(ctx):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
-                if len(parts) > 2 and parts[2] in index.namespaces:
+                if len(parts) > 2 and parts[2] in index.namespaces and not _hasattr_probe(ctx, node):
                     python_op = len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
                                         python_op=parts[3] if python_op else "")

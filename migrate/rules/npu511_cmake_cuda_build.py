@@ -6,14 +6,22 @@ from migrate.rules.base import Invalid, Rule, Valid
 
 # the commands that open or switch a branch, and the writes of CMake's nvcc flag lists (CMAKE_CUDA_FLAGS and its
 # per-configuration CMAKE_CUDA_FLAGS_<CONFIG>: https://cmake.org/cmake/help/v3.24/variable/CMAKE_LANG_FLAGS.html)
+# The legacy FindCUDA list CUDA_NVCC_FLAGS (https://cmake.org/cmake/help/v3.24/module/FindCUDA.html) is one list
+# however often it is appended to (`set(CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} ...")`, HawkAaron/warp-transducer): its
+# first write only.
 _BRANCH_OR_FLAGS = re.compile(
-    r"\b(?:(?P<branch>if|elseif|else|endif)\s*\(|(?P<set>set)\s*\(\s*(?P<var>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?)\b"
-    r"|(?:string|list)\s*\(\s*(?:APPEND|PREPEND)\s+(?P<added>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?)\b)", re.I)
+    r"\b(?:(?P<branch>if|elseif|else|endif)\s*\(|(?P<set>set)\s*\(\s*(?P<var>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?|CUDA_NVCC_FLAGS)\b"
+    r"|(?:string|list)\s*\(\s*(?:APPEND|PREPEND)\s+(?P<added>CMAKE_CUDA_FLAGS(?:_[A-Z]+)?|CUDA_NVCC_FLAGS)\b)", re.I)
+_ONE_LIST = "CUDA_NVCC_FLAGS"
+# per-target CUDA options: `target_compile_options(t PUBLIC $<$<COMPILE_LANGUAGE:CUDA>: -rdc=true ...>)`, one flag list
+# at the line of its generator expression (microsoft/VPTQ csrc/CMakeLists.txt)
+_CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
 # a compile definition naming CUDA (`add_definitions(-D__USE_CUDA__)`, `-DFT_WITH_CUDA`, `target_compile_definitions(t
 # PRIVATE WITH_CUDA)`): the switch that compiles the CUDA path of the sources, as NPU505's `WITH_CUDA` in a setup.py;
 # not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
 _DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
-_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*)(?:=(\w*))?$")
+# (or one switching a GPU path on, `-DUSE_GPU`, `WARPRNNT_ENABLE_GPU`: NPU505's macros in a setup.py)
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*)(?:=(\w*))?$")
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
 
 
@@ -23,12 +31,15 @@ class CmakeCudaBuild(Rule):
     `find_package(CUDA)`; not `find_package(CUDAToolkit)`, which only locates the toolkit's libraries for
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
-    CUDA project: the targets `repo_index.cmake_defs` links Python imports to) and, inside a target
+    CUDA project, not in the ELSE branch of `if(WITH_GPU)`: the targets `repo_index.cmake_defs` links Python
+    imports to; a name given through `${VAR}` is read from its `set`) and, inside a target
     written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
     `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
-    a `.cu` pattern, each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that has not
-    written that list yet, or its first `string(APPEND ...)`) and each compile definition naming CUDA
-    (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`; not `-DNO_CUDA`,
+    a `.cu` pattern (quoted or not), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
+    has not written that list yet, or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
+    write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line) and each compile definition naming CUDA
+    or switching a GPU path on (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`,
+    `-DUSE_GPU`; not `-DNO_CUDA`,
     `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
@@ -61,10 +72,11 @@ class CmakeCudaBuild(Rule):
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=2),
-        # IST-DASLab/QUIK CMakeLists.txt: the CUDA macro, the nvcc flag list appended to (its first write only), the
-        # per-configuration list set in each branch (one list each)
+        # IST-DASLab/QUIK CMakeLists.txt: the CUDA macro, the nvcc flag list appended to (its first write only; FindCUDA's
+        # CUDA_NVCC_FLAGS copied into it is that list), the per-configuration list set in each branch (one list each)
         Invalid("enable_language(CUDA)\nadd_definitions(-D__USE_CUDA__)\nadd_definitions(-DUSE_FP16)\n"
-                "string(APPEND CMAKE_CUDA_FLAGS \" $ENV{TORCH_NVCC_FLAGS}\")\nforeach (FLAG ${CUDA_NVCC_FLAGS})\n"
+                "string(APPEND CMAKE_CUDA_FLAGS \" $ENV{TORCH_NVCC_FLAGS}\")\nlist(APPEND CUDA_NVCC_FLAGS \"--expt-extended-lambda\")\n"
+                "foreach (FLAG ${CUDA_NVCC_FLAGS})\n"
                 "    string(APPEND CMAKE_CUDA_FLAGS \" ${FLAG}\")\nendforeach ()\nif (MSVC)\n"
                 "    set(CMAKE_CUDA_FLAGS_RELEASE \"${CMAKE_CUDA_FLAGS_RELEASE} /O2\")\nelse ()\n"
                 "    set(CMAKE_CUDA_FLAGS_RELEASE \"${CMAKE_CUDA_FLAGS_RELEASE} -O3\")\nendif ()\n", kind="cpp-source",
@@ -74,8 +86,21 @@ class CmakeCudaBuild(Rule):
         Invalid("set(UNITS \"\")\nfile(GLOB_RECURSE srcs CONFIGURE_DEPENDS\n    ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp\n"
                 "    ${CMAKE_CURRENT_SOURCE_DIR}/*.cu\n)\nlist(APPEND UNITS ${srcs})\nadd_executable(unittest run.cpp\n"
                 "    ${UNITS}\n)\n", kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # microsoft/VPTQ csrc/CMakeLists.txt: the target named through a variable, a quoted glob pattern, per-target
+        # CUDA options (the generator expression's line)
+        Invalid("set(TARGET \"vptq\")\nfile(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\ncuda_add_library(${TARGET} SHARED ${SOURCES})\n"
+                "target_compile_options(\n  ${TARGET}\n  PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:\n    -rdc=true>)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=3),
+        # HawkAaron/warp-transducer CMakeLists.txt: FindCUDA's CUDA_NVCC_FLAGS (one list), programs, and the CPU-only
+        # library of the no-GPU branch (not reported)
+        Invalid("find_package(CUDA)\nif (WITH_OMP)\n  set(CUDA_NVCC_FLAGS \"${CUDA_NVCC_FLAGS} -Xcompiler -fopenmp\")\nendif()\n"
+                "set(CUDA_NVCC_FLAGS \"${CUDA_NVCC_FLAGS} -O2\")\nIF (WITH_GPU)\n  cuda_add_library(rt SHARED rt.cu)\n"
+                "  cuda_add_executable(test_gpu tests/test_gpu.cu)\nELSE()\n  add_library(rt SHARED rt.cpp)\nENDIF()\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=4),
         Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=1),
+        Invalid("find_package(CUDA)\nadd_definitions(-DUSE_GPU)\nadd_definitions(-DGPU_COUNT=2 -DUSE_GPU=OFF)\n", kind="cpp-source",
+                filename="CMakeLists.txt", count=2),
         # k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt: the sources are a variable assembled above the target (the CUDA
         # language is switched on in the top-level CMakeLists.txt); the target and each line naming a .cu
         Invalid("set(srcs\n  mi_cpu.cu\n)\nif(NOT WITH_CUDA)\n  transform(OUTPUT_VARIABLE srcs SRCS ${srcs})\nelse()\n"
@@ -96,7 +121,7 @@ class CmakeCudaBuild(Rule):
         for match in CMAKE_GLOB.finditer(code):  # each line of a glob holding a CUDA pattern
             first = code.count("\n", 0, match.start()) + 1
             for offset, text in enumerate(match.group(0).split("\n")):
-                if ".cu" in text and any(w.endswith((".cu", ".cuh")) for w in text.split()):
+                if ".cu" in text and any(w.strip('"').endswith((".cu", ".cuh")) for w in text.split()):
                     globbed.add(first + offset)
                     yield self.finding(ctx, self._span(lines, first + offset), "globs CUDA sources: " + self.MESSAGE)
         for target in cmake_defs(ctx.path, ctx.source, programs=True):
@@ -116,6 +141,9 @@ class CmakeCudaBuild(Rule):
         """A CUDA macro definition; each nvcc flag list: a `set(CMAKE_CUDA_FLAGS... ...)` in a branch that has not
         written the list yet (each branch's set is its own list), or the first write of it in the file."""
         written: set[tuple] = set()  # (variable, branch)
+        # a file that writes CMAKE_CUDA_FLAGS compiles with CMake's CUDA language, which does not read CUDA_NVCC_FLAGS
+        # (IST-DASLab/QUIK copies that list into CMAKE_CUDA_FLAGS with a foreach): the one list is CMAKE_CUDA_FLAGS
+        modern = re.search(r"\bCMAKE_CUDA_FLAGS\b", code) is not None
         stack, counter = [0], 0
         for match in _BRANCH_OR_FLAGS.finditer(code):
             branch = (match.group("branch") or "").lower()
@@ -129,11 +157,16 @@ class CmakeCudaBuild(Rule):
                     stack.pop()
                 continue
             variable = (match.group("var") or match.group("added")).upper()
+            if variable == _ONE_LIST and modern:  # FindCUDA's list copied into CMAKE_CUDA_FLAGS: that list's flags
+                continue
             first = not any(v == variable for v, _ in written)
-            if first or (match.group("set") and (variable, stack[-1]) not in written):
+            if first or (match.group("set") and variable != _ONE_LIST and (variable, stack[-1]) not in written):
                 number = code.count("\n", 0, match.start()) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number), f"sets nvcc flags (`{variable}`): " + self.MESSAGE)
             written.add((variable, stack[-1]))
+        for match in _CUDA_OPTIONS.finditer(code):
+            number = code.count("\n", 0, match.start()) + 1
+            yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc flags for CUDA sources: " + self.MESSAGE)
         for match in _DEFINITIONS.finditer(code):
             words = match.group(1).split()
             if match.group(0).lower().startswith("target_"):
