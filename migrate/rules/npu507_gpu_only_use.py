@@ -145,6 +145,9 @@ class GpuOnlyUse(Rule):
         "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\nif bnb is not None and ok:\n    pass",
         'import xformers.ops as xops\nprint(f"xformers: {xops is not None}")',
         "import triton\ndef f(triton):\n    return triton.cdiv(1, 2)",  # a parameter shadows the import
+        # warprnnt_numba rnnt.py / numba_utils.py: a feature probe of numba's `cuda` module is no use of it (the call
+        # it guards is)
+        "from numba import cuda\nif hasattr(cuda, 'is_supported_version'):\n    pass\nf = getattr(cuda, 'external_stream', None)",
         # GPTQ-for-LLaMa quant/: Triton's host-side helpers (autotuning configurations, block sizes, benchmarking,
         # compiler exceptions, an autotuner of its own) are no GPU code: the kernels' decorators and launches are
         "import triton\nconfigs = [triton.Config({'BLOCK_SIZE_M': 64}, num_stages=4, num_warps=4)]\n"
@@ -199,6 +202,11 @@ class GpuOnlyUse(Rule):
                 "def area(a, n):\n    c = cuda.local.array((2,), dtype=numba.float32)\n    return c[0]\n"
                 "@cuda.jit('(int64, float32[:])')\ndef k(n, out):\n    tx = cuda.threadIdx.x\n    out[tx] = area(out, n)\n"
                 "def run(x):\n    cuda.select_device(0)\n    k[4, 32](8, x)", count=4),
+        # warprnnt_numba tests/.../test_rnnt_helper.py: kernels defined inside test functions, each named `_kernel`: their
+        # bodies are quiet at any depth (the decorators and launches are the uses)
+        Invalid("from numba import cuda\ndef test_a(x):\n    @cuda.jit\n    def _kernel(x):\n        i = cuda.grid(1)\n"
+                "        x[i] = 0\n    _kernel[1, 8](x)\ndef test_b(x):\n    @cuda.jit\n    def _kernel(x):\n"
+                "        i = cuda.grid(1)\n    _kernel[1, 8](x)", count=4),
         Invalid("import pynvml\npynvml.nvmlInit()\nh = pynvml.nvmlDeviceGetHandleByIndex(0)", count=2),
         Invalid("import deepspeed\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nl = DeepSpeedTransformerLayer(cfg)", count=1),
         Invalid("import pynvml\nok = pynvml.c_nvmlProcessInfo_t.__name__ == 'c_nvmlProcessInfo_t'", count=1),
@@ -284,7 +292,10 @@ class GpuOnlyUse(Rule):
                 yield from self._launches(ctx, imported_kernel_names(ctx, known), table, by_name=False)
             return
         kernels = self._kernels(ctx)
-        kernel_bodies = {id(k) for k, _ in kernels.values()}
+        # every kernel's body, at any depth and whatever its name (test functions each defining their own `_kernel`)
+        kernel_bodies = {id(k) for k, _ in kernels.values()} | {
+            id(f) for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for f in ctx.nodes.get(kind, ())
+            if f.decorator_list and _kernel_package(ctx, f) is not None}
         optional = fallback_guarded_names(ctx)
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
@@ -294,7 +305,8 @@ class GpuOnlyUse(Rule):
                 continue
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
-            if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node):
+            if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
+                    or _feature_probe(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
@@ -631,6 +643,15 @@ class GpuOnlyUse(Rule):
             text += f" (see `{entry.alternative_api}`)"
         return self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                             package=package)
+
+
+def _feature_probe(ctx, node) -> bool:
+    """`hasattr(cuda, 'external_stream')`, `getattr(cuda, 'external_stream', None)`: asks whether the module has a
+    name (a version probe), does not use it; the call of the name on the next line is the use (label rule (L12))."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args and parent.args[0] is node):
+        return False
+    return (parent.func.id == "hasattr" and len(parent.args) == 2) or (parent.func.id == "getattr" and len(parent.args) == 3)
 
 
 def _package_decorators(ctx, function, table) -> set[str]:
