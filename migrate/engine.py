@@ -244,8 +244,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
-    if facts is not None and "triton" in text:
-        facts.extend(imported_kernels.kernel_defs(ctx))  # Triton kernels other modules may import and launch
+    if facts is not None and imported_kernels.wants_kernel_defs(text):
+        facts.extend(imported_kernels.kernel_defs(ctx))  # Triton / numba.cuda kernels other modules may import and launch
     if facts is not None and reexports.wants_exports(text):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     found = _run_rules(active, ctx)

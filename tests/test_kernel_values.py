@@ -1316,6 +1316,25 @@ def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_im
     assert _lines(result, "NPU507", "pkg/other.py") == [3]
 
 
+def test_a_numba_cuda_kernel_of_another_module_is_launched_where_it_is_imported(tmp_path):
+    # titu1994/warprnnt_numba gpu_rnnt.py and its tests: `from ...cuda_utils import gpu_rnnt_kernel` then
+    # `gpu_rnnt_kernel.compute_alphas_kernel[grid, block, stream, 0](...)`, and a kernel imported by name; a device
+    # function of that module called inside a kernel, and a plain function subscripted, are no launches
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": ("from numba import cuda\n@cuda.jit(device=True)\ndef add(a, b):\n    return a + b\n"
+                           "@cuda.jit()\ndef alphas_kernel(x):\n    i = cuda.grid(1)\n    x[i] = add(x[i], 1)\n"
+                           "def helper(x):\n    return x\n"),
+        "pkg/loss.py": ("import torch\nfrom pkg import kernels\ndef run(x, s):\n    kernels.alphas_kernel[4, 32, s, 0](x)\n"
+                        "    return kernels.helper[0](x)\n"),
+        "pkg/other.py": "def run(x):\n    from .kernels import alphas_kernel as k\n    k[(2,)](x)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU507", "pkg/loss.py") == [4]
+    assert _lines(result, "NPU507", "pkg/other.py") == [3]
+    assert _lines(result, "NPU507", "pkg/kernels.py") == [2, 5]
+
+
 # a compiled module bound by a plain `import` (inside a try, as run-time-optional kernels are) in a repository module,
 # then imported by name from that module elsewhere: the layout of a MoE library's `impls/jit_compiler.py`
 # (`try: import <ext>` ... `from .jit_compiler import <ext>` in its siblings); not a copy of it

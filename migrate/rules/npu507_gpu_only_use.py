@@ -2,7 +2,7 @@ import ast
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
-from migrate.imported_kernels import imported_kernel_names
+from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
@@ -30,7 +30,7 @@ def _triton_host_helper(qual: str) -> bool:
 
 # numba's CUDA kernels and device functions (`@cuda.jit`, `@cuda.jit(device=True)`): the same, their
 # body (`cuda.local.array`, `cuda.blockIdx.x`) is rewritten with the kernel, reported at the decorator
-_NUMBA_CUDA_DECORATORS = ("numba.cuda.jit",)
+# (migrate/imported_kernels.py's kernel_package tells both kinds, for this rule and for launches across modules)
 
 
 def reported(entry) -> bool:
@@ -72,21 +72,13 @@ def _decorator_name(ctx, decorator) -> str | None:
     return ctx.qualname(decorator.func if isinstance(decorator, ast.Call) else decorator)
 
 
-def _kernel_package(ctx, function) -> str | None:
-    """TRITON or NUMBA_CUDA when a decorator makes `function` a GPU kernel of that package."""
-    for decorator in function.decorator_list:
-        name = _decorator_name(ctx, decorator)
-        if triton_kernel_decorator(name):
-            return TRITON
-        if name in _NUMBA_CUDA_DECORATORS:
-            return NUMBA_CUDA
-    return None
+_kernel_package = kernel_package
 
 
 class GpuOnlyUse(Rule):
     """Every use of a GPU-only package after its import: calls, decorators, attributes, base
     classes, `except` types, Triton kernel launches `kernel[grid](...)` (also of a kernel another module of the
-    repository defines, imported by name: `from .triton_ops import dtw_kernel`), the construction of an object
+    repository defines, imported by name: `from .triton_ops import dtw_kernel`; numba.cuda kernels the same), the construction of an object
     from one of its classes (`AutoGPTQForCausalLM.from_pretrained(...)`, not each method later called on the object:
     `model.quantize(data)` goes with its construction), and the construction through a `functools.partial` of the class handed to a
     constructor of the file (mamba_ssm's `create_block`: `Block(dim, partial(Mamba, ...))`,
@@ -288,8 +280,10 @@ class GpuOnlyUse(Rule):
         table = knowledge.third_party()
         known = ctx.__dict__.get("_npu_known_kernels")
         if known:  # the second look of migrate/imported_kernels.py: launches of the kernels other modules define
-            if TRITON in table and reported(table[TRITON]):
-                yield from self._launches(ctx, imported_kernel_names(ctx, known), table, by_name=False)
+            names = imported_kernel_names(ctx, known)
+            for package in sorted(set(names.values())):
+                if package in table and reported(table[package]):
+                    yield from self._launches(ctx, {n for n, p in names.items() if p == package}, table, package, by_name=False)
             return
         kernels = self._kernels(ctx)
         # every kernel's body, at any depth and whatever its name (test functions each defining their own `_kernel`)
