@@ -95,6 +95,20 @@ _MAGIC = re.compile(r"^\s*[%!]")
 _PYTHON_CELL_MAGICS = ("time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy")
 _SHELL_CELL_MAGICS = ("bash", "sh")
 _SCRIPT_SUFFIXES = {".py": "python", ".sh": "shell", ".bash": "shell"}
+# IPython's other built-in cell magics (IPython 8 `%lsmagic`), whose body is neither Python nor a shell script read
+# here (`%%script perl`, `%%sx`: another interpreter, a shell capture); any cell magic IPython does not bring is a
+# user's (registered with `register_cell_magic`, warprnnt_numba's notebooks' `%%exec_write_cell script.py`, which
+# exec's its body and appends it to a script): its body is read as Python when it parses as Python
+_OTHER_CELL_MAGICS = ("html", "javascript", "js", "latex", "markdown", "svg", "perl", "ruby", "script", "sx", "system")
+
+
+def _parses(body: str) -> bool:
+    """The body of a cell (magic and shell lines blanked) is Python: it parses (it is never run)."""
+    try:
+        newer_syntax.parse("\n".join("" if _MAGIC.match(line) else line for line in body.split("\n")))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _cell_body(source: str) -> str:
@@ -111,7 +125,9 @@ def _cell_body(source: str) -> str:
     if magic in ("writefile", "file"):
         target = next((w for w in words[1:] if not w.startswith("-")), "")
         return next((kind for suffix, kind in _SCRIPT_SUFFIXES.items() if target.endswith(suffix)), "other")
-    return "other"
+    if magic in _OTHER_CELL_MAGICS:
+        return "other"
+    return "python" if _parses(source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else "") else "other"
 
 
 def read_notebook(text: str) -> list[NotebookCell]:

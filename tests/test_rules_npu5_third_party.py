@@ -210,11 +210,16 @@ def test_notebook_cell_magics_are_read_as_the_kind_of_text_they_hold():
             {"cell_type": "code", "source": "%%writefile base_config.yaml\nMODEL:\n  DEVICE: 'cuda'\n"},
             {"cell_type": "code", "source": "%%writefile pkg/x.py\nimport os\nos.system('nvidia-smi')\n"},
             {"cell_type": "code", "source": "%%capture\nimport subprocess\nsubprocess.run(['nvidia-smi'])\n"},
+            # titu1994/warprnnt_numba notebooks: a user's cell magic (`register_cell_magic`) exec'ing its Python body;
+            # one whose body is no Python (nvcc4jupyter's `%%cuda`), and IPython's `%%html`, are not read
+            {"cell_type": "code", "source": "%%exec_write_cell script.py\n\nr = subprocess.run(['nvidia-smi'])\n"},
+            {"cell_type": "code", "source": "%%cuda\n#include <cstdio>\nint main() { system(\"nvidia-smi\"); }\n"},
+            {"cell_type": "code", "source": "%%html\nos.system('nvidia-smi')\n"},
         ],
     }
     found = analyze(json.dumps(nb), "nb.ipynb", ("notebook",))
     assert not [f for f in found if f.code.startswith("NPU9")]
-    assert [(f.cell, f.line) for f in codes(found, "NPU504")] == [(0, 3), (2, 3), (3, 3)]
+    assert [(f.cell, f.line) for f in codes(found, "NPU504")] == [(0, 3), (2, 3), (3, 3), (4, 3)]
 
 
 def test_nvidia_smi_python_forms():
