@@ -432,9 +432,33 @@ def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
     return extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None)
 
 
+def forwarded_keywords(ctx, call) -> dict[str, ast.AST]:
+    """The keywords a call receives through `**name` where `name` is bound, in the call's function (or module), to
+    a dict literal (NX-AI/xlstm slstm/src/cuda_init.py: `myargs = {"verbose": True, "with_cuda": True,
+    "extra_cuda_cflags": [...]}` then `_load(name + suffix, sources, **myargs)`): literal key -> value node."""
+    out: dict[str, ast.AST] = {}
+    names = {k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)}
+    if not names:
+        return out
+    from migrate.rules._loop import enclosing_scope
+
+    scope = enclosing_scope(ctx, call)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and any(
+                isinstance(t, ast.Name) and t.id in names for t in node.targets):
+            for key, value in zip(node.value.keys, node.value.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    out.setdefault(key.value, value)
+    return out
+
+
 def _jit_with_cuda(ctx, call) -> bool:
     with_cuda = ctx.keyword(call, "with_cuda")
     if isinstance(with_cuda, ast.Constant) and with_cuda.value is True:
+        return True
+    forwarded = forwarded_keywords(ctx, call)
+    if forwarded and ((isinstance(forwarded.get("with_cuda"), ast.Constant) and forwarded["with_cuda"].value is True)
+                      or "extra_cuda_cflags" in forwarded or "cuda_sources" in forwarded):
         return True
     if ctx.keyword(call, "cuda_sources") is not None:
         return True

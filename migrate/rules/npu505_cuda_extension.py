@@ -3,7 +3,13 @@ import re
 
 from migrate import kernel_values
 from migrate.findings import Category, Severity
-from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper, named_sources, plain_cuda_extension
+from migrate.repo_index import (
+    extension_class_variables,
+    forwarded_keywords,
+    jit_cuda_build_wrapper,
+    named_sources,
+    plain_cuda_extension,
+)
 from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope
 from migrate.rules._text import shell_matches
@@ -145,7 +151,7 @@ class CudaExtension(Rule):
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
     `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
-    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
+    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
@@ -205,6 +211,10 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # NX-AI/xlstm slstm/src/cuda_init.py: the build's keywords arrive as `**myargs`, a dict literal of its function
+        Invalid("from torch.utils.cpp_extension import load as _load\ndef load(*, name, sources, **kwargs):\n"
+                "    myargs = {\n        'verbose': True,\n        'with_cuda': True,\n    }\n"
+                "    return _load(name, sources, **myargs)", count=2),
         Invalid(  # llm-awq kernels/setup.py: the sources list on lines of its own
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(\n    name='m',\n"
             "    sources=[\n        'pybind.cpp',\n        'gemm_cuda.cu',\n    ],\n)", count=2),
@@ -422,8 +432,11 @@ class CudaExtension(Rule):
                 sources = ctx.keyword(call, "sources")
                 if sources is None and len(call.args) > 1:
                     sources = call.args[1]
+                forwarded = forwarded_keywords(ctx, call)  # `**myargs`, a dict literal of the same function
                 if (
                     _is_true(with_cuda)
+                    or _is_true(forwarded.get("with_cuda"))
+                    or _given(forwarded.get("extra_cuda_cflags"))
                     or _given(ctx.keyword(call, "extra_cuda_cflags"))  # nvcc flags: the sources include CUDA
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
@@ -435,7 +448,15 @@ class CudaExtension(Rule):
                     reported.append(call)
                     yield self.finding(ctx, call)
                     yield from self._inner_lines(ctx, call)
+                    yield from self._forwarded_lines(ctx, call, forwarded)
         yield from self._selected_or_globbed(ctx, reported, len(plain))
+
+    def _forwarded_lines(self, ctx, call, forwarded):
+        """`"with_cuda": True` in the keyword dict a reported JIT build receives as `**myargs` (label ruling (L13):
+        the switch that makes it a CUDA build); its `"extra_cuda_cflags"` key is reported as an nvcc flag list."""
+        value = forwarded.get("with_cuda")
+        if _is_true(value) and value.lineno != call.lineno:
+            yield self.finding(ctx, value, "a build told to compile with CUDA: " + self.MESSAGE)
 
     def _inner_lines(self, ctx, call):
         """Lines of a multi-line build call that a porter edits besides the call's first line: each
