@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
-_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(")
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
+                 ".cu\"", ".cu'")  # the last two: a project build helper given `.cu` sources (`_imported_helper_with_cuda_sources`)
 # setuptools / distutils extension classes: a plain C/C++ build unless its sources hold CUDA (`.cu`), which a custom
 # build_ext hands to nvcc (tf-faster-rcnn lib/setup.py: `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],
 # extra_compile_args={'gcc': [...], 'nvcc': [...]})` compiled by its customize_compiler_for_nvcc hook)
@@ -284,7 +285,7 @@ def _build_defs(ctx) -> list[Definition]:
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
         if jit_cuda_build_wrapper(ctx, call, name):
-            module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS)
+            module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS) or _computed_name(ctx, call)
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             continue
@@ -413,6 +414,14 @@ def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | No
     return text or None
 
 
+def _computed_name(ctx, call) -> str | None:
+    """`{config.function}` for a build helper given a computed name (`load(name=config.function, sources=[...])`,
+    NX-AI/xlstm): not importable by that spelling (braces), but the build is listed among the kernels to port."""
+    node = next((k for k in map(lambda key: ctx.keyword(call, key), WRAPPER_NAME_KEYWORDS) if k is not None), None)
+    text = ast.get_source_segment(ctx.source, node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+    return "{" + text + "}" if text and "\n" not in text else None
+
+
 def _module_constant(ctx, name: str) -> str | None:
     """The string a module-level name is bound to, when the file binds it exactly once, to a literal."""
     values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
@@ -429,7 +438,36 @@ def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
     if name is not None and name.startswith(_EXT + "."):
         return False
     extra = ctx.keyword(call, "extra_cuda_cflags")
-    return extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None)
+    if extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None):
+        return True
+    return _imported_helper_with_cuda_sources(ctx, call, name)
+
+
+def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
+    """A call of a function defined in another module of the project given `sources=[...]` that lists `.cu` files
+    (NX-AI/xlstm slstm/cell.py: `from .src.cuda_init import load` ... `load(name=config.function, sources=[...
+    "slstm_forward.cu", ...])`, whose body hands them to cpp_extension.load): a JIT build of those CUDA sources.
+    Not an extension class (`*Extension`, setuptools / distutils / torch), nor a helper of the same file
+    (`kernel_values.build_helpers` reads those with their body)."""
+    sources = ctx.keyword(call, "sources")
+    if sources is None or not _cuda_literal(sources):
+        return False
+    if name is not None and name.split(".", 1)[0] in ("torch", "setuptools", "distutils", "numpy", "Cython"):
+        return False
+    last = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else ""
+    if not last or last.endswith("Extension") or last in extension_class_variables(ctx):
+        return False
+    if isinstance(call.func, ast.Name) and any(f.name == last for f in ctx.nodes.get(ast.FunctionDef, ())):
+        return False
+    if isinstance(call.func, ast.Name):  # imported from a module (a relative import gives no qualified name)
+        return any(alias.asname == last or (alias.asname is None and alias.name == last)
+                   for statement in ctx.nodes.get(ast.ImportFrom, ()) for alias in statement.names)
+    return name is not None
+
+
+def _cuda_literal(node) -> bool:
+    return any(isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.strip().endswith((".cu", ".cuh"))
+               for sub in ast.walk(node))
 
 
 def forwarded_keywords(ctx, call) -> dict[str, ast.AST]:

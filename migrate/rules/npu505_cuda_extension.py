@@ -166,7 +166,7 @@ class CudaExtension(Rule):
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines.
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
@@ -192,7 +192,7 @@ class CudaExtension(Rule):
     )
     KINDS = ("python", "launcher")
     TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
-                "Extension(")
+                "Extension(", ".cu\"", ".cu'")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
@@ -202,6 +202,8 @@ class CudaExtension(Rule):
         "from setuptools import Extension\next = Extension('m', ['m.c', 'k.pyx'], extra_compile_args=['-O2'])",  # plain C/Cython
         "import glob\nfrom torch.utils.cpp_extension import load\ndef build(d):\n    source = glob.glob(d + '/*.cpp')\n    return load('ops', source)",
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
+        "from .src.cuda_init import load\nmod = load(name='m', sources=['m.cc'])",  # a C++-only build through a helper
+        "def load(name, sources):\n    return name\nmod = load(name='m', sources=['m.cu'])",  # not a build: read with its body
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
         "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
@@ -211,6 +213,9 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # NX-AI/xlstm slstm/cell.py: a build helper imported from another module of the project, given `.cu` sources
+        Invalid("from .src.cuda_init import load\nmod = load(\n    name=config.function,\n    sources=[\n        'slstm.cc',\n"
+                "        str(curdir / 'cuda' / 'slstm_forward.cu'),\n    ],\n)", count=2),
         # NX-AI/xlstm slstm/src/cuda_init.py: the build's keywords arrive as `**myargs`, a dict literal of its function
         Invalid("from torch.utils.cpp_extension import load as _load\ndef load(*, name, sources, **kwargs):\n"
                 "    myargs = {\n        'verbose': True,\n        'with_cuda': True,\n    }\n"
@@ -389,7 +394,9 @@ class CudaExtension(Rule):
                 continue
             if jit_cuda_build_wrapper(ctx, call, name):
                 reported.append(call)
-                yield self.finding(ctx, call, "a JIT build of a CUDA extension (it passes nvcc flags, `extra_cuda_cflags=`): " + self.MESSAGE)
+                how = "it passes nvcc flags, `extra_cuda_cflags=`" if _given(ctx.keyword(call, "extra_cuda_cflags")) else \
+                    "a project build helper given `.cu` sources"
+                yield self.finding(ctx, call, f"a JIT build of a CUDA extension ({how}): " + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
                 continue
             if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
