@@ -43,7 +43,7 @@ The GPU-only option and method uses (NPU503: `unet.enable_xformers_memory_effici
 
 A test that can hold only off the NPU (`if not is_npu_available():`, `if is_xformers_available() and not
 is_npu_available():`, with or without an `else`) and the statements of a block after an NPU exit (`if
-is_npu_available(): raise ValueError(...)`, no `else`) are the other device's path too (AnimateDiff).
+is_npu_available(): raise ValueError(...)`, no `else`; not one that returns) are the other device's path too (AnimateDiff).
 """
 
 from __future__ import annotations
@@ -222,12 +222,14 @@ def _excludes_npu(test: ast.AST, names) -> bool:
 
 
 def _exits(body: list) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Raise, ast.Return, ast.Continue, ast.Break))
+    """The body refuses the NPU (`raise`); an NPU branch that returns its own result (`return torch.device("npu:0")`)
+    leaves the rest of the block reported, as before (tests/test_kernel_values.py)."""
+    return bool(body) and isinstance(body[-1], ast.Raise)
 
 
 def _npu_exit(statement: ast.AST, names) -> bool:
     """`if is_npu_available(): raise ValueError("AscendNPU does not support xformers")` (AnimateDiff
-    scripts/animate.py): an NPU test with no `else` whose body leaves the block; what follows it in the block
+    scripts/animate.py): an NPU test with no `else` whose body raises; what follows it in the block
     runs only on another device."""
     if not (isinstance(statement, ast.If) and not statement.orelse and _exits(statement.body)):
         return False
