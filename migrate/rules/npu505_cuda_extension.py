@@ -179,7 +179,7 @@ class CudaExtension(Rule):
     holding a reported build line, or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
-    `sources=`). The kernels must be reimplemented as Ascend C operators registered with
+    `sources=`). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -213,6 +213,10 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # FCOS fcos_core/layers/_utils.py: the module-level binding of a function returning the JIT build
+        Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef _load_C_extensions():\n"
+                "    source = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')\n    return load_ext('torchvision', source)\n"
+                "_C = _load_C_extensions()", count=3),
         # NX-AI/xlstm slstm/cell.py: a build helper imported from another module of the project, given `.cu` sources
         Invalid("from .src.cuda_init import load\nmod = load(\n    name=config.function,\n    sources=[\n        'slstm.cc',\n"
                 "        str(curdir / 'cuda' / 'slstm_forward.cu'),\n    ],\n)", count=2),
@@ -351,6 +355,29 @@ class CudaExtension(Rule):
             gates = list(self._cuda_gates(ctx, {f.line for f in found})) if found else []
             yield from gates
             yield from self._cuda_home(ctx, reported, {f.line for f in gates})
+            yield from self._accessor_bindings(ctx, reported)
+
+    def _accessor_bindings(self, ctx, reported):
+        """`_C = _load_C_extensions()` (FCOS / maskrcnn-benchmark layers/_utils.py): a module-level name bound to
+        the result of a function of this file that returns a reported JIT build (`return load_ext("torchvision",
+        source, ...)`) is the compiled module itself; reported at the assignment, whatever name the build gives."""
+        returned = {id(node.value) for node in ctx.nodes.get(ast.Return, ()) if node.value is not None}
+        accessors = set()
+        for call in reported:
+            if id(call) in returned:
+                function = ctx.parent(call)
+                while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    function = ctx.parent(function)
+                if function is not None and ctx.parent(function) is ctx.tree:
+                    accessors.add(function.name)
+        if not accessors:
+            return
+        for statement in ctx.tree.body:
+            value = getattr(statement, "value", None)
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(value, ast.Call) \
+                    and isinstance(value.func, ast.Name) and value.func.id in accessors:
+                yield self.finding(ctx, statement, f"binds the CUDA extension that `{value.func.id}()` JIT-builds "
+                                   "(its ops are called through this name): " + self.MESSAGE)
 
     def _cuda_gates(self, ctx, lines: set[int]):
         """The CUDA gate of a build this file reports: an `if` whose test asks `torch.cuda.is_available()` (or
