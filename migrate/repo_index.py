@@ -288,6 +288,9 @@ def _build_defs(ctx) -> list[Definition]:
             module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS) or _computed_name(ctx, call)
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+            helper = _helper_name(ctx, call)
+            if helper:  # the helper's own body (another module) builds CUDA: `CudaExtension.uses` reports it there
+                out.append(Definition("jithelper", helper, ctx.path, call.lineno, True))
             continue
         if name is None:
             continue
@@ -412,6 +415,21 @@ def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | No
                 parts.append("{" + (ast.get_source_segment(ctx.source, value.value) or "...") + "}")
         text = "".join(parts)
     return text or None
+
+
+def _helper_name(ctx, call) -> str | None:
+    """The dotted name of the project function a JIT-build helper call calls, resolved through the file's imports,
+    relative ones too (`from .. import custom_ops` ... `custom_ops.get_plugin(...)` in `pkg/torch_utils/ops/bias_act.py`
+    -> `pkg.torch_utils.custom_ops.get_plugin`); None for a function of this file or one not imported."""
+    from migrate.kernel_values import _chain, _imported_names
+
+    chain = _chain(call.func)
+    if chain is None:
+        return None
+    base = _imported_names(ctx).get(chain[0])
+    if base is None or base.split(".", 1)[0] in ("torch", "setuptools", "distutils"):
+        return None
+    return ".".join([base, *chain[1]])
 
 
 def _computed_name(ctx, call) -> str | None:
@@ -978,9 +996,22 @@ class Index:
     namespaces: dict  # op namespace -> Definition (a CUDA one preferred)
     exports: dict = field(default_factory=dict)  # exported name -> [Definition] (NPU510)
     python_ops: frozenset = frozenset()  # `ns::op` implemented only by Python functions of the repository
+    # dotted names of project functions called as JIT CUDA build helpers (`custom_ops.get_plugin(..., extra_cuda_cflags=
+    # [...])`): their own `load(...)` / `import_module(...)` lines are build lines (`CudaExtension.uses`)
+    helpers: frozenset = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.modules or self.namespaces or self.exports)
+        return bool(self.modules or self.namespaces or self.exports or self.helpers)
+
+    def helper_functions(self, path: str) -> frozenset:
+        """Names of the functions of the file at `path` that the scan calls as JIT CUDA build helpers."""
+        parts = list(_module_parts(path))
+        out = set()
+        for helper in self.helpers:
+            module, _, function = helper.rpartition(".")
+            if module and _suffix(parts, module.split(".")):
+                out.add(function)
+        return frozenset(out)
 
     def matches(self, ref: str) -> bool:
         if ref.startswith("cu:"):  # a CUDA file named (migrate/cuda_builds.py): not a module reference
@@ -1160,6 +1191,7 @@ def digest(index: Index) -> str:
 
     rows = sorted((d.kind, d.name, d.path, d.line, d.cuda) for table in (index.modules, index.namespaces) for d in table.values())
     rows += sorted((d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode) for ds in index.exports.values() for d in ds)
+    rows += sorted(index.helpers)
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
@@ -1169,11 +1201,15 @@ def build_index(results) -> Index:
     exports: dict[str, list[Definition]] = {}
     implementations: dict[str, set] = {}
     cmake: dict[str, list[Definition]] = {}
+    helpers: set[str] = set()
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
                 continue
             kind, name, line, cuda = fact[1:5]
+            if kind == "jithelper":
+                helpers.add(name)
+                continue
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
@@ -1203,7 +1239,7 @@ def build_index(results) -> Index:
         from migrate import kernel_values
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
-    return Index(modules, namespaces, exports, python_ops(implementations))
+    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers))
 
 
 def _link_extensions_to_cmake(modules: dict, links: list) -> None:
@@ -1263,7 +1299,8 @@ def files_to_link(results, index: Index) -> list:
             if ref not in kernel_refs:
                 kernel_refs[ref] = index.matches_kernel(ref)
                 export_refs[ref] = index.matches_export(ref)
-        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(kernel_refs[r] for r in refs):
+        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(kernel_refs[r] for r in refs) or (
+                index.helpers and result.path.endswith(".py") and index.helper_functions(result.path)):
             out.append(result)
         elif any(export_refs[r] for r in refs):
             uses = next((f[1] for f in facts if f[0] == "use"), None)

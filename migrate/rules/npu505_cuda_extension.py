@@ -179,7 +179,7 @@ class CudaExtension(Rule):
     holding a reported build line, or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
-    `sources=`). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. The kernels must be reimplemented as Ascend C operators registered with
+    `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -356,6 +356,31 @@ class CudaExtension(Rule):
             yield from gates
             yield from self._cuda_home(ctx, reported, {f.line for f in gates})
             yield from self._accessor_bindings(ctx, reported)
+
+    def uses(self, ctx, index):
+        """Cross-file (migrate/linking.py): in a project function that other files of the scan call as a JIT CUDA
+        build helper (`custom_ops.get_plugin(module_name='bias_act_plugin', sources=['bias_act.cu'],
+        extra_cuda_cflags=[...])`, StyleGAN2-ADA / StyleGAN3 / EG3D), its `cpp_extension.load(...)` calls (the sources
+        and flags arrive as parameters) and the `importlib.import_module(<a parameter>)` that imports the module just
+        built are build lines."""
+        functions = index.helper_functions(ctx.path) if index.helpers else frozenset()
+        if not functions:
+            return
+        for function in ctx.nodes.get(ast.FunctionDef, ()):
+            if function.name not in functions or not isinstance(ctx.parent(function), ast.Module):
+                continue
+            params = {a.arg for a in function.args.args + function.args.kwonlyargs}
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = ctx.qualname(node.func)
+                if name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
+                    yield self.finding(ctx, node, f"a JIT build inside `{function.name}()`, which other modules of the project "
+                                       "call with CUDA sources / nvcc flags: " + self.MESSAGE)
+                elif name == "importlib.import_module" and node.args and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id in params:
+                    yield self.finding(ctx, node, f"imports the CUDA extension `{function.name}()` has just JIT-built: "
+                                       + self.MESSAGE)
 
     def _accessor_bindings(self, ctx, reported):
         """`_C = _load_C_extensions()` (FCOS / maskrcnn-benchmark layers/_utils.py): a module-level name bound to
