@@ -105,10 +105,11 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
 def _link_batch(items, version: str, index, max_file_size: int = Config.max_file_size) -> list[tuple[list, int] | None]:
     """The linked findings (and the count suppressed by noqa) of each (path, kind, data, known
     finding keys); None where the file cannot be read or parsed now."""
+    from migrate.rules.npu505_cuda_extension import CudaExtension
     from migrate.rules.npu508_custom_extension_use import CustomExtensionUse
     from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
 
-    rules = (CustomExtensionUse(), ReexportedCudaName())
+    rules = (CustomExtensionUse(), ReexportedCudaName(), CudaExtension())
     # No cyclic collection while files are parsed again: each full collection a parse triggers walks the whole
     # scan's results, so the cost per parsed line grew with the repository (torch: 12 us at 1/4 of its files,
     # 17 us at all; 8-10 with the collector off)
@@ -139,7 +140,7 @@ def from_facts(index) -> bool:
     namespaces (NPU508's `torch.ops.<ns>`). An extension module of the scan (NPU508's imports, loaders,
     accessors, wrappers, objects its ops build) still has each file linked from its syntax tree, and so
     has a namespace named like one of torch's own (sites under those are not recorded)."""
-    return not index.modules and not (index.namespaces.keys() & repo_index.BUILTIN_NAMESPACES)
+    return not index.modules and not index.helpers and not (index.namespaces.keys() & repo_index.BUILTIN_NAMESPACES)
 
 
 class _File:

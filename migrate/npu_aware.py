@@ -39,6 +39,11 @@ the GPU-only imports inside such a branch (NPU501: `if is_npu_available(): impor
 xformers.ops`, also `if not is_npu_available(): <CUDA> else: <NPU>` and `if is_npu_available() and ...:
 <NPU> else: <CUDA>`) are dropped: on the NPU host the import never runs, as in the `except ImportError`
 of a `try: import torch_npu`. An import of the package anywhere else in the file is still reported.
+The GPU-only option and method uses (NPU503: `unet.enable_xformers_memory_efficient_attention()`) the same.
+
+A test that can hold only off the NPU (`if not is_npu_available():`, `if is_xformers_available() and not
+is_npu_available():`, with or without an `else`) and the statements of a block after an NPU exit (`if
+is_npu_available(): raise ValueError(...)`, no `else`; not one that returns) are the other device's path too (AnimateDiff).
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ def mentions_npu(text: str) -> bool:
         at = low.find("npu", at + 3)
     return False
 CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
-                   "NPU401", "NPU402", "NPU403", "NPU501", "NPU507"})
+                   "NPU401", "NPU402", "NPU403", "NPU501", "NPU503", "NPU507"})
 
 
 def _npu_member(node: ast.AST) -> bool:
@@ -203,6 +208,35 @@ def _negated(test: ast.AST) -> bool:
         isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value in (None, False)
 
 
+def _excludes_npu(test: ast.AST, names) -> bool:
+    """`not is_npu_available()`, `torch_npu is None`, or an `and` one of whose operands is such a test
+    (`is_xformers_available() and not is_npu_available()`, AnimateDiff train.py): the test never holds on an
+    NPU host."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_excludes_npu(value, names) for value in test.values)
+    if not _negated(test):
+        return False
+    inner = test.operand if isinstance(test, ast.UnaryOp) else test.left
+    found = names(inner)
+    return "npu" in found and "cuda" not in found
+
+
+def _exits(body: list) -> bool:
+    """The body refuses the NPU (`raise`); an NPU branch that returns its own result (`return torch.device("npu:0")`)
+    leaves the rest of the block reported, as before (tests/test_kernel_values.py)."""
+    return bool(body) and isinstance(body[-1], ast.Raise)
+
+
+def _npu_exit(statement: ast.AST, names) -> bool:
+    """`if is_npu_available(): raise ValueError("AscendNPU does not support xformers")` (AnimateDiff
+    scripts/animate.py): an NPU test with no `else` whose body raises; what follows it in the block
+    runs only on another device."""
+    if not (isinstance(statement, ast.If) and not statement.orelse and _exits(statement.body)):
+        return False
+    found = names(statement.test)
+    return "npu" in found and "cuda" not in found and not _negated(statement.test) and not _excludes_npu(statement.test, names)
+
+
 def _block_lines(body: list) -> range:
     return range(body[0].lineno, max(getattr(n, "end_lineno", None) or n.lineno for n in body) + 1)
 
@@ -218,7 +252,7 @@ def _else_of_npu_test(statement: ast.If, names, lines: set[int]) -> None:
     if not last.orelse:
         return
     npu_tests = [(test, body) for test, body in chain if "npu" in names(test) and "cuda" not in names(test)]
-    if any(not _negated(test) for test, _ in npu_tests):
+    if any(not _negated(test) and not _excludes_npu(test, names) for test, _ in npu_tests):
         lines.update(_block_lines(last.orelse))
     elif len(chain) == 1 and npu_tests:  # `if torch_npu is None: <CUDA> else: <NPU>`
         lines.update(_span(statement.test, statement.body))
@@ -270,8 +304,12 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
         for statements in blocks:
             groups: dict = {}
             _enum_dispatch([branch for s in statements if isinstance(s, ast.If) for branch in _chain(s)], lines)
-            for statement in statements:
+            for at, statement in enumerate(statements):
+                if _npu_exit(statement, names) and at + 1 < len(statements):
+                    lines.update(_block_lines(statements[at + 1:]))
                 if isinstance(statement, ast.If):
+                    if _excludes_npu(statement.test, names):  # `if x and not is_npu_available(): <CUDA>`
+                        lines.update(_span(statement.test, statement.body))
                     kinds = [(names(test), test, body) for test, body in _chain(statement)]
                     _mark(kinds, lines)  # one if / elif chain
                     _else_of_npu_test(statement, names, lines)

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 # ---- facts -----------------------------------------------------------------------------------------
-_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(")
+_PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
+                 ".cu\"", ".cu'")  # the last two: a project build helper given `.cu` sources (`_imported_helper_with_cuda_sources`)
 # setuptools / distutils extension classes: a plain C/C++ build unless its sources hold CUDA (`.cu`), which a custom
 # build_ext hands to nvcc (tf-faster-rcnn lib/setup.py: `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],
 # extra_compile_args={'gcc': [...], 'nvcc': [...]})` compiled by its customize_compiler_for_nvcc hook)
@@ -284,9 +285,12 @@ def _build_defs(ctx) -> list[Definition]:
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
         if jit_cuda_build_wrapper(ctx, call, name):
-            module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS)
+            module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS) or _computed_name(ctx, call)
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+            helper = _helper_name(ctx, call)
+            if helper:  # the helper's own body (another module) builds CUDA: `CudaExtension.uses` reports it there
+                out.append(Definition("jithelper", helper, ctx.path, call.lineno, True))
             continue
         if name is None:
             continue
@@ -413,6 +417,29 @@ def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | No
     return text or None
 
 
+def _helper_name(ctx, call) -> str | None:
+    """The dotted name of the project function a JIT-build helper call calls, resolved through the file's imports,
+    relative ones too (`from .. import custom_ops` ... `custom_ops.get_plugin(...)` in `pkg/torch_utils/ops/bias_act.py`
+    -> `pkg.torch_utils.custom_ops.get_plugin`); None for a function of this file or one not imported."""
+    from migrate.kernel_values import _chain, _imported_names
+
+    chain = _chain(call.func)
+    if chain is None:
+        return None
+    base = _imported_names(ctx).get(chain[0])
+    if base is None or base.split(".", 1)[0] in ("torch", "setuptools", "distutils"):
+        return None
+    return ".".join([base, *chain[1]])
+
+
+def _computed_name(ctx, call) -> str | None:
+    """`{config.function}` for a build helper given a computed name (`load(name=config.function, sources=[...])`,
+    NX-AI/xlstm): not importable by that spelling (braces), but the build is listed among the kernels to port."""
+    node = next((k for k in map(lambda key: ctx.keyword(call, key), WRAPPER_NAME_KEYWORDS) if k is not None), None)
+    text = ast.get_source_segment(ctx.source, node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+    return "{" + text + "}" if text and "\n" not in text else None
+
+
 def _module_constant(ctx, name: str) -> str | None:
     """The string a module-level name is bound to, when the file binds it exactly once, to a literal."""
     values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
@@ -429,12 +456,65 @@ def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
     if name is not None and name.startswith(_EXT + "."):
         return False
     extra = ctx.keyword(call, "extra_cuda_cflags")
-    return extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None)
+    if extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None):
+        return True
+    return _imported_helper_with_cuda_sources(ctx, call, name)
+
+
+def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
+    """A call of a function defined in another module of the project given `sources=[...]` that lists `.cu` files
+    (NX-AI/xlstm slstm/cell.py: `from .src.cuda_init import load` ... `load(name=config.function, sources=[...
+    "slstm_forward.cu", ...])`, whose body hands them to cpp_extension.load): a JIT build of those CUDA sources.
+    Not an extension class (`*Extension`, setuptools / distutils / torch), nor a helper of the same file
+    (`kernel_values.build_helpers` reads those with their body)."""
+    sources = ctx.keyword(call, "sources")
+    if sources is None or not _cuda_literal(sources):
+        return False
+    if name is not None and name.split(".", 1)[0] in ("torch", "setuptools", "distutils", "numpy", "Cython"):
+        return False
+    last = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else ""
+    if not last or last.endswith("Extension") or last in extension_class_variables(ctx):
+        return False
+    if isinstance(call.func, ast.Name) and any(f.name == last for f in ctx.nodes.get(ast.FunctionDef, ())):
+        return False
+    if isinstance(call.func, ast.Name):  # imported from a module (a relative import gives no qualified name)
+        return any(alias.asname == last or (alias.asname is None and alias.name == last)
+                   for statement in ctx.nodes.get(ast.ImportFrom, ()) for alias in statement.names)
+    return name is not None
+
+
+def _cuda_literal(node) -> bool:
+    return any(isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.strip().endswith((".cu", ".cuh"))
+               for sub in ast.walk(node))
+
+
+def forwarded_keywords(ctx, call) -> dict[str, ast.AST]:
+    """The keywords a call receives through `**name` where `name` is bound, in the call's function (or module), to
+    a dict literal (NX-AI/xlstm slstm/src/cuda_init.py: `myargs = {"verbose": True, "with_cuda": True,
+    "extra_cuda_cflags": [...]}` then `_load(name + suffix, sources, **myargs)`): literal key -> value node."""
+    out: dict[str, ast.AST] = {}
+    names = {k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)}
+    if not names:
+        return out
+    from migrate.rules._loop import enclosing_scope
+
+    scope = enclosing_scope(ctx, call)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and any(
+                isinstance(t, ast.Name) and t.id in names for t in node.targets):
+            for key, value in zip(node.value.keys, node.value.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    out.setdefault(key.value, value)
+    return out
 
 
 def _jit_with_cuda(ctx, call) -> bool:
     with_cuda = ctx.keyword(call, "with_cuda")
     if isinstance(with_cuda, ast.Constant) and with_cuda.value is True:
+        return True
+    forwarded = forwarded_keywords(ctx, call)
+    if forwarded and ((isinstance(forwarded.get("with_cuda"), ast.Constant) and forwarded["with_cuda"].value is True)
+                      or "extra_cuda_cflags" in forwarded or "cuda_sources" in forwarded):
         return True
     if ctx.keyword(call, "cuda_sources") is not None:
         return True
@@ -916,9 +996,22 @@ class Index:
     namespaces: dict  # op namespace -> Definition (a CUDA one preferred)
     exports: dict = field(default_factory=dict)  # exported name -> [Definition] (NPU510)
     python_ops: frozenset = frozenset()  # `ns::op` implemented only by Python functions of the repository
+    # dotted names of project functions called as JIT CUDA build helpers (`custom_ops.get_plugin(..., extra_cuda_cflags=
+    # [...])`): their own `load(...)` / `import_module(...)` lines are build lines (`CudaExtension.uses`)
+    helpers: frozenset = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.modules or self.namespaces or self.exports)
+        return bool(self.modules or self.namespaces or self.exports or self.helpers)
+
+    def helper_functions(self, path: str) -> frozenset:
+        """Names of the functions of the file at `path` that the scan calls as JIT CUDA build helpers."""
+        parts = list(_module_parts(path))
+        out = set()
+        for helper in self.helpers:
+            module, _, function = helper.rpartition(".")
+            if module and _suffix(parts, module.split(".")):
+                out.add(function)
+        return frozenset(out)
 
     def matches(self, ref: str) -> bool:
         if ref.startswith("cu:"):  # a CUDA file named (migrate/cuda_builds.py): not a module reference
@@ -1098,6 +1191,7 @@ def digest(index: Index) -> str:
 
     rows = sorted((d.kind, d.name, d.path, d.line, d.cuda) for table in (index.modules, index.namespaces) for d in table.values())
     rows += sorted((d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode) for ds in index.exports.values() for d in ds)
+    rows += sorted(index.helpers)
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
@@ -1107,11 +1201,15 @@ def build_index(results) -> Index:
     exports: dict[str, list[Definition]] = {}
     implementations: dict[str, set] = {}
     cmake: dict[str, list[Definition]] = {}
+    helpers: set[str] = set()
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
                 continue
             kind, name, line, cuda = fact[1:5]
+            if kind == "jithelper":
+                helpers.add(name)
+                continue
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
@@ -1141,7 +1239,7 @@ def build_index(results) -> Index:
         from migrate import kernel_values
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
-    return Index(modules, namespaces, exports, python_ops(implementations))
+    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers))
 
 
 def _link_extensions_to_cmake(modules: dict, links: list) -> None:
@@ -1201,7 +1299,8 @@ def files_to_link(results, index: Index) -> list:
             if ref not in kernel_refs:
                 kernel_refs[ref] = index.matches_kernel(ref)
                 export_refs[ref] = index.matches_export(ref)
-        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(kernel_refs[r] for r in refs):
+        if any(f[0] == "def" and f[1] == "module" for f in facts) or any(kernel_refs[r] for r in refs) or (
+                index.helpers and result.path.endswith(".py") and index.helper_functions(result.path)):
             out.append(result)
         elif any(export_refs[r] for r in refs):
             uses = next((f[1] for f in facts if f[0] == "use"), None)

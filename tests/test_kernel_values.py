@@ -1456,3 +1456,32 @@ def test_a_cmake_target_named_through_an_unknown_variable_is_left_out(tmp_path):
         "run.py": "import os\n",
     })
     assert _lines(_scan(tmp_path), "NPU511", "/CMakeLists.txt") == [1, 2]
+
+
+# ---- a generic JIT build helper: sources, name and nvcc flags arrive as parameters (issue 24, set 20) -----------
+def test_a_build_helper_called_with_cuda_sources_reports_its_own_load_and_import(tmp_path):
+    """StyleGAN3 / EG3D torch_utils/custom_ops.py shape: `get_plugin(module_name, sources, **build_kwargs)` calls
+    `cpp_extension.load(name=module_name, sources=sources, **build_kwargs)` and `importlib.import_module(module_name)`;
+    only its callers (another module) pass the `.cu` sources and nvcc flags."""
+    helper = ("import importlib\nimport torch.utils.cpp_extension\n"
+              "def get_plugin(module_name, sources, **build_kwargs):\n"
+              "    torch.utils.cpp_extension.load(name=module_name, sources=sources, **build_kwargs)\n"  # line 4
+              "    return importlib.import_module(module_name)\n")  # line 5
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/torch_utils/__init__.py": "",
+        "pkg/torch_utils/custom_ops.py": helper,
+        "pkg/torch_utils/ops/__init__.py": "",
+        "pkg/torch_utils/ops/bias_act.py": (
+            "from .. import custom_ops\n"
+            "def _init():\n"
+            "    return custom_ops.get_plugin(module_name='bias_act_plugin', sources=['bias_act.cpp', 'bias_act.cu'],\n"
+            "                                 extra_cuda_cflags=['--use_fast_math'])\n"),
+        # the same helper called only with C++ sources and flags elsewhere: nothing to report there
+        "other/__init__.py": "",
+        "other/custom_ops.py": helper,
+        "other/use.py": "from . import custom_ops\np = custom_ops.get_plugin('cpu_plugin', ['m.cpp'], extra_cflags=['-O3'])\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU505", "pkg/torch_utils/custom_ops.py") == [4, 5]
+    assert _lines(result, "NPU505", "other/custom_ops.py") == []

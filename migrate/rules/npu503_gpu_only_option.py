@@ -45,6 +45,7 @@ class GpuUse:
     method: bool
     values: tuple[str, ...] = ()  # a method's argument values that pick the GPU-only path (empty: any call)
     keyword: str = ""  # the keyword that may carry that argument instead of the first position
+    guards: tuple[str, ...] = ()  # globs on the availability predicates / flags under which the use is optional
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,7 +60,7 @@ def gpu_only_uses() -> tuple[GpuUse, ...]:
     data = _data()
     return tuple(
         GpuUse(u["name"] if method else u["pattern"], tuple(u["modules"]), u["why"], u["alternative"], u["source"], method,
-               tuple(u.get("values", ())), u.get("keyword", ""))
+               tuple(u.get("values", ())), u.get("keyword", ""), tuple(u.get("guards", ())))
         for method, table in ((True, "method"), (False, "name")) for u in data.get(table, ())
     )
 
@@ -240,7 +241,7 @@ class GpuOnlyOption(Rule):
     availability check of the package it needs, `if is_flash_attn_2_available():`, is an optional path, not reported), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
-    `*XFormers*Processor` classes, in files that import diffusers, and a method given a GPU-only
+    `*XFormers*Processor` classes, in files that import diffusers (not under `if is_xformers_available():`, an optional path), and a method given a GPU-only
     argument value (`set_attention_backend("flash_hub")`: a flash-attn / FA3 / SageAttention /
     xformers backend of diffusers' attention dispatcher; `"_native_npu"` is the NPU one). The `from ... import` of a
     name whose uses are reported (`from transformers import BitsAndBytesConfig`) is a warning at
@@ -279,6 +280,13 @@ class GpuOnlyOption(Rule):
         # PKU-YuanGroup/Helios: the attention backend names the dispatcher runs on an NPU or anywhere
         'from diffusers import WanTransformer3DModel\nt.set_attention_backend("_native_npu")\nt.set_attention_backend(args.backend)\nt.set_attention_backend(backend="native")',
         'model.set_attention_backend("flash_hub")',  # not a diffusers file: whose method is unknown
+        # guoyww/AnimateDiff app.py / scripts/animate.py: under diffusers' availability check of xformers the call is an
+        # optional path (label rule (L1)); so under an NPU-excluding test or after an NPU early exit (migrate/npu_aware.py)
+        "from diffusers.utils.import_utils import is_xformers_available\nif is_xformers_available(): unet.enable_xformers_memory_efficient_attention()",
+        "from diffusers import UNet2DModel\nif use_xformers and not is_npu_available():\n    unet.enable_xformers_memory_efficient_attention()\n"
+        "else:\n    raise ValueError('no xformers')",
+        "from diffusers import UNet2DModel\nif use_xformers:\n    if is_npu_available():\n        raise ValueError('NPU: no xformers')\n"
+        "    unet.enable_xformers_memory_efficient_attention()",
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -496,6 +504,8 @@ class GpuOnlyOption(Rule):
         for call in ctx.nodes.get(ast.Call, ()):
             if isinstance(call.func, ast.Attribute) and call.func.attr in methods and not is_prose(ctx, call):
                 use = methods[call.func.attr]
+                if use.guards and _under_availability_check(ctx, call, use.guards):
+                    continue  # `if is_xformers_available(): unet.enable_xformers_memory_efficient_attention()`
                 if not use.values:
                     yield self.finding(ctx, call.func, f"`{call.func.attr}()` turns on {use.why}; NPU: {use.alternative}")
                     continue

@@ -3,7 +3,13 @@ import re
 
 from migrate import kernel_values
 from migrate.findings import Category, Severity
-from migrate.repo_index import extension_class_variables, jit_cuda_build_wrapper, named_sources, plain_cuda_extension
+from migrate.repo_index import (
+    extension_class_variables,
+    forwarded_keywords,
+    jit_cuda_build_wrapper,
+    named_sources,
+    plain_cuda_extension,
+)
 from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope
 from migrate.rules._text import shell_matches
@@ -145,7 +151,7 @@ class CudaExtension(Rule):
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
     `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
-    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources. `BuildExtension` is not flagged by itself (it also builds
+    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
@@ -160,7 +166,7 @@ class CudaExtension(Rule):
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines.
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
@@ -173,7 +179,7 @@ class CudaExtension(Rule):
     holding a reported build line, or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
-    `sources=`). The kernels must be reimplemented as Ascend C operators registered with
+    `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -186,7 +192,7 @@ class CudaExtension(Rule):
     )
     KINDS = ("python", "launcher")
     TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
-                "Extension(")
+                "Extension(", ".cu\"", ".cu'")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
@@ -196,6 +202,8 @@ class CudaExtension(Rule):
         "from setuptools import Extension\next = Extension('m', ['m.c', 'k.pyx'], extra_compile_args=['-O2'])",  # plain C/Cython
         "import glob\nfrom torch.utils.cpp_extension import load\ndef build(d):\n    source = glob.glob(d + '/*.cpp')\n    return load('ops', source)",
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
+        "from .src.cuda_init import load\nmod = load(name='m', sources=['m.cc'])",  # a C++-only build through a helper
+        "def load(name, sources):\n    return name\nmod = load(name='m', sources=['m.cu'])",  # not a build: read with its body
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
         "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
@@ -205,6 +213,17 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # FCOS fcos_core/layers/_utils.py: the module-level binding of a function returning the JIT build
+        Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef _load_C_extensions():\n"
+                "    source = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')\n    return load_ext('torchvision', source)\n"
+                "_C = _load_C_extensions()", count=3),
+        # NX-AI/xlstm slstm/cell.py: a build helper imported from another module of the project, given `.cu` sources
+        Invalid("from .src.cuda_init import load\nmod = load(\n    name=config.function,\n    sources=[\n        'slstm.cc',\n"
+                "        str(curdir / 'cuda' / 'slstm_forward.cu'),\n    ],\n)", count=2),
+        # NX-AI/xlstm slstm/src/cuda_init.py: the build's keywords arrive as `**myargs`, a dict literal of its function
+        Invalid("from torch.utils.cpp_extension import load as _load\ndef load(*, name, sources, **kwargs):\n"
+                "    myargs = {\n        'verbose': True,\n        'with_cuda': True,\n    }\n"
+                "    return _load(name, sources, **myargs)", count=2),
         Invalid(  # llm-awq kernels/setup.py: the sources list on lines of its own
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(\n    name='m',\n"
             "    sources=[\n        'pybind.cpp',\n        'gemm_cuda.cu',\n    ],\n)", count=2),
@@ -336,6 +355,54 @@ class CudaExtension(Rule):
             gates = list(self._cuda_gates(ctx, {f.line for f in found})) if found else []
             yield from gates
             yield from self._cuda_home(ctx, reported, {f.line for f in gates})
+            yield from self._accessor_bindings(ctx, reported)
+
+    def uses(self, ctx, index):
+        """Cross-file (migrate/linking.py): in a project function that other files of the scan call as a JIT CUDA
+        build helper (`custom_ops.get_plugin(module_name='bias_act_plugin', sources=['bias_act.cu'],
+        extra_cuda_cflags=[...])`, StyleGAN2-ADA / StyleGAN3 / EG3D), its `cpp_extension.load(...)` calls (the sources
+        and flags arrive as parameters) and the `importlib.import_module(<a parameter>)` that imports the module just
+        built are build lines."""
+        functions = index.helper_functions(ctx.path) if index.helpers else frozenset()
+        if not functions:
+            return
+        for function in ctx.nodes.get(ast.FunctionDef, ()):
+            if function.name not in functions or not isinstance(ctx.parent(function), ast.Module):
+                continue
+            params = {a.arg for a in function.args.args + function.args.kwonlyargs}
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = ctx.qualname(node.func)
+                if name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
+                    yield self.finding(ctx, node, f"a JIT build inside `{function.name}()`, which other modules of the project "
+                                       "call with CUDA sources / nvcc flags: " + self.MESSAGE)
+                elif name == "importlib.import_module" and node.args and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id in params:
+                    yield self.finding(ctx, node, f"imports the CUDA extension `{function.name}()` has just JIT-built: "
+                                       + self.MESSAGE)
+
+    def _accessor_bindings(self, ctx, reported):
+        """`_C = _load_C_extensions()` (FCOS / maskrcnn-benchmark layers/_utils.py): a module-level name bound to
+        the result of a function of this file that returns a reported JIT build (`return load_ext("torchvision",
+        source, ...)`) is the compiled module itself; reported at the assignment, whatever name the build gives."""
+        returned = {id(node.value) for node in ctx.nodes.get(ast.Return, ()) if node.value is not None}
+        accessors = set()
+        for call in reported:
+            if id(call) in returned:
+                function = ctx.parent(call)
+                while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    function = ctx.parent(function)
+                if function is not None and ctx.parent(function) is ctx.tree:
+                    accessors.add(function.name)
+        if not accessors:
+            return
+        for statement in ctx.tree.body:
+            value = getattr(statement, "value", None)
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(value, ast.Call) \
+                    and isinstance(value.func, ast.Name) and value.func.id in accessors:
+                yield self.finding(ctx, statement, f"binds the CUDA extension that `{value.func.id}()` JIT-builds "
+                                   "(its ops are called through this name): " + self.MESSAGE)
 
     def _cuda_gates(self, ctx, lines: set[int]):
         """The CUDA gate of a build this file reports: an `if` whose test asks `torch.cuda.is_available()` (or
@@ -379,7 +446,9 @@ class CudaExtension(Rule):
                 continue
             if jit_cuda_build_wrapper(ctx, call, name):
                 reported.append(call)
-                yield self.finding(ctx, call, "a JIT build of a CUDA extension (it passes nvcc flags, `extra_cuda_cflags=`): " + self.MESSAGE)
+                how = "it passes nvcc flags, `extra_cuda_cflags=`" if _given(ctx.keyword(call, "extra_cuda_cflags")) else \
+                    "a project build helper given `.cu` sources"
+                yield self.finding(ctx, call, f"a JIT build of a CUDA extension ({how}): " + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
                 continue
             if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
@@ -422,8 +491,11 @@ class CudaExtension(Rule):
                 sources = ctx.keyword(call, "sources")
                 if sources is None and len(call.args) > 1:
                     sources = call.args[1]
+                forwarded = forwarded_keywords(ctx, call)  # `**myargs`, a dict literal of the same function
                 if (
                     _is_true(with_cuda)
+                    or _is_true(forwarded.get("with_cuda"))
+                    or _given(forwarded.get("extra_cuda_cflags"))
                     or _given(ctx.keyword(call, "extra_cuda_cflags"))  # nvcc flags: the sources include CUDA
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
@@ -435,7 +507,15 @@ class CudaExtension(Rule):
                     reported.append(call)
                     yield self.finding(ctx, call)
                     yield from self._inner_lines(ctx, call)
+                    yield from self._forwarded_lines(ctx, call, forwarded)
         yield from self._selected_or_globbed(ctx, reported, len(plain))
+
+    def _forwarded_lines(self, ctx, call, forwarded):
+        """`"with_cuda": True` in the keyword dict a reported JIT build receives as `**myargs` (label ruling (L13):
+        the switch that makes it a CUDA build); its `"extra_cuda_cflags"` key is reported as an nvcc flag list."""
+        value = forwarded.get("with_cuda")
+        if _is_true(value) and value.lineno != call.lineno:
+            yield self.finding(ctx, value, "a build told to compile with CUDA: " + self.MESSAGE)
 
     def _inner_lines(self, ctx, call):
         """Lines of a multi-line build call that a porter edits besides the call's first line: each

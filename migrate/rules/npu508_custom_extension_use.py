@@ -72,6 +72,34 @@ def _redefined(ctx, node) -> bool:
     return bool(before) and before[-1]
 
 
+def _class_cache_accessors(ctx, helper_lines: dict) -> dict[str, str]:
+    """`Cls.method` -> extension for a method of a class of this file that stores a build of this file in a
+    class-level cache and returns the cached entry (NX-AI/xlstm slstm/cell.py: `class sLSTMCellCUDA: mod = {}`,
+    `@classmethod def instance(cls, config): ... cls.mod[key] = load(name=..., sources=[...cu]) ... return cls.mod[key]`):
+    what the call returns is the compiled module."""
+    out: dict[str, str] = {}
+    for cls in ctx.nodes.get(ast.ClassDef, ()):
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            holders = {cls.name, method.args.args[0].arg if method.args.args else cls.name}
+            caches: dict[str, str] = {}  # the cache attribute -> the extension stored in it
+            returns: set[str] = set()
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.lineno in helper_lines:
+                    for target in node.targets:
+                        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                                and isinstance(target.value.value, ast.Name) and target.value.value.id in holders:
+                            caches[target.value.attr] = helper_lines[node.value.lineno]
+                elif isinstance(node, ast.Return) and isinstance(node.value, ast.Subscript) \
+                        and isinstance(node.value.value, ast.Attribute) and isinstance(node.value.value.value, ast.Name) \
+                        and node.value.value.value.id in holders:
+                    returns.add(node.value.value.attr)
+            for attr in returns & caches.keys():
+                out[f"{cls.name}.{method.name}"] = caches[attr]
+    return out
+
+
 def _root(node) -> str | None:
     """The Name an attribute chain `a.b.c` starts from."""
     while isinstance(node, ast.Attribute):
@@ -133,7 +161,9 @@ class CustomExtensionUse(Rule):
     The same holds for `torch.ops.<ns>.<op>` when every registration of the op hands torch.library a
     Python function of the repository (`@torch.library.impl("ns::op", "cuda")` on a `def` whose body calls
     the compiled op, reported there); an op registered with the compiled op itself
-    (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding."""
+    (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
+    returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -141,7 +171,8 @@ class CustomExtensionUse(Rule):
     SEVERITY = Severity.ERROR
     MESSAGE = "uses a custom CUDA extension built in this repository"
     # the last three: wrappers of a kernel op (kernel_values.wrapper_values) are recorded in the same pass
-    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", ".apply", "partial(", "def get_")
+    TRIGGERS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", ".apply", "partial(", "def get_",
+                ".cu\"", ".cu'")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp'])\nimport m",
         "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('my_ext', ['k.cu'])\nimport my_ext_utils",
@@ -150,6 +181,12 @@ class CustomExtensionUse(Rule):
         "p = get_plugin('x_plugin', sources=srcs, extra_cuda_cflags=None)\ny = p.run(x)",
     ]
     INVALID = [
+        # NX-AI/xlstm slstm/cell.py: a build cached in a class-level dict and returned by a classmethod; the object its op
+        # builds calls kernel code through its methods, also in a function nested where it is bound
+        Invalid("from .src.cuda_init import load\nclass CellCUDA:\n    mod = {}\n    @classmethod\n    def instance(cls, key):\n"
+                "        if key not in cls.mod:\n            cls.mod[key] = load(name=key, sources=['cell.cu'])\n"
+                "        return cls.mod[key]\ndef generator(key):\n    cuda = CellCUDA.instance(key)\n    mod = cuda.sLSTMFunc(1)\n"
+                "    def forward(x):\n        return mod.forward(x).contiguous()\n    return forward\n", count=4),
         # PointPillars iou3d_module.py: a `def` named like an imported op rebinds the name; its callers call the Python function
         Invalid(
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('iou_op', ['k.cu'])\n"
@@ -277,6 +314,49 @@ class CustomExtensionUse(Rule):
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index)
         yield from self._helper_loads(ctx, index)
+        yield from self._cached_accessor_calls(ctx, index)
+
+    def _cached_accessor_calls(self, ctx, index):
+        """`slstm_cuda = sLSTMCellCUDA.instance(config=config)` (a class-level cache of a build of this file,
+        `_class_cache_accessors`): the assignment binds the compiled module, `slstm_cuda.sLSTMFunc(...)` calls its
+        op, and the object that call returns (`slstm_mod = ...`) is the extension's C++/CUDA class: its method calls
+        (`slstm_mod.forward(...)`, also in functions nested where it is bound) run kernel code (label ruling G-(g4))."""
+        lines = {d.line: d.name for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
+        accessors = _class_cache_accessors(ctx, lines) if lines else {}
+        if not accessors:
+            return
+        held: dict[tuple[int, str], object] = {}  # (id(function), local name) -> definition
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+        def holder_of(node, name):
+            scope = _enclosing(ctx, node, functions)
+            while True:
+                definition = held.get((id(scope), name))
+                if definition is not None or scope is None:
+                    return definition
+                scope = _enclosing(ctx, scope, functions)
+
+        for statement in sorted(ctx.nodes.get(ast.Assign, ()), key=lambda n: (n.lineno, n.col_offset)):
+            value = statement.value
+            if not (isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+                continue
+            key = (id(_enclosing(ctx, statement, functions)), statement.targets[0].id)
+            module = accessors.get(ast.unparse(value.func)) if isinstance(value.func, ast.Attribute) else None
+            if module is not None and module in index.modules:
+                held[key] = index.modules[module]
+                yield self._finding(ctx, value, f"{ctx.segment(value.func)}(...)", index.modules[module])
+            elif isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
+                    and holder_of(statement, value.func.value.id) is not None:
+                held[key] = holder_of(statement, value.func.value.id)  # an object the extension's op built
+        if not held:
+            return
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and not func.attr.startswith("_") \
+                    and not _tensor_method(func.attr):
+                definition = holder_of(call, func.value.id)
+                if definition is not None:
+                    yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
 
     def _object_calls(self, ctx, op_calls):
         """Method calls on an object an extension op built (an op named like a constructor: `create_x`,
