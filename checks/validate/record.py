@@ -70,10 +70,11 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         return ran
     copy, smoke = ran
     losses = tuple(float(x) for x in (getattr(smoke, "losses", None) or ()))
-    if int(getattr(smoke, "exit_code", 2)) != 0 and dumped and not losses:
+    if int(getattr(smoke, "exit_code", 2)) != 0 and dumped and not losses and not getattr(smoke, "timed_out", False):
         # msprobe wraps torch's APIs before the script's imports: an import that compiles TorchScript then can fail
         # (pytorch-ignite under torch 2.11: torch.distributed.optim's functional optimizers), a run that trains
         # without the dump. Once more without it, said in the manifest; a script that fails both ways does not run.
+        # (Not after a timeout: a run that hangs before its first step would make the user wait twice.)
         first = _why(smoke, copy)
         say(f"baseline: the original failed under msprobe's API dump before its first step ({first[:200]}); "
             "running it again without the dump")
