@@ -266,3 +266,15 @@ def test_the_packs_statistics_leave_the_scripts_own_calls_their_numbers(tmp_path
     # as recorded before: the pack's max of its input and of both parameters first, then the script's
     assert found["schema1"] == {"Tensor.max.0.forward": [4, 8], "Tensor.max.1.forward": [3, 8],
                                 "Tensor.max.2.forward": [3], "Tensor.max.3.forward": [4, 3]}, found["schema1"]
+
+
+def test_an_original_that_hangs_before_its_first_step_is_not_run_twice(tmp_path):
+    """The run without the dump is for an original that FAILS under it; one that times out before its first step
+    (a download that never ends) is reported once, at its timeout, not waited for a second time."""
+    script = tmp_path / "hangs_gpu.py"
+    script.write_text("import time\nimport torch\n\ntime.sleep(120)\nmodel = torch.nn.Linear(2, 2).cuda()\n")
+    proc = run_cli("baseline", str(script), "--out", "bundle", "--steps", "2", "--timeout", "6", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr.decode()[-3000:]
+    text = proc.stdout.decode() + proc.stderr.decode()
+    assert "running it again without the dump" not in text and "nothing recorded" in text
+    assert not (tmp_path / "bundle").exists()
