@@ -530,11 +530,11 @@ def scan(
         if cache and target.data is None:
             key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
             cache.put(key, digest, result, stat_keys.get(key))
-    results = linking.link_extensions(results, version, {t.path: d for t, d, _ in todo}, cache, digests, jobs,
-                                      config.max_file_size)
-    results = reread_guarded(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)
-    results = imported_kernels.add_imported_launches(results, version, {t.path: d for t, d, _ in todo}, config.max_file_size)
-    results = drop_optional_modules(results, {t.path: d for t, d, _ in todo}, config.max_file_size, cache, digests)  # importers all in try
+    read = {t.path: d for t, d, _ in todo}  # the bytes this run read (a file from the cache is read again if a pass needs it)
+    results = linking.link_extensions(results, version, read, cache, digests, jobs, config.max_file_size)
+    results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
+    results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
+    results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
