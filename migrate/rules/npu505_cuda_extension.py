@@ -168,7 +168,10 @@ class CudaExtension(Rule):
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
-    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines.
+    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
+    so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
+    install(use_cuda): extension = CUDAExtension if use_cuda else CppExtension ...`) given the literal that picks it
+    (`install(use_cuda=True)`; not `install(use_cuda=False)`).
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
     custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines and `'nvcc'` key.
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
@@ -338,6 +341,13 @@ class CudaExtension(Rule):
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
             "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
+        # microsoft/tutel setup.py: a setup helper picking CUDAExtension from its parameter; its call with
+        # `use_cuda=True` builds the CUDA extension (ruling (L10)/(L17)), the call with `use_cuda=False` does not
+        Invalid("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                "def install(use_cuda, use_nccl):\n    if not use_cuda:\n        extension = CppExtension\n    else:\n"
+                "        extension = CUDAExtension\n    setup(name='m', ext_modules=[extension('m', ['m.cpp'])])\n"
+                "if NO_CUDA:\n    install(use_cuda=False, use_nccl=False)\nelse:\n    install(True, use_nccl=True)\n",
+                count=3),
         # the macro that compiles the sources' GPU path, added in the CUDA branch of a build (not one set to 0)
         Invalid("from torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\nif enable_gpu:\n"
                 "    args += ['-DWARPRNNT_ENABLE_GPU']\nargs += ['-DUSE_GPU=0', '-DCUDA_HAS_FP16=1']\n"
@@ -436,6 +446,7 @@ class CudaExtension(Rule):
         variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
         plain: list[ast.AST] = []  # setuptools extensions with CUDA sources: their own lines only
         helpers = kernel_values.build_helpers(ctx)
+        choosers = _cuda_choosing_helpers(ctx, variables) if variables else {}
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
             if name is None and isinstance(call.func, ast.Name) and call.func.id in helpers:
@@ -443,6 +454,11 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, call, f"builds a CUDA extension through the project helper `{call.func.id}()`: "
                                    + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
+                continue
+            chosen = _chooses_cuda(ctx, call, choosers) if name is None and choosers else None
+            if chosen is not None:  # `install(use_cuda=True, use_nccl=False)`: the helper picks CUDAExtension from it
+                yield self.finding(ctx, call, f"builds a CUDA extension through the project setup helper `{call.func.id}()`, "
+                                   f"which picks `CUDAExtension` from its `{chosen}` argument: " + self.MESSAGE)
                 continue
             if jit_cuda_build_wrapper(ctx, call, name):
                 reported.append(call)
@@ -652,6 +668,56 @@ class CudaExtension(Rule):
         # list an assignment or a dict made (AdelaiDet setup.py): the same flag list, reported once at its key
         return isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.ctx, ast.Store) \
             and not isinstance(ctx.parent(parent), ast.AugAssign)
+
+
+def _cuda_choosing_helpers(ctx, variables) -> dict[str, tuple[str, int, bool]]:
+    """Module-level functions of the file that build an extension through a variable bound to `CUDAExtension` in
+    one branch of an `if` (or a conditional expression) testing one of their parameters (microsoft/tutel setup.py:
+    `def install(use_cuda, use_nccl): if not use_cuda: extension = CppExtension else: extension = CUDAExtension` ...
+    `extension('m', [...])` inside `setup(...)`): name -> (the parameter, its position, the truth value that picks
+    CUDA). Label ruling (L10)/(L17): a call of such a helper that picks CUDA is a build call."""
+    out: dict[str, tuple[str, int, bool]] = {}
+    for function in ctx.tree.body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+        if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in variables
+                   for n in ast.walk(function)):
+            continue  # it builds nothing through the variable
+        for node in ast.walk(function):
+            if not isinstance(node, (ast.If, ast.IfExp)):
+                continue
+            test, negated = node.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if not (isinstance(test, ast.Name) and test.id in params):
+                continue
+            if isinstance(node, ast.IfExp):
+                in_body = ctx.qualname(node.body) == f"{_EXT}.CUDAExtension"
+                in_else = ctx.qualname(node.orelse) == f"{_EXT}.CUDAExtension"
+            else:
+                in_body, in_else = (any(isinstance(s, ast.Assign) and ctx.qualname(s.value) == f"{_EXT}.CUDAExtension"
+                                        and any(isinstance(t, ast.Name) and t.id in variables for t in s.targets)
+                                        for statement in block for s in ast.walk(statement))
+                                    for block in (node.body, node.orelse))
+            if in_body != in_else:
+                out[function.name] = (test.id, params.index(test.id), in_body != negated)
+                break
+    return out
+
+
+def _chooses_cuda(ctx, call, choosers) -> str | None:
+    """`install(use_cuda=True)`: a call of a helper of `_cuda_choosing_helpers` whose literal argument for the
+    deciding parameter picks `CUDAExtension`; the parameter's name, or None."""
+    if not isinstance(call.func, ast.Name) or call.func.id not in choosers:
+        return None
+    param, position, truth = choosers[call.func.id]
+    value = ctx.keyword(call, param)
+    if value is None and position < len(call.args):
+        value = call.args[position]
+    if isinstance(value, ast.Constant) and bool(value.value) == truth:
+        return f"{param}={value.value!r}"
+    return None
 
 
 def _asks_cuda(ctx, test) -> bool:
