@@ -115,6 +115,32 @@ def _probed(ctx, node) -> bool:
         and not _decides_a_raise(ctx, parent)
 
 
+def _handed_to_a_call(ctx, statement) -> bool:
+    """`SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME` then `kernel.update_sdk_home(...SDK_HOME...)`
+    (microsoft/tutel jit_compiler.py) in a file that builds no extension: the CUDA toolkit path is bound to a name
+    whose every use is an argument of a call (the SDK handed to a run-time JIT / compiler helper), no test of it:
+    no build line and no check (label ruling (L17), (bb); the port replaces the helper, like a flag-picking
+    probe of (L14))."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    uses = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == name and isinstance(n.ctx, ast.Load)]
+    if not uses:
+        return False
+    for use in uses:
+        child, parent = use, ctx.parent(use)
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.Call) and child is not parent.func:
+                break  # an argument (or part of one) of a call
+            if isinstance(parent, (ast.Compare, ast.BoolOp, ast.IfExp)) or (
+                    isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
+                return False  # tested
+            child, parent = parent, ctx.parent(parent)
+        else:
+            return False  # used as a value of its own (returned, assigned, tested by an `if`)
+    return True
+
+
 def _is_true(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
@@ -157,7 +183,7 @@ class CudaExtension(Rule):
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe; a version requirement that raises stays), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
     the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
@@ -210,6 +236,10 @@ class CudaExtension(Rule):
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
         "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
+        # microsoft/tutel jit_compiler.py: the toolkit path only handed to a run-time JIT helper ((L17)); the file builds nothing
+        "import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, IS_HIP_EXTENSION\nimport kernel\n"
+        "SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME\n"
+        "kernel.update_sdk_home(torch.tensor([ord(x) for x in SDK_HOME] + [0], dtype=torch.int8))",
 
         # chamferdist setup.py: the kernel sources shipped in the wheel as data (the build is elsewhere)
         "from torch.utils.cpp_extension import BuildExtension\nsetup(name='m', package_data={'m': ['*.cu', '*.cuh']},\n"
@@ -285,6 +315,8 @@ class CudaExtension(Rule):
                 "    args['nvcc'].append('-ccbin=gcc')\n    args['nvcc'] += ['-lineinfo']\n"
                 "else:\n    if CUDA_HOME is None:\n        raise NotImplementedError('CUDA_HOME is None')\n", count=2),
         Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
+        # the toolkit path bound to a name that is then tested: a check, reported
+        Invalid("from torch.utils.cpp_extension import CUDA_HOME\nhome = CUDA_HOME\nif home is None:\n    print(home)", count=1),
         # DirectVoxGO lib/masked_adam.py: the `.cu` names in a module-level list, joined to the folder by a comprehension
         Invalid("import os\nfrom torch.utils.cpp_extension import load\nd = os.path.dirname(__file__)\n"
                 "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
@@ -637,7 +669,7 @@ class CudaExtension(Rule):
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
-                        and not _probed(ctx, node):
+                        and not _probed(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,
