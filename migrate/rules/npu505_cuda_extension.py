@@ -4,6 +4,7 @@ import re
 from migrate import kernel_values
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
+    _PLAIN_EXTENSIONS,
     extension_class_variables,
     forwarded_keywords,
     jit_cuda_build_wrapper,
@@ -204,8 +205,9 @@ class CudaExtension(Rule):
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
     a shell launcher (`make.sh` compiling the `.cu` files such a build links). The CUDA gate of a reported
-    build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or`)
-    holding a reported build line, or an `assert torch.cuda.is_available()` before one in its function or
+    build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
+    anything but another CUDA question such as `"CUDA_HOME" in os.environ`; a negated one by its `else`) holding a
+    reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests, or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
     `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. The kernels must be reimplemented as Ascend C operators registered with
@@ -373,6 +375,21 @@ class CudaExtension(Rule):
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
             "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
+        # HawkAaron/warp-transducer pytorch_binding/setup.py: an `or` of CUDA questions sets the flag that switches the
+        # GPU macro on: the gate and the macro
+        Invalid("import os, torch\nfrom torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\n"
+                "if torch.cuda.is_available() or 'CUDA_HOME' in os.environ:\n    enable_gpu = True\nelse:\n"
+                "    enable_gpu = False\nif enable_gpu:\n    args += ['-DWARPRNNT_ENABLE_GPU']\n"
+                "ext = CppExtension('m', ['m.cpp'], extra_compile_args=args)\n", count=2),
+        # warp-transducer tensorflow_binding/setup.py: the negated CUDA_HOME test (its `else` sets the flag) and the
+        # macro of a setuptools extension, in a file that never names cpp_extension
+        Invalid("import os, setuptools\nif 'CUDA_HOME' not in os.environ:\n    enable_gpu = False\nelse:\n"
+                "    enable_gpu = True\nargs = []\nif (enable_gpu):\n    args += ['-DWARPRNNT_ENABLE_GPU']\n"
+                "ext = setuptools.Extension('m.kernels', sources=['op.cc'], extra_compile_args=args)\n", count=2),
+        # BasicSR setup.py: a build that can be forced without CUDA: the `or` is no CUDA gate
+        Invalid("import os, torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
+                "    ext = CUDAExtension('m', ['k.cu'])\n", count=1),
         # microsoft/tutel setup.py: a setup helper picking CUDAExtension from its parameter; its call with
         # `use_cuda=True` builds the CUDA extension (ruling (L10)/(L17)), the call with `use_cuda=False` does not
         Invalid("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
@@ -456,15 +473,16 @@ class CudaExtension(Rule):
             if node.lineno in lines:
                 continue
             stops = _stops_without_cuda(ctx, node)  # `if not torch.cuda.is_available(): raise ...`: an assert
-            if not stops and not _asks_cuda(ctx, node.test):
+            branch = _cuda_branch(ctx, node) if isinstance(node, ast.If) and not stops else None
+            if not stops and branch is None and not (isinstance(node, ast.Assert) and _asks_cuda(ctx, node.test)):
                 continue
-            if isinstance(node, ast.If) and not stops:
-                first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+            if branch is not None:
+                first, last = branch[0].lineno, branch[-1].end_lineno or branch[-1].lineno
             else:
                 scope = enclosing_scope(ctx, node)
                 first = (node.end_lineno or node.lineno) + 1
                 last = (scope.end_lineno if scope is not None and not isinstance(scope, ast.Module) else None) or len(ctx.lines)
-            if any(first <= line <= last for line in lines):
+            if any(first <= line <= last for line in lines) or (branch is not None and _switches_a_build(ctx, branch, lines)):
                 yield self.finding(ctx, (node.lineno, node.col_offset, node.lineno, len(ctx.lines[node.lineno - 1].rstrip("\r\n"))),
                                    "the CUDA gate of an extension build (False on an Ascend host, where the CUDA build "
                                    "is skipped or the script stops): " + self.MESSAGE)
@@ -608,7 +626,15 @@ class CudaExtension(Rule):
         setuptools extensions with `.cu` sources is read at those calls only (the nvcc hook around them,
         `self.src_extensions.append('.cu')`, `find_in_path('nvcc', ...)`, is its build helper, not a source list)."""
         if "cpp_extension" not in ctx.source and len(reported) == plain:  # a file building through a project helper or cffi
-            return  # (stylegan2-ada: `sources = ['bias_act.cpp', 'bias_act.cu']` then `get_plugin(..., sources=sources, ...)`)
+            # (stylegan2-ada: `sources = ['bias_act.cpp', 'bias_act.cu']` then `get_plugin(..., sources=sources, ...)`);
+            # a file building a setuptools extension still reports the macro that compiles its sources' GPU path
+            # (HawkAaron/warp-transducer tensorflow_binding/setup.py: `extra_compile_args += ['-DWARPRNNT_ENABLE_GPU']`)
+            if any(ctx.qualname(call.func) in _PLAIN_EXTENSIONS for call in ctx.nodes.get(ast.Call, ())):
+                for node in ctx.nodes.get(ast.Constant, ()):
+                    if isinstance(node.value, str) and _CUDA_MACRO.search(node.value):
+                        yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under "
+                                           "it): " + self.MESSAGE)
+            return
         inside = {id(node) for call in reported for node in ast.walk(call)}
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
             if id(node) in inside or not isinstance(node.ctx, ast.Load):
@@ -752,12 +778,47 @@ def _chooses_cuda(ctx, call, choosers) -> str | None:
     return None
 
 
+def _cuda_branch(ctx, node) -> list | None:
+    """The statements an `if` runs on the CUDA path: its body where the test asks for CUDA (`_asks_cuda`), its
+    `else` where the test is the negation (`if "CUDA_HOME" not in os.environ: ... else: ...`); None otherwise."""
+    if _asks_cuda(ctx, node.test):
+        return node.body
+    test = node.test
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _asks_cuda(ctx, test.operand)
+    if not negated and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn):
+        negated = _asks_cuda(ctx, ast.Compare(left=test.left, ops=[ast.In()], comparators=test.comparators))
+    return node.orelse or None if negated else None
+
+
+def _switches_a_build(ctx, branch, lines) -> bool:
+    """The CUDA branch sets a flag (`enable_gpu = True`) that an `if enable_gpu:` of the file tests around a
+    reported build line (HawkAaron/warp-transducer pytorch_binding/setup.py: `if torch.cuda.is_available() or
+    "CUDA_HOME" in os.environ: enable_gpu = True` ... `if enable_gpu: extra_compile_args += ['-DWARPRNNT_ENABLE_GPU']`)."""
+    flags = {t.id for statement in branch if isinstance(statement, ast.Assign) and _is_true(statement.value)
+             for t in statement.targets if isinstance(t, ast.Name)}
+    if not flags:
+        return False
+    for node in ctx.nodes.get(ast.If, ()):
+        if isinstance(node.test, ast.Name) and node.test.id in flags:
+            first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+            if any(first <= line <= last for line in lines):
+                return True
+    return False
+
+
 def _asks_cuda(ctx, test) -> bool:
     """`test` is `torch.cuda.is_available()` / `torch.has_cuda`, alone or as an operand of an `and`: it decides
-    alone whether the CUDA path runs. Not under `not` (that body is the path without CUDA), nor one operand of
-    an `or` (BasicSR's `torch.cuda.is_available() or os.getenv('FORCE_CUDA')`: the build can be forced)."""
+    alone whether the CUDA path runs; also `"CUDA_HOME" in os.environ`, and an `or` of such questions only. Not under
+    `not` (that body is the path without CUDA), nor one operand of an `or` with anything else (BasicSR's
+    `torch.cuda.is_available() or os.getenv('FORCE_CUDA')`: the build can be forced)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_asks_cuda(ctx, value) for value in test.values)
+    if isinstance(test, ast.BoolOp):  # an `or` of CUDA questions only (warp-transducer: `torch.cuda.is_available() or
+        return all(_asks_cuda(ctx, value) for value in test.values)  # "CUDA_HOME" in os.environ`): no forced build
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
+        # `"CUDA_HOME" in os.environ`: the CUDA toolkit's own variable set
+        return isinstance(test.left, ast.Constant) and test.left.value in ("CUDA_HOME", "CUDA_PATH") \
+            and ctx.qualname(test.comparators[0]) == "os.environ"
     if isinstance(test, ast.Call):
         return ctx.qualname(test.func) == "torch.cuda.is_available"
     return isinstance(test, ast.Attribute) and ctx.qualname(test) == "torch.has_cuda"
