@@ -193,7 +193,7 @@ class CudaExtension(Rule):
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
     so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
@@ -375,6 +375,9 @@ class CudaExtension(Rule):
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
             "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
+        # warp-transducer warprnnt_tensorflow/__init__.py: the op read on the loaded library (not the gradient's ops)
+        Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\ndef loss(a):\n"
+                "    out, _ = _ops.warp_rnnt(a,\n                            0)\n    return tf.reshape(out, (-1,))\n", count=2),
         # HawkAaron/warp-transducer pytorch_binding/setup.py: an `or` of CUDA questions sets the flag that switches the
         # GPU macro on: the gate and the macro
         Invalid("import os, torch\nfrom torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\n"
@@ -415,6 +418,23 @@ class CudaExtension(Rule):
             yield from gates
             yield from self._cuda_home(ctx, reported, {f.line for f in gates})
             yield from self._accessor_bindings(ctx, reported)
+            if "load_op_library" in ctx.source:
+                yield from self._loaded_op_calls(ctx)
+
+    def _loaded_op_calls(self, ctx):
+        """`_ops = tf.load_op_library(lib_file)` at module level, then `_ops.warp_rnnt(...)` (HawkAaron/warp-transducer
+        tensorflow_binding/warprnnt_tensorflow/__init__.py, H-(h3)): each call of an op of the loaded library, at the
+        line that reads the op (a warning, like the load: the library may or may not hold CUDA kernels)."""
+        loaded = {statement.targets[0].id for statement in ctx.tree.body
+                  if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                  and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call)
+                  and ctx.qualname(statement.value.func) == _TF_LOAD_LIBRARY}
+        for call in ctx.nodes.get(ast.Call, ()) if loaded else ():
+            op = call.func
+            if isinstance(op, ast.Attribute) and isinstance(op.value, ast.Name) and op.value.id in loaded:
+                yield self.finding(ctx, op, f"calls `{op.attr}` of a TensorFlow op library loaded with "
+                                   "`tf.load_op_library`: if it was built with CUDA the op does not run on an Ascend NPU; "
+                                   "port its kernels", severity=Severity.WARNING)
 
     def uses(self, ctx, index):
         """Cross-file (migrate/linking.py): in a project function that other files of the scan call as a JIT CUDA
