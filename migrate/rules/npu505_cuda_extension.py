@@ -1,5 +1,6 @@
 import ast
 import re
+import sys
 
 from migrate import kernel_values
 from migrate.findings import Category, Severity
@@ -196,7 +197,9 @@ class CudaExtension(Rule):
     extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
-    so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
+    so is a call of a function of the project given a string of CUDA C kernel source (`__global__` with
+    blockIdx/threadIdx: `JitCompiler.generate_kernel({...}, <CUDA C>)`, compiled at run time by the project's own
+    NVRTC / nvcc helper; not a call of torch, cupy, pycuda, numba, triton or the standard library); so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
     install(use_cuda): extension = CUDAExtension if use_cuda else CppExtension ...`) given the literal that picks it
     (`install(use_cuda=True)`; not `install(use_cuda=False)`).
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
@@ -222,7 +225,7 @@ class CudaExtension(Rule):
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
     KINDS = ("python", "launcher")
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
+    TRIGGERS = ("cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
@@ -238,6 +241,9 @@ class CudaExtension(Rule):
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
         "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
+        # CUDA C source reshaped by the standard library, and a `__global__` text without a kernel body
+        "import textwrap\nsrc = textwrap.dedent('extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 0; }')\n"
+        "print('__global__ functions are CUDA kernels')",
         # microsoft/tutel jit_compiler.py: the toolkit path only handed to a run-time JIT helper ((L17)); the file builds nothing
         "import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, IS_HIP_EXTENSION\nimport kernel\n"
         "SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME\n"
@@ -393,6 +399,11 @@ class CudaExtension(Rule):
         Invalid("import os, torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                 "if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
                 "    ext = CUDAExtension('m', ['k.cu'])\n", count=1),
+        # microsoft/tutel jit_kernels/sparse.py: CUDA C source handed to the project's NVRTC helper, at the call line
+        Invalid("from ..impls.jit_compiler import JitCompiler\ndef create(dtype):\n"
+                "    return JitCompiler.generate_kernel({'dtype': dtype}, \'\'\'\n"
+                "    extern \"C\" __global__ void execute(float* x) {\n"
+                "      x[blockIdx.x * 1024 + threadIdx.x] *= 2;\n    }\n  \'\'\')\n", count=1),
         # microsoft/tutel setup.py: a setup helper picking CUDAExtension from its parameter; its call with
         # `use_cuda=True` builds the CUDA extension (ruling (L10)/(L17)), the call with `use_cuda=False` does not
         Invalid("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
@@ -517,6 +528,7 @@ class CudaExtension(Rule):
         plain: list[ast.AST] = []  # setuptools extensions with CUDA sources: their own lines only
         helpers = kernel_values.build_helpers(ctx)
         choosers = _cuda_choosing_helpers(ctx, variables) if variables else {}
+        cuda_c = "__global__" in ctx.source  # CUDA C kernel source in a string of the file
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
             if name is None and isinstance(call.func, ast.Name) and call.func.id in helpers:
@@ -529,6 +541,11 @@ class CudaExtension(Rule):
             if chosen is not None:  # `install(use_cuda=True, use_nccl=False)`: the helper picks CUDAExtension from it
                 yield self.finding(ctx, call, f"builds a CUDA extension through the project setup helper `{call.func.id}()`, "
                                    f"which picks `CUDAExtension` from its `{chosen}` argument: " + self.MESSAGE)
+                continue
+            if cuda_c and _runtime_cuda_source(ctx, call, name):
+                yield self.finding(ctx, call, "CUDA C kernel source (`__global__`, blockIdx/threadIdx) handed to "
+                                   f"`{ast.unparse(call.func)}()`, which compiles it at run time (NVRTC / nvcc, a "
+                                   "`load_inline` of the project's own): " + self.MESSAGE)
                 continue
             if jit_cuda_build_wrapper(ctx, call, name):
                 reported.append(call)
@@ -746,6 +763,25 @@ class CudaExtension(Rule):
         # list an assignment or a dict made (AdelaiDet setup.py): the same flag list, reported once at its key
         return isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.ctx, ast.Store) \
             and not isinstance(ctx.parent(parent), ast.AugAssign)
+
+
+# CUDA C kernel source in a string: a `__global__` function that reads its thread / block index
+_CUDA_C_KERNEL = re.compile(r"\b__global__\b(?s:.*)\b(?:blockIdx|threadIdx)\b")
+# packages whose own rules read a CUDA source string given to them (cupy.RawKernel, pycuda SourceModule, numba,
+# load_inline's `cuda_sources=`, triton), and the standard library (`textwrap.dedent(...)` only reshapes the text)
+_OWN_CUDA_COMPILERS = frozenset({"torch", "cupy", "cupyx", "pycuda", "numba", "cuda", "triton"})
+
+
+def _runtime_cuda_source(ctx, call, name) -> bool:
+    """A string of CUDA C kernel source given as an argument to a function of the project (microsoft/tutel
+    jit_kernels/sparse.py: `JitCompiler.generate_kernel({...}, <a string: extern "C" __global__ void execute(...)
+    { ... blockIdx.x ... threadIdx.x ... }>)`, which hands it to the project's extension compiling it with NVRTC):
+    a run-time build of a CUDA kernel (label W-(w7), (L10)), at the call line. Not a call of a package that has its
+    own rule for it, nor of the standard library."""
+    if name is not None and name.split(".", 1)[0] in _OWN_CUDA_COMPILERS | sys.stdlib_module_names:
+        return False
+    return any(isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "__global__" in arg.value
+               and _CUDA_C_KERNEL.search(arg.value) for arg in list(call.args) + [k.value for k in call.keywords])
 
 
 def _cuda_choosing_helpers(ctx, variables) -> dict[str, tuple[str, int, bool]]:
