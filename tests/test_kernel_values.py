@@ -1435,6 +1435,23 @@ def test_a_cpp_extension_linking_the_repositorys_cmake_cuda_library_is_a_cuda_mo
     assert _lines(result, "NPU508", "rt_torch/__init__.py") == [1]
 
 
+def test_a_package_reading_its_star_imported_compiled_ops_through_its_own_name_uses_them(tmp_path):
+    # an RNN-T binding's `__init__`: `import rt_torch as rt` (the package itself) after `from .rt import *` (the
+    # compiled module), then `rt.gpu_loss if cuda else rt.cpu_loss`; the file's own `rt.Loss` class is not an op, and a
+    # package star-importing a plain module reads nothing compiled
+    _write(tmp_path, {
+        "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                    "setup(ext_modules=[CUDAExtension(name='rt_torch.rt', sources=['b.cpp', 'k.cu'])])\n",
+        "rt_torch/__init__.py": "import torch\nimport rt_torch as rt\n\nfrom .rt import *\n\nclass Loss:\n    pass\n"
+                                "def loss(x, cuda):\n    f = rt.gpu_loss if cuda else rt.cpu_loss\n    return f(x), rt.Loss\n",
+        "other/__init__.py": "import other as o\nfrom .helpers import *\nprint(o.thing)\n",
+        "other/helpers.py": "thing = 1\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "rt_torch/__init__.py") == [2, 4, 9, 9]  # both ops read on line 9
+    assert _lines(result, "NPU508", "other/__init__.py") == []
+
+
 def test_a_module_variable_aliasing_an_imported_compiled_module_is_the_module_where_it_is_imported(tmp_path):
     # issue 24's own example: `_backend = K` after `import <ext> as K`, then `from .backend import _backend`
     _write(tmp_path, dict(PLAIN_IMPORT_RELAY, **{

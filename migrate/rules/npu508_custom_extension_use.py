@@ -150,7 +150,9 @@ class CustomExtensionUse(Rule):
     scan is reported with the file and line where the extension is built; so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
     the module variable it was stored in), and each import or call of a wrapper of an op defined
-    in another module (an accessor, `my_op = MyFn.apply`, `partial(ext.op, ...)`). The definitions are
+    in another module (an accessor, `my_op = MyFn.apply`, `partial(ext.op, ...)`); a package `__init__` that
+    star-imports its compiled module (`from .ext import *`) and imports its own package by name (`import pkg as p`)
+    reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
@@ -315,6 +317,49 @@ class CustomExtensionUse(Rule):
         yield from self._wrapper_calls(ctx, index)
         yield from self._helper_loads(ctx, index)
         yield from self._cached_accessor_calls(ctx, index)
+        if ctx.path.endswith("__init__.py") and "*" in ctx.source:
+            yield from self._self_import_ops(ctx, index)
+
+    def _self_import_ops(self, ctx, index):
+        """A package `__init__` that star-imports its compiled module (`from .warp_rnnt import *`) and imports its own
+        package under a name (`import warprnnt_pytorch as warp_rnnt`) reads the compiled ops through that name
+        (`warp_rnnt.gpu_rnnt if is_cuda else warp_rnnt.cpu_rnnt`; HawkAaron/warp-transducer pytorch_binding, label W-(w3)):
+        the self-import and each read of a name the file does not define itself are uses of the extension."""
+        package = ".".join(repo_index.module_parts(ctx.path))
+        if not package:
+            return
+        definition = None
+        for statement in ctx.tree.body:
+            if isinstance(statement, ast.ImportFrom) and statement.level and [a.name for a in statement.names] == ["*"]:
+                base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "")
+                module = index.module_for(base, True)
+                if module is not None:
+                    definition = index.modules[module]
+                    break
+        if definition is None:
+            return
+        aliases = {}
+        for statement in ctx.tree.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.name == package or package.endswith("." + alias.name):
+                        aliases[alias.asname or alias.name] = alias
+        if not aliases:
+            return
+        own = {n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n.ctx, ast.Store)}
+        own |= {n.name for n in ctx.nodes.get(ast.FunctionDef, ())} | {n.name for n in ctx.nodes.get(ast.ClassDef, ())}
+        own |= {a.asname or a.name.split(".")[0] for s in ctx.tree.body if isinstance(s, (ast.Import, ast.ImportFrom))
+                for a in s.names if a.name != "*"}
+        reads = [n for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n.value, ast.Name) and n.value.id in aliases
+                 and isinstance(n.ctx, ast.Load) and n.attr not in own and not n.attr.startswith("__")]
+        if not reads:
+            return
+        for name, alias in aliases.items():
+            if any(n.value.id == name for n in reads):
+                yield self._finding(ctx, alias, f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else ""),
+                                    definition)
+        for node in reads:
+            yield self._finding(ctx, node, f"{node.value.id}.{node.attr}", definition)
 
     def _cached_accessor_calls(self, ctx, index):
         """`slstm_cuda = sLSTMCellCUDA.instance(config=config)` (a class-level cache of a build of this file,
