@@ -204,7 +204,9 @@ class CudaExtension(Rule):
     install(use_cuda): extension = CUDAExtension if use_cuda else CppExtension ...`) given the literal that picks it
     (`install(use_cuda=True)`; not `install(use_cuda=False)`).
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
-    custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines and `'nvcc'` key.
+    custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines and `'nvcc'` key; in a file
+    building CUDA, a module-level call of its function that looks for nvcc and raises without it (`CUDA =
+    locate_cuda()`) is the build's gate.
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
@@ -407,6 +409,14 @@ class CudaExtension(Rule):
                 "    return JitCompiler.generate_kernel({'dtype': dtype}, \'\'\'\n"
                 "    extern \"C\" __global__ void execute(float* x) {\n"
                 "      x[blockIdx.x * 1024 + threadIdx.x] *= 2;\n    }\n  \'\'\')\n", count=1),
+        # tf-faster-rcnn lib/setup.py (CenterNet voc_eval_lib): the module-level `locate_cuda()` that raises without nvcc
+        # is the build's gate; the call, its `.cu` line and its `'nvcc'` key; a helper that only returns a path is not
+        Invalid("import os\nfrom distutils.extension import Extension\ndef locate_cuda():\n"
+                "    nvcc = find_in_path('nvcc', os.environ['PATH'])\n    if nvcc is None:\n"
+                "        raise EnvironmentError('nvcc not found')\n    return {'home': os.path.dirname(nvcc)}\n"
+                "def here():\n    return os.path.dirname(__file__)\nCUDA = locate_cuda()\nHERE = here()\n"
+                "ext = Extension('nms.gpu_nms',\n    ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
+                "    extra_compile_args={'gcc': ['-O2'], 'nvcc': ['-arch=sm_61']})", count=4),
         # microsoft/tutel setup.py: a setup helper picking CUDAExtension from its parameter; its call with
         # `use_cuda=True` builds the CUDA extension (ruling (L10)/(L17)), the call with `use_cuda=False` does not
         Invalid("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
@@ -432,8 +442,28 @@ class CudaExtension(Rule):
             yield from gates
             yield from self._cuda_home(ctx, reported, {f.line for f in gates})
             yield from self._accessor_bindings(ctx, reported)
+            if found and "nvcc" in ctx.source:
+                yield from self._toolkit_locators(ctx)
             if "load_op_library" in ctx.source:
                 yield from self._loaded_op_calls(ctx)
+
+    def _toolkit_locators(self, ctx):
+        """`CUDA = locate_cuda()` at module level (tf-faster-rcnn's setup.py, CenterNet src/tools/voc_eval_lib, label
+        S-(s2)): a call of a function of this file that looks for nvcc (or the CUDA toolkit's home) and raises when it
+        is missing, in a file that builds CUDA: the build's gate, which stops the script on an Ascend host."""
+        locators = set()
+        for function in ctx.tree.body:
+            if isinstance(function, ast.FunctionDef) and any(isinstance(n, ast.Raise) for n in ast.walk(function)) and any(
+                    isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("nvcc", "CUDAHOME", "CUDA_HOME", "CUDA_PATH")
+                    for n in ast.walk(function)):
+                locators.add(function.name)
+        for statement in ctx.tree.body if locators else ():
+            value = getattr(statement, "value", None)
+            if isinstance(statement, (ast.Assign, ast.Expr)) and isinstance(value, ast.Call) \
+                    and isinstance(value.func, ast.Name) and value.func.id in locators:
+                yield self.finding(ctx, statement, f"`{value.func.id}()` looks for the CUDA toolkit (nvcc) and raises "
+                                   "without it: the gate of this file's CUDA build, which stops on an Ascend host: "
+                                   + self.MESSAGE)
 
     def _loaded_op_calls(self, ctx):
         """`_ops = tf.load_op_library(lib_file)` at module level, then `_ops.warp_rnnt(...)` (HawkAaron/warp-transducer
