@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import deps, fileio, imported_kernels, linking, own_package, repo_index, walk
+from migrate import deps, fileio, imported_kernels, linking, own_package, paired_manifests, repo_index, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
@@ -537,6 +537,7 @@ def scan(
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
+    results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file

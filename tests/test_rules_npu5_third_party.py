@@ -284,3 +284,17 @@ def test_the_cuda_build_of_tensorflow_is_reported_where_a_manifest_names_it():
     found = codes(analyze("tensorflow-gpu>=2.0\ntensorflow>=2.0\n", "requirements.txt", ("manifest",)), "NPU502")
     assert [(f.line, f.severity) for f in found] == [(1, Severity.WARNING)]
     assert codes(analyze("import tensorflow as tf\n"), "NPU501") == []
+
+
+def test_a_cuda_manifest_paired_with_its_npu_manifest_is_the_cuda_side_of_a_dispatch(tmp_path):
+    # Helios: requirements.txt (triton, nvitop) beside requirements_npu.txt (torch_npu): an Ascend host installs the
+    # NPU manifest ((L8)); a manifest no NPU manifest pairs (eval/requirements.txt) is still read
+    from migrate.engine import scan
+
+    (tmp_path / "requirements.txt").write_text("torch\ntriton==3.6.0\nnvitop\n")
+    (tmp_path / "requirements_npu.txt").write_text("torch_npu==2.9.0\n")
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "requirements.txt").write_text("triton\n")
+    found = [(f.path[len(str(tmp_path)) + 1:], f.code, f.line) for f in scan([str(tmp_path)], use_cache=False).findings
+             if f.code == "NPU502"]
+    assert found == [("eval/requirements.txt", "NPU502", 1)]

@@ -1,0 +1,39 @@
+"""A CUDA manifest paired with its NPU counterpart is the CUDA side of a dispatch by file (NPU502).
+
+A repository that ships `requirements.txt` and `requirements_npu.txt` side by side (PKU-YuanGroup/Helios
+2276f8fe: cu12x torch and `triton==3.6.0` in the first, `torch_npu==2.9.0` in the second) has already chosen what an
+Ascend host installs: the CUDA manifest is not installed there, like the CUDA branch of an NPU-aware if/else
+(label ruling (L8), S-(s7) of set 16). Its GPU-only requirements are not work items. Decided after the per-file
+pass from the list of scanned paths on every run (never cached), so adding or removing the NPU manifest is
+seen at once; only a manifest of the same name with an `_npu` / `-npu` / `.npu` tag before its extension, in the
+same directory and in the same scan, pairs it (a manifest named for the NPU alone is (L15)'s, read by NPU502).
+"""
+
+from __future__ import annotations
+
+import os
+
+from migrate.findings import FileResult
+
+_TAGS = ("_npu", "-npu", ".npu")
+
+
+def _paired(path: str, scanned: frozenset[str]) -> bool:
+    stem, ext = os.path.splitext(path)
+    return any(stem + tag + ext in scanned for tag in _TAGS)
+
+
+def drop_paired_cuda_manifests(results: list[FileResult]) -> list[FileResult]:
+    """NPU502 findings of a manifest that an NPU manifest of the same name pairs in the same directory."""
+    if not any(r.kind == "manifest" and any(f.code == "NPU502" for f in r.findings) for r in results):
+        return results
+    scanned = frozenset(r.path for r in results)
+    out = []
+    for result in results:
+        if result.kind == "manifest" and result.findings and _paired(result.path, scanned):
+            kept = tuple(f for f in result.findings if f.code != "NPU502")
+            if len(kept) != len(result.findings):
+                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
+                                    result.facts)
+        out.append(result)
+    return out
