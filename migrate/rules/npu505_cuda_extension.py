@@ -192,7 +192,8 @@ class CudaExtension(Rule):
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
     `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
-    variable bound to `CUDAExtension` (`extension = CUDAExtension; extension(...)`), and
+    variable bound to `CUDAExtension` when its own first line carries CUDA content (`extension('m', ['k.cu'])`; a bare
+    `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
@@ -281,7 +282,7 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.cpp_extension import CUDAExtension\ndef make_cuda_ext(name, module, sources, sources_cuda=None):\n"
                 "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
                 "exts = [\n    make_cuda_ext(\n        name='dcn_ext',\n        module='ops.dcn',\n        sources=['src/dcn.cpp'],\n"
-                "        sources_cuda=['src/dcn_kernel.cu']),\n]", count=4),
+                "        sources_cuda=['src/dcn_kernel.cu']),\n]", count=3),
         # maskrcnn-benchmark layers/_utils.py: the source list is a variable the function fills with a `*.cu` glob
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef build(d):\n"
                 "    source = glob.glob(d + '/*.cpp')\n    source_cuda = glob.glob(d + '/cuda/*.cu')\n"
@@ -359,9 +360,11 @@ class CudaExtension(Rule):
                 "    extra_cuda_flags = ['--expt-relaxed-constexpr', '--expt-extended-lambda']\n"
                 "    other = ['-gencode', 'arch=compute_90,code=sm_90']\n"
                 "    return helper('m', ['m.cu'], extra_cuda_flags)\n", count=4),
-        Invalid(  # BasicSR / mmcv make_cuda_ext: the macro, the selection, the call through the variable
+        Invalid(  # BasicSR / mmcv make_cuda_ext: the macro and the selection; the call through the variable carries no
+            # CUDA content on its line ((L9)), unlike one naming a `.cu` source there
             "from torch.utils.cpp_extension import CUDAExtension\ndef make(name, srcs):\n    macros = [('WITH_CUDA', None)]\n"
-            "    extension = CUDAExtension\n    return extension(name=name, sources=srcs, define_macros=macros)", count=3),
+            "    extension = CUDAExtension\n    return extension(name=name, sources=srcs, define_macros=macros)\n"
+            "def make_k():\n    return extension('k', ['k.cpp', 'k.cu'])\n", count=3),
         Invalid(  # torch-ngp backend.py: the call, the nvcc-flags keyword and the .cu line of one JIT build
             "from torch.utils.cpp_extension import load\n_backend = load(name='_ext',\n    extra_cuda_cflags=flags,\n"
             "    sources=['k.cu', 'b.cpp'])", count=3),
@@ -420,7 +423,7 @@ class CudaExtension(Rule):
                 "def install(use_cuda, use_nccl):\n    if not use_cuda:\n        extension = CppExtension\n    else:\n"
                 "        extension = CUDAExtension\n    setup(name='m', ext_modules=[extension('m', ['m.cpp'])])\n"
                 "if NO_CUDA:\n    install(use_cuda=False, use_nccl=False)\nelse:\n    install(True, use_nccl=True)\n",
-                count=3),
+                count=2),
         # the macro that compiles the sources' GPU path, added in the CUDA branch of a build (not one set to 0)
         Invalid("from torch.utils.cpp_extension import CppExtension\nargs = ['-fPIC']\nif enable_gpu:\n"
                 "    args += ['-DWARPRNNT_ENABLE_GPU']\nargs += ['-DUSE_GPU=0', '-DCUDA_HAS_FP16=1']\n"
@@ -586,7 +589,8 @@ class CudaExtension(Rule):
                 continue
             if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
                 reported.append(call)  # `extension = CUDAExtension` ... `extension(name, sources, ...)`
-                yield self.finding(ctx, call, "builds an extension through a variable bound to `CUDAExtension`: " + self.MESSAGE)
+                if _cuda_content_on_its_line(ctx, call):  # the CUDA choice is the `extension = CUDAExtension` line ((L9))
+                    yield self.finding(ctx, call, "builds an extension through a variable bound to `CUDAExtension`: " + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
                 continue
             if plain_cuda_extension(ctx, call, name):
@@ -812,6 +816,22 @@ def _runtime_cuda_source(ctx, call, name) -> bool:
         return False
     return any(isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "__global__" in arg.value
                and _CUDA_C_KERNEL.search(arg.value) for arg in list(call.args) + [k.value for k in call.keywords])
+
+
+def _cuda_content_on_its_line(ctx, call) -> bool:
+    """The first line of a build call carries CUDA content of its own: a `.cu` source, the `"nvcc"` key or an nvcc
+    keyword, a CUDA macro (label ruling (L9): `extension(` through a variable bound to `CUDAExtension` is reported
+    at the selection `extension = CUDAExtension`; the call is a label only when its own line says CUDA)."""
+    for node in ast.walk(call):
+        if getattr(node, "lineno", None) != call.lineno:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                node.value.strip().endswith(_CUDA_SUFFIXES) or node.value == "nvcc" or _CUDA_MACRO.search(node.value)):
+            return True
+        if isinstance(node, ast.keyword) and (node.arg in ("extra_cuda_cflags", "nvcc") or
+                                              node.arg == "with_cuda" and _is_true(node.value)):
+            return True
+    return False
 
 
 def _cuda_choosing_helpers(ctx, variables) -> dict[str, tuple[str, int, bool]]:
