@@ -154,8 +154,9 @@ def kernels_to_port(files, findings, index=None, wrapper_calls=()) -> list[dict]
 
     if index is None:
         index = repo_index.build_index(files)
+    numba_rows = _numba_cuda_kernels(files, findings)
     if not index.modules and not index.namespaces:
-        return []
+        return numba_rows
     uses: dict[str, int] = defaultdict(int)
     sites: dict[str, list[str]] = defaultdict(list)
     for f in findings:
@@ -193,7 +194,47 @@ def kernels_to_port(files, findings, index=None, wrapper_calls=()) -> list[dict]
             first["wrapper_calls"] += row["wrapper_calls"]
         else:
             merged[key] = dict(row)
-    return sorted(merged.values(), key=lambda r: (-r["uses"], r["extension"]))
+    return sorted([*merged.values(), *numba_rows], key=lambda r: (-r["uses"], r["extension"]))
+
+
+_NUMBA_LAUNCH = re.compile(r"launch of the numba\.cuda kernel `([^`\[]+)\[")  # NPU507's launch message
+
+
+def _numba_cuda_kernels(files, findings) -> list[dict]:
+    """One row per numba.cuda kernel (`@cuda.jit` at a module's top level: migrate/imported_kernels.py's facts) that the
+    scan launches (`kernel[grid, block](...)`, NPU507): the kernel is the op, its .py file the source, the launches
+    its call sites. A launch names the kernel as the launching file spells it: the kernel of that file, else the one
+    of a module the file imports, else the only kernel so named; a name no kernel has is the one kernel the file imports
+    by name (under another). Device functions (called inside kernels, ported with them) and kernels launched nowhere
+    in the scan get no row."""
+    from migrate import imported_kernels
+
+    kernels = [(f[2], r.path, f[3]) for r in files for f in (r.facts or ())
+               if f[0] == "def" and f[1] == imported_kernels.KIND and len(f) > 5 and f[5] == imported_kernels.NUMBA_CUDA]
+    if not kernels:
+        return []
+    named: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    for kernel in kernels:
+        named[kernel[0].rpartition(".")[2]].append(kernel)
+    refs = {r.path: [f[1] for f in (r.facts or ()) if f[0] == "ref"] for r in files}
+    sites: dict[str, list[str]] = defaultdict(list)
+    for f in findings:
+        match = _NUMBA_LAUNCH.search(f.message) if f.code == imported_kernels.CODE else None
+        if match is None:
+            continue
+        same = imported_kernels._same_module
+        imported = [k for k in kernels if any(same(ref, k[0]) or same(ref, k[0].rpartition(".")[0]) for ref in refs.get(f.path, ()))]
+        candidates = named.get(match.group(1).rpartition(".")[2], [])
+        chosen = ([k for k in candidates if k[1] == f.path] or [k for k in candidates if k in imported]
+                  or (candidates if len(candidates) == 1 else []))
+        if not candidates:  # imported under another name (`from .kernels import alphas_kernel as k`): the one it imports by name
+            by_name = [k for k in imported if any(same(ref, k[0]) for ref in refs.get(f.path, ()))]
+            chosen = by_name if len(by_name) == 1 else []
+        if chosen:
+            sites[chosen[0][0]].append(f"{f.path}:{f.line}")
+    return [{"extension": f"{'.'.join(name.split('.')[-2:])} (numba.cuda)", "built_at": f"{path}:{line}", "sources": [path], "uses": len(sites[name]),
+             "call_sites": list(dict.fromkeys(sites[name])), "wrapper_calls": []}
+            for name, path, line in kernels if sites.get(name)]
 
 
 def extension_key(definition) -> str:

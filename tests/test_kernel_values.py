@@ -1334,6 +1334,13 @@ def test_a_numba_cuda_kernel_of_another_module_is_launched_where_it_is_imported(
     assert _lines(result, "NPU507", "pkg/loss.py") == [4]
     assert _lines(result, "NPU507", "pkg/other.py") == [3]
     assert _lines(result, "NPU507", "pkg/kernels.py") == [2, 5]
+    # the launched kernel is a kernel to port (its .py file the source, its launches the call sites); the device
+    # function, launched nowhere, is ported with it and gets no row
+    rows = verdict.summary(result)["kernels_to_port"]
+    assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
+        ("kernels.alphas_kernel (numba.cuda)", 2, ["kernels.py"])]
+    assert rows[0]["built_at"].endswith("pkg/kernels.py:6")
+    assert sorted(Path(s).name for s in rows[0]["call_sites"]) == ["loss.py:4", "other.py:3"]
 
 
 # a compiled module bound by a plain `import` (inside a try, as run-time-optional kernels are) in a repository module,

@@ -84,10 +84,10 @@ def test_quantization_configs_at_their_call_lines_and_their_multi_line_import_at
 def test_quantized_llm_loaders_are_known_by_import_and_by_wheel():
     # set 19 (text-generation-webui): loaders of 4-bit LLMs whose kernels are CUDA builds, imported by their import names
     # and installed from wheels on release pages (`+cu121`, an environment marker after the URL) or with a GPU extra
-    # (AutoAWQ's module `awq` is not catalogued: mit-han-lab/llm-awq's own package has the same name; its wheel is)
+    # (AutoAWQ's module `awq` is shared with mit-han-lab/llm-awq's own package: only AutoAWQ's loader class is catalogued)
     code = ("import alpaca_lora_4bit.autograd_4bit as autograd_4bit\nfrom gptq_for_llama.quant import make_quant\n"
-            "from awq import AutoAWQForCausalLM\n")
-    assert [f.line for f in codes(analyze(code), "NPU501")] == [1, 2]
+            "from awq import AutoAWQForCausalLM\nfrom awq.quantize.pre_quant import run_awq\nimport awq\n")
+    assert [f.line for f in codes(analyze(code), "NPU501")] == [1, 2, 3]
     wheels = "https://github.com/o/r/releases/download/t/"
     text = ('aqlm[gpu,cpu]==1.1.3; platform_system == "Linux"\nautoawq==0.2.3; platform_system == "Linux"\n'
             f'{wheels}gptq_for_llama-0.1.1+cu121-cp311-cp311-linux_x86_64.whl; platform_system == "Linux"\n'

@@ -232,6 +232,9 @@ class ThirdParty:
     # the version line of an UNRELATED PyPI project that shares the pip name (PyPI `apex` 0.9.x is a
     # Pyramid toolkit; NVIDIA apex is not on PyPI): a manifest pin inside it names that project
     pypi_namesake: str | None = None
+    # string values that select the package's GPU-only kernels where it also ships native ones (a `partial`
+    # package: mlstm_kernels' "chunkwise--triton_limit_chunk"), read by NPU503 at kernel/impl/backend keys
+    selectors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -474,7 +477,7 @@ def third_party() -> dict[str, ThirdParty]:
             name=e.get("name", root), pip_names=tuple(e.get("pip_names", ())),
             status=e["status"], severity=e["severity"], alternative=e.get("alternative"),
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
-            source=e["source"], pypi_namesake=e.get("pypi_namesake"))
+            source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())))
     return out
 
 

@@ -63,8 +63,10 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
 def _answers_unavailable(handler: ast.ExceptHandler) -> bool:
     """The handler is a probe's "not available" answer: it returns False / None (`def has_fa3(): try: from
     flash_attn_interface import flash_attn_func; return True / except ImportError: return False`, xDiT envs.py):
-    its caller takes the path without the package. A handler that also raises is no such answer."""
-    if any(isinstance(statement, ast.Raise) for statement in handler.body):
+    its caller takes the path without the package. A handler that also raises is no such answer, nor one that reports
+    the failure as an error before it returns (`logger.error("This version of AutoGPTQ does not support LoRA ..."); return`,
+    text-generation-webui LoRA.py): the feature stops there, there is no path without the package."""
+    if any(isinstance(statement, ast.Raise) for statement in handler.body) or _reports_an_error(handler):
         return False
     return any(isinstance(statement, ast.Return) and (statement.value is None or (
         isinstance(statement.value, ast.Constant) and statement.value.value in (False, None))) for statement in handler.body)
@@ -193,6 +195,15 @@ def _npu_fallback_handler(ctx, statement) -> bool:
                 return True
         child, parent = parent, ctx.parent(parent)
     return False
+
+
+_ERROR_NOTICES = frozenset({"error", "exception", "critical", "fatal"})  # logging levels that say the attempt failed
+
+
+def _reports_an_error(handler: ast.ExceptHandler) -> bool:
+    """The handler logs at error level (`logger.error(...)`, `logging.exception(...)`)."""
+    return any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+               and s.value.func.attr in _ERROR_NOTICES for s in handler.body)
 
 
 def optional_import(ctx, statement, package: str) -> bool:
@@ -385,6 +396,10 @@ class GpuOnlyImport(Rule):
         Invalid("import sys\nif 'flash_attn' not in sys.modules:\n    import flash_attn\n", count=1),
         Invalid("def load():\n    try:\n        import flash_attn\n        return True\n    except ImportError:\n"
                 "        raise RuntimeError('install flash_attn')\n", count=1),
+        # text-generation-webui LoRA.py: a handler that logs an error and returns ends the feature; no path without it
+        Invalid("import logging\nlogger = logging.getLogger(__name__)\ndef add_lora(names):\n    try:\n"
+                "        from auto_gptq import get_gptq_peft_model\n    except ImportError:\n"
+                "        logger.error('this AutoGPTQ cannot load a LoRA')\n        return\n    return get_gptq_peft_model(names)\n", count=1),
         # the flag is not bound before the try, and the package is used outside the version probe: both needed
         Invalid("try:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n", count=1),
         Invalid("try:\n    import bitsandbytes as bnb\n    v = bnb.__version__\nexcept Exception:\n    pass\n"

@@ -103,6 +103,32 @@ def _lookup(key: str, value, roots: frozenset | None = None) -> GpuOption | None
                     return option
             elif isinstance(value, str) and value == wanted:
                 return option
+    return _selector(key, value, roots)
+
+
+# the words in a keyword / field / dict key name that make a catalogue `selectors` value there a kernel choice
+_SELECTOR_KEY_WORDS = ("kernel", "impl", "backend")
+
+
+@functools.lru_cache(maxsize=1)
+def _package_selectors() -> tuple[tuple[str, tuple[str, ...], str, str], ...]:
+    """(import root, selector values, alternative, source) of the catalogue's partial packages that name the string
+    values selecting their GPU-only kernels (third_party.toml `selectors`)."""
+    from migrate.knowledge import third_party
+    return tuple((root, entry.selectors, entry.alternative or "", entry.source)
+                 for root, entry in third_party().items() if entry.selectors and entry.status == "partial")
+
+
+def _selector(key: str, value, roots: frozenset | None) -> GpuOption | None:
+    """`step_kernel="triton"` in a file importing mlstm_kernels: a string value that selects a GPU-only kernel of
+    a package the catalogue marks partial (it also ships native PyTorch kernels, so its import is not reported),
+    set at a name that says kernel / impl / backend."""
+    if roots is None or not isinstance(value, str) or not any(word in key.lower() for word in _SELECTOR_KEY_WORDS):
+        return None
+    for root, values, alternative, source in _package_selectors():
+        if root.split(".", 1)[0] in roots and value in values:
+            return GpuOption(key, (value,), f"a GPU-only (Triton) kernel of {root}, which also ships native PyTorch kernels",
+                             alternative, source, (root,))
     return None
 
 
@@ -243,7 +269,10 @@ class GpuOnlyOption(Rule):
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
     `*XFormers*Processor` classes, in files that import diffusers (not under `if is_xformers_available():`, an optional path), and a method given a GPU-only
     argument value (`set_attention_backend("flash_hub")`: a flash-attn / FA3 / SageAttention /
-    xformers backend of diffusers' attention dispatcher; `"_native_npu"` is the NPU one). The `from ... import` of a
+    xformers backend of diffusers' attention dispatcher; `"_native_npu"` is the NPU one). A package the catalogue marks partial (it also ships native PyTorch kernels, so its
+    import is not reported) may list the string values that select its GPU-only kernels (third_party.toml `selectors`):
+    such a value set at a keyword, field default or dict key whose name says kernel / impl / backend in a file importing
+    the package is reported (mlstm_kernels' `step_kernel="triton"`). The `from ... import` of a
     name whose uses are reported (`from transformers import BitsAndBytesConfig`) is a warning at
     the import: it changes with those lines."""
 
@@ -287,6 +316,11 @@ class GpuOnlyOption(Rule):
         "else:\n    raise ValueError('no xformers')",
         "from diffusers import UNet2DModel\nif use_xformers:\n    if is_npu_available():\n        raise ValueError('NPU: no xformers')\n"
         "    unet.enable_xformers_memory_efficient_attention()",
+        # a partial package's native kernel names, a selector value at a name that is no kernel choice, and "triton" in a
+        # file that does not import the package whose catalogue entry lists it
+        'from mlstm_kernels.torch.backend_module import mLSTMBackendConfig\n'
+        'cfg = mLSTMBackendConfig(chunkwise_kernel="chunkwise--native_autograd", step_kernel="native")\nlog(name="triton")',
+        'cfg = Config(step_kernel="triton", attn_impl="triton")',
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -343,6 +377,10 @@ class GpuOnlyOption(Rule):
         Invalid("from diffusers import UNet2DConditionModel\nif args.xformers:\n    unet.enable_xformers_memory_efficient_attention()\n    pipeline.enable_xformers_memory_efficient_attention()", count=2),
         Invalid("from diffusers.models.attention_processor import CustomDiffusionXFormersAttnProcessor as XP\nattention_class = XP", count=2),
         Invalid("import diffusers\nunet.set_attn_processor(diffusers.models.attention_processor.XFormersAttnProcessor())", count=1),
+        # NX-AI/xlstm xlstm/xlstm_large/model.py:56-:65 and its demo notebook: mlstm_kernels' Triton kernels chosen by name
+        Invalid('try:\n    from mlstm_kernels.torch.backend_module import mLSTMBackendConfig\nexcept ImportError:\n    raise\n'
+                '@dataclass\nclass Config:\n    chunkwise_kernel: str = "chunkwise--triton_limit_chunk"\n'
+                '    step_kernel: str = "triton"\ncfg = Config(sequence_kernel="native_sequence__triton", mode="inference")', count=3),
         # PKU-YuanGroup/Helios infer_helios.py:248-253: FlashAttention-3 / flash-attn 2 kernels from the Hub
         Invalid('from diffusers import ContextParallelConfig\ntry:\n    transformer.set_attention_backend("_flash_3_hub")\n'
                 'except Exception:\n    transformer.set_attention_backend("flash_hub")\npipe.transformer.set_attention_backend(backend="sage")', count=3),
@@ -351,7 +389,8 @@ class GpuOnlyOption(Rule):
     def triggers(self, kb):
         options, calls = gpu_only_options()
         uses = {u.pattern if u.method else u.pattern.strip("*").split("*", 1)[0] for u in gpu_only_uses()}
-        return tuple({o.key for o in options} | {c.name for c in calls} | uses)
+        selectors = {value for _, values, _, _ in _package_selectors() for value in values}
+        return tuple({o.key for o in options} | {c.name for c in calls} | uses | selectors)
 
     def check(self, ctx):
         if ctx.kind == "launcher":

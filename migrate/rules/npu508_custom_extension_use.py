@@ -10,6 +10,7 @@ from migrate.rules.base import Invalid, Rule
 _ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or replaced by torch / torch_npu ops"
 _LOADERS = ("importlib.import_module", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library")
 _WRAPPED = "runs only once the kernel inside the wrapper is ported (the call itself need not change)"
+_PASTED_OP = re.compile(r"\s*([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)")  # `qtip_kernels.decompress_...` at a code string's start
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
 
 
@@ -165,7 +166,9 @@ class CustomExtensionUse(Rule):
     the compiled op, reported there); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions."""
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions.
+    An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
+    interpolates is the op call of that code: reported once, at the string."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -256,6 +259,12 @@ class CustomExtensionUse(Rule):
             "def g(x):\n    y = ext.backward(x)\n    return y.reshape(-1)\n",
             count=1,
         ),
+        Invalid(  # Cornell-RelaxML/qtip lib/codebook/__init__.py:76: an op name written into a string that exec'd code calls
+            "from torch.utils.cpp_extension import load\next = load(name='qk', sources=['qk.cu'])\nfor bits in (2, 3):\n"
+            "    kernel_name = f'ext.decompress_{bits}'\n    label = f'ext.decompress_{bits}'\n"
+            "    exec(f'def run_{bits}(out, x):\\n    {kernel_name}(out, x)\\n')\n",
+            count=1,
+        ),
         Invalid(  # KNN_CUDA: a helper JIT-builds the extension it is given the name of and returns it
             "from torch.utils.cpp_extension import load\ndef load_cpp_ext(ext_name):\n"
             "    ext = load(name=ext_name, sources=['k.cpp', 'k.cu'], with_cuda=True)\n    return ext\n"
@@ -319,6 +328,33 @@ class CustomExtensionUse(Rule):
         yield from self._cached_accessor_calls(ctx, index)
         if ctx.path.endswith("__init__.py") and "*" in ctx.source:
             yield from self._self_import_ops(ctx, index)
+        yield from self._exec_strings(ctx, index)
+
+    def _exec_strings(self, ctx, index):
+        """`kernel_name = f"qtip_kernels.decompress_{bits}"` pasted into code the file runs with `exec(f"... {kernel_name}(out, x)")`:
+        a string whose text starts with `<extension>.<op>` (the extension's name as this file binds it), assigned to a name
+        that an `exec`'d f-string interpolates, is the op call of that code: one finding at the string's line."""
+        pasted = set()
+        for call in ctx.nodes.get(ast.Call, ()):
+            if isinstance(call.func, ast.Name) and call.func.id == "exec" and "exec" not in ctx.imports:
+                pasted.update(node.value.id for argument in call.args for node in ast.walk(argument)
+                              if isinstance(node, ast.FormattedValue) and isinstance(node.value, ast.Name))
+        if not pasted:
+            return
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if not any(isinstance(target, ast.Name) and target.id in pasted for target in statement.targets):
+                continue
+            value = statement.value
+            head = value.values[0] if isinstance(value, ast.JoinedStr) and value.values else value
+            text = head.value if isinstance(head, ast.Constant) and isinstance(head.value, str) else ""
+            match = _PASTED_OP.match(text)
+            full = ctx.imports.get(match.group(1).split(".", 1)[0]) if match else None
+            if full is None:
+                continue
+            qual = full + match.group(1)[len(match.group(1).split(".", 1)[0]):] + "." + match.group(2)
+            module = index.module_for(qual)
+            if module is not None:
+                yield self._finding(ctx, value, f"{qual}... (in code run by exec)", index.modules[module])
 
     def _self_import_ops(self, ctx, index):
         """A package `__init__` that star-imports its compiled module (`from .warp_rnnt import *`) and imports its own
