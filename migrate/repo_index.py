@@ -863,7 +863,8 @@ def link_sites(ctx) -> str | None:
       `report_node`'s: the call when the chain is called; columns in characters), then `,n:kw;kw` when
       it is called (positional count, keyword names); `~` before a site where NPU510 reports nothing
       (not a Load, an availability probe, prose, shadowed by a local, inside a Triton kernel), which is
-      kept only under `torch.ops.` (NPU508 reports those);
+      kept only under `torch.ops.` (NPU508 reports those), and `!` before that where NPU508 does not
+      (`hasattr(torch.ops.ns, "op")`);
     - what each root resolves to without the relative imports: `root base`;
     - each relative import `alias full`, in the order `bind_relative_imports` binds them;
     - the file's `noqa` comments as `engine._line_suppressed` reads them (`line:CODE,CODE`, `line:*`,
@@ -875,6 +876,7 @@ def link_sites(ctx) -> str | None:
     from migrate.reexports import inside_triton_kernel, triton_kernel
     from migrate.rules._device_helpers import availability_probe, chain_tops, shadowed
     from migrate.rules._text import is_prose
+    from migrate.rules.npu508_custom_extension_use import _hasattr_probe
 
     relative: list[tuple[str, str]] = []
     for statement in ctx.nodes.get(ast.ImportFrom, ()):
@@ -944,6 +946,9 @@ def link_sites(ctx) -> str | None:
         else:
             line, col, end_line, end_col = ctx.span(target)
         site = f"{line},{col},{end_line - line},{end_col}" if clean else f"~{line},{col},{end_line - line},{end_col}"
+        if kind is call_type and parent.func is not node and qual is not None and qual.startswith("torch.ops.") \
+                and _hasattr_probe(ctx, node):  # `hasattr(torch.ops.ns, "op")`: NPU508 reports nothing there
+            site = "!" + site
         if target is parent:
             site += f",{len(parent.args)}:{';'.join(k.arg for k in parent.keywords if k.arg)}"
         key = (root.id, tail)
