@@ -154,8 +154,7 @@ def _unspelled(definition) -> bool:
     `f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`: repo_index.extension_name, _computed_name): no import, attribute chain or
     relative import spells a brace, so only the file that builds it, a string holding its name or an
     `importlib.import_module` f-string can reach it (torch's own cpp_extension.py builds `{name}`)."""
-    return "{" in definition.name and definition.kind == "module" and not definition.mode and not definition.why \
-        and definition.path.endswith(".py")
+    return "{" in definition.name and definition.kind == "module" and not definition.mode and definition.path.endswith(".py")
 
 
 def unspelled_modules(index) -> dict:
