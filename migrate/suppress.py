@@ -84,12 +84,20 @@ class StatementRanges:
 
     def lines_for(self, line: int) -> range:
         """The innermost (shortest) statement range holding `line`, else the line itself."""
-        index = bisect_right(self._starts, line)
-        holding = [(start, end) for start, end in self._ranges[:index] if end >= line]
-        if not holding:
+        ranges = self._ranges
+        best = None
+        shortest = 0
+        # back from the last range starting at or before `line`: one starting earlier is at least `line - start` long,
+        # so the scan stops once that exceeds the shortest found; a tie goes to the range sorted first, as `min` gave
+        for index in range(bisect_right(self._starts, line) - 1, -1, -1):
+            start, end = ranges[index]
+            if best is not None and line - start > shortest:
+                break
+            if end >= line and (best is None or end - start <= shortest):
+                best, shortest = (start, end), end - start
+        if best is None:
             return range(line, line + 1)
-        start, end = min(holding, key=lambda r: r[1] - r[0])
-        return range(start, end + 1)
+        return range(best[0], best[1] + 1)
 
 
 def is_suppressed(code: str, lines: range, noqa: dict[int, frozenset[str]]) -> bool:

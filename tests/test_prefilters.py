@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from migrate import cuda_builds
@@ -319,3 +319,19 @@ def test_a_cached_finding_read_back_from_its_row_equals_the_finding_stored():
     assert back.findings == (full, bare) and [hash(f) for f in back.findings] == [hash(full), hash(bare)]
     assert [vars(f) for f in back.findings] == [vars(full), vars(bare)]
     assert back == FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 30), st.integers(0, 12)), max_size=25), st.integers(0, 45))
+@example([(3, 2), (4, 2)], 5)  # (3, 5) and (4, 6) hold line 5, both 2 long: the first sorted, as min() gave
+def test_the_statement_holding_a_line_is_the_shortest_range_holding_it_the_first_sorted_on_a_tie(pairs, line):
+    # suppress.StatementRanges.lines_for scans back from the last range starting at or before the line and stops early:
+    # the same range as the smallest-length one of all holding it (ties: the first in sorted order), else the line
+    from migrate.suppress import StatementRanges
+
+    ranges = sorted((start, start + length) for start, length in pairs)
+    statements = StatementRanges.__new__(StatementRanges)
+    statements._ranges, statements._starts = ranges, [start for start, _ in ranges]
+    holding = [(start, end) for start, end in ranges if start <= line <= end]
+    start, end = min(holding, key=lambda r: r[1] - r[0]) if holding else (line, line)
+    assert statements.lines_for(line) == range(start, end + 1)
