@@ -27,6 +27,7 @@ from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
 from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
+from migrate.newer_syntax import newer_syntax
 from migrate.newer_syntax import parse as parse_python_source
 from migrate.optional_modules import drop_optional_modules, tree_imports
 from migrate.sources import (
@@ -260,7 +261,11 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     suppressed = 0
     if "noqa" in text.lower():
         ranges = suppress.StatementRanges(tree, ctx.nodes)
-        comments = suppress.python_comments(text) if suppress.needs_comments(text, ctx.lines, ranges, findings) else {}
+        comments = {}
+        if suppress.needs_comments(text, ctx.lines, ranges, findings):  # off the tree; tokenized where it cannot say
+            comments = None if newer_syntax(tree) or "\f" in text else suppress.noqa_comments(ctx.lines, ctx.nodes)
+            if comments is None:
+                comments = suppress.python_comments(text)
         if suppress.file_is_suppressed(comments):
             return [], [], len(findings)
         noqa = suppress.comment_noqa(comments)

@@ -335,3 +335,52 @@ def test_the_statement_holding_a_line_is_the_shortest_range_holding_it_the_first
     holding = [(start, end) for start, end in ranges if start <= line <= end]
     start, end = min(holding, key=lambda r: r[1] - r[0]) if holding else (line, line)
     assert statements.lines_for(line) == range(start, end + 1)
+
+
+NOQA_SHAPES = (
+    "x = 1  # noqa: NPU101\n",
+    "x = 'a # noqa'  # real comment\ny = 'b # noqa'\n",  # `#` in a string before the comment; a string only
+    "s = '''doc\n# noqa: NPU102 inside the docstring\n'''  # noqa: NPU103\n",  # a `#` in a triple-quoted string
+    "s = r'''a\\''' b # noqa'''  # NOQA\n",  # an escaped quote does not close it
+    "s = ('a'  # noqa: NPU104 between the parts\n     'b')\n",  # implicitly concatenated over two lines
+    "s = ('''a''' '''\n# noqa''')  # noqa\n",  # triple-quoted parts, a comment-looking line inside the second
+    "s = b'\\x00' + f'{x}#'  # noqa:NPU105\r\nt = 2  # npu-migrate: noqa\r\n",  # bytes, an f-string, CRLF
+    "s = 'é' + \"ü#\"  # noqa: NPU106 après\n",  # non-ASCII before the `#`
+    "def f():\n    '''x\n    noqa'''\n    return 1  # noqa\n",
+    "noqa_flag = 1\nx = [noqa_flag,  # keep\n     2]  # noqa\n",
+)
+
+
+def test_noqa_comments_read_off_the_tree_are_the_comments_tokenize_gives():
+    # suppress.noqa_comments: the comments of the lines that mention noqa, from the tree's string spans (the
+    # only comments the noqa reading acts on); None (tokenize) only where a comment may sit between string parts
+    import ast
+
+    from migrate import suppress
+    from migrate.context import index_tree, split_lines
+
+    fell_back = []
+    for text in NOQA_SHAPES + tuple(open(path, encoding="utf-8").read() for path in (suppress.__file__, __file__)):
+        lines = split_lines(text)
+        found = suppress.noqa_comments(lines, index_tree(ast.parse(text))[0])
+        marked = {number for number, line in enumerate(lines, 1) if "noqa" in line.lower()}
+        if found is None:
+            fell_back.append(text)
+            continue
+        assert found == {k: v for k, v in suppress.python_comments(text).items() if k in marked}, text
+    assert fell_back == [NOQA_SHAPES[4], NOQA_SHAPES[5]]
+
+
+def test_noqa_comments_of_a_file_in_newer_syntax_are_tokenized(monkeypatch):
+    # a tree read by newer_syntax.parse_newer (3.12 syntax): its comments come from tokenize as before, not the tree
+    from migrate import engine, suppress
+
+    tokenized = []
+    real = suppress.python_comments
+    monkeypatch.setattr(suppress, "python_comments", lambda text: tokenized.append(text) or real(text))
+    newer = "def f[T](x: T) -> T:\n    return x.cuda()  # noqa: NPU101\n"
+    plain = "def f(x):\n    return x.cuda()  # noqa: NPU101\n"
+    for text in (newer, plain):
+        findings, errors, suppressed = engine.analyze_python_text("m.py", text, "2.14.0")
+        assert (findings, errors, suppressed) == ([], [], 1)
+    assert tokenized == [newer]
