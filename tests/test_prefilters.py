@@ -384,3 +384,22 @@ def test_noqa_comments_of_a_file_in_newer_syntax_are_tokenized(monkeypatch):
         findings, errors, suppressed = engine.analyze_python_text("m.py", text, "2.14.0")
         assert (findings, errors, suppressed) == ([], [], 1)
     assert tokenized == [newer]
+
+
+def test_the_pip_table_is_built_once_per_knowledge_table_and_again_for_another(monkeypatch):
+    # NPU502's pip table (sorted pip names -> import keys) is kept for the third-party table it was read from: the
+    # same object while knowledge.third_party() gives the same table, built afresh from a table that replaced it
+    import dataclasses
+
+    from migrate import knowledge
+    from migrate.rules import npu502_gpu_only_dependency as npu502
+
+    first = npu502._pip_table()
+    assert npu502._pip_table() is first and ("flash-attn", "flash_attn") in first
+    table = dict(knowledge.third_party())
+    table["flash_attn"] = dataclasses.replace(table["flash_attn"], pip_names=("flash-attention-x",))
+    monkeypatch.setattr(knowledge, "third_party", lambda: table)
+    other = npu502._pip_table()
+    assert ("flash-attention-x", "flash_attn") in other and ("flash-attn", "flash_attn") not in other
+    monkeypatch.undo()
+    assert npu502._pip_table() == first
