@@ -403,3 +403,32 @@ def test_the_pip_table_is_built_once_per_knowledge_table_and_again_for_another(m
     assert ("flash-attention-x", "flash_attn") in other and ("flash-attn", "flash_attn") not in other
     monkeypatch.undo()
     assert npu502._pip_table() == first
+
+
+def test_the_node_index_holds_what_ast_walk_finds_in_its_order_with_each_parent():
+    # context.index_tree (generated visitors per node class): every node `ast.walk` finds but the shared ctx / op
+    # singletons, bucketed by class in walk order, and each node's parent as ast.iter_child_nodes gives it; on this
+    # project's sources, the shapes they lack, None among a list's items (`{**d}`, a keyword-only argument without a
+    # default) and a node built by hand without its list fields
+    import ast
+    from pathlib import Path
+
+    from migrate.context import index_tree
+
+    shared = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    extra = ("match p:\n    case {'k': [1, *rest]} | Point(x=0) as q if q:\n        pass\n"
+             "try:\n    pass\nexcept* (ValueError, TypeError) as group:\n    global g\n"
+             "def f(a, /, b=1, *c, d, e=2, **k) -> int:\n    return {**k, 1: 2}\n"
+             "f = lambda a=1, *b, c, **d: [y async for y in a if (z := y)]\nprint(f'{x!r:>{w}}', {**d}, {1: 2}[1:2:3])\n")
+    trees = [ast.parse(Path(p).read_text()) for p in ("migrate/engine.py", "migrate/context.py", "migrate/rules/_device_helpers.py")]
+    trees += [ast.parse(extra), ast.Module(body=[ast.Expr(ast.Call(ast.Name("f", ast.Load())))])]  # Call without args
+    for tree in trees:
+        walked = [n for n in ast.walk(tree) if not isinstance(n, shared)]
+        nodes, parents = index_tree(tree)
+        by_class = {}
+        for node in walked:
+            by_class.setdefault(node.__class__, []).append(node)
+        assert list(nodes) == list(by_class)
+        assert all([id(n) for n in nodes[cls]] == [id(n) for n in by_class[cls]] for cls in by_class)
+        expected = {id(child): node for node in walked for child in ast.iter_child_nodes(node) if not isinstance(child, shared)}
+        assert parents.keys() == expected.keys() and all(parents[key] is expected[key] for key in expected)
