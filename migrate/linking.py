@@ -151,10 +151,13 @@ def from_facts(index) -> bool:
 
 def _unspelled(definition) -> bool:
     """A module built under a computed name, rendered with braces (`load(name=name, ...)` -> `{name}`,
-    `f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`: repo_index.extension_name, _computed_name): no import, attribute chain or
-    relative import spells a brace, so only the file that builds it, a string holding its name or an
-    `importlib.import_module` f-string can reach it (torch's own cpp_extension.py builds `{name}`)."""
-    return "{" in definition.name and definition.kind == "module" and not definition.mode and definition.path.endswith(".py")
+    `f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`: repo_index.extension_name, _computed_name), without a dot (a dotted one
+    could be reached by its tail, `{pkg}.ops._C` by `ops._C`): no import, attribute chain or relative import spells
+    a brace and no shared library's stem holds one, so only the file that builds it and an
+    `importlib.import_module` call (a string, an f-string pattern) can reach it (torch's own cpp_extension.py
+    builds `{name}`)."""
+    return "{" in definition.name and "." not in definition.name and definition.kind == "module" and not definition.mode \
+        and definition.path.endswith(".py")
 
 
 def unspelled_modules(index) -> dict:
