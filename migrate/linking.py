@@ -52,13 +52,13 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         to_parse = []
         named = unspelled_modules(index)
         for entry in pending:
-            if named and _may_reach(entry[1], entry[2], named, max_file_size):  # a loader or the build's own file
-                to_parse.append(entry)
-                continue
             key, digest = digests.get(entry[1].path, ("", ""))
             sites = next((f[1] for f in entry[1].facts if f[0] == "site"), None)
             if sites is None and cache and key:  # a result from the cache: its sites are stored beside it
                 sites = cache.get_sites(key, digest)
+            if named and _may_reach(entry[1], sites, named):  # a loader given a brace, the build's own file
+                to_parse.append(entry)
+                continue
             try:
                 outcome = link_from_facts(entry[1], sites, index, version) if isinstance(sites, str) else None
             except (ValueError, IndexError, KeyError):  # an edited or truncated cache entry: parse the file instead
@@ -164,16 +164,17 @@ def unspelled_modules(index) -> dict:
     return {name: d for name, d in index.modules.items() if _unspelled(d)}
 
 
-def _may_reach(result: FileResult, data: bytes | None, named: dict, max_file_size: int) -> bool:
-    """Whether NPU508 on this file's tree could reach one of the `_unspelled` modules: the file builds one, its text
-    holds one's name or calls `import_module` (an f-string pattern can match a brace), or one of its references
-    matches one; then the file is parsed and linked from its tree as before."""
-    from migrate import engine
-
+def _may_reach(result: FileResult, sites, named: dict) -> bool:
+    """Whether NPU508 on this file's tree could reach one of the `_unspelled` modules: the file builds one, a call of
+    it is given a string holding a brace (the last part of its sites, `repo_index.link_sites`: an
+    `importlib.import_module` string or f-string pattern could name one), or one of its references matches one;
+    then the file is parsed and linked from its tree as before."""
     if any(d.path == result.path for d in named.values()):
         return True
-    text = engine.text_again(result.path, data, max_file_size)
-    if text is None or "import_module" in text or any(name in text for name in named):
+    if not isinstance(sites, str):
+        return True
+    parts = sites.split("\n|\n")
+    if len(parts) != 5 or parts[4]:  # a call given a brace, or sites of another shape
         return True
     modules_only = repo_index.Index(named, {})
     return any(modules_only.matches_kernel(f[1]) for f in result.facts if f[0] == "ref")
@@ -197,7 +198,7 @@ def link_from_facts(result: FileResult, sites: str, index, version: str) -> tupl
     from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
 
     del version  # the messages depend on the definitions only
-    chains, bases, relative, noqa_rows = (part.split("\n") if part else [] for part in sites.split("\n|\n"))
+    chains, bases, relative, noqa_rows, _ = (part.split("\n") if part else [] for part in sites.split("\n|\n"))
     base_of = dict(row.split(" ") for row in bases)
     rows = []  # (line, col, is a Name, root, rest, span, call, clean): the order of `chain_tops`
     for chain in chains:

@@ -868,7 +868,8 @@ def link_sites(ctx) -> str | None:
     - what each root resolves to without the relative imports: `root base`;
     - each relative import `alias full`, in the order `bind_relative_imports` binds them;
     - the file's `noqa` comments as `engine._line_suppressed` reads them (`line:CODE,CODE`, `line:*`,
-      `file`).
+      `file`);
+    - `{` when a call is given a string holding a brace (`_holds_a_brace`): see `linking._may_reach`.
     The sites of a file are few per line and found from the chains the rules already listed, so this
     costs a small share of the file's analysis. None where linking must parse the file again: two
     chains at one position (`chain_tops` then keeps the tree's order) or a relative import that could
@@ -967,9 +968,21 @@ def link_sites(ctx) -> str | None:
             noqa = ["file"]
         else:
             noqa = [f"{line}:{','.join(sorted(codes))}" for line, codes in suppress.comment_noqa(comments).items()]
+    # `{` when a call of the file is given a string holding a brace (`importlib.import_module("{x}")`, an f-string with
+    # `{{`): where the index holds a module under a computed name, `{name}`, NPU508's loader reading could reach it
+    braced = ["{"] if "import_module" in ctx.source and any(
+        call.args and _holds_a_brace(call.args[0]) for call in ctx.nodes.get(ast.Call, ())) else []
     return "\n|\n".join("\n".join(part) for part in (
         [f"{root} {tail} {' '.join(sites)}" for (root, tail), sites in chains.items()],
-        [f"{root} {base}" for root, base in bases.items()], [f"{alias} {full}" for alias, full in relative], noqa))
+        [f"{root} {base}" for root, base in bases.items()], [f"{alias} {full}" for alias, full in relative], noqa, braced))
+
+
+def _holds_a_brace(node) -> bool:
+    """A string literal holding `{`, or an f-string one of whose literal parts holds it."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and "{" in node.value
+    return isinstance(node, ast.JoinedStr) and any(
+        isinstance(part, ast.Constant) and isinstance(part.value, str) and "{" in part.value for part in node.values)
 
 
 def export_defs(ctx) -> list[Definition]:

@@ -361,8 +361,10 @@ LINKED_BOTH_WAYS = {
         "z = torch.ops.myops.pyop(2)\n"  # 5: a Python-implemented op, a wrapper call
         "with amp.amp_ctx(True):\n"  # 6: NPU510
         "    pass\n"),
-    "loader.py": (  # an import_module f-string could name the `{name}` build: this file is linked from its tree
-        "import importlib\nimport torch\ndef get(n):\n    return importlib.import_module(f'{n}')\nw = torch.ops.myops.fast(3)\n"),
+    "loader.py": (  # a string holding a brace may name the `{name}` build (it does here): linked from its tree
+        "import importlib\nimport torch\nm = importlib.import_module('{name}')\nw = torch.ops.myops.fast(3)\n"),
+    "loader2.py": (  # an f-string pattern without a brace in its literal parts names no such build: from the facts
+        "import importlib\nimport torch\ndef get(n):\n    return importlib.import_module(f'{n}_ops')\nw = torch.ops.myops.fast(3)\n"),
 }
 
 
@@ -388,7 +390,7 @@ def test_linking_from_the_facts_gives_what_linking_from_the_trees_gives(tmp_path
 
     monkeypatch.setattr(fileio, "parse_python", spy)
     from_facts = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
-    assert sorted(parsed) == ["lib/build.py", "loader.py"]  # the build's own file, an import_module f-string
+    assert sorted(parsed) == ["lib/build.py", "loader.py"]  # the build's own file, a loader given a brace
     monkeypatch.setattr(linking, "from_facts", lambda index: False)
     parsed.clear()
     from_trees = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
@@ -397,3 +399,4 @@ def test_linking_from_the_facts_gives_what_linking_from_the_trees_gives(tmp_path
     user = sorted((f.line, f.code) for f in from_facts.findings if f.path.endswith("user.py") and f.code in ("NPU508", "NPU510"))
     assert user == [(4, "NPU508"), (6, "NPU510")]
     assert [f.line for f in from_facts.wrapper_calls if f.path.endswith("user.py")] == [5]
+    assert sorted((f.line, f.code) for f in from_facts.findings if f.path.endswith("loader.py")) == [(3, "NPU508"), (4, "NPU508")]
