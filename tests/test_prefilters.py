@@ -432,3 +432,18 @@ def test_the_node_index_holds_what_ast_walk_finds_in_its_order_with_each_parent(
         assert all([id(n) for n in nodes[cls]] == [id(n) for n in by_class[cls]] for cls in by_class)
         expected = {id(child): node for node in walked for child in ast.iter_child_nodes(node) if not isinstance(child, shared)}
         assert parents.keys() == expected.keys() and all(parents[key] is expected[key] for key in expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["apex", "apex_C", "triton", "xformers", "import ", "cud", "a", "flash_attn", "\n", "é",
+                                 "mmcv", "nvidia", "cupy", "pynvml", "_", "."]), max_size=8).map("".join))
+def test_wants_exports_reads_the_trigger_search_and_the_minimal_hints_as_a_search_of_every_hint(text):
+    # reexports.wants_exports: the hints holding no other hint, each answered from what engine._applying found of the
+    # text where it searched it: the same answer as searching every hint in the text
+    from migrate import engine, knowledge, reexports
+
+    version = knowledge.resolve_version(None)
+    searched: dict[str, bool] = {}
+    engine._applying(engine._rules_for(version)["python"], text, engine._kb(version), searched)
+    expected = "cuda" in text or any(hint in text for hint in reexports._hints())
+    assert reexports.wants_exports(text, searched) == expected == reexports.wants_exports(text)
