@@ -161,6 +161,9 @@ def collect_imports(imports, import_froms) -> tuple[dict[str, str], list[str]]:
     return names, stars
 
 
+_UNKNOWN = object()
+
+
 class PythonContext:
     """Everything a Python rule needs about one module (or one notebook cell)."""
 
@@ -235,8 +238,9 @@ class PythonContext:
         """Dotted name of a Name/Attribute chain resolved through imports, or None when the root
         is not an imported name (a local variable, `self`, an argument...)."""
         key = id(node)
-        if key in self._qualname_cache:
-            return self._qualname_cache[key]
+        known = self._qualname_cache.get(key, _UNKNOWN)  # one lookup: asked ~5M times on torch, mostly answered here
+        if known is not _UNKNOWN:
+            return known
         parts: list[str] = []
         current = node
         while isinstance(current, ast.Attribute):
