@@ -321,7 +321,7 @@ def test_a_cached_finding_read_back_from_its_row_equals_the_finding_stored():
     assert back == FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 30), st.integers(0, 12)), max_size=25), st.integers(0, 45))
 @example([(3, 2), (4, 2)], 5)  # (3, 5) and (4, 6) hold line 5, both 2 long: the first sorted, as min() gave
 def test_the_statement_holding_a_line_is_the_shortest_range_holding_it_the_first_sorted_on_a_tie(pairs, line):
