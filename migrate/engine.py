@@ -27,6 +27,7 @@ from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
 from migrate.imported_flags import CODES as GUARD_CODES
 from migrate.imported_flags import flag_defs, reread_guarded
+from migrate.newer_syntax import newer_syntax
 from migrate.newer_syntax import parse as parse_python_source
 from migrate.optional_modules import drop_optional_modules, tree_imports
 from migrate.sources import (
@@ -157,10 +158,12 @@ def _minimal_triggers(rule, kb) -> tuple[str, ...]:
     return entry[2]
 
 
-def _applying(rules, text: str, kb) -> list:
+def _applying(rules, text: str, kb, found: dict[str, bool] | None = None) -> list:
     """The rules of which at least one trigger occurs in `text` (a rule without triggers always
-    applies); each distinct trigger is searched for once per text (several rules share them)."""
-    found: dict[str, bool] = {}
+    applies); each distinct trigger is searched for once per text (several rules share them).
+    `found`: filled with each trigger searched for and whether `text` holds it."""
+    if found is None:
+        found = {}
     out = []
     for rule in rules:
         triggers = _minimal_triggers(rule, kb)
@@ -221,7 +224,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         return [], [FileError(path, "NPU901", "cannot parse: nested too deeply for Python's parser (RecursionError)")], 0
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
-    active = _applying(rules, text, kb)
+    searched: dict[str, bool] = {}
+    active = _applying(rules, text, kb, searched)
     if known_flags:  # the second look of migrate/imported_flags.py: only the rules that read availability guards
         active = [rule for rule in active if rule.CODE in GUARD_CODES]
     if known_kernels:  # the second look of migrate/imported_kernels.py: the rule reporting Triton launches, triggered or not
@@ -246,7 +250,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if facts is not None and imported_kernels.wants_kernel_defs(text):
         facts.extend(imported_kernels.kernel_defs(ctx))  # Triton / numba.cuda kernels other modules may import and launch
-    if facts is not None and reexports.wants_exports(text):
+    if facts is not None and reexports.wants_exports(text, searched):
         facts.extend(repo_index.export_defs(ctx))  # names standing for a CUDA API (NPU510), same parse
     found = _run_rules(active, ctx)
     if uses is not None:  # after the rules, whose chain_tops it reuses (see link_uses)
@@ -260,7 +264,11 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     suppressed = 0
     if "noqa" in text.lower():
         ranges = suppress.StatementRanges(tree, ctx.nodes)
-        comments = suppress.python_comments(text) if suppress.needs_comments(text, ctx.lines, ranges, findings) else {}
+        comments = {}
+        if suppress.needs_comments(text, ctx.lines, ranges, findings):  # off the tree; tokenized where it cannot say
+            comments = None if newer_syntax(tree) or "\f" in text else suppress.noqa_comments(ctx.lines, ctx.nodes)
+            if comments is None:
+                comments = suppress.python_comments(text)
         if suppress.file_is_suppressed(comments):
             return [], [], len(findings)
         noqa = suppress.comment_noqa(comments)

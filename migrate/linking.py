@@ -50,11 +50,15 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
         out.append(result)
     if pending and from_facts(index):  # no second parse where the file's facts hold its use sites
         to_parse = []
+        named = unspelled_modules(index)
         for entry in pending:
             key, digest = digests.get(entry[1].path, ("", ""))
             sites = next((f[1] for f in entry[1].facts if f[0] == "site"), None)
             if sites is None and cache and key:  # a result from the cache: its sites are stored beside it
                 sites = cache.get_sites(key, digest)
+            if named and _may_reach(entry[1], sites, named):  # a loader given a brace, the build's own file
+                to_parse.append(entry)
+                continue
             try:
                 outcome = link_from_facts(entry[1], sites, index, version) if isinstance(sites, str) else None
             except (ValueError, IndexError, KeyError):  # an edited or truncated cache entry: parse the file instead
@@ -139,8 +143,41 @@ def from_facts(index) -> bool:
     when the index holds only what those sites can reach: exported CUDA names (NPU510) and custom op
     namespaces (NPU508's `torch.ops.<ns>`). An extension module of the scan (NPU508's imports, loaders,
     accessors, wrappers, objects its ops build) still has each file linked from its syntax tree, and so
-    has a namespace named like one of torch's own (sites under those are not recorded)."""
-    return not index.modules and not index.helpers and not (index.namespaces.keys() & repo_index.BUILTIN_NAMESPACES)
+    has a namespace named like one of torch's own (sites under those are not recorded); a module built under a
+    computed name (`_unspelled`) only has the files that may reach it linked from their trees (`_may_reach`)."""
+    return (all(_unspelled(d) for d in index.modules.values()) and not index.helpers
+            and not (index.namespaces.keys() & repo_index.BUILTIN_NAMESPACES))
+
+
+def _unspelled(definition) -> bool:
+    """A module built under a computed name, rendered with braces (`load(name=name, ...)` -> `{name}`,
+    `f"wkv_{T_MAX}"` -> `wkv_{T_MAX}`: repo_index.extension_name, _computed_name), without a dot (a dotted one
+    could be reached by its tail, `{pkg}.ops._C` by `ops._C`): no import, attribute chain or relative import spells
+    a brace and no shared library's stem holds one, so only the file that builds it and an
+    `importlib.import_module` call (a string, an f-string pattern) can reach it (torch's own cpp_extension.py
+    builds `{name}`)."""
+    return "{" in definition.name and "." not in definition.name and definition.kind == "module" and not definition.mode \
+        and definition.path.endswith(".py")
+
+
+def unspelled_modules(index) -> dict:
+    return {name: d for name, d in index.modules.items() if _unspelled(d)}
+
+
+def _may_reach(result: FileResult, sites, named: dict) -> bool:
+    """Whether NPU508 on this file's tree could reach one of the `_unspelled` modules: the file builds one, a call of
+    it is given a string holding a brace (the last part of its sites, `repo_index.link_sites`: an
+    `importlib.import_module` string or f-string pattern could name one), or one of its references matches one;
+    then the file is parsed and linked from its tree as before."""
+    if any(d.path == result.path for d in named.values()):
+        return True
+    if not isinstance(sites, str):
+        return True
+    parts = sites.split("\n|\n")
+    if len(parts) != 5 or parts[4]:  # a call given a brace, or sites of another shape
+        return True
+    modules_only = repo_index.Index(named, {})
+    return any(modules_only.matches_kernel(f[1]) for f in result.facts if f[0] == "ref")
 
 
 class _File:
@@ -161,31 +198,34 @@ def link_from_facts(result: FileResult, sites: str, index, version: str) -> tupl
     from migrate.rules.npu510_reexported_cuda_name import ReexportedCudaName
 
     del version  # the messages depend on the definitions only
-    chains, bases, relative, noqa_rows = (part.split("\n") if part else [] for part in sites.split("\n|\n"))
+    chains, bases, relative, noqa_rows, _ = (part.split("\n") if part else [] for part in sites.split("\n|\n"))
     base_of = dict(row.split(" ") for row in bases)
     rows = []  # (line, col, is a Name, root, rest, span, call, clean): the order of `chain_tops`
     for chain in chains:
         root, rest, *places = chain.split(" ")
         for place in places:
+            probe = place.startswith("!")  # `hasattr(torch.ops.ns, "op")` (NPU508's `_hasattr_probe`)
+            place = place.lstrip("!")
             clean = not place.startswith("~")
             fields = place.lstrip("~").split(",")
             line, col = int(fields[0]), int(fields[1])
             span = (line, col, line + int(fields[2]), int(fields[3]))
-            rows.append((line, col, rest == "-", root, rest, span, fields[4] if len(fields) > 4 else None, clean))
+            rows.append((line, col, rest == "-", root, rest, span, fields[4] if len(fields) > 4 else None, clean, probe))
     rows.sort(key=lambda row: row[:3])
     ctx = _File(result.path)
     known = {(f.code, f.line, f.column) for f in result.findings}
     extra = []
     if index.namespaces:  # NPU508: every `torch.ops.<ns>...` chain of a namespace of the scan, in the file's order
         rule = CustomExtensionUse()
-        for _, _, _, root, rest, span, _, _ in rows:
+        for _, _, _, root, rest, span, _, _, probe in rows:
             base = base_of.get(root)
-            if base is None:
+            if base is None or probe:
                 continue
             qual = base if rest == "-" else f"{base}.{rest}"
             parts = qual.split(".")
             if len(parts) > 2 and parts[0] == "torch" and parts[1] == "ops" and parts[2] in index.namespaces:
-                extra.append(rule._finding(ctx, span, qual, index.namespaces[parts[2]]))
+                python_op = len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops  # as `uses` on the tree
+                extra.append(rule._finding(ctx, span, qual, index.namespaces[parts[2]], python_op=parts[3] if python_op else ""))
     if index.exports:  # NPU510: the relative imports of an exported name bound first, as `bind_relative_imports` does
         bound = dict(base_of)
         for pair in relative:
@@ -193,7 +233,7 @@ def link_from_facts(result: FileResult, sites: str, index, version: str) -> tupl
             if index.export_for(full) is not None:
                 bound[alias] = full
         rule = ReexportedCudaName()
-        for _, _, _, root, rest, span, call, clean in rows:
+        for _, _, _, root, rest, span, call, clean, _ in rows:
             base = bound.get(root)
             if base is None or not clean:
                 continue

@@ -492,9 +492,16 @@ def parse_newer(text: str, filename: str = "<unknown>") -> ast.Module | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=filename)
-        return _Rebuild(text, runs).visit(tree)
+        tree = _Rebuild(text, runs).visit(tree)
+        tree._npu_newer_syntax = True  # read by `newer_syntax`: the 3.11 tokenizer may read this text otherwise
+        return tree
     except (SyntaxError, ValueError, RecursionError, MemoryError, _Unsupported, StopIteration):
         return None
+
+
+def newer_syntax(tree: ast.AST) -> bool:
+    """The tree was read by `parse_newer` (the running Python's parser rejected the text)."""
+    return getattr(tree, "_npu_newer_syntax", False)
 
 
 def parse(text: str, filename: str = "<unknown>") -> ast.Module:

@@ -199,10 +199,27 @@ def module_exports(ctx) -> list[Export]:
     return out
 
 
-def wants_exports(text: str) -> bool:
+def wants_exports(text: str, searched: dict[str, bool] | None = None) -> bool:
     """Cheap pre-filter: a file can export a CUDA-specific name only if it mentions CUDA, a GPU-only
-    package or a CUDA-default callable's package."""
-    return "cuda" in text or any(hint in text for hint in _hints())
+    package or a CUDA-default callable's package. `searched`: what the rules' trigger search already
+    found of `text` (hint -> whether it holds it; `engine._applying`), not searched again."""
+    if "cuda" in text:
+        return True
+    searched = searched or {}
+    for hint in _minimal_hints():
+        hit = searched.get(hint)
+        if hit is None:
+            hit = hint in text
+        if hit:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _minimal_hints() -> tuple[str, ...]:
+    """The hints holding no other hint (`apex` for `apex_C` too): a text holds some hint exactly when it holds one of these."""
+    hints = _hints()
+    return tuple(h for h in hints if not any(o != h and o in h for o in hints))
 
 
 @functools.lru_cache(maxsize=1)

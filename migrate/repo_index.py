@@ -863,11 +863,13 @@ def link_sites(ctx) -> str | None:
       `report_node`'s: the call when the chain is called; columns in characters), then `,n:kw;kw` when
       it is called (positional count, keyword names); `~` before a site where NPU510 reports nothing
       (not a Load, an availability probe, prose, shadowed by a local, inside a Triton kernel), which is
-      kept only under `torch.ops.` (NPU508 reports those);
+      kept only under `torch.ops.` (NPU508 reports those), and `!` before that where NPU508 does not
+      (`hasattr(torch.ops.ns, "op")`);
     - what each root resolves to without the relative imports: `root base`;
     - each relative import `alias full`, in the order `bind_relative_imports` binds them;
     - the file's `noqa` comments as `engine._line_suppressed` reads them (`line:CODE,CODE`, `line:*`,
-      `file`).
+      `file`);
+    - `{` when a call is given a string holding a brace (`_holds_a_brace`): see `linking._may_reach`.
     The sites of a file are few per line and found from the chains the rules already listed, so this
     costs a small share of the file's analysis. None where linking must parse the file again: two
     chains at one position (`chain_tops` then keeps the tree's order) or a relative import that could
@@ -875,6 +877,7 @@ def link_sites(ctx) -> str | None:
     from migrate.reexports import inside_triton_kernel, triton_kernel
     from migrate.rules._device_helpers import availability_probe, chain_tops, shadowed
     from migrate.rules._text import is_prose
+    from migrate.rules.npu508_custom_extension_use import _hasattr_probe
 
     relative: list[tuple[str, str]] = []
     for statement in ctx.nodes.get(ast.ImportFrom, ()):
@@ -944,6 +947,9 @@ def link_sites(ctx) -> str | None:
         else:
             line, col, end_line, end_col = ctx.span(target)
         site = f"{line},{col},{end_line - line},{end_col}" if clean else f"~{line},{col},{end_line - line},{end_col}"
+        if kind is call_type and parent.func is not node and qual is not None and qual.startswith("torch.ops.") \
+                and _hasattr_probe(ctx, node):  # `hasattr(torch.ops.ns, "op")`: NPU508 reports nothing there
+            site = "!" + site
         if target is parent:
             site += f",{len(parent.args)}:{';'.join(k.arg for k in parent.keywords if k.arg)}"
         key = (root.id, tail)
@@ -962,9 +968,21 @@ def link_sites(ctx) -> str | None:
             noqa = ["file"]
         else:
             noqa = [f"{line}:{','.join(sorted(codes))}" for line, codes in suppress.comment_noqa(comments).items()]
+    # `{` when a call of the file is given a string holding a brace (`importlib.import_module("{x}")`, an f-string with
+    # `{{`): where the index holds a module under a computed name, `{name}`, NPU508's loader reading could reach it
+    braced = ["{"] if "import_module" in ctx.source and any(
+        call.args and _holds_a_brace(call.args[0]) for call in ctx.nodes.get(ast.Call, ())) else []
     return "\n|\n".join("\n".join(part) for part in (
         [f"{root} {tail} {' '.join(sites)}" for (root, tail), sites in chains.items()],
-        [f"{root} {base}" for root, base in bases.items()], [f"{alias} {full}" for alias, full in relative], noqa))
+        [f"{root} {base}" for root, base in bases.items()], [f"{alias} {full}" for alias, full in relative], noqa, braced))
+
+
+def _holds_a_brace(node) -> bool:
+    """A string literal holding `{`, or an f-string one of whose literal parts holds it."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and "{" in node.value
+    return isinstance(node, ast.JoinedStr) and any(
+        isinstance(part, ast.Constant) and isinstance(part.value, str) and "{" in part.value for part in node.values)
 
 
 def export_defs(ctx) -> list[Definition]:

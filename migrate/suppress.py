@@ -34,6 +34,55 @@ def python_comments(source: str) -> dict[int, str]:
     return comments
 
 
+_TRIPLE_QUOTED = re.compile(r"""[A-Za-z]{0,3}(\"\"\"|''')(?:\\[\s\S]|(?!\1)[\s\S])*\1""")
+
+
+def noqa_comments(lines: list[str], nodes: dict) -> dict[int, str] | None:
+    """The comments of the lines that mention noqa, as `python_comments` tokenizes them (the only comments
+    `comment_noqa` and `file_is_suppressed` act on), read off the parsed tree: outside a string literal a `#`
+    starts a comment, so the first `#` of such a line outside every string node's span starts it. A string node
+    over several lines is one triple-quoted literal (its text from its start matches one such token ending where
+    the node ends), or implicitly concatenated parts that may hold a comment between them: None there (tokenize
+    then). `lines`: split as the tokenizer does (`split_lines`); `nodes`: the context's nodes by type."""
+    marked = {number for number, line in enumerate(lines, 1) if "noqa" in line.lower()}
+    if not marked:
+        return {}
+    spans: dict[int, list] = {}  # line -> [(start, end, node over several lines or None)], in UTF-8 bytes
+    strings = [n for n in nodes.get(ast.Constant, ()) if isinstance(n.value, (str, bytes))]
+    for node in strings + list(nodes.get(ast.JoinedStr, ())):
+        first, last = node.lineno, node.end_lineno or node.lineno
+        several = node if first != last else None
+        for number in marked.intersection(range(first, last + 1)) if several else (first,) if first in marked else ():
+            spans.setdefault(number, []).append((node.col_offset if number == first else 0,
+                                                 node.end_col_offset if number == last else float("inf"), several))
+    out: dict[int, str] = {}
+    for number in sorted(marked):
+        line = lines[number - 1]
+        held = spans.get(number, ())
+        position = line.find("#")
+        while position >= 0:
+            offset = position if line.isascii() else len(line[:position].encode("utf-8"))
+            inside = [several for start, end, several in held if start <= offset < end]
+            if not inside:
+                out[number] = line[position:].rstrip("\r\n")
+                break
+            if any(node is not None and not _one_token(lines, node) for node in inside):
+                return None
+            position = line.find("#", position + 1)
+    return out
+
+
+def _one_token(lines: list[str], node) -> bool:
+    """The string node over several lines is one triple-quoted literal (no room for a comment inside)."""
+    first = lines[node.lineno - 1]
+    start = node.col_offset if first.isascii() else len(first.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))
+    last = lines[node.end_lineno - 1]
+    end = node.end_col_offset if last.isascii() else len(last.encode("utf-8")[:node.end_col_offset].decode("utf-8", "replace"))
+    text = "".join(lines[node.lineno - 1:node.end_lineno])
+    match = _TRIPLE_QUOTED.match(text, start)
+    return match is not None and match.end() == len(text) - len(last) + end
+
+
 def needs_comments(text: str, lines: list[str], ranges: StatementRanges, findings) -> bool:
     """Whether any finding could be suppressed: a file-level marker somewhere in the text, or a line
     mentioning noqa inside some finding's statement. Only then are the real comments tokenized (the
@@ -84,12 +133,20 @@ class StatementRanges:
 
     def lines_for(self, line: int) -> range:
         """The innermost (shortest) statement range holding `line`, else the line itself."""
-        index = bisect_right(self._starts, line)
-        holding = [(start, end) for start, end in self._ranges[:index] if end >= line]
-        if not holding:
+        ranges = self._ranges
+        best = None
+        shortest = 0
+        # back from the last range starting at or before `line`: one starting earlier is at least `line - start` long,
+        # so the scan stops once that exceeds the shortest found; a tie goes to the range sorted first, as `min` gave
+        for index in range(bisect_right(self._starts, line) - 1, -1, -1):
+            start, end = ranges[index]
+            if best is not None and line - start > shortest:
+                break
+            if end >= line and (best is None or end - start <= shortest):
+                best, shortest = (start, end), end - start
+        if best is None:
             return range(line, line + 1)
-        start, end = min(holding, key=lambda r: r[1] - r[0])
-        return range(start, end + 1)
+        return range(best[0], best[1] + 1)
 
 
 def is_suppressed(code: str, lines: range, noqa: dict[int, frozenset[str]]) -> bool:

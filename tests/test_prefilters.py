@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from migrate import cuda_builds
@@ -319,3 +319,131 @@ def test_a_cached_finding_read_back_from_its_row_equals_the_finding_stored():
     assert back.findings == (full, bare) and [hash(f) for f in back.findings] == [hash(full), hash(bare)]
     assert [vars(f) for f in back.findings] == [vars(full), vars(bare)]
     assert back == FileResult("a/b.py", "python", 9, (full, bare), (), 1, (("ref", "x"),))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 30), st.integers(0, 12)), max_size=25), st.integers(0, 45))
+@example([(3, 2), (4, 2)], 5)  # (3, 5) and (4, 6) hold line 5, both 2 long: the first sorted, as min() gave
+def test_the_statement_holding_a_line_is_the_shortest_range_holding_it_the_first_sorted_on_a_tie(pairs, line):
+    # suppress.StatementRanges.lines_for scans back from the last range starting at or before the line and stops early:
+    # the same range as the smallest-length one of all holding it (ties: the first in sorted order), else the line
+    from migrate.suppress import StatementRanges
+
+    ranges = sorted((start, start + length) for start, length in pairs)
+    statements = StatementRanges.__new__(StatementRanges)
+    statements._ranges, statements._starts = ranges, [start for start, _ in ranges]
+    holding = [(start, end) for start, end in ranges if start <= line <= end]
+    start, end = min(holding, key=lambda r: r[1] - r[0]) if holding else (line, line)
+    assert statements.lines_for(line) == range(start, end + 1)
+
+
+NOQA_SHAPES = (
+    "x = 1  # noqa: NPU101\n",
+    "x = 'a # noqa'  # real comment\ny = 'b # noqa'\n",  # `#` in a string before the comment; a string only
+    "s = '''doc\n# noqa: NPU102 inside the docstring\n'''  # noqa: NPU103\n",  # a `#` in a triple-quoted string
+    "s = r'''a\\''' b # noqa'''  # NOQA\n",  # an escaped quote does not close it
+    "s = ('a'  # noqa: NPU104 between the parts\n     'b')\n",  # implicitly concatenated over two lines
+    "s = ('''a''' '''\n# noqa''')  # noqa\n",  # triple-quoted parts, a comment-looking line inside the second
+    "s = b'\\x00' + f'{x}#'  # noqa:NPU105\r\nt = 2  # npu-migrate: noqa\r\n",  # bytes, an f-string, CRLF
+    "s = 'é' + \"ü#\"  # noqa: NPU106 après\n",  # non-ASCII before the `#`
+    "def f():\n    '''x\n    noqa'''\n    return 1  # noqa\n",
+    "noqa_flag = 1\nx = [noqa_flag,  # keep\n     2]  # noqa\n",
+)
+
+
+def test_noqa_comments_read_off_the_tree_are_the_comments_tokenize_gives():
+    # suppress.noqa_comments: the comments of the lines that mention noqa, from the tree's string spans (the
+    # only comments the noqa reading acts on); None (tokenize) only where a comment may sit between string parts
+    import ast
+
+    from migrate import suppress
+    from migrate.context import index_tree, split_lines
+
+    fell_back = []
+    for text in NOQA_SHAPES + tuple(open(path, encoding="utf-8").read() for path in (suppress.__file__, __file__)):
+        lines = split_lines(text)
+        found = suppress.noqa_comments(lines, index_tree(ast.parse(text))[0])
+        marked = {number for number, line in enumerate(lines, 1) if "noqa" in line.lower()}
+        if found is None:
+            fell_back.append(text)
+            continue
+        assert found == {k: v for k, v in suppress.python_comments(text).items() if k in marked}, text
+    assert fell_back == [NOQA_SHAPES[4], NOQA_SHAPES[5]]
+
+
+def test_noqa_comments_of_a_file_in_newer_syntax_are_tokenized(monkeypatch):
+    # a tree read by newer_syntax.parse_newer (3.12 syntax): its comments come from tokenize as before, not the tree
+    from migrate import engine, suppress
+
+    tokenized = []
+    real = suppress.python_comments
+    monkeypatch.setattr(suppress, "python_comments", lambda text: tokenized.append(text) or real(text))
+    newer = "def f[T](x: T) -> T:\n    return x.cuda()  # noqa: NPU101\n"
+    plain = "def f(x):\n    return x.cuda()  # noqa: NPU101\n"
+    for text in (newer, plain):
+        findings, errors, suppressed = engine.analyze_python_text("m.py", text, "2.14.0")
+        assert (findings, errors, suppressed) == ([], [], 1)
+    assert tokenized == [newer]
+
+
+def test_the_pip_table_is_built_once_per_knowledge_table_and_again_for_another(monkeypatch):
+    # NPU502's pip table (sorted pip names -> import keys) is kept for the third-party table it was read from: the
+    # same object while knowledge.third_party() gives the same table, built afresh from a table that replaced it
+    import dataclasses
+
+    from migrate import knowledge
+    from migrate.rules import npu502_gpu_only_dependency as npu502
+
+    first = npu502._pip_table()
+    assert npu502._pip_table() is first and ("flash-attn", "flash_attn") in first
+    table = dict(knowledge.third_party())
+    table["flash_attn"] = dataclasses.replace(table["flash_attn"], pip_names=("flash-attention-x",))
+    monkeypatch.setattr(knowledge, "third_party", lambda: table)
+    other = npu502._pip_table()
+    assert ("flash-attention-x", "flash_attn") in other and ("flash-attn", "flash_attn") not in other
+    monkeypatch.undo()
+    assert npu502._pip_table() == first
+
+
+def test_the_node_index_holds_what_ast_walk_finds_in_its_order_with_each_parent():
+    # context.index_tree (generated visitors per node class): every node `ast.walk` finds but the shared ctx / op
+    # singletons, bucketed by class in walk order, and each node's parent as ast.iter_child_nodes gives it; on this
+    # project's sources, the shapes they lack, None among a list's items (`{**d}`, a keyword-only argument without a
+    # default) and a node built by hand without its list fields
+    import ast
+    from pathlib import Path
+
+    from migrate.context import index_tree
+
+    shared = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    extra = ("match p:\n    case {'k': [1, *rest]} | Point(x=0) as q if q:\n        pass\n"
+             "try:\n    pass\nexcept* (ValueError, TypeError) as group:\n    global g\n"
+             "def f(a, /, b=1, *c, d, e=2, **k) -> int:\n    return {**k, 1: 2}\n"
+             "f = lambda a=1, *b, c, **d: [y async for y in a if (z := y)]\nprint(f'{x!r:>{w}}', {**d}, {1: 2}[1:2:3])\n")
+    trees = [ast.parse(Path(p).read_text()) for p in ("migrate/engine.py", "migrate/context.py", "migrate/rules/_device_helpers.py")]
+    trees += [ast.parse(extra), ast.Module(body=[ast.Expr(ast.Call(ast.Name("f", ast.Load())))])]  # Call without args
+    for tree in trees:
+        walked = [n for n in ast.walk(tree) if not isinstance(n, shared)]
+        nodes, parents = index_tree(tree)
+        by_class = {}
+        for node in walked:
+            by_class.setdefault(node.__class__, []).append(node)
+        assert list(nodes) == list(by_class)
+        assert all([id(n) for n in nodes[cls]] == [id(n) for n in by_class[cls]] for cls in by_class)
+        expected = {id(child): node for node in walked for child in ast.iter_child_nodes(node) if not isinstance(child, shared)}
+        assert parents.keys() == expected.keys() and all(parents[key] is expected[key] for key in expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["apex", "apex_C", "triton", "xformers", "import ", "cud", "a", "flash_attn", "\n", "é",
+                                 "mmcv", "nvidia", "cupy", "pynvml", "_", "."]), max_size=8).map("".join))
+def test_wants_exports_reads_the_trigger_search_and_the_minimal_hints_as_a_search_of_every_hint(text):
+    # reexports.wants_exports: the hints holding no other hint, each answered from what engine._applying found of the
+    # text where it searched it: the same answer as searching every hint in the text
+    from migrate import engine, knowledge, reexports
+
+    version = knowledge.resolve_version(None)
+    searched: dict[str, bool] = {}
+    engine._applying(engine._rules_for(version)["python"], text, engine._kb(version), searched)
+    expected = "cuda" in text or any(hint in text for hint in reexports._hints())
+    assert reexports.wants_exports(text, searched) == expected == reexports.wants_exports(text)

@@ -343,3 +343,60 @@ def test_a_damaged_sites_file_is_parsed_around(tmp_path):
     assert warm.cached_files >= 2
     assert [(f.path, f.line, f.message) for f in warm.findings] == [(f.path, f.line, f.message) for f in cold.findings]
     assert len([f for f in cold.findings if f.code == "NPU510"]) == 3
+
+
+LINKED_BOTH_WAYS = {
+    "lib/__init__.py": "",
+    "lib/amp.py": "from torch.cuda.amp import autocast as amp_ctx  # noqa: F401\n",
+    "lib/ops.py": (  # a namespace of the scan, one op of it implemented by a Python function (NPU508's python_op)
+        "import torch\nlib = torch.library.Library('myops', 'DEF')\n"
+        "torch.library.define('myops::pyop', '(Tensor x) -> Tensor')\n"
+        "@torch.library.impl('myops::pyop', 'cuda')\ndef pyop_cuda(x):\n    return x\n"),
+    # a JIT build under a computed name: the index holds the module `{name}` (torch's own cpp_extension.py does this)
+    "lib/build.py": "def _compile(**kw):\n    pass\ndef build(name, flags):\n    return _compile(name=name, sources=[], extra_cuda_cflags=flags)\n",
+    "user.py": (
+        "import torch\nfrom lib import amp\n"
+        "if hasattr(torch.ops.myops, 'fast'):\n"  # 3: a probe, no use (NPU508's _hasattr_probe)
+        "    y = torch.ops.myops.fast(1)\n"  # 4: NPU508
+        "z = torch.ops.myops.pyop(2)\n"  # 5: a Python-implemented op, a wrapper call
+        "with amp.amp_ctx(True):\n"  # 6: NPU510
+        "    pass\n"),
+    "loader.py": (  # a string holding a brace may name the `{name}` build (it does here): linked from its tree
+        "import importlib\nimport torch\nm = importlib.import_module('{name}')\nw = torch.ops.myops.fast(3)\n"),
+    "loader2.py": (  # an f-string pattern without a brace in its literal parts names no such build: from the facts
+        "import importlib\nimport torch\ndef get(n):\n    return importlib.import_module(f'{n}_ops')\nw = torch.ops.myops.fast(3)\n"),
+}
+
+
+def test_linking_from_the_facts_gives_what_linking_from_the_trees_gives(tmp_path, monkeypatch):
+    # the facts path (repo_index.link_sites, linking.link_from_facts) against NPU508 / NPU510 `uses` on the parsed trees
+    # (linking.from_facts forced off): a `hasattr(torch.ops.ns, ...)` probe, an op a Python function implements, and a
+    # module built under a computed name, which sends back to the parser only the files that may reach it
+    from migrate import linking
+
+    for name, text in LINKED_BOTH_WAYS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    parsed = []
+    real_parse = fileio.parse_python
+
+    def spy(text, *args, **kwargs):
+        parsed.append(next(name for name, source in LINKED_BOTH_WAYS.items() if source == text))
+        return real_parse(text, *args, **kwargs)
+
+    def rows(result):
+        return ([(f.path, f.line, f.column, f.code, f.severity, f.message) for f in result.findings],
+                sorted((f.path, f.line) for f in result.wrapper_calls), [f.suppressed for f in result.files])
+
+    monkeypatch.setattr(fileio, "parse_python", spy)
+    from_facts = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+    assert sorted(parsed) == ["lib/build.py", "loader.py"]  # the build's own file, a loader given a brace
+    monkeypatch.setattr(linking, "from_facts", lambda index: False)
+    parsed.clear()
+    from_trees = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+    assert "user.py" in parsed
+    assert rows(from_facts) == rows(from_trees)
+    user = sorted((f.line, f.code) for f in from_facts.findings if f.path.endswith("user.py") and f.code in ("NPU508", "NPU510"))
+    assert user == [(4, "NPU508"), (6, "NPU510")]
+    assert [f.line for f in from_facts.wrapper_calls if f.path.endswith("user.py")] == [5]
+    assert sorted((f.line, f.code) for f in from_facts.findings if f.path.endswith("loader.py")) == [(3, "NPU508"), (4, "NPU508")]

@@ -283,15 +283,22 @@ def _conda_env(ctx) -> bool:
     return is_conda_env(ctx.path)
 
 
-def _pip_table() -> list[tuple[str, str]]:
+_PIP_TABLES: list = []  # [(the knowledge table, its pip table)]: built once per table, not once per file (~0.8 ms)
+
+
+def _pip_table() -> tuple[tuple[str, str], ...]:
     """(normalised pip name or glob pattern, import key) from the third-party knowledge."""
+    table = knowledge.third_party()
+    if _PIP_TABLES and _PIP_TABLES[0][0] is table:
+        return _PIP_TABLES[0][1]
     out = []
-    for key, entry in knowledge.third_party().items():
+    for key, entry in table.items():
         for pip in entry.pip_names:
             out.append((normalise(pip) if "*" not in pip else pip.lower(), key))
     # the plain (shortest) import key first, so `apex` maps to the `apex` entry, not `apex.amp`
     out.sort(key=lambda item: (item[0], len(item[1])))
-    return out
+    _PIP_TABLES[:] = [(table, tuple(out))]
+    return _PIP_TABLES[0][1]
 
 
 class GpuOnlyDependency(Rule):
@@ -591,7 +598,7 @@ class GpuOnlyDependency(Rule):
         return out
 
     @staticmethod
-    def _lookup(name: str, pips: list[tuple[str, str]]) -> str | None:
+    def _lookup(name: str, pips: tuple[tuple[str, str], ...]) -> str | None:
         for pattern, key in pips:
             if pattern == name or ("*" in pattern and fnmatchcase(name, pattern)):
                 return key
