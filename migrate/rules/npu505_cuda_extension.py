@@ -411,10 +411,12 @@ class CudaExtension(Rule):
         Invalid("import os, setuptools\nif 'CUDA_HOME' not in os.environ:\n    enable_gpu = False\nelse:\n"
                 "    enable_gpu = True\nargs = []\nif (enable_gpu):\n    args += ['-DWARPRNNT_ENABLE_GPU']\n"
                 "ext = setuptools.Extension('m.kernels', sources=['op.cc'], extra_compile_args=args)\n", count=2),
-        # BasicSR setup.py: a build that can be forced without CUDA: the `or` is no CUDA gate
+        # BasicSR setup.py (megvii-research/NAFNet setup.py:102): a CUDA question or a FORCE_CUDA override is the
+        # CUDA build's gate (label rule S-(s4), S20A-(s20a-3)): the gate and the build; an `or` with another test is not
         Invalid("import os, torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                 "if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
-                "    ext = CUDAExtension('m', ['k.cu'])\n", count=1),
+                "    ext = CUDAExtension('m', ['k.cu'])\n"
+                "if torch.cuda.is_available() or args.cuda:\n    ext2 = CUDAExtension('n', ['n.cu'])\n", count=3),
         # microsoft/tutel jit_kernels/sparse.py: CUDA C source handed to the project's NVRTC helper, at the call line
         Invalid("from ..impls.jit_compiler import JitCompiler\ndef create(dtype):\n"
                 "    return JitCompiler.generate_kernel({'dtype': dtype}, \'\'\'\n"
@@ -956,13 +958,16 @@ def _switches_a_build(ctx, branch, lines) -> bool:
 
 def _asks_cuda(ctx, test) -> bool:
     """`test` is `torch.cuda.is_available()` / `torch.has_cuda`, alone or as an operand of an `and`: it decides
-    alone whether the CUDA path runs; also `"CUDA_HOME" in os.environ`, and an `or` of such questions only. Not under
-    `not` (that body is the path without CUDA), nor one operand of an `or` with anything else (BasicSR's
-    `torch.cuda.is_available() or os.getenv('FORCE_CUDA')`: the build can be forced)."""
+    alone whether the CUDA path runs; also `"CUDA_HOME" in os.environ`, and an `or` of such questions and
+    FORCE_CUDA-style environment overrides (warp-transducer's `torch.cuda.is_available() or "CUDA_HOME" in
+    os.environ`; BasicSR's `torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1'`: the CUDA build, also
+    when forced; label rule S-(s4), S20A-(s20a-3)). Not under `not` (that body is the path without CUDA), nor one
+    operand of an `or` with anything else."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_asks_cuda(ctx, value) for value in test.values)
-    if isinstance(test, ast.BoolOp):  # an `or` of CUDA questions only (warp-transducer: `torch.cuda.is_available() or
-        return all(_asks_cuda(ctx, value) for value in test.values)  # "CUDA_HOME" in os.environ`): no forced build
+    if isinstance(test, ast.BoolOp):  # an `or` of CUDA questions and CUDA overrides only, at least one question
+        asks = [value for value in test.values if not _forces_cuda(ctx, value)]
+        return bool(asks) and all(_asks_cuda(ctx, value) for value in asks)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         # `"CUDA_HOME" in os.environ`: the CUDA toolkit's own variable set
         return isinstance(test.left, ast.Constant) and test.left.value in ("CUDA_HOME", "CUDA_PATH") \
@@ -970,6 +975,30 @@ def _asks_cuda(ctx, test) -> bool:
     if isinstance(test, ast.Call):
         return ctx.qualname(test.func) == "torch.cuda.is_available"
     return isinstance(test, ast.Attribute) and ctx.qualname(test) == "torch.has_cuda"
+
+
+# an environment variable that forces a CUDA build without a GPU at build time (BasicSR / mmcv / detectron2 setup.py
+# `FORCE_CUDA`)
+_FORCE_CUDA_VARIABLE = re.compile(r"^FORCE_(?:\w+_)?CUDA$")
+
+
+def _forces_cuda(ctx, node) -> bool:
+    """`os.getenv('FORCE_CUDA', '0') == '1'`, `os.environ.get("FORCE_CUDA")`, `int(os.environ["FORCE_CUDA"])`,
+    `"FORCE_CUDA" in os.environ`: a test of a FORCE_CUDA-style environment override."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        if isinstance(node.ops[0], ast.In):
+            return isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) \
+                and bool(_FORCE_CUDA_VARIABLE.match(node.left.value)) and ctx.qualname(node.comparators[0]) == "os.environ"
+        return _forces_cuda(ctx, node.left)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "bool") and node.args:
+        return _forces_cuda(ctx, node.args[0])
+    if isinstance(node, ast.Call) and ctx.qualname(node.func) in ("os.getenv", "os.environ.get") and node.args:
+        key = node.args[0]
+    elif isinstance(node, ast.Subscript) and ctx.qualname(node.value) == "os.environ":
+        key = node.slice
+    else:
+        return False
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FORCE_CUDA_VARIABLE.match(key.value))
 
 
 def _is_nvcc_keyword(ctx, node) -> bool:
