@@ -413,6 +413,9 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             from migrate import shell_python
 
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
+            from migrate import npu_aware
+
+            findings = npu_aware.drop_npu_aware_shell(path, text, findings)  # the CUDA side of an NPU-aware script
             if "install" in text and "/" in text:  # `pip install ./submodules/x` (migrate/local_installs.py)
                 from migrate import local_installs
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies

@@ -350,3 +350,64 @@ def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index
     if not lines:
         return findings
     return [f for f in findings if not (f.code in CODES and f.line in lines)]
+
+
+# ---- shell scripts -------------------------------------------------------------------------------------------------
+# An installer that already dispatches the NPU host (pytorch/torchchat @a1a7f37 install/install_torch.sh: `elif [[ -x
+# "$(command -v npu-smi)" ]]` picks the wheels torch_npu needs, beside `if [[ -x "$(command -v nvidia-smi)" ]]` picking
+# the cu126 index) is the shell form of the dispatches above: on the Ascend host the NVIDIA probe is false and its
+# branch never runs. In a shell script one of whose `if` / `elif` tests asks for the NPU (`npu-smi`, an `ASCEND_*`
+# variable, `torch_npu`), the branches whose test asks for CUDA (`nvidia-smi`, `nvcc`, a CUDA word) get no NPU5xx
+# finding, test and body: the CUDA side of a script that handles the NPU (label rule t21a-4, ruled by the lead). A
+# script with no NPU test is read as before (the probe of an installer without an NPU path is reported).
+_SHELL_NPU_TEST = re.compile(r"(?<![\w-])npu-smi(?![\w-])|\bASCEND_\w+|\btorch_npu\b")
+_SHELL_CUDA_TEST = re.compile(r"(?<![\w-])nvidia-smi(?![\w-])|(?<![\w-])nvcc(?![\w-])|cuda", re.I)
+_SHELL_KEYWORD = re.compile(r"^(if|elif|else|fi|then)(?![\w-])")
+
+
+def shell_branches(lines: list[str]) -> list[tuple[str | None, int, int]]:
+    """(test text or None for `else`, first line, last line) of every branch of the `if` / `elif` / `else` / `fi`
+    chains of a shell script, 1-based lines, nested chains included (the keywords are read at the start of a
+    line or after `;`; a one-line `if ...; then ...; fi` is one branch)."""
+    done: list[tuple[str | None, int, int]] = []
+    stack: list[list] = []  # per open chain: [test text or None, first line, waiting for `then`]
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        for part in (p.strip() for p in stripped.split(";")):
+            keyword = _SHELL_KEYWORD.match(part)
+            word = keyword.group(1) if keyword else None
+            if word == "if":
+                stack.append([part[2:], number, True])
+            elif word in ("elif", "else") and stack:
+                test, first, _ = stack[-1]
+                done.append((test, first, number - 1 if number > first else number))
+                stack[-1] = [part[4:] if word == "elif" else None, number, word == "elif"]
+            elif word == "fi" and stack:
+                test, first, _ = stack.pop()
+                done.append((test, first, number))
+            elif word == "then" and stack:
+                stack[-1][2] = False
+            elif stack and stack[-1][2]:
+                stack[-1][0] += " " + part
+    return done
+
+
+def shell_aware_lines(lines: list[str]) -> set[int]:
+    """The lines of the CUDA branches of a shell script that tests for the NPU (see above); empty otherwise."""
+    branches = shell_branches(lines)
+    if not any(test and _SHELL_NPU_TEST.search(test) for test, _, _ in branches):
+        return set()
+    return {line for test, first, last in branches
+            if test and _SHELL_CUDA_TEST.search(test) and not _SHELL_NPU_TEST.search(test)
+            for line in range(first, last + 1)}
+
+
+def drop_npu_aware_shell(path: str, text: str, findings: list) -> list:
+    """`findings` of a shell script less the NPU5xx ones in its CUDA branches, where the script tests for the NPU."""
+    if path.endswith((".yml", ".yaml")) or not any(f.code.startswith("NPU5") for f in findings) \
+            or not _SHELL_NPU_TEST.search(text):
+        return findings
+    lines = shell_aware_lines(text.splitlines())
+    return [f for f in findings if not (f.code.startswith("NPU5") and f.line in lines)] if lines else findings

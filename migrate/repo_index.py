@@ -158,13 +158,24 @@ def _add_root(roots: dict[str, int], name: str, line: int) -> None:
         roots[root] = line
 
 
+# a hole whose value is a dotted module path (`{__name__}`, `{__package__}`, `{__spec__.parent}`)
+_DOTTED_HOLE = re.compile(r"__(?:name|package|spec)__")
+
+
 def fstring_pattern(template: str) -> str | None:
     """A regular expression for the module names an f-string template can produce
-    (`{pkg}._cuda` -> `[\\w.]+\\._cuda`); None when it has no literal part to pin it."""
+    (`{pkg}._cuda` -> `\\w+\\._cuda`); None when it has no literal part to pin it. A hole stands for one name part
+    (no dots: `basicsr.models.{file_name}` names a module of that package, not every module below it, NAFNet
+    basicsr/models/__init__.py:22) unless its value is a dotted module path (`{__package__}._cuda`); a leading hole
+    still matches the tail of a dotted name (`Index.module_matching` tries every dotted suffix)."""
+    holes = re.findall(r"\{([^{}]*)\}", template)
     parts = re.split(r"\{[^{}]*\}", template)
     if not "".join(parts).strip("._"):
         return None
-    return r"[\w.]+".join(re.escape(p) for p in parts)
+    out = re.escape(parts[0])
+    for hole, part in zip(holes, parts[1:]):
+        out += (r"[\w.]+" if _DOTTED_HOLE.search(hole) else r"\w+") + re.escape(part)
+    return out
 
 
 def library_stem(text: str) -> str | None:

@@ -155,15 +155,20 @@ def read_notebook(text: str) -> list[NotebookCell]:
         shell_lines: list[str] = []
         body = _cell_body(source)
         cell_magic_shell = body == "shell"
+        # IPython joins a `!` / `%` line ending in a backslash with the lines that follow (`!python main.py \` then
+        # `--model ...`: one command, OpenGVLab/OmniQuant's notebooks): those lines continue the shell command / magic
+        continued = ""
         for raw in source.split("\n"):
+            escape = continued or ("!" if raw.lstrip().startswith("!") else "%" if _MAGIC.match(raw) else "")
+            continued = escape if escape and raw.rstrip().endswith("\\") else ""
             if body == "other":  # `%%writefile config.yaml`, `%%html`: neither Python nor a shell script
                 python_lines.append("")
                 shell_lines.append("")
-            elif cell_magic_shell or raw.lstrip().startswith("!"):
+            elif cell_magic_shell or escape == "!":
                 python_lines.append("")
                 # blank the `!` instead of cutting it, so columns stay those of the cell
                 shell_lines.append(raw.replace("!", " ", 1) if raw.lstrip().startswith("!") else raw)
-            elif _MAGIC.match(raw):
+            elif escape:
                 python_lines.append("")
                 shell_lines.append("")
             else:

@@ -474,6 +474,24 @@ def test_cmake_targets_ctypes_libraries_and_fstring_imports_are_kernel_uses(tmp_
     assert [Path(s).name for s in rows["rasterizer"]["sources"]] == ["raster.cu"]  # its own list, not the directory
 
 
+def test_an_fstring_hole_stands_for_one_name_part(tmp_path):
+    # megvii-research/NAFNet basicsr/models/__init__.py:22 (set 21a): `import_module(f'basicsr.models.{file_name}')` over the
+    # package's `*_model.py` files names a module OF the package, not the extension declared three levels below it; a
+    # literal part after the package (`ops.{name}`) still pins it, and so does a dotted hole (`{__package__}`)
+    _write(tmp_path, {
+        "setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                     "setup(ext_modules=[CUDAExtension('pkg.models.ops.dcn.dcn_ext', ['pkg/models/ops/dcn/k.cu'])])\n"),
+        "pkg/models/ops/dcn/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/models/__init__.py": ("import importlib\n"
+                                   "mods = [importlib.import_module(f'pkg.models.{n}') for n in names]\n"
+                                   "ext = importlib.import_module(f'pkg.models.ops.dcn.{name}')\n"
+                                   "ext2 = importlib.import_module(f'{__package__}.ops.dcn.dcn_ext')\n"),
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "pkg/models/__init__.py") == [3, 4]
+
+
 def test_a_cmake_source_list_variable_makes_its_target_a_kernel_module(tmp_path):
     # k2-fsa/fast_rnnt: `set(srcs a.cu)` / `list(APPEND srcs b.cu)` then `pybind11_add_module(_ext ${srcs})` in a
     # subdirectory's CMakeLists.txt (the CUDA language is switched on elsewhere): the module's import and calls are kernel uses

@@ -3,6 +3,7 @@ one option name for the target release everywhere (issue 16)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from click.testing import CliRunner
@@ -33,6 +34,18 @@ def test_analyze_says_which_files_the_verdict_does_not_cover(tmp_path):
     assert result.exit_code == 1
     assert re.search(r"^Verdict: automatic \(1 file could not be scanned and is not judged\)$", result.output, re.M)
     assert "Scanned 1 file (" in result.output and "1 files" not in result.output
+
+
+def test_analyze_counts_notebook_cells_it_could_not_parse_as_cells(tmp_path):
+    # OpenGVLab/OmniQuant (set 21b): 5 cells of 3 notebooks that did not parse made the verdict say "5 files could not be
+    # scanned"; the rest of each notebook is scanned
+    cell = {"cell_type": "code", "source": "    indented = (\n"}
+    (tmp_path / "a.ipynb").write_text(json.dumps({"nbformat": 4, "cells": [cell, cell]}))
+    (tmp_path / "train.py").write_text(GPU)
+    result = run("analyze", "--no-cache", str(tmp_path))
+    assert re.search(r"^Verdict: automatic \(2 notebook cells in 1 file could not be parsed and are not judged\)$", result.output, re.M)
+    assert "Notebook cells that could not be parsed: 2 (in 1 file)" in result.output
+    assert "Files that could not be scanned" not in result.output
 
 
 def test_check_text_ends_with_its_gate_not_a_feasibility_verdict(tmp_path):

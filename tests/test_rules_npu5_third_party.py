@@ -222,6 +222,22 @@ def test_notebook_cell_magics_are_read_as_the_kind_of_text_they_hold():
     assert [(f.cell, f.line) for f in codes(found, "NPU504")] == [(0, 3), (2, 3), (3, 3), (4, 3)]
 
 
+def test_notebook_shell_and_magic_lines_continue_past_a_backslash():
+    # OpenGVLab/OmniQuant runing_*.ipynb (set 21b): `!CUDA_VISIBLE_DEVICES=0 python main.py \` continued by `--model ...`
+    # lines (IPython joins them into one command) failed to parse as Python (NPU901); they are the shell command's lines
+    nb = {
+        "nbformat": 4,
+        "cells": [
+            {"cell_type": "code", "source": "!CUDA_VISIBLE_DEVICES=0 python main.py \\\n--epochs 0 --output_dir ./log \\\n"
+                                            "--wbits 3 --lwc\nimport os\nos.system('nvidia-smi')\n"},
+            {"cell_type": "code", "source": "%env A=1 \\\n  B=2\n!pip install ninja \\\n  nvidia-smi\nx = 1 + \\\n  2\n"},
+        ],
+    }
+    found = analyze(json.dumps(nb), "nb.ipynb", ("notebook",))
+    assert not [f for f in found if f.code.startswith("NPU9")]
+    assert [(f.cell, f.line) for f in codes(found, "NPU504")] == [(0, 5), (1, 4)]
+
+
 def test_nvidia_smi_python_forms():
     code = (
         "import os, subprocess\n"

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
+import re
+
 from migrate.report import location, plural
 from migrate.verdict import summary
+
+_CELL_ERROR = re.compile(r"^cell \d+: ")  # migrate/engine.py: the error of one notebook cell
+
+
+def _unscanned(result) -> tuple[set[str], list[str]]:
+    """(files that could not be scanned, the notebook path of each cell that could not be parsed): a cell that does
+    not parse is one error of its notebook (`cell N: ...`), whose other cells are scanned."""
+    whole = {e.path for e in result.errors if not _CELL_ERROR.match(e.message)}
+    return whole, [e.path for e in result.errors if _CELL_ERROR.match(e.message)]
+
+
+def _unjudged(result) -> str:
+    """"1 file could not be scanned and is not judged; 5 notebook cells in 3 files could not be parsed and are not
+    judged"."""
+    whole, cells = _unscanned(result)
+    parts = [f"{plural(len(whole), 'file')} could not be scanned and {'is' if len(whole) == 1 else 'are'} not judged"] if whole else []
+    if cells:
+        parts.append(f"{plural(len(cells), 'notebook cell')} in {plural(len(set(cells)), 'file')} could not be parsed "
+                     f"and {'is' if len(cells) == 1 else 'are'} not judged")
+    return "; ".join(parts)
 
 
 def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None:
@@ -22,8 +44,11 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
         + (f", {s['files_from_cache']} from cache" if s["files_from_cache"] else "")
         + "\n"
     )
-    if s["errors"]:
-        stream.write(f"Files that could not be scanned: {s['errors']}\n")
+    whole, cells = _unscanned(result)
+    if whole:
+        stream.write(f"Files that could not be scanned: {len(whole)}\n")
+    if cells:
+        stream.write(f"Notebook cells that could not be parsed: {len(cells)} (in {plural(len(set(cells)), 'file')})\n")
     if s["findings"]:
         sev = ", ".join(f"{n} {k}" for k, n in s["by_severity"].items())
         cat = ", ".join(f"{k} {n}" for k, n in s["by_category"].items())
@@ -54,7 +79,7 @@ def report(result, stream, *, verdict, rules, show_summary: bool = True) -> None
         stream.write(f"Suppressed by noqa: {s['suppressed']}\n")
     if verdict is None:  # `check` judges against --fail-on, not migration feasibility
         return
-    unjudged = f" ({plural(s['errors'], 'file')} could not be scanned and {'is' if s['errors'] == 1 else 'are'} not judged)" if s["errors"] and s["files_scanned"] else ""
+    unjudged = f" ({_unjudged(result)})" if s["errors"] and s["files_scanned"] else ""
     unknown = s["unknown_dependencies"]
     if unknown:
         names = ", ".join(list(unknown)[:15]) + (f" and {len(unknown) - 15} more" if len(unknown) > 15 else "")

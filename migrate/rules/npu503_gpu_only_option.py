@@ -303,6 +303,12 @@ class GpuOnlyOption(Rule):
         "model.enable_xformers_memory_efficient_attention()",  # not a diffusers file: whose method is unknown
         'from diffusers import UNet2DModel\nunet.enable_npu_flash_attention()\nprint("call enable_xformers_memory_efficient_attention() on GPUs")',
         "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
+        # TencentARC/InstantMesh zero123plus/pipeline.py:92, :186: the processor class chosen only under diffusers' availability
+        # check of xformers is an optional path like the method call below (and its import is not reported with it)
+        "from diffusers.models.attention_processor import AttnProcessor, XFormersAttnProcessor, AttnProcessor2_0\n"
+        "from diffusers.utils.import_utils import is_xformers_available\nif new_torch:\n    p = AttnProcessor2_0()\n"
+        "elif is_xformers_available():\n    p = XFormersAttnProcessor()\nelse:\n    p = AttnProcessor()\n"
+        "P = AttnProcessor2_0\nif is_xformers_available():\n    P = XFormersAttnProcessor",
         # a parameter passed on to a function of this file that takes it: plumbing, not the library call
         "def load(name, load_in_4bit=False):\n    return name\nm = load(n, load_in_4bit=args.q)",
         'm = AutoModel.from_pretrained(n, attn_implementation="sdpa" if args.fast else "eager")',  # neither branch is GPU-only
@@ -562,6 +568,8 @@ class GpuOnlyOption(Rule):
             last = name.rsplit(".", 1)[-1]
             for use in names:
                 if name.split(".", 1)[0] in use.modules and fnmatchcase(last, use.pattern) and not is_prose(ctx, node):
+                    if use.guards and _under_availability_check(ctx, node, use.guards):
+                        break  # `elif is_xformers_available(): proc = XFormersAttnProcessor()`: an optional path
                     if isinstance(node, ast.Name):
                         flagged[node.id] = use.why
                     yield self.finding(ctx, node, f"`{last}` is {use.why}; NPU: {use.alternative}")

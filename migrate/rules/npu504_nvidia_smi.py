@@ -41,7 +41,10 @@ class NvidiaSmi(Rule):
     Flagged in Python strings run as commands (`subprocess.run(["nvidia-smi", ...])`,
     `os.system("nvidia-smi ...")`, `shutil.which("nvidia-smi")`, or any string that starts with
     the command), in shell launchers and in notebook `!nvidia-smi` lines. Shell comments and the
-    text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too.
+    text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too. In a shell script
+    one of whose `if` / `elif` tests asks for the NPU (`npu-smi`, `ASCEND_*`, `torch_npu`), the branches whose test
+    asks for CUDA (`if [[ -x "$(command -v nvidia-smi)" ]]`) are the CUDA side of an NPU-aware dispatch: not reported
+    (migrate/npu_aware.py, for every NPU5xx code).
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
     same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers and the `nvitop` GPU viewer (the
@@ -67,6 +70,13 @@ class NvidiaSmi(Rule):
         'import os, shutil, subprocess\nnvcc = os.path.join(cuda_home, "bin", "nvcc")\ntools = {"nvitop": 1}\n'
         'p = shutil.which("nvcc")\nq = subprocess.check_output([which, "nvcc"])',
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
+        # pytorch/torchchat install/install_torch.sh:48-:112: an installer that tests for the NPU host (npu-smi) in one
+        # of its chains; its NVIDIA-probe branches, in that chain or another, are the CUDA side (migrate/npu_aware.py)
+        Valid('if [[ -x "$(command -v nvidia-smi)" ]];\nthen\n  URL=https://download.pytorch.org/whl/nightly/cu126\n'
+              'elif [[ -x "$(command -v rocminfo)" ]]; then\n  URL=rocm\nelse\n  URL=cpu\nfi\n'
+              'if [[ -x "$(command -v xpu-smi)" ]]; then\n  R=xpu\nelif [[ -x "$(command -v npu-smi)" ]]; then\n'
+              '  R="torch==2.7.0+cpu"\nfi\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  nvidia-smi -L\nfi\n',
+              kind="launcher", filename="install.sh"),
     ]
     INVALID = [
         Invalid('import subprocess\nsubprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])', count=1),
@@ -80,6 +90,9 @@ class NvidiaSmi(Rule):
         Invalid('import subprocess\nout = subprocess.check_output(["nvcc", "-V"])', count=1),
         Invalid('run_command(f"/home/user/.local/bin/nvitop -1", host)', count=1),
         Invalid("nvidia-smi\n", kind="launcher", count=1),
+        # the same probes in a script whose only NPU mention is not a test (a comment, an echo, a command): reported
+        Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
+                'if nvidia-smi -L; then echo gpu; fi\n', kind="launcher", filename="install.sh", count=2),
         Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
         Invalid("watch -n 1 nvidia-smi  # monitor\n", kind="launcher", count=1),
         Invalid("script:\n  - nvidia-smi\n", kind="launcher", filename="ci.yml"),

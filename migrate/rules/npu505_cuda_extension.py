@@ -13,7 +13,7 @@ from migrate.repo_index import (
     plain_cuda_extension,
 )
 from migrate.rules._device_helpers import statement_of
-from migrate.rules._loop import enclosing_scope
+from migrate.rules._loop import enclosing_scope, walk_scope
 from migrate.rules._text import shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
@@ -39,6 +39,10 @@ _TF_LOAD_LIBRARY = "tensorflow.load_op_library"
 _NVCC_TEXT = re.compile(r"(?:^|/)nvcc$")
 # nvcc's GPU-architecture (and CUDA-only) flags: reported once per flag list, not once per string
 _NVCC_FLAG = re.compile(r"^-gencode$|^(?:-?arch=)?compute_\d+|^-arch=sm_\d+|^--expt-(?:relaxed-constexpr|extended-lambda)$")
+# a loaded library whose file name names another backend's build (`libtorchao_ops_mps_aten.dylib`: Apple Metal; a
+# `_cpu` build) or a macOS `.dylib` (no CUDA there): not a CUDA kernel library (pytorch/torchchat @a1a7f37
+# torchchat/utils/quantize.py:992-994)
+_OTHER_BACKEND_LIBRARY = re.compile(r"(?:^|[_.-])(?:mps|metal|cpu)(?:[_.-]|$)|\.dylib$", re.IGNORECASE)
 _LOAD_LIBRARY_MESSAGE = (
     "loads a compiled custom-op library: if it was built with CUDA (nvcc, a CUDA dispatch key) it "
     "does not load or run on an Ascend NPU; rebuild its kernels as Ascend C operators registered with torch_npu"
@@ -195,7 +199,7 @@ class CudaExtension(Rule):
     variable bound to `CUDAExtension` when its own first line carries CUDA content (`extension('m', ['k.cu'])`; a bare
     `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
     so is a call of a function of the project given a string of CUDA C kernel source (`__global__` with
@@ -232,6 +236,10 @@ class CudaExtension(Rule):
                 "Extension(", ".cu\"", ".cu'")
     VALID = [
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
+        # pytorch/torchchat torchchat/utils/quantize.py:992-994: a local name bound to an Apple Metal (.dylib) library
+        "import torch\ndef load(build):\n    libname = 'libtorchao_ops_mps_aten.dylib'\n"
+        "    libpath = f'{build}/cmake-out/lib/{libname}'\n    torch.ops.load_library(libpath)\n"
+        "torch.ops.load_library('build/libmy_ops_cpu.so')",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'], with_cuda=False)",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=srcs, extra_cuda_cflags=None)",
@@ -299,6 +307,9 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.cpp_extension import CUDAExtension, CppExtension\nExt = CUDAExtension if cuda else CppExtension", count=1),
         Invalid("import glob\nfrom torch.utils.cpp_extension import CppExtension\nsrcs = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')", count=1),
         Invalid("import torch\ntorch.ops.load_library('build/libmy_ops.so')", count=1),
+        # a local name bound to an unknown path, or bound twice, is still a library of unknown build
+        Invalid("import torch\ndef f(d):\n    name = 'libmy_ops.so'\n    path = f'{d}/{name}'\n    torch.ops.load_library(path)\n"
+                "    lib = 'libx_mps.dylib'\n    lib = find()\n    torch.ops.load_library(lib)\n    torch.ops.load_library(d)", count=3),
         Invalid("from . import custom_ops\nplugin = custom_ops.get_plugin('bias_act_plugin', sources=srcs, extra_cuda_cflags=['--use_fast_math'])", count=1),
         # GPEN face_model/op/fused_act.py: the CUDA gate around a JIT build, the build itself
         Invalid("import os, platform, torch\nfrom torch.utils.cpp_extension import load\n"
@@ -400,10 +411,12 @@ class CudaExtension(Rule):
         Invalid("import os, setuptools\nif 'CUDA_HOME' not in os.environ:\n    enable_gpu = False\nelse:\n"
                 "    enable_gpu = True\nargs = []\nif (enable_gpu):\n    args += ['-DWARPRNNT_ENABLE_GPU']\n"
                 "ext = setuptools.Extension('m.kernels', sources=['op.cc'], extra_compile_args=args)\n", count=2),
-        # BasicSR setup.py: a build that can be forced without CUDA: the `or` is no CUDA gate
+        # BasicSR setup.py (megvii-research/NAFNet setup.py:102): a CUDA question or a FORCE_CUDA override is the
+        # CUDA build's gate (label rule S-(s4), S20A-(s20a-3)): the gate and the build; an `or` with another test is not
         Invalid("import os, torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                 "if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
-                "    ext = CUDAExtension('m', ['k.cu'])\n", count=1),
+                "    ext = CUDAExtension('m', ['k.cu'])\n"
+                "if torch.cuda.is_available() or args.cuda:\n    ext2 = CUDAExtension('n', ['n.cu'])\n", count=3),
         # microsoft/tutel jit_kernels/sparse.py: CUDA C source handed to the project's NVRTC helper, at the call line
         Invalid("from ..impls.jit_compiler import JitCompiler\ndef create(dtype):\n"
                 "    return JitCompiler.generate_kernel({'dtype': dtype}, \'\'\'\n"
@@ -601,6 +614,8 @@ class CudaExtension(Rule):
                 yield from self._inner_lines(ctx, call)
                 continue
             if name in _LOAD_LIBRARY:
+                if call.args and _other_backend_library(ctx, call.args[0]):
+                    continue  # `libname = "libtorchao_ops_mps_aten.dylib"` ... `torch.ops.load_library(libpath)`
                 yield self.finding(ctx, call, _LOAD_LIBRARY_MESSAGE, severity=Severity.WARNING)
                 continue
             if name == _TF_LOAD_LIBRARY:
@@ -806,6 +821,35 @@ _CUDA_C_KERNEL = re.compile(r"\b__global__\b(?s:.*)\b(?:blockIdx|threadIdx)\b")
 _OWN_CUDA_COMPILERS = frozenset({"torch", "cupy", "cupyx", "pycuda", "numba", "cuda", "triton"})
 
 
+def _library_text(ctx, node, depth: int = 0) -> str:
+    """The known text of a library path: literals, f-string and `+` parts, and local names bound once in the same
+    scope to such a value (`libpath = f"{build}/lib/{libname}"`, `libname = "libx_mps.dylib"`); an unknown part is
+    empty."""
+    if depth > 8:
+        return ""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else ""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_library_text(ctx, part, depth + 1) for part in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return _library_text(ctx, node.value, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _library_text(ctx, node.left, depth + 1) + _library_text(ctx, node.right, depth + 1)
+    if isinstance(node, ast.Name):
+        values = [statement.value for statement in walk_scope(enclosing_scope(ctx, node))
+                  if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
+                  and any(isinstance(t, ast.Name) and t.id == node.id
+                          for t in (statement.targets if isinstance(statement, ast.Assign) else (statement.target,)))]
+        return _library_text(ctx, values[0], depth + 1) if len(values) == 1 else ""
+    return ""
+
+
+def _other_backend_library(ctx, node) -> bool:
+    """`torch.ops.load_library` of a file whose known name is another backend's build (mps / metal / cpu, a macOS
+    `.dylib`): not a CUDA kernel library."""
+    return bool(_OTHER_BACKEND_LIBRARY.search(_library_text(ctx, node).rsplit("/", 1)[-1]))
+
+
 def _runtime_cuda_source(ctx, call, name) -> bool:
     """A string of CUDA C kernel source given as an argument to a function of the project (microsoft/tutel
     jit_kernels/sparse.py: `JitCompiler.generate_kernel({...}, <a string: extern "C" __global__ void execute(...)
@@ -914,13 +958,16 @@ def _switches_a_build(ctx, branch, lines) -> bool:
 
 def _asks_cuda(ctx, test) -> bool:
     """`test` is `torch.cuda.is_available()` / `torch.has_cuda`, alone or as an operand of an `and`: it decides
-    alone whether the CUDA path runs; also `"CUDA_HOME" in os.environ`, and an `or` of such questions only. Not under
-    `not` (that body is the path without CUDA), nor one operand of an `or` with anything else (BasicSR's
-    `torch.cuda.is_available() or os.getenv('FORCE_CUDA')`: the build can be forced)."""
+    alone whether the CUDA path runs; also `"CUDA_HOME" in os.environ`, and an `or` of such questions and
+    FORCE_CUDA-style environment overrides (warp-transducer's `torch.cuda.is_available() or "CUDA_HOME" in
+    os.environ`; BasicSR's `torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1'`: the CUDA build, also
+    when forced; label rule S-(s4), S20A-(s20a-3)). Not under `not` (that body is the path without CUDA), nor one
+    operand of an `or` with anything else."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_asks_cuda(ctx, value) for value in test.values)
-    if isinstance(test, ast.BoolOp):  # an `or` of CUDA questions only (warp-transducer: `torch.cuda.is_available() or
-        return all(_asks_cuda(ctx, value) for value in test.values)  # "CUDA_HOME" in os.environ`): no forced build
+    if isinstance(test, ast.BoolOp):  # an `or` of CUDA questions and CUDA overrides only, at least one question
+        asks = [value for value in test.values if not _forces_cuda(ctx, value)]
+        return bool(asks) and all(_asks_cuda(ctx, value) for value in asks)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         # `"CUDA_HOME" in os.environ`: the CUDA toolkit's own variable set
         return isinstance(test.left, ast.Constant) and test.left.value in ("CUDA_HOME", "CUDA_PATH") \
@@ -928,6 +975,30 @@ def _asks_cuda(ctx, test) -> bool:
     if isinstance(test, ast.Call):
         return ctx.qualname(test.func) == "torch.cuda.is_available"
     return isinstance(test, ast.Attribute) and ctx.qualname(test) == "torch.has_cuda"
+
+
+# an environment variable that forces a CUDA build without a GPU at build time (BasicSR / mmcv / detectron2 setup.py
+# `FORCE_CUDA`)
+_FORCE_CUDA_VARIABLE = re.compile(r"^FORCE_(?:\w+_)?CUDA$")
+
+
+def _forces_cuda(ctx, node) -> bool:
+    """`os.getenv('FORCE_CUDA', '0') == '1'`, `os.environ.get("FORCE_CUDA")`, `int(os.environ["FORCE_CUDA"])`,
+    `"FORCE_CUDA" in os.environ`: a test of a FORCE_CUDA-style environment override."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        if isinstance(node.ops[0], ast.In):
+            return isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) \
+                and bool(_FORCE_CUDA_VARIABLE.match(node.left.value)) and ctx.qualname(node.comparators[0]) == "os.environ"
+        return _forces_cuda(ctx, node.left)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "bool") and node.args:
+        return _forces_cuda(ctx, node.args[0])
+    if isinstance(node, ast.Call) and ctx.qualname(node.func) in ("os.getenv", "os.environ.get") and node.args:
+        key = node.args[0]
+    elif isinstance(node, ast.Subscript) and ctx.qualname(node.value) == "os.environ":
+        key = node.slice
+    else:
+        return False
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FORCE_CUDA_VARIABLE.match(key.value))
 
 
 def _is_nvcc_keyword(ctx, node) -> bool:

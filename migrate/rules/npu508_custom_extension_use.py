@@ -566,7 +566,8 @@ class CustomExtensionUse(Rule):
                 return (f"importlib.import_module({text!r})", module) if module else None
             if isinstance(arg, ast.JoinedStr):
                 template = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in arg.values)
-                pattern = repo_index.fstring_pattern(template)
+                pattern = repo_index.fstring_pattern("".join(  # the holes' text: `{__package__}` may hold dots
+                    v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}" for v in arg.values))
                 module = index.module_matching(pattern) if pattern else None
                 return (f"importlib.import_module(f{template!r})", module) if module else None
             return None
