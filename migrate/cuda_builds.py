@@ -18,12 +18,18 @@ file) on every run, and only where nothing can build a file without naming it:
 - a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
   header is then kept where another file names (includes) it, as below;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
-  `#include "k.cuh"`), by file name.
+  `#include "k.cuh"`), by file name. A name written with a relative folder (`load(sources=["cuda/k.cu"])`)
+  is resolved against the naming file's folder and each folder above it (a script may run from its own
+  folder, from its project's or from the repository root): where that finds files of the scan, only those
+  copies are built (RWKV-LM: `cuda/wkv7_cuda.cu` loaded by RWKV-v5/src/model.py builds RWKV-v5/cuda/, not the
+  same-named copy in RWKV-v7/train_temp/cuda/ that no script there loads); where it finds none (a path
+  relative to an include folder or to a `cd` of a shell script), any file of that name is, as before.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 
 from migrate.findings import FileResult
@@ -57,11 +63,27 @@ def mentions(text: str) -> list[str]:
     """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names."""
     if ".cu" not in text or not _ENDING.search(text):
         return []
-    out = {"cu:" + os.path.basename(m) for m in _NAMED.findall(text)}
+    out = set(named(text))
     out.update(wildcards(text))
     if _EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text):  # a directory walk filtered by extension
         out.add(WILDCARD)
     return sorted(out)
+
+
+# the relative folder written before a CUDA file's name (`cuda/` in "cuda/k.cu", `../common/` in "../common/k.cuh"):
+# folder names only, not the tail of a URL or of an absolute path (their first name follows a `/`)
+_FOLDER = re.compile(r"(?<![\w./+-])(?:[\w.+-]+/)+$")
+
+
+def named(text: str) -> list[str]:
+    """The `cu:` facts of the CUDA files a text names: `cu:<name>`, or `cu:<folder>/<name>` where the name is written
+    with a relative folder (resolved in `drop_unbuilt`)."""
+    out = []
+    for match in _NAMED.finditer(text):
+        folder = _FOLDER.search(text, max(0, match.start() - 200), match.start())
+        path = folder.group(0) + match.group(1) if folder else match.group(1)
+        out.append("cu:" + posixpath.normpath(path))
+    return out
 
 
 def wildcards(text: str) -> set[str]:
@@ -82,7 +104,7 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
     sources = [r for r in results if any(f.code == "NPU506" for f in r.findings)]
     if not sources or not any(f.code in _BUILD_CODES for r in results for f in r.findings):
         return results
-    named: dict[str, set[str]] = {}
+    named: dict[str, set[tuple[str, str]]] = {}  # file name -> (naming file, the relative path written, or "")
     every_cu = False  # a wildcard naming every `.cu` file (not the headers)
     for result in results:
         # a shell script or CI file that compiles nothing (no nvcc command): its pattern lists files for a tool
@@ -97,11 +119,33 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
                 if fact[1] == CU_WILDCARD:
                     every_cu = True
                     continue
-                named.setdefault(fact[1][3:], set()).add(result.path)
+                written = fact[1][3:]
+                named.setdefault(posixpath.basename(written), set()).add((result.path, written if "/" in written else ""))
     candidates = {id(r) for r in sources if not (every_cu and r.path.endswith(".cu"))}
+    scanned = {os.path.normpath(r.path) for r in results}
+
+    def builds(naming: str, written: str, path: str) -> bool:
+        """`naming` names the file at `path`: by its name, or by a relative path that resolves to it from the naming
+        file's folder or one above; a relative path that resolves to no file of the scan names every file so called."""
+        if naming == path:
+            return False
+        if not written:
+            return True
+        folder, found = os.path.dirname(os.path.normpath(naming)), set()
+        while True:
+            candidate = os.path.normpath(os.path.join(folder, written))
+            if candidate in scanned:
+                found.add(candidate)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        return not found or os.path.normpath(path) in found
+
     out = []
     for result in results:
-        if id(result) in candidates and not (named.get(os.path.basename(result.path), set()) - {result.path}):
+        if id(result) in candidates and not any(builds(naming, written, result.path)
+                                                for naming, written in named.get(os.path.basename(result.path), ())):
             kept = tuple(f for f in result.findings if f.code != "NPU506")
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)

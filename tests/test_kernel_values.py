@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 from migrate import verdict
@@ -875,6 +876,22 @@ def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_report
     _write(other, dict(UNBUILT, **{"lib/setup.py": nvcc_compiler}))
     reported = sorted(f.path.split("/nms/", 1)[1] for f in _scan(other).findings if f.code == "NPU506")
     assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
+
+
+def test_a_relative_cuda_source_path_builds_only_the_copies_it_resolves_to(tmp_path):
+    # RWKV-LM's shape (set 21): v5/src/model.py JIT-loads "cuda/k.cu" (run from v5/); v7/train has its own cuda/k.cu
+    # beside the file its script loads, and nothing there names cuda/k.cu
+    load = "from torch.utils.cpp_extension import load\nload(name='{n}', sources=['cuda/{f}'], extra_cuda_cflags=['-O3'])\n"
+    kernel = "__global__ void k() {}\n"
+    _write(tmp_path, {
+        "v5/src/model.py": load.format(n="k", f="k.cu"), "v5/cuda/k.cu": kernel,
+        "v7/train/src/model.py": load.format(n="k32", f="k32.cu"), "v7/train/cuda/k32.cu": kernel,
+        "v7/train/cuda/k.cu": kernel,  # a copy no build of its folder names
+        "other/build.py": load.format(n="h", f="h.cu").replace("cuda/", "include/"),  # resolves to no file of the scan
+        "other/src/h.cu": kernel,
+    })
+    reported = sorted(os.path.relpath(f.path, tmp_path) for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["other/src/h.cu", "v5/cuda/k.cu", "v7/train/cuda/k32.cu"]
 
 
 # ---- nvcc architecture flags: one finding per flag list (lead's decision, session 24f) -----------------------

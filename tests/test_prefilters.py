@@ -5,8 +5,6 @@ spellings the pre-test must still let through)."""
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +13,7 @@ from migrate import cuda_builds
 
 def _mentions_without_pretest(text: str) -> list[str]:
     """`cuda_builds.mentions` read off its two patterns alone, over the whole text."""
-    out = {"cu:" + os.path.basename(m) for m in cuda_builds._NAMED.findall(text)}
+    out = set(cuda_builds.named(text))
     out.update(cuda_builds.wildcards(text))
     if cuda_builds._EXTENSION_FILTER.search(text) and cuda_builds._LISTS_A_DIRECTORY.search(text):
         out.add(cuda_builds.WILDCARD)
@@ -36,8 +34,11 @@ def test_cuda_file_mentions_pretest_skips_only_texts_without_a_match(text):
 def test_cuda_file_mentions_in_less_obvious_spellings_are_still_read():
     # a name at the very end of the text, a header, a non-ASCII name, a wildcard before a dot, a computed name
     cases = {
-        "sources = ['src/k.cu']": ["cu:k.cu"],
-        "#include <gpu/bvh.cuh>": ["cu:bvh.cuh"],
+        # a relative folder is kept (resolved by `drop_unbuilt`); a URL's or an absolute path's is not
+        "sources = ['src/k.cu']": ["cu:src/k.cu"],
+        "#include <gpu/bvh.cuh>": ["cu:gpu/bvh.cuh"],
+        "# from https://github.com/o/r/blob/main/k.cu": ["cu:k.cu"],
+        "nvcc /opt/src/k.cu": ["cu:k.cu"],
         "nvcc -c kernel.cu": ["cu:kernel.cu"],
         "src = 'ядро.cu'": ["cu:ядро.cu"],
         "glob('csrc/*.cu.in')": [cuda_builds.WILDCARD],

@@ -206,9 +206,62 @@ def _reports_an_error(handler: ast.ExceptHandler) -> bool:
                and s.value.func.attr in _ERROR_NOTICES for s in handler.body)
 
 
+# kernel languages: decorators that define the repository's own GPU kernels (`@triton.jit`, `@triton.autotune(...)`,
+# `@numba.cuda.jit`), by the dotted name a decorator resolves to
+_KERNEL_DECORATORS = {"triton": frozenset({"triton.jit", "triton.autotune", "triton.heuristics"}),
+                      "numba": frozenset({"numba.cuda.jit"})}
+
+
+def _dotted(node: ast.AST) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]
+
+
+def own_kernels_without_fallback(ctx, package: str) -> bool:
+    """The file defines its own GPU kernels in the kernel language `package` (`@triton.jit def k(...)`, `@numba.cuda.jit`)
+    and no other definition of those names (lit-llama quantization.py: `try: import triton / except: triton = None`,
+    then `if triton is not None: @triton.autotune(...) @triton.jit def linear_kernel_4bit_weight(...)`). An optional
+    import does not make such kernels optional: they are the repository's own work to port (label rules (y5),
+    (s21b-1)), so neither the import nor the kernels' decorators and launches are dropped. A file that defines the
+    same name again without the decorator (a torch fallback kernel) keeps its import optional."""
+    decorators = _KERNEL_DECORATORS.get(package)
+    if decorators is None:
+        return False
+    bound: dict[str, str] = {}
+    for kind in (ast.Import, ast.ImportFrom):
+        for statement in ctx.nodes.get(kind, ()):
+            for alias in statement.names:
+                if _package_of_alias(statement, alias) != package:
+                    continue
+                if isinstance(statement, ast.ImportFrom):
+                    bound[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+                elif alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    bound[alias.name.split(".", 1)[0]] = alias.name.split(".", 1)[0]
+    kernels, others = set(), set()
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+        for node in ctx.nodes.get(kind, ()):
+            own = False
+            for decorator in node.decorator_list:
+                parts = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                if parts and parts[0] in bound:
+                    own = own or ".".join([bound[parts[0]], *parts[1:]]) in decorators
+            (kernels if own else others).add(node.name)
+    return bool(kernels - others)
+
+
 def optional_import(ctx, statement, package: str) -> bool:
     """`statement` imports `package` on a path the program does without: under `if
-    is_<pkg>_available():`, or in a `try:` whose ImportError handler binds a fallback."""
+    is_<pkg>_available():`, or in a `try:` whose ImportError handler binds a fallback. Never the import of a
+    kernel language the file defines its own kernels with (`own_kernels_without_fallback`)."""
+    if own_kernels_without_fallback(ctx, package):
+        return False
     if availability_guard(ctx, statement) is not None or _npu_fallback_handler(ctx, statement):
         return True
     attempt = guarding_try(ctx, statement)
@@ -334,6 +387,9 @@ class GpuOnlyImport(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "imports a GPU-only package"
     VALID = [
+        # the same kernel name defined again without Triton: the file has a path without the package
+        "try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
+        "    @triton.jit\n    def kernel(x_ptr):\n        pass\nelse:\n    def kernel(x_ptr):\n        return x_ptr\n",
         "import torch\nimport numpy as np",
         "import apex_utils",  # a different package whose name starts the same
         "import nvidia_dali_helpers",
@@ -379,6 +435,10 @@ class GpuOnlyImport(Rule):
         "    except Exception:\n        pass\n    return info\n",
     ]
     INVALID = [
+        # lit-llama quantization.py (label rule (s21b-1)): the file's own Triton kernel under an optional import; with
+        # no other definition of the kernel the import stays work to port
+        Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
+                "    @triton.jit\n    def kernel(x_ptr):\n        pass\n", count=1),
         Invalid(  # diffusers examples: the option needs the package (the else raises)
             "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
             "    else:\n        raise ValueError('xformers is not available')", count=1),

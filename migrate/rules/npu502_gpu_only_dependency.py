@@ -17,6 +17,14 @@ _CUDA_INDEX_URL = re.compile(r"https?://\S*?/(?:whl/)?cu\d{2,3}(?:/\S*)?(?=[\s\"
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
 # conda packages of the CUDA toolkit (environment.yml): `cudatoolkit=11.3` (anaconda/conda-forge),
+# A project name that says its CUDA build by a `-cuNN[N]` / `-cudaNN[N]` part (`mlc-ai-nightly-cu118`, `dgl-cu113`,
+# `spconv-cu118`, `tensorrt-cu12-libs`, `faiss-gpu-cu12`, `bitsandbytes-cuda117`, `xla-cuda12-pjrt`, `cupy-cuda12x`):
+# the suffix alone decides. In the PyPI name list (/work/.library/env/packages/pypi.tsv, 2026-11) 1035 project names
+# carry such a part, and those read by their summaries and names are all CUDA builds of a package (RAPIDS
+# `cudf-cu12`..., NVIDIA's `nvidia-*-cu12`, `mxnet-cu117`, `dgl-cu111`, `mlc-ai-nightly-cu121`, `torch-harmonics-cu126`);
+# pip normalises `_` and `.` to `-` (PEP 503), so `kvikio_cu12` is the same name. A name the catalogue knows is decided
+# by its entry (spconv-cu118: partial/info, spconv has a CPU build; cupy-cuda12x: unsupported)
+_CUDA_BUILD_NAME = re.compile(r"(?:^|[-_.])(cu\d{2,3}x?|cuda\d{2,3}x?)(?=$|[-_.])", re.I)
 # `pytorch-cuda=11.8` (pytorch channel, which selects torch's CUDA build), `cuda-toolkit`,
 # `cuda-nvcc`, `cuda-runtime` (nvidia channel), `cudnn`, `nccl`
 _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda-toolkit", "cuda-nvcc",
@@ -312,7 +320,9 @@ class GpuOnlyDependency(Rule):
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
     `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
-    `nvidia-*-cuXX` runtime wheels, and in a conda environment file the CUDA toolkit packages
+    `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
+    (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
+    `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name), and in a conda environment file the CUDA toolkit packages
     (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the pytorch channel's older
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
@@ -352,6 +362,10 @@ class GpuOnlyDependency(Rule):
               "linux_x86_64.whl; platform_system == \"Linux\"\nflash-attn==2.5.6\n", kind="manifest",
               filename="requirements_amd_noavx2.txt"),
         Valid("exllamav2==0.0.18\ntorch==2.2.1+cu121\n", kind="manifest", filename="requirements_apple_silicon.txt"),
+        # `cu` / `cuda` with digits that are no build suffix (the stem itself, part of a word)
+        Valid("cu12-tools\nmy-cuda-utils\nkaccu128\nmecu118x-lib\n", kind="manifest"),
+        # a CUDA-suffixed name the knowledge base knows is decided by its entry (spconv publishes a CPU build: info)
+        Valid("spconv-cu118==2.3.6\n", kind="manifest"),
         # an image's or a CI machine's conda setup is not part of the port's inventory (AdelaiDet docker/Dockerfile)
         Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
               filename="Dockerfile"),
@@ -388,6 +402,11 @@ class GpuOnlyDependency(Rule):
         Invalid("magi-attention @ file:///MagiAttention\ndecord==0.6.0\n", kind="manifest", count=1),
         Invalid("apex\napex>=0.1\n", kind="manifest", count=2),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
+        # a CUDA build named by its suffix (OmniQuant's mlc notebook: `!pip install --pre mlc-ai-nightly-cu118
+        # mlc-chat-nightly-cu118 -f https://mlc.ai/wheels`; PyPI dgl-cu113 / mxnet-cu117 / tensorrt-cu12-libs)
+        Invalid("pip install --pre --force-reinstall mlc-ai-nightly-cu118 mlc-chat-nightly-cu118 -f https://mlc.ai/wheels\n",
+                kind="launcher", filename="setup.sh", count=2),
+        Invalid("dgl-cu113==0.9.1\nmxnet_cu117\ntensorrt-cu12-libs\n", kind="manifest", count=3),
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
         Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
@@ -510,6 +529,13 @@ class GpuOnlyDependency(Rule):
             elif _CUDA_RUNTIME_WHEEL.match(dep.name):
                 yield self.finding(
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
+                    severity=Severity.WARNING,
+                )
+            elif key is None and (suffix := _CUDA_BUILD_NAME.search(dep.name)) and suffix.start() > 0:
+                yield self.finding(
+                    ctx, span,
+                    f"`{dep.name}` is a CUDA build (the `{suffix.group(1)}` in its name); an Ascend host needs the "
+                    "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
             elif (dep.name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(dep.name)) and _conda_env(ctx):

@@ -119,10 +119,12 @@ class GpuOnlyUse(Rule):
     VALID = [
         # SoftGroup blocks.py: spconv publishes a CPU build (partial, like pytorch3d): its import is noted, not each use
         "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)\nx = spconv.SparseConvTensor(f, i, s, 1)",
-        # lit-llama quantization.py: Triton is optional (a bare except binds `triton = None`), so its
-        # kernels and their launches are on the path an NPU host never takes
-        "try:\n    import triton\nexcept:\n    triton = None\n@triton.jit\ndef k(x):\n    pass\n"
-        "def run(x):\n    grid = lambda META: (triton.cdiv(8, 4),)\n    k[grid](x)\n    linear_kernel_4bit_weight[grid](x)",
+        # Triton is optional (a bare except binds `triton = None`) and the file defines the kernel again without it:
+        # the kernel's decorator and launch are on the path an NPU host never takes. (Without that second definition
+        # the file's own kernel is work to port: label rule (s21b-1), the INVALID example below.)
+        "try:\n    import triton\nexcept:\n    triton = None\nif triton is not None:\n    @triton.jit\n    def k(x):\n        pass\n"
+        "else:\n    def k(x):\n        return x\n"
+        "def run(x):\n    grid = lambda META: (triton.cdiv(8, 4),)\n    k[grid](x)",
         # the same shape with a torch class: nothing GPU-only is built
         "from functools import partial\nimport torch.nn as nn\nfrom mamba_ssm import Mamba\n"
         "class Block:\n    def __init__(self, dim, mixer_cls):\n        self.mixer = mixer_cls(dim)\n"
@@ -164,6 +166,9 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # lit-llama quantization.py (label rule (s21b-1)): an optional import does not make the file's own kernel optional
+        Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
+                "    @triton.jit\n    def kernel(x_ptr):\n        pass\n\ndef run(x):\n    kernel[(1,)](x)\n", count=2),
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
         Invalid("from apex.parallel import convert_syncbn_model\nm = convert_syncbn_model(m)", count=1),
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),

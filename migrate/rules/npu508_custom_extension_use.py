@@ -215,6 +215,9 @@ class CustomExtensionUse(Rule):
             count=2,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
+        # RWKV-LM RWKV-v7/train_temp/src/model.py (label rule (s21b-5)): a name bound to the namespace; its attribute calls
+        # are op calls (the binding line and the call line, not the binding's target again)
+        Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\nOP = torch.ops.mylib\ny = OP.fast_op(x)\n", count=2),
         # an availability probe of the op (`hasattr(torch.ops.ns, 'op')`) is no use of it: the call only
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\nhas = hasattr(torch.ops.mylib, 'fast_op')\n"
                 "y = torch.ops.mylib.fast_op(x) if has else x\n", count=1),
@@ -306,6 +309,8 @@ class CustomExtensionUse(Rule):
         for node, qual in chain_tops(ctx):
             if qual.startswith("torch.ops."):
                 parts = qual.split(".")
+                if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
+                    continue
                 if len(parts) > 2 and parts[2] in index.namespaces and not _hasattr_probe(ctx, node):
                     python_op = len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
@@ -601,6 +606,14 @@ class CustomExtensionUse(Rule):
         helper_lines = {d.line: d.name for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
         for statement in ctx.nodes.get(ast.Assign, ()):
             value = statement.value
+            if isinstance(value, ast.Attribute) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                # `OP = torch.ops.<ns>` (RWKV-LM RWKV-v7/train_temp/src/model.py; label rule (s21b-5)): the name stands for
+                # the registered namespace as a compiled module's name does, so `OP.forward(...)` calls its op
+                parts = (ctx.qualname(value) or "").split(".")
+                if len(parts) == 3 and parts[:2] == ["torch", "ops"] and parts[2] in index.namespaces:
+                    ctx.imports[statement.targets[0].id] = ".".join(parts)
+                    bound = True
+                continue
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 found = self._loaded(ctx, value, index)
                 if found is not None:
