@@ -257,8 +257,33 @@ def _strided_only(get_stat_info, strided, no_stats):
     return strided_only
 
 
+SCRIPT_WRAPPER = "msprobe.pytorch.dump.api_dump.script_wrapper"  # the dump's start patches Triton's kernel launches
+TRITON = "triton"
+
+
+def _patch_script_wrapper(module) -> None:
+    """msprobe's dump start (`wrap_script_func`) imports triton to wrap its kernels' `run` (~0.2 s CPU) whether or not
+    the script ever uses triton (a CPU run never does; torch imports it only to compile): the same wrapping happens
+    when triton is imported, right after its top level ran (the classes it wraps are loaded by then), before any
+    kernel can run; at once when triton is imported already."""
+    original = getattr(module, "patch_triton_jitfunction_run", None)
+    if not callable(original) or getattr(original, "__npu_migrate__", False):
+        return
+
+    def patch_triton_jitfunction_run():
+        if TRITON in sys.modules:
+            return original()
+        from checks.emulation.fakedata import patch_modules
+
+        patch_modules({TRITON: lambda _triton: original()})
+        return None
+
+    patch_triton_jitfunction_run.__npu_migrate__ = True
+    module.patch_triton_jitfunction_run = patch_triton_jitfunction_run
+
+
 PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker,
-           STAT_PROCESSOR: _patch_stat_processor}
+           STAT_PROCESSOR: _patch_stat_processor, SCRIPT_WRAPPER: _patch_script_wrapper}
 
 
 class _Deferred:
