@@ -257,6 +257,38 @@ def _strided_only(get_stat_info, strided, no_stats):
     return strided_only
 
 
+PACK_FEATURES_IN = (f"{CONFIG_CHECK}.checkers.weights_checker", f"{CONFIG_CHECK}.checkers.dataset_checker")
+PACK_STATS_DUMPED = "NPU_VALIDATE_PACK_STATS_DUMPED"  # checks.validate.hosts.PACK_STATS_DUMPED_ENV
+
+
+def _patch_pack_features(module) -> None:
+    """The pack's weights (every parameter, every forward) and dataset items take max, min, mean and norm of each
+    tensor (`get_tensor_features`), each through `FmkAdp.process_tensor`: a float copy of a non-float or float64
+    tensor four times, and two passes for the max and the min. `get_tensor_features` here: one copy and one aminmax
+    pass, the same floats (NaN included: aminmax propagates it as max() and min() do); msprobe's own function for
+    anything else (not torch's tensor, an empty tensor aminmax refuses as max() does) and where the pack's statistics
+    are dumped as the script's APIs (a schema-1 bundle's comparing run: its dump numbers Tensor.max and Tensor.min)."""
+    original, adapter = getattr(module, "get_tensor_features", None), getattr(module, "FmkAdp", None)
+    if not callable(original) or getattr(original, "__npu_migrate__", False) or adapter is None:
+        return
+
+    def get_tensor_features(tensor):
+        torch = sys.modules.get("torch")
+        if (torch is None or getattr(adapter, "fmk", None) != "pytorch" or not isinstance(tensor, torch.Tensor)
+                or os.environ.get(PACK_STATS_DUMPED) == "1"):
+            return original(tensor)
+        if not tensor.is_floating_point() or tensor.dtype == torch.float64:  # process_tensor's conversion
+            tensor = tensor.float()
+        try:
+            low, high = torch.aminmax(tensor)
+        except (RuntimeError, TypeError, NotImplementedError):
+            return original(tensor)
+        return {"max": float(high), "min": float(low), "mean": float(tensor.mean()), "norm": float(tensor.norm())}
+
+    get_tensor_features.__npu_migrate__ = True
+    module.get_tensor_features = get_tensor_features
+
+
 SCRIPT_WRAPPER = "msprobe.pytorch.dump.api_dump.script_wrapper"  # the dump's start patches Triton's kernel launches
 TRITON = "triton"
 
@@ -283,7 +315,8 @@ def _patch_script_wrapper(module) -> None:
 
 
 PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker,
-           STAT_PROCESSOR: _patch_stat_processor, SCRIPT_WRAPPER: _patch_script_wrapper}
+           STAT_PROCESSOR: _patch_stat_processor, SCRIPT_WRAPPER: _patch_script_wrapper,
+           **{name: _patch_pack_features for name in PACK_FEATURES_IN}}
 
 
 class _Deferred:
