@@ -44,7 +44,7 @@ import os
 import sys
 import weakref
 
-from checks.emulation.compat import MSPROBE_STAT_PROCESSOR
+from checks.emulation.compat import MSPROBE_SCRIPT_WRAPPER, MSPROBE_STAT_PROCESSOR
 
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
@@ -289,7 +289,7 @@ def _patch_pack_features(module) -> None:
     module.get_tensor_features = get_tensor_features
 
 
-SCRIPT_WRAPPER = "msprobe.pytorch.dump.api_dump.script_wrapper"  # the dump's start patches Triton's kernel launches
+SCRIPT_WRAPPER = MSPROBE_SCRIPT_WRAPPER  # the dump's start patches Triton's kernel launches there
 TRITON = "triton"
 
 
