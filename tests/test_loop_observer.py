@@ -114,3 +114,42 @@ def test_sample_digests_run_with_msprobes_dump_paused(monkeypatch):
     assert switch == [True, True]
     assert not hook_manager.BaseHookManager.inner_switch[threading.get_ident()]
     assert [len(digests) for digests in obs.samples] == [2, 2]
+
+
+def test_sample_digests_are_the_per_row_digests_they_were():
+    """sample_digests reads each tensor's bytes once as a (samples, row bytes) array instead of indexing,
+    reshaping and viewing every row with torch (a dozen torch calls a sample): the digests must stay those of
+    each row's shape, dtype and bytes, as bundles already recorded hold them. The reference is the per-row form."""
+    import hashlib
+
+    import torch
+
+    from checks.child.loop_observer import sample_digests
+
+    def per_row(batch_tensors):
+        size = batch_tensors[0].shape[0]
+        rows = [t.detach().cpu().contiguous() for t in batch_tensors if t.dim() >= 1 and t.shape[0] == size]
+        out = []
+        for i in range(size):
+            digest = hashlib.blake2b(digest_size=8)
+            for t in rows:
+                row = t[i]
+                digest.update(f"{tuple(row.shape)}{row.dtype}".encode())
+                digest.update(row.reshape(-1).view(torch.uint8).numpy())
+            out.append(digest.hexdigest())
+        return out
+
+    g = torch.Generator().manual_seed(0)
+    images = torch.randn(5, 3, 4, 2, generator=g)
+    batches = [
+        [images, torch.randint(0, 10, (5,), generator=g)],  # (images, labels): a 1-d tensor of 5 rows
+        [images.permute(0, 3, 1, 2), torch.randn(5, 7, generator=g).to(torch.bfloat16)],  # not contiguous; no numpy dtype
+        [torch.rand(5, 2, generator=g) > 0.5, torch.randn(5, 3, generator=g).to(torch.float64), torch.randn(4, 2, generator=g)],
+        [torch.randn(5, 0, generator=g), torch.arange(5, dtype=torch.int16)],  # rows of no bytes
+        [torch.randn(5, 2, 2, generator=g, dtype=torch.complex64)],
+        [images[:, 0, 0, 0]],  # a 1-d view of a larger storage
+    ]
+    for batch in batches:
+        assert sample_digests(torch, batch) == per_row(batch)
+    assert sample_digests(torch, {"x": images, "y": images[:, :1]}) == per_row([images, images[:, :1]])
+    assert len(set(sample_digests(torch, [images]))) == 5

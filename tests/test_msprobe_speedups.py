@@ -175,3 +175,81 @@ def test_dump_statistics_take_max_and_min_from_one_pass_with_msprobes_values():
     assert lines == ["patched _PairedMinMax", "same True 9", "fallback -7.0 -3.0 [2.0]",
                      "sparse [None, None, None, None] [('torch.float32', 2.0), ('torch.float32', -1.0), "
                      "('torch.float32', 0.5), ('torch.float32', 2.2360680103302)]"], proc.stdout[-3000:]
+
+
+def test_triton_is_wrapped_when_imported_not_at_the_dumps_start(tmp_path, monkeypatch):
+    """msprobe's dump start imports triton to wrap its kernels' launches (`patch_triton_jitfunction_run`); the
+    speed-up runs that wrapping when triton is imported instead, right after its top level (its runtime classes
+    loaded, as msprobe's wrapping imports them), and at once when triton is imported already. A fake triton package
+    stands in for it (the real one may be imported in this process already)."""
+    import sys
+
+    from checks.child import msprobe_speedups
+
+    name = "npu_migrate_fake_triton"
+    package = tmp_path / name
+    (package / "runtime").mkdir(parents=True)
+    (package / "__init__.py").write_text("from . import runtime\n")
+    (package / "runtime" / "__init__.py").write_text("class JITFunction:\n    def run(self):\n        return 'run'\n")
+    monkeypatch.setattr(msprobe_speedups, "TRITON", name)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))  # the import hook the speed-up leaves goes with the test
+
+    calls = []
+
+    def patch_triton_jitfunction_run():  # msprobe's: it imports triton and wraps its classes' run
+        triton = importlib.import_module(name)
+        calls.append("runtime" in vars(triton))
+        triton.runtime.JITFunction.run = lambda self: "wrapped"
+
+    script_wrapper = SimpleNamespace(patch_triton_jitfunction_run=patch_triton_jitfunction_run)
+    msprobe_speedups._patch_script_wrapper(script_wrapper)
+    script_wrapper.patch_triton_jitfunction_run()  # what msprobe's wrap_script_func calls at the dump's start
+    assert calls == [] and name not in sys.modules
+    triton = importlib.import_module(name)  # the script (torch.compile) imports triton later
+    try:
+        assert calls == [True] and triton.runtime.JITFunction().run() == "wrapped"
+        script_wrapper.patch_triton_jitfunction_run()  # a second start with triton imported: wrapped at once
+        assert calls == [True, True]
+    finally:
+        for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[loaded]
+
+
+@pytest.mark.runtime
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+def test_pack_statistics_from_one_pass_are_msprobes(monkeypatch):
+    """The pack's weights and dataset statistics (get_tensor_features, every parameter every forward) from one float
+    copy and one aminmax pass: the same dict, key order and floats as msprobe's own, NaN, infinities, integers,
+    half precision and float64 included; an empty tensor raises as msprobe's does; a schema-1 bundle's comparing run
+    (the pack's statistics dumped as the script's Tensor.max/min calls) keeps msprobe's own function."""
+    import json
+    import math
+
+    import torch
+    from msprobe.core.config_check.checkers import dataset_checker, weights_checker
+
+    from checks.child.msprobe_speedups import PACK_STATS_DUMPED, _patch_pack_features
+
+    monkeypatch.delenv(PACK_STATS_DUMPED, raising=False)
+    torch.manual_seed(0)
+    cases = [torch.randn(300, 200), torch.tensor([1.0, math.nan, -2.0]), torch.tensor([math.inf, -math.inf, 0.5]),
+             torch.randint(-9, 9, (50,)), torch.randn(40).half(), torch.randn(40).bfloat16(), torch.randn(30).double(),
+             torch.tensor(3.5), torch.tensor([True, False]), torch.randn(8, 8).t(), torch.randn(70000) * 1e3]
+    for checker in (weights_checker, dataset_checker):
+        own = checker.get_tensor_features
+        patched = SimpleNamespace(**vars(checker))
+        _patch_pack_features(patched)
+        assert patched.get_tensor_features is not own
+        for tensor in cases:
+            assert json.dumps(patched.get_tensor_features(tensor)) == json.dumps(own(tensor)), tensor
+        with pytest.raises(RuntimeError):
+            own(torch.tensor([]))
+        with pytest.raises(RuntimeError):
+            patched.get_tensor_features(torch.tensor([]))
+    calls = []
+    patched = SimpleNamespace(get_tensor_features=lambda t: calls.append(t) or "msprobe's", FmkAdp=weights_checker.FmkAdp)
+    _patch_pack_features(patched)
+    assert patched.get_tensor_features(cases[0]) != "msprobe's" and calls == []
+    monkeypatch.setenv(PACK_STATS_DUMPED, "1")
+    assert patched.get_tensor_features(cases[0]) == "msprobe's"

@@ -205,16 +205,25 @@ def sample_digests(torch, batch) -> list[str] | None:
     if not rows:
         return None
     size = rows[0].shape[0]
-    rows = [t.detach().cpu().contiguous() for t in rows if t.shape[0] == size]
+    # per tensor once: the header of its rows (a row's shape is the tensor's without its first dimension) and
+    # its bytes as one (size, row bytes) array, row i the bytes of t[i] (contiguous: C order); no torch call a sample
+    parts = [(f"{tuple(t.shape[1:])}{t.dtype}".encode(), _row_bytes(torch, t.detach().cpu().contiguous(), size))
+             for t in rows if t.shape[0] == size]
     out = []
     for i in range(size):
         digest = hashlib.blake2b(digest_size=8)
-        for t in rows:
-            row = t[i]
-            digest.update(f"{tuple(row.shape)}{row.dtype}".encode())
-            digest.update(row.reshape(-1).view(torch.uint8).numpy())
+        for header, data in parts:
+            digest.update(header)
+            digest.update(data[i])
         out.append(digest.hexdigest())
     return out
+
+
+def _row_bytes(torch, t, size: int):
+    """t's bytes as a (size, bytes of a row) uint8 numpy array (t contiguous, first dimension `size`)."""
+    if t.numel() == 0:
+        return [b""] * size
+    return t.reshape(size, -1).view(torch.uint8).numpy()
 
 
 def _rng_digests(torch) -> dict:

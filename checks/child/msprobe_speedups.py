@@ -44,7 +44,7 @@ import os
 import sys
 import weakref
 
-from checks.emulation.compat import MSPROBE_STAT_PROCESSOR
+from checks.emulation.compat import MSPROBE_SCRIPT_WRAPPER, MSPROBE_STAT_PROCESSOR
 
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
@@ -257,8 +257,66 @@ def _strided_only(get_stat_info, strided, no_stats):
     return strided_only
 
 
+PACK_FEATURES_IN = (f"{CONFIG_CHECK}.checkers.weights_checker", f"{CONFIG_CHECK}.checkers.dataset_checker")
+PACK_STATS_DUMPED = "NPU_VALIDATE_PACK_STATS_DUMPED"  # checks.validate.hosts.PACK_STATS_DUMPED_ENV
+
+
+def _patch_pack_features(module) -> None:
+    """The pack's weights (every parameter, every forward) and dataset items take max, min, mean and norm of each
+    tensor (`get_tensor_features`), each through `FmkAdp.process_tensor`: a float copy of a non-float or float64
+    tensor four times, and two passes for the max and the min. `get_tensor_features` here: one copy and one aminmax
+    pass, the same floats (NaN included: aminmax propagates it as max() and min() do); msprobe's own function for
+    anything else (not torch's tensor, an empty tensor aminmax refuses as max() does) and where the pack's statistics
+    are dumped as the script's APIs (a schema-1 bundle's comparing run: its dump numbers Tensor.max and Tensor.min)."""
+    original, adapter = getattr(module, "get_tensor_features", None), getattr(module, "FmkAdp", None)
+    if not callable(original) or getattr(original, "__npu_migrate__", False) or adapter is None:
+        return
+
+    def get_tensor_features(tensor):
+        torch = sys.modules.get("torch")
+        if (torch is None or getattr(adapter, "fmk", None) != "pytorch" or not isinstance(tensor, torch.Tensor)
+                or os.environ.get(PACK_STATS_DUMPED) == "1"):
+            return original(tensor)
+        if not tensor.is_floating_point() or tensor.dtype == torch.float64:  # process_tensor's conversion
+            tensor = tensor.float()
+        try:
+            low, high = torch.aminmax(tensor)
+        except (RuntimeError, TypeError, NotImplementedError):
+            return original(tensor)
+        return {"max": float(high), "min": float(low), "mean": float(tensor.mean()), "norm": float(tensor.norm())}
+
+    get_tensor_features.__npu_migrate__ = True
+    module.get_tensor_features = get_tensor_features
+
+
+SCRIPT_WRAPPER = MSPROBE_SCRIPT_WRAPPER  # the dump's start patches Triton's kernel launches there
+TRITON = "triton"
+
+
+def _patch_script_wrapper(module) -> None:
+    """msprobe's dump start (`wrap_script_func`) imports triton to wrap its kernels' `run` (~0.2 s CPU) whether or not
+    the script ever uses triton (a CPU run never does; torch imports it only to compile): the same wrapping happens
+    when triton is imported, right after its top level ran (the classes it wraps are loaded by then), before any
+    kernel can run; at once when triton is imported already."""
+    original = getattr(module, "patch_triton_jitfunction_run", None)
+    if not callable(original) or getattr(original, "__npu_migrate__", False):
+        return
+
+    def patch_triton_jitfunction_run():
+        if TRITON in sys.modules:
+            return original()
+        from checks.emulation.fakedata import patch_modules
+
+        patch_modules({TRITON: lambda _triton: original()})
+        return None
+
+    patch_triton_jitfunction_run.__npu_migrate__ = True
+    module.patch_triton_jitfunction_run = patch_triton_jitfunction_run
+
+
 PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker,
-           STAT_PROCESSOR: _patch_stat_processor}
+           STAT_PROCESSOR: _patch_stat_processor, SCRIPT_WRAPPER: _patch_script_wrapper,
+           **{name: _patch_pack_features for name in PACK_FEATURES_IN}}
 
 
 class _Deferred:

@@ -23,6 +23,7 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `msprobe_pt_compare()`           | `msprobe.pytorch.compare.pt_compare.pt_compare`                 |
 | `MSPROBE_DUMP_MODULES`           | msprobe's dump internals imported before the debugger starts    |
 | `MSPROBE_STAT_PROCESSOR`         | the module of msprobe's `get_stat_info` (the dump's statistics) |
+| `MSPROBE_SCRIPT_WRAPPER`         | the module of msprobe's `patch_triton_jitfunction_run`          |
 | `msprobe_dump_paused()`          | `msprobe.core.dump.hook_manager.BaseHookManager.inner_switch`   |
 """
 from __future__ import annotations
@@ -40,6 +41,8 @@ MSPROBE_DUMP_MODULES = (
 )
 # the module whose `get_stat_info` takes each dumped tensor's statistics (checks.child.msprobe_speedups)
 MSPROBE_STAT_PROCESSOR = MSPROBE_DUMP_MODULES[0]
+# the module whose `patch_triton_jitfunction_run` the dump's start calls (checks.child.msprobe_speedups)
+MSPROBE_SCRIPT_WRAPPER = "msprobe.pytorch.dump.api_dump.script_wrapper"
 
 
 class CompatError(RuntimeError):
