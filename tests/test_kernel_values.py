@@ -146,6 +146,15 @@ HELPER = {
 }
 
 
+def test_python_2_standard_modules_are_not_unknown_dependencies(tmp_path):
+    # partly-Python-2 repositories (set 22: MVIG-SJTU/AlphaPose, vid2vid's flownet2 copy) import the 2.7 standard
+    # library's StringIO / cPickle / sets / ConfigParser / urllib2 (data/python2_stdlib.toml, the 2.7 module index)
+    _write(tmp_path, {"io_utils.py": (
+        "import StringIO\nimport cPickle as pickle\nfrom sets import Set\nimport ConfigParser\n"
+        "from urllib2 import urlopen\nimport acme_imaging\n")})
+    assert list(verdict.summary(_scan(tmp_path))["unknown_dependencies"]) == ["acme_imaging"]
+
+
 def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
     _write(tmp_path, HELPER)
     result = _scan(tmp_path)
