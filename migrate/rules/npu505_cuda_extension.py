@@ -183,7 +183,8 @@ class CudaExtension(Rule):
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
     `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
-    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
+    (`extra_cuda_cflags=`, unless the sources are known to be C++ only: torch gives those flags to nvcc only for a `.cu`
+    source), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
