@@ -58,6 +58,14 @@ def _known_roots() -> frozenset[str]:
         name for entry in knowledge.device_neutral().values() for name in entry.imports)
 
 
+def _python2_stdlib() -> frozenset[str]:
+    """The Python 2.7 standard library's modules Python 3 no longer has (data/python2_stdlib.toml: `StringIO`,
+    `cPickle`, `urllib2` ...): imports of partly-Python-2 code, known, not unknown dependencies."""
+    from migrate import knowledge
+
+    return frozenset(knowledge.read_toml("data/python2_stdlib.toml")["modules"])
+
+
 def own_names(paths) -> frozenset[str]:
     """Every directory name and module name of the scanned files: an import of one of them is the
     repository's own code (scripts put their directories on sys.path, so any level counts)."""
@@ -83,7 +91,7 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     imports it by the same name), most widely used first. `index`: the scan's repo_index.build_index(files), when the caller has it."""
     from migrate import repo_index
 
-    known = _known_roots() | _TORCH | _STDLIB | _PACKAGING
+    known = _known_roots() | _TORCH | _STDLIB | _python2_stdlib() | _PACKAGING
     if index is None:  # extensions the repository builds itself are its own
         index = repo_index.build_index(files)
     own = own_names([r.path for r in files if not broken_link(r)]) | {name.split(".", 1)[0] for name in index.modules}

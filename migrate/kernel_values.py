@@ -126,7 +126,77 @@ def _render(node, env: dict) -> str | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _render(node.left, env), _render(node.right, env)
         return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _render_percent(node, env)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _render_format(node, env)
     return None
+
+
+def _render_format(call, env: dict) -> str | None:
+    """`'{}.{}'.format(module, name)` / `'{0}.{1}'` / `'{module}.{name}'.format(module=..., name=...)`
+    (open-mmlab's `make_cuda_ext`, MVIG-SJTU/AlphaPose setup.py): plain replacement fields only (no
+    attribute, index, conversion or format spec); None otherwise."""
+    import string
+
+    template = _render(call.func.value, env)
+    if template is None or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    args = [_render(a, env) for a in call.args]
+    kwargs = {k.arg: _render(k.value, env) for k in call.keywords}
+    parts, auto = [], 0
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    for literal, field, spec, conversion in fields:
+        parts.append(literal)
+        if field is None:
+            continue
+        if spec or conversion not in (None, "s"):
+            return None
+        if field == "":
+            field, auto = str(auto), auto + 1
+        value = (args[int(field)] if int(field) < len(args) else None) if field.isdigit() else kwargs.get(field)
+        if value is None:
+            return None
+        parts.append(value)
+    return "".join(parts)
+
+
+def _render_percent(node, env: dict) -> str | None:
+    """`'%s.%s' % (module, name)` / `'%s' % name`: `%s` fields only (and `%%`); None otherwise."""
+    template = _render(node.left, env)
+    if template is None:
+        return None
+    values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+    pieces = re.split(r"(%.)", template)
+    out, index = [], 0
+    for piece in pieces:
+        if piece == "%%":
+            out.append("%")
+        elif piece.startswith("%") and len(piece) == 2:
+            if piece != "%s" or index >= len(values):
+                return None
+            text = _render(values[index], env)
+            if text is None:
+                return None
+            out.append(text)
+            index += 1
+        elif "%" in piece:
+            return None
+        else:
+            out.append(piece)
+    return "".join(out) if index == len(values) else None
+
+
+_CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
+
+
+def _cpp_only(node) -> bool:
+    """`node` lists C/C++ source files (string literals) and no CUDA source."""
+    names = [n.value.strip() for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return any(name.endswith(_CPP_SUFFIXES) for name in names) and not any(name.endswith((".cu", ".cuh")) for name in names)
 
 
 def build_helpers(ctx) -> dict[str, tuple[ast.FunctionDef, ast.AST]]:
@@ -174,6 +244,12 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
             if text is not None:
                 env[keyword.arg] = text
         module = _render(name_node, env)
+        if module and _cpp_only(call) and not any(
+                isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip().endswith((".cu", ".cuh"))
+                for n in ast.walk(function)):
+            # `make_cuda_ext(name='nms_cpu', sources=['src/nms_cpu.cpp'])` (MVIG-SJTU/AlphaPose setup.py, set 22):
+            # C++ sources only, compiled by the host compiler: a CPU extension whose ops are not CUDA kernels
+            continue
         if module:
             from migrate.repo_index import cuda_sources
 

@@ -14,6 +14,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from migrate import verdict
 from migrate.engine import scan
 from migrate.report import sarif, text
@@ -144,6 +146,15 @@ HELPER = {
 }
 
 
+def test_python_2_standard_modules_are_not_unknown_dependencies(tmp_path):
+    # partly-Python-2 repositories (set 22: MVIG-SJTU/AlphaPose, vid2vid's flownet2 copy) import the 2.7 standard
+    # library's StringIO / cPickle / sets / ConfigParser / urllib2 (data/python2_stdlib.toml, the 2.7 module index)
+    _write(tmp_path, {"io_utils.py": (
+        "import StringIO\nimport cPickle as pickle\nfrom sets import Set\nimport ConfigParser\n"
+        "from urllib2 import urlopen\nimport acme_imaging\n")})
+    assert list(verdict.summary(_scan(tmp_path))["unknown_dependencies"]) == ["acme_imaging"]
+
+
 def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
     _write(tmp_path, HELPER)
     result = _scan(tmp_path)
@@ -156,6 +167,42 @@ def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
     rows = verdict.summary(result)["kernels_to_port"]
     assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
         ("proj.ops.dcn.dcn_ext", 2, ["dcn_kernel.cu"])]
+
+
+@pytest.mark.parametrize("template", [
+    "'{}.{}'.format(module, name)",  # MVIG-SJTU/AlphaPose c60106d setup.py make_cuda_ext (issue 24, set 22)
+    "'{0}.{1}'.format(module, name)",
+    "'{module}.{name}'.format(module=module, name=name)",
+    "'%s.%s' % (module, name)",
+])
+def test_a_build_helper_name_made_by_str_format_or_percent_defines_the_module(tmp_path, template):
+    files = dict(HELPER)
+    files["setup.py"] = files["setup.py"].replace("f'{module}.{name}'", template)
+    assert template in files["setup.py"]
+    _write(tmp_path, files)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+    assert all("`proj.ops.dcn.dcn_ext`" in f.message for f in result.findings if f.code == "NPU508")
+
+
+def test_a_build_helper_call_with_cpp_sources_only_defines_no_cuda_module(tmp_path):
+    # MVIG-SJTU/AlphaPose c60106d setup.py: `make_cuda_ext(name='nms_cpu', sources=['src/nms_cpu.cpp'])` beside the
+    # CUDA one; `nms_cpu.nms(` is the CPU path (set 22 label rule), `nms_cuda.nms(` the kernel
+    files = dict(HELPER)
+    files["setup.py"] = files["setup.py"].replace(
+        "    make_cuda_ext(\n", "    make_cuda_ext(name='nms_cpu', module='proj.ops.dcn', sources=['src/nms_cpu.cpp']),\n"
+        "    make_cuda_ext(\n", 1)
+    files["proj/ops/dcn/dcn.py"] += "from . import nms_cpu\ndef nms(x):\n    return nms_cpu.nms(x)\n"
+    _write(tmp_path, files)
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+
+
+def test_a_build_helper_name_with_a_format_spec_or_unknown_field_defines_no_module(tmp_path):
+    files = dict(HELPER)
+    files["setup.py"] = files["setup.py"].replace("f'{module}.{name}'", "'{}.{!r}'.format(module, name)")
+    _write(tmp_path, files)
+    assert _lines(_scan(tmp_path), "NPU508", "dcn/dcn.py") == []
 
 
 def test_a_jit_module_named_like_its_package_file_is_not_its_relative_import(tmp_path):
@@ -661,11 +708,10 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
     result = _scan(tmp_path)
     errors = {f.line for f in result.findings if f.code == "NPU501" and f.severity.name == "ERROR"}
     assert errors == {1, 2, 3, 5}
-    # pytorch3d builds its C++ ops for the CPU without CUDA, and spconv publishes a CPU build on PyPI:
-    # partial, not an error, their uses not reported; spconv's CPU wheel (cumm, not cumm-cu1xx) makes it `info`
-    # by the catalogue's partial-package policy, so its import is not reported either
-    assert [f.severity.name for f in result.findings if f.code == "NPU501" and f.line in (4, 6)] == ["WARNING"]
-    assert not [f for f in result.findings if f.line == 4]
+    # pytorch3d builds its C++ ops for the CPU without CUDA, and spconv publishes a CPU build on PyPI (cumm, not
+    # cumm-cu1xx): partial `info` by the catalogue's partial-package policy, so neither import nor use is reported
+    # (label rulings (ee), (L23); set 22, MVIG-SJTU/AlphaPose render_pytorch3d.py)
+    assert not [f for f in result.findings if f.line in (4, 6, 9, 10)]
     assert _lines(result, "NPU507", "train.py") == [7, 8]
     assert verdict.summary(result)["unknown_dependencies"] == {}
     assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)

@@ -36,6 +36,16 @@ def test_analyze_says_which_files_the_verdict_does_not_cover(tmp_path):
     assert "Scanned 1 file (" in result.output and "1 files" not in result.output
 
 
+def test_analyze_says_a_file_that_is_python_2_code_is_python_2(tmp_path):
+    # set 22 (MVIG-SJTU/AlphaPose, vid2vid): files with `print "..."` statements do not parse as Python 3
+    (tmp_path / "old.py").write_text("import os\nprint 'hello'\n")
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    (tmp_path / "train.py").write_text(GPU)
+    result = run("analyze", "--no-cache", str(tmp_path))
+    assert re.search(r"^Verdict: automatic \(1 file is Python 2 code and is not judged; 1 file could not be scanned "
+                     r"and is not judged\)$", result.output, re.M)
+
+
 def test_analyze_counts_notebook_cells_it_could_not_parse_as_cells(tmp_path):
     # OpenGVLab/OmniQuant (set 21b): 5 cells of 3 notebooks that did not parse made the verdict say "5 files could not be
     # scanned"; the rest of each notebook is scanned

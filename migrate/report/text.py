@@ -17,11 +17,20 @@ def _unscanned(result) -> tuple[set[str], list[str]]:
     return whole, [e.path for e in result.errors if _CELL_ERROR.match(e.message)]
 
 
+_PYTHON_2 = "(looks like Python 2 code)"  # migrate/engine.py: a syntax error of a file with Python 2 statements
+
+
 def _unjudged(result) -> str:
     """"1 file could not be scanned and is not judged; 5 notebook cells in 3 files could not be parsed and are not
-    judged"."""
+    judged"; a file whose syntax error is Python 2 code is said as such ("2 files are Python 2 code and are not
+    judged": set 22's partly-Python-2 repositories)."""
     whole, cells = _unscanned(result)
-    parts = [f"{plural(len(whole), 'file')} could not be scanned and {'is' if len(whole) == 1 else 'are'} not judged"] if whole else []
+    python2 = {e.path for e in result.errors if e.path in whole and _PYTHON_2 in e.message}
+    other = whole - python2
+    parts = [f"{plural(len(python2), 'file')} {'is' if len(python2) == 1 else 'are'} Python 2 code and "
+             f"{'is' if len(python2) == 1 else 'are'} not judged"] if python2 else []
+    if other:
+        parts.append(f"{plural(len(other), 'file')} could not be scanned and {'is' if len(other) == 1 else 'are'} not judged")
     if cells:
         parts.append(f"{plural(len(cells), 'notebook cell')} in {plural(len(set(cells)), 'file')} could not be parsed "
                      f"and {'is' if len(cells) == 1 else 'are'} not judged")

@@ -183,7 +183,8 @@ class CudaExtension(Rule):
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
     `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
-    (`extra_cuda_cflags=`), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
+    (`extra_cuda_cflags=`, unless the sources are known to be C++ only: torch gives those flags to nvcc only for a `.cu`
+    source), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
@@ -243,6 +244,12 @@ class CudaExtension(Rule):
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'], with_cuda=False)",
         "from torch.utils.cpp_extension import load\nm = load(name='m', sources=srcs, extra_cuda_cflags=None)",
+        # nvcc flags given to a build whose sources are C++ only (MVIG-SJTU/AlphaPose c60106d YOLOX jit_ops.py, set 22):
+        # torch passes `extra_cuda_cflags` to nvcc only for a .cu source
+        "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['a.cpp', 'b.cpp'], extra_cuda_cflags=['-O3'])",
+        "import glob\nfrom torch.utils.cpp_extension import load\nclass JitOp:\n    def sources(self):\n        pass\n"
+        "    def jit_load(self):\n        return load(name='m', sources=self.sources(),\n            extra_cuda_cflags=self.nvcc_args())\n"
+        "class CocoOp(JitOp):\n    def sources(self):\n        return glob.glob('cocoeval/*.cpp')",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
         "from setuptools import Extension\next = Extension('m', ['m.c', 'k.pyx'], extra_compile_args=['-O2'])",  # plain C/Cython
         "import glob\nfrom torch.utils.cpp_extension import load\ndef build(d):\n    source = glob.glob(d + '/*.cpp')\n    return load('ops', source)",
@@ -379,6 +386,10 @@ class CudaExtension(Rule):
         Invalid(  # torch-ngp backend.py: the call, the nvcc-flags keyword and the .cu line of one JIT build
             "from torch.utils.cpp_extension import load\n_backend = load(name='_ext',\n    extra_cuda_cflags=flags,\n"
             "    sources=['k.cu', 'b.cpp'])", count=3),
+        Invalid(  # nvcc flags and a source method whose globs name a .cu file: a CUDA build (call, flags and .cu glob lines)
+            "import glob\nfrom torch.utils.cpp_extension import load\nclass JitOp:\n"
+            "    def jit_load(self):\n        return load(name='m', sources=self.sources(),\n            extra_cuda_cflags=['-O3'])\n"
+            "    def sources(self):\n        return glob.glob('src/*.cpp') + glob.glob('src/*.cu')", count=3),
         Invalid(  # DUSt3R/CroCo curope setup.py: the nvcc flags given as `dict(nvcc=...)`, inside the call (one finding for
             # the keyword line, none for the list its architecture flags are added to) and outside it
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension(name='curope',\n"
@@ -644,11 +655,14 @@ class CudaExtension(Rule):
                 if sources is None and len(call.args) > 1:
                     sources = call.args[1]
                 forwarded = forwarded_keywords(ctx, call)  # `**myargs`, a dict literal of the same function
+                nvcc_flags = _given(forwarded.get("extra_cuda_cflags")) or _given(ctx.keyword(call, "extra_cuda_cflags"))
                 if (
                     _is_true(with_cuda)
                     or _is_true(forwarded.get("with_cuda"))
-                    or _given(forwarded.get("extra_cuda_cflags"))
-                    or _given(ctx.keyword(call, "extra_cuda_cflags"))  # nvcc flags: the sources include CUDA
+                    # nvcc flags: the sources include CUDA, unless they are known to be C++ only (torch hands
+                    # `extra_cuda_cflags` to nvcc only for a .cu source: YOLOX's JitOp, `load(sources=self.sources(),
+                    # extra_cuda_cflags=self.nvcc_args())` of `glob("*.cpp")`, MVIG-SJTU/AlphaPose, set 22)
+                    or (nvcc_flags and not _cpp_only_sources(ctx, call, sources))
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
@@ -860,6 +874,25 @@ def _runtime_cuda_source(ctx, call, name) -> bool:
         return False
     return any(isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "__global__" in arg.value
                and _CUDA_C_KERNEL.search(arg.value) for arg in list(call.args) + [k.value for k in call.keywords])
+
+
+_CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
+
+
+def _cpp_only_sources(ctx, call, sources) -> bool:
+    """The sources of a JIT build are known to be C/C++ only: the strings of its `sources=` (a literal list, a
+    module-level list it reads by name, or `self.<method>()` / `<function>()` of the same file, every definition of
+    that name read: a base class's and its subclasses') name C/C++ files or globs and no CUDA file."""
+    if sources is None:
+        return False
+    texts = [n.value.strip() for n in ast.walk(sources) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    texts += named_sources(ctx, call)
+    if isinstance(sources, ast.Call) and not sources.args and isinstance(sources.func, (ast.Attribute, ast.Name)):
+        method = sources.func.attr if isinstance(sources.func, ast.Attribute) else sources.func.id
+        for function in ctx.nodes.get(ast.FunctionDef, ()):
+            if function.name == method:
+                texts += [n.value.strip() for n in ast.walk(function) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return any(text.endswith(_CPP_SUFFIXES) for text in texts) and not any(text.endswith(_CUDA_SUFFIXES) for text in texts)
 
 
 def _cuda_content_on_its_line(ctx, call) -> bool:
