@@ -14,13 +14,21 @@ _PASTED_OP = re.compile(r"\s*([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)")  # `qtip_kernel
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
 
 
-def _handed_over(ctx, node) -> bool:
+# the two objects a cffi-built module exposes (cffi docs, "Main mode of usage": `from _example import ffi, lib`);
+# torch.utils.ffi's create_extension builds with cffi
+_CFFI_OBJECTS = frozenset({"lib", "ffi"})
+
+
+def _handed_over(ctx, node, qual: str, module: str) -> bool:
     """The module object itself given to a call (`dir(_lib)`, `getattr(_lib, name)`, `_wrap_function(fn, _ffi)`:
     torch.utils.ffi's generated `__init__` re-exporting a compiled library): no op is called on that line;
-    its import and the calls of its functions are the lines that change."""
+    its import and the calls of its functions are the lines that change. An op of the module given as a value
+    (`from amp_C import multi_tensor_l2norm`, then `applier(multi_tensor_l2norm, buf, lists)`) is a use of the op."""
     parent = ctx.parent(node)
-    return isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and \
-        any(a is node for a in parent.args)
+    if not (isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and
+            any(a is node for a in parent.args)):
+        return False
+    return qual == module or qual.rsplit(".", 1)[-1] in _CFFI_OBJECTS
 
 
 # an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
@@ -281,6 +289,11 @@ class CustomExtensionUse(Rule):
             "from ._ext.roi_align._roi_align import lib as _lib\nfor name in dir(_lib):\n    fn = getattr(_lib, name)\n",
             count=3,
         ),
+        Invalid(  # NVIDIA apex's tests: an op imported by name and handed as a value to the multi-tensor applier
+            "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('amp_C', ['amp_C.cu'])]\n"
+            "from amp_C import multi_tensor_l2norm\nnorm = applier(multi_tensor_l2norm, buf, [xs], True)\n",
+            count=2,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -318,7 +331,7 @@ class CustomExtensionUse(Rule):
                 continue
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node)
+                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node, qual, module)
                 or _redefined(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
