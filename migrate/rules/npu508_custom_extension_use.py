@@ -289,6 +289,11 @@ class CustomExtensionUse(Rule):
             "from ._ext.roi_align._roi_align import lib as _lib\nfor name in dir(_lib):\n    fn = getattr(_lib, name)\n",
             count=3,
         ),
+        Invalid(  # NVlabs/cule: a setuptools Extension whose `.cu` source is in a list it reads by name
+            "import os\nfrom setuptools import Extension\nsources = [os.path.join('src', f) for f in ['f.cpp', 'b.cu']]\n"
+            "ext = Extension('m_atari', sources=sources)\nimport m_atari\nclass Env(m_atari.AtariEnv):\n    pass\n",
+            count=2,
+        ),
         Invalid(  # NVIDIA apex's tests: an op imported by name and handed as a value to the multi-tensor applier
             "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('amp_C', ['amp_C.cu'])]\n"
             "from amp_C import multi_tensor_l2norm\nnorm = applier(multi_tensor_l2norm, buf, [xs], True)\n",
