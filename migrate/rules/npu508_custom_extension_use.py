@@ -176,7 +176,10 @@ class CustomExtensionUse(Rule):
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
     method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions.
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
-    interpolates is the op call of that code: reported once, at the string."""
+    interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
+    the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
+    `self.m(...)` of a public method the class neither defines nor assigns on `self` is reported; an op of the
+    extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -294,6 +297,15 @@ class CustomExtensionUse(Rule):
             "ext = Extension('m_atari', sources=sources)\nimport m_atari\nclass Env(m_atari.AtariEnv):\n    pass\n",
             count=2,
         ),
+        Invalid(  # NVlabs/cule torchcule/atari/env.py: a Python subclass of the extension's class calls its compiled
+            # methods through super() and self (not the methods it defines itself)
+            "from setuptools import Extension\next = Extension('m_atari', sources=['b.cu'])\nimport m_atari\n"
+            "class Env(m_atari.AtariEnv):\n    def __init__(self, n):\n        super(Env, self).__init__(n)\n"
+            "        self.buf = self.state_size()\n    def step(self, a):\n        super().step(a)\n"
+            "        self.generate_frames(a)\n        self.reset_all()\n        return self.buf\n"
+            "    def reset_all(self):\n        self.step(0)\n",
+            count=6,
+        ),
         Invalid(  # NVIDIA apex's tests: an op imported by name and handed as a value to the multi-tensor applier
             "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('amp_C', ['amp_C.cu'])]\n"
             "from amp_C import multi_tensor_l2norm\nnorm = applier(multi_tensor_l2norm, buf, [xs], True)\n",
@@ -345,6 +357,7 @@ class CustomExtensionUse(Rule):
                         and _CONSTRUCTOR.match(node.attr):
                     op_calls[id(parent)] = index.modules[module]
         yield from self._object_calls(ctx, op_calls)
+        yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index)
         yield from self._helper_loads(ctx, index)
@@ -461,6 +474,35 @@ class CustomExtensionUse(Rule):
                 definition = holder_of(call, func.value.id)
                 if definition is not None:
                     yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
+
+    def _subclass_calls(self, ctx, index):
+        """A Python class deriving from a class of the extension (NVlabs/cule: `class Env(torchcule_atari.AtariEnv)`)
+        calls the compiled methods it inherits: `super(Env, self).step(...)` / `super().__init__(...)`, and
+        `self.generate_frames(...)` for a public method the class neither defines nor assigns on `self`
+        (each runs the extension's C++/CUDA code). The class line itself is reported as a use of the extension."""
+        for cls in ctx.nodes.get(ast.ClassDef, ()):
+            definition = None
+            for base in cls.bases:
+                qual = ctx.qualname(base) if isinstance(base, (ast.Name, ast.Attribute)) else None
+                module = index.module_for(qual) if qual else None
+                if module is not None and qual != module:
+                    definition = index.modules[module]
+                    break
+            if definition is None:
+                continue
+            own = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            own |= {t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+            own |= {n.attr for n in ast.walk(cls) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                    and isinstance(n.value, ast.Name) and n.value.id == "self"}
+            for call in ast.walk(cls):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                    continue
+                holder, method = call.func.value, call.func.attr
+                inherited = isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "super"
+                inherited = inherited or (isinstance(holder, ast.Name) and holder.id == "self" and not method.startswith("_")
+                                          and method not in own)
+                if inherited and _enclosing(ctx, call, (ast.ClassDef,)) is cls:
+                    yield self._finding(ctx, call.func, f"{ctx.segment(call.func)}(...)", definition)
 
     def _object_calls(self, ctx, op_calls):
         """Method calls on an object an extension op built (an op named like a constructor: `create_x`,
