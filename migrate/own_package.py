@@ -12,7 +12,9 @@ is the checkout, not the package (`apex/apex/__init__.py` is). The checkout's `t
 `causal-conv1d/causal_conv1d/__init__.py`) are the package's own too, and so are test and benchmark files
 beside it (`marlin/test.py`, `marlin/bench.py` next to `marlin/marlin/__init__.py`), and so is its `setup.py`
 (KNN_CUDA's reads the version from `knn_cuda`); other scripts there
-(`marlin/gptq/llama2.py`) stay users, like examples.
+(`marlin/gptq/llama2.py`) stay users, like examples. A checkout VENDORED below the scan's root (its own
+`setup.py` / `pyproject.toml` beside the package: openai/jukebox's `apex/`) is the package's own as a whole,
+examples and docs included (label ruling (L24)).
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
     """path -> names of the third-party packages (knowledge roots) the file is part of, for each of
     `candidates` (default: every path); `paths` is the whole scan (its `__init__.py` files count)."""
     roots = _roots()
+    paths = list(paths)
     package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
+    vendored = _vendored_checkouts(paths, package_dirs, roots)
 
     def beside(directory: str) -> set[str]:  # packages directly in `directory` (or in its src/)
         return {r for r in roots if os.path.join(directory, r) in package_dirs or os.path.join(directory, "src", r) in package_dirs}
@@ -59,6 +63,7 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
                 names.add(name)
             if name in _OWN_TEST_DIRS:  # the package's own tests, beside it in its checkout
                 names |= beside(os.path.dirname(directory))
+            names |= vendored.get(directory, set())
             parent = os.path.dirname(directory)
             if parent and parent != directory:
                 names |= upward(parent)
@@ -73,6 +78,26 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
             names = names | beside(current)
         if names:
             out[path] = frozenset(names)
+    return out
+
+
+def _vendored_checkouts(paths, package_dirs, roots) -> dict[str, set[str]]:
+    """Checkouts of a catalogued package copied into the scanned repository: a directory below the scan's root
+    holding the package and its own `setup.py` / `pyproject.toml` (openai/jukebox vendors NVIDIA apex as
+    `apex/setup.py` + `apex/apex/__init__.py`). Every file of such a copy, its examples and docs too, is the
+    package's own (label ruling (L24), set 22's (v7)); the scanned checkout itself keeps its examples as users."""
+    names = {os.path.normpath(p) for p in paths}
+    directories = [os.path.dirname(p) for p in names]
+    try:
+        root = os.path.commonpath(directories) if directories else ""
+    except ValueError:  # absolute and relative paths mixed
+        return {}
+    out: dict[str, set[str]] = {}
+    for package in package_dirs:
+        checkout, name = os.path.split(package)
+        if name in roots and checkout and checkout != root and (
+                os.path.join(checkout, "setup.py") in names or os.path.join(checkout, "pyproject.toml") in names):
+            out.setdefault(checkout, set()).add(name)
     return out
 
 

@@ -249,9 +249,28 @@ def plain_cuda_extension(ctx, call, name) -> bool:
     sources = ctx.keyword(call, "sources")
     if sources is None and len(call.args) > 1:
         sources = call.args[1]
-    return sources is not None and any(
+    return sources is not None and (any(
         isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))
-        for node in ast.walk(sources))
+        for node in ast.walk(sources)) or bool(followed_cuda_sources(ctx, call)))
+
+
+def followed_cuda_sources(ctx, call) -> list[ast.Constant]:
+    """The `.cu` / `.cuh` strings of the module-level variables a build call's source list reads, each bound once
+    (NVlabs/cule setup.py: `sources = [os.path.join('torchcule', f) for f in ['frontend.cpp', 'backend.cu']]`,
+    then `Extension('torchcule_atari', sources=sources, ...)`)."""
+    sources = ctx.keyword(call, "sources")
+    if sources is None and len(call.args) > 1:
+        sources = call.args[1]
+    if sources is None:
+        return []
+    out: list[ast.Constant] = []
+    for name in dict.fromkeys(node.id for node in ast.walk(sources) if isinstance(node, ast.Name)):
+        values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)]
+        if len(values) == 1:
+            out += [node for node in ast.walk(values[0]) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and node.value.strip().endswith((".cu", ".cuh"))]
+    return out
 
 
 def _cmake_extension_classes(ctx) -> frozenset[str]:
@@ -308,7 +327,8 @@ def _build_defs(ctx) -> list[Definition]:
         if plain_cuda_extension(ctx, call, name):
             module = extension_name(ctx, call)
             if module:
-                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+                followed = " ".join(dict.fromkeys(node.value.strip() for node in followed_cuda_sources(ctx, call)))
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call) or followed))
             continue
         if name in _PLAIN_EXTENSIONS or name == f"{_EXT}.CppExtension":
             libraries = _linked_libraries(ctx, call)

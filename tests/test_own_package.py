@@ -194,6 +194,33 @@ def test_the_package_checkouts_own_tests_do_not_use_it_and_its_examples_do(tmp_p
     assert _about(result, "examples_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]
 
 
+def test_a_vendored_checkouts_examples_and_docs_are_its_own_and_the_repositorys_code_uses_it(tmp_path):
+    # openai/jukebox vendors NVIDIA apex as apex/ (its setup.py beside apex/apex/); ruling (L24): the copy's own
+    # examples, tests and docs are not users; jukebox's own code importing apex is; scanned alone, the apex
+    # checkout keeps its examples as users
+    checkout = tmp_path / "apex"
+    (checkout / "apex").mkdir(parents=True)
+    (checkout / "apex" / "__init__.py").write_text("")
+    (checkout / "setup.py").write_text("from setuptools import setup\nsetup(name='apex')\n")
+    use = "from apex.parallel import DistributedDataParallel as DDP\nmodel = DDP(model)\n"
+    for folder in ("examples/imagenet", "tests/L1/common", "docs/source"):
+        (checkout / folder).mkdir(parents=True)
+        (checkout / folder / "main_amp.py").write_text(use)
+    (tmp_path / "jukebox").mkdir()
+    (tmp_path / "jukebox" / "ops.py").write_text(use)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    for folder in ("examples/imagenet", "tests/L1/common", "docs/source"):
+        assert [f for f in result.findings if f.path == str(checkout / folder / "main_amp.py")
+                and f.code in ("NPU501", "NPU507")] == []
+    ours = sorted((f.code, f.line) for f in result.findings if f.path == str(tmp_path / "jukebox" / "ops.py")
+                  and f.code in ("NPU501", "NPU507"))
+    assert ours == [("NPU501", 1), ("NPU507", 2)]
+    alone = scan([str(checkout)], use_cache=False, torch_npu_version=NEWEST)
+    example = sorted((f.code, f.line) for f in alone.findings if f.path == str(checkout / "examples/imagenet/main_amp.py")
+                     and f.code in ("NPU501", "NPU507"))
+    assert example == [("NPU501", 1), ("NPU507", 2)]
+
+
 def test_test_and_benchmark_files_beside_the_package_are_its_own_and_other_scripts_use_it(tmp_path):
     # IST-DASLab/marlin: test.py and bench.py sit beside marlin/ at the checkout's root; gptq/llama2.py is a user
     (tmp_path / "marlin").mkdir()

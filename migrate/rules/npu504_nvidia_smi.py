@@ -2,7 +2,7 @@ import ast
 import re
 
 from migrate.findings import Category, Severity
-from migrate.rules._text import COMMAND_RUNNERS, command_strings, shell_matches
+from migrate.rules._text import COMMAND_RUNNERS, command_strings, is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
 # `nvidia-smi` as a command word (not part of a longer name or a path component like nvidia-smi.log)
@@ -33,6 +33,20 @@ _TOOL_MESSAGES = {
             "probed through it has no NPU meaning",
 }
 _RUNNERS = COMMAND_RUNNERS
+# NVIDIA Nsight Systems' injection proxy, the library a program LD_PRELOADs to run under the profiler without `nsys`
+# (NVlabs/cule @dd0382b examples/utils/launcher.py:94-:105: `nsight_lib = 'libToolsInjectionProxy64.so'` from
+# NsightSystems/Target-x86_64, `LD_PRELOAD` with `QUADD_INJECTION_PROXY`); its cuBLAS/cuDNN injection libraries
+# beside it are the same use, so the proxy's name is the one reported (label ruling (L24), set 22's (v9))
+_NSIGHT_PROXY = re.compile(r"\blibToolsInjectionProxy\w*\.so\b")
+# NVIDIA's CUDA runtime, driver, NVRTC, NVML, cuBLAS and cuDNN shared libraries, named in a file that loads libraries
+# with ctypes (NVlabs/cule @dd0382b examples/utils/runtime.py:148: `lib='libcudart.so'`, then
+# `ctypes.cdll.LoadLibrary(os.path.join(path, lib))`; onnx/onnx-tensorrt @193a8a8 backend.py
+# `cdll.LoadLibrary('libcudart.so')`; the names: the CUDA toolkit's lib64/ and the driver's libcuda.so /
+# libnvidia-ml.so). An Ascend host has none of them (set 22's (v2), ruling (L24))
+_NVIDIA_LIBRARY = re.compile(r"^(?:\S*/)?lib(cudart|cuda|nvrtc|nvidia-ml|cublas|cublasLt|cudnn)\.so(?:\.[\d.]+)?$")
+_LIBRARY_MESSAGE = ("loads NVIDIA's `{}` through ctypes: that library exists only with an NVIDIA driver / CUDA toolkit, "
+                    "not on an Ascend host (CANN's runtime is libascendcl.so; from Python use torch.npu / torch_npu)")
+_NSIGHT_MESSAGE = ("preloads NVIDIA Nsight Systems' injection library (`{}`) to profile the program: " + _PROFILERS)
 
 
 class NvidiaSmi(Rule):
@@ -50,7 +64,10 @@ class NvidiaSmi(Rule):
     same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers and the `nvitop` GPU viewer (the
     Ascend counterparts: CANN's ATC for models, torch_npu.profiler or msprof for profiles, npu-smi). In Python, a
     string that is a command line starting with `nvcc` or `nvitop` (by path or not), or that word alone as the
-    command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), is reported too."""
+    command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), is reported too; so is, once
+    per file, the name of Nsight Systems' injection proxy (`libToolsInjectionProxy64.so`, preloaded to profile the
+    program) and, in a file that uses ctypes, each string naming NVIDIA's CUDA runtime, driver, NVRTC, NVML, cuBLAS
+    or cuDNN library (`lib='libcudart.so'` ... `ctypes.cdll.LoadLibrary(...)`)."""
 
     CODE = "NPU504"
     NAME = "nvidia-smi"
@@ -58,7 +75,7 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc")
+    TRIGGERS = ("nvidia-smi", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "libToolsInjectionProxy", "ctypes")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
         'logger.warning("nvidia-smi not found")',
@@ -69,6 +86,9 @@ class NvidiaSmi(Rule):
         # names and look-ups, not command lines (second.pytorch find.py: `subprocess.check_output([which, 'nvcc'])`)
         'import os, shutil, subprocess\nnvcc = os.path.join(cuda_home, "bin", "nvcc")\ntools = {"nvitop": 1}\n'
         'p = shutil.which("nvcc")\nq = subprocess.check_output([which, "nvcc"])',
+        # a CUDA library named where nothing loads libraries with ctypes (a file list, a log line)
+        "libs = ['libcudart.so', 'libcublas.so.12']\n",
+        'import ctypes\nlib = ctypes.CDLL("libascendcl.so")\n',
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
         # pytorch/torchchat install/install_torch.sh:48-:112: an installer that tests for the NPU host (npu-smi) in one
         # of its chains; its NVIDIA-probe branches, in that chain or another, are the CUDA side (migrate/npu_aware.py)
@@ -89,6 +109,13 @@ class NvidiaSmi(Rule):
         Invalid('import subprocess\nres = subprocess.check_output("nvcc -arch=sm_{}".format(a), shell=True)', count=1),
         Invalid('import subprocess\nout = subprocess.check_output(["nvcc", "-V"])', count=1),
         Invalid('run_command(f"/home/user/.local/bin/nvitop -1", host)', count=1),
+        # NVlabs/cule examples/utils/runtime.py: the CUDA runtime bound with ctypes, named in a parameter default
+        Invalid("import ctypes, os\nclass Runtime:\n    def __init__(self, path, lib='libcudart.so'):\n"
+                "        self._lib = ctypes.cdll.LoadLibrary(os.path.join(path, lib))\n", count=1),
+        # NVlabs/cule examples/utils/launcher.py: the program re-run under Nsight Systems' preloaded injection proxy
+        # (the cuBLAS injection library beside it is the same use)
+        Invalid("import os\ncublas_lib = 'libToolsInjectionCuBLAS64_10_0.so'\nnsight_lib = 'libToolsInjectionProxy64.so'\n"
+                "env = {'QUADD_INJECTION_PROXY': 'cuBLAS,CUDA', 'LD_PRELOAD': os.path.join(d, nsight_lib)}\n", count=1),
         Invalid("nvidia-smi\n", kind="launcher", count=1),
         # the same probes in a script whose only NPU mention is not a test (a comment, an echo, a command): reported
         Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
@@ -131,3 +158,18 @@ class NvidiaSmi(Rule):
             tool = _PY_TOOL.match(text)
             if tool is not None and (id(node) in heads or len(text.split()) > 1):
                 yield self.finding(ctx, node, f"`{tool.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[tool.group(1)]}")
+        yield from self._nvidia_libraries(ctx)
+
+    def _nvidia_libraries(self, ctx):
+        """Nsight Systems' injection proxy named for a preload (once per file, at its first name), and NVIDIA's
+        CUDA libraries named in a file that loads libraries with ctypes (each string)."""
+        strings = sorted((n for n in ctx.nodes.get(ast.Constant, ()) if isinstance(n.value, str) and not is_prose(ctx, n)),
+                         key=lambda n: (n.lineno, n.col_offset))
+        proxy = next((n for n in strings if _NSIGHT_PROXY.search(n.value)), None)
+        if proxy is not None:
+            yield self.finding(ctx, proxy, _NSIGHT_MESSAGE.format(_NSIGHT_PROXY.search(proxy.value).group(0)))
+        if any(q == "ctypes" or q.startswith("ctypes.") for q in ctx.imports.values()):
+            for node in strings:
+                library = _NVIDIA_LIBRARY.match(node.value.strip())
+                if library is not None:
+                    yield self.finding(ctx, node, _LIBRARY_MESSAGE.format(f"lib{library.group(1)}"))

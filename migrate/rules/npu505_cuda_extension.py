@@ -7,6 +7,7 @@ from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
     extension_class_variables,
+    followed_cuda_sources,
     forwarded_keywords,
     jit_cuda_build_wrapper,
     named_sources,
@@ -209,7 +210,8 @@ class CudaExtension(Rule):
     install(use_cuda): extension = CUDAExtension if use_cuda else CppExtension ...`) given the literal that picks it
     (`install(use_cuda=True)`; not `install(use_cuda=False)`).
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
-    custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines and `'nvcc'` key; in a file
+    custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines (also those of a module-level
+    variable its `sources=` reads, `sources = [... for f in ['front.cpp', 'back.cu']]`) and `'nvcc'` key; in a file
     building CUDA, a module-level call of its function that looks for nvcc and raises without it (`CUDA =
     locate_cuda()`) is the build's gate.
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
@@ -307,6 +309,11 @@ class CudaExtension(Rule):
         Invalid("from distutils.extension import Extension\ndef customize(self):\n    self.src_extensions.append('.cu')\n"
                 "ext = Extension('nms.gpu_nms',\n    ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
                 "    extra_compile_args={'gcc': ['-O2'],\n                        'nvcc': ['-arch=sm_61']})", count=3),
+        # NVlabs/cule setup.py: the `.cu` source is in a module-level list the Extension reads by name
+        Invalid("import os\nfrom setuptools import setup, Extension\n"
+                "sources = [os.path.join('src', f) for f in ['frontend.cpp', 'backend.cu']]\n"
+                "setup(name='m', ext_modules=[Extension('m_atari',\n    sources=sources,\n"
+                "    extra_compile_args={'gcc': [], 'nvcc': ['-O3']})])\n", count=3),
         Invalid("from torch.utils.cpp_extension import CUDAExtension as CE\next = CE('m', ['m.cpp'])"),
         Invalid("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'kernel.cu'])"),
         Invalid("from torch.utils import cpp_extension\nm = cpp_extension.load('m', ['m.cpp'], with_cuda=True)"),
@@ -623,6 +630,9 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, call, "a setuptools extension with CUDA sources (a custom build_ext compiles them "
                                    "with nvcc): " + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
+                for line, node in {n.lineno: n for n in followed_cuda_sources(ctx, call)}.items():
+                    if not call.lineno <= line <= call.end_lineno:  # `sources = [... 'backend.cu']` read by name
+                        yield self.finding(ctx, node, "a CUDA source of a setuptools extension build: " + self.MESSAGE)
                 continue
             if name in _LOAD_LIBRARY:
                 if call.args and _other_backend_library(ctx, call.args[0]):

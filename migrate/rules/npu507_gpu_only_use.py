@@ -1,4 +1,5 @@
 import ast
+import sys
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
@@ -94,7 +95,8 @@ class GpuOnlyUse(Rule):
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
     of the most specific knowledge entry (`flash_attn.ops.activations.swiglu` ->
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
-    decorator (or at `f = triton.jit(f)` when the decorator is applied as a call), and Triton's host-side
+    decorator (or at `f = triton.jit(f)` when the decorator is applied as a call; a repository decorator call stacked
+    over it, a vendored autotuner `@custom_autotune.autotune(...)`, is reported too), and Triton's host-side
     helpers (`triton.cdiv`, `triton.next_power_of_2`, `triton.Config`, `triton.testing`, its compiler
     exceptions, `triton.KernelInterface`; also under a module-level alias) are not reported: they go with
     the kernel they serve; a launch is a subscripted call of a kernel defined in the file (also through a
@@ -173,6 +175,11 @@ class GpuOnlyUse(Rule):
         Invalid("from apex.parallel import convert_syncbn_model\nm = convert_syncbn_model(m)", count=1),
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
         # the kernel's decorator and its launch; the grid arithmetic `triton.cdiv` is host-side Python that goes with them
+        # fpgaminer/GPTQ-triton quant_linear.py: a vendored copy of triton.autotune stacked over the kernel's @triton.jit
+        # (reported at both decorators); functools' cache over a plain function is no kernel wrapper
+        Invalid("import functools\nimport triton\nfrom . import custom_autotune\n"
+                "@custom_autotune.autotune(\n    configs=[triton.Config({'B': 64}, num_warps=4)],\n    key=['M'])\n"
+                "@triton.jit\ndef k(x_ptr):\n    pass\n@functools.lru_cache()\ndef n(x):\n    return x\n", count=2),
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=2),
         # fla-org/native-sparse-attention benchmarks/benchmark_nsa.py: `triton.testing.perf_report` benchmarks a plain
         # Python function (no kernel): the flash_attn call inside it is a use
@@ -315,12 +322,37 @@ class GpuOnlyUse(Rule):
         yield from self._alias_calls(ctx, table)
         yield from self._instance_uses(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
+        if TRITON in table and reported(table[TRITON]):
+            yield from self._own_kernel_wrappers(ctx, triton_kernels.values(), table)
         triton_optional = any(ctx.imports.get(name, "").split(".", 1)[0] == TRITON for name in optional)
         if not triton_optional and (triton_kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
             yield from self._launches(ctx, triton_kernels, table)  # with an optional Triton, the launches are on its path too
         numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
         if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
             yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
+
+    def _own_kernel_wrappers(self, ctx, functions, table):
+        """A decorator of the repository's own stacked over a Triton kernel decorator (fpgaminer/GPTQ-triton
+        `@custom_autotune.autotune(configs=[...], key=[...])` over `@triton.jit`: a vendored copy of triton.autotune
+        whose `Autotuner(triton.KernelInterface)` launches the kernel it wraps); label ruling (L24), set 22's (v4).
+        Only a call whose name this file imports from a module no catalogue entry knows and that is no standard
+        library's or torch's; once per decorator."""
+        relative = {a.asname or a.name for s in ctx.nodes.get(ast.ImportFrom, ()) if s.level for a in s.names}
+        for function in dict.fromkeys(functions):
+            names = [_decorator_name(ctx, d) for d in function.decorator_list]
+            first = next((i for i, name in enumerate(names) if triton_kernel_decorator(name)), None)
+            for decorator, name in zip(function.decorator_list[:first or 0], names):
+                if not isinstance(decorator, ast.Call):
+                    continue
+                if name is None and root_name(decorator.func) in relative:  # `from . import custom_autotune`
+                    name = ast.unparse(decorator.func)
+                root = name.split(".", 1)[0] if name else ""
+                if not name or "." not in name or match_package(name, table) is not None \
+                        or root in sys.stdlib_module_names or root == "torch":
+                    continue
+                yield self._finding(ctx, decorator, name, TRITON, table,
+                                    what=f"`@{ctx.segment(decorator.func)}(...)` (a decorator of the repository wrapping the "
+                                    f"Triton kernel `{function.name}`, an autotuner of its own)")
 
     def _alias_calls(self, ctx, table):
         """Calls through a module-level alias of a GPU-only function

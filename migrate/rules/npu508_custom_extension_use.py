@@ -14,13 +14,21 @@ _PASTED_OP = re.compile(r"\s*([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)")  # `qtip_kernel
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
 
 
-def _handed_over(ctx, node) -> bool:
+# the two objects a cffi-built module exposes (cffi docs, "Main mode of usage": `from _example import ffi, lib`);
+# torch.utils.ffi's create_extension builds with cffi
+_CFFI_OBJECTS = frozenset({"lib", "ffi"})
+
+
+def _handed_over(ctx, node, qual: str, module: str) -> bool:
     """The module object itself given to a call (`dir(_lib)`, `getattr(_lib, name)`, `_wrap_function(fn, _ffi)`:
     torch.utils.ffi's generated `__init__` re-exporting a compiled library): no op is called on that line;
-    its import and the calls of its functions are the lines that change."""
+    its import and the calls of its functions are the lines that change. An op of the module given as a value
+    (`from amp_C import multi_tensor_l2norm`, then `applier(multi_tensor_l2norm, buf, lists)`) is a use of the op."""
     parent = ctx.parent(node)
-    return isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and \
-        any(a is node for a in parent.args)
+    if not (isinstance(node, ast.Name) and isinstance(parent, ast.Call) and parent.func is not node and
+            any(a is node for a in parent.args)):
+        return False
+    return qual == module or qual.rsplit(".", 1)[-1] in _CFFI_OBJECTS
 
 
 # an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
@@ -168,7 +176,10 @@ class CustomExtensionUse(Rule):
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
     method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions.
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
-    interpolates is the op call of that code: reported once, at the string."""
+    interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
+    the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
+    `self.m(...)` of a public method the class neither defines nor assigns on `self` is reported; an op of the
+    extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -281,6 +292,25 @@ class CustomExtensionUse(Rule):
             "from ._ext.roi_align._roi_align import lib as _lib\nfor name in dir(_lib):\n    fn = getattr(_lib, name)\n",
             count=3,
         ),
+        Invalid(  # NVlabs/cule: a setuptools Extension whose `.cu` source is in a list it reads by name
+            "import os\nfrom setuptools import Extension\nsources = [os.path.join('src', f) for f in ['f.cpp', 'b.cu']]\n"
+            "ext = Extension('m_atari', sources=sources)\nimport m_atari\nclass Env(m_atari.AtariEnv):\n    pass\n",
+            count=2,
+        ),
+        Invalid(  # NVlabs/cule torchcule/atari/env.py: a Python subclass of the extension's class calls its compiled
+            # methods through super() and self (not the methods it defines itself)
+            "from setuptools import Extension\next = Extension('m_atari', sources=['b.cu'])\nimport m_atari\n"
+            "class Env(m_atari.AtariEnv):\n    def __init__(self, n):\n        super(Env, self).__init__(n)\n"
+            "        self.buf = self.state_size()\n    def step(self, a):\n        super().step(a)\n"
+            "        self.generate_frames(a)\n        self.reset_all()\n        return self.buf\n"
+            "    def reset_all(self):\n        self.step(0)\n",
+            count=6,
+        ),
+        Invalid(  # NVIDIA apex's tests: an op imported by name and handed as a value to the multi-tensor applier
+            "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('amp_C', ['amp_C.cu'])]\n"
+            "from amp_C import multi_tensor_l2norm\nnorm = applier(multi_tensor_l2norm, buf, [xs], True)\n",
+            count=2,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -318,7 +348,7 @@ class CustomExtensionUse(Rule):
                 continue
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node)
+                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node, qual, module)
                 or _redefined(ctx, node)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
@@ -327,6 +357,7 @@ class CustomExtensionUse(Rule):
                         and _CONSTRUCTOR.match(node.attr):
                     op_calls[id(parent)] = index.modules[module]
         yield from self._object_calls(ctx, op_calls)
+        yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index)
         yield from self._helper_loads(ctx, index)
@@ -443,6 +474,35 @@ class CustomExtensionUse(Rule):
                 definition = holder_of(call, func.value.id)
                 if definition is not None:
                     yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
+
+    def _subclass_calls(self, ctx, index):
+        """A Python class deriving from a class of the extension (NVlabs/cule: `class Env(torchcule_atari.AtariEnv)`)
+        calls the compiled methods it inherits: `super(Env, self).step(...)` / `super().__init__(...)`, and
+        `self.generate_frames(...)` for a public method the class neither defines nor assigns on `self`
+        (each runs the extension's C++/CUDA code). The class line itself is reported as a use of the extension."""
+        for cls in ctx.nodes.get(ast.ClassDef, ()):
+            definition = None
+            for base in cls.bases:
+                qual = ctx.qualname(base) if isinstance(base, (ast.Name, ast.Attribute)) else None
+                module = index.module_for(qual) if qual else None
+                if module is not None and qual != module:
+                    definition = index.modules[module]
+                    break
+            if definition is None:
+                continue
+            own = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            own |= {t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+            own |= {n.attr for n in ast.walk(cls) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                    and isinstance(n.value, ast.Name) and n.value.id == "self"}
+            for call in ast.walk(cls):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                    continue
+                holder, method = call.func.value, call.func.attr
+                inherited = isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "super"
+                inherited = inherited or (isinstance(holder, ast.Name) and holder.id == "self" and not method.startswith("_")
+                                          and method not in own)
+                if inherited and _enclosing(ctx, call, (ast.ClassDef,)) is cls:
+                    yield self._finding(ctx, call.func, f"{ctx.segment(call.func)}(...)", definition)
 
     def _object_calls(self, ctx, op_calls):
         """Method calls on an object an extension op built (an op named like a constructor: `create_x`,
