@@ -87,7 +87,8 @@ def _availability_check(test: ast.AST) -> bool:
         return any(_availability_check(v) for v in test.values)
     if isinstance(test, ast.Call):
         func = test.func
-        return bool(_AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")))
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        return bool(_AVAILABILITY.match(name)) and _tests_gpu_package(name[3:-len("_available")])
     if isinstance(test, ast.Name):
         return bool(_FLAG.match(test.id))
     if isinstance(test, ast.Attribute):
@@ -96,6 +97,25 @@ def _availability_check(test: ast.AST) -> bool:
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
     return False
+
+
+# a generic accelerator check: `is_cuda_available()`, `is_torch_gpu_available()`, `is_torch_npu_available()`
+_ACCELERATOR_WORDS = frozenset({"cuda", "gpu", "npu", "accelerator"})
+
+
+def _tests_gpu_package(middle: str) -> bool:
+    """`is_<middle>_available()` asks about a GPU-only package of the catalogue (`is_flashinfer_available`,
+    `is_flash_attn_2_available` -> flash_attn, `is_bitsandbytes_available`) or about an accelerator. Not a check of any
+    other dependency: huggingface/trl d708ec27 trainer/__init__.py imports ddpo_trainer.py (which imports bitsandbytes
+    for its 8-bit Adam option) under `if is_diffusers_available():`; diffusers runs on an NPU host, so the module stays
+    required there (label rule set 23, (s23a-5))."""
+    from migrate import knowledge
+
+    if _ACCELERATOR_WORDS & set(middle.split("_")):
+        return True
+    roots = {key.split(".", 1)[0].lower() for key in knowledge.third_party()}
+    middle = middle.lower()
+    return any(middle == r or middle.startswith(r + "_") or middle == "torch_" + r for r in roots)
 
 
 def _cuda_device_check(test: ast.AST) -> bool:

@@ -683,6 +683,28 @@ def test_a_module_every_importer_imports_under_an_availability_check_is_an_optio
     assert _lines(result, "NPU501", "pkg/other.py") == [1]
 
 
+def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_path):
+    # huggingface/trl d708ec27 trainer/__init__.py: `if is_diffusers_available(): from .ddpo_trainer import DDPOTrainer`;
+    # ddpo_trainer.py imports bitsandbytes for its 8-bit Adam option. diffusers is no GPU-only package (it runs on an NPU
+    # host), so the check does not make the module optional: its findings stay (set 23, (s23a-5)). A check of the package
+    # the module uses (`is_bitsandbytes_available()`) or of an accelerator still does.
+    _write(tmp_path, {
+        "pkg/__init__.py": "from .utils import is_diffusers_available, is_bitsandbytes_available\n",
+        "pkg/utils.py": "def is_diffusers_available():\n    return True\ndef is_bitsandbytes_available():\n    return True\n",
+        "pkg/trainer/__init__.py": (
+            "from ..utils import is_diffusers_available, is_bitsandbytes_available\n"
+            "if is_diffusers_available():\n    from .ddpo import DDPOTrainer\n"
+            "if is_bitsandbytes_available():\n    from .quant import Quant\n"
+            "if is_torch_cuda_available():\n    from .fast import Fast\n"),
+        "pkg/trainer/ddpo.py": "import bitsandbytes\nopt = bitsandbytes.optim.AdamW8bit\nclass DDPOTrainer: pass\n",
+        "pkg/trainer/quant.py": "import bitsandbytes\nopt = bitsandbytes.optim.AdamW8bit\nclass Quant: pass\n",
+        "pkg/trainer/fast.py": "import bitsandbytes\nopt = bitsandbytes.optim.AdamW8bit\nclass Fast: pass\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "pkg/trainer/ddpo.py") == [1]
+    assert _lines(result, "NPU501", "pkg/trainer/quant.py") == [] and _lines(result, "NPU501", "pkg/trainer/fast.py") == []
+
+
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     _write(tmp_path, {
         "setup.py": (
