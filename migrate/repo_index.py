@@ -1190,6 +1190,8 @@ class Index:
                 continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
+            if "." not in name and "." in dotted and self._beside_setup(name, dotted):  # `from lib.nms.gpu_nms import x`
+                return name
             # a CMake shared library `lib<target>.so` imported from the package folder the build puts it in
             if name.startswith("lib") and f".{name}." in f".{dotted}." and self.modules[name].path.endswith("CMakeLists.txt"):
                 return name
@@ -1213,10 +1215,18 @@ class Index:
         the files of that folder import it relatively: DUSt3R/CroCo's curope3d.py `from . import curope` next to the
         setup.py building `CUDAExtension(name='curope', ...)` (`dotted` is `curope.curope`: the folder, then the name)."""
         definition = self.modules[name]
-        if definition.kind != "module" or os.path.basename(definition.path) != "setup.py":
+        base = os.path.basename(definition.path)
+        # a setup script of another name too: HRNet lib/nms/setup_linux.py builds `Extension('gpu_nms', ...)` in place,
+        # and lib/nms/nms.py imports `from .gpu_nms import gpu_nms` (set 23, leoxiaobin/deep-high-resolution-net.pytorch)
+        if definition.kind != "module" or not (base.startswith("setup") and base.endswith(".py")):
             return False
-        spelled = f"{os.path.basename(os.path.dirname(definition.path))}.{name}"
-        return dotted == spelled or dotted.startswith(spelled + ".")
+        # the folder, or the folder qualified by its packages above (`lib.nms.gpu_nms`), then the name
+        folders = os.path.dirname(definition.path).replace(os.sep, "/").split("/")
+        for start in range(len(folders) - 1, -1, -1):
+            spelled = ".".join([*folders[start:], name])
+            if dotted == spelled or dotted.startswith(spelled + "."):
+                return True
+        return False
 
     def module_matching(self, pattern: str) -> str | None:
         """The extension module an f-string's pattern (`fstring_pattern`) can name."""

@@ -778,6 +778,25 @@ def test_an_extension_built_in_place_is_imported_relatively_beside_its_setup_py(
     assert _lines(result, "NPU508", "user.py") == []
 
 
+def test_an_extension_built_in_place_by_a_setup_script_of_another_name_is_imported_relatively_or_qualified(tmp_path):
+    # leoxiaobin/deep-high-resolution-net.pytorch 6f69e46 lib/nms/setup_linux.py: `Extension('gpu_nms', [...cu, ...pyx])`
+    # built `--inplace` in the package folder lib/nms/; nms.py imports `from .gpu_nms import gpu_nms` and calls it.
+    # The bare name resolves from the setup script's folder: relatively, and qualified by the packages above it.
+    _write(tmp_path, {
+        "lib/__init__.py": "",
+        "lib/nms/__init__.py": "",
+        "lib/nms/setup_linux.py": (
+            "from setuptools import setup, Extension\n"
+            "setup(ext_modules=[Extension('gpu_nms', ['nms_kernel.cu', 'gpu_nms.pyx'])])\n"),
+        "lib/nms/nms_kernel.cu": "__global__ void k(float* x) {}\n",
+        "lib/nms/nms.py": "from .gpu_nms import gpu_nms\ndef nms(d, t):\n    return gpu_nms(d, t, 0)\n",
+        "tools/run.py": "from lib.nms.gpu_nms import gpu_nms\nkeep = gpu_nms(1, 2, 0)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "nms/nms.py") == [1, 3]
+    assert _lines(result, "NPU508", "tools/run.py") == [1, 2]
+
+
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------
 DECLARED = {
     "requirements.txt": "acme_imaging>=1.24\nflash-attn==2.5.0\ntorch\n-e .\nacme-vision  # image io\n",
