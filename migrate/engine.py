@@ -208,7 +208,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
                         known_flags: frozenset = frozenset(), known_kernels: frozenset = frozenset(),
                         sites: bool = True, imports: list | None = None) -> tuple[list[Finding], list[FileError], int]:
     # the modules only analysis needs, imported here: a warm run analyses nothing and does not load them
-    from migrate import npu_aware, optional_paths, reexports, suppress
+    from migrate import npu_aware, optional_paths, reexports, skip_decorators, suppress
     from migrate.context import PythonContext
 
     rules = _rules_for(version).get("python", [])
@@ -259,6 +259,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         uses.append(repo_index.link_sites(ctx) if sites else None)
     findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
+    findings = skip_decorators.drop_skipped(findings, ctx.nodes)  # tests that skip without the package
     if not findings:
         return [], [], 0
     suppressed = 0

@@ -1,0 +1,92 @@
+"""A test that skips where a GPU-only package does not import is an optional path for that package.
+
+huggingface/trl d708ec27 tests/test_peft_models.py: `@require_bitsandbytes def test_create_bnb_peft_model_from_config(self):`
+(tests/testing_utils.py: `try: import bitsandbytes / except ImportError: unittest.skip(...)`) imports
+`bitsandbytes.nn.Linear8bitLt` and loads a model with `load_in_8bit=True`. On an NPU host bitsandbytes does not import and
+the test is skipped, like a test whose import sits in `try: ... except ImportError: pass` (label rule set 23, (s23a-6)).
+A function or class decorated so is such a test: `@require_<pkg>` / `@requires_<pkg>` (transformers' and trl's
+helpers), `@pytest.mark.skipif(not is_<pkg>_available(), ...)`, `@unittest.skipUnless(is_<pkg>_available(), ...)` and
+`@unittest.skipIf(not is_<pkg>_available(), ...)`, where <pkg> is a GPU-only package of the catalogue
+(migrate/knowledge/third_party.toml). Its GPU-only imports and uses of that package (NPU404, NPU501, NPU503, NPU507:
+the finding's package, or its message naming it) are dropped; those of another package stay. Per file, from its tree.
+"""
+
+from __future__ import annotations
+
+import ast
+
+CODES = frozenset({"NPU404", "NPU501", "NPU503", "NPU507"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _roots() -> frozenset[str]:
+    from migrate import knowledge
+
+    return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
+
+
+def _package(word: str, roots: frozenset[str]) -> str | None:
+    """The catalogue package `word` names: `bitsandbytes`, `flash_attn_2` -> flash_attn, `torch_<pkg>`."""
+    word = word.removeprefix("torch_")
+    return next((r for r in sorted(roots, key=len, reverse=True) if word == r.lower() or word.startswith(r.lower() + "_")),
+                None)
+
+
+def _name(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+
+
+def _available_in(test: ast.AST, negated: bool, roots) -> str | None:
+    """<pkg> of `is_<pkg>_available()` in `test`, read as `not ...` when `negated` (skipif) or plain (skipUnless)."""
+    if negated:
+        if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+            return None
+        test = test.operand
+    if isinstance(test, ast.Call):
+        name = _name(test.func)
+        if name.startswith("is_") and name.endswith("_available"):
+            return _package(name[3:-len("_available")], roots)
+    return None
+
+
+def _skipped_package(decorator: ast.AST, roots) -> str | None:
+    call = decorator if isinstance(decorator, ast.Call) else None
+    name = _name(call.func if call else decorator)
+    for prefix in ("require_", "requires_"):
+        if name.startswith(prefix):
+            return _package(name[len(prefix):], roots)
+    if call is None or not call.args:
+        return None
+    if name in ("skipif", "skipIf"):
+        return _available_in(call.args[0], True, roots)
+    if name == "skipUnless":
+        return _available_in(call.args[0], False, roots)
+    return None
+
+
+def drop_skipped(findings: list, nodes: dict) -> list:
+    """`findings` less the GPU-only ones of a package inside a test that skips without that package."""
+    if not any(f.code in CODES for f in findings):
+        return findings
+    spans: list[tuple[int, int, str]] = []
+    roots = None
+    for kind in _SCOPES:
+        for scope in nodes.get(kind, ()):
+            if not scope.decorator_list:
+                continue
+            roots = roots if roots is not None else _roots()
+            for decorator in scope.decorator_list:
+                package = _skipped_package(decorator, roots)
+                if package is not None:
+                    spans.append((scope.lineno, scope.end_lineno or scope.lineno, package))
+    if not spans:
+        return findings
+
+    def skipped(f) -> bool:
+        if f.code not in CODES:
+            return False
+        named = (f.package or "").split(".", 1)[0]
+        return any(start <= f.line <= end and (named == package or (not named and package in f.message))
+                   for start, end, package in spans)
+
+    return [f for f in findings if not skipped(f)]

@@ -1,0 +1,49 @@
+"""A test that skips without a GPU-only package (migrate/skip_decorators.py): its imports and uses of that package
+are an optional path, not work to port; those of another package, and the same code undecorated, stay."""
+
+from __future__ import annotations
+
+from migrate.engine import scan
+from migrate.knowledge import newest_version
+
+# huggingface/trl d708ec27 tests/test_peft_models.py's shape (set 23): `@require_bitsandbytes` over a test importing
+# bitsandbytes.nn.Linear8bitLt and loading with `load_in_8bit=True`
+TESTS = '''import unittest
+import pytest
+from .testing_utils import require_bitsandbytes, is_bitsandbytes_available, require_peft
+
+
+class T(unittest.TestCase):
+    @require_bitsandbytes
+    def test_bnb(self):
+        from bitsandbytes.nn import Linear8bitLt
+        m = load(load_in_8bit=True)
+        assert m.__class__ == Linear8bitLt
+
+    @pytest.mark.skipif(not is_bitsandbytes_available(), reason="no bnb")
+    def test_skipif(self):
+        import bitsandbytes
+        opt = bitsandbytes.optim.AdamW8bit
+
+    @unittest.skipUnless(is_bitsandbytes_available(), "no bnb")
+    def test_skip_unless(self):
+        import bitsandbytes
+        opt = bitsandbytes.optim.AdamW8bit
+
+    @require_peft
+    def test_other_package(self):
+        import bitsandbytes
+        opt = bitsandbytes.optim.AdamW8bit
+
+    def test_plain(self):
+        import bitsandbytes
+        opt = bitsandbytes.optim.AdamW8bit
+'''
+
+
+def test_a_test_skipped_without_the_package_drops_its_gpu_only_findings(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_bnb.py").write_text(TESTS)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
+    lines = sorted({f.line for f in result.findings if f.code in ("NPU501", "NPU503", "NPU507")})
+    assert lines == [25, 26, 29, 30]  # the `@require_peft` test and the undecorated one only
