@@ -26,8 +26,10 @@ from migrate.findings import FileResult
 
 CODES = ("NPU501", "NPU507", "NPU510")
 # a checkout's test and benchmark directories exercise the package beside them (Dao-AILab/causal-conv1d's
-# tests/ call causal_conv1d_fn): its own code, not a user's; examples/ stay users (they show users' code)
-_OWN_TEST_DIRS = frozenset({"tests", "test", "benchmarks"})
+# tests/ call causal_conv1d_fn): its own code, not a user's. So do its examples/ (label precedent: set 7's EETQ
+# examples calling `eetq`, set 15's hqq examples importing `hqq`, set 23's lightning-attention examples importing
+# `lightning_attn` (rule S23B-(s23b-6)) were never labels; what they import from another package still is)
+_OWN_TEST_DIRS = frozenset({"tests", "test", "benchmarks", "examples", "example"})
 # the same as single files beside the package (IST-DASLab/marlin's test.py and bench.py next to marlin/), and the
 # checkout's setup.py (unlimblue/KNN_CUDA's setup.py reads `from knn_cuda import __version__` to build knn_cuda itself)
 _OWN_TEST_FILES = re.compile(r"^(?:tests?|test_\w+|\w+_test|bench(?:mark)?s?|bench(?:mark)?_\w+|setup)\.py$")
@@ -85,7 +87,7 @@ def _vendored_checkouts(paths, package_dirs, roots) -> dict[str, set[str]]:
     """Checkouts of a catalogued package copied into the scanned repository: a directory below the scan's root
     holding the package and its own `setup.py` / `pyproject.toml` (openai/jukebox vendors NVIDIA apex as
     `apex/setup.py` + `apex/apex/__init__.py`). Every file of such a copy, its examples and docs too, is the
-    package's own (label ruling (L24), set 22's (v7)); the scanned checkout itself keeps its examples as users."""
+    package's own (label ruling (L24), set 22's (v7)); the scanned checkout itself keeps its docs as users."""
     names = {os.path.normpath(p) for p in paths}
     directories = [os.path.dirname(p) for p in names]
     try:

@@ -23,8 +23,8 @@ def _liger(tmp_path, top="src"):
         "import triton\nfrom liger_kernel.ops.utils import ensure_contiguous\n"
         "@ensure_contiguous\ndef forward(a, b):\n    return a * b\n"
     )
-    (tmp_path / "examples").mkdir()
-    (tmp_path / "examples" / "train.py").write_text(
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "train.py").write_text(
         "from liger_kernel.transformers import apply_liger_kernel_to_llama\napply_liger_kernel_to_llama()\n"
     )
 
@@ -54,11 +54,11 @@ def test_removing_the_package_marker_is_seen_on_a_warm_run(tmp_path):
 
 
 def test_a_checkout_named_like_the_package_is_not_the_package(tmp_path):
-    # NVIDIA/apex: the checkout apex/ holds the package apex/apex/ and the users apex/examples/
+    # NVIDIA/apex: the checkout apex/ holds the package apex/apex/; a script in another folder of it is a user
     (tmp_path / "apex" / "apex").mkdir(parents=True)
     (tmp_path / "apex" / "apex" / "__init__.py").write_text("from apex import amp\n")
-    (tmp_path / "apex" / "examples").mkdir()
-    (tmp_path / "apex" / "examples" / "main.py").write_text("import apex\nfrom apex.optimizers import FusedAdam\n")
+    (tmp_path / "apex" / "contrib").mkdir()
+    (tmp_path / "apex" / "contrib" / "main.py").write_text("import apex\nfrom apex.optimizers import FusedAdam\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert [line for code, line in _about(result, "main.py", "apex") if code == "NPU501"] == [1, 2]
     assert _about(result, "__init__.py", "apex") == []
@@ -180,24 +180,26 @@ def test_the_own_package_filter_does_not_read_the_message(tmp_path):
     assert kept == {1}  # the reworded own use goes, the triton import (whose text names liger) stays
 
 
-def test_the_package_checkouts_own_tests_do_not_use_it_and_its_examples_do(tmp_path):
-    # Dao-AILab/causal-conv1d: the package causal_conv1d/ with tests/ and benchmarks/ beside it
+def test_the_package_checkouts_own_tests_and_examples_do_not_use_it_and_other_scripts_do(tmp_path):
+    # Dao-AILab/causal-conv1d: the package causal_conv1d/ with tests/ and benchmarks/ beside it; examples/ too (label
+    # precedent: set 7's EETQ, set 15's hqq and set 23's lightning-attention examples of their own package: no labels)
     (tmp_path / "causal_conv1d").mkdir()
     (tmp_path / "causal_conv1d" / "__init__.py").write_text("from causal_conv1d.interface import causal_conv1d_fn\n")
     use = "from causal_conv1d import causal_conv1d_fn\ny = causal_conv1d_fn(x, w)\n"
-    for folder in ("tests", "benchmarks", "examples"):
+    for folder in ("tests", "benchmarks", "examples", "scripts"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / f"{folder}_conv.py").write_text(use)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _about(result, "tests_conv.py", "causal_conv1d") == []
     assert _about(result, "benchmarks_conv.py", "causal_conv1d") == []
-    assert _about(result, "examples_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]
+    assert _about(result, "examples_conv.py", "causal_conv1d") == []
+    assert _about(result, "scripts_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]
 
 
 def test_a_vendored_checkouts_examples_and_docs_are_its_own_and_the_repositorys_code_uses_it(tmp_path):
     # openai/jukebox vendors NVIDIA apex as apex/ (its setup.py beside apex/apex/); ruling (L24): the copy's own
     # examples, tests and docs are not users; jukebox's own code importing apex is; scanned alone, the apex
-    # checkout keeps its examples as users
+    # checkout's examples are its own too (a checkout's examples/, label precedent sets 7, 15, 23), its docs users
     checkout = tmp_path / "apex"
     (checkout / "apex").mkdir(parents=True)
     (checkout / "apex" / "__init__.py").write_text("")
@@ -218,7 +220,10 @@ def test_a_vendored_checkouts_examples_and_docs_are_its_own_and_the_repositorys_
     alone = scan([str(checkout)], use_cache=False, torch_npu_version=NEWEST)
     example = sorted((f.code, f.line) for f in alone.findings if f.path == str(checkout / "examples/imagenet/main_amp.py")
                      and f.code in ("NPU501", "NPU507"))
-    assert example == [("NPU501", 1), ("NPU507", 2)]
+    assert example == []
+    docs = sorted((f.code, f.line) for f in alone.findings if f.path == str(checkout / "docs/source/main_amp.py")
+                  and f.code in ("NPU501", "NPU507"))
+    assert docs == [("NPU501", 1), ("NPU507", 2)]
 
 
 def test_test_and_benchmark_files_beside_the_package_are_its_own_and_other_scripts_use_it(tmp_path):
