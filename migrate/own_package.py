@@ -3,7 +3,8 @@
 Scanning Liger-Kernel's repository itself, `src/liger_kernel/ops/swiglu.py` imports
 `liger_kernel.ops.utils`: that is the package's own code, not training code that depends on a
 GPU-first package. A file is inside package R when one of its ancestor directories is named R and
-holds an `__init__.py` *that is part of the same scan*, or sits directly under a `src/` directory
+holds an `__init__.py` *that is part of the same scan* while its parent holds none (a top-level package:
+`pkg/ops/triton/` is the subpackage `pkg.ops.triton`, and `import triton` in it is still Triton), or sits directly under a `src/` directory
 (the src layout, `src/liger_kernel/`, when only some files are scanned). Decided after the per-file pass from the
 list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
@@ -59,7 +60,11 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
         if found is None:
             names = set()
             name = os.path.basename(directory)
-            if name in roots and (directory in package_dirs or _src_layout(directory)):
+            # a package directory named like R inside another package (`pkg/ops/triton/__init__.py`) is the
+            # subpackage `pkg.ops.triton`: Python 3 resolves an absolute `import triton` to the top-level package,
+            # never to a sibling subpackage, so only a top-level directory (its parent no package) is R itself
+            if name in roots and ((directory in package_dirs and os.path.dirname(directory) not in package_dirs)
+                                  or _src_layout(directory)):
                 names.add(name)
             if name in _OWN_TEST_DIRS:  # the package's own tests, beside it in its checkout
                 names |= beside(os.path.dirname(directory))
