@@ -74,9 +74,23 @@ def test_a_subpackage_named_like_a_package_does_not_hide_its_top_level_import(tm
         (folder / "__init__.py").write_text("")
     (ops / "triton" / "srmsnorm.py").write_text(
         "import triton\nimport triton.language as tl\n@triton.jit\ndef _kernel(X):\n    pass\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_ops.py").write_text("from lightning_attn.ops import srmsnorm\n")  # the package is imported
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert [line for code, line in _about(result, "srmsnorm.py", "triton") if code == "NPU501"] == [1, 2]
     assert ("NPU507", 3) in _about(result, "srmsnorm.py", "triton")
+
+
+def test_a_package_below_a_folder_nobody_imports_is_still_the_package(tmp_path):
+    # NetEase-FuXi/EETQ: python/__init__.py is a stray marker (setup.py maps package_dir={"": "python"}); python/eetq/
+    # is `eetq` itself, its own files do not use it
+    (tmp_path / "python" / "eetq" / "models").mkdir(parents=True)
+    (tmp_path / "python" / "__init__.py").write_text("")
+    (tmp_path / "python" / "eetq" / "__init__.py").write_text("from eetq.models.auto import AutoEETQ\n")
+    (tmp_path / "python" / "eetq" / "models" / "__init__.py").write_text("")
+    (tmp_path / "python" / "eetq" / "models" / "auto.py").write_text("from eetq.utils import replace\nclass AutoEETQ:\n    pass\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "auto.py", "eetq") == [] and _about(result, "__init__.py", "eetq") == []
 
 
 def test_liger_kernel_runs_in_part_and_its_cuda_dsls_do_not():
