@@ -18,7 +18,8 @@ file) on every run, and only where nothing can build a file without naming it:
 - a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
   header is then kept where another file names (includes) it, as below;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
-  `#include "k.cuh"`), by file name. A name written with a relative folder (`load(sources=["cuda/k.cu"])`)
+  `#include "k.cuh"`), by file name; a CUDA file that is itself not built names nothing (the include graph is
+  walked from the built sources: a header included only by an unbuilt header is not built). A name written with a relative folder (`load(sources=["cuda/k.cu"])`)
   is resolved against the naming file's folder and each folder above it (a script may run from its own
   folder, from its project's or from the repository root): where that finds files of the scan, only those
   copies are built (RWKV-LM: `cuda/wkv7_cuda.cu` loaded by RWKV-v5/src/model.py builds RWKV-v5/cuda/, not the
@@ -142,10 +143,21 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
             folder = parent
         return not found or os.path.normpath(path) in found
 
+    # the include graph is walked from what is built: a CUDA file that is itself dropped names nothing (QuaRot's
+    # flashinfer/mma.cuh, included only by prefill.cuh, which no built source includes), so the built set grows from
+    # the files that are no candidates (build scripts, C++ files, sources a wildcard builds) to a fixed point
+    candidate_paths = {r.path for r in results if id(r) in candidates}
+    built: set[str] = set()
+    while True:
+        grown = {r.path for r in results if id(r) in candidates and r.path not in built and any(
+            (naming not in candidate_paths or naming in built) and builds(naming, written, r.path)
+            for naming, written in named.get(os.path.basename(r.path), ()))}
+        if not grown:
+            break
+        built |= grown
     out = []
     for result in results:
-        if id(result) in candidates and not any(builds(naming, written, result.path)
-                                                for naming, written in named.get(os.path.basename(result.path), ())):
+        if id(result) in candidates and result.path not in built:
             kept = tuple(f for f in result.findings if f.code != "NPU506")
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)

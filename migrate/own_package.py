@@ -3,7 +3,8 @@
 Scanning Liger-Kernel's repository itself, `src/liger_kernel/ops/swiglu.py` imports
 `liger_kernel.ops.utils`: that is the package's own code, not training code that depends on a
 GPU-first package. A file is inside package R when one of its ancestor directories is named R and
-holds an `__init__.py` *that is part of the same scan*, or sits directly under a `src/` directory
+holds an `__init__.py` *that is part of the same scan* while its parent holds none (a top-level package:
+`pkg/ops/triton/` is the subpackage `pkg.ops.triton`, and `import triton` in it is still Triton), or sits directly under a `src/` directory
 (the src layout, `src/liger_kernel/`, when only some files are scanned). Decided after the per-file pass from the
 list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
@@ -41,12 +42,25 @@ def _roots() -> frozenset[str]:
     return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
 
 
-def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
+def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]:
     """path -> names of the third-party packages (knowledge roots) the file is part of, for each of
-    `candidates` (default: every path); `paths` is the whole scan (its `__init__.py` files count)."""
+    `candidates` (default: every path); `paths` is the whole scan (its `__init__.py` files count). `used`: the top-level names the
+    scan's files import absolutely (their "imp" facts; None: not known). A package directory named R inside another
+    package is the subpackage `P....R`, not R, where the top package P of its chain is imported by that name
+    (`lightning_attn/ops/triton/`: `lightning_attn` is imported, so its `import triton` is Triton's); a chain whose
+    top no file imports is no package on sys.path (EETQ's python/ holds a stray `__init__.py` beside
+    `package_dir={"": "python"}`: python/eetq/ is `eetq`)."""
     roots = _roots()
     paths = list(paths)
     package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
+
+    def top_level(directory: str, name: str) -> bool:
+        if os.path.dirname(directory) not in package_dirs or used is None:
+            return True
+        top = os.path.dirname(directory)
+        while os.path.dirname(top) in package_dirs and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        return os.path.basename(top) not in used
     vendored = _vendored_checkouts(paths, package_dirs, roots)
 
     def beside(directory: str) -> set[str]:  # packages directly in `directory` (or in its src/)
@@ -61,7 +75,10 @@ def own_packages(paths, candidates=None) -> dict[str, frozenset[str]]:
         if found is None:
             names = set()
             name = os.path.basename(directory)
-            if name in roots and (directory in package_dirs or _src_layout(directory)):
+            # a package directory named like R inside another package (`pkg/ops/triton/__init__.py`) is the
+            # subpackage `pkg.ops.triton`: Python 3 resolves an absolute `import triton` to the top-level package,
+            # never to a sibling subpackage, so only a top-level directory (its parent no package) is R itself
+            if name in roots and ((directory in package_dirs and top_level(directory, name)) or _src_layout(directory)):
                 names.add(name)
             if name in _OWN_TEST_DIRS:  # the package's own tests, beside it in its checkout
                 names |= beside(os.path.dirname(directory))
@@ -151,7 +168,9 @@ def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
     candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
     if not candidates:
         return results
-    own = own_packages([r.path for r in results], candidates)
+    used = frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
+                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
+    own = own_packages([r.path for r in results], candidates, used)
     vendored = vendored_with_kernels(results)
     if not own and not vendored:
         return results

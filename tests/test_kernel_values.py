@@ -934,6 +934,19 @@ def test_a_cuda_file_that_nothing_builds_or_includes_is_not_reported(tmp_path):
     assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
 
 
+def test_a_header_included_only_by_an_unbuilt_header_is_not_reported(tmp_path):
+    # QuaRot @5008669b's flashinfer headers (set 23): mma.cuh is included only by prefill.cuh (and by permuted_smem.cuh,
+    # itself included only by prefill.cuh), and no built source includes prefill.cuh: the include graph is walked from
+    # the built sources
+    _write(tmp_path, dict(UNBUILT, **{
+        "lib/model/nms/src/prefill.cuh": '#include "mma.cuh"\n#include "smem.cuh"\n',
+        "lib/model/nms/src/smem.cuh": '#include "mma.cuh"\n__device__ int s() { return 0; }\n',
+        "lib/model/nms/src/mma.cuh": "__device__ int m() { return 1; }\n",
+    }))
+    reported = sorted(f.path.split("/nms/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
+
+
 def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_path):
     # a glob could compile any of them
     _write(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))

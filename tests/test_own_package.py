@@ -64,6 +64,35 @@ def test_a_checkout_named_like_the_package_is_not_the_package(tmp_path):
     assert _about(result, "__init__.py", "apex") == []
 
 
+def test_a_subpackage_named_like_a_package_does_not_hide_its_top_level_import(tmp_path):
+    # OpenNLPLab/lightning-attention @d15c3852: lightning_attn/ops/triton/__init__.py holds the repository's
+    # Triton kernels; inside it `import triton` is the top-level Triton (Python 3 has no implicit relative
+    # imports), not the subpackage lightning_attn.ops.triton
+    ops = tmp_path / "lightning_attn" / "ops"
+    (ops / "triton").mkdir(parents=True)
+    for folder in (tmp_path / "lightning_attn", ops, ops / "triton"):
+        (folder / "__init__.py").write_text("")
+    (ops / "triton" / "srmsnorm.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef _kernel(X):\n    pass\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_ops.py").write_text("from lightning_attn.ops import srmsnorm\n")  # the package is imported
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for code, line in _about(result, "srmsnorm.py", "triton") if code == "NPU501"] == [1, 2]
+    assert ("NPU507", 3) in _about(result, "srmsnorm.py", "triton")
+
+
+def test_a_package_below_a_folder_nobody_imports_is_still_the_package(tmp_path):
+    # NetEase-FuXi/EETQ: python/__init__.py is a stray marker (setup.py maps package_dir={"": "python"}); python/eetq/
+    # is `eetq` itself, its own files do not use it
+    (tmp_path / "python" / "eetq" / "models").mkdir(parents=True)
+    (tmp_path / "python" / "__init__.py").write_text("")
+    (tmp_path / "python" / "eetq" / "__init__.py").write_text("from eetq.models.auto import AutoEETQ\n")
+    (tmp_path / "python" / "eetq" / "models" / "__init__.py").write_text("")
+    (tmp_path / "python" / "eetq" / "models" / "auto.py").write_text("from eetq.utils import replace\nclass AutoEETQ:\n    pass\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "auto.py", "eetq") == [] and _about(result, "__init__.py", "eetq") == []
+
+
 def test_liger_kernel_runs_in_part_and_its_cuda_dsls_do_not():
     table = knowledge.third_party()
     assert table["liger_kernel"].status == "partial" and "_ascend" in table["liger_kernel"].source

@@ -167,6 +167,45 @@ def _python_pip_installs(ctx):
                 yield "req", dep, call.args[0]
 
 
+def _bound_strings(ctx, node) -> list:
+    """The string constants a name is bound to in its function (or module): `hadamard_dir = os.path.join(HERE,
+    'third-party/fast-hadamard-transform')` -> that path's constant; `pip = shutil.which('pip')` -> 'pip'."""
+    from migrate.rules._loop import enclosing_scope, walk_scope
+
+    if not isinstance(node, ast.Name):
+        return [node] if isinstance(node, ast.Constant) and isinstance(node.value, str) else []
+    out = []
+    for statement in walk_scope(enclosing_scope(ctx, node)):
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in statement.targets):
+            out += [c for c in ast.walk(statement.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+    return out
+
+
+def _python_local_folder_installs(ctx):
+    """(folder's last name, constant) for each local folder a Python program pip-installs through a command list
+    (`subprocess.call([pip, 'install', '-e', hadamard_dir])` with `pip = shutil.which('pip')` and `hadamard_dir =
+    os.path.join(HERE, 'third-party/fast-hadamard-transform')`: spcl/QuaRot and HandH1998/QQQ setup.py, whose
+    submodule folder is empty in a checkout): the folder names the package pip builds there, reported at the path."""
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not call.args or not isinstance(call.args[0], (ast.List, ast.Tuple)) or ctx.qualname(call.func) not in COMMAND_RUNNERS:
+            continue
+        items = call.args[0].elts
+        words = [[c.value for c in _bound_strings(ctx, e)] for e in items]
+        at = next((i for i, w in enumerate(words) if "install" in w), None)
+        if at is None or not any(normalise(v.rsplit("/", 1)[-1]) in ("pip", "pip3") or v == "pip" for w in words[:at] for v in w):
+            continue
+        for item in items[at + 1:]:
+            if not isinstance(item, ast.Name):
+                continue
+            for constant in _bound_strings(ctx, item):
+                path = constant.value.replace("\\", "/").rstrip("/")
+                if "/" in path and not _NOT_A_LOCAL_FOLDER.search(path):
+                    yield path.rsplit("/", 1)[-1], constant
+
+
+_NOT_A_LOCAL_FOLDER = re.compile(r"://|^(?:git\+|https?:)|[=<>;@\s]|\.(?:whl|zip|tar\.gz|tgz|txt)$")
+
+
 # an index option and its value inside any string of a Python program (`install_pytorch += "--index-url
 # https://download.pytorch.org/whl/cu121"`, later run through a helper): the option's only use is a pip command
 _INDEX_OPTION_IN_TEXT = re.compile(r"(?<![\w-])(?:--index-url|--extra-index-url|--find-links|-i|-f)(?:\s+|=)(\S+)")
@@ -343,7 +382,9 @@ class GpuOnlyDependency(Rule):
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
     read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the
     program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
-    built in pieces and run later). A requirement
+    built in pieces and run later), and a local folder such a list installs through a variable (`subprocess.call([pip,
+    'install', '-e', hadamard_dir])`) whose last name is a catalogued GPU-only package (`third-party/fast-hadamard-transform`,
+    a submodule), at the path's string. A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
     read from wheel metadata are in knowledge/data/gpu_extras.toml)."""
 
@@ -473,6 +514,13 @@ class GpuOnlyDependency(Rule):
                 kind="launcher", filename="train.sh", count=3),
         # Open-Sora gradio/app.py installs flash-attn and NVIDIA apex from the running program; a command given as a
         # list names its requirements the same way
+        # spcl/QuaRot setup.py (HandH1998/QQQ setup.py the same): a submodule folder of a GPU-only package pip-installs it;
+        # a folder of another name, and a command that is no pip install, do not
+        Invalid("import os, shutil, subprocess\ndef third_party():\n"
+                "    hadamard_dir = os.path.join(HERE, 'third-party/fast-hadamard-transform')\n"
+                "    tools = os.path.join(HERE, 'third-party/mytools')\n    pip = shutil.which('pip')\n"
+                "    subprocess.call([pip, 'install', '-e', hadamard_dir])\n    subprocess.call([pip, 'install', tools])\n"
+                "    subprocess.call(['ls', hadamard_dir])\n", count=1),
         Invalid('import subprocess, sys\nsubprocess.run(f"{sys.executable} -m pip install flash-attn --no-build-isolation", shell=True)\n'
                 'subprocess.run(f\'{sys.executable} -m pip install -v --config-settings "--build-option=--cuda_ext" '
                 'git+https://github.com/NVIDIA/apex.git\', shell=True)\n'
@@ -565,6 +613,16 @@ class GpuOnlyDependency(Rule):
                     f"`{dep.raw}` pins a CUDA build; torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
                     severity=Severity.WARNING,
                 )
+        for folder, node in _python_local_folder_installs(ctx) if ctx.kind == "python" else ():
+            key = self._lookup(normalise(folder), pips)
+            if key is not None and needs_a_look(table[key]) and table[key].status != "partial":
+                entry = table[key]
+                text = (f"`{node.value}` pip-installs `{folder}` from a local folder, which targets NVIDIA GPUs "
+                        f"({entry.status} on Ascend NPU)")
+                if entry.alternative:
+                    text += f"; NPU alternative: {entry.alternative}"
+                yield self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
+                                   package=package_of(key, table))
         for number, start, end, name in _conda_install_cuda_packages(ctx) if launcher else ():
             yield self.finding(
                 ctx, (number, start, number, end),

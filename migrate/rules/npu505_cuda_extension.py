@@ -385,6 +385,13 @@ class CudaExtension(Rule):
                 "    extra_cuda_flags = ['--expt-relaxed-constexpr', '--expt-extended-lambda']\n"
                 "    other = ['-gencode', 'arch=compute_90,code=sm_90']\n"
                 "    return helper('m', ['m.cu'], extra_cuda_flags)\n", count=4),
+        # spcl/QuaRot setup.py: the flag list a helper returns into the `'nvcc'` key is that key's one list (reported at
+        # the key); a helper's list that feeds no key is its own
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\ndef arch_flags():\n"
+                "    return ['-gencode', 'arch=compute_80,code=sm_80']\ndef other():\n"
+                "    return ['-gencode', 'arch=compute_90,code=sm_90']\n"
+                "ext = CUDAExtension(name='q._CUDA', sources=['q.cu'],\n    extra_compile_args={'cxx': [], 'nvcc': arch_flags()})\n",
+                count=3),
         Invalid(  # BasicSR / mmcv make_cuda_ext: the macro and the selection; the call through the variable carries no
             # CUDA content on its line ((L9)), unlike one naming a `.cu` source there
             "from torch.utils.cpp_extension import CUDAExtension\ndef make(name, srcs):\n    macros = [('WITH_CUDA', None)]\n"
@@ -1112,12 +1119,17 @@ def _names_fed_to_nvcc_key(ctx) -> set[str]:
 
 
 def _list_name(ctx, anchor) -> str | None:
-    """The name a flag list is bound to: `flags = [...]` (the list literal) or `flags.append(...)` (the call)."""
+    """The name a flag list is bound to: `flags = [...]` (the list literal) or `flags.append(...)` (the call), or the
+    function that returns the list literal (`'nvcc': get_cuda_arch_flags()`, spcl/QuaRot setup.py: one list, at the key)."""
     if isinstance(anchor, ast.Call) and isinstance(anchor.func, ast.Attribute) and isinstance(anchor.func.value, ast.Name):
         return anchor.func.value.id
     holder = ctx.parent(anchor)
     if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
         return holder.targets[0].id
+    if isinstance(holder, ast.Return):  # `def get_cuda_arch_flags(): return ['-gencode', ...]` called in the key's value
+        function = enclosing_scope(ctx, holder)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return function.name
     return None
 
 

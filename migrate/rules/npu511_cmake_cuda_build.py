@@ -23,6 +23,21 @@ _DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_
 # (or one switching a GPU path on, `-DUSE_GPU`, `WARPRNNT_ENABLE_GPU`: NPU505's macros in a setup.py)
 _CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*)(?:=(\w*))?$")
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
+# per-target options without a generator expression that only nvcc understands (NVIDIA's nvcc manual,
+# https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ "Command Option Summary": -lineinfo, --expt-extended-lambda,
+# --expt-relaxed-constexpr, -use_fast_math, -Xptxas, -gencode / --generate-code, -rdc, -maxrregcount):
+# `target_compile_options(core_cuda PRIVATE -lineinfo --expt-extended-lambda)` on the CUDA target is its nvcc flag list
+# (csukuangfj/optimized_transducer csrc/CMakeLists.txt)
+_TARGET_OPTIONS = re.compile(r"\btarget_compile_options\s*\(([^)]*)\)", re.I)
+_NVCC_ONLY = re.compile(r"^(?:-lineinfo|--?expt-(?:extended-lambda|relaxed-constexpr)|--?extended-lambda|--?use_fast_math"
+                        r"|-Xptxas\S*|--ptxas-options\S*|-gencode\S*|--generate-code\S*|-rdc\S*|--relocatable-device-code\S*"
+                        r"|-maxrregcount\S*|--maxrregcount\S*|--generate-line-info)$")
+# the build's probe for nvcc (`find_program(HAS_NVCC nvcc)`), which gates the CUDA build, and CUDA added to a variable
+# that `project(...)` / `enable_language(...)` reads (`set(languages ${languages} CUDA)` then `project(x ${languages})`):
+# the switch of CMake's CUDA language through a variable (csukuangfj/optimized_transducer, k2-fsa/fast_rnnt CMakeLists.txt)
+_NVCC_PROBE = re.compile(r"\bfind_program\s*\(\s*\w+\s+(?:NAMES\s+)?\"?nvcc\"?[\s)]", re.I)
+_ADDS_CUDA = re.compile(r"\b(?:set\s*\(\s*(\w+)|list\s*\(\s*APPEND\s+(\w+))\b[^)]*?\bCUDA\b[^)]*\)", re.I)
+_LANGUAGE_USE = re.compile(r"\b(?:project|enable_language)\s*\(([^)]*)\)", re.I)
 
 
 class CmakeCudaBuild(Rule):
@@ -97,6 +112,12 @@ class CmakeCudaBuild(Rule):
                 "set(CUDA_NVCC_FLAGS \"${CUDA_NVCC_FLAGS} -O2\")\nIF (WITH_GPU)\n  cuda_add_library(rt SHARED rt.cu)\n"
                 "  cuda_add_executable(test_gpu tests/test_gpu.cu)\nELSE()\n  add_library(rt SHARED rt.cpp)\nENDIF()\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=4),
+        # csukuangfj/optimized_transducer CMakeLists.txt + csrc/CMakeLists.txt: the nvcc probe gating the build, CUDA added
+        # to the languages variable project() reads, nvcc-only options on the CUDA target (not a C++ target's -O2)
+        Invalid("set(languages CXX)\nfind_program(OT_HAS_NVCC nvcc)\nif(OT_HAS_NVCC)\n  set(languages ${languages} CUDA)\nendif()\n"
+                "project(ot ${languages})\ntarget_compile_options(core_cuda PRIVATE -lineinfo --expt-extended-lambda)\n"
+                "target_compile_options(core PRIVATE -O2 -Wall)\nset(flags CUDA)\n", kind="cpp-source", filename="CMakeLists.txt",
+                count=3),
         Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=1),
         Invalid("find_package(CUDA)\nadd_definitions(-DUSE_GPU)\nadd_definitions(-DGPU_COUNT=2 -DUSE_GPU=OFF)\n", kind="cpp-source",
@@ -167,6 +188,19 @@ class CmakeCudaBuild(Rule):
         for match in _CUDA_OPTIONS.finditer(code):
             number = code.count("\n", 0, match.start()) + 1
             yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc flags for CUDA sources: " + self.MESSAGE)
+        for match in _TARGET_OPTIONS.finditer(code):
+            if "$<" not in match.group(1) and any(_NVCC_ONLY.match(w.strip('"')) for w in match.group(1).split()):
+                number = code.count("\n", 0, match.start()) + 1
+                yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc-only flags on a target: " + self.MESSAGE)
+        for match in _NVCC_PROBE.finditer(code):
+            number = code.count("\n", 0, match.start()) + 1
+            yield self.finding(ctx, self._span(ctx.lines, number), "probes for nvcc, the gate of the CUDA build: " + self.MESSAGE)
+        read = {v for m in _LANGUAGE_USE.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
+        for match in _ADDS_CUDA.finditer(code):
+            if (match.group(1) or match.group(2)) in read:
+                number = code.count("\n", 0, match.start()) + 1
+                yield self.finding(ctx, self._span(ctx.lines, number),
+                                   "adds CUDA to the languages the project switches on: " + self.MESSAGE)
         for match in _DEFINITIONS.finditer(code):
             words = match.group(1).split()
             if match.group(0).lower().startswith("target_"):
