@@ -212,16 +212,6 @@ _KERNEL_DECORATORS = {"triton": frozenset({"triton.jit", "triton.autotune", "tri
                       "numba": frozenset({"numba.cuda.jit"})}
 
 
-def _dotted(node: ast.AST) -> list[str] | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id, *reversed(parts)]
-
-
 def own_kernels_without_fallback(ctx, package: str) -> bool:
     """The file defines its own GPU kernels in the kernel language `package` (`@triton.jit def k(...)`, `@numba.cuda.jit`)
     and no other definition of those names (lit-llama quantization.py: `try: import triton / except: triton = None`,
@@ -232,26 +222,10 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
     decorators = _KERNEL_DECORATORS.get(package)
     if decorators is None:
         return False
-    bound: dict[str, str] = {}
-    for kind in (ast.Import, ast.ImportFrom):
-        for statement in ctx.nodes.get(kind, ()):
-            for alias in statement.names:
-                if _package_of_alias(statement, alias) != package:
-                    continue
-                if isinstance(statement, ast.ImportFrom):
-                    bound[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
-                elif alias.asname:
-                    bound[alias.asname] = alias.name
-                else:
-                    bound[alias.name.split(".", 1)[0]] = alias.name.split(".", 1)[0]
     kernels, others = set(), set()
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
         for node in ctx.nodes.get(kind, ()):
-            own = False
-            for decorator in node.decorator_list:
-                parts = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
-                if parts and parts[0] in bound:
-                    own = own or ".".join([bound[parts[0]], *parts[1:]]) in decorators
+            own = any(ctx.qualname(d.func if isinstance(d, ast.Call) else d) in decorators for d in node.decorator_list)
             (kernels if own else others).add(node.name)
     return bool(kernels - others)
 
