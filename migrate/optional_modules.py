@@ -109,13 +109,11 @@ def _tests_gpu_package(middle: str) -> bool:
     other dependency: huggingface/trl d708ec27 trainer/__init__.py imports ddpo_trainer.py (which imports bitsandbytes
     for its 8-bit Adam option) under `if is_diffusers_available():`; diffusers runs on an NPU host, so the module stays
     required there (label rule set 23, (s23a-5))."""
-    from migrate import knowledge
+    from migrate.skip_decorators import catalogue_package, catalogue_roots
 
     if _ACCELERATOR_WORDS & set(middle.split("_")):
         return True
-    roots = {key.split(".", 1)[0].lower() for key in knowledge.third_party()}
-    middle = middle.lower()
-    return any(middle == r or middle.startswith(r + "_") or middle == "torch_" + r for r in roots)
+    return catalogue_package(middle, catalogue_roots()) is not None
 
 
 def _cuda_device_check(test: ast.AST) -> bool:

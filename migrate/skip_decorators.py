@@ -19,15 +19,17 @@ CODES = frozenset({"NPU404", "NPU501", "NPU503", "NPU507"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _roots() -> frozenset[str]:
+def catalogue_roots() -> frozenset[str]:
+    """The top-level import names of the catalogue's GPU-only packages."""
     from migrate import knowledge
 
     return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
 
 
-def _package(word: str, roots: frozenset[str]) -> str | None:
-    """The catalogue package `word` names: `bitsandbytes`, `flash_attn_2` -> flash_attn, `torch_<pkg>`."""
-    word = word.removeprefix("torch_")
+def catalogue_package(word: str, roots: frozenset[str]) -> str | None:
+    """The catalogue package `word` names: `bitsandbytes`, `flash_attn_2` -> flash_attn, `torch_<pkg>` (the <pkg> of
+    `is_<pkg>_available()`, `@require_<pkg>`; also migrate/optional_modules.py's availability checks)."""
+    word = word.lower().removeprefix("torch_")
     return next((r for r in sorted(roots, key=len, reverse=True) if word == r.lower() or word.startswith(r.lower() + "_")),
                 None)
 
@@ -45,7 +47,7 @@ def _available_in(test: ast.AST, negated: bool, roots) -> str | None:
     if isinstance(test, ast.Call):
         name = _name(test.func)
         if name.startswith("is_") and name.endswith("_available"):
-            return _package(name[3:-len("_available")], roots)
+            return catalogue_package(name[3:-len("_available")], roots)
     return None
 
 
@@ -54,7 +56,7 @@ def _skipped_package(decorator: ast.AST, roots) -> str | None:
     name = _name(call.func if call else decorator)
     for prefix in ("require_", "requires_"):
         if name.startswith(prefix):
-            return _package(name[len(prefix):], roots)
+            return catalogue_package(name[len(prefix):], roots)
     if call is None or not call.args:
         return None
     if name in ("skipif", "skipIf"):
@@ -74,7 +76,7 @@ def drop_skipped(findings: list, nodes: dict) -> list:
         for scope in nodes.get(kind, ()):
             if not scope.decorator_list:
                 continue
-            roots = roots if roots is not None else _roots()
+            roots = roots if roots is not None else catalogue_roots()
             for decorator in scope.decorator_list:
                 package = _skipped_package(decorator, roots)
                 if package is not None:
