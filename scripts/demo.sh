@@ -16,4 +16,4 @@ echo "== 2. apply: the diff it will make"
 echo
 echo "== 3. apply -> $OUT/npu_train.py and smoke it on the NPU, or on the CPU-backed torch_npu stand-in"
 "$NPU" apply "$EXAMPLE" -o "$OUT/npu_train.py" --force --config-pack "$OUT/npu_config_pack.zip" \
-    --report "$OUT/changes.json" --smoke --steps 5 --fake-data
+    --report "$OUT/changes.json" --smoke --steps 10 --fake-data

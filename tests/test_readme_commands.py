@@ -196,6 +196,8 @@ def test_demo_runs_and_its_losses_fall(tmp_path):
     assert proc.returncode == 0, out[-6000:]
     assert "smoke: PASS" in out
     losses = [float(x) for x in re.findall(r"│\s*\d+\s*│\s*([0-9.e+-]+)\s*│\s*[0-9.]+\s*│", out)]
-    assert len(losses) == 5, out[-3000:]
-    assert losses[-1] < losses[0], losses
+    assert len(losses) == 10, out[-3000:]
+    # the demo's CNN learns the synthetic classes: 10 steps take the loss from ~2.5 to ~0.8 (eight runs, all
+    # below 1.3 by the last three); a single step's loss is noisy (a 5-step run once ended above its start)
+    assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3 - 0.3, losses
     assert "loss rose at every step" not in out

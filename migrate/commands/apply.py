@@ -207,7 +207,7 @@ class _SmokeArgsCommand(click.Command):
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Write the change list to FILE.json or FILE.csv.")
 @click.option("--smoke", is_flag=True, help="After writing, run the migrated entry script(s) for a few steps.")
 @click.option("--steps", default=5, show_default=True, type=click.IntRange(min=1), help="Steps for --smoke.")
-@click.option("--fake-data", is_flag=True, help="With --smoke: replace torchvision datasets with random data.")
+@click.option("--fake-data", is_flag=True, help="With --smoke: synthetic torchvision datasets, no weight downloads, no network.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="pyproject.toml to read [tool.npu-migrate] from.")
 @click.option("--stdin-filename", default="<stdin>.py", show_default=True, help="Name (and kind) of '-' input.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes for a directory (default: all cores).")
