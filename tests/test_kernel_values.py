@@ -705,6 +705,42 @@ def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_p
     assert _lines(result, "NPU501", "pkg/trainer/quant.py") == [] and _lines(result, "NPU501", "pkg/trainer/fast.py") == []
 
 
+def test_a_check_named_after_the_packages_alias_is_an_availability_check(tmp_path):
+    # a LoRA-style library: tuners/lora/quant8.py imports bitsandbytes at its top, and its importers ask through a helper
+    # named after the package's import alias (`import bitsandbytes as bnb`): `is_bnb_available()`, `is_bnb_4bit_available()`,
+    # alone or in an `and` inside a module `__getattr__`. A check named after nothing in the catalogue keeps the findings.
+    _write(tmp_path, {
+        "lib/__init__.py": "", "lib/tuners/__init__.py": "",
+        "lib/checks.py": "import importlib.util\ndef is_bnb_available():\n    return importlib.util.find_spec('bitsandbytes') is not None\n",
+        "lib/tuners/lora/__init__.py": (
+            "from lib.checks import is_bnb_available, is_bnb_4bit_available\n"
+            "def __getattr__(name):\n"
+            "    if name == 'Linear8bit' and is_bnb_available():\n"
+            "        from .quant8 import Linear8bit\n"
+            "        return Linear8bit\n"
+            "    raise AttributeError(name)\n"),
+        "lib/tuners/lora/model.py": (
+            "from lib.checks import is_bnb_4bit_available, is_quant_available\n"
+            "def dispatchers():\n"
+            "    out = []\n"
+            "    if is_bnb_4bit_available():\n"
+            "        from .quant8 import dispatch_4bit\n"
+            "        out.append(dispatch_4bit)\n"
+            "    if is_quant_available():\n"
+            "        from .quant_other import dispatch\n"
+            "        out.append(dispatch)\n"
+            "    return out\n"),
+        "lib/tuners/lora/quant8.py": (
+            "import bitsandbytes as bnb\n"
+            "class Linear8bit(bnb.nn.Linear8bitLt):\n    pass\n"
+            "def dispatch_4bit(target):\n    return isinstance(target, bnb.nn.Linear4bit)\n"),
+        "lib/tuners/lora/quant_other.py": "import bitsandbytes as bnb\ndef dispatch(t):\n    return bnb.nn.Linear4bit\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "lora/quant8.py") == [] and _lines(result, "NPU507", "lora/quant8.py") == []
+    assert _lines(result, "NPU501", "lora/quant_other.py") == [1] and _lines(result, "NPU507", "lora/quant_other.py") == [3]
+
+
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     _write(tmp_path, {
         "setup.py": (
