@@ -775,6 +775,19 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
     assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
 
 
+def test_unsloth_is_in_the_catalogue(tmp_path):
+    # unsloth accepts CUDA / HIP / XPU / MPS devices only (its device_type.py) and patches models with Triton kernels:
+    # its import, the model built from its class, and its requirement line (a git direct reference with an extra)
+    _write(tmp_path, {
+        "train.py": ("from unsloth import FastLanguageModel\n"
+                     "model, tok = FastLanguageModel.from_pretrained(model_name=name, max_seq_length=2048)\n"),
+        "requirements.txt": "peft\nunsloth[colab] @ git+https://github.com/unslothai/unsloth.git\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "train.py") == [1] and _lines(result, "NPU507", "train.py") == [2]
+    assert _lines(result, "NPU502", "requirements.txt") == [2]
+
+
 def test_git_installed_point_cloud_ops_and_deepspeed_cpu_adagrad_in_the_catalogue(tmp_path):
     # P4Transformer's pointnet2_utils.py imports erikwijmans' pointnet2_ops (a CUDAExtension-only package installed
     # from git) under a `try:` whose handler raises; a copy of DeepSpeed's engine builds DeepSpeedCPUAdagrad, a host
