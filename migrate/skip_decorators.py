@@ -14,6 +14,7 @@ the finding's package, or its message naming it) are dropped; those of another p
 from __future__ import annotations
 
 import ast
+import functools
 
 CODES = frozenset({"NPU404", "NPU501", "NPU503", "NPU507"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -26,12 +27,24 @@ def catalogue_roots() -> frozenset[str]:
     return frozenset(key.split(".", 1)[0] for key in knowledge.third_party())
 
 
+@functools.lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    """alias -> import root: the short names of the catalogue's packages (third_party.toml `aliases`)."""
+    from migrate import knowledge
+
+    return {alias.lower(): key.split(".", 1)[0] for key, entry in knowledge.third_party().items() for alias in entry.aliases}
+
+
 def catalogue_package(word: str, roots: frozenset[str]) -> str | None:
     """The catalogue package `word` names: `bitsandbytes`, `flash_attn_2` -> flash_attn, `torch_<pkg>` (the <pkg> of
-    `is_<pkg>_available()`, `@require_<pkg>`; also migrate/optional_modules.py's availability checks)."""
+    `is_<pkg>_available()`, `@require_<pkg>`; also migrate/optional_modules.py's availability checks), or one of its
+    aliases (`bnb`, `bnb_4bit` -> bitsandbytes: peft's `is_bnb_available()`, `is_bnb_4bit_available()`)."""
     word = word.lower().removeprefix("torch_")
-    return next((r for r in sorted(roots, key=len, reverse=True) if word == r.lower() or word.startswith(r.lower() + "_")),
-                None)
+    found = next((r for r in sorted(roots, key=len, reverse=True) if word == r.lower() or word.startswith(r.lower() + "_")),
+                 None)
+    if found is None:
+        found = next((root for alias, root in _aliases().items() if word == alias or word.startswith(alias + "_")), None)
+    return found
 
 
 def _name(node: ast.AST) -> str:

@@ -705,6 +705,42 @@ def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_p
     assert _lines(result, "NPU501", "pkg/trainer/quant.py") == [] and _lines(result, "NPU501", "pkg/trainer/fast.py") == []
 
 
+def test_a_check_named_after_the_packages_alias_is_an_availability_check(tmp_path):
+    # a LoRA-style library: tuners/lora/quant8.py imports bitsandbytes at its top, and its importers ask through a helper
+    # named after the package's import alias (`import bitsandbytes as bnb`): `is_bnb_available()`, `is_bnb_4bit_available()`,
+    # alone or in an `and` inside a module `__getattr__`. A check named after nothing in the catalogue keeps the findings.
+    _write(tmp_path, {
+        "lib/__init__.py": "", "lib/tuners/__init__.py": "",
+        "lib/checks.py": "import importlib.util\ndef is_bnb_available():\n    return importlib.util.find_spec('bitsandbytes') is not None\n",
+        "lib/tuners/lora/__init__.py": (
+            "from lib.checks import is_bnb_available, is_bnb_4bit_available\n"
+            "def __getattr__(name):\n"
+            "    if name == 'Linear8bit' and is_bnb_available():\n"
+            "        from .quant8 import Linear8bit\n"
+            "        return Linear8bit\n"
+            "    raise AttributeError(name)\n"),
+        "lib/tuners/lora/model.py": (
+            "from lib.checks import is_bnb_4bit_available, is_quant_available\n"
+            "def dispatchers():\n"
+            "    out = []\n"
+            "    if is_bnb_4bit_available():\n"
+            "        from .quant8 import dispatch_4bit\n"
+            "        out.append(dispatch_4bit)\n"
+            "    if is_quant_available():\n"
+            "        from .quant_other import dispatch\n"
+            "        out.append(dispatch)\n"
+            "    return out\n"),
+        "lib/tuners/lora/quant8.py": (
+            "import bitsandbytes as bnb\n"
+            "class Linear8bit(bnb.nn.Linear8bitLt):\n    pass\n"
+            "def dispatch_4bit(target):\n    return isinstance(target, bnb.nn.Linear4bit)\n"),
+        "lib/tuners/lora/quant_other.py": "import bitsandbytes as bnb\ndef dispatch(t):\n    return bnb.nn.Linear4bit\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "lora/quant8.py") == [] and _lines(result, "NPU507", "lora/quant8.py") == []
+    assert _lines(result, "NPU501", "lora/quant_other.py") == [1] and _lines(result, "NPU507", "lora/quant_other.py") == [3]
+
+
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
     _write(tmp_path, {
         "setup.py": (
@@ -737,6 +773,19 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
     assert _lines(result, "NPU507", "train.py") == [7, 8]
     assert verdict.summary(result)["unknown_dependencies"] == {}
     assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
+
+
+def test_unsloth_is_in_the_catalogue(tmp_path):
+    # unsloth accepts CUDA / HIP / XPU / MPS devices only (its device_type.py) and patches models with Triton kernels:
+    # its import, the model built from its class, and its requirement line (a git direct reference with an extra)
+    _write(tmp_path, {
+        "train.py": ("from unsloth import FastLanguageModel\n"
+                     "model, tok = FastLanguageModel.from_pretrained(model_name=name, max_seq_length=2048)\n"),
+        "requirements.txt": "peft\nunsloth[colab] @ git+https://github.com/unslothai/unsloth.git\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU501", "train.py") == [1] and _lines(result, "NPU507", "train.py") == [2]
+    assert _lines(result, "NPU502", "requirements.txt") == [2]
 
 
 def test_git_installed_point_cloud_ops_and_deepspeed_cpu_adagrad_in_the_catalogue(tmp_path):

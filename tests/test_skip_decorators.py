@@ -47,3 +47,22 @@ def test_a_test_skipped_without_the_package_drops_its_gpu_only_findings(tmp_path
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
     lines = sorted({f.line for f in result.findings if f.code in ("NPU501", "NPU503", "NPU507")})
     assert lines == [25, 26, 29, 30]  # the `@require_peft` test and the undecorated one only
+
+
+def test_a_quantization_config_under_a_skip_for_its_kernel_package_is_dropped(tmp_path):
+    # NPU503's GPTQConfig needs auto_gptq or gptqmodel (transformers' GptqHfQuantizer.required_packages): a test that
+    # skips without gptqmodel (`pytest.mark.skipif(not is_gptqmodel_available())` behind a project helper) drops its
+    # import and call; a test that skips without another package keeps them
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_gptq.py").write_text(
+        "from .utils import require_gptqmodel, require_peft\n\n\n"
+        "@require_gptqmodel\n"
+        "def test_gptq():\n"
+        "    from transformers import GPTQConfig\n"
+        "    cfg = GPTQConfig(bits=4)\n\n\n"
+        "@require_peft\n"
+        "def test_other():\n"
+        "    from transformers import GPTQConfig\n"
+        "    cfg = GPTQConfig(bits=4)\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
+    assert sorted({f.line for f in result.findings if f.code == "NPU503"}) == [12, 13]

@@ -235,6 +235,9 @@ class ThirdParty:
     # string values that select the package's GPU-only kernels where it also ships native ones (a `partial`
     # package: mlstm_kernels' "chunkwise--triton_limit_chunk"), read by NPU503 at kernel/impl/backend keys
     selectors: tuple[str, ...] = ()
+    # the short name projects give the package in their own helpers' names (`is_bnb_available()`, `@require_bnb`),
+    # the package's documented import alias (`import bitsandbytes as bnb`): read by migrate/skip_decorators.py
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -477,7 +480,8 @@ def third_party() -> dict[str, ThirdParty]:
             name=e.get("name", root), pip_names=tuple(e.get("pip_names", ())),
             status=e["status"], severity=e["severity"], alternative=e.get("alternative"),
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
-            source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())))
+            source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
+            aliases=tuple(e.get("aliases", ())))
     return out
 
 

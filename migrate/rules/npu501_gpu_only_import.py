@@ -352,7 +352,11 @@ class GpuOnlyImport(Rule):
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
     import binds is read in the file (`try: import flash_attn / except ImportError: logger.warning(...)`: it only
     tells the user whether another library's optional speed-up is installed). `importlib.import_module("apex")` and other
-    dynamic imports are not followed. Entries whose status is `works` (DeepSpeed's device-neutral
+    dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
+    under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
+    third_party.toml `aliases`) or of a CUDA device is an optional path too: its imports and uses are not reported
+    (migrate/optional_modules.py); so is a test that skips without the package (`@require_bitsandbytes`,
+    migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`) are not reported; each use after the import is NPU507."""
 
     CODE = "NPU501"

@@ -254,7 +254,8 @@ class GpuOnlyOption(Rule):
     `load_in_4bit=True` / `load_in_8bit=True`, `half_precision_backend="apex"` and any
     `BitsAndBytesConfig(...)` (reported once at the call: its own keywords are not reported again). Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
-    flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`), argparse defaults
+    flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`, diffusers' examples'
+    `--enable_xformers_memory_efficient_attention`), argparse defaults
     (`add_argument("--accelerator", default="gpu")`: Lightning's CUDA accelerator). Lightning 1.x's
     `gpus` flag is on for any value but 0 / None / "" (`Trainer(gpus=1)`, `trainer_config["gpus"] = 1`)
     and its `accelerator="ddp"` ran multi-GPU DDP; where the code reads the flag to decide GPU
@@ -300,6 +301,10 @@ class GpuOnlyOption(Rule):
         Valid("trainer:\n  accelerator: gpu\n", kind="launcher", filename="config.yaml"),  # no import to tell whose option
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
         Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
+        # the switch defined (off by default) and read: the launcher that passes it is the line to change
+        'import argparse\np = argparse.ArgumentParser()\n'
+        'p.add_argument("--enable_xformers_memory_efficient_attention", action="store_true")\n'
+        'args = p.parse_args()\nif args.enable_xformers_memory_efficient_attention:\n    print("xformers")',
         "model.enable_xformers_memory_efficient_attention()",  # not a diffusers file: whose method is unknown
         'from diffusers import UNet2DModel\nunet.enable_npu_flash_attention()\nprint("call enable_xformers_memory_efficient_attention() on GPUs")',
         "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
@@ -380,6 +385,9 @@ class GpuOnlyOption(Rule):
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
+        # diffusers' training examples: the switch that makes the script call enable_xformers_memory_efficient_attention()
+        Invalid("accelerate launch train_dreambooth.py --mixed_precision=fp16 \\\n  --enable_xformers_memory_efficient_attention\n",
+                kind="launcher"),
         Invalid("from diffusers import UNet2DConditionModel\nif args.xformers:\n    unet.enable_xformers_memory_efficient_attention()\n    pipeline.enable_xformers_memory_efficient_attention()", count=2),
         Invalid("from diffusers.models.attention_processor import CustomDiffusionXFormersAttnProcessor as XP\nattention_class = XP", count=2),
         Invalid("import diffusers\nunet.set_attn_processor(diffusers.models.attention_processor.XFormersAttnProcessor())", count=1),
