@@ -481,15 +481,19 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
     that extension's build; a wrapper of a wrapper resolves in a later round. A value mentioning an op
     (`ops:<ns>::<op>`) resolves to the scan's CUDA registration of `<ns>` (`namespaces`), as a wrapper
     when Python functions of the repository implement the op (`python_ops`)."""
-    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR)}
+    from migrate.called_kernels import CALLED
+
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR, CALLED)}
     for name in pending:
         del modules[name]
     for name, d in list(pending.items()):
         if d.why.startswith(OPS):
             namespace = (namespaces or {}).get(d.why[len(OPS):].split("::", 1)[0])
-            if namespace is not None and namespace.cuda:
+            # an op accessor or class alias (called_kernels) reaches any namespace of the scan, as `torch.ops.<ns>` does
+            if namespace is not None and (namespace.cuda or d.mode == CALLED):
                 mode = WRAPPER if d.why[len(OPS):] in python_ops else d.mode
-                modules[name] = type(d)("value", name, namespace.path, namespace.line, True, f"torch.ops.{namespace.name}", mode)
+                modules[name] = type(d)("value", name, namespace.path, namespace.line, namespace.cuda,
+                                        f"torch.ops.{namespace.name}", mode)
             del pending[name]
     for _ in range(3):
         progressed = False
@@ -500,8 +504,8 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
                     continue
                 target = modules[found]
                 extension = target.why if target.kind == "value" else target.name
-                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension,
-                                        WRAPPER if WRAPPER in (d.mode, target.mode) else d.mode)
+                mode = WRAPPER if WRAPPER in (d.mode, target.mode) else CALLED if target.mode == CALLED else d.mode
+                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, mode)
                 del pending[name]
                 progressed = True
                 break
@@ -533,6 +537,7 @@ def module_reexports(results, modules: dict, module_for) -> None:
     imported one (`from X import a as b` outside an `__init__` binds `a` here), and an import inside a
     function counts like a top-level one; `from X import a` beside `import X.a` reads as the from-import.
     Chains of re-exports resolve over up to three rounds."""
+    from migrate.called_kernels import CALLED
     from migrate.repo_index import Definition, module_parts
 
     files = []
@@ -576,7 +581,7 @@ def module_reexports(results, modules: dict, module_for) -> None:
         target = modules[found]
         extension = target.why if target.kind == "value" else target.name
         modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension,
-                                   WRAPPER if target.mode == WRAPPER else "via")
+                                   target.mode if target.mode in (WRAPPER, CALLED) else "via")
         return True
 
     for _ in range(3):
