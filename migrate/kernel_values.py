@@ -417,15 +417,18 @@ def _op_aliases(ctx, dotted: str) -> list:
 
 RELATIVE = "rel:"  # a mentioned name that comes from a relative import
 
-# a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`)
-ALIAS_HINT = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$", re.M)
+# a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`), or a
+# `from pkg import ext as _C` (the compiled module re-exported under the `as` name)
+ALIAS_HINT = re.compile(r"^(?:[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$|[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\w+[ \t]+as[ \t])", re.M)
 
 
 def module_aliases(ctx) -> list:
     """Module-level names bound to a module the file imports: `import kmod as K` then `_backend = K` (the issue's
-    `from .backend import _backend` elsewhere is then the compiled module), and the `as` name itself. "via" values
+    `from .backend import _backend` elsewhere is then the compiled module), and the `as` name itself, also of a
+    `from pkg import ext as _C` (gsplat's cuda/_backend.py: `try: from gsplat import csrc as _C`, then
+    `from ._backend import _C` elsewhere; a relative one resolved like `package_reexports`). "via" values
     `resolve_wrappers` keeps where the imported module is an extension of the scan."""
-    from migrate.repo_index import Definition, _never_an_extension, module_parts
+    from migrate.repo_index import Definition, _never_an_extension, _resolve_relative, module_parts
 
     dotted = ".".join(module_parts(ctx.path))
     if not dotted:
@@ -439,6 +442,13 @@ def module_aliases(ctx) -> list:
                     if alias.asname and not _never_an_extension(alias.name):
                         imported[alias.asname] = alias.name
                         out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, alias.name, "via"))
+            elif isinstance(node, ast.ImportFrom) and not is_package_init(ctx.path):  # `__init__`: package_reexports
+                base = _resolve_relative(ctx.path, "." * node.level, node.module or "") if node.level else (node.module or "")
+                for alias in node.names:
+                    full = f"{base}.{alias.name}" if base else alias.name
+                    if alias.asname and alias.asname != alias.name and not _never_an_extension(full):
+                        ref = f"{RELATIVE}{full}" if node.level else full
+                        out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, ref, "via"))
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                     and isinstance(node.value, ast.Name) and node.value.id in imported:
                 out.append(Definition("value", f"{dotted}.{node.targets[0].id}", ctx.path, node.lineno, True,

@@ -490,10 +490,26 @@ def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
     (StyleGAN2-ADA's `custom_ops.get_plugin('bias_act_plugin', sources=..., extra_cuda_cflags=[...])`)."""
     if name is not None and name.startswith(_EXT + "."):
         return False
+    if _holds_only(ctx, call, name):
+        return False
     extra = ctx.keyword(call, "extra_cuda_cflags")
     if extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None):
         return True
     return _imported_helper_with_cuda_sources(ctx, call, name)
+
+
+# builtins that only hold what they are given (a record of build parameters, not a build)
+_HOLDERS = frozenset({"dict", "tuple", "list", "set", "frozenset"})
+
+
+def _holds_only(ctx, call, name: str | None) -> bool:
+    """A standard-library or builtin constructor that only holds the build's parameters: gsplat's build.py returns
+    `SimpleNamespace(name=name, sources=sources, extra_cuda_cflags=extra_cuda_cflags, ...)` for the function that then
+    calls `jit.load(...)` with them (set 24b); `dict(extra_cuda_cflags=...)` likewise. No project helper, no build."""
+    if name is not None:
+        return name.split(".", 1)[0] in STDLIB
+    return isinstance(call.func, ast.Name) and call.func.id in _HOLDERS and not any(
+        f.name == call.func.id for f in ctx.nodes.get(ast.FunctionDef, ()))
 
 
 def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:

@@ -118,3 +118,31 @@ def test_a_fixed_collect_ignore_list_decollects_nothing(tmp_path):
     _write(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _lines(result, "NPU508", "kernels/test_proj.py") == [3]
+
+
+def test_a_test_module_skipping_itself_when_the_extension_name_is_none_is_no_work_item(tmp_path):
+    files = dict(REPO)
+    files["pkg/_backend.py"] = "try:\n    from pkg import _cext as _C\nexcept ImportError:\n    _C = None\n"
+    files["setup.py"] = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                         "setup(ext_modules=[CUDAExtension('pkg._cext', ['pkg/csrc/ext.cu'])])\n")
+    files["tests/test_skipped.py"] = ("import pytest\nfrom pkg._backend import _C\nif _C is None:\n"
+                                      "    pytest.skip('no extension', allow_module_level=True)\ndef test_v():\n    _C.version()\n")
+    files["tests/test_run.py"] = "from pkg._backend import _C\ndef test_v():\n    _C.version()\n"
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "tests/test_skipped.py") == []
+    # `from pkg import _cext as _C` re-exports the compiled module under the `as` name (kernel_values.module_aliases)
+    assert _lines(result, "NPU508", "tests/test_run.py") == [1, 3]
+
+
+def test_a_simple_namespace_holding_build_parameters_is_no_build(tmp_path):
+    _write(tmp_path, {"pkg/build.py": (
+        "from types import SimpleNamespace\nimport torch.utils.cpp_extension as jit\n"
+        "def params():\n    flags = ['-O3']\n"
+        "    return SimpleNamespace(name='m', sources=['k.cu'], extra_cuda_cflags=flags)\n"
+        "def build():\n    p = params()\n"
+        "    return jit.load(name=p.name, sources=p.sources, extra_cuda_cflags=p.extra_cuda_cflags)\n")})
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    builds = sorted(f.line for f in result.findings if f.code == "NPU505" and "JIT build" in f.message)
+    assert builds == []  # the holder (line 5) is no build; the jit.load (line 8) is reported as an nvcc flags build line
+    assert 8 in _lines(result, "NPU505", "build.py")
