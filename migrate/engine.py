@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import deps, fileio, imported_kernels, linking, own_package, paired_manifests, repo_index, walk
+from migrate import decollected_tests, deps, fileio, imported_kernels, linking, own_package, paired_manifests, repo_index, walk
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
@@ -548,6 +548,7 @@ def scan(
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
+    results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings

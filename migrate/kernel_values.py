@@ -417,15 +417,18 @@ def _op_aliases(ctx, dotted: str) -> list:
 
 RELATIVE = "rel:"  # a mentioned name that comes from a relative import
 
-# a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`)
-ALIAS_HINT = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$", re.M)
+# a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`), or a
+# `from pkg import ext as _C` (the compiled module re-exported under the `as` name)
+ALIAS_HINT = re.compile(r"^(?:[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$|[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\w+[ \t]+as[ \t])", re.M)
 
 
 def module_aliases(ctx) -> list:
     """Module-level names bound to a module the file imports: `import kmod as K` then `_backend = K` (the issue's
-    `from .backend import _backend` elsewhere is then the compiled module), and the `as` name itself. "via" values
+    `from .backend import _backend` elsewhere is then the compiled module), and the `as` name itself, also of a
+    `from pkg import ext as _C` (gsplat's cuda/_backend.py: `try: from gsplat import csrc as _C`, then
+    `from ._backend import _C` elsewhere; a relative one resolved like `package_reexports`). "via" values
     `resolve_wrappers` keeps where the imported module is an extension of the scan."""
-    from migrate.repo_index import Definition, _never_an_extension, module_parts
+    from migrate.repo_index import Definition, _never_an_extension, _resolve_relative, module_parts
 
     dotted = ".".join(module_parts(ctx.path))
     if not dotted:
@@ -439,6 +442,13 @@ def module_aliases(ctx) -> list:
                     if alias.asname and not _never_an_extension(alias.name):
                         imported[alias.asname] = alias.name
                         out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, alias.name, "via"))
+            elif isinstance(node, ast.ImportFrom) and not is_package_init(ctx.path):  # `__init__`: package_reexports
+                base = _resolve_relative(ctx.path, "." * node.level, node.module or "") if node.level else (node.module or "")
+                for alias in node.names:
+                    full = f"{base}.{alias.name}" if base else alias.name
+                    if alias.asname and alias.asname != alias.name and not _never_an_extension(full):
+                        ref = f"{RELATIVE}{full}" if node.level else full
+                        out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, ref, "via"))
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                     and isinstance(node.value, ast.Name) and node.value.id in imported:
                 out.append(Definition("value", f"{dotted}.{node.targets[0].id}", ctx.path, node.lineno, True,
@@ -481,15 +491,19 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
     that extension's build; a wrapper of a wrapper resolves in a later round. A value mentioning an op
     (`ops:<ns>::<op>`) resolves to the scan's CUDA registration of `<ns>` (`namespaces`), as a wrapper
     when Python functions of the repository implement the op (`python_ops`)."""
-    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR)}
+    from migrate.called_kernels import CALLED
+
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR, CALLED)}
     for name in pending:
         del modules[name]
     for name, d in list(pending.items()):
         if d.why.startswith(OPS):
             namespace = (namespaces or {}).get(d.why[len(OPS):].split("::", 1)[0])
-            if namespace is not None and namespace.cuda:
+            # an op accessor or class alias (called_kernels) reaches any namespace of the scan, as `torch.ops.<ns>` does
+            if namespace is not None and (namespace.cuda or d.mode == CALLED):
                 mode = WRAPPER if d.why[len(OPS):] in python_ops else d.mode
-                modules[name] = type(d)("value", name, namespace.path, namespace.line, True, f"torch.ops.{namespace.name}", mode)
+                modules[name] = type(d)("value", name, namespace.path, namespace.line, namespace.cuda,
+                                        f"torch.ops.{namespace.name}", mode)
             del pending[name]
     for _ in range(3):
         progressed = False
@@ -500,8 +514,8 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
                     continue
                 target = modules[found]
                 extension = target.why if target.kind == "value" else target.name
-                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension,
-                                        WRAPPER if WRAPPER in (d.mode, target.mode) else d.mode)
+                mode = WRAPPER if WRAPPER in (d.mode, target.mode) else CALLED if target.mode == CALLED else d.mode
+                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, mode)
                 del pending[name]
                 progressed = True
                 break
@@ -533,6 +547,7 @@ def module_reexports(results, modules: dict, module_for) -> None:
     imported one (`from X import a as b` outside an `__init__` binds `a` here), and an import inside a
     function counts like a top-level one; `from X import a` beside `import X.a` reads as the from-import.
     Chains of re-exports resolve over up to three rounds."""
+    from migrate.called_kernels import CALLED
     from migrate.repo_index import Definition, module_parts
 
     files = []
@@ -576,7 +591,7 @@ def module_reexports(results, modules: dict, module_for) -> None:
         target = modules[found]
         extension = target.why if target.kind == "value" else target.name
         modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension,
-                                   WRAPPER if target.mode == WRAPPER else "via")
+                                   target.mode if target.mode in (WRAPPER, CALLED) else "via")
         return True
 
     for _ in range(3):

@@ -36,7 +36,9 @@ _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
 _SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
 # every match of `_SHARED_LIB` holds `.so` ending a word (`.sort`, `.softmax`, `.solve` do not): an exact pre-test
 _SO_ENDING = re.compile(r"\.so\b")
-_TORCH_OPS = re.compile(r"torch\.ops\.(\w+)")
+# `torch.ops.<ns>` and `torch.classes.<ns>` (the custom classes a `TORCH_LIBRARY(ns, m)` block registers with `m.class_<T>(...)`)
+_TORCH_OPS = re.compile(r"torch\.(?:ops|classes)\.(\w+)")
+TORCH_NAMESPACE_ROOTS = ("torch.ops.", "torch.classes.")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
 _CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
 _EXT = "torch.utils.cpp_extension"
@@ -146,7 +148,7 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
             refs.update("all:" + name for name in re.findall(r"['\"](\w+)['\"]", match.group(1)))
     if ".so" in text and _SO_ENDING.search(text):  # ctypes.CDLL("build/libfoo.so"), torch.ops.load_library(...): a shared library the scan may build
         refs.update("so:" + stem for stem in _SHARED_LIB.findall(text))
-    if "torch.ops." in text:
+    if "torch.ops." in text or "torch.classes." in text:
         refs.update("ops:" + ns for ns in _TORCH_OPS.findall(text))
     kept = sorted(r for r in refs if r.startswith(("ops:", "re:", "so:")) or not _never_an_extension(r))
     return kept, sorted(roots.items(), key=lambda item: (item[1], item[0]))
@@ -222,7 +224,7 @@ def python_defs(ctx) -> list[Definition]:
 
 
 def _python_defs(ctx) -> list[Definition]:
-    from migrate import kernel_values
+    from migrate import called_kernels, kernel_values
 
     out: list[Definition] = []
     if any(hint in ctx.source for hint in _PY_DEF_HINTS):  # no build or registration without one of these words
@@ -234,6 +236,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += kernel_values.module_values(ctx, out)
     if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
         out += kernel_values.wrapper_values(ctx, out)
+    if any(hint in ctx.source for hint in called_kernels.HINTS):
+        out += called_kernels.called_values(ctx)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
     elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
@@ -486,10 +490,26 @@ def jit_cuda_build_wrapper(ctx, call, name: str | None) -> bool:
     (StyleGAN2-ADA's `custom_ops.get_plugin('bias_act_plugin', sources=..., extra_cuda_cflags=[...])`)."""
     if name is not None and name.startswith(_EXT + "."):
         return False
+    if _holds_only(ctx, call, name):
+        return False
     extra = ctx.keyword(call, "extra_cuda_cflags")
     if extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None):
         return True
     return _imported_helper_with_cuda_sources(ctx, call, name)
+
+
+# builtins that only hold what they are given (a record of build parameters, not a build)
+_HOLDERS = frozenset({"dict", "tuple", "list", "set", "frozenset"})
+
+
+def _holds_only(ctx, call, name: str | None) -> bool:
+    """A standard-library or builtin constructor that only holds the build's parameters: gsplat's build.py returns
+    `SimpleNamespace(name=name, sources=sources, extra_cuda_cflags=extra_cuda_cflags, ...)` for the function that then
+    calls `jit.load(...)` with them (set 24b); `dict(extra_cuda_cflags=...)` likewise. No project helper, no build."""
+    if name is not None:
+        return name.split(".", 1)[0] in STDLIB
+    return isinstance(call.func, ast.Name) and call.func.id in _HOLDERS and not any(
+        f.name == call.func.id for f in ctx.nodes.get(ast.FunctionDef, ()))
 
 
 def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
@@ -810,7 +830,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
 
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
         or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
-        or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None)
+        or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
+        or "torch.classes." in text or ("getattr(" in text and "return " in text)  # called_kernels.called_values
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
@@ -967,7 +988,7 @@ def link_sites(ctx) -> str | None:
             or (kind in _PROSE_PARENTS and is_prose(ctx, node))
             or (root.id in rebound and shadowed(ctx, node))
             or (kernels and any(a <= node.lineno <= b for a, b in kernels) and inside_triton_kernel(ctx, node)))
-        if not clean and not (qual is not None and qual.startswith("torch.ops.")):
+        if not clean and not (qual is not None and qual.startswith(TORCH_NAMESPACE_ROOTS)):
             continue
         tail = ".".join(reversed(rest)) if rest else "-"
         if qual is not None:
@@ -978,7 +999,7 @@ def link_sites(ctx) -> str | None:
         else:
             line, col, end_line, end_col = ctx.span(target)
         site = f"{line},{col},{end_line - line},{end_col}" if clean else f"~{line},{col},{end_line - line},{end_col}"
-        if kind is call_type and parent.func is not node and qual is not None and qual.startswith("torch.ops.") \
+        if kind is call_type and parent.func is not node and qual is not None and qual.startswith(TORCH_NAMESPACE_ROOTS) \
                 and _hasattr_probe(ctx, node):  # `hasattr(torch.ops.ns, "op")`: NPU508 reports nothing there
             site = "!" + site
         if target is parent:
@@ -1088,7 +1109,7 @@ class Index:
     def _holders(self) -> dict:
         out = {}
         for definition in self.modules.values():
-            if definition.kind == "value" and definition.mode != "wrap":
+            if definition.kind == "value" and definition.mode not in ("wrap", "call"):  # called_kernels.CALLED: calls only
                 parts = tuple(definition.name.split(".")[:-1])
                 for start in range(len(parts)):
                     out.setdefault(parts[start:], definition)
@@ -1105,7 +1126,7 @@ class Index:
         kernel op, or a loader that can bind one: linking may find something in that file."""
         namespaces, seen = self.namespaces, self._reached
         for dotted in uses.split():
-            if dotted.startswith("torch.ops."):
+            if dotted.startswith(TORCH_NAMESPACE_ROOTS):
                 parts = dotted.split(".")
                 if len(parts) > 2 and parts[2] in namespaces:
                     return True

@@ -2,6 +2,7 @@ import ast
 import re
 
 from migrate import deps, kernel_values, knowledge, repo_index
+from migrate.called_kernels import CALLED
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
@@ -131,6 +132,11 @@ def _hasattr_probe(ctx, node) -> bool:
         and parent.args[:1] == [node]
 
 
+def _called(ctx, node) -> bool:
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -155,8 +161,14 @@ class CustomExtensionUse(Rule):
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
     library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` (also an
     f-string whose literal parts name it), `ctypes.CDLL(".../libext.so")`,
-    use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` in any file of the
-    scan is reported with the file and line where the extension is built; so is each
+    use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` (also a custom class
+    `torch.classes.<ns>.X`, which `m.class_<T>("X")` registers in the `TORCH_LIBRARY` block) in any file of the
+    scan is reported with the file and line where the extension is built; so is each call (not the import) of an
+    op accessor, a function looking an op up by the name it is given (`_make_lazy_cuda_func("rasterize")(...)` where
+    `def _make_lazy_cuda_func(name): ... getattr(torch.ops.ns, name)`, also `getattr(_C, part)`), and each
+    construction through a class alias `X = torch.classes.ns.X` (migrate/called_kernels.py; a test folder whose
+    conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
+    f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing: migrate/decollected_tests.py); so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
     the module variable it was stored in), and each import or call of a wrapper of an op defined
     in another module (an accessor, `my_op = MyFn.apply`, `partial(ext.op, ...)`); a package `__init__` that
@@ -337,16 +349,20 @@ class CustomExtensionUse(Rule):
                 yield self._finding(ctx, call, used, index.modules[module])
         op_calls: dict[int, object] = {}  # id(call) -> definition: calls of an extension's ops, for the objects they return
         for node, qual in chain_tops(ctx):
-            if qual.startswith("torch.ops."):
+            if qual.startswith(repo_index.TORCH_NAMESPACE_ROOTS):  # an op, or a class `m.class_<T>` registers
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
                     continue
                 if len(parts) > 2 and parts[2] in index.namespaces and not _hasattr_probe(ctx, node):
-                    python_op = len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
+                    python_op = parts[1] == "ops" and len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
                                         python_op=parts[3] if python_op else "")
                 continue
             module = index.module_for(qual)
+            if module is not None and index.modules[module].mode == CALLED:  # an op accessor / class alias: its calls
+                if _called(ctx, node) and not shadowed(ctx, node):
+                    yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
+                continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node, qual, module)
                 or _redefined(ctx, node)
@@ -563,11 +579,11 @@ class CustomExtensionUse(Rule):
         files import it, and their uses are found like any imported extension name."""
         here = ".".join(repo_index.module_parts(ctx.path))
         local = {d.name.rsplit(".", 1)[1]: d for d in index.modules.values()
-                 if d.mode in ("via", kernel_values.WRAPPER) and d.name.rsplit(".", 1)[0] == here}
+                 if d.mode in ("via", kernel_values.WRAPPER, CALLED) and d.name.rsplit(".", 1)[0] == here}
         if not local:
             return
-        local = {k: d for k, d in local.items()
-                 if not any(f.name == k for f in ctx.nodes.get(ast.FunctionDef, ()))}  # accessors: _accessor_calls
+        local = {k: d for k, d in local.items() if d.mode == CALLED  # an op accessor is a function; others: _accessor_calls
+                 or not any(f.name == k for f in ctx.nodes.get(ast.FunctionDef, ()))}
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
             if isinstance(func, ast.Name) and func.id in local and ctx.qualname(func) is None and not shadowed(ctx, func):
@@ -737,7 +753,7 @@ class CustomExtensionUse(Rule):
                 candidate = f"{base}.{alias.name}" if base else alias.name
                 relative = bool(statement.level)
                 module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
-                if module is not None:
+                if module is not None and index.modules[module].mode != CALLED:  # an accessor's import: its calls change
                     found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
             if found:
                 _, name, module = min(found, key=lambda item: item[0])

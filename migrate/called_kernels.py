@@ -1,0 +1,87 @@
+"""Project names whose every *call* runs compiled code, though the name itself is plain Python (NPU508).
+
+Two shapes hand a repository's compiled ops and classes to the rest of its code under a name of its own:
+
+- an **op accessor**: a function that looks an op or class up by the name it is given,
+  `def _make_lazy_cuda_func(name): ... return getattr(torch.ops.myext, name)(*args)` (also through a nested
+  closure it returns), `getattr(torch.classes.myext, name)`, or `getattr(_C, part)` on the compiled module
+  (`obj = _C` first). Each call `_make_lazy_cuda_func("rasterize")(...)`, in its module or in one that imports
+  it, is a call of the compiled op named there;
+- a **class alias**: `Projection = torch.classes.myext.Projection` at module level (a class registered with
+  `m.class_<T>(...)` in a `TORCH_LIBRARY(myext, m)` block). Each construction `Projection(...)` builds an
+  object of the compiled class.
+
+The import of such a name is not a line that changes (the accessor or alias stays; the op or class behind it
+is what needs an NPU implementation), so only calls are reported: definitions of kind "value" and mode
+`CALLED`, which `kernel_values.resolve_wrappers` keeps where the namespace or module they mention is one the
+scan registers or builds. Read from one file's syntax tree in the per-file pass, like the other kernel values.
+"""
+
+from __future__ import annotations
+
+import ast
+
+CALLED = "call"  # mode of a kernel value whose calls (not its imports or mentions) run the compiled code
+HINTS = ("getattr(", "torch.classes.")
+
+
+def _namespace(ctx, node) -> tuple[str, str] | None:
+    """("ops" / "classes", namespace) for `torch.ops.<ns>` / `torch.classes.<ns>` (through the file's imports)."""
+    name = ctx.qualname(node) if isinstance(node, ast.Attribute) else None
+    parts = name.split(".") if name else []
+    if len(parts) == 3 and parts[0] == "torch" and parts[1] in ("ops", "classes"):
+        return parts[1], parts[2]
+    return None
+
+
+def called_values(ctx) -> list:
+    """This file's op accessors and class aliases (see the module docstring) as "value" definitions of mode
+    `CALLED`."""
+    from migrate.kernel_values import OPS, _imported_names
+    from migrate.repo_index import Definition, _never_an_extension, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    # the file's imported names (relative ones resolved), never torch or the standard library
+    local = {k: {v} for k, v in _imported_names(ctx).items() if not _never_an_extension(v)}
+    out = []
+    for statement in ctx.tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            found = _namespace(ctx, statement.value.value) if isinstance(statement.value, ast.Attribute) else None
+            if found is not None and found[0] == "classes":
+                out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, statement.value.lineno, True,
+                                      f"{OPS}{found[1]}::{statement.value.attr}", CALLED))
+        elif isinstance(statement, ast.FunctionDef) and statement.args.args and "getattr(" in (ast.get_source_segment(ctx.source, statement) or ""):
+            why = _looked_up(ctx, statement, local)
+            if why:
+                out.append(Definition("value", f"{dotted}.{statement.name}", ctx.path, statement.lineno, True, why, CALLED))
+    return out
+
+
+def _looked_up(ctx, function, local: dict[str, set[str]]) -> str | None:
+    """What `function` looks an op up in by a computed name (`getattr(torch.ops.ns, name)`, `getattr(obj, part)`
+    after `obj = _C`): `ops:<ns>::*` or the dotted names of the imported modules; None when it looks up nothing
+    such, or only by a literal (`getattr(_C, "version")`), or returns nothing."""
+    from migrate.kernel_values import OPS, _refs
+
+    if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(function)):
+        return None
+    scope = dict(local)
+    for node in ast.walk(function):  # `obj = _C`: a local name for the compiled module
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in scope:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.setdefault(target.id, set()).update(scope[node.value.id])
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                and len(node.args) >= 2) or isinstance(node.args[1], ast.Constant):
+            continue
+        found = _namespace(ctx, node.args[0])
+        if found is not None:
+            return f"{OPS}{found[1]}::*"
+        if isinstance(node.args[0], ast.Name):
+            refs = _refs(node.args[0], scope)
+            if refs:
+                return " ".join(sorted(refs))
+    return None

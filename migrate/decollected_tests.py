@@ -1,0 +1,127 @@
+"""Tests that pytest de-collects where the repository's compiled extension does not load are no work item (NPU508).
+
+A `conftest.py` may compute its folder's `collect_ignore` / `collect_ignore_glob` from an import probe of one of the
+repository's own modules, so that the tests under it are not even collected on a host where that module (which binds the
+compiled extension at import time) fails to import:
+
+    collect_ignore_glob = ignore_unless(probe=lambda: importlib.import_module("pkg.kernels.types"))
+
+On an NPU host the extension is not built, the probe fails and those tests never run, like a test skipped when the
+extension is missing (label rule 24b-11; a test gated only by `torch.cuda.is_available()` is still a label). The NPU508
+findings of the Python files under that folder (the conftest included: its fixtures serve only those tests) are dropped.
+Recognised: a module-level assignment to `collect_ignore` / `collect_ignore_glob` whose value is computed (not a literal
+list) and holds `importlib.import_module("<module>")` of a module whose file is in the scan; and a test module that skips
+itself when a name it imports is None (`from pkg._backend import _C` / `if _C is None: pytest.skip(...,
+allow_module_level=True)`). Read after the scan.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from migrate.findings import FileResult
+
+CODES = frozenset({"NPU508"})
+_TARGETS = frozenset({"collect_ignore", "collect_ignore_glob"})
+
+
+def _probed_modules(tree: ast.Module) -> list[str]:
+    """The literal module names a computed `collect_ignore[_glob]` assignment of this conftest imports to decide."""
+    out = []
+    for statement in tree.body:
+        if not (isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id in _TARGETS for t in statement.targets)):
+            continue
+        if isinstance(statement.value, (ast.List, ast.Tuple, ast.Constant)):
+            continue  # a fixed list: files ignored everywhere, nothing to do with the extension
+        for node in ast.walk(statement.value):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str) and _callee(node.func) == "import_module":
+                out.append(node.args[0].value)
+    return out
+
+
+def _callee(node) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _in_scan(module: str, paths: set[str]) -> bool:
+    tail = module.replace(".", "/")
+    return any(p.endswith((f"/{tail}.py", f"/{tail}/__init__.py")) or p in (f"{tail}.py", f"{tail}/__init__.py") for p in paths)
+
+
+def decollected_folders(results: list[FileResult], read: dict, max_file_size: int) -> list[str]:
+    """Folders whose conftest de-collects their tests when a module of the scan fails to import."""
+    from migrate import engine, fileio
+
+    paths = {r.path.replace(os.sep, "/").removeprefix("./") for r in results}
+    out = []
+    for result in results:
+        if os.path.basename(result.path) != "conftest.py":
+            continue
+        text = engine.text_again(result.path, read.get(result.path), max_file_size)
+        if text is None or "collect_ignore" not in text or "import_module" not in text:
+            continue
+        tree = fileio.parse_python(text)
+        if tree is not None and any(_in_scan(m, paths) for m in _probed_modules(tree)):
+            out.append(os.path.dirname(result.path))
+    return out
+
+
+def _skips_without_import(tree: ast.Module) -> bool:
+    """A module-level `if X is None: pytest.skip(..., allow_module_level=True)` (or `if not X:`) where `X` is a name
+    the module imports: the whole test module is skipped where the compiled module does not import (`from
+    pkg._backend import _C` binds None there)."""
+    imported = {a.asname or a.name for s in tree.body if isinstance(s, ast.ImportFrom) for a in s.names}
+    for statement in tree.body:
+        if not isinstance(statement, ast.If):
+            continue
+        test = statement.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            name = test.left
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            name = test.operand
+        else:
+            continue
+        if isinstance(name, ast.Name) and name.id in imported and any(
+                isinstance(n, ast.Call) and _callee(n.func) == "skip" and any(
+                    k.arg == "allow_module_level" for k in n.keywords) for n in ast.walk(statement)):
+            return True
+    return False
+
+
+def _skipped_modules(results: list[FileResult], read: dict, max_file_size: int) -> set[str]:
+    from migrate import engine, fileio
+
+    out = set()
+    for result in results:
+        if not (result.path.endswith(".py") and any(f.code in CODES for f in result.findings)):
+            continue
+        text = engine.text_again(result.path, read.get(result.path), max_file_size)
+        if text is None or "allow_module_level" not in text:
+            continue
+        tree = fileio.parse_python(text)
+        if tree is not None and _skips_without_import(tree):
+            out.add(result.path)
+    return out
+
+
+def drop_decollected(results: list[FileResult], read: dict, max_file_size: int) -> list[FileResult]:
+    """Drop the NPU508 findings of the Python files under a folder whose tests are de-collected (module docstring), and
+    of a test module that skips itself when the name it imports from the extension is None."""
+    folders = decollected_folders(results, read, max_file_size) \
+        if any(os.path.basename(r.path) == "conftest.py" for r in results) else []
+    skipped = _skipped_modules(results, read, max_file_size)
+    if not folders and not skipped:
+        return results
+    out = []
+    for result in results:
+        inside = result.path in skipped or result.path.endswith(".py") and any(
+            result.path.startswith(folder + os.sep) or result.path.startswith(folder + "/") for folder in folders)
+        kept = tuple(f for f in result.findings if f.code not in CODES) if inside else result.findings
+        if len(kept) == len(result.findings):
+            out.append(result)
+        else:
+            out.append(FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
+    return out

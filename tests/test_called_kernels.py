@@ -1,0 +1,148 @@
+"""Compiled ops and classes reached under a project name of their own (migrate/called_kernels.py), custom classes of a
+registered namespace (`torch.classes.<ns>`), and tests pytest de-collects where the extension does not load
+(migrate/decollected_tests.py). Small multi-file repositories written here, shaped like the layouts read in set 24
+(a lazy op accessor in a `_wrapper` module, class aliases in a `types` module, a conftest that de-collects its
+folder behind an import probe), not copies of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.engine import scan
+
+NEWEST = "2.14.0"
+
+_EXT_CPP = (
+    "#include <torch/library.h>\n"
+    "struct Proj : torch::CustomClassHolder { Proj(double f) {} };\n"
+    "TORCH_LIBRARY(myext, m) {\n"
+    "  m.def(\"rasterize(Tensor x) -> Tensor\");\n"
+    "  m.class_<Proj>(\"Proj\").def(torch::init<double>());\n"
+    "}\n"
+    "TORCH_LIBRARY_IMPL(myext, CUDA, m) { }\n"
+)
+
+REPO = {
+    "pkg/__init__.py": "",
+    "pkg/csrc/ext.cu": _EXT_CPP,
+    "pkg/_wrapper.py": (
+        "import torch\n"
+        "def _lazy_op(name):\n"
+        "    def call(*args):\n"
+        "        return getattr(torch.ops.myext, name)(*args)\n"
+        "    return call\n"
+        "def rasterize(x):\n"
+        "    return _lazy_op('rasterize')(x)\n"
+    ),
+    "pkg/render.py": (
+        "from ._wrapper import _lazy_op\n"
+        "def render(x):\n"
+        "    y = _lazy_op('rasterize')(\n"
+        "        x)\n"
+        "    return y\n"
+    ),
+    "pkg/types.py": (
+        "import torch\n"
+        "Proj = torch.classes.myext.Proj\n"
+        "Wide = (\n"
+        "    torch.classes.myext.Proj\n"
+        ")\n"
+    ),
+    "pkg/camera.py": (
+        "from .types import Proj\n"
+        "def make(f):\n"
+        "    if isinstance(f, Proj):\n"
+        "        return f\n"
+        "    return Proj(f)\n"
+    ),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+
+
+def _lines(result, code, name):
+    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
+
+
+def test_an_op_accessor_is_reported_at_each_call_not_at_its_import(tmp_path):
+    _write(tmp_path, REPO)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "_wrapper.py") == [4, 7]  # the lookup in the accessor, and its call in the file
+    assert _lines(result, "NPU508", "render.py") == [3]  # the callee's line of a multi-line call; the import is no line
+
+
+def test_a_class_alias_of_torch_classes_is_reported_where_written_and_at_each_construction(tmp_path):
+    _write(tmp_path, REPO)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "types.py") == [2, 4]  # where `torch.classes...` is written
+    assert _lines(result, "NPU508", "camera.py") == [5]  # `Proj(f)`; not the import, not `isinstance(f, Proj)`
+
+
+def test_a_plain_getattr_by_literal_is_no_accessor(tmp_path):
+    files = dict(REPO)
+    files["pkg/_wrapper.py"] = "import torch\ndef version(name):\n    return getattr(torch.ops.myext, 'version')\n"
+    files["pkg/render.py"] = "from ._wrapper import version\nv = version('x')\n"
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "render.py") == []
+
+
+DECOLLECTED = {
+    "tests/conftest.py": "",
+    "tests/kernels/conftest.py": (
+        "import importlib\n"
+        "from tests.helpers import ignore_unless\n"
+        "collect_ignore_glob = ignore_unless(probe=lambda: importlib.import_module('pkg.types'))\n"
+    ),
+    "tests/kernels/test_proj.py": "import torch\ndef test_proj():\n    p = torch.classes.myext.Proj(1.0)\n",
+    "tests/test_device_only.py": "import torch\ndef test_proj():\n    p = torch.classes.myext.Proj(1.0)\n",
+}
+
+
+def test_tests_a_conftest_decollects_behind_an_import_probe_are_no_work_item(tmp_path):
+    _write(tmp_path, {**REPO, **DECOLLECTED})
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "kernels/test_proj.py") == []
+    assert _lines(result, "NPU508", "tests/test_device_only.py") == [3]  # not under the de-collecting conftest
+
+
+def test_a_fixed_collect_ignore_list_decollects_nothing(tmp_path):
+    files = {**REPO, **DECOLLECTED}
+    files["tests/kernels/conftest.py"] = "collect_ignore = ['test_old.py']\n"
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "kernels/test_proj.py") == [3]
+
+
+def test_a_test_module_skipping_itself_when_the_extension_name_is_none_is_no_work_item(tmp_path):
+    files = dict(REPO)
+    files["pkg/_backend.py"] = "try:\n    from pkg import _cext as _C\nexcept ImportError:\n    _C = None\n"
+    files["setup.py"] = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                         "setup(ext_modules=[CUDAExtension('pkg._cext', ['pkg/csrc/ext.cu'])])\n")
+    files["tests/test_skipped.py"] = ("import pytest\nfrom pkg._backend import _C\nif _C is None:\n"
+                                      "    pytest.skip('no extension', allow_module_level=True)\ndef test_v():\n    _C.version()\n")
+    files["tests/test_run.py"] = "from pkg._backend import _C\ndef test_v():\n    _C.version()\n"
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "tests/test_skipped.py") == []
+    # `from pkg import _cext as _C` re-exports the compiled module under the `as` name (kernel_values.module_aliases)
+    assert _lines(result, "NPU508", "tests/test_run.py") == [1, 3]
+
+
+def test_a_simple_namespace_holding_build_parameters_is_no_build(tmp_path):
+    _write(tmp_path, {"pkg/build.py": (
+        "from types import SimpleNamespace\nimport torch.utils.cpp_extension as jit\n"
+        "def params():\n    flags = ['-O3']\n"
+        "    return SimpleNamespace(name='m', sources=['k.cu'], extra_cuda_cflags=flags)\n"
+        "def build():\n    p = params()\n"
+        "    return jit.load(name=p.name, sources=p.sources, extra_cuda_cflags=p.extra_cuda_cflags)\n")})
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    builds = sorted(f.line for f in result.findings if f.code == "NPU505" and "JIT build" in f.message)
+    assert builds == []  # the holder (line 5) is no build; the jit.load (line 8) is reported as an nvcc flags build line
+    assert 8 in _lines(result, "NPU505", "build.py")
