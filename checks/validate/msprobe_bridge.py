@@ -279,7 +279,9 @@ def _as_read_back(tables: list) -> dict[str, list[dict]]:
     sheet as text ("" for a missing or empty value, a whole float without its ".0", as openpyxl reads it),
     other sheets with None and "" (an empty cell) as NaN; numpy scalars as Python's. A table msprobe would
     cut into `<name>_part_<i>` sheets stays whole. Read back, pandas also typed whole columns (a column of
-    version strings such as "1.10" came back as the float 1.1): here the values stay msprobe's."""
+    version strings such as "1.10" came back as the float 1.1) and parsed floats with its fast, not
+    round-trip, parser (a relative difference could come back a unit in the last place off): here the
+    values stay msprobe's."""
     return {name: [{key: _cell(value, text=name == "env") for key, value in row.items()} for row in df.to_dict("records")]
             for df, name in tables}
 
