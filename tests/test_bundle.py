@@ -394,8 +394,9 @@ def test_msprobe_rows_that_differ_carry_their_relative_differences():
         {"step": 0, "rank": 0, "weight_name": "fc1.weight", "equal": False, "max_relative_diff": 0.0,
          "min_relative_diff": 0.0, "mean_relative_diff": -5.226783e-07, "norm_relative_diff": float("nan")},
     ])
-    assert _differing_rows("weights", sheet) == [[0, "fc1.weight", 0.0, 0.0, -5.226783e-07, None]]
-    assert _differing_rows("pip", sheet) == []
+    rows = sheet.to_dict("records")  # a sheet's rows as the summary takes them (msprobe_bridge._summarise_sheets)
+    assert _differing_rows("weights", rows) == [[0, "fc1.weight", 0.0, 0.0, -5.226783e-07, None]]
+    assert _differing_rows("pip", rows) == []
 
 
 def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_path, monkeypatch):

@@ -23,6 +23,7 @@ _needs_runtime = pytest.mark.skipif(
 
 from checks.validate.baseline import run_validate_baseline  # noqa: E402
 from checks.validate.repeat import DEFAULT_REPEAT  # noqa: E402
+from checks.validate.report import terminal_text  # noqa: E402
 from checks.validate.run import ValidateError, run_validate  # noqa: E402 (after the skip marker, on purpose)
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
@@ -60,8 +61,11 @@ def test_correct_migration_gives_identical_losses(tmp_path):
     out = tmp_path / "out"
     rows = list(csv.DictReader((out / "losses.csv").open()))
     assert [float(r["baseline_loss"]) for r in rows] == list(base.losses)
-    assert (out / "config_check" / "result.xlsx").is_file()
+    # msprobe's result.xlsx only with --xlsx (tests/test_validate_two_hosts.py): the reports say how to get it
+    assert not (out / "config_check" / "result.xlsx").exists() and result.config_check.result_xlsx is None
+    assert "random pass  (msprobe's table: --xlsx)" in terminal_text(result)
     summary = (out / "summary.md").read_text()
+    assert "Full result: not written (`validate --xlsx` writes msprobe's table to config_check/result.xlsx)" in summary
     assert "equivalence check" in summary and "PASS" in summary
     data = json.loads((out / "validate.json").read_text())
     assert data["exit_code"] == 0 and data["losses"]["identical"] is True

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util as _importlib_util
+import json
+import math
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,8 +23,13 @@ _needs_runtime = pytest.mark.skipif(
 )
 
 from checks.validate.copies import insert_hook, line_map  # noqa: E402
-from checks.validate.msprobe_bridge import compare_config_packs, compare_dumps, write_dump_config  # noqa: E402
-from tests.helpers import python_command  # noqa: E402
+from checks.validate.msprobe_bridge import (  # noqa: E402
+    _summarise_config_result,
+    compare_config_packs,
+    compare_dumps,
+    write_dump_config,
+)
+from tests.helpers import ROOT, python_command  # noqa: E402
 
 pytestmark = [_needs_runtime, pytest.mark.runtime]
 
@@ -31,6 +39,9 @@ DUMP_STEPS = [0, 1]
 # a package msprobe's pip item looks at (its resource/dependency.yaml) that is not installed here,
 # so a fake dist-info on PYTHONPATH is the only copy the child sees
 PIP_CANDIDATES = ("peft", "deepspeed", "datasets", "transformers", "megatron")
+# the pip run also differs in two variables msprobe's env item compares (its resource/env.yaml): one set but
+# empty, one set where the other run has msprobe's default, the bool False
+VARIANT_ENV = {"pip": {"NCCL_ALGO": "", "NCCL_DETERMINISTIC": "1"}}
 
 
 def _absent_package() -> str:
@@ -85,7 +96,8 @@ def runs(tmp_path_factory):
         script = folder / "train.py"  # same file name on every side: msprobe matches random-call stacks by it
         script.write_text(_instrument(source, folder / "pack.zip"))
         config = write_dump_config(folder / "dump.json", folder / "dump", DUMP_STEPS)
-        env = dict(os.environ, NPU_VALIDATE_DUMP_CONFIG=str(config),
+        env = {k: v for k, v in os.environ.items() if k not in ("NCCL_ALGO", "NCCL_DETERMINISTIC")}
+        env.update(VARIANT_ENV.get(name, {}), NPU_VALIDATE_DUMP_CONFIG=str(config),
                    PYTHONPATH=str(_fake_dist(folder / "site", package, version)))
         cmd, env = python_command(str(script), "--steps", str(STEPS), env=env)
         procs[name] = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -95,9 +107,15 @@ def runs(tmp_path_factory):
     return root, package, {name: source for name, (source, _) in variants.items()}
 
 
-def _config(runs, name, tmp_path):
+def _config(runs, name, tmp_path, **options):
     root, _, _ = runs
-    return compare_config_packs(root / "baseline" / "pack.zip", root / name / "pack.zip", tmp_path / "cc")
+    return compare_config_packs(root / "baseline" / "pack.zip", root / name / "pack.zip", tmp_path / "cc", **options)
+
+
+def _payload(result) -> list[dict]:
+    """The items as the child reported them (msprobe_bridge._summarise_sheets)."""
+    return [{"name": i.name, "status": i.status, "details": list(i.details), "first_step": i.first_step,
+             "differing": [list(r) for r in i.differing]} for i in result.items]
 
 
 def test_identical_runs_pass_every_item(runs, tmp_path):
@@ -105,7 +123,62 @@ def test_identical_runs_pass_every_item(runs, tmp_path):
     assert result.error is None
     assert {i.name for i in result.items} >= {"env", "pip", "dataset", "weights", "random"}
     assert result.failed == ()
-    assert result.result_xlsx.is_file()
+    # msprobe's workbook is written only when asked for (validate --xlsx)
+    assert result.result_xlsx is None and not (tmp_path / "cc" / "result.xlsx").exists()
+
+
+@pytest.mark.parametrize("name", ["same", "seed", "lr", "pip"])
+def test_the_tables_summarised_in_memory_are_what_the_workbook_reads_back(runs, tmp_path, name):
+    """The summary taken from msprobe's tables as compare hands them to save_excel equals the summary of
+    reading back the result.xlsx that save_excel wrote from the same tables (xlsx=True: both in one compare)."""
+    result = _config(runs, name, tmp_path, xlsx=True)
+    assert result.error is None and result.result_xlsx == (tmp_path / "cc" / "result.xlsx").resolve()
+    _assert_same_payload(_payload(result), _summarise_config_result(str(result.result_xlsx))["items"])
+    if name == "pip":  # the env rows as text: "" set is not the unset default "None", msprobe's default False as str.
+        # msprobe 26.2.0's env columns are the other way round (EnvArgsChecker.compare passes the bench pack as
+        # compare_env_data's npu_path): its "bench" value is the migrated run's
+        assert result.item("env").details == ('NCCL_DETERMINISTIC=1 vs NCCL_DETERMINISTIC=False (error)',
+                                              'NCCL_ALGO="" vs NCCL_ALGO=None (error)'), result.item("env").details
+    if name == "seed":
+        assert result.item("weights").differing and result.item("dataset").details
+
+
+def _assert_same_payload(in_memory: list[dict], read_back: list[dict]) -> None:
+    """Equal, but for the relative differences' last digit: msprobe writes each float whole into the workbook
+    and pandas' default float parser (read_excel's, not round-trip) can read it back one unit in the last
+    place off; in memory they are msprobe's own."""
+    def rows(items):
+        return [r for i in items for r in i["differing"]]
+
+    assert [{**i, "differing": None} for i in in_memory] == [{**i, "differing": None} for i in read_back]
+    assert [[type(x) for x in r] for r in rows(in_memory)] == [[type(x) for x in r] for r in rows(read_back)]
+    for mine, theirs in zip(rows(in_memory), rows(read_back)):
+        assert mine[:2] == theirs[:2]
+        assert all((a is None and b is None) or math.isclose(a, b, rel_tol=1e-15) for a, b in zip(mine[2:], theirs[2:])), (mine, theirs)
+
+
+def test_a_table_msprobe_cuts_into_sheets_is_summarised_whole(runs, tmp_path, monkeypatch):
+    """save_excel cuts a table longer than CompareConst.MAX_EXCEL_LENGTH rows into `<name>_part_<i>` sheets
+    (here lowered to 4 rows in the child): the summary is still of the whole table, as without the cut."""
+    monkeypatch.setenv("PYTHONHASHSEED", "0")  # msprobe orders some rows by set iteration: one order for both children
+    root, _, _ = runs
+    whole = _config(runs, "seed", tmp_path)
+    cut = tmp_path / "cut"
+    child = ("import sys\nfrom msprobe.core.common.const import CompareConst\nCompareConst.MAX_EXCEL_LENGTH = 4\n"
+             "from checks.validate.msprobe_bridge import _child_main\nsys.exit(_child_main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", child, "config-compare", str(root / "baseline" / "pack.zip"),
+                           str(root / "seed" / "pack.zip"), str(cut), "--xlsx"], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
+    marker = "@@NPU_VALIDATE_JSON@@"
+    payload = json.loads(next(line[len(marker):] for line in proc.stdout.splitlines() if line.startswith(marker)))
+    import pandas as pd
+
+    sheets = pd.ExcelFile(cut / "result.xlsx").sheet_names
+    assert {"weights_part_0", "weights_part_1", "dataset_part_0"} <= set(sheets) and "weights" not in sheets, sheets
+    assert payload["items"] == _payload(whole)
+    assert whole.item("weights").differing and whole.item("weights").first_step == 0
+    # the workbook read back: its parts joined again
+    _assert_same_payload(payload["items"], _summarise_config_result(str(cut / "result.xlsx"))["items"])
 
 
 def test_changed_seed_is_flagged_in_the_initial_weights(runs, tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import importlib.util as _importlib_util
 import json
+import math
 import os
 import shutil
 import tarfile
@@ -83,6 +84,10 @@ def test_correct_migration_on_the_other_host_gives_the_recorded_losses(host_a, t
     assert "the first 3 batches match the recorded ones" in text
     smoke = json.loads((cwd / "out" / "migrated" / "smoke.json").read_text())
     assert smoke["backend"] == "emulated"
+    # msprobe's workbook only with --xlsx: the config_check line says so instead of a path
+    assert not (cwd / "out" / "config_check" / "result.xlsx").exists()
+    assert "random pass  (msprobe's table: --xlsx)" in text
+    assert json.loads((cwd / "out" / "validate.json").read_text())["config_check"]["result_xlsx"] is None
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +95,7 @@ def wrong_lr(host_a, tmp_path_factory):
     """validate --baseline of wrong_lr_npu.py (a learning rate the rewrite changed): (host_b's cwd, the process)."""
     cwd, env = _host_b(tmp_path_factory.mktemp("wrong_lr"), host_a)
     proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "wrong_lr_npu.py"), "-q", "--out", "out",
-                   cwd=cwd, env=env)
+                   "--xlsx", cwd=cwd, env=env)
     return cwd, proc
 
 
@@ -111,8 +116,9 @@ def test_the_migrated_run_compares_the_packs_as_validates_own_msprobe_child_does
     """The config_check comparison ran in the migrated training process after its report (msprobe imported there
     already), its msprobe lines in config_check/msprobe.log only; the fallback, validate's own msprobe child, gives
     the same items and the same result.xlsx sheets from the same packs (under the training run's PYTHONHASHSEED:
-    msprobe orders some rows by set iteration)."""
-    from checks.validate.msprobe_bridge import IN_RUN_HEADER, compare_config_packs
+    msprobe orders some rows by set iteration). Both summarise msprobe's tables in memory; --xlsx had them written
+    too, and what the run summarised is what reading that workbook back gives."""
+    from checks.validate.msprobe_bridge import IN_RUN_HEADER, _summarise_config_result, compare_config_packs
 
     cwd, proc = wrong_lr
     out = cwd / "out"
@@ -123,7 +129,7 @@ def test_the_migrated_run_compares_the_packs_as_validates_own_msprobe_child_does
     assert "config checking result save to" not in shown and IN_RUN_HEADER not in shown
     monkeypatch.setenv("PYTHONHASHSEED", "0")
     own = compare_config_packs(out / "baseline" / "config_check_pack.zip", out / "migrated" / "config_check_pack.zip",
-                               tmp_path / "cc")
+                               tmp_path / "cc", xlsx=True)
     assert own.error is None and IN_RUN_HEADER not in (tmp_path / "cc" / "msprobe.log").read_text()
     validated = json.loads((out / "validate.json").read_text())["config_check"]
     assert [{"name": i.name, "status": i.status, "details": list(i.details), "first_step": i.first_step}
@@ -135,7 +141,15 @@ def test_the_migrated_run_compares_the_packs_as_validates_own_msprobe_child_does
         with zipfile.ZipFile(xlsx) as book:  # docProps/: the time it was written
             return {n: book.read(n) for n in book.namelist() if not n.startswith("docProps/")}
 
+    assert validated["result_xlsx"] == "config_check/result.xlsx"
     assert sheets(out / "config_check" / "result.xlsx") == sheets(own.result_xlsx)
+    read_back = _summarise_config_result(str(out / "config_check" / "result.xlsx"))["items"]
+    assert [{k: i[k] for k in ("name", "status", "details", "first_step")} for i in read_back] == validated["items"]
+    # the relative differences up to the last digit pandas' float parser may change reading the workbook back
+    mine = [row for i in own.items for row in i.differing]
+    theirs = [row for i in read_back for row in i["differing"]]
+    assert mine and [r[:2] for r in mine] == [tuple(r[:2]) for r in theirs]
+    assert all(a == b or math.isclose(a, b, rel_tol=1e-15) for r, t in zip(mine, theirs) for a, b in zip(r[2:], t[2:]))
 
 
 def test_different_data_on_the_other_host_is_named_first(host_a, tmp_path):

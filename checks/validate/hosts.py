@@ -191,7 +191,7 @@ def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *,
     for item in config.items:
         if item.name == "env" and item.status == "error":
             notes.append("config_check env: differs as expected across hardware (CUDA/NCCL against Ascend/HCCL "
-                         "settings), not held against the migration; review: " + ("; ".join(item.details) or "see result.xlsx"))
+                         "settings), not held against the migration; review: " + ("; ".join(item.details) or "msprobe's env table (validate --xlsx writes it to config_check/result.xlsx)"))
             item = replace(item, status="warning")
         elif item.name in ("dataset", "weights"):
             item, note = _statistics_item(item)

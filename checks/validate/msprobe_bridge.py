@@ -9,9 +9,13 @@ report: that process has imported msprobe and pandas for its ConfigChecker hooks
 fallback (distributed ranks, a run that ended otherwise or failed to compare) and gives the same outputs.
 
 Facts relied on (mindstudio-probe 26.2.0):
-- `ConfigChecker.compare(bench_zip, cmp_zip, out)` writes `out/result.xlsx`: sheet `summary`
+- `ConfigChecker.compare(bench_zip, cmp_zip, out)` builds one pandas table per item and hands the list
+  [(summary, "summary"), (df, "env"), ...] to `save_excel`, a name of its own module
+  (msprobe/core/config_check/config_checker.py), which writes `out/result.xlsx`: sheet `summary`
   (columns filename, pass_check: pass / warning / error) and one sheet per item (env, pip, dataset,
-  weights, random, hyperparameter when present). It is what `msprobe config_check -c` runs.
+  weights, random, hyperparameter when present), a table longer than `CompareConst.MAX_EXCEL_LENGTH` rows
+  cut into sheets `<item>_part_<i>`. It is what `msprobe config_check -c` runs. We summarise the tables
+  as compare hands them over (`_config_compare`) and write the workbook only when asked (`validate --xlsx`).
 - `PrecisionDebugger` statistics dumps are `DUMP/stepN/procPID/{dump.json,stack.json}`;
   `pt_compare({"npu_path", "bench_path"}, out, suffix=...)` (what `msprobe compare -tp -gp` runs)
   writes `out/compare_result{suffix}_TIMESTAMP.csv`, one row per input/output tensor or scalar, in
@@ -123,8 +127,9 @@ class WarmChild:
 
 
 def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeout: float = 300,
-                         warm: WarmChild | None = None, in_run: Path | None = None) -> ConfigCheckResult:
-    """Run msprobe's config_check comparison of two packs and summarise `result.xlsx`.
+                         warm: WarmChild | None = None, in_run: Path | None = None, xlsx: bool = False) -> ConfigCheckResult:
+    """Run msprobe's config_check comparison of two packs and summarise its tables; xlsx: msprobe also writes
+    them to `out_dir/result.xlsx` (`result_xlsx`, None otherwise).
 
     in_run: the file where the migrated training run left this same comparison (`in_run_spec`, done in that
     process after its report, where msprobe and pandas are imported already); used when it holds these packs
@@ -136,38 +141,42 @@ def compare_config_packs(bench_zip: Path, cmp_zip: Path, out_dir: Path, *, timeo
     for zip_path in (bench_zip, cmp_zip):
         if not Path(zip_path).is_file():
             return ConfigCheckResult(None, (), None, f"no config_check pack at {zip_path} (the model was not found or the run stopped before its first forward)")
-    payload = _in_run_payload(in_run, bench_zip, cmp_zip, out_dir) if in_run is not None else None
+    payload = _in_run_payload(in_run, bench_zip, cmp_zip, out_dir, xlsx) if in_run is not None else None
     if payload is None:
         if in_run is not None:  # what a comparison that failed in the run may have left: ours starts clean
             shutil.rmtree(out_dir, ignore_errors=True)
             out_dir.mkdir(parents=True, exist_ok=True)
-        payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir)], log, timeout,
-                                    warm=warm.take() if warm is not None else None)
+        payload, error = _run_child(["config-compare", str(bench_zip), str(cmp_zip), str(out_dir), *([XLSX_ARG] if xlsx else [])],
+                                    log, timeout, warm=warm.take() if warm is not None else None)
         if error:
             return ConfigCheckResult(None, (), log, error)
     items = tuple(
         ConfigItem(d["name"], d["status"], tuple(d["details"]), d.get("first_step"),
                    tuple(tuple(r) for r in d.get("differing", ()))) for d in payload["items"]
     )
-    return ConfigCheckResult(Path(payload["result_xlsx"]), items, log, None, tuple(payload.get("known", ())))
+    written = Path(payload["result_xlsx"]) if payload.get("result_xlsx") else None
+    return ConfigCheckResult(written, items, log, None, tuple(payload.get("known", ())))
 
 
 IN_RUN_ENV = "NPU_VALIDATE_CONFIG_COMPARE"  # read by checks/validate/child.py in the migrated run
 IN_RUN_HEADER = "npu-migrate validate: msprobe config_check compare, run in the migrated training process"
+XLSX_ARG = "--xlsx"  # the child's config-compare: msprobe writes result.xlsx too
+_ASKED = ("bench", "cmp", "out", "xlsx")
 
 
-def in_run_spec(bench_zip: Path, cmp_zip: Path, out_dir: Path, result: Path) -> dict[str, str]:
+def in_run_spec(bench_zip: Path, cmp_zip: Path, out_dir: Path, result: Path, *, xlsx: bool = False) -> dict[str, str]:
     """The environment entry that asks the migrated run for the comparison `compare_config_packs(bench_zip,
-    cmp_zip, out_dir, in_run=result)` will look for."""
-    return {IN_RUN_ENV: json.dumps({"bench": str(bench_zip), "cmp": str(cmp_zip), "out": str(out_dir), "result": str(result)})}
+    cmp_zip, out_dir, in_run=result, xlsx=xlsx)` will look for."""
+    return {IN_RUN_ENV: json.dumps({"bench": str(bench_zip), "cmp": str(cmp_zip), "out": str(out_dir), "xlsx": bool(xlsx),
+                                    "result": str(result)})}
 
 
-def _in_run_payload(result: Path, bench_zip: Path, cmp_zip: Path, out_dir: Path) -> dict | None:
+def _in_run_payload(result: Path, bench_zip: Path, cmp_zip: Path, out_dir: Path, xlsx: bool) -> dict | None:
     try:
         done = json.loads(Path(result).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    asked = {"bench": str(bench_zip), "cmp": str(cmp_zip), "out": str(out_dir)}
+    asked = {"bench": str(bench_zip), "cmp": str(cmp_zip), "out": str(out_dir), "xlsx": bool(xlsx)}
     if not isinstance(done, dict) or {k: done.get(k) for k in asked} != asked or not isinstance(done.get("payload"), dict):
         return None
     return done["payload"]
@@ -192,7 +201,7 @@ def compare_in_run(spec: str) -> None:
             os.dup2(log.fileno(), 2)
             try:
                 print(IN_RUN_HEADER, flush=True)
-                payload = _config_compare(asked["bench"], asked["cmp"], asked["out"])
+                payload = _config_compare(asked["bench"], asked["cmp"], asked["out"], xlsx=bool(asked.get("xlsx")))
             except Exception:  # noqa: BLE001 - the parent compares in its own msprobe child instead
                 import traceback
 
@@ -207,41 +216,103 @@ def compare_in_run(spec: str) -> None:
         os.close(saved[1])
     if payload is not None:
         part = asked["result"] + ".part"
-        Path(part).write_text(json.dumps({**{k: asked[k] for k in ("bench", "cmp", "out")}, "payload": payload}), encoding="utf-8")
+        Path(part).write_text(json.dumps({**{k: asked.get(k, False) for k in _ASKED}, "payload": payload}), encoding="utf-8")
         os.replace(part, asked["result"])
 
 
-def _config_compare(bench_zip: str, cmp_zip: str, out_dir: str) -> dict:
-    """msprobe's config_check comparison (what `msprobe config_check -c` runs) and our summary of its result.xlsx."""
+def _config_compare(bench_zip: str, cmp_zip: str, out_dir: str, *, xlsx: bool = False) -> dict:
+    """msprobe's config_check comparison (what `msprobe config_check -c` runs) and our summary of its tables,
+    taken from compare as it hands them to `save_excel`; that writes result.xlsx only when `xlsx` asks for it
+    (importing openpyxl, writing the workbook and reading it back cost more than the comparison)."""
     from msprobe.core.config_check import ConfigChecker
 
-    ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
-    payload = _summarise_config_result(os.path.join(out_dir, ConfigChecker.result_filename))
+    module = sys.modules[ConfigChecker.__module__]
+    write_excel = getattr(module, "save_excel", None)
+    result_xlsx = os.path.join(out_dir, ConfigChecker.result_filename)
+    if write_excel is None:  # an msprobe that no longer writes through this name: its workbook, read back
+        ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
+        payload = _summarise_config_result(result_xlsx)
+    else:
+        tables: list = []
+
+        def keep_tables(path, data):
+            tables.extend(data)
+            if xlsx:
+                write_excel(path, data)
+
+        module.save_excel = keep_tables
+        try:
+            ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
+        finally:
+            module.save_excel = write_excel
+        payload = _summarise_sheets(_as_read_back(tables))
+        payload["result_xlsx"] = str(Path(result_xlsx).resolve()) if xlsx else None
     payload["known"] = [c.target_name_in_zip for c in ConfigChecker.checkers.values() if c.target_name_in_zip]
     return payload
 
 
 def _summarise_config_result(result_xlsx: str) -> dict:
-    """Child side: read result.xlsx (pandas + openpyxl come with msprobe)."""
+    """Child side: read a result.xlsx msprobe wrote (pandas + openpyxl come with msprobe) and summarise it.
+    The env sheet is read as text with nothing taken for missing: an empty value ("" set, e.g.
+    CUDA_VISIBLE_DEVICES="") is not msprobe's "None" default. A table msprobe cut into `<name>_part_<i>`
+    sheets is joined again."""
     import pandas as pd
 
     sheets = pd.read_excel(result_xlsx, sheet_name=None)
-    if "env" in sheets:  # an empty value ("" set, e.g. CUDA_VISIBLE_DEVICES="") is not msprobe's "None" default
-        sheets["env"] = pd.read_excel(result_xlsx, sheet_name="env", keep_default_na=False, dtype=str)
-    summary = sheets.get("summary")
+    env = [name for name in sheets if _sheet_part(name)[0] == "env"]
+    if env:
+        sheets.update(pd.read_excel(result_xlsx, sheet_name=env, keep_default_na=False, dtype=str))
+    rows: dict[str, list[dict]] = {}
+    for name in sorted(sheets, key=_sheet_part):
+        rows.setdefault(_sheet_part(name)[0], []).extend(sheets[name].to_dict("records"))
+    return {**_summarise_sheets(rows), "result_xlsx": str(Path(result_xlsx).resolve())}
+
+
+def _sheet_part(sheet: str) -> tuple[str, int]:
+    """(the table, the part): msprobe's save_excel names the parts of a long table `<name>_part_<i>`."""
+    match = re.fullmatch(r"(.+)_part_(\d+)", sheet)
+    return (match.group(1), int(match.group(2))) if match else (sheet, -1)
+
+
+def _as_read_back(tables: list) -> dict[str, list[dict]]:
+    """msprobe's (table, sheet name) list as rows, each cell as reading result.xlsx back gave it: the env
+    sheet as text ("" for a missing or empty value, a whole float without its ".0", as openpyxl reads it),
+    other sheets with None and "" (an empty cell) as NaN; numpy scalars as Python's. A table msprobe would
+    cut into `<name>_part_<i>` sheets stays whole. Read back, pandas also typed whole columns (a column of
+    version strings such as "1.10" came back as the float 1.1) and parsed floats with its fast, not
+    round-trip, parser (a relative difference could come back a unit in the last place off): here the
+    values stay msprobe's."""
+    return {name: [{key: _cell(value, text=name == "env") for key, value in row.items()} for row in df.to_dict("records")]
+            for df, name in tables}
+
+
+def _cell(value, *, text: bool):
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalar
+        value = value.item()
+    missing = value is None or (isinstance(value, str) and not value) or (isinstance(value, float) and math.isnan(value))
+    if not text:
+        return math.nan if missing else value
+    if missing:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _summarise_sheets(sheets: dict[str, list[dict]]) -> dict:
+    """The items of msprobe's summary table, each with what its own table says (rows as dicts)."""
     items = []
-    for _, row in summary.iterrows():
+    for row in sheets.get("summary", ()):
         name, status = str(row["filename"]), str(row["pass_check"])
-        sheet = sheets.get(name)
-        details, first_step = _item_details(name, sheet) if sheet is not None else ([], None)
-        differing = _differing_rows(name, sheet) if sheet is not None else []
+        rows = sheets.get(name)
+        details, first_step = _item_details(name, rows) if rows is not None else ([], None)
+        differing = _differing_rows(name, rows) if rows is not None else []
         items.append({"name": name, "status": status, "details": details, "first_step": first_step,
                       "differing": differing})
-    return {"result_xlsx": str(Path(result_xlsx).resolve()), "items": items}
+    return {"items": items}
 
 
-def _item_details(name: str, df) -> tuple[list[str], int | None]:
-    rows = df.to_dict("records")
+def _item_details(name: str, rows: list[dict]) -> tuple[list[str], int | None]:
     if name == "env":
         out = [f"{r['bench_env_name']}={_env(r['bench_value'])} vs {r['cmp_env_name']}={_env(r['cmp_value'])} ({r['level']})" for r in rows]
         return out[:MAX_DETAILS], None
@@ -276,14 +347,14 @@ def _item_details(name: str, df) -> tuple[list[str], int | None]:
     return [", ".join(f"{k}={_s(v)}" for k, v in r.items()) for r in rows][:MAX_DETAILS], None
 
 
-def _differing_rows(name: str, df) -> list[list]:
+def _differing_rows(name: str, rows: list[dict]) -> list[list]:
     """dataset / weights: the rows msprobe marked unequal, with their relative differences (None when
     msprobe wrote none), for the cross-hardware judgement (checks/validate/hosts.py)."""
     if name not in ("dataset", "weights"):
         return []
     key = "tag" if name == "dataset" else "weight_name"
     out = []
-    for r in df.to_dict("records"):
+    for r in rows:
         if r["equal"] is True or str(r["equal"]) == "True":
             continue
         diffs = [_float(r.get(f"{k}_relative_diff")) for k in ("max", "min", "mean", "norm")]
@@ -605,7 +676,7 @@ def _child_main(argv: list[str]) -> int:
     command = argv[0]
     try:
         if command == "config-compare":
-            payload = _config_compare(*argv[1:4])
+            payload = _config_compare(*argv[1:4], xlsx=XLSX_ARG in argv[4:])
         elif command == "api-compare":
             out_dir, pairs = argv[1], json.loads(argv[2])
             from checks.emulation.compat import msprobe_pt_compare

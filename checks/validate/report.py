@@ -12,6 +12,9 @@ def _steps(dump_steps) -> str:
     return ", ".join(str(s + 1) for s in dump_steps)
 
 
+XLSX_HINT = "msprobe's table: --xlsx"  # the text report's config_check line when result.xlsx was not written
+
+
 def _rel(result, path) -> str:
     if path is None:
         return ""
@@ -67,7 +70,7 @@ def terminal_text(result) -> str:
         if cc.error:
             lines.append(f"  config_check: not compared: {cc.error}")
         else:
-            lines.append("  config_check: " + ", ".join(f"{i.name} {i.status}" for i in cc.items) + f"  ({cc.result_xlsx})")
+            lines.append("  config_check: " + ", ".join(f"{i.name} {i.status}" for i in cc.items) + f"  ({cc.result_xlsx or XLSX_HINT})")
             if cc.not_compared:
                 lines.append(f"    not compared: {cc.not_compared_text()}")
             for item in cc.items:
@@ -123,8 +126,9 @@ def markdown(result) -> str:
         if cc.error:
             out += [f"Not compared: {cc.error}", ""]
         else:
-            out += [f"Full result: [{_rel(result, cc.result_xlsx)}]({_rel(result, cc.result_xlsx)})", "",
-                    "| item | result | differences |", "|---|---|---|"]
+            full = (f"[{_rel(result, cc.result_xlsx)}]({_rel(result, cc.result_xlsx)})" if cc.result_xlsx is not None
+                    else "not written (`validate --xlsx` writes msprobe's table to config_check/result.xlsx)")
+            out += [f"Full result: {full}", "", "| item | result | differences |", "|---|---|---|"]
             for item in cc.items:
                 out.append(f"| {item.name} | {item.status} | {'<br>'.join(item.details) or '-'} |")
             out.append("")
@@ -220,7 +224,8 @@ def to_json(result) -> dict:
             "identical": result.losses.identical, "max_abs_err": result.losses.max_abs_err,
             "max_rel_err": result.losses.max_rel_err, "csv": _rel(result, result.loss_csv), "plot": _rel(result, result.loss_plot)},
         "config_check": None if cc is None else {
-            "error": cc.error, "result_xlsx": _rel(result, cc.result_xlsx), "items": [item(i) for i in cc.items],
+            "error": cc.error, "result_xlsx": None if cc.result_xlsx is None else _rel(result, cc.result_xlsx),
+            "items": [item(i) for i in cc.items],
             "not_compared": list(cc.not_compared)},
         "api_compare": None if api is None else {
             "error": api.error, "dump_steps": [s + 1 for s in result.dump_steps], "csvs": [_rel(result, p) for p in api.csvs],

@@ -141,6 +141,7 @@ def run_validate(
     notes: tuple[str, ...] = (),
     progress: bool = False,
     keep: bool = False,
+    xlsx: bool = False,
 ) -> ValidateResult:
     """Run both scripts, compare, write the summary. Never raises for a failed comparison.
 
@@ -157,6 +158,8 @@ def run_validate(
     (the quiet mode's status line, checks/smoke/progress.py).
     keep: the bundle the original is recorded into on this host stays as OUT/baseline_bundle (a temporary
     folder otherwise), for `validate --baseline OUT/baseline_bundle` of later migrations.
+    xlsx: msprobe's config_check also writes its tables to OUT/config_check/result.xlsx (the summary is taken
+    from them in memory either way).
 
     One path for one host and two: without `recorded`, the original is first recorded into a bundle
     (checks.validate.record.record_run, what `npu-migrate baseline` runs), then compared exactly as
@@ -191,7 +194,7 @@ def run_validate(
                          baseline_backend=baseline_backend, autocast=autocast, env=env, baseline_env=baseline_env,
                          migrated_env=migrated_env, launch=launch, progress_timeout=progress_timeout,
                          memory_limit=memory_limit, repeat=repeat, recorded=recorded, notes=list(notes), progress=progress,
-                         keep=keep)
+                         keep=keep, xlsx=xlsx)
     finally:
         log.close()
 
@@ -199,7 +202,7 @@ def run_validate(
 def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rtol, atol, dump, script_args, timeout,
               seed, torch_npu_version, migrated_backend, baseline_backend, autocast, env, baseline_env,
               migrated_env, launch, progress_timeout, memory_limit, repeat, recorded=None, notes=None,
-              progress=False, keep=False) -> ValidateResult:
+              progress=False, keep=False, xlsx=False) -> ValidateResult:
     scripts = {"baseline": gpu_script, "migrated": npu_script}
     side_env = {"baseline": {**(env or {}), **(baseline_env or {})}, "migrated": {**(env or {}), **(migrated_env or {})}}
     notes = notes if notes is not None else []
@@ -237,7 +240,7 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
     try:
         return _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                               notes, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
-                              recorded=recorded, keep=keep)
+                              recorded=recorded, keep=keep, xlsx=xlsx)
     finally:
         if warm is not None:
             warm.close()
@@ -256,7 +259,7 @@ class _Progress:
 
 
 def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, *,
-                   steps, rtol, atol, dump, repeat=0, recorded=None, keep=False) -> ValidateResult:
+                   steps, rtol, atol, dump, repeat=0, recorded=None, keep=False, xlsx=False) -> ValidateResult:
     """Everything after the set-up. A signal (migrate/guard.py: SIGINT, SIGTERM, SIGHUP) ends the run in
     progress (checks/launch/process.py) and unwinds through here: the runs finished so far and the steps the
     interrupted one had done become the result (verdict "interrupted", exit 128 + N), written to the output
@@ -265,7 +268,7 @@ def _validate_runs(gpu_script, npu_script, out, say, stream, warm, scripts, side
     try:
         return _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common,
                                notes, done, steps=steps, rtol=rtol, atol=atol, dump=dump, repeat=repeat,
-                               recorded=recorded, keep=keep)
+                               recorded=recorded, keep=keep, xlsx=xlsx)
     except KeyboardInterrupt as exc:
         exc.partial = None  # not an inner run's own partial result (run_smoke attaches one)
         try:
@@ -298,7 +301,7 @@ def _interrupted(exc: KeyboardInterrupt, done: _Progress, notes: list[str], out:
 
 
 def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, side_env, backends, common, notes, done,
-                    *, steps, rtol, atol, dump, repeat=0, recorded=None, keep=False) -> ValidateResult:
+                    *, steps, rtol, atol, dump, repeat=0, recorded=None, keep=False, xlsx=False) -> ValidateResult:
     live = recorded is None  # the original runs on this host: recorded first, then compared as a bundle
     with tempfile.TemporaryDirectory(prefix="npu-validate-") as tmp:
         tmp_path = Path(tmp)
@@ -323,7 +326,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
             elif side == "migrated":
                 ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
-                               steps=steps, env={**side_env[side], **_compare_in_run(copies, smoke, out, tmp_path, common)},
+                               steps=steps, env={**side_env[side], **_compare_in_run(copies, smoke, out, tmp_path, common, xlsx)},
                                common=common, say=say, stream=stream)
                 if isinstance(ran, str):
                     return _finish(out, say, ValidateResult("error", 2, (ran,), out, False))
@@ -393,11 +396,13 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             say("validate: comparing the config_check packs (msprobe)")
             done.phase = "comparing the config_check packs"
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
-                                                         out / "config_check", warm=warm, in_run=tmp_path / IN_RUN_RESULT)
+                                                         out / "config_check", warm=warm, in_run=tmp_path / IN_RUN_RESULT,
+                                                         xlsx=xlsx)
             config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
             notes.extend(expected)
             if spread is not None and not spread.deterministic:
-                config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes)
+                config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes,
+                                                          xlsx=xlsx)
         plot_note = None if plotted else "no losses to plot"
 
         # ---- API dump around the first divergence
@@ -451,7 +456,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
 IN_RUN_RESULT = "config_compare_in_run.json"  # in validate's temporary folder: the migrated run's comparison
 
 
-def _compare_in_run(copies, smoke, out: Path, tmp_path: Path, common: dict) -> dict[str, str]:
+def _compare_in_run(copies, smoke, out: Path, tmp_path: Path, common: dict, xlsx: bool) -> dict[str, str]:
     """The environment entry asking the migrated run to compare the config_check packs itself after its report
     (msprobe_bridge.compare_in_run): a one-process run of a baseline that ran, packs on. Its pack is the one
     run_side writes (out/migrated/config_check_pack.zip); compare_config_packs takes the result only for the
@@ -461,7 +466,7 @@ def _compare_in_run(copies, smoke, out: Path, tmp_path: Path, common: dict) -> d
             or int(getattr(smoke.get("baseline"), "exit_code", 2) or 0) != 0):
         return {}
     return msprobe_bridge.in_run_spec(base.zip_path, out / "migrated" / "config_check_pack.zip", out / "config_check",
-                                      tmp_path / IN_RUN_RESULT)
+                                      tmp_path / IN_RUN_RESULT, xlsx=xlsx)
 
 
 PACK_LOG = "config_check_pack.log"  # the helper's log next to the pack: why an item is missing
@@ -656,7 +661,7 @@ def _excuse_data_the_original_varies(data, recorded, spread, tmp_path, notes, *,
     return None
 
 
-def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, notes):
+def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, notes, *, xlsx=False):
     """config_check items that differ between two runs of the original itself (a racing original's
     weights and inputs after its first update) are not held against the migration: they are compared
     once more, original against original, and the items that differ there are kept as warnings (from
@@ -673,7 +678,7 @@ def _excuse_what_the_original_varies(config, first_pack, spread, tmp_path, out, 
         return replace(config, items=tuple(replace(i, status="warning") if i.name in raced else i for i in config.items))
     other = next((i for i, run in enumerate(spread.runs) if i and run != spread.runs[0]), None)
     pack = tmp_path / f"repeat_pack_{other}.zip"
-    own = msprobe_bridge.compare_config_packs(first_pack, pack, out / "config_check_original")
+    own = msprobe_bridge.compare_config_packs(first_pack, pack, out / "config_check_original", xlsx=xlsx)
     if own.error is not None:
         notes.append(f"config_check of the original against itself not compared: {own.error}")
         return config

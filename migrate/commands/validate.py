@@ -48,10 +48,11 @@ from migrate.commands._report_options import quiet_option, report_target
                    "is NPU_SCRIPT, run with the bundle's seed, steps, arguments and ranks.")
 @click.option("--keep", is_flag=True,
               help="Keep the bundle the original is recorded into as OUT/baseline_bundle (for `validate --baseline`).")
+@click.option("--xlsx", is_flag=True, help="Also write msprobe's config_check result.xlsx into OUT/config_check/.")
 @launch_options
 def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, force, rtol, atol, dump, seed, timeout,
              torch_npu_version, baseline_backend, autocast_policy, quiet, fmt, output, launch, progress_timeout,
-             memory_limit, repeat, bundle, keep):
+             memory_limit, repeat, bundle, keep, xlsx):
     """Run GPU_SCRIPT (baseline) and NPU_SCRIPT (migrated) and compare them: msprobe config_check,
     per-step losses, and an msprobe API dump naming the first diverging API when they differ.
 
@@ -70,7 +71,7 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
         _validate_baseline(bundle, gpu_script, rest, target=target, out_dir=out_dir,
                            force=force, rtol=rtol, atol=atol, timeout=timeout, torch_npu_version=torch_npu_version,
                            quiet=quiet, launch=launch, progress_timeout=progress_timeout, memory_limit=memory_limit,
-                           steps=steps, dump=dump)
+                           steps=steps, dump=dump, xlsx=xlsx)
     if npu_script is None:
         raise click.UsageError("Missing argument 'NPU_SCRIPT' (or pass --baseline BUNDLE with one script).")
 
@@ -89,7 +90,7 @@ def validate(gpu_script, npu_script, script_args, steps, fake_data, out_dir, for
             dump=dump, script_args=tuple(script_args), timeout=timeout, force=force, seed=seed,
             torch_npu_version=torch_npu_version, baseline_backend=baseline_backend, autocast=autocast_policy,
             stream=None if quiet else sys.stderr, launch=launch, progress_timeout=progress_timeout, memory_limit=limit,
-            repeat=repeat, progress=quiet, keep=keep,
+            repeat=repeat, progress=quiet, keep=keep, xlsx=xlsx,
         )
     except ValidateError as exc:
         click.echo(f"npu-migrate validate: {exc}", err=True)
