@@ -20,10 +20,12 @@ def _workbook(path, env_rows):
 
 def test_an_empty_env_value_is_not_shown_as_msprobes_unset_default(tmp_path):
     """A GPU host without CUDA_VISIBLE_DEVICES (msprobe's default "None") against the stand-in, which
-    hides GPUs with CUDA_VISIBLE_DEVICES="": the H200 recording showed "None vs None (error)"."""
+    hides GPUs with CUDA_VISIBLE_DEVICES="": the H200 recording showed "None vs None (error)". The rows as
+    msprobe 26.2.0 writes them: its "bench" columns hold the migrated run's values, "cmp" the baseline's; the
+    details show the baseline first."""
     xlsx = _workbook(tmp_path / "result.xlsx", [
-        ["CUDA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "None", "", "error"],
-        ["NCCL_ALGO", "HCCL_ALGO", "None", "0", "error"],
+        ["CUDA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "", "None", "error"],
+        ["HCCL_ALGO", "NCCL_ALGO", "0", "None", "error"],
     ])
     item = _summarise_config_result(str(xlsx))["items"][0]
     assert item["name"] == "env" and item["status"] == "error"

@@ -135,10 +135,10 @@ def test_the_tables_summarised_in_memory_are_what_the_workbook_reads_back(runs, 
     assert result.error is None and result.result_xlsx == (tmp_path / "cc" / "result.xlsx").resolve()
     _assert_same_payload(_payload(result), _summarise_config_result(str(result.result_xlsx))["items"])
     if name == "pip":  # the env rows as text: "" set is not the unset default "None", msprobe's default False as str.
-        # msprobe 26.2.0's env columns are the other way round (EnvArgsChecker.compare passes the bench pack as
-        # compare_env_data's npu_path): its "bench" value is the migrated run's
-        assert result.item("env").details == ('NCCL_DETERMINISTIC=1 vs NCCL_DETERMINISTIC=False (error)',
-                                              'NCCL_ALGO="" vs NCCL_ALGO=None (error)'), result.item("env").details
+        # baseline first, though msprobe 26.2.0's env columns are the other way round (EnvArgsChecker.compare passes
+        # the bench pack as compare_env_data's npu_path): the migrated run set the two variables, the baseline did not
+        assert result.item("env").details == ('NCCL_DETERMINISTIC=False vs NCCL_DETERMINISTIC=1 (error)',
+                                              'NCCL_ALGO=None vs NCCL_ALGO="" (error)'), result.item("env").details
     if name == "seed":
         assert result.item("weights").differing and result.item("dataset").details
 

@@ -314,7 +314,9 @@ def _summarise_sheets(sheets: dict[str, list[dict]]) -> dict:
 
 def _item_details(name: str, rows: list[dict]) -> tuple[list[str], int | None]:
     if name == "env":
-        out = [f"{r['bench_env_name']}={_env(r['bench_value'])} vs {r['cmp_env_name']}={_env(r['cmp_value'])} ({r['level']})" for r in rows]
+        # msprobe 26.2.0 fills its env table the other way round (EnvArgsChecker.compare hands the bench pack to
+        # compare_env_data as its npu_path): the "cmp" columns hold the baseline's values, shown first as ours
+        out = [f"{r['cmp_env_name']}={_env(r['cmp_value'])} vs {r['bench_env_name']}={_env(r['bench_value'])} ({r['level']})" for r in rows]
         return out[:MAX_DETAILS], None
     if name == "pip":
         return [f"{r['package']}: baseline {_s(r['bench version'])}, migrated {_s(r['cmp version'])}" for r in rows][:MAX_DETAILS], None
