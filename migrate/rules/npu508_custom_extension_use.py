@@ -179,7 +179,11 @@ class CustomExtensionUse(Rule):
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
     `self.m(...)` of a public method the class neither defines nor assigns on `self` is reported; an op of the
-    extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too."""
+    extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too. A git submodule that
+    `.gitmodules` declares but the checkout does not hold, whose repository the third-party knowledge counts as a
+    CUDA-kernel package (`url = https://github.com/CharlesShang/DCNv2/`), is such an extension too, named by its folder
+    (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
+    is no fallback when `DCN(...)` is then called unguarded."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -763,7 +767,10 @@ class CustomExtensionUse(Rule):
 
     def _finding(self, ctx, node, used: str, definition, python_op: str = ""):
         where = f"{definition.path}:{definition.line}"
-        if definition.kind == "module":
+        if definition.kind == "module" and definition.mode == "submodule":  # migrate/submodules.py
+            what = f"the git submodule `{definition.name}` ({definition.why}, declared at {where}), a CUDA-kernel package " \
+                   "that this checkout does not hold"
+        elif definition.kind == "module":
             what = f"the custom CUDA extension `{definition.name}` (built at {where})"
         elif definition.kind == "value":  # a module variable bound to the build (migrate/kernel_values.py)
             what = f"the custom CUDA extension `{definition.why}` (built at {where}, as `{definition.name}`)"
