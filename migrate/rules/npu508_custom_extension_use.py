@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import deps, kernel_values, knowledge, repo_index
+from migrate import cpu_fallbacks, deps, kernel_values, knowledge, repo_index
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
@@ -183,7 +183,9 @@ class CustomExtensionUse(Rule):
     `.gitmodules` declares but the checkout does not hold, whose repository the third-party knowledge counts as a
     CUDA-kernel package (`url = https://github.com/CharlesShang/DCNv2/`), is such an extension too, named by its folder
     (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
-    is no fallback when `DCN(...)` is then called unguarded."""
+    is no fallback when `DCN(...)` is then called unguarded. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
+    called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
+    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), is not reported (migrate/cpu_fallbacks.py)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -201,6 +203,13 @@ class CustomExtensionUse(Rule):
         "p = get_plugin('x_plugin', sources=srcs, extra_cuda_cflags=None)\ny = p.run(x)",
     ]
     INVALID = [
+        # an extension with a CPU build dispatched by device (torchsparse's functional ops, label ruling (L28)): the import
+        # and the CUDA branch's op are lines to change; the `*_cpu` op under `== "cpu"` and in the final `else:` (the
+        # path an NPU tensor takes, on a host copy) are not
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('ptops', ['k.cu', 'k_cpu.cpp'])\n"
+                "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
+                "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
+                "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
         # NX-AI/xlstm slstm/cell.py: a build cached in a class-level dict and returned by a classmethod; the object its op
         # builds calls kernel code through its methods, also in a function nested where it is bound
         Invalid("from .src.cuda_init import load\nclass CellCUDA:\n    mod = {}\n    @classmethod\n    def instance(cls, key):\n"
@@ -353,7 +362,7 @@ class CustomExtensionUse(Rule):
             module = index.module_for(qual)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node, qual, module)
-                or _redefined(ctx, node)
+                or _redefined(ctx, node) or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
