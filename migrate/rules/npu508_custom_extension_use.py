@@ -131,6 +131,18 @@ def _hasattr_probe(ctx, node) -> bool:
         and parent.args[:1] == [node]
 
 
+def _mock_target(ctx, node) -> bool:
+    """`patch.object(torch.ops.ns, "op")` in a test: the namespace is the object whose attribute the mock replaces,
+    no op is called there (unittest.mock's `patch.object(target, attribute)`)."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Call) and parent.args[:1] == [node]):
+        return False
+    func = parent.func
+    return isinstance(func, ast.Attribute) and func.attr == "object" and (
+        (isinstance(func.value, ast.Name) and func.value.id == "patch")
+        or (isinstance(func.value, ast.Attribute) and func.value.attr == "patch"))
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -185,7 +197,8 @@ class CustomExtensionUse(Rule):
     (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
     is no fallback when `DCN(...)` is then called unguarded. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
-    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), is not reported (migrate/cpu_fallbacks.py)."""
+    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
+    (the mock's target: no op runs there)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -210,6 +223,10 @@ class CustomExtensionUse(Rule):
                 "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
                 "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
                 "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
+        # a test replacing an op of the namespace with a mock: `patch.object(torch.ops.ns, "op")` calls nothing
+        Invalid("import torch\nfrom unittest.mock import patch\nlib = torch.library.Library('rops', 'DEF')\n"
+                "def test_fallback(x):\n    with patch.object(torch.ops.rops, 'render') as mocked:\n"
+                "        return torch.ops.rops.render(x)\n", count=1),
         # NX-AI/xlstm slstm/cell.py: a build cached in a class-level dict and returned by a classmethod; the object its op
         # builds calls kernel code through its methods, also in a function nested where it is bound
         Invalid("from .src.cuda_init import load\nclass CellCUDA:\n    mod = {}\n    @classmethod\n    def instance(cls, key):\n"
@@ -354,7 +371,7 @@ class CustomExtensionUse(Rule):
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
                     continue
-                if len(parts) > 2 and parts[2] in index.namespaces and not _hasattr_probe(ctx, node):
+                if len(parts) > 2 and parts[2] in index.namespaces and not (_hasattr_probe(ctx, node) or _mock_target(ctx, node)):
                     python_op = len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
                                         python_op=parts[3] if python_op else "")
