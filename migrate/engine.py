@@ -362,7 +362,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
 
 # a failure while reading a file of this kind is reported with this code
 _BOUNDARY_CODES = {"python": "NPU901", "notebook": "NPU904", "manifest": "NPU904", "launcher": "NPU904", "cuda-source": "NPU904",
-                   "cpp-source": "NPU904"}
+                   "cpp-source": "NPU904", "gitmodules": "NPU904"}
 
 
 def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
@@ -400,6 +400,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
         if ctx.problems:  # the parts of the right shape were read; say what was left out
             errors.append(FileError(path, "NPU904", f"malformed manifest, parts left out: {'; '.join(ctx.problems)}"))
+    elif kind == "gitmodules":  # no rule of its own: its submodules join the repository index (migrate/submodules.py)
+        from migrate import submodules
+
+        defs += submodules.facts(text)
     elif kind == "cpp-source":
         defs += repo_index.cpp_defs(path, text)
         rules = _applying(by_kind.get(kind, []), text, kb)

@@ -1282,6 +1282,7 @@ def build_index(results) -> Index:
     implementations: dict[str, set] = {}
     cmake: dict[str, list[Definition]] = {}
     helpers: set[str] = set()
+    submodules: list[Definition] = []
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
@@ -1292,6 +1293,9 @@ def build_index(results) -> Index:
                 continue
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
+                continue
+            if kind == "submodule":  # a git submodule of a GPU-only package: an extension when it is not checked out
+                submodules.append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
             if kind in ("flag", "triton", "localinstall"):  # an availability flag (migrate/imported_flags.py), a Triton
                 continue  # kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py): no extension
@@ -1306,6 +1310,11 @@ def build_index(results) -> Index:
             current = table.get(name)
             if current is None or (definition.cuda and not current.cuda):
                 table[name] = definition
+    if submodules:
+        from migrate import submodules as git_submodules
+
+        for definition in git_submodules.missing_extensions(submodules, [r.path for r in results]):
+            modules.setdefault(definition.name, definition)
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))

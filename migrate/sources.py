@@ -50,7 +50,7 @@ def _too_deep(exc: BaseException) -> str:
 
 _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
                          ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cpp", ".cc", ".cxx")
-_INTERESTING_NAMES = ("Dockerfile", "Makefile")
+_INTERESTING_NAMES = ("Dockerfile", "Makefile", ".gitmodules")
 
 
 def classify(path: str) -> tuple[str, ...]:
@@ -60,6 +60,8 @@ def classify(path: str) -> tuple[str, ...]:
         return ()  # fast exit: most files in a big tree (.so, .h, .json ...) are not ours
     if name.endswith((".py", ".pyw")) and name != "setup.py":
         return ("python",)
+    if name == ".gitmodules":  # submodules of CUDA-kernel packages (migrate/submodules.py)
+        return ("gitmodules",)
     kinds: list[str] = []
     if name.endswith((".py", ".pyw")):
         kinds.append("python")

@@ -243,7 +243,8 @@ def optional_import(ctx, statement, package: str) -> bool:
         return False
     if any(_catches_import_error(h) and (_binds_a_fallback(h, package) or _answers_unavailable(h)) for h in attempt.handlers):
         return True
-    return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt)
+    return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
+        or _used_only_in_the_attempt(ctx, statement, attempt)
 
 
 # calls a handler makes to tell the user, not to give a fallback: `logger.warning(...)`, `warnings.warn(...)`,
@@ -274,6 +275,22 @@ def _warned_and_unused(ctx, statement, attempt: ast.Try) -> bool:
         return False
     names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
     return not any(node.id in names and isinstance(node.ctx, ast.Load) for node in ctx.nodes.get(ast.Name, ()))
+
+
+def _used_only_in_the_attempt(ctx, statement, attempt: ast.Try) -> bool:
+    """gsplat losses.py: `try: from fused_ssim import fused_ssim; if ...: return 1.0 - fused_ssim(a, b) / except
+    ImportError: pass`, then the reference SSIM in torch. Every read of the imported names is inside the `try:` body,
+    and the ImportError handler only passes or warns: without the package the code after the try runs, which is the
+    fallback (label ruling 24b-13). A name read after the try (or never read) leaves the import required."""
+    if any(a.name == "*" for a in statement.names):
+        return False
+    handlers = [h for h in attempt.handlers if _catches_import_error(h)]
+    if not handlers or not all(all(isinstance(s, ast.Pass) for s in h.body) or _only_notices(h) for h in handlers):
+        return False
+    names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    inside = {id(n) for s in attempt.body for n in ast.walk(s)}
+    reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
+    return bool(reads) and all(id(n) in inside for n in reads)
 
 
 def _flag_set_before(ctx, attempt: ast.Try) -> bool:
@@ -351,7 +368,9 @@ class GpuOnlyImport(Rule):
     fallback path runs and nothing there needs porting. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
     import binds is read in the file (`try: import flash_attn / except ImportError: logger.warning(...)`: it only
-    tells the user whether another library's optional speed-up is installed). `importlib.import_module("apex")` and other
+    tells the user whether another library's optional speed-up is installed), or where every read of the imported names
+    is inside the `try:` body (`try: from fused_ssim import fused_ssim; return fused_ssim(a, b) / except ImportError:
+    pass`, then a torch reference after the try: without the package the code after the try is the fallback). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
     third_party.toml `aliases`) or of a CUDA device is an optional path too: its imports and uses are not reported
@@ -365,6 +384,9 @@ class GpuOnlyImport(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "imports a GPU-only package"
     VALID = [
+        # an SSIM loss that tries the fused kernel inside the try and falls through to its torch reference after it
+        "def ssim_loss(a, b):\n    try:\n        from fused_ssim import fused_ssim\n        if not a.is_cpu:\n"
+        "            return 1.0 - fused_ssim(a, b)\n    except ImportError:\n        pass\n    return 1.0 - reference_ssim(a, b)\n",
         # the same kernel name defined again without Triton: the file has a path without the package
         "try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
         "    @triton.jit\n    def kernel(x_ptr):\n        pass\nelse:\n    def kernel(x_ptr):\n        return x_ptr\n",
@@ -447,6 +469,9 @@ class GpuOnlyImport(Rule):
         Invalid("import pynvml\npynvml.nvmlInit()", count=1),
         Invalid("from flash_attn import flash_attn_func"),
         Invalid("try:\n    import xformers.ops\nexcept ImportError:\n    pass", count=1),  # no fallback: names left undefined
+        # the imported name is read after the try too: the path after it needs the package
+        Invalid("def ssim_loss(a, b):\n    try:\n        from fused_ssim import fused_ssim\n        warm = fused_ssim(a, a)\n"
+                "    except ImportError:\n        pass\n    return fused_ssim(a, b)\n", count=1),
         Invalid("import os, bitsandbytes as bnb, triton", count=2),
         Invalid("from nvidia import dali"),
         Invalid("import numba\nfrom numba import cuda", count=1),  # numba.cuda, not numba's CPU JIT

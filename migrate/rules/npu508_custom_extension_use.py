@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import deps, kernel_values, knowledge, repo_index
+from migrate import cpu_fallbacks, deps, kernel_values, knowledge, repo_index
 from migrate.called_kernels import CALLED
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
@@ -137,6 +137,18 @@ def _called(ctx, node) -> bool:
     return isinstance(parent, ast.Call) and parent.func is node
 
 
+def _mock_target(ctx, node) -> bool:
+    """`patch.object(torch.ops.ns, "op")` in a test: the namespace is the object whose attribute the mock replaces,
+    no op is called there (unittest.mock's `patch.object(target, attribute)`)."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Call) and parent.args[:1] == [node]):
+        return False
+    func = parent.func
+    return isinstance(func, ast.Attribute) and func.attr == "object" and (
+        (isinstance(func.value, ast.Name) and func.value.id == "patch")
+        or (isinstance(func.value, ast.Attribute) and func.value.attr == "patch"))
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -191,7 +203,14 @@ class CustomExtensionUse(Rule):
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
     `self.m(...)` of a public method the class neither defines nor assigns on `self` is reported; an op of the
-    extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too."""
+    extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too. A git submodule that
+    `.gitmodules` declares but the checkout does not hold, whose repository the third-party knowledge counts as a
+    CUDA-kernel package (`url = https://github.com/CharlesShang/DCNv2/`), is such an extension too, named by its folder
+    (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
+    is no fallback when `DCN(...)` is then called unguarded. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
+    called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
+    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
+    (the mock's target: no op runs there)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -209,6 +228,17 @@ class CustomExtensionUse(Rule):
         "p = get_plugin('x_plugin', sources=srcs, extra_cuda_cflags=None)\ny = p.run(x)",
     ]
     INVALID = [
+        # an extension with a CPU build dispatched by device (torchsparse's functional ops, label ruling (L28)): the import
+        # and the CUDA branch's op are lines to change; the `*_cpu` op under `== "cpu"` and in the final `else:` (the
+        # path an NPU tensor takes, on a host copy) are not
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('ptops', ['k.cu', 'k_cpu.cpp'])\n"
+                "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
+                "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
+                "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
+        # a test replacing an op of the namespace with a mock: `patch.object(torch.ops.ns, "op")` calls nothing
+        Invalid("import torch\nfrom unittest.mock import patch\nlib = torch.library.Library('rops', 'DEF')\n"
+                "def test_fallback(x):\n    with patch.object(torch.ops.rops, 'render') as mocked:\n"
+                "        return torch.ops.rops.render(x)\n", count=1),
         # NX-AI/xlstm slstm/cell.py: a build cached in a class-level dict and returned by a classmethod; the object its op
         # builds calls kernel code through its methods, also in a function nested where it is bound
         Invalid("from .src.cuda_init import load\nclass CellCUDA:\n    mod = {}\n    @classmethod\n    def instance(cls, key):\n"
@@ -353,7 +383,7 @@ class CustomExtensionUse(Rule):
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
                     continue
-                if len(parts) > 2 and parts[2] in index.namespaces and not _hasattr_probe(ctx, node):
+                if len(parts) > 2 and parts[2] in index.namespaces and not (_hasattr_probe(ctx, node) or _mock_target(ctx, node)):
                     python_op = parts[1] == "ops" and len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
                                         python_op=parts[3] if python_op else "")
@@ -365,7 +395,7 @@ class CustomExtensionUse(Rule):
                 continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node, qual, module)
-                or _redefined(ctx, node)
+                or _redefined(ctx, node) or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
@@ -779,7 +809,10 @@ class CustomExtensionUse(Rule):
 
     def _finding(self, ctx, node, used: str, definition, python_op: str = ""):
         where = f"{definition.path}:{definition.line}"
-        if definition.kind == "module":
+        if definition.kind == "module" and definition.mode == "submodule":  # migrate/submodules.py
+            what = f"the git submodule `{definition.name}` ({definition.why}, declared at {where}), a CUDA-kernel package " \
+                   "that this checkout does not hold"
+        elif definition.kind == "module":
             what = f"the custom CUDA extension `{definition.name}` (built at {where})"
         elif definition.kind == "value":  # a module variable bound to the build (migrate/kernel_values.py)
             what = f"the custom CUDA extension `{definition.why}` (built at {where}, as `{definition.name}`)"

@@ -1,0 +1,75 @@
+"""A compiled op's CPU build called on a path that a device other than CUDA takes (NPU508; label ruling (L28)).
+
+An extension that is built for the CPU as well (torchsparse's pybind_cpu.cpp: `hash_cpu`, `voxelize_forward_cpu`)
+is dispatched by the device of its input:
+
+    if coords.device.type == "cuda":
+        return backend.hash_cuda(coords)
+    elif coords.device.type == "cpu":
+        return backend.hash_cpu(coords)
+    else:
+        return backend.hash_cpu(coords.cpu()).to(coords.device)
+
+On an Ascend host the NPU tensor takes the `else:`, which runs the CPU kernel on a host copy and moves the result
+back: nothing there needs porting (slow, not broken), and the `== "cpu"` branch is never taken by an NPU tensor.
+Such a call (an op named for its CPU build, `*_cpu`, in the branch of a `== "cpu"` test or in the final `else:` of a
+chain that tests for CUDA) is not a line to change; the CUDA branch's call, and every op without a CPU build, is.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_CPU_OP = re.compile(r"(?:^|_)cpu$", re.IGNORECASE)
+
+
+def _device_literal(test: ast.AST, device: str) -> bool:
+    """`x.device.type == "cuda"` / `dev == "cuda"` / `x.is_cuda` (device "cuda"), or the same for "cpu"."""
+    if isinstance(test, ast.BoolOp):
+        return any(_device_literal(v, device) for v in test.values)
+    if isinstance(test, ast.Attribute):
+        return test.attr == f"is_{device}"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.In)):
+        sides = [test.left, *test.comparators]
+        values = []
+        for side in sides:
+            if isinstance(side, ast.Constant):
+                values.append(side.value)
+            elif isinstance(side, (ast.Tuple, ast.List, ast.Set)):
+                values += [e.value for e in side.elts if isinstance(e, ast.Constant)]
+        return device in values
+    return False
+
+
+def _chain_tests(statement: ast.If, ctx) -> list[ast.AST]:
+    """The tests of the if/elif chain `statement` belongs to, from its first `if`."""
+    first = statement
+    parent = ctx.parent(first)
+    while isinstance(parent, ast.If) and parent.orelse == [first]:
+        first, parent = parent, ctx.parent(parent)
+    tests, link = [], first
+    while True:
+        tests.append(link.test)
+        if len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
+            link = link.orelse[0]
+        else:
+            return tests
+
+
+def cpu_op_off_cuda(ctx, node: ast.AST, qual: str) -> bool:
+    """`qual` (the chain at `node`) is an op named for a CPU build, called where only a non-CUDA device gets: in the
+    body of an `if` testing for "cpu", or in the final `else:` of an if/elif chain one of whose tests is for CUDA."""
+    if not _CPU_OP.search(qual.rsplit(".", 1)[-1]):
+        return False
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if isinstance(parent, ast.If):
+            if child in parent.body:
+                if _device_literal(parent.test, "cpu"):
+                    return True
+            elif child in parent.orelse and not (len(parent.orelse) == 1 and isinstance(parent.orelse[0], ast.If)):
+                if any(_device_literal(test, "cuda") for test in _chain_tests(parent, ctx)):
+                    return True
+        child, parent = parent, ctx.parent(parent)
+    return False

@@ -1,0 +1,94 @@
+"""A git submodule of a CUDA-kernel package that the checkout does not hold (migrate/submodules.py, NPU508).
+
+The fixtures are small trees written here in the shape of a detector that vendors its deformable-convolution
+kernels as a submodule and imports them relatively under a bare `try`, not copies of any repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate import submodules
+from migrate.engine import scan
+
+NEWEST = "2.14.0"
+
+GITMODULES = """\
+[submodule "devkit"]
+\tpath = tools/devkit
+\turl = https://github.com/example/devkit
+[submodule "DCN-v2"]
+\tpath = lib/networks/DCNv2
+\turl = https://github.com/CharlesShang/DCNv2/
+\tbranch = master
+"""
+
+BACKBONE = """\
+import torch.nn as nn
+
+try:
+    from .DCNv2.dcn_v2 import DCN
+except:
+    print('import DCN failed')
+    DCN = None
+
+
+class DeformConv(nn.Module):
+    def __init__(self, chi, cho):
+        super().__init__()
+        self.conv = DCN(chi, cho, kernel_size=(3, 3), stride=1, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+"""
+
+NECK = """\
+try:
+    from ..DCNv2.dcn_v2 import DCN
+except:
+    DCN = None
+
+
+def up_layer(c):
+    return DCN(c, c, kernel_size=(3, 3), stride=1, padding=1)
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+
+
+def _npu508(tmp_path: Path) -> list[tuple[str, int]]:
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    return sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "NPU508")
+
+
+def test_gitmodules_are_read_with_their_header_lines():
+    assert submodules.read(GITMODULES) == [("tools/devkit", "https://github.com/example/devkit", 1),
+                                           ("lib/networks/DCNv2", "https://github.com/CharlesShang/DCNv2/", 4)]
+    # only the submodule whose repository the knowledge counts as a CUDA-kernel package is kept
+    assert [(d.name, d.line, d.mode) for d in submodules.facts(GITMODULES)] == [("lib/networks/DCNv2", 4, "dcn_v2")]
+    assert submodules.package_of_url("git@github.com:CharlesShang/DCNv2.git") == "dcn_v2"
+    assert submodules.package_of_url("https://github.com/nutonomy/nuscenes-devkit") is None
+
+
+def test_imports_and_uses_of_a_missing_kernel_submodule_are_extension_uses(tmp_path):
+    _write(tmp_path, {".gitmodules": GITMODULES, "lib/networks/dla.py": BACKBONE, "lib/networks/necks/up.py": NECK})
+    # `DCN = None` in a bare except is no fallback: DCN(...) is called unguarded (label ruling (L30))
+    assert _npu508(tmp_path) == [("dla.py", 4), ("dla.py", 13), ("up.py", 2), ("up.py", 8)]
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    message = next(f.message for f in result.findings if f.code == "NPU508")
+    assert "git submodule `lib.networks.DCNv2`" in message and "CharlesShang/DCNv2" in message
+
+
+def test_a_checked_out_submodule_is_scanned_like_any_code_and_an_unknown_one_is_nothing(tmp_path):
+    _write(tmp_path, {".gitmodules": GITMODULES, "lib/networks/dla.py": BACKBONE,
+                      "lib/networks/DCNv2/dcn_v2.py": "import torch\n\n\nclass DCN(torch.nn.Module):\n    pass\n"})
+    assert _npu508(tmp_path) == []
+    other = GITMODULES.replace("CharlesShang/DCNv2", "example/deform-utils")
+    _write(tmp_path, {".gitmodules": other})
+    (tmp_path / "lib/networks/DCNv2/dcn_v2.py").unlink()
+    assert _npu508(tmp_path) == []
