@@ -261,6 +261,9 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
 WRAPPER_HINTS = (".apply", "partial(", "return ", "torch.ops.")
 WRAPPER = "wrap"  # mode of a Function.apply alias: calling it runs the op inside the Function's body
 ACCESSOR = "accessor"  # mode of a function returning the extension: what a call of it returns is the extension
+BUILDER = "builder"  # mode of a function that JIT-builds the extension when called and returns it: a build helper (L10)
+ACCESSORS = (ACCESSOR, BUILDER)
+LAZY = "lazy"  # mode of a module attribute a PEP 562 `__getattr__` loads on first access (migrate/lazy_backends.py)
 
 
 def _imported_names(ctx) -> dict[str, str]:
@@ -346,12 +349,18 @@ def wrapper_values(ctx, defs) -> list:
                 while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
                     top = parent
                 built_locals.setdefault(id(top), {})[statement.targets[0].id] = {built[statement.value.lineno]}
-    if not local and not built_locals:
+    if not local and not built_locals and not built:
         return out
     # top-level functions holding a `return <name>` that mentions one of them: the only accessors
     # (found from the file's Return nodes; walking every function of a large module cost more than the rest)
     accessors = set()
     for node in ctx.nodes.get(ast.Return, ()):
+        top = node
+        while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
+            top = parent
+        if _returned_build(node, built, top if isinstance(top, ast.FunctionDef) else None) or _returned_call(node, local):
+            accessors.add(id(top))
+            continue
         if built_locals and isinstance(node.value, ast.Name):
             top = node
             while (parent := ctx.parent(top)) is not None and parent is not ctx.tree:
@@ -381,13 +390,64 @@ def wrapper_values(ctx, defs) -> list:
                 add(statement.targets[0].id, statement.lineno, refs)
         elif isinstance(statement, ast.FunctionDef) and id(statement) in accessors:
             own = built_locals.get(id(statement), {})
-            for node in ast.walk(statement):
-                if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Attribute)):
-                    refs = own[node.value.id] if isinstance(node.value, ast.Name) and node.value.id in own else _refs(node.value, local)
-                    if refs:
-                        add(statement.name, statement.lineno, refs, ACCESSOR)
+            returns = [node for node in ast.walk(statement) if isinstance(node, ast.Return)]
+            found, builds = set(), False
+            for node in returns:  # the extension itself returned, before the result of a call
+                if isinstance(node.value, (ast.Name, ast.Attribute)):
+                    builds = isinstance(node.value, ast.Name) and node.value.id in own  # built in the function, then returned
+                    found = own[node.value.id] if builds else _refs(node.value, local)
+                    found = found | _chain_refs(node.value, local) if found else found
+                    if found:
                         break
+            for node in returns if not found else ():
+                found = _returned_build(node, built, statement)
+                builds = bool(found)  # `return jit.load(...)`: each call builds
+                found = found or _returned_call(node, local)
+                if found:
+                    break
+            if found:
+                add(statement.name, statement.lineno, found, BUILDER if builds else ACCESSOR)
     return out
+
+
+RETURNED = "ret:"  # a mentioned function whose *result* the value is (an accessor's call: `return build_and_load()`)
+
+
+def _chain_refs(node, local: dict[str, set[str]]) -> set[str]:
+    """`pkg.kernels._backend._C` for `_backend._C` (after `from . import _backend`): the attribute a module holds,
+    which may itself be an extension value (a lazily loaded one: migrate/lazy_backends.py)."""
+    chain = _chain(node)
+    if chain is None or not chain[1] or chain[0] not in local:
+        return set()
+    return {".".join([ref, *chain[1]]) for ref in local[chain[0]]}
+
+
+def _returned_build(node, built: dict, function=None) -> set[str]:
+    """`return jit.load(name=..., ...)`: the build of this file the function returns, directly (gsplat
+    geometry/kernels/cuda/build.py `build_and_load_geometry_cuda`). Not where the name is one of the function's
+    parameters (`def build(name, flags): return load(name=name, ...)`): a helper of any build, no one extension."""
+    value = node.value
+    if not (isinstance(value, ast.Call) and value.lineno in built):
+        return set()
+    from migrate.repo_index import WRAPPER_NAME_KEYWORDS
+
+    named = next((k.value for k in value.keywords if k.arg in WRAPPER_NAME_KEYWORDS), value.args[0] if value.args else None)
+    root = _chain(named)[0] if named is not None and _chain(named) else None
+    if function is not None and root in {a.arg for a in function.args.args + function.args.kwonlyargs}:
+        return set()
+    standalone = next((k.value for k in value.keywords if k.arg == "is_python_module"), None)
+    # `is_python_module=False`: the build returns the library's path (a test executable), no module
+    return set() if isinstance(standalone, ast.Constant) and standalone.value is False else {built[value.lineno]}
+
+
+def _returned_call(node, local: dict[str, set[str]]) -> set[str]:
+    """`return build_and_load_ext()`: the result of calling an imported function (`from .cuda.build import
+    build_and_load_ext` inside the function): the extension when that function is an accessor (`RETURNED` refs,
+    which `resolve_wrappers` keeps only then)."""
+    value = node.value
+    if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
+        return set()
+    return {RETURNED + ref for ref in _refs(value.func, local)} if _chain(value.func) else set()
 
 
 OPS = "ops:"  # a mentioned `torch.ops.<ns>.<op>`, written `ops:<ns>::<op>`
@@ -493,7 +553,7 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
     when Python functions of the repository implement the op (`python_ops`)."""
     from migrate.called_kernels import CALLED
 
-    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, ACCESSOR, CALLED)}
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, CALLED, LAZY, *ACCESSORS)}
     for name in pending:
         del modules[name]
     for name, d in list(pending.items()):
@@ -505,16 +565,22 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
                 modules[name] = type(d)("value", name, namespace.path, namespace.line, namespace.cuda,
                                         f"torch.ops.{namespace.name}", mode)
             del pending[name]
-    for _ in range(3):
+    for _ in range(5):  # an accessor's result through a loader (`lazy_backends`) takes two more rounds
         progressed = False
         for name, d in list(pending.items()):
             for ref in d.why.split():
+                returned = ref.startswith(RETURNED)
+                ref = ref[len(RETURNED):] if returned else ref
                 found = module_for(ref[len(RELATIVE):], True) if ref.startswith(RELATIVE) else module_for(ref)
                 if found is None:
                     continue
                 target = modules[found]
+                if returned and not (target.kind == "value" and target.mode in ACCESSORS and _same_module(found, ref.removeprefix(RELATIVE))):
+                    continue  # the result of a call of anything but an accessor of the extension: not the extension
                 extension = target.why if target.kind == "value" else target.name
                 mode = WRAPPER if WRAPPER in (d.mode, target.mode) else CALLED if target.mode == CALLED else d.mode
+                if (d.mode == "via" and target.mode in ACCESSORS and not returned) or (returned and d.mode in ACCESSORS):
+                    mode = target.mode  # a re-export of an accessor is one; a function returning a builder's result builds
                 modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, mode)
                 del pending[name]
                 progressed = True
@@ -591,7 +657,7 @@ def module_reexports(results, modules: dict, module_for) -> None:
         target = modules[found]
         extension = target.why if target.kind == "value" else target.name
         modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension,
-                                   target.mode if target.mode in (WRAPPER, CALLED) else "via")
+                                   target.mode if target.mode in (WRAPPER, CALLED, *ACCESSORS) else "via")
         return True
 
     for _ in range(3):

@@ -224,7 +224,7 @@ def python_defs(ctx) -> list[Definition]:
 
 
 def _python_defs(ctx) -> list[Definition]:
-    from migrate import called_kernels, kernel_values
+    from migrate import called_kernels, kernel_values, lazy_backends
 
     out: list[Definition] = []
     if any(hint in ctx.source for hint in _PY_DEF_HINTS):  # no build or registration without one of these words
@@ -238,6 +238,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += kernel_values.wrapper_values(ctx, out)
     if any(hint in ctx.source for hint in called_kernels.HINTS):
         out += called_kernels.called_values(ctx)
+    if lazy_backends.HINT in ctx.source:
+        out += lazy_backends.lazy_values(ctx)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
     elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
@@ -342,6 +344,8 @@ def _build_defs(ctx) -> list[Definition]:
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
             module = extension_name(ctx, call)
+            if module is None and not name.endswith("CUDAExtension"):
+                module = file_computed_name(ctx, call)
             if module and (name.endswith("CUDAExtension") or _jit_with_cuda(ctx, call)):
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
         elif name == "torch.utils.ffi.create_extension":
@@ -473,6 +477,22 @@ def _computed_name(ctx, call) -> str | None:
     node = next((k for k in map(lambda key: ctx.keyword(call, key), WRAPPER_NAME_KEYWORDS) if k is not None), None)
     text = ast.get_source_segment(ctx.source, node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
     return "{" + text + "}" if text and "\n" not in text else None
+
+
+def file_computed_name(ctx, call, node=None) -> str | None:
+    """`{build_params.name}@pkg/ops/build` for a JIT build `load(name=build_params.name, ...)` whose name is computed
+    (gsplat's four build.py files each load `name=build_params.name`): the computed text, qualified by the module
+    that builds it, so that two files building under the same expression stay two extensions. Not importable by
+    that spelling; the functions returning the build (kernel_values.wrapper_values) and the loaders bound to them
+    (migrate/lazy_backends.py) carry it to the code that calls its ops. `node`: the name expression itself
+    (`_import_module_from_library(build_params.name, ...)` loading the same build)."""
+    if node is None:
+        node = ctx.keyword(call, "name") or (call.args[0] if call.args else None)
+    text = ast.get_source_segment(ctx.source, node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+    # the module's path, with slashes: a dotted qualifier would let an import ending like it reach the build
+    # (`Index.module_for` matches dotted suffixes: `from .kernels.cuda.build import f` in another package)
+    where = "/".join(module_parts(ctx.path))
+    return "{" + text + "}@" + where if text and "\n" not in text and where else None
 
 
 def _module_constant(ctx, name: str) -> str | None:
@@ -821,6 +841,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
 
 # an import inside a function: an accessor may return what it imports (`def load(): import pkg._C as C; return C`)
 _LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import [\w.]+|from [\w.]+ import )", re.MULTILINE)
+# a function returning an attribute of a module it imports: an accessor may hand on what that module holds
+# (`from . import _backend` ... `def require(): return _backend._C`, kernel_values._chain_refs)
+_RETURNED_ATTRIBUTE = re.compile(r"^[ \t]+return (?!self\.|cls\.)[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*$", re.MULTILINE)
 
 
 def wants_python_defs(text: str, path: str = "") -> bool:
@@ -829,9 +852,10 @@ def wants_python_defs(text: str, path: str = "") -> bool:
     from migrate import kernel_values
 
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
-        or _LOCAL_IMPORT.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
+        or _LOCAL_IMPORT.search(text) is not None or _RETURNED_ATTRIBUTE.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
-        or "torch.classes." in text or ("getattr(" in text and "return " in text)  # called_kernels.called_values
+        or "torch.classes." in text or ("getattr(" in text and "return " in text) \
+        or "__getattr__" in text  # called_kernels.called_values, lazy_backends.lazy_values
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
@@ -1320,7 +1344,7 @@ def build_index(results) -> Index:
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
         _cmake_library_names(modules, results)
-    if any(d.mode in ("via", "wrap", "accessor") for d in modules.values()):
+    if any(d.mode in ("via", "wrap", "accessor", "builder", "lazy") for d in modules.values()):
         from migrate import kernel_values
 
         kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for, namespaces, python_ops(implementations))

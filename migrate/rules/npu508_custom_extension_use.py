@@ -9,7 +9,10 @@ from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 
 _ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or replaced by torch / torch_npu ops"
-_LOADERS = ("importlib.import_module", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library")
+# the last: the private loader of a JIT build's cached module (`_import_module_from_library(name, build_dir, True)`)
+_LOAD_BUILT = "torch.utils.cpp_extension._import_module_from_library"
+_LOADERS = ("importlib.import_module", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL", "torch.ops.load_library",
+            _LOAD_BUILT)
 _WRAPPED = "runs only once the kernel inside the wrapper is ported (the call itself need not change)"
 _PASTED_OP = re.compile(r"\s*([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)")  # `qtip_kernels.decompress_...` at a code string's start
 _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel does not run on an NPU)"
@@ -30,6 +33,25 @@ def _handed_over(ctx, node, qual: str, module: str) -> bool:
             any(a is node for a in parent.args)):
         return False
     return qual == module or qual.rsplit(".", 1)[-1] in _CFFI_OBJECTS
+
+
+def _accessor_local(ctx, node) -> bool:
+    """The chain's root is a local of its function bound there to an accessor's result (`backend = _require_backend()`,
+    `_bind_accessor_results`), not a parameter or another local shadowing a module-level name."""
+    bound = ctx.__dict__.get("_accessor_locals")
+    if not bound or not isinstance(node, ast.Attribute):  # the local alone (`_CACHE = backend`) calls nothing
+        return False
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    function = _enclosing(ctx, node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return isinstance(root, ast.Name) and function is not None and (id(function), root.id) in bound
+
+
+def _passed_on(ctx, node, definition) -> bool:
+    """`return _backend._C`: a function handing on the extension another module holds (an accessor,
+    kernel_values.wrapper_values) calls nothing on it; its callers' op calls are the uses (label rule 24b-7)."""
+    return definition.kind == "value" and isinstance(node, ast.Attribute) and isinstance(ctx.parent(node), ast.Return)
 
 
 # an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
@@ -182,8 +204,16 @@ class CustomExtensionUse(Rule):
     conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
     f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing: migrate/decollected_tests.py); so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
-    the module variable it was stored in), and each import or call of a wrapper of an op defined
-    in another module (an accessor, `my_op = MyFn.apply`, `partial(ext.op, ...)`); a package `__init__` that
+    the module variable it was stored in), each call of an accessor defined in another module (a function returning
+    the extension, also one that JIT-builds it: `return jit.load(name=params.name, ...)` defines the extension
+    `{params.name}@pkg/ops/build`, one per building file: such a build helper's import is not reported; the ops
+    called on what an accessor returns are, also through a local `backend = _require_backend()`), each import or call of a wrapper of an op
+    defined in another module (`my_op = MyFn.apply`, `partial(ext.op, ...)`), and
+    `cpp_extension._import_module_from_library(params.name, ...)` loading the file's build; a module attribute that a
+    PEP 562 `__getattr__` loads (`def __getattr__(name): if name == "_C": return _get_backend()`, or
+    `_get, __getattr__ = make_lazy_backend(public_name="_CUDA", jit_loader=_build)` with `"_CUDA"` in `__all__`,
+    where the loader returns an accessor's result) is the extension: `_backend._CUDA.op(...)` and `from pkg._backend
+    import _CUDA` are reported, `from . import _backend` alone is not (migrate/lazy_backends.py); a package `__init__` that
     star-imports its compiled module (`from .ext import *`) and imports its own package by name (`import pkg as p`)
     reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
@@ -394,8 +424,10 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
                 continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or is_prose(ctx, node) or shadowed(ctx, node) or _handed_over(ctx, node, qual, module)
-                or _redefined(ctx, node) or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
+                availability_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
+                or _handed_over(ctx, node, qual, module)
+                or _redefined(ctx, node) or _passed_on(ctx, node, index.modules[module])
+                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
@@ -670,6 +702,10 @@ class CustomExtensionUse(Rule):
         if name not in _LOADERS or not call.args:
             return None
         arg = call.args[0]
+        if name == _LOAD_BUILT:  # a literal name, or the expression this file's build was given (`build_params.name`)
+            text = ctx.string_value(arg)
+            module = index.module_for(text) if text else repo_index.file_computed_name(ctx, call, arg)
+            return (f"{ctx.segment(call.func)}({ctx.segment(arg)}, ...)", module) if module in index.modules else None
         if name == "importlib.import_module":
             text = ctx.string_value(arg)
             if text:
@@ -693,7 +729,7 @@ class CustomExtensionUse(Rule):
     def _bind(self, ctx, index) -> bool:
         """Names the resolver does not know: relative imports of an extension, `x = load(...)` and
         `x = importlib.import_module(...)` / `x = ctypes.CDLL(...)` of one."""
-        accessors = {d.name: d for d in index.modules.values() if d.mode == kernel_values.ACCESSOR}
+        accessors = {d.name: d for d in index.modules.values() if d.mode in kernel_values.ACCESSORS}
 
         def known(full: str) -> bool:  # `from . import utils` where utils.py holds an accessor of the extension
             if index.module_for(full, relative=True) is not None:
@@ -701,7 +737,7 @@ class CustomExtensionUse(Rule):
             held = index.holder(full)
             # an accessor, or a module variable bound to the build (semseg lib/psa/functions/psamask.py: `from .. import
             # src`, whose __init__ binds `gpu = load(...)`; then `src.gpu.psamask_forward(...)`)
-            return held is not None and (held.mode == kernel_values.ACCESSOR or held.kind == "value")
+            return held is not None and (held.mode in kernel_values.ACCESSORS or held.kind == "value")
 
         bound = repo_index.bind_relative_imports(ctx, known)
         if accessors:
@@ -760,6 +796,9 @@ class CustomExtensionUse(Rule):
                 continue
             if index.module_for(definition.why) is not None:
                 ctx.imports[statement.targets[0].id] = definition.why
+                function = _enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                if function is not None:  # `backend = _require_backend()` in a function: that local is the extension
+                    ctx.__dict__.setdefault("_accessor_locals", set()).add((id(function), statement.targets[0].id))
                 bound = True
         return bound
 
@@ -783,7 +822,8 @@ class CustomExtensionUse(Rule):
                 candidate = f"{base}.{alias.name}" if base else alias.name
                 relative = bool(statement.level)
                 module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
-                if module is not None and index.modules[module].mode != CALLED:  # an accessor's import: its calls change
+                # an op accessor's or a build helper's import: its calls change (L31, L10)
+                if module is not None and index.modules[module].mode not in (CALLED, kernel_values.BUILDER):
                     found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
             if found:
                 _, name, module = min(found, key=lambda item: item[0])
@@ -791,8 +831,9 @@ class CustomExtensionUse(Rule):
                 continue
             for alias in statement.names:  # a module holding kernel values (its re-exports), used through its name
                 held = index.holder(f"{base}.{alias.name}") if base else None
-                if held is not None and held.mode == kernel_values.ACCESSOR:  # also `from pkg.cuda import load` (BigVGAN)
+                if held is not None and held.mode in (*kernel_values.ACCESSORS, kernel_values.LAZY):  # also `from pkg.cuda import load` (BigVGAN)
                     held = None  # `from . import helpers` of an accessor: the binding `_K = helpers.load_ext()` is the line
+                    # (of a lazy loader module: `_backend._CUDA.op(...)`; importing it loads nothing, migrate/lazy_backends.py)
                 if held is not None and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
                     yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", held)
                     break
