@@ -13,6 +13,10 @@ Recognised: a module-level assignment to `collect_ignore` / `collect_ignore_glob
 list) and holds `importlib.import_module("<module>")` of a module whose file is in the scan; and a test module that skips
 itself when a name it imports is None (`from pkg._backend import _C` / `if _C is None: pytest.skip(...,
 allow_module_level=True)`). Read after the scan.
+
+A test function or class under an unconditional skip (`@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`) never
+runs on any host (label ruling (L27)): its NPU508 findings are dropped too (its GPU-only package findings in the
+per-file pass, migrate/skip_decorators.py); `skipif` decorators are left to their condition.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import ast
 import os
 
 from migrate.findings import FileResult
+from migrate.skip_decorators import always_skipped
 
 CODES = frozenset({"NPU508"})
 _TARGETS = frozenset({"collect_ignore", "collect_ignore_glob"})
@@ -91,35 +96,53 @@ def _skips_without_import(tree: ast.Module) -> bool:
     return False
 
 
-def _skipped_modules(results: list[FileResult], read: dict, max_file_size: int) -> set[str]:
+def always_skipped_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    """The line spans (decorators included) of the test functions and classes skipped unconditionally (label ruling
+    (L27): an always-skipped test is no work item)."""
+    return [(min([d.lineno for d in node.decorator_list] + [node.lineno]), node.end_lineno or node.lineno)
+            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and any(always_skipped(d) for d in node.decorator_list)]
+
+
+def _skipped_tests(results: list[FileResult], read: dict, max_file_size: int) -> tuple[set[str], dict[str, list]]:
+    """The test modules that skip themselves without the extension, and path -> the spans of the always-skipped tests,
+    of the Python files holding an NPU508 finding (each read once)."""
     from migrate import engine, fileio
 
-    out = set()
+    modules, spans = set(), {}
     for result in results:
         if not (result.path.endswith(".py") and any(f.code in CODES for f in result.findings)):
             continue
         text = engine.text_again(result.path, read.get(result.path), max_file_size)
-        if text is None or "allow_module_level" not in text:
+        if text is None or ("allow_module_level" not in text and ".skip" not in text):
             continue
         tree = fileio.parse_python(text)
-        if tree is not None and _skips_without_import(tree):
-            out.add(result.path)
-    return out
+        if tree is None:
+            continue
+        if "allow_module_level" in text and _skips_without_import(tree):
+            modules.add(result.path)
+        found = always_skipped_spans(tree) if ".skip" in text else []
+        if found:
+            spans[result.path] = found
+    return modules, spans
 
 
 def drop_decollected(results: list[FileResult], read: dict, max_file_size: int) -> list[FileResult]:
     """Drop the NPU508 findings of the Python files under a folder whose tests are de-collected (module docstring), and
-    of a test module that skips itself when the name it imports from the extension is None."""
+    of a test module that skips itself when the name it imports from the extension is None, and inside an always-skipped
+    test."""
     folders = decollected_folders(results, read, max_file_size) \
         if any(os.path.basename(r.path) == "conftest.py" for r in results) else []
-    skipped = _skipped_modules(results, read, max_file_size)
-    if not folders and not skipped:
+    skipped, tests = _skipped_tests(results, read, max_file_size)
+    if not folders and not skipped and not tests:
         return results
     out = []
     for result in results:
         inside = result.path in skipped or result.path.endswith(".py") and any(
             result.path.startswith(folder + os.sep) or result.path.startswith(folder + "/") for folder in folders)
-        kept = tuple(f for f in result.findings if f.code not in CODES) if inside else result.findings
+        spans = tests.get(result.path, ())
+        kept = tuple(f for f in result.findings if not (
+            f.code in CODES and (inside or any(a <= f.line <= b for a, b in spans))))
         if len(kept) == len(result.findings):
             out.append(result)
         else:

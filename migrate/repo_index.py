@@ -579,6 +579,39 @@ def forwarded_keywords(ctx, call) -> dict[str, ast.AST]:
     return out
 
 
+# a torch CUDA runtime library a C++-only build links by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`, `libtorch_cuda.so`)
+_CUDA_LIBRARY = re.compile(r"^(?:-l|lib)?(?:c10_cuda|torch_cuda|cudart)(?:\.so|\.lib)?$")
+
+
+def cuda_link_nodes(ctx, call) -> list[ast.AST]:
+    """What makes a JIT build of C++ sources only a CUDA build (gsplat's scene extension, label ruling 24b-8): its CUDA
+    headers, `cpp_extension.include_paths("cuda")` (`include_paths(cuda=True)` before torch 2.6), and the torch CUDA
+    libraries it links by name (`torch_cuda_libs = ["c10_cuda", "torch_cuda"]` joined into `extra_ldflags`). Read in
+    the build call's function and in the functions of the same file that function calls by name (`params =
+    get_build_parameters()`, which gathers them into a `SimpleNamespace`); the `hip` libraries of a ROCm branch are no
+    CUDA. Such a module runs CUDA code through the headers' API (streams, allocators, kernels of torch_cuda) and does
+    not load where torch has no CUDA."""
+    from migrate.rules._loop import enclosing_scope
+
+    scope = enclosing_scope(ctx, call)
+    if isinstance(scope, ast.Module):
+        return []
+    functions = {f.name: f for f in ctx.tree.body if isinstance(f, ast.FunctionDef)}
+    called = [functions[n.func.id] for n in ast.walk(scope) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Name) and n.func.id in functions and functions[n.func.id] is not scope]
+    out: list[ast.AST] = []
+    for function in [scope, *dict.fromkeys(called)]:
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").endswith("cpp_extension.include_paths") and (
+                    any(isinstance(a, ast.Constant) and a.value == "cuda" for a in node.args)
+                    or any(k.arg in ("cuda", "device_type") and isinstance(k.value, ast.Constant)
+                           and k.value.value in (True, "cuda") for k in node.keywords)):
+                out.append(node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_LIBRARY.match(node.value):
+                out.append(node)
+    return out
+
+
 def _jit_with_cuda(ctx, call) -> bool:
     with_cuda = ctx.keyword(call, "with_cuda")
     if isinstance(with_cuda, ast.Constant) and with_cuda.value is True:
@@ -595,7 +628,7 @@ def _jit_with_cuda(ctx, call) -> bool:
     for node in ast.walk(call):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh")):
             return True
-    return any(text.strip().endswith((".cu", ".cuh")) for text in named_sources(ctx, call))
+    return any(text.strip().endswith((".cu", ".cuh")) for text in named_sources(ctx, call)) or bool(cuda_link_nodes(ctx, call))
 
 
 def named_sources(ctx, call) -> list[str]:

@@ -8,7 +8,10 @@ A function or class decorated so is such a test: `@require_<pkg>` / `@requires_<
 helpers), `@pytest.mark.skipif(not is_<pkg>_available(), ...)`, `@unittest.skipUnless(is_<pkg>_available(), ...)` and
 `@unittest.skipIf(not is_<pkg>_available(), ...)`, where <pkg> is a GPU-only package of the catalogue
 (migrate/knowledge/third_party.toml). Its GPU-only imports and uses of that package (NPU404, NPU501, NPU503, NPU507:
-the finding's package, or its message naming it) are dropped; those of another package stay. Per file, from its tree.
+the finding's package, or its message naming it) are dropped; those of another package stay. A test under an
+unconditional skip (`@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`) runs on no host (label ruling (L27)): all
+its findings of those codes are dropped (its compiled-extension uses, NPU508, after the scan: migrate/decollected_tests.py).
+Per file, from its tree.
 """
 
 from __future__ import annotations
@@ -64,6 +67,19 @@ def _available_in(test: ast.AST, negated: bool, roots) -> str | None:
     return None
 
 
+ALWAYS = "*"  # an unconditional skip: every package's findings go
+
+
+def always_skipped(decorator: ast.AST) -> bool:
+    """`@pytest.mark.skip`, `@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`: skipped on every host (not
+    `skipif` / `skipIf`, whose condition decides)."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if not (isinstance(target, ast.Attribute) and target.attr == "skip"):
+        return False
+    holder = target.value
+    return (isinstance(holder, ast.Attribute) and holder.attr == "mark") or (isinstance(holder, ast.Name) and holder.id in ("mark", "unittest"))
+
+
 def _skipped_package(decorator: ast.AST, roots) -> str | None:
     call = decorator if isinstance(decorator, ast.Call) else None
     name = _name(call.func if call else decorator)
@@ -91,7 +107,7 @@ def drop_skipped(findings: list, nodes: dict) -> list:
                 continue
             roots = roots if roots is not None else catalogue_roots()
             for decorator in scope.decorator_list:
-                package = _skipped_package(decorator, roots)
+                package = ALWAYS if always_skipped(decorator) else _skipped_package(decorator, roots)
                 if package is not None:
                     spans.append((scope.lineno, scope.end_lineno or scope.lineno, package))
     if not spans:
@@ -101,7 +117,7 @@ def drop_skipped(findings: list, nodes: dict) -> list:
         if f.code not in CODES:
             return False
         named = (f.package or "").split(".", 1)[0]
-        return any(start <= f.line <= end and (named == package or (not named and package in f.message))
+        return any(start <= f.line <= end and (package is ALWAYS or named == package or (not named and package in f.message))
                    for start, end, package in spans)
 
     return [f for f in findings if not skipped(f)]

@@ -146,3 +146,63 @@ def test_a_simple_namespace_holding_build_parameters_is_no_build(tmp_path):
     builds = sorted(f.line for f in result.findings if f.code == "NPU505" and "JIT build" in f.message)
     assert builds == []  # the holder (line 5) is no build; the jit.load (line 8) is reported as an nvcc flags build line
     assert 8 in _lines(result, "NPU505", "build.py")
+
+
+def test_an_always_skipped_test_is_no_work_item(tmp_path):
+    files = dict(REPO)
+    files["tests/test_proj.py"] = (
+        "import pytest\nimport torch\n"
+        "@pytest.mark.skip(reason='needs the experimental build')\n"
+        "def test_skipped():\n    import flash_attn\n    p = torch.classes.myext.Proj(1.0)\n"
+        "@pytest.mark.skipif(not torch.cuda.is_available(), reason='CUDA')\n"
+        "def test_device_only():\n    import flash_attn\n    p = torch.classes.myext.Proj(1.0)\n"
+    )
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "tests/test_proj.py") == [10]  # a device gate is no skip without the extension
+    assert _lines(result, "NPU501", "tests/test_proj.py") == [9]
+
+
+def test_callable_of_an_op_is_a_probe_not_a_use(tmp_path):
+    files = dict(REPO)
+    files["tests/test_ops.py"] = (
+        "import torch\n"
+        "def test_op():\n    assert callable(torch.ops.myext.rasterize)\n    torch.ops.myext.rasterize(torch.ones(1))\n"
+    )
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "tests/test_ops.py") == [4]
+
+
+CPP_ONLY_CUDA_BUILD = {
+    "pkg/__init__.py": "",
+    "pkg/scene/__init__.py": "",
+    "pkg/scene/build.py": (
+        "import os\nimport torch\nimport torch.utils.cpp_extension as jit\nfrom types import SimpleNamespace\n"
+        "def params():\n"
+        "    cpu = set(jit.include_paths('cpu'))\n"
+        "    includes = [p for p in jit.include_paths('cuda') if p not in cpu]\n"
+        "    if torch.version.hip:\n        libs = ['c10_hip', 'torch_hip']\n"
+        "    else:\n        libs = ['c10_cuda', 'torch_cuda']\n"
+        "    ldflags = [os.path.join(jit.TORCH_LIB_PATH, f'lib{lib}.so') for lib in libs]\n"
+        "    return SimpleNamespace(name='scene_ext', sources=['ext.cpp'], includes=includes, ldflags=ldflags)\n"
+        "def build_scene():\n"
+        "    p = params()\n"
+        "    return jit.load(name=p.name, sources=p.sources,\n"
+        "                    extra_include_paths=p.includes, extra_ldflags=p.ldflags)\n"
+    ),
+    "pkg/scene/ops.py": "from .build import build_scene\n_EXT = build_scene()\ndef pack(x):\n    return _EXT.pack(x)\n",
+    "pkg/cpu/build.py": (
+        "import torch.utils.cpp_extension as jit\n"
+        "def build_cpu():\n    return jit.load(name='cpu_ext', sources=['ext.cpp'], extra_include_paths=jit.include_paths('cpu'))\n"
+    ),
+}
+
+
+def test_a_cpp_only_jit_build_with_cuda_headers_and_libraries_is_a_cuda_build(tmp_path):
+    _write(tmp_path, CPP_ONLY_CUDA_BUILD)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the CUDA headers and torch's CUDA libraries are the build's CUDA lines (not the hip ones, not the load call)
+    assert _lines(result, "NPU505", "scene/build.py") == [7, 11]
+    assert _lines(result, "NPU508", "scene/ops.py") == [2, 4]
+    assert _lines(result, "NPU505", "cpu/build.py") == []

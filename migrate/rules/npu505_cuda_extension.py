@@ -6,6 +6,7 @@ from migrate import kernel_values
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
+    cuda_link_nodes,
     extension_class_variables,
     followed_cuda_sources,
     forwarded_keywords,
@@ -223,7 +224,7 @@ class CudaExtension(Rule):
     reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests, or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
-    `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. The kernels must be reimplemented as Ascend C operators registered with
+    `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. A JIT build of C++ sources only that takes CUDA's headers (`cpp_extension.include_paths("cuda")`) or links torch's CUDA libraries by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`), in its function or a function of the file that function calls, is a CUDA build too: reported at those lines, not at the `load(...)` call (label ruling 24b-8); its module is the repository's extension for NPU508. The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -691,6 +692,11 @@ class CudaExtension(Rule):
                     yield self.finding(ctx, call)
                     yield from self._inner_lines(ctx, call)
                     yield from self._forwarded_lines(ctx, call, forwarded)
+                elif links := {n.lineno: n for n in cuda_link_nodes(ctx, call)}:
+                    reported.append(call)  # C++ sources with CUDA headers and libraries: those lines, not the call (24b-8)
+                    for node in links.values():
+                        yield self.finding(ctx, node, "CUDA headers or torch's CUDA libraries given to a JIT build of C++ "
+                                           "sources, which makes it a CUDA build: " + self.MESSAGE)
         yield from self._selected_or_globbed(ctx, reported, len(plain))
 
     def _forwarded_lines(self, ctx, call, forwarded):

@@ -148,9 +148,10 @@ def _kernel_value(index, qual: str) -> bool:
 
 def _hasattr_probe(ctx, node) -> bool:
     """`hasattr(torch.ops.ns, "op")`: asks whether the op was registered (an availability probe), does not
-    call it (microsoft/tutel jit_kernels/gating.py `has_extension = hasattr(torch.ops.tutel_ops, 'cumsum')`)."""
+    call it (microsoft/tutel jit_kernels/gating.py `has_extension = hasattr(torch.ops.tutel_ops, 'cumsum')`); so does
+    `callable(ext.op)` (`assert callable(_EXT.pack)` in a test before the op is called on its own line)."""
     parent = ctx.parent(node)
-    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "hasattr" \
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("hasattr", "callable") \
         and parent.args[:1] == [node]
 
 
@@ -202,7 +203,8 @@ class CustomExtensionUse(Rule):
     `def _make_lazy_cuda_func(name): ... getattr(torch.ops.ns, name)`, also `getattr(_C, part)`), and each
     construction through a class alias `X = torch.classes.ns.X` (migrate/called_kernels.py; a test folder whose
     conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
-    f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing: migrate/decollected_tests.py); so is each
+    f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing, nor does a test under an unconditional
+    `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
     the module variable it was stored in), each call of an accessor defined in another module (a function returning
     the extension, also one that JIT-builds it: `return jit.load(name=params.name, ...)` defines the extension
@@ -424,7 +426,7 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
                 continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
+                availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module)
                 or _redefined(ctx, node) or _passed_on(ctx, node, index.modules[module])
                 or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
