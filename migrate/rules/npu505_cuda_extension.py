@@ -193,7 +193,9 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays), a list of its architecture flags once
-    (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
+    (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
+    adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
+    nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
     the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
@@ -254,6 +256,12 @@ class CudaExtension(Rule):
         "    def jit_load(self):\n        return load(name='m', sources=self.sources(),\n            extra_cuda_cflags=self.nvcc_args())\n"
         "class CocoOp(JitOp):\n    def sources(self):\n        return glob.glob('cocoeval/*.cpp')",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
+        # a step building the list the build's `extra_cuda_cflags=` keyword takes (ruling (L29)), and flags compared with
+        # or looked up in a set to filter flags read back from a build file: no flag list of their own
+        "import torch.utils.cpp_extension as jit\ndef params(flags):\n    flags += ['--expt-relaxed-constexpr']\n"
+        "    ignored = {'--expt-relaxed-constexpr', '-DX'}\n    return [f for f in flags if f not in ignored and f != '--expt-extended-lambda']",
+        # a JIT build of C++ sources whose function links only the CPU libraries
+        "import torch.utils.cpp_extension as jit\ndef build():\n    return jit.load(name='m', sources=['m.cpp'], extra_include_paths=jit.include_paths('cpu'))",
         "from setuptools import Extension\next = Extension('m', ['m.c', 'k.pyx'], extra_compile_args=['-O2'])",  # plain C/Cython
         "import glob\nfrom torch.utils.cpp_extension import load\ndef build(d):\n    source = glob.glob(d + '/*.cpp')\n    return load('ops', source)",
         "plugin = get_plugin('p', sources=srcs, extra_cflags=['-O3'])",  # a C++-only build
@@ -1073,10 +1081,18 @@ def _flag_list(ctx, node) -> tuple[tuple, ast.AST | None]:
     `.insert(...)` statements on one list name in one function or module (`cc_flag.append("-gencode")`)
     at the first of them; any other flag string on its own."""
     parent = ctx.parent(node)
-    if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
+    if isinstance(parent, ast.Compare) or isinstance(parent, ast.Set):
+        # `f != "--expt-relaxed-constexpr"`, `ignored_flags = {"--expt-relaxed-constexpr", ...}`: flags compared with
+        # or looked up in a set (a build takes an ordered list) filter flags read back, they build nothing
+        return ("filter", id(node)), None
+    if isinstance(parent, (ast.List, ast.Tuple)):
         value, holder = parent, ctx.parent(parent)
         while isinstance(holder, (ast.Call, ast.BinOp)):  # `{"nvcc": threads([...])}`, `{"nvcc": [...] + cc_flag}`
             value, holder = holder, ctx.parent(holder)
+        if isinstance(holder, ast.AugAssign) and holder.value is value:
+            # `extra_cuda_cflags += ["--expt-relaxed-constexpr"]`: a step building the list the build call's
+            # `extra_cuda_cflags=` keyword (reported there) hands to nvcc, not a label (ruling (L29))
+            return ("step", id(parent)), None
         if isinstance(holder, ast.Dict) and any(
                 v is value and isinstance(k, ast.Constant) and k.value == "nvcc" for k, v in zip(holder.keys, holder.values)):
             return ("list", id(parent)), None
