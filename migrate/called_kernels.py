@@ -11,6 +11,10 @@ Two shapes hand a repository's compiled ops and classes to the rest of its code 
   `m.class_<T>(...)` in a `TORCH_LIBRARY(myext, m)` block). Each construction `Projection(...)` builds an
   object of the compiled class.
 
+A name bound to what an accessor call returns (`Cls = _make_lazy_cuda_cls("Camera")` in a function, or
+`cls._cuda_cls = ...` in a class) stands for the compiled class: its calls and method calls (`Cls(...)`,
+`Cls.create(...)`, `cls._cuda_cls.get_max_order()`) are reported too (`result_calls`).
+
 The import of such a name is not a line that changes (the accessor or alias stays; the op or class behind it
 is what needs an NPU implementation), so only calls are reported: definitions of kind "value" and mode
 `CALLED`, which `kernel_values.resolve_wrappers` keeps where the namespace or module they mention is one the
@@ -85,3 +89,48 @@ def _looked_up(ctx, function, local: dict[str, set[str]]) -> str | None:
             if refs:
                 return " ".join(sorted(refs))
     return None
+
+
+def result_calls(ctx, accessor_calls: dict[int, object]) -> list[tuple[ast.Call, object]]:
+    """Calls through a name bound to what an accessor call returned (`accessor_calls`: id(call) -> definition): a local
+    of the function, `Cls = _make_lazy_cuda_cls("Camera")` then `Cls(...)` / `Cls.create(...)`, or an attribute of the
+    class or instance, `cls._cuda_cls = _make_lazy_cuda_cls("Params")` then `cls._cuda_cls.get_max_order()` /
+    `cls._cuda_cls()` in any method of the class (label ruling 24b-9: constructions of the compiled class and calls on
+    it). The names are read in the binding's function (a local) or class (an attribute of `cls` / `self`); a call on a
+    local before the line that binds it is another name's."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    locals_: dict[tuple[int, str], tuple[object, int]] = {}
+    members: dict[tuple[int, str], object] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        definition = accessor_calls.get(id(statement.value))
+        if definition is None or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if isinstance(target, ast.Name):
+            key = (id(_enclosing(ctx, statement, functions)), target.id)
+            locals_.setdefault(key, (definition, statement.lineno))
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in ("cls", "self"):
+            members[(id(_enclosing(ctx, statement, (ast.ClassDef,))), target.attr)] = definition
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()) if locals_ or members else ():
+        func = call.func
+        holder = func.value if isinstance(func, ast.Attribute) and not func.attr.startswith("_") else func
+        if id(call) in accessor_calls:
+            continue
+        if isinstance(holder, ast.Name):
+            found = locals_.get((id(_enclosing(ctx, call, functions)), holder.id))
+            if found is not None and found[1] < call.lineno:
+                out.append((call, found[0]))
+        elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id in ("cls", "self"):
+            definition = members.get((id(_enclosing(ctx, call, (ast.ClassDef,))), holder.attr))
+            if definition is not None:
+                out.append((call, definition))
+    return out
+
+
+def _enclosing(ctx, node, kinds):
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, kinds):
+        parent = ctx.parent(parent)
+    return parent
+

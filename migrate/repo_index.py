@@ -28,7 +28,8 @@ _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", 
 _PLAIN_EXTENSIONS = frozenset({"setuptools.Extension", "setuptools.extension.Extension", "distutils.extension.Extension",
                                "distutils.core.Extension"})
 
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t*]*)|import[ \t]+([\w., \t]+))", re.M)
+# the names of a `from` import: a parenthesised list may run over lines and hold comments (`from ..types import (\n A,  # x\n)`)
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[\w., \t*]*)|import[ \t]+([\w., \t]+))", re.M)
 # a literal `__all__` (its names: what a star import of the module re-exports, kernel_values.module_reexports)
 _ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
 _IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
@@ -134,6 +135,8 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
                 _add_root(roots, module, line)
             if base:
                 refs.add(base)
+            if names.startswith("("):
+                names = re.sub(r"#[^\n]*", "", names).strip("()")
             for item in names.split(","):
                 words = item.split()
                 if words and base:

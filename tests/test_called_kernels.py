@@ -206,3 +206,34 @@ def test_a_cpp_only_jit_build_with_cuda_headers_and_libraries_is_a_cuda_build(tm
     assert _lines(result, "NPU505", "scene/build.py") == [7, 11]
     assert _lines(result, "NPU508", "scene/ops.py") == [2, 4]
     assert _lines(result, "NPU505", "cpu/build.py") == []
+
+
+def test_a_class_alias_imported_in_a_parenthesised_relative_import_is_followed(tmp_path):
+    files = dict(REPO)
+    files["pkg/models/__init__.py"] = ""
+    files["pkg/models/cameras/__init__.py"] = ""
+    files["pkg/models/cameras/model.py"] = (
+        "from ...types import (\n    Proj,  # the compiled class\n    Wide,\n)\ndef make(f):\n    return Proj(f)\n")
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "cameras/model.py") == [6]
+
+
+def test_calls_through_a_name_bound_to_a_class_accessor_result_are_reported(tmp_path):
+    files = dict(REPO)
+    files["pkg/params.py"] = (
+        "import torch\n"
+        "def _lazy_cls(name):\n    return getattr(torch.classes.myext, name)\n"
+        "class Params:\n    _cuda_cls = None\n"
+        "    @classmethod\n    def _ensure(cls):\n        if cls._cuda_cls is None:\n"
+        "            cls._cuda_cls = _lazy_cls('Proj')\n"          # 9
+        "            cls.MAX = cls._cuda_cls.get_max()\n"           # 10
+        "    def __new__(cls):\n        cls._ensure()\n"
+        "        return cls._cuda_cls()\n"                           # 13
+        "def make(f):\n    ProjCUDA = _lazy_cls('Proj')\n"          # 15
+        "    return ProjCUDA.create(f)\n"                           # 16
+        "def other(ProjCUDA):\n    return ProjCUDA(1.0)\n"          # another function's parameter
+    )
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "pkg/params.py") == [3, 9, 10, 13, 15, 16]

@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import cpu_fallbacks, deps, kernel_values, knowledge, repo_index
+from migrate import called_kernels, cpu_fallbacks, deps, kernel_values, knowledge, repo_index
 from migrate.called_kernels import CALLED
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
@@ -201,7 +201,9 @@ class CustomExtensionUse(Rule):
     scan is reported with the file and line where the extension is built; so is each call (not the import) of an
     op accessor, a function looking an op up by the name it is given (`_make_lazy_cuda_func("rasterize")(...)` where
     `def _make_lazy_cuda_func(name): ... getattr(torch.ops.ns, name)`, also `getattr(_C, part)`), and each
-    construction through a class alias `X = torch.classes.ns.X` (migrate/called_kernels.py; a test folder whose
+    construction through a class alias `X = torch.classes.ns.X`, and each call through a name bound to an accessor's
+    result (`Cls = _make_lazy_cuda_cls("X")` then `Cls(...)`, `Cls.create(...)`; `cls._cuda_cls = ...` then
+    `cls._cuda_cls()` in the class) (migrate/called_kernels.py; a test folder whose
     conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
     f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing, nor does a test under an unconditional
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
@@ -410,6 +412,7 @@ class CustomExtensionUse(Rule):
                 used, module = found
                 yield self._finding(ctx, call, used, index.modules[module])
         op_calls: dict[int, object] = {}  # id(call) -> definition: calls of an extension's ops, for the objects they return
+        accessor_calls: dict[int, object] = {}  # id(call) -> definition: calls of op accessors / class aliases
         for node, qual in chain_tops(ctx):
             if qual.startswith(repo_index.TORCH_NAMESPACE_ROOTS):  # an op, or a class `m.class_<T>` registers
                 parts = qual.split(".")
@@ -424,6 +427,7 @@ class CustomExtensionUse(Rule):
             if module is not None and index.modules[module].mode == CALLED:  # an op accessor / class alias: its calls
                 if _called(ctx, node) and not shadowed(ctx, node):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
+                    accessor_calls[id(ctx.parent(node))] = index.modules[module]
                 continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
@@ -439,7 +443,9 @@ class CustomExtensionUse(Rule):
         yield from self._object_calls(ctx, op_calls)
         yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
-        yield from self._wrapper_calls(ctx, index)
+        yield from self._wrapper_calls(ctx, index, accessor_calls)
+        for call, definition in called_kernels.result_calls(ctx, accessor_calls) if accessor_calls else ():
+            yield self._finding(ctx, report_node(ctx, call.func), f"{ctx.segment(call.func)}(...)", definition)
         yield from self._helper_loads(ctx, index)
         yield from self._cached_accessor_calls(ctx, index)
         if ctx.path.endswith("__init__.py") and "*" in ctx.source:
@@ -637,7 +643,7 @@ class CustomExtensionUse(Rule):
                     and isinstance(ctx.parent(call), ast.Assign):
                 yield self._finding(ctx, call, f"{call.func.id}(...)", definition)
 
-    def _wrapper_calls(self, ctx, index):
+    def _wrapper_calls(self, ctx, index, accessor_calls):
         """Calls, in the file that defines it, of a module-level wrapper of a kernel op
         (`my_op = MyFn.apply`, `op = partial(_C.op, ...)`; see kernel_values.wrapper_values); other
         files import it, and their uses are found like any imported extension name."""
@@ -652,6 +658,8 @@ class CustomExtensionUse(Rule):
             func = call.func
             if isinstance(func, ast.Name) and func.id in local and ctx.qualname(func) is None and not shadowed(ctx, func):
                 yield self._finding(ctx, call, f"{func.id}(...)", local[func.id])
+                if local[func.id].mode == CALLED:  # what it returns is read on (`called_kernels.result_calls`)
+                    accessor_calls[id(call)] = local[func.id]
 
     def _accessor_calls(self, ctx, index):
         """`get_backend().op(...)`: a function of this file that returns the extension (directly or
