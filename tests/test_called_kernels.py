@@ -237,3 +237,23 @@ def test_calls_through_a_name_bound_to_a_class_accessor_result_are_reported(tmp_
     _write(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _lines(result, "NPU508", "pkg/params.py") == [3, 9, 10, 13, 15, 16]
+
+
+def test_a_call_through_a_local_alias_of_an_op_is_reported(tmp_path):
+    files = {
+        "setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                     "setup(ext_modules=[CUDAExtension('pkg.backend', ['pkg/k.cu'])])\n"),
+        "pkg/__init__.py": "",
+        "pkg/k.cu": "__global__ void k() {}\n",
+        "pkg/ops.py": (
+            "import pkg.backend\n"
+            "def run(x, subm):\n"
+            "    if subm:\n        func = pkg.backend.build_subm\n"      # 4
+            "    else:\n        func = pkg.backend.build_down\n"        # 6
+            "    out = func(\n        x)\n"                               # 7
+            "    return out\n"
+        ),
+    }
+    _write(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _lines(result, "NPU508", "pkg/ops.py") == [1, 4, 6, 7]

@@ -203,7 +203,8 @@ class CustomExtensionUse(Rule):
     `def _make_lazy_cuda_func(name): ... getattr(torch.ops.ns, name)`, also `getattr(_C, part)`), and each
     construction through a class alias `X = torch.classes.ns.X`, and each call through a name bound to an accessor's
     result (`Cls = _make_lazy_cuda_cls("X")` then `Cls(...)`, `Cls.create(...)`; `cls._cuda_cls = ...` then
-    `cls._cuda_cls()` in the class) (migrate/called_kernels.py; a test folder whose
+    `cls._cuda_cls()` in the class), also of a local alias of an op (`func = ext.op` ... `func(...)`)
+    (migrate/called_kernels.py; a test folder whose
     conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
     f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing, nor does a test under an unconditional
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
@@ -437,6 +438,8 @@ class CustomExtensionUse(Rule):
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
+                if isinstance(parent, ast.Assign) and parent.value is node and qual != module:
+                    accessor_calls[id(node)] = index.modules[module]  # `func = ext.op` ... `func(...)`: read on
                 if isinstance(parent, ast.Call) and parent.func is node and isinstance(node, ast.Attribute) \
                         and _CONSTRUCTOR.match(node.attr):
                     op_calls[id(parent)] = index.modules[module]
