@@ -108,7 +108,8 @@ class GpuOnlyUse(Rule):
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
-    optional paths, as are names imported under `if is_apex_available():`: neither their import
+    optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
+    function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
     line (NPU501) nor their uses are reported; a handler that only
     passes or warns, raises, or imports the same package again is no fallback. The finding's
     `package` field names the package, which the summary groups by."""
@@ -163,6 +164,10 @@ class GpuOnlyUse(Rule):
         "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
         "def grouped_gemm_is_available():\n    return _gg_ok\n"
         "backend = grouped_gemm.backend if grouped_gemm_is_available() else None\n",
+        # a library function that raises without the package: its uses are optional too (label ruling (L34))
+        "def autocast(forward, recipe):\n    if not is_transformer_engine_available():\n        raise ImportError('needs TE')\n"
+        "    from transformer_engine.pytorch import fp8_autocast\n    def run(*a):\n"
+        "        with fp8_autocast(enabled=True, fp8_recipe=recipe):\n            return forward(*a)\n    return run\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
