@@ -628,6 +628,26 @@ def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
     assert _lines(result, "NPU502", "install.sh") == [1]
 
 
+def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
+    # MaskDINO ops/make.sh (set 25a-1): `python setup.py build install` in the extension's folder installs the CUDA build;
+    # so does a script one folder up naming the path. `python setup.py --version`, an echo and a folder whose setup.py
+    # builds no CUDA are not.
+    _write(tmp_path, {
+        "ops/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='ops', ext_modules=[CUDAExtension('MSDA', ['src/attn.cpp', 'src/attn_cuda.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "ops/src/attn_cuda.cu": "__global__ void k(float* x) {}\n", "ops/src/attn.cpp": "// host\n",
+        "ops/make.sh": "#!/usr/bin/env bash\n# python setup.py install\npython setup.py build install\npython setup.py --version\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "build_all.sh": "echo 'python setup.py install'\npython3 ops/setup.py develop && python tools/setup.py install\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU502", "ops/make.sh") == [3]
+    assert _lines(result, "NPU502", "build_all.sh") == [2]
+
+
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling
