@@ -13,7 +13,9 @@ is dispatched by the device of its input:
 On an Ascend host the NPU tensor takes the `else:`, which runs the CPU kernel on a host copy and moves the result
 back: nothing there needs porting (slow, not broken), and the `== "cpu"` branch is never taken by an NPU tensor.
 Such a call (an op named for its CPU build, `*_cpu`, in the branch of a `== "cpu"` test or in the final `else:` of a
-chain that tests for CUDA) is not a line to change; the CUDA branch's call, and every op without a CPU build, is.
+chain that tests for CUDA) is not a line to change; the CUDA branch's call, and every op without a CPU build, is. So
+is any op called inside a function the repository names for the CPU (`def ext_rep_penalty_mask_cpu(...)`, exllama:
+its wrapper of the extension's host-side rep_penalty.cpp).
 """
 
 from __future__ import annotations
@@ -57,9 +59,22 @@ def _chain_tests(statement: ast.If, ctx) -> list[ast.AST]:
             return tests
 
 
+def _in_cpu_function(ctx, node: ast.AST) -> bool:
+    """The nearest function holding `node` is named for the CPU (`def ext_rep_penalty_mask_cpu(...)`)."""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        parent = ctx.parent(parent)
+    return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(_CPU_OP.search(parent.name))
+
+
 def cpu_op_off_cuda(ctx, node: ast.AST, qual: str) -> bool:
     """`qual` (the chain at `node`) is an op named for a CPU build, called where only a non-CUDA device gets: in the
-    body of an `if` testing for "cpu", or in the final `else:` of an if/elif chain one of whose tests is for CUDA."""
+    body of an `if` testing for "cpu", or in the final `else:` of an if/elif chain one of whose tests is for CUDA; or
+    any op called in a function the repository names for the CPU (exllama cuda_ext.py: `def
+    ext_rep_penalty_mask_cpu(...)` calls `rep_penalty(...)`, bound from the extension's cpu_func/rep_penalty.cpp):
+    the wrapper says the op runs on host tensors (label ruling 25a-4, by analogy with (L28))."""
+    if _in_cpu_function(ctx, node):
+        return True
     if not _CPU_OP.search(qual.rsplit(".", 1)[-1]):
         return False
     child, parent = node, ctx.parent(node)

@@ -426,6 +426,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
 
                 defs += local_installs.facts(pip_install_dependencies(ctx))
+            if "setup.py" in text:  # `python setup.py build install` (migrate/local_installs.py)
+                from migrate import local_installs
+
+                defs += local_installs.setup_py_runs(ctx.lines)
         findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
 

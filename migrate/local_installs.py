@@ -7,7 +7,9 @@ install line is the install of a CUDA build too, reported where it is written. T
 each local-path requirement as a fact (a Definition of kind "localinstall": the path as written, its line,
 its columns in `why`); this step, after the scan, matches the path to the folder of a setup.py with an
 NPU505 finding: the manifest's own folder joined with the path, or any folder whose path ends with it
-(pip resolves the path from where it is run, mostly the repository's root). One pass over the results.
+(pip resolves the path from where it is run, mostly the repository's root). A launcher's `python setup.py build
+install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. One pass
+over the results.
 """
 
 from __future__ import annotations
@@ -44,6 +46,27 @@ def facts(dependencies) -> list[Definition]:
     return out
 
 
+# `python setup.py build install` / `python3 ./ops/setup.py develop`: setuptools run on a setup.py directly, with a
+# command that builds or installs (not `--version`, `sdist`, `clean`)
+_SETUP_PY = re.compile(r"(?<![\w./-])python[\d.]*\s+(?:-\S+\s+)*(?P<path>(?:\S*/)?setup\.py)(?P<rest>(?:\s+[^\s;&|]+)+)")
+_BUILDS = frozenset({"install", "develop", "build", "build_ext", "bdist_wheel", "bdist_egg"})
+
+
+def setup_py_runs(lines: list[str]) -> list[Definition]:
+    """"localinstall" Definitions of the launcher commands that run a setup.py to build or install it (MaskDINO
+    ops/make.sh: `python setup.py build install`, run in the extension's folder): the folder is the setup.py's, taken
+    from the script's own folder, as a pip install of a local folder is (label rule: a local install of a CUDA build)."""
+    from migrate.rules._text import shell_matches
+
+    out = []
+    for number, match in shell_matches(lines, _SETUP_PY):
+        if not _BUILDS.intersection(match.group("rest").split()):
+            continue
+        folder = posixpath.dirname(match.group("path")) or "."
+        out.append(Definition(KIND, posixpath.normpath(folder), "", number, False, f"{match.start()} {match.end()}"))
+    return out
+
+
 def report(results: list[FileResult]) -> list[FileResult]:
     """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
     builds: dict[str, str] = {}
@@ -66,7 +89,7 @@ def report(results: list[FileResult]) -> list[FileResult]:
             start, end = (int(c) for c in columns.split())
             added.append(Finding(
                 result.path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
-                f"`{path}` installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
+                f"{'the command' if path == '.' else f'`{path}`'} installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
                 "which builds a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C"))
         if added:
             findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))

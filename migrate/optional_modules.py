@@ -87,7 +87,7 @@ def _availability_check(test: ast.AST) -> bool:
         return any(_availability_check(v) for v in test.values)
     if isinstance(test, ast.Call):
         func = test.func
-        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        name = (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")).lstrip("_")
         return bool(_AVAILABILITY.match(name)) and _tests_gpu_package(name[3:-len("_available")])
     if isinstance(test, ast.Name):
         return bool(_FLAG.match(test.id))

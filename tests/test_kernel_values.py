@@ -628,6 +628,26 @@ def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
     assert _lines(result, "NPU502", "install.sh") == [1]
 
 
+def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
+    # MaskDINO ops/make.sh (set 25a-1): `python setup.py build install` in the extension's folder installs the CUDA build;
+    # so does a script one folder up naming the path. `python setup.py --version`, an echo and a folder whose setup.py
+    # builds no CUDA are not.
+    _write(tmp_path, {
+        "ops/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='ops', ext_modules=[CUDAExtension('MSDA', ['src/attn.cpp', 'src/attn_cuda.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "ops/src/attn_cuda.cu": "__global__ void k(float* x) {}\n", "ops/src/attn.cpp": "// host\n",
+        "ops/make.sh": "#!/usr/bin/env bash\n# python setup.py install\npython setup.py build install\npython setup.py --version\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "build_all.sh": "echo 'python setup.py install'\npython3 ops/setup.py develop && python tools/setup.py install\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU502", "ops/make.sh") == [3]
+    assert _lines(result, "NPU502", "build_all.sh") == [2]
+
+
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling
@@ -946,6 +966,8 @@ EXLLAMA = {
         "exllama_ext = load(name=extension_name, sources=['exllama_ext/q4.cu', 'exllama_ext/b.cpp'])\n"
         "from exllama_ext import q4_matmul\n"
         "def ext_q4_matmul(x, q4):\n    return q4_matmul(x, q4)\n"
+        "from exllama_ext import rep_penalty\n"
+        "def ext_rep_penalty_mask_cpu(seq, mask):\n    rep_penalty(seq, mask)\n"
     ),
     "exllama_ext/q4.cu": "__global__ void q4(float* x) {}\n",
     "model.py": "import cuda_ext\ndef f(x, q4):\n    cuda_ext.exllama_ext.q4_mlp(x)\n    return cuda_ext.ext_q4_matmul(x, q4)\n",
@@ -958,10 +980,13 @@ def test_a_kernel_module_held_by_another_module_is_followed_through_its_attribut
     result = _scan(tmp_path)
     # the build's name is a module constant: the import of the extension and its op call are its uses,
     # reported once (NPU508), not also as the catalogue's exllama_ext package (NPU501 / NPU507)
-    assert _lines(result, "NPU508", "cuda_ext.py") == [5, 7]
+    # the op called in the wrapper named for the CPU (its C++ is a host loop in the same extension) is no use to change
+    # (set 25a-4, by analogy with (L28)); its import is
+    assert _lines(result, "NPU508", "cuda_ext.py") == [5, 7, 8]
     assert _lines(result, "NPU501", "cuda_ext.py") == [] and _lines(result, "NPU507", "cuda_ext.py") == []
-    # model.py reaches the kernel through cuda_ext's attribute: the op call, and the import it goes through
-    assert _lines(result, "NPU508", "model.py") == [1, 3]
+    # model.py reaches the kernel through cuda_ext's attribute: the op call is a use; `import cuda_ext` imports a Python
+    # wrapper module (it holds the extension as an attribute), no compiled module: not reported (set 25a-4)
+    assert _lines(result, "NPU508", "model.py") == [3]
     # generator.py calls only cuda_ext's Python function: not a kernel use
     assert _lines(result, "NPU508", "generator.py") == []
 

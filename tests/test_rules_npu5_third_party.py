@@ -187,6 +187,29 @@ def test_nvidia_smi_in_launcher_with_traps():
     assert "npu-smi info" in found[0].message
 
 
+def test_nvidia_smi_run_through_a_name_helper_is_reported_at_each_run():
+    # accelerate utils/environment.py (set 25a-7): the helper only returns the command's name; the runs are the uses
+    script = (
+        "import os, platform, subprocess\n"
+        "from shutil import which\n"
+        "def _smi():\n"
+        "    if platform.system() == 'Windows':\n"
+        "        command = which('nvidia-smi')\n"
+        "    else:\n"
+        "        command = 'nvidia-smi'\n"
+        "    return command\n"
+        "def gpu_names():\n"
+        "    out = subprocess.check_output(\n"
+        "        [_smi(), '--query-gpu=name', '--format=csv,noheader'], universal_newlines=True\n"
+        "    )\n"
+        "    return out.split(os.linesep)\n"
+    )
+    assert [f.line for f in codes(analyze(script), "NPU504")] == [10]
+    # a helper nobody runs keeps its strings reported
+    unused = "from shutil import which\ndef _smi():\n    command = 'nvidia-smi'\n    return command\n"
+    assert [f.line for f in codes(analyze(unused), "NPU504")] == [3]
+
+
 def test_nvidia_smi_in_notebook_shell_lines():
     nb = {
         "nbformat": 4,

@@ -82,7 +82,9 @@ def guarding_try(ctx, statement) -> ast.Try | None:
     return None
 
 
-_AVAILABILITY = re.compile(r"^is_\w+_available$")
+# `is_apex_available()`, and the private spelling of a generic probe (accelerate imports.py:
+# `_is_package_available("transformer_engine", "transformer-engine")`)
+_AVAILABILITY = re.compile(r"^_?is_\w+_available$")
 
 
 # an availability flag imported from another module of the project, by its spelling: `HAS_FLASH_ATTN`,
@@ -169,14 +171,55 @@ def _known_flag(ctx, local: str, attribute: str = "") -> bool:
 def availability_guard(ctx, statement) -> ast.If | None:
     """The nearest `if is_<pkg>_available():` holding `statement` in its body (transformers'
     availability helpers, copied into many trainers: `if is_apex_available(): from apex import amp`),
-    or `if HAS_FLASH_ATTN:` with an availability flag (`_availability_test`).
-    One whose `else:` raises makes the package required (diffusers' examples: `else: raise
-    ValueError("xformers is not available")` under `--enable_xformers_memory_efficient_attention`)."""
+    or `if HAS_FLASH_ATTN:` with an availability flag (`_availability_test`). An `else:` that raises
+    does not make the package required (label ruling (L34)): without the package the code stops with a
+    clear error of its own (diffusers' examples: `else: raise ValueError("xformers is not available")`),
+    there is nothing there to port. Else the early exit of a function (`early_exit_guard`)."""
     child, parent = statement, ctx.parent(statement)
     while parent is not None:
-        if isinstance(parent, ast.If) and child in parent.body and not any(isinstance(s, ast.Raise) for s in parent.orelse) \
-                and _availability_test(ctx, parent.test):
+        if isinstance(parent, ast.If) and child in parent.body and _availability_test(ctx, parent.test):
             return parent
+        child, parent = parent, ctx.parent(parent)
+    return early_exit_guard(ctx, statement)
+
+
+def _negated_availability(ctx, test) -> bool:
+    """`not is_<pkg>_available()` (`_availability_test` negated), alone or as an operand of an `or`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_negated_availability(ctx, v) for v in test.values)
+    return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _availability_test(ctx, test.operand)
+
+
+def _early_exit(ctx, statement) -> bool:
+    """`if not is_<pkg>_available(): raise ImportError(...)` (or `return False`): no `else:`, the body ends the path."""
+    return isinstance(statement, ast.If) and not statement.orelse and bool(statement.body) \
+        and isinstance(statement.body[-1], (ast.Raise, ast.Return)) and _negated_availability(ctx, statement.test)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def early_exit_guard(ctx, statement) -> ast.If | None:
+    """Inside a function, an availability check that leaves when the package is missing (label ruling (L34)):
+    accelerate's `def convert_model(model): if not is_transformer_engine_available(): raise ImportError(...)`, then
+    `import transformer_engine.pytorch as te` and its uses; pynvml imported after `if not is_pynvml_available():
+    raise ...` in the branch that needs it; `if not is_bnb_available(): return False` before `import bitsandbytes`.
+    The check guards its block wherever it stands in it (peft loftq_utils.py imports bitsandbytes first and checks
+    `is_bnb_4bit_available()` two statements later: the same feature), and the blocks inside that block; the
+    `else:` of `if not is_<pkg>_available(): ...` too. Not at module level (an import-time raise makes the module
+    fail for every importer), and not a bare `try: import x / except ImportError: raise` (no check: still reported)."""
+    child, parent = statement, ctx.parent(statement)
+    while parent is not None and not isinstance(parent, (ast.Module, ast.ClassDef, ast.Lambda)):
+        if isinstance(parent, ast.If) and child in parent.orelse and _negated_availability(ctx, parent.test):
+            return parent
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and child in block:
+                check = next((s for s in block if s is not child and _early_exit(ctx, s)), None)
+                if check is not None:
+                    return check
+        if isinstance(parent, _SCOPES):
+            return None
         child, parent = parent, ctx.parent(parent)
     return None
 
@@ -364,8 +407,13 @@ class GpuOnlyImport(Rule):
     except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or
     under `if is_apex_available():` (transformers' availability helpers) or an availability flag (`if
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
-    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
-    fallback path runs and nothing there needs porting. A guarded import whose handler only passes
+    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), also
+    when its `else:` raises, or in a function that leaves early without the package (`if not
+    is_transformer_engine_available(): raise ImportError(...)` / `return False`, anywhere in the import's block or
+    an enclosing one of the function: the code handles the package's absence with its own error, label ruling
+    (L34)), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
+    fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
+    nothing and stays reported. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
     import binds is read in the file (`try: import flash_attn / except ImportError: logger.warning(...)`: it only
     tells the user whether another library's optional speed-up is installed), or where every read of the imported names
@@ -398,6 +446,21 @@ class GpuOnlyImport(Rule):
         "import numba\n@numba.jit(nopython=True)\ndef dtw(x):\n    return x",  # numba's CPU JIT runs on an NPU host
         "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None",  # a fallback: the program does without it
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
+        # an availability check that raises without the package is optional too (label ruling (L34)): the else of
+        # the check (diffusers' examples), a function that leaves early (a library's feature behind its extra), the
+        # early exit anywhere in the function's block, `return False` instead of the raise, the else of a negated check
+        "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
+        "    else:\n        raise ValueError('xformers is not available')",
+        "def to_te(model):\n    if not is_transformer_engine_available():\n        raise ImportError('needs transformer_engine')\n"
+        "    import transformer_engine.pytorch as te\n    return te.Linear(4, 4)\n",
+        "def dequantize(w):\n    import bitsandbytes as bnb\n    if not is_bnb_4bit_available():\n"
+        "        raise ValueError('bitsandbytes 4bit is not available')\n    return bnb.functional.dequantize_4bit(w)\n",
+        "def multi_backend():\n    if not is_bnb_available():\n        return False\n    import bitsandbytes as bnb\n"
+        "    return 'multi_backend' in bnb.features\n",
+        "def affinity(rank):\n    if is_amdsmi_available():\n        pass\n    else:\n        if not is_pynvml_available():\n"
+        "            raise ImportError('pip install nvidia-ml-py')\n        import pynvml\n        pynvml.nvmlInit()\n",
+        "def f():\n    if not is_flash_attn_available():\n        return None\n    else:\n        import flash_attn\n",
+        "def mxfp8():\n    if _is_package_available('transformer_engine'):\n        import transformer_engine.pytorch\n",
         # yunchang: an availability flag imported from the project's module that sets it from an import attempt
         "from .globals import HAS_FLASH_ATTN\nif HAS_FLASH_ATTN:\n    from flash_attn import flash_attn_func\n"
         "def attn(q, k, v):\n    return flash_attn_func(q, k, v)\n",
@@ -439,9 +502,11 @@ class GpuOnlyImport(Rule):
         # no other definition of the kernel the import stays work to port
         Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
                 "    @triton.jit\n    def kernel(x_ptr):\n        pass\n", count=1),
-        Invalid(  # diffusers examples: the option needs the package (the else raises)
-            "if args.enable_xformers:\n    if is_xformers_available():\n        import xformers\n"
-            "    else:\n        raise ValueError('xformers is not available')", count=1),
+        # module level: an import-time raise fails every importer, not one feature (L34 covers functions)
+        Invalid("if not is_pynvml_available():\n    raise ImportError('pip install nvidia-ml-py')\nimport pynvml\n", count=1),
+        # the check asks the opposite (`if is_x_available(): raise`), or the early exit does not leave the path
+        Invalid("def f():\n    if is_bnb_available():\n        raise ValueError('conflict')\n    import bitsandbytes\n", count=1),
+        Invalid("def f():\n    if not is_bnb_available():\n        print('missing')\n    import bitsandbytes\n", count=1),
         Invalid("import apex", count=1),
         # a handler that only warns, but the imported name is used later: the package is still needed there
         Invalid("import warnings\ntry:\n    import flash_attn\nexcept ImportError:\n    warnings.warn('no flash-attn')\n"

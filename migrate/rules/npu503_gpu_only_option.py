@@ -21,6 +21,7 @@ class GpuOption:
     modules: tuple[str, ...] = ()  # only in files importing one of these (a generic key)
     reads: bool = False  # reading the key (`cfg["gpus"]`, `"gpus" in cfg`) decides GPU against CPU
     guards: tuple[str, ...] = ()  # globs on the availability predicates / flags under which the value is optional
+    within: str = ""  # in YAML, only under this parent key (accelerate's `fp8_config:` / `backend: TE`)
 
 
 @dataclass(frozen=True)
@@ -79,20 +80,24 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
     data = _data()
     options = tuple(
         GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())),
-                  o.get("reads", False), tuple(o.get("guards", ())))
+                  o.get("reads", False), tuple(o.get("guards", ())), o.get("within", ""))
         for o in data.get("option", ())
     )
     calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"]) for c in data.get("call", ()))
     return options, calls
 
 
-def _lookup(key: str, value, roots: frozenset | None = None) -> GpuOption | None:
+def _lookup(key: str, value, roots: frozenset | None = None, parent: str | None = None) -> GpuOption | None:
     """The option `key=value` selects; `roots` are the top-level packages the file imports (None:
-    a launcher or config, where options limited to some packages' files are not looked at)."""
+    a launcher or config, where options limited to some packages' files are not looked at, except those
+    whose `within` is the YAML parent key `parent`)."""
     for option in gpu_only_options()[0]:
         if option.key != key:
             continue
-        if option.modules and (roots is None or not roots.intersection(option.modules)):
+        if roots is None and option.within:
+            if parent != option.within:
+                continue
+        elif option.modules and (roots is None or not roots.intersection(option.modules)):
             continue
         for wanted in option.values:
             if wanted == ANY_VALUE:
@@ -171,6 +176,50 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
     return False
 
 
+def _boolean_keys() -> frozenset[str]:
+    return frozenset(o.key for o in gpu_only_options()[0] if True in o.values)
+
+
+def _under_own_switch(ctx, node) -> bool:
+    """`node` lies in the body of an `if` whose test reads `self.<key>` of a boolean GPU-only option (accelerate
+    DeepSpeedPlugin: `if self.enable_msamp and "msamp" not in self.deepspeed_config: self.deepspeed_config["msamp"] =
+    {"enabled": True, ...}`): a library's config class turning its own switch into another setting. The user's
+    switch (`DeepSpeedPlugin(enable_msamp=True)`) is the line reported; a script's `if args.load_in_4bit:` is not
+    this (its value still reaches the library there)."""
+    parent_of = getattr(ctx, "parent", None)
+    if parent_of is None:
+        return False
+    keys = _boolean_keys()
+    child, parent = node, parent_of(node)
+    while parent is not None:
+        if isinstance(parent, ast.If) and child is not parent.test and not any(child is s for s in parent.orelse):
+            for read in ast.walk(parent.test):
+                if isinstance(read, ast.Attribute) and read.attr in keys and isinstance(read.value, ast.Name) \
+                        and read.value.id == "self":
+                    return True
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
+
+
+def _expected_to_fail(ctx, node) -> bool:
+    """`node` lies in a `with pytest.raises(...)` / `with self.assertRaises(ValueError):` block (accelerate
+    tests/test_quantization.py: `BnbQuantizationConfig(load_in_8bit=True, load_in_4bit=True)` must raise): a test of
+    the library's validation, the value never reaches a GPU-only path."""
+    parent_of = getattr(ctx, "parent", None)
+    parent = parent_of(node) if parent_of is not None else None
+    while parent is not None:
+        if isinstance(parent, ast.With) and any(
+                isinstance(item.context_expr, ast.Call) and isinstance(item.context_expr.func, (ast.Attribute, ast.Name))
+                and (getattr(item.context_expr.func, "attr", None) or getattr(item.context_expr.func, "id", None)) in _RAISES
+                for item in parent.items):
+            return True
+        parent = parent_of(parent)
+    return False
+
+
 def _computed(node) -> bool:
     """A value known only at run time (`load_in_4bit=args.bits == 4`), not a literal or None."""
     return not isinstance(node, ast.Constant)
@@ -190,6 +239,34 @@ def _builds_an_object(node) -> bool:
 def _constant(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool, int)):
         return node.value
+    return None
+
+
+def _section_switch(node):
+    """A dict value's constant; for a DeepSpeed-style config section (`"msamp": {"enabled": True, "opt_level": "O1"}`,
+    `"fp16": {"enabled": True}`), the constant of its "enabled" key: the section is switched on by it."""
+    if isinstance(node, ast.Dict):
+        return next((_constant(v) for k, v in zip(node.keys, node.values) if _constant(k) == "enabled"), None)
+    return _constant(node)
+
+
+_KEY_LINE = re.compile(r"^(\s*)(?:-\s+)?([\w.-]+)\s*:")
+
+
+def _yaml_parent(lines, number: int) -> str | None:
+    """The key of the YAML block holding line `number` (1-based): the nearest line above it indented less
+    (`fp8_config:` above `  backend: TE`); None at the top level."""
+    line = lines[number - 1]
+    indent = len(line) - len(line.lstrip())
+    if indent == 0:
+        return None
+    for above in reversed(lines[:number - 1]):
+        stripped = above.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _KEY_LINE.match(above)
+        if match and len(match.group(1)) < indent:
+            return match.group(2)
     return None
 
 
@@ -273,7 +350,13 @@ class GpuOnlyOption(Rule):
     xformers backend of diffusers' attention dispatcher; `"_native_npu"` is the NPU one). A package the catalogue marks partial (it also ships native PyTorch kernels, so its
     import is not reported) may list the string values that select its GPU-only kernels (third_party.toml `selectors`):
     such a value set at a keyword, field default or dict key whose name says kernel / impl / backend in a file importing
-    the package is reported (mlstm_kernels' `step_kernel="triton"`). The `from ... import` of a
+    the package is reported (mlstm_kernels' `step_kernel="triton"`). accelerate's FP8 engines are such options too
+    (`FP8RecipeKwargs(backend="TE" | "msamp")`, `DeepSpeedPlugin(enable_msamp=True)`, a DeepSpeed config section
+    `"msamp": {"enabled": True}`, read by its "enabled" key, `backend: TE` under a YAML `fp8_config:` (an option's
+    `within`), `--fp8_backend te`). Not reported: a value inside `with pytest.raises(...)` / `self.assertRaises(...)`
+    (a test of the library's validation), and a value a library's config class sets under `if self.<switch>:` of a
+    boolean GPU-only option (`if self.enable_msamp: self.deepspeed_config["msamp"] = {...}`: its own switch passed
+    on; the user's switch is reported). The `from ... import` of a
     name whose uses are reported (`from transformers import BitsAndBytesConfig`) is a warning at
     the import: it changes with those lines."""
 
@@ -332,6 +415,17 @@ class GpuOnlyOption(Rule):
         'from mlstm_kernels.torch.backend_module import mLSTMBackendConfig\n'
         'cfg = mLSTMBackendConfig(chunkwise_kernel="chunkwise--native_autograd", step_kernel="native")\nlog(name="triton")',
         'cfg = Config(step_kernel="triton", attn_impl="triton")',
+        # accelerate: a backend name outside an accelerate file, the torchao FP8 engine, a `backend:` key outside
+        # `fp8_config:`, and a config class passing its own switch on (accelerate DeepSpeedPlugin.__post_init__)
+        'import torch.distributed as dist\ndist.init_process_group(backend="nccl")\nr = Recipe(backend="te")',
+        'from accelerate.utils import FP8RecipeKwargs\nk = FP8RecipeKwargs(backend="AO")',
+        Valid("dynamo_config:\n  backend: TE\nfp8_config:\n  backend: AO\n", kind="launcher", filename="default_config.yaml"),
+        "class Plugin:\n    enable_msamp: bool = None\n    def __post_init__(self):\n        if self.enable_msamp:\n"
+        "            self.deepspeed_config['msamp'] = {'enabled': True, 'opt_level': 'O1'}\n",
+        # accelerate tests/test_quantization.py: a value that must fail the library's validation never runs
+        "import unittest\nclass T(unittest.TestCase):\n    def test_both(self):\n        with self.assertRaises(ValueError):\n"
+        "            BnbQuantizationConfig(load_in_8bit=True, load_in_4bit=True)\n",
+        '{"msamp": {"enabled": False}, "bf16": {"enabled": True}}',
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -384,6 +478,15 @@ class GpuOnlyOption(Rule):
         ),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
+        # accelerate's FP8 engines (Transformer Engine, MS-AMP): the recipe's backend, DeepSpeedPlugin's switch, the
+        # DeepSpeed config section (on by its "enabled" key), the config file's fp8_config and the launch flag
+        Invalid('from accelerate import Accelerator, DeepSpeedPlugin\nfrom accelerate.utils import FP8RecipeKwargs\n'
+                'handlers = [FP8RecipeKwargs(backend="TE")]\nk = FP8RecipeKwargs(backend="msamp", opt_level="O1")\n'
+                'plugin = DeepSpeedPlugin(zero_stage=1, enable_msamp=True)\n'
+                'config = {"bf16": {"enabled": True}, "msamp": {"enabled": True, "opt_level": "O1"}}\n', count=4),
+        Invalid('mixed_precision: fp8\nfp8_config:\n  amax_history_len: 1024\n  backend: TE  # or MSAMP\n', kind="launcher",
+                filename="fp8.yaml", count=1),
+        Invalid("accelerate launch --mixed_precision fp8 --fp8_backend te train.py\n", kind="launcher", count=1),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
         # diffusers' training examples: the switch that makes the script call enable_xformers_memory_efficient_attention()
         Invalid("accelerate launch train_dreambooth.py --mixed_precision=fp16 \\\n  --enable_xformers_memory_efficient_attention\n",
@@ -472,9 +575,9 @@ class GpuOnlyOption(Rule):
             for key, value in zip(node.keys, node.values):
                 key_text = _constant(key)
                 if isinstance(key_text, str):
-                    option = _lookup(key_text, _constant(value), roots)
+                    option = _lookup(key_text, _section_switch(value), roots)
                     if option is not None:
-                        yield self._option_finding(ctx, value, option, _constant(value))
+                        yield self._option_finding(ctx, value, option, _section_switch(value))
         yield from self._reads(ctx, options, roots)
         for node in ctx.nodes.get(ast.Assign, ()):
             for target in node.targets:
@@ -482,9 +585,9 @@ class GpuOnlyOption(Rule):
                 key = target.attr if isinstance(target, ast.Attribute) else (
                     _constant(target.slice) if isinstance(target, ast.Subscript) else None)
                 if isinstance(key, str):
-                    option = _lookup(key, _constant(node.value), roots)
+                    option = _lookup(key, _section_switch(node.value), roots)
                     if option is not None:
-                        yield self._option_finding(ctx, node.value, option, _constant(node.value))
+                        yield self._option_finding(ctx, node.value, option, _section_switch(node.value))
                     elif isinstance(target, ast.Subscript) and _computed(node.value) and not _builds_an_object(node.value):
                         # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
                         yield from self._computed_finding(ctx, key, node.value, roots)
@@ -514,7 +617,7 @@ class GpuOnlyOption(Rule):
     def _computed_finding(self, ctx, key, value, roots):
         """A boolean option given a run-time value: GPU-only whenever it is true (a warning)."""
         option = _lookup(key, True, roots)
-        if option is not None and (True in option.values or ANY_VALUE in option.values):
+        if option is not None and (True in option.values or ANY_VALUE in option.values) and not _under_own_switch(ctx, value):
             yield self.finding(
                 ctx, value,
                 f"`{key}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
@@ -599,8 +702,11 @@ class GpuOnlyOption(Rule):
     def _option_finding(self, ctx, node, option: GpuOption, value):
         """The finding for a literal option value; None where it is set only under an availability check of the
         package it needs (`if is_flash_attn_2_available(): ... attn_implementation="flash_attention_2"`, ChatTTS
-        gpt.py): the program takes that path only where the package is, like an import under such a check (NPU501)."""
+        gpt.py): the program takes that path only where the package is, like an import under such a check (NPU501);
+        None too where a library's config class passes on its own switch (`_under_own_switch`)."""
         if option.guards and _under_availability_check(ctx, node, option.guards):
+            return None
+        if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)):
             return None
         shown = value if isinstance(value, str) else str(value)
         return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}")
@@ -616,6 +722,6 @@ class GpuOnlyOption(Rule):
                     raw = "true"  # a bare boolean flag
                 start, end = match.start(), (match.end("cval") if value_given else match.end("ckey"))
             value = _text_value(raw)
-            option = _lookup(key, value)
+            option = _lookup(key, value, parent=_yaml_parent(ctx.lines, number) if match.group("ykey") else None)
             if option is not None:
                 yield self._option_finding(ctx, (number, start, number, end), option, value)

@@ -49,6 +49,25 @@ _LIBRARY_MESSAGE = ("loads NVIDIA's `{}` through ctypes: that library exists onl
 _NSIGHT_MESSAGE = ("preloads NVIDIA Nsight Systems' injection library (`{}`) to profile the program: " + _PROFILERS)
 
 
+def _command_name_helpers(ctx) -> dict[str, ast.FunctionDef]:
+    """Functions of this file that return the `nvidia-smi` command's name (accelerate utils/environment.py:
+    `def _nvidia_smi(): ... command = which("nvidia-smi") ... else: command = "nvidia-smi"; return command`): a
+    `return` of a string starting with the command, or of a local name the function binds to one."""
+    helpers: dict[str, ast.FunctionDef] = {}
+    for function in ctx.nodes.get(ast.FunctionDef, ()):
+        bound = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                 and isinstance(n.value.value, str) and _STARTS_WITH_COMMAND.match(n.value.value)
+                 for t in n.targets if isinstance(t, ast.Name)}
+        for n in ast.walk(function):
+            if isinstance(n, ast.Return) and (
+                    (isinstance(n.value, ast.Name) and n.value.id in bound)
+                    or (isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                        and _STARTS_WITH_COMMAND.match(n.value.value))):
+                helpers[function.name] = function
+                break
+    return helpers
+
+
 class NvidiaSmi(Rule):
     """`nvidia-smi` does not exist on an Ascend host; the NPU tool is `npu-smi` (`npu-smi info`
     for the device table; `torch.npu.utilization()` / `torch.npu.mem_get_info()` from Python).
@@ -116,6 +135,12 @@ class NvidiaSmi(Rule):
         # (the cuBLAS injection library beside it is the same use)
         Invalid("import os\ncublas_lib = 'libToolsInjectionCuBLAS64_10_0.so'\nnsight_lib = 'libToolsInjectionProxy64.so'\n"
                 "env = {'QUADD_INJECTION_PROXY': 'cuBLAS,CUDA', 'LD_PRELOAD': os.path.join(d, nsight_lib)}\n", count=1),
+        # accelerate utils/environment.py: a helper returns the command's name, the callers run it: reported at each run
+        # (the call's first line), not at the helper's strings
+        Invalid("import subprocess, shutil\ndef _smi():\n    command = shutil.which('nvidia-smi')\n    if command is None:\n"
+                "        command = 'nvidia-smi'\n    return command\ndef names():\n    return subprocess.check_output(\n"
+                "        [_smi(), '--query-gpu=name', '--format=csv'])\ndef driver():\n"
+                "    return subprocess.check_output([_smi(), '--query-gpu=driver_version'])\n", count=2),
         Invalid("nvidia-smi\n", kind="launcher", count=1),
         # the same probes in a script whose only NPU mention is not a test (a comment, an echo, a command): reported
         Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
@@ -140,6 +165,8 @@ class NvidiaSmi(Rule):
             return
         inside_runner: set[int] = set()
         heads: set[int] = set()  # the command word run by a call (not looked up: `shutil.which("nvcc")`, `[which, "nvcc"]`)
+        helpers = _command_name_helpers(ctx)
+        helper_runs = []  # runner calls whose command word is a helper's result: `check_output([_nvidia_smi(), ...])`
         for call in ctx.nodes.get(ast.Call, ()):
             runner = ctx.qualname(call.func)
             if runner in _RUNNERS:
@@ -151,7 +178,15 @@ class NvidiaSmi(Rule):
                     first = first.elts[0]
                 if first is not None:
                     heads.add(id(first))
+                if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in helpers:
+                    helper_runs.append((call, first.func.id))
+        # the helper's own strings only name the command (like a flag list) once its result is run: the runs are reported
+        named = {id(n) for used in {name for _, name in helper_runs} for n in ast.walk(helpers[used])}
+        for call, _ in helper_runs:
+            yield self.finding(ctx, call)
         for node, text in command_strings(ctx):
+            if id(node) in named:
+                continue
             if (id(node) in inside_runner and _COMMAND.search(text)) or _STARTS_WITH_COMMAND.match(text):
                 yield self.finding(ctx, node)
                 continue

@@ -1,4 +1,5 @@
 import ast
+import re
 import sys
 
 from migrate import knowledge
@@ -104,11 +105,13 @@ class GpuOnlyUse(Rule):
     that imports triton. Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
-    (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor
+    (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor an enum member or constant
+    read as a value (`te_recipe.Format.HYBRID` handed to the recipe it configures: that construction is the use), nor
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
-    optional paths, as are names imported under `if is_apex_available():`: neither their import
+    optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
+    function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
     line (NPU501) nor their uses are reported; a handler that only
     passes or warns, raises, or imports the same package again is no fallback. The finding's
     `package` field names the package, which the summary groups by."""
@@ -163,11 +166,22 @@ class GpuOnlyUse(Rule):
         "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
         "def grouped_gemm_is_available():\n    return _gg_ok\n"
         "backend = grouped_gemm.backend if grouped_gemm_is_available() else None\n",
+        # accelerate benchmarks/fp8: the recipe's enum member passed as a setting; the construction using it is the use
+        "import transformer_engine.common.recipe as te_recipe\nfrom transformer_engine.common.recipe import DelayedScaling\n"
+        "KW = {'fp8_format': te_recipe.Format.HYBRID, 'amax_history_len': 32}\n"
+        "def f():\n    return 1\n",
+        # a library function that raises without the package: its uses are optional too (label ruling (L34))
+        "def autocast(forward, recipe):\n    if not is_transformer_engine_available():\n        raise ImportError('needs TE')\n"
+        "    from transformer_engine.pytorch import fp8_autocast\n    def run(*a):\n"
+        "        with fp8_autocast(enabled=True, fp8_recipe=recipe):\n            return forward(*a)\n    return run\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # the recipe built from the enum member is the use; the member read on its own line is not
+        Invalid("import transformer_engine.common.recipe as te_recipe\nfmt = te_recipe.Format.HYBRID\n"
+                "recipe = te_recipe.DelayedScaling(fp8_format=fmt)\n", count=1),
         # lit-llama quantization.py (label rule (s21b-1)): an optional import does not make the file's own kernel optional
         Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
                 "    @triton.jit\n    def kernel(x_ptr):\n        pass\n\ndef run(x):\n    kernel[(1,)](x)\n", count=2),
@@ -312,7 +326,7 @@ class GpuOnlyUse(Rule):
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or _feature_probe(ctx, node):
+                    or _feature_probe(ctx, node) or _constant_value(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
@@ -674,6 +688,19 @@ class GpuOnlyUse(Rule):
             text += f" (see `{entry.alternative_api}`)"
         return self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                             package=package)
+
+
+_CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]+$")
+
+
+def _constant_value(ctx, node) -> bool:
+    """`te_recipe.Format.HYBRID`, `pynvml.NVML_TEMPERATURE_GPU`: an enum member or module constant read as a value (an
+    argument, a dict value), not called: it names a setting of the call that uses it, which is reported on its own
+    (`DelayedScaling(fp8_format=...)`); neither a call, a construction, a decorator nor a base class (label rule)."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _CONSTANT.match(node.attr)):
+        return False
+    parent = ctx.parent(node)
+    return not (isinstance(parent, ast.Call) and parent.func is node) and not isinstance(parent, ast.ClassDef)
 
 
 def _feature_probe(ctx, node) -> bool:

@@ -184,6 +184,16 @@ def _enclosing(ctx, node, kinds):
     return parent
 
 
+def _wrapper_module(held) -> bool:
+    """`held` (a kernel value a plain import reaches as an attribute) is a variable a plain module (not a package
+    `__init__`) binds to its own build: exllama's cuda_ext.py, `exllama_ext = load(...)` beside its Python wrappers
+    (`ext_q4_matmul`, ...). Importing such a module imports Python code wrapping the extension, like a module around
+    an autograd Function: the import is no label, the calls through it are (set 25a-4). A package whose `__init__`
+    binds the build (semseg: `gpu = load(...)`) or re-exports compiled modules (`from qk._C import gemm`) is the
+    compiled code under the package's name: its import stays reported."""
+    return held.mode != "via" and held.path.replace("\\", "/").rsplit("/", 1)[-1] != "__init__.py"
+
+
 class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
     `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
@@ -220,7 +230,10 @@ class CustomExtensionUse(Rule):
     where the loader returns an accessor's result) is the extension: `_backend._CUDA.op(...)` and `from pkg._backend
     import _CUDA` are reported, `from . import _backend` alone is not (migrate/lazy_backends.py); a package `__init__` that
     star-imports its compiled module (`from .ext import *`) and imports its own package by name (`import pkg as p`)
-    reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. The definitions are
+    reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. A plain
+    module (not a package `__init__`) that binds the extension to a variable of its own (exllama's cuda_ext.py:
+    `exllama_ext = load(...)` beside its Python wrappers) is a wrapper module: `import cuda_ext` is not reported, each
+    `cuda_ext.exllama_ext.op(...)` through it is. The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
@@ -244,7 +257,8 @@ class CustomExtensionUse(Rule):
     (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
     is no fallback when `DCN(...)` is then called unguarded. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
-    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
+    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
+    CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there)."""
 
     CODE = "NPU508"
@@ -823,7 +837,7 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, alias, f"import {alias.name}", index.modules[module])
                     continue
                 held = index.holder(alias.name)
-                if held is not None and self._reaches(ctx, alias.name, held, index, alias.asname):
+                if held is not None and not _wrapper_module(held) and self._reaches(ctx, alias.name, held, index, alias.asname):
                     yield self._finding(ctx, alias, f"import {alias.name}", held)
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level:
@@ -842,20 +856,22 @@ class CustomExtensionUse(Rule):
                 _, name, module = min(found, key=lambda item: item[0])
                 yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {name}", index.modules[module])
                 continue
-            for alias in statement.names:  # a module holding kernel values (its re-exports), used through its name
+            # a module holding kernel values (its re-exports), used through its name; not a wrapper module (`_wrapper_module`)
+            for alias in statement.names:
                 held = index.holder(f"{base}.{alias.name}") if base else None
                 if held is not None and held.mode in (*kernel_values.ACCESSORS, kernel_values.LAZY):  # also `from pkg.cuda import load` (BigVGAN)
                     held = None  # `from . import helpers` of an accessor: the binding `_K = helpers.load_ext()` is the line
                     # (of a lazy loader module: `_backend._CUDA.op(...)`; importing it loads nothing, migrate/lazy_backends.py)
-                if held is not None and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
+                if held is not None and not _wrapper_module(held) and self._reaches(ctx, f"{base}.{alias.name}", held, index, alias.asname or alias.name):
                     yield self._finding(ctx, statement, f"from {'.' * statement.level}{statement.module or ''} import {alias.name}", held)
                     break
 
     @staticmethod
     def _reaches(ctx, module: str, held, index, bound: str | None = None) -> bool:
-        """This file uses the kernel value `held` through `module` (`cuda_ext.exllama_ext.op(...)`), or another
-        kernel value of that module (a package `__init__` re-exporting several ops: `pkg.gemm(...)`), not only
-        the module's Python functions: then the import is a line a porter checks with those calls."""
+        """This file uses the kernel value `held` through `module`: a kernel value of that module (a package
+        `__init__` re-exporting compiled modules: `from qk._C import gemm`, then `import qk; qk.gemm.op(...)`), not
+        only the module's Python functions: then the import is a line a porter checks with those calls. Not asked
+        for a wrapper module (`_wrapper_module`: exllama's `import cuda_ext`; set 25a-4, set 7 had labelled it)."""
         attribute = held.name.rsplit(".", 1)[1]
         local = bound or module.split(".", 1)[0]  # the name the import binds (not `from module import _C`'s `_C`)
         return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
