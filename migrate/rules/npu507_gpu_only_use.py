@@ -107,7 +107,8 @@ class GpuOnlyUse(Rule):
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor an enum member or constant
     read as a value (`te_recipe.Format.HYBRID` handed to the recipe it configures: that construction is the use), nor
-    are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
+    are availability probes (`bnb is not None`, `if xops:`), type checks (`isinstance(m, bnb.nn.Linear4bit)`: the
+    construction is the use), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
@@ -147,6 +148,9 @@ class GpuOnlyUse(Rule):
         # warprnnt_numba rnnt.py / numba_utils.py: a feature probe of numba's `cuda` module is no use of it (the call
         # it guards is)
         "from numba import cuda\nif hasattr(cuda, 'is_supported_version'):\n    pass\nf = getattr(cuda, 'external_stream', None)",
+        # accelerate utils/bnb.py, torchsparse examples/converter.py: a type check names the class, it builds and calls
+        # nothing (label rulings 24b-14, 25a-6, (L35)); the construction elsewhere is the use
+        "import bitsandbytes as bnb\ndef n(m):\n    return isinstance(m, bnb.nn.Linear4bit) or issubclass(type(m), (bnb.nn.Linear8bitLt, int))",
         # GPTQ-for-LLaMa quant/: Triton's host-side helpers (autotuning configurations, block sizes, benchmarking,
         # compiler exceptions, an autotuner of its own) are no GPU code: the kernels' decorators and launches are
         "import triton\nconfigs = [triton.Config({'BLOCK_SIZE_M': 64}, num_stages=4, num_warps=4)]\n"
@@ -326,7 +330,7 @@ class GpuOnlyUse(Rule):
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or _feature_probe(ctx, node) or _constant_value(ctx, node):
+                    or _feature_probe(ctx, node) or _type_check(ctx, node) or _constant_value(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
@@ -710,6 +714,16 @@ def _feature_probe(ctx, node) -> bool:
     if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args and parent.args[0] is node):
         return False
     return (parent.func.id == "hasattr" and len(parent.args) == 2) or (parent.func.id == "getattr" and len(parent.args) == 3)
+
+
+def _type_check(ctx, node) -> bool:
+    """`isinstance(m, bnb.nn.Linear4bit)`, `issubclass(c, (pkg.A, pkg.B))`: the class tested against, alone or in a
+    tuple; nothing of the package runs there (label ruling (L35))."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple):
+        node, parent = parent, ctx.parent(parent)
+    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass")
+            and len(parent.args) == 2 and parent.args[1] is node)
 
 
 def _package_decorators(ctx, function, table) -> set[str]:
