@@ -1,7 +1,7 @@
 import ast
 import sys
 
-from migrate import knowledge
+from migrate import callable_aliases, knowledge
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -101,7 +101,9 @@ class GpuOnlyUse(Rule):
     exceptions, `triton.KernelInterface`; also under a module-level alias) are not reported: they go with
     the kernel they serve; a launch is a subscripted call of a kernel defined in the file (also through a
     name bound to a choice of kernels, `fx = a if c else b`), or of a name containing `kernel` in a file
-    that imports triton. Entries whose status is `works`
+    that imports triton. A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
+    or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
+    is reported at the binding and at each call through it (migrate/callable_aliases.py). Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor
@@ -219,6 +221,10 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
         Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
+        # a local picked from a literal dict of a GPU-only package's ops, then called (label rule 25b-13): 2 + 1
+        Invalid("import torch_int\nclass Linear:\n    def forward(self, x):\n        f = {\n"
+                "            'int8': torch_int._CUDA.linear_a8_w8_b8_o8,\n            'fp32': torch_int._CUDA.linear_a8_w8_bfp32_ofp32,\n"
+                "        }[self.out_dtype]\n        return f(x, self.weight)\n", count=3),
         # Qwen run_gptq.py: the construction from the package's class is the line that changes, not each method
         # of the object it built (label rule (L12): text-generation-webui's `model.load(split)` after
         # `ExLlamaV2(config)`, ChatTTS's `self.cache_engine.swap_in(...)` after vllm's `CacheEngine(...)`)
@@ -355,25 +361,24 @@ class GpuOnlyUse(Rule):
                                     f"Triton kernel `{function.name}`, an autotuner of its own)")
 
     def _alias_calls(self, ctx, table):
-        """Calls through a module-level alias of a GPU-only function
-        (`xformers_attention = xformers.ops.fmha.memory_efficient_attention`; `xformers_attention(q, k, v)`):
-        the alias line is reported above, each call here."""
-        aliases: dict[str, str] = {}
-        for statement in ctx.tree.body:
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
-                    and isinstance(statement.value, (ast.Attribute, ast.Name)):
-                qual = ctx.qualname(statement.value)
-                key = match_package(qual, table) if qual else None
-                if key is not None and reported(table[key]) and not _owned_elsewhere(qual) \
-                        and not (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
-                    aliases[statement.targets[0].id] = qual
-        if not aliases:
-            return
-        for call in ctx.nodes.get(ast.Call, ()):
-            func = call.func
-            if isinstance(func, ast.Name) and func.id in aliases and ctx.qualname(func) is None and not shadowed(ctx, func):
-                qual = aliases[func.id]
-                yield self._finding(ctx, call, qual, match_package(qual, table), table)
+        """Calls through an alias of a GPU-only function, module-level
+        (`xformers_attention = xformers.ops.fmha.memory_efficient_attention`; `xformers_attention(q, k, v)`) or a
+        function's local, also picked from a literal dict of them (`f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8,
+        ...}[self.out_dtype]`; `return f(x, w)`, label rule 25b-13): the alias line is reported above, each call here
+        (migrate/callable_aliases.py)."""
+        def resolve(node):
+            qual = ctx.qualname(node)
+            key = match_package(qual, table) if qual else None
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) \
+                    or (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
+                return None
+            return qual
+
+        aliases = callable_aliases.callable_aliases(ctx, resolve)
+        for found in callable_aliases.alias_calls(ctx, aliases):
+            if ctx.qualname(found.call.func) is None:
+                qual = found.alias.keys[0]
+                yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
