@@ -17,6 +17,7 @@ from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope, walk_scope
 from migrate.rules._text import shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
+from migrate.sources import is_makefile
 
 _EXT = "torch.utils.cpp_extension"
 # torch < 1.0's cffi builder (TDAN, faster-rcnn.pytorch): `create_extension('_ext.op', ..., with_cuda=True,
@@ -217,7 +218,8 @@ class CudaExtension(Rule):
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
-    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The CUDA gate of a reported
+    a shell launcher (`make.sh` compiling the `.cu` files such a build links), not in a Makefile (label ruling (L19):
+    a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
     anything but another CUDA question such as `"CUDA_HOME" in os.environ`; a negated one by its `else`) holding a
     reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests, or an `assert torch.cuda.is_available()` before one in its function or
@@ -260,6 +262,9 @@ class CudaExtension(Rule):
         "def load(name, sources):\n    return name\nmod = load(name='m', sources=['m.cu'])",  # not a build: read with its body
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
+        # a Makefile building a developer's test program with nvcc (label ruling (L19): no porting work)
+        Valid("NVCC = nvcc\nSRC = test_norm.cu\nall: test_norm\ntest_norm: $(SRC)\n\t$(NVCC) -arch=sm_86 $< -o $@\n",
+              kind="launcher", filename="Makefile"),
         "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
         # CUDA C source reshaped by the standard library, and a `__global__` text without a kernel body
         "import textwrap\nsrc = textwrap.dedent('extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 0; }')\n"
@@ -591,6 +596,8 @@ class CudaExtension(Rule):
 
     def _builds(self, ctx, reported):
         if ctx.kind == "launcher":
+            if is_makefile(ctx.path):  # label ruling (L19): a Makefile's nvcc builds a side program, not the package
+                return
             for number, match in shell_matches(ctx.lines, _NVCC_COMMAND):
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    "nvcc compiles CUDA kernels, which cannot be built for an Ascend NPU: " + self.MESSAGE)
