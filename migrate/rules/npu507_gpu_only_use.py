@@ -55,6 +55,14 @@ _GENERIC_METHODS = frozenset({
 })
 
 
+def _plugin_kept(qual: str, entry) -> bool:
+    """A name of the package's public API that its Ascend backend plugin runs as written (`npu_plugin`, `plugin_api`:
+    `vllm.LLM`, `vllm.SamplingParams`, `LLMEngine.from_engine_args` with vllm-ascend installed): the import is the line
+    that changes (label ruling (L25), 25b-14); the package's internals (`vllm.model_executor.layers.linear.LinearBase`
+    patched, `vllm.worker.worker.Worker`) are not that API and stay reported."""
+    return bool(entry.npu_plugin) and any(part in entry.plugin_api for part in qual.split(".")[1:])
+
+
 def _owned_elsewhere(qual: str) -> bool:
     """apex.amp uses are NPU404's (one finding per construct)."""
     return qual == "apex.amp" or qual.startswith("apex.amp.")
@@ -106,7 +114,10 @@ class GpuOnlyUse(Rule):
     is reported at the binding and at each call through it (migrate/callable_aliases.py). Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
-    (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor
+    (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
+    (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
+    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25)),
+    nor module metadata (`bnb.__version__`), nor
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
@@ -191,6 +202,13 @@ class GpuOnlyUse(Rule):
         # there, not the GPU-only import of the same name in another method
         Invalid("class Engine:\n    def a(self):\n        from .worker import Worker\n        self.w = Worker(1)\n"
                 "    def b(self):\n        from vllm.worker.worker import Worker\n        return Worker(2)\n", count=1),
+        # vLLM's public API runs as written under its Ascend backend plugin (vllm-ascend; label ruling (L25), 25b-14): the
+        # import is reported (NPU501), `LLMEngine.from_engine_args(EngineArgs(...))` and `SamplingParams(...)` are not; an
+        # internal registry patched is
+        Invalid("def run(cfg):\n    import vllm\n    from vllm import EngineArgs, LLMEngine, SamplingParams\n"
+                "    vllm.transformers_utils.config._CONFIG_REGISTRY['llama'] = cfg\n"
+                "    engine = LLMEngine.from_engine_args(EngineArgs(model='m', load_format='dummy'))\n"
+                "    return engine, SamplingParams(n=1, max_tokens=8)\n", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -311,7 +329,8 @@ class GpuOnlyUse(Rule):
         optional = fallback_guarded_names(ctx)
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
-            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table):
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table) \
+                    or _plugin_kept(qual, table[key]):
                 continue
             if key == TRITON and _triton_host_helper(qual):
                 continue
@@ -369,7 +388,7 @@ class GpuOnlyUse(Rule):
         def resolve(node):
             qual = ctx.qualname(node)
             key = match_package(qual, table) if qual else None
-            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) \
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) or _plugin_kept(qual, table[key]) \
                     or (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
                 return None
             return qual
@@ -392,7 +411,7 @@ class GpuOnlyUse(Rule):
         one of its constructor methods."""
         qual = ctx.qualname(node)
         key = match_package(qual, table) if qual else None
-        if key is None or not reported(table[key]) or _owned_elsewhere(qual):
+        if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _plugin_kept(qual, table[key]):
             return None
         parts = qual.split(".")
         # an object of the package's classes: `FlashSelfAttention(...)`, `AutoGPTQForCausalLM.from_pretrained(...)`;
