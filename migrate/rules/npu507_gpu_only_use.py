@@ -55,6 +55,17 @@ _GENERIC_METHODS = frozenset({
 })
 
 
+def _type_check(ctx, node) -> bool:
+    """The class tested by `isinstance(value, dr.ops.RasterizeGLContext)` / `issubclass(...)`, alone or in a tuple:
+    no package code runs there, the line stays as written (set 24b's rule 24b-14, 25b-8: not a call, construction or
+    base class)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple):
+        node, parent = parent, ctx.parent(parent)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
+        and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
+
+
 def _plugin_kept(qual: str, entry) -> bool:
     """A name of the package's public API that its Ascend backend plugin runs as written (`npu_plugin`, `plugin_api`:
     `vllm.LLM`, `vllm.SamplingParams`, `LLMEngine.from_engine_args` with vllm-ascend installed): the import is the line
@@ -209,6 +220,10 @@ class GpuOnlyUse(Rule):
                 "    vllm.transformers_utils.config._CONFIG_REGISTRY['llama'] = cfg\n"
                 "    engine = LLMEngine.from_engine_args(EngineArgs(model='m', load_format='dummy'))\n"
                 "    return engine, SamplingParams(n=1, max_tokens=8)\n", count=1),
+        # a type check runs none of the package's code (rules 24b-14, 25b-8): the construction only
+        Invalid("import nvdiffrast.torch as dr\ndef save(objs):\n    ctx = dr.RasterizeGLContext()\n"
+                "    return [o for o in objs if not isinstance(o, (dr.ops.RasterizeGLContext, dr.RasterizeCudaContext))]\n",
+                count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -337,6 +352,7 @@ class GpuOnlyUse(Rule):
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
+                    or _type_check(ctx, node) \
                     or _feature_probe(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
