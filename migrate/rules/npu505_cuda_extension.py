@@ -194,7 +194,8 @@ class CudaExtension(Rule):
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds;
-    the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
+    the list of an `"nvcc"` key, also through a call or `+`, is reported at the key (so are flags added to that
+    list by name, `NVCC_FLAGS += ["-gencode", ...]` / `.extend([...])`: label ruling (L29)); repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
@@ -377,6 +378,11 @@ class CudaExtension(Rule):
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
+        # mit-han-lab/qserve kernels/setup.py: architecture flags added with `+=` to the list an "nvcc" key takes are
+        # that one list, reported at the key (label ruling (L29): flag-building statements are not labels)
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\nNVCC_FLAGS = ['-O3']\nfor num in ('80', '90'):\n"
+                "    NVCC_FLAGS += ['-gencode', f'arch=compute_{num},code=sm_{num}']\nCUDAExtension(\n    'm',\n    ['k.cu'],\n"
+                "    extra_compile_args={\n        'nvcc': NVCC_FLAGS,\n    },\n)\n", count=3),
         Invalid(  # fast-hadamard-transform setup.py: `cc_flag.append(...)` statements, one finding at the first
             "from torch.utils.cpp_extension import CUDAExtension\ncc_flag = []\ncc_flag.append('-gencode')\n"
             "cc_flag.append('arch=compute_80,code=sm_80')\nif new:\n    cc_flag.append('-gencode')\n"
@@ -1133,6 +1139,13 @@ def _list_name(ctx, anchor) -> str | None:
     holder = ctx.parent(anchor)
     if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
         return holder.targets[0].id
+    # `NVCC_FLAGS += ["-gencode", f"arch=compute_{num},code=sm_{num}"]` / `flags.extend([...])`: flags added to a list
+    # (mit-han-lab/qserve kernels/setup.py); where that list is an "nvcc" key's value, the key is its one finding (L29)
+    if isinstance(holder, ast.AugAssign) and isinstance(holder.target, ast.Name) and holder.value is anchor:
+        return holder.target.id
+    if isinstance(holder, ast.Call) and isinstance(holder.func, ast.Attribute) and holder.func.attr == "extend" \
+            and isinstance(holder.func.value, ast.Name):
+        return holder.func.value.id
     if isinstance(holder, ast.Return):  # `def get_cuda_arch_flags(): return ['-gencode', ...]` called in the key's value
         function = enclosing_scope(ctx, holder)
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
