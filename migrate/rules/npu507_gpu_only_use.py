@@ -66,6 +66,19 @@ def _type_check(ctx, node) -> bool:
         and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
 
 
+def _annotation(ctx, node) -> bool:
+    """A name inside a type annotation (`self.attn_bias: Optional[AttentionBias] = None`, `def f(x: dr.RasterizeGLContext)`,
+    `-> xops.AttentionBias`): a hint, no package code runs there (as for a type check, `_type_check`); the import that
+    brings the name in is the line to change."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.arg) and parent.annotation is child:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return (isinstance(parent, ast.AnnAssign) and parent.annotation is child) or (
+        isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is child)
+
+
 def _plugin_kept(qual: str, entry) -> bool:
     """A name of the package's public API that its Ascend backend plugin runs as written (`npu_plugin`, `plugin_api`:
     `vllm.LLM`, `vllm.SamplingParams`, `LLMEngine.from_engine_args` with vllm-ascend installed): the import is the line
@@ -128,7 +141,8 @@ class GpuOnlyUse(Rule):
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
     vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25)),
-    nor module metadata (`bnb.__version__`), nor
+    nor module metadata (`bnb.__version__`), nor a class named in a type check (`isinstance(v, dr.ops.RasterizeGLContext)`)
+    or a type annotation (`Optional[AttentionBias]`): no package code runs there, nor
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
@@ -224,6 +238,12 @@ class GpuOnlyUse(Rule):
         Invalid("import nvdiffrast.torch as dr\ndef save(objs):\n    ctx = dr.RasterizeGLContext()\n"
                 "    return [o for o in objs if not isinstance(o, (dr.ops.RasterizeGLContext, dr.RasterizeCudaContext))]\n",
                 count=1),
+        # annotations name the package's classes without running them (mit-han-lab/qserve qserve/utils/input_metadata.py):
+        # the import only (an NPU501 finding), not the hints
+        Invalid("from typing import Optional\nimport xformers.ops as xops\nclass Meta:\n"
+                "    def __init__(self, bias: Optional[xops.AttentionBias] = None) -> 'xops.AttentionBias':\n"
+                "        self.attn_bias: Optional[xops.AttentionBias] = bias\n"
+                "        self.mask = xops.LowerTriangularMask()\n", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -352,7 +372,7 @@ class GpuOnlyUse(Rule):
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or _type_check(ctx, node) \
+                    or _type_check(ctx, node) or _annotation(ctx, node) \
                     or _feature_probe(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
