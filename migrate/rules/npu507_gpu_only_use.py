@@ -79,6 +79,15 @@ def _annotation(ctx, node) -> bool:
         isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is child)
 
 
+def _constant_argument(ctx, node, qual: str) -> bool:
+    """A package constant handed to a call (`device.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`: an enum
+    member named in capitals): no package code runs at the read; the call it is given to is the use when it is the
+    package's, a method call on the package's object is not (L12; set 25b's rule 25b-16)."""
+    last = qual.rsplit(".", 1)[-1]
+    parent = ctx.parent(node)
+    return len(last) > 1 and last.isupper() and isinstance(parent, (ast.Call, ast.keyword)) and getattr(parent, "func", None) is not node
+
+
 def _plugin_kept(qual: str, entry) -> bool:
     """A name of the package's public API that its Ascend backend plugin runs as written (`npu_plugin`, `plugin_api`:
     `vllm.LLM`, `vllm.SamplingParams`, `LLMEngine.from_engine_args` with vllm-ascend installed): the import is the line
@@ -142,7 +151,8 @@ class GpuOnlyUse(Rule):
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
     vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25)),
     nor module metadata (`bnb.__version__`), nor a class named in a type check (`isinstance(v, dr.ops.RasterizeGLContext)`)
-    or a type annotation (`Optional[AttentionBias]`): no package code runs there, nor
+    or a type annotation (`Optional[AttentionBias]`), or a constant handed to a call
+    (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`): no package code runs there, nor
     are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
@@ -244,6 +254,9 @@ class GpuOnlyUse(Rule):
                 "    def __init__(self, bias: Optional[xops.AttentionBias] = None) -> 'xops.AttentionBias':\n"
                 "        self.attn_bias: Optional[xops.AttentionBias] = bias\n"
                 "        self.mask = xops.LowerTriangularMask()\n", count=1),
+        # a package constant handed to a call runs nothing (Atom's python-api.ipynb, rule 25b-16): the construction only
+        Invalid("import pycuda.driver as cuda\ndef l2_size():\n    dev = cuda.Device(0)\n"
+                "    return dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)\n", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -372,7 +385,7 @@ class GpuOnlyUse(Rule):
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or _type_check(ctx, node) or _annotation(ctx, node) \
+                    or _type_check(ctx, node) or _annotation(ctx, node) or _constant_argument(ctx, node, qual) \
                     or _feature_probe(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
