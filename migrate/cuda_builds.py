@@ -18,7 +18,8 @@ file) on every run, and only where nothing can build a file without naming it:
 - a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
   header is then kept where another file names (includes) it, as below;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
-  `#include "k.cuh"`), by file name; a CUDA file that is itself not built names nothing (the include graph is
+  `#include "k.cuh"`), by file name; a Makefile names none (label ruling (L19): the sources only a Makefile builds,
+  a developer's test program beside the package's kernels, are no porting work; NPU505 does not report its nvcc); a CUDA file that is itself not built names nothing (the include graph is
   walked from the built sources: a header included only by an unbuilt header is not built). A name written with a relative folder (`load(sources=["cuda/k.cu"])`)
   is resolved against the naming file's folder and each folder above it (a script may run from its own
   folder, from its project's or from the repository root): where that finds files of the scan, only those
@@ -34,6 +35,7 @@ import posixpath
 import re
 
 from migrate.findings import FileResult
+from migrate.sources import is_makefile
 
 # a CUDA file named in text: `src/k.cu`, "k.cuh", <gpu/bvh.cuh>; the name's own characters only
 _NAMED = re.compile(r"([\w+-][\w.+-]*\.cuh?)(?![\w.])")
@@ -87,13 +89,23 @@ def named(text: str) -> list[str]:
     return out
 
 
+_PATTERN_END = ("", "'", '"', " ", "\t", "\n", ")", ",", "]", "}")
+
+
 def wildcards(text: str) -> set[str]:
     """The wildcard facts of a text: CU_WILDCARD for patterns naming `.cu` files only (`.cu` then a quote, a space,
-    a bracket or the end), WILDCARD for any other (`*.cuh`, `*.cu*`, `*.cu.in`)."""
+    a bracket or the end), WILDCARD for any other (`*.cuh`, `*.cu*`, `*.cu.in`); a pattern written under a literal
+    relative folder (`glob("punica/ops/csrc/gen/*.cu")`, `src/*.cuh`) is `cu:<folder>/*.cu(h)`: the files of that
+    folder with that extension (resolved like a named file's relative folder, see `drop_unbuilt`)."""
     out = set()
     for match in _WILDCARD.finditer(text):
+        if match.group(0).startswith("*") and text[match.end():match.end() + 1] in _PATTERN_END:
+            folder = _FOLDER.search(text, max(0, match.start() - 200), match.start())
+            if folder:  # `glob("csrc/gen/*.cu")`: the files of that folder only
+                out.add("cu:" + posixpath.normpath(folder.group(0) + match.group(0)))
+                continue
         after = match.start(0) + match.group(0).rindex(".cu") + 3
-        if text[after:after + 1] not in ("", "'", '"', " ", "\t", "\n", ")", ",", "]", "}"):
+        if text[after:after + 1] not in _PATTERN_END:
             out.add(WILDCARD)
             break
         out.add(CU_WILDCARD)
@@ -107,10 +119,13 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
         return results
     named: dict[str, set[tuple[str, str]]] = {}  # file name -> (naming file, the relative path written, or "")
     every_cu = False  # a wildcard naming every `.cu` file (not the headers)
+    patterns: list[tuple[str, str]] = []  # (naming file, `folder/*.cu` as written)
     for result in results:
         # a shell script or CI file that compiles nothing (no nvcc command): its pattern lists files for a tool
         # (`find csrc/ -name '*.cuh' | xargs clang-format -i`, microsoft/VPTQ scripts/format.sh), it builds none
         lister = result.kind == "launcher" and not any(f.code in _BUILD_CODES for f in result.findings)
+        if is_makefile(result.path):  # label ruling (L19): what only a Makefile builds is no porting work
+            continue
         for fact in getattr(result, "facts", ()):
             if fact[0] == "ref" and fact[1].startswith("cu:"):
                 if lister and fact[1] in (WILDCARD, CU_WILDCARD):
@@ -121,9 +136,13 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
                     every_cu = True
                     continue
                 written = fact[1][3:]
+                if "*" in written:  # `csrc/gen/*.cu`: the files with that extension of the folder it resolves to
+                    patterns.append((result.path, written))
+                    continue
                 named.setdefault(posixpath.basename(written), set()).add((result.path, written if "/" in written else ""))
     candidates = {id(r) for r in sources if not (every_cu and r.path.endswith(".cu"))}
     scanned = {os.path.normpath(r.path) for r in results}
+    folders = {os.path.dirname(p) for p in scanned}
 
     def builds(naming: str, written: str, path: str) -> bool:
         """`naming` names the file at `path`: by its name, or by a relative path that resolves to it from the naming
@@ -143,15 +162,33 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
             folder = parent
         return not found or os.path.normpath(path) in found
 
+    def globs(naming: str, written: str, path: str) -> bool:
+        """The pattern `folder/*.cu` of `naming` matches the file at `path`: the extension, and the folder resolved from
+        the naming file's folder or one above; a folder that resolves to no folder of the scan matches any such file."""
+        folder, extension = posixpath.split(written)
+        if naming == path or not path.endswith(extension[1:]):
+            return False
+        base, found = os.path.dirname(os.path.normpath(naming)), set()
+        while True:
+            candidate = os.path.normpath(os.path.join(base, folder))
+            if candidate in folders:
+                found.add(candidate)
+            parent = os.path.dirname(base)
+            if parent == base:
+                break
+            base = parent
+        return not found or os.path.dirname(os.path.normpath(path)) in found
+
     # the include graph is walked from what is built: a CUDA file that is itself dropped names nothing (QuaRot's
     # flashinfer/mma.cuh, included only by prefill.cuh, which no built source includes), so the built set grows from
     # the files that are no candidates (build scripts, C++ files, sources a wildcard builds) to a fixed point
     candidate_paths = {r.path for r in results if id(r) in candidates}
     built: set[str] = set()
     while True:
-        grown = {r.path for r in results if id(r) in candidates and r.path not in built and any(
+        grown = {r.path for r in results if id(r) in candidates and r.path not in built and (any(
             (naming not in candidate_paths or naming in built) and builds(naming, written, r.path)
-            for naming, written in named.get(os.path.basename(r.path), ()))}
+            for naming, written in named.get(os.path.basename(r.path), ())) or any(
+            (naming not in candidate_paths or naming in built) and globs(naming, written, r.path) for naming, written in patterns))}
         if not grown:
             break
         built |= grown

@@ -660,6 +660,11 @@ def named_sources(ctx, call) -> list[str]:
 # (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html): it links `CUDA::cudart`, nvcc compiles nothing.
 CMAKE_COMMENT = re.compile(r"#[^\n]*")
 CMAKE_CUDA_LANGUAGE = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|find_package\s*\(\s*CUDA\b)", re.I)
+# CMake's own CUDA language, under which nvcc compiles a project's targets; FindCUDA alone compiles only what its
+# `cuda_add_*` commands are given (a plain `add_library(ft SHARED ft.cc)` beside `find_package(CUDA)` is built by the
+# C++ compiler: https://cmake.org/cmake/help/v3.24/module/FindCUDA.html, "cuda_add_library ... Same as add_library
+# but propagates CUDA flags and uses the nvcc compiler for .cu files")
+_CMAKE_LANGUAGE_ON = re.compile(r"\b(?:enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b)", re.I)
 _CMAKE_TARGET = re.compile(r"\b(cuda_add_library|cuda_add_module|cuda_add_executable|pybind11_add_module|python_add_library|add_library"
                            r"|add_executable)\s*\(\s*([\w.-]+|\$\{\w+\}|\"[\w.-]+\")([^)]*)\)", re.I)
 # the branch commands of a CMakeLists.txt, and a condition naming the GPU build (`if(WITH_GPU)`, `IF (USE_CUDA)`)
@@ -669,6 +674,8 @@ _GPU_CONDITION = re.compile(r"^\s*\$?\{?\w*(?:GPU|CUDA)\w*\}?\s*$", re.I)
 
 _CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
 _CMAKE_SET = re.compile(r"\b(?:set\s*\(\s*(\w+)|list\s*\(\s*APPEND\s+(\w+))([^)]*)\)", re.I)
+# `foreach(src IN LISTS srcs)` / `foreach(src ${srcs})` / `foreach(src a.cu b.cu)` (group 2: the words name lists)
+_CMAKE_FOREACH = re.compile(r"\bforeach\s*\(\s*(\w+)\s+(?:IN\s+(?:(LISTS)|ITEMS)\s+)?([^)]*)\)", re.I)
 # `file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)`: a list of the files a pattern matches
 CMAKE_GLOB = re.compile(r"\bfile\s*\(\s*GLOB(?:_RECURSE)?\s+(\w+)([^)]*)\)", re.I)
 _CMAKE_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "TRUE", "FALSE", "RELATIVE", "FOLLOW_SYMLINKS"})
@@ -681,10 +688,14 @@ def _cmake_lists(code: str) -> dict[str, str]:
     `${var}` of a list assembled above is replaced by its words (IST-DASLab/QUIK test/unit/CMakeLists.txt:
     `list(APPEND TEST_UNITS ${srcs})` of a glob); no condition is evaluated, nothing but this file is read."""
     lists: dict[str, str] = {}
-    matches = sorted(list(_CMAKE_SET.finditer(code)) + list(CMAKE_GLOB.finditer(code)), key=lambda m: m.start())
+    matches = sorted([*_CMAKE_SET.finditer(code), *CMAKE_GLOB.finditer(code), *_CMAKE_FOREACH.finditer(code)],
+                     key=lambda m: m.start())
     for match in matches:
         if match.re is CMAKE_GLOB:
             name, rest = match.group(1), match.group(2)
+        elif match.re is _CMAKE_FOREACH:  # the loop variable holds each item: the list's words, for `${var}` in the body
+            name, rest = match.group(1), " ".join(
+                f"${{{w}}}" if match.group(2) else w for w in match.group(3).split() if w.upper() not in ("ITEMS", "LISTS"))
         else:
             name, rest = match.group(1) or match.group(2), match.group(3)
         words = []
@@ -701,13 +712,17 @@ def _cmake_lists(code: str) -> dict[str, str]:
     return lists
 
 
-def cmake_defs(path: str, text: str, programs: bool = False) -> list[Definition]:
+def cmake_defs(path: str, text: str, programs: bool = False, compiled: bool = False) -> list[Definition]:
     """Libraries and Python modules a CMakeLists.txt builds with CUDA: `cuda_add_library(name ...)`
     (FindCUDA), and `add_library` / `pybind11_add_module` / `python_add_library` targets with `.cu`
     sources or in a project with the CUDA language (`project(x CXX CUDA)`, `enable_language(CUDA)`).
-    Kind "module": `import name` of a pybind11 module and `ctypes.CDLL(".../libname.so")` link to it."""
+    Kind "module": `import name` of a pybind11 module and `ctypes.CDLL(".../libname.so")` link to it.
+    `programs`: executables too (NPU511), also one named by a computed name (`add_executable(${name} ${src})` in a
+    `foreach` over `.cu` sources: the name as written). `compiled`: only targets nvcc compiles (NPU511): in a project
+    that only finds FindCUDA (`find_package(CUDA)`, no CUDA language), a plain `add_library` of C++ sources is C++
+    (it may link CUDA libraries, so Python imports of it still link to it in the index)."""
     code = CMAKE_COMMENT.sub("", text)
-    cuda_project = bool(CMAKE_CUDA_LANGUAGE.search(code))
+    cuda_project = bool((_CMAKE_LANGUAGE_ON if compiled else CMAKE_CUDA_LANGUAGE).search(code))
     lists = _cmake_lists(code)
     no_gpu = _no_gpu_spans(code) if cuda_project else []
     out = []
@@ -715,9 +730,11 @@ def cmake_defs(path: str, text: str, programs: bool = False) -> list[Definition]
         command, name, rest = match.group(1).lower(), _cmake_name(match.group(2), lists), match.group(3)
         if command.endswith("add_executable") and not programs:  # a program: no module Python imports (NPU511 reports it)
             continue
+        rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
+        if not name and programs and ".cu" in rest:
+            name = match.group(2).strip('"')
         if not name:
             continue
-        rest = _CMAKE_VAR.sub(lambda m: " " + lists.get(m.group(1), m.group(0)) + " ", rest)
         words = [w.strip('"') for w in rest.split()]
         if command == "add_library" and words[:1] and words[0].upper() in ("INTERFACE", "IMPORTED", "ALIAS", "OBJECT"):
             continue

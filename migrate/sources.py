@@ -30,6 +30,12 @@ CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")
 CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx", "CMakeLists.txt")
 
 
+def is_makefile(path: str) -> bool:
+    """A Makefile, by its file name. Label ruling (L19): a Makefile's lines and the sources only a Makefile builds are
+    no porting work (a developer's side build: the Python package's own build is what the port replaces)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1] in ("Makefile", "makefile", "GNUmakefile")
+
+
 def is_conda_env(path: str) -> bool:
     """A conda environment file (`environment.yml`, `environment_cuda11.yaml`), by its file name."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -1021,6 +1021,39 @@ def test_a_header_included_only_by_an_unbuilt_header_is_not_reported(tmp_path):
     assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
 
 
+def test_a_cuda_file_only_a_makefile_builds_is_not_reported(tmp_path):
+    # label ruling (L19): a Makefile beside the kernels builds a developer's test program; neither its nvcc line nor
+    # the test source it alone names is porting work (the kernel the package's setup.py builds stays reported)
+    _write(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pk._kernels', ['csrc/norm.cu'])\n",
+        "csrc/norm.cu": '#include "norm.h"\n__global__ void norm() {}\n',
+        "csrc/test_norm.cu": '#include "norm.h"\nint main() { return 0; }\n',
+        "csrc/Makefile": "NVCC = nvcc\nSRC = test_norm.cu\nall: test_norm\ntest_norm: $(SRC)\n\t$(NVCC) -arch=sm_86 $< -o $@\n",
+    })
+    result = _scan(tmp_path)
+    assert sorted(f.path.rsplit("/", 1)[1] for f in result.findings if f.code == "NPU506") == ["norm.cu"]
+    assert not [f for f in result.findings if f.path.endswith("Makefile")]
+
+
+def test_a_glob_under_a_folder_builds_that_folder_only(tmp_path):
+    # `glob("pk/csrc/gen/*.cu")` in pk's setup.py builds the .cu files of pk/csrc/gen, not a test program elsewhere
+    # that only a Makefile compiles; a pattern under a folder the scan does not hold still names any .cu file
+    _write(tmp_path, {
+        "pk/setup.py": "from glob import glob\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                       "ext = CUDAExtension('pk._kernels', glob('pk/csrc/gen/*.cu'))\n",
+        "pk/pk/csrc/gen/a.cu": "__global__ void a() {}\n",
+        "pk/pk/csrc/gen/b.cu": "__global__ void b() {}\n",
+        "pk/pk/csrc/norm/test_norm.cu": "int main() { return 0; }\n",
+        "pk/pk/csrc/norm/Makefile": "test_norm: test_norm.cu\n\tnvcc $< -o $@\n",
+    })
+    reported = sorted(f.path.rsplit("/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["a.cu", "b.cu"]
+    other = tmp_path / "other"
+    _write(other, {"setup.py": "from glob import glob\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                               "ext = CUDAExtension('m', glob('build/gen/*.cu'))\n", "src/k.cu": "__global__ void k() {}\n"})
+    assert [f.path.rsplit("/", 1)[1] for f in _scan(other).findings if f.code == "NPU506"] == ["k.cu"]
+
+
 def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_path):
     # a glob could compile any of them
     _write(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))

@@ -45,7 +45,10 @@ def test_cuda_file_mentions_in_less_obvious_spellings_are_still_read():
         # names of `.cu` files only (set 19: a header is then built where a source includes it)
         "name + '.cu'": [cuda_builds.CU_WILDCARD],
         "exts = ['.cpp', '.cu']": [cuda_builds.CU_WILDCARD],
-        "glob('k/*.cuh')": [cuda_builds.WILDCARD],
+        "glob('*.cuh')": [cuda_builds.WILDCARD],
+        # a pattern under a literal relative folder: that folder's files of that extension (set 25b, Atom's setup.py)
+        "glob('k/*.cuh')": ["cu:k/*.cuh"],
+        "glob('punica/ops/csrc/gen/*.cu') + glob('a/**/*.cu')": [cuda_builds.CU_WILDCARD, "cu:punica/ops/csrc/gen/*.cu"],
         # a directory walk filtered by extension (PointTransformerV2 libs/pointops/setup.py); the same filter without a
         # listing is a compiler hook's test (faster-rcnn.pytorch), no wildcard
         "[os.path.join(r, f) for r, _, fs in os.walk('src') for f in fs if f.endswith('.cpp') or f.endswith('.cu')]":

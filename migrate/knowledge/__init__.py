@@ -238,6 +238,12 @@ class ThirdParty:
     # the short name projects give the package in their own helpers' names (`is_bnb_available()`, `@require_bnb`),
     # the package's documented import alias (`import bitsandbytes as bnb`): read by migrate/skip_decorators.py
     aliases: tuple[str, ...] = ()
+    # an Ascend backend plugin that runs the package's own API once installed (vllm-ascend registers an NPU platform
+    # through vLLM's `vllm.platform_plugins` entry point): the imports and requirements are where the port happens,
+    # the package's calls stay as written (label ruling (L25): vllm's imports are labels, its uses are not; 25b-14)
+    npu_plugin: str | None = None
+    # the names of the package's public API that plugin runs as written (vllm's root `__all__`)
+    plugin_api: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -481,7 +487,8 @@ def third_party() -> dict[str, ThirdParty]:
             status=e["status"], severity=e["severity"], alternative=e.get("alternative"),
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
-            aliases=tuple(e.get("aliases", ())))
+            aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
+            plugin_api=frozenset(e.get("plugin_api", ())))
     return out
 
 

@@ -18,6 +18,7 @@ from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope, walk_scope
 from migrate.rules._text import shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
+from migrate.sources import is_makefile
 
 _EXT = "torch.utils.cpp_extension"
 # torch < 1.0's cffi builder (TDAN, faster-rcnn.pytorch): `create_extension('_ext.op', ..., with_cuda=True,
@@ -196,7 +197,8 @@ class CudaExtension(Rule):
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
-    the list of an `"nvcc"` key, also through a call or `+`, is reported at the key; repeated `flags.append("-gencode")` statements on one list
+    the list of an `"nvcc"` key, also through a call or `+`, is reported at the key (so are flags added to that
+    list by name, `NVCC_FLAGS += ["-gencode", ...]` / `.extend([...])`: label ruling (L29)); repeated `flags.append("-gencode")` statements on one list
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
@@ -220,7 +222,8 @@ class CudaExtension(Rule):
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
-    a shell launcher (`make.sh` compiling the `.cu` files such a build links). The CUDA gate of a reported
+    a shell launcher (`make.sh` compiling the `.cu` files such a build links), not in a Makefile (label ruling (L19):
+    a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
     anything but another CUDA question such as `"CUDA_HOME" in os.environ`; a negated one by its `else`) holding a
     reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests, or an `assert torch.cuda.is_available()` before one in its function or
@@ -269,6 +272,9 @@ class CudaExtension(Rule):
         "def load(name, sources):\n    return name\nmod = load(name='m', sources=['m.cu'])",  # not a build: read with its body
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
+        # a Makefile building a developer's test program with nvcc (label ruling (L19): no porting work)
+        Valid("NVCC = nvcc\nSRC = test_norm.cu\nall: test_norm\ntest_norm: $(SRC)\n\t$(NVCC) -arch=sm_86 $< -o $@\n",
+              kind="launcher", filename="Makefile"),
         "from torch.utils.cpp_extension import CppExtension\nargs = dict(cxx=['-O3'], nvcc_threads=4)",  # no nvcc flag list
         # CUDA C source reshaped by the standard library, and a `__global__` text without a kernel body
         "import textwrap\nsrc = textwrap.dedent('extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 0; }')\n"
@@ -381,6 +387,11 @@ class CudaExtension(Rule):
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
+        # mit-han-lab/qserve kernels/setup.py: architecture flags added with `+=` to the list an "nvcc" key takes are
+        # that one list, reported at the key (label ruling (L29): flag-building statements are not labels)
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\nNVCC_FLAGS = ['-O3']\nfor num in ('80', '90'):\n"
+                "    NVCC_FLAGS += ['-gencode', f'arch=compute_{num},code=sm_{num}']\nCUDAExtension(\n    'm',\n    ['k.cu'],\n"
+                "    extra_compile_args={\n        'nvcc': NVCC_FLAGS,\n    },\n)\n", count=3),
         Invalid(  # fast-hadamard-transform setup.py: `cc_flag.append(...)` statements, one finding at the first
             "from torch.utils.cpp_extension import CUDAExtension\ncc_flag = []\ncc_flag.append('-gencode')\n"
             "cc_flag.append('arch=compute_80,code=sm_80')\nif new:\n    cc_flag.append('-gencode')\n"
@@ -600,6 +611,8 @@ class CudaExtension(Rule):
 
     def _builds(self, ctx, reported):
         if ctx.kind == "launcher":
+            if is_makefile(ctx.path):  # label ruling (L19): a Makefile's nvcc builds a side program, not the package
+                return
             for number, match in shell_matches(ctx.lines, _NVCC_COMMAND):
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    "nvcc compiles CUDA kernels, which cannot be built for an Ascend NPU: " + self.MESSAGE)
@@ -1148,6 +1161,13 @@ def _list_name(ctx, anchor) -> str | None:
     holder = ctx.parent(anchor)
     if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
         return holder.targets[0].id
+    # `NVCC_FLAGS += ["-gencode", f"arch=compute_{num},code=sm_{num}"]` / `flags.extend([...])`: flags added to a list
+    # (mit-han-lab/qserve kernels/setup.py); where that list is an "nvcc" key's value, the key is its one finding (L29)
+    if isinstance(holder, ast.AugAssign) and isinstance(holder.target, ast.Name) and holder.value is anchor:
+        return holder.target.id
+    if isinstance(holder, ast.Call) and isinstance(holder.func, ast.Attribute) and holder.func.attr == "extend" \
+            and isinstance(holder.func.value, ast.Name):
+        return holder.func.value.id
     if isinstance(holder, ast.Return):  # `def get_cuda_arch_flags(): return ['-gencode', ...]` called in the key's value
         function = enclosing_scope(ctx, holder)
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):

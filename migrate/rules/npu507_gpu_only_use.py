@@ -2,7 +2,7 @@ import ast
 import re
 import sys
 
-from migrate import knowledge
+from migrate import callable_aliases, knowledge
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -56,6 +56,47 @@ _GENERIC_METHODS = frozenset({
 })
 
 
+def _type_check(ctx, node) -> bool:
+    """The class tested by `isinstance(value, dr.ops.RasterizeGLContext)` / `issubclass(...)`, alone or in a tuple:
+    no package code runs there, the line stays as written (set 24b's rule 24b-14, 25b-8: not a call, construction or
+    base class)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple):
+        node, parent = parent, ctx.parent(parent)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
+        and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
+
+
+def _annotation(ctx, node) -> bool:
+    """A name inside a type annotation (`self.attn_bias: Optional[AttentionBias] = None`, `def f(x: dr.RasterizeGLContext)`,
+    `-> xops.AttentionBias`): a hint, no package code runs there (as for a type check, `_type_check`); the import that
+    brings the name in is the line to change."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.arg) and parent.annotation is child:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return (isinstance(parent, ast.AnnAssign) and parent.annotation is child) or (
+        isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is child)
+
+
+def _constant_argument(ctx, node, qual: str) -> bool:
+    """A package constant handed to a call (`device.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`: an enum
+    member named in capitals): no package code runs at the read; the call it is given to is the use when it is the
+    package's, a method call on the package's object is not (L12; set 25b's rule 25b-16)."""
+    last = qual.rsplit(".", 1)[-1]
+    parent = ctx.parent(node)
+    return len(last) > 1 and last.isupper() and isinstance(parent, (ast.Call, ast.keyword)) and getattr(parent, "func", None) is not node
+
+
+def _plugin_kept(qual: str, entry) -> bool:
+    """A name of the package's public API that its Ascend backend plugin runs as written (`npu_plugin`, `plugin_api`:
+    `vllm.LLM`, `vllm.SamplingParams`, `LLMEngine.from_engine_args` with vllm-ascend installed): the import is the line
+    that changes (label ruling (L25), 25b-14); the package's internals (`vllm.model_executor.layers.linear.LinearBase`
+    patched, `vllm.worker.worker.Worker`) are not that API and stay reported."""
+    return bool(entry.npu_plugin) and any(part in entry.plugin_api for part in qual.split(".")[1:])
+
+
 def _owned_elsewhere(qual: str) -> bool:
     """apex.amp uses are NPU404's (one finding per construct)."""
     return qual == "apex.amp" or qual.startswith("apex.amp.")
@@ -102,13 +143,19 @@ class GpuOnlyUse(Rule):
     exceptions, `triton.KernelInterface`; also under a module-level alias) are not reported: they go with
     the kernel they serve; a launch is a subscripted call of a kernel defined in the file (also through a
     name bound to a choice of kernels, `fx = a if c else b`), or of a name containing `kernel` in a file
-    that imports triton. Entries whose status is `works`
+    that imports triton. A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
+    or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
+    is reported at the binding and at each call through it (migrate/callable_aliases.py). Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
-    (numba's CPU JIT) are not reported, nor module metadata (`bnb.__version__`), nor an enum member or constant
-    read as a value (`te_recipe.Format.HYBRID` handed to the recipe it configures: that construction is the use), nor
-    are availability probes (`bnb is not None`, `if xops:`), type checks (`isinstance(m, bnb.nn.Linear4bit)`: the
-    construction is the use), the fallback assignment in
+    (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
+    (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
+    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25)),
+    nor module metadata (`bnb.__version__`), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    handed to the recipe it configures: that construction is the use), nor a class named in a type check
+    (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
+    or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`): no package code runs
+    there, nor are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
@@ -207,6 +254,26 @@ class GpuOnlyUse(Rule):
         # there, not the GPU-only import of the same name in another method
         Invalid("class Engine:\n    def a(self):\n        from .worker import Worker\n        self.w = Worker(1)\n"
                 "    def b(self):\n        from vllm.worker.worker import Worker\n        return Worker(2)\n", count=1),
+        # vLLM's public API runs as written under its Ascend backend plugin (vllm-ascend; label ruling (L25), 25b-14): the
+        # import is reported (NPU501), `LLMEngine.from_engine_args(EngineArgs(...))` and `SamplingParams(...)` are not; an
+        # internal registry patched is
+        Invalid("def run(cfg):\n    import vllm\n    from vllm import EngineArgs, LLMEngine, SamplingParams\n"
+                "    vllm.transformers_utils.config._CONFIG_REGISTRY['llama'] = cfg\n"
+                "    engine = LLMEngine.from_engine_args(EngineArgs(model='m', load_format='dummy'))\n"
+                "    return engine, SamplingParams(n=1, max_tokens=8)\n", count=1),
+        # a type check runs none of the package's code (rules 24b-14, 25b-8): the construction only
+        Invalid("import nvdiffrast.torch as dr\ndef save(objs):\n    ctx = dr.RasterizeGLContext()\n"
+                "    return [o for o in objs if not isinstance(o, (dr.ops.RasterizeGLContext, dr.RasterizeCudaContext))]\n",
+                count=1),
+        # annotations name the package's classes without running them (mit-han-lab/qserve qserve/utils/input_metadata.py):
+        # the import only (an NPU501 finding), not the hints
+        Invalid("from typing import Optional\nimport xformers.ops as xops\nclass Meta:\n"
+                "    def __init__(self, bias: Optional[xops.AttentionBias] = None) -> 'xops.AttentionBias':\n"
+                "        self.attn_bias: Optional[xops.AttentionBias] = bias\n"
+                "        self.mask = xops.LowerTriangularMask()\n", count=1),
+        # a package constant handed to a call runs nothing (Atom's python-api.ipynb, rule 25b-16): the construction only
+        Invalid("import pycuda.driver as cuda\ndef l2_size():\n    dev = cuda.Device(0)\n"
+                "    return dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)\n", count=1),
         Invalid("import GPUtil\nids = GPUtil.getAvailable(order='first', limit=10, maxMemory=0.5)", count=1),  # 2d-gaussian-splatting nerf_eval.py
         # quip-sharp lib/utils/matmul_had.py: Dao-AILab's CUDA-only Hadamard transform
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
@@ -237,6 +304,10 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
         Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
+        # a local picked from a literal dict of a GPU-only package's ops, then called (label rule 25b-13): 2 + 1
+        Invalid("import torch_int\nclass Linear:\n    def forward(self, x):\n        f = {\n"
+                "            'int8': torch_int._CUDA.linear_a8_w8_b8_o8,\n            'fp32': torch_int._CUDA.linear_a8_w8_bfp32_ofp32,\n"
+                "        }[self.out_dtype]\n        return f(x, self.weight)\n", count=3),
         # Qwen run_gptq.py: the construction from the package's class is the line that changes, not each method
         # of the object it built (label rule (L12): text-generation-webui's `model.load(split)` after
         # `ExLlamaV2(config)`, ChatTTS's `self.cache_engine.swap_in(...)` after vllm's `CacheEngine(...)`)
@@ -323,14 +394,16 @@ class GpuOnlyUse(Rule):
         optional = fallback_guarded_names(ctx)
         for node, qual in chain_tops(ctx):
             key = match_package(qual, table)
-            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table):
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table) \
+                    or _plugin_kept(qual, table[key]):
                 continue
             if key == TRITON and _triton_host_helper(qual):
                 continue
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or _feature_probe(ctx, node) or _type_check(ctx, node) or _constant_value(ctx, node):
+                    or _feature_probe(ctx, node) or _type_check(ctx, node) or _annotation(ctx, node) \
+                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
@@ -373,25 +446,24 @@ class GpuOnlyUse(Rule):
                                     f"Triton kernel `{function.name}`, an autotuner of its own)")
 
     def _alias_calls(self, ctx, table):
-        """Calls through a module-level alias of a GPU-only function
-        (`xformers_attention = xformers.ops.fmha.memory_efficient_attention`; `xformers_attention(q, k, v)`):
-        the alias line is reported above, each call here."""
-        aliases: dict[str, str] = {}
-        for statement in ctx.tree.body:
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
-                    and isinstance(statement.value, (ast.Attribute, ast.Name)):
-                qual = ctx.qualname(statement.value)
-                key = match_package(qual, table) if qual else None
-                if key is not None and reported(table[key]) and not _owned_elsewhere(qual) \
-                        and not (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
-                    aliases[statement.targets[0].id] = qual
-        if not aliases:
-            return
-        for call in ctx.nodes.get(ast.Call, ()):
-            func = call.func
-            if isinstance(func, ast.Name) and func.id in aliases and ctx.qualname(func) is None and not shadowed(ctx, func):
-                qual = aliases[func.id]
-                yield self._finding(ctx, call, qual, match_package(qual, table), table)
+        """Calls through an alias of a GPU-only function, module-level
+        (`xformers_attention = xformers.ops.fmha.memory_efficient_attention`; `xformers_attention(q, k, v)`) or a
+        function's local, also picked from a literal dict of them (`f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8,
+        ...}[self.out_dtype]`; `return f(x, w)`, label rule 25b-13): the alias line is reported above, each call here
+        (migrate/callable_aliases.py)."""
+        def resolve(node):
+            qual = ctx.qualname(node)
+            key = match_package(qual, table) if qual else None
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) or _plugin_kept(qual, table[key]) \
+                    or (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
+                return None
+            return qual
+
+        aliases = callable_aliases.callable_aliases(ctx, resolve)
+        for found in callable_aliases.alias_calls(ctx, aliases):
+            if ctx.qualname(found.call.func) is None:
+                qual = found.alias.keys[0]
+                yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
@@ -405,7 +477,7 @@ class GpuOnlyUse(Rule):
         one of its constructor methods."""
         qual = ctx.qualname(node)
         key = match_package(qual, table) if qual else None
-        if key is None or not reported(table[key]) or _owned_elsewhere(qual):
+        if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _plugin_kept(qual, table[key]):
             return None
         parts = qual.split(".")
         # an object of the package's classes: `FlashSelfAttention(...)`, `AutoGPTQForCausalLM.from_pretrained(...)`;
@@ -714,16 +786,6 @@ def _feature_probe(ctx, node) -> bool:
     if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args and parent.args[0] is node):
         return False
     return (parent.func.id == "hasattr" and len(parent.args) == 2) or (parent.func.id == "getattr" and len(parent.args) == 3)
-
-
-def _type_check(ctx, node) -> bool:
-    """`isinstance(m, bnb.nn.Linear4bit)`, `issubclass(c, (pkg.A, pkg.B))`: the class tested against, alone or in a
-    tuple; nothing of the package runs there (label ruling (L35))."""
-    parent = ctx.parent(node)
-    if isinstance(parent, ast.Tuple):
-        node, parent = parent, ctx.parent(parent)
-    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass")
-            and len(parent.args) == 2 and parent.args[1] is node)
 
 
 def _package_decorators(ctx, function, table) -> set[str]:

@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import called_kernels, cpu_fallbacks, deps, kernel_values, knowledge, repo_index
+from migrate import callable_aliases, called_kernels, cpu_fallbacks, deps, kernel_values, knowledge, repo_index
 from migrate.called_kernels import CALLED
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
@@ -213,11 +213,13 @@ class CustomExtensionUse(Rule):
     `def _make_lazy_cuda_func(name): ... getattr(torch.ops.ns, name)`, also `getattr(_C, part)`), and each
     construction through a class alias `X = torch.classes.ns.X`, and each call through a name bound to an accessor's
     result (`Cls = _make_lazy_cuda_cls("X")` then `Cls(...)`, `Cls.create(...)`; `cls._cuda_cls = ...` then
-    `cls._cuda_cls()` in the class), also of a local alias of an op (`func = ext.op` ... `func(...)`)
-    (migrate/called_kernels.py; a test folder whose
+    `cls._cuda_cls()` in the class) (migrate/called_kernels.py; a test folder whose
     conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
     f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing, nor does a test under an unconditional
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
+    call through a name bound only to ops of the extension, in a function or at module level (`f =
+    punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
+    line is a use of the op; migrate/callable_aliases.py); so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
     the module variable it was stored in), each call of an accessor defined in another module (a function returning
     the extension, also one that JIT-builds it: `return jit.load(name=params.name, ...)` defines the extension
@@ -284,6 +286,12 @@ class CustomExtensionUse(Rule):
                 "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
                 "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
                 "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
+        # a wrapper binding the op to a short local name before calling it (label rule 25b-13): the binding and each
+        # call after it; a name also bound to something else (`g`) is no alias, and a parameter `f` is not the local
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pk._kernels', ['k.cu'])\n"
+                "import pk._kernels\ndef add_lora(y, x, wa, wb):\n    f = pk._kernels.dispatch_bgmv\n    f(y, x, wa)\n"
+                "    f(y, x, wb)\ndef other(y, x, f):\n    f(y, x)\ndef pick(x, fast):\n    g = pk._kernels.fast_op\n"
+                "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=5),
         # a test replacing an op of the namespace with a mock: `patch.object(torch.ops.ns, "op")` calls nothing
         Invalid("import torch\nfrom unittest.mock import patch\nlib = torch.library.Library('rops', 'DEF')\n"
                 "def test_fallback(x):\n    with patch.object(torch.ops.rops, 'render') as mocked:\n"
@@ -452,12 +460,11 @@ class CustomExtensionUse(Rule):
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
-                if isinstance(parent, ast.Assign) and parent.value is node and qual != module:
-                    accessor_calls[id(node)] = index.modules[module]  # `func = ext.op` ... `func(...)`: read on
                 if isinstance(parent, ast.Call) and parent.func is node and isinstance(node, ast.Attribute) \
                         and _CONSTRUCTOR.match(node.attr):
                     op_calls[id(parent)] = index.modules[module]
         yield from self._object_calls(ctx, op_calls)
+        yield from self._op_alias_calls(ctx, index)
         yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index, accessor_calls)
@@ -468,6 +475,27 @@ class CustomExtensionUse(Rule):
         if ctx.path.endswith("__init__.py") and "*" in ctx.source:
             yield from self._self_import_ops(ctx, index)
         yield from self._exec_strings(ctx, index)
+
+    def _op_alias_calls(self, ctx, index):
+        """`f = punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)` (label rule 25b-13): each call through a name
+        bound only to ops of the extension (or to a literal dict of them indexed on the spot) calls the op; the binding
+        line is reported by the chain pass (migrate/callable_aliases.py)."""
+        def resolve(node):
+            qual = ctx.qualname(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
+            if qual is None or shadowed(ctx, node):
+                return None
+            parts = qual.split(".")
+            if parts[:2] == ["torch", "ops"] and len(parts) == 4 and parts[2] in index.namespaces:
+                return (qual, index.namespaces[parts[2]])
+            module = index.module_for(qual)
+            if module is None or qual == module or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, *kernel_values.ACCESSORS):
+                return None
+            return (qual, index.modules[module])
+
+        aliases = callable_aliases.callable_aliases(ctx, resolve)
+        for found in callable_aliases.alias_calls(ctx, aliases):
+            qual, definition = found.alias.keys[0]
+            yield self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}", definition)
 
     def _exec_strings(self, ctx, index):
         """`kernel_name = f"qtip_kernels.decompress_{bits}"` pasted into code the file runs with `exec(f"... {kernel_name}(out, x)")`:

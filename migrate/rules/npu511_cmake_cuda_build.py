@@ -21,7 +21,17 @@ _CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
 # not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
 _DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
 # (or one switching a GPU path on, `-DUSE_GPU`, `WARPRNNT_ENABLE_GPU`: NPU505's macros in a setup.py)
-_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*)(?:=(\w*))?$")
+# (a value may be a variable: `-DCUDA_ARCH=${CUDA_ARCH}`)
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*)(?:=(\S*))?$")
+# CMake's CUDA-language settings, which CMake turns into nvcc options: the GPU architectures (`--generate-code`,
+# https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_ARCHITECTURES.html), the CUDA dialect (`-std=c++17`,
+# https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_STANDARD.html) and relocatable device code (`-rdc=true`,
+# https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_SEPARABLE_COMPILATION.html), set for the project
+# (`set(CMAKE_CUDA_ARCHITECTURES 86)`) or on a target (`set_target_properties(t PROPERTIES CUDA_STANDARD 17)`): nvcc flag
+# settings, one finding at the line naming the setting
+_CUDA_SETTING = r"CUDA_(?:ARCHITECTURES|STANDARD|SEPARABLE_COMPILATION)\b"
+_CUDA_SETTINGS = re.compile(rf"\bset\s*\(\s*CMAKE_{_CUDA_SETTING}|\b(?:set_target_properties|set_property)\s*\([^)]*?\b{_CUDA_SETTING}",
+                            re.I)
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
 # per-target options without a generator expression that only nvcc understands (NVIDIA's nvcc manual,
 # https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ "Command Option Summary": -lineinfo, --expt-extended-lambda,
@@ -47,12 +57,17 @@ class CmakeCudaBuild(Rule):
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
     CUDA project, not in the ELSE branch of `if(WITH_GPU)`: the targets `repo_index.cmake_defs` links Python
-    imports to; a name given through `${VAR}` is read from its `set`) and, inside a target
+    imports to; a name given through `${VAR}` is read from its `set`, a program's sources also through a `foreach`
+    variable; not a C++ `add_library` beside FindCUDA's `find_package(CUDA)` alone, which nvcc does not compile) and,
+    inside a target
     written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
     `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
     a `.cu` pattern (quoted or not), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
     has not written that list yet, or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
-    write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line) and each compile definition naming CUDA
+    write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line; CMake's CUDA-language settings that
+    become nvcc options, `set(CMAKE_CUDA_ARCHITECTURES 86)` / `CMAKE_CUDA_STANDARD` / `CMAKE_CUDA_SEPARABLE_COMPILATION`
+    and the target properties `CUDA_ARCHITECTURES` / `CUDA_STANDARD` / `CUDA_SEPARABLE_COMPILATION`) and each compile
+    definition naming CUDA (also with a variable's value, `-DCUDA_ARCH=${CUDA_ARCH}`)
     or switching a GPU path on (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`,
     `-DUSE_GPU`; not `-DNO_CUDA`,
     `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
@@ -127,6 +142,18 @@ class CmakeCudaBuild(Rule):
         Invalid("set(srcs\n  mi_cpu.cu\n)\nif(NOT WITH_CUDA)\n  transform(OUTPUT_VARIABLE srcs SRCS ${srcs})\nelse()\n"
                 "  list(APPEND srcs mi_cuda.cu)\nendif()\nadd_library(mi_core ${srcs})\n", kind="cpp-source",
                 filename="CMakeLists.txt", count=3),
+        # CMake's CUDA-language settings (architectures, dialect) for the project and on a target, and a CUDA macro whose
+        # value is a variable; programs built in a `foreach` over a list of `.cu` sources (the name computed in the loop)
+        Invalid("project(k CUDA CXX)\nset(CMAKE_CXX_STANDARD 17)\nset(CMAKE_CUDA_STANDARD 17)\nset(CMAKE_CUDA_ARCHITECTURES 86)\n"
+                "set(CUDA_ARCH 890)\nadd_definitions(-DCUDA_ARCH=${CUDA_ARCH})\nset(bench_srcs\n    sgmv.cu\n)\n"
+                "foreach(bench_src IN LISTS bench_srcs)\n  get_filename_component(bench_name \"${bench_src}\" NAME_WLE)\n"
+                "  add_executable(${bench_name} \"${bench_src}\")\n"
+                "  set_target_properties(${bench_name} PROPERTIES CXX_STANDARD 17)\n"
+                "  set_target_properties(${bench_name} PROPERTIES CUDA_STANDARD 17)\nendforeach()\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=7),
+        # a C++ library beside FindCUDA (no CUDA language): the C++ compiler builds it; `find_package(CUDA)` is the line
+        Invalid("project(ft LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\nadd_library(ft SHARED ft_llama.cc)\n"
+                "target_link_libraries(ft PUBLIC -lcublas -lcudart)\n", kind="cpp-source", filename="CMakeLists.txt", count=1),
     ]
 
     def check(self, ctx):
@@ -145,7 +172,7 @@ class CmakeCudaBuild(Rule):
                 if ".cu" in text and any(w.strip('"').endswith((".cu", ".cuh")) for w in text.split()):
                     globbed.add(first + offset)
                     yield self.finding(ctx, self._span(lines, first + offset), "globs CUDA sources: " + self.MESSAGE)
-        for target in cmake_defs(ctx.path, ctx.source, programs=True):
+        for target in cmake_defs(ctx.path, ctx.source, programs=True, compiled=True):
             yield self.finding(ctx, self._span(lines, target.line), f"builds `{target.name}` with CUDA: " + self.MESSAGE)
             start, seen = target.line, {target.line}
             for source in target.why.split():
@@ -188,6 +215,9 @@ class CmakeCudaBuild(Rule):
         for match in _CUDA_OPTIONS.finditer(code):
             number = code.count("\n", 0, match.start()) + 1
             yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc flags for CUDA sources: " + self.MESSAGE)
+        for match in _CUDA_SETTINGS.finditer(code):
+            number = code.count("\n", 0, match.end()) + 1
+            yield self.finding(ctx, self._span(ctx.lines, number), "sets a CUDA-language option of nvcc: " + self.MESSAGE)
         for match in _TARGET_OPTIONS.finditer(code):
             if "$<" not in match.group(1) and any(_NVCC_ONLY.match(w.strip('"')) for w in match.group(1).split()):
                 number = code.count("\n", 0, match.start()) + 1

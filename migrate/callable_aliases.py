@@ -1,0 +1,124 @@
+"""Names bound to a callable that a rule reports, called later through the name (NPU507, NPU508).
+
+A wrapper module often picks the compiled op into a short name before calling it:
+
+    def bgmv(y, x, w, idx, layer, scale):
+        f = punica.ops._kernels.dispatch_bgmv       # the alias: the op is named here
+        f(y, x, w, idx, layer, scale)               # the call: the op runs here
+
+    def forward(self, x):
+        f = {"int8": torch_int._CUDA.linear_i8, "fp32": torch_int._CUDA.linear_f32}[self.out_dtype]
+        return f(x, self.weight)
+
+Both lines change when the op is ported (label rule 25b-13, like 24b-9's accessors): the binding line is a
+use of the chain (reported by the rule's chain pass) and each call of the name is a call of the op. An alias is
+a name assigned, in one scope (a function, or the module), only chains the rule resolves (`resolve(node)`
+returns a key for the chain, None otherwise), either directly or as a literal dict of them indexed right away.
+A function's alias is called in that function at or after its first binding line; a module-level alias is
+called anywhere its name is not a parameter or local of the calling function. A name also bound to something
+else in the same scope is no alias (the call may run either)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from migrate.rules._device_helpers import shadowed
+
+
+@dataclass(frozen=True)
+class CallableAlias:
+    name: str
+    scope: int | None  # id() of the function binding the name; None: module level
+    line: int  # the first line binding it
+    keys: tuple  # what `resolve` returned for each chain the name may hold, in source order
+
+
+@dataclass(frozen=True)
+class AliasCall:
+    call: ast.Call
+    alias: CallableAlias
+
+
+def _chains(value: ast.expr) -> list[ast.expr] | None:
+    """The chains a bound value may be: the value itself, or every value of a literal dict indexed on the spot."""
+    if isinstance(value, (ast.Attribute, ast.Name)):
+        return [value]
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Dict) and value.value.values \
+            and None not in value.value.keys:  # no `**other` spread: every value is written here
+        values = list(value.value.values)
+        return values if all(isinstance(v, (ast.Attribute, ast.Name)) for v in values) else None
+    return None
+
+
+def _scope(ctx, node):
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return parent
+        if isinstance(parent, ast.ClassDef):
+            return parent  # a class body's names are not the module's nor a method's
+        parent = ctx.parent(parent)
+    return None
+
+
+def callable_aliases(ctx, resolve) -> dict[tuple[int | None, str], CallableAlias]:
+    """(scope id, name) -> alias, for every name all of whose bindings in its scope are resolved chains."""
+    found: dict[tuple[int | None, str], CallableAlias] = {}
+    other: set[tuple[int | None, str]] = set()  # bound to something else too
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        targets = [t for t in statement.targets if isinstance(t, ast.Name)]
+        if len(targets) != 1 or len(statement.targets) != 1:
+            continue
+        scope = _scope(ctx, statement)
+        if isinstance(scope, (ast.ClassDef, ast.Lambda)):
+            continue
+        key = (id(scope) if scope is not None else None, targets[0].id)
+        chains = _chains(statement.value)
+        keys = [resolve(c) for c in chains] if chains else []
+        if not keys or any(k is None for k in keys):
+            other.add(key)
+            continue
+        known = found.get(key)
+        line = min(known.line, statement.lineno) if known else statement.lineno
+        found[key] = CallableAlias(targets[0].id, key[0], line, (*(known.keys if known else ()), *keys))
+    if not found:
+        return {}
+    # any other binding of the name in its scope (a loop target, `with ... as f`, an augmented assignment, a parameter)
+    for node in ctx.nodes.get(ast.Name, ()):
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(node), ast.Assign):
+            scope = _scope(ctx, node)
+            other.add((id(scope) if scope is not None else None, node.id))
+    for (scope, name) in list(found):
+        if (scope, name) in other:
+            del found[(scope, name)]
+    if any(scope is not None for scope, _ in found):
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for function in ctx.nodes.get(kind, ()):
+                args = function.args
+                names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+                for name in names:
+                    found.pop((id(function), name), None)
+    return found
+
+
+def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:
+    """Each call `name(...)` through an alias of `callable_aliases`."""
+    if not aliases:
+        return []
+    names = {name for _, name in aliases}
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        func = call.func
+        if not isinstance(func, ast.Name) or func.id not in names:
+            continue
+        scope = _scope(ctx, call)
+        alias = aliases.get((id(scope), func.id)) if scope is not None else None
+        if alias is not None:
+            if call.lineno >= alias.line:
+                out.append(AliasCall(call, alias))
+            continue
+        alias = aliases.get((None, func.id))
+        if alias is not None and not shadowed(ctx, func):
+            out.append(AliasCall(call, alias))
+    return out
