@@ -556,6 +556,7 @@ def scan(
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
+    results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt

@@ -120,6 +120,60 @@ def _vendored_checkouts(paths, package_dirs, roots) -> dict[str, set[str]]:
     return out
 
 
+# a file that builds or is built: what a vendored checkout's folder holds when it is part of the copy's build
+_BUILD_FILES = frozenset({"setup.py", "CMakeLists.txt"})
+_KERNEL_SOURCES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
+# the GPU-only dependency family: what such a folder exercises is the upstream's own package and its own test stack
+_DEPENDENCY_FAMILY = "NPU5"
+
+
+def vendored_side_folders(paths) -> frozenset[str]:
+    """The folders of a vendored checkout (see _vendored_checkouts) beside its package that neither build nor hold
+    kernel sources: its tests/, benchmarks/, its own example trainer (flash-attention's training/), docs. They are
+    the upstream's own exercise of the package it ships (label ruling (L24)): the repository that copied the
+    checkout runs the package and its build, not these folders, so what they import from OTHER GPU-only packages
+    (apex.transformer in flash-attention's parallel tests, gpustat in its trainer's Dockerfile) is no work item of
+    the port either. A folder below the checkout holding a setup.py, a CMakeLists.txt or a C/C++/CUDA source
+    (flash-attention's csrc/) stays: it is part of the copy's build."""
+    paths = [os.path.normpath(p) for p in paths]
+    package_dirs = {os.path.dirname(p) for p in paths if os.path.basename(p) == "__init__.py"}
+    checkouts = _vendored_checkouts(paths, package_dirs, _roots())
+    if not checkouts:
+        return frozenset()
+    folders: dict[str, bool] = {}  # checkout/<top folder> -> holds a build or kernel source
+    for path in paths:
+        for checkout, packages in checkouts.items():
+            if not path.startswith(checkout + os.sep):
+                continue
+            rest = path[len(checkout) + 1:].split(os.sep)
+            if len(rest) < 2 or rest[0] in packages:
+                continue
+            folder = os.path.join(checkout, rest[0])
+            base = rest[-1]
+            builds = base in _BUILD_FILES or base.endswith(_KERNEL_SOURCES)
+            folders[folder] = folders.get(folder, False) or builds
+    return frozenset(folder for folder, builds in folders.items() if not builds)
+
+
+def drop_vendored_side_folders(results: list[FileResult]) -> list[FileResult]:
+    """No GPU-only dependency finding (NPU5xx) in a vendored checkout's tests, benchmarks or example trainer."""
+    if not any(f.code.startswith(_DEPENDENCY_FAMILY) for r in results for f in r.findings):
+        return results
+    folders = vendored_side_folders([r.path for r in results])
+    if not folders:
+        return results
+    out = []
+    for result in results:
+        path = os.path.normpath(result.path)
+        if not any(path.startswith(folder + os.sep) for folder in folders):
+            out.append(result)
+            continue
+        kept = tuple(f for f in result.findings if not f.code.startswith(_DEPENDENCY_FAMILY))
+        out.append(result if len(kept) == len(result.findings) else
+                   FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
+    return out
+
+
 def _src_layout(directory: str) -> bool:
     """`<checkout>/src/<package>/`: the src layout names the package directory itself."""
     return os.path.basename(os.path.dirname(directory)) == "src"

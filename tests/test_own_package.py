@@ -374,3 +374,32 @@ def test_a_notebook_installing_the_checkout_s_own_package_is_no_dependency_but_a
     for checkout, lines in (("own", [2]), ("user", [1, 2])):
         result = scan([str(tmp_path / checkout)], use_cache=False, torch_npu_version=NEWEST)
         assert sorted(f.line for f in result.findings if f.code == "NPU502") == lines, checkout
+
+
+def test_a_vendored_checkouts_tests_and_trainer_report_no_gpu_only_dependency_but_its_build_does(tmp_path):
+    # a repository vendoring a flash-attention-like checkout (setup.py + the package + csrc/ with CUDA sources and its
+    # own setup.py, tests/ and an example trainer training/): ruling (L24), the copy's tests and trainer are the
+    # upstream's own exercise of it, so what they import from another GPU-only package (apex) is no work item; the
+    # package's own use of apex and the repository's own code still report it
+    checkout = tmp_path / "examples" / "attn"
+    (checkout / "flash_attn").mkdir(parents=True)
+    (checkout / "flash_attn" / "__init__.py").write_text("")
+    use = "from apex.transformer import parallel_state\nparallel_state.initialize_model_parallel(2)\n"
+    (checkout / "flash_attn" / "fused.py").write_text(use)
+    (checkout / "setup.py").write_text("from setuptools import setup\nsetup(name='flash_attn')\n")
+    (checkout / "csrc" / "rotary").mkdir(parents=True)
+    (checkout / "csrc" / "rotary" / "rotary.cu").write_text("__global__ void k(float* x) { x[0] = 1.f; }\n")
+    (checkout / "csrc" / "rotary" / "helper.py").write_text(use)
+    for folder in ("tests/modules", "training/src"):
+        (checkout / folder).mkdir(parents=True)
+        (checkout / folder / "test_parallel.py").write_text(use)
+    (tmp_path / "train.py").write_text(use)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+
+    def apex_lines(path):
+        return sorted((f.code, f.line) for f in result.findings if f.path == str(path) and f.code in ("NPU501", "NPU507"))
+    for folder in ("tests/modules", "training/src"):
+        assert apex_lines(checkout / folder / "test_parallel.py") == []
+    assert apex_lines(checkout / "flash_attn" / "fused.py") == [("NPU501", 1), ("NPU507", 2)]
+    assert apex_lines(checkout / "csrc" / "rotary" / "helper.py") == [("NPU501", 1), ("NPU507", 2)]
+    assert apex_lines(tmp_path / "train.py") == [("NPU501", 1), ("NPU507", 2)]
