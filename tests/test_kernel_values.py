@@ -1112,6 +1112,7 @@ FLAG_LISTS = (
     "ext = CUDAExtension('m', [\n    'm.cpp',\n    'k.cu',\n], extra_compile_args={'cxx': [],\n"  # 16-19
     "    'nvcc': ['-O3', '-gencode', 'arch=compute_80,code=sm_80']})\n"  # 20
     "args = {'cxx': [], 'nvcc': threads([\n    '--expt-relaxed-constexpr',\n]) + nvcc_args}\n"  # 21-23
+    "cc = flags()\n"  # 24: the helper runs (a setup.py helper nothing calls reads no CUDA_HOME)
 )
 
 

@@ -1,4 +1,5 @@
 import ast
+import os
 import re
 import sys
 
@@ -101,7 +102,7 @@ def _decides_a_raise(ctx, call) -> bool:
     statement = call
     while statement is not None and not isinstance(statement, ast.stmt):
         statement = ctx.parent(statement)
-    if statement is None:
+    if statement is None or _called_nowhere(ctx, call):  # a helper nothing calls decides nothing
         return False
     if isinstance(statement, ast.If) and any(sub is call for sub in ast.walk(statement.test)):
         return any(isinstance(sub, ast.Raise) for sub in ast.walk(statement))
@@ -113,6 +114,52 @@ def _decides_a_raise(ctx, call) -> bool:
     after = block[next(k for k, s in enumerate(block) if s is statement) + 1:]
     return any(isinstance(node, ast.If) and any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node.test))
                and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)) for node in after)
+
+
+def _called_nowhere(ctx, node) -> bool:
+    """`node` sits in a top-level function of a setup.py that nothing in the file calls or names (flash-attention's
+    csrc/*/setup.py keep apex's `check_cuda_torch_binary_vs_bare_metal` but never call it; SageAttention's
+    sageattention3_blackwell/setup.py keeps `check_if_cuda_home_none` uncalled): the script runs, nothing imports
+    it, so the function never executes. In another module a function may be called from elsewhere: not decided here."""
+    if os.path.basename(ctx.path or "") != "setup.py":
+        return False
+    function = ctx.parent(node)
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        function = ctx.parent(function)
+    if function is None or not isinstance(ctx.parent(function), ast.Module):
+        return False
+    name = function.name
+    return not any(n.id == name for n in ctx.nodes.get(ast.Name, ())) and not any(
+        n.attr == name for n in ctx.nodes.get(ast.Attribute, ()))
+
+
+def _requirement_checks(ctx, call) -> list:
+    """The `if` statements that ARE the version requirement a probe call decides (`_decides_a_raise`): after the
+    statement binding the call's result, in its block, an `if` raising directly in its body whose test compares
+    only the bound names (`if nvcc_cuda_version < Version("12.0"): raise ...`, `if int(major) < 11: raise ...`).
+    An `if` that also asks about the GPU architectures (`... and any(cc.startswith("8.9") ...)`) or raises only
+    under a nested `if` picks or validates architectures: not the toolkit's requirement (label ruling (L14))."""
+    statement = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    if statement is None or not isinstance(statement, ast.Assign):
+        return []
+    bound = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    block = next((b for b in (getattr(ctx.parent(statement), f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(s is statement for s in b)), None)
+    if not bound or block is None:
+        return []
+    out = []
+    for node in block[next(k for k, s in enumerate(block) if s is statement) + 1:]:
+        if not (isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body)):
+            continue
+        test = node.test
+        called = {id(c.func) for c in ast.walk(test) if isinstance(c, ast.Call)}
+        names = [n for n in ast.walk(test) if isinstance(n, ast.Name) and id(n) not in called]
+        if any(isinstance(n, ast.Compare) for n in ast.walk(test)) and names and all(n.id in bound for n in names) \
+                and not any(isinstance(n, (ast.BoolOp, ast.GeneratorExp, ast.ListComp, ast.Attribute)) for n in ast.walk(test)):
+            out.append(node)
+    return out
 
 
 def _probed(ctx, node) -> bool:
@@ -193,7 +240,7 @@ class CudaExtension(Rule):
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
@@ -244,6 +291,18 @@ class CudaExtension(Rule):
     TRIGGERS = ("cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'")
     VALID = [
+        # a raising check in a helper nothing calls decides nothing: the probe only picks flags (label ruling (L14))
+        Valid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+              "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V']).split()\n"
+              "def check_binary_vs_bare_metal(cuda_dir):\n    major = cuda_version(cuda_dir)[0]\n"
+              "    if major != '11':\n        raise RuntimeError('mismatch')\n"
+              "def threads(args):\n    major = cuda_version(CUDA_HOME)[0]\n    return args + ['--threads', '4'] if major >= '11' else args\n",
+              filename="setup.py"),
+        # a setup.py helper testing CUDA_HOME that nothing calls never runs
+        Valid("import warnings\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+              "def check_if_cuda_home_none(option):\n    if CUDA_HOME is not None:\n        return\n"
+              "    warnings.warn(f'{option} was requested, but nvcc was not found')\n"
+              "ext = CppExtension('m', ['m.cpp'])\n", filename="setup.py"),
         "from torch.utils.cpp_extension import CppExtension, BuildExtension\next = CppExtension('m', ['m.cpp'])",
         # pytorch/torchchat torchchat/utils/quantize.py:992-994: a local name bound to an Apple Metal (.dylib) library
         "import torch\ndef load(build):\n    libname = 'libtorchao_ops_mps_aten.dylib'\n"
@@ -383,7 +442,18 @@ class CudaExtension(Rule):
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n"
-                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=2),
+                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=3),
+        # the requirement's own `if` too (qserve / SageAttention setup.py: `if nvcc_cuda_version < Version("12.0"): raise`),
+        # not a later check that also asks about the architectures; and a raising check in a helper nothing calls
+        # (flash-attention's csrc/*/setup.py keep apex's check_cuda_torch_binary_vs_bare_metal) makes the probe no
+        # requirement: it only picks flags (the probe, CUDA_HOME handed to it: none)
+        Invalid("import subprocess\nfrom packaging.version import Version\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
+                "def nvcc_version(cuda_dir):\n    out = subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
+                "    return Version(out.split()[-1])\n"
+                "nvcc_cuda_version = nvcc_version(CUDA_HOME)\nif nvcc_cuda_version < Version('12.0'):\n"
+                "    raise RuntimeError('CUDA 12.0 or higher is required')\n"
+                "if nvcc_cuda_version < Version('12.4') and any(cc.startswith('8.9') for cc in caps):\n"
+                "    raise RuntimeError('CUDA 12.4 is required for 8.9')\n", count=3),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
@@ -839,13 +909,24 @@ class CudaExtension(Rule):
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
-                        and not _probed(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
+                        and not _probed(ctx, node) and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,
                         "`CUDA_HOME` (the CUDA toolkit) is None on an Ascend host: a build or check that needs it "
                         "fails there; the Ascend toolkit is ASCEND_HOME_PATH, and the kernels must be ported to Ascend C",
                     )
+                    parent = ctx.parent(node)
+                    if isinstance(parent, ast.Call) and node in parent.args:  # the requirement the probe decides
+                        for check in _requirement_checks(ctx, parent):
+                            if id(check) not in seen:
+                                seen.add(id(check))
+                                yield self.finding(
+                                    ctx, check,
+                                    "a CUDA toolkit version requirement (nvcc's version read from `CUDA_HOME`) that "
+                                    "raises: there is no nvcc on an Ascend host, so the build stops here; drop the "
+                                    "check in the Ascend build and port the kernels to Ascend C",
+                                )
 
     @staticmethod
     def _in_gate_else(ctx, node) -> bool:
