@@ -20,7 +20,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from migrate import decollected_tests, deps, fileio, imported_kernels, linking, own_package, paired_manifests, repo_index, walk
+from migrate import (
+    decollected_tests,
+    deps,
+    fileio,
+    imported_kernels,
+    linking,
+    own_package,
+    paired_manifests,
+    repo_index,
+    requirement_checks,
+    walk,
+)
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
@@ -231,7 +242,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if known_kernels:  # the second look of migrate/imported_kernels.py: the rule reporting Triton launches, triggered or not
         active = [rule for rule in rules if rule.CODE == imported_kernels.CODE]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
-    if not active and not probes and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
+    checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
+    if not active and not probes and not checks and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         return [], [], 0
@@ -248,6 +260,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
+    if checks:
+        facts.extend(requirement_checks.option_checks(ctx))  # packages checked under an option (NPU501/507/404 elsewhere)
     if facts is not None and imported_kernels.wants_kernel_defs(text):
         facts.extend(imported_kernels.kernel_defs(ctx))  # Triton / numba.cuda kernels other modules may import and launch
     if facts is not None and reexports.wants_exports(text, searched):
@@ -555,6 +569,7 @@ def scan(
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
+    results = requirement_checks.drop_checked_uses(results, read, config.max_file_size)  # checked under an option elsewhere
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there

@@ -1374,8 +1374,10 @@ def build_index(results) -> Index:
             if kind == "submodule":  # a git submodule of a GPU-only package: an extension when it is not checked out
                 submodules.append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
-            if kind in ("flag", "triton", "localinstall"):  # an availability flag (migrate/imported_flags.py), a Triton
-                continue  # kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py): no extension
+            if kind in ("flag", "triton", "localinstall", "checked"):  # an availability flag (migrate/imported_flags.py), a
+                # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
+                # under an option (migrate/requirement_checks.py): no extension
+                continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
                 continue

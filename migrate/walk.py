@@ -178,7 +178,7 @@ class Walker:
         try:
             target = os.stat(full)
         except OSError:
-            if classify(entry.name) or not os.path.splitext(entry.name)[1]:
+            if classify(full) or not os.path.splitext(entry.name)[1]:
                 self.errors.append(link_error(full))
             return
         target_real = os.path.realpath(full)
@@ -201,7 +201,7 @@ class Walker:
         if kind is not None:
             self._note(full, f"symbolic link to {kind} ({target_real}), not read")
             return
-        if not classify(entry.name):
+        if not classify(full):
             return
         if inside:
             return  # the target is read under its own path (when it is not excluded)
@@ -212,7 +212,7 @@ class Walker:
             return
         if target_real not in self.files_read:
             self.files_read.add(target_real)
-            self.found.append((full, classify(entry.name)))
+            self.found.append((full, classify(full)))
 
     def _plain(self, entry: os.DirEntry, full: str, rel: str, mode: int, real_dir: str) -> None:
         if stat.S_ISDIR(mode):
@@ -221,7 +221,7 @@ class Walker:
             self._visit(full, rel, os.path.join(real_dir, entry.name))
             return
         if stat.S_ISREG(mode):
-            kinds = classify(entry.name)
+            kinds = classify(full)
             if kinds and not (self.respect_gitignore and self._ignored_by_git(full, False)):
                 self.found.append((full, kinds))
             return

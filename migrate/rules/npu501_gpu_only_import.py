@@ -3,6 +3,7 @@ import re
 
 from migrate import knowledge
 from migrate.findings import Category, Severity
+from migrate.requirement_checks import checked_before
 from migrate.rules.base import Invalid, Rule
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
@@ -273,6 +274,20 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
     return bool(kernels - others)
 
 
+def _type_checking_only(ctx, statement) -> bool:
+    """`if TYPE_CHECKING: from vllm import AsyncLLMEngine` (or `typing.TYPE_CHECKING`): read by type checkers only, the
+    program never runs the import (the names serve string annotations)."""
+    child, parent = statement, ctx.parent(statement)
+    while parent is not None:
+        if isinstance(parent, ast.If) and any(child is s for s in parent.body):
+            test = parent.test
+            if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+                    isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
 def optional_import(ctx, statement, package: str) -> bool:
     """`statement` imports `package` on a path the program does without: under `if
     is_<pkg>_available():`, or in a `try:` whose ImportError handler binds a fallback. Never the import of a
@@ -280,6 +295,10 @@ def optional_import(ctx, statement, package: str) -> bool:
     if own_kernels_without_fallback(ctx, package):
         return False
     if availability_guard(ctx, statement) is not None or _npu_fallback_handler(ctx, statement):
+        return True
+    if checked_before(ctx, statement, package):  # `check_version("liger-kernel", mandatory=True)` in the function
+        return True
+    if _type_checking_only(ctx, statement):
         return True
     attempt = guarding_try(ctx, statement)
     if attempt is None:
@@ -411,7 +430,10 @@ class GpuOnlyImport(Rule):
     when its `else:` raises, or in a function that leaves early without the package (`if not
     is_transformer_engine_available(): raise ImportError(...)` / `return False`, anywhere in the import's block or
     an enclosing one of the function: the code handles the package's absence with its own error, label ruling
-    (L34)), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
+    (L34); so does a requirement check of the package, `require_version("bitsandbytes>=0.39")` /
+    `check_version("liger-kernel", mandatory=True)`, migrate/requirement_checks.py, which also drops the package's
+    imports and uses inside functions across the repository when some module checks it under an option, `if
+    args.use_unsloth: check_version("unsloth", mandatory=True)`), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
     nothing and stays reported. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
@@ -460,6 +482,11 @@ class GpuOnlyImport(Rule):
         "def affinity(rank):\n    if is_amdsmi_available():\n        pass\n    else:\n        if not is_pynvml_available():\n"
         "            raise ImportError('pip install nvidia-ml-py')\n        import pynvml\n        pynvml.nvmlInit()\n",
         "def f():\n    if not is_flash_attn_available():\n        return None\n    else:\n        import flash_attn\n",
+        # a requirement check that raises without the package, before the import in its function
+        # (migrate/requirement_checks.py); an import only type checkers read
+        "def patch(model):\n    require_version('liger-kernel>=0.5')\n    from liger_kernel.transformers import apply\n"
+        "    apply(model)\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vllm import AsyncLLMEngine\n",
         "def mxfp8():\n    if _is_package_available('transformer_engine'):\n        import transformer_engine.pytorch\n",
         # yunchang: an availability flag imported from the project's module that sets it from an import attempt
         "from .globals import HAS_FLASH_ATTN\nif HAS_FLASH_ATTN:\n    from flash_attn import flash_attn_func\n"
@@ -502,6 +529,9 @@ class GpuOnlyImport(Rule):
         # no other definition of the kernel the import stays work to port
         Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
                 "    @triton.jit\n    def kernel(x_ptr):\n        pass\n", count=1),
+        # a requirement check of another package, or one that only warns (`mandatory=False`)
+        Invalid("def patch(model):\n    require_version('transformers>=4.45')\n    import liger_kernel\n", count=1),
+        Invalid("def patch(model):\n    check_version('liger-kernel', mandatory=False)\n    import liger_kernel\n", count=1),
         # module level: an import-time raise fails every importer, not one feature (L34 covers functions)
         Invalid("if not is_pynvml_available():\n    raise ImportError('pip install nvidia-ml-py')\nimport pynvml\n", count=1),
         # the check asks the opposite (`if is_x_available(): raise`), or the early exit does not leave the path

@@ -7,6 +7,7 @@ from importlib import resources
 
 from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
+from migrate.requirement_checks import checked_before
 from migrate.rules._text import is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
@@ -31,6 +32,7 @@ class GpuCall:
     why: str
     alternative: str
     source: str
+    guards: tuple[str, ...] = ()  # globs on the availability predicates / checked packages under which it is optional
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
                   o.get("reads", False), tuple(o.get("guards", ())), o.get("within", ""))
         for o in data.get("option", ())
     )
-    calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"]) for c in data.get("call", ()))
+    calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"], tuple(c.get("guards", ())))
+                  for c in data.get("call", ()))
     return options, calls
 
 
@@ -164,7 +167,8 @@ def _availability_names(test) -> list[str]:
 
 def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
     """`node` lies in the body of an `if` (or the true branch of a conditional expression) whose test asks for a
-    package matching one of `guards`."""
+    package matching one of `guards`, or follows in its function a requirement check of such a package
+    (`check_version("bitsandbytes>=0.39.0", mandatory=True)`, migrate/requirement_checks.py: it raises without it)."""
     child, parent = node, getattr(ctx, "parent", lambda _: None)(node)
     while parent is not None:
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and not (
@@ -173,7 +177,8 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
             if any(fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test) for guard in guards):
                 return True
         child, parent = parent, ctx.parent(parent)
-    return False
+    # `check_version("bitsandbytes>=0.39.0", mandatory=True)` before it in the function (migrate/requirement_checks.py)
+    return checked_before(ctx, node, lambda package: any(fnmatchcase(package, guard) for guard in guards))
 
 
 def _boolean_keys() -> frozenset[str]:
@@ -389,6 +394,9 @@ class GpuOnlyOption(Rule):
         'p.add_argument("--enable_xformers_memory_efficient_attention", action="store_true")\n'
         'args = p.parse_args()\nif args.enable_xformers_memory_efficient_attention:\n    print("xformers")',
         "model.enable_xformers_memory_efficient_attention()",  # not a diffusers file: whose method is unknown
+        # the config built after a requirement check that raises without bitsandbytes (migrate/requirement_checks.py)
+        "from transformers import BitsAndBytesConfig\ndef quant(kw, bits):\n    if bits == 4:\n"
+        "        require_version('bitsandbytes>=0.39.0')\n        kw['quantization_config'] = BitsAndBytesConfig(load_in_4bit=True)\n",
         'from diffusers import UNet2DModel\nunet.enable_npu_flash_attention()\nprint("call enable_xformers_memory_efficient_attention() on GPUs")',
         "from diffusers.models.attention_processor import AttnProcessor2_0, XFormersAttnProcessor\nunet.set_attn_processor(AttnProcessor2_0())",
         # TencentARC/InstantMesh zero123plus/pipeline.py:92, :186: the processor class chosen only under diffusers' availability
@@ -541,6 +549,8 @@ class GpuOnlyOption(Rule):
         roots = frozenset(v.split(".", 1)[0] for v in ctx.imports.values())
         for call in ctx.nodes.get(ast.Call, ()):
             gpu_call = self._gpu_call(ctx, call, calls)
+            if gpu_call is not None and gpu_call.guards and _under_availability_check(ctx, call, gpu_call.guards):
+                continue  # `check_version("bitsandbytes>=0.39.0", mandatory=True)` before it: an optional path, options too
             for keyword in call.keywords if gpu_call is None else ():  # a reported config's options go with it
                 if keyword.arg is not None:
                     option = _lookup(keyword.arg, _constant(keyword.value), roots)

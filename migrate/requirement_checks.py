@@ -1,0 +1,163 @@
+"""A requirement check that raises when a package is missing makes the code after it an optional path.
+
+transformers' `require_version("bitsandbytes>=0.39.0")` (transformers.utils.versions) and the copies projects keep of it
+(`check_version("bitsandbytes>=0.39.0", mandatory=True)`) raise with an install hint when the package is absent or too
+old. A function that runs such a check before it builds `BitsAndBytesConfig(...)` or imports `liger_kernel` handles the
+package's absence with its own clear error, like `if not is_bnb_available(): raise ImportError(...)` (label ruling (L34)):
+on an NPU host without the package the feature stops there, nothing on that path is work to port.
+
+A check is a statement that is only a call whose name says so (`require_version`, `require_version_core`,
+`check_version`, `check_requirement(s)`, `ensure_package`, ...: `(require|check|ensure|assert)_` + `version`,
+`requirement`, `package`, `installed`, `dependency`, in singular or plural) and whose first argument is a literal
+requirement string (`"liger-kernel"`, `"bitsandbytes>=0.39.0"`, `"sglang[srt]"`); a keyword set to `False`
+(`mandatory=False`, `raise_error=False`) makes it a warning, not a check. It names the package by the requirement's
+project name, lower-cased with `-` and `.` read as `_` (`liger-kernel` -> `liger_kernel`, the import name).
+
+Where it counts (as `early_exit_guard` in NPU501): inside a function, anywhere in the block of the guarded statement or
+in an enclosing block of that function, and only for the package it names. Not at module level (an import-time raise
+fails every importer, not one feature).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_CHECK = re.compile(r"^_?(?:require|check|ensure|assert)_(?:versions?|requirements?|packages?|installed|dependency|dependencies)"
+                    r"(?:_core)?$")
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_STOPS = (ast.Module, ast.ClassDef, ast.Lambda)
+
+
+def _normalised(name: str) -> str:
+    return re.sub(r"[-.]+", "_", name.lower())
+
+
+def checked_package(statement: ast.AST) -> str | None:
+    """`require_version("bitsandbytes>=0.39.0")` / `check_version("liger-kernel", mandatory=True)` as a statement ->
+    the package it requires, by its import-style name (`bitsandbytes`, `liger_kernel`); else None."""
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return None
+    call = statement.value
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if not _CHECK.match(name) or not call.args:
+        return None
+    first = call.args[0]
+    if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+        return None
+    if any(isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords):
+        return None  # `check_version("x", mandatory=False)`: a warning the user may turn off, not a check
+    match = _NAME.match(first.value)
+    return _normalised(match.group(1)) if match else None
+
+
+def _names(package: str, wanted) -> bool:
+    """The checked `package` is `wanted` (a package's import name, or a callable on names: globs of an entry)."""
+    if callable(wanted):
+        return wanted(package)
+    return package == _normalised(wanted)
+
+
+def checked_before(ctx, node: ast.AST, wanted) -> bool:
+    """`node` lies in a function, in a block (or below a block) that holds a requirement check of `wanted`: a package's
+    import name (`"bitsandbytes"`), or a predicate on the checked package's name."""
+    if not isinstance(node, ast.AST) or not hasattr(ctx, "parent"):
+        return False
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, _STOPS):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(s is child for s in block):
+                for statement in block:
+                    package = checked_package(statement)
+                    if package is not None and _names(package, wanted):
+                        return True
+        if isinstance(parent, _SCOPES):
+            return False
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+# ---- across the repository: a check under a user option in one module, the feature's code in another ----------------
+#
+# LLaMA-Factory's argument parser: `if model_args.use_unsloth: check_version("unsloth", mandatory=True)`, and
+# `if model_args.enable_liger_kernel: check_version("liger-kernel", mandatory=True)`; the functions that import unsloth
+# and liger_kernel live in other modules and run only when that option is on, after the parse. A repository that checks
+# a package this way, under an `if` (the option that turns the feature on), inside a function, handles the package's
+# absence with its own error wherever the feature runs: the package's imports and uses inside functions anywhere in the
+# repository are optional paths (NPU501, NPU507, NPU404), as those under an availability check are. Module-level imports
+# and uses stay (they run at import, whatever the option), and so does the repository's own kernel language (a Triton
+# kernel file is work to port, label rule (y5)). Recorded per file as "checked" facts, applied after the scan.
+
+CODES = frozenset({"NPU501", "NPU507", "NPU404"})
+_KERNEL_LANGUAGES = frozenset({"triton", "numba"})
+_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"']")
+
+
+def wants(text: str) -> bool:
+    """The text may hold a requirement check (a cheap look before the parse is used for it)."""
+    return bool(_WANTS.search(text))
+
+
+def option_checks(ctx) -> list:
+    """The packages this file checks under an `if` inside a function, as "checked" definitions (name: the package)."""
+    from migrate.repo_index import Definition
+
+    out: dict[str, int] = {}
+    for statement in ctx.nodes.get(ast.Expr, ()):
+        package = checked_package(statement)
+        if package is None or package in out:
+            continue
+        conditional = False
+        child, parent = statement, ctx.parent(statement)
+        while parent is not None and not isinstance(parent, _STOPS):
+            if isinstance(parent, ast.If) and child is not parent.test:
+                conditional = True
+            if isinstance(parent, _SCOPES):
+                if conditional:
+                    out[package] = statement.lineno
+                break
+            child, parent = parent, ctx.parent(parent)
+    return [Definition("checked", name, ctx.path, line, False) for name, line in sorted(out.items())]
+
+
+def _droppable(finding, checked: set[str]) -> bool:
+    root = (finding.package or "").split(".", 1)[0]
+    return finding.code in CODES and root not in _KERNEL_LANGUAGES and _normalised(root) in checked
+
+
+def _function_lines(path: str, data, max_file_size: int) -> list[tuple[int, int]] | None:
+    """(first, last) line of each function of the file; None when it cannot be read or parsed now."""
+    from migrate import engine, fileio
+
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    if not isinstance(data, bytes):
+        return None
+    text = engine.text_again(path, data, max_file_size)
+    tree = fileio.parse_python(text) if text is not None else None
+    if tree is None:
+        return None
+    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(n, _SCOPES)]
+
+
+def drop_checked_uses(results: list, fresh: dict, max_file_size: int) -> list:
+    """`results` less the findings, inside functions, of the packages some module checks under an option (see above)."""
+    from migrate.findings import FileResult
+
+    checked = {f[2] for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == "checked"}
+    if not checked:
+        return results
+    out = []
+    for result in results:
+        if result.path.endswith(".py") and any(_droppable(f, checked) for f in result.findings):
+            functions = _function_lines(result.path, fresh.get(result.path), max_file_size)
+            if functions:
+                kept = tuple(f for f in result.findings if not (
+                    _droppable(f, checked) and any(first < f.line <= last for first, last in functions)))
+                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
+                                    result.facts)
+        out.append(result)
+    return out

@@ -1,0 +1,40 @@
+"""A package the repository checks with a raising requirement check under an option (`if args.use_unsloth:
+check_version("unsloth", mandatory=True)`) makes that package's imports and uses inside functions of other modules an
+optional path (migrate/requirement_checks.py, label ruling (L34)). The fixture is a small repository written here,
+shaped like trainers that check their extras in the argument parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.engine import scan
+
+REPO = {
+    "pkg/parser.py": "def check_extras(args):\n    if args.use_unsloth:\n        check_version('unsloth', mandatory=True)\n"
+                     "    if args.use_liger:\n        check_version('liger-kernel>=0.5', mandatory=True)\n"
+                     "    check_version('flash-attn', mandatory=True)\n",  # unconditional: not an option's check
+    "pkg/fast.py": "def load(name):\n    from unsloth import FastLanguageModel\n"
+                   "    model, _ = FastLanguageModel.from_pretrained(name)\n    return model\n",
+    "pkg/kernels.py": "def patch(model):\n    from liger_kernel.transformers import apply_liger_kernel_to_llama\n"
+                      "    apply_liger_kernel_to_llama(model)\n",
+    "pkg/toplevel.py": "import unsloth\n",  # runs at import, whatever the option: stays
+    "pkg/attn.py": "def attn(q, k, v):\n    from flash_attn import flash_attn_func\n    return flash_attn_func(q, k, v)\n",
+}
+
+
+def _lines(result, code, name):
+    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
+
+
+def test_a_package_checked_under_an_option_is_optional_inside_functions_elsewhere(tmp_path: Path):
+    for name, body in REPO.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert _lines(result, "NPU501", "pkg/fast.py") == []
+    assert _lines(result, "NPU507", "pkg/fast.py") == []
+    assert _lines(result, "NPU501", "pkg/kernels.py") == []
+    # module level: the import runs whatever the option says
+    assert _lines(result, "NPU501", "pkg/toplevel.py") == [1]
+    # a check under no option is not a feature's check: the package stays required where it is used
+    assert _lines(result, "NPU501", "pkg/attn.py") == [2]
