@@ -56,7 +56,7 @@ def called_values(ctx) -> list:
             if found is not None and found[0] == "classes":
                 out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, statement.value.lineno, True,
                                       f"{OPS}{found[1]}::{statement.value.attr}", CALLED))
-        elif isinstance(statement, ast.FunctionDef) and statement.args.args and "getattr(" in (ast.get_source_segment(ctx.source, statement) or ""):
+        elif isinstance(statement, ast.FunctionDef) and statement.args.args and "getattr(" in (ctx.segment(statement) or ""):
             why = _looked_up(ctx, statement, local)
             if why:
                 out.append(Definition("value", f"{dotted}.{statement.name}", ctx.path, statement.lineno, True, why, CALLED))

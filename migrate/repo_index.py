@@ -454,7 +454,7 @@ def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | No
             if constant is not None:
                 parts.append(constant)
             else:
-                parts.append("{" + (ast.get_source_segment(ctx.source, value.value) or "...") + "}")
+                parts.append("{" + (ctx.segment(value.value) or "...") + "}")
         text = "".join(parts)
     return text or None
 
@@ -478,7 +478,7 @@ def _computed_name(ctx, call) -> str | None:
     """`{config.function}` for a build helper given a computed name (`load(name=config.function, sources=[...])`,
     NX-AI/xlstm): not importable by that spelling (braces), but the build is listed among the kernels to port."""
     node = next((k for k in map(lambda key: ctx.keyword(call, key), WRAPPER_NAME_KEYWORDS) if k is not None), None)
-    text = ast.get_source_segment(ctx.source, node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+    text = ctx.segment(node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
     return "{" + text + "}" if text and "\n" not in text else None
 
 
@@ -491,7 +491,7 @@ def file_computed_name(ctx, call, node=None) -> str | None:
     (`_import_module_from_library(build_params.name, ...)` loading the same build)."""
     if node is None:
         node = ctx.keyword(call, "name") or (call.args[0] if call.args else None)
-    text = ast.get_source_segment(ctx.source, node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+    text = ctx.segment(node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
     # the module's path, with slashes: a dotted qualifier would let an import ending like it reach the build
     # (`Index.module_for` matches dotted suffixes: `from .kernels.cuda.build import f` in another package)
     where = "/".join(module_parts(ctx.path))

@@ -85,7 +85,7 @@ def _probe_functions(ctx, flag_only: bool = True) -> frozenset[str]:
     cached = ctx.__dict__.get(key)
     if cached is None:
         probes = frozenset(function.name for function in ctx.nodes.get(ast.FunctionDef, ())
-                           if "nvcc" in (ast.get_source_segment(ctx.source, function) or "") and any(
+                           if "nvcc" in (ctx.segment(function) or "") and any(
                                isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value)
                                and _version_list(ctx, n) for n in ast.walk(function)))
         ctx.__dict__["_npu_nvcc_probes"] = probes
