@@ -54,6 +54,8 @@ def _command_name_helpers(ctx) -> dict[str, ast.FunctionDef]:
     `def _nvidia_smi(): ... command = which("nvidia-smi") ... else: command = "nvidia-smi"; return command`): a
     `return` of a string starting with the command, or of a local name the function binds to one."""
     helpers: dict[str, ast.FunctionDef] = {}
+    if "nvidia-smi" not in ctx.source:  # no string of the file names the command (and walking each function is not free)
+        return helpers
     for function in ctx.nodes.get(ast.FunctionDef, ()):
         bound = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
                  and isinstance(n.value.value, str) and _STARTS_WITH_COMMAND.match(n.value.value)
