@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 from migrate.findings import FileResult
 from migrate.skip_decorators import always_skipped
 
 CODES = frozenset({"NPU508"})
+# the text of an unconditional skip decorator (skip_decorators.always_skipped: `pytest.mark.skip`, `mark.skip`,
+# `unittest.skip`; not `skipif` / `skipIf`): a file without it is not parsed again after the scan
+_ALWAYS_SKIP = re.compile(r"\b(?:mark|unittest)\.skip\b")
 _TARGETS = frozenset({"collect_ignore", "collect_ignore_glob"})
 
 
@@ -114,14 +118,15 @@ def _skipped_tests(results: list[FileResult], read: dict, max_file_size: int) ->
         if not (result.path.endswith(".py") and any(f.code in CODES for f in result.findings)):
             continue
         text = engine.text_again(result.path, read.get(result.path), max_file_size)
-        if text is None or ("allow_module_level" not in text and ".skip" not in text):
+        always = _ALWAYS_SKIP.search(text) is not None if text is not None else False
+        if text is None or ("allow_module_level" not in text and not always):
             continue
         tree = fileio.parse_python(text)
         if tree is None:
             continue
         if "allow_module_level" in text and _skips_without_import(tree):
             modules.add(result.path)
-        found = always_skipped_spans(tree) if ".skip" in text else []
+        found = always_skipped_spans(tree) if always else []
         if found:
             spans[result.path] = found
     return modules, spans
