@@ -52,14 +52,8 @@ def _chains(value: ast.expr) -> list[ast.expr] | None:
 
 
 def _scope(ctx, node):
-    parent = ctx.parent(node)
-    while parent is not None:
-        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return parent
-        if isinstance(parent, ast.ClassDef):
-            return parent  # a class body's names are not the module's nor a method's
-        parent = ctx.parent(parent)
-    return None
+    # a class body's names are not the module's nor a method's
+    return ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
 
 
 def callable_aliases(ctx, resolve) -> dict[tuple[int | None, str], CallableAlias]:

@@ -107,10 +107,10 @@ def result_calls(ctx, accessor_calls: dict[int, object]) -> list[tuple[ast.Call,
             continue
         target = statement.targets[0]
         if isinstance(target, ast.Name):
-            key = (id(_enclosing(ctx, statement, functions)), target.id)
+            key = (id(ctx.enclosing(statement, functions)), target.id)
             locals_.setdefault(key, (definition, statement.lineno))
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in ("cls", "self"):
-            members[(id(_enclosing(ctx, statement, (ast.ClassDef,))), target.attr)] = definition
+            members[(id(ctx.enclosing(statement, (ast.ClassDef,))), target.attr)] = definition
     out = []
     for call in ctx.nodes.get(ast.Call, ()) if locals_ or members else ():
         func = call.func
@@ -118,19 +118,11 @@ def result_calls(ctx, accessor_calls: dict[int, object]) -> list[tuple[ast.Call,
         if id(call) in accessor_calls:
             continue
         if isinstance(holder, ast.Name):
-            found = locals_.get((id(_enclosing(ctx, call, functions)), holder.id))
+            found = locals_.get((id(ctx.enclosing(call, functions)), holder.id))
             if found is not None and found[1] < call.lineno:
                 out.append((call, found[0]))
         elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id in ("cls", "self"):
-            definition = members.get((id(_enclosing(ctx, call, (ast.ClassDef,))), holder.attr))
+            definition = members.get((id(ctx.enclosing(call, (ast.ClassDef,))), holder.attr))
             if definition is not None:
                 out.append((call, definition))
     return out
-
-
-def _enclosing(ctx, node, kinds):
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, kinds):
-        parent = ctx.parent(parent)
-    return parent
-

@@ -272,6 +272,13 @@ class PythonContext:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self._parents.get(id(node))
 
+    def enclosing(self, node: ast.AST, kinds) -> ast.AST | None:
+        """The innermost ancestor of `node` that is one of `kinds` (None: the module)."""
+        parent = self.parent(node)
+        while parent is not None and not isinstance(parent, kinds):
+            parent = self.parent(parent)
+        return parent
+
     @staticmethod
     def string_value(node: ast.AST | None) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -61,9 +61,7 @@ def _chain_tests(statement: ast.If, ctx) -> list[ast.AST]:
 
 def _in_cpu_function(ctx, node: ast.AST) -> bool:
     """The nearest function holding `node` is named for the CPU (`def ext_rep_penalty_mask_cpu(...)`)."""
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        parent = ctx.parent(parent)
+    parent = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(_CPU_OP.search(parent.name))
 
 

@@ -144,6 +144,18 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
     scanned = {os.path.normpath(r.path) for r in results}
     folders = {os.path.dirname(p) for p in scanned}
 
+    def resolved(naming: str, written: str, known: set) -> set:
+        """The paths of `known` that `written` resolves to from the naming file's folder or one above."""
+        folder, found = os.path.dirname(os.path.normpath(naming)), set()
+        while True:
+            candidate = os.path.normpath(os.path.join(folder, written))
+            if candidate in known:
+                found.add(candidate)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return found
+            folder = parent
+
     def builds(naming: str, written: str, path: str) -> bool:
         """`naming` names the file at `path`: by its name, or by a relative path that resolves to it from the naming
         file's folder or one above; a relative path that resolves to no file of the scan names every file so called."""
@@ -151,15 +163,7 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
             return False
         if not written:
             return True
-        folder, found = os.path.dirname(os.path.normpath(naming)), set()
-        while True:
-            candidate = os.path.normpath(os.path.join(folder, written))
-            if candidate in scanned:
-                found.add(candidate)
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
+        found = resolved(naming, written, scanned)
         return not found or os.path.normpath(path) in found
 
     def globs(naming: str, written: str, path: str) -> bool:
@@ -168,15 +172,7 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
         folder, extension = posixpath.split(written)
         if naming == path or not path.endswith(extension[1:]):
             return False
-        base, found = os.path.dirname(os.path.normpath(naming)), set()
-        while True:
-            candidate = os.path.normpath(os.path.join(base, folder))
-            if candidate in folders:
-                found.add(candidate)
-            parent = os.path.dirname(base)
-            if parent == base:
-                break
-            base = parent
+        found = resolved(naming, folder, folders)
         return not found or os.path.dirname(os.path.normpath(path)) in found
 
     # the include graph is walked from what is built: a CUDA file that is itself dropped names nothing (QuaRot's

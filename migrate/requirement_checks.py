@@ -132,11 +132,7 @@ def _function_lines(path: str, data, max_file_size: int) -> list[tuple[int, int]
     """(first, last) line of each function of the file; None when it cannot be read or parsed now."""
     from migrate import engine, fileio
 
-    if data is None:
-        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
-    if not isinstance(data, bytes):
-        return None
-    text = engine.text_again(path, data, max_file_size)
+    text = engine.text_again(path, data, max_file_size)  # reads the file when the scan kept no bytes
     tree = fileio.parse_python(text) if text is not None else None
     if tree is None:
         return None

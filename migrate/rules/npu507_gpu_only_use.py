@@ -505,10 +505,10 @@ class GpuOnlyUse(Rule):
             if built is None and returners:
                 built = self._returned(ctx, statement.value, returners)
                 if built is not None and isinstance(statement.targets[0], ast.Name):
-                    held.add((id(self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), statement.targets[0].id))
+                    held.add((id(ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))), statement.targets[0].id))
             if built is None and factories and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name):
                 # `self.mixer = mixer_cls(dim)`: a factory of the class builds the object (reported here)
-                scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                scope = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                 built = factories.get((id(scope), statement.value.func.id))
                 if built is not None:
                     qual, key = built
@@ -518,9 +518,9 @@ class GpuOnlyUse(Rule):
                 continue
             target = statement.targets[0]
             if isinstance(target, ast.Name):
-                locals_[(id(self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)] = built
+                locals_[(id(ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)] = built
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                owner = self._scope(ctx, statement, (ast.ClassDef,))
+                owner = ctx.enclosing(statement, (ast.ClassDef,))
                 if owner is not None:
                     members[(id(owner), target.attr)] = built
         if not locals_ and not members and not returners:
@@ -531,8 +531,8 @@ class GpuOnlyUse(Rule):
             # `k = cupy_launch(name, src); k(...)` (the object was built inside the function, reported there once)
             built = self._returned(ctx, func, returners) if returners else None
             if built is None and isinstance(func, ast.Name) and ctx.qualname(func) is None and held and \
-                    (id(self._scope(ctx, func, (ast.FunctionDef, ast.AsyncFunctionDef))), func.id) in held:
-                built = locals_.get((id(self._scope(ctx, func, (ast.FunctionDef, ast.AsyncFunctionDef))), func.id))
+                    (id(ctx.enclosing(func, (ast.FunctionDef, ast.AsyncFunctionDef))), func.id) in held:
+                built = locals_.get((id(ctx.enclosing(func, (ast.FunctionDef, ast.AsyncFunctionDef))), func.id))
             if built is not None:
                 qual, key = built
                 what = f"`{ctx.segment(func) if isinstance(func, ast.Name) else func.func.id + '(...)'}(...)`, a call of the `{qual}` object a function of this file returns,"
@@ -553,7 +553,7 @@ class GpuOnlyUse(Rule):
             # returned stays a kernel object whose every call and method is a launch
             holder = func.value
             if not (isinstance(holder, ast.Call) or (isinstance(holder, ast.Name) and (
-                    id(self._scope(ctx, holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id) in held)):
+                    id(ctx.enclosing(holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id) in held)):
                 continue
             built = self._instance(ctx, holder, locals_, members, returners)
             if built is None:
@@ -580,7 +580,7 @@ class GpuOnlyUse(Rule):
                 continue
             statement = ctx.parent(call)
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-                scope = self._scope(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                scope = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                 out[(id(scope), statement.targets[0].id)] = built
             else:
                 inline = True  # handed on directly: `Block(dim, partial(Mamba, ...))`
@@ -589,14 +589,14 @@ class GpuOnlyUse(Rule):
         inits = {}
         for cls in ctx.nodes.get(ast.ClassDef, ()):
             init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
-            if init is not None and self._scope(ctx, cls, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) is None:
+            if init is not None and ctx.enclosing(cls, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) is None:
                 inits[cls.name] = init
         for call in ctx.nodes.get(ast.Call, ()):
             if not (isinstance(call.func, ast.Name) and call.func.id in inits):
                 continue
             init = inits[call.func.id]
             params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
-            scope = id(self._scope(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            scope = id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef)))
             handed = [(params[i] if i < len(params) else None, a) for i, a in enumerate(call.args)]
             handed += [(k.arg, k.value) for k in call.keywords]
             for param, arg in handed:
@@ -672,19 +672,11 @@ class GpuOnlyUse(Rule):
         if returners and isinstance(holder, ast.Call):
             return self._returned(ctx, holder, returners)  # `launch(...).method(...)`
         if isinstance(holder, ast.Name) and ctx.qualname(holder) is None:
-            return locals_.get((id(self._scope(ctx, holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
+            return locals_.get((id(ctx.enclosing(holder, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id))
         if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
-            owner = self._scope(ctx, holder, (ast.ClassDef,))
+            owner = ctx.enclosing(holder, (ast.ClassDef,))
             return members.get((id(owner), holder.attr)) if owner is not None else None
         return None
-
-    @staticmethod
-    def _scope(ctx, node, kinds):
-        """The nearest enclosing node of one of `kinds` (None: the module)."""
-        parent = ctx.parent(node)
-        while parent is not None and not isinstance(parent, kinds):
-            parent = ctx.parent(parent)
-        return parent
 
     def _kernels(self, ctx) -> dict[str, tuple[ast.AST, str]]:
         """name -> (function, TRITON or NUMBA_CUDA) for the GPU kernels the file defines: decorated, or

@@ -44,7 +44,7 @@ def _accessor_local(ctx, node) -> bool:
     root = node
     while isinstance(root, ast.Attribute):
         root = root.value
-    function = _enclosing(ctx, node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     return isinstance(root, ast.Name) and function is not None and (id(function), root.id) in bound
 
 
@@ -90,7 +90,7 @@ def _redefined(ctx, node) -> bool:
         for kind in (ast.Import, ast.ImportFrom):  # module-scope imports, also inside `try:` / `if`
             for statement in ctx.nodes.get(kind, ()):
                 bound = [b for b in (a.asname or a.name.split(".", 1)[0] for a in statement.names) if b in bindings]
-                if bound and _enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) is None:
+                if bound and ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) is None:
                     for name in bound:
                         bindings[name].append((statement.lineno, False))
         for seen in bindings.values():
@@ -99,7 +99,7 @@ def _redefined(ctx, node) -> bool:
     seen = bindings.get(root.id)
     if not seen:
         return False
-    in_function = _enclosing(ctx, root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is not None
+    in_function = ctx.enclosing(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is not None
     before = [is_def for line, is_def in seen if in_function or line < root.lineno]
     return bool(before) and before[-1]
 
@@ -174,14 +174,6 @@ def _mock_target(ctx, node) -> bool:
 
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
-
-
-def _enclosing(ctx, node, kinds):
-    """The innermost ancestor of `node` of one of `kinds` (None: the module)."""
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, kinds):
-        parent = ctx.parent(parent)
-    return parent
 
 
 def _wrapper_module(held) -> bool:
@@ -577,18 +569,18 @@ class CustomExtensionUse(Rule):
         functions = (ast.FunctionDef, ast.AsyncFunctionDef)
 
         def holder_of(node, name):
-            scope = _enclosing(ctx, node, functions)
+            scope = ctx.enclosing(node, functions)
             while True:
                 definition = held.get((id(scope), name))
                 if definition is not None or scope is None:
                     return definition
-                scope = _enclosing(ctx, scope, functions)
+                scope = ctx.enclosing(scope, functions)
 
         for statement in sorted(ctx.nodes.get(ast.Assign, ()), key=lambda n: (n.lineno, n.col_offset)):
             value = statement.value
             if not (isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
                 continue
-            key = (id(_enclosing(ctx, statement, functions)), statement.targets[0].id)
+            key = (id(ctx.enclosing(statement, functions)), statement.targets[0].id)
             module = accessors.get(ast.unparse(value.func)) if isinstance(value.func, ast.Attribute) else None
             if module is not None and module in index.modules:
                 held[key] = index.modules[module]
@@ -632,7 +624,7 @@ class CustomExtensionUse(Rule):
                 inherited = isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "super"
                 inherited = inherited or (isinstance(holder, ast.Name) and holder.id == "self" and not method.startswith("_")
                                           and method not in own)
-                if inherited and _enclosing(ctx, call, (ast.ClassDef,)) is cls:
+                if inherited and ctx.enclosing(call, (ast.ClassDef,)) is cls:
                     yield self._finding(ctx, call.func, f"{ctx.segment(call.func)}(...)", definition)
 
     def _object_calls(self, ctx, op_calls):
@@ -654,11 +646,11 @@ class CustomExtensionUse(Rule):
                 continue
             target = statement.targets[0]
             if isinstance(target, ast.Name):
-                key = (id(_enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)
+                key = (id(ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)
                 locals_[key] = definition
                 bound[key] = min(bound.get(key, statement.lineno), statement.lineno)
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                members[(id(_enclosing(ctx, statement, (ast.ClassDef,))), target.attr)] = definition
+                members[(id(ctx.enclosing(statement, (ast.ClassDef,))), target.attr)] = definition
         if not members and not locals_:
             return
         for call in ctx.nodes.get(ast.Call, ()):
@@ -668,11 +660,11 @@ class CustomExtensionUse(Rule):
                 continue
             holder, definition = func.value, None
             if isinstance(holder, ast.Name):
-                key = (id(_enclosing(ctx, call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
+                key = (id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
                 if call.lineno >= bound.get(key, call.lineno):
                     definition = locals_.get(key)
             elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
-                definition = members.get((id(_enclosing(ctx, call, (ast.ClassDef,))), holder.attr))
+                definition = members.get((id(ctx.enclosing(call, (ast.ClassDef,))), holder.attr))
             if definition is not None:
                 yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
 
@@ -851,7 +843,7 @@ class CustomExtensionUse(Rule):
                 continue
             if index.module_for(definition.why) is not None:
                 ctx.imports[statement.targets[0].id] = definition.why
-                function = _enclosing(ctx, statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                 if function is not None:  # `backend = _require_backend()` in a function: that local is the extension
                     ctx.__dict__.setdefault("_accessor_locals", set()).add((id(function), statement.targets[0].id))
                 bound = True
