@@ -1,6 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops
 from migrate.rules.base import Invalid, Rule
 
 _FLOAT64_DTYPES = frozenset({"torch.float64", "torch.double"})
@@ -95,10 +96,7 @@ class Float64(Rule):
         return False
 
     def check(self, ctx):
-        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
-            name = ctx.qualname(node)
-            if name is None or isinstance(ctx.parent(node), ast.Attribute):
-                continue  # only the full chain, not its prefixes
+        for node, name in chain_tops(ctx):  # only the full chain, not its prefixes; rooted at an imported name
             if name in _FLOAT64_DTYPES:
                 if self._in_comparison(ctx, node) or self._named_in_a_dtype_table(ctx, node):
                     continue

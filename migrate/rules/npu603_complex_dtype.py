@@ -1,6 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops
 from migrate.rules.base import Invalid, Rule
 
 _COMPLEX_DTYPES = frozenset(
@@ -36,10 +37,7 @@ class ComplexDtype(Rule):
     ]
 
     def check(self, ctx):
-        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
-            if isinstance(ctx.parent(node), ast.Attribute):
-                continue
-            name = ctx.qualname(node)
+        for node, name in chain_tops(ctx):  # the outermost chains rooted at an imported name
             if name in _COMPLEX_DTYPES:
                 yield self.finding(ctx, node)
             elif name in _COMPLEX_FUNCTIONS and isinstance(ctx.parent(node), ast.Call) and ctx.parent(node).func is node:

@@ -4,6 +4,7 @@ import json
 from importlib import resources
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops
 from migrate.rules.base import Invalid, Rule
 
 
@@ -57,8 +58,8 @@ class TorchCompile(Rule):
             if backends
             else "; pass a torch_npu backend (backend=\"npu\", torchair)"
         )
-        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
-            if isinstance(ctx.parent(node), ast.Attribute) or ctx.qualname(node) != "torch.compile":
+        for node, name in chain_tops(ctx):  # the outermost chains rooted at an imported name
+            if name != "torch.compile":
                 continue
             parent = ctx.parent(node)
             if isinstance(parent, ast.Call) and parent.func is node:

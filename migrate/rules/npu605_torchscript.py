@@ -1,6 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops
 from migrate.rules.base import Invalid, Rule
 
 _JIT = frozenset({"torch.jit.script", "torch.jit.trace", "torch.jit.trace_module", "torch.jit.script_method"})
@@ -31,9 +32,7 @@ class TorchScript(Rule):
     ]
 
     def check(self, ctx):
-        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
-            if isinstance(ctx.parent(node), ast.Attribute):
-                continue
-            if ctx.qualname(node) in _JIT:
+        for node, name in chain_tops(ctx):  # the outermost chains rooted at an imported name
+            if name in _JIT:
                 parent = ctx.parent(node)
                 yield self.finding(ctx, parent if isinstance(parent, ast.Call) and parent.func is node else node)

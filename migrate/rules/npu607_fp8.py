@@ -1,6 +1,7 @@
 import ast
 
 from migrate.findings import Category, Severity
+from migrate.rules._device_helpers import chain_tops
 from migrate.rules.base import Invalid, Rule
 from migrate.rules.npu602_float64 import dtype_table_entry
 
@@ -46,12 +47,7 @@ class Fp8(Rule):
     ]
 
     def check(self, ctx):
-        for node in [*ctx.nodes.get(ast.Attribute, ()), *ctx.nodes.get(ast.Name, ())]:
-            if isinstance(ctx.parent(node), ast.Attribute):
-                continue
-            name = ctx.qualname(node)
-            if name is None:
-                continue
+        for node, name in chain_tops(ctx):  # the outermost chains rooted at an imported name
             if name.startswith("torch.float8_"):
                 if not (_compared(ctx, node) or dtype_table_entry(ctx, node)):
                     yield self.finding(ctx, node)
