@@ -26,6 +26,7 @@ from migrate import (
     fileio,
     imported_kernels,
     linking,
+    named_ops,
     own_package,
     paired_manifests,
     repo_index,
@@ -243,7 +244,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         active = [rule for rule in rules if rule.CODE == imported_kernels.CODE]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
-    if not active and not probes and not checks and not (facts is not None and repo_index.wants_python_defs(text, path)):  # an accessor's file may trigger no rule
+    if not active and not probes and not checks and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         return [], [], 0
@@ -262,6 +263,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if checks:
         facts.extend(requirement_checks.option_checks(ctx))  # packages checked under an option (NPU501/507/404 elsewhere)
+    if facts is not None:
+        facts.extend(named_ops.python_facts(ctx))  # ops called by their registered name (migrate/named_ops.py)
     if facts is not None and imported_kernels.wants_kernel_defs(text):
         facts.extend(imported_kernels.kernel_defs(ctx))  # Triton / numba.cuda kernels other modules may import and launch
     if facts is not None and reexports.wants_exports(text, searched):
@@ -566,6 +569,7 @@ def scan(
             cache.put(key, digest, result, stat_keys.get(key))
     read = {t.path: d for t, d, _ in todo}  # the bytes this run read (a file from the cache is read again if a pass needs it)
     results = linking.link_extensions(results, version, read, cache, digests, jobs, config.max_file_size)
+    results = named_ops.report(results)  # ops fetched by their registered name through a project accessor
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try

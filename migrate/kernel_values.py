@@ -58,10 +58,23 @@ def module_values(ctx, defs) -> list:
         if name not in _JIT and not jit_cuda_build_wrapper(ctx, value, name) and not helper:
             continue
         extension = next((n for line, n in built if line == value.lineno), None)
-        if extension is None or not _scope_is_module(ctx, statement):
+        if extension is None or not _scope_is_module(ctx, statement) or loader_object(ctx, value):
             continue
         out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, value.lineno, True, extension))
     return out
+
+
+_CLASS_NAME = re.compile(r"^_*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")
+
+
+def loader_object(ctx, call: ast.Call) -> bool:
+    """`_EXT = TorchOpsJitExtension(name="m", sources=..., extra_cuda_cflags=...)`: a project CLASS given the build's
+    parameters makes a Python object that builds and loads the extension on demand, not the compiled module. Its
+    attributes are the class's own (`_EXT.clear_cache()`, `_EXT.last_error_message()`, `_EXT._op_cache`), no op of
+    the extension; the ops it hands out by name are migrate/named_ops.py's. Known by the callee's CapWords name (as
+    PEP 8 names classes) or a class of the file; the build itself stays reported at the construction (NPU505)."""
+    last = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else ""
+    return bool(_CLASS_NAME.match(last)) or any(c.name == last for c in ctx.nodes.get(ast.ClassDef, ()))
 
 
 def _builds_cuda(ctx, function) -> ast.Call | None:

@@ -5,7 +5,9 @@ Scanning Liger-Kernel's repository itself, `src/liger_kernel/ops/swiglu.py` impo
 GPU-first package. A file is inside package R when one of its ancestor directories is named R and
 holds an `__init__.py` *that is part of the same scan* while its parent holds none (a top-level package:
 `pkg/ops/triton/` is the subpackage `pkg.ops.triton`, and `import triton` in it is still Triton), or sits directly under a `src/` directory
-(the src layout, `src/liger_kernel/`, when only some files are scanned). Decided after the per-file pass from the
+(the src layout, `src/liger_kernel/`, when only some files are scanned); a package one folder below a checkout's
+own `setup.py` / `pyproject.toml` (`package_dir={"": "python"}`: EETQ's `python/eetq/`) is beside that checkout's
+tests and examples as in the src layout. Decided after the per-file pass from the
 list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
 is the checkout, not the package (`apex/apex/__init__.py` is). The checkout's `tests/`, `test/` and
@@ -63,8 +65,11 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
         return os.path.basename(top) not in used
     vendored = _vendored_checkouts(paths, package_dirs, roots)
 
-    def beside(directory: str) -> set[str]:  # packages directly in `directory` (or in its src/)
-        return {r for r in roots if os.path.join(directory, r) in package_dirs or os.path.join(directory, "src", r) in package_dirs}
+    layouts = _package_dir_layouts(paths, package_dirs, roots)
+
+    def beside(directory: str) -> set[str]:  # packages directly in `directory` (or in its src/ or package_dir folder)
+        return {r for r in roots if os.path.join(directory, r) in package_dirs or os.path.join(directory, "src", r) in package_dirs} \
+            | layouts.get(directory, set())
 
     memo: dict[str, frozenset[str]] = {}
 
@@ -97,6 +102,21 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
             names = names | beside(current)
         if names:
             out[path] = frozenset(names)
+    return out
+
+
+def _package_dir_layouts(paths, package_dirs, roots) -> dict[str, set[str]]:
+    """Checkout -> the catalogued packages it holds one folder down, beside its own `setup.py` / `pyproject.toml`:
+    `package_dir={"": "python"}` puts `python/eetq/` (NetEase-FuXi/EETQ) where the src layout puts `src/eetq/`, so the
+    checkout's examples/ and tests/ beside that folder exercise the package as they do beside `src/`."""
+    names = {os.path.normpath(p) for p in paths}
+    out: dict[str, set[str]] = {}
+    for package in package_dirs:
+        folder, name = os.path.split(package)
+        checkout = os.path.dirname(folder)
+        if name in roots and folder and os.path.basename(folder) != "src" and any(
+                os.path.join(checkout, f) in names for f in ("setup.py", "pyproject.toml")):
+            out.setdefault(checkout, set()).add(name)
     return out
 
 

@@ -889,7 +889,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     for match in _CPP_IMPL.finditer(text):
         key = match.group(2)
         out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file or "CUDA" in key))
-    return out
+    from migrate import named_ops
+
+    return out + named_ops.cpp_facts(path, text)  # the ops it registers, called by name elsewhere
 
 
 # an import inside a function: an accessor may return what it imports (`def load(): import pkg._C as C; return C`)
@@ -1374,9 +1376,10 @@ def build_index(results) -> Index:
             if kind == "submodule":  # a git submodule of a GPU-only package: an extension when it is not checked out
                 submodules.append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
-            if kind in ("flag", "triton", "localinstall", "checked"):  # an availability flag (migrate/imported_flags.py), a
+            if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
-                # under an option (migrate/requirement_checks.py): no extension
+                # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py):
+                # no extension
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))

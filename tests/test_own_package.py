@@ -225,6 +225,22 @@ def test_the_package_checkouts_own_tests_and_examples_do_not_use_it_and_other_sc
     assert _about(result, "scripts_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]
 
 
+def test_a_package_dir_layout_names_the_package_like_src_does(tmp_path):
+    # `setup(package_dir={"": "python"}, packages=find_packages("python"))` beside python/eetq/ (with a stray
+    # python/__init__.py): the checkout's examples/ exercise its own package as they do beside src/
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(package_dir={'': 'python'})\n")
+    (tmp_path / "python" / "eetq").mkdir(parents=True)
+    (tmp_path / "python" / "__init__.py").write_text("")
+    (tmp_path / "python" / "eetq" / "__init__.py").write_text("")
+    use = "from eetq.utils import eet_accelerator\neet_accelerator(model)\n"
+    for folder in ("examples", "scripts"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{folder}_run.py").write_text(use)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "examples_run.py", "eetq") == []
+    assert _about(result, "scripts_run.py", "eetq") == [("NPU501", 1), ("NPU507", 2)]  # a user, as beside src/
+
+
 def test_a_vendored_checkouts_examples_and_docs_are_its_own_and_the_repositorys_code_uses_it(tmp_path):
     # openai/jukebox vendors NVIDIA apex as apex/ (its setup.py beside apex/apex/); ruling (L24): the copy's own
     # examples, tests and docs are not users; jukebox's own code importing apex is; scanned alone, the apex

@@ -253,7 +253,16 @@ class CustomExtensionUse(Rule):
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
     NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
     CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
-    (the mock's target: no op runs there)."""
+    (the mock's target: no op runs there). An op that the repository's C++ / CUDA sources register
+    (`m.def("gemm_forward(...)")`, `m.impl("op", ...)` in a `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY_FRAGMENT` block
+    of a namespace built for CUDA) and that Python code fetches by that name through a project accessor of any shape
+    (a registry module whose `op(name, op_name)` loads the JIT build and returns the torch.ops handle) is called
+    there: `_extension_api().op("awq", "gemm_forward")(...)`, and `op = _resolve_op(op_name=name)` then `op(...)`
+    (both lines; the name may be a local bound only to string literals); an op of a namespace with no CUDA build is
+    not (migrate/named_ops.py). The object a project CLASS makes from a build's parameters (`_EXT =
+    TorchOpsJitExtension(name="m", sources=..., extra_cuda_cflags=...)`, a CapWords callee or a class of the file) is
+    a loader, not the compiled module: its attributes (`_EXT.clear_cache()`, `_EXT._op_cache`, also from other
+    modules) are the class's own and not reported; the build is, at the construction (NPU505)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -810,6 +819,8 @@ class CustomExtensionUse(Rule):
                     bound = True
                     continue
                 name = ctx.qualname(value.func)
+                if kernel_values.loader_object(ctx, value):  # an object of a loader class, not the module (kernel_values)
+                    continue
                 if name is None and isinstance(value.func, ast.Name) and helper_lines.get(value.lineno) is not None:
                     ctx.imports[statement.targets[0].id] = helper_lines[value.lineno]
                     bound = True
