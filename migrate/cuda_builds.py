@@ -16,7 +16,12 @@ file) on every run, and only where nothing can build a file without naming it:
   could name any file: every file stays reported (a bare `'.cu'` elsewhere,
   `compiler.src_extensions.append('.cu')`, says how listed sources compile, not which);
 - a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
-  header is then kept where another file names (includes) it, as below;
+  header is then kept where another file names (includes) it, as below; a pattern joined to a variable after literal
+  folder names (`os.path.join(extensions_dir, "cuda", "*.cu")`) keeps only the `.cu` files of folders ending in those
+  names (InternImage: a TensorRT plugin's kernel shipped for another project's build, in a folder of its own, is not
+  one; label rule 27d-5);
+- headers named for nvcc (`.cu.h`, `.cu.hpp`: spconv 1.x) are CUDA files like `.cuh`, built where a built file
+  includes them;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
   `#include "k.cuh"`), by file name; a Makefile names none (label ruling (L19): the sources only a Makefile builds,
   a developer's test program beside the package's kernels, are no porting work; NPU505 does not report its nvcc); a CUDA file that is itself not built names nothing (the include graph is
@@ -37,8 +42,8 @@ import re
 from migrate.findings import FileResult
 from migrate.sources import is_makefile
 
-# a CUDA file named in text: `src/k.cu`, "k.cuh", <gpu/bvh.cuh>; the name's own characters only
-_NAMED = re.compile(r"([\w+-][\w.+-]*\.cuh?)(?![\w.])")
+# a CUDA file named in text: `src/k.cu`, "k.cuh", <gpu/bvh.cuh>, <spconv/indice.cu.h>; the name's own characters only
+_NAMED = re.compile(r"([\w+-][\w.+-]*\.(?:cuh?|cu\.hpp|cu\.h))(?![\w.])")
 # a pattern or a computed name that can stand for any CUDA file
 _WILDCARD = re.compile(
     r"\*\.cuh?\b|\}\.cuh?\b|\+\s*[rbuf]?['\"]\.cuh?['\"]|%s\.cuh?\b"
@@ -90,6 +95,12 @@ def named(text: str) -> list[str]:
 
 
 _PATTERN_END = ("", "'", '"', " ", "\t", "\n", ")", ",", "]", "}")
+# a pattern given as the last argument of a path join after a variable and literal folder names, `os.path.join(
+# extensions_dir, "cuda", "*.cu")` (Deformable-DETR-style ops setup.py): the folder's own names are written, what
+# comes before them is not; the fact `cu:.../cuda/*.cu` matches the files of any folder ending so (`drop_unbuilt`)
+_JOINED = re.compile(r"\w\s*,\s*((?:[rbuf]?(['\"])[\w.+-]+\2\s*,\s*)+)[rbuf]?['\"]$")
+_JOINED_PART = re.compile(r"(['\"])([\w.+-]+)\1")
+_ANY_FOLDER = ".../"
 
 
 def wildcards(text: str) -> set[str]:
@@ -103,6 +114,11 @@ def wildcards(text: str) -> set[str]:
             folder = _FOLDER.search(text, max(0, match.start() - 200), match.start())
             if folder:  # `glob("csrc/gen/*.cu")`: the files of that folder only
                 out.add("cu:" + posixpath.normpath(folder.group(0) + match.group(0)))
+                continue
+            joined = _JOINED.search(text, max(0, match.start() - 200), match.start())
+            if joined:  # `os.path.join(extensions_dir, "cuda", "*.cu")`: the files of a folder so named, wherever it is
+                parts = [part for _, part in _JOINED_PART.findall(joined.group(1))]
+                out.add("cu:" + _ANY_FOLDER + "/".join(parts) + "/" + match.group(0))
                 continue
         after = match.start(0) + match.group(0).rindex(".cu") + 3
         if text[after:after + 1] not in _PATTERN_END:
@@ -168,10 +184,13 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
 
     def globs(naming: str, written: str, path: str) -> bool:
         """The pattern `folder/*.cu` of `naming` matches the file at `path`: the extension, and the folder resolved from
-        the naming file's folder or one above; a folder that resolves to no folder of the scan matches any such file."""
+        the naming file's folder or one above; a folder that resolves to no folder of the scan matches any such file.
+        A folder joined to an unknown path (`.../cuda/*.cu`) matches the files of every folder ending in those names."""
         folder, extension = posixpath.split(written)
         if naming == path or not path.endswith(extension[1:]):
             return False
+        if folder.startswith(_ANY_FOLDER):
+            return ("/" + os.path.dirname(os.path.normpath(path)).replace(os.sep, "/")).endswith("/" + folder[len(_ANY_FOLDER):])
         found = resolved(naming, folder, folders)
         return not found or os.path.dirname(os.path.normpath(path)) in found
 

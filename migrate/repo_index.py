@@ -42,6 +42,9 @@ _TORCH_OPS = re.compile(r"torch\.(?:ops|classes)\.(\w+)")
 TORCH_NAMESPACE_ROOTS = ("torch.ops.", "torch.classes.")
 _CPP_LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)")
 _CPP_IMPL = re.compile(r"\bTORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)")
+# the legacy registration API, `torch::RegisterOperators("ns::op", &fn)` / `torch::RegisterOperators().op("ns::op", ...)`
+# (bevfusion's feature_decorator.cpp): it defines `torch.ops.ns.op` like a `TORCH_LIBRARY(ns, m)` block
+_CPP_REGISTER = re.compile(r"\bRegisterOperators\s*\(\s*(?:\)\s*\.\s*op\s*\(\s*)?\"(\w+)::")
 _EXT = "torch.utils.cpp_extension"
 # calls whose result NPU508 binds to an extension (`ext = load(...)`, `importlib.import_module(...)`, `ctypes.CDLL(...)`)
 _BINDING_CALLS = frozenset({f"{_EXT}.load", f"{_EXT}.load_inline", "importlib.import_module", "ctypes.CDLL",
@@ -876,15 +879,16 @@ def link_cmake_modules(modules: dict, links: list, variables: list, extensions: 
 
 
 def cpp_defs(path: str, text: str) -> list[Definition]:
-    """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` registrations in C++ / CUDA sources;
+    """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` / `torch::RegisterOperators("ns::op", ...)`
+    registrations in C++ / CUDA sources;
     CUDA targets of a CMakeLists.txt (`cmake_defs`) and its link graph (`cmake_links`)."""
     if path.endswith("CMakeLists.txt"):
         return cmake_defs(path, text) + cmake_links(path, text)
-    if "TORCH_LIBRARY" not in text:
+    if "TORCH_LIBRARY" not in text and "RegisterOperators" not in text:
         return []
     out = []
-    cuda_file = path.endswith((".cu", ".cuh"))
-    for match in _CPP_LIBRARY.finditer(text):
+    cuda_file = path.endswith((".cu", ".cuh", ".cu.h", ".cu.hpp"))
+    for match in list(_CPP_LIBRARY.finditer(text)) + list(_CPP_REGISTER.finditer(text)):
         out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file))
     for match in _CPP_IMPL.finditer(text):
         key = match.group(2)

@@ -24,7 +24,9 @@ CONDA_ENV_PATTERNS = ("environment*.yml", "environment*.yaml")
 MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
                      *CONDA_ENV_PATTERNS, "setup.py")
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
-CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh")
+# `.cu.h` / `.cu.hpp`: CUDA headers named for nvcc (spconv 1.x `include/spconv/indice.cu.h`, included by its built .cu
+# sources; label rule 27c-5), read like `.cuh`
+CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh", "*.cu.h", "*.cu.hpp")
 # C++ sources are read only for `TORCH_LIBRARY` registrations (the repository index, NPU508/NPU509),
 # CMake files for the CUDA libraries / modules they build (repo_index.cmake_defs)
 CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx", "CMakeLists.txt")
@@ -55,7 +57,7 @@ def _too_deep(exc: BaseException) -> str:
 
 
 _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
-                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cpp", ".cc", ".cxx")
+                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cu.h", ".cu.hpp", ".cpp", ".cc", ".cxx")
 _INTERESTING_NAMES = ("Dockerfile", "Makefile", ".gitmodules")
 
 

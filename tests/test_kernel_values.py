@@ -1054,6 +1054,39 @@ def test_a_glob_under_a_folder_builds_that_folder_only(tmp_path):
     assert [f.path.rsplit("/", 1)[1] for f in _scan(other).findings if f.code == "NPU506"] == ["k.cu"]
 
 
+def test_a_glob_joined_under_literal_folders_builds_the_folders_so_named(tmp_path):
+    # Deformable-DETR-style ops setup.py: `glob(os.path.join(extensions_dir, "cuda", "*.cu"))`, the folder before
+    # "cuda" a variable: the .cu files of folders ending in cuda/ are built, not a plugin's kernel shipped elsewhere
+    # for another project's build (label rule 27d-5); `join(extensions_dir, "*.cu")` alone still names any .cu file
+    setup = ("import glob, os\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "extensions_dir = os.path.join(os.path.dirname(__file__), 'src')\n"
+             "srcs = glob.glob(os.path.join(extensions_dir, 'cuda', '*.cu'))\next = CUDAExtension('MSDA', srcs)\n")
+    kernel = "__global__ void k() {}\n"
+    _write(tmp_path, {"ops/setup.py": setup, "ops/src/cuda/ms_deform.cu": kernel,
+                      "trt_plugin/deform_kernel.cu": kernel})
+    reported = sorted(os.path.relpath(f.path, tmp_path) for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["ops/src/cuda/ms_deform.cu"]
+    other = tmp_path / "other"
+    _write(other, {"ops/setup.py": setup.replace("'cuda', ", ""), "ops/src/ms_deform.cu": kernel,
+                   "trt_plugin/deform_kernel.cu": kernel})
+    assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 2
+
+
+def test_a_cuda_header_named_cu_h_is_reported_where_a_built_source_includes_it(tmp_path):
+    # spconv 1.x's naming (label rule 27c-5): include/spconv/indice.cu.h holds kernels the built indice_cuda.cu
+    # includes; a `.cu.h` header nothing includes is not built, and a plain `.h` is not a CUDA file
+    _write(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+                    "ext = CUDAExtension('sparse_conv_ext', ['src/indice_cuda.cu'])\n",
+        "src/indice_cuda.cu": "#include <spconv/indice.cu.h>\n#include <tensorview/tensorview.h>\nvoid launch() {}\n",
+        "include/spconv/indice.cu.h": "#pragma once\n__global__ void gather(float* a) { a[0] = 1; }\n",
+        "include/spconv/unused.cu.h": "#pragma once\n__global__ void old(float* a) { a[0] = 1; }\n",
+        "include/tensorview/tensorview.h": "#pragma once\n#define TV_HOST_DEVICE __host__ __device__\n",
+    })
+    reported = sorted(os.path.relpath(f.path, tmp_path) for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["include/spconv/indice.cu.h", "src/indice_cuda.cu"]
+
+
 def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_path):
     # a glob could compile any of them
     _write(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))

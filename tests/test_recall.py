@@ -301,6 +301,17 @@ def test_torch_internal_namespaces_and_impl_libraries_define_nothing(tmp_path):
     assert _ext_findings(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)) == []
 
 
+def test_an_op_registered_with_the_legacy_register_operators_api_is_a_namespace(tmp_path):
+    # bevfusion's feature_decorator.cpp: `torch::RegisterOperators("ns::op", &fn)` defines torch.ops.ns.op
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "deco.cpp").write_text(
+        "#include <torch/torch.h>\nat::Tensor deco_forward(const at::Tensor x) { return x; }\n"
+        "static auto registry =\n    torch::RegisterOperators(\"deco_ext::deco_forward\", &deco_forward);\n")
+    (tmp_path / "deco.py").write_text("import torch\ndef deco(x):\n    return torch.ops.deco_ext.deco_forward(x)\n")
+    found = _ext_findings(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST))
+    assert [(name, line) for name, line, _ in found] == [("deco.py", 3)]
+
+
 def test_no_definition_no_extra_cost_and_no_finding(tmp_path):
     (tmp_path / "a.py").write_text("import numpy as np\nimport torch\ny = torch.ops.aten.add(x, x)\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)

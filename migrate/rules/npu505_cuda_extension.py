@@ -274,7 +274,11 @@ class CudaExtension(Rule):
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
     anything but another CUDA question such as `"CUDA_HOME" in os.environ`; a negated one by its `else`) holding a
     reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests, or an `assert torch.cuda.is_available()` before one in its function or
-    module (False on an Ascend host: the CUDA build is skipped there without a word). A `.cu` source list
+    module (False on an Ascend host: the CUDA build is skipped there without a word); a `raise` written directly in
+    that gate's other branch (`else: raise NotImplementedError('Cuda is not available')`) and an `if CUDA_HOME is
+    None: raise ...` there are reported too: the build stops at them on an Ascend host (label ruling (L35)). The
+    branch a ROCm build takes (`elif torch.version.hip is not None: extension = CUDAExtension; {"hipcc": [...]}`,
+    `if IS_HIP_EXTENSION:`) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
     `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. A JIT build of C++ sources only that takes CUDA's headers (`cpp_extension.include_paths("cuda")`) or links torch's CUDA libraries by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`), in its function or a function of the file that function calls, is a CUDA build too: reported at those lines, not at the `load(...)` call (label ruling 24b-8); its module is the repository's extension for NPU508. The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
@@ -418,12 +422,25 @@ class CudaExtension(Rule):
                 "plugin = custom_ops.get_plugin('bias_act_plugin', sources=sources, extra_cuda_cflags=['--use_fast_math'])", count=2),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
-        # Mask2Former ops/setup.py: the gate's `else` says why the build stops; AdelaiDet setup.py: `.append` to the
-        # list the "nvcc" key made; one finding each for the gate and the flag list
+        # Mask2Former ops/setup.py: the gate's `else` raises when the toolkit is missing (label ruling (L35): a line to
+        # change); AdelaiDet setup.py: `.append` to the list the "nvcc" key made; one finding each for the gate, the
+        # flag list and the `if CUDA_HOME is None:` that raises
         Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\n"
                 "if torch.cuda.is_available() and CUDA_HOME is not None:\n    args['nvcc'] = ['-O2']\n"
                 "    args['nvcc'].append('-ccbin=gcc')\n    args['nvcc'] += ['-lineinfo']\n"
-                "else:\n    if CUDA_HOME is None:\n        raise NotImplementedError('CUDA_HOME is None')\n", count=2),
+                "else:\n    if CUDA_HOME is None:\n        raise NotImplementedError('CUDA_HOME is None')\n", count=3),
+        # a ROCm branch beside the CUDA one (label ruling (L15)): torch's HIP build, not CUDA; the CUDA branch's lines stay
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+                "if torch.cuda.is_available() and torch.version.cuda is not None:\n    extension = CUDAExtension\n"
+                "elif torch.cuda.is_available() and torch.version.hip is not None:\n    extension = CUDAExtension\n"
+                "    args = {'hipcc': ['-O3']}\nelse:\n    extension = CppExtension\n", count=2),
+        # a gate whose `else:` raises outright (the build stops there on an Ascend host, L35): the gate, the
+        # extension picked, the raise; a raise under a further test of that branch is not the gate's own
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\next = CppExtension\n"
+                "if torch.cuda.is_available() and CUDA_HOME is not None:\n    ext = CUDAExtension\n"
+                "else:\n    raise NotImplementedError('no CUDA')\n"
+                "if torch.cuda.is_available():\n    ext = CUDAExtension\nelse:\n    if strict:\n        raise RuntimeError('x')\n",
+                count=5),
         Invalid("from torch.utils import cpp_extension\nv = get_version(cpp_extension.CUDA_HOME)", count=1),
         # the toolkit path bound to a name that is then tested: a check, reported
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nhome = CUDA_HOME\nif home is None:\n    print(home)", count=1),
@@ -562,6 +579,12 @@ class CudaExtension(Rule):
     ]
 
     def check(self, ctx):
+        hip = _hip_branch_lines(ctx) if ctx.kind != "launcher" and "hip" in ctx.source else frozenset()
+        for finding in self._check(ctx):
+            if finding.line not in hip:
+                yield finding
+
+    def _check(self, ctx):
         reported: list[ast.AST] = []  # the build calls `_builds` reports, filled as it runs
         found = list(self._builds(ctx, reported))
         yield from found
@@ -678,6 +701,9 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, (node.lineno, node.col_offset, node.lineno, len(ctx.lines[node.lineno - 1].rstrip("\r\n"))),
                                    "the CUDA gate of an extension build (False on an Ascend host, where the CUDA build "
                                    "is skipped or the script stops): " + self.MESSAGE)
+                for stop in _gate_else_raises(node, branch):
+                    yield self.finding(ctx, stop, "the build stops here when the CUDA gate fails (on an Ascend host "
+                                       "the other branch runs and raises): " + self.MESSAGE)
 
     def _builds(self, ctx, reported):
         if ctx.kind == "launcher":
@@ -932,7 +958,13 @@ class CudaExtension(Rule):
     def _in_gate_else(ctx, node) -> bool:
         """`if (... or torch.cuda.is_available()) and CUDA_HOME is not None: <CUDA build> else: if CUDA_HOME is None:
         raise ...` (Mask2Former's ops/setup.py): the `else` of a gate that already tests CUDA_HOME (reported there)
-        only says why the build cannot go on: one gate, one finding."""
+        only says why the build cannot go on: one gate, one finding. Not a test that raises when the toolkit is
+        missing, `if CUDA_HOME is None: raise ...` (MaskDINO, the same block; label ruling (L35)): the build stops there
+        on an Ascend host, a line to change."""
+        statement = statement_of(ctx, node)
+        if isinstance(statement, ast.If) and any(n is node for n in ast.walk(statement.test)) \
+                and any(isinstance(s, ast.Raise) for s in statement.body):
+            return False
         child, parent = node, ctx.parent(node)
         while parent is not None:
             if isinstance(parent, ast.If) and any(child is s for s in parent.orelse) and any(
@@ -1096,6 +1128,44 @@ def _cuda_branch(ctx, node) -> list | None:
     if not negated and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn):
         negated = _asks_cuda(ctx, ast.Compare(left=test.left, ops=[ast.In()], comparators=test.comparators))
     return node.orelse or None if negated else None
+
+
+def _asks_hip(ctx, test) -> bool:
+    """`torch.version.hip is not None`, `torch.version.hip`, `IS_HIP_EXTENSION` (torch.utils.cpp_extension's), alone or
+    as an operand of an `and` / `or`: the test asks whether torch is a ROCm build."""
+    if isinstance(test, ast.BoolOp):
+        return any(_asks_hip(ctx, value) for value in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        test = test.left
+    return isinstance(test, (ast.Name, ast.Attribute)) and ctx.qualname(test) in ("torch.version.hip", f"{_EXT}.IS_HIP_EXTENSION")
+
+
+def _hip_branch_lines(ctx) -> frozenset[int]:
+    """The lines of the branches a ROCm build takes (`elif torch.version.hip is not None or FORCE_ROCM: extension =
+    CUDAExtension; extra_compile_args["hipcc"] = [...]`, bevfusion / mmdet3d-style make_cuda_ext), its test included
+    (not a CUDA gate): torch's HIP build of an extension, named for another accelerator (label ruling (L15); set
+    27c-4); the CUDA branch stays reported."""
+    lines: set[int] = set()
+    for node in ctx.nodes.get(ast.If, ()):
+        if _asks_hip(ctx, node.test) and node.body and not any(  # not `if torch.version.cuda or torch.version.hip:`
+                isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) in ("torch.version.cuda", f"{_EXT}.CUDA_HOME")
+                for n in ast.walk(node.test)):  # the `if` / `elif` line (no CUDA gate) and its body
+            lines.update(range(node.lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
+    return frozenset(lines)
+
+
+def _gate_else_raises(node, branch) -> list:
+    """The `raise` statements written directly in the branch of a CUDA gate that runs off CUDA (InternImage
+    ops_dcnv3/setup.py: `if torch.cuda.is_available() and CUDA_HOME is not None: <CUDA build> else: raise
+    NotImplementedError('Cuda is not availabel')`): on an Ascend host that branch runs and the build stops there
+    (label ruling (L35): a raise when the CUDA toolkit is missing). A raise under a further test is not one of them
+    (MaskDINO's `else: if CUDA_HOME is None: raise ... else: raise ...`: the inner `if` reading CUDA_HOME is
+    reported by `_cuda_home`, the raise for a missing runtime with CUDA_HOME set is not what an Ascend host meets)."""
+    if not isinstance(node, ast.If) or branch is None:
+        return []
+    other = node.orelse if branch is node.body else node.body
+    return [statement for statement in other if isinstance(statement, ast.Raise)]
 
 
 def _switches_a_build(ctx, branch, lines) -> bool:

@@ -7,7 +7,9 @@ _KERNEL = re.compile(r"\b__global__\b")
 
 
 class CudaSourceFile(Rule):
-    """A `.cu` / `.cuh` file is CUDA C++ compiled by nvcc: it cannot be built for an Ascend NPU.
+    """A `.cu` / `.cuh` file is CUDA C++ compiled by nvcc: it cannot be built for an Ascend NPU. A header named for
+    nvcc, `.cu.h` / `.cu.hpp` (spconv 1.x `include/spconv/indice.cu.h`), is one too: it is reported where a built
+    CUDA source includes it, like a `.cuh` (label rule 27c-5); a plain `.h` is not read.
     Reported once per file, at line 1, with the number of `__global__` kernels found by a plain
     text count (comments included); each kernel must be rewritten as an Ascend C operator (or
     replaced by torch / torch_npu ops) and registered with torch_npu."""
@@ -23,6 +25,7 @@ class CudaSourceFile(Rule):
         Invalid("__global__ void add(float* a) { a[0] += 1; }\n", kind="cuda-source", count=1),
         Invalid("#pragma once\n__device__ inline float sq(float x) { return x * x; }\n", kind="cuda-source", filename="util.cuh"),
         Invalid("", kind="cuda-source", count=1),
+        Invalid("#pragma once\n__global__ void gather(float* a) { a[0] = 1; }\n", kind="cuda-source", filename="indice.cu.h"),
     ]
 
     def check(self, ctx):

@@ -170,6 +170,8 @@ class GpuOnlyUse(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # open3d loads its CPU bindings where no CUDA device is found (partial, info): its neutral names are not uses
+        "import open3d as o3d\nv = o3d.utility.Vector3dVector(points)\npcd = o3d.geometry.PointCloud()",
         # SoftGroup blocks.py: spconv publishes a CPU build (partial, like pytorch3d): its import is noted, not each use
         "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)\nx = spconv.SparseConvTensor(f, i, s, 1)",
         # Triton is optional (a bare except binds `triton = None`) and the file defines the kernel again without it:
@@ -230,6 +232,8 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # open3d's CUDA bindings reached by name exist only on a CUDA build with a CUDA device (label rule 27d-13)
+        Invalid("import open3d as o3d\npcd.points = o3d.cuda.pybind.utility.Vector3dVector(points)", count=1),
         # the recipe built from the enum member is the use; the member read on its own line is not
         Invalid("import transformer_engine.common.recipe as te_recipe\nfmt = te_recipe.Format.HYBRID\n"
                 "recipe = te_recipe.DelayedScaling(fp8_format=fmt)\n", count=1),

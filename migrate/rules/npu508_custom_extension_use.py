@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import callable_aliases, called_kernels, cpu_fallbacks, deps, kernel_values, knowledge, repo_index
+from migrate import callable_aliases, called_kernels, cpu_fallbacks, deps, flagged_extensions, kernel_values, knowledge, repo_index
 from migrate.called_kernels import CALLED
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
@@ -52,6 +52,27 @@ def _passed_on(ctx, node, definition) -> bool:
     """`return _backend._C`: a function handing on the extension another module holds (an accessor,
     kernel_values.wrapper_values) calls nothing on it; its callers' op calls are the uses (label rule 24b-7)."""
     return definition.kind == "value" and isinstance(node, ast.Attribute) and isinstance(ctx.parent(node), ast.Return)
+
+
+def _cached_for_return(ctx, node, qual: str, module: str) -> bool:
+    """`_cached_plugin = renderutils_plugin` in an accessor that returns that name (nvdiffrec-style `_get_plugin()`:
+    JIT-load, import, cache in a global, `return _cached_plugin`): the module itself stored for the accessor to hand
+    on calls nothing; the import and the callers' op calls (`_get_plugin().op(...)`) are the lines that change, as
+    for `return _backend._C` (`_passed_on`)."""
+    parent = ctx.parent(node)
+    if not (isinstance(node, ast.Name) and qual == module and isinstance(parent, ast.Assign) and parent.value is node
+            and all(isinstance(t, ast.Name) for t in parent.targets)):
+        return False
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    names = {t.id for t in parent.targets}
+    # the module-level cache (`global`), bound in the function by this line only: not a local walked on to an op
+    # (gsplat's `obj = _C` then `obj = getattr(obj, part)`, an op lookup: label 24b)
+    cache = {name for n in ast.walk(function) if isinstance(n, ast.Global) for name in n.names} & names
+    stores = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id in cache and isinstance(n.ctx, ast.Store)]
+    return bool(cache) and len(stores) == len(cache) and any(
+        isinstance(r, ast.Return) and isinstance(r.value, ast.Name) and r.value.id in cache for r in ast.walk(function))
 
 
 # an op that builds an object of the extension's C++/CUDA class (cubvh's `create_cuBVH`, `HashTable()`,
@@ -192,8 +213,8 @@ class CustomExtensionUse(Rule):
     CUDAExtension; extension("name", ...)`) / `cpp_extension.load(name=...)` with CUDA sources
     define an extension module, and so does a project helper called with nvcc flags
     (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
-    returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` in C++ or CUDA
-    sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
+    returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` /
+    `torch::RegisterOperators("ns::op", &fn)` in C++ or CUDA sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
     op namespace; a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
     library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` (also an
@@ -249,7 +270,12 @@ class CustomExtensionUse(Rule):
     `.gitmodules` declares but the checkout does not hold, whose repository the third-party knowledge counts as a
     CUDA-kernel package (`url = https://github.com/CharlesShang/DCNv2/`), is such an extension too, named by its folder
     (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
-    is no fallback when `DCN(...)` is then called unguarded. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
+    is no fallback when `DCN(...)` is then called unguarded, while an import attempt that records an availability
+    flag (`try: import DCNv3; has_cuda_kernel = True / except: has_cuda_kernel = False`, the flag its users test to
+    pick a PyTorch implementation) is an optional path: neither the import nor that module's uses of the name are
+    reported (migrate/flagged_extensions.py; label rule 27d-9). Storing the imported module in the global cache its
+    accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
+    the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
     NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
     CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
@@ -278,8 +304,17 @@ class CustomExtensionUse(Rule):
         "import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.aten.add(x, x)",
         "p = get_plugin('plain_plugin', sources=srcs, extra_cflags=['-O3'])\ny = p.run(x)",  # no nvcc flags
         "p = get_plugin('x_plugin', sources=srcs, extra_cuda_cflags=None)\ny = p.run(x)",
+        # an import attempt recording whether the kernel loaded (label rule 27d-9): its users test the flag and fall
+        # back to a PyTorch implementation (migrate/flagged_extensions.py)
+        "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('dcn_ext', ['k.cu'])]\ntry:\n"
+        "    import dcn_ext\n    has_kernel = True\nexcept:\n    has_kernel = False\n"
+        "def forward(x, w):\n    return dcn_ext.forward(x, w)\n",
     ]
     INVALID = [
+        # no flag: the handler binds the imported name to None and the op is then called unguarded (L30)
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('dcn_ext', ['k.cu'])]\ntry:\n"
+                "    import dcn_ext\nexcept ImportError:\n    dcn_ext = None\ndef forward(x, w):\n    return dcn_ext.forward(x, w)\n",
+                count=2),
         # an extension with a CPU build dispatched by device (torchsparse's functional ops, label ruling (L28)): the import
         # and the CUDA branch's op are lines to change; the `*_cpu` op under `== "cpu"` and in the final `else:` (the
         # path an NPU tensor takes, on a host copy) are not
@@ -293,6 +328,12 @@ class CustomExtensionUse(Rule):
                 "import pk._kernels\ndef add_lora(y, x, wa, wb):\n    f = pk._kernels.dispatch_bgmv\n    f(y, x, wa)\n"
                 "    f(y, x, wb)\ndef other(y, x, f):\n    f(y, x)\ndef pick(x, fast):\n    g = pk._kernels.fast_op\n"
                 "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=5),
+        # a JIT build cached by its accessor (nvdiffrec's `_get_plugin()`): the import and the callers' op calls, not the
+        # line storing the module for the accessor to return
+        Invalid("import torch\n_cached = None\ndef _get_plugin():\n    global _cached\n    if _cached is not None:\n"
+                "        return _cached\n    torch.utils.cpp_extension.load(name='rplug', sources=['k.cu'], with_cuda=True)\n"
+                "    import rplug\n    _cached = rplug\n    return _cached\ndef f(x):\n    return _get_plugin().op_fwd(x)\n",
+                count=2),
         # a test replacing an op of the namespace with a mock: `patch.object(torch.ops.ns, "op")` calls nothing
         Invalid("import torch\nfrom unittest.mock import patch\nlib = torch.library.Library('rops', 'DEF')\n"
                 "def test_fallback(x):\n    with patch.object(torch.ops.rops, 'render') as mocked:\n"
@@ -344,11 +385,12 @@ class CustomExtensionUse(Rule):
             "    return _plugin is not None\ndef run(x):\n    return _plugin.bias_act(x)\n",
             count=1,
         ),
-        Invalid(  # stable-dreamfusion raymarching.py: an accessor returns the extension it stored
+        Invalid(  # stable-dreamfusion raymarching.py: an accessor returns the extension it stored (the op call; the
+            # line storing it in the cache calls nothing: `_cached_for_return`)
             "from torch.utils.cpp_extension import load\n_ext = load(name='rm', sources=['rm.cu'])\nBACKEND = None\n"
             "def get_backend():\n    global BACKEND\n    if BACKEND is None:\n        BACKEND = _ext\n    return BACKEND\n"
             "y = get_backend().march(x)\n",
-            count=2,
+            count=1,
         ),
         Invalid(  # cubvh api.py: the object an op returns is the extension's CUDA class; its methods run kernels
             "from torch.utils.cpp_extension import load\n_backend = load(name='_cubvh', sources=['bvh.cu'])\n"
@@ -427,7 +469,14 @@ class CustomExtensionUse(Rule):
         yield from self.uses(ctx, repo_index.Index(modules, namespaces, python_ops=repo_index.python_ops(defs)))
 
     def uses(self, ctx, index: "repo_index.Index"):
-        """Findings for every use in `ctx` of what `index` defines (this file's or the whole scan's)."""
+        """Findings for every use in `ctx` of what `index` defines (this file's or the whole scan's), less those on
+        the lines of an import attempt that sets an availability flag (migrate/flagged_extensions.py)."""
+        optional = flagged_extensions.flagged_lines(ctx) if "try" in ctx.source else frozenset()
+        for finding in self._uses(ctx, index):
+            if finding.line not in optional:
+                yield finding
+
+    def _uses(self, ctx, index: "repo_index.Index"):
         self._bind(ctx, index)
         yield from self._imports(ctx, index)
         for call in ctx.nodes.get(ast.Call, ()):
@@ -455,7 +504,7 @@ class CustomExtensionUse(Rule):
                 continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
-                or _handed_over(ctx, node, qual, module)
+                or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
                 or _redefined(ctx, node) or _passed_on(ctx, node, index.modules[module])
                 or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
             ):

@@ -1,0 +1,63 @@
+"""An import of the repository's own extension that sets an availability flag is an optional path (NPU508).
+
+A module that imports a compiled extension of the repository inside `try:` and records whether it loaded,
+
+    try:
+        import DCNv3
+        has_cuda_kernel = True
+    except:  # or `except ImportError:`
+        has_cuda_kernel = False
+
+tells the program whether the kernel is there: the flag is what its users test to pick another implementation
+(`if has_cuda_kernel: core = DCNv3 else: core = DCNv3_pytorch`). On an Ascend host the import fails, the flag is
+False and the fallback runs, so neither the import nor the uses of the name it binds in that module are lines to
+change (label rule 27d-9: Hugging Face modelling copies that fall back to a PyTorch implementation). The flag is
+recognised as NPU501 recognises its own (`_set_by_import_attempt`: True in the `try:` body, False / None in a
+handler that catches a failed import). A handler that binds the imported name itself to None and no flag
+(`except: DCN = None`) is no such path: the name is then called unguarded (label ruling (L30)), and stays reported.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def _flags_set(attempt: ast.Try) -> set[str]:
+    """Names the `try:` body binds True and a handler catching a failed import binds False / None."""
+    from migrate.rules.npu501_gpu_only_import import _catches_import_error
+
+    on = {t.id for s in attempt.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is True
+          for t in s.targets if isinstance(t, ast.Name)}
+    off = {t.id for h in attempt.handlers if _catches_import_error(h) for s in h.body
+           if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+           for t in s.targets if isinstance(t, ast.Name)}
+    return on & off
+
+
+def flagged_lines(ctx) -> frozenset[int]:
+    """The lines of this file that only run where an import attempt with an availability flag succeeded: the
+    imports in such a `try:` body, and each line reading a name one of them binds (and nothing else binds)."""
+    imports: list[ast.AST] = []
+    for attempt in ctx.nodes.get(ast.Try, ()):
+        if _flags_set(attempt):
+            imports.extend(s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+    if not imports:
+        return frozenset()
+    lines: set[int] = set()
+    bound = {_bound_name(statement, alias) for statement in imports for alias in statement.names if alias.name != "*"}
+    for statement in imports:
+        lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    # a name the file also binds elsewhere (a fallback import, an assignment) may stand for something else
+    guarded = {id(statement) for statement in imports}
+    bound -= {node.id for node in ctx.nodes.get(ast.Name, ()) if isinstance(node.ctx, ast.Store)}
+    bound -= {_bound_name(statement, alias) for kind in (ast.Import, ast.ImportFrom) for statement in ctx.nodes.get(kind, ())
+              if id(statement) not in guarded for alias in statement.names}
+    lines.update(node.lineno for node in ctx.nodes.get(ast.Name, ()) if node.id in bound and isinstance(node.ctx, ast.Load))
+    return frozenset(lines)
+
+
+def _bound_name(statement, alias) -> str:
+    """The name an import binds: `import a.b` binds `a`, `import a.b as c` and `from a import b as c` bind `c`."""
+    if alias.asname:
+        return alias.asname
+    return alias.name.split(".", 1)[0] if isinstance(statement, ast.Import) else alias.name
