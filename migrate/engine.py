@@ -26,6 +26,7 @@ from migrate import (
     fileio,
     imported_kernels,
     linking,
+    npu_plugins,
     own_package,
     paired_manifests,
     repo_index,
@@ -575,6 +576,7 @@ def scan(
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
+    results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file

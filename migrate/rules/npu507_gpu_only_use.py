@@ -150,7 +150,9 @@ class GpuOnlyUse(Rule):
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
-    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25)),
+    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25);
+    in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
+    none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
