@@ -334,9 +334,14 @@ def test_a_cuda_manifest_paired_with_its_npu_manifest_is_the_cuda_side_of_a_disp
     (tmp_path / "requirements_npu.txt").write_text("torch_npu==2.9.0\n")
     (tmp_path / "eval").mkdir()
     (tmp_path / "eval" / "requirements.txt").write_text("triton\n")
-    found = [(f.path[len(str(tmp_path)) + 1:], f.code, f.line) for f in scan([str(tmp_path)], use_cache=False).findings
-             if f.code == "NPU502"]
-    assert found == [("eval/requirements.txt", "NPU502", 1)]
+    # volcengine/verl: requirements-cuda.txt (flash-attn) beside requirements-npu.txt; a CUDA manifest of a folder
+    # with no NPU twin is still read
+    (tmp_path / "requirements-cuda.txt").write_text("flash-attn\n")
+    (tmp_path / "requirements-npu.txt").write_text("torch_npu\n")
+    (tmp_path / "eval" / "requirements_gpu.txt").write_text("flash-attn\n")
+    found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
+                   for f in scan([str(tmp_path)], use_cache=False).findings if f.code == "NPU502")
+    assert found == [("eval/requirements.txt", "NPU502", 1), ("eval/requirements_gpu.txt", "NPU502", 1)]
 
 
 def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_aware(tmp_path):
