@@ -436,6 +436,9 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             from migrate import npu_aware
 
             findings = npu_aware.drop_npu_aware_shell(path, text, findings)  # the CUDA side of an NPU-aware script
+            from migrate import machine_setup
+
+            findings = machine_setup.drop_scored_family(path, text, findings)  # a CI workflow, a SkyPilot task
             if "install" in text and "/" in text:  # `pip install ./submodules/x` (migrate/local_installs.py)
                 from migrate import local_installs
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies

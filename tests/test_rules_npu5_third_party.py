@@ -375,3 +375,20 @@ def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_awa
     assert {("comm.py", "NPU501"), ("rollout.py", "NPU501"), ("rollout.py", "NPU507"), ("kernels.py", "NPU501"),
             ("kernels.py", "NPU507"), ("requirements-rollout.txt", "NPU502")} <= codes_by_file
 
+
+def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
+    # label ruling (L39): a CI workflow and a SkyPilot task YAML provision machines, like a Dockerfile: no NPU5xx
+    # finding there; a shell launcher with the same lines and a YAML with only a `run:` key are still read
+    from migrate.engine import scan
+
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "gpu.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: pip install cupy-cuda12x flash-attn\n      - run: nvidia-smi\n")
+    (tmp_path / "sky").mkdir()
+    (tmp_path / "sky" / "ppo.yaml").write_text(
+        "resources:\n  accelerators: H100:1\nsetup: |\n  pip3 install flashinfer-python\nrun: |\n  nvidia-smi\n")
+    (tmp_path / "sky" / "job.yaml").write_text("run: |\n  pip install flash-attn\n")
+    (tmp_path / "install.sh").write_text("pip install cupy-cuda12x\nnvidia-smi\n")
+    found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
+                   for f in scan([str(tmp_path)], use_cache=False).findings if f.code.startswith("NPU5"))
+    assert found == [("install.sh", "NPU502", 1), ("install.sh", "NPU504", 2), ("sky/job.yaml", "NPU502", 2)]
