@@ -466,6 +466,7 @@ class GpuOnlyImport(Rule):
         "    @triton.jit\n    def kernel(x_ptr):\n        pass\nelse:\n    def kernel(x_ptr):\n        return x_ptr\n",
         "import torch\nimport numpy as np",
         "import apex_utils",  # a different package whose name starts the same
+        "import mmcv\nfrom mmcv.ops import ModulatedDeformConv2d",  # device-neutral; its ops have Ascend builds (27b-3)
         "import nvidia_dali_helpers",
         "from . import apex",  # a relative import is the project's own module
         '"""import apex"""',

@@ -281,6 +281,9 @@ class GpuOnlyUse(Rule):
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
         # AdelaiDet onnx/test_onnxruntime.py: the TensorRT backend for ONNX (NVIDIA TensorRT, CUDA devices only)
         Invalid("import onnx_tensorrt.backend as tensorrt_backend\nrep = tensorrt_backend.prepare(model)\nout = rep.run(x)", count=1),
+        # BasicVSR++-style deploy tools: mmcv 1.x's TensorRT wrappers are GPU-only, mmcv and its ops (Ascend builds) are not
+        Invalid("import mmcv\nfrom mmcv.ops import ModulatedDeformConv2d\nfrom mmcv.tensorrt import TRTWrapper, onnx2trt\n"
+                "engine = onnx2trt(m, {})\nw = TRTWrapper(engine, ['a'], ['b'])\nc = ModulatedDeformConv2d(3, 3, 3)\n", count=2),
         # megablocks layers/mlp.py, ops/gather.py: stanford-stk's Triton block-sparse products and its CUDA autocast decorators
         Invalid("import stk.ops\ndef f(x, w, topo):\n    y = stk.ops.sdd(x, w, topo)\n    return stk.ops.dsd(y, w)", count=2),
         Invalid("import torch\nfrom stk.backend.autocast import custom_bwd, custom_fwd\n"
