@@ -27,6 +27,7 @@ from migrate import (
     imported_kernels,
     linking,
     named_ops,
+    npu_plugins,
     own_package,
     paired_manifests,
     repo_index,
@@ -438,6 +439,9 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             from migrate import npu_aware
 
             findings = npu_aware.drop_npu_aware_shell(path, text, findings)  # the CUDA side of an NPU-aware script
+            from migrate import machine_setup
+
+            findings = machine_setup.drop_scored_family(path, text, findings)  # a CI workflow, a SkyPilot task
             if "install" in text and "/" in text:  # `pip install ./submodules/x` (migrate/local_installs.py)
                 from migrate import local_installs
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
@@ -579,6 +583,7 @@ def scan(
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
+    results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file

@@ -6,21 +6,32 @@ Ascend host installs: the CUDA manifest is not installed there, like the CUDA br
 (label ruling (L8), S-(s7) of set 16). Its GPU-only requirements are not work items. Decided after the per-file
 pass from the list of scanned paths on every run (never cached), so adding or removing the NPU manifest is
 seen at once; only a manifest of the same name with an `_npu` / `-npu` / `.npu` tag before its extension, in the
-same directory and in the same scan, pairs it (a manifest named for the NPU alone is (L15)'s, read by NPU502).
+same directory and in the same scan, pairs it, and so does the same name with its `cuda` / `gpu` tag replaced by `npu`
+(`requirements-cuda.txt` beside `requirements-npu.txt`); a manifest named for the NPU alone is (L15)'s, read by NPU502.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from migrate.findings import FileResult
 
 _TAGS = ("_npu", "-npu", ".npu")
 
 
+# a manifest named for CUDA / the GPU (`requirements-cuda.txt`, `requirements_gpu.txt`) whose NPU twin replaces that tag
+# (`requirements-npu.txt`: volcengine/verl ships both beside requirements.txt)
+_CUDA_TAG = re.compile(r"([_.-])(cuda|gpu)(?=$|[_.-])", re.I)
+
+
 def _paired(path: str, scanned: frozenset[str]) -> bool:
     stem, ext = os.path.splitext(path)
-    return any(stem + tag + ext in scanned for tag in _TAGS)
+    if any(stem + tag + ext in scanned for tag in _TAGS):
+        return True
+    folder, name = os.path.split(stem)
+    return any(os.path.join(folder, name[:m.start()] + m.group(1) + "npu" + name[m.end():]) + ext in scanned
+               for m in _CUDA_TAG.finditer(name))
 
 
 def drop_paired_cuda_manifests(results: list[FileResult]) -> list[FileResult]:

@@ -334,6 +334,61 @@ def test_a_cuda_manifest_paired_with_its_npu_manifest_is_the_cuda_side_of_a_disp
     (tmp_path / "requirements_npu.txt").write_text("torch_npu==2.9.0\n")
     (tmp_path / "eval").mkdir()
     (tmp_path / "eval" / "requirements.txt").write_text("triton\n")
-    found = [(f.path[len(str(tmp_path)) + 1:], f.code, f.line) for f in scan([str(tmp_path)], use_cache=False).findings
-             if f.code == "NPU502"]
-    assert found == [("eval/requirements.txt", "NPU502", 1)]
+    # volcengine/verl: requirements-cuda.txt (flash-attn) beside requirements-npu.txt; a CUDA manifest of a folder
+    # with no NPU twin is still read
+    (tmp_path / "requirements-cuda.txt").write_text("flash-attn\n")
+    (tmp_path / "requirements-npu.txt").write_text("torch_npu\n")
+    (tmp_path / "eval" / "requirements_gpu.txt").write_text("flash-attn\n")
+    found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
+                   for f in scan([str(tmp_path)], use_cache=False).findings if f.code == "NPU502")
+    assert found == [("eval/requirements.txt", "NPU502", 1), ("eval/requirements_gpu.txt", "NPU502", 1)]
+
+
+def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_aware(tmp_path):
+    # label ruling (L38): a repository that imports vllm_ascend (its NPU branch) has taken vLLM to the NPU through the
+    # plugin: vLLM's imports and uses elsewhere are not work items; its PyPI requirement still is (NPU502). A repository
+    # requiring triton-ascend (the NPU build of the `triton` module) runs its Triton kernels through it (27b-7)
+    from migrate.engine import scan
+
+    (tmp_path / "comm.py").write_text(
+        "from utils import is_npu_available\nif is_npu_available:\n"
+        "    from vllm_ascend.distributed.device_communicators.pyhccl import PyHcclCommunicator as Comm\n"
+        "else:\n    from vllm.distributed.device_communicators.pynccl import PyNcclCommunicator as Comm\n")
+    (tmp_path / "rollout.py").write_text(
+        "from vllm.model_executor.layers.linear import LinearBase\nfrom vllm import LLM\n"
+        "def patch(m):\n    LinearBase.forward = m\n    return LLM(model='m')\n")
+    (tmp_path / "kernels.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pass\n"
+        "def run(x):\n    k[(1,)](x, 4)\n")
+    (tmp_path / "requirements-rollout.txt").write_text("vllm==0.11.0\n")
+    (tmp_path / "requirements-npu.txt").write_text("torch_npu\ntriton-ascend==3.2.0rc4\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code, f.line) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU502", "NPU507"))
+
+    assert found(tmp_path) == [("requirements-rollout.txt", "NPU502", 1)]
+    # without the plugin's import and the NPU build's requirement, the same code is reported
+    (tmp_path / "comm.py").write_text("from vllm.distributed.device_communicators.pynccl import PyNcclCommunicator\n")
+    (tmp_path / "requirements-npu.txt").write_text("torch_npu\n")
+    codes_by_file = {(path, code) for path, code, _ in found(tmp_path)}
+    assert {("comm.py", "NPU501"), ("rollout.py", "NPU501"), ("rollout.py", "NPU507"), ("kernels.py", "NPU501"),
+            ("kernels.py", "NPU507"), ("requirements-rollout.txt", "NPU502")} <= codes_by_file
+
+
+def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
+    # label ruling (L39): a CI workflow and a SkyPilot task YAML provision machines, like a Dockerfile: no NPU5xx
+    # finding there; a shell launcher with the same lines and a YAML with only a `run:` key are still read
+    from migrate.engine import scan
+
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "gpu.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: pip install cupy-cuda12x flash-attn\n      - run: nvidia-smi\n")
+    (tmp_path / "sky").mkdir()
+    (tmp_path / "sky" / "ppo.yaml").write_text(
+        "resources:\n  accelerators: H100:1\nsetup: |\n  pip3 install flashinfer-python\nrun: |\n  nvidia-smi\n")
+    (tmp_path / "sky" / "job.yaml").write_text("run: |\n  pip install flash-attn\n")
+    (tmp_path / "install.sh").write_text("pip install cupy-cuda12x\nnvidia-smi\n")
+    found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
+                   for f in scan([str(tmp_path)], use_cache=False).findings if f.code.startswith("NPU5"))
+    assert found == [("install.sh", "NPU502", 1), ("install.sh", "NPU504", 2), ("sky/job.yaml", "NPU502", 2)]

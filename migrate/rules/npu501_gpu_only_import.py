@@ -446,7 +446,11 @@ class GpuOnlyImport(Rule):
     third_party.toml `aliases`) or of a CUDA device is an optional path too: its imports and uses are not reported
     (migrate/optional_modules.py); so is a test that skips without the package (`@require_bitsandbytes`,
     migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
-    `deepspeed.accelerator`) are not reported; each use after the import is NPU507."""
+    `deepspeed.accelerator`) are not reported; each use after the import is NPU507. Nor are, in a repository that
+    names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend` or a
+    manifest requires `vllm-ascend`; a manifest requires `triton-ascend`), that package's imports and uses anywhere:
+    the repository already runs it on the NPU through the plugin (label ruling (L38), migrate/npu_plugins.py); its
+    manifest lines (NPU502) stay reported."""
 
     CODE = "NPU501"
     NAME = "gpu-only-import"
@@ -462,6 +466,7 @@ class GpuOnlyImport(Rule):
         "    @triton.jit\n    def kernel(x_ptr):\n        pass\nelse:\n    def kernel(x_ptr):\n        return x_ptr\n",
         "import torch\nimport numpy as np",
         "import apex_utils",  # a different package whose name starts the same
+        "import mmcv\nfrom mmcv.ops import ModulatedDeformConv2d",  # device-neutral; its ops have Ascend builds (27b-3)
         "import nvidia_dali_helpers",
         "from . import apex",  # a relative import is the project's own module
         '"""import apex"""',

@@ -371,7 +371,7 @@ class GpuOnlyDependency(Rule):
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
     setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh), is the install of that
-    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles, CI YAML) the
+    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
@@ -379,6 +379,9 @@ class GpuOnlyDependency(Rule):
     notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), and, with the
     same scope, a CUDA wheel index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`)
     and the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
+    A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
+    `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
+    (label ruling (L39), migrate/machine_setup.py).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
     read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the

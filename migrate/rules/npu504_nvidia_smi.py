@@ -14,6 +14,13 @@ _STARTS_WITH_COMMAND = re.compile(r"^\s*(?:\S*/)?nvidia-smi(?![\w.-])")
 # holding it (`$trtexec`, `${trtexec}`) or the variable's name in its assignment (`trtexec=...`) is not: the
 # assignment's value is where the tool is named (wenet runtime/gpu/tensorrt/run_streaming_small_model.sh)
 _TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof|nvitop)(?![\w.}=-])")
+# The tool's name as a setting, not a command: a YAML key (`nsys:` opening the profiler's options), a bare YAML value
+# (`tool: nsys`), or the value of an option or Hydra override (`global_profiler.tool=nsys`, `--profiler=nsys`): the
+# program's own key that picks a profiler (volcengine/verl trainer/config/profiler/profiler.yaml and its launchers;
+# project keys are not labels, 24a-7). A shell variable assigned the name (`PROF=nsys`, then `$PROF profile ...`) stays
+# reported: its value is run.
+_SETTING_KEY = re.compile(r"(?:^|\s)(?:-{1,2}[\w.-]+|[\w-]+(?:\.[\w-]+)+)=$")
+_YAML_VALUE = re.compile(r"^\s*(?:-\s+)?[\w.-]+:\s+$")
 # In a Python string run as a command: nvcc (the CUDA compiler: `subprocess.check_output("nvcc -arch=sm_70", shell=True)`,
 # `["nvcc", "-V"]`) and nvitop (an NVML process viewer: `run_command("/home/user/.local/bin/nvitop -1", host)`), as the
 # command word at the start of the string, by path or not; a string that is only the word (`"nvcc"`) counts inside a call
@@ -47,6 +54,17 @@ _NVIDIA_LIBRARY = re.compile(r"^(?:\S*/)?lib(cudart|cuda|nvrtc|nvidia-ml|cublas|
 _LIBRARY_MESSAGE = ("loads NVIDIA's `{}` through ctypes: that library exists only with an NVIDIA driver / CUDA toolkit, "
                     "not on an Ascend host (CANN's runtime is libascendcl.so; from Python use torch.npu / torch_npu)")
 _NSIGHT_MESSAGE = ("preloads NVIDIA Nsight Systems' injection library (`{}`) to profile the program: " + _PROFILERS)
+
+
+def _a_setting(line: str, match: re.Match) -> bool:
+    """The tool's name at `match` is a key or a value of a setting, not a command (see `_SETTING_KEY`)."""
+    before, after = line[:match.start()], line[match.end():]
+    if after.startswith(":") and (len(after) == 1 or after[1].isspace()):
+        return True  # `nsys:` (a YAML key)
+    rest = after.split("#", 1)[0].strip()
+    if _YAML_VALUE.match(before) and rest == "":
+        return True  # `tool: nsys`
+    return _SETTING_KEY.search(before) is not None and (rest in ("", "\\") or after[:1].isspace())
 
 
 def _command_name_helpers(ctx) -> dict[str, ast.FunctionDef]:
@@ -83,7 +101,9 @@ class NvidiaSmi(Rule):
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
     same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers and the `nvitop` GPU viewer (the
-    Ascend counterparts: CANN's ATC for models, torch_npu.profiler or msprof for profiles, npu-smi). In Python, a
+    Ascend counterparts: CANN's ATC for models, torch_npu.profiler or msprof for profiles, npu-smi); the name as a
+    setting is no command: a YAML key or bare value (`nsys:`, `tool: nsys`), an option's or a Hydra override's value
+    (`global_profiler.tool=nsys`, `--profiler=nsys`). In Python, a
     string that is a command line starting with `nvcc` or `nvitop` (by path or not), or that word alone as the
     command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), is reported too; so is, once
     per file, the name of Nsight Systems' injection proxy (`libToolsInjectionProxy64.so`, preloaded to profile the
@@ -111,6 +131,10 @@ class NvidiaSmi(Rule):
         "libs = ['libcudart.so', 'libcublas.so.12']\n",
         'import ctypes\nlib = ctypes.CDLL("libascendcl.so")\n',
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
+        # a profiler picked by the program's own keys (a Hydra override, an option, a YAML config): not run as a command
+        Valid("python3 -m trainer.main \\\n    global_profiler.tool=nsys \\\n    --profiler=nsys --steps 2\n",
+              kind="launcher", filename="run_nsys.sh"),
+        Valid("profiler:\n  tool: nsys\n  nsys:\n    discrete: False\n", kind="launcher", filename="profiler.yaml"),
         # pytorch/torchchat install/install_torch.sh:48-:112: an installer that tests for the NPU host (npu-smi) in one
         # of its chains; its NVIDIA-probe branches, in that chain or another, are the CUDA side (migrate/npu_aware.py)
         Valid('if [[ -x "$(command -v nvidia-smi)" ]];\nthen\n  URL=https://download.pytorch.org/whl/nightly/cu126\n'
@@ -148,6 +172,9 @@ class NvidiaSmi(Rule):
         Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
                 'if nvidia-smi -L; then echo gpu; fi\n', kind="launcher", filename="install.sh", count=2),
         Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
+        # the name held by a shell variable that is then run, and the profiler run around the program
+        Invalid("PROF=nsys\n$PROF profile -o rep python t.py\nnsys profile --trace=cuda,nvtx python t.py\n",
+                kind="launcher", filename="prof.sh", count=2),
         Invalid("watch -n 1 nvidia-smi  # monitor\n", kind="launcher", count=1),
         Invalid("script:\n  - nvidia-smi\n", kind="launcher", filename="ci.yml"),
         # wenet runtime/gpu: trtexec by path (held in a variable, run as ${trtexec}: the assignment is the one use)
@@ -162,6 +189,8 @@ class NvidiaSmi(Rule):
             for number, match in shell_matches(ctx.lines, _COMMAND):
                 yield self.finding(ctx, (number, match.start(), number, match.end()))
             for number, match in shell_matches(ctx.lines, _TOOLS):
+                if _a_setting(ctx.lines[number - 1], match):
+                    continue
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    f"`{match.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[match.group(1)]}")
             return

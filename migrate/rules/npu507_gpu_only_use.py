@@ -150,7 +150,9 @@ class GpuOnlyUse(Rule):
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
-    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25)),
+    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25);
+    in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
+    none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
@@ -283,6 +285,9 @@ class GpuOnlyUse(Rule):
         Invalid("import fast_hadamard_transform\ny = fast_hadamard_transform.hadamard_transform(x, 0.5)", count=1),
         # AdelaiDet onnx/test_onnxruntime.py: the TensorRT backend for ONNX (NVIDIA TensorRT, CUDA devices only)
         Invalid("import onnx_tensorrt.backend as tensorrt_backend\nrep = tensorrt_backend.prepare(model)\nout = rep.run(x)", count=1),
+        # BasicVSR++-style deploy tools: mmcv 1.x's TensorRT wrappers are GPU-only, mmcv and its ops (Ascend builds) are not
+        Invalid("import mmcv\nfrom mmcv.ops import ModulatedDeformConv2d\nfrom mmcv.tensorrt import TRTWrapper, onnx2trt\n"
+                "engine = onnx2trt(m, {})\nw = TRTWrapper(engine, ['a'], ['b'])\nc = ModulatedDeformConv2d(3, 3, 3)\n", count=2),
         # megablocks layers/mlp.py, ops/gather.py: stanford-stk's Triton block-sparse products and its CUDA autocast decorators
         Invalid("import stk.ops\ndef f(x, w, topo):\n    y = stk.ops.sdd(x, w, topo)\n    return stk.ops.dsd(y, w)", count=2),
         Invalid("import torch\nfrom stk.backend.autocast import custom_bwd, custom_fwd\n"

@@ -1,0 +1,65 @@
+"""A package the repository already runs on the NPU through its Ascend build is NPU-aware there (NPU501, NPU507).
+
+vLLM's PyPI build is CUDA; on Ascend it runs through the vllm-ascend platform plugin, installed beside it, and vLLM's own
+code runs as written (migrate/knowledge/third_party.toml: `npu_plugin`). A repository that names that plugin itself has
+already taken the route: volcengine/verl imports `vllm_ascend` in its `if is_npu_available:` branches
+(`from vllm_ascend.distributed.device_communicators.pyhccl import PyHcclCommunicator`) beside `from vllm import LLM`. Its
+imports and uses of vLLM are the NPU path too: a porting engineer changes none of them (label ruling (L38)). The same
+for a package whose NPU build replaces it under the same module name: triton-ascend installs the `triton` package for
+Ascend, so a repository that requires triton-ascend (verl's requirements-npu.txt) runs its Triton kernels through it.
+
+The repository names the plugin when one of its Python files imports the plugin's module (`vllm_ascend`) or one of its
+manifests declares the plugin's distribution (`vllm-ascend`, `triton-ascend`): the ("imp", root, line) and ("req",
+name, line) facts of the per-file pass (migrate/deps.py), so nothing is read again. Its NPU501 / NPU507 findings of the
+package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
+on the NPU and stay reported. Decided after the scan on every run (never cached), so adding or removing the plugin's
+import or requirement is seen at once.
+"""
+
+from __future__ import annotations
+
+from migrate import knowledge
+from migrate.findings import FileResult
+from migrate.sources import normalise
+
+CODES = frozenset({"NPU501", "NPU507"})
+
+
+def named_plugins(results: list[FileResult]) -> frozenset[str]:
+    """The normalised names of everything the repository imports or declares (module roots and distributions)."""
+    names: set[str] = set()
+    for result in results:
+        for fact in result.facts:
+            if fact and fact[0] in ("imp", "req") and isinstance(fact[1], str):
+                names.add(normalise(fact[1]))
+    return frozenset(names)
+
+
+def plugin_packages(results: list[FileResult]) -> frozenset[str]:
+    """The knowledge keys of the packages whose Ascend plugin (or NPU build) the repository names."""
+    plugins = {key: normalise(entry.npu_plugin) for key, entry in knowledge.third_party().items() if entry.npu_plugin}
+    if not plugins:
+        return frozenset()
+    named = named_plugins(results)
+    return frozenset(key for key, plugin in plugins.items() if plugin in named)
+
+
+def _of(package: str | None, keys: frozenset[str]) -> bool:
+    return package is not None and any(package == key or package.startswith(key + ".") for key in keys)
+
+
+def drop_plugin_routed(results: list[FileResult]) -> list[FileResult]:
+    """NPU501 / NPU507 findings of a package whose Ascend plugin the repository names (see above)."""
+    if not any(f.code in CODES and f.package for r in results for f in r.findings):
+        return results
+    keys = plugin_packages(results)
+    if not keys:
+        return results
+    out = []
+    for result in results:
+        if any(f.code in CODES and _of(f.package, keys) for f in result.findings):
+            kept = tuple(f for f in result.findings if not (f.code in CODES and _of(f.package, keys)))
+            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
+                                result.facts)
+        out.append(result)
+    return out
