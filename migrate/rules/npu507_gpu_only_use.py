@@ -57,12 +57,14 @@ _GENERIC_METHODS = frozenset({
 
 
 def _type_check(ctx, node) -> bool:
-    """The class tested by `isinstance(value, dr.ops.RasterizeGLContext)` / `issubclass(...)`, alone or in a tuple:
+    """The class tested by `isinstance(value, dr.ops.RasterizeGLContext)` / `issubclass(...)` or caught by `except`, alone or in a tuple:
     no package code runs there, the line stays as written (set 24b's rule 24b-14, 25b-8: not a call, construction or
     base class)."""
     parent = ctx.parent(node)
     if isinstance(parent, ast.Tuple):
         node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.ExceptHandler) and parent.type is node:
+        return True  # `except pynvml.NVMLError:` names the class the same way (label ruling 26b-2, (L40))
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
         and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
 
@@ -120,7 +122,7 @@ _kernel_package = kernel_package
 
 class GpuOnlyUse(Rule):
     """Every use of a GPU-only package after its import: calls, decorators, attributes, base
-    classes, `except` types, Triton kernel launches `kernel[grid](...)` (also of a kernel another module of the
+    classes, Triton kernel launches `kernel[grid](...)` (also of a kernel another module of the
     repository defines, imported by name: `from .triton_ops import dtw_kernel`; numba.cuda kernels the same), the construction of an object
     from one of its classes (`AutoGPTQForCausalLM.from_pretrained(...)`, not each method later called on the object:
     `model.quantize(data)` goes with its construction), and the construction through a `functools.partial` of the class handed to a
@@ -210,6 +212,7 @@ class GpuOnlyUse(Rule):
         "    except triton.compiler.OutOfResources:\n        return float('inf')",
         "import torch\nattn = torch.nn.functional.scaled_dot_product_attention\ny = attn(q, k, v)",  # not GPU-only
         "import bitsandbytes as bnb\nprint(bnb.__version__)",  # module metadata
+        "import pynvml\ntry:\n    count = 0\nexcept pynvml.NVMLError:\n    count = -1",  # an except type names a class ((L40))
         "import deepspeed\nx = deepspeed.checkpointing.checkpoint(block, x)",  # partial: runs on NPU
         "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
         "from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)",  # has an NPU op builder
@@ -310,7 +313,8 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\nok = pynvml.c_nvmlProcessInfo_t.__name__ == 'c_nvmlProcessInfo_t'", count=1),
         Invalid("from flash_attn.ops.activations import swiglu\ny = swiglu(a, b)", count=1),
         Invalid("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)", count=1),
-        Invalid("import pynvml\ntry:\n    pass\nexcept pynvml.NVMLError:\n    pass", count=1),
+        # the call is the use; the classes an `except` catches, alone or in a tuple, are not ((L40))
+        Invalid("import pynvml\ntry:\n    pynvml.nvmlInit()\nexcept (pynvml.NVMLError, OSError):\n    pass", count=1),
         Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
         # a local picked from a literal dict of a GPU-only package's ops, then called (label rule 25b-13): 2 + 1
