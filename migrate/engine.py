@@ -389,7 +389,13 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
-        return analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses, sites=sites, imports=imports)
+        findings, errors, suppressed = analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses,
+                                                           sites=sites, imports=imports)
+        if findings and ("/." in path or path.startswith(".")):  # a CI pipeline's own script (migrate/machine_setup.py)
+            from migrate import machine_setup
+
+            findings = machine_setup.drop_scored_family(path, text, findings)
+        return findings, errors, suppressed
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
@@ -416,6 +422,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
 
             defs += local_installs.facts(ctx.dependencies)
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
+        if findings and ("/." in path or path.startswith(".")):  # a requirements file of a CI pipeline
+            from migrate import machine_setup
+
+            findings = machine_setup.drop_scored_family(path, text, findings)
         if ctx.problems:  # the parts of the right shape were read; say what was left out
             errors.append(FileError(path, "NPU904", f"malformed manifest, parts left out: {'; '.join(ctx.problems)}"))
     elif kind == "gitmodules":  # no rule of its own: its submodules join the repository index (migrate/submodules.py)

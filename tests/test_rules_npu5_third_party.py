@@ -389,6 +389,13 @@ def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
         "resources:\n  accelerators: H100:1\nsetup: |\n  pip3 install flashinfer-python\nrun: |\n  nvidia-smi\n")
     (tmp_path / "sky" / "job.yaml").write_text("run: |\n  pip install flash-attn\n")
     (tmp_path / "install.sh").write_text("pip install cupy-cuda12x\nnvidia-smi\n")
+    # a pipeline's own scripts in its CI folder (rule 28a-14): a shell step, a Python helper, a requirements file
+    scripts = tmp_path / ".azure-pipelines" / "scripts"
+    scripts.mkdir(parents=True)
+    (scripts / "run_cuda_ut.sh").write_text("pip install flash-attn\nnvidia-smi\n")
+    (scripts / "monitor_gpu.py").write_text("import nvitop\n\nprint(nvitop.Device.all())\n")
+    (scripts / "requirements.txt").write_text("flash-attn\n")
     found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
                    for f in scan([str(tmp_path)], use_cache=False).findings if f.code.startswith("NPU5"))
     assert found == [("install.sh", "NPU502", 1), ("install.sh", "NPU504", 2), ("sky/job.yaml", "NPU502", 2)]
+

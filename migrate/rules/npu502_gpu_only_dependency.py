@@ -381,7 +381,8 @@ class GpuOnlyDependency(Rule):
     and the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
-    (label ruling (L39), migrate/machine_setup.py).
+    (label ruling (L39), migrate/machine_setup.py); nor in the pipeline's own scripts and requirements files inside
+    its CI folder (`.azure-pipelines/scripts/ut/run_ut_cuda.sh`: `pip install flash-attn`).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
     read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the

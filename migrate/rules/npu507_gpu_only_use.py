@@ -165,7 +165,8 @@ class GpuOnlyUse(Rule):
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
     function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
     line (NPU501) nor their uses are reported; a handler that only
-    passes or warns, raises, or imports the same package again is no fallback. The finding's
+    passes or warns, raises, or imports the same package again is no fallback. A CI pipeline's own scripts
+    (`.azure-pipelines/scripts/*.py`) are infrastructure (label ruling (L39); migrate/machine_setup.py). The finding's
     `package` field names the package, which the summary groups by."""
 
     CODE = "NPU507"
