@@ -278,6 +278,14 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     findings = skip_decorators.drop_skipped(findings, ctx.nodes)  # tests that skip without the package
+    if findings and "find_spec" in text:  # a package the module probes for and imports only in functions
+        from migrate import probed_packages
+
+        findings = probed_packages.drop_probed(tree, findings, ctx.nodes)
+    if findings and "opyright" in text:  # a test file copied from a GPU-only package's own suite
+        from migrate import vendored_tests
+
+        findings = vendored_tests.drop_vendored(path, text, findings)
     if not findings:
         return [], [], 0
     suppressed = 0

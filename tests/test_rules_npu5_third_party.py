@@ -399,3 +399,38 @@ def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
                    for f in scan([str(tmp_path)], use_cache=False).findings if f.code.startswith("NPU5"))
     assert found == [("install.sh", "NPU502", 1), ("install.sh", "NPU504", 2), ("sky/job.yaml", "NPU502", 2)]
 
+
+def test_a_package_the_module_probes_for_and_imports_only_in_functions_is_optional(tmp_path):
+    # rule 28a-9: NVIDIA's CuTe DSL behind a find_spec probe of the module's own, imported only in the kernel builders,
+    # with a PyTorch path when the probe says no; a module importing it at its top, or never asking, keeps its findings
+    from migrate.engine import scan
+
+    probe = ("from importlib.util import find_spec\n\n\n"
+             "def has_cute():\n    \"\"\"Whether the optional CuTe DSL is installed.\"\"\"\n"
+             "    return find_spec(\"cutlass\") is not None\n\n\n")
+    (tmp_path / "qdq.py").write_text(
+        probe + "def _kernel():\n    import cutlass.cute as cute\n\n    @cute.kernel\n    def k(x: cute.Tensor):\n"
+        "        pass\n\n    return cute.compile(k)\n\n\n"
+        "def qdq(x):\n    if not has_cute() or not x.is_cuda:\n        return None\n    return _kernel()(x)\n")
+    (tmp_path / "eager.py").write_text(
+        probe + "import cutlass.cute as cute\n\n\ndef qdq(x):\n    if has_cute():\n        return cute.compile(x)\n")
+    (tmp_path / "unasked.py").write_text(probe + "def qdq(x):\n    import cutlass.cute as cute\n    return cute.compile(x)\n")
+    found = {(f.path[len(str(tmp_path)) + 1:], f.code) for f in scan([str(tmp_path)], use_cache=False).findings
+             if f.code in ("NPU501", "NPU507")}
+    assert found == {("eager.py", "NPU501"), ("eager.py", "NPU507"), ("unasked.py", "NPU501"), ("unasked.py", "NPU507")}
+
+
+def test_a_test_file_copied_from_the_packages_own_suite_is_the_packages(tmp_path):
+    # label ruling (L24), rule 28a-11: vLLM's tests/conftest.py copied with its license header into a plugin's tests;
+    # the plugin's own test (no such header) and a copied header in a non-test module keep their findings
+    from migrate.engine import scan
+
+    header = "# SPDX-License-Identifier: Apache-2.0\n# SPDX-FileCopyrightText: Copyright contributors to the vLLM project\n"
+    body = "from vllm import LLM\nfrom vllm.distributed import cleanup_dist_env_and_memory\n\ncleanup_dist_env_and_memory()\n"
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text(header + body)
+    (tmp_path / "tests" / "test_models.py").write_text("# Copyright (c) 2025 Intel Corporation\n" + body)
+    (tmp_path / "layers.py").write_text(header + body)
+    found = {f.path[len(str(tmp_path)) + 1:] for f in scan([str(tmp_path)], use_cache=False).findings
+             if f.code in ("NPU501", "NPU507")}
+    assert found == {"tests/test_models.py", "layers.py"}

@@ -165,8 +165,13 @@ class GpuOnlyUse(Rule):
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
     function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
     line (NPU501) nor their uses are reported; a handler that only
-    passes or warns, raises, or imports the same package again is no fallback. A CI pipeline's own scripts
-    (`.azure-pipelines/scripts/*.py`) are infrastructure (label ruling (L39); migrate/machine_setup.py). The finding's
+    passes or warns, raises, or imports the same package again is no fallback. So is a package a module probes for
+    with a function of its own (`def has_cute(): return find_spec("cutlass") is not None`, called there) and imports
+    only inside functions, never at its top: an optional backend (migrate/probed_packages.py; Triton and numba kernels
+    excepted). A test file copied from the package's own suite with its copyright header (`conftest.py` opening with
+    `# SPDX-FileCopyrightText: Copyright contributors to the vLLM project`) is the package's code, not a use (label
+    ruling (L24); migrate/vendored_tests.py), and a CI pipeline's own scripts (`.azure-pipelines/scripts/*.py`) are
+    infrastructure (label ruling (L39); migrate/machine_setup.py). The finding's
     `package` field names the package, which the summary groups by."""
 
     CODE = "NPU507"
