@@ -63,8 +63,39 @@ def setup_py_runs(lines: list[str]) -> list[Definition]:
         if not _BUILDS.intersection(match.group("rest").split()):
             continue
         folder = posixpath.dirname(match.group("path")) or "."
-        out.append(Definition(KIND, posixpath.normpath(folder), "", number, False, f"{match.start()} {match.end()}"))
+        for into in _changed_into(lines, number, match.start()):
+            path = posixpath.normpath(posixpath.join(into, folder))
+            out.append(Definition(KIND, path, "", number, False, f"{match.start()} {match.end()}"))
     return out
+
+
+# `cd ops && python setup.py install` / `cd $ext && ...`: the folder the command runs in; a loop's items
+# (`for ext in mesh2sdf_cuda sol_nglod; do`) for its variable
+_CD = re.compile(r"(?<![\w-])cd\s+(\S+)\s*(?:&&|;)")
+_FOR = re.compile(r"(?<![\w-])for\s+(\w+)\s+in\s+([^;]+?)\s*;?\s*(?:do\b|$)")
+
+
+def _changed_into(lines: list[str], number: int, end: int) -> list[str]:
+    """The folders a `python setup.py ...` at `lines[number - 1][:end]` runs in, relative to the script's folder:
+    the last `cd DIR &&` before it on its line (a loop variable `$ext` stands for each item of the `for ext in a b`
+    above it), else "." (a `cd` to an absolute or computed path: "." as well)."""
+    cds = list(_CD.finditer(lines[number - 1], 0, end))
+    if not cds:
+        return ["."]
+    target = cds[-1].group(1).strip("\"'")
+    variable = re.fullmatch(r"\$\{?(\w+)\}?", target)
+    if variable:
+        for line in reversed(lines[:number]):
+            loop = _FOR.search(line)
+            if loop and loop.group(1) == variable.group(1):
+                items = [w.strip("\"'") for w in loop.group(2).split()]
+                if items and all(re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", w) for w in items):
+                    return items
+                break
+        return ["."]
+    if target.startswith(("/", "~", "$", "-")):
+        return ["."]
+    return [target]
 
 
 def report(results: list[FileResult]) -> list[FileResult]:
@@ -84,7 +115,7 @@ def report(results: list[FileResult]) -> list[FileResult]:
             path, line, columns = fact[2], fact[3], fact[5]
             here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
             setup = builds.get(here) or next((s for d, s in builds.items() if d.endswith("/" + path)), None)
-            if setup is None or any(f.code == "NPU502" and f.line == line for f in result.findings):
+            if setup is None or any(f.code == "NPU502" and f.line == line for f in (*result.findings, *added)):
                 continue
             start, end = (int(c) for c in columns.split())
             added.append(Finding(

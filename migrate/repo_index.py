@@ -747,7 +747,10 @@ def cmake_defs(path: str, text: str, programs: bool = False, compiled: bool = Fa
         if command.startswith("cuda_") or ".cu" in rest or (by_project and command not in ("add_library", "add_executable")) or (
                 by_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
             sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
-            out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources))
+            # a Python extension target (`pybind11_add_module`, `python_add_library`): its file is `<name>.<abi>.so`,
+            # imported as `name` from wherever the build script copies it (`Index.module_for`, mode "pymodule")
+            mode = "pymodule" if command in ("pybind11_add_module", "python_add_library") else ""
+            out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources, mode))
     return out
 
 
@@ -924,7 +927,8 @@ def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(),
     `requirements`: (normalised distribution name, line) pairs a manifest declares, and `uses`: the
     names the file reaches through its imports (`link_uses`; None when not recorded), `sites`: its use
     sites for linking without a second parse (`link_sites`; None when not recorded)."""
-    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why else ()) for d in defs) + \
+    return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why or d.mode
+                                                             else ()) for d in defs) + \
         tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports) + \
         tuple(("req", name, line) for name, line in requirements) + ((("use", uses),) if uses is not None else ()) + \
         ((("site", sites),) if sites is not None else ())
@@ -1152,6 +1156,9 @@ class Index:
     # dotted names of project functions called as JIT CUDA build helpers (`custom_ops.get_plugin(..., extra_cuda_cflags=
     # [...])`): their own `load(...)` / `import_module(...)` lines are build lines (`CudaExtension.uses`)
     helpers: frozenset = frozenset()
+    # the names of the repository's Python folders and modules (`_module_parts` of every .py file): a CMake Python
+    # extension (mode "pymodule") is matched inside a dotted import that starts with one of them
+    packages: frozenset = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.modules or self.namespaces or self.exports or self.helpers)
@@ -1299,6 +1306,13 @@ class Index:
             # a CMake shared library `lib<target>.so` imported from the package folder the build puts it in
             if name.startswith("lib") and f".{name}." in f".{dotted}." and self.modules[name].path.endswith("CMakeLists.txt"):
                 return name
+            # a CMake-built Python extension (`pybind11_add_module(_kernels ...)`) that a build script copies or links into
+            # a package of the repository (`ln -s build/_kernels*.so ../`): `import quest._kernels`, and the same module
+            # reached through a package that imported it (`quest.utils._kernels.op`); not inside a dotted name of
+            # another package (`torch._C` is not the repository's `_C`)
+            if self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
+                    and name in dotted.split(".")[1:]:
+                return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
             if "." in name and "." in dotted:
                 if dotted.endswith("." + name) or name.endswith("." + dotted):
@@ -1404,17 +1418,19 @@ def build_index(results) -> Index:
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))
+    packages: frozenset = frozenset()
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
         _cmake_library_names(modules, results)
+        packages = _cmake_python_modules(modules, results)
     if any(d.mode in ("via", "wrap", "accessor", "builder", "lazy") for d in modules.values()):
         from migrate import kernel_values
 
-        kernel_values.resolve_wrappers(modules, Index(modules, namespaces).module_for, namespaces, python_ops(implementations))
+        kernel_values.resolve_wrappers(modules, Index(modules, namespaces, packages=packages).module_for, namespaces, python_ops(implementations))
     if modules:  # values re-exported by any module, star imports of the repository's own modules
         from migrate import kernel_values
 
-        kernel_values.module_reexports(results, modules, Index(modules, namespaces).module_for)
-    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers))
+        kernel_values.module_reexports(results, modules, Index(modules, namespaces, packages=packages).module_for)
+    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages)
 
 
 def _link_extensions_to_cmake(modules: dict, links: list) -> None:
@@ -1439,6 +1455,18 @@ def _cmake_library_names(modules: dict, results) -> None:
     for name in [n for n, d in modules.items() if "." not in n and n in packages and d.path.endswith("CMakeLists.txt")]:
         definition = modules.pop(name)
         modules.setdefault(f"lib{name}", definition)
+
+
+def _cmake_python_modules(modules: dict, results) -> frozenset:
+    """The repository's Python folder and module names, for `Index.module_for`'s match of a CMake Python extension
+    (mode "pymodule") inside a dotted import. An extension named like a Python module of the repository (a
+    `_kernels.py` beside the build) is matched as written only: the import may be that file."""
+    parts = [_module_parts(r.path) for r in results if r.path.endswith(".py")]
+    stems = {p[-1] for p in parts if p}
+    for name, definition in list(modules.items()):
+        if definition.mode == "pymodule" and name in stems:
+            modules[name] = Definition(definition.kind, name, definition.path, definition.line, definition.cuda, definition.why)
+    return frozenset(part for p in parts for part in p)
 
 
 def python_ops(implementations) -> frozenset:
@@ -1466,6 +1494,16 @@ def files_to_link(results, index: Index) -> list:
     use other names of it, and each kept file is parsed again."""
     kernel_refs: dict[str, bool] = {}  # files share most of their references: each is matched once
     export_refs: dict[str, bool] = {}
+    # a CMake Python extension a module of the repository imports is reached through that module too (`import
+    # pkg.util` then `pkg.util._kernels.op(...)`): a file importing such a module is linked (NPU508 reads its chains)
+    importers: set[tuple] = set()
+    if any(d.mode == "pymodule" for d in index.modules.values()):
+        for result in results:
+            refs = [f[1] for f in getattr(result, "facts", ()) if f[0] == "ref"]
+            if result.path.endswith(".py") and any(index.module_for(r) is not None and index.modules[index.module_for(r)].mode == "pymodule"
+                                                   for r in refs if not r.startswith(("ops:", "re:", "so:", "cu:", "all:"))):
+                parts = _module_parts(result.path)
+                importers.update(parts[start:] for start in range(len(parts)))
     out = []
     for result in results:
         facts = getattr(result, "facts", ())
@@ -1481,4 +1519,6 @@ def files_to_link(results, index: Index) -> list:
             uses = next((f[1] for f in facts if f[0] == "use"), None)
             if uses is None or any(f[0] == "def" and f[1] == "value" for f in facts) or index.reaches(uses):
                 out.append(result)
+        elif importers and any(tuple(r.split(".")) in importers for r in refs):
+            out.append(result)
     return out

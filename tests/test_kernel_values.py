@@ -1786,3 +1786,44 @@ def test_a_build_helper_called_with_cuda_sources_reports_its_own_load_and_import
     result = _scan(tmp_path)
     assert _lines(result, "NPU505", "pkg/torch_utils/custom_ops.py") == [4, 5]
     assert _lines(result, "NPU505", "other/custom_ops.py") == []
+
+
+def test_a_loop_cd_into_extension_folders_runs_each_setup_py(tmp_path):
+    # a build script beside two CUDA-extension folders (set 28c-10): `for ext in a b; do cd $ext && python setup.py
+    # install && cd -; done` installs each folder's CUDA build: one finding at the line; a `cd` into a folder without a
+    # CUDA build is not one
+    _write(tmp_path, {
+        "ext/k_cuda/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='k_cuda', ext_modules=[CUDAExtension('k_cuda', ['k.cu'])], cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "ext/k_cuda/k.cu": "__global__ void k(float* x) {}\n",
+        "ext/tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "ext/build.sh": "for ext in k_cuda; do\n    cd $ext && python setup.py clean --all install --user && cd -\ndone\n"
+                        "cd tools && python setup.py install\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU502", "ext/build.sh") == [2]
+
+
+def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp_path):
+    # a pybind11 module built by CMake in pkg/ops/ and linked into the package by a build script (`ln -s
+    # build/_kern*.so ../`): `import pkg._kern`, calls through an alias (`f = _kern.op` / `f(...)`), methods of an object
+    # of its compiled class, and the module reached through the package that imported it (`pkg.util._kern.op`) are
+    # kernel uses; `torch._C` is not the repository's `_C`-like module, nor is a Python wrapper of the package
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops/CMakeLists.txt": "project(_kern LANGUAGES CUDA CXX)\nfile(GLOB SRCS \"csrc/*.cu\")\n"
+                                  "pybind11_add_module(_kern MODULE ${SRCS})\n",
+        "pkg/ops/csrc/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/util/__init__.py": (
+            "import torch\nimport pkg._kern as _kern\n\n\ndef norm(x, w):\n    f = _kern.norm_forward\n    f(x, w)\n"
+            "    return torch._C._get_tracing_state()\n\n\nclass Decode:\n    def __init__(self):\n"
+            "        self._impl = _kern.DecodeImpl(0)\n\n    def run(self, q):\n        self._impl.forward(q)\n"
+        ),
+        "pkg/tests/test_k.py": "import pkg.util\n\n\ndef test_norm(x, w):\n    pkg.util._kern.norm_forward(x, w)\n"
+                               "    pkg.util.norm(x, w)\n",
+    })
+    result = _scan(tmp_path)
+    assert _lines(result, "NPU508", "pkg/util/__init__.py") == [2, 6, 7, 13, 16]
+    assert _lines(result, "NPU508", "pkg/tests/test_k.py") == [5]

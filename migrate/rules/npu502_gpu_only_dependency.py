@@ -370,7 +370,8 @@ class GpuOnlyDependency(Rule):
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
-    setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh), is the install of that
+    setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh; or from the folder a `cd
+    DIR &&` before it on its line enters, a loop's items for `cd $ext`), is the install of that
     CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued

@@ -1,5 +1,6 @@
 import re
 
+from migrate import cmake_toolkit
 from migrate.findings import Category, Severity
 from migrate.repo_index import CMAKE_COMMENT, CMAKE_CUDA_LANGUAGE, CMAKE_GLOB, cmake_defs
 from migrate.rules.base import Invalid, Rule, Valid
@@ -22,14 +23,18 @@ _CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
 _DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
 # (or one switching a GPU path on, `-DUSE_GPU`, `WARPRNNT_ENABLE_GPU`: NPU505's macros in a setup.py)
 # (a value may be a variable: `-DCUDA_ARCH=${CUDA_ARCH}`)
-_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*)(?:=(\S*))?$")
+# (or a configuration macro of Thrust / CUB, the CUDA toolkit's C++ libraries: `THRUST_IGNORE_CUB_VERSION_CHECK`,
+# `CUB_IGNORE_DEPRECATED_CPP_DIALECT`; not Thrust's host backends, `THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP|CPP|TBB`)
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*|(?:THRUST|CUB)_\w+)(?:=(\S*))?$")
+_HOST_BACKEND = re.compile(r"THRUST_(?:HOST|DEVICE)_SYSTEM_(?:OMP|CPP|TBB)$")
 # CMake's CUDA-language settings, which CMake turns into nvcc options: the GPU architectures (`--generate-code`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_ARCHITECTURES.html), the CUDA dialect (`-std=c++17`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_STANDARD.html) and relocatable device code (`-rdc=true`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_SEPARABLE_COMPILATION.html), set for the project
 # (`set(CMAKE_CUDA_ARCHITECTURES 86)`) or on a target (`set_target_properties(t PROPERTIES CUDA_STANDARD 17)`): nvcc flag
 # settings, one finding at the line naming the setting
-_CUDA_SETTING = r"CUDA_(?:ARCHITECTURES|STANDARD|SEPARABLE_COMPILATION)\b"
+# (`CMAKE_CUDA_STANDARD_REQUIRED`: the dialect made a requirement, https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_STANDARD_REQUIRED.html)
+_CUDA_SETTING = r"CUDA_(?:ARCHITECTURES|STANDARD(?:_REQUIRED)?|SEPARABLE_COMPILATION)\b"
 _CUDA_SETTINGS = re.compile(rf"\bset\s*\(\s*CMAKE_{_CUDA_SETTING}|\b(?:set_target_properties|set_property)\s*\([^)]*?\b{_CUDA_SETTING}",
                             re.I)
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
@@ -70,7 +75,18 @@ class CmakeCudaBuild(Rule):
     definition naming CUDA (also with a variable's value, `-DCUDA_ARCH=${CUDA_ARCH}`)
     or switching a GPU path on (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`,
     `-DUSE_GPU`; not `-DNO_CUDA`,
-    `WITH_CUDA=0`), the switch that compiles the sources' CUDA path. The same lines
+    `WITH_CUDA=0`; a Thrust / CUB configuration macro, `THRUST_IGNORE_CUB_VERSION_CHECK`, not Thrust's host
+    backends), the switch that compiles the sources' CUDA path; the dialect made a requirement
+    (`CMAKE_CUDA_STANDARD_REQUIRED`). Also each line that ties the build to the CUDA toolkit (label ruling L36,
+    migrate/cmake_toolkit.py): `find_package(CUDAToolkit)`, a `find_library` of a toolkit library (`cudart`) and
+    each line linking one (`CUDA::cudart`, `${CUDA_LIBRARIES}`, `-lcublas`, the found `${CUDART_LIBRARY}`), each
+    line of an include / link directory command naming the toolkit (`${CUDA_INCLUDE_DIRS}`,
+    `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, CUB's `cub`
+    folder), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
+    `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
+    NVBench, FasterTransformer, FlashInfer), also in an included `*.cmake` script (its toolkit lines only; a Find
+    module's `find_path` hints are not read). Not reported: linking or `add_subdirectory` of such a library's
+    CMake targets (`raft::raft`, `nvbench::main`), a vendored library's header folder. The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
     and built with the CANN toolchain (or replaced by torch / torch_npu ops)."""
@@ -80,16 +96,21 @@ class CmakeCudaBuild(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR
     KINDS = ("cpp-source",)
-    TRIGGERS = ("CUDA", ".cu")
+    TRIGGERS = ("CUDA", ".cu", "cudart", "cub", "/usr/local/cuda", "FetchContent_Declare", "ExternalProject_Add", "CPM",
+                "rapids_cpm_find")
     MESSAGE = "a CMake build that compiles CUDA (nvcc) cannot target an Ascend NPU; port the kernels to Ascend C"
     VALID = [
         Valid("project(x LANGUAGES CXX)\nadd_library(core STATIC a.cpp b.cpp)\n", kind="cpp-source", filename="CMakeLists.txt"),
         Valid("# project(x LANGUAGES CUDA)\n# add_library(k k.cu)\nadd_library(core a.cpp)\n", kind="cpp-source",
               filename="CMakeLists.txt"),
         Valid("// add_library(k k.cu) in a C++ file is no build\nint f();\n", kind="cpp-source", filename="ops.cpp"),
-        # SIBR viewer (Scaffold-GS): FindCUDAToolkit links the CUDA runtime to a C++ library; nvcc compiles nothing
-        Valid("project(sibr_gaussian LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\nadd_library(viewer SHARED a.cpp)\n"
-              "target_link_libraries(viewer CUDA::cudart)\n", kind="cpp-source", filename="CMakeLists.txt"),
+        # an included CMake script fetching a library that is not GPU-only, and a Find module's search hints
+        Valid("include(FetchContent)\nFetchContent_Declare(googletest\n  GIT_REPOSITORY https://github.com/google/googletest.git)\n"
+              "find_path(CUB_INCLUDE_DIR cub/cub.cuh HINTS /usr/local/cuda/include)\n", kind="cpp-source",
+              filename="cmake/deps.cmake"),
+        # a vendored library's header folder is a path (label rule 28d-8), not the CUDA toolkit's
+        Valid("project(x LANGUAGES CXX)\ntarget_include_directories(x PRIVATE 3rdparty/flashinfer/include)\n",
+              kind="cpp-source", filename="CMakeLists.txt"),
     ]
     INVALID = [
         # graphdeco-inria/diff-gaussian-rasterization CMakeLists.txt: the language, the target, each .cu line
@@ -151,14 +172,50 @@ class CmakeCudaBuild(Rule):
                 "  set_target_properties(${bench_name} PROPERTIES CXX_STANDARD 17)\n"
                 "  set_target_properties(${bench_name} PROPERTIES CUDA_STANDARD 17)\nendforeach()\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=7),
-        # a C++ library beside FindCUDA (no CUDA language): the C++ compiler builds it; `find_package(CUDA)` is the line
+        # a C++ library beside FindCUDA (no CUDA language): the C++ compiler builds it; `find_package(CUDA)` is a line, and
+        # so is the link of the toolkit's libraries (label ruling L36)
         Invalid("project(ft LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\nadd_library(ft SHARED ft_llama.cc)\n"
-                "target_link_libraries(ft PUBLIC -lcublas -lcudart)\n", kind="cpp-source", filename="CMakeLists.txt", count=1),
+                "target_link_libraries(ft PUBLIC -lcublas -lcudart)\n", kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # a C++ viewer linking the CUDA runtime through FindCUDAToolkit: nvcc compiles nothing, but the build needs the
+        # toolkit (label ruling L36): `find_package(CUDAToolkit)` and the link
+        Invalid("project(viewer LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\nadd_library(viewer SHARED a.cpp)\n"
+                "target_link_libraries(viewer CUDA::cudart)\n", kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # a renderer's build (set 28c): the dialect required, cudart found and linked through its variable, a Thrust/CUB
+        # macro, the toolkit's include folders and CUB's (each line of a multi-line command); not the `if(NOT DEFINED ...)`
+        # probe, nor the project's own header folder
+        Invalid("project(r LANGUAGES CXX CUDA)\nif(NOT DEFINED CMAKE_CUDA_STANDARD)\n  set(CMAKE_CUDA_STANDARD_REQUIRED ON)\nendif()\n"
+                "find_library(CUDART_LIBRARY cudart ${CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES})\n"
+                "add_compile_definitions(THRUST_IGNORE_CUB_VERSION_CHECK)\nadd_compile_definitions(THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP)\n"
+                "add_library(core a.cpp)\ntarget_include_directories(core PUBLIC\n    include\n    cub\n"
+                "    /usr/local/cuda/samples/common/inc\n    ${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}\n)\n"
+                "target_link_libraries(core PUBLIC\n    ${TORCH_LIBRARIES}\n    ${CUDART_LIBRARY}\n)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=8),
+        # an included script fetching a GPU-only library with rapids-cmake (RAFT) and one with CPM (CUTLASS by its repository)
+        Invalid("function(find_and_configure_raft)\n  rapids_cpm_find(raft ${PKG_VERSION}\n    GLOBAL_TARGETS raft::raft\n"
+                "    CPM_ARGS GIT_REPOSITORY https://github.com/rapidsai/raft.git)\nendfunction()\n"
+                "CPMAddPackage(NAME cutlass GITHUB_REPOSITORY NVIDIA/cutlass GIT_TAG v3.5.0)\n", kind="cpp-source", filename="cmake/get_deps.cmake", count=2),
     ]
 
     def check(self, ctx):
-        if not ctx.path.replace("\\", "/").endswith("CMakeLists.txt"):
+        path = ctx.path.replace("\\", "/")
+        if path.endswith(".cmake"):  # an included CMake script (`include(cmake/get_raft.cmake)`): its toolkit lines only
+            yield from self._toolkit(ctx, set())
             return
+        if not path.endswith("CMakeLists.txt"):
+            return
+        seen = set()
+        for finding in self._build(ctx):
+            seen.add(finding.line)
+            yield finding
+        yield from self._toolkit(ctx, seen)
+
+    def _toolkit(self, ctx, seen):
+        """Lines that tie the build to the CUDA toolkit or fetch a GPU-only library (migrate/cmake_toolkit.py)."""
+        for number, what in cmake_toolkit.toolkit_lines(ctx.source):
+            if number not in seen:
+                yield self.finding(ctx, self._span(ctx.lines, number), f"{what}: " + self.MESSAGE)
+
+    def _build(self, ctx):
         lines = ctx.lines
         code = CMAKE_COMMENT.sub("", ctx.source)
         for match in CMAKE_CUDA_LANGUAGE.finditer(code):
@@ -238,7 +295,7 @@ class CmakeCudaBuild(Rule):
             for word in words:
                 macro = _CUDA_MACRO.match(word.strip('"'))
                 name = macro.group(1).upper() if macro else ""
-                if not macro or (macro.group(2) or "").upper() in _OFF or any(
+                if not macro or (macro.group(2) or "").upper() in _OFF or _HOST_BACKEND.match(macro.group(2) or "") or any(
                         part in ("NO", "WITHOUT", "DISABLE", "NOCUDA") for part in name.split("_")):
                     continue
                 number = code.count("\n", 0, match.start() + match.group(0).find(word)) + 1

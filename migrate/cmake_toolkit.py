@@ -1,0 +1,104 @@
+"""CMake lines that tie a build to the CUDA toolkit (label ruling L36), for NPU511: a build that
+finds the toolkit (`find_package(CUDAToolkit)`), finds or links its libraries (`find_library(CUDART_LIBRARY
+cudart ...)`, `target_link_libraries(t CUDA::cudart ${CUDA_LIBRARIES} -lcublas ${CUDART_LIBRARY})`), adds its
+include or library directories (`${CUDA_INCLUDE_DIRS}`, `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`,
+`${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/samples/common/inc`, CUB's `cub` folder) or fetches a GPU-only
+C++ library into the build (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`, rapids-cmake's
+`rapids_cpm_find(raft ...)`, `CPMAddPackage`). On a host without the CUDA toolkit each of them fails the
+configure step, so each is a line of the port, one finding per line (a command written over several lines
+is reported at each line that names the toolkit).
+
+Not here: a project's own header folders and those of a vendored library that is only a path
+(`3rdparty/flashinfer/include`: label rule 28d-8), linking or adding a library's CMake targets
+(`raft::raft`, `nvbench::main`, `add_subdirectory(3rdparty/nvbench)`: rulings 25b-10 and 28d-8 disagree; see
+docs/rules.md), Find modules' search hints (`find_path(... HINTS /usr/local/cuda)`)."""
+import re
+
+from migrate.repo_index import CMAKE_COMMENT
+
+# the CUDA toolkit's libraries as a build links them (NVIDIA's CUDA toolkit lib64/: libcudart, libcuda (driver),
+# libcublas / libcublasLt, libcufft, libcurand, libcusparse, libcusolver, libnvrtc, libnvToolsExt, libnvidia-ml;
+# cuDNN and NCCL ship beside it as CUDA-only libraries). `find_package(CUDAToolkit)` names them `CUDA::<name>`
+# (https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html, "Imported targets")
+_TOOLKIT_LIBRARY = re.compile(r"^(?:-l)?(?:cudart|cudart_static|cuda|cublas|cublasLt|cublas_static|cublasLt_static|cufft|curand"
+                              r"|cusparse|cusolver|nvrtc|nvToolsExt|nvidia-ml|cudnn|nccl)$")
+# FindCUDA's result variables (https://cmake.org/cmake/help/v3.24/module/FindCUDA.html: CUDA_LIBRARIES,
+# CUDA_CUBLAS_LIBRARIES, CUDA_cublas_LIBRARY, CUDA_curand_LIBRARY, ..., CUDA_INCLUDE_DIRS, CUDA_TOOLKIT_ROOT_DIR),
+# FindCUDAToolkit's (CUDAToolkit_INCLUDE_DIRS, CUDAToolkit_LIBRARY_DIR, CUDAToolkit_ROOT) and the CUDA language's
+# CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES / CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES; `$ENV{CUDA_HOME}` / `$ENV{CUDA_PATH}`
+_TOOLKIT_VARIABLE = re.compile(r"\$(?:\{(?:CUDA_\w*(?:LIBRARIES|LIBRARY|INCLUDE_DIRS|TOOLKIT_ROOT_DIR|TOOLKIT_INCLUDE)\w*"
+                               r"|CUDAToolkit_\w+|CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES|CMAKE_CUDA_IMPLICIT_\w+)\}"
+                               r"|ENV\{(?:CUDA_HOME|CUDA_PATH|CUDA_ROOT)\})")
+# a toolkit path written out (`/usr/local/cuda/include`, `/usr/local/cuda-11.8/lib64`, the CUDA samples' helpers
+# `/usr/local/cuda/samples/common/inc`), and CUB's folder (NVIDIA's CUDA-only device primitives, part of the toolkit
+# since CUDA 11: `#include <cub/device/device_scan.cuh>`): `cub` as the whole word or a path's last part
+_TOOLKIT_PATH = re.compile(r"^\"?(?:/usr/local/cuda(?:-[\d.]+)?(?:/\S*)?|(?:\S*/)?cub/?)\"?$")
+_FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\b", re.I)
+_FIND_LIBRARY = re.compile(r"\bfind_library\s*\(\s*(\w+)([^)]*)\)", re.I)
+_LINKS = re.compile(r"\b(?:target_link_libraries|link_libraries)\s*\(([^)]*)\)", re.I)
+_DIRECTORIES = re.compile(r"\b(?:target_include_directories|include_directories|target_link_directories|link_directories)"
+                          r"\s*\(([^)]*)\)", re.I)
+# fetching a library into the build: FetchContent (https://cmake.org/cmake/help/v3.24/module/FetchContent.html),
+# ExternalProject, CPM.cmake's CPMAddPackage / CPMFindPackage and rapids-cmake's wrapper of it,
+# `rapids_cpm_find(raft ${VERSION} ... CPM_ARGS GIT_REPOSITORY https://github.com/rapidsai/raft.git)`
+_FETCH = re.compile(r"\b(?:FetchContent_Declare|ExternalProject_Add|CPMAddPackage|CPMFindPackage|rapids_cpm_find)\s*\(([^)]*)\)",
+                    re.I)
+# C++ libraries that run only on NVIDIA GPUs, by the name a build fetches them under or their repository's name:
+# CUTLASS ("CUDA Templates for Linear Algebra Subroutines", NVIDIA/cutlass), CUB (NVIDIA/cub, CUDA device
+# primitives), RAFT and RMM (rapidsai/raft docs/source/index.rst: "The algorithms are CUDA-accelerated";
+# rapidsai/rmm, the RAPIDS CUDA memory manager), NVBench (NVIDIA/nvbench README: "a C++17 library designed to simplify
+# CUDA kernel benchmarking"), FasterTransformer (NVIDIA/FasterTransformer: CUDA kernels; label rule 25b-11),
+# FlashInfer (flashinfer-ai/flashinfer: CUDA attention kernels)
+GPU_ONLY_LIBRARIES = frozenset({"cutlass", "cub", "raft", "rmm", "nvbench", "fastertransformer", "flashinfer"})
+_REPOSITORY = re.compile(r"(?:github\.com[/:]|gh:)[\w.-]+/([\w.-]+?)(?:\.git)?(?:[#@\s\"]|$)", re.I)
+
+
+def _line(code: str, offset: int) -> int:
+    return code.count("\n", 0, offset) + 1
+
+
+def _lines_naming(code: str, start: int, body: str, names) -> list[int]:
+    """The lines of a command's `body` (starting at offset `start`) that hold a word `names` accepts."""
+    out = []
+    for offset, text in enumerate(body.split("\n")):
+        if any(names(word.strip('"')) for word in text.split()):
+            out.append(_line(code, start) + offset)
+    return out
+
+
+def toolkit_lines(text: str) -> list[tuple[int, str]]:
+    """(line, what it does) for each line of a CMake file (CMakeLists.txt or an included `.cmake`) that ties the
+    build to the CUDA toolkit or fetches a GPU-only library; comments are not read."""
+    code = CMAKE_COMMENT.sub("", text)
+    out: dict[int, str] = {}
+    for match in _FIND_PACKAGE.finditer(code):
+        out.setdefault(_line(code, match.start()), "finds the CUDA toolkit")
+    found = set()  # variables a `find_library` of a toolkit library sets
+    for match in _FIND_LIBRARY.finditer(code):
+        words = [w.strip('"') for w in match.group(2).split()]
+        names = words[1:words.index("PATHS")] if words[:1] == ["NAMES"] and "PATHS" in words else words[1:] if words[:1] == ["NAMES"] else words[:1]
+        if any(_TOOLKIT_LIBRARY.match(n) for n in names):
+            found.add(match.group(1))
+            out.setdefault(_line(code, match.start()), "finds a CUDA toolkit library")
+
+    def linked(word):
+        return bool(_TOOLKIT_LIBRARY.match(word) or word.startswith("CUDA::") or _TOOLKIT_VARIABLE.fullmatch(word)
+                    or (word.startswith("${") and word[2:-1] in found))
+
+    for match in _LINKS.finditer(code):
+        for number in _lines_naming(code, match.start(1), match.group(1), linked):
+            out.setdefault(number, "links a CUDA toolkit library")
+    for match in _DIRECTORIES.finditer(code):
+        def directory(word):
+            return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word))
+        for number in _lines_naming(code, match.start(1), match.group(1), directory):
+            out.setdefault(number, "adds a CUDA toolkit directory")
+    for match in _FETCH.finditer(code):
+        body = match.group(1)
+        words = [w.strip('"') for w in body.split()]
+        name = words[1] if words[:1] == ["NAME"] and len(words) > 1 else words[0] if words else ""
+        repository = _REPOSITORY.search(body)
+        names = {name.lower(), (repository.group(1).lower() if repository else "")}
+        if names & GPU_ONLY_LIBRARIES:
+            out.setdefault(_line(code, match.start()), "fetches a GPU-only library into the build")
+    return sorted(out.items())
