@@ -91,16 +91,19 @@ def checked_before(ctx, node: ast.AST, wanted) -> bool:
 # and uses stay (they run at import, whatever the option), and so does the repository's own kernel language (a Triton
 # kernel file is work to port, label rule (y5)). Recorded per file as "checked" facts, applied after the scan.
 #
-# An availability check that raises counts the same (label ruling (L34)): `if self.use_liger_kernel: assert
-# is_liger_available(), "pip install liger-kernel"` in an argument class, or `if not is_x_available(): raise
-# ImportError(...)`, `<pkg>` read as a catalogue package or one of its aliases (migrate/skip_decorators.py). A check
+# An availability assert counts the same (label ruling (L34)): `if self.use_liger_kernel: assert is_liger_available(),
+# "pip install liger-kernel"` in an argument class, `<pkg>` read as a catalogue package or one of its aliases
+# (migrate/skip_decorators.py). Not `if not is_x_available(): raise ImportError(...)` under an `if`: libraries raise so
+# inside the feature they implement (accelerate's fp8 paths: `if not is_transformer_engine_available(): raise`), while
+# the repository's own scripts import the package without going through them (set 25a: 12 labels lost when read so);
+# that form stays a guard of its own function (NPU501's `early_exit_guard`). A check
 # opening a function with no `if` around it (`def load_fast(args): assert is_unsloth_available()`) guards that function
 # only (NPU501's `early_exit_guard`): the other modules' uses may run before it (`if args.backend == "unsloth": import
 # unsloth` at start-up), which only a call graph could tell.
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})
 _KERNEL_LANGUAGES = frozenset({"triton", "numba"})
-_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"']|(?:assert|if not) is_\w+_available\(")
+_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"']|assert is_\w+_available\(")
 
 
 def wants(text: str) -> bool:
@@ -123,25 +126,19 @@ def _available_call(test: ast.AST) -> str | None:
     return catalogue_package(name[3:-len("_available")], catalogue_roots())
 
 
-def raising_availability_check(statement: ast.AST) -> str | None:
-    """`assert is_<pkg>_available(), ...` or `if not is_<pkg>_available(): raise ...` (no else) -> the package."""
-    if isinstance(statement, ast.Assert):
-        return _available_call(statement.test)
-    if isinstance(statement, ast.If) and not statement.orelse and statement.body \
-            and isinstance(statement.body[-1], ast.Raise) and isinstance(statement.test, ast.UnaryOp) \
-            and isinstance(statement.test.op, ast.Not):
-        return _available_call(statement.test.operand)
-    return None
+def availability_assert(statement: ast.AST) -> str | None:
+    """`assert is_<pkg>_available(), ...` -> the package."""
+    return _available_call(statement.test) if isinstance(statement, ast.Assert) else None
 
 
 def option_checks(ctx) -> list:
-    """The packages this file checks under an `if` inside a function (a requirement check, or a raising availability
-    check), as "checked" definitions (name: the package)."""
+    """The packages this file checks under an `if` inside a function (a requirement check, or an availability
+    assert), as "checked" definitions (name: the package)."""
     from migrate.repo_index import Definition
 
     out: dict[str, int] = {}
-    for statement in (*ctx.nodes.get(ast.Assert, ()), *ctx.nodes.get(ast.If, ())):
-        package = raising_availability_check(statement)
+    for statement in ctx.nodes.get(ast.Assert, ()):
+        package = availability_assert(statement)
         if package is None or package in out:
             continue
         conditional = False

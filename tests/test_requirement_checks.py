@@ -44,8 +44,12 @@ AVAILABILITY_REPO = {
     # an argument class asserting its extra under the option that turns it on (label ruling (L34))
     "pkg/args.py": "class TrainArgs:\n    def init_extras(self):\n        if self.use_liger_kernel:\n"
                    "            assert is_liger_available(), 'pip install liger-kernel'\n"
-                   "        if self.optim == 'adamw_8bit':\n            if not is_bnb_available():\n"
-                   "                raise ImportError('pip install bitsandbytes')\n",
+                   "        if self.optim == 'adamw_8bit':\n            assert is_bnb_available(), 'pip install bitsandbytes'\n",
+    # a library raising inside the feature it implements: a guard of that function only
+    "pkg/fp8.py": "def prepare(model, backend):\n    if backend == 'te':\n        if not is_transformer_engine_available():\n"
+                  "            raise ImportError('pip install transformer-engine')\n"
+                  "        import transformer_engine.pytorch as te\n        return te.Linear(4, 4)\n",
+    "bench/te.py": "def run():\n    import transformer_engine.pytorch as te\n    return te.Linear(4, 4)\n",
     "pkg/patch.py": "def patch(model):\n    from liger_kernel.transformers import apply_liger_kernel_to_llama\n"
                     "    apply_liger_kernel_to_llama(model)\n",
     "pkg/optim.py": "def make(params):\n    import bitsandbytes as bnb\n    return bnb.optim.AdamW8bit(params)\n",
@@ -67,3 +71,5 @@ def test_a_raising_availability_check_under_an_option_is_optional_inside_functio
     assert _lines(result, "NPU501", "pkg/fast.py") == []  # after the assert in its own function (NPU501's early exit)
     assert _lines(result, "NPU507", "pkg/fast.py") == []
     assert _lines(result, "NPU501", "pkg/cli.py") == [3]  # the assert in load_fast guards no other module
+    assert _lines(result, "NPU501", "pkg/fp8.py") == []  # after the raise in its own function
+    assert _lines(result, "NPU501", "bench/te.py") == [2]  # another module's import stays
