@@ -43,7 +43,10 @@ The GPU-only option and method uses (NPU503: `unet.enable_xformers_memory_effici
 
 A test that can hold only off the NPU (`if not is_npu_available():`, `if is_xformers_available() and not
 is_npu_available():`, with or without an `else`) and the statements of a block after an NPU exit (`if
-is_npu_available(): raise ValueError(...)`, no `else`; not one that returns) are the other device's path too (AnimateDiff).
+is_npu_available(): raise ValueError(...)`, no `else`) are the other device's path too (AnimateDiff). After an NPU branch
+that returns a value of its own (`if is_npu_tensor(q): return npu_forward(q, k, v)`), the rest of the block is the CUDA
+path for the GPU-only package codes only (`from flash_attn... import` below it: NPU501/503/507); device findings there
+stay reported (a fallback `return torch.device("cuda:0")` after `return torch.device("npu:0")`).
 """
 
 from __future__ import annotations
@@ -237,6 +240,24 @@ def _npu_exit(statement: ast.AST, names) -> bool:
     return "npu" in found and "cuda" not in found and not _negated(statement.test) and not _excludes_npu(statement.test, names)
 
 
+def _npu_return(statement: ast.AST, names) -> bool:
+    """`if is_npu_tensor(q): return npu_forward(q, k, v)`: an NPU test with no `else` whose body returns a value of
+    its own. What follows in the block runs only on another device; for the GPU-only package codes (`PACKAGE_CODES`)
+    it is the CUDA path beside a ported one (`from flash_attn... import ...` after it). Device findings there stay
+    reported (an NPU branch returning `torch.device("npu:0")` before `torch.device("cuda:0")`, tests/test_kernel_values.py)."""
+    if not (isinstance(statement, ast.If) and not statement.orelse and statement.body):
+        return False
+    last = statement.body[-1]
+    if not (isinstance(last, ast.Return) and last.value is not None
+            and not (isinstance(last.value, ast.Constant) and last.value.value is None)):
+        return False
+    found = names(statement.test)
+    return "npu" in found and "cuda" not in found and not _negated(statement.test) and not _excludes_npu(statement.test, names)
+
+
+PACKAGE_CODES = frozenset({"NPU501", "NPU503", "NPU507"})
+
+
 def _block_lines(body: list) -> range:
     return range(body[0].lineno, max(getattr(n, "end_lineno", None) or n.lineno for n in body) + 1)
 
@@ -278,9 +299,10 @@ def _import_fallbacks(nodes, lines: set[int]) -> None:
                 lines.update(_block_lines(handler.body))
 
 
-def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
+def aware_lines(tree: ast.AST, index: tuple | None = None, package_lines: set[int] | None = None) -> set[int]:
     """The lines of CUDA branches (and dict entries) that have an NPU counterpart beside them.
-    `index` is `context.index_tree(tree)` when the caller has it (PythonContext does)."""
+    `index` is `context.index_tree(tree)` when the caller has it (PythonContext does). Given `package_lines`, the
+    lines after an NPU branch that returns its own result (`_npu_return`) are added there (package codes only)."""
     if index is None:
         from migrate.context import index_tree
 
@@ -307,6 +329,8 @@ def aware_lines(tree: ast.AST, index: tuple | None = None) -> set[int]:
             for at, statement in enumerate(statements):
                 if _npu_exit(statement, names) and at + 1 < len(statements):
                     lines.update(_block_lines(statements[at + 1:]))
+                elif package_lines is not None and _npu_return(statement, names) and at + 1 < len(statements):
+                    package_lines.update(_block_lines(statements[at + 1:]))
                 if isinstance(statement, ast.If):
                     if _excludes_npu(statement.test, names):  # `if x and not is_npu_available(): <CUDA>`
                         lines.update(_span(statement.test, statement.body))
@@ -346,10 +370,12 @@ def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index
         return findings
     if text is not None and not mentions_npu(text):
         return findings
-    lines = aware_lines(tree, index)
-    if not lines:
+    package_lines: set[int] = set()
+    lines = aware_lines(tree, index, package_lines)
+    if not lines and not package_lines:
         return findings
-    return [f for f in findings if not (f.code in CODES and f.line in lines)]
+    return [f for f in findings if not ((f.code in CODES and f.line in lines)
+                                        or (f.code in PACKAGE_CODES and f.line in package_lines))]
 
 
 # ---- shell scripts -------------------------------------------------------------------------------------------------

@@ -90,10 +90,20 @@ def checked_before(ctx, node: ast.AST, wanted) -> bool:
 # repository are optional paths (NPU501, NPU507, NPU404), as those under an availability check are. Module-level imports
 # and uses stay (they run at import, whatever the option), and so does the repository's own kernel language (a Triton
 # kernel file is work to port, label rule (y5)). Recorded per file as "checked" facts, applied after the scan.
+#
+# An availability assert counts the same (label ruling (L34)): `if self.use_liger_kernel: assert is_liger_available(),
+# "pip install liger-kernel"` in an argument class, `<pkg>` read as a catalogue package or one of its aliases
+# (migrate/skip_decorators.py). Not `if not is_x_available(): raise ImportError(...)` under an `if`: libraries raise so
+# inside the feature they implement (accelerate's fp8 paths: `if not is_transformer_engine_available(): raise`), while
+# the repository's own scripts import the package without going through them (set 25a: 12 labels lost when read so);
+# that form stays a guard of its own function (NPU501's `early_exit_guard`). A check
+# opening a function with no `if` around it (`def load_fast(args): assert is_unsloth_available()`) guards that function
+# only (NPU501's `early_exit_guard`): the other modules' uses may run before it (`if args.backend == "unsloth": import
+# unsloth` at start-up), which only a call graph could tell.
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})
 _KERNEL_LANGUAGES = frozenset({"triton", "numba"})
-_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"']")
+_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"']|assert is_\w+_available\(")
 
 
 def wants(text: str) -> bool:
@@ -101,11 +111,46 @@ def wants(text: str) -> bool:
     return bool(_WANTS.search(text))
 
 
+def _available_call(test: ast.AST) -> str | None:
+    """The catalogue package of `is_<pkg>_available()` (an `and` of such calls: the first that names one)."""
+    from migrate.skip_decorators import catalogue_package, catalogue_roots
+
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return next((p for p in map(_available_call, test.values) if p), None)
+    if not isinstance(test, ast.Call) or test.args or test.keywords:
+        return None
+    func = test.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if not (name.startswith("is_") and name.endswith("_available")):
+        return None
+    return catalogue_package(name[3:-len("_available")], catalogue_roots())
+
+
+def availability_assert(statement: ast.AST) -> str | None:
+    """`assert is_<pkg>_available(), ...` -> the package."""
+    return _available_call(statement.test) if isinstance(statement, ast.Assert) else None
+
+
 def option_checks(ctx) -> list:
-    """The packages this file checks under an `if` inside a function, as "checked" definitions (name: the package)."""
+    """The packages this file checks under an `if` inside a function (a requirement check, or an availability
+    assert), as "checked" definitions (name: the package)."""
     from migrate.repo_index import Definition
 
     out: dict[str, int] = {}
+    for statement in ctx.nodes.get(ast.Assert, ()):
+        package = availability_assert(statement)
+        if package is None or package in out:
+            continue
+        conditional = False
+        child, parent = statement, ctx.parent(statement)
+        while parent is not None and not isinstance(parent, _STOPS):
+            if isinstance(parent, ast.If) and child is not parent.test:
+                conditional = True
+            if isinstance(parent, _SCOPES):
+                if conditional:
+                    out[package] = statement.lineno
+                break
+            child, parent = parent, ctx.parent(parent)
     for statement in ctx.nodes.get(ast.Expr, ()):
         package = checked_package(statement)
         if package is None or package in out:

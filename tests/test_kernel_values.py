@@ -324,6 +324,26 @@ def test_a_gpu_only_import_in_the_cuda_branch_of_an_npu_test_is_not_reported(tmp
     assert {18, 19} <= set(lines)
 
 
+def test_a_gpu_only_package_after_an_npu_branch_that_returns_is_not_reported(tmp_path):
+    # a ring-attention block: the NPU tensor takes its own kernel and returns; the flash_attn import and call below
+    # are the CUDA path beside it (written here after the shape of such sequence-parallel helpers)
+    _write(tmp_path, {"t.py": (
+        "import torch\n"
+        "from .ring_npu import is_npu_tensor, npu_block\n"
+        "def block(q, k, v, causal):\n"
+        "    if is_npu_tensor(q):\n"
+        "        return npu_block(q, k, v, causal)\n"
+        "    from flash_attn.flash_attn_interface import _flash_attn_forward\n"  # line 6
+        "    return _flash_attn_forward(q, k, v, causal=causal)\n"            # line 7
+        "def other(q, k, v):\n"
+        "    from flash_attn import flash_attn_func\n"                         # line 9: no NPU branch: reported
+        "    return flash_attn_func(q, k, v)\n"
+    )})
+    result = _scan(tmp_path)
+    assert not {6, 7} & set(_lines(result, "NPU501", "t.py") + _lines(result, "NPU507", "t.py"))
+    assert 9 in _lines(result, "NPU501", "t.py")
+
+
 def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_are_not_reported(tmp_path):
     # the shapes of an NPU-aware inference engine (read in jianzhnie/mini-vllm @0b278b8, rewritten here)
     _write(tmp_path, {"t.py": (

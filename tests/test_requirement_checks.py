@@ -38,3 +38,38 @@ def test_a_package_checked_under_an_option_is_optional_inside_functions_elsewher
     assert _lines(result, "NPU501", "pkg/toplevel.py") == [1]
     # a check under no option is not a feature's check: the package stays required where it is used
     assert _lines(result, "NPU501", "pkg/attn.py") == [2]
+
+
+AVAILABILITY_REPO = {
+    # an argument class asserting its extra under the option that turns it on (label ruling (L34))
+    "pkg/args.py": "class TrainArgs:\n    def init_extras(self):\n        if self.use_liger_kernel:\n"
+                   "            assert is_liger_available(), 'pip install liger-kernel'\n"
+                   "        if self.optim == 'adamw_8bit':\n            assert is_bnb_available(), 'pip install bitsandbytes'\n",
+    # a library raising inside the feature it implements: a guard of that function only
+    "pkg/fp8.py": "def prepare(model, backend):\n    if backend == 'te':\n        if not is_transformer_engine_available():\n"
+                  "            raise ImportError('pip install transformer-engine')\n"
+                  "        import transformer_engine.pytorch as te\n        return te.Linear(4, 4)\n",
+    "bench/te.py": "def run():\n    import transformer_engine.pytorch as te\n    return te.Linear(4, 4)\n",
+    "pkg/patch.py": "def patch(model):\n    from liger_kernel.transformers import apply_liger_kernel_to_llama\n"
+                    "    apply_liger_kernel_to_llama(model)\n",
+    "pkg/optim.py": "def make(params):\n    import bitsandbytes as bnb\n    return bnb.optim.AdamW8bit(params)\n",
+    # a check opening a function with no option around it guards that function only
+    "pkg/fast.py": "def load_fast(args):\n    assert is_unsloth_available(), 'pip install unsloth'\n"
+                   "    from unsloth import FastLanguageModel\n    return FastLanguageModel.from_pretrained(args.model)\n",
+    "pkg/cli.py": "def init(args):\n    if args.backend == 'unsloth':\n        import unsloth\n",
+}
+
+
+def test_a_raising_availability_check_under_an_option_is_optional_inside_functions_elsewhere(tmp_path: Path):
+    for name, body in AVAILABILITY_REPO.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert _lines(result, "NPU501", "pkg/patch.py") == []  # `is_liger_available` -> liger_kernel (catalogued alias)
+    assert _lines(result, "NPU501", "pkg/optim.py") == []
+    assert _lines(result, "NPU507", "pkg/optim.py") == []
+    assert _lines(result, "NPU501", "pkg/fast.py") == []  # after the assert in its own function (NPU501's early exit)
+    assert _lines(result, "NPU507", "pkg/fast.py") == []
+    assert _lines(result, "NPU501", "pkg/cli.py") == [3]  # the assert in load_fast guards no other module
+    assert _lines(result, "NPU501", "pkg/fp8.py") == []  # after the raise in its own function
+    assert _lines(result, "NPU501", "bench/te.py") == [2]  # another module's import stays

@@ -192,7 +192,10 @@ def _negated_availability(ctx, test) -> bool:
 
 
 def _early_exit(ctx, statement) -> bool:
-    """`if not is_<pkg>_available(): raise ImportError(...)` (or `return False`): no `else:`, the body ends the path."""
+    """`if not is_<pkg>_available(): raise ImportError(...)` (or `return False`): no `else:`, the body ends the path;
+    or `assert is_<pkg>_available(), "please install ..."`, the same check raising AssertionError."""
+    if isinstance(statement, ast.Assert):
+        return _availability_test(ctx, statement.test)
     return isinstance(statement, ast.If) and not statement.orelse and bool(statement.body) \
         and isinstance(statement.body[-1], (ast.Raise, ast.Return)) and _negated_availability(ctx, statement.test)
 
@@ -428,12 +431,14 @@ class GpuOnlyImport(Rule):
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
     known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), also
     when its `else:` raises, or in a function that leaves early without the package (`if not
-    is_transformer_engine_available(): raise ImportError(...)` / `return False`, anywhere in the import's block or
+    is_transformer_engine_available(): raise ImportError(...)` / `return False` / `assert is_unsloth_available(), ...`, anywhere in the import's block or
     an enclosing one of the function: the code handles the package's absence with its own error, label ruling
     (L34); so does a requirement check of the package, `require_version("bitsandbytes>=0.39")` /
     `check_version("liger-kernel", mandatory=True)`, migrate/requirement_checks.py, which also drops the package's
     imports and uses inside functions across the repository when some module checks it under an option, `if
-    args.use_unsloth: check_version("unsloth", mandatory=True)`), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
+    args.use_unsloth: check_version("unsloth", mandatory=True)`, or asserts it available there, `if self.use_liger_kernel:
+    assert is_liger_available()`), or after an NPU branch of its block that returns its own result (`if
+    is_npu_tensor(q): return npu_forward(q, k, v)`, migrate/npu_aware.py: the rest is the CUDA path), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
     nothing and stays reported. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
@@ -487,6 +492,10 @@ class GpuOnlyImport(Rule):
         "def affinity(rank):\n    if is_amdsmi_available():\n        pass\n    else:\n        if not is_pynvml_available():\n"
         "            raise ImportError('pip install nvidia-ml-py')\n        import pynvml\n        pynvml.nvmlInit()\n",
         "def f():\n    if not is_flash_attn_available():\n        return None\n    else:\n        import flash_attn\n",
+        # the same check as an assert at the top of the loader a user option selects (`--backend unsloth`)
+        "def load_fast(args):\n    assert is_unsloth_available(), 'pip install unsloth'\n"
+        "    if args.vision:\n        from unsloth import FastVisionModel as M\n    else:\n"
+        "        from unsloth import FastLanguageModel as M\n    return M.from_pretrained(args.model)\n",
         # a requirement check that raises without the package, before the import in its function
         # (migrate/requirement_checks.py); an import only type checkers read
         "def patch(model):\n    require_version('liger-kernel>=0.5')\n    from liger_kernel.transformers import apply\n"

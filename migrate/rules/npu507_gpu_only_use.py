@@ -220,6 +220,9 @@ class GpuOnlyUse(Rule):
         "import bitsandbytes as bnb\nprint(bnb.__version__)",  # module metadata
         "import pynvml\ntry:\n    count = 0\nexcept pynvml.NVMLError:\n    count = -1",  # an except type names a class ((L40))
         "import deepspeed\nx = deepspeed.checkpointing.checkpoint(block, x)",  # partial: runs on NPU
+        # nerfacc's public functions are largely torch code beside its kernels (partial, label ruling (L32))
+        "import nerfacc\nw = nerfacc.render_weight_from_alpha(alphas, ray_indices=ri)\n"
+        "rgb = nerfacc.accumulate_along_rays(w, ri, values=c, n_rays=n)",
         "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
         "from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)",  # has an NPU op builder
         # ConvNeXt optim_factory.py: the handler binds a fallback flag; the fused optimizers are optional
@@ -347,6 +350,9 @@ class GpuOnlyUse(Rule):
                 "    fx = _gfwd if g else _fwd\n    fx[(1,)](x)\n    _bwd[(1,)](x)", count=6),
         # pytorch-pwc correlation.py: a memoized launcher returns a cupy kernel object; each launch of its
         # result is a use (the decorator and the construction are reported once, in the launcher)
+        # its compiled module called by name: the CUDA kernel itself, no torch path (the `nerfacc.cuda` entry)
+        Invalid("import nerfacc\nimport nerfacc.cuda\nidx, t0, t1 = nerfacc.cuda.ray_marching(rays_o, rays_d, t_min, t_max)",
+                count=1),
         Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n    return cupy.RawKernel(src, name)\n"
                 "def run(x):\n    launch('k', 'src')(grid=(1,), block=(16,), args=[x])\n    k = launch('k', 'src')\n"
                 "    k(grid=(1,), block=(16,), args=[x])", count=4),
