@@ -137,22 +137,9 @@ def option_checks(ctx) -> list:
     from migrate.repo_index import Definition
 
     out: dict[str, int] = {}
-    for statement in ctx.nodes.get(ast.Assert, ()):
-        package = availability_assert(statement)
-        if package is None or package in out:
-            continue
-        conditional = False
-        child, parent = statement, ctx.parent(statement)
-        while parent is not None and not isinstance(parent, _STOPS):
-            if isinstance(parent, ast.If) and child is not parent.test:
-                conditional = True
-            if isinstance(parent, _SCOPES):
-                if conditional:
-                    out[package] = statement.lineno
-                break
-            child, parent = parent, ctx.parent(parent)
-    for statement in ctx.nodes.get(ast.Expr, ()):
-        package = checked_package(statement)
+    found = [(s, availability_assert(s)) for s in ctx.nodes.get(ast.Assert, ())]
+    found += [(s, checked_package(s)) for s in ctx.nodes.get(ast.Expr, ())]
+    for statement, package in found:
         if package is None or package in out:
             continue
         conditional = False

@@ -130,3 +130,16 @@ def cached_wheel(name: str) -> Path:
         pytest.skip(f"{path.name} not in the wheel cache {path.parent}: run `python scripts/fetch_wheels.py` "
                     f"(scripts/setup_env.sh does)")
     return path
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """A small repository: each relative path of `files` written under `root` with its text, folders made."""
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+
+
+def finding_lines(result, code: str, name: str) -> list[int]:
+    """The sorted lines of a scan's findings of `code` in files whose path ends with `name`."""
+    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))

@@ -7,9 +7,8 @@ folder behind an import probe), not copies of them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
 
 NEWEST = "2.14.0"
 
@@ -59,38 +58,27 @@ REPO = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-
-
-def _lines(result, code, name):
-    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
-
-
 def test_an_op_accessor_is_reported_at_each_call_not_at_its_import(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "_wrapper.py") == [4, 7]  # the lookup in the accessor, and its call in the file
-    assert _lines(result, "NPU508", "render.py") == [3]  # the callee's line of a multi-line call; the import is no line
+    assert finding_lines(result, "NPU508", "_wrapper.py") == [4, 7]  # the lookup in the accessor, and its call in the file
+    assert finding_lines(result, "NPU508", "render.py") == [3]  # the callee's line of a multi-line call; the import is no line
 
 
 def test_a_class_alias_of_torch_classes_is_reported_where_written_and_at_each_construction(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "types.py") == [2, 4]  # where `torch.classes...` is written
-    assert _lines(result, "NPU508", "camera.py") == [5]  # `Proj(f)`; not the import, not `isinstance(f, Proj)`
+    assert finding_lines(result, "NPU508", "types.py") == [2, 4]  # where `torch.classes...` is written
+    assert finding_lines(result, "NPU508", "camera.py") == [5]  # `Proj(f)`; not the import, not `isinstance(f, Proj)`
 
 
 def test_a_plain_getattr_by_literal_is_no_accessor(tmp_path):
     files = dict(REPO)
     files["pkg/_wrapper.py"] = "import torch\ndef version(name):\n    return getattr(torch.ops.myext, 'version')\n"
     files["pkg/render.py"] = "from ._wrapper import version\nv = version('x')\n"
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "render.py") == []
+    assert finding_lines(result, "NPU508", "render.py") == []
 
 
 DECOLLECTED = {
@@ -106,18 +94,18 @@ DECOLLECTED = {
 
 
 def test_tests_a_conftest_decollects_behind_an_import_probe_are_no_work_item(tmp_path):
-    _write(tmp_path, {**REPO, **DECOLLECTED})
+    write_files(tmp_path, {**REPO, **DECOLLECTED})
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "kernels/test_proj.py") == []
-    assert _lines(result, "NPU508", "tests/test_device_only.py") == [3]  # not under the de-collecting conftest
+    assert finding_lines(result, "NPU508", "kernels/test_proj.py") == []
+    assert finding_lines(result, "NPU508", "tests/test_device_only.py") == [3]  # not under the de-collecting conftest
 
 
 def test_a_fixed_collect_ignore_list_decollects_nothing(tmp_path):
     files = {**REPO, **DECOLLECTED}
     files["tests/kernels/conftest.py"] = "collect_ignore = ['test_old.py']\n"
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "kernels/test_proj.py") == [3]
+    assert finding_lines(result, "NPU508", "kernels/test_proj.py") == [3]
 
 
 def test_a_test_module_skipping_itself_when_the_extension_name_is_none_is_no_work_item(tmp_path):
@@ -128,15 +116,15 @@ def test_a_test_module_skipping_itself_when_the_extension_name_is_none_is_no_wor
     files["tests/test_skipped.py"] = ("import pytest\nfrom pkg._backend import _C\nif _C is None:\n"
                                       "    pytest.skip('no extension', allow_module_level=True)\ndef test_v():\n    _C.version()\n")
     files["tests/test_run.py"] = "from pkg._backend import _C\ndef test_v():\n    _C.version()\n"
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "tests/test_skipped.py") == []
+    assert finding_lines(result, "NPU508", "tests/test_skipped.py") == []
     # `from pkg import _cext as _C` re-exports the compiled module under the `as` name (kernel_values.module_aliases)
-    assert _lines(result, "NPU508", "tests/test_run.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "tests/test_run.py") == [1, 3]
 
 
 def test_a_simple_namespace_holding_build_parameters_is_no_build(tmp_path):
-    _write(tmp_path, {"pkg/build.py": (
+    write_files(tmp_path, {"pkg/build.py": (
         "from types import SimpleNamespace\nimport torch.utils.cpp_extension as jit\n"
         "def params():\n    flags = ['-O3']\n"
         "    return SimpleNamespace(name='m', sources=['k.cu'], extra_cuda_cflags=flags)\n"
@@ -145,7 +133,7 @@ def test_a_simple_namespace_holding_build_parameters_is_no_build(tmp_path):
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     builds = sorted(f.line for f in result.findings if f.code == "NPU505" and "JIT build" in f.message)
     assert builds == []  # the holder (line 5) is no build; the jit.load (line 8) is reported as an nvcc flags build line
-    assert 8 in _lines(result, "NPU505", "build.py")
+    assert 8 in finding_lines(result, "NPU505", "build.py")
 
 
 def test_an_always_skipped_test_is_no_work_item(tmp_path):
@@ -157,10 +145,10 @@ def test_an_always_skipped_test_is_no_work_item(tmp_path):
         "@pytest.mark.skipif(not torch.cuda.is_available(), reason='CUDA')\n"
         "def test_device_only():\n    import flash_attn\n    p = torch.classes.myext.Proj(1.0)\n"
     )
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "tests/test_proj.py") == [10]  # a device gate is no skip without the extension
-    assert _lines(result, "NPU501", "tests/test_proj.py") == [9]
+    assert finding_lines(result, "NPU508", "tests/test_proj.py") == [10]  # a device gate is no skip without the extension
+    assert finding_lines(result, "NPU501", "tests/test_proj.py") == [9]
 
 
 def test_callable_of_an_op_is_a_probe_not_a_use(tmp_path):
@@ -169,9 +157,9 @@ def test_callable_of_an_op_is_a_probe_not_a_use(tmp_path):
         "import torch\n"
         "def test_op():\n    assert callable(torch.ops.myext.rasterize)\n    torch.ops.myext.rasterize(torch.ones(1))\n"
     )
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "tests/test_ops.py") == [4]
+    assert finding_lines(result, "NPU508", "tests/test_ops.py") == [4]
 
 
 CPP_ONLY_CUDA_BUILD = {
@@ -200,12 +188,12 @@ CPP_ONLY_CUDA_BUILD = {
 
 
 def test_a_cpp_only_jit_build_with_cuda_headers_and_libraries_is_a_cuda_build(tmp_path):
-    _write(tmp_path, CPP_ONLY_CUDA_BUILD)
+    write_files(tmp_path, CPP_ONLY_CUDA_BUILD)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     # the CUDA headers and torch's CUDA libraries are the build's CUDA lines (not the hip ones, not the load call)
-    assert _lines(result, "NPU505", "scene/build.py") == [7, 11]
-    assert _lines(result, "NPU508", "scene/ops.py") == [2, 4]
-    assert _lines(result, "NPU505", "cpu/build.py") == []
+    assert finding_lines(result, "NPU505", "scene/build.py") == [7, 11]
+    assert finding_lines(result, "NPU508", "scene/ops.py") == [2, 4]
+    assert finding_lines(result, "NPU505", "cpu/build.py") == []
 
 
 def test_a_class_alias_imported_in_a_parenthesised_relative_import_is_followed(tmp_path):
@@ -214,9 +202,9 @@ def test_a_class_alias_imported_in_a_parenthesised_relative_import_is_followed(t
     files["pkg/models/cameras/__init__.py"] = ""
     files["pkg/models/cameras/model.py"] = (
         "from ...types import (\n    Proj,  # the compiled class\n    Wide,\n)\ndef make(f):\n    return Proj(f)\n")
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "cameras/model.py") == [6]
+    assert finding_lines(result, "NPU508", "cameras/model.py") == [6]
 
 
 def test_calls_through_a_name_bound_to_a_class_accessor_result_are_reported(tmp_path):
@@ -234,9 +222,9 @@ def test_calls_through_a_name_bound_to_a_class_accessor_result_are_reported(tmp_
         "    return ProjCUDA.create(f)\n"                           # 16
         "def other(ProjCUDA):\n    return ProjCUDA(1.0)\n"          # another function's parameter
     )
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "pkg/params.py") == [3, 9, 10, 13, 15, 16]
+    assert finding_lines(result, "NPU508", "pkg/params.py") == [3, 9, 10, 13, 15, 16]
 
 
 def test_a_call_through_a_local_alias_of_an_op_is_reported(tmp_path):
@@ -254,6 +242,6 @@ def test_a_call_through_a_local_alias_of_an_op_is_reported(tmp_path):
             "    return out\n"
         ),
     }
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "pkg/ops.py") == [1, 4, 6, 7]
+    assert finding_lines(result, "NPU508", "pkg/ops.py") == [1, 4, 6, 7]

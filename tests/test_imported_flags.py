@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrate.engine import scan
+from tests.helpers import finding_lines
 
 REPO = {
     # the flag is set by an import attempt, under a name that says nothing (not HAS_x / x_AVAILABLE)
@@ -21,22 +22,18 @@ REPO = {
 }
 
 
-def _lines(result, code, name):
-    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
-
-
 def test_a_flag_imported_from_a_module_that_sets_it_by_an_import_attempt_is_an_availability_guard(tmp_path: Path):
     for name, body in REPO.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
     # the import under `if flash_ok:` and the call under it are an optional path: not reported
-    assert _lines(result, "NPU501", "pkg/attn.py") == []
-    assert _lines(result, "NPU507", "pkg/attn.py") == []
+    assert finding_lines(result, "NPU501", "pkg/attn.py") == []
+    assert finding_lines(result, "NPU507", "pkg/attn.py") == []
     # a find_spec flag read as a module attribute
-    assert _lines(result, "NPU501", "pkg/optim.py") == []
+    assert finding_lines(result, "NPU501", "pkg/optim.py") == []
     # a flag that is a plain setting in its module stays a required import
-    assert _lines(result, "NPU501", "pkg/forced.py") == [4]
+    assert finding_lines(result, "NPU501", "pkg/forced.py") == [4]
 
 
 def test_a_warm_run_does_not_read_again_a_file_that_tests_none_of_the_flags_it_imports(tmp_path: Path, monkeypatch):
@@ -63,7 +60,7 @@ def test_a_warm_run_does_not_read_again_a_file_that_tests_none_of_the_flags_it_i
     def run():
         reads.clear()
         result = scan([str(repo)], cache_dir=cache, torch_npu_version="2.14.0")
-        return _lines(result, "NPU501", "pkg/plain.py"), sorted(reads)
+        return finding_lines(result, "NPU501", "pkg/plain.py"), sorted(reads)
 
     # cold: every file read once by the scan itself
     assert run() == ([2], sorted(p.rsplit("/", 1)[-1] for p in files))

@@ -19,19 +19,9 @@ import pytest
 from migrate import verdict
 from migrate.engine import scan
 from migrate.report import sarif, text
+from tests.helpers import finding_lines, write_files
 
 NEWEST = "2.14.0"
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-
-
-def _lines(result, code, name):
-    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
 
 
 def _scan(tmp_path):
@@ -70,17 +60,17 @@ JIT_BACKEND = {
 
 
 def test_a_variable_bound_to_a_jit_build_is_followed_into_the_modules_that_import_it(tmp_path):
-    _write(tmp_path, JIT_BACKEND)
+    write_files(tmp_path, JIT_BACKEND)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "enc/grid.py") == [2, 6]
+    assert finding_lines(result, "NPU508", "enc/grid.py") == [2, 6]
     messages = [f.message for f in result.findings if f.code == "NPU508"]
     assert all("`_grid_encoder`" in m and "enc/backend.py:5" in m for m in messages)
     # the JIT build's own lines: the call, the nvcc flags keyword, the .cu source line
-    assert _lines(result, "NPU505", "enc/backend.py") == [5, 6, 8]
+    assert finding_lines(result, "NPU505", "enc/backend.py") == [5, 6, 8]
 
 
 def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_path):
-    _write(tmp_path, JIT_BACKEND)
+    write_files(tmp_path, JIT_BACKEND)
     rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
     assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
         ("_grid_encoder", 2, ["gridencoder.cu"])]
@@ -88,7 +78,7 @@ def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_p
 
 
 def test_unknown_dependencies_are_listed_with_where_they_are_imported(tmp_path):
-    _write(tmp_path, JIT_BACKEND)
+    write_files(tmp_path, JIT_BACKEND)
     result = _scan(tmp_path)
     unknown = verdict.summary(result)["unknown_dependencies"]
     # acme_imaging (made up) is unknown; enc is the repository's own package, flash_attn is in the knowledge base,
@@ -149,21 +139,21 @@ HELPER = {
 def test_python_2_standard_modules_are_not_unknown_dependencies(tmp_path):
     # partly-Python-2 repositories (set 22: MVIG-SJTU/AlphaPose, vid2vid's flownet2 copy) import the 2.7 standard
     # library's StringIO / cPickle / sets / ConfigParser / urllib2 (data/python2_stdlib.toml, the 2.7 module index)
-    _write(tmp_path, {"io_utils.py": (
+    write_files(tmp_path, {"io_utils.py": (
         "import StringIO\nimport cPickle as pickle\nfrom sets import Set\nimport ConfigParser\n"
         "from urllib2 import urlopen\nimport acme_imaging\n")})
     assert list(verdict.summary(_scan(tmp_path))["unknown_dependencies"]) == ["acme_imaging"]
 
 
 def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
-    _write(tmp_path, HELPER)
+    write_files(tmp_path, HELPER)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
     assert all("`proj.ops.dcn.dcn_ext`" in f.message for f in result.findings if f.code == "NPU508")
     # the helper's build lines: the WITH_CUDA macro, `extension = CUDAExtension` (not the call through the variable, whose
     # own line carries no CUDA content: label ruling (L9)); the helper's call (a build call of its own: set 16, CodeFormer
     # basicsr/setup.py) and its .cu source
-    assert _lines(result, "NPU505", "setup.py") == [8, 9, 18, 22]
+    assert finding_lines(result, "NPU505", "setup.py") == [8, 9, 18, 22]
     rows = verdict.summary(result)["kernels_to_port"]
     assert [(r["extension"], r["uses"], [Path(s).name for s in r["sources"]]) for r in rows] == [
         ("proj.ops.dcn.dcn_ext", 2, ["dcn_kernel.cu"])]
@@ -179,9 +169,9 @@ def test_a_build_helper_name_made_by_str_format_or_percent_defines_the_module(tm
     files = dict(HELPER)
     files["setup.py"] = files["setup.py"].replace("f'{module}.{name}'", template)
     assert template in files["setup.py"]
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
     assert all("`proj.ops.dcn.dcn_ext`" in f.message for f in result.findings if f.code == "NPU508")
 
 
@@ -193,20 +183,20 @@ def test_a_build_helper_call_with_cpp_sources_only_defines_no_cuda_module(tmp_pa
         "    make_cuda_ext(\n", "    make_cuda_ext(name='nms_cpu', module='proj.ops.dcn', sources=['src/nms_cpu.cpp']),\n"
         "    make_cuda_ext(\n", 1)
     files["proj/ops/dcn/dcn.py"] += "from . import nms_cpu\ndef nms(x):\n    return nms_cpu.nms(x)\n"
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "dcn/dcn.py") == [1, 3]
 
 
 def test_a_build_helper_name_with_a_format_spec_or_unknown_field_defines_no_module(tmp_path):
     files = dict(HELPER)
     files["setup.py"] = files["setup.py"].replace("f'{module}.{name}'", "'{}.{!r}'.format(module, name)")
-    _write(tmp_path, files)
-    assert _lines(_scan(tmp_path), "NPU508", "dcn/dcn.py") == []
+    write_files(tmp_path, files)
+    assert finding_lines(_scan(tmp_path), "NPU508", "dcn/dcn.py") == []
 
 
 def test_a_jit_module_named_like_its_package_file_is_not_its_relative_import(tmp_path):
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "proj/__init__.py": "",
         "proj/upfirdn2d/__init__.py": "from .upfirdn2d import upfirdn2d\n",
         "proj/upfirdn2d/upfirdn2d.py": (
@@ -217,25 +207,25 @@ def test_a_jit_module_named_like_its_package_file_is_not_its_relative_import(tmp
         ),
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "upfirdn2d/__init__.py") == []
-    assert _lines(result, "NPU508", "upfirdn2d/upfirdn2d.py") == [4]
+    assert finding_lines(result, "NPU508", "upfirdn2d/__init__.py") == []
+    assert finding_lines(result, "NPU508", "upfirdn2d/upfirdn2d.py") == [4]
 
 
 def test_git_installed_gpu_packages_are_in_the_catalogue(tmp_path):
-    _write(tmp_path, {"net.py": "import tinycudann as tcnn\nimport nvdiffrast.torch as dr\nenc = tcnn.Encoding(3, {})\n"})
+    write_files(tmp_path, {"net.py": "import tinycudann as tcnn\nimport nvdiffrast.torch as dr\nenc = tcnn.Encoding(3, {})\n"})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "net.py") == [1, 2]
-    assert _lines(result, "NPU507", "net.py") == [3]
+    assert finding_lines(result, "NPU501", "net.py") == [1, 2]
+    assert finding_lines(result, "NPU507", "net.py") == [3]
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
 def test_low_bit_matmul_kernel_libraries_are_in_the_catalogue(tmp_path):
     # mobiusml/hqq examples and backends: GemLite (Triton kernels) and BitBLAS (generated CUDA/HIP kernels)
-    _write(tmp_path, {"demo.py": "import gemlite\nimport bitblas\ngemlite.core.GemLiteLinear.load_config('c.json')\n"
+    write_files(tmp_path, {"demo.py": "import gemlite\nimport bitblas\ngemlite.core.GemLiteLinear.load_config('c.json')\n"
                                  "cfg = bitblas.MatmulConfig(M=1)\n"})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "demo.py") == [1, 2]
-    assert _lines(result, "NPU507", "demo.py") == [3, 4]
+    assert finding_lines(result, "NPU501", "demo.py") == [1, 2]
+    assert finding_lines(result, "NPU507", "demo.py") == [3, 4]
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
@@ -244,7 +234,7 @@ def test_gpu_only_packages_read_from_their_wheels_are_in_the_catalogue(tmp_path)
     # apex's compiled multi-tensor kernels, Deformable-DETR's deformable attention, FlashInfer, NVML through py3nvml,
     # the cuDNN frontend graph API, RAPIDS memory manager, and NATTEN (partial with a CPU path: known, so not an unknown
     # dependency, but not reported)
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "train.py": (
             "import amp_C\n"
             "import MultiScaleDeformableAttention as MSDA\n"
@@ -264,15 +254,15 @@ def test_gpu_only_packages_read_from_their_wheels_are_in_the_catalogue(tmp_path)
         "requirements.txt": "flashinfer-python\nms-deform-attn\nnvidia-cudnn-frontend\nrmm-cu12\npy3nvml\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "train.py") == [1, 2, 3, 4, 5, 6]  # natten (line 7): partial, info, not reported
-    assert _lines(result, "NPU507", "train.py") == [9, 10, 11, 12, 13, 14]
-    assert _lines(result, "NPU502", "requirements.txt") == [1, 2, 3, 4, 5]
+    assert finding_lines(result, "NPU501", "train.py") == [1, 2, 3, 4, 5, 6]  # natten (line 7): partial, info, not reported
+    assert finding_lines(result, "NPU507", "train.py") == [9, 10, 11, 12, 13, 14]
+    assert finding_lines(result, "NPU502", "requirements.txt") == [1, 2, 3, 4, 5]
     assert verdict.summary(result)["unknown_dependencies"] == {}
 
 
 # ---- NPU-aware code through a helper predicate (transformers / accelerate style) -------------------------
 def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
-    _write(tmp_path, {"t.py": (
+    write_files(tmp_path, {"t.py": (
         "import torch\n"
         "from transformers.utils import is_torch_npu_available\n"
         "from .utils import is_npu_available\n"
@@ -298,7 +288,7 @@ def test_a_cuda_branch_after_an_npu_helper_predicate_is_not_reported(tmp_path):
 
 def test_a_gpu_only_import_in_the_cuda_branch_of_an_npu_test_is_not_reported(tmp_path):
     # the shapes of Open-Sora's opensora/models/layers/blocks.py (hpcaitech/Open-Sora, set 17; rewritten here)
-    _write(tmp_path, {"t.py": (
+    write_files(tmp_path, {"t.py": (
         "import torch\n"
         "from .device_utils import is_npu_available\n"
         "if is_npu_available():\n"
@@ -319,7 +309,7 @@ def test_a_gpu_only_import_in_the_cuda_branch_of_an_npu_test_is_not_reported(tmp
         "    from flash_attn import flash_attn_varlen_func\n"    # line 18: a test naming no device: reported
         "from apex.normalization import FusedLayerNorm\n"        # line 19: outside any branch: reported
     )})
-    lines = _lines(_scan(tmp_path), "NPU501", "t.py")
+    lines = finding_lines(_scan(tmp_path), "NPU501", "t.py")
     assert not {6, 8, 15} & set(lines)
     assert {18, 19} <= set(lines)
 
@@ -327,7 +317,7 @@ def test_a_gpu_only_import_in_the_cuda_branch_of_an_npu_test_is_not_reported(tmp
 def test_a_gpu_only_package_after_an_npu_branch_that_returns_is_not_reported(tmp_path):
     # a ring-attention block: the NPU tensor takes its own kernel and returns; the flash_attn import and call below
     # are the CUDA path beside it (written here after the shape of such sequence-parallel helpers)
-    _write(tmp_path, {"t.py": (
+    write_files(tmp_path, {"t.py": (
         "import torch\n"
         "from .ring_npu import is_npu_tensor, npu_block\n"
         "def block(q, k, v, causal):\n"
@@ -340,13 +330,13 @@ def test_a_gpu_only_package_after_an_npu_branch_that_returns_is_not_reported(tmp
         "    return flash_attn_func(q, k, v)\n"
     )})
     result = _scan(tmp_path)
-    assert not {6, 7} & set(_lines(result, "NPU501", "t.py") + _lines(result, "NPU507", "t.py"))
-    assert 9 in _lines(result, "NPU501", "t.py")
+    assert not {6, 7} & set(finding_lines(result, "NPU501", "t.py") + finding_lines(result, "NPU507", "t.py"))
+    assert 9 in finding_lines(result, "NPU501", "t.py")
 
 
 def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_are_not_reported(tmp_path):
     # the shapes of an NPU-aware inference engine (read in jianzhnie/mini-vllm @0b278b8, rewritten here)
-    _write(tmp_path, {"t.py": (
+    write_files(tmp_path, {"t.py": (
         "import torch\n"
         "from .device import is_torch_npu_available\n"
         "def setup(backend, rank):\n"
@@ -377,7 +367,7 @@ def test_backend_dispatch_availability_ifs_and_device_tuples_that_name_the_npu_a
 
 def test_an_enum_dispatch_with_an_npu_member_is_npu_aware(tmp_path):
     # the shapes of yunchang's attention dispatch (feifeibear/long-context-attention, read in set 10; rewritten here)
-    _write(tmp_path, {"t.py": (
+    write_files(tmp_path, {"t.py": (
         "import torch\n"
         "from enum import Enum\n"
         "from flash_attn import flash_attn_func\n"
@@ -413,7 +403,7 @@ def test_an_enum_dispatch_with_an_npu_member_is_npu_aware(tmp_path):
 
 # ---- launchers: Python inside `python -c`, CUDA-family variables the table does not list ------------------
 def test_python_inside_a_launcher_is_analysed_at_its_place(tmp_path):
-    _write(tmp_path, {"run.sh": (
+    write_files(tmp_path, {"run.sh": (
         "#!/bin/bash\n"
         "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
         "python3 -u -c \"import torch; torch.cuda.set_device(0); print(\\\"ok\\\")\"\n"
@@ -438,7 +428,7 @@ def test_one_kernel_built_by_a_jit_load_and_by_setup_is_one_kernel_to_port(tmp_p
         "try:\n    import _gridencoder as _backend\nexcept ImportError:\n    from .backend import _backend\n"
         "def forward(x, out):\n    _backend.grid_encode_forward(x, out)\n"
     )
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
     assert len(rows) == 1 and rows[0]["extension"] in ("_grid_encoder / _gridencoder", "_gridencoder / _grid_encoder")
     assert rows[0]["uses"] >= 3
@@ -479,13 +469,13 @@ WRAPPERS = {
 
 
 def test_accessors_function_apply_aliases_and_partials_of_a_kernel_op_are_followed_across_modules(tmp_path):
-    _write(tmp_path, WRAPPERS)
+    write_files(tmp_path, WRAPPERS)
     result = _scan(tmp_path)
     # model.py: the import naming an op (the partial), the accessor's import and call, the partial's call; not torch's
-    assert _lines(result, "NPU508", "pkg/model.py") == [1, 2, 5, 7]
+    assert finding_lines(result, "NPU508", "pkg/model.py") == [1, 2, 5, 7]
     # fn.py: the extension's import, the op call in the Function, the partial, its call in the defining file
-    assert _lines(result, "NPU508", "pkg/ops/fn.py") == [3, 7, 9, 11]
-    assert _lines(result, "NPU508", "pkg/ops/plain.py") == []
+    assert finding_lines(result, "NPU508", "pkg/ops/fn.py") == [3, 7, 9, 11]
+    assert finding_lines(result, "NPU508", "pkg/ops/plain.py") == []
     messages = {f.line: f.message for f in result.findings if f.code == "NPU508" and f.path.endswith("model.py")}
     assert "`_rm`" in messages[5] and "pkg/ops/backend.py:2" in messages[5]
     assert "`pkg.ops._C`" in messages[7] and "setup.py:3" in messages[7]
@@ -531,11 +521,11 @@ DYNAMIC = {
 
 
 def test_cmake_targets_ctypes_libraries_and_fstring_imports_are_kernel_uses(tmp_path):
-    _write(tmp_path, DYNAMIC)
+    write_files(tmp_path, DYNAMIC)
     result = _scan(tmp_path)
     # the CDLL of the CUDA library, the f-string import of the pybind11 module, and the calls through both;
     # not the static C++ helpers' library, nor an f-string naming no module the scan builds
-    assert _lines(result, "NPU508", "pkg/ops.py") == [4, 6, 9, 11]
+    assert finding_lines(result, "NPU508", "pkg/ops.py") == [4, 6, 9, 11]
     rows = {r["extension"]: r for r in verdict.summary(result)["kernels_to_port"]}
     assert sorted(rows) == ["fastops_cuda", "rasterizer"]
     assert rows["rasterizer"]["built_at"].endswith("CMakeLists.txt:5")
@@ -546,7 +536,7 @@ def test_an_fstring_hole_stands_for_one_name_part(tmp_path):
     # megvii-research/NAFNet basicsr/models/__init__.py:22 (set 21a): `import_module(f'basicsr.models.{file_name}')` over the
     # package's `*_model.py` files names a module OF the package, not the extension declared three levels below it; a
     # literal part after the package (`ops.{name}`) still pins it, and so does a dotted hole (`{__package__}`)
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                      "setup(ext_modules=[CUDAExtension('pkg.models.ops.dcn.dcn_ext', ['pkg/models/ops/dcn/k.cu'])])\n"),
         "pkg/models/ops/dcn/k.cu": "__global__ void k(float* x) {}\n",
@@ -557,20 +547,20 @@ def test_an_fstring_hole_stands_for_one_name_part(tmp_path):
                                    "ext2 = importlib.import_module(f'{__package__}.ops.dcn.dcn_ext')\n"),
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "pkg/models/__init__.py") == [3, 4]
+    assert finding_lines(result, "NPU508", "pkg/models/__init__.py") == [3, 4]
 
 
 def test_a_cmake_source_list_variable_makes_its_target_a_kernel_module(tmp_path):
     # k2-fsa/fast_rnnt: `set(srcs a.cu)` / `list(APPEND srcs b.cu)` then `pybind11_add_module(_ext ${srcs})` in a
     # subdirectory's CMakeLists.txt (the CUDA language is switched on elsewhere): the module's import and calls are kernel uses
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "csrc/CMakeLists.txt": "set(ext_srcs\n  bind.cu\n)\nlist(APPEND ext_srcs mi.cu)\npybind11_add_module(_ext ${ext_srcs})\n",
         "csrc/bind.cu": "// bindings\n", "csrc/mi.cu": "__global__ void k(float* x) {}\n",
         "pkg/__init__.py": "", "pkg/mi.py": "import _ext\ndef f(x):\n    return _ext.forward(x)\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 4, 5]
-    assert _lines(result, "NPU508", "pkg/mi.py") == [1, 3]
+    assert finding_lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 4, 5]
+    assert finding_lines(result, "NPU508", "pkg/mi.py") == [1, 3]
 
 
 # IST-DASLab/QUIK's layout (set 18): setup.py's `CMakeExtension('quik._C')` (an Extension subclass with no sources, built
@@ -608,10 +598,10 @@ CMAKE_BUILT = {
 
 
 def test_a_cmake_extension_linking_cuda_libraries_is_a_kernel_module(tmp_path):
-    _write(tmp_path, CMAKE_BUILT)
+    write_files(tmp_path, CMAKE_BUILT)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "qk/__init__.py") == [1]
-    assert _lines(result, "NPU508", "run.py") == [2, 5]
+    assert finding_lines(result, "NPU508", "qk/__init__.py") == [1]
+    assert finding_lines(result, "NPU508", "run.py") == [2, 5]
     rows = verdict.summary(result)["kernels_to_port"]
     assert [r["extension"] for r in rows] == ["qk._C"]  # not the static libraries linked into it
     assert rows[0]["built_at"].endswith("setup.py:12") and [Path(s).name for s in rows[0]["sources"]] == ["gemm.cu"]
@@ -621,7 +611,7 @@ def test_a_cmake_extension_linking_only_cpp_libraries_is_no_kernel_module(tmp_pa
     files = dict(CMAKE_BUILT)
     files["src/gemm/CMakeLists.txt"] = files["src/gemm/CMakeLists.txt"].replace("gemm.cu", "gemm_avx.cpp")
     del files["src/gemm/gemm.cu"]
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = _scan(tmp_path)
     assert not [f for f in result.findings if f.code == "NPU508"]
 
@@ -630,7 +620,7 @@ def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
     # pointMLP-pytorch environment.yml: `- pointnet2_ops_lib/.` in the pip section installs the vendored folder whose
     # setup.py builds a CUDAExtension; so do `-e ./folder` in a requirements file and `pip install ./folder` in a script.
     # A local folder that builds no CUDA (a plain package) is no such install.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "ops_lib/setup.py": (
             "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
             "setup(name='ops', ext_modules=[CUDAExtension('ops._ext', ['src/ball.cpp', 'src/ball_gpu.cu'])],\n"
@@ -643,16 +633,16 @@ def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
         "install.sh": "pip install ./ops_lib\npip install ./tools\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU502", "environment.yml") == [7]
-    assert _lines(result, "NPU502", "requirements.txt") == [2]
-    assert _lines(result, "NPU502", "install.sh") == [1]
+    assert finding_lines(result, "NPU502", "environment.yml") == [7]
+    assert finding_lines(result, "NPU502", "requirements.txt") == [2]
+    assert finding_lines(result, "NPU502", "install.sh") == [1]
 
 
 def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     # MaskDINO ops/make.sh (set 25a-1): `python setup.py build install` in the extension's folder installs the CUDA build;
     # so does a script one folder up naming the path. `python setup.py --version`, an echo and a folder whose setup.py
     # builds no CUDA are not.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "ops/setup.py": (
             "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
             "setup(name='ops', ext_modules=[CUDAExtension('MSDA', ['src/attn.cpp', 'src/attn_cuda.cu'])],\n"
@@ -664,15 +654,15 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
         "build_all.sh": "echo 'python setup.py install'\npython3 ops/setup.py develop && python tools/setup.py install\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU502", "ops/make.sh") == [3]
-    assert _lines(result, "NPU502", "build_all.sh") == [2]
+    assert finding_lines(result, "NPU502", "ops/make.sh") == [3]
+    assert finding_lines(result, "NPU502", "build_all.sh") == [2]
 
 
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling
     # module that one file imports outside a try keeps its findings.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "", "pkg/backends/__init__.py": "",
         "pkg/backends/quick.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
         "pkg/backends/eager.py": "import marlin\ndef mul(a, b):\n    return marlin.mul(a, b)\n",
@@ -688,17 +678,17 @@ def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_p
         "pkg/kernels/use.py": "try:\n    from . import tk\nexcept ImportError:\n    tk = None\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "backends/quick.py") == [] and _lines(result, "NPU507", "backends/quick.py") == []
-    assert _lines(result, "NPU501", "backends/eager.py") == [1] and _lines(result, "NPU507", "backends/eager.py") == [3]
-    assert _lines(result, "NPU501", "backends/twice.py") == [1]
-    assert _lines(result, "NPU501", "kernels/tk.py") == [1] and _lines(result, "NPU507", "kernels/tk.py") == [2]
+    assert finding_lines(result, "NPU501", "backends/quick.py") == [] and finding_lines(result, "NPU507", "backends/quick.py") == []
+    assert finding_lines(result, "NPU501", "backends/eager.py") == [1] and finding_lines(result, "NPU507", "backends/eager.py") == [3]
+    assert finding_lines(result, "NPU501", "backends/twice.py") == [1]
+    assert finding_lines(result, "NPU501", "kernels/tk.py") == [1] and finding_lines(result, "NPU507", "kernels/tk.py") == [2]
 
 
 def test_a_module_every_importer_imports_under_an_availability_check_is_an_optional_path(tmp_path):
     # xdit-project/xDiT: xfuser/core/distributed/fp4_quantize.py imports flashinfer at its top; its only importer,
     # attention_backend.py, imports it under `if env_info["has_flash_attn_4_fp4"]:`. A module imported under a test that
     # names no package (`if args.fast:`) keeps its findings, and so does one whose import sits in the else branch.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/fp4.py": "from flashinfer.quantization import nvfp4_quantize\ndef q(x):\n    return nvfp4_quantize(x)\n",
         "pkg/fast.py": "import flashinfer\ndef d(q, k, v):\n    return flashinfer.single_decode_with_kv_cache(q, k, v)\n",
@@ -718,9 +708,9 @@ def test_a_module_every_importer_imports_under_an_availability_check_is_an_optio
         "pkg/env.py": "env_info = {}\nHAS_FLASHINFER = False\nargs = None\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "pkg/fp4.py") == [] and _lines(result, "NPU507", "pkg/fp4.py") == []
-    assert _lines(result, "NPU501", "pkg/fast.py") == [1] and _lines(result, "NPU507", "pkg/fast.py") == [3]
-    assert _lines(result, "NPU501", "pkg/other.py") == [1]
+    assert finding_lines(result, "NPU501", "pkg/fp4.py") == [] and finding_lines(result, "NPU507", "pkg/fp4.py") == []
+    assert finding_lines(result, "NPU501", "pkg/fast.py") == [1] and finding_lines(result, "NPU507", "pkg/fast.py") == [3]
+    assert finding_lines(result, "NPU501", "pkg/other.py") == [1]
 
 
 def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_path):
@@ -728,7 +718,7 @@ def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_p
     # ddpo_trainer.py imports bitsandbytes for its 8-bit Adam option. diffusers is no GPU-only package (it runs on an NPU
     # host), so the check does not make the module optional: its findings stay (set 23, (s23a-5)). A check of the package
     # the module uses (`is_bitsandbytes_available()`) or of an accelerator still does.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "from .utils import is_diffusers_available, is_bitsandbytes_available\n",
         "pkg/utils.py": "def is_diffusers_available():\n    return True\ndef is_bitsandbytes_available():\n    return True\n",
         "pkg/trainer/__init__.py": (
@@ -741,15 +731,15 @@ def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_p
         "pkg/trainer/fast.py": "import bitsandbytes\nopt = bitsandbytes.optim.AdamW8bit\nclass Fast: pass\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "pkg/trainer/ddpo.py") == [1]
-    assert _lines(result, "NPU501", "pkg/trainer/quant.py") == [] and _lines(result, "NPU501", "pkg/trainer/fast.py") == []
+    assert finding_lines(result, "NPU501", "pkg/trainer/ddpo.py") == [1]
+    assert finding_lines(result, "NPU501", "pkg/trainer/quant.py") == [] and finding_lines(result, "NPU501", "pkg/trainer/fast.py") == []
 
 
 def test_a_check_named_after_the_packages_alias_is_an_availability_check(tmp_path):
     # a LoRA-style library: tuners/lora/quant8.py imports bitsandbytes at its top, and its importers ask through a helper
     # named after the package's import alias (`import bitsandbytes as bnb`): `is_bnb_available()`, `is_bnb_4bit_available()`,
     # alone or in an `and` inside a module `__getattr__`. A check named after nothing in the catalogue keeps the findings.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "lib/__init__.py": "", "lib/tuners/__init__.py": "",
         "lib/checks.py": "import importlib.util\ndef is_bnb_available():\n    return importlib.util.find_spec('bitsandbytes') is not None\n",
         "lib/tuners/lora/__init__.py": (
@@ -777,12 +767,12 @@ def test_a_check_named_after_the_packages_alias_is_an_availability_check(tmp_pat
         "lib/tuners/lora/quant_other.py": "import bitsandbytes as bnb\ndef dispatch(t):\n    return bnb.nn.Linear4bit\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "lora/quant8.py") == [] and _lines(result, "NPU507", "lora/quant8.py") == []
-    assert _lines(result, "NPU501", "lora/quant_other.py") == [1] and _lines(result, "NPU507", "lora/quant_other.py") == [3]
+    assert finding_lines(result, "NPU501", "lora/quant8.py") == [] and finding_lines(result, "NPU507", "lora/quant8.py") == []
+    assert finding_lines(result, "NPU501", "lora/quant_other.py") == [1] and finding_lines(result, "NPU507", "lora/quant_other.py") == [3]
 
 
 def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "setup.py": (
             "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
             "setup(ext_modules=[CUDAExtension('a_ext', ['ops/a.cpp', 'ops/a.cu']),\n"
@@ -798,7 +788,7 @@ def test_kernels_built_side_by_side_keep_their_own_sources(tmp_path):
 
 
 def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
-    _write(tmp_path, {"train.py": (
+    write_files(tmp_path, {"train.py": (
         "from gsplat import rasterization\nfrom simple_knn._C import distCUDA2\nimport marlin\n"
         "import spconv.pytorch as spconv\nfrom exllamav2 import ExLlamaV2\nfrom pytorch3d.ops import knn_points\n"
         "d = distCUDA2(x)\nlayer = marlin.Layer(4096, 4096)\nconv = spconv.SubMConv3d(16, 32, 3)\nk = knn_points(a, b)\n"
@@ -810,7 +800,7 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
     # cumm-cu1xx): partial `info` by the catalogue's partial-package policy, so neither import nor use is reported
     # (label rulings (ee), (L23); set 22, MVIG-SJTU/AlphaPose render_pytorch3d.py)
     assert not [f for f in result.findings if f.line in (4, 6, 9, 10)]
-    assert _lines(result, "NPU507", "train.py") == [7, 8]
+    assert finding_lines(result, "NPU507", "train.py") == [7, 8]
     assert verdict.summary(result)["unknown_dependencies"] == {}
     assert "npu_weight_quant_batchmatmul" in next(f.message for f in result.findings if f.code == "NPU501" and f.line == 3)
 
@@ -818,21 +808,21 @@ def test_second_pass_kernel_libraries_are_in_the_catalogue(tmp_path):
 def test_unsloth_is_in_the_catalogue(tmp_path):
     # unsloth accepts CUDA / HIP / XPU / MPS devices only (its device_type.py) and patches models with Triton kernels:
     # its import, the model built from its class, and its requirement line (a git direct reference with an extra)
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "train.py": ("from unsloth import FastLanguageModel\n"
                      "model, tok = FastLanguageModel.from_pretrained(model_name=name, max_seq_length=2048)\n"),
         "requirements.txt": "peft\nunsloth[colab] @ git+https://github.com/unslothai/unsloth.git\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "train.py") == [1] and _lines(result, "NPU507", "train.py") == [2]
-    assert _lines(result, "NPU502", "requirements.txt") == [2]
+    assert finding_lines(result, "NPU501", "train.py") == [1] and finding_lines(result, "NPU507", "train.py") == [2]
+    assert finding_lines(result, "NPU502", "requirements.txt") == [2]
 
 
 def test_git_installed_point_cloud_ops_and_deepspeed_cpu_adagrad_in_the_catalogue(tmp_path):
     # P4Transformer's pointnet2_utils.py imports erikwijmans' pointnet2_ops (a CUDAExtension-only package installed
     # from git) under a `try:` whose handler raises; a copy of DeepSpeed's engine builds DeepSpeedCPUAdagrad, a host
     # optimizer DeepSpeed builds for the NPU too; its other ops stay unsupported
-    _write(tmp_path, {"utils.py": (
+    write_files(tmp_path, {"utils.py": (
         "try:\n    import pointnet2_ops._ext as _ext\nexcept ImportError:\n    raise ImportError('build the ops')\n"
         "def fps(xyz, n):\n    return _ext.furthest_point_sampling(xyz, n)\n"
     ), "engine.py": (
@@ -840,8 +830,8 @@ def test_git_installed_point_cloud_ops_and_deepspeed_cpu_adagrad_in_the_catalogu
         "opt = DeepSpeedCPUAdagrad(params)\nlayer = DeepSpeedTransformerLayer(cfg)\n"
     )})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "utils.py") == [2] and _lines(result, "NPU507", "utils.py") == [6]
-    assert _lines(result, "NPU501", "engine.py") == [2] and _lines(result, "NPU507", "engine.py") == [4]
+    assert finding_lines(result, "NPU501", "utils.py") == [2] and finding_lines(result, "NPU507", "utils.py") == [6]
+    assert finding_lines(result, "NPU501", "engine.py") == [2] and finding_lines(result, "NPU507", "engine.py") == [4]
     assert "pointnet2_ops" not in verdict.summary(result)["unknown_dependencies"]
 
 
@@ -849,7 +839,7 @@ def test_an_extension_built_in_place_is_imported_relatively_beside_its_setup_py(
     # DUSt3R/CroCo's curope (Open-Sora-Plan copies it): `python setup.py build_ext --inplace` puts `curope` beside
     # the setup.py, and the fallback import of curope3d.py reaches it relatively; a JIT `load(name=...)` module is
     # top-level only, so a relative import of that name elsewhere stays a plain module of the repository
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/curope/__init__.py": "from .curope3d import cuRoPE3D\n",
         "pkg/curope/setup.py": (
@@ -863,15 +853,15 @@ def test_an_extension_built_in_place_is_imported_relatively_beside_its_setup_py(
         "jit/user.py": "from . import fused\ny = fused.run(1)\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "curope3d.py") == [2, 4, 6]
-    assert _lines(result, "NPU508", "user.py") == []
+    assert finding_lines(result, "NPU508", "curope3d.py") == [2, 4, 6]
+    assert finding_lines(result, "NPU508", "user.py") == []
 
 
 def test_an_extension_built_in_place_by_a_setup_script_of_another_name_is_imported_relatively_or_qualified(tmp_path):
     # leoxiaobin/deep-high-resolution-net.pytorch 6f69e46 lib/nms/setup_linux.py: `Extension('gpu_nms', [...cu, ...pyx])`
     # built `--inplace` in the package folder lib/nms/; nms.py imports `from .gpu_nms import gpu_nms` and calls it.
     # The bare name resolves from the setup script's folder: relatively, and qualified by the packages above it.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "lib/__init__.py": "",
         "lib/nms/__init__.py": "",
         "lib/nms/setup_linux.py": (
@@ -882,8 +872,8 @@ def test_an_extension_built_in_place_by_a_setup_script_of_another_name_is_import
         "tools/run.py": "from lib.nms.gpu_nms import gpu_nms\nkeep = gpu_nms(1, 2, 0)\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "nms/nms.py") == [1, 3]
-    assert _lines(result, "NPU508", "tools/run.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "nms/nms.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "tools/run.py") == [1, 2]
 
 
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------
@@ -900,7 +890,7 @@ DECLARED = {
 
 
 def test_unknown_dependencies_come_from_manifests_and_literal_importlib_imports(tmp_path):
-    _write(tmp_path, DECLARED)
+    write_files(tmp_path, DECLARED)
     unknown = verdict.summary(_scan(tmp_path))["unknown_dependencies"]
     # declared and imported under one name: one entry with both places; flash-attn (catalogue pip
     # name), torch, proj-utils (the repository's own package), `-e .` and a relative importlib
@@ -920,7 +910,7 @@ def test_device_neutral_packages_are_known_and_gpu_only_ones_still_reported(tmp_
     (knowledge/data/device_neutral.toml), so none is among the dependencies npu-migrate does not know; a made-up
     package still is, and the GPU-only ones stay findings: onnxruntime-gpu's pin (NPU502) though `onnxruntime`,
     the CPU build's import name, is device-neutral, and pycuda (NPU501)."""
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "requirements.txt": "numpy\npillow>=9\nopencv-python\nPyYAML\nscikit-learn\nonnxruntime-gpu\nacme-vision\n",
         "train.py": "import numpy as np\nfrom PIL import Image\nimport cv2\nimport yaml\nfrom sklearn.metrics import f1_score\n"
                     "from scipy import ndimage\nfrom tqdm import tqdm\nimport onnxruntime\nimport acme_imaging\n"
@@ -928,14 +918,14 @@ def test_device_neutral_packages_are_known_and_gpu_only_ones_still_reported(tmp_
     result = _scan(tmp_path)
     assert verdict.summary(result)["unknown_dependencies"] == {
         "acme-vision": [f"{tmp_path}/requirements.txt:7"], "acme_imaging": [f"{tmp_path}/train.py:9"]}
-    assert _lines(result, "NPU502", "requirements.txt") == [6]
-    assert _lines(result, "NPU501", "train.py") == [10]
+    assert finding_lines(result, "NPU502", "requirements.txt") == [6]
+    assert finding_lines(result, "NPU501", "train.py") == [10]
 
 def test_a_single_scanned_script_owns_the_modules_beside_it(tmp_path):
     """`analyze main.py` of kuangliu/pytorch-cifar: main.py imports its own `models/` package and `utils.py`,
     which were not scanned; they are the script's (its folder is sys.path[0]), not unknown dependencies. A
     package that is not beside it still is."""
-    _write(tmp_path, {"main.py": "import acme_imaging\nimport torch\nfrom models import *\nfrom utils import progress_bar\n",
+    write_files(tmp_path, {"main.py": "import acme_imaging\nimport torch\nfrom models import *\nfrom utils import progress_bar\n",
                       "utils.py": "def progress_bar(): pass\n", "models/__init__.py": "", "models/dla.py": ""})
     result = scan([str(tmp_path / "main.py")], use_cache=False, torch_npu_version=NEWEST)
     assert verdict.summary(result)["unknown_dependencies"] == {"acme_imaging": [f"{tmp_path / 'main.py'}:1"]}
@@ -945,14 +935,14 @@ def test_a_jit_build_whose_cuda_sources_are_a_module_level_list_read_by_a_compre
     """DirectVoxGO lib/masked_adam.py's shape: `sources = ['cuda/a.cpp', 'cuda/a_kernel.cu']` at module level, then
     `load(name=..., sources=[os.path.join(d, p) for p in sources])`: a CUDA build (NPU505 on the call), and the
     calls of its module are kernel uses (NPU508)."""
-    _write(tmp_path, {"lib/adam.py": (
+    write_files(tmp_path, {"lib/adam.py": (
         "import os\nfrom torch.utils.cpp_extension import load\nd = os.path.dirname(os.path.abspath(__file__))\n"
         "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
         "adam_upd_cuda = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources], verbose=True)\n"
         "def step(p, g):\n    adam_upd_cuda.adam_upd(p, g)\n")})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "adam.py") == [4, 5]
-    assert _lines(result, "NPU508", "adam.py") == [7]
+    assert finding_lines(result, "NPU505", "adam.py") == [4, 5]
+    assert finding_lines(result, "NPU508", "adam.py") == [7]
 
 
 def test_a_broken_link_into_an_absent_submodule_is_no_own_module(tmp_path):
@@ -960,19 +950,19 @@ def test_a_broken_link_into_an_absent_submodule_is_no_own_module(tmp_path):
     that a plain checkout lacks: the link is NPU903 (broken), and its name is the external package's, not the
     repository's own module. An unknown name behind such a link is an unknown dependency; a catalogued one (fla)
     is reported where it is imported."""
-    _write(tmp_path, {"train.py": "import flame\nfrom fla.ops.utils import prepare_lens\n"})
+    write_files(tmp_path, {"train.py": "import flame\nfrom fla.ops.utils import prepare_lens\n"})
     (tmp_path / "flame").symlink_to("3rdparty/flame/flame")
     (tmp_path / "fla").symlink_to("3rdparty/flash-linear-attention/fla")
     result = _scan(tmp_path)
     assert sorted(e.path for e in result.errors if e.code == "NPU903") == [str(tmp_path / "fla"), str(tmp_path / "flame")]
     assert verdict.summary(result)["unknown_dependencies"] == {"flame": [f"{tmp_path / 'train.py'}:1"]}
-    assert _lines(result, "NPU501", "train.py") == [2]
+    assert finding_lines(result, "NPU501", "train.py") == [2]
 
 
 def test_torchvision_is_known_and_not_reported(tmp_path):
     """torchvision (the catalogue's entry: PyTorch code, its ops through Ascend's Torchvision Adapter) is not an
     unknown dependency of every image script, and importing it is no finding; a package nothing knows still is unknown."""
-    _write(tmp_path, {"train.py": "import acme_imaging as ai\nimport torchvision\nfrom torchvision import transforms\n"
+    write_files(tmp_path, {"train.py": "import acme_imaging as ai\nimport torchvision\nfrom torchvision import transforms\n"
                                   "model = torchvision.models.resnet18()\n"})
     result = _scan(tmp_path)
     assert list(verdict.summary(result)["unknown_dependencies"]) == ["acme_imaging"]
@@ -996,19 +986,19 @@ EXLLAMA = {
 
 
 def test_a_kernel_module_held_by_another_module_is_followed_through_its_attribute(tmp_path):
-    _write(tmp_path, EXLLAMA)
+    write_files(tmp_path, EXLLAMA)
     result = _scan(tmp_path)
     # the build's name is a module constant: the import of the extension and its op call are its uses,
     # reported once (NPU508), not also as the catalogue's exllama_ext package (NPU501 / NPU507)
     # the op called in the wrapper named for the CPU (its C++ is a host loop in the same extension) is no use to change
     # (set 25a-4, by analogy with (L28)); its import is
-    assert _lines(result, "NPU508", "cuda_ext.py") == [5, 7, 8]
-    assert _lines(result, "NPU501", "cuda_ext.py") == [] and _lines(result, "NPU507", "cuda_ext.py") == []
+    assert finding_lines(result, "NPU508", "cuda_ext.py") == [5, 7, 8]
+    assert finding_lines(result, "NPU501", "cuda_ext.py") == [] and finding_lines(result, "NPU507", "cuda_ext.py") == []
     # model.py reaches the kernel through cuda_ext's attribute: the op call is a use; `import cuda_ext` imports a Python
     # wrapper module (it holds the extension as an attribute), no compiled module: not reported (set 25a-4)
-    assert _lines(result, "NPU508", "model.py") == [3]
+    assert finding_lines(result, "NPU508", "model.py") == [3]
     # generator.py calls only cuda_ext's Python function: not a kernel use
-    assert _lines(result, "NPU508", "generator.py") == []
+    assert finding_lines(result, "NPU508", "generator.py") == []
 
 
 # ---- a CUDA file nothing builds is no work item (lead's decision (a), session 24e) --------------------------
@@ -1021,7 +1011,7 @@ UNBUILT = {
 
 
 def test_a_cuda_file_that_nothing_builds_or_includes_is_not_reported(tmp_path):
-    _write(tmp_path, UNBUILT)
+    write_files(tmp_path, UNBUILT)
     result = _scan(tmp_path)
     reported = sorted(f.path.split("/nms/", 1)[1] for f in result.findings if f.code == "NPU506")
     # built by make.sh's nvcc command, and a header it includes: kernels to port; the stray copy is not
@@ -1032,7 +1022,7 @@ def test_a_header_included_only_by_an_unbuilt_header_is_not_reported(tmp_path):
     # QuaRot @5008669b's flashinfer headers (set 23): mma.cuh is included only by prefill.cuh (and by permuted_smem.cuh,
     # itself included only by prefill.cuh), and no built source includes prefill.cuh: the include graph is walked from
     # the built sources
-    _write(tmp_path, dict(UNBUILT, **{
+    write_files(tmp_path, dict(UNBUILT, **{
         "lib/model/nms/src/prefill.cuh": '#include "mma.cuh"\n#include "smem.cuh"\n',
         "lib/model/nms/src/smem.cuh": '#include "mma.cuh"\n__device__ int s() { return 0; }\n',
         "lib/model/nms/src/mma.cuh": "__device__ int m() { return 1; }\n",
@@ -1044,7 +1034,7 @@ def test_a_header_included_only_by_an_unbuilt_header_is_not_reported(tmp_path):
 def test_a_cuda_file_only_a_makefile_builds_is_not_reported(tmp_path):
     # label ruling (L19): a Makefile beside the kernels builds a developer's test program; neither its nvcc line nor
     # the test source it alone names is porting work (the kernel the package's setup.py builds stays reported)
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pk._kernels', ['csrc/norm.cu'])\n",
         "csrc/norm.cu": '#include "norm.h"\n__global__ void norm() {}\n',
         "csrc/test_norm.cu": '#include "norm.h"\nint main() { return 0; }\n',
@@ -1058,7 +1048,7 @@ def test_a_cuda_file_only_a_makefile_builds_is_not_reported(tmp_path):
 def test_a_glob_under_a_folder_builds_that_folder_only(tmp_path):
     # `glob("pk/csrc/gen/*.cu")` in pk's setup.py builds the .cu files of pk/csrc/gen, not a test program elsewhere
     # that only a Makefile compiles; a pattern under a folder the scan does not hold still names any .cu file
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pk/setup.py": "from glob import glob\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                        "ext = CUDAExtension('pk._kernels', glob('pk/csrc/gen/*.cu'))\n",
         "pk/pk/csrc/gen/a.cu": "__global__ void a() {}\n",
@@ -1069,7 +1059,7 @@ def test_a_glob_under_a_folder_builds_that_folder_only(tmp_path):
     reported = sorted(f.path.rsplit("/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506")
     assert reported == ["a.cu", "b.cu"]
     other = tmp_path / "other"
-    _write(other, {"setup.py": "from glob import glob\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+    write_files(other, {"setup.py": "from glob import glob\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                                "ext = CUDAExtension('m', glob('build/gen/*.cu'))\n", "src/k.cu": "__global__ void k() {}\n"})
     assert [f.path.rsplit("/", 1)[1] for f in _scan(other).findings if f.code == "NPU506"] == ["k.cu"]
 
@@ -1082,12 +1072,12 @@ def test_a_glob_joined_under_literal_folders_builds_the_folders_so_named(tmp_pat
              "extensions_dir = os.path.join(os.path.dirname(__file__), 'src')\n"
              "srcs = glob.glob(os.path.join(extensions_dir, 'cuda', '*.cu'))\next = CUDAExtension('MSDA', srcs)\n")
     kernel = "__global__ void k() {}\n"
-    _write(tmp_path, {"ops/setup.py": setup, "ops/src/cuda/ms_deform.cu": kernel,
+    write_files(tmp_path, {"ops/setup.py": setup, "ops/src/cuda/ms_deform.cu": kernel,
                       "trt_plugin/deform_kernel.cu": kernel})
     reported = sorted(os.path.relpath(f.path, tmp_path) for f in _scan(tmp_path).findings if f.code == "NPU506")
     assert reported == ["ops/src/cuda/ms_deform.cu"]
     other = tmp_path / "other"
-    _write(other, {"ops/setup.py": setup.replace("'cuda', ", ""), "ops/src/ms_deform.cu": kernel,
+    write_files(other, {"ops/setup.py": setup.replace("'cuda', ", ""), "ops/src/ms_deform.cu": kernel,
                    "trt_plugin/deform_kernel.cu": kernel})
     assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 2
 
@@ -1095,7 +1085,7 @@ def test_a_glob_joined_under_literal_folders_builds_the_folders_so_named(tmp_pat
 def test_a_cuda_header_named_cu_h_is_reported_where_a_built_source_includes_it(tmp_path):
     # spconv 1.x's naming (label rule 27c-5): include/spconv/indice.cu.h holds kernels the built indice_cuda.cu
     # includes; a `.cu.h` header nothing includes is not built, and a plain `.h` is not a CUDA file
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
                     "ext = CUDAExtension('sparse_conv_ext', ['src/indice_cuda.cu'])\n",
         "src/indice_cuda.cu": "#include <spconv/indice.cu.h>\n#include <tensorview/tensorview.h>\nvoid launch() {}\n",
@@ -1109,11 +1099,11 @@ def test_a_cuda_header_named_cu_h_is_reported_where_a_built_source_includes_it(t
 
 def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_path):
     # a glob could compile any of them
-    _write(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))
+    write_files(tmp_path, dict(UNBUILT, **{"lib/setup.py": "import glob\nsrcs = glob.glob('model/**/*.cu')\n"}))
     assert len([f for f in _scan(tmp_path).findings if f.code == "NPU506"]) == 3
     # no build the tool recognises: the build is somewhere it does not read (a Makefile), nothing is dropped
     other = tmp_path / "other"
-    _write(other, {k: v for k, v in UNBUILT.items() if k != "lib/make.sh"})
+    write_files(other, {k: v for k, v in UNBUILT.items() if k != "lib/make.sh"})
     assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 3
 
 
@@ -1127,13 +1117,13 @@ def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_report
         "    return [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if os.path.splitext(f)[1] in exts]\n"
         "ext = CUDAExtension(name='pkg._backend', sources=find_sources('src'))\n"
     )
-    _write(tmp_path, {"setup.py": setup, "src/k.cu": "__global__ void k() {}\n", "src/k.cpp": "int f();\n"})
+    write_files(tmp_path, {"setup.py": setup, "src/k.cu": "__global__ void k() {}\n", "src/k.cpp": "int f();\n"})
     assert [f.path.rsplit("/", 2)[-2:] for f in _scan(tmp_path).findings if f.code == "NPU506"] == [["src", "k.cu"]]
     # faster-rcnn.pytorch's lib/setup.py tells the compiler how listed sources compile (`append('.cu')`,
     # `splitext(src)[1] == '.cu'`): not a wildcard, the stray copy nothing builds stays dropped
     nvcc_compiler = "def customize(self):\n    self.src_extensions.append('.cu')\n    return os.path.splitext(src)[1] == '.cu'\n"
     other = tmp_path / "other"
-    _write(other, dict(UNBUILT, **{"lib/setup.py": nvcc_compiler}))
+    write_files(other, dict(UNBUILT, **{"lib/setup.py": nvcc_compiler}))
     reported = sorted(f.path.split("/nms/", 1)[1] for f in _scan(other).findings if f.code == "NPU506")
     assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
 
@@ -1143,7 +1133,7 @@ def test_a_relative_cuda_source_path_builds_only_the_copies_it_resolves_to(tmp_p
     # beside the file its script loads, and nothing there names cuda/k.cu
     load = "from torch.utils.cpp_extension import load\nload(name='{n}', sources=['cuda/{f}'], extra_cuda_cflags=['-O3'])\n"
     kernel = "__global__ void k() {}\n"
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "v5/src/model.py": load.format(n="k", f="k.cu"), "v5/cuda/k.cu": kernel,
         "v7/train/src/model.py": load.format(n="k32", f="k32.cu"), "v7/train/cuda/k32.cu": kernel,
         "v7/train/cuda/k.cu": kernel,  # a copy no build of its folder names
@@ -1175,10 +1165,10 @@ def test_an_nvcc_flag_list_is_reported_once_where_it_starts(tmp_path):
     # causal-conv1d's `{"nvcc": threads([...])}`: the key only, and so for the `nvcc_args` list joined into that key
     # (`threads([...]) + nvcc_args`: one nvcc list, reported at the key, label rule (L2); flownet2-pytorch's
     # `'nvcc': nvcc_args` is labelled at its key line, set 9)
-    _write(tmp_path, {"setup.py": FLAG_LISTS})
+    write_files(tmp_path, {"setup.py": FLAG_LISTS})
     result = _scan(tmp_path)
     # line 8: CUDA_HOME; the nvcc run there only reads the version (`-V`) and is no build line (ruling L14, set 19)
-    assert _lines(result, "NPU505", "setup.py") == [8, 10, 16, 18, 20, 21]
+    assert finding_lines(result, "NPU505", "setup.py") == [8, 10, 16, 18, 20, 21]
     counts = {f.line: f.message for f in result.findings if f.code == "NPU505" and f.line == 10}
     assert "holding 4 CUDA-only flags" in counts[10]
 
@@ -1249,12 +1239,12 @@ ACCESSOR_ELSEWHERE = {
 
 
 def test_a_compiled_module_returned_by_an_accessor_in_another_module_binds_the_callers_name(tmp_path):
-    _write(tmp_path, ACCESSOR_ELSEWHERE)
+    write_files(tmp_path, ACCESSOR_ELSEWHERE)
     result = _scan(tmp_path)
     # grid.py: the accessor's call (where the module enters) and each op use; not the None probe, not torch.nn's
-    assert _lines(result, "NPU508", "vox/grid.py") == [2, 7, 8]
+    assert finding_lines(result, "NPU508", "vox/grid.py") == [2, 7, 8]
     # render.py: the import naming the accessor, the call binding it, the op call
-    assert _lines(result, "NPU508", "vox/render.py") == [1, 2, 4]
+    assert finding_lines(result, "NPU508", "vox/render.py") == [1, 2, 4]
     rows = verdict.summary(result)["kernels_to_port"]
     row = next(r for r in rows if r["extension"].startswith("vox.csrc"))
     sites = {s.rsplit("/", 1)[1] for s in row["call_sites"]}
@@ -1264,9 +1254,9 @@ def test_a_compiled_module_returned_by_an_accessor_in_another_module_binds_the_c
 def test_a_declared_dependency_a_rule_reports_is_not_unknown(tmp_path):
     """KIVI's pip-freeze requirements: NPU502 reports each `nvidia-*-cu12` pin as an NVIDIA CUDA runtime wheel,
     so the verdict line does not also list it among the dependencies npu-migrate does not know."""
-    _write(tmp_path, {"requirements.txt": "nvidia-cublas-cu12==12.1.3.1\nnvidia-cudnn-cu12==8.9.2.26\nacme-bar==13.7.0\n"})
+    write_files(tmp_path, {"requirements.txt": "nvidia-cublas-cu12==12.1.3.1\nnvidia-cudnn-cu12==8.9.2.26\nacme-bar==13.7.0\n"})
     result = _scan(tmp_path)
-    assert _lines(result, "NPU502", "requirements.txt") == [1, 2]
+    assert finding_lines(result, "NPU502", "requirements.txt") == [1, 2]
     assert verdict.summary(result)["unknown_dependencies"] == {"acme-bar": [f"{tmp_path}/requirements.txt:3"]}
 
 
@@ -1291,15 +1281,15 @@ PACKAGE_REEXPORT = {
 
 
 def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_path):
-    _write(tmp_path, PACKAGE_REEXPORT)
+    write_files(tmp_path, PACKAGE_REEXPORT)
     result = _scan(tmp_path)
     # the imports whose names the script calls, and each op call; not `gemmx.waves`, not `packy.path` (os.path)
-    assert _lines(result, "NPU508", "bench/run.py") == [2, 3, 5, 6, 8]
+    assert finding_lines(result, "NPU508", "bench/run.py") == [2, 3, 5, 6, 8]
     # only the package's Python helper used: no kernel reached
-    assert _lines(result, "NPU508", "bench/plain.py") == []
-    assert _lines(result, "NPU508", "bench/gemm_only.py") == [1, 2]
-    assert _lines(result, "NPU508", "bench/pack_only.py") == [1, 2]
-    assert _lines(result, "NPU508", "bench/by_name.py") == [2, 4]
+    assert finding_lines(result, "NPU508", "bench/plain.py") == []
+    assert finding_lines(result, "NPU508", "bench/gemm_only.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "bench/pack_only.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "bench/by_name.py") == [2, 4]
 
 
 # ---- torch.library ops a Python function of the repository implements ----------------------------------
@@ -1332,11 +1322,11 @@ def test_an_op_implemented_by_a_python_function_is_called_like_a_wrapper(tmp_pat
     """quip-sharp calls `torch.ops.quip_lib.decode_matvec_e8p(...)`, an op whose registered implementation is a
     Python function of the repository (its body calls the compiled op, reported there): the call itself need
     not change, like a `Function.apply` alias's. An op registered with the compiled op itself stays a finding."""
-    _write(tmp_path, TORCH_LIBRARY_OPS)
+    write_files(tmp_path, TORCH_LIBRARY_OPS)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "model.py") == [6]
+    assert finding_lines(result, "NPU508", "model.py") == [6]
     assert sorted(f.line for f in result.wrapper_calls if f.path.endswith("model.py")) == [4, 5]
-    assert _lines(result, "NPU508", "ops.py") == [2, 6, 8, 12]  # the import and the compiled-op uses
+    assert finding_lines(result, "NPU508", "ops.py") == [2, 6, 8, 12]  # the import and the compiled-op uses
 
 
 def test_an_op_registered_under_a_module_constant_name_is_a_python_op(tmp_path):
@@ -1344,7 +1334,7 @@ def test_an_op_registered_under_a_module_constant_name_is_a_python_op(tmp_path):
     `@torch.library.custom_op(_REALIZE_OP_NAME, ...)` over a Python function, then `torch.ops.xfuser._realize_for_inductor`;
     the namespace is also registered elsewhere by a literal name. The op is a Python function of the repository: its use
     is no NPU508 (before, the constant left the op unknown and the namespace, known from the other file, was reported)."""
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "xf/__init__.py": "",
         "xf/attn.py": "import torch\n@torch.library.custom_op('xf::attn', mutates_args=())\n"
                       "def attn(q: torch.Tensor) -> torch.Tensor:\n    return q.clone()\n",
@@ -1353,7 +1343,7 @@ def test_an_op_registered_under_a_module_constant_name_is_a_python_op(tmp_path):
                         "def target():\n    return torch.ops.xf.realize.default\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "passes.py") == []
+    assert finding_lines(result, "NPU508", "passes.py") == []
 
 
 # ops re-exported by a plain module (not a package `__init__`), a chain of two, and star imports of the
@@ -1376,16 +1366,16 @@ MODULE_REEXPORT = {
 
 
 def test_ops_any_module_reexports_and_star_imports_of_own_modules_are_kernels(tmp_path):
-    _write(tmp_path, MODULE_REEXPORT)
+    write_files(tmp_path, MODULE_REEXPORT)
     result = _scan(tmp_path)
     # the re-exporting module's own import of the op and its call (the ops re-exported by the plain module)
-    assert _lines(result, "NPU508", "roix/layers.py") == [1, 5]
+    assert finding_lines(result, "NPU508", "roix/layers.py") == [1, 5]
     # `ops.roi_align_forward(...)` and the op imported from layers.py; not the Python wrapper roi_align
-    assert _lines(result, "NPU508", "tools/run.py") == [1, 2, 3, 4]
+    assert finding_lines(result, "NPU508", "tools/run.py") == [1, 2, 3, 4]
     # through `from .ops import *`: roi_align_forward (in ops' __all__), not nms (left out of it), not roi_pool (Python)
-    assert _lines(result, "NPU508", "tools/star.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "tools/star.py") == [1, 2]
     # a star import of a module without __all__, of a module that re-exports the op by name
-    assert _lines(result, "NPU508", "tools/chain.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "tools/chain.py") == [1, 3]
 
 
 # what a module re-exports is what `from X import a` binds: not the last part of a plain `import pkg.cuda.raster
@@ -1404,10 +1394,10 @@ PLAIN_IMPORT_BESIDE = {
 
 
 def test_a_plain_import_and_a_wrapper_are_not_read_as_reexported_ops(tmp_path):
-    _write(tmp_path, PLAIN_IMPORT_BESIDE)
+    write_files(tmp_path, PLAIN_IMPORT_BESIDE)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "rend/raster.py") == [1, 5]  # the module's own import and op call
-    assert _lines(result, "NPU508", "tools/render.py") == []
+    assert finding_lines(result, "NPU508", "rend/raster.py") == [1, 5]  # the module's own import and op call
+    assert finding_lines(result, "NPU508", "tools/render.py") == []
 
 
 # flute's layout: the extension's name an f-string of a module constant, the package `__init__` binding a name
@@ -1435,14 +1425,14 @@ OP_ALIAS = {
 
 
 def test_a_name_bound_to_a_registered_op_through_cast_is_the_op_where_it_is_used(tmp_path):
-    _write(tmp_path, OP_ALIAS)
+    write_files(tmp_path, OP_ALIAS)
     result = _scan(tmp_path)
     # `f"{LIBRARY_NAME}._C"` is `lutq._C`: the package's relative import of it is a kernel line
-    assert _lines(result, "NPU508", "lutq/__init__.py") == [3, 4, 5]
-    assert _lines(result, "NPU508", "lutq/utils.py") == [1, 7]
+    assert finding_lines(result, "NPU508", "lutq/__init__.py") == [3, 4, 5]
+    assert finding_lines(result, "NPU508", "lutq/utils.py") == [1, 7]
     # the package import, the call, the op passed as a value, the direct alias's call
-    assert _lines(result, "NPU508", "bench/run.py") == [2, 4, 5, 6]
-    assert _lines(result, "NPU508", "bench/helpers_only.py") == []
+    assert finding_lines(result, "NPU508", "bench/run.py") == [2, 4, 5, 6]
+    assert finding_lines(result, "NPU508", "bench/helpers_only.py") == []
 
 
 def test_a_manifest_entry_installing_the_repositorys_own_cuda_extension_is_reported(tmp_path):
@@ -1492,16 +1482,16 @@ PLAIN_EXTENSION = {
 def test_setuptools_extension_with_cuda_sources_is_a_cuda_build(tmp_path):
     # CenterNet src/tools/voc_eval_lib (tf-faster-rcnn): the build, its `.cu` and `'nvcc'` lines, and the compiled
     # module's import and call; the CPU Cython extension and the nvcc hook (`src_extensions.append('.cu')`) are not
-    _write(tmp_path, PLAIN_EXTENSION)
+    write_files(tmp_path, PLAIN_EXTENSION)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "lib/setup.py") == [8, 9, 11]
-    assert _lines(result, "NPU508", "nms_wrapper.py") == [1, 4]
+    assert finding_lines(result, "NPU505", "lib/setup.py") == [8, 9, 11]
+    assert finding_lines(result, "NPU508", "nms_wrapper.py") == [1, 4]
 
 
 def test_a_relative_import_of_the_package_binding_a_jit_build(tmp_path):
     # hszhao/semseg lib/psa: the package __init__ binds `gpu = load(... .cu)` (and a C++-only `cpu = load(...)`);
     # psamask.py imports the package relatively (`from .. import src`) and calls `src.gpu.op(...)`
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "lib/__init__.py": "",
         "lib/psa/__init__.py": "",
         "lib/psa/src/__init__.py": (
@@ -1517,7 +1507,7 @@ def test_a_relative_import_of_the_package_binding_a_jit_build(tmp_path):
         ),
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "functions/psamask.py") == [1, 5]
+    assert finding_lines(result, "NPU508", "functions/psamask.py") == [1, 5]
     assert "from .. import src" in next(f.message for f in result.findings if f.code == "NPU508" and f.line == 1)
 
 
@@ -1535,7 +1525,7 @@ def test_a_build_whose_sources_are_computed_lists_the_cuda_files_beside_it_in_a_
         "inplace_abn/functions.py": "from . import _backend\ndef f(x):\n    return _backend.forward(x)\n",
     }
     for root in (tmp_path / "checkout", tmp_path / "inplace_abn"):
-        _write(root, files)
+        write_files(root, files)
         rows = verdict.summary(scan([str(root)], use_cache=False, torch_npu_version=NEWEST))["kernels_to_port"]
         assert [(r["extension"], [Path(s).relative_to(root).as_posix() for s in r["sources"]]) for r in rows] == [
             ("inplace_abn._backend", ["src/abn.cu"])], root
@@ -1545,7 +1535,7 @@ def test_a_build_accessor_returning_a_local_build_binds_the_module_where_another
     # NVIDIA/BigVGAN alias_free_activation/cuda/load.py: `def load(): ... m = _helper("m", sources, flags); return m`;
     # activation1d.py `from alias_free_activation.cuda import load` then `m = load.load()` and `m.forward(...)`: the
     # binding and the op call are the lines (the import of the accessor's module is not, label rule set 18 R1)
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "afa/__init__.py": "", "afa/cuda/__init__.py": "",
         "afa/cuda/load.py": (
             "from torch.utils import cpp_extension\n"
@@ -1564,8 +1554,8 @@ def test_a_build_accessor_returning_a_local_build_binds_the_module_where_another
         "tests/test_act.py": "from afa.cuda import load\nload.load()\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "afa/cuda/activation1d.py") == [3, 5]
-    assert _lines(result, "NPU508", "tests/test_act.py") == [2]
+    assert finding_lines(result, "NPU508", "afa/cuda/activation1d.py") == [3, 5]
+    assert finding_lines(result, "NPU508", "tests/test_act.py") == [2]
 
 
 def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_optional_path(tmp_path):
@@ -1573,7 +1563,7 @@ def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_option
     # (`from .te_llama import TELlamaModel`) and gpt.py imports that package only under `if ... "cuda" in
     # str(self.device_gpt) ...:`: on an NPU device the other branch runs. The same module behind a relay that one
     # file imports outside such a branch keeps its findings.
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "", "pkg/model/__init__.py": "",
         "pkg/model/cuda/__init__.py": "from .te_llama import TELlamaModel\n",
         "pkg/model/cuda/te_llama.py": "import transformer_engine as te\nclass TELlamaModel:\n    layer = te.pytorch.Linear\n",
@@ -1592,15 +1582,15 @@ def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_option
         "pkg/use.py": "import torch\nif torch.cuda.is_available():\n    from .mid import Mid\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU501", "cuda/te_llama.py") == [] and _lines(result, "NPU507", "cuda/te_llama.py") == []
-    assert _lines(result, "NPU501", "other/te_fast.py") == [1] and _lines(result, "NPU507", "other/te_fast.py") == [3]
-    assert _lines(result, "NPU501", "cuda/te_mid.py") == [1]
+    assert finding_lines(result, "NPU501", "cuda/te_llama.py") == [] and finding_lines(result, "NPU507", "cuda/te_llama.py") == []
+    assert finding_lines(result, "NPU501", "other/te_fast.py") == [1] and finding_lines(result, "NPU507", "other/te_fast.py") == [3]
+    assert finding_lines(result, "NPU501", "cuda/te_mid.py") == [1]
 
 
 def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_imported(tmp_path):
     # openai/whisper timing.py: `from .triton_ops import dtw_kernel` inside the function, then `dtw_kernel[(1,)](...)`,
     # in a file that never imports triton; the same for a kernel reached through its module, not for a plain function
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/triton_ops.py": ("import triton\nimport triton.language as tl\n@triton.jit\ndef dtw_kernel(x_ptr, n: tl.constexpr):\n"
                               "    pass\ndef helper(x):\n    return x\n"),
@@ -1609,15 +1599,15 @@ def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_im
         "pkg/other.py": "from pkg import triton_ops as ops\ndef run(x):\n    ops.dtw_kernel[(2,)](x, 4)\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU507", "pkg/timing.py") == [4]
-    assert _lines(result, "NPU507", "pkg/other.py") == [3]
+    assert finding_lines(result, "NPU507", "pkg/timing.py") == [4]
+    assert finding_lines(result, "NPU507", "pkg/other.py") == [3]
 
 
 def test_a_numba_cuda_kernel_of_another_module_is_launched_where_it_is_imported(tmp_path):
     # titu1994/warprnnt_numba gpu_rnnt.py and its tests: `from ...cuda_utils import gpu_rnnt_kernel` then
     # `gpu_rnnt_kernel.compute_alphas_kernel[grid, block, stream, 0](...)`, and a kernel imported by name; a device
     # function of that module called inside a kernel, and a plain function subscripted, are no launches
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/kernels.py": ("from numba import cuda\n@cuda.jit(device=True)\ndef add(a, b):\n    return a + b\n"
                            "@cuda.jit()\ndef alphas_kernel(x):\n    i = cuda.grid(1)\n    x[i] = add(x[i], 1)\n"
@@ -1627,9 +1617,9 @@ def test_a_numba_cuda_kernel_of_another_module_is_launched_where_it_is_imported(
         "pkg/other.py": "def run(x):\n    from .kernels import alphas_kernel as k\n    k[(2,)](x)\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU507", "pkg/loss.py") == [4]
-    assert _lines(result, "NPU507", "pkg/other.py") == [3]
-    assert _lines(result, "NPU507", "pkg/kernels.py") == [2, 5]
+    assert finding_lines(result, "NPU507", "pkg/loss.py") == [4]
+    assert finding_lines(result, "NPU507", "pkg/other.py") == [3]
+    assert finding_lines(result, "NPU507", "pkg/kernels.py") == [2, 5]
     # the launched kernel is a kernel to port (its .py file the source, its launches the call sites); the device
     # function, launched nowhere, is ported with it and gets no row
     rows = verdict.summary(result)["kernels_to_port"]
@@ -1655,12 +1645,12 @@ PLAIN_IMPORT_RELAY = {
 
 
 def test_a_compiled_module_bound_by_a_plain_import_is_followed_where_it_is_imported_by_name(tmp_path):
-    _write(tmp_path, PLAIN_IMPORT_RELAY)
+    write_files(tmp_path, PLAIN_IMPORT_RELAY)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "impls/jit.py") == [2]
-    assert _lines(result, "NPU508", "impls/comm.py") == [1, 5]
-    assert _lines(result, "NPU508", "kernels/gating.py") == [1, 2]
-    assert _lines(result, "NPU508", "kernels/plain.py") == []
+    assert finding_lines(result, "NPU508", "impls/jit.py") == [2]
+    assert finding_lines(result, "NPU508", "impls/comm.py") == [1, 5]
+    assert finding_lines(result, "NPU508", "kernels/gating.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "kernels/plain.py") == []
 
 
 # a CMake CUDA library named through a variable and named like the Python package beside it (the layout of a
@@ -1679,11 +1669,11 @@ CMAKE_LIB_LIKE_PACKAGE = {
 
 
 def test_a_cmake_library_named_through_a_variable_like_its_package_is_imported_as_lib_name(tmp_path):
-    _write(tmp_path, CMAKE_LIB_LIKE_PACKAGE)
+    write_files(tmp_path, CMAKE_LIB_LIKE_PACKAGE)
     result = _scan(tmp_path)
-    assert _lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 3]  # the quoted glob, the target
-    assert _lines(result, "NPU508", "vq/ops.py") == [2, 8]
-    assert _lines(result, "NPU508", "vq/__init__.py") == []  # the package is not the library
+    assert finding_lines(result, "NPU511", "csrc/CMakeLists.txt") == [2, 3]  # the quoted glob, the target
+    assert finding_lines(result, "NPU508", "vq/ops.py") == [2, 8]
+    assert finding_lines(result, "NPU508", "vq/__init__.py") == []  # the package is not the library
 
 
 # a CMake glob of `.cu` files only (`file(GLOB_RECURSE SOURCES "*.cu" "*.cc")`) and a formatter's file list in a shell
@@ -1701,7 +1691,7 @@ CU_ONLY_GLOB = {
 
 
 def test_a_glob_of_cu_files_builds_every_cu_file_and_only_the_headers_they_include(tmp_path):
-    _write(tmp_path, CU_ONLY_GLOB)
+    write_files(tmp_path, CU_ONLY_GLOB)
     reported = sorted(f.path.split("/csrc/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506")
     assert reported == ["gemv.cu", "kernels/gemv.cuh", "other.cu"]
     # a glob that can match headers keeps every one of them
@@ -1712,7 +1702,7 @@ def test_a_glob_of_cu_files_builds_every_cu_file_and_only_the_headers_they_inclu
 def test_a_cmake_cuda_source_that_links_to_a_cpp_file_reports_the_real_file(tmp_path):
     # an RNN-T loss library's layout: `CUDA_ADD_LIBRARY(rt SHARED src/entry.cu)`, the .cu a symbolic link to entry.cpp
     # (nvcc compiles the C++ file as CUDA); the CPU build of the ELSE branch compiles the .cpp itself
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "CMakeLists.txt": "FIND_PACKAGE(CUDA)\nIF (WITH_GPU)\n  CUDA_ADD_LIBRARY(rt SHARED src/entry.cu)\nELSE()\n"
                           "  ADD_LIBRARY(rt SHARED src/entry.cpp)\nENDIF()\n",
         "src/entry.cpp": "#include <cstddef>\nint entry() { return 0; }\n",
@@ -1721,13 +1711,13 @@ def test_a_cmake_cuda_source_that_links_to_a_cpp_file_reports_the_real_file(tmp_
     (tmp_path / "src" / "entry.cu").symlink_to("entry.cpp")
     result = _scan(tmp_path)
     assert [(f.path.rsplit("/", 2)[-2:], f.line) for f in result.findings if f.code == "NPU506"] == [(["src", "entry.cpp"], 1)]
-    assert _lines(result, "NPU511", "CMakeLists.txt") == [1, 3]  # not the CPU library of the ELSE branch
+    assert finding_lines(result, "NPU511", "CMakeLists.txt") == [1, 3]  # not the CPU library of the ELSE branch
 
 
 def test_a_cpp_extension_linking_the_repositorys_cmake_cuda_library_is_a_cuda_module(tmp_path):
     # an RNN-T loss library's binding: the CMake CUDA library `rt`, a CppExtension linking it (`libraries=['rt']`), and
     # the package re-exporting the binding; a CppExtension linking a system library stays a CPU build
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "CMakeLists.txt": "FIND_PACKAGE(CUDA)\nCUDA_ADD_LIBRARY(rt SHARED src/rt.cu)\n",
         "src/rt.cu": "__global__ void k() {}\n",
         "binding/setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
@@ -1736,14 +1726,14 @@ def test_a_cpp_extension_linking_the_repositorys_cmake_cuda_library_is_a_cuda_mo
         "binding/rt_torch/__init__.py": "from .rt import *\nfrom .cpu import *\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "rt_torch/__init__.py") == [1]
+    assert finding_lines(result, "NPU508", "rt_torch/__init__.py") == [1]
 
 
 def test_a_package_reading_its_star_imported_compiled_ops_through_its_own_name_uses_them(tmp_path):
     # an RNN-T binding's `__init__`: `import rt_torch as rt` (the package itself) after `from .rt import *` (the
     # compiled module), then `rt.gpu_loss if cuda else rt.cpu_loss`; the file's own `rt.Loss` class is not an op, and a
     # package star-importing a plain module reads nothing compiled
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
                     "setup(ext_modules=[CUDAExtension(name='rt_torch.rt', sources=['b.cpp', 'k.cu'])])\n",
         "rt_torch/__init__.py": "import torch\nimport rt_torch as rt\n\nfrom .rt import *\n\nclass Loss:\n    pass\n"
@@ -1752,31 +1742,31 @@ def test_a_package_reading_its_star_imported_compiled_ops_through_its_own_name_u
         "other/helpers.py": "thing = 1\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "rt_torch/__init__.py") == [2, 4, 9, 9]  # both ops read on line 9
-    assert _lines(result, "NPU508", "other/__init__.py") == []
+    assert finding_lines(result, "NPU508", "rt_torch/__init__.py") == [2, 4, 9, 9]  # both ops read on line 9
+    assert finding_lines(result, "NPU508", "other/__init__.py") == []
 
 
 def test_a_module_variable_aliasing_an_imported_compiled_module_is_the_module_where_it_is_imported(tmp_path):
     # issue 24's own example: `_backend = K` after `import <ext> as K`, then `from .backend import _backend`
-    _write(tmp_path, dict(PLAIN_IMPORT_RELAY, **{
+    write_files(tmp_path, dict(PLAIN_IMPORT_RELAY, **{
         "moe/impls/backend.py": "import numpy as np\nimport moe_kernel as K\n_backend = K\nnp_alias = np\n",
         "moe/impls/user.py": "from .backend import _backend, np_alias\n_backend.op(1)\nnp_alias.zeros(2)\n",
     }))
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "impls/user.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "impls/user.py") == [1, 2]
 
 
 def test_a_cmake_target_named_through_an_unknown_variable_is_left_out(tmp_path):
     # SIBR viewers' tools: `add_executable(${PROJECT_NAME} main.cpp)` linked with `target_link_libraries(${PROJECT_NAME} ...)`,
     # the variable set by `project(...)`, not by a `set(...)` the file holds: no target name, no crash
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "tools/CMakeLists.txt": "project(prep)\nadd_executable(${PROJECT_NAME} main.cpp)\n"
                                 "target_link_libraries(${PROJECT_NAME} ${Boost_LIBRARIES} core)\n",
         "CMakeLists.txt": "enable_language(CUDA)\nadd_library(core SHARED k.cu)\n",
         "k.cu": "__global__ void k() {}\n",
         "run.py": "import os\n",
     })
-    assert _lines(_scan(tmp_path), "NPU511", "/CMakeLists.txt") == [1, 2]
+    assert finding_lines(_scan(tmp_path), "NPU511", "/CMakeLists.txt") == [1, 2]
 
 
 # ---- a generic JIT build helper: sources, name and nvcc flags arrive as parameters (issue 24, set 20) -----------
@@ -1788,7 +1778,7 @@ def test_a_build_helper_called_with_cuda_sources_reports_its_own_load_and_import
               "def get_plugin(module_name, sources, **build_kwargs):\n"
               "    torch.utils.cpp_extension.load(name=module_name, sources=sources, **build_kwargs)\n"  # line 4
               "    return importlib.import_module(module_name)\n")  # line 5
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/torch_utils/__init__.py": "",
         "pkg/torch_utils/custom_ops.py": helper,
@@ -1804,15 +1794,15 @@ def test_a_build_helper_called_with_cuda_sources_reports_its_own_load_and_import
         "other/use.py": "from . import custom_ops\np = custom_ops.get_plugin('cpu_plugin', ['m.cpp'], extra_cflags=['-O3'])\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU505", "pkg/torch_utils/custom_ops.py") == [4, 5]
-    assert _lines(result, "NPU505", "other/custom_ops.py") == []
+    assert finding_lines(result, "NPU505", "pkg/torch_utils/custom_ops.py") == [4, 5]
+    assert finding_lines(result, "NPU505", "other/custom_ops.py") == []
 
 
 def test_a_loop_cd_into_extension_folders_runs_each_setup_py(tmp_path):
     # a build script beside two CUDA-extension folders (set 28c-10): `for ext in a b; do cd $ext && python setup.py
     # install && cd -; done` installs each folder's CUDA build: one finding at the line; a `cd` into a folder without a
     # CUDA build is not one
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "ext/k_cuda/setup.py": (
             "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
             "setup(name='k_cuda', ext_modules=[CUDAExtension('k_cuda', ['k.cu'])], cmdclass={'build_ext': BuildExtension})\n"
@@ -1823,7 +1813,7 @@ def test_a_loop_cd_into_extension_folders_runs_each_setup_py(tmp_path):
                         "cd tools && python setup.py install\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU502", "ext/build.sh") == [2]
+    assert finding_lines(result, "NPU502", "ext/build.sh") == [2]
 
 
 def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp_path):
@@ -1831,7 +1821,7 @@ def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp
     # build/_kern*.so ../`): `import pkg._kern`, calls through an alias (`f = _kern.op` / `f(...)`), methods of an object
     # of its compiled class, and the module reached through the package that imported it (`pkg.util._kern.op`) are
     # kernel uses; `torch._C` is not the repository's `_C`-like module, nor is a Python wrapper of the package
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/ops/CMakeLists.txt": "project(_kern LANGUAGES CUDA CXX)\nfile(GLOB SRCS \"csrc/*.cu\")\n"
                                   "pybind11_add_module(_kern MODULE ${SRCS})\n",
@@ -1845,5 +1835,5 @@ def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp
                                "    pkg.util.norm(x, w)\n",
     })
     result = _scan(tmp_path)
-    assert _lines(result, "NPU508", "pkg/util/__init__.py") == [2, 6, 7, 13, 16]
-    assert _lines(result, "NPU508", "pkg/tests/test_k.py") == [5]
+    assert finding_lines(result, "NPU508", "pkg/util/__init__.py") == [2, 6, 7, 13, 16]
+    assert finding_lines(result, "NPU508", "pkg/tests/test_k.py") == [5]

@@ -6,9 +6,8 @@ kernels `_backend` module per subpackage, ops modules reading `_backend.<NAME>`)
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from migrate.engine import scan
+from tests.helpers import write_files
 
 NEWEST = "2.14.0"
 
@@ -96,13 +95,6 @@ REPO = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-
-
 def _findings(result, code, name):
     return [f for f in result.findings if f.code == code and f.path.endswith(name)]
 
@@ -112,7 +104,7 @@ def _lines(result, code, name):
 
 
 def test_a_lazily_loaded_extension_is_reported_where_its_ops_are_called(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     # the op call (at the callee's line) and the op of what an accessor returns; not `from . import _backend` (importing
     # the loader module loads nothing), not the probe `is None`, not `return _backend._GEO_CUDA` (handed on)
@@ -123,14 +115,14 @@ def test_a_lazily_loaded_extension_is_reported_where_its_ops_are_called(tmp_path
 
 
 def test_the_loader_call_of_a_build_function_is_reported_not_its_import(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _lines(result, "NPU508", "geo/_backend.py") == [7]  # `return build_and_load_geo()`; not the import on line 5
     assert _lines(result, "NPU508", "cam/_backend.py") == [4]
 
 
 def test_the_cached_module_of_a_build_loaded_by_its_name_is_a_use(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _lines(result, "NPU508", "geo/cuda/build.py") == [16]  # `jit._import_module_from_library(params.name, ...)`
 
@@ -144,7 +136,7 @@ def test_a_getattr_without_a_loader_of_an_extension_stands_for_nothing(tmp_path)
         "        return importlib.import_module('pkg.geo.pure')\n"
         "    raise AttributeError(name)\n"
     )
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _lines(result, "NPU508", "geo/ops.py") == []
 
@@ -160,6 +152,6 @@ def test_a_standalone_build_returns_no_module(tmp_path):
             "    return subprocess.run([exe.path, '--all'])\n"
         ),
     }
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _lines(result, "NPU508", "test_native.py") == []

@@ -5,9 +5,8 @@ registry module whose `op(name, op_name)` returns the torch.ops handle, wrappers
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
 
 NEWEST = "2.14.0"
 
@@ -77,23 +76,12 @@ REPO = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-
-
-def _lines(result, code, name):
-    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
-
-
 def test_an_op_fetched_by_its_registered_name_is_reported_where_it_is_called(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     # the call of the fetched op (8), the local bound to it and its call (20, 21); not the accessor returning the
     # handle (12), not the CPU-only namespace's op (25), not a name passed to a call whose result is never called (29)
-    assert _lines(result, "NPU508", "pkg/gemm.py") == [8, 20, 21]
+    assert finding_lines(result, "NPU508", "pkg/gemm.py") == [8, 20, 21]
     message = next(f.message for f in result.findings if f.code == "NPU508" and f.line == 8)
     assert "torch.ops.pkg_gemm.gemm_forward" in message and "csrc/bind.cpp:3" in message
 
@@ -102,9 +90,9 @@ def test_no_cuda_registration_no_finding(tmp_path):
     files = dict(REPO)
     files["csrc/bind.cpp"] = files["csrc/bind.cpp"].replace("CUDA, m", "CPU, m")
     del files["csrc/gemm.cu"]
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert _lines(result, "NPU508", "pkg/gemm.py") == []
+    assert finding_lines(result, "NPU508", "pkg/gemm.py") == []
 
 
 def test_stable_abi_fragments_register_ops_too():
@@ -117,8 +105,8 @@ def test_stable_abi_fragments_register_ops_too():
 
 
 def test_the_object_of_a_loader_class_is_not_the_compiled_module(tmp_path):
-    _write(tmp_path, REPO)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    assert 3 in _lines(result, "NPU505", "pkg/gemm_ext.py")  # the build, at the construction
-    assert _lines(result, "NPU508", "pkg/gemm_ext.py") == []  # `_GEMM.clear_cache()`: the class's own method
-    assert _lines(result, "NPU508", "tests/test_gemm_ext.py") == []
+    assert 3 in finding_lines(result, "NPU505", "pkg/gemm_ext.py")  # the build, at the construction
+    assert finding_lines(result, "NPU508", "pkg/gemm_ext.py") == []  # `_GEMM.clear_cache()`: the class's own method
+    assert finding_lines(result, "NPU508", "tests/test_gemm_ext.py") == []

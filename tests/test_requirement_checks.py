@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrate.engine import scan
+from tests.helpers import finding_lines
 
 REPO = {
     "pkg/parser.py": "def check_extras(args):\n    if args.use_unsloth:\n        check_version('unsloth', mandatory=True)\n"
@@ -22,22 +23,18 @@ REPO = {
 }
 
 
-def _lines(result, code, name):
-    return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
-
-
 def test_a_package_checked_under_an_option_is_optional_inside_functions_elsewhere(tmp_path: Path):
     for name, body in REPO.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
-    assert _lines(result, "NPU501", "pkg/fast.py") == []
-    assert _lines(result, "NPU507", "pkg/fast.py") == []
-    assert _lines(result, "NPU501", "pkg/kernels.py") == []
+    assert finding_lines(result, "NPU501", "pkg/fast.py") == []
+    assert finding_lines(result, "NPU507", "pkg/fast.py") == []
+    assert finding_lines(result, "NPU501", "pkg/kernels.py") == []
     # module level: the import runs whatever the option says
-    assert _lines(result, "NPU501", "pkg/toplevel.py") == [1]
+    assert finding_lines(result, "NPU501", "pkg/toplevel.py") == [1]
     # a check under no option is not a feature's check: the package stays required where it is used
-    assert _lines(result, "NPU501", "pkg/attn.py") == [2]
+    assert finding_lines(result, "NPU501", "pkg/attn.py") == [2]
 
 
 AVAILABILITY_REPO = {
@@ -65,11 +62,11 @@ def test_a_raising_availability_check_under_an_option_is_optional_inside_functio
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
-    assert _lines(result, "NPU501", "pkg/patch.py") == []  # `is_liger_available` -> liger_kernel (catalogued alias)
-    assert _lines(result, "NPU501", "pkg/optim.py") == []
-    assert _lines(result, "NPU507", "pkg/optim.py") == []
-    assert _lines(result, "NPU501", "pkg/fast.py") == []  # after the assert in its own function (NPU501's early exit)
-    assert _lines(result, "NPU507", "pkg/fast.py") == []
-    assert _lines(result, "NPU501", "pkg/cli.py") == [3]  # the assert in load_fast guards no other module
-    assert _lines(result, "NPU501", "pkg/fp8.py") == []  # after the raise in its own function
-    assert _lines(result, "NPU501", "bench/te.py") == [2]  # another module's import stays
+    assert finding_lines(result, "NPU501", "pkg/patch.py") == []  # `is_liger_available` -> liger_kernel (catalogued alias)
+    assert finding_lines(result, "NPU501", "pkg/optim.py") == []
+    assert finding_lines(result, "NPU507", "pkg/optim.py") == []
+    assert finding_lines(result, "NPU501", "pkg/fast.py") == []  # after the assert in its own function (NPU501's early exit)
+    assert finding_lines(result, "NPU507", "pkg/fast.py") == []
+    assert finding_lines(result, "NPU501", "pkg/cli.py") == [3]  # the assert in load_fast guards no other module
+    assert finding_lines(result, "NPU501", "pkg/fp8.py") == []  # after the raise in its own function
+    assert finding_lines(result, "NPU501", "bench/te.py") == [2]  # another module's import stays

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from migrate import submodules
 from migrate.engine import scan
+from tests.helpers import write_files
 
 NEWEST = "2.14.0"
 
@@ -54,13 +55,6 @@ def up_layer(c):
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-
-
 def _npu508(tmp_path: Path) -> list[tuple[str, int]]:
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     return sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "NPU508")
@@ -76,7 +70,7 @@ def test_gitmodules_are_read_with_their_header_lines():
 
 
 def test_imports_and_uses_of_a_missing_kernel_submodule_are_extension_uses(tmp_path):
-    _write(tmp_path, {".gitmodules": GITMODULES, "lib/networks/dla.py": BACKBONE, "lib/networks/necks/up.py": NECK})
+    write_files(tmp_path, {".gitmodules": GITMODULES, "lib/networks/dla.py": BACKBONE, "lib/networks/necks/up.py": NECK})
     # `DCN = None` in a bare except is no fallback: DCN(...) is called unguarded (label ruling (L30))
     assert _npu508(tmp_path) == [("dla.py", 4), ("dla.py", 13), ("up.py", 2), ("up.py", 8)]
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
@@ -85,10 +79,10 @@ def test_imports_and_uses_of_a_missing_kernel_submodule_are_extension_uses(tmp_p
 
 
 def test_a_checked_out_submodule_is_scanned_like_any_code_and_an_unknown_one_is_nothing(tmp_path):
-    _write(tmp_path, {".gitmodules": GITMODULES, "lib/networks/dla.py": BACKBONE,
+    write_files(tmp_path, {".gitmodules": GITMODULES, "lib/networks/dla.py": BACKBONE,
                       "lib/networks/DCNv2/dcn_v2.py": "import torch\n\n\nclass DCN(torch.nn.Module):\n    pass\n"})
     assert _npu508(tmp_path) == []
     other = GITMODULES.replace("CharlesShang/DCNv2", "example/deform-utils")
-    _write(tmp_path, {".gitmodules": other})
+    write_files(tmp_path, {".gitmodules": other})
     (tmp_path / "lib/networks/DCNv2/dcn_v2.py").unlink()
     assert _npu508(tmp_path) == []
