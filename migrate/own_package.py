@@ -224,19 +224,19 @@ def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
     """Catalogued packages whose source is part of the scan and builds its kernels here: a file inside
     package R (an `R/__init__.py` of the scan) uses an extension the repository builds under R's name
     (NPU508 on `R._C`: mip-splatting vendors `diff_gaussian_rasterization/` and builds
-    `diff_gaussian_rasterization._C` from its own setup.py). Its kernels are reported there (NPU505/506/508);
+    `diff_gaussian_rasterization._C` from its own setup.py), whatever the extension's own name (turboderp/exllamav2's
+    `exllamav2/ext.py` loads the `exllamav2_ext` it builds: the checkout of the catalogued `exllamav2`, whose root
+    scripts and eval/ folder import the package). Its kernels are reported there (NPU505/506/508);
     the repository's other files that import R call the repository's own wrapper, as for any
     `Function.apply` alias of a kernel it builds, so the catalogue's NPU501/NPU507 do not apply to them, nor
     NPU510 to a name re-exported from R through another module (SnowflakeNet's models/utils.py re-exports its
     vendored pointnet2_ops' `grouping_operation` to its other files).
     A vendored package that builds nothing in the scan stays a third-party package."""
-    holders = {r.path: {used_root(f) for f in r.findings if f.code == "NPU508" and f.package}
-               for r in results}
-    holders = {path: names for path, names in holders.items() if names}
+    holders = [r.path for r in results if any(f.code == "NPU508" for f in r.findings)]
     if not holders:
         return frozenset()
-    inside = own_packages([r.path for r in results], list(holders))
-    return frozenset(name for path, names in holders.items() for name in names & inside.get(path, frozenset()))
+    inside = own_packages([r.path for r in results], holders)
+    return frozenset(name for path in holders for name in inside.get(path, frozenset()))
 
 
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:

@@ -419,3 +419,26 @@ def test_a_vendored_checkouts_tests_and_trainer_report_no_gpu_only_dependency_bu
     assert apex_lines(checkout / "flash_attn" / "fused.py") == [("NPU501", 1), ("NPU507", 2)]
     assert apex_lines(checkout / "csrc" / "rotary" / "helper.py") == [("NPU501", 1), ("NPU507", 2)]
     assert apex_lines(tmp_path / "train.py") == [("NPU501", 1), ("NPU507", 2)]
+
+
+def test_a_checkout_whose_package_builds_a_differently_named_extension_is_its_own_scripts_wrapper(tmp_path):
+    """turboderp/exllamav2's shape: the checkout of the catalogued `exllamav2` JIT-builds `exllamav2_ext` in
+    exllamav2/ext.py; its root scripts and eval/ folder import `exllamav2`, the repository's own wrapper of the
+    kernels it builds: reported in ext.py (NPU508), not as users of a third-party package. Without the build the
+    same scripts stay users (the marlin test above)."""
+    pkg = tmp_path / "exllamav2"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from exllamav2.model import ExLlamaV2\n")
+    (pkg / "model.py").write_text("from exllamav2.ext import exllamav2_ext as ext_c\n"
+                                  "class ExLlamaV2:\n    def forward(self, x):\n        return ext_c.q_gemm(x)\n")
+    (pkg / "ext.py").write_text(
+        "from torch.utils.cpp_extension import load\n"
+        "exllamav2_ext = load(name='exllamav2_ext', sources=['ext.cpp', 'q_gemm.cu'], verbose=False)\n")
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='exllamav2', packages=['exllamav2'])\n")
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "humaneval.py").write_text("from exllamav2 import ExLlamaV2\nm = ExLlamaV2()\n")
+    (tmp_path / "model_diff.py").write_text("import exllamav2\nm = exllamav2.ExLlamaV2()\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [f.line for f in result.findings if f.code == "NPU508" and Path(f.path).name == "model.py"] == [1, 4]  # import, kernel call
+    assert _about(result, "humaneval.py", "exllamav2") == []
+    assert _about(result, "model_diff.py", "exllamav2") == []
