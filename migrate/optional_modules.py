@@ -9,7 +9,18 @@ uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported onl
 `if torch.cuda.is_available():`: on an NPU host the other branch runs), and of a module whose other importers are
 themselves optional package `__init__` modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch). A module no scanned file imports, or that one
-importer imports outside such a guard, keeps them. Decided after the scan: the importers are found from the import references
+importer imports outside such a guard, keeps them.
+
+The repository's own Triton / numba.cuda kernels stay reported in a module imported only in a `try:` (label ruling
+(L42), rule (y5): a stand-in that raises or is None fails the call on an NPU host). They are dropped where the module is
+reached only through a selection that checks the package first: every import of it is under an availability check, a
+CUDA-device branch, an import attempt that records an availability flag (`except ImportError: _TRITON_AVAILABLE =
+False`), or a branch of a backend registry that requires the package (`if backend == "auto_round:tritonv2":` where the
+module registers `BackendInfos["auto_round:tritonv2"] = BackendInfo(..., requirements=["triton>=2.0"])` and checks
+the registered requirements, `require_version(requirement)`: the backend is offered only where the package is, another
+one otherwise), or is made by a module itself reached only so (auto-round qlinear_tritonv2.py imports its Triton
+kernels in a `try:` whose stand-in raises, and only the registry's Triton branch imports qlinear_tritonv2.py).
+Decided after the scan: the importers are found from the import references
 each file recorded ("ref" facts), and only those files are read and parsed again.
 """
 
@@ -28,8 +39,16 @@ _KERNEL_LANGUAGES = frozenset({"triton", "numba"})
 _CATCHES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
+# how an import is guarded (the `guarded` of `tree_imports`): not at all, in a `try:` only, or behind a check of the package
+UNGUARDED, TRIED, CHECKED = 0, 1, 2
+
+
 def _droppable(finding) -> bool:
-    return finding.code in CODES and (finding.package or "").split(".", 1)[0] not in _KERNEL_LANGUAGES
+    return finding.code in CODES and not _kernel(finding)
+
+
+def _kernel(finding) -> bool:
+    return finding.code in CODES and (finding.package or "").split(".", 1)[0] in _KERNEL_LANGUAGES
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
@@ -44,37 +63,103 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
-def _imports(node: ast.AST, guarded: bool, out: list) -> None:
-    """(import node, guarded) for every import under `node`; guarded: inside the body of a `try` whose
-    handlers catch a failed import."""
+def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset()) -> None:
+    """(import node, guarded) for every import under `node`; guarded: TRIED inside the body of a `try` whose handlers
+    catch a failed import, CHECKED behind a check of the package (`_checks_package`, `_records_a_flag`)."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         out.append((node, guarded))
         return
     if isinstance(node, ast.Try):
-        inner = guarded or any(_catches_import_error(h) for h in node.handlers)
+        inner = max(guarded, _try_level(node))
         # `try: from .correlation import correlation / except: import correlation` (softmax-splatting run.py): the
         # handler imports the same module another way, so the program needs it either way
         fallback = {name for h in node.handlers for n in ast.walk(h) if isinstance(n, (ast.Import, ast.ImportFrom))
                     for name in _last_names(n)}
         body: list = []
         for statement in node.body:
-            _imports(statement, inner, body)
-        out.extend((n, g and not (fallback & _last_names(n))) if not guarded else (n, g) for n, g in body)
+            _imports(statement, inner, body, keys)
+        out.extend((n, UNGUARDED if fallback & _last_names(n) else g) if not guarded else (n, g) for n, g in body)
         for part in (node.handlers, node.orelse, node.finalbody):
             for statement in part:
-                _imports(statement, guarded, out)
+                _imports(statement, guarded, out, keys)
         return
-    if isinstance(node, ast.If) and (_availability_check(node.test) or _cuda_device_check(node.test)):
+    if isinstance(node, ast.If) and _checks_package(node.test, keys):
         # xDiT attention_backend.py: `if env_info["has_flash_attn_4_fp4"]: from xfuser...fp4_quantize import ...`, the only
         # import of a module that imports flashinfer at its top: the program takes that path only where the package is
         for statement in node.body:
-            _imports(statement, True, out)
+            _imports(statement, CHECKED, out, keys)
         for statement in node.orelse:
-            _imports(statement, guarded, out)
+            _imports(statement, guarded, out, keys)
         return
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _HOLDS_STATEMENTS):  # an expression never holds an import (nor a lambda: one expression)
-            _imports(child, guarded, out)
+            _imports(child, guarded, out, keys)
+
+
+def _checks_package(test: ast.AST, keys: frozenset) -> bool:
+    return _availability_check(test) or _cuda_device_check(test) or _registry_branch(test, keys)
+
+
+def _try_level(node: ast.Try) -> int:
+    """CHECKED for an import attempt whose handler records an availability flag (`except ImportError:
+    _TRITON_AVAILABLE = False`: the program tests the flag before it uses the names, flagged_extensions.py, label rule
+    27d-9), TRIED for another `try` catching a failed import, else UNGUARDED."""
+    from migrate.rules.npu501_gpu_only_import import _FLAG
+
+    handlers = [h for h in node.handlers if _catches_import_error(h)]
+    if not handlers:
+        return UNGUARDED
+    flags = any(isinstance(target, ast.Name) and _FLAG.match(target.id) for h in handlers for s in h.body
+                if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is False
+                for target in s.targets)
+    return CHECKED if flags else TRIED
+
+
+def registry_keys(tree: ast.Module) -> frozenset[str]:
+    """The keys of a backend registry that requires GPU-only packages: module-level `REG["key"] = Info(...,
+    requirements=["triton>=2.0", ...])` (or `REG = {"key": Info(..., requirements=[...])}`) naming a package of the
+    catalogue, in a module that checks the registered requirements with a requirement-check call on a computed value
+    (`require_version(requirement)`, migrate/requirement_checks.py's names): the registry offers such a backend only
+    where its packages are."""
+    from migrate.requirement_checks import _CHECK
+
+    entries: list[tuple[ast.AST, ast.AST]] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+            if isinstance(target, ast.Subscript):
+                entries.append((target.slice, value))
+            elif isinstance(value, ast.Dict):
+                entries.extend(zip(value.keys, value.values))
+    keys = {key.value for key, value in entries if isinstance(key, ast.Constant) and isinstance(key.value, str)
+            and isinstance(value, ast.Call) and _requires_gpu_package(value)}
+    if not keys:
+        return frozenset()
+    checks = any(isinstance(n, ast.Call) and _CHECK.match(getattr(n.func, "id", getattr(n.func, "attr", "")))
+                 and n.args and not isinstance(n.args[0], ast.Constant) for n in ast.walk(tree))
+    return frozenset(keys) if checks else frozenset()
+
+
+def _requires_gpu_package(call: ast.Call) -> bool:
+    from migrate.requirement_checks import _NAME, _normalised
+    from migrate.skip_decorators import catalogue_package, catalogue_roots
+
+    listed = next((k.value for k in call.keywords if k.arg == "requirements"), None)
+    if not isinstance(listed, (ast.List, ast.Tuple)):
+        return False
+    roots = catalogue_roots()
+    for item in listed.elts:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str) and (match := _NAME.match(item.value)):
+            if catalogue_package(_normalised(match.group(1)), roots) is not None:
+                return True
+    return False
+
+
+def _registry_branch(test: ast.AST, keys: frozenset) -> bool:
+    """`backend == "auto_round:tritonv2"` with that string a key of the module's backend registry (`registry_keys`)."""
+    if not keys or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    return any(isinstance(side, ast.Constant) and side.value in keys for side in (test.left, test.comparators[0]))
 
 
 def _availability_check(test: ast.AST) -> bool:
@@ -166,19 +251,20 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
+    keys = registry_keys(tree)
     if nodes is None:
         found: list = []
-        _imports(tree, False, found)
+        _imports(tree, UNGUARDED, found, keys)
     else:
         statements = sorted((*nodes.get(ast.Import, ()), *nodes.get(ast.ImportFrom, ())),
                             key=lambda n: (n.lineno, n.col_offset))
         fallbacks: dict[int, set[str]] = {}
-        found = [(node, _guarded(node, parent, fallbacks)) for node in statements]
+        found = [(node, _guarded(node, parent, fallbacks, keys)) for node in statements]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
             for node, guarded in found for name in _imported(node, path)]
 
 
-def _guarded(node: ast.AST, parent, fallbacks: dict) -> bool:
+def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset()) -> int:
     """The flag `_imports` gives the import `node`, from its ancestors, outermost first: inside the body of a
     `try` that catches a failed import (or an `if` asking for a package) it is guarded, unless an enclosing
     unguarded `try` imports the same last name in a handler (the fallback `_imports` reads)."""
@@ -187,7 +273,7 @@ def _guarded(node: ast.AST, parent, fallbacks: dict) -> bool:
     while above is not None:
         chain.append((above, child))
         child, above = above, parent(above)
-    guarded = vetoed = False
+    guarded, vetoed = UNGUARDED, False
     for above, child in reversed(chain):
         if isinstance(above, ast.Try):
             if any(child is statement for statement in above.body):
@@ -198,11 +284,11 @@ def _guarded(node: ast.AST, parent, fallbacks: dict) -> bool:
                             name for h in above.handlers for n in ast.walk(h)
                             if isinstance(n, (ast.Import, ast.ImportFrom)) for name in _last_names(n)}
                     vetoed = vetoed or bool(fallback & _last_names(node))
-                guarded = guarded or any(_catches_import_error(h) for h in above.handlers)
+                guarded = max(guarded, _try_level(above))
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
-                and (_availability_check(above.test) or _cuda_device_check(above.test)):
-            guarded = True
-    return guarded and not vetoed
+                and _checks_package(above.test, keys):
+            guarded = CHECKED
+    return UNGUARDED if vetoed else guarded
 
 
 def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool) -> bool:
@@ -269,40 +355,55 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     """`results` less the droppable findings of the modules every importer imports optionally (see the module
     doc). With `cache` (a ResultCache) and `digests` (path -> (cache key, content digest)), each importer's
     imports are stored under its content, so a warm run parses none of them again."""
+    kernels = {r.path for r in results if r.path.endswith(".py") and any(_kernel(f) for f in r.findings)}
     candidates = {r.path: tuple(module_parts(r.path)) for r in results
-                  if r.path.endswith(".py") and any(_droppable(f) for f in r.findings)}
+                  if r.path.endswith(".py") and (r.path in kernels or any(_droppable(f) for f in r.findings))}
     candidates = {p: parts for p, parts in candidates.items() if len(parts) >= 2}
     if not candidates:
         return results
-    seen: dict[str, list[tuple[str, bool]]] = {}  # candidate path -> (importer, guarded?) for each import of it
+    seen: dict[str, list[tuple[str, int]]] = {}  # candidate path -> (importer, guarded) for each import of it
     imports_of: dict[str, list] = {}  # each importer's imports, read once
     wanted = candidates
+    tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     for _ in range(_RELAY_DEPTH + 1):
         _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests)
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
         # only a package `__init__` relays (what imports the package imports the module): an ordinary module importing
-        # a candidate is used for its own sake, and following every importer would parse much of a large repository
-        wanted = {p: tuple(module_parts(p)) for p in relays if p not in candidates and p.endswith("__init__.py")}
+        # a candidate is used for its own sake, and following every importer would parse much of a large repository;
+        # except a module importing kernels in a `try:` whose stand-in fails the call: it is the kernels' one way in
+        # (auto-round qlinear_tritonv2.py), and whether the program reaches it only through a check decides (L42)
+        tried = {importer for path in wanted if path in kernels or path in tried
+                 for importer, guarded in seen.get(path, ()) if guarded == TRIED}
+        wanted = {p: tuple(module_parts(p)) for p in relays | tried if p not in candidates
+                  and (p.endswith("__init__.py") or p in tried)}
         wanted = {p: parts for p, parts in wanted.items() if len(parts) >= 2}
         if not wanted:
             break
         candidates = {**candidates, **wanted}
-    optional: set[str] = set()
-    changed = True
-    while changed:  # optional: every import of the module is guarded or made by an optional module
-        changed = False
-        for path, importers in seen.items():
-            if path not in optional and importers and all(g or i in optional for i, g in importers):
-                optional.add(path)
-                changed = True
+    optional = _closure(seen, lambda g: bool(g))
+    selected = _closure(seen, lambda g: g == CHECKED)  # reached only through checks of the package: kernels go too
     if not optional:
         return results
     out = []
     for result in results:
         if result.path in optional:
-            kept = tuple(f for f in result.findings if not _droppable(f))
+            keep_kernels = result.path not in selected
+            kept = tuple(f for f in result.findings if not _droppable(f) and (keep_kernels or not _kernel(f)))
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out
+
+
+def _closure(seen: dict, counts) -> set[str]:
+    """The modules every import of which is guarded as `counts` accepts, or made by such a module."""
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for path, importers in seen.items():
+            if path not in found and importers and all(counts(g) or i in found for i, g in importers):
+                found.add(path)
+                changed = True
+    return found

@@ -713,6 +713,41 @@ def test_a_module_every_importer_imports_under_an_availability_check_is_an_optio
     assert finding_lines(result, "NPU501", "pkg/other.py") == [1]
 
 
+def test_own_triton_kernels_reached_only_through_a_checked_backend_selection_are_an_optional_path(tmp_path):
+    # label ruling (L42): a backend registry offers its Triton backend only where `require_version` of the registered
+    # requirements passes; the dispatcher imports the backend's layer only in that key's branch, and the layer imports
+    # the kernels in a try whose stand-in raises. The kernels go; so do kernels whose every importer records an
+    # availability flag. A layer some plain module imports keeps its kernels (rule (y5): the stand-in fails the call).
+    write_files(tmp_path, {
+        "pkg/__init__.py": "", "pkg/tk/__init__.py": "",
+        "pkg/tk/dequant.py": "import triton\n@triton.jit\ndef k(x):\n    pass\ndef mm(x):\n    k[(1,)](x)\n",
+        "pkg/tk/plain.py": "import triton\n@triton.jit\ndef k(x):\n    pass\n",
+        "pkg/tk/flagged.py": "import triton\n@triton.jit\ndef k(x):\n    pass\n",
+        "pkg/qlinear_triton.py": ("try:\n    from pkg.tk.dequant import mm\nexcept ImportError as e:\n"
+                                  "    def mm(*args):\n        raise ValueError('install triton')\n"),
+        "pkg/qlinear_plain.py": "try:\n    from pkg.tk.plain import k\nexcept ImportError:\n    k = None\n",
+        "pkg/torch_layer.py": ("try:\n    from pkg.tk.flagged import k\n    _TRITON_AVAILABLE = True\n"
+                               "except Exception:\n    k = None\n    _TRITON_AVAILABLE = False\n"),
+        "pkg/backend.py": (
+            "from transformers.utils.versions import require_version\n"
+            "class BackendInfo:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n"
+            "BackendInfos = {}\n"
+            "BackendInfos['acme:triton'] = BackendInfo(device=['cuda'], requirements=['triton>=2.0'])\n"
+            "BackendInfos['acme:torch'] = BackendInfo(device=['cpu', 'cuda'], requirements=['torch'])\n"
+            "def compatible(name):\n    for requirement in BackendInfos[name].requirements:\n"
+            "        try:\n            require_version(requirement)\n        except ImportError:\n            return False\n"
+            "    return True\n"
+            "def layer(backend):\n"
+            "    if backend == 'acme:triton':\n        from pkg.qlinear_triton import mm\n        return mm\n"
+            "    if backend == 'acme:torch':\n        from pkg.qlinear_plain import k\n        return k\n"),
+        "pkg/run.py": "from pkg.qlinear_plain import k\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "tk/dequant.py") == [] and finding_lines(result, "NPU507", "tk/dequant.py") == []
+    assert finding_lines(result, "NPU501", "tk/flagged.py") == [] and finding_lines(result, "NPU507", "tk/flagged.py") == []
+    assert finding_lines(result, "NPU501", "tk/plain.py") == [1] and finding_lines(result, "NPU507", "tk/plain.py") == [2]
+
+
 def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_path):
     # huggingface/trl d708ec27 trainer/__init__.py: `if is_diffusers_available(): from .ddpo_trainer import DDPOTrainer`;
     # ddpo_trainer.py imports bitsandbytes for its 8-bit Adam option. diffusers is no GPU-only package (it runs on an NPU

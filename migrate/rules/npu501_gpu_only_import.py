@@ -449,7 +449,14 @@ class GpuOnlyImport(Rule):
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
     third_party.toml `aliases`) or of a CUDA device is an optional path too: its imports and uses are not reported
-    (migrate/optional_modules.py); so is a test that skips without the package (`@require_bitsandbytes`,
+    (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
+    an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
+    module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt
+    recording an availability flag (`except ImportError: _TRITON_AVAILABLE = False`), or the branch of a backend
+    registry that requires it (`if backend == "acme:triton":` with `REG["acme:triton"] = Info(...,
+    requirements=["triton>=2.0"])` registered in that module and the requirements checked there,
+    `require_version(requirement)`), also through a layer module that imports the kernels in a `try:` and is itself
+    imported only so; so is a test that skips without the package (`@require_bitsandbytes`,
     migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`) are not reported; each use after the import is NPU507. Nor are, in a repository that
     names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend` or a
