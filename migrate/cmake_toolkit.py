@@ -8,10 +8,14 @@ C++ library into the build (`FetchContent_Declare(cutlass ...)`, `ExternalProjec
 configure step, so each is a line of the port, one finding per line (a command written over several lines
 is reported at each line that names the toolkit).
 
+Also a GPU-only library's own CMake targets linked (`target_link_libraries(t PRIVATE raft::raft nvbench::main)`,
+CUTLASS's `nvidia::cutlass::cutlass`) and such a library added to the build as a subproject
+(`add_subdirectory(3rdparty/nvbench)`): the targets exist only once the CUDA library is configured, as with its
+fetch (label ruling L43, 28d-8; 25b-10 reversed).
+
 Not here: a project's own header folders and those of a vendored library that is only a path
-(`3rdparty/flashinfer/include`: label rule 28d-8), linking or adding a library's CMake targets
-(`raft::raft`, `nvbench::main`, `add_subdirectory(3rdparty/nvbench)`: rulings 25b-10 and 28d-8 disagree; see
-docs/rules.md), Find modules' search hints (`find_path(... HINTS /usr/local/cuda)`)."""
+(`3rdparty/flashinfer/include`: label rule 28d-8, ruling L43), Find modules' search hints
+(`find_path(... HINTS /usr/local/cuda)`)."""
 import re
 
 from migrate.repo_index import CMAKE_COMMENT
@@ -50,6 +54,12 @@ _FETCH = re.compile(r"\b(?:FetchContent_Declare|ExternalProject_Add|CPMAddPackag
 # CUDA kernel benchmarking"), FasterTransformer (NVIDIA/FasterTransformer: CUDA kernels; label rule 25b-11),
 # FlashInfer (flashinfer-ai/flashinfer: CUDA attention kernels)
 GPU_ONLY_LIBRARIES = frozenset({"cutlass", "cub", "raft", "rmm", "nvbench", "fastertransformer", "flashinfer"})
+# a library's own CMake targets by their namespace: RAFT's `raft::raft` / `raft::compiled` (rapidsai/raft
+# cpp/CMakeLists.txt, `NAMESPACE raft::`), RMM's `rmm::rmm`, NVBench's `nvbench::main` / `nvbench::nvbench` (NVIDIA/nvbench
+# README "CMake integration"), CUTLASS's `nvidia::cutlass::cutlass` (NVIDIA/cutlass cmake/NvidiaCutlassConfig.cmake;
+# rapids-cmake's cpm/cutlass.cmake `GLOBAL_TARGETS nvidia::cutlass::cutlass`)
+_LIBRARY_TARGET = re.compile(r"^(?:nvidia::(cutlass)|(\w+))::\w+", re.I)
+_SUBDIRECTORY = re.compile(r"\badd_subdirectory\s*\(([^)]*)\)", re.I)
 _REPOSITORY = re.compile(r"(?:github\.com[/:]|gh:)[\w.-]+/([\w.-]+?)(?:\.git)?(?:[#@\s\"]|$)", re.I)
 
 
@@ -88,6 +98,18 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     for match in _LINKS.finditer(code):
         for number in _lines_naming(code, match.start(1), match.group(1), linked):
             out.setdefault(number, "links a CUDA toolkit library")
+    def library_target(word):
+        target = _LIBRARY_TARGET.match(word)
+        return bool(target and (target.group(1) or target.group(2)).lower() in GPU_ONLY_LIBRARIES)
+
+    for match in _LINKS.finditer(code):
+        for number in _lines_naming(code, match.start(1), match.group(1), library_target):
+            out.setdefault(number, "links a GPU-only library's CMake target")
+    for match in _SUBDIRECTORY.finditer(code):
+        words = match.group(1).split()
+        folder = words[0].strip('"').rstrip("/").rsplit("/", 1)[-1].lower() if words else ""
+        if folder in GPU_ONLY_LIBRARIES:
+            out.setdefault(_line(code, match.start()), "adds a GPU-only library to the build")
     for match in _DIRECTORIES.finditer(code):
         def directory(word):
             return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word))

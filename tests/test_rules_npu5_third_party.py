@@ -154,6 +154,8 @@ def test_every_gpu_only_option_value_is_found():
                 assert not codes(analyze(f"f(x, {option.key}={literal})"), "NPU503"), (option.key, value)
                 continue
             yaml_value = "true" if value is True else value
+            if isinstance(value, str) and "|" in value:  # `paged|flash_attention_2`: quoted, as an unquoted `|` reads
+                yaml_value = f'"{value}"'                # as a shell pipe in the launcher reader (a known limit)
             assert codes(analyze(f"{option.key}: {yaml_value}\n", "train.yaml", ("launcher",)), "NPU503"), (option.key, value)
     for call in calls:
         for module in call.modules:

@@ -399,20 +399,35 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
     (ConvNeXt: `try: from apex.optimizers import FusedAdam; has_apex = True except ImportError:
     has_apex = False`). Their uses sit on paths the program only takes when the package is there;
     their import lines are not reported either (`GpuOnlyImport._optional`). Imports under
-    `if is_<pkg>_available():` are optional the same way."""
+    `if is_<pkg>_available():` are optional the same way, except in a module that also imports the same package
+    unconditionally at its top (verl's legacy Megatron attention: `from flash_attn.layers.rotary import
+    apply_rotary_emb` at the top, `if is_flash_attn_2_available(): from flash_attn import flash_attn_varlen_func`
+    further down, and `flash_attn_varlen_func(...)` called outside that `if`): that module cannot be imported without
+    the package, so the check guards nothing and the names' uses are required (label rule 27b-4). The guarded import
+    line itself stays unreported (NPU501: skipped where the package is missing)."""
     cached = ctx.__dict__.get("_npu_optional_names")  # NPU404 and NPU507 both ask
     if cached is not None:
         return cached
     roots = {key.split(".", 1)[0] for key in knowledge.third_party()}
+    required = _imported_at_top(ctx)
     names: set[str] = set()
     for kind in (ast.Import, ast.ImportFrom):
         for statement in ctx.nodes.get(kind, ()):
             for alias in statement.names:
                 package = _package_of_alias(statement, alias)
                 if package in roots and optional_import(ctx, statement, package):
+                    if package in required and availability_guard(ctx, statement) is not None:
+                        continue  # a check of a package the module requires anyway guards nothing
                     names.add((alias.asname or alias.name).split(".", 1)[0])
     ctx.__dict__["_npu_optional_names"] = frozenset(names)
     return ctx.__dict__["_npu_optional_names"]
+
+
+def _imported_at_top(ctx) -> frozenset[str]:
+    """The packages (import roots) a top-level statement of the module imports, not under `try:` / `if`."""
+    return frozenset(_package_of_alias(statement, alias) for statement in getattr(ctx.tree, "body", ())
+                     if isinstance(statement, (ast.Import, ast.ImportFrom)) and not getattr(statement, "level", 0)
+                     for alias in statement.names)
 
 
 def _package_of_alias(statement, alias) -> str:

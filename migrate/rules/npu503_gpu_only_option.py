@@ -244,6 +244,23 @@ def _builds_an_object(node) -> bool:
 def _constant(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bool, int)):
         return node.value
+    default = _environment_default(node)
+    return _constant(default) if default is not None else None
+
+
+def _environment_default(node):
+    """The literal default of an environment read, `os.environ.get("ATTN_IMPL", "flash_attention_2")` /
+    `os.getenv(name, default)`: the value the option takes unless the user sets the variable, as an argparse
+    default is (GPTQModel's test helpers: `"attn_implementation": os.environ.get(f"{prefix}_ATTN_IMPL",
+    "paged|flash_attention_2")`)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 2 or node.keywords:
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and (
+            (func.attr == "get" and isinstance(func.value, ast.Attribute) and func.value.attr == "environ")
+            or (func.attr == "get" and isinstance(func.value, ast.Name) and func.value.id == "environ")
+            or (func.attr == "getenv" and isinstance(func.value, ast.Name) and func.value.id == "os")):
+        return node.args[1] if isinstance(node.args[1], ast.Constant) else None
     return None
 
 
@@ -372,6 +389,9 @@ class GpuOnlyOption(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "selects a GPU-only code path"
     VALID = [
+        # EETQ after a requirement check that raises without it (label ruling L34)
+        Valid("from transformers import EetqConfig\ndef load(kw):\n    check_version('eetq', mandatory=True)\n"
+              "    kw['quantization_config'] = EetqConfig()\n"),
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
         # text-generation-webui ui_model_menu.py: a UI widget registered under the option's name is no loader keyword
         "import gradio as gr\nshared.gradio['load_in_8bit'] = gr.Checkbox(label='load-in-8bit', value=shared.args.load_in_8bit)\n"
@@ -466,6 +486,13 @@ class GpuOnlyOption(Rule):
                 "        load_in_4bit=args.bits == 4,\n        load_in_8bit=args.bits == 8,\n    ),\n)", count=3),
         Invalid("from transformers import GPTQConfig as G, AutoModel\nq = G(bits=4)\nm = AutoModel.from_pretrained(n)", count=2),
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
+        # an option whose value is an environment read with a GPU-only default (the default runs unless the user sets it)
+        Invalid('import os\nmodel_args = {\n    "attn_implementation": os.environ.get(\n        "EVAL_ATTN_IMPL",\n'
+                '        "paged|flash_attention_2",\n    ),\n}\n'),
+        # a quantization method chosen by a user option: EETQ's config, imported in its branch (import and construction);
+        # not under a raising `check_version("eetq", mandatory=True)` (an optional path, label ruling L34)
+        Invalid("def quant_config(method, bits):\n    if method == 'eetq':\n        from transformers import EetqConfig\n"
+                "        return EetqConfig(f'int{bits}')\n", count=2),
         Invalid('args.optim = "paged_adamw_8bit"'),
         Invalid("kwargs = {}\nkwargs['load_in_8bit'] = True\nkwargs['attn_implementation'] = 'flash_attention_2'", count=2),
         # lm-evaluation-harness models/huggingface.py (vendored in xvyaward/owq @03cfc994): the 4-bit key set from a parameter
@@ -719,6 +746,8 @@ class GpuOnlyOption(Rule):
         if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)):
             return None
         shown = value if isinstance(value, str) else str(value)
+        if not isinstance(node, tuple) and _environment_default(node) is not None:
+            node = _environment_default(node)  # the default's line: the literal to change
         return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}")
 
     def _check_lines(self, ctx):

@@ -246,6 +246,11 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # a module that imports flash_attn at its top also imports more of it under an availability check, then calls
+        # those names outside the check: the check guards nothing (the module needs flash_attn anyway), the calls are uses
+        Invalid("from flash_attn.layers.rotary import apply_rotary_emb\nfrom transformers.utils import is_flash_attn_2_available\n"
+                "if is_flash_attn_2_available():\n    from flash_attn import flash_attn_varlen_func\n"
+                "def attend(q, k, v, cu, m):\n    return flash_attn_varlen_func(q, k, v, cu, cu, m, m)\n", count=1),
         # open3d's CUDA bindings reached by name exist only on a CUDA build with a CUDA device (label rule 27d-13)
         Invalid("import open3d as o3d\npcd.points = o3d.cuda.pybind.utility.Vector3dVector(points)", count=1),
         # the recipe built from the enum member is the use; the member read on its own line is not

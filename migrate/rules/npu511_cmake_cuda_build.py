@@ -85,8 +85,10 @@ class CmakeCudaBuild(Rule):
     folder), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
     `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
     NVBench, FasterTransformer, FlashInfer), also in an included `*.cmake` script (its toolkit lines only; a Find
-    module's `find_path` hints are not read). Not reported: linking or `add_subdirectory` of such a library's
-    CMake targets (`raft::raft`, `nvbench::main`), a vendored library's header folder. The same lines
+    module's `find_path` hints are not read); each line linking such a library's own CMake targets
+    (`raft::raft`, `nvbench::main`, `nvidia::cutlass::cutlass`) and its `add_subdirectory(3rdparty/nvbench)` (label
+    ruling L43: the targets exist only with the CUDA library). Not reported: a vendored library's header folder
+    (`3rdparty/flashinfer/include`), a subproject that is not GPU-only (`add_subdirectory(3rdparty/googletest)`). The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
     and built with the CANN toolchain (or replaced by torch / torch_npu ops)."""
@@ -97,7 +99,7 @@ class CmakeCudaBuild(Rule):
     SEVERITY = Severity.ERROR
     KINDS = ("cpp-source",)
     TRIGGERS = ("CUDA", ".cu", "cudart", "cub", "/usr/local/cuda", "FetchContent_Declare", "ExternalProject_Add", "CPM",
-                "rapids_cpm_find")
+                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer")
     MESSAGE = "a CMake build that compiles CUDA (nvcc) cannot target an Ascend NPU; port the kernels to Ascend C"
     VALID = [
         Valid("project(x LANGUAGES CXX)\nadd_library(core STATIC a.cpp b.cpp)\n", kind="cpp-source", filename="CMakeLists.txt"),
@@ -111,6 +113,10 @@ class CmakeCudaBuild(Rule):
         # a vendored library's header folder is a path (label rule 28d-8), not the CUDA toolkit's
         Valid("project(x LANGUAGES CXX)\ntarget_include_directories(x PRIVATE 3rdparty/flashinfer/include)\n",
               kind="cpp-source", filename="CMakeLists.txt"),
+        # subprojects and targets of libraries that are not GPU-only (googletest, pybind11)
+        Valid("project(x LANGUAGES CXX)\nadd_subdirectory(${CMAKE_SOURCE_DIR}/3rdparty/googletest)\n"
+              "add_subdirectory(../third_party/pybind ${CMAKE_BINARY_DIR}/pybind11)\n"
+              "target_link_libraries(x PRIVATE gtest gtest_main pybind11::module)\n", kind="cpp-source", filename="CMakeLists.txt"),
     ]
     INVALID = [
         # graphdeco-inria/diff-gaussian-rasterization CMakeLists.txt: the language, the target, each .cu line
@@ -194,6 +200,15 @@ class CmakeCudaBuild(Rule):
         Invalid("function(find_and_configure_raft)\n  rapids_cpm_find(raft ${PKG_VERSION}\n    GLOBAL_TARGETS raft::raft\n"
                 "    CPM_ARGS GIT_REPOSITORY https://github.com/rapidsai/raft.git)\nendfunction()\n"
                 "CPMAddPackage(NAME cutlass GITHUB_REPOSITORY NVIDIA/cutlass GIT_TAG v3.5.0)\n", kind="cpp-source", filename="cmake/get_deps.cmake", count=2),
+        # a benchmark build linking GPU-only libraries' own targets and adding one as a subproject (label ruling L43):
+        # the subproject and each link line (one per line, also in a command written over several lines); not the
+        # googletest subproject, the header folder, or a link of non-GPU targets
+        Invalid("project(bench LANGUAGES CXX)\nadd_subdirectory(${CMAKE_SOURCE_DIR}/3rdparty/nvbench)\n"
+                "add_subdirectory(3rdparty/googletest)\nadd_library(bench_lib STATIC bench.cpp)\n"
+                "target_include_directories(bench_lib PRIVATE 3rdparty/nvbench)\n"
+                "target_link_libraries(bench_lib PRIVATE raft::raft nvbench::main)\ntarget_link_libraries(bench_lib PRIVATE gtest)\n"
+                "target_link_libraries(gemm PRIVATE\n    ${TORCH_LIBRARIES}\n    nvidia::cutlass::cutlass)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=3),
     ]
 
     def check(self, ctx):
