@@ -16,7 +16,22 @@ a name assigned, in one scope (a function, or the module), only chains the rule 
 returns a key for the chain, None otherwise), either directly or as a literal dict of them indexed right away.
 A function's alias is called in that function at or after its first binding line; a module-level alias is
 called anywhere its name is not a parameter or local of the calling function. A name also bound to something
-else in the same scope is no alias (the call may run either)."""
+else in the same scope is no alias (the call may run either).
+
+A module-level alias of a whole compiled module is read the same way, its calls being those of the module's ops
+(`method_calls`):
+
+    try:
+        import fused_ext
+    except ImportError:
+        fused_ext = load(name="fused_ext", sources=["fused.cu"])
+    ext_c = fused_ext                               # the alias: names the module, runs nothing
+
+    def pack(w):
+        return ext_c.make_q_matrix(w)               # the call: the op runs here
+
+Where the caller asks (`none_standin=True`), a binding to None (`except ImportError: ext = None`, a stand-in
+that leaves each call failing) does not make the name "bound to something else"."""
 
 from __future__ import annotations
 
@@ -56,8 +71,9 @@ def _scope(ctx, node):
     return ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
 
 
-def callable_aliases(ctx, resolve) -> dict[tuple[int | None, str], CallableAlias]:
-    """(scope id, name) -> alias, for every name all of whose bindings in its scope are resolved chains."""
+def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int | None, str], CallableAlias]:
+    """(scope id, name) -> alias, for every name all of whose bindings in its scope are resolved chains (or None,
+    with `none_standin`)."""
     found: dict[tuple[int | None, str], CallableAlias] = {}
     other: set[tuple[int | None, str]] = set()  # bound to something else too
     for statement in ctx.nodes.get(ast.Assign, ()):
@@ -68,6 +84,8 @@ def callable_aliases(ctx, resolve) -> dict[tuple[int | None, str], CallableAlias
         if isinstance(scope, (ast.ClassDef, ast.Lambda)):
             continue
         key = (id(scope) if scope is not None else None, targets[0].id)
+        if none_standin and isinstance(statement.value, ast.Constant) and statement.value.value is None:
+            continue
         chains = _chains(statement.value)
         keys = [resolve(c) for c in chains] if chains else []
         if not keys or any(k is None for k in keys):
@@ -104,15 +122,34 @@ def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> li
     out = []
     for call in ctx.nodes.get(ast.Call, ()):
         func = call.func
-        if not isinstance(func, ast.Name) or func.id not in names:
-            continue
-        scope = _scope(ctx, call)
-        alias = aliases.get((id(scope), func.id)) if scope is not None else None
-        if alias is not None:
-            if call.lineno >= alias.line:
+        if isinstance(func, ast.Name) and func.id in names:
+            alias = _alias_at(ctx, call, func, aliases)
+            if alias is not None:
                 out.append(AliasCall(call, alias))
-            continue
-        alias = aliases.get((None, func.id))
-        if alias is not None and not shadowed(ctx, func):
-            out.append(AliasCall(call, alias))
     return out
+
+
+def method_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:
+    """Each call `name.attr(...)` through a module alias of `callable_aliases` (`ext_c.make_q_matrix(w)`)."""
+    if not aliases:
+        return []
+    names = {name for _, name in aliases}
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
+            alias = _alias_at(ctx, call, func.value, aliases)
+            if alias is not None:
+                out.append(AliasCall(call, alias))
+    return out
+
+
+def _alias_at(ctx, call: ast.Call, name: ast.Name, aliases) -> CallableAlias | None:
+    """The alias `name` holds at `call`: the calling function's own (at or after its first binding line), else the
+    module's where the function does not bind the name itself."""
+    scope = _scope(ctx, call)
+    alias = aliases.get((id(scope), name.id)) if scope is not None else None
+    if alias is not None:
+        return alias if call.lineno >= alias.line else None
+    alias = aliases.get((None, name.id))
+    return alias if alias is not None and not shadowed(ctx, name) else None

@@ -362,17 +362,39 @@ def _flag_set_before(ctx, attempt: ast.Try) -> bool:
     """EETQ llama_modules.py: `use_flash = False` before `try: from flash_attn import ...; use_flash = True
     except: pass`. The flag the try switches on after the import was bound false before it: the fallback
     is bound ahead of the try instead of in its handler, and `if use_flash:` picks the path without it. The
-    binding may carry an annotation (megablocks grouped_gemm_util.py: `_grouped_gemm_is_available: bool = False`)."""
-    flags = {t.id for s in attempt.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is True
-             for t in s.targets if isinstance(t, ast.Name)}
+    binding may carry an annotation (megablocks grouped_gemm_util.py: `_grouped_gemm_is_available: bool = False`).
+    The flag may be switched on in a branch of the try body (`if version >= (2, 5, 7): from flash_attn import
+    flash_attn_with_kvcache; has_flash_attn = True`), and bound false in an enclosing block, before the statement
+    that holds the try (module-level `has_xformers = False`, then `if "NO_XFORMERS" not in os.environ: try: ...`)."""
+    flags = {t.id for s in _walk_block(attempt.body) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
+             and s.value.value is True for t in s.targets if isinstance(t, ast.Name)}
     if not flags:
         return False
-    block = next((getattr(ctx.parent(attempt), field) for field in ("body", "orelse", "finalbody")
-                  if attempt in getattr(ctx.parent(attempt), field, ())), None) if ctx.parent(attempt) is not None else ctx.tree.body
-    before = block[: block.index(attempt)] if block and attempt in block else []
-    return any(isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+    child, parent = attempt, ctx.parent(attempt)
+    while True:
+        fields = ("body", "orelse", "finalbody", "handlers") if parent is not None else ()
+        block = next((getattr(parent, f) for f in fields if child in getattr(parent, f, ())), None) if parent is not None \
+            else ctx.tree.body
+        before = block[: block.index(child)] if block and child in block else []
+        if any(isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
                and any(isinstance(t, ast.Name) and t.id in flags for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
-               for s in before)
+               for s in before):
+            return True
+        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        child, parent = parent, ctx.parent(parent)
+
+
+def _walk_block(statements):
+    """The statements of a block and of the blocks nested in it, not entering function or class bodies."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _walk_block(getattr(statement, field, ()) or ())
+        for handler in getattr(statement, "handlers", ()) or ():
+            yield from _walk_block(handler.body)
 
 
 def _probe_only(ctx, statement, attempt: ast.Try) -> bool:
@@ -441,7 +463,10 @@ class GpuOnlyImport(Rule):
     the NPU alternative come from the knowledge base (`migrate/knowledge/third_party.toml`), with
     the most specific entry winning (`apex.optimizers` before `apex`). One finding per import
     statement and package. An import the program does without is not reported: inside `try: ...
-    except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or
+    except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or whose
+    availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
+    block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
+    try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
     under `if is_apex_available():` (transformers' availability helpers) or an availability flag (`if
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
     known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), also
@@ -550,6 +575,13 @@ class GpuOnlyImport(Rule):
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
         "use_flash = False\ntry:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n"
         "def attn(q, k, v):\n    if use_flash:\n        return flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
+        # flags preset false at the top of the module, switched on in a version branch of a try nested under an
+        # environment opt-out; the handler only passes: the flag picks the torch path without the package
+        "import os\nhas_flash_attn = False\nhas_xformers = False\nif 'NO_FLASH_ATTN' not in os.environ:\n    try:\n"
+        "        import flash_attn\n        if flash_attn.__version__ >= '2.5.7':\n"
+        "            from flash_attn import flash_attn_func, flash_attn_with_kvcache\n            has_flash_attn = True\n"
+        "    except ModuleNotFoundError:\n        pass\nif 'NO_XFORMERS' not in os.environ:\n    try:\n"
+        "        import xformers.ops as xops\n        has_xformers = True\n    except ModuleNotFoundError:\n        pass\n",
         # megablocks grouped_gemm_util.py: the same with an annotated flag and a handler that warns; the use is
         # chosen by the flag's accessor
         "import warnings\n_gg_ok: bool = False\ntry:\n    import grouped_gemm\n    _gg_ok = True\n"
@@ -593,6 +625,9 @@ class GpuOnlyImport(Rule):
                 "        logger.error('this AutoGPTQ cannot load a LoRA')\n        return\n    return get_gptq_peft_model(names)\n", count=1),
         # the flag is not bound before the try, and the package is used outside the version probe: both needed
         Invalid("try:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n", count=1),
+        # the flag is bound false only inside another function, not in a block holding the try: no preset fallback
+        Invalid("def reset():\n    has_xformers = False\ntry:\n    import xformers.ops as xops\n    has_xformers = True\n"
+                "except ModuleNotFoundError:\n    pass\n", count=1),
         Invalid("try:\n    import bitsandbytes as bnb\n    v = bnb.__version__\nexcept Exception:\n    pass\n"
                 "layer = bnb.nn.Linear8bitLt(4, 4)\n", count=1),
         Invalid("from apex.optimizers import FusedAdam, FusedLAMB", count=1),

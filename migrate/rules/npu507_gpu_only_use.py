@@ -161,7 +161,9 @@ class GpuOnlyUse(Rule):
     or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`): no package code runs
     there, nor are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
-    Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`) are
+    Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`), or whose
+    availability flag the try switches on after being bound false ahead of it (`has_flash_attn = False` at the module
+    top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
     function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
     line (NPU501) nor their uses are reported; a handler that only
@@ -233,6 +235,16 @@ class GpuOnlyUse(Rule):
         "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
         "def grouped_gemm_is_available():\n    return _gg_ok\n"
         "backend = grouped_gemm.backend if grouped_gemm_is_available() else None\n",
+        # flags preset false at the module top, switched on in a version branch of a try under an environment opt-out;
+        # the uses are chosen through the flags, also through a local (`use_flash_attn = has_flash_attn and ...`)
+        "import os\nhas_flash_attn = False\nhas_xformers = False\nif 'NO_FLASH_ATTN' not in os.environ:\n    try:\n"
+        "        import flash_attn\n        if flash_attn.__version__ >= '2.5.7':\n"
+        "            from flash_attn import flash_attn_func\n            has_flash_attn = True\n"
+        "    except ModuleNotFoundError:\n        pass\nif 'NO_XFORMERS' not in os.environ:\n    try:\n"
+        "        import xformers.ops as xops\n        has_xformers = True\n    except ModuleNotFoundError:\n        pass\n"
+        "def attention(q, k, v, cfg):\n    use_flash_attn = has_flash_attn and not cfg.no_flash_attn\n"
+        "    if use_flash_attn:\n        return flash_attn_func(q, k, v, causal=True)\n"
+        "    if has_xformers:\n        return xops.memory_efficient_attention(q, k, v)\n    return sdpa(q, k, v)\n",
         # accelerate benchmarks/fp8: the recipe's enum member passed as a setting; the construction using it is the use
         "import transformer_engine.common.recipe as te_recipe\nfrom transformer_engine.common.recipe import DelayedScaling\n"
         "KW = {'fp8_format': te_recipe.Format.HYBRID, 'amax_history_len': 32}\n"

@@ -193,6 +193,10 @@ def _mock_target(ctx, node) -> bool:
         or (isinstance(func.value, ast.Attribute) and func.value.attr == "patch"))
 
 
+def _scope_is_function(ctx, node) -> bool:
+    return ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) is not None
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -232,7 +236,10 @@ class CustomExtensionUse(Rule):
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     call through a name bound only to ops of the extension, in a function or at module level (`f =
     punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
-    line is a use of the op; migrate/callable_aliases.py); so is each
+    line is a use of the op; migrate/callable_aliases.py); so is each call of an attribute through a module-level name
+    bound only to the compiled module itself (`ext_c = exllamav2_ext`, then `ext_c.make_q_matrix(...)` in the file's
+    functions; a binding to None besides, `except ImportError: ops = None`, is a stand-in that leaves the call failing;
+    the binding line is reported as a use of the module); so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
     the module variable it was stored in), each call of an accessor defined in another module (a function returning
     the extension, also one that JIT-builds it: `return jit.load(name=params.name, ...)` defines the extension
@@ -399,6 +406,20 @@ class CustomExtensionUse(Rule):
             "def load(sd):\n    impl = _backend.from_state_dict(sd)\n    impl.check()\n    return impl\n",
             count=4,
         ),
+        Invalid(  # a module-level alias of the compiled module (imported, else JIT-built): the import, the alias line and
+            # each call through the alias are reported; a parameter of the same name is not the alias
+            "from torch.utils.cpp_extension import load\ntry:\n    import qmat_ext\nexcept ModuleNotFoundError:\n"
+            "    qmat_ext = load(name='qmat_ext', sources=['q_matrix.cu'])\next_c = qmat_ext\n"
+            "def make_group_map(groups, n):\n    return ext_c.make_group_map(groups.cpu(), n)\n"
+            "def make_q_matrix(w, temp):\n    return ext_c.make_q_matrix(\n        w['q_weight'], temp)\n"
+            "def pack(w, ext_c):\n    return ext_c.pack(w)\n",
+            count=4,
+        ),
+        Invalid(  # the alias is also bound to a torch reference module: its calls may run either; the alias line is reported
+            "from torch.utils.cpp_extension import load\nimport ref_ops\n_ext = load(name='g_ext', sources=['g.cu'])\n"
+            "ops = _ext\nif not USE_CUDA:\n    ops = ref_ops\ndef f(x):\n    return ops.forward(x)\n",
+            count=1,
+        ),
         Invalid(  # neural_renderer save_obj.py: an op named like a constructor returns a tensor: its tensor methods
             # (`.detach()`) and calls before the binding line (`image.cuda()`) are no calls of the extension's object
             "from torch.utils.cpp_extension import load\next = load(name='t', sources=['t.cu'])\ndef f(image, v):\n"
@@ -515,6 +536,7 @@ class CustomExtensionUse(Rule):
                     op_calls[id(parent)] = index.modules[module]
         yield from self._object_calls(ctx, op_calls)
         yield from self._op_alias_calls(ctx, index)
+        yield from self._module_alias_calls(ctx, index)
         yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index, accessor_calls)
@@ -546,6 +568,33 @@ class CustomExtensionUse(Rule):
         for found in callable_aliases.alias_calls(ctx, aliases):
             qual, definition = found.alias.keys[0]
             yield self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}", definition)
+
+    def _module_alias_calls(self, ctx, index):
+        """`ext_c = exllamav2_ext` at module level, then `ext_c.make_q_matrix(...)` in the file's functions (label rules
+        29b-2, 29a-3): each call of an attribute through a module-level name bound only to the compiled module (or to
+        None as well: `except ImportError: ops = None` leaves the call failing) calls one of its ops. The binding line
+        is reported by the chain pass; calls of an op named for a CPU build off CUDA are not ((L28),
+        migrate/cpu_fallbacks.py)."""
+        def resolve(node):
+            if _scope_is_function(ctx, node):
+                return None
+            qual = ctx.qualname(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
+            module = index.module_for(qual) if qual is not None else None
+            # the chain names the module itself (`ext`, or `pkg.ext` reached through a relative import), not one of its ops
+            if module is None or qual.rsplit(".", 1)[-1] != module.rsplit(".", 1)[-1] \
+                    or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, *kernel_values.ACCESSORS):
+                return None
+            return (qual, index.modules[module])
+
+        aliases = {key: alias for key, alias in callable_aliases.callable_aliases(ctx, resolve, none_standin=True).items()
+                   if key[0] is None}
+        for found in callable_aliases.method_calls(ctx, aliases):
+            qual, definition = found.alias.keys[0]
+            op = f"{qual}.{found.call.func.attr}"
+            if cpu_fallbacks.cpu_op_off_cuda(ctx, found.call.func, op):
+                continue
+            yield self._finding(ctx, found.call.func,
+                                f"{found.alias.name}.{found.call.func.attr}(...)` through `{found.alias.name} = {qual}", definition)
 
     def _exec_strings(self, ctx, index):
         """`kernel_name = f"qtip_kernels.decompress_{bits}"` pasted into code the file runs with `exec(f"... {kernel_name}(out, x)")`:
