@@ -590,8 +590,11 @@ def scan(
             key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
             cache.put(key, digest, result, stat_keys.get(key))
     read = {t.path: d for t, d, _ in todo}  # the bytes this run read (a file from the cache is read again if a pass needs it)
+    from migrate import cpu_only_ops
+
     results = linking.link_extensions(results, version, read, cache, digests, jobs, config.max_file_size)
     results = named_ops.report(results)  # ops fetched by their registered name through a project accessor
+    results = cpu_only_ops.drop_cpu_only_uses(results)  # an extension's ops that are plain C++ (no CUDA build)
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try

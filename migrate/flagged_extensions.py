@@ -15,6 +15,19 @@ change (label rule 27d-9: Hugging Face modelling copies that fall back to a PyTo
 recognised as NPU501 recognises its own (`_set_by_import_attempt`: True in the `try:` body, False / None in a
 handler that catches a failed import). A handler that binds the imported name itself to None and no flag
 (`except: DCN = None`) is no such path: the name is then called unguarded (label ruling (L30)), and stays reported.
+
+An import attempt with an `else:` is the same path without a flag when the name is read nowhere else: in
+
+    try:
+        import pkg._C as _C
+    except ImportError as e:
+        data.append(("pkg._C", f"not built correctly: {e}"))
+    else:
+        data.append(("Compiler", _C.get_compiler_version()))
+
+(an environment report) the `else:` runs only where the import succeeded, and the handler, which neither raises
+nor binds the name, lets the program go on without it: the import and the uses inside that `else:` are not
+reported, provided every read of the name in the file lies in the `try:` body or its `else:` (label note 30a-8).
 """
 
 from __future__ import annotations
@@ -41,6 +54,7 @@ def flagged_lines(ctx) -> frozenset[int]:
     for attempt in ctx.nodes.get(ast.Try, ()):
         if _flags_set(attempt):
             imports.extend(s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+    imports += _probed_imports(ctx)
     if not imports:
         return frozenset()
     lines: set[int] = set()
@@ -54,6 +68,29 @@ def flagged_lines(ctx) -> frozenset[int]:
               if id(statement) not in guarded for alias in statement.names}
     lines.update(node.lineno for node in ctx.nodes.get(ast.Name, ()) if node.id in bound and isinstance(node.ctx, ast.Load))
     return frozenset(lines)
+
+
+def _probed_imports(ctx) -> list[ast.AST]:
+    """The imports of a `try:` with an `else:` whose handlers catch a failed import, never raise and never bind the
+    imported names, where each name is read only inside that `try:` body or its `else:` (see the module docstring)."""
+    from migrate.rules.npu501_gpu_only_import import _catches_import_error
+
+    out: list[ast.AST] = []
+    for attempt in ctx.nodes.get(ast.Try, ()):
+        if not attempt.orelse or not attempt.handlers or not all(_catches_import_error(h) for h in attempt.handlers):
+            continue
+        if any(isinstance(n, ast.Raise) for h in attempt.handlers for n in ast.walk(h)):
+            continue
+        statements = [s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        names = {_bound_name(s, a) for s in statements for a in s.names if a.name != "*"}
+        if not names or any(isinstance(n, ast.Name) and n.id in names for h in attempt.handlers for n in ast.walk(h)):
+            continue
+        spans = [(attempt.body[0].lineno, attempt.body[-1].end_lineno or attempt.body[-1].lineno),
+                 (attempt.orelse[0].lineno, attempt.orelse[-1].end_lineno or attempt.orelse[-1].lineno)]
+        reads = [n.lineno for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
+        if all(any(a <= line <= b for a, b in spans) for line in reads):
+            out.extend(statements)
+    return out
 
 
 def _bound_name(statement, alias) -> str:

@@ -887,9 +887,12 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     CUDA targets of a CMakeLists.txt (`cmake_defs`) and its link graph (`cmake_links`)."""
     if path.endswith("CMakeLists.txt"):
         return cmake_defs(path, text) + cmake_links(path, text)
+    from migrate import cpu_only_ops
+
+    scopes = cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
     if "TORCH_LIBRARY" not in text and "RegisterOperators" not in text:
-        return []
-    out = []
+        return scopes
+    out = scopes
     cuda_file = path.endswith((".cu", ".cuh", ".cu.h", ".cu.hpp"))
     for match in list(_CPP_LIBRARY.finditer(text)) + list(_CPP_REGISTER.finditer(text)):
         out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file))

@@ -280,7 +280,13 @@ class CustomExtensionUse(Rule):
     is no fallback when `DCN(...)` is then called unguarded, while an import attempt that records an availability
     flag (`try: import DCNv3; has_cuda_kernel = True / except: has_cuda_kernel = False`, the flag its users test to
     pick a PyTorch implementation) is an optional path: neither the import nor that module's uses of the name are
-    reported (migrate/flagged_extensions.py; label rule 27d-9). Storing the imported module in the global cache its
+    reported (migrate/flagged_extensions.py; label rule 27d-9); so is an import attempt with an `else:` whose handler
+    neither raises nor binds the name (`try: import pkg._C as _C / except ImportError as e: data.append(...) / else:
+    _C.get_compiler_version()`, an environment report) where the name is read only in the `try:` body or that
+    `else:`. An op whose every pybind registration (`m.def("COCOevalAccumulate", &COCOeval::Accumulate)`,
+    `class_<COCOeval::InstanceAnnotation>(m, "InstanceAnnotation")`) binds a target of a namespace opened only in
+    C++ sources that name no CUDA is CPU code with nothing to port: its uses are not reported, nor is the import of
+    the extension in a file where those were all its reported uses (migrate/cpu_only_ops.py; ruling (L28) extended). Storing the imported module in the global cache its
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an

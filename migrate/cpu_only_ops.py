@@ -1,0 +1,111 @@
+"""Uses of a compiled extension's ops whose every implementation is CPU code (NPU508; label ruling (L28) extended).
+
+An extension module that holds CUDA kernels may also bind plain C++ functions: detectron2-style `_C` registers its
+CUDA ops and, in the same `PYBIND11_MODULE`, a COCO evaluator written in C++ alone:
+
+    m.def("COCOevalAccumulate", &COCOeval::Accumulate, "COCOeval::Accumulate");
+    pybind11::class_<COCOeval::InstanceAnnotation>(m, "InstanceAnnotation");
+
+where `COCOeval` is a namespace opened only in cocoeval.cpp, a C++ source that names no CUDA. Built on an Ascend host
+(setup.py falls back to a CppExtension), those ops work as they are: nothing on the line that calls them is to port.
+So a use `ext.op` (NPU508) is not reported when every pybind registration of `op` in the scan binds a
+namespace-qualified target (`&Ns::f`, `class_<Ns::T>`) whose namespace is opened only in C++ sources (`.cpp`/`.cc`,
+never `.cu`) that do not mention CUDA (no `cuda`, `hip`, `__global__`); and the import of `ext` in a file is not
+reported when every reported use of `ext` there was such an op. A file that also calls a CUDA op (`_C.nms_rotated`)
+keeps its import and that call. An unqualified target (`&forward`) is not followed: the function may be a dispatcher.
+
+Facts come from the scan of each C++ source (migrate/repo_index.py `cpp_defs`): `pybindop` (name: the op, why: its
+target) and `cppscope` (name: a namespace the file opens, cuda: the file mentions CUDA).
+"""
+
+from __future__ import annotations
+
+import re
+
+from migrate.findings import FileResult
+
+CODE = "NPU508"
+OP = "pybindop"
+SCOPE = "cppscope"
+
+_DEF = re.compile(r"\.\s*def\s*\(\s*\"(\w+)\"\s*,\s*&\s*([\w:]+)")
+_CLASS = re.compile(r"\bclass_\s*<\s*([\w:]+)\s*>\s*\(\s*\w+\s*,\s*\"(\w+)\"")
+_NAMESPACE = re.compile(r"\bnamespace\s+(\w+)\s*\{")
+_CUDA = re.compile(r"cuda|\bhip|__global__", re.IGNORECASE)
+_USE = re.compile(r"^`([\w.]+)`")
+
+
+def cpp_facts(path: str, text: str) -> list:
+    """The pybind registrations (`m.def("op", &target)`, `class_<target>(m, "op")`) and the namespaces a C++ / CUDA
+    source opens, with whether it mentions CUDA."""
+    from migrate.repo_index import Definition
+
+    out = []
+    cuda = path.endswith((".cu", ".cuh", ".cu.h", ".cu.hpp")) or bool(_CUDA.search(text))
+    if "PYBIND11_MODULE" in text:
+        for match in _DEF.finditer(text):
+            out.append(Definition(OP, match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda, match.group(2)))
+        for match in _CLASS.finditer(text):
+            out.append(Definition(OP, match.group(2), path, text.count("\n", 0, match.start()) + 1, cuda, match.group(1)))
+    for name in dict.fromkeys(m.group(1) for m in _NAMESPACE.finditer(text)):
+        out.append(Definition(SCOPE, name, path, 0, cuda))
+    return out
+
+
+def _cpu_only(results: list[FileResult]) -> set[str]:
+    """The op names whose every registration binds a target of a namespace opened only in CUDA-free C++ sources."""
+    targets: dict[str, list[str]] = {}
+    scopes: dict[str, list[bool]] = {}
+    for result in results:
+        for fact in result.facts or ():
+            if fact[0] != "def":
+                continue
+            if fact[1] == OP:
+                targets.setdefault(fact[2], []).append(fact[5] if len(fact) > 5 else "")
+            elif fact[1] == SCOPE:
+                scopes.setdefault(fact[2], []).append(bool(fact[4]))
+    out = set()
+    for op, bound in targets.items():
+        spaces = [t.split("::")[-2] if "::" in t else "" for t in bound]
+        if all(s and scopes.get(s) and not any(scopes[s]) for s in spaces):
+            out.add(op)
+    return out
+
+
+def drop_cpu_only_uses(results: list[FileResult]) -> list[FileResult]:
+    """Each result without the NPU508 uses of CPU-only ops (and the import of their extension where those were all
+    its reported uses in the file); see the module docstring."""
+    cpu = _cpu_only(results)
+    if not cpu:
+        return results
+    out = []
+    for result in results:
+        dropped: dict[str, int] = {}
+        kept: dict[str, int] = {}
+        imports = []
+        keep = []
+        for finding in result.findings:
+            if finding.code != CODE or not finding.package:
+                keep.append(finding)
+                continue
+            if finding.message.startswith(("`import ", "`from ")):
+                imports.append(finding)
+                continue
+            match = _USE.match(finding.message)
+            used, package = (match.group(1) if match else ""), finding.package
+            if used.startswith(package + ".") and "." not in used[len(package) + 1:]:
+                if used[len(package) + 1:] in cpu:
+                    dropped[package] = dropped.get(package, 0) + 1
+                    continue
+                kept[package] = kept.get(package, 0) + 1
+            else:
+                kept[package] = kept.get(package, 0) + 1
+            keep.append(finding)
+        if not dropped:
+            out.append(result)
+            continue
+        keep += [f for f in imports if not (dropped.get(f.package) and not kept.get(f.package))]
+        keep.sort(key=lambda f: f.sort_key)
+        out.append(FileResult(result.path, result.kind, result.lines, tuple(keep), result.errors, result.suppressed,
+                              result.facts))
+    return out
