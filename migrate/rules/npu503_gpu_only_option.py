@@ -7,6 +7,7 @@ from importlib import resources
 
 from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
+from migrate.lazy_constructions import lazy_type
 from migrate.requirement_checks import checked_before
 from migrate.rules._text import is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
@@ -351,7 +352,10 @@ class GpuOnlyOption(Rule):
     imported in the file: Hugging Face `optim="paged_adamw_32bit"` and the other bitsandbytes
     optimizers, `attn_implementation="flash_attention_2"`, `use_flash_attention_2=True`,
     `load_in_4bit=True` / `load_in_8bit=True`, `half_precision_backend="apex"` and any
-    `BitsAndBytesConfig(...)` (reported once at the call: its own keywords are not reported again). Found in call keywords, dict literals (`{"optim": ...}`), attribute
+    `BitsAndBytesConfig(...)` (reported once at the call: its own keywords are not reported again; an mmengine-style lazy
+    construction `dict(type=BitsAndBytesConfig, load_in_4bit=True, ...)` / `{"type": BitsAndBytesConfig, ...}` is such a
+    call, reported at the `type=` line with its keywords folded in, migrate/lazy_constructions.py; `type="..."` strings
+    name no class). Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`, diffusers' examples'
     `--enable_xformers_memory_efficient_attention`), argparse defaults
@@ -454,6 +458,8 @@ class GpuOnlyOption(Rule):
         "import unittest\nclass T(unittest.TestCase):\n    def test_both(self):\n        with self.assertRaises(ValueError):\n"
         "            BnbQuantizationConfig(load_in_8bit=True, load_in_4bit=True)\n",
         '{"msamp": {"enabled": False}, "bf16": {"enabled": True}}',
+        # a registry string names no class of an import: the registry decides what it builds
+        "model = dict(type='AutoModelForCausalLM', quantization_config=dict(type='BitsAndBytesConfig'))",
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
@@ -486,6 +492,12 @@ class GpuOnlyOption(Rule):
                 "        load_in_4bit=args.bits == 4,\n        load_in_8bit=args.bits == 8,\n    ),\n)", count=3),
         Invalid("from transformers import GPTQConfig as G, AutoModel\nq = G(bits=4)\nm = AutoModel.from_pretrained(n)", count=2),
         Invalid("import transformers as tf\nq = tf.BitsAndBytesConfig()", count=1),
+        # an mmengine-style config: the dict the registry builds is the construction, at the line naming the class, its
+        # keywords (`load_in_4bit=True`) the constructor's; the import goes with it (migrate/lazy_constructions.py)
+        Invalid("from transformers import AutoModelForCausalLM, BitsAndBytesConfig\nmodel = dict(\n"
+                "    type=AutoModelForCausalLM.from_pretrained,\n    quantization_config=dict(\n"
+                "        type=BitsAndBytesConfig,\n        load_in_4bit=True,\n        bnb_4bit_quant_type='nf4'))\n"
+                "q = {'type': BitsAndBytesConfig, 'load_in_8bit': True}\n", count=3),
         # an option whose value is an environment read with a GPU-only default (the default runs unless the user sets it)
         Invalid('import os\nmodel_args = {\n    "attn_implementation": os.environ.get(\n        "EVAL_ATTN_IMPL",\n'
                 '        "paged|flash_attention_2",\n    ),\n}\n'),
@@ -575,7 +587,13 @@ class GpuOnlyOption(Rule):
         options, calls = gpu_only_options()
         roots = frozenset(v.split(".", 1)[0] for v in ctx.imports.values())
         for call in ctx.nodes.get(ast.Call, ()):
-            gpu_call = self._gpu_call(ctx, call, calls)
+            gpu_call = self._gpu_call(ctx, call.func, calls)
+            named = call.func
+            lazy = lazy_type(ctx, call)
+            if gpu_call is None and lazy is not None:
+                # mmengine `dict(type=BitsAndBytesConfig, load_in_4bit=True, ...)`: a construction of the class
+                # at the line naming it, its keywords the constructor's (migrate/lazy_constructions.py)
+                gpu_call, named = self._gpu_call(ctx, lazy, calls), lazy
             if gpu_call is not None and gpu_call.guards and _under_availability_check(ctx, call, gpu_call.guards):
                 continue  # `check_version("bitsandbytes>=0.39.0", mandatory=True)` before it: an optional path, options too
             for keyword in call.keywords if gpu_call is None else ():  # a reported config's options go with it
@@ -595,9 +613,10 @@ class GpuOnlyOption(Rule):
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
                 yield from self._argparse_default(ctx, call, roots)
             if gpu_call is not None:
-                if isinstance(call.func, ast.Name):
-                    flagged[call.func.id] = gpu_call.why
-                yield self.finding(ctx, call, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
+                if isinstance(named, ast.Name):
+                    flagged[named.id] = gpu_call.why
+                yield self.finding(ctx, call if named is call.func else named,
+                                   f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
         yield from self._uses(ctx, roots, flagged)
         for node in ctx.nodes.get(ast.AnnAssign, ()):
             # a dataclass field default: `optim: str = field(default="paged_adamw_32bit")`
@@ -609,6 +628,15 @@ class GpuOnlyOption(Rule):
                 if option is not None:
                     yield self._option_finding(ctx, value, option, _constant(value))
         for node in ctx.nodes.get(ast.Dict, ()):
+            lazy = lazy_type(ctx, node)
+            gpu_call = self._gpu_call(ctx, lazy, calls) if lazy is not None else None
+            if gpu_call is not None:
+                # `{"type": BitsAndBytesConfig, "load_in_4bit": True}`: a lazy construction, its keys go with it
+                if not (gpu_call.guards and _under_availability_check(ctx, node, gpu_call.guards)):
+                    if isinstance(lazy, ast.Name):
+                        flagged[lazy.id] = gpu_call.why
+                    yield self.finding(ctx, lazy, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
+                continue
             for key, value in zip(node.keys, node.values):
                 key_text = _constant(key)
                 if isinstance(key_text, str):
@@ -662,9 +690,9 @@ class GpuOnlyOption(Rule):
             )
 
     @staticmethod
-    def _gpu_call(ctx, call, calls) -> GpuCall | None:
-        """The data's GPU-only call (`BitsAndBytesConfig(...)`) this call is, if any."""
-        name = ctx.qualname(call.func)
+    def _gpu_call(ctx, func, calls) -> GpuCall | None:
+        """The data's GPU-only call (`BitsAndBytesConfig(...)`) the callee `func` names, if any."""
+        name = ctx.qualname(func)
         if name is None:
             return None
         for gpu_call in calls:
