@@ -116,29 +116,25 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
 
 def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:
     """Each call `name(...)` through an alias of `callable_aliases`."""
-    if not aliases:
-        return []
-    names = {name for _, name in aliases}
-    out = []
-    for call in ctx.nodes.get(ast.Call, ()):
-        func = call.func
-        if isinstance(func, ast.Name) and func.id in names:
-            alias = _alias_at(ctx, call, func, aliases)
-            if alias is not None:
-                out.append(AliasCall(call, alias))
-    return out
+    return _calls_through(ctx, aliases, lambda func: func if isinstance(func, ast.Name) else None)
 
 
 def method_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:
     """Each call `name.attr(...)` through a module alias of `callable_aliases` (`ext_c.make_q_matrix(w)`)."""
+    return _calls_through(ctx, aliases, lambda func: func.value if isinstance(func, ast.Attribute)
+                          and isinstance(func.value, ast.Name) else None)
+
+
+def _calls_through(ctx, aliases, called_name) -> list[AliasCall]:
+    """Each call whose callee names an alias (`called_name(call.func)`: the ast.Name standing for it, or None)."""
     if not aliases:
         return []
     names = {name for _, name in aliases}
     out = []
     for call in ctx.nodes.get(ast.Call, ()):
-        func = call.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
-            alias = _alias_at(ctx, call, func.value, aliases)
+        name = called_name(call.func)
+        if name is not None and name.id in names:
+            alias = _alias_at(ctx, call, name, aliases)
             if alias is not None:
                 out.append(AliasCall(call, alias))
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrate.engine import scan
-from tests.helpers import finding_lines
+from tests.helpers import finding_lines, write_files
 
 REPO = {
     # the flag is set by an import attempt, under a name that says nothing (not HAS_x / x_AVAILABLE)
@@ -23,9 +23,7 @@ REPO = {
 
 
 def test_a_flag_imported_from_a_module_that_sets_it_by_an_import_attempt_is_an_availability_guard(tmp_path: Path):
-    for name, body in REPO.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(body)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
     # the import under `if flash_ok:` and the call under it are an optional path: not reported
     assert finding_lines(result, "NPU501", "pkg/attn.py") == []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrate.engine import scan
-from tests.helpers import finding_lines
+from tests.helpers import finding_lines, write_files
 
 REPO = {
     "pkg/parser.py": "def check_extras(args):\n    if args.use_unsloth:\n        check_version('unsloth', mandatory=True)\n"
@@ -24,9 +24,7 @@ REPO = {
 
 
 def test_a_package_checked_under_an_option_is_optional_inside_functions_elsewhere(tmp_path: Path):
-    for name, body in REPO.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(body)
+    write_files(tmp_path, REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
     assert finding_lines(result, "NPU501", "pkg/fast.py") == []
     assert finding_lines(result, "NPU507", "pkg/fast.py") == []
@@ -58,9 +56,7 @@ AVAILABILITY_REPO = {
 
 
 def test_a_raising_availability_check_under_an_option_is_optional_inside_functions_elsewhere(tmp_path: Path):
-    for name, body in AVAILABILITY_REPO.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(body)
+    write_files(tmp_path, AVAILABILITY_REPO)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
     assert finding_lines(result, "NPU501", "pkg/patch.py") == []  # `is_liger_available` -> liger_kernel (catalogued alias)
     assert finding_lines(result, "NPU501", "pkg/optim.py") == []
