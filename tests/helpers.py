@@ -143,3 +143,12 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 def finding_lines(result, code: str, name: str) -> list[int]:
     """The sorted lines of a scan's findings of `code` in files whose path ends with `name`."""
     return sorted(f.line for f in result.findings if f.code == code and f.path.endswith(name))
+
+
+def process_alive(pid: int) -> bool:
+    """Whether PID is a live process (a zombie or a reaped one is not; reaping can land between open and read)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:  # FileNotFoundError, or ProcessLookupError when reaped between open and read
+        return False

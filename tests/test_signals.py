@@ -16,17 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, process_alive
 
 CASE = ROOT / "tests" / "smoke_cases" / "loader_workers.py"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _wait_for(path, timeout: float, tool: subprocess.Popen) -> None:
@@ -61,12 +53,12 @@ def test_sigterm_to_smoke_ends_the_run_its_workers_and_temp_files(tmp_path, rank
         for rank in [str(r) for r in range(ranks)] or [""]:
             _wait_for(pids_dir / f"main{rank}", 120, tool)
             pids += [int((pids_dir / name).read_text()) for name in (f"main{rank}", f"worker{rank}-0", f"worker{rank}-1")]
-        assert all(_alive(p) for p in pids)
+        assert all(process_alive(p) for p in pids)
         assert [p.name for p in tmp.iterdir() if p.name.startswith("npu-migrate-")], "no temp file to remove"
         tool.send_signal(signal.SIGTERM)
         out, err = tool.communicate(timeout=60)
         assert tool.returncode == 143, err.decode()[-2000:]
-        assert not [p for p in pids if _alive(p)], f"survivors of the run: {pids}"
+        assert not [p for p in pids if process_alive(p)], f"survivors of the run: {pids}"
         assert not [p.name for p in tmp.iterdir() if p.name.startswith("npu-migrate-")]
         result = json.loads(report.read_text())
         assert result["verdict"] == "interrupted" and result["exit_code"] == 143
@@ -80,7 +72,7 @@ def test_sigterm_to_smoke_ends_the_run_its_workers_and_temp_files(tmp_path, rank
         if tool.poll() is None:
             tool.kill()
         for p in pids:
-            if _alive(p):
+            if process_alive(p):
                 os.kill(p, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -108,12 +100,12 @@ def test_sigterm_to_validate_and_profile_writes_the_partial_result(tmp_path, com
     try:
         _wait_for(pids_dir / "main", 120, tool)
         pids = sorted(_descendants(tool.pid) | {int((pids_dir / n).read_text()) for n in ("main", "worker-0", "worker-1")})
-        assert all(_alive(p) for p in pids)
+        assert all(process_alive(p) for p in pids)
         tool.send_signal(signal.SIGTERM)
         stdout, err = tool.communicate(timeout=60)
         assert tool.returncode == 143, err.decode()[-2000:]
         ps = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
-        assert not [p for p in pids if _alive(p)], f"survivors:\n{ps.stdout}"
+        assert not [p for p in pids if process_alive(p)], f"survivors:\n{ps.stdout}"
         assert not [p.name for p in tmp.iterdir() if p.name.startswith(("npu-migrate-", "npu-validate-"))]
         result = json.loads(report.read_text())
         assert result["verdict"] == "interrupted" and result["exit_code"] == 143
@@ -133,7 +125,7 @@ def test_sigterm_to_validate_and_profile_writes_the_partial_result(tmp_path, com
         if tool.poll() is None:
             tool.kill()
         for p in pids:
-            if _alive(p):
+            if process_alive(p):
                 os.kill(p, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -249,17 +241,17 @@ def test_sigkill_of_the_tool_ends_the_run_and_its_workers(tmp_path, ranks):
         for rank in [str(r) for r in range(ranks)] or [""]:
             _wait_for(pids_dir / f"main{rank}", 120, tool)
             pids += [int((pids_dir / name).read_text()) for name in (f"main{rank}", f"worker{rank}-0", f"worker{rank}-1")]
-        assert all(_alive(p) for p in pids)
+        assert all(process_alive(p) for p in pids)
         pids = sorted(set(pids) | _descendants(tool.pid))  # torchrun too
         tool.kill()
         tool.communicate(timeout=60)
         deadline = time.monotonic() + 20  # a DataLoader worker looks at its parent every 5 s
-        while [p for p in pids if _alive(p)] and time.monotonic() < deadline:
+        while [p for p in pids if process_alive(p)] and time.monotonic() < deadline:
             time.sleep(0.2)
         ps = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
-        assert not [p for p in pids if _alive(p)], f"survivors of the run:\n{ps.stdout}"
+        assert not [p for p in pids if process_alive(p)], f"survivors of the run:\n{ps.stdout}"
     finally:
         for p in pids:
-            if _alive(p):
+            if process_alive(p):
                 os.kill(p, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)

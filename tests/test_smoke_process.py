@@ -10,7 +10,7 @@ import pytest
 
 from checks.launch import process, warmstart
 from checks.smoke.run import run_smoke
-from tests.helpers import hang_timeout
+from tests.helpers import hang_timeout, process_alive
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smoke_cases")
 pytestmark = pytest.mark.runtime
@@ -22,14 +22,6 @@ def smoke(name, **kw):
     kw.setdefault("timeout", 120)
     kw.setdefault("op_trace", False)
     return run_smoke(os.path.join(CASES, name), **kw)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _pids(path) -> tuple[list[int], bool]:
@@ -60,9 +52,9 @@ def test_setsid_grandchildren_do_not_survive_the_run(tmp_path, mode):
         # killed by run_smoke; a fresh-clone CI run once saw the daemon still listed right at return
         # (cause not found), so allow the kernel 2 s to finish it: a daemon that was not killed sleeps 300 s
         deadline = time.monotonic() + 2
-        while [p for p in pids if _alive(p)] and time.monotonic() < deadline:
+        while [p for p in pids if process_alive(p)] and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not [p for p in pids if _alive(p)], f"survivors: {pids}"
+        assert not [p for p in pids if process_alive(p)], f"survivors: {pids}"
         assert warm is warmstart.enabled()  # the path the suite asked for was taken
         if mode == "hang":
             assert (r.verdict, r.exit_code, r.timed_out) == ("fail", 1, True)
@@ -72,7 +64,7 @@ def test_setsid_grandchildren_do_not_survive_the_run(tmp_path, mode):
             assert "without a single optimizer step" in " ".join(r.reasons)
     finally:
         for p in pids:
-            if _alive(p):
+            if process_alive(p):
                 os.kill(p, signal.SIGKILL)
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from checks.launch import warm_wire, warmstart
 from checks.smoke.run import run_smoke
+from tests.helpers import process_alive
 
 pytestmark = pytest.mark.runtime
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,14 +147,6 @@ def _wait_for_pid(path, proc, limit=120):
     return int(path.read_text())
 
 
-def _gone(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:  # reaped (also between a check and the read)
-        return True
-
-
 def test_an_attached_run_is_forked_warm_and_gets_the_client_stdio_argv_and_environment(template):
     proc = _client(template, "echo", "a b", env_extra={"TORCHELASTIC_RUN_ID": "x", "RANK": "1", "NPU_MIGRATE_PROBE_EXTRA": "e"})
     out, err = proc.communicate("line from stdin\n", timeout=120)
@@ -179,9 +172,9 @@ def test_a_signal_to_the_client_reaches_the_run_and_the_client_ends_like_it(temp
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGTERM
     deadline = time.monotonic() + 30
-    while not _gone(pid) and time.monotonic() < deadline:
+    while not not process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _gone(pid)
+    assert not process_alive(pid)
 
 
 def test_a_killed_client_takes_its_run_with_it(template, tmp_path):
@@ -191,9 +184,9 @@ def test_a_killed_client_takes_its_run_with_it(template, tmp_path):
     proc.kill()
     proc.communicate(timeout=60)
     deadline = time.monotonic() + 30
-    while not _gone(pid) and time.monotonic() < deadline:
+    while not not process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _gone(pid)
+    assert not process_alive(pid)
 
 
 def test_a_run_with_another_environment_is_refused_and_starts_cold(template, tmp_path):
@@ -250,7 +243,7 @@ def test_processes_a_warm_run_spawns_are_forked_from_the_template_too(tmp_path, 
 
 @pytest.mark.parametrize("start", ["attached", "cold"])
 def test_a_cli_smoke_hands_its_child_to_an_ancestor_s_template(template, tmp_path, start):
-    from helpers import run_cli
+    from tests.helpers import run_cli
 
     script = tmp_path / "probe_train.py"
     script.write_text(PROBE)

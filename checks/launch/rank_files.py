@@ -65,6 +65,8 @@ def alive(pid: int) -> bool:
     try:  # a zombie is not alive
         with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except ProcessLookupError:  # reaped between the kill(0) and the read
+        return False
     except OSError:
         return True
 
