@@ -10,7 +10,9 @@ the copy sits at the same depth below a mirror of that root, whose every level l
 Two things are added to the copy:
 - msprobe's ConfigChecker hooks, through `migrate.rewrite.instrument_source` (what `npu-migrate
   instrument` does), writing the pack to a zip in the output folder; a script hooked already (the
-  output of `apply`) keeps its own hooks, pointed at that zip, without loading libcst;
+  output of `apply`) keeps its own hooks, pointed at that zip, without loading libcst; the hooks of a
+  script instrumented before by the same code come from the cache (checks/validate/instrument_cache.py),
+  without loading libcst either;
 - one line running `checks/validate/child.py` (the API dump hook, active only when the parent asks),
   placed after the docstring and `__future__` imports.
 A line map (copy line -> original line) turns stack frames of the copy back into the user's lines.
@@ -110,10 +112,9 @@ def make_copy(script: Path, workdir: Path, name: str, zip_path: Path) -> Instrum
         # CPU to import, in every validate of a migrated script) is not loaded for it
         text, model_found, message = original, True, ALREADY_PRESENT
     else:
-        from migrate.rewrite import instrument_source
+        from checks.validate.instrument_cache import instrumented
 
-        result = instrument_source(original, zip_path=str(zip_path))
-        text, model_found, message = result.text, bool(result.model_found), str(getattr(result, "message", "") or "")
+        text, model_found, message = instrumented(original, str(zip_path))
     if text == original and "ConfigChecker" in original:
         # the script carries its own hooks (`npu-migrate instrument`): point its pack at our folder
         text = retarget_zip(text, str(zip_path))
