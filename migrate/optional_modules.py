@@ -7,8 +7,9 @@ optional import of the package itself (NPU501's import-attempt fallbacks), the m
 uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported only under an availability check
 (`if is_flashinfer_available():`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
 `if torch.cuda.is_available():`: on an NPU host the other branch runs), and of a module whose other importers are
-themselves optional package `__init__` modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
-TELlamaModel`, the package imported only in gpt.py's CUDA branch). A module no scanned file imports, or that one
+themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
+TELlamaModel`, the package imported only in gpt.py's CUDA branch; an ordinary module too: xtuner's MoE Triton kernels
+reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). A module no scanned file imports, or that one
 importer imports outside such a guard, keeps them.
 
 The repository's own Triton / numba.cuda kernels stay reported in a module imported only in a `try:` (label ruling
@@ -318,8 +319,9 @@ def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list 
     return out
 
 
-# how many package `__init__` modules in a row may relay an optional import (the module's package, and one above)
-_RELAY_DEPTH = 2
+# how many modules in a row may relay an optional import (xtuner: kernels <- triton_kernels/__init__ <- group_gemm.py
+# <- cuda/__init__ <- the CUDA branch)
+_RELAY_DEPTH = 3
 
 
 def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests) -> None:
@@ -370,14 +372,16 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
-        # only a package `__init__` relays (what imports the package imports the module): an ordinary module importing
-        # a candidate is used for its own sake, and following every importer would parse much of a large repository;
-        # except a module importing kernels in a `try:` whose stand-in fails the call: it is the kernels' one way in
-        # (auto-round qlinear_tritonv2.py), and whether the program reaches it only through a check decides (L42)
+        # any module relays, a package `__init__` or an ordinary one (xtuner ops/moe/cuda/group_gemm.py imports its
+        # Triton kernels' package at its top and is itself imported only by the package `__init__` that the CUDA branch
+        # of a device dispatch imports): what is reached only through guarded imports is reached only where they pass
+        # (label rule 30d-1). Each importer's imports come from the "optimp" fact of the first pass, so following them
+        # parses nothing again. So does a module importing kernels in a `try:` whose stand-in fails the call: it is
+        # the kernels' one way in (auto-round qlinear_tritonv2.py), and whether the program reaches it only through a
+        # check decides (L42)
         tried = {importer for path in wanted if path in kernels or path in tried
                  for importer, guarded in seen.get(path, ()) if guarded == TRIED}
-        wanted = {p: tuple(module_parts(p)) for p in relays | tried if p not in candidates
-                  and (p.endswith("__init__.py") or p in tried)}
+        wanted = {p: tuple(module_parts(p)) for p in relays | tried if p not in candidates}
         wanted = {p: parts for p, parts in wanted.items() if len(parts) >= 2}
         if not wanted:
             break

@@ -1611,15 +1611,47 @@ def test_a_module_imported_only_through_a_relay_under_a_cuda_branch_is_an_option
         "pkg/other/__init__.py": "from .te_fast import Fast\n",
         "pkg/other/te_fast.py": "import transformer_engine as te\nclass Fast:\n    layer = te.pytorch.Linear\n",
         "pkg/run.py": "def build(device):\n    if device.type == 'cuda':\n        from .other import Fast\n    from .other import Fast\n",
-        # an ordinary module importing it is no relay: it is used for its own sake
+        # an ordinary module relays too (label rule 30d-1: reached only from the CUDA branch); one that another file
+        # imports outside a guard keeps what it relays
         "pkg/mid.py": "from .model.cuda.te_mid import Mid\n",
         "pkg/model/cuda/te_mid.py": "import transformer_engine as te\nclass Mid:\n    layer = te.pytorch.Linear\n",
         "pkg/use.py": "import torch\nif torch.cuda.is_available():\n    from .mid import Mid\n",
+        "pkg/mid2.py": "from .model.cuda.te_mid2 import Mid2\n",
+        "pkg/model/cuda/te_mid2.py": "import transformer_engine as te\nclass Mid2:\n    layer = te.pytorch.Linear\n",
+        "pkg/use2.py": "import torch\nif torch.cuda.is_available():\n    from .mid2 import Mid2\n",
+        "pkg/plain.py": "from .mid2 import Mid2\n",
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU501", "cuda/te_llama.py") == [] and finding_lines(result, "NPU507", "cuda/te_llama.py") == []
     assert finding_lines(result, "NPU501", "other/te_fast.py") == [1] and finding_lines(result, "NPU507", "other/te_fast.py") == [3]
-    assert finding_lines(result, "NPU501", "cuda/te_mid.py") == [1]
+    assert finding_lines(result, "NPU501", "cuda/te_mid.py") == []
+    assert finding_lines(result, "NPU501", "cuda/te_mid2.py") == [1]
+
+
+def test_triton_kernels_reached_only_from_the_cuda_branch_of_a_device_dispatch_are_an_optional_path(tmp_path):
+    # a device dispatch naming the NPU (`if device == "cuda": from .cuda import gemm / elif device == "npu": ...`):
+    # the CUDA package's __init__ imports an ordinary module, which imports the Triton kernels' package: reached
+    # only where the CUDA branch runs (label rule 30d-1, (L42)); the same kernels imported at a module's top stay
+    kernel = ("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pass\n"
+              "def run(x):\n    k[(1,)](x, 4)\n")
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops/__init__.py": (
+            "def get_gemm(device):\n    if device == 'cpu':\n        return None\n    elif device == 'cuda':\n"
+            "        from .cuda import gemm\n        return gemm\n    elif device == 'npu':\n"
+            "        from .npu import gemm\n        return gemm\n"),
+        "pkg/ops/npu.py": "def gemm(a, b):\n    return a @ b\n",
+        "pkg/ops/cuda/__init__.py": "from .group_gemm import gemm\n",
+        "pkg/ops/cuda/group_gemm.py": "from .kernels import run\ndef gemm(a, b):\n    return run(a)\n",
+        "pkg/ops/cuda/kernels/__init__.py": "from .tk import run\n",
+        "pkg/ops/cuda/kernels/tk.py": kernel,
+        "pkg/other/__init__.py": "",
+        "pkg/other/plain.py": "from .tk2 import run\n",
+        "pkg/other/tk2.py": kernel,
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU507", "cuda/kernels/tk.py") == [] and finding_lines(result, "NPU501", "cuda/kernels/tk.py") == []
+    assert finding_lines(result, "NPU507", "other/tk2.py") == [3, 7]
 
 
 def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_imported(tmp_path):

@@ -488,7 +488,10 @@ class GpuOnlyImport(Rule):
     pass`, then a torch reference after the try: without the package the code after the try is the fallback). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
-    third_party.toml `aliases`) or of a CUDA device is an optional path too: its imports and uses are not reported
+    third_party.toml `aliases`) or of a CUDA device is an optional path too, and so is one whose every importer is
+    itself such a module, up to three modules in a row, package `__init__` or ordinary (the CUDA branch of a device
+    dispatch, `if device == "cuda": from .cuda import gemm` beside `elif device == "npu":`, reaching the Triton kernels
+    through cuda/__init__.py and the module that imports them: label rule 30d-1): its imports and uses are not reported
     (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
     an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
     module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt
