@@ -465,6 +465,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
 
                 defs += local_installs.facts(pip_install_dependencies(ctx))
+            if "install" in text and "." in text:  # `pip install .`, `cd ext && pip install -e .`
+                from migrate import local_installs
+
+                defs += local_installs.pip_runs_here(path, ctx.lines)
             if "setup.py" in text:  # `python setup.py build install` (migrate/local_installs.py)
                 from migrate import local_installs
 

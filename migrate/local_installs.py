@@ -63,9 +63,39 @@ def setup_py_runs(lines: list[str]) -> list[Definition]:
         if not _BUILDS.intersection(match.group("rest").split()):
             continue
         folder = posixpath.dirname(match.group("path")) or "."
-        for into in _changed_into(lines, number, match.start()):
+        for into in changed_into(lines, number, match.start()):
             path = posixpath.normpath(posixpath.join(into, folder))
             out.append(Definition(KIND, path, "", number, False, f"{match.start()} {match.end()}"))
+    return out
+
+
+def installs_here(text: str) -> bool:
+    """A `pip install` argument that names the folder the command runs in (`.`, `./`)."""
+    return text in (".", "./")
+
+
+# `pip install .` / `pip install -e .` in a launcher (pip / pip3 / python -m pip)
+_PIP_HERE = re.compile(r"(?<![\w./-])(?:pip3?|python[\d.]*\s+-m\s+pip)\s+install\b(?P<args>[^;&|]*)")
+
+
+def pip_runs_here(path: str, lines: list[str]) -> list[Definition]:
+    """"localinstall" Definitions of the `pip install .` / `pip install -e .` commands of a launcher (Sparse-Marlin-like
+    install.sh: `pip install .` beside the CUDA build's setup.py): the folder is the one the command runs in, a relative
+    `cd DIR &&` before it on its line, else the script's own folder. In a Dockerfile the folder a command runs in
+    without such a `cd` is its image's WORKDIR, no folder of the repository: not matched."""
+    from migrate.rules._text import shell_matches
+    from migrate.sources import is_dockerfile
+
+    out = []
+    for number, match in shell_matches(lines, _PIP_HERE):
+        for token in re.finditer(r"\S+", match.group("args")):
+            if not installs_here(token.group().strip("\"'")):
+                continue
+            column = match.start("args") + token.start()
+            for into in changed_into(lines, number, match.start()):
+                if into == "." and is_dockerfile(path):
+                    continue
+                out.append(Definition(KIND, posixpath.normpath(into), "", number, False, f"{column} {column + len(token.group())}"))
     return out
 
 
@@ -75,7 +105,7 @@ _CD = re.compile(r"(?<![\w-])cd\s+(\S+)\s*(?:&&|;)")
 _FOR = re.compile(r"(?<![\w-])for\s+(\w+)\s+in\s+([^;]+?)\s*;?\s*(?:do\b|$)")
 
 
-def _changed_into(lines: list[str], number: int, end: int) -> list[str]:
+def changed_into(lines: list[str], number: int, end: int) -> list[str]:
     """The folders a `python setup.py ...` at `lines[number - 1][:end]` runs in, relative to the script's folder:
     the last `cd DIR &&` before it on its line (a loop variable `$ext` stands for each item of the `for ext in a b`
     above it), else "." (a `cd` to an absolute or computed path: "." as well)."""

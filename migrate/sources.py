@@ -39,6 +39,15 @@ def is_makefile(path: str) -> bool:
     return path.replace("\\", "/").rsplit("/", 1)[-1] in ("Makefile", "makefile", "GNUmakefile")
 
 
+def is_dockerfile(path: str) -> bool:
+    """A Dockerfile, by its file name: `Dockerfile`, a variant kept beside it (`Dockerfile_cu124`, `Dockerfile.megatron`,
+    `Dockerfile-dev`), or one named for its image (`cu116.Dockerfile`, `train.dockerfile`: the `.Dockerfile` suffix
+    Docker's own docs and editors recognise). Read as a launcher: its `RUN` lines are shell commands."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return (name == "Dockerfile" or (name.startswith("Dockerfile") and name[10:11] in ("_", ".", "-"))
+            or name.lower().endswith(".dockerfile"))
+
+
 def is_conda_env(path: str) -> bool:
     """A conda environment file (`environment.yml`, `environment_cuda11.yaml`), by its file name."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
@@ -65,7 +74,7 @@ _INTERESTING_NAMES = ("Dockerfile", "Makefile", ".gitmodules")
 def classify(path: str) -> tuple[str, ...]:
     """The input kinds a file is read as (empty: not ours to read)."""
     name = path.rsplit("/", 1)[-1]
-    if not name.endswith(_INTERESTING_SUFFIXES) and name not in _INTERESTING_NAMES:
+    if not name.endswith(_INTERESTING_SUFFIXES) and name not in _INTERESTING_NAMES and not is_dockerfile(name):
         return ()  # fast exit: most files in a big tree (.so, .h, .json ...) are not ours
     if name.endswith((".py", ".pyw")) and name != "setup.py":
         return ("python",)
@@ -80,7 +89,7 @@ def classify(path: str) -> tuple[str, ...]:
         name.endswith(".txt") and PurePath(path).parent.name == "requirements"
     ):
         kinds.append("manifest")
-    elif any(fnmatch(name, p) for p in LAUNCHER_PATTERNS):
+    elif any(fnmatch(name, p) for p in LAUNCHER_PATTERNS) or is_dockerfile(name):
         kinds.append("launcher")
     if any(fnmatch(name, p) for p in CUDA_SOURCE_PATTERNS):
         kinds.append("cuda-source")

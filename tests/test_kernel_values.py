@@ -658,6 +658,36 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "build_all.sh") == [2]
 
 
+def test_a_pip_install_of_the_folder_a_command_runs_in_is_reported(tmp_path):
+    # an install.sh beside the CUDA build's setup.py runs `pip install .`; a script one folder up enters the extension's
+    # folder first (`cd ops && pip install -e .`). A Dockerfile's `RUN pip install .` installs from the image's WORKDIR,
+    # no folder of the repository; a `cd` into a folder named for a catalogued GPU-only package installs that package
+    # (`COPY fast-hadamard-transform ...` then `RUN cd fast-hadamard-transform && pip install -e .`).
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='mm', ext_modules=[CUDAExtension('mm_cuda', ['mm/mm.cpp', 'mm/mm_kernel.cu'])],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "mm/mm_kernel.cu": "__global__ void k(float* x) {}\n", "mm/mm.cpp": "// host\n",
+        "ops/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='ops', ext_modules=[CUDAExtension('ops_cuda', ['k.cu'])], cmdclass={'build_ext': BuildExtension})\n"
+        ),
+        "ops/k.cu": "__global__ void k(float* x) {}\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "install.sh": "pip uninstall -y mm\nrm -rf build\npip install .\n",
+        "scripts/build.sh": "cd ops && pip install -e .\ncd tools && pip install .\n",
+        "Dockerfile_cu124": ("FROM base\nWORKDIR /workspace\nRUN pip install .\nCOPY fast-hadamard-transform /workspace/fht\n"
+                             "RUN cd fast-hadamard-transform && pip install --no-cache-dir -v -e .\n"
+                             "RUN cd tools && pip install -e .\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "install.sh") == [3]
+    assert finding_lines(result, "NPU502", "scripts/build.sh") == [1]
+    assert finding_lines(result, "NPU502", "Dockerfile_cu124") == [5]
+
+
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling

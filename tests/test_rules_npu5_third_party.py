@@ -436,3 +436,15 @@ def test_a_test_file_copied_from_the_packages_own_suite_is_the_packages(tmp_path
     found = {f.path[len(str(tmp_path)) + 1:] for f in scan([str(tmp_path)], use_cache=False).findings
              if f.code in ("NPU501", "NPU507")}
     assert found == {"tests/test_models.py", "layers.py"}
+
+
+def test_dockerfile_variants_are_read_as_launchers():
+    # llmc Dockerfile_cu124, LLaMA-Factory docker/docker-cuda/Dockerfile.megatron, OpenPCDet docker/cu116.Dockerfile:
+    # variants kept beside the Dockerfile; not a file that only starts with the word
+    from migrate.sources import classify
+
+    for name in ("Dockerfile", "docker/Dockerfile_cu124", "docker/Dockerfile.megatron", "docker/cu116.Dockerfile",
+                 "train.dockerfile", "Dockerfile-dev"):
+        assert classify(name) == ("launcher",), name
+    for name in ("Dockerfiles", "DockerfileGenerator.java", "docs/dockerfile.md"):
+        assert classify(name) == (), name

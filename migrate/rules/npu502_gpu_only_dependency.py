@@ -1,4 +1,5 @@
 import ast
+import dataclasses
 import functools
 import re
 from fnmatch import fnmatchcase
@@ -8,7 +9,7 @@ from migrate.findings import Category, Finding, Severity
 from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import is_conda_env, normalise, requirement
+from migrate.sources import is_conda_env, is_dockerfile, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
 _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
@@ -91,9 +92,19 @@ def _pip_arguments(line: str, start: int, end: int):
 
 
 def pip_install_dependencies(ctx):
-    """Requirements named by the `pip install` commands of a launcher, each at its own column."""
+    """Requirements named by the `pip install` commands of a launcher, each at its own column. The folder a command
+    runs in stands for `.` (`cd fast-hadamard-transform && pip install -e .`: the project in that folder, named by its
+    last path component like `pip install ./fast-hadamard-transform`), where a relative `cd DIR &&` before it on its
+    line names it (migrate/local_installs.py: the same folder, matched to the repository's CUDA builds)."""
+    from migrate.local_installs import changed_into, installs_here
+
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
+            if kind == "req" and installs_here(text):
+                folders = [f for f in changed_into(ctx.lines, number, start) if f != "."]
+                deps = [requirement(f.rstrip("/"), number, column) for f in folders]
+                yield from (dataclasses.replace(d, column=column, end_column=column + len(text)) for d in deps if d)
+                continue
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
@@ -116,15 +127,16 @@ def _sets_up_a_machine(ctx) -> bool:
     """A Dockerfile or CI YAML: it sets up an image or a CI machine, outside the scope of a porting inventory for
     conda's CUDA packages and pip's CUDA wheel indexes (sets 4, 10, 13: GroundingDINO/AdelaiDet Dockerfiles,
     AutoAWQ_kernels' workflow)."""
-    name = ctx.path.replace("\\", "/").rsplit("/", 1)[-1]
-    return name.startswith("Dockerfile") or name.endswith((".yml", ".yaml"))
+    return is_dockerfile(ctx.path) or ctx.path.endswith((".yml", ".yaml"))
 
 
 def _pip_install_indexes(ctx):
     """(line, column0, end column0) of the CUDA wheel indexes given to the `pip install` commands of a shell script or
     a notebook's `!` lines (`!pip3 install natten -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html`),
-    as in a requirements file. Not in a Dockerfile or CI YAML, like `conda install` (an image's or a CI machine's setup)."""
-    if _sets_up_a_machine(ctx):
+    as in a requirements file; also on a Dockerfile's `RUN pip install` line (label ruling (L47): the index given on the
+    install's own line pins the CUDA build of what it installs, `RUN pip install torch==1.10 -f .../cu111/torch_stable.html`;
+    an index set apart, `ENV PIP_INDEX_URL`, stays image setup). Not in a CI YAML (a CI machine's setup)."""
+    if _sets_up_a_machine(ctx) and not is_dockerfile(ctx.path):
         return
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
@@ -371,15 +383,18 @@ class GpuOnlyDependency(Rule):
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
     setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh; or from the folder a `cd
-    DIR &&` before it on its line enters, a loop's items for `cd $ext`), is the install of that
-    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles) the
+    DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
+    install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
+    no folder of the repository; a folder named for a catalogued GPU-only package installs that package), is the install of that
+    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
     on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
-    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), and, with the
-    same scope, a CUDA wheel index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`)
-    and the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
+    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
+    index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
+    the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`), and, with
+    the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
     (label ruling (L39), migrate/machine_setup.py); nor in the pipeline's own scripts and requirements files inside
@@ -430,13 +445,21 @@ class GpuOnlyDependency(Rule):
         Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
         Valid("pip install -r flash-attn.txt --index-url https://mirror/simple numpy\necho 'pip install flash-attn'\n# pip install xformers\n",
               kind="launcher", filename="setup_env.sh"),
-        # a command string that is not run, a printed hint, a CPU package; an image's CUDA wheel index (a Dockerfile)
+        # a command string that is not run, a printed hint, a CPU package
         'import subprocess, sys\nsubprocess.run([sys.executable, "-m", "pip", "install", "ninja"])\n'
         'print("pip install flash-attn")\ncmd = "pip install xformers"',
-        Valid("RUN pip install torch --index-url https://download.pytorch.org/whl/cu118\n", kind="launcher", filename="Dockerfile"),
+        # an image's pip index set apart from any install (label ruling (L47): image setup)
+        Valid("ENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu118\nRUN pip config set global.index-url "
+              "https://download.pytorch.org/whl/cu118\n", kind="launcher", filename="Dockerfile"),
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
+        # label ruling (L47): the CUDA wheel index on a Dockerfile's install line pins torch's CUDA build, also in a
+        # Dockerfile variant named for its image
+        Invalid("RUN pip install --user torch==1.10 torchvision==0.11.1 -f https://download.pytorch.org/whl/cu111/torch_stable.html\n",
+                kind="launcher", filename="Dockerfile", count=1),
+        Invalid("RUN pip install torch --index-url https://download.pytorch.org/whl/cu118\n", kind="launcher",
+                filename="cu118.Dockerfile", count=1),
         Invalid("nvidia_ml_py>=12\n", kind="manifest"),
         Invalid("loguru\nnvitop\n", kind="manifest", count=1),  # GaLore exp_requirements.txt: NVML-based GPU viewer
         Invalid("nvidia-dali-cuda120\n", kind="manifest"),
