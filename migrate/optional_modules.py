@@ -6,7 +6,8 @@ except Exception: pass`: on a host without marlin (an NPU host) the program goes
 optional import of the package itself (NPU501's import-attempt fallbacks), the module's GPU-only imports and
 uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported only under an availability check
 (`if is_flashinfer_available():`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
-`if torch.cuda.is_available():`: on an NPU host the other branch runs), and of a module whose other importers are
+`if torch.cuda.is_available():`, the project's own probe `if is_fp8_supported_gpu():`: on an NPU host the other
+branch runs), and of a module whose other importers are
 themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch; an ordinary module too: xtuner's MoE Triton kernels
 reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). A module no scanned file imports, or that one
@@ -64,7 +65,8 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
-def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset()) -> None:
+def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset(),
+             unprobed: frozenset = frozenset()) -> None:
     """(import node, guarded) for every import under `node`; guarded: TRIED inside the body of a `try` whose handlers
     catch a failed import, CHECKED behind a check of the package (`_checks_package`, `_records_a_flag`)."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -78,27 +80,27 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
                     for name in _last_names(n)}
         body: list = []
         for statement in node.body:
-            _imports(statement, inner, body, keys)
+            _imports(statement, inner, body, keys, unprobed)
         out.extend((n, UNGUARDED if fallback & _last_names(n) else g) if not guarded else (n, g) for n, g in body)
         for part in (node.handlers, node.orelse, node.finalbody):
             for statement in part:
-                _imports(statement, guarded, out, keys)
+                _imports(statement, guarded, out, keys, unprobed)
         return
-    if isinstance(node, ast.If) and _checks_package(node.test, keys):
+    if isinstance(node, ast.If) and _checks_package(node.test, keys, unprobed):
         # xDiT attention_backend.py: `if env_info["has_flash_attn_4_fp4"]: from xfuser...fp4_quantize import ...`, the only
         # import of a module that imports flashinfer at its top: the program takes that path only where the package is
         for statement in node.body:
-            _imports(statement, CHECKED, out, keys)
+            _imports(statement, CHECKED, out, keys, unprobed)
         for statement in node.orelse:
-            _imports(statement, guarded, out, keys)
+            _imports(statement, guarded, out, keys, unprobed)
         return
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _HOLDS_STATEMENTS):  # an expression never holds an import (nor a lambda: one expression)
-            _imports(child, guarded, out, keys)
+            _imports(child, guarded, out, keys, unprobed)
 
 
-def _checks_package(test: ast.AST, keys: frozenset) -> bool:
-    return _availability_check(test) or _cuda_device_check(test) or _registry_branch(test, keys)
+def _checks_package(test: ast.AST, keys: frozenset, unprobed: frozenset = frozenset()) -> bool:
+    return _availability_check(test) or _cuda_device_check(test, unprobed) or _registry_branch(test, keys)
 
 
 def _try_level(node: ast.Try) -> int:
@@ -202,12 +204,15 @@ def _tests_gpu_package(middle: str) -> bool:
     return catalogue_package(middle, catalogue_roots()) is not None
 
 
-def _cuda_device_check(test: ast.AST) -> bool:
+def _cuda_device_check(test: ast.AST, unprobed: frozenset = frozenset()) -> bool:
     """An `if` test that asks for a CUDA device, so that its body runs on a CUDA host only: `"cuda" in str(device)`,
-    `device.type == "cuda"`, `torch.cuda.is_available()`, or an `and` holding one (ChatTTS gpt.py: `if experimental and
+    `device.type == "cuda"`, `torch.cuda.is_available()`, a call of the project's own GPU-support probe
+    (`is_fp8_supported_gpu()`, `_gpu_support_call`), or an `and` holding one (ChatTTS gpt.py: `if experimental and
     "cuda" in str(self.device_gpt) and platform.system().lower() == "linux":`)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_cuda_device_check(v) for v in test.values)
+        return any(_cuda_device_check(v, unprobed) for v in test.values)
+    if _gpu_support_call(test, unprobed):
+        return True
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.Eq)):
         return any(isinstance(side, ast.Constant) and side.value == "cuda" for side in (test.left, test.comparators[0]))
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "is_available":
@@ -215,6 +220,46 @@ def _cuda_device_check(test: ast.AST) -> bool:
         return isinstance(inner, ast.Attribute) and inner.attr == "cuda" and isinstance(inner.value, ast.Name) \
             and inner.value.id == "torch"
     return False
+
+
+# a project function asking whether the GPU supports something: `is_fp8_supported_gpu()`, `is_hopper_gpu()`,
+# `supports_cuda_graphs()`, `cuda_capable()`: a word naming the device and one asking (label rule 30d-9)
+_DEVICE_WORDS = frozenset({"gpu", "cuda"})
+_ASKING_WORDS = frozenset({"is", "has", "supports", "supported", "support", "capable", "can"})
+
+
+def _probe_name(name: str) -> bool:
+    words = set(name.strip("_").lower().split("_"))
+    return bool(words & _DEVICE_WORDS and words & _ASKING_WORDS) and "npu" not in words and "not" not in words
+
+
+def _gpu_support_call(test: ast.AST, unprobed: frozenset) -> bool:
+    """A call, without arguments or with some, of a function named as a GPU-support probe (`_probe_name`): llmc's
+    `if is_fp8_supported_gpu(): from .kernel import act_quant` (Triton kernels) / `else: from .quant import ...`
+    (torch). Its body (`if not torch.cuda.is_available(): return False`, then the compute capability) is False off
+    CUDA, so the branch runs on a CUDA host only. A function of that name defined in the same module whose body
+    never mentions CUDA (`unprobed`, `unprobed_probes`) is not taken for one; one imported from another module is
+    taken by its name (its body is not read)."""
+    if not isinstance(test, ast.Call):
+        return False
+    func = test.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return bool(name) and _probe_name(name) and name not in unprobed and not name.lstrip("_").endswith("_available")
+
+
+def unprobed_probes(tree: ast.Module) -> frozenset[str]:
+    """The module's own top-level functions named as GPU-support probes (`_probe_name`) whose body mentions neither
+    `cuda` (`torch.cuda.get_device_capability(0)`, `"cuda"`) nor another such probe."""
+    out = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and _probe_name(statement.name):
+            mentions = any(isinstance(n, ast.Attribute) and n.attr == "cuda"
+                           or isinstance(n, ast.Name) and (n.id == "cuda" or n.id != statement.name and _probe_name(n.id))
+                           or isinstance(n, ast.Constant) and isinstance(n.value, str) and "cuda" in n.value.lower()
+                           for n in ast.walk(statement))
+            if not mentions:
+                out.add(statement.name)
+    return frozenset(out)
 
 
 def _last_names(node: ast.AST) -> set[str]:
@@ -252,20 +297,21 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
-    keys = registry_keys(tree)
+    keys, unprobed = registry_keys(tree), unprobed_probes(tree)
     if nodes is None:
         found: list = []
-        _imports(tree, UNGUARDED, found, keys)
+        _imports(tree, UNGUARDED, found, keys, unprobed)
     else:
         statements = sorted((*nodes.get(ast.Import, ()), *nodes.get(ast.ImportFrom, ())),
                             key=lambda n: (n.lineno, n.col_offset))
         fallbacks: dict[int, set[str]] = {}
-        found = [(node, _guarded(node, parent, fallbacks, keys)) for node in statements]
+        found = [(node, _guarded(node, parent, fallbacks, keys, unprobed)) for node in statements]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
             for node, guarded in found for name in _imported(node, path)]
 
 
-def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset()) -> int:
+def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset(),
+             unprobed: frozenset = frozenset()) -> int:
     """The flag `_imports` gives the import `node`, from its ancestors, outermost first: inside the body of a
     `try` that catches a failed import (or an `if` asking for a package) it is guarded, unless an enclosing
     unguarded `try` imports the same last name in a handler (the fallback `_imports` reads)."""
@@ -287,7 +333,7 @@ def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset
                     vetoed = vetoed or bool(fallback & _last_names(node))
                 guarded = max(guarded, _try_level(above))
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
-                and _checks_package(above.test, keys):
+                and _checks_package(above.test, keys, unprobed):
             guarded = CHECKED
     return UNGUARDED if vetoed else guarded
 

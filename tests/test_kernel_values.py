@@ -1684,6 +1684,30 @@ def test_triton_kernels_reached_only_from_the_cuda_branch_of_a_device_dispatch_a
     assert finding_lines(result, "NPU507", "other/tk2.py") == [3, 7]
 
 
+def test_triton_kernels_imported_only_under_the_projects_gpu_support_probe_are_an_optional_path(tmp_path):
+    # a project function probing the CUDA device (`is_fp8_supported_gpu()`: False without torch.cuda, then the compute
+    # capability) selects Triton kernels, a torch module otherwise (label rule 30d-9, (L42)): the kernels go. A
+    # function of such a name defined beside the import whose body never asks about CUDA selects nothing GPU-only
+    kernel = ("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pass\n"
+              "def run(x):\n    k[(1,)](x, 4)\n")
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": ("import torch\ndef is_fp8_supported_gpu():\n    if not torch.cuda.is_available():\n"
+                         "        return False\n    major, minor = torch.cuda.get_device_capability(0)\n"
+                         "    return major >= 9\n"),
+        "pkg/quant.py": "def run(x):\n    return x\n",
+        "pkg/kernel.py": kernel,
+        "pkg/awq.py": "from .utils import is_fp8_supported_gpu\nif is_fp8_supported_gpu():\n    from .kernel import run\n"
+                      "else:\n    from .quant import run\n",
+        "pkg/kernel2.py": kernel,
+        "pkg/other.py": ("import os\ndef is_fast_gpu():\n    return os.environ.get('FAST') == '1'\n"
+                         "if is_fast_gpu():\n    from .kernel2 import run\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU507", "pkg/kernel.py") == [] and finding_lines(result, "NPU501", "pkg/kernel.py") == []
+    assert finding_lines(result, "NPU507", "pkg/kernel2.py") == [3, 7]
+
+
 def test_a_triton_kernel_imported_from_another_module_is_launched_where_it_is_imported(tmp_path):
     # openai/whisper timing.py: `from .triton_ops import dtw_kernel` inside the function, then `dtw_kernel[(1,)](...)`,
     # in a file that never imports triton; the same for a kernel reached through its module, not for a plain function

@@ -1,4 +1,5 @@
 import ast
+import functools
 
 from migrate.findings import Category, Severity
 from migrate.rules.base import Invalid, Rule
@@ -24,17 +25,26 @@ class ConfigDrivenDevice(Rule):
     in knowledge/data/config_device_keys.toml, `accelerator: gpu`; measured again on
     Lightning-AI/pytorch-lightning@7f0c343 examples/fabric/image_classifier/train_fabric.py: `Fabric()`
     under the stand-in fails in `fabric.setup` with "cannot unpack non-iterable NoneType object" and
-    trains with the variable set)."""
+    trains with the variable set).
+
+    A Lightning file that names Lightning's CUDA accelerator as a literal, `Trainer(accelerator="gpu")`,
+    `trainer_defaults={"accelerator": "cuda"}`, `add_argument("--accelerator", default="gpu")`, is reported
+    here too, as a warning: a device choice, as NPU107 reads `accelerator: gpu` in a Trainer YAML (the same
+    data, knowledge/data/config_device_keys.toml, with its source), not a GPU-only library (label ruling (L25)).
+    On an Ascend host it runs with transfer_to_npu in the entry module and TORCH_NPU_DEVICE_CAPABILITY set,
+    or with a registered NPU Accelerator. Lightning 1.x's `gpus=N` and `accelerator="ddp"` (a multi-GPU
+    mode) stay NPU503."""
 
     CODE = "NPU108"
     NAME = "config-driven-device"
     CATEGORY = Category.DEVICE
     SEVERITY = Severity.INFO
     MESSAGE = "the device is chosen by configuration at run time"
-    TRIGGERS = ("hydra", "LightningCLI", "Trainer", "Fabric")
+    TRIGGERS = ("hydra", "LightningCLI", "Trainer", "Fabric", "accelerator")
     VALID = [
         'import lightning as L\ntrainer = L.Trainer(accelerator="cpu")',
-        'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu")',  # named in Python: NPU503
+        'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="cpu", devices=1)',
+        'import argparse\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu")',  # not Lightning's
         "from transformers import Trainer\ntrainer = Trainer(model=m, args=a)",  # not Lightning's
         "import hydra\ncfg = hydra.compose(config_name='x')",
         "def main(cfg):\n    pass",
@@ -51,6 +61,12 @@ class ConfigDrivenDevice(Rule):
             "t2 = Trainer(**cfg.trainer)\nt3 = pl.Trainer(accelerator=cfg.accelerator)\nt4 = pl.Trainer(accelerator='auto')",
             count=4,
         ),
+        Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)', count=1),
+        Invalid('import lightning\nt = lightning.Trainer(\n    accelerator="cuda",\n    devices=-1,\n)', count=1),
+        Invalid('import argparse\nimport pytorch_lightning as pl\np = argparse.ArgumentParser()\n'
+                'p.add_argument("--accelerator", default="gpu", type=str)', count=1),
+        Invalid('from lightning.pytorch.cli import LightningCLI\ndef main():\n    LightningCLI(\n        M,\n'
+                '        trainer_defaults={"accelerator": "gpu", "devices": 1},\n    )', count=2),
     ]
 
     def check(self, ctx):
@@ -61,8 +77,9 @@ class ConfigDrivenDevice(Rule):
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
                     if ctx.qualname(target) == "hydra.main":
                         yield self.finding(ctx, decorator, f"{self.MESSAGE} (`@hydra.main`: the config files choose it)")
-        if not roots.intersection(_LIGHTNING):
+        if not roots.intersection(_LIGHTNING + ("lightning_fabric",)):
             return
+        yield from self._gpu_accelerators(ctx)
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func) or ""
             if name.split(".", 1)[0] not in _LIGHTNING:
@@ -72,6 +89,49 @@ class ConfigDrivenDevice(Rule):
             elif name in _TRAINERS and _accelerator_at_run_time(ctx, call):
                 yield self.finding(ctx, call, f"{self.MESSAGE} (Lightning picks CUDA when torch.cuda is available: "
                                               f"accelerator not given, `auto` or computed){_CAPABILITY}")
+
+
+    def _gpu_accelerators(self, ctx):
+        """`accelerator="gpu"` / `"cuda"` as a call's keyword, a dict entry, an assigned key or attribute
+        (`cfg["accelerator"] = "gpu"`, `args.accelerator = "gpu"`), an annotated default or an argparse
+        `--accelerator` default, in a file importing Lightning."""
+        setting = _gpu_accelerator_setting()
+        if setting is None:
+            return
+        values: list[ast.AST] = []
+        for call in ctx.nodes.get(ast.Call, ()):
+            values.extend(k.value for k in call.keywords if k.arg == "accelerator")
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument" \
+                    and any(ctx.string_value(a) == "--accelerator" for a in call.args):
+                default = ctx.keyword(call, "default")
+                if default is not None:
+                    values.append(default)
+        for node in ctx.nodes.get(ast.Dict, ()):
+            values.extend(v for k, v in zip(node.keys, node.values)
+                          if isinstance(k, ast.Constant) and k.value == "accelerator")
+        for node in ctx.nodes.get(ast.Assign, ()):
+            for target in node.targets:
+                key = target.attr if isinstance(target, ast.Attribute) else (
+                    target.slice.value if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) else None)
+                if key == "accelerator":
+                    values.append(node.value)
+        for node in ctx.nodes.get(ast.AnnAssign, ()):
+            if isinstance(node.target, ast.Name) and node.target.id == "accelerator" and node.value is not None:
+                values.append(node.value)
+        for value in values:
+            text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            if text is not None and text.lower() in setting.values:
+                yield self.finding(ctx, value, f"Lightning's `accelerator=\"{text}\"` chooses the CUDA device ({setting.why}); "
+                                               f"NPU: {setting.alternative}", severity=setting.severity)
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu_accelerator_setting():
+    """NPU107's Lightning `accelerator: gpu` / `cuda` setting (knowledge/data/config_device_keys.toml)."""
+    from migrate.rules.npu107_config_file_gpu import config_settings
+
+    settings, _ = config_settings()
+    return next((s for s in settings if s.key == "accelerator" and s.family == "lightning"), None)
 
 
 # what a Lightning / Fabric app needs on an Ascend host once transfer_to_npu serves torch.cuda

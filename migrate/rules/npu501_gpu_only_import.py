@@ -488,7 +488,10 @@ class GpuOnlyImport(Rule):
     pass`, then a torch reference after the try: without the package the code after the try is the fallback). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
-    third_party.toml `aliases`) or of a CUDA device is an optional path too, and so is one whose every importer is
+    third_party.toml `aliases`) or of a CUDA device (`device.type == "cuda"`, `torch.cuda.is_available()`, or the
+    project's own GPU-support probe, `if is_fp8_supported_gpu():` with Triton kernels there and a torch module in the
+    `else:`; named so, and when defined in the importing module, its body asks about CUDA: label rule 30d-9) is an
+    optional path too, and so is one whose every importer is
     itself such a module, up to three modules in a row, package `__init__` or ordinary (the CUDA branch of a device
     dispatch, `if device == "cuda": from .cuda import gemm` beside `elif device == "npu":`, reaching the Triton kernels
     through cuda/__init__.py and the module that imports them: label rule 30d-1): its imports and uses are not reported

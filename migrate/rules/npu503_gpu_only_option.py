@@ -359,7 +359,8 @@ class GpuOnlyOption(Rule):
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`, diffusers' examples'
     `--enable_xformers_memory_efficient_attention`), argparse defaults
-    (`add_argument("--accelerator", default="gpu")`: Lightning's CUDA accelerator). Lightning 1.x's
+    (`add_argument("--optim", default="paged_adamw_32bit")`). Lightning's `accelerator="gpu"` is a device choice,
+    reported by NPU108 (label ruling (L25)); Lightning 1.x's
     `gpus` flag is on for any value but 0 / None / "" (`Trainer(gpus=1)`, `trainer_config["gpus"] = 1`)
     and its `accelerator="ddp"` ran multi-GPU DDP; where the code reads the flag to decide GPU
     against CPU (`if "gpus" in trainer_config:`, `trainer_config["gpus"]`) that line is reported too. The recognised keys and
@@ -410,6 +411,7 @@ class GpuOnlyOption(Rule):
         'import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=0, strategy="ddp")\ncfg = {"gpus": None}',
         'cfg = {"gpus": 2, "accelerator": "ddp"}\nif "gpus" in cfg:\n    n = cfg["gpus"]',  # not a Lightning file
         'import argparse\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu")',  # not a Lightning file
+        'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)',  # a device choice: NPU108
         Valid("trainer:\n  accelerator: gpu\n", kind="launcher", filename="config.yaml"),  # no import to tell whose option
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
         Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
@@ -515,8 +517,7 @@ class GpuOnlyOption(Rule):
                 "    def _create_auto_model(self, n, load_in_8bit=False, load_in_4bit=False):\n"
                 "        model_kwargs = {}\n        model_kwargs['load_in_4bit'] = load_in_4bit\n"
                 "        return AutoModelForCausalLM.from_pretrained(n, load_in_8bit=load_in_8bit, **model_kwargs)", count=2),
-        Invalid('import argparse\nimport pytorch_lightning as pl\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu", type=str)\np.add_argument("--optim", default="paged_adamw_8bit")', count=2),
-        Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)', count=1),
+        Invalid('import argparse\nimport pytorch_lightning as pl\np = argparse.ArgumentParser()\np.add_argument("--accelerator", default="gpu", type=str)\np.add_argument("--optim", default="paged_adamw_8bit")', count=1),
         Invalid('import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1, precision=32)\nt2 = pl.Trainer(gpus=args.gpus)', count=2),
         Invalid(
             'import pytorch_lightning as pl\ntrainer_config = {}\ntrainer_config["accelerator"] = "ddp"\n'
