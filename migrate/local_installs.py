@@ -48,7 +48,7 @@ def facts(dependencies) -> list[Definition]:
 
 # `python setup.py build install` / `python3 ./ops/setup.py develop`: setuptools run on a setup.py directly, with a
 # command that builds or installs (not `--version`, `sdist`, `clean`)
-_SETUP_PY = re.compile(r"(?<![\w./-])python[\d.]*\s+(?:-\S+\s+)*(?P<path>(?:\S*/)?setup\.py)(?P<rest>(?:\s+[^\s;&|]+)+)")
+_SETUP_PY = re.compile(r"(?:(?<=/)|(?<![\w./-]))python[\d.]*\s+(?:-\S+\s+)*(?P<path>(?:\S*/)?setup\.py)(?P<rest>(?:\s+[^\s;&|]+)+)")
 _BUILDS = frozenset({"install", "develop", "build", "build_ext", "bdist_wheel", "bdist_egg"})
 
 
@@ -75,7 +75,7 @@ def installs_here(text: str) -> bool:
 
 
 # `pip install .` / `pip install -e .` in a launcher (pip / pip3 / python -m pip)
-_PIP_HERE = re.compile(r"(?<![\w./-])(?:pip3?|python[\d.]*\s+-m\s+pip)\s+install\b(?P<args>[^;&|]*)")
+_PIP_HERE = re.compile(r"(?:(?<=/)|(?<![\w./-]))(?:pip3?|python[\d.]*\s+-m\s+pip)(?:\s+--?[a-z][\w-]*)*\s+install\b(?P<args>[^;&|]*)")
 
 
 def pip_runs_here(path: str, lines: list[str]) -> list[Definition]:
@@ -107,25 +107,33 @@ _FOR = re.compile(r"(?<![\w-])for\s+(\w+)\s+in\s+([^;]+?)\s*;?\s*(?:do\b|$)")
 
 def changed_into(lines: list[str], number: int, end: int) -> list[str]:
     """The folders a `python setup.py ...` at `lines[number - 1][:end]` runs in, relative to the script's folder:
-    the last `cd DIR &&` before it on its line (a loop variable `$ext` stands for each item of the `for ext in a b`
-    above it), else "." (a `cd` to an absolute or computed path: "." as well)."""
-    cds = list(_CD.finditer(lines[number - 1], 0, end))
-    if not cds:
-        return ["."]
-    target = cds[-1].group(1).strip("\"'")
-    variable = re.fullmatch(r"\$\{?(\w+)\}?", target)
-    if variable:
-        for line in reversed(lines[:number]):
-            loop = _FOR.search(line)
-            if loop and loop.group(1) == variable.group(1):
-                items = [w.strip("\"'") for w in loop.group(2).split()]
-                if items and all(re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", w) for w in items):
-                    return items
-                break
-        return ["."]
-    if target.startswith(("/", "~", "$", "-")):
-        return ["."]
-    return [target]
+    the `cd DIR &&`s before it in its command, over the lines a trailing backslash continues it from
+    (migrate/continued_commands.py), each from the folder the one before it entered (`cd /src/flash-attention \\` /
+    `&& cd csrc && cd rotary && pip install .`: /src/flash-attention/csrc/rotary; an absolute folder as written, a
+    Dockerfile's checkout of a repository), a loop's variable `$ext` standing for each item of the `for ext in a b`
+    above it, else "." (a `cd` to a computed or home path: "." as well)."""
+    from migrate.continued_commands import first_line, text_before
+
+    text = text_before(lines, number, end)
+    folder = "."
+    cds = list(_CD.finditer(text))
+    for index, cd in enumerate(cds):
+        target = cd.group(1).strip("\"'")
+        variable = re.fullmatch(r"\$\{?(\w+)\}?", target)
+        if variable and index == len(cds) - 1:
+            for line in reversed(lines[:first_line(lines, number)]):
+                loop = _FOR.search(line)
+                if loop and loop.group(1) == variable.group(1):
+                    items = [w.strip("\"'") for w in loop.group(2).split()]
+                    if items and all(re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", w) for w in items):
+                        return [posixpath.normpath(posixpath.join(folder, w)) for w in items]
+                    break
+            return ["."]
+        if target.startswith(("~", "$", "-")):
+            folder = "."
+        else:
+            folder = posixpath.normpath(posixpath.join(folder, target))
+    return [folder]
 
 
 def report(results: list[FileResult]) -> list[FileResult]:

@@ -244,6 +244,9 @@ class ThirdParty:
     npu_plugin: str | None = None
     # the names of the package's public API that plugin runs as written (vllm's root `__all__`)
     plugin_api: frozenset[str] = frozenset()
+    # the names of the package's repository that a local checkout folder carries and that are no pip name of it
+    # (`third_party/flash-attention`: PyPI `flash-attention` is another project), read by NPU502 for local installs only
+    folder_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -488,7 +491,7 @@ def third_party() -> dict[str, ThirdParty]:
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
-            plugin_api=frozenset(e.get("plugin_api", ())))
+            plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())))
     return out
 
 

@@ -1,11 +1,13 @@
 import ast
 import dataclasses
 import functools
+import posixpath
 import re
 from fnmatch import fnmatchcase
 
 from migrate import knowledge
 from migrate.findings import Category, Finding, Severity
+from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_here
 from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
@@ -13,8 +15,10 @@ from migrate.sources import is_conda_env, is_dockerfile, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
 _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
-# An index / find-links URL of CUDA wheels: .../whl/cu121, .../cu118/torch_stable.html
-_CUDA_INDEX_URL = re.compile(r"https?://\S*?/(?:whl/)?cu\d{2,3}(?:/\S*)?(?=[\s\"']|$)")
+# An index / find-links URL of CUDA wheels: .../whl/cu121, .../cu118/torch_stable.html, or a find-links page named
+# for torch's CUDA build (PyG's wheel pages https://data.pyg.org/whl/torch-${TORCH}+${CUDA}.html, `torch-2.1.0+cu118.html`,
+# beside `torch-1.13.0+cpu.html`: PyG's install instructions as quoted in install notes, read with the search tool)
+_CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?cu\d{2,3}(?:/\S*)?|(?:\+|%2B)cu\d{2,3}\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
 # conda packages of the CUDA toolkit (environment.yml): `cudatoolkit=11.3` (anaconda/conda-forge),
@@ -51,8 +55,9 @@ _CONDA_CUDA_BUILD = re.compile(
     r"^\s*-\s*(?:[\w.-]+::)?[\w.-]+\s*=\s*[^=\s#]+=(\S*(?:cuda|(?<![a-z])cu\d{2,3}(?![a-z]))\S*)", re.I)
 
 
-# `pip install ...` in a launcher (shell script, Dockerfile, CI YAML): `pip`, `pip3`, `python -m pip`
-_PIP_INSTALL = re.compile(r"(?<![\w./-])(?:pip3?|python3?\s+-m\s+pip)\s+install\b")
+# `pip install ...` in a launcher (shell script, Dockerfile, CI YAML): `pip`, `pip3`, `python -m pip`, also by its
+# path (`/opt/conda/bin/pip`) and with pip's general options before the command (`pip --no-cache-dir install`)
+_PIP_INSTALL = re.compile(r"(?:(?<=/)|(?<![\w./-]))(?:pip3?|python[\d.]*\s+-m\s+pip)(?:\s+--?[a-z][\w-]*)*\s+install\b")
 # pip install options that take a separate value, which is no requirement (pip.pypa.io/en/stable/cli/pip_install/
 # and the general options of pip.pypa.io/en/stable/cli/pip/): `-r reqs.txt`, `--index-url URL`, `-t DIR`...
 # (`-e` takes a requirement: an editable project path or VCS URL)
@@ -96,18 +101,40 @@ def pip_install_dependencies(ctx):
     runs in stands for `.` (`cd fast-hadamard-transform && pip install -e .`: the project in that folder, named by its
     last path component like `pip install ./fast-hadamard-transform`), where a relative `cd DIR &&` before it on its
     line names it (migrate/local_installs.py: the same folder, matched to the repository's CUDA builds)."""
-    from migrate.local_installs import changed_into, installs_here
-
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
             if kind == "req" and installs_here(text):
                 folders = [f for f in changed_into(ctx.lines, number, start) if f != "."]
-                deps = [requirement(f.rstrip("/"), number, column) for f in folders]
+                deps = [_folder_requirement(f, number, column) for f in folders]
                 yield from (dataclasses.replace(d, column=column, end_column=column + len(text)) for d in deps if d)
                 continue
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
+    for number, match in shell_matches(ctx.lines, _SETUP_PY):
+        if not _BUILDS.intersection(match.group("rest").split()):
+            continue
+        folder = posixpath.dirname(match.group("path")) or "."
+        for into in changed_into(ctx.lines, number, match.start()):
+            dep = _folder_requirement(posixpath.normpath(posixpath.join(into, folder)), number, match.start(), known=True)
+            if dep is not None:
+                yield dataclasses.replace(dep, column=match.start(), end_column=match.end())
+
+
+def _folder_requirement(folder: str, number: int, column: int, known: bool = False):
+    """The requirement a local folder install stands for: the folder's last name (`cd fast-hadamard-transform && pip
+    install .`), else the nearest folder above it named for a catalogued package, by a pip name or the name of the
+    package's repository (`folder_names`: a checkout `third_party/flash-attention`), whose part it builds
+    (`.../flash-attention/csrc/rotary`: a CUDA extension of flash-attn's repository). `known`: only a catalogued one."""
+    parts = [p for p in folder.rstrip("/").split("/") if p not in ("", ".", "..")]
+    pips, folders = _pip_table(), _folder_names()
+    for part in reversed(parts):
+        name = normalise(part)
+        if GpuOnlyDependency._lookup(name, pips) is not None:
+            return requirement(part, number, column)
+        if name in folders:
+            return requirement(folders[name], number, column)
+    return None if known or not parts else requirement(parts[-1], number, column)
 
 
 def _command_end(text: str, start: int) -> int:
@@ -117,10 +144,21 @@ def _command_end(text: str, start: int) -> int:
 
 def _shell_commands(ctx, pattern):
     """(line number, line without its comment, start, end) of each command `pattern` matches in a launcher or a
-    notebook's `!` lines: its arguments lie between start and end."""
+    notebook's `!` lines: its arguments lie between start and end; a command continued by a trailing backslash
+    also on each line it continues onto (migrate/continued_commands.py), up to the `&&` / `;` that ends it."""
+    from migrate.continued_commands import continuation_lines
+
     for number, match in shell_matches(ctx.lines, pattern):
         line = strip_comment(ctx.lines[number - 1])
-        yield number, line, match.end(), _command_end(line, match.end())
+        end = _command_end(line, match.end())
+        yield number, line, match.end(), end
+        if end < len(line):
+            continue
+        for following, text in continuation_lines(ctx.lines, number):  # `RUN pip install \` / `    gputil \`
+            end = _command_end(text, 0)
+            yield following, text, 0, end
+            if end < len(text):
+                break
 
 
 def _sets_up_a_machine(ctx) -> bool:
@@ -360,6 +398,13 @@ def _pip_table() -> tuple[tuple[str, str], ...]:
     return _PIP_TABLES[0][1]
 
 
+def _folder_names() -> dict[str, str]:
+    """(normalised repository name, the package's first pip name) from the catalogue's `folder_names`: the names a
+    checkout of the package's repository carries that are no pip name of it (PyPI `flash-attention` is another project)."""
+    return {normalise(folder): entry.pip_names[0] for entry in knowledge.third_party().values()
+            for folder in entry.folder_names if entry.pip_names}
+
+
 class GpuOnlyDependency(Rule):
     """GPU-only packages declared in a dependency manifest (requirements*.txt, pyproject.toml,
     setup.cfg, environment.yml, setup.py install_requires). Distribution names are normalised and
@@ -373,7 +418,9 @@ class GpuOnlyDependency(Rule):
     `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
     (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
-    `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name), and in a conda environment file the CUDA toolkit packages
+    `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
+    package that also publishes a CPU build: `spconv-cu116` beside `spconv`), PyG's CUDA wheel pages
+    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`), and in a conda environment file the CUDA toolkit packages
     (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the pytorch channel's older
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
@@ -385,11 +432,14 @@ class GpuOnlyDependency(Rule):
     setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
     install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
-    no folder of the repository; a folder named for a catalogued GPU-only package installs that package), is the install of that
+    no folder of the repository; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
+    for a catalogued GPU-only package, by a pip name or its repository's name (`folder_names`: `third_party/flash-attention`),
+    or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
     CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
-    (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; a command continued
-    on the next line is read on its first line only), and the CUDA toolkit packages of each `conda` /
+    (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; pip also by its path,
+    `/opt/conda/bin/pip --no-cache-dir install`; a command continued by a trailing backslash is read on each line it
+    continues onto, each reported on its own line: migrate/continued_commands.py), and the CUDA toolkit packages of each `conda` /
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
     notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
@@ -426,8 +476,6 @@ class GpuOnlyDependency(Rule):
         Valid("exllamav2==0.0.18\ntorch==2.2.1+cu121\n", kind="manifest", filename="requirements_apple_silicon.txt"),
         # `cu` / `cuda` with digits that are no build suffix (the stem itself, part of a word)
         Valid("cu12-tools\nmy-cuda-utils\nkaccu128\nmecu118x-lib\n", kind="manifest"),
-        # a CUDA-suffixed name the knowledge base knows is decided by its entry (spconv publishes a CPU build: info)
-        Valid("spconv-cu118==2.3.6\n", kind="manifest"),
         # an image's or a CI machine's conda setup is not part of the port's inventory (AdelaiDet docker/Dockerfile)
         Valid('RUN bash -c "conda install -y pytorch==1.5.0 torchvision cudatoolkit=10.2 -c pytorch"\n', kind="launcher",
               filename="Dockerfile"),
@@ -454,6 +502,25 @@ class GpuOnlyDependency(Rule):
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
+        # the CUDA wheel of a package that also publishes a CPU build (spconv-cu1xx beside spconv; OpenPCDet-style
+        # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
+        Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
+        Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
+        # a command continued over several lines (label rule (L41)/(L47): each line naming a GPU-only install, CUDA pin
+        # or CUDA index is one), pip by its path with a general option before `install`, a PyG wheel page for a CUDA
+        # build; the `cd`s of the whole command say the folder each install runs in: a checkout of a GPU-only package's
+        # repository by its name (flash-attention for flash-attn), its csrc extension folders, a `python setup.py install`
+        # there, NVIDIA apex built with --cuda_ext; not the requirements file, the CPU packages or the unpinned torchaudio
+        Invalid("RUN /opt/conda/bin/pip --no-cache-dir install \\\n    numpy \\\n    gputil \\\n"
+                "    -f https://data.pyg.org/whl/torch-${TORCH}+cu117.html \\\n"
+                "    && pip install --extra-index-url https://download.pytorch.org/whl/cu117 \\\n"
+                "    torch==${TORCH}+cu117 \\\n    torchaudio==${TORCHAUDIO}\n"
+                "RUN git submodule update --init --recursive \\\n    && pip install -r requirements/torch.txt \\\n"
+                "    && cd /src/third_party/flash-attention \\\n    && /opt/conda/bin/python setup.py install \\\n"
+                "    && cd ./csrc \\\n    && cd rotary && pip install -v . \\\n    && cd ../layer_norm && pip install -v . \\\n"
+                "    && cd ../../../../ \\\n    && cd ./third_party/apex \\\n"
+                "    && pip --no-cache-dir install -v --global-option=\"--cuda_ext\" ./ \\\n    && cd ../tools && pip install .\n",
+                kind="launcher", filename="Dockerfile", count=8),
         # label ruling (L47): the CUDA wheel index on a Dockerfile's install line pins torch's CUDA build, also in a
         # Dockerfile variant named for its image
         Invalid("RUN pip install --user torch==1.10 torchvision==0.11.1 -f https://download.pytorch.org/whl/cu111/torch_stable.html\n",
@@ -587,7 +654,18 @@ class GpuOnlyDependency(Rule):
             key = self._lookup(dep.name, pips)
             if key is not None and _pins_namesake(_spec_text(ctx, dep), table[key].pypi_namesake):
                 continue  # the unrelated PyPI project of the same name (PyPI `apex==0.9.10.dev0`, a Pyramid toolkit)
-            if key is not None and needs_a_look(table[key]):
+            suffix = _CUDA_BUILD_NAME.search(dep.name)
+            if suffix is not None and suffix.start() > 0 and (key is None or table[key].status == "partial") \
+                    and not _CUDA_RUNTIME_WHEEL.match(dep.name):
+                # a CUDA build by its name: unknown to the catalogue, or the CUDA wheel of a package that also publishes
+                # a CPU build (`spconv-cu116` beside `spconv`: the port installs that one; its imports stay as they are)
+                yield self.finding(
+                    ctx, span,
+                    f"`{dep.name}` is a CUDA build (the `{suffix.group(1)}` in its name); an Ascend host needs the "
+                    "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
+                    severity=Severity.WARNING,
+                )
+            elif key is not None and needs_a_look(table[key]):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
@@ -606,13 +684,6 @@ class GpuOnlyDependency(Rule):
             elif _CUDA_RUNTIME_WHEEL.match(dep.name):
                 yield self.finding(
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
-                    severity=Severity.WARNING,
-                )
-            elif key is None and (suffix := _CUDA_BUILD_NAME.search(dep.name)) and suffix.start() > 0:
-                yield self.finding(
-                    ctx, span,
-                    f"`{dep.name}` is a CUDA build (the `{suffix.group(1)}` in its name); an Ascend host needs the "
-                    "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
             elif (dep.name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(dep.name)) and _conda_env(ctx):
