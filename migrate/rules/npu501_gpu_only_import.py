@@ -306,10 +306,42 @@ def optional_import(ctx, statement, package: str) -> bool:
     attempt = guarding_try(ctx, statement)
     if attempt is None:
         return False
+    if _unread_flag_only(ctx, statement, attempt):
+        return False
     if any(_catches_import_error(h) and (_binds_a_fallback(h, package) or _answers_unavailable(h)) for h in attempt.handlers):
         return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
         or _used_only_in_the_attempt(ctx, statement, attempt)
+
+
+def _unread_flag_only(ctx, statement, attempt: ast.Try) -> bool:
+    """AutoAWQ fused/mlp.py: `try: import awq_ext; AWQ_INSTALLED = True / except: AWQ_INSTALLED = False`, then
+    `self.linear = awq_ext.gemm_forward_cuda` with no test of the flag anywhere in the file. The handler binds only
+    flags (names the import does not bind, set to constants), nothing in the file reads any of them (nor names them
+    in a string, `__all__`), and the imported names are read after the try: the flag records the absence but no
+    code takes another path on it, so the uses fail without the package (label rule 31b-7 (c)). A flag that some
+    line tests (`if XFORMERS_IS_AVAILABLE:`, `assert AWQ_INSTALLED, ...`) keeps the import optional."""
+    if any(a.name == "*" for a in statement.names):
+        return False
+    handlers = [h for h in attempt.handlers if _catches_import_error(h)]
+    names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    flags: set[str] = set()
+    for handler in handlers:
+        for s in handler.body:
+            if isinstance(s, ast.Pass):
+                continue
+            if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
+                    and all(isinstance(t, ast.Name) for t in s.targets)):
+                return False
+            flags.update(t.id for t in s.targets)
+    if not flags or flags & names:
+        return False
+    if any(n.id in flags and isinstance(n.ctx, ast.Load) for n in ctx.nodes.get(ast.Name, ())):
+        return False
+    if any(isinstance(n.value, str) and n.value in flags for n in ctx.nodes.get(ast.Constant, ())):
+        return False
+    inside = {id(n) for s in attempt.body for n in ast.walk(s)}
+    return any(n.id in names and isinstance(n.ctx, ast.Load) and id(n) not in inside for n in ctx.nodes.get(ast.Name, ()))
 
 
 # calls a handler makes to tell the user, not to give a fallback: `logger.warning(...)`, `warnings.warn(...)`,
@@ -480,7 +512,11 @@ class GpuOnlyImport(Rule):
     assert is_liger_available()`), or after an NPU branch of its block that returns its own result (`if
     is_npu_tensor(q): return npu_forward(q, k, v)`, migrate/npu_aware.py: the rest is the CUDA path), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
-    nothing and stays reported. A guarded import whose handler only passes
+    nothing and stays reported, and so does one whose handler binds only availability flags that no line of the file
+    reads (nor names in a string, `__all__`) while the imported names are used after the try (`try: import awq_ext;
+    AWQ_INSTALLED = True / except: AWQ_INSTALLED = False`, then `awq_ext.gemm_forward_cuda` with no test of the flag:
+    the flag chooses nothing, label rule 31b-7 (c)); a flag that some line tests (`assert AWQ_INSTALLED, ...`,
+    `"xformers" if XFORMERS_IS_AVAILABLE else "softmax"`) keeps it optional. A guarded import whose handler only passes
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
     import binds is read in the file (`try: import flash_attn / except ImportError: logger.warning(...)`: it only
     tells the user whether another library's optional speed-up is installed), or where every read of the imported names
@@ -597,8 +633,18 @@ class GpuOnlyImport(Rule):
         # LLamaTuner env_utils.py: only the version is read, in an environment report
         "def env():\n    info = {}\n    try:\n        import bitsandbytes\n        info['bnb'] = bitsandbytes.__version__\n"
         "    except Exception:\n        pass\n    return info\n",
+        # the flag the handler binds is tested before the use (an assert at the head of the layer, an attention
+        # choice): the program takes another path or stops with its own message without the package
+        "try:\n    import awq_ext\n    NORM_OK = True\nexcept:\n    NORM_OK = False\n"
+        "def rms_norm(x, w):\n    assert NORM_OK, 'pip install the norm kernels'\n    return awq_ext.layernorm_forward_cuda(x, w)\n",
+        "try:\n    import xformers.ops\n    XF_OK = True\nexcept ImportError:\n    XF_OK = False\n"
+        "mode = 'xformers' if XF_OK else 'softmax'\n",
     ]
     INVALID = [
+        # the handler binds an availability flag that nothing in the file reads, and the imported names are used
+        # after the try: the flag chooses nothing, so the uses fail without the package (label rule 31b-7 (c))
+        Invalid("try:\n    from flash_attn import flash_attn_func\n    FA_OK = True\nexcept:\n    FA_OK = False\n"
+                "def attend(q, k, v):\n    return flash_attn_func(q, k, v, causal=True)\n", count=1),
         # lit-llama quantization.py (label rule (s21b-1)): the file's own Triton kernel under an optional import; with
         # no other definition of the kernel the import stays work to port
         Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"

@@ -167,7 +167,9 @@ class GpuOnlyUse(Rule):
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
     function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
     line (NPU501) nor their uses are reported; a handler that only
-    passes or warns, raises, or imports the same package again is no fallback. So is a package a module probes for
+    passes or warns, raises, or imports the same package again is no fallback, nor is one that binds only flags no line
+    of the file reads while the imported names are used after the try (`try: import awq_ext; AWQ_INSTALLED = True /
+    except: AWQ_INSTALLED = False`, then `awq_ext.silu_and_mul(...)` with the flag never tested: label rule 31b-7 (c)). So is a package a module probes for
     with a function of its own (`def has_cute(): return find_spec("cutlass") is not None`, called there) and imports
     only inside functions, never at its top: an optional backend (migrate/probed_packages.py; Triton and numba kernels
     excepted). A test file copied from the package's own suite with its copyright header (`conftest.py` opening with
@@ -227,9 +229,11 @@ class GpuOnlyUse(Rule):
         "rgb = nerfacc.accumulate_along_rays(w, ri, values=c, n_rays=n)",
         "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
         "from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)",  # has an NPU op builder
-        # ConvNeXt optim_factory.py: the handler binds a fallback flag; the fused optimizers are optional
+        # ConvNeXt optim_factory.py: the handler binds a fallback flag, which the factory asserts before it builds a
+        # fused optimizer; the fused optimizers are optional
         "try:\n    from apex.optimizers import FusedAdam\n    has_apex = True\nexcept ImportError:\n    has_apex = False\n"
-        "def make(p, name):\n    if name == 'fusedadam':\n        return FusedAdam(p)",
+        "def make(p, name):\n    if 'fused' in name:\n        assert has_apex, 'APEX required for fused optimizers'\n"
+        "    if name == 'fusedadam':\n        return FusedAdam(p)",
         # megablocks grouped_gemm_util.py: the flag is bound false (annotated) before the try: the package is optional
         "import warnings\n_gg_ok: bool = False\ntry:\n    import grouped_gemm\n    _gg_ok = True\n"
         "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
@@ -258,6 +262,10 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # an import attempt whose handler binds a flag nothing reads: the uses after it have no path without the
+        # package (label rule 31b-7 (c))
+        Invalid("try:\n    import awq_ext\n    KERNELS_OK = True\nexcept:\n    KERNELS_OK = False\n"
+                "def act(x, out):\n    awq_ext.silu_and_mul(out, x)\n    return out\n", count=1),
         # a module that imports flash_attn at its top also imports more of it under an availability check, then calls
         # those names outside the check: the check guards nothing (the module needs flash_attn anyway), the calls are uses
         Invalid("from flash_attn.layers.rotary import apply_rotary_emb\nfrom transformers.utils import is_flash_attn_2_available\n"
