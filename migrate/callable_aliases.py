@@ -149,3 +149,132 @@ def _alias_at(ctx, call: ast.Call, name: ast.Name, aliases) -> CallableAlias | N
         return alias if call.lineno >= alias.line else None
     alias = aliases.get((None, name.id))
     return alias if alias is not None and not shadowed(ctx, name) else None
+
+
+@dataclass(frozen=True)
+class SwitchedAlias:
+    name: str  # the local or module name, or `self.attr`
+    scope: int | None  # id() of the binding's function (a name), class (`self.attr`), or None: module level
+    line: int  # the first line binding it
+    key: object  # what `resolve` returned for the (first) GPU-only choice
+    branches: tuple  # the GPU-only choices as written in the bindings
+    until: int | None  # a name rebound to the result of calling it (`attn = attn(...)`): later calls are the object's
+
+
+def _choices(value: ast.expr) -> list[ast.expr] | None:
+    """What a bound value may name: a chain, a constant, or either branch of `a if c else b` of those."""
+    if isinstance(value, ast.IfExp):
+        body, orelse = _choices(value.body), _choices(value.orelse)
+        return body + orelse if body is not None and orelse is not None else None
+    return [value] if isinstance(value, (ast.Name, ast.Attribute, ast.Constant)) else None
+
+
+def _one_switch(ctx, statements: list[ast.Assign]) -> bool:
+    """The bindings choose once: one `a if c else b`, or one binding in each branch of one `if` (not a default bound
+    first and overridden under a switch later, `attn = F.sdpa` ... `if USE_SAGE: attn = sageattn`: that override is
+    the line, label rule 30b-1)."""
+    if len(statements) == 1:
+        return isinstance(statements[0].value, ast.IfExp)
+    if len(statements) != 2:
+        return False
+    a, b = (ctx.parent(s) for s in statements)
+    return a is b and isinstance(a, ast.If) and (statements[0] in a.body) != (statements[1] in a.body)
+
+
+def switched_aliases(ctx, resolve) -> list[SwitchedAlias]:
+    """Names bound to a choice between a resolved chain and a fallback that is not one, by a switch of the program:
+
+        inner_attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention   # the alias: runs nothing
+        self.inner_attn = inner_attn_cls(causal=causal)                            # the call: the class is built here
+        if use_flash_attn:
+            attn_fn = flash_attn_varlen_kvpacked_func                              # also in the branches of an `if`
+        else:
+            attn_fn = SelfAttention
+        self.attn = flash_attn_varlen_kvpacked_func if use_flash_attn else SelfAttention
+        ...
+        context = self.attn(q=q, kv=kv)                                            # in another method of the class
+
+    The bindings only name the package's callable (label ruling (L46)); each call through the name runs it: a
+    local or module name, every binding of it in its scope such a choice made once (`_one_switch`) (or, after them, the name rebound to
+    the result of calling it, `inner_attn = inner_attn(causal=True)`: the object, not reported further), or an
+    attribute of `self` bound in a method and called in any method of the class (another binding of it only
+    wrapping it, `self.attn = Wrapper(self.attn)`, keeps it). A name every binding of which names the package
+    is a plain alias (`callable_aliases`, its binding reported)."""
+    bindings: dict[tuple[int | None, str], list[ast.Assign]] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if isinstance(target, ast.Name):
+            scope = _scope(ctx, statement)
+            if isinstance(scope, (ast.ClassDef, ast.Lambda)):
+                continue
+            key = (id(scope) if scope is not None else None, target.id)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            holder = ctx.enclosing(statement, (ast.ClassDef,))
+            if holder is None:
+                continue
+            key = (id(holder), f"self.{target.attr}")
+        else:
+            continue
+        bindings.setdefault(key, []).append(statement)
+    if not any(isinstance(s.value, (ast.IfExp, ast.Name, ast.Attribute)) for group in bindings.values() for s in group):
+        return []
+    other_stores = {(id(_scope(ctx, n)) if _scope(ctx, n) is not None else None, n.id) for n in ctx.nodes.get(ast.Name, ())
+                    if isinstance(n.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(n), ast.Assign)}
+    out = []
+    for key, statements in bindings.items():
+        name = key[1]
+        choosing, rest = [], []
+        for statement in statements:
+            (choosing if _choices(statement.value) is not None else rest).append(statement)
+        if not choosing or key in other_stores or not _one_switch(ctx, choosing):
+            continue
+        picked = [(c, resolve(c)) for s in choosing for c in _choices(s.value)]
+        gpu = [(c, k) for c, k in picked if k is not None]
+        if not gpu or len(gpu) == len(picked):
+            continue
+        first = min(s.lineno for s in choosing)
+        until = None
+        for statement in rest:
+            value = statement.value
+            if name.startswith("self.") and any(isinstance(n, ast.Attribute) and ctx.segment(n) == name for n in ast.walk(value)):
+                continue  # `self.attn = Wrapper(self.attn)`
+            if not name.startswith("self.") and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                    and value.func.id == name and statement.lineno > first:
+                until = statement.lineno if until is None else min(until, statement.lineno)
+                continue  # `inner_attn = inner_attn(...)`: the call is one, the name then holds the object
+            break
+        else:
+            if until is not None and any(s.lineno > until for s in choosing):
+                continue
+            out.append(SwitchedAlias(name, key[0], first, gpu[0][1], tuple(c for c, _ in gpu), until))
+    return out
+
+
+def switched_calls(ctx, aliases: list[SwitchedAlias]) -> list[tuple[ast.Call, SwitchedAlias]]:
+    """Each call through a `switched_aliases` name: `name(...)` in its function (after its first binding, up to the
+    line rebinding it to a call's result) or, for a module name, where no function shadows it; `self.attr(...)` in
+    any method of the class."""
+    if not aliases:
+        return []
+    names = {(a.scope, a.name): a for a in aliases}
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        func = call.func
+        if isinstance(func, ast.Name):
+            scope = _scope(ctx, call)
+            alias = names.get((id(scope), func.id)) if scope is not None else None
+            if alias is not None:
+                if call.lineno > alias.line and (alias.until is None or call.lineno <= alias.until):
+                    out.append((call, alias))
+                continue
+            alias = names.get((None, func.id))
+            if alias is not None and not shadowed(ctx, func):
+                out.append((call, alias))
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            holder = ctx.enclosing(call, (ast.ClassDef,))
+            alias = names.get((id(holder), f"self.{func.attr}")) if holder is not None else None
+            if alias is not None:
+                out.append((call, alias))
+    return out

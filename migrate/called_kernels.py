@@ -15,6 +15,17 @@ A name bound to what an accessor call returns (`Cls = _make_lazy_cuda_cls("Camer
 `cls._cuda_cls = ...` in a class) stands for the compiled class: its calls and method calls (`Cls(...)`,
 `Cls.create(...)`, `cls._cuda_cls.get_max_order()`) are reported too (`result_calls`).
 
+A **lazy op alias**: a module-level name bound to a call of a *deferred* accessor of the same file, one whose
+lookup sits only in the closure it returns (`def _make_lazy_cuda_func(name): def call(*a): ... return getattr(_C,
+name)(*a); return call`, then `contract = _make_lazy_cuda_func("contract")`). The binding looks nothing up and
+runs nothing (label ruling (L46): an alias binding is no line), so it is not reported; each call through the name
+is, in the file (`contract(x)`) and in its importers (`_C.contract(x)` after `import pkg.cuda as _C`). Such names
+are definitions of mode `LAZY_OP`; a package `__init__` holding them stands for the compiled module, so a plain
+import of the package that calls through it (`import pkg.cuda as _C`) is reported like the import of the
+extension (`Index.holder`), while `from pkg.cuda import contract` is not (its calls are). An accessor that looks
+the op up when it is called (`def _make_lazy_cuda_cls(name): from ._backend import _C; return getattr(...)`)
+loads the extension at the binding: that binding stays a call of the accessor.
+
 The import of such a name is not a line that changes (the accessor or alias stays; the op or class behind it
 is what needs an NPU implementation), so only calls are reported: definitions of kind "value" and mode
 `CALLED`, which `kernel_values.resolve_wrappers` keeps where the namespace or module they mention is one the
@@ -26,6 +37,7 @@ from __future__ import annotations
 import ast
 
 CALLED = "call"  # mode of a kernel value whose calls (not its imports or mentions) run the compiled code
+LAZY_OP = "lazy-op"  # mode of a module-level name bound to a deferred accessor's result (a lazy op alias)
 HINTS = ("getattr(", "torch.classes.")
 
 
@@ -50,6 +62,7 @@ def called_values(ctx) -> list:
     # the file's imported names (relative ones resolved), never torch or the standard library
     local = {k: {v} for k, v in _imported_names(ctx).items() if not _never_an_extension(v)}
     out = []
+    deferred: dict[str, str] = {}  # name of a deferred accessor of the file -> what it looks ops up in
     for statement in ctx.tree.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             found = _namespace(ctx, statement.value.value) if isinstance(statement.value, ast.Attribute) else None
@@ -60,6 +73,37 @@ def called_values(ctx) -> list:
             why = _looked_up(ctx, statement, local)
             if why:
                 out.append(Definition("value", f"{dotted}.{statement.name}", ctx.path, statement.lineno, True, why, CALLED))
+                if _defers(statement):
+                    deferred[statement.name] = why
+    for statement, accessor in lazy_bindings(ctx, deferred):
+        out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, statement.lineno, True,
+                              deferred[accessor], LAZY_OP))
+    return out
+
+
+def _defers(function) -> bool:
+    """`function` returns a closure of its own and looks ops up only inside nested functions: calling it runs
+    no lookup (`def _make_lazy_cuda_func(name): def call_cuda(*args): ...getattr(_C, name)(*args); return call_cuda`)."""
+    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not nested or not any(isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id in nested
+                             for n in function.body):
+        return False
+    inner = {id(n) for f in nested.values() for n in ast.walk(f)}
+    return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" and id(n) not in inner
+                   for n in ast.walk(function))
+
+
+def lazy_bindings(ctx, deferred) -> list[tuple[ast.Assign, str]]:
+    """Module-level `name = accessor("op")` statements of the file whose accessor is one of `deferred` (names of
+    deferred accessors; or, given a collection of names, those): the lazy op aliases (module docstring), with the
+    accessor's name."""
+    out = []
+    for statement in ctx.tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
+                and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name) \
+                and statement.value.func.id in deferred and len(statement.value.args) == 1 \
+                and isinstance(statement.value.args[0], ast.Constant) and isinstance(statement.value.args[0].value, str):
+            out.append((statement, statement.value.func.id))
     return out
 
 

@@ -564,16 +564,16 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
     that extension's build; a wrapper of a wrapper resolves in a later round. A value mentioning an op
     (`ops:<ns>::<op>`) resolves to the scan's CUDA registration of `<ns>` (`namespaces`), as a wrapper
     when Python functions of the repository implement the op (`python_ops`)."""
-    from migrate.called_kernels import CALLED
+    from migrate.called_kernels import CALLED, LAZY_OP
 
-    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, CALLED, LAZY, *ACCESSORS)}
+    pending = {name: d for name, d in modules.items() if d.mode in ("via", WRAPPER, CALLED, LAZY_OP, LAZY, *ACCESSORS)}
     for name in pending:
         del modules[name]
     for name, d in list(pending.items()):
         if d.why.startswith(OPS):
             namespace = (namespaces or {}).get(d.why[len(OPS):].split("::", 1)[0])
             # an op accessor or class alias (called_kernels) reaches any namespace of the scan, as `torch.ops.<ns>` does
-            if namespace is not None and (namespace.cuda or d.mode == CALLED):
+            if namespace is not None and (namespace.cuda or d.mode in (CALLED, LAZY_OP)):
                 mode = WRAPPER if d.why[len(OPS):] in python_ops else d.mode
                 modules[name] = type(d)("value", name, namespace.path, namespace.line, namespace.cuda,
                                         f"torch.ops.{namespace.name}", mode)
@@ -626,7 +626,7 @@ def module_reexports(results, modules: dict, module_for) -> None:
     imported one (`from X import a as b` outside an `__init__` binds `a` here), and an import inside a
     function counts like a top-level one; `from X import a` beside `import X.a` reads as the from-import.
     Chains of re-exports resolve over up to three rounds."""
-    from migrate.called_kernels import CALLED
+    from migrate.called_kernels import CALLED, LAZY_OP
     from migrate.repo_index import Definition, module_parts
 
     files = []
@@ -669,8 +669,9 @@ def module_reexports(results, modules: dict, module_for) -> None:
             return False
         target = modules[found]
         extension = target.why if target.kind == "value" else target.name
-        modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension,
-                                   target.mode if target.mode in (WRAPPER, CALLED, *ACCESSORS) else "via")
+        # a lazy op alias imported elsewhere is called there, like an accessor (its holder is its own package only)
+        mode = CALLED if target.mode == LAZY_OP else target.mode if target.mode in (WRAPPER, CALLED, *ACCESSORS) else "via"
+        modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension, mode)
         return True
 
     for _ in range(3):

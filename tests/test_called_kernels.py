@@ -245,3 +245,53 @@ def test_a_call_through_a_local_alias_of_an_op_is_reported(tmp_path):
     write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert finding_lines(result, "NPU508", "pkg/ops.py") == [1, 4, 6, 7]
+
+
+LAZY_ALIASES = {
+    "pkg/__init__.py": "",
+    "pkg/csrc/ext.cu": "__global__ void k() {}\n",
+    "pkg/ops/__init__.py": (
+        "def _lazy(name):\n"
+        "    def call(*args):\n"
+        "        from ._build import _C\n"
+        "        return getattr(_C, name)(*args)\n"
+        "    return call\n"
+        "blur = _lazy('blur')\n"
+        "sharpen = _lazy(\n"
+        "    'sharpen')\n"
+        "def both(x):\n"
+        "    y = blur(x)\n"
+        "    return sharpen(y)\n"
+    ),
+    "pkg/ops/_build.py": (
+        "from torch.utils.cpp_extension import load\n"
+        "_C = load(name='pkg_ops', sources=['pkg/csrc/ext.cu'])\n"
+    ),
+    "pkg/filters.py": "import pkg.ops as _K\ndef run(x):\n    y = _K.blur(x)\n    return _K.sharpen(y)\n",
+    "pkg/named.py": "from pkg.ops import blur\ndef run(x):\n    return blur(x)\n",
+    "pkg/probe.py": "import pkg.ops as _K\nNAMES = ['blur']\n",
+}
+
+
+def test_a_lazy_op_alias_is_reported_at_its_calls_not_at_its_binding(tmp_path):
+    write_files(tmp_path, LAZY_ALIASES)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the accessor's import and lookup, the calls in the file; not the bindings `blur = _lazy('blur')` (L46)
+    assert finding_lines(result, "NPU508", "ops/__init__.py") == [3, 4, 10, 11]
+    # the package stands for the compiled module: its import, each call through it
+    assert finding_lines(result, "NPU508", "filters.py") == [1, 3, 4]
+    assert finding_lines(result, "NPU508", "named.py") == [3]  # a name imported from it: its call only
+    assert finding_lines(result, "NPU508", "probe.py") == []  # imported, never called through
+
+
+def test_an_accessor_looking_the_op_up_when_called_keeps_its_binding(tmp_path):
+    files = dict(LAZY_ALIASES)
+    files["pkg/ops/__init__.py"] = (
+        "def _lazy(name):\n"
+        "    from ._build import _C\n"
+        "    return getattr(_C, name)\n"
+        "blur = _lazy('blur')\n"
+    )
+    write_files(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert finding_lines(result, "NPU508", "ops/__init__.py") == [2, 3, 4]  # the binding loads the extension

@@ -147,7 +147,11 @@ class GpuOnlyUse(Rule):
     name bound to a choice of kernels, `fx = a if c else b`), or of a name containing `kernel` in a file
     that imports triton. A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
     or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
-    is reported at the binding and at each call through it (migrate/callable_aliases.py). Entries whose status is `works`
+    is reported at the binding and at each call through it (migrate/callable_aliases.py); a name bound to a switch
+    between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
+    two branches of an `if` binding it, `self.attn = flash_attn_varlen_func if use_flash_attn else None`) is reported
+    only at each call through it (`attn_cls(...)`, `self.attn(q, kv)` in any method of the class; not calls of the
+    object after `inner = inner(...)`): the binding names and runs nothing (label ruling (L46)). Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
@@ -415,6 +419,9 @@ class GpuOnlyUse(Rule):
                 "        self.net = tcnn.Network(32, 1, net_cfg)\n    def forward(self, x):\n        h = self.encoder(x)\n"
                 "        return self.net(h)", count=2),
         Invalid("try:\n    from apex.optimizers import FusedAdam\nexcept ImportError:\n    pass\nopt = FusedAdam(params)", count=1),
+        # a switch between the package's class and a fallback: the call through the name, not the binding (L46)
+        Invalid("from flash_attn.modules.mha import FlashSelfAttention\ndef make(flash):\n"
+                "    cls = FlashSelfAttention if flash else None\n    return cls(causal=True)", count=1),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
@@ -442,7 +449,12 @@ class GpuOnlyUse(Rule):
             id(f) for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for f in ctx.nodes.get(kind, ())
             if f.decorator_list and _kernel_package(ctx, f) is not None}
         optional = fallback_guarded_names(ctx)
+        # `cls = FlashSelfAttention if use_flash_attn else SelfAttention`: the binding names, its calls run (L46)
+        switched = callable_aliases.switched_aliases(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
+        picked = {id(branch) for alias in switched for branch in alias.branches}
         for node, qual in chain_tops(ctx):
+            if id(node) in picked:
+                continue
             key = match_package(qual, table)
             if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table) \
                     or _plugin_kept(qual, table[key]):
@@ -461,6 +473,9 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         yield from self._alias_calls(ctx, table)
+        for call, alias in callable_aliases.switched_calls(ctx, switched):
+            if not (optional and root_name(alias.branches[0]) in optional):
+                yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         yield from self._instance_uses(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
         if TRITON in table and reported(table[TRITON]):
@@ -501,15 +516,7 @@ class GpuOnlyUse(Rule):
         function's local, also picked from a literal dict of them (`f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8,
         ...}[self.out_dtype]`; `return f(x, w)`, label rule 25b-13): the alias line is reported above, each call here
         (migrate/callable_aliases.py)."""
-        def resolve(node):
-            qual = ctx.qualname(node)
-            key = match_package(qual, table) if qual else None
-            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) or _plugin_kept(qual, table[key]) \
-                    or (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
-                return None
-            return qual
-
-        aliases = callable_aliases.callable_aliases(ctx, resolve)
+        aliases = callable_aliases.callable_aliases(ctx, _alias_resolver(ctx, table))
         for found in callable_aliases.alias_calls(ctx, aliases):
             if ctx.qualname(found.call.func) is None:
                 qual = found.alias.keys[0]
@@ -809,6 +816,19 @@ class GpuOnlyUse(Rule):
 
 
 _CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]+$")
+
+
+def _alias_resolver(ctx, table):
+    """The qualified name of a chain naming a reported callable of a GPU-only package (for migrate/callable_aliases.py),
+    None for anything else."""
+    def resolve(node):
+        qual = ctx.qualname(node)
+        key = match_package(qual, table) if qual else None
+        if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) or _plugin_kept(qual, table[key]) \
+                or (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
+            return None
+        return qual
+    return resolve
 
 
 def _constant_value(ctx, node) -> bool:

@@ -2,7 +2,7 @@ import ast
 import re
 
 from migrate import callable_aliases, called_kernels, cpu_fallbacks, deps, flagged_extensions, kernel_values, knowledge, repo_index
-from migrate.called_kernels import CALLED
+from migrate.called_kernels import CALLED, LAZY_OP
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
@@ -207,8 +207,10 @@ def _wrapper_module(held) -> bool:
     (`ext_q4_matmul`, ...). Importing such a module imports Python code wrapping the extension, like a module around
     an autograd Function: the import is no label, the calls through it are (set 25a-4). A package whose `__init__`
     binds the build (semseg: `gpu = load(...)`) or re-exports compiled modules (`from qk._C import gemm`) is the
-    compiled code under the package's name: its import stays reported."""
-    return held.mode != "via" and held.path.replace("\\", "/").rsplit("/", 1)[-1] != "__init__.py"
+    compiled code under the package's name: its import stays reported; so does that of a module holding lazy op
+    aliases (`contract = _make_lazy_cuda_func("contract")`, migrate/called_kernels.py): it stands for the compiled
+    module, each of its names calls into it."""
+    return held.mode not in ("via", LAZY_OP) and held.path.replace("\\", "/").rsplit("/", 1)[-1] != "__init__.py"
 
 
 class CustomExtensionUse(Rule):
@@ -230,7 +232,14 @@ class CustomExtensionUse(Rule):
     `def _make_lazy_cuda_func(name): ... getattr(torch.ops.ns, name)`, also `getattr(_C, part)`), and each
     construction through a class alias `X = torch.classes.ns.X`, and each call through a name bound to an accessor's
     result (`Cls = _make_lazy_cuda_cls("X")` then `Cls(...)`, `Cls.create(...)`; `cls._cuda_cls = ...` then
-    `cls._cuda_cls()` in the class) (migrate/called_kernels.py; a test folder whose
+    `cls._cuda_cls()` in the class); a module-level name bound to a call of a deferred accessor, one that only
+    returns a closure doing the lookup (`contract = _make_lazy_cuda_func("contract")` where `def
+    _make_lazy_cuda_func(name): def call(*a): return getattr(_C, name)(*a); return call`), is a lazy op alias: the
+    binding runs nothing and is not reported (label ruling (L46)), each call through it is (`contract(x)`, and
+    `_C.contract(x)` after `import pkg.cuda as _C` elsewhere), and the module holding such aliases stands for the
+    compiled module: its plain import that calls through it (`import pkg.cuda as _C`) is reported, `from pkg.cuda
+    import contract` is not (an accessor doing the lookup itself loads the extension at the binding, which stays
+    reported) (migrate/called_kernels.py; a test folder whose
     conftest de-collects it behind an import probe of the repository's module, `collect_ignore_glob =
     f(probe=lambda: importlib.import_module("pkg.types"))`, reports nothing, nor does a test under an unconditional
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
@@ -524,7 +533,7 @@ class CustomExtensionUse(Rule):
                                         python_op=parts[3] if python_op else "")
                 continue
             module = index.module_for(qual)
-            if module is not None and index.modules[module].mode == CALLED:  # an op accessor / class alias: its calls
+            if module is not None and index.modules[module].mode in (CALLED, LAZY_OP):  # an op accessor / class alias: its calls
                 if _called(ctx, node) and not shadowed(ctx, node):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
                     accessor_calls[id(ctx.parent(node))] = index.modules[module]
@@ -566,7 +575,7 @@ class CustomExtensionUse(Rule):
             if parts[:2] == ["torch", "ops"] and len(parts) == 4 and parts[2] in index.namespaces:
                 return (qual, index.namespaces[parts[2]])
             module = index.module_for(qual)
-            if module is None or qual == module or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, *kernel_values.ACCESSORS):
+            if module is None or qual == module or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, LAZY_OP, *kernel_values.ACCESSORS):
                 return None
             return (qual, index.modules[module])
 
@@ -588,7 +597,7 @@ class CustomExtensionUse(Rule):
             module = index.module_for(qual) if qual is not None else None
             # the chain names the module itself (`ext`, or `pkg.ext` reached through a relative import), not one of its ops
             if module is None or qual.rsplit(".", 1)[-1] != module.rsplit(".", 1)[-1] \
-                    or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, *kernel_values.ACCESSORS):
+                    or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, LAZY_OP, *kernel_values.ACCESSORS):
                 return None
             return (qual, index.modules[module])
 
@@ -799,13 +808,18 @@ class CustomExtensionUse(Rule):
         files import it, and their uses are found like any imported extension name."""
         here = ".".join(repo_index.module_parts(ctx.path))
         local = {d.name.rsplit(".", 1)[1]: d for d in index.modules.values()
-                 if d.mode in ("via", kernel_values.WRAPPER, CALLED) and d.name.rsplit(".", 1)[0] == here}
+                 if d.mode in ("via", kernel_values.WRAPPER, CALLED, LAZY_OP) and d.name.rsplit(".", 1)[0] == here}
         if not local:
             return
-        local = {k: d for k, d in local.items() if d.mode == CALLED  # an op accessor is a function; others: _accessor_calls
+        local = {k: d for k, d in local.items() if d.mode in (CALLED, LAZY_OP)  # an op accessor is a function; others: _accessor_calls
                  or not any(f.name == k for f in ctx.nodes.get(ast.FunctionDef, ()))}
+        # `contract = _make_lazy_cuda_func("contract")`: a lazy op alias binds, and runs nothing (called_kernels, L46)
+        aliased = {id(s.value) for s, _ in called_kernels.lazy_bindings(ctx, local)
+                   if local.get(s.targets[0].id) is not None and local[s.targets[0].id].mode == LAZY_OP}
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
+            if id(call) in aliased:
+                continue
             if isinstance(func, ast.Name) and func.id in local and ctx.qualname(func) is None and not shadowed(ctx, func):
                 yield self._finding(ctx, call, f"{func.id}(...)", local[func.id])
                 if local[func.id].mode == CALLED:  # what it returns is read on (`called_kernels.result_calls`)
@@ -985,7 +999,7 @@ class CustomExtensionUse(Rule):
                 relative = bool(statement.level)
                 module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
                 # an op accessor's or a build helper's import: its calls change (L31, L10)
-                if module is not None and index.modules[module].mode not in (CALLED, kernel_values.BUILDER):
+                if module is not None and index.modules[module].mode not in (CALLED, LAZY_OP, kernel_values.BUILDER):
                     found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
             if found:
                 _, name, module = min(found, key=lambda item: item[0])
