@@ -1328,6 +1328,25 @@ class Index:
                     # (`from .._ext import roi_align`, resolved from roi_align/functions/) for `_ext.roi_align`
                     if name.endswith("." + prefix) or prefix.endswith("." + name):
                         return name
+        return self._misplaced(dotted)
+
+    def _misplaced(self, dotted: str) -> str | None:
+        """An extension `pkg._CUDA` imported under another package of the repository (AutoSmoothQuant's
+        layers/nn/bmm.py `from .._CUDA import op`, which resolves to `pkg.layers._CUDA`; the relative spelling reaches
+        here as `layers._CUDA`): no file or folder of the repository has that name, so the import can only mean the
+        compiled module of that name, when the scan builds exactly one (a broken spelling is still an import of
+        compiled code, label rule 32b-3). Every part before the name must be a package of the repository. Only after
+        every exact match failed."""
+        parts = dotted.split(".")
+        built: dict[str, list[str]] = {}
+        for name, definition in self.modules.items():
+            if definition.kind == "module" and "." in name:
+                built.setdefault(name.rsplit(".", 1)[1], []).append(name)
+        for at in range(1, len(parts)):
+            names = built.get(parts[at])
+            if names and len(names) == 1 and parts[at] not in self.packages \
+                    and all(part in self.packages for part in parts[:at]):
+                return names[0]
         return None
 
 
@@ -1421,7 +1440,8 @@ def build_index(results) -> Index:
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))
-    packages: frozenset = frozenset()
+    # the repository's Python folder and module names (`Index._misplaced`; `_cmake_python_modules` below)
+    packages = frozenset(part for r in results if r.path.endswith(".py") for part in _module_parts(r.path))
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
         _cmake_library_names(modules, results)
         packages = _cmake_python_modules(modules, results)

@@ -1958,3 +1958,26 @@ def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "pkg/util/__init__.py") == [2, 6, 7, 13, 16]
     assert finding_lines(result, "NPU508", "pkg/tests/test_k.py") == [5]
+
+
+def test_an_extension_imported_under_a_deeper_package_of_its_own_is_that_extension(tmp_path):
+    # a relative import with one dot too few (`from .._CUDA import op` in pkg/layers/nn/, resolving to the
+    # nonexistent pkg.layers._CUDA) can only mean the one compiled `pkg._CUDA` the setup.py builds (label rule 32b-3);
+    # a name the repository has a Python module of (`_utils`) is that module, and a name two builds share is not guessed
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._CUDA', ['csrc/k.cu']),\n"
+            "    CUDAExtension('pkg._utils', ['csrc/u.cu']), CUDAExtension('pkg.a._C', ['csrc/a.cu']),\n"
+            "    CUDAExtension('pkg.b._C', ['csrc/b.cu'])])\n"),
+        "csrc/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/layers/__init__.py": "",
+        "pkg/layers/_utils.py": "def helper(x):\n    return x\n",
+        "pkg/layers/nn/__init__.py": "",
+        "pkg/layers/nn/bmm.py": (
+            "import torch\nfrom .._CUDA import bmm_s8t\nfrom .._utils import helper\nfrom .._C import other\n"
+            "def f(a, b):\n    return bmm_s8t(a, b)\ndef g(a):\n    return helper(a) + other(a)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "bmm.py") == [2, 6]

@@ -3,7 +3,7 @@ import ast
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import rename_edits, uses
 from migrate.rules._text import only_displayed
-from migrate.rules.base import Invalid, Rule
+from migrate.rules.base import Invalid, Rule, Valid
 
 _NAME = "torch.cuda.is_available"
 # Probes of whether torch was built with CUDA: False on an Ascend host, whose torch is a CPU build (with
@@ -27,7 +27,8 @@ class CudaAvailableCheck(Rule):
     value that is only printed or logged (`print(torch.cuda.is_available())`) gates nothing and is
     not reported. The build probes `torch.has_cuda` and `torch.backends.cuda.is_built()` are reported
     too (no rewrite: torch_npu has no build probe), e.g. inplace_abn's setup.py
-    `if torch.has_cuda or getenv("IABN_FORCE_CUDA") == "1":` choosing the CUDA extension."""
+    `if torch.has_cuda or getenv("IABN_FORCE_CUDA") == "1":` choosing the CUDA extension. Not inside a top-level function of a setup.py that nothing in
+    the file calls (a dead build helper never runs; label rule 32c-2)."""
 
     CODE = "NPU203"
     NAME = "cuda-available-check"
@@ -37,6 +38,8 @@ class CudaAvailableCheck(Rule):
     MESSAGE = "`torch.cuda.is_available()` is False on an NPU host; use `torch.npu.is_available()`"
     TRIGGERS = ("is_available", "has_cuda", "is_built")
     VALID = [
+        Valid("import torch\nfrom setuptools import setup\ndef make_cuda_ext(name):\n    if torch.cuda.is_available():\n"
+              "        return name\nsetup(name='p', ext_modules=[])\n", filename="setup.py"),
         "import torch\nif torch.npu.is_available(): pass",
         "import torch\nok = torch.backends.cudnn.is_available()",
         "import torch\nok = torch.backends.mps.is_available()",
@@ -61,6 +64,14 @@ class CudaAvailableCheck(Rule):
     ]
 
     def check(self, ctx):
+        from migrate.rules.npu505_cuda_extension import _uncalled_function_lines
+
+        dead = _uncalled_function_lines(ctx)  # a setup.py helper nothing calls never runs (label rule 32c-2)
+        for finding in self._check(ctx):
+            if finding.line not in dead:
+                yield finding
+
+    def _check(self, ctx):
         kb = ctx.kb
         target = "torch.npu.is_available"
         exists = kb is not None and kb.has_api(target)

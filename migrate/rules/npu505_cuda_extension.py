@@ -116,6 +116,20 @@ def _decides_a_raise(ctx, call) -> bool:
                and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)) for node in after)
 
 
+def _uncalled_function_lines(ctx) -> frozenset:
+    """The lines of the top-level functions of a setup.py that nothing in the file calls or names (`_called_nowhere`):
+    mmdet-style `def make_cuda_ext(...)` kept beside `ext_modules=[]` (Sense-X/Co-DETR; label rule 32c-2) builds
+    nothing, so its gate, macro, `CUDAExtension` pick and nvcc list are no build lines."""
+    if os.path.basename(ctx.path or "") != "setup.py" or ctx.tree is None:
+        return frozenset()
+    named = {n.id for n in ctx.nodes.get(ast.Name, ())} | {n.attr for n in ctx.nodes.get(ast.Attribute, ())}
+    lines: set[int] = set()
+    for function in ctx.tree.body:
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name not in named:
+            lines.update(range(function.lineno, (function.end_lineno or function.lineno) + 1))
+    return frozenset(lines)
+
+
 def _called_nowhere(ctx, node) -> bool:
     """`node` sits in a top-level function of a setup.py that nothing in the file calls or names (flash-attention's
     csrc/*/setup.py keep apex's `check_cuda_torch_binary_vs_bare_metal` but never call it; SageAttention's
@@ -254,6 +268,9 @@ class CudaExtension(Rule):
     `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
+    A top-level function of a setup.py that nothing in the file calls or names (mmdet's `make_cuda_ext` kept beside
+    `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2), and an `"nvcc"` key given an empty
+    list (`else: args["nvcc"] = []`, the branch without CUDA) holds no flag unless the file adds to an nvcc list.
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
     so is a call of a function of the project given a string of CUDA C kernel source (`__global__` with
@@ -295,6 +312,16 @@ class CudaExtension(Rule):
     TRIGGERS = ("cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'")
     VALID = [
+        # an mmdet-style build helper kept in a setup.py that builds nothing (`ext_modules=[]`; label rule 32c-2): its
+        # gate, macro, `CUDAExtension` pick and nvcc list never run
+        Valid("import os\nimport torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+              "def make_cuda_ext(name, module, sources, sources_cuda=[]):\n    macros, args = [], {'cxx': []}\n"
+              "    if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
+              "        macros += [('WITH_CUDA', None)]\n        extension = CUDAExtension\n"
+              "        args['nvcc'] = ['-D__CUDA_NO_HALF_OPERATORS__']\n        sources += sources_cuda\n"
+              "    else:\n        extension = CppExtension\n"
+              "    return extension(name=f'{module}.{name}', sources=sources, define_macros=macros, extra_compile_args=args)\n"
+              "setup(name='det', ext_modules=[])\n", filename="setup.py"),
         # a raising check in a helper nothing calls decides nothing: the probe only picks flags (label ruling (L14))
         Valid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
               "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V']).split()\n"
@@ -352,6 +379,14 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # GroundingDINO-style setup.py: the branch without CUDA empties the nvcc list (no flag, label rule 32d-9); the
+        # CUDA branch's pick, macro and flag list are the lines
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\ndef get_extensions():\n"
+                "    extension, macros, args = CppExtension, [], {'cxx': []}\n    if torch.cuda.is_available():\n"
+                "        extension = CUDAExtension\n        macros += [('WITH_CUDA', None)]\n        args['nvcc'] = ['-O3']\n"
+                "    else:\n        args['nvcc'] = []\n        return None\n"
+                "    return [extension('pkg._C', ['a.cpp'], define_macros=macros, extra_compile_args=args)]\n"
+                "ext_modules = get_extensions()\n", filename="setup.py", count=4),
         # FCOS fcos_core/layers/_utils.py: the module-level binding of a function returning the JIT build
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef _load_C_extensions():\n"
                 "    source = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')\n    return load_ext('torchvision', source)\n"
@@ -580,8 +615,9 @@ class CudaExtension(Rule):
 
     def check(self, ctx):
         hip = _hip_branch_lines(ctx) if ctx.kind != "launcher" and "hip" in ctx.source else frozenset()
+        dead = _uncalled_function_lines(ctx) if ctx.kind != "launcher" else frozenset()
         for finding in self._check(ctx):
-            if finding.line not in hip:
+            if finding.line not in hip and finding.line not in dead:
                 yield finding
 
     def _check(self, ctx):
@@ -981,8 +1017,24 @@ class CudaExtension(Rule):
             return any(k is node for k in parent.keys)
         # the assignment that makes the list; `args["nvcc"].append("-ccbin=...")` / `args["nvcc"] += [...]` add to the
         # list an assignment or a dict made (AdelaiDet setup.py): the same flag list, reported once at its key
-        return isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.ctx, ast.Store) \
-            and not isinstance(ctx.parent(parent), ast.AugAssign)
+        if not (isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.ctx, ast.Store)
+                and not isinstance(ctx.parent(parent), ast.AugAssign)):
+            return False
+        # an empty list made in the branch without CUDA (`else: args["nvcc"] = []`, GroundingDINO setup.py; label rule
+        # 32d-9) holds no flag, unless the file adds to an nvcc list (`args["nvcc"].append(...)`, `+=`)
+        assign = ctx.parent(parent)
+        empty = isinstance(assign, ast.Assign) and isinstance(assign.value, (ast.List, ast.Tuple)) and not assign.value.elts
+        return not empty or _nvcc_list_grown(ctx)
+
+
+def _nvcc_list_grown(ctx) -> bool:
+    """The file adds flags to a list it keyed "nvcc" (`args["nvcc"].append(...)`, `args["nvcc"] += [...]`)."""
+    for node in ctx.nodes.get(ast.Subscript, ()):
+        if isinstance(node.slice, ast.Constant) and node.slice.value == "nvcc":
+            parent = ctx.parent(node)
+            if isinstance(parent, ast.AugAssign) or isinstance(parent, ast.Attribute) and parent.attr in ("append", "extend", "insert"):
+                return True
+    return False
 
 
 # CUDA C kernel source in a string: a `__global__` function that reads its thread / block index

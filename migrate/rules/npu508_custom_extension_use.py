@@ -310,7 +310,9 @@ class CustomExtensionUse(Rule):
     not (migrate/named_ops.py). The object a project CLASS makes from a build's parameters (`_EXT =
     TorchOpsJitExtension(name="m", sources=..., extra_cuda_cflags=...)`, a CapWords callee or a class of the file) is
     a loader, not the compiled module: its attributes (`_EXT.clear_cache()`, `_EXT._op_cache`, also from other
-    modules) are the class's own and not reported; the build is, at the construction (NPU505)."""
+    modules) are the class's own and not reported; the build is, at the construction (NPU505). An import of the extension's name under another package of the
+    repository (`from .._CUDA import op` in pkg/layers/nn/, resolving to a `pkg.layers._CUDA` no file of the repository is)
+    is the one extension of that name the scan builds (`pkg._CUDA`; `Index._misplaced`, label rule 32b-3)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
