@@ -151,9 +151,9 @@ def option_checks(ctx) -> list:
 
 
 def _exits(statement: ast.AST) -> bool:
-    """`raise ...`, or a call of `sys.exit()` / `exit()` / `quit()` / `os._exit(1)` as a statement."""
-    if isinstance(statement, ast.Raise):
-        return True
+    """A call of `sys.exit()` / `exit()` / `quit()` / `os._exit(1)` as a statement: the launcher stops the program. Not
+    a `raise`: xtuner's `ensure_cudnn_dsa_runtime_available()` (`except Exception as exc: raise RuntimeError(...)`)
+    is a run-time check of the feature whose own imports and the feature's uses stay labels (set 30d's labels)."""
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         func = statement.value.func
         return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) in _EXITS
@@ -163,8 +163,8 @@ def _exits(statement: ast.AST) -> bool:
 def _check_function_package(function: ast.AST) -> str | None:
     """The package a project check function requires: a module-level `def check_stk_installed():` (named like a
     check, `_CHECK_FUNCTION`) whose body tries the import and stops the program when it fails (`try: import stk /
-    except ModuleNotFoundError: print("STK not found: ..."); sys.exit()`), the handler's last statement a raise or an
-    exit."""
+    except ModuleNotFoundError: print("STK not found: ..."); sys.exit()`), the handler's last statement an exit
+    (`_exits`)."""
     from migrate.optional_modules import _catches_import_error
 
     if not _CHECK_FUNCTION.match(function.name):

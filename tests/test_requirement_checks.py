@@ -81,6 +81,11 @@ CHECK_FUNCTION_REPO = {
     "other/dense_utils.py": "import sys\nimport megablocks.ops as ops\n\n\ndef gather(x, idx):\n    return ops.gather(x, idx)\n\n\n"
                             "def check_megablocks_installed():\n    try:\n        import megablocks\n"
                             "    except ImportError:\n        sys.exit(1)\n",
+    # a run-time check that raises (not a launcher's exit): the feature's uses stay (set 30d's labels)
+    "attn/sparse.py": "def ensure_xformers_available():\n    try:\n        import xformers\n"
+                      "    except Exception as exc:\n        raise RuntimeError('need xformers') from exc\n\n\n"
+                      "def attend(q, k, v):\n    import xformers.ops as xops\n    return xops.memory_efficient_attention(q, k, v)\n\n\n"
+                      "def build(cfg):\n    if cfg.sparse:\n        ensure_xformers_available()\n",
 }
 
 
@@ -93,3 +98,4 @@ def test_a_project_check_function_called_under_an_option_makes_the_package_optio
     # never called: no check of the feature
     assert 2 in finding_lines(result, "NPU501", "other/dense_utils.py")
     assert finding_lines(result, "NPU507", "other/dense_utils.py") == [6]
+    assert finding_lines(result, "NPU507", "attn/sparse.py") == [10]

@@ -511,7 +511,7 @@ class GpuOnlyImport(Rule):
     args.use_unsloth: check_version("unsloth", mandatory=True)`, or asserts it available there, `if self.use_liger_kernel:
     assert is_liger_available()`, or calls there a check function of its own, `if cfg.moe_type == "MegaBlock-D":
     check_stk_installed()` where `def check_stk_installed(): try: import stk / except ModuleNotFoundError: ...;
-    sys.exit()` (named like a check, its handler ending in an exit or a raise; then the package's module-level import
+    sys.exit()` (named like a check, its handler ending in `sys.exit()`, not a raise; then the package's module-level import
     attempts, `try: import stk / except ImportError: pass`, go too: they cannot stop the module loading)), or after an NPU branch of its block that returns its own result (`if
     is_npu_tensor(q): return npu_forward(q, k, v)`, migrate/npu_aware.py: the rest is the CUDA path), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
