@@ -278,3 +278,84 @@ def switched_calls(ctx, aliases: list[SwitchedAlias]) -> list[tuple[ast.Call, Sw
             if alias is not None:
                 out.append((call, alias))
     return out
+
+
+def _pairs(statement: ast.Assign) -> list[tuple[str, ast.expr]] | None:
+    """(name, value) for each name an assignment binds: `f = v`, or `f, g = v, w` element by element; None for other
+    shapes (`f, g = pair`: what each name gets is not written here)."""
+    if len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+            and all(isinstance(t, ast.Name) for t in target.elts) and not any(isinstance(v, ast.Starred) for v in value.elts):
+        return [(t.id, v) for t, v in zip(target.elts, value.elts)]
+    return None
+
+
+def global_aliases(ctx, resolve) -> list[SwitchedAlias]:
+    """Module names bound to None at the top and to a resolved chain only by a function declaring them `global`, a lazy
+    import of the package's callables:
+
+        flash_attn_func, pad_input = None, None                        # the stand-in: names nothing
+        def _import_flash_attn():
+            global flash_attn_func, pad_input
+            from flash_attn import flash_attn_func as _f
+            from flash_attn.bert_padding import pad_input as _p
+            flash_attn_func, pad_input = _f, _p                        # the binding: names the callable, runs nothing
+        def forward(self, q, k, v):
+            out = flash_attn_func(q, k, v)                             # the call: runs it
+
+    Read as a switch between the callable and the None stand-in (`switched_aliases`, label ruling (L46)): each call
+    through the name in the module's functions is the use, the binding line is not. Every binding of the name, in the
+    module or a function that declares it global, is None or a chain `resolve` knows (tuple assignments element by
+    element); any other store of it (a loop target, a binding to something else) leaves it alone."""
+    declared: dict[int, set[str]] = {}
+    for statement in ctx.nodes.get(ast.Global, ()):
+        function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if function is not None:
+            declared.setdefault(id(function), set()).update(statement.names)
+    if not declared:
+        return []
+    names = set().union(*declared.values())
+    standins: set[str] = set()
+    picks: dict[str, list[tuple[int, ast.expr, object]]] = {}
+    spoiled: set[str] = set()
+    counted: set[int] = set()  # the Name nodes the assignments read here bind
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        pairs = _pairs(statement)
+        bound = [t for target in statement.targets for t in ast.walk(target) if isinstance(t, ast.Name) and t.id in names]
+        if not bound:
+            continue
+        scope = _scope(ctx, statement)
+        if pairs is None or (scope is not None and (isinstance(scope, (ast.ClassDef, ast.Lambda)) or id(scope) not in declared)):
+            if pairs is None or scope is None or isinstance(scope, (ast.ClassDef, ast.Lambda)):
+                spoiled.update(t.id for t in bound)
+            continue  # a function's own local of that name, or a binding whose values are not written element by element
+        counted.update(id(t) for t in bound)
+        for name, value in pairs:
+            if name not in names:
+                continue
+            if scope is not None and name not in declared[id(scope)]:
+                continue
+            if isinstance(value, ast.Constant) and value.value is None:
+                standins.add(name)
+                continue
+            key = resolve(value) if isinstance(value, (ast.Name, ast.Attribute)) and scope is not None else None
+            if key is None:
+                spoiled.add(name)
+            else:
+                picks.setdefault(name, []).append((statement.lineno, value, key))
+    for node in ctx.nodes.get(ast.Name, ()):
+        if node.id in picks and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in counted:
+            scope = _scope(ctx, node)
+            if scope is None or id(scope) in declared and node.id in declared[id(scope)]:
+                spoiled.add(node.id)
+    out = []
+    for name, found in picks.items():
+        if name in spoiled or name not in standins:
+            continue
+        found.sort(key=lambda item: item[0])
+        out.append(SwitchedAlias(name, None, found[0][0], found[0][2], tuple(v for _, v, _ in found), None))
+    return out

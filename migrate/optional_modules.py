@@ -5,7 +5,8 @@ mobiusml/hqq: `hqq/backends/marlin.py` does `import marlin` at its top, and its 
 except Exception: pass`: on a host without marlin (an NPU host) the program goes on without that backend. Like an
 optional import of the package itself (NPU501's import-attempt fallbacks), the module's GPU-only imports and
 uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported only under an availability check
-(`if is_flashinfer_available():`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
+(`if is_flashinfer_available():`, or the `else:` of an import attempt of such a package: `try: from megablocks import
+ops / except ModuleNotFoundError: pass / else: from .megablock_moe import MegaBlockMoE`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
 `if torch.cuda.is_available():`, the project's own probe `if is_fp8_supported_gpu():`: on an NPU host the other
 branch runs), and of a module whose other importers are
 themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
@@ -83,8 +84,9 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
             _imports(statement, inner, body, keys, unprobed)
         out.extend((n, UNGUARDED if fallback & _last_names(n) else g) if not guarded else (n, g) for n, g in body)
         for part in (node.handlers, node.orelse, node.finalbody):
+            level = CHECKED if part is node.orelse and _else_of_package(node) else guarded
             for statement in part:
-                _imports(statement, guarded, out, keys, unprobed)
+                _imports(statement, level, out, keys, unprobed)
         return
     if isinstance(node, ast.If) and _checks_package(node.test, keys, unprobed):
         # xDiT attention_backend.py: `if env_info["has_flash_attn_4_fp4"]: from xfuser...fp4_quantize import ...`, the only
@@ -116,6 +118,25 @@ def _try_level(node: ast.Try) -> int:
                 if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is False
                 for target in s.targets)
     return CHECKED if flags else TRIED
+
+
+def _else_of_package(node: ast.Try) -> bool:
+    """The `else:` of an import attempt of a GPU-only package runs only where the package imported, like the body of
+    an availability check: `try: from megablocks import ops / except ModuleNotFoundError: pass / else: from
+    .megablock_moe import MegaBlockMoE` (the try body imports a package of the catalogue, a handler catches the
+    failed import)."""
+    from migrate.skip_decorators import catalogue_roots
+
+    if not node.orelse or not any(_catches_import_error(h) for h in node.handlers):
+        return False
+    roots = catalogue_roots()
+    for statement in node.body:
+        if isinstance(statement, ast.Import) and any(a.name.split(".", 1)[0] in roots for a in statement.names):
+            return True
+        if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module \
+                and statement.module.split(".", 1)[0] in roots:
+            return True
+    return False
 
 
 def registry_keys(tree: ast.Module) -> frozenset[str]:
@@ -332,6 +353,8 @@ def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset
                             if isinstance(n, (ast.Import, ast.ImportFrom)) for name in _last_names(n)}
                     vetoed = vetoed or bool(fallback & _last_names(node))
                 guarded = max(guarded, _try_level(above))
+            elif any(child is statement for statement in above.orelse) and _else_of_package(above):
+                guarded = CHECKED
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
                 and _checks_package(above.test, keys, unprobed):
             guarded = CHECKED

@@ -103,7 +103,10 @@ def checked_before(ctx, node: ast.AST, wanted) -> bool:
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})
 _KERNEL_LANGUAGES = frozenset({"triton", "numba"})
-_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"']|assert is_\w+_available\(")
+_WANTS = re.compile(r"(?:require|check|ensure|assert)_\w+\(\s*[\"')]|assert is_\w+_available\(")
+# a project's own check function: `def check_stk_installed():` / `check_megablock_installed()` (see `install_checks`)
+_CHECK_FUNCTION = re.compile(r"^_?(?:require|check|ensure|assert)_\w+$")
+_EXITS = frozenset({"exit", "quit", "_exit"})
 
 
 def wants(text: str) -> bool:
@@ -142,17 +145,81 @@ def option_checks(ctx) -> list:
     for statement, package in found:
         if package is None or package in out:
             continue
-        conditional = False
-        child, parent = statement, ctx.parent(statement)
-        while parent is not None and not isinstance(parent, _STOPS):
-            if isinstance(parent, ast.If) and child is not parent.test:
-                conditional = True
-            if isinstance(parent, _SCOPES):
-                if conditional:
-                    out[package] = statement.lineno
-                break
-            child, parent = parent, ctx.parent(parent)
-    return [Definition("checked", name, ctx.path, line, False) for name, line in sorted(out.items())]
+        if _conditional_in_function(ctx, statement):
+            out[package] = statement.lineno
+    return [Definition("checked", name, ctx.path, line, False) for name, line in sorted(out.items())] + install_checks(ctx)
+
+
+def _exits(statement: ast.AST) -> bool:
+    """A call of `sys.exit()` / `exit()` / `quit()` / `os._exit(1)` as a statement: the launcher stops the program. Not
+    a `raise`: xtuner's `ensure_cudnn_dsa_runtime_available()` (`except Exception as exc: raise RuntimeError(...)`)
+    is a run-time check of the feature whose own imports and the feature's uses stay labels (set 30d's labels)."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) in _EXITS
+    return False
+
+
+def _check_function_package(function: ast.AST) -> str | None:
+    """The package a project check function requires: a module-level `def check_stk_installed():` (named like a
+    check, `_CHECK_FUNCTION`) whose body tries the import and stops the program when it fails (`try: import stk /
+    except ModuleNotFoundError: print("STK not found: ..."); sys.exit()`), the handler's last statement an exit
+    (`_exits`)."""
+    from migrate.optional_modules import _catches_import_error
+
+    if not _CHECK_FUNCTION.match(function.name):
+        return None
+    for statement in function.body:
+        if not isinstance(statement, ast.Try):
+            continue
+        handlers = [h for h in statement.handlers if _catches_import_error(h)]
+        if not handlers or not all(h.body and _exits(h.body[-1]) for h in handlers):
+            continue
+        for inner in statement.body:
+            if isinstance(inner, ast.Import):
+                return _normalised(inner.names[0].name.split(".", 1)[0])
+            if isinstance(inner, ast.ImportFrom) and not inner.level and inner.module:
+                return _normalised(inner.module.split(".", 1)[0])
+    return None
+
+
+def install_checks(ctx) -> list:
+    """The file's project check functions (`_check_function_package`) as "installcheck" definitions (name:
+    `function:package`), and the calls of a check-named function without arguments that it makes under an `if`
+    inside a function (`if gpc.config.model.moe_type == "MegaBlock-D": check_stk_installed()`) as "checkcall"
+    definitions (name: the function). `drop_checked_uses` joins them across the repository: a package whose check
+    function some module calls under an option is checked like `check_version("stk", mandatory=True)` there."""
+    from migrate.repo_index import Definition
+
+    out = []
+    for function in ctx.nodes.get(ast.FunctionDef, ()):
+        if isinstance(ctx.parent(function), ast.Module) and (package := _check_function_package(function)):
+            out.append(Definition("installcheck", f"{function.name}:{package}", ctx.path, function.lineno, False))
+    called: dict[str, int] = {}
+    for statement in ctx.nodes.get(ast.Expr, ()):
+        call = statement.value
+        if not isinstance(call, ast.Call) or call.args or call.keywords:
+            continue
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in called or not _CHECK_FUNCTION.match(name) or not _conditional_in_function(ctx, statement):
+            continue
+        called[name] = statement.lineno
+    out += [Definition("checkcall", name, ctx.path, line, False) for name, line in sorted(called.items())]
+    return out
+
+
+def _conditional_in_function(ctx, statement: ast.AST) -> bool:
+    """`statement` lies under an `if` (not in its test) inside a function."""
+    conditional = False
+    child, parent = statement, ctx.parent(statement)
+    while parent is not None and not isinstance(parent, _STOPS):
+        if isinstance(parent, ast.If) and child is not parent.test:
+            conditional = True
+        if isinstance(parent, _SCOPES):
+            return conditional
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 def _droppable(finding, checked: set[str]) -> bool:
@@ -161,21 +228,30 @@ def _droppable(finding, checked: set[str]) -> bool:
 
 
 def _function_lines(path: str, data, max_file_size: int) -> list[tuple[int, int]] | None:
-    """(first, last) line of each function of the file; None when it cannot be read or parsed now."""
+    """(first, last) line of each function of the file, and of each module-level `try:` body that catches a failed
+    import (`try: import stk / except ImportError: pass`: such an import cannot stop the module loading, the uses
+    in its functions are what would run); None when it cannot be read or parsed now."""
     from migrate import engine, fileio
+    from migrate.optional_modules import _catches_import_error
 
     text = engine.text_again(path, data, max_file_size)  # reads the file when the scan kept no bytes
     tree = fileio.parse_python(text) if text is not None else None
     if tree is None:
         return None
-    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(n, _SCOPES)]
+    tried = [(n.body[0].lineno - 1, n.body[-1].end_lineno or n.body[-1].lineno) for n in tree.body
+             if isinstance(n, ast.Try) and any(_catches_import_error(h) for h in n.handlers)]
+    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(n, _SCOPES)] + tried
 
 
 def drop_checked_uses(results: list, fresh: dict, max_file_size: int) -> list:
     """`results` less the findings, inside functions, of the packages some module checks under an option (see above)."""
     from migrate.findings import FileResult
 
-    checked = {f[2] for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == "checked"}
+    facts = [f for r in results for f in (r.facts or ()) if f[0] == "def"]
+    checked = {f[2] for f in facts if f[1] == "checked"}
+    calls = {f[2] for f in facts if f[1] == "checkcall"}  # a project check function called under an option
+    checked |= {package for f in facts if f[1] == "installcheck"
+                for function, _, package in [f[2].partition(":")] if function in calls}
     if not checked:
         return results
     out = []

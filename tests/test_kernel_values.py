@@ -743,6 +743,24 @@ def test_a_module_every_importer_imports_under_an_availability_check_is_an_optio
     assert finding_lines(result, "NPU501", "pkg/other.py") == [1]
 
 
+def test_a_module_imported_in_the_else_of_an_import_attempt_of_the_package_is_an_optional_path(tmp_path):
+    # `try: from megablocks import ops / except ModuleNotFoundError: pass / else: from .sparse_moe import SparseMoE`:
+    # the `else:` runs only where the package imported, like the body of an availability check. An `else:` of an
+    # attempt at a package the catalogue does not know (a CPU dependency) checks nothing GPU-only: the module stays.
+    write_files(tmp_path, {
+        "moe/__init__.py": (
+            "try:\n    from megablocks import ops\nexcept ModuleNotFoundError:\n    pass\n"
+            "else:\n    from moe.sparse_moe import SparseMoE\n"
+            "try:\n    import yaml\nexcept ImportError:\n    pass\nelse:\n    from moe.dense_moe import DenseMoE\n"),
+        "moe/sparse_moe.py": "from megablocks import ops\ndef route(x, bins):\n    return ops.histogram(x, bins)\n",
+        "moe/dense_moe.py": "from megablocks import ops\ndef route(x, bins):\n    return ops.histogram(x, bins)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "moe/sparse_moe.py") == []
+    assert finding_lines(result, "NPU507", "moe/sparse_moe.py") == []
+    assert finding_lines(result, "NPU501", "moe/dense_moe.py") == [1]
+
+
 def test_own_triton_kernels_reached_only_through_a_checked_backend_selection_are_an_optional_path(tmp_path):
     # label ruling (L42): a backend registry offers its Triton backend only where `require_version` of the registered
     # requirements passes; the dispatcher imports the backend's layer only in that key's branch, and the layer imports

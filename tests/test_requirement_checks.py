@@ -66,3 +66,36 @@ def test_a_raising_availability_check_under_an_option_is_optional_inside_functio
     assert finding_lines(result, "NPU501", "pkg/cli.py") == [3]  # the assert in load_fast guards no other module
     assert finding_lines(result, "NPU501", "pkg/fp8.py") == []  # after the raise in its own function
     assert finding_lines(result, "NPU501", "bench/te.py") == [2]  # another module's import stays
+
+
+CHECK_FUNCTION_REPO = {
+    # the project's own check function: it tries the import and stops the program without the package
+    "moe/sparse_utils.py": "import sys\n\ntry:\n    import stk\nexcept ImportError:\n    pass\n\n\n"
+                           "def sparse_mm(x, w, topo):\n    return stk.ops.sdd(x, w, topo)\n\n\n"
+                           "def check_stk_installed():\n    try:\n        import stk  # noqa\n"
+                           "    except ModuleNotFoundError:\n        print('stk not found')\n        sys.exit()\n",
+    # called under the option that selects the sparse MoE, in the launcher
+    "launch.py": "from moe.sparse_utils import check_stk_installed\n\n\ndef check_config(cfg):\n"
+                 "    if cfg.moe_type == 'sparse':\n        check_stk_installed()\n",
+    # a module whose check function no one calls under an option: its uses stay
+    "other/dense_utils.py": "import sys\nimport megablocks.ops as ops\n\n\ndef gather(x, idx):\n    return ops.gather(x, idx)\n\n\n"
+                            "def check_megablocks_installed():\n    try:\n        import megablocks\n"
+                            "    except ImportError:\n        sys.exit(1)\n",
+    # a run-time check that raises (not a launcher's exit): the feature's uses stay (set 30d's labels)
+    "attn/sparse.py": "def ensure_xformers_available():\n    try:\n        import xformers\n"
+                      "    except Exception as exc:\n        raise RuntimeError('need xformers') from exc\n\n\n"
+                      "def attend(q, k, v):\n    import xformers.ops as xops\n    return xops.memory_efficient_attention(q, k, v)\n\n\n"
+                      "def build(cfg):\n    if cfg.sparse:\n        ensure_xformers_available()\n",
+}
+
+
+def test_a_project_check_function_called_under_an_option_makes_the_package_optional(tmp_path: Path):
+    write_files(tmp_path, CHECK_FUNCTION_REPO)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    # the uses inside functions, and the module-level import attempt that cannot stop the module loading
+    assert finding_lines(result, "NPU507", "moe/sparse_utils.py") == []
+    assert finding_lines(result, "NPU501", "moe/sparse_utils.py") == []
+    # never called: no check of the feature
+    assert 2 in finding_lines(result, "NPU501", "other/dense_utils.py")
+    assert finding_lines(result, "NPU507", "other/dense_utils.py") == [6]
+    assert finding_lines(result, "NPU507", "attn/sparse.py") == [10]

@@ -509,7 +509,10 @@ class GpuOnlyImport(Rule):
     `check_version("liger-kernel", mandatory=True)`, migrate/requirement_checks.py, which also drops the package's
     imports and uses inside functions across the repository when some module checks it under an option, `if
     args.use_unsloth: check_version("unsloth", mandatory=True)`, or asserts it available there, `if self.use_liger_kernel:
-    assert is_liger_available()`), or after an NPU branch of its block that returns its own result (`if
+    assert is_liger_available()`, or calls there a check function of its own, `if cfg.moe_type == "MegaBlock-D":
+    check_stk_installed()` where `def check_stk_installed(): try: import stk / except ModuleNotFoundError: ...;
+    sys.exit()` (named like a check, its handler ending in `sys.exit()`, not a raise; then the package's module-level import
+    attempts, `try: import stk / except ImportError: pass`, go too: they cannot stop the module loading)), or after an NPU branch of its block that returns its own result (`if
     is_npu_tensor(q): return npu_forward(q, k, v)`, migrate/npu_aware.py: the rest is the CUDA path), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
     fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
     nothing and stays reported, and so does one whose handler binds only availability flags that no line of the file
@@ -524,7 +527,8 @@ class GpuOnlyImport(Rule):
     pass`, then a torch reference after the try: without the package the code after the try is the fallback). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
-    third_party.toml `aliases`) or of a CUDA device (`device.type == "cuda"`, `torch.cuda.is_available()`, or the
+    third_party.toml `aliases`; also the `else:` of an import attempt of such a package, `try: from megablocks import
+    ops / except ModuleNotFoundError: pass / else: from .megablock_moe import MegaBlockMoE`) or of a CUDA device (`device.type == "cuda"`, `torch.cuda.is_available()`, or the
     project's own GPU-support probe, `if is_fp8_supported_gpu():` with Triton kernels there and a torch module in the
     `else:`; named so, and when defined in the importing module, its body asks about CUDA: label rule 30d-9) is an
     optional path too, and so is one whose every importer is

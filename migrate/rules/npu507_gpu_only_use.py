@@ -151,7 +151,10 @@ class GpuOnlyUse(Rule):
     between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
     two branches of an `if` binding it, `self.attn = flash_attn_varlen_func if use_flash_attn else None`) is reported
     only at each call through it (`attn_cls(...)`, `self.attn(q, kv)` in any method of the class; not calls of the
-    object after `inner = inner(...)`): the binding names and runs nothing (label ruling (L46)). Entries whose status is `works`
+    object after `inner = inner(...)`), and so is a module name bound to None at the top and to such a callable only
+    in a function declaring it `global` (a lazy import: `flash_attn_func, pad_input = None, None`, then `global
+    flash_attn_func, pad_input; flash_attn_func, pad_input = _f, _p` after the import, the calls in other functions):
+    the binding names and runs nothing (label ruling (L46)). Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
@@ -422,6 +425,11 @@ class GpuOnlyUse(Rule):
         # a switch between the package's class and a fallback: the call through the name, not the binding (L46)
         Invalid("from flash_attn.modules.mha import FlashSelfAttention\ndef make(flash):\n"
                 "    cls = FlashSelfAttention if flash else None\n    return cls(causal=True)", count=1),
+        # a lazy import through module globals bound to None first: the calls, not the rebinding (L46)
+        Invalid("import torch\nattn_func, pad_input = None, None\ndef _load():\n    global attn_func, pad_input\n"
+                "    from flash_attn import flash_attn_func as _f\n    from flash_attn.bert_padding import pad_input as _p\n"
+                "    attn_func, pad_input = _f, _p\ndef forward(q, k, v, idx):\n    out = attn_func(q, k, v)\n"
+                "    return pad_input(out, idx, 2, 16)", count=2),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
@@ -451,6 +459,8 @@ class GpuOnlyUse(Rule):
         optional = fallback_guarded_names(ctx)
         # `cls = FlashSelfAttention if use_flash_attn else SelfAttention`: the binding names, its calls run (L46)
         switched = callable_aliases.switched_aliases(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
+        if "global" in ctx.source:  # `f = None` at the top, `global f; f = _f` in a lazy import: the calls run it (L46)
+            switched += callable_aliases.global_aliases(ctx, _alias_resolver(ctx, table))
         picked = {id(branch) for alias in switched for branch in alias.branches}
         for node, qual in chain_tops(ctx):
             if id(node) in picked:
