@@ -105,6 +105,25 @@ _CD = re.compile(r"(?<![\w-])cd\s+(\S+)\s*(?:&&|;)")
 _FOR = re.compile(r"(?<![\w-])for\s+(\w+)\s+in\s+([^;]+?)\s*;?\s*(?:do\b|$)")
 
 
+# a `cd DIR` that is a whole line of a script (not `cd DIR && ...`, read with its command)
+_CD_LINE = re.compile(r"^\s*cd\s+(\S+)\s*(?:#.*)?$")
+
+
+def _cd_above(lines: list[str], first: int) -> str | None:
+    """The folder the nearest `cd DIR` line above line `first` entered, relative to where the script started: None when
+    there is none, "." for a `cd ..` / `cd -` / computed or absolute folder (where the script returned to, or a folder
+    read as "." like a computed `cd` in a command). Only one `cd` is read: `cd a` / `cd b` gives `b`."""
+    for line in reversed(lines[:first - 1]):
+        cd = _CD_LINE.match(line)
+        if cd is None:
+            continue
+        target = cd.group(1).strip("\"'")
+        if target.startswith(("~", "$", "-", "/", "..")) or target == ".":
+            return "."
+        return posixpath.normpath(target)
+    return None
+
+
 def changed_into(lines: list[str], number: int, end: int) -> list[str]:
     """The folders a `python setup.py ...` at `lines[number - 1][:end]` runs in, relative to the script's folder:
     the `cd DIR &&`s before it in its command, over the lines a trailing backslash continues it from
@@ -117,6 +136,10 @@ def changed_into(lines: list[str], number: int, end: int) -> list[str]:
     text = text_before(lines, number, end)
     folder = "."
     cds = list(_CD.finditer(text))
+    if not cds:  # `cd TransformerEngine` on a line of its own above (`git checkout x` between): the folder it entered
+        above = _cd_above(lines, first_line(lines, number))
+        if above is not None:
+            return [above]
     for index, cd in enumerate(cds):
         target = cd.group(1).strip("\"'")
         variable = re.fullmatch(r"\$\{?(\w+)\}?", target)

@@ -220,7 +220,8 @@ _VCS_OR_URL = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?[a-z][a-z0-9+.-]*://", re.I
 _ARCHIVE = (".zip", ".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar")
 # a wheel or sdist file names its distribution before the version (`flash_attn-2.5.8+cu122torch2.3-cp310-...whl`,
 # `pkg-1.0.tar.gz`: the binary and source distribution file name formats, packaging.python.org/en/latest/specifications/)
-_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-\d")
+# a launcher's file name may give the version as a shell variable (`flash_attn-${flash_attn_version}+cu${cu}...whl`)
+_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-(?:\d|\$)")
 
 
 def _direct_reference(text: str) -> tuple[str, int, int] | None:
@@ -235,9 +236,12 @@ def _direct_reference(text: str) -> tuple[str, int, int] | None:
     # "Linux"`: pip reads the marker after `; `, PEP 508) is not part of the location
     token = token.split(";", 1)[0] if _VCS_OR_URL.match(token) else token
     url = _VCS_OR_URL.match(token)
-    if not url and "/" not in token:
-        return None
+    if not url and "/" not in token and not token.endswith(_ARCHIVE):
+        return None  # a bare name; a wheel or sdist file in the folder the command runs in names itself (below)
     path = token.split("#", 1)[0].rstrip("/")
+    if not url:  # `./third_party/vllm/.`: the folder itself
+        while path.endswith("/."):
+            path = path[:-2].rstrip("/")
     last = path.rsplit("/", 1)[-1]
     if url and "/" not in token[url.end():].strip("/"):
         return None  # a bare host, no project path

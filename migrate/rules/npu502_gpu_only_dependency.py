@@ -6,6 +6,7 @@ import re
 from fnmatch import fnmatchcase
 
 from migrate import knowledge
+from migrate.fetched_packages import fetches, repository_name
 from migrate.findings import Category, Finding, Severity
 from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_here
 from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
@@ -111,6 +112,8 @@ def pip_install_dependencies(ctx):
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
+    if not _sets_up_a_machine(ctx):  # a Dockerfile's or CI machine's clone is image setup
+        yield from fetches(ctx.lines)
     for number, match in shell_matches(ctx.lines, _SETUP_PY):
         if not _BUILDS.intersection(match.group("rest").split()):
             continue
@@ -135,6 +138,26 @@ def _folder_requirement(folder: str, number: int, column: int, known: bool = Fal
         if name in folders:
             return requirement(folders[name], number, column)
     return None if known or not parts else requirement(parts[-1], number, column)
+
+
+# a requirements file named for CUDA / the GPU: `requirements-cuda.txt`, `requirements_gpu.txt`, vLLM's `requirements/cuda.txt`
+_CUDA_NAMED_FILE = re.compile(r"(?:^|[_.-])(?:cuda\d*|gpu)(?:[_.-][^/]*)?\.(?:txt|in)$", re.I)
+
+
+def _cuda_named_requirement_files(ctx):
+    """(line, column0, end column0, path) of each `pip install -r FILE` of a launcher whose FILE is named for CUDA
+    (`uv pip install -r ./requirements/train/megatron/requirements-cuda.txt`, `-r ./third_party/vllm/requirements/cuda.txt`):
+    the install of the CUDA side of a project's requirements, which an Ascend host replaces (label rule 32d-6)."""
+    for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
+        tokens = list(_TOKEN.finditer(line, start, end))
+        for token, value in zip(tokens, tokens[1:]):
+            name, equals, inline = token.group().partition("=")
+            if name not in ("-r", "--requirement"):
+                continue
+            path, column = (inline, token.start() + len(name) + 1) if equals else (value.group(), value.start())
+            path = path.strip("\"'")
+            if _CUDA_NAMED_FILE.search(path.rsplit("/", 1)[-1]):
+                yield number, column, column + len(path), path
 
 
 def _command_end(text: str, start: int) -> int:
@@ -398,6 +421,21 @@ def _pip_table() -> tuple[tuple[str, str], ...]:
     return _PIP_TABLES[0][1]
 
 
+def _by_repository(dep):
+    """(the dependency renamed, its knowledge key) for a requirement the catalogue knows by its repository's name only:
+    a checkout folder or clone (`TransformerEngine`, the catalogue's `folder_names`), or a VCS URL whose egg names a
+    part the catalogue does not list (`git+https://github.com/Dao-AILab/flash-attention.git@v2.7.2#egg=flashattn-hopper
+    &subdirectory=hopper`: a build of flash-attn's repository); None when neither names a catalogued package."""
+    folders, pips = _folder_names(), _pip_table()
+    repo = repository_name(dep.raw)
+    for name in (dep.name, normalise(repo[0]) if repo else None):
+        pip = folders.get(name) if name else None
+        key = GpuOnlyDependency._lookup(normalise(pip), pips) if pip else None
+        if key is not None:
+            return dataclasses.replace(dep, name=normalise(pip)), key
+    return None
+
+
 def _folder_names() -> dict[str, str]:
     """(normalised repository name, the package's first pip name) from the catalogue's `folder_names`: the names a
     checkout of the package's repository carries that are no pip name of it (PyPI `flash-attention` is another project)."""
@@ -457,7 +495,15 @@ class GpuOnlyDependency(Rule):
     'install', '-e', hadamard_dir])`) whose last name is a catalogued GPU-only package (`third-party/fast-hadamard-transform`,
     a submodule), at the path's string. A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
-    read from wheel metadata are in knowledge/data/gpu_extras.toml)."""
+    read from wheel metadata are in knowledge/data/gpu_extras.toml). In a launcher (not a Dockerfile or CI YAML), the
+    fetch of a GPU-only package for its install is one too (label rule 32d-6, as (L36) for a clone of cutlass): `git clone
+    https://github.com/NVIDIA/apex`, `wget` / `curl` of its wheel (`flash_attn-${v}+cu${cu}...whl`, named before its
+    version, also given by a shell variable) or of a file of its repository (raw.githubusercontent.com/OWNER/REPO/...),
+    named by the wheel or the repository through the catalogue (`TransformerEngine` by `folder_names`; a VCS URL whose
+    egg is no catalogued name, `#egg=flashattn-hopper&subdirectory=hopper`, by its repository too;
+    migrate/fetched_packages.py); a `pip install .` after a `cd DIR` on a line of its own above installs DIR (the
+    nearest such `cd`; `cd ..` returns to the script's folder); and `pip install -r FILE` of a requirements file named
+    for CUDA (`requirements-cuda.txt`, vLLM's `requirements/cuda.txt`) installs the project's CUDA side (a warning)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"
@@ -491,6 +537,9 @@ class GpuOnlyDependency(Rule):
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
         Valid("cuda==12.1\nnccl-tests\nonnxruntime\n", kind="manifest"),  # pip names: not conda's toolkit packages
         Valid("git+https://github.com/huggingface/transformers\n", kind="manifest"),
+        # a clone and install of a CPU package (migrate/fetched_packages.py), a requirements file not named for CUDA
+        Valid("git clone https://github.com/huggingface/transformers\ncd transformers\npip install .\n"
+              "pip install -r requirements-common.txt\n", kind="launcher", filename="install.sh"),
         Valid("pip install -r flash-attn.txt --index-url https://mirror/simple numpy\necho 'pip install flash-attn'\n# pip install xformers\n",
               kind="launcher", filename="setup_env.sh"),
         # a command string that is not run, a printed hint, a CPU package
@@ -534,6 +583,16 @@ class GpuOnlyDependency(Rule):
         # bindings and Riva's CUDA WFST decoder (onnx_graphsurgeon is a pure-Python graph tool)
         Invalid("nvidia-pyindex\ntensorrt==8.5.1.7\nonnx\nonnxruntime-gpu\nonnx_graphsurgeon>=0.3.21\ncuda-python\n"
                 "riva-asrlib-decoder==0.4.0\n", kind="manifest", count=5),
+        # fetches of a GPU-only package for its install (migrate/fetched_packages.py): a clone, a wheel, a file of its
+        # repository; a `cd` into the clone on a line of its own; a CUDA-named requirements file; cd / rm lines are not
+        Invalid("git clone https://github.com/NVIDIA/apex\ncd apex\npip install -v --no-build-isolation ./\ncd ..\nrm -r apex\n",
+                kind="launcher", filename="install.sh", count=2),
+        Invalid("wget https://example.org/flash_attn-${v}+cu${cu}-cp310-cp310-linux_x86_64.whl\n"
+                "pip install flash_attn-${v}+cu${cu}-cp310-cp310-linux_x86_64.whl\n"
+                "wget -P $d https://raw.githubusercontent.com/Dao-AILab/flash-attention/v2.7.2/hopper/flash_attn_interface.py\n",
+                kind="launcher", filename="install.sh", count=3),
+        Invalid('pip install "git+https://github.com/Dao-AILab/flash-attention.git@v2.7.2#egg=flashattn-hopper&subdirectory=hopper"\n'
+                "pip install -r ./requirements/requirements-cuda.txt\n", kind="launcher", filename="install.sh", count=2),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
         # PKU-YuanGroup/Helios tools/requirements_raw.txt: a local build of SandAI's MagiAttention (CUDA kernels)
         Invalid("magi-attention @ file:///MagiAttention\ndecord==0.6.0\n", kind="manifest", count=1),
@@ -652,6 +711,8 @@ class GpuOnlyDependency(Rule):
         for dep in deps:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)
+            if key is None and (named := _by_repository(dep)) is not None:
+                dep, key = named
             if key is not None and _pins_namesake(_spec_text(ctx, dep), table[key].pypi_namesake):
                 continue  # the unrelated PyPI project of the same name (PyPI `apex==0.9.10.dev0`, a Pyramid toolkit)
             suffix = _CUDA_BUILD_NAME.search(dep.name)
@@ -723,6 +784,13 @@ class GpuOnlyDependency(Rule):
                     text += f"; NPU alternative: {entry.alternative}"
                 yield self.finding(ctx, node, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                                    package=package_of(key, table))
+        for number, start, end, path in _cuda_named_requirement_files(ctx) if launcher and not _sets_up_a_machine(ctx) else ():
+            yield self.finding(
+                ctx, (number, start, number, end),
+                f"`{path}` is the CUDA requirements of the project (named for CUDA); an Ascend host installs its NPU "
+                "requirements instead (torch_npu, CANN) and drops the GPU-only ones",
+                severity=Severity.WARNING,
+            )
         for number, start, end, name in _conda_install_cuda_packages(ctx) if launcher else ():
             yield self.finding(
                 ctx, (number, start, number, end),
