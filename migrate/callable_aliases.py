@@ -220,19 +220,24 @@ def switched_aliases(ctx, resolve) -> list[SwitchedAlias]:
         bindings.setdefault(key, []).append(statement)
     if not any(isinstance(s.value, (ast.IfExp, ast.Name, ast.Attribute)) for group in bindings.values() for s in group):
         return []
-    other_stores = {(id(_scope(ctx, n)) if _scope(ctx, n) is not None else None, n.id) for n in ctx.nodes.get(ast.Name, ())
-                    if isinstance(n.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(n), ast.Assign)}
+    other_stores = None  # names also bound otherwise (loop targets, `with ... as`, ...): built for the first candidate
     out = []
     for key, statements in bindings.items():
         name = key[1]
         choosing, rest = [], []
         for statement in statements:
             (choosing if _choices(statement.value) is not None else rest).append(statement)
-        if not choosing or key in other_stores or not _one_switch(ctx, choosing):
+        if not choosing or not _one_switch(ctx, choosing):
             continue
         picked = [(c, resolve(c)) for s in choosing for c in _choices(s.value)]
         gpu = [(c, k) for c, k in picked if k is not None]
         if not gpu or len(gpu) == len(picked):
+            continue
+        if other_stores is None:
+            other_stores = {(id(scope) if (scope := _scope(ctx, n)) is not None else None, n.id)
+                            for n in ctx.nodes.get(ast.Name, ())
+                            if isinstance(n.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(n), ast.Assign)}
+        if key in other_stores:
             continue
         first = min(s.lineno for s in choosing)
         until = None

@@ -88,6 +88,12 @@ def python_facts(ctx) -> list:
 
     out = []
     functions: dict[int, dict[str, str]] = {}  # id(function) -> its locals bound only to string literals
+    # the names any assignment of the file binds to an op-name literal: a name outside it is no function's string
+    # local, and its function is not walked (most calls pass names; few files bind op names to them)
+    string_bound = {target.id for statement in ctx.nodes.get(ast.Assign, ())
+                    if isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+                    and _OP_NAME.match(statement.value.value)
+                    for target in statement.targets if isinstance(target, ast.Name)}
 
     def names(call: ast.Call) -> list[str]:
         function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
@@ -95,7 +101,7 @@ def python_facts(ctx) -> list:
         for value in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(value, ast.Constant) and isinstance(value.value, str) and _OP_NAME.match(value.value):
                 found.append(value.value)
-            elif isinstance(value, ast.Name) and function is not None:
+            elif isinstance(value, ast.Name) and function is not None and value.id in string_bound:
                 found += _string_locals(function, functions).get(value.id, [])
         return found
 
