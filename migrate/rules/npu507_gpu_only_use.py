@@ -1,6 +1,5 @@
 import ast
 import re
-import sys
 
 from migrate import callable_aliases, knowledge
 from migrate.findings import Category, Severity
@@ -16,18 +15,37 @@ NUMBA_CUDA = "numba.cuda"
 # decorators that turn a function into a Triton kernel (or wrap one: reexports.triton_kernel_decorator): its body
 # is Triton code, reported once at the decorator, not line by line
 # Triton's host-side helpers: plain Python around a kernel (grid arithmetic, autotuning configurations,
-# benchmarking, compiler exceptions, the launcher base class) with no GPU code of their own. They go
-# with the kernel they serve, whose decorator, launch and import are the lines that change. From
-# triton 2.0.0's python/triton/__init__.py (triton-lang/triton @019ac5cb4c2e): `cdiv`, `next_power_of_2`
-# (triton.utils), `Config` (triton.autotuner), `KernelInterface` (triton.jitlib), `OutOfResources`,
-# `CompilationError` (triton.compiler), and the `testing` module (`do_bench`).
-_TRITON_HOST = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.Config", "triton.KernelInterface",
+# compiler exceptions) with no GPU code of their own. They go with the kernel they serve, whose decorator,
+# launch and import are the lines that change. From triton 2.0.0's python/triton/__init__.py
+# (triton-lang/triton @019ac5cb4c2e): `cdiv`, `next_power_of_2` (triton.utils), `Config` (triton.autotuner),
+# `OutOfResources`, `CompilationError` (triton.compiler). Not among them (label ruling (L51)): the `testing` module
+# (`do_bench`, `do_bench_cudagraph`, `Benchmark`, `@perf_report`: they time kernels on the GPU), `triton.runtime.driver`
+# and `KernelInterface` (a class built on it launches kernels): each call, decorator and base class is a use.
+_TRITON_HOST = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.Config",
                           "triton.OutOfResources", "triton.CompilationError"})
-_TRITON_HOST_MODULES = ("triton.testing", "triton.compiler.OutOfResources", "triton.compiler.CompilationError")
+_TRITON_HOST_MODULES = ("triton.compiler.OutOfResources", "triton.compiler.CompilationError")
+# `triton.language` read on the host, outside any kernel, as a value: a dtype handed to a kernel as a constexpr
+# argument (`compute_type = tl.bfloat16 if ... else tl.float16`) or a module constant made for the kernels
+# (`_kAlpha = tl.constexpr(math.sqrt(2.0 / math.pi))`): no GPU code runs there, the kernel that reads it is the use
+# (label rule 33b-11).
+TRITON_LANGUAGE = "triton.language"
 
 
 def _triton_host_helper(qual: str) -> bool:
     return qual in _TRITON_HOST or any(qual == m or qual.startswith(m + ".") for m in _TRITON_HOST_MODULES)
+
+
+def _triton_language_value(ctx, node, qual: str) -> bool:
+    """A `triton.language` name read as a value on the host (a dtype, `tl.constexpr(...)`; see TRITON_LANGUAGE), not
+    a decorator, a base class or a call of any other of its functions."""
+    if not qual.startswith(TRITON_LANGUAGE + "."):
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return qual.rsplit(".", 1)[1] == "constexpr"
+    if isinstance(parent, ast.ClassDef) or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # a base class, a decorator
+    return True
 
 
 # numba's CUDA kernels and device functions (`@cuda.jit`, `@cuda.jit(device=True)`): the same, their
@@ -139,13 +157,18 @@ class GpuOnlyUse(Rule):
     `from apex.parallel import convert_syncbn_model`), and each finding carries the alternative
     of the most specific knowledge entry (`flash_attn.ops.activations.swiglu` ->
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
-    decorator (or at `f = triton.jit(f)` when the decorator is applied as a call; a repository decorator call stacked
-    over it, a vendored autotuner `@custom_autotune.autotune(...)`, is reported too), and Triton's host-side
-    helpers (`triton.cdiv`, `triton.next_power_of_2`, `triton.Config`, `triton.testing`, its compiler
-    exceptions, `triton.KernelInterface`; also under a module-level alias) are not reported: they go with
-    the kernel they serve; a launch is a subscripted call of a kernel defined in the file (also through a
-    name bound to a choice of kernels, `fx = a if c else b`), or of a name containing `kernel` in a file
-    that imports triton. A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
+    decorator (or at `f = triton.jit(f)` when the decorator is applied as a call); every decorator of the triton
+    package is reported, stacked or not (`@triton.autotune(...)` over `@triton.jit`, `@triton.testing.perf_report(...)`),
+    and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
+    `triton.testing.Benchmark(...)`, `triton.runtime.driver...`) and a class built on `triton.KernelInterface`; a
+    decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
+    inside its definition are (label ruling (L51)). Triton's host-side helpers (`triton.cdiv`,
+    `triton.next_power_of_2`, `triton.Config`, its compiler exceptions; also under a module-level alias) and
+    `triton.language` values read on the host (a dtype `tl.bfloat16` picked for a constexpr argument, a module
+    constant `tl.constexpr(...)`) are not reported: they go with the kernel they serve; a launch is a subscripted
+    call of a kernel defined in the file (also through a name bound to a choice of kernels, `fx = a if c else b`),
+    or of a name containing `kernel` in a file that imports triton, and a kernel's `.warmup(...)` (it compiles the
+    kernel for the GPU). A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
     or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
     is reported at the binding and at each call through it (migrate/callable_aliases.py); a name bound to a switch
     between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
@@ -221,12 +244,17 @@ class GpuOnlyUse(Rule):
         # accelerate utils/bnb.py, torchsparse examples/converter.py: a type check names the class, it builds and calls
         # nothing (label rulings 24b-14, 25a-6, (L35)); the construction elsewhere is the use
         "import bitsandbytes as bnb\ndef n(m):\n    return isinstance(m, bnb.nn.Linear4bit) or issubclass(type(m), (bnb.nn.Linear8bitLt, int))",
-        # GPTQ-for-LLaMa quant/: Triton's host-side helpers (autotuning configurations, block sizes, benchmarking,
-        # compiler exceptions, an autotuner of its own) are no GPU code: the kernels' decorators and launches are
+        # GPTQ-for-LLaMa quant/: Triton's host-side helpers (autotuning configurations, block sizes, compiler
+        # exceptions) are no GPU code: the kernels' decorators and launches are
         "import triton\nconfigs = [triton.Config({'BLOCK_SIZE_M': 64}, num_stages=4, num_warps=4)]\n"
-        "BLOCK = min(1024, triton.next_power_of_2(n))\nclass Autotuner(triton.KernelInterface):\n    pass\n"
-        "def bench(call):\n    try:\n        return triton.testing.do_bench(call, rep=40)\n"
+        "BLOCK = min(1024, triton.next_power_of_2(n))\n"
+        "def bench(call):\n    try:\n        return call()\n"
         "    except triton.compiler.OutOfResources:\n        return float('inf')",
+        # a fused-MoE wrapper picks the dtype its kernel computes in, and a module keeps a constant for its kernels:
+        # `triton.language` values read on the host, no GPU code runs there (label rule 33b-11)
+        "import math\nimport torch\nimport triton\nimport triton.language as tl\n_kAlpha = tl.constexpr(math.sqrt(2.0 / math.pi))\n"
+        "def pick(out):\n    compute_type = tl.bfloat16 if out.dtype == torch.bfloat16 else tl.float16\n"
+        "    return {'dtype': tl.float32, 'c': compute_type}",
         "import torch\nattn = torch.nn.functional.scaled_dot_product_attention\ny = attn(q, k, v)",  # not GPU-only
         "import bitsandbytes as bnb\nprint(bnb.__version__)",  # module metadata
         "import pynvml\ntry:\n    count = 0\nexcept pynvml.NVMLError:\n    count = -1",  # an except type names a class ((L40))
@@ -291,15 +319,29 @@ class GpuOnlyUse(Rule):
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
         # the kernel's decorator and its launch; the grid arithmetic `triton.cdiv` is host-side Python that goes with them
         # fpgaminer/GPTQ-triton quant_linear.py: a vendored copy of triton.autotune stacked over the kernel's @triton.jit
-        # (reported at both decorators); functools' cache over a plain function is no kernel wrapper
+        # is the repository's own decorator, not a use (label ruling (L51)): the @triton.jit under it is
         Invalid("import functools\nimport triton\nfrom . import custom_autotune\n"
                 "@custom_autotune.autotune(\n    configs=[triton.Config({'B': 64}, num_warps=4)],\n    key=['M'])\n"
-                "@triton.jit\ndef k(x_ptr):\n    pass\n@functools.lru_cache()\ndef n(x):\n    return x\n", count=2),
+                "@triton.jit\ndef k(x_ptr):\n    pass\n@functools.lru_cache()\ndef n(x):\n    return x\n", count=1),
+        # ... and that autotuner's own module: its class built on triton.KernelInterface and its timing through
+        # triton.testing.do_bench are uses; the configurations and the compiler exception are host-side (L51)
+        Invalid("import triton\nclass Autotuner(triton.KernelInterface):\n    def __init__(self, fn):\n"
+                "        self.configs = [triton.Config({}, num_warps=4)]\n"
+                "    def _bench(self, call):\n        try:\n            return triton.testing.do_bench(call, rep=40)\n"
+                "        except triton.OutOfResources:\n            return float('inf')\n", count=2),
+        # a kernel stacked under @triton.autotune and @triton.heuristics: each triton decorator is a use, and the
+        # kernel's `.warmup(...)` (it compiles the kernel ahead of the launch) is one like the launch itself
+        Invalid("import triton\nimport triton.language as tl\n@triton.autotune(configs=[], key=['n'])\n"
+                "@triton.heuristics({'EVEN': lambda a: a['n'] % 2 == 0})\n@triton.jit\ndef k(x_ptr, n, EVEN: tl.constexpr):\n"
+                "    pass\ndef run(x, n):\n    compiled = k.warmup(x, n, grid=(1,))\n    k[(1,)](x, n)\n    model.warmup()\n", count=5),
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=2),
         # fla-org/native-sparse-attention benchmarks/benchmark_nsa.py: `triton.testing.perf_report` benchmarks a plain
-        # Python function (no kernel): the flash_attn call inside it is a use
-        Invalid("import triton\nfrom flash_attn import flash_attn_func\n@triton.testing.perf_report([])\n"
-                "def benchmark(q, k, v):\n    return triton.testing.do_bench(lambda: flash_attn_func(q, k, v))", count=1),
+        # Python function (no kernel): the flash_attn call inside it is a use, and so are the triton decorator, the
+        # Benchmark it is given and the GPU timing do_bench (label ruling (L51))
+        Invalid("import triton\nfrom flash_attn import flash_attn_func\n@triton.testing.perf_report(\n"
+                "    triton.testing.Benchmark(x_names=['n'], x_vals=[1], line_arg='p', line_vals=['a'], line_names=['a'],"
+                " plot_name='p', args={}))\n"
+                "def benchmark(q, k, v):\n    return triton.testing.do_bench(lambda: flash_attn_func(q, k, v))", count=4),
         # ChatTTS velocity/llm_engine.py: a name a method imports itself (the project's own `.worker`) is that import
         # there, not the GPU-only import of the same name in another method
         Invalid("class Engine:\n    def a(self):\n        from .worker import Worker\n        self.w = Worker(1)\n"
@@ -469,7 +511,7 @@ class GpuOnlyUse(Rule):
             if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table) \
                     or _plugin_kept(qual, table[key]):
                 continue
-            if key == TRITON and _triton_host_helper(qual):
+            if key == TRITON and (_triton_host_helper(qual) or _triton_language_value(ctx, node, qual)):
                 continue
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
@@ -488,37 +530,12 @@ class GpuOnlyUse(Rule):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         yield from self._instance_uses(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
-        if TRITON in table and reported(table[TRITON]):
-            yield from self._own_kernel_wrappers(ctx, triton_kernels.values(), table)
         triton_optional = any(ctx.imports.get(name, "").split(".", 1)[0] == TRITON for name in optional)
         if not triton_optional and (triton_kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
             yield from self._launches(ctx, triton_kernels, table)  # with an optional Triton, the launches are on its path too
         numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
         if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
             yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
-
-    def _own_kernel_wrappers(self, ctx, functions, table):
-        """A decorator of the repository's own stacked over a Triton kernel decorator (fpgaminer/GPTQ-triton
-        `@custom_autotune.autotune(configs=[...], key=[...])` over `@triton.jit`: a vendored copy of triton.autotune
-        whose `Autotuner(triton.KernelInterface)` launches the kernel it wraps); label ruling (L24), set 22's (v4).
-        Only a call whose name this file imports from a module no catalogue entry knows and that is no standard
-        library's or torch's; once per decorator."""
-        relative = {a.asname or a.name for s in ctx.nodes.get(ast.ImportFrom, ()) if s.level for a in s.names}
-        for function in dict.fromkeys(functions):
-            names = [_decorator_name(ctx, d) for d in function.decorator_list]
-            first = next((i for i, name in enumerate(names) if triton_kernel_decorator(name)), None)
-            for decorator, name in zip(function.decorator_list[:first or 0], names):
-                if not isinstance(decorator, ast.Call):
-                    continue
-                if name is None and root_name(decorator.func) in relative:  # `from . import custom_autotune`
-                    name = ast.unparse(decorator.func)
-                root = name.split(".", 1)[0] if name else ""
-                if not name or "." not in name or match_package(name, table) is not None \
-                        or root in sys.stdlib_module_names or root == "torch":
-                    continue
-                yield self._finding(ctx, decorator, name, TRITON, table,
-                                    what=f"`@{ctx.segment(decorator.func)}(...)` (a decorator of the repository wrapping the "
-                                    f"Triton kernel `{function.name}`, an autotuner of its own)")
 
     def _alias_calls(self, ctx, table):
         """Calls through an alias of a GPU-only function, module-level
@@ -792,7 +809,9 @@ class GpuOnlyUse(Rule):
 
     def _launches(self, ctx, kernels, table, package=TRITON, by_name=True):
         """Subscripted calls `kernel[grid](...)` of a kernel of `kernels` (with `by_name`, also of a
-        name containing `kernel`, for Triton kernels imported from another file)."""
+        name containing `kernel`, for Triton kernels imported from another file), and a Triton kernel's
+        `kernel.warmup(..., grid=(1,))`, which compiles it for the GPU ahead of the launch (label rule 33b-1, (L51);
+        a kernel of `kernels` or a name bound to one only)."""
         if package not in table:
             return
         entry = table[package]
@@ -800,6 +819,13 @@ class GpuOnlyUse(Rule):
         aliases = self._kernel_aliases(ctx, kernels)
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
+            if package == TRITON and isinstance(func, ast.Attribute) and func.attr == "warmup" \
+                    and isinstance(func.value, ast.Name) and (func.value.id in kernels or func.value.id in aliases):
+                text = f"{package}: compile of the {label} kernel `{func.value.id}.warmup(...)` ({entry.status} on Ascend NPU)"
+                if entry.alternative:
+                    text += f"; NPU alternative: {entry.alternative}"
+                yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=package)
+                continue
             if not isinstance(func, ast.Subscript):
                 continue
             target = func.value
