@@ -308,7 +308,7 @@ def _launcher_pattern() -> re.Pattern:
     # YAML `key: value` / `- key: value`, or a CLI flag `--key value` / `--key=value` / bare `--key`
     return re.compile(
         rf"(?:^\s*(?:-\s+)?(?P<ykey>{names})\s*:\s*(?P<yval>[^\s#]+)"
-        rf"|(?<![\w-])--(?P<ckey>{names})(?:[=\s]+(?P<cval>[^\s\\;&|]+))?)"
+        rf"|(?<![\w-])--(?:[\w-]+\.)*(?P<ckey>{names})(?:[=\s]+(?P<cval>[^\s\\;&|]+))?)"
     )
 
 
@@ -330,6 +330,27 @@ def _own_parameter(ctx, call: ast.Call, name: str) -> bool:
         return False
     parameters = _defined_parameters(ctx, scope).get(wanted)
     return parameters is not None and name in parameters
+
+
+def _repository_callee(ctx, call: ast.Call) -> bool:
+    """Whether `call` calls a function or class of the scanned repository's own package, imported into this file:
+    by a relative import (`from .models import Actor`) or from the package one of this file's folders is
+    (`from openrlhf.models import Actor` in openrlhf/trainer/launcher.py). A computed option handed to it
+    (`Actor(pretrain, load_in_4bit=args.load_in_4bit)`) is the repository's own switch passed on, like
+    `_own_parameter` across files: the line where the package hands it to the library is reported there."""
+    func = call.func
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    for statement in ctx.nodes.get(ast.ImportFrom, ()):
+        if statement.level and any((alias.asname or alias.name) == func.id for alias in statement.names):
+            return True
+    name = ctx.qualname(call.func)
+    if name is None:
+        return False
+    folders = [part for part in re.split(r"[\\/]", ctx.path)[:-1] if part not in ("", ".", "..")]
+    return name.split(".", 1)[0] in folders
 
 
 def _defined_parameters(ctx, scope) -> dict[str, frozenset[str]]:
@@ -358,8 +379,10 @@ class GpuOnlyOption(Rule):
     name no class). Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`, diffusers' examples'
-    `--enable_xformers_memory_efficient_attention`), argparse defaults
-    (`add_argument("--optim", default="paged_adamw_32bit")`). Lightning's `accelerator="gpu"` is a device choice,
+    `--enable_xformers_memory_efficient_attention`; a nested-config flag by its last dotted part,
+    `--ds.attn_implementation flash_attention_2`), argparse defaults
+    (`add_argument("--optim", default="paged_adamw_32bit")`, `"--ds.attn_implementation"` too) and function parameter
+    defaults (`def __init__(self, name, attn_implementation="flash_attention_2")`: what every caller leaving it out gets). Lightning's `accelerator="gpu"` is a device choice,
     reported by NPU108 (label ruling (L25)); Lightning 1.x's
     `gpus` flag is on for any value but 0 / None / "" (`Trainer(gpus=1)`, `trainer_config["gpus"] = 1`)
     and its `accelerator="ddp"` ran multi-GPU DDP; where the code reads the flag to decide GPU
@@ -368,7 +391,9 @@ class GpuOnlyOption(Rule):
     option given a computed value (`load_in_4bit=args.bits == 4`) is a warning (GPU-only whenever it
     is true; so is a conditional value one of whose branches is a GPU-only value,
     `attn_implementation="flash_attention_2" if flag else "eager"`; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
-    same value handed on to a function of this file that takes it: that is plumbing; a value set only under an
+    same value handed on to a function of this file that takes it, or to a function or class of the repository's own
+    package imported into this file (`from .models import Actor` / `from mypkg.models import Actor` in mypkg/...): that is
+    plumbing, the package's call of the library is reported where it is; a value set only under an
     availability check of the package it needs, `if is_flash_attn_2_available():`, is an optional path, not reported), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
@@ -414,6 +439,12 @@ class GpuOnlyOption(Rule):
         'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=1)',  # a device choice: NPU108
         Valid("trainer:\n  accelerator: gpu\n", kind="launcher", filename="config.yaml"),  # no import to tell whose option
         Valid("optim: adamw_torch\nload_in_4bit: false\n", kind="launcher", filename="config.yaml"),
+        # a computed switch handed to the repository's own wrapper (imported from its package, or relatively): the
+        # wrapper's call of the library is the line reported, in the wrapper's file
+        Valid("from mypkg.models import Actor\nactor = Actor(pretrain, load_in_4bit=args.ds.load_in_4bit)\n",
+              filename="mypkg/trainer/launcher.py"),
+        Valid("from .models import get_model\nm = get_model(name, load_in_8bit=args.load_in_8bit)\n",
+              filename="mypkg/serve.py"),
         Valid("# --optim paged_adamw_32bit\npython train.py --optim adamw_torch\n", kind="launcher"),
         # the switch defined (off by default) and read: the launcher that passes it is the line to change
         'import argparse\np = argparse.ArgumentParser()\n'
@@ -536,6 +567,17 @@ class GpuOnlyOption(Rule):
                 filename="fp8.yaml", count=1),
         Invalid("accelerate launch --mixed_precision fp8 --fp8_backend te train.py\n", kind="launcher", count=1),
         Invalid("accelerate launch sft.py --attn_implementation=flash_attention_2\n", kind="launcher"),
+        # a nested-config (dotted) flag names the option by its last part, in launchers and in its argparse default
+        Invalid("deepspeed --module mypkg.cli.train_sft \\\n   --ds.attn_implementation flash_attention_2 \\\n   --ds.zero_stage 2\n",
+                kind="launcher"),
+        Invalid('import argparse\np = argparse.ArgumentParser()\np.add_argument("--ds.attn_implementation", type=str, '
+                'default="flash_attention_2")\n'),
+        # a parameter's literal default is the value every caller leaving it out hands on (a model wrapper's signature);
+        # the parameter handed to the library there is plumbing of it, not a second finding
+        Invalid("from transformers import AutoModelForCausalLM\nclass Actor:\n"
+                "    def __init__(self, name, attn_implementation=\"flash_attention_2\", load_in_4bit=False):\n"
+                "        self.model = AutoModelForCausalLM.from_pretrained(name, attn_implementation=attn_implementation)\n",
+                count=1),
         # diffusers' training examples: the switch that makes the script call enable_xformers_memory_efficient_attention()
         Invalid("accelerate launch train_dreambooth.py --mixed_precision=fp16 \\\n  --enable_xformers_memory_efficient_attention\n",
                 kind="launcher"),
@@ -607,9 +649,11 @@ class GpuOnlyOption(Rule):
                             option = _lookup(keyword.arg, _constant(value), roots)
                             if option is not None:
                                 yield self._option_finding(ctx, value, option, _constant(value))
-                    elif isinstance(keyword.value, ast.IfExp) and not _own_parameter(ctx, call, keyword.arg):
+                    elif isinstance(keyword.value, ast.IfExp) and not _own_parameter(ctx, call, keyword.arg) \
+                            and not _repository_callee(ctx, call):
                         yield from self._conditional_finding(ctx, keyword.arg, keyword.value, roots)
-                    elif _computed(keyword.value) and not _own_parameter(ctx, call, keyword.arg):
+                    elif _computed(keyword.value) and not _own_parameter(ctx, call, keyword.arg) \
+                            and not _repository_callee(ctx, call):
                         yield from self._computed_finding(ctx, keyword.arg, keyword.value, roots)
             if isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument":
                 yield from self._argparse_default(ctx, call, roots)
@@ -619,6 +663,7 @@ class GpuOnlyOption(Rule):
                 yield self.finding(ctx, call if named is call.func else named,
                                    f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
         yield from self._uses(ctx, roots, flagged)
+        yield from self._parameter_defaults(ctx, roots)
         for node in ctx.nodes.get(ast.AnnAssign, ()):
             # a dataclass field default: `optim: str = field(default="paged_adamw_32bit")`
             if isinstance(node.target, ast.Name) and node.value is not None:
@@ -657,6 +702,23 @@ class GpuOnlyOption(Rule):
                     elif isinstance(target, ast.Subscript) and _computed(node.value) and not _builds_an_object(node.value):
                         # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
                         yield from self._computed_finding(ctx, key, node.value, roots)
+
+    def _parameter_defaults(self, ctx, roots):
+        """`def __init__(self, pretrain, attn_implementation="flash_attention_2", ...)`: a parameter's literal
+        default is the value every caller that leaves it out hands on, read like a keyword (as an argparse default)."""
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for function in ctx.nodes.get(kind, ()):
+                arguments = function.args
+                positional = (*arguments.posonlyargs, *arguments.args)
+                pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+                         *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
+                for argument, default in pairs:
+                    value = _constant(default)
+                    option = _lookup(argument.arg, value, roots) if value is not None else None
+                    if option is not None:
+                        finding = self._option_finding(ctx, default, option, value)
+                        if finding is not None:
+                            yield finding
 
     def _conditional_finding(self, ctx, key, value, roots):
         """`attn_implementation="flash_attention_2" if flag else "eager"`: a branch of the conditional selects
@@ -760,7 +822,8 @@ class GpuOnlyOption(Rule):
         for arg in call.args:
             flag = ctx.string_value(arg)
             if flag and flag.startswith("--"):
-                option = _lookup(flag[2:].replace("-", "_"), _constant(default), roots)
+                # `--ds.attn_implementation`: a dotted (nested-config) flag names the option by its last part
+                option = _lookup(flag[2:].replace("-", "_").rsplit(".", 1)[-1], _constant(default), roots)
                 if option is not None:
                     yield self._option_finding(ctx, default, option, _constant(default))
                 return

@@ -13,7 +13,10 @@ _STARTS_WITH_COMMAND = re.compile(r"^\s*(?:\S*/)?nvidia-smi(?![\w.-])")
 # Nsight / nvprof profilers. A path prefix (`/usr/src/tensorrt/bin/trtexec`) is the same command; a shell variable
 # holding it (`$trtexec`, `${trtexec}`) or the variable's name in its assignment (`trtexec=...`) is not: the
 # assignment's value is where the tool is named (wenet runtime/gpu/tensorrt/run_streaming_small_model.sh)
-_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof|nvitop)(?![\w.}=-])")
+# CUDA's Multi-Process Service control daemon (`nvidia-cuda-mps-control -d` / `echo quit | nvidia-cuda-mps-control`),
+# started by serving launchers to share a GPU between processes; a probe of it (`pgrep -f '[n]vidia-cuda-mps-control'`)
+# does not spell the word and is not matched
+_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof|nvitop|nvidia-cuda-mps-control)(?![\w.}=-])")
 # The tool's name as a setting, not a command: a YAML key (`nsys:` opening the profiler's options), a bare YAML value
 # (`tool: nsys`), or the value of an option or Hydra override (`global_profiler.tool=nsys`, `--profiler=nsys`): the
 # program's own key that picks a profiler (volcengine/verl trainer/config/profiler/profiler.yaml and its launchers;
@@ -25,7 +28,9 @@ _YAML_VALUE = re.compile(r"^\s*(?:-\s+)?[\w.-]+:\s+$")
 # `["nvcc", "-V"]`) and nvitop (an NVML process viewer: `run_command("/home/user/.local/bin/nvitop -1", host)`), as the
 # command word at the start of the string, by path or not; a string that is only the word (`"nvcc"`) counts inside a call
 # that runs commands, elsewhere it is a name (a path component, a dict key), not a command line
-_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|nvitop)(?:\s+\S|$)")
+_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|nvitop|nvidia-cuda-mps-control)(?:\s+\S|$)")
+# a command a shell pipeline runs after another (`subprocess.run("echo quit | nvidia-cuda-mps-control", shell=True)`)
+_PIPED_TOOL = re.compile(r"[|;&]\s*(?:\S*/)?(nvidia-cuda-mps-control)(?![\w.-])")
 _PROFILERS = ("NVIDIA's profilers need an NVIDIA GPU; on Ascend profile with the Ascend PyTorch Profiler "
               "(torch_npu.profiler.profile) or CANN's msprof")
 _TOOL_MESSAGES = {
@@ -36,6 +41,8 @@ _TOOL_MESSAGES = {
     # the nvitop entry of migrate/knowledge/third_party.toml (NVML: NVIDIA driver only)
     "nvitop": "nvitop reads the GPUs through NVML (NVIDIA driver only); on Ascend use `npu-smi info` "
               "(or torch.npu.utilization / mem_get_info)",
+    "nvidia-cuda-mps-control": "CUDA's Multi-Process Service (MPS) control daemon comes with the NVIDIA driver only; an "
+                               "Ascend host has none and no MPS to start or stop: drop those lines",
     "nvcc": "nvcc is CUDA's compiler; an Ascend host has none (CANN compiles Ascend C kernels), and a CUDA architecture "
             "probed through it has no NPU meaning",
 }
@@ -100,12 +107,16 @@ class NvidiaSmi(Rule):
     (migrate/npu_aware.py, for every NPU5xx code).
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
-    same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers and the `nvitop` GPU viewer (the
-    Ascend counterparts: CANN's ATC for models, torch_npu.profiler or msprof for profiles, npu-smi); the name as a
+    same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers, the `nvitop` GPU viewer and CUDA's MPS
+    daemon control `nvidia-cuda-mps-control` (the Ascend counterparts: CANN's ATC for models, torch_npu.profiler or
+    msprof for profiles, npu-smi; no MPS to start); a probe spelling it otherwise (`grep '[n]vidia-cuda-mps-control'`)
+    is not matched; the name as a
     setting is no command: a YAML key or bare value (`nsys:`, `tool: nsys`), an option's or a Hydra override's value
     (`global_profiler.tool=nsys`, `--profiler=nsys`). In Python, a
-    string that is a command line starting with `nvcc` or `nvitop` (by path or not), or that word alone as the
-    command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), is reported too; so is, once
+    string that is a command line starting with `nvcc`, `nvitop` or `nvidia-cuda-mps-control` (by path or not), or
+    that word alone as the command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), or
+    `nvidia-cuda-mps-control` after a pipe in a string such a call runs (`echo quit | nvidia-cuda-mps-control`), is
+    reported too; so is, once
     per file, the name of Nsight Systems' injection proxy (`libToolsInjectionProxy64.so`, preloaded to profile the
     program) and, in a file that uses ctypes, each string naming NVIDIA's CUDA runtime, driver, NVRTC, NVML, cuBLAS
     or cuDNN library (`lib='libcudart.so'` ... `ctypes.cdll.LoadLibrary(...)`)."""
@@ -116,7 +127,7 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "libToolsInjectionProxy", "ctypes")
+    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "libToolsInjectionProxy", "ctypes")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
         'logger.warning("nvidia-smi not found")',
@@ -168,6 +179,12 @@ class NvidiaSmi(Rule):
                 "        [_smi(), '--query-gpu=name', '--format=csv'])\ndef driver():\n"
                 "    return subprocess.check_output([_smi(), '--query-gpu=driver_version'])\n", count=2),
         Invalid("nvidia-smi\n", kind="launcher", count=1),
+        # CUDA MPS started by a serving launcher and by the server itself; `ps -ef | grep '[n]vidia-cuda-mps-control'`
+        # is a probe of it (the word is not spelled) and not reported
+        Invalid("nvidia-cuda-mps-control -d\nps -ef | grep '[n]vidia-cuda-mps-control' > /dev/null\n", kind="launcher", count=1),
+        Invalid('import os, subprocess\nos.system("nvidia-cuda-mps-control -d")\n'
+                'subprocess.run("echo quit | nvidia-cuda-mps-control", shell=True)\n'
+                'subprocess.run("ps -ef | grep \'[n]vidia-cuda-mps-control\'", shell=True)\n', count=2),
         # the same probes in a script whose only NPU mention is not a test (a comment, an echo, a command): reported
         Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
                 'if nvidia-smi -L; then echo gpu; fi\n', kind="launcher", filename="install.sh", count=2),
@@ -221,7 +238,7 @@ class NvidiaSmi(Rule):
             if (id(node) in inside_runner and _COMMAND.search(text)) or _STARTS_WITH_COMMAND.match(text):
                 yield self.finding(ctx, node)
                 continue
-            tool = _PY_TOOL.match(text)
+            tool = _PY_TOOL.match(text) or (_PIPED_TOOL.search(text) if id(node) in inside_runner else None)
             if tool is not None and (id(node) in heads or len(text.split()) > 1):
                 yield self.finding(ctx, node, f"`{tool.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[tool.group(1)]}")
         yield from self._nvidia_libraries(ctx)
