@@ -23,6 +23,7 @@ are the kernel's call sites (`split_wrapper_calls`), listed in its row beside th
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import defaultdict
@@ -49,7 +50,8 @@ def lists_python_packages(path: str) -> bool:
     return not is_conda_env(path)
 
 
-def _known_roots() -> frozenset[str]:
+@functools.lru_cache(maxsize=1)
+def known_roots() -> frozenset[str]:
     """The import names the knowledge base knows: the catalogue's (third_party.toml) and the device-neutral
     packages' (data/device_neutral.toml: verified to run without CUDA, so no question for an Ascend port)."""
     from migrate import knowledge
@@ -91,7 +93,7 @@ def unknown_dependencies(files, index=None) -> dict[str, list[str]]:
     imports it by the same name), most widely used first. `index`: the scan's repo_index.build_index(files), when the caller has it."""
     from migrate import repo_index
 
-    known = _known_roots() | _TORCH | _STDLIB | _python2_stdlib() | _PACKAGING
+    known = known_roots() | _TORCH | _STDLIB | _python2_stdlib() | _PACKAGING
     if index is None:  # extensions the repository builds itself are its own
         index = repo_index.build_index(files)
     own = own_names([r.path for r in files if not broken_link(r)]) | {name.split(".", 1)[0] for name in index.modules}

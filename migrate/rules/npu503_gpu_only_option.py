@@ -349,8 +349,13 @@ def _repository_callee(ctx, call: ast.Call) -> bool:
     name = ctx.qualname(call.func)
     if name is None:
         return False
+    root = name.split(".", 1)[0]
+    from migrate.deps import known_roots
+
+    if root in known_roots():  # a library the knowledge base knows: a folder named like it (`~/transformers/proj/`) is
+        return False           # where the project lives, not the library's own package (relative imports count above)
     folders = [part for part in re.split(r"[\\/]", ctx.path)[:-1] if part not in ("", ".", "..")]
-    return name.split(".", 1)[0] in folders
+    return root in folders
 
 
 def _defined_parameters(ctx, scope) -> dict[str, frozenset[str]]:
@@ -392,7 +397,8 @@ class GpuOnlyOption(Rule):
     is true; so is a conditional value one of whose branches is a GPU-only value,
     `attn_implementation="flash_attention_2" if flag else "eager"`; so is such a value set as a keyword-dict key, `kwargs["load_in_4bit"] = flag`, but not the
     same value handed on to a function of this file that takes it, or to a function or class of the repository's own
-    package imported into this file (`from .models import Actor` / `from mypkg.models import Actor` in mypkg/...): that is
+    package imported into this file (`from .models import Actor` / `from mypkg.models import Actor` in mypkg/...; never a
+    package the knowledge base knows, such as transformers, by a folder named like it): that is
     plumbing, the package's call of the library is reported where it is; a value set only under an
     availability check of the package it needs, `if is_flash_attn_2_available():`, is an optional path, not reported), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
@@ -497,6 +503,9 @@ class GpuOnlyOption(Rule):
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
+        # a project kept in a folder named like the library it calls is not that library's own package
+        Invalid("from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.q4)\n",
+                count=1, filename="home/me/transformers/proj/train.py"),
         Invalid('from dataclasses import dataclass, field\n@dataclass\nclass A:\n    optim: str = field(default="paged_adamw_32bit")', count=1),
         Invalid('cfg = {"optim": "adamw_bnb_8bit", "lr": 1e-4}', count=1),
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
