@@ -28,6 +28,13 @@ def _scan(tmp_path):
     return scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
 
 
+def _cuda_setup(name: str, ext: str, sources: list[str]) -> str:
+    """A setup.py building one CUDAExtension, as the extension folders of the launcher tests have it."""
+    return ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            f"setup(name={name!r}, ext_modules=[CUDAExtension({ext!r}, {sources!r})],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n")
+
+
 # ---- a module variable bound to a JIT build, imported by its siblings ------------------------------------
 JIT_BACKEND = {
     "enc/__init__.py": "from .grid import GridEncoder\n",
@@ -621,11 +628,7 @@ def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
     # setup.py builds a CUDAExtension; so do `-e ./folder` in a requirements file and `pip install ./folder` in a script.
     # A local folder that builds no CUDA (a plain package) is no such install.
     write_files(tmp_path, {
-        "ops_lib/setup.py": (
-            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
-            "setup(name='ops', ext_modules=[CUDAExtension('ops._ext', ['src/ball.cpp', 'src/ball_gpu.cu'])],\n"
-            "      cmdclass={'build_ext': BuildExtension})\n"
-        ),
+        "ops_lib/setup.py": _cuda_setup('ops', 'ops._ext', ['src/ball.cpp', 'src/ball_gpu.cu']),
         "ops_lib/src/ball_gpu.cu": "__global__ void k(float* x) {}\n", "ops_lib/src/ball.cpp": "// host\n",
         "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
         "environment.yml": "name: pm\ndependencies:\n  - python=3.7\n  - pip\n  - pip:\n    - numpy\n    - ops_lib/.\n    - tools/.\n",
@@ -643,11 +646,7 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     # so does a script one folder up naming the path. `python setup.py --version`, an echo and a folder whose setup.py
     # builds no CUDA are not.
     write_files(tmp_path, {
-        "ops/setup.py": (
-            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
-            "setup(name='ops', ext_modules=[CUDAExtension('MSDA', ['src/attn.cpp', 'src/attn_cuda.cu'])],\n"
-            "      cmdclass={'build_ext': BuildExtension})\n"
-        ),
+        "ops/setup.py": _cuda_setup('ops', 'MSDA', ['src/attn.cpp', 'src/attn_cuda.cu']),
         "ops/src/attn_cuda.cu": "__global__ void k(float* x) {}\n", "ops/src/attn.cpp": "// host\n",
         "ops/make.sh": "#!/usr/bin/env bash\n# python setup.py install\npython setup.py build install\npython setup.py --version\n",
         "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
@@ -664,16 +663,9 @@ def test_a_pip_install_of_the_folder_a_command_runs_in_is_reported(tmp_path):
     # no folder of the repository; a `cd` into a folder named for a catalogued GPU-only package installs that package
     # (`COPY fast-hadamard-transform ...` then `RUN cd fast-hadamard-transform && pip install -e .`).
     write_files(tmp_path, {
-        "setup.py": (
-            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
-            "setup(name='mm', ext_modules=[CUDAExtension('mm_cuda', ['mm/mm.cpp', 'mm/mm_kernel.cu'])],\n"
-            "      cmdclass={'build_ext': BuildExtension})\n"
-        ),
+        "setup.py": _cuda_setup('mm', 'mm_cuda', ['mm/mm.cpp', 'mm/mm_kernel.cu']),
         "mm/mm_kernel.cu": "__global__ void k(float* x) {}\n", "mm/mm.cpp": "// host\n",
-        "ops/setup.py": (
-            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
-            "setup(name='ops', ext_modules=[CUDAExtension('ops_cuda', ['k.cu'])], cmdclass={'build_ext': BuildExtension})\n"
-        ),
+        "ops/setup.py": _cuda_setup('ops', 'ops_cuda', ['k.cu']),
         "ops/k.cu": "__global__ void k(float* x) {}\n",
         "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
         "install.sh": "pip uninstall -y mm\nrm -rf build\npip install .\n",
@@ -1942,10 +1934,7 @@ def test_a_loop_cd_into_extension_folders_runs_each_setup_py(tmp_path):
     # install && cd -; done` installs each folder's CUDA build: one finding at the line; a `cd` into a folder without a
     # CUDA build is not one
     write_files(tmp_path, {
-        "ext/k_cuda/setup.py": (
-            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
-            "setup(name='k_cuda', ext_modules=[CUDAExtension('k_cuda', ['k.cu'])], cmdclass={'build_ext': BuildExtension})\n"
-        ),
+        "ext/k_cuda/setup.py": _cuda_setup('k_cuda', 'k_cuda', ['k.cu']),
         "ext/k_cuda/k.cu": "__global__ void k(float* x) {}\n",
         "ext/tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
         "ext/build.sh": "for ext in k_cuda; do\n    cd $ext && python setup.py clean --all install --user && cd -\ndone\n"

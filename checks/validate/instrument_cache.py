@@ -14,16 +14,14 @@ of migrate/codemods/ and migrate/rewrite/instrument.py (a change to the codemod 
 The pack path varies with each run's output folder: the text is stored as instrumented with PLACEHOLDER as
 the path, and the placeholder's JSON literal (how the codemod writes the path) replaced by the real one's.
 A script that contains the placeholder itself is never stored. An entry that cannot be read, or is not of
-this shape, is a miss (instrumented again and rewritten). Writes are atomic (a temporary file, then
-`os.replace`); the folder keeps its newest MAX_ENTRIES entries.
+this shape, is a miss (instrumented again and rewritten). Writes are atomic (`migrate.fileio.atomic_write`);
+the folder keeps its newest MAX_ENTRIES entries.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -71,13 +69,12 @@ def _read(path: Path) -> tuple[str, bool, str] | None:
 
 
 def _write(path: Path, value: tuple[str, bool, str]) -> None:
+    from migrate.fileio import atomic_write
+
     text, model_found, message = value
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".partial")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump({"text": text, "model_found": model_found, "message": message}, out)
-        os.replace(partial, path)
+        atomic_write(str(path), json.dumps({"text": text, "model_found": model_found, "message": message}),
+                     make_parents=True)
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[MAX_ENTRIES:]:
             old.unlink(missing_ok=True)
