@@ -133,6 +133,26 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
     sources = [r for r in results if any(f.code == "NPU506" for f in r.findings)]
     if not sources or not any(f.code in _BUILD_CODES for r in results for f in r.findings):
         return results
+    built = built_sources(results, sources)
+    if built is None:
+        return results
+    source_ids = {id(r) for r in sources}
+    out = []
+    for result in results:
+        if id(result) in source_ids and result.path not in built:
+            kept = tuple(f for f in result.findings if f.code != "NPU506")
+            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
+        out.append(result)
+    return out
+
+
+def built_sources(results: list[FileResult], sources: list[FileResult], ignored: frozenset[str] = frozenset(),
+                  builds_only: frozenset[str] | None = None) -> set[str] | None:
+    """The paths of `sources` (CUDA files) that some file of `results` builds, by the namings the module doc lists;
+    None where a wildcard could name any of them. The files of `ignored` name nothing (migrate/accelerator_builders.py:
+    a CUDA file only an accelerator abstraction's CUDA-side builders name is built only through that abstraction), nor,
+    where `builds_only` is given, does a script (Python, notebook, launcher) with no build finding of its own that it
+    does not hold (a copyright or format script's `*.cu` list); sources still name what they include."""
     named: dict[str, set[tuple[str, str]]] = {}  # file name -> (naming file, the relative path written, or "")
     every_cu = False  # a wildcard naming every `.cu` file (not the headers)
     patterns: list[tuple[str, str]] = []  # (naming file, `folder/*.cu` as written)
@@ -140,14 +160,17 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
         # a shell script or CI file that compiles nothing (no nvcc command): its pattern lists files for a tool
         # (`find csrc/ -name '*.cuh' | xargs clang-format -i`, microsoft/VPTQ scripts/format.sh), it builds none
         lister = result.kind == "launcher" and not any(f.code in _BUILD_CODES for f in result.findings)
-        if is_makefile(result.path):  # label ruling (L19): what only a Makefile builds is no porting work
+        if is_makefile(result.path) or result.path in ignored:  # label ruling (L19): what only a Makefile builds is no porting work
+            continue
+        if (builds_only is not None and result.kind in ("python", "notebook", "launcher") and result.path not in builds_only
+                and not any(f.code in _BUILD_CODES for f in result.findings)):
             continue
         for fact in getattr(result, "facts", ()):
             if fact[0] == "ref" and fact[1].startswith("cu:"):
                 if lister and fact[1] in (WILDCARD, CU_WILDCARD):
                     continue
                 if fact[1] == WILDCARD:
-                    return results
+                    return None
                 if fact[1] == CU_WILDCARD:
                     every_cu = True
                     continue
@@ -207,13 +230,7 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
         if not grown:
             break
         built |= grown
-    out = []
-    for result in results:
-        if id(result) in candidates and result.path not in built:
-            kept = tuple(f for f in result.findings if f.code != "NPU506")
-            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
-        out.append(result)
-    return out
+    return built | {r.path for r in sources if id(r) not in candidates}
 
 
 def add_symlinked_sources(results: list[FileResult]) -> list[FileResult]:

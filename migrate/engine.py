@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from migrate import (
+    accelerator_builders,
     decollected_tests,
     deps,
     fileio,
@@ -245,7 +246,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         active = [rule for rule in rules if rule.CODE == imported_kernels.CODE]
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
-    if not active and not probes and not checks and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
+    accelerators = facts is not None and accelerator_builders.wants(text)  # an accelerator class or its factory
+    if not active and not probes and not checks and not accelerators and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         return [], [], 0
@@ -260,6 +262,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         ctx.imports.setdefault(name, qualified)
     if facts is not None and repo_index.wants_python_defs(text, path):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
+    if accelerators:
+        facts.extend(accelerator_builders.facts(tree, path))  # migrate/accelerator_builders.py
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if checks:
@@ -609,6 +613,7 @@ def scan(
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
     results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
+    results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
