@@ -364,3 +364,101 @@ def global_aliases(ctx, resolve) -> list[SwitchedAlias]:
         found.sort(key=lambda item: item[0])
         out.append(SwitchedAlias(name, None, found[0][0], found[0][2], tuple(v for _, v, _ in found), None))
     return out
+
+
+def _follows(ctx, statement: ast.stmt, call: ast.AST, climb: bool) -> bool:
+    """`call` sits in a statement after `statement` in the block holding it (or, with `climb`, in the block of one of
+    its enclosing statements: after the `if` chain around it)."""
+    anchor = statement
+    while isinstance(anchor, ast.stmt) and not isinstance(anchor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        holder = ctx.parent(anchor)
+        node = call
+        while node is not None and ctx.parent(node) is not holder:
+            node = ctx.parent(node)
+        if node is not None:
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(holder, field, None)
+                if isinstance(block, list) and any(s is anchor for s in block):
+                    at = next((i for i, s in enumerate(block) if s is node), None)
+                    if at is not None:
+                        return at > next(i for i, s in enumerate(block) if s is anchor)
+        if not climb:
+            return False
+        anchor = holder
+    return False
+
+
+def rebound_calls(ctx, resolve) -> list[tuple[ast.Call, SwitchedAlias]]:
+    """Calls through a function's local rebound by several switches in turn, each picking a class or callable for
+    the call that follows it (diffusers' trainers: `optimizer_class = bnb.optim.AdamW8bit` under `if
+    args.use_8bit_adam:`, `torch.optim.AdamW` in its `else:`, then `optimizer = optimizer_class(params)`; later
+    `optimizer_class = prodigyopt.Prodigy` and its own construction):
+
+        if args.use_8bit_adam:
+            cls = bnb.optim.AdamW8bit            # a choice: names the class, runs nothing
+        else:
+            cls = torch.optim.AdamW
+        opt = cls(params)                        # the call: reported, with the GPU-only choice
+        cls = bnb.optim.Adam8bit if args.use_8bit_adam else torch.optim.Adam   # the next switch
+        opt = cls(params)                        # reported
+        cls = prodigyopt.Prodigy
+        opt = cls(params)                        # not: this binding reaches it
+
+    Each call of the name takes the binding nearest above it: one `a if c else b`, or the pair binding it in both
+    branches of one `if` (the call after that `if`, also after the `if`/`elif` chain around it), or one plain binding
+    the call follows in the same block. A GPU-only choice there makes the call the use and the binding not one
+    (label ruling (L52)); a lone override under an `if` with no `else` reaching a later call leaves the call alone and
+    the override reported (label rule 30b-1). Names `callable_aliases` (every binding the package's) or
+    `switched_aliases` (one switch) already read are left to them, as are names stored otherwise (loop targets...)."""
+    groups: dict[tuple[int, str], list[ast.Assign]] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+            continue
+        scope = _scope(ctx, statement)
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            groups.setdefault((id(scope), statement.targets[0].id), []).append(statement)
+    candidates = {}
+    for key, statements in groups.items():
+        if len(statements) < 3:
+            continue  # one switch or one alias: the readers above
+        choices = [(s, [(c, resolve(c)) for c in _choices(s.value)] if _choices(s.value) is not None else None)
+                   for s in statements]
+        gpu = [k for _, picked in choices if picked for _, k in picked if k is not None]
+        if not gpu or all(picked and all(k is not None for _, k in picked) for _, picked in choices):
+            continue
+        candidates[key] = sorted(choices, key=lambda item: item[0].lineno)
+    if not candidates:
+        return []
+    stored = {(id(scope) if (scope := _scope(ctx, n)) is not None else None, n.id) for n in ctx.nodes.get(ast.Name, ())
+              if isinstance(n.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(n), ast.Assign)}
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not isinstance(call.func, ast.Name):
+            continue
+        scope = _scope(ctx, call)
+        key = (id(scope), call.func.id) if scope is not None else None
+        if key not in candidates or key in stored:
+            continue
+        before = [(s, picked) for s, picked in candidates[key] if s.end_lineno < call.lineno]
+        if not before:
+            continue
+        nearest, picked = before[-1]
+        holder = ctx.parent(nearest)
+        pair = [(s, p) for s, p in candidates[key] if s is not nearest and ctx.parent(s) is holder
+                and isinstance(holder, ast.If) and (s in holder.body) != (nearest in holder.body)]
+        if len(pair) == 1 and pair[0][1] is not None and picked is not None \
+                and _follows(ctx, holder, call, climb=True):
+            unit = [(nearest, picked), pair[0]]
+        elif not pair and isinstance(nearest.value, ast.IfExp) and _follows(ctx, nearest, call, climb=True):
+            unit = [(nearest, picked)]
+        elif not pair and not isinstance(nearest.value, ast.IfExp) and _follows(ctx, nearest, call, climb=False):
+            unit = [(nearest, picked)]
+        else:
+            continue
+        if any(p is None for _, p in unit):
+            continue
+        branches = [(c, k) for s, p in sorted(unit, key=lambda item: item[0].lineno) for c, k in p if k is not None]
+        if branches:
+            first = min(s.lineno for s, _ in unit)
+            out.append((call, SwitchedAlias(call.func.id, key[0], first, branches[0][1], tuple(c for c, _ in branches), None)))
+    return out

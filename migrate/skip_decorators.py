@@ -6,7 +6,8 @@ huggingface/trl d708ec27 tests/test_peft_models.py: `@require_bitsandbytes def t
 the test is skipped, like a test whose import sits in `try: ... except ImportError: pass` (label rule set 23, (s23a-6)).
 A function or class decorated so is such a test: `@require_<pkg>` / `@requires_<pkg>` (transformers' and trl's
 helpers), `@pytest.mark.skipif(not is_<pkg>_available(), ...)`, `@unittest.skipUnless(is_<pkg>_available(), ...)` and
-`@unittest.skipIf(not is_<pkg>_available(), ...)`, where <pkg> is a GPU-only package of the catalogue
+`@unittest.skipIf(not is_<pkg>_available(), ...)` (also as one operand of the skipif's `or`, diffusers' `@unittest.skipIf(torch_device
+!= "cuda" or not is_xformers_available(), ...)`, or of the skipUnless's `and`), where <pkg> is a GPU-only package of the catalogue
 (migrate/knowledge/third_party.toml). Its GPU-only imports and uses of that package (NPU404, NPU501, NPU503, NPU507:
 the finding's package, or its message naming it) are dropped; those of another package stay. A test under an
 unconditional skip (`@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`) runs on no host (label ruling (L27)): all
@@ -55,7 +56,11 @@ def _name(node: ast.AST) -> str:
 
 
 def _available_in(test: ast.AST, negated: bool, roots) -> str | None:
-    """<pkg> of `is_<pkg>_available()` in `test`, read as `not ...` when `negated` (skipif) or plain (skipUnless)."""
+    """<pkg> of `is_<pkg>_available()` in `test`, read as `not ...` when `negated` (skipif) or plain (skipUnless); also
+    one operand of the `or` a skipif tests (`torch_device != "cuda" or not is_xformers_available()`: it skips whenever
+    the package is missing) or of the `and` a skipUnless tests."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or if negated else ast.And):
+        return next((p for value in test.values if (p := _available_in(value, negated, roots)) is not None), None)
     if negated:
         if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
             return None

@@ -66,3 +66,23 @@ def test_a_quantization_config_under_a_skip_for_its_kernel_package_is_dropped(tm
         "    cfg = GPTQConfig(bits=4)\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
     assert sorted({f.line for f in result.findings if f.code == "NPU503"}) == [12, 13]
+
+
+def test_a_skipif_whose_or_asks_for_the_package_drops_its_findings(tmp_path):
+    # diffusers' pipeline tests: `@unittest.skipIf(torch_device != "cuda" or not is_xformers_available(), ...)` skips
+    # wherever xformers is missing, whatever the other operand; an `and` in a skipif does not (it may run without it)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_pipe.py").write_text(
+        "import unittest\nfrom diffusers import StableDiffusionPipeline\n"
+        "from diffusers.utils.import_utils import is_xformers_available\n\n\n"
+        "class T(unittest.TestCase):\n"
+        '    @unittest.skipIf(torch_device != "cuda" or not is_xformers_available(), reason="xformers")\n'
+        "    def test_xformers(self):\n"
+        "        pipe = StableDiffusionPipeline()\n"
+        "        pipe.enable_xformers_memory_efficient_attention()\n\n"
+        '    @unittest.skipIf(torch_device != "cuda" and not is_xformers_available(), reason="xformers")\n'
+        "    def test_other(self):\n"
+        "        pipe = StableDiffusionPipeline()\n"
+        "        pipe.enable_xformers_memory_efficient_attention()\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
+    assert sorted({f.line for f in result.findings if f.code == "NPU503"}) == [15]

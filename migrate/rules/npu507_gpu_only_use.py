@@ -177,7 +177,12 @@ class GpuOnlyUse(Rule):
     object after `inner = inner(...)`), and so is a module name bound to None at the top and to such a callable only
     in a function declaring it `global` (a lazy import: `flash_attn_func, pad_input = None, None`, then `global
     flash_attn_func, pad_input; flash_attn_func, pad_input = _f, _p` after the import, the calls in other functions):
-    the binding names and runs nothing (label ruling (L46)). Entries whose status is `works`
+    the binding names and runs nothing (label ruling (L46)). A function's local rebound by several such switches in
+    turn (diffusers' trainers: `if use_8bit_adam: cls = bnb.optim.AdamW8bit / else: cls = torch.optim.AdamW`, then
+    `opt = cls(params)`; later `cls = prodigyopt.Prodigy` and its own call) is read call by call: each call takes the
+    switch nearest above it (an `a if c else b`, the pair in both branches of one `if`, or a plain binding the call
+    follows in its block) and is reported when that switch may pick the package, the binding not (label ruling (L52));
+    a lone override under an `if` with no `else` stays reported at its binding (30b-1). Entries whose status is `works`
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
@@ -472,6 +477,13 @@ class GpuOnlyUse(Rule):
                 "    from flash_attn import flash_attn_func as _f\n    from flash_attn.bert_padding import pad_input as _p\n"
                 "    attn_func, pad_input = _f, _p\ndef forward(q, k, v, idx):\n    out = attn_func(q, k, v)\n"
                 "    return pad_input(out, idx, 2, 16)", count=2),
+        # a local rebound by switches in turn (diffusers' trainers): each call through it takes the switch above it,
+        # the bindings name the class and run nothing (L52); the call after the prodigyopt binding is not the package's
+        Invalid("import torch\ndef build(args, params):\n    if args.use_8bit_adam:\n        import bitsandbytes as bnb\n"
+                "        opt_cls = bnb.optim.AdamW8bit\n    else:\n        opt_cls = torch.optim.AdamW\n"
+                "    opt = opt_cls(params, lr=args.lr)\n    if args.ademamix:\n        opt_cls = bnb.optim.AdEMAMix8bit if args.use_8bit else bnb.optim.AdEMAMix\n"
+                "        opt = opt_cls(params)\n    if args.prodigy:\n        import prodigyopt\n        opt_cls = prodigyopt.Prodigy\n"
+                "        opt = opt_cls(params)\n    return opt", count=2),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
@@ -503,7 +515,10 @@ class GpuOnlyUse(Rule):
         switched = callable_aliases.switched_aliases(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
         if "global" in ctx.source:  # `f = None` at the top, `global f; f = _f` in a lazy import: the calls run it (L46)
             switched += callable_aliases.global_aliases(ctx, _alias_resolver(ctx, table))
-        picked = {id(branch) for alias in switched for branch in alias.branches}
+        # `cls = bnb.optim.AdamW8bit` / `else: cls = torch.optim.AdamW`, `cls(params)`, then `cls = prodigyopt.Prodigy`:
+        # each call through the name takes the switch above it (L52)
+        rebound = callable_aliases.rebound_calls(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
+        picked = {id(branch) for alias in (*switched, *(a for _, a in rebound)) for branch in alias.branches}
         for node, qual in chain_tops(ctx):
             if id(node) in picked:
                 continue
@@ -526,6 +541,9 @@ class GpuOnlyUse(Rule):
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         yield from self._alias_calls(ctx, table)
         for call, alias in callable_aliases.switched_calls(ctx, switched):
+            if not (optional and root_name(alias.branches[0]) in optional):
+                yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
+        for call, alias in rebound:
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         yield from self._instance_uses(ctx, table, optional)
