@@ -245,7 +245,7 @@ class CustomExtensionUse(Rule):
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     call through a name bound only to ops of the extension, in a function or at module level (`f =
     punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
-    line is a use of the op; migrate/callable_aliases.py); so is each call of an attribute through a module-level name
+    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py); so is each call of an attribute through a module-level name
     bound only to the compiled module itself (`ext_c = exllamav2_ext`, then `ext_c.make_q_matrix(...)` in the file's
     functions; a binding to None besides, `except ImportError: ops = None`, is a stand-in that leaves the call failing;
     the binding line is reported as a use of the module); so is each
@@ -346,12 +346,13 @@ class CustomExtensionUse(Rule):
                 "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
                 "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
                 "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
-        # a wrapper binding the op to a short local name before calling it (label rule 25b-13): the binding and each
-        # call after it; a name also bound to something else (`g`) is no alias, and a parameter `f` is not the local
+        # a wrapper binding the op to a short local name before calling it: each call after it, not the binding (label
+        # ruling (L52)); a name also bound to something else (`g`) is no alias (its binding stays a use of the op), and
+        # a parameter `f` is not the local
         Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pk._kernels', ['k.cu'])\n"
                 "import pk._kernels\ndef add_lora(y, x, wa, wb):\n    f = pk._kernels.dispatch_bgmv\n    f(y, x, wa)\n"
                 "    f(y, x, wb)\ndef other(y, x, f):\n    f(y, x)\ndef pick(x, fast):\n    g = pk._kernels.fast_op\n"
-                "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=5),
+                "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=4),
         # a JIT build cached by its accessor (nvdiffrec's `_get_plugin()`): the import and the callers' op calls, not the
         # line storing the module for the accessor to return
         Invalid("import torch\n_cached = None\ndef _get_plugin():\n    global _cached\n    if _cached is not None:\n"
@@ -535,7 +536,10 @@ class CustomExtensionUse(Rule):
         op_calls: dict[int, object] = {}  # id(call) -> definition: calls of an extension's ops, for the objects they return
         accessor_calls: dict[int, object] = {}  # id(call) -> definition: calls of op accessors / class aliases
         typed_params: dict[tuple[int, str], object] = {}  # (id(function), name) -> definition: `m: CompiledClass`
+        alias_findings, alias_bindings = self._op_alias_calls(ctx, index)
         for node, qual in chain_tops(ctx):
+            if id(node) in alias_bindings:  # `func = ext.op_half` called later as `func(...)`: the call is the use (L52)
+                continue
             if qual.startswith(repo_index.TORCH_NAMESPACE_ROOTS):  # an op, or a class `m.class_<T>` registers
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
@@ -568,7 +572,7 @@ class CustomExtensionUse(Rule):
                 if isinstance(parent, ast.Call) and parent.func is node and _CONSTRUCTOR.match(qual.rsplit(".", 1)[-1]):
                     op_calls[id(parent)] = index.modules[module]
         yield from self._object_calls(ctx, op_calls, typed_params)
-        yield from self._op_alias_calls(ctx, index)
+        yield from alias_findings
         yield from self._module_alias_calls(ctx, index)
         yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
@@ -583,8 +587,10 @@ class CustomExtensionUse(Rule):
 
     def _op_alias_calls(self, ctx, index):
         """`f = punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)` (label rule 25b-13): each call through a name
-        bound only to ops of the extension (or to a literal dict of them indexed on the spot) calls the op; the binding
-        line is reported by the chain pass (migrate/callable_aliases.py)."""
+        bound only to ops of the extension (or to a literal dict of them indexed on the spot) calls the op
+        (migrate/callable_aliases.py). The binding itself only names the op: where a call through the name is
+        reported, the chain pass skips the binding's chains (label ruling (L52), which replaced 25b-13's reading);
+        a binding never called through stays the chain pass's use. Returns (calls, ids of the skipped chains)."""
         def resolve(node):
             qual = ctx.qualname(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
             if qual is None or shadowed(ctx, node):
@@ -598,9 +604,13 @@ class CustomExtensionUse(Rule):
             return (qual, index.modules[module])
 
         aliases = callable_aliases.callable_aliases(ctx, resolve)
-        for found in callable_aliases.alias_calls(ctx, aliases):
+        calls = callable_aliases.alias_calls(ctx, aliases)
+        findings = []
+        for found in calls:
             qual, definition = found.alias.keys[0]
-            yield self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}", definition)
+            findings.append(self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}",
+                                          definition))
+        return findings, callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
 
     def _module_alias_calls(self, ctx, index):
         """`ext_c = exllamav2_ext` at module level, then `ext_c.make_q_matrix(...)` in the file's functions (label rules
