@@ -10,8 +10,9 @@ A wrapper module often picks the compiled op into a short name before calling it
         f = {"int8": torch_int._CUDA.linear_i8, "fp32": torch_int._CUDA.linear_f32}[self.out_dtype]
         return f(x, self.weight)
 
-Both lines change when the op is ported (label rule 25b-13, like 24b-9's accessors): the binding line is a
-use of the chain (reported by the rule's chain pass) and each call of the name is a call of the op. An alias is
+Each call of the name is a call of the op. The binding only names the op (label ruling (L52), which replaced
+25b-13's reading of both lines): where a call through the name is found, NPU508's chain pass skips the bound
+chains (`binding_chains`); a binding never called through stays a use of the chain. An alias is
 a name assigned, in one scope (a function, or the module), only chains the rule resolves (`resolve(node)`
 returns a key for the chain, None otherwise), either directly or as a literal dict of them indexed right away.
 A function's alias is called in that function at or after its first binding line; a module-level alias is
@@ -112,6 +113,21 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
                 for name in names:
                     found.pop((id(function), name), None)
     return found
+
+
+def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
+    """id() of each chain bound to one of the `called` aliases ((scope id, name), as `callable_aliases` keys them):
+    the binding only names the op; the calls through the name run it (label ruling (L52))."""
+    if not called:
+        return frozenset()
+    out: set[int] = set()
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+            continue
+        scope = _scope(ctx, statement)
+        if (id(scope) if scope is not None else None, statement.targets[0].id) in called:
+            out.update(id(chain) for chain in _chains(statement.value) or ())
+    return frozenset(out)
 
 
 def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:

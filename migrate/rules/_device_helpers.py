@@ -34,6 +34,19 @@ def under(qual: str | None, prefix: str) -> bool:
     return qual is not None and (qual == prefix or qual.startswith(prefix + "."))
 
 
+def annotation(ctx, node) -> bool:
+    """A name inside a type annotation (`self.attn_bias: Optional[AttentionBias] = None`, `def f(x: dr.RasterizeGLContext)`,
+    `-> xops.AttentionBias`): a hint, no package code runs there (as for a type check); the import that
+    brings the name in is the line to change."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.arg) and parent.annotation is child:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return (isinstance(parent, ast.AnnAssign) and parent.annotation is child) or (
+        isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is child)
+
+
 # ---- chains ---------------------------------------------------------------------------------------
 def chain_tops(ctx) -> list[tuple[ast.AST, str]]:
     """(node, qualified name) of every outermost Name/Attribute chain rooted at an imported name."""

@@ -5,6 +5,7 @@ from migrate import callable_aliases, knowledge
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
+from migrate.rules._device_helpers import annotation as _annotation
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
@@ -85,19 +86,6 @@ def _type_check(ctx, node) -> bool:
         return True  # `except pynvml.NVMLError:` names the class the same way (label ruling 26b-2, (L40))
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
         and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
-
-
-def _annotation(ctx, node) -> bool:
-    """A name inside a type annotation (`self.attn_bias: Optional[AttentionBias] = None`, `def f(x: dr.RasterizeGLContext)`,
-    `-> xops.AttentionBias`): a hint, no package code runs there (as for a type check, `_type_check`); the import that
-    brings the name in is the line to change."""
-    child, parent = node, ctx.parent(node)
-    while parent is not None and not isinstance(parent, ast.stmt):
-        if isinstance(parent, ast.arg) and parent.annotation is child:
-            return True
-        child, parent = parent, ctx.parent(parent)
-    return (isinstance(parent, ast.AnnAssign) and parent.annotation is child) or (
-        isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is child)
 
 
 def _constant_argument(ctx, node, qual: str) -> bool:

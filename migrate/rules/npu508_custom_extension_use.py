@@ -4,7 +4,7 @@ import re
 from migrate import callable_aliases, called_kernels, cpu_fallbacks, deps, flagged_extensions, kernel_values, knowledge, repo_index
 from migrate.called_kernels import CALLED, LAZY_OP
 from migrate.findings import Category, Severity
-from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
+from migrate.rules._device_helpers import annotation, availability_probe, chain_tops, report_node, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
 
@@ -245,7 +245,7 @@ class CustomExtensionUse(Rule):
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     call through a name bound only to ops of the extension, in a function or at module level (`f =
     punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
-    line is a use of the op; migrate/callable_aliases.py); so is each call of an attribute through a module-level name
+    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py); so is each call of an attribute through a module-level name
     bound only to the compiled module itself (`ext_c = exllamav2_ext`, then `ext_c.make_q_matrix(...)` in the file's
     functions; a binding to None besides, `except ImportError: ops = None`, is a stand-in that leaves the call failing;
     the binding line is reported as a use of the module); so is each
@@ -277,7 +277,7 @@ class CustomExtensionUse(Rule):
     the compiled op, reported there); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions.
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -346,12 +346,13 @@ class CustomExtensionUse(Rule):
                 "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
                 "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
                 "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
-        # a wrapper binding the op to a short local name before calling it (label rule 25b-13): the binding and each
-        # call after it; a name also bound to something else (`g`) is no alias, and a parameter `f` is not the local
+        # a wrapper binding the op to a short local name before calling it: each call after it, not the binding (label
+        # ruling (L52)); a name also bound to something else (`g`) is no alias (its binding stays a use of the op), and
+        # a parameter `f` is not the local
         Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pk._kernels', ['k.cu'])\n"
                 "import pk._kernels\ndef add_lora(y, x, wa, wb):\n    f = pk._kernels.dispatch_bgmv\n    f(y, x, wa)\n"
                 "    f(y, x, wb)\ndef other(y, x, f):\n    f(y, x)\ndef pick(x, fast):\n    g = pk._kernels.fast_op\n"
-                "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=5),
+                "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=4),
         # a JIT build cached by its accessor (nvdiffrec's `_get_plugin()`): the import and the callers' op calls, not the
         # line storing the module for the accessor to return
         Invalid("import torch\n_cached = None\ndef _get_plugin():\n    global _cached\n    if _cached is not None:\n"
@@ -491,6 +492,16 @@ class CustomExtensionUse(Rule):
             "from amp_C import multi_tensor_l2norm\nnorm = applier(multi_tensor_l2norm, buf, [xs], True)\n",
             count=2,
         ),
+        Invalid(  # a class of the extension imported by name: its construction and the method calls on the object,
+            # through a local, an annotated parameter, a member bound to it and that member read through another object
+            # (label ruling (L33)); the annotations name the class and run nothing (34b-11)
+            "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('qm._C', ['gemm.cu'])]\n"
+            "from qm._C import QuantizedModel\nclass Blocks:\n    def __init__(self, m: QuantizedModel):\n"
+            "        self.m = m\n    def forward(self, x):\n        return self.m.forward(x)\n"
+            "def load(path) -> QuantizedModel:\n    m = QuantizedModel()\n    m.load(path)\n    return m\n"
+            "def set_scale(blocks, s):\n    for block in blocks:\n        block.m.setLoraScale(s)\n",
+            count=5,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -524,7 +535,11 @@ class CustomExtensionUse(Rule):
                 yield self._finding(ctx, call, used, index.modules[module])
         op_calls: dict[int, object] = {}  # id(call) -> definition: calls of an extension's ops, for the objects they return
         accessor_calls: dict[int, object] = {}  # id(call) -> definition: calls of op accessors / class aliases
+        typed_params: dict[tuple[int, str], object] = {}  # (id(function), name) -> definition: `m: CompiledClass`
+        alias_findings, alias_bindings = self._op_alias_calls(ctx, index)
         for node, qual in chain_tops(ctx):
+            if id(node) in alias_bindings:  # `func = ext.op_half` called later as `func(...)`: the call is the use (L52)
+                continue
             if qual.startswith(repo_index.TORCH_NAMESPACE_ROOTS):  # an op, or a class `m.class_<T>` registers
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
@@ -540,6 +555,12 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
                     accessor_calls[id(ctx.parent(node))] = index.modules[module]
                 continue
+            if module is not None and annotation(ctx, node):  # `m: QuantizedModel`, `-> Model`: a hint runs nothing
+                typed = ctx.parent(node)
+                if isinstance(typed, ast.arg) and _CONSTRUCTOR.match(qual.rsplit(".", 1)[-1]):
+                    function = ctx.enclosing(typed, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    typed_params[(id(function), typed.arg)] = index.modules[module]
+                continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
@@ -548,11 +569,10 @@ class CustomExtensionUse(Rule):
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
-                if isinstance(parent, ast.Call) and parent.func is node and isinstance(node, ast.Attribute) \
-                        and _CONSTRUCTOR.match(node.attr):
+                if isinstance(parent, ast.Call) and parent.func is node and _CONSTRUCTOR.match(qual.rsplit(".", 1)[-1]):
                     op_calls[id(parent)] = index.modules[module]
-        yield from self._object_calls(ctx, op_calls)
-        yield from self._op_alias_calls(ctx, index)
+        yield from self._object_calls(ctx, op_calls, typed_params)
+        yield from alias_findings
         yield from self._module_alias_calls(ctx, index)
         yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
@@ -567,8 +587,10 @@ class CustomExtensionUse(Rule):
 
     def _op_alias_calls(self, ctx, index):
         """`f = punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)` (label rule 25b-13): each call through a name
-        bound only to ops of the extension (or to a literal dict of them indexed on the spot) calls the op; the binding
-        line is reported by the chain pass (migrate/callable_aliases.py)."""
+        bound only to ops of the extension (or to a literal dict of them indexed on the spot) calls the op
+        (migrate/callable_aliases.py). The binding itself only names the op: where a call through the name is
+        reported, the chain pass skips the binding's chains (label ruling (L52), which replaced 25b-13's reading);
+        a binding never called through stays the chain pass's use. Returns (calls, ids of the skipped chains)."""
         def resolve(node):
             qual = ctx.qualname(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
             if qual is None or shadowed(ctx, node):
@@ -582,9 +604,13 @@ class CustomExtensionUse(Rule):
             return (qual, index.modules[module])
 
         aliases = callable_aliases.callable_aliases(ctx, resolve)
-        for found in callable_aliases.alias_calls(ctx, aliases):
+        calls = callable_aliases.alias_calls(ctx, aliases)
+        findings = []
+        for found in calls:
             qual, definition = found.alias.keys[0]
-            yield self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}", definition)
+            findings.append(self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}",
+                                          definition))
+        return findings, callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
 
     def _module_alias_calls(self, ctx, index):
         """`ext_c = exllamav2_ext` at module level, then `ext_c.make_q_matrix(...)` in the file's functions (label rules
@@ -751,32 +777,46 @@ class CustomExtensionUse(Rule):
                 if inherited and ctx.enclosing(call, (ast.ClassDef,)) is cls:
                     yield self._finding(ctx, call.func, f"{ctx.segment(call.func)}(...)", definition)
 
-    def _object_calls(self, ctx, op_calls):
+    def _object_calls(self, ctx, op_calls, typed_params=None):
         """Method calls on an object an extension op built (an op named like a constructor: `create_x`,
-        `make_x`, `from_x`, `build_x`, a capitalised class): cubvh's `self.impl = _backend.create_cuBVH(v, f)`
+        `make_x`, `from_x`, `build_x`, a capitalised class, also imported by name: `from ._C import QuantizedModel`
+        then `m = QuantizedModel()`): cubvh's `self.impl = _backend.create_cuBVH(v, f)`
         then `self.impl.ray_trace(...)` anywhere in the class, `impl = _backend.from_state_dict(s)` then
         `impl.search(q)` in the same function. The object is the extension's C++/CUDA class: each of its
-        methods runs kernel code (private `_` names aside). Not followed: a method torch.Tensor has
-        (`.detach()`, `.cuda()`, an aten op's name: the op may have returned a tensor) and a call on a local name
-        before the line that binds it to the op's result."""
-        if not op_calls:
+        methods runs kernel code (private `_` names aside; label ruling (L33)). A parameter annotated with such a class
+        (`def __init__(self, m: QuantizedModel)`) holds one too, and so does a member bound to such a local
+        (`self.m = m`); the member is followed through other objects of the file's classes as well
+        (`block.m.load(...)`, `self.blocks[0].m.load(...)`: an attribute of that name the file binds only to the
+        compiled object). Not followed: a method torch.Tensor has (`.detach()`, `.cuda()`, an aten op's name: the op
+        may have returned a tensor) and a call on a local name before the line that binds it to the op's result."""
+        if not op_calls and not typed_params:
             return
         members: dict[tuple[int, str], object] = {}
-        locals_: dict[tuple[int, str], object] = {}
+        locals_: dict[tuple[int, str], object] = dict(typed_params or {})
         bound: dict[tuple[int, str], int] = {}  # the first line binding a local name to the op's result
         for statement in ctx.nodes.get(ast.Assign, ()):
+            if len(statement.targets) != 1:
+                continue
+            function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
             definition = op_calls.get(id(statement.value))
-            if definition is None or len(statement.targets) != 1:
+            if definition is None and isinstance(statement.value, ast.Name):  # `self.m = m`, m a compiled object
+                definition = locals_.get((id(function), statement.value.id))
+            if definition is None:
                 continue
             target = statement.targets[0]
             if isinstance(target, ast.Name):
-                key = (id(ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))), target.id)
+                key = (id(function), target.id)
                 locals_[key] = definition
                 bound[key] = min(bound.get(key, statement.lineno), statement.lineno)
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 members[(id(ctx.enclosing(statement, (ast.ClassDef,))), target.attr)] = definition
         if not members and not locals_:
             return
+        # a member name the file's classes bind to the compiled object only, read through another object
+        other_bindings = {t.attr for a in ctx.nodes.get(ast.Assign, ()) for t in a.targets if isinstance(t, ast.Attribute)
+                          and not (id(a.value) in op_calls or (isinstance(a.value, ast.Name) and any(
+                              key[1] == a.value.id for key in locals_)))}
+        by_name = {name: definition for (_, name), definition in members.items() if name not in other_bindings}
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
             if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls \
@@ -789,6 +829,8 @@ class CustomExtensionUse(Rule):
                     definition = locals_.get(key)
             elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
                 definition = members.get((id(ctx.enclosing(call, (ast.ClassDef,))), holder.attr))
+            elif isinstance(holder, ast.Attribute):
+                definition = by_name.get(holder.attr)
             if definition is not None:
                 yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
 
