@@ -158,7 +158,22 @@ def collect_imports(imports, import_froms) -> tuple[dict[str, str], list[str]]:
                 stars.append(node.module)
             else:
                 names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return names, stars
+    return _as_forked_language(names), stars
+
+
+def _as_forked_language(names: dict[str, str]) -> dict[str, str]:
+    """Names bound to a renamed copy of a kernel language resolve to that language (`import triton_pre_mlir as
+    triton`: `@triton.jit` reads as `triton.jit`), so its kernels are read like Triton's: decorators and launches
+    reported, bodies not. The import statement keeps its own module name (NPU501 names the fork)."""
+    from migrate.knowledge import forked_roots
+    forks = forked_roots()
+    if not forks:
+        return names
+    for name, full in names.items():
+        root, dot, rest = full.partition(".")
+        if root in forks:
+            names[name] = forks[root] + dot + rest
+    return names
 
 
 _UNKNOWN = object()

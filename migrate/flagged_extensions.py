@@ -28,6 +28,22 @@ An import attempt with an `else:` is the same path without a flag when the name 
 (an environment report) the `else:` runs only where the import succeeded, and the handler, which neither raises
 nor binds the name, lets the program go on without it: the import and the uses inside that `else:` are not
 reported, provided every read of the name in the file lies in the `try:` body or its `else:` (label note 30a-8).
+
+An import attempt whose `try:` body defines a class or function over the extension and whose handler defines the same
+name again without it is a fallback implementation:
+
+    try:
+        import rope_ext as _kernels
+        class Rope(torch.nn.Module):
+            def forward(self, x, pos):
+                return RopeFunction.apply(x, pos)   # calls _kernels.rope(...) inside
+    except Exception as e:
+        print(f"CUDA rope unavailable ({e}), using the PyTorch one")
+        class Rope(torch.nn.Module):
+            ...
+
+the program takes the handler's `Rope` where the extension is missing: neither the import nor the uses inside that
+`try:` body are reported, provided every read of the imported name lies in that body (label note 34a-3).
 """
 
 from __future__ import annotations
@@ -55,6 +71,7 @@ def flagged_lines(ctx) -> frozenset[int]:
         if _flags_set(attempt):
             imports.extend(s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom)))
     imports += _probed_imports(ctx)
+    imports += _fallback_defined_imports(ctx)
     if not imports:
         return frozenset()
     lines: set[int] = set()
@@ -89,6 +106,34 @@ def _probed_imports(ctx) -> list[ast.AST]:
                  (attempt.orelse[0].lineno, attempt.orelse[-1].end_lineno or attempt.orelse[-1].lineno)]
         reads = [n.lineno for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
         if all(any(a <= line <= b for a, b in spans) for line in reads):
+            out.extend(statements)
+    return out
+
+
+def _defined_names(statements) -> set[str]:
+    """The classes and functions these statements define at their own level."""
+    return {s.name for s in statements if isinstance(s, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _fallback_defined_imports(ctx) -> list[ast.AST]:
+    """The imports of a `try:` that defines a class or function on top of them and whose handler, catching the failed
+    import, defines that name again (a PyTorch implementation: `try: import ext / class Op(nn.Module): ... ext.op(...)
+    / except Exception: class Op(nn.Module): ...torch...`), where each imported name is read only inside that `try:`
+    body (see the module docstring)."""
+    from migrate.rules.npu501_gpu_only_import import _catches_import_error
+
+    out: list[ast.AST] = []
+    for attempt in ctx.nodes.get(ast.Try, ()):
+        statements = [s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        if not statements or not attempt.handlers:
+            continue
+        defined = _defined_names(attempt.body)
+        if not any(_catches_import_error(h) and defined & _defined_names(h.body) for h in attempt.handlers):
+            continue
+        names = {_bound_name(s, a) for s in statements for a in s.names if a.name != "*"}
+        start, end = attempt.body[0].lineno, attempt.body[-1].end_lineno or attempt.body[-1].lineno
+        reads = [n.lineno for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
+        if names and all(start <= line <= end for line in reads):
             out.extend(statements)
     return out
 

@@ -344,9 +344,11 @@ def _build_defs(ctx) -> list[Definition]:
             continue
         if name in _PLAIN_EXTENSIONS or name == f"{_EXT}.CppExtension":
             libraries = _linked_libraries(ctx, call)
-            module = extension_name(ctx, call) if libraries else None
-            if module:  # `link_cmake_modules` makes it a CUDA build when it links a CMake CUDA target
+            module = extension_name(ctx, call)
+            if module and libraries:  # `link_cmake_modules` makes it a CUDA build when it links a CMake CUDA target
                 out.append(Definition("extlink", module, ctx.path, call.lineno, False, " ".join(libraries)))
+            elif module:  # a CPU build of that name: `Index._misplaced` never takes it for another package's CUDA module
+                out.append(Definition("cpuext", module, ctx.path, call.lineno, False))
             continue
         if name == f"{_EXT}.CUDAExtension" or name in (f"{_EXT}.load", f"{_EXT}.load_inline"):
             module = extension_name(ctx, call)
@@ -1162,6 +1164,8 @@ class Index:
     # the names of the repository's Python folders and modules (`_module_parts` of every .py file): a CMake Python
     # extension (mode "pymodule") is matched inside a dotted import that starts with one of them
     packages: frozenset = frozenset()
+    # the dotted names of the repository's CPU-only extension builds (`CppExtension(name="pointseg._C", ...)`)
+    cpu_built: frozenset = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.modules or self.namespaces or self.exports or self.helpers)
@@ -1335,8 +1339,10 @@ class Index:
         layers/nn/bmm.py `from .._CUDA import op`, which resolves to `pkg.layers._CUDA`; the relative spelling reaches
         here as `layers._CUDA`): no file or folder of the repository has that name, so the import can only mean the
         compiled module of that name, when the scan builds exactly one (a broken spelling is still an import of
-        compiled code, label rule 32b-3). Every part before the name must be a package of the repository. Only after
-        every exact match failed."""
+        compiled code, label rule 32b-3). Every part before the name must be a package of the repository, and no CPU
+        build of the repository may carry that dotted name (Pointcept's libs/pointseg/setup.py builds `pointseg._C` as a
+        CppExtension: `from pointseg._C import ...` is that, not pointops' CUDA `pointops._C`). Only after every exact
+        match failed."""
         parts = dotted.split(".")
         built: dict[str, list[str]] = {}
         for name, definition in self.modules.items():
@@ -1345,7 +1351,7 @@ class Index:
         for at in range(1, len(parts)):
             names = built.get(parts[at])
             if names and len(names) == 1 and parts[at] not in self.packages \
-                    and all(part in self.packages for part in parts[:at]):
+                    and all(part in self.packages for part in parts[:at]) and ".".join(parts[:at + 1]) not in self.cpu_built:
                 return names[0]
         return None
 
@@ -1391,6 +1397,7 @@ def digest(index: Index) -> str:
     rows = sorted((d.kind, d.name, d.path, d.line, d.cuda) for table in (index.modules, index.namespaces) for d in table.values())
     rows += sorted((d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode) for ds in index.exports.values() for d in ds)
     rows += sorted(index.helpers)
+    rows += sorted(index.cpu_built)
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
@@ -1401,6 +1408,7 @@ def build_index(results) -> Index:
     implementations: dict[str, set] = {}
     cmake: dict[str, list[Definition]] = {}
     helpers: set[str] = set()
+    cpu_built: set[str] = set()
     submodules: list[Definition] = []
     for result in results:
         for fact in getattr(result, "facts", ()):
@@ -1415,6 +1423,9 @@ def build_index(results) -> Index:
                 continue
             if kind == "submodule":  # a git submodule of a GPU-only package: an extension when it is not checked out
                 submodules.append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
+                continue
+            if kind == "cpuext":
+                cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
@@ -1453,7 +1464,7 @@ def build_index(results) -> Index:
         from migrate import kernel_values
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces, packages=packages).module_for)
-    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages)
+    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages, frozenset(cpu_built))
 
 
 def _link_extensions_to_cmake(modules: dict, links: list) -> None:

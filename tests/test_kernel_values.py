@@ -1989,3 +1989,23 @@ def test_an_extension_imported_under_a_deeper_package_of_its_own_is_that_extensi
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "bmm.py") == [2, 6]
+
+
+def test_a_cpu_extension_of_that_name_is_not_another_packages_cuda_extension(tmp_path):
+    # libs/segm builds `segm._C` as a CppExtension beside libs/ops building the CUDA `ops._C`: `from segm._C import f`
+    # is the CPU build (nothing to port), not the one CUDA `_C` the scan builds (Index._misplaced, label note 34a-1)
+    write_files(tmp_path, {
+        "libs/ops/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='ops', ext_modules=[CUDAExtension('ops._C', ['src/k.cu'])])\n"),
+        "libs/ops/src/k.cu": "__global__ void k(float* x) {}\n",
+        "libs/ops/ops/__init__.py": "from ops._C import knn\n",
+        "libs/segm/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
+            "setup(name='segm', ext_modules=[CppExtension(name='segm._C', sources=['src/s.cpp'])])\n"),
+        "libs/segm/segm/__init__.py": "",
+        "libs/segm/segm/functions.py": "from segm._C import segment_fn\ndef segment(v):\n    return segment_fn(v)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "libs/segm/segm/functions.py") == []
+    assert finding_lines(result, "NPU508", "libs/ops/ops/__init__.py") == [1]

@@ -247,6 +247,10 @@ class ThirdParty:
     # the names of the package's repository that a local checkout folder carries and that are no pip name of it
     # (`third_party/flash-attention`: PyPI `flash-attention` is another project), read by NPU502 for local installs only
     folder_names: tuple[str, ...] = ()
+    # the kernel language this package is a renamed copy of (`triton_pre_mlir`, the pre-MLIR Triton 2.0 fork MPT's
+    # vendored flash_attn_triton.py imports `as triton`): names bound by its imports are read as that language's
+    # (`@triton.jit` decorators, launches, the kernel bodies left unreported), migrate/context.py collect_imports
+    fork_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -491,8 +495,15 @@ def third_party() -> dict[str, ThirdParty]:
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
-            plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())))
+            plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
+            fork_of=e.get("fork_of"))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def forked_roots() -> dict[str, str]:
+    """Import root of a renamed copy of a kernel language -> that language's root (`triton_pre_mlir` -> `triton`)."""
+    return {root: entry.fork_of for root, entry in third_party().items() if entry.fork_of}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,10 @@ _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
 # An index / find-links URL of CUDA wheels: .../whl/cu121, .../cu118/torch_stable.html, or a find-links page named
 # for torch's CUDA build (PyG's wheel pages https://data.pyg.org/whl/torch-${TORCH}+${CUDA}.html, `torch-2.1.0+cu118.html`,
 # beside `torch-1.13.0+cpu.html`: PyG's install instructions as quoted in install notes, read with the search tool)
-_CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?cu\d{2,3}(?:/\S*)?|(?:\+|%2B)cu\d{2,3}\.html)(?=[\s\"']|$)")
+# The CUDA version may be a launcher's shell variable (`torch-${TORCH}+cu${CUDA_NO_DOT}.html`, `/whl/cu$CU`): still a
+# CUDA build, whichever version the variable holds
+_CU = r"cu(?:\d{2,3}|\$\{\w+\}|\$\w+)"
+_CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?" + _CU + r"(?:/\S*)?|(?:\+|%2B)" + _CU + r"\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
 # conda packages of the CUDA toolkit (environment.yml): `cudatoolkit=11.3` (anaconda/conda-forge),
@@ -31,6 +34,9 @@ _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
 # pip normalises `_` and `.` to `-` (PEP 503), so `kvikio_cu12` is the same name. A name the catalogue knows is decided
 # by its entry (spconv-cu118: partial/info, spconv has a CPU build; cupy-cuda12x: unsupported)
 _CUDA_BUILD_NAME = re.compile(r"(?:^|[-_.])(cu\d{2,3}x?|cuda\d{2,3}x?)(?=$|[-_.])", re.I)
+# ... and a launcher's name whose CUDA part is a shell variable (`pip install spconv-cu${CUDA_VERSION_NO_DOT}`: the
+# requirement parser stops at the `$`, leaving `spconv-cu`)
+_CUDA_BUILD_VARIABLE = re.compile(r"[-_.]((?:cu|cuda)\$(?:\{\w+\}|\w+))", re.I)
 # `pytorch-cuda=11.8` (pytorch channel, which selects torch's CUDA build), `cuda-toolkit`,
 # `cuda-nvcc`, `cuda-runtime` (nvidia channel), `cudnn`, `nccl`
 _CONDA_CUDA = frozenset({"cudatoolkit", "cudatoolkit-dev", "pytorch-cuda", "cuda-toolkit", "cuda-nvcc",
@@ -457,8 +463,9 @@ class GpuOnlyDependency(Rule):
     `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
     (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
-    package that also publishes a CPU build: `spconv-cu116` beside `spconv`), PyG's CUDA wheel pages
-    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`), and in a conda environment file the CUDA toolkit packages
+    package that also publishes a CPU build: `spconv-cu116` beside `spconv`; in a launcher also with the version in a
+    shell variable, `spconv-cu${CUDA}`), PyG's CUDA wheel pages
+    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`, also `+cu${CUDA}.html`), and in a conda environment file the CUDA toolkit packages
     (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the pytorch channel's older
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
@@ -555,6 +562,10 @@ class GpuOnlyDependency(Rule):
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
+        # the CUDA version held in a shell variable: the CUDA build of the name, PyG's CUDA wheel page (not `pip` alone)
+        Invalid("CUDA=118\npip install --upgrade pip\npip install spconv-cu${CUDA}\n"
+                "pip install torch_scatter -f https://data.pyg.org/whl/torch-${TORCH}+cu${CUDA}.html\n",
+                kind="launcher", filename="build_env.sh", count=2),
         # a command continued over several lines (label rule (L41)/(L47): each line naming a GPU-only install, CUDA pin
         # or CUDA index is one), pip by its path with a general option before `install`, a PyG wheel page for a CUDA
         # build; the `cd`s of the whole command say the folder each install runs in: a checkout of a GPU-only package's
@@ -716,6 +727,8 @@ class GpuOnlyDependency(Rule):
             if key is not None and _pins_namesake(_spec_text(ctx, dep), table[key].pypi_namesake):
                 continue  # the unrelated PyPI project of the same name (PyPI `apex==0.9.10.dev0`, a Pyramid toolkit)
             suffix = _CUDA_BUILD_NAME.search(dep.name)
+            if suffix is None and launcher and dep.name.lower().endswith(("-cu", "_cu", ".cu", "-cuda", "_cuda", ".cuda")):
+                suffix = _CUDA_BUILD_VARIABLE.search(dep.raw)
             if suffix is not None and suffix.start() > 0 and (key is None or table[key].status == "partial") \
                     and not _CUDA_RUNTIME_WHEEL.match(dep.name):
                 # a CUDA build by its name: unknown to the catalogue, or the CUDA wheel of a package that also publishes

@@ -150,7 +150,9 @@ class GpuOnlyUse(Rule):
     and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
     `triton.testing.Benchmark(...)`, `triton.runtime.driver...`) and a class built on `triton.KernelInterface`; a
     decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
-    inside its definition are (label ruling (L51)). Triton's host-side helpers (`triton.cdiv`,
+    inside its definition are (label ruling (L51)). A renamed copy of Triton is read as Triton (the knowledge's
+    `fork_of`: `import triton_pre_mlir as triton` in MPT's vendored flash_attn_triton.py; its imports are NPU501's,
+    named for the fork). Triton's host-side helpers (`triton.cdiv`,
     `triton.next_power_of_2`, `triton.Config`, its compiler exceptions; also under a module-level alias) and
     `triton.language` values read on the host (a dtype `tl.bfloat16` picked for a constexpr argument, a module
     constant `tl.constexpr(...)`) are not reported: they go with the kernel they serve; a launch is a subscripted
@@ -307,6 +309,12 @@ class GpuOnlyUse(Rule):
         # lit-llama quantization.py (label rule (s21b-1)): an optional import does not make the file's own kernel optional
         Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
                 "    @triton.jit\n    def kernel(x_ptr):\n        pass\n\ndef run(x):\n    kernel[(1,)](x)\n", count=2),
+        # a renamed copy of Triton (MPT's vendored flash_attn_triton.py: `import triton_pre_mlir as triton`) is read as
+        # Triton (knowledge `fork_of`): each decorator and the launch, not the `tl.*` lines of the body nor triton.cdiv
+        Invalid("import triton_pre_mlir as triton\nimport triton_pre_mlir.language as tl\n"
+                "@triton.heuristics({'EVEN': lambda a: a['n'] % 8 == 0})\n@triton.jit\ndef k(x_ptr, n, B: tl.constexpr):\n"
+                "    i = tl.program_id(0)\n    tl.store(x_ptr + i, tl.load(x_ptr + i))\n"
+                "def run(x):\n    k[(triton.cdiv(x.numel(), 8),)](x, x.numel(), B=8)\n", count=3),
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
         Invalid("from apex.parallel import convert_syncbn_model\nm = convert_syncbn_model(m)", count=1),
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),

@@ -292,7 +292,10 @@ class CustomExtensionUse(Rule):
     reported (migrate/flagged_extensions.py; label rule 27d-9); so is an import attempt with an `else:` whose handler
     neither raises nor binds the name (`try: import pkg._C as _C / except ImportError as e: data.append(...) / else:
     _C.get_compiler_version()`, an environment report) where the name is read only in the `try:` body or that
-    `else:`. An op whose every pybind registration (`m.def("COCOevalAccumulate", &COCOeval::Accumulate)`,
+    `else:`; and so is one whose `try:` body defines a class or function over the extension that a handler catching
+    the failed import defines again without it (`try: import pointrope as _kernels / class PointROPE(nn.Module): ...
+    / except Exception: class PointROPE(nn.Module): ...torch...`), where the name is read only in that body (label
+    note 34a-3). An op whose every pybind registration (`m.def("COCOevalAccumulate", &COCOeval::Accumulate)`,
     `class_<COCOeval::InstanceAnnotation>(m, "InstanceAnnotation")`) binds a target of a namespace opened only in
     C++ sources that name no CUDA is CPU code with nothing to port: its uses are not reported, nor is the import of
     the extension in a file where those were all its reported uses (migrate/cpu_only_ops.py; ruling (L28) extended). Storing the imported module in the global cache its
@@ -333,8 +336,19 @@ class CustomExtensionUse(Rule):
         "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('dcn_ext', ['k.cu'])]\ntry:\n"
         "    import dcn_ext\n    has_kernel = True\nexcept:\n    has_kernel = False\n"
         "def forward(x, w):\n    return dcn_ext.forward(x, w)\n",
+        # the handler defines the class the `try:` body builds on the extension again, in PyTorch (label note 34a-3)
+        "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('rope_ext', ['r.cu'])]\ntry:\n"
+        "    import rope_ext as _k\n    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n"
+        "            _k.rope(x, p)\n            return x\nexcept Exception as e:\n    print(f'no CUDA rope ({e})')\n"
+        "    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n            return x * p.cos()\n",
     ]
     INVALID = [
+        # ... but not when the extension is also read outside that `try:` body
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('rope_ext', ['r.cu'])]\ntry:\n"
+                "    import rope_ext as _k\n    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n"
+                "            _k.rope(x, p)\n            return x\nexcept Exception as e:\n"
+                "    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n            return x * p.cos()\n"
+                "def direct(x, p):\n    return _k.rope(x, p)\n", count=3),
         # no flag: the handler binds the imported name to None and the op is then called unguarded (L30)
         Invalid("from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('dcn_ext', ['k.cu'])]\ntry:\n"
                 "    import dcn_ext\nexcept ImportError:\n    dcn_ext = None\ndef forward(x, w):\n    return dcn_ext.forward(x, w)\n",
