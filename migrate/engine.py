@@ -175,10 +175,13 @@ def _minimal_triggers(rule, kb) -> tuple[str, ...]:
 def _applying(rules, text: str, kb, found: dict[str, bool] | None = None) -> list:
     """The rules of which at least one trigger occurs in `text` (a rule without triggers always
     applies); each distinct trigger is searched for once per text (several rules share them).
-    `found`: filled with each trigger searched for and whether `text` holds it."""
+    `found`: filled with each trigger searched for and whether `text` holds it.
+    A trigger without whitespace is searched for in the text's distinct whitespace-separated runs
+    (`_distinct_runs`): the same answer as `trigger in text`, from ~40% of the characters on the torch package."""
     if found is None:
         found = {}
     out = []
+    runs = None
     for rule in rules:
         triggers = _minimal_triggers(rule, kb)
         if not triggers:
@@ -187,11 +190,26 @@ def _applying(rules, text: str, kb, found: dict[str, bool] | None = None) -> lis
         for trigger in triggers:
             hit = found.get(trigger)
             if hit is None:
-                hit = found[trigger] = trigger in text
+                if runs is None:
+                    runs = _distinct_runs(text)
+                hit = found[trigger] = trigger in (text if _spaced(trigger) else runs)
             if hit:
                 out.append(rule)
                 break
     return out
+
+
+def _distinct_runs(text: str) -> str:
+    """The distinct runs of non-whitespace characters of `text` (`str.split`), one a line. A string holding no
+    whitespace occurs in `text` exactly when it occurs here: each occurrence lies within one run, and none spans
+    the newlines between runs. Most of a module's runs repeat (`self.`, `=`, `torch.`), so this is ~40% of it."""
+    return "\n".join(set(text.split()))
+
+
+@lru_cache(maxsize=None)
+def _spaced(trigger: str) -> bool:
+    """Whether `trigger` holds whitespace as `str.split` splits on it: such a trigger is searched for in the text itself."""
+    return any(c.isspace() for c in trigger)
 
 
 def _notebook_imports(cells) -> dict[str, str]:

@@ -96,13 +96,16 @@ def python_facts(ctx) -> list:
                     for target in statement.targets if isinstance(target, ast.Name)}
 
     def names(call: ast.Call) -> list[str]:
-        function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        function, looked = None, False  # looked up at the first string-bound name passed: most calls pass none
         found = []
         for value in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(value, ast.Constant) and isinstance(value.value, str) and _OP_NAME.match(value.value):
                 found.append(value.value)
-            elif isinstance(value, ast.Name) and function is not None and value.id in string_bound:
-                found += _string_locals(function, functions).get(value.id, [])
+            elif isinstance(value, ast.Name) and value.id in string_bound:
+                if not looked:
+                    function, looked = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)), True
+                if function is not None:
+                    found += _string_locals(function, functions).get(value.id, [])
         return found
 
     def add(node: ast.AST, found: list[str]) -> None:
@@ -119,9 +122,11 @@ def python_facts(ctx) -> list:
         if not (isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
                 and not _builtin(value)):
             continue
-        function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-        found = names(value) if function is not None else []
+        found = names(value)  # first: most assigned calls pass no op name, and then where they stand does not matter
         if not found:
+            continue
+        function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if function is None:
             continue
         if called is None:  # the calls of plain names, by their function: once per file
             called = {}
