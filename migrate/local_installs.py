@@ -8,7 +8,10 @@ each local-path requirement as a fact (a Definition of kind "localinstall": the 
 its columns in `why`); this step, after the scan, matches the path to the folder of a setup.py with an
 NPU505 finding: the manifest's own folder joined with the path, or any folder whose path ends with it
 (pip resolves the path from where it is run, mostly the repository's root). A launcher's `python setup.py build
-install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. One pass
+install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. A path
+that is a git submodule's folder the checkout does not hold (`.gitmodules`: `path = submodules/gaussianhierarchy`,
+`url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`, migrate/submodules.py), whose repository is a
+catalogued GPU-only package, installs that package: the folder's own name need not be a name of it. One pass
 over the results.
 """
 
@@ -162,10 +165,18 @@ def changed_into(lines: list[str], number: int, end: int) -> list[str]:
 def report(results: list[FileResult]) -> list[FileResult]:
     """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
     builds: dict[str, str] = {}
+    submodules: dict[str, tuple[str, str]] = {}  # folder of a GPU-only package's submodule -> (its URL, knowledge key)
     for result in results:
         if os.path.basename(result.path) == "setup.py" and any(f.code == "NPU505" for f in result.findings):
             builds[posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))] = result.path
-    if not builds:
+        for fact in getattr(result, "facts", ()) or ():
+            if fact[0] == "def" and fact[1] == "submodule" and len(fact) > 6:
+                base = os.path.dirname(result.path).replace(os.sep, "/")
+                submodules[posixpath.normpath(posixpath.join(base, fact[2]))] = (fact[5], fact[6])
+    if submodules:  # a submodule that is checked out is scanned: its setup.py speaks for itself
+        scanned = [posixpath.normpath(r.path.replace(os.sep, "/")) for r in results]
+        submodules = {d: v for d, v in submodules.items() if not any(p.startswith(d + "/") for p in scanned)}
+    if not builds and not submodules:
         return results
     out = []
     for result in results:
@@ -176,9 +187,14 @@ def report(results: list[FileResult]) -> list[FileResult]:
             path, line, columns = fact[2], fact[3], fact[5]
             here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
             setup = builds.get(here) or next((s for d, s in builds.items() if d.endswith("/" + path)), None)
-            if setup is None or any(f.code == "NPU502" and f.line == line for f in (*result.findings, *added)):
+            submodule = None if setup is not None else (
+                submodules.get(here) or next((v for d, v in submodules.items() if d.endswith("/" + path)), None))
+            if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line for f in (*result.findings, *added)):
                 continue
             start, end = (int(c) for c in columns.split())
+            if submodule is not None:
+                added.append(_submodule_install(result.path, line, start, end, path, *submodule))
+                continue
             added.append(Finding(
                 result.path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
                 f"{'the command' if path == '.' else f'`{path}`'} installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
@@ -188,3 +204,15 @@ def report(results: list[FileResult]) -> list[FileResult]:
             result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out
+
+
+def _submodule_install(path: str, line: int, start: int, end: int, folder: str, url: str, key: str) -> Finding:
+    """The NPU502 finding of a local install of an absent git submodule whose repository is the GPU-only `key`."""
+    from migrate import knowledge
+
+    entry = knowledge.third_party().get(key)
+    severity = Severity.WARNING if entry is not None and entry.severity == "warning" else Severity.ERROR
+    alternative = entry.alternative if entry is not None and entry.alternative else "port its kernels to Ascend C"
+    return Finding(path, line, start + 1, line, end + 1, "NPU502", severity, Category.THIRD_PARTY,
+                   f"`{folder}` installs the git submodule of {url}, which builds `{key}` (targets NVIDIA GPUs, unsupported "
+                   f"on Ascend NPU); NPU alternative: {alternative}")

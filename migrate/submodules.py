@@ -4,13 +4,16 @@ CenterTrack-style trees vendor a kernel library as a submodule (`.gitmodules`: `
 src/lib/model/networks/DCNv2`, `url = https://github.com/CharlesShang/DCNv2/`) and import it relatively
 (`from .DCNv2.dcn_v2 import DCN`); a plain clone (or an archive) leaves the folder empty, so the scan sees
 the imports but no build. When the submodule's repository is a package the third-party knowledge counts as
-GPU-only (its URL's last path component is one of an entry's `pip_names`, read the way NPU502 reads a
-requirement given by location), the folder is the repository's CUDA extension all the same: the per-file
+GPU-only (its URL's last path component is one of an entry's `pip_names` or `folder_names`, the name of a
+fork's repository, read the way NPU502 reads a requirement given by location), the folder is the repository's CUDA extension all the same: the per-file
 pass records each such submodule as a fact (a Definition of kind "submodule": its path as written, its
 line, the URL in `why`), and `repo_index.build_index` turns the ones no scanned file lies under into an
 extension module named by the folder's dotted path, whose imports and uses NPU508 reports. A
 `try: ... except: DCN = None` around the import is no working fallback: `DCN(...)` is then called on None
-(label ruling (L30)). A submodule that is checked out is scanned like any other code.
+(label ruling (L30)). A requirement installing the absent folder (`submodules/gaussianhierarchy` in
+requirements.txt) is that package's install: NPU502 reports it as the repository's own extension where the folder's
+path is a module path, else as the install of the catalogued package (migrate/local_installs.py). A submodule that is checked out is
+scanned like any other code.
 """
 
 from __future__ import annotations
@@ -55,7 +58,8 @@ def package_of_url(url: str) -> str | None:
         return None
     wanted = normalise(last)
     for key, entry in knowledge.third_party().items():
-        if entry.status == "unsupported" and needs_a_look(entry) and any(normalise(p) == wanted for p in entry.pip_names):
+        names = (*entry.pip_names, *entry.folder_names)  # a fork's repository name (`hierarchy-rasterizer`)
+        if entry.status == "unsupported" and needs_a_look(entry) and any(normalise(p) == wanted for p in names):
             return key
     return None
 

@@ -86,3 +86,30 @@ def test_a_checked_out_submodule_is_scanned_like_any_code_and_an_unknown_one_is_
     write_files(tmp_path, {".gitmodules": other})
     (tmp_path / "lib/networks/DCNv2/dcn_v2.py").unlink()
     assert _npu508(tmp_path) == []
+
+
+SPLAT_GITMODULES = """\
+[submodule "submodules/fork-rasterizer"]
+\tpath = submodules/fork-rasterizer
+\turl = https://github.com/graphdeco-inria/hierarchy-rasterizer.git
+[submodule "submodules/lod"]
+\tpath = submodules/lodhierarchy
+\turl = https://github.com/graphdeco-inria/gaussian-hierarchy.git
+"""
+
+
+def test_a_fork_named_by_its_repository_and_a_submodule_folder_of_another_name(tmp_path):
+    # a fork that builds a catalogued package under another repository name (the knowledge's `folder_names`)
+    assert submodules.package_of_url("https://github.com/graphdeco-inria/hierarchy-rasterizer.git") == "diff_gaussian_rasterization"
+    assert submodules.package_of_url("https://github.com/graphdeco-inria/gaussian-hierarchy") == "gaussian_hierarchy"
+    write_files(tmp_path, {
+        ".gitmodules": SPLAT_GITMODULES,
+        "requirements.txt": "plyfile\nsubmodules/fork-rasterizer\nsubmodules/lodhierarchy\n",
+        "model.py": "from gaussian_hierarchy._C import load_hierarchy\n\n\ndef load(path):\n    return load_hierarchy(path)\n",
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the folder `lodhierarchy` is no name of the package: the submodule's URL names it
+    assert sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "NPU502") == [
+        ("requirements.txt", 2), ("requirements.txt", 3)]
+    assert sorted((f.code, f.line) for f in result.findings if Path(f.path).name == "model.py") == [
+        ("NPU501", 1), ("NPU507", 5)]

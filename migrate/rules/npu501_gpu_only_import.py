@@ -378,14 +378,17 @@ def _used_only_in_the_attempt(ctx, statement, attempt: ast.Try) -> bool:
     """gsplat losses.py: `try: from fused_ssim import fused_ssim; if ...: return 1.0 - fused_ssim(a, b) / except
     ImportError: pass`, then the reference SSIM in torch. Every read of the imported names is inside the `try:` body,
     and the ImportError handler only passes or warns: without the package the code after the try runs, which is the
-    fallback (label ruling 24b-13). A name read after the try (or never read) leaves the import required."""
+    fallback (label ruling 24b-13). The try's `else:` runs only when the import succeeded, so reads there count as
+    inside too (mmengine-style optimizer registries: `try: import bitsandbytes as bnb / except (ImportError,
+    RuntimeError): pass / else: register(bnb.optim...)`). A name read after the try (or never read) leaves the import
+    required."""
     if any(a.name == "*" for a in statement.names):
         return False
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
     if not handlers or not all(all(isinstance(s, ast.Pass) for s in h.body) or _only_notices(h) for h in handlers):
         return False
     names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
-    inside = {id(n) for s in attempt.body for n in ast.walk(s)}
+    inside = {id(n) for s in (*attempt.body, *attempt.orelse) for n in ast.walk(s)}
     reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
     return bool(reads) and all(id(n) in inside for n in reads)
 
@@ -523,8 +526,10 @@ class GpuOnlyImport(Rule):
     or warns is reported, its `error` dropped to `warning`, except where every handler only warns and no name the
     import binds is read in the file (`try: import flash_attn / except ImportError: logger.warning(...)`: it only
     tells the user whether another library's optional speed-up is installed), or where every read of the imported names
-    is inside the `try:` body (`try: from fused_ssim import fused_ssim; return fused_ssim(a, b) / except ImportError:
-    pass`, then a torch reference after the try: without the package the code after the try is the fallback). `importlib.import_module("apex")` and other
+    is inside the `try:` body or its `else:` (`try: from fused_ssim import fused_ssim; return fused_ssim(a, b) / except ImportError:
+    pass`, then a torch reference after the try: without the package the code after the try is the fallback;
+    `try: import bitsandbytes as bnb / except (ImportError, RuntimeError): pass / else: register(bnb.optim)`: the
+    `else:` runs only with the package). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
     third_party.toml `aliases`; also the `else:` of an import attempt of such a package, `try: from megablocks import
@@ -559,6 +564,10 @@ class GpuOnlyImport(Rule):
         # an SSIM loss that tries the fused kernel inside the try and falls through to its torch reference after it
         "def ssim_loss(a, b):\n    try:\n        from fused_ssim import fused_ssim\n        if not a.is_cpu:\n"
         "            return 1.0 - fused_ssim(a, b)\n    except ImportError:\n        pass\n    return 1.0 - reference_ssim(a, b)\n",
+        # an optimizer registry that registers the package's classes only in the try's `else:` (runs only with it)
+        "import inspect\n\ndef register_8bit(registry):\n    try:\n        import bitsandbytes as bnb\n"
+        "    except (ImportError, RuntimeError):\n        pass\n    else:\n"
+        "        for name, cls in inspect.getmembers(bnb.optim, inspect.isclass):\n            registry[name] = cls\n",
         # the same kernel name defined again without Triton: the file has a path without the package
         "try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
         "    @triton.jit\n    def kernel(x_ptr):\n        pass\nelse:\n    def kernel(x_ptr):\n        return x_ptr\n",

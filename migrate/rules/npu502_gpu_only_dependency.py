@@ -480,7 +480,9 @@ class GpuOnlyDependency(Rule):
     no folder of the repository; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
     for a catalogued GPU-only package, by a pip name or its repository's name (`folder_names`: `third_party/flash-attention`),
     or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
-    CUDA build (matched after the scan: migrate/local_installs.py). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`) the
+    CUDA build (matched after the scan: migrate/local_installs.py); so is one naming the folder of a git submodule the
+    checkout lacks whose repository is a catalogued GPU-only package, by a pip name or a fork's repository name
+    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; pip also by its path,
     `/opt/conda/bin/pip --no-cache-dir install`; a command continued by a trailing backslash is read on each line it
