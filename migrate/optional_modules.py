@@ -102,7 +102,7 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
 
 
 def _checks_package(test: ast.AST, keys: frozenset, unprobed: frozenset = frozenset()) -> bool:
-    return _availability_check(test) or _cuda_device_check(test, unprobed) or _registry_branch(test, keys)
+    return _availability_check(test, keys) or _cuda_device_check(test, unprobed) or _registry_branch(test, keys)
 
 
 def _try_level(node: ast.Try) -> int:
@@ -164,6 +164,37 @@ def registry_keys(tree: ast.Module) -> frozenset[str]:
     return frozenset(keys) if checks else frozenset()
 
 
+_FLAG_KEY = "flag:"  # an attempt flag among the `keys` of `_imports` / `_guarded` (registry keys are strings of the code)
+
+
+def attempt_flags(tree: ast.Module) -> frozenset[str]:
+    """`flag:NAME` for each module-level name the module sets False (or None) where an import of a GPU-only package
+    of the catalogue fails: VMamba-style `WITH_TRITON = True / try: import triton / except ImportError: WITH_TRITON =
+    False`, then `if WITH_TRITON: from .ssd_combined import ...` (the module holding the Triton kernels is imported
+    only where triton is; the other branch selects the torch implementation). Any name: the handler shows it records
+    the package's absence, which `_FLAG`'s naming convention (`HAS_TRITON`) only suggests."""
+    from migrate.skip_decorators import catalogue_roots
+
+    roots = None
+    out = set()
+    for statement in tree.body:
+        if not isinstance(statement, ast.Try):
+            continue
+        handlers = [h for h in statement.handlers if _catches_import_error(h)]
+        names = {t.id for h in handlers for s in h.body if isinstance(s, ast.Assign)
+                 and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+                 for t in s.targets if isinstance(t, ast.Name)}
+        if not names:
+            continue
+        roots = catalogue_roots() if roots is None else roots
+        tried = {a.name.split(".", 1)[0] for s in statement.body if isinstance(s, ast.Import) for a in s.names}
+        tried |= {s.module.split(".", 1)[0] for s in statement.body
+                  if isinstance(s, ast.ImportFrom) and not s.level and s.module}
+        if tried & roots:
+            out |= {_FLAG_KEY + name for name in names}
+    return frozenset(out)
+
+
 def _requires_gpu_package(call: ast.Call) -> bool:
     from migrate.requirement_checks import _NAME, _normalised
     from migrate.skip_decorators import catalogue_package, catalogue_roots
@@ -186,14 +217,18 @@ def _registry_branch(test: ast.AST, keys: frozenset) -> bool:
     return any(isinstance(side, ast.Constant) and side.value in keys for side in (test.left, test.comparators[0]))
 
 
-def _availability_check(test: ast.AST) -> bool:
+def _availability_check(test: ast.AST, keys: frozenset = frozenset()) -> bool:
     """An `if` test that asks whether a package is there: a call `is_<pkg>_available()`, or an availability flag named
     like NPU501's (`HAS_FLASH_ATTN`, `has_apex`, `XFORMERS_AVAILABLE`) as a name, an attribute or a string key
-    (`env_info["has_flash_attn_3"]`), or an `and` holding one (`if HAS_APEX and args.fused:`)."""
+    (`env_info["has_flash_attn_3"]`), a flag of any name the module records from an import attempt of a GPU-only
+    package (`attempt_flags`: `WITH_TRITON`, held in `keys` as `flag:WITH_TRITON`), or an `and` holding one (`if
+    HAS_APEX and args.fused:`)."""
     from migrate.rules.npu501_gpu_only_import import _AVAILABILITY, _FLAG
 
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_availability_check(v) for v in test.values)
+        return any(_availability_check(v, keys) for v in test.values)
+    if isinstance(test, ast.Name) and _FLAG_KEY + test.id in keys:
+        return True
     if isinstance(test, ast.Call):
         func = test.func
         name = (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")).lstrip("_")
@@ -318,7 +353,7 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
-    keys, unprobed = registry_keys(tree), unprobed_probes(tree)
+    keys, unprobed = registry_keys(tree) | attempt_flags(tree), unprobed_probes(tree)
     if nodes is None:
         found: list = []
         _imports(tree, UNGUARDED, found, keys, unprobed)

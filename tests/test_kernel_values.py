@@ -788,6 +788,29 @@ def test_own_triton_kernels_reached_only_through_a_checked_backend_selection_are
     assert finding_lines(result, "NPU501", "tk/plain.py") == [1] and finding_lines(result, "NPU507", "tk/plain.py") == [2]
 
 
+def test_a_flag_of_any_name_set_false_by_a_failed_import_of_the_package_checks_it(tmp_path):
+    # a repository copies a Triton kernel package and imports its entry module only under `if WITH_TRITON:`, the flag
+    # set False by the module's own failed `import triton` (a torch implementation is selected otherwise): the kernels
+    # and the modules they relay go. A flag set False by a failed import of a CPU dependency checks nothing GPU-only.
+    write_files(tmp_path, {
+        "ops/__init__.py": "",
+        "ops/kern.py": "import triton\n@triton.jit\ndef k(x):\n    pass\ndef run(x):\n    k[(1,)](x)\n",
+        "ops/combined.py": "import triton\nfrom .kern import run\ndef scan(x):\n    return run(x)\n",
+        "ops/other.py": "import triton\n@triton.jit\ndef k(x):\n    pass\n",
+        "ops/minimal.py": (
+            "WITH_TRITON = True\ntry:\n    import triton\nexcept ImportError:\n    WITH_TRITON = False\n"
+            "if WITH_TRITON:\n    from .combined import scan\n"
+            "WITH_YAML = True\ntry:\n    import yaml\nexcept ImportError:\n    WITH_YAML = False\n"
+            "if WITH_YAML:\n    from .other import k\n"
+            "def scan_torch(x):\n    return x.cumsum(-1)\n"
+            "def pick(x):\n    return (scan if WITH_TRITON and x.is_cuda else scan_torch)(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "ops/kern.py") == [] and finding_lines(result, "NPU507", "ops/kern.py") == []
+    assert finding_lines(result, "NPU501", "ops/combined.py") == []
+    assert finding_lines(result, "NPU501", "ops/other.py") == [1] and finding_lines(result, "NPU507", "ops/other.py") == [2]
+
+
 def test_a_module_imported_under_a_check_of_another_package_stays_required(tmp_path):
     # huggingface/trl d708ec27 trainer/__init__.py: `if is_diffusers_available(): from .ddpo_trainer import DDPOTrainer`;
     # ddpo_trainer.py imports bitsandbytes for its 8-bit Adam option. diffusers is no GPU-only package (it runs on an NPU

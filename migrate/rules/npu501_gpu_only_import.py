@@ -543,7 +543,9 @@ class GpuOnlyImport(Rule):
     (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
     an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
     module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt
-    recording an availability flag (`except ImportError: _TRITON_AVAILABLE = False`), or the branch of a backend
+    recording an availability flag (`except ImportError: _TRITON_AVAILABLE = False`), a test of a flag of any name
+    that the importing module sets false where its own import of the package fails (`if WITH_TRITON: from
+    .ssd_combined import ...` after `try: import triton` / `except ImportError: WITH_TRITON = False`), or the branch of a backend
     registry that requires it (`if backend == "acme:triton":` with `REG["acme:triton"] = Info(...,
     requirements=["triton>=2.0"])` registered in that module and the requirements checked there,
     `require_version(requirement)`), also through a layer module that imports the kernels in a `try:` and is itself
