@@ -22,6 +22,7 @@ from pathlib import Path
 
 from migrate import (
     accelerator_builders,
+    cmake_find_modules,
     decollected_tests,
     deps,
     fileio,
@@ -634,6 +635,7 @@ def scan(
     results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
+    results = cmake_find_modules.drop_uninvoked(results)  # a vendored Find module no CMake file pulls in
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 

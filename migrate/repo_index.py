@@ -887,11 +887,17 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     """`TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` / `torch::RegisterOperators("ns::op", ...)`
     registrations in C++ / CUDA sources;
     CUDA targets of a CMakeLists.txt (`cmake_defs`) and its link graph (`cmake_links`)."""
-    if path.endswith("CMakeLists.txt"):
-        return cmake_defs(path, text) + cmake_links(path, text)
+    if path.endswith(("CMakeLists.txt", ".cmake")):  # the Find modules it pulls in (migrate/cmake_find_modules.py)
+        from migrate import cmake_find_modules
+
+        found = cmake_find_modules.facts(path, text)
+        if path.endswith("CMakeLists.txt"):
+            return cmake_defs(path, text) + cmake_links(path, text) + found
+    else:
+        found = []
     from migrate import cpu_only_ops
 
-    scopes = cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
+    scopes = found + cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
     if "TORCH_LIBRARY" not in text and "RegisterOperators" not in text:
         return scopes
     out = scopes
@@ -1427,10 +1433,10 @@ def build_index(results) -> Index:
             if kind == "cpuext":
                 cpu_built.add(name)
                 continue
-            if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop"):  # an availability flag (migrate/imported_flags.py), a
+            if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
-                # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py):
-                # no extension
+                # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
+                # a CMake Find module pulled in (migrate/cmake_find_modules.py): no extension
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))

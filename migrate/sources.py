@@ -427,15 +427,39 @@ def _bound_requirement_strings(tree, names: set[str]) -> list:
     """megablocks setup.py: `install_requires = [...]`, `extra_deps['gg'] = [...]` and later `setup(install_requires=
     install_requires, extras_require=extra_deps)`. The string elements of the list literals bound to those names
     (assigned, subscript-assigned, `+=`, `.append(...)` / `.extend([...])`); strings elsewhere (an extra's key, a name
-    in a comprehension that merges the extras) are not requirements."""
+    in a comprehension that merges the extras) are not requirements.
+
+    A dependency table (diffusers, transformers): `_deps = ["bitsandbytes>=0.43.3", ...]`, a helper
+    `deps_list("bitsandbytes", "accelerate")` or a lookup `deps["filelock"]` in the bound value names its entries by
+    requirement name. Each such key that is the name of a string of a module-level list of requirement strings stands
+    for that string: both the key and the table's spec line are reported; table entries no key names are not."""
+    table = _requirement_table(tree)
+
+    def keys(value) -> list:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            found = [a for a in value.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        elif (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
+              and isinstance(value.slice.value, str) and not bound(value)):
+            found = [value.slice]
+        else:
+            return []
+        out = []
+        for key in found:
+            dep = _requirement(key.value, 0, 0)
+            spec = table.get(normalise(dep.name)) if dep else None
+            if spec is not None:
+                out += [key, spec]
+        return out
+
     def elements(value):
         if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-            return [e for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            return [x for e in value.elts
+                    for x in ([e] if isinstance(e, ast.Constant) and isinstance(e.value, str) else keys(e))]
         if isinstance(value, ast.Dict):
             return [e for v in value.values for e in elements(v)]
         if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
             return elements(value.left) + elements(value.right)
-        return []
+        return keys(value)
 
     def bound(target) -> bool:
         if isinstance(target, ast.Subscript):
@@ -445,6 +469,7 @@ def _bound_requirement_strings(tree, names: set[str]) -> list:
     out: list = []
     if not names:
         return out
+    seen: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(bound(t) for t in node.targets):
             out += elements(node.value)
@@ -454,7 +479,25 @@ def _bound_requirement_strings(tree, names: set[str]) -> list:
               and node.func.attr in ("append", "extend") and node.args):
             arg = node.args[0]
             out += [arg] if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else elements(arg)
-    return out
+    # a table spec named by several keys (two extras both listing "accelerate") is one requirement
+    return [e for e in out if not (id(e) in seen or seen.add(id(e)))]
+
+
+def _requirement_table(tree) -> dict:
+    """normalised requirement name -> its string constant, over the module-level lists / tuples whose elements are
+    all requirement strings (`_deps = ["Pillow", "accelerate>=0.31.0", ...]`)."""
+    table: dict = {}
+    for node in getattr(tree, "body", []):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(node.value, (ast.List, ast.Tuple)):
+            continue
+        elts = node.value.elts
+        if not elts or not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
+            continue
+        parsed = [(_requirement(e.value, 0, 0), e) for e in elts]
+        if all(dep is not None for dep, _ in parsed):
+            for dep, e in parsed:
+                table.setdefault(normalise(dep.name), e)
+    return table
 
 
 # ---- launchers and CUDA sources -------------------------------------------------------------------

@@ -123,6 +123,30 @@ def test_manifest_formats_through_engine(filename, text, line):
     assert [f.line for f in found] == [line]
 
 
+def test_setup_py_dependency_table_entries_named_by_key():
+    # a dependency table (`_deps`) whose entries the extras and install_requires name by key: the GPU-only entry
+    # is reported at its spec and at the key that reaches setup(); a table entry no key names (flash-attn) is not
+    text = (
+        "import re\nfrom setuptools import setup\n\n"
+        "_deps = [\n"
+        '    "accelerate>=0.31.0",\n'
+        '    "bitsandbytes>=0.43.3",\n'
+        '    "flash-attn>=2.6.0",\n'
+        '    "numpy",\n'
+        "]\n"
+        "deps = {b: a for a, b in (re.findall(r\"^(([^!=<>~ ]+)(?:[!=<>~ ].*)?$)\", x)[0] for x in _deps)}\n\n\n"
+        "def deps_list(*pkgs):\n    return [deps[pkg] for pkg in pkgs]\n\n\n"
+        "extras = {}\n"
+        'extras["quant"] = deps_list("bitsandbytes", "accelerate")\n'
+        'extras["dev"] = extras["quant"] + deps_list("numpy")\n'
+        'install_requires = [deps["numpy"], deps["accelerate"]]\n'
+        "setup(name='x', install_requires=install_requires, extras_require=extras)\n"
+    )
+    found = codes(analyze(text, "setup.py", ("python", "manifest")), "NPU502")
+    assert [f.line for f in found] == [6, 18]
+    assert all("`bitsandbytes`" in f.message for f in found)
+
+
 def test_cupy_wheels_per_cuda_version_are_gpu_only():
     # CuPy's wheels before v11 are named by the CUDA version they were built for (cupy-cuda101, cupy-cuda110):
     # a pip-freeze requirements pins them like any distribution; the ROCm wheels are another name

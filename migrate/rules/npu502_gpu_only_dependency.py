@@ -451,7 +451,10 @@ def _folder_names() -> dict[str, str]:
 
 class GpuOnlyDependency(Rule):
     """GPU-only packages declared in a dependency manifest (requirements*.txt, pyproject.toml,
-    setup.cfg, environment.yml, setup.py install_requires). Distribution names are normalised and
+    setup.cfg, environment.yml, setup.py install_requires; there also the entries of a dependency table
+    that a requirement list names by key, `extras["quant"] = deps_list("bitsandbytes", "accelerate")` or
+    `deps["bitsandbytes"]` over `_deps = ["bitsandbytes>=0.43.3", ...]`, reported at the key and at the
+    table's spec, not the entries no key names). Distribution names are normalised and
     mapped through the `pip_names` of the third-party knowledge (a requirement given by location
     alone, a VCS URL `git+https://github.com/NVlabs/nvdiffrast/` or a local project directory
     `submodules/simple-knn`, is named by its repository's or directory's last path component, a wheel

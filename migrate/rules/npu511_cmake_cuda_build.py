@@ -85,7 +85,10 @@ class CmakeCudaBuild(Rule):
     folder), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
     `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
     NVBench, FasterTransformer, FlashInfer), also in an included `*.cmake` script (its toolkit lines only; a Find
-    module's `find_path` hints are not read); each line linking such a library's own CMake targets
+    module's `find_path` hints are not read; nor a vendored Find module that no CMake file of the scan
+    pulls in by `find_package(<Name>)` or `include()`, a `cmake/FindCUDA.cmake` beside a commented-out
+    `# find_package(CUDA REQUIRED)`, where the scan holds a CMakeLists.txt: migrate/cmake_find_modules.py,
+    label rule 34d-1); each line linking such a library's own CMake targets
     (`raft::raft`, `nvbench::main`, `nvidia::cutlass::cutlass`) and its `add_subdirectory(3rdparty/nvbench)` (label
     ruling L43: the targets exist only with the CUDA library). Not reported: a vendored library's header folder
     (`3rdparty/flashinfer/include`), a subproject that is not GPU-only (`add_subdirectory(3rdparty/googletest)`). The same lines
