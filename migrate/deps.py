@@ -29,7 +29,7 @@ import re
 from collections import defaultdict
 
 from migrate.repo_index import STDLIB, import_facts, module_parts
-from migrate.sources import is_conda_env, normalise
+from migrate.sources import PIXI_MANIFEST, is_conda_env, normalise
 
 _STDLIB = STDLIB | {"__future__", "__main__"}
 # torch itself and its Ascend adapter: the knowledge base's own subject (API maps, op support)
@@ -46,8 +46,9 @@ def import_roots(text: str) -> list[tuple[str, int]]:
 def lists_python_packages(path: str) -> bool:
     """A manifest whose entries are Python distributions (requirements*.txt, pyproject.toml,
     setup.py, setup.cfg); a conda environment file lists system libraries too (zlib, vc, libcurl),
-    which are no question for an Ascend port, so its entries stay out of the open-world list."""
-    return not is_conda_env(path)
+    which are no question for an Ascend port, so its entries stay out of the open-world list; so does a pixi.toml
+    (conda packages beside PyPI ones)."""
+    return not is_conda_env(path) and path.replace("\\", "/").rsplit("/", 1)[-1] != PIXI_MANIFEST
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,8 +21,10 @@ from migrate.context import split_lines
 # conda environment files, also under a suffixed name (DROID-SLAM environment_novis.yaml, RAFT-Stereo
 # environment_cuda11.yaml: variants of one environment kept side by side)
 CONDA_ENV_PATTERNS = ("environment*.yml", "environment*.yaml")
+# pixi's manifest (prefix.dev): conda packages under `[dependencies]`, PyPI ones under `[pypi-dependencies]`
+PIXI_MANIFEST = "pixi.toml"
 MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
-                     *CONDA_ENV_PATTERNS, "setup.py")
+                     *CONDA_ENV_PATTERNS, "setup.py", PIXI_MANIFEST)
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
 # `.cu.h` / `.cu.hpp`: CUDA headers named for nvcc (spconv 1.x `include/spconv/indice.cu.h`, included by its built .cu
 # sources; label rule 27c-5), read like `.cuh`
@@ -206,6 +208,7 @@ class Dependency:
     line: int
     column: int  # 0-based character column
     end_column: int
+    conda: bool = False  # a conda package named in a manifest that mixes conda and PyPI ones (pixi.toml)
 
 
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -364,6 +367,14 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             group = shape.table(group, f"tool.poetry.group.{name}")
             strings += shape.keys(group.get("dependencies"), f"tool.poetry.group.{name}.dependencies")
         deps = _deps_from_strings(lines, strings)
+    elif name == PIXI_MANIFEST:
+        from migrate._toml import toml as tomllib
+
+        try:
+            tomllib.loads(source)
+        except tomllib.TOMLDecodeError as exc:
+            raise MalformedInput(f"invalid TOML: {exc}") from None
+        deps = _pixi_dependencies(lines)
     elif name == "setup.cfg":
         parser = configparser.ConfigParser(interpolation=None)
         try:
@@ -421,6 +432,34 @@ def read_manifest(path: str, source: str) -> ManifestContext:
                 if dep:
                     deps.append(dep)
     return ManifestContext(path, source, deps, problems=tuple(shape.problems))
+
+
+# the tables of a pixi.toml that declare packages, also per feature / platform (`[feature.cuda.dependencies]`,
+# `[target.linux-64.pypi-dependencies]`): pixi docs, reference/pixi_manifest (dependencies, host-dependencies,
+# build-dependencies are conda packages; pypi-dependencies are PyPI ones)
+_PIXI_TABLE = re.compile(r"^\[\s*(?:feature\.[^\]]+?\.)?(?:target\.[^\]]+?\.)?"
+                         r"(dependencies|host-dependencies|build-dependencies|pypi-dependencies)\s*\]\s*(?:#.*)?$")
+_PIXI_KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)[\"']?\s*=")
+
+
+def _pixi_dependencies(lines: list[str]) -> list[Dependency]:
+    """The packages of a pixi.toml, read line by line for their positions (the TOML was validated first): each
+    `name = spec` key of a dependency table (`cuda = {version = "*", channel = "nvidia/label/cuda-11.8.0"}`), marked
+    conda outside `pypi-dependencies`. A dotted-key table per package (`[dependencies.cuda]`) is not read."""
+    deps: list[Dependency] = []
+    table: str | None = None
+    for number, text in enumerate(lines, 1):
+        stripped = text.strip()
+        if stripped.startswith("["):
+            match = _PIXI_TABLE.match(stripped)
+            table = match.group(1) if match else None
+            continue
+        key = _PIXI_KEY.match(text) if table else None
+        if key is None:
+            continue
+        deps.append(Dependency(normalise(key.group(1)), stripped, number, key.start(1), key.end(1),
+                               conda=table != "pypi-dependencies"))
+    return deps
 
 
 def _bound_requirement_strings(tree, names: set[str]) -> list:

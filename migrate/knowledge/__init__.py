@@ -244,6 +244,10 @@ class ThirdParty:
     npu_plugin: str | None = None
     # the names of the package's public API that plugin runs as written (vllm's root `__all__`)
     plugin_api: frozenset[str] = frozenset()
+    # dotted names inside the package (a module, or a function of one) that are plain Python / PyTorch, read in the
+    # package's own source (gsplat's `cuda_legacy._torch_impl`, "Pure PyTorch implementations"): their calls run as
+    # written once the package is installed, so NPU507 leaves them; their imports stay NPU501's (label rule 34c-8)
+    pure_api: tuple[str, ...] = ()
     # the names of the package's repository that a local checkout folder carries and that are no pip name of it
     # (`third_party/flash-attention`: PyPI `flash-attention` is another project), read by NPU502 for local installs only
     folder_names: tuple[str, ...] = ()
@@ -496,7 +500,7 @@ def third_party() -> dict[str, ThirdParty]:
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
-            fork_of=e.get("fork_of"))
+            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())))
     return out
 
 

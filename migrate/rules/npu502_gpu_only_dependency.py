@@ -469,7 +469,8 @@ class GpuOnlyDependency(Rule):
     package that also publishes a CPU build: `spconv-cu116` beside `spconv`; in a launcher also with the version in a
     shell variable, `spconv-cu${CUDA}`), PyG's CUDA wheel pages
     (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`, also `+cu${CUDA}.html`), and in a conda environment file the CUDA toolkit packages
-    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`, the pytorch channel's older
+    (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`; also in a pixi.toml's conda tables,
+    `[dependencies]` / `[feature.*.dependencies]`, not its `[pypi-dependencies]`; the pytorch channel's older
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
     `cuda-*` components and `libcublas` / `libcufft` / ... math libraries) and packages pinned to a
     CUDA build by their conda build string (`pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0`,
@@ -635,6 +636,12 @@ class GpuOnlyDependency(Rule):
                 "setup(name='x', install_requires=install_requires, extras_require=extra_deps)\n",
                 kind="manifest", filename="setup.py", count=2),
         Invalid("name: env\ndependencies:\n  - python=3.10\n  - pip:\n    - xformers==0.0.23\n", kind="manifest", filename="environment.yml"),
+        # a pixi manifest: its conda tables name the CUDA toolkit and torch's CUDA metapackage (label rule 34c-7); a
+        # task's command line and the PyPI table's own `cuda` (another PyPI project) are not conda packages
+        Invalid('[project]\nname = "s"\nchannels = ["nvidia", "pytorch"]\n\n[tasks]\ntrain = "python t.py --device cuda"\n\n'
+                '[dependencies]\npython = "3.10.*"\ncuda = {version = "*", channel = "nvidia/label/cuda-11.8.0"}\n'
+                'pytorch-cuda = {version = "11.8.*", channel = "pytorch"}\n\n[pypi-dependencies]\ncuda = "*"\n',
+                kind="manifest", filename="pixi.toml", count=2),
         # the pytorch channel's CUDA-version metapackage of torch 1.0, under its channel prefix (yolact environment.yml)
         Invalid("name: yolact-env\ndependencies:\n  - pytorch::pytorch >=1.0.1\n  - pytorch::cuda100\n  - cuda90\n",
                 kind="manifest", filename="environment.yml", count=2),
@@ -765,21 +772,21 @@ class GpuOnlyDependency(Rule):
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
                     severity=Severity.WARNING,
                 )
-            elif (dep.name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(dep.name)) and _conda_env(ctx):
+            elif (dep.name in _CONDA_CUDA or _CONDA_CUDA_COMPONENT.match(dep.name)) and (dep.conda or _conda_env(ctx)):
                 yield self.finding(
                     ctx, span,
                     f"`{dep.name}` is a conda package of the CUDA toolkit; an Ascend host takes its runtime from CANN, "
                     "and torch_npu needs torch's CPU build",
                     severity=Severity.WARNING,
                 )
-            elif dep.name in _CONDA_CUDA_IN_PIP and not _conda_env(ctx):
+            elif dep.name in _CONDA_CUDA_IN_PIP and not (dep.conda or _conda_env(ctx)):
                 yield self.finding(
                     ctx, span,
                     f"`{dep.name}` names the CUDA toolkit (a conda package, in a pip requirement); an Ascend host takes its "
                     "runtime from CANN, and torch_npu needs torch's CPU build",
                     severity=Severity.WARNING,
                 )
-            elif _conda_env(ctx) and 0 < dep.line <= len(ctx.lines) and (build := _CONDA_CUDA_BUILD.match(ctx.lines[dep.line - 1])):
+            elif (dep.conda or _conda_env(ctx)) and 0 < dep.line <= len(ctx.lines) and (build := _CONDA_CUDA_BUILD.match(ctx.lines[dep.line - 1])):
                 yield self.finding(
                     ctx, span,
                     f"`{dep.name}` is pinned to a CUDA build (conda build string `{build.group(1)}`); torch_npu needs "

@@ -382,7 +382,8 @@ class GpuOnlyOption(Rule):
     construction `dict(type=BitsAndBytesConfig, load_in_4bit=True, ...)` / `{"type": BitsAndBytesConfig, ...}` is such a
     call, reported at the `type=` line with its keywords folded in, migrate/lazy_constructions.py; `type="..."` strings
     name no class). Found in call keywords, dict literals (`{"optim": ...}`), attribute
-    assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`), YAML configs (`optim: paged_adamw_32bit`) and command-line
+    assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`, the config attribute behind a keyword set
+    directly: `config._attn_implementation = "flash_attention_2"`), YAML configs (`optim: paged_adamw_32bit`) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`, diffusers' examples'
     `--enable_xformers_memory_efficient_attention`; a nested-config flag by its last dotted part,
     `--ds.attn_implementation flash_attention_2`), argparse defaults
@@ -502,6 +503,11 @@ class GpuOnlyOption(Rule):
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
+        # a quantized Llama's loader sets the config attribute behind attn_implementation= itself; the assert that
+        # later checks it reads the value and sets nothing (label rule 35d-5)
+        Invalid('def load(cls, name):\n    config = cls.config_class.from_pretrained(name)\n'
+                '    config._attn_implementation = "flash_attention_2"\n    return cls(config)\n'
+                'def attn(config):\n    assert config._attn_implementation == "flash_attention_2"\n', count=1),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
         # a project kept in a folder named like the library it calls is not that library's own package
         Invalid("from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.q4)\n",

@@ -95,6 +95,45 @@ def _command_name_helpers(ctx) -> dict[str, ast.FunctionDef]:
     return helpers
 
 
+def _command_wrappers(ctx) -> dict[str, tuple[int, str]]:
+    """Functions of this file that run the command handed to them (kiuikit's `def _run_cmd(cmd, timeout=2.0):
+    p = subprocess.run(list(cmd), ...)`): name -> (position, name) of the parameter a runner runs, as itself or through
+    `list(...)` / `tuple(...)`. Their calls run their argument like a runner's (`_run_cmd(["nvcc", "--version"])`)."""
+    wrappers: dict[str, tuple[int, str]] = {}
+    for function in ctx.nodes.get(ast.FunctionDef, ()):
+        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        if not params:
+            continue
+        for call in ast.walk(function):
+            if not (isinstance(call, ast.Call) and call.args and ctx.qualname(call.func) in _RUNNERS):
+                continue
+            first = call.args[0]
+            if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in ("list", "tuple") \
+                    and len(first.args) == 1:
+                first = first.args[0]
+            if isinstance(first, ast.Name) and first.id in params:
+                wrappers[function.name] = (params.index(first.id), first.id)
+                break
+    return wrappers
+
+
+def _wrapped_command(ctx, call, wrappers):
+    """The command argument of a call of a command wrapper of this file (`_command_wrappers`), or None."""
+    if not (isinstance(call.func, ast.Name) and call.func.id in wrappers and ctx.qualname(call.func) is None):
+        return None
+    index, name = wrappers[call.func.id]
+    if index < len(call.args):
+        return call.args[index]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _row_title(ctx, node) -> bool:
+    """A string in a tuple with other values beside it, outside any run (a report's row `("nvcc --version", tail)`):
+    it titles the row, it runs nothing."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Tuple) and len(parent.elts) > 1
+
+
 class NvidiaSmi(Rule):
     """`nvidia-smi` does not exist on an Ascend host; the NPU tool is `npu-smi` (`npu-smi info`
     for the device table; `torch.npu.utilization()` / `torch.npu.mem_get_info()` from Python).
@@ -114,7 +153,10 @@ class NvidiaSmi(Rule):
     setting is no command: a YAML key or bare value (`nsys:`, `tool: nsys`), an option's or a Hydra override's value
     (`global_profiler.tool=nsys`, `--profiler=nsys`). In Python, a
     string that is a command line starting with `nvcc`, `nvitop` or `nvidia-cuda-mps-control` (by path or not), or
-    that word alone as the command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`), or
+    that word alone as the command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`, also
+    of a function of the file that runs the command handed to it: `def _run_cmd(cmd): subprocess.run(list(cmd), ...)`,
+    then `_run_cmd(["nvcc", "--version"])`; the same command's words titling a report's row beside its value,
+    `rows.append(("nvcc --version", tail))`, are not run and not reported: label rule 34c-10), or
     `nvidia-cuda-mps-control` after a pipe in a string such a call runs (`echo quit | nvidia-cuda-mps-control`), is
     reported too; so is, once
     per file, the name of Nsight Systems' injection proxy (`libToolsInjectionProxy64.so`, preloaded to profile the
@@ -155,6 +197,14 @@ class NvidiaSmi(Rule):
               kind="launcher", filename="install.sh"),
     ]
     INVALID = [
+        # an environment report runs the tools through its own wrapper of subprocess (label rule 34c-10): the runs are
+        # reported, the rows titled with the same words are not
+        Invalid("import subprocess\ndef _run_cmd(cmd, timeout=2.0):\n    p = subprocess.run(list(cmd), capture_output=True, text=True,"
+                " timeout=timeout)\n    return p.returncode, p.stdout\n"
+                "def report(rows):\n    code, out = _run_cmd([\"nvcc\", \"--version\"], timeout=2.5)\n"
+                "    rows.append((\"nvcc --version\", out if code == 0 else \"-\"))\n"
+                "    code, _ = _run_cmd([\"nvidia-smi\"])\n    rows.append((\"nvidia-smi\", \"available\" if code == 0 else \"-\"))\n",
+                count=2),
         Invalid('import subprocess\nsubprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])', count=1),
         Invalid('import os\nos.system("nvidia-smi -L")'),
         Invalid('import subprocess as sp\nout = sp.check_output("nvidia-smi --query-gpu=name --format=csv", shell=True)'),
@@ -214,6 +264,7 @@ class NvidiaSmi(Rule):
         inside_runner: set[int] = set()
         heads: set[int] = set()  # the command word run by a call (not looked up: `shutil.which("nvcc")`, `[which, "nvcc"]`)
         helpers = _command_name_helpers(ctx)
+        wrappers = _command_wrappers(ctx) if "def " in ctx.source else {}
         helper_runs = []  # runner calls whose command word is a helper's result: `check_output([_nvidia_smi(), ...])`
         for call in ctx.nodes.get(ast.Call, ()):
             runner = ctx.qualname(call.func)
@@ -228,12 +279,22 @@ class NvidiaSmi(Rule):
                     heads.add(id(first))
                 if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in helpers:
                     helper_runs.append((call, first.func.id))
+            elif wrappers and (command := _wrapped_command(ctx, call, wrappers)) is not None:
+                for sub in ast.walk(command):
+                    inside_runner.add(id(sub))
+                heads.add(id(command.elts[0] if isinstance(command, (ast.List, ast.Tuple)) and command.elts else command))
         # the helper's own strings only name the command (like a flag list) once its result is run: the runs are reported
         named = {id(n) for used in {name for _, name in helper_runs} for n in ast.walk(helpers[used])}
         for call, _ in helper_runs:
             yield self.finding(ctx, call)
+        run_texts = set()  # the commands the file runs: the same words elsewhere in a row's title only name them
+        for node, text in command_strings(ctx):
+            if id(node) in inside_runner:
+                run_texts.add(text.split()[0] if text.split() else text)
         for node, text in command_strings(ctx):
             if id(node) in named:
+                continue
+            if id(node) not in inside_runner and text.split() and text.split()[0] in run_texts and _row_title(ctx, node):
                 continue
             if (id(node) in inside_runner and _COMMAND.search(text)) or _STARTS_WITH_COMMAND.match(text):
                 yield self.finding(ctx, node)

@@ -17,7 +17,7 @@ from migrate.repo_index import (
 )
 from migrate.rules._device_helpers import statement_of
 from migrate.rules._loop import enclosing_scope, walk_scope
-from migrate.rules._text import shell_matches
+from migrate.rules._text import COMMAND_RUNNERS, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.sources import is_makefile
 
@@ -242,6 +242,10 @@ def _stops_without_cuda(ctx, node) -> bool:
     return isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
         and _asks_cuda(ctx, node.test.operand) and not node.orelse and any(isinstance(b, ast.Raise) for b in node.body)
 
+# a CUDA setting defined on a cmake command line (`-DCMAKE_CUDA_ARCHITECTURES=80`, `-DCMAKE_CUDA_COMPILER=...nvcc`)
+_CMAKE_CUDA_DEFINE = re.compile(r"^\s*-DCMAKE_CUDA_(?:ARCHITECTURES|COMPILER|FLAGS|STANDARD)\b")
+
+
 class CudaExtension(Rule):
     """Custom CUDA extensions built with `torch.utils.cpp_extension` compile CUDA C++ with nvcc;
     nothing of that runs on an Ascend NPU. Flagged: `CUDAExtension(...)` (any alias, e.g.
@@ -249,7 +253,9 @@ class CudaExtension(Rule):
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
     (`extra_cuda_cflags=`, unless the sources are known to be C++ only: torch gives those flags to nvcc only for a `.cu`
     source), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
-    plain C++ extensions, which work); a `load(..., sources=srcs)` whose list is a variable is
+    plain C++ extensions, which work); a CMake configure run from Python with a CUDA setting on its command line
+    (`subprocess.call([cmake, "-DCMAKE_CUDA_ARCHITECTURES=75;80;86", here])`, label rule 35d-3) is flagged at that
+    string; a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
     `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
@@ -309,7 +315,7 @@ class CudaExtension(Rule):
         "as Ascend C operators registered with torch_npu, or use existing torch / torch_npu ops"
     )
     KINDS = ("python", "launcher")
-    TRIGGERS = ("cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
+    TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'")
     VALID = [
         # an mmdet-style build helper kept in a setup.py that builds nothing (`ext_modules=[]`; label rule 32c-2): its
@@ -379,6 +385,12 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # a setup.py configuring a CMake build of a vendored CUDA library from Python: the architectures nvcc builds
+        # for, set on the command line, is the build's CUDA setting (label rule 35d-3); the cmake path and the source
+        # folder are not
+        Invalid("import shutil, subprocess, sys\nHERE = '.'\ndef configure():\n    cmake = shutil.which('cmake')\n"
+                "    code = subprocess.call([\n        cmake,\n        '-DCMAKE_CUDA_ARCHITECTURES=75;80;86',\n        HERE\n    ])\n"
+                "    if code != 0:\n        sys.exit(1)\nconfigure()\n", filename="setup.py", count=1),
         # GroundingDINO-style setup.py: the branch without CUDA empties the nvcc list (no flag, label rule 32d-9); the
         # CUDA branch's pick, macro and flag list are the lines
         Invalid("import torch\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\ndef get_extensions():\n"
@@ -633,6 +645,24 @@ class CudaExtension(Rule):
                 yield from self._toolkit_locators(ctx)
             if "load_op_library" in ctx.source:
                 yield from self._loaded_op_calls(ctx)
+            if "-DCMAKE_CUDA_" in ctx.source:
+                yield from self._cmake_cuda_defines(ctx)
+
+    def _cmake_cuda_defines(self, ctx):
+        """`subprocess.call([cmake, "-DCMAKE_CUDA_ARCHITECTURES=75;80;86", here])` (FlatQuant setup.py, label rule
+        35d-3): a CMake configure run from Python with a CUDA setting of its own on the command line (the
+        architectures nvcc compiles for, the CUDA compiler): the build's CUDA setting, like `set(CMAKE_CUDA_ARCHITECTURES
+        ...)` in the CMake file (NPU511). Only a string handed to a call that runs commands is read."""
+        for call in ctx.nodes.get(ast.Call, ()):
+            if ctx.qualname(call.func) not in COMMAND_RUNNERS or not call.args:
+                continue
+            for node in ast.walk(call.args[0]):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                        and _CMAKE_CUDA_DEFINE.match(node.value):
+                    setting = node.value.split("=", 1)[0][2:]
+                    yield self.finding(ctx, node, f"the CMake configure run here sets `{setting}` on its command line: "
+                                       "a CUDA build setting (nvcc's architectures or compiler), which has no "
+                                       "counterpart on an Ascend host: " + self.MESSAGE)
 
     def _toolkit_locators(self, ctx):
         """`CUDA = locate_cuda()` at module level (tf-faster-rcnn's setup.py, CenterNet src/tools/voc_eval_lib, label

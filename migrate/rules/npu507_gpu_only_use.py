@@ -105,6 +105,14 @@ def _plugin_kept(qual: str, entry) -> bool:
     return bool(entry.npu_plugin) and any(part in entry.plugin_api for part in qual.split(".")[1:])
 
 
+def _pure(qual: str, key: str, table: dict) -> bool:
+    """A plain Python / PyTorch helper of the package, read in its source (knowledge `pure_api`: gsplat's
+    `cuda_legacy._torch_impl.quat_to_rotmat`, `cuda_legacy._wrapper.num_sh_bases`): it runs as written once the package
+    is installed; the import is the line that changes (NPU501; label rule 34c-8)."""
+    pure = table[package_of(key, table)].pure_api
+    return bool(pure) and any(qual == name or qual.startswith(name + ".") for name in pure)
+
+
 def _owned_elsewhere(qual: str) -> bool:
     """apex.amp uses are NPU404's (one finding per construct)."""
     return qual == "apex.amp" or qual.startswith("apex.amp.")
@@ -180,8 +188,11 @@ class GpuOnlyUse(Rule):
     vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25);
     in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
     none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
-    nor module metadata (`bnb.__version__`), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
-    handed to the recipe it configures: that construction is the use), nor a class named in a type check
+    nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    handed to the recipe it configures: that construction is the use; also one imported by name,
+    `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor a function named as the fallback of a lookup on an object
+    (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
     or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`): no package code runs
     there, nor are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
@@ -287,6 +298,18 @@ class GpuOnlyUse(Rule):
         "def autocast(forward, recipe):\n    if not is_transformer_engine_available():\n        raise ImportError('needs TE')\n"
         "    from transformer_engine.pytorch import fp8_autocast\n    def run(*a):\n"
         "        with fp8_autocast(enabled=True, fp8_recipe=recipe):\n            return forward(*a)\n    return run\n",
+        # an out-of-tree vLLM model's weight loading: the package's loader is the fallback of a lookup on each parameter
+        # (vLLM's layers set their own), and a padding constant is read as a value: neither runs the package's code
+        # (label rule 35d-2)
+        "from vllm.model_executor.model_loader.weight_utils import default_weight_loader\n"
+        "from vllm.model_executor.layers.vocab_parallel_embedding import DEFAULT_VOCAB_PADDING_SIZE\n"
+        "def load(params, weights, lora):\n    for name, w in weights:\n        param = params[name]\n"
+        "        loader = getattr(param, 'weight_loader',\n                         default_weight_loader)\n"
+        "        loader(param, w)\n    return DEFAULT_VOCAB_PADDING_SIZE if not lora else 2 * DEFAULT_VOCAB_PADDING_SIZE\n",
+        # a splatting model's setup: gsplat's pure-PyTorch helpers (knowledge `pure_api`, read in gsplat's source) run as
+        # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
+        "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
+        "def init(quats, degree):\n    dim_sh = num_sh_bases(degree)\n    return quat_to_rotmat(quats), dim_sh\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
@@ -520,7 +543,7 @@ class GpuOnlyUse(Rule):
                 continue
             key = match_package(qual, table)
             if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table) \
-                    or _plugin_kept(qual, table[key]):
+                    or _plugin_kept(qual, table[key]) or _pure(qual, key, table):
                 continue
             if key == TRITON and (_triton_host_helper(qual) or _triton_language_value(ctx, node, qual)):
                 continue
@@ -528,7 +551,7 @@ class GpuOnlyUse(Rule):
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
                     or _feature_probe(ctx, node) or _type_check(ctx, node) or _annotation(ctx, node) \
-                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node):
+                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _getattr_default(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
@@ -575,7 +598,8 @@ class GpuOnlyUse(Rule):
         one of its constructor methods."""
         qual = ctx.qualname(node)
         key = match_package(qual, table) if qual else None
-        if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _plugin_kept(qual, table[key]):
+        if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _plugin_kept(qual, table[key]) \
+                or _pure(qual, key, table):
             return None
         parts = qual.split(".")
         # an object of the package's classes: `FlashSelfAttention(...)`, `AutoGPTQForCausalLM.from_pretrained(...)`;
@@ -875,6 +899,7 @@ def _alias_resolver(ctx, table):
         qual = ctx.qualname(node)
         key = match_package(qual, table) if qual else None
         if key is None or not reported(table[key]) or _owned_elsewhere(qual) or shadowed(ctx, node) or _plugin_kept(qual, table[key]) \
+                or _pure(qual, key, table) \
                 or (key == TRITON and _triton_host_helper(qual)):  # `next_power_of_2 = triton.next_power_of_2`
             return None
         return qual
@@ -884,11 +909,28 @@ def _alias_resolver(ctx, table):
 def _constant_value(ctx, node) -> bool:
     """`te_recipe.Format.HYBRID`, `pynvml.NVML_TEMPERATURE_GPU`: an enum member or module constant read as a value (an
     argument, a dict value), not called: it names a setting of the call that uses it, which is reported on its own
-    (`DelayedScaling(fp8_format=...)`); neither a call, a construction, a decorator nor a base class (label rule)."""
-    if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _CONSTANT.match(node.attr)):
+    (`DelayedScaling(fp8_format=...)`); neither a call, a construction, a decorator nor a base class (label rule). The
+    same for a constant imported by name (`from vllm...vocab_parallel_embedding import DEFAULT_VOCAB_PADDING_SIZE`,
+    then `padding_size=DEFAULT_VOCAB_PADDING_SIZE`: label rule 35d-2)."""
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    else:
+        return False
+    if not (isinstance(node.ctx, ast.Load) and _CONSTANT.match(name)):
         return False
     parent = ctx.parent(node)
     return not (isinstance(parent, ast.Call) and parent.func is node) and not isinstance(parent, ast.ClassDef)
+
+
+def _getattr_default(ctx, node) -> bool:
+    """`getattr(param, "weight_loader", default_weight_loader)`: the package's function is the fallback of a lookup on
+    the object, bound and not called (label ruling (L52)); which function runs is the object's own choice, and vLLM's
+    own layers give each parameter its loader (label rule 35d-2: neither the binding nor the calls through it)."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "getattr" \
+        and ctx.qualname(parent.func) is None and len(parent.args) == 3 and parent.args[2] is node
 
 
 def _feature_probe(ctx, node) -> bool:
