@@ -136,9 +136,17 @@ def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> li
 
 
 def method_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:
-    """Each call `name.attr(...)` through a module alias of `callable_aliases` (`ext_c.make_q_matrix(w)`)."""
-    return _calls_through(ctx, aliases, lambda func: func.value if isinstance(func, ast.Attribute)
-                          and isinstance(func.value, ast.Name) else None)
+    """Each call `name.attr(...)` through a module alias of `callable_aliases` (`ext_c.make_q_matrix(w)`), also of a
+    submodule's function (`_plugin.cuda.register_gl_buffer(h)`: pybind11's `def_submodule`)."""
+    def root(func):
+        if not isinstance(func, ast.Attribute):
+            return None
+        node = func.value
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return node if isinstance(node, ast.Name) else None
+
+    return _calls_through(ctx, aliases, root)
 
 
 def _calls_through(ctx, aliases, called_name) -> list[AliasCall]:
@@ -477,4 +485,97 @@ def rebound_calls(ctx, resolve) -> list[tuple[ast.Call, SwitchedAlias]]:
         if branches:
             first = min(s.lineno for s, _ in unit)
             out.append((call, SwitchedAlias(call.func.id, key[0], first, branches[0][1], tuple(c for c, _ in branches), None)))
+    return out
+
+
+def global_module_caches(ctx, resolve_local) -> dict[tuple[None, str], CallableAlias]:
+    """Module names bound to None at the top and, in a loader function declaring them `global`, to a local of that
+    function that holds the compiled module (imported there, or built by a project helper when the import fails):
+
+        _plugin = None                                   # the stand-in: names nothing
+        def load_plugin(conf):
+            global _plugin
+            try:
+                from . import lib_cc as ext              # the compiled module, when prebuilt
+            except ImportError:
+                ext = setup_ext(conf)                    # ... else JIT-built (the helper returns the module)
+            _plugin = ext                                # the cache: names the module, runs nothing
+                                                         # (or `_plugin = setup_ext(conf)` itself)
+        class Tracer:
+            def __init__(self, conf):
+                load_plugin(conf)
+                self.impl = _plugin.OptixTracer(conf)    # an op (a class) of the module: runs it
+
+    Keyed as a module alias ((None, name)) so that `method_calls` finds each `_plugin.op(...)` in the file's
+    functions. `resolve_local(function, value)` returns the key of the module the bound value holds (a local every
+    binding of which in the function is the compiled module, or a call of a helper returning it), None otherwise. Any other binding of the cache (a non-None value at the
+    top, another value in a function, a loop target) leaves the name alone."""
+    declared: dict[int, set[str]] = {}
+    for statement in ctx.nodes.get(ast.Global, ()):
+        function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if function is not None:
+            declared.setdefault(id(function), set()).update(statement.names)
+    if not declared:
+        return {}
+    names = set().union(*declared.values())
+    standins: set[str] = set()
+    picks: dict[str, tuple[int, object]] = {}
+    spoiled: set[str] = set()
+    counted: set[int] = set()
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name) \
+                or statement.targets[0].id not in names:
+            continue
+        name, value = statement.targets[0].id, statement.value
+        counted.add(id(statement.targets[0]))
+        scope = _scope(ctx, statement)
+        if scope is None:
+            if isinstance(value, ast.Constant) and value.value is None:
+                standins.add(name)
+            else:
+                spoiled.add(name)
+            continue
+        if isinstance(scope, (ast.ClassDef, ast.Lambda)) or name not in declared.get(id(scope), ()):
+            continue  # a local of that name elsewhere: not the module's
+        key = resolve_local(scope, value) if isinstance(value, (ast.Name, ast.Call)) else None
+        if key is None and not (isinstance(value, ast.Constant) and value.value is None):
+            spoiled.add(name)
+        elif key is not None and name not in picks:
+            picks[name] = (statement.lineno, key)
+    for node in ctx.nodes.get(ast.Name, ()):
+        if node.id in picks and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in counted:
+            scope = _scope(ctx, node)
+            if scope is None or node.id in declared.get(id(scope), ()):
+                spoiled.add(node.id)
+    return {(None, name): CallableAlias(name, None, line, (key,))
+            for name, (line, key) in picks.items() if name in standins and name not in spoiled}
+
+
+def local_bindings(function, name: str) -> list[ast.AST] | None:
+    """Every statement of `function` (outside nested functions and classes) that binds the local `name`: an import
+    alias or a plain assignment to it; None when some other construct binds it (a loop target, `with ... as`, an
+    augmented assignment, a parameter)."""
+    args = function.args
+    if name in {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}:
+        return None
+    out: list[ast.AST] = []
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".", 1)[0]) == name for a in node.names):
+                out.append(node)
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id == name:
+            out.append(node)
+            stack.append(node.value)
+            continue
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, ast.ExceptHandler) and node.name == name:
+            return None
+        stack.extend(ast.iter_child_nodes(node))
     return out

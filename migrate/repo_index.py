@@ -275,13 +275,32 @@ def followed_cuda_sources(ctx, call) -> list[ast.Constant]:
         sources = call.args[1]
     if sources is None:
         return []
+    # the variables of the build's own function too, one more step through what they read (3dgrut-style setup_*.py:
+    # `source_files = ["a.cpp", "k.cu"]`, `source_paths = [os.path.join(root, f) for f in source_files]`, then
+    # `jit.load(name="m", sources=source_paths)`); each name bound once in its scope
+    function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+    scopes = [ctx.tree.body]
+    if function is not None:
+        scopes.insert(0, [n for n in ast.walk(function) if isinstance(n, ast.Assign)
+                          and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is function])
     out: list[ast.Constant] = []
-    for name in dict.fromkeys(node.id for node in ast.walk(sources) if isinstance(node, ast.Name)):
-        values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
-                  and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)]
-        if len(values) == 1:
-            out += [node for node in ast.walk(values[0]) if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and node.value.strip().endswith((".cu", ".cuh"))]
+    seen: set[str] = set()
+    frontier = [sources]
+    for _ in range(2 if function is not None else 1):
+        names = [n for n in dict.fromkeys(node.id for f in frontier for node in ast.walk(f) if isinstance(node, ast.Name))
+                 if n not in seen]
+        seen.update(names)
+        frontier = []
+        for name in names:
+            for statements in scopes:
+                values = [statement.value for statement in statements if isinstance(statement, ast.Assign)
+                          and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)]
+                if values:
+                    break
+            if len(values) == 1:
+                frontier.append(values[0])
+                out += [node for node in ast.walk(values[0]) if isinstance(node, ast.Constant)
+                        and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))]
     return out
 
 
@@ -547,7 +566,7 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
     Not an extension class (`*Extension`, setuptools / distutils / torch), nor a helper of the same file
     (`kernel_values.build_helpers` reads those with their body)."""
     sources = ctx.keyword(call, "sources")
-    if sources is None or not _cuda_literal(sources):
+    if sources is None or not (_cuda_literal(sources) or followed_cuda_sources(ctx, call)):
         return False
     if name is not None and name.split(".", 1)[0] in ("torch", "setuptools", "distutils", "numpy", "Cython"):
         return False

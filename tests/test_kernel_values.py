@@ -2032,3 +2032,54 @@ def test_a_cpu_extension_of_that_name_is_not_another_packages_cuda_extension(tmp
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "libs/segm/segm/functions.py") == []
     assert finding_lines(result, "NPU508", "libs/ops/ops/__init__.py") == [1]
+
+
+def test_a_global_cache_of_the_compiled_module_calls_its_ops(tmp_path):
+    # a loader function stores the compiled module in a module-level cache bound to None at the top (imported
+    # prebuilt, else JIT-built by a project helper whose sources list is built in its body): each `_plugin.op(...)`
+    # of the file, through a submodule too, and the methods of the object a class of it builds are the uses
+    # (migrate/callable_aliases.py global_module_caches); the cache lines themselves run nothing
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/setup_ext.py": (
+            "import os\nfrom pkg import jit\n"
+            "def setup_ext(conf):\n    source_files = ['src/tracer.cpp', 'src/k.cu']\n"
+            "    jit.compile_kernel(kernel_files=['k.slang'], output_file='include/k.cuh')\n"
+            "    paths = [os.path.join(os.path.dirname(__file__), f) for f in source_files]\n"
+            "    return jit.load(name='libext_cc', sources=paths)\n"),
+        "pkg/jit.py": (
+            "from torch.utils.cpp_extension import load as _load\n"
+            "def load(name, sources, with_cuda=True):\n    return _load(name=name, sources=sources, with_cuda=with_cuda)\n"
+            "def compile_kernel(kernel_files, output_file):\n    pass\n"),
+        "pkg/src/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/tracer.py": (
+            "_plugin = None\n"
+            "def load_plugin(conf):\n    global _plugin\n    if _plugin is None:\n        try:\n"
+            "            from . import libext_cc as ext\n        except ImportError:\n"
+            "            from .setup_ext import setup_ext\n            ext = setup_ext(conf)\n"
+            "        _plugin = ext\n"
+            "class Tracer:\n    def __init__(self, conf):\n        load_plugin(conf)\n"
+            "        self.impl = _plugin.OptixTracer(conf)\n"
+            "    def run(self, x):\n        self.impl.build_bvh(x)\n        return _plugin.cuda.render(x)\n"),
+    })
+    result = _scan(tmp_path)
+    tracer = finding_lines(result, "NPU508", "tracer.py")
+    assert {6, 14, 16, 17} <= set(tracer) and 10 not in tracer
+    # the sources list built in the helper's body makes the helper call a CUDA build; the generator's output header is none
+    assert finding_lines(result, "NPU505", "setup_ext.py") == [4, 7]
+
+
+def test_a_global_cache_bound_to_something_else_too_is_no_module(tmp_path):
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg.lib_cc', ['csrc/k.cu'])])\n"),
+        "csrc/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/use.py": (
+            "import numpy\n_plugin = None\ndef load():\n    global _plugin\n    try:\n        from . import lib_cc as ext\n"
+            "    except ImportError:\n        ext = numpy\n    _plugin = ext\n"
+            "def run(x):\n    return _plugin.render(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "use.py") == [6]

@@ -27,6 +27,7 @@ _EXT = "torch.utils.cpp_extension"
 _FFI = "torch.utils.ffi.create_extension"
 _CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o")
 # setup() keywords that ship files as package data: a `.cu` named there is copied, not built
+_OUTPUT_KEYWORDS = frozenset({"output_file", "out_file", "output_path", "output"})
 _DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
 # nvcc run as a command in a shell launcher (`nvcc -c -o k.cu.o k.cu -x cu ...` in make.sh)
 _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
@@ -257,10 +258,13 @@ class CudaExtension(Rule):
     (`subprocess.call([cmake, "-DCMAKE_CUDA_ARCHITECTURES=75;80;86", here])`, label rule 35d-3) is flagged at that
     string; a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
-    `source.extend(source_cuda)`; `load("ext", source)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
+    `source.extend(source_cuda)`; `load("ext", source)`; a project helper imported from another module is followed
+    through the variables of its call's function bound once, one step further too: `source_files = ["a.cpp", "k.cu"]`,
+    `paths = [join(root, f) for f in source_files]`, `jit.load(name="m", sources=paths)`). Also flagged: `CUDAExtension` picked by reference (`ext = CUDAExtension if
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
-    `data_files=` of `setup(...)` copy files into the wheel and build nothing), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
+    `data_files=` of `setup(...)` copy files into the wheel and build nothing; nor the header a code generator is told
+    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
@@ -954,6 +958,9 @@ class CudaExtension(Rule):
             if id(node) not in inside and _is_nvcc_keyword(ctx, node):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
         shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in ast.walk(kw.value)}
+        # the header a code generator writes (`compile_slang_kernel(kernel_files=[...], output_file=".../k.cuh")`: a
+        # `slangc -target cuda` run whose output the build includes): an output, no source added to a build here
+        shipped |= {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _OUTPUT_KEYWORDS for n in ast.walk(kw.value)}
         flags: dict[tuple, list] = {}  # one finding per nvcc flag list: its anchor and how many flags it holds
         fed: set[str] | None = None  # the names joined into an nvcc key's list, read at the first flag string
         for node in ctx.nodes.get(ast.Constant, ()):

@@ -248,7 +248,12 @@ class CustomExtensionUse(Rule):
     only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py); so is each call of an attribute through a module-level name
     bound only to the compiled module itself (`ext_c = exllamav2_ext`, then `ext_c.make_q_matrix(...)` in the file's
     functions; a binding to None besides, `except ImportError: ops = None`, is a stand-in that leaves the call failing;
-    the binding line is reported as a use of the module); so is each
+    the binding line is reported as a use of the module), also through a submodule (`ext_c.cuda.op(...)`), and each
+    such call through a module name bound to None at the top and, in a loader function declaring it `global`, to the
+    compiled module (`global _plugin` ... `from . import lib_cc as ext` / `except ImportError: ext = setup_ext(conf)` ...
+    `_plugin = ext`, or `_plugin = setup_ext()`; migrate/callable_aliases.py `global_module_caches`: that cache line
+    calls nothing), with the methods of the object a class of it builds (`self.impl = _plugin.OptixTracer(...)`,
+    `self.impl.build_bvh(...)`); so is each
     `get_backend().op(...)` through a function of the same file that returns the extension (or
     the module variable it was stored in), each call of an accessor defined in another module (a function returning
     the extension, also one that JIT-builds it: `return jit.load(name=params.name, ...)` defines the extension
@@ -585,9 +590,10 @@ class CustomExtensionUse(Rule):
                 parent = ctx.parent(node)
                 if isinstance(parent, ast.Call) and parent.func is node and _CONSTRUCTOR.match(qual.rsplit(".", 1)[-1]):
                     op_calls[id(parent)] = index.modules[module]
+        module_alias_findings = list(self._module_alias_calls(ctx, index, op_calls))
         yield from self._object_calls(ctx, op_calls, typed_params)
         yield from alias_findings
-        yield from self._module_alias_calls(ctx, index)
+        yield from module_alias_findings
         yield from self._subclass_calls(ctx, index)
         yield from self._accessor_calls(ctx, index)
         yield from self._wrapper_calls(ctx, index, accessor_calls)
@@ -626,7 +632,7 @@ class CustomExtensionUse(Rule):
                                           definition))
         return findings, callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
 
-    def _module_alias_calls(self, ctx, index):
+    def _module_alias_calls(self, ctx, index, op_calls=None):
         """`ext_c = exllamav2_ext` at module level, then `ext_c.make_q_matrix(...)` in the file's functions (label rules
         29b-2, 29a-3): each call of an attribute through a module-level name bound only to the compiled module (or to
         None as well: `except ImportError: ops = None` leaves the call failing) calls one of its ops. The binding line
@@ -645,13 +651,58 @@ class CustomExtensionUse(Rule):
 
         aliases = {key: alias for key, alias in callable_aliases.callable_aliases(ctx, resolve, none_standin=True).items()
                    if key[0] is None}
+        if "global" in ctx.source:
+            caches = callable_aliases.global_module_caches(ctx, lambda function, name: self._local_module(ctx, index, function, name))
+            aliases.update({key: alias for key, alias in caches.items() if key not in aliases})
         for found in callable_aliases.method_calls(ctx, aliases):
             qual, definition = found.alias.keys[0]
             op = f"{qual}.{found.call.func.attr}"
             if cpu_fallbacks.cpu_op_off_cuda(ctx, found.call.func, op):
                 continue
+            if op_calls is not None and _CONSTRUCTOR.match(found.call.func.attr):  # `self.impl = _plugin.Tracer(...)`
+                op_calls[id(found.call)] = definition
             yield self._finding(ctx, found.call.func,
                                 f"{found.alias.name}.{found.call.func.attr}(...)` through `{found.alias.name} = {qual}", definition)
+
+    def _local_module(self, ctx, index, function, value):
+        """(qualified name, definition) of the compiled module a loader function's local `name` holds when each of its
+        bindings there is the module: an import of it (`from . import lib_cc as ext`) or the result of a project
+        helper that builds or returns it (`ext = setup_ext(conf)`, an accessor/builder of the index); None otherwise
+        (migrate/callable_aliases.py `global_module_caches`)."""
+        if isinstance(value, ast.Call):  # `_plugin = setup_ext()` itself
+            qual = ctx.qualname(value.func)
+            module = index.module_for(qual) if qual is not None else None
+            if module is None or index.modules[module].mode not in kernel_values.ACCESSORS:
+                return None
+            return (f"{qual}()", index.modules[module])
+        name = value.id
+        bindings = callable_aliases.local_bindings(function, name)
+        if not bindings:
+            return None
+        found = []
+        for statement in bindings:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                alias = next(a for a in statement.names if (a.asname or a.name.split(".", 1)[0]) == name)
+                if isinstance(statement, ast.ImportFrom):
+                    base = repo_index._resolve_relative(ctx.path, "." * statement.level, statement.module or "") \
+                        if statement.level else (statement.module or "")
+                    full = f"{base}.{alias.name}" if base else alias.name
+                else:
+                    full = alias.name if alias.asname else alias.name.split(".", 1)[0]
+                module = index.module_for(full)
+                if module is None or full.rsplit(".", 1)[-1] != module.rsplit(".", 1)[-1] \
+                        or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, LAZY_OP, *kernel_values.ACCESSORS):
+                    return None
+                found.append((full, index.modules[module]))
+            elif isinstance(statement.value, ast.Call):
+                qual = ctx.qualname(statement.value.func)
+                module = index.module_for(qual) if qual is not None else None
+                if module is None or index.modules[module].mode not in kernel_values.ACCESSORS:
+                    return None
+                found.append((f"{qual}()", index.modules[module]))
+            else:
+                return None
+        return next((f for f in found if not f[0].endswith("()")), found[0])
 
     def _exec_strings(self, ctx, index):
         """`kernel_name = f"qtip_kernels.decompress_{bits}"` pasted into code the file runs with `exec(f"... {kernel_name}(out, x)")`:
