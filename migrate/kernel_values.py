@@ -230,6 +230,27 @@ def build_helpers(ctx) -> dict[str, tuple[ast.FunctionDef, ast.AST]]:
     return helpers
 
 
+def _per_value_name(call, name_node, positional: list[str], env: dict) -> str | None:
+    """The templated module name of a helper call given a computed value for a parameter the name is formed from
+    (`ext_modules = [make_extension(cc) for cc in archs]`, the helper building
+    `CUDAExtension(name=f"pkg_bindings._{compute_capability}_C", ...)`: one module per GPU architecture):
+    `pkg_bindings._{compute_capability}_C`, the hole standing for one name part (repo_index.fstring_pattern), so
+    that `importlib.import_module(f"pkg_bindings._{cc}_C")` and `import pkg_bindings._86_C` reach it. Only a name that
+    begins with a literal holding a dot (the package of the per-value modules pins it: `{name}_cuda` could be any
+    `*_cuda` module) and whose unknown parts are whole parameters given plain names (a loop variable)."""
+    given = {param: arg for param, arg in zip(positional, call.args)}
+    given.update({k.arg: k.value for k in call.keywords if k.arg})
+    holes = dict(env)
+    for param, arg in given.items():
+        if param not in holes and isinstance(arg, ast.Name):
+            holes[param] = "{" + param + "}"
+    module = _render(name_node, holes)
+    if module is None or module == _render(name_node, env):
+        return None
+    prefix = module.split("{", 1)[0]
+    return module if "." in prefix.strip(".") and re.fullmatch(r"[\w.{}]+", module) else None
+
+
 def helper_builds(ctx) -> tuple[list, set[int]]:
     """Extensions declared through a project build helper defined in the same file: one module
     definition per helper call whose arguments make the extension's name a literal; and the lines of
@@ -257,6 +278,8 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
             if text is not None:
                 env[keyword.arg] = text
         module = _render(name_node, env)
+        if module is None:
+            module = _per_value_name(call, name_node, positional, env)
         if module and _cpp_only(call) and not any(
                 isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip().endswith((".cu", ".cuh"))
                 for n in ast.walk(function)):
@@ -529,6 +552,43 @@ def module_aliases(ctx) -> list:
     return out
 
 
+LOADED_HINT = "import_module("
+PATTERN = "re:"  # a mentioned module name given as a pattern (an f-string's, repo_index.fstring_pattern)
+
+
+def loaded_values(ctx) -> list:
+    """Module-scope variables bound to an `importlib.import_module(...)` of a module name (a literal, or an f-string
+    whose literal parts pin it: `_C = importlib.import_module(f"pkg_bindings._{cc}_C")` in a loop over the GPU
+    architectures the package was built for): "via" values `<this module>.<name>` mentioning that name (an
+    f-string's as a pattern), kept by `resolve_wrappers` when it names an extension of the scan. Another file's
+    `from pkg.modules import _C` then `_C.op(...)` calls the compiled module's op."""
+    from migrate.repo_index import Definition, _never_an_extension, fstring_pattern, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    out = []
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        value = statement.value
+        if not (isinstance(value, ast.Call) and value.args and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and ctx.qualname(value.func) == "importlib.import_module"
+                and _scope_is_module(ctx, statement)):
+            continue
+        arg = value.args[0]
+        text = ctx.string_value(arg)
+        if text:
+            ref = None if _never_an_extension(text) or "{" in text else text  # a brace spells no importable name
+        elif isinstance(arg, ast.JoinedStr):
+            pattern = fstring_pattern("".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                                              for v in arg.values))
+            ref = PATTERN + pattern if pattern else None
+        else:
+            ref = None
+        if ref:
+            out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, statement.lineno, True, ref, "via"))
+    return out
+
+
 def is_package_init(path: str) -> bool:
     return path.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py"
 
@@ -559,7 +619,7 @@ def package_reexports(ctx) -> list:
     return out
 
 
-def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=frozenset()) -> None:
+def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=frozenset(), module_matching=None) -> None:
     """Keep the "via" values whose mentioned names resolve to an extension (`module_for`), bound to
     that extension's build; a wrapper of a wrapper resolves in a later round. A value mentioning an op
     (`ops:<ns>::<op>`) resolves to the scan's CUDA registration of `<ns>` (`namespaces`), as a wrapper
@@ -584,7 +644,10 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
             for ref in d.why.split():
                 returned = ref.startswith(RETURNED)
                 ref = ref[len(RETURNED):] if returned else ref
-                found = module_for(ref[len(RELATIVE):], True) if ref.startswith(RELATIVE) else module_for(ref)
+                if ref.startswith(PATTERN):  # `loaded_values`: an f-string's pattern names the module
+                    found = module_matching(ref[len(PATTERN):]) if module_matching else None
+                else:
+                    found = module_for(ref[len(RELATIVE):], True) if ref.startswith(RELATIVE) else module_for(ref)
                 if found is None:
                     continue
                 target = modules[found]

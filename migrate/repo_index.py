@@ -168,6 +168,8 @@ def _add_root(roots: dict[str, int], name: str, line: int) -> None:
 
 # a hole whose value is a dotted module path (`{__name__}`, `{__package__}`, `{__spec__.parent}`)
 _DOTTED_HOLE = re.compile(r"__(?:name|package|spec)__")
+# a hole of a build's own f-string name as `extension_name` renders it (`pkg._{cc}_C`)
+_BUILD_HOLE = re.compile(r"\{[^{}]*\}")
 
 
 def fstring_pattern(template: str) -> str | None:
@@ -246,6 +248,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += called_kernels.called_values(ctx)
     if lazy_backends.HINT in ctx.source:
         out += lazy_backends.lazy_values(ctx)
+    if kernel_values.LOADED_HINT in ctx.source:
+        out += kernel_values.loaded_values(ctx)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
     elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
@@ -947,7 +951,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or _LOCAL_IMPORT.search(text) is not None or _RETURNED_ATTRIBUTE.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
-        or "__getattr__" in text  # called_kernels.called_values, lazy_backends.lazy_values
+        or "__getattr__" in text \
+        or kernel_values.LOADED_HINT in text  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
@@ -1357,7 +1362,7 @@ class Index:
                     # (`from .._ext import roi_align`, resolved from roi_align/functions/) for `_ext.roi_align`
                     if name.endswith("." + prefix) or prefix.endswith("." + name):
                         return name
-        return self._misplaced(dotted)
+        return self._templated(dotted) or self._misplaced(dotted)
 
     def _misplaced(self, dotted: str) -> str | None:
         """An extension `pkg._CUDA` imported under another package of the repository (AutoSmoothQuant's
@@ -1400,11 +1405,27 @@ class Index:
         return False
 
     def module_matching(self, pattern: str) -> str | None:
-        """The extension module an f-string's pattern (`fstring_pattern`) can name."""
+        """The extension module an f-string's pattern (`fstring_pattern`) can name. A build named by an f-string
+        itself (`CUDAExtension(name=f"pkg_bindings._{cc}_C")`, one module per GPU architecture, imported as
+        `importlib.import_module(f"pkg_bindings._{cc}_C")`) is matched with each of its holes standing for one
+        name part."""
         compiled = re.compile(pattern)
-        for name in self.modules:
-            if compiled.fullmatch(name) or any(compiled.fullmatch(name[i + 1:]) for i, c in enumerate(name) if c == "."):
+        for name, definition in self.modules.items():
+            if definition.kind == "value":  # a variable of a module (`pkg.models.ext`), not a module import_module loads
+                continue
+            spelled = _BUILD_HOLE.sub("0", name)
+            if compiled.fullmatch(spelled) or any(compiled.fullmatch(spelled[i + 1:]) for i, c in enumerate(spelled) if c == "."):
                 return name
+        return None
+
+    def _templated(self, dotted: str) -> str | None:
+        """The extension built under an f-string name (`pkg_bindings._{cc}_C`) that `dotted` is, or is inside of
+        (`import pkg_bindings._86_C`): a hole stands for one name part."""
+        for name in self.modules:
+            if "{" in name:
+                pattern = fstring_pattern(name)
+                if pattern and re.fullmatch(pattern + r"(?:\.[\w.]+)?", dotted):
+                    return name
         return None
 
     def module_for_library(self, stem: str) -> str | None:
@@ -1484,7 +1505,8 @@ def build_index(results) -> Index:
     if any(d.mode in ("via", "wrap", "accessor", "builder", "lazy") for d in modules.values()):
         from migrate import kernel_values
 
-        kernel_values.resolve_wrappers(modules, Index(modules, namespaces, packages=packages).module_for, namespaces, python_ops(implementations))
+        resolver = Index(modules, namespaces, packages=packages)
+        kernel_values.resolve_wrappers(modules, resolver.module_for, namespaces, python_ops(implementations), resolver.module_matching)
     if modules:  # values re-exported by any module, star imports of the repository's own modules
         from migrate import kernel_values
 

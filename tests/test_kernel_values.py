@@ -2083,3 +2083,36 @@ def test_a_global_cache_bound_to_something_else_too_is_no_module(tmp_path):
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "use.py") == [6]
+
+
+# ---- one build per GPU architecture under an f-string name, loaded in a loop, imported elsewhere --------
+PER_ARCH = {
+    "bindings/setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "def make_extension(cc):\n"
+        "    return CUDAExtension(name=f'pkg_bindings._{cc}_C', sources=['../src/k.cu'])\n"
+        "setup(name='pkg', ext_modules=[make_extension(cc) for cc in (70, 86)],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n"
+    ),
+    "src/k.cu": "__global__ void k() {}\n",
+    "bindings/pkg/__init__.py": "",
+    "bindings/pkg/modules.py": (
+        "import importlib\n_C = None\n"
+        "for cc in (86, 70):\n"
+        "    try:\n"
+        "        _C = importlib.import_module(f'pkg_bindings._{cc}_C')\n"
+        "        break\n"
+        "    except ModuleNotFoundError:\n"
+        "        pass\n"
+        "def free_memory():\n"
+        "    _C.free_temporary_memory()\n"
+    ),
+    "scripts/check.py": "from pkg.modules import _C\nprint(_C.preferred_precision())\n",
+}
+
+
+def test_per_architecture_build_reached_by_fstring_import_and_its_importers(tmp_path):
+    write_files(tmp_path, PER_ARCH)
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/modules.py") == [5, 10]
+    assert finding_lines(result, "NPU508", "scripts/check.py") == [1, 2]

@@ -224,7 +224,12 @@ class CustomExtensionUse(Rule):
     op namespace; a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
     library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` (also an
-    f-string whose literal parts name it), `ctypes.CDLL(".../libext.so")`,
+    f-string whose literal parts name it; a build named by an f-string itself, one module per GPU architecture from
+    a build helper called in a loop, `[make_extension(cc) for cc in archs]` building
+    `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
+    one name part; a module-level variable bound to an `import_module(...)` of an extension, also in a loop trying
+    each architecture, is the compiled module for the files importing it, `from pkg.modules import _C`),
+    `ctypes.CDLL(".../libext.so")`,
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` (also a custom class
     `torch.classes.<ns>.X`, which `m.class_<T>("X")` registers in the `TORCH_LIBRARY` block) in any file of the
     scan is reported with the file and line where the extension is built; so is each call (not the import) of an
@@ -282,7 +287,7 @@ class CustomExtensionUse(Rule):
     the compiled op, reported there); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -520,6 +525,17 @@ class CustomExtensionUse(Rule):
             "def load(path) -> QuantizedModel:\n    m = QuantizedModel()\n    m.load(path)\n    return m\n"
             "def set_scale(blocks, s):\n    for block in blocks:\n        block.m.setLoraScale(s)\n",
             count=5,
+        ),
+        Invalid(  # one build per GPU architecture under an f-string name, loaded by an f-string of the same shape; the
+            # object a subclass's factory method builds, bound by the base class (`self.native = self._native()`)
+            "from torch.utils.cpp_extension import CUDAExtension\nimport importlib\n"
+            "def make_extension(cc):\n    return CUDAExtension(name=f'pkg_bindings._{cc}_C', sources=['k.cu'])\n"
+            "mods = [make_extension(cc) for cc in (70, 80)]\nfor cc in (80, 70):\n"
+            "    _C = importlib.import_module(f'pkg_bindings._{cc}_C')\n"
+            "class Module:\n    def __init__(self):\n        self.native = self._native()\n"
+            "        self.params = self.native.initial_params(1)\n"
+            "class Encoding(Module):\n    def _native(self):\n        return _C.create_encoding(3)\n",
+            count=3,
         ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
@@ -856,6 +872,23 @@ class CustomExtensionUse(Rule):
         may have returned a tensor) and a call on a local name before the line that binds it to the op's result."""
         if not op_calls and not typed_params:
             return
+        op_calls = dict(op_calls)
+        # a factory method: every method of that name in the file's classes returns such an op's object (a base class
+        # binding `self.native = self._make_native()`, each subclass overriding `_make_native` with `return
+        # _C.create_encoding(...)`): a `self.<method>()` call returns the compiled object too
+        returns: dict[str, list] = {}
+        for function in ctx.nodes.get(ast.FunctionDef, ()):
+            if isinstance(ctx.parent(function), ast.ClassDef):
+                values = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)]
+                returns.setdefault(function.name, []).append(
+                    op_calls.get(id(values[0])) if len(values) == 1 and values[0] is not None else None)
+        factories = {name: found[0] for name, found in returns.items() if found[0] is not None and all(found)}
+        if factories:
+            for call in ctx.nodes.get(ast.Call, ()):
+                func = call.func
+                if isinstance(func, ast.Attribute) and func.attr in factories and isinstance(func.value, ast.Name) \
+                        and func.value.id == "self":
+                    op_calls[id(call)] = factories[func.attr]
         members: dict[tuple[int, str], object] = {}
         locals_: dict[tuple[int, str], object] = dict(typed_params or {})
         bound: dict[tuple[int, str], int] = {}  # the first line binding a local name to the op's result
