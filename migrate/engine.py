@@ -25,6 +25,7 @@ from migrate import (
     cmake_find_modules,
     decollected_tests,
     deps,
+    device_dispatch,
     fileio,
     imported_kernels,
     linking,
@@ -266,7 +267,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
     checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
     accelerators = facts is not None and accelerator_builders.wants(text)  # an accelerator class or its factory
-    if not active and not probes and not checks and not accelerators and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
+    dispatch = facts is not None and device_dispatch.wants(text)  # a selector or registry keyed by device type
+    if not active and not probes and not checks and not accelerators and not dispatch and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         return [], [], 0
@@ -283,6 +285,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if accelerators:
         facts.extend(accelerator_builders.facts(tree, path))  # migrate/accelerator_builders.py
+    if dispatch:
+        facts.extend(device_dispatch.facts(tree, path, text))  # migrate/device_dispatch.py
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if checks:
@@ -633,6 +637,7 @@ def scan(
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
     results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side
+    results = device_dispatch.drop_cuda_side(results)  # a device selector's CUDA folder where an NPU folder answers
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = cmake_find_modules.drop_uninvoked(results)  # a vendored Find module no CMake file pulls in

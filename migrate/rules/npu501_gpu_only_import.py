@@ -555,7 +555,12 @@ class GpuOnlyImport(Rule):
     names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend` or a
     manifest requires `vllm-ascend`; a manifest requires `triton-ascend`), that package's imports and uses anywhere:
     the repository already runs it on the NPU through the plugin (label ruling (L38), migrate/npu_plugins.py); its
-    manifest lines (NPU502) stay reported."""
+    manifest lines (NPU502) stay reported. Nor is anything in the CUDA folder of the repository's own device dispatch
+    with an NPU side (a selector `if device_type == "cuda": from .cuda import CudaBackend` beside
+    `if device_type == "ascend": from .ascend import ...`, or a registry `{"cuda": "cuda", "npu": "npu_impl"}` beside
+    `import_module`, both folders in the scan): its Triton kernels, GPU-only imports and uses, and a wrapper module
+    only that folder imports (`third_party/deep_gemm`); a file of it that code outside imports by its own module stays
+    (label ruling (L50) in general form, migrate/device_dispatch.py)."""
 
     CODE = "NPU501"
     NAME = "gpu-only-import"
