@@ -167,10 +167,14 @@ def vendored_side_folders(paths) -> frozenset[str]:
     checkout runs the package and its build, not these folders, so what they import from OTHER GPU-only packages
     (apex.transformer in flash-attention's parallel tests, gpustat in its trainer's Dockerfile) is no work item of
     the port either. A folder below the checkout holding a setup.py, a CMakeLists.txt or a C/C++/CUDA source
-    (flash-attention's csrc/) stays: it is part of the copy's build."""
+    (flash-attention's csrc/) stays: it is part of the copy's build.
+    Only a checkout of a GPU-only package counts (one whose import the knowledge reports: not `works`, not a
+    `partial` package noted `info`): a vendored DeepSpeed runs on an NPU, so its op_builder/, requirements/ and
+    scripts are code the repository ships like its own, and what they build or use is reported (label rule 36d-3)."""
     paths = [os.path.normpath(p) for p in paths]
     package_dirs = {os.path.dirname(p) for p in paths if os.path.basename(p) == "__init__.py"}
-    checkouts = _vendored_checkouts(paths, package_dirs, _roots())
+    checkouts = {checkout: packages for checkout, packages in _vendored_checkouts(paths, package_dirs, _roots()).items()
+                 if any(_gpu_only(name) for name in packages)}
     if not checkouts:
         return frozenset()
     folders: dict[str, bool] = {}  # checkout/<top folder> -> holds a build or kernel source
@@ -186,6 +190,15 @@ def vendored_side_folders(paths) -> frozenset[str]:
             builds = base in _BUILD_FILES or base.endswith(_KERNEL_SOURCES)
             folders[folder] = folders.get(folder, False) or builds
     return frozenset(folder for folder, builds in folders.items() if not builds)
+
+
+def _gpu_only(root: str) -> bool:
+    """The knowledge's top-level entry `root` is a GPU-only package (its import is reported)."""
+    from migrate import knowledge
+    from migrate.rules.npu501_gpu_only_import import needs_a_look
+
+    entry = knowledge.third_party().get(root)
+    return entry is not None and needs_a_look(entry)
 
 
 def drop_vendored_side_folders(results: list[FileResult]) -> list[FileResult]:

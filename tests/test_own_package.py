@@ -442,3 +442,22 @@ def test_a_checkout_whose_package_builds_a_differently_named_extension_is_its_ow
     assert [f.line for f in result.findings if f.code == "NPU508" and Path(f.path).name == "model.py"] == [1, 4]  # import, kernel call
     assert _about(result, "humaneval.py", "exllamav2") == []
     assert _about(result, "model_diff.py", "exllamav2") == []
+
+
+def test_a_vendored_checkout_of_a_package_that_runs_on_the_npu_keeps_its_side_folders(tmp_path):
+    # ruling (L24) is about GPU-only packages (label rule 36d-3): a vendored DeepSpeed-like checkout (`deepspeed` is
+    # catalogued `partial` / `info`: it runs on an NPU) ships its op_builder/ and scripts as the repository's code, so
+    # the CUDA build its op_builder/ defines stays reported, as it is where the checkout is the scan's root
+    checkout = tmp_path / "third_party" / "DeepSpeed"
+    (checkout / "deepspeed").mkdir(parents=True)
+    (checkout / "deepspeed" / "__init__.py").write_text("")
+    (checkout / "setup.py").write_text("from setuptools import setup\nsetup(name='deepspeed')\n")
+    (checkout / "op_builder").mkdir()
+    (checkout / "op_builder" / "__init__.py").write_text("")
+    (checkout / "op_builder" / "builder.py").write_text(
+        "from torch.utils.cpp_extension import CUDAExtension\n\n\ndef build(name, sources):\n"
+        "    return CUDAExtension(name=name, sources=sources, extra_compile_args={'nvcc': ['-O3']})\n")
+    (tmp_path / "other" / "pkg").mkdir(parents=True)
+    (tmp_path / "other" / "pkg" / "__init__.py").write_text("")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert any(f.code == "NPU505" for f in result.findings if f.path == str(checkout / "op_builder" / "builder.py"))
