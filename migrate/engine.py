@@ -23,6 +23,7 @@ from pathlib import Path
 from migrate import (
     accelerator_builders,
     cmake_find_modules,
+    cmake_subdirs,
     decollected_tests,
     deps,
     device_dispatch,
@@ -641,6 +642,7 @@ def scan(
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = cmake_find_modules.drop_uninvoked(results)  # a vendored Find module no CMake file pulls in
+    results = cmake_subdirs.drop_unreached(results)  # a nested CMakeLists.txt the top-level build never adds
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 

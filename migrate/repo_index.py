@@ -914,8 +914,10 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
         from migrate import cmake_find_modules
 
         found = cmake_find_modules.facts(path, text)
-        if path.endswith("CMakeLists.txt"):
-            return cmake_defs(path, text) + cmake_links(path, text) + found
+        if path.endswith("CMakeLists.txt"):  # and the folders it adds (migrate/cmake_subdirs.py)
+            from migrate import cmake_subdirs
+
+            return cmake_defs(path, text) + cmake_links(path, text) + found + cmake_subdirs.facts(path, text)
     else:
         found = []
     from migrate import cpu_only_ops
@@ -1473,10 +1475,12 @@ def build_index(results) -> Index:
             if kind == "cpuext":
                 cpu_built.add(name)
                 continue
-            if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind"):  # an availability flag (migrate/imported_flags.py), a
+            if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
+                        "cmproj"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
-                # a CMake Find module pulled in (migrate/cmake_find_modules.py): no extension
+                # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
+                # project() (migrate/cmake_subdirs.py): no extension
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))

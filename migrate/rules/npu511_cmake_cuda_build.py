@@ -58,7 +58,7 @@ _LANGUAGE_USE = re.compile(r"\b(?:project|enable_language)\s*\(([^)]*)\)", re.I)
 class CmakeCudaBuild(Rule):
     """A CMakeLists.txt that compiles CUDA with nvcc, which cannot target an Ascend NPU: the line that
     switches CMake's CUDA language on (`project(x LANGUAGES CUDA CXX)`, `enable_language(CUDA)`,
-    `find_package(CUDA)`; not `find_package(CUDAToolkit)`, which only locates the toolkit's libraries for
+    `find_package(CUDA)`; in a `project(` written over several lines, its line naming CUDA (label ruling L45, 36c-5); not `find_package(CUDAToolkit)`, which only locates the toolkit's libraries for
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
     CUDA project, not in the ELSE branch of `if(WITH_GPU)`: the targets `repo_index.cmake_defs` links Python
@@ -88,7 +88,9 @@ class CmakeCudaBuild(Rule):
     module's `find_path` hints are not read; nor a vendored Find module that no CMake file of the scan
     pulls in by `find_package(<Name>)` or `include()`, a `cmake/FindCUDA.cmake` beside a commented-out
     `# find_package(CUDA REQUIRED)`, where the scan holds a CMakeLists.txt: migrate/cmake_find_modules.py,
-    label rule 34d-1); each line linking such a library's own CMake targets
+    label rule 34d-1; nor a nested CMakeLists.txt without a `project()` of its own that no `add_subdirectory` of the
+    top-level CMakeLists.txt reaches, a stale copy that builds nothing: migrate/cmake_subdirs.py, label rule 36c-8);
+    each line linking such a library's own CMake targets
     (`raft::raft`, `nvbench::main`, `nvidia::cutlass::cutlass`) and its `add_subdirectory(3rdparty/nvbench)` (label
     ruling L43: the targets exist only with the CUDA library). Not reported: a vendored library's header folder
     (`3rdparty/flashinfer/include`), a subproject that is not GPU-only (`add_subdirectory(3rdparty/googletest)`). The same lines
@@ -132,6 +134,9 @@ class CmakeCudaBuild(Rule):
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # a `project(` over several lines: at the line naming CUDA (the one that changes)
+        Invalid("project(\n\tnet\n\tVERSION 2.0\n\tLANGUAGES CXX CUDA\n)\n", kind="cpp-source", filename="CMakeLists.txt",
+                count=1),
         # IST-DASLab/QUIK CMakeLists.txt: the CUDA macro, the nvcc flag list appended to (its first write only; FindCUDA's
         # CUDA_NVCC_FLAGS copied into it is that list), the per-configuration list set in each branch (one list each)
         Invalid("enable_language(CUDA)\nadd_definitions(-D__USE_CUDA__)\nadd_definitions(-DUSE_FP16)\n"
@@ -236,8 +241,8 @@ class CmakeCudaBuild(Rule):
     def _build(self, ctx):
         lines = ctx.lines
         code = CMAKE_COMMENT.sub("", ctx.source)
-        for match in CMAKE_CUDA_LANGUAGE.finditer(code):
-            number = code.count("\n", 0, match.start()) + 1
+        for match in CMAKE_CUDA_LANGUAGE.finditer(code):  # at the line naming CUDA (a `project(` over several lines)
+            number = code.count("\n", 0, match.end()) + 1
             yield self.finding(ctx, self._span(lines, number), "switches CMake's CUDA language (nvcc) on: " + self.MESSAGE)
         yield from self._flags_and_macros(ctx, code)
         globbed = set()
