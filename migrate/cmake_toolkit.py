@@ -1,6 +1,7 @@
 """CMake lines that tie a build to the CUDA toolkit (label ruling L36), for NPU511: a build that
 finds the toolkit (`find_package(CUDAToolkit)`), finds or links its libraries (`find_library(CUDART_LIBRARY
-cudart ...)`, `target_link_libraries(t CUDA::cudart ${CUDA_LIBRARIES} -lcublas ${CUDART_LIBRARY})`), adds its
+cudart ...)`, `target_link_libraries(t CUDA::cudart ${CUDA_LIBRARIES} -lcublas ${CUDART_LIBRARY})`, also through a
+list the link reads: `list(APPEND LIBS cuda nvrtc)`), sets its location (`set(CUDA_TOOLKIT_ROOT_DIR /opt/cuda)`), adds its
 include or library directories (`${CUDA_INCLUDE_DIRS}`, `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`,
 `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/samples/common/inc`, CUB's `cub` folder) or fetches a GPU-only
 C++ library into the build (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`, rapids-cmake's
@@ -60,6 +61,13 @@ GPU_ONLY_LIBRARIES = frozenset({"cutlass", "cub", "raft", "rmm", "nvbench", "fas
 # rapids-cmake's cpm/cutlass.cmake `GLOBAL_TARGETS nvidia::cutlass::cutlass`)
 _LIBRARY_TARGET = re.compile(r"^(?:nvidia::(cutlass)|(\w+))::\w+", re.I)
 _SUBDIRECTORY = re.compile(r"\badd_subdirectory\s*\(([^)]*)\)", re.I)
+# a toolkit library added to a list variable that a link command reads (`list(APPEND LIBS cuda nvrtc)`, then
+# `target_link_libraries(t PUBLIC ${LIBS})`): each line naming one, as in the link itself
+_LIST_ADD = re.compile(r"\b(?:list\s*\(\s*(?:APPEND|PREPEND)|set\s*\()\s*(\w+)\b([^)]*)\)", re.I)
+# the toolkit's location handed to FindCUDA / FindCUDAToolkit (their hint variables CUDA_TOOLKIT_ROOT_DIR,
+# https://cmake.org/cmake/help/v3.24/module/FindCUDA.html, and CUDAToolkit_ROOT,
+# https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html), as CUDA_HOME in a setup.py (label ruling L37)
+_TOOLKIT_ROOT = re.compile(r"\bset\s*\(\s*(?:CUDA_TOOLKIT_ROOT_DIR|CUDAToolkit_ROOT)\s+[^)\s]", re.I)
 _REPOSITORY = re.compile(r"(?:github\.com[/:]|gh:)[\w.-]+/([\w.-]+?)(?:\.git)?(?:[#@\s\"]|$)", re.I)
 
 
@@ -98,6 +106,14 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     for match in _LINKS.finditer(code):
         for number in _lines_naming(code, match.start(1), match.group(1), linked):
             out.setdefault(number, "links a CUDA toolkit library")
+    read = {v for m in _LINKS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
+    for match in _LIST_ADD.finditer(code):
+        if match.group(1) in read:
+            for number in _lines_naming(code, match.start(2), match.group(2), lambda w: bool(_TOOLKIT_LIBRARY.match(w))):
+                out.setdefault(number, "adds a CUDA toolkit library to the libraries linked")
+    for match in _TOOLKIT_ROOT.finditer(code):
+        out.setdefault(_line(code, match.start()), "points the build at the CUDA toolkit")
+
     def library_target(word):
         target = _LIBRARY_TARGET.match(word)
         return bool(target and (target.group(1) or target.group(2)).lower() in GPU_ONLY_LIBRARIES)

@@ -21,11 +21,13 @@ _CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
 # PRIVATE WITH_CUDA)`): the switch that compiles the CUDA path of the sources, as NPU505's `WITH_CUDA` in a setup.py;
 # not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
 _DEFINITIONS = re.compile(r"\b(?:add_definitions|add_compile_definitions|target_compile_definitions)\s*\(([^)]*)\)", re.I)
+_LIST_DEFINITIONS = re.compile(r"\blist\s*\(\s*(?:APPEND|PREPEND)\s+(\w+)\b([^)]*)\)", re.I)
+# (or one naming the GPU architecture compiled for, `-DNET_MIN_GPU_ARCH=${MIN_GPU_ARCH}`, like `-DCUDA_ARCH=...`)
 # (or one switching a GPU path on, `-DUSE_GPU`, `WARPRNNT_ENABLE_GPU`: NPU505's macros in a setup.py)
 # (a value may be a variable: `-DCUDA_ARCH=${CUDA_ARCH}`)
 # (or a configuration macro of Thrust / CUB, the CUDA toolkit's C++ libraries: `THRUST_IGNORE_CUB_VERSION_CHECK`,
 # `CUB_IGNORE_DEPRECATED_CPP_DIALECT`; not Thrust's host backends, `THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP|CPP|TBB`)
-_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*|(?:THRUST|CUB)_\w+)(?:=(\S*))?$")
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*GPU_ARCH\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*|(?:THRUST|CUB)_\w+)(?:=(\S*))?$")
 _HOST_BACKEND = re.compile(r"THRUST_(?:HOST|DEVICE)_SYSTEM_(?:OMP|CPP|TBB)$")
 # CMake's CUDA-language settings, which CMake turns into nvcc options: the GPU architectures (`--generate-code`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_ARCHITECTURES.html), the CUDA dialect (`-std=c++17`,
@@ -55,6 +57,18 @@ _ADDS_CUDA = re.compile(r"\b(?:set\s*\(\s*(\w+)|list\s*\(\s*APPEND\s+(\w+))\b[^)
 _LANGUAGE_USE = re.compile(r"\b(?:project|enable_language)\s*\(([^)]*)\)", re.I)
 
 
+# a check that stops the configure step when the CUDA toolkit is missing or too old, or when a GPU-only library's
+# folder is absent: `if (CUDA_VERSION VERSION_LESS 10.2)` / `if (NOT CUDA_FOUND)` /
+# `if (NOT EXISTS ".../dependencies/cutlass/CMakeLists.txt")` whose first command is `message(FATAL_ERROR ...)`, at the
+# `if` line (label rule 36c-5/36c-6; a version probe that only picks flags is not one, (L14))
+_RAISING_CHECK = re.compile(r"\b(?:if|elseif)\s*\(([^()]*)\)\s*message\s*\(\s*FATAL_ERROR\b", re.I)
+_CUDA_CONDITION = re.compile(r"\b(?:CUDA_VERSION|CMAKE_CUDA_COMPILER_VERSION|CUDAToolkit_VERSION\w*|CUDA_FOUND|CUDAToolkit_FOUND"
+                             r"|CMAKE_CUDA_COMPILER)\b")
+# a project helper that builds a CUDA target (`function(create_test NAME) add_executable(${NAME} ${NAME}.cu)`): each
+# call of it is a target of the port, as NPU505's `make_cuda_ext(...)` (label rule 36c-8, (L10))
+_FUNCTION = re.compile(r"\b(function|macro)\s*\(\s*(\w+)[^)]*\)(.*?)\bend\1\s*\(", re.I | re.S)
+
+
 class CmakeCudaBuild(Rule):
     """A CMakeLists.txt that compiles CUDA with nvcc, which cannot target an Ascend NPU: the line that
     switches CMake's CUDA language on (`project(x LANGUAGES CUDA CXX)`, `enable_language(CUDA)`,
@@ -79,7 +93,12 @@ class CmakeCudaBuild(Rule):
     backends), the switch that compiles the sources' CUDA path; the dialect made a requirement
     (`CMAKE_CUDA_STANDARD_REQUIRED`). Also each line that ties the build to the CUDA toolkit (label ruling L36,
     migrate/cmake_toolkit.py): `find_package(CUDAToolkit)`, a `find_library` of a toolkit library (`cudart`) and
-    each line linking one (`CUDA::cudart`, `${CUDA_LIBRARIES}`, `-lcublas`, the found `${CUDART_LIBRARY}`), each
+    each `list(APPEND CUDA_NVCC_FLAGS ...)` entry line (label rule 36c-7); a check whose first command is
+    `message(FATAL_ERROR ...)` on the toolkit (`if (CUDA_VERSION VERSION_LESS 10.2)`, `if (NOT CUDA_FOUND)`) or on a
+    GPU-only library's folder (`if (NOT EXISTS .../cutlass/CMakeLists.txt)`), at the `if` line; each call of a project
+    `function()` / `macro()` whose body builds a CUDA target (`create_test(test_grid)`, as NPU505's `make_cuda_ext`);
+    compile definitions gathered in a list that `target_compile_definitions` reads, and one naming the GPU
+    architecture (`-DNET_MIN_GPU_ARCH=${ARCH}`); each line linking one (`CUDA::cudart`, `${CUDA_LIBRARIES}`, `-lcublas`, the found `${CUDART_LIBRARY}`), each
     line of an include / link directory command naming the toolkit (`${CUDA_INCLUDE_DIRS}`,
     `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, CUB's `cub`
     folder), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
@@ -134,6 +153,21 @@ class CmakeCudaBuild(Rule):
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # a neural-network library's build (set 36c): FindCUDA's list grown entry by entry (each line), toolkit libraries
+        # gathered in the list the link reads (not fmt), the toolkit's location, a GPU-architecture definition gathered
+        # in a list, the checks that stop the build on an old toolkit or a missing CUTLASS (not the flag-picking version
+        # probe), and each call of a helper building a CUDA program
+        Invalid("if (NOT EXISTS \"${CMAKE_CURRENT_SOURCE_DIR}/deps/cutlass/CMakeLists.txt\")\n  message(FATAL_ERROR \"missing\")\nendif()\n"
+                "if (CUDA_VERSION VERSION_LESS 11.0)\n  set(ARCH 75)\nendif()\n"
+                "if (CUDA_VERSION VERSION_LESS 10.2)\n  message(FATAL_ERROR \"CUDA too old\")\nendif()\n"
+                "list(APPEND NET_LIBRARIES cuda)\nlist(APPEND NET_LIBRARIES nvrtc)\nlist(APPEND NET_LIBRARIES fmt)\n"
+                "list(APPEND CUDA_NVCC_FLAGS \"--extended-lambda\")\nlist(APPEND CUDA_NVCC_FLAGS \"--expt-relaxed-constexpr\")\n"
+                "set(CUDA_TOOLKIT_ROOT_DIR /opt/cuda/targets/x86_64-linux)\n"
+                "list(APPEND NET_DEFINITIONS -DNET_HALF=1)\nlist(APPEND NET_DEFINITIONS -DNET_MIN_GPU_ARCH=${ARCH})\n"
+                "add_library(net STATIC net.cpp)\ntarget_compile_definitions(net PUBLIC ${NET_DEFINITIONS})\n"
+                "target_link_libraries(net PUBLIC ${NET_LIBRARIES})\n"
+                "function (create_test NAME)\n  add_executable(${NAME} ${NAME}.cu)\nendfunction()\n"
+                "create_test(test_grid)\ncreate_test(test_networks)\n", kind="cpp-source", filename="CMakeLists.txt", count=11),
         # a `project(` over several lines: at the line naming CUDA (the one that changes)
         Invalid("project(\n\tnet\n\tVERSION 2.0\n\tLANGUAGES CXX CUDA\n)\n", kind="cpp-source", filename="CMakeLists.txt",
                 count=1),
@@ -252,7 +286,23 @@ class CmakeCudaBuild(Rule):
                 if ".cu" in text and any(w.strip('"').endswith((".cu", ".cuh")) for w in text.split()):
                     globbed.add(first + offset)
                     yield self.finding(ctx, self._span(lines, first + offset), "globs CUDA sources: " + self.MESSAGE)
-        for target in cmake_defs(ctx.path, ctx.source, programs=True, compiled=True):
+        for match in _RAISING_CHECK.finditer(code):
+            if _CUDA_CONDITION.search(match.group(1)) or ("EXISTS" in match.group(1) and any(
+                    part.lower() in cmake_toolkit.GPU_ONLY_LIBRARIES for part in re.split(r"[/\"\s]+", match.group(1)))):
+                number = code.count("\n", 0, match.start()) + 1
+                yield self.finding(ctx, self._span(lines, number),
+                                   "stops the build without the CUDA toolkit or a GPU-only library: " + self.MESSAGE)
+        targets = list(cmake_defs(ctx.path, ctx.source, programs=True, compiled=True))
+        for helper in _FUNCTION.finditer(code):
+            first, last = (code.count("\n", 0, helper.start()) + 1, code.count("\n", 0, helper.end()) + 1)
+            if not any(first <= t.line <= last for t in targets):
+                continue
+            for call in re.finditer(rf"(?<![\w$]){re.escape(helper.group(2))}\s*\(", code):
+                number = code.count("\n", 0, call.start()) + 1
+                if not first <= number <= last:
+                    yield self.finding(ctx, self._span(lines, number),
+                                       f"calls `{helper.group(2)}`, which builds a CUDA target: " + self.MESSAGE)
+        for target in targets:
             yield self.finding(ctx, self._span(lines, target.line), f"builds `{target.name}` with CUDA: " + self.MESSAGE)
             start, seen = target.line, {target.line}
             for source in target.why.split():
@@ -288,7 +338,10 @@ class CmakeCudaBuild(Rule):
             if variable == _ONE_LIST and modern:  # FindCUDA's list copied into CMAKE_CUDA_FLAGS: that list's flags
                 continue
             first = not any(v == variable for v, _ in written)
-            if first or (match.group("set") and variable != _ONE_LIST and (variable, stack[-1]) not in written):
+            # FindCUDA's list grown entry by entry (`list(APPEND CUDA_NVCC_FLAGS "--use_fast_math")`): each entry's line
+            # is a flag of the port (label rule 36c-7), where `set(CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -O2")` rewrites one list
+            entry = variable == _ONE_LIST and match.group(0).lower().startswith("list")
+            if first or entry or (match.group("set") and variable != _ONE_LIST and (variable, stack[-1]) not in written):
                 number = code.count("\n", 0, match.start()) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number), f"sets nvcc flags (`{variable}`): " + self.MESSAGE)
             written.add((variable, stack[-1]))
@@ -311,8 +364,12 @@ class CmakeCudaBuild(Rule):
                 number = code.count("\n", 0, match.start()) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number),
                                    "adds CUDA to the languages the project switches on: " + self.MESSAGE)
-        for match in _DEFINITIONS.finditer(code):
-            words = match.group(1).split()
+        # definitions gathered in a list that a definition command reads (`list(APPEND DEFS -DNET_MIN_GPU_ARCH=${ARCH})`,
+        # then `target_compile_definitions(t PUBLIC ${DEFS})`)
+        defined = {v for m in _DEFINITIONS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
+        gathered = [m for m in _LIST_DEFINITIONS.finditer(code) if m.group(1) in defined]
+        for match in [*_DEFINITIONS.finditer(code), *gathered]:
+            words = match.group(2 if match.re is _LIST_DEFINITIONS else 1).split()
             if match.group(0).lower().startswith("target_"):
                 words = words[1:]  # the target's name
             for word in words:
