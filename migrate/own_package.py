@@ -11,7 +11,7 @@ tests and examples as in the src layout. Decided after the per-file pass from th
 list of scanned paths on every run (never cached), so adding or removing an `__init__.py` is seen
 at once; `apex/examples/...` in NVIDIA's apex repository stays a user of apex because `apex/` there
 is the checkout, not the package (`apex/apex/__init__.py` is). The checkout's `tests/`, `test/` and
-`benchmarks/` directories beside the package (`causal-conv1d/tests/` next to
+`benchmarks/` directories (and their other spellings: `_OWN_TEST_DIRS`) beside the package (`causal-conv1d/tests/` next to
 `causal-conv1d/causal_conv1d/__init__.py`) are the package's own too, and so are test and benchmark files
 beside it (`marlin/test.py`, `marlin/bench.py` next to `marlin/marlin/__init__.py`), and so is its `setup.py`
 (KNN_CUDA's reads the version from `knn_cuda`); other scripts there
@@ -32,7 +32,10 @@ CODES = ("NPU501", "NPU507", "NPU510")
 # tests/ call causal_conv1d_fn): its own code, not a user's. So do its examples/ (label precedent: set 7's EETQ
 # examples calling `eetq`, set 15's hqq examples importing `hqq`, set 23's lightning-attention examples importing
 # `lightning_attn` (rule S23B-(s23b-6)) were never labels; what they import from another package still is)
-_OWN_TEST_DIRS = frozenset({"tests", "test", "benchmarks", "examples", "example"})
+# The same words' other spellings are the same folders (microsoft/BitBLAS: benchmark/, testing/, tutorials/ beside bitblas/,
+# every file importing bitblas; set 37d labelled none of them): a checkout's `scripts/` or `tools/` stay users
+_OWN_TEST_DIRS = frozenset({"tests", "test", "testing", "benchmarks", "benchmark", "bench", "examples", "example",
+                            "tutorials", "tutorial", "demos", "demo"})
 # the same as single files beside the package (IST-DASLab/marlin's test.py and bench.py next to marlin/), and the
 # checkout's setup.py (unlimblue/KNN_CUDA's setup.py reads `from knn_cuda import __version__` to build knn_cuda itself)
 _OWN_TEST_FILES = re.compile(r"^(?:tests?|test_\w+|\w+_test|bench(?:mark)?s?|bench(?:mark)?_\w+|setup)\.py$")
