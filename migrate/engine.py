@@ -22,6 +22,7 @@ from pathlib import Path
 
 from migrate import (
     accelerator_builders,
+    builder_classes,
     cmake_find_modules,
     cmake_subdirs,
     decollected_tests,
@@ -269,7 +270,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
     accelerators = facts is not None and accelerator_builders.wants(text)  # an accelerator class or its factory
     dispatch = facts is not None and device_dispatch.wants(text)  # a selector or registry keyed by device type
-    if not active and not probes and not checks and not accelerators and not dispatch and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
+    builders = facts is not None and builder_classes.wants(text)  # an op-builder class or a site binding its build
+    if not active and not probes and not checks and not accelerators and not dispatch and not builders and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         return [], [], 0
@@ -288,6 +290,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(accelerator_builders.facts(tree, path))  # migrate/accelerator_builders.py
     if dispatch:
         facts.extend(device_dispatch.facts(tree, path, text))  # migrate/device_dispatch.py
+    if builders:
+        facts.extend(builder_classes.facts(ctx))  # migrate/builder_classes.py
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if checks:
@@ -626,6 +630,7 @@ def scan(
 
     results = linking.link_extensions(results, version, read, cache, digests, jobs, config.max_file_size)
     results = named_ops.report(results)  # ops fetched by their registered name through a project accessor
+    results = builder_classes.report(results)  # compiled modules an op-builder class's method JIT-builds
     results = cpu_only_ops.drop_cpu_only_uses(results)  # an extension's ops that are plain C++ (no CUDA build)
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)

@@ -1,0 +1,278 @@
+"""Compiled modules handed out by a project's op-builder classes (NPU508).
+
+DeepSpeed-style projects build each extension through a class of their own, whose base class does the JIT build
+in a method and other files subclass it:
+
+    # op_builder/builder.py
+    class OpBuilder:
+        def load(self):
+            return self.jit_load()                     # delegates to another method of the class
+        def jit_load(self):
+            op_module = load(name=self.name, sources=self.sources(), extra_cuda_cflags=self.nvcc_args())
+            return op_module                            # a CUDA JIT build, returned through a local
+
+    # op_builder/fused_adam.py
+    class FusedAdamBuilder(CUDAOpBuilder): ...     # CUDAOpBuilder(OpBuilder) in builder.py
+
+    # ops/adam/fused_adam.py
+    self.fused_adam_cuda = FusedAdamBuilder().load()   # binding it runs the build (label rule 36d-7)
+    self.fused_adam_cuda.multi_tensor_adam(...)          # an op of the compiled module
+
+No chain of imported names reaches the compiled module: the class and the method do. Per file (facts cached with
+it): each class with its bases (last names) and the methods that return a CUDA JIT build (directly, through a local
+bound to it, or `return self.other(...)` of such a method: kept as a delegation, resolved per subclass); and each
+site binding `C(...).m()` (also `b = C(...)` then `b.m()` in one function) to a name or `self.X`, with the calls
+made through it: `X.op(...)` in the function for a local, anywhere in the file for a module global (bound at module
+level or under `global X`), `self.X.op(...)` in the class's methods.
+
+After the scan, a site is NPU508 (the binding line and each call) where every class of the scan named `C` reaches,
+through its bases (by name, in any file), a method `m` that builds CUDA. Not where one of them is a builder behind
+an accelerator abstraction with an NPU side (label ruling (L50), migrate/accelerator_builders.py): there the NPU
+builder answers. Aliases picked by a condition (`f = mod.op_fp16 if fp16 else mod.op_fp32`) are not calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from migrate.findings import Category, FileResult, Finding, Severity
+
+CODE = "NPU508"
+CLASS = "bcls"  # fact: "Cls|base base|m1 m2>k" (m1 builds, m2 returns self.k(...)); cuda: a method builds here
+SITE = "bsite"  # fact: "Cls.method" at a binding line or a call through the bound name; why: "bind" or "call"
+_CAPWORDS = re.compile(r"^_*[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")
+_HINT = re.compile(r"\bclass\s+\w+\s*\(\s*[\w.]*[A-Z]|[A-Z]\w*\([^()\n]*\)\s*(?:\.\s*\w+\s*\(|$)", re.M)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CUDA_SOURCES = (".cu", ".cuh")
+_ERROR = "does not exist on an NPU host until its kernels are ported to Ascend C (registered with torch_npu) or " \
+         "replaced by torch / torch_npu ops"
+
+
+def wants(text: str) -> bool:
+    """A subclass, a class of a file that JIT-builds, or a construction of a CapWords name may be here."""
+    return _HINT.search(text) is not None or ("cpp_extension" in text and "class " in text)
+
+
+def _last(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _building_methods(ctx, cls: ast.ClassDef) -> list[str]:
+    """`m` for a method returning a CUDA JIT build, `m>k` for one returning `self.k(...)`."""
+    from migrate.kernel_values import _is_cuda_build
+
+    out = []
+    for item in cls.body:
+        if not isinstance(item, _FUNCTIONS):
+            continue
+        built: set[str] = set()
+        returns: list[ast.AST] = []
+        for node in ast.walk(item):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_cuda_build(ctx, node.value):
+                built.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.Return) and node.value is not None:
+                returns.append(node.value)
+        for value in returns:
+            if (isinstance(value, ast.Call) and _is_cuda_build(ctx, value)) or (isinstance(value, ast.Name) and value.id in built):
+                out.append(item.name)
+                break
+            func = value.func if isinstance(value, ast.Call) else None
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+                out.append(f"{item.name}>{func.attr}")
+                break
+    return out
+
+
+def _constructed(value: ast.AST, constructions: dict[str, str]) -> tuple[str, str] | None:
+    """(class, method) for `C(...).m()` or `b.m()` where `b = C(...)` in the same function."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    receiver, method = value.func.value, value.func.attr
+    if isinstance(receiver, ast.Call) and _CAPWORDS.match(_last(receiver.func)):
+        return _last(receiver.func), method
+    if isinstance(receiver, ast.Name) and receiver.id in constructions:
+        return constructions[receiver.id], method
+    return None
+
+
+def facts(ctx) -> list:
+    """This file's builder classes and the sites binding what their methods return (see the module doc)."""
+    from migrate.repo_index import Definition
+
+    out = []
+    for cls in ctx.nodes.get(ast.ClassDef, ()):
+        bases = [b for b in (_last(base) for base in cls.bases) if b and b != "object"]
+        methods = _building_methods(ctx, cls)
+        if bases or methods:
+            cuda = any(">" not in m for m in methods)
+            listed = "cu" if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip().endswith(_CUDA_SOURCES)
+                                 for n in ast.walk(cls)) else ""
+            out.append(Definition(CLASS, f"{cls.name}|{' '.join(bases)}|{' '.join(methods)}|{listed}", ctx.path, cls.lineno, cuda))
+    module_globals = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    scopes: dict[int, tuple[dict[str, str], set[str]]] = {}  # id(function) -> its constructions, its `global` names
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        value = statement.value
+        if not (len(statement.targets) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+            continue
+        function = ctx.enclosing(statement, _FUNCTIONS)
+        if id(function) not in scopes:
+            scopes[id(function)] = _scope(ctx, function)
+        constructions, declared = scopes[id(function)]
+        built = _constructed(value, constructions)
+        if built is None:
+            continue
+        key = f"{built[0]}.{built[1]}"
+        out.append(Definition(SITE, key, ctx.path, statement.lineno, False, "bind", str(statement.col_offset)))
+        for call in _calls_through(ctx, statement.targets[0], function, declared, module_globals):
+            out.append(Definition(SITE, key, ctx.path, call.lineno, False, "call", str(call.col_offset)))
+    return out
+
+
+def _scope(ctx, function) -> tuple[dict[str, str], set[str]]:
+    """The locals of `function` (None: the module) bound to a construction `b = C(...)`, and its `global` names."""
+    nodes = ctx.tree.body if function is None else [n for n in ast.walk(function) if ctx.enclosing(n, _FUNCTIONS) is function]
+    constructions = {s.targets[0].id: _last(s.value.func) for s in nodes
+                     if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                     and isinstance(s.value, ast.Call) and _CAPWORDS.match(_last(s.value.func))}
+    return constructions, {name for s in nodes if isinstance(s, ast.Global) for name in s.names}
+
+
+def _calls_through(ctx, target: ast.AST, function, declared: set[str], module_globals: set[str]) -> list[ast.Call]:
+    """The calls `X.op(...)` / `self.X.op(...)` made through the bound target, where it stays bound (module doc)."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        module_wide = function is None or (name in declared and name in module_globals)
+        scope = None if module_wide else function
+        if not module_wide and name in declared:
+            return []
+        def matches(receiver):
+            return isinstance(receiver, ast.Name) and receiver.id == name
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        attribute = target.attr
+        scope = ctx.enclosing(target, (ast.ClassDef,))
+        if scope is None:
+            return []
+        def matches(receiver):
+            return isinstance(receiver, ast.Attribute) and receiver.attr == attribute \
+                and isinstance(receiver.value, ast.Name) and receiver.value.id == "self"
+    else:
+        return []
+    out = []
+    nodes = ctx.nodes.get(ast.Call, ()) if scope is None else [n for n in ast.walk(scope) if isinstance(n, ast.Call)]
+    for call in nodes:
+        if isinstance(call.func, ast.Attribute) and matches(call.func.value):
+            if scope is None and isinstance(target, ast.Name) and _shadowed(ctx, call, target.id):
+                continue
+            out.append(call)
+    return out
+
+
+def _shadowed(ctx, call: ast.Call, name: str) -> bool:
+    """`name` is a local of the function holding `call` (assigned there without `global`, or a parameter)."""
+    function = ctx.enclosing(call, _FUNCTIONS)
+    while function is not None:
+        if any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(function)):
+            return False
+        params = function.args
+        if any(a.arg == name for a in [*params.posonlyargs, *params.args, *params.kwonlyargs]):
+            return True
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(function)):
+            return True
+        function = ctx.enclosing(function, _FUNCTIONS)
+    return False
+
+
+def _builds(classes: dict, name: str, method: str, seen: frozenset = frozenset()) -> tuple[str, int] | None:
+    """(path, line) of the class whose CUDA JIT build `name().method()` reaches, through its bases by name; None
+    when a class of that name does not reach one."""
+    if name in seen or name not in classes:
+        return None
+    found = None
+    for bases, methods, path, line in classes[name]:
+        hit = _resolve(classes, name, bases, methods, method, seen | {name}, path, line)
+        if hit is None:
+            return None
+        found = found or hit
+    return found
+
+
+def _resolve(classes, start, bases, methods, method, seen, path, line):
+    for entry in methods:
+        own, _, delegate = entry.partition(">")
+        if own == method:
+            return _builds(classes, start, delegate, frozenset()) if delegate and delegate != method else (path, line) if not delegate else None
+    for base in bases:
+        if base in seen or base not in classes:
+            continue
+        for b_bases, b_methods, b_path, b_line in classes[base]:
+            hit = _resolve(classes, start, b_bases, b_methods, method, seen | {base}, b_path, b_line)
+            if hit is not None:
+                return hit
+    return None
+
+
+def _lists_cuda(classes: dict, listing: set[str], name: str) -> bool:
+    """Every class named `name` has, itself or through its bases, a class naming a `.cu` source: a builder of C++
+    sources only (`UtilsBuilder(OpBuilder)`) runs the same JIT build, whose nvcc flags then compile nothing."""
+    def reaches(current: str, seen: frozenset) -> bool:
+        if current in listing:
+            return True
+        return any(base not in seen and reaches(base, seen | {base})
+                   for bases, _, _, _ in classes.get(current, ()) for base in bases)
+    return reaches(name, frozenset({name}))
+
+
+def report(results: list[FileResult]) -> list[FileResult]:
+    """NPU508 at each recorded site whose class reaches a CUDA JIT build (see the module doc)."""
+    classes: dict[str, list] = {}
+    sites = cuda = False
+    listing: set[str] = set()  # classes naming a CUDA source in their body
+    for result in results:
+        for fact in result.facts or ():
+            if fact[0] == "def" and fact[1] == CLASS:
+                name, bases, methods, listed = (fact[2].split("|") + [""])[:4]
+                classes.setdefault(name, []).append((bases.split(), methods.split(), result.path, fact[3]))
+                if listed:
+                    listing.add(name)
+                cuda = cuda or bool(fact[4])
+            elif fact[0] == "def" and fact[1] == SITE:
+                sites = True
+    if not sites or not cuda:
+        return results
+    from migrate.accelerator_builders import builder_files
+
+    behind = {p for p in builder_files(results)}
+    memo: dict[str, tuple[str, int] | None] = {}
+    out = []
+    for result in results:
+        facts = [f for f in result.facts or () if f[0] == "def" and f[1] == SITE]
+        if not facts:
+            out.append(result)
+            continue
+        reported = {f.line for f in result.findings if f.code == CODE}
+        added = []
+        for fact in facts:
+            key, line = fact[2], fact[3]
+            if key not in memo:
+                name, method = key.rsplit(".", 1)
+                hit = _builds(classes, name, method) if _lists_cuda(classes, listing, name) else None
+                if hit is not None and any(path in behind for _, _, path, _ in classes.get(name, ())):
+                    hit = None  # the NPU side of an accelerator abstraction answers (L50)
+                memo[key] = hit
+            hit = memo[key]
+            if hit is None or line in reported:
+                continue
+            reported.add(line)
+            column = int(fact[6]) if len(fact) > 6 and str(fact[6]).isdigit() else 0
+            what = "binds the compiled module that" if fact[5] == "bind" else "calls an op of the compiled module that"
+            message = f"this line {what} `{key}()` JIT-builds from CUDA sources (the build at {hit[0]}:{hit[1]}): " \
+                      f"a custom CUDA extension {_ERROR}"
+            added.append(Finding(result.path, line, column + 1, line, column + 1, CODE, Severity.ERROR,
+                                 Category.THIRD_PARTY, message, package=key.rsplit(".", 1)[0]))
+        if added:
+            findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))
+            result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed,
+                                result.facts)
+        out.append(result)
+    return out
