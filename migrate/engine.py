@@ -642,10 +642,11 @@ def scan(
     results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side
     results = device_dispatch.drop_cuda_side(results)  # a device selector's CUDA folder where an NPU folder answers
-    results = target_device_builds.drop_fallback_builds(results)  # a CUDA-target-only CMake engine with an NPU fallback
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = cmake_find_modules.drop_uninvoked(results)  # a vendored Find module no CMake file pulls in
+    # a CUDA-target-only CMake engine with an NPU fallback; after drop_unbuilt, which reads every built source's NPU506
+    results = target_device_builds.drop_fallback_builds(results)
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 
