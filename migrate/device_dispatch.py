@@ -167,6 +167,17 @@ def cuda_side(results: list[FileResult]) -> set[str]:
     return {paths[p] for p in dropped | _only_behind(results, inside, sides)}
 
 
+def npu_folders(results: list[FileResult]) -> set[str]:
+    """The scanned folders an NPU branch of a device dispatch resolves to (migrate/target_device_builds.py asks whether
+    the repository has an NPU side at all)."""
+    modules = {fact[2].split(" ", 1)[1] for r in results for fact in getattr(r, "facts", ()) or ()
+               if fact[0] == "def" and fact[1] == "devside" and fact[2].startswith("npu ")}
+    if not modules:
+        return set()
+    folders = _all_folders([os.path.normpath(r.path) for r in results])
+    return {f for m in modules for f in [_resolve(m, folders)] if f}
+
+
 def _dotted_suffixes(normal: str) -> list[str]:
     """The module names a file may be imported as (`pkg/third_party/deep_gemm/__init__.py`: `third_party.deep_gemm`,
     `pkg.third_party.deep_gemm`), two names at least."""

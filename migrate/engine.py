@@ -37,6 +37,7 @@ from migrate import (
     paired_manifests,
     repo_index,
     requirement_checks,
+    target_device_builds,
     walk,
 )
 from migrate.cache import ResultCache, default_cache_dir
@@ -271,7 +272,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     accelerators = facts is not None and accelerator_builders.wants(text)  # an accelerator class or its factory
     dispatch = facts is not None and device_dispatch.wants(text)  # a selector or registry keyed by device type
     builders = facts is not None and builder_classes.wants(text)  # an op-builder class or a site binding its build
-    if not active and not probes and not checks and not accelerators and not dispatch and not builders and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
+    target = facts is not None and target_device_builds.wants(text)  # a CUDA-target-only build or an import fallback
+    if not active and not probes and not checks and not accelerators and not dispatch and not builders and not target and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         return [], [], 0
@@ -292,6 +294,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(device_dispatch.facts(tree, path, text))  # migrate/device_dispatch.py
     if builders:
         facts.extend(builder_classes.facts(ctx))  # migrate/builder_classes.py
+    if target:
+        facts.extend(target_device_builds.facts(tree, path))  # migrate/target_device_builds.py
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if checks:
@@ -648,6 +652,8 @@ def scan(
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
     results = cmake_find_modules.drop_uninvoked(results)  # a vendored Find module no CMake file pulls in
     results = cmake_subdirs.drop_unreached(results)  # a nested CMakeLists.txt the top-level build never adds
+    # a CUDA-target-only CMake engine with an NPU fallback; after drop_unbuilt, which reads every built source's NPU506
+    results = target_device_builds.drop_fallback_builds(results)
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 

@@ -1333,7 +1333,11 @@ class Index:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of).
         `relative`: `dotted` comes from a relative import, which never reaches a top-level module
         (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
+        stdlib = dotted.split(".", 1)[0] in STDLIB
         for name in self.modules:
+            # a CMake target never claims a standard-library module: `add_library(copy STATIC copy.cu)` is no `import copy`
+            if stdlib and self.modules[name].path.endswith(("CMakeLists.txt", ".cmake")):
+                continue
             if relative and "." not in name:
                 if self._beside_setup(name, dotted):
                     return name

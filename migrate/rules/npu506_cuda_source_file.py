@@ -16,7 +16,11 @@ class CudaSourceFile(Rule):
     has an NPU side (an NPU accelerator class and a CUDA one returning op-builder modules, both built by one factory),
     the CUDA builders, the files only they build (a script listing `*.cu` for a tool builds none) and the uses of what
     they define are the abstraction's CUDA side: not reported; a builder module imported directly by non-test code stays
-    (label ruling (L50), migrate/accelerator_builders.py)."""
+    (label ruling (L50), migrate/accelerator_builders.py). A CMake engine that setup.py builds only for a CUDA install target (`if get_target_device() == "cuda":`
+    `ext_modules = [CMakeExtension(...)]`, `else: ext_modules = []`, an NPU value of that target beside it), whose
+    package the runtime imports in a `try:` falling back on ImportError, in a repository whose device dispatch has an
+    NPU side, is the CUDA side of that chain: its CMake lines (NPU511), the CUDA files only it builds (NPU506) and
+    the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py)."""
 
     CODE = "NPU506"
     NAME = "cuda-source-file"

@@ -325,7 +325,9 @@ class CustomExtensionUse(Rule):
     a loader, not the compiled module: its attributes (`_EXT.clear_cache()`, `_EXT._op_cache`, also from other
     modules) are the class's own and not reported; the build is, at the construction (NPU505). An import of the extension's name under another package of the
     repository (`from .._CUDA import op` in pkg/layers/nn/, resolving to a `pkg.layers._CUDA` no file of the repository is)
-    is the one extension of that name the scan builds (`pkg._CUDA`; `Index._misplaced`, label rule 32b-3)."""
+    is the one extension of that name the scan builds (`pkg._CUDA`; `Index._misplaced`, label rule 32b-3). A CMake
+    target never claims a standard-library module: a C++ engine's kernel library `add_library(copy STATIC copy.cu)` is
+    not the `import copy` / `copy.deepcopy(...)` of its Python code."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"

@@ -115,7 +115,11 @@ class CmakeCudaBuild(Rule):
     (`3rdparty/flashinfer/include`), a subproject that is not GPU-only (`add_subdirectory(3rdparty/googletest)`). The same lines
     as NPU505 reports in a setup.py build (the call, each `.cu` line); the kernels themselves are
     NPU506's. Comments are not read. There is no automatic rewrite: the kernels are ported to Ascend C
-    and built with the CANN toolchain (or replaced by torch / torch_npu ops)."""
+    and built with the CANN toolchain (or replaced by torch / torch_npu ops). A CMake engine that setup.py builds only for a CUDA install target (`if get_target_device() == "cuda":`
+    `ext_modules = [CMakeExtension(...)]`, `else: ext_modules = []`, an NPU value of that target beside it), whose
+    package the runtime imports in a `try:` falling back on ImportError, in a repository whose device dispatch has an
+    NPU side, is the CUDA side of that chain: its CMake lines (NPU511), the CUDA files only it builds (NPU506) and
+    the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py)."""
 
     CODE = "NPU511"
     NAME = "cmake-cuda-build"
