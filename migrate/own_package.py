@@ -33,9 +33,12 @@ CODES = ("NPU501", "NPU507", "NPU510")
 # examples calling `eetq`, set 15's hqq examples importing `hqq`, set 23's lightning-attention examples importing
 # `lightning_attn` (rule S23B-(s23b-6)) were never labels; what they import from another package still is)
 # The same words' other spellings are the same folders (microsoft/BitBLAS: benchmark/, testing/, tutorials/ beside bitblas/,
-# every file importing bitblas; set 37d labelled none of them): a checkout's `scripts/` or `tools/` stay users
+# every file importing bitblas; set 37d labelled none of them): a checkout's `scripts/` or `tools/` stay users.
+# Its `integration/` folder (adapters of the package into other frameworks: BitBLAS's integration/pytorch/,
+# integration/BitNet/, integration/mlc_llm/, 202 lines of bitblas imports and calls, none labelled in set 37d) is
+# example code of the same kind; what it imports from OTHER GPU-only packages (vllm, auto_gptq) is still reported
 _OWN_TEST_DIRS = frozenset({"tests", "test", "testing", "benchmarks", "benchmark", "bench", "examples", "example",
-                            "tutorials", "tutorial", "demos", "demo"})
+                            "tutorials", "tutorial", "demos", "demo", "integration", "integrations"})
 # the same as single files beside the package (IST-DASLab/marlin's test.py and bench.py next to marlin/), and the
 # checkout's setup.py (unlimblue/KNN_CUDA's setup.py reads `from knn_cuda import __version__` to build knn_cuda itself)
 _OWN_TEST_FILES = re.compile(r"^(?:tests?|test_\w+|\w+_test|bench(?:mark)?s?|bench(?:mark)?_\w+|setup)\.py$")

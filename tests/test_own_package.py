@@ -226,18 +226,18 @@ def test_the_package_checkouts_own_tests_and_examples_do_not_use_it_and_other_sc
 
 
 def test_the_other_spellings_of_a_checkouts_test_and_benchmark_folders_are_its_own_too(tmp_path):
-    # microsoft/BitBLAS: bitblas/ beside benchmark/, testing/ and tutorials/ (not benchmarks/, tests/, examples/);
-    # tools/ stays a user, as scripts/ does
+    # microsoft/BitBLAS: bitblas/ beside benchmark/, testing/ and tutorials/ (not benchmarks/, tests/, examples/), and
+    # integration/ (its adapters into other frameworks); tools/ stays a user, as scripts/ does
     (tmp_path / "kpkg").mkdir()
     (tmp_path / "kpkg" / "__init__.py").write_text("from causal_conv1d import causal_conv1d_fn\n")
     use = "from causal_conv1d import causal_conv1d_fn\ny = causal_conv1d_fn(x, w)\n"
     (tmp_path / "causal_conv1d").mkdir()
     (tmp_path / "causal_conv1d" / "__init__.py").write_text("")
-    for folder in ("benchmark", "testing", "tutorials", "demo", "tools"):
+    for folder in ("benchmark", "testing", "tutorials", "demo", "integration", "tools"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / f"{folder}_conv.py").write_text(use)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
-    for folder in ("benchmark", "testing", "tutorials", "demo"):
+    for folder in ("benchmark", "testing", "tutorials", "demo", "integration"):
         assert _about(result, f"{folder}_conv.py", "causal_conv1d") == []
     assert _about(result, "tools_conv.py", "causal_conv1d") == [("NPU501", 1), ("NPU507", 2)]
 
