@@ -17,7 +17,8 @@ a name assigned, in one scope (a function, or the module), only chains the rule 
 returns a key for the chain, None otherwise), either directly or as a literal dict of them indexed right away.
 A function's alias is called in that function at or after its first binding line; a module-level alias is
 called anywhere its name is not a parameter or local of the calling function. A name also bound to something
-else in the same scope is no alias (the call may run either).
+else in the same scope is no alias (the call may run either), the module's own `def`/`class` of the name
+included (`class RMSNorm` ... `try: RMSNorm = FusedRMSNorm`: the own class stays where the import fails).
 
 A module-level alias of a whole compiled module is read the same way, its calls being those of the module's ops
 (`method_calls`):
@@ -102,6 +103,12 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
         if isinstance(node.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(node), ast.Assign):
             scope = _scope(ctx, node)
             other.add((id(scope) if scope is not None else None, node.id))
+    # the module's own `def`/`class` of the name: rebinding it to the package in a try (`RMSNorm = FusedRMSNorm`
+    # after `from apex... import FusedRMSNorm`) leaves the own one where the import fails
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        for definition in ctx.nodes.get(kind, ()):
+            scope = _scope(ctx, definition)
+            other.add((id(scope) if scope is not None else None, definition.name))
     for (scope, name) in list(found):
         if (scope, name) in other:
             del found[(scope, name)]
