@@ -108,7 +108,7 @@ def facts(tree: ast.AST, path: str) -> list:
     return out
 
 
-def _folder(module: str, folders: set[str]) -> str | None:
+def folder_of(module: str, folders: set[str]) -> str | None:
     """The scanned folder a module names: the longest trailing run of its names that is a folder of the scan."""
     parts = module.split(".")
     for start in range(len(parts)):
@@ -139,14 +139,14 @@ def builder_files(results: list[FileResult]) -> set[str]:
     for base, method in {(b, m) for _, b, m, _ in classes}:
         group = [(name, modules) for name, b, m, modules in classes if (b, m) == (base, method)]
         npu = [name for name, modules in group if device(name) == "npu" and name in made
-               and any(_folder(m, folders) for m in modules)]
+               and any(folder_of(m, folders) for m in modules)]
         cuda = [name for name, modules in group if device(name) == "cuda" and name in made]
         if not npu or not cuda:
             continue
         for name, modules in group:
             if device(name) == "npu":
                 continue
-            for folder in {f for m in modules for f in [_folder(m, folders)] if f}:
+            for folder in {f for m in modules for f in [folder_of(m, folders)] if f}:
                 out.update(original for normal, original in paths.items() if os.path.dirname(normal) == folder)
     return out - _imported_directly(results, out)
 
@@ -187,16 +187,9 @@ def drop_builder_path(results: list[FileResult]) -> list[FileResult]:
     builders = builder_files(results)
     if not builders:
         return results
-    from migrate.cuda_builds import built_sources
+    from migrate.cuda_builds import built_only_by
 
-    sources = [r for r in results if any(f.code == "NPU506" for f in r.findings)]
-    through: set[str] = set()
-    if sources:
-        # only files that build something count here: a script listing `*.cu` files for a tool builds none of them
-        every = built_sources(results, sources, builds_only=frozenset(builders))
-        elsewhere = built_sources(results, sources, frozenset(builders), builds_only=frozenset())
-        if every is not None and elsewhere is not None:
-            through = every - elsewhere
+    through = built_only_by(results, builders)
     # the extensions the builders define, and the torch.ops namespaces registered in the files they list as sources
     extensions, listed = set(), set()
     for result in results:

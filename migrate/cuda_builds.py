@@ -233,6 +233,22 @@ def built_sources(results: list[FileResult], sources: list[FileResult], ignored:
     return built | {r.path for r in sources if id(r) not in candidates}
 
 
+def built_only_by(results: list[FileResult], files) -> set[str]:
+    """The CUDA files (those with an NPU506 finding) that the files of `files` build and no other file of `results`
+    does: what goes with a build reached only through another route (migrate/accelerator_builders.py,
+    migrate/target_device_builds.py). Only files that build something name sources here (a script listing `*.cu`
+    files for a tool builds none); empty where a wildcard could name any of them."""
+    sources = [r for r in results if any(f.code == "NPU506" for f in r.findings)]
+    if not sources:
+        return set()
+    files = frozenset(files)
+    every = built_sources(results, sources, builds_only=files)
+    elsewhere = built_sources(results, sources, files, builds_only=frozenset())
+    if every is None or elsewhere is None:
+        return set()
+    return every - elsewhere
+
+
 def add_symlinked_sources(results: list[FileResult]) -> list[FileResult]:
     """A CUDA source of a CMake CUDA target that is a symbolic link to a C++ file (HawkAaron/warp-transducer:
     `CUDA_ADD_LIBRARY(warprnnt SHARED src/rnnt_entrypoint.cu)`, the `.cu` a link to `rnnt_entrypoint.cpp`, so nvcc

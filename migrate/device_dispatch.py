@@ -121,13 +121,9 @@ def _resolve(module: str, folders: set[str]) -> str | None:
     if module.startswith("rel:"):
         folder = os.path.normpath(module[4:])
         return folder if folder in folders else None
-    parts = module[4:].split(".")
-    for start in range(len(parts)):
-        candidate = os.path.join(*parts[start:])
-        found = sorted(f for f in folders if f == candidate or f.endswith(os.sep + candidate))
-        if found:
-            return found[0]
-    return None
+    from migrate.accelerator_builders import folder_of
+
+    return folder_of(module[4:], folders)
 
 
 def _all_folders(paths: list[str]) -> set[str]:

@@ -216,15 +216,9 @@ def drop_fallback_builds(results: list[FileResult]) -> list[FileResult]:
     cmake, modules = dropped(results)
     if not cmake:
         return results
-    from migrate.cuda_builds import built_sources
+    from migrate.cuda_builds import built_only_by
 
-    sources = [r for r in results if any(f.code == "NPU506" for f in r.findings)]
-    through: set[str] = set()
-    if sources:
-        every = built_sources(results, sources, builds_only=frozenset(cmake))
-        elsewhere = built_sources(results, sources, frozenset(cmake), builds_only=frozenset())
-        if every is not None and elsewhere is not None:
-            through = every - elsewhere
+    through = built_only_by(results, cmake)
     out = []
     for result in results:
         if result.findings:
