@@ -154,7 +154,9 @@ def cuda_side(results: list[FileResult]) -> set[str]:
         cuda = {f for m in modules["cuda"] for f in [_resolve(m, folders)] if f} - npu
         if npu:
             for folder in cuda:
-                if not any(folder.startswith(n + os.sep) for n in npu):
+                # a CUDA folder inside an NPU one, or holding one (`from .kernels import x` beside `from .kernels.npu
+                # import x`: kernels/ is shared code too), is no CUDA side
+                if not any(folder.startswith(n + os.sep) or n.startswith(folder + os.sep) for n in npu):
                     sides.setdefault(folder, os.path.normpath(dispatcher))
     if not sides:
         return set()

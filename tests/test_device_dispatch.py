@@ -73,3 +73,22 @@ def test_a_cuda_only_selector_is_no_npu_route(tmp_path):
     _write(tmp_path, files)
     paths = {p for p, _ in _found(tmp_path)}
     assert "proj/kernels/cuda/add.py" in paths, paths
+
+
+def test_a_cuda_branch_naming_the_folder_that_holds_the_npu_one_drops_nothing(tmp_path):
+    # `from .kernels import fused` for CUDA beside `from .kernels.npu import fused` for the NPU: the CUDA branch names
+    # the parent of the NPU folder (kernels/ holds shared code too), so it is no CUDA side to drop
+    files = {
+        "proj/__init__.py": "",
+        "proj/select.py": (
+            "def pick(device_type):\n    if device_type == 'cuda':\n        from .kernels import fused\n        return fused\n"
+            "    if device_type == 'npu':\n        from .kernels.npu import fused\n        return fused\n"),
+        "proj/kernels/__init__.py": "",
+        "proj/kernels/fused.py": _TRITON_KERNEL,
+        "proj/kernels/shared.py": "import triton\n",
+        "proj/kernels/npu/__init__.py": "",
+        "proj/kernels/npu/fused.py": "def add(x, y):\n    return x + y\n",
+    }
+    _write(tmp_path, files)
+    found = _found(tmp_path)
+    assert ("proj/kernels/shared.py", "NPU501") in found, found  # before: the whole of kernels/ dropped
