@@ -187,7 +187,7 @@ def drop_builder_path(results: list[FileResult]) -> list[FileResult]:
     builders = builder_files(results)
     if not builders:
         return results
-    from migrate.cuda_builds import built_only_by
+    from migrate.cuda_builds import built_only_by, drop_route
 
     through = built_only_by(results, builders)
     # the extensions the builders define, and the torch.ops namespaces registered in the files they list as sources
@@ -207,15 +207,4 @@ def drop_builder_path(results: list[FileResult]) -> list[FileResult]:
                 only = any(path == s or path.endswith(os.sep + s) for s in listed)
                 namespaces[fact[2]] = namespaces.get(fact[2], True) and only
     uses = extensions | {f"torch.ops.{ns}" for ns, only in namespaces.items() if only}
-    out = []
-    for result in results:
-        if result.findings:
-            inside = result.path in builders
-            kept = tuple(f for f in result.findings if not (
-                (inside and f.code in _DROPPED_IN_BUILDERS) or (f.code == "NPU506" and result.path in through)
-                or (f.code == "NPU508" and f.package in uses)))
-            if len(kept) != len(result.findings):
-                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
-                                    result.facts)
-        out.append(result)
-    return out
+    return drop_route(results, builders, _DROPPED_IN_BUILDERS, through, uses)

@@ -249,6 +249,24 @@ def built_only_by(results: list[FileResult], files) -> set[str]:
     return every - elsewhere
 
 
+def drop_route(results: list[FileResult], route, codes, sources: set[str], packages: set[str]) -> list[FileResult]:
+    """`results` less what goes with a build reached by another route (migrate/accelerator_builders.py,
+    migrate/target_device_builds.py): the `codes` findings of the files of `route`, NPU506 of `sources` (built_only_by)
+    and NPU508 uses of the extensions in `packages`."""
+    out = []
+    for result in results:
+        if result.findings:
+            inside = result.path in route
+            kept = tuple(f for f in result.findings if not (
+                (inside and f.code in codes) or (f.code == "NPU506" and result.path in sources)
+                or (f.code == "NPU508" and f.package in packages)))
+            if len(kept) != len(result.findings):
+                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
+                                    result.facts)
+        out.append(result)
+    return out
+
+
 def add_symlinked_sources(results: list[FileResult]) -> list[FileResult]:
     """A CUDA source of a CMake CUDA target that is a symbolic link to a C++ file (HawkAaron/warp-transducer:
     `CUDA_ADD_LIBRARY(warprnnt SHARED src/rnnt_entrypoint.cu)`, the `.cu` a link to `rnnt_entrypoint.cpp`, so nvcc

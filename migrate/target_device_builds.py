@@ -216,18 +216,7 @@ def drop_fallback_builds(results: list[FileResult]) -> list[FileResult]:
     cmake, modules = dropped(results)
     if not cmake:
         return results
-    from migrate.cuda_builds import built_only_by
+    from migrate.cuda_builds import built_only_by, drop_route
 
     through = built_only_by(results, cmake)
-    out = []
-    for result in results:
-        if result.findings:
-            inside = result.path in cmake
-            kept = tuple(f for f in result.findings if not (
-                (inside and f.code in _DROPPED_IN_CMAKE) or (f.code == "NPU506" and result.path in through)
-                or (f.code == "NPU508" and f.package in modules)))
-            if len(kept) != len(result.findings):
-                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
-                                    result.facts)
-        out.append(result)
-    return out
+    return drop_route(results, cmake, _DROPPED_IN_CMAKE, through, modules)

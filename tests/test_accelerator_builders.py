@@ -2,6 +2,7 @@
 NPU side (migrate/accelerator_builders.py). The snippets are written for these tests."""
 
 from migrate.engine import scan
+from tests.helpers import write_files
 
 _ACCEL = {
     "proj/accelerator/cuda_accelerator.py": (
@@ -37,27 +38,20 @@ _ACCEL = {
 }
 
 
-def _write(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
 def _found(root):
     return sorted((f.path.replace("\\", "/").split("/", 1)[-1] if f.path.startswith(".") else f.path, f.code)
                   for f in scan([str(root)], use_cache=False).findings)
 
 
 def test_cuda_builders_behind_an_accelerator_with_an_npu_side_are_no_findings(tmp_path):
-    _write(tmp_path, _ACCEL)
+    write_files(tmp_path, _ACCEL)
     found = [(p.split(str(tmp_path))[-1].lstrip("/"), c) for p, c in _found(tmp_path)]
     assert not [f for f in found if f[0].startswith(("op_builder/", "csrc/"))], found
 
 
 def test_a_builder_module_imported_directly_stays_reported(tmp_path):
     # proj/train.py loads the layer-norm builder by its own module: that code bypasses the abstraction
-    _write(tmp_path, {**_ACCEL, "proj/train.py": "from proj.ops.op_builder.fused_ln import FusedLnBuilder\n\n"
+    write_files(tmp_path, {**_ACCEL, "proj/train.py": "from proj.ops.op_builder.fused_ln import FusedLnBuilder\n\n"
                                                  "ln = FusedLnBuilder().load()\n"})
     found = [(p.split(str(tmp_path))[-1].lstrip("/"), c) for p, c in _found(tmp_path)]
     assert ("csrc/ln/fused_ln.cu", "NPU506") in found, found
@@ -68,7 +62,7 @@ def test_without_an_npu_side_the_builders_stay_reported(tmp_path):
     files = {k: v for k, v in _ACCEL.items() if "npu" not in k}
     files["proj/accelerator/real_accelerator.py"] = (
         "from .cuda_accelerator import CUDA_Accelerator\n\n\ndef get_accelerator():\n    return CUDA_Accelerator()\n")
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     found = [(p.split(str(tmp_path))[-1].lstrip("/"), c) for p, c in _found(tmp_path)]
     assert ("csrc/adam/fused_adam.cu", "NPU506") in found, found
     assert any(p == "op_builder/builder.py" for p, _ in found), found

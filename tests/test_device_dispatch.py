@@ -2,6 +2,7 @@
 wrappers only that folder imports) no findings (migrate/device_dispatch.py). The snippets are written for these tests."""
 
 from migrate.engine import scan
+from tests.helpers import write_files
 
 _TRITON_KERNEL = (
     "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _add_kernel(x, y, n, BLOCK: tl.constexpr):\n"
@@ -40,20 +41,13 @@ _REPO = {
 }
 
 
-def _write(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
 def _found(root):
     return sorted((f.path.replace("\\", "/").split(str(root).replace("\\", "/"))[-1].lstrip("/"), f.code)
                   for f in scan([str(root)], use_cache=False).findings)
 
 
 def test_cuda_folders_behind_a_selector_with_an_npu_branch_are_no_findings(tmp_path):
-    _write(tmp_path, _REPO)
+    write_files(tmp_path, _REPO)
     found = _found(tmp_path)
     assert not [f for f in found if f[0].startswith(("proj/ops/cuda/", "proj/kernels/cuda/", "proj/third_party/"))], found
 
@@ -62,7 +56,7 @@ def test_code_reaching_the_cuda_folder_without_the_selector_stays(tmp_path):
     # a model imports the CUDA kernel by its own module, and the wrapper is used from outside the CUDA folder too
     extra = {"proj/model.py": "from proj.kernels.cuda.add import add\nfrom proj.third_party.fp8 import fp8_gemm\n\n\n"
                               "def forward(x, y):\n    return fp8_gemm(add(x, y), y)\n"}
-    _write(tmp_path, {**_REPO, **extra})
+    write_files(tmp_path, {**_REPO, **extra})
     paths = {p for p, _ in _found(tmp_path)}
     assert "proj/kernels/cuda/add.py" in paths and "proj/third_party/fp8.py" in paths, paths
     assert "proj/ops/cuda/backend.py" not in paths, paths
@@ -70,7 +64,7 @@ def test_code_reaching_the_cuda_folder_without_the_selector_stays(tmp_path):
 
 def test_a_cuda_only_selector_is_no_npu_route(tmp_path):
     files = {k: v for k, v in _REPO.items() if "/ascend" not in k and "npu_impl" not in k}
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     paths = {p for p, _ in _found(tmp_path)}
     assert "proj/kernels/cuda/add.py" in paths, paths
 
@@ -89,6 +83,6 @@ def test_a_cuda_branch_naming_the_folder_that_holds_the_npu_one_drops_nothing(tm
         "proj/kernels/npu/__init__.py": "",
         "proj/kernels/npu/fused.py": "def add(x, y):\n    return x + y\n",
     }
-    _write(tmp_path, files)
+    write_files(tmp_path, files)
     found = _found(tmp_path)
     assert ("proj/kernels/shared.py", "NPU501") in found, found  # before: the whole of kernels/ dropped
