@@ -23,6 +23,10 @@ module registers `BackendInfos["auto_round:tritonv2"] = BackendInfo(..., require
 the registered requirements, `require_version(requirement)`: the backend is offered only where the package is, another
 one otherwise), or is made by a module itself reached only so (auto-round qlinear_tritonv2.py imports its Triton
 kernels in a `try:` whose stand-in raises, and only the registry's Triton branch imports qlinear_tritonv2.py).
+A check in the module binding a name protects nothing where another module imports that name from it outside any guard
+(ColossalAI-like: kernels/triton/__init__.py binds `context_attention_unpadded` only `if HAS_TRITON:`, and the inference
+backend does `from pkg.kernel.triton import context_attention_unpadded` at its top, which fails without triton): that
+binding counts as an unguarded import of the kernels' module (`_needed_reexports`), the others under it stay guarded.
 Decided after the scan: the importers are found from the import references
 each file recorded ("ref" facts), and only those files are read and parsed again.
 """
@@ -428,6 +432,59 @@ def _file_imports(path: str, data, max_file_size: int, cache, key: str) -> list 
 _RELAY_DEPTH = 3
 
 
+def _imports_of(result, imports_of: dict, fresh, max_file_size, cache, digests) -> list:
+    """The file's imports (`tree_imports`), read once: from the cache, the first pass's "optimp" fact, or the file."""
+    imports = imports_of.get(result.path)
+    if imports is None:
+        key, digest = (digests or {}).get(result.path, ("", ""))
+        imports = cache.get_imports(key, digest) if (cache and key) else None
+        if imports is None:  # read in the first pass from the tree the rules saw (not kept in the cache's results)
+            imports = next((list(f[1]) for f in (result.facts or ()) if f[0] == "optimp"), None)
+            if imports is not None and cache and key and digest:
+                cache.put_imports(key, digest, imports)
+        if imports is None:
+            imports = _file_imports(result.path, fresh.get(result.path), max_file_size, cache, key)
+        imports = imports_of[result.path] = imports or []
+    return imports
+
+
+def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache,
+                      digests) -> set[tuple[str, str]]:
+    """The importers that bind a name of a wanted module under a guard (`if HAS_TRITON: from .attn import attention`
+    in a package `__init__`) while another file imports that name from them outside any guard (`from pkg.kernels
+    import attention` in the model): where the package is absent the name is not there and that import fails, so the
+    guard protects nothing; the importer relays the module as an unguarded import would (label ruling (L42)).
+    Returned as (importer, module) pairs: the names another module binds under the same guard stay guarded."""
+    bound: dict[str, dict[str, set[str]]] = {}  # guarded importer -> name it binds -> the wanted modules binding it
+    for path, parts in wanted.items():
+        for importer, guarded in seen.get(path, ()):
+            if guarded and importer in imports_of:
+                for name, level, relative in imports_of[importer]:
+                    if level and len(name) == len(parts) + 1 and _names_module(name[:-1], parts, relative):
+                        bound.setdefault(importer, {}).setdefault(name[-1], set()).add(path)
+    if not bound:
+        return set()
+    owners = {importer: tuple(module_parts(importer)) for importer in bound}
+    by_last: dict[str, list[str]] = {}
+    for importer, parts in owners.items():
+        if len(parts) >= 2:
+            by_last.setdefault(parts[-1], []).append(importer)
+    needed: set[tuple[str, str]] = set()
+    for result in results:
+        if not result.path.endswith(".py") or result.path in bound:
+            continue
+        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
+        if not any(part in by_last for ref in refs for part in ref.split(".")):
+            continue
+        for name, guarded, relative in _imports_of(result, imports_of, fresh, max_file_size, cache, digests):
+            if guarded or len(name) < 2:
+                continue
+            for owner in by_last.get(name[-2], ()):
+                if name[-1] in bound[owner] and _names_module(name[:-1], owners[owner], relative):
+                    needed.update((owner, module) for module in bound[owner][name[-1]])
+    return needed
+
+
 def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests) -> None:
     """Add to `seen` (candidate path -> [(importer path, guarded)]) the imports of each candidate by the scanned files."""
     by_last: dict[str, list[str]] = {}
@@ -439,17 +496,7 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
         refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
         if not any(part in by_last for ref in refs for part in ref.split(".")):
             continue
-        imports = imports_of.get(result.path)
-        if imports is None:
-            key, digest = (digests or {}).get(result.path, ("", ""))
-            imports = cache.get_imports(key, digest) if (cache and key) else None
-            if imports is None:  # read in the first pass from the tree the rules saw (not kept in the cache's results)
-                imports = next((list(f[1]) for f in (result.facts or ()) if f[0] == "optimp"), None)
-                if imports is not None and cache and key and digest:
-                    cache.put_imports(key, digest, imports)
-            if imports is None:
-                imports = _file_imports(result.path, fresh.get(result.path), max_file_size, cache, key)
-            imports = imports_of[result.path] = imports or []
+        imports = _imports_of(result, imports_of, fresh, max_file_size, cache, digests)
         for name, guarded, relative in imports:
             for path in by_last.get(name[-1], ()) if name else ():
                 if path != result.path and _names_module(name, candidates[path], relative):
@@ -476,6 +523,11 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
+        needed = _needed_reexports(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests)
+        for path in wanted:  # a guarded re-export that an unguarded import needs is no guard
+            if any((importer, path) in needed for importer, _ in seen.get(path, ())):
+                seen[path] = [(i, UNGUARDED if (i, path) in needed else g) for i, g in seen[path]]
+        relays |= {importer for importer, _ in needed}
         # any module relays, a package `__init__` or an ordinary one (xtuner ops/moe/cuda/group_gemm.py imports its
         # Triton kernels' package at its top and is itself imported only by the package `__init__` that the CUDA branch
         # of a device dispatch imports): what is reached only through guarded imports is reached only where they pass

@@ -788,6 +788,30 @@ def test_own_triton_kernels_reached_only_through_a_checked_backend_selection_are
     assert finding_lines(result, "NPU501", "tk/plain.py") == [1] and finding_lines(result, "NPU507", "tk/plain.py") == [2]
 
 
+def test_a_guarded_reexport_that_a_plain_import_needs_is_no_guard(tmp_path):
+    # label ruling (L42): the kernels package `__init__` binds its Triton kernels only `if HAS_TRITON:`, but the
+    # engine imports `from eng.kernels import attention` at its top: where triton is absent the name is missing and
+    # that import fails, so attn.py's kernels are reached with no check. softmax.py, bound under the same check but
+    # imported by nobody, and norm.py, whose only importer asks for the flag first, stay an optional path.
+    write_files(tmp_path, {
+        "eng/__init__.py": "",
+        "eng/kernels/__init__.py": (
+            "try:\n    import triton\n    HAS_TRITON = True\nexcept ImportError:\n    HAS_TRITON = False\n"
+            "if HAS_TRITON:\n    from .attn import attention\n    from .softmax import softmax\n"
+            "    from .norm import rms_norm\n"),
+        "eng/kernels/attn.py": "import triton\n@triton.jit\ndef _k(x):\n    pass\ndef attention(x):\n    _k[(1,)](x)\n",
+        "eng/kernels/softmax.py": "import triton\n@triton.jit\ndef _k(x):\n    pass\ndef softmax(x):\n    _k[(1,)](x)\n",
+        "eng/kernels/norm.py": "import triton\n@triton.jit\ndef _k(x):\n    pass\ndef rms_norm(x):\n    _k[(1,)](x)\n",
+        "eng/backend.py": "from eng.kernels import attention\ndef prefill(x):\n    return attention(x)\n",
+        "eng/layers.py": ("from eng.kernels import HAS_TRITON\nif HAS_TRITON:\n    from eng.kernels import rms_norm\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "kernels/attn.py") == [1]
+    assert finding_lines(result, "NPU507", "kernels/attn.py") == [2, 6]
+    assert finding_lines(result, "NPU507", "kernels/softmax.py") == []
+    assert finding_lines(result, "NPU507", "kernels/norm.py") == []
+
+
 def test_a_flag_of_any_name_set_false_by_a_failed_import_of_the_package_checks_it(tmp_path):
     # a repository copies a Triton kernel package and imports its entry module only under `if WITH_TRITON:`, the flag
     # set False by the module's own failed `import triton` (a torch implementation is selected otherwise): the kernels

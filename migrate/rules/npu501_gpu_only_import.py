@@ -549,7 +549,11 @@ class GpuOnlyImport(Rule):
     registry that requires it (`if backend == "acme:triton":` with `REG["acme:triton"] = Info(...,
     requirements=["triton>=2.0"])` registered in that module and the requirements checked there,
     `require_version(requirement)`), also through a layer module that imports the kernels in a `try:` and is itself
-    imported only so; so is a test that skips without the package (`@require_bitsandbytes`,
+    imported only so (a check in the module that binds a name is no check where another module imports that name
+    from it outside any guard: `if HAS_TRITON: from .attn import attention` in a package `__init__`, then `from
+    eng.kernels import attention` at an engine's top fails without the package, so attn.py's kernels stay reported;
+    the other names bound under that check stay an optional path); so is a test that skips without the package
+    (`@require_bitsandbytes`,
     migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`) are not reported; each use after the import is NPU507. Nor are, in a repository that
     names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend` or a
