@@ -650,6 +650,9 @@ def scan(
     results = device_dispatch.drop_cuda_side(results)  # a device selector's CUDA folder where an NPU folder answers
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item
+    from migrate import vendored_examples
+
+    results = vendored_examples.drop_unreached(results)  # a vendored library's own examples nothing builds
     results = cmake_find_modules.drop_uninvoked(results)  # a vendored Find module no CMake file pulls in
     results = cmake_subdirs.drop_unreached(results)  # a nested CMakeLists.txt the top-level build never adds
     # a CUDA-target-only CMake engine with an NPU fallback; after drop_unbuilt, which reads every built source's NPU506

@@ -108,7 +108,11 @@ class CmakeCudaBuild(Rule):
     pulls in by `find_package(<Name>)` or `include()`, a `cmake/FindCUDA.cmake` beside a commented-out
     `# find_package(CUDA REQUIRED)`, where the scan holds a CMakeLists.txt: migrate/cmake_find_modules.py,
     label rule 34d-1; nor a nested CMakeLists.txt without a `project()` of its own that no `add_subdirectory` of the
-    top-level CMakeLists.txt reaches, a stale copy that builds nothing: migrate/cmake_subdirs.py, label rule 36c-8);
+    top-level CMakeLists.txt reaches, a stale copy that builds nothing: migrate/cmake_subdirs.py, label rule 36c-8;
+    nor, with NPU505/NPU506, the files of a vendored library's own `example(s)`/`test(s)`/`sample(s)`/`demo(s)`/
+    `benchmark(s)` folder below a folder of the scan holding a license file of its own (an SDK unpacked under
+    `csrc/fft/sdk/22.02/` whose `include/` alone the project's setup.py uses) that no file outside the folder adds
+    or names: migrate/vendored_examples.py, label ruling (L24), rule 39b-9);
     each line linking such a library's own CMake targets
     (`raft::raft`, `nvbench::main`, `nvidia::cutlass::cutlass`) and its `add_subdirectory(3rdparty/nvbench)` (label
     ruling L43: the targets exist only with the CUDA library). Not reported: a vendored library's header folder
