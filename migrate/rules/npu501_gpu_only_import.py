@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import knowledge
+from migrate import knowledge, none_stand_ins
 from migrate.findings import Category, Severity
 from migrate.requirement_checks import checked_before
 from migrate.rules.base import Invalid, Rule
@@ -308,7 +308,10 @@ def optional_import(ctx, statement, package: str) -> bool:
         return False
     if _unread_flag_only(ctx, statement, attempt):
         return False
-    if any(_catches_import_error(h) and (_binds_a_fallback(h, package) or _answers_unavailable(h)) for h in attempt.handlers):
+    handlers = [h for h in attempt.handlers if _catches_import_error(h)]
+    if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers):
+        return False  # `except ImportError: fn = None`, then `fn(...)` with no test of it (migrate/none_stand_ins.py)
+    if any(_binds_a_fallback(h, package) or _answers_unavailable(h) for h in handlers):
         return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
         or _used_only_in_the_attempt(ctx, statement, attempt)
@@ -498,7 +501,9 @@ class GpuOnlyImport(Rule):
     the NPU alternative come from the knowledge base (`migrate/knowledge/third_party.toml`), with
     the most specific entry winning (`apex.optimizers` before `apex`). One finding per import
     statement and package. An import the program does without is not reported: inside `try: ...
-    except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None`), or whose
+    except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None` where some line tests
+    the stand-in: `if FusedAdam is not None`, `assert FusedAdam`; a None nothing tests is no fallback,
+    migrate/none_stand_ins.py), or whose
     availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
     block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
     try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
@@ -590,6 +595,10 @@ class GpuOnlyImport(Rule):
         '"""import apex"""',
         "import numba\n@numba.jit(nopython=True)\ndef dtw(x):\n    return x",  # numba's CPU JIT runs on an NPU host
         "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None",  # a fallback: the program does without it
+        # a None stand-in the module tests before the flash path (an assert that stops with its own error, (L34))
+        "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n\ndef attend(q, k, v, flash):\n"
+        "    if flash:\n        assert flash_attn is not None, 'pip install flash-attn'\n"
+        "        return flash_attn.flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
         # an availability check that raises without the package is optional too (label ruling (L34)): the else of
         # the check (diffusers' examples), a function that leaves early (a library's feature behind its extra), the
@@ -665,6 +674,12 @@ class GpuOnlyImport(Rule):
         "mode = 'xformers' if XF_OK else 'softmax'\n",
     ]
     INVALID = [
+        # None stand-ins that nothing tests: `flash_attn_varlen_func(...)` is None(...) without the package, so both
+        # imports are required (migrate/none_stand_ins.py; label rulings (L30), (L42)); the version read is no test
+        Invalid("try:\n    import flash_attn\n    from flash_attn.flash_attn_interface import flash_attn_varlen_func\n"
+                "except ImportError:\n    flash_attn = None\n    flash_attn_varlen_func = None\n\n"
+                "def attend(q, k, v, cu):\n    if flash_attn.__version__ >= '2.7.0':\n        pass\n"
+                "    return flash_attn_varlen_func(q, k, v, cu, cu)\n", count=2),
         # the handler binds an availability flag that nothing in the file reads, and the imported names are used
         # after the try: the flag chooses nothing, so the uses fail without the package (label rule 31b-7 (c))
         Invalid("try:\n    from flash_attn import flash_attn_func\n    FA_OK = True\nexcept:\n    FA_OK = False\n"

@@ -315,6 +315,12 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # kaolin runs in part (its import is a warning, its pure-torch helpers no finding), but its SPC octree functions
+        # have no CPU build (knowledge: `kaolin.ops.spc.scan_octrees` ...): their calls are reported, quantize_points is not
+        Invalid("def build(pts, level, lengths):\n    import kaolin\n"
+                "    q = kaolin.ops.spc.quantize_points(pts, level)\n"
+                "    octree = kaolin.ops.spc.unbatched_points_to_octree(q, level)\n"
+                "    return kaolin.ops.spc.scan_octrees(octree, lengths)\n", count=2),
         # an import attempt whose handler binds a flag nothing reads: the uses after it have no path without the
         # package (label rule 31b-7 (c))
         Invalid("try:\n    import awq_ext\n    KERNELS_OK = True\nexcept:\n    KERNELS_OK = False\n"

@@ -1,0 +1,82 @@
+"""A None stand-in nothing tests is no fallback: the import it stands in for stays required (NPU501 / NPU507).
+
+An import attempt whose ImportError handler binds the imported names to None and nothing else,
+
+    try:
+        import flash_attn
+        from flash_attn.flash_attn_interface import flash_attn_varlen_func
+    except ImportError:
+        flash_attn = None
+        flash_attn_varlen_func = None
+
+    def attention(q, k, v, cu):
+        return flash_attn_varlen_func(q, k, v, cu, cu)   # None(...) off CUDA: a TypeError
+
+gives the program nothing to run without the package unless some line of the module asks whether the stand-in is
+there: `if flash_attn_varlen_func is None:`, `assert flash_attn is not None, "..."`, `if flash_attn:`, `x = fn or
+other`. With such a test the module takes another path or stops with its own error (label ruling (L34); Pointcept's
+Point Transformer V3, `assert flash_attn is not None` before its flash path: set 34a-4). Without any, every use fails
+where the package is missing: the import and its uses are lines to change (label rulings (L30), (L42); HunyuanVideo's
+attention, set 36e-4). A handler that also binds a flag (`HAS_FLASH = False`), a substitute (`from .ref import attn`),
+a def or class is a real fallback and is not read here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def _stand_ins(handler: ast.ExceptHandler) -> set[str] | None:
+    """The names `handler` binds to None when that is all it does (besides passing or a notice call), else None."""
+    names: set[str] = set()
+    for statement in handler.body:
+        if isinstance(statement, ast.Pass):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            continue  # `logger.warning(...)`: tells the user, binds nothing
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and statement.value.value is None):
+            return None
+        for target in statement.targets:
+            elements = target.elts if isinstance(target, ast.Tuple) else [target]
+            if not all(isinstance(e, ast.Name) for e in elements):
+                return None
+            names.update(e.id for e in elements)
+    return names or None
+
+
+def _tested(ctx, node: ast.Name) -> bool:
+    """`node` is read as a question about whether it is there: compared with None, the test of an `if` / `while` /
+    `assert` / conditional expression, an operand of `not` / `and` / `or`."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Compare):
+        return any(isinstance(c, ast.Constant) and c.value is None for c in (parent.left, *parent.comparators))
+    if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+        return parent.test is node
+    if isinstance(parent, ast.BoolOp):
+        return True
+    return isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
+
+
+def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
+    """`statement` (an import in `attempt`'s body) binds a name that the ImportError `handlers` replace by a bare None,
+    and no line of the module tests any of the handler's stand-ins: the import is required."""
+    if any(a.name == "*" for a in statement.names):
+        return False
+    stand_ins: set[str] = set()
+    for handler in handlers:
+        names = _stand_ins(handler)
+        if names is None:
+            return False
+        stand_ins |= names
+    bound = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    if not bound & stand_ins:
+        return False
+    inside = {id(n) for n in ast.walk(attempt)}  # reads after the attempt are the uses
+    read_after = False
+    for node in ctx.nodes.get(ast.Name, ()):
+        if node.id not in stand_ins or not isinstance(node.ctx, ast.Load) or id(node) in inside:
+            continue
+        if _tested(ctx, node):
+            return False
+        read_after = True
+    return read_after
