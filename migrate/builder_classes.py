@@ -58,22 +58,32 @@ def _last(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
-def _building_methods(ctx, cls: ast.ClassDef) -> list[str]:
-    """`m` for a method returning a CUDA JIT build, `m>k` for one returning `self.k(...)`."""
-    from migrate.kernel_values import _is_cuda_build
+def _building_methods(ctx, cls: ast.ClassDef, returns: list) -> list[str]:
+    """`m` for a method returning a CUDA JIT build, `m>k` for one returning `self.k(...)`. `returns`: the file's
+    `return self.k(...)` statements (`_self_returns`), in `ast.walk` order. A method holding no CUDA build call
+    (kernel_values._functions_building_cuda: one pass over the file's calls) can only delegate: its first such return
+    is found by its lines, without walking the method (every class of every file comes here)."""
+    from migrate.kernel_values import _functions_building_cuda, _is_cuda_build
 
+    building = _functions_building_cuda(ctx)
     out = []
     for item in cls.body:
         if not isinstance(item, _FUNCTIONS):
             continue
+        if id(item) not in building:
+            first, last = item.lineno, item.end_lineno or item.lineno
+            delegate = next((attr for line, attr in returns if first <= line <= last), None)
+            if delegate is not None:
+                out.append(f"{item.name}>{delegate}")
+            continue
         built: set[str] = set()
-        returns: list[ast.AST] = []
+        found: list[ast.AST] = []
         for node in ast.walk(item):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_cuda_build(ctx, node.value):
                 built.update(t.id for t in node.targets if isinstance(t, ast.Name))
             elif isinstance(node, ast.Return) and node.value is not None:
-                returns.append(node.value)
-        for value in returns:
+                found.append(node.value)
+        for value in found:
             if (isinstance(value, ast.Call) and _is_cuda_build(ctx, value)) or (isinstance(value, ast.Name) and value.id in built):
                 out.append(item.name)
                 break
@@ -82,6 +92,25 @@ def _building_methods(ctx, cls: ast.ClassDef) -> list[str]:
                 out.append(f"{item.name}>{func.attr}")
                 break
     return out
+
+
+def _self_returns(ctx) -> list[tuple[int, str]]:
+    """(line, k) of every `return self.k(...)` of the file, in `ast.walk` order (ctx.nodes keeps it)."""
+    out = []
+    for node in ctx.nodes.get(ast.Return, ()):
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
+                and value.func.value.id == "self":
+            out.append((node.lineno, value.func.attr))
+    return out
+
+
+def _cuda_source_lines(ctx) -> list[int]:
+    """Lines of the file's string constants naming a CUDA source (`"kernels/adam.cu"`)."""
+    if ".cu" not in ctx.source:
+        return []
+    return [n.lineno for n in ctx.nodes.get(ast.Constant, ())
+            if isinstance(n.value, str) and n.value.strip().endswith(_CUDA_SOURCES)]
 
 
 def _constructed(value: ast.AST, constructions: dict[str, str]) -> tuple[str, str] | None:
@@ -101,24 +130,32 @@ def facts(ctx) -> list:
     from migrate.repo_index import Definition
 
     out = []
-    for cls in ctx.nodes.get(ast.ClassDef, ()):
+    classes = ctx.nodes.get(ast.ClassDef, ())
+    returns = _self_returns(ctx) if classes else []
+    sources = _cuda_source_lines(ctx) if classes else []
+    for cls in classes:
         bases = [b for b in (_last(base) for base in cls.bases) if b and b != "object"]
-        methods = _building_methods(ctx, cls)
+        methods = _building_methods(ctx, cls, returns)
         if bases or methods:
             cuda = any(">" not in m for m in methods)
-            listed = "cu" if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip().endswith(_CUDA_SOURCES)
-                                 for n in ast.walk(cls)) else ""
+            first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+            listed = "cu" if any(first <= line <= (cls.end_lineno or cls.lineno) for line in sources) else ""
             out.append(Definition(CLASS, f"{cls.name}|{' '.join(bases)}|{' '.join(methods)}|{listed}", ctx.path, cls.lineno, cuda))
     module_globals = {t.id for s in ctx.tree.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
-    scopes: dict[int, tuple[dict[str, str], set[str]]] = {}  # id(function) -> its constructions, its `global` names
+    scopes: dict[int, tuple[dict[str, str], set[str]]] | None = None  # id(function) -> its constructions, `global` names
     for statement in ctx.nodes.get(ast.Assign, ()):
         value = statement.value
         if not (len(statement.targets) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
             continue
+        if scopes is None:
+            scopes = _scopes(ctx)
+            constructed = {name for constructions, _ in scopes.values() for name in constructions}
+        receiver = value.func.value
+        if not (isinstance(receiver, ast.Call) and _CAPWORDS.match(_last(receiver.func))) and not (
+                isinstance(receiver, ast.Name) and receiver.id in constructed):
+            continue  # neither `C(...).m()` nor `b.m()` of a `b = C(...)` of the file (_constructed)
         function = ctx.enclosing(statement, _FUNCTIONS)
-        if id(function) not in scopes:
-            scopes[id(function)] = _scope(ctx, function)
-        constructions, declared = scopes[id(function)]
+        constructions, declared = scopes.get(id(function), ({}, set()))
         built = _constructed(value, constructions)
         if built is None:
             continue
@@ -129,13 +166,28 @@ def facts(ctx) -> list:
     return out
 
 
-def _scope(ctx, function) -> tuple[dict[str, str], set[str]]:
-    """The locals of `function` (None: the module) bound to a construction `b = C(...)`, and its `global` names."""
-    nodes = ctx.tree.body if function is None else [n for n in ast.walk(function) if ctx.enclosing(n, _FUNCTIONS) is function]
-    constructions = {s.targets[0].id: _last(s.value.func) for s in nodes
-                     if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-                     and isinstance(s.value, ast.Call) and _CAPWORDS.match(_last(s.value.func))}
-    return constructions, {name for s in nodes if isinstance(s, ast.Global) for name in s.names}
+def _scopes(ctx) -> dict[int, tuple[dict[str, str], set[str]]]:
+    """Per function (id; id(None): the module's top-level statements), its locals bound to a construction
+    `b = C(...)` and its `global` names: one pass over the file's assignments and `global` statements."""
+    out: dict[int, tuple[dict[str, str], set[str]]] = {}
+
+    def scope_of(node):
+        function = ctx.enclosing(node, _FUNCTIONS)
+        if function is None and ctx.parent(node) is not ctx.tree:
+            return None  # the module's scope is its top-level statements only
+        return out.setdefault(id(function), ({}, set()))
+
+    for s in ctx.nodes.get(ast.Assign, ()):
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call) \
+                and _CAPWORDS.match(_last(s.value.func)):
+            scope = scope_of(s)
+            if scope is not None:
+                scope[0][s.targets[0].id] = _last(s.value.func)
+    for s in ctx.nodes.get(ast.Global, ()):
+        scope = scope_of(s)
+        if scope is not None:
+            scope[1].update(s.names)
+    return out
 
 
 def _calls_through(ctx, target: ast.AST, function, declared: set[str], module_globals: set[str]) -> list[ast.Call]:

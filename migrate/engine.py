@@ -295,7 +295,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if builders:
         facts.extend(builder_classes.facts(ctx))  # migrate/builder_classes.py
     if target:
-        facts.extend(target_device_builds.facts(tree, path))  # migrate/target_device_builds.py
+        facts.extend(target_device_builds.facts(tree, path, ctx.nodes))  # migrate/target_device_builds.py
     if probes:
         facts.extend(flag_defs(ctx))  # availability flags other modules may import
     if checks:

@@ -102,15 +102,17 @@ def _resolve(path: str, node: ast.ImportFrom) -> str:
     return ".".join(p for p in [*parts, *(node.module or "").split(".")] if p and p != ".")
 
 
-def facts(tree: ast.AST, path: str) -> list:
+def facts(tree: ast.AST, path: str, nodes: dict | None = None) -> list:
     """("def", "tgtbuild", expr) per target build of a setup.py, ("def", "tgtnpu", "expr|<how>") per NPU value of that
     expression (`how`: "==" for a comparison, else a path pattern with `*` for the hole), and ("def", "tryimport",
-    dotted) per module imported in a try whose handlers fall back (see the module doc)."""
+    dotted) per module imported in a try whose handlers fall back (see the module doc). `nodes`: the file's nodes by
+    type in `ast.walk` order (context.index_tree), read instead of walking the tree where only `try` matters (not a
+    setup.py)."""
     from migrate.repo_index import Definition
 
     out: list = []
     setup = os.path.basename(path) == "setup.py"
-    for node in ast.walk(tree):
+    for node in (nodes.get(ast.Try, ()) if nodes is not None and not setup else ast.walk(tree)):
         if setup and isinstance(node, ast.If):
             expr = _is_cuda_compare(node.test)
             if expr and _calls_cmake(node.body) and any(
