@@ -35,6 +35,7 @@ from migrate import (
     npu_plugins,
     own_package,
     paired_manifests,
+    registry_kernels,
     repo_index,
     requirement_checks,
     target_device_builds,
@@ -640,6 +641,7 @@ def scan(
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = requirement_checks.drop_checked_uses(results, read, config.max_file_size)  # checked under an option elsewhere
+    results = registry_kernels.drop_registry_selected(results, read, config.max_file_size)  # Triton behind an op registry with an NPU side
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there

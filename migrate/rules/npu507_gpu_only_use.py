@@ -211,8 +211,15 @@ class GpuOnlyUse(Rule):
     excepted). A test file copied from the package's own suite with its copyright header (`conftest.py` opening with
     `# SPDX-FileCopyrightText: Copyright contributors to the vLLM project`) is the package's code, not a use (label
     ruling (L24); migrate/vendored_tests.py), and a CI pipeline's own scripts (`.azure-pipelines/scripts/*.py`) are
-    infrastructure (label ruling (L39); migrate/machine_setup.py). The finding's
-    `package` field names the package, which the summary groups by."""
+    infrastructure (label ruling (L39); migrate/machine_setup.py). Nor are the repository's own Triton kernels reached
+    only through an op registry with an NPU side (a class or function registered `@RMS_REGISTER("triton")` calling
+    the kernel's wrapper, in a project that registers NPU implementations in the same registry or one merged into it,
+    `RMS_REGISTER.merge(PLATFORM_RMS_REGISTER)`, from an `ascend_npu/` folder or a file importing torch_npu): a
+    function of the kernel module goes, decorators and launches, when every reference to it, followed through the
+    repository's modules, is inside such a registered op, a branch of `a if c else b`, a binding's value
+    (`self.modulate_func = fused_kernel`) or an `if` reading the configuration; a plain call from code nothing selects
+    keeps it, and the module's `import triton` lines (NPU501) stay (label ruling (L50) for a config-selected registry,
+    migrate/registry_kernels.py). The finding's `package` field names the package, which the summary groups by."""
 
     CODE = "NPU507"
     NAME = "gpu-only-use"

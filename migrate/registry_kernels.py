@@ -1,0 +1,229 @@
+"""Triton kernels that only an op registry with an NPU side reaches are the CUDA side of that registry (label ruling (L50)).
+
+A project that picks each op's implementation by a configured name from a registry of its own, with NPU / Ascend
+implementations registered beside the CUDA ones:
+
+    @RMS_WEIGHT_REGISTER("triton")                      # ops/norm.py: a CUDA implementation, chosen by the config
+    class TritonRMSWeight(RMSWeightTemplate):
+        def apply(self, x):
+            return rms_norm_triton(x, self.weight)       # from .triton_ops import rms_norm_triton
+
+    @PLATFORM_RMS_WEIGHT_REGISTER("npu-rms")           # platform/ascend_npu/norm.py: the NPU implementation
+    class NpuRMSWeight(RMSWeightTemplate): ...
+
+On an NPU host the configuration names the NPU implementation, so the Triton kernels behind `rms_norm_triton` are
+the CUDA side of a choice that already has an NPU answer (label rulings (L42)/(L50)). Keyed on, read again after the
+scan (the scan keeps each file's bytes):
+
+- an *NPU registration*: a class or function decorated `@NAME("key")` / `@NAME.register(...)` with `regist` in NAME
+  (`OP_REGISTRY`, `ATTN_WEIGHT_REGISTER`), in a file under a folder named for the NPU (`ascend_npu/`, `npu/`) or
+  importing torch_npu; without one nothing happens;
+- each reference, in another module of the repository (tests aside), to a function that a module with Triton
+  findings defines and it imports by name (`from .triton_ops import rms_norm_triton`): *selected* when it is inside a
+  registered class or function, a branch of an `a if c else b`, the value a name or attribute is bound to
+  (`self.modulate_func = fused_kernel`: a switch that a config picks, the call goes through the binding, (L46)), or
+  under an `if` that reads the configuration (`if self.config.get("rope_type") == "triton":`); any other reference (a
+  plain call, `apply_rotary_embedding(q, cos, sin)` in a model's forward) is *direct*.
+
+A function of the kernel module is selected when every reference to it, from other modules or from its own module's
+functions, is selected (a kernel takes the state of the wrappers that launch it); one direct reference, or one at its
+module's top, keeps it; a function nothing references keeps its findings. Dropped: the Triton uses (NPU507) inside a
+selected function, its decorators included. Kept: the module's `import triton` lines (NPU501: the module loads on
+every platform), and every finding where no NPU registration exists.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+
+from migrate.findings import FileResult
+
+_REGISTRY = re.compile(r"regist", re.I)
+_NPU_FOLDER = re.compile(r"(?:^|[/_])(?:npu|ascend)(?:[/_]|$)", re.I)
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
+_CONFIG = re.compile(r"config|cfg|args|opts?$|options", re.I)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _registry_name(decorator: ast.AST) -> str | None:
+    """NAME of `@NAME("key")`, `@NAME.register("key")`, `@NAME.register` with `regist` in NAME, else None."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    names = []
+    while isinstance(target, ast.Attribute):
+        names.append(target.attr)
+        target = target.value
+    if isinstance(target, ast.Name):
+        names.append(target.id)
+    if names and _REGISTRY.search(names[-1]) and (isinstance(decorator, ast.Call) or len(names) > 1):
+        return names[-1]
+    return None
+
+
+def _registered(node: ast.AST, npu_sided: frozenset = frozenset({"*"})) -> bool:
+    """A class or function registered in one of the registries `npu_sided` names ("*": any)."""
+    return isinstance(node, (ast.ClassDef, *_DEFS)) and any(
+        name is not None and ("*" in npu_sided or name in npu_sided)
+        for name in map(_registry_name, node.decorator_list))
+
+
+def _merges(tree: ast.AST) -> list[tuple[str, str]]:
+    """`A.merge(B)` / `A.update(B)` at a module's top: B's registrations are A's."""
+    out = []
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("merge", "update") \
+                and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and isinstance(call.args[0], ast.Name):
+            out.append((call.func.value.id, call.args[0].id))
+    return out
+
+
+def _reads_config(test: ast.AST) -> bool:
+    """An `if` test that reads the configuration: a name or attribute named like one (`self.config.get(...)`)."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and _CONFIG.search(node.id) or \
+                isinstance(node, ast.Attribute) and _CONFIG.search(node.attr):
+            return True
+    return False
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _selected(node: ast.AST, parent: dict[ast.AST, ast.AST], npu_sided: frozenset) -> bool:
+    """A reference inside a class or function registered in a registry with an NPU side, a conditional expression,
+    a binding's value, or under an `if` reading the configuration."""
+    child, up = node, parent.get(node)
+    if isinstance(up, (ast.Assign, ast.AnnAssign)) and up.value is child:
+        return True
+    while up is not None:
+        if isinstance(up, ast.IfExp) and child is not up.test:
+            return True
+        if isinstance(up, ast.If) and child is not up.test and _reads_config(up.test):
+            return True
+        if _registered(up, npu_sided):
+            return True
+        child, up = up, parent.get(up)
+    return False
+
+
+def _module_path(module: str, level: int, importer: str, paths: dict[str, str]) -> str | None:
+    """The scanned file a `from module import ...` names, or None."""
+    if level:
+        base = os.path.dirname(importer)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        stem = os.path.join(base, *module.split(".")) if module else base
+        return stem + ".py" if stem + ".py" in paths else None
+    if not module:
+        return None
+    suffix = os.sep + os.path.join(*module.split(".")) + ".py"
+    hits = [p for p in paths if p.endswith(suffix) or p == suffix[1:]]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _npu_sided(trees: dict[str, ast.AST], texts: dict[str, str]) -> frozenset:
+    """The registries with a registration in an NPU file, and those that merge one in."""
+    sided: set[str] = set()
+    merges: list[tuple[str, str]] = []
+    root = os.path.commonpath(list(trees)) if len(trees) > 1 else ""
+    for path, tree in trees.items():
+        merges.extend(_merges(tree))
+        folder = os.path.relpath(os.path.dirname(path), root) if root else os.path.dirname(path)
+        if _NPU_FOLDER.search(folder.replace(os.sep, "/")) or "torch_npu" in texts[path]:
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.ClassDef, *_DEFS)):
+                    sided.update(n for n in map(_registry_name, node.decorator_list) if n)
+    for into, source in merges:
+        if source in sided:
+            sided.add(into)
+    return frozenset(sided)
+
+
+def _triton_finding(finding) -> bool:
+    return finding.code == "NPU507" and finding.package == "triton"
+
+
+def _top_owner(node: ast.AST, parent: dict[ast.AST, ast.AST], tree: ast.AST) -> str | None:
+    """The name of the top-level function or class holding `node`, None at the module's top."""
+    while node is not None and parent.get(node) is not tree:
+        node = parent.get(node)
+    return node.name if isinstance(node, (ast.ClassDef, *_DEFS)) else None
+
+
+def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
+    """`results` less the Triton uses inside functions reached only through an op registry with an NPU side."""
+    from migrate import engine, fileio
+
+    targets = {os.path.normpath(r.path) for r in results
+               if r.path.endswith(".py") and any(_triton_finding(f) for f in r.findings)}
+    if not targets:
+        return results
+    trees: dict[str, ast.AST] = {}
+    texts: dict[str, str] = {}
+    for result in results:
+        if not result.path.endswith(".py"):
+            continue
+        text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
+        if text is None:
+            continue
+        tree = fileio.parse_python(text)
+        if tree is not None:
+            normal = os.path.normpath(result.path)
+            trees[normal], texts[normal] = tree, text
+    npu_sided = _npu_sided(trees, texts)
+    if not npu_sided:
+        return results
+    paths = {p: p for p in trees}
+    # (module, top-level name) -> the references to it: "sel", "direct", or the referring (module, name)
+    refs: dict[tuple[str, str], set] = {}
+    for importer, tree in trees.items():
+        if _TEST_PATH.search(importer.replace(os.sep, "/")):
+            continue
+        parent = _parents(tree)
+        bound: dict[str, tuple[str, str]] = {n.name: (importer, n.name) for n in tree.body
+                                             if isinstance(n, (ast.ClassDef, *_DEFS))}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = _module_path(node.module or "", node.level, importer, paths)
+                if module is not None and module != importer:
+                    for alias in node.names:
+                        bound[alias.asname or alias.name] = (module, alias.name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in bound:
+                owner = _top_owner(node, parent, tree)
+                if bound[node.id] == (importer, owner):
+                    continue  # a recursion
+                state = "sel" if _selected(node, parent, npu_sided) else \
+                    (importer, owner) if owner is not None else "direct"
+                refs.setdefault(bound[node.id], set()).add(state)
+    selected: dict[tuple[str, str], bool] = {}
+
+    def reached(key: tuple[str, str], seen: frozenset) -> bool:
+        if key in selected:
+            return selected[key]
+        if key in seen:
+            return True  # a cycle decides nothing: the other references do
+        states = refs.get(key, set())
+        answer = bool(states) and "direct" not in states and all(
+            s == "sel" or reached(s, seen | {key}) for s in states if s != "direct")
+        if not seen:
+            selected[key] = answer
+        return answer
+
+    out = []
+    for result in results:
+        normal = os.path.normpath(result.path)
+        if normal in targets and normal in trees:
+            spans = [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
+                     for n in trees[normal].body
+                     if isinstance(n, (ast.ClassDef, *_DEFS)) and reached((normal, n.name), frozenset())]
+            if spans:
+                kept = tuple(f for f in result.findings
+                             if not (_triton_finding(f) and any(a <= f.line <= b for a, b in spans)))
+                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
+                                    result.facts)
+        out.append(result)
+    return out
