@@ -76,6 +76,31 @@ def test_a_variable_bound_to_a_jit_build_is_followed_into_the_modules_that_impor
     assert finding_lines(result, "NPU505", "enc/backend.py") == [5, 6, 8]
 
 
+def test_a_from_import_of_the_extension_does_not_bind_its_name_in_the_importing_module(tmp_path):
+    # `from cmult import sym_fwd` binds `sym_fwd` only; the module's own `def cmult` (a Python wrapper named like the
+    # extension) is what `from cauchy import cmult` elsewhere imports (label rule 39b-5)
+    write_files(tmp_path, {
+        "cauchy.py": (
+            "try:\n"
+            "    from cmult import sym_fwd\n"
+            "except ImportError:\n"
+            "    from torch.utils.cpp_extension import load\n"
+            "    ext = load(name='cmult', sources=['cmult_cuda.cu'])\n"
+            "    sym_fwd = ext.sym_fwd\n"
+            "\n\n"
+            "def cmult(v):\n"
+            "    return sym_fwd(v)\n"
+        ),
+        "cmult_cuda.cu": "__global__ void k(float* x) {}\n",
+        "bench.py": "from cauchy import cmult\ncmult(1)\n",
+        "direct.py": "import cmult\ncmult.sym_fwd(1)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "cauchy.py") == [2, 10]
+    assert finding_lines(result, "NPU508", "bench.py") == []
+    assert finding_lines(result, "NPU508", "direct.py") == [1, 2]
+
+
 def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_path):
     write_files(tmp_path, JIT_BACKEND)
     rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]

@@ -274,7 +274,9 @@ class CustomExtensionUse(Rule):
     reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. A plain
     module (not a package `__init__`) that binds the extension to a variable of its own (exllama's cuda_ext.py:
     `exllama_ext = load(...)` beside its Python wrappers) is a wrapper module: `import cuda_ext` is not reported, each
-    `cuda_ext.exllama_ext.op(...)` through it is. The definitions are
+    `cuda_ext.exllama_ext.op(...)` through it is. `from ext import op` binds `op` in its module, not `ext`: a function
+    of that module named like the extension (a Python wrapper `def ext(...)` beside that import) is what `from module
+    import ext` elsewhere imports, not the compiled module (label rule 39b-5). The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
