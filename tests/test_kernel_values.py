@@ -101,6 +101,44 @@ def test_a_from_import_of_the_extension_does_not_bind_its_name_in_the_importing_
     assert finding_lines(result, "NPU508", "direct.py") == [1, 2]
 
 
+def test_a_jit_build_bound_to_a_function_local_is_followed_into_closures_nested_there(tmp_path):
+    # a model's __init__ builds under a user switch and an autograd.Function class defined right there calls the ops
+    # through the closure; a nested parameter of that name is another object
+    write_files(tmp_path, {
+        "model.py": (
+            "import os\n"
+            "import torch\n"
+            "from torch.utils.cpp_extension import load\n"
+            "\n\n"
+            "class Model(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        if os.environ.get('USE_KERNEL') == '1':\n"
+            "            wkv = load(name='wkv', sources=['wkv.cpp', 'wkv.cu'])\n"
+            "            wkv.warmup()\n"
+            "\n"
+            "            class WKV(torch.autograd.Function):\n"
+            "                @staticmethod\n"
+            "                def forward(ctx, x):\n"
+            "                    y = torch.empty_like(x)\n"
+            "                    wkv.forward_fp32(x, y)\n"
+            "                    return y\n"
+            "\n"
+            "                @staticmethod\n"
+            "                def backward(ctx, wkv):\n"
+            "                    return wkv.sum()\n"
+            "\n"
+            "            self.op = WKV\n"
+            "\n\n"
+            "def other(wkv):\n"
+            "    return wkv.forward_fp32(1)\n"
+        ),
+        "wkv.cu": "__global__ void k(float* x) {}\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "model.py") == [11, 17]
+
+
 def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_path):
     write_files(tmp_path, JIT_BACKEND)
     rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]
