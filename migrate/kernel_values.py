@@ -711,13 +711,18 @@ def module_reexports(results, modules: dict, module_for) -> None:
         # `import a.b` (no `a` beside it), which binds `a` here, not `b`
         present = set(refs)
         bases = {r.rsplit(".", 1)[0] for r in refs}
+        from_bases = {r.rsplit(".", 1)[0] for r in refs if "." in r}
         plain = [r for r in refs if "." in r and r not in bases and r.rsplit(".", 1)[0] in present
                  and not r.startswith(_NOT_A_MODULE_REF) and not r.endswith(".*")]
         stars = [r[:-2] for r in refs if r.endswith(".*") and not r.startswith(_NOT_A_MODULE_REF)]
         # (the name bound, the module): `from X import a` binds `a`; a plain `import X` binds `X` (`import
         # tutel_custom_kernel` in impls/jit_compiler.py, then `from .jit_compiler import tutel_custom_kernel`
-        # elsewhere); a dotted `import a.b` binds `a`, never an extension, and is left out
-        bound = [(r.rsplit(".", 1)[1], r) for r in plain] + [(r, r) for r in refs if "." not in r and ":" not in r]
+        # elsewhere); a dotted `import a.b` binds `a`, never an extension, and is left out. A bare `X` beside `X.a` is
+        # the module of `from X import a`, which binds `a` only (H3's csrc/cauchy/cauchy.py imports from the compiled
+        # `cauchy_mult` and defines its own Python `def cauchy_mult`: `from cauchy import cauchy_mult` elsewhere is that
+        # wrapper, rule 39b-5). Limit: a file with both `import X` and `from X import a` loses the `X` binding.
+        bound = [(r.rsplit(".", 1)[1], r) for r in plain] + [(r, r) for r in refs if "." not in r and ":" not in r
+                                                             and r not in from_bases]
         if bound or stars:
             files.append((dotted, path, bound, stars))
     if not files:

@@ -76,6 +76,69 @@ def test_a_variable_bound_to_a_jit_build_is_followed_into_the_modules_that_impor
     assert finding_lines(result, "NPU505", "enc/backend.py") == [5, 6, 8]
 
 
+def test_a_from_import_of_the_extension_does_not_bind_its_name_in_the_importing_module(tmp_path):
+    # `from cmult import sym_fwd` binds `sym_fwd` only; the module's own `def cmult` (a Python wrapper named like the
+    # extension) is what `from cauchy import cmult` elsewhere imports (label rule 39b-5)
+    write_files(tmp_path, {
+        "cauchy.py": (
+            "try:\n"
+            "    from cmult import sym_fwd\n"
+            "except ImportError:\n"
+            "    from torch.utils.cpp_extension import load\n"
+            "    ext = load(name='cmult', sources=['cmult_cuda.cu'])\n"
+            "    sym_fwd = ext.sym_fwd\n"
+            "\n\n"
+            "def cmult(v):\n"
+            "    return sym_fwd(v)\n"
+        ),
+        "cmult_cuda.cu": "__global__ void k(float* x) {}\n",
+        "bench.py": "from cauchy import cmult\ncmult(1)\n",
+        "direct.py": "import cmult\ncmult.sym_fwd(1)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "cauchy.py") == [2, 10]
+    assert finding_lines(result, "NPU508", "bench.py") == []
+    assert finding_lines(result, "NPU508", "direct.py") == [1, 2]
+
+
+def test_a_jit_build_bound_to_a_function_local_is_followed_into_closures_nested_there(tmp_path):
+    # a model's __init__ builds under a user switch and an autograd.Function class defined right there calls the ops
+    # through the closure; a nested parameter of that name is another object
+    write_files(tmp_path, {
+        "model.py": (
+            "import os\n"
+            "import torch\n"
+            "from torch.utils.cpp_extension import load\n"
+            "\n\n"
+            "class Model(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        if os.environ.get('USE_KERNEL') == '1':\n"
+            "            wkv = load(name='wkv', sources=['wkv.cpp', 'wkv.cu'])\n"
+            "            wkv.warmup()\n"
+            "\n"
+            "            class WKV(torch.autograd.Function):\n"
+            "                @staticmethod\n"
+            "                def forward(ctx, x):\n"
+            "                    y = torch.empty_like(x)\n"
+            "                    wkv.forward_fp32(x, y)\n"
+            "                    return y\n"
+            "\n"
+            "                @staticmethod\n"
+            "                def backward(ctx, wkv):\n"
+            "                    return wkv.sum()\n"
+            "\n"
+            "            self.op = WKV\n"
+            "\n\n"
+            "def other(wkv):\n"
+            "    return wkv.forward_fp32(1)\n"
+        ),
+        "wkv.cu": "__global__ void k(float* x) {}\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "model.py") == [11, 17]
+
+
 def test_kernels_to_port_name_the_extension_its_sources_and_its_call_sites(tmp_path):
     write_files(tmp_path, JIT_BACKEND)
     rows = verdict.summary(_scan(tmp_path))["kernels_to_port"]

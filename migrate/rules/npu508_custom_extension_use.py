@@ -274,7 +274,9 @@ class CustomExtensionUse(Rule):
     reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. A plain
     module (not a package `__init__`) that binds the extension to a variable of its own (exllama's cuda_ext.py:
     `exllama_ext = load(...)` beside its Python wrappers) is a wrapper module: `import cuda_ext` is not reported, each
-    `cuda_ext.exllama_ext.op(...)` through it is. The definitions are
+    `cuda_ext.exllama_ext.op(...)` through it is. `from ext import op` binds `op` in its module, not `ext`: a function
+    of that module named like the extension (a Python wrapper `def ext(...)` beside that import) is what `from module
+    import ext` elsewhere imports, not the compiled module (label rule 39b-5). The definitions are
     collected in the same pass as the analysis (see migrate/repo_index.py); the cross-file
     findings are recomputed on every run, so cached per-file results stay correct. Severity:
     error for CUDA-built extensions and namespaces with a CUDA registration, warning for
@@ -287,7 +289,7 @@ class CustomExtensionUse(Rule):
     the compiled op, reported there); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -619,6 +621,7 @@ class CustomExtensionUse(Rule):
             yield self._finding(ctx, report_node(ctx, call.func), f"{ctx.segment(call.func)}(...)", definition)
         yield from self._helper_loads(ctx, index)
         yield from self._cached_accessor_calls(ctx, index)
+        yield from self._local_build_calls(ctx, index)
         if ctx.path.endswith("__init__.py") and "*" in ctx.source:
             yield from self._self_import_ops(ctx, index)
         yield from self._exec_strings(ctx, index)
@@ -830,6 +833,58 @@ class CustomExtensionUse(Rule):
                 definition = holder_of(call, func.value.id)
                 if definition is not None:
                     yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
+
+    def _local_build_calls(self, ctx, index):
+        """`ext = load(name="wkv", sources=[..."wkv.cu"])` inside a function (often under a user switch, in a model's
+        `__init__`): the local holds the compiled module, and each call of an attribute through it (`ext.forward_fp32(...)`)
+        runs one of its ops, in that function and in the functions and classes nested in it that read it as a closure
+        (the `forward` of an autograd.Function class defined right there), unless a scope between rebinds the name
+        (a parameter or assignment of its own). Every binding of the local in its function must be a build of this
+        file (migrate/callable_aliases.py `local_bindings`). A module-level build is a kernel value instead
+        (migrate/kernel_values.py)."""
+        lines = {d.line: d for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
+        if not lines:
+            return
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        held: dict[tuple[int, str], object] = {}  # (id(function), local name) -> definition
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            value = statement.value
+            if not (isinstance(value, ast.Call) and value.lineno in lines and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name) and ctx.qualname(value.func) is not None):
+                continue
+            function = ctx.enclosing(statement, functions)
+            if function is None or isinstance(function, ast.Lambda):
+                continue
+            name = statement.targets[0].id
+            bindings = callable_aliases.local_bindings(function, name)
+            if bindings and all(isinstance(b, ast.Assign) and isinstance(b.value, ast.Call) and b.value.lineno in lines
+                                for b in bindings):
+                held[(id(function), name)] = lines[value.lineno]
+        if not held:
+            return
+        names = {name for _, name in held}
+
+        def holder_of(node, name):
+            scope = ctx.enclosing(node, functions)
+            while scope is not None:
+                definition = held.get((id(scope), name))
+                if definition is not None:
+                    return definition
+                if isinstance(scope, ast.Lambda):
+                    if name in {a.arg for a in scope.args.args}:
+                        return None
+                elif callable_aliases.local_bindings(scope, name) != []:  # a parameter or a local of its own
+                    return None
+                scope = ctx.enclosing(scope, functions)
+            return None
+
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names \
+                    and not func.attr.startswith("_"):
+                definition = holder_of(call, func.value.id)
+                if definition is not None:
+                    yield self._finding(ctx, func, f"{ctx.segment(func)}(...)", definition)
 
     def _subclass_calls(self, ctx, index):
         """A Python class deriving from a class of the extension (NVlabs/cule: `class Env(torchcule_atari.AtariEnv)`)
