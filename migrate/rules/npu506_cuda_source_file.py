@@ -16,7 +16,13 @@ class CudaSourceFile(Rule):
     has an NPU side (an NPU accelerator class and a CUDA one returning op-builder modules, both built by one factory),
     the CUDA builders, the files only they build (a script listing `*.cu` for a tool builds none) and the uses of what
     they define are the abstraction's CUDA side: not reported; a builder module imported directly by non-test code stays
-    (label ruling (L50), migrate/accelerator_builders.py). A CMake engine that setup.py builds only for a CUDA install target (`if get_target_device() == "cuda":`
+    (label ruling (L50), migrate/accelerator_builders.py). So is a registry of per-device extension classes picked
+    by `is_available()` (`REGISTRY = [AttnNpuExtension, AttnCudaExtension]` in a loader that keeps the available
+    ones) with an NPU / Ascend entry of the scan: inside the bodies of its CUDA entries (a CUDA word in the class name
+    or a base's, `LayerNormCudaExtension(_CudaExtension)`) and of their CUDA-named bases nothing is reported (NPU505
+    builds, flash_attn imports), nor NPU506 of the files only their files build, nor NPU505 in the functions of a
+    helper module they import that no other file imports by name (label ruling (L50) in general form, label rule
+    37e-1, migrate/extension_registry.py). A CMake engine that setup.py builds only for a CUDA install target (`if get_target_device() == "cuda":`
     `ext_modules = [CMakeExtension(...)]`, `else: ext_modules = []`, an NPU value of that target beside it), whose
     package the runtime imports in a `try:` falling back on ImportError, in a repository whose device dispatch has an
     NPU side, is the CUDA side of that chain: its CMake lines (NPU511), the CUDA files only it builds (NPU506) and
