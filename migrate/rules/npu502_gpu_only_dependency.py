@@ -85,7 +85,7 @@ _INDEX_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--f
 def _pip_arguments(line: str, start: int, end: int):
     """("req", text, column0) for each requirement of a `pip install` command in line[start:end], and
     ("index", text, column0) for each value of an index / find-links option (`-f URL`, `--extra-index-url=URL`)."""
-    option = None
+    option = editable = None
     for token in _TOKEN.finditer(line, start, end):
         text = token.group()
         if option is not None or text == "\\":
@@ -98,9 +98,11 @@ def _pip_arguments(line: str, start: int, end: int):
             if equals and name in _INDEX_OPTIONS:
                 yield "index", value.strip("\"'"), token.start() + len(name) + 1
             option = text if text in _PIP_VALUE_OPTIONS else None
+            editable = text in ("-e", "--editable")
             continue
         quoted = text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1
-        yield "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
+        yield "editable" if editable else "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
+        editable = False
 
 
 def pip_install_dependencies(ctx):
@@ -110,6 +112,13 @@ def pip_install_dependencies(ctx):
     line names it (migrate/local_installs.py: the same folder, matched to the repository's CUDA builds)."""
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
+            if kind == "editable":  # `-e grounding_dino`: pip's editable option takes a folder (or a VCS URL) by any name
+                kind = "req"
+                if not ("/" in text or ":" in text or installs_here(text)):
+                    dep = requirement("./" + text, number, column)
+                    if dep is not None:
+                        yield dataclasses.replace(dep, column=column, end_column=column + len(text))
+                    continue
             if kind == "req" and installs_here(text):
                 folders = [f for f in changed_into(ctx.lines, number, start) if f != "."]
                 deps = [_folder_requirement(f, number, column) for f in folders]
@@ -481,12 +490,14 @@ class GpuOnlyDependency(Rule):
     setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
     install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
-    no folder of the repository; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
+    no folder of the repository, unless it is the folder the build context was copied into, `COPY . /app/proj/` then
+    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; pip's `-e ops` names a folder without a
+    slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
     for a catalogued GPU-only package, by a pip name or its repository's name (`folder_names`: `third_party/flash-attention`),
     or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
     CUDA build (matched after the scan: migrate/local_installs.py); so is one naming the folder of a git submodule the
     checkout lacks whose repository is a catalogued GPU-only package, by a pip name or a fork's repository name
-    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`) the
+    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; pip also by its path,
     `/opt/conda/bin/pip --no-cache-dir install`; a command continued by a trailing backslash is read on each line it
@@ -515,7 +526,8 @@ class GpuOnlyDependency(Rule):
     named by the wheel or the repository through the catalogue (`TransformerEngine` by `folder_names`; a VCS URL whose
     egg is no catalogued name, `#egg=flashattn-hopper&subdirectory=hopper`, by its repository too;
     migrate/fetched_packages.py); a `pip install .` after a `cd DIR` on a line of its own above installs DIR (the
-    nearest such `cd`; `cd ..` returns to the script's folder); and `pip install -r FILE` of a requirements file named
+    `cd` lines above taken in turn, each from the folder the one before entered: `cd ops/a` ... `cd ../b`; `cd ..` back
+    past the script's folder returns to it; `cd $DIR/ops/a`, under a variable, enters ops/a of the repository); and `pip install -r FILE` of a requirements file named
     for CUDA (`requirements-cuda.txt`, vLLM's `requirements/cuda.txt`) installs the project's CUDA side (a warning)."""
 
     CODE = "NPU502"
