@@ -20,8 +20,10 @@ _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
 # for torch's CUDA build (PyG's wheel pages https://data.pyg.org/whl/torch-${TORCH}+${CUDA}.html, `torch-2.1.0+cu118.html`,
 # beside `torch-1.13.0+cpu.html`: PyG's install instructions as quoted in install notes, read with the search tool)
 # The CUDA version may be a launcher's shell variable (`torch-${TORCH}+cu${CUDA_NO_DOT}.html`, `/whl/cu$CU`): still a
-# CUDA build, whichever version the variable holds
-_CU = r"cu(?:\d{2,3}|\$\{\w+\}|\$\w+)"
+# CUDA build, whichever version the variable holds; also in pieces or edited by the shell (`cu${CUDA_VERSION//.}`,
+# `cu${CUDA_MAJOR}${CUDA_MINOR}`), or a variable named for the CUDA build in the place of the whole tag
+# (`/whl/$CUDA`, `+${CUDA}.html`: transformers' GPU Dockerfiles set `ARG CUDA='cu118'`)
+_CU = r"(?:cu(?:\d{2,3}|(?:\$\{\w+(?:/{1,2}[^}\s/]*(?:/[^}\s]*)?)?\}|\$\w+)+)|\$\{?CUDA(?!_?(?:HOME|PATH|ROOT|DIR|LIB))\w*\}?)"
 _CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?" + _CU + r"(?:/\S*)?|(?:\+|%2B)" + _CU + r"\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
@@ -477,7 +479,8 @@ class GpuOnlyDependency(Rule):
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
     package that also publishes a CPU build: `spconv-cu116` beside `spconv`; in a launcher also with the version in a
     shell variable, `spconv-cu${CUDA}`), PyG's CUDA wheel pages
-    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`, also `+cu${CUDA}.html`), and in a conda environment file the CUDA toolkit packages
+    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`, also `+cu${CUDA}.html`; a launcher's CUDA tag also edited by the
+    shell or in pieces, `/whl/cu${CUDA_VERSION//.}`, `cu${MAJOR}${MINOR}`, or a variable named for it in its place, `/whl/$CUDA`), and in a conda environment file the CUDA toolkit packages
     (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`; also in a pixi.toml's conda tables,
     `[dependencies]` / `[feature.*.dependencies]`, not its `[pypi-dependencies]`; the pytorch channel's older
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
@@ -605,6 +608,13 @@ class GpuOnlyDependency(Rule):
                 kind="launcher", filename="Dockerfile", count=1),
         Invalid("RUN pip install torch --index-url https://download.pytorch.org/whl/cu118\n", kind="launcher",
                 filename="cu118.Dockerfile", count=1),
+        # the CUDA tag edited by the shell or in pieces, or a variable named for it in the tag's place (`ARG CUDA='cu118'`);
+        # not `$TORCH_VARIANT` (cpu or a CUDA tag: unknown) nor a path under `${CUDA_HOME}`
+        Invalid("pip install torch --index-url https://download.pytorch.org/whl/nightly/cu${CUDA_VERSION//.}\n"
+                "pip install torch --index-url https://download.pytorch.org/whl/cu${CUDA_MAJOR}${CUDA_MINOR}\n"
+                "pip install torch --extra-index-url https://download.pytorch.org/whl/$CUDA\n"
+                "pip install torch --extra-index-url https://download.pytorch.org/whl/$TORCH_VARIANT\n"
+                "pip install x -f https://example.org/${CUDA_HOME}/wheels\n", kind="launcher", filename="env.sh", count=3),
         Invalid("nvidia_ml_py>=12\n", kind="manifest"),
         Invalid("loguru\nnvitop\n", kind="manifest", count=1),  # GaLore exp_requirements.txt: NVML-based GPU viewer
         Invalid("nvidia-dali-cuda120\n", kind="manifest"),
