@@ -238,7 +238,7 @@ def report(results: list[FileResult]) -> list[FileResult]:
                 here, path = root, "."
             else:
                 here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
-            setup = builds.get(here) or next((s for d, s in builds.items() if d == path or d.endswith("/" + path)), None)
+            setup = builds.get(here) or next((s for d, s in builds.items() if (d == path and path != ".") or d.endswith("/" + path)), None)
             submodule = None if setup is not None else (
                 submodules.get(here) or next((v for d, v in submodules.items() if d.endswith("/" + path)), None))
             if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line for f in (*result.findings, *added)):

@@ -694,9 +694,11 @@ def test_a_dockerfile_whose_workdir_is_the_copied_context_installs_the_repositor
                               "RUN python -m pip install -e .\nRUN python -m pip install --no-build-isolation -e ops\n"
                               "RUN git clone https://github.com/open-mmlab/mmdetection3d.git /mmdet3d\n"
                               "WORKDIR /mmdet3d\nRUN pip install -e .\n"),
+        "tools/ci.sh": "cd $HOME/work\npip install .\ncd ../..\npip install .\n",  # no folder of the repository
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU502", "docker/dockerfile") == [5, 6]
+    assert finding_lines(result, "NPU502", "tools/ci.sh") == []
 
 
 def test_the_cd_lines_of_a_script_are_followed_in_turn(tmp_path):
