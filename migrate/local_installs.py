@@ -97,9 +97,43 @@ def pip_runs_here(path: str, lines: list[str]) -> list[Definition]:
             column = match.start("args") + token.start()
             for into in changed_into(lines, number, match.start()):
                 if into == "." and is_dockerfile(path):
+                    copied = copied_workdir(lines, number)
+                    if not copied:
+                        continue
+                    for folder in copied:
+                        out.append(Definition(KIND, folder, "", number, False, f"{column} {column + len(token.group())}"))
                     continue
                 out.append(Definition(KIND, posixpath.normpath(into), "", number, False, f"{column} {column + len(token.group())}"))
     return out
+
+
+# `COPY . /home/app/proj/` / `ADD ./ /src`: the build context copied whole into the image; `WORKDIR /home/app/proj`
+_COPY_CONTEXT = re.compile(r"^\s*(?:COPY|ADD)\s+(?:--\S+\s+)*\.?/?\s+(?P<dest>\S+)\s*$", re.I)
+_WORKDIR = re.compile(r"^\s*WORKDIR\s+(?P<dir>\S+)\s*$", re.I)
+
+
+def copied_workdir(lines: list[str], number: int) -> list[str]:
+    """Where a Dockerfile's command at line `number` runs when its WORKDIR is the folder the build context was copied
+    into (`COPY . /home/app/proj/` then `WORKDIR /home/app/proj`: `RUN pip install -e .` installs the repository's
+    own setup.py): the Dockerfile's folder and the repository's root, `CONTEXT_ROOT` (the context is one of
+    the two, `docker build -f docker/Dockerfile .` mostly the root); [] when the WORKDIR is another folder (a clone's,
+    `WORKDIR /mmdetection3d`) or none was set."""
+    copied, workdir = set(), None
+    for line in lines[:number - 1]:
+        copy = _COPY_CONTEXT.match(line)
+        if copy is not None:
+            copied.add(posixpath.normpath(copy.group("dest").strip("\"'")))
+        work = _WORKDIR.match(line)
+        if work is not None:
+            target = work.group("dir").strip("\"'")
+            workdir = posixpath.normpath(posixpath.join(workdir or "/", target))
+    if workdir is None or workdir not in copied:
+        return []
+    return [".", CONTEXT_ROOT]
+
+
+# the folder a fact names when it is the repository's root, resolved in `report` (the scan's common folder)
+CONTEXT_ROOT = "<root>"
 
 
 # `cd ops && python setup.py install` / `cd $ext && ...`: the folder the command runs in; a loop's items
@@ -112,19 +146,31 @@ _FOR = re.compile(r"(?<![\w-])for\s+(\w+)\s+in\s+([^;]+?)\s*;?\s*(?:do\b|$)")
 _CD_LINE = re.compile(r"^\s*cd\s+(\S+)\s*(?:#.*)?$")
 
 
+def _entered(folder: str, target: str) -> str:
+    """The folder a `cd target` enters from `folder` (both relative to the script's folder): `..` climbs (back to "."
+    above the script's folder), a folder under a variable, `$DIR/bundlesdf/mycuda` / `${PROJ_ROOT}/ext`, is read from
+    the script's folder (the variable holding the project's root, `DIR=$(pwd)`: a folder of the repository only matches
+    where a CUDA build's setup.py is, by its path's end too), a home, absolute or computed folder is "."."""
+    target = target.strip("\"'")
+    under = re.fullmatch(r"\$\{?\w+\}?/+(?P<rest>[\w.-]+(?:/[\w.-]+)*)/?", target)
+    if under is not None:
+        return posixpath.normpath(under.group("rest"))
+    if target.startswith(("~", "$", "-", "/", "`")) or not target:
+        return "."
+    entered = posixpath.normpath(posixpath.join(folder, target))
+    return "." if entered == ".." or entered.startswith("../") else entered
+
+
 def _cd_above(lines: list[str], first: int) -> str | None:
-    """The folder the nearest `cd DIR` line above line `first` entered, relative to where the script started: None when
-    there is none, "." for a `cd ..` / `cd -` / computed or absolute folder (where the script returned to, or a folder
-    read as "." like a computed `cd` in a command). Only one `cd` is read: `cd a` / `cd b` gives `b`."""
-    for line in reversed(lines[:first - 1]):
+    """The folder the `cd DIR` lines above line `first` entered, relative to where the script started, each from the
+    one before (`cd openpoints/cpp/pointnet2_batch` ... `cd ../` ... `cd pointops/`: openpoints/cpp/pointops): None when
+    there is none, "." for a `cd ..` back to the start or a computed or absolute folder (`_entered`)."""
+    folder = None
+    for line in lines[:first - 1]:
         cd = _CD_LINE.match(line)
-        if cd is None:
-            continue
-        target = cd.group(1).strip("\"'")
-        if target.startswith(("~", "$", "-", "/", "..")) or target == ".":
-            return "."
-        return posixpath.normpath(target)
-    return None
+        if cd is not None:
+            folder = _entered(folder or ".", cd.group(1))
+    return folder
 
 
 def changed_into(lines: list[str], number: int, end: int) -> list[str]:
@@ -156,7 +202,7 @@ def changed_into(lines: list[str], number: int, end: int) -> list[str]:
                     break
             return ["."]
         if target.startswith(("~", "$", "-")):
-            folder = "."
+            folder = _entered(folder, target)
         else:
             folder = posixpath.normpath(posixpath.join(folder, target))
     return [folder]
@@ -179,14 +225,20 @@ def report(results: list[FileResult]) -> list[FileResult]:
     if not builds and not submodules:
         return results
     out = []
+    root = None
     for result in results:
         added = []
         for fact in getattr(result, "facts", ()) or ():
             if fact[0] != "def" or fact[1] != KIND:
                 continue
             path, line, columns = fact[2], fact[3], fact[5]
-            here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
-            setup = builds.get(here) or next((s for d, s in builds.items() if d.endswith("/" + path)), None)
+            if path == CONTEXT_ROOT:
+                if root is None:
+                    root = posixpath.normpath(os.path.commonpath([os.path.dirname(r.path) or "." for r in results]).replace(os.sep, "/"))
+                here, path = root, "."
+            else:
+                here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
+            setup = builds.get(here) or next((s for d, s in builds.items() if (d == path and path != ".") or d.endswith("/" + path)), None)
             submodule = None if setup is not None else (
                 submodules.get(here) or next((v for d, v in submodules.items() if d.endswith("/" + path)), None))
             if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line for f in (*result.findings, *added)):
@@ -197,7 +249,7 @@ def report(results: list[FileResult]) -> list[FileResult]:
                 continue
             added.append(Finding(
                 result.path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
-                f"{'the command' if path == '.' else f'`{path}`'} installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
+                f"{'the command' if set(path.split('/')) <= {'.', '..'} else f'`{path}`'} installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
                 "which builds a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C"))
         if added:
             findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))

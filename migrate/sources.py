@@ -44,9 +44,11 @@ def is_makefile(path: str) -> bool:
 def is_dockerfile(path: str) -> bool:
     """A Dockerfile, by its file name: `Dockerfile`, a variant kept beside it (`Dockerfile_cu124`, `Dockerfile.megatron`,
     `Dockerfile-dev`), or one named for its image (`cu116.Dockerfile`, `train.dockerfile`: the `.Dockerfile` suffix
-    Docker's own docs and editors recognise). Read as a launcher: its `RUN` lines are shell commands."""
+    Docker's own docs and editors recognise); also the bare name in lower case (`docker/dockerfile`: a name
+    `docker build -f` takes as well, and Dockerfile linters list among the names met; not `dockerfile.md`). Read as a
+    launcher: its `RUN` lines are shell commands."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return (name == "Dockerfile" or (name.startswith("Dockerfile") and name[10:11] in ("_", ".", "-"))
+    return (name in ("Dockerfile", "dockerfile") or (name.startswith("Dockerfile") and name[10:11] in ("_", ".", "-"))
             or name.lower().endswith(".dockerfile"))
 
 

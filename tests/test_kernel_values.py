@@ -743,6 +743,41 @@ def test_a_pip_install_of_the_folder_a_command_runs_in_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "Dockerfile_cu124") == [5]
 
 
+def test_a_dockerfile_whose_workdir_is_the_copied_context_installs_the_repository(tmp_path):
+    # `COPY . /home/app/proj/` then `WORKDIR /home/app/proj`: `RUN pip install -e .` runs in the repository (its root
+    # or the Dockerfile's folder, the build context) and `-e ops` installs the folder ops/ (pip's editable option takes a
+    # folder by any name); after `WORKDIR /mmdet3d`, a clone's folder, `pip install .` is no folder of the repository.
+    # A lower-case `dockerfile` is a Dockerfile too.
+    write_files(tmp_path, {
+        "setup.py": _cuda_setup('mm', 'mm_cuda', ['mm/mm.cpp', 'mm/mm_kernel.cu']),
+        "mm/mm_kernel.cu": "__global__ void k(float* x) {}\n", "mm/mm.cpp": "// host\n",
+        "ops/setup.py": _cuda_setup('ops', 'ops_cuda', ['k.cu']),
+        "ops/k.cu": "__global__ void k(float* x) {}\n",
+        "docker/dockerfile": ("FROM base\nRUN pip install .\nCOPY . /home/app/proj/\nWORKDIR /home/app/proj\n"
+                              "RUN python -m pip install -e .\nRUN python -m pip install --no-build-isolation -e ops\n"
+                              "RUN git clone https://github.com/open-mmlab/mmdetection3d.git /mmdet3d\n"
+                              "WORKDIR /mmdet3d\nRUN pip install -e .\n"),
+        "tools/ci.sh": "cd $HOME/work\npip install .\ncd ../..\npip install .\n",  # no folder of the repository
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "docker/dockerfile") == [5, 6]
+    assert finding_lines(result, "NPU502", "tools/ci.sh") == []
+
+
+def test_the_cd_lines_of_a_script_are_followed_in_turn(tmp_path):
+    # install.sh enters `cd lib/cpp/ops_a` to build, comes back one folder (`cd ../`), enters ops_b from there; a `cd`
+    # under the variable holding the project's root (`DIR=$(pwd)` ... `cd $DIR/lib/cpp/ops_a && pip install -e .`)
+    # enters that folder of the repository.
+    write_files(tmp_path, {
+        "lib/cpp/ops_a/setup.py": _cuda_setup('a', 'a_cuda', ['k.cu']), "lib/cpp/ops_a/k.cu": "__global__ void k(float* x) {}\n",
+        "lib/cpp/ops_b/setup.py": _cuda_setup('b', 'b_cuda', ['k.cu']), "lib/cpp/ops_b/k.cu": "__global__ void k(float* x) {}\n",
+        "install.sh": ("DIR=$(pwd)\ncd lib/cpp/ops_a\npython setup.py install\ncd ../\ncd ops_b\npython setup.py install --user\n"
+                       "cd ../../..\ncd $DIR/lib/cpp/ops_a && rm -rf build && pip install -e .\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "install.sh") == [3, 6, 8]
+
+
 def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_path):
     # mobiusml/hqq: backends/marlin.py imports marlin at its top; models/base.py and utils/patching.py import it only as
     # `try: from ..backends.marlin import X / except Exception: pass`: optional on a host without marlin. A sibling

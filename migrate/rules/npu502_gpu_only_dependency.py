@@ -20,8 +20,10 @@ _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
 # for torch's CUDA build (PyG's wheel pages https://data.pyg.org/whl/torch-${TORCH}+${CUDA}.html, `torch-2.1.0+cu118.html`,
 # beside `torch-1.13.0+cpu.html`: PyG's install instructions as quoted in install notes, read with the search tool)
 # The CUDA version may be a launcher's shell variable (`torch-${TORCH}+cu${CUDA_NO_DOT}.html`, `/whl/cu$CU`): still a
-# CUDA build, whichever version the variable holds
-_CU = r"cu(?:\d{2,3}|\$\{\w+\}|\$\w+)"
+# CUDA build, whichever version the variable holds; also in pieces or edited by the shell (`cu${CUDA_VERSION//.}`,
+# `cu${CUDA_MAJOR}${CUDA_MINOR}`), or a variable named for the CUDA build in the place of the whole tag
+# (`/whl/$CUDA`, `+${CUDA}.html`: transformers' GPU Dockerfiles set `ARG CUDA='cu118'`)
+_CU = r"(?:cu(?:\d{2,3}|(?:\$\{\w+(?:/{1,2}[^}\s/]*(?:/[^}\s]*)?)?\}|\$\w+)+)|\$\{?CUDA(?!_?(?:HOME|PATH|ROOT|DIR|LIB))\w*\}?)"
 _CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?" + _CU + r"(?:/\S*)?|(?:\+|%2B)" + _CU + r"\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
@@ -85,7 +87,7 @@ _INDEX_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--f
 def _pip_arguments(line: str, start: int, end: int):
     """("req", text, column0) for each requirement of a `pip install` command in line[start:end], and
     ("index", text, column0) for each value of an index / find-links option (`-f URL`, `--extra-index-url=URL`)."""
-    option = None
+    option = editable = None
     for token in _TOKEN.finditer(line, start, end):
         text = token.group()
         if option is not None or text == "\\":
@@ -98,9 +100,11 @@ def _pip_arguments(line: str, start: int, end: int):
             if equals and name in _INDEX_OPTIONS:
                 yield "index", value.strip("\"'"), token.start() + len(name) + 1
             option = text if text in _PIP_VALUE_OPTIONS else None
+            editable = text in ("-e", "--editable")
             continue
         quoted = text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1
-        yield "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
+        yield "editable" if editable else "req", text[1:-1] if quoted else text, token.start() + (1 if quoted else 0)
+        editable = False
 
 
 def pip_install_dependencies(ctx):
@@ -110,6 +114,13 @@ def pip_install_dependencies(ctx):
     line names it (migrate/local_installs.py: the same folder, matched to the repository's CUDA builds)."""
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
+            if kind == "editable":  # `-e grounding_dino`: pip's editable option takes a folder (or a VCS URL) by any name
+                kind = "req"
+                if not ("/" in text or ":" in text or installs_here(text)):
+                    dep = requirement("./" + text, number, column)
+                    if dep is not None:
+                        yield dataclasses.replace(dep, column=column, end_column=column + len(text))
+                    continue
             if kind == "req" and installs_here(text):
                 folders = [f for f in changed_into(ctx.lines, number, start) if f != "."]
                 deps = [_folder_requirement(f, number, column) for f in folders]
@@ -468,7 +479,8 @@ class GpuOnlyDependency(Rule):
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
     package that also publishes a CPU build: `spconv-cu116` beside `spconv`; in a launcher also with the version in a
     shell variable, `spconv-cu${CUDA}`), PyG's CUDA wheel pages
-    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`, also `+cu${CUDA}.html`), and in a conda environment file the CUDA toolkit packages
+    (`-f https://data.pyg.org/whl/torch-2.1.0+cu118.html`, also `+cu${CUDA}.html`; a launcher's CUDA tag also edited by the
+    shell or in pieces, `/whl/cu${CUDA_VERSION//.}`, `cu${MAJOR}${MINOR}`, or a variable named for it in its place, `/whl/$CUDA`), and in a conda environment file the CUDA toolkit packages
     (`cudatoolkit=11.3`, `pytorch-cuda=11.8`, `cuda-toolkit`, `cudnn`, `nccl`; also in a pixi.toml's conda tables,
     `[dependencies]` / `[feature.*.dependencies]`, not its `[pypi-dependencies]`; the pytorch channel's older
     `cuda90` / `cuda100` metapackages, also as `pytorch::cuda100`, the nvidia channel's
@@ -481,12 +493,14 @@ class GpuOnlyDependency(Rule):
     setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
     install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
-    no folder of the repository; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
+    no folder of the repository, unless it is the folder the build context was copied into, `COPY . /app/proj/` then
+    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; pip's `-e ops` names a folder without a
+    slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
     for a catalogued GPU-only package, by a pip name or its repository's name (`folder_names`: `third_party/flash-attention`),
     or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
     CUDA build (matched after the scan: migrate/local_installs.py); so is one naming the folder of a git submodule the
     checkout lacks whose repository is a catalogued GPU-only package, by a pip name or a fork's repository name
-    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`) the
+    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; pip also by its path,
     `/opt/conda/bin/pip --no-cache-dir install`; a command continued by a trailing backslash is read on each line it
@@ -515,7 +529,8 @@ class GpuOnlyDependency(Rule):
     named by the wheel or the repository through the catalogue (`TransformerEngine` by `folder_names`; a VCS URL whose
     egg is no catalogued name, `#egg=flashattn-hopper&subdirectory=hopper`, by its repository too;
     migrate/fetched_packages.py); a `pip install .` after a `cd DIR` on a line of its own above installs DIR (the
-    nearest such `cd`; `cd ..` returns to the script's folder); and `pip install -r FILE` of a requirements file named
+    `cd` lines above taken in turn, each from the folder the one before entered: `cd ops/a` ... `cd ../b`; `cd ..` back
+    past the script's folder returns to it; `cd $DIR/ops/a`, under a variable, enters ops/a of the repository); and `pip install -r FILE` of a requirements file named
     for CUDA (`requirements-cuda.txt`, vLLM's `requirements/cuda.txt`) installs the project's CUDA side (a warning)."""
 
     CODE = "NPU502"
@@ -593,6 +608,13 @@ class GpuOnlyDependency(Rule):
                 kind="launcher", filename="Dockerfile", count=1),
         Invalid("RUN pip install torch --index-url https://download.pytorch.org/whl/cu118\n", kind="launcher",
                 filename="cu118.Dockerfile", count=1),
+        # the CUDA tag edited by the shell or in pieces, or a variable named for it in the tag's place (`ARG CUDA='cu118'`);
+        # not `$TORCH_VARIANT` (cpu or a CUDA tag: unknown) nor a path under `${CUDA_HOME}`
+        Invalid("pip install torch --index-url https://download.pytorch.org/whl/nightly/cu${CUDA_VERSION//.}\n"
+                "pip install torch --index-url https://download.pytorch.org/whl/cu${CUDA_MAJOR}${CUDA_MINOR}\n"
+                "pip install torch --extra-index-url https://download.pytorch.org/whl/$CUDA\n"
+                "pip install torch --extra-index-url https://download.pytorch.org/whl/$TORCH_VARIANT\n"
+                "pip install x -f https://example.org/${CUDA_HOME}/wheels\n", kind="launcher", filename="env.sh", count=3),
         Invalid("nvidia_ml_py>=12\n", kind="manifest"),
         Invalid("loguru\nnvitop\n", kind="manifest", count=1),  # GaLore exp_requirements.txt: NVML-based GPU viewer
         Invalid("nvidia-dali-cuda120\n", kind="manifest"),
