@@ -46,7 +46,9 @@ from migrate.findings import FileResult
 
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _DOTTED_RETURN = re.compile(r"return\s+[rbuf]?['\"][A-Za-z_]\w*\.[A-Za-z_]")
-_DEVICE_CLASS_CALL = re.compile(r"\b(?:NPU|Npu|CUDA|Cuda)\w*\(\s*\)|\w(?:NPU|Npu|CUDA|Cuda)\w*\(\s*\)")
+# a device word anywhere in a name called without arguments (`NPU_Accelerator()`, `get_cuda_accelerator()`): searched for
+# from the word itself (a pattern starting at a word boundary or at any word character meant a try at every character)
+_DEVICE_CLASS_CALL = re.compile(r"(?:NPU|Npu|CUDA|Cuda)\w*\(\s*\)")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
 _DROPPED_IN_BUILDERS = frozenset({"NPU505", "NPU511", "NPU508"})
@@ -81,14 +83,16 @@ def _returned_modules(function: ast.FunctionDef) -> list[str] | None:
     return found if any("." in m for m in found) else None
 
 
-def facts(tree: ast.AST, path: str) -> list:
+def facts(tree: ast.AST, path: str, nodes: dict | None = None) -> list:
     """Definitions (encoded as ("def", "accel", "class|base|method|module module...")) per accelerator-class method, and
-    ("def", "accelnew", name) per device class constructed in a file that constructs an NPU and a CUDA one (the factory)."""
+    ("def", "accelnew", name) per device class constructed in a file that constructs an NPU and a CUDA one (the factory).
+    `nodes`: the file's nodes by type in `ast.walk` order (context.index_tree), read instead of walking the tree."""
     from migrate.repo_index import Definition
 
     out: list = []
     made: dict[str, set[str]] = {"npu": set(), "cuda": set()}
-    for node in ast.walk(tree):
+    found = ast.walk(tree) if nodes is None else [*nodes.get(ast.ClassDef, ()), *nodes.get(ast.Call, ())]
+    for node in found:
         if isinstance(node, ast.ClassDef) and node.bases:
             bases = [b.attr if isinstance(b, ast.Attribute) else b.id if isinstance(b, ast.Name) else "" for b in node.bases]
             for item in node.body:

@@ -192,32 +192,50 @@ def _scopes(ctx) -> dict[int, tuple[dict[str, str], set[str]]]:
 
 def _calls_through(ctx, target: ast.AST, function, declared: set[str], module_globals: set[str]) -> list[ast.Call]:
     """The calls `X.op(...)` / `self.X.op(...)` made through the bound target, where it stays bound (module doc)."""
+    by_name, by_self = _method_calls(ctx)
     if isinstance(target, ast.Name):
         name = target.id
         module_wide = function is None or (name in declared and name in module_globals)
         scope = None if module_wide else function
         if not module_wide and name in declared:
             return []
-        def matches(receiver):
-            return isinstance(receiver, ast.Name) and receiver.id == name
+        calls = by_name.get(name, ())
     elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-        attribute = target.attr
         scope = ctx.enclosing(target, (ast.ClassDef,))
         if scope is None:
             return []
-        def matches(receiver):
-            return isinstance(receiver, ast.Attribute) and receiver.attr == attribute \
-                and isinstance(receiver.value, ast.Name) and receiver.value.id == "self"
+        calls = by_self.get(target.attr, ())
     else:
         return []
+    if scope is not None:  # the calls of the scope's subtree: those within its lines (decorators included)
+        first, last = min([scope.lineno, *(d.lineno for d in scope.decorator_list)]), scope.end_lineno or scope.lineno
+        calls = [c for c in calls if first <= c.lineno <= last]
     out = []
-    nodes = ctx.nodes.get(ast.Call, ()) if scope is None else [n for n in ast.walk(scope) if isinstance(n, ast.Call)]
-    for call in nodes:
-        if isinstance(call.func, ast.Attribute) and matches(call.func.value):
-            if scope is None and isinstance(target, ast.Name) and _shadowed(ctx, call, target.id):
-                continue
-            out.append(call)
+    for call in calls:
+        if scope is None and isinstance(target, ast.Name) and _shadowed(ctx, call, target.id):
+            continue
+        out.append(call)
     return out
+
+
+def _method_calls(ctx) -> tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]]:
+    """The file's calls `X.op(...)` by X and `self.X.op(...)` by X, in `ast.walk` order: built once per file (each binding
+    site looked through every call of the file)."""
+    cached = ctx.__dict__.get("_npu_method_calls")
+    if cached is None:
+        by_name: dict[str, list[ast.Call]] = {}
+        by_self: dict[str, list[ast.Call]] = {}
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not isinstance(func, ast.Attribute):
+                continue
+            receiver = func.value
+            if isinstance(receiver, ast.Name):
+                by_name.setdefault(receiver.id, []).append(call)
+            elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
+                by_self.setdefault(receiver.attr, []).append(call)
+        cached = ctx.__dict__["_npu_method_calls"] = (by_name, by_self)
+    return cached
 
 
 def _shadowed(ctx, call: ast.Call, name: str) -> bool:

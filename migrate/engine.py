@@ -292,7 +292,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if facts is not None and repo_index.wants_python_defs(text, path):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
     if accelerators:
-        facts.extend(accelerator_builders.facts(tree, path))  # migrate/accelerator_builders.py
+        facts.extend(accelerator_builders.facts(tree, path, ctx.nodes))  # migrate/accelerator_builders.py
     if dispatch:
         facts.extend(device_dispatch.facts(tree, path, text))  # migrate/device_dispatch.py
     if registry:

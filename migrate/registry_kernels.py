@@ -45,6 +45,7 @@ _NPU_FOLDER = re.compile(r"(?:^|[/_])(?:npu|ascend)(?:[/_]|$)", re.I)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
 _CONFIG = re.compile(r"config|cfg|args|opts?$|options", re.I)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NPU_FILE_HINT = re.compile(r"@[^\n]*regist", re.I)  # what a file holding a registry decorator holds (_registry_name)
 
 
 def _registry_name(decorator: ast.AST) -> str | None:
@@ -124,6 +125,12 @@ def _module_path(module: str, level: int, importer: str, paths: dict[str, str]) 
     return hits[0] if len(hits) == 1 else None
 
 
+def _npu_file(path: str, text: str, root: str) -> bool:
+    """A file under a folder named for the NPU (below the scan's common root) or importing torch_npu."""
+    folder = os.path.relpath(os.path.dirname(path), root) if root else os.path.dirname(path)
+    return _NPU_FOLDER.search(folder.replace(os.sep, "/")) is not None or "torch_npu" in text
+
+
 def _npu_sided(trees: dict[str, ast.AST], texts: dict[str, str]) -> frozenset:
     """The registries with a registration in an NPU file, and those that merge one in."""
     sided: set[str] = set()
@@ -131,8 +138,7 @@ def _npu_sided(trees: dict[str, ast.AST], texts: dict[str, str]) -> frozenset:
     root = os.path.commonpath(list(trees)) if len(trees) > 1 else ""
     for path, tree in trees.items():
         merges.extend(_merges(tree))
-        folder = os.path.relpath(os.path.dirname(path), root) if root else os.path.dirname(path)
-        if _NPU_FOLDER.search(folder.replace(os.sep, "/")) or "torch_npu" in texts[path]:
+        if _npu_file(path, texts[path], root):
             for node in ast.walk(tree):
                 if isinstance(node, (ast.ClassDef, *_DEFS)):
                     sided.update(n for n in map(_registry_name, node.decorator_list) if n)
@@ -161,18 +167,22 @@ def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size
                if r.path.endswith(".py") and any(_triton_finding(f) for f in r.findings)}
     if not targets:
         return results
-    trees: dict[str, ast.AST] = {}
     texts: dict[str, str] = {}
     for result in results:
-        if not result.path.endswith(".py"):
-            continue
-        text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
-        if text is None:
-            continue
+        if result.path.endswith(".py"):
+            text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
+            if text is not None:
+                texts[os.path.normpath(result.path)] = text
+    # parsed only where an NPU registration can be (a registry decorator in an NPU file): most repositories with
+    # Triton kernels have none, and parsing every module again cost more than the scan's rules (torch: 2,352 files)
+    root = os.path.commonpath(list(texts)) if len(texts) > 1 else ""
+    if not any(_NPU_FILE_HINT.search(text) and _npu_file(path, text, root) for path, text in texts.items()):
+        return results
+    trees: dict[str, ast.AST] = {}
+    for normal, text in texts.items():
         tree = fileio.parse_python(text)
         if tree is not None:
-            normal = os.path.normpath(result.path)
-            trees[normal], texts[normal] = tree, text
+            trees[normal] = tree
     npu_sided = _npu_sided(trees, texts)
     if not npu_sided:
         return results

