@@ -109,3 +109,25 @@ def test_a_literal_all_leaving_the_package_out_carries_nothing(tmp_path):
     _tree(tmp_path)
     (tmp_path / "helpers.py").write_text(HELPERS + "__all__ = ['render']\n")
     assert _carried(scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)) == []
+
+
+def test_a_star_import_carries_a_compiled_module_a_helpers_module_imports(tmp_path):
+    # NPU508: helpers.py imports the repository's CUDA extension (reported there); a module star-importing helpers
+    # from another folder calls its ops through the name the star import binds
+    (tmp_path / "pkg" / "mycuda").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mycuda" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mycuda" / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(name='common', ext_modules=[CUDAExtension('common', ['common.cu', 'bindings.cpp'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "helpers.py").write_text("import numpy as np\nfrom pkg.mycuda import common\n")
+    (tmp_path / "pkg" / "runner.py").write_text(
+        "from helpers import *\n"
+        "def sample(z):\n"
+        "    return common.sampleRays(z)\n"  # line 3
+        "def other(common):\n"
+        "    return common.sampleRays(1)\n")  # the parameter
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    lines = sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "NPU508")
+    assert ("runner.py", 3) in lines and ("runner.py", 5) not in lines
