@@ -226,7 +226,7 @@ def link_from_facts(result: FileResult, sites: str, index, version: str) -> tupl
             if len(parts) > 2 and parts[0] == "torch" and parts[1] in ("ops", "classes") and parts[2] in index.namespaces:
                 python_op = parts[1] == "ops" and len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops  # as `uses`
                 extra.append(rule._finding(ctx, span, qual, index.namespaces[parts[2]], python_op=parts[3] if python_op else ""))
-    if index.exports:  # NPU510: the relative imports of an exported name bound first, as `bind_relative_imports` does
+    if index.exports or index.star_names:  # NPU510: the relative imports of an exported name bound first, as `bind_relative_imports` does
         bound = dict(base_of)
         for pair in relative:
             alias, full = pair.split(" ")

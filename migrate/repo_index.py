@@ -998,6 +998,20 @@ def link_uses(ctx) -> str:
             names.add(full)
             if statement.level:
                 relative[alias.asname or alias.name] = full
+    from migrate.star_imports import free_names, star_statements
+
+    free = free_names(ctx)
+    if free:  # a name a star import binds: reached as `<module>.<name>` of each (migrate/star_imports.py)
+        modules = [module for _, module in star_statements(ctx)]
+        parent_of, attribute = ctx._parents.get, ast.Attribute
+        for node in ctx.nodes.get(ast.Name, ()):
+            if node.id not in free:
+                continue
+            parts, top, parent = [node.id], node, parent_of(id(node))
+            while parent.__class__ is attribute and parent.value is top:
+                parts.append(parent.attr)
+                top, parent = parent, parent_of(id(parent))
+            names.update(f"{module}.{'.'.join(parts)}" for module in modules)
     if relative:  # the resolver leaves relative imports out; linking binds them (bind_relative_imports)
         parent_of, attribute = ctx._parents.get, ast.Attribute
         for node in ctx.nodes.get(ast.Name, ()):
@@ -1054,6 +1068,7 @@ def link_sites(ctx) -> str | None:
     from migrate.rules._device_helpers import availability_probe, chain_tops, shadowed
     from migrate.rules._text import is_prose
     from migrate.rules.npu508_custom_extension_use import _hasattr_probe
+    from migrate.star_imports import star_pairs
 
     relative: list[tuple[str, str]] = []
     for statement in ctx.nodes.get(ast.ImportFrom, ()):
@@ -1067,6 +1082,7 @@ def link_sites(ctx) -> str | None:
             if full == "triton" or full.startswith("triton."):
                 return None  # binding it could make a decorator `triton.jit` (inside_triton_kernel)
             relative.append((alias.asname or alias.name, full))
+    relative += star_pairs(ctx)  # names star imports bind, bound after them (migrate/star_imports.py)
     tops = chain_tops(ctx)
     if relative:
         tops = list(tops)
@@ -1164,8 +1180,10 @@ def _holds_a_brace(node) -> bool:
 def export_defs(ctx) -> list[Definition]:
     """Module-level names of this file that stand for a CUDA-specific API (NPU510)."""
     from migrate import reexports
+    from migrate.star_imports import star_exports
 
-    return [Definition("export", e.name, ctx.path, e.line, e.error, e.why, e.mode) for e in reexports.module_exports(ctx)]
+    return [Definition("export", e.name, ctx.path, e.line, e.error, e.why, e.mode) for e in reexports.module_exports(ctx)] + \
+        [Definition("starexp", name, ctx.path, line, error, why, "alias") for name, line, error, why in star_exports(ctx)]
 
 
 @lru_cache(maxsize=65536)
@@ -1198,9 +1216,14 @@ class Index:
     packages: frozenset = frozenset()
     # the dotted names of the repository's CPU-only extension builds (`CppExtension(name="pointseg._C", ...)`)
     cpu_built: frozenset = frozenset()
+    # module-level plain imports of GPU-only packages in the modules some file star-imports (kind "starexp", name ->
+    # [Definition]), and the star imports of the repository's files: (module parts of the importer, its star-imported
+    # modules in source order); migrate/star_imports.py
+    star_names: dict = field(default_factory=dict)
+    stars: tuple = ()
 
     def __bool__(self) -> bool:
-        return bool(self.modules or self.namespaces or self.exports or self.helpers)
+        return bool(self.modules or self.namespaces or self.exports or self.helpers or self.star_names)
 
     def helper_functions(self, path: str) -> frozenset:
         """Names of the functions of the file at `path` that the scan calls as JIT CUDA build helpers."""
@@ -1248,7 +1271,42 @@ class Index:
         """`ref` is an exported CUDA-specific name or a module that exports one (NPU510)."""
         if ref.startswith(("ops:", "re:", "so:", "cu:", "all:")):
             return False
+        if ref.endswith(".*"):  # a star import of a module carrying a GPU-only name (migrate/star_imports.py)
+            return bool(self.stars) and self._star_carrier(ref[:-2], 0)
         return self.export_for(ref) is not None or self._exporting_module(ref)
+
+    def _star_carrier(self, module: str, depth: int) -> bool:
+        """`module` holds a "starexp" name or an export, or star-imports a module that does (chains of up to 4)."""
+        wanted = module.split(".")
+        if any(_suffix(list(module_parts(d.path)), wanted) for table in (self.star_names, self.exports)
+               for ds in table.values() for d in ds):
+            return True
+        return depth < 4 and any(self._star_carrier(source, depth + 1) for sources in self._stars_of(module) for source in sources)
+
+    def _stars_of(self, module: str) -> list:
+        """The star-imported modules of each file of the scan that `module` names (`Index.stars`)."""
+        wanted = module.split(".")
+        return [sources for parts, sources in self._stars_by_name.get(wanted[-1], ()) if _suffix(list(parts), wanted)]
+
+    @cached_property
+    def _stars_by_name(self) -> dict:
+        out: dict = {}
+        for parts, sources in self.stars:
+            if parts:
+                out.setdefault(parts[-1], []).append((parts, sources))
+        return out
+
+    def _star_export(self, module: str, name: str, depth: int) -> Definition | None:
+        """What `name` read through a star import of `module` stands for: a "starexp" name or an export of the last
+        star-imported module that has it, looked up through their own star imports (migrate/star_imports.py)."""
+        if name.startswith("_") or depth > 4:
+            return None
+        for sources in self._stars_of(module):
+            for source in reversed(sources):
+                found = self._export_or_star(f"{source}.{name}", depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def reaches(self, uses: str) -> bool:
         """One of a file's `link_uses` names (or a prefix of one) is an exported name, an extension, a
@@ -1297,13 +1355,22 @@ class Index:
     def export_for(self, dotted: str | None) -> Definition | None:
         """The exported CUDA-specific name `dotted` (`pkg.mod.name`, also a relative spelling that
         resolved to the innermost package only) refers to."""
+        return self._export_or_star(dotted, 0)
+
+    def _export_or_star(self, dotted: str | None, depth: int) -> Definition | None:
         if not dotted or "." not in dotted:
             return None
         module, name = dotted.rsplit(".", 1)
+        wanted = module.split(".")
         for definition in self.exports.get(name, ()):
-            if _suffix(module_parts(definition.path), module.split(".")):
+            if _suffix(module_parts(definition.path), wanted):
                 return definition
-        return None
+        if not self.stars:
+            return None
+        for definition in self.star_names.get(name, ()):  # in a module some file star-imports (migrate/star_imports.py)
+            if _suffix(module_parts(definition.path), wanted):
+                return definition
+        return self._star_export(module, name, depth)
 
     def export_in(self, qual: str) -> Definition | None:
         """The exported name the longest dotted prefix of the use `qual` refers to (`pkg.mod.amp.autocast(...)`
@@ -1450,6 +1517,9 @@ def digest(index: Index) -> str:
     rows += sorted((d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode) for ds in index.exports.values() for d in ds)
     rows += sorted(index.helpers)
     rows += sorted(index.cpu_built)
+    if index.star_names:
+        rows += sorted((d.kind, d.name, d.path, d.line, d.cuda, d.why) for ds in index.star_names.values() for d in ds)
+        rows += sorted(index.stars)
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
@@ -1462,6 +1532,7 @@ def build_index(results) -> Index:
     helpers: set[str] = set()
     cpu_built: set[str] = set()
     submodules: list[Definition] = []
+    star_names: dict[str, list[Definition]] = {}
     for result in results:
         for fact in getattr(result, "facts", ()):
             if fact[0] != "def":
@@ -1488,6 +1559,12 @@ def build_index(results) -> Index:
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
+                continue
+            if kind == "starexp":  # a GPU-only package a star import may carry (migrate/star_imports.py)
+                named = [f[1][4:] for f in result.facts if f[0] == "ref" and f[1].startswith("all:")]
+                if named and name not in named:
+                    continue  # a literal `__all__` leaves it out of a star import
+                star_names.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
                 continue
             if kind == "export":
                 exports.setdefault(name, []).append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
@@ -1519,7 +1596,26 @@ def build_index(results) -> Index:
         from migrate import kernel_values
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces, packages=packages).module_for)
-    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages, frozenset(cpu_built))
+    stars = _star_imports(results) if star_names or exports else ()
+    if star_names:  # kept for the modules some file star-imports only (a plain import of such a module reads none)
+        sources = {tuple(s.split(".")) for _, ss in stars for s in ss}
+        star_names = {name: kept for name, ds in star_names.items()
+                      if (kept := [d for d in ds if any(_suffix(list(module_parts(d.path)), list(s)) for s in sources)])}
+    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages, frozenset(cpu_built),
+                 star_names, stars)
+
+
+def _star_imports(results) -> tuple:
+    """(module parts, star-imported modules) of each Python file with a star import, from its `X.*` references
+    (`import_facts`, source order lost: sorted; a name two of them carry is then the later one's by name)."""
+    out = []
+    for result in results:
+        if not result.path.endswith(".py"):
+            continue
+        sources = tuple(sorted(f[1][:-2] for f in getattr(result, "facts", ()) if f[0] == "ref" and f[1].endswith(".*")))
+        if sources:
+            out.append((module_parts(result.path), sources))
+    return tuple(out)
 
 
 def _link_extensions_to_cmake(modules: dict, links: list) -> None:

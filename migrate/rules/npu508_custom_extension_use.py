@@ -271,7 +271,10 @@ class CustomExtensionUse(Rule):
     where the loader returns an accessor's result) is the extension: `_backend._CUDA.op(...)` and `from pkg._backend
     import _CUDA` are reported, `from . import _backend` alone is not (migrate/lazy_backends.py); a package `__init__` that
     star-imports its compiled module (`from .ext import *`) and imports its own package by name (`import pkg as p`)
-    reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. A plain
+    reads the compiled ops through that name: the self-import and each `p.<name>` the file does not define. A module
+    star-importing one that imports the compiled module (`from Utils import *` where Utils.py does `from
+    pkg.mycuda import common`) reads it through the name the star import binds: each `common.op(...)` where no scope
+    around the read binds `common` is reported (migrate/star_imports.py). A plain
     module (not a package `__init__`) that binds the extension to a variable of its own (exllama's cuda_ext.py:
     `exllama_ext = load(...)` beside its Python wrappers) is a wrapper module: `import cuda_ext` is not reported, each
     `cuda_ext.exllama_ext.op(...)` through it is. `from ext import op` binds `op` in its module, not `ext`: a function
@@ -1113,6 +1116,11 @@ class CustomExtensionUse(Rule):
             return held is not None and (held.mode in kernel_values.ACCESSORS or held.kind == "value")
 
         bound = repo_index.bind_relative_imports(ctx, known)
+        # a name a star import of a module re-exporting the extension carries (`from Utils import *` where Utils.py does
+        # `from pkg.mycuda import common`; kernel_values.module_reexports): bound as the star import binds it
+        from migrate.star_imports import bind_star_imports
+
+        bound = bind_star_imports(ctx, lambda full: index.module_for(full) is not None) or bound
         if accessors:
             if bound:
                 repo_index.forget_resolved_names(ctx)  # the relative names just bound resolve now

@@ -22,7 +22,11 @@ class ReexportedCudaName(Rule):
     (migrate/reexports.py) and linked by the repository index. In its own file a wrapper is not
     reported at its uses (the per-file rules report its body); a single file reports direct calls
     of a CUDA-default callable that leave the device out. `@triton.jit` helpers and uses inside
-    Triton kernels are left to NPU507."""
+    Triton kernels are left to NPU507. A star import carries such names too, and a module's plain
+    import of a GPU-only package with them: with `import nvdiffrast.torch as dr` in utils.py,
+    `from utils import *` in est.py and `from est import *` in run.py, each `dr.RasterizeCudaContext()`
+    of est.py and run.py is reported (a name the reading scope binds itself is not; only the modules
+    some file star-imports are read so; migrate/star_imports.py)."""
 
     CODE = "NPU510"
     NAME = "reexported-cuda-name"
@@ -61,7 +65,13 @@ class ReexportedCudaName(Rule):
 
     def uses(self, ctx, index: "repo_index.Index"):
         """Findings for every use in `ctx` of a CUDA-specific name another file of the scan exports."""
-        if repo_index.bind_relative_imports(ctx, lambda full: index.export_for(full) is not None):
+        from migrate.star_imports import bind_star_imports
+
+        def known(full):
+            return index.export_for(full) is not None
+
+        relative = repo_index.bind_relative_imports(ctx, known)
+        if bind_star_imports(ctx, known) or relative:  # names a star import carries (migrate/star_imports.py)
             repo_index.forget_resolved_names(ctx)
         for node, qual in chain_tops(ctx):
             definition = index.export_in(qual)
