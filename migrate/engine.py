@@ -296,7 +296,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if dispatch:
         facts.extend(device_dispatch.facts(tree, path, text))  # migrate/device_dispatch.py
     if registry:
-        facts.extend(extension_registry.facts(tree, path, text))  # migrate/extension_registry.py
+        facts.extend(extension_registry.facts(tree, path, text, ctx.nodes))  # migrate/extension_registry.py
     if builders:
         facts.extend(builder_classes.facts(ctx))  # migrate/builder_classes.py
     if target:

@@ -48,13 +48,32 @@ import re
 from migrate.findings import FileResult
 
 _DEVICE_CLASS = re.compile(r"\bclass\s+\w*(?:NPU|Npu|Ascend|CUDA|Cuda)\w*|\(\s*\w*(?:NPU|Npu|Ascend|CUDA|Cuda)\w*\s*\)")
+_DEVICE_WORD = re.compile(r"NPU|Npu|Ascend|CUDA|Cuda")
+_CLASS_BEFORE = re.compile(r"\bclass\s+$")
+_OPEN_BEFORE = re.compile(r"\(\s*$")
+_CLOSE_AFTER = re.compile(r"\s*\)")
 _BUILD_HINT = re.compile(r"nvcc|CUDA_HOME")
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
 
 
 def wants(text: str) -> bool:
     """A registry, a device-named extension class or a build helper may be here."""
-    return "is_available(" in text or _DEVICE_CLASS.search(text) is not None or _BUILD_HINT.search(text) is not None
+    return "is_available(" in text or _BUILD_HINT.search(text) is not None or _device_class(text)
+
+
+def _device_class(text: str) -> bool:
+    """`_DEVICE_CLASS.search(text) is not None`, from each device word outwards: the pattern itself tried a match at
+    every `(` and every `class` of the file (most of torch's files name CUDA somewhere)."""
+    for match in _DEVICE_WORD.finditer(text):
+        start, end = match.start(), match.end()
+        while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        before = text[max(0, start - 64):start]
+        if _CLASS_BEFORE.search(before) or (_OPEN_BEFORE.search(before) and _CLOSE_AFTER.match(text, end)):
+            return True
+    return False
 
 
 def _device(name: str) -> str:
@@ -68,27 +87,32 @@ def _name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
-def facts(tree: ast.AST, path: str, text: str) -> list:
+def facts(tree: ast.AST, path: str, text: str, nodes: dict | None = None) -> list:
     """Definitions: ("def", "extcls", "name|base base|first|last") per top-level class with a device word in its name
     or a base's, ("def", "extreg", "name name ...") per list of class names in a file that calls `.is_available()`,
-    and ("def", "extfn", "name|first|last") per top-level function of a file naming nvcc or CUDA_HOME."""
+    and ("def", "extfn", "name|first|last") per top-level function of a file naming nvcc or CUDA_HOME. `nodes`: the
+    file's nodes by type in `ast.walk` order (context.index_tree), read instead of walking the tree."""
     from migrate.repo_index import Definition
 
     out: list = []
     body = getattr(tree, "body", [])
+    helpers = _BUILD_HINT.search(text) is not None
     for node in body:
         if isinstance(node, ast.ClassDef):
             bases = [b for b in map(_name, node.bases) if b]
             if any(_device(n) for n in [node.name, *bases]):
                 out.append(Definition("extcls", f"{node.name}|{' '.join(bases)}|{node.lineno}|{node.end_lineno}",
                                       path, node.lineno, False))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _BUILD_HINT.search(text):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and helpers:
             out.append(Definition("extfn", f"{node.name}|{node.lineno}|{node.end_lineno}", path, node.lineno, False))
     if "is_available(" in text:
+        def of(*kinds):
+            return ast.walk(tree) if nodes is None else [n for kind in kinds for n in nodes.get(kind, ())]
+
         picks = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "is_available"
-                    for n in ast.walk(tree))
+                    for n in of(ast.Call))
         if picks:
-            for node in ast.walk(tree):
+            for node in of(ast.Assign, ast.AnnAssign):  # (the registry reads them as a set: their order is no matter)
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, (ast.List, ast.Tuple)):
                     names = [_name(e) for e in node.value.elts]
                     if names and all(names) and any(_device(n) for n in names):

@@ -2,6 +2,10 @@
 `is_available()`, with an NPU entry makes its CUDA entries' builds no findings (migrate/extension_registry.py). The
 snippets are written for these tests."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from migrate import extension_registry
 from migrate.engine import scan
 from tests.helpers import write_files
 
@@ -77,3 +81,16 @@ def test_a_helper_another_file_imports_stays(tmp_path):
     found = _codes(tmp_path, repo)
     assert ("kern/ext/utils.py", "NPU505") in found, found
     assert not {p for p, _ in found if p.startswith("kern/ext/cuda") or p.endswith(".cu")}, found
+
+
+_TOKENS = ["class", " ", "  ", "\n", "(", ")", ",", "_", "Foo", "x1", "CUDA", "Cuda", "NPU", "Npu", "Ascend", "cuda",
+           "ASCEND", "é", ":", "classy", "=", "f"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), max_size=30))
+def test_the_device_class_hint_answers_as_its_pattern(tokens):
+    """`_device_class` (the quick look before the parse) says what `_DEVICE_CLASS.search` says, on any arrangement of
+    class keywords, brackets, identifiers and device words."""
+    text = "".join(tokens)
+    assert extension_registry._device_class(text) == (extension_registry._DEVICE_CLASS.search(text) is not None)
