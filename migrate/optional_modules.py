@@ -227,7 +227,7 @@ def _availability_check(test: ast.AST, keys: frozenset = frozenset()) -> bool:
     (`env_info["has_flash_attn_3"]`), a flag of any name the module records from an import attempt of a GPU-only
     package (`attempt_flags`: `WITH_TRITON`, held in `keys` as `flag:WITH_TRITON`), or an `and` holding one (`if
     HAS_APEX and args.fused:`)."""
-    from migrate.rules.npu501_gpu_only_import import _AVAILABILITY, _FLAG
+    from migrate.rules.npu501_gpu_only_import import _AVAILABILITY, _FLAG, availability_subject
 
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_availability_check(v, keys) for v in test.values)
@@ -236,7 +236,7 @@ def _availability_check(test: ast.AST, keys: frozenset = frozenset()) -> bool:
     if isinstance(test, ast.Call):
         func = test.func
         name = (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")).lstrip("_")
-        return bool(_AVAILABILITY.match(name)) and _tests_gpu_package(name[3:-len("_available")])
+        return bool(_AVAILABILITY.match(name)) and _tests_gpu_package(availability_subject(name))
     if isinstance(test, ast.Name):
         return bool(_FLAG.match(test.id))
     if isinstance(test, ast.Attribute):
@@ -304,7 +304,7 @@ def _gpu_support_call(test: ast.AST, unprobed: frozenset) -> bool:
         return False
     func = test.func
     name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-    return bool(name) and _probe_name(name) and name not in unprobed and not name.lstrip("_").endswith("_available")
+    return bool(name) and _probe_name(name) and name not in unprobed and not name.lstrip("_").endswith(("_available", "_installed"))
 
 
 def unprobed_probes(tree: ast.Module) -> frozenset[str]:

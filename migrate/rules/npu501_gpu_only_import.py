@@ -84,8 +84,16 @@ def guarding_try(ctx, statement) -> ast.Try | None:
 
 
 # `is_apex_available()`, and the private spelling of a generic probe (accelerate imports.py:
-# `_is_package_available("transformer_engine", "transformer-engine")`)
-_AVAILABILITY = re.compile(r"^_?is_\w+_available$")
+# `_is_package_available("transformer_engine", "transformer-engine")`); also the `installed` spelling of a project's
+# own probe (`def is_flash_v2_installed(): try: import flash_attn / except: return False / return version >= ...`):
+# the same question, asked the same way
+_AVAILABILITY = re.compile(r"^_?is_\w+_(?:available|installed)$")
+
+
+def availability_subject(name: str) -> str:
+    """The <pkg> of `is_<pkg>_available` / `is_<pkg>_installed` (leading `_` dropped)."""
+    name = name.lstrip("_")
+    return name[3:name.rindex("_")]
 
 
 # an availability flag imported from another module of the project, by its spelling: `HAS_FLASH_ATTN`,
@@ -507,7 +515,8 @@ class GpuOnlyImport(Rule):
     availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
     block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
     try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
-    under `if is_apex_available():` (transformers' availability helpers) or an availability flag (`if
+    under `if is_apex_available():` (transformers' availability helpers; also a project's own probe spelled
+    `is_<pkg>_installed()`, `is_flash_v2_installed`) or an availability flag (`if
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
     known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), also
     when its `else:` raises, or in a function that leaves early without the package (`if not
@@ -600,6 +609,9 @@ class GpuOnlyImport(Rule):
         "    if flash:\n        assert flash_attn is not None, 'pip install flash-attn'\n"
         "        return flash_attn.flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
+        # the project's own probe in the `installed` spelling, imported from its attention module: optional
+        "from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
+        "    from flash_attn.layers.rotary import RotaryEmbedding\n",
         # an availability check that raises without the package is optional too (label ruling (L34)): the else of
         # the check (diffusers' examples), a function that leaves early (a library's feature behind its extra), the
         # early exit anywhere in the function's block, `return False` instead of the raise, the else of a negated check

@@ -9,7 +9,7 @@ from migrate.rules._device_helpers import annotation as _annotation
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule
-from migrate.rules.npu501_gpu_only_import import fallback_guarded_names, match_package, package_of
+from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, match_package, package_of
 
 TRITON = "triton"
 NUMBA_CUDA = "numba.cuda"
@@ -202,7 +202,8 @@ class GpuOnlyUse(Rule):
     top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
     function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
-    line (NPU501) nor their uses are reported; a handler that only
+    line (NPU501) nor their uses are reported; nor is a use in the branch of such a check, whatever guards its import
+    (`if is_flash_v2_installed(): flash_attn_interface.flash_attn_varlen_func(...)` / `else: raise ...`); a handler that only
     passes or warns, raises, or imports the same package again is no fallback, nor is one that binds only flags no line
     of the file reads while the imported names are used after the try (`try: import awq_ext; AWQ_INSTALLED = True /
     except: AWQ_INSTALLED = False`, then `awq_ext.silu_and_mul(...)` with the flag never tested: label rule 31b-7 (c)). So is a package a module probes for
@@ -317,6 +318,16 @@ class GpuOnlyUse(Rule):
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
         "def init(quats, degree):\n    dim_sh = num_sh_bases(degree)\n    return quat_to_rotmat(quats), dim_sh\n",
+        # an attention function whose kernel calls sit in the branches of the project's own version probes, the last
+        # `else:` raising (label ruling (L34)); megablocks' load-balancing-loss list helpers are plain Python / torch
+        # (knowledge `pure_api`)
+        "from megablocks.layers.moe import batched_load_balancing_loss, clear_load_balancing_loss\n"
+        "def is_fa2_installed():\n    try:\n        import flash_attn\n    except ImportError:\n        return False\n"
+        "    return flash_attn.__version__.startswith('2')\n"
+        "def attend(q, cu, m):\n    from flash_attn import flash_attn_interface\n"
+        "    if is_fa2_installed():\n        out = flash_attn_interface.flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
+        "    else:\n        raise RuntimeError('flash-attn 2 is required')\n    return out\n"
+        "def moe_loss(args):\n    loss = batched_load_balancing_loss(args)\n    clear_load_balancing_loss()\n    return loss\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
@@ -567,6 +578,11 @@ class GpuOnlyUse(Rule):
                     or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _getattr_default(ctx, node):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
+                continue
+            # a call in the branch of an availability check (`if is_flash_v2_installed(): ...varlen_func(...)` / `else:
+            # raise RuntimeError(...)`): the program takes it only where the package is (label ruling (L34)). Not the
+            # repository's own Triton / numba kernels (`if HAS_TRITON: @triton.jit ...`): they stay work to port (L42)
+            if package_of(key, table) not in (TRITON, "numba") and availability_guard(ctx, node) is not None:
                 continue
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
                 continue
