@@ -1,0 +1,48 @@
+"""migrate/config_options.py: a project's own option set to the value of its GPU-only branch (NPU503, rule 39d-4)."""
+
+from migrate.engine import scan
+
+MODEL = '''
+def flash_padding(x):
+    from flash_attn import bert_padding
+    return bert_padding.unpad_input(x)
+
+
+class Block:
+    def __init__(self, attn_impl: str = "flash", ctx: str = "gl"):
+        self.attn_impl = attn_impl
+        if ctx == "gl":
+            import nvdiffrast.torch as dr
+            self.ctx = dr.RasterizeGLContext()
+        elif ctx == "cuda":
+            import nvdiffrast.torch as dr
+            self.ctx = dr.RasterizeCudaContext()
+        else:
+            raise ValueError(ctx)
+
+    def forward(self, x):
+        if self.attn_impl == "flash":
+            x = flash_padding(x)
+        elif self.attn_impl == "torch":
+            x = x + 1
+        return x
+'''
+
+
+def _npu503(tmp_path):
+    result = scan([str(tmp_path)], use_cache=False, jobs=1)
+    return sorted((f.path.rsplit("/", 1)[-1], f.line) for r in result.files for f in r.findings if f.code == "NPU503")
+
+
+def test_settings_of_a_gpu_only_value_are_reported(tmp_path):
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "train.yaml").write_text("model:\n  attn_impl: flash\n  ctx: cuda\n")
+    (tmp_path / "cpu.yaml").write_text("model:\n  attn_impl: torch\n")
+    (tmp_path / "run.sh").write_text("python train.py --attn_impl flash\n")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_model.py").write_text("from model import Block\nBlock(attn_impl='flash')\n")
+    found = _npu503(tmp_path)
+    assert ("train.yaml", 2) in found and ("run.sh", 1) in found and ("model.py", 8) in found
+    # `ctx` only switches between two nvdiffrast contexts (rule 39d-2); the torch value and a test's setting are not
+    assert ("train.yaml", 3) not in found and not any(name in ("cpu.yaml", "test_model.py") for name, _ in found)
