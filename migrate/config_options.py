@@ -110,10 +110,17 @@ def _value(node) -> str | None:
     return None
 
 
-def _setting(out: list, key: str | None, node, path: str) -> None:
+# where a setting is written: a config file or launcher line, a dataclass field, a dict entry, an argparse option (each
+# a config field by itself), or a parameter default / call keyword, which counts only for a key that is a config field
+# somewhere in the repository: `def apply(q, layout="interleaved")` or `attn(q, k, is_causal=True)` in library-style op
+# code passes a function's argument, no option a user sets
+_FIELD, _ARGUMENT = "field", "argument"
+
+
+def _setting(out: list, key: str | None, node, path: str, where: str = _FIELD) -> None:
     value = _value(node)
     if key and value is not None and len(key) > 3 and key.lower() not in _GENERIC:
-        out.append(Definition("cfgset", f"{key}={value}", path, node.lineno, False))
+        out.append(Definition("cfgset", f"{key}={value}", path, node.lineno, False, why=where))
 
 
 def python_facts(tree, path: str, nodes=None) -> list[Definition]:
@@ -149,10 +156,10 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
             arguments = node.args
             positional = arguments.posonlyargs + arguments.args
             for arg, default in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults):
-                _setting(out, arg.arg, default, path)
+                _setting(out, arg.arg, default, path, _ARGUMENT)
             for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
                 if default is not None:
-                    _setting(out, arg.arg, default, path)
+                    _setting(out, arg.arg, default, path, _ARGUMENT)
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -160,7 +167,7 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
         elif isinstance(node, ast.Call):
             for keyword in node.keywords:
                 if keyword.arg and keyword.arg != "default":
-                    _setting(out, keyword.arg, keyword.value, path)
+                    _setting(out, keyword.arg, keyword.value, path, _ARGUMENT)
             _argparse_default(out, node, path)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             value = node.value
@@ -231,7 +238,7 @@ def report(results: list) -> list:
 
     branches: list[tuple[str, str, int, int, list[str]]] = []  # (path, key=value, first, last, calls)
     functions: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    settings: dict[str, list[tuple[str, int]]] = {}
+    settings: dict[str, list[tuple[str, int, str]]] = {}
     for result in results:
         for fact in result.facts or ():
             if fact[0] != "def" or not fact[1].startswith("cfg"):
@@ -242,12 +249,16 @@ def report(results: list) -> list:
             elif fact[1] == "cfgfunc":
                 functions.setdefault((result.path, fact[2]), []).append((fact[3], int(fact[5])))
             elif fact[1] == "cfgset" and not _test_file(result.path):
-                settings.setdefault(fact[2], []).append((result.path, fact[3]))
+                settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else ""))
     if not branches or not settings:
         return results
+    fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
     gpu_lines: dict[str, list[int]] = {}
     for result in results:
-        lines = [f.line for f in result.findings if f.code in CODES and not f.optional]
+        # a package with an Ascend backend of its own (a "partial" entry, NPU501 at warning: liger_kernel) leaves the
+        # value a path that runs on the NPU: no GPU-only branch (label rule 37e-11)
+        lines = [f.line for f in result.findings if f.code in CODES and not f.optional
+                 and not (f.code == "NPU501" and f.severity == Severity.WARNING)]
         if lines:
             gpu_lines[result.path] = lines
     selected: set[str] = set()  # key=value whose branch is GPU-only
@@ -281,8 +292,9 @@ def report(results: list) -> list:
         return results
     added: dict[str, list] = {}
     for pair in chosen:
-        for path, line in settings.get(pair, ()):
-            added.setdefault(path, []).append((line, pair))
+        for path, line, where in settings.get(pair, ()):
+            if where != _ARGUMENT or pair.partition("=")[0] in fields:
+                added.setdefault(path, []).append((line, pair))
     out = []
     for result in results:
         sites = added.get(result.path)

@@ -46,3 +46,52 @@ def test_settings_of_a_gpu_only_value_are_reported(tmp_path):
     assert ("train.yaml", 2) in found and ("run.sh", 1) in found and ("model.py", 8) in found
     # `ctx` only switches between two nvdiffrast contexts (rule 39d-2); the torch value and a test's setting are not
     assert ("train.yaml", 3) not in found and not any(name in ("cpu.yaml", "test_model.py") for name, _ in found)
+
+
+OPS = '''
+class FlashRope:
+    def __init__(self, layout="interleaved"):
+        self.layout = layout
+
+    def apply(self, q, k):
+        if self.layout == "interleaved":
+            import flash_attn.layers.rotary as rotary
+            return rotary.apply_rotary_emb(q, k)
+        elif self.layout == "split_half":
+            return q, k
+
+
+def attention(q, k, is_causal=False):
+    if is_causal:
+        from flash_attn import flash_attn_func
+        return flash_attn_func(q, k, causal=True)
+    return q @ k
+
+
+def block(q, k):
+    return attention(q, k, is_causal=True), FlashRope(layout="interleaved")
+'''
+
+TRAIN = '''
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_liger", action="store_true")
+args = parser.parse_args()
+if args.use_liger:
+    from liger_kernel.transformers import apply_liger_kernel_to_llama
+    apply_liger_kernel_to_llama()
+'''
+
+
+def test_a_function_argument_and_a_partial_package_are_no_option(tmp_path):
+    # `layout` / `is_causal` are never set in a config file, a dataclass, a dict or argparse: a function's arguments;
+    # liger_kernel ships an Ascend backend (partial): `--use_liger` selects no GPU-only path (label rule 37e-11)
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "run.sh").write_text("python train.py --use_liger\n")
+    assert _npu503(tmp_path) == []
+    (tmp_path / "rope.yaml").write_text("layout: interleaved\n")  # now a config field: its defaults count
+    found = _npu503(tmp_path)
+    assert ("rope.yaml", 1) in found and ("ops.py", 3) in found and ("ops.py", 22) in found
+    assert not any(name == "run.sh" for name, _ in found)

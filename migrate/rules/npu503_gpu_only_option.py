@@ -424,7 +424,12 @@ class GpuOnlyOption(Rule):
     calls, outside a selection of its own), each line setting that key to that value is a warning: a YAML line
     `attn_impl: flash`, a launcher's `--attn_impl flash` / `--use_flash_attn` / `model.attn_impl=flash`, a parameter or
     dataclass default `attn_impl: str = "flash"`, a dict entry `{"attn_impl": "flash"}`, a keyword
-    `Block(use_flash_attn=True)`, an argparse default. Only where another value of the key takes a branch without such a
+    `Block(use_flash_attn=True)`, an argparse default; a parameter default or call keyword only for a key that is also a
+    config field somewhere in the repository (a YAML line, a launcher flag, a dataclass field, a dict entry, an argparse
+    option): `def apply(q, layout="interleaved")` or `attn(q, k, is_causal=True)` in library-style op code passes a
+    function's argument, no option a user sets. A package the catalogue marks partial (NPU501 at warning: liger_kernel's
+    Ascend backend) is no GPU-only branch (`--use_liger True`, label rule 37e-11). Only where another value of the key
+    takes a branch without such a
     finding (`elif attn_impl == "torch":`, a boolean's off side, not an `else: raise`): a value that switches between
     two of the project's own GPU-only paths (nvdiffrast's `context_type: cuda` vs `gl`) is not reported (label rule
     39d-2); nor are settings in test modules, nor generic keys (`device`, `type`, `mode`, ...). Collected as per-file
