@@ -185,6 +185,7 @@ def _argparse_default(out: list, call, path: str) -> None:
     flag = call.args[0]
     if not (isinstance(flag, ast.Constant) and isinstance(flag.value, str) and flag.value.startswith("--")):
         return
+    out.append(Definition("cfgarg", flag.value[2:].replace("-", "_"), path, call.lineno, False))  # the script's option
     default = next((k.value for k in call.keywords if k.arg == "default"), None)
     if default is not None:
         _setting(out, flag.value[2:].replace("-", "_"), default, path)
@@ -197,6 +198,14 @@ _FLAG = re.compile(r"(?:^|[ \t'\"])--([A-Za-z_][\w-]*)(?:(?:=|[ \t]+)['\"]?([\w.
 _OVERRIDE = re.compile(r"(?:^|[ \t'\"])(?:[\w]+\.)*([A-Za-z_]\w*)=['\"]?([\w.+-]+)['\"]?(?=[ \t'\"\\]|$)")
 
 
+# a launcher's flag is the option of the script its command runs (`torchrun ... train_sft.py --use_flash_attn`): where
+# that script of the repository declares the flag (argparse), only the script's own branches on it decide (label rule
+# 37e-10: the same `--use_flash_attn` maps to HF flash_attention_2 in one script, an NPU-aware kernel in another); a GPU-
+# only library option value in the branch (NPU503, `attn_implementation="flash_attention_2"`) is such a path too
+_SCRIPT = re.compile(r"([\w./-]+\.py)(?=[ \t'\"]|$)")
+_SCRIPT_OF = "script:"
+
+
 def _scalar(value: str) -> str:
     return _TRUE if value in ("true", "True") else value
 
@@ -205,10 +214,15 @@ def launcher_facts(path: str, text: str) -> list[Definition]:
     """The settings of a YAML config or a launcher (kind "cfgset")."""
     out: list[Definition] = []
     yaml = path.endswith((".yaml", ".yml"))
+    script = ""  # the Python script the current command runs (a `\`-continued command keeps it)
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.lstrip()
         if not stripped or stripped.startswith("#"):
             continue
+        if not yaml:
+            named = _SCRIPT.findall(line)
+            if named:
+                script = named[-1].lstrip("./")
         if yaml:
             match = _YAML.match(line)
             if match:
@@ -222,13 +236,16 @@ def launcher_facts(path: str, text: str) -> list[Definition]:
             if value is None or value.startswith("-"):
                 value = _TRUE
             if len(key) > 3 and key.lower() not in _GENERIC:
-                out.append(Definition("cfgset", f"{key}={_scalar(value)}", path, number, False))
-                if match.group(2) and not match.group(2).startswith("-"):
-                    out.append(Definition("cfgset", f"{key}={_TRUE}", path, number, False))  # a flag then an argument
+                where = f"{_SCRIPT_OF}{script}" if script else ""
+                out.append(Definition("cfgset", f"{key}={_scalar(value)}", path, number, False, why=where))
+                if match.group(2) and not match.group(2).startswith("-"):  # a flag then an argument
+                    out.append(Definition("cfgset", f"{key}={_TRUE}", path, number, False, why=where))
         for match in _OVERRIDE.finditer(line):
             key, value = match.group(1), _scalar(match.group(2))
             if len(key) > 3 and key.lower() not in _GENERIC and not key.isupper():
                 out.append(Definition("cfgset", f"{key}={value}", path, number, False))
+        if not yaml and not line.rstrip().endswith("\\"):
+            script = ""
     return out
 
 
@@ -239,6 +256,7 @@ def report(results: list) -> list:
     branches: list[tuple[str, str, int, int, list[str]]] = []  # (path, key=value, first, last, calls)
     functions: dict[tuple[str, str], list[tuple[int, int]]] = {}
     settings: dict[str, list[tuple[str, int, str]]] = {}
+    declared: dict[str, set[str]] = {}  # script path -> its argparse options
     for result in results:
         for fact in result.facts or ():
             if fact[0] != "def" or not fact[1].startswith("cfg"):
@@ -248,13 +266,17 @@ def report(results: list) -> list:
                 branches.append((result.path, fact[2], fact[3], int(last), calls.split(",") if calls else []))
             elif fact[1] == "cfgfunc":
                 functions.setdefault((result.path, fact[2]), []).append((fact[3], int(fact[5])))
+            elif fact[1] == "cfgarg":
+                declared.setdefault(result.path, set()).add(fact[2])
             elif fact[1] == "cfgset" and not _test_file(result.path):
                 settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else ""))
     if not branches or not settings:
         return results
     fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
     gpu_lines: dict[str, list[int]] = {}
+    option_lines: dict[str, list[int]] = {}  # NPU503 lines: a library's GPU-only option value
     for result in results:
+        option_lines[result.path] = [f.line for f in result.findings if f.code == "NPU503"]
         # a package with an Ascend backend of its own (a "partial" entry, NPU501 at warning: liger_kernel) leaves the
         # value a path that runs on the NPU: no GPU-only branch (label rule 37e-11)
         lines = [f.line for f in result.findings if f.code in CODES and not f.optional
@@ -272,9 +294,12 @@ def report(results: list) -> list:
         around = [s for s in spans_in.get(path, ()) if s[0] <= line <= s[1]]
         return min(around, key=lambda s: s[1] - s[0]) if around else None
 
+    in_script: set[tuple[str, str]] = set()  # (script, key=value) whose branch in that script is GPU-only
     for path, pair, first, last, calls in branches:
         lines = gpu_lines.get(path, ())
         key, _, value = pair.partition("=")
+        if key in declared.get(path, ()) and any(first <= line <= last for line in [*lines, *option_lines.get(path, ())]):
+            in_script.add((path, pair))
         # a finding counts for the branch it sits in directly, or in a called function outside any selection of its own
         # (`if self.rope:` calling a function that picks `rope_impl == "dail"` selects nothing GPU-only by itself)
         gpu = any(first <= line <= last and innermost(path, line) == (first, last) for line in lines) or any(
@@ -288,12 +313,20 @@ def report(results: list) -> list:
             plain.add(key)
     chosen = {pair for pair in selected if pair.partition("=")[0] not in gpu_else
               and (pair.endswith("=" + _TRUE) or pair.partition("=")[0] in plain)}
-    if not chosen:
+    scripted = {pair for _, pair in in_script}
+    if not chosen and not scripted:
         return results
+    paths = [result.path for result in results]
     added: dict[str, list] = {}
-    for pair in chosen:
+    for pair in chosen | scripted:
         for path, line, where in settings.get(pair, ()):
-            if where != _ARGUMENT or pair.partition("=")[0] in fields:
+            if where.startswith(_SCRIPT_OF):
+                script = _script(where[len(_SCRIPT_OF):], path, paths)
+                if script and pair.partition("=")[0] in declared.get(script, ()):
+                    if (script, pair) in in_script:
+                        added.setdefault(path, []).append((line, pair))
+                    continue
+            if pair in chosen and (where != _ARGUMENT or pair.partition("=")[0] in fields):
                 added.setdefault(path, []).append((line, pair))
     out = []
     for result in results:
@@ -316,3 +349,13 @@ def report(results: list) -> list:
                                     result.facts)
         out.append(result)
     return out
+
+
+def _script(named: str, launcher: str, paths: list[str]) -> str | None:
+    """The repository file a launcher's `path/to/train.py` names: beside the launcher, else the one file ending so."""
+    folder = launcher.replace("\\", "/").rpartition("/")[0]
+    beside = f"{folder}/{named}" if folder else named
+    ends = [p for p in paths if p.replace("\\", "/").lstrip("./") == beside.lstrip("./")
+            or p.replace("\\", "/").endswith("/" + named)]
+    exact = [p for p in ends if p.replace("\\", "/").lstrip("./") == beside.lstrip("./")]
+    return exact[0] if exact else ends[0] if len(ends) == 1 else None

@@ -95,3 +95,50 @@ def test_a_function_argument_and_a_partial_package_are_no_option(tmp_path):
     found = _npu503(tmp_path)
     assert ("rope.yaml", 1) in found and ("ops.py", 3) in found and ("ops.py", 22) in found
     assert not any(name == "run.sh" for name, _ in found)
+
+
+HF_SCRIPT = '''
+import argparse
+from transformers import AutoModelForCausalLM
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_flash_attn", action="store_true")
+args = parser.parse_args()
+if args.use_flash_attn:
+    model = AutoModelForCausalLM.from_pretrained("m", attn_implementation="flash_attention_2")
+else:
+    model = AutoModelForCausalLM.from_pretrained("m")
+'''
+
+OWN_KERNEL_SCRIPT = '''
+import argparse
+from mylib import Plugin
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_flash_attn", action="store_true")
+args = parser.parse_args()
+plugin = Plugin(enable_flash_attention=args.use_flash_attn)
+'''
+
+BACKEND = '''
+class Backend:
+    def prefill(self, q):
+        if self.use_flash_attn:
+            from flash_attn import flash_attn_varlen_func
+            return flash_attn_varlen_func(q)
+        return q
+'''
+
+
+def test_a_launcher_flag_is_its_scripts_option(tmp_path):
+    # the same `--use_flash_attn` reaches HF flash_attention_2 in one script and the project's own (NPU-aware) kernel in
+    # the other; the library's unrelated `self.use_flash_attn` decides neither (label rule 37e-10)
+    (tmp_path / "chat").mkdir()
+    (tmp_path / "llama").mkdir()
+    (tmp_path / "backend.py").write_text(BACKEND)
+    (tmp_path / "chat" / "train_sft.py").write_text(HF_SCRIPT)
+    (tmp_path / "chat" / "train_sft.sh").write_text("torchrun --nproc_per_node 8 train_sft.py \\\n    --use_flash_attn\n")
+    (tmp_path / "llama" / "train.py").write_text(OWN_KERNEL_SCRIPT)
+    (tmp_path / "llama" / "train.sh").write_text("torchrun train.py \\\n    --lr 1e-5 \\\n    --use_flash_attn\n")
+    found = _npu503(tmp_path)
+    assert ("train_sft.sh", 2) in found and not any(name == "train.sh" for name, _ in found)

@@ -428,8 +428,11 @@ class GpuOnlyOption(Rule):
     config field somewhere in the repository (a YAML line, a launcher flag, a dataclass field, a dict entry, an argparse
     option): `def apply(q, layout="interleaved")` or `attn(q, k, is_causal=True)` in library-style op code passes a
     function's argument, no option a user sets. A package the catalogue marks partial (NPU501 at warning: liger_kernel's
-    Ascend backend) is no GPU-only branch (`--use_liger True`, label rule 37e-11). Only where another value of the key
-    takes a branch without such a
+    Ascend backend) is no GPU-only branch (`--use_liger True`, label rule 37e-11). A launcher's flag is the option of
+    the script its command runs (`torchrun ... train_sft.py --use_flash_attn`): where that repository script declares the
+    flag (argparse), only its own branches on it decide, a library option value such as
+    `attn_implementation="flash_attention_2"` (NPU503) in the branch counting too (label rule 37e-10). Only where
+    another value of the key takes a branch without such a
     finding (`elif attn_impl == "torch":`, a boolean's off side, not an `else: raise`): a value that switches between
     two of the project's own GPU-only paths (nvdiffrast's `context_type: cuda` vs `gl`) is not reported (label rule
     39d-2); nor are settings in test modules, nor generic keys (`device`, `type`, `mode`, ...). Collected as per-file
