@@ -25,6 +25,7 @@ from migrate import (
     builder_classes,
     cmake_find_modules,
     cmake_subdirs,
+    config_options,
     decollected_tests,
     deps,
     device_dispatch,
@@ -263,6 +264,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         return [], [FileError(path, "NPU901", "cannot parse: nested too deeply for Python's parser (RecursionError)")], 0
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
+    if facts is not None:  # a project's own option compared and set (migrate/config_options.py), every module
+        facts.extend(config_options.python_facts(tree, path))
     searched: dict[str, bool] = {}
     active = _applying(rules, text, kb, searched)
     if known_flags:  # the second look of migrate/imported_flags.py: only the rules that read availability guards
@@ -492,6 +495,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         rules = _applying(by_kind.get(kind, []), text, kb)
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
+            defs += config_options.launcher_facts(path, text)  # option settings (migrate/config_options.py)
             from migrate import shell_python
 
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python
@@ -668,6 +672,7 @@ def scan(
     from migrate import local_installs
 
     results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA
+    results = config_options.report(results)  # a project's own option set to the value of its GPU-only branch
     if cache:
         cache.save()
     selected: dict[str, bool] | None = None if config.per_file_ignores else {}  # code -> kept, where the path plays no part

@@ -1,0 +1,361 @@
+"""A project's own option value that selects its GPU-only code path (NPU503, label rule 39d-4).
+
+A repository compares one of its config values with a literal and runs GPU-only code in the branch taken:
+
+    if self.attn_impl == "flash":                    # modeling.py
+        info = gen_flash_attn_padding_info(...)      # a function of this file importing flash_attn (NPU501/507)
+    elif self.attn_impl == "torch": ...
+
+    if config.use_flash_attn:                        # a boolean switch
+        from flash_attn.modules.mha import MHA
+
+The lines that SET that key to that value pick the GPU-only path: `attn_impl: flash` in a YAML config,
+`--use_flash_attn` / `--attn_impl flash` / `model.attn_impl=flash` in a launcher, `def __init__(self, attn_impl="flash")`,
+`{"attn_impl": "flash"}`, `Model(use_flash_attn=True)`, `use_flash_attn: bool = True` in a dataclass. Each is reported
+(warning) as the repository's own form of `attn_implementation="flash_attention_2"`.
+
+Recorded per file as facts (the comparisons: key, value, branch lines and the names the branch calls; the same file's
+functions those names are; the settings: key, value, line), decided after the scan from the findings: a branch selects
+a GPU-only path when it holds (or a function of its file that it calls holds) a GPU-only import, use or extension call
+(NPU501 / NPU507 / NPU508, not an optional one). A value is reported only where ANOTHER value of the same key takes a
+branch without such a finding (an `elif attn_impl == "torch":` / `else:` path; a boolean's off side, unless its `else:`
+is GPU-only too): a value that only switches between two of the project's own GPU-only paths (nvdiffrast's
+`context_type: cuda` vs `gl`) is no option to change (label rule 39d-2). Keys too generic to be one option
+(`device`, `type`, `name`, `mode`, ...) are not read: a device choice is NPU1xx's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from migrate.repo_index import Definition
+
+CODES = frozenset({"NPU501", "NPU507", "NPU508"})  # the GPU-only findings a branch may hold
+_GENERIC = frozenset({"device", "device_type", "type", "name", "mode", "kind", "dtype", "accelerator", "split", "task",
+                      "stage", "phase", "training", "verbose", "debug", "args", "self", "cfg", "config", "key", "value",
+                      "impl", "backend", "method", "model", "version", "platform", "os", "sys", "cuda", "gpu"})
+_TRUE = "True"
+_MAX_CALLS = 40
+
+
+def _key(node) -> str | None:
+    """`attn_impl`, `self.attn_impl`, `cfg["attn_impl"]` -> "attn_impl"; None for anything else."""
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        name = node.slice.value
+    else:
+        return None
+    return name if len(name) > 3 and name.lower() not in _GENERIC and re.fullmatch(r"\w+", name) else None
+
+
+def _tested(test) -> list[tuple[str, str]]:
+    """(key, value) pairs an `if` test selects: `k == "v"`, `k in ("v", "w")`, a bare `k` (value "True"), an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        pairs = [pair for value in test.values for pair in _tested(value)]
+        compared = [pair for pair in pairs if pair[1] != _TRUE]
+        return compared or pairs  # `if self.rope and self.rope_impl == "dail":` selects by rope_impl
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        if isinstance(test.ops[0], ast.Eq):
+            if isinstance(left, ast.Constant):
+                left, right = right, left
+            key = _key(left)
+            if key and isinstance(right, ast.Constant) and isinstance(right.value, str) and right.value:
+                return [(key, right.value)]
+        if isinstance(test.ops[0], ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+            key = _key(left)
+            values = [e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if key and values and len(values) == len(right.elts):
+                return [(key, v) for v in values]
+        return []
+    key = _key(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
+    return [(key, _TRUE)] if key else []
+
+
+def _calls(statements) -> list[str]:
+    names = []
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                if name and name not in names:
+                    names.append(name)
+    return names[:_MAX_CALLS]
+
+
+def _raises(statements) -> bool:
+    return isinstance(statements[-1], ast.Raise)
+
+
+def _test_file(path: str) -> bool:
+    """A test module: its settings exercise each path of the option, no user runs them as a configuration."""
+    parts = path.replace("\\", "/").split("/")
+    return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_") or parts[-1].endswith("_test.py")
+
+
+def _span(statements) -> tuple[int, int]:
+    return statements[0].lineno, statements[-1].end_lineno or statements[-1].lineno
+
+
+def _value(node) -> str | None:
+    if isinstance(node, ast.Constant) and node.value is True:
+        return _TRUE
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value and len(node.value) < 60:
+        return node.value
+    return None
+
+
+# where a setting is written: a config file or launcher line, a dataclass field, a dict entry, an argparse option (each
+# a config field by itself), or a parameter default / call keyword, which counts only for a key that is a config field
+# somewhere in the repository: `def apply(q, layout="interleaved")` or `attn(q, k, is_causal=True)` in library-style op
+# code passes a function's argument, no option a user sets
+_FIELD, _ARGUMENT = "field", "argument"
+
+
+def _setting(out: list, key: str | None, node, path: str, where: str = _FIELD) -> None:
+    value = _value(node)
+    if key and value is not None and len(key) > 3 and key.lower() not in _GENERIC:
+        out.append(Definition("cfgset", f"{key}={value}", path, node.lineno, False, why=where))
+
+
+def python_facts(tree, path: str, nodes=None) -> list[Definition]:
+    """The comparisons (kind "cfgbranch": name `key=value`, why `last:call,call`; an `else:` as `key=!value`), the
+    functions a branch calls (kind "cfgfunc", why: last line) and the settings (kind "cfgset") of a module."""
+    walked = list(ast.walk(tree)) if nodes is None else [n for group in nodes.values() for n in group]
+    out: list[Definition] = []
+    called: set[str] = set()
+    compared = False
+    for node in walked:
+        if isinstance(node, ast.If) and not isinstance(node.test, ast.Constant):
+            pairs = _tested(node.test)
+            if not pairs or _raises(node.body):
+                continue
+            compared = True
+            first, last = _span(node.body)
+            calls = _calls(node.body)
+            called.update(calls)
+            for key, value in pairs:
+                out.append(Definition("cfgbranch", f"{key}={value}", path, first, False, why=f"{last}:{','.join(calls)}"))
+            if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)) \
+                    and not _raises(node.orelse):  # `else: raise ValueError(...)` is no path that works
+                first, last = _span(node.orelse)
+                calls = _calls(node.orelse)
+                called.update(calls)
+                for key, value in pairs:
+                    out.append(Definition("cfgbranch", f"{key}=!{value}", path, first, False,
+                                          why=f"{last}:{','.join(calls)}"))
+    for node in walked:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if compared and node.name in called:
+                out.append(Definition("cfgfunc", node.name, path, node.lineno, False, why=str(node.end_lineno or node.lineno)))
+            arguments = node.args
+            positional = arguments.posonlyargs + arguments.args
+            for arg, default in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults):
+                _setting(out, arg.arg, default, path, _ARGUMENT)
+            for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+                if default is not None:
+                    _setting(out, arg.arg, default, path, _ARGUMENT)
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    _setting(out, key.value, value, path)
+        elif isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg and keyword.arg != "default":
+                    _setting(out, keyword.arg, keyword.value, path, _ARGUMENT)
+            _argparse_default(out, node, path)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.Call) and any(k.arg == "default" for k in value.keywords):
+                value = next(k.value for k in value.keywords if k.arg == "default")  # `field(default=...)`
+            _setting(out, node.target.id, value, path)
+    return out
+
+
+def _argparse_default(out: list, call, path: str) -> None:
+    """`parser.add_argument("--attn_impl", default="flash")` -> the setting at the default."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "add_argument" and call.args):
+        return
+    flag = call.args[0]
+    if not (isinstance(flag, ast.Constant) and isinstance(flag.value, str) and flag.value.startswith("--")):
+        return
+    out.append(Definition("cfgarg", flag.value[2:].replace("-", "_"), path, call.lineno, False))  # the script's option
+    default = next((k.value for k in call.keywords if k.arg == "default"), None)
+    if default is not None:
+        _setting(out, flag.value[2:].replace("-", "_"), default, path)
+
+
+# `attn_impl: flash` (a YAML mapping line), `--attn_impl flash` / `--attn_impl=flash` / `--use_flash_attn` (a flag),
+# `model.attn_impl=flash` (a Hydra override)
+_YAML = re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Za-z_]\w*)[ \t]*:[ \t]*['\"]?([\w.+-]+)['\"]?[ \t]*(?:#.*)?$")
+_FLAG = re.compile(r"(?:^|[ \t'\"])--([A-Za-z_][\w-]*)(?:(?:=|[ \t]+)['\"]?([\w.+-]+)['\"]?)?(?=[ \t'\"\\]|$)")
+_OVERRIDE = re.compile(r"(?:^|[ \t'\"])(?:[\w]+\.)*([A-Za-z_]\w*)=['\"]?([\w.+-]+)['\"]?(?=[ \t'\"\\]|$)")
+
+
+# a launcher's flag is the option of the script its command runs (`torchrun ... train_sft.py --use_flash_attn`): where
+# that script of the repository declares the flag (argparse), only the script's own branches on it decide (label rule
+# 37e-10: the same `--use_flash_attn` maps to HF flash_attention_2 in one script, an NPU-aware kernel in another); a GPU-
+# only library option value in the branch (NPU503, `attn_implementation="flash_attention_2"`) is such a path too
+_SCRIPT = re.compile(r"([\w./-]+\.py)(?=[ \t'\"]|$)")
+_SCRIPT_OF = "script:"
+
+
+def _scalar(value: str) -> str:
+    return _TRUE if value in ("true", "True") else value
+
+
+def launcher_facts(path: str, text: str) -> list[Definition]:
+    """The settings of a YAML config or a launcher (kind "cfgset")."""
+    out: list[Definition] = []
+    yaml = path.endswith((".yaml", ".yml"))
+    script = ""  # the Python script the current command runs (a `\`-continued command keeps it)
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not yaml:
+            named = _SCRIPT.findall(line)
+            if named:
+                script = named[-1].lstrip("./")
+        if yaml:
+            match = _YAML.match(line)
+            if match:
+                key, value = match.group(1), _scalar(match.group(2))
+                if len(key) > 3 and key.lower() not in _GENERIC:
+                    out.append(Definition("cfgset", f"{key}={value}", path, number, False))
+            continue
+        for match in _FLAG.finditer(line):
+            key = match.group(1).replace("-", "_")
+            value = match.group(2)
+            if value is None or value.startswith("-"):
+                value = _TRUE
+            if len(key) > 3 and key.lower() not in _GENERIC:
+                where = f"{_SCRIPT_OF}{script}" if script else ""
+                out.append(Definition("cfgset", f"{key}={_scalar(value)}", path, number, False, why=where))
+                if match.group(2) and not match.group(2).startswith("-"):  # a flag then an argument
+                    out.append(Definition("cfgset", f"{key}={_TRUE}", path, number, False, why=where))
+        for match in _OVERRIDE.finditer(line):
+            key, value = match.group(1), _scalar(match.group(2))
+            if len(key) > 3 and key.lower() not in _GENERIC and not key.isupper():
+                out.append(Definition("cfgset", f"{key}={value}", path, number, False))
+        if not yaml and not line.rstrip().endswith("\\"):
+            script = ""
+    return out
+
+
+def report(results: list) -> list:
+    """`results` with an NPU503 finding at each setting of a key to a value whose branch is GPU-only (see above)."""
+    from migrate.findings import Category, FileResult, Finding, Severity
+
+    branches: list[tuple[str, str, int, int, list[str]]] = []  # (path, key=value, first, last, calls)
+    functions: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    settings: dict[str, list[tuple[str, int, str]]] = {}
+    declared: dict[str, set[str]] = {}  # script path -> its argparse options
+    for result in results:
+        for fact in result.facts or ():
+            if fact[0] != "def" or not fact[1].startswith("cfg"):
+                continue
+            if fact[1] == "cfgbranch":
+                last, _, calls = fact[5].partition(":")
+                branches.append((result.path, fact[2], fact[3], int(last), calls.split(",") if calls else []))
+            elif fact[1] == "cfgfunc":
+                functions.setdefault((result.path, fact[2]), []).append((fact[3], int(fact[5])))
+            elif fact[1] == "cfgarg":
+                declared.setdefault(result.path, set()).add(fact[2])
+            elif fact[1] == "cfgset" and not _test_file(result.path):
+                settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else ""))
+    if not branches or not settings:
+        return results
+    fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
+    gpu_lines: dict[str, list[int]] = {}
+    option_lines: dict[str, list[int]] = {}  # NPU503 lines: a library's GPU-only option value
+    for result in results:
+        option_lines[result.path] = [f.line for f in result.findings if f.code == "NPU503"]
+        # a package with an Ascend backend of its own (a "partial" entry, NPU501 at warning: liger_kernel) leaves the
+        # value a path that runs on the NPU: no GPU-only branch (label rule 37e-11)
+        lines = [f.line for f in result.findings if f.code in CODES and not f.optional
+                 and not (f.code == "NPU501" and f.severity == Severity.WARNING)]
+        if lines:
+            gpu_lines[result.path] = lines
+    selected: set[str] = set()  # key=value whose branch is GPU-only
+    plain: set[str] = set()  # keys with a branch (a value or an `else:`) holding no GPU-only finding
+    gpu_else: set[str] = set()  # keys whose `else:` is GPU-only too (a boolean's off side is then no way out)
+    spans_in: dict[str, list[tuple[int, int]]] = {}
+    for path, _, first, last, _ in branches:
+        spans_in.setdefault(path, []).append((first, last))
+
+    def innermost(path: str, line: int) -> tuple[int, int] | None:
+        around = [s for s in spans_in.get(path, ()) if s[0] <= line <= s[1]]
+        return min(around, key=lambda s: s[1] - s[0]) if around else None
+
+    in_script: set[tuple[str, str]] = set()  # (script, key=value) whose branch in that script is GPU-only
+    for path, pair, first, last, calls in branches:
+        lines = gpu_lines.get(path, ())
+        key, _, value = pair.partition("=")
+        if key in declared.get(path, ()) and any(first <= line <= last for line in [*lines, *option_lines.get(path, ())]):
+            in_script.add((path, pair))
+        # a finding counts for the branch it sits in directly, or in a called function outside any selection of its own
+        # (`if self.rope:` calling a function that picks `rope_impl == "dail"` selects nothing GPU-only by itself)
+        gpu = any(first <= line <= last and innermost(path, line) == (first, last) for line in lines) or any(
+            a <= line <= b and innermost(path, line) in (None, (first, last))
+            for name in calls for a, b in functions.get((path, name), ()) for line in lines)
+        if gpu and value.startswith("!"):
+            gpu_else.add(key)
+        elif gpu:
+            selected.add(pair)
+        else:
+            plain.add(key)
+    chosen = {pair for pair in selected if pair.partition("=")[0] not in gpu_else
+              and (pair.endswith("=" + _TRUE) or pair.partition("=")[0] in plain)}
+    scripted = {pair for _, pair in in_script}
+    if not chosen and not scripted:
+        return results
+    paths = [result.path for result in results]
+    added: dict[str, list] = {}
+    for pair in chosen | scripted:
+        for path, line, where in settings.get(pair, ()):
+            if where.startswith(_SCRIPT_OF):
+                script = _script(where[len(_SCRIPT_OF):], path, paths)
+                if script and pair.partition("=")[0] in declared.get(script, ()):
+                    if (script, pair) in in_script:
+                        added.setdefault(path, []).append((line, pair))
+                    continue
+            if pair in chosen and (where != _ARGUMENT or pair.partition("=")[0] in fields):
+                added.setdefault(path, []).append((line, pair))
+    out = []
+    for result in results:
+        sites = added.get(result.path)
+        if sites:
+            taken = {f.line for f in result.findings if f.code == "NPU503"}
+            new = []
+            for line, pair in sorted(set(sites)):
+                if line in taken:
+                    continue
+                taken.add(line)
+                key, _, value = pair.partition("=")
+                new.append(Finding(result.path, line, 1, line, 1, "NPU503", Severity.WARNING, Category.THIRD_PARTY,
+                                   f"`{key}` set to `{value}`: the project's code takes a GPU-only path for this value "
+                                   f"(a GPU-only package or CUDA extension in the branch it selects); choose the value "
+                                   f"of the path that runs without it on the NPU"))
+            if new:
+                findings = tuple(sorted(result.findings + tuple(new), key=lambda f: f.sort_key))
+                result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed,
+                                    result.facts)
+        out.append(result)
+    return out
+
+
+def _script(named: str, launcher: str, paths: list[str]) -> str | None:
+    """The repository file a launcher's `path/to/train.py` names: beside the launcher, else the one file ending so."""
+    folder = launcher.replace("\\", "/").rpartition("/")[0]
+    beside = f"{folder}/{named}" if folder else named
+    ends = [p for p in paths if p.replace("\\", "/").lstrip("./") == beside.lstrip("./")
+            or p.replace("\\", "/").endswith("/" + named)]
+    exact = [p for p in ends if p.replace("\\", "/").lstrip("./") == beside.lstrip("./")]
+    return exact[0] if exact else ends[0] if len(ends) == 1 else None

@@ -1,0 +1,144 @@
+"""migrate/config_options.py: a project's own option set to the value of its GPU-only branch (NPU503, rule 39d-4)."""
+
+from migrate.engine import scan
+
+MODEL = '''
+def flash_padding(x):
+    from flash_attn import bert_padding
+    return bert_padding.unpad_input(x)
+
+
+class Block:
+    def __init__(self, attn_impl: str = "flash", ctx: str = "gl"):
+        self.attn_impl = attn_impl
+        if ctx == "gl":
+            import nvdiffrast.torch as dr
+            self.ctx = dr.RasterizeGLContext()
+        elif ctx == "cuda":
+            import nvdiffrast.torch as dr
+            self.ctx = dr.RasterizeCudaContext()
+        else:
+            raise ValueError(ctx)
+
+    def forward(self, x):
+        if self.attn_impl == "flash":
+            x = flash_padding(x)
+        elif self.attn_impl == "torch":
+            x = x + 1
+        return x
+'''
+
+
+def _npu503(tmp_path):
+    result = scan([str(tmp_path)], use_cache=False, jobs=1)
+    return sorted((f.path.rsplit("/", 1)[-1], f.line) for r in result.files for f in r.findings if f.code == "NPU503")
+
+
+def test_settings_of_a_gpu_only_value_are_reported(tmp_path):
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "train.yaml").write_text("model:\n  attn_impl: flash\n  ctx: cuda\n")
+    (tmp_path / "cpu.yaml").write_text("model:\n  attn_impl: torch\n")
+    (tmp_path / "run.sh").write_text("python train.py --attn_impl flash\n")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_model.py").write_text("from model import Block\nBlock(attn_impl='flash')\n")
+    found = _npu503(tmp_path)
+    assert ("train.yaml", 2) in found and ("run.sh", 1) in found and ("model.py", 8) in found
+    # `ctx` only switches between two nvdiffrast contexts (rule 39d-2); the torch value and a test's setting are not
+    assert ("train.yaml", 3) not in found and not any(name in ("cpu.yaml", "test_model.py") for name, _ in found)
+
+
+OPS = '''
+class FlashRope:
+    def __init__(self, layout="interleaved"):
+        self.layout = layout
+
+    def apply(self, q, k):
+        if self.layout == "interleaved":
+            import flash_attn.layers.rotary as rotary
+            return rotary.apply_rotary_emb(q, k)
+        elif self.layout == "split_half":
+            return q, k
+
+
+def attention(q, k, is_causal=False):
+    if is_causal:
+        from flash_attn import flash_attn_func
+        return flash_attn_func(q, k, causal=True)
+    return q @ k
+
+
+def block(q, k):
+    return attention(q, k, is_causal=True), FlashRope(layout="interleaved")
+'''
+
+TRAIN = '''
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_liger", action="store_true")
+args = parser.parse_args()
+if args.use_liger:
+    from liger_kernel.transformers import apply_liger_kernel_to_llama
+    apply_liger_kernel_to_llama()
+'''
+
+
+def test_a_function_argument_and_a_partial_package_are_no_option(tmp_path):
+    # `layout` / `is_causal` are never set in a config file, a dataclass, a dict or argparse: a function's arguments;
+    # liger_kernel ships an Ascend backend (partial): `--use_liger` selects no GPU-only path (label rule 37e-11)
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "run.sh").write_text("python train.py --use_liger\n")
+    assert _npu503(tmp_path) == []
+    (tmp_path / "rope.yaml").write_text("layout: interleaved\n")  # now a config field: its defaults count
+    found = _npu503(tmp_path)
+    assert ("rope.yaml", 1) in found and ("ops.py", 3) in found and ("ops.py", 22) in found
+    assert not any(name == "run.sh" for name, _ in found)
+
+
+HF_SCRIPT = '''
+import argparse
+from transformers import AutoModelForCausalLM
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_flash_attn", action="store_true")
+args = parser.parse_args()
+if args.use_flash_attn:
+    model = AutoModelForCausalLM.from_pretrained("m", attn_implementation="flash_attention_2")
+else:
+    model = AutoModelForCausalLM.from_pretrained("m")
+'''
+
+OWN_KERNEL_SCRIPT = '''
+import argparse
+from mylib import Plugin
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use_flash_attn", action="store_true")
+args = parser.parse_args()
+plugin = Plugin(enable_flash_attention=args.use_flash_attn)
+'''
+
+BACKEND = '''
+class Backend:
+    def prefill(self, q):
+        if self.use_flash_attn:
+            from flash_attn import flash_attn_varlen_func
+            return flash_attn_varlen_func(q)
+        return q
+'''
+
+
+def test_a_launcher_flag_is_its_scripts_option(tmp_path):
+    # the same `--use_flash_attn` reaches HF flash_attention_2 in one script and the project's own (NPU-aware) kernel in
+    # the other; the library's unrelated `self.use_flash_attn` decides neither (label rule 37e-10)
+    (tmp_path / "chat").mkdir()
+    (tmp_path / "llama").mkdir()
+    (tmp_path / "backend.py").write_text(BACKEND)
+    (tmp_path / "chat" / "train_sft.py").write_text(HF_SCRIPT)
+    (tmp_path / "chat" / "train_sft.sh").write_text("torchrun --nproc_per_node 8 train_sft.py \\\n    --use_flash_attn\n")
+    (tmp_path / "llama" / "train.py").write_text(OWN_KERNEL_SCRIPT)
+    (tmp_path / "llama" / "train.sh").write_text("torchrun train.py \\\n    --lr 1e-5 \\\n    --use_flash_attn\n")
+    found = _npu503(tmp_path)
+    assert ("train_sft.sh", 2) in found and not any(name == "train.sh" for name, _ in found)
