@@ -569,7 +569,12 @@ class GpuOnlyImport(Rule):
     `if device_type == "ascend": from .ascend import ...`, or a registry `{"cuda": "cuda", "npu": "npu_impl"}` beside
     `import_module`, both folders in the scan): its Triton kernels, GPU-only imports and uses, and a wrapper module
     only that folder imports (`third_party/deep_gemm`); a file of it that code outside imports by its own module stays
-    (label ruling (L50) in general form, migrate/device_dispatch.py)."""
+    (label ruling (L50) in general form, migrate/device_dispatch.py). Nor is anything on the CUDA side of a test
+    asked of a third-party accelerator abstraction with an NPU implementation (DeepSpeed's
+    `get_accelerator().device_name() == 'cuda'`, knowledge/pluggable_accelerators.toml with its source): the body of
+    such an `if` (with or without an `else`), the `else` of `!= 'cuda'`, and the rest of a block after
+    `if not ... == 'cuda': return`; on the NPU the abstraction answers "npu" (label ruling (L50), set 40 note 40d-1,
+    migrate/accelerator_tests.py)."""
 
     CODE = "NPU501"
     NAME = "gpu-only-import"

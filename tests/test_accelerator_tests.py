@@ -1,0 +1,65 @@
+"""Label ruling (L50), set 40 note 40d-1: a CUDA test asked of DeepSpeed's device-pluggable accelerator
+(`get_accelerator().device_name() == 'cuda'`) is the CUDA side of a chain that handles the NPU: the abstraction answers
+"npu" there (migrate/accelerator_tests.py). The snippets are written for these tests."""
+
+from migrate.engine import scan
+from tests.helpers import write_files
+
+_REPO = {
+    "proj/__init__.py": "",
+    "proj/optim.py": (
+        "from deepspeed.accelerator import get_accelerator\n"
+        "if get_accelerator().device_name() == 'cuda':\n"
+        "    from apex.optimizers import FusedAdam as Adam\n"
+        "    from apex.multi_tensor_apply import multi_tensor_applier\n"
+        "    import amp_C\n"
+        "else:\n"
+        "    from torch.optim import Adam\n\n\n"
+        "def scale(grads, coeff, buf):\n"
+        "    if get_accelerator().device_name() == 'cuda' and buf is not None:\n"
+        "        multi_tensor_applier(amp_C.multi_tensor_scale, buf, [grads, grads], coeff)\n"
+        "    else:\n"
+        "        for g in grads:\n"
+        "            g.mul_(coeff)\n\n\n"
+        "def setup():\n"
+        "    if not get_accelerator().device_name() == 'cuda':\n"
+        "        return\n"
+        "    from apex.normalization import FusedLayerNorm\n"
+        "    return FusedLayerNorm(8)\n"),
+    "proj/norms.py": (
+        "from deepspeed.accelerator import get_accelerator\n"
+        "if get_accelerator().device_name() == 'cuda':\n"
+        "    from apex.normalization import MixedFusedRMSNorm as RMSNorm\n"
+        "else:\n"
+        "    from .rmsnorm import RMSNorm\n"),
+    "proj/rmsnorm.py": "import torch\n\n\nclass RMSNorm(torch.nn.Module):\n    pass\n",
+    "proj/model.py": "from .norms import RMSNorm\n\n\ndef build():\n    return RMSNorm(8)\n",
+}
+
+_CODES = {"NPU501", "NPU507", "NPU510"}
+
+
+def _findings(root):
+    return sorted((f.path.replace("\\", "/").split("/")[-1], f.line, f.code)
+                  for f in scan([str(root)], use_cache=False).findings if f.code in _CODES)
+
+
+def test_cuda_branch_of_a_pluggable_accelerator_test_is_no_finding(tmp_path):
+    write_files(tmp_path, _REPO)
+    assert _findings(tmp_path) == []
+
+
+def test_an_import_outside_the_cuda_branch_stays_reported(tmp_path):
+    files = dict(_REPO)
+    files["proj/optim.py"] += "\n\nfrom apex.optimizers import FusedLAMB\n"
+    write_files(tmp_path, files)
+    assert ("optim.py", 25, "NPU501") in _findings(tmp_path)
+
+
+def test_a_project_function_named_like_the_factory_is_no_abstraction(tmp_path):
+    files = dict(_REPO)
+    files["proj/accel.py"] = "def get_accelerator():\n    return None\n"
+    files["proj/optim.py"] = files["proj/optim.py"].replace("from deepspeed.accelerator import", "from .accel import")
+    write_files(tmp_path, files)
+    found = _findings(tmp_path)
+    assert ("optim.py", 3, "NPU501") in found and ("optim.py", 12, "NPU507") in found
