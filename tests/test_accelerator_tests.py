@@ -63,3 +63,20 @@ def test_a_project_function_named_like_the_factory_is_no_abstraction(tmp_path):
     write_files(tmp_path, files)
     found = _findings(tmp_path)
     assert ("optim.py", 3, "NPU501") in found and ("optim.py", 12, "NPU507") in found
+
+
+def test_a_module_imported_in_the_cuda_branch_and_by_its_own_unit_test_is_no_finding(tmp_path):
+    files = dict(_REPO)
+    files["proj/norms.py"] = files["proj/norms.py"].replace(
+        "    from apex.normalization import MixedFusedRMSNorm as RMSNorm\n",
+        "    from apex.normalization import MixedFusedRMSNorm as RMSNorm\n    from .fused_ln import FusedLN\n")
+    files["proj/fused_ln.py"] = (
+        "import torch\nfrom apex.normalization.fused_layer_norm import FusedLayerNormAffineFunction\n\n\n"
+        "class FusedLN(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return FusedLayerNormAffineFunction.apply(x, self.weight, self.bias, (8,), 1e-5)\n")
+    files["tests/test_fused_ln.py"] = "from proj.fused_ln import FusedLN\n\n\ndef test_ln():\n    FusedLN()\n"
+    write_files(tmp_path, files)
+    assert [f for f in _findings(tmp_path) if f[0] == "fused_ln.py"] == []
+    files["proj/other.py"] = "from proj.fused_ln import FusedLN\n"  # a product importer outside the branch keeps it
+    write_files(tmp_path, files)
+    assert ("fused_ln.py", 2, "NPU501") in _findings(tmp_path)

@@ -544,7 +544,8 @@ class GpuOnlyImport(Rule):
     optional path too, and so is one whose every importer is
     itself such a module, up to three modules in a row, package `__init__` or ordinary (the CUDA branch of a device
     dispatch, `if device == "cuda": from .cuda import gemm` beside `elif device == "npu":`, reaching the Triton kernels
-    through cuda/__init__.py and the module that imports them: label rule 30d-1): its imports and uses are not reported
+    through cuda/__init__.py and the module that imports them: label rule 30d-1; a module's own unit test importing it
+    unguarded does not count where a file outside the tests imports it, note 40d-3): its imports and uses are not reported
     (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
     an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
     module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt
