@@ -80,3 +80,38 @@ def test_a_module_imported_in_the_cuda_branch_and_by_its_own_unit_test_is_no_fin
     files["proj/other.py"] = "from proj.fused_ln import FusedLN\n"  # a product importer outside the branch keeps it
     write_files(tmp_path, files)
     assert ("fused_ln.py", 2, "NPU501") in _findings(tmp_path)
+
+
+_EXT_REPO = {
+    "setup.py": (
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
+        "setup(name='proj', ext_modules=[CUDAExtension('fastq_kernels', ['csrc/q.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n"),
+    "csrc/q.cu": "__global__ void k(float* x) { x[0] = 1; }\n",
+    "proj/__init__.py": "",
+    "proj/select.py": (
+        "try:\n    import fastq_kernels\n    FASTQ_KERNELS_AVAILABLE = True\nexcept ImportError:\n"
+        "    FASTQ_KERNELS_AVAILABLE = False\n\n\n"
+        "def linear_class(bits):\n    if bits == 4 and FASTQ_KERNELS_AVAILABLE:\n"
+        "        from .fastq import QuantLinear\n    else:\n        from .plain import QuantLinear\n"
+        "    return QuantLinear\n"),
+    "proj/fastq.py": (
+        "from fastq_kernels import q4_matmul\n\n\nclass QuantLinear:\n"
+        "    def forward(self, x, out):\n        q4_matmul(x, self.q, out)\n        return out\n"),
+    "proj/plain.py": "class QuantLinear:\n    def forward(self, x, out):\n        return x\n",
+}
+
+
+def _ext_uses(root):
+    return sorted((f.path.replace("\\", "/").split("/")[-1], f.line)
+                  for f in scan([str(root)], use_cache=False).findings if f.code == "NPU508")
+
+
+def test_extension_uses_of_a_module_reached_only_behind_an_availability_flag_are_no_findings(tmp_path):
+    """Vendored-AutoGPTQ-like: the exllama layer is imported only under its kernels' availability flag (note 40d-9)."""
+    write_files(tmp_path, _EXT_REPO)
+    assert [u for u in _ext_uses(tmp_path) if u[0] == "fastq.py"] == []
+    files = dict(_EXT_REPO)
+    files["proj/model.py"] = "from .fastq import QuantLinear\n"  # an unguarded way in keeps them
+    write_files(tmp_path, files)
+    assert ("fastq.py", 1) in _ext_uses(tmp_path)
