@@ -54,6 +54,8 @@ from __future__ import annotations
 import ast
 import re
 
+from migrate import accelerator_tests
+
 # the NPU as a word of its own (`"npu"`, `torch.npu`, `torch_npu`, `is_npu_available`) or its collective
 # backend; "npu" inside a word (`input`, in nearly every file) is not a mention
 _MENTIONS_NPU = re.compile(r"(?<![a-z0-9])npu|hccl", re.I)
@@ -368,10 +370,13 @@ def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index
     Given the file's `text`, a file that never mentions the NPU is passed through without a walk."""
     if not any(f.code in CODES for f in findings):
         return findings
+    abstraction = accelerator_tests.cuda_side_lines(tree, text)  # `if get_accelerator().device_name() == 'cuda':`
     if text is not None and not mentions_npu(text):
-        return findings
+        if not abstraction:
+            return findings
+        return [f for f in findings if not (f.code in CODES and f.line in abstraction)]
     package_lines: set[int] = set()
-    lines = aware_lines(tree, index, package_lines)
+    lines = aware_lines(tree, index, package_lines) | abstraction
     if not lines and not package_lines:
         return findings
     return [f for f in findings if not ((f.code in CODES and f.line in lines)

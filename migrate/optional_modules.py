@@ -12,7 +12,8 @@ branch runs), and of a module whose other importers are
 themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch; an ordinary module too: xtuner's MoE Triton kernels
 reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). A module no scanned file imports, or that one
-importer imports outside such a guard, keeps them.
+importer imports outside such a guard, keeps them. A module's own unit test (a file under tests/, test_*.py) importing it
+unguarded does not count where some file outside the tests imports it: it tests that side (label note 40d-3).
 
 The repository's own Triton / numba.cuda kernels stay reported in a module imported only in a `try:` (label ruling
 (L42), rule (y5): a stand-in that raises or is None fails the call on an NPU host). They are dropped where the module is
@@ -34,6 +35,7 @@ each file recorded ("ref" facts), and only those files are read and parsed again
 from __future__ import annotations
 
 import ast
+import re
 
 from migrate import fileio
 from migrate.findings import FileResult
@@ -55,6 +57,11 @@ def _droppable(finding) -> bool:
 
 
 def _kernel(finding) -> bool:
+    """A kernel of the repository's own (Triton / numba), or a use of its own compiled extension (NPU508: vendored
+    AutoGPTQ's qlinear_exllama.py calling `exllama_kernels.q4_matmul`, imported only under `if ... and
+    EXLLAMA_KERNELS_AVAILABLE:`): dropped only where every way in checks first (label notes 40d-9, (L42))."""
+    if finding.code == "NPU508":
+        return True
     return finding.code in CODES and (finding.package or "").split(".", 1)[0] in _KERNEL_LANGUAGES
 
 
@@ -542,6 +549,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         if not wanted:
             break
         candidates = {**candidates, **wanted}
+    seen = {path: _product_importers(importers) for path, importers in seen.items()}
     optional = _closure(seen, lambda g: bool(g))
     selected = _closure(seen, lambda g: g == CHECKED)  # reached only through checks of the package: kernels go too
     if not optional:
@@ -554,6 +562,18 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out
+
+
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
+
+
+def _product_importers(importers: list) -> list:
+    """The imports that decide: a module's own unit test imports it unguarded to test that side
+    (Megatron-DeepSpeed-like fused_kernels/tests/test_fused_kernels.py importing model/fused_layer_norm.py, whose one
+    product importer is a CUDA branch, label note 40d-3); where some file outside the tests imports it, only those
+    files' imports count. A module only tests import keeps them all."""
+    product = [(i, g) for i, g in importers if not _TEST_PATH.search(i.replace("\\", "/"))]
+    return product or importers
 
 
 def _closure(seen: dict, counts) -> set[str]:

@@ -23,6 +23,8 @@ import ast
 import functools
 from dataclasses import dataclass
 
+from migrate import accelerator_tests
+
 # third-party callables whose device argument defaults to "cuda": qualified name ->
 # (positional index of the device argument, its keyword, source)
 CUDA_DEFAULT_DEVICE = {
@@ -169,6 +171,7 @@ def module_exports(ctx) -> list[Export]:
 
     out: list[Export] = []
     optional: frozenset[str] | None = None
+    cuda_side: set[int] | None = None  # the CUDA side of a pluggable accelerator's test (migrate/accelerator_tests.py)
     returns: dict[int, list[ast.Return]] | None = None
     for statement in _module_statements(ctx.tree.body):
         if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
@@ -179,6 +182,10 @@ def module_exports(ctx) -> list[Export]:
                         optional = fallback_guarded_names(ctx)
                     if (alias.asname or alias.name) in optional:
                         continue  # `try: from mamba_ssm... import RMSNorm except ImportError: RMSNorm = None`
+                    if cuda_side is None:
+                        cuda_side = accelerator_tests.cuda_side_lines(ctx.tree, ctx.source)
+                    if statement.lineno in cuda_side:
+                        continue  # `if get_accelerator().device_name() == 'cuda': from apex... import X as RMSNorm`
                     out.append(Export(alias.asname or alias.name, getattr(alias, "lineno", statement.lineno), hit[1], hit[0], hit[2]))
         elif isinstance(statement, ast.Assign) and isinstance(statement.value, (ast.Name, ast.Attribute)):
             hit = alias_target(ctx.qualname(statement.value))

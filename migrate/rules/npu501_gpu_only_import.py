@@ -553,7 +553,8 @@ class GpuOnlyImport(Rule):
     optional path too, and so is one whose every importer is
     itself such a module, up to three modules in a row, package `__init__` or ordinary (the CUDA branch of a device
     dispatch, `if device == "cuda": from .cuda import gemm` beside `elif device == "npu":`, reaching the Triton kernels
-    through cuda/__init__.py and the module that imports them: label rule 30d-1): its imports and uses are not reported
+    through cuda/__init__.py and the module that imports them: label rule 30d-1; a module's own unit test importing it
+    unguarded does not count where a file outside the tests imports it, note 40d-3): its imports and uses are not reported
     (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
     an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
     module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt
@@ -578,7 +579,12 @@ class GpuOnlyImport(Rule):
     `if device_type == "ascend": from .ascend import ...`, or a registry `{"cuda": "cuda", "npu": "npu_impl"}` beside
     `import_module`, both folders in the scan): its Triton kernels, GPU-only imports and uses, and a wrapper module
     only that folder imports (`third_party/deep_gemm`); a file of it that code outside imports by its own module stays
-    (label ruling (L50) in general form, migrate/device_dispatch.py)."""
+    (label ruling (L50) in general form, migrate/device_dispatch.py). Nor is anything on the CUDA side of a test
+    asked of a third-party accelerator abstraction with an NPU implementation (DeepSpeed's
+    `get_accelerator().device_name() == 'cuda'`, knowledge/pluggable_accelerators.toml with its source): the body of
+    such an `if` (with or without an `else`), the `else` of `!= 'cuda'`, and the rest of a block after
+    `if not ... == 'cuda': return`; on the NPU the abstraction answers "npu" (label ruling (L50), set 40 note 40d-1,
+    migrate/accelerator_tests.py)."""
 
     CODE = "NPU501"
     NAME = "gpu-only-import"

@@ -220,7 +220,10 @@ class GpuOnlyUse(Rule):
     repository's modules, is inside such a registered op, a branch of `a if c else b`, a binding's value
     (`self.modulate_func = fused_kernel`) or an `if` reading the configuration; a plain call from code nothing selects
     keeps it, and the module's `import triton` lines (NPU501) stay (label ruling (L50) for a config-selected registry,
-    migrate/registry_kernels.py). The finding's `package` field names the package, which the summary groups by."""
+    migrate/registry_kernels.py). Nor are the uses on the CUDA side of a test asked of a third-party accelerator
+    abstraction with an NPU implementation (`if get_accelerator().device_name() == 'cuda':
+    multi_tensor_applier(amp_C.multi_tensor_scale, ...)`, as NPU501; migrate/accelerator_tests.py). The finding's
+    `package` field names the package, which the summary groups by."""
 
     CODE = "NPU507"
     NAME = "gpu-only-use"

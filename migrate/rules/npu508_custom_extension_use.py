@@ -332,7 +332,11 @@ class CustomExtensionUse(Rule):
     repository (`from .._CUDA import op` in pkg/layers/nn/, resolving to a `pkg.layers._CUDA` no file of the repository is)
     is the one extension of that name the scan builds (`pkg._CUDA`; `Index._misplaced`, label rule 32b-3). A CMake
     target never claims a standard-library module: a C++ engine's kernel library `add_library(copy STATIC copy.cu)` is
-    not the `import copy` / `copy.deepcopy(...)` of its Python code."""
+    not the `import copy` / `copy.deepcopy(...)` of its Python code.
+    A module of the repository every way into which checks first (imported only under `if bits == 4 and
+    EXLLAMA_KERNELS_AVAILABLE:`, a flag set by an import attempt of the extension, or a CUDA-device branch; as NPU501's
+    optional modules, migrate/optional_modules.py) is an optional path: its extension uses are not reported; one
+    imported only in a `try:` keeps them (label notes 40d-9, (L42))."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"

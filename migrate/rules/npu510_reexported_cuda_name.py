@@ -26,7 +26,10 @@ class ReexportedCudaName(Rule):
     import of a GPU-only package with them: with `import nvdiffrast.torch as dr` in utils.py,
     `from utils import *` in est.py and `from est import *` in run.py, each `dr.RasterizeCudaContext()`
     of est.py and run.py is reported (a name the reading scope binds itself is not; only the modules
-    some file star-imports are read so; migrate/star_imports.py)."""
+    some file star-imports are read so; migrate/star_imports.py). An alias bound on the CUDA side of a test asked
+    of a pluggable accelerator with an NPU implementation (`if get_accelerator().device_name() == 'cuda': from
+    apex.normalization import MixedFusedRMSNorm as RMSNorm`, the `else` binding a torch one) stands for nothing
+    to port (migrate/accelerator_tests.py)."""
 
     CODE = "NPU510"
     NAME = "reexported-cuda-name"
