@@ -19,7 +19,8 @@ The repository's own Triton / numba.cuda kernels stay reported in a module impor
 (L42), rule (y5): a stand-in that raises or is None fails the call on an NPU host). They are dropped where the module is
 reached only through a selection that checks the package first: every import of it is under an availability check, a
 CUDA-device branch, an import attempt that records an availability flag (`except ImportError: _TRITON_AVAILABLE =
-False`), or a branch of a backend registry that requires the package (`if backend == "auto_round:tritonv2":` where the
+False`, or `except ImportError: step = None` where the importer tests `step is None` / `Norm is not None` before
+use: label ruling 40b-4), or a branch of a backend registry that requires the package (`if backend == "auto_round:tritonv2":` where the
 module registers `BackendInfos["auto_round:tritonv2"] = BackendInfo(..., requirements=["triton>=2.0"])` and checks
 the registered requirements, `require_version(requirement)`: the backend is offered only where the package is, another
 one otherwise), or is made by a module itself reached only so (auto-round qlinear_tritonv2.py imports its Triton
@@ -85,7 +86,7 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
         out.append((node, guarded))
         return
     if isinstance(node, ast.Try):
-        inner = max(guarded, _try_level(node))
+        inner = max(guarded, _try_level(node, keys))
         # `try: from .correlation import correlation / except: import correlation` (softmax-splatting run.py): the
         # handler imports the same module another way, so the program needs it either way
         fallback = {name for h in node.handlers for n in ast.walk(h) if isinstance(n, (ast.Import, ast.ImportFrom))
@@ -116,10 +117,13 @@ def _checks_package(test: ast.AST, keys: frozenset, unprobed: frozenset = frozen
     return _availability_check(test, keys) or _cuda_device_check(test, unprobed) or _registry_branch(test, keys)
 
 
-def _try_level(node: ast.Try) -> int:
+def _try_level(node: ast.Try, keys: frozenset = frozenset()) -> int:
     """CHECKED for an import attempt whose handler records an availability flag (`except ImportError:
     _TRITON_AVAILABLE = False`: the program tests the flag before it uses the names, flagged_extensions.py, label rule
-    27d-9), TRIED for another `try` catching a failed import, else UNGUARDED."""
+    27d-9), or binds an imported name to None that the module tests against None (`except ImportError:
+    selective_state_update = None`, then `if selective_state_update is None: <torch path>` or `assert RMSNorm is not
+    None, "RMSNorm import fails"`: the stand-in is checked before use, label ruling 40b-3/40b-4, `none_tests`), TRIED
+    for another `try` catching a failed import, else UNGUARDED."""
     from migrate.rules.npu501_gpu_only_import import _FLAG
 
     handlers = [h for h in node.handlers if _catches_import_error(h)]
@@ -128,7 +132,40 @@ def _try_level(node: ast.Try) -> int:
     flags = any(isinstance(target, ast.Name) and _FLAG.match(target.id) for h in handlers for s in h.body
                 if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is False
                 for target in s.targets)
+    if not flags and any(key.startswith(_NONE_KEY) for key in keys):
+        imported = {alias.asname or alias.name.split(".")[0] for s in node.body if isinstance(s, (ast.Import, ast.ImportFrom))
+                    for alias in s.names}
+        flags = bool({f"{_NONE_KEY}{name}" for name in _none_bound(handlers) & imported} & keys)
     return CHECKED if flags else TRIED
+
+
+_NONE_KEY = "none:"  # a name the module tests against None, among the `keys` of `_imports` / `_guarded`
+
+
+def _none_bound(handlers) -> set[str]:
+    """The names the handlers bind to None (`x = None`, `a, b = None, None`, `a = b = None`)."""
+    out = set()
+    for handler in handlers:
+        for statement in handler.body:
+            if not isinstance(statement, ast.Assign):
+                continue
+            value = statement.value
+            values = value.elts if isinstance(value, ast.Tuple) else None
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and value.value is None:
+                    out.add(target.id)
+                elif isinstance(target, ast.Tuple) and values is not None and len(values) == len(target.elts):
+                    out |= {t.id for t, v in zip(target.elts, values)
+                            if isinstance(t, ast.Name) and isinstance(v, ast.Constant) and v.value is None}
+    return out
+
+
+def none_tests(tree: ast.Module, nodes: dict | None = None) -> frozenset[str]:
+    """`none:NAME` for each plain name the module compares with None (`x is None`, `x is not None`)."""
+    compares = nodes.get(ast.Compare, ()) if nodes is not None else (n for n in ast.walk(tree) if isinstance(n, ast.Compare))
+    return frozenset(f"{_NONE_KEY}{c.left.id}" for c in compares
+                     if isinstance(c.left, ast.Name) and len(c.ops) == 1 and isinstance(c.ops[0], (ast.Is, ast.IsNot))
+                     and isinstance(c.comparators[0], ast.Constant) and c.comparators[0].value is None)
 
 
 def _else_of_package(node: ast.Try) -> bool:
@@ -364,7 +401,7 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
-    keys, unprobed = registry_keys(tree) | attempt_flags(tree), unprobed_probes(tree)
+    keys, unprobed = registry_keys(tree) | attempt_flags(tree) | none_tests(tree, nodes), unprobed_probes(tree)
     if nodes is None:
         found: list = []
         _imports(tree, UNGUARDED, found, keys, unprobed)
@@ -398,7 +435,7 @@ def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset
                             name for h in above.handlers for n in ast.walk(h)
                             if isinstance(n, (ast.Import, ast.ImportFrom)) for name in _last_names(n)}
                     vetoed = vetoed or bool(fallback & _last_names(node))
-                guarded = max(guarded, _try_level(above))
+                guarded = max(guarded, _try_level(above, keys))
             elif any(child is statement for statement in above.orelse) and _else_of_package(above):
                 guarded = CHECKED
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \

@@ -57,7 +57,8 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
     package is the subpackage `P....R`, not R, where the top package P of its chain is imported by that name
     (`lightning_attn/ops/triton/`: `lightning_attn` is imported, so its `import triton` is Triton's); a chain whose
     top no file imports is no package on sys.path (EETQ's python/ holds a stray `__init__.py` beside
-    `package_dir={"": "python"}`: python/eetq/ is `eetq`)."""
+    `package_dir={"": "python"}`: python/eetq/ is `eetq`); nor is a chain whose top sits in a namespace folder (no
+    `__init__.py`) that the scan imports by name (`train/ops/triton/` where files import `train.utils`)."""
     roots = _roots()
     paths = list(paths)
     package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
@@ -68,7 +69,11 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
         top = os.path.dirname(directory)
         while os.path.dirname(top) in package_dirs and os.path.dirname(top) != top:
             top = os.path.dirname(top)
-        return os.path.basename(top) not in used
+        # the chain's top may itself sit in a namespace package (PEP 420: a folder with no `__init__.py`) that the
+        # scan imports by name: HazyResearch/based's train/ops/triton/ below train/ops/__init__.py, where train/ holds
+        # none and its files import `train.utils...`: the folder is `train.ops.triton`, not Triton
+        namespace = os.path.basename(os.path.dirname(top))
+        return os.path.basename(top) not in used and not (namespace and namespace in used)
     vendored = _vendored_checkouts(paths, package_dirs, roots)
 
     layouts = _package_dir_layouts(paths, package_dirs, roots)

@@ -886,6 +886,29 @@ def test_own_triton_kernels_reached_only_through_a_checked_backend_selection_are
     assert finding_lines(result, "NPU501", "tk/plain.py") == [1] and finding_lines(result, "NPU507", "tk/plain.py") == [2]
 
 
+def test_kernels_whose_none_stand_in_every_importer_tests_are_an_optional_path(tmp_path):
+    # label ruling 40b-3/40b-4: an SSM block imports its Triton step kernel and norm in a try whose handler binds None,
+    # then tests the stand-in (`if step is None:` takes a torch path, `assert Norm is not None` before the fused
+    # path): the kernels are reached only where triton is. A module that binds None and never tests it keeps its
+    # kernels (rule (y5): the None call fails on an NPU host)
+    write_files(tmp_path, {
+        "ssm/__init__.py": "", "ssm/ops/__init__.py": "",
+        "ssm/ops/step.py": "import triton\n@triton.jit\ndef _k(x):\n    pass\ndef step(x):\n    _k[(1,)](x)\n",
+        "ssm/ops/norm.py": "import triton\n@triton.jit\ndef _n(x):\n    pass\nclass Norm:\n    pass\n",
+        "ssm/ops/untested.py": "import triton\n@triton.jit\ndef _u(x):\n    pass\n",
+        "ssm/block.py": (
+            "try:\n    from ssm.ops.step import step\nexcept ImportError:\n    step = None\n"
+            "try:\n    from ssm.ops.norm import Norm\nexcept ImportError:\n    Norm, other = None, None\n"
+            "try:\n    from ssm.ops.untested import _u\nexcept ImportError:\n    _u = None\n"
+            "def forward(x, fused):\n    if step is None:\n        return x * 2\n"
+            "    if fused:\n        assert Norm is not None, 'Norm import fails'\n    return step(x), _u\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "ops/step.py") == [] and finding_lines(result, "NPU507", "ops/step.py") == []
+    assert finding_lines(result, "NPU501", "ops/norm.py") == [] and finding_lines(result, "NPU507", "ops/norm.py") == []
+    assert finding_lines(result, "NPU501", "ops/untested.py") == [1] and finding_lines(result, "NPU507", "ops/untested.py") == [2]
+
+
 def test_a_guarded_reexport_that_a_plain_import_needs_is_no_guard(tmp_path):
     # label ruling (L42): the kernels package `__init__` binds its Triton kernels only `if HAS_TRITON:`, but the
     # engine imports `from eng.kernels import attention` at its top: where triton is absent the name is missing and

@@ -81,6 +81,23 @@ def test_a_subpackage_named_like_a_package_does_not_hide_its_top_level_import(tm
     assert ("NPU507", 3) in _about(result, "srmsnorm.py", "triton")
 
 
+def test_a_subpackage_chain_inside_an_imported_namespace_folder_is_no_top_level_package(tmp_path):
+    # a training folder with no __init__.py (a namespace package) imported as `train.utils`; its ops/ package holds
+    # Triton kernels in ops/triton/: that folder is `train.ops.triton`, and its `import triton` is Triton's
+    train = tmp_path / "train"
+    (train / "ops" / "triton").mkdir(parents=True)
+    (train / "utils").mkdir()
+    for folder in (train / "ops", train / "ops" / "triton", train / "utils"):
+        (folder / "__init__.py").write_text("")
+    (train / "ops" / "triton" / "k_act.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef relu(x):\n    return tl.maximum(x, 0)\n")
+    (train / "utils" / "log.py").write_text("import logging\n")
+    (train / "run.py").write_text("from train.utils.log import logging\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for code, line in _about(result, "k_act.py", "triton") if code == "NPU501"] == [1, 2]
+    assert ("NPU507", 3) in _about(result, "k_act.py", "triton")
+
+
 def test_a_package_below_a_folder_nobody_imports_is_still_the_package(tmp_path):
     # NetEase-FuXi/EETQ: python/__init__.py is a stray marker (setup.py maps package_dir={"": "python"}); python/eetq/
     # is `eetq` itself, its own files do not use it

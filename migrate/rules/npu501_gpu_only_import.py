@@ -558,7 +558,9 @@ class GpuOnlyImport(Rule):
     (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
     an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
     module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt
-    recording an availability flag (`except ImportError: _TRITON_AVAILABLE = False`), a test of a flag of any name
+    recording an availability flag (`except ImportError: _TRITON_AVAILABLE = False`) or binding the imported
+    names to None where the importing module tests one of them against None (`except ImportError: step = None`, then
+    `if step is None:` or `assert Norm is not None, ...`: label ruling 40b-4), a test of a flag of any name
     that the importing module sets false where its own import of the package fails (`if WITH_TRITON: from
     .ssd_combined import ...` after `try: import triton` / `except ImportError: WITH_TRITON = False`), or the branch of a backend
     registry that requires it (`if backend == "acme:triton":` with `REG["acme:triton"] = Info(...,

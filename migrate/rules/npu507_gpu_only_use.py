@@ -1,14 +1,14 @@
 import ast
 import re
 
-from migrate import callable_aliases, knowledge
+from migrate import callable_aliases, hydra_targets, knowledge
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
 from migrate.rules._device_helpers import annotation as _annotation
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
-from migrate.rules.base import Invalid, Rule
+from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, match_package, package_of
 
 TRITON = "triton"
@@ -189,7 +189,7 @@ class GpuOnlyUse(Rule):
     in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
     none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
-    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor a function named as the fallback of a lookup on an object
     (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor a class named in a type check
@@ -223,14 +223,20 @@ class GpuOnlyUse(Rule):
     migrate/registry_kernels.py). Nor are the uses on the CUDA side of a test asked of a third-party accelerator
     abstraction with an NPU implementation (`if get_accelerator().device_name() == 'cuda':
     multi_tensor_applier(amp_C.multi_tensor_scale, ...)`, as NPU501; migrate/accelerator_tests.py). The finding's
-    `package` field names the package, which the summary groups by."""
+    `package` field names the package, which the summary groups by. A YAML configuration's `_target_:
+    apex.optimizers.FusedAdam` (Hydra's instantiate builds it) is a construction too, reported at that line with the
+    same filters (migrate/hydra_targets.py; label ruling 40b-5)."""
 
     CODE = "NPU507"
     NAME = "gpu-only-use"
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
+    KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # a Hydra optimizer config naming torch's AdamW; apex's named only in a comment
+        Valid("# _target_: apex.optimizers.FusedAdam\n_target_: torch.optim.AdamW\nlr: 1e-3\n", kind="launcher",
+              filename="configs/optimizer/adamw.yaml"),
         # open3d loads its CPU bindings where no CUDA device is found (partial, info): its neutral names are not uses
         "import open3d as o3d\nv = o3d.utility.Vector3dVector(points)\npcd = o3d.geometry.PointCloud()",
         # SoftGroup blocks.py: spconv publishes a CPU build (partial, like pytorch3d): its import is noted, not each use
@@ -336,6 +342,18 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # a Hydra experiment config: its optimizer node builds apex's fused Adam (hydra.utils.instantiate), its task and
+        # model config nodes the repository's own class and a transformers one (label ruling 40b-5)
+        Invalid("trainer:\n  max_steps: 20000\ntask:\n  _target_: train.tasks.seq.SequenceLMModel\n"
+                "optimizer:\n  _target_: apex.optimizers.FusedAdam  # fused\n  lr: 6e-4\n"
+                "config:\n  _target_: \"transformers.GPT2Config\"\n", count=1, kind="launcher",
+                filename="configs/experiment/gpt-160m.yaml"),
+        # a tensor-parallel MLP over flash_attn's helpers: its sequence-parallel gather (torch.distributed) and its
+        # @torch.jit.script activation are plain PyTorch (knowledge `pure_api`, read in flash_attn's source; label ruling
+        # (L54)); its jiterator swiglu has no NPU build and is reported (the imports are NPU501's)
+        Invalid("from flash_attn.ops.activations import sqrelu_fwd, swiglu\n"
+                "from flash_attn.utils.distributed import all_gather_raw\n"
+                "def mlp(x, y, pg):\n    h, _ = all_gather_raw(x, pg)\n    return swiglu(sqrelu_fwd(h), y)\n", count=1),
         # kaolin runs in part (its import is a warning, its pure-torch helpers no finding), but its SPC octree functions
         # have no CPU build (knowledge: `kaolin.ops.spc.scan_octrees` ...): their calls are reported, quantize_points is not
         Invalid("def build(pts, level, lengths):\n    import kaolin\n"
@@ -544,6 +562,9 @@ class GpuOnlyUse(Rule):
 
     def check(self, ctx):
         table = knowledge.third_party()
+        if ctx.kind == "launcher":
+            yield from self._config_targets(ctx, table)
+            return
         known = ctx.__dict__.get("_npu_known_kernels")
         if known:  # the second look of migrate/imported_kernels.py: launches of the kernels other modules define
             names = imported_kernel_names(ctx, known)
@@ -908,6 +929,17 @@ class GpuOnlyUse(Rule):
             if entry.alternative:
                 text += f"; NPU alternative: {entry.alternative}"
             yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=package)
+
+    def _config_targets(self, ctx, table):
+        """`_target_: apex.optimizers.FusedAdam` in a YAML configuration: Hydra builds the class it names."""
+        for target in hydra_targets.targets(ctx.path, ctx.lines):
+            qual = target.name
+            key = match_package(qual, table)
+            if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _metadata(qual, table) \
+                    or _plugin_kept(qual, table[key]) or _pure(qual, key, table) or key == TRITON:
+                continue
+            yield self._finding(ctx, (target.line, target.start, target.line, target.end), qual, key, table,
+                                what=f"`{qual}` (built by the configuration's `_target_`)")
 
     def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]

@@ -61,6 +61,11 @@ _LANGUAGE_USE = re.compile(r"\b(?:project|enable_language)\s*\(([^)]*)\)", re.I)
 # folder is absent: `if (CUDA_VERSION VERSION_LESS 10.2)` / `if (NOT CUDA_FOUND)` /
 # `if (NOT EXISTS ".../dependencies/cutlass/CMakeLists.txt")` whose first command is `message(FATAL_ERROR ...)`, at the
 # `if` line (label rule 36c-5/36c-6; a version probe that only picks flags is not one, (L14))
+# FindCUDA's commands besides its targets that compile with nvcc or configure it: `cuda_compile(objs SHARED k.cu)` builds
+# object files, `cuda_include_directories(...)` "sets the directories that should be passed to nvcc"
+# (https://cmake.org/cmake/help/v3.24/module/FindCUDA.html: CUDA_COMPILE, CUDA_COMPILE_PTX, CUDA_COMPILE_FATBIN,
+# CUDA_COMPILE_CUBIN, CUDA_WRAP_SRCS, CUDA_INCLUDE_DIRECTORIES; label ruling (L36), 40a-4)
+_FINDCUDA_NVCC = re.compile(r"\b(cuda_compile(?:_ptx|_fatbin|_cubin)?|cuda_wrap_srcs|cuda_include_directories)\s*\(", re.I)
 _RAISING_CHECK = re.compile(r"\b(?:if|elseif)\s*\(([^()]*)\)\s*message\s*\(\s*FATAL_ERROR\b", re.I)
 _CUDA_CONDITION = re.compile(r"\b(?:CUDA_VERSION|CMAKE_CUDA_COMPILER_VERSION|CUDAToolkit_VERSION\w*|CUDA_FOUND|CUDAToolkit_FOUND"
                              r"|CMAKE_CUDA_COMPILER)\b")
@@ -81,7 +86,8 @@ class CmakeCudaBuild(Rule):
     inside a target
     written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
     `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
-    a `.cu` pattern (quoted or not), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
+    a `.cu` pattern (quoted or not), FindCUDA's `cuda_compile(...)` (objects built by nvcc) and `cuda_include_directories(...)`
+    (nvcc's include path; label ruling (L36)), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
     has not written that list yet, or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
     write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line; CMake's CUDA-language settings that
     become nvcc options, `set(CMAKE_CUDA_ARCHITECTURES 86)` / `CMAKE_CUDA_STANDARD` / `CMAKE_CUDA_SEPARABLE_COMPILATION`
@@ -157,6 +163,13 @@ class CmakeCudaBuild(Rule):
                 count=4),
         Invalid("find_package(CUDA REQUIRED)\ncuda_add_library(gpu_ops SHARED ops.cu)\n", kind="cpp-source",
                 filename="CMakeLists.txt", count=2),
+        # a point-cloud op library built the FindCUDA way into objects a cffi build links: the language switch, nvcc's
+        # include directories, the glob of the kernels and their compile; the plain include_directories is C++'s
+        Invalid("find_package(CUDA REQUIRED)\ninclude_directories(\"${CMAKE_CURRENT_SOURCE_DIR}/cinclude\")\n"
+                "cuda_include_directories(\"${CMAKE_CURRENT_SOURCE_DIR}/cinclude\")\n"
+                "file(GLOB kernels_src \"${CMAKE_CURRENT_SOURCE_DIR}/csrc/*.cu\")\n"
+                "cuda_compile(kernels SHARED ${kernels_src} OPTIONS -O3)\n", kind="cpp-source",
+                filename="CMakeLists.txt", count=4),
         Invalid("add_library(k SHARED\n  a.cu b.cu  # two on one line\n  c.cpp)\n", kind="cpp-source", filename="CMakeLists.txt",
                 count=2),
         Invalid("cmake_minimum_required(VERSION 3.18)\nenable_language(CUDA)\npybind11_add_module(_ext bind.cpp)\n",
@@ -291,9 +304,13 @@ class CmakeCudaBuild(Rule):
         for match in CMAKE_GLOB.finditer(code):  # each line of a glob holding a CUDA pattern
             first = code.count("\n", 0, match.start()) + 1
             for offset, text in enumerate(match.group(0).split("\n")):
-                if ".cu" in text and any(w.strip('"').endswith((".cu", ".cuh")) for w in text.split()):
+                # the glob's last word may carry its closing parenthesis (`file(GLOB s "${DIR}/csrc/*.cu")`)
+                if ".cu" in text and any(w.rstrip(")").strip('"\'').endswith((".cu", ".cuh")) for w in text.split()):
                     globbed.add(first + offset)
                     yield self.finding(ctx, self._span(lines, first + offset), "globs CUDA sources: " + self.MESSAGE)
+        for match in _FINDCUDA_NVCC.finditer(code):  # FindCUDA's commands that hand files or directories to nvcc
+            number = code.count("\n", 0, match.start()) + 1
+            yield self.finding(ctx, self._span(lines, number), f"`{match.group(1)}` hands sources or include directories to nvcc (FindCUDA): " + self.MESSAGE)
         for match in _RAISING_CHECK.finditer(code):
             if _CUDA_CONDITION.search(match.group(1)) or ("EXISTS" in match.group(1) and any(
                     part.lower() in cmake_toolkit.GPU_ONLY_LIBRARIES for part in re.split(r"[/\"\s]+", match.group(1)))):
