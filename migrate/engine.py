@@ -266,6 +266,10 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
     if facts is not None:  # a project's own option compared and set (migrate/config_options.py), every module
         facts.extend(config_options.python_facts(tree, path))
+    if facts is not None and "sys.path" in text:  # a folder put on the import path (migrate/submodules.py)
+        from migrate import submodules
+
+        facts.extend(submodules.path_facts(text))
     searched: dict[str, bool] = {}
     active = _applying(rules, text, kb, searched)
     if known_flags:  # the second look of migrate/imported_flags.py: only the rules that read availability guards
@@ -496,6 +500,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
             defs += config_options.launcher_facts(path, text)  # option settings (migrate/config_options.py)
+            if "PYTHONPATH" in text:  # a folder put on the import path (migrate/submodules.py)
+                from migrate import submodules
+
+                defs += submodules.path_facts(text)
             from migrate import shell_python
 
             findings += shell_python.findings(path, text, version)  # `python -c "..."` is Python

@@ -1532,6 +1532,7 @@ def build_index(results) -> Index:
     helpers: set[str] = set()
     cpu_built: set[str] = set()
     submodules: list[Definition] = []
+    import_paths: list[str] = []  # folders some file puts on the import path (migrate/submodules.py)
     star_names: dict[str, list[Definition]] = {}
     for result in results:
         for fact in getattr(result, "facts", ()):
@@ -1546,6 +1547,9 @@ def build_index(results) -> Index:
                 continue
             if kind == "submodule":  # a git submodule of a GPU-only package: an extension when it is not checked out
                 submodules.append(Definition(kind, name, result.path, line, bool(cuda), *fact[5:7]))
+                continue
+            if kind == "importpath":  # `sys.path.insert(0, 'third_party/X')`: a research-project submodule's packages
+                import_paths.append(name)
                 continue
             if kind == "cpuext":
                 cpu_built.add(name)
@@ -1579,6 +1583,10 @@ def build_index(results) -> Index:
 
         for definition in git_submodules.missing_extensions(submodules, [r.path for r in results]):
             modules.setdefault(definition.name, definition)
+        if import_paths:
+            scanned = [r.path for r in results]
+            for definition in git_submodules.project_packages(submodules, scanned, import_paths):
+                modules.setdefault(definition.name, definition)
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))

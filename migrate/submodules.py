@@ -14,6 +14,17 @@ extension module named by the folder's dotted path, whose imports and uses NPU50
 requirements.txt) is that package's install: NPU502 reports it as the repository's own extension where the folder's
 path is a module path, else as the install of the catalogued package (migrate/local_installs.py). A submodule that is checked out is
 scanned like any other code.
+
+A research project vendored the same way and imported through the import path (Detic-style: `.gitmodules` names
+`url = https://github.com/fundamentalvision/Deformable-DETR.git` at `third_party/Deformable-DETR`, a launcher runs
+`sys.path.insert(0, 'third_party/Deformable-DETR')`, a module does `from models.deformable_transformer import
+DeformableTransformer`) is matched by its repository `owner/name` against knowledge/submodule_projects.toml (not the
+pip catalogue: its packages have common names such as `models`). When the folder is missing from the checkout and some
+file of the repository puts it on the import path (a `sys.path.insert` / `sys.path.append` string, or a PYTHONPATH
+assignment of a launcher, naming the folder), each top-level package the entry lists becomes an extension module of
+mode "subproject": NPU508 reports its imports (`from models.matcher import HungarianMatcher`: the package's
+`__init__` loads the op) and the constructions of the classes the entry lists, not the uses of its pure-PyTorch
+helpers (label rule 40c-1). Without the import-path line, or with the folder checked out, nothing is added.
 """
 
 from __future__ import annotations
@@ -25,6 +36,11 @@ from migrate.repo_index import Definition
 
 KIND = "submodule"
 MODE = "submodule"  # the mode of the extension module a missing submodule stands for
+PROJECT = "subproject"  # the mode of a package of a missing research-project submodule on the import path
+PATH_KIND = "importpath"  # a folder a file of the repository puts on the import path
+_PROJECT_MODE = "project:"  # a "submodule" Definition's mode prefix: the submodule_projects.toml key
+_SYS_PATH = re.compile(r"sys\.path\.(?:insert|append)\s*\((?:[^()'\"]*,)?[^'\"]*['\"]([^'\"]+)['\"]")
+_PYTHONPATH = re.compile(r"\bPYTHONPATH\s*=\s*['\"]?([^'\"\s;&|]+)")
 _SECTION = re.compile(r"^\s*\[\s*submodule\s+\"([^\"]*)\"\s*\]\s*$")
 _KEY = re.compile(r"^\s*(path|url)\s*=\s*(\S.*?)\s*$")
 
@@ -64,14 +80,81 @@ def package_of_url(url: str) -> str | None:
     return None
 
 
+def projects() -> dict[str, dict]:
+    """knowledge/submodule_projects.toml's entries, keyed by `owner/name` in lower case."""
+    from migrate import knowledge
+
+    return {key.lower(): entry for key, entry in knowledge.read_toml("submodule_projects.toml").get("project", {}).items()}
+
+
+def project_of_url(url: str) -> str | None:
+    """The submodule_projects.toml key (lower case) of the repository a submodule URL names, or None."""
+    tail = url.strip().rstrip("/").replace(":", "/").split("/")
+    if len(tail) < 2:
+        return None
+    name = tail[-1][:-4] if tail[-1].endswith(".git") else tail[-1]
+    key = f"{tail[-2]}/{name}".lower()
+    return key if key in projects() else None
+
+
 def facts(text: str) -> list[Definition]:
-    """"submodule" Definitions of the submodules of a `.gitmodules` text whose repository is a GPU-only package."""
+    """"submodule" Definitions of the submodules of a `.gitmodules` text whose repository is a GPU-only package (mode:
+    its third-party key) or a catalogued research project (mode: `project:` and its submodule_projects.toml key)."""
     out = []
     for path, url, line in read(text):
         key = package_of_url(url)
+        if key is None and (project := project_of_url(url)) is not None:
+            key = _PROJECT_MODE + project
         if key is not None:
             out.append(Definition(KIND, posixpath.normpath(path.replace("\\", "/")).strip("/"), "", line, True, url, key))
     return out
+
+
+def path_facts(text: str) -> list[Definition]:
+    """"importpath" Definitions of the folders a file puts on the import path:
+    `sys.path.insert(0, 'third_party/Deformable-DETR')`, `sys.path.append(os.path.join(root, "third_party/X"))`,
+    a launcher's `PYTHONPATH=third_party/X:$PYTHONPATH` (each `:`-separated part)."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        found = [m.group(1) for m in _SYS_PATH.finditer(line)]
+        found += [part for m in _PYTHONPATH.finditer(line) for part in m.group(1).split(":")]
+        for folder in found:
+            folder = posixpath.normpath(folder.replace("\\", "/")).strip("/")
+            if folder and "$" not in folder.rsplit("/", 1)[-1]:
+                out.append(Definition(PATH_KIND, folder, "", number, False))
+    return out
+
+
+def _on_path(folder: str, paths: list[str]) -> bool:
+    """Whether an import-path folder names the submodule folder: the same path, or one ending with it
+    (`os.path.join(ROOT, 'third_party/X')` read as `third_party/X`; `./third_party/X`)."""
+    return any(p == folder or p.endswith("/" + folder) or folder.endswith("/" + p) and "/" in p for p in paths)
+
+
+def project_packages(submodules: list[Definition], scanned: list[str], paths: list[str]) -> list[Definition]:
+    """The extension modules (mode "subproject") of the research-project submodules the checkout lacks and some file
+    puts on the import path: one per top-level package the project's entry lists, named by it (`models`), its `why`
+    the URL, its `path` / `line` the `.gitmodules` section."""
+    folders = {posixpath.normpath(p.replace("\\", "/")) for p in scanned}
+    entries = projects()
+    out = []
+    for definition in submodules:
+        if not definition.mode.startswith(_PROJECT_MODE):
+            continue
+        base = posixpath.dirname(posixpath.normpath(definition.path.replace("\\", "/")))
+        folder = posixpath.normpath(posixpath.join(base, definition.name))
+        if any(p == folder or p.startswith(folder + "/") for p in folders) or not _on_path(folder, paths):
+            continue
+        for package in entries.get(definition.mode[len(_PROJECT_MODE):], {}).get("packages", ()):
+            out.append(Definition("module", package, definition.path, definition.line, True, definition.why, PROJECT))
+    return out
+
+
+def constructs(definition: Definition, qual: str) -> bool:
+    """Whether `qual` (`models.deformable_transformer.DeformableTransformer`) names a class of the project whose
+    construction runs its CUDA op (the entry's `classes`)."""
+    key = project_of_url(definition.why)
+    return key is not None and qual.rsplit(".", 1)[-1] in projects()[key].get("classes", ())
 
 
 def missing_extensions(submodules: list[Definition], scanned: list[str]) -> list[Definition]:
@@ -81,6 +164,8 @@ def missing_extensions(submodules: list[Definition], scanned: list[str]) -> list
     folders = {posixpath.normpath(p.replace("\\", "/")) for p in scanned}
     out = []
     for definition in submodules:
+        if definition.mode.startswith(_PROJECT_MODE):  # `project_packages`
+            continue
         base = posixpath.dirname(posixpath.normpath(definition.path.replace("\\", "/")))
         folder = posixpath.normpath(posixpath.join(base, definition.name))
         if any(p == folder or p.startswith(folder + "/") for p in folders):

@@ -113,3 +113,56 @@ def test_a_fork_named_by_its_repository_and_a_submodule_folder_of_another_name(t
         ("requirements.txt", 2), ("requirements.txt", 3)]
     assert sorted((f.code, f.line) for f in result.findings if Path(f.path).name == "model.py") == [
         ("NPU501", 1), ("NPU507", 5)]
+
+
+PROJECT_GITMODULES = """\
+[submodule "third_party/DefDETR"]
+\tpath = third_party/DefDETR
+\turl = https://github.com/fundamentalvision/Deformable-DETR.git
+"""
+
+TRAIN = """\
+import sys
+sys.path.insert(0, 'third_party/DefDETR')
+from det.arch import build
+"""
+
+ARCH = """\
+import torch.nn as nn
+from models.deformable_transformer import DeformableTransformer
+from models.matcher import HungarianMatcher
+from models.deformable_detr import SetCriterion
+from util.misc import NestedTensor
+
+
+class Criterion(SetCriterion):
+    def __init__(self, n):
+        super().__init__(n, HungarianMatcher(), {}, [])
+
+
+def build(d):
+    return DeformableTransformer(d_model=d), HungarianMatcher()
+"""
+
+
+def test_a_missing_research_project_submodule_on_the_import_path_reports_its_package_imports(tmp_path):
+    # the project's `models` package loads its CUDA-only op on import: each `from models.X import` is reported, and
+    # the constructions of the classes the entry lists, not its pure-PyTorch helpers nor `util` (label rule 40c-1)
+    write_files(tmp_path, {".gitmodules": PROJECT_GITMODULES, "train.py": TRAIN, "det/__init__.py": "",
+                           "det/arch.py": ARCH})
+    assert _npu508(tmp_path) == [("arch.py", 2), ("arch.py", 3), ("arch.py", 4), ("arch.py", 14)]
+    assert [(d.name, d.mode) for d in submodules.facts(PROJECT_GITMODULES)] == [
+        ("third_party/DefDETR", "project:fundamentalvision/deformable-detr")]
+    # a launcher's PYTHONPATH names the folder as well
+    write_files(tmp_path, {"train.py": "from det.arch import build\n",
+                           "run.sh": "PYTHONPATH=third_party/DefDETR:$PYTHONPATH python train.py\n"})
+    assert len(_npu508(tmp_path)) == 4
+
+
+def test_a_research_project_submodule_off_the_import_path_or_checked_out_is_nothing(tmp_path):
+    write_files(tmp_path, {".gitmodules": PROJECT_GITMODULES, "train.py": "from det.arch import build\n",
+                           "det/__init__.py": "", "det/arch.py": ARCH})
+    assert _npu508(tmp_path) == []  # no file puts the folder on the import path: `models` may be anyone's
+    write_files(tmp_path, {"train.py": TRAIN, "third_party/DefDETR/models/__init__.py": "",
+                           "third_party/DefDETR/models/matcher.py": "class HungarianMatcher:\n    pass\n"})
+    assert _npu508(tmp_path) == []  # checked out: its code is scanned like any other

@@ -1,7 +1,17 @@
 import ast
 import re
 
-from migrate import callable_aliases, called_kernels, cpu_fallbacks, deps, flagged_extensions, kernel_values, knowledge, repo_index
+from migrate import (
+    callable_aliases,
+    called_kernels,
+    cpu_fallbacks,
+    deps,
+    flagged_extensions,
+    kernel_values,
+    knowledge,
+    repo_index,
+    submodules,
+)
 from migrate.called_kernels import CALLED, LAZY_OP
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import annotation, availability_probe, chain_tops, report_node, shadowed
@@ -300,7 +310,14 @@ class CustomExtensionUse(Rule):
     extension handed to a call as a value (`applier(multi_tensor_l2norm, ...)`) is reported too. A git submodule that
     `.gitmodules` declares but the checkout does not hold, whose repository the third-party knowledge counts as a
     CUDA-kernel package (`url = https://github.com/CharlesShang/DCNv2/`), is such an extension too, named by its folder
-    (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py): a bare `except:` binding `DCN = None`
+    (`from .DCNv2.dcn_v2 import DCN`, then `DCN(...)`; migrate/submodules.py); a missing submodule of a research
+    project the knowledge lists by repository (knowledge/submodule_projects.toml: `fundamentalvision/Deformable-DETR`,
+    whose `models` package loads its CUDA-only MultiScaleDeformableAttention on import) that a file of the repository
+    puts on the import path (`sys.path.insert(0, 'third_party/Deformable-DETR')`, a launcher's PYTHONPATH) makes
+    each top-level package the entry lists such an extension: `from models.matcher import HungarianMatcher` is
+    reported, and each construction of a class the entry lists (`DeformableTransformer(...)`), not the uses of the
+    project's pure-PyTorch helpers nor a subclass's inherited calls (label rule 40c-1); off the import path, or
+    checked out, it adds nothing. A bare `except:` binding `DCN = None`
     is no fallback when `DCN(...)` is then called unguarded, while an import attempt that records an availability
     flag (`try: import DCNv3; has_cuda_kernel = True / except: has_cuda_kernel = False`, the flag its users test to
     pick a PyTorch implementation) is an optional path: neither the import nor that module's uses of the name are
@@ -607,6 +624,12 @@ class CustomExtensionUse(Rule):
                     function = ctx.enclosing(typed, (ast.FunctionDef, ast.AsyncFunctionDef))
                     typed_params[(id(function), typed.arg)] = index.modules[module]
                 continue
+            if module is not None and index.modules[module].mode == submodules.PROJECT:  # a research project's package
+                parent = ctx.parent(node)  # only constructions of the classes running its op (migrate/submodules.py)
+                if isinstance(parent, ast.Call) and parent.func is node and submodules.constructs(index.modules[module], qual) \
+                        and not shadowed(ctx, node):
+                    yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
+                continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
@@ -906,7 +929,7 @@ class CustomExtensionUse(Rule):
                 if module is not None and qual != module:
                     definition = index.modules[module]
                     break
-            if definition is None:
+            if definition is None or definition.mode == submodules.PROJECT:  # a project's Python class: no compiled methods
                 continue
             own = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             own |= {t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
@@ -1242,6 +1265,10 @@ class CustomExtensionUse(Rule):
         if definition.kind == "module" and definition.mode == "submodule":  # migrate/submodules.py
             what = f"the git submodule `{definition.name}` ({definition.why}, declared at {where}), a CUDA-kernel package " \
                    "that this checkout does not hold"
+        elif definition.kind == "module" and definition.mode == submodules.PROJECT:
+            what = f"the package `{definition.name}` of the git submodule {definition.why} (declared at {where}, put on " \
+                   "the import path), which this checkout does not hold: a research project whose package loads its " \
+                   "CUDA-only extension"
         elif definition.kind == "module":
             what = f"the custom CUDA extension `{definition.name}` (built at {where})"
         elif definition.kind == "value":  # a module variable bound to the build (migrate/kernel_values.py)
