@@ -52,6 +52,13 @@ def is_dockerfile(path: str) -> bool:
             or name.lower().endswith(".dockerfile"))
 
 
+def is_cog_config(path: str) -> bool:
+    """Replicate's `cog.yaml`, by its file name: it "defines how to build a Docker image" (replicate/cog docs/yaml.md),
+    its `build: run:` items being shell commands run in that build, read like a Dockerfile's `RUN` lines (label rule
+    40c-2)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1] == "cog.yaml"
+
+
 def is_conda_env(path: str) -> bool:
     """A conda environment file (`environment.yml`, `environment_cuda11.yaml`), by its file name."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -12,7 +12,7 @@ from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_he
 from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import is_conda_env, is_dockerfile, normalise, requirement
+from migrate.sources import is_cog_config, is_conda_env, is_dockerfile, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
 _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
@@ -213,8 +213,9 @@ def _pip_install_indexes(ctx):
     a notebook's `!` lines (`!pip3 install natten -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html`),
     as in a requirements file; also on a Dockerfile's `RUN pip install` line (label ruling (L47): the index given on the
     install's own line pins the CUDA build of what it installs, `RUN pip install torch==1.10 -f .../cu111/torch_stable.html`;
-    an index set apart, `ENV PIP_INDEX_URL`, stays image setup). Not in a CI YAML (a CI machine's setup)."""
-    if _sets_up_a_machine(ctx) and not is_dockerfile(ctx.path):
+    an index set apart, `ENV PIP_INDEX_URL`, stays image setup); also on a `cog.yaml`'s `run:` items (an image build,
+    label rule 40c-2). Not in a CI YAML (a CI machine's setup)."""
+    if _sets_up_a_machine(ctx) and not (is_dockerfile(ctx.path) or is_cog_config(ctx.path)):  # cog.yaml: an image build
         return
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
@@ -508,7 +509,8 @@ class GpuOnlyDependency(Rule):
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
     notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
-    the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`), and, with
+    the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; and in a
+    `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2), and, with
     the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
@@ -583,6 +585,11 @@ class GpuOnlyDependency(Rule):
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
+        # Replicate's cog.yaml builds a Docker image: a `run:` item's pip install from a CUDA wheel index (40c-2);
+        # `gpu: true` / `cuda:` are the image's setup
+        Invalid('build:\n  gpu: true\n  cuda: "11.8"\n  python_packages:\n    - "numpy==1.26.4"\n  run:\n'
+                "    - pip install mmcv -f https://download.openmmlab.com/mmcv/dist/cu118/torch2.1/index.html\n"
+                'predict: "predict.py:Predictor"\n', kind="launcher", filename="cog.yaml", count=1),
         # the CUDA version held in a shell variable: the CUDA build of the name, PyG's CUDA wheel page (not `pip` alone)
         Invalid("CUDA=118\npip install --upgrade pip\npip install spconv-cu${CUDA}\n"
                 "pip install torch_scatter -f https://data.pyg.org/whl/torch-${TORCH}+cu${CUDA}.html\n",
