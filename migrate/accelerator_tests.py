@@ -58,20 +58,13 @@ def wants(text: str) -> bool:
 
 def _bindings(tree: ast.AST) -> dict[str, str]:
     """Local name -> the dotted name it stands for, from the file's imports (`from a.b import c as d`: d -> a.b.c;
-    `import a.b`: a -> a)."""
-    out: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                out[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    out[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".", 1)[0]
-                    out[head] = head
-    return out
+    `import a.b`: a -> a): context.collect_imports over the file's import statements."""
+    from migrate.context import collect_imports
+
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names, _ = collect_imports([n for n in nodes if isinstance(n, ast.Import)],
+                               [n for n in nodes if isinstance(n, ast.ImportFrom)])
+    return names
 
 
 def _dotted(node: ast.AST, bound: dict[str, str]) -> str | None:

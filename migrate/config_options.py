@@ -126,12 +126,15 @@ def _setting(out: list, key: str | None, node, path: str, where: str = _FIELD) -
 def python_facts(tree, path: str, nodes=None) -> list[Definition]:
     """The comparisons (kind "cfgbranch": name `key=value`, why `last:call,call`; an `else:` as `key=!value`), the
     functions a branch calls (kind "cfgfunc", why: last line) and the settings (kind "cfgset") of a module."""
-    walked = list(ast.walk(tree)) if nodes is None else [n for group in nodes.values() for n in group]
+    if nodes is None:  # by type, in `ast.walk` order (context.index_tree's shape)
+        nodes = {}
+        for node in ast.walk(tree):
+            nodes.setdefault(type(node), []).append(node)
     out: list[Definition] = []
     called: set[str] = set()
     compared = False
-    for node in walked:
-        if isinstance(node, ast.If) and not isinstance(node.test, ast.Constant):
+    for node in nodes.get(ast.If, ()):
+        if not isinstance(node.test, ast.Constant):
             pairs = _tested(node.test)
             if not pairs or _raises(node.body):
                 continue
@@ -149,7 +152,8 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
                 for key, value in pairs:
                     out.append(Definition("cfgbranch", f"{key}=!{value}", path, first, False,
                                           why=f"{last}:{','.join(calls)}"))
-    for node in walked:
+    for node in [*nodes.get(ast.FunctionDef, ()), *nodes.get(ast.AsyncFunctionDef, ()), *nodes.get(ast.Dict, ()),
+                 *nodes.get(ast.Call, ()), *nodes.get(ast.AnnAssign, ())]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if compared and node.name in called:
                 out.append(Definition("cfgfunc", node.name, path, node.lineno, False, why=str(node.end_lineno or node.lineno)))

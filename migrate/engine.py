@@ -264,8 +264,6 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         return [], [FileError(path, "NPU901", "cannot parse: nested too deeply for Python's parser (RecursionError)")], 0
     except (ValueError, MemoryError) as exc:
         return [], [FileError(path, "NPU901", f"cannot parse: {type(exc).__name__}: {exc}")], 0
-    if facts is not None:  # a project's own option compared and set (migrate/config_options.py), every module
-        facts.extend(config_options.python_facts(tree, path))
     if facts is not None and "sys.path" in text:  # a folder put on the import path (migrate/submodules.py)
         from migrate import submodules
 
@@ -286,8 +284,12 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if not active and not probes and not checks and not accelerators and not dispatch and not registry and not builders and not target and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
+        if facts is not None:  # a project's own option compared and set (migrate/config_options.py), every module
+            facts.extend(config_options.python_facts(tree, path))
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
+    if facts is not None:  # the same, from the file's node index (every module: an option is set anywhere)
+        facts.extend(config_options.python_facts(tree, path, ctx.nodes))
     if imports is not None:  # before the rules: the index and parents as the parse made them
         imports.append(tree_imports(tree, path, ctx.nodes, ctx.parent))
     if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
