@@ -378,6 +378,30 @@ def test_a_cuda_manifest_paired_with_its_npu_manifest_is_the_cuda_side_of_a_disp
     assert found == [("eval/requirements.txt", "NPU502", 1), ("eval/requirements_gpu.txt", "NPU502", 1)]
 
 
+def test_a_cuda_dockerfile_beside_an_npu_dockerfile_is_the_cuda_side_of_a_dispatch(tmp_path):
+    # one image per accelerator: docker/Dockerfile and docker/Dockerfile_cu124 beside docker/platforms/Dockerfile_ascend
+    # (and a CUDA image in a sibling of an ascend/ folder): an Ascend host builds the Ascend image ((L8), note 38d-3);
+    # a Dockerfile far from any NPU image (examples/demo/Dockerfile) is still read, and so is the NPU image itself
+    from migrate.engine import scan
+
+    (tmp_path / "docker" / "platforms").mkdir(parents=True)
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM pytorch/pytorch\nRUN pip install flash-attn\n")
+    (tmp_path / "docker" / "Dockerfile_cu124").write_text("FROM pytorch/pytorch\nRUN pip install sageattention\n")
+    (tmp_path / "docker" / "platforms" / "Dockerfile_ascend_910b").write_text(
+        "FROM ascend/cann\nRUN pip install torch_npu flash-attn\n")
+    (tmp_path / "docker" / "platforms" / "Dockerfile_rocm").write_text("FROM rocm/pytorch\nRUN pip install xformers\n")
+    (tmp_path / "images" / "ascend").mkdir(parents=True)
+    (tmp_path / "images" / "cuda").mkdir(parents=True)
+    (tmp_path / "images" / "ascend" / "Dockerfile").write_text("FROM ascend/cann\nRUN pip install torch_npu\n")
+    (tmp_path / "images" / "cuda" / "Dockerfile").write_text("FROM nvidia/cuda\nRUN pip install flash-attn\n")
+    (tmp_path / "examples" / "demo").mkdir(parents=True)
+    (tmp_path / "examples" / "demo" / "Dockerfile").write_text("FROM nvidia/cuda\nRUN pip install flash-attn\n")
+    found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
+                   for f in scan([str(tmp_path)], use_cache=False).findings if f.code == "NPU502")
+    assert found == [("docker/platforms/Dockerfile_ascend_910b", "NPU502", 2),
+                     ("examples/demo/Dockerfile", "NPU502", 2)]
+
+
 def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_aware(tmp_path):
     # label ruling (L38): a repository that imports vllm_ascend (its NPU branch) has taken vLLM to the NPU through the
     # plugin: vLLM's imports and uses elsewhere are not work items; its PyPI requirement still is (NPU502). A repository

@@ -533,7 +533,12 @@ class GpuOnlyDependency(Rule):
     migrate/fetched_packages.py); a `pip install .` after a `cd DIR` on a line of its own above installs DIR (the
     `cd` lines above taken in turn, each from the folder the one before entered: `cd ops/a` ... `cd ../b`; `cd ..` back
     past the script's folder returns to it; `cd $DIR/ops/a`, under a variable, enters ops/a of the repository); and `pip install -r FILE` of a requirements file named
-    for CUDA (`requirements-cuda.txt`, vLLM's `requirements/cuda.txt`) installs the project's CUDA side (a warning)."""
+    for CUDA (`requirements-cuda.txt`, vLLM's `requirements/cuda.txt`) installs the project's CUDA side (a warning).
+    A manifest shipped beside its NPU counterpart (`requirements.txt` beside `requirements_npu.txt`,
+    `requirements-cuda.txt` beside `requirements-npu.txt`) and a Dockerfile beside an NPU image (a Dockerfile named for
+    the NPU, `Dockerfile_ascend_910b`, or in a folder so named, `docker/ascend/Dockerfile`, in the same folder, the folder
+    above it or a sibling folder: `docker/Dockerfile` beside `docker/platforms/Dockerfile_ascend_910b`) are the CUDA side
+    of a dispatch by file: not reported (label ruling (L8), note 38d-3, migrate/paired_manifests.py)."""
 
     CODE = "NPU502"
     NAME = "gpu-only-dependency"

@@ -63,6 +63,31 @@ _LIBRARY_MESSAGE = ("loads NVIDIA's `{}` through ctypes: that library exists onl
 _NSIGHT_MESSAGE = ("preloads NVIDIA Nsight Systems' injection library (`{}`) to profile the program: " + _PROFILERS)
 
 
+# an availability probe of a command in a shell `if` / `elif` test: `command -v nvidia-smi &> /dev/null`,
+# `[ -x "$(command -v nvidia-smi)" ]`, `which nvidia-smi`, `type nvidia-smi`, `hash nvidia-smi` (not negated: the body
+# of `if ! command -v nvidia-smi` runs without the tool)
+_PROBE = re.compile(r"(?<![\w-])(?:command\s+-v|which|type|hash)\s+(?:\S*/)?([\w.-]+)")
+
+
+def _probed_lines(lines: list[str]) -> dict[int, set[str]]:
+    """line -> the tools that the `if` / `elif` branch holding it (test and body) probes for first (label rules 32d-5,
+    38d-7: `if command -v nvidia-smi &> /dev/null; then nvidia-smi --query-gpu=... ; fi` handles the tool's
+    absence: optional, like an availability check in Python)."""
+    if "-v" not in "".join(lines) and not any(w in line for line in lines for w in ("which", "type", "hash")):
+        return {}
+    from migrate.npu_aware import shell_branches
+
+    out: dict[int, set[str]] = {}
+    for test, first, last in shell_branches(lines):
+        if not test or re.search(r"(?:^|[\s\[(])!\s", test):
+            continue
+        tools = {m.group(1) for m in _PROBE.finditer(test)}
+        if tools:
+            for number in range(first, last + 1):
+                out.setdefault(number, set()).update(tools)
+    return out
+
+
 def _a_setting(line: str, match: re.Match) -> bool:
     """The tool's name at `match` is a key or a value of a setting, not a command (see `_SETTING_KEY`)."""
     before, after = line[:match.start()], line[match.end():]
@@ -151,7 +176,11 @@ class NvidiaSmi(Rule):
     text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too. In a shell script
     one of whose `if` / `elif` tests asks for the NPU (`npu-smi`, `ASCEND_*`, `torch_npu`), the branches whose test
     asks for CUDA (`if [[ -x "$(command -v nvidia-smi)" ]]`) are the CUDA side of an NPU-aware dispatch: not reported
-    (migrate/npu_aware.py, for every NPU5xx code).
+    (migrate/npu_aware.py, for every NPU5xx code). In any shell script, an `if` / `elif` branch whose test probes for
+    the tool (`if command -v nvidia-smi &> /dev/null; then nvidia-smi --query-gpu=...`, also `which` / `type` /
+    `hash`, `[ -x "$(command -v nsys)" ]`; not negated, `if ! command -v ...`) handles its absence: the tool is not
+    reported in the test or that branch (label rules 32d-5, 38d-7); its `else`, and a test that runs the tool
+    itself (`if nvidia-smi -L; then`), are.
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
     same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers, the `nvitop` GPU viewer and CUDA's MPS
@@ -243,9 +272,17 @@ class NvidiaSmi(Rule):
         Invalid('import os, subprocess\nos.system("nvidia-cuda-mps-control -d")\n'
                 'subprocess.run("echo quit | nvidia-cuda-mps-control", shell=True)\n'
                 'subprocess.run("ps -ef | grep \'[n]vidia-cuda-mps-control\'", shell=True)\n', count=2),
-        # the same probes in a script whose only NPU mention is not a test (a comment, an echo, a command): reported
+        # a script whose only NPU mention is not a test (a comment, an echo, a command): the tool run as a test is
+        # reported; the probe `command -v nvidia-smi` and what its branch runs are not (below)
         Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
-                'if nvidia-smi -L; then echo gpu; fi\n', kind="launcher", filename="install.sh", count=2),
+                'if nvidia-smi -L; then echo gpu; fi\n', kind="launcher", filename="install.sh", count=1),
+        # a launcher shows the GPUs only where the tool is there (label rules 32d-5, 38d-7): the probe's branch is
+        # optional; the run after a negated probe, in the `else`, or outside any probe is reported
+        Invalid('if command -v nvidia-smi &> /dev/null; then\n    echo "GPU information:"\n'
+                '    nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1\nfi\n'
+                'if ! command -v nvidia-smi >/dev/null 2>&1; then\n    nvidia-smi -L\nfi\n'
+                'if which nvidia-smi; then\n  FREE=$(nvidia-smi --query-gpu=memory.free --format=csv)\nelse\n'
+                '  nvidia-smi -L\nfi\nnvidia-smi topo -m\n', kind="launcher", filename="run.sh", count=4),
         Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
         # the name held by a shell variable that is then run, and the profiler run around the program
         Invalid("PROF=nsys\n$PROF profile -o rep python t.py\nnsys profile --trace=cuda,nvtx python t.py\n",
@@ -261,10 +298,12 @@ class NvidiaSmi(Rule):
 
     def check(self, ctx):
         if ctx.kind == "launcher":
+            probed = _probed_lines(ctx.lines)
             for number, match in shell_matches(ctx.lines, _COMMAND):
-                yield self.finding(ctx, (number, match.start(), number, match.end()))
+                if "nvidia-smi" not in probed.get(number, ()):
+                    yield self.finding(ctx, (number, match.start(), number, match.end()))
             for number, match in shell_matches(ctx.lines, _TOOLS):
-                if _a_setting(ctx.lines[number - 1], match):
+                if _a_setting(ctx.lines[number - 1], match) or match.group(1) in probed.get(number, ()):
                     continue
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    f"`{match.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[match.group(1)]}")
