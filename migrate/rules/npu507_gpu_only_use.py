@@ -36,6 +36,13 @@ def _triton_host_helper(qual: str) -> bool:
     return qual in _TRITON_HOST or any(qual == m or qual.startswith(m + ".") for m in _TRITON_HOST_MODULES)
 
 
+def _decorator_argument(node, decorator) -> bool:
+    """`node` lies in the arguments of the call `decorator`, not in what it calls."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    return any(node is n for a in (*decorator.args, *decorator.keywords) for n in ast.walk(a))
+
+
 def _triton_language_value(ctx, node, qual: str) -> bool:
     """A `triton.language` name read as a value on the host (a dtype, `tl.constexpr(...)`; see TRITON_LANGUAGE), not
     a decorator, a base class or a call of any other of its functions."""
@@ -155,7 +162,8 @@ class GpuOnlyUse(Rule):
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
     decorator (or at `f = triton.jit(f)` when the decorator is applied as a call); every decorator of the triton
     package is reported, stacked or not (`@triton.autotune(...)` over `@triton.jit`, `@triton.testing.perf_report(...)`),
-    and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
+    once: the triton names in its arguments go with it (`prune_configs_by={"perf_model": estimate_matmul_time}` from
+    `triton.ops.matmul_perf_model`; label ruling 40b), and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
     `triton.testing.Benchmark(...)`, `triton.runtime.driver...`) and a class built on `triton.KernelInterface`; a
     decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
     inside its definition are (label ruling (L51)). A renamed copy of Triton is read as Triton (the knowledge's
@@ -563,6 +571,14 @@ class GpuOnlyUse(Rule):
                 "        return fdl.linear_bias_forward(x, w, b)\n"
                 "def dense(x, w, b):\n    if x.is_cuda:\n        return DenseFunc.apply(x, w, b)\n"
                 "def dense2(x, w, b):\n    return DenseFunc.apply(x, w, b)", count=1),
+        # the autotuner's pruning helpers are arguments of the decorator: reported once, at `@triton.autotune` and
+        # `@triton.jit` (the import is NPU501's)
+        Invalid("import triton\nimport triton.language as tl\n"
+                "from triton.ops.matmul_perf_model import early_config_prune, estimate_matmul_time\n"
+                "@triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['M'],\n"
+                "                 prune_configs_by={'early_config_prune': early_config_prune,\n"
+                "                                   'perf_model': estimate_matmul_time, 'top_k': 10})\n"
+                "@triton.jit\ndef k(x, BLOCK: tl.constexpr):\n    pass\n", count=2),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
@@ -913,7 +929,10 @@ class GpuOnlyUse(Rule):
         child, parent = node, ctx.parent(node)
         while parent is not None:
             if id(parent) in kernel_bodies:
-                return child not in parent.decorator_list
+                # the body; or an argument of one of its decorators (`@triton.autotune(configs=...,
+                # prune_configs_by={"perf_model": estimate_matmul_time})`): it goes with the decorator, reported once
+                # there (label ruling 40b: the kernel's decorators are the lines); the decorator's own name is the use
+                return child not in parent.decorator_list or _decorator_argument(node, child)
             child, parent = parent, ctx.parent(parent)
         return False
 
