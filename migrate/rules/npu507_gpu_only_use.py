@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import callable_aliases, hydra_targets, knowledge
+from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -34,6 +34,13 @@ TRITON_LANGUAGE = "triton.language"
 
 def _triton_host_helper(qual: str) -> bool:
     return qual in _TRITON_HOST or any(qual == m or qual.startswith(m + ".") for m in _TRITON_HOST_MODULES)
+
+
+def _decorator_argument(node, decorator) -> bool:
+    """`node` lies in the arguments of the call `decorator`, not in what it calls."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    return any(node is n for a in (*decorator.args, *decorator.keywords) for n in ast.walk(a))
 
 
 def _triton_language_value(ctx, node, qual: str) -> bool:
@@ -155,7 +162,8 @@ class GpuOnlyUse(Rule):
     `torch_npu.npu_swiglu`). The body of a `@triton.jit` kernel is reported once, at its
     decorator (or at `f = triton.jit(f)` when the decorator is applied as a call); every decorator of the triton
     package is reported, stacked or not (`@triton.autotune(...)` over `@triton.jit`, `@triton.testing.perf_report(...)`),
-    and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
+    once: the triton names in its arguments go with it (`prune_configs_by={"perf_model": estimate_matmul_time}` from
+    `triton.ops.matmul_perf_model`; label ruling 40b), and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
     `triton.testing.Benchmark(...)`, `triton.runtime.driver...`) and a class built on `triton.KernelInterface`; a
     decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
     inside its definition are (label ruling (L51)). A renamed copy of Triton is read as Triton (the knowledge's
@@ -212,7 +220,10 @@ class GpuOnlyUse(Rule):
     excepted). A test file copied from the package's own suite with its copyright header (`conftest.py` opening with
     `# SPDX-FileCopyrightText: Copyright contributors to the vLLM project`) is the package's code, not a use (label
     ruling (L24); migrate/vendored_tests.py), and a CI pipeline's own scripts (`.azure-pipelines/scripts/*.py`) are
-    infrastructure (label ruling (L39); migrate/machine_setup.py). Nor are the repository's own Triton kernels reached
+    infrastructure (label ruling (L39); migrate/machine_setup.py). Nor are the calls in the body of a class the module
+    enters only under a CUDA device test with another way beside it (`if x.is_cuda and w.is_cuda: return
+    DenseFunc.apply(x, w)` / `return F.linear(x, w)`: an NPU tensor takes torch's way; the package's import stays;
+    label ruling 40b-1; migrate/cuda_tested_entries.py). Nor are the repository's own Triton kernels reached
     only through an op registry with an NPU side (a class or function registered `@RMS_REGISTER("triton")` calling
     the kernel's wrapper, in a project that registers NPU implementations in the same registry or one merged into it,
     `RMS_REGISTER.merge(PLATFORM_RMS_REGISTER)`, from an `ascend_npu/` folder or a file importing torch_npu): a
@@ -234,6 +245,12 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # the Function is entered only under `x.is_cuda and ...`, beside an F.linear way (label ruling 40b-1)
+        "import torch\nimport torch.nn.functional as F\nimport fused_dense_lib as fdl\n"
+        "class DenseFunc(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, w, b):\n"
+        "        return fdl.linear_bias_forward(x, w, b)\n"
+        "def dense(x, w, b):\n    if x.is_cuda and w.is_cuda:\n        return DenseFunc.apply(x, w, b)\n"
+        "    return F.linear(x, w, b)",
         # a Hydra optimizer config naming torch's AdamW; apex's named only in a comment
         Valid("# _target_: apex.optimizers.FusedAdam\n_target_: torch.optim.AdamW\nlr: 1e-3\n", kind="launcher",
               filename="configs/optimizer/adamw.yaml"),
@@ -548,6 +565,20 @@ class GpuOnlyUse(Rule):
                 "    opt = opt_cls(params, lr=args.lr)\n    if args.ademamix:\n        opt_cls = bnb.optim.AdEMAMix8bit if args.use_8bit else bnb.optim.AdEMAMix\n"
                 "        opt = opt_cls(params)\n    if args.prodigy:\n        import prodigyopt\n        opt_cls = prodigyopt.Prodigy\n"
                 "        opt = opt_cls(params)\n    return opt", count=2),
+        # the same Function applied with no device test (and one under a test with no other way): the call is a use
+        Invalid("import torch\nimport fused_dense_lib as fdl\n"
+                "class DenseFunc(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, w, b):\n"
+                "        return fdl.linear_bias_forward(x, w, b)\n"
+                "def dense(x, w, b):\n    if x.is_cuda:\n        return DenseFunc.apply(x, w, b)\n"
+                "def dense2(x, w, b):\n    return DenseFunc.apply(x, w, b)", count=1),
+        # the autotuner's pruning helpers are arguments of the decorator: reported once, at `@triton.autotune` and
+        # `@triton.jit` (the import is NPU501's)
+        Invalid("import triton\nimport triton.language as tl\n"
+                "from triton.ops.matmul_perf_model import early_config_prune, estimate_matmul_time\n"
+                "@triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['M'],\n"
+                "                 prune_configs_by={'early_config_prune': early_config_prune,\n"
+                "                                   'perf_model': estimate_matmul_time, 'top_k': 10})\n"
+                "@triton.jit\ndef k(x, BLOCK: tl.constexpr):\n    pass\n", count=2),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
@@ -586,6 +617,8 @@ class GpuOnlyUse(Rule):
         # each call through the name takes the switch above it (L52)
         rebound = callable_aliases.rebound_calls(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
         picked = {id(branch) for alias in (*switched, *(a for _, a in rebound)) for branch in alias.branches}
+        # a class entered only under `if x.is_cuda and ...:` with a torch way beside (label ruling 40b-1)
+        cuda_side = cuda_tested_entries.cuda_tested_classes(ctx)
         for node, qual in chain_tops(ctx):
             if id(node) in picked:
                 continue
@@ -609,6 +642,8 @@ class GpuOnlyUse(Rule):
             if package_of(key, table) not in (TRITON, "numba") and availability_guard(ctx, node) is not None:
                 continue
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
+                continue
+            if cuda_side and cuda_tested_entries.inside(ctx, node, cuda_side):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         yield from self._alias_calls(ctx, table)
@@ -894,7 +929,10 @@ class GpuOnlyUse(Rule):
         child, parent = node, ctx.parent(node)
         while parent is not None:
             if id(parent) in kernel_bodies:
-                return child not in parent.decorator_list
+                # the body; or an argument of one of its decorators (`@triton.autotune(configs=...,
+                # prune_configs_by={"perf_model": estimate_matmul_time})`): it goes with the decorator, reported once
+                # there (label ruling 40b: the kernel's decorators are the lines); the decorator's own name is the use
+                return child not in parent.decorator_list or _decorator_argument(node, child)
             child, parent = parent, ctx.parent(parent)
         return False
 
