@@ -22,6 +22,13 @@ branch without such a finding (an `elif attn_impl == "torch":` / `else:` path; a
 is GPU-only too): a value that only switches between two of the project's own GPU-only paths (nvdiffrast's
 `context_type: cuda` vs `gl`) is no option to change (label rule 39d-2). Keys too generic to be one option
 (`device`, `type`, `name`, `mode`, ...) are not read: a device choice is NPU1xx's.
+
+A guarded import is no finding (optional), yet a branch may still need it: `try: from flash_attn... import f` / `except
+ImportError: f = None`, then `if cfg.fused_loss: if f is not None: ... else: raise NameError(...)` (or `assert f is not
+None`, or `if cfg.fused_dense and FusedDense is None: raise`). Such a branch (kind "cfgneeds", why: the try's modules)
+selects a GPU-only path where a module of that try is a GPU-only package of NPU501's catalogue (not partial, not one
+the repository vendors with its kernels): label rules 40d-11, 40d-4, 38c-4. An argparse flag's other spellings set its
+dest (kind "cfgalias": `--use-flash-attn` for `dest="use_flash_attn_v1"`).
 """
 
 from __future__ import annotations
@@ -123,6 +130,78 @@ def _setting(out: list, key: str | None, node, path: str, where: str = _FIELD) -
         out.append(Definition("cfgset", f"{key}={value}", path, node.lineno, False, why=where))
 
 
+# an optional import's stand-in: `try: from flash_attn... import f` / `except ImportError: f = None`; a branch that raises
+# or asserts where the stand-in is None (`assert f is not None, "..."`, `if f is None: raise`, `if f is not None: ...
+# else: raise`, `if cfg.fused and f is None: raise` as the option's own test) needs the import: it is GPU-only where the
+# import is (label rules 40d-11, 40d-4, 40b-5); a stand-in the code falls back from (`if f is not None: fast else: slow`)
+# is no such need (OLMo's `flash_attention`, label rule 40d-11)
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _none(node) -> bool:
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_none(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _standins(walked) -> dict[str, tuple[int, int, str]]:
+    """name -> the lines of the `try:` body whose failed import binds the name to None, and the modules it imports."""
+    out: dict[str, tuple[int, int, str]] = {}
+    for node in walked:
+        if not isinstance(node, ast.Try) or not any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in node.body):
+            continue
+        modules = [alias.name for s in node.body if isinstance(s, ast.Import) for alias in s.names]
+        modules += [f"{s.module}.{alias.name}" for s in node.body if isinstance(s, ast.ImportFrom) and s.module
+                    and not s.level for alias in s.names]
+        span = (*_span(node.body), ",".join(modules))
+        for handler in node.handlers:
+            caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            if handler.type is not None and not any(isinstance(c, ast.Name) and c.id in _IMPORT_ERRORS for c in caught):
+                continue
+            for statement in handler.body:
+                if isinstance(statement, ast.Assign) and _none(statement.value):
+                    for target in statement.targets:
+                        for name in target.elts if isinstance(target, ast.Tuple) else [target]:
+                            if isinstance(name, ast.Name):
+                                out[name.id] = span
+    return out
+
+
+def _missing(test, standins, present: bool) -> list[str]:
+    """The stand-ins `test` finds missing (present=False: `f is None`, `not f`) or present (`f is not None`, `f`)."""
+    if isinstance(test, ast.BoolOp):  # `assert a is not None or b is not None` needs neither one
+        if present and isinstance(test.op, ast.Or):
+            return []
+        return [name for value in test.values for name in _missing(value, standins, present)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _missing(test.operand, standins, not present)
+    if isinstance(test, ast.Name):
+        return [test.id] if present and test.id in standins else []
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+            and test.left.id in standins and _none(test.comparators[0]):
+        op = test.ops[0]
+        return [test.left.id] if isinstance(op, (ast.IsNot, ast.NotEq) if present else (ast.Is, ast.Eq)) else []
+    return []
+
+
+def _needed(statements, standins) -> list[str]:
+    """The stand-ins these statements raise or assert on when None (not inside a branch on another option)."""
+    names: list[str] = []
+    for statement in statements:
+        if isinstance(statement, ast.Assert):
+            names += _missing(statement.test, standins, True)
+        elif isinstance(statement, ast.If):
+            checked = _missing(statement.test, standins, False) if _raises(statement.body) else []
+            if statement.orelse and _raises(statement.orelse):
+                checked += _missing(statement.test, standins, True)
+            names += checked
+            if checked or not _tested(statement.test):
+                names += _needed(statement.body, standins) + _needed(statement.orelse, standins)
+        elif isinstance(statement, (ast.With, ast.Try)):
+            names += _needed(statement.body, standins)
+    return names
+
+
 def python_facts(tree, path: str, nodes=None) -> list[Definition]:
     """The comparisons (kind "cfgbranch": name `key=value`, why `last:call,call`; an `else:` as `key=!value`), the
     functions a branch calls (kind "cfgfunc", why: last line) and the settings (kind "cfgset") of a module."""
@@ -133,10 +212,22 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
     out: list[Definition] = []
     called: set[str] = set()
     compared = False
+    standins = _standins(nodes.get(ast.Try, ()))
     for node in nodes.get(ast.If, ()):
         if not isinstance(node.test, ast.Constant):
             pairs = _tested(node.test)
-            if not pairs or _raises(node.body):
+            if not pairs:
+                continue
+            if standins:  # the branch needs an optional import (kind "cfgneeds", why: the `try:` body's lines)
+                needed = _needed(node.body, standins)
+                if _raises(node.body):  # `if cfg.fused_dense and FusedDense is None: raise ...`
+                    needed = _missing(node.test, standins, False)
+                    pairs = [pair for pair in pairs if pair[0] not in needed]
+                for name in dict.fromkeys(needed):
+                    modules = standins[name][2]
+                    for key, value in pairs if modules else ():
+                        out.append(Definition("cfgneeds", f"{key}={value}", path, node.lineno, False, why=modules))
+            if _raises(node.body):
                 continue
             compared = True
             first, last = _span(node.body)
@@ -190,6 +281,16 @@ def _argparse_default(out: list, call, path: str) -> None:
     if not (isinstance(flag, ast.Constant) and isinstance(flag.value, str) and flag.value.startswith("--")):
         return
     out.append(Definition("cfgarg", flag.value[2:].replace("-", "_"), path, call.lineno, False))  # the script's option
+    # `add_argument("--use-flash-attn", "--use-flash-attn-v1", dest="use_flash_attn_v1")`: the code tests the dest, a
+    # launcher may set any of the flags (kind "cfgalias", name `flag=dest`)
+    flags = [a.value[2:].replace("-", "_") for a in call.args
+             if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
+    dest = next((k.value.value for k in call.keywords if k.arg == "dest" and isinstance(k.value, ast.Constant)
+                 and isinstance(k.value.value, str)), flags[0])
+    action = next((k.value.value for k in call.keywords if k.arg == "action" and isinstance(k.value, ast.Constant)), None)
+    for name in flags if action in (None, "store", "store_true") else ():  # `--no-x` (store_false) turns x off
+        if name != dest:
+            out.append(Definition("cfgalias", f"{name}={dest}", path, call.lineno, False))
     default = next((k.value for k in call.keywords if k.arg == "default"), None)
     if default is not None:
         _setting(out, flag.value[2:].replace("-", "_"), default, path)
@@ -242,7 +343,8 @@ def launcher_facts(path: str, text: str) -> list[Definition]:
             if len(key) > 3 and key.lower() not in _GENERIC:
                 where = f"{_SCRIPT_OF}{script}" if script else ""
                 out.append(Definition("cfgset", f"{key}={_scalar(value)}", path, number, False, why=where))
-                if match.group(2) and not match.group(2).startswith("-"):  # a flag then an argument
+                # a flag then an argument (`--use_flash_attn data/`), not `--fused_loss=false`
+                if match.group(2) and not match.group(2).startswith("-") and "=" not in match.group(0):
                     out.append(Definition("cfgset", f"{key}={_TRUE}", path, number, False, why=where))
         for match in _OVERRIDE.finditer(line):
             key, value = match.group(1), _scalar(match.group(2))
@@ -261,6 +363,8 @@ def report(results: list) -> list:
     functions: dict[tuple[str, str], list[tuple[int, int]]] = {}
     settings: dict[str, list[tuple[str, int, str]]] = {}
     declared: dict[str, set[str]] = {}  # script path -> its argparse options
+    needs: list[tuple[str, str]] = []  # (key=value, the modules of the `try:` whose stand-in the branch needs)
+    aliases: dict[str, set[str]] = {}  # a flag -> the argparse dests it sets
     for result in results:
         for fact in result.facts or ():
             if fact[0] != "def" or not fact[1].startswith("cfg"):
@@ -272,6 +376,11 @@ def report(results: list) -> list:
                 functions.setdefault((result.path, fact[2]), []).append((fact[3], int(fact[5])))
             elif fact[1] == "cfgarg":
                 declared.setdefault(result.path, set()).add(fact[2])
+            elif fact[1] == "cfgneeds":
+                needs.append((fact[2], fact[5]))
+            elif fact[1] == "cfgalias":
+                flag, _, dest = fact[2].partition("=")
+                aliases.setdefault(flag, set()).add(dest)
             elif fact[1] == "cfgset" and not _test_file(result.path):
                 settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else ""))
     if not branches or not settings:
@@ -288,6 +397,16 @@ def report(results: list) -> list:
         if lines:
             gpu_lines[result.path] = lines
     selected: set[str] = set()  # key=value whose branch is GPU-only
+    # a branch needing an optional import (an availability check that raises) is GPU-only where the import's package
+    # is (NPU501's table, a "partial" entry not: it runs on the NPU in part): the import itself is no finding (optional)
+    # a package the repository vendors with its kernels (VideoMamba's mamba/mamba_ssm) is its own code: the option then
+    # selects the project's own kernels, no library's GPU-only path (label rule 38c-4)
+    from migrate.own_package import vendored_with_kernels
+
+    vendored = vendored_with_kernels(results) if needs else frozenset()
+    for pair, modules in needs:
+        if any(_gpu_only(module) and module.split(".", 1)[0] not in vendored for module in modules.split(",") if module):
+            selected.add(pair)
     plain: set[str] = set()  # keys with a branch (a value or an `else:`) holding no GPU-only finding
     gpu_else: set[str] = set()  # keys whose `else:` is GPU-only too (a boolean's off side is then no way out)
     spans_in: dict[str, list[tuple[int, int]]] = {}
@@ -323,7 +442,9 @@ def report(results: list) -> list:
     paths = [result.path for result in results]
     added: dict[str, list] = {}
     for pair in chosen | scripted:
-        for path, line, where in settings.get(pair, ()):
+        key, _, value = pair.partition("=")
+        flags = [flag for flag, dests in aliases.items() if dests == {key}]  # `--use-flash-attn` for use_flash_attn_v1
+        for path, line, where in [*settings.get(pair, ()), *(s for f in flags for s in settings.get(f"{f}={value}", ()))]:
             if where.startswith(_SCRIPT_OF):
                 script = _script(where[len(_SCRIPT_OF):], path, paths)
                 if script and pair.partition("=")[0] in declared.get(script, ()):
@@ -363,3 +484,13 @@ def _script(named: str, launcher: str, paths: list[str]) -> str | None:
             or p.replace("\\", "/").endswith("/" + named)]
     exact = [p for p in ends if p.replace("\\", "/").lstrip("./") == beside.lstrip("./")]
     return exact[0] if exact else ends[0] if len(ends) == 1 else None
+
+
+def _gpu_only(module: str) -> bool:
+    """`module` is a package NPU501's knowledge marks GPU-only (not "partial")."""
+    from migrate import knowledge
+    from migrate.rules.npu501_gpu_only_import import match_package, needs_a_look
+
+    table = knowledge.third_party()
+    key = match_package(module, table)
+    return key is not None and needs_a_look(table[key]) and table[key].status != "partial"

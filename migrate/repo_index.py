@@ -1555,7 +1555,7 @@ def build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cfgbranch", "cfgfunc", "cfgset"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cfgbranch", "cfgfunc", "cfgset", "cfgneeds"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its

@@ -142,3 +142,55 @@ def test_a_launcher_flag_is_its_scripts_option(tmp_path):
     (tmp_path / "llama" / "train.sh").write_text("torchrun train.py \\\n    --lr 1e-5 \\\n    --use_flash_attn\n")
     found = _npu503(tmp_path)
     assert ("train_sft.sh", 2) in found and not any(name == "train.sh" for name, _ in found)
+
+
+TRAINER = '''
+try:
+    from flash_attn.ops.triton.cross_entropy import cross_entropy_loss as fused_ce
+except ImportError:
+    fused_ce = None
+
+try:
+    from flash_attn.ops.fused_dense import FusedDense
+except ImportError:
+    FusedDense = None
+
+try:
+    from .fast_softmax import softmax  # an own module: no GPU-only import
+except ImportError:
+    softmax = None
+
+
+class Trainer:
+    def __init__(self, cfg):
+        if cfg.fused_loss:
+            if fused_ce is not None:
+                self.loss_fn = fused_ce
+            else:
+                raise RuntimeError("fused_loss needs flash_attn")
+        if cfg.fast_softmax:
+            assert softmax is not None, "fast_softmax needs the fast_softmax module"
+        if cfg.fused_dense and FusedDense is None:
+            raise ImportError("fused_dense is not installed")
+        if cfg.use_fa_v1:
+            assert fused_ce is not None, "Cannot import FlashAttention"
+'''
+
+
+def test_a_branch_that_raises_without_an_optional_gpu_only_import_selects_it(tmp_path):
+    """An optional import's stand-in (None) checked by a raise/assert in the branch an option takes (label rule 40d-11):
+    the option's true value fails without the GPU-only package, as a branch importing it would."""
+    (tmp_path / "trainer.py").write_text(TRAINER)
+    (tmp_path / "fast_softmax.py").write_text("def softmax(x):\n    return x\n")
+    (tmp_path / "args.py").write_text(
+        "import argparse\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--use-flash-attn', '--use-fa-v1', dest='use_fa_v1', action='store_true')\n"
+        "p.add_argument('--no-fused-dense', dest='fused_dense', action='store_false')\n")
+    (tmp_path / "run.yaml").write_text("fused_loss: true\nfast_softmax: true\nfused_dense: true\n")
+    (tmp_path / "run.sh").write_text('OPTS="--use-flash-attn \\\n  --fused_loss"\ndeepspeed pretrain.py $OPTS\n'
+                                     'python train.py --fused_loss=false --no-fused-dense\n')
+    found = _npu503(tmp_path)
+    assert ("run.yaml", 1) in found and ("run.yaml", 3) in found  # fused_loss, fused_dense
+    assert ("run.sh", 1) in found and ("run.sh", 2) in found  # --use-flash-attn: an alias of --use-fa-v1
+    assert ("run.yaml", 2) not in found  # the stand-in of the project's own module: no GPU-only package
+    assert ("run.sh", 4) not in found  # `=false`, and `--no-fused-dense` (store_false) turns the option off

@@ -435,8 +435,14 @@ class GpuOnlyOption(Rule):
     another value of the key takes a branch without such a
     finding (`elif attn_impl == "torch":`, a boolean's off side, not an `else: raise`): a value that switches between
     two of the project's own GPU-only paths (nvdiffrast's `context_type: cuda` vs `gl`) is not reported (label rule
-    39d-2); nor are settings in test modules, nor generic keys (`device`, `type`, `mode`, ...). Collected as per-file
-    facts, decided after the scan."""
+    39d-2); nor are settings in test modules, nor generic keys (`device`, `type`, `mode`, ...). A branch that raises
+    or asserts where an optional import's None stand-in is missing (`try: from flash_attn... import f` / `except
+    ImportError: f = None`, then under `if cfg.fused_loss:` an `if f is not None: ... else: raise`, `assert f is not
+    None`, or the option's own test `if cfg.fused_dense and FusedDense is None: raise`) needs that import: GPU-only where
+    its package is in the catalogue (not partial, not a package the repository vendors with its kernels: label rules
+    40d-11, 40d-4, 38c-4); a stand-in the code falls back from is no such need. An argparse flag's aliases set its dest
+    (`add_argument("--use-flash-attn", "--use-flash-attn-v1", dest="use_flash_attn_v1")`; not a store_false
+    `--no-x`), and `--x=false` sets no True. Collected as per-file facts, decided after the scan."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"
