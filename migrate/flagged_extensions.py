@@ -14,7 +14,11 @@ False and the fallback runs, so neither the import nor the uses of the name it b
 change (label rule 27d-9: Hugging Face modelling copies that fall back to a PyTorch implementation). The flag is
 recognised as NPU501 recognises its own (`_set_by_import_attempt`: True in the `try:` body, False / None in a
 handler that catches a failed import). A handler that binds the imported name itself to None and no flag
-(`except: DCN = None`) is no such path: the name is then called unguarded (label ruling (L30)), and stays reported.
+(`except: DCN = None`) is no such path: the name is then called unguarded (label ruling (L30)), and stays reported;
+one that binds the flag False and the name None beside it (`except ImportError: ext_256 = None; ext_available =
+False`, then `self.ext = ext_256` with the flag copied to `self.ext_available`, which the forward pass tests before
+`self.ext.vecquant4matmul(...)`; vendored AutoGPTQ's qlinear_cuda.py, label note 40d-9) is that path: the None only
+keeps the name defined.
 
 An import attempt with an `else:` is the same path without a flag when the name is read nowhere else: in
 
@@ -67,9 +71,12 @@ def flagged_lines(ctx) -> frozenset[int]:
     """The lines of this file that only run where an import attempt with an availability flag succeeded: the
     imports in such a `try:` body, and each line reading a name one of them binds (and nothing else binds)."""
     imports: list[ast.AST] = []
+    stand_ins: set[int] = set()  # ids of the `name = None` targets a flag-setting handler binds for its imports
     for attempt in ctx.nodes.get(ast.Try, ()):
         if _flags_set(attempt):
-            imports.extend(s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+            imported = [s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+            imports.extend(imported)
+            stand_ins.update(_none_stand_ins(attempt, {_bound_name(s, a) for s in imported for a in s.names}))
     imports += _probed_imports(ctx)
     imports += _fallback_defined_imports(ctx)
     if not imports:
@@ -80,11 +87,21 @@ def flagged_lines(ctx) -> frozenset[int]:
         lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
     # a name the file also binds elsewhere (a fallback import, an assignment) may stand for something else
     guarded = {id(statement) for statement in imports}
-    bound -= {node.id for node in ctx.nodes.get(ast.Name, ()) if isinstance(node.ctx, ast.Store)}
+    bound -= {node.id for node in ctx.nodes.get(ast.Name, ()) if isinstance(node.ctx, ast.Store) and id(node) not in stand_ins}
     bound -= {_bound_name(statement, alias) for kind in (ast.Import, ast.ImportFrom) for statement in ctx.nodes.get(kind, ())
               if id(statement) not in guarded for alias in statement.names}
     lines.update(node.lineno for node in ctx.nodes.get(ast.Name, ()) if node.id in bound and isinstance(node.ctx, ast.Load))
     return frozenset(lines)
+
+
+def _none_stand_ins(attempt: ast.Try, names: set[str]) -> set[int]:
+    """The targets of `name = None` (also `a = b = None`) by which a handler catching the failed import binds the names
+    the `try:` body imports (`except ImportError: ext_256 = None; ext_available = False`): the same name, absent."""
+    from migrate.rules.npu501_gpu_only_import import _catches_import_error
+
+    return {id(t) for h in attempt.handlers if _catches_import_error(h) for s in h.body
+            if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is None
+            for t in s.targets if isinstance(t, ast.Name) and t.id in names}
 
 
 def _probed_imports(ctx) -> list[ast.AST]:

@@ -572,7 +572,9 @@ class GpuOnlyImport(Rule):
     the other names bound under that check stay an optional path); so is a test that skips without the package
     (`@require_bitsandbytes`,
     migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
-    `deepspeed.accelerator`) are not reported; each use after the import is NPU507. Nor are, in a repository that
+    `deepspeed.accelerator`, the op-builder base `deepspeed.ops.op_builder.builder.OpBuilder`) are not reported; a
+    `from m import a, b` one of whose names still needs a look (`OpBuilder, CUDAOpBuilder`) is, under that name's entry;
+    each use after the import is NPU507. Nor are, in a repository that
     names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend` or a
     manifest requires `vllm-ascend`; a manifest requires `triton-ascend`), that package's imports and uses anywhere:
     the repository already runs it on the NPU through the plugin (label ruling (L38), migrate/npu_plugins.py); its
@@ -667,6 +669,7 @@ class GpuOnlyImport(Rule):
         "def check_flash_attn():\n    try:\n        from flash_attn import flash_attn_func\n        return True\n"
         "    except ImportError:\n        return False\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
+        "from deepspeed.ops.op_builder.builder import OpBuilder",  # the device-neutral builder base (NPU builders' too)
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
         "use_flash = False\ntry:\n    from flash_attn import flash_attn_func\n    use_flash = True\nexcept:\n    pass\n"
         "def attn(q, k, v):\n    if use_flash:\n        return flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
@@ -750,6 +753,8 @@ class GpuOnlyImport(Rule):
         Invalid("def ssim_loss(a, b):\n    try:\n        from fused_ssim import fused_ssim\n        warm = fused_ssim(a, a)\n"
                 "    except ImportError:\n        pass\n    return fused_ssim(a, b)\n", count=1),
         Invalid("import os, bitsandbytes as bnb, triton", count=2),
+        # one name of the import needs a look though the other works: the CUDA builder is reported
+        Invalid("from deepspeed.ops.op_builder.builder import OpBuilder, CUDAOpBuilder", count=1),
         Invalid("from nvidia import dali"),
         Invalid("import numba\nfrom numba import cuda", count=1),  # numba.cuda, not numba's CPU JIT
         Invalid("from spas_sage_attn.autotune import SparseAttentionMeansim", count=1),  # SpargeAttn's CUDA kernels
@@ -778,12 +783,14 @@ class GpuOnlyImport(Rule):
         for statement in ctx.nodes.get(ast.ImportFrom, ()):
             if statement.level or not statement.module:
                 continue
+            # the most specific entry among the names that need a look: `from deepspeed.ops.op_builder.builder import
+            # OpBuilder, CUDAOpBuilder` is reported for CUDAOpBuilder though the OpBuilder base works
             best: str | None = None
             for alias in statement.names:
                 candidate = match_package(f"{statement.module}.{alias.name}", table)
-                if candidate is not None and (best is None or len(candidate) > len(best)):
+                if candidate is not None and needs_a_look(table[candidate]) and (best is None or len(candidate) > len(best)):
                     best = candidate
-            if best is not None and needs_a_look(table[best]) and not self._optional(ctx, statement):
+            if best is not None and not self._optional(ctx, statement):
                 yield self._finding(ctx, statement, statement.module, best, table)
 
     def _finding(self, ctx, statement, module, key, table, at=None):

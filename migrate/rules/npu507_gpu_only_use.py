@@ -304,6 +304,8 @@ class GpuOnlyUse(Rule):
         "rgb = nerfacc.accumulate_along_rays(w, ri, values=c, n_rays=n)",
         "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config=c)",
         "from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)",  # has an NPU op builder
+        # DeepSpeed's op-builder base (the NPU builders' base too) asked about the host: builds nothing
+        "from deepspeed.ops.op_builder.builder import OpBuilder\nis_rocm_pytorch = OpBuilder.is_rocm_pytorch()",
         # ConvNeXt optim_factory.py: the handler binds a fallback flag, which the factory asserts before it builds a
         # fused optimizer; the fused optimizers are optional
         "try:\n    from apex.optimizers import FusedAdam\n    has_apex = True\nexcept ImportError:\n    has_apex = False\n"

@@ -321,7 +321,8 @@ class CustomExtensionUse(Rule):
     is no fallback when `DCN(...)` is then called unguarded, while an import attempt that records an availability
     flag (`try: import DCNv3; has_cuda_kernel = True / except: has_cuda_kernel = False`, the flag its users test to
     pick a PyTorch implementation) is an optional path: neither the import nor that module's uses of the name are
-    reported (migrate/flagged_extensions.py; label rule 27d-9); so is an import attempt with an `else:` whose handler
+    reported (migrate/flagged_extensions.py; label rule 27d-9), also where the handler binds the name None beside the
+    flag (`except ImportError: ext_256 = None; ext_ok = False`, then `self.ext = ext_256`; label note 40d-9); so is an import attempt with an `else:` whose handler
     neither raises nor binds the name (`try: import pkg._C as _C / except ImportError as e: data.append(...) / else:
     _C.get_compiler_version()`, an environment report) where the name is read only in the `try:` body or that
     `else:`; and so is one whose `try:` body defines a class or function over the extension that a handler catching
@@ -374,6 +375,14 @@ class CustomExtensionUse(Rule):
         "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('dcn_ext', ['k.cu'])]\ntry:\n"
         "    import dcn_ext\n    has_kernel = True\nexcept:\n    has_kernel = False\n"
         "def forward(x, w):\n    return dcn_ext.forward(x, w)\n",
+        # ... also where the handler binds the imported name to None beside the flag: the binding of the module to an
+        # attribute and the flag the forward pass tests (vendored AutoGPTQ qlinear_cuda.py, label note 40d-9)
+        "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('qmm_ext', ['q.cu'])]\ntry:\n"
+        "    import qmm_ext\n    _qmm_ok = True\nexcept ImportError:\n    qmm_ext = None\n    _qmm_ok = False\n"
+        "class QLinear(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.kernels = qmm_ext\n        self.use_kernels = _qmm_ok\n"
+        "    def forward(self, x):\n        if self.use_kernels:\n            return self.kernels.matmul(x, self.w)\n"
+        "        return x @ self.w\n",
         # the handler defines the class the `try:` body builds on the extension again, in PyTorch (label note 34a-3)
         "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('rope_ext', ['r.cu'])]\ntry:\n"
         "    import rope_ext as _k\n    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n"
