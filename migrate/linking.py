@@ -4,6 +4,7 @@ same scan define (NPU508) and of project names standing for a CUDA API (NPU510),
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from migrate import fileio, own_package, repo_index
@@ -20,6 +21,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     linked findings are cached under (file content, whole index) so neither change goes unseen.
     A file not in `fresh` (its result came from the cache) is read again, up to `max_file_size`."""
     index = repo_index.build_index(results)
+    index = dataclasses.replace(index, exports=dict(index.exports))  # filtered below; the summary reads the index as built
     exporters = {d.path for definitions in index.exports.values() for d in definitions}
     own = own_package.own_packages([r.path for r in results], exporters) if exporters else {}
     for name, definitions in list(index.exports.items()):  # a package's own modules do not export it

@@ -1523,7 +1523,23 @@ def digest(index: Index) -> str:
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
 
+_LAST_INDEX: list = []  # [(key, the facts tuples keyed on, the index)]: the scan's last index
+
+
 def build_index(results) -> Index:
+    """The repository index of `results`' facts. Built once per set of facts: linking builds it on the scan's results
+    and the summary again on the final ones (the drops after linking keep each file's facts tuple), so the last index
+    is kept with the facts it was built from (held, so their ids stay theirs) and handed out again for the same files
+    with the same facts."""
+    key = frozenset((r.path, id(getattr(r, "facts", ()))) for r in results)  # the same files in any order
+    if _LAST_INDEX and _LAST_INDEX[0][0] == key:
+        return _LAST_INDEX[0][2]
+    index = _build_index(results)
+    _LAST_INDEX[:] = [(key, [getattr(r, "facts", ()) for r in results], index)]
+    return index
+
+
+def _build_index(results) -> Index:
     modules: dict[str, Definition] = {}
     namespaces: dict[str, Definition] = {}
     exports: dict[str, list[Definition]] = {}
@@ -1555,7 +1571,7 @@ def build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cfgbranch", "cfgfunc", "cfgset", "cfgneeds"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
