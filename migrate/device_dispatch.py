@@ -176,13 +176,28 @@ def npu_folders(results: list[FileResult]) -> set[str]:
     return {f for m in modules for f in [_resolve(m, folders)] if f}
 
 
-def _dotted_suffixes(normal: str) -> list[str]:
+def dotted_suffixes(normal: str) -> list[str]:
     """The module names a file may be imported as (`pkg/third_party/deep_gemm/__init__.py`: `third_party.deep_gemm`,
     `pkg.third_party.deep_gemm`), two names at least."""
     parts = os.path.splitext(normal)[0].split(os.sep)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return [".".join(parts[i:]) for i in range(len(parts) - 1)]
+
+
+def used_modules(result: FileResult, keys: dict[str, str]):
+    """(path, rest) per name `result` uses (its "use" facts) whose longest dotted prefix is a key of `keys` (module name
+    -> path, `dotted_suffixes`) naming another file; rest: the name after the module ("" for the module itself)."""
+    own = {result.path, os.path.normpath(result.path)}  # keys may hold either spelling of a path
+    for fact in getattr(result, "facts", ()) or ():
+        if fact[0] == "use" and fact[1]:
+            for used in fact[1].split():
+                parts = used.split(".")
+                for j in range(len(parts), 1, -1):
+                    hit = keys.get(".".join(parts[:j]))
+                    if hit and hit not in own:
+                        yield hit, parts[j] if j < len(parts) else ""
+                        break
 
 
 def _only_behind(results: list[FileResult], inside: dict[str, str], sides: dict[str, str]) -> set[str]:
@@ -193,7 +208,7 @@ def _only_behind(results: list[FileResult], inside: dict[str, str], sides: dict[
         normal = os.path.normpath(result.path)
         if result.findings and normal.endswith(".py") and normal not in inside \
                 and not _TEST_PATH.search(normal.replace(os.sep, "/")):
-            for key in _dotted_suffixes(normal):
+            for key in dotted_suffixes(normal):
                 keys.setdefault(key, normal)
     if not keys:
         return set()
@@ -202,15 +217,8 @@ def _only_behind(results: list[FileResult], inside: dict[str, str], sides: dict[
         normal = os.path.normpath(result.path)
         if _TEST_PATH.search(normal.replace(os.sep, "/")) or normal in sides.values():
             continue
-        for fact in getattr(result, "facts", ()) or ():
-            if fact[0] == "use" and fact[1]:
-                for used in fact[1].split():
-                    parts = used.split(".")
-                    for j in range(len(parts), 1, -1):
-                        hit = keys.get(".".join(parts[:j]))
-                        if hit and hit != normal:
-                            importers.setdefault(hit, set()).add(normal in inside)
-                            break
+        for hit, _ in used_modules(result, keys):
+            importers.setdefault(hit, set()).add(normal in inside)
     return {path for path, where in importers.items() if where == {True}}
 
 

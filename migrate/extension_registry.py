@@ -120,14 +120,6 @@ def facts(tree: ast.AST, path: str, text: str, nodes: dict | None = None) -> lis
     return out
 
 
-def _dotted_suffixes(normal: str) -> list[str]:
-    """The module names a file may be imported as, two names at least (`extensions/utils.py`: `extensions.utils`)."""
-    parts = os.path.splitext(normal)[0].split(os.sep)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return [".".join(parts[i:]) for i in range(len(parts) - 1)]
-
-
 def cuda_side(results: list[FileResult]) -> tuple[dict[str, list[tuple[int, int]]], dict[str, list[tuple[int, int]]]]:
     """(path -> the CUDA side's class spans, path -> the spans of helper functions only the CUDA side imports); both
     empty without a registry holding an NPU entry of the scan."""
@@ -165,10 +157,12 @@ def cuda_side(results: list[FileResult]) -> tuple[dict[str, list[tuple[int, int]
 
 def _helper_spans(results: list[FileResult], files: set[str], functions: dict) -> dict[str, list[tuple[int, int]]]:
     """The spans of the functions of helper modules the CUDA side's `files` import that no other file imports by name."""
+    from migrate.device_dispatch import dotted_suffixes, used_modules
+
     keys: dict[str, str] = {}
     for path in functions:
         if path not in files:
-            for key in _dotted_suffixes(os.path.normpath(path)):
+            for key in dotted_suffixes(os.path.normpath(path)):
                 keys.setdefault(key, path)
     if not keys:
         return {}
@@ -178,16 +172,8 @@ def _helper_spans(results: list[FileResult], files: set[str], functions: dict) -
         normal = os.path.normpath(result.path)
         if result.path not in files and _TEST_PATH.search(normal.replace(os.sep, "/")):
             continue
-        for fact in getattr(result, "facts", ()) or ():
-            if fact[0] == "use" and fact[1]:
-                for used in fact[1].split():
-                    parts = used.split(".")
-                    for j in range(len(parts), 1, -1):
-                        hit = keys.get(".".join(parts[:j]))
-                        if hit and hit != result.path:
-                            rest = parts[j] if j < len(parts) else ""
-                            (wanted if result.path in files else elsewhere).setdefault(hit, set()).add(rest)
-                            break
+        for hit, rest in used_modules(result, keys):
+            (wanted if result.path in files else elsewhere).setdefault(hit, set()).add(rest)
     out: dict[str, list[tuple[int, int]]] = {}
     for path in wanted:
         other = elsewhere.get(path, set())
