@@ -6,7 +6,7 @@ Megatron-DeepSpeed-style projects ask DeepSpeed's device-pluggable accelerator w
     if get_accelerator().device_name() == 'cuda':      # apex on CUDA ...
         from apex.optimizers import FusedAdam as Adam
     else:                                              # ... plain torch everywhere else
-        from torch.optim import Adam
+        Adam = torch.optim.Adam
 
     def initialize():
         if not get_accelerator().device_name() == 'cuda':
