@@ -340,9 +340,5 @@ def report(results: list[FileResult]) -> list[FileResult]:
                       f"a custom CUDA extension {_ERROR}"
             added.append(Finding(result.path, line, column + 1, line, column + 1, CODE, Severity.ERROR,
                                  Category.THIRD_PARTY, message, package=key.rsplit(".", 1)[0]))
-        if added:
-            findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))
-            result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed,
-                                result.facts)
-        out.append(result)
+        out.append(result.adding(added))
     return out

@@ -57,10 +57,4 @@ def drop_uninvoked(results: list[FileResult]) -> list[FileResult]:
     unused = {id(r) for r in modules if _FIND_MODULE.match(posixpath.basename(r.path)).group(1).lower() not in wanted}
     if not unused:
         return results
-    out = []
-    for result in results:
-        if id(result) in unused:
-            kept = tuple(f for f in result.findings if f.code != "NPU511")
-            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
-        out.append(result)
-    return out
+    return [r.keeping(lambda f: f.code != "NPU511") if id(r) in unused else r for r in results]

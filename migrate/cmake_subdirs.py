@@ -89,10 +89,4 @@ def drop_unreached(results: list[FileResult]) -> list[FileResult]:
     unreached = {id(r) for folder, r in lists.items() if folder not in reached and not of(r, "cmproj")}
     if not unreached:
         return results
-    out = []
-    for result in results:
-        if id(result) in unreached:
-            kept = tuple(f for f in result.findings if f.code != "NPU511")
-            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
-        out.append(result)
-    return out
+    return [r.keeping(lambda f: f.code != "NPU511") if id(r) in unreached else r for r in results]

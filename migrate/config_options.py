@@ -357,7 +357,7 @@ def launcher_facts(path: str, text: str) -> list[Definition]:
 
 def report(results: list) -> list:
     """`results` with an NPU503 finding at each setting of a key to a value whose branch is GPU-only (see above)."""
-    from migrate.findings import Category, FileResult, Finding, Severity
+    from migrate.findings import Category, Finding, Severity
 
     branches: list[tuple[str, str, int, int, list[str]]] = []  # (path, key=value, first, last, calls)
     functions: dict[tuple[str, str], list[tuple[int, int]]] = {}
@@ -468,10 +468,7 @@ def report(results: list) -> list:
                                    f"`{key}` set to `{value}`: the project's code takes a GPU-only path for this value "
                                    f"(a GPU-only package or CUDA extension in the branch it selects); choose the value "
                                    f"of the path that runs without it on the NPU"))
-            if new:
-                findings = tuple(sorted(result.findings + tuple(new), key=lambda f: f.sort_key))
-                result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed,
-                                    result.facts)
+            result = result.adding(new)
         out.append(result)
     return out
 

@@ -137,13 +137,7 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
     if built is None:
         return results
     source_ids = {id(r) for r in sources}
-    out = []
-    for result in results:
-        if id(result) in source_ids and result.path not in built:
-            kept = tuple(f for f in result.findings if f.code != "NPU506")
-            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
-        out.append(result)
-    return out
+    return [r.keeping(lambda f: f.code != "NPU506") if id(r) in source_ids and r.path not in built else r for r in results]
 
 
 def built_sources(results: list[FileResult], sources: list[FileResult], ignored: frozenset[str] = frozenset(),
@@ -253,18 +247,12 @@ def drop_route(results: list[FileResult], route, codes, sources: set[str], packa
     """`results` less what goes with a build reached by another route (migrate/accelerator_builders.py,
     migrate/target_device_builds.py): the `codes` findings of the files of `route`, NPU506 of `sources` (built_only_by)
     and NPU508 uses of the extensions in `packages`."""
-    out = []
-    for result in results:
-        if result.findings:
-            inside = result.path in route
-            kept = tuple(f for f in result.findings if not (
-                (inside and f.code in codes) or (f.code == "NPU506" and result.path in sources)
-                or (f.code == "NPU508" and f.package in packages)))
-            if len(kept) != len(result.findings):
-                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
-                                    result.facts)
-        out.append(result)
-    return out
+    def keep(result):
+        inside = result.path in route
+        return lambda f: not ((inside and f.code in codes) or (f.code == "NPU506" and result.path in sources)
+                              or (f.code == "NPU508" and f.package in packages))
+
+    return [r.keeping(keep(r)) if r.findings else r for r in results]
 
 
 def add_symlinked_sources(results: list[FileResult]) -> list[FileResult]:

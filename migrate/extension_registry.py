@@ -195,15 +195,10 @@ def drop_cuda_entries(results: list[FileResult]) -> list[FileResult]:
     def inside(line: int, ranges) -> bool:
         return any(first <= line <= last for first, last in ranges)
 
-    out = []
-    for result in results:
-        if result.findings and (result.path in spans or result.path in helpers or result.path in sources):
-            kept = tuple(f for f in result.findings if not (
-                inside(f.line, spans.get(result.path, ()))
-                or (f.code == "NPU505" and inside(f.line, helpers.get(result.path, ())))
-                or (f.code == "NPU506" and result.path in sources)))
-            if len(kept) != len(result.findings):
-                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
-                                    result.facts)
-        out.append(result)
-    return out
+    def keep(result):
+        own, helped = spans.get(result.path, ()), helpers.get(result.path, ())
+        return lambda f: not (inside(f.line, own) or (f.code == "NPU505" and inside(f.line, helped))
+                              or (f.code == "NPU506" and result.path in sources))
+
+    return [r.keeping(keep(r)) if r.findings and (r.path in spans or r.path in helpers or r.path in sources) else r
+            for r in results]

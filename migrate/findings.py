@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 
@@ -122,6 +122,20 @@ class FileResult:
     errors: tuple[FileError, ...] = ()
     suppressed: int = 0
     facts: tuple = ()  # what the repository index needs from this file (migrate/repo_index.py)
+
+    def keeping(self, keep) -> FileResult:
+        """This result with only the findings `keep(finding)` holds for (itself when none goes: the repository-wide
+        passes after the scan drop what another part of the repository answers)."""
+        kept = tuple(f for f in self.findings if keep(f))
+        return self if len(kept) == len(self.findings) else replace(self, findings=kept)
+
+    def adding(self, added, suppressed: int = 0) -> FileResult:
+        """This result with the `added` findings too, in report order, and `suppressed` more suppressed ones (itself when
+        there are neither: the passes after the scan add what only the whole repository shows)."""
+        if not added and not suppressed:
+            return self
+        return replace(self, findings=tuple(sorted(self.findings + tuple(added), key=lambda f: f.sort_key)),
+                       suppressed=self.suppressed + suppressed)
 
 
 @dataclass(frozen=True)

@@ -101,10 +101,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     for position, (extra, suppressed) in extras.items():
         if not extra and not suppressed:
             continue
-        result = out[position]
-        findings = tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key))
-        out[position] = FileResult(result.path, result.kind, result.lines, findings, result.errors,
-                                   result.suppressed + suppressed, result.facts)
+        out[position] = out[position].adding(extra, suppressed)
     return out
 
 
@@ -287,8 +284,5 @@ def _own_extension_requirements(results: list[FileResult], index) -> list[FileRe
 
                 rule = GpuOnlyDependency()
             extra = rule.own_extensions(result, index)
-        if extra:
-            result = FileResult(result.path, result.kind, result.lines, tuple(sorted(result.findings + tuple(extra), key=lambda f: f.sort_key)),
-                                result.errors, result.suppressed, result.facts)
-        out.append(result)
+        out.append(result.adding(extra))
     return out

@@ -251,10 +251,7 @@ def report(results: list[FileResult]) -> list[FileResult]:
                 result.path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
                 f"{'the command' if set(path.split('/')) <= {'.', '..'} else f'`{path}`'} installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
                 "which builds a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C"))
-        if added:
-            findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))
-            result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed, result.facts)
-        out.append(result)
+        out.append(result.adding(added))
     return out
 
 

@@ -210,9 +210,5 @@ def report(results: list[FileResult]) -> list[FileResult]:
                       f"by its registered name (the op of a custom CUDA extension, registered at {path}:{defined}): {_ERROR}"
             added.append(Finding(result.path, line, column + 1, line, column + 1, CODE, Severity.ERROR,
                                  Category.THIRD_PARTY, message, package=f"torch.ops.{namespace}"))
-        if added:
-            findings = tuple(sorted(result.findings + tuple(added), key=lambda f: f.sort_key))
-            result = FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed,
-                                result.facts)
-        out.append(result)
+        out.append(result.adding(added))
     return out

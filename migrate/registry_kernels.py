@@ -231,9 +231,6 @@ def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size
                      for n in trees[normal].body
                      if isinstance(n, (ast.ClassDef, *_DEFS)) and reached((normal, n.name), frozenset())]
             if spans:
-                kept = tuple(f for f in result.findings
-                             if not (_triton_finding(f) and any(a <= f.line <= b for a, b in spans)))
-                result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
-                                    result.facts)
+                result = result.keeping(lambda f, spans=spans: not (_triton_finding(f) and any(a <= f.line <= b for a, b in spans)))
         out.append(result)
     return out

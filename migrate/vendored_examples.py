@@ -92,12 +92,4 @@ def drop_unreached(results: list[FileResult]) -> list[FileResult]:
                 if target == folder or target.startswith(folder + "/") or any(
                         posixpath.basename(r.path) == target for r in holders if folders.get(id(r)) == folder):
                     reached.add(folder)
-    out = []
-    for result in results:
-        folder = folders.get(id(result))
-        if folder is None or folder in reached:
-            out.append(result)
-            continue
-        kept = tuple(f for f in result.findings if f.code not in CODES)
-        out.append(FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
-    return out
+    return [r if folders.get(id(r)) in (None, *reached) else r.keeping(lambda f: f.code not in CODES) for r in results]
