@@ -428,6 +428,45 @@ def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_p
     assert any("TF32" in n and "--strict-fp32" in n for n in seen["notes"])
 
 
+def test_validate_says_when_the_recorded_script_turned_tf32_on_itself(tmp_path, monkeypatch):
+    """The switches as the recorded run left them (manifest fp32_effective): nanoGPT's train.py sets
+    torch.backends.cuda.matmul.allow_tf32 = True after --strict-fp32 turned it off (seen on an H200: SDPA's output
+    differed with identical inputs at step 1). validate --baseline says the baseline used TF32 after all, instead of
+    "float32 in full precision ... as TF32 was on the GPU"; on the CUDA twin (CPU) the switches change nothing."""
+    from checks.validate import baseline as against
+
+    seen = {}
+    monkeypatch.setattr(against, "run_validate", lambda *a, **kw: seen.update(kw) or "ran")
+    folder = _bundle(tmp_path / "b")
+    plain = {k: v for k, v in json.loads((folder / fmt.MANIFEST).read_text()).items() if k not in ("files", "schema_version")}
+    on = {"cuda_matmul_allow_tf32": True, "cudnn_allow_tf32": True, "float32_matmul_precision": "high"}
+    fmt.write_manifest(folder, plain | {"fp32": "strict", "backend": "cuda", "fp32_effective": on})
+    against.run_validate_baseline(folder, NPU)
+    note = next(n for n in seen["notes"] if "TF32" in n)
+    assert "turned TF32 on itself" in note and "torch.backends.cuda.matmul.allow_tf32 = True" in note, note
+    assert not any("as TF32 was on the GPU" in n for n in seen["notes"])
+    assert seen["migrated_env"] == {hosts.STRICT_FP32_ENV: "1"}
+    # strict, and the run left TF32 off: the plain note
+    seen.clear()
+    fmt.write_manifest(folder, plain | {"fp32": "strict", "backend": "cuda",
+                                        "fp32_effective": {**on, "cuda_matmul_allow_tf32": False, "cudnn_allow_tf32": False}})
+    against.run_validate_baseline(folder, NPU)
+    assert any("as TF32 was on the GPU" in n for n in seen["notes"]) and not any("itself" in n for n in seen["notes"])
+    # no --strict-fp32, the script set matmul TF32 on: named, not the generic "may use TF32"
+    seen.clear()
+    fmt.write_manifest(folder, plain | {"fp32": "device default", "backend": "cuda",
+                                        "fp32_effective": {**on, "cudnn_allow_tf32": False}})
+    against.run_validate_baseline(folder, NPU)
+    note = next(n for n in seen["notes"] if "TF32" in n)
+    assert "ran with TF32 on (torch.backends.cuda.matmul.allow_tf32 = True" in note and "cudnn" not in note, note
+    # the CUDA twin computes on the CPU: TF32 switches mean nothing there
+    seen.clear()
+    fmt.write_manifest(folder, plain | {"fp32": "strict", "backend": "cuda-emulated", "fp32_effective": on})
+    against.run_validate_baseline(folder, NPU)
+    assert not any("itself" in n or "ran with TF32" in n for n in seen["notes"])
+    assert hosts.tf32_in_use(None) == () and hosts.tf32_in_use({"cudnn_allow_tf32": False}) == ()
+
+
 def test_validate_against_a_schema_1_bundle_dumps_the_packs_statistics_as_it_did(tmp_path, monkeypatch):
     """A schema-1 bundle's API dump holds the config_check pack's own statistics numbered among the script's calls:
     validate --baseline has the migrated run dump them too (the child's switch, tests/test_validate_two_hosts.py),

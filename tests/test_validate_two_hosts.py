@@ -210,6 +210,33 @@ def test_no_dropout_and_strict_fp32_set_the_run_before_the_script():
     assert "AFTER [True, True, True] (False, False)" in proc.stdout, proc.stderr[-2000:]
 
 
+def test_the_bundle_records_the_float32_switches_as_the_run_left_them(tmp_path):
+    """--strict-fp32 turns TF32 off before the script's first line; a script that turns it on again wins, and
+    the manifest says so (fp32_effective, written by the child once the run's report is written)."""
+    script = tmp_path / "tf32_train.py"
+    script.write_text("import torch\n"
+                      "torch.backends.cuda.matmul.allow_tf32 = True  # as nanoGPT's train.py does\n"
+                      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+                      "torch.manual_seed(0)\n"
+                      "model = torch.nn.Linear(4, 1).to(device)\n"
+                      "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                      "for _ in range(3):\n"
+                      "    loss = model(torch.ones(2, 4, device=device)).pow(2).mean()\n"
+                      "    opt.zero_grad(); loss.backward(); opt.step()\n")
+    proc = run_cli("baseline", str(script), "--out", "bundle", "--steps", "2", "--strict-fp32", "--dump-steps", "0", "-q",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    manifest = json.loads((tmp_path / "bundle" / "manifest.json").read_text())
+    assert manifest["fp32"] == "strict"
+    assert manifest["fp32_effective"]["cuda_matmul_allow_tf32"] is True, manifest.get("fp32_effective")
+    assert manifest["fp32_effective"]["cudnn_allow_tf32"] is False  # --strict-fp32's, untouched by the script
+    script.write_text(script.read_text().replace("allow_tf32 = True", "allow_tf32 = False"))
+    proc = run_cli("baseline", str(script), "--out", "bundle2", "--steps", "2", "--dump-steps", "0", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    effective = json.loads((tmp_path / "bundle2" / "manifest.json").read_text())["fp32_effective"]
+    assert effective["cuda_matmul_allow_tf32"] is False and effective["cudnn_allow_tf32"] is True  # torch's defaults
+
+
 def test_an_original_that_fails_only_under_the_api_dump_is_recorded_without_it(tmp_path):
     """saved_hparams_gpu.py pickles F.gelu before its first step: torch's own function pickles, msprobe's wrapper of
     it does not (pytorch-ignite under torch 2.11 failed the same way at import, on a real H200). The recording

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from checks.validate.bundle import BundleError, open_bundle
-from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, STRICT_FP32_ENV, script_note
+from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, STRICT_FP32_ENV, script_note, tf32_in_use
 from checks.validate.run import ValidateError, run_validate
 
 
@@ -44,10 +44,23 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
             recorded_env[NO_DROPOUT_ENV] = "1"
             notes.append("dropout removed in the migrated run as in the recorded one (`baseline --no-dropout`: every "
                          "dropout's probability 0, msprobe's remove_dropout)")
-        if manifest.get("fp32") == "strict":
+        used = tf32_in_use(manifest.get("fp32_effective")) if manifest.get("backend") == "cuda" else ()
+        if manifest.get("fp32") == "strict" and used:
+            recorded_env[STRICT_FP32_ENV] = "1"
+            notes.append(f"the recorded run asked for full float32 (`baseline --strict-fp32`) but its script turned TF32 on "
+                         f"itself ({', '.join(used)} as the run left them): the baseline's float32 matrix products used "
+                         "TF32's 10-bit mantissas and this run's do not, so matmul-type APIs (linear, matmul, attention, "
+                         "convolutions) differ with identical inputs from the first step and the losses drift; set those "
+                         "lines False in the original and record again for a comparison in full float32")
+        elif manifest.get("fp32") == "strict":
             recorded_env[STRICT_FP32_ENV] = "1"
             notes.append("float32 in full precision in the migrated run as in the recorded one (`baseline --strict-fp32`: "
                          "HF32 off on the NPU, as TF32 was on the GPU)")
+        elif used:
+            notes.append(f"the baseline ran with TF32 on ({', '.join(used)} as the run left them): its float32 matrix "
+                         "products used TF32's 10-bit mantissas, this run's do not, so losses can drift apart within a "
+                         "few steps; set them False in the original (and record with `npu-migrate baseline "
+                         "--strict-fp32`) for a comparison in full float32")
         elif manifest.get("backend") == "cuda":
             notes.append("the baseline ran with the GPU's default float32 precision (cuDNN convolutions may use TF32, "
                          "10-bit mantissas): losses can drift apart within a few steps of training; for a tight "

@@ -4,8 +4,9 @@ another (`npu-migrate validate --baseline BUNDLE`). Format and I/O only; no torc
 A bundle is a folder (or one `.tar.gz` holding that folder):
 
     manifest.json            schema_version, tool, script (path, sha256), args, steps, seed, backend,
-                             device, versions, time, data fingerprint status, and the sha256 of
-                             every other file (`files`)
+                             device, versions, time, data fingerprint status, the float32 switches
+                             as the run left them (`fp32_effective`: TF32/HF32, a script may set
+                             them itself), and the sha256 of every other file (`files`)
     losses.csv               step (from 1), loss
     smoke.json               the original's smoke report (what validate writes as baseline/smoke.json)
     config_check_pack.zip    msprobe's ConfigChecker pack of the run

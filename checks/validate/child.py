@@ -23,6 +23,10 @@ What it does depends on environment variables set by the parent (never by users)
 - NPU_MIGRATE_STRICT_FP32=1 (`baseline --strict-fp32`, and validate --baseline of such a bundle): float32
   convolutions and matrix products in full float32: TF32 off on a GPU (cuDNN allows it by default), HF32
   off on an NPU (torch_npu allows it for convolutions by default), before the script's first line.
+- NPU_MIGRATE_PRECISION_FLAGS=<path> (baseline's recording): the float32 precision switches as the run left them
+  (torch.backends.cuda.matmul/cudnn.allow_tf32, torch.get_float32_matmul_precision, torch_npu's allow_hf32), written
+  as JSON to <path> once the run's report is written: a script that turns TF32 on itself wins over --strict-fp32,
+  and the bundle then says what the recorded run really computed with.
 """
 
 import contextlib
@@ -188,6 +192,40 @@ def _strict_fp32() -> None:
             flags.allow_hf32 = False
 
 
+def precision_flags() -> dict:
+    """The float32 precision switches as they are now (torch imported by the run already)."""
+    import torch
+
+    flags = {"cuda_matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+             "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32),
+             "float32_matmul_precision": str(torch.get_float32_matmul_precision())}
+    npu = getattr(torch, "npu", None)
+    for name in ("conv", "matmul"):
+        switch = getattr(getattr(npu, name, None), "allow_hf32", None)
+        if isinstance(switch, bool):
+            flags[f"npu_{name}_allow_hf32"] = switch
+    return flags
+
+
+def _write_precision_flags_after_the_run(path: str) -> None:
+    """precision_flags() written to `path` once the run's report is written, by this process only (not by
+    processes the script forks)."""
+    try:
+        from checks.child import recorder
+    except ImportError:
+        return
+    pid = os.getpid()
+
+    def write() -> None:
+        if os.getpid() == pid:
+            import json
+
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(precision_flags(), handle)
+
+    recorder.AFTER_REPORT.append(write)
+
+
 def _compare_after_the_run(spec: str) -> None:
     """msprobe_bridge.compare_in_run(spec) after the run's report (checks/child/recorder.py AFTER_REPORT), in
     this process only (not in one the script forks). Outside the smoke bootstrap nothing runs it: validate
@@ -210,6 +248,9 @@ if os.environ.get("NPU_MIGRATE_STRICT_FP32") == "1":
     _strict_fp32()
 if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
     _remove_dropout()
+_flags = os.environ.pop("NPU_MIGRATE_PRECISION_FLAGS", None)  # popped: processes the script starts do not write it
+if _flags:
+    _write_precision_flags_after_the_run(_flags)
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
 if _config:
     if os.environ.get("NPU_VALIDATE_PACK_STATS_DUMPED") != "1":

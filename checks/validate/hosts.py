@@ -212,10 +212,24 @@ _RANDOM_API = re.compile(r"^(?:Functional|Torch|Tensor)\.(?P<op>(?:feature_)?(?:
 NO_DROPOUT_ENV = "NPU_MIGRATE_NO_DROPOUT"
 # `npu-migrate baseline --strict-fp32`: TF32 (GPU) and HF32 (NPU) off in the child (checks/validate/child.py)
 STRICT_FP32_ENV = "NPU_MIGRATE_STRICT_FP32"
+# the float32 precision switches as the run left them (a script may set TF32 on itself after --strict-fp32 turned it
+# off): the child writes them to this path once its report is written (checks/validate/child.py), the bundle records
+# them (manifest "fp32_effective") and validate --baseline says what the recorded run really computed with
+PRECISION_FLAGS_ENV = "NPU_MIGRATE_PRECISION_FLAGS"
 # validate --baseline of a schema-1 bundle: its dump holds the config_check pack's own statistics (Tensor.max/min/
 # mean/norm of the inputs and weights before every forward), numbered among the script's calls; the migrated run's
 # dump keeps them too so that both number the same calls alike (checks/validate/child.py; schema 2 leaves them out)
 PACK_STATS_DUMPED_ENV = "NPU_VALIDATE_PACK_STATS_DUMPED"
+
+
+def tf32_in_use(flags: dict | None) -> tuple[str, ...]:
+    """The TF32 switches a run left on (manifest "fp32_effective", checks/validate/child.precision_flags): empty
+    when none was on or they were not read."""
+    if not flags:
+        return ()
+    names = {"cuda_matmul_allow_tf32": "torch.backends.cuda.matmul.allow_tf32 = True",
+             "cudnn_allow_tf32": "torch.backends.cudnn.allow_tf32 = True"}
+    return tuple(text for key, text in names.items() if flags.get(key) is True)
 
 
 def random_api_note(first) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from checks.validate import bundle as fmt
 from checks.validate.copies import InstrumentedCopy, user_text
-from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, STRICT_FP32_ENV
+from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, PRECISION_FLAGS_ENV, STRICT_FP32_ENV, tf32_in_use
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,14 @@ def _why(smoke, copy: InstrumentedCopy) -> str:
     """The run's reasons, its lines pointed at the user's script (not the instrumented copy's)."""
     why = "; ".join(str(r) for r in (getattr(smoke, "reasons", None) or ())) or f"exit {getattr(smoke, 'exit_code', 2)}"
     return user_text(why, copy)
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _remove(path: Path) -> None:
@@ -64,6 +72,8 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
 
         config = write_dump_config(work / "dump_config.json", folder / "dump", list(dumped))
         run_env["NPU_VALIDATE_DUMP_CONFIG"] = str(config)
+    flags_path = work / "precision_flags.json"  # the float32 switches as the run left them (checks/validate/child.py)
+    run_env[PRECISION_FLAGS_ENV] = str(flags_path)
     ran = run_side("baseline", script, script.name, work / "run", folder, backend, steps=steps, env=run_env,
                    common=common, say=say, stream=stream, heading=heading)
     if isinstance(ran, str):
@@ -108,6 +118,12 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
     (folder / "env.json").write_text(json.dumps(fmt.environment({**os.environ, **env}), indent=1), encoding="utf-8")
     real = getattr(smoke, "backend", backend)
     device = (fmt.gpu_name() or "a CUDA GPU") if real == "cuda" else f"CPU ({fmt.versions()['cpu']})"
+    fp32_effective = _read_json(flags_path)
+    used = tf32_in_use(fp32_effective) if real == "cuda" else ()
+    if used and env.get(STRICT_FP32_ENV) == "1":
+        notes.append(f"--strict-fp32 did not hold: the script turned TF32 on itself ({', '.join(used)} as the run left "
+                     "them): its float32 matrix products ran with TF32's 10-bit mantissas; set them False in the script "
+                     "for a comparison in full float32")
     if real == "cuda-emulated":
         notes.append("no CUDA GPU on this host: the original ran on the CUDA twin (its CUDA code paths, computed on the CPU)")
     from migrate import __version__
@@ -139,6 +155,7 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         "pack_statistics_in_dump": {**os.environ, **env}.get(PACK_STATS_DUMPED_ENV) == "1",
         "dropout": "removed" if env.get(NO_DROPOUT_ENV) == "1" else "as written",  # baseline --no-dropout
         "fp32": "strict" if env.get(STRICT_FP32_ENV) == "1" else "device default",  # baseline --strict-fp32
+        "fp32_effective": fp32_effective,  # the switches as the run left them (None: not read, the run ended early)
         "notes": notes, "seconds": float(getattr(smoke, "duration_s", 0.0) or 0.0),
     }
     return RecordedRun(copy, smoke, fmt.write_manifest(folder, manifest))
