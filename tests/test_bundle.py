@@ -399,6 +399,42 @@ def test_msprobe_rows_that_differ_carry_their_relative_differences():
     assert _differing_rows("pip", rows) == []
 
 
+def _random_row(op, bench, cmp, bench_count, cmp_count, ok=False):
+    join = "\n".join
+    return {"op": op, "rank": 0, "bench_stack": join(bench) if bench else "no match stack",
+            "cmp_stack": join(cmp) if cmp else "no match stack", "bench_count": bench_count, "cmp_count": cmp_count,
+            "check_result": ok}
+
+
+def test_random_calls_reached_through_other_library_internals_are_paired_by_their_last_frame():
+    """Seen between an H200 host (Python 3.12, torch 2.11, torchvision 0.26) and this one: torchvision's FakeData
+    draws torch.randn in __getitem__ 16 times in both runs, but the stacks above it differ in length, so msprobe
+    (whole stacks of equal length) reports 16 calls in one run and 0 in the other, twice. Paired by the last
+    frame (msprobe's own frame score); a call whose last frame or count differs stays a difference."""
+    pytest.importorskip("msprobe")
+    from checks.validate.msprobe_bridge import _summarise_sheets
+
+    run = ["File /work/main/checks/child/bootstrap.py, line 300, in main, runpy.run_path(script, run_name=\"__main__\")"]
+    gpu = [*run, "File /opt/torch/.venv/lib/python3.12/site-packages/torch/utils/data/dataloader.py, line 741, in __next__, data = self._next_data()",
+           "File /opt/torch/.venv/lib/python3.12/site-packages/torch/utils/data/_utils/fetch.py, line 52, in fetch, data = self.dataset.__getitems__(possibly_batched_index)",
+           "File /opt/torch/.venv/lib/python3.12/site-packages/torchvision/datasets/fakedata.py, line 53, in __getitem__, img = torch.randn(*self.image_size)"]
+    here = [*run, "File /work/main/.venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py, line 790, in __next__, data = self._next_data()",
+            "File /work/main/.venv/lib/python3.11/site-packages/torchvision/datasets/fakedata.py, line 53, in __getitem__, img = torch.randn(*self.image_size)"]
+    seed = "File /tmp/run/main.py, line 174, in <module>, torch.manual_seed(opt.manualSeed)"
+    rows = [_random_row("torch.manual_seed", [*run, seed], [*run, seed], 1, 1, ok=True),
+            _random_row("torch.randn", gpu, None, 16, 0), _random_row("torch.randn", None, here, 0, 16)]
+    summary = {"summary": [{"filename": "random", "pass_check": "error"}], "random": rows}
+    item = _summarise_sheets(summary)["items"][0]
+    assert item["status"] == "pass", item
+    assert item["details"] == ["1 call(s) paired by their last frame: the same call reached through other library "
+                               "internals (msprobe pairs whole stacks of equal length only)"]
+    # another count, or another call at the end: still a difference
+    for changed in (_random_row("torch.randn", None, here, 0, 15),
+                    _random_row("torch.randn", None, [*here[:-1], "File /tmp/run/main.py, line 230, in <module>, noise = torch.randn(b_size, nz, 1, 1, device=device)"], 0, 16)):
+        item = _summarise_sheets({**summary, "random": [*rows[:2], changed]})["items"][0]
+        assert item["status"] == "error" and len(item["details"]) == 2 and "16x in the baseline, 0x" in item["details"][0], item
+
+
 def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_path, monkeypatch):
     """`baseline --no-dropout` is recorded; validate --baseline gives the migrated run the same setting."""
     from checks.validate import baseline as against
