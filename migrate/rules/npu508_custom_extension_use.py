@@ -239,7 +239,8 @@ class CustomExtensionUse(Rule):
     `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
     one name part; a module-level variable bound to an `import_module(...)` of an extension, also in a loop trying
     each architecture, is the compiled module for the files importing it, `from pkg.modules import _C`),
-    `ctypes.CDLL(".../libext.so")`,
+    `ctypes.CDLL(".../libext.so")` (of a CMake target's library, or of a shared library an nvcc command of a shell
+    script links, `nvcc --shared k.cu -o libext.so`: migrate/nvcc_libraries.py, label rule 41d-7),
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` (also a custom class
     `torch.classes.<ns>.X`, which `m.class_<T>("X")` registers in the `TORCH_LIBRARY` block) in any file of the
     scan is reported with the file and line where the extension is built; so is each call (not the import) of an
