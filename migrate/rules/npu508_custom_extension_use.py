@@ -355,7 +355,10 @@ class CustomExtensionUse(Rule):
     A module of the repository every way into which checks first (imported only under `if bits == 4 and
     EXLLAMA_KERNELS_AVAILABLE:`, a flag set by an import attempt of the extension, or a CUDA-device branch; as NPU501's
     optional modules, migrate/optional_modules.py) is an optional path: its extension uses are not reported; one
-    imported only in a `try:` keeps them (label notes 40d-9, (L42))."""
+    imported only in a `try:` keeps them (label notes 40d-9, (L42)), unless that `try:`'s handler defines again in plain
+    code a name the attempt binds (`try: from models.curope import cuRoPE2D / RoPE2D = cuRoPE2D / except ImportError:
+    class RoPE2D(torch.nn.Module): ...`, a pure-PyTorch substitute: label note 41a-1); a module of a package importing
+    its own package (`from . import ext`) is no way into that package's `__init__`."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
