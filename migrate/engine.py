@@ -502,6 +502,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         findings = _run_rules(rules, ctx)
         if kind == "launcher":
             defs += config_options.launcher_facts(path, text)  # option settings (migrate/config_options.py)
+            if "nvcc" in text:  # a shared library it links with nvcc, loaded with ctypes (migrate/nvcc_libraries.py)
+                from migrate import nvcc_libraries
+
+                defs += nvcc_libraries.facts(path, text)
             if "PYTHONPATH" in text:  # a folder put on the import path (migrate/submodules.py)
                 from migrate import submodules
 

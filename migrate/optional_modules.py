@@ -11,7 +11,10 @@ ops / except ModuleNotFoundError: pass / else: from .megablock_moe import MegaBl
 branch runs), and of a module whose other importers are
 themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch; an ordinary module too: xtuner's MoE Triton kernels
-reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). A module no scanned file imports, or that one
+reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). An import attempt whose handler defines a substitute for a name it binds (croco's `except ImportError: class
+RoPE2D(torch.nn.Module): ...` beside `RoPE2D = cuRoPE2D`) is such a check too: the program has its own path without the
+module, whose compiled extension's uses go as well (label note 41a-1). A module inside a package importing that package
+(`from . import ext`) is no importer of its `__init__`, which runs first anyway. A module no scanned file imports, or that one
 importer imports outside such a guard, keeps them. A module's own unit test (a file under tests/, test_*.py) importing it
 unguarded does not count where some file outside the tests imports it: it tests that side (label note 40d-3).
 
@@ -122,7 +125,8 @@ def _try_level(node: ast.Try, keys: frozenset = frozenset()) -> int:
     _TRITON_AVAILABLE = False`: the program tests the flag before it uses the names, flagged_extensions.py, label rule
     27d-9), or binds an imported name to None that the module tests against None (`except ImportError:
     selective_state_update = None`, then `if selective_state_update is None: <torch path>` or `assert RMSNorm is not
-    None, "RMSNorm import fails"`: the stand-in is checked before use, label ruling 40b-3/40b-4, `none_tests`), TRIED
+    None, "RMSNorm import fails"`: the stand-in is checked before use, label ruling 40b-3/40b-4, `none_tests`), or
+    defines a substitute for a name it binds (`_substitutes`), TRIED
     for another `try` catching a failed import, else UNGUARDED."""
     from migrate.rules.npu501_gpu_only_import import _FLAG
 
@@ -132,11 +136,27 @@ def _try_level(node: ast.Try, keys: frozenset = frozenset()) -> int:
     flags = any(isinstance(target, ast.Name) and _FLAG.match(target.id) for h in handlers for s in h.body
                 if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is False
                 for target in s.targets)
+    if not flags and _substitutes(node, handlers):
+        return CHECKED
     if not flags and any(key.startswith(_NONE_KEY) for key in keys):
         imported = {alias.asname or alias.name.split(".")[0] for s in node.body if isinstance(s, (ast.Import, ast.ImportFrom))
                     for alias in s.names}
         flags = bool({f"{_NONE_KEY}{name}" for name in _none_bound(handlers) & imported} & keys)
     return CHECKED if flags else TRIED
+
+
+def _substitutes(node: ast.Try, handlers) -> bool:
+    """A handler defines again, in plain code, a name the attempt's body binds from its imports: croco's
+    models/pos_embed.py `try: from models.curope import cuRoPE2D / RoPE2D = cuRoPE2D / except ImportError: class
+    RoPE2D(torch.nn.Module): ...` (a pure-PyTorch RoPE2D). The program has a working path without the imported module,
+    so what is reached only through that import is optional, its compiled extension's uses too (label note 41a-1,
+    (L26)/(L59)); a handler binding None or a flag is read by `_try_level` itself."""
+    bound = {alias.asname or alias.name.split(".")[0] for s in node.body if isinstance(s, (ast.Import, ast.ImportFrom))
+             for alias in s.names}
+    bound |= {t.id for s in node.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    defined = {s.name for h in handlers for s in h.body
+               if isinstance(s, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    return bool(bound & defined)
 
 
 _NONE_KEY = "none:"  # a name the module tests against None, among the `keys` of `_imports` / `_guarded`
@@ -586,7 +606,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         if not wanted:
             break
         candidates = {**candidates, **wanted}
-    seen = {path: _product_importers(importers) for path, importers in seen.items()}
+    seen = {path: _product_importers(_outside_package(path, importers)) for path, importers in seen.items()}
     optional = _closure(seen, lambda g: bool(g))
     selected = _closure(seen, lambda g: g == CHECKED)  # reached only through checks of the package: kernels go too
     if not optional:
@@ -611,6 +631,17 @@ def _product_importers(importers: list) -> list:
     files' imports count. A module only tests import keeps them all."""
     product = [(i, g) for i, g in importers if not _TEST_PATH.search(i.replace("\\", "/"))]
     return product or importers
+
+
+def _outside_package(path: str, importers: list) -> list:
+    """The imports of a package's `__init__.py` from outside the package: Python runs the `__init__` before any module
+    inside it, so a module of the package importing its own package (croco's models/curope/curope2d.py `from . import
+    curope`, the package `__init__` re-exporting that module) is no way into it."""
+    norm = path.replace("\\", "/")
+    if not norm.endswith("/__init__.py"):
+        return importers
+    folder = norm[: -len("__init__.py")]
+    return [(i, g) for i, g in importers if not i.replace("\\", "/").startswith(folder)]
 
 
 def _closure(seen: dict, counts) -> set[str]:

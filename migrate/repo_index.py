@@ -1506,6 +1506,8 @@ class Index:
         for name, definition in self.modules.items():
             if definition.kind == "module" and name.rsplit(".", 1)[-1] == stem:
                 return name
+            if definition.mode == "library" and library_stem(name) == stem:  # `libfoo.so` linked by nvcc
+                return name  # (migrate/nvcc_libraries.py)
         return None
 
 

@@ -804,6 +804,36 @@ def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_p
     assert finding_lines(result, "NPU501", "kernels/tk.py") == [1] and finding_lines(result, "NPU507", "kernels/tk.py") == [2]
 
 
+def test_an_extension_wrapper_whose_importer_defines_a_substitute_in_its_handler_is_optional(tmp_path):
+    # naver/croco (label note 41a-1): models/pos_embed.py imports the compiled-RoPE wrapper in a try whose ImportError
+    # handler defines a pure-PyTorch class of the same name; the wrapper's package imports it, and the wrapper imports
+    # the compiled module through its own package (`from . import rope_ext`), which is no way into that package.
+    # A wrapper whose importer's handler binds None keeps its extension uses ((L42)); the build stays reported.
+    write_files(tmp_path, {
+        "models/__init__.py": "",
+        "models/rope/setup.py": _cuda_setup("rope_ext", "rope_ext", ["kernels.cu"]),
+        "models/rope/kernels.cu": "__global__ void rope(float* x) {}\n",
+        "models/rope/__init__.py": "from .wrapper import cuRoPE\n",
+        "models/rope/wrapper.py": ("import torch\ntry:\n    import rope_ext as _k\nexcept ModuleNotFoundError:\n"
+                                   "    from . import rope_ext as _k\n"
+                                   "class cuRoPE(torch.nn.Module):\n    def forward(self, x):\n        _k.rope(x)\n"
+                                   "        return x\n"),
+        "models/pos.py": ("import torch\ntry:\n    from models.rope import cuRoPE\n    RoPE = cuRoPE\n"
+                          "except ImportError:\n    class RoPE(torch.nn.Module):\n        def forward(self, x):\n"
+                          "            return x\n"),
+        "other/__init__.py": "",
+        "other/rope/__init__.py": "from .wrapper import fused\n",
+        "other/rope/setup.py": _cuda_setup("other_ext", "other_ext", ["k.cu"]),
+        "other/rope/k.cu": "__global__ void k(float* x) {}\n",
+        "other/rope/wrapper.py": "from . import other_ext\ndef fused(x):\n    return other_ext.run(x)\n",
+        "other/use.py": "try:\n    from other.rope import fused\nexcept ImportError:\n    fused = None\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "models/rope/wrapper.py") == []
+    assert finding_lines(result, "NPU505", "models/rope/setup.py") != []
+    assert finding_lines(result, "NPU508", "other/rope/wrapper.py") == [1, 3]
+
+
 def test_a_module_every_importer_imports_under_an_availability_check_is_an_optional_path(tmp_path):
     # xdit-project/xDiT: xfuser/core/distributed/fp4_quantize.py imports flashinfer at its top; its only importer,
     # attention_backend.py, imports it under `if env_info["has_flash_attn_4_fp4"]:`. A module imported under a test that

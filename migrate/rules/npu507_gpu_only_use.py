@@ -176,7 +176,8 @@ class GpuOnlyUse(Rule):
     or of a name containing `kernel` in a file that imports triton, and a kernel's `.warmup(...)` (it compiles the
     kernel for the GPU). A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
     or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
-    is reported at the binding and at each call through it (migrate/callable_aliases.py); a name bound to a switch
+    is reported at each call through it, not at the binding, which only names the callable (label ruling (L52); one
+    never called through stays reported at the binding; migrate/callable_aliases.py); a name bound to a switch
     between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
     two branches of an `if` binding it, `self.attn = flash_attn_varlen_func if use_flash_attn else None`) is reported
     only at each call through it (`attn_cls(...)`, `self.attn(q, kv)` in any method of the class; not calls of the
@@ -199,7 +200,11 @@ class GpuOnlyUse(Rule):
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
     (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
-    `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor a function named as the fallback of a lookup on an object
+    `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
+    (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
+    standard library's introspection (`inspect.signature(fp8_model_init).parameters`: a version probe), nor any name of the package handed uncalled to a call of the same
+    package (`fmha.memory_efficient_attention_forward(q, k, v, bias, op=fmha.flash.FwOp)` over two lines: one use, at
+    the call's first line; label rule 41d-7), nor a function named as the fallback of a lookup on an object
     (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
     or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`): no package code runs
@@ -484,14 +489,29 @@ class GpuOnlyUse(Rule):
         Invalid("import pynvml\nok = pynvml.c_nvmlProcessInfo_t.__name__ == 'c_nvmlProcessInfo_t'", count=1),
         Invalid("from flash_attn.ops.activations import swiglu\ny = swiglu(a, b)", count=1),
         Invalid("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)", count=1),
+        # a version probe reading the function's signature runs nothing; the call is the use
+        Invalid("import inspect\nfrom flash_attn import flash_attn_func\n"
+                "if 'window_size' in inspect.signature(flash_attn_func).parameters:\n    kw = {'window_size': (-1, -1)}\n"
+                "out = flash_attn_func(q, k, v, **kw)\n", count=1),
+        # mmcv's TensorRT plugin probe asserted before the conversion: a check that raises; the conversion is the use
+        Invalid("from mmcv.tensorrt import is_tensorrt_plugin_loaded, onnx2trt\n"
+                "assert is_tensorrt_plugin_loaded(), 'TensorRT plugin should be compiled.'\n"
+                "engine = onnx2trt(model, opt_shape_dict)\n", count=1),
+        # microsoft/BitNet gpu/model.py: the op class handed to the package's call is a setting of that call, reported
+        # once at its first line (label rule 41d-7); the same class handed to a function of the file is a use
+        Invalid("from xformers.ops import fmha\ndef attend(q, k, v, bias):\n"
+                "    return fmha.memory_efficient_attention_forward(\n        q, k, v, bias, op=fmha.flash.FwOp\n    )\n"
+                "def run(q):\n    return attend(q, q, q, fmha.flash.FwOp)\n", count=2),
         # the call is the use; the classes an `except` catches, alone or in a tuple, are not ((L40))
         Invalid("import pynvml\ntry:\n    pynvml.nvmlInit()\nexcept (pynvml.NVMLError, OSError):\n    pass", count=1),
-        Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=2),
+        # the call through the alias is the use, the binding only names the op (label ruling (L52))
+        Invalid("import xformers.ops.fmha\nattn = xformers.ops.fmha.memory_efficient_attention\ndef f(q, k, v):\n    return attn(q, k, v)", count=1),
         Invalid("import xformers.ops as xops\nattn = xops.memory_efficient_attention\ndef f(attn):\n    return attn(1)", count=1),  # a parameter shadows the alias
-        # a local picked from a literal dict of a GPU-only package's ops, then called (label rule 25b-13): 2 + 1
+        # a local picked from a literal dict of a GPU-only package's ops, then called: the call (label ruling (L52),
+        # replacing 25b-13's 2 + 1)
         Invalid("import torch_int\nclass Linear:\n    def forward(self, x):\n        f = {\n"
                 "            'int8': torch_int._CUDA.linear_a8_w8_b8_o8,\n            'fp32': torch_int._CUDA.linear_a8_w8_bfp32_ofp32,\n"
-                "        }[self.out_dtype]\n        return f(x, self.weight)\n", count=3),
+                "        }[self.out_dtype]\n        return f(x, self.weight)\n", count=1),
         # Qwen run_gptq.py: the construction from the package's class is the line that changes, not each method
         # of the object it built (label rule (L12): text-generation-webui's `model.load(split)` after
         # `ExLlamaV2(config)`, ChatTTS's `self.cache_engine.swap_in(...)` after vllm's `CacheEngine(...)`)
@@ -619,6 +639,12 @@ class GpuOnlyUse(Rule):
         # each call through the name takes the switch above it (L52)
         rebound = callable_aliases.rebound_calls(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
         picked = {id(branch) for alias in (*switched, *(a for _, a in rebound)) for branch in alias.branches}
+        # `tec = transformer_engine.pytorch.distributed.checkpoint` then `tec(...)`: the calls through the alias are the
+        # uses, the binding only names the callable (label ruling (L52), which replaced 25b-13's reading of both lines);
+        # an alias never called through stays a use at its binding
+        aliases = callable_aliases.callable_aliases(ctx, _alias_resolver(ctx, table))
+        alias_calls = [c for c in callable_aliases.alias_calls(ctx, aliases) if ctx.qualname(c.call.func) is None]
+        picked |= callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in alias_calls})
         # a class entered only under `if x.is_cuda and ...:` with a torch way beside (label ruling 40b-1)
         cuda_side = cuda_tested_entries.cuda_tested_classes(ctx)
         for node, qual in chain_tops(ctx):
@@ -634,7 +660,8 @@ class GpuOnlyUse(Rule):
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
                     or _feature_probe(ctx, node) or _type_check(ctx, node) or _annotation(ctx, node) \
-                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _getattr_default(ctx, node):
+                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _getattr_default(ctx, node) \
+                    or _argument_of_package_call(ctx, node, key, table) or _package_probe(ctx, node, qual):
                 continue
             if shadowed(ctx, node) or (optional and root_name(node) in optional):
                 continue
@@ -648,7 +675,9 @@ class GpuOnlyUse(Rule):
             if cuda_side and cuda_tested_entries.inside(ctx, node, cuda_side):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
-        yield from self._alias_calls(ctx, table)
+        for found in alias_calls:  # each call through an alias of a GPU-only callable (migrate/callable_aliases.py)
+            qual = found.alias.keys[0]
+            yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
         for call, alias in callable_aliases.switched_calls(ctx, switched):
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
@@ -663,18 +692,6 @@ class GpuOnlyUse(Rule):
         numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
         if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
             yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
-
-    def _alias_calls(self, ctx, table):
-        """Calls through an alias of a GPU-only function, module-level
-        (`xformers_attention = xformers.ops.fmha.memory_efficient_attention`; `xformers_attention(q, k, v)`) or a
-        function's local, also picked from a literal dict of them (`f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8,
-        ...}[self.out_dtype]`; `return f(x, w)`, label rule 25b-13): the alias line is reported above, each call here
-        (migrate/callable_aliases.py)."""
-        aliases = callable_aliases.callable_aliases(ctx, _alias_resolver(ctx, table))
-        for found in callable_aliases.alias_calls(ctx, aliases):
-            if ctx.qualname(found.call.func) is None:
-                qual = found.alias.keys[0]
-                yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
@@ -1028,6 +1045,40 @@ def _constant_value(ctx, node) -> bool:
     return not (isinstance(parent, ast.Call) and parent.func is node) and not isinstance(parent, ast.ClassDef)
 
 
+def _argument_of_package_call(ctx, node, key: str, table) -> bool:
+    """A name of the package handed, uncalled, to a call of the same package (`fmha.memory_efficient_attention_forward(q,
+    k, v, bias, op=fmha.flash.FwOp)` written over two lines): it picks a setting of that call, which is the use and is
+    reported at its first line (label rule 41d-7: one label per such call)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.keyword):
+        parent = ctx.parent(parent)
+    elif not (isinstance(parent, ast.Call) and any(a is node for a in parent.args)):
+        return False
+    if not isinstance(parent, ast.Call) or parent.func is node:
+        return False
+    callee = ctx.qualname(parent.func)
+    return callee is not None and match_package(callee, table) == key
+
+
+_PROBE_FUNCTION = re.compile(r"(?:is|has)_\w+_(?:available|loaded|installed|compiled)|\w+_is_available")
+
+
+def _package_probe(ctx, node, qual: str) -> bool:
+    """The package's own availability probe called without arguments as the test of an `assert` / `if` (also under
+    `not`): `assert is_tensorrt_plugin_loaded(), 'TensorRT plugin should be compiled.'` (mmcv.tensorrt). It asks
+    whether the GPU-only part is there and stops with its own message otherwise: a check that raises, no use
+    (LABELLING (L31)/(L34); label notes 27b, 41b-6). The import of the probe stays reported."""
+    if not _PROBE_FUNCTION.fullmatch(qual.rsplit(".", 1)[-1]):
+        return False
+    call = ctx.parent(node)
+    if not (isinstance(call, ast.Call) and call.func is node and not call.args and not call.keywords):
+        return False
+    test = ctx.parent(call)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        call, test = test, ctx.parent(test)
+    return isinstance(test, (ast.Assert, ast.If)) and test.test is call
+
+
 def _getattr_default(ctx, node) -> bool:
     """`getattr(param, "weight_loader", default_weight_loader)`: the package's function is the fallback of a lookup on
     the object, bound and not called (label ruling (L52)); which function runs is the object's own choice, and vLLM's
@@ -1041,9 +1092,17 @@ def _feature_probe(ctx, node) -> bool:
     """`hasattr(cuda, 'external_stream')`, `getattr(cuda, 'external_stream', None)`: asks whether the module has a
     name (a version probe), does not use it; the call of the name on the next line is the use (label rule (L12))."""
     parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and ctx.qualname(parent.func) in _INTROSPECTION:
+        return True  # `inspect.signature(fp8_model_init).parameters`: reads the function's signature, runs nothing
     if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args and parent.args[0] is node):
         return False
     return (parent.func.id == "hasattr" and len(parent.args) == 2) or (parent.func.id == "getattr" and len(parent.args) == 3)
+
+
+# the standard library's introspection of a function object (label rule 41d-4: Pai-Megatron-Patch's
+# `if "preserve_high_precision_init_val" in inspect.signature(fp8_model_init).parameters:` is a version probe)
+_INTROSPECTION = frozenset({"inspect.signature", "inspect.getfullargspec", "inspect.getargspec", "inspect.getsource",
+                            "inspect.getsourcefile", "inspect.getfile", "inspect.getmodule", "inspect.getdoc"})
 
 
 def _package_decorators(ctx, function, table) -> set[str]:

@@ -239,7 +239,8 @@ class CustomExtensionUse(Rule):
     `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
     one name part; a module-level variable bound to an `import_module(...)` of an extension, also in a loop trying
     each architecture, is the compiled module for the files importing it, `from pkg.modules import _C`),
-    `ctypes.CDLL(".../libext.so")`,
+    `ctypes.CDLL(".../libext.so")` (of a CMake target's library, or of a shared library an nvcc command of a shell
+    script links, `nvcc --shared k.cu -o libext.so`: migrate/nvcc_libraries.py, label rule 41d-7),
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` (also a custom class
     `torch.classes.<ns>.X`, which `m.class_<T>("X")` registers in the `TORCH_LIBRARY` block) in any file of the
     scan is reported with the file and line where the extension is built; so is each call (not the import) of an
@@ -354,7 +355,10 @@ class CustomExtensionUse(Rule):
     A module of the repository every way into which checks first (imported only under `if bits == 4 and
     EXLLAMA_KERNELS_AVAILABLE:`, a flag set by an import attempt of the extension, or a CUDA-device branch; as NPU501's
     optional modules, migrate/optional_modules.py) is an optional path: its extension uses are not reported; one
-    imported only in a `try:` keeps them (label notes 40d-9, (L42))."""
+    imported only in a `try:` keeps them (label notes 40d-9, (L42)), unless that `try:`'s handler defines again in plain
+    code a name the attempt binds (`try: from models.curope import cuRoPE2D / RoPE2D = cuRoPE2D / except ImportError:
+    class RoPE2D(torch.nn.Module): ...`, a pure-PyTorch substitute: label note 41a-1); a module of a package importing
+    its own package (`from . import ext`) is no way into that package's `__init__`."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
