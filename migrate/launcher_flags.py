@@ -13,7 +13,8 @@ with it (knowledge/data/launcher_flags.toml). A flag is reported in a launcher (
 script of the repository importing one of the flag's `entry` packages; a flag marked `field` is also reported as a
 config-dataclass default in a repository file importing that package (`transformer_impl: str = "transformer_engine"`
 in a TransformerConfig subclass). Values that keep the non-GPU path (`--transformer-impl local`, `--attention-backend
-auto`), size / path flags and commented lines are not read.
+auto`), size / path flags and commented lines are not read, nor a flag the repository's own argparse declares (a
+Megatron fork such as Megatron-DeepSpeed parses `--use-flash-attn` itself: config_options reads its own branches).
 
 Decided after the scan from the launchers' settings and script names (config_options.launcher_facts: kinds "cfgset"
 and "cfgruns") and each Python file's imported roots ("imp" facts).
@@ -88,12 +89,14 @@ def report(results: list) -> list:
 
     table = launcher_flags()
     roots: dict[str, set[str]] = {}
+    declared: set[str] = set()  # flags the repository's own argparse declares: its own options (config_options)
     candidates = []  # (result, [(line, key=value)], scripts named)
     for result in results:
         facts = result.facts or ()
         imported = {f[1] for f in facts if f[0] == "imp"}
         if imported:
             roots[result.path] = imported
+        declared.update(f[2].partition("=")[0] for f in facts if f[0] == "def" and f[1] in ("cfgarg", "cfgalias"))
         if _test_file(result.path):
             continue
         settings, scripts = [], []
@@ -108,7 +111,11 @@ def report(results: list) -> list:
                 settings.append((fact[3], fact[2]))
         if settings and (scripts or result.kind != "launcher"):
             candidates.append((result, settings, scripts))
-    if not candidates:
+    # a repository that declares the flag itself (a Megatron fork: Megatron-DeepSpeed's own `--use-flash-attn`) gives
+    # it its own meaning, read from its branches by config_options; the table is for a parser outside the repository
+    candidates = [(result, [(line, pair) for line, pair in settings if pair.partition("=")[0] not in declared], scripts)
+                  for result, settings, scripts in candidates]
+    if not any(settings for _, settings, _ in candidates):
         return results
     paths = [result.path for result in results]
     added: dict[str, list] = {}

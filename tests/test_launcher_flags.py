@@ -81,3 +81,13 @@ def test_every_flag_has_a_source_and_an_npu_note():
     for flags in launcher_flags().values():
         for flag in flags:
             assert flag.source and flag.why and flag.alternative and flag.mindspeed and flag.entry == ("megatron",)
+
+
+def test_a_flag_the_repository_declares_itself_is_its_own_option(tmp_path):
+    # a Megatron fork keeps megatron/ in the repository and parses --use-flash-attn itself: config_options decides
+    _repo(tmp_path)
+    (tmp_path / "megatron").mkdir()
+    (tmp_path / "megatron" / "arguments.py").write_text(
+        "def add(group):\n    group.add_argument('--use-flash-attn', action='store_true')\n")
+    found = _npu503(tmp_path)
+    assert ("examples/qwen/run_qwen.sh", 14) not in found and ("examples/qwen/run_qwen.sh", 4) in found

@@ -454,7 +454,8 @@ class GpuOnlyOption(Rule):
     default in a repository file importing megatron (`transformer_impl: str = "transformer_engine"` in a TransformerConfig
     subclass). Not reported: values that keep the non-GPU path (`--transformer-impl local`, `--attention-backend auto`),
     size, path and recipe flags (`--fp8-amax-history-len`), commented lines, a launcher of a script that does not
-    import megatron."""
+    import megatron, a flag the repository's own argparse declares (a Megatron fork, Megatron-DeepSpeed's own
+    `--use-flash-attn`: its own option, read as above)."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"
