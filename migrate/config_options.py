@@ -316,7 +316,7 @@ def _scalar(value: str) -> str:
 
 
 def launcher_facts(path: str, text: str) -> list[Definition]:
-    """The settings of a YAML config or a launcher (kind "cfgset")."""
+    """The settings of a YAML config or a launcher (kind "cfgset") and the scripts a launcher names (kind "cfgruns")."""
     out: list[Definition] = []
     yaml = path.endswith((".yaml", ".yml"))
     script = ""  # the Python script the current command runs (a `\`-continued command keeps it)
@@ -328,6 +328,9 @@ def launcher_facts(path: str, text: str) -> list[Definition]:
             named = _SCRIPT.findall(line)
             if named:
                 script = named[-1].lstrip("./")
+                # every script the launcher runs (kind "cfgruns"): a framework's own flags are read where the launcher
+                # runs one of its entry points, wherever in the file they are set (migrate/launcher_flags.py)
+                out.extend(Definition("cfgruns", name, path, number, False) for name in dict.fromkeys(named))
         if yaml:
             match = _YAML.match(line)
             if match:

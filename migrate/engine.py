@@ -32,6 +32,7 @@ from migrate import (
     extension_registry,
     fileio,
     imported_kernels,
+    launcher_flags,
     linking,
     named_ops,
     npu_plugins,
@@ -687,6 +688,7 @@ def scan(
 
     results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA
     results = config_options.report(results)  # a project's own option set to the value of its GPU-only branch
+    results = launcher_flags.report(results)  # a framework's own launcher flag selecting GPU-only code
     if cache:
         cache.save()
     selected: dict[str, bool] | None = None if config.per_file_ignores else {}  # code -> kept, where the path plays no part

@@ -52,6 +52,26 @@ def is_dockerfile(path: str) -> bool:
             or name.lower().endswith(".dockerfile"))
 
 
+# a Dockerfile's first instruction: `FROM image` (after parser directives, comments and `ARG`s)
+_DOCKER_FIRST = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n|[ \t]*ARG[ \t][^\n]*\n)*[ \t]*FROM[ \t]+\S", re.IGNORECASE)
+
+
+def is_unnamed_dockerfile(path: str, relative: str) -> bool:
+    """A Dockerfile named for its image alone, without the word (`docker/chatlearn`, `docker/pai_megatron_patch`: the
+    names `docker build -f` is given): a file with no suffix, in a folder whose name says docker, whose first
+    instruction is `FROM image`. Read by its first bytes; only such files are opened (walk.py, for a file no name
+    classifies); `relative` is its path in the scanned tree (the folders above the tree say nothing)."""
+    parts = relative.replace("\\", "/").split("/")
+    if "." in parts[-1] or not any("docker" in part.lower() for part in parts[:-1]):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _DOCKER_FIRST.match(head) is not None
+
+
 def is_cog_config(path: str) -> bool:
     """Replicate's `cog.yaml`, by its file name: it "defines how to build a Docker image" (replicate/cog docs/yaml.md),
     its `build: run:` items being shell commands run in that build, read like a Dockerfile's `RUN` lines (label rule

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from migrate import git_index
 from migrate.findings import FileError
-from migrate.sources import classify
+from migrate.sources import classify, is_unnamed_dockerfile
 
 MAX_DEPTH = 200  # folders deeper than this are reported, not walked (the walk recurses per level)
 
@@ -221,7 +221,7 @@ class Walker:
             self._visit(full, rel, os.path.join(real_dir, entry.name))
             return
         if stat.S_ISREG(mode):
-            kinds = classify(full)
+            kinds = classify(full) or (("launcher",) if is_unnamed_dockerfile(full, rel) else ())  # `docker/chatlearn`
             if kinds and not (self.respect_gitignore and self._ignored_by_git(full, False)):
                 self.found.append((full, kinds))
             return

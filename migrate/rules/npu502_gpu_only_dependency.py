@@ -501,7 +501,9 @@ class GpuOnlyDependency(Rule):
     or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
     CUDA build (matched after the scan: migrate/local_installs.py); so is one naming the folder of a git submodule the
     checkout lacks whose repository is a catalogued GPU-only package, by a pip name or a fork's repository name
-    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`) the
+    (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`; or named for its image alone, a file
+    without a suffix in a folder whose name says docker whose first instruction is `FROM image`: `docker/chatlearn`,
+    sources.is_unnamed_dockerfile) the
     requirements of each `pip install` / `python -m pip install` command are read the same way
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; pip also by its path,
     `/opt/conda/bin/pip --no-cache-dir install`; a command continued by a trailing backslash is read on each line it

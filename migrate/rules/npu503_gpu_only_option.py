@@ -442,7 +442,20 @@ class GpuOnlyOption(Rule):
     its package is in the catalogue (not partial, not a package the repository vendors with its kernels: label rules
     40d-11, 40d-4, 38c-4); a stand-in the code falls back from is no such need. An argparse flag's aliases set its dest
     (`add_argument("--use-flash-attn", "--use-flash-attn-v1", dest="use_flash_attn_v1")`; not a store_false
-    `--no-x`), and `--x=false` sets no True. Collected as per-file facts, decided after the scan."""
+    `--no-x`), and `--x=false` sets no True. Collected as per-file facts, decided after the scan. A well-known
+    framework's OWN launcher flags, parsed by its argument parser outside the repository (Megatron-LM, often an absent
+    submodule), are data too (migrate/launcher_flags.py, knowledge/data/launcher_flags.toml: per flag and value what it
+    selects, its Megatron-LM source line and what Ascend's MindSpeed does with it; label rule 41d-3): in a launcher
+    running a repository script that imports `megatron` (`torchrun ... ../llama2/pretrain_llama.py`, wherever in the
+    launcher the flag is set, `te_options="--transformer-impl transformer_engine"`), `--transformer-impl
+    transformer_engine`, `--use-flash-attn`, `--attention-backend flash|fused`, `--fp8-format e4m3|hybrid`, the older
+    `--fp8-hybrid` / `--fp8-e4m3`, `--moe-grouped-gemm` and `--moe-permute-fusion` are warnings; those that are
+    TransformerConfig fields too (`transformer_impl`, `moe_grouped_gemm`, `moe_permute_fusion`) also as a config-field
+    default in a repository file importing megatron (`transformer_impl: str = "transformer_engine"` in a TransformerConfig
+    subclass). Not reported: values that keep the non-GPU path (`--transformer-impl local`, `--attention-backend auto`),
+    size, path and recipe flags (`--fp8-amax-history-len`), commented lines, a launcher of a script that does not
+    import megatron, a flag the repository's own argparse declares (a Megatron fork, Megatron-DeepSpeed's own
+    `--use-flash-attn`: its own option, read as above)."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"
