@@ -35,7 +35,8 @@ def _bundle(folder: Path, losses=(1.0, 0.9, 0.8)) -> Path:
     (folder / fmt.FINGERPRINT).write_text(json.dumps(fingerprint))
     (folder / fmt.LOSSES).write_text("step,loss\n" + "".join(f"{i},{x}\n" for i, x in enumerate(losses, 1)))
     fmt.write_manifest(folder, {"script": {"name": "train_gpu.py", "path": str(CASES / "train_gpu.py"), "sha256": "0" * 64},
-                                "backend": "cuda-emulated", "seed": 1234, "steps": len(losses), "args": []})
+                                "backend": "cuda-emulated", "seed": 1234, "steps": len(losses), "args": [],
+                                "device_generator": "own"})
     return folder
 
 
@@ -462,6 +463,29 @@ def test_validate_against_a_bundle_recorded_without_dropout_removes_it_too(tmp_p
     against.run_validate_baseline(folder, NPU)
     assert hosts.STRICT_FP32_ENV not in (seen.get("migrated_env") or {})
     assert any("TF32" in n and "--strict-fp32" in n for n in seen["notes"])
+
+
+def test_the_migrated_run_draws_on_the_device_as_the_recorded_original_did(tmp_path, monkeypatch):
+    """The emulated device has a random generator of its own (checks/emulation/devicemap.device_generator), as a
+    real GPU has. An original run on the plain CPU, or a bundle recorded on the twin before that generator existed
+    (no `device_generator` in its manifest), drew device numbers from the CPU stream: the migrated run gets the
+    shared generator then, and only then."""
+    from checks.launch.child_config import SHARED_GENERATOR_ENV
+    from checks.validate import baseline as against
+
+    seen = {}
+    monkeypatch.setattr(against, "run_validate", lambda *a, **kw: seen.update(kw) or "ran")
+    folder = _bundle(tmp_path / "b")
+    plain = {k: v for k, v in json.loads((folder / fmt.MANIFEST).read_text()).items()
+             if k not in ("files", "schema_version", "device_generator")}
+    for backend, generator, shared in (("cpu", "own", True), ("cuda-emulated", None, True), ("cuda-emulated", "own", False),
+                                       ("cuda", None, False), ("cuda", "own", False)):
+        fmt.write_manifest(folder, plain | {"backend": backend} | ({"device_generator": generator} if generator else {}))
+        seen.clear()
+        against.run_validate_baseline(folder, NPU)
+        assert ((seen.get("migrated_env") or {}).get(SHARED_GENERATOR_ENV) == "1") is shared, (backend, generator, seen)
+        assert any("before the emulated device had a random generator" in n for n in seen["notes"]) is (
+            shared and backend != "cpu"), seen["notes"]
 
 
 def test_validate_says_when_the_recorded_script_turned_tf32_on_itself(tmp_path, monkeypatch):

@@ -41,6 +41,55 @@ def test_gpu_only_script_runs_on_the_twin_and_not_on_the_plain_cpu():
 
 @_runtime
 @pytest.mark.runtime
+@pytest.mark.parametrize("policy", ["off", "native"])
+def test_ops_autocast_runs_in_float32_on_the_device_give_float32_on_the_emulations(tmp_path, policy):
+    """Seen on an H200 (Pytorch-UNet --amp): F.softmax of float16 logits in an autocast region is float32 on CUDA
+    (autocast's fp32_set_opt_dtype list; torch_npu registers the same for the NPU) and was float16 on the twin and
+    the stand-in. Both emulations now give the device's dtypes: float32 for the float32 lists, the named dtype
+    where the call names one, the input's for ops on no list."""
+    npu_script = tmp_path / "autocast_float32_ops_npu.py"
+    npu_script.write_text((CASES / "autocast_float32_ops.py").read_text()
+                          .replace("import torch\n", "import torch\nimport torch_npu\n", 1)
+                          .replace("torch.cuda", "torch.npu").replace('"cuda" if', '"npu" if'))
+    expected = {"logits": "float16", "softmax": "float32", "softmax_named": "float16", "log_softmax": "float32",
+                "exp": "float32", "sum": "float32", "cumsum": "float32", "pow": "float32", "layer_norm": "float32",
+                "relu": "float16", "mse_loss": "float32"}
+    for name, script, backend in (("twin", CASES / "autocast_float32_ops.py", "cuda-emulated"),
+                                  ("stand-in", npu_script, "emulated")):
+        facts = tmp_path / f"{name}.json"
+        result = run_smoke(script, backend=backend, steps=2, timeout=180, autocast=policy, script_args=[str(facts)])
+        assert result.exit_code == 0, (name, result.reasons, result.stderr[-2000:])
+        assert json.loads(facts.read_text()) == expected, name
+
+
+@_runtime
+@pytest.mark.runtime
+def test_draws_on_the_emulated_device_leave_the_cpu_generator_alone(tmp_path):
+    """Seen on an H200 against the stand-in (pytorch/examples dcgan: noise drawn on the device): a real device
+    draws from a generator of its own, so the DataLoader shuffles the same order whatever the device drew; the
+    emulated devices (the twin, the torch_npu stand-in) now do the same, and the old shared stream stays behind
+    NPU_MIGRATE_SHARED_DEVICE_GENERATOR=1 (validate against a plain-CPU original)."""
+    npu_script = tmp_path / "device_random_npu.py"
+    text = (CASES / "device_random.py").read_text()
+    npu_script.write_text(text.replace("import torch\n", "import torch\nimport torch_npu\n", 1)
+                          .replace("torch.cuda", "torch.npu").replace('"cuda" if', '"npu" if'))
+    seen = {}
+    for name, script, backend, env in (("twin", CASES / "device_random.py", "cuda-emulated", {}),
+                                       ("stand-in", npu_script, "emulated", {}),
+                                       ("shared", CASES / "device_random.py", "cuda-emulated",
+                                        {"NPU_MIGRATE_SHARED_DEVICE_GENERATOR": "1"})):
+        facts = tmp_path / f"{name}.json"
+        result = run_smoke(script, backend=backend, steps=2, timeout=180, script_args=[str(facts)], env=env)
+        assert result.exit_code == 0, (name, result.reasons, result.stderr[-2000:])
+        seen[name] = json.loads(facts.read_text())
+    for name in ("twin", "stand-in"):
+        assert seen[name]["order"] == seen[name]["expected"], (name, seen[name])  # the CPU stream untouched
+        assert seen[name]["device_replays"] and seen[name]["seeded_like_torch"], (name, seen[name])
+    assert seen["shared"]["order"] != seen["shared"]["expected"]  # the old emulation: device draws shift the CPU stream
+
+
+@_runtime
+@pytest.mark.runtime
 @pytest.mark.parametrize("policy, dtype", [("off", "torch.float16"), ("native", "torch.float16")])
 def test_twin_answers_configured_device_and_autocast_policy(tmp_path, policy, dtype):
     facts_path = tmp_path / "facts.json"

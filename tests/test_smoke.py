@@ -51,12 +51,17 @@ def test_migrated_script_passes_with_losses_and_npu_placement():
 
 
 def test_stand_in_keeps_numerics_identical_to_the_cpu_baseline():
-    """The GPU original on the CPU (backend cpu) and its migration on the stand-in: same seed, same losses."""
+    """The GPU original on the CPU (backend cpu) and its migration on the stand-in: same seed, same losses, with
+    the device's draws on the CPU stream (NPU_MIGRATE_SHARED_DEVICE_GENERATOR=1, what validate sets against a
+    plain-CPU original). By default the stand-in's device draws come from a generator of its own, as a real NPU's
+    do (checks/emulation/devicemap.device_generator): these cases draw their batches on the device, so they differ."""
     base = smoke("original_gpu.py", backend="cpu", seed=123)
-    emu = smoke("migrated_ok.py", backend="emulated", seed=123)
+    emu = smoke("migrated_ok.py", backend="emulated", seed=123, env={"NPU_MIGRATE_SHARED_DEVICE_GENERATOR": "1"})
     assert base.verdict == emu.verdict == "pass", (base.reasons, emu.reasons)
     assert base.backend == "cpu" and base.note is None and base.param_device == {"cpu": 4}
     assert base.losses == emu.losses
+    own = smoke("migrated_ok.py", backend="emulated", seed=123, op_trace=False)
+    assert own.verdict == "pass" and own.losses != emu.losses
     other = smoke("migrated_ok.py", backend="emulated", seed=124, op_trace=False)
     assert other.losses != emu.losses  # the seed is really applied
 

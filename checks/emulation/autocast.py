@@ -9,9 +9,9 @@ gives them. The ops autocast runs in the lower precision (matmuls, convolutions,
 cells: the union of the CUDA and CPU lists of `aten/src/ATen/autocast_mode.cpp`, torch 2.14) get a
 kernel here that rounds their floating inputs to that dtype, computes in float32 and rounds the
 result to it: what a float16 matmul with float32 accumulation gives on the device, at float32 speed
-on a CPU (CPU float16 matmuls are 5-20x slower). The other autocast lists (float32, promote) are the
-CPU's own. Known difference: ops on CUDA's float32 list but not the CPU's (exp, log, pow, sum, ...)
-keep a float16 input's dtype here, where CUDA computes them in float32.
+on a CPU (CPU float16 matmuls are 5-20x slower). The device's float32 lists (FP32_OPS, FP32_SET_OPT_DTYPE_OPS:
+exp, log, pow, softmax, sum, layer_norm, ...) get kernels that compute them in float32 as the device does, where
+the CPU's autocast has none of its own (under every policy); the promote list is the CPU's own.
 
 Like torch's own autocast cache (`cached_cast`, aten/src/ATen/autocast_mode.cpp), a float32 leaf tensor
 that requires grad (a weight) is cast to the autocast dtype once per region and that tensor reused by
@@ -41,6 +41,37 @@ LOWER_PRECISION_OPS = (
     "linalg_multi_dot", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell", "gru_cell",
     "rnn_tanh_cell", "rnn_relu_cell", "scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
 )
+# aten overloads autocast runs in float32 on the device (policy fp32: floating inputs cast to float32) and the ones
+# it runs in float32 unless the call names a dtype (fp32_set_opt_dtype: softmax, sum, cumsum, ...), per emulated
+# device. CUDA: AT_FORALL_FP32 and AT_FORALL_FP32_SET_OPT_DTYPE of pytorch's aten/src/ATen/autocast_mode.h (torch 2.x;
+# the upsample ops are CUDA's only). NPU: torch_npu's own AutocastPrivateUse1 registrations, Ascend/pytorch
+# torch_npu/csrc/aten/AutoCastOps.cpp @0c9b75c7 (no upsample ops, no Dimname overloads). Only the ones the CPU's
+# autocast does not register itself get a kernel here (the CPU's own fp32 list, mse_loss, nll_loss, prod..., gives
+# float32 too). Found on an H200: Pytorch-UNet's dice loss takes F.softmax of float16 logits inside autocast; CUDA
+# returns float32, the emulation returned float16, and validate named that dtype as the first difference.
+_FP32_COMMON = (
+    "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal", "rsqrt", "sinh",
+    "tan", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar", "softplus", "layer_norm", "native_layer_norm",
+    "group_norm", "frobenius_norm.dim", "nuclear_norm", "nuclear_norm.dim", "cosine_similarity", "poisson_nll_loss",
+    "cosine_embedding_loss", "nll_loss", "nll_loss2d", "hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss",
+    "huber_loss", "mse_loss", "margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss",
+    "triplet_margin_loss", "multi_margin_loss", "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm",
+    "logsumexp",
+)
+FP32_OPS = {
+    "npu": _FP32_COMMON,
+    "cuda": _FP32_COMMON + ("upsample_nearest1d", "_upsample_nearest_exact1d", "upsample_nearest2d",
+                            "_upsample_nearest_exact2d", "upsample_nearest3d", "_upsample_nearest_exact3d",
+                            "upsample_linear1d", "upsample_bilinear2d", "_upsample_bilinear2d_aa",
+                            "upsample_trilinear3d", "upsample_bicubic2d", "_upsample_bicubic2d_aa"),
+}
+_SET_OPT_COMMON = ("prod", "prod.dim_int", "softmax.int", "log_softmax.int", "cumprod", "cumsum", "linalg_vector_norm",
+                   "linalg_matrix_norm", "linalg_matrix_norm.str_ord", "sum", "sum.dim_IntList")
+FP32_SET_OPT_DTYPE_OPS = {
+    "npu": _SET_OPT_COMMON,
+    "cuda": _SET_OPT_COMMON + ("prod.dim_Dimname", "softmax.Dimname", "log_softmax.Dimname", "cumprod.dimname",
+                               "cumsum.dimname", "sum.dim_DimnameList"),
+}
 _ELIGIBLE = (torch.float32, torch.float16, torch.bfloat16)
 MMAP_THRESHOLD = 32 << 20  # glibc's largest (HEAP_MAX_SIZE / 2 on 64-bit); larger blocks stay mapped
 TRIM_THRESHOLD = 1 << 30  # a freed top of heap up to 1 GiB is kept
@@ -73,6 +104,76 @@ def install() -> None:
 
     torch.clear_autocast_cache = clear_autocast_cache
     keep_freed_memory()
+    install_float32_lists()
+
+
+_float32_library = None
+
+
+def install_float32_lists() -> None:
+    """Kernels for the AutocastCPU dispatch key that run the emulated device's float32 ops in float32 (FP32_OPS,
+    FP32_SET_OPT_DTYPE_OPS, for the device this process emulates), where the CPU's autocast registers none: under
+    every autocast policy of an emulated region (once per process)."""
+    global _float32_library
+    if _float32_library is not None:
+        return
+    from checks.emulation import compat
+    from checks.emulation.devicemap import MAPPED
+
+    below = compat.below_autocast_cpu()
+    device = "cuda" if "cuda" in MAPPED else "npu"
+    _float32_library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for names, make in ((FP32_OPS[device], _fp32_kernel), (FP32_SET_OPT_DTYPE_OPS[device], _set_opt_dtype_kernel)):
+            for name in names:
+                packet, _, overload = name.partition(".")
+                op = getattr(getattr(torch.ops.aten, packet, None), overload or "default", None)
+                if op is None or torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "AutocastCPU"):
+                    continue
+                _float32_library.impl(name, make(op, below), "AutocastCPU")
+
+
+def _to_float32(value):
+    if isinstance(value, torch.Tensor):
+        return value.float() if value.dtype in (torch.float16, torch.bfloat16) else value
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], torch.Tensor):
+        return type(value)(_to_float32(v) for v in value)
+    return value
+
+
+def _fp32_kernel(op, below):
+    """autocast's fp32 policy: floating inputs of a lower precision cast to float32, the op run below autocast."""
+    def in_float32(*args, **kwargs):
+        args = [_to_float32(a) for a in args]
+        kwargs = {k: _to_float32(v) for k, v in kwargs.items()}
+        with below():
+            return op(*args, **kwargs)
+
+    return in_float32
+
+
+def _set_opt_dtype_kernel(op, below):
+    """autocast's fp32_set_opt_dtype policy: a floating first input and no dtype named -> dtype float32."""
+    arguments = op._schema.arguments
+    position = next((i for i, a in enumerate(arguments) if a.name == "dtype"), None)
+    keyword = position is not None and arguments[position].kwarg_only
+
+    def float32_unless_named(*args, **kwargs):
+        first = args[0] if args else None
+        if isinstance(first, torch.Tensor) and first.dtype in _ELIGIBLE and position is not None:
+            if keyword:
+                if kwargs.get("dtype") is None:
+                    kwargs["dtype"] = torch.float32
+            elif len(args) > position:
+                if args[position] is None:
+                    args = (*args[:position], torch.float32, *args[position + 1:])
+            elif kwargs.get("dtype") is None:
+                kwargs["dtype"] = torch.float32
+        with below():
+            return op(*args, **kwargs)
+
+    return float32_unless_named
 
 
 def keep_freed_memory() -> bool:

@@ -30,9 +30,55 @@ AUTOCAST_ENV = "NPU_MIGRATE_EMULATE_AUTOCAST"
 # bf16: CPU autocast in bfloat16. Old values "1"/"0" mean native/off.
 # float32 (internal: validate's migrated side against a plain-CPU baseline): regions are entered but
 #      disabled, everything in float32, as the original's autocast("cuda") on a host without CUDA.
-from checks.launch.child_config import AUTOCAST_POLICIES  # one list, torch-free
+from checks.launch.child_config import AUTOCAST_POLICIES, SHARED_GENERATOR_ENV  # torch-free
 
 MAPPED: set[str] = set()
+
+# ------------------------------------------------------------------------------ the device's random generator
+# A real GPU or NPU draws random numbers from a generator of its own (Philox), apart from the CPU's (MT19937):
+# `torch.randn(..., device="cuda")` or `nn.init.normal_` on parameters already on the device leave the CPU
+# stream alone, so what the CPU draws later (a DataLoader's shuffled order, CPU-side init) is the same whatever
+# the device drew. The emulated device gets its own CPU generator for the same reason: draws through a mapped
+# device (random factories given it, in-place draws into tensors placed on it) come from it, seeded by
+# torch.manual_seed / torch.<device>.manual_seed(_all) as a device generator is. Its values still differ from
+# real hardware's (another algorithm). Seen on an H200: DCGAN draws its noise on the device, and on the
+# stand-in those draws shifted the CPU stream, so the DataLoader shuffled another order than on the GPU.
+# Dropout of activations is not covered (an activation carries no mark): with `--no-dropout` it does not draw.
+# NPU_MIGRATE_SHARED_DEVICE_GENERATOR=1: the device's draws come from the CPU generator (validate against an
+# original run on the plain CPU, or a bundle recorded before this generator existed: checks/validate/baseline.py).
+RANDOM_FACTORIES = frozenset({"randn", "rand", "randint", "randperm", "normal"})
+RANDOM_IN_PLACE = ("normal_", "uniform_", "random_", "bernoulli_", "exponential_", "geometric_", "cauchy_", "log_normal_")
+_device_generator: dict = {}
+
+
+def device_generator():
+    """The emulated device's generator (None: shared with the CPU's, SHARED_GENERATOR_ENV)."""
+    if os.environ.get(SHARED_GENERATOR_ENV) == "1":
+        return None
+    gen = _device_generator.get("value")
+    if gen is None:
+        gen = _device_generator["value"] = torch._C.Generator()  # torch's default seed, as a fresh device generator
+    return gen
+
+
+def patch_random_in_place() -> None:
+    """In-place draws into tensors placed on the emulated device use its generator (once per process)."""
+    if not once("random-in-place"):
+        return
+    for name in RANDOM_IN_PLACE:
+        original = getattr(torch.Tensor, name, None)
+        if original is None:
+            continue
+
+        def draw(self, *args, _original=original, **kwargs):
+            if kwargs.get("generator") is None and getattr(self, MARK, False):
+                gen = device_generator()
+                if gen is not None:
+                    kwargs["generator"] = gen
+            return _original(self, *args, **kwargs)
+
+        functools.update_wrapper(draw, original)
+        setattr(torch.Tensor, name, draw)
 DEVICE_RE = re.compile(r"^\s*(npu|cuda)(?::(\d+))?\s*$")
 _done: set[str] = set()
 
@@ -142,11 +188,16 @@ def wrap_device_fn(fn, replace_int: bool = False):
                         hit = True
             if new_args is not None:
                 args = tuple(new_args)
+        if hit and random and kwargs.get("generator") is None:
+            gen = device_generator()  # a random factory given the device draws from the device's generator
+            if gen is not None:
+                kwargs["generator"] = gen
         out = fn(*args, **kwargs)
         if hit:
             mark(out)
         return out
 
+    random = getattr(fn, "__name__", None) in RANDOM_FACTORIES
     wrapper._npu_migrate_wrapped = True
     # TorchScript sees the wrapper where a script calls torch.zeros(...): it stays the aten op there.
     from checks.emulation import compat
@@ -208,6 +259,7 @@ def install_mapping(kb_lists: dict) -> None:
     device_ctx = compat.device_context_class()
     device_ctx.__init__ = wrap_device_fn(device_ctx.__init__)
     torch.Generator = _generator_proxy()
+    patch_random_in_place()
 
     param_new = torch.nn.Parameter.__new__
 
@@ -270,6 +322,10 @@ def patch_autocast() -> None:
                 autocast_emulation.install()
             elif policy == "bf16":
                 dtype = torch.bfloat16
+            if enabled and policy != "off":  # "off" installs them with its lower-precision kernels
+                from checks.emulation import autocast as autocast_emulation
+
+                autocast_emulation.install_float32_lists()  # the device's float32 ops in float32
             device_type = "cpu"
         orig_init(self, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 

@@ -14,7 +14,7 @@ import types
 
 import torch
 
-from checks.emulation.devicemap import DEVICE_RE, once
+from checks.emulation.devicemap import DEVICE_RE, device_generator, once
 
 
 class State:
@@ -218,13 +218,31 @@ _seed = {"value": 0}
 
 
 def _manual_seed(seed):
-    # The emulated device shares the CPU generator; like torch.cuda.manual_seed on a host without
-    # CUDA, seeding the device generator leaves the CPU stream alone (so numerics match a CPU run).
+    # The emulated device's own generator (checks/emulation/devicemap.device_generator), seeded as a device's is;
+    # where it is shared with the CPU's (NPU_MIGRATE_SHARED_DEVICE_GENERATOR=1), seeding the device leaves the CPU
+    # stream alone, like torch.cuda.manual_seed on a host without CUDA (so numerics match a CPU run).
     _seed["value"] = int(seed)
+    gen = device_generator()
+    if gen is not None:
+        gen.manual_seed(int(seed))
 
 
 def _seed_random():
-    _seed["value"] = torch.seed()
+    gen = device_generator()
+    _seed["value"] = gen.seed() if gen is not None else torch.seed()
+
+
+def _get_rng_state(device=None):
+    gen = device_generator()
+    return gen.get_state() if gen is not None else torch.get_rng_state()
+
+
+def _set_rng_state(new_state, device=None):
+    gen = device_generator()
+    if gen is not None:
+        gen.set_state(new_state)
+    else:
+        torch.set_rng_state(new_state)
 
 
 def runtime_api(device_type: str, props) -> dict:
@@ -245,10 +263,10 @@ def runtime_api(device_type: str, props) -> dict:
         seed=_seed_random,
         seed_all=_seed_random,
         initial_seed=lambda: _seed["value"],
-        get_rng_state=lambda device=device_type: torch.get_rng_state(),
-        set_rng_state=lambda new_state, device=device_type: torch.set_rng_state(new_state),
-        get_rng_state_all=lambda: [torch.get_rng_state()],
-        set_rng_state_all=lambda states: torch.set_rng_state(states[0]),
+        get_rng_state=_get_rng_state,
+        set_rng_state=_set_rng_state,
+        get_rng_state_all=lambda: [_get_rng_state()],
+        set_rng_state_all=lambda states: _set_rng_state(states[0]),
         get_device_name=lambda device=None: props.name,
         get_device_properties=lambda device=None: props,
         is_bf16_supported=lambda *a, **k: True,

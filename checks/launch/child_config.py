@@ -29,6 +29,8 @@ RANKS_SUFFIX = ".ranks"  # <report>.ranks/ holds the mp.spawn ranks' rank{R}.dis
 FAKE_DATA_DIR_ENV = "NPU_MIGRATE_FAKE_DATA_DIR"  # checks/emulation/fakedata_datasets.py reads it
 BACKENDS = ("auto", "npu", "emulated", "cpu", "cuda", "cuda-emulated")
 AUTOCAST_POLICIES = ("off", "native", "bf16", "float32")  # see checks.emulation.devicemap
+# "1": the emulated device's random draws come from the CPU generator (checks.emulation.devicemap.device_generator)
+SHARED_GENERATOR_ENV = "NPU_MIGRATE_SHARED_DEVICE_GENERATOR"
 # backends whose run reads the torch_npu knowledge base (the stand-in's API, the CUDA twin's map)
 KB_BACKENDS = ("auto", "emulated", "npu", "cuda-emulated")
 # backends that must not touch a GPU of this machine

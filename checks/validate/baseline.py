@@ -8,6 +8,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from checks.launch.child_config import SHARED_GENERATOR_ENV
 from checks.validate.bundle import BundleError, open_bundle
 from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, STRICT_FP32_ENV, script_note, tf32_in_use
 from checks.validate.run import ValidateError, run_validate
@@ -44,6 +45,14 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
             recorded_env[NO_DROPOUT_ENV] = "1"
             notes.append("dropout removed in the migrated run as in the recorded one (`baseline --no-dropout`: every "
                          "dropout's probability 0, msprobe's remove_dropout)")
+        backend = manifest.get("backend")
+        if backend == "cpu" or (backend != "cuda" and manifest.get("device_generator") != "own"):
+            # the original drew from the CPU generator only: a plain-CPU run, or the twin before the emulated
+            # device had a generator of its own; the migrated run's draws on the stand-in do the same
+            recorded_env[SHARED_GENERATOR_ENV] = "1"
+            if backend != "cpu":
+                notes.append("the bundle was recorded before the emulated device had a random generator of its own: "
+                             "the migrated run draws on the device from the CPU generator as that recording did")
         used = tf32_in_use(manifest.get("fp32_effective")) if manifest.get("backend") == "cuda" else ()
         if manifest.get("fp32") == "strict" and used:
             recorded_env[STRICT_FP32_ENV] = "1"

@@ -155,6 +155,9 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         "pack_statistics_in_dump": {**os.environ, **env}.get(PACK_STATS_DUMPED_ENV) == "1",
         "dropout": "removed" if env.get(NO_DROPOUT_ENV) == "1" else "as written",  # baseline --no-dropout
         "fp32": "strict" if env.get(STRICT_FP32_ENV) == "1" else "device default",  # baseline --strict-fp32
+        # draws on the device come from a generator of its own (on the twin too: checks/emulation/devicemap.py);
+        # validate --baseline of a bundle without this key, recorded on the twin, gives the migrated run the shared one
+        "device_generator": "own",
         "fp32_effective": fp32_effective,  # the switches as the run left them (None: not read, the run ended early)
         "notes": notes, "seconds": float(getattr(smoke, "duration_s", 0.0) or 0.0),
     }

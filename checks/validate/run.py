@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from checks.child.loop_observer import SAMPLES_ENV
+from checks.launch.child_config import SHARED_GENERATOR_ENV
 from checks.validate import hosts as validate_hosts
 from checks.validate import loss_compare, loss_plot, msprobe_bridge
 from checks.validate import repeat as validate_repeat
@@ -216,6 +217,8 @@ def _validate(gpu_script, npu_script, out, say, stream, *, steps, fake_data, rto
                      "so its autocast('cuda') regions are off; use --baseline-backend emulated for the same policy on both sides")
     if base_backend == "cpu" and autocast == "off":
         autocast = "float32"  # the plain CPU runs the original's autocast("cuda") regions disabled: the same here
+    if base_backend == "cpu":  # the plain-CPU original draws from the CPU generator only: the migrated run too
+        side_env["migrated"].setdefault(SHARED_GENERATOR_ENV, "1")  # (checks/emulation/devicemap.device_generator)
     backends = {"baseline": base_backend, "migrated": migrated_backend}
     npu_args, changed = migrated_args(script_args)
     if note_args(changed):
