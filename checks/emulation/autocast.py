@@ -80,8 +80,9 @@ _library = None
 _cache: dict[tuple, tuple] = {}
 
 
-def install() -> None:
-    """Register the float32-compute kernels for the lower-precision ops (once per process)."""
+def install(device: str = "npu") -> None:
+    """Register the float32-compute kernels for the lower-precision ops (once per process); `device`, the emulated
+    device type ("npu", "cuda"), picks its float32 lists (install_float32_lists)."""
     global _library
     if _library is not None:
         return
@@ -104,13 +105,13 @@ def install() -> None:
 
     torch.clear_autocast_cache = clear_autocast_cache
     keep_freed_memory()
-    install_float32_lists()
+    install_float32_lists(device)
 
 
 _float32_library = None
 
 
-def install_float32_lists() -> None:
+def install_float32_lists(device: str) -> None:
     """Kernels for the AutocastCPU dispatch key that run the emulated device's float32 ops in float32 (FP32_OPS,
     FP32_SET_OPT_DTYPE_OPS, for the device this process emulates), where the CPU's autocast registers none: under
     every autocast policy of an emulated region (once per process)."""
@@ -118,10 +119,9 @@ def install_float32_lists() -> None:
     if _float32_library is not None:
         return
     from checks.emulation import compat
-    from checks.emulation.devicemap import MAPPED
 
     below = compat.below_autocast_cpu()
-    device = "cuda" if "cuda" in MAPPED else "npu"
+    device = device if device in FP32_OPS else "npu"
     _float32_library = torch.library.Library("aten", "IMPL")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -319,13 +319,13 @@ def patch_autocast() -> None:
                 # the device's dtypes, computed in float32 (checks/emulation/autocast.py)
                 from checks.emulation import autocast as autocast_emulation
 
-                autocast_emulation.install()
+                autocast_emulation.install(kind)
             elif policy == "bf16":
                 dtype = torch.bfloat16
             if enabled and policy != "off":  # "off" installs them with its lower-precision kernels
                 from checks.emulation import autocast as autocast_emulation
 
-                autocast_emulation.install_float32_lists()  # the device's float32 ops in float32
+                autocast_emulation.install_float32_lists(kind)  # the device's float32 ops in float32
             device_type = "cpu"
         orig_init(self, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
