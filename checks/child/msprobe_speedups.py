@@ -45,7 +45,7 @@ import os
 import sys
 import weakref
 
-from checks.emulation.compat import MSPROBE_SCRIPT_WRAPPER, MSPROBE_STAT_PROCESSOR
+from checks.emulation.compat import MSPROBE_API_REGISTRY, MSPROBE_SCRIPT_WRAPPER, MSPROBE_STAT_PROCESSOR
 
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
@@ -360,7 +360,7 @@ def _patch_script_wrapper(module) -> None:
     module.patch_triton_jitfunction_run = patch_triton_jitfunction_run
 
 
-API_REGISTRY = "msprobe.core.dump.api_dump.api_registry"
+API_REGISTRY = MSPROBE_API_REGISTRY  # ApiWrapper's module (a private msprobe name: compat holds it)
 PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker, API_REGISTRY: _patch_api_registry,
            STAT_PROCESSOR: _patch_stat_processor, SCRIPT_WRAPPER: _patch_script_wrapper,
            **{name: _patch_pack_features for name in PACK_FEATURES_IN}}
