@@ -253,3 +253,45 @@ def test_pack_statistics_from_one_pass_are_msprobes(monkeypatch):
     assert patched.get_tensor_features(cases[0]) != "msprobe's" and calls == []
     monkeypatch.setenv(PACK_STATS_DUMPED, "1")
     assert patched.get_tensor_features(cases[0]) == "msprobe's"
+
+
+def test_api_names_listed_once_are_msprobes(tmp_path, monkeypatch):
+    """ApiWrapper's names of the API list that the modules have (each module's dir() listed once a call): the same
+    names as msprobe's own method, dotted names and the blacklist included; the module's `dir` is its own after."""
+    import math
+    import os
+
+    from msprobe.core.dump.api_dump import api_registry
+
+    from checks.child.msprobe_speedups import _patch_api_registry
+
+    listed = tmp_path / "ops.yaml"
+    listed.write_text("torch:\n  - sqrt\n  - path.join\n  - path.nothing\n  - floor\n  - nothing\n"
+                      "tensor:\n  - getcwd\n  - sep\n", encoding="utf-8")
+    api_types = {"pytorch": {"torch": ((math, os), (math,)), "tensor": ((os,), (os,))}}
+    theirs = api_registry.ApiWrapper(api_types, str(listed), ["torch.floor"]).api_names
+    monkeypatch.setattr(api_registry.ApiWrapper, "_get_api_names", api_registry.ApiWrapper._get_api_names)
+    _patch_api_registry(api_registry)
+    assert getattr(api_registry.ApiWrapper._get_api_names, "__npu_migrate__", False)
+    assert api_registry.ApiWrapper(api_types, str(listed), ["torch.floor"]).api_names == theirs
+    assert theirs == {"pytorch": {"torch": {"sqrt", "path.join"}, "tensor": {"getcwd", "sep"}}}
+    assert "dir" not in vars(api_registry)
+
+
+def test_yaml_read_again_is_an_equal_copy(tmp_path):
+    yaml = pytest.importorskip("yaml")
+    if getattr(yaml, "CSafeLoader", None) is None:
+        pytest.skip("PyYAML without libyaml: msprobe's reader is kept")
+    from msprobe.core.common import file_utils
+
+    from checks.child.msprobe_speedups import _patch_file_utils
+
+    patched = SimpleNamespace(**vars(file_utils))
+    _patch_file_utils(patched)
+    path = tmp_path / "ops.yaml"
+    path.write_text("torch:\n  - sqrt\n", encoding="utf-8")
+    first = patched.load_yaml(str(path))
+    first["torch"].append("changed by its caller")
+    assert patched.load_yaml(str(path)) == {"torch": ["sqrt"]}
+    path.write_text("torch:\n  - sqrt\n  - floor\n", encoding="utf-8")  # changed on disk: read again
+    assert patched.load_yaml(str(path)) == {"torch": ["sqrt", "floor"]}

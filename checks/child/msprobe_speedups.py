@@ -39,12 +39,13 @@ same values (NaN included) and dtypes; every other use goes to torch itself. A t
 """
 from __future__ import annotations
 
+import copy
 import linecache
 import os
 import sys
 import weakref
 
-from checks.emulation.compat import MSPROBE_SCRIPT_WRAPPER, MSPROBE_STAT_PROCESSOR
+from checks.emulation.compat import MSPROBE_API_REGISTRY, MSPROBE_SCRIPT_WRAPPER, MSPROBE_STAT_PROCESSOR
 
 RANDOM_CHECKER = "msprobe.core.config_check.checkers.random_checker"
 FILE_UTILS = "msprobe.core.common.file_utils"
@@ -120,18 +121,63 @@ def _patch_file_utils(module) -> None:
     if loader is None or original is None or getattr(original, "__npu_migrate__", False):
         return
 
+    parsed: dict = {}  # (path, mtime, size) -> the data: a file read again is a copy of its first parse
+
     def load_yaml(yaml_path):
         # msprobe's own checks of the path, then libyaml's parser instead of the pure-Python one
         checked = module.FileChecker(yaml_path, module.FileCheckConst.FILE, module.FileCheckConst.READ_ABLE,
                                      module.FileCheckConst.YAML_SUFFIX).common_check()
         try:
-            with module.FileOpen(checked, "r") as handle:
-                return yaml.load(handle, Loader=loader)  # noqa: S506 - CSafeLoader is the safe loader
+            state = os.stat(checked)
+            key = (checked, state.st_mtime_ns, state.st_size)
+            if key not in parsed:
+                with module.FileOpen(checked, "r") as handle:
+                    parsed[key] = yaml.load(handle, Loader=loader)  # noqa: S506 - CSafeLoader is the safe loader
+            return copy.deepcopy(parsed[key])  # the caller's own copy, as a parse gives
         except Exception:  # noqa: BLE001 - msprobe's own reader says what went wrong
             return original(yaml_path)
 
     load_yaml.__npu_migrate__ = True
     module.load_yaml = load_yaml
+
+
+class _Names(list):
+    """dir()'s list of names, asked `name in` through a set."""
+
+    def __init__(self, names):
+        super().__init__(names)
+        self._names = frozenset(self)
+
+    def __contains__(self, name) -> bool:
+        return name in self._names
+
+
+def _patch_api_registry(module) -> None:
+    """msprobe's `ApiWrapper._get_api_names` keeps the names of its YAML list that the API modules have, asking
+    `name in dir(module)` for each name and module: ~1,160 calls of dir() over torch, torch.Tensor and
+    torch.nn.functional (thousands of names each, listed and sorted every time), ~0.08 s of each dumped run's
+    start. Here each module's dir() is listed once a call, the same names in the same order."""
+    wrapper = getattr(module, "ApiWrapper", None)
+    original = getattr(wrapper, "_get_api_names", None)
+    if not callable(original) or getattr(original, "__npu_migrate__", False) or "dir" in vars(module):
+        return
+
+    def _get_api_names(self):
+        listed: dict[int, tuple[object, _Names]] = {}  # id -> (the object, kept alive while its id is a key; its names)
+
+        def listed_dir(obj):
+            if id(obj) not in listed:
+                listed[id(obj)] = (obj, _Names(dir(obj)))
+            return listed[id(obj)][1]
+
+        module.dir = listed_dir  # the module's global `dir` while it runs: this method is its only caller
+        try:
+            return original(self)
+        finally:
+            del module.dir
+
+    _get_api_names.__npu_migrate__ = True
+    wrapper._get_api_names = _get_api_names
 
 
 def zip_appender(module):
@@ -314,7 +360,8 @@ def _patch_script_wrapper(module) -> None:
     module.patch_triton_jitfunction_run = patch_triton_jitfunction_run
 
 
-PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker,
+API_REGISTRY = MSPROBE_API_REGISTRY  # ApiWrapper's module (a private msprobe name: compat holds it)
+PATCHES = {RANDOM_CHECKER: _patch, FILE_UTILS: _patch_file_utils, PIP_CHECKER: _patch_pip_checker, API_REGISTRY: _patch_api_registry,
            STAT_PROCESSOR: _patch_stat_processor, SCRIPT_WRAPPER: _patch_script_wrapper,
            **{name: _patch_pack_features for name in PACK_FEATURES_IN}}
 

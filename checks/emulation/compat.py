@@ -24,6 +24,7 @@ msprobe at module import: each accessor imports what it needs when called (insid
 | `MSPROBE_DUMP_MODULES`           | msprobe's dump internals imported before the debugger starts    |
 | `MSPROBE_STAT_PROCESSOR`         | the module of msprobe's `get_stat_info` (the dump's statistics) |
 | `MSPROBE_SCRIPT_WRAPPER`         | the module of msprobe's `patch_triton_jitfunction_run`          |
+| `MSPROBE_API_REGISTRY`           | the module of msprobe's `ApiWrapper` (the dump's API names)     |
 | `msprobe_dump_paused()`          | `msprobe.core.dump.hook_manager.BaseHookManager.inner_switch`   |
 """
 from __future__ import annotations
@@ -43,6 +44,8 @@ MSPROBE_DUMP_MODULES = (
 MSPROBE_STAT_PROCESSOR = MSPROBE_DUMP_MODULES[0]
 # the module whose `patch_triton_jitfunction_run` the dump's start calls (checks.child.msprobe_speedups)
 MSPROBE_SCRIPT_WRAPPER = "msprobe.pytorch.dump.api_dump.script_wrapper"
+# the module of ApiWrapper, whose _get_api_names lists the dump's API names (checks.child.msprobe_speedups)
+MSPROBE_API_REGISTRY = "msprobe.core.dump.api_dump.api_registry"
 
 
 class CompatError(RuntimeError):
