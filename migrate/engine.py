@@ -586,6 +586,15 @@ def _read_target(target: Target, limit: int) -> bytes | FileError:
         return FileError(target.path, "NPU903", f"cannot read: {exc.strerror or exc}")
 
 
+
+def _cache_key(target: Target) -> str:
+    """A file's cache key: its absolute path, the path as this run names it, its kinds. The facts a result carries
+    (definitions, imports, use sites) hold the path as the run names it, and the repository-wide passes match them
+    against the paths of the files read fresh: a result stored by a run naming the file `pkg/x.py` and read back
+    by one naming it `/abs/pkg/x.py` mixed the two styles and changed the findings (torch's package: 10,906
+    findings run relatively, 11,304 when an absolute-path run read the relative run's cache; 10,906 again fresh)."""
+    return f"{os.path.abspath(target.path)}|{target.path}|{','.join(target.kinds)}"
+
 def scan(
     paths: list[str],
     config: Config | None = None,
@@ -613,7 +622,7 @@ def scan(
     stat_keys: dict[str, list] = {}
     digests: dict[str, tuple[str, str]] = {}  # path -> (cache key, content digest), for the index
     for target in targets:
-        key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}" if target.data is None else ""
+        key = _cache_key(target) if target.data is None else ""
         if cache and key:
             try:
                 st = os.stat(target.path)
@@ -651,7 +660,7 @@ def scan(
     for (target, _, digest), result in zip(todo, fresh):
         results.append(result)
         if cache and target.data is None:
-            key = f"{os.path.abspath(target.path)}|{','.join(target.kinds)}"
+            key = _cache_key(target)
             cache.put(key, digest, result, stat_keys.get(key))
     read = {t.path: d for t, d, _ in todo}  # the bytes this run read (a file from the cache is read again if a pass needs it)
     from migrate import cpu_only_ops
