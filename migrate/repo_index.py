@@ -1399,19 +1399,7 @@ class Index:
     def module_for(self, dotted: str, relative: bool = False) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of).
         `relative`: `dotted` comes from a relative import, which never reaches a top-level module
-        (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`).
-        Remembered per index: the answer reads only the index, and a large scan asks for the same names many times."""
-        memo = self._module_for_memo
-        key = (dotted, relative)
-        if key not in memo:
-            memo[key] = self._module_for(dotted, relative)
-        return memo[key]
-
-    @cached_property
-    def _module_for_memo(self) -> dict:
-        return {}
-
-    def _module_for(self, dotted: str, relative: bool) -> str | None:
+        (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
         stdlib = dotted.split(".", 1)[0] in STDLIB
         for name in self.modules:
             # a CMake target never claims a standard-library module: `add_library(copy STATIC copy.cu)` is no `import copy`
@@ -1459,7 +1447,10 @@ class Index:
         CppExtension: `from pointseg._C import ...` is that, not pointops' CUDA `pointops._C`). Only after every exact
         match failed."""
         parts = dotted.split(".")
-        built = self._built_by_last
+        built: dict[str, list[str]] = {}
+        for name, definition in self.modules.items():
+            if definition.kind == "module" and "." in name:
+                built.setdefault(name.rsplit(".", 1)[1], []).append(name)
         for at in range(1, len(parts)):
             names = built.get(parts[at])
             if names and len(names) == 1 and parts[at] not in self.packages \
@@ -1467,14 +1458,6 @@ class Index:
                 return names[0]
         return None
 
-    @cached_property
-    def _built_by_last(self) -> dict[str, list[str]]:
-        """The dotted extension modules of the scan by their last name (`_misplaced`)."""
-        built: dict[str, list[str]] = {}
-        for name, definition in self.modules.items():
-            if definition.kind == "module" and "." in name:
-                built.setdefault(name.rsplit(".", 1)[1], []).append(name)
-        return built
 
     def _beside_setup(self, name: str, dotted: str) -> bool:
         """`python setup.py build_ext --inplace` puts a top-level extension beside the setup.py that builds it, so
@@ -1724,10 +1707,15 @@ def files_to_link(results, index: Index) -> list:
     # pkg.util` then `pkg.util._kernels.op(...)`): a file importing such a module is linked (NPU508 reads its chains)
     importers: set[tuple] = set()
     if any(d.mode == "pymodule" for d in index.modules.values()):
+        found: dict[str, str | None] = {}  # files share most of their references: each is looked up once
+
+        def pymodule(ref: str) -> bool:
+            name = found[ref] if ref in found else found.setdefault(ref, index.module_for(ref))
+            return name is not None and index.modules[name].mode == "pymodule"
+
         for result in results:
             refs = [f[1] for f in getattr(result, "facts", ()) if f[0] == "ref"]
-            if result.path.endswith(".py") and any(index.module_for(r) is not None and index.modules[index.module_for(r)].mode == "pymodule"
-                                                   for r in refs if not r.startswith(("ops:", "re:", "so:", "cu:", "all:"))):
+            if result.path.endswith(".py") and any(pymodule(r) for r in refs if not r.startswith(("ops:", "re:", "so:", "cu:", "all:"))):
                 parts = _module_parts(result.path)
                 importers.update(parts[start:] for start in range(len(parts)))
     out = []
