@@ -431,6 +431,8 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
     facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None)
+    if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
+        facts += registry_kernels.hint_facts(text)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
