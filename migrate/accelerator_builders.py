@@ -47,8 +47,9 @@ from migrate.findings import FileResult
 _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _DOTTED_RETURN = re.compile(r"return\s+[rbuf]?['\"][A-Za-z_]\w*\.[A-Za-z_]")
 # a device word anywhere in a name called without arguments (`NPU_Accelerator()`, `get_cuda_accelerator()`): searched for
-# from the word itself (a pattern starting at a word boundary or at any word character meant a try at every character)
-_DEVICE_CLASS_CALL = re.compile(r"(?:NPU|Npu|CUDA|Cuda)\w*\(\s*\)")
+# from the word itself (a pattern starting at a word boundary or at any word character meant a try at every character),
+# one pattern per word: a pattern starting with a literal is searched for by that literal
+_DEVICE_CLASS_CALLS = tuple(re.compile(rf"{word}\w*\(\s*\)") for word in ("NPU", "Npu", "CUDA", "Cuda"))
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
 _DROPPED_IN_BUILDERS = frozenset({"NPU505", "NPU511", "NPU508"})
@@ -56,7 +57,7 @@ _DROPPED_IN_BUILDERS = frozenset({"NPU505", "NPU511", "NPU508"})
 
 def wants(text: str) -> bool:
     """An accelerator class or a factory may be here."""
-    return ("class " in text and _DOTTED_RETURN.search(text) is not None) or _DEVICE_CLASS_CALL.search(text) is not None
+    return ("class " in text and _DOTTED_RETURN.search(text) is not None) or any(p.search(text) for p in _DEVICE_CLASS_CALLS)
 
 
 def device(name: str) -> str:

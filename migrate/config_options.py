@@ -34,6 +34,7 @@ dest (kind "cfgalias": `--use-flash-attn` for `dest="use_flash_attn_v1"`).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from migrate.repo_index import Definition
@@ -369,6 +370,7 @@ def report(results: list) -> list:
     needs: list[tuple[str, str]] = []  # (key=value, the modules of the `try:` whose stand-in the branch needs)
     aliases: dict[str, set[str]] = {}  # a flag -> the argparse dests it sets
     for result in results:
+        test_file = None  # asked once per file, at its first setting
         for fact in result.facts or ():
             if fact[0] != "def" or not fact[1].startswith("cfg"):
                 continue
@@ -384,7 +386,7 @@ def report(results: list) -> list:
             elif fact[1] == "cfgalias":
                 flag, _, dest = fact[2].partition("=")
                 aliases.setdefault(flag, set()).add(dest)
-            elif fact[1] == "cfgset" and not _test_file(result.path):
+            elif fact[1] == "cfgset" and not (test_file if test_file is not None else (test_file := _test_file(result.path))):
                 settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else ""))
     if not branches or not settings:
         return results
@@ -420,17 +422,20 @@ def report(results: list) -> list:
         around = [s for s in spans_in.get(path, ()) if s[0] <= line <= s[1]]
         return min(around, key=lambda s: s[1] - s[0]) if around else None
 
+    # sorted, so each branch looks only at the lines inside it (a large file has thousands of branches and findings)
+    sorted_gpu = {path: sorted(lines) for path, lines in gpu_lines.items()}
     in_script: set[tuple[str, str]] = set()  # (script, key=value) whose branch in that script is GPU-only
     for path, pair, first, last, calls in branches:
-        lines = gpu_lines.get(path, ())
+        lines = sorted_gpu.get(path, ())
         key, _, value = pair.partition("=")
-        if key in declared.get(path, ()) and any(first <= line <= last for line in [*lines, *option_lines.get(path, ())]):
+        if key in declared.get(path, ()) and (_within(lines, first, last)
+                                              or any(first <= line <= last for line in option_lines.get(path, ()))):
             in_script.add((path, pair))
         # a finding counts for the branch it sits in directly, or in a called function outside any selection of its own
         # (`if self.rope:` calling a function that picks `rope_impl == "dail"` selects nothing GPU-only by itself)
-        gpu = any(first <= line <= last and innermost(path, line) == (first, last) for line in lines) or any(
-            a <= line <= b and innermost(path, line) in (None, (first, last))
-            for name in calls for a, b in functions.get((path, name), ()) for line in lines)
+        gpu = any(innermost(path, line) == (first, last) for line in _within(lines, first, last)) or any(
+            innermost(path, line) in (None, (first, last))
+            for name in calls for a, b in functions.get((path, name), ()) for line in _within(lines, a, b))
         if gpu and value.startswith("!"):
             gpu_else.add(key)
         elif gpu:
@@ -474,6 +479,11 @@ def report(results: list) -> list:
             result = result.adding(new)
         out.append(result)
     return out
+
+
+def _within(lines: list[int], first: int, last: int) -> list[int]:
+    """The lines of sorted `lines` from `first` to `last`, both included."""
+    return lines[bisect.bisect_left(lines, first):bisect.bisect_right(lines, last)]
 
 
 def _script(named: str, launcher: str, paths: list[str]) -> str | None:

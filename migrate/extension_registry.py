@@ -52,13 +52,13 @@ _DEVICE_WORD = re.compile(r"NPU|Npu|Ascend|CUDA|Cuda")
 _CLASS_BEFORE = re.compile(r"\bclass\s+$")
 _OPEN_BEFORE = re.compile(r"\(\s*$")
 _CLOSE_AFTER = re.compile(r"\s*\)")
-_BUILD_HINT = re.compile(r"nvcc|CUDA_HOME")
+_BUILD_HINTS = ("nvcc", "CUDA_HOME")  # looked for as substrings: an alternation is tried at every position of the file
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
 
 
 def wants(text: str) -> bool:
     """A registry, a device-named extension class or a build helper may be here."""
-    return "is_available(" in text or _BUILD_HINT.search(text) is not None or _device_class(text)
+    return "is_available(" in text or any(hint in text for hint in _BUILD_HINTS) or _device_class(text)
 
 
 def _device_class(text: str) -> bool:
@@ -96,7 +96,7 @@ def facts(tree: ast.AST, path: str, text: str, nodes: dict | None = None) -> lis
 
     out: list = []
     body = getattr(tree, "body", [])
-    helpers = _BUILD_HINT.search(text) is not None
+    helpers = any(hint in text for hint in _BUILD_HINTS)
     for node in body:
         if isinstance(node, ast.ClassDef):
             bases = [b for b in map(_name, node.bases) if b]

@@ -513,7 +513,7 @@ def _imports_of(result, imports_of: dict, fresh, max_file_size, cache, digests) 
 
 
 def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache,
-                      digests) -> set[tuple[str, str]]:
+                      digests, ref_parts: dict[int, frozenset[str]]) -> set[tuple[str, str]]:
     """The importers that bind a name of a wanted module under a guard (`if HAS_TRITON: from .attn import attention`
     in a package `__init__`) while another file imports that name from them outside any guard (`from pkg.kernels
     import attention` in the model): where the package is absent the name is not there and that import fails, so the
@@ -537,8 +537,7 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
     for result in results:
         if not result.path.endswith(".py") or result.path in bound:
             continue
-        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
-        if not any(part in by_last for ref in refs for part in ref.split(".")):
+        if ref_parts[id(result)].isdisjoint(by_last):
             continue
         for name, guarded, relative in _imports_of(result, imports_of, fresh, max_file_size, cache, digests):
             if guarded or len(name) < 2:
@@ -549,22 +548,30 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
     return needed
 
 
-def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests) -> None:
-    """Add to `seen` (candidate path -> [(importer path, guarded)]) the imports of each candidate by the scanned files."""
+def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests,
+               ref_parts: dict[int, frozenset[str]]) -> None:
+    """Add to `seen` (candidate path -> [(importer path, guarded)]) the imports of each candidate by the scanned files
+    (`ref_parts`: each Python file's dotted reference parts, `_ref_parts`)."""
     by_last: dict[str, list[str]] = {}
     for path, parts in candidates.items():
         by_last.setdefault(parts[-1], []).append(path)
     for result in results:
         if not result.path.endswith(".py"):
             continue
-        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
-        if not any(part in by_last for ref in refs for part in ref.split(".")):
+        if ref_parts[id(result)].isdisjoint(by_last):
             continue
         imports = _imports_of(result, imports_of, fresh, max_file_size, cache, digests)
         for name, guarded, relative in imports:
             for path in by_last.get(name[-1], ()) if name else ():
                 if path != result.path and _names_module(name, candidates[path], relative):
                     seen.setdefault(path, []).append((result.path, guarded))
+
+
+def _ref_parts(results) -> dict[int, frozenset[str]]:
+    """Each Python file's result (by id) -> the dotted parts of its "ref" facts: a file none of whose parts is a wanted module's
+    last name imports none of them (the rounds of `drop_optional_modules` ask this of every file, up to 4 times)."""
+    return {id(r): frozenset(part for f in (r.facts or ()) if f[0] == "ref" for part in f[1].split("."))
+            for r in results if r.path.endswith(".py")}
 
 
 def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int, cache=None,
@@ -582,12 +589,13 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     imports_of: dict[str, list] = {}  # each importer's imports, read once
     wanted = candidates
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
+    ref_parts = _ref_parts(results)  # read by each round below: computed once
     for _ in range(_RELAY_DEPTH + 1):
-        _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests)
+        _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
-        needed = _needed_reexports(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests)
+        needed = _needed_reexports(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
         for path in wanted:  # a guarded re-export that an unguarded import needs is no guard
             if any((importer, path) in needed for importer, _ in seen.get(path, ())):
                 seen[path] = [(i, UNGUARDED if (i, path) in needed else g) for i, g in seen[path]]

@@ -46,6 +46,14 @@ _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_tes
 _CONFIG = re.compile(r"config|cfg|args|opts?$|options", re.I)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NPU_FILE_HINT = re.compile(r"@[^\n]*regist", re.I)  # what a file holding a registry decorator holds (_registry_name)
+# the per-file fact the scan records where a Python file's text holds that hint (`hint_facts`): a warm re-run (results
+# from the cache) then reads no file again to learn that no file holds one, torch's case (2,352 files read, ~0.15 s)
+HINT_FACT = ("hint", "registry")
+
+
+def hint_facts(text: str) -> tuple:
+    """The facts of a Python file's text for `drop_registry_selected`: `HINT_FACT` where it may hold a registry decorator."""
+    return (HINT_FACT,) if _NPU_FILE_HINT.search(text) else ()
 
 
 def _registry_name(decorator: ast.AST) -> str | None:
@@ -165,7 +173,8 @@ def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size
 
     targets = {os.path.normpath(r.path) for r in results
                if r.path.endswith(".py") and any(_triton_finding(f) for f in r.findings)}
-    if not targets:
+    # no Python file of the scan holds a registry decorator (each decoded file records the hint: `hint_facts`)
+    if not targets or not any(HINT_FACT in (r.facts or ()) for r in results if r.path.endswith(".py")):
         return results
     texts: dict[str, str] = {}
     for result in results:

@@ -1709,10 +1709,15 @@ def files_to_link(results, index: Index) -> list:
     # pkg.util` then `pkg.util._kernels.op(...)`): a file importing such a module is linked (NPU508 reads its chains)
     importers: set[tuple] = set()
     if any(d.mode == "pymodule" for d in index.modules.values()):
+        found: dict[str, str | None] = {}  # files share most of their references: each is looked up once
+
+        def pymodule(ref: str) -> bool:
+            name = found[ref] if ref in found else found.setdefault(ref, index.module_for(ref))
+            return name is not None and index.modules[name].mode == "pymodule"
+
         for result in results:
             refs = [f[1] for f in getattr(result, "facts", ()) if f[0] == "ref"]
-            if result.path.endswith(".py") and any(index.module_for(r) is not None and index.modules[index.module_for(r)].mode == "pymodule"
-                                                   for r in refs if not r.startswith(("ops:", "re:", "so:", "cu:", "all:"))):
+            if result.path.endswith(".py") and any(pymodule(r) for r in refs if not r.startswith(("ops:", "re:", "so:", "cu:", "all:"))):
                 parts = _module_parts(result.path)
                 importers.update(parts[start:] for start in range(len(parts)))
     out = []

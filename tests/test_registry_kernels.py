@@ -63,3 +63,33 @@ def test_a_config_switch_binding_is_selected(tmp_path):
         "    def forward(self, q):\n        return self.rope(q)\n")
     write_files(tmp_path, repo)
     assert finding_lines(scan([str(tmp_path)]), "NPU507", "triton_ops.py") == []
+
+
+def test_a_warm_rerun_gives_the_cold_result(tmp_path):
+    """The registry hint is a per-file fact cached with the file's result (`registry_kernels.hint_facts`): a re-run
+    from the cache drops the same kernels as the scan that analysed every file."""
+    write_files(tmp_path / "repo", _REPO)
+    cold = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
+    warm = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
+    assert warm.cached_files == len(_REPO) and cold.cached_files == 0
+    assert finding_lines(warm, "NPU507", "triton_ops.py") == finding_lines(cold, "NPU507", "triton_ops.py") == [17, 24]
+    assert warm.findings == cold.findings
+
+
+def test_no_registry_decorator_reads_no_file_again(tmp_path, monkeypatch):
+    """Where no Python file records the hint, the pass reads no text again (a warm re-run's files come from the cache)."""
+    from migrate import engine
+    from migrate.registry_kernels import HINT_FACT, hint_facts
+
+    assert hint_facts("@RMS_REGISTER('triton')\nclass A: ...\n") == (HINT_FACT,)
+    assert hint_facts("@triton.jit\ndef k(): ...\n") == ()
+    repo = {k: v for k, v in _REPO.items() if k in ("proj/__init__.py", "proj/ops/__init__.py", "proj/ops/triton_ops.py")}
+    write_files(tmp_path / "repo", repo)
+    cold = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
+
+    def unexpected(*args, **kwargs):
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(engine, "text_again", unexpected)
+    warm = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
+    assert finding_lines(warm, "NPU507", "triton_ops.py") == finding_lines(cold, "NPU507", "triton_ops.py") == _TRITON_USES

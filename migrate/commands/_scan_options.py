@@ -124,6 +124,7 @@ def emit(result, verdict, fmt: str, output: str | None, quiet: bool = False) -> 
     formats are the report itself, unchanged)."""
     import functools
 
+    from migrate import fileio
     from migrate.report import get_reporter
 
     rules_by_code = _RulesOnDemand  # each call: a mapping that imports the rules when a reporter reads it
@@ -133,16 +134,16 @@ def emit(result, verdict, fmt: str, output: str | None, quiet: bool = False) -> 
     if output:
         import io as textio
 
-        from migrate import fileio
-
         stream = textio.StringIO(newline="")
-        reporter(result, stream, verdict=verdict, rules=rules_by_code())
+        with fileio.no_cycle_collection():  # a report of a large scan is many small objects (torch: 11,041 findings)
+            reporter(result, stream, verdict=verdict, rules=rules_by_code())
         try:
             fileio.write_report(output, stream.getvalue())
         except OSError as exc:  # a user error (read-only or missing folder), not a crash: exit 2 with the cause
             raise click.ClickException(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
-        reporter(result, sys.stdout, verdict=verdict, rules=rules_by_code())
+        with fileio.no_cycle_collection():
+            reporter(result, sys.stdout, verdict=verdict, rules=rules_by_code())
 
 
 class _RulesOnDemand(Mapping):

@@ -18,15 +18,16 @@ def report(result, stream, *, verdict, rules) -> None:
     }
     # One finding per line: readable, diffable, and the C encoder (indent= forces the slow
     # pure-Python one, which costs seconds on a repo-sized report).
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(item, ensure_ascii=False), one encoder for all items
     stream.write("{\n")
     items = list(payload.items())
     for index, (key, value) in enumerate(items):
         stream.write(f"  {json.dumps(key)}: ")
         if isinstance(value, list) and value:
             stream.write("[\n")
-            stream.write(",\n".join("    " + json.dumps(item, ensure_ascii=False) for item in value))
+            stream.write(",\n".join("    " + encode(item) for item in value))
             stream.write("\n  ]")
         else:
-            stream.write(json.dumps(value, ensure_ascii=False))
+            stream.write(encode(value))
         stream.write(",\n" if index < len(items) - 1 else "\n")
     stream.write("}\n")
