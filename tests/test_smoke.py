@@ -66,6 +66,22 @@ def test_stand_in_keeps_numerics_identical_to_the_cpu_baseline():
     assert other.losses != emu.losses  # the seed is really applied
 
 
+def test_a_real_devices_autocast_regions_are_counted_by_dtype(tmp_path):
+    """On a real device (here the plain CPU, the one every host has) the run's report counts the autocast regions
+    the script entered by the dtype they computed in (checks/child/autocast_regions.py), as the emulations do
+    under their policy: validate judges an AMP run's float32 losses at that precision."""
+    script = tmp_path / "cpu_amp.py"
+    script.write_text("import torch\nmodel = torch.nn.Linear(4, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                      "for _ in range(5):\n    with torch.autocast('cpu', dtype=torch.bfloat16):\n"
+                      "        out = model(torch.ones(3, 4))\n    with torch.autocast('cpu', enabled=False):\n"
+                      "        pass\n    loss = out.float().pow(2).mean()\n    opt.zero_grad(); loss.backward(); opt.step()\n")
+    r = run_smoke(script, backend="cpu", steps=3, timeout=120)
+    assert r.verdict == "pass", (r.reasons, r.stderr[-2000:])
+    assert r.autocast == {"policy": "device", "requested": {"bfloat16": 3}}, r.autocast
+    plain = smoke("original_gpu.py", backend="cpu", steps=2)
+    assert plain.verdict == "pass" and plain.autocast is None  # no region entered: nothing said
+
+
 def test_script_that_raises_points_at_its_own_line():
     r = smoke("raises.py")
     assert (r.verdict, r.exit_code) == ("fail", 1)

@@ -32,6 +32,21 @@ def test_half_precision_tolerances_are_looser(dtype, looser_than):
     assert r > r32 and a >= a32
 
 
+def test_losses_of_an_amp_run_are_judged_at_the_precision_its_autocast_regions_computed_in():
+    """Seen on an H200: Pytorch-UNet --amp (float16 autocast, float32 loss) drifted from the stand-in by 1.07e-3 at
+    step 9 and failed the float32 default; the network computed in float16, so float16's tolerance judges."""
+    device = (("device", "float16", 20),)
+    off = (("off", "float16", 20),)
+    assert loss_compare.compute_dtype("float32", device, off) == (
+        "float16", "the runs computed in float16 autocast regions (the loss itself is float32)")
+    assert loss_compare.compute_dtype("torch.float32", (), off)[0] == "float16"  # a recording without the count
+    assert loss_compare.compute_dtype("float32", (("device", "bfloat16", 3),), off)[0] == "bfloat16"  # the lowest
+    assert loss_compare.compute_dtype("float32", (), ()) == ("float32", "")
+    assert loss_compare.compute_dtype("float32", (("float32", "float16", 9),), ())[0] == "float32"  # regions disabled
+    assert loss_compare.compute_dtype("bfloat16", off)[0] == "bfloat16"  # a bfloat16 loss stays the looser
+    assert loss_compare.compute_dtype(None, (("device", "float16", 0),))[0] == "float32"  # no region entered
+
+
 def test_user_tolerances_override_defaults():
     r, a, why = loss_compare.tolerances("float32", exact=True, rtol=0.5, atol=None)
     assert (r, a) == (0.5, 0.0)

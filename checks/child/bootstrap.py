@@ -232,6 +232,7 @@ def main() -> None:
     # Later imports of our modules (checks.child.optrace at the first backward) go through the preloaded
     # `checks` package's own __path__, whatever the script's sys.path.
     sys.path[0] = ROOT
+    import checks.child.autocast_regions  # a real device's autocast regions, counted by dtype
     import checks.child.dist_child  # distributed runs: per-rank report, progress, fingerprint
     import checks.emulation.compat  # noqa: F401
     profile_cfg = os.environ.pop("NPU_MIGRATE_PROFILE", None)  # npu-migrate profile (checks/profile/)
@@ -273,6 +274,8 @@ def main() -> None:
     if backend == "emulated" and cfg.get("autoload", True):
         # torch >= 2.5 loads the installed torch_npu at `import torch` (backend autoload entry point).
         import torch_npu  # noqa: F401  (the stand-in)
+    if backend not in EMULATED_DEVICE:  # the emulations count their regions under their autocast policy
+        checks.child.autocast_regions.install(torch)
     if backend == "cuda-emulated":
         import checks.emulation.cudatwin
 

@@ -286,9 +286,11 @@ class Recorder:
         )
 
     def autocast_report(self) -> dict | None:
-        """The autocast policy of an emulated run and the dtypes the script's autocast regions asked for."""
+        """The autocast policy of an emulated run and the dtypes the script's autocast regions asked for; on a real
+        device (or the plain CPU) the regions it entered, policy "device" (None where it entered none)."""
         if not self.emulated_device:
-            return None
+            seen = getattr(sys.modules.get("checks.child.autocast_regions"), "SEEN", None)
+            return {"policy": "device", "requested": dict(seen)} if seen else None
         dm = sys.modules.get("checks.emulation.devicemap")
         return {"policy": autocast_policy(self.cfg),
                 "requested": dict(dm.AUTOCAST_SEEN) if dm is not None else {}}

@@ -57,7 +57,7 @@ class ChildReport:
     exception: ExceptionInfo | None = None
     exit_code: int | None = None  # the script's SystemExit status (status "exit" / "finished")
     op_trace: OpTraceSummary | None = None
-    autocast: dict | None = None  # emulated runs: {"policy": ..., "requested": {dtype: regions}}
+    autocast: dict | None = None  # {"policy": ..., "requested": {dtype: regions}}; policy "device" on a real device
     loop: dict | None = None  # checks.child.loop_observer.LoopObservations.to_dict(): loss scale, clips, checkpoints
 
     @property

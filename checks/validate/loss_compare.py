@@ -36,6 +36,23 @@ def normalise_dtype(dtype: str | None) -> str:
             "double": "float64"}.get(text, text)
 
 
+def compute_dtype(loss_dtype: str | None, *regions) -> tuple[str, str]:
+    """The dtype whose tolerance judges the losses, and why: the loss's own, or the lowest precision an autocast
+    region of either run computed in (an AMP loss is float32, on autocast's float32 list, while the network computed
+    in float16: the differences across hardware are float16's). `regions`: each run's (policy, dtype, count)
+    tuples (checks.validate.run.RunInfo.autocast_regions); regions the policy disabled ("float32") do not count."""
+    own = normalise_dtype(loss_dtype)
+    dtype, why = own, ""
+    for run in regions:
+        for policy, name, count in run or ():
+            key = normalise_dtype(name)
+            if policy == "float32" or not count or key not in DEFAULT_TOLERANCES:
+                continue
+            if DEFAULT_TOLERANCES[key][0] > DEFAULT_TOLERANCES.get(dtype, DEFAULT_TOLERANCES["float32"])[0]:
+                dtype, why = key, f"the runs computed in {key} autocast regions (the loss itself is {own})"
+    return dtype, why
+
+
 def tolerances(dtype: str | None, *, exact: bool, rtol: float | None = None, atol: float | None = None) -> tuple[float, float, str]:
     """(rtol, atol, why). `exact`: both runs on the same CPU, so a correct rewrite gives identical numbers."""
     if exact:

@@ -65,7 +65,8 @@ class RunInfo:
     reasons: tuple[str, ...]
     config_check_hooks: bool
     instrument_message: str
-    autocast: str | None = None  # emulated runs: "policy; requested dtypes"
+    autocast: str | None = None  # "policy; requested dtypes" (policy "device": a real device's own regions)
+    autocast_regions: tuple[tuple[str, str, int], ...] = ()  # (policy, dtype, regions) of the run's autocast regions
 
 
 @dataclass(frozen=True)
@@ -365,10 +366,13 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             return _finish(out, say, ValidateResult("error", 2, (f"the migrated {npu_script.name} could not be run ({why})",), out, equivalence, runs, notes=tuple(notes)))
 
         # ---- losses
-        r, a, why = loss_compare.tolerances(base.loss_dtype or mig.loss_dtype, exact=equivalence, rtol=rtol, atol=atol)
+        judged, because = loss_compare.compute_dtype(base.loss_dtype or mig.loss_dtype, base.autocast_regions,
+                                                     mig.autocast_regions)
+        r, a, why = loss_compare.tolerances(judged, exact=equivalence, rtol=rtol, atol=atol)
         alignment = loss_compare.align_losses(list(base.losses), list(mig.losses), rtol=r, atol=a, note=why)
         if recorded is not None and rtol is None and atol is None:
-            notes.append(f"loss tolerance rtol {r:g}, atol {a:g}: {loss_compare.tolerance_source(base.loss_dtype or mig.loss_dtype, exact=equivalence)}")
+            notes.append(f"loss tolerance rtol {r:g}, atol {a:g}: {loss_compare.tolerance_source(judged, exact=equivalence)}"
+                         + (f" ({judged}: {because})" if because and not equivalence else ""))
         done.alignment = alignment
         spread = None
         if _worth_repeating(alignment, mig, repeat, common):
@@ -808,7 +812,11 @@ def precision_notes(runs) -> list[str]:
         out.append(f"precision differs between the runs: the loss is {base.loss_dtype} in the baseline and "
                    f"{mig.loss_dtype} in the migrated run (an autocast/dtype setting, not the rewrite)")
     if base.autocast != mig.autocast and base.autocast and mig.autocast:
-        out.append(f"autocast differs between the runs: baseline {base.autocast}, migrated {mig.autocast}")
+        # a real device's own regions (policy "device", checks/child/autocast_regions.py) against an emulation's:
+        # the dtypes the regions computed in, not the emulation's policy name, say whether they differ
+        device = "device" in {p for p, _, _ in (*base.autocast_regions, *mig.autocast_regions)}
+        if not device or {d for _, d, _ in base.autocast_regions} != {d for _, d, _ in mig.autocast_regions}:
+            out.append(f"autocast differs between the runs: baseline {base.autocast}, migrated {mig.autocast}")
     return out
 
 
@@ -865,7 +873,15 @@ def _run_info(side: str, script: Path, smoke, copy: InstrumentedCopy) -> RunInfo
         str(getattr(smoke, "verdict", "?")), int(getattr(smoke, "steps", len(losses)) or 0), losses,
         getattr(smoke, "loss_dtype", None), tuple(user_text(str(r), copy) for r in (getattr(smoke, "reasons", None) or ())),
         copy.config_check, copy.message, _autocast_text(getattr(smoke, "autocast", None)),
+        _autocast_regions(getattr(smoke, "autocast", None)),
     )
+
+
+def _autocast_regions(info) -> tuple[tuple[str, str, int], ...]:
+    if not isinstance(info, dict):
+        return ()
+    policy = str(info.get("policy"))
+    return tuple((policy, str(k), int(v)) for k, v in sorted((info.get("requested") or {}).items()))
 
 
 def _autocast_text(info) -> str | None:

@@ -49,7 +49,8 @@ class SmokeResult:
     timed_out: bool = False
     duration_s: float = 0.0
     note: str | None = None  # "emulated: no Ascend NPU found; computed on CPU" when emulated
-    autocast: dict | None = None  # emulated devices: {"policy": ..., "requested": {dtype: regions}}
+    autocast: dict | None = None  # {"policy": ..., "requested": {dtype: regions}}: an emulated device's policy, or
+    # "device" for the regions a real device (or the plain CPU) entered (checks/child/autocast_regions.py)
     replicas: str | None = None  # ranks the script spawned (mp.spawn): the cross-rank parameter check
     spawned_ranks: tuple[dict, ...] = ()  # those ranks' own verdicts (checks/smoke/spawn_ranks.py)
     notes: tuple[str, ...] = ()  # remarks on the losses that do not change the verdict (checks/verdict/loss_trend.py)
