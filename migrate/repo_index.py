@@ -711,7 +711,8 @@ _CMAKE_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "TRUE"
 
 def _cmake_lists(code: str) -> dict[str, str]:
     """Source lists a CMakeLists.txt assembles in variables, every branch's together: `set(srcs a.cu b.cpp)`,
-    `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"} (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
+    `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"}, also a `.cu` under a folder variable
+    (`${KERNEL_PATH}/k.cu`, kept as written) (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
     `add_library(mutual_information_core ${srcs})`); a `file(GLOB srcs ... *.cu)` holds its patterns, and a
     `${var}` of a list assembled above is replaced by its words (IST-DASLab/QUIK test/unit/CMakeLists.txt:
     `list(APPEND TEST_UNITS ${srcs})` of a glob); no condition is evaluated, nothing but this file is read."""
@@ -734,8 +735,10 @@ def _cmake_lists(code: str) -> dict[str, str]:
             elif not word.startswith("${") and word.upper() not in ("CACHE", "PARENT_SCOPE") and (
                     match.re is not CMAKE_GLOB or word.upper() not in _CMAKE_GLOB_OPTIONS):
                 words.append(word)
-            elif match.re is CMAKE_GLOB and word.strip('"').endswith((".cu", ".cuh")):
-                words.append(word)  # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu`
+            elif word.strip('"').endswith((".cu", ".cuh")):
+                # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu` in a glob; a CUDA source under a folder variable in a list
+                # (`list(APPEND SRC_CU ${KERNEL_PATH}/gemm/fp16_gemm.cu)`), kept whole as the line writes it
+                words.append(word)
         lists[name] = " ".join(dict.fromkeys((lists.get(name, "") + " " + " ".join(words)).split()))
     return lists
 
