@@ -814,6 +814,23 @@ def _no_gpu_spans(code: str) -> list[tuple[int, int]]:
     return spans
 
 
+# `PYBIND11_MODULE(decoupleQ_kernels, m)`: a literal module name (not `TORCH_EXTENSION_NAME`, which setup.py fills in)
+PYBIND_KIND = "pybindmod"
+_PYBIND_MODULE = re.compile(r"\bPYBIND11_MODULE\s*\(\s*([A-Za-z_]\w*)\s*,")
+
+
+def _pybind_targets(modules: dict, defined: list) -> None:
+    """A CMake shared library whose sources define the pybind11 module of its own name (`add_library(decoupleQ_kernels
+    SHARED w2a16.cu ...)` beside `PYBIND11_MODULE(decoupleQ_kernels, m)` in w2a16.cu, a build script copying
+    `libdecoupleQ_kernels.so` to `decoupleQ/decoupleQ_kernels.so`) is a Python extension like `pybind11_add_module`'s
+    (mode "pymodule"): imported as that name from the package the build puts it in (`from .decoupleQ_kernels import
+    op`; label rule 42c-7)."""
+    names = {d.name for d in defined if d.name != "TORCH_EXTENSION_NAME"}
+    for name, definition in list(modules.items()):
+        if name in names and not definition.mode and definition.cuda and definition.path.endswith("CMakeLists.txt"):
+            modules[name] = Definition(definition.kind, name, definition.path, definition.line, True, definition.why, "pymodule")
+
+
 _CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+|\$\{\w+\})([^)]*)\)", re.I)
 _CMAKE_LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES",
                                   "DEBUG", "OPTIMIZED", "GENERAL"})
@@ -926,6 +943,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import cpu_only_ops
 
     scopes = found + cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
+    if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
+        scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
+                   for m in _PYBIND_MODULE.finditer(text)]
     if "TORCH_LIBRARY" not in text and "RegisterOperators" not in text:
         return scopes
     out = scopes
@@ -1399,6 +1419,11 @@ class Index:
                 out.update(tuple(parts[i:]) for i in range(len(parts)))
         return frozenset(out)
 
+    def _in_package(self, name: str, dotted: str) -> bool:
+        """`dotted` reaches the CMake Python extension `name` (mode "pymodule") inside a package of the repository."""
+        return self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
+            and name in dotted.split(".")[1:]
+
     def module_for(self, dotted: str, relative: bool = False) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of).
         `relative`: `dotted` comes from a relative import, which never reaches a top-level module
@@ -1409,8 +1434,8 @@ class Index:
             if stdlib and self.modules[name].path.endswith(("CMakeLists.txt", ".cmake")):
                 continue
             if relative and "." not in name:
-                if self._beside_setup(name, dotted):
-                    return name
+                if self._beside_setup(name, dotted) or self._in_package(name, dotted):
+                    return name  # (a CMake Python extension the build copies into the package: `from .ext import op`)
                 continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
@@ -1423,8 +1448,7 @@ class Index:
             # a package of the repository (`ln -s build/_kernels*.so ../`): `import quest._kernels`, and the same module
             # reached through a package that imported it (`quest.utils._kernels.op`); not inside a dotted name of
             # another package (`torch._C` is not the repository's `_C`)
-            if self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
-                    and name in dotted.split(".")[1:]:
+            if self._in_package(name, dotted):
                 return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
             if "." in name and "." in dotted:
@@ -1582,7 +1606,7 @@ def _build_index(results) -> Index:
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
                 # project() (migrate/cmake_subdirs.py), an option compared or set (migrate/config_options.py): no extension
                 continue
-            if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
+            if kind in ("cmlink", "cmvar", "cmakeext", "extlink", PYBIND_KIND):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
                 continue
             if kind == "starexp":  # a GPU-only package a star import may carry (migrate/star_imports.py)
@@ -1611,6 +1635,7 @@ def _build_index(results) -> Index:
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))
+        _pybind_targets(modules, cmake.get(PYBIND_KIND, []))
     # the repository's Python folder and module names (`Index._misplaced`; `_cmake_python_modules` below)
     packages = frozenset(part for r in results if r.path.endswith(".py") for part in _module_parts(r.path))
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
