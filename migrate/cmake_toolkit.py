@@ -68,6 +68,17 @@ _LIST_ADD = re.compile(r"\b(?:list\s*\(\s*(?:APPEND|PREPEND)|set\s*\()\s*(\w+)\b
 # https://cmake.org/cmake/help/v3.24/module/FindCUDA.html, and CUDAToolkit_ROOT,
 # https://cmake.org/cmake/help/v3.24/module/FindCUDAToolkit.html), as CUDA_HOME in a setup.py (label ruling L37)
 _TOOLKIT_ROOT = re.compile(r"\bset\s*\(\s*(?:CUDA_TOOLKIT_ROOT_DIR|CUDAToolkit_ROOT)\s+[^)\s]", re.I)
+# a project's own variable set to the toolkit's (or cuDNN's) location: a home handed in by the build command
+# (`set(CUDA_PATH ${DECOUPLEQ_CUDA_HOME})` of `cmake -DDECOUPLEQ_CUDA_HOME=/usr/local/cuda`), the environment's
+# (`$ENV{CUDA_HOME}`) or the path written out: the set is CUDA_HOME in a build (label ruling L37; cuDNN, NVIDIA's CUDA
+# library, label rule 42c-5), and its include / link folders (`${CUDA_PATH}/include`, `${CUDNN_PATH}/lib64`) are the
+# toolkit's
+_HOME_SET = re.compile(r"\bset\s*\(\s*(\w+)\s+\"?(\$\{\w*(?:CUDA|CUDNN)_(?:HOME|PATH|ROOT|DIR)\}|\$ENV\{(?:CUDA|CUDNN)_(?:HOME|PATH|ROOT)\}"
+                       r"|/usr/local/cuda(?:-[\d.]+)?/?)\"?\s*\)", re.I)
+# libtorch's own CUDA libraries (torch's TorchConfig.cmake: `find_library(TORCH_CUDA_LIBRARY torch_cuda ...)`,
+# `find_library(C10_CUDA_LIBRARY c10_cuda ...)`, present only in torch's CUDA build) named in a link list (label rule
+# 42d-11, as L36's CUDA libraries); their optional `find_library` in a Find module is not a line here
+_TORCH_CUDA_LIBRARY = re.compile(r"^(?:torch_cuda|torch_cuda_cu|torch_cuda_cpp|c10_cuda)$")
 _REPOSITORY = re.compile(r"(?:github\.com[/:]|gh:)[\w.-]+/([\w.-]+?)(?:\.git)?(?:[#@\s\"]|$)", re.I)
 
 
@@ -99,9 +110,17 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
             found.add(match.group(1))
             out.setdefault(_line(code, match.start()), "finds a CUDA toolkit library")
 
+    homes = set()  # the project's variables holding the toolkit's or cuDNN's location
+    for match in _HOME_SET.finditer(code):
+        homes.add(match.group(1))
+        out.setdefault(_line(code, match.start()), "points the build at the CUDA toolkit (its home)")
+
+    def home(word):
+        return any(word == f"${{{v}}}" or word.startswith(f"${{{v}}}/") for v in homes)
+
     def linked(word):
-        return bool(_TOOLKIT_LIBRARY.match(word) or word.startswith("CUDA::") or _TOOLKIT_VARIABLE.fullmatch(word)
-                    or (word.startswith("${") and word[2:-1] in found))
+        return bool(_TOOLKIT_LIBRARY.match(word) or _TORCH_CUDA_LIBRARY.match(word) or word.startswith("CUDA::")
+                    or _TOOLKIT_VARIABLE.fullmatch(word) or (word.startswith("${") and word[2:-1] in found))
 
     for match in _LINKS.finditer(code):
         for number in _lines_naming(code, match.start(1), match.group(1), linked):
@@ -109,7 +128,8 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     read = {v for m in _LINKS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
     for match in _LIST_ADD.finditer(code):
         if match.group(1) in read:
-            for number in _lines_naming(code, match.start(2), match.group(2), lambda w: bool(_TOOLKIT_LIBRARY.match(w))):
+            for number in _lines_naming(code, match.start(2), match.group(2),
+                                        lambda w: bool(_TOOLKIT_LIBRARY.match(w) or _TORCH_CUDA_LIBRARY.match(w))):
                 out.setdefault(number, "adds a CUDA toolkit library to the libraries linked")
     for match in _TOOLKIT_ROOT.finditer(code):
         out.setdefault(_line(code, match.start()), "points the build at the CUDA toolkit")
@@ -128,7 +148,7 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
             out.setdefault(_line(code, match.start()), "adds a GPU-only library to the build")
     for match in _DIRECTORIES.finditer(code):
         def directory(word):
-            return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word))
+            return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word) or home(word))
         for number in _lines_naming(code, match.start(1), match.group(1), directory):
             out.setdefault(number, "adds a CUDA toolkit directory")
     for match in _FETCH.finditer(code):

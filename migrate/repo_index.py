@@ -711,7 +711,8 @@ _CMAKE_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "TRUE"
 
 def _cmake_lists(code: str) -> dict[str, str]:
     """Source lists a CMakeLists.txt assembles in variables, every branch's together: `set(srcs a.cu b.cpp)`,
-    `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"} (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
+    `list(APPEND srcs c.cu)` -> {"srcs": "a.cu b.cpp c.cu"}, also a `.cu` under a folder variable
+    (`${KERNEL_PATH}/k.cu`, kept as written) (k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt builds
     `add_library(mutual_information_core ${srcs})`); a `file(GLOB srcs ... *.cu)` holds its patterns, and a
     `${var}` of a list assembled above is replaced by its words (IST-DASLab/QUIK test/unit/CMakeLists.txt:
     `list(APPEND TEST_UNITS ${srcs})` of a glob); no condition is evaluated, nothing but this file is read."""
@@ -734,8 +735,10 @@ def _cmake_lists(code: str) -> dict[str, str]:
             elif not word.startswith("${") and word.upper() not in ("CACHE", "PARENT_SCOPE") and (
                     match.re is not CMAKE_GLOB or word.upper() not in _CMAKE_GLOB_OPTIONS):
                 words.append(word)
-            elif match.re is CMAKE_GLOB and word.strip('"').endswith((".cu", ".cuh")):
-                words.append(word)  # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu`
+            elif word.strip('"').endswith((".cu", ".cuh")):
+                # `${CMAKE_CURRENT_SOURCE_DIR}/*.cu` in a glob; a CUDA source under a folder variable in a list
+                # (`list(APPEND SRC_CU ${KERNEL_PATH}/gemm/fp16_gemm.cu)`), kept whole as the line writes it
+                words.append(word)
         lists[name] = " ".join(dict.fromkeys((lists.get(name, "") + " " + " ".join(words)).split()))
     return lists
 
@@ -809,6 +812,23 @@ def _no_gpu_spans(code: str) -> list[tuple[int, int]]:
             if start >= 0:
                 spans.append((start, match.start()))
     return spans
+
+
+# `PYBIND11_MODULE(decoupleQ_kernels, m)`: a literal module name (not `TORCH_EXTENSION_NAME`, which setup.py fills in)
+PYBIND_KIND = "pybindmod"
+_PYBIND_MODULE = re.compile(r"\bPYBIND11_MODULE\s*\(\s*([A-Za-z_]\w*)\s*,")
+
+
+def _pybind_targets(modules: dict, defined: list) -> None:
+    """A CMake shared library whose sources define the pybind11 module of its own name (`add_library(decoupleQ_kernels
+    SHARED w2a16.cu ...)` beside `PYBIND11_MODULE(decoupleQ_kernels, m)` in w2a16.cu, a build script copying
+    `libdecoupleQ_kernels.so` to `decoupleQ/decoupleQ_kernels.so`) is a Python extension like `pybind11_add_module`'s
+    (mode "pymodule"): imported as that name from the package the build puts it in (`from .decoupleQ_kernels import
+    op`; label rule 42c-7)."""
+    names = {d.name for d in defined if d.name != "TORCH_EXTENSION_NAME"}
+    for name, definition in list(modules.items()):
+        if name in names and not definition.mode and definition.cuda and definition.path.endswith("CMakeLists.txt"):
+            modules[name] = Definition(definition.kind, name, definition.path, definition.line, True, definition.why, "pymodule")
 
 
 _CMAKE_LINK = re.compile(r"\btarget_link_libraries\s*\(\s*([\w.-]+|\$\{\w+\})([^)]*)\)", re.I)
@@ -923,6 +943,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import cpu_only_ops
 
     scopes = found + cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
+    if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
+        scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
+                   for m in _PYBIND_MODULE.finditer(text)]
     if "TORCH_LIBRARY" not in text and "RegisterOperators" not in text:
         return scopes
     out = scopes
@@ -1396,6 +1419,11 @@ class Index:
                 out.update(tuple(parts[i:]) for i in range(len(parts)))
         return frozenset(out)
 
+    def _in_package(self, name: str, dotted: str) -> bool:
+        """`dotted` reaches the CMake Python extension `name` (mode "pymodule") inside a package of the repository."""
+        return self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
+            and name in dotted.split(".")[1:]
+
     def module_for(self, dotted: str, relative: bool = False) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of).
         `relative`: `dotted` comes from a relative import, which never reaches a top-level module
@@ -1406,8 +1434,8 @@ class Index:
             if stdlib and self.modules[name].path.endswith(("CMakeLists.txt", ".cmake")):
                 continue
             if relative and "." not in name:
-                if self._beside_setup(name, dotted):
-                    return name
+                if self._beside_setup(name, dotted) or self._in_package(name, dotted):
+                    return name  # (a CMake Python extension the build copies into the package: `from .ext import op`)
                 continue
             if dotted == name or dotted.startswith(name + "."):
                 return name
@@ -1420,8 +1448,7 @@ class Index:
             # a package of the repository (`ln -s build/_kernels*.so ../`): `import quest._kernels`, and the same module
             # reached through a package that imported it (`quest.utils._kernels.op`); not inside a dotted name of
             # another package (`torch._C` is not the repository's `_C`)
-            if self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
-                    and name in dotted.split(".")[1:]:
+            if self._in_package(name, dotted):
                 return name
             # a relative import resolves to the innermost package only (`from . import _C` -> `pkg._C`)
             if "." in name and "." in dotted:
@@ -1579,7 +1606,7 @@ def _build_index(results) -> Index:
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
                 # project() (migrate/cmake_subdirs.py), an option compared or set (migrate/config_options.py): no extension
                 continue
-            if kind in ("cmlink", "cmvar", "cmakeext", "extlink"):  # the CMake link graph (`link_cmake_modules`)
+            if kind in ("cmlink", "cmvar", "cmakeext", "extlink", PYBIND_KIND):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
                 continue
             if kind == "starexp":  # a GPU-only package a star import may carry (migrate/star_imports.py)
@@ -1608,6 +1635,7 @@ def _build_index(results) -> Index:
     if cmake:
         link_cmake_modules(modules, cmake.get("cmlink", []), cmake.get("cmvar", []), cmake.get("cmakeext", []))
         _link_extensions_to_cmake(modules, cmake.get("extlink", []))
+        _pybind_targets(modules, cmake.get(PYBIND_KIND, []))
     # the repository's Python folder and module names (`Index._misplaced`; `_cmake_python_modules` below)
     packages = frozenset(part for r in results if r.path.endswith(".py") for part in _module_parts(r.path))
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):

@@ -2291,3 +2291,20 @@ def test_per_architecture_build_reached_by_fstring_import_and_its_importers(tmp_
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "pkg/modules.py") == [5, 10]
     assert finding_lines(result, "NPU508", "scripts/check.py") == [1, 2]
+
+
+# a CMake shared library whose own source defines the pybind11 module of its name (`add_library(k SHARED w.cu)` beside
+# `PYBIND11_MODULE(k, m)`), copied into the package by the build script and imported relatively (set 42c, 42c-7)
+def test_cmake_shared_library_defining_its_pybind_module_is_imported_from_the_package(tmp_path):
+    write_files(tmp_path, {
+        "csrc/CMakeLists.txt": "project(k CXX)\nenable_language(CUDA)\nadd_library(my_kernels SHARED ${CMAKE_CURRENT_SOURCE_DIR}/w.cu)\n",
+        "csrc/w.cu": "__global__ void g(float* x) {}\nPYBIND11_MODULE(my_kernels, m) {\n  m.def(\"gemm\", &gemm);\n}\n",
+        "build.sh": "cd csrc/build && cmake .. && make\ncp libmy_kernels.so ../../pkg/my_kernels.so\n",
+        "pkg/__init__.py": "",
+        "pkg/linear.py": "import torch\nfrom .my_kernels import gemm\n\ndef forward(x, w):\n    return gemm(x, w)\n",
+        "pkg/other.py": "from .helpers import gemm\n\ndef f(x):\n    return gemm(x)\n",
+        "pkg/helpers.py": "def gemm(x):\n    return x\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/linear.py") == [2, 5]
+    assert finding_lines(result, "NPU508", "pkg/other.py") == []

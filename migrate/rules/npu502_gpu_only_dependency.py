@@ -14,8 +14,10 @@ from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
 from migrate.sources import is_cog_config, is_conda_env, is_dockerfile, normalise, requirement
 
-# A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121
-_CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b")
+# A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121, or one
+# spelling the CUDA version out (k2-fsa's kaldifeat wheels, `kaldifeat-1.25.5.dev20240914+cuda12.1.torch2.4.1-cp38-...whl`,
+# named so on csukuangfj.github.io/kaldifeat/installation/from_wheels.html as linked from a Dockerfile)
+_CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b|\+cuda\d{1,2}(?:\.\d)?\b")
 # An index / find-links URL of CUDA wheels: .../whl/cu121, .../cu118/torch_stable.html, or a find-links page named
 # for torch's CUDA build (PyG's wheel pages https://data.pyg.org/whl/torch-${TORCH}+${CUDA}.html, `torch-2.1.0+cu118.html`,
 # beside `torch-1.13.0+cpu.html`: PyG's install instructions as quoted in install notes, read with the search tool)
@@ -129,6 +131,8 @@ def pip_install_dependencies(ctx):
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
+    if is_cog_config(ctx.path):
+        yield from _cog_python_packages(ctx.lines)
     if not _sets_up_a_machine(ctx):  # a Dockerfile's or CI machine's clone is image setup
         yield from fetches(ctx.lines)
     for number, match in shell_matches(ctx.lines, _SETUP_PY):
@@ -139,6 +143,32 @@ def pip_install_dependencies(ctx):
             dep = _folder_requirement(posixpath.normpath(posixpath.join(into, folder)), number, match.start(), known=True)
             if dep is not None:
                 yield dataclasses.replace(dep, column=match.start(), end_column=match.end())
+
+
+_YAML_KEY = re.compile(r"^(\s*)([\w-]+)\s*:")
+_YAML_ITEM = re.compile(r"^(\s*)-\s+([\"']?)([^\"'#\s][^\"'#]*?)\2\s*(?:#.*)?$")
+
+
+def _cog_python_packages(lines):
+    """The items of a `cog.yaml`'s `build: python_packages:` list, each a requirement pip installs into the image
+    Cog builds ("A list of Python packages to install from the PyPi package index, in the format
+    `package==version`": replicate/cog docs/yaml.md, `python_packages`; label rule 42c-3, as a Dockerfile's
+    `RUN pip install`), at the item's column."""
+    inside = None  # the indentation of the `python_packages:` key while its list is read
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if inside is not None:
+            item = _YAML_ITEM.match(line)
+            if item and len(item.group(1)) >= inside:
+                dep = requirement(item.group(3).strip(), number, item.start(3))
+                if dep is not None:
+                    yield dep
+                continue
+            inside = None
+        key = _YAML_KEY.match(line)
+        if key and key.group(2) == "python_packages" and not line[key.end():].strip():
+            inside = len(key.group(1))
 
 
 def _folder_requirement(folder: str, number: int, column: int, known: bool = False):
@@ -474,7 +504,7 @@ class GpuOnlyDependency(Rule):
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
-    `torch==2.1.0+cu121`, CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
+    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out), CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
     (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
@@ -512,7 +542,8 @@ class GpuOnlyDependency(Rule):
     notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
     the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; and in a
-    `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2), and, with
+    `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
+    `build: python_packages:` items, which cog pip-installs into that image, 42c-3), and, with
     the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
@@ -547,7 +578,7 @@ class GpuOnlyDependency(Rule):
     CATEGORY = Category.THIRD_PARTY
     SEVERITY = Severity.ERROR  # default; findings take the severity of the knowledge entry
     KINDS = ("manifest", "launcher", "python")
-    TRIGGERS = ("install", "module", "index-url", "find-links")  # launchers: only those that install or load packages (manifests are always read)
+    TRIGGERS = ("install", "module", "index-url", "find-links", "python_packages")  # launchers: only those that install or load packages (cog.yaml: its pip list; manifests are always read)
     MESSAGE = "depends on a GPU-only package"
     VALID = [
         Valid("torch==2.1.0\nnumpy>=1.24\n# flash-attn==2.5.0\n", kind="manifest"),
@@ -597,6 +628,11 @@ class GpuOnlyDependency(Rule):
         Invalid('build:\n  gpu: true\n  cuda: "11.8"\n  python_packages:\n    - "numpy==1.26.4"\n  run:\n'
                 "    - pip install mmcv -f https://download.openmmlab.com/mmcv/dist/cu118/torch2.1/index.html\n"
                 'predict: "predict.py:Predictor"\n', kind="launcher", filename="cog.yaml", count=1),
+        # its `python_packages` items are pip-installed into the image (42c-3): a GPU-only package there is a line of the
+        # port; `gpu: true` and torch are not
+        Invalid('build:\n  gpu: true\n  python_packages:\n    - "torch==2.1.0"\n    - "einops==0.6.1"\n'
+                '    - "xformers==0.0.23"\n  run:\n    - echo ok\npredict: "predict.py:Predictor"\n', kind="launcher",
+                filename="cog.yaml", count=1),
         # the CUDA version held in a shell variable: the CUDA build of the name, PyG's CUDA wheel page (not `pip` alone)
         Invalid("CUDA=118\npip install --upgrade pip\npip install spconv-cu${CUDA}\n"
                 "pip install torch_scatter -f https://data.pyg.org/whl/torch-${TORCH}+cu${CUDA}.html\n",
@@ -751,6 +787,11 @@ class GpuOnlyDependency(Rule):
         Invalid("pip3 install natten==0.14.4 -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html\n"
                 "pip install torch --extra-index-url=https://download.pytorch.org/whl/cu118\n", kind="launcher",
                 filename="install.sh", count=2),
+        # a CUDA-pinned wheel spelling the CUDA version out (`+cuda12.1`), and PyTorch's conda name of Triton
+        Invalid("RUN pip3 install https://example.org/kaldifeat-1.25.5+cuda12.1.torch2.4.1-cp38-cp38-linux_x86_64.whl\n",
+                kind="launcher", filename="Dockerfile", count=1),
+        Invalid("name: sr\ndependencies:\n  - torchtriton=2.1.0=py310\n  - tk=8.6.12=h1ccaba5_0\n", kind="manifest",
+                filename="environment.yml", count=1),
         # an exported environment: the toolkit's components, and CUDA builds named by their build string
         Invalid("name: dino\ndependencies:\n  - cuda-cudart=11.8.89=0\n  - libcublas-dev=11.11.3.6=0\n  - libcurl=8.1.2=h68f0423_0\n"
                 "  - pytorch=2.0.1=py3.9_cuda11.8_cudnn8_0\n  - pytorch-mutex=1.0=cuda\n  - torchvision=0.15.2=py39_cpu\n",

@@ -245,6 +245,13 @@ def _stops_without_cuda(ctx, node) -> bool:
 
 # a CUDA setting defined on a cmake command line (`-DCMAKE_CUDA_ARCHITECTURES=80`, `-DCMAKE_CUDA_COMPILER=...nvcc`)
 _CMAKE_CUDA_DEFINE = re.compile(r"^\s*-DCMAKE_CUDA_(?:ARCHITECTURES|COMPILER|FLAGS|STANDARD)\b")
+# a shell script's `cmake` command handing the build the CUDA toolkit's or cuDNN's location
+# (`cmake -DDECOUPLEQ_CUDA_HOME=/usr/local/cuda -DDECOUPLEQ_CUDNN_HOME=/usr/local/cuda ..`, FindCUDA's
+# `-DCUDA_TOOLKIT_ROOT_DIR=...`, FindCUDAToolkit's `-DCUDAToolkit_ROOT=...`): CUDA_HOME in a build (label ruling L37;
+# cuDNN's, label rule 42c-5), one finding at each line holding one
+_SHELL_CMAKE = re.compile(r"(?:^|[\s;&|(])cmake\s")
+_CMAKE_HOME_DEFINE = re.compile(r"(?:^|\s)(-D(?:\w*(?:CUDA|CUDNN)_(?:HOME|PATH|ROOT|DIR)|CUDA_TOOLKIT_ROOT_DIR|CUDAToolkit_ROOT)"
+                                r"(?::\w+)?=)\S")
 
 
 class CudaExtension(Rule):
@@ -256,7 +263,8 @@ class CudaExtension(Rule):
     source), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a CMake configure run from Python with a CUDA setting on its command line
     (`subprocess.call([cmake, "-DCMAKE_CUDA_ARCHITECTURES=75;80;86", here])`, label rule 35d-3) is flagged at that
-    string; a `load(..., sources=srcs)` whose list is a variable is
+    string, and a shell script's `cmake` handed the CUDA toolkit's or cuDNN's home (`-DMYLIB_CUDA_HOME=/usr/local/cuda`,
+    `-DCUDA_TOOLKIT_ROOT_DIR=...`; label ruling L37, 42c-5; not in a Dockerfile) at each such argument's line; a `load(..., sources=srcs)` whose list is a variable is
     not followed unless the function holding the call lists `.cu` sources itself (`source_cuda = glob(... "*.cu")`;
     `source.extend(source_cuda)`; `load("ext", source)`; a project helper imported from another module is followed
     through the variables of its call's function bound once, one step further too: `source_files = ["a.cpp", "k.cu"]`,
@@ -320,7 +328,7 @@ class CudaExtension(Rule):
     )
     KINDS = ("python", "launcher")
     TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
-                "Extension(", ".cu\"", ".cu'")
+                "Extension(", ".cu\"", ".cu'", "cmake")
     VALID = [
         # an mmdet-style build helper kept in a setup.py that builds nothing (`ext_modules=[]`; label rule 32c-2): its
         # gate, macro, `CUDAExtension` pick and nvcc list never run
@@ -372,6 +380,8 @@ class CudaExtension(Rule):
         "def load(name, sources):\n    return name\nmod = load(name='m', sources=['m.cu'])",  # not a build: read with its body
         "from torch.utils.ffi import create_extension\nffi = create_extension('_ext.m', headers=h, sources=['m.c'], with_cuda=False)",
         Valid('echo "Compiling kernels by nvcc..."\n# nvcc -c k.cu\npython build.py\n', kind="launcher", filename="make.sh"),
+        Valid("RUN cmake -DCUDA_TOOLKIT_ROOT_DIR=/usr/local/cuda .. && make -j\n", kind="launcher", filename="Dockerfile"),
+        Valid("cmake -DCMAKE_BUILD_TYPE=Release -DTORCH_HOME=$TORCH ..\n", kind="launcher", filename="build.sh"),
         # a Makefile building a developer's test program with nvcc (label ruling (L19): no porting work)
         Valid("NVCC = nvcc\nSRC = test_norm.cu\nall: test_norm\ntest_norm: $(SRC)\n\t$(NVCC) -arch=sm_86 $< -o $@\n",
               kind="launcher", filename="Makefile"),
@@ -627,6 +637,11 @@ class CudaExtension(Rule):
         Invalid("cd src\nnvcc -c -o k.cu.o k.cu -x cu -Xcompiler -fPIC -arch=sm_52\ncd ..\npython build.py\n",
                 kind="launcher", filename="make.sh", count=1),
         Invalid("$CUDA_HOME/bin/nvcc -c -o a.o a.cu && echo done\n", kind="launcher", filename="build.sh", count=1),
+        # a build script's cmake configure handed the toolkit's and cuDNN's homes (label ruling L37, 42c-5): each such
+        # argument line, not the torch path or the build type; a Dockerfile's cmake is image setup
+        Invalid("mkdir -p build && cd build\ncmake -DCMAKE_PREFIX_PATH=$TORCH_DIR \\\n    -DCMAKE_BUILD_TYPE=Release \\\n"
+                "    -DMYLIB_CUDA_HOME=/usr/local/cuda \\\n    -DMYLIB_CUDNN_HOME=/usr/local/cuda ..\nmake -j\n",
+                kind="launcher", filename="build.sh", count=2),
     ]
 
     def check(self, ctx):
@@ -640,6 +655,8 @@ class CudaExtension(Rule):
         reported: list[ast.AST] = []  # the build calls `_builds` reports, filled as it runs
         found = list(self._builds(ctx, reported))
         yield from found
+        if ctx.kind == "launcher" and "cmake" in ctx.source and not ctx.path.replace("\\", "/").rsplit("/", 1)[-1].lower().startswith("dockerfile"):
+            yield from self._cmake_home_defines(ctx)
         if ctx.kind != "launcher":
             gates = list(self._cuda_gates(ctx, {f.line for f in found})) if found else []
             yield from gates
@@ -651,6 +668,25 @@ class CudaExtension(Rule):
                 yield from self._loaded_op_calls(ctx)
             if "-DCMAKE_CUDA_" in ctx.source:
                 yield from self._cmake_cuda_defines(ctx)
+
+    def _cmake_home_defines(self, ctx):
+        """`cmake -DX_CUDA_HOME=/usr/local/cuda ..` in a shell script, also on the lines a backslash continues the
+        command onto: the configure step pointed at the CUDA toolkit (or cuDNN), at each such argument. A Dockerfile's
+        build of the image is image setup (L17), not read."""
+        from migrate.continued_commands import continuation_lines
+        from migrate.rules._text import shell_matches
+
+        for number, _ in shell_matches(ctx.lines, _SHELL_CMAKE):
+            lines = [(number, ctx.lines[number - 1])] + list(continuation_lines(ctx.lines, number))
+            for line, text in lines:
+                define = _CMAKE_HOME_DEFINE.search(text.split("#", 1)[0])
+                if define:
+                    name = define.group(1)[2:].split("=", 1)[0].split(":", 1)[0]
+                    start = define.start(1)
+                    end = text.find(" ", start)
+                    yield self.finding(ctx, (line, start, line, end if end > 0 else len(text.rstrip())),
+                                       f"the cmake configure step here sets `{name}` to the CUDA toolkit's (or cuDNN's) "
+                                       "location: " + self.MESSAGE)
 
     def _cmake_cuda_defines(self, ctx):
         """`subprocess.call([cmake, "-DCMAKE_CUDA_ARCHITECTURES=75;80;86", here])` (FlatQuant setup.py, label rule

@@ -36,7 +36,9 @@ _HOST_BACKEND = re.compile(r"THRUST_(?:HOST|DEVICE)_SYSTEM_(?:OMP|CPP|TBB)$")
 # (`set(CMAKE_CUDA_ARCHITECTURES 86)`) or on a target (`set_target_properties(t PROPERTIES CUDA_STANDARD 17)`): nvcc flag
 # settings, one finding at the line naming the setting
 # (`CMAKE_CUDA_STANDARD_REQUIRED`: the dialect made a requirement, https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_STANDARD_REQUIRED.html)
-_CUDA_SETTING = r"CUDA_(?:ARCHITECTURES|STANDARD(?:_REQUIRED)?|SEPARABLE_COMPILATION)\b"
+# (and `CUDA_RESOLVE_DEVICE_SYMBOLS`, nvcc's device link step of a target,
+# https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_RESOLVE_DEVICE_SYMBOLS.html; label rule 42c-6)
+_CUDA_SETTING = r"CUDA_(?:ARCHITECTURES|STANDARD(?:_REQUIRED)?|SEPARABLE_COMPILATION|RESOLVE_DEVICE_SYMBOLS)\b"
 _CUDA_SETTINGS = re.compile(rf"\bset\s*\(\s*CMAKE_{_CUDA_SETTING}|\b(?:set_target_properties|set_property)\s*\([^)]*?\b{_CUDA_SETTING}",
                             re.I)
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
@@ -97,7 +99,9 @@ class CmakeCudaBuild(Rule):
     `-DUSE_GPU`; not `-DNO_CUDA`,
     `WITH_CUDA=0`; a Thrust / CUB configuration macro, `THRUST_IGNORE_CUB_VERSION_CHECK`, not Thrust's host
     backends), the switch that compiles the sources' CUDA path; the dialect made a requirement
-    (`CMAKE_CUDA_STANDARD_REQUIRED`). Also each line that ties the build to the CUDA toolkit (label ruling L36,
+    (`CMAKE_CUDA_STANDARD_REQUIRED`), nvcc's device link step (`CUDA_RESOLVE_DEVICE_SYMBOLS`, label rule 42c-6); a
+    `.cu` source under a folder variable in a list the target reads (`list(APPEND SRC ${KERNEL_DIR}/gemm.cu)`). Also
+    each line that ties the build to the CUDA toolkit (label ruling L36,
     migrate/cmake_toolkit.py): `find_package(CUDAToolkit)`, a `find_library` of a toolkit library (`cudart`) and
     each `list(APPEND CUDA_NVCC_FLAGS ...)` entry line (label rule 36c-7); a check whose first command is
     `message(FATAL_ERROR ...)` on the toolkit (`if (CUDA_VERSION VERSION_LESS 10.2)`, `if (NOT CUDA_FOUND)`) or on a
@@ -105,7 +109,10 @@ class CmakeCudaBuild(Rule):
     `function()` / `macro()` whose body builds a CUDA target (`create_test(test_grid)`, as NPU505's `make_cuda_ext`);
     compile definitions gathered in a list that `target_compile_definitions` reads, and one naming the GPU
     architecture (`-DNET_MIN_GPU_ARCH=${ARCH}`); each line linking one (`CUDA::cudart`, `${CUDA_LIBRARIES}`, `-lcublas`, the found `${CUDART_LIBRARY}`), each
-    line of an include / link directory command naming the toolkit (`${CUDA_INCLUDE_DIRS}`,
+    a project variable set to the toolkit's or cuDNN's home (`set(CUDA_PATH ${MYLIB_CUDA_HOME})`, `$ENV{CUDA_HOME}`,
+    `/usr/local/cuda`; label ruling L37, 42c-5), libtorch's CUDA libraries in a link list (`torch_cuda`, `c10_cuda`;
+    42d-11), each
+    line of an include / link directory command naming the toolkit (also through such a home: `${CUDA_PATH}/lib64`; `${CUDA_INCLUDE_DIRS}`,
     `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, CUB's `cub`
     folder), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
     `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
@@ -137,7 +144,7 @@ class CmakeCudaBuild(Rule):
     SEVERITY = Severity.ERROR
     KINDS = ("cpp-source",)
     TRIGGERS = ("CUDA", ".cu", "cudart", "cub", "/usr/local/cuda", "FetchContent_Declare", "ExternalProject_Add", "CPM",
-                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer")
+                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer", "torch_cuda", "c10_cuda")
     MESSAGE = "a CMake build that compiles CUDA (nvcc) cannot target an Ascend NPU; port the kernels to Ascend C"
     VALID = [
         Valid("project(x LANGUAGES CXX)\nadd_library(core STATIC a.cpp b.cpp)\n", kind="cpp-source", filename="CMakeLists.txt"),
@@ -259,6 +266,24 @@ class CmakeCudaBuild(Rule):
                 "    /usr/local/cuda/samples/common/inc\n    ${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}\n)\n"
                 "target_link_libraries(core PUBLIC\n    ${TORCH_LIBRARIES}\n    ${CUDART_LIBRARY}\n)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=8),
+        # a kernel library's build (set 42c): the toolkit's and cuDNN's homes handed in as the project's own variables,
+        # their include / link folders, `.cu` sources listed under folder variables, nvcc's device link step; not the
+        # torch home, its folders or the C++ dialect
+        Invalid("project(k CXX)\nenable_language(CUDA)\nset(CMAKE_CXX_STANDARD 17)\nset(CUDA_PATH ${MYLIB_CUDA_HOME})\n"
+                "set(CUDNN_PATH ${MYLIB_CUDNN_HOME})\nset(TORCH_PATH ${MYLIB_TORCH_HOME})\n"
+                "include_directories(${CUDA_PATH}/include)\ninclude_directories(${CUDNN_PATH}/include)\n"
+                "include_directories(${TORCH_PATH}/include)\nlink_directories(${CUDA_PATH}/lib64)\n"
+                "list(APPEND KERNEL_CU\n    ${KERNEL_DIR}/gemm/fp16_gemm.cu\n    )\n"
+                "set(OWN_CU\n    ${CMAKE_CURRENT_SOURCE_DIR}/ops.cu\n    )\n"
+                "add_library(my_kernels SHARED ${KERNEL_CU} ${OWN_CU})\n"
+                "set_property(TARGET my_kernels PROPERTY POSITION_INDEPENDENT_CODE ON)\n"
+                "set_property(TARGET my_kernels PROPERTY CUDA_RESOLVE_DEVICE_SYMBOLS ON)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=10),
+        # libtorch's CUDA libraries gathered in the list a link reads (42d-11); not its CPU ones
+        Invalid("project(rt CXX)\nif(GPU)\n    set(TORCH_DEPS torch torch_cuda torch_cpu c10 c10_cuda)\nendif()\n"
+                "set(CPU_DEPS torch torch_cpu c10)\nadd_library(rt SHARED rt.cpp)\n"
+                "target_link_libraries(rt PUBLIC ${TORCH_DEPS} ${CPU_DEPS})\n", kind="cpp-source", filename="CMakeLists.txt",
+                count=1),
         # an included script fetching a GPU-only library with rapids-cmake (RAFT) and one with CPM (CUTLASS by its repository)
         Invalid("function(find_and_configure_raft)\n  rapids_cpm_find(raft ${PKG_VERSION}\n    GLOBAL_TARGETS raft::raft\n"
                 "    CPM_ARGS GIT_REPOSITORY https://github.com/rapidsai/raft.git)\nendfunction()\n"
