@@ -172,6 +172,7 @@ _DOTTED_HOLE = re.compile(r"__(?:name|package|spec)__")
 _BUILD_HOLE = re.compile(r"\{[^{}]*\}")
 
 
+@lru_cache(maxsize=4096)  # `Index.module_for` asks it per build name and reference (torch: 15,660 calls)
 def fstring_pattern(template: str) -> str | None:
     """A regular expression for the module names an f-string template can produce
     (`{pkg}._cuda` -> `\\w+\\._cuda`); None when it has no literal part to pin it. A hole stands for one name part
@@ -1447,6 +1448,8 @@ class Index:
         CppExtension: `from pointseg._C import ...` is that, not pointops' CUDA `pointops._C`). Only after every exact
         match failed."""
         parts = dotted.split(".")
+        if len(parts) < 2 or parts[0] not in self.packages:  # every part before the name is a package: none can match
+            return None
         built: dict[str, list[str]] = {}
         for name, definition in self.modules.items():
             if definition.kind == "module" and "." in name:
