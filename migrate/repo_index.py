@@ -1450,15 +1450,14 @@ class Index:
         parts = dotted.split(".")
         if len(parts) < 2 or parts[0] not in self.packages:  # every part before the name is a package: none can match
             return None
-        built: dict[str, list[str]] = {}
-        for name, definition in self.modules.items():
-            if definition.kind == "module" and "." in name:
-                built.setdefault(name.rsplit(".", 1)[1], []).append(name)
-        for at in range(1, len(parts)):
-            names = built.get(parts[at])
-            if names and len(names) == 1 and parts[at] not in self.packages \
-                    and all(part in self.packages for part in parts[:at]) and ".".join(parts[:at + 1]) not in self.cpu_built:
-                return names[0]
+        # the name is the first part that is no package (every part before it is one): one place to look
+        at = next((i for i in range(1, len(parts)) if parts[i] not in self.packages), None)
+        if at is None:
+            return None
+        tail = "." + parts[at]
+        names = [name for name, definition in self.modules.items() if definition.kind == "module" and name.endswith(tail)]
+        if len(names) == 1 and ".".join(parts[:at + 1]) not in self.cpu_built:
+            return names[0]
         return None
 
 
