@@ -241,7 +241,7 @@ class ResultCache:
         if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and isinstance(entry[1], list)):
             return None
         try:
-            return [(tuple(str(part) for part in name), int(guarded), bool(relative)) for name, guarded, relative in entry[1]]
+            return [(tuple(map(str, name)), int(guarded), bool(relative)) for name, guarded, relative in entry[1]]
         except (TypeError, ValueError):
             return None
 
