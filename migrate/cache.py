@@ -103,7 +103,7 @@ def result_from_dict(path: str, d: dict) -> FileResult:
     findings = tuple(_from_row(path, row) for row in d["findings"])
     errors = tuple(FileError(path, e["code"], e["message"], e["line"], e["column"]) for e in d["errors"])
     result = FileResult(path, d["kind"], d["lines"], findings, errors, d["suppressed"],
-                        tuple(tuple(f) for f in d.get("facts", ())))
+                        tuple(map(tuple, d.get("facts", ()))))
     _check_types(result, findings=False)  # the findings were checked row by row (`_from_row`)
     return result
 
@@ -241,7 +241,7 @@ class ResultCache:
         if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and isinstance(entry[1], list)):
             return None
         try:
-            return [(tuple(str(part) for part in name), int(guarded), bool(relative)) for name, guarded, relative in entry[1]]
+            return [(tuple(map(str, name)), int(guarded), bool(relative)) for name, guarded, relative in entry[1]]
         except (TypeError, ValueError):
             return None
 

@@ -85,15 +85,19 @@ def _tested(test) -> list[tuple[str, str]]:
 
 
 def _calls(statements) -> list[str]:
-    names = []
+    """The first `_MAX_CALLS` distinct names called in `statements`, in walk order: the walk stops at the last one
+    (nested branches walk their bodies again: torch's modules of long `if` chains walked ~450k nodes here)."""
+    names: dict[str, None] = {}
     for statement in statements:
         for node in ast.walk(statement):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
                 if name and name not in names:
-                    names.append(name)
-    return names[:_MAX_CALLS]
+                    names[name] = None
+                    if len(names) == _MAX_CALLS:
+                        return list(names)
+    return list(names)
 
 
 def _raises(statements) -> bool:
@@ -371,9 +375,8 @@ def report(results: list) -> list:
     aliases: dict[str, set[str]] = {}  # a flag -> the argparse dests it sets
     for result in results:
         test_file = None  # asked once per file, at its first setting
-        for fact in result.facts or ():
-            if fact[0] != "def" or not fact[1].startswith("cfg"):
-                continue
+        # filtered in one comprehension: the loop below sees a file's few option facts, not its every fact (~87k on torch)
+        for fact in [fact for fact in result.facts or () if fact[0] == "def" and fact[1][:3] == "cfg"]:
             if fact[1] == "cfgbranch":
                 last, _, calls = fact[5].partition(":")
                 branches.append((result.path, fact[2], fact[3], int(last), calls.split(",") if calls else []))
@@ -393,12 +396,13 @@ def report(results: list) -> list:
     fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
     gpu_lines: dict[str, list[int]] = {}
     option_lines: dict[str, list[int]] = {}  # NPU503 lines: a library's GPU-only option value
+    warning = Severity.WARNING  # read once: an enum member's lookup is a descriptor call (~40k findings on torch)
     for result in results:
         option_lines[result.path] = [f.line for f in result.findings if f.code == "NPU503"]
         # a package with an Ascend backend of its own (a "partial" entry, NPU501 at warning: liger_kernel) leaves the
         # value a path that runs on the NPU: no GPU-only branch (label rule 37e-11)
         lines = [f.line for f in result.findings if f.code in CODES and not f.optional
-                 and not (f.code == "NPU501" and f.severity == Severity.WARNING)]
+                 and not (f.code == "NPU501" and f.severity == warning)]
         if lines:
             gpu_lines[result.path] = lines
     selected: set[str] = set()  # key=value whose branch is GPU-only

@@ -534,10 +534,11 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
         if len(parts) >= 2:
             by_last.setdefault(parts[-1], []).append(importer)
     needed: set[tuple[str, str]] = set()
+    lasts = frozenset(by_last)  # a set against a set: isdisjoint walks the smaller one
     for result in results:
         if not result.path.endswith(".py") or result.path in bound:
             continue
-        if ref_parts[id(result)].isdisjoint(by_last):
+        if ref_parts[id(result)].isdisjoint(lasts):
             continue
         for name, guarded, relative in _imports_of(result, imports_of, fresh, max_file_size, cache, digests):
             if guarded or len(name) < 2:
@@ -555,10 +556,11 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
     by_last: dict[str, list[str]] = {}
     for path, parts in candidates.items():
         by_last.setdefault(parts[-1], []).append(path)
+    lasts = frozenset(by_last)  # a set against a set: isdisjoint walks the smaller one (a dict: all its keys)
     for result in results:
         if not result.path.endswith(".py"):
             continue
-        if ref_parts[id(result)].isdisjoint(by_last):
+        if ref_parts[id(result)].isdisjoint(lasts):
             continue
         imports = _imports_of(result, imports_of, fresh, max_file_size, cache, digests)
         for name, guarded, relative in imports:

@@ -139,6 +139,16 @@ def _npu_file(path: str, text: str, root: str) -> bool:
     return _NPU_FOLDER.search(folder.replace(os.sep, "/")) is not None or "torch_npu" in text
 
 
+def _maybe_npu_file(result: FileResult, fresh: dict, max_file_size: int) -> bool:
+    """False only where `_npu_file` is false for `result` whatever the scan's common root is."""
+    from migrate import engine
+
+    if _NPU_FOLDER.search(os.path.dirname(os.path.normpath(result.path)).replace(os.sep, "/")):
+        return True
+    text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
+    return text is None or "torch_npu" in text
+
+
 def _npu_sided(trees: dict[str, ast.AST], texts: dict[str, str]) -> frozenset:
     """The registries with a registration in an NPU file, and those that merge one in."""
     sided: set[str] = set()
@@ -175,6 +185,11 @@ def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size
                if r.path.endswith(".py") and any(_triton_finding(f) for f in r.findings)}
     # no Python file of the scan holds a registry decorator (each decoded file records the hint: `hint_facts`)
     if not targets or not any(HINT_FACT in (r.facts or ()) for r in results if r.path.endswith(".py")):
+        return results
+    # only a file holding the hint can be an NPU registration's: when none of them sits in a folder named for the NPU
+    # (anywhere in its path: the folder below the common root is a tail of it) nor mentions torch_npu, nothing can
+    # match, and no other file is read again (torch: 2,352 files read for nothing, ~0.2 s of a warm re-run)
+    if not any(_maybe_npu_file(r, fresh, max_file_size) for r in results if r.path.endswith(".py") and HINT_FACT in (r.facts or ())):
         return results
     texts: dict[str, str] = {}
     for result in results:

@@ -172,6 +172,7 @@ _DOTTED_HOLE = re.compile(r"__(?:name|package|spec)__")
 _BUILD_HOLE = re.compile(r"\{[^{}]*\}")
 
 
+@lru_cache(maxsize=4096)  # `Index.module_for` asks it per build name and reference (torch: 15,660 calls)
 def fstring_pattern(template: str) -> str | None:
     """A regular expression for the module names an f-string template can produce
     (`{pkg}._cuda` -> `\\w+\\._cuda`); None when it has no literal part to pin it. A hole stands for one name part
@@ -1474,15 +1475,16 @@ class Index:
         CppExtension: `from pointseg._C import ...` is that, not pointops' CUDA `pointops._C`). Only after every exact
         match failed."""
         parts = dotted.split(".")
-        built: dict[str, list[str]] = {}
-        for name, definition in self.modules.items():
-            if definition.kind == "module" and "." in name:
-                built.setdefault(name.rsplit(".", 1)[1], []).append(name)
-        for at in range(1, len(parts)):
-            names = built.get(parts[at])
-            if names and len(names) == 1 and parts[at] not in self.packages \
-                    and all(part in self.packages for part in parts[:at]) and ".".join(parts[:at + 1]) not in self.cpu_built:
-                return names[0]
+        if len(parts) < 2 or parts[0] not in self.packages:  # every part before the name is a package: none can match
+            return None
+        # the name is the first part that is no package (every part before it is one): one place to look
+        at = next((i for i in range(1, len(parts)) if parts[i] not in self.packages), None)
+        if at is None:
+            return None
+        tail = "." + parts[at]
+        names = [name for name, definition in self.modules.items() if definition.kind == "module" and name.endswith(tail)]
+        if len(names) == 1 and ".".join(parts[:at + 1]) not in self.cpu_built:
+            return names[0]
         return None
 
 

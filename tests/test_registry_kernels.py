@@ -93,3 +93,33 @@ def test_no_registry_decorator_reads_no_file_again(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "text_again", unexpected)
     warm = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
     assert finding_lines(warm, "NPU507", "triton_ops.py") == finding_lines(cold, "NPU507", "triton_ops.py") == _TRITON_USES
+
+
+def test_only_the_hinted_files_are_read_when_none_is_an_npu_file(tmp_path, monkeypatch):
+    """A registry decorator outside any NPU file (no NPU folder, no torch_npu) decides nothing: the pass reads the
+    files holding the hint, and no other file, before giving up (torch's package: 2,352 files not read again)."""
+    import sys
+
+    from migrate import engine
+
+    repo = {k: v for k, v in _REPO.items() if "ascend_npu" not in k}
+    write_files(tmp_path / "repo", repo)
+    read = []  # the files this pass reads again (other passes read some too)
+    text_again = engine.text_again
+
+    def recorded(path, *args):
+        if sys._getframe(1).f_code.co_filename.endswith("registry_kernels.py"):
+            read.append(path)
+        return text_again(path, *args)
+
+    monkeypatch.setattr(engine, "text_again", recorded)
+    assert finding_lines(scan([str(tmp_path / "repo")]), "NPU507", "triton_ops.py") == _TRITON_USES
+    assert sorted(p.replace("\\", "/").rsplit("/repo/", 1)[1] for p in read) == ["proj/ops/norm.py"]
+
+
+def test_an_npu_file_by_its_torch_npu_import_alone_is_found(tmp_path):
+    """An NPU registration outside any folder named for the NPU is found by its `import torch_npu` (read again)."""
+    repo = {k: v for k, v in _REPO.items() if "ascend_npu" not in k}
+    repo["proj/platform/ascendnorm.py"] = _REPO["proj/platform/ascend_npu/norm.py"]
+    write_files(tmp_path, repo)
+    assert finding_lines(scan([str(tmp_path)]), "NPU507", "triton_ops.py") == [17, 24]
