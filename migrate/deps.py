@@ -132,11 +132,13 @@ def _beside(path: str, name: str) -> bool:
 
 def _catalogue_distributions() -> frozenset[str]:
     """The distribution names the knowledge base knows (the catalogue's and the device-neutral entries'
-    `pip_names`), normalised."""
+    `pip_names`, and a catalogued package's repository names, `folder_names`: a VCS URL
+    `git+https://.../diff-gaussian-rasterization-w-depth.git` stands for its package by that name), normalised."""
     from migrate import knowledge
 
     entries = [*knowledge.third_party().values(), *knowledge.device_neutral().values()]
-    return frozenset(normalise(pip) for entry in entries for pip in entry.pip_names)
+    return frozenset(normalise(name) for entry in entries
+                     for name in (*entry.pip_names, *getattr(entry, "folder_names", ())))
 
 
 def split_wrapper_calls(results) -> tuple[list, tuple]:

@@ -251,6 +251,40 @@ def _per_value_name(call, name_node, positional: list[str], env: dict) -> str | 
     return module if "." in prefix.strip(".") and re.fullmatch(r"[\w.{}]+", module) else None
 
 
+def _global_cache_builds(ctx) -> set[int]:
+    """Lines of the JIT builds whose result a loader stores in a module global (bound to None at the top, declared
+    `global` in the loader), the per-size kernel cache of RWKV-style attention:
+
+        wkv_kernel = None                                       # the stand-in
+        def load_wkv_kernel(context_size):
+            global wkv_kernel
+            wkv_kernel = load(name=f"wkv_{context_size}", sources=[...  "wkv_cuda.cu"], ...)
+        class WKV(torch.autograd.Function):
+            def forward(ctx, w, u, k, v):
+                wkv_kernel.forward(w, u, k, v, out)             # an op of the build: runs it
+
+    The build's name is a template of the loader's parameter (not importable by that spelling), but the global holds
+    the compiled module whatever the parameter is, so the build stays a module definition (`wkv_{context_size}`) that
+    the name is linked to (NPU508 `_bind`), whether or not a call of the loader is found here."""
+    if "global" not in ctx.source:
+        return set()
+    standins = {t.id for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+                and isinstance(statement.value, ast.Constant) and statement.value.value is None
+                for t in statement.targets if isinstance(t, ast.Name)}
+    out: set[int] = set()
+    for declaration in ctx.nodes.get(ast.Global, ()):
+        function = ctx.enclosing(declaration, (ast.FunctionDef, ast.AsyncFunctionDef))
+        names = set(declaration.names) & standins
+        if function is None or not names:
+            continue
+        for statement in ast.walk(function):
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id in names \
+                    and isinstance(statement.value, ast.Call) and _is_cuda_build(ctx, statement.value):
+                out.add(statement.value.lineno)
+    return out
+
+
 def helper_builds(ctx) -> tuple[list, set[int]]:
     """Extensions declared through a project build helper defined in the same file: one module
     definition per helper call whose arguments make the extension's name a literal; and the lines of
@@ -262,6 +296,7 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
         return [], set()
     templates = {name_node.lineno for _, name_node in helpers.values()} | {
         build.lineno for function, _ in helpers.values() for build in [_builds_cuda(ctx, function)] if build is not None}
+    templates -= _global_cache_builds(ctx)
     out = []
     for call in ctx.nodes.get(ast.Call, ()):
         if not (isinstance(call.func, ast.Name) and call.func.id in helpers):

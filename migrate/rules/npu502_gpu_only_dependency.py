@@ -729,6 +729,10 @@ class GpuOnlyDependency(Rule):
         # project directory (2d-gaussian-splatting environment.yml installs its submodules): the repository's
         # or directory's name stands for the distribution's
         Invalid("numpy\ngit+https://github.com/NVlabs/nvdiffrast/\n", kind="manifest", count=1),
+        # a fork's repository pinned by commit (SplaTAM-style requirements): the catalogue's `folder_names` names the
+        # repository that builds the package under another name (the depth-rendering Gaussian rasterizer)
+        Invalid("numpy\ngit+https://github.com/JonathonLuiten/diff-gaussian-rasterization-w-depth.git@cb65e4b\n",
+                kind="manifest", count=1),
         # pointMLP-pytorch requirements.txt: the conda name of the CUDA toolkit in a pip requirements file
         Invalid("cudatoolkit\nnumpy\n", kind="manifest", filename="requirements.txt"),
         # a prebuilt wheel by URL with an environment marker after it (text-generation-webui requirements.txt): the

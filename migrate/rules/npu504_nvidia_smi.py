@@ -88,6 +88,26 @@ def _probed_lines(lines: list[str]) -> dict[int, set[str]]:
     return out
 
 
+def _probe_tests(lines: list[str]) -> dict[int, list[tuple[int, int]]]:
+    """line -> the column spans of the probes (`command -v nvidia-smi`, `which nsys`) in the test of an `if` / `elif`
+    on that line, negated or not: `if ! command -v nvidia-smi >/dev/null 2>&1; then echo "needed" >&2; exit 127; fi`
+    looks the tool up to stop with a message, it runs nothing (label note 42d-10, ruling (L62): a check is no use);
+    the commands in the body of a negated test stay reported (`_probed_lines`)."""
+    if "-v" not in "".join(lines) and not any(w in line for line in lines for w in ("which", "type", "hash")):
+        return {}
+    from migrate.npu_aware import shell_branches
+
+    out: dict[int, list[tuple[int, int]]] = {}
+    for test, first, _ in shell_branches(lines):
+        if test and _PROBE.search(test):
+            out.setdefault(first, []).extend((m.start(1), m.end(1)) for m in _PROBE.finditer(lines[first - 1]))
+    return out
+
+
+def _in_probe(spans: dict, number: int, match: re.Match, group: int = 0) -> bool:
+    return any(start <= match.start(group) < end for start, end in spans.get(number, ()))
+
+
 def _a_setting(line: str, match: re.Match) -> bool:
     """The tool's name at `match` is a key or a value of a setting, not a command (see `_SETTING_KEY`)."""
     before, after = line[:match.start()], line[match.end():]
@@ -180,7 +200,9 @@ class NvidiaSmi(Rule):
     the tool (`if command -v nvidia-smi &> /dev/null; then nvidia-smi --query-gpu=...`, also `which` / `type` /
     `hash`, `[ -x "$(command -v nsys)" ]`; not negated, `if ! command -v ...`) handles its absence: the tool is not
     reported in the test or that branch (label rules 32d-5, 38d-7); its `else`, and a test that runs the tool
-    itself (`if nvidia-smi -L; then`), are.
+    itself (`if nvidia-smi -L; then`), are. The probe in a negated test (`if ! command -v nvidia-smi >/dev/null; then
+    echo "nvidia-smi is required" >&2; exit 127; fi`) looks the tool up to stop with a message and runs nothing: not
+    reported there, the commands of its body and after it are (label note 42d-10, ruling (L62)).
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
     same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers, the `nvitop` GPU viewer and CUDA's MPS
@@ -277,12 +299,13 @@ class NvidiaSmi(Rule):
         Invalid('# npu-smi on Ascend\nif [[ -x "$(command -v nvidia-smi)" ]]; then\n  URL=cu126\nfi\nnpu-smi info\n'
                 'if nvidia-smi -L; then echo gpu; fi\n', kind="launcher", filename="install.sh", count=1),
         # a launcher shows the GPUs only where the tool is there (label rules 32d-5, 38d-7): the probe's branch is
-        # optional; the run after a negated probe, in the `else`, or outside any probe is reported
+        # optional; the run after a negated probe, in the `else`, or outside any probe is reported, the negated probe
+        # itself runs nothing (label note 42d-10)
         Invalid('if command -v nvidia-smi &> /dev/null; then\n    echo "GPU information:"\n'
                 '    nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1\nfi\n'
                 'if ! command -v nvidia-smi >/dev/null 2>&1; then\n    nvidia-smi -L\nfi\n'
                 'if which nvidia-smi; then\n  FREE=$(nvidia-smi --query-gpu=memory.free --format=csv)\nelse\n'
-                '  nvidia-smi -L\nfi\nnvidia-smi topo -m\n', kind="launcher", filename="run.sh", count=4),
+                '  nvidia-smi -L\nfi\nnvidia-smi topo -m\n', kind="launcher", filename="run.sh", count=3),
         Invalid('echo "GPUs:" && nvidia-smi -L\n', kind="launcher", count=1),
         # the name held by a shell variable that is then run, and the profiler run around the program
         Invalid("PROF=nsys\n$PROF profile -o rep python t.py\nnsys profile --trace=cuda,nvtx python t.py\n",
@@ -294,16 +317,22 @@ class NvidiaSmi(Rule):
         Invalid("trtexec=/usr/src/tensorrt/bin/trtexec\n${trtexec} --onnx=m.onnx \\\n  --saveEngine=m.plan\n"
                 "/usr/src/tensorrt/bin/trtexec --loadEngine=m.plan\nnsys profile -o rep python train.py\n",
                 kind="launcher", filename="run.sh", count=3),
+        # a validation script's opt-in GPU check: the negated probe stops with a message (no run), the later run is
+        # reported, as is the probe's own body when it runs the tool
+        Invalid("if [[ \"$want_gpu\" -eq 1 ]]; then\n  if ! command -v nvidia-smi >/dev/null 2>&1; then\n"
+                "    echo 'nvidia-smi is required for --gpu' >&2\n    exit 127\n  fi\n  nvidia-smi -L\nfi\n"
+                "if ! which nsys; then nsys --version; exit 1; fi\n", kind="launcher", filename="validate.sh", count=2),
     ]
 
     def check(self, ctx):
         if ctx.kind == "launcher":
-            probed = _probed_lines(ctx.lines)
+            probed, tests = _probed_lines(ctx.lines), _probe_tests(ctx.lines)
             for number, match in shell_matches(ctx.lines, _COMMAND):
-                if "nvidia-smi" not in probed.get(number, ()):
+                if "nvidia-smi" not in probed.get(number, ()) and not _in_probe(tests, number, match):
                     yield self.finding(ctx, (number, match.start(), number, match.end()))
             for number, match in shell_matches(ctx.lines, _TOOLS):
-                if _a_setting(ctx.lines[number - 1], match) or match.group(1) in probed.get(number, ()):
+                if _a_setting(ctx.lines[number - 1], match) or match.group(1) in probed.get(number, ()) \
+                        or _in_probe(tests, number, match, 1):
                     continue
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    f"`{match.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[match.group(1)]}")

@@ -194,11 +194,12 @@ class GpuOnlyUse(Rule):
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
-    vllm-ascend installed; its import is reported by NPU501, its internals stay reported here; label ruling (L25);
+    vllm-ascend installed, and its prompt schemas `TextPrompt` / `TokensPrompt` / `EmbedsPrompt`, TypedDicts: label note 42d-6;
+    its import is reported by NPU501, its internals stay reported here; label ruling (L25);
     in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
     none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
-    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
     (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
@@ -446,6 +447,27 @@ class GpuOnlyUse(Rule):
                 "    vllm.transformers_utils.config._CONFIG_REGISTRY['llama'] = cfg\n"
                 "    engine = LLMEngine.from_engine_args(EngineArgs(model='m', load_format='dummy'))\n"
                 "    return engine, SamplingParams(n=1, max_tokens=8)\n", count=1),
+        # vLLM's prompt schemas are TypedDicts (plain dicts; knowledge `plugin_api`, label note 42d-6): building one runs
+        # no vLLM code, the generate call through the plugin's public API neither; one internal call is reported
+        Invalid("def run(llm, embeds, cfg):\n    try:\n        from vllm.inputs import EmbedsPrompt\n"
+                "    except ImportError:\n        from vllm.inputs.data import EmbedsPrompt\n"
+                "    from vllm import SamplingParams\n    import vllm\n"
+                "    vllm.transformers_utils.config._CONFIG_REGISTRY['m'] = cfg\n"
+                "    return llm.generate([EmbedsPrompt(prompt_embeds=embeds.float())], SamplingParams(max_tokens=8))\n", count=1),
+        # flash_attn's benchmark helpers are torch.utils.benchmark / torch.profiler wrappers (knowledge `pure_api`,
+        # label ruling (L54)); its attention kernel is not
+        Invalid("from flash_attn.utils.benchmark import benchmark_forward, pytorch_profiler\n"
+                "from flash_attn import flash_attn_func\n"
+                "def bench(q, k, v):\n    benchmark_forward(flash_attn_func, q, k, v, desc='fa2')\n"
+                "    pytorch_profiler(flash_attn_func, q, k, v)\n    return flash_attn_func(q, k, v)\n", count=1),
+        # faiss runs on the CPU (faiss-cpu), but its GPU resources and the CPU-to-GPU copy exist only in a CUDA build
+        # (label note 42a-4): both calls are reported, the flat index is not
+        Invalid("import faiss\ndef knn(pts, k):\n    index = faiss.IndexFlatL2(pts.shape[1])\n"
+                "    if pts.get_device() != -1:\n        res = faiss.StandardGpuResources()\n"
+                "        index = faiss.index_cpu_to_gpu(res, 0, index)\n    index.add(pts)\n    return index.search(pts, k)\n", count=2),
+        # warp_rnnt (1ytic's CUDA-Warp RNN-T loss: no CPU build) called as the loss (label note 42d-8)
+        Invalid("import torch\nfrom warp_rnnt import rnnt_loss\ndef loss(logits, y, tl, ul):\n"
+                "    return rnnt_loss(torch.log_softmax(logits, -1), y, tl, ul, reduction='mean')\n", count=1),
         # a type check runs none of the package's code (rules 24b-14, 25b-8): the construction only
         Invalid("import nvdiffrast.torch as dr\ndef save(objs):\n    ctx = dr.RasterizeGLContext()\n"
                 "    return [o for o in objs if not isinstance(o, (dr.ops.RasterizeGLContext, dr.RasterizeCudaContext))]\n",

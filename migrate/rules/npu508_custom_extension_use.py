@@ -101,6 +101,20 @@ _TENSOR_ONLY_METHODS = frozenset({
 })
 
 
+def _own_attribute(ctx, node) -> bool:
+    """`wkv_kernel.context_size` where the file itself sets `wkv_kernel.context_size = context_size` on the loaded
+    module (RWKV-style kernel caches remember the size they were built for): an attribute the repository stores on the
+    module object is its own data, no op of the extension (a read of it runs no kernel)."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+        return False
+    stored = ctx.__dict__.get("_npu508_stored_attributes")
+    if stored is None:
+        stored = ctx.__dict__["_npu508_stored_attributes"] = frozenset(
+            (n.value.id, n.attr) for n in ctx.nodes.get(ast.Attribute, ())
+            if isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name))
+    return (node.value.id, node.attr) in stored
+
+
 def _redefined(ctx, node) -> bool:
     """The chain's root name is an imported op that a top-level `def` / `class` of the file rebinds: PointPillars'
     iou3d_module.py imports `nms_normal_gpu` from the extension, then defines `def nms_normal_gpu(...)`, so a
@@ -332,7 +346,11 @@ class CustomExtensionUse(Rule):
     note 34a-3). An op whose every pybind registration (`m.def("COCOevalAccumulate", &COCOeval::Accumulate)`,
     `class_<COCOeval::InstanceAnnotation>(m, "InstanceAnnotation")`) binds a target of a namespace opened only in
     C++ sources that name no CUDA is CPU code with nothing to port: its uses are not reported, nor is the import of
-    the extension in a file where those were all its reported uses (migrate/cpu_only_ops.py; ruling (L28) extended). Storing the imported module in the global cache its
+    the extension in a file where those were all its reported uses (migrate/cpu_only_ops.py; ruling (L28) extended). A module global bound to None at the top and, in a loader declaring it `global`, to a JIT build named after the
+    loader's parameter (RWKV's `wkv_kernel = load(name=f"wkv_{context_size}", sources=[... "wkv_cuda.cu"])`) holds
+    the compiled module whatever the size: each `wkv_kernel.forward(...)` in the file is reported (migrate/kernel_values.py
+    `_global_cache_builds`), not an attribute the file itself stores on it (`wkv_kernel.context_size = context_size`, read
+    back in the size check). Storing the imported module in the global cache its
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
@@ -424,6 +442,18 @@ class CustomExtensionUse(Rule):
                 "        return _cached\n    torch.utils.cpp_extension.load(name='rplug', sources=['k.cu'], with_cuda=True)\n"
                 "    import rplug\n    _cached = rplug\n    return _cached\ndef f(x):\n    return _get_plugin().op_fwd(x)\n",
                 count=2),
+        # RWKV-style per-size kernel cache: a module global (None at the top) that a loader declaring it `global` binds
+        # to a JIT build named after its parameter (migrate/kernel_values.py `_global_cache_builds`); the autograd
+        # Function's forward / backward call its ops through the global (label note 42d-5); the size the loader stores on
+        # the module (`wkv_kernel.context_size = ...`) is the repository's own attribute, no op
+        Invalid("import torch\nwkv_kernel = None\nclass WKV(torch.autograd.Function):\n    @staticmethod\n"
+                "    def forward(ctx, w, k, out):\n        wkv_kernel.forward(w, k, out)\n        return out\n"
+                "    @staticmethod\n    def backward(ctx, g):\n        wkv_kernel.backward(g)\n        return g, None, None\n"
+                "def load_wkv_kernel(context_size):\n    from torch.utils.cpp_extension import load\n    global wkv_kernel\n"
+                "    if wkv_kernel is not None and wkv_kernel.context_size == context_size:\n        return\n"
+                "    wkv_kernel = load(name=f'wkv_{context_size}', sources=['wkv_op.cpp', 'wkv_cuda.cu'],\n"
+                "                      extra_cuda_cflags=[f'-DTmax={context_size}'])\n"
+                "    wkv_kernel.context_size = context_size\n", count=2),
         # a test replacing an op of the namespace with a mock: `patch.object(torch.ops.ns, "op")` calls nothing
         Invalid("import torch\nfrom unittest.mock import patch\nlib = torch.library.Library('rops', 'DEF')\n"
                 "def test_fallback(x):\n    with patch.object(torch.ops.rops, 'render') as mocked:\n"
@@ -646,7 +676,7 @@ class CustomExtensionUse(Rule):
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
-                or _redefined(ctx, node) or _passed_on(ctx, node, index.modules[module])
+                or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
                 or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
