@@ -83,6 +83,8 @@ def compare_data(recorded: dict, now: dict, *, exact: bool) -> str | None:
                     f"(different data or preprocessing); {cannot}")
         return None  # across hardware, sample bytes alone are not held against the run when the model's inputs match
     step, why, permuted, compared = stats
+    if later_input_difference(recorded, now, exact=exact, stats=stats, seen=seen) is not None:
+        return None  # a later input the program computed itself: a note, not the data (later_input_difference)
     if seen is not None and seen.kind == "same":
         return (f"data: the DataLoader gave the recorded samples in the recorded order, but the model's inputs differ "
                 f"from msprobe pack step {step} ({why}): the preprocessing between the data loader and the model "
@@ -96,6 +98,27 @@ def compare_data(recorded: dict, now: dict, *, exact: bool) -> str | None:
     else:
         what = "different data, preprocessing, or sampling order (a shuffle that changed)"
     return f"data: the batches differ from the recorded ones from msprobe pack step {step} ({why}): {what}; {cannot}"
+
+
+def later_input_difference(recorded: dict, now: dict, *, exact: bool, stats=None, seen=None) -> str | None:
+    """Across hardware, the DataLoader gave the recorded samples in the recorded order and the model's first input
+    matched, but a later input differs: the program computed it (a GAN's discriminator fed the generator's images, an
+    ODE solver's states), so it follows each device's numerics and the data is not to blame. The note saying so, else
+    None. Found on an H200: pytorch/examples' DCGAN, whose second discriminator input is the generator's output, was
+    reported as "the preprocessing between the data loader and the model differs"."""
+    if exact or not (recorded.get("observed") and now.get("observed")):
+        return None
+    stats = stats if stats is not None else _stats_difference(recorded, now, exact)
+    seen = seen if seen is not None else _samples(recorded.get("samples"), now.get("samples"))
+    if stats is None or seen is None or seen.kind != "same":
+        return None
+    step, why, _, _ = stats
+    first = min((s for s in recorded["batches"] if s in now["batches"]), key=int)
+    if str(step) == str(first):
+        return None
+    return (f"data: the DataLoader gave the recorded samples in the recorded order and the model's first input matches; "
+            f"its input at msprobe pack step {step} differs ({why}): an input the program computed itself (a generator's "
+            "output, a solver's state) follows each device's numerics, which the losses judge")
 
 
 def _stats_difference(recorded: dict, now: dict, exact: bool) -> tuple[str, str, bool, int] | None:

@@ -348,7 +348,10 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             fingerprint = recorded.fingerprint()
             now = bundle_format.data_fingerprint(copies["migrated"].zip_path, samples=bundle_format.run_samples(smoke["migrated"]))
             data = compare_data(fingerprint, now, exact=equivalence)
-            if data is None:
+            later = validate_hosts.later_input_difference(fingerprint, now, exact=equivalence) if data is None else None
+            if later is not None:
+                notes.append(later)
+            elif data is None:
                 whose = "rank 0's" if common.get("launch") is not None else "the"  # the others: config_check dataset
                 notes.append(f"data: {whose} first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
                              "(msprobe dataset statistics)" if fingerprint.get("observed")
