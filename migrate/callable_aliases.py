@@ -212,6 +212,23 @@ def _one_switch(ctx, statements: list[ast.Assign]) -> bool:
     return a is b and isinstance(a, ast.If) and (statements[0] in a.body) != (statements[1] in a.body)
 
 
+def _lazy_attribute(statements: list[ast.Assign]) -> bool:
+    """An attribute of `self` set to None (in `__init__`) and bound once, elsewhere, to a callable the first time a
+    method needs it:
+
+        self.criterion = None                                  # __init__: a stand-in, runs nothing
+        ...
+        if self.criterion is None:
+            from warp_rnnt import rnnt_loss
+            self.criterion = rnnt_loss                         # the binding: names the op
+        loss = self.criterion(log_probs, labels, ...)          # the call: the op runs here
+
+    The None is no other choice of the program (every call runs after the binding): the calls are the uses (L52)."""
+    nones = [s for s in statements if isinstance(s.value, ast.Constant) and s.value.value is None]
+    rest = [s for s in statements if not (isinstance(s.value, ast.Constant) and s.value.value is None)]
+    return bool(nones) and len(rest) == 1 and isinstance(rest[0].value, (ast.Name, ast.Attribute))
+
+
 def switched_aliases(ctx, resolve) -> list[SwitchedAlias]:
     """Names bound to a choice between a resolved chain and a fallback that is not one, by a switch of the program:
 
@@ -258,7 +275,7 @@ def switched_aliases(ctx, resolve) -> list[SwitchedAlias]:
         choosing, rest = [], []
         for statement in statements:
             (choosing if _choices(statement.value) is not None else rest).append(statement)
-        if not choosing or not _one_switch(ctx, choosing):
+        if not choosing or not (_one_switch(ctx, choosing) or (name.startswith("self.") and _lazy_attribute(choosing))):
             continue
         picked = [(c, resolve(c)) for s in choosing for c in _choices(s.value)]
         gpu = [(c, k) for c, k in picked if k is not None]

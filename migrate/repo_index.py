@@ -1423,7 +1423,16 @@ class Index:
     def _in_package(self, name: str, dotted: str) -> bool:
         """`dotted` reaches the CMake Python extension `name` (mode "pymodule") inside a package of the repository."""
         return self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
-            and name in dotted.split(".")[1:]
+            and name in dotted.split(".")[1:] and self._own_cuda(name)
+
+    def _own_cuda(self, name: str) -> bool:
+        """The CMake target `name` compiles CUDA sources of its own (`.cu`/`.cuh` in its source list, after its list
+        variables): only then is it matched inside a dotted import of a package (`_in_package`, absolute or relative).
+        A C++-only pybind11 module in a project that enables CUDA (`project(x CXX CUDA)` +
+        `pybind11_add_module(tri_ext triangulation.cpp binding.cpp)`, a CGAL build whose op moves its input to the CPU)
+        runs its ops on the CPU: nothing to port where `from . import tri_ext as cpp` binds it or a script calls
+        `cpp.triangulate` (label rule 34d-1). Its build lines stay NPU511's."""
+        return bool(self.modules[name].why)
 
     def module_for(self, dotted: str, relative: bool = False) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of).

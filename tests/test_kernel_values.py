@@ -2308,3 +2308,24 @@ def test_cmake_shared_library_defining_its_pybind_module_is_imported_from_the_pa
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "pkg/linear.py") == [2, 5]
     assert finding_lines(result, "NPU508", "pkg/other.py") == []
+
+
+# a C++-only pybind11 module (a CGAL triangulation moving its input to the CPU) in a CMake project that enables CUDA:
+# a relative import does not reach it as a CUDA extension, so a script importing the package's binding of it reports
+# nothing, nor does the package binding it (label rule 34d-1: a match inside a package needs the target's own .cu sources)
+def test_relative_import_of_cpp_only_cmake_python_extension_is_not_a_cuda_use(tmp_path):
+    write_files(tmp_path, {
+        "tri/CMakeLists.txt": "project(tri LANGUAGES CXX CUDA)\nenable_language(CUDA)\n"
+                              "pybind11_add_module(tri_ext src/triangulation.cpp src/binding.cpp)\n"
+                              "target_link_libraries(tri_ext PRIVATE CGAL::CGAL)\n",
+        "tri/src/binding.cpp": "#include <torch/extension.h>\ntorch::Tensor tri(const torch::Tensor& p) {\n"
+                               "  auto q = p.cpu().contiguous();\n  return q;\n}\n"
+                               "PYBIND11_MODULE(tri_ext, m) {\n  m.def(\"triangulate\", &tri);\n}\n",
+        "tri/src/triangulation.cpp": "#include <CGAL/Delaunay_triangulation_3.h>\n",
+        "tri/trilib/__init__.py": "",
+        "tri/trilib/extension/__init__.py": "from . import tri_ext as cpp\ntriangulate = cpp.triangulate\n",
+        "mesh.py": "from trilib.extension import cpp\n\ndef cells(points):\n    return cpp.triangulate(points)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "mesh.py") == []
+    assert finding_lines(result, "NPU508", "tri/trilib/extension/__init__.py") == []

@@ -181,7 +181,9 @@ class GpuOnlyUse(Rule):
     between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
     two branches of an `if` binding it, `self.attn = flash_attn_varlen_func if use_flash_attn else None`) is reported
     only at each call through it (`attn_cls(...)`, `self.attn(q, kv)` in any method of the class; not calls of the
-    object after `inner = inner(...)`), and so is a module name bound to None at the top and to such a callable only
+    object after `inner = inner(...)`), so is an attribute of `self` set to None in `__init__` and bound to such a
+    callable once, in the method that first needs it (`if self.criterion is None: from warp_rnnt import rnnt_loss;
+    self.criterion = rnnt_loss`, then `self.criterion(log_probs, ...)`), and so is a module name bound to None at the top and to such a callable only
     in a function declaring it `global` (a lazy import: `flash_attn_func, pad_input = None, None`, then `global
     flash_attn_func, pad_input; flash_attn_func, pad_input = _f, _p` after the import, the calls in other functions):
     the binding names and runs nothing (label ruling (L46)). A function's local rebound by several such switches in
@@ -409,6 +411,10 @@ class GpuOnlyUse(Rule):
                 "    i = tl.program_id(0)\n    tl.store(x_ptr + i, tl.load(x_ptr + i))\n"
                 "def run(x):\n    k[(triton.cdiv(x.numel(), 8),)](x, x.numel(), B=8)\n", count=3),
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
+        # `self.criterion = None` in __init__, bound to the op the first time: the call is the use, not the binding (L52)
+        Invalid("class Model:\n    def __init__(self):\n        self.criterion = None\n\n    def loss(self, lp, y):\n"
+                "        if self.criterion is None:\n            from warp_rnnt import rnnt_loss\n"
+                "            self.criterion = rnnt_loss\n        return self.criterion(lp, y)\n", count=1),
         Invalid("from apex.parallel import convert_syncbn_model\nm = convert_syncbn_model(m)", count=1),
         Invalid("import apex\nm = apex.parallel.DistributedDataParallel(m)\nn = apex.parallel.convert_syncbn_model(n)", count=2),
         # the kernel's decorator and its launch; the grid arithmetic `triton.cdiv` is host-side Python that goes with them
