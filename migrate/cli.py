@@ -6,7 +6,6 @@ Subcommands live in their own modules and are imported only when invoked, so `--
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 
 import click
@@ -58,26 +57,6 @@ def cli():
     """
 
 
-@contextlib.contextmanager
-def _no_cycle_collection():
-    """The cyclic collector off for one command: a scan's results are many small objects without cycles, and each
-    collection walked them all (torch's warm re-run: ~0.4 s of 1.5 s CPU, even with the engine's passes already
-    uncollected: the objects made while it was off were walked by the first collection after). After the command
-    what it made moves to the oldest generation (freeze then unfreeze: no walk), so turning the collector back on
-    walks none of it; the process usually ends there."""
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
-
-
 def main(argv: list[str] | None = None) -> int:
     import sys
 
@@ -85,7 +64,11 @@ def main(argv: list[str] | None = None) -> int:
 
     argv, debug = split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
-        with signals_interrupt(), _no_cycle_collection():  # SIGTERM/SIGHUP end a command as Ctrl-C does (migrate/guard.py)
+        from migrate.fileio import no_cycle_collection
+
+        # the collector off for the whole command: a scan's results are many small objects without cycles, and each
+        # collection walked them all (torch's warm re-run: ~0.4 s of 1.5 s CPU); they move to the oldest generation after
+        with signals_interrupt(), no_cycle_collection(freeze=True):  # SIGTERM/SIGHUP end a command as Ctrl-C does (migrate/guard.py)
             cli.main(args=argv, prog_name="npu-migrate", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code

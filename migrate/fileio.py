@@ -176,18 +176,22 @@ def _remove(tmp: str | None) -> None:
 
 # ---- parallel batches -----------------------------------------------------------------------------------
 @contextmanager
-def no_cycle_collection() -> Iterator[None]:
+def no_cycle_collection(*, freeze: bool = False) -> Iterator[None]:
     """The cyclic garbage collector off while one file is read (and back on after, if it was on). A parse
     allocates a node object per node, all alive until the file is done, and the collections they trigger walk
     every object the process holds (the scan's results so far): torch, the analyze workload, ~9% of its CPU.
     A file's tree and context hold no reference cycles: reference counting frees them; a cycle made while the
-    collector is off is collected after."""
+    collector is off is collected after. `freeze` (a whole command, migrate/cli.py): what was made moves to the
+    oldest generation before the collector is back on (gc.freeze then unfreeze: no walk of it)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if collecting:
+            if freeze:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

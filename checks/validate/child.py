@@ -207,41 +207,31 @@ def precision_flags() -> dict:
     return flags
 
 
-def _write_precision_flags_after_the_run(path: str) -> None:
-    """precision_flags() written to `path` once the run's report is written, by this process only (not by
-    processes the script forks)."""
+def _after_the_run(action) -> None:
+    """`action()` once the run's report is written (checks/child/recorder.py AFTER_REPORT), in this process only (not
+    in one the script forks). Outside the smoke bootstrap nothing runs it."""
     try:
         from checks.child import recorder
     except ImportError:
         return
     pid = os.getpid()
-
-    def write() -> None:
-        if os.getpid() == pid:
-            import json
-
-            with open(path, "w", encoding="utf-8") as handle:
-                json.dump(precision_flags(), handle)
-
-    recorder.AFTER_REPORT.append(write)
+    recorder.AFTER_REPORT.append(lambda: action() if os.getpid() == pid else None)
 
 
-def _compare_after_the_run(spec: str) -> None:
-    """msprobe_bridge.compare_in_run(spec) after the run's report (checks/child/recorder.py AFTER_REPORT), in
-    this process only (not in one the script forks). Outside the smoke bootstrap nothing runs it: validate
-    then compares in its own msprobe child, as it does when no result comes."""
-    try:
-        from checks.child import recorder
-        from checks.validate import msprobe_bridge
-    except ImportError:
-        return
-    pid = os.getpid()
+def _write_precision_flags(path: str) -> None:
+    """precision_flags() written to `path` (after the run: _after_the_run)."""
+    import json
 
-    def compare() -> None:
-        if os.getpid() == pid:
-            msprobe_bridge.compare_in_run(spec)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(precision_flags(), handle)
 
-    recorder.AFTER_REPORT.append(compare)
+
+def _compare(spec: str) -> None:
+    """msprobe_bridge.compare_in_run(spec) (after the run: _after_the_run). Where the bootstrap does not run it,
+    validate compares in its own msprobe child, as it does when no result comes."""
+    from checks.validate import msprobe_bridge
+
+    msprobe_bridge.compare_in_run(spec)
 
 
 if os.environ.get("NPU_MIGRATE_STRICT_FP32") == "1":
@@ -250,12 +240,12 @@ if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
     _remove_dropout()
 _flags = os.environ.pop("NPU_MIGRATE_PRECISION_FLAGS", None)  # popped: processes the script starts do not write it
 if _flags:
-    _write_precision_flags_after_the_run(_flags)
+    _after_the_run(lambda: _write_precision_flags(_flags))
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
 if _config:
     if os.environ.get("NPU_VALIDATE_PACK_STATS_DUMPED") != "1":
         _pack_statistics_out_of_the_dump()
     _install_dump(_config)
-_compare = os.environ.pop("NPU_VALIDATE_CONFIG_COMPARE", None)  # popped: processes the script starts do not compare
-if _compare:
-    _compare_after_the_run(_compare)
+_compare_spec = os.environ.pop("NPU_VALIDATE_CONFIG_COMPARE", None)  # popped: processes the script starts do not compare
+if _compare_spec:
+    _after_the_run(lambda: _compare(_compare_spec))
