@@ -58,6 +58,7 @@ from migrate.sources import (
     LauncherContext,
     MalformedInput,
     classify,
+    is_makefile,
     read_manifest,
     read_notebook,
 )
@@ -526,12 +527,13 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 from migrate import local_installs
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
 
-                defs += local_installs.facts(pip_install_dependencies(ctx))
+                defs += local_installs.image_facts(path, ctx.lines, pip_install_dependencies(ctx))
             if "install" in text and "." in text:  # `pip install .`, `cd ext && pip install -e .`
                 from migrate import local_installs
 
                 defs += local_installs.pip_runs_here(path, ctx.lines)
-            if "setup.py" in text:  # `python setup.py build install` (migrate/local_installs.py)
+            if "setup.py" in text and not is_makefile(path):  # `python setup.py build install` (migrate/local_installs.py);
+                # a Makefile's target is a side build (label ruling (L19)), not the install of a CUDA build
                 from migrate import local_installs
 
                 defs += local_installs.setup_py_runs(ctx.lines)

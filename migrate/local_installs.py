@@ -49,6 +49,59 @@ def facts(dependencies) -> list[Definition]:
     return out
 
 
+def image_facts(path: str, lines: list[str], dependencies) -> list[Definition]:
+    """`facts` of a launcher's `pip install` requirements; in a Dockerfile an absolute folder is the image's, read
+    through the `COPY` lines above the command that put the repository there (`copied_from`): nvdiffrast's
+    `COPY *.py *.toml /tmp/nvdiffrast` then `RUN pip install /tmp/nvdiffrast` installs the build context's root."""
+    from migrate.sources import is_dockerfile
+
+    out = []
+    docker = is_dockerfile(path)
+    for fact in facts(dependencies):
+        if not (docker and fact.name.startswith("/")):
+            out.append(fact)
+            continue
+        out.extend(Definition(KIND, folder, "", fact.line, False, fact.why)
+                   for folder in copied_from(lines, fact.line, fact.name))
+    return out
+
+
+# `COPY [--chown=..] SRC... DEST` / `ADD`: files of the build context copied into the image (not the JSON form)
+_COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(?:--\S+\s+)*(?P<args>[^\s\[].*?)\s*$", re.I)
+
+
+def copied_from(lines: list[str], number: int, folder: str) -> list[str]:
+    """The repository folders a Dockerfile's absolute image `folder` holds by the `COPY` lines above line `number`:
+    a destination that received `.` or files of the context's top (`setup.py`, `*.py`: a name with a suffix or a glob)
+    is the context's root (the Dockerfile's folder and the repository's root, as `copied_workdir`), one that received
+    a folder of the context (`COPY ext/op /src/op`) is that folder; a folder below the destination is the same folder
+    below its source. [] when no `COPY` put anything there (a clone, a downloaded archive)."""
+    folder = posixpath.normpath(folder)
+    out: list[str] = []
+    for line in lines[:number - 1]:
+        copy = _COPY.match(line)
+        if copy is None:
+            continue
+        args = [a.strip("\"'") for a in copy.group("args").split()]
+        if len(args) < 2 or "://" in copy.group("args"):
+            continue
+        dest = posixpath.normpath(args[-1])
+        if folder != dest and not folder.startswith(dest.rstrip("/") + "/"):
+            continue
+        below = folder[len(dest):].lstrip("/")
+        for source in args[:-1]:
+            source = posixpath.normpath(source)
+            if source.startswith(("/", "..")):
+                continue
+            top_files = source == "." or ("/" not in source and ("*" in source or "?" in source or "." in source))
+            if top_files:
+                found = [posixpath.normpath(below)] if below else [".", CONTEXT_ROOT]
+            else:
+                found = [posixpath.normpath(posixpath.join(source, below))]
+            out.extend(f for f in found if f not in out)
+    return out
+
+
 # `python setup.py build install` / `python3 ./ops/setup.py develop`: setuptools run on a setup.py directly, with a
 # command that builds or installs (not `--version`, `sdist`, `clean`)
 _SETUP_PY = re.compile(r"(?:(?<=/)|(?<![\w./-]))python[\d.]*\s+(?:-\S+\s+)*(?P<path>(?:\S*/)?setup\.py)(?P<rest>(?:\s+[^\s;&|]+)+)")

@@ -72,6 +72,41 @@ def is_unnamed_dockerfile(path: str, relative: str) -> bool:
     return _DOCKER_FIRST.match(head) is not None
 
 
+# a requirements file named outside MANIFEST_PATTERNS (`requirments_cu118.txt`, `reqs.txt`): the name starts with
+# "req" and every line that is not blank or a comment is a pip requirement specifier or a pip option line
+_MISNAMED_REQUIREMENTS = re.compile(r"req[a-z]*[\w.-]*\.txt", re.IGNORECASE)
+_PIP_OPTION_LINE = re.compile(r"-{1,2}[a-z][\w-]*(?:[ \t=].*)?")
+_SPECIFIER = r"(?:===?|~=|!=|<=?|>=?)\s*[\w.*+!-]+"
+_REQUIREMENT_LINE = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[\w, .-]*\])?\s*"
+    rf"(?:\(?{_SPECIFIER}(?:\s*,\s*{_SPECIFIER})*\)?|@\s*\S+)?\s*(?:;.*)?")
+
+
+def is_misnamed_requirements(path: str) -> bool:
+    """A pip requirements file whose name MANIFEST_PATTERNS miss (RVC's `requirments_cu118_py312.txt`, a misspelling
+    installed with `pip install -r`): a `.txt` file named `req*`, whose lines (comments and blanks aside) all parse as
+    requirement specifiers or pip options, at least one a specifier. Read by its first 64 KiB; only `.txt` files
+    named `req*` that no name classifies are opened (walk.py); release notes or a `requests.txt` of prose fail the
+    content test."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not _MISNAMED_REQUIREMENTS.fullmatch(name):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    found = False
+    for raw in head.splitlines():
+        line = re.split(r"(?:^|\s)#", raw, maxsplit=1)[0].strip()
+        if not line or _PIP_OPTION_LINE.fullmatch(line):
+            continue
+        if _REQUIREMENT_LINE.fullmatch(line) is None and not _VCS_OR_URL.match(line):
+            return False
+        found = True
+    return found
+
+
 def is_cog_config(path: str) -> bool:
     """Replicate's `cog.yaml`, by its file name: it "defines how to build a Docker image" (replicate/cog docs/yaml.md),
     its `build: run:` items being shell commands run in that build, read like a Dockerfile's `RUN` lines (label rule

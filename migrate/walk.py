@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from migrate import git_index
 from migrate.findings import FileError
-from migrate.sources import classify, is_unnamed_dockerfile
+from migrate.sources import classify, is_misnamed_requirements, is_unnamed_dockerfile
 
 MAX_DEPTH = 200  # folders deeper than this are reported, not walked (the walk recurses per level)
 
@@ -222,6 +222,8 @@ class Walker:
             return
         if stat.S_ISREG(mode):
             kinds = classify(full) or (("launcher",) if is_unnamed_dockerfile(full, rel) else ())  # `docker/chatlearn`
+            if not kinds and entry.name.endswith(".txt") and is_misnamed_requirements(full):  # `requirments_cu118.txt`
+                kinds = ("manifest",)
             if kinds and not (self.respect_gitignore and self._ignored_by_git(full, False)):
                 self.found.append((full, kinds))
             return

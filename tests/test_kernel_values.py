@@ -714,10 +714,12 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
         "ops/make.sh": "#!/usr/bin/env bash\n# python setup.py install\npython setup.py build install\npython setup.py --version\n",
         "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
         "build_all.sh": "echo 'python setup.py install'\npython3 ops/setup.py develop && python tools/setup.py install\n",
+        "ops/Makefile": "all:\n\tpython setup.py build_ext --inplace\n\trm -rf build\n",  # a side build (L19)
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU502", "ops/make.sh") == [3]
     assert finding_lines(result, "NPU502", "build_all.sh") == [2]
+    assert finding_lines(result, "NPU502", "ops/Makefile") == []
 
 
 def test_a_pip_install_of_the_folder_a_command_runs_in_is_reported(tmp_path):
@@ -762,6 +764,24 @@ def test_a_dockerfile_whose_workdir_is_the_copied_context_installs_the_repositor
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU502", "docker/dockerfile") == [5, 6]
     assert finding_lines(result, "NPU502", "tools/ci.sh") == []
+
+
+def test_a_dockerfile_pip_install_of_an_image_folder_the_repository_was_copied_into(tmp_path):
+    # `COPY csrc /tmp/mm/csrc` + `COPY *.py *.toml /tmp/mm` put the repository's top files (its setup.py) in /tmp/mm:
+    # `pip install /tmp/mm` installs the CUDA build (label ruling (L72)); `COPY ops /src/ops` then `pip install
+    # /src/ops` installs ops/. A folder of a clone (`git clone ... /opt/lib`) or one no COPY filled is none of ours.
+    write_files(tmp_path, {
+        "setup.py": _cuda_setup('mm', 'mm_cuda', ['csrc/mm.cpp', 'csrc/mm_kernel.cu']),
+        "csrc/mm_kernel.cu": "__global__ void k(float* x) {}\n", "csrc/mm.cpp": "// host\n",
+        "ops/setup.py": _cuda_setup('ops', 'ops_cuda', ['k.cu']),
+        "ops/k.cu": "__global__ void k(float* x) {}\n",
+        "Dockerfile": ("FROM base\nCOPY csrc /tmp/mm/csrc\nCOPY *.py *.toml /tmp/mm\n"
+                       "RUN TORCH_CUDA_ARCH_LIST=\"8.0\" pip install /tmp/mm --no-build-isolation\n"
+                       "COPY ops /src/ops\nRUN pip install /src/ops\n"
+                       "RUN git clone https://github.com/example/lib /opt/lib\nRUN pip install /opt/lib /tmp/other\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "Dockerfile") == [4, 6]
 
 
 def test_the_cd_lines_of_a_script_are_followed_in_turn(tmp_path):

@@ -492,7 +492,9 @@ def _folder_names() -> dict[str, str]:
 
 
 class GpuOnlyDependency(Rule):
-    """GPU-only packages declared in a dependency manifest (requirements*.txt, pyproject.toml,
+    """GPU-only packages declared in a dependency manifest (requirements*.txt, also a `.txt` file named `req*`
+    outside that pattern whose lines all parse as requirements or pip options, RVC's misspelt
+    `requirments_cu118_py312.txt`, sources.is_misnamed_requirements; pyproject.toml,
     setup.cfg, environment.yml, setup.py install_requires; there also the entries of a dependency table
     that a requirement list names by key, `extras["quant"] = deps_list("bitsandbytes", "accelerate")` or
     `deps["bitsandbytes"]` over `_deps = ["bitsandbytes>=0.43.3", ...]`, reported at the key and at the
@@ -521,12 +523,15 @@ class GpuOnlyDependency(Rule):
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
-    setup.py build install` run on it (from the script's folder: MaskDINO ops/make.sh; or from the folder a `cd
+    setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
+    script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
     install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
     no folder of the repository, unless it is the folder the build context was copied into, `COPY . /app/proj/` then
-    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; pip's `-e ops` names a folder without a
-    slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
+    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; a Dockerfile's `pip install /tmp/proj` of
+    an absolute folder of the image is the repository folder the `COPY` lines above it put there, `COPY *.py *.toml
+    /tmp/proj` the context's top with its setup.py, `COPY ops /src/ops` ops/, label ruling (L72); pip's `-e ops` names
+    a folder without a slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
     for a catalogued GPU-only package, by a pip name or its repository's name (`folder_names`: `third_party/flash-attention`),
     or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
     CUDA build (matched after the scan: migrate/local_installs.py); so is one naming the folder of a git submodule the
