@@ -300,7 +300,10 @@ class CudaExtension(Rule):
     custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines (also those of a module-level
     variable its `sources=` reads, `sources = [... for f in ['front.cpp', 'back.cu']]`) and `'nvcc'` key; in a file
     building CUDA, a module-level call of its function that looks for nvcc and raises without it (`CUDA =
-    locate_cuda()`) is the build's gate.
+    locate_cuda()`) is the build's gate, and inside that function its tests and reads of the toolkit's home variable
+    (`'CUDAHOME' in os.environ`, `os.environ['CUDAHOME']`) and its raises when nvcc or a toolkit folder is missing are
+    reported, with the call that hands the located nvcc to the compiler (`self.set_executable('compiler_so',
+    CUDA['nvcc'])`; label ruling (L66)).
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
     `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
     `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
@@ -622,7 +625,24 @@ class CudaExtension(Rule):
                 "        raise EnvironmentError('nvcc not found')\n    return {'home': os.path.dirname(nvcc)}\n"
                 "def here():\n    return os.path.dirname(__file__)\nCUDA = locate_cuda()\nHERE = here()\n"
                 "ext = Extension('nms.gpu_nms',\n    ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
-                "    extra_compile_args={'gcc': ['-O2'], 'nvcc': ['-arch=sm_61']})", count=4),
+                "    extra_compile_args={'gcc': ['-O2'], 'nvcc': ['-arch=sm_61']})", count=5),
+        # py-faster-rcnn's lib/setup.py descendants (label ruling (L66)): inside the called locator, the CUDAHOME test and
+        # read and both raises; the set_executable handing CUDA['nvcc'] to the compiler; plus the gate, the Extension call,
+        # its `.cu` line and its 'nvcc' key. The joined nvcc path and the PATH read are not reported.
+        Invalid("import os\nfrom distutils.extension import Extension\ndef locate_cuda():\n"
+                "    if 'CUDAHOME' in os.environ:\n        home = os.environ['CUDAHOME']\n"
+                "        nvcc = os.path.join(home, 'bin', 'nvcc')\n    else:\n"
+                "        nvcc = find_in_path('nvcc', os.environ['PATH'])\n        if nvcc is None:\n"
+                "            raise EnvironmentError('nvcc not found')\n        home = os.path.dirname(nvcc)\n"
+                "    for k, v in {'home': home, 'nvcc': nvcc}.items():\n        if not os.path.exists(v):\n"
+                "            raise EnvironmentError('The CUDA %s path could not be located in %s' % (k, v))\n"
+                "    return {'home': home, 'nvcc': nvcc}\nCUDA = locate_cuda()\n"
+                "def customize_compiler_for_nvcc(self):\n    default = self.compiler_so\n"
+                "    def _compile(obj, src, ext, cc_args, extra_postargs, pp_opts):\n"
+                "        if os.path.splitext(src)[1] == '.cu':\n            self.set_executable('compiler_so', CUDA['nvcc'])\n"
+                "    self._compile = _compile\n"
+                "ext = Extension('nms.gpu_nms',\n    ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
+                "    extra_compile_args={'gcc': ['-O2'], 'nvcc': ['-arch=sm_61']})", count=9),
         # microsoft/tutel setup.py: a setup helper picking CUDAExtension from its parameter; its call with
         # `use_cuda=True` builds the CUDA extension (ruling (L10)/(L17)), the call with `use_cuda=False` does not
         Invalid("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
@@ -714,13 +734,56 @@ class CudaExtension(Rule):
                     isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("nvcc", "CUDAHOME", "CUDA_HOME", "CUDA_PATH")
                     for n in ast.walk(function)):
                 locators.add(function.name)
+        called, results = set(), set()
         for statement in ctx.tree.body if locators else ():
             value = getattr(statement, "value", None)
             if isinstance(statement, (ast.Assign, ast.Expr)) and isinstance(value, ast.Call) \
                     and isinstance(value.func, ast.Name) and value.func.id in locators:
+                called.add(value.func.id)
+                results.update(t.id for t in getattr(statement, "targets", ()) if isinstance(t, ast.Name))
                 yield self.finding(ctx, statement, f"`{value.func.id}()` looks for the CUDA toolkit (nvcc) and raises "
                                    "without it: the gate of this file's CUDA build, which stops on an Ascend host: "
                                    + self.MESSAGE)
+        if called:
+            yield from self._locator_lines(ctx, called, results)
+
+    def _locator_lines(self, ctx, called: set, results: set):
+        """Inside a toolkit locator that the module calls (`def locate_cuda():` of py-faster-rcnn's descendants, label
+        ruling (L66)): its tests and reads of the toolkit's home variable (`'CUDAHOME' in os.environ`,
+        `os.environ['CUDAHOME']`, `os.getenv('CUDA_HOME')`: ruling (L37)) and its raises when nvcc or a toolkit folder
+        is missing (ruling (L35)); anywhere in the file, the call that hands the located nvcc to the compiler
+        (`self.set_executable('compiler_so', CUDA['nvcc'])` in a `customize_compiler_for_nvcc`). Its other lines (the
+        `nvcc` path joined, the include / lib64 folders) are the build's flags, reported at its Extension call."""
+        homes = ("CUDAHOME", "CUDA_HOME", "CUDA_PATH")
+        lines: set[int] = set()
+
+        def once(node, message):
+            if node.lineno not in lines:
+                lines.add(node.lineno)
+                return [self.finding(ctx, node, message + ": " + self.MESSAGE)]
+            return []
+
+        for function in ctx.tree.body:
+            if not (isinstance(function, ast.FunctionDef) and function.name in called):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Raise):
+                    yield from once(node, f"`{function.name}()` raises here without the CUDA toolkit (nvcc or its "
+                                    "folders), which an Ascend host lacks; the build stops")
+                elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) and node.left.value in homes \
+                        and ctx.qualname(node.comparators[0]) == "os.environ":
+                    yield from once(node, f"tests `{node.left.value}`, the CUDA toolkit's home, to find nvcc")
+                elif isinstance(node, ast.Subscript) and ctx.qualname(node.value) == "os.environ" \
+                        and isinstance(node.slice, ast.Constant) and node.slice.value in homes:
+                    yield from once(node, f"reads `{node.slice.value}`, the CUDA toolkit's home, to find nvcc")
+                elif isinstance(node, ast.Call) and ctx.qualname(node.func) in ("os.environ.get", "os.getenv") \
+                        and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in homes:
+                    yield from once(node, f"reads `{node.args[0].value}`, the CUDA toolkit's home, to find nvcc")
+        for call in ctx.nodes.get(ast.Call, ()) if results else ():
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "set_executable" and any(
+                    isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in results
+                    and isinstance(n.slice, ast.Constant) and n.slice.value == "nvcc" for a in call.args for n in ast.walk(a)):
+                yield from once(call, "hands the located nvcc to the compiler for the `.cu` sources")
 
     def _loaded_op_calls(self, ctx):
         """`_ops = tf.load_op_library(lib_file)` at module level, then `_ops.warp_rnnt(...)` (HawkAaron/warp-transducer
