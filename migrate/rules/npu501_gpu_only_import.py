@@ -392,8 +392,8 @@ def _used_only_in_the_attempt(ctx, statement, attempt: ast.Try) -> bool:
     fallback (label ruling 24b-13). The try's `else:` runs only when the import succeeded, so reads there count as
     inside too (mmengine-style optimizer registries: `try: import bitsandbytes as bnb / except (ImportError,
     RuntimeError): pass / else: register(bnb.optim...)`). A name read after the try (or never read) leaves the import
-    required."""
-    if any(a.name == "*" for a in statement.names):
+    required, and so does a try that is a function's whole remaining work (`_failure_report`)."""
+    if any(a.name == "*" for a in statement.names) or _failure_report(ctx, attempt):
         return False
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
     if not handlers or not all(all(isinstance(s, ast.Pass) for s in h.body) or _only_notices(h) for h in handlers):
@@ -402,6 +402,26 @@ def _used_only_in_the_attempt(ctx, statement, attempt: ast.Try) -> bool:
     inside = {id(n) for s in (*attempt.body, *attempt.orelse) for n in ast.walk(s)}
     reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
     return bool(reads) and all(id(n) in inside for n in reads)
+
+
+def _catches_everything(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type
+    names = [] if kinds is None else kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    return all(isinstance(n, ast.Name) and n.id in ("Exception", "BaseException") for n in names)
+
+
+def _failure_report(ctx, attempt: ast.Try) -> bool:
+    """YOLOv5 export.py: `def export_engine(...): try: check_requirements(('tensorrt',)); import tensorrt as trt; ...
+    trt.Builder(logger) ... / except Exception as e: LOGGER.info(f'export failure: {e}')`. The try is the last
+    statement of its function and every handler catches any failure (`Exception`, a bare `except:`) only to tell the
+    user: nothing runs after it, so there is no path without the package, only the report that the function's job
+    failed. The function is chosen by a user option (`--include engine`), not by an availability check: the import
+    and its uses stay required (label ruling (L73)). A handler for ImportError alone, or a try followed by more code
+    (the torch reference after gsplat's fused_ssim attempt), keeps the fallback reading."""
+    function = ctx.parent(attempt)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.body[-1] is not attempt:
+        return False
+    return bool(attempt.handlers) and all(_catches_everything(h) and _only_notices(h) for h in attempt.handlers)
 
 
 def _flag_set_before(ctx, attempt: ast.Try) -> bool:
@@ -543,7 +563,10 @@ class GpuOnlyImport(Rule):
     is inside the `try:` body or its `else:` (`try: from fused_ssim import fused_ssim; return fused_ssim(a, b) / except ImportError:
     pass`, then a torch reference after the try: without the package the code after the try is the fallback;
     `try: import bitsandbytes as bnb / except (ImportError, RuntimeError): pass / else: register(bnb.optim)`: the
-    `else:` runs only with the package). `importlib.import_module("apex")` and other
+    `else:` runs only with the package); not where the try is the last statement of its function and every handler
+    catches any failure only to report it (a per-format exporter's `def export_engine(...): try: import tensorrt as
+    trt; ... trt.Builder(logger) / except Exception as e: LOGGER.info(f'export failure: {e}')`: nothing runs after it,
+    the format is the user's choice, so the import and its uses stay reported, label ruling (L73)). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
     third_party.toml `aliases`; also the `else:` of an import attempt of such a package, `try: from megablocks import
@@ -697,6 +720,11 @@ class GpuOnlyImport(Rule):
         "mode = 'xformers' if XF_OK else 'softmax'\n",
     ]
     INVALID = [
+        # a per-format exporter whose whole body is the try and whose handler only reports the failure: the format is
+        # a user's choice, nothing runs without the package (label ruling (L73)); one import, one construction
+        Invalid("import logging\nLOGGER = logging.getLogger(__name__)\n\ndef export_engine(onnx_file):\n    try:\n"
+                "        import tensorrt as trt\n        builder = trt.Builder(trt.Logger(trt.Logger.INFO))\n"
+                "        return builder\n    except Exception as e:\n        LOGGER.info(f'export failure: {e}')\n", count=1),
         # None stand-ins that nothing tests: `flash_attn_varlen_func(...)` is None(...) without the package, so both
         # imports are required (migrate/none_stand_ins.py; label rulings (L30), (L42)); the version read is no test
         Invalid("try:\n    import flash_attn\n    from flash_attn.flash_attn_interface import flash_attn_varlen_func\n"

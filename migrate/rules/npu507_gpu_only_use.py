@@ -350,6 +350,11 @@ class GpuOnlyUse(Rule):
         "def load(params, weights, lora):\n    for name, w in weights:\n        param = params[name]\n"
         "        loader = getattr(param, 'weight_loader',\n                         default_weight_loader)\n"
         "        loader(param, w)\n    return DEFAULT_VOCAB_PADDING_SIZE if not lora else 2 * DEFAULT_VOCAB_PADDING_SIZE\n",
+        # a TensorRT runner's binding table: `trt.nptype` maps a DataType constant to a numpy type in plain Python
+        # (knowledge `pure_api`, read in the wheel's tensorrt/__init__.py; label ruling (L54), 43b-6); the import line
+        # is NPU501's
+        "import numpy as np\nimport tensorrt as trt\n\ndef binding_dtype(engine, index):\n"
+        "    return np.dtype(trt.nptype(engine.get_binding_dtype(index)))\n",
         # a splatting model's setup: gsplat's pure-PyTorch helpers (knowledge `pure_api`, read in gsplat's source) run as
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
