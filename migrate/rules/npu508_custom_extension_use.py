@@ -527,6 +527,14 @@ class CustomExtensionUse(Rule):
             "        mod = __import__('_gpu_backend')\n    return mod\nm = __import__('_gpu_backend')\nm.encode(x)\n",
             count=4,
         ),
+        # a dotted `__import__("pkg._ext")` without `fromlist` returns `pkg`: the import only, the name is not the
+        # extension; a `ctypes.CDLL` of the library's path (dots in it) binds the library
+        Invalid(
+            "import ctypes\nfrom torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('pkg._ext', ['k.cu'])\n"
+            "CUDAExtension('kern', ['q.cu'])\np = __import__('pkg._ext')\np.helper()\n"
+            "lib = ctypes.CDLL('build/libkern.so')\nlib.gemm(1)\n",
+            count=3,
+        ),
         # a class of the extension as the type an `isinstance` test asks about runs none of its code (label ruling (L68)):
         # the construction is the use
         Invalid(
@@ -1266,7 +1274,7 @@ class CustomExtensionUse(Rule):
                 continue
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 found = self._loaded(ctx, value, index)
-                if found is not None and _binds_named(value):
+                if found is not None and (not _builtin_import(ctx, value) or _binds_named(value)):
                     ctx.imports[statement.targets[0].id] = found[1]
                     bound = True
                     continue
