@@ -15,7 +15,14 @@ back: nothing there needs porting (slow, not broken), and the `== "cpu"` branch 
 Such a call (an op named for its CPU build, `*_cpu`, in the branch of a `== "cpu"` test or in the final `else:` of a
 chain that tests for CUDA) is not a line to change; the CUDA branch's call, and every op without a CPU build, is. So
 is any op called inside a function the repository names for the CPU (`def ext_rep_penalty_mask_cpu(...)`, exllama:
-its wrapper of the extension's host-side rep_penalty.cpp).
+its wrapper of the extension's host-side rep_penalty.cpp). An op whose CUDA build is its `_cuda`-suffixed sibling,
+called in the CUDA branch of the same chain, is the CPU build too where the final `else:` calls it (label ruling (L69),
+a cffi extension built from trilinear.c and trilinear_cuda.c):
+
+    if x.is_cuda:
+        trilinear.trilinear_forward_cuda(lut, x, out)
+    else:
+        trilinear.trilinear_forward(lut, x, out)
 """
 
 from __future__ import annotations
@@ -59,6 +66,32 @@ def _chain_tests(statement: ast.If, ctx) -> list[ast.AST]:
             return tests
 
 
+def _chain_links(statement: ast.If, ctx) -> list[ast.If]:
+    """The `if` statements of the chain `statement` belongs to, from its first `if`."""
+    first = statement
+    parent = ctx.parent(first)
+    while isinstance(parent, ast.If) and parent.orelse == [first]:
+        first, parent = parent, ctx.parent(parent)
+    links, link = [first], first
+    while len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
+        link = link.orelse[0]
+        links.append(link)
+    return links
+
+
+def _cuda_sibling_called(ctx, statement: ast.If, qual: str) -> bool:
+    """A branch of the chain testing for CUDA calls `<qual>_cuda` (the op's CUDA build, beside its CPU build `qual`)."""
+    sibling = f"{qual}_cuda"
+    for link in _chain_links(statement, ctx):
+        if _device_literal(link.test, "cuda"):
+            for block in link.body:
+                for node in ast.walk(block):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                            and node.func.attr == sibling.rsplit(".", 1)[-1] and ctx.qualname(node.func) == sibling:
+                        return True
+    return False
+
+
 def _in_cpu_function(ctx, node: ast.AST) -> bool:
     """The nearest function holding `node` is named for the CPU (`def ext_rep_penalty_mask_cpu(...)`)."""
     parent = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
@@ -73,16 +106,16 @@ def cpu_op_off_cuda(ctx, node: ast.AST, qual: str) -> bool:
     the wrapper says the op runs on host tensors (label ruling 25a-4, by analogy with (L28))."""
     if _in_cpu_function(ctx, node):
         return True
-    if not _CPU_OP.search(qual.rsplit(".", 1)[-1]):
-        return False
+    cpu_named = bool(_CPU_OP.search(qual.rsplit(".", 1)[-1]))
     child, parent = node, ctx.parent(node)
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
         if isinstance(parent, ast.If):
             if child in parent.body:
-                if _device_literal(parent.test, "cpu"):
+                if cpu_named and _device_literal(parent.test, "cpu"):
                     return True
             elif child in parent.orelse and not (len(parent.orelse) == 1 and isinstance(parent.orelse[0], ast.If)):
-                if any(_device_literal(test, "cuda") for test in _chain_tests(parent, ctx)):
+                if any(_device_literal(test, "cuda") for test in _chain_tests(parent, ctx)) and (
+                        cpu_named or _cuda_sibling_called(ctx, parent, qual)):
                     return True
         child, parent = parent, ctx.parent(parent)
     return False

@@ -32,7 +32,8 @@ _PLAIN_EXTENSIONS = frozenset({"setuptools.Extension", "setuptools.extension.Ext
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[\w., \t*]*)|import[ \t]+([\w., \t]+))", re.M)
 # a literal `__all__` (its names: what a star import of the module re-exports, kernel_values.module_reexports)
 _ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
-_IMPORT_MODULE = re.compile(r"import_module\(\s*[rbu]?['\"]([\w.]+)['\"]")
+# `__import__("pkg.mod")`, the builtin behind `import`, is one too (label ruling (L67))
+_IMPORT_MODULE = re.compile(r"(?:import_module|__import__)\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
 _SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
 # every match of `_SHARED_LIB` holds `.so` ending a word (`.sort`, `.softmax`, `.solve` do not): an exact pre-test

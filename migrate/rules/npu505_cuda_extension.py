@@ -305,8 +305,8 @@ class CudaExtension(Rule):
     reported, with the call that hands the located nvcc to the compiler (`self.set_executable('compiler_so',
     CUDA['nvcc'])`; label ruling (L66)).
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
-    `with_cuda=False`: its call, its `with_cuda=` line, the `with_cuda = True` switch it reads, the
-    `WITH_CUDA` macro and the nvcc-compiled objects it links (`'src/k.cu.o'`); so is an `nvcc` command in
+    `with_cuda=False`: its call, its `with_cuda=` line, the `WITH_CUDA` macro and the nvcc-compiled objects it
+    links (`'src/k.cu.o'`), not the `with_cuda = True` switch it reads (flag-building, label ruling (L70)); so is an `nvcc` command in
     a shell launcher (`make.sh` compiling the `.cu` files such a build links), not in a Makefile (label ruling (L19):
     a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
@@ -587,11 +587,12 @@ class CudaExtension(Rule):
         Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
             "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
             "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
-        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the switch, the macro, the linked .cu.o, the call, with_cuda=
+        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, the call, with_cuda=;
+            # not the `with_cuda = True` switch (flag-building, label ruling (L70))
             "import torch\nfrom torch.utils.ffi import create_extension\ndefines, with_cuda = [], False\n"
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
-            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=6),
+            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=5),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
         # warp-transducer warprnnt_tensorflow/__init__.py: the op read on the loaded library (not the gradient's ops)
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\ndef loss(a):\n"
@@ -943,7 +944,6 @@ class CudaExtension(Rule):
                     reported.append(call)
                     yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
                     yield from self._inner_lines(ctx, call)
-                    yield from self._cuda_switches(ctx, call)
                 continue
             if name is None or not name.startswith(_EXT + "."):
                 continue
@@ -1018,16 +1018,6 @@ class CudaExtension(Rule):
         for line in sorted(lines):
             node, lead = lines[line]
             yield self.finding(ctx, node, lead + self.MESSAGE)
-
-    def _cuda_switches(self, ctx, call):
-        """`with_cuda = True`: the assignments that switch on the variable a cffi build passes as `with_cuda=`."""
-        flag = ctx.keyword(call, "with_cuda")
-        if not isinstance(flag, ast.Name):
-            return
-        for statement in ctx.nodes.get(ast.Assign, ()):
-            if _is_true(statement.value) and any(isinstance(t, ast.Name) and t.id == flag.id for t in statement.targets) \
-                    and statement.lineno != call.lineno:
-                yield self.finding(ctx, statement, f"switches on `{flag.id}`, which tells the cffi build to link CUDA kernels: " + self.MESSAGE)
 
     def _selected_or_globbed(self, ctx, reported, plain=0):
         """`ext = CUDAExtension if use_cuda else CppExtension` (a reference, not a call) and `.cu`

@@ -191,6 +191,34 @@ def _kernel_value(index, qual: str) -> bool:
     return found is not None and index.modules[found].mode != kernel_values.WRAPPER
 
 
+def _builtin_import(ctx, call) -> bool:
+    """`__import__("ext")`: the builtin behind `import ext`, with a literal name an import of it like
+    `importlib.import_module("ext")` (label ruling (L67)); not where the file binds the name itself."""
+    return isinstance(call.func, ast.Name) and call.func.id == "__import__" and "__import__" not in ctx.imports \
+        and not shadowed(ctx, call.func)
+
+
+def _binds_named(call) -> bool:
+    """`__import__("pkg.ext")` without `fromlist` returns `pkg`, not `pkg.ext`: the result is the named module only for
+    a plain name or with a non-empty `fromlist` (`__import__("pkg.ext", fromlist=["pkg"])`)."""
+    text = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+    if not isinstance(text, str) or "." not in text:
+        return True
+    fromlist = call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "fromlist"), None)
+    return isinstance(fromlist, (ast.List, ast.Tuple)) and bool(fromlist.elts)
+
+
+def _type_check(ctx, node) -> bool:
+    """`isinstance(x, ext.Wrapper)` / `isinstance(x, (ext.Wrapper, list))`: tests an object against a class of the
+    extension and runs none of its code (label ruling (L68), by (L35): the class's constructions and methods are the
+    uses)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple):
+        node, parent = parent, ctx.parent(parent)
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
+        and len(parent.args) == 2 and parent.args[1] is node
+
+
 def _hasattr_probe(ctx, node) -> bool:
     """`hasattr(torch.ops.ns, "op")`: asks whether the op was registered (an availability probe), does not
     call it (microsoft/tutel jit_kernels/gating.py `has_extension = hasattr(torch.ops.tutel_ops, 'cumsum')`); so does
@@ -247,7 +275,8 @@ class CustomExtensionUse(Rule):
     `torch::RegisterOperators("ns::op", &fn)` in C++ or CUDA sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
     op namespace; a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
-    library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` (also an
+    library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` or `__import__("ext")` (the
+    builtin with a literal name, each line of a retry; label ruling (L67)) (also an
     f-string whose literal parts name it; a build named by an f-string itself, one module per GPU architecture from
     a build helper called in a loop, `[make_extension(cc) for cc in archs]` building
     `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
@@ -355,7 +384,11 @@ class CustomExtensionUse(Rule):
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
     NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
-    CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py), nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
+    CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py); nor is, in the final `else:`
+    of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
+    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a class of the
+    extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
+    the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there). An op that the repository's C++ / CUDA sources register
     (`m.def("gemm_forward(...)")`, `m.impl("op", ...)` in a `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY_FRAGMENT` block
     of a namespace built for CUDA) and that Python code fetches by that name through a project accessor of any shape
@@ -485,6 +518,38 @@ class CustomExtensionUse(Rule):
             "import importlib\nfrom torch.utils.cpp_extension import load\n"
             "ext = load(name='fused', sources=['f.cpp', 'f.cu'])\ny = ext.forward(x)\nm = importlib.import_module('fused')\n",
             count=2,
+        ),
+        # `__import__("ext")` with a literal name imports the extension like `importlib.import_module` (label ruling
+        # (L67)): each line of a retry, and the op called through the bound name
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('_gpu_backend', ['k.cu'])\n"
+            "def backend():\n    try:\n        mod = __import__('_gpu_backend')\n    except ImportError:\n"
+            "        mod = __import__('_gpu_backend')\n    return mod\nm = __import__('_gpu_backend')\nm.encode(x)\n",
+            count=4,
+        ),
+        # a dotted `__import__("pkg._ext")` without `fromlist` returns `pkg`: the import only, the name is not the
+        # extension; a `ctypes.CDLL` of the library's path (dots in it) binds the library
+        Invalid(
+            "import ctypes\nfrom torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('pkg._ext', ['k.cu'])\n"
+            "CUDAExtension('kern', ['q.cu'])\np = __import__('pkg._ext')\np.helper()\n"
+            "lib = ctypes.CDLL('build/libkern.so')\nlib.gemm(1)\n",
+            count=3,
+        ),
+        # a class of the extension as the type an `isinstance` test asks about runs none of its code (label ruling (L68)):
+        # the construction is the use
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('rast_c', ['r.cu'])\n"
+            "import rast_c\ndef f(mip=None):\n    assert mip is None or isinstance(mip, (rast_c.MipWrapper, list))\n"
+            "    return mip if isinstance(mip, rast_c.MipWrapper) else rast_c.MipWrapper(mip)\n",
+            count=2,
+        ),
+        # a cffi extension built from lut.c and lut_cuda.c: the final `else:` of the `is_cuda` test calls the CPU build
+        # of the op the CUDA branch calls as `<op>_cuda` (label ruling (L69), migrate/cpu_fallbacks.py)
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('lut_ext', ['lut.cpp', 'k.cu'])\n"
+            "import lut_ext\ndef apply(lut, x, out):\n    if x.is_cuda:\n        lut_ext.lut_forward_cuda(lut, x, out)\n"
+            "    else:\n        lut_ext.lut_forward(lut, x, out)\n        lut_ext.lut_stats(out)\n    return out\n",
+            count=3,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
         # RWKV-LM RWKV-v7/train_temp/src/model.py (label rule (s21b-5)): a name bound to the namespace; its attribute calls
@@ -674,7 +739,7 @@ class CustomExtensionUse(Rule):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
                 continue
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
-                availability_probe(ctx, node) or _hasattr_probe(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
+                availability_probe(ctx, node) or _hasattr_probe(ctx, node) or _type_check(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
                 or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
                 or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
@@ -1145,18 +1210,18 @@ class CustomExtensionUse(Rule):
         `f"{pkg}._cuda"`), `ctypes.CDLL(".../libfoo.so")` / `torch.ops.load_library(...)` of a shared
         library the scan builds (CMake target `foo`, or an extension module `foo`)."""
         name = ctx.qualname(call.func)
-        if name not in _LOADERS or not call.args:
+        if (name not in _LOADERS and not _builtin_import(ctx, call)) or not call.args:
             return None
         arg = call.args[0]
         if name == _LOAD_BUILT:  # a literal name, or the expression this file's build was given (`build_params.name`)
             text = ctx.string_value(arg)
             module = index.module_for(text) if text else repo_index.file_computed_name(ctx, call, arg)
             return (f"{ctx.segment(call.func)}({ctx.segment(arg)}, ...)", module) if module in index.modules else None
-        if name == "importlib.import_module":
+        if name == "importlib.import_module" or _builtin_import(ctx, call):
             text = ctx.string_value(arg)
             if text:
                 module = index.module_for(text)
-                return (f"importlib.import_module({text!r})", module) if module else None
+                return (f"{ctx.segment(call.func)}({text!r})", module) if module else None
             if isinstance(arg, ast.JoinedStr):
                 template = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in arg.values)
                 pattern = repo_index.fstring_pattern("".join(  # the holes' text: `{__package__}` may hold dots
@@ -1209,7 +1274,7 @@ class CustomExtensionUse(Rule):
                 continue
             if isinstance(value, ast.Call) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 found = self._loaded(ctx, value, index)
-                if found is not None:
+                if found is not None and (not _builtin_import(ctx, value) or _binds_named(value)):
                     ctx.imports[statement.targets[0].id] = found[1]
                     bound = True
                     continue
