@@ -24,6 +24,7 @@ from migrate import (
     accelerator_builders,
     builder_classes,
     cmake_find_modules,
+    cmake_npu_switch,
     cmake_subdirs,
     config_options,
     decollected_tests,
@@ -714,6 +715,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = cmake_subdirs.drop_unreached(results)  # a nested CMakeLists.txt the top-level build never adds
     # a CUDA-target-only CMake engine with an NPU fallback; after drop_unbuilt, which reads every built source's NPU506
     results = target_device_builds.drop_fallback_builds(results)
+    results = cmake_npu_switch.drop_cuda_side(results)  # the CUDA side of a CMake build with an NPU switch
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 

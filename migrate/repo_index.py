@@ -933,9 +933,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     registrations in C++ / CUDA sources;
     CUDA targets of a CMakeLists.txt (`cmake_defs`) and its link graph (`cmake_links`)."""
     if path.endswith(("CMakeLists.txt", ".cmake")):  # the Find modules it pulls in (migrate/cmake_find_modules.py)
-        from migrate import cmake_find_modules
+        from migrate import cmake_find_modules, cmake_npu_switch
 
-        found = cmake_find_modules.facts(path, text)
+        found = cmake_find_modules.facts(path, text) + cmake_npu_switch.facts(path, text)  # an NPU build switch
         if path.endswith("CMakeLists.txt"):  # and the folders it adds (migrate/cmake_subdirs.py)
             from migrate import cmake_subdirs
 
@@ -1612,11 +1612,11 @@ def _build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cmnpu") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
-                # project() (migrate/cmake_subdirs.py), an option compared or set (migrate/config_options.py): no extension
+                # project() (migrate/cmake_subdirs.py), an NPU build switch (migrate/cmake_npu_switch.py), an option compared or set (migrate/config_options.py): no extension
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink", PYBIND_KIND):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))

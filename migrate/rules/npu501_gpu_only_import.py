@@ -62,15 +62,25 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
 
 
 def _answers_unavailable(handler: ast.ExceptHandler) -> bool:
-    """The handler is a probe's "not available" answer: it returns False / None (`def has_fa3(): try: from
+    """The handler is a probe's "not available" answer: it returns False / None or an empty collection (`def has_fa3(): try: from
     flash_attn_interface import flash_attn_func; return True / except ImportError: return False`, xDiT envs.py):
     its caller takes the path without the package. A handler that also raises is no such answer, nor one that reports
     the failure as an error before it returns (`logger.error("This version of AutoGPTQ does not support LoRA ..."); return`,
     text-generation-webui LoRA.py): the feature stops there, there is no path without the package."""
     if any(isinstance(statement, ast.Raise) for statement in handler.body) or _reports_an_error(handler):
         return False
-    return any(isinstance(statement, ast.Return) and (statement.value is None or (
-        isinstance(statement.value, ast.Constant) and statement.value.value in (False, None))) for statement in handler.body)
+    return any(isinstance(statement, ast.Return) and _nothing(statement.value) for statement in handler.body)
+
+
+def _nothing(value: ast.AST | None) -> bool:
+    """`return`, `return False` / `None`, or an empty collection, `return []` / `{}` / `()` (a monitor's
+    `def get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`): the answer
+    "none here" that the caller reads as no device of that kind (label rule 43e e-2)."""
+    if value is None or (isinstance(value, ast.Constant) and value.value in (False, None)):
+        return True
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)) and not value.elts:
+        return True
+    return isinstance(value, ast.Dict) and not value.keys
 
 
 def guarding_try(ctx, statement) -> ast.Try | None:
@@ -531,7 +541,9 @@ class GpuOnlyImport(Rule):
     statement and package. An import the program does without is not reported: inside `try: ...
     except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None` where some line tests
     the stand-in: `if FusedAdam is not None`, `assert FusedAdam`; a None nothing tests is no fallback,
-    migrate/none_stand_ins.py), or whose
+    migrate/none_stand_ins.py), or that answers "none here" (`return False` / `None`, or an empty collection: `def
+    get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
+    device of that kind; label rule 43e e-2), or whose
     availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
     block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
     try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
@@ -691,6 +703,9 @@ class GpuOnlyImport(Rule):
         "import sys\nif 'flash_attn' in sys.modules:\n    import flash_attn\n    print(flash_attn.__version__)\n",
         "def check_flash_attn():\n    try:\n        from flash_attn import flash_attn_func\n        return True\n"
         "    except ImportError:\n        return False\n",
+        # a monitor whose handler answers "no GPUs here" with an empty list: the caller reads no device of that kind
+        "def get_gpu_stats():\n    try:\n        import pynvml\n    except ImportError:\n"
+        "        logger.warning('no pynvml, skip gpu stats')\n        return []\n    pynvml.nvmlInit()\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
         "from deepspeed.ops.op_builder.builder import OpBuilder",  # the device-neutral builder base (NPU builders' too)
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package

@@ -136,7 +136,13 @@ class CmakeCudaBuild(Rule):
     `ext_modules = [CMakeExtension(...)]`, `else: ext_modules = []`, an NPU value of that target beside it), whose
     package the runtime imports in a `try:` falling back on ImportError, in a repository whose device dispatch has an
     NPU side, is the CUDA side of that chain: its CMake lines (NPU511), the CUDA files only it builds (NPU506) and
-    the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py)."""
+    the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py). A CMake
+    build with an NPU switch (an `if(...)` / `elseif(...)` testing a variable named for the NPU, `option(MYPROJ_USE_NPU
+    ...)` then `if(MYPROJ_USE_NPU) ... ascendcl ... else() find_package(CUDA REQUIRED) endif()`) is a per-device build:
+    the CMake files of that build (the switch's own, and those in its folder or below up to a nested `project()`
+    without a switch) are not reported, nor the CUDA files only they build (NPU506) or the uses of the extensions they
+    define (NPU508, `import cache_ext` of its `pybind11_add_module(cache_ext ...)`; label rulings (L20), (L56),
+    migrate/cmake_npu_switch.py). A CUDA / ROCm / SYCL / MUSA chain without an NPU entry stays reported."""
 
     CODE = "NPU511"
     NAME = "cmake-cuda-build"

@@ -1,0 +1,42 @@
+"""The CUDA side of a CMake build with an NPU switch is not reported (migrate/cmake_npu_switch.py)."""
+from __future__ import annotations
+
+from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
+
+_SWITCHED = ("cmake_minimum_required(VERSION 3.18)\nproject(cache LANGUAGES CXX)\n"
+             "option(CACHE_USE_NPU \"build for the Ascend NPU\" OFF)\n"
+             "if(CACHE_USE_NPU)\n  add_definitions(-DCACHE_USE_NPU=1)\nelse()\n  find_package(CUDA REQUIRED)\nendif()\n"
+             "add_subdirectory(src)\npybind11_add_module(cache_ext src/bind.cpp)\n")
+_SRC = ("add_library(stream stream.cpp)\nif(CACHE_USE_NPU)\n  target_link_libraries(stream PUBLIC ascendcl)\nelse()\n"
+        "  target_include_directories(stream PUBLIC ${CUDAToolkit_INCLUDE_DIRS})\n"
+        "  target_link_libraries(stream PUBLIC CUDA::cudart)\nendif()\n")
+_USE = "import cache_ext\n\ncache = cache_ext.create(16)\n"
+
+
+def _scan(tmp_path):
+    return scan([str(tmp_path)], use_cache=False)
+
+
+def test_the_cuda_side_of_a_build_with_an_npu_switch_is_not_reported(tmp_path):
+    write_files(tmp_path, {"CMakeLists.txt": _SWITCHED, "src/CMakeLists.txt": _SRC, "src/bind.cpp": "int x;\n",
+                           "test/test_cache.py": _USE})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU511", "CMakeLists.txt") == []
+    assert finding_lines(result, "NPU511", "src/CMakeLists.txt") == []
+    assert finding_lines(result, "NPU508", "test/test_cache.py") == []
+
+
+def test_a_build_without_an_npu_entry_or_a_subproject_of_its_own_stays_reported(tmp_path):
+    # a CUDA/ROCm chain only; and a vendored subproject (its own project()) below a switched build
+    chain = _SWITCHED.replace("CACHE_USE_NPU", "CACHE_USE_ROCM").replace("ascendcl", "amdhip64")
+    write_files(tmp_path, {"CMakeLists.txt": chain, "src/CMakeLists.txt": _SRC.replace("CACHE_USE_NPU", "CACHE_USE_ROCM"),
+                           "src/bind.cpp": "int x;\n"})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU511", "CMakeLists.txt") != []
+    assert finding_lines(result, "NPU511", "src/CMakeLists.txt") != []
+    write_files(tmp_path, {"CMakeLists.txt": _SWITCHED + "add_subdirectory(third_party/kern)\n",
+                           "third_party/kern/CMakeLists.txt": "project(kern LANGUAGES CXX CUDA)\nadd_library(kern SHARED k.cu)\n",
+                           "third_party/kern/k.cu": "__global__ void k() {}\n"})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU511", "third_party/kern/CMakeLists.txt") != []
