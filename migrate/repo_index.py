@@ -1439,7 +1439,7 @@ class Index:
         `relative`: `dotted` comes from a relative import, which never reaches a top-level module
         (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
         stdlib = dotted.split(".", 1)[0] in STDLIB
-        for name in self.modules:
+        for name in self._named_in(dotted):
             # a CMake target never claims a standard-library module: `add_library(copy STATIC copy.cu)` is no `import copy`
             if stdlib and self.modules[name].path.endswith(("CMakeLists.txt", ".cmake")):
                 continue
@@ -1473,6 +1473,28 @@ class Index:
                     if name.endswith("." + prefix) or prefix.endswith("." + name):
                         return name
         return self._templated(dotted) or self._misplaced(dotted)
+
+    def _named_in(self, dotted: str) -> list:
+        """The modules, in the table's order, whose last name part is a part of `dotted`: every match of `module_for`'s
+        loop needs it (the name is `dotted`, a prefix or a suffix of it, a part of it, or ends in a prefix of it), and
+        a large repository asks thousands of times (torch: ~15k). The table grows while wrappers resolve: the lookup
+        is rebuilt whenever its names (or their order) changed."""
+        keys = tuple(self.modules)
+        held = self._by_last_part
+        if held[0] != keys:
+            by_last: dict[str, list] = {}
+            for position, name in enumerate(keys):
+                by_last.setdefault(name.rsplit(".", 1)[-1], []).append((position, name))
+            held[:] = [keys, by_last]
+        by_last = held[1]
+        found = [entry for part in set(dotted.split(".")) for entry in by_last.get(part, ())]
+        if len(found) > 1:
+            found.sort()
+        return [name for _, name in found]
+
+    @cached_property
+    def _by_last_part(self) -> list:
+        return [None, {}]  # [the module names it was built from, last name part -> [(position, name)]]
 
     def _misplaced(self, dotted: str) -> str | None:
         """An extension `pkg._CUDA` imported under another package of the repository (AutoSmoothQuant's
