@@ -1479,22 +1479,26 @@ class Index:
         loop needs it (the name is `dotted`, a prefix or a suffix of it, a part of it, or ends in a prefix of it), and
         a large repository asks thousands of times (torch: ~15k). The table grows while wrappers resolve: the lookup
         is rebuilt whenever its names (or their order) changed."""
+        by_last = self._names_lookup()[0]
+        found = [entry for part in set(dotted.split(".")) for entry in by_last.get(part, ())]
+        if len(found) > 1:
+            found.sort()
+        return [name for _, name in found]
+
+    def _names_lookup(self) -> tuple:
+        """(last name part -> [(position, name)], the names built under an f-string) of the table as it is now."""
         keys = tuple(self.modules)
         held = self._by_last_part
         if held[0] != keys:
             by_last: dict[str, list] = {}
             for position, name in enumerate(keys):
                 by_last.setdefault(name.rsplit(".", 1)[-1], []).append((position, name))
-            held[:] = [keys, by_last]
-        by_last = held[1]
-        found = [entry for part in set(dotted.split(".")) for entry in by_last.get(part, ())]
-        if len(found) > 1:
-            found.sort()
-        return [name for _, name in found]
+            held[:] = [keys, (by_last, [name for name in keys if "{" in name])]
+        return held[1]
 
     @cached_property
     def _by_last_part(self) -> list:
-        return [None, {}]  # [the module names it was built from, last name part -> [(position, name)]]
+        return [None, ({}, [])]  # [the module names it was built from, `_names_lookup`'s answer]
 
     def _misplaced(self, dotted: str) -> str | None:
         """An extension `pkg._CUDA` imported under another package of the repository (AutoSmoothQuant's
@@ -1512,8 +1516,9 @@ class Index:
         at = next((i for i in range(1, len(parts)) if parts[i] not in self.packages), None)
         if at is None:
             return None
-        tail = "." + parts[at]
-        names = [name for name, definition in self.modules.items() if definition.kind == "module" and name.endswith(tail)]
+        # (the names ending in `.<part>`: those whose last name part it is, with a dot before it)
+        names = [name for _, name in self._names_lookup()[0].get(parts[at], ())
+                 if "." in name and self.modules[name].kind == "module"]
         if len(names) == 1 and ".".join(parts[:at + 1]) not in self.cpu_built:
             return names[0]
         return None
@@ -1554,11 +1559,10 @@ class Index:
     def _templated(self, dotted: str) -> str | None:
         """The extension built under an f-string name (`pkg_bindings._{cc}_C`) that `dotted` is, or is inside of
         (`import pkg_bindings._86_C`): a hole stands for one name part."""
-        for name in self.modules:
-            if "{" in name:
-                pattern = fstring_pattern(name)
-                if pattern and re.fullmatch(pattern + r"(?:\.[\w.]+)?", dotted):
-                    return name
+        for name in self._names_lookup()[1]:
+            pattern = fstring_pattern(name)
+            if pattern and re.fullmatch(pattern + r"(?:\.[\w.]+)?", dotted):
+                return name
         return None
 
     def module_for_library(self, stem: str) -> str | None:
