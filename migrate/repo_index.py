@@ -1597,12 +1597,79 @@ def build_index(results) -> Index:
     and the summary again on the final ones (the drops after linking keep each file's facts tuple), so the last index
     is kept with the facts it was built from (held, so their ids stay theirs) and handed out again for the same files
     with the same facts."""
-    key = frozenset((r.path, id(getattr(r, "facts", ()))) for r in results)  # the same files in any order
+    key = _facts_key(results)
     if _LAST_INDEX and _LAST_INDEX[0][0] == key:
         return _LAST_INDEX[0][2]
     index = _build_index(results)
     _LAST_INDEX[:] = [(key, [getattr(r, "facts", ()) for r in results], index)]
     return index
+
+
+def _facts_key(results) -> frozenset:
+    return frozenset((r.path, id(getattr(r, "facts", ()))) for r in results)  # the same files in any order
+
+
+def remember(results, index: Index) -> None:
+    """`build_index` hands out `index` for `results`' facts from now on: the index of these facts read back from the
+    analyze cache (linking.py's plan), so the summary reads it too instead of building it again."""
+    _LAST_INDEX[:] = [(_facts_key(results), [getattr(r, "facts", ()) for r in results], index)]
+
+
+_INDEX_FIELDS = ("modules", "namespaces", "exports", "python_ops", "helpers", "packages", "cpu_built", "star_names", "stars")
+
+
+def _definition_row(d: Definition) -> list:
+    return [d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode]
+
+
+def index_to_json(index: Index) -> dict | None:
+    """The index as JSON values (the analyze cache stores it: `index_from_json`); None when the Index has fields this
+    does not know (a field added later is never silently dropped)."""
+    from dataclasses import fields
+
+    if tuple(f.name for f in fields(Index)) != _INDEX_FIELDS:
+        return None
+    return {
+        "modules": [[name, *_definition_row(d)] for name, d in index.modules.items()],
+        "namespaces": [[name, *_definition_row(d)] for name, d in index.namespaces.items()],
+        "exports": [[name, [_definition_row(d) for d in ds]] for name, ds in index.exports.items()],
+        "python_ops": list(index.python_ops), "helpers": list(index.helpers), "packages": list(index.packages),
+        "cpu_built": list(index.cpu_built),
+        "star_names": [[name, [_definition_row(d) for d in ds]] for name, ds in index.star_names.items()],
+        "stars": [[list(parts), list(sources)] for parts, sources in index.stars],
+    }
+
+
+def _definition_from_row(row) -> Definition:
+    kind, name, path, line, cuda, why, mode = row
+    if not (isinstance(kind, str) and isinstance(name, str) and isinstance(path, str) and isinstance(why, str)
+            and isinstance(mode, str) and isinstance(cuda, bool)):
+        raise TypeError("index entry of the wrong shape")
+    return Definition(kind, name, path, line, cuda, why, mode)
+
+
+def _strings(values) -> frozenset:
+    if not all(isinstance(v, str) for v in values):
+        raise TypeError("index entry of the wrong shape")
+    return frozenset(values)
+
+
+def definition_lists_from_json(rows) -> dict:
+    """name -> [Definition] (`Index.exports`, `Index.star_names`) as `index_to_json` stored it."""
+    return {name: [_definition_from_row(row) for row in definitions] for name, definitions in rows}
+
+
+def index_from_json(data: dict) -> Index:
+    """The Index `index_to_json` stored (tables in their order); raises KeyError / TypeError / ValueError for a
+    stored value of the wrong shape."""
+    return Index(
+        {name: _definition_from_row(row) for name, *row in data["modules"]},
+        {name: _definition_from_row(row) for name, *row in data["namespaces"]},
+        definition_lists_from_json(data["exports"]),
+        _strings(data["python_ops"]), _strings(data["helpers"]), _strings(data["packages"]), _strings(data["cpu_built"]),
+        definition_lists_from_json(data["star_names"]),
+        tuple((tuple(parts), tuple(sources)) for parts, sources in data["stars"]),
+    )
 
 
 def _build_index(results) -> Index:
