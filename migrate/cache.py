@@ -128,6 +128,9 @@ def _check_types(result: FileResult, findings: bool = True) -> None:
         raise TypeError("cache entry of the wrong shape")
 
 
+_PLANS_KEPT = 8  # linking plans (`ResultCache.put_plan`): a large repository's is ~1 MB
+
+
 class ResultCache:
     """One JSON file per (tool code, torch_npu version): path -> content digest -> result."""
 
@@ -233,6 +236,23 @@ class ResultCache:
     def put_link(self, key: str, digest: str, index_digest: str, findings: list, suppressed: int) -> None:
         rows = [dict(f.to_dict(), edits=[]) for f in findings]
         self.entries["link|" + key] = [digest, index_digest, [rows, suppressed]]
+        self.dirty = True
+
+    def get_plan(self, files: str, fingerprint: str) -> dict | None:
+        """What linking worked out from the scan's facts (its index, the files to link: linking.py), stored for this
+        list of files (`files`, a digest of their paths) and valid for these contents (`fingerprint`)."""
+        entry = self.entries.get("plan|" + files)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == fingerprint and isinstance(entry[1], dict):
+            return entry[1]
+        return None
+
+    def put_plan(self, files: str, fingerprint: str, plan: dict) -> None:
+        key = "plan|" + files
+        self.entries.pop(key, None)
+        plans = [k for k in self.entries if k.startswith("plan|")]
+        for stale in plans[:max(0, len(plans) - (_PLANS_KEPT - 1))]:  # one per list of files scanned, the last few only
+            del self.entries[stale]
+        self.entries[key] = [fingerprint, plan]
         self.dirty = True
 
     def get_imports(self, key: str, digest: str) -> list | None:

@@ -20,22 +20,29 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
     migrate/repo_index.py). Only files whose facts reference a defined name are looked at; their
     linked findings are cached under (file content, whole index) so neither change goes unseen.
     A file not in `fresh` (its result came from the cache) is read again, up to `max_file_size`."""
-    index = repo_index.build_index(results)
-    index = dataclasses.replace(index, exports=dict(index.exports))  # filtered below; the summary reads the index as built
-    exporters = {d.path for definitions in index.exports.values() for d in definitions}
-    own = own_package.own_packages([r.path for r in results], exporters) if exporters else {}
-    for name, definitions in list(index.exports.items()):  # a package's own modules do not export it
-        kept = [d for d in definitions if d.why.split(".", 1)[0] not in own.get(d.path, ())]
-        if kept:
-            index.exports[name] = kept
-        else:
-            del index.exports[name]
+    digests = digests or {}
+    files, fingerprint = _inputs_fingerprint(results, digests) if cache else ("", None)
+    plan = _read_plan(cache, results, files, fingerprint) if fingerprint else None
+    if plan is None:
+        built = repo_index.build_index(results)
+        index = _filtered_exports(built, results)
+    else:
+        built, index, positions, index_digest = plan
     if not index:
+        if plan is None and fingerprint:
+            cache.put_plan(files, fingerprint, {"built": repo_index.index_to_json(built), "empty": True})
         return results
     results = _own_extension_requirements(results, index)
-    index_digest = repo_index.digest(index)
-    digests = digests or {}
-    linked = {id(r) for r in repo_index.files_to_link(results, index)}
+    if plan is None:
+        index_digest = repo_index.digest(index)
+        linked = {id(r) for r in repo_index.files_to_link(results, index)}
+        stored = repo_index.index_to_json(built) if fingerprint else None
+        if stored is not None:
+            cache.put_plan(files, fingerprint, {
+                "built": stored, "empty": False, "exports": repo_index.index_to_json(index)["exports"],
+                "linked": [position for position, r in enumerate(results) if id(r) in linked], "digest": index_digest})
+    else:
+        linked = {id(results[position]) for position in positions}
     out: list[FileResult] = []
     pending: list[tuple[int, FileResult, bytes | None]] = []  # (position in out, result, data) to link afresh
     extras: dict[int, tuple[list, int]] = {}
@@ -103,6 +110,59 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
             continue
         out[position] = out[position].adding(extra, suppressed)
     return out
+
+
+def _filtered_exports(index, results: list[FileResult]):
+    """The index with the exports a package's own modules make of it left out (the summary reads the index as built)."""
+    index = dataclasses.replace(index, exports=dict(index.exports))
+    exporters = {d.path for definitions in index.exports.values() for d in definitions}
+    own = own_package.own_packages([r.path for r in results], exporters) if exporters else {}
+    for name, definitions in list(index.exports.items()):  # a package's own modules do not export it
+        kept = [d for d in definitions if d.why.split(".", 1)[0] not in own.get(d.path, ())]
+        if kept:
+            index.exports[name] = kept
+        else:
+            del index.exports[name]
+    return index
+
+
+def _inputs_fingerprint(results: list[FileResult], digests: dict) -> tuple[str, str | None]:
+    """(a digest of the scan's paths in order, a digest of what linking reads from the scan: each file's path, kind and
+    content, which decide its facts; None where a file's facts come from elsewhere, as from standard input).
+    The index, the own-package filter and the files to link are pure functions of these (and of the tool's code and
+    knowledge, which the cache file is named by): a warm re-run of an unchanged tree reads them back (`_read_plan`)."""
+    import hashlib
+
+    paths = hashlib.blake2b(digest_size=16)
+    contents = hashlib.blake2b(digest_size=16)
+    for result in results:
+        entry = digests.get(result.path)
+        if entry is None and getattr(result, "facts", ()):
+            return "", None
+        paths.update(f"{result.path}\0".encode())
+        contents.update(f"{result.path}\0{result.kind}\0{entry[0] if entry else ''}\0{entry[1] if entry else ''}\n".encode())
+    return paths.hexdigest(), contents.hexdigest()
+
+
+def _read_plan(cache: ResultCache, results: list[FileResult], files: str, fingerprint: str) -> tuple | None:
+    """(the index as built, the index linking reads, positions of the files to link, the index's digest) stored by an
+    earlier run over the same files and contents; None when none is stored or it is damaged."""
+    plan = cache.get_plan(files, fingerprint)
+    if plan is None:
+        return None
+    try:
+        built = repo_index.index_from_json(plan["built"])
+        if plan["empty"] is True:
+            repo_index.remember(results, built)
+            return built, repo_index.Index({}, {}), [], ""
+        exports = repo_index.definition_lists_from_json(plan["exports"])
+        positions = [int(p) for p in plan["linked"]]
+        if not all(0 <= p < len(results) for p in positions) or not isinstance(plan["digest"], str):
+            return None
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    repo_index.remember(results, built)
+    return built, dataclasses.replace(built, exports=exports), positions, plan["digest"]
 
 
 def _link_batch(items, version: str, index, max_file_size: int = Config.max_file_size) -> list[tuple[list, int] | None]:

@@ -1440,7 +1440,7 @@ class Index:
         `relative`: `dotted` comes from a relative import, which never reaches a top-level module
         (a JIT build's `load(name="upfirdn2d")` is not `from .upfirdn2d import upfirdn2d`)."""
         stdlib = dotted.split(".", 1)[0] in STDLIB
-        for name in self.modules:
+        for name in self._named_in(dotted):
             # a CMake target never claims a standard-library module: `add_library(copy STATIC copy.cu)` is no `import copy`
             if stdlib and self.modules[name].path.endswith(("CMakeLists.txt", ".cmake")):
                 continue
@@ -1475,6 +1475,32 @@ class Index:
                         return name
         return self._templated(dotted) or self._misplaced(dotted)
 
+    def _named_in(self, dotted: str) -> list:
+        """The modules, in the table's order, whose last name part is a part of `dotted`: every match of `module_for`'s
+        loop needs it (the name is `dotted`, a prefix or a suffix of it, a part of it, or ends in a prefix of it), and
+        a large repository asks thousands of times (torch: ~15k). The table grows while wrappers resolve: the lookup
+        is rebuilt whenever its names (or their order) changed."""
+        by_last = self._names_lookup()[0]
+        found = [entry for part in set(dotted.split(".")) for entry in by_last.get(part, ())]
+        if len(found) > 1:
+            found.sort()
+        return [name for _, name in found]
+
+    def _names_lookup(self) -> tuple:
+        """(last name part -> [(position, name)], the names built under an f-string) of the table as it is now."""
+        keys = tuple(self.modules)
+        held = self._by_last_part
+        if held[0] != keys:
+            by_last: dict[str, list] = {}
+            for position, name in enumerate(keys):
+                by_last.setdefault(name.rsplit(".", 1)[-1], []).append((position, name))
+            held[:] = [keys, (by_last, [name for name in keys if "{" in name])]
+        return held[1]
+
+    @cached_property
+    def _by_last_part(self) -> list:
+        return [None, ({}, [])]  # [the module names it was built from, `_names_lookup`'s answer]
+
     def _misplaced(self, dotted: str) -> str | None:
         """An extension `pkg._CUDA` imported under another package of the repository (AutoSmoothQuant's
         layers/nn/bmm.py `from .._CUDA import op`, which resolves to `pkg.layers._CUDA`; the relative spelling reaches
@@ -1491,8 +1517,9 @@ class Index:
         at = next((i for i in range(1, len(parts)) if parts[i] not in self.packages), None)
         if at is None:
             return None
-        tail = "." + parts[at]
-        names = [name for name, definition in self.modules.items() if definition.kind == "module" and name.endswith(tail)]
+        # (the names ending in `.<part>`: those whose last name part it is, with a dot before it)
+        names = [name for _, name in self._names_lookup()[0].get(parts[at], ())
+                 if "." in name and self.modules[name].kind == "module"]
         if len(names) == 1 and ".".join(parts[:at + 1]) not in self.cpu_built:
             return names[0]
         return None
@@ -1533,11 +1560,10 @@ class Index:
     def _templated(self, dotted: str) -> str | None:
         """The extension built under an f-string name (`pkg_bindings._{cc}_C`) that `dotted` is, or is inside of
         (`import pkg_bindings._86_C`): a hole stands for one name part."""
-        for name in self.modules:
-            if "{" in name:
-                pattern = fstring_pattern(name)
-                if pattern and re.fullmatch(pattern + r"(?:\.[\w.]+)?", dotted):
-                    return name
+        for name in self._names_lookup()[1]:
+            pattern = fstring_pattern(name)
+            if pattern and re.fullmatch(pattern + r"(?:\.[\w.]+)?", dotted):
+                return name
         return None
 
     def module_for_library(self, stem: str) -> str | None:
@@ -1572,12 +1598,79 @@ def build_index(results) -> Index:
     and the summary again on the final ones (the drops after linking keep each file's facts tuple), so the last index
     is kept with the facts it was built from (held, so their ids stay theirs) and handed out again for the same files
     with the same facts."""
-    key = frozenset((r.path, id(getattr(r, "facts", ()))) for r in results)  # the same files in any order
+    key = _facts_key(results)
     if _LAST_INDEX and _LAST_INDEX[0][0] == key:
         return _LAST_INDEX[0][2]
     index = _build_index(results)
     _LAST_INDEX[:] = [(key, [getattr(r, "facts", ()) for r in results], index)]
     return index
+
+
+def _facts_key(results) -> frozenset:
+    return frozenset((r.path, id(getattr(r, "facts", ()))) for r in results)  # the same files in any order
+
+
+def remember(results, index: Index) -> None:
+    """`build_index` hands out `index` for `results`' facts from now on: the index of these facts read back from the
+    analyze cache (linking.py's plan), so the summary reads it too instead of building it again."""
+    _LAST_INDEX[:] = [(_facts_key(results), [getattr(r, "facts", ()) for r in results], index)]
+
+
+_INDEX_FIELDS = ("modules", "namespaces", "exports", "python_ops", "helpers", "packages", "cpu_built", "star_names", "stars")
+
+
+def _definition_row(d: Definition) -> list:
+    return [d.kind, d.name, d.path, d.line, d.cuda, d.why, d.mode]
+
+
+def index_to_json(index: Index) -> dict | None:
+    """The index as JSON values (the analyze cache stores it: `index_from_json`); None when the Index has fields this
+    does not know (a field added later is never silently dropped)."""
+    from dataclasses import fields
+
+    if tuple(f.name for f in fields(Index)) != _INDEX_FIELDS:
+        return None
+    return {
+        "modules": [[name, *_definition_row(d)] for name, d in index.modules.items()],
+        "namespaces": [[name, *_definition_row(d)] for name, d in index.namespaces.items()],
+        "exports": [[name, [_definition_row(d) for d in ds]] for name, ds in index.exports.items()],
+        "python_ops": list(index.python_ops), "helpers": list(index.helpers), "packages": list(index.packages),
+        "cpu_built": list(index.cpu_built),
+        "star_names": [[name, [_definition_row(d) for d in ds]] for name, ds in index.star_names.items()],
+        "stars": [[list(parts), list(sources)] for parts, sources in index.stars],
+    }
+
+
+def _definition_from_row(row) -> Definition:
+    kind, name, path, line, cuda, why, mode = row
+    if not (isinstance(kind, str) and isinstance(name, str) and isinstance(path, str) and isinstance(why, str)
+            and isinstance(mode, str) and isinstance(cuda, bool)):
+        raise TypeError("index entry of the wrong shape")
+    return Definition(kind, name, path, line, cuda, why, mode)
+
+
+def _strings(values) -> frozenset:
+    if not all(isinstance(v, str) for v in values):
+        raise TypeError("index entry of the wrong shape")
+    return frozenset(values)
+
+
+def definition_lists_from_json(rows) -> dict:
+    """name -> [Definition] (`Index.exports`, `Index.star_names`) as `index_to_json` stored it."""
+    return {name: [_definition_from_row(row) for row in definitions] for name, definitions in rows}
+
+
+def index_from_json(data: dict) -> Index:
+    """The Index `index_to_json` stored (tables in their order); raises KeyError / TypeError / ValueError for a
+    stored value of the wrong shape."""
+    return Index(
+        {name: _definition_from_row(row) for name, *row in data["modules"]},
+        {name: _definition_from_row(row) for name, *row in data["namespaces"]},
+        definition_lists_from_json(data["exports"]),
+        _strings(data["python_ops"]), _strings(data["helpers"]), _strings(data["packages"]), _strings(data["cpu_built"]),
+        definition_lists_from_json(data["star_names"]),
+        tuple((tuple(parts), tuple(sources)) for parts, sources in data["stars"]),
+    )
 
 
 def _build_index(results) -> Index:

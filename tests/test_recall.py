@@ -576,3 +576,36 @@ def test_float64_in_a_dtype_name_table_is_not_a_computation():
         "x = torch.zeros(2, dtype=torch.float64)\n"
     )
     assert [f.line for f in of(findings(code), "NPU602")] == [4]
+
+
+def test_warm_run_reads_the_index_and_files_to_link_back_and_equals_the_cold_run(tmp_path, monkeypatch):
+    # linking's plan (the index as built, the exports left after the own-package filter, the files to link) is
+    # stored under the scan's paths and contents: an unchanged tree builds no index again, and a changed one does
+    from migrate import repo_index, verdict
+
+    _repo(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    cold = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    built = repo_index.build_index(cold.files)
+    same = lambda summary: {k: v for k, v in summary.items() if k not in ("files_from_cache", "duration_s")}  # noqa: E731
+    cold_summary = same(verdict.summary(cold))
+    first = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    real_build = repo_index._build_index
+
+    def must_not_build(results):
+        raise AssertionError("the index was built again although no file changed")
+
+    monkeypatch.setattr(repo_index, "_build_index", must_not_build)
+    warm = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert warm.cached_files == len(warm.files)
+    assert warm.findings == first.findings == cold.findings
+    assert same(verdict.summary(warm)) == cold_summary
+    read_back = repo_index.build_index(warm.files)
+    assert read_back == built and list(read_back.modules) == list(built.modules)
+    # a changed file: the plan is stale and the index is built afresh
+    monkeypatch.setattr(repo_index, "_build_index", real_build)
+    setup = tmp_path / "setup.py"
+    setup.write_text("# a comment line\n" + setup.read_text())
+    changed = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
+    assert changed.findings == scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST).findings
+    assert any("setup.py:4" in f.message for f in changed.findings if f.code == "NPU508")
