@@ -139,8 +139,8 @@ def _inputs_fingerprint(results: list[FileResult], digests: dict) -> tuple[str, 
         entry = digests.get(result.path)
         if entry is None and getattr(result, "facts", ()):
             return "", None
-        paths.update(f"{result.path}\0".encode())
-        contents.update(f"{result.path}\0{result.kind}\0{entry[0] if entry else ''}\0{entry[1] if entry else ''}\n".encode())
+        paths.update(f"{result.path}\0".encode("utf-8", "surrogateescape"))
+        contents.update(f"{result.path}\0{result.kind}\0{entry[0] if entry else ''}\0{entry[1] if entry else ''}\n".encode("utf-8", "surrogateescape"))
     return paths.hexdigest(), contents.hexdigest()
 
 
