@@ -39,6 +39,7 @@ from migrate import (
     npu_plugins,
     own_package,
     paired_manifests,
+    reflected_ops,
     registry_kernels,
     repo_index,
     requirement_checks,
@@ -319,6 +320,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(requirement_checks.option_checks(ctx))  # packages checked under an option (NPU501/507/404 elsewhere)
     if facts is not None:
         facts.extend(named_ops.python_facts(ctx))  # ops called by their registered name (migrate/named_ops.py)
+    if facts is not None and reflected_ops.wants(text):
+        facts.extend(reflected_ops.python_facts(ctx))  # objects filled with a compiled module's members
     if facts is not None and imported_kernels.wants_kernel_defs(text):
         facts.extend(imported_kernels.kernel_defs(ctx))  # Triton / numba.cuda kernels other modules may import and launch
     if facts is not None and reexports.wants_exports(text, searched):
@@ -690,6 +693,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
 
     results = linking.link_extensions(results, version, read, cache, digests, jobs, config.max_file_size)
     results = named_ops.report(results)  # ops fetched by their registered name through a project accessor
+    results = reflected_ops.report(results, read, config.max_file_size)  # ops through an object filled with the module's members
     results = builder_classes.report(results)  # compiled modules an op-builder class's method JIT-builds
     results = cpu_only_ops.drop_cpu_only_uses(results)  # an extension's ops that are plain C++ (no CUDA build)
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)

@@ -945,6 +945,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import cpu_only_ops
 
     scopes = found + cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
+    from migrate import reflected_ops
+
+    scopes += reflected_ops.cpp_facts(path, text)  # pybind op names, called through a filled object (reflected_ops.py)
     if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
         scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
                    for m in _PYBIND_MODULE.finditer(text)]
@@ -1705,7 +1708,7 @@ def _build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cmnpu") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cmnpu", "reflholder", "reflop") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its

@@ -395,7 +395,12 @@ class CustomExtensionUse(Rule):
     (a registry module whose `op(name, op_name)` loads the JIT build and returns the torch.ops handle) is called
     there: `_extension_api().op("awq", "gemm_forward")(...)`, and `op = _resolve_op(op_name=name)` then `op(...)`
     (both lines; the name may be a local bound only to string literals); an op of a namespace with no CUDA build is
-    not (migrate/named_ops.py). The object a project CLASS makes from a build's parameters (`_EXT =
+    not (migrate/named_ops.py). An object the project fills with the compiled module's members (a class of the file
+    that imports the extension, whose methods set `self.__dict__[f.__name__] = f` / `setattr(self, name, f)`, in a file
+    reading `getmembers(module)`, bound to a holder `self.funcs = Funcs(...)`) hands its ops on: a call
+    `<...>.funcs.op(...)` in any file of the repository, where `op` is a name a CUDA pybind11 module of the scan
+    registers (`m.def("op", ...)`; not an op only another backend's module registers, not a method of the holder's
+    class), is reported (migrate/reflected_ops.py; label rule 43a, accessors (L31)). The object a project CLASS makes from a build's parameters (`_EXT =
     TorchOpsJitExtension(name="m", sources=..., extra_cuda_cflags=...)`, a CapWords callee or a class of the file) is
     a loader, not the compiled module: its attributes (`_EXT.clear_cache()`, `_EXT._op_cache`, also from other
     modules) are the class's own and not reported; the build is, at the construction (NPU505). An import of the extension's name under another package of the
