@@ -25,6 +25,10 @@ pandas likewise: msprobe's file helpers and every config_check module import it 
 DataFrames of a comparison only; a recording (the pack, the dump) never uses it, so those modules run with
 pandas deferred (about half a second of a run). After their import, the first use of the deferred name
 imports pandas for real and re-points their global at it, so `isinstance(x, pd.DataFrame)` sees pandas itself.
+Two more imports a recording never uses (`WRAPPED`): msprobe's `__init__` imports tensorboard's TensorFlow stub
+(protobuf, absl) to register it as `tensorflow` for its monitor's TensorBoard writer: the stub is the same module,
+loaded lazily (`_exec_with_lazy_stub`); and `msprobe.pytorch` imports its monitor (`TrainerMon`: pytz,
+torch.utils.tensorboard): the name is the real class, imported at its first use (`_exec_with_lazy_attrs`).
 
 The pack's files (`create_file_in_zip`, 2 a forward) are appended to a zip kept open between calls (`zip_appender`):
 msprobe opens it in append mode for each, reading its whole central directory again (quadratic in the steps); the
