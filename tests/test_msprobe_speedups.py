@@ -128,6 +128,45 @@ def test_pandas_is_deferred_until_msprobe_makes_a_table(tmp_path):
 
 @pytest.mark.runtime
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+def test_tensorflow_stub_and_monitor_load_at_first_use():
+    """msprobe's __init__ imports tensorboard's TensorFlow stub (protobuf) and msprobe.pytorch its monitor (pytz,
+    torch.utils.tensorboard), which a recording never uses: with the speed-ups neither runs at import; the stub is
+    the same module registered as `tensorflow` (msprobe's placeholders kept once it runs), and TrainerMon is the
+    monitor's own class when used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import checks.child.msprobe_speedups as m\n"
+        "m.install()\n"
+        "import torch\n"
+        "import msprobe.pytorch\n"
+        "from msprobe.pytorch import PrecisionDebugger\n"
+        "stub = sys.modules['tensorboard.compat.tensorflow_stub']\n"
+        "print('before', 'google.protobuf' in sys.modules, 'pytz' in sys.modules, sys.modules['tensorflow'] is stub)\n"
+        "import inspect\n"
+        "print('module', inspect.ismodule(stub), stub.__name__, 'google.protobuf' in sys.modules)\n"
+        "import tensorflow\n"
+        "print('stub', tensorflow.Tensor.__name__, tensorflow.Variable.__name__, tensorflow.dtypes.float32.name,\n"
+        "      'google.protobuf' in sys.modules)\n"
+        "from msprobe.pytorch import TrainerMon\n"
+        "from msprobe.pytorch.monitor.module_hook import TrainerMon as real\n"
+        "print('monitor', TrainerMon is real, msprobe.pytorch.TrainerMon is real, 'pytz' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "before False False True", lines
+    assert lines[1] == "module True tensorboard.compat.tensorflow_stub False", lines  # metadata read: not run
+    assert lines[2] == "stub _PlaceholderTensor _PlaceholderVariable float32 True", lines
+    assert lines[3] == "monitor True True True", lines
+
+
+@pytest.mark.runtime
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
 def test_dump_statistics_take_max_and_min_from_one_pass_with_msprobes_values():
     """The statistics dump's get_stat_info, its module's torch given _PairedMinMax (one aminmax pass for the
     max and the min), gives the values and dtypes msprobe's own gives, NaN and integers included; a tensor

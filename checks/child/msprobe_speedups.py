@@ -25,6 +25,10 @@ pandas likewise: msprobe's file helpers and every config_check module import it 
 DataFrames of a comparison only; a recording (the pack, the dump) never uses it, so those modules run with
 pandas deferred (about half a second of a run). After their import, the first use of the deferred name
 imports pandas for real and re-points their global at it, so `isinstance(x, pd.DataFrame)` sees pandas itself.
+Two more imports a recording never uses (`WRAPPED`): msprobe's `__init__` imports tensorboard's TensorFlow stub
+(protobuf, absl) to register it as `tensorflow` for its monitor's TensorBoard writer: the stub is the same module,
+loaded lazily (`_exec_with_lazy_stub`); and `msprobe.pytorch` imports its monitor (`TrainerMon`: pytz,
+torch.utils.tensorboard): the name is the real class, imported at its first use (`_exec_with_lazy_attrs`).
 
 The pack's files (`create_file_in_zip`, 2 a forward) are appended to a zip kept open between calls (`zip_appender`):
 msprobe opens it in append mode for each, reading its whole central directory again (quadratic in the steps); the
@@ -407,7 +411,7 @@ class _DeferImports:
     `_Deferred` names (only while it runs, and only when the script has not imported them itself)."""
 
     def __init__(self):
-        self.pending = set(DEFER) - set(sys.modules)
+        self.pending = (set(DEFER) | set(WRAPPED)) - set(sys.modules)
 
     def find_spec(self, fullname, path, target=None):
         if fullname not in self.pending:
@@ -421,8 +425,14 @@ class _DeferImports:
         finally:
             if self.pending:
                 sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return spec
+        if fullname in WRAPPED:
+            exec_module, wrap = spec.loader.exec_module, WRAPPED[fullname]
+            spec.loader.exec_module = lambda module: wrap(exec_module, module)
+            return spec
         names = DEFER[fullname]
-        if spec is None or spec.loader is None or any(name in sys.modules for name in names):
+        if any(name in sys.modules for name in names):
             return spec
         exec_module = spec.loader.exec_module
 
@@ -445,6 +455,106 @@ class _DeferImports:
         return spec
 
 
+TENSORFLOW_STUB = "tensorboard.compat.tensorflow_stub"  # what msprobe's __init__ imports and names `tensorflow`
+MONITOR = "msprobe.pytorch.monitor.module_hook"  # msprobe.pytorch's __init__: `from ...module_hook import TrainerMon`
+LAZY_ATTRS = {"msprobe.pytorch": {"TrainerMon": MONITOR}}  # a package's names from a module imported at first use
+
+
+def _exec_with_lazy_stub(exec_module, module) -> None:
+    """msprobe's __init__ imports tensorboard's TensorFlow stub (protobuf and ~50 modules: ~65 ms CPU) to set two
+    placeholder classes on it and register it as `tensorflow` in sys.modules, for its monitor's TensorBoard writer,
+    which a recording never uses: the stub is loaded lazily (importlib's LazyLoader: the same module object,
+    executed at the first use of one of its attributes; the placeholders set before are kept)."""
+    if TENSORFLOW_STUB not in sys.modules:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(TENSORFLOW_STUB)
+        except (ImportError, ValueError):
+            spec = None
+        lazy_module = getattr(importlib.util, "_LazyModule", None)
+        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module") and lazy_module is not None:
+            spec.loader = importlib.util.LazyLoader(spec.loader)
+            stub = importlib.util.module_from_spec(spec)
+            sys.modules[TENSORFLOW_STUB] = stub
+            spec.loader.exec_module(stub)
+            if type(stub) is lazy_module:  # an `import` of it (msprobe's) reads its __spec__ only: not a use
+                stub.__class__ = _lazy_spec_kept(lazy_module)
+            setattr(sys.modules[TENSORFLOW_STUB.rpartition(".")[0]], TENSORFLOW_STUB.rpartition(".")[2], stub)
+    exec_module(module)
+
+
+IMPORT_SET = frozenset({"__spec__", "__name__", "__file__", "__loader__", "__package__", "__path__", "__cached__"})
+
+
+def _lazy_spec_kept(lazy_module):
+    """importlib's lazy module class, but reading what the import system set before the module runs (`__spec__`,
+    which `import` reads of a module in sys.modules; `__file__`, which inspect.getmodule reads of every module) does
+    not execute the module: the same values it would give after."""
+    class LazyModule(lazy_module):
+        def __getattribute__(self, attr):
+            if attr == "__class__":  # isinstance() (inspect.ismodule): a module either way
+                return object.__getattribute__(self, attr)
+            if attr in IMPORT_SET:
+                known = object.__getattribute__(self, "__dict__")
+                if attr in known:
+                    return known[attr]
+            return super().__getattribute__(attr)
+
+    return LazyModule
+
+
+class _Placeholder:
+    """A module's stand-in while its importer runs: `from <module> import name` gives a marker for each name."""
+
+    def __init__(self, names):
+        self._names = names
+
+    def __getattr__(self, attr):
+        if attr in self._names:
+            return (_Placeholder, attr)
+        raise AttributeError(attr)
+
+
+def _exec_with_lazy_attrs(exec_module, module) -> None:
+    """msprobe.pytorch's __init__ imports its monitor (TrainerMon: pytz, torch.utils.tensorboard, ~30 modules,
+    ~30 ms CPU) that a recording never uses: the package runs with the monitor's module standing in, and
+    `msprobe.pytorch.TrainerMon` is the real class, the monitor imported at its first use (a module
+    `__getattr__`, PEP 562). Nothing in the package's own code uses the name."""
+    lazy = LAZY_ATTRS[module.__name__]
+    holders = {}
+    for attr, source in lazy.items():
+        holders.setdefault(source, []).append(attr)
+    placed = {source: _Placeholder(set(attrs)) for source, attrs in holders.items() if source not in sys.modules}
+    sys.modules.update(placed)
+    try:
+        exec_module(module)
+    except Exception:  # noqa: BLE001 - it wanted more of the monitor: run it as it is
+        _remove(placed)
+        exec_module(module)
+        return
+    finally:
+        _remove(placed)
+    waiting = {attr: lazy[attr] for attr in lazy if vars(module).get(attr) == (_Placeholder, attr)}
+    if not waiting:
+        return
+    for attr in waiting:
+        delattr(module, attr)
+
+    def __getattr__(attr):
+        source = waiting.get(attr)
+        if source is None:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(source), attr)
+        setattr(module, attr, value)
+        return value
+
+    module.__getattr__ = __getattr__
+
+
+WRAPPED = {"msprobe": _exec_with_lazy_stub, **{name: _exec_with_lazy_attrs for name in LAZY_ATTRS}}
 _STAND_INS: dict[str, _Deferred] = {}  # one stand-in a deferred module, shared by the modules that import it
 
 
