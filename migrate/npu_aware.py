@@ -47,6 +47,15 @@ is_npu_available(): raise ValueError(...)`, no `else`) are the other device's pa
 that returns a value of its own (`if is_npu_tensor(q): return npu_forward(q, k, v)`), the rest of the block is the CUDA
 path for the GPU-only package codes only (`from flash_attn... import` below it: NPU501/503/507); device findings there
 stay reported (a fallback `return torch.device("cuda:0")` after `return torch.device("npu:0")`).
+
+A module-level flag bound to an NPU availability probe and otherwise only to True / False / None (`try: import torch_npu;
+use_torch_npu = torch_npu.npu.is_available() except: use_torch_npu = False`, `HAS_NPU = is_torch_npu_available()`,
+`hasattr(torch, "npu") and torch.npu.is_available()`, `find_spec("torch_npu") is not None`; `npu_flags`) names the NPU in
+a test, and `CUDA_HOME` (torch's CUDA toolkit root) names CUDA: `if CUDA_HOME is not None: <CUDAExtension> elif
+BUILD_NPU: ...` is an NPU-aware build chain (NPU505 too), `if not use_torch_npu: import ext` holds only off the NPU
+(NPU508 too). A name that only a module-level import on such a CUDA side binds exists only off the NPU: the module's
+uses of it (`ext.dequantize(...)` inside a function) are that choice's CUDA path for the package codes and NPU508
+(`off_npu_import_uses`; NPU508's cross-file uses read the same lines, `extension_use_lines`).
 """
 
 from __future__ import annotations
@@ -78,7 +87,7 @@ def mentions_npu(text: str) -> bool:
         at = low.find("npu", at + 3)
     return False
 CODES = frozenset({"NPU101", "NPU102", "NPU103", "NPU104", "NPU201", "NPU202", "NPU203", "NPU301",
-                   "NPU401", "NPU402", "NPU403", "NPU501", "NPU503", "NPU507"})
+                   "NPU401", "NPU402", "NPU403", "NPU501", "NPU503", "NPU505", "NPU507", "NPU508"})
 
 
 def _npu_member(node: ast.AST) -> bool:
@@ -87,14 +96,17 @@ def _npu_member(node: ast.AST) -> bool:
     return name.isupper() and "NPU" in name.split("_")
 
 
-def _names(test: ast.AST) -> set[str]:
+def _names(test: ast.AST, flags: frozenset[str] = frozenset()) -> set[str]:
+    """The devices a test names: "cuda" / "npu" strings, `torch.cuda...` / `torch.npu...` / `torch_npu` chains,
+    helper predicates (`_predicate_device`), `CUDA_HOME` (torch's CUDA toolkit root: `if CUDA_HOME is not None:`
+    picks the CUDA build), and the module's NPU availability flags (`npu_flags`)."""
     found: set[str] = set()
     for node in ast.walk(test):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.lower()
             if text == "cuda" or text.startswith("cuda:") or text == "nccl":
                 found.add("cuda")
-            elif text == "npu" or text.startswith("npu:") or text == "hccl":
+            elif text in ("npu", "hccl", "torch_npu") or text.startswith("npu:"):  # `find_spec("torch_npu")`
                 found.add("npu")
         elif isinstance(node, ast.Attribute):
             chain = []
@@ -109,8 +121,10 @@ def _names(test: ast.AST) -> set[str]:
                     found.add("cuda")
                 elif dotted.startswith(("torch.npu", "torch_npu")) or _npu_member(node):
                     found.add("npu")
-        elif isinstance(node, ast.Name) and (node.id == "torch_npu" or _npu_member(node)):
+        elif isinstance(node, ast.Name) and (node.id == "torch_npu" or node.id in flags or _npu_member(node)):
             found.add("npu")
+        elif isinstance(node, ast.Name) and node.id == "CUDA_HOME":
+            found.add("cuda")
         if isinstance(node, ast.Call):  # a project / library predicate: `is_torch_npu_available()`
             device = _predicate_device(node.func)
             if device:
@@ -132,6 +146,54 @@ def _predicate_device(func: ast.AST) -> str | None:
     if "cuda" in words:
         return "cuda"
     return None
+
+
+def _module_assignments(body: list):
+    """The assignments of a module's own level, also those inside its `try:` statements (body, handlers, else)."""
+    for statement in body:
+        if isinstance(statement, ast.Assign):
+            yield statement
+        elif isinstance(statement, ast.Try):
+            yield from _module_assignments(statement.body + [s for h in statement.handlers for s in h.body]
+                                           + statement.orelse)
+
+
+def _probe(value: ast.AST) -> bool:
+    """An availability question: `x.is_available()`, a predicate (`is_torch_npu_available()`), `hasattr(...)`,
+    `find_spec(...)` (`is not None` after it), or an `and` of such questions; not `... is None` (the negation)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And):
+        return all(_probe(v) for v in value.values)
+    if isinstance(value, ast.Compare):
+        return not _negated(value) and _probe(value.left)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in ("is_available", "hasattr", "find_spec") or _predicate_device(func) == "npu"
+
+
+def npu_flags(tree: ast.AST) -> frozenset[str]:
+    """Module-level names bound to an NPU availability probe and otherwise only to True / False / None:
+    `use_torch_npu = torch_npu.npu.is_available()` in a `try: import torch_npu` whose handler binds it False,
+    `HAS_NPU = is_torch_npu_available()`, `NPU = hasattr(torch, "npu") and torch.npu.is_available()`,
+    `NPU = importlib.util.find_spec("torch_npu") is not None`. A test of such a flag names the NPU
+    (`if not use_torch_npu: import KTransformersOps`, `elif KTRANSFORMERS_BUILD_NPU:`)."""
+    if not isinstance(tree, ast.Module):
+        return frozenset()
+    probed: set[str] = set()
+    other: set[str] = set()
+    for statement in _module_assignments(tree.body):
+        names = {t.id for t in statement.targets if isinstance(t, ast.Name)}
+        if len(names) != len(statement.targets):
+            continue
+        value = statement.value
+        if isinstance(value, ast.Constant) and value.value in (True, False, None):
+            continue
+        if _probe(value) and _names(value) == {"npu"}:
+            probed |= names
+        else:
+            other |= names
+    return frozenset(probed - other)
 
 
 def _chain(statement: ast.If) -> list[tuple[ast.AST, list]]:
@@ -257,7 +319,7 @@ def _npu_return(statement: ast.AST, names) -> bool:
     return "npu" in found and "cuda" not in found and not _negated(statement.test) and not _excludes_npu(statement.test, names)
 
 
-PACKAGE_CODES = frozenset({"NPU501", "NPU503", "NPU507"})
+PACKAGE_CODES = frozenset({"NPU501", "NPU503", "NPU507", "NPU508"})
 
 
 def _block_lines(body: list) -> range:
@@ -312,11 +374,12 @@ def aware_lines(tree: ast.AST, index: tuple | None = None, package_lines: set[in
     nodes, parents = index
     lines: set[int] = set()
     seen: dict[int, set[str]] = {}
+    flags = npu_flags(tree)
 
     def names(test: ast.AST) -> set[str]:  # each test is met once per chain it is in: walk it once
         key = id(test)
         if key not in seen:
-            seen[key] = _names(test)
+            seen[key] = _names(test, flags)
         return seen[key]
 
     # only the blocks that hold an `if` can hold a dispatch
@@ -362,7 +425,51 @@ def aware_lines(tree: ast.AST, index: tuple | None = None, package_lines: set[in
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.lower().startswith("cuda"):
                     lines.update(range(key.lineno, (getattr(value, "end_lineno", None) or value.lineno) + 1))
+    if package_lines is not None:
+        package_lines.update(off_npu_import_uses(nodes, parents, lines))
     return lines
+
+
+def _bound_name(statement: ast.AST, alias: ast.alias) -> str:
+    if alias.asname:
+        return alias.asname
+    return alias.name.split(".", 1)[0] if isinstance(statement, ast.Import) else alias.name
+
+
+def off_npu_import_uses(nodes, parents, lines: set[int]) -> set[int]:
+    """The lines reading a name that only a module-level import on the CUDA side of an NPU-aware choice binds
+    (`if not torch.xpu.is_available() and not use_torch_npu: import KTransformersOps`, the `else:` of
+    `if is_npu_available():`): on the NPU host the name never exists, so each use of it in the module
+    (`KTransformersOps.dequantize_q2_k(...)` inside a function) is that choice's CUDA path. A name the module
+    also binds another way (another import, an assignment, a parameter) is left alone."""
+    off: list[ast.AST] = []
+    elsewhere: set[str] = set()
+    for kind in (ast.Import, ast.ImportFrom):
+        for statement in nodes.get(kind, ()):
+            bound = {_bound_name(statement, a) for a in statement.names if a.name != "*"}
+            parent = parents.get(id(statement))
+            while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                                                 ast.Lambda)):
+                parent = parents.get(id(parent))
+            if statement.lineno in lines and parent is None:
+                off.append(statement)
+            else:
+                elsewhere |= bound
+    if not off:
+        return set()
+    names = {_bound_name(s, a) for s in off for a in s.names if a.name != "*"} - elsewhere
+    names -= {n.id for n in nodes.get(ast.Name, ()) if not isinstance(n.ctx, ast.Load)}
+    names -= {a.arg for a in nodes.get(ast.arg, ())}
+    return {n.lineno for n in nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)}
+
+
+def extension_use_lines(tree: ast.AST, text: str, index: tuple | None = None) -> frozenset[int]:
+    """The lines where NPU508's linked uses are the CUDA side of an NPU-aware choice (the CUDA branches and the
+    uses of a name only an import there binds): what `drop_npu_aware` drops from a file's own findings."""
+    if not mentions_npu(text):
+        return frozenset()
+    package_lines: set[int] = set()
+    return frozenset(aware_lines(tree, index, package_lines) | package_lines)
 
 
 def drop_npu_aware(tree: ast.AST, findings: list, text: str | None = None, index: tuple | None = None) -> list:

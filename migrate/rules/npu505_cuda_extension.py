@@ -318,7 +318,11 @@ class CudaExtension(Rule):
     branch a ROCm build takes (`elif torch.version.hip is not None: extension = CUDAExtension; {"hipcc": [...]}`,
     `if IS_HIP_EXTENSION:`) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
-    `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. A JIT build of C++ sources only that takes CUDA's headers (`cpp_extension.include_paths("cuda")`) or links torch's CUDA libraries by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`), in its function or a function of the file that function calls, is a CUDA build too: reported at those lines, not at the `load(...)` call (label ruling 24b-8); its module is the repository's extension for NPU508. The kernels must be reimplemented as Ascend C operators registered with
+    `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. A JIT build of C++ sources only that takes CUDA's headers (`cpp_extension.include_paths("cuda")`) or links torch's CUDA libraries by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`), in its function or a function of the file that function calls, is a CUDA build too: reported at those lines, not at the `load(...)` call (label ruling 24b-8); its module is the repository's extension for NPU508. A build chain that also picks the NPU is NPU-aware (label ruling (L20)):
+    `if CUDA_HOME is not None: <CUDAExtension ...> elif BUILD_NPU: ...`, where `CUDA_HOME` names CUDA and `BUILD_NPU` is a
+    module-level flag bound to an NPU availability probe (`torch_npu.npu.is_available()` in a `try: import torch_npu`,
+    `is_torch_npu_available()`, `find_spec("torch_npu") is not None`), and a branch under `not BUILD_NPU`: its CUDA
+    branches are not reported (migrate/npu_aware.py). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"
@@ -333,6 +337,13 @@ class CudaExtension(Rule):
     TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'", "cmake")
     VALID = [
+        # a build that picks the device through torch's toolkit roots and a flag bound to an NPU probe: the CUDA
+        # branch of that chain is the CUDA side of an NPU-aware choice (label ruling (L20), migrate/npu_aware.py)
+        Valid("import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+              "try:\n    import torch_npu\n    BUILD_NPU = torch_npu.npu.is_available()\nexcept ImportError:\n    BUILD_NPU = False\n"
+              "if CUDA_HOME is not None:\n    exts = [CUDAExtension('fastops', ['csrc/ops.cu'], extra_compile_args={'nvcc': ['-O3']})]\n"
+              "elif BUILD_NPU:\n    exts = []\nelse:\n    raise ValueError('no accelerator')\n"
+              "setup(name='pkg', ext_modules=exts)\n", filename="setup.py"),
         # an mmdet-style build helper kept in a setup.py that builds nothing (`ext_modules=[]`; label rule 32c-2): its
         # gate, macro, `CUDAExtension` pick and nvcc list never run
         Valid("import os\nimport torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"

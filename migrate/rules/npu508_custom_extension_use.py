@@ -9,6 +9,7 @@ from migrate import (
     flagged_extensions,
     kernel_values,
     knowledge,
+    npu_aware,
     repo_index,
     submodules,
 )
@@ -414,7 +415,12 @@ class CustomExtensionUse(Rule):
     imported only in a `try:` keeps them (label notes 40d-9, (L42)), unless that `try:`'s handler defines again in plain
     code a name the attempt binds (`try: from models.curope import cuRoPE2D / RoPE2D = cuRoPE2D / except ImportError:
     class RoPE2D(torch.nn.Module): ...`, a pure-PyTorch substitute: label note 41a-1); a module of a package importing
-    its own package (`from . import ext`) is no way into that package's `__init__`."""
+    its own package (`from . import ext`) is no way into that package's `__init__`. An import on the CUDA side of an
+    NPU-aware choice (`if not torch.xpu.is_available() and not use_torch_npu: import KTransformersOps`, where
+    `use_torch_npu` is a module-level flag bound to an NPU availability probe; the `else:` of `if is_npu_available():`)
+    binds a name that exists only off the NPU: neither that import nor the module's uses of the name
+    (`KTransformersOps.dequantize_q2_k(...)` in a function), when nothing else in it binds the name, are reported
+    (label ruling (L20), migrate/npu_aware.py)."""
 
     CODE = "NPU508"
     NAME = "custom-extension-use"
@@ -697,6 +703,8 @@ class CustomExtensionUse(Rule):
         """Findings for every use in `ctx` of what `index` defines (this file's or the whole scan's), less those on
         the lines of an import attempt that sets an availability flag (migrate/flagged_extensions.py)."""
         optional = flagged_extensions.flagged_lines(ctx) if "try" in ctx.source else frozenset()
+        # the CUDA side of an NPU-aware choice (`if not use_torch_npu: import ext`, then `ext.op(...)`; migrate/npu_aware.py)
+        optional |= npu_aware.extension_use_lines(ctx.tree, ctx.source, (ctx.nodes, ctx._parents))
         for finding in self._uses(ctx, index):
             if finding.line not in optional:
                 yield finding
