@@ -318,6 +318,9 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(requirement_checks.option_checks(ctx))  # packages checked under an option (NPU501/507/404 elsewhere)
     if facts is not None:
         facts.extend(named_ops.python_facts(ctx))  # ops called by their registered name (migrate/named_ops.py)
+        from migrate import runtime_installers
+
+        facts.extend(runtime_installers.facts(ctx, text))  # a pip installer of the repository and its calls
     if facts is not None and imported_kernels.wants_kernel_defs(text):
         facts.extend(imported_kernels.kernel_defs(ctx))  # Triton / numba.cuda kernels other modules may import and launch
     if facts is not None and reexports.wants_exports(text, searched):
@@ -718,6 +721,9 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     from migrate import local_installs
 
     results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA
+    from migrate import runtime_installers
+
+    results = runtime_installers.report(results)  # a literal GPU-only requirement handed to the repository's pip installer
     results = config_options.report(results)  # a project's own option set to the value of its GPU-only branch
     results = launcher_flags.report(results)  # a framework's own launcher flag selecting GPU-only code
     return results, wrapper_calls

@@ -560,7 +560,12 @@ class GpuOnlyDependency(Rule):
     program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
     built in pieces and run later), and a local folder such a list installs through a variable (`subprocess.call([pip,
     'install', '-e', hadamard_dir])`) whose last name is a catalogued GPU-only package (`third-party/fast-hadamard-transform`,
-    a submodule), at the path's string. A requirement
+    a submodule), at the path's string. A function of the repository whose body pip-installs one of its parameters
+    (YOLOv5's `check_requirements`: `for r in requirements: ... check_output(f"pip install '{r}'", shell=True)`) is an
+    installer: each call of it, in its module or imported, whose argument for that parameter is a literal naming a
+    GPU-only package (`check_requirements(('tensorrt',))`) is an install line of that package, at the literal (label
+    ruling (L73); not a device choice, `'onnxruntime-gpu' if cuda else 'onnxruntime'`, nor another parameter's literal,
+    `exclude=(...)`, nor a function so named that installs nothing; matched after the scan: migrate/runtime_installers.py). A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
     read from wheel metadata are in knowledge/data/gpu_extras.toml). In a launcher (not a Dockerfile or CI YAML), the
     fetch of a GPU-only package for its install is one too (label rule 32d-6, as (L36) for a clone of cutlass): `git clone
