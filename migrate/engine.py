@@ -478,6 +478,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 shell, s = _line_suppressed(cell.shell_source, shell)
                 findings += shell
                 suppressed += s
+                defs += config_options.launcher_facts(path, cell.shell_source, cell=cell.index)  # `!python x.py --opt v`
     elif kind == "manifest":
         ctx = read_manifest(path, text)
         if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)
