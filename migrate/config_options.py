@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import re
 
 from migrate.repo_index import Definition
@@ -61,7 +62,8 @@ def _key(node) -> str | None:
 
 
 def _tested(test) -> list[tuple[str, str]]:
-    """(key, value) pairs an `if` test selects: `k == "v"`, `k in ("v", "w")`, a bare `k` (value "True"), an `and`."""
+    """(key, value) pairs an `if` test selects: `k == "v"`, `k in ("v", "w")`, `"v" in k` (a list option holding the
+    value), a bare `k` (value "True"), an `and`."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         pairs = [pair for value in test.values for pair in _tested(value)]
         compared = [pair for pair in pairs if pair[1] != _TRUE]
@@ -79,6 +81,10 @@ def _tested(test) -> list[tuple[str, str]]:
             values = [e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
             if key and values and len(values) == len(right.elts):
                 return [(key, v) for v in values]
+        if isinstance(test.ops[0], ast.In) and isinstance(left, ast.Constant) and isinstance(left.value, str) and left.value:
+            key = _key(right)  # `if 'engine' in include:`: a value of a list option (`nargs='+'`) chosen by its user
+            if key:
+                return [(key, left.value)]
         return []
     key = _key(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
     return [(key, _TRUE)] if key else []
@@ -320,8 +326,19 @@ def _scalar(value: str) -> str:
     return _TRUE if value in ("true", "True") else value
 
 
-def launcher_facts(path: str, text: str) -> list[Definition]:
-    """The settings of a YAML config or a launcher (kind "cfgset") and the scripts a launcher names (kind "cfgruns")."""
+_CELL = "cell "  # the mode of a notebook cell's setting: `cell 30`
+
+
+def launcher_facts(path: str, text: str, cell: int | None = None) -> list[Definition]:
+    """The settings of a YAML config or a launcher (kind "cfgset") and the scripts a launcher names (kind "cfgruns");
+    a notebook's shell lines (`!python export.py --include engine`) as a launcher's, each setting with its `cell`."""
+    out = _launcher_facts(path, text)
+    if cell is None:
+        return out
+    return [dataclasses.replace(d, mode=f"{_CELL}{cell}") for d in out if d.kind == "cfgset"]
+
+
+def _launcher_facts(path: str, text: str) -> list[Definition]:
     out: list[Definition] = []
     yaml = path.endswith((".yaml", ".yml"))
     script = ""  # the Python script the current command runs (a `\`-continued command keeps it)
@@ -390,7 +407,8 @@ def report(results: list) -> list:
                 flag, _, dest = fact[2].partition("=")
                 aliases.setdefault(flag, set()).add(dest)
             elif fact[1] == "cfgset" and not (test_file if test_file is not None else (test_file := _test_file(result.path))):
-                settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else ""))
+                settings.setdefault(fact[2], []).append((result.path, fact[3], fact[5] if len(fact) > 5 else "",
+                                                         int(fact[6][len(_CELL):]) if len(fact) > 6 and fact[6].startswith(_CELL) else None))
     if not branches or not settings:
         return results
     fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
@@ -432,14 +450,16 @@ def report(results: list) -> list:
     for path, pair, first, last, calls in branches:
         lines = sorted_gpu.get(path, ())
         key, _, value = pair.partition("=")
-        if key in declared.get(path, ()) and (_within(lines, first, last)
-                                              or any(first <= line <= last for line in option_lines.get(path, ()))):
-            in_script.add((path, pair))
         # a finding counts for the branch it sits in directly, or in a called function outside any selection of its own
         # (`if self.rope:` calling a function that picks `rope_impl == "dail"` selects nothing GPU-only by itself)
         gpu = any(innermost(path, line) == (first, last) for line in _within(lines, first, last)) or any(
             innermost(path, line) in (None, (first, last))
             for name in calls for a, b in functions.get((path, name), ()) for line in _within(lines, a, b))
+        # the script's own argparse option: the branch holds the finding, or calls the function of its file that does
+        # (export.py's `if 'engine' in include: export_engine(...)`, whose body imports tensorrt)
+        if key in declared.get(path, ()) and (_within(lines, first, last) or (gpu and not value.startswith("!"))
+                                              or any(first <= line <= last for line in option_lines.get(path, ()))):
+            in_script.add((path, pair))
         if gpu and value.startswith("!"):
             gpu_else.add(key)
         elif gpu:
@@ -456,30 +476,30 @@ def report(results: list) -> list:
     for pair in chosen | scripted:
         key, _, value = pair.partition("=")
         flags = [flag for flag, dests in aliases.items() if dests == {key}]  # `--use-flash-attn` for use_flash_attn_v1
-        for path, line, where in [*settings.get(pair, ()), *(s for f in flags for s in settings.get(f"{f}={value}", ()))]:
+        for path, line, where, cell in [*settings.get(pair, ()), *(s for f in flags for s in settings.get(f"{f}={value}", ()))]:
             if where.startswith(_SCRIPT_OF):
                 script = _script(where[len(_SCRIPT_OF):], path, paths)
                 if script and pair.partition("=")[0] in declared.get(script, ()):
                     if (script, pair) in in_script:
-                        added.setdefault(path, []).append((line, pair))
+                        added.setdefault(path, []).append((cell if cell is not None else -1, line, pair))
                     continue
             if pair in chosen and (where != _ARGUMENT or pair.partition("=")[0] in fields):
-                added.setdefault(path, []).append((line, pair))
+                added.setdefault(path, []).append((cell if cell is not None else -1, line, pair))
     out = []
     for result in results:
         sites = added.get(result.path)
         if sites:
-            taken = {f.line for f in result.findings if f.code == "NPU503"}
+            taken = {(f.cell if f.cell is not None else -1, f.line) for f in result.findings if f.code == "NPU503"}
             new = []
-            for line, pair in sorted(set(sites)):
-                if line in taken:
+            for cell, line, pair in sorted(set(sites)):
+                if (cell, line) in taken:
                     continue
-                taken.add(line)
+                taken.add((cell, line))
                 key, _, value = pair.partition("=")
                 new.append(Finding(result.path, line, 1, line, 1, "NPU503", Severity.WARNING, Category.THIRD_PARTY,
                                    f"`{key}` set to `{value}`: the project's code takes a GPU-only path for this value "
                                    f"(a GPU-only package or CUDA extension in the branch it selects); choose the value "
-                                   f"of the path that runs without it on the NPU"))
+                                   f"of the path that runs without it on the NPU", cell=None if cell < 0 else cell))
             result = result.adding(new)
         out.append(result)
     return out

@@ -320,6 +320,9 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(requirement_checks.option_checks(ctx))  # packages checked under an option (NPU501/507/404 elsewhere)
     if facts is not None:
         facts.extend(named_ops.python_facts(ctx))  # ops called by their registered name (migrate/named_ops.py)
+        from migrate import runtime_installers
+
+        facts.extend(runtime_installers.facts(ctx, text))  # a pip installer of the repository and its calls
     if facts is not None and reflected_ops.wants(text):
         facts.extend(reflected_ops.python_facts(ctx))  # objects filled with a compiled module's members
     if facts is not None and imported_kernels.wants_kernel_defs(text):
@@ -479,6 +482,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 shell, s = _line_suppressed(cell.shell_source, shell)
                 findings += shell
                 suppressed += s
+                defs += config_options.launcher_facts(path, cell.shell_source, cell=cell.index)  # `!python x.py --opt v`
     elif kind == "manifest":
         ctx = read_manifest(path, text)
         if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)
@@ -724,6 +728,9 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     from migrate import local_installs
 
     results = local_installs.report(results)  # a pip install of a folder whose setup.py builds CUDA
+    from migrate import runtime_installers
+
+    results = runtime_installers.report(results)  # a literal GPU-only requirement handed to the repository's pip installer
     results = config_options.report(results)  # a project's own option set to the value of its GPU-only branch
     results = launcher_flags.report(results)  # a framework's own launcher flag selecting GPU-only code
     return results, wrapper_calls

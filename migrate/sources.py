@@ -173,6 +173,10 @@ class NotebookCell:
 
 
 _MAGIC = re.compile(r"^\s*[%!]")
+# IPython's packaging line magics run their line through the shell: `%pip LINE` is `python -m pip LINE` and `%conda
+# LINE` is `conda LINE` (IPython/core/magics/packaging.py, `self.shell.system(...)`): read as the shell command `pip
+# LINE` / `conda LINE` (`%pip install x || pip install y.whl`: both installs)
+_SHELL_LINE_MAGIC = re.compile(r"^\s*%(?:pip|conda)(?:\s|$)")
 
 
 # cell magics whose body is Python run by IPython, or written to a file of that kind (`%%writefile setup.sh` writes
@@ -250,10 +254,14 @@ def read_notebook(text: str) -> list[NotebookCell]:
             if body == "other":  # `%%writefile config.yaml`, `%%html`: neither Python nor a shell script
                 python_lines.append("")
                 shell_lines.append("")
-            elif cell_magic_shell or escape == "!":
+            elif cell_magic_shell or escape == "!" or (escape == "%" and _SHELL_LINE_MAGIC.match(raw)):
                 python_lines.append("")
-                # blank the `!` instead of cutting it, so columns stay those of the cell
-                shell_lines.append(raw.replace("!", " ", 1) if raw.lstrip().startswith("!") else raw)
+                # blank the `!` (or the packaging magic's `%`) instead of cutting it, so columns stay those of the cell
+                if raw.lstrip().startswith("!"):
+                    raw = raw.replace("!", " ", 1)
+                elif not cell_magic_shell and _SHELL_LINE_MAGIC.match(raw):
+                    raw = raw.replace("%", " ", 1)
+                shell_lines.append(raw)
             elif escape:
                 python_lines.append("")
                 shell_lines.append("")

@@ -194,3 +194,47 @@ def test_a_branch_that_raises_without_an_optional_gpu_only_import_selects_it(tmp
     assert ("run.sh", 1) in found and ("run.sh", 2) in found  # --use-flash-attn: an alias of --use-fa-v1
     assert ("run.yaml", 2) not in found  # the stand-in of the project's own module: no GPU-only package
     assert ("run.sh", 4) not in found  # `=false`, and `--no-fused-dense` (store_false) turns the option off
+
+
+EXPORTER = '''
+import argparse
+
+
+def export_onnx(model, f):
+    import onnx
+    return onnx.save(model, f)
+
+
+def export_engine(model, f):
+    import tensorrt as trt
+    return trt.Builder(trt.Logger())
+
+
+def run(weights, include=("onnx",)):
+    include = [x.lower() for x in include]
+    if "onnx" in include:
+        export_onnx(weights, "m.onnx")
+    if "engine" in include:
+        export_engine(weights, "m.engine")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--weights", default="m.pt")
+    parser.add_argument("--include", nargs="+", default=["onnx"])
+    run(**vars(parser.parse_args()))
+'''
+
+
+def test_a_list_options_value_in_a_notebooks_launcher_line(tmp_path):
+    # `if "engine" in include:` calling the function of its file that imports tensorrt: the notebook's shell line
+    # passing `--include engine` to the script picks that path (set 43b); `--include onnx` does not
+    import json
+
+    (tmp_path / "export.py").write_text(EXPORTER)
+    cells = [{"cell_type": "code", "source": "# export\n!python export.py --weights m.pt --include onnx\n"},
+             {"cell_type": "code", "source": "import os\n\n!python export.py --weights m.pt --include engine --imgsz 640\n"}]
+    (tmp_path / "tutorial.ipynb").write_text(json.dumps({"nbformat": 4, "cells": cells}))
+    result = scan([str(tmp_path)], use_cache=False, jobs=1)
+    found = [(f.path.rsplit("/", 1)[-1], f.cell, f.line) for r in result.files for f in r.findings if f.code == "NPU503"]
+    assert found == [("tutorial.ipynb", 1, 3)]

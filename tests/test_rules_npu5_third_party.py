@@ -295,6 +295,24 @@ def test_notebook_shell_and_magic_lines_continue_past_a_backslash():
     assert [(f.cell, f.line) for f in codes(found, "NPU504")] == [(0, 5), (1, 4)]
 
 
+def test_notebook_pip_and_conda_line_magics_are_shell_commands():
+    # IPython's `%pip LINE` runs `python -m pip LINE` through the shell (IPython/core/magics/packaging.py): a detector's
+    # tutorial installing the inference runtime's wheel when `%pip list` does not show it (set 43b); `%env` is no command
+    nb = {
+        "nbformat": 4,
+        "cells": [
+            {"cell_type": "code", "source": "%ls /usr/local | grep cuda\n"
+                                            "%pip list | grep tensorrt || pip install /content/TensorRT-8.2.0.6/python/"
+                                            "tensorrt-8.2.0.6-cp37-none-linux_x86_64.whl  # install\n"
+                                            "%env LD_LIBRARY_PATH=/content/TensorRT-8.2.0.6/lib\n%pip install flash-attn\n"
+                                            "%pip install numpy\nimport torch\n"},
+        ],
+    }
+    found = analyze(json.dumps(nb), "nb.ipynb", ("notebook",))
+    assert not [f for f in found if f.code.startswith("NPU9")]
+    assert [(f.cell, f.line) for f in codes(found, "NPU502")] == [(0, 2), (0, 4)]
+
+
 def test_nvidia_smi_python_forms():
     code = (
         "import os, subprocess\n"

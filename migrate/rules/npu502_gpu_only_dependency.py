@@ -539,12 +539,14 @@ class GpuOnlyDependency(Rule):
     (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`; or named for its image alone, a file
     without a suffix in a folder whose name says docker whose first instruction is `FROM image`: `docker/chatlearn`,
     sources.is_unnamed_dockerfile) the
-    requirements of each `pip install` / `python -m pip install` command are read the same way
+    requirements of each `pip install` / `python -m pip install` command are read the same way (in a notebook its `!`
+    lines and its `%pip` line magic, which IPython runs as `python -m pip LINE` through the shell: `%pip list | grep
+    tensorrt || pip install .../tensorrt-8.2.0.6-cp37-none-linux_x86_64.whl`)
     (option values such as `-r reqs.txt` or `--index-url URL` are not requirements; pip also by its path,
     `/opt/conda/bin/pip --no-cache-dir install`; a command continued by a trailing backslash is read on each line it
     continues onto, each reported on its own line: migrate/continued_commands.py), and the CUDA toolkit packages of each `conda` /
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
-    notebook's `!` line; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
+    notebook's `!` line or its `%conda` line magic; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
     the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; and in a
     `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
@@ -560,7 +562,12 @@ class GpuOnlyDependency(Rule):
     program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
     built in pieces and run later), and a local folder such a list installs through a variable (`subprocess.call([pip,
     'install', '-e', hadamard_dir])`) whose last name is a catalogued GPU-only package (`third-party/fast-hadamard-transform`,
-    a submodule), at the path's string. A requirement
+    a submodule), at the path's string. A function of the repository whose body pip-installs one of its parameters
+    (YOLOv5's `check_requirements`: `for r in requirements: ... check_output(f"pip install '{r}'", shell=True)`) is an
+    installer: each call of it, in its module or imported, whose argument for that parameter is a literal naming a
+    GPU-only package (`check_requirements(('tensorrt',))`) is an install line of that package, at the literal (label
+    ruling (L73); not a device choice, `'onnxruntime-gpu' if cuda else 'onnxruntime'`, nor another parameter's literal,
+    `exclude=(...)`, nor a function so named that installs nothing; matched after the scan: migrate/runtime_installers.py). A requirement
     whose extra installs a GPU-only distribution is one too (`rembg[gpu]` installs onnxruntime-gpu: the extras
     read from wheel metadata are in knowledge/data/gpu_extras.toml). In a launcher (not a Dockerfile or CI YAML), the
     fetch of a GPU-only package for its install is one too (label rule 32d-6, as (L36) for a clone of cutlass): `git clone

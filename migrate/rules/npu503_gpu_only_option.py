@@ -419,7 +419,7 @@ class GpuOnlyOption(Rule):
     name whose uses are reported (`from transformers import BitsAndBytesConfig`) is a warning at
     the import: it changes with those lines. A project's OWN option is read the same way (label rule 39d-4,
     migrate/config_options.py): where its code compares a config value with a literal (`if self.attn_impl == "flash":`,
-    `rope_impl in ("dail",)`, a bare switch `if config.use_flash_attn:`) and the branch taken holds a GPU-only import,
+    `rope_impl in ("dail",)`, a list option holding it `if "engine" in include:`, a bare switch `if config.use_flash_attn:`) and the branch taken holds a GPU-only import,
     use or extension call (NPU501 / NPU507 / NPU508, not optional; directly, or in a function of the same file the branch
     calls, outside a selection of its own), each line setting that key to that value is a warning: a YAML line
     `attn_impl: flash`, a launcher's `--attn_impl flash` / `--use_flash_attn` / `model.attn_impl=flash`, a parameter or
@@ -429,8 +429,10 @@ class GpuOnlyOption(Rule):
     option): `def apply(q, layout="interleaved")` or `attn(q, k, is_causal=True)` in library-style op code passes a
     function's argument, no option a user sets. A package the catalogue marks partial (NPU501 at warning: liger_kernel's
     Ascend backend) is no GPU-only branch (`--use_liger True`, label rule 37e-11). A launcher's flag is the option of
-    the script its command runs (`torchrun ... train_sft.py --use_flash_attn`): where that repository script declares the
-    flag (argparse), only its own branches on it decide, a library option value such as
+    the script its command runs (`torchrun ... train_sft.py --use_flash_attn`; a notebook's shell line too, `!python
+    export.py --include engine`, reported in its cell): where that repository script declares the
+    flag (argparse), only its own branches on it decide (the branch holding the finding or calling the function of the
+    script that does: `if "engine" in include: export_engine(...)`, whose body imports tensorrt, set 43b), a library option value such as
     `attn_implementation="flash_attention_2"` (NPU503) in the branch counting too (label rule 37e-10). Only where
     another value of the key takes a branch without such a
     finding (`elif attn_impl == "torch":`, a boolean's off side, not an `else: raise`): a value that switches between
