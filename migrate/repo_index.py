@@ -1708,11 +1708,13 @@ def _build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cmnpu", "reflholder", "reflop") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cmnpu", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
-                # project() (migrate/cmake_subdirs.py), an NPU build switch (migrate/cmake_npu_switch.py), an option compared or set (migrate/config_options.py): no extension
+                # project() (migrate/cmake_subdirs.py), an NPU build switch (migrate/cmake_npu_switch.py), an option compared or set
+                # (migrate/config_options.py), a holder of reflected ops (migrate/reflected_ops.py), a pip installer and its calls
+                # (migrate/runtime_installers.py): no extension
                 continue
             if kind in ("cmlink", "cmvar", "cmakeext", "extlink", PYBIND_KIND):  # the CMake link graph (`link_cmake_modules`)
                 cmake.setdefault(kind, []).append(Definition(kind, name, result.path, line, False, *fact[5:7]))
