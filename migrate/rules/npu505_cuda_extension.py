@@ -281,7 +281,8 @@ class CudaExtension(Rule):
     name in one function at the first of them), a use of
     `cpp_extension.CUDA_HOME` (None on an Ascend host; once per statement), the lines of a
     multi-line build call a porter edits besides its first (each line holding a `.cu` source, the
-    `"nvcc"` flag key, `extra_cuda_cflags=`), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
+    `"nvcc"` flag key, `extra_cuda_cflags=`, a read of the toolkit's home from the environment,
+    `os.environ.get('CUDA_HOME', '/usr/local/cuda')`: label ruling (L37)), the `WITH_CUDA` build macro (or a `-D` macro switching a GPU path on: `-DUSE_GPU`, `-DX_ENABLE_GPU`), a call through a
     variable bound to `CUDAExtension` when its own first line carries CUDA content (`extension('m', ['k.cu'])`; a bare
     `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
@@ -523,6 +524,12 @@ class CudaExtension(Rule):
         Invalid("import os\nfrom torch.utils.cpp_extension import load\nd = os.path.dirname(__file__)\n"
                 "sources = ['cuda/adam_upd.cpp', 'cuda/adam_upd_kernel.cu']\n"
                 "ext = load(name='adam_upd_cuda', sources=[os.path.join(d, p) for p in sources])", count=2),
+        # a JIT build of a .cu source that reads the toolkit's home from the environment for its include path: that
+        # line is CUDA_HOME in a build (label ruling (L37)), beside the call, the source and the nvcc flags
+        Invalid("import os\nfrom torch.utils.cpp_extension import load\nfused = load(\n    name='fused_step',\n"
+                "    sources=['csrc/fused_step.cu'],\n"
+                "    extra_include_paths=[os.environ.get('CUDA_HOME', '/usr/local/cuda') + '/include'],\n"
+                "    extra_cuda_cflags=['-O2'],\n)\n", count=4),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
         # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list only, not the probe or the
         # CUDA_HOME handed to it; nvcc run to compile is reported; a version requirement (the probe's result decides a
@@ -1026,6 +1033,9 @@ class CudaExtension(Rule):
         for node in ast.walk(call):
             if _is_nvcc_keyword(ctx, node) and node.lineno != call.lineno:
                 lines.setdefault(node.lineno, (node, "nvcc compile flags of an extension build: "))
+            elif _cuda_home_read(ctx, node) and node.lineno != call.lineno:
+                lines.setdefault(node.lineno, (node, "the CUDA toolkit's home read from the environment for the build "
+                                               "(`CUDA_HOME`, unset on an Ascend host): "))
         for line in sorted(lines):
             node, lead = lines[line]
             yield self.finding(ctx, node, lead + self.MESSAGE)
@@ -1522,3 +1532,22 @@ def ffi_with_cuda(ctx, call) -> bool:
     if flag is not None and not (isinstance(flag, ast.Constant) and flag.value in (False, None)):
         return True
     return _mentions_cuda_source(call)
+
+
+_TOOLKIT_HOMES = ("CUDAHOME", "CUDA_HOME", "CUDA_PATH")
+
+
+def _cuda_home_read(ctx, node) -> bool:
+    """`os.environ.get('CUDA_HOME', '/usr/local/cuda')`, `os.getenv("CUDA_PATH")`, `os.environ["CUDA_HOME"]`: the CUDA
+    toolkit's home read from the environment inside a build call (`extra_include_paths=[os.environ.get('CUDA_HOME',
+    '/usr/local/cuda') + "/include"]` of a JIT `load()` of `.cu` sources): CUDA_HOME in a build, label ruling (L37)."""
+    def named(chain) -> str:  # `os` may come in through a star import (`from pkg.utils import *`): read as written
+        return ctx.qualname(chain) or (ast.unparse(chain) if isinstance(chain, ast.Attribute) else "")
+
+    if isinstance(node, ast.Call) and named(node.func) in ("os.environ.get", "os.getenv") and node.args:
+        key = node.args[0]
+    elif isinstance(node, ast.Subscript) and named(node.value) == "os.environ":
+        key = node.slice
+    else:
+        return False
+    return isinstance(key, ast.Constant) and key.value in _TOOLKIT_HOMES
