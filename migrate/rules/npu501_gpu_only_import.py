@@ -136,6 +136,7 @@ def _set_by_import_attempt(ctx) -> frozenset[str]:
                if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
                for t in s.targets if isinstance(t, ast.Name)}
         out |= on & off
+        out |= _instance_flags(ctx, attempt)
     for statement in ctx.nodes.get(ast.Assign, ()):
         value = statement.value
         if isinstance(value, ast.Compare) and isinstance(value.left, ast.Call) \
@@ -145,11 +146,51 @@ def _set_by_import_attempt(ctx) -> frozenset[str]:
     return ctx.__dict__["_npu_attempt_flags"]
 
 
+def _self_attributes(statements, value=None) -> set[str]:
+    """`self.x` for each `self.x = ...` among `statements` and their inner blocks (with `value`, only `self.x = value`)."""
+    return {f"self.{t.attr}" for s in statements for n in ast.walk(s) if isinstance(n, ast.Assign)
+            and (value is None or (isinstance(n.value, ast.Constant) and n.value.value is value))
+            for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+
+
+def _instance_flags(ctx, attempt: ast.Try) -> set[str]:
+    """An object's own availability flag (an interop set up in a method, EasyVolcap-style viewers: `if
+    self.use_interop: try: from cuda import cudart; self.res = cudart.register(...) / except (RuntimeError,
+    ModuleNotFoundError): self.use_interop = False`): `self.use_interop`, bound False in the ImportError handler and
+    switched on in the try body or tested by the `if` holding the try; and `hasattr:self.res` for each attribute the
+    try body sets, whose presence (`if hasattr(self, "res"):`) says the attempt succeeded. Methods testing either run
+    the package only on the path where it imported (label note 44a a-5)."""
+    off = {f for h in attempt.handlers if _catches_import_error(h) for f in _self_attributes(h.body, False)}
+    if not off:
+        return set()
+    on = _self_attributes(attempt.body, True)
+    holder = ctx.parent(attempt)
+    if isinstance(holder, ast.If) and attempt in holder.body and isinstance(holder.test, ast.Attribute) \
+            and isinstance(holder.test.value, ast.Name) and holder.test.value.id == "self":
+        on.add(f"self.{holder.test.attr}")
+    flags = off & on
+    if not flags:
+        return set()
+    return flags | {f"hasattr:{a}" for a in _self_attributes(attempt.body) - flags}
+
+
+def _instance_test(ctx, test) -> bool:
+    """`self.flag` or `hasattr(self, "attr")` naming an object's availability flag (`_instance_flags`)."""
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        return f"self.{test.attr}" in _set_by_import_attempt(ctx)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" and len(test.args) == 2 \
+            and isinstance(test.args[0], ast.Name) and test.args[0].id == "self" and isinstance(test.args[1], ast.Constant):
+        return f"hasattr:self.{test.args[1].value}" in _set_by_import_attempt(ctx)
+    return False
+
+
 def _availability_test(ctx, test) -> bool:
     """`is_<pkg>_available()`, or an availability flag: one this file sets from an import attempt, or one it
     imports whose name says so (`HAS_FLASH_ATTN`); alone or as an operand of an `and`."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_availability_test(ctx, v) for v in test.values)
+    if _instance_test(ctx, test):  # `self.use_interop`, `hasattr(self, "res")`
+        return True
     if isinstance(test, ast.Subscript):  # `env_info["has_flash_attn"]`: a flag read from a mapping by its key
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
@@ -509,6 +550,7 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
     roots = {key.split(".", 1)[0] for key in knowledge.third_party()}
     required = _imported_at_top(ctx)
     names: set[str] = set()
+    statements: set[int] = set()
     for kind in (ast.Import, ast.ImportFrom):
         for statement in ctx.nodes.get(kind, ()):
             for alias in statement.names:
@@ -517,8 +559,48 @@ def fallback_guarded_names(ctx) -> frozenset[str]:
                     if package in required and availability_guard(ctx, statement) is not None:
                         continue  # a check of a package the module requires anyway guards nothing
                     names.add((alias.asname or alias.name).split(".", 1)[0])
+                    statements.add(id(statement))
+    ctx.__dict__["_npu_optional_statements"] = frozenset(statements)
     ctx.__dict__["_npu_optional_names"] = frozenset(names)
     return ctx.__dict__["_npu_optional_names"]
+
+
+_BINDING_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _import_bindings(ctx) -> dict[tuple[int | None, str], list]:
+    """(id of the function whose body holds the import, None at module level; local name) -> its import statements."""
+    cached = ctx.__dict__.get("_npu_import_bindings")
+    if cached is None:
+        cached = {}
+        for kind in (ast.Import, ast.ImportFrom):
+            for statement in ctx.nodes.get(kind, ()):
+                scope = ctx.enclosing(statement, _BINDING_SCOPES)
+                for alias in statement.names:
+                    name = (alias.asname or alias.name).split(".", 1)[0]
+                    cached.setdefault((id(scope) if scope is not None else None, name), []).append(statement)
+        ctx.__dict__["_npu_import_bindings"] = cached
+    return cached
+
+
+def guarded_use(ctx, name: str | None, node) -> bool:
+    """The use `node` of the local `name` reads an import on a path the program does without (`fallback_guarded_names`).
+    The import that binds it is the one of the nearest function holding the use that imports the name, else the
+    module's: a method's own `from cuda import cudart` with no fallback makes its uses required even when another method
+    imports the same name under `try: ... except ImportError:` (label note 44a a-5: HardwareRendering's interop has no
+    fallback, Quad's has). A name no scope up to the module imports keeps the file-wide reading."""
+    optional = fallback_guarded_names(ctx)
+    if name is None or name not in optional:
+        return False
+    bindings, guarded = _import_bindings(ctx), ctx.__dict__["_npu_optional_statements"]
+    scope = ctx.enclosing(node, _BINDING_SCOPES)
+    while scope is not None:
+        found = bindings.get((id(scope), name))
+        if found:
+            return any(id(s) in guarded for s in found)
+        scope = ctx.enclosing(scope, _BINDING_SCOPES)
+    found = bindings.get((None, name))
+    return not found or any(id(s) in guarded for s in found)
 
 
 def _imported_at_top(ctx) -> frozenset[str]:
@@ -550,7 +632,11 @@ class GpuOnlyImport(Rule):
     under `if is_apex_available():` (transformers' availability helpers; also a project's own probe spelled
     `is_<pkg>_installed()`, `is_flash_v2_installed`) or an availability flag (`if
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
-    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), also
+    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), or an
+    object's own flag that a method's import attempt sets false in its handler (`if self.use_interop: try: from cuda
+    import cudart ... except ModuleNotFoundError: self.use_interop = False`; then `if self.use_interop:`, `if not
+    self.use_interop: ...; return`, or `if hasattr(self, 'cu_tex'):` for an attribute the attempt sets: label note 44a
+    a-5), also
     when its `else:` raises, or in a function that leaves early without the package (`if not
     is_transformer_engine_available(): raise ImportError(...)` / `return False` / `assert is_unsloth_available(), ...`, anywhere in the import's block or
     an enclosing one of the function: the code handles the package's absence with its own error, label ruling
@@ -671,6 +757,15 @@ class GpuOnlyImport(Rule):
         "def affinity(rank):\n    if is_amdsmi_available():\n        pass\n    else:\n        if not is_pynvml_available():\n"
         "            raise ImportError('pip install nvidia-ml-py')\n        import pynvml\n        pynvml.nvmlInit()\n",
         "def f():\n    if not is_flash_attn_available():\n        return None\n    else:\n        import flash_attn\n",
+        # an object's own interop flag, set false where the import attempt fails: the methods testing it (or an
+        # attribute only the attempt sets) import the package again on the path where it imported (label note 44a a-5)
+        "class Quad:\n    def init_texture(self):\n        if hasattr(self, 'cu_tex'):\n"
+        "            from cuda import cudart\n            cudart.cudaGraphicsUnregisterResource(self.cu_tex)\n"
+        "        if self.use_interop:\n            try:\n                from cuda import cudart\n"
+        "                self.cu_tex = cudart.cudaGraphicsGLRegisterImage(self.tex, 3553, 0)\n"
+        "            except (RuntimeError, ModuleNotFoundError):\n                self.use_interop = False\n"
+        "    def copy(self, image):\n        if not self.use_interop:\n            self.upload(image)\n            return\n"
+        "        from cuda import cudart\n        cudart.cudaGraphicsMapResources(1, self.cu_tex, 0)\n",
         # the same check as an assert at the top of the loader a user option selects (`--backend unsloth`)
         "def load_fast(args):\n    assert is_unsloth_available(), 'pip install unsloth'\n"
         "    if args.vision:\n        from unsloth import FastVisionModel as M\n    else:\n"

@@ -9,7 +9,7 @@ from migrate.rules._device_helpers import annotation as _annotation
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule, Valid
-from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, match_package, package_of
+from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, guarded_use, match_package, package_of
 
 TRITON = "triton"
 NUMBA_CUDA = "numba.cuda"
@@ -210,15 +210,21 @@ class GpuOnlyUse(Rule):
     the call's first line; label rule 41d-7), nor a function named as the fallback of a lookup on an object
     (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
-    or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`): no package code runs
+    or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`), or a C-style enum member
+    or numpy scalar type read as a value (`cudart.cudaError_t.cudaSuccess`, `kind = cudart.cudaMemcpyKind.
+    cudaMemcpyDeviceToDevice`, `x.astype(cupy.int64)`; label note 44a a-5): no package code runs
     there, nor are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`), or whose
     availability flag the try switches on after being bound false ahead of it (`has_flash_attn = False` at the module
     top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
     optional paths, as are names imported under `if is_apex_available():` (its `else:` may raise) or after a
-    function's `if not is_x_available(): raise ...` (label ruling (L34)): neither their import
-    line (NPU501) nor their uses are reported; nor is a use in the branch of such a check, whatever guards its import
+    function's `if not is_x_available(): raise ...` (label ruling (L34)), or after an object's own flag that the
+    handler sets false, or an attribute the attempt sets, is tested (`if self.use_interop:`, `if not
+    self.use_interop: ...; return`, `if hasattr(self, 'cu_tex'):`): neither their import
+    line (NPU501) nor their uses are reported; a use reads the import of the nearest function holding it that imports the
+    name (a method importing the package with no fallback keeps its uses even when another method's import is
+    optional; label note 44a a-5); nor is a use in the branch of such a check, whatever guards its import
     (`if is_flash_v2_installed(): flash_attn_interface.flash_attn_varlen_func(...)` / `else: raise ...`); a handler that only
     passes or warns, raises, or imports the same package again is no fallback, nor is one that binds only flags no line
     of the file reads while the imported names are used after the try (`try: import awq_ext; AWQ_INSTALLED = True /
@@ -374,6 +380,35 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # a viewer with two CUDA-GL interop classes: one registers its texture under `try:` with a fallback flag set on
+        # the object, and its other methods import the bindings again only after testing that flag (or an attribute
+        # the attempt sets); the other class imports them in each method with no fallback. Only the second class's
+        # calls are uses; the enum members read as values (`cudaMemcpyKind.cudaMemcpyDeviceToDevice`) and the numpy
+        # scalar type (`cupy.int64`) are not (label note 44a a-5, (L54))
+        Invalid("import cupy\n"
+                "class Quad:\n"
+                "    def init_texture(self):\n"
+                "        if hasattr(self, 'cu_tex'):\n"
+                "            from cuda import cudart\n"
+                "            cudart.cudaGraphicsUnregisterResource(self.cu_tex)\n"
+                "        if self.use_interop:\n"
+                "            try:\n"
+                "                from cuda import cudart\n"
+                "                self.cu_tex = cudart.cudaGraphicsGLRegisterImage(self.tex, 3553, 0)\n"
+                "            except (RuntimeError, ModuleNotFoundError):\n"
+                "                self.use_interop = False\n"
+                "    def copy(self, image):\n"
+                "        if not self.use_interop:\n"
+                "            self.upload(image)\n"
+                "            return\n"
+                "        from cuda import cudart\n"
+                "        cudart.cudaGraphicsMapResources(1, self.cu_tex, 0)\n"
+                "class Renderer:\n"
+                "    def init(self):\n"
+                "        from cuda import cudart\n"
+                "        kind = cudart.cudaMemcpyKind.cudaMemcpyDeviceToDevice\n"
+                "        self.cu_vbo = cudart.cudaGraphicsGLRegisterBuffer(self.vbo, 0)\n"
+                "        return cupy.asarray(self.idx).astype(cupy.int64), kind\n", count=2),
         # a Hydra experiment config: its optimizer node builds apex's fused Adam (hydra.utils.instantiate), its task and
         # model config nodes the repository's own class and a transformers one (label ruling 40b-5)
         Invalid("trainer:\n  max_steps: 20000\ntask:\n  _target_: train.tasks.seq.SequenceLMModel\n"
@@ -693,10 +728,11 @@ class GpuOnlyUse(Rule):
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
                     or _feature_probe(ctx, node) or _type_check(ctx, node) or _annotation(ctx, node) \
-                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _getattr_default(ctx, node) \
+                    or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _value_member(ctx, node) \
+                    or _getattr_default(ctx, node) \
                     or _argument_of_package_call(ctx, node, key, table) or _package_probe(ctx, node, qual):
                 continue
-            if shadowed(ctx, node) or (optional and root_name(node) in optional):
+            if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)):
                 continue
             # a call in the branch of an availability check (`if is_flash_v2_installed(): ...varlen_func(...)` / `else:
             # raise RuntimeError(...)`): the program takes it only where the package is (label ruling (L34)). Not the
@@ -1076,6 +1112,31 @@ def _constant_value(ctx, node) -> bool:
         return False
     parent = ctx.parent(node)
     return not (isinstance(parent, ast.Call) and parent.func is node) and not isinstance(parent, ast.ClassDef)
+
+
+# numpy's scalar types, which array libraries re-export under the same names (`cupy.int64`, `cupy.float32`)
+_SCALAR_TYPES = frozenset({"bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                           "float32", "float64", "complex64", "complex128", "intp", "uintp"})
+_LOWER_PREFIX = re.compile(r"^[a-z]{2,}(?=[A-Z])")
+
+
+def _value_member(ctx, node) -> bool:
+    """A member read as a value, not called (label note 44a a-5, (L54)): a member of a C-style enum, named with its
+    enum's lower-case prefix (cuda-python's `cudart.cudaError_t.cudaSuccess`, `cudart.cudaMemcpyKind.
+    cudaMemcpyDeviceToDevice`, `flags = cudart.cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard`): it
+    names a setting or a result code of the call that uses it, which is reported on its own; or a numpy scalar type
+    re-exported by the package (`x.astype(cupy.int64)`, `dtype=cupy.float32`): a host dtype, no GPU code runs there."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return False
+    if node.attr in _SCALAR_TYPES:
+        return True
+    enum = node.value.attr if isinstance(node.value, ast.Attribute) else None
+    prefix = _LOWER_PREFIX.match(enum or "")
+    return prefix is not None and node.attr != enum and node.attr.startswith(prefix.group()) \
+        and node.attr[len(prefix.group())].isupper()
 
 
 def _argument_of_package_call(ctx, node, key: str, table) -> bool:
