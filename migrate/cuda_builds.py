@@ -30,7 +30,11 @@ file) on every run, and only where nothing can build a file without naming it:
   folder, from its project's or from the repository root): where that finds files of the scan, only those
   copies are built (RWKV-LM: `cuda/wkv7_cuda.cu` loaded by RWKV-v5/src/model.py builds RWKV-v5/cuda/, not the
   same-named copy in RWKV-v7/train_temp/cuda/ that no script there loads); where it finds none (a path
-  relative to an include folder or to a `cd` of a shell script), any file of that name is, as before.
+  relative to an include folder or to a `cd` of a shell script), any file of that name is, as before. A bare name
+  (no folder: `#include "k.cuh"`, `load("ext", [os.path.join(root_dir, "k_impl.cu")])`) names the copies in the
+  naming file's folder or below it where there are any, any copy otherwise (MixFormer's vendored PreciseRoIPooling:
+  pytorch/prroi_pool/functional.py loads src/ under its own folder; the top-level src/ copies beside pytorch/, which
+  nothing builds or includes, are not built; label note 44c c-3).
 """
 
 from __future__ import annotations
@@ -189,13 +193,24 @@ def built_sources(results: list[FileResult], sources: list[FileResult], ignored:
                 return found
             folder = parent
 
+    def nearest(naming: str, path: str) -> bool:
+        """A bare name (`#include "k.cuh"`, `os.path.join(root_dir, "k.cu")`) names the files so called in the naming
+        file's folder or below it where the scan holds any there (the preprocessor looks beside the including file
+        first; a loader joins its own folder's path), and any file so called otherwise."""
+        base = os.path.dirname(os.path.normpath(naming))
+        if not base:
+            return True
+        name = os.path.basename(path)
+        inside = [p for p in scanned if os.path.basename(p) == name and p.startswith(base + os.sep)]
+        return not inside or os.path.normpath(path) in inside
+
     def builds(naming: str, written: str, path: str) -> bool:
         """`naming` names the file at `path`: by its name, or by a relative path that resolves to it from the naming
         file's folder or one above; a relative path that resolves to no file of the scan names every file so called."""
         if naming == path:
             return False
-        if not written:
-            return True
+        if not written:  # a bare name: the copies in the naming file's folder or below it where there are any
+            return nearest(naming, path)
         found = resolved(naming, written, scanned)
         return not found or os.path.normpath(path) in found
 

@@ -2349,3 +2349,21 @@ def test_relative_import_of_cpp_only_cmake_python_extension_is_not_a_cuda_use(tm
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "mesh.py") == []
     assert finding_lines(result, "NPU508", "tri/trilib/extension/__init__.py") == []
+
+
+def test_a_bare_name_builds_the_copy_under_the_naming_file_not_a_same_named_copy_elsewhere(tmp_path):
+    # a vendored op ships its kernel twice (label note 44c c-3): roi/src/ at the top (nothing builds or includes it)
+    # and roi/pytorch/roi_pool/src/, which functional.py's load() joins to its own folder; the bare `#include
+    # "roi_impl.cuh"` of the built .cu names the header beside it. A bare name with no copy under the naming file's
+    # folder still names any file so called
+    load = ("import os\nfrom torch.utils.cpp_extension import load\nroot_dir = os.path.join(os.path.dirname(__file__), 'src')\n"
+            "_ext = load('_roi', [os.path.join(root_dir, 'roi.c'), os.path.join(root_dir, 'roi_impl.cu')])\n")
+    kernel, header = '#include "roi_impl.cuh"\n__global__ void k() {}\n', "#pragma once\n__device__ int h();\n"
+    write_files(tmp_path, {"roi/pytorch/roi_pool/functional.py": load, "roi/pytorch/roi_pool/src/roi_impl.cu": kernel,
+                           "roi/pytorch/roi_pool/src/roi_impl.cuh": header, "roi/src/roi_impl.cu": kernel,
+                           "roi/src/roi_impl.cuh": header})
+    reported = sorted(os.path.relpath(f.path, tmp_path) for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["roi/pytorch/roi_pool/src/roi_impl.cu", "roi/pytorch/roi_pool/src/roi_impl.cuh"]
+    other = tmp_path / "other"
+    write_files(other, {"tools/build.py": load, "csrc/roi_impl.cu": kernel, "csrc/roi_impl.cuh": header})
+    assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 2

@@ -12,7 +12,10 @@ class CudaSourceFile(Rule):
     CUDA source includes it, like a `.cuh` (label rule 27c-5); a plain `.h` is not read.
     Reported once per file, at line 1, with the number of `__global__` kernels found by a plain
     text count (comments included); each kernel must be rewritten as an Ascend C operator (or
-    replaced by torch / torch_npu ops) and registered with torch_npu. In a repository whose own accelerator abstraction
+    replaced by torch / torch_npu ops) and registered with torch_npu. A file that no build, include or script of the scan
+    names is not reported (migrate/cuda_builds.py); a bare name (`#include "k.cuh"`, `os.path.join(root_dir, "k.cu")` in
+    a `load()`) names the copies in the naming file's folder or below it where there are any: a vendored op's second
+    copy of its kernels beside the built one, which nothing builds or includes, is not reported (label note 44c c-3). In a repository whose own accelerator abstraction
     has an NPU side (an NPU accelerator class and a CUDA one returning op-builder modules, both built by one factory),
     the CUDA builders, the files only they build (a script listing `*.cu` for a tool builds none) and the uses of what
     they define are the abstraction's CUDA side: not reported; a builder module imported directly by non-test code stays

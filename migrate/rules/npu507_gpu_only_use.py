@@ -163,7 +163,10 @@ class GpuOnlyUse(Rule):
     decorator (or at `f = triton.jit(f)` when the decorator is applied as a call); every decorator of the triton
     package is reported, stacked or not (`@triton.autotune(...)` over `@triton.jit`, `@triton.testing.perf_report(...)`),
     once: the triton names in its arguments go with it (`prune_configs_by={"perf_model": estimate_matmul_time}` from
-    `triton.ops.matmul_perf_model`; label ruling 40b), and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
+    `triton.ops.matmul_perf_model`; label ruling 40b); a pccm code generator's `@pccm.cuda.cuda_global_function` (it writes a
+    CUDA `__global__` kernel into a .cu unit; pccm's other decorators, `static_function`, `cuda.static_function(device=True)`,
+    `pybind.mark`, generate C++ and are not; knowledge `pccm`, read in FindDefinition/PCCM pccm/targets/cuda.py; label note
+    44c c-2) is reported the same way, and so are the calls of its benchmarking and driver helpers (`triton.testing.do_bench`, `do_bench_cudagraph`,
     `triton.testing.Benchmark(...)`, `triton.runtime.driver...`) and a class built on `triton.KernelInterface`; a
     decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
     inside its definition are (label ruling (L51)). A renamed copy of Triton is read as Triton (the knowledge's
@@ -552,6 +555,13 @@ class GpuOnlyUse(Rule):
         Invalid("from numba import cuda\ndef test_a(x):\n    @cuda.jit\n    def _kernel(x):\n        i = cuda.grid(1)\n"
                 "        x[i] = 0\n    _kernel[1, 8](x)\ndef test_b(x):\n    @cuda.jit\n    def _kernel(x):\n"
                 "        i = cuda.grid(1)\n    _kernel[1, 8](x)", count=4),
+        # a pccm code generator (spconv-style csrc/*.py): `@pccm.cuda.cuda_global_function` writes a CUDA `__global__`
+        # kernel to a .cu unit, reported at the decorator like @triton.jit; pccm's other decorators (static_function,
+        # cuda.static_function(device=True), pybind.mark) generate C++ / device helpers and are not (knowledge: pccm)
+        Invalid("import pccm\nclass Ops(pccm.Class):\n    @pccm.cuda.cuda_global_function\n    def fill_kernel(self):\n"
+                "        return pccm.FunctionCode()\n    @pccm.cuda.static_function(device=True, forceinline=True)\n"
+                "    def helper(self):\n        return pccm.FunctionCode()\n    @pccm.pybind.mark\n    @pccm.static_function\n"
+                "    def run(self):\n        return pccm.FunctionCode()", count=1),
         Invalid("import pynvml\npynvml.nvmlInit()\nh = pynvml.nvmlDeviceGetHandleByIndex(0)", count=2),
         Invalid("import deepspeed\nfrom deepspeed.ops.transformer import DeepSpeedTransformerLayer\nl = DeepSpeedTransformerLayer(cfg)", count=1),
         Invalid("import pynvml\nok = pynvml.c_nvmlProcessInfo_t.__name__ == 'c_nvmlProcessInfo_t'", count=1),
