@@ -543,7 +543,9 @@ class GpuOnlyDependency(Rule):
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
     install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
     no folder of the repository, unless it is the folder the build context was copied into, `COPY . /app/proj/` then
-    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; a Dockerfile's `pip install /tmp/proj` of
+    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; or the folder a `git clone` of the repository
+    itself filled, `git clone https://github.com/o/proj.git /proj` then `WORKDIR /proj` where the scanned repository's
+    folder is named proj, not another project's clone; a Dockerfile's `pip install /tmp/proj` of
     an absolute folder of the image is the repository folder the `COPY` lines above it put there, `COPY *.py *.toml
     /tmp/proj` the context's top with its setup.py, `COPY ops /src/ops` ops/, label ruling (L72); pip's `-e ops` names
     a folder without a slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
