@@ -169,20 +169,37 @@ def copied_workdir(lines: list[str], number: int) -> list[str]:
     """Where a Dockerfile's command at line `number` runs when its WORKDIR is the folder the build context was copied
     into (`COPY . /home/app/proj/` then `WORKDIR /home/app/proj`: `RUN pip install -e .` installs the repository's
     own setup.py): the Dockerfile's folder and the repository's root, `CONTEXT_ROOT` (the context is one of
-    the two, `docker build -f docker/Dockerfile .` mostly the root); [] when the WORKDIR is another folder (a clone's,
-    `WORKDIR /mmdetection3d`) or none was set."""
-    copied, workdir = set(), None
+    the two, `docker build -f docker/Dockerfile .` mostly the root). A WORKDIR that a `git clone URL DIR` filled is the
+    clone's repository, `<clone:NAME>` (NAME: the URL's last part), resolved in `report` to the repository's root
+    when the scanned repository's folder has that name (s2anet's Dockerfile clones csuhan/s2anet into /s2anet and
+    installs it: label ruling (L72)), else nothing (`WORKDIR /mmdetection3d`, another project's clone). [] when no
+    copy or clone filled the WORKDIR, or none was set."""
+    copied, cloned, workdir = set(), {}, None
     for line in lines[:number - 1]:
         copy = _COPY_CONTEXT.match(line)
         if copy is not None:
             copied.add(posixpath.normpath(copy.group("dest").strip("\"'")))
+        for clone in _GIT_CLONE.finditer(line):
+            url = clone.group("url").strip("\"'")
+            name = url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+            dest = (clone.group("dest") or "").strip("\"'") or name
+            if name and not dest.startswith("-"):
+                cloned[posixpath.normpath(posixpath.join(workdir or "/", dest))] = name
         work = _WORKDIR.match(line)
         if work is not None:
             target = work.group("dir").strip("\"'")
             workdir = posixpath.normpath(posixpath.join(workdir or "/", target))
+    if workdir is not None and workdir in cloned and workdir not in copied:
+        return [f"{CLONE_PREFIX}{cloned[workdir]}>"]
     if workdir is None or workdir not in copied:
         return []
     return [".", CONTEXT_ROOT]
+
+
+# `git clone [--depth 1 -b v2] https://github.com/o/proj.git [/proj]`: the URL and the folder it fills
+_GIT_CLONE = re.compile(r"(?<![\w-])git\s+clone\s+(?:-\S+\s+(?:(?!https?:|git@)[^\s-]\S*\s+)?)*"
+                        r"(?P<url>(?:https?://|git@)\S+?)(?:\s+(?P<dest>[^\s&;|]+))?\s*(?:$|&&|;|\|)")
+CLONE_PREFIX = "<clone:"
 
 
 # the folder a fact names when it is the repository's root, resolved in `report` (the scan's common folder)
@@ -285,9 +302,11 @@ def report(results: list[FileResult]) -> list[FileResult]:
             if fact[0] != "def" or fact[1] != KIND:
                 continue
             path, line, columns = fact[2], fact[3], fact[5]
-            if path == CONTEXT_ROOT:
+            if path == CONTEXT_ROOT or path.startswith(CLONE_PREFIX):
                 if root is None:
                     root = posixpath.normpath(os.path.commonpath([os.path.dirname(r.path) or "." for r in results]).replace(os.sep, "/"))
+                if path.startswith(CLONE_PREFIX) and os.path.basename(os.path.abspath(root)).lower() != path[len(CLONE_PREFIX):-1].lower():
+                    continue  # a clone of another project
                 here, path = root, "."
             else:
                 here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))

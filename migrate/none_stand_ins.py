@@ -18,7 +18,9 @@ other`. With such a test the module takes another path or stops with its own err
 Point Transformer V3, `assert flash_attn is not None` before its flash path: set 34a-4). Without any, every use fails
 where the package is missing: the import and its uses are lines to change (label rulings (L30), (L42); HunyuanVideo's
 attention, set 36e-4). A handler that also binds a flag (`HAS_FLASH = False`), a substitute (`from .ref import attn`),
-a def or class is a real fallback and is not read here.
+a def or class is a real fallback and is not read here. A flag the handler sets to None too, where the attempt gives
+it a value (`FLASH_VER = 2` / `FLASH_VER = None`), is tested by any comparison (`if FLASH_VER == 2:`): the module
+asks whether the package is there.
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
         if node.id not in stand_ins or not isinstance(node.ctx, ast.Load) or id(node) in inside:
             continue
         if _tested(ctx, node):
+            return False
+        # a flag the handler sets to None beside the stand-ins, and the attempt to a value (`FLASH_VER = 2`): any
+        # comparison of it (`if FLASH_VER == 2`) asks whether the package is there (Wan2.1 prompt_extend.py)
+        if node.id not in bound and isinstance(ctx.parent(node), ast.Compare):
             return False
         read_after = True
     return read_after

@@ -1731,7 +1731,10 @@ def _build_index(results) -> Index:
             definition = Definition(kind, name, result.path, line, bool(cuda), *fact[5:7])
             table = modules if kind in ("module", "value") else namespaces
             current = table.get(name)
-            if current is None or (definition.cuda and not current.cuda):
+            # an extension's build beats a re-export that spells the same dotted name (`from . import nms_rotated_cuda`
+            # in the package the build puts it in): whichever file was read first, the name is the built module
+            if current is None or (definition.cuda and not current.cuda) or (
+                    kind == "module" and current.kind == "value" and definition.cuda >= current.cuda):
                 table[name] = definition
     if submodules:
         from migrate import submodules as git_submodules

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -115,9 +116,32 @@ def is_cog_config(path: str) -> bool:
 
 
 def is_conda_env(path: str) -> bool:
-    """A conda environment file (`environment.yml`, `environment_cuda11.yaml`), by its file name."""
+    """A conda environment file (`environment.yml`, `environment_cuda11.yaml`), by its file name, or a YAML file of
+    another name whose content is one (`Windows/env.yml`, `conda_env.yaml`: see is_unnamed_conda_env)."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return any(fnmatch(name, p) for p in CONDA_ENV_PATTERNS)
+    return any(fnmatch(name, p) for p in CONDA_ENV_PATTERNS) or is_unnamed_conda_env(path)
+
+
+# the top-level keys of a conda environment file (`conda env export`, `conda env create -f`): `channels:` and
+# `dependencies:` both at column 0; a CI workflow, a Hydra or a gym config has neither pair
+_TOP_CHANNELS = re.compile(r"^channels:", re.MULTILINE)
+_TOP_DEPENDENCIES = re.compile(r"^dependencies:\s*(?:#.*)?$", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_unnamed_conda_env(path: str) -> bool:
+    """A `.yml` / `.yaml` file outside CONDA_ENV_PATTERNS that is a conda environment by its content (s2anet's
+    `Windows/env.yml`, a `conda env export`): top-level `channels:` and `dependencies:` keys. Read by its first
+    64 KiB; a path that cannot be opened (a bare name) is not one."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name.endswith((".yml", ".yaml")) or any(fnmatch(name, p) for p in CONDA_ENV_PATTERNS) or "/" not in path:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _TOP_CHANNELS.search(head) is not None and _TOP_DEPENDENCIES.search(head) is not None
 
 
 class MalformedInput(ValueError):
@@ -153,7 +177,7 @@ def classify(path: str) -> tuple[str, ...]:
         kinds.append("notebook")
     if any(fnmatch(name, p) for p in MANIFEST_PATTERNS) or (
         name.endswith(".txt") and PurePath(path).parent.name == "requirements"
-    ):
+    ) or is_unnamed_conda_env(path):
         kinds.append("manifest")
     elif any(fnmatch(name, p) for p in LAUNCHER_PATTERNS) or is_dockerfile(name):
         kinds.append("launcher")
@@ -460,7 +484,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             for _, value in parser.items("options.extras_require"):
                 strings += value.splitlines()
         deps = _deps_from_strings(lines, [s.strip() for s in strings if s.strip()])
-    elif is_conda_env(name):
+    elif is_conda_env(name) or is_unnamed_conda_env(path):
         import yaml
 
         try:

@@ -2367,3 +2367,21 @@ def test_a_bare_name_builds_the_copy_under_the_naming_file_not_a_same_named_copy
     other = tmp_path / "other"
     write_files(other, {"tools/build.py": load, "csrc/roi_impl.cu": kernel, "csrc/roi_impl.cuh": header})
     assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 2
+
+
+def test_a_dockerfile_that_clones_the_repository_itself_installs_it(tmp_path):
+    # `git clone https://github.com/owner/det.git /det` then `WORKDIR /det` and `RUN pip install -e .`: the image
+    # installs the scanned repository (its folder is named det), whose setup.py builds CUDA (label ruling (L72), s2anet's
+    # docker/Dockerfile). A clone of another project (`/mmdet3d`) is not the repository.
+    root = tmp_path / "det"
+    root.mkdir()
+    write_files(root, {
+        "setup.py": _cuda_setup('det', 'det_cuda', ['det/k.cpp', 'det/k_kernel.cu']),
+        "det/k_kernel.cu": "__global__ void k(float* x) {}\n", "det/k.cpp": "// host\n",
+        "docker/Dockerfile": ("FROM base\nRUN git clone https://github.com/owner/det.git /det\nWORKDIR /det\n"
+                              "RUN pip install --no-cache-dir -e .\n"
+                              "RUN git clone https://github.com/open-mmlab/mmdetection3d.git /mmdet3d\n"
+                              "WORKDIR /mmdet3d\nRUN pip install -e .\n"),
+    })
+    result = _scan(root)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == [4]

@@ -622,7 +622,8 @@ class GpuOnlyImport(Rule):
     the most specific entry winning (`apex.optimizers` before `apex`). One finding per import
     statement and package. An import the program does without is not reported: inside `try: ...
     except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None` where some line tests
-    the stand-in: `if FusedAdam is not None`, `assert FusedAdam`; a None nothing tests is no fallback,
+    the stand-in: `if FusedAdam is not None`, `assert FusedAdam`, or compares a flag the handler sets to None beside it,
+    `if FLASH_VER == 2`; a None nothing tests is no fallback,
     migrate/none_stand_ins.py), or that answers "none here" (`return False` / `None`, or an empty collection: `def
     get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
     device of that kind; label rule 43e e-2), or whose
@@ -735,6 +736,10 @@ class GpuOnlyImport(Rule):
         '"""import apex"""',
         "import numba\n@numba.jit(nopython=True)\ndef dtw(x):\n    return x",  # numba's CPU JIT runs on an NPU host
         "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None",  # a fallback: the program does without it
+        # Wan2.1 prompt_extend.py: the handler sets a version flag to None beside the stand-in, and the module compares
+        # the flag (`FLASH_VER == 2`) before taking the flash path: the stand-in is tested (migrate/none_stand_ins.py)
+        "try:\n    from flash_attn import flash_attn_varlen_func\n    FLASH_VER = 2\nexcept ModuleNotFoundError:\n"
+        "    flash_attn_varlen_func = None\n    FLASH_VER = None\n\ndef dtype():\n    return 'bf16' if FLASH_VER == 2 else 'fp16'\n",
         # a None stand-in the module tests before the flash path (an assert that stops with its own error, (L34))
         "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n\ndef attend(q, k, v, flash):\n"
         "    if flash:\n        assert flash_attn is not None, 'pip install flash-attn'\n"

@@ -332,11 +332,22 @@ _NOT_A_LOCAL_FOLDER = re.compile(r"://|^(?:git\+|https?:)|[=<>;@\s]|\.(?:whl|zip
 _INDEX_OPTION_IN_TEXT = re.compile(r"(?<![\w-])(?:--index-url|--extra-index-url|--find-links|-i|-f)(?:\s+|=)(\S+)")
 
 
+# a string that is nothing but a PyTorch-style CUDA wheel index (`"https://download.pytorch.org/whl/cu121"`): the
+# value of an index variable that a pip command takes later (Fooocus launch.py's
+# `os.environ.get('TORCH_INDEX_URL', ".../whl/cu121")` read into `--extra-index-url {torch_index_url}`)
+_BARE_CUDA_WHEEL_INDEX = re.compile(r"\s*https?://\S+/whl/cu\d{2,3}/?\s*")
+
+
 def _python_index_strings(ctx):
     """The string constants of a Python program that give pip a CUDA wheel index (`--index-url .../whl/cu121`,
     `--extra-index-url=.../cu118`), wherever the string then goes (one_click.py's `run_cmd(install_pytorch)`):
-    a command text built in pieces is not followed to its runner, the option names what the text is for."""
+    a command text built in pieces is not followed to its runner, the option names what the text is for. Also a
+    constant that is a CUDA wheel index URL and nothing else (`/whl/cu121`): such a URL has no use but pip's index
+    (label ruling 44d-2: the line naming cu121 is the label, not the command that later reads the variable)."""
     for node in ctx.nodes.get(ast.Constant, ()):
+        if isinstance(node.value, str) and _BARE_CUDA_WHEEL_INDEX.fullmatch(node.value):
+            yield node
+            continue
         if isinstance(node.value, str) and "cu" in node.value and "-" in node.value:
             for match in _INDEX_OPTION_IN_TEXT.finditer(node.value):
                 if _CUDA_INDEX_URL.match(match.group(1).strip("\"'") + " "):
@@ -389,8 +400,11 @@ def _module_load_cuda(ctx):
     for number, line, start, end in _shell_commands(ctx, _MODULE_LOAD):
         for token in _TOKEN.finditer(line, start, end):
             text = token.group().strip("\"'")
-            name = text.split("/", 1)[0].lower()
-            if not text.startswith("-") and name in _CUDA_MODULES:
+            # the module's name is its path before the version: `cuda/9.0`, or a vendor's tree `nvidia/cuda/10.0`
+            # (s2anet's SLURM script): any part of it naming the toolkit
+            parts = text.lower().split("/")
+            names = parts[:-1] if len(parts) > 1 else parts
+            if not text.startswith("-") and any(part in _CUDA_MODULES for part in names):
                 yield number, token.start(), token.end(), text
 
 
@@ -495,7 +509,8 @@ class GpuOnlyDependency(Rule):
     """GPU-only packages declared in a dependency manifest (requirements*.txt, also a `.txt` file named `req*`
     outside that pattern whose lines all parse as requirements or pip options, RVC's misspelt
     `requirments_cu118_py312.txt`, sources.is_misnamed_requirements; pyproject.toml,
-    setup.cfg, environment.yml, setup.py install_requires; there also the entries of a dependency table
+    setup.cfg, environment.yml (also a YAML file of another name whose top-level `channels:` and `dependencies:` keys
+    make it a conda environment: `Windows/env.yml`, sources.is_unnamed_conda_env), setup.py install_requires; there also the entries of a dependency table
     that a requirement list names by key, `extras["quant"] = deps_list("bitsandbytes", "accelerate")` or
     `deps["bitsandbytes"]` over `_deps = ["bitsandbytes>=0.43.3", ...]`, reported at the key and at the
     table's spec, not the entries no key names). Distribution names are normalised and
@@ -528,7 +543,9 @@ class GpuOnlyDependency(Rule):
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
     install -e .` (the folder the command runs in; in a Dockerfile only after such a `cd`, the image's WORKDIR being
     no folder of the repository, unless it is the folder the build context was copied into, `COPY . /app/proj/` then
-    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; a Dockerfile's `pip install /tmp/proj` of
+    `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; or the folder a `git clone` of the repository
+    itself filled, `git clone https://github.com/o/proj.git /proj` then `WORKDIR /proj` where the scanned repository's
+    folder is named proj, not another project's clone; a Dockerfile's `pip install /tmp/proj` of
     an absolute folder of the image is the repository folder the `COPY` lines above it put there, `COPY *.py *.toml
     /tmp/proj` the context's top with its setup.py, `COPY ops /src/ops` ops/, label ruling (L72); pip's `-e ops` names
     a folder without a slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
@@ -551,7 +568,8 @@ class GpuOnlyDependency(Rule):
     the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; and in a
     `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
     `build: python_packages:` items, which cog pip-installs into that image, 42c-3), and, with
-    the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod).
+    the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod;
+    a site's tree `nvidia/cuda/10.0` too: any part of the module's path before its version).
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
     (label ruling (L39), migrate/machine_setup.py); nor in the pipeline's own scripts and requirements files inside
@@ -560,7 +578,9 @@ class GpuOnlyDependency(Rule):
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
     read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the
     program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
-    built in pieces and run later), and a local folder such a list installs through a variable (`subprocess.call([pip,
+    built in pieces and run later) or that is a CUDA wheel index URL and nothing else (`os.environ.get('TORCH_INDEX_URL',
+    ".../whl/cu121")`, the variable read into a pip command later: the line naming cu121, label ruling 44d-2; not a URL
+    inside prose), and a local folder such a list installs through a variable (`subprocess.call([pip,
     'install', '-e', hadamard_dir])`) whose last name is a catalogued GPU-only package (`third-party/fast-hadamard-transform`,
     a submodule), at the path's string. A function of the repository whose body pip-installs one of its parameters
     (YOLOv5's `check_requirements`: `for r in requirements: ... check_output(f"pip install '{r}'", shell=True)`) is an
@@ -778,6 +798,10 @@ class GpuOnlyDependency(Rule):
         Invalid("#SBATCH --gres=gpu:1\nmodule load python/3.6.4_gcc5_np1.14.5\nmodule load cuda/9.0\n"
                 "module load gcc/9 CUDA/11.8.0 cuDNN/8.6.0  # EasyBuild names\necho 'module load cuda'\n",
                 kind="launcher", filename="train.sh", count=3),
+        # a site's module tree under the vendor's name (`nvidia/cuda/10.0`, s2anet tools/slurm_train.slurm); not a
+        # module whose version part alone says cuda
+        Invalid("#SBATCH --gres=gpu:4\nmodule load scl/gcc4.9\nmodule load nvidia/cuda/10.0\nmodule load pytorch/cuda\n",
+                kind="launcher", filename="train.slurm", count=1),
         # Open-Sora gradio/app.py installs flash-attn and NVIDIA apex from the running program; a command given as a
         # list names its requirements the same way
         # spcl/QuaRot setup.py (HandH1998/QQQ setup.py the same): a submodule folder of a GPU-only package pip-installs it;
@@ -798,6 +822,13 @@ class GpuOnlyDependency(Rule):
                 '    cmd += "--index-url https://download.pytorch.org/whl/cu118"\nelif is_rocm:\n'
                 '    cmd += "--index-url https://download.pytorch.org/whl/rocm5.6"\nelse:\n'
                 '    cmd += "--extra-index-url=https://download.pytorch.org/whl/cpu"\nrun_cmd(cmd)\n', count=1),
+        # Fooocus launch.py: the CUDA index is the default of a variable that the pip command reads later; the line
+        # naming cu121 is the one to change. A URL inside prose, or the CPU index, is not reported
+        Invalid("import os\ndef prepare_environment():\n"
+                "    torch_index_url = os.environ.get('TORCH_INDEX_URL', \"https://download.pytorch.org/whl/cu121\")\n"
+                "    torch_command = f\"pip install torch==2.1.0 --extra-index-url {torch_index_url}\"\n"
+                "    cpu_index = 'https://download.pytorch.org/whl/cpu'\n"
+                "    print('see https://download.pytorch.org/whl/cu118 for wheels')\n", count=1),
         # a CUDA wheel index of a `pip install` in a shell script or a notebook's `!` line (OneFormer's Colab notebook
         # installs natten from its cu113 wheel page), as in a requirements file
         Invalid("pip3 install natten==0.14.4 -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html\n"

@@ -166,6 +166,33 @@ def _availability_names(test) -> list[str]:
     return [name] if _FLAG.match(name) else []
 
 
+def _attempt_value_test(ctx, test, guards: tuple[str, ...]) -> bool:
+    """`FLASH_VER == 2` where the file's `try:` importing a package matching `guards` binds `FLASH_VER = 2` and its
+    ImportError handler `FLASH_VER = None` / `False` (Wan2.1 prompt_extend.py): the comparison asks whether the
+    package imported, an availability check like `HAS_FLASH_ATTN`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)):
+        return False
+    name, wanted = test.left.id, test.comparators[0].value
+    if wanted is None or wanted is False:
+        return False
+    from migrate.rules.npu501_gpu_only_import import _catches_import_error
+
+    for attempt in ctx.nodes.get(ast.Try, ()):
+        imported = [a.name for s in attempt.body if isinstance(s, ast.Import) for a in s.names] + [
+            s.module or "" for s in attempt.body if isinstance(s, ast.ImportFrom)]
+        if not any(fnmatchcase(module.lower(), guard) for module in imported for guard in guards):
+            continue
+        on = any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value == wanted
+                 and any(isinstance(t, ast.Name) and t.id == name for t in s.targets) for s in attempt.body)
+        off = any(isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (None, False)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+                  for h in attempt.handlers if _catches_import_error(h) for s in h.body)
+        if on and off:
+            return True
+    return False
+
+
 def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
     """`node` lies in the body of an `if` (or the true branch of a conditional expression) whose test asks for a
     package matching one of `guards`, or follows in its function a requirement check of such a package
@@ -401,7 +428,7 @@ class GpuOnlyOption(Rule):
     package imported into this file (`from .models import Actor` / `from mypkg.models import Actor` in mypkg/...; never a
     package the knowledge base knows, such as transformers, by a folder named like it): that is
     plumbing, the package's call of the library is reported where it is; a value set only under an
-    availability check of the package it needs, `if is_flash_attn_2_available():`, is an optional path, not reported), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
+    availability check of the package it needs, `if is_flash_attn_2_available():`, or a comparison of a flag the file's import attempt of that package sets, `'flash_attention_2' if FLASH_VER == 2 else None` after `try: from flash_attn import ...; FLASH_VER = 2 / except ModuleNotFoundError: FLASH_VER = None`, is an optional path, not reported), and a dataclass field default (`optim: str = field(default="paged_adamw_32bit")`) is
     read like a keyword. Methods and names whose use turns on a GPU-only library are data too
     (`[[method]]`, `[[name]]`): diffusers' `enable_xformers_memory_efficient_attention()` and its
     `*XFormers*Processor` classes, in files that import diffusers (not under `if is_xformers_available():`, an optional path), and a method given a GPU-only
@@ -467,6 +494,11 @@ class GpuOnlyOption(Rule):
     MESSAGE = "selects a GPU-only code path"
     VALID = [
         # EETQ after a requirement check that raises without it (label ruling L34)
+        # Wan2.1 prompt_extend.py: the import attempt binds a version flag (`FLASH_VER = 2`, None without flash_attn);
+        # the value chosen when it compares equal is taken only where flash_attn imported: an optional path
+        Valid("try:\n    from flash_attn import flash_attn_varlen_func\n    FLASH_VER = 2\nexcept ModuleNotFoundError:\n"
+              "    flash_attn_varlen_func = None\n    FLASH_VER = None\n"
+              "m = AutoModelForCausalLM.from_pretrained(n, attn_implementation='flash_attention_2' if FLASH_VER == 2 else None)\n"),
         Valid("from transformers import EetqConfig\ndef load(kw):\n    check_version('eetq', mandatory=True)\n"
               "    kw['quantization_config'] = EetqConfig()\n"),
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
@@ -560,6 +592,11 @@ class GpuOnlyOption(Rule):
         # mobiusml/hqq examples/models/aria_multimodal.py: one attention implementation per sub-config
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation={"text_config": "sdpa", "vision_config": "flash_attention_2"})'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
+        # Wan2.1 prompt_extend.py: the import attempt binds a version flag (`FLASH_VER = 2`, None without flash_attn);
+        # a flag set without an import attempt of flash_attn is no availability check (the optional case: among the
+        # valid examples)
+        Invalid("FLASH_VER = 2\nm = AutoModelForCausalLM.from_pretrained(n, attn_implementation='flash_attention_2' if FLASH_VER == 2 else None)\n",
+                count=1),
         # ChatTTS gpt.py: set only under transformers' availability predicate of the package it needs, the value is an
         # optional path (label rule (L1)); under another test, or in the `else` of that check, it is not
         Invalid("from transformers.utils import is_flash_attn_2_available\nif self.use_flash_attn and is_flash_attn_2_available():\n"
@@ -785,8 +822,9 @@ class GpuOnlyOption(Rule):
             return
         for which, branch in zip((value.body, value.orelse), branches):
             option = _lookup(key, branch, roots) if branch is not None else None
-            if option is not None and which is value.body and option.guards and any(
-                    fnmatchcase(name.lower(), guard) for name in _availability_names(value.test) for guard in option.guards):
+            if option is not None and which is value.body and option.guards and (any(
+                    fnmatchcase(name.lower(), guard) for name in _availability_names(value.test) for guard in option.guards)
+                    or _attempt_value_test(ctx, value.test, option.guards)):
                 return  # `"flash_attention_2" if is_flash_attn_2_available() else "sdpa"`: taken only where flash_attn is
             if option is not None:
                 yield self.finding(
