@@ -9,6 +9,7 @@ import io
 import json
 import tarfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -259,7 +260,7 @@ def test_env_differences_are_expected_across_hardware_only():
     env = ConfigItem("env", "error", ("CUDA_VISIBLE_DEVICES=0 vs ASCEND_RT_VISIBLE_DEVICES=None (warning)",))
     pip = ConfigItem("pip", "error", ("numpy: baseline 1.26, migrated 2.0",))
     config = ConfigCheckResult(None, (env, pip))
-    other, notes = expected_across_hardware(config, same_hardware=False)
+    other, notes = expected_across_hardware(config, same_hardware=False, imported=({"numpy"}, {"numpy"}))
     assert other.item("env").status == "warning" and other.item("pip").status == "error"
     assert len(notes) == 1 and "expected across hardware" in notes[0] and "ASCEND_RT_VISIBLE_DEVICES" in notes[0]
     same, notes = expected_across_hardware(config, same_hardware=True)
@@ -595,3 +596,99 @@ def test_the_recordings_progress_lines_are_the_baseline_commands(tmp_path, monke
         log.close()
     assert lines[0].startswith("baseline: recording the original (missing.py, backend cpu")
     assert lines[1].startswith("validate: running the baseline (missing.py")
+
+
+# validate --baseline of nanoGPT (char, dropout 0.2) on the CPU stand-in against an NVIDIA H200 recording, 2026-11-27:
+# config_check pip failed the run on transformers and peft, installed on the GPU host only and never imported
+H200_PIP = ConfigItem("pip", "error", ("transformers: baseline 5.17.0, migrated None", "numpy: baseline 2.5.2, migrated 2.4.6",
+                                       "peft: baseline 0.21.0, migrated None", "torch: baseline 2.11.0, migrated 2.14.1"))
+RUN_IMPORTS = frozenset({"builtins", "numpy", "torch", "pickle", "msprobe"})
+
+
+def test_a_pip_difference_in_a_package_neither_run_imported_is_a_note_across_hardware():
+    judged, notes = expected_across_hardware(ConfigCheckResult(None, (H200_PIP,)), same_hardware=False,
+                                             imported=(RUN_IMPORTS, RUN_IMPORTS | {"torch_npu"}))
+    pip = judged.item("pip")
+    assert pip.status == "error" and [d.partition(":")[0] for d in pip.details] == ["numpy", "torch"]
+    assert notes == ["config_check pip: transformers: baseline 5.17.0, migrated None; peft: baseline 0.21.0, migrated "
+                     "None: not imported by either run, not held against the migration"]
+    # one run imported it: held
+    judged, _ = expected_across_hardware(ConfigCheckResult(None, (H200_PIP,)), same_hardware=False,
+                                         imported=(RUN_IMPORTS | {"peft"}, RUN_IMPORTS))
+    assert [d.partition(":")[0] for d in judged.item("pip").details] == ["numpy", "peft", "torch"]
+    # only unimported packages differ: a warning
+    only = ConfigItem("pip", "error", (H200_PIP.details[0], H200_PIP.details[2]))
+    judged, notes = expected_across_hardware(ConfigCheckResult(None, (only,)), same_hardware=False,
+                                             imported=(RUN_IMPORTS, RUN_IMPORTS))
+    assert judged.item("pip").status == "warning" and not judged.failed and "not imported by either run" in notes[0]
+    # on one host every difference stays (the same interpreter: none expected)
+    same, notes = expected_across_hardware(ConfigCheckResult(None, (H200_PIP,)), same_hardware=True,
+                                           imported=(RUN_IMPORTS, RUN_IMPORTS))
+    assert same.item("pip") == H200_PIP and not notes
+
+
+def test_a_bundle_without_imported_modules_keeps_every_pip_difference_and_says_why():
+    for imported in (None, (None, RUN_IMPORTS)):
+        judged, notes = expected_across_hardware(ConfigCheckResult(None, (H200_PIP,)), same_hardware=False,
+                                                 imported=imported)
+        assert judged.item("pip") == H200_PIP
+        assert len(notes) == 1 and "does not record which modules its run imported" in notes[0]
+    assert hosts.imported_modules(SimpleNamespace(losses=(1.0,))) is None  # an older bundle's smoke.json
+    recorded = SimpleNamespace(losses=(1.0,), ranks=({"imported_modules": ["torch"]}, {"imported_modules": ["numpy"]}))
+    assert hosts.imported_modules(recorded) == {"torch", "numpy"}
+    assert hosts.imported_modules(SimpleNamespace(imported_modules=("torch",))) == {"torch"}
+
+
+def test_distribution_import_names_come_from_this_hosts_metadata_else_the_normalised_name(monkeypatch):
+    from checks.validate import pip_imports
+
+    assert pip_imports.import_names("PyYAML") >= {"yaml"}  # installed here: top_level.txt, not the name
+    assert pip_imports.not_imported(["PyYAML"], {"yaml"}) == []
+    assert pip_imports.import_names("No-Such.Dist-46") == {"no_such_dist_46"}
+    assert pip_imports.not_imported(["No-Such.Dist-46"], {"no_such_dist_46"}) == []
+    # installed here but its metadata names no module: unsure, so held against the run
+    monkeypatch.setattr(pip_imports, "_modules_by_distribution", lambda: {})
+    assert pip_imports.import_names("PyYAML") is None and pip_imports.not_imported(["PyYAML"], set()) == []
+
+
+def _dumped_bundle(folder: Path, dropout: str = "as written") -> fmt.Bundle:
+    """A bundle's msprobe dump as `baseline --dump-steps 2` writes it: one dump.json per step and process."""
+    def call(p, training):
+        return {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float32"}, {"type": "float", "value": p},
+                               {"type": "bool", "value": training}, {"type": "bool", "value": False}], "input_kwargs": {}}
+
+    steps = {0: {"Tensor.normal_.0.forward": {}, "Functional.dropout.0.forward": call(0.2, False),  # an eval pass
+                 "Functional.dropout.1.forward": call(0.2, True), "Functional.dropout.2.forward": call(0.0, True),
+                 "Functional.dropout.1.backward": {}, "Functional.linear.0.forward": {}},
+             1: {"Functional.dropout.0.forward": call(0.2, True), "Functional.dropout.1.forward": {"input_args": [{}],
+                 "input_kwargs": {"p": {"type": "float", "value": 0.1}}}}}
+    for step, data in steps.items():
+        path = folder / "dump" / f"step{step}" / "proc11" / "dump.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"task": "statistics", "data": data}))
+    return fmt.Bundle(folder, {"dropout": dropout, "dump_steps": [0, 1]}, folder)
+
+
+def test_losses_within_tolerance_with_other_dropout_masks_say_so(tmp_path):
+    bundle = _dumped_bundle(tmp_path / "b")
+    assert hosts.recorded_random_calls(bundle.path("dump")) == {"Tensor.normal_": {0: 1}, "Functional.dropout": {0: 1, 1: 2}}
+    passed = SimpleNamespace(first_divergence=None, rows=(1, 2))
+    note = hosts.dropout_as_written_note(bundle, passed)
+    assert note.startswith("dropout: the recorded run drew dropout masks in its dumped steps (Functional.dropout: 1 forward "
+                           "call(s) in dumped step 1, 2 forward call(s) in dumped step 2)")
+    assert "other masks" in note and "within the tolerance" in note and "`npu-migrate baseline --no-dropout`" in note
+    assert "normal_" not in note
+    assert hosts.dropout_as_written_note(bundle, SimpleNamespace(first_divergence=1, rows=(1, 2))) is None
+    removed = _dumped_bundle(tmp_path / "r", dropout="removed")
+    assert hosts.dropout_as_written_note(removed, passed) is None
+    assert hosts.dropout_as_written_note(fmt.Bundle(tmp_path, {"dropout": "as written"}, tmp_path), passed) is None
+
+
+def test_the_child_report_keeps_the_modules_the_run_imported():
+    from checks.child.recorder import top_level_modules
+    from checks.launch.report import ChildReport
+
+    names = top_level_modules()
+    assert "json" in names and "checks" in names and not any("." in n for n in names)
+    report = ChildReport("finished", imported_modules=names)
+    assert ChildReport.from_json(json.loads(json.dumps(report.to_json()))).imported_modules == names

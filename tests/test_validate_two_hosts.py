@@ -51,6 +51,7 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
         names = {Path(f).name for f in files}
         manifest = json.load(tar.extractfile("bundle/manifest.json"))
         env = json.load(tar.extractfile("bundle/env.json"))
+        smoke = json.load(tar.extractfile("bundle/smoke.json"))
         log = tar.extractfile("bundle/record.log").read().decode()
         dumped = json.load(tar.extractfile(next(m for m in tar.getmembers() if m.name.startswith("bundle/dump/step0/")
                                                 and m.name.endswith("/dump.json"))))["data"]
@@ -68,6 +69,8 @@ def test_recorded_bundle_is_complete(host_a, tmp_path):
     assert "msprobe API dump done after step 2; the steps left run on torch's own APIs" in log
     assert not (host_a / "bundle").exists(), "--archive keeps the archive only"
     assert env["HOST_A_ONLY"] == "1" and "HOST_B_ONLY" not in env  # the environment of the recording host
+    # the top-level modules the run imported (a pip difference in a package neither run imported is a note)
+    assert {"torch", "json"} <= set(smoke["imported_modules"]) and not [n for n in smoke["imported_modules"] if "." in n]
 
 
 def test_correct_migration_on_the_other_host_gives_the_recorded_losses(host_a, tmp_path):

@@ -283,6 +283,7 @@ class Recorder:
             peak_memory=self.peak_memory(), warnings=tuple(self.warnings), exception=self.exception,
             exit_code=self.exit_code, op_trace=trace, autocast=self.autocast_report(),
             loop=self.loop.to_dict() if self.loop is not None else None,
+            imported_modules=top_level_modules(),
         )
 
     def autocast_report(self) -> dict | None:
@@ -301,3 +302,9 @@ class Recorder:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(json.dumps(self.report().to_json()))  # json.dump's bytes, from one C-encoder pass
         os.replace(tmp, self.report_path)
+
+
+def top_level_modules() -> tuple[str, ...]:
+    """The top-level names of the modules imported so far (sys.modules' keys before the first dot): cheap, a set of
+    a few hundred strings, read each time the report is written so the last write holds them as the run left them."""
+    return tuple(sorted({name.partition(".")[0] for name in list(sys.modules) if name}))

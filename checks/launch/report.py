@@ -59,6 +59,9 @@ class ChildReport:
     op_trace: OpTraceSummary | None = None
     autocast: dict | None = None  # {"policy": ..., "requested": {dtype: regions}}; policy "device" on a real device
     loop: dict | None = None  # checks.child.loop_observer.LoopObservations.to_dict(): loss scale, clips, checkpoints
+    # the top-level names of sys.modules as the run left them (validate across hardware: a pip difference in a
+    # package neither run imported is not held against the migration, checks/validate/hosts.py)
+    imported_modules: tuple[str, ...] = ()
 
     @property
     def steps(self) -> int:
@@ -88,6 +91,7 @@ class ChildReport:
         values["losses"] = tuple(float(x) for x in data.get("losses", ()))
         values["step_times"] = tuple(float(x) for x in data.get("step_times", ()))
         values["warnings"] = tuple(data.get("warnings", ()))
+        values["imported_modules"] = tuple(data.get("imported_modules", ()))
         try:
             if data.get("exception") is not None:
                 values["exception"] = ExceptionInfo(**data["exception"])

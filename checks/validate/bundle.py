@@ -8,7 +8,9 @@ A bundle is a folder (or one `.tar.gz` holding that folder):
                              as the run left them (`fp32_effective`: TF32/HF32, a script may set
                              them itself), and the sha256 of every other file (`files`)
     losses.csv               step (from 1), loss
-    smoke.json               the original's smoke report (what validate writes as baseline/smoke.json)
+    smoke.json               the original's smoke report (what validate writes as baseline/smoke.json),
+                             with the top-level modules the run imported (`imported_modules`: an optional
+                             field, no schema change; a bundle without it keeps every pip difference)
     config_check_pack.zip    msprobe's ConfigChecker pack of the run
     instrumented_<script>    the instrumented copy that ran
     data_fingerprint.json    statistics of the first batches the model saw (from the pack's dataset item)

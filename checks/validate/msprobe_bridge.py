@@ -362,7 +362,8 @@ def _item_details(name: str, rows: list[dict]) -> tuple[list[str], int | None]:
         out = [f"{r['cmp_env_name']}={_env(r['cmp_value'])} vs {r['bench_env_name']}={_env(r['bench_value'])} ({r['level']})" for r in rows]
         return out[:MAX_DETAILS], None
     if name == "pip":
-        return [f"{r['package']}: baseline {_s(r['bench version'])}, migrated {_s(r['cmp version'])}" for r in rows][:MAX_DETAILS], None
+        # every package (not cut to MAX_DETAILS): across hardware each is judged by whether a run imported it (hosts.py)
+        return [f"{r['package']}: baseline {_s(r['bench version'])}, migrated {_s(r['cmp version'])}" for r in rows], None
     if name in ("dataset", "weights"):
         key = "tag" if name == "dataset" else "weight_name"
         bad = [r for r in rows if r["equal"] is not True and str(r["equal"]) != "True"]

@@ -408,12 +408,18 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
             config = msprobe_bridge.compare_config_packs(copies["baseline"].zip_path, copies["migrated"].zip_path,
                                                          out / "config_check", warm=warm, in_run=tmp_path / IN_RUN_RESULT,
                                                          xlsx=xlsx)
-            config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence)
+            imported = tuple(validate_hosts.imported_modules(smoke[side]) for side in SIDES)
+            config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence,
+                                                                       imported=imported)
             notes.extend(expected)
             if spread is not None and not spread.deterministic:
                 config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes,
                                                           xlsx=xlsx)
         plot_note = None if plotted else "no losses to plot"
+        if recorded is not None and not equivalence:
+            dropout_note = validate_hosts.dropout_as_written_note(recorded, alignment)
+            if dropout_note:
+                notes.append(dropout_note)
 
         # ---- API dump around the first divergence
         api, dump_steps = None, ()

@@ -55,6 +55,7 @@ class SmokeResult:
     spawned_ranks: tuple[dict, ...] = ()  # those ranks' own verdicts (checks/smoke/spawn_ranks.py)
     notes: tuple[str, ...] = ()  # remarks on the losses that do not change the verdict (checks/verdict/loss_trend.py)
     loop: dict | None = None  # loss scale per step, skipped steps, clipping, checkpoints (checks/child/loop_observer.py)
+    imported_modules: tuple[str, ...] | None = None  # top-level names of sys.modules at the end (None: not recorded)
 
     @property
     def passed(self) -> bool:
@@ -208,4 +209,5 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
         ops_traced=len(trace.ops) if trace else 0, step_source=report.step_source, child_steps=report.child_steps,
         warnings=tuple(dict.fromkeys(warnings)), reasons=tuple(reasons),
         traceback=traceback_text, error_location=location, autocast=report.autocast,
-        notes=loss_trend.notes(losses), loop=report.loop, **common)
+        notes=loss_trend.notes(losses), loop=report.loop,
+        imported_modules=report.imported_modules or None, **common)
