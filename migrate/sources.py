@@ -53,6 +53,16 @@ def is_dockerfile(path: str) -> bool:
             or name.lower().endswith(".dockerfile"))
 
 
+def _head(path: str, size: int) -> str | None:
+    """The first `size` bytes of a file as text (undecodable bytes replaced); None when it cannot be opened. The
+    callers read only regular files (walk.py checks the mode first)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 # a Dockerfile's first instruction: `FROM image` (after parser directives, comments and `ARG`s)
 _DOCKER_FIRST = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n|[ \t]*ARG[ \t][^\n]*\n)*[ \t]*FROM[ \t]+\S", re.IGNORECASE)
 
@@ -65,12 +75,8 @@ def is_unnamed_dockerfile(path: str, relative: str) -> bool:
     parts = relative.replace("\\", "/").split("/")
     if "." in parts[-1] or not any("docker" in part.lower() for part in parts[:-1]):
         return False
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return _DOCKER_FIRST.match(head) is not None
+    head = _head(path, 4096)
+    return head is not None and _DOCKER_FIRST.match(head) is not None
 
 
 # a requirements file named outside MANIFEST_PATTERNS (`requirments_cu118.txt`, `reqs.txt`): the name starts with
@@ -92,10 +98,8 @@ def is_misnamed_requirements(path: str) -> bool:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if not _MISNAMED_REQUIREMENTS.fullmatch(name):
         return False
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(65536).decode("utf-8", "replace")
-    except OSError:
+    head = _head(path, 65536)
+    if head is None:
         return False
     found = False
     for raw in head.splitlines():
@@ -136,12 +140,8 @@ def is_unnamed_conda_env(path: str) -> bool:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if not name.endswith((".yml", ".yaml")) or any(fnmatch(name, p) for p in CONDA_ENV_PATTERNS) or "/" not in path:
         return False
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(65536).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return _TOP_CHANNELS.search(head) is not None and _TOP_DEPENDENCIES.search(head) is not None
+    head = _head(path, 65536)
+    return head is not None and _TOP_CHANNELS.search(head) is not None and _TOP_DEPENDENCIES.search(head) is not None
 
 
 class MalformedInput(ValueError):
