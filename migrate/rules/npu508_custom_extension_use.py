@@ -1,4 +1,5 @@
 import ast
+import dataclasses
 import re
 
 from migrate import (
@@ -12,6 +13,7 @@ from migrate import (
     knowledge,
     npu_aware,
     repo_index,
+    source_set_tables,
     submodules,
 )
 from migrate.called_kernels import CALLED, LAZY_OP
@@ -270,7 +272,10 @@ def _wrapper_module(held) -> bool:
 class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
     `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
-    CUDAExtension; extension("name", ...)`) / `cpp_extension.load(name=...)` with CUDA sources
+    CUDAExtension; extension("name", ...)`, or picked from a table of source sets keyed by build target whose entries
+    hold `CUDAExtension`, `Extension = SOURCE_SETS[target][0]; Extension(name="MyLibTest._C", ...)`, where a Python
+    module named for a target whose class is `CppExtension` (`conv_cpu_test.py` of "conv_cpu") uses the CPU build and
+    reports nothing of it: migrate/source_set_tables.py, label note 45b-9) / `cpp_extension.load(name=...)` with CUDA sources
     define an extension module, and so does a project helper called with nvcc flags
     (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
     returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` /
@@ -730,6 +735,10 @@ class CustomExtensionUse(Rule):
         optional = flagged_extensions.flagged_lines(ctx) if "try" in ctx.source else frozenset()
         # the CUDA side of an NPU-aware choice (`if not use_torch_npu: import ext`, then `ext.op(...)`; migrate/npu_aware.py)
         optional |= npu_aware.extension_use_lines(ctx.tree, ctx.source, (ctx.nodes, ctx._parents))
+        # a test module named for a CPU target of a source-set table uses that module's CPU build (migrate/source_set_tables.py)
+        cpu_build = source_set_tables.cpu_target_modules(ctx.path, index.cpu_built) if index.cpu_built else ()
+        if cpu_build:
+            index = dataclasses.replace(index, modules={k: v for k, v in index.modules.items() if k not in cpu_build})
         for finding in self._uses(ctx, index):
             if finding.line not in optional:
                 yield finding
