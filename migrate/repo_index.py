@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+from migrate import source_set_tables
+
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
                  ".cu\"", ".cu'")  # the last two: a project build helper given `.cu` sources (`_imported_helper_with_cuda_sources`)
@@ -347,6 +349,7 @@ def _cmake_extension_defs(ctx) -> list[Definition]:
 def _build_defs(ctx) -> list[Definition]:
     out: list[Definition] = _cmake_extension_defs(ctx)
     variables = extension_class_variables(ctx)
+    source_sets = source_set_tables.class_variables(ctx)
     for call in ctx.nodes.get(ast.Call, ()):
         name = ctx.qualname(call.func)
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
@@ -358,6 +361,13 @@ def _build_defs(ctx) -> list[Definition]:
             helper = _helper_name(ctx, call)
             if helper:  # the helper's own body (another module) builds CUDA: `CudaExtension.uses` reports it there
                 out.append(Definition("jithelper", helper, ctx.path, call.lineno, True))
+            continue
+        if name is None and isinstance(call.func, ast.Name) and call.func.id in source_sets:
+            module = extension_name(ctx, call)  # `Extension = SOURCE_SETS[target][0]` (migrate/source_set_tables.py)
+            if module:
+                out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+                out.extend(Definition(source_set_tables.KIND, row, ctx.path, call.lineno, False)
+                           for row in source_set_tables.cpu_rows(module, source_sets[call.func.id]))
             continue
         if name is None:
             continue
@@ -1704,7 +1714,7 @@ def _build_index(results) -> Index:
             if kind == "importpath":  # `sys.path.insert(0, 'third_party/X')`: a research-project submodule's packages
                 import_paths.append(name)
                 continue
-            if kind == "cpuext":
+            if kind in ("cpuext", source_set_tables.KIND):  # a CPU build, or `<module>|<CPU target>` of a source-set table
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",

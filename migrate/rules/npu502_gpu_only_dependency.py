@@ -239,7 +239,7 @@ def _sets_up_a_machine(ctx) -> bool:
 
 
 def _pip_install_indexes(ctx):
-    """(line, column0, end column0) of the CUDA wheel indexes given to the `pip install` commands of a shell script or
+    """(line, column0, end column0, "index" | "wheel") of the CUDA wheel indexes given to the `pip install` commands of a shell script or
     a notebook's `!` lines (`!pip3 install natten -f https://shi-labs.com/natten/wheels/cu113/torch1.10.1/index.html`),
     as in a requirements file; also on a Dockerfile's `RUN pip install` line (label ruling (L47): the index given on the
     install's own line pins the CUDA build of what it installs, `RUN pip install torch==1.10 -f .../cu111/torch_stable.html`;
@@ -250,7 +250,11 @@ def _pip_install_indexes(ctx):
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
             if kind == "index" and _CUDA_INDEX_URL.match(text + " "):
-                yield number, column, column + len(text)
+                yield number, column, column + len(text), "index"
+            # a wheel installed by its URL from such an index's folder (`pip3 install https://download.pytorch.org/
+            # whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`): the CUDA build itself, as `torch==1.0.0+cu90`
+            elif kind == "req" and text.endswith(".whl") and _CUDA_INDEX_URL.match(text + " "):
+                yield number, column, column + len(text), "wheel"
 
 
 def _command_text(node) -> str | None:
@@ -521,7 +525,7 @@ class GpuOnlyDependency(Rule):
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
-    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out), CUDA wheel indexes (`--extra-index-url .../whl/cu121`) and NVIDIA's
+    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out), CUDA wheel indexes (`--extra-index-url .../whl/cu121`; in a launcher or Dockerfile `RUN` line also a wheel installed by its URL in such a folder, `pip3 install .../whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
     (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
@@ -655,6 +659,9 @@ class GpuOnlyDependency(Rule):
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
+        # a CUDA build of torch installed by its wheel's URL in a CUDA wheel folder (label rulings (L41), (L47))
+        Invalid("RUN pip3 install numpy && \\\n    pip3 install https://download.pytorch.org/whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl\n",
+                kind="launcher", filename="Dockerfile", count=1),
         # Replicate's cog.yaml builds a Docker image: a `run:` item's pip install from a CUDA wheel index (40c-2);
         # `gpu: true` / `cuda:` are the image's setup
         Invalid('build:\n  gpu: true\n  cuda: "11.8"\n  python_packages:\n    - "numpy==1.26.4"\n  run:\n'
@@ -955,7 +962,16 @@ class GpuOnlyDependency(Rule):
                 severity=Severity.WARNING,
             )
         indexes = [ctx.span(node) for kind, _, node in _python_pip_installs(ctx) if kind == "index"] \
-            if ctx.kind == "python" else [(n, start, n, end) for n, start, end in _pip_install_indexes(ctx)] if launcher else []
+            if ctx.kind == "python" else [(n, start, n, end) for n, start, end, what in _pip_install_indexes(ctx) if what == "index"] \
+            if launcher else []
+        for number, start, end, what in _pip_install_indexes(ctx) if launcher and ctx.kind != "python" else ():
+            if what == "wheel":
+                yield self.finding(
+                    ctx, (number, start, number, end),
+                    "a CUDA build's wheel (from a CUDA wheel folder); torch_npu needs torch's CPU wheels "
+                    "(https://download.pytorch.org/whl/cpu or PyPI)",
+                    severity=Severity.WARNING,
+                )
         if ctx.kind == "python":
             taken = {span[0] for span in indexes}
             indexes += sorted({ctx.span(node) for node in _python_index_strings(ctx) if ctx.span(node)[0] not in taken})

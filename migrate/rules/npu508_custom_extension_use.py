@@ -1,9 +1,11 @@
 import ast
+import dataclasses
 import re
 
 from migrate import (
     callable_aliases,
     called_kernels,
+    compiled_values,
     cpu_fallbacks,
     deps,
     flagged_extensions,
@@ -11,6 +13,7 @@ from migrate import (
     knowledge,
     npu_aware,
     repo_index,
+    source_set_tables,
     submodules,
 )
 from migrate.called_kernels import CALLED, LAZY_OP
@@ -269,7 +272,10 @@ def _wrapper_module(held) -> bool:
 class CustomExtensionUse(Rule):
     """Imports and calls of a custom extension or op namespace that the repository builds itself:
     `CUDAExtension(name=...)` (also called through a variable it was assigned to, `extension =
-    CUDAExtension; extension("name", ...)`) / `cpp_extension.load(name=...)` with CUDA sources
+    CUDAExtension; extension("name", ...)`, or picked from a table of source sets keyed by build target whose entries
+    hold `CUDAExtension`, `Extension = SOURCE_SETS[target][0]; Extension(name="MyLibTest._C", ...)`, where a Python
+    module named for a target whose class is `CppExtension` (`conv_cpu_test.py` of "conv_cpu") uses the CPU build and
+    reports nothing of it: migrate/source_set_tables.py, label note 45b-9) / `cpp_extension.load(name=...)` with CUDA sources
     define an extension module, and so does a project helper called with nvcc flags
     (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
     returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` /
@@ -390,7 +396,15 @@ class CustomExtensionUse(Rule):
     there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
-    (the mock's target: no op runs there). An op that the repository's C++ / CUDA sources register
+    (the mock's target: no op runs there); nor is a constant or enum member read from the compiled module
+    (`RegionType.HYPER_CUBE` after `from ._C import RegionType`, `_C.MAX_UINT`: a value, label ruling (L80); the
+    import binding the module and the ops called with the value are the lines), unless it is a member named for the
+    GPU chosen as a value (`map_type = MapType.CUDA if coords.is_cuda else MapType.CPU`: the option taking the
+    extension's CUDA-only path, label note 45b-8), not where it is only compared (`alloc == AllocType.CUDA`) or
+    chosen under the module's availability probe (`... if _C.is_cuda_available() else ...`, after `if not
+    _C.is_cuda_available(): return`); nor is a call of a compiled function named as an availability probe
+    (`_C.is_cuda_available()`, `ext.has_cuda()`: a check, no kernel runs, label ruling (L62);
+    migrate/compiled_values.py). An op that the repository's C++ / CUDA sources register
     (`m.def("gemm_forward(...)")`, `m.impl("op", ...)` in a `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY_FRAGMENT` block
     of a namespace built for CUDA) and that Python code fetches by that name through a project accessor of any shape
     (a registry module whose `op(name, op_name)` loads the JIT build and returns the torch.ops handle) is called
@@ -563,6 +577,22 @@ class CustomExtensionUse(Rule):
             count=3,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
+        # enum members and constants of the compiled module are values (label ruling (L80)), and its availability
+        # probe runs no kernel ((L62)): the imports, the op call, the construction and the GPU member chosen for CUDA
+        # coordinates are the lines; the GPU member chosen under the probe is not (migrate/compiled_values.py)
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('sparse_c', ['conv.cpp', 'conv.cu'])\n"
+            "import sparse_c\nfrom sparse_c import RegionType, MapType\n"
+            "_default_map = MapType.CUDA if sparse_c.is_cuda_available() else MapType.CPU\n"
+            "def conv(x, w, region=RegionType.HYPER_CUBE, mode=sparse_c.ConvMode.DEFAULT):\n"
+            "    if region == RegionType.CUSTOM or sparse_c.MAX_UINT < x.numel():\n        mode = sparse_c.ConvMode.DIRECT\n"
+            "    return sparse_c.conv_forward(x, w, int(mode))\n"
+            "def manager(coords):\n    map_type = MapType.CUDA if coords.is_cuda else MapType.CPU\n"
+            "    return sparse_c.Manager(map_type)\n"
+            "def test_gpu():\n    if not sparse_c.is_cuda_available():\n        return\n"
+            "    m = sparse_c.Manager(MapType.CUDA)\n",
+            count=6,
+        ),
         # RWKV-LM RWKV-v7/train_temp/src/model.py (label rule (s21b-5)): a name bound to the namespace; its attribute calls
         # are op calls (the binding line and the call line, not the binding's target again)
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\nOP = torch.ops.mylib\ny = OP.fast_op(x)\n", count=2),
@@ -705,6 +735,10 @@ class CustomExtensionUse(Rule):
         optional = flagged_extensions.flagged_lines(ctx) if "try" in ctx.source else frozenset()
         # the CUDA side of an NPU-aware choice (`if not use_torch_npu: import ext`, then `ext.op(...)`; migrate/npu_aware.py)
         optional |= npu_aware.extension_use_lines(ctx.tree, ctx.source, (ctx.nodes, ctx._parents))
+        # a test module named for a CPU target of a source-set table uses that module's CPU build (migrate/source_set_tables.py)
+        cpu_build = source_set_tables.cpu_target_modules(ctx.path, index.cpu_built) if index.cpu_built else ()
+        if cpu_build:
+            index = dataclasses.replace(index, modules={k: v for k, v in index.modules.items() if k not in cpu_build})
         for finding in self._uses(ctx, index):
             if finding.line not in optional:
                 yield finding
@@ -756,6 +790,7 @@ class CustomExtensionUse(Rule):
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
                 or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
                 or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
+                or compiled_values.constant_read(ctx, node, qual, module) or compiled_values.probe_call(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)

@@ -1,0 +1,96 @@
+"""Reads of a compiled module that run none of its code: constants, enum members, availability probes (NPU508;
+label rulings (L80), (L62)).
+
+A pybind11 module exports values besides its ops: enum members (`py::enum_<RegionType>(m, "RegionType")`) and
+constants (`m.attr("MAX_UINT") = ...`). Reading one is reading a value; the import that binds the module is the line
+that fails on an Ascend host, and the ops called with the value are the uses:
+
+    from myext._C import RegionType, ConvolutionMode
+    if region_type == RegionType.HYPER_CUBE:            # a value: not reported
+        mode = ConvolutionMode.DEFAULT                   # a value: not reported
+    out = _C.conv_forward(x, w, mode)                    # an op: reported
+
+A member named for the GPU (`CoordinateMapType.CUDA`, `Backend.GPU`) chosen as a value is an option that makes the
+extension take its CUDA-only path (label note 45b-8): it stays reported where it is chosen, not where it is only
+compared (`allocator == AllocatorType.CUDA`), nor where the choice sits under the module's availability probe
+(`CoordinateMapType.CUDA if _C.is_cuda_available() else CoordinateMapType.CPU`, or after `if not
+ext.is_cuda_available(): return` in the same function).
+
+A call of a compiled function named as an availability probe (`_C.is_cuda_available()`, `ext.has_cuda()`) asks whether
+the module was built with CUDA and runs no kernel (label ruling (L62): a probe is a check, not a use); on a CPU build it
+answers False.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_GPU_MEMBER = re.compile(r"(?:^|_)(?:CUDA|GPU|CUDNN|CUBLAS|NVIDIA)(?:_|$)")
+_PROBE = re.compile(r"^(?:is_\w*available|\w+_available|has_(?:cuda|gpu)\w*|is_(?:cuda|gpu)\w*)$", re.IGNORECASE)
+_SKIPS = frozenset({"skip", "skipTest", "exit"})
+
+
+def probe_name(name: str) -> bool:
+    """`is_cuda_available`, `cuda_available`, `has_cuda`: a function named as an availability probe."""
+    return bool(_PROBE.match(name))
+
+
+def _probe_call(node: ast.AST) -> bool:
+    """`ext.is_cuda_available()` / `is_cuda_available()` (any function named as a probe), also negated."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node = node.operand
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return probe_name(name)
+
+
+def probe_call(ctx, node: ast.AST, qual: str) -> bool:
+    """`node` (an attribute chain resolving to `qual` in the compiled module) is called as an availability probe."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Call) and parent.func is node and probe_name(qual.rsplit(".", 1)[-1])
+
+
+def _under_probe(ctx, node: ast.AST) -> bool:
+    """`node` is chosen under an availability probe: in a branch of an `if` / conditional expression testing one, or
+    after `if not ext.is_cuda_available(): return` (a return or a skip) earlier in its function."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and _probe_call(parent.test):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    if parent is None or isinstance(parent, ast.Module):
+        return False
+    for statement in parent.body:
+        if statement is child:
+            return False
+        if isinstance(statement, ast.If) and _probe_call(statement.test) and statement.body and _leaves(statement.body[-1]):
+            return True
+    return False
+
+
+def _leaves(statement: ast.stmt) -> bool:
+    """`return`, `raise`, or a skip (`pytest.skip(...)`, `self.skipTest(...)`)."""
+    if isinstance(statement, (ast.Return, ast.Raise)):
+        return True
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _SKIPS
+
+
+def constant_read(ctx, node: ast.AST, qual: str, module: str) -> bool:
+    """`node` (an attribute chain or name resolving to `qual` in the compiled module `module`) reads a constant or an
+    enum member (an upper-case last part, not called) and is not a GPU member chosen as a value."""
+    if qual == module:
+        return False
+    member = qual.rsplit(".", 1)[-1]
+    if not _CONSTANT.match(member):
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return False
+    if not _GPU_MEMBER.search(member):
+        return True
+    return isinstance(parent, ast.Compare) or _under_probe(ctx, node)
