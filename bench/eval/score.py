@@ -15,7 +15,10 @@ import json
 import sys
 from pathlib import Path
 
-RECALL_EXTRA = {"NPU404"}  # apex amp uses are labels (L7) but their rule is in the amp family
+RECALL_EXTRA = {
+    "NPU404",  # apex amp uses are labels (L7) but their rule is in the amp family
+    "NPU704",  # `nvidia-docker` / `docker run --gpus` launcher lines are `tool` labels (45b-2); their rule is in the 7xx family
+}
 
 
 def scored(finding: dict) -> bool:
