@@ -246,6 +246,11 @@ def _notebook_imports(cells) -> dict[str, str]:
     return names
 
 
+# words of a module that may set an availability flag from an import attempt or answer from one in a function
+# (migrate/imported_flags.py, migrate/availability_predicates.py)
+_PROBE_WORDS = ("ImportError", "ModuleNotFound", "find_spec", "except:", "Exception", "_available", "_AVAILABLE", "HAS_")
+
+
 def analyze_python_text(path: str, text: str, version: str, cell: int | None = None,
                         extra_imports: dict[str, str] | None = None,
                         facts: list | None = None, uses: list | None = None,
@@ -278,7 +283,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         active = [rule for rule in active if rule.CODE in GUARD_CODES]
     if known_kernels:  # the second look of migrate/imported_kernels.py: the rule reporting Triton launches, triggered or not
         active = [rule for rule in rules if rule.CODE == imported_kernels.CODE]
-    probes = facts is not None and ("ImportError" in text or "find_spec" in text)  # availability flags may be set here
+    # availability flags may be set here (an attempt's handler may be a bare `except:`), or asked by functions
+    probes = facts is not None and any(word in text for word in _PROBE_WORDS)
     checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
     accelerators = facts is not None and accelerator_builders.wants(text)  # an accelerator class or its factory
     dispatch = facts is not None and device_dispatch.wants(text)  # a selector or registry keyed by device type

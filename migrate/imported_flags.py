@@ -21,17 +21,21 @@ import re
 from migrate.findings import FileResult
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})  # the rules that read availability guards
+CALLED = "call"  # the mode of a flag that is a function answering from one (migrate/availability_predicates.py)
 
 
 def flag_defs(ctx) -> list:
-    """The availability flags a module sets from an import attempt, as "flag" definitions."""
+    """The availability flags a module sets from an import attempt, as "flag" definitions, and the functions answering
+    from one (mode "call", migrate/availability_predicates.py)."""
+    from migrate.availability_predicates import predicates
     from migrate.repo_index import Definition, module_parts
     from migrate.rules.npu501_gpu_only_import import _set_by_import_attempt
 
     dotted = ".".join(module_parts(ctx.path))
     if not dotted:
         return []
-    return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))]
+    return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))] + \
+        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED) for name in sorted(predicates(ctx))]
 
 
 def _digest(data) -> str:
@@ -49,31 +53,34 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
     """`results` less the findings a second analysis with the imported flags known no longer gives (see the module
     doc). With `cache` (a ResultCache) and `digests` (path -> (cache key, content digest)), a file found to test none
     of the flags it imports is remembered under its content and those flags, so a warm run does not read it again."""
-    flags = [(f[2], r.path) for r in results for f in (r.facts or ()) if f[0] == "def" and f[1] == "flag"]
+    # a predicate function is known as `module.name()` and tested by a call (`if model_management.xformers_enabled():`)
+    flags = [(f[2], r.path, len(f) > 6 and f[6] == CALLED) for r in results for f in (r.facts or ())
+             if f[0] == "def" and f[1] == "flag"]
     if not flags:
         return results
     from migrate import engine
 
     by_last: dict[str, list] = {}  # a reference can only match a flag (or its module) ending in its own last part
-    for flag, path in flags:
+    for flag, path, called in flags:
         module, _, name = flag.rpartition(".")
-        by_last.setdefault(name, []).append((flag, path, flag))
-        by_last.setdefault(module.rpartition(".")[2], []).append((flag, path, module))
+        by_last.setdefault(name, []).append((flag, path, flag, called))
+        by_last.setdefault(module.rpartition(".")[2], []).append((flag, path, module, called))
     out = []
     for result in results:
         if result.kind != "python" or not result.path.endswith(".py") or not any(f.code in CODES for f in result.findings):
             out.append(result)
             continue
         # the flag imported by name, or its module (`from pkg import probe` ... `if probe.fused:`)
-        matched = {(flag, spelled) for f in (result.facts or ()) if f[0] == "ref" for flag, path, spelled in by_last.get(f[1].rpartition(".")[2], ())
+        matched = {(flag, spelled, called) for f in (result.facts or ()) if f[0] == "ref"
+                   for flag, path, spelled, called in by_last.get(f[1].rpartition(".")[2], ())
                    if path != result.path and _same_module(f[1], spelled)}
-        known = frozenset(flag for flag, _ in matched)
+        known = frozenset(flag + ("()" if called else "") for flag, _, called in matched)
         if not known:
             out.append(result)
             continue
         key, digest = (digests or {}).get(result.path, ("", ""))
         names = "|".join(sorted({re.escape(flag.rpartition(".")[2] if spelled == flag else ".".join(flag.rsplit(".", 2)[-2:]))
-                                 for flag, spelled in matched}))
+                                 + (r"\b(?=\s*\()" if called else r"\b(?!\s*\()") for flag, spelled, called in matched}))
         if cache and key and cache.get_untested(key, digest, names):
             out.append(result)
             continue
@@ -84,10 +91,11 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
         if text is None:
             out.append(result)
             continue
-        # a flag can only guard here if a test reads it (`if flash_ok`, `and probe.fused`, not `has_triton()`):
+        # a flag can only guard here if a test reads it (`if flash_ok`, `and probe.fused`, not `has_triton()`; a predicate
+        # function called, `if mm.xformers_enabled()`):
         # most files importing a flag's module never test that flag, and a second analysis of a large file costs
         # (read through its module: `probe.fused`, not any word `fused`)
-        if not re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})\b(?!\s*\()", text):
+        if not re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})", text):
             if cache and key and digest == _digest(data):
                 cache.put_untested(key, digest, names)
             out.append(result)

@@ -692,12 +692,23 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
                 mode = WRAPPER if WRAPPER in (d.mode, target.mode) else CALLED if target.mode == CALLED else d.mode
                 if (d.mode == "via" and target.mode in ACCESSORS and not returned) or (returned and d.mode in ACCESSORS):
                     mode = target.mode  # a re-export of an accessor is one; a function returning a builder's result builds
-                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, mode)
+                member = not returned and member_of(target, found, ref.removeprefix(RELATIVE))
+                modules[name] = type(d)("value", name, target.path, target.line, target.cuda, extension, mode, member)
                 del pending[name]
                 progressed = True
                 break
         if not progressed:
             break
+
+
+def member_of(target, found: str, ref: str) -> bool:
+    """`ref` (a mentioned dotted name that `module_for` resolved to `found`, the definition `target`) names a member of
+    the compiled module rather than the module: `pkg.ext_cuda.nms` for the extension `pkg.ext_cuda`, or a value that is
+    itself such a member. Its re-imports through Python modules only bind the name (label note 44b b-4)."""
+    if target.kind == "value" and target.member:
+        return True
+    # the module's own name inside the dotted name, not at its end (a pattern's or a loader's module is no member)
+    return target.kind == "module" and not ref.startswith(PATTERN) and found.rsplit(".", 1)[-1] in ref.split(".")[:-1]
 
 
 # the prefixes of `ref` facts that name no importable module (repo_index.import_facts, cuda_builds.mentions)
@@ -767,14 +778,15 @@ def module_reexports(results, modules: dict, module_for) -> None:
         named = next((v for k, v in all_names.items() if _same_module(k, module)), None)
         return name in named if named is not None else not name.startswith("_")
 
-    def bind(name: str, found: str) -> bool:
+    def bind(name: str, found: str, ref: str) -> bool:
         if name in modules or found == name:
             return False
         target = modules[found]
         extension = target.why if target.kind == "value" else target.name
         # a lazy op alias imported elsewhere is called there, like an accessor (its holder is its own package only)
         mode = CALLED if target.mode == LAZY_OP else target.mode if target.mode in (WRAPPER, CALLED, *ACCESSORS) else "via"
-        modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension, mode)
+        modules[name] = Definition("value", name, target.path, target.line, target.cuda, extension, mode,
+                                   member_of(target, found, ref))
         return True
 
     for _ in range(3):
@@ -784,11 +796,11 @@ def module_reexports(results, modules: dict, module_for) -> None:
             for name, ref in plain:
                 found = seen[ref] if ref in seen else seen.setdefault(ref, module_for(ref))
                 if found is not None and not _same_module(found, dotted):
-                    progressed |= bind(f"{dotted}.{name}", found)
+                    progressed |= bind(f"{dotted}.{name}", found, ref)
             for source in stars:
                 for key in list(modules):
                     module, _, name = key.rpartition(".")
                     if module and _same_module(module, source) and not _same_module(module, dotted) and public(module, name):
-                        progressed |= bind(f"{dotted}.{name}", key)
+                        progressed |= bind(f"{dotted}.{name}", key, key)
         if not progressed:
             return

@@ -71,6 +71,9 @@ class Definition:
     cuda: bool  # built with CUDA (nvcc sources, a CUDA dispatch key): error, else warning
     why: str = ""  # kind "export" (NPU510): the CUDA-specific API the name stands for
     mode: str = ""  # kind "export": "alias", "function" or "device" (see migrate/reexports.py)
+    # kind "value": a member of the compiled module (`from .ext_cuda import nms` re-exported), not the module itself
+    # (kernel_values.member_of); its re-imports through Python modules bind a name, label note 44b b-4
+    member: bool = False
 
 
 def package_dirs(path: str, level: int) -> list[str]:

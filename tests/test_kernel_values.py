@@ -1568,7 +1568,8 @@ PACKAGE_REEXPORT = {
     # one op each: the import is a kernel line whichever re-exported op the script calls
     "bench/gemm_only.py": "import gemmx\ny = gemmx.gemm_cuda(1)\n",
     "bench/pack_only.py": "import gemmx\ny = gemmx.pack(1)\n",
-    # the op reached through a name imported from the package, not through `gemmx.`: only that import is the kernel's
+    # the op reached through a name imported from the package, not through `gemmx.`: `import gemmx` is no kernel line,
+    # and the name imported again through the package only binds it (label note 44b b-4): the call is the line
     "bench/by_name.py": "import gemmx\nfrom gemmx import gemm_cuda\nprint(gemmx.waves(1))\ny = gemm_cuda(1)\n",
 }
 
@@ -1582,7 +1583,7 @@ def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_
     assert finding_lines(result, "NPU508", "bench/plain.py") == []
     assert finding_lines(result, "NPU508", "bench/gemm_only.py") == [1, 2]
     assert finding_lines(result, "NPU508", "bench/pack_only.py") == [1, 2]
-    assert finding_lines(result, "NPU508", "bench/by_name.py") == [2, 4]
+    assert finding_lines(result, "NPU508", "bench/by_name.py") == [4]
 
 
 # ---- torch.library ops a Python function of the repository implements ----------------------------------
@@ -1661,12 +1662,13 @@ MODULE_REEXPORT = {
 def test_ops_any_module_reexports_and_star_imports_of_own_modules_are_kernels(tmp_path):
     write_files(tmp_path, MODULE_REEXPORT)
     result = _scan(tmp_path)
-    # the re-exporting module's own import of the op and its call (the ops re-exported by the plain module)
-    assert finding_lines(result, "NPU508", "roix/layers.py") == [1, 5]
-    # `ops.roi_align_forward(...)` and the op imported from layers.py; not the Python wrapper roi_align
-    assert finding_lines(result, "NPU508", "tools/run.py") == [1, 2, 3, 4]
+    # the call of the op the plain module re-exports; its import from ops.py only binds the name again (label note
+    # 44b b-4: the import from the compiled module, ops.py's `from ._C import ...`, is the import line)
+    assert finding_lines(result, "NPU508", "roix/layers.py") == [5]
+    # `ops.roi_align_forward(...)` (through the module imported) and the op called by name; not the Python wrapper
+    assert finding_lines(result, "NPU508", "tools/run.py") == [1, 3, 4]
     # through `from .ops import *`: roi_align_forward (in ops' __all__), not nms (left out of it), not roi_pool (Python)
-    assert finding_lines(result, "NPU508", "tools/star.py") == [1, 2]
+    assert finding_lines(result, "NPU508", "tools/star.py") == [2]
     # a star import of a module without __all__, of a module that re-exports the op by name
     assert finding_lines(result, "NPU508", "tools/chain.py") == [1, 3]
 
@@ -2385,3 +2387,28 @@ def test_a_dockerfile_that_clones_the_repository_itself_installs_it(tmp_path):
     })
     result = _scan(root)
     assert finding_lines(result, "NPU502", "docker/Dockerfile") == [4]
+
+
+def test_a_compiled_op_imported_again_through_python_packages_is_reported_at_its_calls_not_at_each_import(tmp_path):
+    # label note 44b b-4: `from .nms_cuda import rotated_nms` in the op's package `__init__` is the import of the
+    # compiled op; `from .rotated import rotated_nms` in ops/__init__.py and `from det.ops import rotated_nms` in the
+    # post-processing only bind the name again (an alias, (L46)/(L52)); the call is reported. The compiled module itself
+    # re-imported through a Python module (`from det.ops.backend import _ext`) stays an import of the extension.
+    write_files(tmp_path, {
+        "setup.py": _cuda_setup("det", "det.ops.rotated.nms_cuda", ["det/ops/rotated/src/nms_kernel.cu"])
+        .replace("ext_modules=[", "ext_modules=[CUDAExtension('det.ops.backend_ext', ['det/ops/src/b.cu']), "),
+        "det/__init__.py": "",
+        "det/ops/__init__.py": "from .rotated import rotated_nms\n\n__all__ = ['rotated_nms']\n",
+        "det/ops/rotated/__init__.py": "from .nms_cuda import rotated_nms\n",
+        "det/ops/rotated/src/nms_kernel.cu": "__global__ void k(float* x) {}\n",
+        "det/ops/src/b.cu": "__global__ void k(float* x) {}\n",
+        "det/ops/backend.py": "from . import backend_ext as _ext\n",
+        "det/post.py": "from det.ops import rotated_nms\n\n\ndef nms(boxes, scores):\n"
+                       "    return rotated_nms(boxes, scores, 0.5)\n",
+        "det/layer.py": "from det.ops.backend import _ext\n\n\ndef run(x):\n    return _ext.forward(x)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "det/ops/rotated/__init__.py") == [1]
+    assert finding_lines(result, "NPU508", "det/ops/__init__.py") == []
+    assert finding_lines(result, "NPU508", "det/post.py") == [5]
+    assert finding_lines(result, "NPU508", "det/layer.py") == [1, 5]

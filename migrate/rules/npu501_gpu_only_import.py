@@ -203,7 +203,9 @@ def _availability_test(ctx, test) -> bool:
         if isinstance(func, ast.Attribute) and func.attr == "get" and test.args:  # `info.get("has_flash_attn")`
             key = test.args[0]
             return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
-        return bool(_AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")))
+        if _AVAILABILITY.match(func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")):
+            return True
+        return _predicate_call(ctx, func)
     if isinstance(test, ast.Name):
         return test.id in _set_by_import_attempt(ctx) or (test.id in _imported_names(ctx) and (
             bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id)))
@@ -213,9 +215,21 @@ def _availability_test(ctx, test) -> bool:
     return False
 
 
-def _known_flag(ctx, local: str, attribute: str = "") -> bool:
+def _predicate_call(ctx, func) -> bool:
+    """`xformers_enabled()`, `model_management.xformers_enabled()`: a function answering from an availability flag,
+    of this module or imported from one the scan read (migrate/availability_predicates.py)."""
+    from migrate.availability_predicates import predicates
+
+    if isinstance(func, ast.Name):
+        return func.id in predicates(ctx) or (func.id in _imported_names(ctx) and _known_flag(ctx, func.id, call=True))
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+        and func.value.id in _imported_names(ctx) and _known_flag(ctx, func.value.id, func.attr, call=True)
+
+
+def _known_flag(ctx, local: str, attribute: str = "", call: bool = False) -> bool:
     """`local` (or `local.attribute`) is imported from a module that sets it from an import attempt: known
-    after the scan read that module (migrate/imported_flags.py), else never."""
+    after the scan read that module (migrate/imported_flags.py), else never. With `call`, a function answering from
+    such a flag (recorded with a trailing `()`, migrate/availability_predicates.py)."""
     known = ctx.__dict__.get("_npu_known_flags")
     if not known:
         return False
@@ -224,7 +238,7 @@ def _known_flag(ctx, local: str, attribute: str = "") -> bool:
     full = imported_dotted(ctx).get(local)
     if full is None:
         return False
-    full = f"{full}.{attribute}" if attribute else full
+    full = (f"{full}.{attribute}" if attribute else full) + ("()" if call else "")
     return any(full == flag or flag.endswith("." + full) or full.endswith("." + flag) for flag in known)
 
 
@@ -633,7 +647,13 @@ class GpuOnlyImport(Rule):
     under `if is_apex_available():` (transformers' availability helpers; also a project's own probe spelled
     `is_<pkg>_installed()`, `is_flash_v2_installed`) or an availability flag (`if
     HAS_FLASH_ATTN:` set from an import attempt in this file, or imported from the project's module that sets it:
-    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py), or an
+    known by its name, `HAS_x` / `x_AVAILABLE`, or after the scan by reading that module, migrate/imported_flags.py),
+    or a function of the project answering from such a flag, in this module or another (ComfyUI-style model management:
+    `if model_management.xformers_enabled(): import xformers` where `def xformers_enabled(): if cpu_state !=
+    CPUState.GPU: return False / return XFORMERS_IS_AVAILABLE`, the flag set by `try: import xformers` with a bare
+    `except:`; every answer but False / None is such a flag, another such function, or comes after `if not
+    xformers_enabled(): return False`; one that can answer True without the package is none:
+    migrate/availability_predicates.py), or an
     object's own flag that a method's import attempt sets false in its handler (`if self.use_interop: try: from cuda
     import cudart ... except ModuleNotFoundError: self.use_interop = False`; then `if self.use_interop:`, `if not
     self.use_interop: ...; return`, or `if hasattr(self, 'cu_tex'):` for an attribute the attempt sets: label note 44a

@@ -37,6 +37,16 @@ _WARNING = "check that it has an NPU implementation (a CUDA or Triton kernel doe
 _CFFI_OBJECTS = frozenset({"lib", "ffi"})
 
 
+def _reimported_member(definition) -> bool:
+    """A member of a compiled module (an op or class: `from .ml_nms_rotated_cuda import ml_nms_rotated` in a package
+    `__init__`) imported again by name through the repository's Python modules (`from pkg.ops import ml_nms_rotated`,
+    `from .ml_nms_rotated import ml_nms_rotated` in pkg/ops/__init__.py): a Python binding that runs nothing, like an
+    alias (label note 44b b-4, (L46)/(L52)); the import from the compiled module and the calls stay reported. Not the
+    compiled module itself re-imported (`from exllamav2.ext import exllamav2_ext`, `from ._backend import _C`), nor a
+    wrapper or accessor."""
+    return definition.kind == "value" and definition.mode == "via" and definition.member
+
+
 def _handed_over(ctx, node, qual: str, module: str) -> bool:
     """The module object itself given to a call (`dir(_lib)`, `getattr(_lib, name)`, `_wrap_function(fn, _ffi)`:
     torch.utils.ffi's generated `__init__` re-exporting a compiled library): no op is called on that line;
@@ -386,7 +396,12 @@ class CustomExtensionUse(Rule):
     loader's parameter (RWKV's `wkv_kernel = load(name=f"wkv_{context_size}", sources=[... "wkv_cuda.cu"])`) holds
     the compiled module whatever the size: each `wkv_kernel.forward(...)` in the file is reported (migrate/kernel_values.py
     `_global_cache_builds`), not an attribute the file itself stores on it (`wkv_kernel.context_size = context_size`, read
-    back in the size check). Storing the imported module in the global cache its
+    back in the size check). A member of the compiled module (an op or class) imported from it and re-exported by a
+    package `__init__` (`from .nms_cuda import rotated_nms`) is reported at that import and at each call; importing the
+    same name again through the repository's Python modules (`from .rotated import rotated_nms` in ops/__init__.py,
+    `from det.ops import rotated_nms` elsewhere) only binds it, like an alias (label note 44b b-4, (L46)/(L52));
+    the compiled module itself imported through a Python module (`from det.ops.backend import _ext`) stays reported
+    (kernel_values.member_of). Storing the imported module in the global cache its
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
@@ -1388,8 +1403,10 @@ class CustomExtensionUse(Rule):
                 candidate = f"{base}.{alias.name}" if base else alias.name
                 relative = bool(statement.level)
                 module = index.module_for(candidate, relative) or (index.module_for(base, relative) if base else None)
-                # an op accessor's or a build helper's import: its calls change (L31, L10)
-                if module is not None and index.modules[module].mode not in (CALLED, LAZY_OP, kernel_values.BUILDER):
+                # an op accessor's or a build helper's import: its calls change (L31, L10); a compiled op re-imported
+                # through a Python module binds a name: its calls change (`_reimported_member`)
+                if module is not None and index.modules[module].mode not in (CALLED, LAZY_OP, kernel_values.BUILDER) \
+                        and not _reimported_member(index.modules[module]):
                     found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
             if found:
                 _, name, module = min(found, key=lambda item: item[0])

@@ -1,0 +1,70 @@
+"""A function answering from an availability flag is an availability check (migrate/availability_predicates.py). The
+fixture is a small repository written here, shaped like ComfyUI-style model management modules (a flag set by an
+import attempt with a bare `except:`, asked through functions by other modules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
+
+MANAGEMENT = """import torch
+
+XFORMERS_ENABLED_VAE = True
+try:
+    import xformers
+    XFORMERS_IS_AVAILABLE = True
+except:
+    XFORMERS_IS_AVAILABLE = False
+
+cpu_state = "gpu"
+
+
+def xformers_enabled():
+    if cpu_state != "gpu":
+        return False
+    return XFORMERS_IS_AVAILABLE
+
+
+def xformers_enabled_vae():
+    enabled = xformers_enabled()
+    if not enabled:
+        return False
+    return XFORMERS_ENABLED_VAE
+
+
+def wants_xformers(force):
+    if force:
+        return True
+    return XFORMERS_IS_AVAILABLE
+
+
+if xformers_enabled():
+    import xformers.ops
+"""
+
+REPO = {
+    "app/__init__.py": "",
+    "app/modules/__init__.py": "",
+    "app/modules/management.py": MANAGEMENT,
+    "app/ldm/__init__.py": "",
+    "app/ldm/attention.py": "from app.modules import management\n\nif management.xformers_enabled():\n    import xformers\n"
+                            "    import xformers.ops\n\n\ndef attention(q, k, v):\n"
+                            "    return xformers.ops.memory_efficient_attention(q, k, v)\n",
+    "app/ldm/vae.py": "from app.modules import management\n\nif management.xformers_enabled_vae():\n    import xformers.ops\n",
+    "app/ldm/named.py": "from app.modules.management import xformers_enabled\n\nif xformers_enabled():\n    import xformers.ops\n",
+    # answers True without the package (`if force: return True`): no availability check
+    "app/ldm/forced.py": "from app.modules.management import wants_xformers\n\nif wants_xformers(True):\n    import xformers.ops\n",
+}
+
+
+def test_a_function_answering_from_an_import_attempt_flag_guards_like_the_flag(tmp_path: Path):
+    write_files(tmp_path, REPO)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert finding_lines(result, "NPU501", "app/modules/management.py") == []  # the predicate of its own module
+    assert finding_lines(result, "NPU501", "app/ldm/attention.py") == []  # through the module, its uses too
+    assert finding_lines(result, "NPU507", "app/ldm/attention.py") == []
+    assert finding_lines(result, "NPU501", "app/ldm/vae.py") == []  # a predicate asking another predicate first
+    assert finding_lines(result, "NPU501", "app/ldm/named.py") == []  # imported by name
+    assert finding_lines(result, "NPU501", "app/ldm/forced.py") == [4]
