@@ -1,4 +1,6 @@
-"""`# noqa: NPU101` on any line of the statement, `# npu-migrate: noqa` for a whole file."""
+"""`# noqa: NPU101` (or `# noqa: NPU` for every code) on any line of the statement, `# npu-migrate: noqa` for a whole
+file. A bare `# noqa` is another linter's (flake8 / ruff: `import pycuda.autoinit  # noqa` keeps an unused import) and
+suppresses nothing here: a porting finding is not silenced by a comment written for a different tool (ruling (L86))."""
 
 from __future__ import annotations
 
@@ -10,16 +12,15 @@ from bisect import bisect_right
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*npu-migrate:\s*noqa\b", re.IGNORECASE)
-ALL = frozenset({"*"})
 
 
 def comment_noqa(comments: dict[int, str]) -> dict[int, frozenset[str]]:
     out: dict[int, frozenset[str]] = {}
     for line, text in comments.items():
         match = _NOQA.search(text)
-        if match:
-            codes = match.group("codes")
-            out[line] = ALL if not codes else frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+        codes = match.group("codes") if match else None
+        if codes:
+            out[line] = frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c)
     return out
 
 
@@ -151,6 +152,6 @@ class StatementRanges:
 
 def is_suppressed(code: str, lines: range, noqa: dict[int, frozenset[str]]) -> bool:
     for line, codes in noqa.items():
-        if line in lines and ("*" in codes or any(code.startswith(c) for c in codes)):
+        if line in lines and any(code.startswith(c) for c in codes):
             return True
     return False
