@@ -19,6 +19,7 @@ RECALL_EXTRA = {
     "NPU404",  # apex amp uses are labels (L7) but their rule is in the amp family
     "NPU704",  # `nvidia-docker` / `docker run --gpus` launcher lines are `tool` labels (45b-2); their rule is in the 7xx family
 }
+BUILD_GATE = "NPU203"  # an availability check on a setup.py build gate's line finds a `build` label there ((L84))
 
 
 def scored(finding: dict) -> bool:
@@ -71,6 +72,8 @@ def main() -> int:
             at[key(f)].append(f)
         scored_lines = {k for k, fs in at.items() if any(scored(f) for f in fs)}
         recall_lines = scored_lines | {k for k, fs in at.items() if any(f["code"] in RECALL_EXTRA for f in fs)}
+        recall_lines |= {k for k, cat in repo_labels.items()
+                         if cat == "build" and any(f["code"] == BUILD_GATE for f in at.get(k, ()))}
         found = [k for k in repo_labels if k in recall_lines]
         true = [k for k in scored_lines if k in repo_labels]
         for k, cat in repo_labels.items():
