@@ -253,7 +253,8 @@ class GpuOnlyUse(Rule):
     multi_tensor_applier(amp_C.multi_tensor_scale, ...)`, as NPU501; migrate/accelerator_tests.py). The finding's
     `package` field names the package, which the summary groups by. A YAML configuration's `_target_:
     apex.optimizers.FusedAdam` (Hydra's instantiate builds it) is a construction too, reported at that line with the
-    same filters (migrate/hydra_targets.py; label ruling 40b-5)."""
+    same filters (migrate/hydra_targets.py; label ruling 40b-5), and so is torchtune's `_component_:
+    bitsandbytes.optim.PagedAdamW8bit` (its config.instantiate builds it the same way; label note 45e e-5)."""
 
     CODE = "NPU507"
     NAME = "gpu-only-use"
@@ -418,6 +419,12 @@ class GpuOnlyUse(Rule):
                 "optimizer:\n  _target_: apex.optimizers.FusedAdam  # fused\n  lr: 6e-4\n"
                 "config:\n  _target_: \"transformers.GPT2Config\"\n", count=1, kind="launcher",
                 filename="configs/experiment/gpt-160m.yaml"),
+        # a torchtune recipe config: `config.instantiate(cfg.optimizer, ...)` builds the `_component_` it names the way
+        # Hydra builds a `_target_` (torchtune/config/_instantiate.py); the tokenizer and model are torchtune's own
+        # (label note 45e e-5)
+        Invalid("tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n"
+                "optimizer:\n  _component_: bitsandbytes.optim.PagedAdamW8bit\n  lr: 2e-5\n"
+                "optimizer_in_bwd: True\n", count=1, kind="launcher", filename="recipes/configs/8B_full_single.yaml"),
         # a tensor-parallel MLP over flash_attn's helpers: its sequence-parallel gather (torch.distributed) and its
         # @torch.jit.script activation are plain PyTorch (knowledge `pure_api`, read in flash_attn's source; label ruling
         # (L54)); its jiterator swiglu has no NPU build and is reported (the imports are NPU501's)
@@ -1075,7 +1082,7 @@ class GpuOnlyUse(Rule):
                     or _plugin_kept(qual, table[key]) or _pure(qual, key, table) or key == TRITON:
                 continue
             yield self._finding(ctx, (target.line, target.start, target.line, target.end), qual, key, table,
-                                what=f"`{qual}` (built by the configuration's `_target_`)")
+                                what=f"`{qual}` (built by the configuration's `{target.key}`)")
 
     def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]
