@@ -365,6 +365,12 @@ class GpuOnlyUse(Rule):
         # is NPU501's
         "import numpy as np\nimport tensorrt as trt\n\ndef binding_dtype(engine, index):\n"
         "    return np.dtype(trt.nptype(engine.get_binding_dtype(index)))\n",
+        # an RL recipe's weight-sync setup: vLLM's address / port helpers (socket only) and its TCPStore metadata group
+        # are plain Python over torch.distributed (knowledge `pure_api`, read in vLLM's source; label ruling (L54), 45e
+        # e-4); the imports are NPU501's
+        "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
+        "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
+        "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
         # a splatting model's setup: gsplat's pure-PyTorch helpers (knowledge `pure_api`, read in gsplat's source) run as
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
