@@ -390,6 +390,15 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # a large-kernel ConvNet's conv factory: the CUDA implicit-GEMM depth-wise conv (a CUTLASS-built extension whose
+        # source sits outside the tree) is chosen by an environment variable the user sets, not by a probe of the
+        # package: its construction is a use (knowledge `depthwise_conv2d_implicit_gemm`; label note 45e e-1, (L74))
+        Invalid("import os\nimport sys\nimport torch.nn as nn\n\ndef get_conv2d(channels, kernel):\n"
+                "    if 'LARGE_KERNEL_CONV_IMPL' in os.environ and kernel > 5:\n"
+                "        sys.path.append(os.environ['LARGE_KERNEL_CONV_IMPL'])\n"
+                "        from depthwise_conv2d_implicit_gemm import DepthWiseConv2dImplicitGEMM\n"
+                "        return DepthWiseConv2dImplicitGEMM(channels, kernel, bias=False)\n"
+                "    return nn.Conv2d(channels, channels, kernel, padding=kernel // 2, groups=channels)\n", count=1),
         # a viewer with two CUDA-GL interop classes: one registers its texture under `try:` with a fallback flag set on
         # the object, and its other methods import the bindings again only after testing that flag (or an attribute
         # the attempt sets); the other class imports them in each method with no fallback. Only the second class's
