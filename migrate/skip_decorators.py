@@ -12,6 +12,12 @@ helpers), `@pytest.mark.skipif(not is_<pkg>_available(), ...)`, `@unittest.skipU
 the finding's package, or its message naming it) are dropped; those of another package stay. A test under an
 unconditional skip (`@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`) runs on no host (label ruling (L27)): all
 its findings of those codes are dropped (its compiled-extension uses, NPU508, after the scan: migrate/decollected_tests.py).
+The availability test may also be a module-level flag the file binds from a probe of the package (pytorch/torchtune
+tests/torchtune/rl/test_parameter_server.py: `_has_vllm = importlib.util.find_spec("vllm") is not None`, then
+`@pytest.mark.skipif(not _has_ray or not _has_vllm, reason="requires ray and vllm")` over the test class), and a class or
+function of the file that only such tests reference (the same file's `DummyCollector`, a Ray actor importing vllm in its
+`__init__`, built only inside the skipped class) goes with them: it runs only where they run (label ruling (L27), label
+note 45e).
 Per file, from its tree.
 """
 
@@ -55,16 +61,39 @@ def _name(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
 
 
-def _available_in(test: ast.AST, negated: bool, roots) -> str | None:
+def _probe_flags(tree_nodes: dict, roots) -> dict[str, str]:
+    """Module-level names bound to a probe of a catalogue package: `_has_vllm = importlib.util.find_spec("vllm") is not
+    None` (also `find_spec(...)` / `util.find_spec(...)`, compared `is not None`) -> {"_has_vllm": "vllm"}."""
+    flags: dict[str, str] = {}
+    for node in tree_nodes.get(ast.Assign, ()):
+        if getattr(node, "col_offset", 1) != 0 or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        value = node.value
+        if not (isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.IsNot)
+                and isinstance(value.comparators[0], ast.Constant) and value.comparators[0].value is None):
+            continue
+        call = value.left
+        if not (isinstance(call, ast.Call) and _name(call.func) == "find_spec" and call.args
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
+            continue
+        package = catalogue_package(call.args[0].value.split(".", 1)[0], roots)
+        if package is not None:
+            flags[node.targets[0].id] = package
+    return flags
+
+
+def _available_in(test: ast.AST, negated: bool, roots, flags: dict | None = None) -> str | None:
     """<pkg> of `is_<pkg>_available()` in `test`, read as `not ...` when `negated` (skipif) or plain (skipUnless); also
     one operand of the `or` a skipif tests (`torch_device != "cuda" or not is_xformers_available()`: it skips whenever
     the package is missing) or of the `and` a skipUnless tests."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or if negated else ast.And):
-        return next((p for value in test.values if (p := _available_in(value, negated, roots)) is not None), None)
+        return next((p for value in test.values if (p := _available_in(value, negated, roots, flags)) is not None), None)
     if negated:
         if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
             return None
         test = test.operand
+    if isinstance(test, ast.Name) and flags and test.id in flags:
+        return flags[test.id]
     if isinstance(test, ast.Call):
         name = _name(test.func)
         if name.startswith("is_") and name.endswith("_available"):
@@ -85,7 +114,7 @@ def always_skipped(decorator: ast.AST) -> bool:
     return (isinstance(holder, ast.Attribute) and holder.attr == "mark") or (isinstance(holder, ast.Name) and holder.id in ("mark", "unittest"))
 
 
-def _skipped_package(decorator: ast.AST, roots) -> str | None:
+def _skipped_package(decorator: ast.AST, roots, flags: dict | None = None) -> str | None:
     call = decorator if isinstance(decorator, ast.Call) else None
     name = _name(call.func if call else decorator)
     for prefix in ("require_", "requires_"):
@@ -94,9 +123,9 @@ def _skipped_package(decorator: ast.AST, roots) -> str | None:
     if call is None or not call.args:
         return None
     if name in ("skipif", "skipIf"):
-        return _available_in(call.args[0], True, roots)
+        return _available_in(call.args[0], True, roots, flags)
     if name == "skipUnless":
-        return _available_in(call.args[0], False, roots)
+        return _available_in(call.args[0], False, roots, flags)
     return None
 
 
@@ -106,17 +135,20 @@ def drop_skipped(findings: list, nodes: dict) -> list:
         return findings
     spans: list[tuple[int, int, str]] = []
     roots = None
+    flags = None
     for kind in _SCOPES:
         for scope in nodes.get(kind, ()):
             if not scope.decorator_list:
                 continue
             roots = roots if roots is not None else catalogue_roots()
+            flags = flags if flags is not None else _probe_flags(nodes, roots)
             for decorator in scope.decorator_list:
-                package = ALWAYS if always_skipped(decorator) else _skipped_package(decorator, roots)
+                package = ALWAYS if always_skipped(decorator) else _skipped_package(decorator, roots, flags)
                 if package is not None:
                     spans.append((scope.lineno, scope.end_lineno or scope.lineno, package))
     if not spans:
         return findings
+    spans += _helpers_of(spans, nodes)
 
     def skipped(f) -> bool:
         if f.code not in CODES:
@@ -126,3 +158,31 @@ def drop_skipped(findings: list, nodes: dict) -> list:
                    for start, end, package in spans)
 
     return [f for f in findings if not skipped(f)]
+
+
+def _helpers_of(spans: list, nodes: dict) -> list[tuple[int, int, str]]:
+    """The module-level classes and functions every reference to which lies inside skipped tests of one package (or
+    unconditionally skipped ones): they run only where those tests run."""
+    inside = lambda line: {package for start, end, package in spans if start <= line <= end}  # noqa: E731
+    loads: dict[str, list[int]] = {}
+    for name in nodes.get(ast.Name, ()):
+        if isinstance(name.ctx, ast.Load):
+            loads.setdefault(name.id, []).append(name.lineno)
+    out = []
+    for kind in _SCOPES:
+        for scope in nodes.get(kind, ()):
+            if scope.col_offset != 0 or any(start <= scope.lineno <= end for start, end, _ in spans):
+                continue
+            lines = loads.get(scope.name)
+            if not lines:
+                continue
+            refs = [inside(line) for line in lines]
+            if not all(refs):
+                continue
+            named = sorted({p for here in refs for p in here if p != ALWAYS})
+            package = next((p for p in named if all(p in here or ALWAYS in here for here in refs)), None)
+            if package is None and not named:
+                package = ALWAYS
+            if package is not None:
+                out.append((scope.lineno, scope.end_lineno or scope.lineno, package))
+    return out

@@ -86,3 +86,31 @@ def test_a_skipif_whose_or_asks_for_the_package_drops_its_findings(tmp_path):
         "        pipe.enable_xformers_memory_efficient_attention()\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
     assert sorted({f.line for f in result.findings if f.code == "NPU503"}) == [15]
+
+
+def test_a_skipif_on_a_find_spec_flag_drops_the_test_and_its_helpers(tmp_path):
+    # an RL parameter-server test: `_has_vllm = importlib.util.find_spec("vllm") is not None` at the top, the test class
+    # under `skipif(not _has_ray or not _has_vllm)`, and a helper actor importing vllm that only that class builds; a
+    # function that a plain test also calls keeps its import
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_ps.py").write_text(
+        "import importlib\nimport pytest\n\n"
+        '_has_ray = importlib.util.find_spec("ray") is not None\n'
+        '_has_vllm = importlib.util.find_spec("vllm") is not None\n\n\n'
+        "class Collector:\n"
+        "    def __init__(self):\n"
+        "        from vllm import LLM\n"
+        "        self.llm = LLM('gpt2')\n\n\n"
+        "def shared():\n"
+        "    from vllm.utils import get_ip\n"
+        "    return get_ip()\n\n\n"
+        '@pytest.mark.skipif(not _has_ray or not _has_vllm, reason="requires ray and vllm")\n'
+        "class TestPS:\n"
+        "    def test_sync(self):\n"
+        "        from vllm.utils import get_open_port\n"
+        "        return Collector(), get_open_port(), shared()\n\n\n"
+        "def test_plain():\n"
+        "    assert shared()\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
+    # shared()'s import stays (its get_ip call is vLLM pure_api: no finding of its own)
+    assert sorted({f.line for f in result.findings if f.code in ("NPU501", "NPU507")}) == [15]

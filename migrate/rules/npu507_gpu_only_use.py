@@ -253,7 +253,8 @@ class GpuOnlyUse(Rule):
     multi_tensor_applier(amp_C.multi_tensor_scale, ...)`, as NPU501; migrate/accelerator_tests.py). The finding's
     `package` field names the package, which the summary groups by. A YAML configuration's `_target_:
     apex.optimizers.FusedAdam` (Hydra's instantiate builds it) is a construction too, reported at that line with the
-    same filters (migrate/hydra_targets.py; label ruling 40b-5)."""
+    same filters (migrate/hydra_targets.py; label ruling 40b-5), and so is torchtune's `_component_:
+    bitsandbytes.optim.PagedAdamW8bit` (its config.instantiate builds it the same way; label note 45e e-5)."""
 
     CODE = "NPU507"
     NAME = "gpu-only-use"
@@ -364,6 +365,12 @@ class GpuOnlyUse(Rule):
         # is NPU501's
         "import numpy as np\nimport tensorrt as trt\n\ndef binding_dtype(engine, index):\n"
         "    return np.dtype(trt.nptype(engine.get_binding_dtype(index)))\n",
+        # an RL recipe's weight-sync setup: vLLM's address / port helpers (socket only) and its TCPStore metadata group
+        # are plain Python over torch.distributed (knowledge `pure_api`, read in vLLM's source; label ruling (L54), 45e
+        # e-4); the imports are NPU501's
+        "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
+        "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
+        "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
         # a splatting model's setup: gsplat's pure-PyTorch helpers (knowledge `pure_api`, read in gsplat's source) run as
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
@@ -383,6 +390,15 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # a large-kernel ConvNet's conv factory: the CUDA implicit-GEMM depth-wise conv (a CUTLASS-built extension whose
+        # source sits outside the tree) is chosen by an environment variable the user sets, not by a probe of the
+        # package: its construction is a use (knowledge `depthwise_conv2d_implicit_gemm`; label note 45e e-1, (L74))
+        Invalid("import os\nimport sys\nimport torch.nn as nn\n\ndef get_conv2d(channels, kernel):\n"
+                "    if 'LARGE_KERNEL_CONV_IMPL' in os.environ and kernel > 5:\n"
+                "        sys.path.append(os.environ['LARGE_KERNEL_CONV_IMPL'])\n"
+                "        from depthwise_conv2d_implicit_gemm import DepthWiseConv2dImplicitGEMM\n"
+                "        return DepthWiseConv2dImplicitGEMM(channels, kernel, bias=False)\n"
+                "    return nn.Conv2d(channels, channels, kernel, padding=kernel // 2, groups=channels)\n", count=1),
         # a viewer with two CUDA-GL interop classes: one registers its texture under `try:` with a fallback flag set on
         # the object, and its other methods import the bindings again only after testing that flag (or an attribute
         # the attempt sets); the other class imports them in each method with no fallback. Only the second class's
@@ -418,6 +434,12 @@ class GpuOnlyUse(Rule):
                 "optimizer:\n  _target_: apex.optimizers.FusedAdam  # fused\n  lr: 6e-4\n"
                 "config:\n  _target_: \"transformers.GPT2Config\"\n", count=1, kind="launcher",
                 filename="configs/experiment/gpt-160m.yaml"),
+        # a torchtune recipe config: `config.instantiate(cfg.optimizer, ...)` builds the `_component_` it names the way
+        # Hydra builds a `_target_` (torchtune/config/_instantiate.py); the tokenizer and model are torchtune's own
+        # (label note 45e e-5)
+        Invalid("tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n"
+                "optimizer:\n  _component_: bitsandbytes.optim.PagedAdamW8bit\n  lr: 2e-5\n"
+                "optimizer_in_bwd: True\n", count=1, kind="launcher", filename="recipes/configs/8B_full_single.yaml"),
         # a tensor-parallel MLP over flash_attn's helpers: its sequence-parallel gather (torch.distributed) and its
         # @torch.jit.script activation are plain PyTorch (knowledge `pure_api`, read in flash_attn's source; label ruling
         # (L54)); its jiterator swiglu has no NPU build and is reported (the imports are NPU501's)
@@ -1075,7 +1097,7 @@ class GpuOnlyUse(Rule):
                     or _plugin_kept(qual, table[key]) or _pure(qual, key, table) or key == TRITON:
                 continue
             yield self._finding(ctx, (target.line, target.start, target.line, target.end), qual, key, table,
-                                what=f"`{qual}` (built by the configuration's `_target_`)")
+                                what=f"`{qual}` (built by the configuration's `{target.key}`)")
 
     def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]
