@@ -105,6 +105,48 @@ def held_modules(ctx, build_lines) -> dict[tuple[str, str], int]:
     return out
 
 
+def _build_methods(cls: ast.ClassDef, build_lines) -> dict[str, int]:
+    """The methods of `cls` that run a JIT build of this file (`def complie(self): self.X = load(...)`): method -> line."""
+    out: dict[str, int] = {}
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(
+                isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list):
+            line = next((n.lineno for n in ast.walk(method) if isinstance(n, ast.Call) and n.lineno in build_lines
+                         and _is_load(n)), None)
+            if line is not None:
+                out[method.name] = line
+    return out
+
+
+def build_calls(ctx, build_lines) -> dict[tuple[str, str], int]:
+    """(object name, method) -> build line, for each module-level object of a class of this file and each method of
+    that class that runs the class's JIT build (`CUDA_COMPLIER = ComplieHelper()`, `CUDA_COMPLIER.complie()`)."""
+    if not build_lines or HINT not in ctx.source:
+        return {}
+    classes = {c.name: c for c in ctx.tree.body if isinstance(c, ast.ClassDef)}
+    out: dict[tuple[str, str], int] = {}
+    for name, call in _module_bindings(ctx).items():
+        cls = classes.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if cls is not None:
+            out.update({(name, method): line for method, line in _build_methods(cls, build_lines).items()})
+    return out
+
+
+def builder_values(ctx, defs) -> list:
+    """`<module>.<object>.<method>` for each `build_calls` entry: a "value" definition of mode CALLED, so that the
+    method's calls in other files of the scan (`from ppq.core.ffi import CUDA_COMPLIER`, `CUDA_COMPLIER.complie()`)
+    are reported as loading the extension; the import of the object alone is not."""
+    from migrate.called_kernels import CALLED
+    from migrate.repo_index import Definition, module_parts
+
+    built = {d.line: d.name for d in defs if d.kind == "module" and d.cuda}
+    dotted = ".".join(module_parts(ctx.path))
+    if not built or not dotted:
+        return []
+    return [Definition("value", f"{dotted}.{name}.{method}", ctx.path, line, True, built[line], CALLED)
+            for (name, method), line in build_calls(ctx, built).items()]
+
+
 def member_calls(ctx, build_lines):
     """(call, line of its build) for each `obj.member.op(...)` of the file through a loader object's member."""
     held = held_modules(ctx, build_lines)
