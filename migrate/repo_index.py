@@ -239,7 +239,7 @@ def python_defs(ctx) -> list[Definition]:
 
 
 def _python_defs(ctx) -> list[Definition]:
-    from migrate import called_kernels, kernel_values, lazy_backends
+    from migrate import called_kernels, kernel_values, lazy_backends, loader_objects
 
     out: list[Definition] = []
     if any(hint in ctx.source for hint in _PY_DEF_HINTS):  # no build or registration without one of these words
@@ -249,6 +249,7 @@ def _python_defs(ctx) -> list[Definition]:
             out = [d for d in out if not (d.kind == "module" and d.line in templates)]
         out += built
         out += kernel_values.module_values(ctx, out)
+        out += loader_objects.builder_values(ctx, out)  # `CUDA_COMPLIER.complie()` elsewhere runs the build
     if any(hint in ctx.source for hint in kernel_values.WRAPPER_HINTS):
         out += kernel_values.wrapper_values(ctx, out)
     if any(hint in ctx.source for hint in called_kernels.HINTS):
@@ -1291,7 +1292,16 @@ class Index:
             return self.module_matching(ref[3:]) is not None
         if ref.startswith("so:"):
             return self.module_for_library(ref[3:]) is not None
-        return self.module_for(ref) is not None or self.holder(ref) is not None
+        return self.module_for(ref) is not None or self.holder(ref) is not None or ref in self._builder_objects
+
+    @cached_property
+    def _builder_objects(self) -> frozenset[str]:
+        """`pkg.ffi.CUDA_COMPLIER` for each `pkg.ffi.CUDA_COMPLIER.complie` value (migrate/loader_objects.py): a file
+        importing the object may call the method that runs the build."""
+        objects = [d.name.split(".")[:-1] for d in self.modules.values()
+                   if d.kind == "value" and d.mode == "call" and d.name.count(".") > 1]
+        # every dotted tail: the scan's root may sit above the package (`/abs/pp/core/ffi.py`, imported as `pp.core.ffi`)
+        return frozenset(".".join(parts[start:]) for parts in objects for start in range(len(parts) - 1))
 
     def holder(self, module: str) -> Definition | None:
         """The kernel value a plain `import module` reaches as an attribute: exllama's `import cuda_ext`

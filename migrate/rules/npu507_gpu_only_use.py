@@ -204,7 +204,7 @@ class GpuOnlyUse(Rule):
     in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
     none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
-    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
     (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
@@ -371,6 +371,10 @@ class GpuOnlyUse(Rule):
         "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
         "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
         "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
+        # TensorRT's shape value types and DataType values (knowledge `pure_api`, read in the bindings'
+        # pyFoundationalTypes.cpp; label ruling (L54)/(L75), 45d-11): a network's kernel size, a buffer's item size
+        "import tensorrt as trt\n\ndef conv(network, x, w, b):\n    layer = network.add_convolution(x, 20, trt.DimsHW(5, 5), w, b)\n"
+        "    layer.stride = trt.DimsHW(1, 1)\n    return layer, trt.float32.itemsize\n",
         # a splatting model's setup: gsplat's pure-PyTorch helpers (knowledge `pure_api`, read in gsplat's source) run as
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"

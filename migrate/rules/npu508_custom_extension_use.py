@@ -11,6 +11,7 @@ from migrate import (
     flagged_extensions,
     kernel_values,
     knowledge,
+    loader_objects,
     npu_aware,
     repo_index,
     source_set_tables,
@@ -363,7 +364,7 @@ class CustomExtensionUse(Rule):
     the compiled op, reported there); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -483,8 +484,23 @@ class CustomExtensionUse(Rule):
         "    import rope_ext as _k\n    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n"
         "            _k.rope(x, p)\n            return x\nexcept Exception as e:\n    print(f'no CUDA rope ({e})')\n"
         "    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n            return x * p.cos()\n",
+        # a loader class whose JIT build has no CUDA source: the member it holds is a C++ module (migrate/loader_objects.py)
+        "from torch.utils.cpp_extension import load\nclass Ext:\n    @property\n    def lib(self):\n"
+        "        self._lib = load(name='m', sources=['m.cpp'])\n        return self._lib\next = Ext()\ny = ext.lib.op(x)\n",
     ]
     INVALID = [
+        # optimum-quanto-style: a project loader class (imported) given CUDA sources and nvcc flags; its `lib` member
+        # holds the compiled module (migrate/loader_objects.py); its own data (`ext.name`, `ext.sources`) is not one
+        Invalid("from .extension import Extension\next = Extension('pkg_cuda', root_dir='.', sources=['k.cu', 'b.cpp'],\n"
+                "                extra_cuda_cflags=['--use_fast_math'])\ndef unpack(t, bits):\n    return ext.lib.unpack(t, bits)\n"
+                "n = ext.name.upper()\next.sources.append('x.cpp')\n", count=2),
+        # ppq-style: a class of the file JIT-builds CUDA sources into an attribute a property returns; the ops are
+        # called through the property of the module-level object (and through the attribute itself)
+        Invalid("from torch.utils.cpp_extension import load\nclass Helper:\n    def __init__(self):\n        self.__EXT__ = None\n"
+                "    def build(self):\n        self.__EXT__ = load(name='impls', sources=['export.cc', 'linear.cu'], with_cuda=True)\n"
+                "    @property\n    def EXT(self):\n        return self.__EXT__\nCOMPILER = Helper()\nif FLAG:\n    COMPILER.build()\n"
+                "def quantize(t, s):\n    return COMPILER.EXT.QuantizeTensor(t, s)\ndef raw(t, COMPILER):\n"
+                "    return COMPILER.EXT.Raw(t)\n", count=2),
         # ... but not when the extension is also read outside that `try:` body
         Invalid("from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('rope_ext', ['r.cu'])]\ntry:\n"
                 "    import rope_ext as _k\n    class Rope(torch.nn.Module):\n        def forward(self, x, p):\n"
@@ -823,6 +839,7 @@ class CustomExtensionUse(Rule):
         yield from self._helper_loads(ctx, index)
         yield from self._cached_accessor_calls(ctx, index)
         yield from self._local_build_calls(ctx, index)
+        yield from self._loader_member_calls(ctx, index)
         if ctx.path.endswith("__init__.py") and "*" in ctx.source:
             yield from self._self_import_ops(ctx, index)
         yield from self._exec_strings(ctx, index)
@@ -1086,6 +1103,23 @@ class CustomExtensionUse(Rule):
                 definition = holder_of(call, func.value.id)
                 if definition is not None:
                     yield self._finding(ctx, func, f"{ctx.segment(func)}(...)", definition)
+
+    def _loader_member_calls(self, ctx, index):
+        """`ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)`: an op called through the member of a project
+        loader object that holds its JIT build (migrate/loader_objects.py)."""
+        lines = {d.line: d for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
+        if not lines:
+            return
+        for call, line in loader_objects.member_calls(ctx, lines):
+            if not shadowed(ctx, call.func.value.value):
+                yield self._finding(ctx, call.func, f"{ctx.segment(call.func)}(...)", lines[line])
+        methods = loader_objects.build_calls(ctx, lines)  # `CUDA_COMPLIER.complie()`: runs the build, loads the module
+        for call in ctx.nodes.get(ast.Call, ()) if methods else ():
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and (func.value.id, func.attr) in methods and not shadowed(ctx, func.value) \
+                    and lines[methods[(func.value.id, func.attr)]].cuda:
+                yield self._finding(ctx, func, f"{ctx.segment(func)}(...)", lines[methods[(func.value.id, func.attr)]])
 
     def _subclass_calls(self, ctx, index):
         """A Python class deriving from a class of the extension (NVlabs/cule: `class Env(torchcule_atari.AtariEnv)`)
