@@ -6,6 +6,7 @@ from migrate import (
     called_kernels,
     cpu_fallbacks,
     deps,
+    extension_constants,
     flagged_extensions,
     kernel_values,
     knowledge,
@@ -387,7 +388,9 @@ class CustomExtensionUse(Rule):
     NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
     CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py); nor is, in the final `else:`
     of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
-    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a class of the
+    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a constant or an enum member read from the module,
+    not called (`max_n_hits=_C.MAX_UINT`, `_C.EPS`, `ext.RegionType.HYPER_CUBE`: a value, label ruling (L80);
+    migrate/extension_constants.py); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there). An op that the repository's C++ / CUDA sources register
@@ -755,7 +758,7 @@ class CustomExtensionUse(Rule):
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or _type_check(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
                 or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
-                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
+                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual) or extension_constants.constant_read(ctx, node, qual, module)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)
