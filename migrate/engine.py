@@ -477,6 +477,11 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
     if kind == "notebook":
         cells = read_notebook(text)
         shared_imports = _notebook_imports(cells)
+        cuda_names = frozenset()
+        if "version.cuda" in text:  # `!pip install x -f .../{version_str}/...` (migrate/notebook_cuda_indexes.py)
+            from migrate import notebook_cuda_indexes
+
+            cuda_names = notebook_cuda_indexes.cuda_version_names(cells)
         for cell in cells:
             f, e, s = analyze_python_text(path, cell.python_source, version, cell=cell.index, extra_imports=shared_imports)
             findings += f
@@ -485,10 +490,17 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             if cell.shell_source.strip():
                 ctx = LauncherContext(path, cell.shell_source, cell=cell.index)
                 shell = _run_rules(_applying(by_kind.get("launcher", []), cell.shell_source, kb), ctx)
+                if cuda_names:
+                    shell += notebook_cuda_indexes.findings(ctx, cuda_names, shell)
                 shell, s = _line_suppressed(cell.shell_source, shell)
                 findings += shell
                 suppressed += s
                 defs += config_options.launcher_facts(path, cell.shell_source, cell=cell.index)  # `!python x.py --opt v`
+                if "install" in cell.shell_source and "/" in cell.shell_source:  # `!pip install git+.../proj.git`
+                    from migrate import local_installs
+                    from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
+
+                    defs += local_installs.facts(pip_install_dependencies(ctx), cell=cell.index)
     elif kind == "manifest":
         ctx = read_manifest(path, text)
         if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)

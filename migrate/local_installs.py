@@ -11,12 +11,16 @@ NPU505 finding: the manifest's own folder joined with the path, or any folder wh
 install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. A path
 that is a git submodule's folder the checkout does not hold (`.gitmodules`: `path = submodules/gaussianhierarchy`,
 `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`, migrate/submodules.py), whose repository is a
-catalogued GPU-only package, installs that package: the folder's own name need not be a name of it. One pass
-over the results.
+catalogued GPU-only package, installs that package: the folder's own name need not be a name of it. A VCS
+requirement of a whole repository (`git+https://github.com/facebookresearch/pytorch3d.git@stable`, no `#subdirectory=`)
+whose last path part is the scanned repository's folder name installs the repository itself, as a `git clone` of it
+does (label ruling (L82): a notebook's `!pip install 'git+https://github.com/o/proj.git'` of a repository whose setup.py
+builds CUDA); a notebook's `!` lines are read like a launcher's, each fact with its cell. One pass over the results.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import re
@@ -39,14 +43,34 @@ def local_path(raw: str) -> str | None:
     return None if path in (".", "/") else path
 
 
-def facts(dependencies) -> list[Definition]:
-    """"localinstall" Definitions of the dependencies given as local folders (`sources.Dependency`s of one file)."""
+# a VCS requirement of a whole repository: `git+https://github.com/o/proj.git@stable`, `proj @ git+ssh://git@host/o/proj`
+# (not one folder of it: `#subdirectory=hopper`); the repository's name is the URL's last path part
+_VCS_REPOSITORY = re.compile(r"(?:^|@\s*)git\+(?:https?|ssh|git)://\S*?/(?P<name>[\w.-]+?)(?:\.git)?/?(?:@[^\s#/]*)?(?:#(?!\S*subdirectory=)\S*)?$")
+
+
+def vcs_repository(raw: str) -> str | None:
+    """The name of the repository a VCS requirement installs whole (`git+https://github.com/o/proj.git@v1` -> proj), or None."""
+    match = _VCS_REPOSITORY.search(raw.strip().strip("\"'"))
+    return match.group("name") if match else None
+
+
+def facts(dependencies, cell: int | None = None) -> list[Definition]:
+    """"localinstall" Definitions of the dependencies given as local folders (`sources.Dependency`s of one file), and
+    of those given as a VCS URL of a whole repository (`<clone:NAME>`, resolved in `report`); `cell`: the notebook cell
+    of a notebook's `!pip install` lines."""
     out = []
+    mode = "" if cell is None else f"{_CELL}{cell}"
     for dep in dependencies:
         path = local_path(dep.raw)
+        if path is None and "git+" in dep.raw:
+            name = vcs_repository(dep.raw)
+            path = None if name is None else f"{CLONE_PREFIX}{name}>"
         if path is not None:
-            out.append(Definition(KIND, path, "", dep.line, False, f"{dep.column} {dep.end_column}"))
+            out.append(Definition(KIND, path, "", dep.line, False, f"{dep.column} {dep.end_column}", mode))
     return out
+
+
+_CELL = "cell "  # the mode of a notebook cell's fact: `cell 4`
 
 
 def image_facts(path: str, lines: list[str], dependencies) -> list[Definition]:
@@ -302,6 +326,7 @@ def report(results: list[FileResult]) -> list[FileResult]:
             if fact[0] != "def" or fact[1] != KIND:
                 continue
             path, line, columns = fact[2], fact[3], fact[5]
+            cell = int(fact[6][len(_CELL):]) if len(fact) > 6 and fact[6].startswith(_CELL) else None
             if path == CONTEXT_ROOT or path.startswith(CLONE_PREFIX):
                 if root is None:
                     root = posixpath.normpath(os.path.commonpath([os.path.dirname(r.path) or "." for r in results]).replace(os.sep, "/"))
@@ -313,16 +338,17 @@ def report(results: list[FileResult]) -> list[FileResult]:
             setup = builds.get(here) or next((s for d, s in builds.items() if (d == path and path != ".") or d.endswith("/" + path)), None)
             submodule = None if setup is not None else (
                 submodules.get(here) or next((v for d, v in submodules.items() if d.endswith("/" + path)), None))
-            if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line for f in (*result.findings, *added)):
+            if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line and f.cell == cell
+                                                            for f in (*result.findings, *added)):
                 continue
             start, end = (int(c) for c in columns.split())
             if submodule is not None:
-                added.append(_submodule_install(result.path, line, start, end, path, *submodule))
+                added.append(dataclasses.replace(_submodule_install(result.path, line, start, end, path, *submodule), cell=cell))
                 continue
             added.append(Finding(
                 result.path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
                 f"{'the command' if set(path.split('/')) <= {'.', '..'} else f'`{path}`'} installs the repository's {os.path.relpath(setup, os.path.dirname(result.path) or '.')}, "
-                "which builds a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C"))
+                "which builds a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C", cell=cell))
         out.append(result.adding(added))
     return out
 

@@ -2412,3 +2412,31 @@ def test_a_compiled_op_imported_again_through_python_packages_is_reported_at_its
     assert finding_lines(result, "NPU508", "det/ops/__init__.py") == []
     assert finding_lines(result, "NPU508", "det/post.py") == [5]
     assert finding_lines(result, "NPU508", "det/layer.py") == [1, 5]
+
+
+def test_a_vcs_install_of_the_repository_itself_installs_its_cuda_build(tmp_path):
+    # A tutorial notebook's install cell falls back to `!pip install 'git+https://github.com/owner/det.git@stable'`:
+    # pip builds the scanned repository (its folder is named det), whose setup.py builds CUDA (label ruling (L82)); so
+    # does the same URL in a requirements file. Another project's URL, and one folder of a repository
+    # (`#subdirectory=`), are not the repository.
+    import json as _json
+
+    root = tmp_path / "det"
+    root.mkdir()
+    cell = ["import torch\n", "try:\n", "    import det\n", "except ImportError:\n",
+            "    !pip install ninja\n", "    !pip install 'git+https://github.com/owner/det.git@stable'\n",
+            "!pip install git+https://github.com/other/lib.git\n"]
+    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Tutorial"]},
+                          {"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    write_files(root, {
+        "setup.py": _cuda_setup('det', 'det._C', ['det/k.cpp', 'det/k_kernel.cu']),
+        "det/k_kernel.cu": "__global__ void k(float* x) {}\n", "det/k.cpp": "// host\n",
+        "docs/tutorial.ipynb": _json.dumps(notebook),
+        "requirements/dev.txt": ("numpy\ngit+https://github.com/owner/det.git\n"
+                                 "git+https://github.com/owner/det.git#subdirectory=tools\n"),
+    })
+    result = _scan(root)
+    assert sorted((f.cell, f.line) for f in result.findings
+                  if f.code == "NPU502" and f.path.endswith("tutorial.ipynb")) == [(1, 6)]
+    assert finding_lines(result, "NPU502", "requirements/dev.txt") == [2]

@@ -549,7 +549,9 @@ class GpuOnlyDependency(Rule):
     no folder of the repository, unless it is the folder the build context was copied into, `COPY . /app/proj/` then
     `WORKDIR /app/proj`: the Dockerfile's folder or the repository's root; or the folder a `git clone` of the repository
     itself filled, `git clone https://github.com/o/proj.git /proj` then `WORKDIR /proj` where the scanned repository's
-    folder is named proj, not another project's clone; a Dockerfile's `pip install /tmp/proj` of
+    folder is named proj, not another project's clone; or the repository itself by a VCS URL naming it,
+    `pip install 'git+https://github.com/o/proj.git@stable'` (a notebook's `!` line too, label ruling (L82); not
+    one folder of it, `#subdirectory=x`); a Dockerfile's `pip install /tmp/proj` of
     an absolute folder of the image is the repository folder the `COPY` lines above it put there, `COPY *.py *.toml
     /tmp/proj` the context's top with its setup.py, `COPY ops /src/ops` ops/, label ruling (L72); pip's `-e ops` names
     a folder without a slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
@@ -571,7 +573,9 @@ class GpuOnlyDependency(Rule):
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
     the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; and in a
     `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
-    `build: python_packages:` items, which cog pip-installs into that image, 42c-3), and, with
+    `build: python_packages:` items, which cog pip-installs into that image, 42c-3; in a notebook's `!` line also an
+    index whose URL expands a Python variable of the notebook built from torch.version.cuda, `-f
+    .../wheels/{version_str}/download.html`, label ruling (L82), migrate/notebook_cuda_indexes.py), and, with
     the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod;
     a site's tree `nvidia/cuda/10.0` too: any part of the module's path before its version).
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
