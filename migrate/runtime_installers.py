@@ -202,7 +202,12 @@ def call_defs(ctx) -> list[Definition]:
     out = []
     relative = None
     defined = {f.name for f in (*ctx.nodes.get(ast.FunctionDef, ()), *ctx.nodes.get(ast.AsyncFunctionDef, ()))}
+    literal_types = (ast.Constant, ast.Tuple, ast.List, ast.Set)  # the arguments `_literals` reads
     for call in ctx.nodes.get(ast.Call, ()):
+        # most calls pass no literal at all: asked first, without building the argument list
+        if not any(isinstance(a, literal_types) for a in call.args) \
+                and not any(k.arg and isinstance(k.value, literal_types) for k in call.keywords):
+            continue
         arguments = [(str(i), a) for i, a in enumerate(call.args)] + [(k.arg, k.value) for k in call.keywords if k.arg]
         found = [(where, c, hit) for where, a in arguments for c in _literals(a) if (hit := _catalogued(c.value))]
         if not found:
