@@ -120,9 +120,24 @@ def _parameters(function) -> list[str]:
 
 
 def installer_defs(ctx) -> list[Definition]:
-    """"pipinstaller" Definitions of the module's functions that pip-install one of their parameters."""
+    """"pipinstaller" Definitions of the module's functions that pip-install one of their parameters.
+    Only the functions holding a `pip install` call are walked: the module's calls are read once, and each one
+    installing marks the functions around it (walking every function's body, nested ones again, was a tenth of
+    a cold run on torch's package)."""
     out = []
+    holding: set[int] = set()  # id() of each function with an installing call anywhere in its body
+    for call in ctx.nodes.get(ast.Call, ()):
+        if call.args and _installed_names(ctx, call) is not None:
+            current = ctx.parent(call)
+            while current is not None:
+                if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    holding.add(id(current))
+                current = ctx.parent(current)
+    if not holding:
+        return out
     for function in (*ctx.nodes.get(ast.FunctionDef, ()), *ctx.nodes.get(ast.AsyncFunctionDef, ())):
+        if id(function) not in holding:
+            continue
         calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
         installs = [found for found in (_installed_names(ctx, c) for c in calls) if found is not None]
         if not installs:
@@ -187,7 +202,12 @@ def call_defs(ctx) -> list[Definition]:
     out = []
     relative = None
     defined = {f.name for f in (*ctx.nodes.get(ast.FunctionDef, ()), *ctx.nodes.get(ast.AsyncFunctionDef, ()))}
+    literal_types = (ast.Constant, ast.Tuple, ast.List, ast.Set)  # the arguments `_literals` reads
     for call in ctx.nodes.get(ast.Call, ()):
+        # most calls pass no literal at all: asked first, without building the argument list
+        if not any(isinstance(a, literal_types) for a in call.args) \
+                and not any(k.arg and isinstance(k.value, literal_types) for k in call.keywords):
+            continue
         arguments = [(str(i), a) for i, a in enumerate(call.args)] + [(k.arg, k.value) for k in call.keywords if k.arg]
         found = [(where, c, hit) for where, a in arguments for c in _literals(a) if (hit := _catalogued(c.value))]
         if not found:

@@ -409,6 +409,26 @@ def test_the_pip_table_is_built_once_per_knowledge_table_and_again_for_another(m
     assert npu502._pip_table() == first
 
 
+def test_the_pip_lookup_through_its_index_answers_as_the_scan_of_the_table():
+    # GpuOnlyDependency._lookup reads an index of the table (plain names in a dict, the globs in order): the key of
+    # the first entry matching, a glob listed before a plain name winning over it, as the scan of every entry found it
+    from fnmatch import fnmatchcase
+
+    from migrate.rules import npu502_gpu_only_dependency as npu502
+
+    def scanned(name, pips):
+        return next((key for pattern, key in pips if pattern == name or ("*" in pattern and fnmatchcase(name, pattern))), None)
+
+    made = (("cupy-cuda*", "cupy"), ("flash-attn", "flash_attn"), ("flash-attn", "other"), ("nvidia-*", "nvidia"),
+            ("nvidia-dali", "dali"), ("tensorrt", "tensorrt"))
+    real = npu502._pip_table()
+    names = {p.replace("*", "12x") for p, _ in (*made, *real)} | {p for p, _ in (*made, *real)} | {"numpy", "torch", ""}
+    for pips in (made, real):
+        for name in names:
+            assert npu502.GpuOnlyDependency._lookup(name, pips) == scanned(name, pips), name
+    assert npu502.GpuOnlyDependency._lookup("nvidia-dali", made) == "nvidia"  # the glob comes first
+
+
 def test_the_node_index_holds_what_ast_walk_finds_in_its_order_with_each_parent():
     # context.index_tree (generated visitors per node class): every node `ast.walk` finds but the shared ctx / op
     # singletons, bucketed by class in walk order, and each node's parent as ast.iter_child_nodes gives it; on this

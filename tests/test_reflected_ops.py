@@ -90,3 +90,33 @@ def test_the_holder_needs_the_compiled_module_import(tmp_path):
     write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert finding_lines(result, "NPU508", "kern/splat.py") == []
+
+
+def test_the_classes_filling_self_are_those_around_a_computed_setting():
+    """`_classes_filling_self` reads the file's assignments and calls once: a class counts where any statement of
+    its body (a nested class's too) sets `self` under a computed name, as walking each class found it."""
+    import ast
+
+    from migrate import knowledge
+    from migrate.context import PythonContext
+    from migrate.reflected_ops import _classes_filling_self
+
+    source = (
+        "class Outer:\n"
+        "    class Inner:\n"
+        "        def __init__(self, names):\n"
+        "            for n in names:\n"
+        "                setattr(self, n, 1)\n"
+        "    def plain(self):\n"
+        "        setattr(self, 'x', 1)\n"
+        "class ByDict:\n"
+        "    def fill(self, members):\n"
+        "        for name, value in members:\n"
+        "            self.__dict__[name] = value\n"
+        "class Constant:\n"
+        "    def set(self):\n"
+        "        self.__dict__['x'] = 1\n"
+    )
+    ctx = PythonContext("m.py", source, ast.parse(source), knowledge.load(NEWEST))
+    filled = _classes_filling_self(ctx)
+    assert sorted(c.name for c in ctx.nodes[ast.ClassDef] if id(c) in filled) == ["ByDict", "Inner", "Outer"]

@@ -94,3 +94,62 @@ ensure('numpy')
 check_requirements(('tensorrt',))
 """})
     assert _npu502(tmp_path) == [("setup_env.py", 15)]
+
+
+NESTED = """\
+import subprocess
+
+
+class Setup:
+    def install_all(self, packages):
+        def each():
+            for package in packages:
+                subprocess.check_call(['pip', 'install', package])
+        each()
+
+    def describe(self, packages):
+        return ', '.join(packages)
+
+
+async def fetch(name):
+    subprocess.run(f"pip install {name}", shell=True)
+"""
+
+
+def _every_function_walked(ctx):
+    """installer_defs as it was: each function's whole body walked for its pip install calls."""
+    import ast
+
+    from migrate import runtime_installers as ri
+
+    out = []
+    for function in (*ctx.nodes.get(ast.FunctionDef, ()), *ctx.nodes.get(ast.AsyncFunctionDef, ())):
+        calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+        installs = [found for found in (ri._installed_names(ctx, c) for c in calls) if found is not None]
+        if not installs:
+            continue
+        positional = ri._parameters(function)
+        for index, parameter in enumerate([*positional, *(a.arg for a in function.args.kwonlyargs)]):
+            tainted = ri._derived(function, parameter)
+            line = next((line for names, line in installs if names & tainted), None)
+            if line is not None:
+                position = index if index < len(positional) else -1
+                out.append((function.name, line, f"{position} {parameter}"))
+    return out
+
+
+def test_only_the_functions_holding_an_install_are_walked_with_the_same_definitions():
+    """installer_defs reads the module's calls once and walks only the functions around an installing one
+    (nested functions mark each enclosing one): the same definitions as walking every function."""
+    import ast
+
+    from migrate import knowledge
+    from migrate.context import PythonContext
+    from migrate.runtime_installers import installer_defs
+
+    for source in (NESTED, GENERAL, EXPORT):
+        ctx = PythonContext("m.py", source, ast.parse(source), knowledge.load(NEWEST))
+        got = [(d.name, d.line, d.why) for d in installer_defs(ctx)]
+        assert got == _every_function_walked(ctx)
+    ctx = PythonContext("m.py", NESTED, ast.parse(NESTED), knowledge.load(NEWEST))
+    assert {d.name for d in installer_defs(ctx)} == {"install_all", "fetch"}  # the install in `each` is of its parent's parameter
