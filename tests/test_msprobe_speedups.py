@@ -58,6 +58,50 @@ def test_pack_files_are_appended_as_msprobe_appends_them(tmp_path):
     assert Path(ours).read_bytes() == (tmp_path / "new.zip").read_bytes()
 
 
+def test_pack_files_central_records_are_made_once(tmp_path, monkeypatch):
+    """The central directory written after every file keeps the records of the files before it: a file's record is
+    made once (zipfile rebuilt them all every call: 2,000 files, 6.8 s), the bytes are msprobe's, ZIP64 records
+    included (a file past 4 GiB: its offset in a ZIP64 extra)."""
+    import zipfile
+
+    from msprobe.core.common import file_utils
+
+    from checks.child.msprobe_speedups import _CentralDirectory, zip_appender
+
+    made = []
+    encode = zipfile.ZipInfo._encodeFilenameFlags
+    monkeypatch.setattr(zipfile.ZipInfo, "_encodeFilenameFlags", lambda self: made.append(self.filename) or encode(self))
+    fast, path = zip_appender(file_utils), str(tmp_path / "pack.zip")
+    for i in range(60):
+        fast(path, f"dataset/step{i}/rank0/dataset.json", "{}")
+    assert len(made) == 3 * 60  # its local header (written, then again with its sizes), its central record once
+    monkeypatch.undo()
+    theirs = str(tmp_path / "theirs.zip")
+    for i in range(60):
+        file_utils.create_file_in_zip(theirs, f"dataset/step{i}/rank0/dataset.json", "{}")
+    assert Path(path).read_bytes() == Path(theirs).read_bytes()
+
+    import io
+
+    for offset in (12, zipfile.ZIP64_LIMIT + 12):  # the second file's local header past 4 GiB: a ZIP64 extra
+        archive = zipfile.ZipFile(io.BytesIO(), "w")
+        archive.writestr("a", "x")
+        archive.writestr("b", "y")
+        archive.filelist[1].header_offset = offset
+        archive.start_dir, real = 0, archive.fp
+        archive.fp = theirs_bytes = io.BytesIO()
+        zipfile.ZipFile._write_end_record(archive)
+        archive.fp = ours_bytes = io.BytesIO()
+        directory, both = _CentralDirectory(zipfile), archive.filelist
+        archive.filelist = both[:1]
+        directory.write_end_record(archive)  # the first file's record kept...
+        archive.filelist = both
+        ours_bytes.seek(0)
+        directory.write_end_record(archive)  # ...and the second's added after it
+        assert ours_bytes.getvalue() == theirs_bytes.getvalue(), offset
+        archive.fp = real
+
+
 def test_pip_item_gives_what_msprobe_collects():
     from msprobe.core.config_check.checkers import pip_checker
 
