@@ -190,12 +190,14 @@ def zip_appender(module):
     files a forward adds (quadratic in the steps: 2,000 files, 17 s). Here the zip stays open between calls and,
     as zipfile's own close() does, its central directory and end record are written after every file (a whole
     zip after each call), under msprobe's lock. A file another writer changed since (a rank sharing the pack),
-    or replaced, is read again; anything unexpected goes to msprobe's own function."""
+    or replaced, is read again; anything unexpected goes to msprobe's own function. The central directory written
+    after every file is kept (`_CentralDirectory`): each file's record is made once, not again for every later
+    file (zipfile's `_write_end_record` rebuilds them all: linear a call, quadratic in the steps)."""
     import fcntl
     import zipfile
 
     original = module.create_file_in_zip
-    held: dict[str, tuple] = {}  # realpath -> (file object, ZipFile, (inode, size) after our last write)
+    held: dict[str, tuple] = {}  # realpath -> (file object, ZipFile, (inode, size) after our last write, its directory)
 
     def create_file_in_zip(zip_file_path, file_name, content):
         module.check_file_suffix(zip_file_path, module.FileCheckConst.ZIP_SUFFIX)
@@ -204,7 +206,7 @@ def zip_appender(module):
         if zip_size + sys.getsizeof(content) > module.FileCheckConst.MAX_ZIP_SIZE:
             return original(zip_file_path, file_name, content)  # msprobe's own error
         key = os.path.realpath(zip_file_path)
-        handle, archive, state = held.pop(key, (None, None, None))
+        handle, archive, state, directory = held.pop(key, (None, None, None, None))
         try:
             with open(zip_file_path, "ab"):  # created when missing, as msprobe's 'ab+' does
                 pass
@@ -221,11 +223,12 @@ def zip_appender(module):
                         handle = open(zip_file_path, "r+b")
                         fcntl.flock(handle, fcntl.LOCK_EX)
                     archive = zipfile.ZipFile(handle, "a")
+                    directory = _CentralDirectory(zipfile)
                 info = zipfile.ZipInfo(file_name)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, content)
                 handle.seek(archive.start_dir)
-                archive._write_end_record()  # what ZipFile.close() writes (and truncates, in append mode)
+                directory.write_end_record(archive)  # what ZipFile.close() writes (and truncates, in append mode)
                 archive._didModify = False  # written: its close() (at exit, or when dropped) must not write it again
                 handle.flush()
                 state = _file_state(handle)
@@ -236,12 +239,55 @@ def zip_appender(module):
                 handle.close()
             module.logger.error(f'Save content to file "{os.path.basename(zip_file_path)}" failed.')
             raise RuntimeError(f"Save content to file {os.path.basename(zip_file_path)} failed.") from exc
-        held[key] = (handle, archive, state)
+        held[key] = (handle, archive, state, directory)
 
     if not (hasattr(zipfile.ZipFile, "_write_end_record") and callable(original)):
         return original
     create_file_in_zip.__npu_migrate__ = True
     return create_file_in_zip
+
+
+class _CentralDirectory:
+    """A ZipFile's central directory and end record as its `_write_end_record` writes them (called by ZipFile.close()),
+    with each file's central record made once: zipfile's own function makes the records of the files not yet kept
+    (into memory, then cut off before its end record) and then the end record after the kept ones (on a view of the
+    archive that lists no file but counts them all). The same bytes, ZIP64 records included."""
+
+    def __init__(self, zipfile):
+        self._write = zipfile.ZipFile._write_end_record
+        self._kept = bytearray()  # the central records of the first `_count` files of the archive's filelist
+        self._count = 0
+
+    def write_end_record(self, archive) -> None:
+        import io
+        import struct
+        from types import SimpleNamespace
+
+        new = archive.filelist[self._count:]
+        if new:
+            memory = io.BytesIO()
+            self._write(SimpleNamespace(filelist=new, fp=memory, start_dir=0, _allowZip64=True, _comment=b"", mode="w"))
+            records = memory.getvalue()
+            # the end record it wrote last (22 bytes, no comment) holds the records' size (start_dir 0: from 0)
+            size = struct.unpack("<4s4H2LH", records[-22:])[5]
+            self._kept += records[:size]
+            self._count += len(new)
+        archive.fp.write(self._kept)
+        self._write(SimpleNamespace(filelist=_Counted(self._count), fp=archive.fp, start_dir=archive.start_dir,
+                                    _allowZip64=archive._allowZip64, _comment=archive._comment, mode=archive.mode))
+
+
+class _Counted:
+    """A file list of `count` files to `len()` and none to iterate over: their central records are written already."""
+
+    def __init__(self, count: int):
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self):
+        return iter(())
 
 
 def _file_state(file) -> tuple[int, int]:

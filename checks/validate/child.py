@@ -74,10 +74,13 @@ def _import_msprobe_as_on_cpu(config_path: str):
     """msprobe's dump machinery, imported with the stand-in hidden (_standin_hidden), with the cyclic garbage
     collector off (migrate.fileio.no_cycle_collection): msprobe's imports and the debugger's start (a wrapper
     module for each of ~1,100 torch APIs) allocate ~90 collections' worth of objects that all stay alive, and
-    each collection walks what the process holds (torch, the script's model): ~0.2 s CPU of a recording's."""
+    each collection walks what the process holds (torch, the script's model): ~0.2 s CPU of a recording's.
+    What they made then goes straight to the oldest generation (`freeze`): promoted through the young ones, those
+    ~45k objects counted as new there and triggered a full collection a few dozen steps into the run (the MLP at
+    step ~36: 350k objects walked, 0.16-0.3 s), which the smoke of the same script never reaches."""
     from migrate.fileio import no_cycle_collection
 
-    with _standin_hidden(), no_cycle_collection():
+    with _standin_hidden(), no_cycle_collection(freeze=True):
         from msprobe.pytorch import PrecisionDebugger
 
         _compat().import_msprobe_dump_modules()
