@@ -2390,6 +2390,23 @@ def test_a_dockerfile_that_clones_the_repository_itself_installs_it(tmp_path):
     assert finding_lines(result, "NPU502", "docker/Dockerfile") == [4]
 
 
+def test_a_dockerfile_that_clones_the_repository_and_enters_it_installs_it(tmp_path):
+    # `RUN git clone --recursive "https://github.com/owner/det"` (a quoted URL) then `RUN cd det; python setup.py
+    # install`: the clone is the scanned repository (its folder is named det), as with a WORKDIR (label ruling (L72));
+    # a clone of another project entered the same way is not
+    root = tmp_path / "det"
+    root.mkdir()
+    write_files(root, {
+        "setup.py": _cuda_setup('det', 'det_cuda', ['det/k.cpp', 'det/k_kernel.cu']),
+        "det/k_kernel.cu": "__global__ void k(float* x) {}\n", "det/k.cpp": "// host\n",
+        "docker/Dockerfile": ('FROM base\nRUN git clone --recursive "https://github.com/owner/det"\n'
+                              "RUN cd det; python setup.py install --force_cuda\n"
+                              "RUN git clone https://github.com/acme/other\nRUN cd other; python setup.py install\n"),
+    })
+    result = _scan(root)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == [3]
+
+
 def test_a_compiled_op_imported_again_through_python_packages_is_reported_at_its_calls_not_at_each_import(tmp_path):
     # label note 44b b-4: `from .nms_cuda import rotated_nms` in the op's package `__init__` is the import of the
     # compiled op; `from .rotated import rotated_nms` in ops/__init__.py and `from det.ops import rotated_nms` in the
