@@ -14,8 +14,11 @@ On an Ascend host the NPU tensor takes the `else:`, which runs the CPU kernel on
 back: nothing there needs porting (slow, not broken), and the `== "cpu"` branch is never taken by an NPU tensor.
 Such a call (an op named for its CPU build, `*_cpu`, in the branch of a `== "cpu"` test or in the final `else:` of a
 chain that tests for CUDA) is not a line to change; the CUDA branch's call, and every op without a CPU build, is. So
-is any op called inside a function the repository names for the CPU (`def ext_rep_penalty_mask_cpu(...)`, exllama:
-its wrapper of the extension's host-side rep_penalty.cpp). An op whose CUDA build is its `_cuda`-suffixed sibling,
+is, for an extension setup.py also builds without CUDA (pytorch3d's CppExtension fallback, MinkowskiEngine's
+`--cpu_only`: migrate/cpu_builds.py, label ruling (L79)), any op called on tensors the code put on the host or inside
+a function the repository names for the CPU; an extension built only with CUDA does not exist on a host without nvcc,
+so its ops stay reported there (label ruling (L89): IA-SSD's `def boxes_iou_bev_cpu(...)`, exllama's
+`def ext_rep_penalty_mask_cpu(...)`). An op whose CUDA build is its `_cuda`-suffixed sibling,
 called in the CUDA branch of the same chain, is the CPU build too where the final `else:` calls it (label ruling (L69),
 a cffi extension built from trilinear.c and trilinear_cuda.c):
 
@@ -29,6 +32,8 @@ from __future__ import annotations
 
 import ast
 import re
+
+from migrate.cpu_inputs import called_on_cpu_inputs
 
 _CPU_OP = re.compile(r"(?:^|_)cpu$", re.IGNORECASE)
 
@@ -98,13 +103,14 @@ def _in_cpu_function(ctx, node: ast.AST) -> bool:
     return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(_CPU_OP.search(parent.name))
 
 
-def cpu_op_off_cuda(ctx, node: ast.AST, qual: str) -> bool:
+def cpu_op_off_cuda(ctx, node: ast.AST, qual: str, cpu_build: bool = False) -> bool:
     """`qual` (the chain at `node`) is an op named for a CPU build, called where only a non-CUDA device gets: in the
-    body of an `if` testing for "cpu", or in the final `else:` of an if/elif chain one of whose tests is for CUDA; or
-    any op called in a function the repository names for the CPU (exllama cuda_ext.py: `def
-    ext_rep_penalty_mask_cpu(...)` calls `rep_penalty(...)`, bound from the extension's cpu_func/rep_penalty.cpp):
-    the wrapper says the op runs on host tensors (label ruling 25a-4, by analogy with (L28))."""
-    if _in_cpu_function(ctx, node):
+    body of an `if` testing for "cpu", or in the final `else:` of an if/elif chain one of whose tests is for CUDA; or,
+    for an extension setup.py also builds without CUDA (`cpu_build`, migrate/cpu_builds.py), any op called on tensors
+    the code put on the host (`_C.op(points.cpu())`, migrate/cpu_inputs.py) or in a function the repository names for
+    the CPU. An extension built only with CUDA does not exist off CUDA, whatever its C++ runs on: a function named
+    for the CPU is no CPU build (label ruling (L89), over 25a-4's exllama `def ext_rep_penalty_mask_cpu(...)`)."""
+    if cpu_build and (_in_cpu_function(ctx, node) or called_on_cpu_inputs(ctx, node)):
         return True
     cpu_named = bool(_CPU_OP.search(qual.rsplit(".", 1)[-1]))
     child, parent = node, ctx.parent(node)

@@ -562,7 +562,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 # a Makefile's target is a side build (label ruling (L19)), not the install of a CUDA build
                 from migrate import local_installs
 
-                defs += local_installs.setup_py_runs(ctx.lines)
+                defs += local_installs.setup_py_runs(ctx.lines, path)
         findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
 

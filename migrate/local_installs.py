@@ -15,7 +15,12 @@ catalogued GPU-only package, installs that package: the folder's own name need n
 requirement of a whole repository (`git+https://github.com/facebookresearch/pytorch3d.git@stable`, no `#subdirectory=`)
 whose last path part is the scanned repository's folder name installs the repository itself, as a `git clone` of it
 does (label ruling (L82): a notebook's `!pip install 'git+https://github.com/o/proj.git'` of a repository whose setup.py
-builds CUDA); a notebook's `!` lines are read like a launcher's, each fact with its cell. One pass over the results.
+builds CUDA); a notebook's `!` lines are read like a launcher's, each fact with its cell. A Dockerfile's `RUN git clone
+URL` then `RUN cd NAME; python setup.py install` installs that clone, the scanned repository when its folder has that
+name (label ruling (L72)). A `python setup.py install --test=coordinate` whose option value is a `CppExtension` target
+of that setup.py's source-set table (`SOURCE_SETS = {"coordinate": [CppExtension, ...], "coordinate_gpu":
+[CUDAExtension, ...]}`, migrate/source_set_tables.py) builds no CUDA and is not reported (label note 45b b-1).
+One pass over the results.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import os
 import posixpath
 import re
 
+from migrate import source_set_tables
 from migrate.findings import Category, FileResult, Finding, Severity
 from migrate.repo_index import Definition
 
@@ -130,22 +136,36 @@ def copied_from(lines: list[str], number: int, folder: str) -> list[str]:
 # command that builds or installs (not `--version`, `sdist`, `clean`)
 _SETUP_PY = re.compile(r"(?:(?<=/)|(?<![\w./-]))python[\d.]*\s+(?:-\S+\s+)*(?P<path>(?:\S*/)?setup\.py)(?P<rest>(?:\s+[^\s;&|]+)+)")
 _BUILDS = frozenset({"install", "develop", "build", "build_ext", "bdist_wheel", "bdist_egg"})
+_OPTION_VALUE = re.compile(r"(?<!\S)--[\w-]+=([\w.-]+)(?!\S)")
 
 
-def setup_py_runs(lines: list[str]) -> list[Definition]:
+def setup_py_runs(lines: list[str], path: str = "") -> list[Definition]:
     """"localinstall" Definitions of the launcher commands that run a setup.py to build or install it (MaskDINO
     ops/make.sh: `python setup.py build install`, run in the extension's folder): the folder is the setup.py's, taken
-    from the script's own folder, as a pip install of a local folder is (label rule: a local install of a CUDA build)."""
+    from the script's own folder, as a pip install of a local folder is (label rule: a local install of a CUDA build).
+    In a Dockerfile (`path`) a folder a `git clone` above filled is that clone, `<clone:NAME>` (`RUN git clone
+    https://github.com/o/proj` then `RUN cd proj; python setup.py install`: the scanned repository when its folder is
+    named so, label ruling (L72) as `copied_workdir`)."""
     from migrate.rules._text import shell_matches
+    from migrate.sources import is_dockerfile
 
+    docker = bool(path) and is_dockerfile(path)
     out = []
     for number, match in shell_matches(lines, _SETUP_PY):
         if not _BUILDS.intersection(match.group("rest").split()):
             continue
         folder = posixpath.dirname(match.group("path")) or "."
+        cloned = _image_folders(lines, number) if docker else None
+        # the values of its `--opt=value` options, after the columns: a CPU target of the setup.py's source-set table
+        # (`--test=coordinate`) builds no CUDA (`report`)
+        values = " ".join(v for v in _OPTION_VALUE.findall(match.group("rest")) if "|" not in v)
         for into in changed_into(lines, number, match.start()):
             path = posixpath.normpath(posixpath.join(into, folder))
-            out.append(Definition(KIND, path, "", number, False, f"{match.start()} {match.end()}"))
+            if cloned is not None:
+                image_path = posixpath.normpath(posixpath.join(cloned[2] or "/", path))
+                if image_path in cloned[1] and image_path not in cloned[0]:
+                    path = f"{CLONE_PREFIX}{cloned[1][image_path]}>"
+            out.append(Definition(KIND, path, "", number, False, f"{match.start()} {match.end()} {values}".rstrip()))
     return out
 
 
@@ -198,6 +218,17 @@ def copied_workdir(lines: list[str], number: int) -> list[str]:
     when the scanned repository's folder has that name (s2anet's Dockerfile clones csuhan/s2anet into /s2anet and
     installs it: label ruling (L72)), else nothing (`WORKDIR /mmdetection3d`, another project's clone). [] when no
     copy or clone filled the WORKDIR, or none was set."""
+    copied, cloned, workdir = _image_folders(lines, number)
+    if workdir is not None and workdir in cloned and workdir not in copied:
+        return [f"{CLONE_PREFIX}{cloned[workdir]}>"]
+    if workdir is None or workdir not in copied:
+        return []
+    return [".", CONTEXT_ROOT]
+
+
+def _image_folders(lines: list[str], number: int) -> tuple[set, dict, str | None]:
+    """Above line `number` of a Dockerfile: the folders `COPY . DEST` filled with the build context, the folders
+    `git clone URL [DIR]` filled (folder -> the URL's last part) and the WORKDIR in force."""
     copied, cloned, workdir = set(), {}, None
     for line in lines[:number - 1]:
         copy = _COPY_CONTEXT.match(line)
@@ -213,16 +244,12 @@ def copied_workdir(lines: list[str], number: int) -> list[str]:
         if work is not None:
             target = work.group("dir").strip("\"'")
             workdir = posixpath.normpath(posixpath.join(workdir or "/", target))
-    if workdir is not None and workdir in cloned and workdir not in copied:
-        return [f"{CLONE_PREFIX}{cloned[workdir]}>"]
-    if workdir is None or workdir not in copied:
-        return []
-    return [".", CONTEXT_ROOT]
+    return copied, cloned, workdir
 
 
 # `git clone [--depth 1 -b v2] https://github.com/o/proj.git [/proj]`: the URL and the folder it fills
-_GIT_CLONE = re.compile(r"(?<![\w-])git\s+clone\s+(?:-\S+\s+(?:(?!https?:|git@)[^\s-]\S*\s+)?)*"
-                        r"(?P<url>(?:https?://|git@)\S+?)(?:\s+(?P<dest>[^\s&;|]+))?\s*(?:$|&&|;|\|)")
+_GIT_CLONE = re.compile(r"(?<![\w-])git\s+clone\s+(?:-\S+\s+(?:(?![\"']?(?:https?:|git@))[^\s-]\S*\s+)?)*"
+                        r"[\"']?(?P<url>(?:https?://|git@)[^\s\"']+?)[\"']?(?:\s+(?P<dest>[^\s&;|]+))?\s*(?:$|&&|;|\|)")
 CLONE_PREFIX = "<clone:"
 
 
@@ -306,9 +333,12 @@ def report(results: list[FileResult]) -> list[FileResult]:
     """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
     builds: dict[str, str] = {}
     submodules: dict[str, tuple[str, str]] = {}  # folder of a GPU-only package's submodule -> (its URL, knowledge key)
+    cpu_targets: dict[str, set[str]] = {}  # a setup.py -> the CppExtension targets of its source-set table
     for result in results:
         if os.path.basename(result.path) == "setup.py" and any(f.code == "NPU505" for f in result.findings):
             builds[posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))] = result.path
+            cpu_targets[result.path] = {fact[2].split("|", 1)[1] for fact in getattr(result, "facts", ()) or ()
+                                        if fact[0] == "def" and fact[1] == source_set_tables.KIND and "|" in fact[2]}
         for fact in getattr(result, "facts", ()) or ():
             if fact[0] == "def" and fact[1] == "submodule" and len(fact) > 6:
                 base = os.path.dirname(result.path).replace(os.sep, "/")
@@ -341,7 +371,10 @@ def report(results: list[FileResult]) -> list[FileResult]:
             if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line and f.cell == cell
                                                             for f in (*result.findings, *added)):
                 continue
-            start, end = (int(c) for c in columns.split())
+            start, end, *values = columns.split()
+            start, end = int(start), int(end)
+            if setup is not None and cpu_targets.get(setup, set()).intersection(values):
+                continue  # `python setup.py install --test=coordinate`: a CppExtension target of its source-set table
             if submodule is not None:
                 added.append(dataclasses.replace(_submodule_install(result.path, line, start, end, path, *submodule), cell=cell))
                 continue

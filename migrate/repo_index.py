@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from migrate import source_set_tables
+from migrate import cpu_builds, source_set_tables
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
@@ -354,10 +354,15 @@ def _build_defs(ctx) -> list[Definition]:
     out: list[Definition] = _cmake_extension_defs(ctx)
     variables = extension_class_variables(ctx)
     source_sets = source_set_tables.class_variables(ctx)
+    cpu_variables = cpu_builds.cpu_class_variables(ctx) if variables else frozenset()
     for call in ctx.nodes.get(ast.Call, ()):
         name = ctx.qualname(call.func)
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
+            if call.func.id in cpu_variables:  # also bound to CppExtension: a CPU build of it too (migrate/cpu_builds.py)
+                module = extension_name(ctx, call)
+                if module:
+                    out.append(Definition(cpu_builds.KIND, cpu_builds.row(module), ctx.path, call.lineno, False))
         if jit_cuda_build_wrapper(ctx, call, name):
             module = extension_name(ctx, call, WRAPPER_NAME_KEYWORDS) or _computed_name(ctx, call)
             if module:
@@ -1727,7 +1732,7 @@ def _build_index(results) -> Index:
             if kind == "importpath":  # `sys.path.insert(0, 'third_party/X')`: a research-project submodule's packages
                 import_paths.append(name)
                 continue
-            if kind in ("cpuext", source_set_tables.KIND):  # a CPU build, or `<module>|<CPU target>` of a source-set table
+            if kind in ("cpuext", source_set_tables.KIND, cpu_builds.KIND):  # a CPU build, or `<module>|<CPU target>` of a source-set table
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",

@@ -1283,9 +1283,10 @@ def test_a_kernel_module_held_by_another_module_is_followed_through_its_attribut
     result = _scan(tmp_path)
     # the build's name is a module constant: the import of the extension and its op call are its uses,
     # reported once (NPU508), not also as the catalogue's exllama_ext package (NPU501 / NPU507)
-    # the op called in the wrapper named for the CPU (its C++ is a host loop in the same extension) is no use to change
-    # (set 25a-4, by analogy with (L28)); its import is
-    assert finding_lines(result, "NPU508", "cuda_ext.py") == [5, 7, 8]
+    # the op called in the wrapper named for the CPU (its C++ is a host loop in the same extension) is a use too: the
+    # JIT build has CUDA sources only and no CPU build, so the module does not exist without nvcc (label ruling (L89)
+    # over set 25a-4)
+    assert finding_lines(result, "NPU508", "cuda_ext.py") == [5, 7, 8, 10]
     assert finding_lines(result, "NPU501", "cuda_ext.py") == [] and finding_lines(result, "NPU507", "cuda_ext.py") == []
     # model.py reaches the kernel through cuda_ext's attribute: the op call is a use; `import cuda_ext` imports a Python
     # wrapper module (it holds the extension as an attribute), no compiled module: not reported (set 25a-4)
@@ -2387,6 +2388,23 @@ def test_a_dockerfile_that_clones_the_repository_itself_installs_it(tmp_path):
     })
     result = _scan(root)
     assert finding_lines(result, "NPU502", "docker/Dockerfile") == [4]
+
+
+def test_a_dockerfile_that_clones_the_repository_and_enters_it_installs_it(tmp_path):
+    # `RUN git clone --recursive "https://github.com/owner/det"` (a quoted URL) then `RUN cd det; python setup.py
+    # install`: the clone is the scanned repository (its folder is named det), as with a WORKDIR (label ruling (L72));
+    # a clone of another project entered the same way is not
+    root = tmp_path / "det"
+    root.mkdir()
+    write_files(root, {
+        "setup.py": _cuda_setup('det', 'det_cuda', ['det/k.cpp', 'det/k_kernel.cu']),
+        "det/k_kernel.cu": "__global__ void k(float* x) {}\n", "det/k.cpp": "// host\n",
+        "docker/Dockerfile": ('FROM base\nRUN git clone --recursive "https://github.com/owner/det"\n'
+                              "RUN cd det; python setup.py install --force_cuda\n"
+                              "RUN git clone https://github.com/acme/other\nRUN cd other; python setup.py install\n"),
+    })
+    result = _scan(root)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == [3]
 
 
 def test_a_compiled_op_imported_again_through_python_packages_is_reported_at_its_calls_not_at_each_import(tmp_path):

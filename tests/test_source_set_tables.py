@@ -55,3 +55,17 @@ def test_a_table_of_cpu_builds_only_defines_no_cuda_module(tmp_path):
     write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert finding_lines(result, "NPU508", "tests/cpp/conv_gpu_test.py") == []
+
+
+def test_an_install_of_a_cpu_target_builds_no_cuda(tmp_path):
+    # a launcher building one target at a time (label note 45b b-1): `--test=conv_gpu` installs the CUDA build;
+    # `--test=conv_cpu` / `--test=key` pick CppExtension rows of the table, no CUDA
+    files = dict(REPO)
+    files["tests/cpp/run_all.sh"] = (
+        "rm -rf build; python setup.py install --test=conv_cpu\npython -m unittest conv_cpu_test\n"
+        "rm -rf build; python setup.py install --test=conv_gpu\npython -m unittest conv_gpu_test\n"
+        "rm -rf build; python setup.py install --test=key\n"
+    )
+    write_files(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert finding_lines(result, "NPU502", "tests/cpp/run_all.sh") == [3]

@@ -260,7 +260,10 @@ class CudaExtension(Rule):
     `from torch.utils.cpp_extension import CUDAExtension as CE`), and JIT builds `load(...)` /
     `load_inline(...)` that bring CUDA code: `with_cuda=True`, `cuda_sources=`, nvcc flags
     (`extra_cuda_cflags=`, unless the sources are known to be C++ only: torch gives those flags to nvcc only for a `.cu`
-    source), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
+    source; nor the flags of a loader class that reads them from `self.X` bound straight from its constructor's
+    parameter, `def __init__(self, name, sources, extra_cuda_cflags=None)` and `load(..., extra_cuda_cflags=
+    self.extra_cuda_cflags)` in its `lib` property: it builds every backend, and the construction giving `.cu` sources
+    or nvcc flags is the CUDA build, reported there, label note 45d d-1), or a `.cu`/`.cuh` file among the literal sources (keywords also read from a dict literal of the same function passed as `**myargs`, whose `"with_cuda": True` line is reported too). `BuildExtension` is not flagged by itself (it also builds
     plain C++ extensions, which work); a CMake configure run from Python with a CUDA setting on its command line
     (`subprocess.call([cmake, "-DCMAKE_CUDA_ARCHITECTURES=75;80;86", here])`, label rule 35d-3) is flagged at that
     string, and a shell script's `cmake` handed the CUDA toolkit's or cuDNN's home (`-DMYLIB_CUDA_HOME=/usr/local/cuda`,
@@ -382,6 +385,13 @@ class CudaExtension(Rule):
         "    def jit_load(self):\n        return load(name='m', sources=self.sources(),\n            extra_cuda_cflags=self.nvcc_args())\n"
         "class CocoOp(JitOp):\n    def sources(self):\n        return glob.glob('cocoeval/*.cpp')",
         "class CUDAExtension: pass\nx = CUDAExtension()",  # not torch's
+        # a loader class for every backend whose build takes its sources and nvcc flags from its constructor (label note
+        # 45d d-1): the construction giving `.cu` sources / nvcc flags is the CUDA build, not the class's `load(`
+        "from torch.utils.cpp_extension import load\nclass Extension:\n"
+        "    def __init__(self, name, sources, extra_cuda_cflags=None):\n        self.name = name\n"
+        "        self.sources = sources\n        self.extra_cuda_cflags = extra_cuda_cflags\n    @property\n"
+        "    def lib(self):\n        return load(name=self.name, sources=self.sources,\n"
+        "                    extra_cuda_cflags=self.extra_cuda_cflags)\n",
         # a step building the list the build's `extra_cuda_cflags=` keyword takes (ruling (L29)), and flags compared with
         # or looked up in a set to filter flags read back from a build file: no flag list of their own
         "import torch.utils.cpp_extension as jit\ndef params(flags):\n    flags += ['--expt-relaxed-constexpr']\n"
@@ -984,7 +994,8 @@ class CudaExtension(Rule):
                     # nvcc flags: the sources include CUDA, unless they are known to be C++ only (torch hands
                     # `extra_cuda_cflags` to nvcc only for a .cu source: YOLOX's JitOp, `load(sources=self.sources(),
                     # extra_cuda_cflags=self.nvcc_args())` of `glob("*.cpp")`, MVIG-SJTU/AlphaPose, set 22)
-                    or (nvcc_flags and not _cpp_only_sources(ctx, call, sources))
+                    or (nvcc_flags and not _cpp_only_sources(ctx, call, sources)
+                        and not _constructor_given(ctx, call, "extra_cuda_cflags"))
                     or (cuda_sources is not None and not (isinstance(cuda_sources, ast.Constant) and cuda_sources.value is None))
                     or (function == "load_inline" and len(call.args) > 2)
                     or (function == "load" and sources is not None and _mentions_cuda_source(sources))
@@ -1233,6 +1244,28 @@ def _runtime_cuda_source(ctx, call, name) -> bool:
 
 
 _CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
+
+
+def _constructor_given(ctx, call, keyword: str) -> bool:
+    """The build's `keyword=` reads `self.X`, which the class's `__init__` binds straight from its own parameter
+    (optimum-quanto-style `class Extension: def __init__(self, name, sources, extra_cuda_cflags=None): ...
+    self.extra_cuda_cflags = extra_cuda_cflags`, whose `lib` property runs `load(..., extra_cuda_cflags=
+    self.extra_cuda_cflags)`): a loader class for every backend, whose build is CUDA only where a construction
+    gives it nvcc flags or `.cu` sources, reported there (migrate/loader_objects.py; label note 45d d-1)."""
+    value = ctx.keyword(call, keyword)
+    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"):
+        return False
+    cls = ctx.enclosing(call, (ast.ClassDef,))
+    if cls is None:
+        return False
+    for init in cls.body:
+        if isinstance(init, ast.FunctionDef) and init.name == "__init__":
+            params = {a.arg for a in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)}
+            bound = [n for n in ast.walk(init) if isinstance(n, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                and t.attr == value.attr for t in n.targets)]
+            return bool(bound) and all(isinstance(n.value, ast.Name) and n.value.id in params - {"self"} for n in bound)
+    return False
 
 
 def _cpp_only_sources(ctx, call, sources) -> bool:

@@ -6,6 +6,7 @@ from migrate import (
     callable_aliases,
     called_kernels,
     compiled_values,
+    cpu_builds,
     cpu_fallbacks,
     deps,
     flagged_extensions,
@@ -406,8 +407,14 @@ class CustomExtensionUse(Rule):
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
-    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
-    CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py); nor is, in the final `else:`
+    NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), is not reported (migrate/cpu_fallbacks.py);
+    nor, for an extension that setup.py also builds without CUDA (`extension = CppExtension`, then `extension =
+    CUDAExtension` under a CUDA check, pytorch3d-style; a source-set table with a `CppExtension` target chosen by
+    `--cpu_only`, MinkowskiEngine-style: migrate/cpu_builds.py), is any op called on tensors the code put on the host
+    (`_C.dist(p.cpu(), e.to("cpu"))`, or a name only ever bound so: migrate/cpu_inputs.py) or in a function named for
+    the CPU (label ruling (L79)); an extension built only with CUDA does not exist on a host without nvcc, so its ops
+    stay reported there (IA-SSD's `def boxes_iou_bev_cpu(...)`, exllama's `def ext_rep_penalty_mask_cpu(...)`: label
+    ruling (L89)); nor is, in the final `else:`
     of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
     there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
@@ -518,6 +525,18 @@ class CustomExtensionUse(Rule):
                 "import ptops\ndef count(idx, n):\n    if idx.device.type == 'cuda':\n        return ptops.count_cuda(idx, n)\n"
                 "    elif idx.device.type == 'cpu':\n        return ptops.count_cpu(idx, n)\n    else:\n"
                 "        return ptops.count_cpu(idx.cpu(), n).to(idx.device)\n", count=2),
+        # setup.py builds the module without CUDA too (`extension = CppExtension`, then CUDAExtension under a CUDA
+        # check; migrate/cpu_builds.py): a call on tensors the code put on the host and one in a function named for the
+        # CPU run that build (label ruling (L79)); the import and the call on the caller's tensors are lines to change
+        Invalid("from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
+                "if cuda:\n    extension = CUDAExtension\nmods = [extension('geo._C', srcs)]\nfrom geo import _C\n"
+                "def dist(p, e):\n    return _C.dist(p, e), _C.dist(p.cpu(), e.cpu())\ndef iou_cpu(a, b):\n"
+                "    return _C.iou(a, b)\n", count=2),
+        # built only with CUDA: no module exists off CUDA, so the op called in a function named for the CPU (IA-SSD's
+        # `boxes_iou_bev_cpu`) and the one given host tensors are lines to change too (label ruling (L89))
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('box_cuda', ['b_cpu.cpp', 'b.cu'])]\n"
+                "import box_cuda\ndef iou_cpu(a, b, out):\n    box_cuda.iou_cpu(a.contiguous(), b, out)\n"
+                "def iou_host(a, b, out):\n    box_cuda.iou_cpu(a.cpu(), b.cpu(), out)\n", count=3),
         # a wrapper binding the op to a short local name before calling it: each call after it, not the binding (label
         # ruling (L52)); a name also bound to something else (`g`) is no alias (its binding stays a use of the op), and
         # a parameter `f` is not the local
@@ -758,7 +777,8 @@ class CustomExtensionUse(Rule):
         namespaces = {d.name: d for d in defs if d.kind == "namespace"}
         if not modules and not namespaces:  # wrapper values alone link only across files (migrate/linking.py)
             return
-        yield from self.uses(ctx, repo_index.Index(modules, namespaces, python_ops=repo_index.python_ops(defs)))
+        yield from self.uses(ctx, repo_index.Index(modules, namespaces, python_ops=repo_index.python_ops(defs),
+                                                   cpu_built=frozenset(d.name for d in defs if d.kind == cpu_builds.KIND)))
 
     def uses(self, ctx, index: "repo_index.Index"):
         """Findings for every use in `ctx` of what `index` defines (this file's or the whole scan's), less those on
@@ -820,7 +840,7 @@ class CustomExtensionUse(Rule):
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or _type_check(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
                 or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
-                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual)
+                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual, cpu_builds.has_cpu_build(index.cpu_built, module))
                 or compiled_values.constant_read(ctx, node, qual, module) or compiled_values.probe_call(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
@@ -896,7 +916,7 @@ class CustomExtensionUse(Rule):
         for found in callable_aliases.method_calls(ctx, aliases):
             qual, definition = found.alias.keys[0]
             op = f"{qual}.{found.call.func.attr}"
-            if cpu_fallbacks.cpu_op_off_cuda(ctx, found.call.func, op):
+            if cpu_fallbacks.cpu_op_off_cuda(ctx, found.call.func, op, cpu_builds.has_cpu_build(index.cpu_built, definition.name)):
                 continue
             if op_calls is not None and _CONSTRUCTOR.match(found.call.func.attr):  # `self.impl = _plugin.Tracer(...)`
                 op_calls[id(found.call)] = definition

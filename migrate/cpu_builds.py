@@ -1,0 +1,53 @@
+"""Which of the repository's CUDA extensions setup.py also builds without CUDA (label rulings (L79), (L89)).
+
+A setup.py that picks the extension class by the host builds the same module from its C++ sources alone where no
+CUDA is there (pytorch3d-style: `extension = CppExtension`, then `extension = CUDAExtension` under a CUDA check;
+MinkowskiEngine-style: `SOURCE_SETS = {"cpu": [CppExtension, ...], "gpu": [CUDAExtension, ...]}` chosen by
+`--cpu_only`, migrate/source_set_tables.py):
+
+    extension = CppExtension
+    if torch.cuda.is_available() or os.getenv("FORCE_CUDA") == "1":
+        extension = CUDAExtension
+        sources += glob.glob("csrc/**/*.cu", recursive=True)
+    ext_modules = [extension("pkg._C", sources)]
+
+That module exists on a host without nvcc and runs tensors the caller puts on the CPU; an extension built with
+`CUDAExtension` only (exllama, IA-SSD's iou3d_nms_cuda) does not exist there at all, whatever device its C++ serves.
+Its CPU build is recorded in the index's `cpu_built` as the row `<module>|` (source-set tables add
+`<module>|<CPU target>` rows); `has_cpu_build` answers for either. Consumers: migrate/cpu_fallbacks.py (the (L28)
+exemption of calls off CUDA needs a CPU build).
+"""
+
+from __future__ import annotations
+
+import ast
+
+KIND = "cpualso"  # a fact: the module named is built without CUDA too
+_EXT = "torch.utils.cpp_extension"
+
+
+def cpu_class_variables(ctx) -> frozenset[str]:
+    """Names bound to `CppExtension` in some assignment of the file (`extension = CppExtension`, `Ext = CUDAExtension
+    if use_cuda else CppExtension`)."""
+    if "CppExtension" not in ctx.source:
+        return frozenset()
+    out = set()
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        values = [statement.value]
+        if isinstance(statement.value, ast.IfExp):
+            values = [statement.value.body, statement.value.orelse]
+        if any(ctx.qualname(v) == f"{_EXT}.CppExtension" for v in values):
+            out.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    return frozenset(out)
+
+
+def row(module: str) -> str:
+    return f"{module}|"
+
+
+def has_cpu_build(cpu_built, module: str | None) -> bool:
+    """`module` is built without CUDA too: its own row, or a source-set table's CPU target row."""
+    if not module or not cpu_built:
+        return False
+    prefix = f"{module}|"
+    return any(r.startswith(prefix) for r in cpu_built)
