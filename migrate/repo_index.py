@@ -473,8 +473,9 @@ def cuda_sources(call) -> str:
 
 # The keywords a project's JIT-build helper takes the extension's name by: `name=` as cpp_extension.load
 # itself, `module_name=` (StyleGAN3's `custom_ops.get_plugin(module_name='bias_act_plugin', sources=...)`;
-# StyleGAN2-ADA passes the same name positionally), and the `ext_name=` / `extension_name=` spellings.
-WRAPPER_NAME_KEYWORDS = ("name", "module_name", "ext_name", "extension_name")
+# StyleGAN2-ADA passes the same name positionally), and the `ext_name=` / `extension_name=` / `relative_name=` spellings
+# (`get_cuda_extension(path, relative_name="ops_cuda", relative_sources=[...])`, the name under a package prefix).
+WRAPPER_NAME_KEYWORDS = ("name", "module_name", "ext_name", "extension_name", "relative_name")
 
 
 def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | None:
@@ -584,9 +585,15 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
     (NX-AI/xlstm slstm/cell.py: `from .src.cuda_init import load` ... `load(name=config.function, sources=[...
     "slstm_forward.cu", ...])`, whose body hands them to cpp_extension.load): a JIT build of those CUDA sources.
     Not an extension class (`*Extension`, setuptools / distutils / torch), nor a helper of the same file
-    (`kernel_values.build_helpers` reads those with their body)."""
+    (`kernel_values.build_helpers` reads those with their body). The helper's own spelling of the keyword counts
+    too, one ending in `_sources` (bitorch-engine style `get_cuda_extension(path, relative_name="ops_cuda",
+    relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body joins them and returns `CUDAExtension(...)`)."""
     sources = ctx.keyword(call, "sources")
-    if sources is None or not (_cuda_literal(sources) or followed_cuda_sources(ctx, call)):
+    if sources is None:
+        sources = next((k.value for k in call.keywords if k.arg and k.arg.endswith("_sources")), None)
+        if sources is None or not _cuda_literal(sources):
+            return False
+    elif not (_cuda_literal(sources) or followed_cuda_sources(ctx, call)):
         return False
     if name is not None and name.split(".", 1)[0] in ("torch", "setuptools", "distutils", "numpy", "Cython"):
         return False

@@ -2440,3 +2440,22 @@ def test_a_vcs_install_of_the_repository_itself_installs_its_cuda_build(tmp_path
     assert sorted((f.cell, f.line) for f in result.findings
                   if f.code == "NPU502" and f.path.endswith("tutorial.ipynb")) == [(1, 6)]
     assert finding_lines(result, "NPU502", "requirements/dev.txt") == [2]
+
+
+def test_a_project_build_helper_given_its_own_sources_keyword_is_a_build(tmp_path):
+    # set 46d (label L10): `get_cuda_extension(path, relative_name=..., relative_sources=[... ".cu"])`, a helper of another
+    # module returning `CUDAExtension(name=PREFIX + relative_name, ...)`: the call and its `.cu` line are the build
+    write_files(tmp_path, {
+        "proj/__init__.py": "", "proj/utils/__init__.py": "", "proj/ops/__init__.py": "",
+        "proj/utils/cuda_build.py": (
+            "from torch.utils.cpp_extension import CUDAExtension\nPREFIX = 'proj.ext.'\n\n"
+            "def get_cuda_extension(root, relative_name, relative_sources):\n"
+            "    return CUDAExtension(name=PREFIX + relative_name, sources=[str(root / s) for s in relative_sources])\n"),
+        "proj/ops/extension.py": (
+            "from proj.utils.cuda_build import get_cuda_extension\n\ndef get_ext(path):\n    return get_cuda_extension(\n"
+            "        path,\n        relative_name='pack_cuda',\n        relative_sources=[\n            'pack.cpp',\n"
+            "            'pack_kernel.cu',\n        ],\n    )\n\n"
+            "def get_cpu_ext(path):\n    return get_cuda_extension(path, relative_name='pack_cpu', relative_sources=['pack.cpp'])\n"),
+        "proj/ops/pack_kernel.cu": "__global__ void k(int* x) {}\n",
+    })
+    assert finding_lines(_scan(tmp_path), "NPU505", "proj/ops/extension.py") == [4, 9]
