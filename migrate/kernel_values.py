@@ -595,6 +595,35 @@ def module_aliases(ctx) -> list:
 
 LOADED_HINT = "import_module("
 PATTERN = "re:"  # a mentioned module name given as a pattern (an f-string's, repo_index.fstring_pattern)
+# `ops = import_extension("ops_cuda")`: a module-level binding to the result of the project's own import helper (a
+# function whose name says it imports: `import_extension`, `safe_import`, `try_import_ext`) given a module name
+_IMPORTER_CALL = re.compile(r"=[ \t]*[\w.]*import\w*\([ \t]*['\"][\w.]+['\"]")
+
+
+def loads_values(text: str) -> bool:
+    """`loaded_values` may find something in `text`."""
+    return LOADED_HINT in text or _IMPORTER_CALL.search(text) is not None
+
+
+def importer_call(ctx, call) -> bool:
+    """A call of a function of the repository's own whose last name says it imports a module (`import_extension`,
+    `safe_import`) given a module name literal (`"pack_cuda"`, `"pkg.ops_cuda"`): not one of the standard library's
+    or of a known package's (`importlib.import_module` is read apart)."""
+    from migrate.repo_index import STDLIB, _never_an_extension
+
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if "import" not in last.lower() or last == "import_module" or last.startswith("__") or not call.args:
+        return False
+    root = (ctx.qualname(func) or "").split(".", 1)[0]
+    if root in STDLIB or root in _NOT_IMPORTERS:
+        return False
+    text = ctx.string_value(call.args[0])
+    return bool(text) and _MODULE_NAME.fullmatch(text) is not None and not _never_an_extension(text)
+
+
+_NOT_IMPORTERS = frozenset({"torch", "setuptools", "pkg_resources", "transformers", "lazy_loader"})
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def loaded_values(ctx) -> list:
@@ -612,10 +641,18 @@ def loaded_values(ctx) -> list:
     for statement in ctx.nodes.get(ast.Assign, ()):
         value = statement.value
         if not (isinstance(value, ast.Call) and value.args and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name) and ctx.qualname(value.func) == "importlib.import_module"
-                and _scope_is_module(ctx, statement)):
+                and isinstance(statement.targets[0], ast.Name) and _scope_is_module(ctx, statement)):
             continue
         arg = value.args[0]
+        if ctx.qualname(value.func) != "importlib.import_module":
+            # the project's import helper (`import_extension("q_linear_cuda")`, whose body imports
+            # `EXTENSION_PREFIX + name` and hands back a placeholder that raises on use when it is missing): the name
+            # is the module's last part; kept only when an extension of the scan ends with it
+            if importer_call(ctx, value):
+                text = ctx.string_value(arg)
+                out.append(Definition("value", f"{dotted}.{statement.targets[0].id}", ctx.path, statement.lineno, True,
+                                      PATTERN + re.escape(text), "via"))
+            continue
         text = ctx.string_value(arg)
         if text:
             ref = None if _never_an_extension(text) or "{" in text else text  # a brace spells no importable name

@@ -36,6 +36,7 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)
 _ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
 # `__import__("pkg.mod")`, the builtin behind `import`, is one too (label ruling (L67))
 _IMPORT_MODULE = re.compile(r"(?:import_module|__import__)\(\s*[rbu]?['\"]([\w.]+)['\"]")
+_IMPORTER_NAME = re.compile(r"=[ \t]*[\w.]*import\w*\([ \t]*['\"]([A-Za-z_][\w.]*)['\"]")  # kernel_values.importer_call
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
 _SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
 # every match of `_SHARED_LIB` holds `.so` ending a word (`.sort`, `.softmax`, `.solve` do not): an exact pre-test
@@ -155,6 +156,9 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
             if not match.group(1).startswith("."):
                 _add_root(roots, match.group(1), text.count("\n", 0, match.start()) + 1)
         refs.update("re:" + p for p in map(fstring_pattern, _IMPORT_MODULE_F.findall(text)) if p)
+        # `ops = import_extension("ops_cuda")`: the project's import helper given the module's last name
+        # (kernel_values.importer_call): an extension of the scan whose dotted name ends with it
+        refs.update("re:" + re.escape(m) for m in _IMPORTER_NAME.findall(text) if not m.startswith("__"))
     if "__all__" in text:
         for match in _ALL.finditer(text):
             refs.update("all:" + name for name in re.findall(r"['\"](\w+)['\"]", match.group(1)))
@@ -256,7 +260,7 @@ def _python_defs(ctx) -> list[Definition]:
         out += called_kernels.called_values(ctx)
     if lazy_backends.HINT in ctx.source:
         out += lazy_backends.lazy_values(ctx)
-    if kernel_values.LOADED_HINT in ctx.source:
+    if kernel_values.loads_values(ctx.source):
         out += kernel_values.loaded_values(ctx)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
@@ -478,8 +482,9 @@ def cuda_sources(call) -> str:
 
 # The keywords a project's JIT-build helper takes the extension's name by: `name=` as cpp_extension.load
 # itself, `module_name=` (StyleGAN3's `custom_ops.get_plugin(module_name='bias_act_plugin', sources=...)`;
-# StyleGAN2-ADA passes the same name positionally), and the `ext_name=` / `extension_name=` spellings.
-WRAPPER_NAME_KEYWORDS = ("name", "module_name", "ext_name", "extension_name")
+# StyleGAN2-ADA passes the same name positionally), and the `ext_name=` / `extension_name=` / `relative_name=` spellings
+# (`get_cuda_extension(path, relative_name="ops_cuda", relative_sources=[...])`, the name under a package prefix).
+WRAPPER_NAME_KEYWORDS = ("name", "module_name", "ext_name", "extension_name", "relative_name")
 
 
 def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | None:
@@ -589,9 +594,15 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
     (NX-AI/xlstm slstm/cell.py: `from .src.cuda_init import load` ... `load(name=config.function, sources=[...
     "slstm_forward.cu", ...])`, whose body hands them to cpp_extension.load): a JIT build of those CUDA sources.
     Not an extension class (`*Extension`, setuptools / distutils / torch), nor a helper of the same file
-    (`kernel_values.build_helpers` reads those with their body)."""
+    (`kernel_values.build_helpers` reads those with their body). The helper's own spelling of the keyword counts
+    too, one ending in `_sources` (bitorch-engine style `get_cuda_extension(path, relative_name="ops_cuda",
+    relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body joins them and returns `CUDAExtension(...)`)."""
     sources = ctx.keyword(call, "sources")
-    if sources is None or not (_cuda_literal(sources) or followed_cuda_sources(ctx, call)):
+    if sources is None:
+        sources = next((k.value for k in call.keywords if k.arg and k.arg.endswith("_sources")), None)
+        if sources is None or not _cuda_literal(sources):
+            return False
+    elif not (_cuda_literal(sources) or followed_cuda_sources(ctx, call)):
         return False
     if name is not None and name.split(".", 1)[0] in ("torch", "setuptools", "distutils", "numpy", "Cython"):
         return False
@@ -1001,7 +1012,7 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
         or "__getattr__" in text \
-        or kernel_values.LOADED_HINT in text  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values
+        or kernel_values.loads_values(text)  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,

@@ -2458,3 +2458,77 @@ def test_a_vcs_install_of_the_repository_itself_installs_its_cuda_build(tmp_path
     assert sorted((f.cell, f.line) for f in result.findings
                   if f.code == "NPU502" and f.path.endswith("tutorial.ipynb")) == [(1, 6)]
     assert finding_lines(result, "NPU502", "requirements/dev.txt") == [2]
+
+
+def test_a_project_build_helper_given_its_own_sources_keyword_is_a_build(tmp_path):
+    # set 46d (label L10): `get_cuda_extension(path, relative_name=..., relative_sources=[... ".cu"])`, a helper of another
+    # module returning `CUDAExtension(name=PREFIX + relative_name, ...)`: the call and its `.cu` line are the build
+    write_files(tmp_path, {
+        "proj/__init__.py": "", "proj/utils/__init__.py": "", "proj/ops/__init__.py": "",
+        "proj/utils/cuda_build.py": (
+            "from torch.utils.cpp_extension import CUDAExtension\nPREFIX = 'proj.ext.'\n\n"
+            "def get_cuda_extension(root, relative_name, relative_sources):\n"
+            "    return CUDAExtension(name=PREFIX + relative_name, sources=[str(root / s) for s in relative_sources])\n"),
+        "proj/ops/extension.py": (
+            "from proj.utils.cuda_build import get_cuda_extension\n\ndef get_ext(path):\n    return get_cuda_extension(\n"
+            "        path,\n        relative_name='pack_cuda',\n        relative_sources=[\n            'pack.cpp',\n"
+            "            'pack_kernel.cu',\n        ],\n    )\n\n"
+            "def get_cpu_ext(path):\n    return get_cuda_extension(path, relative_name='pack_cpu', relative_sources=['pack.cpp'])\n"),
+        "proj/ops/pack_kernel.cu": "__global__ void k(int* x) {}\n",
+    })
+    assert finding_lines(_scan(tmp_path), "NPU505", "proj/ops/extension.py") == [4, 9]
+
+
+# a package that builds each extension through a helper of its own and imports it back through another: the build
+# helper `get_cuda_extension(path, relative_name=..., relative_sources=[...])` returns `CUDAExtension(name=PREFIX +
+# relative_name, ...)`, and `import_extension("pack_cuda")` imports `PREFIX + name` (a placeholder raising on use when
+# the module is missing); set 46d (label notes d-10, L10)
+HELPER_IMPORTS = {
+    "proj/__init__.py": "", "proj/ext/__init__.py": 'EXTENSION_PREFIX = "proj.ext."\n', "proj/utils/__init__.py": "",
+    "proj/utils/loader.py": (
+        "import importlib\nfrom proj.ext import EXTENSION_PREFIX\n\n"
+        "class Missing:\n    def __init__(self, name):\n        self.name = name\n"
+        "    def __getattr__(self, item):\n        raise RuntimeError(self.name)\n\n"
+        "def import_extension(module_name):\n    try:\n        return importlib.import_module(EXTENSION_PREFIX + module_name)\n"
+        "    except ModuleNotFoundError:\n        return Missing(module_name)\n"
+    ),
+    "proj/utils/cuda_build.py": (
+        "from torch.utils.cpp_extension import CUDAExtension\nfrom proj.ext import EXTENSION_PREFIX\n\n"
+        "def get_cuda_extension(root, relative_name, relative_sources):\n"
+        "    return CUDAExtension(name=EXTENSION_PREFIX + relative_name, sources=[str(root / s) for s in relative_sources])\n"
+    ),
+    "proj/ops/__init__.py": "",
+    "proj/ops/extension.py": (
+        "from proj.utils.cuda_build import get_cuda_extension\n\ndef get_ext(path):\n    return get_cuda_extension(\n"
+        "        path,\n        relative_name='pack_cuda',\n        relative_sources=[\n            'pack.cpp',\n"
+        "            'pack_kernel.cu',\n        ],\n    )\n"
+    ),
+    "proj/ops/pack_kernel.cu": "__global__ void k(int* x) {}\n",
+    "proj/ops/functions.py": (
+        "from proj.utils.loader import import_extension\n\n"
+        "pack_cuda = import_extension('pack_cuda')\npack_cpu = import_extension('pack_cpu')\n\n"
+        "def pack(x):\n    return pack_cuda.pack(x)\n\ndef pack_on_cpu(x):\n    return pack_cpu.pack(x)\n"
+    ),
+    "proj/ops/user.py": "from proj.ops.functions import pack_cuda\n\ndef run(x):\n    return pack_cuda.pack(x)\n",
+}
+
+
+def test_a_project_build_helper_and_import_helper_reach_the_extension(tmp_path):
+    write_files(tmp_path, HELPER_IMPORTS)
+    result = _scan(tmp_path)
+    # the helper's call and its `.cu` line are the build (its own `relative_sources=` keyword)
+    assert finding_lines(result, "NPU505", "proj/ops/extension.py") == [4, 9]
+    # the import helper's binding and the calls through it, here and after a re-import; not the CPU module's
+    assert finding_lines(result, "NPU508", "proj/ops/functions.py") == [3, 7]
+    assert finding_lines(result, "NPU508", "proj/ops/user.py") == [1, 4]
+
+
+def test_an_import_helper_naming_no_extension_of_the_scan_is_nothing(tmp_path):
+    files = dict(HELPER_IMPORTS)
+    files["proj/ops/functions.py"] = files["proj/ops/functions.py"].replace("'pack_cuda'", "'pack_other'")
+    # a standard-library function named like an importer is no project helper (`find_spec` only looks the module up)
+    files["proj/ops/more.py"] = "from importlib.util import find_spec as import_spec\nspec = import_spec('pack_cuda')\n"
+    write_files(tmp_path, files)
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "proj/ops/functions.py") == []
+    assert finding_lines(result, "NPU508", "proj/ops/more.py") == []

@@ -300,7 +300,12 @@ class CustomExtensionUse(Rule):
     a build helper called in a loop, `[make_extension(cc) for cc in archs]` building
     `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
     one name part; a module-level variable bound to an `import_module(...)` of an extension, also in a loop trying
-    each architecture, is the compiled module for the files importing it, `from pkg.modules import _C`),
+    each architecture, is the compiled module for the files importing it, `from pkg.modules import _C`; so is one
+    bound to the project's own import helper given the module's last name, `ops = import_extension("ops_cuda")`
+    (a function of the repository whose name says it imports, not the standard library's or torch's; its body
+    imports `EXTENSION_PREFIX + name` and may hand back a placeholder that raises on use: not an optional path,
+    label note 46d d-10): the binding and each `ops.op(...)` are reported where an extension of the scan has that
+    last name, kernel_values.importer_call),
     `ctypes.CDLL(".../libext.so")` (of a CMake target's library, or of a shared library an nvcc command of a shell
     script links, `nvcc --shared k.cu -o libext.so`: migrate/nvcc_libraries.py, label rule 41d-7),
     use of the imported name (`ext.forward(...)`) and `torch.ops.<ns>.<op>` (also a custom class
@@ -1327,6 +1332,12 @@ class CustomExtensionUse(Rule):
         `f"{pkg}._cuda"`), `ctypes.CDLL(".../libfoo.so")` / `torch.ops.load_library(...)` of a shared
         library the scan builds (CMake target `foo`, or an extension module `foo`)."""
         name = ctx.qualname(call.func)
+        if name not in _LOADERS and call.args and kernel_values.importer_call(ctx, call):
+            # the project's own import helper given the module's last name (`import_extension("pack_cuda")`,
+            # kernel_values.loaded_values): an extension of the scan whose name ends with it
+            text = ctx.string_value(call.args[0])
+            module = index.module_matching(re.escape(text))
+            return (f"{ctx.segment(call.func)}({text!r})", module) if module else None
         if (name not in _LOADERS and not _builtin_import(ctx, call)) or not call.args:
             return None
         arg = call.args[0]
