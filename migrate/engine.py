@@ -343,7 +343,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     findings = npu_aware.drop_npu_aware(tree, found, text, (ctx.nodes, ctx._parents))  # CUDA branches beside an NPU one
     findings = optional_paths.mark_optional(tree, findings, ctx.nodes)  # GPU-only libraries behind a default-off option
     findings = skip_decorators.drop_skipped(findings, ctx.nodes)  # tests that skip without the package
-    if findings and "find_spec" in text:  # a package the module probes for and imports only in functions
+    if findings and ("find_spec" in text or "@classmethod" in text or "@staticmethod" in text):
+        # a package the module probes for (or a backend class of it does) and imports only in functions
         from migrate import probed_packages
 
         findings = probed_packages.drop_probed(tree, findings, ctx.nodes)

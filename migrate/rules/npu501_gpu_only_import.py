@@ -61,7 +61,7 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
     return False
 
 
-def _answers_unavailable(handler: ast.ExceptHandler) -> bool:
+def _answers_unavailable(handler: ast.ExceptHandler, empties: frozenset[str] = frozenset()) -> bool:
     """The handler is a probe's "not available" answer: it returns False / None or an empty collection (`def has_fa3(): try: from
     flash_attn_interface import flash_attn_func; return True / except ImportError: return False`, xDiT envs.py):
     its caller takes the path without the package. A handler that also raises is no such answer, nor one that reports
@@ -69,18 +69,51 @@ def _answers_unavailable(handler: ast.ExceptHandler) -> bool:
     text-generation-webui LoRA.py): the feature stops there, there is no path without the package."""
     if any(isinstance(statement, ast.Raise) for statement in handler.body) or _reports_an_error(handler):
         return False
-    return any(isinstance(statement, ast.Return) and _nothing(statement.value) for statement in handler.body)
+    return any(isinstance(statement, ast.Return) and _nothing(statement.value, empties) for statement in handler.body)
 
 
-def _nothing(value: ast.AST | None) -> bool:
-    """`return`, `return False` / `None`, or an empty collection, `return []` / `{}` / `()` (a monitor's
+_EMPTY_CONSTRUCTORS = frozenset({"set", "frozenset", "list", "dict", "tuple"})
+
+
+def _nothing(value: ast.AST | None, empties: frozenset[str] = frozenset()) -> bool:
+    """`return`, `return False` / `None`, or an empty collection, `return []` / `{}` / `()` / `set()` (a monitor's
     `def get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`): the answer
-    "none here" that the caller reads as no device of that kind (label rule 43e e-2)."""
+    "none here" that the caller reads as no device of that kind (label rule 43e e-2); also a local of `empties`, bound
+    to an empty collection just before the try (`result: Dict[int, int] = {}` / `try: from pynvml import ... / except
+    ImportError: return result`, label rule 46e e-5)."""
     if value is None or (isinstance(value, ast.Constant) and value.value in (False, None)):
         return True
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)) and not value.elts:
         return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _EMPTY_CONSTRUCTORS \
+            and not value.args and not value.keywords:
+        return True
+    if isinstance(value, ast.Name) and value.id in empties:
+        return True
     return isinstance(value, ast.Dict) and not value.keys
+
+
+def _empty_before(ctx, attempt: ast.Try) -> frozenset[str]:
+    """Names the statements before `attempt` in its block last bind to an empty collection (`result = {}`,
+    `pids: set = set()`), in a function: what a handler returning them answers is "none here"."""
+    if ctx.enclosing(attempt, (ast.FunctionDef, ast.AsyncFunctionDef)) is None:
+        return frozenset()
+    parent = ctx.parent(attempt)
+    block = next((b for f in ("body", "orelse", "finalbody") if isinstance(b := getattr(parent, f, None), list)
+                  and any(s is attempt for s in b)), None)
+    if block is None:
+        return frozenset()
+    empties: set[str] = set()
+    for statement in block:
+        if statement is attempt:
+            break
+        targets = statement.targets if isinstance(statement, ast.Assign) else \
+            [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else []
+        for target in targets:
+            if isinstance(target, ast.Name):
+                (empties.add if _nothing(statement.value) and not isinstance(statement.value, ast.Constant)
+                 else empties.discard)(target.id)
+    return frozenset(empties)
 
 
 def guarding_try(ctx, statement) -> ast.Try | None:
@@ -384,7 +417,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
     if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers):
         return False  # `except ImportError: fn = None`, then `fn(...)` with no test of it (migrate/none_stand_ins.py)
-    if any(_binds_a_fallback(h, package) or _answers_unavailable(h) for h in handlers):
+    empties = _empty_before(ctx, attempt)
+    if any(_binds_a_fallback(h, package) or _answers_unavailable(h, empties) for h in handlers):
         return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
         or _used_only_in_the_attempt(ctx, statement, attempt)
@@ -640,7 +674,8 @@ class GpuOnlyImport(Rule):
     `if FLASH_VER == 2`; a None nothing tests is no fallback,
     migrate/none_stand_ins.py), or that answers "none here" (`return False` / `None`, or an empty collection: `def
     get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
-    device of that kind; label rule 43e e-2), or whose
+    device of that kind; label rule 43e e-2; also `return set()`, or a local the function bound to an empty collection
+    just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5), or whose
     availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
     block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
     try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
@@ -827,6 +862,11 @@ class GpuOnlyImport(Rule):
         # a monitor whose handler answers "no GPUs here" with an empty list: the caller reads no device of that kind
         "def get_gpu_stats():\n    try:\n        import pynvml\n    except ImportError:\n"
         "        logger.warning('no pynvml, skip gpu stats')\n        return []\n    pynvml.nvmlInit()\n",
+        # the same answer as `set()`, or as a local bound to an empty collection just before the try (label 46e e-5)
+        "def busy_pids():\n    try:\n        import pynvml\n        pynvml.nvmlInit()\n    except Exception:\n"
+        "        return set()\n    return {p.pid for p in pynvml.nvmlDeviceGetComputeRunningProcesses(0)}\n",
+        "def gpu_memory_by_pid():\n    result = {}\n    try:\n        from pynvml import nvmlInit\n"
+        "    except ImportError:\n        return result\n    nvmlInit()\n    return result\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
         "from deepspeed.ops.op_builder.builder import OpBuilder",  # the device-neutral builder base (NPU builders' too)
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package

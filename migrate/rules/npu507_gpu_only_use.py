@@ -234,7 +234,12 @@ class GpuOnlyUse(Rule):
     except: AWQ_INSTALLED = False`, then `awq_ext.silu_and_mul(...)` with the flag never tested: label rule 31b-7 (c)). So is a package a module probes for
     with a function of its own (`def has_cute(): return find_spec("cutlass") is not None`, called there) and imports
     only inside functions, never at its top: an optional backend (migrate/probed_packages.py; Triton and numba kernels
-    excepted). A test file copied from the package's own suite with its copyright header (`conftest.py` opening with
+    excepted); so is one a backend class of the module answers for itself, a `@classmethod` / `@staticmethod` that an
+    engine registry elsewhere asks before it offers the class (`def check_lib(cls): try: importlib.import_module("vllm")
+    / except ImportError: return False, "..."`, or the answer of a helper given the package's name,
+    `check_dependency_available("vllm", "vLLM")`), where the module imports the package at its top only in an import
+    attempt or under `if TYPE_CHECKING:` (label rule 46e e-4, (L42)/(L56): a backend chosen by availability with a
+    working alternative). A test file copied from the package's own suite with its copyright header (`conftest.py` opening with
     `# SPDX-FileCopyrightText: Copyright contributors to the vLLM project`) is the package's code, not a use (label
     ruling (L24); migrate/vendored_tests.py), and a CI pipeline's own scripts (`.azure-pipelines/scripts/*.py`) are
     infrastructure (label ruling (L39); migrate/machine_setup.py). Nor are the calls in the body of a class the module
