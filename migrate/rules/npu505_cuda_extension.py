@@ -306,8 +306,10 @@ class CudaExtension(Rule):
     reported, with the call that hands the located nvcc to the compiler (`self.set_executable('compiler_so',
     CUDA['nvcc'])`; label ruling (L66)).
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
-    `with_cuda=False`: its call, its `with_cuda=` line, the `WITH_CUDA` macro and the nvcc-compiled objects it
-    links (`'src/k.cu.o'`), not the `with_cuda = True` switch it reads (flag-building, label ruling (L70)); so is an `nvcc` command in
+    `with_cuda=False`: its `with_cuda=` line (the call's first line only where that keyword is on it or absent, not
+    `create_extension(` above a `with_cuda=` line of its own: label note 46b-4), the `WITH_CUDA` macro and the
+    nvcc-compiled objects it links (`'src/k.cu.o'`), not the `with_cuda = True` switch it reads (flag-building, label
+    ruling (L70)); so is an `nvcc` command in
     a shell launcher (`make.sh` compiling the `.cu` files such a build links), not in a Makefile (label ruling (L19):
     a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
@@ -605,12 +607,16 @@ class CudaExtension(Rule):
         Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
             "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
             "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
-        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, the call, with_cuda=;
-            # not the `with_cuda = True` switch (flag-building, label ruling (L70))
+        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, with_cuda=; not the
+            # `with_cuda = True` switch (flag-building, label ruling (L70)) nor `create_extension(` above its own
+            # `with_cuda=` line (46b-4)
             "import torch\nfrom torch.utils.ffi import create_extension\ndefines, with_cuda = [], False\n"
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
-            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=5),
+            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=4),
+        # the same build on one line: the call's line is its `with_cuda=` line
+        Invalid("from torch.utils.ffi import create_extension\n"
+                "ffi = create_extension('_ext.dcn', sources=['dcn.c'], with_cuda=True)\n", count=1),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
         # warp-transducer warprnnt_tensorflow/__init__.py: the op read on the loaded library (not the gradient's ops)
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\ndef loss(a):\n"
@@ -960,7 +966,11 @@ class CudaExtension(Rule):
             if name == _FFI:
                 if ffi_with_cuda(ctx, call):
                     reported.append(call)
-                    yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
+                    flag = ctx.keyword(call, "with_cuda")
+                    # the call's own line only where no `with_cuda=` line of it says CUDA: the keyword and the `.cu.o`
+                    # objects are what a porter edits, `create_extension(` is not (label ruling (L70), 46b-4)
+                    if flag is None or flag.lineno == call.lineno or not (_is_true(flag) or isinstance(flag, ast.Name)):
+                        yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
                     yield from self._inner_lines(ctx, call)
                 continue
             if name is None or not name.startswith(_EXT + "."):
