@@ -26,6 +26,7 @@ _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b|\+cuda\d{1,2}(?:\.\d)
 # `cu${CUDA_MAJOR}${CUDA_MINOR}`), or a variable named for the CUDA build in the place of the whole tag
 # (`/whl/$CUDA`, `+${CUDA}.html`: transformers' GPU Dockerfiles set `ARG CUDA='cu118'`)
 _CU = r"(?:cu(?:\d{2,3}|(?:\$\{\w+(?:/{1,2}[^}\s/]*(?:/[^}\s]*)?)?\}|\$\w+)+)|\$\{?CUDA(?!_?(?:HOME|PATH|ROOT|DIR|LIB))\w*\}?)"
+_SHELL_CUDA_LOCAL_VERSION = re.compile(r"^[A-Za-z0-9][\w.-]*(?:\[[\w,.-]*\])?===?\S*\+cu(?:\$\{\w+\}|\$\w+)+$")
 _CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?" + _CU + r"(?:/\S*)?|(?:\+|%2B)" + _CU + r"\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
@@ -255,6 +256,11 @@ def _pip_install_indexes(ctx):
             # whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`): the CUDA build itself, as `torch==1.0.0+cu90`
             elif kind == "req" and text.endswith(".whl") and _CUDA_INDEX_URL.match(text + " "):
                 yield number, column, column + len(text), "wheel"
+            # a CUDA local version whose tag is a shell variable (kaolin tools/linux/Dockerfile.base: `pip install
+            # torch==${PYTORCH_VERSION}+cu${CUDA_TAG}`), which the requirement parser cannot read: the CUDA build
+            # whichever version the variable holds, as `torch==2.1.0+cu121` (label rule 46b-12)
+            elif kind == "req" and _SHELL_CUDA_LOCAL_VERSION.search(text):
+                yield number, column, column + len(text), "pin"
 
 
 def _command_text(node) -> str | None:
@@ -545,7 +551,7 @@ class GpuOnlyDependency(Rule):
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
-    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out), CUDA wheel indexes (`--extra-index-url .../whl/cu121`; in a launcher or Dockerfile `RUN` line also a wheel installed by its URL in such a folder, `pip3 install .../whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`) and NVIDIA's
+    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out; in a launcher's `pip install` also with the tag in a shell variable, `torch==${V}+cu${CUDA_TAG}`), CUDA wheel indexes (`--extra-index-url .../whl/cu121`; in a launcher or Dockerfile `RUN` line also a wheel installed by its URL in such a folder, `pip3 install .../whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
     (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
@@ -750,6 +756,11 @@ class GpuOnlyDependency(Rule):
         Invalid("magi-attention @ file:///MagiAttention\ndecord==0.6.0\n", kind="manifest", count=1),
         Invalid("apex\napex>=0.1\n", kind="manifest", count=2),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
+        # kaolin tools/linux/Dockerfile.base: the CUDA tag computed in the RUN command, the pin and its index on their lines
+        Invalid("RUN CUDA_TAG=\"$(echo ${CUDA_VERSION} | tr -d .)\" && \\\n"
+                "    pip install torch==${PYTORCH_VERSION}+cu${CUDA_TAG} torchvision \\\n"
+                "        --index-url https://download.pytorch.org/whl/cu${CUDA_TAG}\n",
+                kind="launcher", filename="Dockerfile", count=2),
         # a CUDA build named by its suffix (OmniQuant's mlc notebook: `!pip install --pre mlc-ai-nightly-cu118
         # mlc-chat-nightly-cu118 -f https://mlc.ai/wheels`; PyPI dgl-cu113 / mxnet-cu117 / tensorrt-cu12-libs)
         Invalid("pip install --pre --force-reinstall mlc-ai-nightly-cu118 mlc-chat-nightly-cu118 -f https://mlc.ai/wheels\n",
@@ -994,6 +1005,13 @@ class GpuOnlyDependency(Rule):
                     ctx, (number, start, number, end),
                     "a CUDA build's wheel (from a CUDA wheel folder); torch_npu needs torch's CPU wheels "
                     "(https://download.pytorch.org/whl/cpu or PyPI)",
+                    severity=Severity.WARNING,
+                )
+            elif what == "pin":
+                yield self.finding(
+                    ctx, (number, start, number, end),
+                    f"`{ctx.lines[number - 1][start:end]}` pins a CUDA build (its `+cu` tag from a shell variable); "
+                    "torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
                     severity=Severity.WARNING,
                 )
         if ctx.kind == "python":
