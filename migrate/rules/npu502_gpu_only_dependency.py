@@ -567,7 +567,8 @@ class GpuOnlyDependency(Rule):
     `pytorch-mutex=1.0=cuda`), all as warnings; the toolkit's conda names (`cudatoolkit`, `pytorch-cuda`,
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
-    extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
+    extension (also by its `cffi_modules=["build.py:ffi"]` naming a torch.utils.ffi CUDA build of its folder: label
+    rule 46b-3) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
     setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
     script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
