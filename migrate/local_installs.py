@@ -151,9 +151,14 @@ def setup_py_runs(lines: list[str]) -> list[Definition]:
     return out
 
 
+# the folder the command runs in, with extras: `.[dev,gui]` (pip's "<path>[extras]" form of a local project)
+_HERE_WITH_EXTRAS = re.compile(r"^\./?\[[\w.,\s-]*\]$")
+
+
 def installs_here(text: str) -> bool:
-    """A `pip install` argument that names the folder the command runs in (`.`, `./`)."""
-    return text in (".", "./")
+    """A `pip install` argument that names the folder the command runs in (`.`, `./`, also with extras: `.[dev,gui]`,
+    kaolin's simulatable_3dgrut notebook `cd 3dgrut && pip install -e .[dev,gui]`, label rule 46b-16)."""
+    return text in (".", "./") or _HERE_WITH_EXTRAS.match(text) is not None
 
 
 # `pip install .` / `pip install -e .` in a launcher (pip / pip3 / python -m pip)

@@ -293,6 +293,12 @@ def _python_pip_installs(ctx):
                 if _CUDA_INDEX_URL.match(value + " "):
                     yield "index", value, call.args[0]
                 continue
+            if installs_here(value):  # `cd 3dgrut && pip install -e .[dev,gui]`: the folder a `cd` before it enters
+                for folder in changed_into([text], 1, match.start()):
+                    dep = _folder_requirement(folder, line, column) if folder != "." else None
+                    if dep is not None:
+                        yield "req", dep, call.args[0]
+                continue
             dep = requirement(value, line, column) if "{}" not in value else None
             if dep is not None:
                 yield "req", dep, call.args[0]
@@ -611,7 +617,8 @@ class GpuOnlyDependency(Rule):
     its CI folder (`.azure-pipelines/scripts/ut/run_ut_cuda.sh`: `pip install flash-attn`).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
-    read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the
+    read like a launcher's line: its requirements and CUDA wheel indexes, at the command (`.` or `.[extras]` after a
+    `cd DIR &&` in the command: DIR, as in a launcher, `cd 3dgrut && pip install -e .[dev,gui]`); so is any string of the
     program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
     built in pieces and run later) or that is a CUDA wheel index URL and nothing else (`os.environ.get('TORCH_INDEX_URL',
     ".../whl/cu121")`, the variable read into a pip command later: the line naming cu121, label ruling 44d-2; not a URL
@@ -859,6 +866,10 @@ class GpuOnlyDependency(Rule):
                 'git+https://github.com/NVIDIA/apex.git\', shell=True)\n'
                 'import os\nos.system("pip install torch --extra-index-url https://download.pytorch.org/whl/cu118")\n'
                 'subprocess.check_call([sys.executable, "-m", "pip", "install", "xformers"])', count=4),
+        # kaolin simulatable_3dgrut notebook: the folder a `cd` enters before `pip install -e .[extras]`, named for a
+        # catalogued package's repository (label rule 46b-16); `pip install .` with no `cd` names no package
+        Invalid('import subprocess\nsubprocess.run(f"cd 3dgrut && MAX_JOBS=1 pip install -e .[dev,gui]", shell=True)\n'
+                'subprocess.run("pip install -e .", shell=True)\n', count=1),
         # text-generation-webui one_click.py: the pip command is built in pieces and run later through a helper; the
         # string that gives the CUDA wheel index is the line to change (not the ROCm / CPU ones)
         Invalid('cmd = f"python -m pip install torch=={TORCH_VERSION} "\nif is_cuda118:\n'
