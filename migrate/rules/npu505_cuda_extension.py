@@ -177,15 +177,6 @@ def _requirement_checks(ctx, call) -> list:
     return out
 
 
-def _probed(ctx, node) -> bool:
-    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a version probe of this file (`_probe_functions`)
-    at a call whose result only picks flags (not one whose result decides a `raise`)."""
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args \
-        and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx, flag_only=False) \
-        and not _decides_a_raise(ctx, parent)
-
-
 def _handed_to_a_call(ctx, statement) -> bool:
     """`SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME` then `kernel.update_sdk_home(...SDK_HOME...)`
     (microsoft/tutel jit_compiler.py) in a file that builds no extension: the CUDA toolkit path is bound to a name
@@ -272,7 +263,7 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing; nor the header a code generator is told
-    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
+    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`; `CUDA_HOME` handed to such a probe is reported, None on a host without the toolkit, label ruling (L37), 46b-6; nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
@@ -533,17 +524,17 @@ class CudaExtension(Rule):
                 "    extra_include_paths=[os.environ.get('CUDA_HOME', '/usr/local/cuda') + '/include'],\n"
                 "    extra_cuda_cflags=['-O2'],\n)\n", count=4),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
-        # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list only, not the probe or the
-        # CUDA_HOME handed to it; nvcc run to compile is reported; a version requirement (the probe's result decides a
-        # `raise`: EETQ setup.py) is reported as before
+        # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list, not the probe; the CUDA_HOME
+        # handed to it is (label ruling (L37): None without the toolkit, the build breaks there); nvcc run to compile is
+        # reported; a version requirement (the probe's result decides a `raise`: EETQ setup.py) is reported as before
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "out = cuda_version(CUDA_HOME)\nflags = ['-gencode', 'arch=compute_80,code=sm_80']\n"
-                "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=3),
+                "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=4),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n"
-                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=3),
+                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=4),
         # the requirement's own `if` too (qserve / SageAttention setup.py: `if nvcc_cuda_version < Version("12.0"): raise`),
         # not a later check that also asks about the architectures; and a raising check in a helper nothing calls
         # (flash-attention's csrc/*/setup.py keep apex's check_cuda_torch_binary_vs_bare_metal) makes the probe no
@@ -1128,7 +1119,7 @@ class CudaExtension(Rule):
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
-                        and not _probed(ctx, node) and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
+                        and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,
