@@ -722,6 +722,21 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "ops/Makefile") == []
 
 
+def test_a_chain_through_the_package_to_its_compiled_module_is_a_use(tmp_path):
+    # kaolin tests: `import kaolin as kal` then `kal._C.render.mesh.dibr_soft_mask_forward_cuda(...)`, the `_C`
+    # attribute set on the package by any module importing it (label note 46b, (L79)); a chain to another
+    # submodule is none
+    write_files(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pkg._C', ['pkg/csrc/k.cu'])\n",
+        "pkg/csrc/k.cu": "__global__ void k(float* x) {}\n", "pkg/__init__.py": "", "pkg/util.py": "def f(x):\n    return x\n",
+        "pkg/ops.py": "from pkg import _C\ndef f(x):\n    return _C.ops.f(x)\n",
+        "tests/test_ops.py": "import pkg as p\ndef test_f(x):\n    x = x.cuda()\n    y = \\\n        p._C.ops.f(x)\n"
+                             "    return p.util.f(y)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "tests/test_ops.py") == [5]
+
+
 def test_a_setup_py_running_a_cffi_cuda_build_is_a_cuda_build_for_its_installs(tmp_path):
     # PWC-Net correlation-pytorch (label rule 46b-3): setup.py builds through `cffi_modules=[... "build.py:ffi"]`, and
     # build.py is torch.utils.ffi's CUDA build; the make script's `python setup.py build install` installs it. A
