@@ -12,6 +12,10 @@ from migrate.findings import Severity
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules",
     ".eggs", "*.egg-info", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints",
+    # setuptools' build output, `build/lib.linux-x86_64-2.7/` / `build/temp.linux-x86_64-cpython-310/` (a platform and
+    # Python tag after `lib.` / `temp.`): copies of the package `setup.py build` writes again from the sources, which
+    # are read; committed by mistake, they are deleted or rebuilt, never edited (label rule 46b-1)
+    "build/lib.*-*", "build/temp.*-*",
 )
 
 

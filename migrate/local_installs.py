@@ -8,7 +8,9 @@ each local-path requirement as a fact (a Definition of kind "localinstall": the 
 its columns in `why`); this step, after the scan, matches the path to the folder of a setup.py with an
 NPU505 finding: the manifest's own folder joined with the path, or any folder whose path ends with it
 (pip resolves the path from where it is run, mostly the repository's root). A launcher's `python setup.py build
-install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. A path
+install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. A setup.py
+whose `cffi_modules` names a build script of its own folder that NPU505 reports (torch.utils.ffi's `create_extension(...,
+with_cuda=...)` in build.py) builds CUDA too (label rule 46b-3). A path
 that is a git submodule's folder the checkout does not hold (`.gitmodules`: `path = submodules/gaussianhierarchy`,
 `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`, migrate/submodules.py), whose repository is a
 catalogued GPU-only package, installs that package: the folder's own name need not be a name of it. A VCS
@@ -169,9 +171,14 @@ def setup_py_runs(lines: list[str], path: str = "") -> list[Definition]:
     return out
 
 
+# the folder the command runs in, with extras: `.[dev,gui]` (pip's "<path>[extras]" form of a local project)
+_HERE_WITH_EXTRAS = re.compile(r"^\./?\[[\w.,\s-]*\]$")
+
+
 def installs_here(text: str) -> bool:
-    """A `pip install` argument that names the folder the command runs in (`.`, `./`)."""
-    return text in (".", "./")
+    """A `pip install` argument that names the folder the command runs in (`.`, `./`, also with extras: `.[dev,gui]`,
+    kaolin's simulatable_3dgrut notebook `cd 3dgrut && pip install -e .[dev,gui]`, label rule 46b-16)."""
+    return text in (".", "./") or _HERE_WITH_EXTRAS.match(text) is not None
 
 
 # `pip install .` / `pip install -e .` in a launcher (pip / pip3 / python -m pip)
@@ -329,20 +336,48 @@ def changed_into(lines: list[str], number: int, end: int) -> list[str]:
     return [folder]
 
 
+# `cffi_modules=[os.path.join(this_file, "build.py:ffi")]`: the cffi build scripts setuptools runs (cffi's setuptools
+# integration, "cffi_modules=["path/build.py:ffibuilder"]": cffi docs, cdef.html, "Other ways to ship")
+_CFFI_MODULES = re.compile(r"\bcffi_modules\s*=\s*\[([^\]]*)\]")
+_CFFI_ENTRY = re.compile(r"[\"']([^\"']*?)([\w.-]+\.py):\w+[\"']")
+
+
+def _runs_cffi_builder(path: str, names: set[str]) -> bool:
+    """The setup.py at `path` lists in `cffi_modules` one of `names`, files of its folder that NPU505 reports as a
+    cffi CUDA build (PWC-Net correlation-pytorch: `cffi_modules=[os.path.join(this_file, "build.py:ffi")]` beside
+    build.py's `create_extension(..., with_cuda=with_cuda)`): installing that folder builds CUDA (label rule 46b-3)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1 << 20)
+    except OSError:
+        return False
+    return any(entry.group(2) in names and entry.group(1).strip("/.") == ""
+               for listed in _CFFI_MODULES.finditer(text) for entry in _CFFI_ENTRY.finditer(listed.group(1)))
+
+
 def report(results: list[FileResult]) -> list[FileResult]:
     """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
     builds: dict[str, str] = {}
     submodules: dict[str, tuple[str, str]] = {}  # folder of a GPU-only package's submodule -> (its URL, knowledge key)
     cpu_targets: dict[str, set[str]] = {}  # a setup.py -> the CppExtension targets of its source-set table
+    cffi_builders: dict[str, set[str]] = {}  # folder -> names of its files with an NPU505 finding (a cffi build.py)
     for result in results:
         if os.path.basename(result.path) == "setup.py" and any(f.code == "NPU505" for f in result.findings):
             builds[posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))] = result.path
             cpu_targets[result.path] = {fact[2].split("|", 1)[1] for fact in getattr(result, "facts", ()) or ()
                                         if fact[0] == "def" and fact[1] == source_set_tables.KIND and "|" in fact[2]}
+        elif result.path.endswith(".py") and any(f.code == "NPU505" for f in result.findings):
+            folder = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
+            cffi_builders.setdefault(folder, set()).add(os.path.basename(result.path))
         for fact in getattr(result, "facts", ()) or ():
             if fact[0] == "def" and fact[1] == "submodule" and len(fact) > 6:
                 base = os.path.dirname(result.path).replace(os.sep, "/")
                 submodules[posixpath.normpath(posixpath.join(base, fact[2]))] = (fact[5], fact[6])
+    for result in results if cffi_builders else ():
+        folder = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
+        if os.path.basename(result.path) == "setup.py" and folder not in builds and folder in cffi_builders \
+                and _runs_cffi_builder(result.path, cffi_builders[folder]):
+            builds[folder] = result.path
     if submodules:  # a submodule that is checked out is scanned: its setup.py speaks for itself
         scanned = [posixpath.normpath(r.path.replace(os.sep, "/")) for r in results]
         submodules = {d: v for d, v in submodules.items() if not any(p.startswith(d + "/") for p in scanned)}

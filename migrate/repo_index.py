@@ -1884,6 +1884,7 @@ def files_to_link(results, index: Index) -> list:
     an exported name (its `use` fact; a file without one is kept): most files importing a module
     use other names of it, and each kept file is parsed again."""
     kernel_refs: dict[str, bool] = {}  # files share most of their references: each is matched once
+    kernel_uses: dict[str, bool] = {}  # the same for the names files use (`_uses_a_kernel_module`)
     export_refs: dict[str, bool] = {}
     # a CMake Python extension a module of the repository imports is reached through that module too (`import
     # pkg.util` then `pkg.util._kernels.op(...)`): a file importing such a module is linked (NPU508 reads its chains)
@@ -1917,4 +1918,27 @@ def files_to_link(results, index: Index) -> list:
                 out.append(result)
         elif importers and any(tuple(r.split(".")) in importers for r in refs):
             out.append(result)
+        elif _uses_a_kernel_module(facts, index, kernel_uses):
+            out.append(result)
     return out
+
+
+def _uses_a_kernel_module(facts, index: Index, seen: dict[str, bool]) -> bool:
+    """A chain through the package reaches one of its compiled modules without importing it: kaolin's tests do
+    `import kaolin as kal` and call `kal._C.render.mesh.dibr_soft_mask_forward_cuda(...)`, the `_C` attribute being
+    set on the package when any of its modules imports it (label note 46b: the call is a label, as (L79)). The
+    file's "use" names (`link_uses`) hold `kaolin._C.render.mesh...`: a name past its first part naming an extension
+    module of the scan links the file (NPU508 reads its chains)."""
+    uses = next((f[1] for f in facts if f[0] == "use"), None)
+    if not uses:
+        return False
+    for dotted in uses.split():
+        if "." not in dotted:
+            continue
+        hit = seen.get(dotted)
+        if hit is None:
+            module = index.module_for(dotted)
+            hit = seen[dotted] = module is not None and "." in module and index.modules[module].kind == "module"
+        if hit:
+            return True
+    return False

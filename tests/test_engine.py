@@ -38,6 +38,18 @@ def test_directory_scan_honours_gitignore_and_exclude(tmp_path: Path):
     assert sorted(Path(r.path).name for r in result.files) == ["a.py", "b.py", "c.py"]
 
 
+def test_setuptools_build_output_is_not_read(tmp_path: Path):
+    # a committed `setup.py build` output: copies of the package under build/lib.<platform>-<python>/ and the
+    # generated C under build/temp.<platform>-<python>/ (label rule 46b-1); a source folder named build/ is read
+    ops = tmp_path / "ops"
+    for folder in ("pkg", "build/lib.linux-x86_64-2.7/pkg", "build/temp.linux-x86_64-cpython-310/pkg", "build/tools"):
+        (ops / folder).mkdir(parents=True)
+        (ops / folder / "use.py").write_text(CUDA_SCRIPT)
+    result = scan([str(tmp_path)], Config(), use_cache=False)
+    assert sorted(Path(r.path).relative_to(tmp_path).as_posix() for r in result.files) == [
+        "ops/build/tools/use.py", "ops/pkg/use.py"]
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command to make a real index")
 @pytest.mark.parametrize("version", ["2", "3", "4"])
 def test_gitignore_skips_untracked_files_only_inside_a_work_tree(tmp_path: Path, version: str):

@@ -722,6 +722,43 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "ops/Makefile") == []
 
 
+def test_a_chain_through_the_package_to_its_compiled_module_is_a_use(tmp_path):
+    # kaolin tests: `import kaolin as kal` then `kal._C.render.mesh.dibr_soft_mask_forward_cuda(...)`, the `_C`
+    # attribute set on the package by any module importing it (label note 46b, (L79)); a chain to another
+    # submodule is none
+    write_files(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pkg._C', ['pkg/csrc/k.cu'])\n",
+        "pkg/csrc/k.cu": "__global__ void k(float* x) {}\n", "pkg/__init__.py": "", "pkg/util.py": "def f(x):\n    return x\n",
+        "pkg/ops.py": "from pkg import _C\ndef f(x):\n    return _C.ops.f(x)\n",
+        "tests/test_ops.py": "import pkg as p\ndef test_f(x):\n    x = x.cuda()\n    y = \\\n        p._C.ops.f(x)\n"
+                             "    return p.util.f(y)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "tests/test_ops.py") == [5]
+
+
+def test_a_setup_py_running_a_cffi_cuda_build_is_a_cuda_build_for_its_installs(tmp_path):
+    # PWC-Net correlation-pytorch (label rule 46b-3): setup.py builds through `cffi_modules=[... "build.py:ffi"]`, and
+    # build.py is torch.utils.ffi's CUDA build; the make script's `python setup.py build install` installs it. A
+    # setup.py naming a cffi module of another folder, or a build.py with no CUDA, is no such build.
+    ffi = ("import os\nfrom torch.utils.ffi import create_extension\nffi = create_extension(\n    '_ext.corr',\n"
+           "    sources=['src/corr.c'],\n    with_cuda=True,\n    extra_objects=['src/corr_kernel.cu.o'])\n")
+    setup = ("import os\nfrom setuptools import setup\nthis_file = os.path.dirname(__file__)\n"
+             "setup(name='corr', cffi_modules=[os.path.join(this_file, '{}:ffi')])\n")
+    write_files(tmp_path, {
+        "corr/build.py": ffi, "corr/setup.py": setup.format("build.py"),
+        "make.sh": "cd corr/src\nnvcc -c -o corr_kernel.cu.o corr_kernel.cu -x cu\ncd ..\npython setup.py build install\n",
+        "corr/src/corr_kernel.cu": "__global__ void k(float* x) {}\n",
+        "other/build.py": ffi.replace("with_cuda=True", "with_cuda=False").replace("'src/corr_kernel.cu.o'", "'x.o'"),
+        "other/setup.py": setup.format("build.py"), "other/make.sh": "python setup.py build install\n",
+        "third/setup.py": setup.format("../corr/build.py"), "third/make.sh": "python setup.py build install\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "make.sh") == [4]
+    assert finding_lines(result, "NPU502", "other/make.sh") == []
+    assert finding_lines(result, "NPU502", "third/make.sh") == []
+
+
 def test_a_pip_install_of_the_folder_a_command_runs_in_is_reported(tmp_path):
     # an install.sh beside the CUDA build's setup.py runs `pip install .`; a script one folder up enters the extension's
     # folder first (`cd ops && pip install -e .`). A Dockerfile's `RUN pip install .` installs from the image's WORKDIR,

@@ -169,6 +169,7 @@ def _set_by_import_attempt(ctx) -> frozenset[str]:
                if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
                for t in s.targets if isinstance(t, ast.Name)}
         out |= on & off
+        out |= _flags_set_before(ctx, attempt)  # `_has_x = False` ahead of `try: import x; _has_x = True` (46b-8)
         out |= _instance_flags(ctx, attempt)
     for statement in ctx.nodes.get(ast.Assign, ()):
         value = statement.value
@@ -415,7 +416,7 @@ def optional_import(ctx, statement, package: str) -> bool:
     if _unread_flag_only(ctx, statement, attempt):
         return False
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
-    if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers):
+    if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers) and not _read_flag_set_before(ctx, attempt):
         return False  # `except ImportError: fn = None`, then `fn(...)` with no test of it (migrate/none_stand_ins.py)
     empties = _empty_before(ctx, attempt)
     if any(_binds_a_fallback(h, package) or _answers_unavailable(h, empties) for h in handlers):
@@ -531,23 +532,39 @@ def _flag_set_before(ctx, attempt: ast.Try) -> bool:
     The flag may be switched on in a branch of the try body (`if version >= (2, 5, 7): from flash_attn import
     flash_attn_with_kvcache; has_flash_attn = True`), and bound false in an enclosing block, before the statement
     that holds the try (module-level `has_xformers = False`, then `if "NO_XFORMERS" not in os.environ: try: ...`)."""
+    return bool(_flags_set_before(ctx, attempt))
+
+
+def _flags_set_before(ctx, attempt: ast.Try) -> set[str]:
+    """The flags of `_flag_set_before`: switched on in the try body, bound false before the try."""
     flags = {t.id for s in _walk_block(attempt.body) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
              and s.value.value is True for t in s.targets if isinstance(t, ast.Name)}
     if not flags:
-        return False
+        return set()
     child, parent = attempt, ctx.parent(attempt)
     while True:
         fields = ("body", "orelse", "finalbody", "handlers") if parent is not None else ()
         block = next((getattr(parent, f) for f in fields if child in getattr(parent, f, ())), None) if parent is not None \
             else ctx.tree.body
         before = block[: block.index(child)] if block and child in block else []
-        if any(isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
-               and any(isinstance(t, ast.Name) and t.id in flags for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
-               for s in before):
-            return True
+        found = {t.id for s in before if isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Constant)
+                 and s.value.value in (False, None)
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name) and t.id in flags}
+        if found:
+            return found
         if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return False
+            return set()
         child, parent = parent, ctx.parent(parent)
+
+
+def _read_flag_set_before(ctx, attempt: ast.Try) -> bool:
+    """kaolin nvdiffrast_context.py: `_has_nvdiffrast = False` before `try: import nvdiffrast.torch as nvdiff;
+    _has_nvdiffrast = True / except ImportError: nvdiff = None`, and `def nvdiffrast_is_available(): return
+    _has_nvdiffrast` reads the flag: the None stand-in needs no test of its own, the flag is the module's question
+    (label rule 46b-8). A flag nothing reads after the try is no question."""
+    flags = _flags_set_before(ctx, attempt)
+    inside = {id(n) for n in ast.walk(attempt)}
+    return any(n.id in flags and isinstance(n.ctx, ast.Load) and id(n) not in inside for n in ctx.nodes.get(ast.Name, ()))
 
 
 def _walk_block(statements):
@@ -672,7 +689,8 @@ class GpuOnlyImport(Rule):
     except ImportError:` whose handler binds a fallback (`has_apex = False`, `FusedAdam = None` where some line tests
     the stand-in: `if FusedAdam is not None`, `assert FusedAdam`, or compares a flag the handler sets to None beside it,
     `if FLASH_VER == 2`; a None nothing tests is no fallback,
-    migrate/none_stand_ins.py), or that answers "none here" (`return False` / `None`, or an empty collection: `def
+    migrate/none_stand_ins.py, unless the try also switches on a flag bound false before it that the module reads,
+    `_has_x = False` ... `def x_is_available(): return _has_x`: label rule 46b-8), or that answers "none here" (`return False` / `None`, or an empty collection: `def
     get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
     device of that kind; label rule 43e e-2; also `return set()`, or a local the function bound to an empty collection
     just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5), or whose
@@ -885,6 +903,12 @@ class GpuOnlyImport(Rule):
         "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"
         "def grouped_gemm_is_available():\n    return _gg_ok\n"
         "backend = grouped_gemm.backend if grouped_gemm_is_available() else None\n",
+        # a handler binding a None stand-in that nothing tests, beside a flag preset false that the module reads (its
+        # accessor), which the function using the package tests first (label rule 46b-8)
+        "_has_rast = False\ntry:\n    import nvdiffrast.torch as nvdiff\n    _has_rast = True\nexcept ImportError:\n"
+        "    nvdiff = None\n    logger.info('Cannot import nvdiffrast')\ndef rast_available():\n    return _has_rast\n"
+        "def context(device):\n    if not rast_available():\n        raise ValueError('install nvdiffrast')\n"
+        "    return nvdiff.RasterizeCudaContext(device=device)\n",
         # LLamaTuner env_utils.py: only the version is read, in an environment report
         "def env():\n    info = {}\n    try:\n        import bitsandbytes\n        info['bnb'] = bitsandbytes.__version__\n"
         "    except Exception:\n        pass\n    return info\n",

@@ -26,6 +26,7 @@ _CUDA_LOCAL_VERSION = re.compile(r"\+(?:pt\d+)?cu\d{2,3}\b|\+cuda\d{1,2}(?:\.\d)
 # `cu${CUDA_MAJOR}${CUDA_MINOR}`), or a variable named for the CUDA build in the place of the whole tag
 # (`/whl/$CUDA`, `+${CUDA}.html`: transformers' GPU Dockerfiles set `ARG CUDA='cu118'`)
 _CU = r"(?:cu(?:\d{2,3}|(?:\$\{\w+(?:/{1,2}[^}\s/]*(?:/[^}\s]*)?)?\}|\$\w+)+)|\$\{?CUDA(?!_?(?:HOME|PATH|ROOT|DIR|LIB))\w*\}?)"
+_SHELL_CUDA_LOCAL_VERSION = re.compile(r"^[A-Za-z0-9][\w.-]*(?:\[[\w,.-]*\])?===?\S*\+cu(?:\$\{\w+\}|\$\w+)+$")
 _CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?" + _CU + r"(?:/\S*)?|(?:\+|%2B)" + _CU + r"\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
@@ -255,6 +256,11 @@ def _pip_install_indexes(ctx):
             # whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`): the CUDA build itself, as `torch==1.0.0+cu90`
             elif kind == "req" and text.endswith(".whl") and _CUDA_INDEX_URL.match(text + " "):
                 yield number, column, column + len(text), "wheel"
+            # a CUDA local version whose tag is a shell variable (kaolin tools/linux/Dockerfile.base: `pip install
+            # torch==${PYTORCH_VERSION}+cu${CUDA_TAG}`), which the requirement parser cannot read: the CUDA build
+            # whichever version the variable holds, as `torch==2.1.0+cu121` (label rule 46b-12)
+            elif kind == "req" and _SHELL_CUDA_LOCAL_VERSION.search(text):
+                yield number, column, column + len(text), "pin"
 
 
 def _command_text(node) -> str | None:
@@ -286,6 +292,12 @@ def _python_pip_installs(ctx):
             if kind == "index":
                 if _CUDA_INDEX_URL.match(value + " "):
                     yield "index", value, call.args[0]
+                continue
+            if installs_here(value):  # `cd 3dgrut && pip install -e .[dev,gui]`: the folder a `cd` before it enters
+                for folder in changed_into([text], 1, match.start()):
+                    dep = _folder_requirement(folder, line, column) if folder != "." else None
+                    if dep is not None:
+                        yield "req", dep, call.args[0]
                 continue
             dep = requirement(value, line, column) if "{}" not in value else None
             if dep is not None:
@@ -545,7 +557,7 @@ class GpuOnlyDependency(Rule):
     `cupy-cuda*` are honoured when the data uses them); the severity and alternative come from the
     matching entry. The same rule flags CUDA builds pinned in the manifest, which cannot install
     next to torch_npu (it needs the matching CPU build of torch): local versions like
-    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out), CUDA wheel indexes (`--extra-index-url .../whl/cu121`; in a launcher or Dockerfile `RUN` line also a wheel installed by its URL in such a folder, `pip3 install .../whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`) and NVIDIA's
+    `torch==2.1.0+cu121` (or `+cuda12.1`, a wheel spelling the CUDA version out; in a launcher's `pip install` also with the tag in a shell variable, `torch==${V}+cu${CUDA_TAG}`), CUDA wheel indexes (`--extra-index-url .../whl/cu121`; in a launcher or Dockerfile `RUN` line also a wheel installed by its URL in such a folder, `pip3 install .../whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`) and NVIDIA's
     `nvidia-*-cuXX` runtime wheels, project names that say a CUDA build by their suffix
     (`mlc-ai-nightly-cu118`, `dgl-cu113`, `tensorrt-cu12-libs`, `bitsandbytes-cuda117`: a `-cuNN[N]` /
     `-cudaNN[N]` part after the stem, where the knowledge base has no entry for the name or its entry is a
@@ -561,7 +573,8 @@ class GpuOnlyDependency(Rule):
     `pytorch-mutex=1.0=cuda`), all as warnings; the toolkit's conda names (`cudatoolkit`, `pytorch-cuda`,
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
-    extension (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
+    extension (also by its `cffi_modules=["build.py:ffi"]` naming a torch.utils.ffi CUDA build of its folder: label
+    rule 46b-3) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
     setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
     script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
@@ -604,7 +617,8 @@ class GpuOnlyDependency(Rule):
     its CI folder (`.azure-pipelines/scripts/ut/run_ut_cuda.sh`: `pip install flash-attn`).
     In Python, a `pip install` command the program runs (`subprocess.run(f"{sys.executable} -m pip install
     flash-attn", shell=True)`, `os.system(...)`, a list `[sys.executable, "-m", "pip", "install", "xformers"]`) is
-    read like a launcher's line: its requirements and CUDA wheel indexes, at the command; so is any string of the
+    read like a launcher's line: its requirements and CUDA wheel indexes, at the command (`.` or `.[extras]` after a
+    `cd DIR &&` in the command: DIR, as in a launcher, `cd 3dgrut && pip install -e .[dev,gui]`); so is any string of the
     program that gives pip a CUDA wheel index (`cmd += "--index-url https://download.pytorch.org/whl/cu121"`, a command
     built in pieces and run later) or that is a CUDA wheel index URL and nothing else (`os.environ.get('TORCH_INDEX_URL',
     ".../whl/cu121")`, the variable read into a pip command later: the line naming cu121, label ruling 44d-2; not a URL
@@ -750,6 +764,11 @@ class GpuOnlyDependency(Rule):
         Invalid("magi-attention @ file:///MagiAttention\ndecord==0.6.0\n", kind="manifest", count=1),
         Invalid("apex\napex>=0.1\n", kind="manifest", count=2),
         Invalid("torch==2.1.0+cu121\n", kind="manifest", count=1),
+        # kaolin tools/linux/Dockerfile.base: the CUDA tag computed in the RUN command, the pin and its index on their lines
+        Invalid("RUN CUDA_TAG=\"$(echo ${CUDA_VERSION} | tr -d .)\" && \\\n"
+                "    pip install torch==${PYTORCH_VERSION}+cu${CUDA_TAG} torchvision \\\n"
+                "        --index-url https://download.pytorch.org/whl/cu${CUDA_TAG}\n",
+                kind="launcher", filename="Dockerfile", count=2),
         # a CUDA build named by its suffix (OmniQuant's mlc notebook: `!pip install --pre mlc-ai-nightly-cu118
         # mlc-chat-nightly-cu118 -f https://mlc.ai/wheels`; PyPI dgl-cu113 / mxnet-cu117 / tensorrt-cu12-libs)
         Invalid("pip install --pre --force-reinstall mlc-ai-nightly-cu118 mlc-chat-nightly-cu118 -f https://mlc.ai/wheels\n",
@@ -847,6 +866,10 @@ class GpuOnlyDependency(Rule):
                 'git+https://github.com/NVIDIA/apex.git\', shell=True)\n'
                 'import os\nos.system("pip install torch --extra-index-url https://download.pytorch.org/whl/cu118")\n'
                 'subprocess.check_call([sys.executable, "-m", "pip", "install", "xformers"])', count=4),
+        # kaolin simulatable_3dgrut notebook: the folder a `cd` enters before `pip install -e .[extras]`, named for a
+        # catalogued package's repository (label rule 46b-16); `pip install .` with no `cd` names no package
+        Invalid('import subprocess\nsubprocess.run(f"cd 3dgrut && MAX_JOBS=1 pip install -e .[dev,gui]", shell=True)\n'
+                'subprocess.run("pip install -e .", shell=True)\n', count=1),
         # text-generation-webui one_click.py: the pip command is built in pieces and run later through a helper; the
         # string that gives the CUDA wheel index is the line to change (not the ROCm / CPU ones)
         Invalid('cmd = f"python -m pip install torch=={TORCH_VERSION} "\nif is_cuda118:\n'
@@ -994,6 +1017,13 @@ class GpuOnlyDependency(Rule):
                     ctx, (number, start, number, end),
                     "a CUDA build's wheel (from a CUDA wheel folder); torch_npu needs torch's CPU wheels "
                     "(https://download.pytorch.org/whl/cpu or PyPI)",
+                    severity=Severity.WARNING,
+                )
+            elif what == "pin":
+                yield self.finding(
+                    ctx, (number, start, number, end),
+                    f"`{ctx.lines[number - 1][start:end]}` pins a CUDA build (its `+cu` tag from a shell variable); "
+                    "torch_npu needs the matching CPU build of torch (drop the `+cuXXX` tag)",
                     severity=Severity.WARNING,
                 )
         if ctx.kind == "python":

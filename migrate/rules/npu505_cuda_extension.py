@@ -177,15 +177,6 @@ def _requirement_checks(ctx, call) -> list:
     return out
 
 
-def _probed(ctx, node) -> bool:
-    """`get_cuda_bare_metal_version(CUDA_HOME)`: CUDA_HOME handed to a version probe of this file (`_probe_functions`)
-    at a call whose result only picks flags (not one whose result decides a `raise`)."""
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args \
-        and "nvcc" in ctx.source and parent.func.id in _probe_functions(ctx, flag_only=False) \
-        and not _decides_a_raise(ctx, parent)
-
-
 def _handed_to_a_call(ctx, statement) -> bool:
     """`SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME` then `kernel.update_sdk_home(...SDK_HOME...)`
     (microsoft/tutel jit_compiler.py) in a file that builds no extension: the CUDA toolkit path is bound to a name
@@ -275,7 +266,7 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing; nor the header a code generator is told
-    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`, nor `CUDA_HOME` handed to such a probe, nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
+    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`; `CUDA_HOME` handed to such a probe is reported, None on a host without the toolkit, label ruling (L37), 46b-6; nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
@@ -309,8 +300,10 @@ class CudaExtension(Rule):
     reported, with the call that hands the located nvcc to the compiler (`self.set_executable('compiler_so',
     CUDA['nvcc'])`; label ruling (L66)).
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
-    `with_cuda=False`: its call, its `with_cuda=` line, the `WITH_CUDA` macro and the nvcc-compiled objects it
-    links (`'src/k.cu.o'`), not the `with_cuda = True` switch it reads (flag-building, label ruling (L70)); so is an `nvcc` command in
+    `with_cuda=False`: its `with_cuda=` line (the call's first line only where that keyword is on it or absent, not
+    `create_extension(` above a `with_cuda=` line of its own: label note 46b-4), the `WITH_CUDA` macro and the
+    nvcc-compiled objects it links (`'src/k.cu.o'`), not the `with_cuda = True` switch it reads (flag-building, label
+    ruling (L70)); so is an `nvcc` command in
     a shell launcher (`make.sh` compiling the `.cu` files such a build links), not in a Makefile (label ruling (L19):
     a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
@@ -541,17 +534,17 @@ class CudaExtension(Rule):
                 "    extra_include_paths=[os.environ.get('CUDA_HOME', '/usr/local/cuda') + '/include'],\n"
                 "    extra_cuda_cflags=['-O2'],\n)\n", count=4),
         Invalid("from torch.utils import cpp_extension\ndef build(name, sources, flags):\n    return cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=flags)", count=1),
-        # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list only, not the probe or the
-        # CUDA_HOME handed to it; nvcc run to compile is reported; a version requirement (the probe's result decides a
-        # `raise`: EETQ setup.py) is reported as before
+        # nvcc run for its version only picks flags (rulings R2/(L14)): the flag list, not the probe; the CUDA_HOME
+        # handed to it is (label ruling (L37): None without the toolkit, the build breaks there); nvcc run to compile is
+        # reported; a version requirement (the probe's result decides a `raise`: EETQ setup.py) is reported as before
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "out = cuda_version(CUDA_HOME)\nflags = ['-gencode', 'arch=compute_80,code=sm_80']\n"
-                "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=3),
+                "subprocess.run([home + '/bin/nvcc', '-c', 'k.cu'])", count=4),
         Invalid("import subprocess\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n"
-                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=3),
+                "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=4),
         # the requirement's own `if` too (qserve / SageAttention setup.py: `if nvcc_cuda_version < Version("12.0"): raise`),
         # not a later check that also asks about the architectures; and a raising check in a helper nothing calls
         # (flash-attention's csrc/*/setup.py keep apex's check_cuda_torch_binary_vs_bare_metal) makes the probe no
@@ -615,12 +608,16 @@ class CudaExtension(Rule):
         Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
             "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
             "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
-        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, the call, with_cuda=;
-            # not the `with_cuda = True` switch (flag-building, label ruling (L70))
+        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, with_cuda=; not the
+            # `with_cuda = True` switch (flag-building, label ruling (L70)) nor `create_extension(` above its own
+            # `with_cuda=` line (46b-4)
             "import torch\nfrom torch.utils.ffi import create_extension\ndefines, with_cuda = [], False\n"
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
-            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=5),
+            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=4),
+        # the same build on one line: the call's line is its `with_cuda=` line
+        Invalid("from torch.utils.ffi import create_extension\n"
+                "ffi = create_extension('_ext.dcn', sources=['dcn.c'], with_cuda=True)\n", count=1),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
         # warp-transducer warprnnt_tensorflow/__init__.py: the op read on the loaded library (not the gradient's ops)
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\ndef loss(a):\n"
@@ -970,7 +967,11 @@ class CudaExtension(Rule):
             if name == _FFI:
                 if ffi_with_cuda(ctx, call):
                     reported.append(call)
-                    yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
+                    flag = ctx.keyword(call, "with_cuda")
+                    # the call's own line only where no `with_cuda=` line of it says CUDA: the keyword and the `.cu.o`
+                    # objects are what a porter edits, `create_extension(` is not (label ruling (L70), 46b-4)
+                    if flag is None or flag.lineno == call.lineno or not (_is_true(flag) or isinstance(flag, ast.Name)):
+                        yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
                     yield from self._inner_lines(ctx, call)
                 continue
             if name is None or not name.startswith(_EXT + "."):
@@ -1129,7 +1130,7 @@ class CudaExtension(Rule):
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
-                        and not _probed(ctx, node) and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
+                        and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
                     seen.add(id(statement))
                     yield self.finding(
                         ctx, node,
