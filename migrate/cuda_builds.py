@@ -71,10 +71,21 @@ CU_WILDCARD = "cu:*.cu"
 _BUILD_CODES = ("NPU505", "NPU511")
 
 
-def mentions(text: str) -> list[str]:
-    """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names."""
+# a C / C++ / CUDA comment (a string literal is matched first and kept): `// see pytorch/cuda/k.cu for the layout` in
+# another device's source (mmcv's MLU sparse_conv_mlu.cpp) names the file for the reader, it includes nothing
+_C_COMMENT = re.compile(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.S)
+_C_LIKE = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".mu", ".mlu")
+
+
+def mentions(text: str, path: str = "") -> list[str]:
+    """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names; in a C / C++ / CUDA
+    source, outside its comments."""
     if ".cu" not in text or not _ENDING.search(text):
         return []
+    if path.endswith(_C_LIKE):
+        text = _C_COMMENT.sub(lambda m: m.group(1) or "", text)
+        if not _ENDING.search(text):
+            return []
     out = set(named(text))
     out.update(wildcards(text))
     if _EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text):  # a directory walk filtered by extension

@@ -445,7 +445,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         suppressed += s_
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
-    refs = refs + mentions(text)  # the CUDA files this one names (migrate/cuda_builds.py)
+    refs = refs + mentions(text, path)  # the CUDA files this one names (migrate/cuda_builds.py)
     facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None)
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
@@ -743,6 +743,9 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     # a CUDA-target-only CMake engine with an NPU fallback; after drop_unbuilt, which reads every built source's NPU506
     results = target_device_builds.drop_fallback_builds(results)
     results = cmake_npu_switch.drop_cuda_side(results)  # the CUDA side of a CMake build with an NPU switch
+    from migrate import npu_build_branch
+
+    results = npu_build_branch.drop_cuda_side(results, read, config.max_file_size)  # a setup.py's chain with an NPU build
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 

@@ -418,6 +418,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
     if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers) and not _read_flag_set_before(ctx, attempt):
         return False  # `except ImportError: fn = None`, then `fn(...)` with no test of it (migrate/none_stand_ins.py)
+    if _records_failure(attempt):  # `except Exception as e: results[k] = {"error": str(e)}`: no fallback (L73)
+        return False
     empties = _empty_before(ctx, attempt)
     if any(_binds_a_fallback(h, package) or _answers_unavailable(h, empties) for h in handlers):
         return True
@@ -460,17 +462,44 @@ def _unread_flag_only(ctx, statement, attempt: ast.Try) -> bool:
 _NOTICES = frozenset({"warn", "warning", "info", "debug", "error", "exception", "print", "print_exc"})
 
 
-def _only_notices(handler: ast.ExceptHandler) -> bool:
-    def notice(statement) -> bool:
-        if isinstance(statement, ast.Pass):
-            return True
-        call = statement.value if isinstance(statement, ast.Expr) else None
-        if not isinstance(call, ast.Call):
-            return False
-        func = call.func
-        return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _NOTICES
+def _notice(statement) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _NOTICES
 
-    return any(not isinstance(s, ast.Pass) for s in handler.body) and all(notice(s) for s in handler.body)
+
+def _only_notices(handler: ast.ExceptHandler) -> bool:
+    return any(not isinstance(s, ast.Pass) for s in handler.body) and all(_notice(s) for s in handler.body)
+
+
+def _records_failure(attempt: ast.Try) -> bool:
+    """cubvh's benchmark: `try: import diso; ...; results[res]["disomc"] = {"times": ...} / except Exception as e:
+    print(f"disomc error: {e}"); results[res]["disomc"] = {"error": str(e)}`. Every handler catches any failure and
+    stores the caught error in a place the try body fills with the step's result (the same target, written the same
+    way), besides telling the user: the failure is that step's recorded result, nothing after the try computes it
+    without the package (label ruling (L73), 46a rule note a-7). A handler that stores something else, or none of the
+    error, keeps the fallback reading."""
+    filled = {ast.unparse(t) for s in _walk_block(attempt.body) if isinstance(s, ast.Assign) for t in s.targets
+              if isinstance(t, (ast.Subscript, ast.Attribute))}
+    if not filled or not attempt.handlers:
+        return False
+    for handler in attempt.handlers:
+        if not _catches_everything(handler) or handler.name is None:
+            return False
+        recorded = False
+        for statement in handler.body:
+            if (isinstance(statement, ast.Assign) and all(ast.unparse(t) in filled for t in statement.targets)
+                    and any(isinstance(n, ast.Name) and n.id == handler.name for n in ast.walk(statement.value))):
+                recorded = True
+            elif not _notice(statement):
+                return False
+        if not recorded:
+            return False
+    return True
 
 
 def _warned_and_unused(ctx, statement, attempt: ast.Try) -> bool:
@@ -738,7 +767,11 @@ class GpuOnlyImport(Rule):
     `else:` runs only with the package); not where the try is the last statement of its function and every handler
     catches any failure only to report it (a per-format exporter's `def export_engine(...): try: import tensorrt as
     trt; ... trt.Builder(logger) / except Exception as e: LOGGER.info(f'export failure: {e}')`: nothing runs after it,
-    the format is the user's choice, so the import and its uses stay reported, label ruling (L73)). `importlib.import_module("apex")` and other
+    the format is the user's choice, so the import and its uses stay reported, label ruling (L73); so are a benchmark's
+    per-method attempts whose every handler catches any failure and stores the caught error where the try stores the
+    step's result, `try: import diso; ...; results[res]["diso"] = {"mean": t} / except Exception as e: print(e);
+    results[res]["diso"] = {"error": str(e)}`: the failure is the recorded result, nothing computes it without the
+    package, label note 46a a-7). `importlib.import_module("apex")` and other
     dynamic imports are not followed. A module of the repository that every importer imports in such a `try:` or
     under an availability check of a GPU-only package (its name or its catalogued alias: `is_bnb_available()`,
     third_party.toml `aliases`; also the `else:` of an import attempt of such a package, `try: from megablocks import
@@ -792,6 +825,9 @@ class GpuOnlyImport(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "imports a GPU-only package"
     VALID = [
+        # the handler computes the same result without the package: a fallback, not a recorded failure
+        "import torch\ndef bench(sdf, results):\n    try:\n        import diso\n        results['mc'] = diso.DiffMC()(sdf)\n"
+        "    except Exception as e:\n        print(f'diso error: {e}')\n        results['mc'] = torch_mc(sdf)\n    return results\n",
         # an SSIM loss that tries the fused kernel inside the try and falls through to its torch reference after it
         "def ssim_loss(a, b):\n    try:\n        from fused_ssim import fused_ssim\n        if not a.is_cpu:\n"
         "            return 1.0 - fused_ssim(a, b)\n    except ImportError:\n        pass\n    return 1.0 - reference_ssim(a, b)\n",
@@ -920,6 +956,11 @@ class GpuOnlyImport(Rule):
         "mode = 'xformers' if XF_OK else 'softmax'\n",
     ]
     INVALID = [
+        # a benchmark's per-method attempt records the failure as that method's result (label note 46a a-7, (L73))
+        Invalid("import torch\ndef bench(sdf, results):\n    try:\n        import diso\n        mc = diso.DiffMC(dtype=torch.float32)\n"
+                "        results['diso'] = {'verts': mc(sdf)[0].shape[0]}\n    except Exception as e:\n"
+                "        print(f'diso error: {e}')\n        results['diso'] = {'error': str(e)}\n"
+                "    results['torch'] = sdf.sum()\n    return results\n", count=1),
         # a per-format exporter whose whole body is the try and whose handler only reports the failure: the format is
         # a user's choice, nothing runs without the package (label ruling (L73)); one import, one construction
         Invalid("import logging\nLOGGER = logging.getLogger(__name__)\n\ndef export_engine(onnx_file):\n    try:\n"

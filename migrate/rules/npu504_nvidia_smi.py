@@ -180,6 +180,46 @@ def _wrapped_command(ctx, call, wrappers):
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
+# a tool's path as a value: "/usr/local/cuda/bin/nvcc", `os.path.join(cuda_home, "bin", "nvcc")`, `osp.join(home, "bin/nvcc")`
+_PATH_TOOL = re.compile(r"^(?:\S*/)?(nvcc|nvitop|nvidia-cuda-mps-control)$")
+
+
+def _tool_path(value: ast.AST) -> str | None:
+    """The tool a value is the path of: a string, or a path join whose last part is one."""
+    if isinstance(value, ast.Call) and value.args and (
+            isinstance(value.func, ast.Attribute) and value.func.attr == "join"
+            or isinstance(value.func, ast.Name) and value.func.id == "join"):
+        value = value.args[-1]
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        match = _PATH_TOOL.match(value.value.strip())
+        return match.group(1) if match else None
+    return None
+
+
+def _path_bound_tool(ctx, head: ast.AST, call: ast.Call) -> str | None:
+    """The tool a runner's command word names through a variable holding its path: `nvcc = osp.join(CUDA_HOME,
+    "bin/nvcc")`, then `check_output(f'"{nvcc}" -V', shell=True)` or `check_output([nvcc, "-V"])` (mmcv's collect_env,
+    label note 46a a-4). The variable's nearest assignment before the call in the same function decides (a `hipcc`
+    path bound to the same name in another branch above is not nvcc)."""
+    if isinstance(head, ast.JoinedStr):  # the command word is the string's first field, quoted or not
+        lead = [v for v in head.values if not (isinstance(v, ast.Constant) and isinstance(v.value, str)
+                                               and not v.value.strip(" \"'"))]
+        if not lead or not isinstance(lead[0], ast.FormattedValue):
+            return None
+        head = lead[0].value
+    if not isinstance(head, ast.Name):
+        return None
+    scope = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+    nearest = None
+    for node in ast.walk(scope) if scope is not None else ctx.nodes.get(ast.Assign, ()):
+        if (isinstance(node, ast.Assign) and node.lineno <= call.lineno and not any(n is call for n in ast.walk(node))
+                and any(isinstance(t, ast.Name) and t.id == head.id for t in node.targets)
+                and (scope is not None or ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) is None)
+                and (nearest is None or node.lineno > nearest.lineno)):
+            nearest = node
+    return _tool_path(nearest.value) if nearest is not None else None
+
+
 def _row_title(ctx, node) -> bool:
     """A string in a tuple with other values beside it, outside any run (a report's row `("nvcc --version", tail)`):
     it titles the row, it runs nothing."""
@@ -215,7 +255,9 @@ class NvidiaSmi(Rule):
     that word alone as the command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`, also
     of a function of the file that runs the command handed to it: `def _run_cmd(cmd): subprocess.run(list(cmd), ...)`,
     then `_run_cmd(["nvcc", "--version"])`; the same command's words titling a report's row beside its value,
-    `rows.append(("nvcc --version", tail))`, are not run and not reported: label rule 34c-10), or
+    `rows.append(("nvcc --version", tail))`, are not run and not reported: label rule 34c-10; also through a variable
+    holding its path, `nvcc = osp.join(CUDA_HOME, "bin/nvcc")` then `check_output(f'"{nvcc}" -V', shell=True)`, by the
+    variable's nearest assignment before the run in its function: label note 46a a-4), or
     `nvidia-cuda-mps-control` after a pipe in a string such a call runs (`echo quit | nvidia-cuda-mps-control`), is
     reported too; so is, once
     per file, the name of Nsight Systems' injection proxy (`libToolsInjectionProxy64.so`, preloaded to profile the
@@ -256,6 +298,14 @@ class NvidiaSmi(Rule):
               kind="launcher", filename="install.sh"),
     ]
     INVALID = [
+        # an environment report runs the compiler through a variable holding its path (label note 46a a-4); the
+        # ROCm compiler bound to the same name in the branch above is not nvcc
+        Invalid("import os.path as osp, subprocess\ndef collect(home):\n    if home == '/opt/rocm':\n"
+                "        cc = osp.join(home, 'hip/bin/hipcc')\n        out = subprocess.check_output(f'\"{cc}\" --version', shell=True)\n"
+                "    else:\n        cc = osp.join(home, 'bin/nvcc')\n        cc = subprocess.check_output(f'\"{cc}\" -V', shell=True)\n"
+                "    return out\n", count=1),
+        Invalid('import os, subprocess\nnvcc = os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")\n'
+                'version = subprocess.check_output([nvcc, "--version"])\n', count=1),
         # an environment report runs the tools through its own wrapper of subprocess (label rule 34c-10): the runs are
         # reported, the rows titled with the same words are not
         Invalid("import subprocess\ndef _run_cmd(cmd, timeout=2.0):\n    p = subprocess.run(list(cmd), capture_output=True, text=True,"
@@ -353,6 +403,10 @@ class NvidiaSmi(Rule):
                     first = first.elts[0]
                 if first is not None:
                     heads.add(id(first))
+                    tool = _path_bound_tool(ctx, first, call)
+                    if tool is not None:
+                        yield self.finding(ctx, call.args[0] if isinstance(first, ast.Name) else first,
+                                           f"`{tool}` does not exist on an Ascend host: {_TOOL_MESSAGES[tool]}")
                 if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in helpers:
                     helper_runs.append((call, first.func.id))
             elif wrappers and (command := _wrapped_command(ctx, call, wrappers)) is not None:

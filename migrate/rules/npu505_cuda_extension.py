@@ -319,7 +319,12 @@ class CudaExtension(Rule):
     `if CUDA_HOME is not None: <CUDAExtension ...> elif BUILD_NPU: ...`, where `CUDA_HOME` names CUDA and `BUILD_NPU` is a
     module-level flag bound to an NPU availability probe (`torch_npu.npu.is_available()` in a `try: import torch_npu`,
     `is_torch_npu_available()`, `find_spec("torch_npu") is not None`), and a branch under `not BUILD_NPU`: its CUDA
-    branches are not reported (migrate/npu_aware.py). The kernels must be reimplemented as Ascend C operators registered with
+    branches are not reported (migrate/npu_aware.py). A build file one of whose `if` / `elif` branches tests the NPU (a
+    device test, or an environment switch with `NPU` as a word: `elif os.getenv("FORCE_NPU", "0") == "1":`) and builds
+    with torch_npu's extension class (`from torch_npu.utils.cpp_extension import NpuExtension`) is a per-device build: none of
+    its NPU505 lines are reported (every branch of the chain, another framework's build of the same extension too), nor
+    NPU506 of the CUDA files only such files build, nor NPU508 uses of the extensions they define (label rulings (L20),
+    (L56); 46a rule notes a-2, a-5; migrate/npu_build_branch.py). The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"

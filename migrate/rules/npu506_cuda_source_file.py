@@ -29,7 +29,11 @@ class CudaSourceFile(Rule):
     `ext_modules = [CMakeExtension(...)]`, `else: ext_modules = []`, an NPU value of that target beside it), whose
     package the runtime imports in a `try:` falling back on ImportError, in a repository whose device dispatch has an
     NPU side, is the CUDA side of that chain: its CMake lines (NPU511), the CUDA files only it builds (NPU506) and
-    the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py)."""
+    the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py). Nor are
+    the CUDA files that only a setup.py with an NPU build branch builds (`elif os.getenv("FORCE_NPU") == "1":` building
+    `NpuExtension`; migrate/npu_build_branch.py, NPU505). A CUDA file named only in a comment of a C / C++ / CUDA source
+    (`// see pytorch/cuda/k.cu for the layout` in another device's implementation) is named for the reader: that names
+    nothing (migrate/cuda_builds.py `mentions`)."""
 
     CODE = "NPU506"
     NAME = "cuda-source-file"
