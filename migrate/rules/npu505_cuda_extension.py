@@ -306,7 +306,8 @@ class CudaExtension(Rule):
     reported, with the call that hands the located nvcc to the compiler (`self.set_executable('compiler_so',
     CUDA['nvcc'])`; label ruling (L66)).
     torch < 1.0's cffi builder `torch.utils.ffi.create_extension(..., with_cuda=...)` is a CUDA build unless
-    `with_cuda=False`: its call, its `with_cuda=` line, the `WITH_CUDA` macro and the nvcc-compiled objects it
+    `with_cuda=False`: its call (its `with_cuda=` line instead where the call is written over several lines, label
+    ruling (L70)), the `WITH_CUDA` macro and the nvcc-compiled objects it
     links (`'src/k.cu.o'`), not the `with_cuda = True` switch it reads (flag-building, label ruling (L70)); so is an `nvcc` command in
     a shell launcher (`make.sh` compiling the `.cu` files such a build links), not in a Makefile (label ruling (L19):
     a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
@@ -605,12 +606,13 @@ class CudaExtension(Rule):
         Invalid(  # Pointnet2_PyTorch pointnet2_utils.py: the JIT fallback build's nvcc flags and `with_cuda=True` lines
             "from torch.utils.cpp_extension import load\n_ext = load(\n    '_ext',\n    sources=srcs,\n"
             "    extra_cuda_cflags=['-O3'],\n    with_cuda=True,\n)", count=3),
-        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, the call, with_cuda=;
+        Invalid(  # TDAN / faster-rcnn.pytorch build.py: the CUDA gate, the macro, the linked .cu.o, with_cuda= (not the
+            # call's first line, label ruling (L70));
             # not the `with_cuda = True` switch (flag-building, label ruling (L70))
             "import torch\nfrom torch.utils.ffi import create_extension\ndefines, with_cuda = [], False\n"
             "if torch.cuda.is_available():\n    defines += [('WITH_CUDA', None)]\n    with_cuda = True\n"
             "objs = ['src/dcn_kernel.cu.o']\nffi = create_extension(\n    '_ext.dcn',\n    define_macros=defines,\n"
-            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=5),
+            "    with_cuda=with_cuda,\n    extra_objects=objs)\n", count=4),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
         # warp-transducer warprnnt_tensorflow/__init__.py: the op read on the loaded library (not the gradient's ops)
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\ndef loss(a):\n"
@@ -960,7 +962,11 @@ class CudaExtension(Rule):
             if name == _FFI:
                 if ffi_with_cuda(ctx, call):
                     reported.append(call)
-                    yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
+                    # the build's `with_cuda=` keyword on a line of its own is the line to change, not the call's
+                    # first line (label ruling (L70))
+                    flag = ctx.keyword(call, "with_cuda")
+                    if flag is None or flag.lineno == call.lineno:
+                        yield self.finding(ctx, call, "a cffi build (torch.utils.ffi) that links CUDA kernels: " + self.MESSAGE)
                     yield from self._inner_lines(ctx, call)
                 continue
             if name is None or not name.startswith(_EXT + "."):
