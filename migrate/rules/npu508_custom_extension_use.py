@@ -409,7 +409,8 @@ class CustomExtensionUse(Rule):
     NPU tensor takes, on a host copy: `ext.hash_cpu(x.cpu()).to(device)`), or any op called in a function named for the
     CPU (`def ext_rep_penalty_mask_cpu(...)`), is not reported (migrate/cpu_fallbacks.py); nor is, in the final `else:`
     of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
-    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a class of the
+    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69); also in the body of the negated
+    test, `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there); nor is a constant or enum member read from the compiled module
@@ -605,6 +606,13 @@ class CustomExtensionUse(Rule):
             "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('lut_ext', ['lut.cpp', 'k.cu'])\n"
             "import lut_ext\ndef apply(lut, x, out):\n    if x.is_cuda:\n        lut_ext.lut_forward_cuda(lut, x, out)\n"
             "    else:\n        lut_ext.lut_forward(lut, x, out)\n        lut_ext.lut_stats(out)\n    return out\n",
+            count=3,
+        ),
+        # the negated test: `if not x.is_cuda:` calls the CPU build, its `else:` the `<op>_cuda` sibling (L69)
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pool_ext', ['pool.c', 'k.cu'])\n"
+            "import pool_ext\ndef forward(x, rois, out):\n    if not x.is_cuda:\n        pool_ext.pool_forward(x, rois, out)\n"
+            "    else:\n        pool_ext.pool_forward_cuda(x, rois, out)\n    pool_ext.pool_backward(out)\n    return out\n",
             count=3,
         ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
