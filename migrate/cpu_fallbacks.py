@@ -26,6 +26,13 @@ a cffi extension built from trilinear.c and trilinear_cuda.c):
         trilinear.trilinear_forward_cuda(lut, x, out)
     else:
         trilinear.trilinear_forward(lut, x, out)
+
+and so is it in the body of the negated test, whose `else:` calls the sibling (faster-rcnn.pytorch's cffi roi_pooling):
+
+    if not x.is_cuda:
+        roi_pooling.roi_pooling_forward(h, w, scale, x, rois, out)
+    else:
+        roi_pooling.roi_pooling_forward_cuda(h, w, scale, x, rois, out, argmax)
 """
 
 from __future__ import annotations
@@ -84,17 +91,25 @@ def _chain_links(statement: ast.If, ctx) -> list[ast.If]:
     return links
 
 
+def _calls(ctx, blocks: list[ast.stmt], qual: str) -> bool:
+    """One of `blocks` calls `qual`."""
+    for block in blocks:
+        for node in ast.walk(block):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == qual.rsplit(".", 1)[-1] and ctx.qualname(node.func) == qual:
+                return True
+    return False
+
+
 def _cuda_sibling_called(ctx, statement: ast.If, qual: str) -> bool:
     """A branch of the chain testing for CUDA calls `<qual>_cuda` (the op's CUDA build, beside its CPU build `qual`)."""
-    sibling = f"{qual}_cuda"
-    for link in _chain_links(statement, ctx):
-        if _device_literal(link.test, "cuda"):
-            for block in link.body:
-                for node in ast.walk(block):
-                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                            and node.func.attr == sibling.rsplit(".", 1)[-1] and ctx.qualname(node.func) == sibling:
-                        return True
-    return False
+    return any(_device_literal(link.test, "cuda") and _calls(ctx, link.body, f"{qual}_cuda")
+               for link in _chain_links(statement, ctx))
+
+
+def _not_cuda(test: ast.AST) -> bool:
+    """`not x.is_cuda` / `not x.device.type == "cuda"`: the test that only a non-CUDA device passes."""
+    return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _device_literal(test.operand, "cuda")
 
 
 def _in_cpu_function(ctx, node: ast.AST) -> bool:
@@ -118,6 +133,9 @@ def cpu_op_off_cuda(ctx, node: ast.AST, qual: str, cpu_build: bool = False) -> b
         if isinstance(parent, ast.If):
             if child in parent.body:
                 if cpu_named and _device_literal(parent.test, "cpu"):
+                    return True
+                # `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`: the op's CPU build, off CUDA (L69)
+                if _not_cuda(parent.test) and (cpu_named or _calls(ctx, parent.orelse, f"{qual}_cuda")):
                     return True
             elif child in parent.orelse and not (len(parent.orelse) == 1 and isinstance(parent.orelse[0], ast.If)):
                 if any(_device_literal(test, "cuda") for test in _chain_tests(parent, ctx)) and (

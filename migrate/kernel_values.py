@@ -24,6 +24,8 @@ from __future__ import annotations
 import ast
 import re
 
+from migrate import op_register_aliases
+
 _EXT = "torch.utils.cpp_extension"
 _JIT = (f"{_EXT}.load", f"{_EXT}.load_inline")
 
@@ -712,7 +714,7 @@ def resolve_wrappers(modules: dict, module_for, namespaces=None, python_ops=froz
             namespace = (namespaces or {}).get(d.why[len(OPS):].split("::", 1)[0])
             # an op accessor or class alias (called_kernels) reaches any namespace of the scan, as `torch.ops.<ns>` does
             if namespace is not None and (namespace.cuda or d.mode in (CALLED, LAZY_OP)):
-                mode = WRAPPER if d.why[len(OPS):] in python_ops else d.mode
+                mode = WRAPPER if op_register_aliases.implemented_in_python(python_ops, d.why[len(OPS):]) else d.mode
                 modules[name] = type(d)("value", name, namespace.path, namespace.line, namespace.cuda,
                                         f"torch.ops.{namespace.name}", mode)
             del pending[name]

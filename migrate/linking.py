@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from migrate import fileio, own_package, repo_index
+from migrate import fileio, op_register_aliases, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
 from migrate.config import Config
 from migrate.findings import FileResult
@@ -283,7 +283,7 @@ def link_from_facts(result: FileResult, sites: str, index, version: str) -> tupl
             qual = base if rest == "-" else f"{base}.{rest}"
             parts = qual.split(".")
             if len(parts) > 2 and parts[0] == "torch" and parts[1] in ("ops", "classes") and parts[2] in index.namespaces:
-                python_op = parts[1] == "ops" and len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops  # as `uses`
+                python_op = parts[1] == "ops" and len(parts) > 3 and op_register_aliases.implemented_in_python(index.python_ops, f"{parts[2]}::{parts[3]}")  # as `uses`
                 extra.append(rule._finding(ctx, span, qual, index.namespaces[parts[2]], python_op=parts[3] if python_op else ""))
     if index.exports or index.star_names:  # NPU510: the relative imports of an exported name bound first, as `bind_relative_imports` does
         bound = dict(base_of)

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from migrate import cpu_builds, source_set_tables
+from migrate import cpu_builds, op_register_aliases, source_set_tables
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
@@ -359,8 +359,12 @@ def _build_defs(ctx) -> list[Definition]:
     variables = extension_class_variables(ctx)
     source_sets = source_set_tables.class_variables(ctx)
     cpu_variables = cpu_builds.cpu_class_variables(ctx) if variables else frozenset()
+    # `register_op = torch.library.custom_op` chosen at import time (migrate/op_register_aliases.py)
+    registrations = op_register_aliases.registration_aliases(ctx) if "torch.library" in ctx.source else {}
     for call in ctx.nodes.get(ast.Call, ()):
         name = ctx.qualname(call.func)
+        if name is None and isinstance(call.func, ast.Name) and call.func.id in registrations:
+            name = registrations[call.func.id]
         if name is None and isinstance(call.func, ast.Name) and call.func.id in variables:
             name = f"{_EXT}.CUDAExtension"  # called through the variable it was assigned to
             if call.func.id in cpu_variables:  # also bound to CppExtension: a CPU build of it too (migrate/cpu_builds.py)
@@ -415,6 +419,11 @@ def _build_defs(ctx) -> list[Definition]:
                 out.append(Definition("module", f"{module}._{module.rsplit('.', 1)[-1]}", ctx.path, call.lineno, True, cuda_sources(call)))
         elif name in ("torch.library.Library", "torch.library.define", "torch.library.custom_op", "torch.library.impl"):
             text = _module_string(ctx, call.args[0]) if call.args else None
+            if text is None and call.args and name in op_register_aliases.REGISTRATIONS:
+                text = op_register_aliases.name_pattern(call.args[0])  # `f"ns::na{dim}d_forward"` from a factory
+                if text and _python_implementation(ctx, call, name):
+                    out.append(Definition("opimpl", text, ctx.path, call.lineno, False, "python"))
+                continue
             if not text or text.split("::", 1)[0] in BUILTIN_NAMESPACES:
                 continue
             namespace = text.split("::", 1)[0]

@@ -1678,6 +1678,35 @@ def test_an_op_registered_under_a_module_constant_name_is_a_python_op(tmp_path):
     assert finding_lines(result, "NPU508", "passes.py") == []
 
 
+def test_an_op_registered_through_a_decorator_chosen_at_import_time_is_a_python_op(tmp_path):
+    """NATTEN-style torch_wrappers.py: `register_op = torch.library.custom_op` (a local stand-in on old torch) decorates
+    the Python wrapper that calls the compiled op; `torch.ops.mylib.attn_forward` calls that wrapper (label ruling
+    (L83)): no NPU508 there, the compiled call inside the wrapper stays one (migrate/op_register_aliases.py)."""
+    write_files(tmp_path, {
+        "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                    "setup(ext_modules=[CUDAExtension('mylib._C', ['mylib/k.cpp', 'mylib/k.cu'])])\n",
+        "mylib/k.cu": "__global__ void k(float* x) {}\n",
+        "mylib/k.cpp": "TORCH_LIBRARY(mylib, m) { m.def(\"attn_forward_cxx(Tensor q) -> Tensor\"); }\n",
+        "mylib/__init__.py": "",
+        "mylib/wrappers.py": (
+            "import torch\nfrom mylib._C import attn_forward_cxx\nOLD_TORCH = False\n"
+            "def disabled_register_op(name, fn=None, /, *, mutates_args, device_types=None):\n"
+            "    return fn if fn is not None else (lambda f: f)\n"
+            "if OLD_TORCH:\n    register_op = disabled_register_op\nelse:\n    register_op = torch.library.custom_op\n"
+            "@register_op('mylib::attn_forward', mutates_args=(), device_types='cuda')\n"
+            "def attn_forward_op(q: torch.Tensor) -> torch.Tensor:\n    return attn_forward_cxx(q)\n"
+            "attn_forward = attn_forward_op if OLD_TORCH else torch.ops.mylib.attn_forward\n"
+            "def run(q):\n    return torch.ops.mylib.attn_forward(q)\n"
+            # one op per dimension from a factory, named by an f-string: `mylib::na*d_forward`
+            "def make_na_ops(na_dim):\n    @register_op(f'mylib::na{na_dim}d_forward', mutates_args=())\n"
+            "    def na_forward_op(q: torch.Tensor) -> torch.Tensor:\n        return attn_forward_cxx(q)\n"
+            "    return na_forward_op\nmake_na_ops(1)\nna1d_forward = torch.ops.mylib.na1d_forward\n"
+        ),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "wrappers.py") == [2, 12, 19]  # the import and the compiled calls
+
+
 # ops re-exported by a plain module (not a package `__init__`), a chain of two, and star imports of the
 # repository's own modules: one honouring `__all__` (nms is left out), one of a module without `__all__`
 MODULE_REEXPORT = {

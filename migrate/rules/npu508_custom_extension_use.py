@@ -14,6 +14,7 @@ from migrate import (
     knowledge,
     loader_objects,
     npu_aware,
+    op_register_aliases,
     repo_index,
     source_set_tables,
     submodules,
@@ -367,7 +368,9 @@ class CustomExtensionUse(Rule):
     port as the kernel's call sites (`wrapper_calls`, with the lines reported here as `call_sites`).
     The same holds for `torch.ops.<ns>.<op>` when every registration of the op hands torch.library a
     Python function of the repository (`@torch.library.impl("ns::op", "cuda")` on a `def` whose body calls
-    the compiled op, reported there); an op registered with the compiled op itself
+    the compiled op, reported there; also through a module-level name chosen at import time, `register_op =
+    torch.library.custom_op` beside a local stand-in, or named by an f-string in a factory, `f"ns::na{dim}d_forward"`,
+    matched as `ns::na*d_forward`; label ruling (L83), migrate/op_register_aliases.py); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
     method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
@@ -421,7 +424,8 @@ class CustomExtensionUse(Rule):
     stay reported there (IA-SSD's `def boxes_iou_bev_cpu(...)`, exllama's `def ext_rep_penalty_mask_cpu(...)`: label
     ruling (L89)); nor is, in the final `else:`
     of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
-    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69)); nor is a class of the
+    there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69); also in the body of the negated
+    test, `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there); nor is a constant or enum member read from the compiled module
@@ -631,6 +635,13 @@ class CustomExtensionUse(Rule):
             "    else:\n        lut_ext.lut_forward(lut, x, out)\n        lut_ext.lut_stats(out)\n    return out\n",
             count=3,
         ),
+        # the negated test: `if not x.is_cuda:` calls the CPU build, its `else:` the `<op>_cuda` sibling (L69)
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pool_ext', ['pool.c', 'k.cu'])\n"
+            "import pool_ext\ndef forward(x, rois, out):\n    if not x.is_cuda:\n        pool_ext.pool_forward(x, rois, out)\n"
+            "    else:\n        pool_ext.pool_forward_cuda(x, rois, out)\n    pool_ext.pool_backward(out)\n    return out\n",
+            count=3,
+        ),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'DEF')\ny = torch.ops.mylib.fast_op(x)\n", count=1),
         # enum members and constants of the compiled module are values (label ruling (L80)), and its availability
         # probe runs no kernel ((L62)): the imports, the op call, the construction and the GPU member chosen for CUDA
@@ -819,7 +830,7 @@ class CustomExtensionUse(Rule):
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
                     continue
                 if len(parts) > 2 and parts[2] in index.namespaces and not (_hasattr_probe(ctx, node) or _mock_target(ctx, node)):
-                    python_op = parts[1] == "ops" and len(parts) > 3 and f"{parts[2]}::{parts[3]}" in index.python_ops
+                    python_op = parts[1] == "ops" and len(parts) > 3 and op_register_aliases.implemented_in_python(index.python_ops, f"{parts[2]}::{parts[3]}")
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
                                         python_op=parts[3] if python_op else "")
                 continue

@@ -27,7 +27,10 @@ _LIST_DEFINITIONS = re.compile(r"\blist\s*\(\s*(?:APPEND|PREPEND)\s+(\w+)\b([^)]
 # (a value may be a variable: `-DCUDA_ARCH=${CUDA_ARCH}`)
 # (or a configuration macro of Thrust / CUB, the CUDA toolkit's C++ libraries: `THRUST_IGNORE_CUB_VERSION_CHECK`,
 # `CUB_IGNORE_DEPRECATED_CPP_DIALECT`; not Thrust's host backends, `THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP|CPP|TBB`)
-_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*GPU_ARCH\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*|(?:THRUST|CUB)_\w+)(?:=(\S*))?$")
+# (or one switching on code of CUTLASS, NVIDIA's CUDA-only template library, `-DNATTEN_WITH_CUTLASS`,
+# `-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1`, or the kernels of an NVIDIA GPU generation, `-DMYLIB_WITH_HOPPER_FNA=1`: the
+# sources' CUDA-only path, label rule 46c-6)
+_CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*CUTLASS\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?(?:VOLTA|TURING|AMPERE|HOPPER|BLACKWELL)\w*|\w*GPU_ARCH\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*|(?:THRUST|CUB)_\w+)(?:=(\S*))?$")
 _HOST_BACKEND = re.compile(r"THRUST_(?:HOST|DEVICE)_SYSTEM_(?:OMP|CPP|TBB)$")
 # CMake's CUDA-language settings, which CMake turns into nvcc options: the GPU architectures (`--generate-code`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_ARCHITECTURES.html), the CUDA dialect (`-std=c++17`,
@@ -89,8 +92,8 @@ class CmakeCudaBuild(Rule):
     written over several lines, each further line that names a `.cu` / `.cuh` source (also a program:
     `add_executable(t ${srcs})` of a list holding `.cu`), each line of a `file(GLOB[_RECURSE] ...)` holding
     a `.cu` pattern (quoted or not), FindCUDA's `cuda_compile(...)` (objects built by nvcc) and `cuda_include_directories(...)`
-    (nvcc's include path; label ruling (L36)), each nvcc flag list (`set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` in a branch that
-    has not written that list yet, or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
+    (nvcc's include path; label ruling (L36)), each nvcc flag list (each `set(CMAKE_CUDA_FLAGS[_<CONFIG>] ...)` line, also
+    `set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -O3")` after the first, label rule 46c-6; or its first `string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS` at its first
     write; per-target `$<$<COMPILE_LANGUAGE:CUDA>:...>` options at that line; CMake's CUDA-language settings that
     become nvcc options, `set(CMAKE_CUDA_ARCHITECTURES 86)` / `CMAKE_CUDA_STANDARD` / `CMAKE_CUDA_SEPARABLE_COMPILATION`
     and the target properties `CUDA_ARCHITECTURES` / `CUDA_STANDARD` / `CUDA_SEPARABLE_COMPILATION`) and each compile
@@ -98,7 +101,8 @@ class CmakeCudaBuild(Rule):
     or switching a GPU path on (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`,
     `-DUSE_GPU`; not `-DNO_CUDA`,
     `WITH_CUDA=0`; a Thrust / CUB configuration macro, `THRUST_IGNORE_CUB_VERSION_CHECK`, not Thrust's host
-    backends), the switch that compiles the sources' CUDA path; the dialect made a requirement
+    backends; one switching on CUTLASS code, `-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1`, `-DMYLIB_WITH_CUTLASS`, or an
+    NVIDIA GPU generation's kernels, `-DMYLIB_WITH_HOPPER_FNA=1`, label rule 46c-6), the switch that compiles the sources' CUDA path; the dialect made a requirement
     (`CMAKE_CUDA_STANDARD_REQUIRED`), nvcc's device link step (`CUDA_RESOLVE_DEVICE_SYMBOLS`, label rule 42c-6); a
     `.cu` source under a folder variable in a list the target reads (`list(APPEND SRC ${KERNEL_DIR}/gemm.cu)`). Also
     each line that ties the build to the CUDA toolkit (label ruling L36,
@@ -238,6 +242,16 @@ class CmakeCudaBuild(Rule):
                 count=3),
         Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=1),
+        # each nvcc flag line appended in turn, and the CUTLASS / GPU-generation switches; not the C++ ABI or the
+        # torch extension macros, nor the C++ flags (label rule 46c-6)
+        Invalid("enable_language(CUDA)\nset(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} -std=c++17\")\n"
+                "set(CMAKE_CUDA_FLAGS \"${CMAKE_CUDA_FLAGS} --expt-relaxed-constexpr\")\n"
+                "set(CMAKE_CUDA_FLAGS \"${CMAKE_CUDA_FLAGS} -O3\")\nif(${ADD_LINEINFO})\n"
+                "  set(CMAKE_CUDA_FLAGS \"${CMAKE_CUDA_FLAGS} -lineinfo\")\nendif()\n"
+                "add_definitions(\"-D_GLIBCXX_USE_CXX11_ABI=1\")\nadd_definitions(\"-DTORCH_EXTENSION_NAME=libmy\")\n"
+                "add_definitions(\"-DMYLIB_WITH_CUTLASS\")\nadd_definitions(\"-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1\")\n"
+                "if(${MYLIB_WITH_HOPPER})\n  add_definitions(\"-DMYLIB_WITH_HOPPER_FNA=1\")\nendif()\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=7),
         Invalid("find_package(CUDA)\nadd_definitions(-DUSE_GPU)\nadd_definitions(-DGPU_COUNT=2 -DUSE_GPU=OFF)\n", kind="cpp-source",
                 filename="CMakeLists.txt", count=2),
         # k2-fsa/fast_rnnt fast_rnnt/csrc/CMakeLists.txt: the sources are a variable assembled above the target (the CUDA
@@ -372,8 +386,8 @@ class CmakeCudaBuild(Rule):
                     yield self.finding(ctx, self._span(lines, number), f"CUDA source `{source}` of `{target.name}`: " + self.MESSAGE)
 
     def _flags_and_macros(self, ctx, code):
-        """A CUDA macro definition; each nvcc flag list: a `set(CMAKE_CUDA_FLAGS... ...)` in a branch that has not
-        written the list yet (each branch's set is its own list), or the first write of it in the file."""
+        """A CUDA macro definition; each nvcc flag list: each `set(CMAKE_CUDA_FLAGS... ...)`, or the first write of
+        it in the file (`string(APPEND ...)`; FindCUDA's `CUDA_NVCC_FLAGS`, one list)."""
         written: set[tuple] = set()  # (variable, branch)
         # a file that writes CMAKE_CUDA_FLAGS compiles with CMake's CUDA language, which does not read CUDA_NVCC_FLAGS
         # (IST-DASLab/QUIK copies that list into CMAKE_CUDA_FLAGS with a foreach): the one list is CMAKE_CUDA_FLAGS
@@ -397,7 +411,9 @@ class CmakeCudaBuild(Rule):
             # FindCUDA's list grown entry by entry (`list(APPEND CUDA_NVCC_FLAGS "--use_fast_math")`): each entry's line
             # is a flag of the port (label rule 36c-7), where `set(CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -O2")` rewrites one list
             entry = variable == _ONE_LIST and match.group(0).lower().startswith("list")
-            if first or entry or (match.group("set") and variable != _ONE_LIST and (variable, stack[-1]) not in written):
+            # each `set(CMAKE_CUDA_FLAGS[_<CONFIG>] "${CMAKE_CUDA_FLAGS} --use_fast_math")` is a line of nvcc flags to
+            # port, also the ones after the first in a branch (label rules 42c, 43e, 46c-6)
+            if first or entry or (match.group("set") and variable != _ONE_LIST):
                 number = code.count("\n", 0, match.start()) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number), f"sets nvcc flags (`{variable}`): " + self.MESSAGE)
             written.add((variable, stack[-1]))
