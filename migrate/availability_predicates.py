@@ -63,16 +63,27 @@ def predicates(ctx) -> frozenset[str]:
         found = grown
 
 
+_STATEMENT_LISTS = ("body", "handlers", "orelse", "finalbody", "cases")  # where statements hold statements
+_LISTS_OF: dict[type, tuple[str, ...]] = {}  # node type -> its fields among those, in the node's own order
+
+
 def _own_returns(function) -> list[ast.Return]:
-    """The `return` statements of `function` itself (not those of functions or classes defined inside it)."""
+    """The `return` statements of `function` itself (not those of functions or classes defined inside it). A
+    `return` is a statement: only the statement lists of statements (and of `except` handlers and `case`s) are read,
+    not their expressions (a lambda holds no statement)."""
     out, todo = [], list(function.body)
     while todo:
         node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.Return):
             out.append(node)
-        todo.extend(ast.iter_child_nodes(node))
+            continue
+        fields = _LISTS_OF.get(type(node))
+        if fields is None:
+            fields = _LISTS_OF[type(node)] = tuple(f for f in node._fields if f in _STATEMENT_LISTS)
+        for field in fields:
+            todo.extend(getattr(node, field))
     return out
 
 

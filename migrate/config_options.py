@@ -411,12 +411,12 @@ def report(results: list) -> list:
                                                          int(fact[6][len(_CELL):]) if len(fact) > 6 and fact[6].startswith(_CELL) else None))
     if not branches or not settings:
         return results
-    fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
     gpu_lines: dict[str, list[int]] = {}
     option_lines: dict[str, list[int]] = {}  # NPU503 lines: a library's GPU-only option value
     warning = Severity.WARNING  # read once: an enum member's lookup is a descriptor call (~40k findings on torch)
     for result in results:
-        option_lines[result.path] = [f.line for f in result.findings if f.code == "NPU503"]
+        if result.path in declared:  # read only for a script's own argparse option (`in_script` below)
+            option_lines[result.path] = [f.line for f in result.findings if f.code == "NPU503"]
         # a package with an Ascend backend of its own (a "partial" entry, NPU501 at warning: liger_kernel) leaves the
         # value a path that runs on the NPU: no GPU-only branch (label rule 37e-11)
         lines = [f.line for f in result.findings if f.code in CODES and not f.optional
@@ -471,6 +471,8 @@ def report(results: list) -> list:
     scripted = {pair for _, pair in in_script}
     if not chosen and not scripted:
         return results
+    # the option names some setting sets other than as an argument's default: read only where a value is chosen
+    fields = {pair.partition("=")[0] for pair, sites in settings.items() if any(s[2] != _ARGUMENT for s in sites)}
     paths = [result.path for result in results]
     added: dict[str, list] = {}
     for pair in chosen | scripted:

@@ -189,11 +189,12 @@ def _applying(rules, text: str, kb, found: dict[str, bool] | None = None) -> lis
     applies); each distinct trigger is searched for once per text (several rules share them).
     `found`: filled with each trigger searched for and whether `text` holds it.
     A trigger without whitespace is searched for in the text's distinct whitespace-separated runs
-    (`_distinct_runs`): the same answer as `trigger in text`, from ~40% of the characters on the torch package."""
+    (`_distinct_runs`), one of word characters only (most of them) in the distinct words of those runs
+    (`_distinct_words`): the same answer as `trigger in text`, from ~40% / ~15% of the characters on the torch package."""
     if found is None:
         found = {}
     out = []
-    runs = None
+    runs = words = None
     for rule in rules:
         triggers = _minimal_triggers(rule, kb)
         if not triggers:
@@ -202,9 +203,18 @@ def _applying(rules, text: str, kb, found: dict[str, bool] | None = None) -> lis
         for trigger in triggers:
             hit = found.get(trigger)
             if hit is None:
-                if runs is None:
-                    runs = _distinct_runs(text)
-                hit = found[trigger] = trigger in (text if _spaced(trigger) else runs)
+                if _spaced(trigger):
+                    hit = trigger in text
+                else:
+                    if runs is None:
+                        runs = _distinct_runs(text)
+                    if _wordy(trigger):
+                        if words is None:
+                            words = _distinct_words(runs)
+                        hit = trigger in words
+                    else:
+                        hit = trigger in runs
+                found[trigger] = hit
             if hit:
                 out.append(rule)
                 break
@@ -218,10 +228,25 @@ def _distinct_runs(text: str) -> str:
     return "\n".join(set(text.split()))
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _distinct_words(runs: str) -> str:
+    """The distinct words (`\\w+`) of `runs`, one a line. A string of ASCII word characters occurs in `runs`
+    exactly when it occurs here: each occurrence lies within one word, and none spans the newlines between words."""
+    return "\n".join(set(_WORD.findall(runs)))
+
+
 @lru_cache(maxsize=None)
 def _spaced(trigger: str) -> bool:
     """Whether `trigger` holds whitespace as `str.split` splits on it: such a trigger is searched for in the text itself."""
     return any(c.isspace() for c in trigger)
+
+
+@lru_cache(maxsize=None)
+def _wordy(trigger: str) -> bool:
+    """Whether `trigger` is ASCII word characters only: such a trigger is searched for in the distinct words."""
+    return trigger.isascii() and _WORD.fullmatch(trigger) is not None
 
 
 def _notebook_imports(cells) -> dict[str, str]:

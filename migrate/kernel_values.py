@@ -99,6 +99,14 @@ def _is_cuda_build(ctx, node: ast.Call) -> bool:
     return name in _JIT and _jit_with_cuda(ctx, node)
 
 
+def _may_name_cpp_extension(ctx) -> bool:
+    """Whether a name of this file can resolve to one of `torch.utils.cpp_extension` (`ctx.qualname`: an import's
+    module, relative ones resolved, and the attributes after it): the file, its path or one of its imports holds
+    the word. Without it no call is a CUDA build (`_is_cuda_build`)."""
+    word = "cpp_extension"
+    return word in ctx.source or word in ctx.path or any(word in module for module in ctx.imports.values())
+
+
 def _functions_building_cuda(ctx) -> frozenset[int]:
     """id() of every function holding a CUDA build call (`_is_cuda_build`), found with one pass over the
     file's calls: `helper_builds` asks about every function, and walking each one (nested ones again
@@ -106,6 +114,9 @@ def _functions_building_cuda(ctx) -> frozenset[int]:
     cached = ctx.__dict__.get("_npu_functions_building_cuda")
     if cached is not None:
         return cached
+    if not _may_name_cpp_extension(ctx):
+        ctx.__dict__["_npu_functions_building_cuda"] = out = frozenset()
+        return out
     from migrate.repo_index import _jit_with_cuda, extension_class_variables
 
     out: set[int] = set()

@@ -68,3 +68,48 @@ def test_a_function_answering_from_an_import_attempt_flag_guards_like_the_flag(t
     assert finding_lines(result, "NPU501", "app/ldm/vae.py") == []  # a predicate asking another predicate first
     assert finding_lines(result, "NPU501", "app/ldm/named.py") == []  # imported by name
     assert finding_lines(result, "NPU501", "app/ldm/forced.py") == [4]
+
+
+def test_own_returns_reads_every_statement_list_and_skips_nested_scopes():
+    # _own_returns walks statement lists only: the returns of if/for/while/with/try (handlers, else, finally) and
+    # match cases, in the order of a walk of every node, none of a nested def, class or lambda
+    import ast
+
+    from migrate.availability_predicates import _own_returns
+
+    source = """
+def f(x):
+    if x:
+        return 1
+    elif x > 1:
+        return 2
+    else:
+        for i in x:
+            return 3
+        else:
+            return 4
+    while x:
+        return 5
+    with x:
+        return 6
+    try:
+        return 7
+    except E:
+        return 8
+    else:
+        return 9
+    finally:
+        return 10
+    match x:
+        case 1:
+            return 11
+    def g():
+        return 12
+    class C:
+        def h(self):
+            return 13
+    y = lambda: 14
+    return 15
+"""
+    function = ast.parse(source).body[0]
+    assert [r.value.value for r in _own_returns(function)] == [15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]

@@ -471,3 +471,20 @@ def test_wants_exports_reads_the_trigger_search_and_the_minimal_hints_as_a_searc
     engine._applying(engine._rules_for(version)["python"], text, engine._kb(version), searched)
     expected = "cuda" in text or any(hint in text for hint in reexports._hints())
     assert reexports.wants_exports(text, searched) == expected == reexports.wants_exports(text)
+
+
+@given(st.lists(st.sampled_from(["torch.load", "torch", ".", "load", "(", "CUDA_", "HOME", "cuda", "nvidia-smi", " ",
+                                 "\n", "é", "_", "x", "apex", "Extension(", "cpp_extension", "-", "'", "\t"]),
+                max_size=10).map("".join))
+def test_trigger_search_in_distinct_runs_and_words_answers_as_a_search_of_the_text(text):
+    # engine._applying searches word triggers in the distinct words, others without whitespace in the distinct runs
+    from migrate import engine, knowledge
+
+    version = knowledge.resolve_version(None)
+    kb = engine._kb(version)
+    for rules in engine._rules_for(version).values():
+        searched: dict[str, bool] = {}
+        active = engine._applying(rules, text, kb, searched)
+        assert all(hit == (trigger in text) for trigger, hit in searched.items())
+        assert active == [r for r in rules if not engine._minimal_triggers(r, kb)
+                          or any(t in text for t in engine._minimal_triggers(r, kb))]
