@@ -100,7 +100,7 @@ def test_noqa_on_any_line_of_a_statement_and_file_level(tmp_path: Path):
         "e = torch.ones(1).cuda()  # noqa: F401\n"
     )
     result = scan([str(path)], use_cache=False)
-    # a bare `# noqa` and another linter's codes are not ours (ruling (L86)): lines 6 and 7 stay reported
+    # a bare noqa comment and another linter's codes are not ours (ruling (L86)): lines 6 and 7 stay reported
     assert [f.line for f in result.findings if f.code == "NPU101"] == [5, 6, 7]
     assert result.files[0].suppressed == 2
     path.write_text("# npu-migrate: noqa\n" + path.read_text())
