@@ -8,7 +8,9 @@ uses (NPU501, NPU507, NPU404) are dropped. So are those of a module imported onl
 (`if is_flashinfer_available():`, or the `else:` of an import attempt of such a package: `try: from megablocks import
 ops / except ModuleNotFoundError: pass / else: from .megablock_moe import MegaBlockMoE`) or a CUDA-device branch (`if "cuda" in str(device):`, `if device.type == "cuda":`,
 `if torch.cuda.is_available():`, the project's own probe `if is_fp8_supported_gpu():`: on an NPU host the other
-branch runs), and of a module whose other importers are
+branch runs; not an import in such a branch whose name the importer reads outside every such branch, nothing else
+binding it: `return nms_gpu(dets, thresh) if force_cpu == False else nms_cpu(dets, thresh)` under a user switch fails
+with a NameError on an NPU host, label ruling (L74), `_used_outside_cuda_branch`), and of a module whose other importers are
 themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch; an ordinary module too: xtuner's MoE Triton kernels
 reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). An import attempt whose handler defines a substitute for a name it binds (croco's `except ImportError: class
@@ -430,8 +432,42 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
                             key=lambda n: (n.lineno, n.col_offset))
         fallbacks: dict[int, set[str]] = {}
         found = [(node, _guarded(node, parent, fallbacks, keys, unprobed)) for node in statements]
+    if any(g == CHECKED for _, g in found):
+        used = _used_outside_cuda_branch(tree, unprobed)
+        found = [(node, UNGUARDED if g == CHECKED and id(node) in used else g) for node, g in found]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
             for node, guarded in found for name in _imported(node, path)]
+
+
+def _bound_names(node: ast.AST) -> set[str]:
+    return {a.asname or a.name.split(".", 1)[0] for a in getattr(node, "names", ()) if a.name != "*"}
+
+
+def _used_outside_cuda_branch(tree: ast.Module, unprobed: frozenset) -> frozenset[int]:
+    """Ids of the imports written in the body of a CUDA-device branch (`if torch.cuda.is_available(): from
+    model.nms.nms_gpu import nms_gpu`) that bind a name the module reads outside every such branch, where nothing
+    else in it binds that name (`return nms_gpu(dets, thresh) if force_cpu == False else nms_cpu(dets, thresh)`, a
+    user switch: on an NPU host the branch is skipped and the call fails with a NameError, label ruling (L74), 46c
+    HALF-3/4). Such an import guards nothing: the module is needed on every host."""
+    branches = [n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.IfExp)) and _cuda_device_check(n.test, unprobed)]
+    imports = {id(s): s for b in branches if isinstance(b, ast.If) for s in b.body if isinstance(s, (ast.Import, ast.ImportFrom))}
+    if not imports:
+        return frozenset()
+    inside = {id(n) for b in branches for s in (b.body if isinstance(b, ast.If) else [b.body]) for n in ast.walk(s)}
+    bound_elsewhere: dict[str, int] = {}
+    reads: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in imports:
+            for name in _bound_names(n):
+                bound_elsewhere[name] = 1
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound_elsewhere[n.name] = 1
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            bound_elsewhere[n.id] = 1
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside:
+            reads.add(n.id)
+    return frozenset(key for key, s in imports.items()
+                     if any(name in reads and name not in bound_elsewhere for name in _bound_names(s)))
 
 
 def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset(),

@@ -3,7 +3,7 @@ import os
 import re
 import sys
 
-from migrate import kernel_values
+from migrate import cmake_cuda_extensions, kernel_values, torch_cuda_requirements
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
@@ -291,6 +291,13 @@ class CudaExtension(Rule):
     NVRTC / nvcc helper; not a call of torch, cupy, pycuda, numba, triton or the standard library); so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
     install(use_cuda): extension = CUDAExtension if use_cuda else CppExtension ...`) given the literal that picks it
     (`install(use_cuda=True)`; not `install(use_cuda=False)`).
+    So is one given no sources (`Extension("natten.libnatten", [])`) in a file whose own `build_ext` subclass runs
+    `cmake` with a CUDA definition on the command line it assembles (`-DNATTEN_CUDA_ARCH_LIST=...`): the module a CUDA
+    CMake project builds, reported at the call (label note 46c HALF-5, migrate/cmake_cuda_extensions.py); in a file
+    that builds CUDA, a check that stops the build when torch is no CUDA build (`assert torch.version.cuda is not
+    None`, `assert CUDA_VERSION >= [12, 0]` over a name bound from it, and the `raise` directly under `if
+    torch.version.cuda is None:`) is a toolkit requirement that raises, reported (rulings (L14), (L35);
+    migrate/torch_cuda_requirements.py), not a test that only picks flags.
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
     custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines (also those of a module-level
     variable its `sources=` reads, `sources = [... for f in ['front.cpp', 'back.cu']]`) and `'nvcc'` key; in a file
@@ -339,6 +346,15 @@ class CudaExtension(Rule):
     TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'", "cmake")
     VALID = [
+        # a sourceless extension whose build_ext runs a CMake project told nothing about CUDA (a CPU build), and a
+        # `torch.version.cuda` check in a file that builds nothing (migrate/cmake_cuda_extensions.py,
+        # migrate/torch_cuda_requirements.py)
+        Valid("import subprocess\nfrom setuptools import Extension, setup\nfrom setuptools.command.build_ext import build_ext\n"
+              "class CMakeBuild(build_ext):\n    def build_extension(self, ext):\n"
+              "        subprocess.check_call(['cmake', 'csrc', '-DCMAKE_BUILD_TYPE=Release'])\n"
+              "setup(name='pkg', ext_modules=[Extension('pkg.lib', [])], cmdclass={'build_ext': CMakeBuild})\n",
+              filename="setup.py"),
+        Valid("import torch\nassert torch.version.cuda is not None\nprint(torch.version.cuda)\n", filename="setup.py"),
         # a build that picks the device through torch's toolkit roots and a flag bound to an NPU probe: the CUDA
         # branch of that chain is the CUDA side of an NPU-aware choice (label ruling (L20), migrate/npu_aware.py)
         Valid("import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
@@ -422,6 +438,21 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # SHI-Labs/NATTEN-style setup.py (46c HALF-5, rulings (L14)/(L35)): the sourceless extension a custom build_ext
+        # hands to a CUDA CMake project, the two asserts on torch's CUDA version and the raise when it is None; the
+        # flag-only test (no raise) is none
+        Invalid("import subprocess\nimport torch\nfrom setuptools import Extension, setup\n"
+                "from setuptools.command.build_ext import build_ext\n"
+                "assert torch.version.cuda is not None\nparts = torch.version.cuda.split('.')[:2]\n"
+                "CUDA_VERSION = [int(x) for x in parts]\nassert CUDA_VERSION >= [12, 0], 'CUDA 12.0 and above'\n"
+                "if CUDA_VERSION >= [12, 0] and IS_WINDOWS:\n    print('cmake may fail on Windows')\n"
+                "def get_version():\n    if torch.version.cuda is None:\n        raise ValueError('needs CUDA torch')\n"
+                "    return '1.0'\n"
+                "class BuildExtension(build_ext):\n    def build_extension(self, ext):\n"
+                "        args = [f'-DMYLIB_CUDA_ARCH_LIST={ARCHS}', '-DCMAKE_BUILD_TYPE=Release']\n"
+                "        subprocess.check_call(['cmake', 'csrc'] + args)\n"
+                "setup(name='mylib', version=get_version(), ext_modules=[Extension('mylib.libmylib', [])],\n"
+                "      cmdclass={'build_ext': BuildExtension})\n", filename="setup.py", count=4),
         # a setup.py configuring a CMake build of a vendored CUDA library from Python: the architectures nvcc builds
         # for, set on the command line, is the build's CUDA setting (label rule 35d-3); the cmake path and the source
         # folder are not
@@ -705,6 +736,12 @@ class CudaExtension(Rule):
     def _check(self, ctx):
         reported: list[ast.AST] = []  # the build calls `_builds` reports, filled as it runs
         found = list(self._builds(ctx, reported))
+        if ctx.kind != "launcher":  # `Extension("pkg.lib", [])` that the file's build_ext builds with CUDA CMake
+            for call in cmake_cuda_extensions.sourceless_calls(ctx):
+                reported.append(call)
+                found.append(self.finding(ctx, call, "an extension without sources that the file's `build_ext` "
+                                          "builds through a CUDA CMake project (migrate/cmake_cuda_extensions.py): "
+                                          + self.MESSAGE))
         yield from found
         if ctx.kind == "launcher" and "cmake" in ctx.source and not ctx.path.replace("\\", "/").rsplit("/", 1)[-1].lower().startswith("dockerfile"):
             yield from self._cmake_home_defines(ctx)
@@ -713,6 +750,13 @@ class CudaExtension(Rule):
             yield from gates
             yield from self._cuda_home(ctx, reported, {f.line for f in gates})
             yield from self._accessor_bindings(ctx, reported)
+            if found:  # `assert torch.version.cuda is not None` and the like (migrate/torch_cuda_requirements.py)
+                lines = {f.line for f in found} | {f.line for f in gates}
+                for node in torch_cuda_requirements.requirement_nodes(ctx):
+                    if node.lineno not in lines:
+                        yield self.finding(ctx, node, "stops the build when PyTorch is not a CUDA build "
+                                           "(`torch.version.cuda` is None on an Ascend host): a CUDA toolkit "
+                                           "requirement; " + self.MESSAGE)
             if found and "nvcc" in ctx.source:
                 yield from self._toolkit_locators(ctx)
             if "load_op_library" in ctx.source:

@@ -457,7 +457,10 @@ class CustomExtensionUse(Rule):
     not the `import copy` / `copy.deepcopy(...)` of its Python code.
     A module of the repository every way into which checks first (imported only under `if bits == 4 and
     EXLLAMA_KERNELS_AVAILABLE:`, a flag set by an import attempt of the extension, or a CUDA-device branch; as NPU501's
-    optional modules, migrate/optional_modules.py) is an optional path: its extension uses are not reported; one
+    optional modules, migrate/optional_modules.py) is an optional path: its extension uses are not reported (not
+    through an import in a CUDA-device branch whose name the importer reads outside every such branch, nothing else
+    binding it: `if torch.cuda.is_available(): from model.nms.nms_gpu import nms_gpu`, then `return nms_gpu(dets,
+    thresh) if force_cpu == False else nms_cpu(dets, thresh)`, a NameError on an NPU host, label ruling (L74)); one
     imported only in a `try:` keeps them (label notes 40d-9, (L42)), unless that `try:`'s handler defines again in plain
     code a name the attempt binds (`try: from models.curope import cuRoPE2D / RoPE2D = cuRoPE2D / except ImportError:
     class RoPE2D(torch.nn.Module): ...`, a pure-PyTorch substitute: label note 41a-1); a module of a package importing
