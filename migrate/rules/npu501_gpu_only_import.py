@@ -803,7 +803,8 @@ class GpuOnlyImport(Rule):
     eng.kernels import attention` at an engine's top fails without the package, so attn.py's kernels stay reported;
     the other names bound under that check stay an optional path); so is a test that skips without the package
     (`@require_bitsandbytes`, `@pytest.mark.skipif(not _has_vllm, ...)` over a module flag `_has_vllm =
-    importlib.util.find_spec("vllm") is not None`, and a class or function of the test file that only such tests
+    importlib.util.find_spec("vllm") is not None`, or `@pytest.mark.skipif(vllm is None, ...)` over `vllm =
+    lazy_import("vllm")`, xoscar's helper that is None without the package, and a class or function of the test file that only such tests
     reference; migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`, the op-builder base `deepspeed.ops.op_builder.builder.OpBuilder`) are not reported; a
     `from m import a, b` one of whose names still needs a look (`OpBuilder, CUDAOpBuilder`) is, under that name's entry;
