@@ -10,7 +10,9 @@ ops / except ModuleNotFoundError: pass / else: from .megablock_moe import MegaBl
 `if torch.cuda.is_available():`, the project's own probe `if is_fp8_supported_gpu():`: on an NPU host the other
 branch runs; not an import in such a branch whose name the importer reads outside every such branch, nothing else
 binding it: `return nms_gpu(dets, thresh) if force_cpu == False else nms_cpu(dets, thresh)` under a user switch fails
-with a NameError on an NPU host, label ruling (L74), `_used_outside_cuda_branch`), and of a module whose other importers are
+with a NameError on an NPU host, label ruling (L74), `_used_outside_cuda_branch`) or by a method of a backend class
+answering for its own package (`probed_backends`: xinference's vLLM backend, whose `check_lib` the engine registry asks,
+imports its xavier engine in `load`), and of a module whose other importers are
 themselves optional modules (relaying it: ChatTTS model/cuda/__init__.py `from .te_llama import
 TELlamaModel`, the package imported only in gpt.py's CUDA branch; an ordinary module too: xtuner's MoE Triton kernels
 reach the CUDA branch of its device dispatch through ops/moe/cuda/group_gemm.py and cuda/__init__.py). An import attempt whose handler defines a substitute for a name it binds (croco's `except ImportError: class
@@ -105,6 +107,11 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
             for statement in part:
                 _imports(statement, level, out, keys, unprobed)
         return
+    if isinstance(node, ast.ClassDef) and _backend_key(node) in keys:
+        for statement in node.body:
+            level = max(guarded, TRIED) if _backend_method(node, statement, keys) else guarded
+            _imports(statement, level, out, keys, unprobed)
+        return
     if isinstance(node, ast.If) and _checks_package(node.test, keys, unprobed):
         # xDiT attention_backend.py: `if env_info["has_flash_attn_4_fp4"]: from xfuser...fp4_quantize import ...`, the only
         # import of a module that imports flashinfer at its top: the program takes that path only where the package is
@@ -188,6 +195,47 @@ def none_tests(tree: ast.Module, nodes: dict | None = None) -> frozenset[str]:
     return frozenset(f"{_NONE_KEY}{c.left.id}" for c in compares
                      if isinstance(c.left, ast.Name) and len(c.ops) == 1 and isinstance(c.ops[0], (ast.Is, ast.IsNot))
                      and isinstance(c.comparators[0], ast.Constant) and c.comparators[0].value is None)
+
+
+_BACKEND_KEY = "backend:"  # a self-probing backend class (by position) among the `keys` of `_imports` / `_guarded`
+
+
+def _backend_key(node: ast.ClassDef) -> str:
+    return f"{_BACKEND_KEY}{node.lineno}:{node.col_offset}"
+
+
+def probed_backends(tree: ast.Module, nodes: dict | None = None) -> frozenset[str]:
+    """`backend:LINE:COL` for each class that answers for its own package, as migrate/probed_packages.py reads it: a
+    `@classmethod` / `@staticmethod` probe an engine registry elsewhere asks before it offers the class (`def
+    check_lib(cls): try: importlib.import_module("vllm") / except ImportError: return False, "..."`), in a module that
+    imports that package at its top only in an import attempt or under `if TYPE_CHECKING:`. The class's other methods
+    run only where the probe said True, so a repository module they import (xinference's vLLM backend: `def
+    load(self): ... from .xavier.engine import XavierEngine`, a module importing vllm internals at its top) is reached
+    only through that selection (label rule 46e e-4, (L42)/(L56)): guarded as an import attempt (TRIED), so the
+    repository's own Triton / numba kernels reached so stay reported (the probe checks the backend's package, not
+    theirs)."""
+    from migrate.probed_packages import _KERNEL_LANGUAGES, _class_probed, _top_level_imports
+
+    classes = nodes.get(ast.ClassDef, ()) if nodes is not None else [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    found = {}
+    for cls in classes:
+        packages = {package for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and (package := _class_probed(f)) and package not in _KERNEL_LANGUAGES}
+        if packages:
+            found[cls] = packages
+    if not found:
+        return frozenset()
+    top = _top_level_imports(tree, attempts=False)
+    return frozenset(_backend_key(cls) for cls, packages in found.items() if packages - top)
+
+
+def _backend_method(cls: ast.ClassDef, child: ast.AST, keys: frozenset) -> bool:
+    """`child`, a statement of the class body, is a method of a self-probing backend class (`probed_backends`) other
+    than its probe."""
+    from migrate.probed_packages import _class_probed
+
+    return isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and _backend_key(cls) in keys \
+        and _class_probed(child) is None
 
 
 def _else_of_package(node: ast.Try) -> bool:
@@ -423,7 +471,8 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
-    keys, unprobed = registry_keys(tree) | attempt_flags(tree) | none_tests(tree, nodes), unprobed_probes(tree)
+    keys = registry_keys(tree) | attempt_flags(tree) | none_tests(tree, nodes) | probed_backends(tree, nodes)
+    unprobed = unprobed_probes(tree)
     if nodes is None:
         found: list = []
         _imports(tree, UNGUARDED, found, keys, unprobed)
@@ -497,6 +546,8 @@ def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
                 and _checks_package(above.test, keys, unprobed):
             guarded = CHECKED
+        elif isinstance(above, ast.ClassDef) and _backend_method(above, child, keys):
+            guarded = max(guarded, TRIED)
     return UNGUARDED if vetoed else guarded
 
 

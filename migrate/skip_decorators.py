@@ -14,7 +14,9 @@ unconditional skip (`@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`) ru
 its findings of those codes are dropped (its compiled-extension uses, NPU508, after the scan: migrate/decollected_tests.py).
 The availability test may also be a module-level flag the file binds from a probe of the package (pytorch/torchtune
 tests/torchtune/rl/test_parameter_server.py: `_has_vllm = importlib.util.find_spec("vllm") is not None`, then
-`@pytest.mark.skipif(not _has_ray or not _has_vllm, reason="requires ray and vllm")` over the test class), and a class or
+`@pytest.mark.skipif(not _has_ray or not _has_vllm, reason="requires ray and vllm")` over the test class), or a module
+bound lazily that is None without the package (`vllm = lazy_import("vllm")`, xoscar's helper, then `@pytest.mark.
+skipif(vllm is None, reason="vllm need to be installed")`: xinference's vLLM tests, label rule 46e e-4), and a class or
 function of the file that only such tests reference (the same file's `DummyCollector`, a Ray actor importing vllm in its
 `__init__`, built only inside the skipped class) goes with them: it runs only where they run (label ruling (L27), label
 note 45e).
@@ -61,14 +63,31 @@ def _name(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
 
 
+def _lazy_module(value: ast.AST, roots) -> str | None:
+    """The catalogue package of `lazy_import("vllm")`: xoscar's `xoscar.utils.lazy_import(name, ..., placeholder=False)`
+    returns None where `pkgutil.find_loader(name)` finds nothing (xorbitsai/xoscar python/xoscar/utils.py), so the
+    name bound to it is None without the package; not with `placeholder=` given (a stand-in object then)."""
+    if not (isinstance(value, ast.Call) and _name(value.func) == "lazy_import" and value.args
+            and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, str)
+            and not any(k.arg == "placeholder" for k in value.keywords)):
+        return None
+    return catalogue_package(value.args[0].value.split(".", 1)[0], roots)
+
+
 def _probe_flags(tree_nodes: dict, roots) -> dict[str, str]:
     """Module-level names bound to a probe of a catalogue package: `_has_vllm = importlib.util.find_spec("vllm") is not
-    None` (also `find_spec(...)` / `util.find_spec(...)`, compared `is not None`) -> {"_has_vllm": "vllm"}."""
+    None` (also `find_spec(...)` / `util.find_spec(...)`, compared `is not None`) -> {"_has_vllm": "vllm"}; also a
+    module bound lazily, None without the package (`vllm = lazy_import("vllm")`, `_lazy_module`), which a skip tests
+    as `vllm is None` (xinference's vllm/tests/test_distributed_executor.py-like `@pytest.mark.skipif(vllm is None,
+    reason="vllm need to be installed")`)."""
     flags: dict[str, str] = {}
     for node in tree_nodes.get(ast.Assign, ()):
         if getattr(node, "col_offset", 1) != 0 or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             continue
         value = node.value
+        if (package := _lazy_module(value, roots)) is not None:
+            flags[node.targets[0].id] = package
+            continue
         if not (isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.IsNot)
                 and isinstance(value.comparators[0], ast.Constant) and value.comparators[0].value is None):
             continue
@@ -88,6 +107,10 @@ def _available_in(test: ast.AST, negated: bool, roots, flags: dict | None = None
     the package is missing) or of the `and` a skipUnless tests."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or if negated else ast.And):
         return next((p for value in test.values if (p := _available_in(value, negated, roots, flags)) is not None), None)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is if negated else ast.IsNot) \
+            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None:  # skipif(vllm is None) / skipUnless(vllm is not None)
+        return flags.get(test.left.id) if flags else None
     if negated:
         if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
             return None

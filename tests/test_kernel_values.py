@@ -920,6 +920,49 @@ def test_a_module_every_importer_imports_under_an_availability_check_is_an_optio
     assert finding_lines(result, "NPU501", "pkg/other.py") == [1]
 
 
+def test_a_module_imported_only_by_the_methods_of_a_self_probing_backend_class_is_an_optional_path(tmp_path):
+    # a serving framework's vLLM backend answers for itself (`check_lib`, asked by the engine registry elsewhere) and
+    # imports, in a method, a module of its own built on vLLM internals: that module runs only where vllm is (label
+    # rule 46e e-4). A module the probe method itself imports, or one a class without a probe imports, stays; so do the
+    # Triton kernels of a module reached so (the probe asks about vllm, not triton).
+    write_files(tmp_path, {
+        "srv/__init__.py": "",
+        "srv/backend.py": (
+            "import importlib\n"
+            "try:\n    import vllm\n    HAVE_VLLM = True\nexcept ImportError:\n    HAVE_VLLM = False\n"
+            "class VLLMModel:\n"
+            "    @classmethod\n"
+            "    def check_lib(cls):\n"
+            "        try:\n            importlib.import_module(\"vllm\")\n"
+            "        except ImportError as exc:\n            return False, f\"no vLLM: {exc}\"\n"
+            "        return True\n"
+            "    def load(self):\n"
+            "        from .custom_engine import CustomEngine\n"
+            "        from .fused import fused\n"
+            "        return CustomEngine(fused)\n"
+            "class PlainModel:\n"
+            "    def load(self):\n"
+            "        from .plain_engine import PlainEngine\n"
+            "        return PlainEngine()\n"),
+        "srv/custom_engine.py": (
+            "from vllm.engine.async_llm_engine import AsyncLLMEngine\n"
+            "from .scheduler import Sched\n"
+            "class CustomEngine(AsyncLLMEngine):\n    pass\n"),
+        "srv/scheduler.py": "from vllm.core.scheduler import Scheduler\nclass Sched(Scheduler):\n    pass\n",
+        "srv/plain_engine.py": "from vllm.engine.async_llm_engine import AsyncLLMEngine\nclass PlainEngine(AsyncLLMEngine):\n    pass\n",
+        "srv/fused.py": (
+            "import triton\nimport triton.language as tl\n"
+            "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n"
+            "def fused(x):\n    k[(1,)](x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "srv/custom_engine.py") == []
+    assert finding_lines(result, "NPU507", "srv/custom_engine.py") == []
+    assert finding_lines(result, "NPU501", "srv/scheduler.py") == []  # relayed by the backend's module
+    assert finding_lines(result, "NPU501", "srv/plain_engine.py") == [1]
+    assert finding_lines(result, "NPU507", "srv/fused.py") != []
+
+
 def test_a_module_imported_in_the_else_of_an_import_attempt_of_the_package_is_an_optional_path(tmp_path):
     # `try: from megablocks import ops / except ModuleNotFoundError: pass / else: from .sparse_moe import SparseMoE`:
     # the `else:` runs only where the package imported, like the body of an availability check. An `else:` of an

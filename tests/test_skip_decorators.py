@@ -114,3 +114,29 @@ def test_a_skipif_on_a_find_spec_flag_drops_the_test_and_its_helpers(tmp_path):
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
     # shared()'s import stays (its get_ip call is vLLM pure_api: no finding of its own)
     assert sorted({f.line for f in result.findings if f.code in ("NPU501", "NPU507")}) == [15]
+
+
+def test_a_skipif_on_a_lazily_imported_module_being_none_drops_the_test(tmp_path):
+    # a serving framework's vLLM test: `vllm = lazy_import("vllm")` (xoscar's helper: None without the package), the
+    # test under `skipif(vllm is None)`; one under a skip that asks something else keeps its imports, and so does one
+    # whose lazy module has a placeholder (a stand-in object, never None)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_exec.py").write_text(
+        "import sys\nimport pytest\nfrom xoscar.utils import lazy_import\n\n"
+        'vllm = lazy_import("vllm")\n'
+        'vllm_ph = lazy_import("vllm", placeholder=True)\n\n\n'
+        '@pytest.mark.skipif(sys.platform != "linux", reason="linux only")\n'
+        '@pytest.mark.skipif(vllm is None, reason="vllm need to be installed")\n'
+        "async def test_executor():\n"
+        "    from vllm.engine.arg_utils import AsyncEngineArgs\n"
+        "    return AsyncEngineArgs\n\n\n"
+        '@pytest.mark.skipif(sys.platform != "linux", reason="linux only")\n'
+        "def test_other():\n"
+        "    from vllm.engine.arg_utils import AsyncEngineArgs\n"
+        "    return AsyncEngineArgs\n\n\n"
+        '@pytest.mark.skipif(vllm_ph is None, reason="never")\n'
+        "def test_placeholder():\n"
+        "    from vllm.engine.arg_utils import AsyncEngineArgs\n"
+        "    return AsyncEngineArgs\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=newest_version())
+    assert sorted({f.line for f in result.findings if f.code == "NPU501"}) == [18, 24]

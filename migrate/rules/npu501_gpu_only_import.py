@@ -777,7 +777,11 @@ class GpuOnlyImport(Rule):
     third_party.toml `aliases`; also the `else:` of an import attempt of such a package, `try: from megablocks import
     ops / except ModuleNotFoundError: pass / else: from .megablock_moe import MegaBlockMoE`) or of a CUDA device (`device.type == "cuda"`, `torch.cuda.is_available()`, or the
     project's own GPU-support probe, `if is_fp8_supported_gpu():` with Triton kernels there and a torch module in the
-    `else:`; named so, and when defined in the importing module, its body asks about CUDA: label rule 30d-9) is an
+    `else:`; named so, and when defined in the importing module, its body asks about CUDA: label rule 30d-9), or in a
+    method of a backend class that answers for its own package (`@classmethod def check_lib(cls): try:
+    importlib.import_module("vllm") / except ImportError: return False, "..."`, asked by an engine registry before it
+    offers the class, as migrate/probed_packages.py reads it: `def load(self): from .xavier.engine import XavierEngine`
+    runs only where vllm is; label rule 46e e-4, its kernels staying as for a `try:`) is an
     optional path too, and so is one whose every importer is
     itself such a module, up to three modules in a row, package `__init__` or ordinary (the CUDA branch of a device
     dispatch, `if device == "cuda": from .cuda import gemm` beside `elif device == "npu":`, reaching the Triton kernels
@@ -799,7 +803,8 @@ class GpuOnlyImport(Rule):
     eng.kernels import attention` at an engine's top fails without the package, so attn.py's kernels stay reported;
     the other names bound under that check stay an optional path); so is a test that skips without the package
     (`@require_bitsandbytes`, `@pytest.mark.skipif(not _has_vllm, ...)` over a module flag `_has_vllm =
-    importlib.util.find_spec("vllm") is not None`, and a class or function of the test file that only such tests
+    importlib.util.find_spec("vllm") is not None`, or `@pytest.mark.skipif(vllm is None, ...)` over `vllm =
+    lazy_import("vllm")`, xoscar's helper that is None without the package, and a class or function of the test file that only such tests
     reference; migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`, the op-builder base `deepspeed.ops.op_builder.builder.OpBuilder`) are not reported; a
     `from m import a, b` one of whose names still needs a look (`OpBuilder, CUDAOpBuilder`) is, under that name's entry;
