@@ -10,7 +10,9 @@ NPU505 finding: the manifest's own folder joined with the path, or any folder wh
 (pip resolves the path from where it is run, mostly the repository's root). A launcher's `python setup.py build
 install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. A setup.py
 whose `cffi_modules` names a build script of its own folder that NPU505 reports (torch.utils.ffi's `create_extension(...,
-with_cuda=...)` in build.py) builds CUDA too (label rule 46b-3). A path
+with_cuda=...)` in build.py) builds CUDA too (label rule 46b-3), and so does one that imports by path the build modules
+of folders it lists (`importlib.import_module(dir + "/extension")`, each `extension.py` an NPU505 CUDA build:
+migrate/loaded_build_modules.py). A path
 that is a git submodule's folder the checkout does not hold (`.gitmodules`: `path = submodules/gaussianhierarchy`,
 `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`, migrate/submodules.py), whose repository is a
 catalogued GPU-only package, installs that package: the folder's own name need not be a name of it. A VCS
@@ -34,6 +36,7 @@ import re
 
 from migrate import source_set_tables
 from migrate.findings import Category, FileResult, Finding, Severity
+from migrate.loaded_build_modules import loads_build_modules
 from migrate.repo_index import Definition
 
 KIND = "localinstall"
@@ -408,7 +411,8 @@ def report(results: list[FileResult]) -> list[FileResult]:
         folder = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
         if os.path.basename(result.path) != "setup.py" or folder in builds:
             continue
-        if folder in cffi_builders and _runs_cffi_builder(result.path, cffi_builders[folder]):
+        if (folder in cffi_builders and _runs_cffi_builder(result.path, cffi_builders[folder])) \
+                or loads_build_modules(result.path, folder, set(cffi_builders)):  # migrate/loaded_build_modules.py
             builds[folder] = result.path
     if submodules:  # a submodule that is checked out is scanned: its setup.py speaks for itself
         scanned = [posixpath.normpath(r.path.replace(os.sep, "/")) for r in results]

@@ -579,7 +579,8 @@ class GpuOnlyDependency(Rule):
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (also by its `cffi_modules=["build.py:ffi"]` naming a torch.utils.ffi CUDA build of its folder: label
-    rule 46b-3) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
+    rule 46b-3; or by importing by path the build modules of folders it lists, `importlib.import_module(dir +
+    "/extension")` with each `extension.py` a CUDA build NPU505 reports: migrate/loaded_build_modules.py) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
     setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
     script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
