@@ -10,7 +10,9 @@ NPU505 finding: the manifest's own folder joined with the path, or any folder wh
 (pip resolves the path from where it is run, mostly the repository's root). A launcher's `python setup.py build
 install` (MaskDINO ops/make.sh, run in the extension's folder) is such an install of the setup.py's folder. A setup.py
 whose `cffi_modules` names a build script of its own folder that NPU505 reports (torch.utils.ffi's `create_extension(...,
-with_cuda=...)` in build.py) builds CUDA too (label rule 46b-3). A path
+with_cuda=...)` in build.py) builds CUDA too (label rule 46b-3), and so does one that imports by path the build modules
+of folders it lists (`importlib.import_module(dir + "/extension")`, each `extension.py` an NPU505 CUDA build:
+migrate/loaded_build_modules.py). A path
 that is a git submodule's folder the checkout does not hold (`.gitmodules`: `path = submodules/gaussianhierarchy`,
 `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`, migrate/submodules.py), whose repository is a
 catalogued GPU-only package, installs that package: the folder's own name need not be a name of it. A VCS
@@ -34,6 +36,7 @@ import re
 
 from migrate import source_set_tables
 from migrate.findings import Category, FileResult, Finding, Severity
+from migrate.loaded_build_modules import loads_build_modules
 from migrate.repo_index import Definition
 
 KIND = "localinstall"
@@ -190,17 +193,26 @@ def pip_runs_here(path: str, lines: list[str]) -> list[Definition]:
     install.sh: `pip install .` beside the CUDA build's setup.py): the folder is the one the command runs in, a relative
     `cd DIR &&` before it on its line, else the script's own folder. In a Dockerfile the folder a command runs in
     without such a `cd` is its image's WORKDIR, no folder of the repository: not matched."""
+    from migrate.docker_args import expand, values_at
     from migrate.rules._text import shell_matches
     from migrate.sources import is_dockerfile
 
     out = []
+    docker = is_dockerfile(path)
     for number, match in shell_matches(lines, _PIP_HERE):
         for token in re.finditer(r"\S+", match.group("args")):
-            if not installs_here(token.group().strip("\"'")):
+            text = token.group().strip("\"'")
+            if docker and "$" in text:  # `pip install -e ${BUILD_TARGET}` with `ARG BUILD_TARGET="."` (docker_args.py)
+                text = expand(text, values_at(lines, number)).strip("\"'")
+            if not installs_here(text):
                 continue
             column = match.start("args") + token.start()
             for into in changed_into(lines, number, match.start()):
-                if into == "." and is_dockerfile(path):
+                clone = _cloned_into(lines, number, into) if docker and into.startswith("/") else None
+                if clone is not None:
+                    out.append(Definition(KIND, clone, "", number, False, f"{column} {column + len(token.group())}"))
+                    continue
+                if into == "." and docker:
                     copied = copied_workdir(lines, number)
                     if not copied:
                         continue
@@ -209,6 +221,14 @@ def pip_runs_here(path: str, lines: list[str]) -> list[Definition]:
                     continue
                 out.append(Definition(KIND, posixpath.normpath(into), "", number, False, f"{column} {column + len(token.group())}"))
     return out
+
+
+def _cloned_into(lines: list[str], number: int, folder: str) -> str | None:
+    """`<clone:NAME>` when a Dockerfile's absolute `folder` (`cd /proj && pip install -e .`) is where a `git clone`
+    above line `number` put a repository (not a folder the build context was copied into), else None."""
+    copied, cloned, _ = _image_folders(lines, number)
+    folder = posixpath.normpath(folder)
+    return f"{CLONE_PREFIX}{cloned[folder]}>" if folder in cloned and folder not in copied else None
 
 
 # `COPY . /home/app/proj/` / `ADD ./ /src`: the build context copied whole into the image; `WORKDIR /home/app/proj`
@@ -236,12 +256,26 @@ def copied_workdir(lines: list[str], number: int) -> list[str]:
 def _image_folders(lines: list[str], number: int) -> tuple[set, dict, str | None]:
     """Above line `number` of a Dockerfile: the folders `COPY . DEST` filled with the build context, the folders
     `git clone URL [DIR]` filled (folder -> the URL's last part) and the WORKDIR in force."""
+    from migrate.docker_args import expand, values_at
+
     copied, cloned, workdir = set(), {}, None
-    for line in lines[:number - 1]:
+    from migrate.continued_commands import continuation_lines, continues
+    from migrate.rules._text import strip_comment
+
+    for index, line in enumerate(lines[:number - 1]):
         copy = _COPY_CONTEXT.match(line)
         if copy is not None:
             copied.add(posixpath.normpath(copy.group("dest").strip("\"'")))
-        for clone in _GIT_CLONE.finditer(line):
+        if index and continues(lines[index - 1]):
+            command = ""  # read with the line its command starts on
+        elif continues(line):  # `RUN git clone \` / `  --depth 1 \` / `  "${GIT_URL}" /proj && \`: one command
+            command = " ".join([strip_comment(line).rstrip().removesuffix("\\")] + [
+                text.rstrip().removesuffix("\\") for n, text in continuation_lines(lines, index + 1) if n < number])
+        else:
+            command = line
+        if "$" in command and "git" in command:  # `git clone "${GIT_URL}" /proj`, `ARG GIT_URL=...` (docker_args.py)
+            command = expand(command, values_at(lines, index + 1))
+        for clone in _GIT_CLONE.finditer(command):
             url = clone.group("url").strip("\"'")
             name = url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
             dest = (clone.group("dest") or "").strip("\"'") or name
@@ -375,8 +409,10 @@ def report(results: list[FileResult]) -> list[FileResult]:
                 submodules[posixpath.normpath(posixpath.join(base, fact[2]))] = (fact[5], fact[6])
     for result in results if cffi_builders else ():
         folder = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
-        if os.path.basename(result.path) == "setup.py" and folder not in builds and folder in cffi_builders \
-                and _runs_cffi_builder(result.path, cffi_builders[folder]):
+        if os.path.basename(result.path) != "setup.py" or folder in builds:
+            continue
+        if (folder in cffi_builders and _runs_cffi_builder(result.path, cffi_builders[folder])) \
+                or loads_build_modules(result.path, folder, set(cffi_builders)):  # migrate/loaded_build_modules.py
             builds[folder] = result.path
     if submodules:  # a submodule that is checked out is scanned: its setup.py speaks for itself
         scanned = [posixpath.normpath(r.path.replace(os.sep, "/")) for r in results]

@@ -248,13 +248,18 @@ def _pip_install_indexes(ctx):
     label rule 40c-2). Not in a CI YAML (a CI machine's setup)."""
     if _sets_up_a_machine(ctx) and not (is_dockerfile(ctx.path) or is_cog_config(ctx.path)):  # cog.yaml: an image build
         return
+    from migrate.docker_args import expand, values_at
+
+    dockerfile = is_dockerfile(ctx.path)
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
-            if kind == "index" and _CUDA_INDEX_URL.match(text + " "):
+            # a Dockerfile's `$TORCH_INDEX` read with the `ARG TORCH_INDEX=...` default above it (migrate/docker_args.py)
+            value = expand(text, values_at(ctx.lines, number)) if dockerfile and "$" in text else text
+            if kind == "index" and _CUDA_INDEX_URL.match(value + " "):
                 yield number, column, column + len(text), "index"
             # a wheel installed by its URL from such an index's folder (`pip3 install https://download.pytorch.org/
             # whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl`): the CUDA build itself, as `torch==1.0.0+cu90`
-            elif kind == "req" and text.endswith(".whl") and _CUDA_INDEX_URL.match(text + " "):
+            elif kind == "req" and value.endswith(".whl") and _CUDA_INDEX_URL.match(value + " "):
                 yield number, column, column + len(text), "wheel"
             # a CUDA local version whose tag is a shell variable (kaolin tools/linux/Dockerfile.base: `pip install
             # torch==${PYTORCH_VERSION}+cu${CUDA_TAG}`), which the requirement parser cannot read: the CUDA build
@@ -574,7 +579,8 @@ class GpuOnlyDependency(Rule):
     `cuda-toolkit`, ...; not `cuda` / `cudnn` / `nccl`, names of other PyPI projects) in a pip requirements
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (also by its `cffi_modules=["build.py:ffi"]` naming a torch.utils.ffi CUDA build of its folder: label
-    rule 46b-3) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
+    rule 46b-3; or by importing by path the build modules of folders it lists, `importlib.import_module(dir +
+    "/extension")` with each `extension.py` a CUDA build NPU505 reports: migrate/loaded_build_modules.py) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
     setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
     script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
@@ -604,7 +610,9 @@ class GpuOnlyDependency(Rule):
     `mamba install` command of a shell script (`conda install pytorch cudatoolkit=11.1 -c pytorch`, also in a
     notebook's `!` line or its `%conda` line magic; not in a Dockerfile or CI YAML, which set up an image or a CI machine), a CUDA wheel
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
-    the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; and in a
+    the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; the index or
+    wheel URL also by a variable of the line, `--index-url "$TORCH_INDEX"` read with `ARG TORCH_INDEX=.../whl/cu121`
+    of the same build stage, as are `git clone "${GIT_URL}"` and `pip install -e ${BUILD_TARGET}`: migrate/docker_args.py; and in a
     `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
     `build: python_packages:` items, which cog pip-installs into that image, 42c-3; in a notebook's `!` line also an
     index whose URL expands a Python variable of the notebook built from torch.version.cuda, `-f
@@ -690,6 +698,11 @@ class GpuOnlyDependency(Rule):
         # an image's pip index set apart from any install (label ruling (L47): image setup)
         Valid("ENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu118\nRUN pip config set global.index-url "
               "https://download.pytorch.org/whl/cu118\n", kind="launcher", filename="Dockerfile"),
+        # a Dockerfile's ARG read into a RUN line (migrate/docker_args.py): not one whose value is a CPU index, nor a global ARG the stage does not declare again (Docker's scoping)
+        Valid("ARG TORCH_INDEX=https://download.pytorch.org/whl/cu121\nFROM python:3.10\n"
+              "ARG CPU_INDEX=https://download.pytorch.org/whl/cpu\n"
+              "RUN pip install torch --index-url \"$TORCH_INDEX\" && pip install torchvision -i ${CPU_INDEX}\n",
+              kind="launcher", filename="Dockerfile"),
     ]
     INVALID = [
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
@@ -735,6 +748,12 @@ class GpuOnlyDependency(Rule):
                 kind="launcher", filename="Dockerfile", count=1),
         Invalid("RUN pip install torch --index-url https://download.pytorch.org/whl/cu118\n", kind="launcher",
                 filename="cu118.Dockerfile", count=1),
+        # the wheel URL or the index given by an `ARG` of the stage and used on the install line (migrate/docker_args.py):
+        # read with the ARG's default, reported at the install line (set 46 d-7, e-7)
+        Invalid("FROM python:3.10 AS build\nARG TORCH_WHEEL=\"https://example.org/whl/cu121/torch-2.3.0-cp310-cp310-linux_x86_64.whl\"\n"
+                "ARG TORCH_INDEX=https://download.pytorch.org/whl/cu121\n"
+                "RUN pip install \"${TORCH_WHEEL}\" && \\\n  pip install torchvision==0.18.0 --index-url \"$TORCH_INDEX\"\n",
+                kind="launcher", filename="Dockerfile", count=2),
         # the CUDA tag edited by the shell or in pieces, or a variable named for it in the tag's place (`ARG CUDA='cu118'`);
         # not `$TORCH_VARIANT` (cpu or a CUDA tag: unknown) nor a path under `${CUDA_HOME}`
         Invalid("pip install torch --index-url https://download.pytorch.org/whl/nightly/cu${CUDA_VERSION//.}\n"
