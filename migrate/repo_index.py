@@ -243,7 +243,7 @@ def python_defs(ctx) -> list[Definition]:
 
 
 def _python_defs(ctx) -> list[Definition]:
-    from migrate import called_kernels, kernel_values, lazy_backends, loader_objects
+    from migrate import called_kernels, default_kernels, kernel_values, lazy_backends, loader_objects
 
     out: list[Definition] = []
     if any(hint in ctx.source for hint in _PY_DEF_HINTS):  # no build or registration without one of these words
@@ -260,6 +260,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += called_kernels.called_values(ctx)
     if lazy_backends.HINT in ctx.source:
         out += lazy_backends.lazy_values(ctx)
+    if default_kernels.HINT in ctx.source and ("register_kernel" in ctx.source or "library.impl" in ctx.source):
+        out += default_kernels.default_defs(ctx)  # a namespace served on any device (migrate/default_kernels.py)
     if kernel_values.loads_values(ctx.source):
         out += kernel_values.loaded_values(ctx)
     if kernel_values.is_package_init(ctx.path):
@@ -1011,7 +1013,7 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or _LOCAL_IMPORT.search(text) is not None or _RETURNED_ATTRIBUTE.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
-        or "__getattr__" in text \
+        or "__getattr__" in text or "register_kernel" in text \
         or kernel_values.loads_values(text)  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values
 
 
@@ -1720,6 +1722,7 @@ def _build_index(results) -> Index:
     namespaces: dict[str, Definition] = {}
     exports: dict[str, list[Definition]] = {}
     implementations: dict[str, set] = {}
+    defaults: list[tuple] = []
     cmake: dict[str, list[Definition]] = {}
     helpers: set[str] = set()
     cpu_built: set[str] = set()
@@ -1733,6 +1736,9 @@ def _build_index(results) -> Index:
             kind, name, line, cuda = fact[1:5]
             if kind == "jithelper":
                 helpers.add(name)
+                continue
+            if kind == "opdefault":  # a namespace with a Python default kernel (migrate/default_kernels.py)
+                defaults.append((name, fact[5] if len(fact) > 5 else "", fact[6] if len(fact) > 6 else ""))
                 continue
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
@@ -1775,6 +1781,11 @@ def _build_index(results) -> Index:
             if current is None or (definition.cuda and not current.cuda) or (
                     kind == "module" and current.kind == "value" and definition.cuda >= current.cuda):
                 table[name] = definition
+    if defaults:  # its ops dispatch to the default kernel on an NPU (migrate/default_kernels.py)
+        from migrate import default_kernels
+
+        for namespace in default_kernels.served(defaults, modules):
+            namespaces.pop(namespace, None)
     if submodules:
         from migrate import submodules as git_submodules
 
