@@ -1753,7 +1753,7 @@ def _build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cmnpu", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cmnpu", "cmcpu", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
