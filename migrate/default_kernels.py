@@ -1,5 +1,5 @@
-"""A torch.library op namespace with a plain-Python "default" kernel serves the NPU: its `torch.ops.<ns>.*` uses are no
-NPU508 findings (label ruling (L88), read as (L56): a per-device registry that already gives the NPU a route).
+"""A torch.library op with a plain-Python "default" kernel serves the NPU: its `torch.ops.<ns>.<op>` uses are no NPU508
+findings (label ruling (L88), read as (L56): a per-device registry that already gives the NPU a route).
 
 A project that defines its ops with torch.library may register one kernel per device and a default for every other one:
 
@@ -25,17 +25,18 @@ has no kernel of its own there, so the dispatcher takes the default one. Keyed o
   whose body reaches no compiled module of the scan (`def scale_impl(x): return qt_cuda.scale(x)`, `import qt_cuda`
   of a CUDAExtension: the names it imports are recorded and checked against the index after the scan).
 
-The whole namespace counts as served (one default kernel marks a registry written for any device; the labellers read
-bitsandbytes' so, set 46d d-1). Kept: the calls that bypass the registry (`lib.cquantize(...)` on a ctypes handle), a
-namespace with device kernels only (`register_kernel("pkg::op", "cuda")` alone), and a namespace one of whose defaults
-is a compiled op (`register_kernel("pkg::op", "default", _C.op)`) or calls one.
+Each such op (any overload: `ns::op.out` too) is then an op implemented by a Python function of the repository
+(repo_index.python_ops): its calls are wrapper call sites, not findings, like a `Function.apply` alias. Kept: the calls that bypass the registry (`lib.cquantize(...)` on a ctypes handle), an
+op of the same namespace with device kernels only (`register_kernel("pkg::gemv", "cuda")` alone: optimum-quanto's CUDA
+ops beside its defaulted ones, set 45d), and an op whose default is a compiled op
+(`register_kernel("pkg::op", "default", _C.op)`) or calls one.
 """
 
 from __future__ import annotations
 
 import ast
 
-KIND = "opdefault"  # Definition kind: name = the namespace given a default kernel; why = names its body imports
+KIND = "opdefault"  # Definition kind: name = the `ns::op` given a default kernel; why = names its body imports
 COMPILED = "compiled"  # its mode where the default kernel is no Python function of the file
 HINT = "default"
 _ANY_DEVICE = frozenset({"default", "CompositeExplicitAutograd", "CompositeImplicitAutograd"})
@@ -91,19 +92,19 @@ def default_defs(ctx) -> list:
         kernel = _python_kernel(ctx, call)
         # a default that is no Python function of the file (a compiled op) marks the namespace as not served
         why = _imported_names(ctx, kernel) if kernel is not None else ""
-        out.append(Definition(KIND, op.split("::", 1)[0], ctx.path, call.lineno, False, why,
+        out.append(Definition(KIND, op.split(".", 1)[0], ctx.path, call.lineno, False, why,
                               "python" if kernel is not None else COMPILED))
     return out
 
 
 def served(defaults: list, modules: dict) -> set[str]:
-    """The namespaces served on any device: each of their default kernels is a Python function whose body reaches no
-    compiled module of the scan (`modules`: name -> Definition, `value` names included)."""
+    """The `ns::op` names served on any device: each of their default kernels is a Python function whose body reaches
+    no compiled module of the scan (`modules`: name -> Definition, `value` names included)."""
     out, spoiled = set(), set()
-    for namespace, why, mode in defaults:
+    for op, why, mode in defaults:
         reached = why.split() if why else ()
         if mode == COMPILED or any(q == m or q.startswith(m + ".") or m.startswith(q + ".") for q in reached for m in modules):
-            spoiled.add(namespace)
+            spoiled.add(op)
         else:
-            out.add(namespace)
+            out.add(op)
     return out - spoiled

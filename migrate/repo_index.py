@@ -1781,11 +1781,6 @@ def _build_index(results) -> Index:
             if current is None or (definition.cuda and not current.cuda) or (
                     kind == "module" and current.kind == "value" and definition.cuda >= current.cuda):
                 table[name] = definition
-    if defaults:  # its ops dispatch to the default kernel on an NPU (migrate/default_kernels.py)
-        from migrate import default_kernels
-
-        for namespace in default_kernels.served(defaults, modules):
-            namespaces.pop(namespace, None)
     if submodules:
         from migrate import submodules as git_submodules
 
@@ -1818,7 +1813,12 @@ def _build_index(results) -> Index:
         sources = {tuple(s.split(".")) for _, ss in stars for s in ss}
         star_names = {name: kept for name, ds in star_names.items()
                       if (kept := [d for d in ds if any(_suffix(list(module_parts(d.path)), list(s)) for s in sources)])}
-    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages, frozenset(cpu_built),
+    ops = python_ops(implementations)
+    if defaults:  # ops an NPU tensor dispatches to a plain-PyTorch default kernel (migrate/default_kernels.py)
+        from migrate import default_kernels
+
+        ops |= default_kernels.served(defaults, modules)
+    return Index(modules, namespaces, exports, ops, frozenset(helpers), packages, frozenset(cpu_built),
                  star_names, stars)
 
 

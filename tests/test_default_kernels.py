@@ -80,3 +80,13 @@ def test_the_catalogued_package_serving_its_ops_is_the_repositorys_own(tmp_path)
     assert finding_lines(result, "NPU508", "bitsandbytes/functional.py") == []
     assert finding_lines(result, "NPU501", "benchmarking/bench_quant.py") == []
     assert finding_lines(result, "NPU507", "benchmarking/bench_quant.py") == []
+
+
+def test_an_op_of_the_namespace_without_a_default_stays_reported(tmp_path):
+    """Per op: `qpkg::gemv` has a CUDA kernel only (optimum-quanto-like: device ops beside defaulted ones)."""
+    files = _repo(DEFAULT)
+    files["qpkg/_ops.py"] += "torch.library.define(\"qpkg::gemv\", \"(Tensor A, Tensor B) -> Tensor\")\n"
+    files["qpkg/functional.py"] += "\n\ndef gemv(a, b):\n    return torch.ops.qpkg.gemv.default(a, b)\n"
+    write_files(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert finding_lines(result, "NPU508", "qpkg/functional.py") == [13]
