@@ -23,6 +23,13 @@ has the switch (a nested `project()` without one is a subproject of its own, a v
 those files' NPU511 / NPU505 findings, NPU506 of a CUDA source only they build (`cuda_builds.built_only_by`) and NPU508
 uses of the extensions they define. Kept: a CMake build whose only device branches are CUDA / ROCm / SYCL / MUSA (no
 NPU entry), and every file outside the switch's build.
+
+A CPU backend choice is such a switch where the repository's Python ops already run on any device (label ruling (L88),
+set 46d d-1): a backend variable compared with "cuda" that also takes "cpu" (`set(COMPUTE_BACKEND "cpu" CACHE STRING
+...)`, `if(${COMPUTE_BACKEND} STREQUAL "cuda") ... else() set(BUILD_CPU ON)`) builds the native library for the CPU,
+which is what an NPU host loads, while its torch.library ops dispatch an NPU tensor to their plain-PyTorch default kernel
+(migrate/default_kernels.py). Facts of kind "cmcpu"; the build counts as switched only where the scan also serves an op
+namespace so ("opdefault" facts): a CUDA/CPU switch alone gives the NPU no route and stays reported.
 """
 from __future__ import annotations
 
@@ -52,12 +59,38 @@ def facts(path: str, text: str) -> list:
     from migrate.repo_index import Definition
 
     if "NPU" not in text.upper() and "ASCEND" not in text.upper():
-        return []
+        return _cpu_choice(path, text)
     code = _COMMENT.sub("", text)
     for match in _CONDITION.finditer(code):
         name = _names_npu(match.group(1))
         if name:
             return [Definition("cmnpu", name, path, code.count("\n", 0, match.start()) + 1, False)]
+    return []
+
+
+_COMPARED = re.compile(r"\$\{?(\w+)\}?\s+STREQUAL\s+\"?(\w+)\"?|\b(\w+)\s+STREQUAL\s+\"?(\w+)\"?", re.I)
+_CACHED = re.compile(r"\bset\s*\(\s*(\w+)\s+\"?(\w+)\"?\s+CACHE\b", re.I)
+
+
+def _cpu_choice(path: str, text: str) -> list:
+    """A Definition("cmcpu", <variable>, path, line) where one variable of the file is compared with "cuda" and takes
+    "cpu" (compared with it or its cached default): a backend choice with a CPU build (see the module doc)."""
+    from migrate.repo_index import Definition
+
+    if "STREQUAL" not in text.upper() or "cpu" not in text.lower():
+        return []
+    code = _COMMENT.sub("", text)
+    values: dict[str, set[str]] = {}
+    for match in _COMPARED.finditer(code):
+        name, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        values.setdefault(name, set()).add(value.lower())
+    for match in _CACHED.finditer(code):
+        if match.group(1) in values:
+            values[match.group(1)].add(match.group(2).lower())
+    for name, taken in values.items():
+        if {"cuda", "cpu"} <= taken:
+            line = code.count("\n", 0, code.find(name)) + 1
+            return [Definition("cmcpu", name, path, line, False)]
     return []
 
 
@@ -71,8 +104,13 @@ def switched_files(results: list[FileResult]) -> set[str]:
         return any(fact[:2] == ("def", kind) for fact in getattr(result, "facts", ()) or ())
 
     lists = {_folder(r.path): r for r in results if posixpath.basename(r.path.replace("\\", "/")) == "CMakeLists.txt"}
+    switch = "cmnpu"
     if not any(has(r, "cmnpu") for r in lists.values()):
-        return set()
+        # a CPU backend choice, where the Python ops run on any device (see the module doc)
+        if not (any(has(r, "cmcpu") for r in lists.values()) and any(fact[0] == "def" and fact[1] == "opdefault" and len(fact) > 6 and fact[6] == "python"
+                                                                        for r in results for fact in getattr(r, "facts", ()) or ())):
+            return set()
+        switch = "cmcpu"
     out = set()
     for result in results:
         if not result.path.endswith(("CMakeLists.txt", ".cmake")):
@@ -80,8 +118,8 @@ def switched_files(results: list[FileResult]) -> set[str]:
         folder = _folder(result.path)
         while True:
             owner = lists.get(folder)
-            if owner is not None and (has(owner, "cmnpu") or has(owner, "cmproj")):
-                if has(owner, "cmnpu"):
+            if owner is not None and (has(owner, switch) or has(owner, "cmproj")):
+                if has(owner, switch):
                     out.add(result.path)
                 break
             if folder in (".", "/", "") or folder.startswith(".."):

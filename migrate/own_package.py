@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 
+from migrate import default_kernels
 from migrate.findings import FileResult
 
 CODES = ("NPU501", "NPU507", "NPU510")
@@ -268,8 +269,11 @@ def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
     `Function.apply` alias of a kernel it builds, so the catalogue's NPU501/NPU507 do not apply to them, nor
     NPU510 to a name re-exported from R through another module (SnowflakeNet's models/utils.py re-exports its
     vendored pointnet2_ops' `grouping_operation` to its other files).
-    A vendored package that builds nothing in the scan stays a third-party package."""
-    holders = [r.path for r in results if any(f.code == "NPU508" for f in r.findings)]
+    A vendored package that builds nothing in the scan stays a third-party package. A package whose files register a
+    torch.library namespace served by a Python default kernel (migrate/default_kernels.py: its `torch.ops.<ns>` uses are
+    no NPU508 findings then) is the package too: bitsandbytes' own checkout, whose benchmarks import `bitsandbytes`."""
+    holders = [r.path for r in results if any(f.code == "NPU508" for f in r.findings)
+               or any(fact[0] == "def" and fact[1] == default_kernels.KIND for fact in getattr(r, "facts", ()) or ())]
     if not holders:
         return frozenset()
     inside = own_packages([r.path for r in results], holders)

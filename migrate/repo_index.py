@@ -243,7 +243,7 @@ def python_defs(ctx) -> list[Definition]:
 
 
 def _python_defs(ctx) -> list[Definition]:
-    from migrate import called_kernels, kernel_values, lazy_backends, loader_objects
+    from migrate import called_kernels, default_kernels, kernel_values, lazy_backends, loader_objects
 
     out: list[Definition] = []
     if any(hint in ctx.source for hint in _PY_DEF_HINTS):  # no build or registration without one of these words
@@ -260,6 +260,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += called_kernels.called_values(ctx)
     if lazy_backends.HINT in ctx.source:
         out += lazy_backends.lazy_values(ctx)
+    if default_kernels.HINT in ctx.source and ("register_kernel" in ctx.source or "library.impl" in ctx.source):
+        out += default_kernels.default_defs(ctx)  # a namespace served on any device (migrate/default_kernels.py)
     if kernel_values.loads_values(ctx.source):
         out += kernel_values.loaded_values(ctx)
     if kernel_values.is_package_init(ctx.path):
@@ -1020,7 +1022,7 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or _LOCAL_IMPORT.search(text) is not None or _RETURNED_ATTRIBUTE.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
-        or "__getattr__" in text \
+        or "__getattr__" in text or "register_kernel" in text \
         or kernel_values.loads_values(text)  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values
 
 
@@ -1729,6 +1731,7 @@ def _build_index(results) -> Index:
     namespaces: dict[str, Definition] = {}
     exports: dict[str, list[Definition]] = {}
     implementations: dict[str, set] = {}
+    defaults: list[tuple] = []
     cmake: dict[str, list[Definition]] = {}
     helpers: set[str] = set()
     cpu_built: set[str] = set()
@@ -1743,6 +1746,9 @@ def _build_index(results) -> Index:
             if kind == "jithelper":
                 helpers.add(name)
                 continue
+            if kind == "opdefault":  # a namespace with a Python default kernel (migrate/default_kernels.py)
+                defaults.append((name, fact[5] if len(fact) > 5 else "", fact[6] if len(fact) > 6 else ""))
+                continue
             if kind == "opimpl":  # who implements a torch.library op (`python_ops`)
                 implementations.setdefault(name, set()).add(fact[5])
                 continue
@@ -1756,7 +1762,7 @@ def _build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cmnpu", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cmnpu", "cmcpu", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
@@ -1816,7 +1822,12 @@ def _build_index(results) -> Index:
         sources = {tuple(s.split(".")) for _, ss in stars for s in ss}
         star_names = {name: kept for name, ds in star_names.items()
                       if (kept := [d for d in ds if any(_suffix(list(module_parts(d.path)), list(s)) for s in sources)])}
-    return Index(modules, namespaces, exports, python_ops(implementations), frozenset(helpers), packages, frozenset(cpu_built),
+    ops = python_ops(implementations)
+    if defaults:  # ops an NPU tensor dispatches to a plain-PyTorch default kernel (migrate/default_kernels.py)
+        from migrate import default_kernels
+
+        ops |= default_kernels.served(defaults, modules)
+    return Index(modules, namespaces, exports, ops, frozenset(helpers), packages, frozenset(cpu_built),
                  star_names, stars)
 
 

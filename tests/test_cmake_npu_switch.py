@@ -40,3 +40,31 @@ def test_a_build_without_an_npu_entry_or_a_subproject_of_its_own_stays_reported(
                            "third_party/kern/k.cu": "__global__ void k() {}\n"})
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU511", "third_party/kern/CMakeLists.txt") != []
+
+
+# a native library built per backend, the CPU one by default (what an NPU host loads), beside torch.library ops whose
+# "default" kernels are plain PyTorch (migrate/default_kernels.py, ruling (L88))
+_BACKENDS = ("cmake_minimum_required(VERSION 3.22)\nproject(qlib LANGUAGES CXX)\n"
+             "set(COMPUTE_BACKEND \"cpu\" CACHE STRING \"cpu or cuda\")\n"
+             "if(${COMPUTE_BACKEND} STREQUAL \"cuda\")\n  enable_language(CUDA)\n  set(SRC csrc/ops.cu)\n"
+             "else()\n  set(SRC csrc/cpu_ops.cpp)\nendif()\nadd_library(qlib SHARED ${SRC})\n")
+_DEFAULT_OPS = ("import torch\n\ntorch.library.define(\"qlib::absmax\", \"(Tensor A) -> Tensor\")\n\n\n"
+                "@torch.library.register_kernel(\"qlib::absmax\", \"default\")\n"
+                "def _(A):\n    return A.abs().amax(-1)\n")
+
+
+def test_the_cuda_side_of_a_cpu_backend_switch_is_not_reported_where_the_ops_run_anywhere(tmp_path):
+    write_files(tmp_path, {"CMakeLists.txt": _BACKENDS, "csrc/ops.cu": "__global__ void k() {}\n",
+                           "csrc/cpu_ops.cpp": "int x;\n", "qlib/__init__.py": "", "qlib/_ops.py": _DEFAULT_OPS})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU511", "CMakeLists.txt") == []
+    assert finding_lines(result, "NPU506", "csrc/ops.cu") == []
+
+
+def test_a_cpu_backend_switch_without_ops_for_any_device_stays_reported(tmp_path):
+    write_files(tmp_path, {"CMakeLists.txt": _BACKENDS, "csrc/ops.cu": "__global__ void k() {}\n",
+                           "csrc/cpu_ops.cpp": "int x;\n", "qlib/__init__.py": "",
+                           "qlib/_ops.py": _DEFAULT_OPS.replace("\"default\"", "\"cuda\"")})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU511", "CMakeLists.txt") != []
+    assert finding_lines(result, "NPU506", "csrc/ops.cu") == [1]

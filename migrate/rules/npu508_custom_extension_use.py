@@ -8,6 +8,7 @@ from migrate import (
     compiled_values,
     cpu_builds,
     cpu_fallbacks,
+    default_kernels,
     deps,
     flagged_extensions,
     kernel_values,
@@ -293,7 +294,13 @@ class CustomExtensionUse(Rule):
     (`_plugin = get_plugin("bias_act_plugin", sources=srcs, extra_cuda_cflags=[...])`: the module it
     returns is used through `_plugin.op(...)`); `TORCH_LIBRARY(ns, m)` / `TORCH_LIBRARY_IMPL(ns, CUDA, m)` /
     `torch::RegisterOperators("ns::op", &fn)` in C++ or CUDA sources and `torch.library` (`Library("ns", ...)`, `define`, `custom_op`, `impl`) define an
-    op namespace; a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
+    op namespace (an op of it the scan also serves with a plain-Python kernel for every device,
+    `@register_kernel("ns::op", "default")` on a `def` of the repository, also through a project alias of
+    `torch.library.register_kernel`, or `torch.library.impl("ns::op", "default" | "CompositeExplicitAutograd" |
+    "CompositeImplicitAutograd", fn)`, whose body calls no compiled module of the scan: the dispatcher runs that kernel
+    on an NPU tensor, so the op's `torch.ops.ns.op` uses are wrapper call sites, not findings, while the namespace's
+    device-only ops stay reported; a catalogued package whose files register such defaults, bitsandbytes' own
+    checkout, is the repository's own package for NPU501 / NPU507; label ruling (L88), migrate/default_kernels.py); a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
     library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` or `__import__("ext")` (the
     builtin with a literal name, each line of a retry; label ruling (L67)) (also an
@@ -796,7 +803,9 @@ class CustomExtensionUse(Rule):
         namespaces = {d.name: d for d in defs if d.kind == "namespace"}
         if not modules and not namespaces:  # wrapper values alone link only across files (migrate/linking.py)
             return
-        yield from self.uses(ctx, repo_index.Index(modules, namespaces, python_ops=repo_index.python_ops(defs),
+        served = default_kernels.served([(d.name, d.why, d.mode) for d in defs if d.kind == default_kernels.KIND],
+                                        {d.name: d for d in defs if d.kind in ("module", "value")})  # migrate/default_kernels.py
+        yield from self.uses(ctx, repo_index.Index(modules, namespaces, python_ops=repo_index.python_ops(defs) | served,
                                                    cpu_built=frozenset(d.name for d in defs if d.kind == cpu_builds.KIND)))
 
     def uses(self, ctx, index: "repo_index.Index"):

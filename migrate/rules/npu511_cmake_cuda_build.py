@@ -146,7 +146,10 @@ class CmakeCudaBuild(Rule):
     the CMake files of that build (the switch's own, and those in its folder or below up to a nested `project()`
     without a switch) are not reported, nor the CUDA files only they build (NPU506) or the uses of the extensions they
     define (NPU508, `import cache_ext` of its `pybind11_add_module(cache_ext ...)`; label rulings (L20), (L56),
-    migrate/cmake_npu_switch.py). A CUDA / ROCm / SYCL / MUSA chain without an NPU entry stays reported."""
+    migrate/cmake_npu_switch.py). So is a backend switch with a CPU choice (`set(COMPUTE_BACKEND "cpu" CACHE STRING ...)`,
+    `if(${COMPUTE_BACKEND} STREQUAL "cuda") ... else()` the CPU build) in a repository whose torch.library ops have
+    plain-PyTorch "default" kernels (migrate/default_kernels.py): the NPU host loads the CPU build and its ops dispatch to
+    those kernels (label ruling (L88)). A CUDA / ROCm / SYCL / MUSA chain without an NPU entry stays reported."""
 
     CODE = "NPU511"
     NAME = "cmake-cuda-build"
