@@ -350,3 +350,24 @@ def drop_self_installs(results: list[FileResult]) -> list[FileResult]:
         out.append(result if len(kept) == len(result.findings) else
                    FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
     return out
+
+
+def drop_self_selections(results: list[FileResult]) -> list[FileResult]:
+    """NPU503 on an option or class that selects the package this checkout holds (bitsandbytes' own benchmarks and
+    examples: `from_pretrained(name, load_in_4bit=True)`, `BitsAndBytesConfig(...)` beside its `bitsandbytes/` package
+    and pyproject.toml): what the value selects is the repository's own package, whose GPU-only parts are reported
+    where they are (its kernels, builds and compiled calls, label rule (R3) as for `pip install` of itself above,
+    46d-2); the line names no third-party library to drop. Matched by the finding's package (the option table's
+    `package`, gpu_only_options.toml), checkout-wide like drop_self_installs: every file of the checkout selects the
+    same package."""
+    if not any(f.code == "NPU503" and f.package for r in results for f in r.findings):
+        return results
+    own = _installable_packages([r.path for r in results])
+    if not own:
+        return results
+    out = []
+    for result in results:
+        kept = tuple(f for f in result.findings if not (f.code == "NPU503" and used_root(f) in own))
+        out.append(result if len(kept) == len(result.findings) else
+                   FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts))
+    return out

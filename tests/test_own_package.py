@@ -495,3 +495,26 @@ def test_a_vendored_checkout_of_a_package_that_runs_on_the_npu_keeps_its_side_fo
     (tmp_path / "other" / "pkg" / "__init__.py").write_text("")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert any(f.code == "NPU505" for f in result.findings if f.path == str(checkout / "op_builder" / "builder.py"))
+
+
+def test_the_checkout_of_a_quantization_package_does_not_select_itself_but_a_user_does(tmp_path):
+    # bitsandbytes' own benchmarks and examples load models with `load_in_4bit=True` / `BitsAndBytesConfig(...)`:
+    # the option selects the package this checkout holds (bitsandbytes/ beside pyproject.toml), whose GPU-only parts
+    # are reported where they are (label rule (R3), 46d-2). A project that only uses the package still selects it.
+    (tmp_path / "bitsandbytes").mkdir()
+    (tmp_path / "bitsandbytes" / "__init__.py").write_text("")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'bitsandbytes'\n")
+    (tmp_path / "benchmarking").mkdir()
+    (tmp_path / "benchmarking" / "bench.py").write_text(
+        "from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n"
+        "q = BitsAndBytesConfig(load_in_4bit=True)\n"
+        "m = AutoModelForCausalLM.from_pretrained('m', load_in_8bit=True)\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [f.line for f in result.findings if f.code == "NPU503"] == []
+    user = tmp_path.parent / "user"
+    (user / "app").mkdir(parents=True)
+    (user / "app" / "__init__.py").write_text("")
+    (user / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    (user / "app" / "load.py").write_text((tmp_path / "benchmarking" / "bench.py").read_text())
+    result = scan([str(user)], use_cache=False, torch_npu_version=NEWEST)
+    assert sorted(f.line for f in result.findings if f.code == "NPU503") == [1, 2, 3]

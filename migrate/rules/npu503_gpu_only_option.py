@@ -24,6 +24,7 @@ class GpuOption:
     reads: bool = False  # reading the key (`cfg["gpus"]`, `"gpus" in cfg`) decides GPU against CPU
     guards: tuple[str, ...] = ()  # globs on the availability predicates / flags under which the value is optional
     within: str = ""  # in YAML, only under this parent key (accelerate's `fp8_config:` / `backend: TE`)
+    package: str = ""  # the import name of the GPU-only package the value selects (Finding.package; own_package.drop_self_selections)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class GpuCall:
     alternative: str
     source: str
     guards: tuple[str, ...] = ()  # globs on the availability predicates / checked packages under which it is optional
+    package: str = ""  # the import name of the GPU-only package the construction selects (Finding.package)
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,11 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
     data = _data()
     options = tuple(
         GpuOption(o["key"], tuple(o["values"]), o["why"], o["alternative"], o["source"], tuple(o.get("modules", ())),
-                  o.get("reads", False), tuple(o.get("guards", ())), o.get("within", ""))
+                  o.get("reads", False), tuple(o.get("guards", ())), o.get("within", ""), o.get("package", ""))
         for o in data.get("option", ())
     )
-    calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"], tuple(c.get("guards", ())))
+    calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"], tuple(c.get("guards", ())),
+                          c.get("package", ""))
                   for c in data.get("call", ()))
     return options, calls
 
@@ -484,7 +487,10 @@ class GpuOnlyOption(Rule):
     subclass). Not reported: values that keep the non-GPU path (`--transformer-impl local`, `--attention-backend auto`),
     size, path and recipe flags (`--fp8-amax-history-len`), commented lines, a launcher of a script that does not
     import megatron, a flag the repository's own argparse declares (a Megatron fork, Megatron-DeepSpeed's own
-    `--use-flash-attn`: its own option, read as above)."""
+    `--use-flash-attn`: its own option, read as above). Nor is an option or class selecting the package the checkout
+    itself holds (an entry's `package` in the data, `bitsandbytes` for `load_in_4bit=True` and `BitsAndBytesConfig`, where
+    the scan holds `bitsandbytes/__init__.py` beside a setup.py / pyproject.toml: its own benchmarks, examples and tests;
+    its GPU-only parts are reported where they are, label rule (R3), 46d-2; migrate/own_package.py)."""
 
     CODE = "NPU503"
     NAME = "gpu-only-option"
@@ -695,7 +701,7 @@ class GpuOnlyOption(Rule):
         if ctx.kind == "launcher":
             yield from self._check_lines(ctx)
             return
-        flagged: dict[str, str] = {}  # bare names whose uses were reported -> why
+        flagged: dict[str, tuple] = {}  # bare names whose uses were reported -> (why, package or None)
         yield from (finding for finding in self._python(ctx, flagged) if finding is not None)
         yield from self._imports_of(ctx, flagged)
 
@@ -711,12 +717,14 @@ class GpuOnlyOption(Rule):
                      and ctx.imports.get(alias.asname or alias.name) == f"{statement.module}.{alias.name}"]
             if not names:
                 continue
-            whys = "; ".join(dict.fromkeys(flagged[a.asname or a.name] for a in statement.names if a.name in names))
+            whys = "; ".join(dict.fromkeys(flagged[a.asname or a.name][0] for a in statement.names if a.name in names))
+            packages = {flagged[a.asname or a.name][1] for a in statement.names if a.name in names}
             shown = ", ".join(f"`{name}`" for name in names)
             # one finding at the statement's first line, like every import finding (label rule (L16): a multi-line
             # `from transformers import (\n    BitsAndBytesConfig,\n    GPTQConfig)` is one import)
             yield self.finding(ctx, statement, f"imports {shown}, reported where {'it is' if len(names) == 1 else 'they are'} "
-                               f"used ({whys}): the import changes with those lines", severity=Severity.WARNING)
+                               f"used ({whys}): the import changes with those lines", severity=Severity.WARNING,
+                               package=packages.pop() if len(packages) == 1 else None)
 
     def _python(self, ctx, flagged):
         options, calls = gpu_only_options()
@@ -751,9 +759,10 @@ class GpuOnlyOption(Rule):
                 yield from self._argparse_default(ctx, call, roots)
             if gpu_call is not None:
                 if isinstance(named, ast.Name):
-                    flagged[named.id] = gpu_call.why
+                    flagged[named.id] = (gpu_call.why, gpu_call.package or None)
                 yield self.finding(ctx, call if named is call.func else named,
-                                   f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
+                                   f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}",
+                                   package=gpu_call.package or None)
         yield from self._uses(ctx, roots, flagged)
         yield from self._parameter_defaults(ctx, roots)
         for node in ctx.nodes.get(ast.AnnAssign, ()):
@@ -772,8 +781,9 @@ class GpuOnlyOption(Rule):
                 # `{"type": BitsAndBytesConfig, "load_in_4bit": True}`: a lazy construction, its keys go with it
                 if not (gpu_call.guards and _under_availability_check(ctx, node, gpu_call.guards)):
                     if isinstance(lazy, ast.Name):
-                        flagged[lazy.id] = gpu_call.why
-                    yield self.finding(ctx, lazy, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}")
+                        flagged[lazy.id] = (gpu_call.why, gpu_call.package or None)
+                    yield self.finding(ctx, lazy, f"`{gpu_call.name}` is {gpu_call.why}; NPU: {gpu_call.alternative}",
+                                       package=gpu_call.package or None)
                 continue
             for key, value in zip(node.keys, node.values):
                 key_text = _constant(key)
@@ -831,7 +841,7 @@ class GpuOnlyOption(Rule):
                     ctx, value,
                     f"`{key}={branch!r} if ... else ...` selects GPU-only code whenever that branch is taken ({option.why}); "
                     f"NPU: {option.alternative}",
-                    severity=Severity.WARNING,
+                    severity=Severity.WARNING, package=option.package or None,
                 )
                 return
 
@@ -842,7 +852,7 @@ class GpuOnlyOption(Rule):
             yield self.finding(
                 ctx, value,
                 f"`{key}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
-                severity=Severity.WARNING,
+                severity=Severity.WARNING, package=option.package or None,
             )
 
     @staticmethod
@@ -903,7 +913,7 @@ class GpuOnlyOption(Rule):
                     if use.guards and _under_availability_check(ctx, node, use.guards):
                         break  # `elif is_xformers_available(): proc = XFormersAttnProcessor()`: an optional path
                     if isinstance(node, ast.Name):
-                        flagged[node.id] = use.why
+                        flagged[node.id] = (use.why, None)
                     yield self.finding(ctx, node, f"`{last}` is {use.why}; NPU: {use.alternative}")
                     break
 
@@ -933,7 +943,8 @@ class GpuOnlyOption(Rule):
         shown = value if isinstance(value, str) else str(value)
         if not isinstance(node, tuple) and _environment_default(node) is not None:
             node = _environment_default(node)  # the default's line: the literal to change
-        return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}")
+        return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}",
+                            package=option.package or None)
 
     def _check_lines(self, ctx):
         for number, match in shell_matches(ctx.lines, _launcher_pattern()):
