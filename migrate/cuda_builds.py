@@ -79,18 +79,66 @@ _C_LIKE = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cu
 
 def mentions(text: str, path: str = "") -> list[str]:
     """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names; in a C / C++ / CUDA
-    source, outside its comments."""
+    source, outside its comments. A C / C++ source's `#include` inside a block compiled only in a GPU build
+    (`#if BUILD_CUDA`, `#ifdef WITH_CUDA`, `#if BUILD_CUDA || BUILD_HIP`: see _gpu_only_lines) names its file as
+    `cu:@<name>`: only a build that defines that macro compiles it (built_only_by)."""
     if ".cu" not in text or not _ENDING.search(text):
         return []
     if path.endswith(_C_LIKE):
         text = _C_COMMENT.sub(lambda m: m.group(1) or "", text)
         if not _ENDING.search(text):
             return []
+        guarded = _gpu_only_lines(text)
+        if guarded:
+            lines = text.split("\n")
+            outside = "\n".join("" if i in guarded else line for i, line in enumerate(lines))
+            inside = "\n".join(line if i in guarded else "" for i, line in enumerate(lines))
+            out = set(named(outside))
+            out.update("cu:@" + fact[3:] for fact in named(inside) if fact not in out)
+            out.update(wildcards(text))
+            return sorted(out)
     out = set(named(text))
     out.update(wildcards(text))
     if _EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text):  # a directory walk filtered by extension
         out.add(WILDCARD)
     return sorted(out)
+
+
+# a preprocessor condition that holds only in a GPU build: identifiers (besides `defined`) that all name CUDA / HIP /
+# ROCm / nvcc (`BUILD_CUDA`, `WITH_CUDA`, `__CUDACC__`, `BUILD_CUDA || BUILD_HIP`), no negation or comparison
+_DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+_GPU_MACRO = re.compile(r"CUDA|HIP|ROCM|NVCC", re.I)
+
+
+def _gpu_condition(directive: str, condition: str) -> bool:
+    if directive == "ifndef" or re.search(r"[!<>=]", condition):
+        return False
+    names = [n for n in re.findall(r"[A-Za-z_]\w*", condition) if n != "defined"]
+    return bool(names) and all(_GPU_MACRO.search(n) for n in names)
+
+
+def _gpu_only_lines(text: str) -> set[int]:
+    """The 0-based lines of a C / C++ text inside a preprocessor block whose condition holds only in a GPU build
+    (bitsandbytes' csrc/pythonInterface.cpp: `#if BUILD_CUDA` / `#include <ops.cuh>` / `#endif`, the file also built
+    for the CPU); an `#else` / `#elif` branch of such a block is not (it is the other build's)."""
+    if "#" not in text:
+        return set()
+    stack: list[bool] = []  # per open block: its current branch is GPU-only
+    out: set[int] = set()
+    for number, line in enumerate(text.split("\n")):
+        match = _DIRECTIVE.match(line)
+        if match:
+            directive, condition = match.group(1), match.group(2)
+            if directive in ("if", "ifdef", "ifndef"):
+                stack.append(_gpu_condition(directive, condition))
+            elif directive in ("elif", "else") and stack:
+                stack[-1] = False
+            elif directive == "endif" and stack:
+                stack.pop()
+            continue
+        if any(stack):
+            out.add(number)
+    return out
 
 
 # the relative folder written before a CUDA file's name (`cuda/` in "cuda/k.cu", `../common/` in "../common/k.cuh"):
@@ -156,12 +204,13 @@ def drop_unbuilt(results: list[FileResult]) -> list[FileResult]:
 
 
 def built_sources(results: list[FileResult], sources: list[FileResult], ignored: frozenset[str] = frozenset(),
-                  builds_only: frozenset[str] | None = None) -> set[str] | None:
+                  builds_only: frozenset[str] | None = None, gpu_guarded: bool = True) -> set[str] | None:
     """The paths of `sources` (CUDA files) that some file of `results` builds, by the namings the module doc lists;
     None where a wildcard could name any of them. The files of `ignored` name nothing (migrate/accelerator_builders.py:
     a CUDA file only an accelerator abstraction's CUDA-side builders name is built only through that abstraction), nor,
     where `builds_only` is given, does a script (Python, notebook, launcher) with no build finding of its own that it
-    does not hold (a copyright or format script's `*.cu` list); sources still name what they include."""
+    does not hold (a copyright or format script's `*.cu` list); sources still name what they include. Without
+    `gpu_guarded`, an include compiled only in a GPU build (`cu:@<name>`, see mentions) names nothing."""
     named: dict[str, set[tuple[str, str]]] = {}  # file name -> (naming file, the relative path written, or "")
     every_cu = False  # a wildcard naming every `.cu` file (not the headers)
     patterns: list[tuple[str, str]] = []  # (naming file, `folder/*.cu` as written)
@@ -184,6 +233,10 @@ def built_sources(results: list[FileResult], sources: list[FileResult], ignored:
                     every_cu = True
                     continue
                 written = fact[1][3:]
+                if written.startswith("@"):  # included only under `#if BUILD_CUDA` (mentions)
+                    if not gpu_guarded:
+                        continue
+                    written = written[1:]
                 if "*" in written:  # `csrc/gen/*.cu`: the files with that extension of the folder it resolves to
                     patterns.append((result.path, written))
                     continue
@@ -263,7 +316,10 @@ def built_only_by(results: list[FileResult], files) -> set[str]:
         return set()
     files = frozenset(files)
     every = built_sources(results, sources, builds_only=files)
-    elsewhere = built_sources(results, sources, files, builds_only=frozenset())
+    # outside the route, a C++ source's include compiled only under a GPU macro (`#if BUILD_CUDA`) is not built: the
+    # build that defines the macro is the route's CUDA build (bitsandbytes' CMake `add_compile_definitions(BUILD_CUDA)`
+    # under its CUDA backend choice), the others compile the same C++ file without it
+    elsewhere = built_sources(results, sources, files, builds_only=frozenset(), gpu_guarded=False)
     if every is None or elsewhere is None:
         return set()
     return every - elsewhere

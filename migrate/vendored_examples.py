@@ -85,7 +85,7 @@ def drop_unreached(results: list[FileResult]) -> list[FileResult]:
             if fact[:2] == ("def", "cmsub"):
                 target = "/".join(_parts(fact[2]))
             elif fact[0] == "ref" and fact[1].startswith("cu:"):
-                target = posixpath.basename(fact[1][3:])
+                target = posixpath.basename(fact[1][3:].lstrip("@"))  # `cu:@k.cuh`: under `#if BUILD_CUDA`
             else:
                 continue
             for folder in set(folders.values()):

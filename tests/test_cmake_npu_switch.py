@@ -68,3 +68,22 @@ def test_a_cpu_backend_switch_without_ops_for_any_device_stays_reported(tmp_path
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU511", "CMakeLists.txt") != []
     assert finding_lines(result, "NPU506", "csrc/ops.cu") == [1]
+
+
+# the C++ interface every backend builds includes the CUDA header only under the macro the CUDA choice defines
+_BACKENDS_WITH_INTERFACE = _BACKENDS.replace("set(SRC csrc/ops.cu)", "set(SRC csrc/ops.cu csrc/interface.cpp)\n"
+                                             "  add_compile_definitions(BUILD_CUDA)").replace(
+    "set(SRC csrc/cpu_ops.cpp)", "set(SRC csrc/cpu_ops.cpp csrc/interface.cpp)")
+
+
+def test_a_cuda_header_the_shared_interface_includes_only_under_the_cuda_macro_goes_with_the_cuda_choice(tmp_path):
+    # bitsandbytes' csrc/pythonInterface.cpp, compiled for every backend: `#if BUILD_CUDA` / `#include <ops.cuh>`;
+    # the CPU build (what the NPU host loads) never reads ops.cuh. An include outside such a block is built by all.
+    interface = "#if BUILD_CUDA\n#include <ops.cuh>\n#endif\n#include <cpu_ops.h>\n#include \"common.cuh\"\n"
+    write_files(tmp_path, {"CMakeLists.txt": _BACKENDS_WITH_INTERFACE, "csrc/ops.cu": "#include <ops.cuh>\n",
+                           "csrc/ops.cuh": "__global__ void k();\n", "csrc/common.cuh": "__device__ int f();\n",
+                           "csrc/interface.cpp": interface, "csrc/cpu_ops.cpp": "int x;\n",
+                           "qlib/__init__.py": "", "qlib/_ops.py": _DEFAULT_OPS})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU506", "csrc/ops.cuh") == []
+    assert finding_lines(result, "NPU506", "csrc/common.cuh") == [1]

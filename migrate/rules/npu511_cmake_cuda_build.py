@@ -149,7 +149,10 @@ class CmakeCudaBuild(Rule):
     migrate/cmake_npu_switch.py). So is a backend switch with a CPU choice (`set(COMPUTE_BACKEND "cpu" CACHE STRING ...)`,
     `if(${COMPUTE_BACKEND} STREQUAL "cuda") ... else()` the CPU build) in a repository whose torch.library ops have
     plain-PyTorch "default" kernels (migrate/default_kernels.py): the NPU host loads the CPU build and its ops dispatch to
-    those kernels (label ruling (L88)). A CUDA / ROCm / SYCL / MUSA chain without an NPU entry stays reported."""
+    those kernels (label ruling (L88)). A CUDA header that a C++ source built by every choice includes only inside
+    `#if BUILD_CUDA` (a block whose condition names only CUDA / HIP macros; bitsandbytes' csrc/pythonInterface.cpp) is
+    built only by the CUDA choice and goes with it (migrate/cuda_builds.py, `cu:@` namings). A CUDA / ROCm / SYCL / MUSA
+    chain without an NPU entry stays reported."""
 
     CODE = "NPU511"
     NAME = "cmake-cuda-build"
