@@ -22,6 +22,7 @@ from pathlib import Path
 
 from migrate import (
     accelerator_builders,
+    asserted_entries,
     builder_classes,
     cmake_find_modules,
     cmake_npu_switch,
@@ -748,6 +749,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = requirement_checks.drop_checked_uses(results, read, config.max_file_size)  # checked under an option elsewhere
+    results = asserted_entries.drop_asserted_uses(results, read, config.max_file_size)  # reached only past entry asserts
     results = registry_kernels.drop_registry_selected(results, read, config.max_file_size)  # Triton behind an op registry with an NPU side
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer

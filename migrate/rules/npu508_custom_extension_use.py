@@ -470,7 +470,18 @@ class CustomExtensionUse(Rule):
     thresh) if force_cpu == False else nms_cpu(dets, thresh)`, a NameError on an NPU host, label ruling (L74)); one
     imported only in a `try:` keeps them (label notes 40d-9, (L42)), unless that `try:`'s handler defines again in plain
     code a name the attempt binds (`try: from models.curope import cuRoPE2D / RoPE2D = cuRoPE2D / except ImportError:
-    class RoPE2D(torch.nn.Module): ...`, a pure-PyTorch substitute: label note 41a-1); a module of a package importing
+    class RoPE2D(torch.nn.Module): ...`, a pure-PyTorch substitute: label note 41a-1);
+    a use reached only through entry functions that assert the extension's availability first is optional too
+    (migrate/asserted_entries.py, label note 46c HALF-10 / c-10): the module-level function or class holding it (an
+    autograd Function calling the op, a factory building `{1: na1d_forward}` and such a Function), with the
+    module-level names bound from it (`Fn1D = make_fn(1)`, `FNS = {1: Fn1D}`), is read by no code of its module but
+    module-level functions past a statement asserting an availability predicate (`assert can_run_x(q,
+    raise_error=True)`, `if not is_x_available(): raise ...`; a predicate named `can_run_*` / `can_use_*` or ending
+    in `_available` / `_supported`), and by none before it; so is an entry's own use after its check. On an NPU host
+    the entry stops with the library's own error and its selection falls back to another backend. Kept: a use read
+    by no function of its module (its callers are elsewhere), one reached from an unchecked entry (a reference
+    backend calling the ops directly), a chain one of whose names another file imports or `__all__` lists, and the
+    module-level import itself; a module of a package importing
     its own package (`from . import ext`) is no way into that package's `__init__`. An import on the CUDA side of an
     NPU-aware choice (`if not torch.xpu.is_available() and not use_torch_npu: import KTransformersOps`, where
     `use_torch_npu` is a module-level flag bound to an NPU availability probe; the `else:` of `if is_npu_available():`)
