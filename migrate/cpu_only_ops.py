@@ -12,10 +12,16 @@ So a use `ext.op` (NPU508) is not reported when every pybind registration of `op
 namespace-qualified target (`&Ns::f`, `class_<Ns::T>`) whose namespace is opened only in C++ sources (`.cpp`/`.cc`,
 never `.cu`) that do not mention CUDA (no `cuda`, `hip`, `__global__`); and the import of `ext` in a file is not
 reported when every reported use of `ext` there was such an op. A file that also calls a CUDA op (`_C.nms_rotated`)
-keeps its import and that call. An unqualified target (`&forward`) is not followed: the function may be a dispatcher.
+keeps its import and that call. An unqualified function target (`&forward`) is not followed: the function may be a
+dispatcher. A class is its own scope: kaolin-style `py::class_<MISE>(ops_conversions, "Mise")` with
+`.def("query", &MISE::query)`, where `struct MISE {` and `MISE::query() {` stand only in CUDA-free C++ sources, binds
+CPU code under both names. Such ops are read by their registered name, the last part of the use: `_C.ops.conversions.Mise`
+through a pybind submodule, and `mesh_extractor.query(...)`, a method called on an object of the extension's class (label
+note 46b b-5: a C++ class with no CUDA code runs unchanged on the CPU build).
 
 Facts come from the scan of each C++ source (migrate/repo_index.py `cpp_defs`): `pybindop` (name: the op, why: its
-target) and `cppscope` (name: a namespace the file opens, cuda: the file mentions CUDA).
+target) and `cppscope` (name: a namespace the file opens or a class it defines or defines members of, cuda: the file
+mentions CUDA).
 """
 
 from __future__ import annotations
@@ -31,8 +37,12 @@ SCOPE = "cppscope"
 _DEF = re.compile(r"\.\s*def\s*\(\s*\"(\w+)\"\s*,\s*&\s*([\w:]+)")
 _CLASS = re.compile(r"\bclass_\s*<\s*([\w:]+)\s*>\s*\(\s*\w+\s*,\s*\"(\w+)\"")
 _NAMESPACE = re.compile(r"\bnamespace\s+(\w+)\s*\{")
+# a class or struct the file defines (`struct MISE : torch::CustomClassHolder {`) or defines members of at a line's start
+# (`std::vector<int> MISE::query() {`; not `&MISE::query` in a binding)
+_CLASS_DEF = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(?:class|struct)\s+(\w+)\s*(?:final\s*)?[:{]", re.MULTILINE)
+_MEMBER_DEF = re.compile(r"^[ \t]*(?:[\w:<>,*&]+[ \t]+)*(\w+)::~?\w+\s*\(", re.MULTILINE)
 _CUDA = re.compile(r"cuda|\bhip|__global__", re.IGNORECASE)
-_USE = re.compile(r"^`([\w.]+)`")
+_USE = re.compile(r"^`([\w.]+)(\(\.\.\.\))?`")
 
 
 def cpp_facts(path: str, text: str) -> list:
@@ -47,7 +57,9 @@ def cpp_facts(path: str, text: str) -> list:
             out.append(Definition(OP, match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda, match.group(2)))
         for match in _CLASS.finditer(text):
             out.append(Definition(OP, match.group(2), path, text.count("\n", 0, match.start()) + 1, cuda, match.group(1)))
-    for name in dict.fromkeys(m.group(1) for m in _NAMESPACE.finditer(text)):
+    classes = (m.group(1) for pattern in (_CLASS_DEF, _MEMBER_DEF) for m in pattern.finditer(text)) \
+        if path.endswith((".cpp", ".cc", ".cu", ".h", ".hpp", ".cuh")) else ()
+    for name in dict.fromkeys((*(m.group(1) for m in _NAMESPACE.finditer(text)), *classes)):
         out.append(Definition(SCOPE, name, path, 0, cuda))
     return out
 
@@ -66,7 +78,9 @@ def _cpu_only(results: list[FileResult]) -> set[str]:
                 scopes.setdefault(fact[2], []).append(bool(fact[4]))
     out = set()
     for op, bound in targets.items():
-        spaces = [t.split("::")[-2] if "::" in t else "" for t in bound]
+        # `&Ns::f` / `class_<Ns::T>`: the namespace; `&T::method` / `class_<T>`: the class, its scope where it is
+        # defined (a target with no `::` counts only as a class the scan saw defined)
+        spaces = [t.split("::")[-2] if "::" in t else t for t in bound]
         if all(s and scopes.get(s) and not any(scopes[s]) for s in spaces):
             out.add(op)
     return out
@@ -93,8 +107,12 @@ def drop_cpu_only_uses(results: list[FileResult]) -> list[FileResult]:
                 continue
             match = _USE.match(finding.message)
             used, package = (match.group(1) if match else ""), finding.package
-            if used.startswith(package + ".") and "." not in used[len(package) + 1:]:
-                if used[len(package) + 1:] in cpu:
+            called = bool(match and match.group(2))
+            # `ext.op`, `ext.sub.Class` (a pybind submodule, `m.def_submodule("ops")`), or `obj.method(...)` on an
+            # object a binding's class built: read by the registered name, the last part
+            last = used.rpartition(".")[2]
+            if used.startswith(package + ".") or (called and last in cpu):
+                if last in cpu:
                     dropped[package] = dropped.get(package, 0) + 1
                     continue
                 kept[package] = kept.get(package, 0) + 1

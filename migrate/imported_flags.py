@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from migrate.findings import FileResult
+from migrate.raising_checks import RAISES  # the mode of a function raising without the package, "raises:<parameter>"
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})  # the rules that read availability guards
 CALLED = "call"  # the mode of a flag that is a function answering from one (migrate/availability_predicates.py)
@@ -28,6 +29,7 @@ def flag_defs(ctx) -> list:
     """The availability flags a module sets from an import attempt, as "flag" definitions, and the functions answering
     from one (mode "call", migrate/availability_predicates.py)."""
     from migrate.availability_predicates import predicates
+    from migrate.raising_checks import raising_checks
     from migrate.repo_index import Definition, module_parts
     from migrate.rules.npu501_gpu_only_import import _set_by_import_attempt
 
@@ -35,7 +37,23 @@ def flag_defs(ctx) -> list:
     if not dotted:
         return []
     return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))] + \
-        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED) for name in sorted(predicates(ctx))]
+        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED) for name in sorted(predicates(ctx))] + \
+        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=f"{RAISES}:{parameter}" if parameter else RAISES)
+         for name, parameter in sorted(raising_checks(ctx).items())]
+
+
+def _known(flag: str, mode: str) -> str:
+    """How a flag is known to the second analysis: `m.flag`, `m.predicate()`, `m.check(!parameter)`."""
+    if mode == CALLED:
+        return flag + "()"
+    if mode.startswith(RAISES):
+        return f"{flag}(!{mode.partition(':')[2]})"
+    return flag
+
+
+def _spelled(flag: str, spelled: str) -> str:
+    """The pattern of a flag as the importer writes it: its name, or `module.name` where the module is imported."""
+    return re.escape(flag.rpartition(".")[2] if spelled == flag else ".".join(flag.rsplit(".", 2)[-2:]))
 
 
 def _digest(data) -> str:
@@ -54,34 +72,37 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
     doc). With `cache` (a ResultCache) and `digests` (path -> (cache key, content digest)), a file found to test none
     of the flags it imports is remembered under its content and those flags, so a warm run does not read it again."""
     # a predicate function is known as `module.name()` and tested by a call (`if model_management.xformers_enabled():`)
-    flags = [(f[2], r.path, len(f) > 6 and f[6] == CALLED) for r in results for f in (r.facts or ())
+    # a function raising without the package (migrate/raising_checks.py) as `module.name(!parameter)`, called anywhere
+    flags = [(f[2], r.path, f[6] if len(f) > 6 else "") for r in results for f in (r.facts or ())
              if f[0] == "def" and f[1] == "flag"]
     if not flags:
         return results
     from migrate import engine
 
     by_last: dict[str, list] = {}  # a reference can only match a flag (or its module) ending in its own last part
-    for flag, path, called in flags:
+    for flag, path, mode in flags:
         module, _, name = flag.rpartition(".")
-        by_last.setdefault(name, []).append((flag, path, flag, called))
-        by_last.setdefault(module.rpartition(".")[2], []).append((flag, path, module, called))
+        by_last.setdefault(name, []).append((flag, path, flag, mode))
+        by_last.setdefault(module.rpartition(".")[2], []).append((flag, path, module, mode))
     out = []
     for result in results:
         if result.kind != "python" or not result.path.endswith(".py") or not any(f.code in CODES for f in result.findings):
             out.append(result)
             continue
         # the flag imported by name, or its module (`from pkg import probe` ... `if probe.fused:`)
-        matched = {(flag, spelled, called) for f in (result.facts or ()) if f[0] == "ref"
-                   for flag, path, spelled, called in by_last.get(f[1].rpartition(".")[2], ())
+        matched = {(flag, spelled, mode) for f in (result.facts or ()) if f[0] == "ref"
+                   for flag, path, spelled, mode in by_last.get(f[1].rpartition(".")[2], ())
                    if path != result.path and _same_module(f[1], spelled)}
-        known = frozenset(flag + ("()" if called else "") for flag, _, called in matched)
+        known = frozenset(_known(flag, mode) for flag, _, mode in matched)
         if not known:
             out.append(result)
             continue
         key, digest = (digests or {}).get(result.path, ("", ""))
-        names = "|".join(sorted({re.escape(flag.rpartition(".")[2] if spelled == flag else ".".join(flag.rsplit(".", 2)[-2:]))
-                                 + (r"\b(?=\s*\()" if called else r"\b(?!\s*\()") for flag, spelled, called in matched}))
-        if cache and key and cache.get_untested(key, digest, names):
+        names = "|".join(sorted({_spelled(flag, spelled) + (r"\b(?=\s*\()" if mode == CALLED else r"\b(?!\s*\()")
+                                 for flag, spelled, mode in matched if not mode.startswith(RAISES)}))
+        raising = "|".join(sorted({_spelled(flag, spelled) for flag, spelled, mode in matched if mode.startswith(RAISES)}))
+        untested = names + ("#" + raising if raising else "")  # the cache's note of what was looked for
+        if cache and key and cache.get_untested(key, digest, untested):
             out.append(result)
             continue
         data = fresh.get(result.path)
@@ -95,9 +116,10 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
         # function called, `if mm.xformers_enabled()`):
         # most files importing a flag's module never test that flag, and a second analysis of a large file costs
         # (read through its module: `probe.fused`, not any word `fused`)
-        if not re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})", text):
+        if not (names and re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})", text)) \
+                and not (raising and re.search(rf"\b(?:{raising})\s*\(", text)):
             if cache and key and digest == _digest(data):
-                cache.put_untested(key, digest, names)
+                cache.put_untested(key, digest, untested)
             out.append(result)
             continue
         again, errors, _ = engine.analyze_python_text(result.path, text, version, known_flags=known)

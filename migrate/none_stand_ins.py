@@ -73,6 +73,8 @@ def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
     bound = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
     if not bound & stand_ins:
         return False
+    from migrate.rules.npu501_gpu_only_import import early_exit_guard
+
     inside = {id(n) for n in ast.walk(attempt)}  # reads after the attempt are the uses
     read_after = False
     for node in ctx.nodes.get(ast.Name, ()):
@@ -80,6 +82,8 @@ def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
             continue
         if _tested(ctx, node):
             return False
+        if early_exit_guard(ctx, node) is not None:
+            continue  # after a check in its function that stops without the package (migrate/raising_checks.py)
         # a flag the handler sets to None beside the stand-ins, and the attempt to a value (`FLASH_VER = 2`): any
         # comparison of it (`if FLASH_VER == 2`) asks whether the package is there (Wan2.1 prompt_extend.py)
         if node.id not in bound and isinstance(ctx.parent(node), ast.Compare):

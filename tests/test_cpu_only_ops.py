@@ -96,3 +96,42 @@ def test_a_metric_namespace_that_mentions_cuda_is_not_cpu_only(tmp_path):
     write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert finding_lines(result, "NPU508", "pkg/metric.py") == [1, 5, 6]
+
+
+# a C++ class bound unqualified in a pybind submodule (`class_<Grid>(conv, "Grid")`, its methods `&Grid::refine`), defined
+# only in a CUDA-free .h/.cpp pair, beside a CUDA op of the same submodule
+CLASS_REPO = {
+    "setup.py": REPO["setup.py"].replace("'csrc/metric.cpp'", "'csrc/grid.cpp'"),
+    "csrc/blur.cu": REPO["csrc/blur.cu"],
+    "csrc/grid.h": "#include <torch/extension.h>\nnamespace pkg {\nstruct Grid : torch::CustomClassHolder {\n"
+                   "  Grid(int res);\n  at::Tensor refine(at::Tensor v);\n  int res;\n};\n}\n",
+    "csrc/grid.cpp": "#include \"grid.h\"\nnamespace pkg {\nGrid::Grid(int r) : res(r) {}\n"
+                     "at::Tensor Grid::refine(at::Tensor v) { return v * 2; }\n}\n",
+    "csrc/bind.cpp": (
+        "#include <torch/extension.h>\n#include \"grid.h\"\n"
+        "namespace pkg {\n"
+        "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+        "  py::module conv = m.def_submodule(\"conv\");\n"
+        "  conv.def(\"blur_cuda\", &blur_cuda);\n"
+        "  py::class_<Grid>(conv, \"Grid\")\n"
+        "    .def(py::init<int>())\n"
+        "    .def(\"refine\", &Grid::refine);\n"
+        "}\n}\n"
+    ),
+    "pkg/__init__.py": "",
+    "pkg/grid.py": (
+        "from pkg import _ext\n\n\n"
+        "def refine(values, res):\n"
+        "    grid = _ext.conv.Grid(res)\n"
+        "    return grid.refine(values)\n\n\n"
+        "def blur(x):\n"
+        "    return _ext.conv.blur_cuda(x)\n"
+    ),
+}
+
+
+def test_a_cpu_only_class_bound_unqualified_and_its_methods_are_not_reported(tmp_path):
+    write_files(tmp_path, CLASS_REPO)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the class and the object's method go; the CUDA op of the same submodule and the import stay
+    assert finding_lines(result, "NPU508", "pkg/grid.py") == [1, 10]

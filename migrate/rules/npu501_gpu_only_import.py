@@ -300,7 +300,12 @@ def _negated_availability(ctx, test) -> bool:
 
 def _early_exit(ctx, statement) -> bool:
     """`if not is_<pkg>_available(): raise ImportError(...)` (or `return False`): no `else:`, the body ends the path;
-    or `assert is_<pkg>_available(), "please install ..."`, the same check raising AssertionError."""
+    or `assert is_<pkg>_available(), "please install ..."`, the same check raising AssertionError; or a call of a function
+    that raises without the package (`default_context(device, raise_error=True)`, migrate/raising_checks.py)."""
+    from migrate.raising_checks import raising_call
+
+    if raising_call(ctx, statement):
+        return True
     if isinstance(statement, ast.Assert):
         return _availability_test(ctx, statement.test)
     return isinstance(statement, ast.If) and not statement.orelse and bool(statement.body) \
@@ -743,7 +748,13 @@ class GpuOnlyImport(Rule):
     when its `else:` raises, or in a function that leaves early without the package (`if not
     is_transformer_engine_available(): raise ImportError(...)` / `return False` / `assert is_unsloth_available(), ...`, anywhere in the import's block or
     an enclosing one of the function: the code handles the package's absence with its own error, label ruling
-    (L34); so does a requirement check of the package, `require_version("bitsandbytes>=0.39")` /
+    (L34); so does a call, as a statement or an assignment's value, of a project function that raises without the
+    package, of this module or another (`glctx = default_nvdiffrast_context(device, raise_error=True)` where
+    `def default_nvdiffrast_context(device, raise_error=False): if not nvdiffrast_is_available(): if raise_error:
+    raise ValueError(...)`, or an `if not <availability test>:` ending in `raise`; without `raise_error=True` that
+    helper returns None and the uses after it stay reported; a bare None stand-in of the import read only after such
+    a call is no untested stand-in: migrate/raising_checks.py, label note 46b b-8); so does a requirement check of
+    the package, `require_version("bitsandbytes>=0.39")` /
     `check_version("liger-kernel", mandatory=True)`, migrate/requirement_checks.py, which also drops the package's
     imports and uses inside functions across the repository when some module checks it under an option, `if
     args.use_unsloth: check_version("unsloth", mandatory=True)`, or asserts it available there, `if self.use_liger_kernel:

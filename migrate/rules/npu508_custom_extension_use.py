@@ -408,7 +408,10 @@ class CustomExtensionUse(Rule):
     / except Exception: class PointROPE(nn.Module): ...torch...`), where the name is read only in that body (label
     note 34a-3). An op whose every pybind registration (`m.def("COCOevalAccumulate", &COCOeval::Accumulate)`,
     `class_<COCOeval::InstanceAnnotation>(m, "InstanceAnnotation")`) binds a target of a namespace opened only in
-    C++ sources that name no CUDA is CPU code with nothing to port: its uses are not reported, nor is the import of
+    C++ sources that name no CUDA, or of a class (`class_<MISE>(ops_conversions, "Mise")`, `.def("query",
+    &MISE::query)`) that only such sources define (`struct MISE {`, `MISE::query() {`), is CPU code with nothing to
+    port: its uses are not reported, also in a pybind submodule (`_C.ops.conversions.Mise(...)`) and as a method
+    called on an object (`mesh_extractor.query()`, where every binding of `query` is such code; label note 46b b-5), nor is the import of
     the extension in a file where those were all its reported uses (migrate/cpu_only_ops.py; ruling (L28) extended). A module global bound to None at the top and, in a loader declaring it `global`, to a JIT build named after the
     loader's parameter (RWKV's `wkv_kernel = load(name=f"wkv_{context_size}", sources=[... "wkv_cuda.cu"])`) holds
     the compiled module whatever the size: each `wkv_kernel.forward(...)` in the file is reported (migrate/kernel_values.py

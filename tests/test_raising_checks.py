@@ -1,0 +1,90 @@
+"""A function that raises when a package is missing is a check: the uses after its call are optional paths
+(migrate/raising_checks.py, label ruling (L34), label note 46b b-8). The fixture is a small renderer written here: one
+module keeps the import attempt and a context helper that raises on request, others call it before the package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
+
+CONTEXT = """try:
+    import nvdiffrast.torch as dr
+    _has_dr = True
+except ImportError:
+    dr = None
+    _has_dr = False
+
+_contexts = {}
+
+
+def dr_is_available():
+    return _has_dr
+
+
+def default_context(device, raise_error=False):
+    if not dr_is_available():
+        if raise_error:
+            raise ValueError("nvdiffrast must be installed for this backend")
+        return None
+    if device not in _contexts:
+        _contexts[device] = dr.RasterizeCudaContext(device=device)
+    return _contexts[device]
+
+
+def require_dr():
+    if not dr_is_available():
+        raise ImportError("pip install nvdiffrast")
+"""
+
+RASTER = """import torch
+
+from .context import default_context, require_dr
+
+try:
+    import nvdiffrast.torch as dr
+except ImportError:
+    dr = None
+
+
+def rasterize(pos, tri, size):
+    ctx = default_context(pos.device, raise_error=True)
+    rast, _ = dr.rasterize(ctx, pos, tri, size)
+    return rast
+
+
+def texture(tex, uv):
+    require_dr()
+    return dr.texture(tex, uv)
+"""
+
+# the same helper called without `raise_error=True` returns None: the uses after it fail without the package
+UNCHECKED = """from render.context import default_context
+
+try:
+    import nvdiffrast.torch as dr
+except ImportError:
+    dr = None
+
+
+def rasterize(pos, tri, size):
+    ctx = default_context(pos.device)
+    return dr.rasterize(ctx, pos, tri, size)
+"""
+
+REPO = {
+    "render/__init__.py": "",
+    "render/context.py": CONTEXT,
+    "render/raster.py": RASTER,
+    "render/unchecked.py": UNCHECKED,
+}
+
+
+def test_a_call_that_raises_without_the_package_guards_the_uses_after_it(tmp_path: Path):
+    write_files(tmp_path, REPO)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert finding_lines(result, "NPU501", "render/raster.py") == []  # the None stand-in is never reached bare
+    assert finding_lines(result, "NPU507", "render/raster.py") == []
+    assert finding_lines(result, "NPU501", "render/unchecked.py") == [4]
+    assert finding_lines(result, "NPU507", "render/unchecked.py") == [11]
