@@ -202,13 +202,6 @@ def _root(node) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _kernel_value(index, qual: str) -> bool:
-    """`qual` is a kernel op or extension, not a `Function.apply` alias of one (whose import and calls run
-    once the kernel is ported: torch-ngp's `import raymarching` then `raymarching.march_rays(...)`)."""
-    found = index.module_for(qual)
-    return found is not None and index.modules[found].mode != kernel_values.WRAPPER
-
-
 def _builtin_import(ctx, call) -> bool:
     """`__import__("ext")`: the builtin behind `import ext`, with a literal name an import of it like
     `importlib.import_module("ext")` (label ruling (L67)); not where the file binds the name itself."""
@@ -416,7 +409,9 @@ class CustomExtensionUse(Rule):
     back in the size check). A member of the compiled module (an op or class) imported from it and re-exported by a
     package `__init__` (`from .nms_cuda import rotated_nms`) is reported at that import and at each call; importing the
     same name again through the repository's Python modules (`from .rotated import rotated_nms` in ops/__init__.py,
-    `from det.ops import rotated_nms` elsewhere) only binds it, like an alias (label note 44b b-4, (L46)/(L52));
+    `from det.ops import rotated_nms` elsewhere) only binds it, like an alias (label note 44b b-4, (L46)/(L52)), and so
+    does importing the repository's own package or module that re-exports it (`import det` or `from det import ops` in
+    its tests and examples, then `det.rotated_nms(...)`: the call is the line, label rulings (L81), (L85));
     the compiled module itself imported through a Python module (`from det.ops.backend import _ext`) stays reported
     (kernel_values.member_of). Storing the imported module in the global cache its
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
@@ -1512,14 +1507,25 @@ class CustomExtensionUse(Rule):
 
     @staticmethod
     def _reaches(ctx, module: str, held, index, bound: str | None = None) -> bool:
-        """This file uses the kernel value `held` through `module`: a kernel value of that module (a package
-        `__init__` re-exporting compiled modules: `from qk._C import gemm`, then `import qk; qk.gemm.op(...)`), not
+        """This file uses the kernel value `held` through `module`: a kernel value of that module (exllama's
+        cuda_ext.py binding `exllama_ext = load(...)`, then `import cuda_ext; cuda_ext.exllama_ext.q4_mlp(...)`), not
         only the module's Python functions: then the import is a line a porter checks with those calls. Not asked
-        for a wrapper module (`_wrapper_module`: exllama's `import cuda_ext`; set 25a-4, set 7 had labelled it)."""
+        for a wrapper module (`_wrapper_module`: exllama's `import cuda_ext`; set 25a-4, set 7 had labelled it).
+        Members of the compiled module that the package re-exports (`from ._C import cuda_version` in its
+        `__init__`, then `import pkg; pkg.cuda_version()`) do not count: importing the repository's own package
+        binds them like an alias, the calls are the lines (label rulings (L81), (L85))."""
         attribute = held.name.rsplit(".", 1)[1]
         local = bound or module.split(".", 1)[0]  # the name the import binds (not `from module import _C`'s `_C`)
-        return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
-            qual.startswith(f"{module}.") and _kernel_value(index, qual))) for node, qual in chain_tops(ctx))
+
+        def reached(qual: str) -> bool:
+            if qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}":
+                return not _reimported_member(held)
+            found = index.module_for(qual) if qual.startswith(f"{module}.") else None
+            # a kernel op or extension, not a `Function.apply` alias of one (whose import and calls run once the
+            # kernel is ported: torch-ngp's `import raymarching` then `raymarching.march_rays(...)`)
+            return found is not None and index.modules[found].mode != kernel_values.WRAPPER \
+                and not _reimported_member(index.modules[found])
+        return any(_root(node) == local and reached(qual) for node, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition, python_op: str = ""):
         where = f"{definition.path}:{definition.line}"
