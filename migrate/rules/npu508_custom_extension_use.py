@@ -11,6 +11,7 @@ from migrate import (
     default_kernels,
     deps,
     flagged_extensions,
+    gpu_name_suffix,
     kernel_values,
     knowledge,
     loader_objects,
@@ -413,7 +414,10 @@ class CustomExtensionUse(Rule):
     does importing the repository's own package or module that re-exports it (`import det` or `from det import ops` in
     its tests and examples, then `det.rotated_nms(...)`: the call is the line, label rulings (L81), (L85));
     the compiled module itself imported through a Python module (`from det.ops.backend import _ext`) stays reported
-    (kernel_values.member_of). Storing the imported module in the global cache its
+    (kernel_values.member_of). A GPU word written into a name looked up on the compiled module (`postfix = "GPU" if
+    x.is_cuda else "CPU"` returned by a helper, then `getattr(_C, name + get_postfix(x))`; `postfix = "GPU_c10"` then
+    `getattr(_C, "Manager" + postfix)`) picks its CUDA-only bindings: the literal's line is reported, where an NPU route
+    would be added, not the `getattr` (label note 45b b-7, migrate/gpu_name_suffix.py). Storing the imported module in the global cache its
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
@@ -820,6 +824,13 @@ class CustomExtensionUse(Rule):
     def _uses(self, ctx, index: "repo_index.Index"):
         self._bind(ctx, index)
         yield from self._imports(ctx, index)
+        if "getattr(" in ctx.source or "hasattr(" in ctx.source:  # a GPU suffix picking bindings (migrate/gpu_name_suffix.py)
+            def compiled(qual: str):
+                found = index.module_for(qual)
+                return found is not None and index.modules[found].kind == "module" and index.modules[found].cuda
+            for literal, qual in gpu_name_suffix.suffix_literals(ctx, compiled).values():
+                yield self._finding(ctx, literal, f"the suffix {literal.value!r} of a name looked up on `{qual}`",
+                                    index.modules[index.module_for(qual)])
         for call in ctx.nodes.get(ast.Call, ()):
             found = self._loaded(ctx, call, index)
             if found is not None:
