@@ -52,3 +52,32 @@ def test_the_gpu_suffix_of_a_name_looked_up_on_the_extension_is_reported(tmp_pat
     # the GPU branch's suffix, through a local and an f-string; not a name with no GPU word, nor a lookup on `self`
     assert finding_lines(result, "NPU508", "sparsek/manager.py") == [1, 8]
 
+
+# a test building the extension's manager object and calling its methods: `size` is also a tensor method, yet on an
+# object that has a method no tensor has (`insert_and_map`) it is the compiled class's (label note 45b b-9); on the
+# tensor an op returned it stays no use of the extension
+OBJECT_METHODS = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(name='mtest', ext_modules=[CUDAExtension('mtest._C', ['src/m.cpp', 'src/m.cu'])])\n",
+    "src/m.cu": "__global__ void k(float* x) {}\n",
+    "tests/run_gpu.py": (
+        "import torch\n"
+        "import mtest._C as _C\n"
+        "\n"
+        "def test_insert():\n"
+        "    manager = _C.CoordinateMapManager()\n"
+        "    key, maps = manager.insert_and_map(torch.zeros(4, 2).cuda(), [1], '')\n"
+        "    feats = torch.rand(manager.size(key), 3)\n"
+        "    out = _C.conv_forward(feats, key, manager)\n"
+        "    print(f'{manager.size(key)}')\n"
+        "    n = out.size(0)\n"
+    ),
+}
+
+
+def test_tensor_named_methods_of_a_compiled_object_with_other_methods_are_reported(tmp_path):
+    write_files(tmp_path, OBJECT_METHODS)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the import, the construction, both manager methods, the op call, the size printed in the f-string; not
+    # `out.size(0)`, a method of the tensor the op returned
+    assert finding_lines(result, "NPU508", "tests/run_gpu.py") == [2, 5, 6, 7, 8, 9]

@@ -374,7 +374,7 @@ class CustomExtensionUse(Rule):
     matched as `ns::na*d_forward`; label ruling (L83), migrate/op_register_aliases.py); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)), a method named like a tensor's (`.size()`, `.to()`: the op may have returned a tensor) only on an object that also has a method no tensor has (`manager.insert_and_map(...)` beside `manager.size(key)`, label note 45b b-9); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -1261,22 +1261,29 @@ class CustomExtensionUse(Rule):
                           and not (id(a.value) in op_calls or (isinstance(a.value, ast.Name) and any(
                               key[1] == a.value.id for key in locals_)))}
         by_name = {name: definition for (_, name), definition in members.items() if name not in other_bindings}
+        held_calls = []  # (call, definition, key): public method calls on a compiled object
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
-            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls \
-                    or _tensor_method(func.attr):
+            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls:
                 continue
-            holder, definition = func.value, None
+            holder, definition, key = func.value, None, None
             if isinstance(holder, ast.Name):
                 key = (id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
                 if call.lineno >= bound.get(key, call.lineno):
                     definition = locals_.get(key)
             elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
-                definition = members.get((id(ctx.enclosing(call, (ast.ClassDef,))), holder.attr))
+                key = (id(ctx.enclosing(call, (ast.ClassDef,))), "self." + holder.attr)
+                definition = members.get((key[0], holder.attr))
             elif isinstance(holder, ast.Attribute):
-                definition = by_name.get(holder.attr)
+                key, definition = ("by_name", holder.attr), by_name.get(holder.attr)
             if definition is not None:
-                yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
+                held_calls.append((call, definition, key))
+        # an object with a method no tensor has (`manager.insert_and_map(...)`) is no tensor the op returned: its
+        # tensor-named methods (`manager.size(key)`) are the compiled class's too (label note 45b b-9)
+        objects = {key for call, _, key in held_calls if not _tensor_method(call.func.attr)}
+        for call, definition, key in held_calls:
+            if key in objects or not _tensor_method(call.func.attr):
+                yield self._finding(ctx, call, f"{ctx.segment(call.func)}(...)", definition)
 
     def _helper_loads(self, ctx, index):
         """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
