@@ -11,6 +11,7 @@ from migrate import (
     default_kernels,
     deps,
     flagged_extensions,
+    gpu_name_suffix,
     kernel_values,
     knowledge,
     loader_objects,
@@ -202,13 +203,6 @@ def _root(node) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _kernel_value(index, qual: str) -> bool:
-    """`qual` is a kernel op or extension, not a `Function.apply` alias of one (whose import and calls run
-    once the kernel is ported: torch-ngp's `import raymarching` then `raymarching.march_rays(...)`)."""
-    found = index.module_for(qual)
-    return found is not None and index.modules[found].mode != kernel_values.WRAPPER
-
-
 def _builtin_import(ctx, call) -> bool:
     """`__import__("ext")`: the builtin behind `import ext`, with a literal name an import of it like
     `importlib.import_module("ext")` (label ruling (L67)); not where the file binds the name itself."""
@@ -380,7 +374,7 @@ class CustomExtensionUse(Rule):
     matched as `ns::na*d_forward`; label ruling (L83), migrate/op_register_aliases.py); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)), a method named like a tensor's (`.size()`, `.to()`: the op may have returned a tensor) only on an object that also has a method no tensor has (`manager.insert_and_map(...)` beside `manager.size(key)`, label note 45b b-9); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -419,9 +413,14 @@ class CustomExtensionUse(Rule):
     back in the size check). A member of the compiled module (an op or class) imported from it and re-exported by a
     package `__init__` (`from .nms_cuda import rotated_nms`) is reported at that import and at each call; importing the
     same name again through the repository's Python modules (`from .rotated import rotated_nms` in ops/__init__.py,
-    `from det.ops import rotated_nms` elsewhere) only binds it, like an alias (label note 44b b-4, (L46)/(L52));
+    `from det.ops import rotated_nms` elsewhere) only binds it, like an alias (label note 44b b-4, (L46)/(L52)), and so
+    does importing the repository's own package or module that re-exports it (`import det` or `from det import ops` in
+    its tests and examples, then `det.rotated_nms(...)`: the call is the line, label rulings (L81), (L85));
     the compiled module itself imported through a Python module (`from det.ops.backend import _ext`) stays reported
-    (kernel_values.member_of). Storing the imported module in the global cache its
+    (kernel_values.member_of). A GPU word written into a name looked up on the compiled module (`postfix = "GPU" if
+    x.is_cuda else "CPU"` returned by a helper, then `getattr(_C, name + get_postfix(x))`; `postfix = "GPU_c10"` then
+    `getattr(_C, "Manager" + postfix)`) picks its CUDA-only bindings: the literal's line is reported, where an NPU route
+    would be added, not the `getattr` (label note 45b b-7, migrate/gpu_name_suffix.py). Storing the imported module in the global cache its
     accessor returns (`_cached_plugin = renderutils_plugin` ... `return _cached_plugin`) calls nothing: the import and
     the callers' `_get_plugin().op(...)` are the lines. An op named for the extension's CPU build (`ext.hash_cpu(...)`)
     called in the branch of a `== "cpu"` device test, or in the final `else:` of a chain that tests for CUDA (the path an
@@ -839,6 +838,13 @@ class CustomExtensionUse(Rule):
     def _uses(self, ctx, index: "repo_index.Index"):
         self._bind(ctx, index)
         yield from self._imports(ctx, index)
+        if "getattr(" in ctx.source or "hasattr(" in ctx.source:  # a GPU suffix picking bindings (migrate/gpu_name_suffix.py)
+            def compiled(qual: str):
+                found = index.module_for(qual)
+                return found is not None and index.modules[found].kind == "module" and index.modules[found].cuda
+            for literal, qual in gpu_name_suffix.suffix_literals(ctx, compiled).values():
+                yield self._finding(ctx, literal, f"the suffix {literal.value!r} of a name looked up on `{qual}`",
+                                    index.modules[index.module_for(qual)])
         for call in ctx.nodes.get(ast.Call, ()):
             found = self._loaded(ctx, call, index)
             if found is not None:
@@ -1269,22 +1275,29 @@ class CustomExtensionUse(Rule):
                           and not (id(a.value) in op_calls or (isinstance(a.value, ast.Name) and any(
                               key[1] == a.value.id for key in locals_)))}
         by_name = {name: definition for (_, name), definition in members.items() if name not in other_bindings}
+        held_calls = []  # (call, definition, key): public method calls on a compiled object
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
-            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls \
-                    or _tensor_method(func.attr):
+            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls:
                 continue
-            holder, definition = func.value, None
+            holder, definition, key = func.value, None, None
             if isinstance(holder, ast.Name):
                 key = (id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
                 if call.lineno >= bound.get(key, call.lineno):
                     definition = locals_.get(key)
             elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
-                definition = members.get((id(ctx.enclosing(call, (ast.ClassDef,))), holder.attr))
+                key = (id(ctx.enclosing(call, (ast.ClassDef,))), "self." + holder.attr)
+                definition = members.get((key[0], holder.attr))
             elif isinstance(holder, ast.Attribute):
-                definition = by_name.get(holder.attr)
+                key, definition = ("by_name", holder.attr), by_name.get(holder.attr)
             if definition is not None:
-                yield self._finding(ctx, call, f"{ctx.segment(func)}(...)", definition)
+                held_calls.append((call, definition, key))
+        # an object with a method no tensor has (`manager.insert_and_map(...)`) is no tensor the op returned: its
+        # tensor-named methods (`manager.size(key)`) are the compiled class's too (label note 45b b-9)
+        objects = {key for call, _, key in held_calls if not _tensor_method(call.func.attr)}
+        for call, definition, key in held_calls:
+            if key in objects or not _tensor_method(call.func.attr):
+                yield self._finding(ctx, call, f"{ctx.segment(call.func)}(...)", definition)
 
     def _helper_loads(self, ctx, index):
         """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
@@ -1526,14 +1539,25 @@ class CustomExtensionUse(Rule):
 
     @staticmethod
     def _reaches(ctx, module: str, held, index, bound: str | None = None) -> bool:
-        """This file uses the kernel value `held` through `module`: a kernel value of that module (a package
-        `__init__` re-exporting compiled modules: `from qk._C import gemm`, then `import qk; qk.gemm.op(...)`), not
+        """This file uses the kernel value `held` through `module`: a kernel value of that module (exllama's
+        cuda_ext.py binding `exllama_ext = load(...)`, then `import cuda_ext; cuda_ext.exllama_ext.q4_mlp(...)`), not
         only the module's Python functions: then the import is a line a porter checks with those calls. Not asked
-        for a wrapper module (`_wrapper_module`: exllama's `import cuda_ext`; set 25a-4, set 7 had labelled it)."""
+        for a wrapper module (`_wrapper_module`: exllama's `import cuda_ext`; set 25a-4, set 7 had labelled it).
+        Members of the compiled module that the package re-exports (`from ._C import cuda_version` in its
+        `__init__`, then `import pkg; pkg.cuda_version()`) do not count: importing the repository's own package
+        binds them like an alias, the calls are the lines (label rulings (L81), (L85))."""
         attribute = held.name.rsplit(".", 1)[1]
         local = bound or module.split(".", 1)[0]  # the name the import binds (not `from module import _C`'s `_C`)
-        return any(_root(node) == local and (qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}" or (
-            qual.startswith(f"{module}.") and _kernel_value(index, qual))) for node, qual in chain_tops(ctx))
+
+        def reached(qual: str) -> bool:
+            if qual.startswith(f"{module}.{attribute}.") or qual == f"{module}.{attribute}":
+                return not _reimported_member(held)
+            found = index.module_for(qual) if qual.startswith(f"{module}.") else None
+            # a kernel op or extension, not a `Function.apply` alias of one (whose import and calls run once the
+            # kernel is ported: torch-ngp's `import raymarching` then `raymarching.march_rays(...)`)
+            return found is not None and index.modules[found].mode != kernel_values.WRAPPER \
+                and not _reimported_member(index.modules[found])
+        return any(_root(node) == local and reached(qual) for node, qual in chain_tops(ctx))
 
     def _finding(self, ctx, node, used: str, definition, python_op: str = ""):
         where = f"{definition.path}:{definition.line}"
