@@ -93,9 +93,10 @@ def _nothing(value: ast.AST | None, empties: frozenset[str] = frozenset()) -> bo
     return isinstance(value, ast.Dict) and not value.keys
 
 
-def _empty_before(ctx, attempt: ast.Try) -> frozenset[str]:
+def _empty_before(ctx, attempt: ast.Try, constants: bool = False) -> frozenset[str]:
     """Names the statements before `attempt` in its block last bind to an empty collection (`result = {}`,
-    `pids: set = set()`), in a function: what a handler returning them answers is "none here"."""
+    `pids: set = set()`), in a function: what a handler returning them answers is "none here". With `constants`,
+    also those bound to `0` / `False` / `None` (a counter's default: `device_count = 0`)."""
     if ctx.enclosing(attempt, (ast.FunctionDef, ast.AsyncFunctionDef)) is None:
         return frozenset()
     parent = ctx.parent(attempt)
@@ -111,9 +112,24 @@ def _empty_before(ctx, attempt: ast.Try) -> frozenset[str]:
             [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else []
         for target in targets:
             if isinstance(target, ast.Name):
-                (empties.add if _nothing(statement.value) and not isinstance(statement.value, ast.Constant)
+                (empties.add if _nothing(statement.value) and (constants or not isinstance(statement.value, ast.Constant))
                  else empties.discard)(target.id)
     return frozenset(empties)
+
+
+def _default_kept(ctx, attempt: ast.Try, handlers) -> bool:
+    """The try overwrites a default bound just before it to "none here" and a handler passes, keeping it
+    (`device_count = 0` / `try: from pynvml import ...; nvmlInit(); device_count = nvmlDeviceGetCount() / except
+    Exception: pass` / `return device_count > 0`, label rule 46e e-5): the function answers "no such device" without
+    the package, like a handler's `return False`."""
+    if not any(all(isinstance(s, ast.Pass) or _notice(s) for s in h.body) for h in handlers):
+        return False
+    defaults = _empty_before(ctx, attempt, constants=True)
+    if not defaults:
+        return False
+    assigned = {t.id for s in _walk_block(attempt.body) if isinstance(s, (ast.Assign, ast.AnnAssign))
+                for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
+    return bool(assigned & defaults)
 
 
 def guarding_try(ctx, statement) -> ast.Try | None:
@@ -423,6 +439,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     empties = _empty_before(ctx, attempt)
     if any(_binds_a_fallback(h, package) or _answers_unavailable(h, empties) for h in handlers):
         return True
+    if _default_kept(ctx, attempt, handlers):
+        return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
         or _used_only_in_the_attempt(ctx, statement, attempt)
 
@@ -722,7 +740,10 @@ class GpuOnlyImport(Rule):
     `_has_x = False` ... `def x_is_available(): return _has_x`: label rule 46b-8), or that answers "none here" (`return False` / `None`, or an empty collection: `def
     get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
     device of that kind; label rule 43e e-2; also `return set()`, or a local the function bound to an empty collection
-    just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5), or whose
+    just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5; or a handler that
+    passes, keeping a default "none here" bound just before the try that the try body overwrites, `device_count = 0` /
+    `try: from pynvml import ...; device_count = nvmlDeviceGetCount() / except Exception: pass` / `return device_count
+    > 0`, 46e e-5), or whose
     availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
     block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
     try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
@@ -926,6 +947,9 @@ class GpuOnlyImport(Rule):
         "        return set()\n    return {p.pid for p in pynvml.nvmlDeviceGetComputeRunningProcesses(0)}\n",
         "def gpu_memory_by_pid():\n    result = {}\n    try:\n        from pynvml import nvmlInit\n"
         "    except ImportError:\n        return result\n    nvmlInit()\n    return result\n",
+        # a default "none here" bound before the try, overwritten in it; the handler passes and keeps it
+        "def has_nvidia_gpu():\n    count = 0\n    try:\n        from pynvml import nvmlInit, nvmlDeviceGetCount\n"
+        "        nvmlInit()\n        count = nvmlDeviceGetCount()\n    except Exception:\n        pass\n    return count > 0\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
         "from deepspeed.ops.op_builder.builder import OpBuilder",  # the device-neutral builder base (NPU builders' too)
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
