@@ -69,7 +69,16 @@ def _answers_unavailable(handler: ast.ExceptHandler, empties: frozenset[str] = f
     text-generation-webui LoRA.py): the feature stops there, there is no path without the package."""
     if any(isinstance(statement, ast.Raise) for statement in handler.body) or _reports_an_error(handler):
         return False
-    return any(isinstance(statement, ast.Return) and _nothing(statement.value, empties) for statement in handler.body)
+    return any(isinstance(statement, ast.Return) and (_nothing(statement.value, empties) or _minus_one(statement.value))
+               for statement in handler.body)
+
+
+def _minus_one(value: ast.AST | None) -> bool:
+    """`return -1`: the "unavailable" sentinel of a probe that otherwise returns a measure (`def
+    _snapshot_gpu_free_ratio(ids): try: import pynvml; pynvml.nvmlInit() / except Exception: return -1`, its callers
+    testing `0 <= ratio`: label rule 46e e-5)."""
+    return isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(value.operand, ast.Constant) \
+        and value.operand.value == 1 and not isinstance(value.operand.value, bool)
 
 
 _EMPTY_CONSTRUCTORS = frozenset({"set", "frozenset", "list", "dict", "tuple"})
@@ -93,9 +102,10 @@ def _nothing(value: ast.AST | None, empties: frozenset[str] = frozenset()) -> bo
     return isinstance(value, ast.Dict) and not value.keys
 
 
-def _empty_before(ctx, attempt: ast.Try) -> frozenset[str]:
+def _empty_before(ctx, attempt: ast.Try, constants: bool = False) -> frozenset[str]:
     """Names the statements before `attempt` in its block last bind to an empty collection (`result = {}`,
-    `pids: set = set()`), in a function: what a handler returning them answers is "none here"."""
+    `pids: set = set()`), in a function: what a handler returning them answers is "none here". With `constants`,
+    also those bound to `0` / `False` / `None` (a counter's default: `device_count = 0`)."""
     if ctx.enclosing(attempt, (ast.FunctionDef, ast.AsyncFunctionDef)) is None:
         return frozenset()
     parent = ctx.parent(attempt)
@@ -111,9 +121,24 @@ def _empty_before(ctx, attempt: ast.Try) -> frozenset[str]:
             [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else []
         for target in targets:
             if isinstance(target, ast.Name):
-                (empties.add if _nothing(statement.value) and not isinstance(statement.value, ast.Constant)
+                (empties.add if _nothing(statement.value) and (constants or not isinstance(statement.value, ast.Constant))
                  else empties.discard)(target.id)
     return frozenset(empties)
+
+
+def _default_kept(ctx, attempt: ast.Try, handlers) -> bool:
+    """The try overwrites a default bound just before it to "none here" and a handler passes, keeping it
+    (`device_count = 0` / `try: from pynvml import ...; nvmlInit(); device_count = nvmlDeviceGetCount() / except
+    Exception: pass` / `return device_count > 0`, label rule 46e e-5): the function answers "no such device" without
+    the package, like a handler's `return False`."""
+    if not any(all(isinstance(s, ast.Pass) or _notice(s) for s in h.body) for h in handlers):
+        return False
+    defaults = _empty_before(ctx, attempt, constants=True)
+    if not defaults:
+        return False
+    assigned = {t.id for s in _walk_block(attempt.body) if isinstance(s, (ast.Assign, ast.AnnAssign))
+                for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
+    return bool(assigned & defaults)
 
 
 def guarding_try(ctx, statement) -> ast.Try | None:
@@ -417,7 +442,7 @@ def optional_import(ctx, statement, package: str) -> bool:
         return True
     attempt = guarding_try(ctx, statement)
     if attempt is None:
-        return False
+        return _reached_only_from_attempts(ctx, statement, package)
     if _unread_flag_only(ctx, statement, attempt):
         return False
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
@@ -428,8 +453,34 @@ def optional_import(ctx, statement, package: str) -> bool:
     empties = _empty_before(ctx, attempt)
     if any(_binds_a_fallback(h, package) or _answers_unavailable(h, empties) for h in handlers):
         return True
+    if _default_kept(ctx, attempt, handlers):
+        return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
         or _used_only_in_the_attempt(ctx, statement, attempt)
+
+
+def _reached_only_from_attempts(ctx, statement, package: str) -> bool:
+    """The import sits unguarded in a module-private helper (`def _get_info_by_pynvml(gpu_id): import pynvml; ...`)
+    whose every mention in its module is inside the `try:` body of another function's attempt to import the same
+    package, an attempt that is itself optional (`try: from pynvml import nvmlInit, ...; return
+    _collect(nvmlInit, _get_info_by_pynvml) / except ImportError: pass / except Exception: logger.error(...)`, then a
+    torch fallback: label rule 46e e-5). The helper runs only where that attempt got the package; without it the
+    attempt's fallback runs. A public helper (no leading `_`) may be imported from elsewhere: not read so."""
+    function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None or not function.name.startswith("_") or ctx.parent(function) is not ctx.tree:
+        return False
+    mentions = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == function.name]
+    if not mentions:
+        return False
+    for mention in mentions:
+        attempt = guarding_try(ctx, mention)
+        if attempt is None or not any(id(mention) in {id(n) for n in ast.walk(s)} for s in attempt.body):
+            return False
+        imports = [s for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom))
+                   and any(match_package(_package_of_alias(s, a), {package: None}) for a in s.names)]
+        if not imports or guarding_try(ctx, imports[0]) is not attempt or not optional_import(ctx, imports[0], package):
+            return False
+    return True
 
 
 def _unread_flag_only(ctx, statement, attempt: ast.Try) -> bool:
@@ -534,8 +585,17 @@ def _used_only_in_the_attempt(ctx, statement, attempt: ast.Try) -> bool:
         return False
     names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
     inside = {id(n) for s in (*attempt.body, *attempt.orelse) for n in ast.walk(s)}
-    reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
+    # an import in a function binds locals: only that function's reads are of its names (another function of the
+    # file importing the same names binds its own: xinference's device_utils, two NVML helpers, 46e e-5)
+    function = ctx.enclosing(attempt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    scope = ast.walk(function) if function is not None and not _declared_global(function, names) \
+        else ctx.nodes.get(ast.Name, ())
+    reads = [n for n in scope if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
     return bool(reads) and all(id(n) in inside for n in reads)
+
+
+def _declared_global(function: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names) for n in ast.walk(function))
 
 
 def _catches_everything(handler: ast.ExceptHandler) -> bool:
@@ -727,7 +787,11 @@ class GpuOnlyImport(Rule):
     `_has_x = False` ... `def x_is_available(): return _has_x`: label rule 46b-8), or that answers "none here" (`return False` / `None`, or an empty collection: `def
     get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
     device of that kind; label rule 43e e-2; also `return set()`, or a local the function bound to an empty collection
-    just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5), or whose
+    just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5; or `return -1`,
+    the "unavailable" sentinel of a probe that otherwise returns a measure, 46e e-5; or a handler that
+    passes, keeping a default "none here" bound just before the try that the try body overwrites, `device_count = 0` /
+    `try: from pynvml import ...; device_count = nvmlDeviceGetCount() / except Exception: pass` / `return device_count
+    > 0`, 46e e-5), or whose
     availability flag, switched on in the try body (also in a branch of it), was bound false before the try in its
     block or an enclosing one (`has_xformers = False` at the module top, then `if "NO_XFORMERS" not in os.environ:
     try: import xformers.ops as xops; has_xformers = True / except ModuleNotFoundError: pass`), or
@@ -775,7 +839,11 @@ class GpuOnlyImport(Rule):
     is inside the `try:` body or its `else:` (`try: from fused_ssim import fused_ssim; return fused_ssim(a, b) / except ImportError:
     pass`, then a torch reference after the try: without the package the code after the try is the fallback;
     `try: import bitsandbytes as bnb / except (ImportError, RuntimeError): pass / else: register(bnb.optim)`: the
-    `else:` runs only with the package); not where the try is the last statement of its function and every handler
+    `else:` runs only with the package; an import in a function binds its locals, so only that function's reads
+    count, 46e e-5), or where it sits unguarded in a module-private helper (`def _nvml_info(i): import pynvml`) that
+    its module mentions only inside the `try:` body of another function's optional attempt of the same package (`try:
+    from pynvml import nvmlInit; return _collect(nvmlInit, _nvml_info) / except ImportError: pass`, then a torch
+    fallback: the helper runs only where the attempt got the package, 46e e-5); not where the try is the last statement of its function and every handler
     catches any failure only to report it (a per-format exporter's `def export_engine(...): try: import tensorrt as
     trt; ... trt.Builder(logger) / except Exception as e: LOGGER.info(f'export failure: {e}')`: nothing runs after it,
     the format is the user's choice, so the import and its uses stay reported, label ruling (L73); so are a benchmark's
@@ -937,6 +1005,24 @@ class GpuOnlyImport(Rule):
         "        return set()\n    return {p.pid for p in pynvml.nvmlDeviceGetComputeRunningProcesses(0)}\n",
         "def gpu_memory_by_pid():\n    result = {}\n    try:\n        from pynvml import nvmlInit\n"
         "    except ImportError:\n        return result\n    nvmlInit()\n    return result\n",
+        # an unguarded import in a private helper mentioned only inside another function's optional attempt of the
+        # same package; that attempt's names are read only in its try (another function's own import of the same
+        # names binds its own locals), and a torch fallback follows it
+        "import torch\n\ndef _nvml_memory(i):\n    import pynvml\n    h = pynvml.nvmlDeviceGetHandleByIndex(i)\n"
+        "    return pynvml.nvmlDeviceGetMemoryInfo(h).used\n\ndef gpu_memory():\n    try:\n"
+        "        from pynvml import nvmlInit, nvmlDeviceGetCount\n        nvmlInit()\n"
+        "        return [_nvml_memory(i) for i in range(nvmlDeviceGetCount())]\n    except ImportError:\n        pass\n"
+        "    except Exception as e:\n        logger.error(f'pynvml failed: {e}')\n"
+        "    return [torch.cuda.memory_allocated(i) for i in range(torch.cuda.device_count())]\n\n"
+        "def busy():\n    try:\n        from pynvml import nvmlInit, nvmlDeviceGetCount\n    except ImportError:\n"
+        "        return 0\n    nvmlInit()\n    return nvmlDeviceGetCount()\n",
+        # the "unavailable" sentinel -1 of a probe that otherwise returns a measure
+        "def free_ratio(idx):\n    try:\n        import pynvml\n        pynvml.nvmlInit()\n    except Exception:\n"
+        "        return -1\n    info = pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(idx))\n"
+        "    return info.free / info.total\n",
+        # a default "none here" bound before the try, overwritten in it; the handler passes and keeps it
+        "def has_nvidia_gpu():\n    count = 0\n    try:\n        from pynvml import nvmlInit, nvmlDeviceGetCount\n"
+        "        nvmlInit()\n        count = nvmlDeviceGetCount()\n    except Exception:\n        pass\n    return count > 0\n",
         "import deepspeed",  # runs on an NPU (its npu accelerator); its CUDA-only ops have their own entries
         "from deepspeed.ops.op_builder.builder import OpBuilder",  # the device-neutral builder base (NPU builders' too)
         # EETQ: the flag is bound false before the try; `if use_flash:` takes the path without the package
@@ -998,6 +1084,10 @@ class GpuOnlyImport(Rule):
                 "    @triton.jit\n    def kernel(x_ptr):\n        pass\n", count=1),
         # a requirement check of another package, or one that only warns (`mandatory=False`)
         Invalid("def patch(model):\n    require_version('transformers>=4.45')\n    import liger_kernel\n", count=1),
+        # a public helper may be imported from another module: its import stays reported
+        Invalid("def nvml_memory(i):\n    import pynvml\n    return pynvml.nvmlDeviceGetMemoryInfo(i).used\n\n"
+                "def gpu_memory():\n    try:\n        import pynvml\n        return nvml_memory(0)\n"
+                "    except ImportError:\n        return None\n", count=1),
         Invalid("def patch(model):\n    check_version('liger-kernel', mandatory=False)\n    import liger_kernel\n", count=1),
         # module level: an import-time raise fails every importer, not one feature (L34 covers functions)
         Invalid("if not is_pynvml_available():\n    raise ImportError('pip install nvidia-ml-py')\nimport pynvml\n", count=1),
