@@ -88,3 +88,25 @@ def test_a_call_that_raises_without_the_package_guards_the_uses_after_it(tmp_pat
     assert finding_lines(result, "NPU507", "render/raster.py") == []
     assert finding_lines(result, "NPU501", "render/unchecked.py") == [4]
     assert finding_lines(result, "NPU507", "render/unchecked.py") == [11]
+
+
+def test_a_raising_helper_called_after_an_import_does_not_guard_it(tmp_path: Path):
+    # a training script's main(): a flag-gated bitsandbytes import whose handler only re-raises, then (further down)
+    # a project helper that raises without torchvision. The helper names no package and comes after the import: the
+    # import and its use stay reported (a raising call guards only what follows it in its block)
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": ("def is_torchvision_available():\n    try:\n        import torchvision  # noqa: F401\n"
+                         "    except ImportError:\n        return False\n    return True\n\n\n"
+                         "def resolve_mode(name):\n    if not is_torchvision_available():\n"
+                         "        raise ImportError('install torchvision')\n    return name\n"),
+        "train.py": ("import torch\n\nfrom pkg.utils import resolve_mode\n\n\ndef main(args):\n"
+                     "    if args.use_8bit_adam:\n        try:\n            import bitsandbytes as bnb\n"
+                     "        except ImportError:\n            raise ImportError('pip install bitsandbytes')\n"
+                     "        optimizer_class = bnb.optim.AdamW8bit\n    else:\n        optimizer_class = torch.optim.AdamW\n"
+                     "    optimizer = optimizer_class(args.params, lr=1e-3)\n"
+                     "    mode = resolve_mode(args.interpolation)\n    return optimizer, mode\n"),
+    })
+    result = scan([str(tmp_path)], use_cache=False)
+    assert finding_lines(result, "NPU501", "train.py") == [9]
+    assert finding_lines(result, "NPU507", "train.py") == [15]  # the construction through the alias (label ruling (L52))

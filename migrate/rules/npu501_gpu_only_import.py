@@ -340,6 +340,15 @@ def _early_exit(ctx, statement) -> bool:
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def _raising_call(ctx, statement) -> bool:
+    """A call of a project function that raises without some package guards only what comes after it in its block: it
+    names no package here, and a helper that checks torchvision late in a training script's `main()` (diffusers'
+    `resolve_interpolation_mode(...)`) says nothing about a bitsandbytes import above it (set 34d, 2026-11-27)."""
+    from migrate.raising_checks import raising_call
+
+    return raising_call(ctx, statement)
+
+
 def early_exit_guard(ctx, statement) -> ast.If | None:
     """Inside a function, an availability check that leaves when the package is missing (label ruling (L34)):
     accelerate's `def convert_model(model): if not is_transformer_engine_available(): raise ImportError(...)`, then
@@ -356,7 +365,8 @@ def early_exit_guard(ctx, statement) -> ast.If | None:
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
             if isinstance(block, list) and child in block:
-                check = next((s for s in block if s is not child and _early_exit(ctx, s)), None)
+                check = next((s for s in block if s is not child and _early_exit(ctx, s)
+                              and (s.lineno < child.lineno or not _raising_call(ctx, s))), None)
                 if check is not None:
                     return check
         if isinstance(parent, _SCOPES):
