@@ -20,8 +20,6 @@ exemption of calls off CUDA needs a CPU build).
 
 from __future__ import annotations
 
-import ast
-
 KIND = "cpualso"  # a fact: the module named is built without CUDA too
 _EXT = "torch.utils.cpp_extension"
 
@@ -31,14 +29,9 @@ def cpu_class_variables(ctx) -> frozenset[str]:
     if use_cuda else CppExtension`)."""
     if "CppExtension" not in ctx.source:
         return frozenset()
-    out = set()
-    for statement in ctx.nodes.get(ast.Assign, ()):
-        values = [statement.value]
-        if isinstance(statement.value, ast.IfExp):
-            values = [statement.value.body, statement.value.orelse]
-        if any(ctx.qualname(v) == f"{_EXT}.CppExtension" for v in values):
-            out.update(t.id for t in statement.targets if isinstance(t, ast.Name))
-    return frozenset(out)
+    from migrate.repo_index import names_bound_to  # repo_index imports this module
+
+    return names_bound_to(ctx, f"{_EXT}.CppExtension")
 
 
 def row(module: str) -> str:

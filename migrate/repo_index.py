@@ -222,15 +222,21 @@ def extension_class_variables(ctx) -> frozenset[str]:
     cached = ctx.__dict__.get("_npu_extension_class_variables")
     if cached is not None:
         return cached
+    ctx.__dict__["_npu_extension_class_variables"] = out = names_bound_to(ctx, f"{_EXT}.CUDAExtension")
+    return out
+
+
+def names_bound_to(ctx, qualname: str) -> frozenset[str]:
+    """Names some assignment of the file binds to `qualname`, also as either side of a conditional expression
+    (`Ext = CUDAExtension if use_cuda else CppExtension`)."""
     out: set[str] = set()
     for statement in ctx.nodes.get(ast.Assign, ()):
         values = [statement.value]
         if isinstance(statement.value, ast.IfExp):
             values = [statement.value.body, statement.value.orelse]
-        if any(ctx.qualname(v) == f"{_EXT}.CUDAExtension" for v in values):
+        if any(ctx.qualname(v) == qualname for v in values):
             out.update(t.id for t in statement.targets if isinstance(t, ast.Name))
-    ctx.__dict__["_npu_extension_class_variables"] = out = frozenset(out)
-    return out
+    return frozenset(out)
 
 
 def python_defs(ctx) -> list[Definition]:
