@@ -7,8 +7,7 @@ script, the NPU among them:
         extension = CUDAExtension                                            # the CUDA side (NPU505 would report it)
         sources += glob.glob("csrc/cuda/*.cu")                               # its kernels (NPU506)
     elif os.getenv("FORCE_NPU", "0") == "1":
-        from torch_npu.utils.cpp_extension import NpuExtension               # the NPU side
-        extension = NpuExtension
+        extension = NpuExtension                     # the NPU side: torch_npu.utils.cpp_extension's class, imported here
         sources += glob.glob("csrc/npu/*.cpp")
     else:
         extension = CppExtension
