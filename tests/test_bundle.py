@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import tarfile
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -692,3 +694,37 @@ def test_the_child_report_keeps_the_modules_the_run_imported():
     assert "json" in names and "checks" in names and not any("." in n for n in names)
     report = ChildReport("finished", imported_modules=names)
     assert ChildReport.from_json(json.loads(json.dumps(report.to_json()))).imported_modules == names
+
+
+def test_a_zero_statistic_in_both_packs_is_no_difference_and_a_zero_against_a_value_is_one(tmp_path):
+    """msprobe 26.2.0 divides by the baseline's statistic and writes no relative difference where it is 0. Found on
+    an H200 (pytorch/examples' word language model): token ids (min 0) whose mean, computed on the GPU, was a unit in
+    the last place off the stand-in's held the dataset item as an error across hardware. The two packs decide."""
+    pytest.importorskip("msprobe")
+    from checks.validate import hosts
+    from checks.validate.msprobe_bridge import ConfigItem, _config_compare
+
+    def pack(path, mean, bias_min):
+        with zipfile.ZipFile(path, "w") as z:
+            tokens = {"max": 7737.0, "min": 0.0, "mean": mean, "norm": 32440.8}
+            zero_state = {"max": 0.0, "min": 0.0, "mean": 0.0, "norm": 0.0}
+            z.writestr("dataset/step0/rank0/dataset.json", json.dumps({"args": {"0": tokens, "1": {"0": zero_state}},
+                                                                        "kwargs": {}}))
+            z.writestr("weights/step0/rank0/weights.json",
+                       json.dumps({"fc.bias": {"max": 0.1, "min": bias_min, "mean": 0.01, "norm": 0.3}}))
+        return str(path)
+
+    gpu = pack(tmp_path / "gpu.zip", 1367.6063232421875, 0.0)
+    here = pack(tmp_path / "here.zip", 1367.606201171875, 0.0)
+    (tmp_path / "out").mkdir()
+    items = {i["name"]: i for i in _config_compare(gpu, here, str(tmp_path / "out"))["items"]}
+    assert items["dataset"]["differing"] == [[0, "args.0", 0.0, 0.0, pytest.approx(8.9e-08, rel=0.01), 0.0]]
+    dataset = ConfigItem("dataset", "error", ("step 0",), 0, tuple(tuple(r) for r in items["dataset"]["differing"]))
+    judged, note = hosts._statistics_item(dataset)
+    assert judged.status == "warning" and "statistics computed on another device" in note
+
+    moved = pack(tmp_path / "moved.zip", 1367.606201171875, 0.5)  # the bias's min 0 became 0.5: a real difference
+    items = {i["name"]: i for i in _config_compare(gpu, moved, str(tmp_path / "out"))["items"]}
+    assert items["weights"]["differing"] == [[0, "fc.bias", 0.0, math.inf, 0.0, 0.0]]
+    weights = ConfigItem("weights", "error", ("step 0",), 0, tuple(tuple(r) for r in items["weights"]["differing"]))
+    assert hosts._statistics_item(weights)[0].status == "error"

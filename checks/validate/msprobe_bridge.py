@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -245,7 +246,7 @@ def _config_compare(bench_zip: str, cmp_zip: str, out_dir: str, *, xlsx: bool = 
             ConfigChecker.compare(bench_zip, cmp_zip, out_dir)
         finally:
             module.save_excel = write_excel
-        payload = _summarise_sheets(_as_read_back(tables))
+        payload = _summarise_sheets(_as_read_back(tables), packs=(bench_zip, cmp_zip))
         payload["result_xlsx"] = str(Path(result_xlsx).resolve()) if xlsx else None
     payload["known"] = [c.target_name_in_zip for c in ConfigChecker.checkers.values() if c.target_name_in_zip]
     return payload
@@ -299,8 +300,11 @@ def _cell(value, *, text: bool):
     return str(value)
 
 
-def _summarise_sheets(sheets: dict[str, list[dict]]) -> dict:
-    """The items of msprobe's summary table, each with what its own table says (rows as dicts)."""
+def _summarise_sheets(sheets: dict[str, list[dict]], packs: tuple[str, str] | None = None) -> dict:
+    """The items of msprobe's summary table, each with what its own table says (rows as dicts); with `packs`
+    (the bench and cmp pack zips), the relative differences msprobe leaves undefined are read from them
+    (_ZeroStatistics)."""
+    zeros = _ZeroStatistics(*packs) if packs else None
     items = []
     for row in sheets.get("summary", ()):
         name, status = str(row["filename"]), str(row["pass_check"])
@@ -313,7 +317,7 @@ def _summarise_sheets(sheets: dict[str, list[dict]]) -> dict:
         if name == "random" and rows is not None and paired:
             details = [*details, f"{paired} call(s) paired by their last frame: the same call reached through other "
                                  "library internals (msprobe pairs whole stacks of equal length only)"]
-        differing = _differing_rows(name, rows) if rows is not None else []
+        differing = _differing_rows(name, rows, zeros) if rows is not None else []
         items.append({"name": name, "status": status, "details": details, "first_step": first_step,
                       "differing": differing})
     return {"items": items}
@@ -393,9 +397,12 @@ def _item_details(name: str, rows: list[dict]) -> tuple[list[str], int | None]:
     return [", ".join(f"{k}={_s(v)}" for k, v in r.items()) for r in rows][:MAX_DETAILS], None
 
 
-def _differing_rows(name: str, rows: list[dict]) -> list[list]:
+def _differing_rows(name: str, rows: list[dict], zeros: _ZeroStatistics | None = None) -> list[list]:
     """dataset / weights: the rows msprobe marked unequal, with their relative differences (None when
-    msprobe wrote none), for the cross-hardware judgement (checks/validate/hosts.py)."""
+    msprobe wrote none), for the cross-hardware judgement (checks/validate/hosts.py). msprobe writes none
+    where the baseline's statistic is 0 (it divides by it): with `zeros`, such a difference is read from the
+    two packs, 0.0 when both statistics are 0 (an LSTM's zero initial state, a zero bias: found on an H200,
+    where every zero `min` held the dataset item as an error), inf when only the baseline's is."""
     if name not in ("dataset", "weights"):
         return []
     key = "tag" if name == "dataset" else "weight_name"
@@ -404,8 +411,62 @@ def _differing_rows(name: str, rows: list[dict]) -> list[list]:
         if r["equal"] is True or str(r["equal"]) == "True":
             continue
         diffs = [_float(r.get(f"{k}_relative_diff")) for k in ("max", "min", "mean", "norm")]
+        if zeros is not None and None in diffs and (r["equal"] is False or str(r["equal"]) == "False"):
+            diffs = zeros.resolve(name, r, diffs)
         out.append([int(r["step"]), str(r[key]), *diffs])
     return out
+
+
+class _ZeroStatistics:
+    """The statistics of one dataset/weights row in the two packs, read on demand (zip members cached)."""
+
+    STATS = ("max", "min", "mean", "norm")
+
+    def __init__(self, bench_zip: str, cmp_zip: str):
+        self._zips = (bench_zip, cmp_zip)
+        self._cache: dict[tuple[int, str], dict | None] = {}
+
+    def _member(self, side: int, member: str) -> dict | None:
+        if (side, member) not in self._cache:
+            try:
+                with zipfile.ZipFile(self._zips[side]) as pack:
+                    self._cache[(side, member)] = json.loads(pack.read(member))
+            except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+                self._cache[(side, member)] = None
+        return self._cache[(side, member)]
+
+    def _stats(self, side: int, name: str, row: dict) -> dict | None:
+        try:
+            step, rank = int(row["step"]), int(row["rank"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        folder = f"{name}/step{step}/rank{rank}/"
+        if name == "dataset":
+            node = self._member(side, folder + "dataset.json")
+            for part in str(row["tag"]).split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            return node if isinstance(node, dict) else None
+        try:
+            with zipfile.ZipFile(self._zips[side]) as pack:
+                members = [m for m in pack.namelist() if m.startswith(folder) and m.endswith(".json")]
+        except (OSError, zipfile.BadZipFile):
+            return None
+        for member in members:
+            data = self._member(side, member)
+            if isinstance(data, dict) and isinstance(data.get(str(row["weight_name"])), dict):
+                return data[str(row["weight_name"])]
+        return None
+
+    def resolve(self, name: str, row: dict, diffs: list) -> list:
+        bench, cmp = self._stats(0, name, row), self._stats(1, name, row)
+        if bench is None or cmp is None:
+            return diffs
+        out = list(diffs)
+        for i, stat in enumerate(self.STATS):
+            a, b = bench.get(stat), cmp.get(stat)
+            if out[i] is None and isinstance(a, (int, float)) and isinstance(b, (int, float)) and a == 0:
+                out[i] = 0.0 if b == 0 else math.inf
+        return out
 
 
 def _float(value) -> float | None:
