@@ -201,8 +201,8 @@ class GpuOnlyUse(Rule):
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
     vllm-ascend installed, and its prompt schemas `TextPrompt` / `TokensPrompt` / `EmbedsPrompt`, TypedDicts: label note 42d-6;
     its import is reported by NPU501, its internals stay reported here; label ruling (L25);
-    in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
-    none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
+    in a repository that names the plugin itself, `vllm_ascend` imported, `vllm-ascend` / `triton-ascend` required or a
+    Dockerfile built `FROM .../vllm-ascend:<tag>` (label note 47e-4), none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
     (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
