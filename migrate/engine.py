@@ -23,6 +23,7 @@ from pathlib import Path
 from migrate import (
     accelerator_builders,
     asserted_entries,
+    base_images,
     builder_classes,
     cmake_find_modules,
     cmake_npu_switch,
@@ -61,6 +62,7 @@ from migrate.sources import (
     LauncherContext,
     MalformedInput,
     classify,
+    is_dockerfile,
     is_makefile,
     read_manifest,
     read_notebook,
@@ -472,7 +474,9 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     findings = _dedupe(findings)
     findings.sort(key=lambda f: f.sort_key)
     refs = refs + mentions(text, path)  # the CUDA files this one names (migrate/cuda_builds.py)
-    facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None)
+    images = base_images.images(text) if "launcher" in kinds and is_dockerfile(path) else ()
+    facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None,
+                              images)
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'

@@ -8,9 +8,11 @@ imports and uses of vLLM are the NPU path too: a porting engineer changes none o
 for a package whose NPU build replaces it under the same module name: triton-ascend installs the `triton` package for
 Ascend, so a repository that requires triton-ascend (verl's requirements-npu.txt) runs its Triton kernels through it.
 
-The repository names the plugin when one of its Python files imports the plugin's module (`vllm_ascend`) or one of its
-manifests declares the plugin's distribution (`vllm-ascend`, `triton-ascend`): the ("imp", root, line) and ("req",
-name, line) facts of the per-file pass (migrate/deps.py), so nothing is read again. Its NPU501 / NPU507 findings of the
+The repository names the plugin when one of its Python files imports the plugin's module (`vllm_ascend`), one of its
+manifests declares the plugin's distribution (`vllm-ascend`, `triton-ascend`), or one of its Dockerfiles builds on an
+image named for the plugin (`FROM quay.io/ascend/vllm-ascend:v0.11.0`: the image installs it; label note 47e-4): the
+("imp", root, line), ("req", name, line) and ("img", name, line) facts of the per-file pass (migrate/deps.py,
+migrate/base_images.py), so nothing is read again. Its NPU501 / NPU507 findings of the
 package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
 on the NPU and stay reported. Decided after the scan on every run (never cached), so adding or removing the plugin's
 import or requirement is seen at once.
@@ -26,11 +28,12 @@ CODES = frozenset({"NPU501", "NPU507"})
 
 
 def named_plugins(results: list[FileResult]) -> frozenset[str]:
-    """The normalised names of everything the repository imports or declares (module roots and distributions)."""
+    """The normalised names of everything the repository imports or declares (module roots and distributions) and of
+    the images its Dockerfiles build on."""
     names: set[str] = set()
     for result in results:
         for fact in result.facts:
-            if fact and fact[0] in ("imp", "req") and isinstance(fact[1], str):
+            if fact and fact[0] in ("imp", "req", "img") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
     return frozenset(names)
 

@@ -1033,17 +1033,18 @@ def wants_python_defs(text: str, path: str = "") -> bool:
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
-           sites: str | None = None) -> tuple:
+           sites: str | None = None, images=()) -> tuple:
     """Facts as plain JSON-able tuples (they are cached with the file's findings); `imports`:
     (top-level name, line) pairs for the open-world dependency list (migrate/deps.py),
     `requirements`: (normalised distribution name, line) pairs a manifest declares, and `uses`: the
     names the file reaches through its imports (`link_uses`; None when not recorded), `sites`: its use
-    sites for linking without a second parse (`link_sites`; None when not recorded)."""
+    sites for linking without a second parse (`link_sites`; None when not recorded), `images`: (image name, line)
+    pairs of a Dockerfile's `FROM` instructions (migrate/base_images.py)."""
     return tuple(("def", d.kind, d.name, d.line, d.cuda) + ((d.why, d.mode) if d.kind in ("export", "value") or d.why or d.mode
                                                              else ()) for d in defs) + \
         tuple(("ref", r) for r in refs) + tuple(("imp", name, line) for name, line in imports) + \
         tuple(("req", name, line) for name, line in requirements) + ((("use", uses),) if uses is not None else ()) + \
-        ((("site", sites),) if sites is not None else ())
+        ((("site", sites),) if sites is not None else ()) + tuple(("img", name, line) for name, line in images)
 
 
 def link_uses(ctx) -> str:

@@ -452,6 +452,29 @@ def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_awa
             ("kernels.py", "NPU507"), ("requirements-rollout.txt", "NPU502")} <= codes_by_file
 
 
+def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
+    # label note 47e-4 (ruling (L38)): an NPU Dockerfile `FROM .../ascend/vllm-ascend:<tag>` runs vLLM through the plugin
+    # its base image installs: vLLM's imports and uses are NPU-aware; the requirement line stays NPU502
+    from migrate.base_images import images
+    from migrate.engine import scan
+
+    assert images("ARG V=1\nFROM --platform=linux/arm64 reg.example.io:5000/ascend/vllm-ascend:v0.11.0@sha256:ab AS npu\n"
+                  "FROM ${BASE}\nRUN pip install 'app[core]'\n") == [("vllm-ascend", 2)]
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "npu.Dockerfile").write_text("FROM quay.example.io/ascend/vllm-ascend:v0.11.0\nRUN pip install app\n")
+    (tmp_path / "serve.py").write_text("def run(path):\n    from vllm import LLM\n    return LLM(model=path)\n")
+    (tmp_path / "requirements.txt").write_text("vllm>=0.10\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU502", "NPU507"))
+
+    assert found(tmp_path) == [("requirements.txt", "NPU502")]
+    # a CUDA base image names no plugin: the same code is reported
+    (tmp_path / "docker" / "npu.Dockerfile").write_text("FROM vllm/vllm-openai:v0.11.0\nRUN pip install app\n")
+    assert ("serve.py", "NPU501") in found(tmp_path)
+
+
 def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
     # label ruling (L39): a CI workflow and a SkyPilot task YAML provision machines, like a Dockerfile: no NPU5xx
     # finding there; a shell launcher with the same lines and a YAML with only a `run:` key are still read

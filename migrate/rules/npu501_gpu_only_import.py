@@ -898,8 +898,9 @@ class GpuOnlyImport(Rule):
     `deepspeed.accelerator`, the op-builder base `deepspeed.ops.op_builder.builder.OpBuilder`) are not reported; a
     `from m import a, b` one of whose names still needs a look (`OpBuilder, CUDAOpBuilder`) is, under that name's entry;
     each use after the import is NPU507. Nor are, in a repository that
-    names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend` or a
-    manifest requires `vllm-ascend`; a manifest requires `triton-ascend`), that package's imports and uses anywhere:
+    names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend`, a
+    manifest requires `vllm-ascend` or a Dockerfile builds `FROM .../vllm-ascend:<tag>`, the image installing the plugin
+    (label note 47e-4, migrate/base_images.py); a manifest requires `triton-ascend`), that package's imports and uses anywhere:
     the repository already runs it on the NPU through the plugin (label ruling (L38), migrate/npu_plugins.py); its
     manifest lines (NPU502) stay reported. Nor is anything in the CUDA folder of the repository's own device dispatch
     with an NPU side (a selector `if device_type == "cuda": from .cuda import CudaBackend` beside

@@ -201,10 +201,10 @@ class GpuOnlyUse(Rule):
     (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
     vllm-ascend installed, and its prompt schemas `TextPrompt` / `TokensPrompt` / `EmbedsPrompt`, TypedDicts: label note 42d-6;
     its import is reported by NPU501, its internals stay reported here; label ruling (L25);
-    in a repository that names the plugin itself, `vllm_ascend` imported or `vllm-ascend` / `triton-ascend` required,
-    none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
+    in a repository that names the plugin itself, `vllm_ascend` imported, `vllm-ascend` / `triton-ascend` required or a
+    Dockerfile built `FROM .../vllm-ascend:<tag>` (label note 47e-4), none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
-    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; CuPy's re-exported numpy scalar types `cupy.int32(n)`, 47e-2; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
     (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
@@ -380,6 +380,9 @@ class GpuOnlyUse(Rule):
         # pyFoundationalTypes.cpp; label ruling (L54)/(L75), 45d-11): a network's kernel size, a buffer's item size
         "import tensorrt as trt\n\ndef conv(network, x, w, b):\n    layer = network.add_convolution(x, 20, trt.DimsHW(5, 5), w, b)\n"
         "    layer.stride = trt.DimsHW(1, 1)\n    return layer, trt.float32.itemsize\n",
+        # a kernel helper's scalar arguments: CuPy re-exports numpy's scalar types (knowledge `pure_api`, read in
+        # cupy/__init__.py; label ruling (L54), notes 47a-6 / 47e-2): a host scalar, no CUDA; the import is NPU501's
+        "import cupy\n\ndef as_int(n):\n    return cupy.int32(n)\n\ndef as_float(x):\n    return cupy.float32(x)\n",
         # a splatting model's setup: gsplat's pure-PyTorch helpers (knowledge `pure_api`, read in gsplat's source) run as
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
@@ -648,10 +651,11 @@ class GpuOnlyUse(Rule):
                 "def run(x):\n    launch('k', 'src')(grid=(1,), block=(16,), args=[x])\n    k = launch('k', 'src')\n"
                 "    k(grid=(1,), block=(16,), args=[x])", count=4),
         # liteflownet / softmax-splatting correlation.py: the memoized launcher returns a function of the module cupy
-        # compiled (a call chain rooted in cupy under cupy's own decorator): each launch of its result is a use
+        # compiled (a call chain rooted in cupy under cupy's own decorator): each launch of its result is a use; the
+        # `cupy.int32(n)` argument is numpy's scalar type re-exported (pure_api, notes 47a-6 / 47e-2): not one
         Invalid("import cupy\n@cupy.memoize(for_each_device=True)\ndef launch(name, src):\n"
                 "    return cupy.cuda.compile_with_cache(src).get_function(name)\n"
-                "def run(x, n):\n    launch('k', 'src')(\n        grid=(1,), block=(16,),\n        args=[cupy.int32(n), x])", count=4),
+                "def run(x, n):\n    launch('k', 'src')(\n        grid=(1,), block=(16,),\n        args=[cupy.int32(n), x])", count=3),
         # a function returning what a package function computed (a tensor): only that call is reported
         Invalid("from flash_attn import flash_attn_func\ndef attn(q, k, v):\n    return flash_attn_func(q, k, v)\n"
                 "def f(q, k, v):\n    return attn(q, k, v).transpose(1, 2)(0)", count=1),
