@@ -7,6 +7,7 @@ from migrate import cmake_cuda_extensions, kernel_values, torch_cuda_requirement
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
+    CUDA_SWITCH_KEYWORDS,
     cuda_link_nodes,
     extension_class_variables,
     followed_cuda_sources,
@@ -25,7 +26,7 @@ _EXT = "torch.utils.cpp_extension"
 # torch < 1.0's cffi builder (TDAN, faster-rcnn.pytorch): `create_extension('_ext.op', ..., with_cuda=True,
 # extra_objects=['src/op_kernel.cu.o'])` links kernels compiled by an nvcc command of a shell script
 _FFI = "torch.utils.ffi.create_extension"
-_CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o")
+_CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o", ".cu.cc")  # `.cu.cc`: TensorFlow's spelling of a CUDA unit
 # setup() keywords that ship files as package data: a `.cu` named there is copied, not built
 _OUTPUT_KEYWORDS = frozenset({"output_file", "out_file", "output_path", "output"})
 _DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
@@ -203,6 +204,24 @@ def _handed_to_a_call(ctx, statement) -> bool:
     return True
 
 
+def _cuda_path_test(test, switches) -> bool:
+    """An `if` test a JIT helper's CUDA path takes: its CUDA switch parameter asked true (`if cuda:`, `if cuda is True
+    and arch is None:`; not negated) or a source's CUDA suffix (`if ".cu" in s or ".cu.cc" in s:`)."""
+    if isinstance(test, ast.BoolOp):
+        return any(_cuda_path_test(value, switches) for value in test.values)
+    if isinstance(test, ast.Name):
+        return test.id in switches
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.Is, ast.Eq)) and isinstance(left, ast.Name) and left.id in switches:
+            return _is_true(right)
+        if isinstance(op, ast.In) and isinstance(left, ast.Constant) and isinstance(left.value, str):
+            return left.value in (".cu", ".cu.cc")
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "endswith" and test.args:
+        return isinstance(test.args[0], ast.Constant) and test.args[0].value in (".cu", ".cu.cc")
+    return False
+
+
 def _is_true(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
@@ -280,7 +299,7 @@ class CudaExtension(Rule):
     variable bound to `CUDAExtension` when its own first line carries CUDA content (`extension('m', ['k.cu'])`; a bare
     `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`; or its first argument, a literal list, when the call also switches its CUDA path on or lists a plain `.cu` file: `load_pb11(["./nms_kernel.cu.cc", "./nms.cc"], target, cwd, cuda=True)`, `.cu.cc` being TensorFlow's spelling of a CUDA unit, also called by a name the file never binds; its `cuda=True` line is reported as `with_cuda=True`; inside such a helper that compiles through classes of its own rather than cpp_extension, each class construction and `raise` in the branches its CUDA path takes, `if cuda:` / `if cuda is True and arch is None:` / `if ".cu" in s:`, is a build line (`Nvcc(s, out(s), arch)`, a CUDA link step; not the `else` branch, asserts or plain function calls; label ruling (L96))), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     A top-level function of a setup.py that nothing in the file calls or names (mmdet's `make_cuda_ext` kept beside
     `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2), and an `"nvcc"` key given an empty
     list (`else: args["nvcc"] = []`, the branch without CUDA) holds no flag unless the file adds to an nvcc list.
@@ -344,7 +363,7 @@ class CudaExtension(Rule):
     )
     KINDS = ("python", "launcher")
     TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
-                "Extension(", ".cu\"", ".cu'", "cmake")
+                "Extension(", ".cu\"", ".cu'", ".cu.cc\"", ".cu.cc'", "cmake")
     VALID = [
         # a sourceless extension whose build_ext runs a CMake project told nothing about CUDA (a CPU build), and a
         # `torch.version.cuda` check in a file that builds nothing (migrate/cmake_cuda_extensions.py,
@@ -899,6 +918,29 @@ class CudaExtension(Rule):
                         and node.args[0].id in params:
                     yield self.finding(ctx, node, f"imports the CUDA extension `{function.name}()` has just JIT-built: "
                                        + self.MESSAGE)
+            yield from self._own_nvcc_steps(ctx, function, params)
+
+    def _own_nvcc_steps(self, ctx, function, params):
+        """A helper that builds through classes of its own instead of cpp_extension (Det3D-style `load_pb11(sources,
+        target, cuda=False)`: `if ".cu" in s: cmds.append(Nvcc(s, out(s), arch))`, `if cuda: [Pybind11CUDALink(...)]`,
+        label ruling (L96)): in the branches its CUDA path takes, under an `if` testing its CUDA switch parameter
+        (`cuda`, `with_cuda`) or a source's `.cu` suffix, each construction of a class (a CapWords name: the nvcc
+        compile and CUDA link steps) and each `raise` (the build stops there without a toolkit) is a build line; not
+        the `else` branch, not plain function calls (`out(s)`), not asserts."""
+        switches = params & CUDA_SWITCH_KEYWORDS
+        for test_node in ast.walk(function):
+            if not isinstance(test_node, ast.If) or not _cuda_path_test(test_node.test, switches):
+                continue
+            for statement in test_node.body:
+                raised = {id(n) for r in ast.walk(statement) if isinstance(r, ast.Raise) for n in ast.walk(r)}
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.Call) and id(node) not in raised and isinstance(node.func, ast.Name) and node.func.id[:1].isupper() \
+                            and not node.func.id.isupper():
+                        yield self.finding(ctx, node, f"`{node.func.id}(...)` is a CUDA compile / link step of "
+                                           f"`{function.name}()`, which other modules call with CUDA sources: " + self.MESSAGE)
+                    elif isinstance(node, ast.Raise):
+                        yield self.finding(ctx, node, f"`{function.name}()` stops here on its CUDA path (no toolkit or "
+                                           "GPU architecture on an Ascend host): " + self.MESSAGE)
 
     def _accessor_bindings(self, ctx, reported):
         """`_C = _load_C_extensions()` (FCOS / maskrcnn-benchmark layers/_utils.py): a module-level name bound to
@@ -1081,6 +1123,9 @@ class CudaExtension(Rule):
                 lines.setdefault(keyword.value.lineno, (keyword.value, "nvcc flags of the extension build: "))
             elif keyword.arg == "with_cuda" and (_is_true(keyword.value) or isinstance(keyword.value, ast.Name)) \
                     and keyword.value.lineno != call.lineno:  # `load(..., with_cuda=True)`, `create_extension(..., with_cuda=flag)`
+                lines.setdefault(keyword.value.lineno, (keyword.value, "a build told to compile with CUDA: "))
+            elif keyword.arg in CUDA_SWITCH_KEYWORDS and _is_true(keyword.value) and keyword.value.lineno != call.lineno:
+                # a project helper's own switch (`load_pb11(srcs, target, cwd, cuda=True)`, label ruling (L96))
                 lines.setdefault(keyword.value.lineno, (keyword.value, "a build told to compile with CUDA: "))
         for node in ast.walk(call):
             if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.lineno == call.lineno:
