@@ -38,6 +38,15 @@ _TOOLKIT_VARIABLE = re.compile(r"\$(?:\{(?:CUDA_\w*(?:LIBRARIES|LIBRARY|INCLUDE_
 # `/usr/local/cuda/samples/common/inc`), and CUB's folder (NVIDIA's CUDA-only device primitives, part of the toolkit
 # since CUDA 11: `#include <cub/device/device_scan.cuh>`): `cub` as the whole word or a path's last part
 _TOOLKIT_PATH = re.compile(r"^\"?(?:/usr/local/cuda(?:-[\d.]+)?(?:/\S*)?|(?:\S*/)?cub/?)\"?$")
+# the toolkit's include / library folder under an install root written out elsewhere (`/data/cuda/cuda-10.2/cuda/include`,
+# `/opt/cuda-11.8/lib64`): an absolute path whose folder before `include` / `lib64` / `lib` is `cuda` or `cuda-<version>`;
+# not a sibling library's tree installed beside it (`/data/cuda/cuda-10.2/cudnn/v8.0.4/include`, TensorRT's
+# `.../TensorRT/v7.2.1.6/lib`: a GPU-only library's header / library tree, label ruling (L43), 47c c-3)
+_TOOLKIT_TREE = re.compile(r"^\"?(?:/|[A-Za-z]:/|~/)(?:\S*/)?cuda(?:-[\d.]+)?/(?:include|lib64|lib)/?\"?$", re.I)
+# TensorRT's libraries linked by name (NVIDIA's TensorRT installation guide, tar file layout `lib/`: libnvinfer,
+# libnvinfer_plugin, libnvonnxparser, libnvparsers; NVIDIA/TensorRT README: "a C++ library for high performance
+# inference on NVIDIA GPUs"): a GPU-only library, linked by name a line of the port (label ruling (L43), 47c c-3)
+_GPU_ONLY_LIBRARY = re.compile(r"^(?:-l)?(?:nvinfer|nvinfer_plugin|nvonnxparser|nvparsers)$")
 _FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\b", re.I)
 _FIND_LIBRARY = re.compile(r"\bfind_library\s*\(\s*(\w+)([^)]*)\)", re.I)
 _LINKS = re.compile(r"\b(?:target_link_libraries|link_libraries)\s*\(([^)]*)\)", re.I)
@@ -125,6 +134,9 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     for match in _LINKS.finditer(code):
         for number in _lines_naming(code, match.start(1), match.group(1), linked):
             out.setdefault(number, "links a CUDA toolkit library")
+    for match in _LINKS.finditer(code):
+        for number in _lines_naming(code, match.start(1), match.group(1), lambda w: bool(_GPU_ONLY_LIBRARY.match(w))):
+            out.setdefault(number, "links TensorRT, a GPU-only library")
     read = {v for m in _LINKS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
     for match in _LIST_ADD.finditer(code):
         if match.group(1) in read:
@@ -148,7 +160,7 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
             out.setdefault(_line(code, match.start()), "adds a GPU-only library to the build")
     for match in _DIRECTORIES.finditer(code):
         def directory(word):
-            return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word) or home(word))
+            return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word) or _TOOLKIT_TREE.match(word) or home(word))
         for number in _lines_naming(code, match.start(1), match.group(1), directory):
             out.setdefault(number, "adds a CUDA toolkit directory")
     for match in _FETCH.finditer(code):

@@ -23,7 +23,7 @@ from migrate import cpu_builds, op_register_aliases, source_set_tables
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
-                 ".cu\"", ".cu'")  # the last two: a project build helper given `.cu` sources (`_imported_helper_with_cuda_sources`)
+                 ".cu\"", ".cu'", ".cu.cc\"", ".cu.cc'")  # the last four: a project build helper given `.cu` sources (`_imported_helper_with_cuda_sources`)
 # setuptools / distutils extension classes: a plain C/C++ build unless its sources hold CUDA (`.cu`), which a custom
 # build_ext hands to nvcc (tf-faster-rcnn lib/setup.py: `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],
 # extra_compile_args={'gcc': [...], 'nvcc': [...]})` compiled by its customize_compiler_for_nvcc hook)
@@ -493,7 +493,7 @@ def cuda_sources(call) -> str:
     arguments), space-separated: a kernel's own source list (`deps.kernels_to_port`)."""
     return " ".join(dict.fromkeys(
         node.value.strip() for node in ast.walk(call)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith(CUDA_SOURCE_SUFFIXES)
         and " " not in node.value.strip()))
 
 
@@ -617,6 +617,8 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
     sources = ctx.keyword(call, "sources")
     if sources is None:
         sources = next((k.value for k in call.keywords if k.arg and k.arg.endswith("_sources")), None)
+        if sources is None:
+            sources = _positional_cuda_sources(call)
         if sources is None or not _cuda_literal(sources):
             return False
     elif not (_cuda_literal(sources) or followed_cuda_sources(ctx, call)):
@@ -630,12 +632,55 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
         return False
     if isinstance(call.func, ast.Name):  # imported from a module (a relative import gives no qualified name)
         return any(alias.asname == last or (alias.asname is None and alias.name == last)
-                   for statement in ctx.nodes.get(ast.ImportFrom, ()) for alias in statement.names)
+                   for statement in ctx.nodes.get(ast.ImportFrom, ()) for alias in statement.names) \
+            or (sources is _positional_cuda_sources(call) and _unbound(ctx, last))
     return name is not None
 
 
+# a project JIT-build helper's own switch for its CUDA path (`load_pb11(srcs, target, cwd, cuda=True)`), as `with_cuda=`
+CUDA_SWITCH_KEYWORDS = frozenset({"cuda", "with_cuda", "use_cuda", "enable_cuda"})
+# CUDA source names: `.cu` / `.cuh`, and TensorFlow's `.cu.cc` (a CUDA unit compiled by nvcc:
+# https://www.tensorflow.org/guide/create_op#compile_the_op_using_your_system_compiler, `cuda_op_kernel.cu.cc`)
+CUDA_SOURCE_SUFFIXES = (".cu", ".cuh", ".cu.cc")
+
+
+def _positional_cuda_sources(call):
+    """The literal source list a helper takes first, positionally (Det3D-style `load_pb11(["./nms_kernel.cu.cc",
+    "./nms.cc"], target, cwd, cuda=True)`): read only where the call also switches the helper's CUDA path on
+    (`cuda=True`) or a source is a plain `.cu` file, so that a list of `.cu.cc` names alone (data, a glob) is no build."""
+    if not call.args or not isinstance(call.args[0], (ast.List, ast.Tuple)):
+        return None
+    switched = any(k.arg in CUDA_SWITCH_KEYWORDS and isinstance(k.value, ast.Constant) and k.value.value is True
+                   for k in call.keywords)
+    plain = any(isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.strip().endswith((".cu", ".cuh"))
+                for e in call.args[0].elts)
+    return call.args[0] if switched or plain else None
+
+
+def _unbound(ctx, name: str) -> bool:
+    """A name the file calls but never binds (no import, definition, assignment or parameter) and that is no builtin:
+    a helper the module expects from elsewhere in the project (Det3D's nms_cpu.py calls `load_pb11(...)` without
+    importing it; its sibling nms_gpu.py imports it from the project's buildtools)."""
+    import builtins
+
+    if hasattr(builtins, name):
+        return False
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return False
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, ast.arg) and node.arg == name:
+            return False
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".", 1)[0]) == name or a.name == "*" for a in node.names):
+            return False
+    return True
+
+
 def _cuda_literal(node) -> bool:
-    return any(isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.strip().endswith((".cu", ".cuh"))
+    return any(isinstance(sub, ast.Constant) and isinstance(sub.value, str)
+               and sub.value.strip().endswith(CUDA_SOURCE_SUFFIXES) and "\n" not in sub.value
                for sub in ast.walk(node))
 
 

@@ -2264,6 +2264,50 @@ def test_a_build_helper_called_with_cuda_sources_reports_its_own_load_and_import
     assert finding_lines(result, "NPU505", "other/custom_ops.py") == []
 
 
+def test_a_build_helper_with_its_own_nvcc_classes_is_a_jit_build(tmp_path):
+    """Label ruling (L96): a project helper that compiles through classes of its own (`Nvcc`, a CUDA link step), not
+    cpp_extension, called with a positional source list holding a `.cu.cc` unit and `cuda=True`: the call, its
+    source line and the switch are build lines; in the helper, the constructions and the raise on its CUDA path,
+    not the assert, the plain call `out(s)`, nor the `else` branch. A file calling the helper without importing it
+    (the name is bound nowhere in it) is read the same; one given only C++ sources is no build."""
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/build/__init__.py": "",
+        "pkg/build/steps.py": "class Nvcc:\n    pass\nclass CudaLink:\n    pass\nclass Link:\n    pass\n",
+        "pkg/build/jit.py": (
+            "from .steps import CudaLink, Link, Nvcc\n"
+            "def out(s):\n    return s + '.o'\n"
+            "def load_ext(sources, target, cwd='.', cuda=False, arch=None):\n"  # line 4
+            "    cmds = []\n"
+            "    for s in sources:\n"
+            "        if '.cu' in s:\n"
+            "            assert cuda is True, 'cuda must be true'\n"  # line 8: not reported
+            "            cmds.append(Nvcc(s, out(s), arch))\n"  # line 9
+            "    if cuda is True and arch is None:\n"
+            "        raise ValueError('no arch')\n"  # line 11
+            "    if cuda:\n"
+            "        cmds.append(CudaLink(sources, target))\n"  # line 13
+            "    else:\n"
+            "        cmds.append(Link(sources, target))\n"
+            "    return cmds\n"),
+        "pkg/ops/__init__.py": "",
+        "pkg/ops/nms_gpu.py": (
+            "from pkg.build.jit import load_ext\n"
+            "load_ext(\n"  # line 2
+            "    ['./nms_kernel.cu.cc', './nms.cc'],\n"  # line 3
+            "    'nms.so',\n"
+            "    cuda=True,\n"  # line 5
+            ")\n"),
+        "pkg/ops/nms_cpu.py": "load_ext(\n    ['./nms_kernel.cu.cc', './nms.cc'],\n    'nms.so',\n    cuda=True,\n)\n",
+        "pkg/ops/plain.py": "from pkg.build.jit import load_ext\nload_ext(['./a.cc', './b.cc'], 'ab.so')\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU505", "pkg/ops/nms_gpu.py") == [2, 3, 5]
+    assert finding_lines(result, "NPU505", "pkg/ops/nms_cpu.py") == [1, 2, 4]
+    assert finding_lines(result, "NPU505", "pkg/ops/plain.py") == []
+    assert finding_lines(result, "NPU505", "pkg/build/jit.py") == [9, 11, 13]
+
+
 def test_a_loop_cd_into_extension_folders_runs_each_setup_py(tmp_path):
     # a build script beside two CUDA-extension folders (set 28c-10): `for ext in a b; do cd $ext && python setup.py
     # install && cd -; done` installs each folder's CUDA build: one finding at the line; a `cd` into a folder without a

@@ -3,10 +3,11 @@ import os
 import re
 import sys
 
-from migrate import cmake_cuda_extensions, kernel_values, torch_cuda_requirements
+from migrate import cmake_cuda_extensions, kernel_values, nvcc_command_classes, torch_cuda_requirements
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
+    CUDA_SWITCH_KEYWORDS,
     cuda_link_nodes,
     extension_class_variables,
     followed_cuda_sources,
@@ -25,7 +26,7 @@ _EXT = "torch.utils.cpp_extension"
 # torch < 1.0's cffi builder (TDAN, faster-rcnn.pytorch): `create_extension('_ext.op', ..., with_cuda=True,
 # extra_objects=['src/op_kernel.cu.o'])` links kernels compiled by an nvcc command of a shell script
 _FFI = "torch.utils.ffi.create_extension"
-_CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o")
+_CUDA_SUFFIXES = (".cu", ".cuh", ".cu.o", ".cu.cc")  # `.cu.cc`: TensorFlow's spelling of a CUDA unit
 # setup() keywords that ship files as package data: a `.cu` named there is copied, not built
 _OUTPUT_KEYWORDS = frozenset({"output_file", "out_file", "output_path", "output"})
 _DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
@@ -203,6 +204,24 @@ def _handed_to_a_call(ctx, statement) -> bool:
     return True
 
 
+def _cuda_path_test(test, switches) -> bool:
+    """An `if` test a JIT helper's CUDA path takes: its CUDA switch parameter asked true (`if cuda:`, `if cuda is True
+    and arch is None:`; not negated) or a source's CUDA suffix (`if ".cu" in s or ".cu.cc" in s:`)."""
+    if isinstance(test, ast.BoolOp):
+        return any(_cuda_path_test(value, switches) for value in test.values)
+    if isinstance(test, ast.Name):
+        return test.id in switches
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.Is, ast.Eq)) and isinstance(left, ast.Name) and left.id in switches:
+            return _is_true(right)
+        if isinstance(op, ast.In) and isinstance(left, ast.Constant) and isinstance(left.value, str):
+            return left.value in (".cu", ".cu.cc")
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "endswith" and test.args:
+        return isinstance(test.args[0], ast.Constant) and test.args[0].value in (".cu", ".cu.cc")
+    return False
+
+
 def _is_true(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
@@ -280,7 +299,7 @@ class CudaExtension(Rule):
     variable bound to `CUDAExtension` when its own first line carries CUDA content (`extension('m', ['k.cu'])`; a bare
     `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`; or its first argument, a literal list, when the call also switches its CUDA path on or lists a plain `.cu` file: `load_pb11(["./nms_kernel.cu.cc", "./nms.cc"], target, cwd, cuda=True)`, `.cu.cc` being TensorFlow's spelling of a CUDA unit, also called by a name the file never binds; its `cuda=True` line is reported as `with_cuda=True`; inside such a helper that compiles through classes of its own rather than cpp_extension, each class construction and `raise` in the branches its CUDA path takes, `if cuda:` / `if cuda is True and arch is None:` / `if ".cu" in s:`, is a build line (`Nvcc(s, out(s), arch)`, a CUDA link step; not the `else` branch, asserts or plain function calls; label ruling (L96)); in the classes of such a build tool, a method handing `compiler="nvcc"` to a call or naming CUDA toolkit libraries in a list (`["cublas", "cudart"]`) is a compile / link step: those lines, the toolkit's home bound there from a call (`cuda_home = find_cuda()`) and its raises are build lines, not the class definitions, migrate/nvcc_command_classes.py), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     A top-level function of a setup.py that nothing in the file calls or names (mmdet's `make_cuda_ext` kept beside
     `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2), and an `"nvcc"` key given an empty
     list (`else: args["nvcc"] = []`, the branch without CUDA) holds no flag unless the file adds to an nvcc list.
@@ -344,8 +363,10 @@ class CudaExtension(Rule):
     )
     KINDS = ("python", "launcher")
     TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
-                "Extension(", ".cu\"", ".cu'", "cmake")
+                "Extension(", ".cu\"", ".cu'", ".cu.cc\"", ".cu.cc'", "cmake")
     VALID = [
+        # a build file asking whether its flag dict has an nvcc key runs nothing (47b setup.py:102)
+        Valid("from torch.utils.cpp_extension import CppExtension\nargs = {}\nif 'nvcc' not in args:\n    print(args)\n"),
         # a sourceless extension whose build_ext runs a CMake project told nothing about CUDA (a CPU build), and a
         # `torch.version.cuda` check in a file that builds nothing (migrate/cmake_cuda_extensions.py,
         # migrate/torch_cuda_requirements.py)
@@ -438,6 +459,17 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # a build tool's own step classes (ruling (L96), migrate/nvcc_command_classes.py): the nvcc compile step's raise,
+        # toolkit locator and `compiler="nvcc"`, the link step's CUDA library list; not the fallback `cuda_home = None`
+        # nor the base class compiling with g++
+        Invalid("class Gpp:\n    def __init__(self, sources, target, compiler='g++'):\n        self.compiler = compiler\n"
+                "class Nvcc(Gpp):\n    def __init__(self, sources, target, arch=None):\n        if arch is None:\n"
+                "            raise ValueError('arch needed')\n        try:\n            cuda_home = find_cuda()\n"
+                "        except Exception:\n            cuda_home = None\n"
+                "        super().__init__(sources, target, compiler='nvcc')\n"
+                "class CudaLink(Gpp):\n    def __init__(self, sources, target):\n"
+                "        self.libraries = {'/opt/cuda/lib64': ['cublas', 'cudart']}\n"
+                "        super().__init__(sources, target)\n", count=4),
         # SHI-Labs/NATTEN-style setup.py (46c HALF-5, rulings (L14)/(L35)): the sourceless extension a custom build_ext
         # hands to a CUDA CMake project, the two asserts on torch's CUDA version and the raise when it is None; the
         # flag-only test (no raise) is none
@@ -759,6 +791,12 @@ class CudaExtension(Rule):
                                            "requirement; " + self.MESSAGE)
             if found and "nvcc" in ctx.source:
                 yield from self._toolkit_locators(ctx)
+            if "nvcc" in ctx.source:  # a build tool's own nvcc / CUDA link step classes (migrate/nvcc_command_classes.py)
+                lines = {f.line for f in found}
+                for node, what in nvcc_command_classes.step_lines(ctx):
+                    if node.lineno not in lines:
+                        yield self.finding(ctx, node, f"a compile step class of the project's own build tool {what}: "
+                                           + self.MESSAGE)
             if "load_op_library" in ctx.source:
                 yield from self._loaded_op_calls(ctx)
             if "-DCMAKE_CUDA_" in ctx.source:
@@ -899,6 +937,29 @@ class CudaExtension(Rule):
                         and node.args[0].id in params:
                     yield self.finding(ctx, node, f"imports the CUDA extension `{function.name}()` has just JIT-built: "
                                        + self.MESSAGE)
+            yield from self._own_nvcc_steps(ctx, function, params)
+
+    def _own_nvcc_steps(self, ctx, function, params):
+        """A helper that builds through classes of its own instead of cpp_extension (Det3D-style `load_pb11(sources,
+        target, cuda=False)`: `if ".cu" in s: cmds.append(Nvcc(s, out(s), arch))`, `if cuda: [Pybind11CUDALink(...)]`,
+        label ruling (L96)): in the branches its CUDA path takes, under an `if` testing its CUDA switch parameter
+        (`cuda`, `with_cuda`) or a source's `.cu` suffix, each construction of a class (a CapWords name: the nvcc
+        compile and CUDA link steps) and each `raise` (the build stops there without a toolkit) is a build line; not
+        the `else` branch, not plain function calls (`out(s)`), not asserts."""
+        switches = params & CUDA_SWITCH_KEYWORDS
+        for test_node in ast.walk(function):
+            if not isinstance(test_node, ast.If) or not _cuda_path_test(test_node.test, switches):
+                continue
+            for statement in test_node.body:
+                raised = {id(n) for r in ast.walk(statement) if isinstance(r, ast.Raise) for n in ast.walk(r)}
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.Call) and id(node) not in raised and isinstance(node.func, ast.Name) and node.func.id[:1].isupper() \
+                            and not node.func.id.isupper():
+                        yield self.finding(ctx, node, f"`{node.func.id}(...)` is a CUDA compile / link step of "
+                                           f"`{function.name}()`, which other modules call with CUDA sources: " + self.MESSAGE)
+                    elif isinstance(node, ast.Raise):
+                        yield self.finding(ctx, node, f"`{function.name}()` stops here on its CUDA path (no toolkit or "
+                                           "GPU architecture on an Ascend host): " + self.MESSAGE)
 
     def _accessor_bindings(self, ctx, reported):
         """`_C = _load_C_extensions()` (FCOS / maskrcnn-benchmark layers/_utils.py): a module-level name bound to
@@ -1082,6 +1143,9 @@ class CudaExtension(Rule):
             elif keyword.arg == "with_cuda" and (_is_true(keyword.value) or isinstance(keyword.value, ast.Name)) \
                     and keyword.value.lineno != call.lineno:  # `load(..., with_cuda=True)`, `create_extension(..., with_cuda=flag)`
                 lines.setdefault(keyword.value.lineno, (keyword.value, "a build told to compile with CUDA: "))
+            elif keyword.arg in CUDA_SWITCH_KEYWORDS and _is_true(keyword.value) and keyword.value.lineno != call.lineno:
+                # a project helper's own switch (`load_pb11(srcs, target, cwd, cuda=True)`, label ruling (L96))
+                lines.setdefault(keyword.value.lineno, (keyword.value, "a build told to compile with CUDA: "))
         for node in ast.walk(call):
             if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.lineno == call.lineno:
                 continue
@@ -1145,6 +1209,9 @@ class CudaExtension(Rule):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
             elif node.value == "nvcc" and isinstance(ctx.parent(node), ast.Subscript):
                 continue  # `args["nvcc"].append(...)`: adds to the list its key made (`_is_key`)
+            elif node.value == "nvcc" and isinstance(ctx.parent(node), ast.Compare) and ctx.parent(node).left is node \
+                    and all(isinstance(op, (ast.In, ast.NotIn)) for op in ctx.parent(node).ops):
+                continue  # `if "nvcc" not in extra_compile_args:` asks for the key (47b setup.py:102), runs nothing
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:

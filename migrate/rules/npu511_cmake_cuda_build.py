@@ -117,8 +117,10 @@ class CmakeCudaBuild(Rule):
     `/usr/local/cuda`; label ruling L37, 42c-5), libtorch's CUDA libraries in a link list (`torch_cuda`, `c10_cuda`;
     42d-11), each
     line of an include / link directory command naming the toolkit (also through such a home: `${CUDA_PATH}/lib64`; `${CUDA_INCLUDE_DIRS}`,
-    `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, CUB's `cub`
-    folder), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
+    `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, an absolute
+    path ending `cuda/include` / `cuda-10.2/lib64` under another install root, not cuDNN's or TensorRT's folders beside
+    it (47c c-3), CUB's `cub` folder), TensorRT's libraries linked by name (`nvinfer`, `nvinfer_plugin`, `nvonnxparser`;
+    ruling L43), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
     `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
     NVBench, FasterTransformer, FlashInfer), also in an included `*.cmake` script (its toolkit lines only; a Find
     module's `find_path` hints are not read; nor a vendored Find module that no CMake file of the scan
@@ -160,7 +162,7 @@ class CmakeCudaBuild(Rule):
     SEVERITY = Severity.ERROR
     KINDS = ("cpp-source",)
     TRIGGERS = ("CUDA", ".cu", "cudart", "cub", "/usr/local/cuda", "FetchContent_Declare", "ExternalProject_Add", "CPM",
-                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer", "torch_cuda", "c10_cuda")
+                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer", "torch_cuda", "c10_cuda", "nvinfer")
     MESSAGE = "a CMake build that compiles CUDA (nvcc) cannot target an Ascend NPU; port the kernels to Ascend C"
     VALID = [
         Valid("project(x LANGUAGES CXX)\nadd_library(core STATIC a.cpp b.cpp)\n", kind="cpp-source", filename="CMakeLists.txt"),
@@ -278,6 +280,13 @@ class CmakeCudaBuild(Rule):
         # so is the link of the toolkit's libraries (label ruling L36)
         Invalid("project(ft LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\nadd_library(ft SHARED ft_llama.cc)\n"
                 "target_link_libraries(ft PUBLIC -lcublas -lcudart)\n", kind="cpp-source", filename="CMakeLists.txt", count=2),
+        # a TensorRT demo's build (47c c-3): the toolkit's include and lib64 folders under an install root written out,
+        # TensorRT linked by name and cudart; not cuDNN's or TensorRT's own folders installed beside the toolkit
+        Invalid("project(demo)\nfind_package(CUDA REQUIRED)\ninclude_directories(/opt/nv/cuda-11.8/cuda/include)\n"
+                "link_directories(/opt/nv/cuda-11.8/cuda/lib64)\ninclude_directories(/opt/nv/cuda-11.8/cudnn/v8.9/include)\n"
+                "link_directories(/opt/nv/TensorRT/v8.6.1/lib)\nadd_executable(demo demo.cpp)\n"
+                "target_link_libraries(demo nvinfer)\ntarget_link_libraries(demo cudart)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=5),
         # a C++ viewer linking the CUDA runtime through FindCUDAToolkit: nvcc compiles nothing, but the build needs the
         # toolkit (label ruling L36): `find_package(CUDAToolkit)` and the link
         Invalid("project(viewer LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\nadd_library(viewer SHARED a.cpp)\n"
