@@ -28,6 +28,12 @@ predicate of the module, or one of them as an operand of `and`, also through a l
 given only after an early exit on the negated test (`if not enabled: return False`). A function that can answer
 True without the package (`if args.force: return True`) is none.
 
+A function that lists the packages of a table whose `importlib.util.find_spec(...)` is None (torchao's
+`_missing_cutedsl_runtime_packages()`) is asked the same question: `return len(_missing_packages()) == 0` (or `not
+_missing_packages()`) answers from it (`spec_probes`, `_none_missing`). A module-level name bound once to an
+availability test (`_dsl_ok = torch.cuda.is_available() and _dsl_runtime_available()`) is a flag of its module
+(`module_flags`).
+
 Same module: NPU501 / NPU507 / NPU404 read `if xformers_enabled():` as an availability guard. Another module: the
 predicates are recorded as "flag" definitions of mode "call" (migrate/imported_flags.py), and the importer's second
 analysis reads `if model_management.xformers_enabled():` (called) like an imported flag.
@@ -95,6 +101,8 @@ def _answers_availability(ctx, function) -> bool:
     def test(expr) -> bool:
         if isinstance(expr, ast.Name) and expr.id in tested:
             return True
+        if _none_missing(ctx, expr):
+            return True
         if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
             return any(test(v) for v in expr.values)
         return _availability_test(ctx, expr)
@@ -112,6 +120,67 @@ def _answers_availability(ctx, function) -> bool:
             return False
         some = True
     return some
+
+
+def module_flags(ctx) -> frozenset[str]:
+    """Module-level names bound once, at the module's top level, to an availability test (`_availability_test`, this
+    module's predicates included): torchao's `_mxfp8_cutedsl_kernels_available = (_is_sm_10x() and
+    is_cuda_version_at_least(12, 8) and _cutedsl_runtime_available())`, then `if not _mxfp8_cutedsl_kernels_available:
+    raise NotImplementedError(...)` in the op wrappers. A name bound anywhere else too is none."""
+    cached = ctx.__dict__.get(_FLAGS_KEY)
+    if cached is not None:
+        return cached
+    ctx.__dict__[_FLAGS_KEY] = frozenset()  # asked by `_availability_test` while this runs
+    if "_available" not in ctx.source and "_AVAILABLE" not in ctx.source:
+        return frozenset()
+    from migrate.rules.npu501_gpu_only_import import _availability_test
+
+    top = {id(s) for s in ctx.tree.body}
+    bound: dict[str, int] = {}
+    for node in ctx.nodes.get(ast.Name, ()):
+        if isinstance(node.ctx, ast.Store):
+            bound[node.id] = bound.get(node.id, 0) + 1
+    found = frozenset(s.targets[0].id for s in ctx.tree.body
+                      if isinstance(s, ast.Assign) and id(s) in top and len(s.targets) == 1
+                      and isinstance(s.targets[0], ast.Name) and bound.get(s.targets[0].id) == 1
+                      and isinstance(s.value, (ast.BoolOp, ast.Call)) and _availability_test(ctx, s.value))
+    ctx.__dict__[_FLAGS_KEY] = found
+    return found
+
+
+_FLAGS_KEY = "_npu_module_flags"
+
+
+def spec_probes(ctx) -> frozenset[str]:
+    """The module-level functions of this file whose own body asks `importlib.util.find_spec(...)`: each lists (or
+    counts) the packages of a table that are not importable here (torchao's `_missing_cutedsl_runtime_packages()`,
+    collecting the pip names of `cuda.bindings.driver`, `cutlass`, ... whose spec is None)."""
+    cached = ctx.__dict__.get(_SPEC_KEY)
+    if cached is None:
+        cached = ctx.__dict__[_SPEC_KEY] = frozenset(
+            s.name for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(isinstance(n, ast.Call) and (ctx.qualname(n.func) or "").endswith("find_spec") for n in ast.walk(s)))
+    return cached
+
+
+_SPEC_KEY = "_npu_spec_probes"
+
+
+def _none_missing(ctx, expr) -> bool:
+    """`len(_missing_packages()) == 0` or `not _missing_packages()`, `_missing_packages()` a `spec_probes` function of
+    this module: True only where none of the packages it looks for is missing."""
+    if "find_spec" not in ctx.source:
+        return False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        call = expr.operand
+    elif isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq) \
+            and isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value == 0 \
+            and isinstance(expr.left, ast.Call) and isinstance(expr.left.func, ast.Name) and expr.left.func.id == "len" \
+            and len(expr.left.args) == 1:
+        call = expr.left.args[0]
+    else:
+        return False
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in spec_probes(ctx)
 
 
 def _tested_locals(ctx, function) -> frozenset[str]:

@@ -329,7 +329,7 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     if facts is not None:  # the same, from the file's node index (every module: an option is set anywhere)
         facts.extend(config_options.python_facts(tree, path, ctx.nodes))
     if imports is not None:  # before the rules: the index and parents as the parse made them
-        imports.append(tree_imports(tree, path, ctx.nodes, ctx.parent))
+        imports.append(tree_imports(tree, path, ctx.nodes, ctx.parent, ctx))
     if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
         ctx.__dict__["_npu_known_flags"] = known_flags
     if known_kernels:  # Triton kernels other modules define, imported here (migrate/imported_kernels.py)

@@ -466,7 +466,7 @@ def _names_module(name: tuple[str, ...], parts: tuple[str, ...], relative: bool)
     return len(name) >= 2 and parts[-len(name):] == name  # `hqq.backends.marlin`, not a bare `marlin` (the package)
 
 
-def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=None) -> list:
+def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=None, ctx=None) -> list:
     """(dotted name as parts, guarded, relative) for each name each import of the module may load (`_imported`).
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
@@ -481,11 +481,135 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
                             key=lambda n: (n.lineno, n.col_offset))
         fallbacks: dict[int, set[str]] = {}
         found = [(node, _guarded(node, parent, fallbacks, keys, unprobed)) for node in statements]
+        if ctx is not None:
+            found = [(node, CHECKED if g != CHECKED and _after_raising_check(ctx, node) else g) for node, g in found]
     if any(g == CHECKED for _, g in found):
         used = _used_outside_cuda_branch(tree, unprobed)
         found = [(node, UNGUARDED if g == CHECKED and id(node) in used else g) for node, g in found]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
             for node, guarded in found for name in _imported(node, path)]
+
+
+def _after_raising_check(ctx, node) -> bool:
+    """An import inside a function after an availability check that leaves without the package (NPU501's
+    `early_exit_guard`, label rulings (L34)/(L97)): torchao's op wrappers call `raise_if_cutedsl_nvfp4_unavailable(
+    "...")` (migrate/raising_checks.py), then `from ._cutedsl_kernels_impl import ...`, a module importing cutlass at
+    its top; or `if not cutedsl_nvfp4_kernels_available(): return` first. The module is reached only where the
+    package is, as under `if is_x_available():`. A check of another module is known on the importer's second reading
+    (`_flags_known`)."""
+    from migrate.rules.npu501_gpu_only_import import early_exit_guard
+
+    if "(" not in ctx.source:
+        return False
+    if early_exit_guard(ctx, node) is not None:
+        return True
+    top, above = node, ctx.parent(node)
+    while above is not None and not isinstance(above, ast.Module):
+        top, above = above, ctx.parent(above)
+    return isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name in _checked_callees(ctx)
+
+
+_CALLEES_KEY = "_npu_checked_callees"
+
+
+def _checked_callees(ctx) -> frozenset[str]:
+    """The module's private top-level functions (`_name`: not for other modules to call) that it calls only behind an
+    availability check (NPU501's `availability_guard`: in the body of `if check:` or after a check that leaves): torchao
+    quant.py's `_mxfp8_quantize_2d_1x32_cutedsl_custom_op`, whose body imports the CuTeDSL kernels' module, called
+    only by `mxfp8_quantize_2d_1x32_cutedsl` after `if not _mxfp8_cutedsl_kernels_available: raise
+    NotImplementedError(...)`. Their imports are reached only where the package is (label ruling (L97)). Each read
+    of the name is such a call or the object of a registration decorator (`@_op.register_fake`); one read otherwise
+    (passed along, stored) leaves the function unchecked."""
+    cached = ctx.__dict__.get(_CALLEES_KEY)
+    if cached is not None:
+        return cached
+    from migrate.rules.npu501_gpu_only_import import availability_guard
+
+    private = {s.name for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and s.name.startswith("_") and not s.name.startswith("__")}
+    reads: dict[str, list] = {}
+    for n in ctx.nodes.get(ast.Name, ()) if private else ():
+        if n.id in private and isinstance(n.ctx, ast.Load):
+            reads.setdefault(n.id, []).append(n)
+    found = set()
+    for name, nodes in reads.items():
+        called = False
+        for n in nodes:
+            above = ctx.parent(n)
+            if isinstance(above, ast.Call) and above.func is n:
+                statement = above
+                while statement is not None and not isinstance(statement, ast.stmt):
+                    statement = ctx.parent(statement)
+                if statement is None or availability_guard(ctx, statement) is None:
+                    break
+                called = True
+            elif not (isinstance(above, ast.Attribute) and _decorates(ctx, above)):
+                break
+        else:
+            if called:
+                found.add(name)
+    ctx.__dict__[_CALLEES_KEY] = frozenset(found)
+    return ctx.__dict__[_CALLEES_KEY]
+
+
+def _decorates(ctx, node: ast.Attribute) -> bool:
+    """`node` is a decorator (`@f.register_fake`) or the function of one (`@f.register_kernel("cpu")`)."""
+    above = ctx.parent(node)
+    target = above if isinstance(above, ast.Call) and above.func is node else node
+    holder = ctx.parent(target)
+    return isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and target in holder.decorator_list
+
+
+class _Imports(dict):
+    """Each importer's imports, read once (path -> `tree_imports`), and the flags of other modules each file imports
+    (`known`: path -> the "flag" definitions as migrate/imported_flags.py's second analysis knows them)."""
+
+    known: dict[str, frozenset[str]]
+
+
+def _flags_known(results) -> dict[str, frozenset[str]]:
+    """The files that import an availability flag, predicate or raising check of another module ("flag" definitions,
+    migrate/imported_flags.py) -> those flags as known to a second reading, without reading any file."""
+    from migrate.imported_flags import _known, _same_module
+
+    flags: dict[str, list] = {}  # last name -> (dotted flag, its path, mode)
+    for r in results:
+        for f in r.facts or ():
+            if f[0] == "def" and f[1] == "flag":
+                flags.setdefault(f[2].rpartition(".")[2], []).append((f[2], r.path, f[6] if len(f) > 6 else ""))
+    out = {}
+    for result in results if flags else ():
+        if result.path.endswith(".py"):
+            known = frozenset(_known(flag, mode) for f in (result.facts or ()) if f[0] == "ref"
+                              for flag, path, mode in flags.get(f[1].rpartition(".")[2], ())
+                              if path != result.path and _same_module(f[1], flag))
+            if known:
+                out[result.path] = known
+    return out
+
+
+def _flagged_imports(path: str, known: frozenset[str], data, max_file_size: int) -> list | None:
+    """The imports of a file that imports checks of other modules (`_flags_known`), read with those known, so that an
+    import after such a check, or in a private function called only behind one (`_after_raising_check`), is CHECKED;
+    None where it has no import inside a block (the first pass's reading stands). Not cached: it depends on another
+    file."""
+    from migrate import engine
+    from migrate.context import PythonContext
+
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    text = engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
+    if text is None or not _LOCAL_IMPORT.search(text):
+        return None
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return None
+    ctx = PythonContext(path, text, tree, None)
+    ctx.__dict__["_npu_known_flags"] = known
+    return tree_imports(tree, path, ctx.nodes, ctx.parent, ctx)
+
+
+_LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import|from)\s", re.M)  # an indented import: in a function (or a block)
 
 
 def _bound_names(node: ast.AST) -> set[str]:
@@ -586,6 +710,11 @@ _RELAY_DEPTH = 3
 def _imports_of(result, imports_of: dict, fresh, max_file_size, cache, digests) -> list:
     """The file's imports (`tree_imports`), read once: from the cache, the first pass's "optimp" fact, or the file."""
     imports = imports_of.get(result.path)
+    known = getattr(imports_of, "known", {}).get(result.path)
+    if imports is None and known:  # behind checks of other modules
+        imports = _flagged_imports(result.path, known, fresh.get(result.path), max_file_size)
+        if imports is not None:
+            imports_of[result.path] = imports
     if imports is None:
         key, digest = (digests or {}).get(result.path, ("", ""))
         imports = cache.get_imports(key, digest) if (cache and key) else None
@@ -675,7 +804,8 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     if not candidates:
         return results
     seen: dict[str, list[tuple[str, int]]] = {}  # candidate path -> (importer, guarded) for each import of it
-    imports_of: dict[str, list] = {}  # each importer's imports, read once
+    imports_of = _Imports()  # each importer's imports, read once
+    imports_of.known = _flags_known(results)  # the checks of other modules each file imports
     wanted = candidates
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     ref_parts = _ref_parts(results)  # read by each round below: computed once
@@ -718,11 +848,12 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     return out
 
 
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
+# a test's or a benchmark's path (a benchmark script imports the kernel it times unguarded, as a unit test does)
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing|benchmarks?)/|(?:^|/)test_[^/]*\.py$|_test\.py$")
 
 
 def _product_importers(importers: list) -> list:
-    """The imports that decide: a module's own unit test imports it unguarded to test that side
+    """The imports that decide: a module's own unit test (or benchmark script) imports it unguarded to test that side
     (Megatron-DeepSpeed-like fused_kernels/tests/test_fused_kernels.py importing model/fused_layer_norm.py, whose one
     product importer is a CUDA branch, label note 40d-3); where some file outside the tests imports it, only those
     files' imports count. A module only tests import keeps them all."""

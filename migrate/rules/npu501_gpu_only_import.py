@@ -266,8 +266,10 @@ def _availability_test(ctx, test) -> bool:
             return True
         return _predicate_call(ctx, func)
     if isinstance(test, ast.Name):
+        from migrate.availability_predicates import module_flags
+
         return test.id in _set_by_import_attempt(ctx) or (test.id in _imported_names(ctx) and (
-            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id)))
+            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id))) or test.id in module_flags(ctx)
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):  # `globals.HAS_FLASH_ATTN`
         return test.value.id in _imported_names(ctx) and (
             (ctx.qualname(test.value) is None and bool(_FLAG.match(test.attr))) or _known_flag(ctx, test.value.id, test.attr))
@@ -874,8 +876,17 @@ class GpuOnlyImport(Rule):
     optional path too, and so is one whose every importer is
     itself such a module, up to three modules in a row, package `__init__` or ordinary (the CUDA branch of a device
     dispatch, `if device == "cuda": from .cuda import gemm` beside `elif device == "npu":`, reaching the Triton kernels
-    through cuda/__init__.py and the module that imports them: label rule 30d-1; a module's own unit test importing it
-    unguarded does not count where a file outside the tests imports it, note 40d-3): its imports and uses are not reported
+    through cuda/__init__.py and the module that imports them: label rule 30d-1; a module's own unit test or benchmark
+    script (under benchmarks/) importing it unguarded does not count where a file outside the tests and benchmarks
+    imports it, note 40d-3; an import inside a function after an availability check that leaves without the package,
+    of this module or another (`raise_if_dsl_unavailable("op")`, a raising check; `if not dsl_kernels_available():
+    return`), or inside a private function of its module (`def _op(x): from .impl import kernel`) that the module
+    calls only behind such a check or in the body of `if <availability test>:`, its other reads being registration
+    decorators (`@_op.register_fake`), counts as one under an availability check: torchao's CuTe DSL op wrappers, label
+    ruling (L97); a module-level name bound once to an availability test, `_dsl_ok = torch.cuda.is_available() and
+    _dsl_runtime_available()`, is an availability flag, and a function answering `len(_missing_packages()) == 0` or
+    `not _missing_packages()`, where `_missing_packages` is a function of the module asking `importlib.util.find_spec`,
+    a predicate: migrate/availability_predicates.py): its imports and uses are not reported
     (migrate/optional_modules.py). The repository's own Triton / numba.cuda kernels in such a module stay reported where
     an importer only tries the import (rule (y5): a stand-in that raises or is None fails the call), and go where the
     module is reached only through checks of the package (label ruling (L42)): availability checks, an import attempt

@@ -595,6 +595,10 @@ class GpuOnlyOption(Rule):
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2")'),
         # Open-Sora tools/caption/caption_llava.py: one branch of a conditional value is the GPU-only one
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation="flash_attention_2" if args.fa else "eager")', count=1),
+        # a keyword dict written out, handed on later (`from_pretrained(n, **config)`)
+        Invalid('config = {"trust_remote_code": True, "attn_implementation": "flash_attention_2" if args.fa2 else None}\n'
+                'from transformers.utils import is_flash_attn_2_available\n'
+                'kw = {"attn_implementation": "flash_attention_2" if is_flash_attn_2_available() else "sdpa"}', count=1),
         # mobiusml/hqq examples/models/aria_multimodal.py: one attention implementation per sub-config
         Invalid('m = AutoModelForCausalLM.from_pretrained(n, attn_implementation={"text_config": "sdpa", "vision_config": "flash_attention_2"})'),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_8bit=True)"),
@@ -791,6 +795,11 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key_text, _section_switch(value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, value, option, _section_switch(value))
+                    elif isinstance(value, ast.IfExp) and any(
+                            _constant(branch) is not None for branch in (value.body, value.orelse)):
+                        # a keyword dict written out: `{"attn_implementation": "flash_attention_2" if
+                        # args.use_flash_attention_2 else None}`, read as the same keyword (label ruling (L74))
+                        yield from self._conditional_finding(ctx, key_text, value, roots)
         yield from self._reads(ctx, options, roots)
         for node in ctx.nodes.get(ast.Assign, ()):
             for target in node.targets:
