@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import ROOT, run_cli
 
 pytestmark = [pytest.mark.skipif(any(_importlib_util.find_spec(n) is None for n in ("torch", "msprobe")),
                                  reason="needs torch, msprobe"), pytest.mark.runtime]
@@ -41,7 +41,9 @@ def _host_b(tmp_path: Path, host_a: Path) -> tuple[Path, dict]:
     cwd = tmp_path / "host_b"
     (cwd / "site").mkdir(parents=True)
     shutil.copy(host_a / "bundle.tar.gz", cwd / "bundle.tar.gz")
-    env = {"HOST_B_ONLY": "1", "PYTHONPATH": os.pathsep.join([str(cwd / "site"), os.environ.get("PYTHONPATH", "")])}
+    # the checkout under test stays first after the host's own folder (run_cli puts it there; replaced here, the
+    # editable install would give another checkout's code to a worktree's tests)
+    env = {"HOST_B_ONLY": "1", "PYTHONPATH": os.pathsep.join([str(cwd / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return cwd, env
 
 
