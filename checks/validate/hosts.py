@@ -221,9 +221,10 @@ def _largest(rows) -> str:
                      for i, k in enumerate(("max", "min", "mean", "norm")))
 
 
-def _statistics_item(item: msprobe_bridge.ConfigItem, carried=None) -> tuple[msprobe_bridge.ConfigItem, str | None]:
+def _statistics_item(item: msprobe_bridge.ConfigItem, fingerprints=None) -> tuple[msprobe_bridge.ConfigItem, str | None]:
     """dataset: the model's inputs of the fingerprint's first pack steps, less those the model carried in from its
-    previous forward (`carried`, carried_inputs: a recurrent state); weights: those before the first
+    previous forward (`fingerprints`: the recorded and the migrated data fingerprint, carried_inputs: a recurrent
+    state), a statistic 0 in both runs read as no difference (_zero_in_both); weights: those before the first
     optimizer step (the first pack step). Later inputs can be the model's own outputs (a solver's states,
     generated samples) and later weights follow the training numerics: the losses judge those. Within the
     statistics tolerance they are the same tensors computed on another device: a warning, not an error."""
@@ -231,9 +232,10 @@ def _statistics_item(item: msprobe_bridge.ConfigItem, carried=None) -> tuple[msp
     if item.status != "error" or not rows:
         return item, None
     window = FINGERPRINT_BATCHES if item.name == "dataset" else 1  # msprobe's pack steps count from 0
-    carried = (carried or {}) if item.name == "dataset" else {}
+    carried = carried_inputs(*fingerprints) if item.name == "dataset" and fingerprints else {}
     state = [r for r in rows if r[0] < window and r[1] in carried.get(str(r[0]), ())]
-    judged = [r for r in rows if r[0] < window and r not in state]
+    judged = [_zero_in_both(r, fingerprints) if item.name == "dataset" else r
+              for r in rows if r[0] < window and r not in state]
     if _beyond_hardware(judged):
         return item, None
     what = (f"the model's inputs of its first {window} forward calls" if item.name == "dataset"
@@ -246,6 +248,17 @@ def _statistics_item(item: msprobe_bridge.ConfigItem, carried=None) -> tuple[msp
         what += f" (less {', '.join(sorted({r[1] for r in state}))}: the model's own outputs of the previous forward carried in (a recurrent state), which follow each device's numerics)"
     note = f"config_check {item.name}: {what} {how}{later}: not held against the migration"
     return replace(item, status="warning"), note
+
+
+def _zero_in_both(row, fingerprints) -> tuple:
+    """msprobe writes no relative difference where the recorded statistic is 0 (dataset_checker: a division by it);
+    where the data fingerprints hold that statistic as 0 in both runs (the min of token ids, an all-zero first hidden
+    state) the difference is 0. Found on an H200: word_language_model's tokens (min 0) held at pack step 0."""
+    if not fingerprints or None not in row[2:6]:
+        return row
+    left, right = ({k: v for k, v in _numbers((side.get("batches") or {}).get(str(row[0]), {}))} for side in fingerprints)
+    return (*row[:2], *(0.0 if d is None and left.get(f"{row[1]}.{k}") == right.get(f"{row[1]}.{k}") == 0.0 else d
+                        for d, k in zip(row[2:6], ("max", "min", "mean", "norm"))), *row[6:])
 
 
 def _pip_item(item: msprobe_bridge.ConfigItem, imported) -> tuple[msprobe_bridge.ConfigItem, str | None]:
@@ -286,12 +299,13 @@ def _rank_modules(rank) -> tuple[str, ...]:
 
 
 def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *, same_hardware: bool,
-                             imported=None, carried=None) -> tuple[msprobe_bridge.ConfigCheckResult | None, list[str]]:
+                             imported=None, fingerprints=None) -> tuple[msprobe_bridge.ConfigCheckResult | None, list[str]]:
     """On different hardware the env item compares CUDA/NCCL settings against Ascend/HCCL ones, and the
     dataset and weights statistics are reduced by other devices: differences there that hardware
     explains are expected, shown as a warning with their entries, not a failed check. The pip item keeps
     the packages either run imported (`imported`: the two runs' top-level module names, _pip_item); the dataset
-    item leaves out the inputs both runs carried in from the model's previous forward (`carried`, carried_inputs)."""
+    item leaves out the inputs both runs carried in from the model's previous forward (`fingerprints`: the recorded
+    and the migrated data fingerprint, carried_inputs)."""
     if same_hardware or config is None or config.error is not None:
         return config, []
     notes, items = [], []
@@ -305,7 +319,7 @@ def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *,
                          "settings), not held against the migration; review: " + ("; ".join(item.details) or "msprobe's env table (validate --xlsx writes it to config_check/result.xlsx)"))
             item = replace(item, status="warning")
         elif item.name in ("dataset", "weights"):
-            item, note = _statistics_item(item, carried)
+            item, note = _statistics_item(item, fingerprints)
             if note:
                 notes.append(note)
         items.append(item)
