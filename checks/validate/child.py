@@ -159,11 +159,11 @@ def _carried_inputs_watch():
     state), into the run's report, so that validate --baseline reads them as computed state, not data. None outside a
     fingerprinted run (the smoke bootstrap's observe with SAMPLES_ENV)."""
     try:
-        from checks.child import loop_observer
+        from checks.child.loop_observer import watch_carried_inputs
         from checks.validate.bundle import FINGERPRINT_BATCHES
-    except ImportError:
+    except ImportError:  # no project on the path, or another checkout's older one: nothing watched
         return None
-    collect = loop_observer.watch_carried_inputs(FINGERPRINT_BATCHES)
+    collect = watch_carried_inputs(FINGERPRINT_BATCHES)
     if collect is None:
         return None
     return lambda module: _after_pack(module, "carried", lambda funcs: funcs.append(collect))
