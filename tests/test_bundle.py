@@ -258,6 +258,76 @@ def test_a_later_input_the_program_computed_is_not_blamed_on_the_data_across_har
     assert later_input_difference(recorded, recorded, exact=False) is None
 
 
+# Measured 2026-11-27: pytorch/examples@77f55b9 word_language_model (an LSTM; its detached hidden state (h, c) is the
+# next forward's second input) recorded on an NVIDIA H200 (--strict-fp32), the migrated copy on the CPU stand-in: the
+# msprobe dataset statistics of its first three forward calls (args.1 is all zeros at step 0: init_hidden)
+_TOKENS = [{"max": 7737.0, "min": 0.0, "mean": 1367.6063232421875, "norm": 32440.798828125},
+           {"max": 7739.0, "min": 0.0, "mean": 1280.675048828125, "norm": 31422.3671875},
+           {"max": 7742.0, "min": 0.0, "mean": 1392.8875732421875, "norm": 32712.857421875}]
+_ZERO = {"max": 0.0, "min": 0.0, "mean": 0.0, "norm": 0.0}
+
+
+def _lstm_fp(means, tokens=_TOKENS, carried=True):
+    """A data fingerprint of the LSTM's first three forward calls: the tokens, then (h, c) with the given h means."""
+    def state(mean):
+        return {"max": 0.1286, "min": -0.1374, "mean": mean, "norm": 1.7138} if mean else _ZERO
+    batches = {str(i): {"args": {"0": tokens[i], "1": {"0": state(m), "1": state(m and 2 * m)}}, "kwargs": {}}
+               for i, m in enumerate(means)}
+    keys = {"1": ["args.1.0", "args.1.1"], "2": ["args.1.0", "args.1.1"]}
+    return {"observed": True, "batches": batches, **({"carried": keys} if carried else {})}
+
+
+def test_a_recurrent_state_the_model_carried_in_is_not_blamed_on_the_data():
+    """Seen on an H200: word_language_model's (h, c), its own outputs of the previous forward passed back in, differ
+    from pack step 1 as each device's numerics make them: a note naming them, not "the batches differ"; its tokens
+    (args.0) still must match; a bundle that does not record the carried inputs (older) keeps every input as data."""
+    from checks.validate.hosts import carried_input_difference, later_input_difference
+
+    recorded, now = _lstm_fp([0.0, -0.006464916747063398, -0.005017882212996483]), _lstm_fp([0.0, -0.006441692356020212, -0.004957415163516998])
+    for exact in (False, True):
+        assert compare_data(recorded, now, exact=exact) is None
+        note = carried_input_difference(recorded, now, exact=exact)
+        assert note.startswith("data: args.1.0, args.1.1 (msprobe pack steps 1, 2): the model's own outputs of the previous "
+                               "forward carried in (a recurrent state), follow each device's numerics"), note
+        assert later_input_difference(recorded, now, exact=exact) is None
+    assert carried_input_difference(recorded, recorded, exact=True) is None
+    # other tokens at step 1: the data, whatever the state does
+    tokens = [_TOKENS[0], {**_TOKENS[1], "mean": 1290.5}, _TOKENS[2]]
+    wrong = compare_data(recorded, _lstm_fp([0.0, -0.0064, -0.005], tokens=tokens), exact=False)
+    assert wrong.startswith("data: the batches differ from the recorded ones from msprobe pack step 1 (args.0.mean"), wrong
+    # a recorded bundle without `carried` (an older npu-migrate): today's reading, and it says why
+    older = compare_data(_lstm_fp(recorded_means := [0.0, -0.006464916747063398, -0.005], carried=False), now, exact=False)
+    assert older.startswith("data: the batches differ from the recorded ones from msprobe pack step 1 (args.1.0.mean")
+    assert "does not record which inputs were (written by an older npu-migrate)" in older, older
+    assert carried_input_difference(_lstm_fp(recorded_means, carried=False), now, exact=False) is None
+    # a state only one run carried in (the migrated script feeds a fresh tensor): read as data
+    fresh = {**now, "carried": {}}
+    assert compare_data(recorded, fresh, exact=False).startswith("data: the batches differ")
+
+
+def test_the_config_check_dataset_row_leaves_out_the_carried_state():
+    """The same H200 run's config_check dataset rows (step, input, relative differences of max, min, mean, norm): the
+    tokens within the statistics tolerance (their min 0 in both runs: msprobe writes no relative difference there),
+    (h, c) the model's own outputs carried in: a warning naming them."""
+    rows = ((0, "args.0", 0.0, None, 8.9e-08, 0.0), (1, "args.0", 0.0, None, 0.0, 7.8e-08),
+            (1, "args.1.0", 0.0024, 0.0031, 0.0036, 0.0042), (1, "args.1.1", 0.002, 0.003, 0.004, 0.005),
+            (2, "args.1.0", 0.003, 0.004, 0.012, 0.005), (5, "args.1.1", 0.1, 0.1, 0.1, 0.1))
+    config = ConfigCheckResult(None, (ConfigItem("dataset", "error", ("msprobe pack step 0: 1 inputs differ (args.0)",), 0, rows),))
+    carried = (_lstm_fp([0.0, 1.0, 1.0]), _lstm_fp([0.0, 1.0, 1.0]))
+    judged, notes = expected_across_hardware(config, same_hardware=False, fingerprints=carried)
+    assert judged.item("dataset").status == "warning", notes
+    assert any("less args.1.0, args.1.1: the model's own outputs of the previous forward carried in" in n for n in notes), notes
+    # without them (an older bundle) the state's differences are held against the migration as today
+    judged, _ = expected_across_hardware(config, same_hardware=False)
+    assert judged.item("dataset").status == "error"
+    # a token that differs beyond the tolerance still fails
+    bad = ConfigCheckResult(None, (ConfigItem("dataset", "error", ("x",), 0, (*rows, (1, "args.0", 0.0, 0.0, 0.01, 0.0))),))
+    assert expected_across_hardware(bad, same_hardware=False, fingerprints=carried)[0].item("dataset").status == "error"
+    # a min 0 recorded but not now: no relative difference msprobe could write, and a real one
+    moved = _lstm_fp([0.0, 1.0, 1.0], tokens=[{**_TOKENS[0], "min": 1.0}, *_TOKENS[1:]])
+    assert expected_across_hardware(config, same_hardware=False, fingerprints=(carried[0], moved))[0].item("dataset").status == "error"
+
+
 def test_env_differences_are_expected_across_hardware_only():
     env = ConfigItem("env", "error", ("CUDA_VISIBLE_DEVICES=0 vs ASCEND_RT_VISIBLE_DEVICES=None (warning)",))
     pip = ConfigItem("pip", "error", ("numpy: baseline 1.26, migrated 2.0",))

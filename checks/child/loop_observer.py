@@ -85,6 +85,8 @@ class LoopObservations:
     steps: int = 0  # optimizer steps seen
     snapshots: list[StateSnapshot] = field(default_factory=list)  # trace mode only
     samples: list[list[str]] = field(default_factory=list)  # per batch, a digest per sample (SAMPLES_ENV)
+    # msprobe pack step -> the keys (args.1.0, kwargs.h) of the model's inputs carried from its previous forward
+    carried: dict[str, list[str]] = field(default_factory=dict)  # watch_carried_inputs
 
     @property
     def skipped_steps(self) -> list[int]:
@@ -100,6 +102,7 @@ class LoopObservations:
             "steps": self.steps,
             **({"snapshots": [asdict(x) for x in self.snapshots]} if self.snapshots else {}),
             **({"samples": self.samples} if self.samples else {}),
+            **({"carried_inputs": self.carried} if self.carried else {}),
         }
 
 
@@ -269,6 +272,8 @@ def observe(torch, *, trace: bool = False, samples: int = 0,
     on_checkpoint: called after each model checkpoint the script wrote (the smoke child stops a
     `--resume-check` first half there)."""
     obs = LoopObservations()
+    if samples > 0:  # validate / baseline: their ConfigChecker hook asks for the carried inputs (watch_carried_inputs)
+        _FINGERPRINTED[:] = [(torch, obs)]
     undo: list[Callable[[], None]] = []
     pending_scaled: set[int] = set()  # ids of scalers whose last scaled backward is not unscaled yet
     scaler_cls = torch.amp.GradScaler
@@ -427,6 +432,67 @@ def _observe_batches(torch, obs: LoopObservations, undo: list, *, trace: bool, s
         return __iter__
 
     _patch(loader, "__iter__", wrap_iter, undo)
+
+
+_FINGERPRINTED: list = []  # (torch, observations) of the run whose data is fingerprinted (observe with samples)
+
+
+def watch_carried_inputs(steps: int) -> Callable | None:
+    """A collect function for msprobe's ConfigChecker (called before each forward of the model it hooks, with
+    (model, args, kwargs, pack step)) that names, for the first `steps` pack steps (the data fingerprint's), the
+    model's inputs that are its own outputs of the previous forward carried in: an input tensor sharing storage
+    (`untyped_storage().data_ptr()`, which `.detach()` keeps) with an output of that call. A recurrent state
+    (an LSTM's (h, c) detached and passed back) follows each device's numerics, not the data. Keyed as msprobe's
+    dataset item keys the inputs (args.1.0, kwargs.h), into the report's `loop.carried_inputs`. A forward hook
+    keeps the outputs' storages until the next forward reads its inputs (a freed one's address could be given to
+    a new batch); both hooks go after the window. None outside a fingerprinted run."""
+    if not _FINGERPRINTED or steps <= 0:
+        return None
+    torch, obs = _FINGERPRINTED[0]
+    from checks.emulation.compat import msprobe_dump_paused
+
+    held: dict[int, object] = {}  # storage address -> the storage, kept alive from one forward to the next
+    hook: list = []
+
+    def after(module, args, kwargs, output):
+        with msprobe_dump_paused():
+            inputs = {_address(t) for _, t in _keyed(torch, (args, kwargs), "")}
+            held.clear()  # an output that is one of the call's own inputs is that input passed through, not state
+            held.update((a, t.untyped_storage()) for _, t in _keyed(torch, output, "")
+                        if (a := _address(t)) and a not in inputs)
+
+    def collect(model, args, kwargs, step):
+        if step >= steps or (step > 0 and not hook):
+            return
+        with msprobe_dump_paused():
+            carried = [key for key, t in [*_keyed(torch, args, "args"), *_keyed(torch, kwargs, "kwargs")]
+                       if _address(t) in held]
+        held.clear()
+        if carried:
+            obs.carried[str(step)] = carried
+        if not hook and step + 1 < steps:
+            hook.append(model.register_forward_hook(after, with_kwargs=True))
+        elif hook and step + 1 >= steps:
+            hook.pop().remove()
+
+    return collect
+
+
+def _address(t) -> int:
+    """The address of a tensor's storage (0 for none: an empty or storage-less tensor)."""
+    try:
+        return t.untyped_storage().data_ptr() if t.numel() else 0
+    except (RuntimeError, NotImplementedError, TypeError):
+        return 0
+
+
+def _keyed(torch, obj, key: str, depth: int = 0):
+    """(key, tensor) of every tensor in nested tuples, lists and dicts, keyed as msprobe's dataset item keys them."""
+    if isinstance(obj, torch.Tensor):
+        yield key, obj
+    elif depth < 32 and isinstance(obj, (tuple, list, dict)):
+        for k, v in (obj.items() if isinstance(obj, dict) else enumerate(obj)):
+            yield from _keyed(torch, v, f"{key}.{k}" if key else str(k), depth + 1)
 
 
 def _tensors(torch, batch) -> list:

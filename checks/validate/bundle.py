@@ -14,7 +14,10 @@ A bundle is a folder (or one `.tar.gz` holding that folder):
     config_check_pack.zip    msprobe's ConfigChecker pack of the run
     instrumented_<script>    the instrumented copy that ran
     data_fingerprint.json    statistics of the first batches the model saw (from the pack's dataset item)
-                             and a digest of every sample of the first DataLoader batches (`samples`)
+                             and a digest of every sample of the first DataLoader batches (`samples`);
+                             the inputs that were the model's own outputs of its previous forward (`carried`:
+                             per pack step, msprobe's input keys; optional, no schema change: a bundle
+                             without it reads every input as data)
     pip_list.txt, env.json   the installed distributions; the environment (secret-looking values redacted)
     record.log               msprobe's log lines and Python warnings of the run
 
@@ -210,12 +213,17 @@ def _extract(archive: Path, workdir: Path) -> Path:
 # --------------------------------------------------------------------------- what the bundle records
 
 
-def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES, samples: list | None = None) -> dict:
+def data_fingerprint(pack_zip: Path, batches: int = FINGERPRINT_BATCHES, samples: list | None = None,
+                     carried: dict | None = None) -> dict:
     """Statistics (max, min, mean, norm per input) of the first `batches` inputs of the model, read from
     msprobe's ConfigChecker pack (its `dataset` item: one entry per forward call of the model); with
     `samples` (the run's `loop.samples`: per DataLoader batch, one digest per sample), those too, so a
-    comparison can tell the same samples in another order from other data."""
+    comparison can tell the same samples in another order from other data; `carried` (the run's
+    `loop.carried_inputs`, {} when it watched and found none, None when it did not watch): the inputs that
+    were the model's own outputs of its previous forward, per pack step (a recurrent state: not data)."""
     extra = {"samples": samples, "samples_what": SAMPLES_WHAT} if samples else {}
+    if carried is not None:
+        extra["carried"] = {step: list(keys) for step, keys in carried.items()}
     if not Path(pack_zip).is_file():
         return {"observed": False, "batches": {}, **extra,
                 "why": "no config_check pack (ConfigChecker was not hooked into the model, or its forward never ran)"}
@@ -247,6 +255,13 @@ def _no_dataset_item(pack_zip: Path) -> str:
                 "dropped so the run goes on")
     return ("the config_check pack has no dataset item (ConfigChecker hooked no model: none found, or one that takes no "
             "forward pre-hook, a TorchScript module)")
+
+
+def run_carried(smoke) -> dict | None:
+    """The inputs a smoke run found carried from the model's previous forward (its report's `loop.carried_inputs`,
+    checks/child/loop_observer.py watch_carried_inputs): {} when it found none, None without a report's loop."""
+    loop = smoke.get("loop") if isinstance(smoke, dict) else getattr(smoke, "loop", None)
+    return None if loop is None else dict(loop.get("carried_inputs") or {})
 
 
 def run_samples(smoke) -> list | None:

@@ -133,12 +133,10 @@ def _install_dump(config_path: str) -> None:
     debugger.start()
 
 
-def _pack_statistics_out_of_the_dump() -> None:
+def _pack_statistics_out_of_the_dump(module) -> None:
     """Every collect function of msprobe's ConfigChecker (run before each forward of the model: the dataset and
     weights items' statistics) runs under compat.msprobe_dump_paused(): not dumped, so the script's own
     calls keep their numbers in the dump whether the pack's hooks are attached or not."""
-    import sys
-
     paused = _compat().msprobe_dump_paused
 
     def pause(collect):
@@ -152,23 +150,53 @@ def _pack_statistics_out_of_the_dump() -> None:
         collect_paused.__npu_migrate_paused__ = True
         return collect_paused
 
-    def patch(module) -> None:
-        checker = getattr(module, "ConfigChecker", None)
-        pack = getattr(checker, "pack", None)
-        if pack is None or getattr(pack, "__npu_migrate_paused__", False):
-            return
+    _after_pack(module, "paused", lambda funcs: funcs.__setitem__(slice(None), [pause(f) for f in funcs]))
 
-        def pack_paused(self):  # the checkers register their collect functions while the pack is made
-            pack(self)
-            funcs = type(self).pre_forward_fun_list
-            funcs[:] = [pause(f) for f in funcs]
 
-        pack_paused.__npu_migrate_paused__ = True
-        checker.pack = pack_paused
+def _carried_inputs_watch():
+    """A patch adding one collect function to the ConfigChecker's, loop_observer.watch_carried_inputs: which of the
+    model's inputs in the data fingerprint's pack steps are its own outputs of the previous forward (a recurrent
+    state), into the run's report, so that validate --baseline reads them as computed state, not data. None outside a
+    fingerprinted run (the smoke bootstrap's observe with SAMPLES_ENV)."""
+    try:
+        from checks.child.loop_observer import watch_carried_inputs
+        from checks.validate.bundle import FINGERPRINT_BATCHES
+    except ImportError:  # no project on the path, or another checkout's older one: nothing watched
+        return None
+    collect = watch_carried_inputs(FINGERPRINT_BATCHES)
+    if collect is None:
+        return None
+    return lambda module: _after_pack(module, "carried", lambda funcs: funcs.append(collect))
+
+
+def _after_pack(module, tag: str, change) -> None:
+    """`change(ConfigChecker.pre_forward_fun_list)` once each ConfigChecker's pack has registered its collect
+    functions (the checkers register them while the pack is made); once per `tag`."""
+    checker = getattr(module, "ConfigChecker", None)
+    pack = getattr(checker, "pack", None)
+    if pack is None or tag in getattr(pack, "__npu_migrate_tags__", ()):
+        return
+
+    def pack_changed(self):
+        pack(self)
+        change(type(self).pre_forward_fun_list)
+
+    pack_changed.__npu_migrate_tags__ = (*getattr(pack, "__npu_migrate_tags__", ()), tag)
+    checker.pack = pack_changed
+
+
+def _patch_config_checker(patches) -> None:
+    """Each `patch(module)` on msprobe's config_checker module, now or once it is imported."""
+    import sys
 
     name = "msprobe.core.config_check.config_checker"
+
+    def patch_all(module) -> None:
+        for patch in patches:
+            patch(module)
+
     if name in sys.modules:
-        patch(sys.modules[name])
+        patch_all(sys.modules[name])
         return
     try:
         from checks.emulation.fakedata import patch_modules
@@ -176,9 +204,9 @@ def _pack_statistics_out_of_the_dump() -> None:
         with _standin_hidden():
             import importlib
 
-            patch(importlib.import_module(name))
+            patch_all(importlib.import_module(name))
         return
-    patch_modules({name: patch})
+    patch_modules({name: patch_all})
 
 
 def _strict_fp32() -> None:
@@ -245,9 +273,11 @@ _flags = os.environ.pop("NPU_MIGRATE_PRECISION_FLAGS", None)  # popped: processe
 if _flags:
     _after_the_run(lambda: _write_precision_flags(_flags))
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
+_pause = bool(_config) and os.environ.get("NPU_VALIDATE_PACK_STATS_DUMPED") != "1"
+_pack_patches = [p for p in (_pack_statistics_out_of_the_dump if _pause else None, _carried_inputs_watch()) if p]
+if _pack_patches:
+    _patch_config_checker(_pack_patches)
 if _config:
-    if os.environ.get("NPU_VALIDATE_PACK_STATS_DUMPED") != "1":
-        _pack_statistics_out_of_the_dump()
     _install_dump(_config)
 _compare_spec = os.environ.pop("NPU_VALIDATE_CONFIG_COMPARE", None)  # popped: processes the script starts do not compare
 if _compare_spec:

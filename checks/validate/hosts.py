@@ -51,8 +51,10 @@ def _same(a, b, rtol: float) -> bool:
     return a == b
 
 
-def _batch_differs(recorded, now, exact: bool) -> str | None:
-    left, right = dict(_numbers(recorded)), dict(_numbers(now))
+def _batch_differs(recorded, now, exact: bool, carried=frozenset()) -> str | None:
+    """Why two batches' statistics differ, None when they match; the inputs in `carried` (the model's own outputs of
+    its previous forward, carried_inputs) are left out."""
+    left, right = ({k: v for k, v in _numbers(side) if k.rpartition(".")[0] not in carried} for side in (recorded, now))
     if left.keys() != right.keys():
         return f"inputs {sorted(left)} recorded, {sorted(right)} now"
     for key in left:
@@ -65,7 +67,8 @@ def compare_data(recorded: dict, now: dict, *, exact: bool) -> str | None:
     """None when the first batches match; else one reason: 'shuffled data order' when the same samples
     came in another order (per-sample digests of the DataLoader's batches, `samples`; or, without them,
     the same per-batch statistics in another order), else the first batch that differs and why."""
-    stats = _stats_difference(recorded, now, exact) if recorded.get("observed") and now.get("observed") else None
+    carried = carried_inputs(recorded, now)
+    stats = _stats_difference(recorded, now, exact, carried) if recorded.get("observed") and now.get("observed") else None
     seen = _samples(recorded.get("samples"), now.get("samples"))
     shuffle_hint = "check the sampler/shuffle seed and the DataLoader's generator"
     cannot = "the losses below cannot be compared until the data matches"
@@ -97,7 +100,41 @@ def compare_data(recorded: dict, now: dict, *, exact: bool) -> str | None:
                 "recorded one: different data or preprocessing")
     else:
         what = "different data, preprocessing, or sampling order (a shuffle that changed)"
-    return f"data: the batches differ from the recorded ones from msprobe pack step {step} ({why}): {what}; {cannot}"
+    older = ""
+    if "carried" not in recorded and (now.get("carried") or {}).get(str(step)):
+        older = (f" ({', '.join(now['carried'][str(step)])} were the model's own outputs of its previous forward in this "
+                 "run; the baseline bundle does not record which inputs were (written by an older npu-migrate): every "
+                 "input is read as data; record it again)")
+    return f"data: the batches differ from the recorded ones from msprobe pack step {step} ({why}){older}: {what}; {cannot}"
+
+
+def carried_inputs(recorded: dict, now: dict) -> dict[str, frozenset[str]]:
+    """Per msprobe pack step, the model's inputs that both runs fed back from the model's own outputs of its previous
+    forward (the fingerprints' `carried`, checks/child/loop_observer.py watch_carried_inputs: an LSTM's detached (h, c)
+    passed back in): computed state that follows each device's numerics, not data. {} when the recorded bundle does not
+    say (written by an older npu-migrate): every input is then read as data."""
+    left, right = recorded.get("carried"), now.get("carried")
+    if not isinstance(left, dict) or not isinstance(right, dict):
+        return {}
+    both = {step: frozenset(keys) & frozenset(right.get(step) or ()) for step, keys in left.items()}
+    return {step: keys for step, keys in both.items() if keys}
+
+
+def carried_input_difference(recorded: dict, now: dict, *, exact: bool) -> str | None:
+    """The note for inputs that differ only where they are the model's own outputs of its previous forward carried in
+    (carried_inputs): found on an H200, pytorch/examples' word_language_model (an LSTM whose detached hidden state is
+    the next batch's second input) was reported as "different data" from pack step 1. None when they match."""
+    carried = carried_inputs(recorded, now)
+    if not carried or not (recorded.get("observed") and now.get("observed")):
+        return None
+    rec, cur = recorded["batches"], now["batches"]
+    differ = [s for s in sorted(carried, key=int) if s in rec and s in cur and _batch_differs(rec[s], cur[s], exact)]
+    if not differ:
+        return None
+    keys = sorted(set().union(*(carried[s] for s in differ)))
+    return (f"data: {', '.join(keys)} (msprobe pack step{'s' if len(differ) > 1 else ''} {', '.join(differ)}): the model's "
+            "own outputs of the previous forward carried in (a recurrent state), follow each device's numerics, which the "
+            "losses judge; the data inputs match")
 
 
 def later_input_difference(recorded: dict, now: dict, *, exact: bool, stats=None, seen=None) -> str | None:
@@ -108,7 +145,7 @@ def later_input_difference(recorded: dict, now: dict, *, exact: bool, stats=None
     reported as "the preprocessing between the data loader and the model differs"."""
     if exact or not (recorded.get("observed") and now.get("observed")):
         return None
-    stats = stats if stats is not None else _stats_difference(recorded, now, exact)
+    stats = stats if stats is not None else _stats_difference(recorded, now, exact, carried_inputs(recorded, now))
     seen = seen if seen is not None else _samples(recorded.get("samples"), now.get("samples"))
     if stats is None or seen is None or seen.kind != "same":
         return None
@@ -121,15 +158,18 @@ def later_input_difference(recorded: dict, now: dict, *, exact: bool, stats=None
             "output, a solver's state) follows each device's numerics, which the losses judge")
 
 
-def _stats_difference(recorded: dict, now: dict, exact: bool) -> tuple[str, str, bool, int] | None:
-    """The msprobe statistics of the first batches: None when they match, else (first differing pack
-    step, why, whether they are the recorded batches in another order, batches compared)."""
-    rec, cur = recorded["batches"], now["batches"]
+def _stats_difference(recorded: dict, now: dict, exact: bool, carried=None) -> tuple[str, str, bool, int] | None:
+    """The msprobe statistics of the first batches, the carried inputs of each step left out (carried_inputs): None
+    when they match, else (first differing pack step, why, whether they are the recorded batches in another order,
+    batches compared)."""
+    rec, cur, carried = recorded["batches"], now["batches"], carried or {}
     steps = [s for s in sorted(rec, key=int) if s in cur]
-    first = next(((s, why) for s in steps if (why := _batch_differs(rec[s], cur[s], exact)) is not None), None)
+    first = next(((s, why) for s in steps
+                  if (why := _batch_differs(rec[s], cur[s], exact, carried.get(s, frozenset()))) is not None), None)
     if first is None:
         return None
-    return first[0], first[1], _permutation([rec[s] for s in steps], [cur[s] for s in steps], exact), len(steps)
+    anywhere = frozenset().union(*carried.values())
+    return first[0], first[1], _permutation([rec[s] for s in steps], [cur[s] for s in steps], exact, anywhere), len(steps)
 
 
 @dataclass(frozen=True)
@@ -158,11 +198,11 @@ def _samples(recorded, now) -> SampleMatch | None:
     return SampleMatch("overlap" if common else "different", batches, count, common, first)
 
 
-def _permutation(recorded: list, now: list, exact: bool) -> bool:
+def _permutation(recorded: list, now: list, exact: bool, carried=frozenset()) -> bool:
     """The same batches, each matched once, in another order."""
     remaining = list(now)
     for batch in recorded:
-        match = next((i for i, other in enumerate(remaining) if _batch_differs(batch, other, exact) is None), None)
+        match = next((i for i, other in enumerate(remaining) if _batch_differs(batch, other, exact, carried) is None), None)
         if match is None:
             return False
         remaining.pop(match)
@@ -181,8 +221,10 @@ def _largest(rows) -> str:
                      for i, k in enumerate(("max", "min", "mean", "norm")))
 
 
-def _statistics_item(item: msprobe_bridge.ConfigItem) -> tuple[msprobe_bridge.ConfigItem, str | None]:
-    """dataset: the model's inputs of the fingerprint's first pack steps; weights: those before the first
+def _statistics_item(item: msprobe_bridge.ConfigItem, fingerprints=None) -> tuple[msprobe_bridge.ConfigItem, str | None]:
+    """dataset: the model's inputs of the fingerprint's first pack steps, less those the model carried in from its
+    previous forward (`fingerprints`: the recorded and the migrated data fingerprint, carried_inputs: a recurrent
+    state), a statistic 0 in both runs read as no difference (_zero_in_both); weights: those before the first
     optimizer step (the first pack step). Later inputs can be the model's own outputs (a solver's states,
     generated samples) and later weights follow the training numerics: the losses judge those. Within the
     statistics tolerance they are the same tensors computed on another device: a warning, not an error."""
@@ -190,7 +232,10 @@ def _statistics_item(item: msprobe_bridge.ConfigItem) -> tuple[msprobe_bridge.Co
     if item.status != "error" or not rows:
         return item, None
     window = FINGERPRINT_BATCHES if item.name == "dataset" else 1  # msprobe's pack steps count from 0
-    judged = [r for r in rows if r[0] < window]
+    carried = carried_inputs(*fingerprints) if item.name == "dataset" and fingerprints else {}
+    state = [r for r in rows if r[0] < window and r[1] in carried.get(str(r[0]), ())]
+    judged = [_zero_in_both(r, fingerprints) if item.name == "dataset" else r
+              for r in rows if r[0] < window and r not in state]
     if _beyond_hardware(judged):
         return item, None
     what = (f"the model's inputs of its first {window} forward calls" if item.name == "dataset"
@@ -198,9 +243,22 @@ def _statistics_item(item: msprobe_bridge.ConfigItem) -> tuple[msprobe_bridge.Co
     how = (f"differ only as statistics computed on another device do (largest relative differences: {_largest(judged)}; "
            f"tolerance {STATISTICS_RTOL:g}, migrate/knowledge/loss_tolerances.toml [statistics])" if judged else "are identical")
     subject = "later inputs (which can be the model's own outputs)" if item.name == "dataset" else "the weights of later steps"
-    later = "" if len(judged) == len(rows) else f"; {subject} follow each device's training numerics, which the losses judge"
+    later = "" if len(judged) + len(state) == len(rows) else f"; {subject} follow each device's training numerics, which the losses judge"
+    if state:
+        what += f" (less {', '.join(sorted({r[1] for r in state}))}: the model's own outputs of the previous forward carried in (a recurrent state), which follow each device's numerics)"
     note = f"config_check {item.name}: {what} {how}{later}: not held against the migration"
     return replace(item, status="warning"), note
+
+
+def _zero_in_both(row, fingerprints) -> tuple:
+    """msprobe writes no relative difference where the recorded statistic is 0 (dataset_checker: a division by it);
+    where the data fingerprints hold that statistic as 0 in both runs (the min of token ids, an all-zero first hidden
+    state) the difference is 0. Found on an H200: word_language_model's tokens (min 0) held at pack step 0."""
+    if not fingerprints or None not in row[2:6]:
+        return row
+    left, right = ({k: v for k, v in _numbers((side.get("batches") or {}).get(str(row[0]), {}))} for side in fingerprints)
+    return (*row[:2], *(0.0 if d is None and left.get(f"{row[1]}.{k}") == right.get(f"{row[1]}.{k}") == 0.0 else d
+                        for d, k in zip(row[2:6], ("max", "min", "mean", "norm"))), *row[6:])
 
 
 def _pip_item(item: msprobe_bridge.ConfigItem, imported) -> tuple[msprobe_bridge.ConfigItem, str | None]:
@@ -241,11 +299,13 @@ def _rank_modules(rank) -> tuple[str, ...]:
 
 
 def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *, same_hardware: bool,
-                             imported=None) -> tuple[msprobe_bridge.ConfigCheckResult | None, list[str]]:
+                             imported=None, fingerprints=None) -> tuple[msprobe_bridge.ConfigCheckResult | None, list[str]]:
     """On different hardware the env item compares CUDA/NCCL settings against Ascend/HCCL ones, and the
     dataset and weights statistics are reduced by other devices: differences there that hardware
     explains are expected, shown as a warning with their entries, not a failed check. The pip item keeps
-    the packages either run imported (`imported`: the two runs' top-level module names, _pip_item)."""
+    the packages either run imported (`imported`: the two runs' top-level module names, _pip_item); the dataset
+    item leaves out the inputs both runs carried in from the model's previous forward (`fingerprints`: the recorded
+    and the migrated data fingerprint, carried_inputs)."""
     if same_hardware or config is None or config.error is not None:
         return config, []
     notes, items = [], []
@@ -259,7 +319,7 @@ def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *,
                          "settings), not held against the migration; review: " + ("; ".join(item.details) or "msprobe's env table (validate --xlsx writes it to config_check/result.xlsx)"))
             item = replace(item, status="warning")
         elif item.name in ("dataset", "weights"):
-            item, note = _statistics_item(item)
+            item, note = _statistics_item(item, fingerprints)
             if note:
                 notes.append(note)
         items.append(item)

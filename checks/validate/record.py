@@ -112,7 +112,7 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         writer = csv.writer(handle)
         writer.writerow(["step", "loss"])
         writer.writerows((i, repr(x)) for i, x in enumerate(losses, 1))
-    fingerprint = fmt.data_fingerprint(folder / fmt.PACK, samples=fmt.run_samples(smoke))
+    fingerprint = fmt.data_fingerprint(folder / fmt.PACK, samples=fmt.run_samples(smoke), carried=fmt.run_carried(smoke))
     (folder / fmt.FINGERPRINT).write_text(json.dumps(fingerprint, indent=1, sort_keys=True), encoding="utf-8")
     (folder / "pip_list.txt").write_text("\n".join(fmt.pip_list()) + "\n", encoding="utf-8")
     (folder / "env.json").write_text(json.dumps(fmt.environment({**os.environ, **env}), indent=1), encoding="utf-8")

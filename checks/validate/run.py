@@ -340,18 +340,20 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
         base, mig = runs
         equivalence = base.backend in ("cpu", "cuda-emulated") and mig.backend == "emulated"
         done.equivalence = equivalence
-        data = None
+        data, fingerprints = None, None
         if recorded is not None:  # the first batches before anything else (checks/validate/hosts.py)
             from checks.validate import bundle as bundle_format
             from checks.validate.hosts import compare_data
 
             fingerprint = recorded.fingerprint()
-            now = bundle_format.data_fingerprint(copies["migrated"].zip_path, samples=bundle_format.run_samples(smoke["migrated"]))
+            now = bundle_format.data_fingerprint(copies["migrated"].zip_path, samples=bundle_format.run_samples(smoke["migrated"]),
+                                                 carried=bundle_format.run_carried(smoke["migrated"]))
             data = compare_data(fingerprint, now, exact=equivalence)
+            carried = validate_hosts.carried_input_difference(fingerprint, now, exact=equivalence) if data is None else None
             later = validate_hosts.later_input_difference(fingerprint, now, exact=equivalence) if data is None else None
-            if later is not None:
-                notes.append(later)
-            elif data is None:
+            notes.extend(n for n in (carried, later) if n is not None)
+            fingerprints = fingerprint, now
+            if data is None and carried is None and later is None:
                 whose = "rank 0's" if common.get("launch") is not None else "the"  # the others: config_check dataset
                 notes.append(f"data: {whose} first {len(fingerprint.get('batches') or {})} batches match the recorded ones "
                              "(msprobe dataset statistics)" if fingerprint.get("observed")
@@ -410,7 +412,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                                                          xlsx=xlsx)
             imported = tuple(validate_hosts.imported_modules(smoke[side]) for side in SIDES)
             config, expected = validate_hosts.expected_across_hardware(config, same_hardware=equivalence,
-                                                                       imported=imported)
+                                                                       imported=imported, fingerprints=fingerprints)
             notes.extend(expected)
             if spread is not None and not spread.deterministic:
                 config = _excuse_what_the_original_varies(config, copies["baseline"].zip_path, spread, tmp_path, out, notes,
