@@ -224,7 +224,7 @@ def _largest(rows) -> str:
 def _statistics_item(item: msprobe_bridge.ConfigItem, fingerprints=None) -> tuple[msprobe_bridge.ConfigItem, str | None]:
     """dataset: the model's inputs of the fingerprint's first pack steps, less those the model carried in from its
     previous forward (`fingerprints`: the recorded and the migrated data fingerprint, carried_inputs: a recurrent
-    state), a statistic 0 in both runs read as no difference (_zero_in_both); weights: those before the first
+    state; a statistic 0 in both packs comes as no difference, msprobe_bridge._ZeroStatistics); weights: those before the first
     optimizer step (the first pack step). Later inputs can be the model's own outputs (a solver's states,
     generated samples) and later weights follow the training numerics: the losses judge those. Within the
     statistics tolerance they are the same tensors computed on another device: a warning, not an error."""
@@ -234,8 +234,7 @@ def _statistics_item(item: msprobe_bridge.ConfigItem, fingerprints=None) -> tupl
     window = FINGERPRINT_BATCHES if item.name == "dataset" else 1  # msprobe's pack steps count from 0
     carried = carried_inputs(*fingerprints) if item.name == "dataset" and fingerprints else {}
     state = [r for r in rows if r[0] < window and r[1] in carried.get(str(r[0]), ())]
-    judged = [_zero_in_both(r, fingerprints) if item.name == "dataset" else r
-              for r in rows if r[0] < window and r not in state]
+    judged = [r for r in rows if r[0] < window and r not in state]
     if _beyond_hardware(judged):
         return item, None
     what = (f"the model's inputs of its first {window} forward calls" if item.name == "dataset"
@@ -248,17 +247,6 @@ def _statistics_item(item: msprobe_bridge.ConfigItem, fingerprints=None) -> tupl
         what += f" (less {', '.join(sorted({r[1] for r in state}))}: the model's own outputs of the previous forward carried in (a recurrent state), which follow each device's numerics)"
     note = f"config_check {item.name}: {what} {how}{later}: not held against the migration"
     return replace(item, status="warning"), note
-
-
-def _zero_in_both(row, fingerprints) -> tuple:
-    """msprobe writes no relative difference where the recorded statistic is 0 (dataset_checker: a division by it);
-    where the data fingerprints hold that statistic as 0 in both runs (the min of token ids, an all-zero first hidden
-    state) the difference is 0. Found on an H200: word_language_model's tokens (min 0) held at pack step 0."""
-    if not fingerprints or None not in row[2:6]:
-        return row
-    left, right = ({k: v for k, v in _numbers((side.get("batches") or {}).get(str(row[0]), {}))} for side in fingerprints)
-    return (*row[:2], *(0.0 if d is None and left.get(f"{row[1]}.{k}") == right.get(f"{row[1]}.{k}") == 0.0 else d
-                        for d, k in zip(row[2:6], ("max", "min", "mean", "norm"))), *row[6:])
 
 
 def _pip_item(item: msprobe_bridge.ConfigItem, imported) -> tuple[msprobe_bridge.ConfigItem, str | None]:
