@@ -32,6 +32,7 @@ from migrate import (
     decollected_tests,
     deps,
     device_dispatch,
+    device_gated_builds,
     extension_registry,
     fileio,
     imported_kernels,
@@ -338,6 +339,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         ctx.imports.setdefault(name, qualified)
     if facts is not None and repo_index.wants_python_defs(text, path):
         facts.extend(repo_index.python_defs(ctx))  # the repository index (NPU508), same parse
+    if facts is not None and device_gated_builds.wants(text):
+        facts.extend(device_gated_builds.facts(ctx))  # a CUDA build taken only for CUDA tensors (migrate/device_gated_builds.py)
     if accelerators:
         facts.extend(accelerator_builders.facts(tree, path, ctx.nodes))  # migrate/accelerator_builders.py
     if dispatch:
@@ -775,6 +778,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     # a CUDA-target-only CMake engine with an NPU fallback; after drop_unbuilt, which reads every built source's NPU506
     results = target_device_builds.drop_fallback_builds(results)
     results = cmake_npu_switch.drop_cuda_side(results)  # the CUDA side of a CMake build with an NPU switch
+    results = device_gated_builds.drop_gated(results)  # a run-time CUDA build taken only for CUDA tensors
     from migrate import npu_build_branch
 
     results = npu_build_branch.drop_cuda_side(results, read, config.max_file_size)  # a setup.py's chain with an NPU build

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from migrate import cpu_builds, op_register_aliases, source_set_tables
+from migrate import cpu_builds, device_gated_builds, op_register_aliases, source_set_tables
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
@@ -384,7 +384,7 @@ def _build_defs(ctx) -> list[Definition]:
             if module:
                 out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
             helper = _helper_name(ctx, call)
-            if helper:  # the helper's own body (another module) builds CUDA: `CudaExtension.uses` reports it there
+            if helper and not device_gated_builds.in_builder(ctx, call):  # built only for CUDA tensors: not a helper use  # the helper's own body (another module) builds CUDA: `CudaExtension.uses` reports it there
                 out.append(Definition("jithelper", helper, ctx.path, call.lineno, True))
             continue
         if name is None and isinstance(call.func, ast.Name) and call.func.id in source_sets:

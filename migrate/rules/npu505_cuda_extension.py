@@ -350,7 +350,14 @@ class CudaExtension(Rule):
     with torch_npu's extension class (`from torch_npu.utils.cpp_extension import NpuExtension`) is a per-device build: none of
     its NPU505 lines are reported (every branch of the chain, another framework's build of the same extension too), nor
     NPU506 of the CUDA files only such files build, nor NPU508 uses of the extensions they define (label rulings (L20),
-    (L56); 46a rule notes a-2, a-5; migrate/npu_build_branch.py). The kernels must be reimplemented as Ascend C operators registered with
+    (L56); 46a rule notes a-2, a-5; migrate/npu_build_branch.py). Nor is a run-time CUDA build taken only for CUDA
+    tensors with plain PyTorch on other devices (StyleGAN's `torch_utils/ops`: a private builder `_init()` holding the JIT
+    build, called only as `if impl == 'cuda' and x.device.type == 'cuda' and _init():` (or inside `if x.is_cuda:`), the
+    `if` followed by the reference path; the names it binds, `_plugin`, read only on that gated path or in private
+    functions only it calls): its build lines, the project helper it alone calls (`custom_ops.get_plugin`), NPU506 of
+    the CUDA files only such builders build and NPU508 uses of the plugin are not reported (label ruling (L103), as
+    45e-2/(L90); migrate/device_gated_builds.py). A builder reached otherwise (a public name, an ungated call, the build
+    before the device test, `or`) or a gated `if` with nothing after it stays reported. The kernels must be reimplemented as Ascend C operators registered with
     torch_npu (or replaced with existing torch / torch_npu ops); there is no automatic rewrite."""
 
     CODE = "NPU505"

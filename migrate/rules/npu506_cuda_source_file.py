@@ -31,7 +31,9 @@ class CudaSourceFile(Rule):
     NPU side, is the CUDA side of that chain: its CMake lines (NPU511), the CUDA files only it builds (NPU506) and
     the uses of its extensions (NPU508) are not reported (label rule 36e-1, migrate/target_device_builds.py). Nor are
     the CUDA files that only a setup.py with an NPU build branch builds (`elif os.getenv("FORCE_NPU") == "1":` building
-    `NpuExtension`; migrate/npu_build_branch.py, NPU505). A CUDA file named only in a comment of a C / C++ / CUDA source
+    `NpuExtension`; migrate/npu_build_branch.py, NPU505), nor those that only a run-time build taken only for CUDA
+    tensors with a plain-PyTorch path for other devices builds (label ruling (L103), migrate/device_gated_builds.py,
+    NPU505). A CUDA file named only in a comment of a C / C++ / CUDA source
     (`// see pytorch/cuda/k.cu for the layout` in another device's implementation) is named for the reader: that names
     nothing (migrate/cuda_builds.py `mentions`)."""
 
