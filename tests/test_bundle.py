@@ -795,3 +795,29 @@ def test_a_zero_statistic_in_both_packs_is_no_difference_and_a_zero_against_a_va
     assert items["weights"]["differing"] == [[0, "fc.bias", 0.0, math.inf, 0.0, 0.0]]
     weights = ConfigItem("weights", "error", ("step 0",), 0, tuple(tuple(r) for r in items["weights"]["differing"]))
     assert hosts._statistics_item(weights)[0].status == "error"
+
+
+def _dump_note(tmp_path, manifest: dict, step_source: str = "optimizer", needed=(1, 2)) -> str:
+    from checks.validate.run import _recorded_dump
+
+    (tmp_path / "smoke.json").write_text(json.dumps({"step_source": step_source}))
+    notes: list[str] = []
+    assert _recorded_dump(fmt.Bundle(tmp_path, manifest, tmp_path), needed, notes) == (None, ())
+    return notes[0]
+
+
+def test_a_dump_lacking_the_steps_asked_for_says_what_happened_not_record_again_with_them(tmp_path):
+    """`--dump-steps N` gives N folders unless the run ended first: a dump holding fewer than the recording asked for
+    gets no advice to record again with that N. A bundle recorded before the dump followed a loop's backward()-counted
+    steps (pytorch/examples' word_language_model on an H200: one folder for --dump-steps 3) says that instead."""
+    few = _dump_note(tmp_path, {"dump_steps": [0, 1], "dump_steps_requested": [0, 1]}, needed=(4, 5))
+    assert few.endswith("(record with `npu-migrate baseline --dump-steps 6`)"), few
+    ended = _dump_note(tmp_path, {"dump_steps": [0], "dump_steps_requested": [0, 1, 2], "recorded_steps": 1})
+    assert ended.endswith("needs step(s) 2, 3 (the recording asked for steps 1-3 (`--dump-steps 3`): the recorded run "
+                          "ended after step 1)"), ended
+    lost = _dump_note(tmp_path, {"dump_steps": [0], "dump_steps_requested": [0, 1, 2], "recorded_steps": 10})
+    assert "the original ran them, but its dump holds fewer steps" in lost and "npu-migrate baseline" not in lost, lost
+    old = _dump_note(tmp_path, {"dump_steps": [0], "recorded_steps": 10}, step_source="backward")
+    assert ("holds dumps of steps 1-1, the comparison needs step(s) 2, 3 (the loop has no optimizer (its steps counted by "
+            "backward()) and the npu-migrate that recorded it cut the dump at optimizer steps only") in old, old
+    assert _dump_note(tmp_path, {"dump_steps": [0]}).endswith("(record with `npu-migrate baseline --dump-steps 3`)")

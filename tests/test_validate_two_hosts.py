@@ -386,3 +386,60 @@ def test_other_tokens_beside_a_recurrent_state_are_still_the_data(lstm_host_a, t
     assert proc.returncode == 1, proc.stdout.decode() + proc.stderr.decode()[-3000:]
     reasons = json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
     assert reasons[0].startswith("data: the batches differ from the recorded ones from msprobe pack step 0 (args.0"), reasons
+
+
+@pytest.fixture(scope="module")
+def manual_host_a(tmp_path_factory):
+    """The GPU host of manual_lm_gpu.py: no optimizer, the parameters updated by hand (pytorch/examples'
+    word_language_model), recorded with the API dump of its first 3 steps."""
+    cwd = tmp_path_factory.mktemp("manual_host_a")
+    proc = run_cli("baseline", str(CASES / "manual_lm_gpu.py"), "--out", "bundle", "--archive", "--steps", "4",
+                   "--dump-steps", "3", "-q", cwd=cwd)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    return cwd
+
+
+def test_a_loop_updated_by_hand_is_dumped_step_by_step(manual_host_a):
+    """Seen on an H200: word_language_model recorded with --dump-steps 3 held one dump folder (the dump was cut at
+    optimizer steps only). Now each backward() counted as a step closes its dumped step: 3 folders, each with its
+    forward and backward; the update by hand of a step (`Tensor.add_`) falls into the next one."""
+    with tarfile.open(manual_host_a / "bundle.tar.gz") as tar:
+        manifest = json.load(tar.extractfile("bundle/manifest.json"))
+        smoke = json.load(tar.extractfile("bundle/smoke.json"))
+        dumps = {m.name.split("/")[2]: list(json.load(tar.extractfile(m))["data"]) for m in tar.getmembers()
+                 if m.name.startswith("bundle/dump/step") and m.name.endswith("/dump.json")}
+    assert smoke["step_source"] == "backward" and len(manifest["losses"]) == 4
+    assert manifest["dump_steps"] == manifest["dump_steps_requested"] == [0, 1, 2] and sorted(dumps) == ["step0", "step1", "step2"]
+    for names in dumps.values():
+        assert "Functional.linear.0.forward" in names and "Functional.linear.0.backward" in names, names
+    assert not [n for n in dumps["step0"] if n.startswith("Tensor.add_.")]
+    assert "Tensor.add_.0.forward" in dumps["step1"]
+    assert dumps["step2"] == dumps["step1"]
+
+
+def test_a_wrong_update_by_hand_is_named_at_the_dumped_step_it_runs_in(manual_host_a, tmp_path):
+    """manual_lm_wrong_lr_npu.py updates with 1.2 times the learning rate: the loss diverges at step 2 and the recorded
+    dump of step 2 names the update by hand there."""
+    cwd, env = _host_b(tmp_path, manual_host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "manual_lm_wrong_lr_npu.py"), "-q", "--out",
+                   "out", cwd=cwd, env=env)
+    text = proc.stdout.decode()
+    assert proc.returncode == 1, text + proc.stderr.decode()[-3000:]
+    assert "loss diverges at step 2" in text and "msprobe API dump not compared" not in text, text
+    api = json.loads((cwd / "out" / "validate.json").read_text())["api_compare"]
+    assert api["dump_steps"] == [1, 2]
+    first = api["first"]
+    assert (first["step"], first["dump_folder"], first["api"]) == (2, "step1", "Tensor.add_.0.forward"), first
+    assert first["message"] == "argument alpha differs: baseline -0.5, migrated -0.6", first
+    assert "alpha=-args.lr * 1.2" in text
+
+
+def test_a_correct_migration_of_a_loop_updated_by_hand_matches_its_recorded_dump(manual_host_a, tmp_path):
+    cwd, env = _host_b(tmp_path, manual_host_a)
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(CASES / "manual_lm_npu.py"), "-q", "--out", "out",
+                   "--dump", cwd=cwd, env=env)
+    text = proc.stdout.decode()
+    assert proc.returncode == 0, text + proc.stderr.decode()[-3000:]
+    report = json.loads((cwd / "out" / "validate.json").read_text())
+    assert report["losses"]["identical"] is True and report["api_compare"]["first"] is None, report["api_compare"]
+    assert "API dump compare: no API differs beyond tolerance in step(s) 1" in text

@@ -88,7 +88,10 @@ def install_hooks(torch, rec: Recorder, fork_aware: bool = True) -> None:
     def backward(tensors, *args, **kwargs):
         t = tensors[0] if isinstance(tensors, (tuple, list)) and len(tensors) == 1 else tensors
         rec.on_backward(t)
-        return orig_backward(tensors, *args, **kwargs)
+        result = orig_backward(tensors, *args, **kwargs)
+        if rec.backward_step_open:  # a loop with no optimizer: this backward() was a step, now ended
+            rec.end_backward_step()
+        return result
 
     torch.autograd.backward = backward
     scaler_cls = torch.amp.GradScaler

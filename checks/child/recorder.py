@@ -38,6 +38,13 @@ def autocast_policy(cfg: dict) -> str:
 AFTER_REPORT: list = []
 
 
+# Callbacks of a higher floor's in-child hook run when a step counted by backward() ends (a loop with no optimizer):
+# `callback(step)` once that backward() has returned, or, at the step that stops the run, just before the stop (its
+# backward does not run then). validate's API dump closes its dumped step there (checks/validate/child.py), as it
+# does at an optimizer step in a loop with an optimizer.
+BACKWARD_STEP_ENDED: list = []
+
+
 def run_after_report() -> None:
     while AFTER_REPORT:
         try:
@@ -77,6 +84,7 @@ class Recorder:
         self.backward_losses: list[float] = []  # per backward() (steps of a loop without optimizer)
         self.backward_times: list[float] = []
         self.t_last_backward = self.t_start
+        self.backward_step_open = 0  # the step counted by the backward() now running (0: none)
         self.loss_dtype = None
         self.loss_device = None
         self.param_device: dict[str, int] = {}
@@ -139,9 +147,18 @@ class Recorder:
         self.maybe_stop_tracing(n)
         if n == 1 or n == self.target:
             self.param_device = self.devices_of(self.leaf_parameters(loss))
+        self.backward_step_open = n
         if n >= self.target or not math.isfinite(value):
+            self.end_backward_step()
             self.stop()
         self.maybe_write(now, n)
+
+    def end_backward_step(self) -> None:
+        """The step counted by the backward() that just returned (bootstrap.install_hooks) has ended: BACKWARD_STEP_ENDED's
+        callbacks. The parameters' update a loop without optimizer writes by hand comes after it: in the next step."""
+        n, self.backward_step_open = self.backward_step_open, 0
+        for callback in BACKWARD_STEP_ENDED:
+            callback(n)
 
     def on_step(self, optimizer) -> None:
         now = time.perf_counter()

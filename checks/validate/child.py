@@ -7,7 +7,8 @@ the user's own files are never edited and line numbers shift by at most one (map
 What it does depends on environment variables set by the parent (never by users):
 - NPU_VALIDATE_DUMP_CONFIG: path of an msprobe PrecisionDebugger config (task statistics, level L1,
   `step` = the steps to keep). The debugger is started before the script's first line and cut into
-  steps at every optimizer step, so the user's script needs no msprobe code. The config_check pack's own
+  steps at every optimizer step (in a loop with no optimizer, at the end of every backward() the smoke's recorder
+  counts as a step: the hand-written update then falls into the next step), so the user's script needs no msprobe code. The config_check pack's own
   statistics (ConfigChecker's dataset and weights items: Tensor.max/min/mean/norm of the model's inputs and
   parameters before every forward) run with the dump paused: msprobe numbers the APIs of a step by call
   count, so dumped they would shift the numbers of the script's own `x.max()` after them, and a run with
@@ -101,13 +102,17 @@ def _install_dump(config_path: str) -> None:
 
     debugger = _import_msprobe_as_on_cpu(config_path)
 
-    steps = [0]  # optimizer steps so far; -1 once the dump is over
+    steps = [0]  # training steps so far; -1 once the dump is over
 
     def after_optimizer_step(optimizer, args, kwargs):
+        next_step()
+
+    def next_step(*_):
+        """One training step ended (an optimizer step; in a loop with no optimizer the backward() the smoke's
+        recorder counts as a step): close this step's dump and open the next."""
         if steps[0] < 0:
             return
         steps[0] += 1
-        # one optimizer step == one training step: close this step's dump and open the next
         debugger.stop()
         debugger.step()
         debugger.start()
@@ -130,7 +135,21 @@ def _install_dump(config_path: str) -> None:
     # run before hooks registered earlier (the smoke bootstrap stops the run from its own hook at the
     # last step): the step being dumped is closed and written first
     _compat().run_optimizer_hook_first(handle)
+    _at_backward_steps(next_step)
     debugger.start()
+
+
+def _at_backward_steps(callback) -> None:
+    """`callback(step)` at the end of every step the smoke's recorder counts by backward() (a loop with no optimizer,
+    parameters updated by hand: checks/child/recorder.py BACKWARD_STEP_ENDED); nothing in a loop with an optimizer
+    (its steps end at the optimizer step) or outside the smoke bootstrap."""
+    try:
+        from checks.child import recorder
+    except ImportError:
+        return
+    steps = getattr(recorder, "BACKWARD_STEP_ENDED", None)
+    if steps is not None:
+        steps.append(callback)
 
 
 def _pack_statistics_out_of_the_dump(module) -> None:

@@ -65,7 +65,7 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
 
     folder.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    dumped = tuple(range(min(dump_steps, steps)))
+    dumped = asked = tuple(range(min(dump_steps, steps)))
     run_env = dict(env)
     if dumped:  # msprobe's statistics dump of the first steps, in the same run (checks/validate/child.py)
         from checks.validate.msprobe_bridge import write_dump_config
@@ -151,6 +151,8 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         "data_fingerprint": {**{k: v for k, v in fingerprint.items() if k not in ("batches", "samples")},
                              "sample_batches": len(fingerprint.get("samples") or ())},
         "dump_steps": [s for s in dumped if (folder / "dump" / f"step{s}").is_dir()],
+        # the steps `--dump-steps` asked for: a dump holding fewer is said as such, not "record with --dump-steps N"
+        "dump_steps_requested": list(asked),
         # the pack's statistics run with the dump paused (checks/validate/child.py): not among the dumped APIs
         "pack_statistics_in_dump": {**os.environ, **env}.get(PACK_STATS_DUMPED_ENV) == "1",
         "dropout": "removed" if env.get(NO_DROPOUT_ENV) == "1" else "as written",  # baseline --no-dropout

@@ -724,10 +724,37 @@ def _recorded_dump(recorded, dump_steps: tuple[int, ...], notes: list[str], *,
     if live:
         return None, dump_steps
     held = f"steps {have[0] + 1}-{have[-1] + 1}" if have else "no step"
+    needed = ", ".join(str(x + 1) for x in dump_steps)
     notes.append(f"msprobe API dump not compared: the baseline bundle holds dumps of {held}, the comparison needs step(s) "
-                 f"{', '.join(str(x + 1) for x in dump_steps)} (record with `npu-migrate baseline --dump-steps "
-                 f"{max(dump_steps) + 1}`)")
+                 f"{needed} ({_why_dump_lacks(recorded, have, dump_steps)})")
     return None, ()
+
+
+def _why_dump_lacks(recorded, have: list[int], dump_steps: tuple[int, ...]) -> str:
+    """Why the bundle's dump lacks `dump_steps` and what to do: record with a larger `--dump-steps` only where the
+    recording asked for fewer steps; where it asked for them and its dump holds fewer, what happened instead."""
+    manifest = recorded.manifest
+    asked = manifest.get("dump_steps_requested")  # absent in bundles recorded before it was kept
+    wanted = max(dump_steps) + 1
+    if asked is None and have == [0] and _step_source(recorded) == "backward":
+        # recorded before the dump followed a loop's backward()-counted steps: its steps all went into step 1
+        return ("the loop has no optimizer (its steps counted by backward()) and the npu-migrate that recorded it cut "
+                "the dump at optimizer steps only, so the dumped steps all went into step 1; record it again with this "
+                f"npu-migrate (`npu-migrate baseline --dump-steps {wanted}`), which cuts it at each backward()")
+    if asked is None or wanted > len(asked):
+        return f"record with `npu-migrate baseline --dump-steps {wanted}`"
+    ran = int(manifest.get("recorded_steps") or 0)
+    what = (f"the recorded run ended after step {ran}" if ran < wanted else
+            "the original ran them, but its dump holds fewer steps (see record.log in the bundle for msprobe's lines)")
+    return f"the recording asked for steps 1-{len(asked)} (`--dump-steps {len(asked)}`): {what}"
+
+
+def _step_source(recorded) -> str | None:
+    """The recorded run's step source (its smoke report's: "optimizer", or "backward" for a loop with no optimizer)."""
+    try:
+        return recorded.smoke_report().get("step_source")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _dump_and_compare(scripts, name, tmp_path, out, dump_steps, backends, side_env, common, *, rtol, atol, stream,
