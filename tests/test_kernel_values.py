@@ -2425,6 +2425,45 @@ def test_a_global_cache_of_the_compiled_module_calls_its_ops(tmp_path):
     assert finding_lines(result, "NPU505", "setup_ext.py") == [4, 7]
 
 
+def test_class_attributes_naming_ops_are_called_through_cls_in_the_base(tmp_path):
+    # subclasses of an autograd Function bind their ops as class attributes (a tuple, one None stand-in); the base
+    # calls them through `cls`: those calls are the uses, the bindings only name the ops (label ruling (L52), rule
+    # 48a a-6; migrate/callable_aliases.py class_attribute_aliases)
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='geo', ext_modules=[CUDAExtension('geo_ops', ['src/geo.cu'])])\n"),
+        "src/geo.cu": "__global__ void k(float* x) {}\n",
+        "geo/__init__.py": "",
+        "geo/ops.py": (
+            "import torch\nimport geo_ops\n"
+            "class Op(torch.autograd.Function):\n"
+            "    @classmethod\n    def forward(cls, ctx, x):\n        return cls.fwd(x)\n"
+            "    @classmethod\n    def backward(cls, ctx, g):\n        assert cls.bwd is not None\n        return cls.bwd(g)\n"
+            "class Exp(Op):\n    fwd, bwd = geo_ops.expm, geo_ops.expm_backward\n"
+            "class ToMatrix(Op):\n    fwd, bwd = geo_ops.as_matrix, None\n"
+            "def project(x):\n    return geo_ops.projector(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "geo/ops.py") == [2, 6, 10, 16]
+
+
+def test_a_class_attribute_rebound_on_the_instance_is_no_alias(tmp_path):
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='geo', ext_modules=[CUDAExtension('geo_ops', ['src/geo.cu'])])\n"),
+        "src/geo.cu": "__global__ void k(float* x) {}\n",
+        "geo/ops.py": (
+            "import geo_ops\n"
+            "class Op:\n    fwd = geo_ops.expm\n"
+            "    def __init__(self, f=None):\n        if f is not None:\n            self.fwd = f\n"
+            "    def run(self, x):\n        return self.fwd(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "geo/ops.py") == [1, 3]
+
+
 def test_a_global_cache_bound_to_something_else_too_is_no_module(tmp_path):
     write_files(tmp_path, {
         "setup.py": (

@@ -330,7 +330,10 @@ class CustomExtensionUse(Rule):
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     call through a name bound only to ops of the extension, in a function or at module level (`f =
     punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
-    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py); so is each call of an attribute through a module-level name
+    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py), and each
+    `cls.attr(...)` / `self.attr(...)` in a method of a class whose subclasses of the file bind `attr` in their class
+    bodies only to ops of the extension or None (`forward_op, backward_op = ext.expm, ext.expm_backward`, called by
+    the base's `forward`: the class-body binding only names the op, rule 48a a-6); so is each call of an attribute through a module-level name
     bound only to the compiled module itself (`ext_c = exllamav2_ext`, then `ext_c.make_q_matrix(...)` in the file's
     functions; a binding to None besides, `except ImportError: ops = None`, is a stand-in that leaves the call failing;
     the binding line is reported as a use of the module), also through a submodule (`ext_c.cuda.op(...)`), and each
@@ -937,7 +940,15 @@ class CustomExtensionUse(Rule):
             qual, definition = found.alias.keys[0]
             findings.append(self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}",
                                           definition))
-        return findings, callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
+        bindings = callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
+        if "class " in ctx.source:  # `forward_op = ext.expm` in a subclass, `cls.forward_op(...)` in the base (a-6)
+            attribute_calls = callable_aliases.class_attribute_calls(ctx, callable_aliases.class_attribute_aliases(ctx, resolve))
+            for found in attribute_calls:
+                qual, definition = found.alias.keys[0]
+                findings.append(self._finding(ctx, found.call, f"{ctx.segment(found.call.func)}(...)` through the class "
+                                              f"attribute `{found.alias.name} = {qual}`", definition))
+            bindings |= callable_aliases.class_attribute_chains(ctx, {c.alias.name for c in attribute_calls})
+        return findings, bindings
 
     def _module_alias_calls(self, ctx, index, op_calls=None):
         """`ext_c = exllamav2_ext` at module level, then `ext_c.make_q_matrix(...)` in the file's functions (label rules
