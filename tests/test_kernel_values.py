@@ -2464,6 +2464,34 @@ def test_a_class_attribute_rebound_on_the_instance_is_no_alias(tmp_path):
     assert finding_lines(result, "NPU508", "geo/ops.py") == [1, 3]
 
 
+def test_an_extension_named_by_a_variable_of_a_shared_version_file(tmp_path):
+    # setup.py and the package module both `exec` version.py, which binds the extension's name: the build defines
+    # `{__cuda_pkg_name__}` and `importlib.import_module(__cuda_pkg_name__)` loads it (migrate/shared_names.py, rule
+    # 48c c-3); the module-level aliases in the try are called in the autograd Function (their binding lines are not
+    # reported), and the package's imports of the wrapper module import no compiled name
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "exec(open('pkg/version.py').read())\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension(__cuda_pkg_name__, sources=['pkg/k.cu'])])\n"),
+        "pkg/version.py": "__version__ = '0.1'\n__cuda_pkg_name__ = f'pkg_cuda_{__version__.replace(\".\", \"_\")}'\n",
+        "pkg/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "from pkg.attn import attention\n",
+        "pkg/attn.py": (
+            "import os\nimport importlib\nfrom torch.autograd import Function\n"
+            "exec(open(os.path.dirname(__file__) + '/version.py').read())\n"
+            "try:\n    cuda_pkg = importlib.import_module(__cuda_pkg_name__)\n    forward = cuda_pkg.forward\n"
+            "except ImportError:\n    print('not compiled')\n"
+            "class Attn(Function):\n    @staticmethod\n    def forward(ctx, q):\n        return forward(q)\n"
+            "def attention(q):\n    return Attn.apply(q)\n"),
+        "train.py": "from pkg import attention\nimport importlib\nm = importlib.import_module(name)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/attn.py") == [6, 13]
+    assert finding_lines(result, "NPU508", "pkg/__init__.py") == []
+    assert finding_lines(result, "NPU508", "train.py") == []
+
+
 def test_a_global_cache_bound_to_something_else_too_is_no_module(tmp_path):
     write_files(tmp_path, {
         "setup.py": (

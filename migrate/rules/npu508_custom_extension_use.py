@@ -18,6 +18,7 @@ from migrate import (
     npu_aware,
     op_register_aliases,
     repo_index,
+    shared_names,
     source_set_tables,
     submodules,
 )
@@ -297,7 +298,10 @@ class CustomExtensionUse(Rule):
     checkout, is the repository's own package for NPU501 / NPU507; label ruling (L88), migrate/default_kernels.py); a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
     library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` or `__import__("ext")` (the
-    builtin with a literal name, each line of a retry; label ruling (L67)) (also an
+    builtin with a literal name, each line of a retry; label ruling (L67)) (also one given a variable the file never binds
+    itself, `importlib.import_module(__cuda_pkg_name__)` after `exec(open(.../version.py).read())`, where setup.py
+    builds `CUDAExtension(__cuda_pkg_name__, ...)` after running the same shared file: the extension `{__cuda_pkg_name__}`,
+    rule 48c c-3, migrate/shared_names.py) (also an
     f-string whose literal parts name it; a build named by an f-string itself, one module per GPU architecture from
     a build helper called in a loop, `[make_extension(cc) for cc in archs]` building
     `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
@@ -1417,7 +1421,9 @@ class CustomExtensionUse(Rule):
                     v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}" for v in arg.values))
                 module = index.module_matching(pattern) if pattern else None
                 return (f"importlib.import_module(f{template!r})", module) if module else None
-            return None
+            shared = shared_names.shared_name(ctx, arg)  # the variable the build's name is (migrate/shared_names.py)
+            module = index.module_for(shared) if shared else None
+            return (f"{ctx.segment(call.func)}({arg.id})", module) if shared is not None and module == shared else None
         for node in ast.walk(arg):  # the library's file name: a literal, or the last part of os.path.join(...)
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 stem = repo_index.library_stem(node.value)
