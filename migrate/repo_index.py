@@ -1048,6 +1048,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import reflected_ops
 
     scopes += reflected_ops.cpp_facts(path, text)  # pybind op names, called through a filled object (reflected_ops.py)
+    from migrate import cpu_kernel_ops
+
+    scopes += cpu_kernel_ops.cpp_facts(path, text)  # registered ops with only a CPU kernel (cpu_kernel_ops.py)
     if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
         scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
                    for m in _PYBIND_MODULE.finditer(text)]

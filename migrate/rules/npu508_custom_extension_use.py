@@ -8,6 +8,7 @@ from migrate import (
     compiled_values,
     cpu_builds,
     cpu_fallbacks,
+    cpu_kernel_ops,
     default_kernels,
     deps,
     flagged_extensions,
@@ -441,7 +442,11 @@ class CustomExtensionUse(Rule):
     ruling (L89)); nor is, in the final `else:`
     of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
     there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69); also in the body of the negated
-    test, `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`); nor is a class of the
+    test, `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`); nor is `torch.ops.<ns>.<op>` (or a call through a
+    name bound to it) of an op whose registered C++ function has only a CPU kernel (`.op("ns::sample", &sample)`, its
+    `if (x.device().is_cuda())` branch only `AT_ERROR(...)`, or a body calling only `sample_cpu(...)`) where the scan also
+    builds an extension for the CPU: its callers pass CPU tensors, the CPU build serves them (rule 48a a-3,
+    migrate/cpu_kernel_ops.py); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there); nor is a constant or enum member read from the compiled module
@@ -868,6 +873,8 @@ class CustomExtensionUse(Rule):
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
                     continue
+                if len(parts) > 3 and cpu_kernel_ops.cpu_kernel_op(index, parts[2], parts[3]):
+                    continue  # an op with only a CPU kernel, served by the CPU build (migrate/cpu_kernel_ops.py)
                 if len(parts) > 2 and parts[2] in index.namespaces and not (_hasattr_probe(ctx, node) or _mock_target(ctx, node)):
                     python_op = parts[1] == "ops" and len(parts) > 3 and op_register_aliases.implemented_in_python(index.python_ops, f"{parts[2]}::{parts[3]}")
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
@@ -931,6 +938,8 @@ class CustomExtensionUse(Rule):
                 return None
             parts = qual.split(".")
             if parts[:2] == ["torch", "ops"] and len(parts) == 4 and parts[2] in index.namespaces:
+                if cpu_kernel_ops.cpu_kernel_op(index, parts[2], parts[3]):
+                    return None  # only a CPU kernel (migrate/cpu_kernel_ops.py)
                 return (qual, index.namespaces[parts[2]])
             module = index.module_for(qual)
             if module is None or qual == module or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, LAZY_OP, *kernel_values.ACCESSORS):
