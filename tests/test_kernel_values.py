@@ -2492,6 +2492,24 @@ def test_an_extension_named_by_a_variable_of_a_shared_version_file(tmp_path):
     assert finding_lines(result, "NPU508", "train.py") == []
 
 
+def test_a_build_through_a_variable_bound_to_the_extension_class_is_no_use(tmp_path):
+    # `Extension = CppExtension if suffix == 'cpu' else CUDAExtension`, then `extension = Extension(...)`: the build
+    # (NPU505 at the choice), not a project helper handing the compiled module out (rule 48a a-1)
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+            "def get_extensions():\n    extensions = []\n    for suffix in ['cpu', 'cuda']:\n"
+            "        Extension = CppExtension if suffix == 'cpu' else CUDAExtension\n"
+            "        extension = Extension(f'pkg._ops_{suffix}', ['csrc/ops.cpp', 'csrc/ops.cu'])\n"
+            "        extensions += [extension]\n    return extensions\n"
+            "setup(name='pkg', ext_modules=get_extensions())\n"),
+        "csrc/ops.cu": "__global__ void k(float* x) {}\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "setup.py") == []
+    assert 6 in finding_lines(result, "NPU505", "setup.py")
+
+
 def test_a_global_cache_bound_to_something_else_too_is_no_module(tmp_path):
     write_files(tmp_path, {
         "setup.py": (

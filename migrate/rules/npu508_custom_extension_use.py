@@ -1325,14 +1325,17 @@ class CustomExtensionUse(Rule):
 
     def _helper_loads(self, ctx, index):
         """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
-        the call is where the kernel module enters the program, like an import of it."""
+        the call is where the kernel module enters the program, like an import of it. Not a call through a variable
+        bound to the extension class itself (`Extension = CppExtension if suffix == 'cpu' else CUDAExtension`, then
+        `extension = Extension(...)` in setup.py): that is the build, NPU505's (rule 48a a-1)."""
         lines = {d.line: d for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
         if not lines:
             return
+        classes = repo_index.extension_class_variables(ctx)
         for call in ctx.nodes.get(ast.Call, ()):
             definition = lines.get(call.lineno)
             if definition is not None and isinstance(call.func, ast.Name) and ctx.qualname(call.func) is None \
-                    and isinstance(ctx.parent(call), ast.Assign):
+                    and call.func.id not in classes and isinstance(ctx.parent(call), ast.Assign):
                 yield self._finding(ctx, call, f"{call.func.id}(...)", definition)
 
     def _wrapper_calls(self, ctx, index, accessor_calls):
