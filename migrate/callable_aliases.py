@@ -54,7 +54,7 @@ class CallableAlias:
 @dataclass(frozen=True)
 class AliasCall:
     call: ast.Call
-    alias: CallableAlias
+    alias: CallableAlias | ClassAttributeAlias
 
 
 def _chains(value: ast.expr) -> list[ast.expr] | None:
@@ -180,6 +180,116 @@ def _alias_at(ctx, call: ast.Call, name: ast.Name, aliases) -> CallableAlias | N
         return alias if call.lineno >= alias.line else None
     alias = aliases.get((None, name.id))
     return alias if alias is not None and not shadowed(ctx, name) else None
+
+
+@dataclass(frozen=True)
+class ClassAttributeAlias:
+    name: str  # the class attribute
+    classes: tuple[str, ...]  # the classes of the file whose bodies bind it to a resolved chain
+    line: int  # the first such binding
+    keys: tuple  # what `resolve` returned for each chain bound, in source order
+
+
+def class_attribute_aliases(ctx, resolve) -> dict[str, ClassAttributeAlias]:
+    """Class attributes that subclasses bind to a resolved chain, called through `cls` / `self` in a method of the
+    class or of a base class of the file (a template method):
+
+        class GroupOp(torch.autograd.Function):
+            @classmethod
+            def forward(cls, ctx, *inputs):
+                return cls.forward_op(*inputs)                             # the call: the op runs here
+
+        class Exp(GroupOp):
+            forward_op, backward_op = ext.expm, ext.expm_backward          # the alias: names the op, runs nothing
+
+        class ToMatrix(GroupOp):
+            forward_op, backward_op = ext.as_matrix, None                  # None: no such op, a stand-in
+
+    Every binding of the name in a class body of the file is a resolved chain or None (tuple assignments element by
+    element); an attribute of that name stored elsewhere (`self.forward_op = ...`, a method of that name) leaves it
+    alone: the call may run something else (label ruling (L52), rule 48a a-6)."""
+    found: dict[str, ClassAttributeAlias] = {}
+    other: set[str] = set()
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        holder = _scope(ctx, statement)
+        if not isinstance(holder, ast.ClassDef):
+            continue
+        pairs = _pairs(statement)
+        if pairs is None:
+            other.update(t.id for target in statement.targets for t in ast.walk(target) if isinstance(t, ast.Name))
+            continue
+        for name, value in pairs:
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            chains = _chains(value)
+            keys = [resolve(c) for c in chains] if chains else []
+            if not keys or any(k is None for k in keys):
+                other.add(name)
+                continue
+            known = found.get(name)
+            found[name] = ClassAttributeAlias(
+                name, (*(known.classes if known else ()), holder.name),
+                min(known.line, statement.lineno) if known else statement.lineno, (*(known.keys if known else ()), *keys))
+    if not found:
+        return {}
+    for node in ctx.nodes.get(ast.Attribute, ()):
+        if node.attr in found and isinstance(node.ctx, (ast.Store, ast.Del)):
+            other.add(node.attr)
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        for definition in ctx.nodes.get(kind, ()):
+            if definition.name in found and isinstance(_scope(ctx, definition), ast.ClassDef):
+                other.add(definition.name)
+    for node in ctx.nodes.get(ast.Name, ()):  # `for forward_op in ...` in a class body
+        if node.id in found and isinstance(node.ctx, (ast.Store, ast.Del)) and not isinstance(ctx.parent(node), (ast.Assign, ast.Tuple)) \
+                and isinstance(_scope(ctx, node), ast.ClassDef):
+            other.add(node.id)
+    return {name: alias for name, alias in found.items() if name not in other}
+
+
+def class_attribute_calls(ctx, aliases: dict[str, ClassAttributeAlias]) -> list[AliasCall]:
+    """Each call `cls.name(...)` / `self.name(...)` in a method of a class that binds the alias or is a base (by name,
+    in the file) of one that does."""
+    if not aliases:
+        return []
+    bases: dict[str, set[str]] = {}
+    for definition in ctx.nodes.get(ast.ClassDef, ()):
+        bases.setdefault(definition.name, set()).update(
+            b.id if isinstance(b, ast.Name) else b.attr for b in definition.bases if isinstance(b, (ast.Name, ast.Attribute)))
+
+    def ancestors(name: str) -> set[str]:
+        seen, stack = {name}, [name]
+        while stack:
+            for base in bases.get(stack.pop(), ()):
+                if base not in seen:
+                    seen.add(base)
+                    stack.append(base)
+        return seen
+
+    reach = {name: set().union(*(ancestors(c) for c in alias.classes)) for name, alias in aliases.items()}
+    out = []
+    for call in ctx.nodes.get(ast.Call, ()):
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in aliases and isinstance(func.value, ast.Name)
+                and func.value.id in ("cls", "self")):
+            continue
+        method = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+        holder = ctx.parent(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if isinstance(holder, ast.ClassDef) and holder.name in reach[func.attr]:
+            out.append(AliasCall(call, aliases[func.attr]))
+    return out
+
+
+def class_attribute_chains(ctx, called: set[str]) -> frozenset[int]:
+    """id() of each chain a class body binds to one of the `called` class attribute aliases."""
+    if not called:
+        return frozenset()
+    out: set[int] = set()
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if isinstance(_scope(ctx, statement), ast.ClassDef):
+            for name, value in _pairs(statement) or ():
+                if name in called:
+                    out.update(id(chain) for chain in _chains(value) or ())
+    return frozenset(out)
 
 
 @dataclass(frozen=True)

@@ -824,7 +824,8 @@ def module_reexports(results, modules: dict, module_for) -> None:
         # `cauchy_mult` and defines its own Python `def cauchy_mult`: `from cauchy import cauchy_mult` elsewhere is that
         # wrapper, rule 39b-5). Limit: a file with both `import X` and `from X import a` loses the `X` binding.
         bound = [(r.rsplit(".", 1)[1], r) for r in plain] + [(r, r) for r in refs if "." not in r and ":" not in r
-                                                             and r not in from_bases]
+                                                             and r not in from_bases and not r.startswith("{")]
+        # (`{NAME}`: `import_module(NAME)` of a name a shared file binds, migrate/shared_names.py; it binds no `{NAME}`)
         if bound or stars:
             files.append((dotted, path, bound, stars))
     if not files:

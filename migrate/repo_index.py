@@ -156,6 +156,10 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
             if not match.group(1).startswith("."):
                 _add_root(roots, match.group(1), text.count("\n", 0, match.start()) + 1)
         refs.update("re:" + p for p in map(fstring_pattern, _IMPORT_MODULE_F.findall(text)) if p)
+        if "exec(" in text or "import *" in text:  # `import_module(__cuda_pkg_name__)` (migrate/shared_names.py)
+            from migrate.shared_names import text_references
+
+            refs.update(text_references(text))
         # `ops = import_extension("ops_cuda")`: the project's import helper given the module's last name
         # (kernel_values.importer_call): an extension of the scan whose dotted name ends with it
         refs.update("re:" + re.escape(m) for m in _IMPORTER_NAME.findall(text) if not m.startswith("__"))
@@ -513,6 +517,10 @@ def extension_name(ctx, call, keywords: tuple[str, ...] = ("name",)) -> str | No
     text = ctx.string_value(node) if node is not None else None
     if text is None and isinstance(node, ast.Name):
         text = _module_constant(ctx, node.id)  # exllama: `extension_name = "exllama_ext"` ... `load(name=extension_name)`
+        if text is None:  # `CUDAExtension(__cuda_pkg_name__, ...)` after `exec(open('pkg/version.py').read())`
+            from migrate.shared_names import shared_name
+
+            text = shared_name(ctx, node)
     if text is None and isinstance(node, ast.JoinedStr):
         parts = []
         for value in node.values:
@@ -1040,6 +1048,9 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import reflected_ops
 
     scopes += reflected_ops.cpp_facts(path, text)  # pybind op names, called through a filled object (reflected_ops.py)
+    from migrate import cpu_kernel_ops
+
+    scopes += cpu_kernel_ops.cpp_facts(path, text)  # registered ops with only a CPU kernel (cpu_kernel_ops.py)
     if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
         scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
                    for m in _PYBIND_MODULE.finditer(text)]

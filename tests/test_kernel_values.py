@@ -2425,6 +2425,91 @@ def test_a_global_cache_of_the_compiled_module_calls_its_ops(tmp_path):
     assert finding_lines(result, "NPU505", "setup_ext.py") == [4, 7]
 
 
+def test_class_attributes_naming_ops_are_called_through_cls_in_the_base(tmp_path):
+    # subclasses of an autograd Function bind their ops as class attributes (a tuple, one None stand-in); the base
+    # calls them through `cls`: those calls are the uses, the bindings only name the ops (label ruling (L52), rule
+    # 48a a-6; migrate/callable_aliases.py class_attribute_aliases)
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='geo', ext_modules=[CUDAExtension('geo_ops', ['src/geo.cu'])])\n"),
+        "src/geo.cu": "__global__ void k(float* x) {}\n",
+        "geo/__init__.py": "",
+        "geo/ops.py": (
+            "import torch\nimport geo_ops\n"
+            "class Op(torch.autograd.Function):\n"
+            "    @classmethod\n    def forward(cls, ctx, x):\n        return cls.fwd(x)\n"
+            "    @classmethod\n    def backward(cls, ctx, g):\n        assert cls.bwd is not None\n        return cls.bwd(g)\n"
+            "class Exp(Op):\n    fwd, bwd = geo_ops.expm, geo_ops.expm_backward\n"
+            "class ToMatrix(Op):\n    fwd, bwd = geo_ops.as_matrix, None\n"
+            "def project(x):\n    return geo_ops.projector(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "geo/ops.py") == [2, 6, 10, 16]
+
+
+def test_a_class_attribute_rebound_on_the_instance_is_no_alias(tmp_path):
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='geo', ext_modules=[CUDAExtension('geo_ops', ['src/geo.cu'])])\n"),
+        "src/geo.cu": "__global__ void k(float* x) {}\n",
+        "geo/ops.py": (
+            "import geo_ops\n"
+            "class Op:\n    fwd = geo_ops.expm\n"
+            "    def __init__(self, f=None):\n        if f is not None:\n            self.fwd = f\n"
+            "    def run(self, x):\n        return self.fwd(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "geo/ops.py") == [1, 3]
+
+
+def test_an_extension_named_by_a_variable_of_a_shared_version_file(tmp_path):
+    # setup.py and the package module both `exec` version.py, which binds the extension's name: the build defines
+    # `{__cuda_pkg_name__}` and `importlib.import_module(__cuda_pkg_name__)` loads it (migrate/shared_names.py, rule
+    # 48c c-3); the module-level aliases in the try are called in the autograd Function (their binding lines are not
+    # reported), and the package's imports of the wrapper module import no compiled name
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "exec(open('pkg/version.py').read())\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension(__cuda_pkg_name__, sources=['pkg/k.cu'])])\n"),
+        "pkg/version.py": "__version__ = '0.1'\n__cuda_pkg_name__ = f'pkg_cuda_{__version__.replace(\".\", \"_\")}'\n",
+        "pkg/k.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "from pkg.attn import attention\n",
+        "pkg/attn.py": (
+            "import os\nimport importlib\nfrom torch.autograd import Function\n"
+            "exec(open(os.path.dirname(__file__) + '/version.py').read())\n"
+            "try:\n    cuda_pkg = importlib.import_module(__cuda_pkg_name__)\n    forward = cuda_pkg.forward\n"
+            "except ImportError:\n    print('not compiled')\n"
+            "class Attn(Function):\n    @staticmethod\n    def forward(ctx, q):\n        return forward(q)\n"
+            "def attention(q):\n    return Attn.apply(q)\n"),
+        "train.py": "from pkg import attention\nimport importlib\nm = importlib.import_module(name)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/attn.py") == [6, 13]
+    assert finding_lines(result, "NPU508", "pkg/__init__.py") == []
+    assert finding_lines(result, "NPU508", "train.py") == []
+
+
+def test_a_build_through_a_variable_bound_to_the_extension_class_is_no_use(tmp_path):
+    # `Extension = CppExtension if suffix == 'cpu' else CUDAExtension`, then `extension = Extension(...)`: the build
+    # (NPU505 at the choice), not a project helper handing the compiled module out (rule 48a a-1)
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+            "def get_extensions():\n    extensions = []\n    for suffix in ['cpu', 'cuda']:\n"
+            "        Extension = CppExtension if suffix == 'cpu' else CUDAExtension\n"
+            "        extension = Extension(f'pkg._ops_{suffix}', ['csrc/ops.cpp', 'csrc/ops.cu'])\n"
+            "        extensions += [extension]\n    return extensions\n"
+            "setup(name='pkg', ext_modules=get_extensions())\n"),
+        "csrc/ops.cu": "__global__ void k(float* x) {}\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "setup.py") == []
+    assert 6 in finding_lines(result, "NPU505", "setup.py")
+
+
 def test_a_global_cache_bound_to_something_else_too_is_no_module(tmp_path):
     write_files(tmp_path, {
         "setup.py": (

@@ -1,6 +1,7 @@
 import ast
 import re
 
+from migrate import tool_presence_probes
 from migrate.findings import Category, Severity
 from migrate.rules._text import COMMAND_RUNNERS, command_strings, is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
@@ -259,7 +260,9 @@ class NvidiaSmi(Rule):
     holding its path, `nvcc = osp.join(CUDA_HOME, "bin/nvcc")` then `check_output(f'"{nvcc}" -V', shell=True)`, by the
     variable's nearest assignment before the run in its function: label note 46a a-4), or
     `nvidia-cuda-mps-control` after a pipe in a string such a call runs (`echo quit | nvidia-cuda-mps-control`), is
-    reported too; so is, once
+    reported too (not the bare run of a presence probe, `try: call(["nvcc"], stdout=DEVNULL)` / `return True` /
+    `except FileNotFoundError: return False`, which only asks whether the tool is there, like a launcher's
+    `command -v nvcc`: migrate/tool_presence_probes.py); so is, once
     per file, the name of Nsight Systems' injection proxy (`libToolsInjectionProxy64.so`, preloaded to profile the
     program) and, in a file that uses ctypes, each string naming NVIDIA's CUDA runtime, driver, NVRTC, NVML, cuBLAS
     or cuDNN library (`lib='libcudart.so'` ... `ctypes.cdll.LoadLibrary(...)`)."""
@@ -283,6 +286,9 @@ class NvidiaSmi(Rule):
         'p = shutil.which("nvcc")\nq = subprocess.check_output([which, "nvcc"])',
         # a CUDA library named where nothing loads libraries with ctypes (a file list, a log line)
         "libs = ['libcudart.so', 'libcublas.so.12']\n",
+        # a presence probe: nvcc run bare, output thrown away, only to see whether it is installed (migrate/tool_presence_probes.py)
+        "import subprocess\ndef has_nvcc():\n    try:\n        subprocess.call(['nvcc'], stdout=subprocess.DEVNULL)\n"
+        "        return True\n    except (FileNotFoundError, OSError):\n        return False\n",
         'import ctypes\nlib = ctypes.CDLL("libascendcl.so")\n',
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
         # a profiler picked by the program's own keys (a Hydra override, an option, a YAML config): not run as a command
@@ -422,8 +428,8 @@ class NvidiaSmi(Rule):
             if id(node) in inside_runner:
                 run_texts.add(text.split()[0] if text.split() else text)
         for node, text in command_strings(ctx):
-            if id(node) in named:
-                continue
+            if id(node) in named or tool_presence_probes.probed_tool_string(ctx, node):
+                continue  # (a bare run in a presence probe only asks whether the tool is there: migrate/tool_presence_probes.py)
             if id(node) not in inside_runner and text.split() and text.split()[0] in run_texts and _row_title(ctx, node):
                 continue
             if (id(node) in inside_runner and _COMMAND.search(text)) or _STARTS_WITH_COMMAND.match(text):

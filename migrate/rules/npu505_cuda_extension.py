@@ -3,7 +3,7 @@ import os
 import re
 import sys
 
-from migrate import cmake_cuda_extensions, kernel_values, nvcc_command_classes, torch_cuda_requirements
+from migrate import cmake_cuda_extensions, kernel_values, nvcc_command_classes, tool_presence_probes, torch_cuda_requirements
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
@@ -250,8 +250,13 @@ def _scope_lists_cuda(ctx, call) -> bool:
 def _stops_without_cuda(ctx, node) -> bool:
     """`if not torch.cuda.is_available(): raise Exception("CPU version is not implemented")` (1ytic/warp-rnnt
     pytorch_binding/setup.py): the build after it runs only with CUDA, like after an assert."""
-    return isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
-        and _asks_cuda(ctx, node.test.operand) and not node.orelse and any(isinstance(b, ast.Raise) for b in node.body)
+    if not (isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+            and _asks_cuda(ctx, node.test.operand) and not node.orelse):
+        return False
+    if any(isinstance(b, ast.Raise) for b in node.body):
+        return True
+    # `if not cuda_toolkit_available(): return []`: the build after it is skipped without nvcc (migrate/tool_presence_probes.py)
+    return tool_presence_probes.asks_for(ctx, node.test.operand, "nvcc") and all(isinstance(b, ast.Return) for b in node.body)
 
 # a CUDA setting defined on a cmake command line (`-DCMAKE_CUDA_ARCHITECTURES=80`, `-DCMAKE_CUDA_COMPILER=...nvcc`)
 _CMAKE_CUDA_DEFINE = re.compile(r"^\s*-DCMAKE_CUDA_(?:ARCHITECTURES|COMPILER|FLAGS|STANDARD)\b")
@@ -334,7 +339,10 @@ class CudaExtension(Rule):
     a Makefile's side build and the sources only it builds are no porting work). The CUDA gate of a reported
     build is one too: an `if torch.cuda.is_available():` (alone or in an `and`; not negated, not in an `or` with
     anything but another CUDA question such as `"CUDA_HOME" in os.environ`; a negated one by its `else`) holding a
-    reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests, or an `assert torch.cuda.is_available()` before one in its function or
+    reported build line or setting a flag (`enable_gpu = True`) that an `if enable_gpu:` around one tests (also a presence probe of
+    nvcc for the question, a function of the file that runs `["nvcc"]` bare in a `try:` returning True and False in
+    its `except FileNotFoundError:`, `if not cuda_toolkit_available(): return []` before the build; the probe's bare
+    run builds nothing and is not reported, label rule 48c c-1, migrate/tool_presence_probes.py), or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word); a `raise` written directly in
     that gate's other branch (`else: raise NotImplementedError('Cuda is not available')`) and an `if CUDA_HOME is
     None: raise ...` there are reported too: the build stops at them on an Ascend host (label ruling (L35)). The
@@ -466,6 +474,14 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # a presence probe of nvcc (migrate/tool_presence_probes.py, label rule 48c c-1): its bare run compiles nothing,
+        # the `if not ...: return []` before the build is the build's CUDA gate; with the CUDAExtension call, 2 lines
+        Invalid("from subprocess import DEVNULL, call\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "def toolkit_available():\n    try:\n        call(['nvcc'], stdout=DEVNULL, stderr=DEVNULL)\n"
+                "        return True\n    except FileNotFoundError:\n        return False\n"
+                "def ext_modules():\n    if not toolkit_available():\n        return []\n"
+                "    return [CUDAExtension('pkg_cuda', sources=['pkg/k.cpp'])]\n"
+                "setup(name='pkg', ext_modules=ext_modules())\n", count=2, filename="setup.py"),
         # a build tool's own step classes (ruling (L96), migrate/nvcc_command_classes.py): the nvcc compile step's raise,
         # toolkit locator and `compiler="nvcc"`, the link step's CUDA library list; not the fallback `cuda_home = None`
         # nor the base class compiling with g++
@@ -1222,7 +1238,7 @@ class CudaExtension(Rule):
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
-                if not _version_probe(ctx, node):
+                if not _version_probe(ctx, node) and not tool_presence_probes.probed_tool_string(ctx, node):
                     yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
             elif _NVCC_FLAG.search(node.value) and len(node.value) < 200:
                 key, anchor = _flag_list(ctx, node)
@@ -1556,8 +1572,8 @@ def _asks_cuda(ctx, test) -> bool:
         # `"CUDA_HOME" in os.environ`: the CUDA toolkit's own variable set
         return isinstance(test.left, ast.Constant) and test.left.value in ("CUDA_HOME", "CUDA_PATH") \
             and ctx.qualname(test.comparators[0]) == "os.environ"
-    if isinstance(test, ast.Call):
-        return ctx.qualname(test.func) == "torch.cuda.is_available"
+    if isinstance(test, ast.Call):  # also a presence probe of nvcc of the file (migrate/tool_presence_probes.py)
+        return ctx.qualname(test.func) == "torch.cuda.is_available" or tool_presence_probes.asks_for(ctx, test, "nvcc")
     return isinstance(test, ast.Attribute) and ctx.qualname(test) == "torch.has_cuda"
 
 

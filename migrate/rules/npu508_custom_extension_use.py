@@ -8,6 +8,7 @@ from migrate import (
     compiled_values,
     cpu_builds,
     cpu_fallbacks,
+    cpu_kernel_ops,
     default_kernels,
     deps,
     flagged_extensions,
@@ -18,6 +19,7 @@ from migrate import (
     npu_aware,
     op_register_aliases,
     repo_index,
+    shared_names,
     source_set_tables,
     submodules,
 )
@@ -297,7 +299,10 @@ class CustomExtensionUse(Rule):
     checkout, is the repository's own package for NPU501 / NPU507; label ruling (L88), migrate/default_kernels.py); a CMakeLists.txt target built with CUDA (`cuda_add_library`, `pybind11_add_module` /
     `add_library(... SHARED ...)` with `.cu` sources or in a `project(... CUDA)`) defines a module / shared
     library. Every `import ext`, `from pkg import ext`, `importlib.import_module("ext")` or `__import__("ext")` (the
-    builtin with a literal name, each line of a retry; label ruling (L67)) (also an
+    builtin with a literal name, each line of a retry; label ruling (L67)) (also one given a variable the file never binds
+    itself, `importlib.import_module(__cuda_pkg_name__)` after `exec(open(.../version.py).read())`, where setup.py
+    builds `CUDAExtension(__cuda_pkg_name__, ...)` after running the same shared file: the extension `{__cuda_pkg_name__}`,
+    rule 48c c-3, migrate/shared_names.py) (also an
     f-string whose literal parts name it; a build named by an f-string itself, one module per GPU architecture from
     a build helper called in a loop, `[make_extension(cc) for cc in archs]` building
     `CUDAExtension(name=f"pkg_bindings._{cc}_C", ...)`, is the module `pkg_bindings._{cc}_C` whose hole stands for
@@ -330,7 +335,10 @@ class CustomExtensionUse(Rule):
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     call through a name bound only to ops of the extension, in a function or at module level (`f =
     punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
-    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py); so is each call of an attribute through a module-level name
+    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py), and each
+    `cls.attr(...)` / `self.attr(...)` in a method of a class whose subclasses of the file bind `attr` in their class
+    bodies only to ops of the extension or None (`forward_op, backward_op = ext.expm, ext.expm_backward`, called by
+    the base's `forward`: the class-body binding only names the op, rule 48a a-6); so is each call of an attribute through a module-level name
     bound only to the compiled module itself (`ext_c = exllamav2_ext`, then `ext_c.make_q_matrix(...)` in the file's
     functions; a binding to None besides, `except ImportError: ops = None`, is a stand-in that leaves the call failing;
     the binding line is reported as a use of the module), also through a submodule (`ext_c.cuda.op(...)`), and each
@@ -434,7 +442,11 @@ class CustomExtensionUse(Rule):
     ruling (L89)); nor is, in the final `else:`
     of an `if x.is_cuda:` chain, an op whose `_cuda`-named sibling the CUDA branch calls (`ext.lut_forward_cuda(...)`
     there, `ext.lut_forward(...)` in the `else:`: the op's CPU build, label ruling (L69); also in the body of the negated
-    test, `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`); nor is a class of the
+    test, `if not x.is_cuda: ext.op(...)` `else: ext.op_cuda(...)`); nor is `torch.ops.<ns>.<op>` (or a call through a
+    name bound to it) of an op whose registered C++ function has only a CPU kernel (`.op("ns::sample", &sample)`, its
+    `if (x.device().is_cuda())` branch only `AT_ERROR(...)`, or a body calling only `sample_cpu(...)`) where the scan also
+    builds an extension for the CPU: its callers pass CPU tensors, the CPU build serves them (rule 48a a-3,
+    migrate/cpu_kernel_ops.py); nor is a class of the
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there); nor is a constant or enum member read from the compiled module
@@ -861,6 +873,8 @@ class CustomExtensionUse(Rule):
                 parts = qual.split(".")
                 if isinstance(getattr(node, "ctx", None), ast.Store):  # the target of `OP = torch.ops.<ns>` (`_bind`)
                     continue
+                if len(parts) > 3 and cpu_kernel_ops.cpu_kernel_op(index, parts[2], parts[3]):
+                    continue  # an op with only a CPU kernel, served by the CPU build (migrate/cpu_kernel_ops.py)
                 if len(parts) > 2 and parts[2] in index.namespaces and not (_hasattr_probe(ctx, node) or _mock_target(ctx, node)):
                     python_op = parts[1] == "ops" and len(parts) > 3 and op_register_aliases.implemented_in_python(index.python_ops, f"{parts[2]}::{parts[3]}")
                     yield self._finding(ctx, report_node(ctx, node), qual, index.namespaces[parts[2]],
@@ -924,6 +938,8 @@ class CustomExtensionUse(Rule):
                 return None
             parts = qual.split(".")
             if parts[:2] == ["torch", "ops"] and len(parts) == 4 and parts[2] in index.namespaces:
+                if cpu_kernel_ops.cpu_kernel_op(index, parts[2], parts[3]):
+                    return None  # only a CPU kernel (migrate/cpu_kernel_ops.py)
                 return (qual, index.namespaces[parts[2]])
             module = index.module_for(qual)
             if module is None or qual == module or index.modules[module].mode in (kernel_values.WRAPPER, CALLED, LAZY_OP, *kernel_values.ACCESSORS):
@@ -937,7 +953,15 @@ class CustomExtensionUse(Rule):
             qual, definition = found.alias.keys[0]
             findings.append(self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}",
                                           definition))
-        return findings, callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
+        bindings = callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
+        if "class " in ctx.source:  # `forward_op = ext.expm` in a subclass, `cls.forward_op(...)` in the base (a-6)
+            attribute_calls = callable_aliases.class_attribute_calls(ctx, callable_aliases.class_attribute_aliases(ctx, resolve))
+            for found in attribute_calls:
+                qual, definition = found.alias.keys[0]
+                findings.append(self._finding(ctx, found.call, f"{ctx.segment(found.call.func)}(...)` through the class "
+                                              f"attribute `{found.alias.name} = {qual}`", definition))
+            bindings |= callable_aliases.class_attribute_chains(ctx, {c.alias.name for c in attribute_calls})
+        return findings, bindings
 
     def _module_alias_calls(self, ctx, index, op_calls=None):
         """`ext_c = exllamav2_ext` at module level, then `ext_c.make_q_matrix(...)` in the file's functions (label rules
@@ -1301,14 +1325,17 @@ class CustomExtensionUse(Rule):
 
     def _helper_loads(self, ctx, index):
         """`_knn = load_cpp_ext("knn")`: a project helper of this file JIT-builds the extension and returns it;
-        the call is where the kernel module enters the program, like an import of it."""
+        the call is where the kernel module enters the program, like an import of it. Not a call through a variable
+        bound to the extension class itself (`Extension = CppExtension if suffix == 'cpu' else CUDAExtension`, then
+        `extension = Extension(...)` in setup.py): that is the build, NPU505's (rule 48a a-1)."""
         lines = {d.line: d for d in index.modules.values() if d.kind == "module" and d.path == ctx.path}
         if not lines:
             return
+        classes = repo_index.extension_class_variables(ctx)
         for call in ctx.nodes.get(ast.Call, ()):
             definition = lines.get(call.lineno)
             if definition is not None and isinstance(call.func, ast.Name) and ctx.qualname(call.func) is None \
-                    and isinstance(ctx.parent(call), ast.Assign):
+                    and call.func.id not in classes and isinstance(ctx.parent(call), ast.Assign):
                 yield self._finding(ctx, call, f"{call.func.id}(...)", definition)
 
     def _wrapper_calls(self, ctx, index, accessor_calls):
@@ -1406,7 +1433,9 @@ class CustomExtensionUse(Rule):
                     v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}" for v in arg.values))
                 module = index.module_matching(pattern) if pattern else None
                 return (f"importlib.import_module(f{template!r})", module) if module else None
-            return None
+            shared = shared_names.shared_name(ctx, arg)  # the variable the build's name is (migrate/shared_names.py)
+            module = index.module_for(shared) if shared else None
+            return (f"{ctx.segment(call.func)}({arg.id})", module) if shared is not None and module == shared else None
         for node in ast.walk(arg):  # the library's file name: a literal, or the last part of os.path.join(...)
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 stem = repo_index.library_stem(node.value)
