@@ -178,7 +178,8 @@ class GpuOnlyUse(Rule):
     call of a kernel defined in the file (also through a name bound to a choice of kernels, `fx = a if c else b`),
     or of a name containing `kernel` in a file that imports triton, and a kernel's `.warmup(...)` (it compiles the
     kernel for the GPU). A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
-    or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
+    or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`,
+    or by `a if c else b` between two of them: `index_fn = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2`)
     is reported at each call through it, not at the binding, which only names the callable (label ruling (L52); one
     never called through stays reported at the binding; migrate/callable_aliases.py); a name bound to a switch
     between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
@@ -548,6 +549,11 @@ class GpuOnlyUse(Rule):
         Invalid("import faiss\ndef knn(pts, k):\n    index = faiss.IndexFlatL2(pts.shape[1])\n"
                 "    if pts.get_device() != -1:\n        res = faiss.StandardGpuResources()\n"
                 "        index = faiss.index_cpu_to_gpu(res, 0, index)\n    index.add(pts)\n    return index.search(pts, k)\n", count=2),
+        # faiss's GPU flat indexes, picked by a switch between two of them: reported at the call through the name, not at
+        # the binding (label ruling (L52)); the config is a GPU-only class too (GpuIndexFlat.h, wrapped under GPU_WRAPPER)
+        Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
+                "    cfg = faiss.GpuIndexFlatConfig()\n    make = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2\n"
+                "    index = make(res, g.shape[1], cfg)\n    index.add(g)\n    return index.search(q, k)\n", count=3),
         # warp_rnnt (1ytic's CUDA-Warp RNN-T loss: no CPU build) called as the loss (label note 42d-8)
         Invalid("import torch\nfrom warp_rnnt import rnnt_loss\ndef loss(logits, y, tl, ul):\n"
                 "    return rnnt_loss(torch.log_softmax(logits, -1), y, tl, ul, reduction='mean')\n", count=1),
