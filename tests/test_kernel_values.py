@@ -2512,6 +2512,29 @@ def test_relative_import_of_cpp_only_cmake_python_extension_is_not_a_cuda_use(tm
     assert finding_lines(result, "NPU508", "tri/trilib/extension/__init__.py") == []
 
 
+# a C++-only pybind11 module that links TensorRT's runtime (the Python interface of a TensorRT engine): imported from
+# the CMake build tree that mirrors its folder (`from build.pyi.Engine import Engine`), its construction and the methods
+# of the object run the GPU engine (label note 48d; (L95)); the class wraps TensorRT's C++ API, so it is no CPU-only class
+def test_cpp_pybind_module_linking_a_gpu_runtime_is_a_cuda_use_from_the_build_tree(tmp_path):
+    write_files(tmp_path, {
+        "rt/pyi/CMakeLists.txt": "find_package(CUDA REQUIRED)\npybind11_add_module(Engine engine.cpp)\n"
+                                 "target_link_libraries(Engine PRIVATE ${ENGINE_LIB} nvinfer)\n",
+        "rt/pyi/engine.cpp": "#include <pybind11/pybind11.h>\n#include \"NvInfer.h\"\nusing namespace nvinfer1;\n"
+                             "class Engine {\npublic:\n  Engine(int d);\n  int build(const std::string &f);\n};\n"
+                             "PYBIND11_MODULE(Engine, m) {\n  py::class_<Engine>(m, \"Engine\")\n"
+                             "    .def(py::init<int>())\n    .def(\"build\", &Engine::build);\n}\n",
+        "rt/pyi/run.py": "import sys\nsys.path.append('../')\nfrom build.pyi.Engine import Engine\n\n"
+                         "if __name__ == '__main__':\n    m = Engine(0)\n    m.build('a.engine')\n",
+        # the same C++-only module linking no GPU runtime stays C++ (label rule 34d-1)
+        "cpu/pyi/CMakeLists.txt": "find_package(CUDA REQUIRED)\npybind11_add_module(Geo geo.cpp)\n"
+                                  "target_link_libraries(Geo PRIVATE CGAL::CGAL)\n",
+        "cpu/pyi/run.py": "from build.pyi.Geo import Geo\ng = Geo(1)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "rt/pyi/run.py") == [3, 6, 7]
+    assert finding_lines(result, "NPU508", "cpu/pyi/run.py") == []
+
+
 def test_a_bare_name_builds_the_copy_under_the_naming_file_not_a_same_named_copy_elsewhere(tmp_path):
     # a vendored op ships its kernel twice (label note 44c c-3): roi/src/ at the top (nothing builds or includes it)
     # and roi/pytorch/roi_pool/src/, which functional.py's load() joins to its own folder; the bare `#include
