@@ -178,6 +178,23 @@ def _requirement_checks(ctx, call) -> list:
     return out
 
 
+_CPP_SOURCE = (".cpp", ".cc", ".cxx", ".c")
+
+
+def _cpp_sources_only(ctx, call, helper) -> bool:
+    """A call of a project CUDA build helper handed C++ sources only (`make_cuda_ext(name='compiling_info',
+    module='mmdet.ops.utils', sources=['src/compiling_info.cpp'])`, no `sources_cuda` beside): the helper makes it a
+    CUDAExtension on a CUDA host, but no CUDA kernel stands behind it and without CUDA it is a CppExtension of the same
+    files (label note 48b b-3). Not where the helper's own body names a CUDA source or a pattern that may find one
+    (`glob(...)`, a `.cu` string): what it compiles is not all in the call."""
+    names = [n.value for n in ast.walk(call) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    sources = [v for v in names if v.strip().endswith(_CPP_SOURCE + _CUDA_SUFFIXES)]
+    if not sources or any(v.strip().endswith(_CUDA_SUFFIXES) for v in sources):
+        return False
+    body = ctx.segment(helper) or ""
+    return "glob" not in body and not any(suffix + "'" in body or suffix + '"' in body for suffix in _CUDA_SUFFIXES)
+
+
 def _handed_to_a_call(ctx, statement) -> bool:
     """`SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME` then `kernel.update_sdk_home(...SDK_HOME...)`
     (microsoft/tutel jit_compiler.py) in a file that builds no extension: the CUDA toolkit path is bound to a name
@@ -304,7 +321,9 @@ class CudaExtension(Rule):
     `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2), and an `"nvcc"` key given an empty
     list (`else: args["nvcc"] = []`, the branch without CUDA) holds no flag unless the file adds to an nvcc list.
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
-    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
+    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines
+    (not one handed C++ sources only, `make_cuda_ext(name='compiling_info', ..., sources=['src/compiling_info.cpp'])`,
+    where the helper's body names no CUDA source and globs none: no CUDA kernel stands behind it, label note 48b b-3);
     so is a call of a function of the project given a string of CUDA C kernel source (`__global__` with
     blockIdx/threadIdx: `JitCompiler.generate_kernel({...}, <CUDA C>)`, compiled at run time by the project's own
     NVRTC / nvcc helper; not a call of torch, cupy, pycuda, numba, triton or the standard library); so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
@@ -531,6 +550,12 @@ class CudaExtension(Rule):
                 "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
                 "exts = [\n    make_cuda_ext(\n        name='dcn_ext',\n        module='ops.dcn',\n        sources=['src/dcn.cpp'],\n"
                 "        sources_cuda=['src/dcn_kernel.cu']),\n]", count=3),
+        # the same helper handed C++ sources only builds no CUDA kernel (mmdet's compiling_info; label note 48b b-3)
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\ndef make_cuda_ext(name, module, sources, sources_cuda=None):\n"
+                "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
+                "exts = [\n    make_cuda_ext(name='info', module='ops.utils', sources=['src/info.cpp']),\n"
+                "    make_cuda_ext(name='nms_ext', module='ops.nms', sources=['src/nms.cpp'], sources_cuda=['src/nms_kernel.cu']),\n]",
+                count=2),
         # maskrcnn-benchmark layers/_utils.py: the source list is a variable the function fills with a `*.cu` glob
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef build(d):\n"
                 "    source = glob.glob(d + '/*.cpp')\n    source_cuda = glob.glob(d + '/cuda/*.cu')\n"
@@ -1036,6 +1061,8 @@ class CudaExtension(Rule):
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
             if name is None and isinstance(call.func, ast.Name) and call.func.id in helpers:
+                if _cpp_sources_only(ctx, call, helpers[call.func.id][0]):
+                    continue  # `make_cuda_ext(name='compiling_info', ..., sources=['src/compiling_info.cpp'])`
                 reported.append(call)  # `make_cuda_ext(name='x_ext', module='pkg.ops.x', sources_cuda=['src/x.cu'])`
                 yield self.finding(ctx, call, f"builds a CUDA extension through the project helper `{call.func.id}()`: "
                                    + self.MESSAGE)
