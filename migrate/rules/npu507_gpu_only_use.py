@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge
+from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, rebound_imports
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -212,7 +212,9 @@ class GpuOnlyUse(Rule):
     standard library's introspection (`inspect.signature(fp8_model_init).parameters`: a version probe), nor any name of the package handed uncalled to a call of the same
     package (`fmha.memory_efficient_attention_forward(q, k, v, bias, op=fmha.flash.FwOp)` over two lines: one use, at
     the call's first line; label rule 41d-7), nor a function named as the fallback of a lookup on an object
-    (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor a class named in a type check
+    (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor, in module-level code, a chain rooted at the import's name below a module-level rebinding of that name to the
+    script's own object in the same block (`trt = TrtEngine(path)`, then `trt.inference_on_images(...)`;
+    migrate/rebound_imports.py), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
     or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`), or a C-style enum member
     or numpy scalar type read as a value (`cudart.cudaError_t.cudaSuccess`, `kind = cudart.cudaMemcpyKind.
@@ -549,6 +551,14 @@ class GpuOnlyUse(Rule):
         Invalid("import faiss\ndef knn(pts, k):\n    index = faiss.IndexFlatL2(pts.shape[1])\n"
                 "    if pts.get_device() != -1:\n        res = faiss.StandardGpuResources()\n"
                 "        index = faiss.index_cpu_to_gpu(res, 0, index)\n    index.add(pts)\n    return index.search(pts, k)\n", count=2),
+        # the script reuses the import's name for its own engine wrapper: below the rebinding the name is that object
+        # (label note 48d); the construction of the package's logger above it stays
+        Invalid("import tensorrt as trt\nLOGGER = trt.Logger()\nclass Engine:\n    def infer(self, x):\n        return x\n"
+                "if __name__ == '__main__':\n    trt = Engine()\n    for x in range(3):\n        y = trt.infer(x)\n", count=1),
+        # a fork's depthwise sparse convolution raises off CUDA: its construction is the use, not the import (48d d-1)
+        Invalid("from MinkowskiEngine import MinkowskiLinear, MinkowskiDepthwiseConvolution\n"
+                "class Block:\n    def __init__(self, dim):\n        self.dw = MinkowskiDepthwiseConvolution(dim, kernel_size=7, dimension=3)\n"
+                "        self.fc = MinkowskiLinear(dim, dim)\n", count=1),
         # faiss's GPU flat indexes, picked by a switch between two of them: reported at the call through the name, not at
         # the binding (label ruling (L52)); the config is a GPU-only class too (GpuIndexFlat.h, wrapped under GPU_WRAPPER)
         Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
@@ -784,6 +794,8 @@ class GpuOnlyUse(Rule):
                     or _argument_of_package_call(ctx, node, key, table) or _package_probe(ctx, node, qual):
                 continue
             if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)):
+                continue
+            if rebound_imports.rebound(ctx, node):  # `trt = TrtEngine(...)` above it: the script's own object
                 continue
             # a call in the branch of an availability check (`if is_flash_v2_installed(): ...varlen_func(...)` / `else:
             # raise RuntimeError(...)`): the program takes it only where the package is (label ruling (L34)). Not the
