@@ -143,6 +143,18 @@ def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
     return frozenset(out)
 
 
+def bound_chains(ctx, alias: CallableAlias) -> list[ast.expr]:
+    """The chains the bindings of `alias` name (in its scope)."""
+    out: list[ast.expr] = []
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name) or statement.targets[0].id != alias.name:
+            continue
+        scope = _scope(ctx, statement)
+        if (id(scope) if scope is not None else None) == alias.scope:
+            out += _chains(statement.value) or []
+    return out
+
+
 def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:
     """Each call `name(...)` through an alias of `callable_aliases`."""
     return _calls_through(ctx, aliases, lambda func: func if isinstance(func, ast.Name) else None)

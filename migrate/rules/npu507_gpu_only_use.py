@@ -271,6 +271,10 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # a switch between two callables of an optional import (its handler binds None): an optional path, not reported
+        "try:\n    import gemlite\nexcept ImportError:\n    gemlite = None\n"
+        "def pack(w, mode):\n    if gemlite is None:\n        return w\n"
+        "    make = gemlite.helper.A8W8 if mode == 'dynamic' else gemlite.helper.A16W8\n    return make(w)\n",
         # the Function is entered only under `x.is_cuda and ...`, beside an F.linear way (label ruling 40b-1)
         "import torch\nimport torch.nn.functional as F\nimport fused_dense_lib as fdl\n"
         "class DenseFunc(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, w, b):\n"
@@ -808,6 +812,8 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         for found in alias_calls:  # each call through an alias of a GPU-only callable (migrate/callable_aliases.py)
+            if optional and any(root_name(chain) in optional for chain in callable_aliases.bound_chains(ctx, found.alias)):
+                continue  # the package's optional import (`except ImportError: gemlite = None`), as for a switched alias
             qual = found.alias.keys[0]
             yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
         for call, alias in callable_aliases.switched_calls(ctx, switched):
