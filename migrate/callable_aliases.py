@@ -58,9 +58,15 @@ class AliasCall:
 
 
 def _chains(value: ast.expr) -> list[ast.expr] | None:
-    """The chains a bound value may be: the value itself, or every value of a literal dict indexed on the spot."""
+    """The chains a bound value may be: the value itself, every value of a literal dict indexed on the spot, or both
+    branches of `a if c else b` of those (`index_fn = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2`: each
+    choice resolved, the calls `index_fn(...)` run one; a choice with a fallback that is no chain of the rule is
+    `switched_aliases`'s)."""
     if isinstance(value, (ast.Attribute, ast.Name)):
         return [value]
+    if isinstance(value, ast.IfExp):
+        body, orelse = _chains(value.body), _chains(value.orelse)
+        return body + orelse if body is not None and orelse is not None else None
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Dict) and value.value.values \
             and None not in value.value.keys:  # no `**other` spread: every value is written here
         values = list(value.value.values)
@@ -135,6 +141,18 @@ def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
         if (id(scope) if scope is not None else None, statement.targets[0].id) in called:
             out.update(id(chain) for chain in _chains(statement.value) or ())
     return frozenset(out)
+
+
+def bound_chains(ctx, alias: CallableAlias) -> list[ast.expr]:
+    """The chains the bindings of `alias` name (in its scope)."""
+    out: list[ast.expr] = []
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name) or statement.targets[0].id != alias.name:
+            continue
+        scope = _scope(ctx, statement)
+        if (id(scope) if scope is not None else None) == alias.scope:
+            out += _chains(statement.value) or []
+    return out
 
 
 def alias_calls(ctx, aliases: dict[tuple[int | None, str], CallableAlias]) -> list[AliasCall]:

@@ -11,6 +11,10 @@ MinkowskiEngine-style: `SOURCE_SETS = {"cpu": [CppExtension, ...], "gpu": [CUDAE
         sources += glob.glob("csrc/**/*.cu", recursive=True)
     ext_modules = [extension("pkg._C", sources)]
 
+A project build helper that does the same for each call (mmdet's `def make_cuda_ext(name, module, sources,
+sources_cuda=[])`: `extension = CUDAExtension` under a CUDA check, `else: extension = CppExtension`) gives a CPU build
+of each module its calls name (migrate/kernel_values.py `helper_builds`; label note 48b b-4).
+
 That module exists on a host without nvcc and runs tensors the caller puts on the CPU; an extension built with
 `CUDAExtension` only (exllama, IA-SSD's iou3d_nms_cuda) does not exist there at all, whatever device its C++ serves.
 Its CPU build is recorded in the index's `cpu_built` as the row `<module>|` (source-set tables add

@@ -123,7 +123,8 @@ def cpu_op_off_cuda(ctx, node: ast.AST, qual: str, cpu_build: bool = False) -> b
     body of an `if` testing for "cpu", or in the final `else:` of an if/elif chain one of whose tests is for CUDA; or,
     for an extension setup.py also builds without CUDA (`cpu_build`, migrate/cpu_builds.py), any op called on tensors
     the code put on the host (`_C.op(points.cpu())`, migrate/cpu_inputs.py) or in a function the repository names for
-    the CPU. An extension built only with CUDA does not exist off CUDA, whatever its C++ runs on: a function named
+    the CPU, or in the final `else:` of a chain that tests for CUDA whatever the op's name (label ruling (L69)). An
+    extension built only with CUDA does not exist off CUDA, whatever its C++ runs on: a function named
     for the CPU is no CPU build (label ruling (L89), over 25a-4's exllama `def ext_rep_penalty_mask_cpu(...)`)."""
     if cpu_build and (_in_cpu_function(ctx, node) or called_on_cpu_inputs(ctx, node)):
         return True
@@ -138,8 +139,10 @@ def cpu_op_off_cuda(ctx, node: ast.AST, qual: str, cpu_build: bool = False) -> b
                 if _not_cuda(parent.test) and (cpu_named or _calls(ctx, parent.orelse, f"{qual}_cuda")):
                     return True
             elif child in parent.orelse and not (len(parent.orelse) == 1 and isinstance(parent.orelse[0], ast.If)):
+                # (or, for an extension also built without CUDA, any op there: `if t.is_cuda: ext.nms(t) else:
+                # ext.nms(t)` dispatches inside the op, the else runs its CPU build; label ruling (L69), 48b b-4)
                 if any(_device_literal(test, "cuda") for test in _chain_tests(parent, ctx)) and (
-                        cpu_named or _cuda_sibling_called(ctx, parent, qual)):
+                        cpu_named or cpu_build or _cuda_sibling_called(ctx, parent, qual)):
                     return True
         child, parent = parent, ctx.parent(parent)
     return False

@@ -10,7 +10,7 @@ kernel, on any machine:
     pairs = _C.find_verts(edge_num.cpu()).to(edge_num.device)               # a host round trip
 
 Nothing there needs porting (label ruling (L28): off CUDA; 45a-3). An argument is on the host when it is `x.cpu()`,
-`x.to("cpu")` / `x.to(device="cpu")` / `x.to(torch.device("cpu"))`, or a name every assignment of which in the
+`x.to("cpu")` / `x.to(device="cpu")` / `x.to(torch.device("cpu"))`, `torch.from_numpy(a)` (host memory), or a name every assignment of which in the
 enclosing function is one of those. The call is off CUDA when at least one argument is on the host and none is put
 on CUDA (`x.cuda()`, `x.to("cuda")`); arguments the code does not place (a size, a flag, a tensor of unknown device)
 follow the placed ones.
@@ -36,6 +36,10 @@ def _placed(node: ast.AST) -> str | None:
     """"cpu" / "cuda" where the expression moves a tensor there (`x.cpu()`, `x.cuda()`, `x.to("cpu")`), else None."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return None
+    # `torch.from_numpy(a)`: a tensor sharing a numpy array's host memory (mmdet's nms_match: `dets_t =
+    # dets.detach().cpu()` or `torch.from_numpy(dets)`, label note 48b b-4)
+    if node.func.attr == "from_numpy" and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch":
+        return "cpu"
     if node.func.attr in ("cpu", "cuda"):
         return node.func.attr
     if node.func.attr == "to":

@@ -10,7 +10,7 @@ where `COCOeval` is a namespace opened only in cocoeval.cpp, a C++ source that n
 (setup.py falls back to a CppExtension), those ops work as they are: nothing on the line that calls them is to port.
 So a use `ext.op` (NPU508) is not reported when every pybind registration of `op` in the scan binds a
 namespace-qualified target (`&Ns::f`, `class_<Ns::T>`) whose namespace is opened only in C++ sources (`.cpp`/`.cc`,
-never `.cu`) that do not mention CUDA (no `cuda`, `hip`, `__global__`); and the import of `ext` in a file is not
+never `.cu`) that do not mention CUDA (no `cuda`, `hip`, `__global__`, nor TensorRT's `nvinfer1` / `NvInfer.h`); and the import of `ext` in a file is not
 reported when every reported use of `ext` there was such an op. A file that also calls a CUDA op (`_C.nms_rotated`)
 keeps its import and that call. An unqualified function target (`&forward`) is not followed: the function may be a
 dispatcher. A class is its own scope: kaolin-style `py::class_<MISE>(ops_conversions, "Mise")` with
@@ -41,7 +41,9 @@ _NAMESPACE = re.compile(r"\bnamespace\s+(\w+)\s*\{")
 # (`std::vector<int> MISE::query() {`; not `&MISE::query` in a binding)
 _CLASS_DEF = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(?:class|struct)\s+(\w+)\s*(?:final\s*)?[:{]", re.MULTILINE)
 _MEMBER_DEF = re.compile(r"^[ \t]*(?:[\w:<>,*&]+[ \t]+)*(\w+)::~?\w+\s*\(", re.MULTILINE)
-_CUDA = re.compile(r"cuda|\bhip|__global__", re.IGNORECASE)
+# a source naming CUDA, HIP or a kernel, or TensorRT's C++ API (`using namespace nvinfer1;`, `#include "NvInfer.h"`:
+# its engines run only on an NVIDIA GPU, a pybind class wrapping one is GPU code; label note 48d, FastRT's reid.cpp)
+_CUDA = re.compile(r"cuda|\bhip|__global__|\bnvinfer1\b|\bNvInfer\w*\.h\b", re.IGNORECASE)
 _USE = re.compile(r"^`([\w.]+)(\(\.\.\.\))?`")
 
 

@@ -30,7 +30,9 @@ file) on every run, and only where nothing can build a file without naming it:
   folder, from its project's or from the repository root): where that finds files of the scan, only those
   copies are built (RWKV-LM: `cuda/wkv7_cuda.cu` loaded by RWKV-v5/src/model.py builds RWKV-v5/cuda/, not the
   same-named copy in RWKV-v7/train_temp/cuda/ that no script there loads); where it finds none (a path
-  relative to an include folder or to a `cd` of a shell script), any file of that name is, as before. A bare name
+  relative to an include folder or to a `cd` of a shell script), the files whose path ends with it are (mmdet's
+  `make_cuda_ext(module='pkg.ops.x', sources_cuda=['src/x_cuda.cu'])` joins it to the package folder: not the copy in
+  src/temp/, label note 48b b-10), and with none of those any file of that name is, as before. A bare name
   (no folder: `#include "k.cuh"`, `load("ext", [os.path.join(root_dir, "k_impl.cu")])`) names the copies in the
   naming file's folder or below it where there are any, any copy otherwise (MixFormer's vendored PreciseRoIPooling:
   pytorch/prroi_pool/functional.py loads src/ under its own folder; the top-level src/ copies beside pytorch/, which
@@ -275,8 +277,15 @@ def built_sources(results: list[FileResult], sources: list[FileResult], ignored:
             return False
         if not written:  # a bare name: the copies in the naming file's folder or below it where there are any
             return nearest(naming, path)
-        found = resolved(naming, written, scanned)
+        found = resolved(naming, written, scanned) or ended_by(written)
         return not found or os.path.normpath(path) in found
+
+    def ended_by(written: str) -> set:
+        """The files of the scan whose path ends with the relative path `written` (`src/k.cu` joined by a build helper to
+        a package folder, `os.path.join(*module.split('.'), p)`): not a same-named copy in another folder
+        (`src/temp/k.cu`, label note 48b b-10)."""
+        tail = os.sep + os.path.normpath(written)
+        return {p for p in scanned if p.endswith(tail)}
 
     def globs(naming: str, written: str, path: str) -> bool:
         """The pattern `folder/*.cu` of `naming` matches the file at `path`: the extension, and the folder resolved from

@@ -316,6 +316,9 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
     templates = {name_node.lineno for _, name_node in helpers.values()} | {
         build.lineno for function, _ in helpers.values() for build in [_builds_cuda(ctx, function)] if build is not None}
     templates -= _global_cache_builds(ctx)
+    from migrate import cpu_builds
+
+    cpu_classes = cpu_builds.cpu_class_variables(ctx)
     out = []
     for call in ctx.nodes.get(ast.Call, ()):
         if not (isinstance(call.func, ast.Name) and call.func.id in helpers):
@@ -344,6 +347,11 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
             from migrate.repo_index import cuda_sources
 
             out.append(Definition("module", module, ctx.path, call.lineno, True, cuda_sources(call)))
+            build = _builds_cuda(ctx, function)
+            if build is not None and isinstance(build.func, ast.Name) and build.func.id in cpu_classes:
+                # the helper builds it with CppExtension where there is no CUDA (mmdet's make_cuda_ext: `else:
+                # extension = CppExtension`): a CPU build of this module too (migrate/cpu_builds.py, label note 48b b-4)
+                out.append(Definition(cpu_builds.KIND, cpu_builds.row(module), ctx.path, call.lineno, False))
     return out, templates
 
 

@@ -981,6 +981,30 @@ def cmake_links(path: str, text: str) -> list[Definition]:
     return out
 
 
+# NVIDIA's GPU runtime libraries as a target links them (`target_link_libraries(m PRIVATE nvinfer cudart)`): the CUDA
+# runtime, driver and math libraries of the toolkit's lib64/ and TensorRT's inference runtime, none of which an Ascend
+# host has (label rulings (L36)/(L43): these link lines are build labels)
+_GPU_RUNTIME_LIBRARIES = frozenset({
+    "cudart", "cudart_static", "cuda", "cublas", "cublasLt", "cudnn", "curand", "cufft", "cusparse", "cusolver", "nvrtc",
+    "nvinfer", "nvinfer_plugin", "nvonnxparser", "nvparsers"})
+
+
+def _link_gpu_runtimes(modules: dict, links: list) -> None:
+    """A CMake Python module compiled from C++ only (no `.cu` of its own) that links an NVIDIA GPU runtime library
+    directly (`pybind11_add_module(ReID reid.cpp)` + `target_link_libraries(ReID PRIVATE ${ENGINE_LIB} nvinfer)`, the
+    Python interface of a TensorRT engine) runs on the GPU through it: its imports and uses are the extension's
+    (label note 48d). Its `why` names the libraries (`Index._own_cuda`). A C++-only module linking none stays C++
+    (label rule 34d-1)."""
+    for link in links:
+        current = modules.get(link.name)
+        if current is None or current.mode != "pymodule" or current.why or not current.path.endswith("CMakeLists.txt"):
+            continue
+        runtimes = [w for w in link.why.split() if w.removeprefix("-l") in _GPU_RUNTIME_LIBRARIES]
+        if runtimes:
+            modules[link.name] = Definition(current.kind, current.name, current.path, current.line, True,
+                                            " ".join(f"lib{w.removeprefix('-l')}.so" for w in runtimes), current.mode)
+
+
 def link_cmake_modules(modules: dict, links: list, variables: list, extensions: list) -> None:
     """Python modules built by CMake whose CUDA lies in the libraries they link (IST-DASLab/QUIK: `quik._C` is
     `CMakeExtension('quik._C')` in setup.py, the target `pybind11_add_module(_C MODULE binding.cpp)`, which
@@ -992,6 +1016,7 @@ def link_cmake_modules(modules: dict, links: list, variables: list, extensions: 
     `modules` (the compiled module is what Python imports)."""
     if not links and not extensions:
         return
+    _link_gpu_runtimes(modules, links)
     handed: dict[tuple[str, str], list[str]] = {}
     for v in variables:
         parent = os.path.dirname(os.path.dirname(v.path))
@@ -1538,9 +1563,19 @@ class Index:
         return frozenset(out)
 
     def _in_package(self, name: str, dotted: str) -> bool:
-        """`dotted` reaches the CMake Python extension `name` (mode "pymodule") inside a package of the repository."""
-        return self.modules[name].mode == "pymodule" and "." in dotted and dotted.split(".", 1)[0] in self.packages \
-            and name in dotted.split(".")[1:] and self._own_cuda(name)
+        """`dotted` reaches the CMake Python extension `name` (mode "pymodule") inside a package of the repository, or
+        inside the CMake build tree (`_in_build_tree`)."""
+        return self.modules[name].mode == "pymodule" and "." in dotted and name in dotted.split(".")[1:] \
+            and (dotted.split(".", 1)[0] in self.packages or self._in_build_tree(name, dotted)) and self._own_cuda(name)
+
+    def _in_build_tree(self, name: str, dotted: str) -> bool:
+        """`from build.pybind_interface.ReID import ReID` after `sys.path.append("../")`: CMake's binary tree mirrors the
+        source tree, so the module of `pybind11_add_module(ReID ...)` in pybind_interface/CMakeLists.txt is built as
+        build/pybind_interface/ReID.<abi>.so. The part before the module's name is the folder of the CMakeLists.txt that
+        defines it (label note 48d: FastRT's Python interface)."""
+        parts = dotted.split(".")
+        folder = os.path.basename(os.path.dirname(os.path.normpath(self.modules[name].path)))
+        return bool(folder) and any(parts[i] == name and parts[i - 1] == folder for i in range(1, len(parts)))
 
     def _own_cuda(self, name: str) -> bool:
         """The CMake target `name` compiles CUDA sources of its own (`.cu`/`.cuh` in its source list, after its list
@@ -1549,7 +1584,7 @@ class Index:
         `pybind11_add_module(tri_ext triangulation.cpp binding.cpp)`, a CGAL build whose op moves its input to the CPU)
         runs its ops on the CPU: nothing to port where `from . import tri_ext as cpp` binds it or a script calls
         `cpp.triangulate` (label rule 34d-1). Its build lines stay NPU511's."""
-        return bool(self.modules[name].why)
+        return bool(self.modules[name].why)  # its sources, or the NVIDIA runtime libraries it links (`link_cmake_modules`)
 
     def module_for(self, dotted: str, relative: bool = False) -> str | None:
         """The extension module `dotted` is (or is inside of, or is a relative spelling of).

@@ -73,7 +73,10 @@ def package_of_url(url: str) -> str | None:
     if not last:
         return None
     wanted = normalise(last)
-    for key, entry in knowledge.third_party().items():
+    table = knowledge.third_party()
+    for key, entry in table.items():
+        if "." in key and key.split(".", 1)[0] in table:
+            continue  # one API of a catalogued package (`MinkowskiEngine.MinkowskiDepthwiseConvolution`): the package's own entry speaks
         names = (*entry.pip_names, *entry.folder_names)  # a fork's repository name (`hierarchy-rasterizer`)
         if entry.status == "unsupported" and needs_a_look(entry) and any(normalise(p) == wanted for p in names):
             return key

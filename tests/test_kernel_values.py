@@ -2597,6 +2597,69 @@ def test_relative_import_of_cpp_only_cmake_python_extension_is_not_a_cuda_use(tm
     assert finding_lines(result, "NPU508", "tri/trilib/extension/__init__.py") == []
 
 
+# a C++-only pybind11 module that links TensorRT's runtime (the Python interface of a TensorRT engine): imported from
+# the CMake build tree that mirrors its folder (`from build.pyi.Engine import Engine`), its construction and the methods
+# of the object run the GPU engine (label note 48d; (L95)); the class wraps TensorRT's C++ API, so it is no CPU-only class
+def test_cpp_pybind_module_linking_a_gpu_runtime_is_a_cuda_use_from_the_build_tree(tmp_path):
+    write_files(tmp_path, {
+        "rt/pyi/CMakeLists.txt": "find_package(CUDA REQUIRED)\npybind11_add_module(Engine engine.cpp)\n"
+                                 "target_link_libraries(Engine PRIVATE ${ENGINE_LIB} nvinfer)\n",
+        "rt/pyi/engine.cpp": "#include <pybind11/pybind11.h>\n#include \"NvInfer.h\"\nusing namespace nvinfer1;\n"
+                             "class Engine {\npublic:\n  Engine(int d);\n  int build(const std::string &f);\n};\n"
+                             "PYBIND11_MODULE(Engine, m) {\n  py::class_<Engine>(m, \"Engine\")\n"
+                             "    .def(py::init<int>())\n    .def(\"build\", &Engine::build);\n}\n",
+        "rt/pyi/run.py": "import sys\nsys.path.append('../')\nfrom build.pyi.Engine import Engine\n\n"
+                         "if __name__ == '__main__':\n    m = Engine(0)\n    m.build('a.engine')\n    bench(m)\n",
+        # the object handed to a function of the file: its parameter (and a local bound to it) holds it (L95)
+        "rt/pyi/bench.py": "from build.pyi.Engine import Engine\n\ndef bench(wrapper):\n    model = wrapper\n"
+                           "    return model.infer(1)\n\nbench(Engine(0))\ne = Engine(1)\nbench(e)\n",
+        # the same C++-only module linking no GPU runtime stays C++ (label rule 34d-1)
+        "cpu/pyi/CMakeLists.txt": "find_package(CUDA REQUIRED)\npybind11_add_module(Geo geo.cpp)\n"
+                                  "target_link_libraries(Geo PRIVATE CGAL::CGAL)\n",
+        "cpu/pyi/run.py": "from build.pyi.Geo import Geo\ng = Geo(1)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "rt/pyi/run.py") == [3, 6, 7]
+    assert finding_lines(result, "NPU508", "rt/pyi/bench.py") == [1, 5, 7, 8]
+    assert finding_lines(result, "NPU508", "cpu/pyi/run.py") == []
+
+
+def test_a_relative_source_a_helper_joins_to_its_package_builds_that_copy_not_one_in_a_temp_folder(tmp_path):
+    # mmdet's make_cuda_ext joins `src/x_cuda.cu` to the module's folder: the copy under src/temp/ is built by nothing
+    # (label note 48b b-10); the one whose path ends with the written name is
+    setup = ("import os\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "def make_cuda_ext(name, module, sources, sources_cuda=[]):\n"
+             "    return CUDAExtension(name=f'{module}.{name}', sources=[os.path.join(*module.split('.'), p) for p in sources + sources_cuda])\n"
+             "exts = [make_cuda_ext(name='x_ext', module='pkg.ops.x', sources=['src/x.cpp'], sources_cuda=['src/x_cuda.cu'])]\n")
+    kernel = "__global__ void k() {}\n"
+    write_files(tmp_path, {"setup.py": setup, "pkg/ops/x/src/x.cpp": "int f();\n", "pkg/ops/x/src/x_cuda.cu": kernel,
+                           "pkg/ops/x/src/temp/x_cuda.cu": kernel})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU506", "pkg/ops/x/src/x_cuda.cu") == [1]
+    assert finding_lines(result, "NPU506", "pkg/ops/x/src/temp/x_cuda.cu") == []
+
+
+# mmdet's make_cuda_ext builds each extension with CppExtension where there is no CUDA: its ops run on host tensors
+# (`torch.from_numpy(...)`, `.cpu()`) and in the `else:` of an `is_cuda` test on that CPU build (label rulings (L28),
+# (L69); label note 48b b-4); the CUDA branch and an op on tensors of unknown device stay reported
+def test_ops_of_a_helper_built_extension_with_a_cpp_fallback_off_cuda_are_not_reported(tmp_path):
+    setup = ("import os\nimport torch\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+             "def make_cuda_ext(name, module, sources, sources_cuda=[]):\n"
+             "    if torch.cuda.is_available():\n        extension = CUDAExtension\n        sources += sources_cuda\n"
+             "    else:\n        extension = CppExtension\n"
+             "    return extension(name=f'{module}.{name}', sources=[os.path.join(*module.split('.'), p) for p in sources])\n"
+             "exts = [make_cuda_ext(name='nms_ext', module='pkg.nms', sources=['src/nms.cpp'], sources_cuda=['src/nms_kernel.cu'])]\n")
+    wrapper = ("import numpy as np\nimport torch\nfrom . import nms_ext\n\ndef nms(dets, thr):\n    if dets.is_cuda:\n"
+               "        return nms_ext.nms(dets, thr)\n    else:\n        return nms_ext.nms(dets, thr)\n\n"
+               "def soft_nms(dets, thr):\n    if isinstance(dets, torch.Tensor):\n        d = dets.detach().cpu()\n"
+               "    else:\n        d = torch.from_numpy(dets)\n    return nms_ext.soft_nms(d, thr)\n\n"
+               "def match(dets, thr):\n    return nms_ext.nms_match(dets, thr)\n")
+    write_files(tmp_path, {"setup.py": setup, "pkg/__init__.py": "", "pkg/nms/__init__.py": "", "pkg/nms/wrapper.py": wrapper,
+                           "pkg/nms/src/nms.cpp": "int f();\n", "pkg/nms/src/nms_kernel.cu": "__global__ void k() {}\n"})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/nms/wrapper.py") == [3, 7, 19]
+
+
 def test_a_bare_name_builds_the_copy_under_the_naming_file_not_a_same_named_copy_elsewhere(tmp_path):
     # a vendored op ships its kernel twice (label note 44c c-3): roi/src/ at the top (nothing builds or includes it)
     # and roi/pytorch/roi_pool/src/, which functional.py's load() joins to its own folder; the bare `#include

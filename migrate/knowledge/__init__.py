@@ -255,6 +255,11 @@ class ThirdParty:
     # vendored flash_attn_triton.py imports `as triton`): names bound by its imports are read as that language's
     # (`@triton.jit` decorators, launches, the kernel bodies left unreported), migrate/context.py collect_imports
     fork_of: str | None = None
+    # a class or function of a package that imports on any host, whose own code fails off CUDA (a fork's
+    # `MinkowskiEngine.MinkowskiDepthwiseConvolution`, its forward raising 'Not implemented on the CPU'): importing
+    # the name runs nothing, so NPU501 leaves `from pkg import Name`; its construction or call is NPU507's (label note
+    # 48d d-1)
+    use_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -500,7 +505,7 @@ def third_party() -> dict[str, ThirdParty]:
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
-            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())))
+            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)))
     return out
 
 

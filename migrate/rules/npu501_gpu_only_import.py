@@ -908,7 +908,9 @@ class GpuOnlyImport(Rule):
     reference; migrate/skip_decorators.py). Entries whose status is `works` (DeepSpeed's device-neutral
     `deepspeed.accelerator`, the op-builder base `deepspeed.ops.op_builder.builder.OpBuilder`) are not reported; a
     `from m import a, b` one of whose names still needs a look (`OpBuilder, CUDAOpBuilder`) is, under that name's entry;
-    each use after the import is NPU507. Nor are, in a repository that
+    each use after the import is NPU507; not under the entry of a class or function that imports on any host and fails
+    only where it runs (knowledge `use_only`: a fork's `MinkowskiEngine.MinkowskiDepthwiseConvolution`, whose
+    construction NPU507 reports; label note 48d d-1). Nor are, in a repository that
     names the package's Ascend plugin or NPU build (third_party.toml `npu_plugin`: it imports `vllm_ascend`, a
     manifest requires `vllm-ascend` or a Dockerfile builds `FROM .../vllm-ascend:<tag>`, the image installing the plugin
     (label note 47e-4, migrate/base_images.py); a manifest requires `triton-ascend`), that package's imports and uses anywhere:
@@ -931,6 +933,9 @@ class GpuOnlyImport(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "imports a GPU-only package"
     VALID = [
+        # a class of a package that imports on any host (the partial MinkowskiEngine), whose code fails off CUDA: its
+        # import runs nothing (knowledge `use_only`); its construction is NPU507's (label note 48d d-1)
+        "from MinkowskiEngine import MinkowskiConvolution, MinkowskiDepthwiseConvolution\n",
         # the handler computes the same result without the package: a fallback, not a recorded failure
         "import torch\ndef bench(sdf, results):\n    try:\n        import diso\n        results['mc'] = diso.DiffMC()(sdf)\n"
         "    except Exception as e:\n        print(f'diso error: {e}')\n        results['mc'] = torch_mc(sdf)\n    return results\n",
@@ -1185,6 +1190,8 @@ class GpuOnlyImport(Rule):
             best: str | None = None
             for alias in statement.names:
                 candidate = match_package(f"{statement.module}.{alias.name}", table)
+                if candidate is not None and table[candidate].use_only:  # importing it runs nothing; its use is NPU507's
+                    candidate = match_package(statement.module, table)
                 if candidate is not None and needs_a_look(table[candidate]) and (best is None or len(candidate) > len(best)):
                     best = candidate
             if best is not None and not self._optional(ctx, statement):

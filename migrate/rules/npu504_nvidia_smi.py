@@ -29,7 +29,7 @@ _YAML_VALUE = re.compile(r"^\s*(?:-\s+)?[\w.-]+:\s+$")
 # `["nvcc", "-V"]`) and nvitop (an NVML process viewer: `run_command("/home/user/.local/bin/nvitop -1", host)`), as the
 # command word at the start of the string, by path or not; a string that is only the word (`"nvcc"`) counts inside a call
 # that runs commands, elsewhere it is a name (a path component, a dict key), not a command line
-_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|nvitop|nvidia-cuda-mps-control)(?:\s+\S|$)")
+_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|cuobjdump|nvitop|nvidia-cuda-mps-control)(?:\s+\S|$)")
 # a command a shell pipeline runs after another (`subprocess.run("echo quit | nvidia-cuda-mps-control", shell=True)`)
 _PIPED_TOOL = re.compile(r"[|;&]\s*(?:\S*/)?(nvidia-cuda-mps-control)(?![\w.-])")
 _PROFILERS = ("NVIDIA's profilers need an NVIDIA GPU; on Ascend profile with the Ascend PyTorch Profiler "
@@ -46,6 +46,10 @@ _TOOL_MESSAGES = {
                                "Ascend host has none and no MPS to start or stop: drop those lines",
     "nvcc": "nvcc is CUDA's compiler; an Ascend host has none (CANN compiles Ascend C kernels), and a CUDA architecture "
             "probed through it has no NPU meaning",
+    # the CUDA toolkit's binary utility (bin/cuobjdump beside nvcc): it lists the GPU code (`--list-elf`: the sm_XX
+    # cubins) of a CUDA binary; an Ascend host has no toolkit and an NPU build no such code
+    "cuobjdump": "cuobjdump is the CUDA toolkit's binary utility (it lists a CUDA binary's sm_XX GPU code); an Ascend "
+                 "host has no CUDA toolkit and an NPU build no CUDA GPU code to list",
 }
 _RUNNERS = COMMAND_RUNNERS
 # NVIDIA Nsight Systems' injection proxy, the library a program LD_PRELOADs to run under the profiler without `nsys`
@@ -182,7 +186,7 @@ def _wrapped_command(ctx, call, wrappers):
 
 
 # a tool's path as a value: "/usr/local/cuda/bin/nvcc", `os.path.join(cuda_home, "bin", "nvcc")`, `osp.join(home, "bin/nvcc")`
-_PATH_TOOL = re.compile(r"^(?:\S*/)?(nvcc|nvitop|nvidia-cuda-mps-control)$")
+_PATH_TOOL = re.compile(r"^(?:\S*/)?(nvcc|cuobjdump|nvitop|nvidia-cuda-mps-control)$")
 
 
 def _tool_path(value: ast.AST) -> str | None:
@@ -208,6 +212,11 @@ def _path_bound_tool(ctx, head: ast.AST, call: ast.Call) -> str | None:
         if not lead or not isinstance(lead[0], ast.FormattedValue):
             return None
         head = lead[0].value
+    # `"'{}' --list-elf '{}'".format(cuobjdump, so_file)`: the command word is the template's first field
+    if isinstance(head, ast.Call) and isinstance(head.func, ast.Attribute) and head.func.attr == "format" \
+            and isinstance(head.func.value, ast.Constant) and isinstance(head.func.value.value, str) \
+            and head.func.value.value.lstrip(" \"'").startswith("{}") and head.args:
+        head = head.args[0]
     if not isinstance(head, ast.Name):
         return None
     scope = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -252,12 +261,14 @@ class NvidiaSmi(Rule):
     is not matched; the name as a
     setting is no command: a YAML key or bare value (`nsys:`, `tool: nsys`), an option's or a Hydra override's value
     (`global_profiler.tool=nsys`, `--profiler=nsys`). In Python, a
-    string that is a command line starting with `nvcc`, `nvitop` or `nvidia-cuda-mps-control` (by path or not), or
+    string that is a command line starting with `nvcc`, `cuobjdump` (the toolkit's binary utility), `nvitop` or
+    `nvidia-cuda-mps-control` (by path or not), or
     that word alone as the command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`, also
     of a function of the file that runs the command handed to it: `def _run_cmd(cmd): subprocess.run(list(cmd), ...)`,
     then `_run_cmd(["nvcc", "--version"])`; the same command's words titling a report's row beside its value,
     `rows.append(("nvcc --version", tail))`, are not run and not reported: label rule 34c-10; also through a variable
-    holding its path, `nvcc = osp.join(CUDA_HOME, "bin/nvcc")` then `check_output(f'"{nvcc}" -V', shell=True)`, by the
+    holding its path, `nvcc = osp.join(CUDA_HOME, "bin/nvcc")` then `check_output(f'"{nvcc}" -V', shell=True)` (or the
+    template `"'{}' --list-elf '{}'".format(cuobjdump, so)`, label note 48d d-5), by the
     variable's nearest assignment before the run in its function: label note 46a a-4), or
     `nvidia-cuda-mps-control` after a pipe in a string such a call runs (`echo quit | nvidia-cuda-mps-control`), is
     reported too (not the bare run of a presence probe, `try: call(["nvcc"], stdout=DEVNULL)` / `return True` /
@@ -273,7 +284,7 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "libToolsInjectionProxy", "ctypes")
+    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "cuobjdump", "libToolsInjectionProxy", "ctypes")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
         'logger.warning("nvidia-smi not found")',
@@ -312,6 +323,11 @@ class NvidiaSmi(Rule):
                 "    return out\n", count=1),
         Invalid('import os, subprocess\nnvcc = os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")\n'
                 'version = subprocess.check_output([nvcc, "--version"])\n', count=1),
+        # an environment report listing a compiled library's GPU code with the toolkit's cuobjdump, the command built by
+        # str.format from the path variable
+        Invalid("import os, subprocess\ndef arches(home, so):\n    tool = os.path.join(home, 'bin', 'cuobjdump')\n"
+                "    if os.path.isfile(tool):\n        return subprocess.check_output(\n"
+                "            \"'{}' --list-elf '{}'\".format(tool, so), shell=True)\n", count=1),
         # an environment report runs the tools through its own wrapper of subprocess (label rule 34c-10): the runs are
         # reported, the rows titled with the same words are not
         Invalid("import subprocess\ndef _run_cmd(cmd, timeout=2.0):\n    p = subprocess.run(list(cmd), capture_output=True, text=True,"

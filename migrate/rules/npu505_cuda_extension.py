@@ -3,7 +3,14 @@ import os
 import re
 import sys
 
-from migrate import cmake_cuda_extensions, kernel_values, nvcc_command_classes, tool_presence_probes, torch_cuda_requirements
+from migrate import (
+    cmake_cuda_extensions,
+    environment_reports,
+    kernel_values,
+    nvcc_command_classes,
+    tool_presence_probes,
+    torch_cuda_requirements,
+)
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
@@ -178,6 +185,23 @@ def _requirement_checks(ctx, call) -> list:
     return out
 
 
+_CPP_SOURCE = (".cpp", ".cc", ".cxx", ".c")
+
+
+def _cpp_sources_only(ctx, call, helper) -> bool:
+    """A call of a project CUDA build helper handed C++ sources only (`make_cuda_ext(name='compiling_info',
+    module='mmdet.ops.utils', sources=['src/compiling_info.cpp'])`, no `sources_cuda` beside): the helper makes it a
+    CUDAExtension on a CUDA host, but no CUDA kernel stands behind it and without CUDA it is a CppExtension of the same
+    files (label note 48b b-3). Not where the helper's own body names a CUDA source or a pattern that may find one
+    (`glob(...)`, a `.cu` string): what it compiles is not all in the call."""
+    names = [n.value for n in ast.walk(call) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    sources = [v for v in names if v.strip().endswith(_CPP_SOURCE + _CUDA_SUFFIXES)]
+    if not sources or any(v.strip().endswith(_CUDA_SUFFIXES) for v in sources):
+        return False
+    body = ctx.segment(helper) or ""
+    return "glob" not in body and not any(suffix + "'" in body or suffix + '"' in body for suffix in _CUDA_SUFFIXES)
+
+
 def _handed_to_a_call(ctx, statement) -> bool:
     """`SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME` then `kernel.update_sdk_home(...SDK_HOME...)`
     (microsoft/tutel jit_compiler.py) in a file that builds no extension: the CUDA toolkit path is bound to a name
@@ -290,7 +314,7 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing; nor the header a code generator is told
-    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`; `CUDA_HOME` handed to such a probe is reported, None on a host without the toolkit, label ruling (L37), 46b-6; nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper; a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
+    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`; `CUDA_HOME` handed to such a probe is reported, None on a host without the toolkit, label ruling (L37), 46b-6; nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper, nor the reads of an environment report, a function recording `CUDA_HOME` under its name (`env_info['CUDA_HOME'] = CUDA_HOME`, `rows.append(("CUDA_HOME", str(CUDA_HOME)))`), its tests that raise excepted (migrate/environment_reports.py; its `nvcc -V` run stays); a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
@@ -309,7 +333,9 @@ class CudaExtension(Rule):
     `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2), and an `"nvcc"` key given an empty
     list (`else: args["nvcc"] = []`, the branch without CUDA) holds no flag unless the file adds to an nvcc list.
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
-    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines;
+    function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines
+    (not one handed C++ sources only, `make_cuda_ext(name='compiling_info', ..., sources=['src/compiling_info.cpp'])`,
+    where the helper's body names no CUDA source and globs none: no CUDA kernel stands behind it, label note 48b b-3);
     so is a call of a function of the project given a string of CUDA C kernel source (`__global__` with
     blockIdx/threadIdx: `JitCompiler.generate_kernel({...}, <CUDA C>)`, compiled at run time by the project's own
     NVRTC / nvcc helper; not a call of torch, cupy, pycuda, numba, triton or the standard library); so is a call of a setup helper of the file that picks `CUDAExtension` from one of its parameters (`def
@@ -415,7 +441,13 @@ class CudaExtension(Rule):
               "    if major != '11':\n        raise RuntimeError('mismatch')\n"
               "def threads(args):\n    major = cuda_version(CUDA_HOME)[0]\n    return args + ['--threads', '4'] if major >= '11' else args\n",
               filename="setup.py"),
-        # a setup.py helper testing CUDA_HOME that nothing calls never runs
+        # an environment report records CUDA_HOME under its name and only picks what else to show: no build, no check
+        Valid("import os.path as osp\nimport torch\n\ndef collect_env():\n    info = {}\n"
+              "    if torch.cuda.is_available():\n        from torch.utils.cpp_extension import CUDA_HOME\n"
+              "        info['CUDA_HOME'] = CUDA_HOME\n        if CUDA_HOME is not None and osp.isdir(CUDA_HOME):\n"
+              "            nvcc = osp.join(CUDA_HOME, 'bin/nvcc')\n            info['NVCC'] = nvcc\n    return info\n"),
+        Valid("from torch.utils.cpp_extension import CUDA_HOME\n\ndef table(rows):\n"
+              "    rows.append(('CUDA_HOME', str(CUDA_HOME)))\n    return rows\n"),
         Valid("import warnings\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
               "def check_if_cuda_home_none(option):\n    if CUDA_HOME is not None:\n        return\n"
               "    warnings.warn(f'{option} was requested, but nvcc was not found')\n"
@@ -548,6 +580,12 @@ class CudaExtension(Rule):
                 "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
                 "exts = [\n    make_cuda_ext(\n        name='dcn_ext',\n        module='ops.dcn',\n        sources=['src/dcn.cpp'],\n"
                 "        sources_cuda=['src/dcn_kernel.cu']),\n]", count=3),
+        # the same helper handed C++ sources only builds no CUDA kernel (mmdet's compiling_info; label note 48b b-3)
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\ndef make_cuda_ext(name, module, sources, sources_cuda=None):\n"
+                "    extension = CUDAExtension\n    return extension(name=f'{module}.{name}', sources=sources + (sources_cuda or []))\n"
+                "exts = [\n    make_cuda_ext(name='info', module='ops.utils', sources=['src/info.cpp']),\n"
+                "    make_cuda_ext(name='nms_ext', module='ops.nms', sources=['src/nms.cpp'], sources_cuda=['src/nms_kernel.cu']),\n]",
+                count=2),
         # maskrcnn-benchmark layers/_utils.py: the source list is a variable the function fills with a `*.cu` glob
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef build(d):\n"
                 "    source = glob.glob(d + '/*.cpp')\n    source_cuda = glob.glob(d + '/cuda/*.cu')\n"
@@ -592,6 +630,10 @@ class CudaExtension(Rule):
                 "plugin = custom_ops.get_plugin('bias_act_plugin', sources=sources, extra_cuda_cflags=['--use_fast_math'])", count=2),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
+        # a report that also requires the toolkit: the raising check stays
+        Invalid("from torch.utils.cpp_extension import CUDA_HOME\n\ndef collect_env():\n"
+                "    if CUDA_HOME is None:\n        raise RuntimeError('no CUDA toolkit')\n"
+                "    return {'CUDA_HOME': CUDA_HOME}\n", count=1),
         # Mask2Former ops/setup.py: the gate's `else` raises when the toolkit is missing (label ruling (L35): a line to
         # change); AdelaiDet setup.py: `.append` to the list the "nvcc" key made; one finding each for the gate, the
         # flag list and the `if CUDA_HOME is None:` that raises
@@ -1049,6 +1091,8 @@ class CudaExtension(Rule):
         for call in ctx.nodes.get(ast.Call, ()):
             name = ctx.qualname(call.func)
             if name is None and isinstance(call.func, ast.Name) and call.func.id in helpers:
+                if _cpp_sources_only(ctx, call, helpers[call.func.id][0]):
+                    continue  # `make_cuda_ext(name='compiling_info', ..., sources=['src/compiling_info.cpp'])`
                 reported.append(call)  # `make_cuda_ext(name='x_ext', module='pkg.ops.x', sources_cuda=['src/x.cu'])`
                 yield self.finding(ctx, call, f"builds a CUDA extension through the project helper `{call.func.id}()`: "
                                    + self.MESSAGE)
@@ -1238,7 +1282,9 @@ class CudaExtension(Rule):
             elif _CUDA_MACRO.search(node.value):
                 yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under it): " + self.MESSAGE)
             elif _NVCC_TEXT.search(node.value) and len(node.value) < 200:
-                if not _version_probe(ctx, node) and not tool_presence_probes.probed_tool_string(ctx, node):
+                # (not the tool's path an environment report joins: `osp.join(CUDA_HOME, 'bin/nvcc')`, its run is the use)
+                if (not _version_probe(ctx, node) and not tool_presence_probes.probed_tool_string(ctx, node)
+                        and not environment_reports.tool_path(ctx, node, f"{_EXT}.CUDA_HOME")):
                     yield self.finding(ctx, node, "nvcc (CUDA compiler) invocation: " + self.MESSAGE)
             elif _NVCC_FLAG.search(node.value) and len(node.value) < 200:
                 key, anchor = _flag_list(ctx, node)
@@ -1263,8 +1309,13 @@ class CudaExtension(Rule):
         inside = {id(node) for call in reported for node in ast.walk(call)}
         seen: set[int] = set()
         # `CUDA_HOME` imported by name, or `cpp_extension.CUDA_HOME`
-        for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
-            if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME":
+        reads = [node for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ()))
+                 if isinstance(node.ctx, ast.Load) and ctx.qualname(node) == f"{_EXT}.CUDA_HOME"]
+        # in a file that builds nothing, an environment report's reads (`env_info['CUDA_HOME'] = CUDA_HOME`):
+        # no build and no check (label ruling (L37); migrate/environment_reports.py)
+        described = environment_reports.report_reads(ctx, reads) if not reported else set()
+        for node in reads:
+            if id(node) not in described:
                 statement = statement_of(ctx, node)
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue

@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge
+from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, rebound_imports
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -178,7 +178,8 @@ class GpuOnlyUse(Rule):
     call of a kernel defined in the file (also through a name bound to a choice of kernels, `fx = a if c else b`),
     or of a name containing `kernel` in a file that imports triton, and a kernel's `.warmup(...)` (it compiles the
     kernel for the GPU). A name bound to a reported function (`attn = xops.memory_efficient_attention`, at module level
-    or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`)
+    or in a function, also picked from a literal dict of them: `f = {"int8": torch_int._CUDA.linear_a8_w8_b8_o8, ...}[t]`,
+    or by `a if c else b` between two of them: `index_fn = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2`)
     is reported at each call through it, not at the binding, which only names the callable (label ruling (L52); one
     never called through stays reported at the binding; migrate/callable_aliases.py); a name bound to a switch
     between such a callable and a fallback (`attn_cls = FlashSelfAttention if use_flash_attn else SelfAttention`, the
@@ -211,7 +212,9 @@ class GpuOnlyUse(Rule):
     standard library's introspection (`inspect.signature(fp8_model_init).parameters`: a version probe), nor any name of the package handed uncalled to a call of the same
     package (`fmha.memory_efficient_attention_forward(q, k, v, bias, op=fmha.flash.FwOp)` over two lines: one use, at
     the call's first line; label rule 41d-7), nor a function named as the fallback of a lookup on an object
-    (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor a class named in a type check
+    (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor, in module-level code, a chain rooted at the import's name below a module-level rebinding of that name to the
+    script's own object in the same block (`trt = TrtEngine(path)`, then `trt.inference_on_images(...)`;
+    migrate/rebound_imports.py), nor a class named in a type check
     (`isinstance(v, dr.ops.RasterizeGLContext)`; label ruling (L35)) or a type annotation (`Optional[AttentionBias]`),
     or a constant handed to a call (`dev.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`), or a C-style enum member
     or numpy scalar type read as a value (`cudart.cudaError_t.cudaSuccess`, `kind = cudart.cudaMemcpyKind.
@@ -268,6 +271,10 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # a switch between two callables of an optional import (its handler binds None): an optional path, not reported
+        "try:\n    import gemlite\nexcept ImportError:\n    gemlite = None\n"
+        "def pack(w, mode):\n    if gemlite is None:\n        return w\n"
+        "    make = gemlite.helper.A8W8 if mode == 'dynamic' else gemlite.helper.A16W8\n    return make(w)\n",
         # the Function is entered only under `x.is_cuda and ...`, beside an F.linear way (label ruling 40b-1)
         "import torch\nimport torch.nn.functional as F\nimport fused_dense_lib as fdl\n"
         "class DenseFunc(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, w, b):\n"
@@ -548,6 +555,19 @@ class GpuOnlyUse(Rule):
         Invalid("import faiss\ndef knn(pts, k):\n    index = faiss.IndexFlatL2(pts.shape[1])\n"
                 "    if pts.get_device() != -1:\n        res = faiss.StandardGpuResources()\n"
                 "        index = faiss.index_cpu_to_gpu(res, 0, index)\n    index.add(pts)\n    return index.search(pts, k)\n", count=2),
+        # the script reuses the import's name for its own engine wrapper: below the rebinding the name is that object
+        # (label note 48d); the construction of the package's logger above it stays
+        Invalid("import tensorrt as trt\nLOGGER = trt.Logger()\nclass Engine:\n    def infer(self, x):\n        return x\n"
+                "if __name__ == '__main__':\n    trt = Engine()\n    for x in range(3):\n        y = trt.infer(x)\n", count=1),
+        # a fork's depthwise sparse convolution raises off CUDA: its construction is the use, not the import (48d d-1)
+        Invalid("from MinkowskiEngine import MinkowskiLinear, MinkowskiDepthwiseConvolution\n"
+                "class Block:\n    def __init__(self, dim):\n        self.dw = MinkowskiDepthwiseConvolution(dim, kernel_size=7, dimension=3)\n"
+                "        self.fc = MinkowskiLinear(dim, dim)\n", count=1),
+        # faiss's GPU flat indexes, picked by a switch between two of them: reported at the call through the name, not at
+        # the binding (label ruling (L52)); the config is a GPU-only class too (GpuIndexFlat.h, wrapped under GPU_WRAPPER)
+        Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
+                "    cfg = faiss.GpuIndexFlatConfig()\n    make = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2\n"
+                "    index = make(res, g.shape[1], cfg)\n    index.add(g)\n    return index.search(q, k)\n", count=3),
         # warp_rnnt (1ytic's CUDA-Warp RNN-T loss: no CPU build) called as the loss (label note 42d-8)
         Invalid("import torch\nfrom warp_rnnt import rnnt_loss\ndef loss(logits, y, tl, ul):\n"
                 "    return rnnt_loss(torch.log_softmax(logits, -1), y, tl, ul, reduction='mean')\n", count=1),
@@ -779,6 +799,8 @@ class GpuOnlyUse(Rule):
                 continue
             if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)):
                 continue
+            if rebound_imports.rebound(ctx, node):  # `trt = TrtEngine(...)` above it: the script's own object
+                continue
             # a call in the branch of an availability check (`if is_flash_v2_installed(): ...varlen_func(...)` / `else:
             # raise RuntimeError(...)`): the program takes it only where the package is (label ruling (L34)). Not the
             # repository's own Triton / numba kernels (`if HAS_TRITON: @triton.jit ...`): they stay work to port (L42)
@@ -790,6 +812,8 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         for found in alias_calls:  # each call through an alias of a GPU-only callable (migrate/callable_aliases.py)
+            if optional and any(root_name(chain) in optional for chain in callable_aliases.bound_chains(ctx, found.alias)):
+                continue  # the package's optional import (`except ImportError: gemlite = None`), as for a switched alias
             qual = found.alias.keys[0]
             yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
         for call, alias in callable_aliases.switched_calls(ctx, switched):

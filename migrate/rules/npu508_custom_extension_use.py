@@ -263,6 +263,41 @@ def _scope_is_function(ctx, node) -> bool:
     return ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) is not None
 
 
+def _passed_objects(ctx, locals_: dict, bound: dict) -> None:
+    """A compiled object handed to a function of the file (`infer = ReID(0)` then `evaluate(infer)`, where `def
+    evaluate(wrapper): model = wrapper; model.infer(img)`): the parameter holds it in that function, and so does a
+    local bound to the parameter (label ruling (L95): method calls on the object are uses wherever it is passed).
+    Positional and keyword arguments of a plain call of a module-level or nested `def` of the file; one hop."""
+    functions: dict[str, list] = {}
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+        for function in ctx.nodes.get(kind, ()):
+            if not isinstance(ctx.parent(function), ast.ClassDef):
+                functions.setdefault(function.name, []).append(function)
+    added = False
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not (isinstance(call.func, ast.Name) and len(functions.get(call.func.id, ())) == 1):
+            continue
+        function = functions[call.func.id][0]
+        caller = id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        given = [(params[i], arg) for i, arg in enumerate(call.args) if i < len(params)]
+        given += [(k.arg, k.value) for k in call.keywords if k.arg]
+        for param, arg in given:
+            key = (caller, arg.id) if isinstance(arg, ast.Name) else None
+            if key in locals_ and call.lineno >= bound.get(key, call.lineno) and (id(function), param) not in locals_:
+                locals_[(id(function), param)] = locals_[key]
+                added = True
+    if not added:
+        return
+    for statement in ctx.nodes.get(ast.Assign, ()):  # `model = wrapper`
+        if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Name):
+            function = id(ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            source = locals_.get((function, statement.value.id))
+            if source is not None and (function, statement.targets[0].id) not in locals_:
+                locals_[(function, statement.targets[0].id)] = source
+                bound[(function, statement.targets[0].id)] = statement.lineno
+
+
 def _tensor_method(name: str) -> bool:
     return name in _TENSOR_ONLY_METHODS or name in knowledge.aten_op_names()
 
@@ -382,7 +417,7 @@ class CustomExtensionUse(Rule):
     matched as `ns::na*d_forward`; label ruling (L83), migrate/op_register_aliases.py); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else): each public method call on it is reported (label ruling (L33)), a method named like a tensor's (`.size()`, `.to()`: the op may have returned a tensor) only on an object that also has a method no tensor has (`manager.insert_and_map(...)` beside `manager.size(key)`, label note 45b b-9); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else), and the parameter of a function of the file the object is handed to (`infer = ReID(0)`, `evaluate(infer)`, `def evaluate(wrapper): model = wrapper; model.infer(img)`; label ruling (L95)): each public method call on it is reported (label ruling (L33)), a method named like a tensor's (`.size()`, `.to()`: the op may have returned a tensor) only on an object that also has a method no tensor has (`manager.insert_and_map(...)` beside `manager.size(key)`, label note 45b b-9); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -1292,6 +1327,8 @@ class CustomExtensionUse(Rule):
                 bound[key] = min(bound.get(key, statement.lineno), statement.lineno)
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 members[(id(ctx.enclosing(statement, (ast.ClassDef,))), target.attr)] = definition
+        if locals_:
+            _passed_objects(ctx, locals_, bound)
         if not members and not locals_:
             return
         # a member name the file's classes bind to the compiled object only, read through another object
