@@ -428,6 +428,42 @@ def test_a_random_api_diverging_across_hardware_is_explained():
     assert random_api_note(None) is None
 
 
+def test_attention_drawing_through_its_dropout_p_is_a_random_api():
+    """word_language_model `--model Transformer` on an H200 against the stand-in: nn.MultiheadAttention hands
+    dropout_p=0.1 to multi_head_attention_forward (no F.dropout call), whose output differed with identical inputs.
+    It draws only with dropout_p > 0 in training; a bundle recorded with it on and a run with it off differ in
+    dropout_p itself (the argument row), which says the same."""
+    from checks.validate.msprobe_bridge import ApiDiff
+
+    def diff(api, arguments, kind="output", entry=None):
+        return ApiDiff(1, api, kind, entry or f"{api}.output.0", 0.4, 0.5, False, "output 0 differs; its inputs were identical",
+                       arguments=tuple(arguments.items()))
+
+    mha = "Functional.multi_head_attention_forward.0.forward"
+    note = random_api_note(diff(mha, {"3": 64, "10": 0.1, "training": True}))
+    assert note.startswith(f"{mha} draws random numbers") and "dropout_p 0.1" in note and "--no-dropout" in note
+    assert random_api_note(diff(mha, {"3": 64, "10": 0.0, "training": True})) is None
+    assert random_api_note(diff(mha, {"10": 0.1, "training": False})) is None  # evaluation: no dropout
+    sdpa = "Functional.scaled_dot_product_attention.2.forward"
+    assert "dropout_p 0.2" in random_api_note(diff(sdpa, {"dropout_p": 0.2, "is_causal": True}))
+    assert "dropout_p 0.2" in random_api_note(diff(sdpa, {"4": 0.2}))
+    assert random_api_note(diff(sdpa, {"dropout_p": 0.0})) is None
+    assert random_api_note(diff(sdpa, {})) is None  # torch's default dropout_p 0
+    # recorded with dropout_p 0.1, run with 0: the argument differs first
+    assert "dropout_p 0.1" in random_api_note(diff(mha, {"10": 0.1}, kind="argument", entry=f"{mha}.input.10"))
+    assert random_api_note(diff(mha, {"10": 0.1}, kind="argument", entry=f"{mha}.input.4")) is None
+    assert random_api_note(diff(mha, {"10": 0.0}, kind="argument", entry=f"{mha}.input.10")) is None
+
+
+def test_the_arguments_of_a_dumped_call_are_its_scalars():
+    from checks.validate.msprobe_bridge import dumped_arguments
+
+    entry = {"input_args": [{"type": "torch.Tensor", "Max": 1.0}, {"type": "int", "value": 64}, {"type": "float", "value": 0.1}],
+             "input_kwargs": {"training": {"type": "bool", "value": True}, "attn_mask": {"type": "torch.Tensor"}}}
+    assert dumped_arguments(entry) == {"1": 64, "2": 0.1, "training": True}
+    assert dumped_arguments(None) == {}
+
+
 def test_a_bundle_recorded_without_a_config_check_pack_opens(tmp_path):
     """The original's model could not be hooked (instrument_message): the bundle has no pack and is still one."""
     folder = _bundle(tmp_path / "b")
@@ -751,6 +787,27 @@ def test_losses_within_tolerance_with_other_dropout_masks_say_so(tmp_path):
     removed = _dumped_bundle(tmp_path / "r", dropout="removed")
     assert hosts.dropout_as_written_note(removed, passed) is None
     assert hosts.dropout_as_written_note(fmt.Bundle(tmp_path, {"dropout": "as written"}, tmp_path), passed) is None
+
+
+def test_losses_within_tolerance_with_attention_dropout_name_the_attention(tmp_path):
+    """nn.MultiheadAttention applies its dropout through multi_head_attention_forward's dropout_p (position 10,
+    `training` by keyword): the note names it with the calls that drew (dropout_p > 0 in training)."""
+    def mha(p, training=True):
+        return {"input_args": [{"type": "torch.Tensor"}] * 3 + [{"type": "int", "value": 16}] + [{"type": "float", "value": p}
+                if i == 10 else {"type": "int", "value": 2} for i in range(4, 11)],
+                "input_kwargs": {"training": {"type": "bool", "value": training}}}
+
+    path = tmp_path / "b" / "dump" / "step0" / "proc11" / "dump.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"data": {"Functional.multi_head_attention_forward.0.forward": mha(0.1),
+                                         "Functional.multi_head_attention_forward.1.forward": mha(0.1, training=False),
+                                         "Functional.scaled_dot_product_attention.0.forward": {
+                                             "input_args": [{}] * 3, "input_kwargs": {"dropout_p": {"value": 0.0}}}}}))
+    bundle = fmt.Bundle(tmp_path / "b", {"dropout": "as written", "dump_steps": [0]}, tmp_path / "b")
+    assert hosts.recorded_random_calls(bundle.path("dump")) == {"Functional.multi_head_attention_forward": {0: 1}}
+    note = hosts.dropout_as_written_note(bundle, SimpleNamespace(first_divergence=None, rows=(1,)))
+    assert "Functional.multi_head_attention_forward: 1 forward call(s) in dumped step 1" in note
+    assert "attention's dropout_p included" in note
 
 
 def test_the_child_report_keeps_the_modules_the_run_imported():

@@ -190,7 +190,8 @@ def test_shuffled_data_order_on_the_other_host_is_named_as_such(tmp_path):
 def test_no_dropout_and_strict_fp32_set_the_run_before_the_script():
     """`baseline --no-dropout` (and validate --baseline of such a bundle) run the script with msprobe's
     remove_dropout: nn.Dropout, F.dropout and dropout2d keep their input in training mode (they drop
-    before the hook runs, in the same process)."""
+    before the hook runs, in the same process); so do attention's dropout_p (scaled_dot_product_attention by keyword
+    and by position, nn.MultiheadAttention through multi_head_attention_forward), which msprobe's leaves on."""
     import subprocess
     import sys
 
@@ -198,10 +199,21 @@ def test_no_dropout_and_strict_fp32_set_the_run_before_the_script():
 
     probe = ("import runpy, torch\n"
              "x = torch.ones(64, 8, 4, 4)\n"
+             "F = torch.nn.functional\n"
+             "q = torch.randn(2, 2, 8, 4)\n"
+             "attention = F.scaled_dot_product_attention(q, q, q)\n"
+             "mha = torch.nn.MultiheadAttention(4, 2, dropout=0.5).train()\n"
+             "mha_out = lambda: mha(q[0], q[0], q[0], need_weights=False)[0]\n"
+             "mha.dropout = 0.0\n"
+             "mha_plain = mha_out()\n"
+             "mha.dropout = 0.5\n"
              "def kept():\n"
              "    outs = [torch.nn.Dropout(0.5).train()(x), torch.nn.functional.dropout(x, 0.5, True),\n"
              "            torch.nn.functional.dropout2d(x, 0.5, True)]\n"
-             "    return [bool(torch.equal(o, x)) for o in outs]\n"
+             "    return [bool(torch.equal(o, x)) for o in outs] + [\n"
+             "        bool(torch.allclose(F.scaled_dot_product_attention(q, q, q, dropout_p=0.5), attention)),\n"
+             "        bool(torch.allclose(F.scaled_dot_product_attention(q, q, q, None, 0.5), attention)),\n"
+             "        bool(torch.allclose(mha_out(), mha_plain))]\n"
              "tf32 = lambda: (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)\n"
              "torch.backends.cuda.matmul.allow_tf32 = True\n"
              "print('BEFORE', kept(), tf32())\n"
@@ -210,9 +222,39 @@ def test_no_dropout_and_strict_fp32_set_the_run_before_the_script():
     env = {**os.environ, "NPU_MIGRATE_NO_DROPOUT": "1", "NPU_MIGRATE_STRICT_FP32": "1",
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
-    assert "BEFORE [False, False, False] (True, True)" in proc.stdout, proc.stderr[-2000:]
+    assert "BEFORE [False, False, False, False, False, False] (True, True)" in proc.stdout, proc.stderr[-2000:]
     # --strict-fp32 too (the same hook): TF32 off for cuDNN and cuBLAS
-    assert "AFTER [True, True, True] (False, False)" in proc.stdout, proc.stderr[-2000:]
+    assert "AFTER [True, True, True, True, True, True] (False, False)" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_no_dropout_zeroes_the_attention_dropout_and_the_dump_records_it(tmp_path):
+    """nn.TransformerEncoder's nn.MultiheadAttention applies its dropout through multi_head_attention_forward's
+    dropout_p (no F.dropout call): found on an H200 (word_language_model `--model Transformer`), `--no-dropout` left it
+    on and the two devices drew other attention masks. Now the run trains as with dropout 0, and the dump (msprobe's
+    wrappers, put on at every debugger start) records the dropout_p the call ran with: 0."""
+    script = CASES / "transformer_lm_gpu.py"
+    proc = run_cli("baseline", str(script), "--out", "removed", "--steps", str(STEPS), "--no-dropout", "--dump-steps", "2",
+                   "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert "attention's dropout_p included" in proc.stdout.decode() + proc.stderr.decode()
+    proc = run_cli("baseline", str(script), "--out", "zero", "--steps", str(STEPS), "--dump-steps", "0", "-q",
+                   "--", "--dropout", "0", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+
+    def losses(bundle):
+        with open(tmp_path / bundle / "losses.csv", newline="") as handle:
+            return [row["loss"] for row in csv.DictReader(handle)]
+
+    assert losses("removed") == losses("zero") and len(losses("zero")) == STEPS
+    attention = {}
+    for path in sorted((tmp_path / "removed" / "dump").glob("step*/*/dump.json")):
+        for name, entry in json.loads(path.read_text())["data"].items():
+            if "multi_head_attention_forward" in name and name.endswith(".forward"):
+                attention[f"{path.parent.parent.name}/{name}"] = (entry["input_args"][10]["value"],
+                                                                   entry["input_kwargs"]["training"]["value"])
+    assert set(attention) == {"step0/Functional.multi_head_attention_forward.0.forward",
+                              "step1/Functional.multi_head_attention_forward.0.forward"}, attention
+    assert set(attention.values()) == {(0.0, True)}
 
 
 def test_the_bundle_records_the_float32_switches_as_the_run_left_them(tmp_path):

@@ -217,3 +217,23 @@ def msprobe_dump_paused():
         yield
     finally:
         base.inner_switch[tid] = before
+
+
+def msprobe_wrap_dumped_api(register, names, wrap) -> bool:
+    """msprobe's API wrapper of each of `names` (its registry `register`, service.api_register) wrapped once more by
+    `wrap(name, wrapper)`, outside it: msprobe puts its wrappers back on the torch modules at every debugger start, from its
+    registry's `wrapped_api_attr`, so a function set on the module itself is replaced; wrapped there, what `wrap`
+    passes on is what the dump records. False where msprobe's registry is not the one tested (mindstudio-probe 26.2)."""
+    groups = getattr(register, "wrapped_api_attr", None)
+    if not isinstance(groups, dict):
+        return False
+    done = False
+    for wrapped in groups.values():
+        for name in names:
+            pairs = wrapped.get(name) if isinstance(wrapped, dict) else None
+            if isinstance(pairs, list):
+                pairs[:] = [(modules, wrap(name, func)) for modules, func in pairs]
+                done = True
+    if done and getattr(register, "all_api_registered", False) and hasattr(register, "register_all_api"):
+        register.register_all_api()
+    return done

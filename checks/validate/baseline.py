@@ -44,7 +44,7 @@ def run_validate_baseline(bundle_path: str | Path, npu_script: str | Path, *, st
         if manifest.get("dropout") == "removed":
             recorded_env[NO_DROPOUT_ENV] = "1"
             notes.append("dropout removed in the migrated run as in the recorded one (`baseline --no-dropout`: every "
-                         "dropout's probability 0, msprobe's remove_dropout)")
+                         "dropout's probability 0, msprobe's remove_dropout, attention's dropout_p included)")
         backend = manifest.get("backend")
         if backend == "cpu" or (backend != "cuda" and manifest.get("device_generator") != "own"):
             # the original drew from the CPU generator only: a plain-CPU run, or the twin before the emulated

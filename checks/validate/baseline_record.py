@@ -69,7 +69,7 @@ def record_baseline(
     dump_steps: msprobe statistics dumps of the first N steps (0: none), recorded in the same run, for
     validate to name the first diverging API when the losses diverge within them. progress: "baseline: step
     k/N" on a terminal while it runs (the quiet mode's status line). no_dropout: every dropout's probability 0
-    in the run (msprobe's remove_dropout), recorded so that validate --baseline does the same. strict_fp32: TF32
+    in the run (msprobe's remove_dropout; attention's dropout_p too), recorded so that validate --baseline does the same. strict_fp32: TF32
     off (cuDNN and cuBLAS float32 in full precision), recorded so that validate --baseline turns HF32 off. launch: N ranks under torchrun
     (--nproc-per-node, checks/validate/dist.py), each rank's losses recorded (smoke.json)."""
     from checks.validate.log import SplitLog
@@ -97,7 +97,8 @@ def record_baseline(
             backend = baseline_backend_for(baseline_backend, notes)
             env = {**(env or {}), **({NO_DROPOUT_ENV: "1"} if no_dropout else {}), **({STRICT_FP32_ENV: "1"} if strict_fp32 else {})}
             if no_dropout:
-                notes.append("--no-dropout: every dropout's probability 0 (msprobe's remove_dropout); validate --baseline does the same")
+                notes.append("--no-dropout: every dropout's probability 0 (msprobe's remove_dropout), attention's dropout_p "
+                             "included; validate --baseline does the same")
             if strict_fp32:
                 notes.append("--strict-fp32: TF32 off (torch.backends.cudnn/cuda.matmul.allow_tf32 = False); validate --baseline turns HF32 off")
             if backend == "cpu" and autocast == "off":

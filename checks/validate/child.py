@@ -17,7 +17,8 @@ What it does depends on environment variables set by the parent (never by users)
   as they were when that bundle was recorded, so that both dumps number the same calls alike.
 - NPU_MIGRATE_NO_DROPOUT=1 (`baseline --no-dropout`, and validate --baseline of such a bundle): every
   dropout's probability 0 with msprobe's own remove_dropout (what its seed_all(rm_dropout=True) does for
-  a precision comparison across hardware), before the script's first line.
+  a precision comparison across hardware), before the script's first line, attention's dropout_p included
+  (scaled_dot_product_attention, multi_head_attention_forward: msprobe's leaves them on).
 - NPU_VALIDATE_CONFIG_COMPARE (validate, the migrated run of a one-process job): the config_check comparison of
   the two packs, run in this process once the run's report is written (msprobe and pandas are imported here
   already), instead of in a process of validate's own that imports them again (msprobe_bridge.compare_in_run).
@@ -88,13 +89,51 @@ def _import_msprobe_as_on_cpu(config_path: str):
         return PrecisionDebugger(config_path=config_path)
 
 
+# the attention functions that apply a dropout of their own (no F.dropout call) through their `dropout_p`: at the
+# argument's position in torch.nn.functional's signature. nn.MultiheadAttention (nn.TransformerEncoder's) hands
+# dropout_p=self.dropout to multi_head_attention_forward, which applies it in scaled_dot_product_attention.
+ATTENTION_DROPOUT_P = {"scaled_dot_product_attention": 4, "multi_head_attention_forward": 10}
+
+
 def _remove_dropout() -> None:
-    """Every dropout's probability 0, by msprobe's own function (torch.nn.functional.dropout, dropout2d,
-    dropout3d: the nn.Dropout modules call them)."""
+    """Every dropout's probability 0: msprobe's own function (torch.nn.functional.dropout, dropout2d, dropout3d: the
+    nn.Dropout modules call them), and attention's dropout_p (ATTENTION_DROPOUT_P), which msprobe's leaves on."""
+    import torch.nn.functional as F
+
     with _standin_hidden():
         from msprobe.pytorch.common.utils import remove_dropout
 
     remove_dropout()
+    for name in ATTENTION_DROPOUT_P:
+        func = getattr(F, name, None)
+        if func is not None and not getattr(func, "__npu_migrate_no_dropout__", False):
+            setattr(F, name, _attention_without_dropout(name, func))
+
+
+def _attention_without_dropout(name: str, func):
+    """`func` (torch.nn.functional.<name>, or msprobe's wrapper of it) called with dropout_p 0, given by keyword or
+    by position."""
+    position = ATTENTION_DROPOUT_P[name]
+
+    def without_dropout(*args, **kwargs):
+        if len(args) > position:
+            args = (*args[:position], 0.0, *args[position + 1:])
+        elif "dropout_p" in kwargs:
+            kwargs["dropout_p"] = 0.0
+        return func(*args, **kwargs)
+
+    without_dropout.__name__ = getattr(func, "__name__", name)
+    without_dropout.__doc__ = getattr(func, "__doc__", None)
+    without_dropout.__npu_migrate_no_dropout__ = True
+    return without_dropout
+
+
+def _attention_dropout_outside_the_dump(debugger) -> None:
+    """msprobe's API wrappers (put on torch.nn.functional at every debugger start, around what was there when it
+    made them: the functions of _remove_dropout) record the caller's dropout_p; wrapped once more outside them, the
+    dump records the 0 the call runs with."""
+    register = getattr(getattr(debugger, "service", None), "api_register", None)
+    _compat().msprobe_wrap_dumped_api(register, tuple(ATTENTION_DROPOUT_P), _attention_without_dropout)
 
 
 def _install_dump(config_path: str) -> None:
@@ -137,6 +176,8 @@ def _install_dump(config_path: str) -> None:
     _compat().run_optimizer_hook_first(handle)
     _at_backward_steps(next_step)
     debugger.start()
+    if os.environ.get("NPU_MIGRATE_NO_DROPOUT") == "1":
+        _attention_dropout_outside_the_dump(debugger)
 
 
 def _at_backward_steps(callback) -> None:

@@ -316,9 +316,17 @@ def expected_across_hardware(config: msprobe_bridge.ConfigCheckResult | None, *,
 
 # An msprobe dump row's API that draws random numbers (msprobe names: Functional./Torch./Tensor. + the
 # torch name): seeded alike, the generators of two devices still give other draws.
-_RANDOM_API = re.compile(r"^(?:Functional|Torch|Tensor)\.(?P<op>(?:feature_)?(?:alpha_)?dropout(?:[123]d)?|"
+# The attention APIs draw through their dropout_p (ATTENTION_DROPOUT_P), only with dropout_p > 0 in training (_draws).
+_RANDOM_API = re.compile(r"^(?:Functional|Torch|Tensor|Aten)\.(?P<op>(?:feature_)?(?:alpha_)?dropout(?:[123]d)?|"
                          r"bernoulli_?|rand|randn|randint|randperm|rand_like|randn_like|randint_like|multinomial|"
-                         r"normal_?|uniform_|exponential_|geometric_|cauchy_|log_normal_|random_)\.\d+\.(?:forward|backward)$")
+                         r"normal_?|uniform_|exponential_|geometric_|cauchy_|log_normal_|random_|"
+                         r"scaled_dot_product_attention|multi_head_attention_forward|"
+                         r"_scaled_dot_product_(?:flash|efficient)_attention)\.\d+\.(?:forward|backward)$")
+# an attention API's dropout_p: (its position in torch's signature, the position of `training` or None: a function
+# without one draws whenever dropout_p > 0); torch.nn.functional's two are the ones `--no-dropout` zeroes
+# (checks/validate/child.py ATTENTION_DROPOUT_P)
+ATTENTION_DROPOUT_P = {"scaled_dot_product_attention": (4, None), "multi_head_attention_forward": (10, 13),
+                       "_scaled_dot_product_flash_attention": (3, None), "_scaled_dot_product_efficient_attention": (5, None)}
 
 # `npu-migrate baseline --no-dropout`: the child sets every dropout's probability to 0 with msprobe's
 # remove_dropout (checks/validate/child.py); the bundle records it and validate --baseline does the same.
@@ -347,13 +355,26 @@ def tf32_in_use(flags: dict | None) -> tuple[str, ...]:
 
 def random_api_note(first) -> str | None:
     """Across hardware, the first diverging API draws random numbers and its inputs were identical: the
-    devices' generators, not the migration, made the difference; say what to do."""
-    match = _RANDOM_API.match(getattr(first, "api", "") or "") if first is not None and first.kind == "output" else None
+    devices' generators, not the migration, made the difference; say what to do. An attention API draws only with
+    dropout_p > 0 in training (its recorded arguments, ApiDiff.arguments); one whose dropout_p is the argument that
+    differs, > 0 as recorded, was recorded with its dropout on (an npu-migrate whose --no-dropout left attention's on)."""
+    if first is None or first.kind not in ("output", "argument"):
+        return None
+    match = _RANDOM_API.match(getattr(first, "api", "") or "")
     if match is None:
         return None
-    if "dropout" in match["op"]:
-        fix = ("record again with `npu-migrate baseline --no-dropout` (every dropout's probability 0 on both sides, "
-               "as msprobe's seed_all(rm_dropout=True) does for a precision comparison) to compare the rest")
+    op, arguments = match["op"], dict(getattr(first, "arguments", ()) or ())
+    if first.kind == "argument":
+        position = ATTENTION_DROPOUT_P.get(op, (None,))[0]
+        if position is None or first.entry.rsplit(".", 1)[-1] not in (str(position), "dropout_p") or not _draws(op, arguments):
+            return None
+    elif not _draws(op, arguments):
+        return None
+    if "dropout" in op or op in ATTENTION_DROPOUT_P:
+        what = f"its dropout_p {_dropout_p(op, arguments)} in training" if op in ATTENTION_DROPOUT_P else "its dropout"
+        fix = (f"{what} was on in the recorded run: record again with `npu-migrate baseline --no-dropout` (every "
+               "dropout's probability 0 on both sides, attention's dropout_p included, as msprobe's "
+               "seed_all(rm_dropout=True) does for a precision comparison) to compare the rest")
     else:
         fix = "draw such random tensors on the CPU and move them to the device, in both scripts, to compare across hardware"
     return (f"{first.api} draws random numbers: seeded alike, the generators of different devices (CUDA's, the NPU's, "
@@ -362,7 +383,8 @@ def random_api_note(first) -> str | None:
 
 def recorded_random_calls(dump_folder: Path) -> dict[str, dict[int, int]]:
     """The bundle's msprobe dump read cheaply (the keys of each step's dump.json, no compare): per API that draws
-    random numbers (`Functional.dropout`, _RANDOM_API), the forward calls of each dumped step (0-based)."""
+    random numbers (`Functional.dropout`, _RANDOM_API; an attention API with dropout_p > 0 in training), the forward
+    calls of each dumped step (0-based)."""
     import json
 
     calls: dict[str, dict[int, int]] = {}
@@ -374,25 +396,29 @@ def recorded_random_calls(dump_folder: Path) -> dict[str, dict[int, int]]:
             continue
         for name, entry in data.items():
             match = _RANDOM_API.match(name)
-            if match and name.endswith(".forward") and step.isdigit() and _draws(match["op"], entry):
+            if match and name.endswith(".forward") and step.isdigit() and _draws(match["op"], msprobe_bridge.dumped_arguments(entry)):
                 api = name.split(".", 1)[0] + "." + match["op"]
                 per_step = calls.setdefault(api, {})
                 per_step[int(step)] = per_step.get(int(step), 0) + 1
     return calls
 
 
-def _draws(op: str, entry) -> bool:
-    """A dumped call drew random numbers: a dropout only in training with p > 0 (dropout(input, p, training, ...):
-    msprobe's input_args / input_kwargs; an evaluation pass calls it with training False and draws nothing)."""
-    if "dropout" not in op or not isinstance(entry, dict):
+def _dropout_p(op: str, arguments: dict):
+    position, _ = ATTENTION_DROPOUT_P[op]
+    return arguments.get("dropout_p", arguments.get(str(position), 0.0))
+
+
+def _draws(op: str, arguments: dict) -> bool:
+    """A dumped call drew random numbers (`arguments`: msprobe_bridge.dumped_arguments): a dropout only in training with p > 0
+    (dropout(input, p, training, ...); an evaluation pass calls it with training False and draws nothing), an
+    attention API only with dropout_p > 0 (in training, where it takes the argument); any other random API always."""
+    if op in ATTENTION_DROPOUT_P:
+        training_at = ATTENTION_DROPOUT_P[op][1]
+        training = True if training_at is None else arguments.get("training", arguments.get(str(training_at), True))
+        return bool(training) and (_dropout_p(op, arguments) or 0) != 0
+    if "dropout" not in op:
         return True
-    args, kwargs = list(entry.get("input_args") or ()), dict(entry.get("input_kwargs") or {})
-
-    def value(index, key, default):
-        given = kwargs.get(key, args[index] if len(args) > index else None)
-        return given.get("value", default) if isinstance(given, dict) else default
-
-    return bool(value(2, "training", True)) and value(1, "p", 0.5) != 0
+    return bool(arguments.get("training", arguments.get("2", True))) and arguments.get("p", arguments.get("1", 0.5)) != 0
 
 
 def dropout_as_written_note(bundle: Bundle, alignment) -> str | None:
@@ -404,14 +430,36 @@ def dropout_as_written_note(bundle: Bundle, alignment) -> str | None:
         return None
     if not alignment.rows or not bundle.manifest.get("dump_steps") or not bundle.path("dump").is_dir():
         return None
-    calls = {api: steps for api, steps in recorded_random_calls(bundle.path("dump")).items() if "dropout" in api}
+    calls = {api: steps for api, steps in recorded_random_calls(bundle.path("dump")).items()
+             if "dropout" in api or api.split(".", 1)[-1] in ATTENTION_DROPOUT_P}
     if not calls:
         return None
     what = "; ".join(f"{api}: " + ", ".join(f"{n} forward call(s) in dumped step {step + 1}" for step, n in sorted(steps.items()))
                      for api, steps in sorted(calls.items()))
     return (f"dropout: the recorded run drew dropout masks in its dumped steps ({what}); seeded alike, the generators of "
             "the two devices give other masks, and the losses agreed within the tolerance anyway: record with "
-            "`npu-migrate baseline --no-dropout` (every dropout's probability 0 on both sides) for a tighter comparison")
+            "`npu-migrate baseline --no-dropout` (every dropout's probability 0 on both sides, attention's dropout_p "
+            "included) for a tighter comparison")
+
+
+def attention_dropout_recorded_note(bundle: Bundle) -> str | None:
+    """A bundle recorded with `--no-dropout` whose dump shows attention calls with dropout_p > 0 in training: recorded
+    by an npu-migrate whose --no-dropout zeroed F.dropout only (msprobe's remove_dropout), so its run drew attention
+    dropout masks that this run does not draw. Found on an H200: word_language_model `--model Transformer`
+    (nn.MultiheadAttention, dropout_p 0.1), first diverging API multi_head_attention_forward with identical inputs."""
+    if bundle.manifest.get("dropout") != "removed" or not bundle.manifest.get("dump_steps") or not bundle.path("dump").is_dir():
+        return None
+    calls = {api: steps for api, steps in recorded_random_calls(bundle.path("dump")).items()
+             if api.split(".", 1)[-1] in ATTENTION_DROPOUT_P}
+    if not calls:
+        return None
+    what = "; ".join(f"{api}: " + ", ".join(f"{n} forward call(s) in dumped step {step + 1}" for step, n in sorted(steps.items()))
+                     for api, steps in sorted(calls.items()))
+    return (f"dropout: the bundle was recorded with `--no-dropout`, but its attention kept its dropout_p > 0 in training "
+            f"({what}: an npu-migrate whose --no-dropout zeroed F.dropout only): the recorded run drew attention dropout "
+            "masks from the GPU's generator, this run draws none, so the two differ from the first step whatever the "
+            "migration; record again with this npu-migrate's `baseline --no-dropout` (every dropout's probability 0, "
+            "attention's dropout_p included)")
 
 
 def script_note(bundle: Bundle, cwd: Path, migrated: Path | None = None) -> str | None:

@@ -523,6 +523,8 @@ class ApiDiff:
     inputs_differ: bool  # True: its tensor inputs already differed, the cause is earlier
     message: str
     stack: tuple[str, ...] = ()  # frames in the user's script, outermost first: "path:line in func: code"
+    # its scalar arguments as the baseline's dump recorded them (dumped_arguments): ("10", 0.1), ("training", True)
+    arguments: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -586,9 +588,29 @@ def compare_dumps(
         if first is not None:
             stack_file = stacks[0] or stacks[1]
             frames = user_frames(stack_file, first.api, user_files or {}) if stack_file else ()
-            first = ApiDiff(**{**first.__dict__, "stack": frames})
+            first = ApiDiff(**{**first.__dict__, "stack": frames,
+                               "arguments": dumped_call_arguments(step_dump_file(bench_dump, step), first.api)})
             break
     return ApiCompareResult(csvs, first, total, log, None, tuple(notes), first_dtype)
+
+
+def dumped_arguments(entry) -> dict[str, object]:
+    """The scalar arguments of one msprobe dump entry (dump.json: input_args, input_kwargs), by position ("0", "1",
+    ...) and keyword: {"10": 0.1, "training": True}; tensors left out."""
+    if not isinstance(entry, dict):
+        return {}
+    named = [(str(i), a) for i, a in enumerate(entry.get("input_args") or ())]
+    named += list(dict(entry.get("input_kwargs") or {}).items())
+    return {key: given["value"] for key, given in named if isinstance(given, dict) and "value" in given}
+
+
+def dumped_call_arguments(dump_file: Path | None, api: str) -> tuple[tuple[str, object], ...]:
+    """The scalar arguments of `api`'s call in one step's dump.json (dumped_arguments); () where unread."""
+    try:
+        entry = (json.loads(Path(dump_file).read_text(encoding="utf-8")).get("data") or {}).get(api) if dump_file else None
+    except (OSError, ValueError, AttributeError):
+        return ()
+    return tuple(dumped_arguments(entry).items())
 
 
 def first_dtype_difference(rows: list[dict], step: int) -> ApiDiff | None:

@@ -419,9 +419,10 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                                                           xlsx=xlsx)
         plot_note = None if plotted else "no losses to plot"
         if recorded is not None and not equivalence:
-            dropout_note = validate_hosts.dropout_as_written_note(recorded, alignment)
-            if dropout_note:
-                notes.append(dropout_note)
+            for dropout_note in (validate_hosts.dropout_as_written_note(recorded, alignment),
+                                 validate_hosts.attention_dropout_recorded_note(recorded)):
+                if dropout_note:
+                    notes.append(dropout_note)
 
         # ---- API dump around the first divergence
         api, dump_steps = None, ()

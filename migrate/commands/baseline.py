@@ -33,7 +33,8 @@ from migrate.commands._report_options import quiet_option
               help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
 @click.option("--no-dropout", is_flag=True,
-              help="Every dropout's probability 0 (msprobe's remove_dropout, as its seed_all(rm_dropout=True)): dropout "
+              help="Every dropout's probability 0 (msprobe's remove_dropout, as its seed_all(rm_dropout=True)), attention's "
+                   "dropout_p included (scaled_dot_product_attention, multi_head_attention_forward): dropout "
                    "masks come from the device's random generator and differ across hardware; validate --baseline does the same.")
 @click.option("--strict-fp32", is_flag=True,
               help="float32 convolutions and matrix products in full precision: TF32 off here (cuDNN allows it by default), "
