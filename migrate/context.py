@@ -287,6 +287,16 @@ class PythonContext:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self._parents.get(id(node))
 
+    def statements_after(self, statement: ast.AST) -> list | None:
+        """The statements after `statement` in the block that holds it (its parent's body, orelse or finalbody;
+        an except handler's body), None when no block of its parent holds it."""
+        parent = self.parent(statement)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(s is statement for s in block):
+                return block[next(i for i, s in enumerate(block) if s is statement) + 1:]
+        return None
+
     def enclosing(self, node: ast.AST, kinds) -> ast.AST | None:
         """The innermost ancestor of `node` that is one of `kinds` (None: the module)."""
         parent = self.parent(node)

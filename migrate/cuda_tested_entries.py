@@ -52,14 +52,7 @@ def _has_way_beside(ctx, statement: ast.If) -> bool:
     """The `if` has an `else`, or its body leaves the function and a statement follows it there."""
     if statement.orelse:
         return True
-    if not _leaves(statement.body):
-        return False
-    parent = ctx.parent(statement)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and statement in block:
-            return block.index(statement) < len(block) - 1
-    return False
+    return _leaves(statement.body) and bool(ctx.statements_after(statement))
 
 
 def _under_cuda_test(ctx, node: ast.AST) -> bool:

@@ -81,14 +81,7 @@ def _gating_test(test: ast.AST) -> bool:
 
 def _has_way_on(ctx, statement: ast.If) -> bool:
     """Other devices go on: an `else:`, or a statement after the `if` in its block."""
-    if statement.orelse:
-        return True
-    parent = ctx.parent(statement)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and statement in block:
-            return block.index(statement) < len(block) - 1
-    return False
+    return bool(statement.orelse or ctx.statements_after(statement))
 
 
 def _gated(ctx, node: ast.AST, in_test: bool) -> bool:

@@ -210,12 +210,7 @@ def _guarded_step(loop) -> tuple[ast.If, ast.BinOp] | None:
 
 
 def _following(ctx, stmt: ast.stmt) -> list[ast.stmt]:
-    parent = ctx.parent(stmt)
-    for field in ("body", "orelse", "finalbody"):
-        seq = getattr(parent, field, None)
-        if isinstance(seq, list) and stmt in seq:
-            return seq[seq.index(stmt) + 1 :]
-    return []
+    return ctx.statements_after(stmt) or []
 
 
 def _range_bound(loop) -> ast.AST | None:
