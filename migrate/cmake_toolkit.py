@@ -88,6 +88,11 @@ _HOME_SET = re.compile(r"\bset\s*\(\s*(\w+)\s+\"?(\$\{\w*(?:CUDA|CUDNN)_(?:HOME|
 # `find_library(C10_CUDA_LIBRARY c10_cuda ...)`, present only in torch's CUDA build) named in a link list (label rule
 # 42d-11, as L36's CUDA libraries); their optional `find_library` in a Find module is not a line here
 _TORCH_CUDA_LIBRARY = re.compile(r"^(?:torch_cuda|torch_cuda_cu|torch_cuda_cpp|c10_cuda)$")
+# a property set on one of those targets (`set_property(TARGET torch_cuda PROPERTY INTERFACE_COMPILE_OPTIONS "")`,
+# `set_target_properties(c10_cuda PROPERTIES ...)`): the build needs the target, which only torch's CUDA build
+# defines (label ruling (L105), as (L36))
+_TARGET_PROPERTY = re.compile(r"\b(?:set_property\s*\(\s*TARGET\s+([^)]*?)\s+(?:APPEND\s+|APPEND_STRING\s+)?PROPERTY\b"
+                              r"|set_target_properties\s*\(([^)]*?)\s+PROPERTIES\b)", re.I)
 _REPOSITORY = re.compile(r"(?:github\.com[/:]|gh:)[\w.-]+/([\w.-]+?)(?:\.git)?(?:[#@\s\"]|$)", re.I)
 
 
@@ -143,6 +148,9 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
             for number in _lines_naming(code, match.start(2), match.group(2),
                                         lambda w: bool(_TOOLKIT_LIBRARY.match(w) or _TORCH_CUDA_LIBRARY.match(w))):
                 out.setdefault(number, "adds a CUDA toolkit library to the libraries linked")
+    for match in _TARGET_PROPERTY.finditer(code):
+        if any(_TORCH_CUDA_LIBRARY.match(w.strip('"')) for w in (match.group(1) or match.group(2)).split()):
+            out.setdefault(_line(code, match.start()), "sets a property of libtorch's CUDA library target")
     for match in _TOOLKIT_ROOT.finditer(code):
         out.setdefault(_line(code, match.start()), "points the build at the CUDA toolkit")
 

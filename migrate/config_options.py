@@ -338,9 +338,42 @@ def launcher_facts(path: str, text: str, cell: int | None = None) -> list[Defini
     return [dataclasses.replace(d, mode=f"{_CELL}{cell}") for d in out if d.kind == "cfgset"]
 
 
+def _overridden_yaml_lines(text: str) -> set[int]:
+    """Lines of a YAML file whose key the same mapping sets again further down: a YAML loader keeps the last value of a
+    duplicated key (PyYAML's constructor fills the mapping in order; yacs/fvcore configs load with it), so the earlier
+    line selects nothing (facebookresearch/SlowFast's `NORM_TYPE: "sync_batchnorm_apex"` right above `NORM_TYPE:
+    "sync_batchnorm"` under `BN:`; label note 49d d-1). A mapping is the run of keys at one indentation below one
+    parent line (a key, or a `- ` list item, which opens a mapping of its own)."""
+    stack: list[tuple[int, int]] = []  # (indentation, line) of the open parents
+    seen: dict[tuple[int, str], int] = {}  # (parent line, key) -> the line setting it last
+    overridden: set[int] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith(("#", "---", "...")):
+            continue
+        indent = len(line) - len(stripped)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if stripped.startswith("- "):  # a list item: a new mapping, its first key after the dash
+            stack.append((indent, number))
+            stripped = stripped[2:].lstrip()
+            indent = len(line) - len(stripped)
+        key = re.match(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]|$)", stripped)
+        if key is None:
+            continue
+        parent = stack[-1][1] if stack else 0
+        earlier = seen.get((parent, key.group(1)))
+        if earlier is not None:
+            overridden.add(earlier)
+        seen[(parent, key.group(1))] = number
+        stack.append((indent, number))
+    return overridden
+
+
 def _launcher_facts(path: str, text: str) -> list[Definition]:
     out: list[Definition] = []
     yaml = path.endswith((".yaml", ".yml"))
+    overridden = _overridden_yaml_lines(text) if yaml else set()
     script = ""  # the Python script the current command runs (a `\`-continued command keeps it)
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.lstrip()
@@ -355,7 +388,7 @@ def _launcher_facts(path: str, text: str) -> list[Definition]:
                 out.extend(Definition("cfgruns", name, path, number, False) for name in dict.fromkeys(named))
         if yaml:
             match = _YAML.match(line)
-            if match:
+            if match and number not in overridden:
                 key, value = match.group(1), _scalar(match.group(2))
                 if len(key) > 3 and key.lower() not in _GENERIC:
                     out.append(Definition("cfgset", f"{key}={value}", path, number, False))

@@ -79,9 +79,27 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
 
     layouts = _package_dir_layouts(paths, package_dirs, roots)
 
+    modules = _module_files(paths, roots)
+
+    def script_folder(directory: str) -> bool:
+        """`directory` is no package the scan imports by its name: a script run there (or a test collected there)
+        has it on sys.path, so an absolute `import R` finds the `R.py` beside it (Python 3 never resolves it to a
+        sibling module of a package imported as `pkg.R`)."""
+        if directory not in package_dirs:
+            return True
+        top = directory
+        while os.path.dirname(top) in package_dirs and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        name = os.path.basename(top)
+        return not name or (used is not None and name not in used)
+
+    def own_modules(directory: str) -> set[str]:  # knowledge roots written as module files `R.py` in `directory`
+        found = modules.get(directory)
+        return set(found) if found and script_folder(directory) else set()
+
     def beside(directory: str) -> set[str]:  # packages directly in `directory` (or in its src/ or package_dir folder)
         return {r for r in roots if os.path.join(directory, r) in package_dirs or os.path.join(directory, "src", r) in package_dirs} \
-            | layouts.get(directory, set())
+            | layouts.get(directory, set()) | own_modules(directory)
 
     memo: dict[str, frozenset[str]] = {}
 
@@ -112,8 +130,25 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
         names = upward(current) if current else frozenset()
         if _OWN_TEST_FILES.match(os.path.basename(path)):  # a test or benchmark file beside the package
             names = names | beside(current)
+        else:  # a script beside the repository's own module `R.py` (jinfagang/DCNv2_latest's testcuda.py by dcn_v2.py)
+            names = names | own_modules(current)
         if names:
             out[path] = frozenset(names)
+    return out
+
+
+def _module_files(paths, roots) -> dict[str, set[str]]:
+    """Directory -> the knowledge roots the scan holds there as a module FILE (`dcn_v2.py`): a repository that is
+    itself a single-module package (CharlesShang/DCNv2's forks keep dcn_v2.py at the checkout's root beside the
+    `_ext` extension it builds) defines that name; its scripts and tests that `import dcn_v2` run its own wrapper
+    (label rulings (L81)/(L85)/(L93): an import of the repository's own package is Python), while what the module
+    calls of its compiled extension stays reported where it is (NPU508)."""
+    out: dict[str, set[str]] = {}
+    for path in paths:
+        path = os.path.normpath(path)
+        base = os.path.basename(path)
+        if base.endswith(".py") and base[:-3] in roots:
+            out.setdefault(os.path.dirname(path), set()).add(base[:-3])
     return out
 
 

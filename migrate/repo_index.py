@@ -895,6 +895,27 @@ def _cmake_name(word: str, lists: dict) -> str | None:
     return word if re.fullmatch(r"[\w.-]+", word) else None
 
 
+def gpu_switch_spans(code: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the branches a condition naming the GPU build takes (`if(WITH_CUDA) enable_language(CUDA)
+    file(GLOB srcs ${srcs} csrc/cuda/*.cu) endif()`: the body up to its `else()` / `elseif()` / `endif()`), comments
+    already removed."""
+    spans, stack = [], []  # stack: [start of the GPU branch's body, or -1]
+    for match in _CMAKE_BRANCH.finditer(code):
+        word = match.group(1).lower()
+        if word == "if":
+            stack.append(match.end() if _GPU_CONDITION.match(match.group(2)) else -1)
+        elif not stack:
+            continue
+        elif word in ("else", "elseif", "endif"):
+            if stack[-1] >= 0:
+                spans.append((stack[-1], match.start()))
+            if word == "endif":
+                stack.pop()
+            else:
+                stack[-1] = -1
+    return spans
+
+
 def _no_gpu_spans(code: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the ELSE branches of a condition naming the GPU build (`if(WITH_GPU) ... else()
     ... endif()`: HawkAaron/warp-transducer CMakeLists.txt builds its CPU-only library there)."""

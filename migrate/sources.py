@@ -32,8 +32,9 @@ LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", 
 CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh", "*.cu.h", "*.cu.hpp")
 # C++ sources are read only for `TORCH_LIBRARY` registrations (the repository index, NPU508/NPU509),
 # CMake files for the CUDA libraries / modules they build (repo_index.cmake_defs)
-# and included CMake scripts (`*.cmake`) for the lines that fetch a GPU-only library or link the CUDA toolkit (NPU511)
-CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx", "CMakeLists.txt", "*.cmake")
+# and included CMake scripts (`*.cmake`) for the lines that fetch a GPU-only library or link the CUDA toolkit (NPU511),
+# package config templates (`*Config.cmake.in`) for those and the CUDA compile definitions they export (NPU511, (L105))
+CPP_SOURCE_PATTERNS = ("*.cpp", "*.cc", "*.cxx", "CMakeLists.txt", "*.cmake", "*Config.cmake.in", "*-config.cmake.in")
 
 
 def is_makefile(path: str) -> bool:
@@ -157,7 +158,7 @@ def _too_deep(exc: BaseException) -> str:
 
 
 _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
-                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cu.h", ".cu.hpp", ".cpp", ".cc", ".cxx", ".cmake")
+                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cu.h", ".cu.hpp", ".cpp", ".cc", ".cxx", ".cmake", ".cmake.in")
 _INTERESTING_NAMES = ("Dockerfile", "Makefile", ".gitmodules")
 
 

@@ -238,3 +238,19 @@ def test_a_list_options_value_in_a_notebooks_launcher_line(tmp_path):
     result = scan([str(tmp_path)], use_cache=False, jobs=1)
     found = [(f.path.rsplit("/", 1)[-1], f.cell, f.line) for r in result.files for f in r.findings if f.code == "NPU503"]
     assert found == [("tutorial.ipynb", 1, 3)]
+
+
+def test_a_yaml_key_the_same_mapping_sets_again_selects_nothing(tmp_path):
+    # a YAML loader keeps a duplicated key's last value (label note 49d d-1): the earlier line sets nothing
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "dup.yaml").write_text("model:\n  attn_impl: flash\n  attn_impl: torch\n"
+                                       "runs:\n  - attn_impl: torch\n  - attn_impl: flash\n")
+    assert [s for s in _npu503(tmp_path) if s[0] == "dup.yaml"] == [("dup.yaml", 6)]  # a list item is a mapping of its own
+
+
+def test_a_plain_torch_distributed_helper_of_apex_is_no_gpu_only_use(tmp_path):
+    # apex.parallel.create_syncbn_process_group builds groups with torch.distributed alone (ruling (L54))
+    (tmp_path / "build.py").write_text("import apex\n\ngroup = apex.parallel.create_syncbn_process_group(group_size=8)\n"
+                                       "model = apex.parallel.convert_syncbn_model(model, process_group=group)\n")
+    result = scan([str(tmp_path)], use_cache=False, jobs=1)
+    assert sorted((f.code, f.line) for f in result.findings if f.code.startswith("NPU50")) == [("NPU501", 1), ("NPU507", 4)]

@@ -518,3 +518,41 @@ def test_the_checkout_of_a_quantization_package_does_not_select_itself_but_a_use
     (user / "app" / "load.py").write_text((tmp_path / "benchmarking" / "bench.py").read_text())
     result = scan([str(user)], use_cache=False, torch_npu_version=NEWEST)
     assert sorted(f.line for f in result.findings if f.code == "NPU503") == [1, 2, 3]
+
+
+def _single_module_checkout(tmp_path):
+    """A repository that IS a catalogued single-module package: `dcn_v2.py` at the checkout's root wraps the `_ext`
+    extension its own setup.py builds; scripts and tests beside it import `dcn_v2` (written here in that shape)."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+        "setup(name='deform', ext_modules=[CUDAExtension('_ext', ['src/deform.cpp', 'src/cuda/deform_cuda.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "dcn_v2.py").write_text(
+        "import torch\nimport _ext as _backend\n\n\n"
+        "class DCN(torch.nn.Module):\n    def forward(self, x, offset, mask, weight):\n"
+        "        return _backend.dcn_v2_forward(x, weight, offset, mask)\n")
+    (tmp_path / "check_grad.py").write_text("import dcn_v2\nfrom dcn_v2 import DCN\nlayer = dcn_v2.DCN()\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_layer.py").write_text("from dcn_v2 import DCN\nlayer = DCN()\n")
+
+
+def test_a_module_file_of_the_checkout_named_like_a_package_is_its_own_code(tmp_path):
+    # label rulings (L81)/(L85)/(L93): importing the repository's own module is Python; its compiled calls stay
+    _single_module_checkout(tmp_path)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "check_grad.py", "dcn_v2") == []
+    assert _about(result, "test_layer.py", "dcn_v2") == []  # the checkout's tests/ beside the module
+    assert sorted(f.line for f in result.findings if f.code == "NPU508" and Path(f.path).name == "dcn_v2.py") == [2, 7]
+
+
+def test_a_module_file_inside_a_package_imported_by_name_does_not_hide_the_third_party_package(tmp_path):
+    # `models/dcn_v2.py` in a package the scan imports as `models.net`: Python 3 resolves `from dcn_v2 import DCN`
+    # in models/net.py through sys.path, to the installed package, not to the sibling module
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (tmp_path / "models" / "dcn_v2.py").write_text("def offsets(x):\n    return x\n")
+    (tmp_path / "models" / "net.py").write_text("from dcn_v2 import DCN\nlayer = DCN(64, 64, 3)\n")
+    (tmp_path / "train.py").write_text("from models.net import layer\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert ("NPU501", 1) in _about(result, "net.py", "dcn_v2")

@@ -546,3 +546,19 @@ def test_dockerfile_variants_are_read_as_launchers():
         assert classify(name) == ("launcher",), name
     for name in ("Dockerfiles", "DockerfileGenerator.java", "docs/dockerfile.md"):
         assert classify(name) == (), name
+
+
+def test_package_config_templates_are_read_as_cmake_and_other_templates_are_not(tmp_path):
+    # a `configure_package_config_file` template exports the CUDA definition to the package's consumers (ruling (L105))
+    from migrate.engine import scan
+    from migrate.sources import classify
+
+    for name in ("cmake/GraphOpsConfig.cmake.in", "cmake/graphops-config.cmake.in"):
+        assert classify(name) == ("cpp-source",), name
+    assert classify("cmake/version.cmake.in") == ()
+    (tmp_path / "cmake").mkdir()
+    (tmp_path / "cmake" / "GraphOpsConfig.cmake.in").write_text(
+        "find_package(Torch REQUIRED)\nif(@WITH_CUDA@)\n  target_compile_definitions(GraphOps::GraphOps INTERFACE WITH_CUDA)\n"
+        "endif()\n")
+    result = scan([str(tmp_path)], use_cache=False)
+    assert [(f.code, f.line) for f in result.findings] == [("NPU511", 3)]

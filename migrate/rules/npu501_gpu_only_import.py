@@ -839,7 +839,11 @@ class GpuOnlyImport(Rule):
     sys.exit()` (named like a check, its handler ending in `sys.exit()`, not a raise; then the package's module-level import
     attempts, `try: import stk / except ImportError: pass`, go too: they cannot stop the module loading)), or after an NPU branch of its block that returns its own result (`if
     is_npu_tensor(q): return npu_forward(q, k, v)`, migrate/npu_aware.py: the rest is the CUDA path), or under `if TYPE_CHECKING:` (never run), or in the `except ImportError:` of a `try: import torch_npu`; on an NPU host the
-    fallback path runs and nothing there needs porting. A bare `try: import x / except ImportError: raise ...` checks
+    fallback path runs and nothing there needs porting. Nor is an import of a package name the repository itself
+    defines: the package's own files and its checkout's tests and examples, and a script beside a module file of the
+    scan named like it (`testcuda.py` importing `dcn_v2` beside the checkout's own `dcn_v2.py`, in a folder no file
+    imports as a package; label rulings (L81)/(L93)), import the repository's code, whose compiled calls are reported
+    where they are (migrate/own_package.py). A bare `try: import x / except ImportError: raise ...` checks
     nothing and stays reported, and so does one whose handler binds only availability flags that no line of the file
     reads (nor names in a string, `__all__`) while the imported names are used after the try (`try: import awq_ext;
     AWQ_INSTALLED = True / except: AWQ_INSTALLED = False`, then `awq_ext.gemm_forward_cuda` with no test of the flag:

@@ -452,7 +452,8 @@ class GpuOnlyOption(Rule):
     `rope_impl in ("dail",)`, a list option holding it `if "engine" in include:`, a bare switch `if config.use_flash_attn:`) and the branch taken holds a GPU-only import,
     use or extension call (NPU501 / NPU507 / NPU508, not optional; directly, or in a function of the same file the branch
     calls, outside a selection of its own), each line setting that key to that value is a warning: a YAML line
-    `attn_impl: flash`, a launcher's `--attn_impl flash` / `--use_flash_attn` / `model.attn_impl=flash`, a parameter or
+    `attn_impl: flash` (not one whose key the same mapping sets again further down, `NORM_TYPE: "sync_batchnorm_apex"`
+    above `NORM_TYPE: "sync_batchnorm"`: the loader keeps the last, label note 49d d-1), a launcher's `--attn_impl flash` / `--use_flash_attn` / `model.attn_impl=flash`, a parameter or
     dataclass default `attn_impl: str = "flash"`, a dict entry `{"attn_impl": "flash"}`, a keyword
     `Block(use_flash_attn=True)`, an argparse default; a parameter default or call keyword only for a key that is also a
     config field somewhere in the repository (a YAML line, a launcher flag, a dataclass field, a dict entry, an argparse

@@ -2,7 +2,7 @@ import re
 
 from migrate import cmake_toolkit
 from migrate.findings import Category, Severity
-from migrate.repo_index import CMAKE_COMMENT, CMAKE_CUDA_LANGUAGE, CMAKE_GLOB, cmake_defs
+from migrate.repo_index import CMAKE_COMMENT, CMAKE_CUDA_LANGUAGE, CMAKE_GLOB, cmake_defs, gpu_switch_spans
 from migrate.rules.base import Invalid, Rule, Valid
 
 # the commands that open or switch a branch, and the writes of CMake's nvcc flag lists (CMAKE_CUDA_FLAGS and its
@@ -32,6 +32,10 @@ _LIST_DEFINITIONS = re.compile(r"\blist\s*\(\s*(?:APPEND|PREPEND)\s+(\w+)\b([^)]
 # sources' CUDA-only path, label rule 46c-6)
 _CUDA_MACRO = re.compile(r"^(?:-D)?(\w*CUDA\w*|\w*CUTLASS\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?(?:VOLTA|TURING|AMPERE|HOPPER|BLACKWELL)\w*|\w*GPU_ARCH\w*|\w*?(?:WITH|USE|ENABLE|HAVE|BUILD)_(?:\w+_)?GPU\w*|(?:THRUST|CUB)_\w+)(?:=(\S*))?$")
 _HOST_BACKEND = re.compile(r"THRUST_(?:HOST|DEVICE)_SYSTEM_(?:OMP|CPP|TBB)$")
+# the CUDA headers' own configuration macros, spelled `__CUDA_...__` (`-D__CUDA_NO_HALF_OPERATORS__`,
+# `__CUDA_NO_HALF_CONVERSIONS__`, which configure the CUDA half type's header): a NO inside one configures the CUDA
+# compile, it does not turn CUDA off (label 48a / 49a: `add_definitions(-D__CUDA_NO_HALF_OPERATORS__)` in `if(WITH_CUDA)`)
+_CUDA_HEADER_MACRO = re.compile(r"__CUDA_\w+__$")
 # CMake's CUDA-language settings, which CMake turns into nvcc options: the GPU architectures (`--generate-code`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_ARCHITECTURES.html), the CUDA dialect (`-std=c++17`,
 # https://cmake.org/cmake/help/v3.24/prop_tgt/CUDA_STANDARD.html) and relocatable device code (`-rdc=true`,
@@ -79,13 +83,22 @@ _CUDA_CONDITION = re.compile(r"\b(?:CUDA_VERSION|CMAKE_CUDA_COMPILER_VERSION|CUD
 _FUNCTION = re.compile(r"\b(function|macro)\s*\(\s*(\w+)[^)]*\)(.*?)\bend\1\s*\(", re.I | re.S)
 
 
+# a package's CMake config template (`cmake/TorchClusterConfig.cmake.in`, turned by `configure_package_config_file`
+# into the `TorchClusterConfig.cmake` that consumers' `find_package(TorchCluster)` read): the compile definitions it
+# hands to them (`target_compile_definitions(TorchCluster::TorchCluster INTERFACE WITH_CUDA)`) are part of the CUDA
+# build (label ruling (L105)); its other lines are read like an included script's (toolkit lines only)
+CONFIG_TEMPLATES = ("Config.cmake.in", "-config.cmake.in")
+
+
 class CmakeCudaBuild(Rule):
     """A CMakeLists.txt that compiles CUDA with nvcc, which cannot target an Ascend NPU: the line that
     switches CMake's CUDA language on (`project(x LANGUAGES CUDA CXX)`, `enable_language(CUDA)`,
     `find_package(CUDA)`; in a `project(` written over several lines, its line naming CUDA (label ruling L45, 36c-5); not `find_package(CUDAToolkit)`, which only locates the toolkit's libraries for
     linking and compiles nothing with nvcc), each CUDA target (`cuda_add_library(...)`,
     `add_library(lib a.cu ...)`, `pybind11_add_module(m k.cu)`, or a shared library / Python module in a
-    CUDA project, not in the ELSE branch of `if(WITH_GPU)`: the targets `repo_index.cmake_defs` links Python
+    CUDA project, not in the ELSE branch of `if(WITH_GPU)`, nor a target outside `if(WITH_CUDA)` that is CUDA only
+    by what that branch adds, the language or `.cu` files globbed into its source list, reported there: the project's
+    own target built with or without CUDA, label ruling (L105); the targets `repo_index.cmake_defs` links Python
     imports to; a name given through `${VAR}` is read from its `set`, a program's sources also through a `foreach`
     variable; not a C++ `add_library` beside FindCUDA's `find_package(CUDA)` alone, which nvcc does not compile) and,
     inside a target
@@ -99,7 +112,9 @@ class CmakeCudaBuild(Rule):
     and the target properties `CUDA_ARCHITECTURES` / `CUDA_STANDARD` / `CUDA_SEPARABLE_COMPILATION`) and each compile
     definition naming CUDA (also with a variable's value, `-DCUDA_ARCH=${CUDA_ARCH}`)
     or switching a GPU path on (`add_definitions(-D__USE_CUDA__)`, `target_compile_definitions(t PRIVATE WITH_CUDA)`,
-    `-DUSE_GPU`; not `-DNO_CUDA`,
+    `-DUSE_GPU`, a CUDA header's configuration macro `-D__CUDA_NO_HALF_OPERATORS__`, also in a package config
+    template `cmake/<Name>Config.cmake.in`, whose other lines are read like an included script's (label ruling (L105));
+    not `-DNO_CUDA`,
     `WITH_CUDA=0`; a Thrust / CUB configuration macro, `THRUST_IGNORE_CUB_VERSION_CHECK`, not Thrust's host
     backends; one switching on CUTLASS code, `-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1`, `-DMYLIB_WITH_CUTLASS`, or an
     NVIDIA GPU generation's kernels, `-DMYLIB_WITH_HOPPER_FNA=1`, label rule 46c-6), the switch that compiles the sources' CUDA path; the dialect made a requirement
@@ -115,7 +130,7 @@ class CmakeCudaBuild(Rule):
     architecture (`-DNET_MIN_GPU_ARCH=${ARCH}`); each line linking one (`CUDA::cudart`, `${CUDA_LIBRARIES}`, `-lcublas`, the found `${CUDART_LIBRARY}`), each
     a project variable set to the toolkit's or cuDNN's home (`set(CUDA_PATH ${MYLIB_CUDA_HOME})`, `$ENV{CUDA_HOME}`,
     `/usr/local/cuda`; label ruling L37, 42c-5), libtorch's CUDA libraries in a link list (`torch_cuda`, `c10_cuda`;
-    42d-11), each
+    42d-11) or as the target of a property (`set_property(TARGET torch_cuda ...)`, label ruling (L105)), each
     line of an include / link directory command naming the toolkit (also through such a home: `${CUDA_PATH}/lib64`; `${CUDA_INCLUDE_DIRS}`,
     `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, an absolute
     path ending `cuda/include` / `cuda-10.2/lib64` under another install root, not cuDNN's or TensorRT's folders beside
@@ -169,6 +184,9 @@ class CmakeCudaBuild(Rule):
         Valid("# project(x LANGUAGES CUDA)\n# add_library(k k.cu)\nadd_library(core a.cpp)\n", kind="cpp-source",
               filename="CMakeLists.txt"),
         Valid("// add_library(k k.cu) in a C++ file is no build\nint f();\n", kind="cpp-source", filename="ops.cpp"),
+        Valid("target_link_libraries(GraphOps::GraphOps INTERFACE ${TORCH_LIBRARIES})\n"
+              "target_compile_definitions(GraphOps::GraphOps INTERFACE WITH_PYTHON)\n", kind="cpp-source",
+              filename="cmake/GraphOpsConfig.cmake.in"),
         # an included CMake script fetching a library that is not GPU-only, and a Find module's search hints
         Valid("include(FetchContent)\nFetchContent_Declare(googletest\n  GIT_REPOSITORY https://github.com/google/googletest.git)\n"
               "find_path(CUB_INCLUDE_DIR cub/cub.cuh HINTS /usr/local/cuda/include)\n", kind="cpp-source",
@@ -250,6 +268,18 @@ class CmakeCudaBuild(Rule):
                 count=3),
         Invalid("target_compile_definitions(ops PRIVATE WITH_CUDA)\nadd_definitions(-DNO_CUDA -DWITH_CUDA=0)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=1),
+        # a target built with or without CUDA: its switch's lines (the language, the CUDA header macro, the `.cu` glob,
+        # a CUDA-only target inside, a property of libtorch's CUDA target) are the port, not the shared `add_library`
+        # outside (label ruling (L105))
+        Invalid("project(graphops)\noption(WITH_CUDA \"Build the CUDA kernels\" OFF)\nfile(GLOB SRCS src/*.cpp)\n"
+                "if(WITH_CUDA)\n  enable_language(CUDA)\n  add_definitions(-D__CUDA_NO_HALF_CONVERSIONS__)\n"
+                "  file(GLOB SRCS ${SRCS} src/cuda/*.cu)\n  add_library(scan_cuda SHARED src/cuda/scan.cu)\nendif()\n"
+                "add_library(${PROJECT_NAME} SHARED ${SRCS})\nif(WITH_CUDA)\n"
+                "  set_property(TARGET torch_cuda PROPERTY INTERFACE_COMPILE_OPTIONS \"\")\nendif()\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=5),
+        # a package config template hands the CUDA definition to the package's consumers (label ruling (L105))
+        Invalid("if(@WITH_CUDA@)\n  target_compile_definitions(GraphOps::GraphOps INTERFACE WITH_CUDA)\nendif()\n",
+                kind="cpp-source", filename="cmake/GraphOpsConfig.cmake.in", count=1),
         # each nvcc flag line appended in turn, and the CUTLASS / GPU-generation switches; not the C++ ABI or the
         # torch extension macros, nor the C++ flags (label rule 46c-6)
         Invalid("enable_language(CUDA)\nset(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} -std=c++17\")\n"
@@ -339,6 +369,13 @@ class CmakeCudaBuild(Rule):
         if path.endswith(".cmake"):  # an included CMake script (`include(cmake/get_raft.cmake)`): its toolkit lines only
             yield from self._toolkit(ctx, set())
             return
+        if path.endswith(CONFIG_TEMPLATES):  # a package config template: its toolkit lines and CUDA definitions
+            seen = set()
+            for finding in self._definitions(ctx, CMAKE_COMMENT.sub("", ctx.source)):
+                seen.add(finding.line)
+                yield finding
+            yield from self._toolkit(ctx, seen)
+            return
         if not path.endswith("CMakeLists.txt"):
             return
         seen = set()
@@ -387,8 +424,10 @@ class CmakeCudaBuild(Rule):
                 if not first <= number <= last:
                     yield self.finding(ctx, self._span(lines, number),
                                        f"calls `{helper.group(2)}`, which builds a CUDA target: " + self.MESSAGE)
+        switched = self._switched_targets(ctx, code, targets)
         for target in targets:
-            yield self.finding(ctx, self._span(lines, target.line), f"builds `{target.name}` with CUDA: " + self.MESSAGE)
+            if target.line not in switched:
+                yield self.finding(ctx, self._span(lines, target.line), f"builds `{target.name}` with CUDA: " + self.MESSAGE)
             start, seen = target.line, {target.line}
             for source in target.why.split():
                 number = next((n for n in range(start, len(lines) + 1) if source in lines[n - 1].split("#", 1)[0]), None) \
@@ -399,6 +438,30 @@ class CmakeCudaBuild(Rule):
                 if number not in seen and number not in globbed:
                     seen.add(number)
                     yield self.finding(ctx, self._span(lines, number), f"CUDA source `{source}` of `{target.name}`: " + self.MESSAGE)
+
+    @staticmethod
+    def _switched_targets(ctx, code, targets) -> set[int]:
+        """Lines of targets outside every branch of a GPU switch (`if(WITH_CUDA)`) that are CUDA only by what such a
+        branch adds (the CUDA language, `.cu` sources globbed into their list): the project's own target, built with
+        or without CUDA, whose CUDA part is reported at the switch's lines (label ruling (L105): `add_library(
+        ${PROJECT_NAME} SHARED ${OPERATOR_SOURCES})` after `if(WITH_CUDA) enable_language(CUDA) file(GLOB
+        OPERATOR_SOURCES ${OPERATOR_SOURCES} csrc/cuda/*.cu) endif()` is not a line of the port)."""
+        spans = gpu_switch_spans(code)
+        if not spans or not targets:
+            return set()
+        outside = [t for t in targets if not any(start <= _offset(code, t.line) < end for start, end in spans)]
+        if not outside:
+            return set()
+        blanked, last = [], 0
+        for start, end in sorted(spans):
+            if start < last:
+                continue
+            blanked.append(code[last:start])
+            blanked.append("\n" * code.count("\n", start, end))  # the line numbers kept
+            last = end
+        blanked.append(code[last:])
+        still = {t.line for t in cmake_defs(ctx.path, "".join(blanked), programs=True, compiled=True)}
+        return {t.line for t in outside if t.line not in still}
 
     def _flags_and_macros(self, ctx, code):
         """A CUDA macro definition; each nvcc flag list: each `set(CMAKE_CUDA_FLAGS... ...)`, or the first write of
@@ -451,6 +514,10 @@ class CmakeCudaBuild(Rule):
                 number = code.count("\n", 0, match.start()) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number),
                                    "adds CUDA to the languages the project switches on: " + self.MESSAGE)
+        yield from self._definitions(ctx, code)
+
+    def _definitions(self, ctx, code):
+        """Each compile definition naming CUDA or switching a GPU path on."""
         # definitions gathered in a list that a definition command reads (`list(APPEND DEFS -DNET_MIN_GPU_ARCH=${ARCH})`,
         # then `target_compile_definitions(t PUBLIC ${DEFS})`)
         defined = {v for m in _DEFINITIONS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
@@ -462,8 +529,9 @@ class CmakeCudaBuild(Rule):
             for word in words:
                 macro = _CUDA_MACRO.match(word.strip('"'))
                 name = macro.group(1).upper() if macro else ""
-                if not macro or (macro.group(2) or "").upper() in _OFF or _HOST_BACKEND.match(macro.group(2) or "") or any(
-                        part in ("NO", "WITHOUT", "DISABLE", "NOCUDA") for part in name.split("_")):
+                if not macro or (macro.group(2) or "").upper() in _OFF or _HOST_BACKEND.match(macro.group(2) or "") or (any(
+                        part in ("NO", "WITHOUT", "DISABLE", "NOCUDA") for part in name.split("_"))
+                        and not _CUDA_HEADER_MACRO.match(name)):
                     continue
                 number = code.count("\n", 0, match.start() + match.group(0).find(word)) + 1
                 yield self.finding(ctx, self._span(ctx.lines, number),
@@ -475,3 +543,13 @@ class CmakeCudaBuild(Rule):
         text = lines[number - 1].rstrip("\r\n") if 0 < number <= len(lines) else ""
         indent = len(text) - len(text.lstrip())
         return (number, indent, number, len(text))
+
+
+def _offset(code: str, line: int) -> int:
+    """The offset of the start of `line` (1-based) in `code`."""
+    offset = 0
+    for _ in range(line - 1):
+        offset = code.find("\n", offset) + 1
+        if offset == 0:
+            return len(code)
+    return offset
