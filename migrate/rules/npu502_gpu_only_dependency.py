@@ -580,7 +580,9 @@ class GpuOnlyDependency(Rule):
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (also by its `cffi_modules=["build.py:ffi"]` naming a torch.utils.ffi CUDA build of its folder: label
     rule 46b-3; or by importing by path the build modules of folders it lists, `importlib.import_module(dir +
-    "/extension")` with each `extension.py` a CUDA build NPU505 reports: migrate/loaded_build_modules.py) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
+    "/extension")` with each `extension.py` a CUDA build NPU505 reports: migrate/loaded_build_modules.py) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`; a setup.py's PEP 508 direct reference whose
+    absolute prefix is computed, `f"ops @ file://localhost/{os.getcwd()}/third_party/ops/"`, names the folder after
+    the field: label note 49b b-7), or a launcher's `python
     setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
     script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
