@@ -36,6 +36,7 @@ from migrate import (
     extension_registry,
     fileio,
     imported_kernels,
+    importer_tested_stand_ins,
     launcher_flags,
     linking,
     named_ops,
@@ -47,6 +48,7 @@ from migrate import (
     repo_index,
     requirement_checks,
     target_device_builds,
+    tried_entries,
     walk,
 )
 from migrate.cache import ResultCache, default_cache_dir
@@ -482,6 +484,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
                               images)
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
+        facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
@@ -755,8 +758,10 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
+    results = importer_tested_stand_ins.drop_importer_tested(results, read, config.max_file_size)  # importers test it
     results = requirement_checks.drop_checked_uses(results, read, config.max_file_size)  # checked under an option elsewhere
     results = asserted_entries.drop_asserted_uses(results, read, config.max_file_size)  # reached only past entry asserts
+    results = tried_entries.drop_tried_uses(results, read, config.max_file_size)  # entered only by calls tried with a fallback
     results = registry_kernels.drop_registry_selected(results, read, config.max_file_size)  # Triton behind an op registry with an NPU side
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer

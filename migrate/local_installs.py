@@ -45,8 +45,19 @@ _EDITABLE = re.compile(r"^(?:-e|--editable)(?:\s+|=)")
 _NOT_A_PATH = re.compile(r"://|^(?:git\+|hg\+|svn\+|bzr\+|https?:)|[=<>;\[\]@\s]")
 
 
+# a PEP 508 direct reference to a local folder: `name @ file://localhost/{}/third_party/x/` (an f-string whose field is
+# the absolute folder setup.py runs in, `os.getcwd()`: the part after the last field is the folder under the repository)
+_FILE_REFERENCE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:\[[^\]]*\])?\s*@\s*file://(?:localhost)?/?(?P<path>\S*)$")
+
+
 def local_path(raw: str) -> str | None:
     """The folder a requirement's text installs, normalised (`pointnet2_ops_lib/.` -> `pointnet2_ops_lib`), or None."""
+    reference = _FILE_REFERENCE.match(raw.strip())
+    if reference is not None:
+        path = reference.group("path")
+        if "{}" not in path:  # an absolute folder written out: not a folder of the repository that can be placed
+            return None
+        raw = "./" + path.rsplit("{}", 1)[1].lstrip("/")
     text = _EDITABLE.sub("", raw.strip()).strip()
     if not text or "/" not in text or _NOT_A_PATH.search(text) or text.endswith((".whl", ".zip", ".tar.gz", ".tgz")):
         return None

@@ -520,7 +520,12 @@ def read_manifest(path: str, source: str) -> ManifestContext:
                     # the keys of `extras_require={"flash-attn": ["flash-attn>=2.6.0"]}` name extras, not requirements
                     keys = {id(k) for d in ast.walk(node.value) if isinstance(d, ast.Dict) for k in d.keys if k is not None}
                     for sub in ast.walk(node.value):
-                        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in keys:
+                        if (text := _file_reference_text(sub)) is not None:
+                            keys |= {id(v) for v in sub.values}
+                            dep = _requirement(text, sub.lineno, sub.col_offset + 1)
+                            if dep:
+                                deps.append(dep)
+                        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in keys:
                             dep = _requirement(sub.value, sub.lineno, sub.col_offset + 1)
                             if dep:
                                 deps.append(dep)
@@ -537,6 +542,18 @@ def read_manifest(path: str, source: str) -> ManifestContext:
 _PIXI_TABLE = re.compile(r"^\[\s*(?:feature\.[^\]]+?\.)?(?:target\.[^\]]+?\.)?"
                          r"(dependencies|host-dependencies|build-dependencies|pypi-dependencies)\s*\]\s*(?:#.*)?$")
 _PIXI_KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)[\"']?\s*=")
+
+
+def _file_reference_text(node: ast.AST) -> str | None:
+    """An f-string requirement that is a PEP 508 direct reference to a local folder, its fields as `{}`: ODISE-like
+    `f"mask2former @ file://localhost/{os.getcwd()}/third_party/Mask2Former/"` (the folder pip installs, matched to
+    a CUDA build by migrate/local_installs.py); None for any other node."""
+    if not isinstance(node, ast.JoinedStr) or not node.values:
+        return None
+    first = node.values[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and "@ file:" in first.value):
+        return None
+    return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}" for v in node.values)
 
 
 def _pixi_dependencies(lines: list[str]) -> list[Dependency]:

@@ -705,6 +705,23 @@ def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "install.sh") == [1]
 
 
+def test_a_setup_py_file_reference_to_a_cuda_build_folder_is_reported(tmp_path):
+    # a setup.py requiring a vendored folder by a PEP 508 direct reference, its absolute prefix computed
+    # (`f"ops @ file://localhost/{os.getcwd()}/third_party/ops_lib/"`: label note 49b b-7): pip installs that folder,
+    # whose setup.py builds a CUDAExtension; the same reference to a plain package's folder is no such install
+    write_files(tmp_path, {
+        "third_party/ops_lib/setup.py": _cuda_setup('ops', 'ops._ext', ['src/ball.cpp', 'src/ball_gpu.cu']),
+        "third_party/ops_lib/src/ball_gpu.cu": "__global__ void k(float* x) {}\n",
+        "third_party/ops_lib/src/ball.cpp": "// host\n",
+        "third_party/tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "setup.py": "import os\nfrom setuptools import setup\nsetup(name='proj', install_requires=[\n"
+                    "    'numpy',\n    f'ops @ file://localhost/{os.getcwd()}/third_party/ops_lib/',\n"
+                    "    f'tools @ file://localhost/{os.getcwd()}/third_party/tools/',\n])\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "setup.py") == [5]
+
+
 def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     # MaskDINO ops/make.sh (set 25a-1): `python setup.py build install` in the extension's folder installs the CUDA build;
     # so does a script one folder up naming the path. `python setup.py --version`, an echo and a folder whose setup.py

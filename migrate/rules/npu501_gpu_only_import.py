@@ -796,7 +796,9 @@ class GpuOnlyImport(Rule):
     the stand-in: `if FusedAdam is not None`, `assert FusedAdam`, or compares a flag the handler sets to None beside it,
     `if FLASH_VER == 2`; a None nothing tests is no fallback,
     migrate/none_stand_ins.py, unless the try also switches on a flag bound false before it that the module reads,
-    `_has_x = False` ... `def x_is_available(): return _has_x`: label rule 46b-8), or that answers "none here" (`return False` / `None`, or an empty collection: `def
+    `_has_x = False` ... `def x_is_available(): return _has_x`: label rule 46b-8, or every file importing the module
+    makes the same attempt and tests its own stand-in, `assert amp is not None` in the training script importing
+    utils.py: migrate/importer_tested_stand_ins.py, label note 49b b-9, (L60)), or that answers "none here" (`return False` / `None`, or an empty collection: `def
     get_gpu_stats(): try: import pynvml / except ImportError: logger.warning(...); return []`, the caller reads no
     device of that kind; label rule 43e e-2; also `return set()`, or a local the function bound to an empty collection
     just before the try, `result = {}` ... `except ImportError: return result`, label rule 46e e-5; or `return -1`,

@@ -5,7 +5,7 @@ import posixpath
 import re
 from fnmatch import fnmatchcase
 
-from migrate import knowledge
+from migrate import forced_cuda_builds, knowledge
 from migrate.fetched_packages import fetches, repository_name
 from migrate.findings import Category, Finding, Severity
 from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_here
@@ -580,7 +580,9 @@ class GpuOnlyDependency(Rule):
     file too. A requirement or `pip install` naming a folder of the repository whose setup.py builds a CUDA
     extension (also by its `cffi_modules=["build.py:ffi"]` naming a torch.utils.ffi CUDA build of its folder: label
     rule 46b-3; or by importing by path the build modules of folders it lists, `importlib.import_module(dir +
-    "/extension")` with each `extension.py` a CUDA build NPU505 reports: migrate/loaded_build_modules.py) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`), or a launcher's `python
+    "/extension")` with each `extension.py` a CUDA build NPU505 reports: migrate/loaded_build_modules.py) (`- pointnet2_ops_lib/.`, `-e ./ext/foo`, `pip install ./submodules/x`; a setup.py's PEP 508 direct reference whose
+    absolute prefix is computed, `f"ops @ file://localhost/{os.getcwd()}/third_party/ops/"`, names the folder after
+    the field: label note 49b b-7), or a launcher's `python
     setup.py build install` run on it (not by a Makefile's target, a side build: label ruling (L19); from the
     script's folder: MaskDINO ops/make.sh; or from the folder a `cd
     DIR &&` before it on its line enters, a loop's items for `cd $ext`), or its `pip install .` / `cd DIR && pip
@@ -596,7 +598,10 @@ class GpuOnlyDependency(Rule):
     a folder without a slash too; the `cd`s of a continued command taken in turn, an absolute one as written; a folder named
     for a catalogued GPU-only package, by a pip name or its repository's name (`folder_names`: `third_party/flash-attention`),
     or a folder inside one (its csrc extensions), installs that package, by pip or `python setup.py install`), is the install of that
-    CUDA build (matched after the scan: migrate/local_installs.py); so is one naming the folder of a git submodule the
+    CUDA build (matched after the scan: migrate/local_installs.py); a launcher's setup.py build run with `FORCE_CUDA=1` set for that command
+    (`TORCH_CUDA_ARCH_LIST='7.5' FORCE_CUDA=1 python det/ops/setup.py build install`, also `export FORCE_CUDA=1 &&`)
+    builds a CUDA extension whether or not the scan holds that setup.py (a folder a clone fills: migrate/forced_cuda_builds.py,
+    label note 49b b-6); so is one naming the folder of a git submodule the
     checkout lacks whose repository is a catalogued GPU-only package, by a pip name or a fork's repository name
     (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`; or named for its image alone, a file
     without a suffix in a folder whose name says docker whose first instruction is `FROM image`: `docker/chatlearn`,
@@ -705,6 +710,11 @@ class GpuOnlyDependency(Rule):
               kind="launcher", filename="Dockerfile"),
     ]
     INVALID = [
+        # a setup.py build run with FORCE_CUDA=1 in front of it builds the CUDA extension, also of a folder a clone above
+        # fills (migrate/forced_cuda_builds.py, label note 49b b-6); a run without it, or one that builds nothing, is not
+        Invalid("git clone https://github.com/o/det\nTORCH_CUDA_ARCH_LIST='7.5' FORCE_CUDA=1 python det/ops/setup.py build install\n"
+                "python det/tools/setup.py install\nFORCE_CUDA=1 python det/ops/setup.py --version\n",
+                kind="launcher", filename="install.sh", count=1),
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
         # the CUDA wheel of a package that also publishes a CPU build (spconv-cu1xx beside spconv; OpenPCDet-style
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
@@ -928,6 +938,12 @@ class GpuOnlyDependency(Rule):
             deps = [dep for kind, dep, _ in _python_pip_installs(ctx) if kind == "req"]
         else:
             deps = pip_install_dependencies(ctx) if launcher else ctx.dependencies
+        if launcher and "FORCE_CUDA" in ctx.source:  # `FORCE_CUDA=1 python ops/setup.py build install`
+            for number, start, end in forced_cuda_builds.forced_builds(ctx.lines):
+                yield self.finding(ctx, (number, start, number, end),
+                                   "a setup.py build run with FORCE_CUDA=1 builds its CUDA extension (nvcc, CUDA kernels): "
+                                   "it fails on an Ascend host; build the project's CPU / Ascend variant instead "
+                                   "(migrate/forced_cuda_builds.py)")
         for dep in deps:
             span = (dep.line, dep.column, dep.line, dep.end_column)
             key = self._lookup(dep.name, pips)

@@ -10,6 +10,7 @@ from migrate import (
     nvcc_command_classes,
     tool_presence_probes,
     torch_cuda_requirements,
+    unreachable_else,
 )
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
@@ -330,7 +331,10 @@ class CudaExtension(Rule):
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
     extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`; or its first argument, a literal list, when the call also switches its CUDA path on or lists a plain `.cu` file: `load_pb11(["./nms_kernel.cu.cc", "./nms.cc"], target, cwd, cuda=True)`, `.cu.cc` being TensorFlow's spelling of a CUDA unit, also called by a name the file never binds; its `cuda=True` line is reported as `with_cuda=True`; inside such a helper that compiles through classes of its own rather than cpp_extension, each class construction and `raise` in the branches its CUDA path takes, `if cuda:` / `if cuda is True and arch is None:` / `if ".cu" in s:`, is a build line (`Nvcc(s, out(s), arch)`, a CUDA link step; not the `else` branch, asserts or plain function calls; label ruling (L96)); in the classes of such a build tool, a method handing `compiler="nvcc"` to a call or naming CUDA toolkit libraries in a list (`["cublas", "cudart"]`) is a compile / link step: those lines, the toolkit's home bound there from a call (`cuda_home = find_cuda()`) and its raises are build lines, not the class definitions, migrate/nvcc_command_classes.py), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
     A top-level function of a setup.py that nothing in the file calls or names (mmdet's `make_cuda_ext` kept beside
-    `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2), and an `"nvcc"` key given an empty
+    `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2); nor is the `else:` of a test that
+    an early return above in the same function settles (`if not (FORCE_CUDA or cuda) or CUDA_HOME is None: return []`,
+    then `if (FORCE_CUDA or cuda) and CUDA_HOME is not None: ... else: if CUDA_HOME is None: raise ...`, the negated
+    question: migrate/unreachable_else.py, label note 49b b-3), and an `"nvcc"` key given an empty
     list (`else: args["nvcc"] = []`, the branch without CUDA) holds no flag unless the file adds to an nvcc list.
     Each call of a project build helper of the file (`make_cuda_ext(name=..., module=..., sources_cuda=[...])`, a
     function whose body builds a CUDA extension named from its parameters) is a build call, with its `.cu` lines
@@ -506,6 +510,10 @@ class CudaExtension(Rule):
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
     ]
     INVALID = [
+        # detectron2-style helper: an early return when CUDA is out, then the same question negated; its `else:` never
+        # runs, so the raising CUDA_HOME check there is no finding (migrate/unreachable_else.py, label note 49b b-3):
+        # the gate (8), the CUDA gate (12), the CUDAExtension pick (13) and the .cu sources (14)
+        Invalid('import os\nimport torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n\n\ndef get_extensions():\n    if not (os.environ.get("FORCE_CUDA") or torch.cuda.is_available()) or CUDA_HOME is None:\n        return []\n    sources = ["src/op.cpp"]\n    extension = CppExtension\n    if (os.environ.get("FORCE_CUDA") or torch.cuda.is_available()) and CUDA_HOME is not None:\n        extension = CUDAExtension\n        sources += ["src/op_cuda.cu"]\n    else:\n        if CUDA_HOME is None:\n            raise NotImplementedError("CUDA_HOME is None. Please set CUDA_HOME.")\n        raise NotImplementedError("No CUDA runtime is found.")\n    return [extension("op_ext", sources)]\n\n\nsetup(name="op", ext_modules=get_extensions())\n', filename="setup.py", count=4),
         # a presence probe of nvcc (migrate/tool_presence_probes.py, label rule 48c c-1): its bare run compiles nothing,
         # the `if not ...: return []` before the build is the build's CUDA gate; with the CUDAExtension call, 2 lines
         Invalid("from subprocess import DEVNULL, call\nfrom torch.utils.cpp_extension import CUDAExtension\n"
@@ -826,6 +834,8 @@ class CudaExtension(Rule):
     def check(self, ctx):
         hip = _hip_branch_lines(ctx) if ctx.kind != "launcher" and "hip" in ctx.source else frozenset()
         dead = _uncalled_function_lines(ctx) if ctx.kind != "launcher" else frozenset()
+        if ctx.kind != "launcher" and "return" in ctx.source and "else" in ctx.source:
+            dead |= unreachable_else.unreachable_else_lines(ctx.tree)  # the `else:` an early return settles
         for finding in self._check(ctx):
             if finding.line not in hip and finding.line not in dead:
                 yield finding

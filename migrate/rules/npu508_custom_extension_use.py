@@ -530,7 +530,12 @@ class CustomExtensionUse(Rule):
     the entry stops with the library's own error and its selection falls back to another backend. Kept: a use read
     by no function of its module (its callers are elsewhere), one reached from an unchecked entry (a reference
     backend calling the ops directly), a chain one of whose names another file imports or `__all__` lists, and the
-    module-level import itself; a module of a package importing
+    module-level import itself; an extension imported in an attempt whose handler binds its name to None, read only inside
+    module-level defs or classes (an autograd Function calling `ext.forward(...)`) that every file of the scan reads
+    only inside a `try:` whose handler, catching any exception, computes the same result another way (`try: out =
+    Fn.apply(...) / except: out = attn_pytorch(...)`), is optional with a PyTorch fallback: neither the import nor the
+    uses of the name are reported (a test calling it unguarded does not count; migrate/tried_entries.py, label note
+    49b-2); a module of a package importing
     its own package (`from . import ext`) is no way into that package's `__init__`. An import on the CUDA side of an
     NPU-aware choice (`if not torch.xpu.is_available() and not use_torch_npu: import KTransformersOps`, where
     `use_torch_npu` is a module-level flag bound to an NPU availability probe; the `else:` of `if is_npu_available():`)
