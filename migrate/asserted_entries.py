@@ -22,7 +22,10 @@ The use is followed inside its module: the module-level function or class holdin
 from an expression naming one of those (`Fn1D = make_fn(1)`, `FNS = {1: Fn1D}`), and so on; every other reading of any
 of them must lie in a module-level function after a statement of its body that asserts an availability predicate
 (`assert can_run_x(...)`, `assert is_x_available()`, also `if not can_run_x(...): raise ...`): a predicate named
-`can_run_*` / `can_use_*` or ending in `_available` / `_supported`. Kept (reported): a use in module-level code, a use
+`can_run_*` / `can_use_*` or ending in `_available` / `_supported`. A predicate of the extension itself (`if not
+C.is_bf16_supported(): raise ...`, `C` bound by a reported import of the compiled module) is no such check: it cannot
+run where the build is absent, and it asks whether the GPU has a feature, so the op after it stays reported (label
+note 49c c-5: the check is not a use, the op call is). Kept (reported): a use in module-level code, a use
 reached from any function without such a check (the reference backend calling its ops unchecked), and a use whose
 chain holds a name another file of the scan imports (its own callers are not read here) or that `__all__` lists.
 """
@@ -39,25 +42,38 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CHECK_TEXT = re.compile(r"\b(?:assert|if\s+not)\s+\(?\s*[\w.]*?_*(?:can_(?:run|use)_\w+|\w*_(?:available|supported))\s*\(")
 
 
-def _predicate_call(node: ast.AST) -> bool:
+def _root(node: ast.AST) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _predicate_call(node: ast.AST, extension: frozenset[str] = frozenset()) -> bool:
+    """A call of a predicate named as an availability check, not one reached through a name in `extension`."""
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-        return any(_predicate_call(v) for v in node.values)
+        return any(_predicate_call(v, extension) for v in node.values)
     if not isinstance(node, ast.Call):
         return False
     func = node.func
     name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-    return bool(_PREDICATE.match(name or ""))
+    return bool(_PREDICATE.match(name or "")) and _root(func) not in extension
 
 
-def _guard_line(function: ast.AST) -> int | None:
+def _extension_names(tree: ast.Module, lines: set[int]) -> frozenset[str]:
+    """The names bound by imports that are themselves reported uses (`from .. import C` of the compiled module)."""
+    return frozenset((alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, (ast.Import, ast.ImportFrom)) and node.lineno in lines for alias in node.names)
+
+
+def _guard_line(function: ast.AST, extension: frozenset[str] = frozenset()) -> int | None:
     """The line of the first statement of the function's body that asserts an availability predicate, or None."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     for statement in function.body:
-        if isinstance(statement, ast.Assert) and _predicate_call(statement.test):
+        if isinstance(statement, ast.Assert) and _predicate_call(statement.test, extension):
             return statement.lineno
         if (isinstance(statement, ast.If) and isinstance(statement.test, ast.UnaryOp)
-                and isinstance(statement.test.op, ast.Not) and _predicate_call(statement.test.operand)
+                and isinstance(statement.test.op, ast.Not) and _predicate_call(statement.test.operand, extension)
                 and statement.body and isinstance(statement.body[-1], ast.Raise)):
             return statement.lineno
     return None
@@ -81,7 +97,8 @@ def _exported(tree: ast.Module) -> set[str]:
     return names
 
 
-def _reached_only_guarded(tree: ast.Module, holder: ast.stmt, imported: frozenset[str]) -> bool:
+def _reached_only_guarded(tree: ast.Module, holder: ast.stmt, imported: frozenset[str],
+                          extension: frozenset[str] = frozenset()) -> bool:
     """Whether every way to the module-level statement `holder` (a def or class) passes an entry's check."""
     chain = {id(holder)}
     names = _bound(holder)
@@ -106,7 +123,7 @@ def _reached_only_guarded(tree: ast.Module, holder: ast.stmt, imported: frozense
                  and isinstance(n.ctx, ast.Load)]
         if not reads:
             continue
-        guard = _guard_line(statement)
+        guard = _guard_line(statement, extension)
         if guard is None or any(n.lineno <= guard for n in reads):
             return False
         entries += 1
@@ -116,16 +133,17 @@ def _reached_only_guarded(tree: ast.Module, holder: ast.stmt, imported: frozense
 def guarded_lines(tree: ast.Module, lines: set[int], imported: frozenset[str] = frozenset()) -> set[int]:
     """Those of `lines` (uses) inside a module-level function or class reached only through asserting entries."""
     out: set[int] = set()
+    extension = _extension_names(tree, lines)
     for statement in tree.body:
         if not isinstance(statement, _DEFS):
             continue
         inside = {line for line in lines if statement.lineno <= line <= (statement.end_lineno or statement.lineno)}
-        guard = _guard_line(statement)
+        guard = _guard_line(statement, extension)
         if guard is not None:  # an entry's own uses after its check
             inside_after = {line for line in inside if line > guard}
             out |= inside_after
             inside -= inside_after
-        if inside and _reached_only_guarded(tree, statement, imported):
+        if inside and _reached_only_guarded(tree, statement, imported, extension):
             out |= inside
     return out
 

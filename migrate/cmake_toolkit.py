@@ -3,7 +3,8 @@ finds the toolkit (`find_package(CUDAToolkit)`), finds or links its libraries (`
 cudart ...)`, `target_link_libraries(t CUDA::cudart ${CUDA_LIBRARIES} -lcublas ${CUDART_LIBRARY})`, also through a
 list the link reads: `list(APPEND LIBS cuda nvrtc)`), sets its location (`set(CUDA_TOOLKIT_ROOT_DIR /opt/cuda)`), adds its
 include or library directories (`${CUDA_INCLUDE_DIRS}`, `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`,
-`${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/samples/common/inc`, CUB's `cub` folder) or fetches a GPU-only
+`${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/samples/common/inc`, CUB's `cub` folder), finds or links NCCL or
+cuDNN through their Find module (`find_package(NCCL REQUIRED)`, `${NCCL_LIBRARIES}`), or fetches a GPU-only
 C++ library into the build (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`, rapids-cmake's
 `rapids_cpm_find(raft ...)`, `CPMAddPackage`). On a host without the CUDA toolkit each of them fails the
 configure step, so each is a line of the port, one finding per line (a command written over several lines
@@ -48,6 +49,12 @@ _TOOLKIT_TREE = re.compile(r"^\"?(?:/|[A-Za-z]:/|~/)(?:\S*/)?cuda(?:-[\d.]+)?/(?
 # inference on NVIDIA GPUs"): a GPU-only library, linked by name a line of the port (label ruling (L43), 47c c-3)
 _GPU_ONLY_LIBRARY = re.compile(r"^(?:-l)?(?:nvinfer|nvinfer_plugin|nvonnxparser|nvparsers)$")
 _FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\b", re.I)
+# a Find module of NCCL or cuDNN, NVIDIA's CUDA-only libraries beside the toolkit (`find_package(NCCL REQUIRED)`, its
+# result variables `${NCCL_LIBRARIES}` / `${NCCL_LIBRARY}` linked; label note 49c c-1, ruling (L43): linking an NVIDIA
+# GPU-only library). Not a `QUIET` look-up without REQUIRED (an optional find), nor the include folders it finds
+# (`${NCCL_INCLUDE_DIRS}`: a header tree, (L43))
+_FIND_GPU_LIBRARY = re.compile(r"\bfind_package\s*\(\s*(NCCL|CUDNN)\b([^)]*)\)", re.I)
+_GPU_LIBRARY_VARIABLE = re.compile(r"^\$\{(?:NCCL|CUDNN)_LIBRAR(?:Y|IES)\}$", re.I)
 _FIND_LIBRARY = re.compile(r"\bfind_library\s*\(\s*(\w+)([^)]*)\)", re.I)
 _LINKS = re.compile(r"\b(?:target_link_libraries|link_libraries)\s*\(([^)]*)\)", re.I)
 _DIRECTORIES = re.compile(r"\b(?:target_include_directories|include_directories|target_link_directories|link_directories)"
@@ -116,6 +123,10 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     out: dict[int, str] = {}
     for match in _FIND_PACKAGE.finditer(code):
         out.setdefault(_line(code, match.start()), "finds the CUDA toolkit")
+    for match in _FIND_GPU_LIBRARY.finditer(code):
+        words = match.group(2).upper().split()
+        if "QUIET" not in words or "REQUIRED" in words:
+            out.setdefault(_line(code, match.start()), f"finds {match.group(1).upper()}, a CUDA-only NVIDIA library")
     found = set()  # variables a `find_library` of a toolkit library sets
     for match in _FIND_LIBRARY.finditer(code):
         words = [w.strip('"') for w in match.group(2).split()]
@@ -134,7 +145,8 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
 
     def linked(word):
         return bool(_TOOLKIT_LIBRARY.match(word) or _TORCH_CUDA_LIBRARY.match(word) or word.startswith("CUDA::")
-                    or _TOOLKIT_VARIABLE.fullmatch(word) or (word.startswith("${") and word[2:-1] in found))
+                    or _TOOLKIT_VARIABLE.fullmatch(word) or _GPU_LIBRARY_VARIABLE.match(word)
+                    or (word.startswith("${") and word[2:-1] in found))
 
     for match in _LINKS.finditer(code):
         for number in _lines_naming(code, match.start(1), match.group(1), linked):

@@ -18,7 +18,8 @@ ext.is_cuda_available(): return` in the same function).
 
 A call of a compiled function named as an availability probe (`_C.is_cuda_available()`, `ext.has_cuda()`) asks whether
 the module was built with CUDA and runs no kernel (label ruling (L62): a probe is a check, not a use); on a CPU build it
-answers False.
+answers False. So does a capability probe of the module (`if not C.is_bf16_supported(): raise NotImplementedError(...)`,
+`ext.supports_fp8()`): it asks whether the GPU has a feature; the ops called after it are the uses (label note 49c c-5).
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ import re
 
 _CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _GPU_MEMBER = re.compile(r"(?:^|_)(?:CUDA|GPU|CUDNN|CUBLAS|NVIDIA)(?:_|$)")
-_PROBE = re.compile(r"^(?:is_\w*available|\w+_available|has_(?:cuda|gpu)\w*|is_(?:cuda|gpu)\w*)$", re.IGNORECASE)
+_PROBE = re.compile(r"^(?:is_\w*available|\w+_available|has_(?:cuda|gpu)\w*|is_(?:cuda|gpu)\w*|is_\w+_supported|supports_\w+)$",
+                    re.IGNORECASE)
 _SKIPS = frozenset({"skip", "skipTest", "exit"})
 
 
 def probe_name(name: str) -> bool:
-    """`is_cuda_available`, `cuda_available`, `has_cuda`: a function named as an availability probe."""
+    """`is_cuda_available`, `cuda_available`, `has_cuda`, `is_bf16_supported`, `supports_fp8`: a function named as an
+    availability or capability probe."""
     return bool(_PROBE.match(name))
 
 

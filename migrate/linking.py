@@ -10,7 +10,7 @@ import os
 from migrate import fileio, op_register_aliases, own_package, repo_index
 from migrate.cache import ResultCache, finding_from_dict
 from migrate.config import Config
-from migrate.findings import FileResult
+from migrate.findings import FileResult, Finding
 
 
 def link_extensions(results: list[FileResult], version: str, fresh: dict[str, bytes],
@@ -33,6 +33,7 @@ def link_extensions(results: list[FileResult], version: str, fresh: dict[str, by
             cache.put_plan(files, fingerprint, {"built": repo_index.index_to_json(built), "empty": True})
         return results
     results = _own_extension_requirements(results, index)
+    results = _cmake_extension_builds(results, index)
     if plan is None:
         index_digest = repo_index.digest(index)
         linked = {id(r) for r in repo_index.files_to_link(results, index)}
@@ -324,6 +325,33 @@ def _call(text: str) -> tuple[int, frozenset] | None:
         return None
     count, _, names = text.partition(":")
     return int(count), frozenset(names.split(",")) if names else frozenset()
+
+
+def _cmake_extension_builds(results: list[FileResult], index) -> list[FileResult]:
+    """NPU505 at each call of a setup.py's CMake-driving extension class (`CMakeExtension("pkg.C")`, the "cmakeext"
+    facts of repo_index) whose CMake target the index made a CUDA module: the project helper that builds the CUDA
+    extension through CMake, the analogue of a `CUDAExtension(...)` line (label ruling (L10), note 49c c-1). Its
+    `python setup.py install` / `pip install .` elsewhere is then the install of a CUDA build (local_installs.report)."""
+    built = {(d.path, d.line) for d in index.modules.values()
+             if d.kind == "module" and d.cuda and os.path.basename(d.path) == "setup.py"}
+    if not built:
+        return results
+    out = []
+    for result in results:
+        lines = sorted({fact[3] for fact in result.facts if fact[0] == "def" and fact[1] == "cmakeext"
+                        and (result.path, fact[3]) in built}) if os.path.basename(result.path) == "setup.py" else []
+        if not lines:
+            out.append(result)
+            continue
+        # the rule module only where there is one to report (a warm run imports no rule)
+        from migrate.rules.npu505_cuda_extension import CudaExtension as rule
+
+        extra = [Finding(result.path, line, 1, line, 1, rule.CODE, rule.SEVERITY, rule.CATEGORY,
+                         "an extension that the file's `build_ext` builds through a CUDA CMake project (its CMake target "
+                         "compiles CUDA): " + rule.MESSAGE)
+                 for line in lines if not any(f.code == rule.CODE and f.line == line for f in result.findings)]
+        out.append(result.adding(extra) if extra else result)
+    return out
 
 
 def _own_extension_requirements(results: list[FileResult], index) -> list[FileResult]:

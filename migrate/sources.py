@@ -457,6 +457,10 @@ def read_manifest(path: str, source: str) -> ManifestContext:
         optional = shape.table(project.get("optional-dependencies"), "project.optional-dependencies")
         for name, group in optional.items():
             strings += shape.strings(group, f"project.optional-dependencies.{name}")
+        # what building the package installs first (PEP 518 `[build-system] requires`), like setup.py's setup_requires
+        # (`"nvidia-nccl-cu11 >= 2.14.3"` for a build linking NCCL; label note 49c c-1)
+        build = shape.table(data.get("build-system"), "build-system")
+        strings += shape.strings(build.get("requires"), "build-system.requires")
         poetry = shape.table(shape.table(data.get("tool"), "tool").get("poetry"), "tool.poetry")
         for section in ("dependencies", "dev-dependencies"):
             strings += shape.keys(poetry.get(section), f"tool.poetry.{section}")

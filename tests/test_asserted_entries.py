@@ -104,3 +104,28 @@ def test_an_entry_s_own_uses_after_its_check_and_a_function_nothing_in_its_modul
     assert guarded_lines(ast.parse(entry), {6}) == {6}
     # no check, and no function of the module reads it: its callers are elsewhere, not read here
     assert guarded_lines(ast.parse(REFERENCE), {5}) == set()
+
+
+# a capability probe of the compiled module itself (label note 49c c-5): it cannot run without the build and asks
+# about the GPU, so it guards nothing; the op after it stays a use
+PROBED = """from mylib import _C
+
+
+def adam_bf16(p, g):
+    if not _C.is_bf16_supported():
+        raise NotImplementedError("bfloat16 is not supported on this GPU")
+    _C.adam_bf16_launcher(p, g)
+"""
+
+
+def test_a_probe_of_the_extension_itself_guards_nothing(tmp_path: Path):
+    assert guarded_lines(ast.parse(PROBED), {1, 5, 7}) == set()
+    # the same check through a Python predicate of the library does guard its entry's uses
+    python_check = PROBED.replace("_C.is_bf16_supported()", "is_bf16_supported()")
+    assert guarded_lines(ast.parse(python_check), {1, 7}) == {7}
+    write_files(tmp_path, {"setup.py": SETUP, "csrc/attn.cpp": "// binding\n",
+                           "csrc/attn_kernel.cu": "__global__ void k() {}\n",
+                           "mylib/__init__.py": "", "mylib/adam.py": PROBED})
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    # the import and the op; not the probe (migrate/compiled_values.py)
+    assert finding_lines(result, "NPU508", "mylib/adam.py") == [1, 7]

@@ -678,13 +678,23 @@ def test_a_cmake_extension_linking_cuda_libraries_is_a_kernel_module(tmp_path):
     assert rows[0]["built_at"].endswith("setup.py:12") and [Path(s).name for s in rows[0]["sources"]] == ["gemm.cu"]
 
 
+def test_a_cmake_extension_of_a_cuda_target_is_the_build_line_and_its_image_install_too(tmp_path):
+    # the `CMakeExtension(...)` call is the project helper building the CUDA extension (label ruling (L10), note 49c
+    # c-1), and a Dockerfile running `python3 setup.py install` in the folder the context was added to installs it
+    files = dict(CMAKE_BUILT, Dockerfile="FROM ubuntu:22.04\nWORKDIR /build\nADD . .\nRUN python3 setup.py install\n")
+    write_files(tmp_path, files)
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU505", "setup.py") == [12]
+    assert finding_lines(result, "NPU502", "Dockerfile") == [4]
+
+
 def test_a_cmake_extension_linking_only_cpp_libraries_is_no_kernel_module(tmp_path):
     files = dict(CMAKE_BUILT)
     files["src/gemm/CMakeLists.txt"] = files["src/gemm/CMakeLists.txt"].replace("gemm.cu", "gemm_avx.cpp")
     del files["src/gemm/gemm.cu"]
     write_files(tmp_path, files)
     result = _scan(tmp_path)
-    assert not [f for f in result.findings if f.code == "NPU508"]
+    assert not [f for f in result.findings if f.code in ("NPU508", "NPU505")]
 
 
 def test_a_pip_install_of_a_folder_that_builds_cuda_is_reported(tmp_path):

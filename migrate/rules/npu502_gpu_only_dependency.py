@@ -549,8 +549,8 @@ def _folder_names() -> dict[str, str]:
 class GpuOnlyDependency(Rule):
     """GPU-only packages declared in a dependency manifest (requirements*.txt, also a `.txt` file named `req*`
     outside that pattern whose lines all parse as requirements or pip options, RVC's misspelt
-    `requirments_cu118_py312.txt`, sources.is_misnamed_requirements; pyproject.toml,
-    setup.cfg, environment.yml (also a YAML file of another name whose top-level `channels:` and `dependencies:` keys
+    `requirments_cu118_py312.txt`, sources.is_misnamed_requirements; pyproject.toml, its `[build-system] requires`
+    too, as setup_requires (label note 49c c-1), setup.cfg, environment.yml (also a YAML file of another name whose top-level `channels:` and `dependencies:` keys
     make it a conda environment: `Windows/env.yml`, sources.is_unnamed_conda_env), setup.py install_requires; there also the entries of a dependency table
     that a requirement list names by key, `extras["quant"] = deps_list("bitsandbytes", "accelerate")` or
     `deps["bitsandbytes"]` over `_deps = ["bitsandbytes>=0.43.3", ...]`, reported at the key and at the
@@ -805,6 +805,9 @@ class GpuOnlyDependency(Rule):
         Invalid("dgl-cu113==0.9.1\nmxnet_cu117\ntensorrt-cu12-libs\n", kind="manifest", count=3),
         Invalid("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n", kind="manifest", count=1),
         Invalid('[project]\nname = "x"\ndependencies = ["bitsandbytes>=0.41", "torch"]\n', kind="manifest", filename="pyproject.toml", count=1),
+        # what the build installs first (PEP 518 `[build-system] requires`), like setup_requires (49c c-1)
+        Invalid('[build-system]\nrequires = [\n    "setuptools",\n    "pybind11",\n    "nvidia-nccl-cu12 >= 2.18",\n]\n'
+                'build-backend = "setuptools.build_meta"\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
         # dreamgaussian requirements.txt: rembg runs anywhere, its `gpu` extra installs onnxruntime-gpu
         Invalid("rembg[gpu,cli]\nrembg[cli]\n", kind="manifest", count=1),

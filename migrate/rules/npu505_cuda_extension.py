@@ -347,7 +347,11 @@ class CudaExtension(Rule):
     (`install(use_cuda=True)`; not `install(use_cuda=False)`).
     So is one given no sources (`Extension("natten.libnatten", [])`) in a file whose own `build_ext` subclass runs
     `cmake` with a CUDA definition on the command line it assembles (`-DNATTEN_CUDA_ARCH_LIST=...`): the module a CUDA
-    CMake project builds, reported at the call (label note 46c HALF-5, migrate/cmake_cuda_extensions.py); in a file
+    CMake project builds, reported at the call (label note 46c HALF-5, migrate/cmake_cuda_extensions.py); so is, after
+    the scan, a call of a project `CMakeExtension` class (an `Extension` subclass handing its base no sources, in a
+    file that runs cmake) whose CMake target compiles CUDA (`CMakeExtension("pkg.C")` for `pybind11_add_module(C
+    ${SOURCES} ${CUDA_SOURCES})`: the index's link, migrate/linking.py `_cmake_extension_builds`; label ruling (L10),
+    note 49c c-1), which makes a `python setup.py install` of its folder an install of a CUDA build; in a file
     that builds CUDA, a check that stops the build when torch is no CUDA build (`assert torch.version.cuda is not
     None`, `assert CUDA_VERSION >= [12, 0]` over a name bound from it, and the `raise` directly under `if
     torch.version.cuda is None:`) is a toolkit requirement that raises, reported (rulings (L14), (L35);

@@ -491,7 +491,8 @@ class CustomExtensionUse(Rule):
     extension's CUDA-only path, label note 45b-8), not where it is only compared (`alloc == AllocType.CUDA`) or
     chosen under the module's availability probe (`... if _C.is_cuda_available() else ...`, after `if not
     _C.is_cuda_available(): return`); nor is a call of a compiled function named as an availability probe
-    (`_C.is_cuda_available()`, `ext.has_cuda()`: a check, no kernel runs, label ruling (L62);
+    (`_C.is_cuda_available()`, `ext.has_cuda()`: a check, no kernel runs, label ruling (L62); also a capability
+    probe, `if not C.is_bf16_supported(): raise NotImplementedError(...)`, `ext.supports_fp8()`, label note 49c c-5;
     migrate/compiled_values.py). An op that the repository's C++ / CUDA sources register
     (`m.def("gemm_forward(...)")`, `m.impl("op", ...)` in a `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY_FRAGMENT` block
     of a namespace built for CUDA) and that Python code fetches by that name through a project accessor of any shape
@@ -526,7 +527,9 @@ class CustomExtensionUse(Rule):
     module-level names bound from it (`Fn1D = make_fn(1)`, `FNS = {1: Fn1D}`), is read by no code of its module but
     module-level functions past a statement asserting an availability predicate (`assert can_run_x(q,
     raise_error=True)`, `if not is_x_available(): raise ...`; a predicate named `can_run_*` / `can_use_*` or ending
-    in `_available` / `_supported`), and by none before it; so is an entry's own use after its check. On an NPU host
+    in `_available` / `_supported`, not one of the compiled module itself, `if not C.is_bf16_supported(): raise`
+    after `from .. import C`, which asks about the GPU and cannot run without the build: the op after it stays
+    reported, label note 49c c-5), and by none before it; so is an entry's own use after its check. On an NPU host
     the entry stops with the library's own error and its selection falls back to another backend. Kept: a use read
     by no function of its module (its callers are elsewhere), one reached from an unchecked entry (a reference
     backend calling the ops directly), a chain one of whose names another file imports or `__all__` lists, and the
@@ -854,6 +857,12 @@ class CustomExtensionUse(Rule):
             "        self.params = self.native.initial_params(1)\n"
             "class Encoding(Module):\n    def _native(self):\n        return _C.create_encoding(3)\n",
             count=3,
+        ),
+        Invalid(  # a capability probe of the compiled module is a check (label note 49c c-5): the import and the op
+            "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('fused_adam', ['adam.cu'])]\n"
+            "import fused_adam\ndef step_bf16(p, g):\n    if not fused_adam.is_bf16_supported():\n"
+            "        raise NotImplementedError('bfloat16 needs a newer GPU')\n    fused_adam.adam_bf16(p, g)\n",
+            count=2,
         ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"

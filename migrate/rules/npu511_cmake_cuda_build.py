@@ -135,7 +135,8 @@ class CmakeCudaBuild(Rule):
     `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, an absolute
     path ending `cuda/include` / `cuda-10.2/lib64` under another install root, not cuDNN's or TensorRT's folders beside
     it (47c c-3), CUB's `cub` folder), TensorRT's libraries linked by name (`nvinfer`, `nvinfer_plugin`, `nvonnxparser`;
-    ruling L43), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
+    ruling L43), NCCL or cuDNN found through a Find module (`find_package(NCCL REQUIRED)`, not a QUIET look-up) and
+    its libraries linked (`${NCCL_LIBRARIES}`, not `${NCCL_INCLUDE_DIRS}`; label note 49c c-1), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
     `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
     NVBench, FasterTransformer, FlashInfer), also in an included `*.cmake` script (its toolkit lines only; a Find
     module's `find_path` hints are not read; nor a vendored Find module that no CMake file of the scan
@@ -177,7 +178,8 @@ class CmakeCudaBuild(Rule):
     SEVERITY = Severity.ERROR
     KINDS = ("cpp-source",)
     TRIGGERS = ("CUDA", ".cu", "cudart", "cub", "/usr/local/cuda", "FetchContent_Declare", "ExternalProject_Add", "CPM",
-                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer", "torch_cuda", "c10_cuda", "nvinfer")
+                "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer", "torch_cuda", "c10_cuda", "nvinfer",
+                "NCCL", "CUDNN")
     MESSAGE = "a CMake build that compiles CUDA (nvcc) cannot target an Ascend NPU; port the kernels to Ascend C"
     VALID = [
         Valid("project(x LANGUAGES CXX)\nadd_library(core STATIC a.cpp b.cpp)\n", kind="cpp-source", filename="CMakeLists.txt"),
@@ -317,6 +319,12 @@ class CmakeCudaBuild(Rule):
                 "link_directories(/opt/nv/TensorRT/v8.6.1/lib)\nadd_executable(demo demo.cpp)\n"
                 "target_link_libraries(demo nvinfer)\ntarget_link_libraries(demo cudart)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=5),
+        # a collective library's build (49c c-1): NCCL found through its Find module and its libraries linked; not its
+        # include folders, nor an optional QUIET look-up
+        Invalid("project(comm LANGUAGES CXX)\nenable_language(CUDA)\nfind_package(NCCL REQUIRED)\nfind_package(CUDNN QUIET)\n"
+                "add_library(comm SHARED comm.cpp)\ntarget_include_directories(comm PRIVATE ${NCCL_INCLUDE_DIRS})\n"
+                "target_link_libraries(comm PRIVATE\n    -Wl,-Bsymbolic\n    ${NCCL_LIBRARIES}\n)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=4),
         # a C++ viewer linking the CUDA runtime through FindCUDAToolkit: nvcc compiles nothing, but the build needs the
         # toolkit (label ruling L36): `find_package(CUDAToolkit)` and the link
         Invalid("project(viewer LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\nadd_library(viewer SHARED a.cpp)\n"
