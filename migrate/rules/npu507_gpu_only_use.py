@@ -409,6 +409,12 @@ class GpuOnlyUse(Rule):
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # an import the program does without, but the call through the alias runs with no test of it on its path (its
+        # caller is picked by a user option: llm-foundry's `attn_impl: flash`, label set 39d): still a use
+        Invalid("from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
+                "    from flash_attn import bert_padding\ndef unpad(x, mask, packed):\n    if packed:\n"
+                "        f = bert_padding.unpad_input_for_concatenated_sequences\n    else:\n"
+                "        f = bert_padding.unpad_input\n    return f(x, mask)\n", count=1),
         # a large-kernel ConvNet's conv factory: the CUDA implicit-GEMM depth-wise conv (a CUTLASS-built extension whose
         # source sits outside the tree) is chosen by an environment variable the user sets, not by a probe of the
         # package: its construction is a use (knowledge `depthwise_conv2d_implicit_gemm`; label note 45e e-1, (L74))
@@ -812,8 +818,9 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         for found in alias_calls:  # each call through an alias of a GPU-only callable (migrate/callable_aliases.py)
-            if optional and any(root_name(chain) in optional for chain in callable_aliases.bound_chains(ctx, found.alias)):
-                continue  # the package's optional import (`except ImportError: gemlite = None`), as for a switched alias
+            if optional and any(root_name(chain) in optional and _none_tested_before(ctx, root_name(chain), found.call)
+                                for chain in callable_aliases.bound_chains(ctx, found.alias)):
+                continue  # the package's optional import (`except ImportError: gemlite = None`), tested before the call
             qual = found.alias.keys[0]
             yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
         for call, alias in callable_aliases.switched_calls(ctx, switched):
@@ -1277,3 +1284,15 @@ def _package_decorators(ctx, function, table) -> set[str]:
         if key is not None and reported(table[key]):
             keys.add(package_of(key, table))
     return keys
+
+
+def _none_tested_before(ctx, name: str, call: ast.AST) -> bool:
+    """The function holding `call` (else the module) compares `name` with None before it (`if gemlite is None:
+    return w`): the optional import's stand-in is tested on this path. Without such a test a call through an alias of
+    an import the program does without still runs whenever its caller is reached (llm-foundry's
+    `gen_flash_attn_padding_info`, called for `attn_impl == 'flash'`: label set 39d reads that option as a label)."""
+    scope = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.tree
+    return any(isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == name
+               and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+               and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
+               and node.lineno < call.lineno for node in ast.walk(scope))
