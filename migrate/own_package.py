@@ -86,7 +86,13 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
         has it on sys.path, so an absolute `import R` finds the `R.py` beside it (Python 3 never resolves it to a
         sibling module of a package imported as `pkg.R`)."""
         if directory not in package_dirs:
-            return True
+            # a folder without `__init__.py` inside a package is a namespace subpackage of it (Megatron's
+            # megatron/core/transformer/custom_layers/, imported as `megatron.core....custom_layers.transformer_engine`):
+            # judged by its parent's chain; a folder outside any package is a script folder
+            parent = os.path.dirname(directory)
+            if parent not in package_dirs or parent == directory:
+                return True
+            directory = parent
         top = directory
         while os.path.dirname(top) in package_dirs and os.path.dirname(top) != top:
             top = os.path.dirname(top)

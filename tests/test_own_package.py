@@ -556,3 +556,20 @@ def test_a_module_file_inside_a_package_imported_by_name_does_not_hide_the_third
     (tmp_path / "train.py").write_text("from models.net import layer\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert ("NPU501", 1) in _about(result, "net.py", "dcn_v2")
+
+
+def test_a_module_file_in_a_namespace_folder_of_a_package_does_not_hide_the_third_party_package(tmp_path):
+    # Megatron's megatron/core/transformer/custom_layers/transformer_engine.py: the folder has no `__init__.py` (a
+    # namespace subpackage of megatron.core.transformer, imported as `megatron.core....custom_layers.transformer_engine`),
+    # and the file's own `import transformer_engine as te` is the third-party package (label set 40d)
+    layers = tmp_path / "megatron" / "core" / "custom_layers"
+    layers.mkdir(parents=True)
+    (tmp_path / "megatron" / "__init__.py").write_text("")
+    (tmp_path / "megatron" / "core" / "__init__.py").write_text("")
+    (layers / "transformer_engine.py").write_text(
+        "import transformer_engine as te\n\n\nclass TELinear(te.pytorch.Linear):\n    pass\n")
+    (tmp_path / "megatron" / "core" / "mlp.py").write_text(
+        "from megatron.core.custom_layers.transformer_engine import TELinear\n")
+    (tmp_path / "pretrain.py").write_text("from megatron.core.mlp import TELinear\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert ("NPU501", 1) in _about(result, "transformer_engine.py", "transformer_engine")
