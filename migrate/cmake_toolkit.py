@@ -10,7 +10,8 @@ C++ library into the build (`FetchContent_Declare(cutlass ...)`, `ExternalProjec
 configure step, so each is a line of the port, one finding per line (a command written over several lines
 is reported at each line that names the toolkit).
 
-Also a GPU-only library's own CMake targets linked (`target_link_libraries(t PRIVATE raft::raft nvbench::main)`,
+Also TensorRT's and DeepStream's libraries linked by name (`target_link_libraries(t nvinfer nvds_meta)`) and the CUDA
+compiler named (`set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)`, label note 50b b-1). Also a GPU-only library's own CMake targets linked (`target_link_libraries(t PRIVATE raft::raft nvbench::main)`,
 CUTLASS's `nvidia::cutlass::cutlass`) and such a library added to the build as a subproject
 (`add_subdirectory(3rdparty/nvbench)`): the targets exist only once the CUDA library is configured, as with its
 fetch (label ruling L43, 28d-8; 25b-10 reversed).
@@ -48,6 +49,16 @@ _TOOLKIT_TREE = re.compile(r"^\"?(?:/|[A-Za-z]:/|~/)(?:\S*/)?cuda(?:-[\d.]+)?/(?
 # libnvinfer_plugin, libnvonnxparser, libnvparsers; NVIDIA/TensorRT README: "a C++ library for high performance
 # inference on NVIDIA GPUs"): a GPU-only library, linked by name a line of the port (label ruling (L43), 47c c-3)
 _GPU_ONLY_LIBRARY = re.compile(r"^(?:-l)?(?:nvinfer|nvinfer_plugin|nvonnxparser|nvparsers)$")
+# DeepStream's libraries linked by name (its SDK's lib/ folder, /opt/nvidia/deepstream/deepstream-<version>/lib:
+# libnvds_meta, libnvdsgst_meta, libnvdsgst_helper, libnvbufsurface, libnvbufsurftransform, as NVIDIA-AI-IOT/deepstream_4.x_apps
+# Makefile links `-lnvdsgst_meta -lnvds_meta` and kingardor/Centerface-Deepstream's Makefile `-lnvdsgst_helper
+# -lnvbufsurface -lnvbufsurftransform`): NVIDIA's video-analytics SDK for its GPUs and Jetson, GPU-only like TensorRT
+# (label ruling (L43), set 50b b-1); its include / library folders are header and library trees, not lines here
+_DEEPSTREAM_LIBRARY = re.compile(r"^(?:-l)?(?:nvds(?:gst)?_\w+|nvbufsurface|nvbufsurftransform)$")
+# CMake's CUDA compiler named (https://cmake.org/cmake/help/v3.24/variable/CMAKE_LANG_COMPILER.html,
+# `set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)`): the build is pointed at nvcc, even where no .cu is compiled
+# in the file (label note 50b b-1)
+_CUDA_COMPILER = re.compile(r"\bset\s*\(\s*CMAKE_CUDA_COMPILER\s+[^)\s]", re.I)
 _FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\b", re.I)
 # a Find module of NCCL or cuDNN, NVIDIA's CUDA-only libraries beside the toolkit (`find_package(NCCL REQUIRED)`, its
 # result variables `${NCCL_LIBRARIES}` / `${NCCL_LIBRARY}` linked; label note 49c c-1, ruling (L43): linking an NVIDIA
@@ -154,6 +165,11 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     for match in _LINKS.finditer(code):
         for number in _lines_naming(code, match.start(1), match.group(1), lambda w: bool(_GPU_ONLY_LIBRARY.match(w))):
             out.setdefault(number, "links TensorRT, a GPU-only library")
+    for match in _LINKS.finditer(code):
+        for number in _lines_naming(code, match.start(1), match.group(1), lambda w: bool(_DEEPSTREAM_LIBRARY.match(w))):
+            out.setdefault(number, "links DeepStream, a GPU-only library")
+    for match in _CUDA_COMPILER.finditer(code):
+        out.setdefault(_line(code, match.start()), "names nvcc as the build's CUDA compiler")
     read = {v for m in _LINKS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
     for match in _LIST_ADD.finditer(code):
         if match.group(1) in read:

@@ -20,6 +20,10 @@ A call of a compiled function named as an availability probe (`_C.is_cuda_availa
 the module was built with CUDA and runs no kernel (label ruling (L62): a probe is a check, not a use); on a CPU build it
 answers False. So does a capability probe of the module (`if not C.is_bf16_supported(): raise NotImplementedError(...)`,
 `ext.supports_fp8()`): it asks whether the GPU has a feature; the ops called after it are the uses (label note 49c c-5).
+
+A module's metadata attribute (`pkg.__version__`, `ext.__file__`, `pkg.__doc__`), read and not called, is a value the
+import already bound: a Sphinx conf.py's `version = pkg.__version__` of a package whose `__init__` loads its compiled
+library runs none of that library's code (set 50a, docs/source/conf.py).
 """
 
 from __future__ import annotations
@@ -81,6 +85,18 @@ def _leaves(statement: ast.stmt) -> bool:
         return True
     call = statement.value if isinstance(statement, ast.Expr) else None
     return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _SKIPS
+
+
+_METADATA = frozenset({"__version__", "__file__", "__path__", "__name__", "__doc__", "__spec__", "__loader__",
+                       "__package__", "__all__", "__author__", "__license__", "__copyright__", "__email__"})
+
+
+def metadata_read(ctx, node: ast.AST, qual: str) -> bool:
+    """`node` (an attribute chain resolving to `qual`) reads a module's metadata attribute (`pkg.__version__`), not called."""
+    if "." not in qual or qual.rsplit(".", 1)[-1] not in _METADATA:
+        return False
+    parent = ctx.parent(node)
+    return not (isinstance(parent, ast.Call) and parent.func is node)
 
 
 def constant_read(ctx, node: ast.AST, qual: str, module: str) -> bool:

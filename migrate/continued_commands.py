@@ -19,11 +19,34 @@ def continues(line: str) -> bool:
     return code.endswith("\\") and not code.endswith("\\\\")
 
 
+def _comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
 def first_line(lines: list[str], number: int) -> int:
-    """The 1-based line where the (possibly continued) command holding line `number` begins."""
-    while number > 1 and continues(lines[number - 2]):
-        number -= 1
+    """The 1-based line where the (possibly continued) command holding line `number` begins; whole-line comments
+    between its lines are passed over (see `continuation_lines`)."""
+    while number > 1:
+        above = number - 1
+        while above > 1 and _comment(lines[above - 1]):
+            above -= 1
+        if not continues(lines[above - 1]):
+            break
+        number = above
     return number
+
+
+def continuation_lines(lines: list[str], number: int):
+    """(1-based line, text without comment) of each line the command ending line `number` continues onto. A
+    whole-line comment between two lines of the command does not end it: Docker removes comment lines before it
+    reads an instruction's continuation (`RUN git clone URL \\` / `    && cd proj \\` / `    # see issue 619` /
+    `    && python3 setup.py install`: one RUN; set 50b b-3); a shell script written so is read the same way. The
+    comment lines are not yielded."""
+    while continues(lines[number - 1]) and number < len(lines):
+        number += 1
+        while _comment(lines[number - 1]) and number < len(lines):
+            number += 1
+        yield number, strip_comment(lines[number - 1])
 
 
 def text_before(lines: list[str], number: int, end: int) -> str:
@@ -32,9 +55,3 @@ def text_before(lines: list[str], number: int, end: int) -> str:
              for n in range(first_line(lines, number), number)]
     return " ".join([*parts, lines[number - 1][:end]])
 
-
-def continuation_lines(lines: list[str], number: int):
-    """(1-based line, text without comment) of each line the command ending line `number` continues onto."""
-    while continues(lines[number - 1]) and number < len(lines):
-        number += 1
-        yield number, strip_comment(lines[number - 1])

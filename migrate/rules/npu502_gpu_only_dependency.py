@@ -782,6 +782,11 @@ class GpuOnlyDependency(Rule):
         # repository; a `cd` into the clone on a line of its own; a CUDA-named requirements file; cd / rm lines are not
         Invalid("git clone https://github.com/NVIDIA/apex\ncd apex\npip install -v --no-build-isolation ./\ncd ..\nrm -r apex\n",
                 kind="launcher", filename="install.sh", count=2),
+        # a RUN continued past a whole-line comment (Docker drops comment lines before joining the continuation,
+        # migrate/continued_commands.py; 50b b-3): the install line of the clone, not the clone
+        Invalid("FROM ubuntu:20.04\nRUN git clone https://github.com/NVIDIA-AI-IOT/torch2trt \\\n    && cd torch2trt \\\n"
+                "    # pin the commit that builds with this torch\n    && git checkout 0123abc \\\n    && python3 setup.py install\n",
+                kind="launcher", filename="Dockerfile", count=1),
         Invalid("wget https://example.org/flash_attn-${v}+cu${cu}-cp310-cp310-linux_x86_64.whl\n"
                 "pip install flash_attn-${v}+cu${cu}-cp310-cp310-linux_x86_64.whl\n"
                 "wget -P $d https://raw.githubusercontent.com/Dao-AILab/flash-attention/v2.7.2/hopper/flash_attn_interface.py\n",

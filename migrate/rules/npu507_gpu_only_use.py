@@ -205,7 +205,7 @@ class GpuOnlyUse(Rule):
     in a repository that names the plugin itself, `vllm_ascend` imported, `vllm-ascend` / `triton-ascend` required or a
     Dockerfile built `FROM .../vllm-ascend:<tag>` (label note 47e-4), none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
-    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; CuPy's re-exported numpy scalar types `cupy.int32(n)`, 47e-2; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; CuPy's re-exported numpy scalar types `cupy.int32(n)`, 47e-2; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; mmcv.tensorrt's `torch_dtype_from_trt` / `torch_device_from_trt`, 50d-5; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
     (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
@@ -394,6 +394,12 @@ class GpuOnlyUse(Rule):
         # written; the imports are NPU501's, the rasterizer call below them is this rule's (label rule 34c-8)
         "from gsplat.cuda_legacy._torch_impl import quat_to_rotmat\nfrom gsplat.cuda_legacy._wrapper import num_sh_bases\n"
         "def init(quats, degree):\n    dim_sh = num_sh_bases(degree)\n    return quat_to_rotmat(quats), dim_sh\n",
+        # an engine's output buffer: mmcv.tensorrt's dtype / device mapping helpers are if/elif lookups of TensorRT enum
+        # values (knowledge `pure_api`, read in mmcv/tensorrt/tensorrt_utils.py; label ruling (L54), note 50d-5); the
+        # import is NPU501's, the engine's methods are calls on an object (L12)
+        "from mmcv.tensorrt.tensorrt_utils import torch_dtype_from_trt, torch_device_from_trt\n\n"
+        "def output_buffer(engine, context):\n    dtype = torch_dtype_from_trt(engine.get_binding_dtype(1))\n"
+        "    device = torch_device_from_trt(engine.get_location(1))\n    return dtype, device\n",
         # an attention function whose kernel calls sit in the branches of the project's own version probes, the last
         # `else:` raising (label ruling (L34)); megablocks' load-balancing-loss list helpers are plain Python / torch
         # (knowledge `pure_api`)

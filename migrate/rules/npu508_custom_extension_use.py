@@ -493,7 +493,8 @@ class CustomExtensionUse(Rule):
     _C.is_cuda_available(): return`); nor is a call of a compiled function named as an availability probe
     (`_C.is_cuda_available()`, `ext.has_cuda()`: a check, no kernel runs, label ruling (L62); also a capability
     probe, `if not C.is_bf16_supported(): raise NotImplementedError(...)`, `ext.supports_fp8()`, label note 49c c-5;
-    migrate/compiled_values.py). An op that the repository's C++ / CUDA sources register
+    nor a module metadata read, `version = pkg.__version__` in a Sphinx conf.py of a package whose `__init__` loads
+    its compiled library: a value the import bound, set 50a; migrate/compiled_values.py). An op that the repository's C++ / CUDA sources register
     (`m.def("gemm_forward(...)")`, `m.impl("op", ...)` in a `TORCH_LIBRARY` / `STABLE_TORCH_LIBRARY_FRAGMENT` block
     of a namespace built for CUDA) and that Python code fetches by that name through a project accessor of any shape
     (a registry module whose `op(name, op_name)` loads the JIT build and returns the torch.ops handle) is called
@@ -864,6 +865,12 @@ class CustomExtensionUse(Rule):
             "        raise NotImplementedError('bfloat16 needs a newer GPU')\n    fused_adam.adam_bf16(p, g)\n",
             count=2,
         ),
+        Invalid(  # module metadata read as a value (a docs conf's `version = ext.__version__`): the import and the op
+            "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('fused_adam', ['adam.cu'])]\n"
+            "import fused_adam\nversion = fused_adam.__version__\nwhere = fused_adam.__file__\n"
+            "def step(p, g):\n    fused_adam.adam(p, g)\n",
+            count=2,
+        ),
         Invalid(
             "from torch.utils.cpp_extension import CppExtension, CUDAExtension\nextension = CppExtension\n"
             "if cuda:\n    extension = CUDAExtension\nmods = [extension('MSDA', srcs)]\nimport MSDA\n",
@@ -953,6 +960,7 @@ class CustomExtensionUse(Rule):
                 or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
                 or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual, cpu_builds.has_cpu_build(index.cpu_built, module))
                 or compiled_values.constant_read(ctx, node, qual, module) or compiled_values.probe_call(ctx, node, qual)
+                or compiled_values.metadata_read(ctx, node, qual)
             ):
                 yield self._finding(ctx, report_node(ctx, node), qual, index.modules[module])
                 parent = ctx.parent(node)

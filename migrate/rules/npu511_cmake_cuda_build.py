@@ -135,7 +135,8 @@ class CmakeCudaBuild(Rule):
     `${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}`, `${CUDA_TOOLKIT_ROOT_DIR}/lib64`, `/usr/local/cuda/...`, an absolute
     path ending `cuda/include` / `cuda-10.2/lib64` under another install root, not cuDNN's or TensorRT's folders beside
     it (47c c-3), CUB's `cub` folder), TensorRT's libraries linked by name (`nvinfer`, `nvinfer_plugin`, `nvonnxparser`;
-    ruling L43), NCCL or cuDNN found through a Find module (`find_package(NCCL REQUIRED)`, not a QUIET look-up) and
+    ruling L43), DeepStream's (`nvds_meta`, `nvdsgst_meta`, `nvbufsurface`; its SDK's include / lib folders not, 50b b-1),
+    the CUDA compiler named (`set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)`, also where no .cu is compiled, 50b b-1), NCCL or cuDNN found through a Find module (`find_package(NCCL REQUIRED)`, not a QUIET look-up) and
     its libraries linked (`${NCCL_LIBRARIES}`, not `${NCCL_INCLUDE_DIRS}`; label note 49c c-1), and the fetch of a GPU-only C++ library (`FetchContent_Declare(cutlass ...)`, `ExternalProject_Add`,
     `CPMAddPackage(NAME cutlass ...)`, rapids-cmake's `rapids_cpm_find(raft ...)`: CUTLASS, CUB, RAFT, RMM,
     NVBench, FasterTransformer, FlashInfer), also in an included `*.cmake` script (its toolkit lines only; a Find
@@ -179,7 +180,7 @@ class CmakeCudaBuild(Rule):
     KINDS = ("cpp-source",)
     TRIGGERS = ("CUDA", ".cu", "cudart", "cub", "/usr/local/cuda", "FetchContent_Declare", "ExternalProject_Add", "CPM",
                 "rapids_cpm_find", "raft", "rmm", "nvbench", "cutlass", "flashinfer", "torch_cuda", "c10_cuda", "nvinfer",
-                "NCCL", "CUDNN")
+                "NCCL", "CUDNN", "nvds", "nvbufsurface")
     MESSAGE = "a CMake build that compiles CUDA (nvcc) cannot target an Ascend NPU; port the kernels to Ascend C"
     VALID = [
         Valid("project(x LANGUAGES CXX)\nadd_library(core STATIC a.cpp b.cpp)\n", kind="cpp-source", filename="CMakeLists.txt"),
@@ -319,6 +320,12 @@ class CmakeCudaBuild(Rule):
                 "link_directories(/opt/nv/TensorRT/v8.6.1/lib)\nadd_executable(demo demo.cpp)\n"
                 "target_link_libraries(demo nvinfer)\ntarget_link_libraries(demo cudart)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=5),
+        # a DeepStream tracker plugin's build (50b b-1): nvcc named as the CUDA compiler and its flag list, though no .cu
+        # is compiled; DeepStream's meta library linked by name; not the SDK's include / lib folders
+        Invalid("set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)\nset(DS_ROOT /opt/nvidia/deepstream/deepstream)\n"
+                "include_directories(${DS_ROOT}/sources/includes)\nset(CMAKE_CUDA_FLAGS \"--compiler-options -fPIC\")\n"
+                "link_directories(${DS_ROOT}/lib)\nadd_library(tracker SHARED tracker.cpp)\n"
+                "target_link_libraries(tracker nvds_meta nvdsgst_meta)\n", kind="cpp-source", filename="CMakeLists.txt", count=3),
         # a collective library's build (49c c-1): NCCL found through its Find module and its libraries linked; not its
         # include folders, nor an optional QUIET look-up
         Invalid("project(comm LANGUAGES CXX)\nenable_language(CUDA)\nfind_package(NCCL REQUIRED)\nfind_package(CUDNN QUIET)\n"
