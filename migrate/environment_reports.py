@@ -5,7 +5,7 @@ An environment-report helper reads `CUDA_HOME` to describe the host, not to buil
     def collect_env():
         env_info = {}
         if torch.cuda.is_available():
-            from torch.utils.cpp_extension import CUDA_HOME
+            CUDA_HOME = torch.utils.cpp_extension.CUDA_HOME
             env_info['CUDA_HOME'] = CUDA_HOME                    # recorded under its name
             if CUDA_HOME is not None and osp.isdir(CUDA_HOME):   # only picks what else to record
                 nvcc = osp.join(CUDA_HOME, 'bin/nvcc')
