@@ -151,12 +151,11 @@ def guarded_lines(tree: ast.Module, lines: set[int], imported: frozenset[str] = 
 def drop_asserted_uses(results: list, fresh: dict, max_file_size: int) -> list:
     """`results` less the NPU508 uses that only checked entries of their module reach (see the module doc)."""
     from migrate import engine, fileio
-    from migrate.findings import FileResult
+    from migrate.optional_modules import ref_parts
 
     if not any(r.path.endswith(".py") and any(f.code in CODES for f in r.findings) for r in results):
         return results
-    refs = {r.path: frozenset(part for f in (r.facts or ()) if f[0] == "ref" for part in f[1].split("."))
-            for r in results if r.path.endswith(".py")}
+    refs = {r.path: ref_parts(r) for r in results if r.path.endswith(".py")}
     counts: dict[str, int] = {}
     for parts in refs.values():
         for part in parts:
@@ -172,8 +171,6 @@ def drop_asserted_uses(results: list, fresh: dict, max_file_size: int) -> list:
                 imported = frozenset(part for part, n in counts.items() if n > (part in own))
                 dropped = guarded_lines(tree, lines, imported)
                 if dropped:
-                    kept = tuple(f for f in result.findings if not (f.code in CODES and f.line in dropped))
-                    result = FileResult(result.path, result.kind, result.lines, kept, result.errors,
-                                        result.suppressed, result.facts)
+                    result = result.keeping(lambda f, dropped=dropped: not (f.code in CODES and f.line in dropped))
         out.append(result)
     return out

@@ -624,6 +624,20 @@ def text_again(path: str, data: bytes | None, limit: int) -> str | None:
         return None
 
 
+def trees_again(fresh: dict, limit: int):
+    """A function path -> the Python tree of that file read again after the scan (text_again, then parsed), each file
+    parsed at most once for the pass that holds it; None where it cannot be read or parsed."""
+    parsed: dict[str, object] = {}
+
+    def tree_of(path: str):
+        if path not in parsed:
+            text = text_again(path, fresh.get(path), limit)
+            parsed[path] = fileio.parse_python(text) if text is not None else None
+        return parsed[path]
+
+    return tree_of
+
+
 def _read_target(target: Target, limit: int) -> bytes | FileError:
     if target.data is not None:
         return target.data

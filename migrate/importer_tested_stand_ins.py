@@ -162,24 +162,16 @@ def _reported_untested(tree: ast.Module, result) -> bool:
 
 def drop_importer_tested(results: list, fresh: dict, max_file_size: int) -> list:
     """`results` less the findings of helper modules' None stand-ins that every importer tests (module doc)."""
-    from migrate import engine, fileio
-    from migrate.findings import FileResult
+    from migrate import engine
+    from migrate.optional_modules import ref_parts
     from migrate.repo_index import module_parts
 
     candidates = [r for r in results if r.path.endswith(".py") and STAND_IN_FACT in (r.facts or ())
                   and any(f.code == "NPU501" for f in r.findings)]
     if not candidates:
         return results
-    refs = {r.path: frozenset(part for f in (r.facts or ()) if f[0] == "ref" for part in f[1].split("."))
-            for r in results if r.path.endswith(".py")}
-    parsed: dict[str, ast.Module | None] = {}
-
-    def tree_of(path: str) -> ast.Module | None:
-        if path not in parsed:
-            text = engine.text_again(path, fresh.get(path), max_file_size)
-            parsed[path] = fileio.parse_python(text) if text is not None else None
-        return parsed[path]
-
+    refs = {r.path: ref_parts(r) for r in results if r.path.endswith(".py")}
+    tree_of = engine.trees_again(fresh, max_file_size)
     dropped: dict[str, set[int]] = {}
     for result in candidates:
         text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
@@ -198,11 +190,5 @@ def drop_importer_tested(results: list, fresh: dict, max_file_size: int) -> list
             dropped[result.path] = lines
     if not dropped:
         return results
-    out = []
-    for result in results:
-        lines = dropped.get(result.path)
-        if lines:
-            kept = tuple(f for f in result.findings if not (f.code in CODES and f.line in lines))
-            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
-        out.append(result)
-    return out
+    return [r.keeping(lambda f, lines=dropped[r.path]: not (f.code in CODES and f.line in lines)) if r.path in dropped
+            else r for r in results]

@@ -785,11 +785,16 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
                     seen.setdefault(path, []).append((result.path, guarded))
 
 
+def ref_parts(result) -> frozenset[str]:
+    """The dotted parts of a file's "ref" facts (the modules it names in imports): a file none of whose parts is a
+    module's last name imports none of them."""
+    return frozenset(part for f in (result.facts or ()) if f[0] == "ref" for part in f[1].split("."))
+
+
 def _ref_parts(results) -> dict[int, frozenset[str]]:
-    """Each Python file's result (by id) -> the dotted parts of its "ref" facts: a file none of whose parts is a wanted module's
-    last name imports none of them (the rounds of `drop_optional_modules` ask this of every file, up to 4 times)."""
-    return {id(r): frozenset(part for f in (r.facts or ()) if f[0] == "ref" for part in f[1].split("."))
-            for r in results if r.path.endswith(".py")}
+    """Each Python file's result (by id) -> its ref_parts (the rounds of `drop_optional_modules` ask this of every
+    file, up to 4 times)."""
+    return {id(r): ref_parts(r) for r in results if r.path.endswith(".py")}
 
 
 def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size: int, cache=None,

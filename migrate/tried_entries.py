@@ -155,30 +155,22 @@ def tried_lines(tree: ast.Module, path: str, lines: set[int], other_trees) -> se
 
 def drop_tried_uses(results: list, fresh: dict, max_file_size: int) -> list:
     """`results` less the NPU508 findings of extensions whose only ways in are tried with a fallback (module doc)."""
-    from migrate import engine, fileio
-    from migrate.findings import FileResult
+    from migrate import engine
     from migrate.importer_tested_stand_ins import STAND_IN_FACT
+    from migrate.optional_modules import ref_parts
 
     hinted = {r.path for r in results if r.path.endswith(".py") and STAND_IN_FACT in (r.facts or ())
               and any(f.code in CODES for f in r.findings)}
     if not hinted:
         return results
-    refs = {r.path: frozenset(part for f in (r.facts or ()) if f[0] == "ref" for part in f[1].split("."))
-            for r in results if r.path.endswith(".py")}
-    parsed: dict[str, ast.Module | None] = {}
-
-    def tree_of(path: str) -> ast.Module | None:
-        if path not in parsed:
-            text = engine.text_again(path, fresh.get(path), max_file_size)
-            parsed[path] = fileio.parse_python(text) if text is not None else None
-        return parsed[path]
-
+    refs = {r.path: ref_parts(r) for r in results if r.path.endswith(".py")}
+    tree_of = engine.trees_again(fresh, max_file_size)  # a hinted file read as another's importer is parsed once
     out = []
     for result in results:
         lines = {f.line for f in result.findings if f.code in CODES}
         if result.path in hinted and lines:
             text = engine.text_again(result.path, fresh.get(result.path), max_file_size)
-            tree = fileio.parse_python(text) if text is not None and "None" in text and "try:" in text else None
+            tree = tree_of(result.path) if text is not None and "None" in text and "try:" in text else None
             if tree is not None:
                 def others(name: str, own: str = result.path):
                     for path, parts in refs.items():
@@ -186,8 +178,6 @@ def drop_tried_uses(results: list, fresh: dict, max_file_size: int) -> list:
                             yield path, other
                 dropped = tried_lines(tree, result.path, lines, others)
                 if dropped:
-                    kept = tuple(f for f in result.findings if not (f.code in CODES and f.line in dropped))
-                    result = FileResult(result.path, result.kind, result.lines, kept, result.errors,
-                                        result.suppressed, result.facts)
+                    result = result.keeping(lambda f, dropped=dropped: not (f.code in CODES and f.line in dropped))
         out.append(result)
     return out
