@@ -424,7 +424,16 @@ class _ZeroStatistics:
 
     def __init__(self, bench_zip: str, cmp_zip: str):
         self._zips = (bench_zip, cmp_zip)
-        self._cache: dict[tuple[int, str], dict | None] = {}
+        self._cache: dict[tuple[int, str | None], object] = {}  # (side, member) -> its JSON; (side, None) -> names
+
+    def _names(self, side: int) -> list[str]:
+        if (side, None) not in self._cache:
+            try:
+                with zipfile.ZipFile(self._zips[side]) as pack:
+                    self._cache[(side, None)] = pack.namelist()
+            except (OSError, zipfile.BadZipFile):
+                self._cache[(side, None)] = []
+        return self._cache[(side, None)]
 
     def _member(self, side: int, member: str) -> dict | None:
         if (side, member) not in self._cache:
@@ -446,11 +455,7 @@ class _ZeroStatistics:
             for part in str(row["tag"]).split("."):
                 node = node.get(part) if isinstance(node, dict) else None
             return node if isinstance(node, dict) else None
-        try:
-            with zipfile.ZipFile(self._zips[side]) as pack:
-                members = [m for m in pack.namelist() if m.startswith(folder) and m.endswith(".json")]
-        except (OSError, zipfile.BadZipFile):
-            return None
+        members = [m for m in self._names(side) if m.startswith(folder) and m.endswith(".json")]
         for member in members:
             data = self._member(side, member)
             if isinstance(data, dict) and isinstance(data.get(str(row["weight_name"])), dict):
