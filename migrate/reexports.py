@@ -52,14 +52,18 @@ class Export:
 
 def _gpu_only(qual: str) -> tuple[str, bool] | None:
     from migrate import knowledge
+    from migrate.rules.npu507_gpu_only_use import runs_as_written  # rules import this module
 
     table = knowledge.third_party()
     parts = qual.split(".")
     for end in range(len(parts), 0, -1):
-        entry = table.get(".".join(parts[:end]))
+        key = ".".join(parts[:end])
+        entry = table.get(key)
         if entry is not None:
             if entry.status in ("works", "partial") or entry.severity == "info":
                 return None  # as NPU507: uses of packages that run in part are not reported
+            if runs_as_written(qual, key, table):
+                return None  # as NPU507: `from vllm import LLM` re-exported (label ruling (L44)), a plain helper ((L54))
             return entry.name, entry.severity == "error"
     return None
 

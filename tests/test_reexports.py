@@ -144,6 +144,29 @@ def test_names_that_are_not_cuda_specific_are_not_exported(tmp_path):
     assert _uses(result) == []
 
 
+def test_a_name_whose_uses_npu507_keeps_is_not_exported(tmp_path):
+    # FlagEmbedding's agent/vllm.py re-exports vLLM's public API (`LLM`, `SamplingParams`: label ruling (L44)) and the
+    # padding helpers of flash_attn.bert_padding are plain torch (L54): a project name for either is judged like the
+    # name itself, so its uses elsewhere are no lines; the imports are NPU501's
+    (tmp_path / "agent.py").write_text(
+        "from vllm import LLM, SamplingParams\n"
+        "from vllm.lora.request import LoRARequest\n"
+        "from flash_attn.bert_padding import pad_input, unpad_input\n"
+        "from flash_attn import flash_attn_varlen_func\n"
+    )
+    (tmp_path / "run.py").write_text(
+        "from agent import LLM, SamplingParams, LoRARequest, pad_input, unpad_input, flash_attn_varlen_func\n"
+        "def run(path, x, mask, b, s):\n"
+        "    llm = LLM(model=path, enable_lora=True)\n"
+        "    out = llm.generate(['hi'], SamplingParams(max_tokens=8), lora_request=LoRARequest('a', 1, path))\n"
+        "    h, idx, cu, m = unpad_input(x, mask)\n"
+        "    h = flash_attn_varlen_func(h, h, h, cu, cu, m, m)\n"  # line 6: the kernel stays a use
+        "    return out, pad_input(h, idx, b, s)\n"
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [(Path(f.path).name, f.line) for f in result.findings if f.code == "NPU510"] == [("run.py", 6)]
+
+
 def test_triton_helpers_and_uses_inside_kernels_are_left_to_npu507(tmp_path):
     # flash-linear-attention: `fla/ops/utils/op.py` defines `@triton.jit def exp(x): return tl.exp(...)`
     (tmp_path / "op.py").write_text(

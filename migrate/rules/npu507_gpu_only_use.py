@@ -120,6 +120,13 @@ def _pure(qual: str, key: str, table: dict) -> bool:
     return bool(pure) and any(qual == name or qual.startswith(name + ".") for name in pure)
 
 
+def runs_as_written(qual: str, key: str, table: dict) -> bool:
+    """A name of entry `key` whose uses are no lines: the plugin's public API or a plain helper (`_plugin_kept`,
+    `_pure`). NPU510 asks it too, so that a project name re-exporting `vllm.LLM` or `flash_attn.bert_padding.pad_input`
+    is judged like the name itself (migrate/reexports.py)."""
+    return _plugin_kept(qual, table[key]) or _pure(qual, key, table)
+
+
 def _owned_elsewhere(qual: str) -> bool:
     """apex.amp uses are NPU404's (one finding per construct)."""
     return qual == "apex.amp" or qual.startswith("apex.amp.")
@@ -188,8 +195,8 @@ class GpuOnlyUse(Rule):
     object after `inner = inner(...)`), so is an attribute of `self` set to None in `__init__` and bound to such a
     callable once, in the method that first needs it (`if self.criterion is None: from warp_rnnt import rnnt_loss;
     self.criterion = rnnt_loss`, then `self.criterion(log_probs, ...)`), and so is a module name bound to None at the top and to such a callable only
-    in a function declaring it `global` (a lazy import: `flash_attn_func, pad_input = None, None`, then `global
-    flash_attn_func, pad_input; flash_attn_func, pad_input = _f, _p` after the import, the calls in other functions):
+    in a function declaring it `global` (a lazy import: `flash_attn_func, rotary = None, None`, then `global
+    flash_attn_func, rotary; flash_attn_func, rotary = _f, _p` after the import, the calls in other functions):
     the binding names and runs nothing (label ruling (L46)). A function's local rebound by several such switches in
     turn (diffusers' trainers: `if use_8bit_adam: cls = bnb.optim.AdamW8bit / else: cls = torch.optim.AdamW`, then
     `opt = cls(params)`; later `cls = prodigyopt.Prodigy` and its own call) is read call by call: each call takes the
@@ -199,13 +206,13 @@ class GpuOnlyUse(Rule):
     (`deepspeed.accelerator`, `deepspeed.ops.adam`), `partial` (DeepSpeed itself: its parts that
     do not run have their own entries, such as `deepspeed.ops`) or whose severity is `info`
     (numba's CPU JIT) are not reported, nor the public API of a package whose Ascend backend plugin runs it as written
-    (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine` with
+    (`npu_plugin` / `plugin_api` in the knowledge: vLLM's `LLM`, `SamplingParams`, `EngineArgs`, `LLMEngine`, `LoRARequest` with
     vllm-ascend installed, and its prompt schemas `TextPrompt` / `TokensPrompt` / `EmbedsPrompt`, TypedDicts: label note 42d-6;
     its import is reported by NPU501, its internals stay reported here; label ruling (L25);
     in a repository that names the plugin itself, `vllm_ascend` imported, `vllm-ascend` / `triton-ascend` required or a
     Dockerfile built `FROM .../vllm-ascend:<tag>` (label note 47e-4), none of the package's imports and uses is: migrate/npu_plugins.py, label ruling (L38)),
     nor module metadata (`bnb.__version__`), nor a helper the knowledge lists as plain PyTorch in the package's own source
-    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; CuPy's re-exported numpy scalar types `cupy.int32(n)`, 47e-2; flash_attn's `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; mmcv.tensorrt's `torch_dtype_from_trt` / `torch_device_from_trt`, 50d-5; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
+    (`pure_api`: gsplat's `quat_to_rotmat`, `num_sh_bases`; label rule 34c-8; TensorRT's shape value types `trt.DimsHW(5, 5)` and DataType values `trt.float32`, 45d-11; CuPy's re-exported numpy scalar types `cupy.int32(n)`, 47e-2; flash_attn's `bert_padding` helpers (`unpad_input`, `pad_input`, `index_first_axis`: torch + einops), its `utils.distributed` collectives and `get_dim_for_local_rank`, `utils.pretrained.state_dict_from_pretrained`, its `@torch.jit.script` activations `sqrelu_fwd` / `gelu_fwd`, not its jiterator `swiglu`, and its `utils.benchmark` Timer / profiler wrappers `benchmark_forward` / `pytorch_profiler`; mmcv.tensorrt's `torch_dtype_from_trt` / `torch_device_from_trt`, 50d-5; vLLM's tensor-parallel accessors `get_tensor_model_parallel_rank` / `_world_size` / `_group`, its LoRA config reader `PEFTHelper` and `get_adapter_absolute_path`, set 51; label ruling (L54)), nor an enum member or constant read as a value (`te_recipe.Format.HYBRID`
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
     (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
@@ -418,9 +425,33 @@ class GpuOnlyUse(Rule):
         # an import the program does without, but the call through the alias runs with no test of it on its path (its
         # caller is picked by a user option: llm-foundry's `attn_impl: flash`, label set 39d): still a use
         Invalid("from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
-                "    from flash_attn import bert_padding\ndef unpad(x, mask, packed):\n    if packed:\n"
-                "        f = bert_padding.unpad_input_for_concatenated_sequences\n    else:\n"
-                "        f = bert_padding.unpad_input\n    return f(x, mask)\n", count=1),
+                "    from flash_attn import flash_attn_interface\ndef attend(q, cu, m, packed):\n    if packed:\n"
+                "        f = flash_attn_interface.flash_attn_varlen_qkvpacked_func\n    else:\n"
+                "        f = flash_attn_interface.flash_attn_varlen_func\n    return f(q, cu, m)\n", count=1),
+        # an RL actor's remove-padding path (EasyR1 dp_actor.py): flash_attn.bert_padding's helpers are plain torch +
+        # einops, `rearrange` einops' own re-exported (knowledge `pure_api`, read in flash_attn/bert_padding.py; label
+        # ruling (L54)): no lines where called; the import is NPU501's, and the varlen kernel stays a use
+        Invalid("try:\n    from flash_attn.bert_padding import index_first_axis, pad_input, rearrange, unpad_input\n"
+                "except ImportError:\n    pass\nfrom flash_attn import flash_attn_varlen_func\n"
+                "def forward(x, mask, pos, b, s):\n    h, idx, cu, m = unpad_input(x.unsqueeze(-1), mask)[:4]\n"
+                "    p = index_first_axis(rearrange(pos.unsqueeze(-1), 'b s ... -> (b s) ...'), idx)\n"
+                "    out = flash_attn_varlen_func(h, h, h, cu, cu, m, m)\n    return pad_input(out, idx, b, s), p\n", count=1),
+        # an RL rollout's LoRA sync with vLLM (EasyR1 vllm_utils.py / fsdp_vllm.py): `LoRARequest` is the adapter handle
+        # of vLLM's documented `LLM.generate(..., lora_request=...)` (knowledge `plugin_api`), a subclass of it no use;
+        # the tensor-parallel accessors, PEFTHelper's config readers and get_adapter_absolute_path are plain Python
+        # (knowledge `pure_api`, read in vLLM's source; label ruling (L54)); the worker's LoRA manager patched is an
+        # internal ((L44)) and stays a use
+        Invalid("from vllm.lora.request import LoRARequest\nfrom vllm.lora.utils import get_adapter_absolute_path\n"
+                "from vllm.lora.worker_manager import LRUCacheWorkerLoRAManager\n"
+                "from vllm.distributed import parallel_state as vllm_ps\n"
+                "class TensorLoRARequest(LoRARequest):\n    pass\n"
+                "def load(req, cfg, n):\n    from vllm.lora.peft_helper import PEFTHelper\n"
+                "    if cfg:\n        helper = PEFTHelper.from_dict(cfg)\n    else:\n"
+                "        helper = PEFTHelper.from_local_dir(get_adapter_absolute_path(req.lora_path), n)\n"
+                "    tp = (vllm_ps.get_tensor_model_parallel_world_size(), vllm_ps.get_tensor_model_parallel_rank(),\n"
+                "          vllm_ps.get_tensor_model_parallel_group().device_group)\n"
+                "    setattr(LRUCacheWorkerLoRAManager, '_load_adapter', load)\n"
+                "    return helper, tp, LoRARequest('a', 1, '/p')\n", count=1),
         # a large-kernel ConvNet's conv factory: the CUDA implicit-GEMM depth-wise conv (a CUTLASS-built extension whose
         # source sits outside the tree) is chosen by an environment variable the user sets, not by a probe of the
         # package: its construction is a use (knowledge `depthwise_conv2d_implicit_gemm`; label note 45e e-1, (L74))
@@ -721,10 +752,10 @@ class GpuOnlyUse(Rule):
         Invalid("from flash_attn.modules.mha import FlashSelfAttention\ndef make(flash):\n"
                 "    cls = FlashSelfAttention if flash else None\n    return cls(causal=True)", count=1),
         # a lazy import through module globals bound to None first: the calls, not the rebinding (L46)
-        Invalid("import torch\nattn_func, pad_input = None, None\ndef _load():\n    global attn_func, pad_input\n"
-                "    from flash_attn import flash_attn_func as _f\n    from flash_attn.bert_padding import pad_input as _p\n"
-                "    attn_func, pad_input = _f, _p\ndef forward(q, k, v, idx):\n    out = attn_func(q, k, v)\n"
-                "    return pad_input(out, idx, 2, 16)", count=2),
+        Invalid("import torch\nattn_func, rotary = None, None\ndef _load():\n    global attn_func, rotary\n"
+                "    from flash_attn import flash_attn_func as _f\n    from flash_attn.layers.rotary import apply_rotary_emb as _p\n"
+                "    attn_func, rotary = _f, _p\ndef forward(q, k, v, cos, sin):\n    out = attn_func(rotary(q, cos, sin), k, v)\n"
+                "    return out", count=2),
         # a local rebound by switches in turn (diffusers' trainers): each call through it takes the switch above it,
         # the bindings name the class and run nothing (L52); the call after the prodigyopt binding is not the package's
         Invalid("import torch\ndef build(args, params):\n    if args.use_8bit_adam:\n        import bitsandbytes as bnb\n"
