@@ -768,6 +768,9 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = named_ops.report(results)  # ops fetched by their registered name through a project accessor
     results = reflected_ops.report(results, read, config.max_file_size)  # ops through an object filled with the module's members
     results = builder_classes.report(results)  # compiled modules an op-builder class's method JIT-builds
+    from migrate import nvrtc_builds
+
+    results = nvrtc_builds.report(results, read, config.max_file_size)  # a run-time NVRTC compiler, its calls and launches
     results = cpu_only_ops.drop_cpu_only_uses(results)  # an extension's ops that are plain C++ (no CUDA build)
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)

@@ -36,6 +36,8 @@ A check in the module binding a name protects nothing where another module impor
 (ColossalAI-like: kernels/triton/__init__.py binds `context_attention_unpadded` only `if HAS_TRITON:`, and the inference
 backend does `from pkg.kernel.triton import context_attention_unpadded` at its top, which fails without triton): that
 binding counts as an unguarded import of the kernels' module (`_needed_reexports`), the others under it stay guarded.
+An attempt whose handler stops the program (`except ImportError as e: log_and_raise(f"...{e}")`, a `raise`) is a
+required import with a clearer error, not a guard (label ruling (L34), `_stops`).
 Decided after the scan: the importers are found from the import references
 each file recorded ("ref" facts), and only those files are read and parsed again.
 """
@@ -140,7 +142,7 @@ def _try_level(node: ast.Try, keys: frozenset = frozenset()) -> int:
     from migrate.rules.npu501_gpu_only_import import _FLAG
 
     handlers = [h for h in node.handlers if _catches_import_error(h)]
-    if not handlers:
+    if not handlers or all(_stops(h) for h in handlers):
         return UNGUARDED
     flags = any(isinstance(target, ast.Name) and _FLAG.match(target.id) for h in handlers for s in h.body
                 if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is False
@@ -152,6 +154,29 @@ def _try_level(node: ast.Try, keys: frozenset = frozenset()) -> int:
                     for alias in s.names}
         flags = bool({f"{_NONE_KEY}{name}" for name in _none_bound(handlers) & imported} & keys)
     return CHECKED if flags else TRIED
+
+
+# a project helper named for raising (`log_and_raise(msg)`, `raise_import_error(...)`, `_raise_missing(...)`): its
+# name says the call does not return
+_RAISING_HELPER = re.compile(r"(?:^|_)raise(?:_|$)")
+
+
+def _stops(handler: ast.ExceptHandler) -> bool:
+    """The handler ends the program's way without the module: one of its statements is a `raise`, or a call of a
+    helper named for raising (curobo's backends/__init__.py: `try: import ...cuda_core_backend.kinematics / except
+    ImportError as e: log_and_raise(f"Error loading cuda.core backend: {e}"); return None`, the return unreachable). A
+    required import with a clearer error is no optional path (label ruling (L34): a bare `try: import x / except
+    ImportError: raise ...` stays a label), so what is reached only through it is not optional either."""
+    return any(isinstance(statement, ast.Raise) or _raising_call(statement) for statement in handler.body)
+
+
+def _raising_call(statement: ast.stmt) -> bool:
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return bool(_RAISING_HELPER.search(name))
 
 
 def _substitutes(node: ast.Try, handlers) -> bool:

@@ -29,7 +29,23 @@ _CU = r"(?:cu(?:\d{2,3}|(?:\$\{\w+(?:/{1,2}[^}\s/]*(?:/[^}\s]*)?)?\}|\$\w+)+)|\$
 _SHELL_CUDA_LOCAL_VERSION = re.compile(r"^[A-Za-z0-9][\w.-]*(?:\[[\w,.-]*\])?===?\S*\+cu(?:\$\{\w+\}|\$\w+)+$")
 _CUDA_INDEX_URL = re.compile(r"https?://\S*?(?:/(?:whl/)?" + _CU + r"(?:/\S*)?|(?:\+|%2B)" + _CU + r"\.html)(?=[\s\"']|$)")
 # NVIDIA's CUDA runtime wheels (nvidia-cudnn-cu12, nvidia-nccl-cu11, ...)
-_CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
+_CUDA_RUNTIME_SUFFIXED = re.compile(r"^nvidia-[a-z0-9-]+-cu\d{2}$")
+# ... and from CUDA 13 on the same component wheels without the suffix: each `nvidia-<component>-cu13` on PyPI is a
+# 0.0.1 placeholder "DEPRECATED: Use nvidia-<component> instead" (2025-10), and `nvidia-cuda-runtime` 13.x is "CUDA
+# Runtime native Libraries" like `nvidia-cuda-runtime-cu12` 12.9 (/work/.library/env/packages/pypi.tsv, 2026-11: the
+# 25 names below are all the deprecated -cu13 names' replacements). Other unsuffixed `nvidia-*` projects
+# (nvidia-ml-py, nvidia-modelopt, nvidia-dali-*) are not such wheels and are not matched.
+_CUDA13_COMPONENT_WHEELS = frozenset({
+    "nvidia-cublas", "nvidia-cuda-cccl", "nvidia-cuda-crt", "nvidia-cuda-culibos", "nvidia-cuda-cupti",
+    "nvidia-cuda-cuxxfilt", "nvidia-cuda-nvcc", "nvidia-cuda-nvrtc", "nvidia-cuda-opencl", "nvidia-cuda-profiler-api",
+    "nvidia-cuda-runtime", "nvidia-cuda-sanitizer-api", "nvidia-cufft", "nvidia-cufile", "nvidia-curand",
+    "nvidia-cusolver", "nvidia-cusparse", "nvidia-npp", "nvidia-nvfatbin", "nvidia-nvjitlink", "nvidia-nvjpeg",
+    "nvidia-nvml-dev", "nvidia-nvptxcompiler", "nvidia-nvtx", "nvidia-nvvm"})
+
+
+def _cuda_runtime_wheel(name: str) -> bool:
+    """An NVIDIA CUDA component wheel, suffixed (`nvidia-cudnn-cu12`) or a CUDA 13 one (`nvidia-cuda-runtime`)."""
+    return bool(_CUDA_RUNTIME_SUFFIXED.match(name)) or name.lower().replace("_", "-") in _CUDA13_COMPONENT_WHEELS
 # conda packages of the CUDA toolkit (environment.yml): `cudatoolkit=11.3` (anaconda/conda-forge),
 # A project name that says its CUDA build by a `-cuNN[N]` / `-cudaNN[N]` part (`mlc-ai-nightly-cu118`, `dgl-cu113`,
 # `spconv-cu118`, `tensorrt-cu12-libs`, `faiss-gpu-cu12`, `bitsandbytes-cuda117`, `xla-cuda12-pjrt`, `cupy-cuda12x`):
@@ -814,6 +830,10 @@ class GpuOnlyDependency(Rule):
         Invalid('[build-system]\nrequires = [\n    "setuptools",\n    "pybind11",\n    "nvidia-nccl-cu12 >= 2.18",\n]\n'
                 'build-backend = "setuptools.build_meta"\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
+        # CUDA 13's component wheels dropped the -cuNN suffix (`nvidia-cuda-runtime-cu13` is a placeholder naming
+        # `nvidia-cuda-runtime`): a cu13 extra
+        Invalid('[project.optional-dependencies]\ncu13 = [\n    "nvidia-cuda-runtime>=13",\n    "numpy",\n]\n',
+                kind="manifest", filename="pyproject.toml", count=1),
         # dreamgaussian requirements.txt: rembg runs anywhere, its `gpu` extra installs onnxruntime-gpu
         Invalid("rembg[gpu,cli]\nrembg[cli]\n", kind="manifest", count=1),
         # xDiT setup.py: an extra's name is no requirement; its requirement string is (one finding, not two)
@@ -963,7 +983,7 @@ class GpuOnlyDependency(Rule):
             if suffix is None and launcher and dep.name.lower().endswith(("-cu", "_cu", ".cu", "-cuda", "_cuda", ".cuda")):
                 suffix = _CUDA_BUILD_VARIABLE.search(dep.raw)
             if suffix is not None and suffix.start() > 0 and (key is None or table[key].status == "partial") \
-                    and not _CUDA_RUNTIME_WHEEL.match(dep.name):
+                    and not _cuda_runtime_wheel(dep.name):
                 # a CUDA build by its name: unknown to the catalogue, or the CUDA wheel of a package that also publishes
                 # a CPU build (`spconv-cu116` beside `spconv`: the port installs that one; its imports stay as they are)
                 yield self.finding(
@@ -988,7 +1008,7 @@ class GpuOnlyDependency(Rule):
                     text += f"; NPU alternative: {entry.alternative}"
                 yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                                    package=package_of(key, table))
-            elif _CUDA_RUNTIME_WHEEL.match(dep.name):
+            elif _cuda_runtime_wheel(dep.name):
                 yield self.finding(
                     ctx, span, f"`{dep.name}` is an NVIDIA CUDA runtime wheel; it has no use on an Ascend host (CANN provides the runtime)",
                     severity=Severity.WARNING,

@@ -407,6 +407,12 @@ class GpuOnlyUse(Rule):
         "from mmcv.tensorrt.tensorrt_utils import torch_dtype_from_trt, torch_device_from_trt\n\n"
         "def output_buffer(engine, context):\n    dtype = torch_dtype_from_trt(engine.get_binding_dtype(1))\n"
         "    device = torch_device_from_trt(engine.get_location(1))\n    return dtype, device\n",
+        # a run-time compiled kernel's parameters: cuda.core's LaunchConfig (grid / block / shared memory for a later
+        # `launch(...)`) and ProgramOptions (a dataclass of NVRTC flags) are values (knowledge `pure_api`, read in
+        # cuda-python's _launch_config.pyx / _program.py; label rulings (L54)/(L94), set 51); the import is NPU501's
+        "from cuda.core import LaunchConfig, ProgramOptions\n\n"
+        "def configs(n, arch):\n    config = LaunchConfig(grid=(n + 127) // 128, block=128, shmem_size=0)\n"
+        "    return config, ProgramOptions(arch=arch, std='c++17')\n",
         # an attention function whose kernel calls sit in the branches of the project's own version probes, the last
         # `else:` raising (label ruling (L34)); megablocks' load-balancing-loss list helpers are plain Python / torch
         # (knowledge `pure_api`)

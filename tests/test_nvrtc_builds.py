@@ -1,0 +1,55 @@
+"""A repository's own run-time CUDA compiler on NVRTC (cuda.core `Program`), its calls, the lists naming its `.cuh`
+sources and the launches of its kernels through a project wrapper of `cuda.core.launch` (migrate/nvrtc_builds.py;
+label rulings (L96)/(L10)/(L66)/(L95)). The snippets are written for these tests, in the shape of NVlabs/curobo's
+cuda_core backend."""
+
+from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
+
+_FILES = {
+    "proj/__init__.py": "",
+    "proj/util.py": "def log_and_raise(msg):\n    raise RuntimeError(msg)\n",
+    "proj/kernels/add.cuh": "__global__ void add(float* x) { x[0] += 1; }\n",
+    "proj/cache.py": (
+        "import os\n\nfrom proj.util import log_and_raise\n\n\n"
+        "class KernelCache:\n"
+        "    def get_or_compile_kernel(self, source_files, kernel_name, include_dirs):\n"
+        "        return self._compile(source_files, kernel_name, include_dirs)\n\n"
+        "    def _compile(self, source_files, kernel_name, include_dirs):\n"
+        "        from cuda.core import Program, ProgramOptions\n"
+        "        if not any(os.path.exists(os.path.join(p, 'nvrtc.h')) for p in include_dirs):\n"
+        "            log_and_raise('NVRTC headers not found')\n"
+        "        prog = Program(''.join(open(f).read() for f in source_files), code_type='c++',\n"
+        "                       options=ProgramOptions(std='c++17'))\n"
+        "        return prog.compile('cubin').get_kernel(kernel_name)\n"),
+    "proj/launch_helper.py": (
+        "from cuda.core import launch\n\n\n"
+        "def launch_kernel(name, stream, config, kernel, *args):\n    launch(stream, config, kernel, *args)\n"),
+    "proj/add_config.py": "KERNEL_FILES = {\n    'forward': ['add.cuh'],\n}\nOTHER = ['notes.txt']\n",
+    "proj/add.py": (
+        "import re\n\nfrom proj.add_config import KERNEL_FILES\nfrom proj.launch_helper import launch_kernel\n\n\n"
+        "def run(cache, stream, config, x):\n"
+        "    kernel = cache.get_or_compile_kernel(\n        KERNEL_FILES['forward'], 'add', ['/usr/include'])\n"
+        "    launch_kernel('add', stream, config, kernel, x)\n"
+        "    return re.compile('add')\n"),
+}
+
+
+def test_the_compiler_its_calls_sources_and_launches_are_reported(tmp_path):
+    write_files(tmp_path, _FILES)
+    result = scan([str(tmp_path)], jobs=1)
+    assert finding_lines(result, "NPU505", "proj/cache.py") == [13]  # the raise on missing NVRTC headers
+    assert finding_lines(result, "NPU505", "proj/add.py") == [8]  # the compiler's call (not re.compile)
+    assert finding_lines(result, "NPU508", "proj/add.py") == [10]  # the launch through the project wrapper
+    assert finding_lines(result, "NPU505", "proj/add_config.py") == [2]  # the .cuh source in the list
+
+
+def test_without_an_nvrtc_program_nothing_is_a_build(tmp_path):
+    files = dict(_FILES)
+    files["proj/cache.py"] = files["proj/cache.py"].replace("prog = Program(", "prog = make_program(")
+    files["proj/launch_helper.py"] = "def launch_kernel(name, stream, config, kernel, *args):\n    kernel(*args)\n"
+    write_files(tmp_path, files)
+    result = scan([str(tmp_path)], jobs=1)
+    assert finding_lines(result, "NPU505", "proj/add.py") == []
+    assert finding_lines(result, "NPU508", "proj/add.py") == []
+    assert finding_lines(result, "NPU505", "proj/add_config.py") == []
