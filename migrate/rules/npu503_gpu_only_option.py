@@ -8,6 +8,7 @@ from importlib import resources
 from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
 from migrate.lazy_constructions import lazy_type
+from migrate.option_selections import chosen_after_import
 from migrate.requirement_checks import checked_before
 from migrate.rules._text import is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
@@ -208,6 +209,9 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
             if any(fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test) for guard in guards):
                 return True
         child, parent = parent, ctx.parent(parent)
+    # `try: import flash_attn; self._attn_implementation = "flash_attention_2" / except: pass` (migrate/option_selections.py)
+    if isinstance(node, ast.AST) and getattr(ctx, "tree", None) is not None and chosen_after_import(ctx, node, guards):
+        return True
     # `check_version("bitsandbytes>=0.39.0", mandatory=True)` before it in the function (migrate/requirement_checks.py)
     return checked_before(ctx, node, lambda package: any(fnmatchcase(package, guard) for guard in guards))
 
@@ -579,6 +583,10 @@ class GpuOnlyOption(Rule):
         '{"msamp": {"enabled": False}, "bf16": {"enabled": True}}',
         # a registry string names no class of an import: the registry decides what it builds
         "model = dict(type='AutoModelForCausalLM', quantization_config=dict(type='BitsAndBytesConfig'))",
+        # set only after the package imported in the same try (an availability selection, 51a-1)
+        "class Config(PretrainedConfig):\n    def __init__(self, **kw):\n        super().__init__(**kw)\n"
+        "        try:\n            import flash_attn\n            self._attn_implementation = 'flash_attention_2'\n"
+        "        except:\n            pass\n",
     ]
     INVALID = [
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),

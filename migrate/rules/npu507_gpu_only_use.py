@@ -441,8 +441,21 @@ class GpuOnlyUse(Rule):
         "import faiss, torch\ndef build(model, x):\n    index = faiss.index_factory(x.shape[1], 'Flat')\n"
         "    if model.device == torch.device('cuda'):\n        index = faiss.index_cpu_to_gpu(faiss.StandardGpuResources(), 0, index)\n"
         "    index.add(x)\n    return index\n",
+        # the package read only in the class registered under the value that selects it (51a-1)
+        "try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
+        "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
     ]
     INVALID = [
+        # ... and the same class also built directly: its calls are reported (51a-1 kept)
+        Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
+        "def layer(config):\n    return CLASSES[config._attn_implementation]()\n"
+                "def direct():\n    return FlashAttention2()\n", count=2),
         # the same cloner under a user switch or a test an NPU passes too: reported (label ruling (L65), (L74); 51a)
         Invalid("import faiss\ndef create_index(emb, use_gpu):\n    index = faiss.IndexFlatIP(len(emb[0]))\n"
                 "    if use_gpu:\n        co = faiss.GpuMultipleClonerOptions()\n        index = faiss.index_cpu_to_all_gpus(index, co=co)\n"
