@@ -1117,8 +1117,17 @@ class GpuOnlyImport(Rule):
         "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
         "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
+        # a None stand-in read only on one side of a user switch with a torch way beside it: the import binds None off
+        # CUDA and the program runs on; the switched reads are NPU507's (L42), (L74), 51a-4
+        "try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+        "class Attention:\n    def forward(self, q, k, v, mask=None):\n        if self.xattn:\n"
+        "            return xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask() if mask is not None else None)\n"
+        "        else:\n            return torch_attention(q, k, v)\n",
     ]
     INVALID = [
+        # ... the same stand-in read outside any switch: the import stays a finding (36e-4)
+        Invalid("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+                "def attend(q, k, v):\n    return xops.memory_efficient_attention(q, k, v)\n", count=1),
         # the flash attention class also built directly: the names are read outside the selection (51a-1 kept)
         Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
         "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
@@ -1264,7 +1273,13 @@ class GpuOnlyImport(Rule):
     def _optional(ctx, statement) -> bool:
         """An import the program does without: under `if is_<pkg>_available():`, or in a `try:` whose
         ImportError handler binds a fallback (`has_apex = False`): nothing there needs porting."""
-        return all(optional_import(ctx, statement, _package_of_alias(statement, a)) for a in statement.names)
+        if all(optional_import(ctx, statement, _package_of_alias(statement, a)) for a in statement.names):
+            return True
+        # `except ImportError: xops = None` with every read on one side of a switch (`if self.xattn: ... else: ...`):
+        # the import binds None off CUDA and the program runs on; the reads are NPU507's (migrate/none_stand_ins.py)
+        attempt = guarding_try(ctx, statement)
+        handlers = [h for h in attempt.handlers if _catches_import_error(h)] if attempt is not None else []
+        return bool(handlers) and none_stand_ins.switched_stand_in(ctx, statement, attempt, handlers)
 
     @staticmethod
     def _guarded(ctx, statement) -> bool:

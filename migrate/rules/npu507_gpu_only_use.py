@@ -449,6 +449,11 @@ class GpuOnlyUse(Rule):
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
     ]
     INVALID = [
+        # a None stand-in read under a user switch (no availability test): the calls are the lines to change (L74), 51a-4
+        Invalid("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+        "class Attention:\n    def forward(self, q, k, v, mask=None):\n        if self.xattn:\n"
+        "            return xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask() if mask is not None else None)\n"
+        "        else:\n            return torch_attention(q, k, v)\n", count=2),
         # ... and the same class also built directly: its calls are reported (51a-1 kept)
         Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
         "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
