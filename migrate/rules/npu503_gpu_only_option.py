@@ -373,6 +373,11 @@ def _repository_callee(ctx, call: ast.Call) -> bool:
     (`Actor(pretrain, load_in_4bit=args.load_in_4bit)`) is the repository's own switch passed on, like
     `_own_parameter` across files: the line where the package hands it to the library is reported there."""
     func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "from_pretrained" and isinstance(func.value, ast.Name):
+        # `LayerWiseMiniCPMForCausalLM.from_pretrained(..., attn_implementation="flash_attention_2" if use_flash else
+        # None)`: the repository's model class loaded through the loader it inherits from transformers'
+        # PreTrainedModel, which takes the keyword itself (51a option labels)
+        return False
     while isinstance(func, ast.Attribute):
         func = func.value
     if not isinstance(func, ast.Name):
@@ -589,6 +594,10 @@ class GpuOnlyOption(Rule):
         "        except:\n            pass\n",
     ]
     INVALID = [
+        # the repository's own model class loaded through the from_pretrained it inherits from transformers: the
+        # switched keyword reaches transformers there (51a: layerwise load_model.py)
+        Invalid("from .modeling_minicpm import LayerWiseModel\ndef load(args):\n    return LayerWiseModel.from_pretrained(\n"
+                "        args.path, attn_implementation='flash_attention_2' if args.use_flash_attn else None)\n", count=1),
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
         # a quantized Llama's loader sets the config attribute behind attn_implementation= itself; the assert that
         # later checks it reads the value and sets nothing (label rule 35d-5)
