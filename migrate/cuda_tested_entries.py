@@ -24,6 +24,18 @@ class are the CUDA side of a dispatch that already has a way for other devices. 
 - a test that is not a conjunction of CUDA questions and other conditions (`x.is_cuda or y`, `not x.is_cuda`).
 Read within one file: a class another module imports by name and calls unconditionally is not seen there (its calls
 are then missed, not added).
+
+The same holds for a single call of a partial package's GPU-only API (faiss: its CPU build runs on the host, label
+ruling (L65)) in the body of a test that asks whether the run is on CUDA, where the code before the test already
+bound what the body replaces (`cuda_side_upgrade`, as (L28)/(L90)/(L103)):
+
+    index = faiss.IndexFlatIP(dim)
+    if torch.cuda.is_available():                        # also `model.device == torch.device("cuda")`
+        index = faiss.index_cpu_to_all_gpus(index)        # no finding: off CUDA the CPU index is kept
+    index.add(vectors)
+
+A user switch (`if use_gpu:`) or a test that an NPU passes as well (`device != "cpu"`) is no such question: the call
+stays a finding there.
 """
 
 from __future__ import annotations
@@ -88,6 +100,72 @@ def cuda_tested_classes(ctx) -> frozenset[int]:
         if all(isinstance(n.ctx, ast.Load) and _under_cuda_test(ctx, n) for n in names):
             out.add(id(classes[name]))
     return frozenset(out)
+
+
+def _device_value(node: ast.AST) -> bool:
+    """`"cuda"` or `torch.device("cuda")`."""
+    if isinstance(node, ast.Constant):
+        return node.value == "cuda"
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "device" \
+        and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == "cuda"
+
+
+def _host_cuda_question(test: ast.AST) -> bool:
+    """A question only a CUDA run answers yes to: `_cuda_question`, `torch.cuda.is_available()`, or an equality with
+    `"cuda"` / `torch.device("cuda")` (`model.device == torch.device("cuda")`, `device == "cuda"`); alone or as one
+    operand of an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_host_cuda_question(v) for v in test.values)
+    if _cuda_question(test):
+        return True
+    if isinstance(test, ast.Call) and not test.args:
+        func = test.func
+        return isinstance(func, ast.Attribute) and func.attr == "is_available" and isinstance(func.value, ast.Attribute) \
+            and func.value.attr == "cuda"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
+        return any(_device_value(side) for side in (test.left, *test.comparators))
+    return False
+
+
+def _bound_names(statements) -> set[str]:
+    """Plain names the statements assign (their nested blocks included, not function or class bodies)."""
+    out: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+    return out
+
+
+def _keeps_a_default(ctx, statement: ast.If) -> bool:
+    """The body rebinds a name that the statements before the `if`, in its block, already bound (`index =
+    faiss.IndexFlatIP(d)` then `if ...: index = faiss.index_cpu_to_all_gpus(index)`): the path beside keeps that value."""
+    holder = ctx.parent(statement)
+    block = next((getattr(holder, f) for f in ("body", "orelse", "finalbody")
+                  if statement in (getattr(holder, f, None) or ())), None)
+    if block is None:
+        return False
+    before = _bound_names(block[:block.index(statement)])
+    replaced = {n.id for s in statement.body for n in ast.walk(s)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return bool(before & replaced)
+
+
+def cuda_side_upgrade(ctx, node: ast.AST) -> bool:
+    """`node` lies in the body of an `if` asking whether the run is on CUDA (`_host_cuda_question`) that has a way
+    beside it: an `else`, a body that leaves the function, or a body that replaces what the code before bound
+    (`_keeps_a_default`). See the module docstring."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, ast.If) and child in parent.body and _host_cuda_question(parent.test) \
+                and (_has_way_beside(ctx, parent) or _keeps_a_default(ctx, parent)):
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return False
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 def inside(ctx, node: ast.AST, classes: frozenset[int]) -> bool:

@@ -21,6 +21,12 @@ attention, set 36e-4). A handler that also binds a flag (`HAS_FLASH = False`), a
 a def or class is a real fallback and is not read here. A flag the handler sets to None too, where the attempt gives
 it a value (`FLASH_VER = 2` / `FLASH_VER = None`), is tested by any comparison (`if FLASH_VER == 2:`): the module
 asks whether the package is there.
+
+A stand-in read only on one side of a switch with another way beside it (`if self.xattn: x = xops.memory_efficient_attention(
+...) / else: <torch attention>`, EVA-CLIP's transformer) leaves the import itself harmless: it binds None off CUDA and
+the program runs on the other side of the switch. The uses are the lines to change (a user switch is no availability
+check, (L74)), the import is not (label ruling (L42) calls it "an optional import"; labeller note 51a-4):
+`switched_stand_in`, read by NPU501 only.
 """
 
 from __future__ import annotations
@@ -90,3 +96,28 @@ def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
             return False
         read_after = True
     return read_after
+
+
+def _beside_a_way(ctx, node: ast.AST) -> bool:
+    """`node` lies in the body of an `if` that has an `else`, or in the true branch of a conditional expression (not
+    its test): the switch has another way beside the branch."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, ast.If) and parent.orelse and any(child is s for s in parent.body):
+            return True
+        if isinstance(parent, ast.IfExp) and child is parent.body:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def switched_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
+    """An untested None stand-in (`untested_stand_in`) whose every read after the attempt lies on one side of a switch
+    with another way beside it (`_beside_a_way`): the import is no line to change, the reads stay (NPU507)."""
+    if not untested_stand_in(ctx, statement, attempt, handlers):
+        return False
+    stand_ins = set().union(*(_stand_ins(h) or set() for h in handlers))
+    inside = {id(n) for n in ast.walk(attempt)}
+    reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in stand_ins and isinstance(n.ctx, ast.Load)
+             and id(n) not in inside]
+    return bool(reads) and all(_beside_a_way(ctx, n) for n in reads)

@@ -468,7 +468,24 @@ def optional_import(ctx, statement, package: str) -> bool:
     if _default_kept(ctx, attempt, handlers):
         return True
     return _flag_set_before(ctx, attempt) or _probe_only(ctx, statement, attempt) or _warned_and_unused(ctx, statement, attempt) \
-        or _used_only_in_the_attempt(ctx, statement, attempt)
+        or _used_only_in_the_attempt(ctx, statement, attempt) or _selected_only(ctx, statement, attempt, package)
+
+
+def _selected_only(ctx, statement, attempt: ast.Try, package: str) -> bool:
+    """MiniCPM's config and modeling files: `try: import flash_attn; self._attn_implementation = "flash_attention_2" /
+    except: pass` (the import decides a setting and nothing reads it), or `try: from flash_attn import
+    flash_attn_func / except: pass` read only in the class registered under `"flash_attention_2"`: an availability
+    selection, the option line that asks for it is the finding (label ruling (L102) with (L42), 51a-1;
+    migrate/option_selections.py)."""
+    from migrate import option_selections
+
+    if option_selections.records_a_choice(ctx, statement, attempt):
+        return True
+    handlers = [h for h in attempt.handlers if _catches_import_error(h)]
+    if not handlers or not all(all(_notice(s) for s in h.body) for h in handlers) or any(a.name == "*" for a in statement.names):
+        return False
+    names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    return option_selections.read_only_where_selected(ctx, names, package)
 
 
 def _reached_only_from_attempts(ctx, statement, package: str) -> bool:
@@ -1089,8 +1106,35 @@ class GpuOnlyImport(Rule):
         "def rms_norm(x, w):\n    assert NORM_OK, 'pip install the norm kernels'\n    return awq_ext.layernorm_forward_cuda(x, w)\n",
         "try:\n    import xformers.ops\n    XF_OK = True\nexcept ImportError:\n    XF_OK = False\n"
         "mode = 'xformers' if XF_OK else 'softmax'\n",
+        # a config choosing flash attention only after its own import succeeded, and a modeling file reading the
+        # package only in the class registered under that value: an availability selection (L102)/(L42), 51a-1
+        # (migrate/option_selections.py)
+        "class Config(PretrainedConfig):\n    def __init__(self, **kw):\n        super().__init__(**kw)\n"
+        "        try:\n            import flash_attn\n            self._attn_implementation = 'flash_attention_2'\n"
+        "        except:\n            pass\n",
+        "try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
+        "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
+        # a None stand-in read only on one side of a user switch with a torch way beside it: the import binds None off
+        # CUDA and the program runs on; the switched reads are NPU507's (L42), (L74), 51a-4
+        "try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+        "class Attention:\n    def forward(self, q, k, v, mask=None):\n        if self.xattn:\n"
+        "            return xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask() if mask is not None else None)\n"
+        "        else:\n            return torch_attention(q, k, v)\n",
     ]
     INVALID = [
+        # ... the same stand-in read outside any switch: the import stays a finding (36e-4)
+        Invalid("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+                "def attend(q, k, v):\n    return xops.memory_efficient_attention(q, k, v)\n", count=1),
+        # the flash attention class also built directly: the names are read outside the selection (51a-1 kept)
+        Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
+        "def layer(config):\n    return CLASSES[config._attn_implementation]()\n"
+                "def direct():\n    return FlashAttention2()\n", count=2),
         # a benchmark's per-method attempt records the failure as that method's result (label note 46a a-7, (L73))
         Invalid("import torch\ndef bench(sdf, results):\n    try:\n        import diso\n        mc = diso.DiffMC(dtype=torch.float32)\n"
                 "        results['diso'] = {'verts': mc(sdf)[0].shape[0]}\n    except Exception as e:\n"
@@ -1229,7 +1273,13 @@ class GpuOnlyImport(Rule):
     def _optional(ctx, statement) -> bool:
         """An import the program does without: under `if is_<pkg>_available():`, or in a `try:` whose
         ImportError handler binds a fallback (`has_apex = False`): nothing there needs porting."""
-        return all(optional_import(ctx, statement, _package_of_alias(statement, a)) for a in statement.names)
+        if all(optional_import(ctx, statement, _package_of_alias(statement, a)) for a in statement.names):
+            return True
+        # `except ImportError: xops = None` with every read on one side of a switch (`if self.xattn: ... else: ...`):
+        # the import binds None off CUDA and the program runs on; the reads are NPU507's (migrate/none_stand_ins.py)
+        attempt = guarding_try(ctx, statement)
+        handlers = [h for h in attempt.handlers if _catches_import_error(h)] if attempt is not None else []
+        return bool(handlers) and none_stand_ins.switched_stand_in(ctx, statement, attempt, handlers)
 
     @staticmethod
     def _guarded(ctx, statement) -> bool:

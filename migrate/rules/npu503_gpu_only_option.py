@@ -8,6 +8,7 @@ from importlib import resources
 from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
 from migrate.lazy_constructions import lazy_type
+from migrate.option_selections import chosen_after_import
 from migrate.requirement_checks import checked_before
 from migrate.rules._text import is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
@@ -208,6 +209,9 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
             if any(fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test) for guard in guards):
                 return True
         child, parent = parent, ctx.parent(parent)
+    # `try: import flash_attn; self._attn_implementation = "flash_attention_2" / except: pass` (migrate/option_selections.py)
+    if isinstance(node, ast.AST) and getattr(ctx, "tree", None) is not None and chosen_after_import(ctx, node, guards):
+        return True
     # `check_version("bitsandbytes>=0.39.0", mandatory=True)` before it in the function (migrate/requirement_checks.py)
     return checked_before(ctx, node, lambda package: any(fnmatchcase(package, guard) for guard in guards))
 
@@ -369,6 +373,11 @@ def _repository_callee(ctx, call: ast.Call) -> bool:
     (`Actor(pretrain, load_in_4bit=args.load_in_4bit)`) is the repository's own switch passed on, like
     `_own_parameter` across files: the line where the package hands it to the library is reported there."""
     func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "from_pretrained" and isinstance(func.value, ast.Name):
+        # `LayerWiseMiniCPMForCausalLM.from_pretrained(..., attn_implementation="flash_attention_2" if use_flash else
+        # None)`: the repository's model class loaded through the loader it inherits from transformers'
+        # PreTrainedModel, which takes the keyword itself (51a option labels)
+        return False
     while isinstance(func, ast.Attribute):
         func = func.value
     if not isinstance(func, ast.Name):
@@ -579,8 +588,16 @@ class GpuOnlyOption(Rule):
         '{"msamp": {"enabled": False}, "bf16": {"enabled": True}}',
         # a registry string names no class of an import: the registry decides what it builds
         "model = dict(type='AutoModelForCausalLM', quantization_config=dict(type='BitsAndBytesConfig'))",
+        # set only after the package imported in the same try (an availability selection, 51a-1)
+        "class Config(PretrainedConfig):\n    def __init__(self, **kw):\n        super().__init__(**kw)\n"
+        "        try:\n            import flash_attn\n            self._attn_implementation = 'flash_attention_2'\n"
+        "        except:\n            pass\n",
     ]
     INVALID = [
+        # the repository's own model class loaded through the from_pretrained it inherits from transformers: the
+        # switched keyword reaches transformers there (51a: layerwise load_model.py)
+        Invalid("from .modeling_minicpm import LayerWiseModel\ndef load(args):\n    return LayerWiseModel.from_pretrained(\n"
+                "        args.path, attn_implementation='flash_attention_2' if args.use_flash_attn else None)\n", count=1),
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
         # a quantized Llama's loader sets the config attribute behind attn_implementation= itself; the assert that
         # later checks it reads the value and sets nothing (label rule 35d-5)

@@ -9,7 +9,14 @@ from migrate.rules._device_helpers import annotation as _annotation
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule, Valid
-from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, guarded_use, match_package, package_of
+from migrate.rules.npu501_gpu_only_import import (
+    availability_guard,
+    fallback_guarded_names,
+    guarded_use,
+    match_package,
+    needs_a_look,
+    package_of,
+)
 
 TRITON = "triton"
 NUMBA_CUDA = "numba.cuda"
@@ -125,6 +132,18 @@ def runs_as_written(qual: str, key: str, table: dict) -> bool:
     `_pure`). NPU510 asks it too, so that a project name re-exporting `vllm.LLM` or `flash_attn.bert_padding.pad_input`
     is judged like the name itself (migrate/reexports.py)."""
     return _plugin_kept(qual, table[key]) or _pure(qual, key, table)
+
+
+def _cpu_build_kept(key: str, table: dict) -> bool:
+    """`key` is the GPU-only API of a package whose module itself runs on the host (a dotted entry whose root is no
+    reported entry: `faiss.index_cpu_to_all_gpus`, faiss-cpu ships `faiss`, label ruling (L65)): the package's CPU
+    objects are a way beside its GPU calls. Not the kernel languages (Triton, numba.cuda: the repository's own
+    kernels stay work to port, (L42))."""
+    root = key.split(".", 1)[0]
+    if "." not in key or root in (TRITON, "numba"):
+        return False
+    entry = table.get(root)
+    return entry is None or not needs_a_look(entry)
 
 
 def _owned_elsewhere(qual: str) -> bool:
@@ -426,8 +445,43 @@ class GpuOnlyUse(Rule):
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
+        # faiss's GPU cloner under a question only a CUDA run answers yes to, replacing the CPU index bound above: off
+        # CUDA the CPU index is searched (label ruling (L65) with (L28), 51a; migrate/cuda_tested_entries.py)
+        "import faiss, torch\ndef build(x, device=None):\n    index = faiss.IndexFlatIP(x.shape[1])\n"
+        "    if device is None and torch.cuda.is_available():\n        try:\n            co = faiss.GpuMultipleClonerOptions()\n"
+        "            index = faiss.index_cpu_to_all_gpus(index, co)\n        except Exception:\n            print('cpu faiss')\n"
+        "    index.add(x)\n    return index\n",
+        "import faiss, torch\ndef build(model, x):\n    index = faiss.index_factory(x.shape[1], 'Flat')\n"
+        "    if model.device == torch.device('cuda'):\n        index = faiss.index_cpu_to_gpu(faiss.StandardGpuResources(), 0, index)\n"
+        "    index.add(x)\n    return index\n",
+        # the package read only in the class registered under the value that selects it (51a-1)
+        "try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
+        "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
     ]
     INVALID = [
+        # a None stand-in read under a user switch (no availability test): the calls are the lines to change (L74), 51a-4
+        Invalid("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+        "class Attention:\n    def forward(self, q, k, v, mask=None):\n        if self.xattn:\n"
+        "            return xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask() if mask is not None else None)\n"
+        "        else:\n            return torch_attention(q, k, v)\n", count=2),
+        # ... and the same class also built directly: its calls are reported (51a-1 kept)
+        Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
+        "def layer(config):\n    return CLASSES[config._attn_implementation]()\n"
+                "def direct():\n    return FlashAttention2()\n", count=2),
+        # the same cloner under a user switch or a test an NPU passes too: reported (label ruling (L65), (L74); 51a)
+        Invalid("import faiss\ndef create_index(emb, use_gpu):\n    index = faiss.IndexFlatIP(len(emb[0]))\n"
+                "    if use_gpu:\n        co = faiss.GpuMultipleClonerOptions()\n        index = faiss.index_cpu_to_all_gpus(index, co=co)\n"
+                "    index.add(emb)\n    return index\n", count=2),
+        Invalid("import faiss\ndef to_device(index, device):\n    if device != 'cpu':\n        co = faiss.GpuClonerOptions()\n"
+                "        index = faiss.index_cpu_to_gpu(faiss.StandardGpuResources(), 0, index, co)\n    return index\n", count=3),
+        Invalid("import faiss\nres = [faiss.StandardGpuResources() for _ in range(2)]\nvres = faiss.GpuResourcesVector()\n"
+                "index = faiss.index_cpu_to_gpu_multiple(vres, [0, 1], faiss.IndexFlatL2(8))\n", count=3),
         # an import the program does without, but the call through the alias runs with no test of it on its path (its
         # caller is picked by a user option: llm-foundry's `attn_impl: flash`, label set 39d): still a use
         Invalid("from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
@@ -858,6 +912,9 @@ class GpuOnlyUse(Rule):
             if kernel_bodies and self._inside_kernel(ctx, node, kernel_bodies):
                 continue
             if cuda_side and cuda_tested_entries.inside(ctx, node, cuda_side):
+                continue
+            # faiss's GPU API under `if torch.cuda.is_available():` upgrading the CPU index bound above (L65 with (L28))
+            if _cpu_build_kept(key, table) and cuda_tested_entries.cuda_side_upgrade(ctx, node):
                 continue
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
         for found in alias_calls:  # each call through an alias of a GPU-only callable (migrate/callable_aliases.py)
