@@ -455,9 +455,9 @@ class GpuOnlyUse(Rule):
         "    if model.device == torch.device('cuda'):\n        index = faiss.index_cpu_to_gpu(faiss.StandardGpuResources(), 0, index)\n"
         "    index.add(x)\n    return index\n",
         # the package read only in the class registered under the value that selects it (51a-1)
-        "try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        "try:\n    from flash_attn import flash_attn_func\n    from flash_attn.layers.rotary import apply_rotary_emb\nexcept:\n    pass\n"
         "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
-        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return flash_attn_func(apply_rotary_emb(q, cos, sin), k, v)\n"
         "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
     ]
@@ -468,9 +468,9 @@ class GpuOnlyUse(Rule):
         "            return xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask() if mask is not None else None)\n"
         "        else:\n            return torch_attention(q, k, v)\n", count=2),
         # ... and the same class also built directly: its calls are reported (51a-1 kept)
-        Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.bert_padding import pad_input\nexcept:\n    pass\n"
+        Invalid("try:\n    from flash_attn import flash_attn_func\n    from flash_attn.layers.rotary import apply_rotary_emb\nexcept:\n    pass\n"
         "class Attention:\n    def forward(self, q, k, v):\n        return q @ k @ v\n"
-        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return pad_input(flash_attn_func(q, k, v))\n"
+        "class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return flash_attn_func(apply_rotary_emb(q, cos, sin), k, v)\n"
         "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n"
                 "def direct():\n    return FlashAttention2()\n", count=2),
