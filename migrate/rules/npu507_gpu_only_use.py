@@ -580,6 +580,12 @@ class GpuOnlyUse(Rule):
         Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
                 "    cfg = faiss.GpuIndexFlatConfig()\n    make = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2\n"
                 "    index = make(res, g.shape[1], cfg)\n    index.add(g)\n    return index.search(q, k)\n", count=3),
+        # torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
+        # use, its method calls on the object are not ((L65), (L12)); torchsparse's own functions are not (partial)
+        Invalid("import torch\nimport torchsparse\nimport torchsparse.nn.functional as F\ndef query(q, t):\n"
+                "    keys = torch.zeros(2 * t.shape[0], dtype=torch.int64)\n"
+                "    table = torchsparse.backend.GPUHashTable(keys, keys.int())\n    table.insert_coords(t)\n"
+                "    return table.lookup_coords(q), F.sphashquery(q, t)\n", count=1),
         # warp_rnnt (1ytic's CUDA-Warp RNN-T loss: no CPU build) called as the loss (label note 42d-8)
         Invalid("import torch\nfrom warp_rnnt import rnnt_loss\ndef loss(logits, y, tl, ul):\n"
                 "    return rnnt_loss(torch.log_softmax(logits, -1), y, tl, ul, reduction='mean')\n", count=1),
