@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, rebound_imports
+from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, loaded_modules, rebound_imports
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -580,7 +580,19 @@ class GpuOnlyUse(Rule):
         Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
                 "    cfg = faiss.GpuIndexFlatConfig()\n    make = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2\n"
                 "    index = make(res, g.shape[1], cfg)\n    index.add(g)\n    return index.search(q, k)\n", count=3),
-        # torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
+        # plenoctree: svox's loader returns its CUDA-only compiled module (svox.csrc), whose classes and ops are called
+        # through the bound name, past svox's PyTorch fallback; the loader's call and each call through the name are
+        # uses ((L31)), the Python API of the partial package (N3Tree) is not
+        Invalid("import svox\nfrom svox.helpers import _get_c_extension\n_C = _get_c_extension()\n"
+                "def weights(grid, cam, focal):\n    tree = svox.N3Tree(N=2)\n    opts = _C.RenderOptions()\n"
+                "    spec = _C.CameraSpec()\n    spec.fx = focal\n    return _C.grid_weight_render(grid, spec, opts), tree\n"
+                "def main(d, w):\n    q = _get_c_extension()\n    return q.quantize_median_cut(d, w, 16)\n", count=6),
+        # the loaded module tested against None before its call (a probe, (L31)); a name rebound to something else: the
+        # loader's calls only
+        Invalid("from svox.helpers import _get_c_extension\n_C = _get_c_extension()\n"
+              "def render(grid):\n    if _C is None:\n        return grid.sum()\n    return _C.volume_render(grid)\n"
+              "def other(x):\n    q = _get_c_extension()\n    q = x\n    return q.volume_render(x)\n", count=2),
+# torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
         # use, its method calls on the object are not ((L65), (L12)); torchsparse's own functions are not (partial)
         Invalid("import torch\nimport torchsparse\nimport torchsparse.nn.functional as F\ndef query(q, t):\n"
                 "    keys = torch.zeros(2 * t.shape[0], dtype=torch.int64)\n"
@@ -842,6 +854,7 @@ class GpuOnlyUse(Rule):
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         yield from self._instance_uses(ctx, table, optional)
+        yield from self._loaded_module_calls(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
         triton_optional = any(ctx.imports.get(name, "").split(".", 1)[0] == TRITON for name in optional)
         if not triton_optional and (triton_kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
@@ -849,6 +862,28 @@ class GpuOnlyUse(Rule):
         numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
         if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
             yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
+
+    def _loaded_module_calls(self, ctx, table, optional):
+        """`_C = _get_c_extension()` (a package's loader of its compiled module, knowledge `loads_module`), then
+        `_C.grid_weight_render(...)`: each call through the name is a call into the compiled module (label ruling
+        (L31)); the loader's call itself is a use of its own entry, reported with the chains. Not where the function
+        (else the module) tests the name against None before the call."""
+        loaders = {key: entry.loads_module for key, entry in table.items() if entry.loads_module}
+        if not loaders or not any(key.rsplit(".", 1)[-1] in ctx.source for key in loaders):
+            return
+
+        def loader_module(qual):
+            key = match_package(qual, table)
+            return loaders.get(key) if key == qual else None
+
+        for found in loaded_modules.module_calls(ctx, loaded_modules.loaded_modules(ctx, loader_module)):
+            key = match_package(found.qual, table)
+            if key is None or not reported(table[key]) or _none_tested_before(ctx, found.loaded.name, found.call):
+                continue
+            if optional and guarded_use(ctx, found.loaded.name, found.call):
+                continue
+            what = f"`{ctx.segment(found.call.func)}(...)`, a call into `{found.loaded.module}` (bound at line {found.loaded.line}),"
+            yield self._finding(ctx, found.call, found.qual, key, table, what=what)
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
