@@ -590,9 +590,18 @@ class GpuOnlyUse(Rule):
         # the loaded module tested against None before its call (a probe, (L31)); a name rebound to something else: the
         # loader's calls only
         Invalid("from svox.helpers import _get_c_extension\n_C = _get_c_extension()\n"
-              "def render(grid):\n    if _C is None:\n        return grid.sum()\n    return _C.volume_render(grid)\n"
-              "def other(x):\n    q = _get_c_extension()\n    q = x\n    return q.volume_render(x)\n", count=2),
-# torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
+                "def render(grid):\n    if _C is None:\n        return grid.sum()\n    return _C.volume_render(grid)\n"
+                "def other(x):\n    q = _get_c_extension()\n    q = x\n    return q.volume_render(x)\n", count=2),
+        # 3DGS: the rasterizer's settings value is a NamedTuple (pure_api, (L54)/(L75)); the rasterizer's construction is
+        # the use
+        Invalid("from diff_gaussian_rasterization import GaussianRasterizationSettings, GaussianRasterizer\n"
+                "def render(pc, cam, bg):\n    s = GaussianRasterizationSettings(\n        image_height=cam.h, image_width=cam.w,\n"
+                "        bg=bg, debug=False)\n    r = GaussianRasterizer(raster_settings=s)\n    return r(means3D=pc)\n", count=1),
+        # RAFT-Stereo's CUDA correlation sampler built outside the repository, its import tried with no fallback
+        Invalid("import torch\ntry:\n    import corr_sampler\nexcept:\n    pass\n"
+                "class CorrSampler(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, volume, coords, r):\n"
+                "        corr, = corr_sampler.forward(volume, coords, r)\n        return corr\n", count=1),
+        # torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
         # use, its method calls on the object are not ((L65), (L12)); torchsparse's own functions are not (partial)
         Invalid("import torch\nimport torchsparse\nimport torchsparse.nn.functional as F\ndef query(q, t):\n"
                 "    keys = torch.zeros(2 * t.shape[0], dtype=torch.int64)\n"
