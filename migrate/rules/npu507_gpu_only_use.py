@@ -6,7 +6,7 @@ from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
 from migrate.rules._device_helpers import annotation as _annotation
-from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
+from migrate.rules._device_helpers import availability_probe, binding_scope, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, guarded_use, match_package, package_of
@@ -601,6 +601,12 @@ class GpuOnlyUse(Rule):
         Invalid("import torch\ntry:\n    import corr_sampler\nexcept:\n    pass\n"
                 "class CorrSampler(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, volume, coords, r):\n"
                 "        corr, = corr_sampler.forward(volume, coords, r)\n        return corr\n", count=1),
+        # DFloat11: a kernel taken from a cupy module at module level, launched in functions ((L95)): the construction and
+        # each launch; a torch module moved with a generic method is called as the torch interface, not reported
+        Invalid("import cupy as cp\nimport tensorrt as trt\n_decode = cp.RawModule(path='k.ptx').get_function('decode')\n"
+                "def run(x, n):\n    _decode(grid=(n,), block=(256,), args=[x.data_ptr(), n])\n"
+                "def again(x):\n    _decode((1,), (32,), (x.data_ptr(),))\n"
+                "def local(x):\n    k = cp.RawModule(code='src').get_function('k')\n    k((1,), (32,), (x,))\n", count=5),
         # torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
         # use, its method calls on the object are not ((L65), (L12)); torchsparse's own functions are not (partial)
         Invalid("import torch\nimport torchsparse\nimport torchsparse.nn.functional as F\ndef query(q, t):\n"
@@ -864,6 +870,7 @@ class GpuOnlyUse(Rule):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         yield from self._instance_uses(ctx, table, optional)
         yield from self._loaded_module_calls(ctx, table, optional)
+        yield from self._method_result_calls(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
         triton_optional = any(ctx.imports.get(name, "").split(".", 1)[0] == TRITON for name in optional)
         if not triton_optional and (triton_kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
@@ -893,6 +900,49 @@ class GpuOnlyUse(Rule):
                 continue
             what = f"`{ctx.segment(found.call.func)}(...)`, a call into `{found.loaded.module}` (bound at line {found.loaded.line}),"
             yield self._finding(ctx, found.call, found.qual, key, table, what=what)
+
+    def _method_result_calls(self, ctx, table, optional):
+        """`_decode = cp.RawModule(path=ptx).get_function('decode')`, then `_decode(grid=..., block=..., args=[...])` in
+        a function: the name holds what a method of the package's object returned (a cupy kernel), and each call of the
+        name runs it (label ruling (L95): a RawKernel launch is a use at the launch line). The binding names one
+        construction of the package's class, reported with the chains; generic methods (`.to()`, `.eval()`: the object
+        itself, whose calls are the torch module interface) and private ones are not read. A name bound once in its
+        scope (a function, or the module)."""
+        if "(" not in ctx.source:
+            return
+        held: dict[tuple[int | None, str], tuple[str, str, int]] = {}
+        seen: dict[tuple[int | None, str], int] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+                continue
+            name = statement.targets[0].id
+            scope = binding_scope(ctx, statement.targets[0], name)
+            key = (id(scope) if scope is not None else None, name)
+            seen[key] = seen.get(key, 0) + 1
+            value = statement.value
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+                continue
+            method = value.func.attr
+            if method in _GENERIC_METHODS or method.startswith("_"):
+                continue
+            built = self._built_by_package(ctx, value.func.value, table, optional)
+            if built is not None:
+                held[key] = (*built, statement.lineno)
+        held = {key: found for key, found in held.items() if seen[key] == 1}
+        if not held:
+            return
+        names = {name for _, name in held}
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not (isinstance(func, ast.Name) and func.id in names) or ctx.qualname(func) is not None:
+                continue
+            scope = binding_scope(ctx, call, func.id)
+            found = held.get((id(scope) if scope is not None else None, func.id))
+            if found is None or (scope is not None and call.lineno < found[2]):
+                continue
+            qual, key, line = found
+            what = f"`{func.id}(...)`, a call of what a `{qual}` object's method returned (bound at line {line}),"
+            yield self._finding(ctx, call, qual, key, table, what=what)
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
