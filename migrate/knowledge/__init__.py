@@ -260,6 +260,14 @@ class ThirdParty:
     # the name runs nothing, so NPU501 leaves `from pkg import Name`; its construction or call is NPU507's (label note
     # 48d d-1)
     use_only: bool = False
+    # a loader function of the package that imports and returns its compiled module (svox's `_get_c_extension()`
+    # returns `svox.csrc`, None where it is not built): a name bound to its call is that module, and each call of an
+    # attribute of the name is read as that module's (migrate/loaded_modules.py, NPU507)
+    loads_module: str | None = None
+    # `pip install` of the package works on a host without CUDA (its CUDA extension is optional at build time, a
+    # `partial` package with a PyTorch path): a manifest line naming it installs as written on an Ascend host and is
+    # not reported (label ruling (L55)); its imports are, where its severity asks
+    installs_without_cuda: bool = False
 
 
 @dataclass(frozen=True)
@@ -505,7 +513,8 @@ def third_party() -> dict[str, ThirdParty]:
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
-            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)))
+            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
+            loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)))
     return out
 
 

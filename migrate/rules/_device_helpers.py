@@ -314,6 +314,17 @@ def shadowed(ctx, node: ast.AST) -> bool:
     return False
 
 
+def binding_scope(ctx, node: ast.AST, name: str) -> ast.AST | None:
+    """The innermost function enclosing `node` that binds `name` itself (a parameter, an assignment; not one it
+    declares global), None where the name read at `node` is the module's."""
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and name in _locally_bound(ctx, parent):
+            return parent
+        parent = ctx.parent(parent)
+    return None
+
+
 def availability_probe(ctx, node: ast.AST) -> bool:
     """`x is None` / `x is not None` / `if x:` / `not x`: asks whether an optional import worked,
     does not use it."""

@@ -703,6 +703,9 @@ class GpuOnlyDependency(Rule):
         Valid("name: env\ndependencies:\n  - pip:\n    - apex==0.9.10.dev0\n", kind="manifest", filename="environment.yml"),
         Valid('[tool.poetry.dependencies]\npyramid = "1.5"\napex = "^0.9.10.dev0"\n', kind="manifest", filename="pyproject.toml"),
         Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
+        # svox builds its CUDA extension with optional=True: the install completes without nvcc ((L55); its imports are
+        # NPU501's)
+        Valid("numpy\nsvox>=0.2.28\n", kind="manifest"),
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
@@ -992,7 +995,7 @@ class GpuOnlyDependency(Rule):
                     "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
-            elif key is not None and needs_a_look(table[key]):
+            elif key is not None and needs_a_look(table[key]) and not table[key].installs_without_cuda:
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")

@@ -1,12 +1,12 @@
 import ast
 import re
 
-from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, rebound_imports
+from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, loaded_modules, rebound_imports
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
 from migrate.rules._device_helpers import annotation as _annotation
-from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
+from migrate.rules._device_helpers import availability_probe, binding_scope, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import (
@@ -671,6 +671,39 @@ class GpuOnlyUse(Rule):
         Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
                 "    cfg = faiss.GpuIndexFlatConfig()\n    make = faiss.GpuIndexFlatIP if cosine else faiss.GpuIndexFlatL2\n"
                 "    index = make(res, g.shape[1], cfg)\n    index.add(g)\n    return index.search(q, k)\n", count=3),
+        # plenoctree: svox's loader returns its CUDA-only compiled module (svox.csrc), whose classes and ops are called
+        # through the bound name, past svox's PyTorch fallback; the loader's call and each call through the name are
+        # uses ((L31)), the Python API of the partial package (N3Tree) is not
+        Invalid("import svox\nfrom svox.helpers import _get_c_extension\n_C = _get_c_extension()\n"
+                "def weights(grid, cam, focal):\n    tree = svox.N3Tree(N=2)\n    opts = _C.RenderOptions()\n"
+                "    spec = _C.CameraSpec()\n    spec.fx = focal\n    return _C.grid_weight_render(grid, spec, opts), tree\n"
+                "def main(d, w):\n    q = _get_c_extension()\n    return q.quantize_median_cut(d, w, 16)\n", count=6),
+        # the loaded module tested against None before its call (a probe, (L31)); a name rebound to something else: the
+        # loader's calls only
+        Invalid("from svox.helpers import _get_c_extension\n_C = _get_c_extension()\n"
+                "def render(grid):\n    if _C is None:\n        return grid.sum()\n    return _C.volume_render(grid)\n"
+                "def other(x):\n    q = _get_c_extension()\n    q = x\n    return q.volume_render(x)\n", count=2),
+        # 3DGS: the rasterizer's settings value is a NamedTuple (pure_api, (L54)/(L75)); the rasterizer's construction is
+        # the use
+        Invalid("from diff_gaussian_rasterization import GaussianRasterizationSettings, GaussianRasterizer\n"
+                "def render(pc, cam, bg):\n    s = GaussianRasterizationSettings(\n        image_height=cam.h, image_width=cam.w,\n"
+                "        bg=bg, debug=False)\n    r = GaussianRasterizer(raster_settings=s)\n    return r(means3D=pc)\n", count=1),
+        # RAFT-Stereo's CUDA correlation sampler built outside the repository, its import tried with no fallback
+        Invalid("import torch\ntry:\n    import corr_sampler\nexcept:\n    pass\n"
+                "class CorrSampler(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, volume, coords, r):\n"
+                "        corr, = corr_sampler.forward(volume, coords, r)\n        return corr\n", count=1),
+        # DFloat11: a kernel taken from a cupy module at module level, launched in functions ((L95)): the construction and
+        # each launch; a torch module moved with a generic method is called as the torch interface, not reported
+        Invalid("import cupy as cp\nimport tensorrt as trt\n_decode = cp.RawModule(path='k.ptx').get_function('decode')\n"
+                "def run(x, n):\n    _decode(grid=(n,), block=(256,), args=[x.data_ptr(), n])\n"
+                "def again(x):\n    _decode((1,), (32,), (x.data_ptr(),))\n"
+                "def local(x):\n    k = cp.RawModule(code='src').get_function('k')\n    k((1,), (32,), (x,))\n", count=5),
+        # torchsparse has a CPU build, but its GPU hash table is bound only in the CUDA build: the construction is the
+        # use, its method calls on the object are not ((L65), (L12)); torchsparse's own functions are not (partial)
+        Invalid("import torch\nimport torchsparse\nimport torchsparse.nn.functional as F\ndef query(q, t):\n"
+                "    keys = torch.zeros(2 * t.shape[0], dtype=torch.int64)\n"
+                "    table = torchsparse.backend.GPUHashTable(keys, keys.int())\n    table.insert_coords(t)\n"
+                "    return table.lookup_coords(q), F.sphashquery(q, t)\n", count=1),
         # warp_rnnt (1ytic's CUDA-Warp RNN-T loss: no CPU build) called as the loss (label note 42d-8)
         Invalid("import torch\nfrom warp_rnnt import rnnt_loss\ndef loss(logits, y, tl, ul):\n"
                 "    return rnnt_loss(torch.log_softmax(logits, -1), y, tl, ul, reduction='mean')\n", count=1),
@@ -930,6 +963,8 @@ class GpuOnlyUse(Rule):
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         yield from self._instance_uses(ctx, table, optional)
+        yield from self._loaded_module_calls(ctx, table, optional)
+        yield from self._method_result_calls(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
         triton_optional = any(ctx.imports.get(name, "").split(".", 1)[0] == TRITON for name in optional)
         if not triton_optional and (triton_kernels or TRITON in ctx.imports.values() or any(v.startswith("triton.") for v in ctx.imports.values())):
@@ -937,6 +972,71 @@ class GpuOnlyUse(Rule):
         numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
         if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
             yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
+
+    def _loaded_module_calls(self, ctx, table, optional):
+        """`_C = _get_c_extension()` (a package's loader of its compiled module, knowledge `loads_module`), then
+        `_C.grid_weight_render(...)`: each call through the name is a call into the compiled module (label ruling
+        (L31)); the loader's call itself is a use of its own entry, reported with the chains. Not where the function
+        (else the module) tests the name against None before the call."""
+        loaders = {key: entry.loads_module for key, entry in table.items() if entry.loads_module}
+        if not loaders or not any(key.rsplit(".", 1)[-1] in ctx.source for key in loaders):
+            return
+
+        def loader_module(qual):
+            key = match_package(qual, table)
+            return loaders.get(key) if key == qual else None
+
+        for found in loaded_modules.module_calls(ctx, loaded_modules.loaded_modules(ctx, loader_module)):
+            key = match_package(found.qual, table)
+            if key is None or not reported(table[key]) or _none_tested_before(ctx, found.loaded.name, found.call):
+                continue
+            if optional and guarded_use(ctx, found.loaded.name, found.call):
+                continue
+            what = f"`{ctx.segment(found.call.func)}(...)`, a call into `{found.loaded.module}` (bound at line {found.loaded.line}),"
+            yield self._finding(ctx, found.call, found.qual, key, table, what=what)
+
+    def _method_result_calls(self, ctx, table, optional):
+        """`_decode = cp.RawModule(path=ptx).get_function('decode')`, then `_decode(grid=..., block=..., args=[...])` in
+        a function: the name holds what a method of the package's object returned (a cupy kernel), and each call of the
+        name runs it (label ruling (L95): a RawKernel launch is a use at the launch line). The binding names one
+        construction of the package's class, reported with the chains; generic methods (`.to()`, `.eval()`: the object
+        itself, whose calls are the torch module interface) and private ones are not read. A name bound once in its
+        scope (a function, or the module)."""
+        if "(" not in ctx.source:
+            return
+        held: dict[tuple[int | None, str], tuple[str, str, int]] = {}
+        seen: dict[tuple[int | None, str], int] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+                continue
+            name = statement.targets[0].id
+            scope = binding_scope(ctx, statement.targets[0], name)
+            key = (id(scope) if scope is not None else None, name)
+            seen[key] = seen.get(key, 0) + 1
+            value = statement.value
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+                continue
+            method = value.func.attr
+            if method in _GENERIC_METHODS or method.startswith("_"):
+                continue
+            built = self._built_by_package(ctx, value.func.value, table, optional)
+            if built is not None:
+                held[key] = (*built, statement.lineno)
+        held = {key: found for key, found in held.items() if seen[key] == 1}
+        if not held:
+            return
+        names = {name for _, name in held}
+        for call in ctx.nodes.get(ast.Call, ()):
+            func = call.func
+            if not (isinstance(func, ast.Name) and func.id in names) or ctx.qualname(func) is not None:
+                continue
+            scope = binding_scope(ctx, call, func.id)
+            found = held.get((id(scope) if scope is not None else None, func.id))
+            if found is None or (scope is not None and call.lineno < found[2]):
+                continue
+            qual, key, line = found
+            what = f"`{func.id}(...)`, a call of what a `{qual}` object's method returned (bound at line {line}),"
+            yield self._finding(ctx, call, qual, key, table, what=what)
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
