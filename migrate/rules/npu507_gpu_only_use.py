@@ -891,6 +891,14 @@ class GpuOnlyUse(Rule):
                 "        fake = cute.runtime.make_fake_tensor(Int32, (cute.sym_int(),), stride=(1,))\n"
                 "        run.cache['k'] = cute.compile(Op(), fake, Int32(0))\n    run.cache['k'](x, Int32(0))\n"
                 "run.cache = {}\n", count=4),
+        # Megatron-core's Transformer Engine wrappers (knowledge `megatron.core.extensions.transformer_engine`: its
+        # TE* classes subclass TE's layers) and TE's own extension module: a construction and a call are the uses, a
+        # type check is not (label ruling (L35)); the imports are NPU501's (labeller notes 52a-6/7)
+        Invalid("from megatron.core.extensions.transformer_engine import TELinear\n"
+                "import transformer_engine_torch as tex\n"
+                "def lora(cfg, module, cu, cp):\n    if isinstance(module, TELinear):\n"
+                "        idx = tex.thd_get_partitioned_indices(cu, cu[-1], cp, 0)\n"
+                "    return TELinear(4, 4, config=cfg, parallel_mode=None)\n", count=2),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
