@@ -90,6 +90,14 @@ def _tested(test) -> list[tuple[str, str]]:
     return [(key, _TRUE)] if key else []
 
 
+def _short_switch(test) -> bool:
+    """A bare boolean switch whose name is too short to be read as an option (`if self.config.fp8:`, `if amp:`): the
+    branch is still a selection of its own, so a GPU-only use inside it does not count for a caller's branch (qwen3-vl's
+    `_checkpointed_forward`, taken for `recompute_granularity == "full"`, calls TE's checkpoint only under `fp8`)."""
+    name = test.attr if isinstance(test, ast.Attribute) else test.id if isinstance(test, ast.Name) else None
+    return bool(name) and len(name) <= 3 and name.lower() not in _GENERIC and re.fullmatch(r"\w+", name) is not None
+
+
 def _calls(statements) -> list[str]:
     """The first `_MAX_CALLS` distinct names called in `statements`, in walk order: the walk stops at the last one
     (nested branches walk their bodies again: torch's modules of long `if` chains walked ~450k nodes here)."""
@@ -228,6 +236,9 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
         if not isinstance(node.test, ast.Constant):
             pairs = _tested(node.test)
             if not pairs:
+                if _short_switch(node.test):  # `if self.config.fp8:`: a selection of its own, read as no option
+                    first, last = _span(node.body)
+                    out.append(Definition("cfggate", "", path, first, False, why=str(last)))
                 continue
             if standins:  # the branch needs an optional import (kind "cfgneeds", why: the `try:` body's lines)
                 needed = _needed(node.body, standins)
@@ -419,6 +430,7 @@ def report(results: list) -> list:
 
     branches: list[tuple[str, str, int, int, list[str]]] = []  # (path, key=value, first, last, calls)
     functions: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    gates: dict[str, list[tuple[int, int]]] = {}  # path -> spans of short switches' branches (`if self.config.fp8:`)
     settings: dict[str, list[tuple[str, int, str]]] = {}
     declared: dict[str, set[str]] = {}  # script path -> its argparse options
     needs: list[tuple[str, str]] = []  # (key=value, the modules of the `try:` whose stand-in the branch needs)
@@ -432,6 +444,8 @@ def report(results: list) -> list:
                 branches.append((result.path, fact[2], fact[3], int(last), calls.split(",") if calls else []))
             elif fact[1] == "cfgfunc":
                 functions.setdefault((result.path, fact[2]), []).append((fact[3], int(fact[5])))
+            elif fact[1] == "cfggate":
+                gates.setdefault(result.path, []).append((fact[3], int(fact[5])))
             elif fact[1] == "cfgarg":
                 declared.setdefault(result.path, set()).add(fact[2])
             elif fact[1] == "cfgneeds":
@@ -472,6 +486,8 @@ def report(results: list) -> list:
     spans_in: dict[str, list[tuple[int, int]]] = {}
     for path, _, first, last, _ in branches:
         spans_in.setdefault(path, []).append((first, last))
+    for path, spans in gates.items():  # selections too: a called function's use inside one is not the caller's
+        spans_in.setdefault(path, []).extend(spans)
 
     def innermost(path: str, line: int) -> tuple[int, int] | None:
         around = [s for s in spans_in.get(path, ()) if s[0] <= line <= s[1]]

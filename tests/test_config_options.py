@@ -254,3 +254,36 @@ def test_a_plain_torch_distributed_helper_of_apex_is_no_gpu_only_use(tmp_path):
                                        "model = apex.parallel.convert_syncbn_model(model, process_group=group)\n")
     result = scan([str(tmp_path)], use_cache=False, jobs=1)
     assert sorted((f.code, f.line) for f in result.findings if f.code.startswith("NPU50")) == [("NPU501", 1), ("NPU507", 4)]
+
+
+def test_a_called_functions_use_under_a_short_switch_of_its_own_is_not_the_callers(tmp_path):
+    # alibaba/ROLL qwen3_vl transformer_block.py: `recompute_granularity == "full"` calls `_checkpointed_forward`, whose
+    # TE checkpoint runs only under `if self.config.fp8:` (a switch too short to be read as an option): the value alone
+    # selects no GPU-only path; a use outside the switch still does
+    block = '''
+import transformer_engine.pytorch as te
+
+
+class Block:
+    def _checkpointed(self, x):
+        if self.config.fp8:
+            return te.checkpoint(x)
+        return x
+
+    def _fused(self, x):
+        return te.Linear(4, 4)(x)
+
+    def forward(self, x):
+        if self.config.recompute_granularity == "full":
+            x = self._checkpointed(x)
+        elif self.config.recompute_granularity == "selective":
+            x = x + 1
+        if self.config.fused_mode == "te":
+            x = self._fused(x)
+        elif self.config.fused_mode == "torch":
+            x = x + 1
+        return x
+'''
+    (tmp_path / "block.py").write_text(block)
+    (tmp_path / "train.yaml").write_text("recompute_granularity: full\nfused_mode: te\n")
+    assert _npu503(tmp_path) == [("train.yaml", 2)]

@@ -173,7 +173,10 @@ def test_third_party():
         assert isinstance(e, k.ThirdParty)
         assert e.status in {"unsupported", "partial", "npu-port", "works"}, root
         assert e.severity in {"error", "warning", "info"}, root
-        assert e.source and e.pip_names, root
+        # a module inside a package that is no GPU-only package itself (megatron-core's Transformer Engine wrappers,
+        # `megatron.core.extensions.transformer_engine`) names no distribution: NPU502 would read the package's
+        # requirement as GPU-only
+        assert e.source and (e.pip_names or "." in root), root
         if e.alternative_api:
             assert newest.has_api(e.alternative_api), (root, e.alternative_api)
     assert tp["flash_attn"].alternative_api == "torch_npu.npu_fusion_attention"

@@ -145,6 +145,17 @@ def pip_install_dependencies(ctx):
                 deps = [_folder_requirement(f, number, column) for f in folders]
                 yield from (dataclasses.replace(d, column=column, end_column=column + len(text)) for d in deps if d)
                 continue
+            if kind == "req" and "$" in text and is_dockerfile(ctx.path):
+                # `ARG apex_url=git+https://github.com/NVIDIA/apex.git@25.04`, then `pip install ... ${apex_url}`: the
+                # requirement the build argument's default names, at the text as written (migrate/docker_args.py;
+                # labeller note 52a: the apex --cuda_ext install line); one left unset is read as written below
+                from migrate.docker_args import expand, values_at
+
+                value = expand(text, values_at(ctx.lines, number))
+                dep = requirement(value, number, column) if "$" not in value else None
+                if dep is not None:
+                    yield dataclasses.replace(dep, column=column, end_column=column + len(text))
+                    continue
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
@@ -739,6 +750,12 @@ class GpuOnlyDependency(Rule):
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
+        # alibaba/ROLL's CUDA images: apex named by a build argument's default, built with --cuda_ext (labeller 52a:
+        # the install line that names it); an argument without a default stays unread
+        Invalid("FROM nvcr.io/nvidia/pytorch:24.05-py3\nARG apex_url=git+https://github.com/NVIDIA/apex.git@25.04\n"
+                "ARG extra\nRUN pip install -v --no-build-isolation \\\n"
+                "    --config-settings \"--build-option=--cpp_ext --cuda_ext\" ${apex_url} ${extra}\n",
+                kind="launcher", filename="Dockerfile", count=1),
         # a CUDA build of torch installed by its wheel's URL in a CUDA wheel folder (label rulings (L41), (L47))
         Invalid("RUN pip3 install numpy && \\\n    pip3 install https://download.pytorch.org/whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl\n",
                 kind="launcher", filename="Dockerfile", count=1),

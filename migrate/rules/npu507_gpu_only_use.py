@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import callable_aliases, cuda_tested_entries, hydra_targets, knowledge, loaded_modules, rebound_imports
+from migrate import callable_aliases, cuda_tested_entries, cute_kernels, hydra_targets, knowledge, loaded_modules, rebound_imports
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -297,6 +297,12 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # host code building a CuTe DSL compile's inputs: the torch -> CuTe dtype dict, the DSL's numeric types as
+        # scalars and a fake tensor need no GPU (knowledge `pure_api`, label ruling (L54)); the imports are NPU501's
+        "import torch\nimport cutlass\nfrom cutlass import Float32, Int32\n"
+        "from quack.compile_utils import make_fake_tensor\nfrom quack.cute_dsl_utils import torch2cute_dtype_map\n"
+        "def inputs(x, n):\n    dtype = torch2cute_dtype_map[x.dtype]\n"
+        "    return make_fake_tensor(dtype, (n,)), Int32(0), cutlass.Float32 if n else Float32\n",
         # a switch between two callables of an optional import (its handler binds None): an optional path, not reported
         "try:\n    import gemlite\nexcept ImportError:\n    gemlite = None\n"
         "def pack(w, mode):\n    if gemlite is None:\n        return w\n"
@@ -870,6 +876,29 @@ class GpuOnlyUse(Rule):
                 "                 prune_configs_by={'early_config_prune': early_config_prune,\n"
                 "                                   'perf_model': estimate_matmul_time, 'top_k': 10})\n"
                 "@triton.jit\ndef k(x, BLOCK: tl.constexpr):\n    pass\n", count=2),
+        # quack-style CuTe DSL reduction (alibaba/ROLL fused_cross_entropy.py, copied from Dao-AILab/quack): the
+        # decorators `@cute.jit` / `@cute.kernel`, `cute.compile(...)` and the call of what it compiled are the uses;
+        # the bodies, and the plain method `_cluster` the jit body traces, are kernel code (label ruling (L4), like
+        # `tl.*` in a @triton.jit body); the fake tensor, symbolic size and Int32 scalars only feed the compiler
+        # (knowledge `pure_api`, (L54)); the imports are NPU501's (migrate/cute_kernels.py)
+        Invalid("import cutlass\nimport cutlass.cute as cute\nfrom cutlass import Int32, const_expr\n"
+                "class Op:\n    def _cluster(self):\n        self.n = const_expr(cute.size(1))\n"
+                "    @cute.jit\n    def __call__(self, mX: cute.Tensor, stream):\n        self._cluster()\n"
+                "        self.kernel(mX).launch(grid=[cute.ceil_div(mX.shape[0], 4), 1, 1], block=[128, 1, 1])\n"
+                "    @cute.kernel\n    def kernel(self, mX: cute.Tensor):\n"
+                "        tidx, _, _ = cute.arch.thread_idx()\n        mX[tidx] = mX[tidx] + Int32(1)\n"
+                "def run(x):\n    if 'k' not in run.cache:\n"
+                "        fake = cute.runtime.make_fake_tensor(Int32, (cute.sym_int(),), stride=(1,))\n"
+                "        run.cache['k'] = cute.compile(Op(), fake, Int32(0))\n    run.cache['k'](x, Int32(0))\n"
+                "run.cache = {}\n", count=4),
+        # Megatron-core's Transformer Engine wrappers (knowledge `megatron.core.extensions.transformer_engine`: its
+        # TE* classes subclass TE's layers) and TE's own extension module: a construction and a call are the uses, a
+        # type check is not (label ruling (L35)); the imports are NPU501's (labeller notes 52a-6/7)
+        Invalid("from megatron.core.extensions.transformer_engine import TELinear\n"
+                "import transformer_engine_torch as tex\n"
+                "def lora(cfg, module, cu, cp):\n    if isinstance(module, TELinear):\n"
+                "        idx = tex.thd_get_partitioned_indices(cu, cu[-1], cp, 0)\n"
+                "    return TELinear(4, 4, config=cfg, parallel_mode=None)\n", count=2),
         # gpustat nvml.py: the handler binds a name but then raises a clearer ImportError: no fallback
         Invalid("try:\n    import pynvml\nexcept ImportError as e:\n    found = None\n    raise ImportError('need nvidia-ml-py') from e\n"
                 "pynvml.nvmlInit()", count=1),
@@ -899,6 +928,9 @@ class GpuOnlyUse(Rule):
         kernel_bodies = {id(k) for k, _ in kernels.values()} | {
             id(f) for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for f in ctx.nodes.get(kind, ())
             if f.decorator_list and _kernel_package(ctx, f) is not None}
+        if cute_kernels.wanted(ctx.source):  # CuTe DSL kernels and the helpers they trace (migrate/cute_kernels.py)
+            kernel_bodies |= cute_kernels.kernel_bodies(ctx)
+        compiles: set[int] = set()  # the `cute.compile(...)` calls reported: their results' calls are launches
         optional = fallback_guarded_names(ctx)
         # `cls = FlashSelfAttention if use_flash_attn else SelfAttention`: the binding names, its calls run (L46)
         switched = callable_aliases.switched_aliases(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
@@ -949,7 +981,12 @@ class GpuOnlyUse(Rule):
             # faiss's GPU API under `if torch.cuda.is_available():` upgrading the CPU index bound above (L65 with (L28))
             if _cpu_build_kept(key, table) and cuda_tested_entries.cuda_side_upgrade(ctx, node):
                 continue
+            if qual == cute_kernels.COMPILE and isinstance(ctx.parent(node), ast.Call) and ctx.parent(node).func is node:
+                compiles.add(id(ctx.parent(node)))
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
+        for launch, compiled in cute_kernels.compiled_launches(ctx, compiles) if compiles else ():
+            what = f"`{ctx.segment(launch.func)}(...)`, a launch of the CuTe DSL kernel compiled at line {compiled.lineno},"
+            yield self._finding(ctx, launch, cute_kernels.COMPILE, match_package(cute_kernels.COMPILE, table), table, what=what)
         for found in alias_calls:  # each call through an alias of a GPU-only callable (migrate/callable_aliases.py)
             if optional and any(root_name(chain) in optional and _none_tested_before(ctx, root_name(chain), found.call)
                                 for chain in callable_aliases.bound_chains(ctx, found.alias)):
