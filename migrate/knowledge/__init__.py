@@ -260,6 +260,11 @@ class ThirdParty:
     # the name runs nothing, so NPU501 leaves `from pkg import Name`; its construction or call is NPU507's (label note
     # 48d d-1)
     use_only: bool = False
+    # the package's own install that selects its NPU build on an Ascend host (Liger-Kernel's setup.py: `npu-smi` found
+    # -> torch_npu + triton-ascend), read in its source: a `partial` package's requirement line installs the NPU side
+    # there, so NPU502 leaves its manifest and `pip install` lines (label rulings (L11)/(L40)/(L55): a package with an
+    # NPU install is partial, its manifest lines are no labels); its imports stay NPU501's (the parts to check)
+    npu_install: str | None = None
 
 
 @dataclass(frozen=True)
@@ -505,7 +510,8 @@ def third_party() -> dict[str, ThirdParty]:
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
-            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)))
+            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
+            npu_install=e.get("npu_install"))
     return out
 
 

@@ -110,6 +110,14 @@ def _pip_arguments(line: str, start: int, end: int):
         editable = False
 
 
+def _listed(entry) -> bool:
+    """A requirement of this package is reported: NPU501's `needs_a_look`, but not a `partial` package whose own install
+    selects its NPU build on an Ascend host (knowledge `npu_install`: Liger-Kernel's setup.py installs torch_npu and
+    triton-ascend when `npu-smi` answers): the same line installs the NPU side there (label rulings (L11)/(L40)/(L55));
+    the package's imports stay NPU501's."""
+    return needs_a_look(entry) and not (entry.status == "partial" and entry.npu_install)
+
+
 def pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column. The folder a command
     runs in stands for `.` (`cd fast-hadamard-transform && pip install -e .`: the project in that folder, named by its
@@ -687,6 +695,10 @@ class GpuOnlyDependency(Rule):
         Valid("name: env\ndependencies:\n  - pip:\n    - apex==0.9.10.dev0\n", kind="manifest", filename="environment.yml"),
         Valid('[tool.poetry.dependencies]\npyramid = "1.5"\napex = "^0.9.10.dev0"\n', kind="manifest", filename="pyproject.toml"),
         Valid("numba>=0.57\n", kind="manifest"),  # its CPU JIT keeps working (numba.cuda is what needs a look)
+        # a partial package whose own setup.py installs its NPU build on an Ascend host (knowledge `npu_install`:
+        # Liger-Kernel, torch_npu + triton-ascend; EasyR1 requirements.txt and Dockerfile): the line stays as written
+        Valid("liger-kernel>=0.5\n", kind="manifest"),
+        Valid('RUN pip install --no-cache-dir "vllm-ascend" liger-kernel mathruler\n', kind="launcher", filename="Dockerfile"),
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
@@ -972,7 +984,7 @@ class GpuOnlyDependency(Rule):
                     "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
-            elif key is not None and needs_a_look(table[key]):
+            elif key is not None and _listed(table[key]):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
@@ -980,7 +992,7 @@ class GpuOnlyDependency(Rule):
                     text += f"; NPU alternative: {entry.alternative}"
                 yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                                    package=package_of(key, table))
-            elif (chosen := _gpu_extra(dep, pips)) is not None and needs_a_look(table[chosen[2]]):
+            elif (chosen := _gpu_extra(dep, pips)) is not None and _listed(table[chosen[2]]):
                 extra, installs, key = chosen
                 entry = table[key]
                 text = f"`{dep.name}[{extra}]`: the `{extra}` extra installs `{installs}`, which targets NVIDIA GPUs ({entry.status} on Ascend NPU)"
