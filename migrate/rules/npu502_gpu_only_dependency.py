@@ -81,6 +81,9 @@ _PIP_VALUE_OPTIONS = frozenset({
     "--exists-action", "--cert", "--client-cert", "--python",
 })
 _TOKEN = re.compile(r"\S+")
+# one argument of a `pip install`: a quoted part or a command substitution is kept whole
+# (`"/opt/tiger/$(basename ${URL})"`, migrate/shell_variables.py)
+_ARGUMENT = re.compile(r"""(?:"[^"]*"|'[^']*'|\$\([^()]*\)|\S)+""")
 
 
 # the pip options whose value is a package index or a find-links location (a CUDA wheel index: `-f .../cu113/...`)
@@ -91,7 +94,7 @@ def _pip_arguments(line: str, start: int, end: int):
     """("req", text, column0) for each requirement of a `pip install` command in line[start:end], and
     ("index", text, column0) for each value of an index / find-links option (`-f URL`, `--extra-index-url=URL`)."""
     option = editable = None
-    for token in _TOKEN.finditer(line, start, end):
+    for token in _ARGUMENT.finditer(line, start, end):
         text = token.group()
         if option is not None or text == "\\":
             if option in _INDEX_OPTIONS:
@@ -118,13 +121,31 @@ def _listed(entry) -> bool:
     return needs_a_look(entry) and not (entry.status == "partial" and entry.npu_install)
 
 
+def _variable_requirement(text: str, value: str, number: int, column: int):
+    """The requirement an install argument written with shell variables names once they are read
+    (migrate/shell_variables.py), at the argument as written; None when reading them changed nothing."""
+    if value == text:
+        return None
+    dep = requirement(value, number, column)
+    return None if dep is None else dataclasses.replace(dep, column=column, end_column=column + len(text))
+
+
 def pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column. The folder a command
     runs in stands for `.` (`cd fast-hadamard-transform && pip install -e .`: the project in that folder, named by its
     last path component like `pip install ./fast-hadamard-transform`), where a relative `cd DIR &&` before it on its
     line names it (migrate/local_installs.py: the same folder, matched to the repository's CUDA builds)."""
+    from migrate.shell_variables import expand, values_before
+
+    dockerfile = is_dockerfile(ctx.path)
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
+            if kind == "req" and "$" in text:  # `pip install "/opt/$(basename ${URL})"` with `URL=...whl` set above
+                dep = _variable_requirement(text, expand(text, values_before(ctx.lines, number, column, dockerfile)),
+                                            number, column)
+                if dep is not None:
+                    yield dep
+                    continue
             if kind == "editable":  # `-e grounding_dino`: pip's editable option takes a folder (or a VCS URL) by any name
                 kind = "req"
                 if not ("/" in text or ":" in text or installs_here(text)):
@@ -256,13 +277,14 @@ def _pip_install_indexes(ctx):
     label rule 40c-2). Not in a CI YAML (a CI machine's setup)."""
     if _sets_up_a_machine(ctx) and not (is_dockerfile(ctx.path) or is_cog_config(ctx.path)):  # cog.yaml: an image build
         return
-    from migrate.docker_args import expand, values_at
+    from migrate.shell_variables import expand, values_before
 
     dockerfile = is_dockerfile(ctx.path)
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
-            # a Dockerfile's `$TORCH_INDEX` read with the `ARG TORCH_INDEX=...` default above it (migrate/docker_args.py)
-            value = expand(text, values_at(ctx.lines, number)) if dockerfile and "$" in text else text
+            # a Dockerfile's `$TORCH_INDEX` read with the `ARG TORCH_INDEX=...` default above it (migrate/docker_args.py),
+            # a variable the command or the script set above it (migrate/shell_variables.py)
+            value = expand(text, values_before(ctx.lines, number, column, dockerfile)) if "$" in text else text
             if kind == "index" and _CUDA_INDEX_URL.match(value + " "):
                 yield number, column, column + len(text), "index"
             # a wheel installed by its URL from such an index's folder (`pip3 install https://download.pytorch.org/
@@ -732,6 +754,17 @@ class GpuOnlyDependency(Rule):
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
+        # a CUDA wheel whose URL a variable of the same RUN command holds, installed by its file name (EasyR1's
+        # Dockerfile; label rulings (L41)/(L106), migrate/shell_variables.py): the install line; a later RUN has no URL
+        Invalid('RUN ABI=$(python -c "import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)") && \\\n'
+                '    URL="https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/flash_attn-2.8.3+cu12torch2.8'
+                'cxx11abi${ABI}-cp312-cp312-linux_x86_64.whl" && \\\n    wget -nv -P /opt/tiger "${URL}" && \\\n'
+                '    pip install --no-cache-dir "/opt/tiger/$(basename ${URL})"\nRUN pip install "/opt/tiger/$(basename ${URL})"\n',
+                kind="launcher", filename="Dockerfile", count=1),
+        # a shell script's variable set above the install (a command's own prefix `PKG=x prog` sets nothing after it)
+        Invalid("WHEEL=flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n"
+                "cd /opt/wheels\npip install ./${WHEEL}\n"
+                "PKG=xformers python prepare.py\npip install $PKG\n", kind="launcher", filename="install.sh", count=1),
         # a CUDA build of torch installed by its wheel's URL in a CUDA wheel folder (label rulings (L41), (L47))
         Invalid("RUN pip3 install numpy && \\\n    pip3 install https://download.pytorch.org/whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl\n",
                 kind="launcher", filename="Dockerfile", count=1),
