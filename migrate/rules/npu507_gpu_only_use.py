@@ -9,7 +9,14 @@ from migrate.rules._device_helpers import annotation as _annotation
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, root_name, shadowed
 from migrate.rules._text import is_prose
 from migrate.rules.base import Invalid, Rule, Valid
-from migrate.rules.npu501_gpu_only_import import availability_guard, fallback_guarded_names, guarded_use, match_package, package_of
+from migrate.rules.npu501_gpu_only_import import (
+    availability_guard,
+    fallback_guarded_names,
+    guarded_use,
+    match_package,
+    package_of,
+    unbound_without_package,
+)
 
 TRITON = "triton"
 NUMBA_CUDA = "numba.cuda"
@@ -278,6 +285,14 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # a name bound under an availability check with a stand-in beside it, or used only inside such a check
+        "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+        "    from flash_attn import flash_attn_varlen_func\nelse:\n    flash_attn_varlen_func = None\n"
+        "def attend(q, cu, m):\n    if flash_attn_varlen_func is None:\n        return sdpa(q, q, q)\n"
+        "    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n",
+        "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+        "    from flash_attn import flash_attn_varlen_func\ndef attend(q, cu, m):\n    if is_flash_attn_2_available():\n"
+        "        return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n    return sdpa(q, q, q)\n",
         # a switch between two callables of an optional import (its handler binds None): an optional path, not reported
         "try:\n    import gemlite\nexcept ImportError:\n    gemlite = None\n"
         "def pack(w, mode):\n    if gemlite is None:\n        return w\n"
@@ -417,11 +432,20 @@ class GpuOnlyUse(Rule):
         "    if is_fa2_installed():\n        out = flash_attn_interface.flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
         "    else:\n        raise RuntimeError('flash-attn 2 is required')\n    return out\n"
         "def moe_loss(args):\n    loss = batched_load_balancing_loss(args)\n    clear_load_balancing_loss()\n    return loss\n",
-        # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
+        # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional, its use in the
+        # branch a switch named for the package selects (`use_apex`) too
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
     ]
     INVALID = [
+        # a name bound only under an availability check, called outside any check with no stand-in (EasyR1
+        # flash_attention_utils.py: the padding-free attention forward): NameError without flash_attn, a use (L42);
+        # the module-level line inside the check and the guarded import stay unreported
+        Invalid("from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+                "    from flash_attn import flash_attn_func, flash_attn_varlen_func\n"
+                "    _supports_window = 'window_size' in inspect.signature(flash_attn_func).parameters\n"
+                "def attend(q, k, v, pos, cu, m):\n    if pos is not None:\n"
+                "        return flash_attn_varlen_func(q, k, v, cu, cu, m, m)\n    return sdpa(q, k, v)\n", count=1),
         # an import the program does without, but the call through the alias runs with no test of it on its path (its
         # caller is picked by a user option: llm-foundry's `attn_impl: flash`, label set 39d): still a use
         Invalid("from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
@@ -840,7 +864,8 @@ class GpuOnlyUse(Rule):
                     or _getattr_default(ctx, node) \
                     or _argument_of_package_call(ctx, node, key, table) or _package_probe(ctx, node, qual):
                 continue
-            if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)):
+            if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)
+                                       and not unbound_without_package(ctx, root_name(node), node)):
                 continue
             if rebound_imports.rebound(ctx, node):  # `trt = TrtEngine(...)` above it: the script's own object
                 continue
