@@ -647,13 +647,17 @@ class GpuOnlyDependency(Rule):
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
     the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; the index or
     wheel URL also by a variable of the line, `--index-url "$TORCH_INDEX"` read with `ARG TORCH_INDEX=.../whl/cu121`
-    of the same build stage, as are `git clone "${GIT_URL}"` and `pip install -e ${BUILD_TARGET}`: migrate/docker_args.py; and in a
+    of the same build stage, as are `git clone "${GIT_URL}"` and `pip install -e ${BUILD_TARGET}`: migrate/docker_args.py; a
+    requirement also by a shell variable the same `RUN` command or the script set above the install, `$(basename
+    ${URL})` read as the wheel's file name, label rulings (L41)/(L106): migrate/shell_variables.py; and in a
     `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
     `build: python_packages:` items, which cog pip-installs into that image, 42c-3; in a notebook's `!` line also an
     index whose URL expands a Python variable of the notebook built from torch.version.cuda, `-f
     .../wheels/{version_str}/download.html`, label ruling (L82), migrate/notebook_cuda_indexes.py), and, with
     the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod;
     a site's tree `nvidia/cuda/10.0` too: any part of the module's path before its version).
+    A `partial` package whose own install selects its NPU build on an Ascend host (knowledge `npu_install`: Liger-Kernel's
+    setup.py adds torch_npu and triton-ascend) is not reported at its requirement lines; its imports stay NPU501's.
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
     (label ruling (L39), migrate/machine_setup.py); nor in the pipeline's own scripts and requirements files inside

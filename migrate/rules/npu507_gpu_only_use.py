@@ -235,6 +235,9 @@ class GpuOnlyUse(Rule):
     cudaMemcpyDeviceToDevice`, `x.astype(cupy.int64)`; label note 44a a-5): no package code runs
     there, nor are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
+    A name the module binds only in the body of an availability check (`if is_flash_attn_2_available(): from flash_attn
+    import flash_attn_varlen_func`, no stand-in beside it) and uses outside any such check is a use: without the package
+    it is unbound there (label ruling (L42)), unless a switch named for the package selects the branch (`if use_apex:`).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`), or whose
     availability flag the try switches on after being bound false ahead of it (`has_flash_attn = False` at the module
     top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
