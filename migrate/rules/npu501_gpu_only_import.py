@@ -798,7 +798,44 @@ def unbound_without_package(ctx, name: str | None, node) -> bool:
     if _bound_otherwise(ctx, name, found) or availability_guard(ctx, node) is not None:
         return False
     packages = {_package_of_alias(s, a) for s in found for a in s.names if (a.asname or a.name).split(".", 1)[0] == name}
-    return not _switched_for(ctx, node, packages)
+    return not _switched_for(ctx, node, packages) and not _picked_from_a_table(ctx, node) \
+        and not _picked_under_a_check(ctx, node)
+
+
+def _picked_under_a_check(ctx, node) -> bool:
+    """`node` lies in a function or class that the module names only inside availability checks (ComfyUI's
+    attention.py: `if model_management.xformers_enabled(): optimized_attention = attention_xformers`): reached only
+    where the package is."""
+    names = {p.name for p in _ancestors(ctx, node) if isinstance(p, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in names:
+        loads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == name and isinstance(n.ctx, ast.Load)]
+        if loads and all(availability_guard(ctx, n) is not None for n in loads):
+            return True
+    return False
+
+
+def _ancestors(ctx, node):
+    parent = ctx.parent(node)
+    while parent is not None:
+        yield parent
+        parent = ctx.parent(parent)
+
+
+def _picked_from_a_table(ctx, node) -> bool:
+    """`node` lies in a class or function the module offers as a value of a table keyed by strings, which the
+    configuration picks from (transformers' copied modeling files: `LLAMA_ATTENTION_CLASSES = {"eager": ...,
+    "flash_attention_2": LlamaFlashAttention2}`, indexed by `config._attn_implementation`, which transformers checks
+    for the package before it is set): an availability-checked selection, (L42) / set 51's reading of the copied files."""
+    offered = {v.id for d in ctx.nodes.get(ast.Dict, ()) if d.keys and all(isinstance(k, ast.Constant)
+               and isinstance(k.value, str) for k in d.keys) for v in d.values if isinstance(v, ast.Name)}
+    if not offered:
+        return False
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and parent.name in offered:
+            return True
+        parent = ctx.parent(parent)
+    return False
 
 
 def _inside_check(ctx, statement) -> bool:

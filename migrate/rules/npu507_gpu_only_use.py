@@ -296,6 +296,11 @@ class GpuOnlyUse(Rule):
         "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
         "    from flash_attn import flash_attn_varlen_func\ndef attend(q, cu, m):\n    if is_flash_attn_2_available():\n"
         "        return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n    return sdpa(q, q, q)\n",
+        # transformers' copied modeling file: the class that calls it is picked from a table keyed by the attention
+        # implementation, which transformers checks for flash_attn before it sets it (set 51's FlagEmbedding reading)
+        "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+        "    from flash_attn import flash_attn_func\nclass FlashAttention2(Attention):\n    def forward(self, q, k, v):\n"
+        "        return flash_attn_func(q, k, v)\nATTENTION_CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n",
         # a switch between two callables of an optional import (its handler binds None): an optional path, not reported
         "try:\n    import gemlite\nexcept ImportError:\n    gemlite = None\n"
         "def pack(w, mode):\n    if gemlite is None:\n        return w\n"
