@@ -51,7 +51,8 @@ REPO = {
     "app/ldm/__init__.py": "",
     "app/ldm/attention.py": "from app.modules import management\n\nif management.xformers_enabled():\n    import xformers\n"
                             "    import xformers.ops\n\n\ndef attention(q, k, v):\n"
-                            "    return xformers.ops.memory_efficient_attention(q, k, v)\n",
+                            "    return xformers.ops.memory_efficient_attention(q, k, v)\n\n\n"
+                            "if management.xformers_enabled():\n    optimized_attention = attention\n",
     "app/ldm/vae.py": "from app.modules import management\n\nif management.xformers_enabled_vae():\n    import xformers.ops\n",
     "app/ldm/named.py": "from app.modules.management import xformers_enabled\n\nif xformers_enabled():\n    import xformers.ops\n",
     # answers True without the package (`if force: return True`): no availability check

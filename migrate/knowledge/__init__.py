@@ -268,6 +268,11 @@ class ThirdParty:
     # `partial` package with a PyTorch path): a manifest line naming it installs as written on an Ascend host and is
     # not reported (label ruling (L55)); its imports are, where its severity asks
     installs_without_cuda: bool = False
+    # the package's own install that selects its NPU build on an Ascend host (Liger-Kernel's setup.py: `npu-smi` found
+    # -> torch_npu + triton-ascend), read in its source: a `partial` package's requirement line installs the NPU side
+    # there, so NPU502 leaves its manifest and `pip install` lines (label rulings (L11)/(L40)/(L55): a package with an
+    # NPU install is partial, its manifest lines are no labels); its imports stay NPU501's (the parts to check)
+    npu_install: str | None = None
 
 
 @dataclass(frozen=True)
@@ -514,7 +519,8 @@ def third_party() -> dict[str, ThirdParty]:
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
             fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
-            loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)))
+            loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)),
+            npu_install=e.get("npu_install"))
     return out
 
 

@@ -791,6 +791,106 @@ def guarded_use(ctx, name: str | None, node) -> bool:
     return not found or any(id(s) in guarded for s in found)
 
 
+def unbound_without_package(ctx, name: str | None, node) -> bool:
+    """The use `node` of the local `name` reads a name the module binds only in the body of an availability check
+    (`if is_flash_attn_2_available(): from flash_attn import flash_attn_varlen_func`), with no other binding of it
+    (no `else:` stand-in, no fallback assignment), from outside any such check: on a host without the package the name
+    is unbound there and the use fails (NameError), so it is work to port, not an optional path (label rulings (L42),
+    as (L26)'s reverse; EasyR1 flash_attention_utils.py calls flash_attn_varlen_func in the padding-free path with no
+    check). Not a use in a branch a switch named for the package selects (`if use_apex: optimizers.FusedAdam(p)`: the
+    option is the program's own choice of that path, (L102)), nor one in a branch of an availability check
+    (`availability_guard`); the guarded import line itself stays unreported (NPU501)."""
+    if name is None:
+        return False
+    bindings = _import_bindings(ctx)
+    scope = ctx.enclosing(node, _BINDING_SCOPES)
+    found = None
+    while found is None:
+        found = bindings.get((id(scope) if scope is not None else None, name))
+        if scope is None:
+            break
+        scope = ctx.enclosing(scope, _BINDING_SCOPES)
+    if not found or not all(_inside_check(ctx, statement) for statement in found):
+        return False
+    if _bound_otherwise(ctx, name, found) or availability_guard(ctx, node) is not None:
+        return False
+    packages = {_package_of_alias(s, a) for s in found for a in s.names if (a.asname or a.name).split(".", 1)[0] == name}
+    return not _switched_for(ctx, node, packages) and not _picked_from_a_table(ctx, node) \
+        and not _picked_under_a_check(ctx, node)
+
+
+def _picked_under_a_check(ctx, node) -> bool:
+    """`node` lies in a function or class that the module names only inside availability checks (ComfyUI's
+    attention.py: `if model_management.xformers_enabled(): optimized_attention = attention_xformers`): reached only
+    where the package is."""
+    names = {p.name for p in _ancestors(ctx, node) if isinstance(p, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in names:
+        loads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == name and isinstance(n.ctx, ast.Load)]
+        if loads and all(availability_guard(ctx, n) is not None for n in loads):
+            return True
+    return False
+
+
+def _ancestors(ctx, node):
+    parent = ctx.parent(node)
+    while parent is not None:
+        yield parent
+        parent = ctx.parent(parent)
+
+
+def _picked_from_a_table(ctx, node) -> bool:
+    """`node` lies in a class or function the module offers as a value of a table keyed by strings, which the
+    configuration picks from (transformers' copied modeling files: `LLAMA_ATTENTION_CLASSES = {"eager": ...,
+    "flash_attention_2": LlamaFlashAttention2}`, indexed by `config._attn_implementation`, which transformers checks
+    for the package before it is set): an availability-checked selection, (L42) / set 51's reading of the copied files."""
+    offered = {v.id for d in ctx.nodes.get(ast.Dict, ()) if d.keys and all(isinstance(k, ast.Constant)
+               and isinstance(k.value, str) for k in d.keys) for v in d.values if isinstance(v, ast.Name)}
+    if not offered:
+        return False
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and parent.name in offered:
+            return True
+        parent = ctx.parent(parent)
+    return False
+
+
+def _inside_check(ctx, statement) -> bool:
+    """`statement` lies in the body of the `if` that `availability_guard` finds for it (not after an early exit)."""
+    guard = availability_guard(ctx, statement)
+    return isinstance(guard, ast.If) and any(statement is n for part in guard.body for n in ast.walk(part))
+
+
+def _bound_otherwise(ctx, name: str, imports: list) -> bool:
+    """Some statement of the file other than `imports` binds `name`: an assignment, a definition, another import."""
+    for kind in (ast.Import, ast.ImportFrom):
+        for statement in ctx.nodes.get(kind, ()):
+            if statement not in imports and any((a.asname or a.name).split(".", 1)[0] == name for a in statement.names):
+                return True
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        if any(d.name == name for d in ctx.nodes.get(kind, ())):
+            return True
+    return any(n.id == name and not isinstance(n.ctx, ast.Load) for n in ctx.nodes.get(ast.Name, ()))
+
+
+def _switched_for(ctx, node, packages: set[str]) -> bool:
+    """`node` lies in a branch whose test reads a name that names one of `packages` or its catalogued alias
+    (`use_apex`, `self.args.use_flash_attn`)."""
+    words = {p.lower() for p in packages if p}
+    for key, entry in knowledge.third_party().items():
+        if key.split(".", 1)[0] in words:
+            words.update(a.lower() for a in entry.aliases)
+    child, parent = node, ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and child is not parent.test:
+            for part in ast.walk(parent.test):
+                text = part.id if isinstance(part, ast.Name) else part.attr if isinstance(part, ast.Attribute) else ""
+                if any(word in text.lower() for word in words):
+                    return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
 def _imported_at_top(ctx) -> frozenset[str]:
     """The packages (import roots) a top-level statement of the module imports, not under `try:` / `if`."""
     return frozenset(_package_of_alias(statement, alias) for statement in getattr(ctx.tree, "body", ())

@@ -97,6 +97,9 @@ _PIP_VALUE_OPTIONS = frozenset({
     "--exists-action", "--cert", "--client-cert", "--python",
 })
 _TOKEN = re.compile(r"\S+")
+# one argument of a `pip install`: a quoted part or a command substitution is kept whole
+# (`"/opt/tiger/$(basename ${URL})"`, migrate/shell_variables.py)
+_ARGUMENT = re.compile(r"""(?:"[^"]*"|'[^']*'|\$\([^()]*\)|\S)+""")
 
 
 # the pip options whose value is a package index or a find-links location (a CUDA wheel index: `-f .../cu113/...`)
@@ -107,7 +110,7 @@ def _pip_arguments(line: str, start: int, end: int):
     """("req", text, column0) for each requirement of a `pip install` command in line[start:end], and
     ("index", text, column0) for each value of an index / find-links option (`-f URL`, `--extra-index-url=URL`)."""
     option = editable = None
-    for token in _TOKEN.finditer(line, start, end):
+    for token in _ARGUMENT.finditer(line, start, end):
         text = token.group()
         if option is not None or text == "\\":
             if option in _INDEX_OPTIONS:
@@ -126,13 +129,41 @@ def _pip_arguments(line: str, start: int, end: int):
         editable = False
 
 
+def _listed(entry) -> bool:
+    """A requirement of this package is reported: NPU501's `needs_a_look`, but not a `partial` package whose own install
+    selects its NPU build on an Ascend host (knowledge `npu_install`: Liger-Kernel's setup.py installs torch_npu and
+    triton-ascend when `npu-smi` answers): the same line installs the NPU side there (label rulings (L11)/(L40)/(L55));
+    the package's imports stay NPU501's. Nor one whose install completes without CUDA (knowledge
+    `installs_without_cuda`: svox builds its CUDA extension with optional=True, (L55))."""
+    return (needs_a_look(entry) and not entry.installs_without_cuda
+            and not (entry.status == "partial" and entry.npu_install))
+
+
+def _variable_requirement(text: str, value: str, number: int, column: int):
+    """The requirement an install argument written with shell variables names once they are read
+    (migrate/shell_variables.py), at the argument as written; None when reading them changed nothing."""
+    if value == text:
+        return None
+    dep = requirement(value, number, column)
+    return None if dep is None else dataclasses.replace(dep, column=column, end_column=column + len(text))
+
+
 def pip_install_dependencies(ctx):
     """Requirements named by the `pip install` commands of a launcher, each at its own column. The folder a command
     runs in stands for `.` (`cd fast-hadamard-transform && pip install -e .`: the project in that folder, named by its
     last path component like `pip install ./fast-hadamard-transform`), where a relative `cd DIR &&` before it on its
     line names it (migrate/local_installs.py: the same folder, matched to the repository's CUDA builds)."""
+    from migrate.shell_variables import expand, values_before
+
+    dockerfile = is_dockerfile(ctx.path)
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
+            if kind == "req" and "$" in text:  # `pip install "/opt/$(basename ${URL})"` with `URL=...whl` set above
+                dep = _variable_requirement(text, expand(text, values_before(ctx.lines, number, column, dockerfile)),
+                                            number, column)
+                if dep is not None:
+                    yield dep
+                    continue
             if kind == "editable":  # `-e grounding_dino`: pip's editable option takes a folder (or a VCS URL) by any name
                 kind = "req"
                 if not ("/" in text or ":" in text or installs_here(text)):
@@ -275,13 +306,14 @@ def _pip_install_indexes(ctx):
     label rule 40c-2). Not in a CI YAML (a CI machine's setup)."""
     if _sets_up_a_machine(ctx) and not (is_dockerfile(ctx.path) or is_cog_config(ctx.path)):  # cog.yaml: an image build
         return
-    from migrate.docker_args import expand, values_at
+    from migrate.shell_variables import expand, values_before
 
     dockerfile = is_dockerfile(ctx.path)
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
-            # a Dockerfile's `$TORCH_INDEX` read with the `ARG TORCH_INDEX=...` default above it (migrate/docker_args.py)
-            value = expand(text, values_at(ctx.lines, number)) if dockerfile and "$" in text else text
+            # a Dockerfile's `$TORCH_INDEX` read with the `ARG TORCH_INDEX=...` default above it (migrate/docker_args.py),
+            # a variable the command or the script set above it (migrate/shell_variables.py)
+            value = expand(text, values_before(ctx.lines, number, column, dockerfile)) if "$" in text else text
             if kind == "index" and _CUDA_INDEX_URL.match(value + " "):
                 yield number, column, column + len(text), "index"
             # a wheel installed by its URL from such an index's folder (`pip3 install https://download.pytorch.org/
@@ -644,13 +676,17 @@ class GpuOnlyDependency(Rule):
     index given to `pip install` (`-f .../cu113/...`, `--extra-index-url .../whl/cu118`; in a Dockerfile too, on
     the `RUN pip install` line itself, label ruling (L47), not an index set apart: `ENV PIP_INDEX_URL`; the index or
     wheel URL also by a variable of the line, `--index-url "$TORCH_INDEX"` read with `ARG TORCH_INDEX=.../whl/cu121`
-    of the same build stage, as are `git clone "${GIT_URL}"` and `pip install -e ${BUILD_TARGET}`: migrate/docker_args.py; and in a
+    of the same build stage, as are `git clone "${GIT_URL}"` and `pip install -e ${BUILD_TARGET}`: migrate/docker_args.py; a
+    requirement also by a shell variable the same `RUN` command or the script set above the install, `$(basename
+    ${URL})` read as the wheel's file name, label rulings (L41)/(L106): migrate/shell_variables.py; and in a
     `cog.yaml`'s `build: run:` commands, Replicate's cog building a Docker image from them, label rule 40c-2, and its
     `build: python_packages:` items, which cog pip-installs into that image, 42c-3; in a notebook's `!` line also an
     index whose URL expands a Python variable of the notebook built from torch.version.cuda, `-f
     .../wheels/{version_str}/download.html`, label ruling (L82), migrate/notebook_cuda_indexes.py), and, with
     the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod;
     a site's tree `nvidia/cuda/10.0` too: any part of the module's path before its version).
+    A `partial` package whose own install selects its NPU build on an Ascend host (knowledge `npu_install`: Liger-Kernel's
+    setup.py adds torch_npu and triton-ascend) is not reported at its requirement lines; its imports stay NPU501's.
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
     (label ruling (L39), migrate/machine_setup.py); nor in the pipeline's own scripts and requirements files inside
@@ -717,6 +753,10 @@ class GpuOnlyDependency(Rule):
         # svox builds its CUDA extension with optional=True: the install completes without nvcc ((L55); its imports are
         # NPU501's)
         Valid("numpy\nsvox>=0.2.28\n", kind="manifest"),
+        # a partial package whose own setup.py installs its NPU build on an Ascend host (knowledge `npu_install`:
+        # Liger-Kernel, torch_npu + triton-ascend; EasyR1 requirements.txt and Dockerfile): the line stays as written
+        Valid("liger-kernel>=0.5\n", kind="manifest"),
+        Valid('RUN pip install --no-cache-dir "vllm-ascend" liger-kernel mathruler\n', kind="launcher", filename="Dockerfile"),
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
@@ -756,6 +796,17 @@ class GpuOnlyDependency(Rule):
                 "ARG extra\nRUN pip install -v --no-build-isolation \\\n"
                 "    --config-settings \"--build-option=--cpp_ext --cuda_ext\" ${apex_url} ${extra}\n",
                 kind="launcher", filename="Dockerfile", count=1),
+        # a CUDA wheel whose URL a variable of the same RUN command holds, installed by its file name (EasyR1's
+        # Dockerfile; label rulings (L41)/(L106), migrate/shell_variables.py): the install line; a later RUN has no URL
+        Invalid('RUN ABI=$(python -c "import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)") && \\\n'
+                '    URL="https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/flash_attn-2.8.3+cu12torch2.8'
+                'cxx11abi${ABI}-cp312-cp312-linux_x86_64.whl" && \\\n    wget -nv -P /opt/tiger "${URL}" && \\\n'
+                '    pip install --no-cache-dir "/opt/tiger/$(basename ${URL})"\nRUN pip install "/opt/tiger/$(basename ${URL})"\n',
+                kind="launcher", filename="Dockerfile", count=1),
+        # a shell script's variable set above the install (a command's own prefix `PKG=x prog` sets nothing after it)
+        Invalid("WHEEL=flash_attn-2.5.8+cu122torch2.3cxx11abiFALSE-cp310-cp310-linux_x86_64.whl\n"
+                "cd /opt/wheels\npip install ./${WHEEL}\n"
+                "PKG=xformers python prepare.py\npip install $PKG\n", kind="launcher", filename="install.sh", count=1),
         # a CUDA build of torch installed by its wheel's URL in a CUDA wheel folder (label rulings (L41), (L47))
         Invalid("RUN pip3 install numpy && \\\n    pip3 install https://download.pytorch.org/whl/cu90/torch-1.0.0-cp35-cp35m-linux_x86_64.whl\n",
                 kind="launcher", filename="Dockerfile", count=1),
@@ -1012,7 +1063,7 @@ class GpuOnlyDependency(Rule):
                     "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
-            elif key is not None and needs_a_look(table[key]) and not table[key].installs_without_cuda:
+            elif key is not None and _listed(table[key]):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"
                         if entry.status == "partial" else f"`{dep.name}` targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
@@ -1020,7 +1071,7 @@ class GpuOnlyDependency(Rule):
                     text += f"; NPU alternative: {entry.alternative}"
                 yield self.finding(ctx, span, text, severity=Severity.parse(entry.severity), replacement=entry.alternative_api,
                                    package=package_of(key, table))
-            elif (chosen := _gpu_extra(dep, pips)) is not None and needs_a_look(table[chosen[2]]):
+            elif (chosen := _gpu_extra(dep, pips)) is not None and _listed(table[chosen[2]]):
                 extra, installs, key = chosen
                 entry = table[key]
                 text = f"`{dep.name}[{extra}]`: the `{extra}` extra installs `{installs}`, which targets NVIDIA GPUs ({entry.status} on Ascend NPU)"

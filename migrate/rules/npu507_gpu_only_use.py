@@ -16,6 +16,7 @@ from migrate.rules.npu501_gpu_only_import import (
     match_package,
     needs_a_look,
     package_of,
+    unbound_without_package,
 )
 
 TRITON = "triton"
@@ -247,6 +248,9 @@ class GpuOnlyUse(Rule):
     cudaMemcpyDeviceToDevice`, `x.astype(cupy.int64)`; label note 44a a-5): no package code runs
     there, nor are availability probes (`bnb is not None`, `if xops:`), the fallback assignment in
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
+    A name the module binds only in the body of an availability check (`if is_flash_attn_2_available(): from flash_attn
+    import flash_attn_varlen_func`, no stand-in beside it) and uses outside any such check is a use: without the package
+    it is unbound there (label ruling (L42)), unless a switch named for the package selects the branch (`if use_apex:`).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`), or whose
     availability flag the try switches on after being bound false ahead of it (`has_flash_attn = False` at the module
     top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
@@ -303,6 +307,19 @@ class GpuOnlyUse(Rule):
         "from quack.compile_utils import make_fake_tensor\nfrom quack.cute_dsl_utils import torch2cute_dtype_map\n"
         "def inputs(x, n):\n    dtype = torch2cute_dtype_map[x.dtype]\n"
         "    return make_fake_tensor(dtype, (n,)), Int32(0), cutlass.Float32 if n else Float32\n",
+        # a name bound under an availability check with a stand-in beside it, or used only inside such a check
+        "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+        "    from flash_attn import flash_attn_varlen_func\nelse:\n    flash_attn_varlen_func = None\n"
+        "def attend(q, cu, m):\n    if flash_attn_varlen_func is None:\n        return sdpa(q, q, q)\n"
+        "    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n",
+        "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+        "    from flash_attn import flash_attn_varlen_func\ndef attend(q, cu, m):\n    if is_flash_attn_2_available():\n"
+        "        return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n    return sdpa(q, q, q)\n",
+        # transformers' copied modeling file: the class that calls it is picked from a table keyed by the attention
+        # implementation, which transformers checks for flash_attn before it sets it (set 51's FlagEmbedding reading)
+        "from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+        "    from flash_attn import flash_attn_func\nclass FlashAttention2(Attention):\n    def forward(self, q, k, v):\n"
+        "        return flash_attn_func(q, k, v)\nATTENTION_CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n",
         # a switch between two callables of an optional import (its handler binds None): an optional path, not reported
         "try:\n    import gemlite\nexcept ImportError:\n    gemlite = None\n"
         "def pack(w, mode):\n    if gemlite is None:\n        return w\n"
@@ -448,7 +465,8 @@ class GpuOnlyUse(Rule):
         "    if is_fa2_installed():\n        out = flash_attn_interface.flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
         "    else:\n        raise RuntimeError('flash-attn 2 is required')\n    return out\n"
         "def moe_loss(args):\n    loss = batched_load_balancing_loss(args)\n    clear_load_balancing_loss()\n    return loss\n",
-        # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional
+        # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional, its use in the
+        # branch a switch named for the package selects (`use_apex`) too
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
         "def make(p, use_apex):\n    if use_apex:\n        return optimizers.FusedAdam(p)",
         # faiss's GPU cloner under a question only a CUDA run answers yes to, replacing the CPU index bound above: off
@@ -488,6 +506,14 @@ class GpuOnlyUse(Rule):
                 "        index = faiss.index_cpu_to_gpu(faiss.StandardGpuResources(), 0, index, co)\n    return index\n", count=3),
         Invalid("import faiss\nres = [faiss.StandardGpuResources() for _ in range(2)]\nvres = faiss.GpuResourcesVector()\n"
                 "index = faiss.index_cpu_to_gpu_multiple(vres, [0, 1], faiss.IndexFlatL2(8))\n", count=3),
+        # a name bound only under an availability check, called outside any check with no stand-in (EasyR1
+        # flash_attention_utils.py: the padding-free attention forward): NameError without flash_attn, a use (L42);
+        # the module-level line inside the check and the guarded import stay unreported
+        Invalid("from transformers.utils import is_flash_attn_2_available\nif is_flash_attn_2_available():\n"
+                "    from flash_attn import flash_attn_func, flash_attn_varlen_func\n"
+                "    _supports_window = 'window_size' in inspect.signature(flash_attn_func).parameters\n"
+                "def attend(q, k, v, pos, cu, m):\n    if pos is not None:\n"
+                "        return flash_attn_varlen_func(q, k, v, cu, cu, m, m)\n    return sdpa(q, k, v)\n", count=1),
         # an import the program does without, but the call through the alias runs with no test of it on its path (its
         # caller is picked by a user option: llm-foundry's `attn_impl: flash`, label set 39d): still a use
         Invalid("from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
@@ -965,7 +991,8 @@ class GpuOnlyUse(Rule):
                     or _getattr_default(ctx, node) \
                     or _argument_of_package_call(ctx, node, key, table) or _package_probe(ctx, node, qual):
                 continue
-            if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)):
+            if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)
+                                       and not unbound_without_package(ctx, root_name(node), node)):
                 continue
             if rebound_imports.rebound(ctx, node):  # `trt = TrtEngine(...)` above it: the script's own object
                 continue
