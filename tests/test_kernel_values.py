@@ -772,6 +772,28 @@ def test_loop_folders_make_and_echoed_dockerfile_installs_of_a_cuda_build_are_re
     assert finding_lines(result, "NPU502", "ext/b/Makefile") == []
 
 
+def test_an_extension_reached_only_through_an_attempt_recording_a_flag_of_any_name_is_optional(tmp_path):
+    # Sparse4D-shaped (label note 52c, (L60)/(L97)): the ops package imports its extension unguarded, and the one
+    # importer tries it and records the outcome in a flag bound True after the import and False in the handler, which
+    # it asserts before the ops are used (a plain-PyTorch path otherwise): the package's uses of the extension are no
+    # lines. An unguarded importer elsewhere keeps them.
+    files = {
+        "pkg/__init__.py": "", "pkg/ops/setup.py": _cuda_setup('agg', 'agg_ext', ['src/agg.cpp', 'src/agg_cuda.cu']),
+        "pkg/ops/src/agg_cuda.cu": "__global__ void k(float* x) {}\n", "pkg/ops/src/agg.cpp": "// host\n",
+        "pkg/ops/__init__.py": "from .agg import aggregate\n",
+        "pkg/ops/agg.py": "from . import agg_ext\n\n\ndef aggregate(x):\n    return agg_ext.forward(x)\n",
+        "pkg/models/__init__.py": "",
+        "pkg/models/head.py": ("try:\n    from ..ops import aggregate\n    AGG_VALID = True\nexcept:\n    AGG_VALID = False\n\n\n"
+                              "class Head:\n    def __init__(self, fast=False):\n        if fast:\n"
+                              "            assert AGG_VALID, 'build the ops first'\n        self.fast = fast\n\n"
+                              "    def __call__(self, x):\n        return aggregate(x) if self.fast else x.mean(1)\n"),
+    }
+    write_files(tmp_path, files)
+    assert finding_lines(_scan(tmp_path), "NPU508", "pkg/ops/agg.py") == []
+    write_files(tmp_path, {"pkg/models/tail.py": "from ..ops import aggregate\n\n\ndef tail(x):\n    return aggregate(x)\n"})
+    assert finding_lines(_scan(tmp_path), "NPU508", "pkg/ops/agg.py") == [1, 5]
+
+
 def test_a_chain_through_the_package_to_its_compiled_module_is_a_use(tmp_path):
     # kaolin tests: `import kaolin as kal` then `kal._C.render.mesh.dibr_soft_mask_forward_cuda(...)`, the `_C`
     # attribute set on the package by any module importing it (label note 46b, (L79)); a chain to another
