@@ -41,8 +41,9 @@ Keyed on, per Python file (facts cached with it):
 The same holds for an extension built ahead (setup.py) and imported at module level (`import bias_act_cuda`, label
 note 52b: imaginaire's copy of StyleGAN2-ADA's ops): its reads on the gated path, as above (in the body of such an
 `if`, or inside a private module-level function or class whose every reference outside itself is in such a body),
-are per-device uses, not reported (kind `cudagatedreads`: the import's name and those lines); the import itself
-stays reported (a host without the build fails at it), and so does any read off that path.
+are per-device uses, not reported (kind `cudagatedreads`: the import's name and those lines) where every read of
+the name is on that path; the import itself stays reported (a host without the build fails at it), and a module also
+read off the path (`if x.is_cuda: ext.nms(x) else: ext.nms(x)`, a CPU build of the same extension) keeps all its reads.
 
 Then, not reported: NPU505's build lines inside the builder, NPU508's uses on the lines reading those names, NPU508
 uses of the extension modules the builder defines elsewhere only where no other build defines them, the CUDA
@@ -185,10 +186,9 @@ def gated_imports(ctx) -> list[tuple[str, int, list[int]]]:
             if alias.name == "*":
                 continue
             name = alias.asname or alias.name.split(".")[0]
-            reads = sorted({n.lineno for n in _names(ctx, name, statement) if isinstance(n.ctx, ast.Load)
-                            and _read_on_gated_path(ctx, n, top)})
-            if reads:
-                out.append((name, statement.lineno, reads))
+            loads = [n for n in _names(ctx, name, statement) if isinstance(n.ctx, ast.Load)]
+            if loads and all(_read_on_gated_path(ctx, n, top) for n in loads):
+                out.append((name, statement.lineno, sorted({n.lineno for n in loads})))
     return out
 
 

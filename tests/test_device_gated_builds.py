@@ -105,6 +105,6 @@ def test_a_prebuilt_extension_read_only_on_the_cuda_tensor_path_keeps_only_its_i
     # no way on for other devices: the uses stay
     assert _prebuilt(tmp_path, _PREBUILT.replace("        return _scale_cuda().apply(x, k)\n    return x * k\n",
                                                  "        return _scale_cuda().apply(x, k)\n")) == [3, 15]
-    # the private helper also called off the gated path, or the extension read in a public function
+    # the private helper also called off the gated path, or the extension also read in a public function: all stay
     assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return _scale_cuda().apply(x, k)\n") == [3, 16]
-    assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return scale_cuda.scale(x, k)\n") == [3, 25]
+    assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return scale_cuda.scale(x, k)\n") == [3, 16, 25]
