@@ -38,6 +38,13 @@ Keyed on, per Python file (facts cached with it):
   is in the body of such an `if`, or inside a private module-level function (or class) whose every reference
   outside itself is in such a body.
 
+The same holds for an extension built ahead (setup.py) and imported at module level (`import bias_act_cuda`, label
+note 52b: imaginaire's copy of StyleGAN2-ADA's ops): its reads on the gated path, as above (in the body of such an
+`if`, or inside a private module-level function or class whose every reference outside itself is in such a body),
+are per-device uses, not reported (kind `cudagatedreads`: the import's name and those lines) where every read of
+the name is on that path; the import itself stays reported (a host without the build fails at it), and a module also
+read off the path (`if x.is_cuda: ext.nms(x) else: ext.nms(x)`, a CPU build of the same extension) keeps all its reads.
+
 Then, not reported: NPU505's build lines inside the builder, NPU508's uses on the lines reading those names, NPU508
 uses of the extension modules the builder defines elsewhere only where no other build defines them, the CUDA
 sources only such builders build (NPU506, cuda_builds.built_only_by), and the project's build helper
@@ -54,11 +61,12 @@ import ast
 from migrate.findings import FileResult
 
 KIND = "cudagated"  # Definition kind: name = "<first>-<last>" lines of a builder; why = the lines reading its names
+READS = "cudagatedreads"  # Definition kind: name = a module-level import's name; why = its reads on the gated path
 _CODES = frozenset({"NPU505", "NPU508"})
 
 
 def wants(text: str) -> bool:
-    return "cuda" in text and "global " in text and ("device" in text or "is_cuda" in text)
+    return "cuda" in text and ("device" in text or "is_cuda" in text)
 
 
 def _device_test(node: ast.AST) -> bool:
@@ -165,42 +173,70 @@ def _read_on_gated_path(ctx, node: ast.Name, top: dict) -> bool:
     return bool(refs) and all(_gated(ctx, r, False) for r in refs)
 
 
+def gated_imports(ctx) -> list[tuple[str, int, list[int]]]:
+    """Each name a module-level import binds, its line and the lines reading it on the gated path (module doc)."""
+    top = {s.name: s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef))}
+    if not any(_gating_test(n.test) for n in ctx.nodes.get(ast.If, ())):
+        return []
+    out = []
+    for statement in ctx.tree.body:
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+            continue
+        for alias in statement.names:
+            if alias.name == "*":
+                continue
+            name = alias.asname or alias.name.split(".")[0]
+            loads = [n for n in _names(ctx, name, statement) if isinstance(n.ctx, ast.Load)]
+            if loads and all(_read_on_gated_path(ctx, n, top) for n in loads):
+                out.append((name, statement.lineno, sorted({n.lineno for n in loads})))
+    return out
+
+
 def facts(ctx) -> list:
     from migrate.repo_index import Definition
 
-    return [Definition(KIND, f"{f.lineno}-{f.end_lineno or f.lineno}", ctx.path, f.lineno, False,
-                       " ".join(map(str, reads))) for f, reads in builders(ctx)]
+    out = [Definition(KIND, f"{f.lineno}-{f.end_lineno or f.lineno}", ctx.path, f.lineno, False,
+                      " ".join(map(str, reads))) for f, reads in builders(ctx)] if "global " in ctx.source else []
+    out.extend(Definition(READS, name, ctx.path, line, False, " ".join(map(str, reads)))
+               for name, line, reads in gated_imports(ctx))
+    return out
 
 
 def in_builder(ctx, call: ast.AST) -> bool:
     """`call` is inside a builder of its file (its helper call then records no `jithelper` fact)."""
     cached = ctx.__dict__.get("_npu_gated_builders")
     if cached is None:
-        cached = [f for f, _ in builders(ctx)] if wants(ctx.source) else []
+        cached = [f for f, _ in builders(ctx)] if wants(ctx.source) and "global " in ctx.source else []
         ctx.__dict__["_npu_gated_builders"] = cached
     return any(_inside(call, f) for f in cached)
 
 
 def _spans(result) -> tuple[list[tuple[int, int]], set[int]]:
     spans, reads = [], set()
+    imported = set()
     for fact in getattr(result, "facts", ()) or ():
         if fact[0] == "def" and fact[1] == KIND:
             first, _, last = str(fact[2]).partition("-")
             spans.append((int(first), int(last)))
             if len(fact) > 5 and fact[5]:
                 reads.update(int(x) for x in str(fact[5]).split())
-    return spans, reads
+        elif fact[0] == "def" and fact[1] == READS and len(fact) > 5 and fact[5]:
+            imported.update(int(x) for x in str(fact[5]).split())
+    return spans, reads, imported
 
 
 def drop_gated(results: list[FileResult]) -> list[FileResult]:
     """`results` less the builds, sources and uses of device-gated builders (see the module doc)."""
     gated: dict[str, tuple[list, set]] = {}
+    gated_reads: dict[str, set] = {}
     for result in results:
         if result.path.endswith(".py"):
-            spans, reads = _spans(result)
+            spans, reads, imported = _spans(result)
             if spans:
                 gated[result.path] = (spans, reads)
-    if not gated:
+            if imported:
+                gated_reads[result.path] = imported
+    if not gated and not gated_reads:
         return results
 
     def within(line, spans):
@@ -223,6 +259,7 @@ def drop_gated(results: list[FileResult]) -> list[FileResult]:
 
     def keep(result):
         spans, reads = gated.get(result.path, ([], set()))
+        reads = reads | gated_reads.get(result.path, set())
 
         def kept(f):
             if f.code == "NPU505" and within(f.line, spans):

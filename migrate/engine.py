@@ -600,6 +600,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
                 from migrate import local_installs
 
                 defs += local_installs.setup_py_runs(ctx.lines, path)
+            if "make" in text and not is_makefile(path):  # `cd ext; make all`, the Makefile running the ext's setup.py
+                from migrate import local_installs
+
+                defs += local_installs.make_runs(ctx.lines, path)
         findings, suppressed = _line_suppressed(text, findings)
     return findings, errors, suppressed
 

@@ -167,9 +167,11 @@ def setup_py_runs(lines: list[str], path: str = "") -> list[Definition]:
 
     docker = bool(path) and is_dockerfile(path)
     out = []
-    for number, match in shell_matches(lines, _SETUP_PY):
-        if not _BUILDS.intersection(match.group("rest").split()):
+    for number, match in shell_matches(lines, _SETUP_PY, in_echo=_SETUP_PY):
+        if not _BUILDS.intersection(w.strip("\"'") for w in match.group("rest").split()):
             continue
+        if _in_echo(lines[number - 1], match.start()) and not _WRITES_DOCKERFILE.search(lines[number - 1]):
+            continue  # a message that names the command, not a Dockerfile line the script writes
         folder = posixpath.dirname(match.group("path")) or "."
         cloned = _image_folders(lines, number) if docker else None
         # the values of its `--opt=value` options, after the columns: a CPU target of the setup.py's source-set table
@@ -183,6 +185,87 @@ def setup_py_runs(lines: list[str], path: str = "") -> list[Definition]:
                     path = f"{CLONE_PREFIX}{cloned[1][image_path]}>"
             out.append(Definition(KIND, path, "", number, False, f"{match.start()} {match.end()} {values}".rstrip()))
     return out
+
+
+# a launcher writing a Dockerfile line by line (imaginaire scripts/build_docker.sh: `echo "RUN cd $p && python setup.py
+# install" >> Dockerfile`): the echoed RUN is the image's install, read at the echo line (label note 52b)
+_WRITES_DOCKERFILE = re.compile(r"(?<![\w-])echo\s+(?:-\w+\s+)*[\"']?RUN\s.*>>?\s*[\"']?\S*Dockerfile\S*[\"']?\s*$")
+
+
+def _in_echo(line: str, column: int) -> bool:
+    from migrate.rules._text import command_segments
+
+    return any(is_echo and begin <= column < end for begin, end, is_echo in command_segments(line))
+
+
+# `make` / `make all` / `make -j4 install` in a launcher, in the folder of a Makefile whose target runs the folder's
+# setup.py (imaginaire voxlib/Makefile: `all:` / `python setup.py build_ext --inplace` / `python setup.py install`)
+_MAKE = re.compile(r"(?:(?<=/)|(?<![\w./-]))make(?P<args>(?:[ \t]+(?:-[\w=.-]+|[\w.-]+))*)[ \t]*(?=$|[;&|\"'])")
+
+
+def make_runs(lines: list[str], path: str = "") -> list[Definition]:
+    """"localinstall" Definitions of a launcher's `make [TARGET]` commands (also a Dockerfile line the launcher echoes):
+    the folder is the one the command runs in (as `setup_py_runs`), the target (or `<default>`) after the columns as
+    `<make:TARGET>`; `report` keeps one only where that folder's Makefile runs its setup.py for the target (label note
+    52b: imaginaire install.sh `cd imaginaire/model_utils/${p}; make all`, the Makefile's install of a CUDA build). The
+    Makefile itself stays a side build (label ruling (L19)): this is the launcher's install through it."""
+    from migrate.rules._text import shell_matches
+
+    out = []
+    for number, match in shell_matches(lines, _MAKE, in_echo=_MAKE):
+        words = match.group("args").split()
+        if "-C" in " ".join(words) or "-f" in words:
+            continue  # another folder or Makefile: not read here
+        if _in_echo(lines[number - 1], match.start()) and not _WRITES_DOCKERFILE.search(lines[number - 1]):
+            continue
+        targets = [w for w in words if not w.startswith("-") and "=" not in w] or ["<default>"]
+        for into in changed_into(lines, number, match.start()):
+            for target in targets:
+                out.append(Definition(KIND, posixpath.normpath(into), "", number, False,
+                                      f"{match.start()} {match.end()} {_MAKE_PREFIX}{target}>"))
+    return out
+
+
+_MAKE_PREFIX = "<make:"
+_MAKE_RULE = re.compile(r"^(?P<targets>[\w.%/-]+(?:[ \t]+[\w.%/-]+)*)[ \t]*:(?!=)(?P<deps>[^\n#]*)")
+
+
+def makefile_runs_setup(makefile: str, target: str) -> bool:
+    """The Makefile's `target` (its first target for `<default>`), or a target it depends on, has a recipe line running
+    `python setup.py` with a build command (`install`, `build_ext`, ...)."""
+    try:
+        with open(makefile, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1 << 20)
+    except OSError:
+        return False
+    recipes: dict[str, list[str]] = {}
+    deps: dict[str, list[str]] = {}
+    order: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        rule = _MAKE_RULE.match(line)
+        if rule is not None and not line.startswith("\t"):
+            current = []
+            for name in rule.group("targets").split():
+                recipes.setdefault(name, current)
+                deps.setdefault(name, []).extend(rule.group("deps").split())
+                if not name.startswith("."):
+                    order.append(name)
+        elif line.startswith("\t"):
+            current.append(line)
+    start = order[0] if target == "<default>" and order else target
+    seen, todo = set(), [start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in recipes.get(name, ()):
+            match = _SETUP_PY.search(line)
+            if match is not None and _BUILDS.intersection(match.group("rest").split()):
+                return True
+        todo.extend(deps.get(name, ()))
+    return False
 
 
 # the folder the command runs in, with extras: `.[dev,gui]` (pip's "<path>[extras]" form of a local project)
@@ -342,8 +425,31 @@ def _cd_above(lines: list[str], first: int) -> str | None:
     for line in lines[:first - 1]:
         cd = _CD_LINE.match(line)
         if cd is not None:
-            folder = _entered(folder or ".", cd.group(1))
+            folder = _entered(folder or ".", cd.group(1).removesuffix(";"))
+            if "$" in folder:  # `cd imaginaire/third_party/${p};` in `for p in a b; do`: read per item in `changed_into`
+                folder = folder.replace("$", "\0")
     return folder
+
+
+def _loop_items(lines: list[str], first: int, variable: str) -> list[str] | None:
+    """The items of the `for VARIABLE in a b c` above line `first` (plain words), or None."""
+    for line in reversed(lines[:first]):
+        loop = _FOR.search(line)
+        if loop and loop.group(1) == variable:
+            items = [w.strip("\"'") for w in loop.group(2).split()]
+            return items if items and all(re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", w) for w in items) else None
+    return None
+
+
+def _per_item(lines: list[str], first: int, folder: str) -> list[str] | None:
+    """`imaginaire/third_party/${p}` for each item of the loop binding `p`, or None when it is no such folder."""
+    variable = re.search(r"\0\{?(\w+)\}?", folder)
+    if variable is None:
+        return None
+    items = _loop_items(lines, first, variable.group(1))
+    if items is None:
+        return None
+    return [posixpath.normpath(folder[:variable.start()] + item + folder[variable.end():]) for item in items]
 
 
 def changed_into(lines: list[str], number: int, end: int) -> list[str]:
@@ -360,6 +466,8 @@ def changed_into(lines: list[str], number: int, end: int) -> list[str]:
     cds = list(_CD.finditer(text))
     if not cds:  # `cd TransformerEngine` on a line of its own above (`git checkout x` between): the folder it entered
         above = _cd_above(lines, first_line(lines, number))
+        if above is not None and "\0" in above:
+            return _per_item(lines, first_line(lines, number), above) or ["."]
         if above is not None:
             return [above]
     for index, cd in enumerate(cds):
@@ -457,6 +565,10 @@ def report(results: list[FileResult]) -> list[FileResult]:
             start, end = int(start), int(end)
             if setup is not None and cpu_targets.get(setup, set()).intersection(values):
                 continue  # `python setup.py install --test=coordinate`: a CppExtension target of its source-set table
+            make = next((v[len(_MAKE_PREFIX):-1] for v in values if v.startswith(_MAKE_PREFIX)), None)
+            if make is not None and (setup is None or not makefile_runs_setup(
+                    os.path.join(os.path.dirname(setup), "Makefile"), make)):
+                continue  # `make` where no Makefile target runs the CUDA build's setup.py
             if submodule is not None:
                 added.append(dataclasses.replace(_submodule_install(result.path, line, start, end, path, *submodule), cell=cell))
                 continue

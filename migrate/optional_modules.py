@@ -144,7 +144,12 @@ def _try_level(node: ast.Try, keys: frozenset = frozenset()) -> int:
     handlers = [h for h in node.handlers if _catches_import_error(h)]
     if not handlers or all(_stops(h) for h in handlers):
         return UNGUARDED
-    flags = any(isinstance(target, ast.Name) and _FLAG.match(target.id) for h in handlers for s in h.body
+    # a flag by its spelling (`HAS_TRITON`), or by its pair of bindings: True in the attempt's body after the import,
+    # False in its handler (Sparse4D sparse4d.py `try: from ..ops import feature_maps_format; DAF_VALID = True / except:
+    # DAF_VALID = False`, then `assert DAF_VALID` before the ops are used: label note 52c, (L60)/(L97))
+    on = {t.id for s in node.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is True
+          for t in s.targets if isinstance(t, ast.Name)}
+    flags = any(isinstance(target, ast.Name) and (_FLAG.match(target.id) or target.id in on) for h in handlers for s in h.body
                 if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is False
                 for target in s.targets)
     if not flags and _substitutes(node, handlers):

@@ -160,6 +160,20 @@ def constructs(definition: Definition, qual: str) -> bool:
     return key is not None and qual.rsplit(".", 1)[-1] in projects()[key].get("classes", ())
 
 
+def pure_helper(definition: Definition, qual: str) -> bool:
+    """`qual` (`auxiliary.ChamferDistancePytorch.fscore.fscore`) is a use of a plain-PyTorch helper of the missing
+    submodule's package: below the submodule's module name, the path is one of the entry's `pure_api` (given from its
+    key: `ChamferDistancePytorch.fscore`). Its use runs no kernel (label ruling (L54)); the import of it stays a use of
+    the absent package (label note 52c on AtlasNet, (L30))."""
+    from migrate import knowledge
+
+    key = package_of_url(definition.why)
+    if key is None or not qual.startswith(definition.name + "."):
+        return False
+    inner = key + qual[len(definition.name):]
+    return any(inner == api or inner.startswith(api + ".") for api in knowledge.third_party()[key].pure_api)
+
+
 def missing_extensions(submodules: list[Definition], scanned: list[str]) -> list[Definition]:
     """The extension modules that the submodules absent from the scan stand for: one per submodule folder that
     no scanned file lies under and whose path is a Python package path (`src/lib/model/networks/DCNv2` ->

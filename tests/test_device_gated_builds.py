@@ -72,3 +72,39 @@ def test_builds_reached_otherwise_or_without_a_plain_path_stay_reported(tmp_path
     op = _OP + "\n\ndef scale_fast(x, k):\n    return _kernels.scale(x, k)\n"
     found = _found(tmp_path, op)
     assert found["NPU505"] == expected_build and 26 in found["NPU508"]
+
+
+# an extension built ahead by setup.py and imported at module level (label note 52b: imaginaire's bias_act/upfirdn2d)
+_SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+          "setup(name='scale_cuda', ext_modules=[CUDAExtension('scale_cuda', ['src/scale.cpp', 'src/scale_kernel.cu'])],\n"
+          "      cmdclass={'build_ext': BuildExtension})\n")
+_PREBUILT = ("import torch\n\nimport scale_cuda\n\n\n"  # line 3: the import, no guard
+             "def scale(x, k, impl='cuda'):\n"  # line 6
+             "    if impl == 'cuda' and x.device.type == 'cuda':\n"
+             "        return _scale_cuda().apply(x, k)\n"
+             "    return x * k\n\n\n"  # line 9: plain PyTorch, what an NPU tensor runs
+             "def _scale_cuda():\n"  # line 12
+             "    class ScaleCuda(torch.autograd.Function):\n"
+             "        @staticmethod\n"
+             "        def forward(ctx, x, k):\n"
+             "            return scale_cuda.scale(x, k)\n\n"  # line 16: the extension read on the gated path
+             "        @staticmethod\n"
+             "        def backward(ctx, dy):\n"
+             "            return _scale_cuda().apply(dy, ctx.k), None\n"
+             "    return ScaleCuda\n")
+
+
+def _prebuilt(tmp_path, op):
+    write_files(tmp_path, {"ops/setup.py": _SETUP, "ops/src/scale.cpp": "int f();\n",
+                           "ops/src/scale_kernel.cu": "__global__ void k() {}\n", "ops/scale.py": op})
+    return finding_lines(scan([str(tmp_path)], use_cache=False), "NPU508", "ops/scale.py")
+
+
+def test_a_prebuilt_extension_read_only_on_the_cuda_tensor_path_keeps_only_its_import(tmp_path):
+    assert _prebuilt(tmp_path, _PREBUILT) == [3]
+    # no way on for other devices: the uses stay
+    assert _prebuilt(tmp_path, _PREBUILT.replace("        return _scale_cuda().apply(x, k)\n    return x * k\n",
+                                                 "        return _scale_cuda().apply(x, k)\n")) == [3, 15]
+    # the private helper also called off the gated path, or the extension also read in a public function: all stay
+    assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return _scale_cuda().apply(x, k)\n") == [3, 16]
+    assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return scale_cuda.scale(x, k)\n") == [3, 16, 25]

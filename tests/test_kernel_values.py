@@ -750,6 +750,50 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "ops/Makefile") == []
 
 
+def test_loop_folders_make_and_echoed_dockerfile_installs_of_a_cuda_build_are_reported(tmp_path):
+    # imaginaire scripts (label note 52b): `cd ext/${p};` on its own line in `for p in a b; do` enters each item's
+    # folder; `make all` in a folder whose Makefile's target runs its setup.py installs the CUDA build (the Makefile
+    # itself stays a side build (L19)); a launcher echoing Dockerfile RUN lines writes the image's installs. A `make`
+    # whose target does not run setup.py, a Makefile-less folder, and an echoed message are not installs.
+    write_files(tmp_path, {
+        "ext/a/setup.py": _cuda_setup('a', 'a_cuda', ['a_kernel.cu']), "ext/a/a_kernel.cu": "__global__ void k() {}\n",
+        "ext/b/setup.py": _cuda_setup('b', 'b_cuda', ['b_kernel.cu']), "ext/b/b_kernel.cu": "__global__ void k() {}\n",
+        "ext/b/Makefile": "all:\n\tpython setup.py build_ext --inplace\n\tpython setup.py install\n\nclean:\n\trm -rf build\n",
+        "scripts/install.sh": "#!/bin/sh\nCURRENT=$(pwd)\nfor p in a b; do\n  cd ext/${p};\n  python setup.py install;\n"
+                              "  cd ${CURRENT};\ndone\ncd ext/b\nmake all\nmake clean\ncd ${CURRENT}\n"
+                              "echo 'then run python setup.py install'\n",
+        "scripts/build_docker.sh": "#!/bin/bash\nfor p in a b; do\n  echo \"COPY ext/$p $p\" >> Dockerfile\n"
+                                   "  echo \"RUN cd $p && python setup.py install\" >> Dockerfile\ndone\n"
+                                   "echo \"RUN cd b && make\" >> Dockerfile\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "scripts/install.sh") == [5, 9]
+    assert finding_lines(result, "NPU502", "scripts/build_docker.sh") == [4, 6]
+    assert finding_lines(result, "NPU502", "ext/b/Makefile") == []
+
+
+def test_an_extension_reached_only_through_an_attempt_recording_a_flag_of_any_name_is_optional(tmp_path):
+    # Sparse4D-shaped (label note 52c, (L60)/(L97)): the ops package imports its extension unguarded, and the one
+    # importer tries it and records the outcome in a flag bound True after the import and False in the handler, which
+    # it asserts before the ops are used (a plain-PyTorch path otherwise): the package's uses of the extension are no
+    # lines. An unguarded importer elsewhere keeps them.
+    files = {
+        "pkg/__init__.py": "", "pkg/ops/setup.py": _cuda_setup('agg', 'agg_ext', ['src/agg.cpp', 'src/agg_cuda.cu']),
+        "pkg/ops/src/agg_cuda.cu": "__global__ void k(float* x) {}\n", "pkg/ops/src/agg.cpp": "// host\n",
+        "pkg/ops/__init__.py": "from .agg import aggregate\n",
+        "pkg/ops/agg.py": "from . import agg_ext\n\n\ndef aggregate(x):\n    return agg_ext.forward(x)\n",
+        "pkg/models/__init__.py": "",
+        "pkg/models/head.py": ("try:\n    from ..ops import aggregate\n    AGG_VALID = True\nexcept:\n    AGG_VALID = False\n\n\n"
+                              "class Head:\n    def __init__(self, fast=False):\n        if fast:\n"
+                              "            assert AGG_VALID, 'build the ops first'\n        self.fast = fast\n\n"
+                              "    def __call__(self, x):\n        return aggregate(x) if self.fast else x.mean(1)\n"),
+    }
+    write_files(tmp_path, files)
+    assert finding_lines(_scan(tmp_path), "NPU508", "pkg/ops/agg.py") == []
+    write_files(tmp_path, {"pkg/models/tail.py": "from ..ops import aggregate\n\n\ndef tail(x):\n    return aggregate(x)\n"})
+    assert finding_lines(_scan(tmp_path), "NPU508", "pkg/ops/agg.py") == [1, 5]
+
+
 def test_a_chain_through_the_package_to_its_compiled_module_is_a_use(tmp_path):
     # kaolin tests: `import kaolin as kal` then `kal._C.render.mesh.dibr_soft_mask_forward_cuda(...)`, the `_C`
     # attribute set on the package by any module importing it (label note 46b, (L79)); a chain to another

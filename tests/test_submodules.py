@@ -166,3 +166,18 @@ def test_a_research_project_submodule_off_the_import_path_or_checked_out_is_noth
     write_files(tmp_path, {"train.py": TRAIN, "third_party/DefDETR/models/__init__.py": "",
                            "third_party/DefDETR/models/matcher.py": "class HungarianMatcher:\n    pass\n"})
     assert _npu508(tmp_path) == []  # checked out: its code is scanned like any other
+
+
+def test_a_missing_chamfer_submodule_reports_its_kernel_uses_not_its_plain_helper_calls(tmp_path):
+    # AtlasNet-shaped (label note 52c, (L30)/(L54)): ThibaultGROUEIX/ChamferDistancePytorch, no PyPI package, vendored as a
+    # submodule: the import of its JIT-building module and the construction are uses; the plain-torch fscore helper is
+    # imported from the absent package (a use) but its call runs no kernel
+    gitmodules = ("[submodule \"auxiliary/ChamferDistancePytorch\"]\n\tpath = auxiliary/ChamferDistancePytorch\n"
+                  "\turl = https://github.com/ThibaultGROUEIX/ChamferDistancePytorch\n")
+    loss = ("import auxiliary.ChamferDistancePytorch.chamfer3D.dist_chamfer_3D as dist_chamfer_3D\n"
+            "from auxiliary.ChamferDistancePytorch.fscore import fscore\n\n\n"
+            "def build():\n    return dist_chamfer_3D.chamfer_3DDist()\n\n\n"
+            "def score(d1, d2):\n    return fscore(d1, d2)\n")
+    write_files(tmp_path, {".gitmodules": gitmodules, "auxiliary/__init__.py": "", "training/loss.py": loss})
+    assert submodules.package_of_url("https://github.com/ThibaultGROUEIX/ChamferDistancePytorch") == "ChamferDistancePytorch"
+    assert _npu508(tmp_path) == [("loss.py", 1), ("loss.py", 2), ("loss.py", 6)]

@@ -195,6 +195,7 @@ def _set_by_import_attempt(ctx) -> frozenset[str]:
                for t in s.targets if isinstance(t, ast.Name)}
         out |= on & off
         out |= _flags_set_before(ctx, attempt)  # `_has_x = False` ahead of `try: import x; _has_x = True` (46b-8)
+        out |= _switches_turned_off(ctx, attempt)  # `fused = cfg.fused` ahead of `try: import x except: fused = False`
         out |= _instance_flags(ctx, attempt)
     for statement in ctx.nodes.get(ast.Assign, ()):
         value = statement.value
@@ -680,6 +681,32 @@ def _flags_set_before(ctx, attempt: ast.Try) -> set[str]:
         child, parent = parent, ctx.parent(parent)
 
 
+def _switches_turned_off(ctx, attempt: ast.Try) -> set[str]:
+    """imaginaire utils/trainer.py: `fused_opt = cfg_opt.fused_opt` / `try: from apex.optimizers import FusedAdam /
+    except: fused_opt = False`, then `if fused_opt: from apex.optimizers import FusedSGD ...`. A switch bound (to
+    anything: the user's option) before the try and bound False or None in its ImportError handler is false whenever
+    the import failed: the user's choice is honoured only where the package imported, so `if fused_opt:` is the
+    try's availability question (label ruling (L102))."""
+    off = {t.id for h in attempt.handlers if _catches_import_error(h) for s in h.body
+           if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value in (False, None)
+           for t in s.targets if isinstance(t, ast.Name)}
+    if not off:
+        return set()
+    child, parent = attempt, ctx.parent(attempt)
+    while True:
+        fields = ("body", "orelse", "finalbody", "handlers") if parent is not None else ()
+        block = next((getattr(parent, f) for f in fields if child in getattr(parent, f, ())), None) if parent is not None \
+            else ctx.tree.body
+        before = block[: block.index(child)] if block and child in block else []
+        found = {t.id for s in before if isinstance(s, (ast.Assign, ast.AnnAssign))
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name) and t.id in off}
+        if found:
+            return found
+        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return set()
+        child, parent = parent, ctx.parent(parent)
+
+
 def _read_flag_set_before(ctx, attempt: ast.Try) -> bool:
     """kaolin nvdiffrast_context.py: `_has_nvdiffrast = False` before `try: import nvdiffrast.torch as nvdiff;
     _has_nvdiffrast = True / except ImportError: nvdiff = None`, and `def nvdiffrast_is_available(): return
@@ -1056,6 +1083,13 @@ class GpuOnlyImport(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "imports a GPU-only package"
     VALID = [
+        # imaginaire trainer.py: the user's switch is turned off by the failed import (label ruling (L102)), so
+        # `if fused_opt:` runs only where apex imported: the second import there and its optimizer are optional
+        "import torch\ndef make(cfg, params):\n    fused_opt = cfg.fused_opt\n    try:\n"
+        "        from apex.optimizers import FusedAdam\n    except ImportError:\n        fused_opt = False\n"
+        "    if cfg.type == 'sgd':\n        if fused_opt:\n            from apex.optimizers import FusedSGD\n"
+        "            return FusedSGD(params, lr=cfg.lr)\n        return torch.optim.SGD(params, lr=cfg.lr)\n"
+        "    return FusedAdam(params) if fused_opt else torch.optim.Adam(params)\n",
         # a class of a package that imports on any host (the partial MinkowskiEngine), whose code fails off CUDA: its
         # import runs nothing (knowledge `use_only`); its construction is NPU507's (label note 48d d-1)
         "from MinkowskiEngine import MinkowskiConvolution, MinkowskiDepthwiseConvolution\n",
@@ -1225,6 +1259,10 @@ class GpuOnlyImport(Rule):
         "        else:\n            return torch_attention(q, k, v)\n",
     ]
     INVALID = [
+        # ... a switch the handler does not turn off (only a warning there): `if fused_opt:` is the user's choice alone
+        Invalid("import warnings\ndef make(cfg, params):\n    fused_opt = cfg.fused_opt\n    try:\n"
+                "        import apex\n    except ImportError:\n        warnings.warn('no apex')\n"
+                "    if fused_opt:\n        from apex.optimizers import FusedSGD\n        return FusedSGD(params)\n", count=1),
         # ... the same stand-in read outside any switch: the import stays a finding (36e-4)
         Invalid("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
                 "def attend(q, k, v):\n    return xops.memory_efficient_attention(q, k, v)\n", count=1),

@@ -390,6 +390,13 @@ class GpuOnlyUse(Rule):
         "try:\n    from apex.optimizers import FusedAdam\n    has_apex = True\nexcept ImportError:\n    has_apex = False\n"
         "def make(p, name):\n    if 'fused' in name:\n        assert has_apex, 'APEX required for fused optimizers'\n"
         "    if name == 'fusedadam':\n        return FusedAdam(p)",
+        # imaginaire trainer.py: the user's switch is turned off by the failed import (label ruling (L102)), so
+        # `if fused_opt:` runs only where apex imported: the second import there and its optimizer are optional
+        "import torch\ndef make(cfg, params):\n    fused_opt = cfg.fused_opt\n    try:\n"
+        "        from apex.optimizers import FusedAdam\n    except ImportError:\n        fused_opt = False\n"
+        "    if cfg.type == 'sgd':\n        if fused_opt:\n            from apex.optimizers import FusedSGD\n"
+        "            return FusedSGD(params, lr=cfg.lr)\n        return torch.optim.SGD(params, lr=cfg.lr)\n"
+        "    return FusedAdam(params) if fused_opt else torch.optim.Adam(params)\n",
         # megablocks grouped_gemm_util.py: the flag is bound false (annotated) before the try: the package is optional
         "import warnings\n_gg_ok: bool = False\ntry:\n    import grouped_gemm\n    _gg_ok = True\n"
         "except ImportError as error:\n    warnings.warn('Grouped GEMM not available.')\n"

@@ -954,6 +954,9 @@ class CustomExtensionUse(Rule):
                         and not shadowed(ctx, node):
                     yield self._finding(ctx, report_node(ctx, node), f"{qual}(...)", index.modules[module])
                 continue
+            if module is not None and index.modules[module].mode == submodules.MODE \
+                    and submodules.pure_helper(index.modules[module], qual):
+                continue  # a plain-PyTorch helper of a missing submodule's package (its import stays reported)
             if module is not None and isinstance(getattr(node, "ctx", None), ast.Load) and not (
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or _type_check(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
