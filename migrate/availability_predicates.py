@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 _KEY = "_npu_predicates"
 _ASKED = ("_available", "_AVAILABLE", "HAS_", "has_", "_installed")  # how a flag or probe of another module is spelled
 
@@ -159,7 +161,7 @@ def spec_probes(ctx) -> frozenset[str]:
     if cached is None:
         cached = ctx.__dict__[_SPEC_KEY] = frozenset(
             s.name for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and any(isinstance(n, ast.Call) and (ctx.qualname(n.func) or "").endswith("find_spec") for n in ast.walk(s)))
+            and any(isinstance(n, ast.Call) and (ctx.qualname(n.func) or "").endswith("find_spec") for n in walk_nodes(s)))
     return cached
 
 
