@@ -4,7 +4,7 @@ import re
 from migrate import tool_presence_probes
 from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
-from migrate.rules._text import COMMAND_RUNNERS, command_strings, is_prose, shell_matches
+from migrate.rules._text import COMMAND_RUNNERS, command_strings, shell_matches, string_constants
 from migrate.rules.base import Invalid, Rule, Valid
 
 # `nvidia-smi` as a command word (not part of a longer name or a path component like nvidia-smi.log)
@@ -460,8 +460,7 @@ class NvidiaSmi(Rule):
     def _nvidia_libraries(self, ctx):
         """Nsight Systems' injection proxy named for a preload (once per file, at its first name), and NVIDIA's
         CUDA libraries named in a file that loads libraries with ctypes (each string)."""
-        strings = sorted((n for n in ctx.nodes.get(ast.Constant, ()) if isinstance(n.value, str) and not is_prose(ctx, n)),
-                         key=lambda n: (n.lineno, n.col_offset))
+        strings = sorted(string_constants(ctx), key=lambda n: (n.lineno, n.col_offset))
         proxy = next((n for n in strings if _NSIGHT_PROXY.search(n.value)), None)
         if proxy is not None:
             yield self.finding(ctx, proxy, _NSIGHT_MESSAGE.format(_NSIGHT_PROXY.search(proxy.value).group(0)))
