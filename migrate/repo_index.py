@@ -16,6 +16,7 @@ import ast
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -122,6 +123,24 @@ def python_refs(path: str, text: str) -> list[str]:
     return import_facts(path, text)[0]
 
 
+def _import_matches(text: str) -> Iterator[re.Match]:
+    """`_IMPORT.finditer(text)`, tried only at the start of each line holding `import` (every match holds it on its first
+    line): the pattern's `^` was tried at every position of the text, ~4% of torch's cold analysis."""
+    resume = 0  # where the last match ended: finditer goes on from there
+    at = text.find("import")
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        if start >= resume:
+            match = _IMPORT.match(text, start)
+            if match is not None:
+                yield match
+                resume = match.end()
+        end = text.find("\n", at)
+        if end == -1:
+            return
+        at = text.find("import", max(end + 1, resume))
+
+
 def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]]:
     """`python_refs` and the open-world import roots (`deps.import_roots`: (top-level name, first
     line) of each absolute import) from one pass of the import pattern over the text."""
@@ -129,7 +148,7 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
     roots: dict[str, int] = {}
     if "import" in text:
         line, position = 1, 0
-        for match in _IMPORT.finditer(text):
+        for match in _import_matches(text):
             dots, module, names, plain = match.groups()
             if not dots:
                 line += text.count("\n", position, match.start())
