@@ -36,6 +36,25 @@ def split_lines(source: str) -> list[str]:
     return lines
 
 
+def line_matches(pattern: re.Pattern, text: str, word: str) -> Iterator[re.Match]:
+    """`pattern.finditer(text)` for a multi-line pattern whose every match starts at a line start (`^`) and holds `word`
+    on that line: tried only at the start of each line holding `word`. Python's `re` tries a `^` at every position of
+    the text, which made such a search over a module cost as much as a few dozen `in` tests."""
+    resume = 0  # where the last match ended: finditer goes on from there
+    at = text.find(word)
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        if start >= resume:
+            match = pattern.match(text, start)
+            if match is not None:
+                yield match
+                resume = match.end()
+        end = text.find("\n", at)
+        if end == -1:
+            return
+        at = text.find(word, max(end + 1, resume))
+
+
 # Fields holding CPython's shared singleton nodes (`Load()`, `Store()`, `Add()`, `Eq()`, ...): one
 # object serves the whole tree, so it has no parent of its own; skipping them leaves a quarter of
 # the nodes out of the walk. Rules read them through their owner (`node.ctx`, `compare.ops`).

@@ -16,12 +16,11 @@ import ast
 import os
 import re
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from migrate import cpu_builds, device_gated_builds, op_register_aliases, source_set_tables
-from migrate.context import walk_nodes
+from migrate.context import line_matches, walk_nodes
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
@@ -123,24 +122,6 @@ def python_refs(path: str, text: str) -> list[str]:
     return import_facts(path, text)[0]
 
 
-def _import_matches(text: str) -> Iterator[re.Match]:
-    """`_IMPORT.finditer(text)`, tried only at the start of each line holding `import` (every match holds it on its first
-    line): the pattern's `^` was tried at every position of the text, ~4% of torch's cold analysis."""
-    resume = 0  # where the last match ended: finditer goes on from there
-    at = text.find("import")
-    while at != -1:
-        start = text.rfind("\n", 0, at) + 1
-        if start >= resume:
-            match = _IMPORT.match(text, start)
-            if match is not None:
-                yield match
-                resume = match.end()
-        end = text.find("\n", at)
-        if end == -1:
-            return
-        at = text.find("import", max(end + 1, resume))
-
-
 def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]]:
     """`python_refs` and the open-world import roots (`deps.import_roots`: (top-level name, first
     line) of each absolute import) from one pass of the import pattern over the text."""
@@ -148,7 +129,7 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
     roots: dict[str, int] = {}
     if "import" in text:
         line, position = 1, 0
-        for match in _import_matches(text):
+        for match in line_matches(_IMPORT, text, "import"):  # `^` tried only where a line holds `import`
             dots, module, names, plain = match.groups()
             if not dots:
                 line += text.count("\n", position, match.start())
@@ -1147,7 +1128,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
     from migrate import kernel_values
 
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
-        or _LOCAL_IMPORT.search(text) is not None or _RETURNED_ATTRIBUTE.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
+        or next(line_matches(_LOCAL_IMPORT, text, "import "), None) is not None \
+        or next(line_matches(_RETURNED_ATTRIBUTE, text, "return "), None) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
         or "__getattr__" in text or "register_kernel" in text \
