@@ -35,6 +35,8 @@ from __future__ import annotations
 import ast
 import functools
 
+from migrate.context import walk_nodes
+
 
 @functools.cache
 def _factories() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
@@ -61,7 +63,7 @@ def _bindings(tree: ast.AST) -> dict[str, str]:
     `import a.b`: a -> a): context.collect_imports over the file's import statements."""
     from migrate.context import collect_imports
 
-    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    nodes = [n for n in walk_nodes(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
     names, _ = collect_imports([n for n in nodes if isinstance(n, ast.Import)],
                                [n for n in nodes if isinstance(n, ast.ImportFrom)])
     return names
@@ -124,7 +126,7 @@ def cuda_side_lines(tree: ast.AST, text: str | None = None) -> set[int]:
         return set()
     bound = _bindings(tree)
     lines: set[int] = set()
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if not isinstance(block, list):

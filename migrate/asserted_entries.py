@@ -35,6 +35,8 @@ from __future__ import annotations
 import ast
 import re
 
+from migrate.context import walk_nodes
+
 CODES = frozenset({"NPU508"})
 _PREDICATE = re.compile(r"^_*(?:can_(?:run|use)_\w+|\w*_(?:available|supported))$")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -61,7 +63,7 @@ def _predicate_call(node: ast.AST, extension: frozenset[str] = frozenset()) -> b
 
 def _extension_names(tree: ast.Module, lines: set[int]) -> frozenset[str]:
     """The names bound by imports that are themselves reported uses (`from .. import C` of the compiled module)."""
-    return frozenset((alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+    return frozenset((alias.asname or alias.name).split(".")[0] for node in walk_nodes(tree)
                      if isinstance(node, (ast.Import, ast.ImportFrom)) and node.lineno in lines for alias in node.names)
 
 
@@ -84,7 +86,7 @@ def _bound(statement: ast.stmt) -> set[str]:
         return {statement.name}
     targets = statement.targets if isinstance(statement, ast.Assign) else \
         [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return {n.id for t in targets for n in walk_nodes(t) if isinstance(n, ast.Name)}
 
 
 def _exported(tree: ast.Module) -> set[str]:
@@ -92,7 +94,7 @@ def _exported(tree: ast.Module) -> set[str]:
     for statement in tree.body:
         if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
                                                      for t in statement.targets):
-            names |= {n.value for n in ast.walk(statement.value)
+            names |= {n.value for n in walk_nodes(statement.value)
                       if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     return names
 
@@ -109,7 +111,7 @@ def _reached_only_guarded(tree: ast.Module, holder: ast.stmt, imported: frozense
             if id(statement) in chain or isinstance(statement, _DEFS):
                 continue
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and any(
-                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(statement.value or ast.Pass())):
+                    isinstance(n, ast.Name) and n.id in names for n in walk_nodes(statement.value or ast.Pass())):
                 chain.add(id(statement))
                 names |= _bound(statement)
                 changed = True
@@ -119,7 +121,7 @@ def _reached_only_guarded(tree: ast.Module, holder: ast.stmt, imported: frozense
     for statement in tree.body:
         if id(statement) in chain:
             continue
-        reads = [n for n in ast.walk(statement) if isinstance(n, ast.Name) and n.id in names
+        reads = [n for n in walk_nodes(statement) if isinstance(n, ast.Name) and n.id in names
                  and isinstance(n.ctx, ast.Load)]
         if not reads:
             continue

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 _KEY = "_npu_predicates"
 _ASKED = ("_available", "_AVAILABLE", "HAS_", "has_", "_installed")  # how a flag or probe of another module is spelled
 
@@ -159,7 +161,7 @@ def spec_probes(ctx) -> frozenset[str]:
     if cached is None:
         cached = ctx.__dict__[_SPEC_KEY] = frozenset(
             s.name for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and any(isinstance(n, ast.Call) and (ctx.qualname(n.func) or "").endswith("find_spec") for n in ast.walk(s)))
+            and any(isinstance(n, ast.Call) and (ctx.qualname(n.func) or "").endswith("find_spec") for n in walk_nodes(s)))
     return cached
 
 
@@ -169,8 +171,6 @@ _SPEC_KEY = "_npu_spec_probes"
 def _none_missing(ctx, expr) -> bool:
     """`len(_missing_packages()) == 0` or `not _missing_packages()`, `_missing_packages()` a `spec_probes` function of
     this module: True only where none of the packages it looks for is missing."""
-    if "find_spec" not in ctx.source:
-        return False
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         call = expr.operand
     elif isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq) \
@@ -180,7 +180,8 @@ def _none_missing(ctx, expr) -> bool:
         call = expr.left.args[0]
     else:
         return False
-    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in spec_probes(ctx)
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and "find_spec" in ctx.source \
+        and call.func.id in spec_probes(ctx)  # the text searched last: a whole module, for each expression asked
 
 
 def _tested_locals(ctx, function) -> frozenset[str]:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from migrate.context import walk_nodes
 from migrate.rules._device_helpers import shadowed
 
 
@@ -234,7 +235,7 @@ def class_attribute_aliases(ctx, resolve) -> dict[str, ClassAttributeAlias]:
             continue
         pairs = _pairs(statement)
         if pairs is None:
-            other.update(t.id for target in statement.targets for t in ast.walk(target) if isinstance(t, ast.Name))
+            other.update(t.id for target in statement.targets for t in walk_nodes(target) if isinstance(t, ast.Name))
             continue
         for name, value in pairs:
             if isinstance(value, ast.Constant) and value.value is None:
@@ -419,7 +420,7 @@ def switched_aliases(ctx, resolve) -> list[SwitchedAlias]:
         until = None
         for statement in rest:
             value = statement.value
-            if name.startswith("self.") and any(isinstance(n, ast.Attribute) and ctx.segment(n) == name for n in ast.walk(value)):
+            if name.startswith("self.") and any(isinstance(n, ast.Attribute) and ctx.segment(n) == name for n in walk_nodes(value)):
                 continue  # `self.attn = Wrapper(self.attn)`
             if not name.startswith("self.") and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                     and value.func.id == name and statement.lineno > first:
@@ -506,7 +507,7 @@ def global_aliases(ctx, resolve) -> list[SwitchedAlias]:
     counted: set[int] = set()  # the Name nodes the assignments read here bind
     for statement in ctx.nodes.get(ast.Assign, ()):
         pairs = _pairs(statement)
-        bound = [t for target in statement.targets for t in ast.walk(target) if isinstance(t, ast.Name) and t.id in names]
+        bound = [t for target in statement.targets for t in walk_nodes(target) if isinstance(t, ast.Name) and t.id in names]
         if not bound:
             continue
         scope = _scope(ctx, statement)

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 CALLED = "call"  # mode of a kernel value whose calls (not its imports or mentions) run the compiled code
 LAZY_OP = "lazy-op"  # mode of a module-level name bound to a deferred accessor's result (a lazy op alias)
 HINTS = ("getattr(", "torch.classes.")
@@ -88,9 +90,9 @@ def _defers(function) -> bool:
     if not nested or not any(isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id in nested
                              for n in function.body):
         return False
-    inner = {id(n) for f in nested.values() for n in ast.walk(f)}
+    inner = {id(n) for f in nested.values() for n in walk_nodes(f)}
     return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" and id(n) not in inner
-                   for n in ast.walk(function))
+                   for n in walk_nodes(function))
 
 
 def lazy_bindings(ctx, deferred) -> list[tuple[ast.Assign, str]]:
@@ -113,7 +115,7 @@ def _looked_up(ctx, function, local: dict[str, set[str]]) -> str | None:
     such, or only by a literal (`getattr(_C, "version")`), or returns nothing."""
     from migrate.kernel_values import OPS, _refs
 
-    nodes = list(ast.walk(function))  # walked once for the three questions below (torch: ~1,000 functions of ~300 nodes)
+    nodes = list(walk_nodes(function))  # walked once for the three questions below (torch: ~1,000 functions of ~300 nodes)
     if not any(isinstance(n, ast.Return) and n.value is not None for n in nodes):
         return None
     scope = dict(local)

@@ -38,6 +38,7 @@ import bisect
 import dataclasses
 import re
 
+from migrate.context import walk_nodes
 from migrate.repo_index import Definition
 
 CODES = frozenset({"NPU501", "NPU507", "NPU508"})  # the GPU-only findings a branch may hold
@@ -103,7 +104,7 @@ def _calls(statements) -> list[str]:
     (nested branches walk their bodies again: torch's modules of long `if` chains walked ~450k nodes here)."""
     names: dict[str, None] = {}
     for statement in statements:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
@@ -226,7 +227,7 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
     functions a branch calls (kind "cfgfunc", why: last line) and the settings (kind "cfgset") of a module."""
     if nodes is None:  # by type, in `ast.walk` order (context.index_tree's shape)
         nodes = {}
-        for node in ast.walk(tree):
+        for node in walk_nodes(tree):
             nodes.setdefault(type(node), []).append(node)
     out: list[Definition] = []
     called: set[str] = set()

@@ -49,7 +49,10 @@ from migrate.findings import FileResult
 from migrate.sources import is_makefile
 
 # a CUDA file named in text: `src/k.cu`, "k.cuh", <gpu/bvh.cuh>, <spconv/indice.cu.h>; the name's own characters only
-_NAMED = re.compile(r"([\w+-][\w.+-]*\.(?:cuh?|cu\.hpp|cu\.h))(?![\w.])")
+# a name starts where a run of `[\w.+-]` starts (or after its leading dots): from a later position of the run the same
+# greedy match, were there one, would have started earlier; the look-behind spares those tries (the whole run was
+# scanned again from each of its characters)
+_NAMED = re.compile(r"(?<![\w+-])([\w+-][\w.+-]*\.(?:cuh?|cu\.hpp|cu\.h))(?![\w.])")
 # a pattern or a computed name that can stand for any CUDA file
 _WILDCARD = re.compile(
     r"\*\.cuh?\b|\}\.cuh?\b|\+\s*[rbuf]?['\"]\.cuh?['\"]|%s\.cuh?\b"

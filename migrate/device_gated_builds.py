@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
 from migrate.findings import FileResult
 
 KIND = "cudagated"  # Definition kind: name = "<first>-<last>" lines of a builder; why = the lines reading its names
@@ -130,7 +131,7 @@ def builders(ctx) -> list[tuple[ast.FunctionDef, list[int]]]:
         if not isinstance(function, ast.FunctionDef) or not function.name.startswith("_"):
             continue
         builds = False
-        for node in ast.walk(function):
+        for node in walk_nodes(function):
             if isinstance(node, ast.Call):
                 name = ctx.qualname(node.func)
                 if (name or "").startswith(_EXT + "load") or jit_cuda_build_wrapper(ctx, node, name):
@@ -142,7 +143,7 @@ def builders(ctx) -> list[tuple[ast.FunctionDef, list[int]]]:
         if not uses or not all(isinstance(ctx.parent(n), ast.Call) and ctx.parent(n).func is n
                                and _gated(ctx, ctx.parent(n), True) for n in uses):
             continue
-        bound = {name for node in ast.walk(function) if isinstance(node, ast.Global) for name in node.names}
+        bound = {name for node in walk_nodes(function) if isinstance(node, ast.Global) for name in node.names}
         reads: list[int] = []
         ok = bool(bound)
         for name in bound:

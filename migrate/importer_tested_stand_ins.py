@@ -40,6 +40,8 @@ import ast
 import os
 import re
 
+from migrate.context import line_matches
+
 CODES = frozenset({"NPU501", "NPU404", "NPU507"})
 # the fact of a Python file that may hold an import attempt binding a None stand-in (recorded by the scan, so that a
 # warm run reads no other file again; also read by migrate/tried_entries.py)
@@ -49,7 +51,8 @@ _STAND_IN_HINT = re.compile(r"^[ \t]+[A-Za-z_][\w, \t=]*=[ \t]*None[ \t]*(?:#.*)
 
 def stand_in_facts(text: str) -> tuple:
     """`STAND_IN_FACT` where the text may bind a None stand-in in an import attempt's handler."""
-    return (STAND_IN_FACT,) if "except" in text and "import" in text and _STAND_IN_HINT.search(text) else ()
+    return (STAND_IN_FACT,) if "except" in text and "import" in text \
+        and next(line_matches(_STAND_IN_HINT, text, "None"), None) is not None else ()
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing|benchmarks?)/|(?:^|/)test(?:_[^/]*)?\.py$|_test\.py$")
 
 

@@ -25,6 +25,7 @@ import ast
 import re
 
 from migrate import op_register_aliases
+from migrate.context import walk_nodes
 
 _EXT = "torch.utils.cpp_extension"
 _JIT = (f"{_EXT}.load", f"{_EXT}.load_inline")
@@ -84,7 +85,7 @@ def _builds_cuda(ctx, function) -> ast.Call | None:
     sources (`load(name=ext_name, ..., with_cuda=True)`: KNN_CUDA's `load_cpp_ext("knn")`) inside `function`."""
     if id(function) not in _functions_building_cuda(ctx):
         return None
-    for node in ast.walk(function):  # the first such call in the order of the walk
+    for node in walk_nodes(function):  # the first such call in the order of the walk
         if node.__class__ is ast.Call and _is_cuda_build(ctx, node):
             return node
     return None
@@ -227,7 +228,7 @@ _CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
 
 def _cpp_only(node) -> bool:
     """`node` lists C/C++ source files (string literals) and no CUDA source."""
-    names = [n.value.strip() for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    names = [n.value.strip() for n in walk_nodes(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return any(name.endswith(_CPP_SUFFIXES) for name in names) and not any(name.endswith((".cu", ".cuh")) for name in names)
 
 
@@ -243,7 +244,7 @@ def build_helpers(ctx) -> dict[str, tuple[ast.FunctionDef, ast.AST]]:
             continue
         name_node = ctx.keyword(build, "name") or (build.args[0] if build.args else None)
         params = {a.arg for a in function.args.args + function.args.kwonlyargs}
-        if name_node is None or not any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(name_node)):
+        if name_node is None or not any(isinstance(n, ast.Name) and n.id in params for n in walk_nodes(name_node)):
             continue  # a literal name is already a definition of its own (repo_index.python_defs)
         helpers[function.name] = (function, name_node)
     return helpers
@@ -296,7 +297,7 @@ def _global_cache_builds(ctx) -> set[int]:
         names = set(declaration.names) & standins
         if function is None or not names:
             continue
-        for statement in ast.walk(function):
+        for statement in walk_nodes(function):
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                     and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id in names \
                     and isinstance(statement.value, ast.Call) and _is_cuda_build(ctx, statement.value):
@@ -339,7 +340,7 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
             module = _per_value_name(call, name_node, positional, env)
         if module and _cpp_only(call) and not any(
                 isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip().endswith((".cu", ".cuh"))
-                for n in ast.walk(function)):
+                for n in walk_nodes(function)):
             # `make_cuda_ext(name='nms_cpu', sources=['src/nms_cpu.cpp'])` (MVIG-SJTU/AlphaPose setup.py, set 22):
             # C++ sources only, compiled by the host compiler: a CPU extension whose ops are not CUDA kernels
             continue
@@ -393,7 +394,7 @@ def _chain(node) -> tuple[str, list[str]] | None:
 def _refs(node, local: dict[str, set[str]]) -> set[str]:
     """Dotted names (imports of the file, module variables standing for them) that `node` mentions."""
     out: set[str] = set()
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Name) and sub.id in local:
             out |= local[sub.id]
     return out
@@ -488,7 +489,7 @@ def wrapper_values(ctx, defs) -> list:
                 add(statement.targets[0].id, statement.lineno, refs)
         elif isinstance(statement, ast.FunctionDef) and id(statement) in accessors:
             own = built_locals.get(id(statement), {})
-            returns = [node for node in ast.walk(statement) if isinstance(node, ast.Return)]
+            returns = [node for node in walk_nodes(statement) if isinstance(node, ast.Return)]
             found, builds = set(), False
             for node in returns:  # the extension itself returned, before the result of a call
                 if isinstance(node.value, (ast.Name, ast.Attribute)):

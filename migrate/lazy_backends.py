@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 HINT = "__getattr__"
 
 
@@ -52,7 +54,7 @@ def _bound_names(ctx) -> set[str]:
         elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                out.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
     return out
 
 
@@ -85,15 +87,15 @@ def lazy_values(ctx) -> list:
         refs: set[str] = set()
         if isinstance(statement, ast.FunctionDef) and statement.name == "__getattr__" and statement.args.args:
             parameter = statement.args.args[0].arg
-            for node in ast.walk(statement):  # `name == "_C"`, `name in ("_C", "_D")`
+            for node in walk_nodes(statement):  # `name == "_C"`, `name in ("_C", "_D")`
                 if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == parameter:
                     for right in node.comparators:
-                        names += [e.value for e in ast.walk(right) if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                        names += [e.value for e in walk_nodes(right) if isinstance(e, ast.Constant) and isinstance(e.value, str)]
                 elif isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
                     refs |= _loader_refs(ctx, node.value.func, functions, dotted, imported)
             names = names or listed
         elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and any(
-                isinstance(n, ast.Name) and n.id == HINT for t in statement.targets for n in ast.walk(t)):
+                isinstance(n, ast.Name) and n.id == HINT for t in statement.targets for n in walk_nodes(t)):
             call = statement.value
             for node in [*call.args, *(k.value for k in call.keywords)]:
                 refs |= _loader_refs(ctx, node, functions, dotted, imported)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import re
 
+from migrate.context import walk_nodes
 from migrate.findings import Category, FileResult, Finding, Severity
 
 CODE = "NPU508"
@@ -153,7 +154,7 @@ def _string_locals(function, memo: dict) -> dict[str, list[str]]:
     if found is None:
         values: dict[str, list[str]] = {}
         other: set[str] = set()
-        for node in ast.walk(function):
+        for node in walk_nodes(function):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if not isinstance(target, ast.Name):

@@ -64,6 +64,7 @@ import ast
 import re
 
 from migrate import accelerator_tests
+from migrate.context import walk_nodes
 
 # the NPU as a word of its own (`"npu"`, `torch.npu`, `torch_npu`, `is_npu_available`) or its collective
 # backend; "npu" inside a word (`input`, in nearly every file) is not a mention
@@ -101,7 +102,7 @@ def _names(test: ast.AST, flags: frozenset[str] = frozenset()) -> set[str]:
     helper predicates (`_predicate_device`), `CUDA_HOME` (torch's CUDA toolkit root: `if CUDA_HOME is not None:`
     picks the CUDA build), and the module's NPU availability flags (`npu_flags`)."""
     found: set[str] = set()
-    for node in ast.walk(test):
+    for node in walk_nodes(test):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.lower()
             if text == "cuda" or text.startswith("cuda:") or text == "nccl":

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import re
 
+from migrate.context import walk_nodes
 from migrate.findings import FileResult
 
 _CODES = frozenset({"NPU505"})
@@ -41,14 +42,14 @@ _SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*$")
 def _switch_names_npu(test: ast.AST) -> bool:
     """An environment switch named for the NPU in the test (`os.getenv("FORCE_NPU", "0") == "1"`)."""
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _SWITCH.match(n.value)
-               and "NPU" in n.value.split("_") for n in ast.walk(test))
+               and "NPU" in n.value.split("_") for n in walk_nodes(test))
 
 
 def _builds_npu(body: list) -> bool:
     """The branch builds with torch_npu's extension class: `NpuExtension(...)` / `extension = NpuExtension`, or a name
     imported from a `torch_npu` module."""
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch_npu":
                 if any(alias.name.endswith("Extension") for alias in node.names):
                     return True
@@ -64,7 +65,7 @@ def has_npu_branch(tree: ast.AST) -> bool:
     from migrate import npu_aware
 
     flags = npu_aware.npu_flags(tree)
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.If) and _builds_npu(node.body) and (
                 _switch_names_npu(node.test) or "npu" in npu_aware._names(node.test, flags)):
             return True

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 # the CUDA toolkit's libraries a link step names (NVIDIA CUDA toolkit lib64/: libcudart, libcublas, libcublasLt,
 # libcufft, libcurand, libcusparse, libcusolver, libnvrtc; the same names migrate/cmake_toolkit.py reads in CMake)
 _TOOLKIT_LIBRARIES = frozenset({"cudart", "cudart_static", "cublas", "cublasLt", "cufft", "curand", "cusparse",
@@ -56,7 +58,7 @@ def step_lines(ctx) -> list[tuple[ast.AST, str]]:
         for method in cls.body:
             if not isinstance(method, ast.FunctionDef):
                 continue
-            nodes = list(ast.walk(method))
+            nodes = list(walk_nodes(method))
             steps = [(n.value, "hands its sources to nvcc (`compiler=\"nvcc\"`)") for n in nodes if _nvcc_keyword(n)]
             steps += [(n, "links the CUDA toolkit's libraries") for n in nodes if _library_list(n)]
             if not steps:

@@ -48,6 +48,7 @@ import ast
 import re
 
 from migrate import fileio
+from migrate.context import subtree, walk_nodes
 from migrate.findings import FileResult
 from migrate.repo_index import module_parts
 
@@ -514,7 +515,7 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
         if ctx is not None:
             found = [(node, CHECKED if g != CHECKED and _after_raising_check(ctx, node) else g) for node, g in found]
     if any(g == CHECKED for _, g in found):
-        used = _used_outside_cuda_branch(tree, unprobed)
+        used = _used_outside_cuda_branch(tree, unprobed, nodes)
         found = [(node, UNGUARDED if g == CHECKED and id(node) in used else g) for node, g in found]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
             for node, guarded in found for name in _imported(node, path)]
@@ -646,28 +647,30 @@ def _bound_names(node: ast.AST) -> set[str]:
     return {a.asname or a.name.split(".", 1)[0] for a in getattr(node, "names", ()) if a.name != "*"}
 
 
-def _used_outside_cuda_branch(tree: ast.Module, unprobed: frozenset) -> frozenset[int]:
+def _used_outside_cuda_branch(tree: ast.Module, unprobed: frozenset, nodes: dict | None = None) -> frozenset[int]:
     """Ids of the imports written in the body of a CUDA-device branch (`if torch.cuda.is_available(): from
     model.nms.nms_gpu import nms_gpu`) that bind a name the module reads outside every such branch, where nothing
     else in it binds that name (`return nms_gpu(dets, thresh) if force_cpu == False else nms_cpu(dets, thresh)`, a
     user switch: on an NPU host the branch is skipped and the call fails with a NameError, label ruling (L74), 46c
-    HALF-3/4). Such an import guards nothing: the module is needed on every host."""
-    branches = [n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.IfExp)) and _cuda_device_check(n.test, unprobed)]
+    HALF-3/4). Such an import guards nothing: the module is needed on every host. `nodes`: the file's nodes by type
+    (context.index_tree), read instead of walking the tree."""
+    if nodes is None:
+        nodes = {}
+        for n in walk_nodes(tree):
+            nodes.setdefault(n.__class__, []).append(n)
+    branches = [n for kind in (ast.If, ast.IfExp) for n in nodes.get(kind, ()) if _cuda_device_check(n.test, unprobed)]
     imports = {id(s): s for b in branches if isinstance(b, ast.If) for s in b.body if isinstance(s, (ast.Import, ast.ImportFrom))}
     if not imports:
         return frozenset()
-    inside = {id(n) for b in branches for s in (b.body if isinstance(b, ast.If) else [b.body]) for n in ast.walk(s)}
-    bound_elsewhere: dict[str, int] = {}
+    inside = {id(n) for n in subtree(s for b in branches for s in (b.body if isinstance(b, ast.If) else [b.body]))}
+    bound_elsewhere = {name for kind in (ast.Import, ast.ImportFrom) for n in nodes.get(kind, ()) if id(n) not in imports
+                       for name in _bound_names(n)}
+    bound_elsewhere.update(n.name for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) for n in nodes.get(kind, ()))
     reads: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in imports:
-            for name in _bound_names(n):
-                bound_elsewhere[name] = 1
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound_elsewhere[n.name] = 1
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            bound_elsewhere[n.id] = 1
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside:
+    for n in nodes.get(ast.Name, ()):
+        if isinstance(n.ctx, ast.Store):
+            bound_elsewhere.add(n.id)
+        elif isinstance(n.ctx, ast.Load) and id(n) not in inside:
             reads.add(n.id)
     return frozenset(key for key, s in imports.items()
                      if any(name in reads and name not in bound_elsewhere for name in _bound_names(s)))

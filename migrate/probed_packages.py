@@ -55,6 +55,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})
 _KERNEL_LANGUAGES = frozenset({"triton", "numba"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -105,7 +107,7 @@ def _class_probed(function: ast.AST) -> str | None:
     project helper given the package's name, `dep = check_dependency_available("vllm", "vLLM") ... return dep`."""
     if not any(getattr(d, "id", None) in ("classmethod", "staticmethod") for d in function.decorator_list):
         return None
-    returned = {n.value.id for n in ast.walk(function) if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+    returned = None  # the names the function returns: walked for only a candidate assignment
     for statement in function.body:
         if isinstance(statement, ast.Try) and any(_returns_unavailable(h) for h in statement.handlers):
             for inner in statement.body:
@@ -116,10 +118,13 @@ def _class_probed(function: ast.AST) -> str | None:
             call, target = statement.value, statement.targets[0].id
         elif isinstance(statement, ast.Return):
             call, target = statement.value, ""
-        if isinstance(call, ast.Call) and (target == "" or target in returned) and call.args \
+        if isinstance(call, ast.Call) and call.args \
                 and "available" in getattr(call.func, "id", getattr(call.func, "attr", "")) \
                 and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
-            return call.args[0].value.split(".", 1)[0]
+            if target and returned is None:
+                returned = {n.value.id for n in walk_nodes(function) if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+            if target == "" or target in returned:
+                return call.args[0].value.split(".", 1)[0]
     return None
 
 

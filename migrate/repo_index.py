@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from migrate import cpu_builds, device_gated_builds, op_register_aliases, source_set_tables
+from migrate.context import line_matches, walk_nodes
 
 # ---- facts -----------------------------------------------------------------------------------------
 _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", "extra_cuda_cflags", "create_extension", "Extension(",
@@ -128,7 +129,7 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
     roots: dict[str, int] = {}
     if "import" in text:
         line, position = 1, 0
-        for match in _IMPORT.finditer(text):
+        for match in line_matches(_IMPORT, text, "import"):  # `^` tried only where a line holds `import`
             dots, module, names, plain = match.groups()
             if not dots:
                 line += text.count("\n", position, match.start())
@@ -291,7 +292,7 @@ def plain_cuda_extension(ctx, call, name) -> bool:
         sources = call.args[1]
     return sources is not None and (any(
         isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))
-        for node in ast.walk(sources)) or bool(followed_cuda_sources(ctx, call)))
+        for node in walk_nodes(sources)) or bool(followed_cuda_sources(ctx, call)))
 
 
 def followed_cuda_sources(ctx, call) -> list[ast.Constant]:
@@ -309,13 +310,13 @@ def followed_cuda_sources(ctx, call) -> list[ast.Constant]:
     function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
     scopes = [ctx.tree.body]
     if function is not None:
-        scopes.insert(0, [n for n in ast.walk(function) if isinstance(n, ast.Assign)
+        scopes.insert(0, [n for n in walk_nodes(function) if isinstance(n, ast.Assign)
                           and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is function])
     out: list[ast.Constant] = []
     seen: set[str] = set()
     frontier = [sources]
     for _ in range(2 if function is not None else 1):
-        names = [n for n in dict.fromkeys(node.id for f in frontier for node in ast.walk(f) if isinstance(node, ast.Name))
+        names = [n for n in dict.fromkeys(node.id for f in frontier for node in walk_nodes(f) if isinstance(node, ast.Name))
                  if n not in seen]
         seen.update(names)
         frontier = []
@@ -327,7 +328,7 @@ def followed_cuda_sources(ctx, call) -> list[ast.Constant]:
                     break
             if len(values) == 1:
                 frontier.append(values[0])
-                out += [node for node in ast.walk(values[0]) if isinstance(node, ast.Constant)
+                out += [node for node in walk_nodes(values[0]) if isinstance(node, ast.Constant)
                         and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh"))]
     return out
 
@@ -342,7 +343,7 @@ def _cmake_extension_classes(ctx) -> frozenset[str]:
     for node in ctx.nodes.get(ast.ClassDef, ()):
         if not any((b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")).endswith("Extension") for b in node.bases):
             continue
-        for call in ast.walk(node):
+        for call in walk_nodes(node):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__":
                 sources = ctx.keyword(call, "sources")
                 if isinstance(sources, (ast.List, ast.Tuple)) and not sources.elts:
@@ -496,7 +497,7 @@ def cuda_sources(call) -> str:
     """The CUDA source files a build call lists (string literals ending in .cu / .cuh anywhere in its
     arguments), space-separated: a kernel's own source list (`deps.kernels_to_port`)."""
     return " ".join(dict.fromkeys(
-        node.value.strip() for node in ast.walk(call)
+        node.value.strip() for node in walk_nodes(call)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith(CUDA_SOURCE_SUFFIXES)
         and " " not in node.value.strip()))
 
@@ -673,7 +674,7 @@ def _unbound(ctx, name: str) -> bool:
 
     if hasattr(builtins, name):
         return False
-    for node in ast.walk(ctx.tree):
+    for node in walk_nodes(ctx.tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             return False
         if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
@@ -689,7 +690,7 @@ def _unbound(ctx, name: str) -> bool:
 def _cuda_literal(node) -> bool:
     return any(isinstance(sub, ast.Constant) and isinstance(sub.value, str)
                and sub.value.strip().endswith(CUDA_SOURCE_SUFFIXES) and "\n" not in sub.value
-               for sub in ast.walk(node))
+               for sub in walk_nodes(node))
 
 
 def forwarded_keywords(ctx, call) -> dict[str, ast.AST]:
@@ -703,7 +704,7 @@ def forwarded_keywords(ctx, call) -> dict[str, ast.AST]:
     from migrate.rules._loop import enclosing_scope
 
     scope = enclosing_scope(ctx, call)
-    for node in ast.walk(scope):
+    for node in walk_nodes(scope):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and any(
                 isinstance(t, ast.Name) and t.id in names for t in node.targets):
             for key, value in zip(node.value.keys, node.value.values):
@@ -730,11 +731,11 @@ def cuda_link_nodes(ctx, call) -> list[ast.AST]:
     if isinstance(scope, ast.Module):
         return []
     functions = {f.name: f for f in ctx.tree.body if isinstance(f, ast.FunctionDef)}
-    called = [functions[n.func.id] for n in ast.walk(scope) if isinstance(n, ast.Call)
+    called = [functions[n.func.id] for n in walk_nodes(scope) if isinstance(n, ast.Call)
               and isinstance(n.func, ast.Name) and n.func.id in functions and functions[n.func.id] is not scope]
     out: list[ast.AST] = []
     for function in [scope, *dict.fromkeys(called)]:
-        for node in ast.walk(function):
+        for node in walk_nodes(function):
             if isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").endswith("cpp_extension.include_paths") and (
                     any(isinstance(a, ast.Constant) and a.value == "cuda" for a in node.args)
                     or any(k.arg in ("cuda", "device_type") and isinstance(k.value, ast.Constant)
@@ -758,7 +759,7 @@ def _jit_with_cuda(ctx, call) -> bool:
     extra = ctx.keyword(call, "extra_cuda_cflags")
     if extra is not None and not (isinstance(extra, ast.Constant) and extra.value is None):
         return True  # nvcc flags: the sources include CUDA
-    for node in ast.walk(call):
+    for node in walk_nodes(call):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip().endswith((".cu", ".cuh")):
             return True
     return any(text.strip().endswith((".cu", ".cuh")) for text in named_sources(ctx, call)) or bool(cuda_link_nodes(ctx, call))
@@ -773,7 +774,7 @@ def named_sources(ctx, call) -> list[str]:
         given = call.args[1]
     if given is None:
         return []
-    names = {node.id for node in ast.walk(given) if isinstance(node, ast.Name)}
+    names = {node.id for node in walk_nodes(given) if isinstance(node, ast.Name)}
     out: list[str] = []
     for name in names:
         values = [statement.value for statement in ctx.tree.body if isinstance(statement, ast.Assign)
@@ -1127,7 +1128,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
     from migrate import kernel_values
 
     return any(hint in text for hint in _PY_DEF_HINTS) or (".apply" in text or "partial(" in text or "def get_" in text) \
-        or _LOCAL_IMPORT.search(text) is not None or _RETURNED_ATTRIBUTE.search(text) is not None or (kernel_values.is_package_init(path) and "import " in text) \
+        or next(line_matches(_LOCAL_IMPORT, text, "import "), None) is not None \
+        or next(line_matches(_RETURNED_ATTRIBUTE, text, "return "), None) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
         or "__getattr__" in text or "register_kernel" in text \

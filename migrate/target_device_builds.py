@@ -49,6 +49,7 @@ import ast
 import glob
 import os
 
+from migrate.context import walk_nodes
 from migrate.findings import FileResult
 
 _NPU = ("npu", "ascend")
@@ -63,7 +64,7 @@ def wants(text: str) -> bool:
 
 def _is_cuda_compare(test: ast.AST) -> str | None:
     """The source of the expression `test` compares with "cuda" (`get_target_device() == "cuda"`), or None."""
-    for node in ast.walk(test):
+    for node in walk_nodes(test):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
             left, right = node.left, node.comparators[0]
             for value, other in ((right, left), (left, right)):
@@ -79,7 +80,7 @@ def _assigns(body: list[ast.stmt], name: str) -> list[ast.AST]:
 
 def _calls_cmake(body: list[ast.stmt]) -> bool:
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
@@ -112,7 +113,7 @@ def facts(tree: ast.AST, path: str, nodes: dict | None = None) -> list:
 
     out: list = []
     setup = os.path.basename(path) == "setup.py"
-    for node in (nodes.get(ast.Try, ()) if nodes is not None and not setup else ast.walk(tree)):
+    for node in (nodes.get(ast.Try, ()) if nodes is not None and not setup else walk_nodes(tree)):
         if setup and isinstance(node, ast.If):
             expr = _is_cuda_compare(node.test)
             if expr and _calls_cmake(node.body) and any(
@@ -133,9 +134,9 @@ def facts(tree: ast.AST, path: str, nodes: dict | None = None) -> list:
                 if "/" in pattern or "." in pattern:
                     out.append(Definition("tgtnpu", f"{ast.unparse(holes[0].value)}|{pattern}", path, node.lineno, False))
         if isinstance(node, ast.Try) and node.handlers and all(_catches_import(h) for h in node.handlers) and not any(
-                isinstance(n, ast.Raise) for h in node.handlers for n in ast.walk(h)):
+                isinstance(n, ast.Raise) for h in node.handlers for n in walk_nodes(h)):
             for statement in node.body:
-                for inner in ast.walk(statement):
+                for inner in walk_nodes(statement):
                     if isinstance(inner, ast.ImportFrom):
                         dotted = _resolve(path, inner)
                         if dotted:

@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 import re
 
+from migrate.context import walk_nodes
+
 _TOOL = re.compile(r"^(?:\S*/)?(nvcc|nvidia-smi)$")
 _MISSING = frozenset({"FileNotFoundError", "OSError", "CalledProcessError", "Exception", "EnvironmentError"})
 
@@ -63,10 +65,10 @@ def presence_probes(ctx) -> dict[str, str]:
     out: dict[str, str] = {}
     if "nvcc" in ctx.source or "nvidia-smi" in ctx.source:
         for function in ctx.nodes.get(ast.FunctionDef, ()):
-            for node in ast.walk(function):
+            for node in walk_nodes(function):
                 if not isinstance(node, ast.Try) or not node.handlers:
                     continue
-                runs = [tool for s in node.body for n in ast.walk(s) if (tool := _bare_run(n)) is not None]
+                runs = [tool for s in node.body for n in walk_nodes(s) if (tool := _bare_run(n)) is not None]
                 if len(runs) == 1 and _returns(node.body, True) \
                         and all(_catches_missing(h) and _returns(h.body, False) for h in node.handlers):
                     out[function.name] = _TOOL.match(runs[0].value.strip()).group(1)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 _QUAL = "torch.version.cuda"
 
 
@@ -42,7 +44,7 @@ def requirement_nodes(ctx) -> list[ast.stmt]:
 
 def _reads(ctx, expr: ast.AST, derived: frozenset[str]) -> bool:
     return any((isinstance(n, ast.Attribute) and ctx.qualname(n) == _QUAL)
-               or (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in derived) for n in ast.walk(expr))
+               or (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in derived) for n in walk_nodes(expr))
 
 
 def _derived_names(ctx) -> frozenset[str]:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.context import walk_nodes
+
 _SWAP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In}
 
 
@@ -43,7 +45,7 @@ def _same(a: ast.expr, b: ast.expr) -> bool:
 
 
 def _bound(statement: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {n.id for n in walk_nodes(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def unreachable_else_lines(tree: ast.Module | None) -> frozenset[int]:
@@ -51,7 +53,7 @@ def unreachable_else_lines(tree: ast.Module | None) -> frozenset[int]:
     if tree is None:
         return frozenset()
     lines: set[int] = set()
-    for function in ast.walk(tree):
+    for function in walk_nodes(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = function.body
@@ -59,7 +61,7 @@ def unreachable_else_lines(tree: ast.Module | None) -> frozenset[int]:
             if not (isinstance(early, ast.If) and not early.orelse and early.body
                     and all(isinstance(s, ast.Return) for s in early.body)):
                 continue
-            reads = {n.id for n in ast.walk(early.test) if isinstance(n, ast.Name)}
+            reads = {n.id for n in walk_nodes(early.test) if isinstance(n, ast.Name)}
             passed = _negated(early.test)
             for later in body[i + 1:]:
                 if isinstance(later, ast.If) and later.orelse and _same(passed, later.test):

@@ -11,6 +11,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from migrate.context import walk_nodes
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -146,7 +148,7 @@ def is_zero_grad(call: ast.AST) -> bool:
 
 
 def _modulo(test: ast.AST) -> ast.BinOp | None:
-    for node in ast.walk(test):
+    for node in walk_nodes(test):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return node
     return None
@@ -169,7 +171,7 @@ class Accumulation:
 
 def _calls(nodes) -> Iterator[ast.Call]:
     for stmt in nodes:
-        for node in ast.walk(stmt):
+        for node in walk_nodes(stmt):
             if isinstance(node, ast.Call):
                 yield node
 
@@ -314,7 +316,7 @@ def saved_state(ctx, obj: ast.AST) -> set[str]:
         kind = state_kind(key)
         if kind:
             kinds.add(kind)
-    for node in ast.walk(obj):
+    for node in walk_nodes(obj):
         if method(node) == "state_dict":
             kind = state_kind(receiver_name(node.func.value))
             if kind:

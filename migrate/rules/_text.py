@@ -99,11 +99,17 @@ COMMAND_RUNNERS = frozenset(
 )
 
 
-def string_constants(ctx) -> Iterator[ast.Constant]:
-    """Every str constant of the module that is not prose (see `is_prose`)."""
-    for node in ctx.nodes.get(ast.Constant, ()):
-        if isinstance(node.value, str) and not is_prose(ctx, node):
-            yield node
+_STRINGS_KEY = "_npu_string_constants"
+
+
+def string_constants(ctx) -> list[ast.Constant]:
+    """Every str constant of the module that is not prose (see `is_prose`), in the order of the node index: found
+    once per file (several rules ask: NPU301, NPU703, the command strings of NPU302/504/704, the environment reads)."""
+    found = ctx.__dict__.get(_STRINGS_KEY)
+    if found is None:
+        found = ctx.__dict__[_STRINGS_KEY] = [node for node in ctx.nodes.get(ast.Constant, ())
+                                              if isinstance(node.value, str) and not is_prose(ctx, node)]
+    return found
 
 
 def command_strings(ctx) -> Iterator[tuple[ast.AST, str]]:

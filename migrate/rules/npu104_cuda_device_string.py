@@ -1,5 +1,6 @@
 import ast
 
+from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.rules._device_helpers import (
     CUDA_DEVICE_TEXT,
@@ -229,7 +230,7 @@ class CudaDeviceString(Rule):
         for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
             for func in ctx.nodes.get(kind, ()):
                 if "device" in func.name.lower():
-                    for node in ast.walk(func):
+                    for node in walk_nodes(func):
                         if isinstance(node, ast.Return):
                             add(node.value)
 

@@ -326,10 +326,26 @@ def _negated_availability(ctx, test) -> bool:
     return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _availability_test(ctx, test.operand)
 
 
+_EXITS_KEY = "_npu_early_exits"
+
+
 def _early_exit(ctx, statement) -> bool:
     """`if not is_<pkg>_available(): raise ImportError(...)` (or `return False`): no `else:`, the body ends the path;
     or `assert is_<pkg>_available(), "please install ..."`, the same check raising AssertionError; or a call of a function
-    that raises without the package (`default_context(device, raise_error=True)`, migrate/raising_checks.py)."""
+    that raises without the package (`default_context(device, raise_error=True)`, migrate/raising_checks.py). Answered
+    once per statement of the file (`early_exit_guard` asks of every statement of each block holding an import or a
+    use: torch, ~7 times each)."""
+    exits = ctx.__dict__.get(_EXITS_KEY)
+    if exits is None:
+        exits = ctx.__dict__[_EXITS_KEY] = {}
+    key = id(statement)
+    known = exits.get(key)
+    if known is None:
+        known = exits[key] = _exits_early(ctx, statement)
+    return known
+
+
+def _exits_early(ctx, statement) -> bool:
     from migrate.raising_checks import raising_call
 
     if raising_call(ctx, statement):

@@ -2,8 +2,9 @@ import ast
 import re
 
 from migrate import tool_presence_probes
+from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
-from migrate.rules._text import COMMAND_RUNNERS, command_strings, is_prose, shell_matches
+from migrate.rules._text import COMMAND_RUNNERS, command_strings, shell_matches, string_constants
 from migrate.rules.base import Invalid, Rule, Valid
 
 # `nvidia-smi` as a command word (not part of a longer name or a path component like nvidia-smi.log)
@@ -132,10 +133,10 @@ def _command_name_helpers(ctx) -> dict[str, ast.FunctionDef]:
     if "nvidia-smi" not in ctx.source:  # no string of the file names the command (and walking each function is not free)
         return helpers
     for function in ctx.nodes.get(ast.FunctionDef, ()):
-        bound = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+        bound = {t.id for n in walk_nodes(function) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
                  and isinstance(n.value.value, str) and _STARTS_WITH_COMMAND.match(n.value.value)
                  for t in n.targets if isinstance(t, ast.Name)}
-        for n in ast.walk(function):
+        for n in walk_nodes(function):
             if isinstance(n, ast.Return) and (
                     (isinstance(n.value, ast.Name) and n.value.id in bound)
                     or (isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
@@ -221,8 +222,8 @@ def _path_bound_tool(ctx, head: ast.AST, call: ast.Call) -> str | None:
         return None
     scope = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
     nearest = None
-    for node in ast.walk(scope) if scope is not None else ctx.nodes.get(ast.Assign, ()):
-        if (isinstance(node, ast.Assign) and node.lineno <= call.lineno and not any(n is call for n in ast.walk(node))
+    for node in walk_nodes(scope) if scope is not None else ctx.nodes.get(ast.Assign, ()):
+        if (isinstance(node, ast.Assign) and node.lineno <= call.lineno and not any(n is call for n in walk_nodes(node))
                 and any(isinstance(t, ast.Name) and t.id == head.id for t in node.targets)
                 and (scope is not None or ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) is None)
                 and (nearest is None or node.lineno > nearest.lineno)):
@@ -418,7 +419,7 @@ class NvidiaSmi(Rule):
             runner = ctx.qualname(call.func)
             if runner in _RUNNERS:
                 for arg in list(call.args) + [k.value for k in call.keywords]:
-                    for sub in ast.walk(arg):
+                    for sub in walk_nodes(arg):
                         inside_runner.add(id(sub))
                 first = call.args[0] if call.args and runner != "shutil.which" else None
                 if isinstance(first, (ast.List, ast.Tuple)) and first.elts:
@@ -432,11 +433,11 @@ class NvidiaSmi(Rule):
                 if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in helpers:
                     helper_runs.append((call, first.func.id))
             elif wrappers and (command := _wrapped_command(ctx, call, wrappers)) is not None:
-                for sub in ast.walk(command):
+                for sub in walk_nodes(command):
                     inside_runner.add(id(sub))
                 heads.add(id(command.elts[0] if isinstance(command, (ast.List, ast.Tuple)) and command.elts else command))
         # the helper's own strings only name the command (like a flag list) once its result is run: the runs are reported
-        named = {id(n) for used in {name for _, name in helper_runs} for n in ast.walk(helpers[used])}
+        named = {id(n) for used in {name for _, name in helper_runs} for n in walk_nodes(helpers[used])}
         for call, _ in helper_runs:
             yield self.finding(ctx, call)
         run_texts = set()  # the commands the file runs: the same words elsewhere in a row's title only name them
@@ -459,8 +460,7 @@ class NvidiaSmi(Rule):
     def _nvidia_libraries(self, ctx):
         """Nsight Systems' injection proxy named for a preload (once per file, at its first name), and NVIDIA's
         CUDA libraries named in a file that loads libraries with ctypes (each string)."""
-        strings = sorted((n for n in ctx.nodes.get(ast.Constant, ()) if isinstance(n.value, str) and not is_prose(ctx, n)),
-                         key=lambda n: (n.lineno, n.col_offset))
+        strings = sorted(string_constants(ctx), key=lambda n: (n.lineno, n.col_offset))
         proxy = next((n for n in strings if _NSIGHT_PROXY.search(n.value)), None)
         if proxy is not None:
             yield self.finding(ctx, proxy, _NSIGHT_MESSAGE.format(_NSIGHT_PROXY.search(proxy.value).group(0)))

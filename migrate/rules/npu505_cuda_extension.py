@@ -12,6 +12,7 @@ from migrate import (
     torch_cuda_requirements,
     unreachable_else,
 )
+from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.repo_index import (
     _PLAIN_EXTENSIONS,
@@ -97,7 +98,7 @@ def _probe_functions(ctx, flag_only: bool = True) -> frozenset[str]:
         probes = frozenset(function.name for function in ctx.nodes.get(ast.FunctionDef, ())
                            if "nvcc" in (ctx.segment(function) or "") and any(
                                isinstance(n, ast.Constant) and isinstance(n.value, str) and _NVCC_TEXT.search(n.value)
-                               and _version_list(ctx, n) for n in ast.walk(function)))
+                               and _version_list(ctx, n) for n in walk_nodes(function)))
         ctx.__dict__["_npu_nvcc_probes"] = probes
         ctx.__dict__["_npu_nvcc_probes_flag_only"] = frozenset(
             name for name in probes if not any(_decides_a_raise(ctx, call) for call in ctx.nodes.get(ast.Call, ())
@@ -114,16 +115,16 @@ def _decides_a_raise(ctx, call) -> bool:
         statement = ctx.parent(statement)
     if statement is None or _called_nowhere(ctx, call):  # a helper nothing calls decides nothing
         return False
-    if isinstance(statement, ast.If) and any(sub is call for sub in ast.walk(statement.test)):
-        return any(isinstance(sub, ast.Raise) for sub in ast.walk(statement))
-    bound = {n.id for t in getattr(statement, "targets", ()) for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if isinstance(statement, ast.If) and any(sub is call for sub in walk_nodes(statement.test)):
+        return any(isinstance(sub, ast.Raise) for sub in walk_nodes(statement))
+    bound = {n.id for t in getattr(statement, "targets", ()) for n in walk_nodes(t) if isinstance(n, ast.Name)}
     block = next((b for b in (getattr(ctx.parent(statement), f, None) for f in ("body", "orelse", "finalbody"))
                   if isinstance(b, list) and any(s is statement for s in b)), None)
     if not bound or block is None:
         return False
     after = block[next(k for k, s in enumerate(block) if s is statement) + 1:]
-    return any(isinstance(node, ast.If) and any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node.test))
-               and any(isinstance(sub, ast.Raise) for sub in ast.walk(node)) for node in after)
+    return any(isinstance(node, ast.If) and any(isinstance(sub, ast.Name) and sub.id in bound for sub in walk_nodes(node.test))
+               and any(isinstance(sub, ast.Raise) for sub in walk_nodes(node)) for node in after)
 
 
 def _uncalled_function_lines(ctx) -> frozenset:
@@ -168,7 +169,7 @@ def _requirement_checks(ctx, call) -> list:
         statement = ctx.parent(statement)
     if statement is None or not isinstance(statement, ast.Assign):
         return []
-    bound = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    bound = {n.id for t in statement.targets for n in walk_nodes(t) if isinstance(n, ast.Name)}
     block = next((b for b in (getattr(ctx.parent(statement), f, None) for f in ("body", "orelse", "finalbody"))
                   if isinstance(b, list) and any(s is statement for s in b)), None)
     if not bound or block is None:
@@ -178,10 +179,10 @@ def _requirement_checks(ctx, call) -> list:
         if not (isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body)):
             continue
         test = node.test
-        called = {id(c.func) for c in ast.walk(test) if isinstance(c, ast.Call)}
-        names = [n for n in ast.walk(test) if isinstance(n, ast.Name) and id(n) not in called]
-        if any(isinstance(n, ast.Compare) for n in ast.walk(test)) and names and all(n.id in bound for n in names) \
-                and not any(isinstance(n, (ast.BoolOp, ast.GeneratorExp, ast.ListComp, ast.Attribute)) for n in ast.walk(test)):
+        called = {id(c.func) for c in walk_nodes(test) if isinstance(c, ast.Call)}
+        names = [n for n in walk_nodes(test) if isinstance(n, ast.Name) and id(n) not in called]
+        if any(isinstance(n, ast.Compare) for n in walk_nodes(test)) and names and all(n.id in bound for n in names) \
+                and not any(isinstance(n, (ast.BoolOp, ast.GeneratorExp, ast.ListComp, ast.Attribute)) for n in walk_nodes(test)):
             out.append(node)
     return out
 
@@ -195,7 +196,7 @@ def _cpp_sources_only(ctx, call, helper) -> bool:
     CUDAExtension on a CUDA host, but no CUDA kernel stands behind it and without CUDA it is a CppExtension of the same
     files (label note 48b b-3). Not where the helper's own body names a CUDA source or a pattern that may find one
     (`glob(...)`, a `.cu` string): what it compiles is not all in the call."""
-    names = [n.value for n in ast.walk(call) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    names = [n.value for n in walk_nodes(call) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     sources = [v for v in names if v.strip().endswith(_CPP_SOURCE + _CUDA_SUFFIXES)]
     if not sources or any(v.strip().endswith(_CUDA_SUFFIXES) for v in sources):
         return False
@@ -256,7 +257,7 @@ def _given(node) -> bool:
 
 
 def _mentions_cuda_source(node) -> bool:
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.strip().endswith(_CUDA_SUFFIXES):
             return True
     return False
@@ -268,7 +269,7 @@ def _scope_lists_cuda(ctx, call) -> bool:
     (maskrcnn-benchmark layers/_utils.py: `source_cuda = glob.glob(os.path.join(this_dir, "cuda", "*.cu"))` ...
     `source.extend(source_cuda)` ... `return load_ext("torchvision", source, ...)`): the build compiles CUDA."""
     scope = enclosing_scope(ctx, call) or ctx.tree
-    return any(_mentions_cuda_source(node) for node in ast.walk(scope)
+    return any(_mentions_cuda_source(node) for node in walk_nodes(scope)
                if isinstance(node, ast.Constant) and node is not call)
 
 
@@ -908,7 +909,7 @@ class CudaExtension(Rule):
         for call in ctx.nodes.get(ast.Call, ()):
             if ctx.qualname(call.func) not in COMMAND_RUNNERS or not call.args:
                 continue
-            for node in ast.walk(call.args[0]):
+            for node in walk_nodes(call.args[0]):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                         and _CMAKE_CUDA_DEFINE.match(node.value):
                     setting = node.value.split("=", 1)[0][2:]
@@ -922,9 +923,9 @@ class CudaExtension(Rule):
         is missing, in a file that builds CUDA: the build's gate, which stops the script on an Ascend host."""
         locators = set()
         for function in ctx.tree.body:
-            if isinstance(function, ast.FunctionDef) and any(isinstance(n, ast.Raise) for n in ast.walk(function)) and any(
+            if isinstance(function, ast.FunctionDef) and any(isinstance(n, ast.Raise) for n in walk_nodes(function)) and any(
                     isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("nvcc", "CUDAHOME", "CUDA_HOME", "CUDA_PATH")
-                    for n in ast.walk(function)):
+                    for n in walk_nodes(function)):
                 locators.add(function.name)
         called, results = set(), set()
         for statement in ctx.tree.body if locators else ():
@@ -958,7 +959,7 @@ class CudaExtension(Rule):
         for function in ctx.tree.body:
             if not (isinstance(function, ast.FunctionDef) and function.name in called):
                 continue
-            for node in ast.walk(function):
+            for node in walk_nodes(function):
                 if isinstance(node, ast.Raise):
                     yield from once(node, f"`{function.name}()` raises here without the CUDA toolkit (nvcc or its "
                                     "folders), which an Ascend host lacks; the build stops")
@@ -974,7 +975,7 @@ class CudaExtension(Rule):
         for call in ctx.nodes.get(ast.Call, ()) if results else ():
             if isinstance(call.func, ast.Attribute) and call.func.attr == "set_executable" and any(
                     isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in results
-                    and isinstance(n.slice, ast.Constant) and n.slice.value == "nvcc" for a in call.args for n in ast.walk(a)):
+                    and isinstance(n.slice, ast.Constant) and n.slice.value == "nvcc" for a in call.args for n in walk_nodes(a)):
                 yield from once(call, "hands the located nvcc to the compiler for the `.cu` sources")
 
     def _loaded_op_calls(self, ctx):
@@ -1005,7 +1006,7 @@ class CudaExtension(Rule):
             if function.name not in functions or not isinstance(ctx.parent(function), ast.Module):
                 continue
             params = {a.arg for a in function.args.args + function.args.kwonlyargs}
-            for node in ast.walk(function):
+            for node in walk_nodes(function):
                 if not isinstance(node, ast.Call):
                     continue
                 name = ctx.qualname(node.func)
@@ -1026,12 +1027,12 @@ class CudaExtension(Rule):
         compile and CUDA link steps) and each `raise` (the build stops there without a toolkit) is a build line; not
         the `else` branch, not plain function calls (`out(s)`), not asserts."""
         switches = params & CUDA_SWITCH_KEYWORDS
-        for test_node in ast.walk(function):
+        for test_node in walk_nodes(function):
             if not isinstance(test_node, ast.If) or not _cuda_path_test(test_node.test, switches):
                 continue
             for statement in test_node.body:
-                raised = {id(n) for r in ast.walk(statement) if isinstance(r, ast.Raise) for n in ast.walk(r)}
-                for node in ast.walk(statement):
+                raised = {id(n) for r in walk_nodes(statement) if isinstance(r, ast.Raise) for n in walk_nodes(r)}
+                for node in walk_nodes(statement):
                     if isinstance(node, ast.Call) and id(node) not in raised and isinstance(node.func, ast.Name) and node.func.id[:1].isupper() \
                             and not node.func.id.isupper():
                         yield self.finding(ctx, node, f"`{node.func.id}(...)` is a CUDA compile / link step of "
@@ -1227,7 +1228,7 @@ class CudaExtension(Rule):
             elif keyword.arg in CUDA_SWITCH_KEYWORDS and _is_true(keyword.value) and keyword.value.lineno != call.lineno:
                 # a project helper's own switch (`load_pb11(srcs, target, cwd, cuda=True)`, label ruling (L96))
                 lines.setdefault(keyword.value.lineno, (keyword.value, "a build told to compile with CUDA: "))
-        for node in ast.walk(call):
+        for node in walk_nodes(call):
             if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.lineno == call.lineno:
                 continue
             if node.value.strip().endswith(_CUDA_SUFFIXES) and "\n" not in node.value:
@@ -1236,7 +1237,7 @@ class CudaExtension(Rule):
                 lines.setdefault(node.lineno, (node, "nvcc compile flags of an extension build: "))
             elif _CUDA_MACRO.search(node.value):
                 lines.setdefault(node.lineno, (node, "a CUDA build macro: "))
-        for node in ast.walk(call):
+        for node in walk_nodes(call):
             if _is_nvcc_keyword(ctx, node) and node.lineno != call.lineno:
                 lines.setdefault(node.lineno, (node, "nvcc compile flags of an extension build: "))
             elif _cuda_home_read(ctx, node) and node.lineno != call.lineno:
@@ -1261,7 +1262,7 @@ class CudaExtension(Rule):
                         yield self.finding(ctx, node, "a CUDA build macro (the C++ sources compile their CUDA path under "
                                            "it): " + self.MESSAGE)
             return
-        inside = {id(node) for call in reported for node in ast.walk(call)}
+        inside = {id(node) for call in reported for node in walk_nodes(call)}
         for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ())):
             if id(node) in inside or not isinstance(node.ctx, ast.Load):
                 continue
@@ -1273,10 +1274,10 @@ class CudaExtension(Rule):
         for node in ctx.nodes.get(ast.keyword, ()):
             if id(node) not in inside and _is_nvcc_keyword(ctx, node):
                 yield self.finding(ctx, node, "nvcc compile flags of an extension build: " + self.MESSAGE)
-        shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in ast.walk(kw.value)}
+        shipped = {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _DATA_KEYWORDS for n in walk_nodes(kw.value)}
         # the header a code generator writes (`compile_slang_kernel(kernel_files=[...], output_file=".../k.cuh")`: a
         # `slangc -target cuda` run whose output the build includes): an output, no source added to a build here
-        shipped |= {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _OUTPUT_KEYWORDS for n in ast.walk(kw.value)}
+        shipped |= {id(n) for kw in ctx.nodes.get(ast.keyword, ()) if kw.arg in _OUTPUT_KEYWORDS for n in walk_nodes(kw.value)}
         flags: dict[tuple, list] = {}  # one finding per nvcc flag list: its anchor and how many flags it holds
         fed: set[str] | None = None  # the names joined into an nvcc key's list, read at the first flag string
         for node in ctx.nodes.get(ast.Constant, ()):
@@ -1320,7 +1321,7 @@ class CudaExtension(Rule):
         holding only such a read is no gate of a build, `_cuda_gates`)."""
         if "cpp_extension" not in ctx.source and not reported:
             return
-        inside = {id(node) for call in reported for node in ast.walk(call)}
+        inside = {id(node) for call in reported for node in walk_nodes(call)}
         seen: set[int] = set()
         # `CUDA_HOME` imported by name, or `cpp_extension.CUDA_HOME`
         reads = [node for node in list(ctx.nodes.get(ast.Name, ())) + list(ctx.nodes.get(ast.Attribute, ()))
@@ -1361,13 +1362,13 @@ class CudaExtension(Rule):
         missing, `if CUDA_HOME is None: raise ...` (MaskDINO, the same block; label ruling (L35)): the build stops there
         on an Ascend host, a line to change."""
         statement = statement_of(ctx, node)
-        if isinstance(statement, ast.If) and any(n is node for n in ast.walk(statement.test)) \
+        if isinstance(statement, ast.If) and any(n is node for n in walk_nodes(statement.test)) \
                 and any(isinstance(s, ast.Raise) for s in statement.body):
             return False
         child, parent = node, ctx.parent(node)
         while parent is not None:
             if isinstance(parent, ast.If) and any(child is s for s in parent.orelse) and any(
-                    isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDA_HOME" for n in ast.walk(parent.test)):
+                    isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDA_HOME" for n in walk_nodes(parent.test)):
                 return True
             child, parent = parent, ctx.parent(parent)
         return False
@@ -1466,7 +1467,7 @@ def _constructor_given(ctx, call, keyword: str) -> bool:
     for init in cls.body:
         if isinstance(init, ast.FunctionDef) and init.name == "__init__":
             params = {a.arg for a in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)}
-            bound = [n for n in ast.walk(init) if isinstance(n, ast.Assign) and any(
+            bound = [n for n in walk_nodes(init) if isinstance(n, ast.Assign) and any(
                 isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                 and t.attr == value.attr for t in n.targets)]
             return bool(bound) and all(isinstance(n.value, ast.Name) and n.value.id in params - {"self"} for n in bound)
@@ -1479,13 +1480,13 @@ def _cpp_only_sources(ctx, call, sources) -> bool:
     that name read: a base class's and its subclasses') name C/C++ files or globs and no CUDA file."""
     if sources is None:
         return False
-    texts = [n.value.strip() for n in ast.walk(sources) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    texts = [n.value.strip() for n in walk_nodes(sources) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     texts += named_sources(ctx, call)
     if isinstance(sources, ast.Call) and not sources.args and isinstance(sources.func, (ast.Attribute, ast.Name)):
         method = sources.func.attr if isinstance(sources.func, ast.Attribute) else sources.func.id
         for function in ctx.nodes.get(ast.FunctionDef, ()):
             if function.name == method:
-                texts += [n.value.strip() for n in ast.walk(function) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+                texts += [n.value.strip() for n in walk_nodes(function) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return any(text.endswith(_CPP_SUFFIXES) for text in texts) and not any(text.endswith(_CUDA_SUFFIXES) for text in texts)
 
 
@@ -1493,7 +1494,7 @@ def _cuda_content_on_its_line(ctx, call) -> bool:
     """The first line of a build call carries CUDA content of its own: a `.cu` source, the `"nvcc"` key or an nvcc
     keyword, a CUDA macro (label ruling (L9): `extension(` through a variable bound to `CUDAExtension` is reported
     at the selection `extension = CUDAExtension`; the call is a label only when its own line says CUDA)."""
-    for node in ast.walk(call):
+    for node in walk_nodes(call):
         if getattr(node, "lineno", None) != call.lineno:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
@@ -1517,9 +1518,9 @@ def _cuda_choosing_helpers(ctx, variables) -> dict[str, tuple[str, int, bool]]:
             continue
         params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
         if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in variables
-                   for n in ast.walk(function)):
+                   for n in walk_nodes(function)):
             continue  # it builds nothing through the variable
-        for node in ast.walk(function):
+        for node in walk_nodes(function):
             if not isinstance(node, (ast.If, ast.IfExp)):
                 continue
             test, negated = node.test, False
@@ -1533,7 +1534,7 @@ def _cuda_choosing_helpers(ctx, variables) -> dict[str, tuple[str, int, bool]]:
             else:
                 in_body, in_else = (any(isinstance(s, ast.Assign) and ctx.qualname(s.value) == f"{_EXT}.CUDAExtension"
                                         and any(isinstance(t, ast.Name) and t.id in variables for t in s.targets)
-                                        for statement in block for s in ast.walk(statement))
+                                        for statement in block for s in walk_nodes(statement))
                                     for block in (node.body, node.orelse))
             if in_body != in_else:
                 out[function.name] = (test.id, params.index(test.id), in_body != negated)
@@ -1587,7 +1588,7 @@ def _hip_branch_lines(ctx) -> frozenset[int]:
     for node in ctx.nodes.get(ast.If, ()):
         if _asks_hip(ctx, node.test) and node.body and not any(  # not `if torch.version.cuda or torch.version.hip:`
                 isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) in ("torch.version.cuda", f"{_EXT}.CUDA_HOME")
-                for n in ast.walk(node.test)):  # the `if` / `elif` line (no CUDA gate) and its body
+                for n in walk_nodes(node.test)):  # the `if` / `elif` line (no CUDA gate) and its body
             lines.update(range(node.lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
     return frozenset(lines)
 
@@ -1727,7 +1728,7 @@ def _names_fed_to_nvcc_key(ctx) -> set[str]:
     list (reported at the key), not a list of its own."""
     names: set[str] = set()
     for value in _nvcc_key_values(ctx):
-        joined = {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        joined = {n.id for n in walk_nodes(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         names |= joined
         function = enclosing_scope(ctx, value)
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):

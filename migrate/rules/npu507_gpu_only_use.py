@@ -2,6 +2,7 @@ import ast
 import re
 
 from migrate import callable_aliases, cuda_tested_entries, cute_kernels, hydra_targets, knowledge, loaded_modules, rebound_imports
+from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
 from migrate.reexports import triton_kernel_decorator
@@ -48,7 +49,7 @@ def _decorator_argument(node, decorator) -> bool:
     """`node` lies in the arguments of the call `decorator`, not in what it calls."""
     if not isinstance(decorator, ast.Call):
         return False
-    return any(node is n for a in (*decorator.args, *decorator.keywords) for n in ast.walk(a))
+    return any(node is n for a in (*decorator.args, *decorator.keywords) for n in walk_nodes(a))
 
 
 def _triton_language_value(ctx, node, qual: str) -> bool:
@@ -1270,7 +1271,7 @@ class GpuOnlyUse(Rule):
                 continue
             bound: dict[str, tuple[str, str]] = {}
             returns = []
-            for node in ast.walk(function):
+            for node in walk_nodes(function):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                     built = self._built_by_package(ctx, node.value, table, optional)
                     if built is not None:
@@ -1566,4 +1567,4 @@ def _none_tested_before(ctx, name: str, call: ast.AST) -> bool:
     return any(isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == name
                and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
-               and node.lineno < call.lineno for node in ast.walk(scope))
+               and node.lineno < call.lineno for node in walk_nodes(scope))
