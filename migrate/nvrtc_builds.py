@@ -27,11 +27,20 @@ cuda-python, instead of a cpp_extension build (label rulings (L96)/(L10): a JIT 
     launch_kernel(kernel_name, stream, config, kernel, *args)               # use: launches a compiled kernel
 
 A compiler here is a method or function that constructs an NVRTC program (`cuda.core.Program(...)`,
-`cuda.bindings.nvrtc.nvrtcCreateProgram(...)`, also through `cuda.core.experimental` / `cuda.nvrtc`), with the methods
-of its class that call it as `self.<name>(...)` (one hop: the cache's public entry). Reported after the scan:
+`cuda.bindings.nvrtc.nvrtcCreateProgram(...)`, also through `cuda.core.experimental` / `cuda.nvrtc`, or NVIDIA's older
+bindings `pynvrtc.compiler.Program(...)`), with the methods of its class that call it as `self.<name>(...)` (one hop: the
+cache's public entry). Reported after the scan:
 
 - each call `<object>.<entry>(...)` of such a method in the repository (NPU505, a build line), the receiver not an
   imported module (`re.compile` is not a project compiler named `compile`); a call in the compiler's own class is not;
+- where no such call of a compiler is found (a module-level function compiling inline and launching the kernels itself,
+  called by its plain name), its `program.compile(...)` calls on a name bound to the program in it (NPU505, a build
+  line, (L115)):
+
+      program = Program(src, 'best_local_affine_kernel.cu')     # NPU507 already (pynvrtc)
+      ptx = program.compile(['-I/usr/local/cuda/include'])      # build: NVRTC compiles the source here
+      m = function.Module(); m.load(bytes(ptx.encode()))         # cupy: NPU507 at the construction
+
 - in the compiler, a raise (or a call of a helper named for raising) under an `if` whose test names NVRTC's header or
   library (`"nvrtc.h"`): the build stops without the CUDA toolkit (label ruling (L66));
 - in each file calling the compiler and in the repository modules it imports, each string naming a `.cu` / `.cuh`
@@ -49,7 +58,7 @@ from migrate.findings import Category, FileResult, Finding, Severity
 from migrate.repo_index import module_parts
 
 _PROGRAMS = frozenset({"cuda.core.Program", "cuda.core.experimental.Program", "cuda.bindings.nvrtc.nvrtcCreateProgram",
-                       "cuda.nvrtc.nvrtcCreateProgram"})
+                       "cuda.nvrtc.nvrtcCreateProgram", "pynvrtc.compiler.Program"})
 _LAUNCHES = frozenset({"cuda.core.launch", "cuda.core.experimental.launch"})
 _RAISING_HELPER = re.compile(r"(?:^|_)raise(?:_|$)")
 _TOOLKIT_FILE = re.compile(r"nvrtc", re.I)
@@ -109,10 +118,22 @@ def _toolkit_raises(function: ast.AST) -> list[ast.stmt]:
     return out
 
 
-def _compilers(tree: ast.Module, aliases: dict[str, str]) -> tuple[set[str], list[ast.stmt]]:
-    """The entry names of the file's NVRTC compilers and the toolkit raises in them."""
+def _program_compiles(function: ast.AST, aliases: dict[str, str]) -> list[ast.Call]:
+    """`program.compile(...)` in `function`, `program` a name it binds to an NVRTC program (`program = Program(src,
+    'kernel.cu')`): the call that runs NVRTC on the source (pynvrtc returns the PTX, cuda.core the object code)."""
+    programs = {node.targets[0].id for node in ast.walk(function) if isinstance(node, ast.Assign)
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+                and _dotted(node.value.func, aliases) in _PROGRAMS}
+    return [node for node in ast.walk(function) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "compile" and isinstance(node.func.value, ast.Name) and node.func.value.id in programs]
+
+
+def _compilers(tree: ast.Module, aliases: dict[str, str]) -> tuple[set[str], list[ast.stmt], list[tuple[set[str], list[ast.Call]]]]:
+    """The entry names of the file's NVRTC compilers, the toolkit raises in them, and each compiler's entry names with
+    its program compile calls."""
     entries: set[str] = set()
     raises: list[ast.stmt] = []
+    compiles: list[tuple[set[str], list[ast.Call]]] = []
     for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)] + [tree]:
         methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
         compiling = {m.name for m in methods if _calls(m, aliases, _PROGRAMS)}
@@ -123,7 +144,8 @@ def _compilers(tree: ast.Module, aliases: dict[str, str]) -> tuple[set[str], lis
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in compiling
             and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" for n in ast.walk(m))}
         entries |= compiling | callers
-    return entries, raises
+        compiles.append((compiling | callers, [c for m in methods if m.name in compiling for c in _program_compiles(m, aliases)]))
+    return entries, raises, compiles
 
 
 def _launchers(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
@@ -181,9 +203,11 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
     for result in python:
         data = fresh.get(result.path)
         if data is not None and (b"Program" in data or b"nvrtcCreateProgram" in data or b"launch" in data) \
-                and b"cuda" in data:
+                and (b"cuda" in data or b"nvrtc" in data):
             candidates.append(result.path)
     entries: set[str] = set()
+    inline: list[tuple[str, set[str], list[ast.Call]]] = []  # (path, a compiler's entry names, its compile calls)
+    called: set[str] = set()  # the entry names some `<object>.<entry>(...)` call was reported for
     launchers: dict[tuple[str, ...], set[str]] = {}
     added: dict[str, list[Finding]] = {}
     compiler_files: set[str] = set()
@@ -192,13 +216,14 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
         if tree is None:
             continue
         aliases = _aliases(tree)
-        found, raises = _compilers(tree, aliases)
+        found, raises, compiles = _compilers(tree, aliases)
         if found:
             entries |= found
             compiler_files.add(path)
             added.setdefault(path, []).extend(
                 _finding(path, s, "NPU505", "stops the project's run-time CUDA compiler without NVRTC (the CUDA "
                          "toolkit's header or library): a toolkit requirement; " + _BUILD) for s in raises)
+            inline += [(path, names, calls) for names, calls in compiles if calls]
         names = _launchers(tree, aliases)
         if names:
             launchers[tuple(module_parts(path))] = names
@@ -225,6 +250,7 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
             if isinstance(func, ast.Attribute) and func.attr in entries and result.path not in compiler_files \
                     and not (isinstance(func.value, ast.Name) and func.value.id in aliases):
                 callers.add(result.path)
+                called.add(func.attr)
                 found.append(_finding(result.path, node, "NPU505", f"`.{func.attr}(...)` compiles CUDA sources at "
                                       "run time with the project's NVRTC compiler: " + _BUILD))
             elif isinstance(func, ast.Name) and func.id in launched:
@@ -232,6 +258,15 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
                                       "project compiled at run time with NVRTC (through cuda.core's `launch`): it "
                                       "cannot run on an NPU host until the kernel is ported to Ascend C or replaced "
                                       "by torch / torch_npu ops"))
+    # a compiler no call of which is reported (a module-level function that compiles inline and launches the kernels
+    # itself, called by its plain name): its program's compile call is the build line ((L115), label note 53d on
+    # FastPhotoStyle's `program.compile([...])`); where its entry's calls are reported, they are (51b: `prog.compile`
+    # inside curobo's kernel cache is not labelled)
+    for path, names, calls in inline:
+        if not names & called:
+            added.setdefault(path, []).extend(
+                _finding(path, c, "NPU505", f"`{ast.unparse(c.func)}(...)` compiles CUDA source at run time with "
+                         "NVRTC: " + _BUILD) for c in calls)
     for path in sorted(callers):
         tree = tree_of(path)
         imported = [where for m, _ in _imported_modules(tree, path) for parts, where in by_module.items()

@@ -53,3 +53,43 @@ def test_without_an_nvrtc_program_nothing_is_a_build(tmp_path):
     assert finding_lines(result, "NPU505", "proj/add.py") == []
     assert finding_lines(result, "NPU508", "proj/add.py") == []
     assert finding_lines(result, "NPU505", "proj/add_config.py") == []
+
+
+# NVIDIA's older NVRTC bindings compiling inline in a module-level function that launches the kernels itself through
+# cupy's driver module (the shape of NVIDIA/FastPhotoStyle's smooth_filter.py; label note 53d, (L115))
+_INLINE = (
+    "from cupy.cuda import function\n"
+    "from pynvrtc.compiler import Program\n\n\n"
+    "def smooth(src, x, y):\n"
+    "    program = Program(src, 'affine_kernel.cu')\n"
+    "    ptx = program.compile(['-I/usr/local/cuda/include'])\n"
+    "    m = function.Module()\n"
+    "    m.load(bytes(ptx.encode()))\n"
+    "    kernel = m.get_function('affine_kernel')\n"
+    "    kernel(grid=(1, 1), block=(256, 1, 1), args=[x, y])\n"
+    "    return re_compile(x)\n\n\n"
+    "def run(src, x, y):\n"
+    "    return smooth(src, x, y)\n"
+)
+
+
+def test_an_inline_compile_of_a_function_called_by_its_name_is_the_build(tmp_path):
+    write_files(tmp_path, {"smooth_filter.py": _INLINE})
+    result = scan([str(tmp_path)], jobs=1)
+    assert finding_lines(result, "NPU505", "smooth_filter.py") == [7]  # program.compile([...])
+    # the import, the program and cupy module constructions, and the kernel's launch (NPU507)
+    assert finding_lines(result, "NPU507", "smooth_filter.py") == [6, 8, 11]
+
+
+def test_a_compiler_called_through_an_object_keeps_its_inner_compile(tmp_path):
+    files = {
+        "proj/__init__.py": "",
+        "proj/jit.py": "class Jit:\n" + "".join(f"    {line}\n" if line else "\n" for line in _INLINE.split("\n")[4:12])
+        .replace("def smooth(src", "def smooth(self, src"),
+        "proj/use.py": "def go(jit, src, x, y):\n    return jit.smooth(src, x, y)\n",
+    }
+    files["proj/jit.py"] = "from cupy.cuda import function\nfrom pynvrtc.compiler import Program\n\n\n" + files["proj/jit.py"]
+    write_files(tmp_path, files)
+    result = scan([str(tmp_path)], jobs=1)
+    assert finding_lines(result, "NPU505", "proj/use.py") == [2]  # the compiler's call is the build line
+    assert finding_lines(result, "NPU505", "proj/jit.py") == []  # not its program's compile inside

@@ -566,3 +566,53 @@ def test_package_config_templates_are_read_as_cmake_and_other_templates_are_not(
         "endif()\n")
     result = scan([str(tmp_path)], use_cache=False)
     assert [(f.code, f.line) for f in result.findings] == [("NPU511", 3)]
+
+
+# ---- NPU507: a package module held by `self`, kernels held from a module object (label note 53d) --------------------
+_TSDF = (
+    "import numpy as np\n"
+    "class TSDFVolume:\n"
+    "    def __init__(self, vol):\n"
+    "        import pycuda.driver as cuda\n"
+    "        from pycuda.compiler import SourceModule\n"
+    "        self.cuda = cuda\n"
+    "        self._vol_gpu = cuda.mem_alloc(vol.nbytes)\n"
+    "        self.cuda.memcpy_htod(self._vol_gpu, vol)\n"
+    "        self._mod = SourceModule('__global__ void integrate(float *v) {}')\n"
+    "        self._integrate = self._mod.get_function('integrate')\n"
+    "    def integrate(self, depth):\n"
+    "        self._integrate(self._vol_gpu,\n"
+    "                        self.cuda.InOut(depth.astype(np.float32)),\n"
+    "                        block=(256, 1, 1), grid=(1, 1))\n"
+    "    def get_volume(self, out):\n"
+    "        self.cuda.memcpy_dtoh(out, self._vol_gpu)\n"
+)
+
+
+def test_calls_through_a_module_held_by_self_are_the_uses_not_the_binding():
+    lines = sorted({f.line for f in codes(analyze(_TSDF), "NPU507")})
+    # not 6 (`self.cuda = cuda` names the module), nor 10 (`get_function` on the SourceModule: a method call, (L12))
+    assert lines == [7, 8, 9, 12, 13, 16]
+
+
+def test_a_module_held_by_self_never_called_through_stays_a_use_at_its_binding():
+    source = "class V:\n    def __init__(self):\n        import pycuda.driver as cuda\n        self.cuda = cuda\n"
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [4]
+
+
+def test_an_attribute_of_self_bound_twice_is_no_module_alias():
+    source = _TSDF.replace("    def get_volume(self, out):\n", "    def get_volume(self, out):\n        self.cuda = out\n")
+    # the binding stays the use (6); the calls through `self.cuda` may run something else (8, 13, 17)
+    assert sorted({f.line for f in codes(analyze(source), "NPU507")}) == [6, 7, 9, 12]
+
+
+def test_a_kernel_of_a_module_object_held_by_a_name_is_launched_where_called():
+    source = ("from cupy.cuda import function\n\n"
+              "def run(ptx, x):\n"
+              "    m = function.Module()\n"
+              "    m.load(ptx)\n"
+              "    kernel = m.get_function('kernel')\n"
+              "    kernel(grid=(1, 1), block=(256, 1, 1), args=[x])\n")
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [4, 7]
+    rebound = source.replace("    m.load(ptx)\n", "    m = other()\n")  # `m` bound twice: whose method it is is unknown
+    assert [f.line for f in codes(analyze(rebound), "NPU507")] == [4]

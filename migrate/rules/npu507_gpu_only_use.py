@@ -552,6 +552,39 @@ class GpuOnlyUse(Rule):
                 "          vllm_ps.get_tensor_model_parallel_group().device_group)\n"
                 "    setattr(LRUCacheWorkerLoRAManager, '_load_adapter', load)\n"
                 "    return helper, tp, LoRARequest('a', 1, '/p')\n", count=1),
+        # pycuda's driver module held by the object (`self.cuda = cuda`, a binding that names the module, (L46)): each
+        # call through it in the class's methods is a use; the kernel the SourceModule built, kept as `self._integrate`,
+        # is launched in another method (label note 53d on NeuralRecon's TSDF fusion, (L95))
+        Invalid("import numpy as np\n"
+                "class TSDFVolume:\n"
+                "    def __init__(self, vol):\n"
+                "        import pycuda.driver as cuda\n"
+                "        import pycuda.autoinit\n"
+                "        from pycuda.compiler import SourceModule\n"
+                "        self.cuda = cuda\n"
+                "        self._vol_gpu = cuda.mem_alloc(vol.nbytes)\n"
+                "        self.cuda.memcpy_htod(self._vol_gpu, vol)\n"
+                "        self._mod = SourceModule('__global__ void integrate(float *v) {}')\n"
+                "        self._integrate = self._mod.get_function('integrate')\n"
+                "    def integrate(self, depth):\n"
+                "        self._integrate(self._vol_gpu, self.cuda.InOut(depth.astype(np.float32)), block=(256, 1, 1), grid=(1, 1))\n"
+                "    def get_volume(self, out):\n"
+                "        self.cuda.memcpy_dtoh(out, self._vol_gpu)\n", count=6),
+        # cupy's driver-level module built a line above and held by a name: the kernels its method returns are launched
+        # (label note 53d on FastPhotoStyle, (L95)); the module's construction is the use of `cupy.cuda.function.Module`
+        Invalid("from cupy.cuda import function\n\n"
+                "def run(ptx, x):\n"
+                "    m = function.Module()\n"
+                "    m.load(ptx)\n"
+                "    kernel = m.get_function('kernel')\n"
+                "    kernel(grid=(1, 1), block=(256, 1, 1), args=[x])\n", count=2),
+        # NVIDIA's WarpConvNet: its only extension is a CUDAExtension and its setup.py refuses a CPU-only torch (knowledge
+        # `warpconvnet`): the constructions of its classes are uses, the calls of the built model are not ((L12))
+        Invalid("from warpconvnet.geometry.types.voxels import Voxels\n"
+                "from warpconvnet.models.fcgf import ResUNetBN2C\n\n"
+                "def features(coords, feats):\n"
+                "    model = ResUNetBN2C(in_channels=1, out_channels=32)\n"
+                "    return model(Voxels([coords], [feats])).feature_tensor\n", count=2),
         # a large-kernel ConvNet's conv factory: the CUDA implicit-GEMM depth-wise conv (a CUTLASS-built extension whose
         # source sits outside the tree) is chosen by an environment variable the user sets, not by a probe of the
         # package: its construction is a use (knowledge `depthwise_conv2d_implicit_gemm`; label note 45e e-1, (L74))
@@ -980,6 +1013,12 @@ class GpuOnlyUse(Rule):
         aliases = callable_aliases.callable_aliases(ctx, _alias_resolver(ctx, table))
         alias_calls = [c for c in callable_aliases.alias_calls(ctx, aliases) if ctx.qualname(c.call.func) is None]
         picked |= callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in alias_calls})
+        # `self.cuda = cuda` (a module of the package held by the object), then `self.cuda.memcpy_htod(...)` in its
+        # methods: the calls through the attribute are the uses, the binding only names the module (L46)/(L52)
+        module_calls = [c for c in callable_aliases.module_attribute_calls(
+            ctx, callable_aliases.module_attributes(ctx, _alias_resolver(ctx, table)))
+            if not (optional and c.alias.root in optional)] if "self." in ctx.source else []
+        picked |= {chain for c in module_calls for chain in c.alias.chains}
         # a class entered only under `if x.is_cuda and ...:` with a torch way beside (label ruling 40b-1)
         cuda_side = cuda_tested_entries.cuda_tested_classes(ctx)
         for node, qual in chain_tops(ctx):
@@ -1028,6 +1067,13 @@ class GpuOnlyUse(Rule):
                 continue  # the package's optional import (`except ImportError: gemlite = None`), tested before the call
             qual = found.alias.keys[0]
             yield self._finding(ctx, found.call, qual, match_package(qual, table), table)
+        for found in module_calls:
+            key = match_package(found.qual, table)
+            if key is None or not reported(table[key]) or _owned_elsewhere(found.qual) or _metadata(found.qual, table) \
+                    or _plugin_kept(found.qual, table[key]) or _pure(found.qual, key, table):
+                continue
+            what = f"`{ctx.segment(found.call.func)}(...)`, a call of `{found.qual}` through `self.{found.alias.name}` (bound at line {found.alias.line}),"
+            yield self._finding(ctx, found.call, found.qual, key, table, what=what)
         for call, alias in callable_aliases.switched_calls(ctx, switched):
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
@@ -1073,17 +1119,24 @@ class GpuOnlyUse(Rule):
         name runs it (label ruling (L95): a RawKernel launch is a use at the launch line). The binding names one
         construction of the package's class, reported with the chains; generic methods (`.to()`, `.eval()`: the object
         itself, whose calls are the torch module interface) and private ones are not read. A name bound once in its
-        scope (a function, or the module)."""
+        scope (a function, or the module).
+
+        The object may be built a line above and held by a name of the same function (`m = function.Module()`,
+        `k = m.get_function('k')`, `k(grid=..., block=..., args=[...])`: cupy's driver-level module) or by an attribute
+        of `self` in the same class (`self.mod = SourceModule(src)` in `__init__`, `self.k = self.mod.get_function('k')`,
+        `self.k(..., block=..., grid=...)` in another method: pycuda). An attribute of `self` holding the method's result
+        is read like a name, bound once in its class (label notes 53d on FastPhotoStyle and NeuralRecon)."""
         if "(" not in ctx.source:
             return
         held: dict[tuple[int | None, str], tuple[str, str, int]] = {}
         seen: dict[tuple[int | None, str], int] = {}
+        objects = self._held_objects(ctx, table, optional)
         for statement in ctx.nodes.get(ast.Assign, ()):
-            if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+            if len(statement.targets) != 1:
                 continue
-            name = statement.targets[0].id
-            scope = binding_scope(ctx, statement.targets[0], name)
-            key = (id(scope) if scope is not None else None, name)
+            key = self._holder_key(ctx, statement.targets[0])
+            if key is None:
+                continue
             seen[key] = seen.get(key, 0) + 1
             value = statement.value
             if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
@@ -1091,7 +1144,11 @@ class GpuOnlyUse(Rule):
             method = value.func.attr
             if method in _GENERIC_METHODS or method.startswith("_"):
                 continue
-            built = self._built_by_package(ctx, value.func.value, table, optional)
+            receiver = value.func.value
+            built = self._built_by_package(ctx, receiver, table, optional)
+            if built is None and isinstance(receiver, (ast.Name, ast.Attribute)) and objects:
+                holder = self._holder_key(ctx, receiver)
+                built = objects.get(holder) if holder is not None else None
             if built is not None:
                 held[key] = (*built, statement.lineno)
         held = {key: found for key, found in held.items() if seen[key] == 1}
@@ -1100,15 +1157,46 @@ class GpuOnlyUse(Rule):
         names = {name for _, name in held}
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
-            if not (isinstance(func, ast.Name) and func.id in names) or ctx.qualname(func) is not None:
+            if isinstance(func, ast.Name):
+                if func.id not in names or ctx.qualname(func) is not None:
+                    continue
+            elif not (isinstance(func, ast.Attribute) and f"self.{func.attr}" in names):
                 continue
-            scope = binding_scope(ctx, call, func.id)
-            found = held.get((id(scope) if scope is not None else None, func.id))
-            if found is None or (scope is not None and call.lineno < found[2]):
+            key = self._holder_key(ctx, func)
+            found = held.get(key) if key is not None else None
+            if found is None or (isinstance(func, ast.Name) and key[0] is not None and call.lineno < found[2]):
                 continue
             qual, key, line = found
-            what = f"`{func.id}(...)`, a call of what a `{qual}` object's method returned (bound at line {line}),"
+            what = f"`{ctx.segment(func)}(...)`, a call of what a `{qual}` object's method returned (bound at line {line}),"
             yield self._finding(ctx, call, qual, key, table, what=what)
+
+    @staticmethod
+    def _holder_key(ctx, node) -> tuple[int | None, str] | None:
+        """(scope, name) of a name (its binding function, None: the module) or of `self.attr` (its class)."""
+        if isinstance(node, ast.Name):
+            scope = binding_scope(ctx, node, node.id)
+            return (id(scope) if scope is not None else None, node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            owner = ctx.enclosing(node, (ast.ClassDef,))
+            return (id(owner), f"self.{node.attr}") if owner is not None else None
+        return None
+
+    def _held_objects(self, ctx, table, optional) -> dict[tuple[int | None, str], tuple[str, str]]:
+        """(scope, name) -> (qual, key) for the names and `self` attributes bound once, in their scope, to a construction
+        of a reported GPU-only package's class (`m = function.Module()`, `self.mod = SourceModule(src)`)."""
+        built: dict[tuple[int | None, str], tuple[str, str]] = {}
+        seen: dict[tuple[int | None, str], int] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if len(statement.targets) != 1:
+                continue
+            key = self._holder_key(ctx, statement.targets[0])
+            if key is None:
+                continue
+            seen[key] = seen.get(key, 0) + 1
+            found = self._built_by_package(ctx, statement.value, table, optional)
+            if found is not None:
+                built[key] = found
+        return {key: found for key, found in built.items() if seen[key] == 1}
 
     def _built_by_package(self, ctx, value, table, optional) -> tuple[str, str] | None:
         """(qualified name, package key) when `value` builds an object of a reported GPU-only
