@@ -67,6 +67,7 @@ _FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\b", re.I)
 _FIND_GPU_LIBRARY = re.compile(r"\bfind_package\s*\(\s*(NCCL|CUDNN)\b([^)]*)\)", re.I)
 _GPU_LIBRARY_VARIABLE = re.compile(r"^\$\{(?:NCCL|CUDNN)_LIBRAR(?:Y|IES)\}$", re.I)
 _FIND_LIBRARY = re.compile(r"\bfind_library\s*\(\s*(\w+)([^)]*)\)", re.I)
+_FINDCUDA_TARGET = re.compile(r"\bcuda_add_(?:library|executable)\s*\(", re.I)
 _LINKS = re.compile(r"\b(?:target_link_libraries|link_libraries)\s*\(([^)]*)\)", re.I)
 _DIRECTORIES = re.compile(r"\b(?:target_include_directories|include_directories|target_link_directories|link_directories)"
                           r"\s*\(([^)]*)\)", re.I)
@@ -171,10 +172,17 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
     for match in _CUDA_COMPILER.finditer(code):
         out.setdefault(_line(code, match.start()), "names nvcc as the build's CUDA compiler")
     read = {v for m in _LINKS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
+    if _FINDCUDA_TARGET.search(code):
+        # FindCUDA's cuda_add_library / cuda_add_executable link `${CUDA_LIBRARIES}` themselves (CMake's
+        # Modules/FindCUDA.cmake, CUDA_ADD_LIBRARY: `target_link_libraries(${cuda_target}
+        # ${CUDA_LINK_LIBRARIES_KEYWORD} ${CUDA_LIBRARIES})`): a `set(CUDA_LIBRARIES PUBLIC ${CUDA_LIBRARIES})`
+        # (PoseCNN-PyTorch ycb_render/CMakeLists.txt) is the link of the toolkit's libraries
+        read.add("CUDA_LIBRARIES")
     for match in _LIST_ADD.finditer(code):
         if match.group(1) in read:
             for number in _lines_naming(code, match.start(2), match.group(2),
-                                        lambda w: bool(_TOOLKIT_LIBRARY.match(w) or _TORCH_CUDA_LIBRARY.match(w))):
+                                        lambda w: bool(_TOOLKIT_LIBRARY.match(w) or _TORCH_CUDA_LIBRARY.match(w)
+                                                       or _TOOLKIT_VARIABLE.fullmatch(w))):
                 out.setdefault(number, "adds a CUDA toolkit library to the libraries linked")
     for match in _TARGET_PROPERTY.finditer(code):
         if any(_TORCH_CUDA_LIBRARY.match(w.strip('"')) for w in (match.group(1) or match.group(2)).split()):

@@ -508,6 +508,15 @@ def _runs_cffi_builder(path: str, names: set[str]) -> bool:
                for listed in _CFFI_MODULES.finditer(text) for entry in _CFFI_ENTRY.finditer(listed.group(1)))
 
 
+# the phrase NPU505 puts in its findings on a setup script that builds no CUDA and only calls a toolkit locator that
+# raises without nvcc (PoseCNN-PyTorch lib/utils/setup.py): installing that folder builds no CUDA extension
+LOCATOR_ONLY = "a setup script that builds no CUDA"
+
+
+def _builds_cuda(result: FileResult) -> bool:
+    return any(f.code == "NPU505" and LOCATOR_ONLY not in f.message for f in result.findings)
+
+
 def report(results: list[FileResult]) -> list[FileResult]:
     """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
     builds: dict[str, str] = {}
@@ -515,11 +524,11 @@ def report(results: list[FileResult]) -> list[FileResult]:
     cpu_targets: dict[str, set[str]] = {}  # a setup.py -> the CppExtension targets of its source-set table
     cffi_builders: dict[str, set[str]] = {}  # folder -> names of its files with an NPU505 finding (a cffi build.py)
     for result in results:
-        if os.path.basename(result.path) == "setup.py" and any(f.code == "NPU505" for f in result.findings):
+        if os.path.basename(result.path) == "setup.py" and _builds_cuda(result):
             builds[posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))] = result.path
             cpu_targets[result.path] = {fact[2].split("|", 1)[1] for fact in getattr(result, "facts", ()) or ()
                                         if fact[0] == "def" and fact[1] == source_set_tables.KIND and "|" in fact[2]}
-        elif result.path.endswith(".py") and any(f.code == "NPU505" for f in result.findings):
+        elif result.path.endswith(".py") and _builds_cuda(result):
             folder = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
             cffi_builders.setdefault(folder, set()).add(os.path.basename(result.path))
         for fact in getattr(result, "facts", ()) or ():

@@ -1,4 +1,5 @@
 import ast
+import dataclasses
 import os
 import re
 import sys
@@ -7,6 +8,7 @@ from migrate import (
     cmake_cuda_extensions,
     environment_reports,
     kernel_values,
+    local_installs,
     nvcc_command_classes,
     tool_presence_probes,
     torch_cuda_requirements,
@@ -415,6 +417,11 @@ class CudaExtension(Rule):
     TRIGGERS = ("-DCMAKE_CUDA_", "cpp_extension", "CUDAExtension", "__global__", "load_library", "load_op_library", "extra_cuda_cflags", "create_extension", "nvcc",
                 "Extension(", ".cu\"", ".cu'", ".cu.cc\"", ".cu.cc'", "cmake")
     VALID = [
+        # a Cython-only setup.py whose toolkit locator nothing calls: nothing raises, nothing reported
+        Valid("import os\nfrom distutils.core import setup\nfrom distutils.extension import Extension\n"
+              "def locate_cuda():\n    nvcc = find_in_path('nvcc', os.environ['PATH'])\n    if nvcc is None:\n"
+              "        raise EnvironmentError('nvcc not found')\n    return nvcc\n"
+              "setup(ext_modules=[Extension('bbox', ['bbox.pyx'])])\n"),
         # a build file asking whether its flag dict has an nvcc key runs nothing (47b setup.py:102)
         Valid("from torch.utils.cpp_extension import CppExtension\nargs = {}\nif 'nvcc' not in args:\n    print(args)\n"),
         # a sourceless extension whose build_ext runs a CMake project told nothing about CUDA (a CPU build), and a
@@ -798,6 +805,15 @@ class CudaExtension(Rule):
                 "def here():\n    return os.path.dirname(__file__)\nCUDA = locate_cuda()\nHERE = here()\n"
                 "ext = Extension('nms.gpu_nms',\n    ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],\n"
                 "    extra_compile_args={'gcc': ['-O2'], 'nvcc': ['-arch=sm_61']})", count=5),
+        # PoseCNN-PyTorch lib/utils/setup.py: a Cython-only build keeping py-faster-rcnn's locator, called at import: it
+        # raises without nvcc, so the CPU build stops too (rulings (L66), (L35)): the gate, the CUDAHOME test and read,
+        # the raise (a locator no module-level statement calls: VALID)
+        Invalid("import os\nfrom distutils.core import setup\nfrom distutils.extension import Extension\n"
+                "def locate_cuda():\n    if 'CUDAHOME' in os.environ:\n        home = os.environ['CUDAHOME']\n"
+                "    else:\n        nvcc = find_in_path('nvcc', os.environ['PATH'])\n        if nvcc is None:\n"
+                "            raise EnvironmentError('nvcc not found')\n        home = os.path.dirname(nvcc)\n"
+                "    return {'home': home}\nCUDA = locate_cuda()\n"
+                "setup(ext_modules=[Extension('bbox', ['bbox.pyx'])])\n", count=4),
         # py-faster-rcnn's lib/setup.py descendants (label ruling (L66)): inside the called locator, the CUDAHOME test and
         # read and both raises; the set_executable handing CUDA['nvcc'] to the compiler; plus the gate, the Extension call,
         # its `.cu` line and its 'nvcc' key. The joined nvcc path and the PATH read are not reported.
@@ -871,6 +887,9 @@ class CudaExtension(Rule):
                                            "requirement; " + self.MESSAGE)
             if found and "nvcc" in ctx.source:
                 yield from self._toolkit_locators(ctx)
+            elif "nvcc" in ctx.source and _setup_script(ctx):  # no CUDA built: marked so, no install of it reported
+                for finding in self._toolkit_locators(ctx, False):
+                    yield dataclasses.replace(finding, message=f"{finding.message} (in {local_installs.LOCATOR_ONLY})")
             if "nvcc" in ctx.source:  # a build tool's own nvcc / CUDA link step classes (migrate/nvcc_command_classes.py)
                 lines = {f.line for f in found}
                 for node, what in nvcc_command_classes.step_lines(ctx):
@@ -917,10 +936,13 @@ class CudaExtension(Rule):
                                        "a CUDA build setting (nvcc's architectures or compiler), which has no "
                                        "counterpart on an Ascend host: " + self.MESSAGE)
 
-    def _toolkit_locators(self, ctx):
+    def _toolkit_locators(self, ctx, builds_cuda: bool = True):
         """`CUDA = locate_cuda()` at module level (tf-faster-rcnn's setup.py, CenterNet src/tools/voc_eval_lib, label
         S-(s2)): a call of a function of this file that looks for nvcc (or the CUDA toolkit's home) and raises when it
-        is missing, in a file that builds CUDA: the build's gate, which stops the script on an Ascend host."""
+        is missing, in a file that builds CUDA: the build's gate, which stops the script on an Ascend host. Also in a
+        setup script that builds no CUDA (PoseCNN-PyTorch lib/utils/setup.py: only a Cython `bbox.pyx` extension,
+        beside py-faster-rcnn's locator kept from its GPU NMS): the call runs at import and raises without nvcc, so its
+        CPU build stops on an Ascend host too (label rulings (L66), (L35); set 53 labels)."""
         locators = set()
         for function in ctx.tree.body:
             if isinstance(function, ast.FunctionDef) and any(isinstance(n, ast.Raise) for n in walk_nodes(function)) and any(
@@ -934,9 +956,10 @@ class CudaExtension(Rule):
                     and isinstance(value.func, ast.Name) and value.func.id in locators:
                 called.add(value.func.id)
                 results.update(t.id for t in getattr(statement, "targets", ()) if isinstance(t, ast.Name))
+                what = "the gate of this file's CUDA build" if builds_cuda else \
+                    "it runs when the setup script is read, so even its CPU build"
                 yield self.finding(ctx, statement, f"`{value.func.id}()` looks for the CUDA toolkit (nvcc) and raises "
-                                   "without it: the gate of this file's CUDA build, which stops on an Ascend host: "
-                                   + self.MESSAGE)
+                                   f"without it: {what}, which stops on an Ascend host: " + self.MESSAGE)
         if called:
             yield from self._locator_lines(ctx, called, results)
 
@@ -1774,6 +1797,16 @@ def ffi_with_cuda(ctx, call) -> bool:
 
 
 _TOOLKIT_HOMES = ("CUDAHOME", "CUDA_HOME", "CUDA_PATH")
+
+
+def _setup_script(ctx) -> bool:
+    """The file calls setuptools' / distutils' `setup(...)` at module level (also under `if __name__ == "__main__":`):
+    a build script, whatever its extensions compile."""
+    for node in ctx.nodes.get(ast.Call, ()):
+        if ctx.qualname(node.func) in ("setuptools.setup", "distutils.core.setup") \
+                and ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) is None:
+            return True
+    return False
 
 
 def _cuda_home_read(ctx, node) -> bool:

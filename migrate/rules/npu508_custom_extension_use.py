@@ -263,11 +263,31 @@ def _scope_is_function(ctx, node) -> bool:
     return ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) is not None
 
 
+def _called_function(ctx, call, functions: dict):
+    """The `def` of the file a call runs: a plain call of a module-level or nested function defined once, or
+    `self.method(...)` of a method defined once in the class enclosing the call (not a static or class method)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        found = functions.get(func.id, ())
+        return found[0] if len(found) == 1 else None
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    cls = ctx.enclosing(call, (ast.ClassDef,))
+    if cls is None:
+        return None
+    methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == func.attr]
+    if len(methods) != 1 or methods[0].decorator_list:
+        return None
+    return methods[0]
+
+
 def _passed_objects(ctx, locals_: dict, bound: dict) -> None:
     """A compiled object handed to a function of the file (`infer = ReID(0)` then `evaluate(infer)`, where `def
     evaluate(wrapper): model = wrapper; model.infer(img)`): the parameter holds it in that function, and so does a
     local bound to the parameter (label ruling (L95): method calls on the object are uses wherever it is passed).
-    Positional and keyword arguments of a plain call of a module-level or nested `def` of the file; one hop."""
+    Positional and keyword arguments of a plain call of a module-level or nested `def` of the file, or of a
+    `self.method(...)` call of a method the calling class defines once (`frame = self.make_frame(...)`,
+    `self.process_new_frame(frame)`); one hop."""
     functions: dict[str, list] = {}
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
         for function in ctx.nodes.get(kind, ()):
@@ -275,11 +295,13 @@ def _passed_objects(ctx, locals_: dict, bound: dict) -> None:
                 functions.setdefault(function.name, []).append(function)
     added = False
     for call in ctx.nodes.get(ast.Call, ()):
-        if not (isinstance(call.func, ast.Name) and len(functions.get(call.func.id, ())) == 1):
+        function, skip = _called_function(ctx, call, functions), 0
+        if function is None:
             continue
-        function = functions[call.func.id][0]
+        if not isinstance(call.func, ast.Name):  # `self.process(frame)`: the method's first parameter is `self`
+            skip = 1
         caller = id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef)))
-        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        params = [a.arg for a in function.args.posonlyargs + function.args.args][skip:]
         given = [(params[i], arg) for i, arg in enumerate(call.args) if i < len(params)]
         given += [(k.arg, k.value) for k in call.keywords if k.arg]
         for param, arg in given:
@@ -296,6 +318,21 @@ def _passed_objects(ctx, locals_: dict, bound: dict) -> None:
             if source is not None and (function, statement.targets[0].id) not in locals_:
                 locals_[(function, statement.targets[0].id)] = source
                 bound[(function, statement.targets[0].id)] = statement.lineno
+
+
+def _held_returns(ctx, locals_: dict) -> dict:
+    """Methods of the file's classes whose only return hands back a local holding a compiled object (`def
+    make_frame(self, ...): frame = my_cpp.Frame(...); if mask is not None: frame._fg_mask = ...; return frame`):
+    name -> definition, where every method of that name in the file's classes does so."""
+    found: dict[str, list] = {}
+    for function in ctx.nodes.get(ast.FunctionDef, ()):
+        if not isinstance(ctx.parent(function), ast.ClassDef):
+            continue
+        values = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)]
+        value = values[0] if len(values) == 1 else None
+        found.setdefault(function.name, []).append(
+            locals_.get((id(function), value.id)) if isinstance(value, ast.Name) else None)
+    return {name: held[0] for name, held in found.items() if held[0] is not None and all(held)}
 
 
 def _tensor_method(name: str) -> bool:
@@ -417,7 +454,7 @@ class CustomExtensionUse(Rule):
     matched as `ns::na*d_forward`; label ruling (L83), migrate/op_register_aliases.py); an op registered with the compiled op itself
     (`torch.library.impl("ns::op", "default", _C.op)`) stays a finding. A build kept in a class-level cache and
     returned by a method (`cls.mod[key] = load(...)` ... `return cls.mod[key]`) is followed too: the call of that
-    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else), and the parameter of a function of the file the object is handed to (`infer = ReID(0)`, `evaluate(infer)`, `def evaluate(wrapper): model = wrapper; model.infer(img)`; label ruling (L95)): each public method call on it is reported (label ruling (L33)), a method named like a tensor's (`.size()`, `.to()`: the op may have returned a tensor) only on an object that also has a method no tensor has (`manager.insert_and_map(...)` beside `manager.size(key)`, label note 45b b-9); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
+    method, the ops called on what it returns and the methods of an object such an op builds, also in nested functions. A project loader object holding the build in a member (`ext = Extension("pkg_cuda", sources=[..."k.cu"], extra_cuda_cflags=[...])`, whose class's `lib` property JIT-loads it; `CUDA_COMPLIER = ComplieHelper()`, whose method binds `self.__EXT__ = load(..., with_cuda=True)` and whose property returns it) hands out the compiled module through that member: each `ext.lib.unpack(...)` / `CUDA_COMPLIER.CUDA_EXTENSION.op(...)` through a module-level name bound once to the object is reported, not the object's own data (`ext.sources.append(...)`, a keyword of the construction, or a str / list / dict method through a member of a class read elsewhere); so is each call of the method of such an object of a class of the file that runs the build (`CUDA_COMPLIER.complie()`, also after `from pkg.ffi import CUDA_COMPLIER` in another module; not the import, nor its other methods) (migrate/loader_objects.py). A JIT build bound to a local of a function (`ext = load(name="wkv", sources=[..."wkv.cu"])` in a model's `__init__`, under a user switch) holds the compiled module: each call of an attribute through that local (`ext.forward_fp32(...)`) is reported, in that function and in the functions and classes nested in it that read it as a closure (the `forward` of an autograd.Function class defined there), not where a scope between binds the name itself (a parameter, a local). A class of the extension imported by name (`from ._C import QuantizedModel`) builds such an object: `m = QuantizedModel()`, a parameter annotated with the class (`def __init__(self, m: QuantizedModel)`) and a member bound to either (`self.m = m`) hold it, and so does that member read through another object of the file (`block.m.load(...)`, where the file binds `.m` to nothing else), and the parameter of a function of the file the object is handed to (`infer = ReID(0)`, `evaluate(infer)`, `def evaluate(wrapper): model = wrapper; model.infer(img)`; label ruling (L95)), and so do a field or element of it (`self.bundler._fm`, `bundler._frames`, `yml["key"]`: what a pybind11 class exposes) and the parameter of a method of the class it is handed to from a local a method of the class returned (`frame = self.make_frame(...)`, `self.process(frame)`): each public method call on it is reported (label ruling (L33)), a method named like a tensor's (`.size()`, `.to()`: the op may have returned a tensor) only on an object that also has a method no tensor has (`manager.insert_and_map(...)` beside `manager.size(key)`, label note 45b b-9); so does a member a class binds to a call of a factory method (`self.native = self._native()`) whose every definition in the file's classes returns an op building such an object (`def _native(self): return _C.create_encoding(cfg)` in each subclass); an annotation naming the class (`-> QuantizedModel`) runs nothing and is not (34b-11).
     An op name written into a string (`kernel_name = f"ext.decompress_{bits}"`) that an `exec`'d f-string of the file
     interpolates is the op call of that code: reported once, at the string. A Python class deriving from a class of
     the extension (`class Env(ext.AtariEnv)`) calls its compiled methods: each `super(...).m(...)` and each
@@ -847,6 +884,20 @@ class CustomExtensionUse(Rule):
             "def load(path) -> QuantizedModel:\n    m = QuantizedModel()\n    m.load(path)\n    return m\n"
             "def set_scale(blocks, s):\n    for block in blocks:\n        block.m.setLoraScale(s)\n",
             count=5,
+        ),
+        Invalid(  # BundleSDF bundlesdf.py: fields and elements of a compiled object are its objects too (`bundler._fm`,
+            # `bundler._frames` a bound map, `yml["key"]` a YAML node; label ruling (L95)); an object a method of the class
+            # returns through a local and hands to another method is followed there; a field read only with
+            # tensor-named methods (`frame._pose.max()`: a converted numpy array) is not reported
+            "from torch.utils.cpp_extension import CUDAExtension\nmods = [CUDAExtension('trk', ['ransac.cu'])]\n"
+            "import trk\nclass Tracker:\n    def __init__(self):\n        self.bundler = trk.Bundler()\n"
+            "    def make_frame(self, img):\n        frame = trk.Frame(img)\n        if img is None:\n"
+            "            frame._mask = None\n        return frame\n    def process(self, frame):\n"
+            "        frame.denoise()\n        self.bundler._fm.runRansac(frame)\n"
+            "        ids = list(self.bundler._frames.keys())\n        return frame._pose.max(), ids\n"
+            "    def run(self, img):\n        frame = self.make_frame(img)\n        self.process(frame)\n"
+            "tracker = Tracker()\nprint(tracker.bundler.yml['dir'].Scalar())\n",
+            count=7,
         ),
         Invalid(  # one build per GPU architecture under an f-string name, loaded by an f-string of the same shape; the
             # object a subclass's factory method builds, bound by the base class (`self.native = self._native()`)
@@ -1336,22 +1387,36 @@ class CustomExtensionUse(Rule):
         members: dict[tuple[int, str], object] = {}
         locals_: dict[tuple[int, str], object] = dict(typed_params or {})
         bound: dict[tuple[int, str], int] = {}  # the first line binding a local name to the op's result
-        for statement in ctx.nodes.get(ast.Assign, ()):
-            if len(statement.targets) != 1:
-                continue
-            function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-            definition = op_calls.get(id(statement.value))
-            if definition is None and isinstance(statement.value, ast.Name):  # `self.m = m`, m a compiled object
-                definition = locals_.get((id(function), statement.value.id))
-            if definition is None:
-                continue
-            target = statement.targets[0]
-            if isinstance(target, ast.Name):
-                key = (id(function), target.id)
-                locals_[key] = definition
-                bound[key] = min(bound.get(key, statement.lineno), statement.lineno)
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                members[(id(ctx.enclosing(statement, (ast.ClassDef,))), target.attr)] = definition
+
+        def bind() -> None:
+            for statement in ctx.nodes.get(ast.Assign, ()):
+                if len(statement.targets) != 1:
+                    continue
+                function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                definition = op_calls.get(id(statement.value))
+                if definition is None and isinstance(statement.value, ast.Name):  # `self.m = m`, m a compiled object
+                    definition = locals_.get((id(function), statement.value.id))
+                if definition is None:
+                    continue
+                target = statement.targets[0]
+                if isinstance(target, ast.Name):
+                    key = (id(function), target.id)
+                    locals_[key] = definition
+                    bound[key] = min(bound.get(key, statement.lineno), statement.lineno)
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    members[(id(ctx.enclosing(statement, (ast.ClassDef,))), target.attr)] = definition
+
+        bind()
+        # a method of a class of the file returning a local that holds the compiled object (`def make_frame(self,
+        # ...): frame = my_cpp.Frame(...); ...; return frame`): a `self.make_frame(...)` call returns the object too
+        held_returns = _held_returns(ctx, locals_)
+        if held_returns:
+            for call in ctx.nodes.get(ast.Call, ()):
+                func = call.func
+                if isinstance(func, ast.Attribute) and func.attr in held_returns and isinstance(func.value, ast.Name) \
+                        and func.value.id == "self" and id(call) not in op_calls:
+                    op_calls[id(call)] = held_returns[func.attr]
+            bind()
         if locals_:
             _passed_objects(ctx, locals_, bound)
         if not members and not locals_:
@@ -1362,20 +1427,35 @@ class CustomExtensionUse(Rule):
                               key[1] == a.value.id for key in locals_)))}
         by_name = {name: definition for (_, name), definition in members.items() if name not in other_bindings}
         held_calls = []  # (call, definition, key): public method calls on a compiled object
+
+        def held(holder, call):
+            """(definition, key) of the compiled object the expression `holder` evaluates to, else (None, None)."""
+            if isinstance(holder, ast.Name):
+                key = (id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
+                if call.lineno >= bound.get(key, call.lineno):
+                    return locals_.get(key), key
+                return None, key
+            if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
+                key = (id(ctx.enclosing(call, (ast.ClassDef,))), "self." + holder.attr)
+                return members.get((key[0], holder.attr)), key
+            if isinstance(holder, ast.Attribute) and holder.attr in by_name:
+                return by_name[holder.attr], ("by_name", holder.attr)
+            if isinstance(holder, (ast.Attribute, ast.Subscript)):
+                # a field of the compiled object or an element of it (`bundler._fm`, `bundler._keyframes[i]`,
+                # `node["key"]`): what a pybind11 class exposes (`def_readwrite`, a bound map / vector, operator[]) is
+                # the extension's object too (label ruling (L95)); one key per expression, so a converted value
+                # (a numpy array) called only with tensor-named methods stays unreported below
+                definition, _ = held(holder.value, call)
+                if definition is not None:
+                    scope = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    return definition, ("field", id(scope), ctx.segment(holder))
+            return None, None
+
         for call in ctx.nodes.get(ast.Call, ()):
             func = call.func
             if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or id(call) in op_calls:
                 continue
-            holder, definition, key = func.value, None, None
-            if isinstance(holder, ast.Name):
-                key = (id(ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))), holder.id)
-                if call.lineno >= bound.get(key, call.lineno):
-                    definition = locals_.get(key)
-            elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
-                key = (id(ctx.enclosing(call, (ast.ClassDef,))), "self." + holder.attr)
-                definition = members.get((key[0], holder.attr))
-            elif isinstance(holder, ast.Attribute):
-                key, definition = ("by_name", holder.attr), by_name.get(holder.attr)
+            definition, key = held(func.value, call)
             if definition is not None:
                 held_calls.append((call, definition, key))
         # an object with a method no tensor has (`manager.insert_and_map(...)`) is no tensor the op returned: its

@@ -48,6 +48,7 @@ _CUDA_HEADER_MACRO = re.compile(r"__CUDA_\w+__$")
 _CUDA_SETTING = r"CUDA_(?:ARCHITECTURES|STANDARD(?:_REQUIRED)?|SEPARABLE_COMPILATION|RESOLVE_DEVICE_SYMBOLS)\b"
 _CUDA_SETTINGS = re.compile(rf"\bset\s*\(\s*CMAKE_{_CUDA_SETTING}|\b(?:set_target_properties|set_property)\s*\([^)]*?\b{_CUDA_SETTING}",
                             re.I)
+_CUDA_SETTING_NAME = re.compile(rf"\b{_CUDA_SETTING}", re.I)
 _OFF = frozenset({"0", "OFF", "FALSE", "NO"})
 # per-target options without a generator expression that only nvcc understands (NVIDIA's nvcc manual,
 # https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ "Command Option Summary": -lineinfo, --expt-extended-lambda,
@@ -359,6 +360,12 @@ class CmakeCudaBuild(Rule):
                 "set_property(TARGET my_kernels PROPERTY POSITION_INDEPENDENT_CODE ON)\n"
                 "set_property(TARGET my_kernels PROPERTY CUDA_RESOLVE_DEVICE_SYMBOLS ON)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=10),
+        # PoseCNN-PyTorch ycb_render / BundleSDF BundleTrack (set 53): FindCUDA's `${CUDA_LIBRARIES}`, which
+        # cuda_add_library links itself, rewritten (L36); each CUDA property line of one set_target_properties(...)
+        Invalid("project(rend CXX)\nfind_package(CUDA REQUIRED)\nset(CUDA_LIBRARIES PUBLIC ${CUDA_LIBRARIES})\n"
+                "cuda_add_library(rend MODULE gl.c render.cpp)\ncuda_add_library(kern SHARED k.cu)\n"
+                "set_target_properties(kern\n   PROPERTIES\n      CUDA_SEPARABLE_COMPILATION ON\n"
+                "      CUDA_RESOLVE_DEVICE_SYMBOLS ON\n)\n", kind="cpp-source", filename="CMakeLists.txt", count=6),
         # libtorch's CUDA libraries gathered in the list a link reads (42d-11); not its CPU ones
         Invalid("project(rt CXX)\nif(GPU)\n    set(TORCH_DEPS torch torch_cuda torch_cpu c10 c10_cuda)\nendif()\n"
                 "set(CPU_DEPS torch torch_cpu c10)\nadd_library(rt SHARED rt.cpp)\n"
@@ -514,8 +521,15 @@ class CmakeCudaBuild(Rule):
             number = code.count("\n", 0, match.start()) + 1
             yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc flags for CUDA sources: " + self.MESSAGE)
         for match in _CUDA_SETTINGS.finditer(code):
-            number = code.count("\n", 0, match.end()) + 1
-            yield self.finding(ctx, self._span(ctx.lines, number), "sets a CUDA-language option of nvcc: " + self.MESSAGE)
+            numbers = [code.count("\n", 0, match.end()) + 1]
+            if not match.group(0).lower().startswith("set("):  # each CUDA property of one set_target_properties(...)
+                close = code.find(")", match.end())  # on its own line (BundleSDF: SEPARABLE_COMPILATION, RESOLVE_DEVICE_SYMBOLS)
+                for more in _CUDA_SETTING_NAME.finditer(code, match.end(), close if close >= 0 else len(code)):
+                    number = code.count("\n", 0, more.end()) + 1
+                    if number not in numbers:
+                        numbers.append(number)
+            for number in numbers:
+                yield self.finding(ctx, self._span(ctx.lines, number), "sets a CUDA-language option of nvcc: " + self.MESSAGE)
         for match in _TARGET_OPTIONS.finditer(code):
             if "$<" not in match.group(1) and any(_NVCC_ONLY.match(w.strip('"')) for w in match.group(1).split()):
                 number = code.count("\n", 0, match.start()) + 1
