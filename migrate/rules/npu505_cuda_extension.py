@@ -567,6 +567,15 @@ class CudaExtension(Rule):
                 "    else:\n        args['nvcc'] = []\n        return None\n"
                 "    return [extension('pkg._C', ['a.cpp'], define_macros=macros, extra_compile_args=args)]\n"
                 "ext_modules = get_extensions()\n", filename="setup.py", count=4),
+        # InternImage ops_dcnv3 setup.py (mmpretrain projects/): the CUDA branch writes the key with every flag commented
+        # out: still the first write of the nvcc key (label ruling (L100)), beside the pick, the macro and the raise
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+                "def get_extensions():\n    extension, macros, args = CppExtension, [], {'cxx': []}\n"
+                "    if torch.cuda.is_available() and CUDA_HOME is not None:\n        extension = CUDAExtension\n"
+                "        macros += [('WITH_CUDA', None)]\n        args['nvcc'] = [\n            # '-DCUDA_HAS_FP16=1',\n"
+                "        ]\n    else:\n        raise NotImplementedError('Cuda is not available')\n"
+                "    return [extension('DCNv3', ['a.cpp'], define_macros=macros, extra_compile_args=args)]\n"
+                "setup(\n    name='DCNv3',\n    ext_modules=get_extensions(),\n)\n", filename="setup.py", count=5),
         # FCOS fcos_core/layers/_utils.py: the module-level binding of a function returning the JIT build
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef _load_C_extensions():\n"
                 "    source = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')\n    return load_ext('torchvision', source)\n"
@@ -1388,7 +1397,20 @@ class CudaExtension(Rule):
         # 32d-9) holds no flag, unless the file adds to an nvcc list (`args["nvcc"].append(...)`, `+=`)
         assign = ctx.parent(parent)
         empty = isinstance(assign, ast.Assign) and isinstance(assign.value, (ast.List, ast.Tuple)) and not assign.value.elts
-        return not empty or _nvcc_list_grown(ctx)
+        return not empty or _nvcc_list_grown(ctx) or _picks_cuda_extension_beside(ctx, assign)
+
+
+def _picks_cuda_extension_beside(ctx, stmt) -> bool:
+    """`stmt` stands in the CUDA branch: a statement of its own block picks `CUDAExtension` (`extension = CUDAExtension`,
+    then `extra_compile_args['nvcc'] = [` with only commented-out flags, InternImage ops_dcnv3 setup.py; label ruling
+    (L100): the first write of the key in the CUDA branch is the line even when the list is empty)."""
+    holder = ctx.parent(stmt)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return any(isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDAExtension"
+                       for s in block if s is not stmt for n in walk_nodes(s))
+    return False
 
 
 def _nvcc_list_grown(ctx) -> bool:
