@@ -1092,7 +1092,10 @@ class CudaExtension(Rule):
                 first = (node.end_lineno or node.lineno) + 1
                 last = (scope.end_lineno if scope is not None and not isinstance(scope, ast.Module) else None) or len(ctx.lines)
             if any(first <= line <= last for line in lines) or (branch is not None and _switches_a_build(ctx, branch, lines)):
-                yield self.finding(ctx, (node.lineno, node.col_offset, node.lineno, len(ctx.lines[node.lineno - 1].rstrip("\r\n"))),
+                at = _question_line(ctx, node) if isinstance(node, ast.If) else node.lineno
+                text = ctx.lines[at - 1].rstrip("\r\n")
+                column = node.col_offset if at == node.lineno else len(text) - len(text.lstrip())
+                yield self.finding(ctx, (at, column, at, len(text)),
                                    "the CUDA gate of an extension build (False on an Ascend host, where the CUDA build "
                                    "is skipped or the script stops): " + self.MESSAGE)
                 for stop in _gate_else_raises(node, branch):
@@ -1342,6 +1345,9 @@ class CudaExtension(Rule):
             if id(node) not in described:
                 statement = statement_of(ctx, node)
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
+                    continue
+                test = getattr(statement, "test", None)  # a gate whose test opens a parenthesis, reported at its question
+                if isinstance(statement, ast.If) and any(statement.lineno < line <= (test.end_lineno or test.lineno) for line in gate_lines):
                     continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
                         and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
@@ -1642,6 +1648,19 @@ def _switches_a_build(ctx, branch, lines) -> bool:
             if any(first <= line <= last for line in lines):
                 return True
     return False
+
+
+def _question_line(ctx, node: ast.If) -> int:
+    """The line of the gate's test where it asks about CUDA (`torch.cuda.is_available()`, `CUDA_HOME`): the `if`'s own
+    line, unless its test opens a parenthesis there and asks on a later line (cvpods setup.py `if (` /
+    `torch.cuda.is_available() and CUDA_HOME is not None ...` / `) or os.getenv("FORCE_CUDA", "0") == "1":`, labelled
+    once where the question stands, as a multi-line command is at the line naming the tool, ruling (L45))."""
+    lines = [n.lineno for n in walk_nodes(node.test)
+             if (isinstance(n, (ast.Call, ast.Attribute, ast.Compare)) and _asks_cuda(ctx, n))
+             or (isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDA_HOME")]
+    first = min(lines, default=node.lineno)
+    opens = re.fullmatch(r"(?:el)?if\s*\(+", ctx.lines[node.lineno - 1].split("#", 1)[0].strip()) is not None
+    return first if opens and first > node.lineno else node.lineno
 
 
 def _asks_cuda(ctx, test) -> bool:
