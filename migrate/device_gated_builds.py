@@ -36,7 +36,9 @@ Keyed on, per Python file (facts cached with it):
   statement after it in its block;
 - the module names the builder binds (`global _plugin` then `_plugin = ...`): every read of them outside the builder
   is in the body of such an `if`, or inside a private module-level function (or class) whose every reference
-  outside itself is in such a body.
+  outside itself is in such a body, or is a module-level alias of it (`op_cuda = _OpCuda.apply`) that the file
+  reads only in such bodies (`if x.is_cuda: fn = op_cuda` / `else: fn = op_cpu`). The alias may be re-exported:
+  another module calling it with no device test is not seen from here (facts are per file).
 
 The same holds for an extension built ahead (setup.py) and imported at module level (`import bias_act_cuda`, label
 note 52b: imaginaire's copy of StyleGAN2-ADA's ops): its reads on the gated path, as above (in the body of such an
@@ -171,7 +173,23 @@ def _read_on_gated_path(ctx, node: ast.Name, top: dict) -> bool:
     if holder is None or not holder.name.startswith("_"):
         return False
     refs = _names(ctx, holder.name, holder)
-    return bool(refs) and all(_gated(ctx, r, False) for r in refs)
+    return bool(refs) and all(_gated(ctx, r, False) or _gated_alias(ctx, r) for r in refs)
+
+
+def _gated_alias(ctx, ref: ast.Name) -> bool:
+    """`ref` is the whole value of a module-level binding, or its `.apply` (`sigmoid_focal_loss_cuda =
+    _SigmoidFocalLoss.apply`, cvpods losses/sigmoid_focal_loss.py), whose name the file reads, and reads only on the
+    gated path (`if logits.is_cuda: loss_func = sigmoid_focal_loss_cuda` / `else: loss_func = ..._cpu`)."""
+    value = ctx.parent(ref)
+    value = value if isinstance(value, ast.Attribute) and value.value is ref and value.attr == "apply" else ref
+    statement = ctx.parent(value)
+    if not (isinstance(statement, ast.Assign) and statement.value is value and ctx.parent(statement) is ctx.tree
+            and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+        return False
+    alias = statement.targets[0].id
+    others = [n for n in _names(ctx, alias, statement)]
+    loads = [n for n in others if isinstance(n.ctx, ast.Load)]
+    return bool(loads) and len(loads) == len(others) and all(_gated(ctx, n, False) for n in loads)
 
 
 def gated_imports(ctx) -> list[tuple[str, int, list[int]]]:

@@ -615,6 +615,40 @@ def module_aliases(ctx) -> list:
     return out
 
 
+# a module-level line binding a name to an attribute of another name, `ml_nms = _C.ml_nms` (`op_alias_values`)
+OP_ALIAS_LINE = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def op_alias_values(ctx) -> list:
+    """Module-level names bound once, at the top level of the module, to an attribute of a module the file imports:
+    cvpods layers/nms.py `from cvpods import _C` then `ml_nms = _C.ml_nms`, listed in `__all__`. "via" values
+    `<this module>.<name>` mentioning `cvpods._C.ml_nms`, kept by `resolve_wrappers` where the imported module is an
+    extension of the scan: another module's `from cvpods.layers.nms import ml_nms` then `ml_nms(...)` calls the
+    compiled op, the call being the use and the binding none (label rulings (L52)/(L104))."""
+    from migrate.repo_index import Definition, _never_an_extension, module_parts
+
+    dotted = ".".join(module_parts(ctx.path))
+    if not dotted:
+        return []
+    imported = _imported_names(ctx)
+    bound: dict[str, int] = {}  # module-level name -> how many statements bind it
+    for node in ctx.nodes.get(ast.Name, ()):
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and _scope_is_module(ctx, node):
+            bound[node.id] = bound.get(node.id, 0) + 1
+    out = []
+    for statement in ctx.tree.body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, ast.Attribute)):
+            continue
+        chain = _chain(statement.value)
+        name = statement.targets[0].id
+        if chain is None or chain[0] not in imported or bound.get(name) != 1 or _never_an_extension(imported[chain[0]]):
+            continue
+        ref = ".".join([imported[chain[0]], *chain[1]])
+        out.append(Definition("value", f"{dotted}.{name}", ctx.path, statement.lineno, True, ref, "via"))
+    return out
+
+
 LOADED_HINT = "import_module("
 PATTERN = "re:"  # a mentioned module name given as a pattern (an f-string's, repo_index.fstring_pattern)
 # `ops = import_extension("ops_cuda")`: a module-level binding to the result of the project's own import helper (a

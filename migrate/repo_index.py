@@ -279,6 +279,8 @@ def _python_defs(ctx) -> list[Definition]:
         out += kernel_values.package_reexports(ctx)
     elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
         out += kernel_values.module_aliases(ctx)
+    if "import" in ctx.source and kernel_values.OP_ALIAS_LINE.search(ctx.source):
+        out += kernel_values.op_alias_values(ctx)  # `ml_nms = _C.ml_nms`: another module imports the op by that name
     return out
 
 
@@ -1131,6 +1133,7 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or next(line_matches(_LOCAL_IMPORT, text, "import "), None) is not None \
         or next(line_matches(_RETURNED_ATTRIBUTE, text, "return "), None) is not None or (kernel_values.is_package_init(path) and "import " in text) \
         or (" as " in text and kernel_values.ALIAS_HINT.search(text) is not None) \
+        or kernel_values.OP_ALIAS_LINE.search(text) is not None \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
         or "__getattr__" in text or "register_kernel" in text \
         or kernel_values.loads_values(text)  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values

@@ -108,3 +108,24 @@ def test_a_prebuilt_extension_read_only_on_the_cuda_tensor_path_keeps_only_its_i
     # the private helper also called off the gated path, or the extension also read in a public function: all stay
     assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return _scale_cuda().apply(x, k)\n") == [3, 16]
     assert _prebuilt(tmp_path, _PREBUILT + "\n\ndef fast(x, k):\n    return scale_cuda.scale(x, k)\n") == [3, 16, 25]
+
+
+# cvpods losses/sigmoid_focal_loss.py: the Function's alias picked only for CUDA tensors, a plain-PyTorch loss otherwise
+_ALIASED = ("import torch\n\nimport scale_cuda\n\n\n"  # line 3: the import, no guard
+            "class _ScaleCuda(torch.autograd.Function):\n"  # line 6
+            "    @staticmethod\n"
+            "    def forward(ctx, x, k):\n"
+            "        return scale_cuda.scale(x, k)\n\n\n"  # line 9: the extension read on the gated path
+            "scale_op_cuda = _ScaleCuda.apply\n\n\n"  # line 12
+            "def scale_cpu(x, k):\n    return x * k\n\n\n"
+            "def scale(x, k):\n"  # line 17
+            "    if x.is_cuda:\n        fn = scale_op_cuda\n    else:\n        fn = scale_cpu\n"
+            "    return fn(x, k)\n")
+
+
+def test_an_alias_of_the_function_read_only_on_the_cuda_tensor_path_keeps_only_the_import(tmp_path):
+    assert _prebuilt(tmp_path, _ALIASED) == [3]
+    # the alias also called with no device test: the op's use stays
+    assert _prebuilt(tmp_path, _ALIASED + "\n\ndef fast(x, k):\n    return scale_op_cuda(x, k)\n") == [3, 9]
+    # the alias rebound elsewhere in the module: no longer read only there
+    assert _prebuilt(tmp_path, _ALIASED + "scale_op_cuda = None\n") == [3, 9]

@@ -2909,3 +2909,27 @@ def test_an_import_helper_naming_no_extension_of_the_scan_is_nothing(tmp_path):
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "proj/ops/functions.py") == []
     assert finding_lines(result, "NPU508", "proj/ops/more.py") == []
+
+
+# ---- a module-level alias of a compiled op, re-exported and imported by name elsewhere (cvpods layers/nms.py) ----
+REEXPORTED_OP_ALIAS = {
+    "setup.py": _cuda_setup("pkg", "pkg._C", ["pkg/csrc/vision.cpp", "pkg/csrc/ml_nms.cu"]),
+    "pkg/__init__.py": "",
+    "pkg/csrc/ml_nms.cu": "__global__ void k(int* x) {}\n",
+    "pkg/layers/__init__.py": "",
+    "pkg/layers/nms.py": (
+        "import torch\nfrom pkg import _C\n\nml_nms = _C.ml_nms\nsoft = _C.soft_nms\n\n"
+        "__all__ = ['ml_nms', 'soft']\n\n\ndef local(b):\n    return soft(b)\n"
+    ),
+    "pkg/layers/use.py": "from pkg.layers.nms import ml_nms\n\n\ndef f(b, s):\n    return ml_nms(b, s, 0.5)\n",
+}
+
+
+def test_a_module_level_op_alias_is_used_where_it_is_called(tmp_path):
+    write_files(tmp_path, REEXPORTED_OP_ALIAS)
+    result = _scan(tmp_path)
+    # the import of the compiled module and the call through the alias called here; neither binding (label rulings
+    # (L52)/(L104): `ml_nms = _C.ml_nms` is only re-exported in this file)
+    assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [2, 11]
+    # the module importing the alias by name calls the op through it
+    assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]

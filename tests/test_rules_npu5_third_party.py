@@ -342,6 +342,21 @@ def test_cuda_extension_and_cuda_source():
     assert len(found) == 1 and found[0].line == 1 and "3 `__global__` kernels" in found[0].message
 
 
+
+def test_a_gate_whose_test_opens_a_parenthesis_is_reported_where_it_asks_about_cuda():
+    # cvpods setup.py: `if (` alone on its line, the availability question on the next (label: one gate, at :5 here)
+    gate = ("import os\nimport torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+            "extension, macros = CppExtension, []\nif (\n"
+            "    torch.cuda.is_available() and CUDA_HOME is not None and os.path.isdir(CUDA_HOME)\n"
+            ") or os.getenv('FORCE_CUDA', '0') == '1':\n"
+            "    extension = CUDAExtension\n    macros += [('WITH_CUDA', None)]\n"
+            "ext = [extension('pkg._C', ['a.cpp'], define_macros=macros)]\n")
+    assert [f.line for f in codes(analyze(gate, "setup.py", ("python", "manifest")), "NPU505")] == [6, 8, 9]
+    # the question on the `if` line itself: reported there
+    one_line = gate.replace("if (\n    torch", "if (torch")
+    assert [f.line for f in codes(analyze(one_line, "setup.py", ("python", "manifest")), "NPU505")] == [5, 7, 8]
+
+
 @pytest.mark.parametrize("name", ["requirement.txt", "vim_requirements.txt", "requirements-gpu.txt", "dev-requirement.txt"])
 def test_requirement_files_are_read_as_manifests_whatever_their_spelling(tmp_path, name):
     # microsoft/LoRA examples/NLG/requirement.txt pins `torch==1.7.1+cu101`; hustvl/Vim has vim_requirements.txt

@@ -574,6 +574,15 @@ class CudaExtension(Rule):
                 "    else:\n        args['nvcc'] = []\n        return None\n"
                 "    return [extension('pkg._C', ['a.cpp'], define_macros=macros, extra_compile_args=args)]\n"
                 "ext_modules = get_extensions()\n", filename="setup.py", count=4),
+        # InternImage ops_dcnv3 setup.py (mmpretrain projects/): the CUDA branch writes the key with every flag commented
+        # out: still the first write of the nvcc key (label ruling (L100)), beside the pick, the macro and the raise
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+                "def get_extensions():\n    extension, macros, args = CppExtension, [], {'cxx': []}\n"
+                "    if torch.cuda.is_available() and CUDA_HOME is not None:\n        extension = CUDAExtension\n"
+                "        macros += [('WITH_CUDA', None)]\n        args['nvcc'] = [\n            # '-DCUDA_HAS_FP16=1',\n"
+                "        ]\n    else:\n        raise NotImplementedError('Cuda is not available')\n"
+                "    return [extension('DCNv3', ['a.cpp'], define_macros=macros, extra_compile_args=args)]\n"
+                "setup(\n    name='DCNv3',\n    ext_modules=get_extensions(),\n)\n", filename="setup.py", count=5),
         # FCOS fcos_core/layers/_utils.py: the module-level binding of a function returning the JIT build
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef _load_C_extensions():\n"
                 "    source = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')\n    return load_ext('torchvision', source)\n"
@@ -1106,7 +1115,10 @@ class CudaExtension(Rule):
                 first = (node.end_lineno or node.lineno) + 1
                 last = (scope.end_lineno if scope is not None and not isinstance(scope, ast.Module) else None) or len(ctx.lines)
             if any(first <= line <= last for line in lines) or (branch is not None and _switches_a_build(ctx, branch, lines)):
-                yield self.finding(ctx, (node.lineno, node.col_offset, node.lineno, len(ctx.lines[node.lineno - 1].rstrip("\r\n"))),
+                at = _question_line(ctx, node) if isinstance(node, ast.If) else node.lineno
+                text = ctx.lines[at - 1].rstrip("\r\n")
+                column = node.col_offset if at == node.lineno else len(text) - len(text.lstrip())
+                yield self.finding(ctx, (at, column, at, len(text)),
                                    "the CUDA gate of an extension build (False on an Ascend host, where the CUDA build "
                                    "is skipped or the script stops): " + self.MESSAGE)
                 for stop in _gate_else_raises(node, branch):
@@ -1357,6 +1369,9 @@ class CudaExtension(Rule):
                 statement = statement_of(ctx, node)
                 if statement.lineno in gate_lines:  # `if torch.cuda.is_available() and CUDA_HOME is not None:` is one gate
                     continue
+                test = getattr(statement, "test", None)  # a gate whose test opens a parenthesis, reported at its question
+                if isinstance(statement, ast.If) and any(statement.lineno < line <= (test.end_lineno or test.lineno) for line in gate_lines):
+                    continue
                 if id(statement) not in seen and id(node) not in inside and not self._in_gate_else(ctx, node) \
                         and not _called_nowhere(ctx, node) and not (not reported and _handed_to_a_call(ctx, statement)):
                     seen.add(id(statement))
@@ -1411,7 +1426,20 @@ class CudaExtension(Rule):
         # 32d-9) holds no flag, unless the file adds to an nvcc list (`args["nvcc"].append(...)`, `+=`)
         assign = ctx.parent(parent)
         empty = isinstance(assign, ast.Assign) and isinstance(assign.value, (ast.List, ast.Tuple)) and not assign.value.elts
-        return not empty or _nvcc_list_grown(ctx)
+        return not empty or _nvcc_list_grown(ctx) or _picks_cuda_extension_beside(ctx, assign)
+
+
+def _picks_cuda_extension_beside(ctx, stmt) -> bool:
+    """`stmt` stands in the CUDA branch: a statement of its own block picks `CUDAExtension` (`extension = CUDAExtension`,
+    then `extra_compile_args['nvcc'] = [` with only commented-out flags, InternImage ops_dcnv3 setup.py; label ruling
+    (L100): the first write of the key in the CUDA branch is the line even when the list is empty)."""
+    holder = ctx.parent(stmt)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return any(isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDAExtension"
+                       for s in block if s is not stmt for n in walk_nodes(s))
+    return False
 
 
 def _nvcc_list_grown(ctx) -> bool:
@@ -1643,6 +1671,19 @@ def _switches_a_build(ctx, branch, lines) -> bool:
             if any(first <= line <= last for line in lines):
                 return True
     return False
+
+
+def _question_line(ctx, node: ast.If) -> int:
+    """The line of the gate's test where it asks about CUDA (`torch.cuda.is_available()`, `CUDA_HOME`): the `if`'s own
+    line, unless its test opens a parenthesis there and asks on a later line (cvpods setup.py `if (` /
+    `torch.cuda.is_available() and CUDA_HOME is not None ...` / `) or os.getenv("FORCE_CUDA", "0") == "1":`, labelled
+    once where the question stands, as a multi-line command is at the line naming the tool, ruling (L45))."""
+    lines = [n.lineno for n in walk_nodes(node.test)
+             if (isinstance(n, (ast.Call, ast.Attribute, ast.Compare)) and _asks_cuda(ctx, n))
+             or (isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) == f"{_EXT}.CUDA_HOME")]
+    first = min(lines, default=node.lineno)
+    opens = re.fullmatch(r"(?:el)?if\s*\(+", ctx.lines[node.lineno - 1].split("#", 1)[0].strip()) is not None
+    return first if opens and first > node.lineno else node.lineno
 
 
 def _asks_cuda(ctx, test) -> bool:

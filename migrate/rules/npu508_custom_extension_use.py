@@ -66,6 +66,21 @@ def _handed_over(ctx, node, qual: str, module: str) -> bool:
     return qual == module or qual.rsplit(".", 1)[-1] in _CFFI_OBJECTS
 
 
+def _op_alias(alias, index) -> bool:
+    """Every chain the alias may hold is an op of a compiled module (`_C.ml_nms`), not the module itself nor a
+    registered `torch.ops` op."""
+    for qual, _ in alias.keys:
+        module = index.module_for(qual)
+        if module is None or qual == module:
+            return False
+    return True
+
+
+def _read(ctx, name: str) -> bool:
+    """The file reads `name` anywhere (a call, a value handed on, `global`): not only a binding re-exported."""
+    return any(isinstance(n.ctx, ast.Load) and n.id == name for n in ctx.nodes.get(ast.Name, ()))
+
+
 def _accessor_local(ctx, node) -> bool:
     """The chain's root is a local of its function bound there to an accessor's result (`backend = _require_backend()`,
     `_bind_accessor_results`), not a parameter or another local shadowing a module-level name."""
@@ -407,7 +422,9 @@ class CustomExtensionUse(Rule):
     `@pytest.mark.skip`: migrate/decollected_tests.py; `callable(ext.op)` is a probe, like `hasattr`); so is each
     call through a name bound only to ops of the extension, in a function or at module level (`f =
     punica.ops._kernels.dispatch_bgmv` then `f(y, x, ...)`; also a literal dict of ops indexed on the spot; the binding
-    only names the op and is not reported once a call through it is, label ruling (L52); migrate/callable_aliases.py), and each
+    only names the op and is not reported once a call through it is, label ruling (L52), nor a module-level one the file
+    never reads (`ml_nms = _C.ml_nms` only listed in `__all__`, (L104)), whose calls after `from pkg.nms import ml_nms`
+    in another module are the uses (migrate/kernel_values.py `op_alias_values`); migrate/callable_aliases.py), and each
     `cls.attr(...)` / `self.attr(...)` in a method of a class whose subclasses of the file bind `attr` in their class
     bodies only to ops of the extension or None (`forward_op, backward_op = ext.expm, ext.expm_backward`, called by
     the base's `forward`: the class-body binding only names the op, rule 48a a-6); so is each call of an attribute through a module-level name
@@ -1064,7 +1081,13 @@ class CustomExtensionUse(Rule):
             qual, definition = found.alias.keys[0]
             findings.append(self._finding(ctx, found.call, f"{found.alias.name}(...)` through `{found.alias.name} = {qual}",
                                           definition))
-        bindings = callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in calls})
+        called = {(c.alias.scope, c.alias.name) for c in calls}
+        # a module-level alias of an op the file never reads (`ml_nms = _C.ml_nms`, only listed in `__all__`): the
+        # binding runs nothing and nothing here calls through it (label ruling (L104)); another module importing the
+        # name calls the op through it (kernel_values.op_alias_values)
+        called |= {key for key, alias in aliases.items()
+                   if key[0] is None and key not in called and _op_alias(alias, index) and not _read(ctx, alias.name)}
+        bindings = callable_aliases.binding_chains(ctx, called)
         if "class " in ctx.source:  # `forward_op = ext.expm` in a subclass, `cls.forward_op(...)` in the base (a-6)
             attribute_calls = callable_aliases.class_attribute_calls(ctx, callable_aliases.class_attribute_aliases(ctx, resolve))
             for found in attribute_calls:
