@@ -148,6 +148,15 @@ def _compilers(tree: ast.Module, aliases: dict[str, str]) -> tuple[set[str], lis
     return entries, raises, compiles
 
 
+_BINDINGS = ("cuda.core", "cuda.bindings", "cuda.nvrtc", "pynvrtc")
+
+
+def _imports_nvrtc(result: FileResult) -> bool:
+    """The file imports one of the modules `_PROGRAMS` / `_LAUNCHES` come from (its `ref` facts)."""
+    return any(fact[0] == "ref" and any(fact[1] == m or fact[1].startswith(m + ".") for m in _BINDINGS)
+               for fact in result.facts if len(fact) > 1 and isinstance(fact[1], str))
+
+
 def _launchers(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
     return {f.name for f in tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
             and _calls(f, aliases, _LAUNCHES)}
@@ -199,12 +208,9 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
         return trees[path]
 
     python = [r for r in results if r.kind == "python" and r.path.endswith(".py")]
-    candidates = []
-    for result in python:
-        data = fresh.get(result.path)
-        if data is not None and (b"Program" in data or b"nvrtcCreateProgram" in data or b"launch" in data) \
-                and (b"cuda" in data or b"nvrtc" in data):
-            candidates.append(result.path)
+    # the files importing an NVRTC binding or cuda.core (the scan's import facts, kept with a cached result too: a warm
+    # run reads the same files; the bytes of the scan are not there for a file from the cache)
+    candidates = [r.path for r in python if _imports_nvrtc(r)]
     entries: set[str] = set()
     inline: list[tuple[str, set[str], list[ast.Call]]] = []  # (path, a compiler's entry names, its compile calls)
     called: set[str] = set()  # the entry names some `<object>.<entry>(...)` call was reported for
@@ -233,8 +239,12 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
     callers: set[str] = set()
     for result in python:
         data = fresh.get(result.path)
-        if data is None or not (any(f".{e}(".encode() in data for e in entries)
-                                or any(n.encode() in data for names in launchers.values() for n in names)):
+        if data is None:  # a file from the cache: read again (only in a repository with an NVRTC compiler)
+            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
+            if not isinstance(data, bytes):
+                continue
+        if not (any(f".{e}(".encode() in data for e in entries)
+                or any(n.encode() in data for names in launchers.values() for n in names)):
             continue
         tree = tree_of(result.path)
         if tree is None:

@@ -93,3 +93,23 @@ def test_a_compiler_called_through_an_object_keeps_its_inner_compile(tmp_path):
     result = scan([str(tmp_path)], jobs=1)
     assert finding_lines(result, "NPU505", "proj/use.py") == [2]  # the compiler's call is the build line
     assert finding_lines(result, "NPU505", "proj/jit.py") == []  # not its program's compile inside
+
+
+def test_a_warm_run_reports_the_same_as_a_cold_one(tmp_path):
+    # the pass read only the bytes the scan had just read: on a re-run every file came from the cache and the
+    # compiler's calls, sources and launches were gone (curobo: 1,388 findings cold, 1,331 warm)
+    root, cache = tmp_path / "repo", tmp_path / "cache"
+    write_files(root, _FILES)
+    import os
+    import time
+
+    old = time.time() - 60  # older than the cache's 2-second mtime window, so the warm run takes every file from it
+    for path in root.rglob("*"):
+        os.utime(path, (old, old))
+    cold = scan([str(root)], use_cache=True, cache_dir=cache, jobs=1)
+    warm = scan([str(root)], use_cache=True, cache_dir=cache, jobs=1)
+    assert warm.cached_files == len(warm.files)
+    keys = lambda result: sorted((f.path, f.line, f.code) for r in result.files for f in r.findings)  # noqa: E731
+    assert keys(warm) == keys(cold)
+    assert finding_lines(warm, "NPU505", "proj/add.py") == [8]
+    assert finding_lines(warm, "NPU508", "proj/add.py") == [10]
