@@ -210,7 +210,15 @@ def report(results: list[FileResult], fresh: dict, max_file_size: int) -> list[F
     python = [r for r in results if r.kind == "python" and r.path.endswith(".py")]
     # the files importing an NVRTC binding or cuda.core (the scan's import facts, kept with a cached result too: a warm
     # run reads the same files; the bytes of the scan are not there for a file from the cache)
-    candidates = [r.path for r in python if _imports_nvrtc(r)]
+    candidates = []
+    for result in python:
+        if not _imports_nvrtc(result):
+            continue
+        data = fresh.get(result.path)
+        if data is None:
+            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
+        if isinstance(data, bytes) and (b"Program" in data or (b"launch" in data and b"cuda.core" in data)):
+            candidates.append(result.path)  # a program (`Program`, `nvrtcCreateProgram`) or cuda.core's `launch`
     entries: set[str] = set()
     inline: list[tuple[str, set[str], list[ast.Call]]] = []  # (path, a compiler's entry names, its compile calls)
     called: set[str] = set()  # the entry names some `<object>.<entry>(...)` call was reported for
