@@ -16,6 +16,13 @@ compared (`allocator == AllocatorType.CUDA`), nor where the choice sits under th
 (`CoordinateMapType.CUDA if _C.is_cuda_available() else CoordinateMapType.CPU`, or after `if not
 ext.is_cuda_available(): return` in the same function).
 
+An enum exported in the CamelCase spelling (`py::enum_<ETrainMode>(m, "TrainMode").value("Nerf", ...)`) is read the same
+way: a capitalised member of a capitalised class of the module, not called (`ngp.TrainMode.Nerf`,
+`ngp.TestbedMode.Sdf`), is a value (label ruling (L80)); so is the conversion of a value to such an enum, a call of the
+class with one positional argument (`ngp.TrainMode(testbed.nerf.training.train_mode)`) where the same file reads
+members of that class as values. The construction of a class of the module (`ngp.Testbed()`) and the methods called
+on what it returns stay the uses (instant-ngp scripts/run.py, set 54).
+
 A call of a compiled function named as an availability probe (`_C.is_cuda_available()`, `ext.has_cuda()`) asks whether
 the module was built with CUDA and runs no kernel (label ruling (L62): a probe is a check, not a use); on a CPU build it
 answers False. So does a capability probe of the module (`if not C.is_bf16_supported(): raise NotImplementedError(...)`,
@@ -32,6 +39,7 @@ import ast
 import re
 
 _CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_CAPITALISED = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
 _GPU_MEMBER = re.compile(r"(?:^|_)(?:CUDA|GPU|CUDNN|CUBLAS|NVIDIA)(?:_|$)")
 _PROBE = re.compile(r"^(?:is_\w*available|\w+_available|has_(?:cuda|gpu)\w*|is_(?:cuda|gpu)\w*|is_\w+_supported|supports_\w+)$",
                     re.IGNORECASE)
@@ -105,11 +113,43 @@ def constant_read(ctx, node: ast.AST, qual: str, module: str) -> bool:
     if qual == module:
         return False
     member = qual.rsplit(".", 1)[-1]
-    if not _CONSTANT.match(member):
-        return False
     parent = ctx.parent(node)
-    if isinstance(parent, ast.Call) and parent.func is node:
+    called = isinstance(parent, ast.Call) and parent.func is node
+    if called and enum_conversion(ctx, parent, qual, module):
+        return True
+    if not (_CONSTANT.match(member) or _enum_member(qual, module)) or called:
         return False
-    if not _GPU_MEMBER.search(member):
+    if not _GPU_MEMBER.search(member.upper()):
         return True
     return isinstance(parent, ast.Compare) or _under_probe(ctx, node)
+
+
+def _enum_member(qual: str, module: str) -> bool:
+    """`module.TrainMode.Nerf`: a capitalised member of a capitalised class of the compiled module (an enum member
+    in the CamelCase spelling)."""
+    if not qual.startswith(module + "."):
+        return False
+    parts = qual[len(module) + 1:].split(".")
+    return len(parts) >= 2 and bool(_CAPITALISED.match(parts[-1])) and bool(_CAPITALISED.match(parts[-2]))
+
+
+def _enum_classes(ctx, module: str) -> frozenset[str]:
+    """The classes of `module` whose members the file reads as enum members (`ngp.TrainMode.Nerf`, not called)."""
+    cache = ctx.__dict__.setdefault("_npu_enum_classes", {})
+    if module not in cache:
+        from migrate.rules._device_helpers import chain_tops
+
+        found = set()
+        for node, qual in chain_tops(ctx):
+            parent = ctx.parent(node)
+            if _enum_member(qual, module) and not (isinstance(parent, ast.Call) and parent.func is node):
+                found.add(qual.rsplit(".", 1)[0])
+        cache[module] = frozenset(found)
+    return cache[module]
+
+
+def enum_conversion(ctx, call: ast.Call, qual: str, module: str) -> bool:
+    """`ngp.TrainMode(value)`: one positional argument handed to a class of the compiled module whose members the file
+    reads as enum members: a conversion to the enum, no construction of a compiled object."""
+    return len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred) \
+        and qual in _enum_classes(ctx, module)

@@ -43,6 +43,9 @@ _OUTPUT_KEYWORDS = frozenset({"output_file", "out_file", "output_path", "output"
 _DATA_KEYWORDS = ("package_data", "data_files", "exclude_package_data")
 # nvcc run as a command in a shell launcher (`nvcc -c -o k.cu.o k.cu -x cu ...` in make.sh)
 _NVCC_COMMAND = re.compile(r"(?<![\w./$-])(?:[\w.${}/-]*/)?nvcc(?![\w.-])")
+# a shell compile / link command naming a CUDA toolkit runtime library (`g++ -shared -o k_so.so k.cpp k.cu.o -lcudart`):
+# the link step of kernels an nvcc command compiled (pointnet2's TF ops build scripts)
+_CUDA_RUNTIME_LINK = re.compile(r"(?<![\w-])-l(?:cudart(?:_static)?|cublas(?:Lt)?|cufft|curand|cusparse|cusolver|nvrtc|cudnn)(?![\w.-])")
 # `define_macros=[("WITH_CUDA", None)]` / `-DWITH_CUDA`: the switch that compiles the CUDA path of the sources
 # also a `-D` macro that switches a GPU / CUDA path on (`-DUSE_GPU` in microsoft/tutel setup.py's CUDA branch,
 # `-DWARPRNNT_ENABLE_GPU` in HawkAaron/warp-transducer pytorch_binding/setup.py), not one set to 0 / OFF; NPU511 reads
@@ -854,6 +857,11 @@ class CudaExtension(Rule):
         Invalid("cd src\nnvcc -c -o k.cu.o k.cu -x cu -Xcompiler -fPIC -arch=sm_52\ncd ..\npython build.py\n",
                 kind="launcher", filename="make.sh", count=1),
         Invalid("$CUDA_HOME/bin/nvcc -c -o a.o a.cu && echo done\n", kind="launcher", filename="build.sh", count=1),
+        # pointnet2's TF ops build script (6dof-graspnet compile_pointnet_tfops.sh, label ruling (L13)): the nvcc command,
+        # the line its backslash continues onto (`-D GOOGLE_CUDA=1 -x cu`), and the g++ link step naming `-lcudart`
+        Invalid("nvcc -std=c++11 -c -o k_g.cu.o k_g.cu \\\n ${CUDA_INCLUDE} -D GOOGLE_CUDA=1 -x cu -Xcompiler -fPIC\n\n"
+                "g++ -std=c++11 -shared -o k_so.so k.cpp \\\n k_g.cu.o -fPIC -lcudart ${CUDA_LIB}\necho '-lcudart'\n",
+                kind="launcher", filename="compile_ops.sh", count=3),
         # a build script's cmake configure handed the toolkit's and cuDNN's homes (label ruling L37, 42c-5): each such
         # argument line, not the torch path or the build type; a Dockerfile's cmake is image setup
         Invalid("mkdir -p build && cd build\ncmake -DCMAKE_PREFIX_PATH=$TORCH_DIR \\\n    -DCMAKE_BUILD_TYPE=Release \\\n"
@@ -1129,9 +1137,26 @@ class CudaExtension(Rule):
         if ctx.kind == "launcher":
             if is_makefile(ctx.path):  # label ruling (L19): a Makefile's nvcc builds a side program, not the package
                 return
+            from migrate.continued_commands import continuation_lines
+
+            seen: set[int] = set()
             for number, match in shell_matches(ctx.lines, _NVCC_COMMAND):
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    "nvcc compiles CUDA kernels, which cannot be built for an Ascend NPU: " + self.MESSAGE)
+                seen.add(number)
+                # the lines a backslash continues the nvcc command onto hold its CUDA arguments (`-x cu`,
+                # `-D GOOGLE_CUDA=1`, the CUDA include folder): each is a line of the build (label ruling (L13))
+                for line, text in continuation_lines(ctx.lines, number):
+                    if line not in seen and text.strip().strip("\\").strip():
+                        seen.add(line)
+                        yield self.finding(ctx, (line, len(text) - len(text.lstrip()), line, len(text.rstrip())),
+                                           "this line continues the nvcc command above (its CUDA arguments): " + self.MESSAGE)
+            for number, match in shell_matches(ctx.lines, _CUDA_RUNTIME_LINK):
+                if number not in seen:  # `g++ -shared ... k.cu.o -lcudart`: the link step of the nvcc-compiled kernels
+                    seen.add(number)
+                    yield self.finding(ctx, (number, match.start(), number, match.end()),
+                                       f"the link step names the CUDA runtime library `{match.group(0).strip()}`: "
+                                       "the CUDA kernels linked here do not exist on an Ascend NPU: " + self.MESSAGE)
             return
         variables = extension_class_variables(ctx) if "CUDAExtension" in ctx.source else set()
         plain: list[ast.AST] = []  # setuptools extensions with CUDA sources: their own lines only

@@ -539,7 +539,8 @@ class CustomExtensionUse(Rule):
     extension as the type of an `isinstance` / `issubclass` test (`isinstance(m, (ext.MipWrapper, list))`: no code of
     the extension runs, label ruling (L68)); nor is the namespace a test hands to `patch.object(torch.ops.ns, "op")`
     (the mock's target: no op runs there); nor is a constant or enum member read from the compiled module
-    (`RegionType.HYPER_CUBE` after `from ._C import RegionType`, `_C.MAX_UINT`: a value, label ruling (L80); the
+    (`RegionType.HYPER_CUBE` after `from ._C import RegionType`, `_C.MAX_UINT`, `ngp.TrainMode.Nerf`, also the conversion
+    `ngp.TrainMode(x)` to such an enum: a value, label ruling (L80); the
     import binding the module and the ops called with the value are the lines), unless it is a member named for the
     GPU chosen as a value (`map_type = MapType.CUDA if coords.is_cuda else MapType.CPU`: the option taking the
     extension's CUDA-only path, label note 45b-8), not where it is only compared (`alloc == AllocType.CUDA`) or
@@ -791,6 +792,16 @@ class CustomExtensionUse(Rule):
             "def test_gpu():\n    if not sparse_c.is_cuda_available():\n        return\n"
             "    m = sparse_c.Manager(MapType.CUDA)\n",
             count=6,
+        ),
+        # enum members in the CamelCase spelling (pybind11 `py::enum_<ETrainMode>(m, "TrainMode")`) and the conversion
+        # of a value to such an enum are values too (L80; instant-ngp scripts/run.py): the import, the construction and
+        # the method call on the compiled object are the lines; a GPU member chosen as a value stays one (45b-8)
+        Invalid(
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('ngp_c', ['api.cpp', 'k.cu'])\n"
+            "import ngp_c as ngp\ndef run(path, mode):\n    t = ngp.Testbed()\n"
+            "    if t.mode == ngp.TestbedMode.Sdf:\n        t.train_mode = ngp.TrainMode.Nerf\n"
+            "    old = ngp.TrainMode(t.train_mode)\n    t.device = ngp.Device.Cuda\n    t.load_file(path)\n",
+            count=4,
         ),
         # RWKV-LM RWKV-v7/train_temp/src/model.py (label rule (s21b-5)): a name bound to the namespace; its attribute calls
         # are op calls (the binding line and the call line, not the binding's target again)
