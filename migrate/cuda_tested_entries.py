@@ -85,6 +85,13 @@ def cuda_tested_classes(ctx) -> frozenset[int]:
     with another way beside it (see the module docstring)."""
     if "is_cuda" not in ctx.source and '"cuda"' not in ctx.source and "'cuda'" not in ctx.source:
         return frozenset()
+    return classes_reached_only(ctx, lambda n: isinstance(n.ctx, ast.Load) and _under_cuda_test(ctx, n))
+
+
+def classes_reached_only(ctx, reached) -> frozenset[int]:
+    """The ids of the module's top-level classes every mention of which (a name) `reached(name)` holds for; a class
+    whose name is also a string of the file (`__all__ = ["FusedDenseFunc"]`, a registry key) is entered from
+    elsewhere and never one (option_selections.selected_classes asks too)."""
     classes = {s.name: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)}
     if not classes:
         return frozenset()
@@ -93,13 +100,8 @@ def cuda_tested_classes(ctx) -> frozenset[int]:
         if node.id in classes:
             named.setdefault(node.id, []).append(node)
     exported = {n.value for n in ctx.nodes.get(ast.Constant, ()) if isinstance(n.value, str)}
-    out = set()
-    for name, names in named.items():
-        if name in exported:  # `__all__ = ["FusedDenseFunc"]`, a registry key: entered from elsewhere
-            continue
-        if all(isinstance(n.ctx, ast.Load) and _under_cuda_test(ctx, n) for n in names):
-            out.add(id(classes[name]))
-    return frozenset(out)
+    return frozenset(id(classes[name]) for name, names in named.items()
+                     if name not in exported and all(reached(n) for n in names))
 
 
 def _device_value(node: ast.AST) -> bool:

@@ -55,12 +55,12 @@ import ast
 import re
 
 from migrate.findings import Category, FileResult, Finding, Severity
+from migrate.optional_modules import stops_the_program
 from migrate.repo_index import module_parts
 
 _PROGRAMS = frozenset({"cuda.core.Program", "cuda.core.experimental.Program", "cuda.bindings.nvrtc.nvrtcCreateProgram",
                        "cuda.nvrtc.nvrtcCreateProgram", "pynvrtc.compiler.Program"})
 _LAUNCHES = frozenset({"cuda.core.launch", "cuda.core.experimental.launch"})
-_RAISING_HELPER = re.compile(r"(?:^|_)raise(?:_|$)")
 _TOOLKIT_FILE = re.compile(r"nvrtc", re.I)
 _SOURCE = re.compile(r"\.cuh?$")
 _BUILD = "a custom CUDA kernel compiled at run time with NVRTC cannot be built or run on an Ascend NPU; port its " \
@@ -97,24 +97,13 @@ def _calls(node: ast.AST, aliases: dict[str, str], names: frozenset) -> list[ast
     return [n for n in ast.walk(node) if isinstance(n, ast.Call) and _dotted(n.func, aliases) in names]
 
 
-def _raises(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Raise):
-        return True
-    call = statement.value if isinstance(statement, ast.Expr) else None
-    if not isinstance(call, ast.Call):
-        return False
-    func = call.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-    return bool(_RAISING_HELPER.search(name))
-
-
 def _toolkit_raises(function: ast.AST) -> list[ast.stmt]:
     """The raises under an `if` whose test names NVRTC's header or library (see the module doc)."""
     out = []
     for node in ast.walk(function):
         if isinstance(node, ast.If) and any(isinstance(c, ast.Constant) and isinstance(c.value, str)
                                             and _TOOLKIT_FILE.search(c.value) for c in ast.walk(node.test)):
-            out += [s for s in node.body if _raises(s)]
+            out += [s for s in node.body if stops_the_program(s)]
     return out
 
 

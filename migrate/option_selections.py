@@ -58,19 +58,9 @@ def selected_classes(ctx, package: str) -> frozenset[int]:
     values = selecting_values(package)
     if not values or not any(f'"{v}"' in ctx.source or f"'{v}'" in ctx.source for v in values):
         return frozenset()
-    classes = {s.name: s for s in ctx.tree.body if isinstance(s, ast.ClassDef)}
-    mentions: dict[str, list[ast.Name]] = {}
-    for node in ctx.nodes.get(ast.Name, ()):
-        if node.id in classes:
-            mentions.setdefault(node.id, []).append(node)
-    named_in_text = {n.value for n in ctx.nodes.get(ast.Constant, ()) if isinstance(n.value, str)}
-    out = set()
-    for name, nodes in mentions.items():
-        if name in named_in_text:  # `__all__ = [...]`: entered from elsewhere
-            continue
-        if all(_registered_under(ctx, node, values) for node in nodes):
-            out.add(id(classes[name]))
-    return frozenset(out)
+    from migrate.cuda_tested_entries import classes_reached_only
+
+    return classes_reached_only(ctx, lambda node: _registered_under(ctx, node, values))
 
 
 def _registered_under(ctx, node: ast.Name, values: frozenset[str]) -> bool:

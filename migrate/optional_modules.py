@@ -173,10 +173,14 @@ def _stops(handler: ast.ExceptHandler) -> bool:
     ImportError as e: log_and_raise(f"Error loading cuda.core backend: {e}"); return None`, the return unreachable). A
     required import with a clearer error is no optional path (label ruling (L34): a bare `try: import x / except
     ImportError: raise ...` stays a label), so what is reached only through it is not optional either."""
-    return any(isinstance(statement, ast.Raise) or _raising_call(statement) for statement in handler.body)
+    return any(stops_the_program(statement) for statement in handler.body)
 
 
-def _raising_call(statement: ast.stmt) -> bool:
+def stops_the_program(statement: ast.stmt) -> bool:
+    """A `raise`, or a call of a helper named for raising (`log_and_raise(...)`): nvrtc_builds reads its toolkit
+    checks' raises with it too."""
+    if isinstance(statement, ast.Raise):
+        return True
     call = statement.value if isinstance(statement, ast.Expr) else None
     if not isinstance(call, ast.Call):
         return False

@@ -681,20 +681,7 @@ def _flags_set_before(ctx, attempt: ast.Try) -> set[str]:
              and s.value.value is True for t in s.targets if isinstance(t, ast.Name)}
     if not flags:
         return set()
-    child, parent = attempt, ctx.parent(attempt)
-    while True:
-        fields = ("body", "orelse", "finalbody", "handlers") if parent is not None else ()
-        block = next((getattr(parent, f) for f in fields if child in getattr(parent, f, ())), None) if parent is not None \
-            else ctx.tree.body
-        before = block[: block.index(child)] if block and child in block else []
-        found = {t.id for s in before if isinstance(s, (ast.Assign, ast.AnnAssign)) and isinstance(s.value, ast.Constant)
-                 and s.value.value in (False, None)
-                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name) and t.id in flags}
-        if found:
-            return found
-        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return set()
-        child, parent = parent, ctx.parent(parent)
+    return _bound_before(ctx, attempt, flags, lambda value: isinstance(value, ast.Constant) and value.value in (False, None))
 
 
 def _switches_turned_off(ctx, attempt: ast.Try) -> set[str]:
@@ -708,14 +695,21 @@ def _switches_turned_off(ctx, attempt: ast.Try) -> set[str]:
            for t in s.targets if isinstance(t, ast.Name)}
     if not off:
         return set()
+    return _bound_before(ctx, attempt, off, lambda value: True)
+
+
+def _bound_before(ctx, attempt: ast.Try, names: set[str], value_ok) -> set[str]:
+    """Of `names`, those an assignment binds, to a value `value_ok` accepts, in the statements before `attempt` in its
+    block, else in the block around that, and so on up to the enclosing function or class (the nearest block that
+    binds any of them answers)."""
     child, parent = attempt, ctx.parent(attempt)
     while True:
         fields = ("body", "orelse", "finalbody", "handlers") if parent is not None else ()
         block = next((getattr(parent, f) for f in fields if child in getattr(parent, f, ())), None) if parent is not None \
             else ctx.tree.body
         before = block[: block.index(child)] if block and child in block else []
-        found = {t.id for s in before if isinstance(s, (ast.Assign, ast.AnnAssign))
-                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name) and t.id in off}
+        found = {t.id for s in before if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None and value_ok(s.value)
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name) and t.id in names}
         if found:
             return found
         if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
