@@ -631,3 +631,18 @@ def test_a_kernel_of_a_module_object_held_by_a_name_is_launched_where_called():
     assert [f.line for f in codes(analyze(source), "NPU507")] == [4, 7]
     rebound = source.replace("    m.load(ptx)\n", "    m = other()\n")  # `m` bound twice: whose method it is is unknown
     assert [f.line for f in codes(analyze(rebound), "NPU507")] == [4]
+
+
+def test_lmdeploy_pytorch_engine_and_helpers_run_as_written_turbomind_stays():
+    # set 55a's reading of lmdeploy (like vLLM, (L25)/(L44)): the imports are the lines; the PyTorch engine (per-device
+    # kernels with an Ascend set), get_logger, load_image and the vl logging helpers are no lines; the CUDA-only
+    # TurboMind engine config stays reported
+    src = ("from lmdeploy.utils import get_logger\nfrom lmdeploy.vl import load_image\n"
+           "from lmdeploy.vl.model.utils import disable_logging\nfrom lmdeploy.pytorch.engine import Engine\n"
+           "from lmdeploy import TurbomindEngineConfig, PytorchEngineConfig\n\n"
+           "log = get_logger('x')\nimg = load_image('a.png')\nwith disable_logging():\n    eng = Engine.from_pretrained('m')\n"
+           "cfg = PytorchEngineConfig()\ntm = TurbomindEngineConfig(tp=1)\n")
+    uses = [(f.line, f.message) for f in codes(analyze(src), "NPU507")]
+    assert [line for line, _ in uses] == [12], uses
+    assert "TurbomindEngineConfig" in uses[0][1]
+    assert len(codes(analyze(src), "NPU501")) == 5
