@@ -384,8 +384,9 @@ class CudaExtension(Rule):
     its `except FileNotFoundError:`, `if not cuda_toolkit_available(): return []` before the build; the probe's bare
     run builds nothing and is not reported, label rule 48c c-1, migrate/tool_presence_probes.py), or an `assert torch.cuda.is_available()` before one in its function or
     module (False on an Ascend host: the CUDA build is skipped there without a word); a `raise` written directly in
-    that gate's other branch (`else: raise NotImplementedError('Cuda is not available')`) and an `if CUDA_HOME is
-    None: raise ...` there are reported too: the build stops at them on an Ascend host (label ruling (L35)). The
+    that gate's other branch (`else: raise NotImplementedError('Cuda is not available')`), an `if CUDA_HOME is
+    None: raise ...` there and the raises of such an `if` whose every branch raises (`else: if CUDA_HOME is None: raise
+    ... else: raise ...`, Mask2Former's ops/setup.py) are reported too: the build stops at them on an Ascend host (label ruling (L35)). The
     branch a ROCm build takes (`elif torch.version.hip is not None: extension = CUDAExtension; {"hipcc": [...]}`,
     `if IS_HIP_EXTENSION:`) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
@@ -586,6 +587,16 @@ class CudaExtension(Rule):
                 "        ]\n    else:\n        raise NotImplementedError('Cuda is not available')\n"
                 "    return [extension('DCNv3', ['a.cpp'], define_macros=macros, extra_compile_args=args)]\n"
                 "setup(\n    name='DCNv3',\n    ext_modules=get_extensions(),\n)\n", filename="setup.py", count=5),
+        # Mask2Former / MinVIS ops/setup.py: the gate's else has no CPU build, `if CUDA_HOME is None: raise ... else:
+        # raise ...`: the CUDA_HOME test and both raises (label ruling (L35), set 55c); an else that goes on is no stop
+        Invalid("import os\nimport torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+                "def get_extensions():\n    extension, sources = CppExtension, ['a.cpp']\n"
+                "    if (os.environ.get('FORCE_CUDA') or torch.cuda.is_available()) and CUDA_HOME is not None:\n"
+                "        extension = CUDAExtension\n        sources += ['a.cu']\n    else:\n        if CUDA_HOME is None:\n"
+                "            raise NotImplementedError('CUDA_HOME is None.')\n        else:\n"
+                "            raise NotImplementedError('No CUDA runtime is found.')\n"
+                "    return [extension('op', sources)]\n"
+                "setup(name='op', ext_modules=get_extensions())\n", filename="setup.py", count=6),
         # FCOS fcos_core/layers/_utils.py: the module-level binding of a function returning the JIT build
         Invalid("import glob\nfrom torch.utils.cpp_extension import load as load_ext\ndef _load_C_extensions():\n"
                 "    source = glob.glob('csrc/*.cpp') + glob.glob('csrc/cuda/*.cu')\n    return load_ext('torchvision', source)\n"
@@ -1673,13 +1684,37 @@ def _gate_else_raises(node, branch) -> list:
     """The `raise` statements written directly in the branch of a CUDA gate that runs off CUDA (InternImage
     ops_dcnv3/setup.py: `if torch.cuda.is_available() and CUDA_HOME is not None: <CUDA build> else: raise
     NotImplementedError('Cuda is not availabel')`): on an Ascend host that branch runs and the build stops there
-    (label ruling (L35): a raise when the CUDA toolkit is missing). A raise under a further test is not one of them
-    (MaskDINO's `else: if CUDA_HOME is None: raise ... else: raise ...`: the inner `if` reading CUDA_HOME is
-    reported by `_cuda_home`, the raise for a missing runtime with CUDA_HOME set is not what an Ascend host meets)."""
+    (label ruling (L35): a raise when the CUDA toolkit is missing). So are the raises of a further test there whose every
+    branch raises (Mask2Former / MinVIS ops/setup.py `else: if CUDA_HOME is None: raise ... else: raise ...`: the
+    gate's other branch has no CPU build, each of its raises stops the build; set 55c's labels, as TransTrack's single
+    raise in set 51); the inner `if` reading CUDA_HOME is reported by `_cuda_home`. Not a raise under a test with a
+    branch that goes on (`else: if not quiet: raise ...`)."""
     if not isinstance(node, ast.If) or branch is None:
         return []
     other = node.orelse if branch is node.body else node.body
-    return [statement for statement in other if isinstance(statement, ast.Raise)]
+    return _stops(other)
+
+
+def _stops(statements) -> list:
+    """The raises of `statements` (a branch) written directly in it or in an `if` / `else` chain whose every branch
+    ends in a raise (`_gate_else_raises`)."""
+    found = []
+    for statement in statements:
+        if isinstance(statement, ast.Raise):
+            found.append(statement)
+        elif isinstance(statement, ast.If) and _all_raise(statement):
+            found.extend(_stops(statement.body) + _stops(statement.orelse))
+    return found
+
+
+def _all_raise(node) -> bool:
+    """Every branch of the `if` / `elif` / `else` chain `node` ends in a raise (an `else` is required)."""
+    def ends(branch) -> bool:
+        if not branch:
+            return False
+        last = branch[-1]
+        return isinstance(last, ast.Raise) or (isinstance(last, ast.If) and _all_raise(last))
+    return ends(node.body) and ends(node.orelse)
 
 
 def _switches_a_build(ctx, branch, lines) -> bool:
