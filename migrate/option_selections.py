@@ -37,6 +37,8 @@ from __future__ import annotations
 import ast
 from fnmatch import fnmatchcase
 
+from migrate.cuda_tested_entries import classes_reached_only, inside
+
 
 def _guards_match(guards, package: str) -> bool:
     return any(fnmatchcase(package.lower(), guard) for guard in guards)
@@ -58,8 +60,6 @@ def selected_classes(ctx, package: str) -> frozenset[int]:
     values = selecting_values(package)
     if not values or not any(f'"{v}"' in ctx.source or f"'{v}'" in ctx.source for v in values):
         return frozenset()
-    from migrate.cuda_tested_entries import classes_reached_only
-
     return classes_reached_only(ctx, lambda node: _registered_under(ctx, node, values))
 
 
@@ -80,16 +80,7 @@ def read_only_where_selected(ctx, names: set[str], package: str) -> bool:
     if not classes:
         return False
     reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in names and isinstance(n.ctx, ast.Load)]
-    return bool(reads) and all(_inside(ctx, n, classes) for n in reads)
-
-
-def _inside(ctx, node: ast.AST, classes: frozenset[int]) -> bool:
-    parent = ctx.parent(node)
-    while parent is not None:
-        if id(parent) in classes:
-            return True
-        parent = ctx.parent(parent)
-    return False
+    return bool(reads) and all(inside(ctx, n, classes) for n in reads)
 
 
 def _imports(statement: ast.stmt) -> list[str]:
