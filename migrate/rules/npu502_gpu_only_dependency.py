@@ -158,7 +158,10 @@ def pip_install_dependencies(ctx):
     dockerfile = is_dockerfile(ctx.path)
     for number, line, start, end in _shell_commands(ctx, _PIP_INSTALL):
         for kind, text, column in _pip_arguments(line, start, end):
-            if kind == "req" and "$" in text:  # `pip install "/opt/$(basename ${URL})"` with `URL=...whl` set above
+            # `pip install "/opt/$(basename ${URL})"` with `URL=...whl` set above; in a Dockerfile also a build argument's
+            # default, `ARG apex_url=git+https://github.com/NVIDIA/apex.git@25.04` then `pip install ... ${apex_url}`
+            # (labeller note 52a: the apex --cuda_ext install line): values_before reads ARG / ENV first
+            if kind == "req" and "$" in text:
                 dep = _variable_requirement(text, expand(text, values_before(ctx.lines, number, column, dockerfile)),
                                             number, column)
                 if dep is not None:
@@ -176,17 +179,6 @@ def pip_install_dependencies(ctx):
                 deps = [_folder_requirement(f, number, column) for f in folders]
                 yield from (dataclasses.replace(d, column=column, end_column=column + len(text)) for d in deps if d)
                 continue
-            if kind == "req" and "$" in text and is_dockerfile(ctx.path):
-                # `ARG apex_url=git+https://github.com/NVIDIA/apex.git@25.04`, then `pip install ... ${apex_url}`: the
-                # requirement the build argument's default names, at the text as written (migrate/docker_args.py;
-                # labeller note 52a: the apex --cuda_ext install line); one left unset is read as written below
-                from migrate.docker_args import expand, values_at
-
-                value = expand(text, values_at(ctx.lines, number))
-                dep = requirement(value, number, column) if "$" not in value else None
-                if dep is not None:
-                    yield dataclasses.replace(dep, column=column, end_column=column + len(text))
-                    continue
             dep = requirement(text, number, column) if kind == "req" else None
             if dep is not None:
                 yield dep
