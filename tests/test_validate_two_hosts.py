@@ -485,3 +485,50 @@ def test_a_correct_migration_of_a_loop_updated_by_hand_matches_its_recorded_dump
     report = json.loads((cwd / "out" / "validate.json").read_text())
     assert report["losses"]["identical"] is True and report["api_compare"]["first"] is None, report["api_compare"]
     assert "API dump compare: no API differs beyond tolerance in step(s) 1" in text
+
+
+def _pack_steps_in(pack: Path) -> dict[str, list[int]]:
+    """The forwards (msprobe's step folders) each per-forward item of a config_check pack holds."""
+    with zipfile.ZipFile(pack) as z:
+        names = z.namelist()
+    return {item: sorted({int(n.split("/")[1].removeprefix("step")) for n in names if n.startswith(item + "/step")})
+            for item in ("dataset", "weights")}
+
+
+def test_the_pack_covers_the_first_forwards_on_both_hosts_as_the_bundle_says(tmp_path):
+    """The pack's dataset and weights items (msprobe collects them before every forward) for the first PACK_STEPS
+    forwards of the recording and of the migrated run compared with it; --pack-steps 0 packs every forward, and a bundle
+    that does not say (recorded before pack_steps) is compared with a migrated run that packs every forward too."""
+    from checks.validate.bundle import FINGERPRINT_BATCHES
+    from checks.validate.hosts import PACK_STEPS
+
+    steps = PACK_STEPS + 3
+    host_a = tmp_path / "host_a"
+    host_a.mkdir()
+    for out, extra in (("bundle", ()), ("every", ("--pack-steps", "0")), ("few", ("--pack-steps", "1"))):
+        proc = run_cli("baseline", str(CASES / "train_gpu.py"), "--out", out, "--steps", str(steps), "--seed", "7", "-q",
+                       "--dump-steps", "0", *extra, cwd=host_a)
+        assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    manifest = json.loads((host_a / "bundle" / "manifest.json").read_text())
+    assert manifest["pack_steps"] == PACK_STEPS and manifest["recorded_steps"] == steps
+    first = list(range(PACK_STEPS))
+    assert _pack_steps_in(host_a / "bundle" / "config_check_pack.zip") == {"dataset": first, "weights": first}
+    assert json.loads((host_a / "every" / "manifest.json").read_text())["pack_steps"] is None
+    every = _pack_steps_in(host_a / "every" / "config_check_pack.zip")["weights"]
+    assert len(every) >= steps and every == list(range(len(every)))  # a forward per step at least (msprobe's own packs)
+    # fewer than the data fingerprint reads is raised to its batches
+    assert json.loads((host_a / "few" / "manifest.json").read_text())["pack_steps"] == FINGERPRINT_BATCHES
+    assert _pack_steps_in(host_a / "few" / "config_check_pack.zip")["weights"] == list(range(FINGERPRINT_BATCHES))
+
+    for name, packed in (("bundle", first), ("old", every)):
+        cwd = tmp_path / f"host_b_{name}"
+        shutil.copytree(host_a / "bundle", cwd / "bundle")
+        if name == "old":  # a bundle recorded before the key: msprobe's every-forward packs on this side
+            path = cwd / "bundle" / "manifest.json"
+            data = json.loads(path.read_text())
+            del data["pack_steps"]
+            path.write_text(json.dumps(data))
+        proc = run_cli("validate", "--baseline", "bundle", str(CASES / "train_npu.py"), "-q", "--out", "out", cwd=cwd)
+        assert proc.returncode == 0, proc.stdout.decode()[-3000:] + proc.stderr.decode()[-3000:]
+        assert _pack_steps_in(cwd / "out" / "migrated" / "config_check_pack.zip") == {"dataset": packed, "weights": packed}
+        assert "weights pass" in proc.stdout.decode()

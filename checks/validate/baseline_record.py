@@ -55,6 +55,7 @@ def record_baseline(
     autocast: str = "off",
     timeout: float = 600,
     dump_steps: int = 2,
+    pack_steps: int | None = None,
     env: dict[str, str] | None = None,
     stream: TextIO | None = None,
     progress: bool = False,
@@ -67,7 +68,9 @@ def record_baseline(
     """Run the original and write the bundle. Raises fmt.BundleError (exit 2) when it cannot.
 
     dump_steps: msprobe statistics dumps of the first N steps (0: none), recorded in the same run, for
-    validate to name the first diverging API when the losses diverge within them. progress: "baseline: step
+    validate to name the first diverging API when the losses diverge within them. pack_steps: the config_check pack's
+    dataset and weights items of the first N forwards (None: checks/validate/hosts.py PACK_STEPS; 0: every forward,
+    as msprobe packs them; never fewer than the data fingerprint's batches). progress: "baseline: step
     k/N" on a terminal while it runs (the quiet mode's status line). no_dropout: every dropout's probability 0
     in the run (msprobe's remove_dropout; attention's dropout_p too), recorded so that validate --baseline does the same. strict_fp32: TF32
     off (cuDNN and cuBLAS float32 in full precision), recorded so that validate --baseline turns HF32 off. launch: N ranks under torchrun
@@ -113,7 +116,8 @@ def record_baseline(
             with tempfile.TemporaryDirectory(prefix="npu-baseline-") as tmp:
                 ran = record_run(script, partial, Path(tmp), backend=backend, steps=steps, dump_steps=dump_steps,
                                  common=common, env=env, notes=notes, say=log.say, stream=log, run_side=run_side,
-                                 heading="baseline: recording the original")
+                                 heading="baseline: recording the original",
+                                 **({} if pack_steps is None else {"pack_steps": pack_steps}))
         finally:
             log.close()
         if isinstance(ran, str):

@@ -229,6 +229,41 @@ def _carried_inputs_watch():
     return lambda module: _after_pack(module, "carried", lambda funcs: funcs.append(collect))
 
 
+def _pack_steps_limited(limit: int):
+    """A patch stopping the pack's per-forward items after the first `limit` forwards of the hooked model: each collect
+    function of msprobe's ConfigChecker (dataset, weights, the carried-inputs watch) runs while msprobe's step counter
+    (`step`: forwards so far, from 0) is below `limit`, and returns at once after (checks/validate/hosts.py PACK_STEPS)."""
+
+    def limited(collect):
+        if getattr(collect, "__npu_migrate_limited__", False):
+            return collect
+
+        def collect_first(model, args, kwargs, step, *more):
+            if step < limit:
+                return collect(model, args, kwargs, step, *more)
+            return None
+
+        collect_first.__npu_migrate_limited__ = True
+        return collect_first
+
+    return lambda module: _after_pack(module, "steps", lambda funcs: funcs.__setitem__(slice(None), [limited(f) for f in funcs]))
+
+
+def _pack_steps() -> int | None:
+    """NPU_VALIDATE_PACK_STEPS as a positive count (never below the data fingerprint's batches), None when unset or 0."""
+    try:
+        limit = int(os.environ.get("NPU_VALIDATE_PACK_STEPS") or 0)
+    except ValueError:
+        return None
+    if limit <= 0:
+        return None
+    try:
+        from checks.validate.bundle import FINGERPRINT_BATCHES
+    except ImportError:  # no project on the path: the fingerprint's 3 batches (checks/validate/bundle.py)
+        FINGERPRINT_BATCHES = 3
+    return max(limit, FINGERPRINT_BATCHES)
+
+
 def _after_pack(module, tag: str, change) -> None:
     """`change(ConfigChecker.pre_forward_fun_list)` once each ConfigChecker's pack has registered its collect
     functions (the checkers register them while the pack is made); once per `tag`."""
@@ -334,7 +369,10 @@ if _flags:
     _after_the_run(lambda: _write_precision_flags(_flags))
 _config = os.environ.get("NPU_VALIDATE_DUMP_CONFIG")
 _pause = bool(_config) and os.environ.get("NPU_VALIDATE_PACK_STATS_DUMPED") != "1"
-_pack_patches = [p for p in (_pack_statistics_out_of_the_dump if _pause else None, _carried_inputs_watch()) if p]
+_limit = _pack_steps()
+# the step limit last: it wraps what the others put in the list (the paused collectors, the carried-inputs watch)
+_pack_patches = [p for p in (_pack_statistics_out_of_the_dump if _pause else None, _carried_inputs_watch(),
+                             _pack_steps_limited(_limit) if _limit else None) if p]
 if _pack_patches:
     _patch_config_checker(_pack_patches)
 if _config:

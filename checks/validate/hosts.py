@@ -341,6 +341,16 @@ PRECISION_FLAGS_ENV = "NPU_MIGRATE_PRECISION_FLAGS"
 # mean/norm of the inputs and weights before every forward), numbered among the script's calls; the migrated run's
 # dump keeps them too so that both number the same calls alike (checks/validate/child.py; schema 2 leaves them out)
 PACK_STATS_DUMPED_ENV = "NPU_VALIDATE_PACK_STATS_DUMPED"
+# The config_check pack's per-forward items (msprobe's dataset and weights checkers: max, min, mean and norm of every
+# input and every parameter before each forward of the hooked model) are collected for the first PACK_STEPS forwards
+# of a recording, and of the migrated run compared with it (the bundle says how many: manifest "pack_steps"; the
+# child stops collecting after them, checks/validate/child.py). msprobe itself collects them at every forward: three
+# passes over every parameter and four host reads each, every step, which made a recording of a 9M-parameter MLP
+# 15% slower per step on the CPU (bench/two_hosts_bench.py) for items that repeat what the losses of every step and
+# the API dump of the first steps already compare. `npu-migrate baseline --pack-steps 0` keeps msprobe's every-forward
+# packs. Never fewer than the data fingerprint's FINGERPRINT_BATCHES (checks/validate/bundle.py), read from them.
+PACK_STEPS_ENV = "NPU_VALIDATE_PACK_STEPS"
+PACK_STEPS = 5
 
 
 def tf32_in_use(flags: dict | None) -> tuple[str, ...]:

@@ -16,7 +16,15 @@ from typing import Any
 
 from checks.validate import bundle as fmt
 from checks.validate.copies import InstrumentedCopy, user_text
-from checks.validate.hosts import NO_DROPOUT_ENV, PACK_STATS_DUMPED_ENV, PRECISION_FLAGS_ENV, STRICT_FP32_ENV, tf32_in_use
+from checks.validate.hosts import (
+    NO_DROPOUT_ENV,
+    PACK_STATS_DUMPED_ENV,
+    PACK_STEPS,
+    PACK_STEPS_ENV,
+    PRECISION_FLAGS_ENV,
+    STRICT_FP32_ENV,
+    tf32_in_use,
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,8 @@ def _remove(path: Path) -> None:
 
 
 def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: int, dump_steps: int, common: dict,
-               env: dict, notes: list[str], say, stream, run_side, heading: str | None = None) -> RecordedRun | str:
+               env: dict, notes: list[str], say, stream, run_side, heading: str | None = None,
+               pack_steps: int = PACK_STEPS) -> RecordedRun | str:
     """Run the original (validate's run of a side, checks.validate.run.run_side) and record it into `folder` as a
     bundle: the files of checks/validate/bundle.py and manifest.json with their checksums. The one recording of
     the original: `npu-migrate baseline` writes it into the bundle it hands over, a same-host `validate` into a
@@ -67,6 +76,11 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
     work.mkdir(parents=True, exist_ok=True)
     dumped = asked = tuple(range(min(dump_steps, steps)))
     run_env = dict(env)
+    # the pack's per-forward items of the first pack_steps forwards (0: every forward, msprobe's own packs)
+    run_env.pop(PACK_STEPS_ENV, None)
+    if pack_steps:
+        pack_steps = max(int(pack_steps), fmt.FINGERPRINT_BATCHES)
+        run_env[PACK_STEPS_ENV] = str(pack_steps)
     if dumped:  # msprobe's statistics dump of the first steps, in the same run (checks/validate/child.py)
         from checks.validate.msprobe_bridge import write_dump_config
 
@@ -155,6 +169,9 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
         "dump_steps_requested": list(asked),
         # the pack's statistics run with the dump paused (checks/validate/child.py): not among the dumped APIs
         "pack_statistics_in_dump": {**os.environ, **env}.get(PACK_STATS_DUMPED_ENV) == "1",
+        # the pack's dataset and weights items cover the first N forwards of the model (None: every forward); validate
+        # --baseline collects the same in the migrated run (checks/validate/hosts.py PACK_STEPS)
+        "pack_steps": pack_steps or None,
         "dropout": "removed" if env.get(NO_DROPOUT_ENV) == "1" else "as written",  # baseline --no-dropout
         "fp32": "strict" if env.get(STRICT_FP32_ENV) == "1" else "device default",  # baseline --strict-fp32
         # draws on the device come from a generator of its own (on the twin too: checks/emulation/devicemap.py);

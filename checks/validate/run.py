@@ -328,6 +328,7 @@ def _validate_steps(gpu_script, npu_script, out, say, stream, warm, scripts, sid
                     recorded = open_bundle(folder, tmp_path)
             if side == "baseline" and recorded is not None:
                 copies[side], smoke[side] = _recorded_side(recorded, out / side, steps)
+                _pack_steps_as_recorded(side_env, recorded.manifest)
             elif side == "migrated":
                 ran = run_side(side, scripts[side], gpu_script.name, tmp_path / "run" / side, out / side, backends[side],
                                steps=steps, env={**side_env[side], **_compare_in_run(copies, smoke, out, tmp_path, common, xlsx)},
@@ -497,6 +498,18 @@ def _copy_files(source: Path, target: Path, names) -> None:
     for name in names:
         if (source / name).is_file():
             shutil.copyfile(source / name, target / name)
+
+
+def _pack_steps_as_recorded(side_env: dict, manifest: dict) -> None:
+    """The runs made here collect the config_check pack's per-forward items for as many forwards as the recording
+    did (manifest "pack_steps", checks/validate/hosts.py PACK_STEPS); a bundle without it packed every forward."""
+    from checks.validate.hosts import PACK_STEPS_ENV
+
+    limit = manifest.get("pack_steps")
+    for env in side_env.values():
+        env.pop(PACK_STEPS_ENV, None)
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+            env[PACK_STEPS_ENV] = str(limit)
 
 
 def _record_here(script: Path, folder: Path, tmp_path: Path, backend: str, *, steps, env, common, say, stream,

@@ -31,6 +31,9 @@ from migrate.commands._report_options import quiet_option
               help="Autocast policy of an emulated run (no effect on a real GPU).")
 @click.option("--dump-steps", type=click.IntRange(min=0), default=2, show_default=True,
               help="msprobe API statistics dumps of the first N steps, for validate to name the first diverging API (0: none).")
+@click.option("--pack-steps", type=click.IntRange(min=0), default=None,
+              help="The config_check pack's dataset and weights items for the first N forwards of the model "
+                   "(default 5, at least the data fingerprint's 3; 0: every forward, as msprobe packs them).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True, help="Seconds for the run.")
 @click.option("--no-dropout", is_flag=True,
               help="Every dropout's probability 0 (msprobe's remove_dropout, as its seed_all(rm_dropout=True)), attention's "
@@ -42,7 +45,7 @@ from migrate.commands._report_options import quiet_option
 @quiet_option
 @launch_options
 def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, force, baseline_backend, autocast_policy,
-             dump_steps, timeout, no_dropout, strict_fp32, quiet, launch, progress_timeout):
+             dump_steps, pack_steps, timeout, no_dropout, strict_fp32, quiet, launch, progress_timeout):
     """Run GPU_SCRIPT (the original) and record it as a baseline bundle: manifest (versions, device,
     checksums), per-step losses, the msprobe config_check pack, a fingerprint of the first batches,
     pip list and environment. Copy the bundle to the NPU host and run
@@ -54,7 +57,7 @@ def baseline(gpu_script, script_args, out, steps, seed, fake_data, archive, forc
     try:
         rec = record_baseline(gpu_script, out, steps=steps, seed=seed, fake_data=fake_data, script_args=tuple(script_args),
                               archive=archive, force=force, baseline_backend=baseline_backend, autocast=autocast_policy,
-                              timeout=timeout, dump_steps=dump_steps, stream=None if quiet else sys.stderr,
+                              timeout=timeout, dump_steps=dump_steps, pack_steps=pack_steps, stream=None if quiet else sys.stderr,
                               progress=quiet, no_dropout=no_dropout, strict_fp32=strict_fp32, launch=launch,
                               progress_timeout=progress_timeout)
     except BundleError as exc:
