@@ -13,6 +13,8 @@ file) on every run, and only where nothing can build a file without naming it:
   (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
   `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension as an element of a source
   walker's list: `[".cpp", ".cu"]`, an extension filter `f.endswith(".cu")` in a text that lists a directory)
+  or a quoted file pattern whose extension part matches `.cu` beside others (`"*.c*"`, `"*.c?"`: Gorilla-Lab's
+  `get_sources(module, surfix="*.c*")`; not `*.cpp`, `*.c` or `*.*`)
   could name any file: every file stays reported (a bare `'.cu'` elsewhere,
   `compiler.src_extensions.append('.cu')`, says how listed sources compile, not which);
 - a wildcard that can only match `.cu` files (`"*.cu"`, not `*.cuh` / `*.cu*`) keeps every `.cu` file; a `.cuh`
@@ -88,7 +90,7 @@ def mentions(text: str, path: str = "") -> list[str]:
     (`#if BUILD_CUDA`, `#ifdef WITH_CUDA`, `#if BUILD_CUDA || BUILD_HIP`: see _gpu_only_lines) names its file as
     `cu:@<name>`: only a build that defines that macro compiles it (built_only_by)."""
     if ".cu" not in text or not _ENDING.search(text):
-        return []
+        return [WILDCARD] if "*.c" in text and not path.endswith(_C_LIKE) and _matches_cuda(text) else []
     if path.endswith(_C_LIKE):
         text = _C_COMMENT.sub(lambda m: m.group(1) or "", text)
         if not _ENDING.search(text):
@@ -104,6 +106,8 @@ def mentions(text: str, path: str = "") -> list[str]:
             return sorted(out)
     out = set(named(text))
     out.update(wildcards(text))
+    if "*.c" in text and _matches_cuda(text):
+        out.add(WILDCARD)
     if _EXTENSION_FILTER.search(text) and _LISTS_A_DIRECTORY.search(text):  # a directory walk filtered by extension
         out.add(WILDCARD)
     return sorted(out)
@@ -144,6 +148,20 @@ def _gpu_only_lines(text: str) -> set[int]:
         if any(stack):
             out.add(number)
     return out
+
+
+# a quoted file pattern whose extension starts with `c` and holds a glob character (`"*.c*"`, `"src/*.c?"`): Gorilla-Lab's
+# `get_sources(module, surfix="*.c*")` globs the `.cpp` and the `.cu` files of a folder alike
+_EXTENSION_GLOB = re.compile(r"""(['"])([^'"\n]{0,200}?\*\.c[^'"\n/]*)\1""")
+
+
+def _matches_cuda(text: str) -> bool:
+    """The text holds a file pattern that matches `.cu` files beside others (`"*.c*"`); `"*.cu"` itself is read by
+    `wildcards`."""
+    import fnmatch
+
+    return any(any(c in extension for c in "*?[") and fnmatch.fnmatchcase("k.cu", "*" + extension)
+               for _, pattern in _EXTENSION_GLOB.findall(text) for extension in [pattern[pattern.rindex("*."):][1:]])
 
 
 # the relative folder written before a CUDA file's name (`cuda/` in "cuda/k.cu", `../common/` in "../common/k.cuh"):

@@ -163,7 +163,22 @@ def _render(node, env: dict) -> str | None:
         return _render_percent(node, env)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
         return _render_format(node, env)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join":
+        return _render_join(node, env)
     return None
+
+
+def _render_join(call, env: dict) -> str | None:
+    """`".".join([module, name])` (Gorilla-Lab's `make_extension`: `CUDAExtension(name=".".join([module, name]))`):
+    a literal separator joining a literal list or tuple of renderable parts; None otherwise."""
+    separator = call.func.value
+    if not (isinstance(separator, ast.Constant) and isinstance(separator.value, str)) or call.keywords or len(call.args) != 1:
+        return None
+    parts = call.args[0]
+    if not isinstance(parts, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in parts.elts):
+        return None
+    texts = [_render(e, env) for e in parts.elts]
+    return None if any(t is None for t in texts) else separator.value.join(texts)
 
 
 def _render_format(call, env: dict) -> str | None:

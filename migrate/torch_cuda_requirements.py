@@ -12,8 +12,8 @@ A setup.py that builds a CUDA extension may read the toolkit's version from torc
 
 `torch.version.cuda` is None on an Ascend host (torch there is a CPU build), so each of these stops the build: a
 toolkit requirement that raises (label rulings (L14), (L35); 46c HALF-5). Reported: an `assert` whose test reads
-`torch.version.cuda` or a name bound from it (through any chain of assignments in the file), and the `raise`
-written directly in the body of an `if` whose test reads one. A test that only picks flags (`if CUDA_VERSION >=
+`torch.version.cuda` or a name bound from it (through any chain of assignments in the file), and the `raise` (or
+`sys.exit(...)` statement) written directly in the body of an `if` whose test reads one. A test that only picks flags (`if CUDA_VERSION >=
 [12, 0] and IS_WINDOWS: print(...)`, no raise), or raises only under a nested `if`, is no requirement. Read only in a
 file that builds CUDA (NPU505 reports a build there); every read stays NPU205's too.
 """
@@ -38,8 +38,21 @@ def requirement_nodes(ctx) -> list[ast.stmt]:
             out.append(node)
     for node in ctx.nodes.get(ast.If, ()):
         if _reads(ctx, node.test, derived):
-            out.extend(s for s in node.body if isinstance(s, ast.Raise))
+            out.extend(s for s in node.body if isinstance(s, ast.Raise) or exits(ctx, s))
     return out
+
+
+_EXITS = frozenset({"sys.exit", "os._exit", "exit", "quit"})
+
+
+def exits(ctx, statement: ast.stmt) -> bool:
+    """`sys.exit(1)` (also `exit()`, `quit()`, `os._exit(1)`) as a statement of its own: it stops the script as a raise
+    does (AutoGPTQ's setup.py: `if not CUDA_VERSION: print(...); sys.exit(1)`, set 57)."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    name = ctx.qualname(func) or (func.id if isinstance(func, ast.Name) else None)
+    return name in _EXITS
 
 
 def _reads(ctx, expr: ast.AST, derived: frozenset[str]) -> bool:

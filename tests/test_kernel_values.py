@@ -234,6 +234,8 @@ def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
     "'{0}.{1}'.format(module, name)",
     "'{module}.{name}'.format(module=module, name=name)",
     "'%s.%s' % (module, name)",
+    "'.'.join([module, name])",  # Gorilla-Lab-SCUT/SSTNet 53edd443 pointgroup_ops/setup.py make_extension (set 57)
+    "'.'.join((module, name))",
 ])
 def test_a_build_helper_name_made_by_str_format_or_percent_defines_the_module(tmp_path, template):
     files = dict(HELPER)
@@ -1551,6 +1553,23 @@ def test_every_cuda_file_stays_reported_where_a_build_could_name_it_unseen(tmp_p
     other = tmp_path / "other"
     write_files(other, {k: v for k, v in UNBUILT.items() if k != "lib/make.sh"})
     assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 3
+
+
+@pytest.mark.parametrize("pattern", ["*.c*", "*.c?"])
+def test_a_glob_whose_extension_pattern_matches_cu_files_keeps_every_cuda_file_reported(tmp_path, pattern):
+    # Gorilla-Lab-SCUT/SSTNet 53edd443 pointgroup_ops/setup.py (set 57): `get_sources(module, surfix="*.c*")` globs the
+    # .cpp and the .cu files of src/ alike; its cuda.cu (and what that includes) is built though no text names it
+    setup = ("from glob import glob\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             f"def get_sources(src_dir, surfix={pattern!r}):\n    return glob(src_dir + '/' + surfix)\n"
+             "ext = CUDAExtension('pk._ext', get_sources('src'))\n")
+    write_files(tmp_path, {"setup.py": setup, "src/cuda.cu": '#include "vox/vox.cu"\n', "src/vox/vox.cu": "__global__ void v() {}\n"})
+    assert sorted(f.path.rsplit("/", 1)[1] for f in _scan(tmp_path).findings if f.code == "NPU506") == ["cuda.cu", "vox.cu"]
+    # a pattern of C++ files only (`*.cpp`, `*.c`) or of any file (`*.*`) names no CUDA file: the stray copy stays dropped
+    for other_pattern in ("*.cpp", "*.c", "*.*"):
+        other = tmp_path / other_pattern.replace("*", "x")
+        write_files(other, dict(UNBUILT, **{"lib/setup.py": f"import glob\nsrcs = glob.glob({other_pattern!r})\n"}))
+        reported = sorted(f.path.split("/nms/", 1)[1] for f in _scan(other).findings if f.code == "NPU506")
+        assert reported == ["src/box_iou.cuh", "src/nms_cuda_kernel.cu"]
 
 
 def test_a_cuda_extension_listed_by_a_source_walker_keeps_every_cuda_file_reported(tmp_path):

@@ -99,8 +99,13 @@ def test_quantized_llm_loaders_are_known_by_import_and_by_wheel():
     # and installed from wheels on release pages (`+cu121`, an environment marker after the URL) or with a GPU extra
     # (AutoAWQ's module `awq` is shared with mit-han-lab/llm-awq's own package: only AutoAWQ's loader class is catalogued)
     code = ("import alpaca_lora_4bit.autograd_4bit as autograd_4bit\nfrom gptq_for_llama.quant import make_quant\n"
-            "from awq import AutoAWQForCausalLM\nfrom awq.quantize.pre_quant import run_awq\nimport awq\n")
-    assert [f.line for f in codes(analyze(code), "NPU501")] == [1, 2, 3]
+            "from awq import AutoAWQForCausalLM\nfrom awq.quantize.pre_quant import run_awq\nimport awq\n"
+            # AutoAWQ's own layer module (llm-awq has no awq/modules/linear): AutoGPTQ tests/bench_autoawq_autogptq.py
+            # (set 57), an import whose handler re-raises
+            "try:\n    from awq.modules.linear import WQLinear_GEMM\nexcept ModuleNotFoundError as e:\n"
+            "    raise ModuleNotFoundError(f'AutoAWQ is required: {e}')\nlayer = WQLinear_GEMM(4, 128, 64, 64, False, 'cuda')\n")
+    assert [f.line for f in codes(analyze(code), "NPU501")] == [1, 2, 3, 7]
+    assert [f.line for f in codes(analyze(code), "NPU507")] == [10]
     wheels = "https://github.com/o/r/releases/download/t/"
     text = ('aqlm[gpu,cpu]==1.1.3; platform_system == "Linux"\nautoawq==0.2.3; platform_system == "Linux"\n'
             f'{wheels}gptq_for_llama-0.1.1+cu121-cp311-cp311-linux_x86_64.whl; platform_system == "Linux"\n'

@@ -360,8 +360,10 @@ class CudaExtension(Rule):
     note 49c c-1), which makes a `python setup.py install` of its folder an install of a CUDA build; in a file
     that builds CUDA, a check that stops the build when torch is no CUDA build (`assert torch.version.cuda is not
     None`, `assert CUDA_VERSION >= [12, 0]` over a name bound from it, and the `raise` directly under `if
-    torch.version.cuda is None:`) is a toolkit requirement that raises, reported (rulings (L14), (L35);
-    migrate/torch_cuda_requirements.py), not a test that only picks flags.
+    torch.version.cuda is None:`, or a `sys.exit(1)` there) is a toolkit requirement that raises, reported (rulings
+    (L14), (L35); migrate/torch_cuda_requirements.py), not a test that only picks flags; so are, outside any function,
+    the toolkit's home read into a name (`cuda_path = os.environ.get("CUDA_PATH")`) and the raise directly under a
+    test that it is unset (`if cuda_path is None: raise ...`, rulings (L37), (L66), (L35)).
     A setuptools / distutils `Extension(name, sources)` whose sources name a `.cu` file is a CUDA build too (a
     custom build_ext compiles it with nvcc: tf-faster-rcnn's NMS): its call, `.cu` lines (also those of a module-level
     variable its `sources=` reads, `sources = [... for f in ['front.cpp', 'back.cu']]`) and `'nvcc'` key; in a file
@@ -564,6 +566,17 @@ class CudaExtension(Rule):
                 "        subprocess.check_call(['cmake', 'csrc'] + args)\n"
                 "setup(name='mylib', version=get_version(), ext_modules=[Extension('mylib.libmylib', [])],\n"
                 "      cmdclass={'build_ext': BuildExtension})\n", filename="setup.py", count=4),
+        # AutoGPTQ's setup.py (set 57): `sys.exit(1)` under a test of a name bound from torch.version.cuda stops the build
+        # as a raise does; on Windows, CUDA_PATH read into a name and a raise when it is unset (the module-level form of a
+        # toolkit locator, rulings (L37)/(L66)/(L35)): the read and the raise, not the test; a home read with no
+        # raise after it (`home = os.environ.get('CUDA_HOME')` only printed) is none; with the extension's call: 4
+        Invalid("import os, sys\nimport torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "CUDA_VERSION = ''.join(os.environ.get('CUDA_VERSION', torch.version.cuda).split('.'))\n"
+                "if not CUDA_VERSION:\n    print('PyTorch has no CUDA')\n    sys.exit(1)\n"
+                "if os.name == 'nt':\n    cuda_path = os.environ.get('CUDA_PATH', None)\n    if cuda_path is None:\n"
+                "        raise ValueError('set CUDA_PATH')\n    link = ['-L', f'{cuda_path}/lib/x64/cublas.lib']\n"
+                "home = os.environ.get('CUDA_HOME')\nprint(home)\n"
+                "setup(ext_modules=[CUDAExtension('m', ['k.cpp'], extra_link_args=link)])\n", filename="setup.py", count=4),
         # a setup.py configuring a CMake build of a vendored CUDA library from Python: the architectures nvcc builds
         # for, set on the command line, is the build's CUDA setting (label rule 35d-3); the cmake path and the source
         # folder are not
@@ -913,6 +926,9 @@ class CudaExtension(Rule):
                         yield self.finding(ctx, node, "stops the build when PyTorch is not a CUDA build "
                                            "(`torch.version.cuda` is None on an Ascend host): a CUDA toolkit "
                                            "requirement; " + self.MESSAGE)
+            if found:
+                lines = {f.line for f in found} | {f.line for f in gates}
+                yield from (f for f in self._home_requirements(ctx) if f.line not in lines)
             if found and "nvcc" in ctx.source:
                 yield from self._toolkit_locators(ctx)
             elif "nvcc" in ctx.source and _setup_script(ctx):  # no CUDA built: marked so, no install of it reported
@@ -963,6 +979,31 @@ class CudaExtension(Rule):
                     yield self.finding(ctx, node, f"the CMake configure run here sets `{setting}` on its command line: "
                                        "a CUDA build setting (nvcc's architectures or compiler), which has no "
                                        "counterpart on an Ascend host: " + self.MESSAGE)
+
+    def _home_requirements(self, ctx):
+        """Outside any function of a file that builds CUDA, the toolkit's home read from the environment into a name
+        (`cuda_path = os.environ.get("CUDA_PATH", None)`) and a raise directly under a test that it is missing (`if
+        cuda_path is None: raise ValueError(...)`): AutoGPTQ's setup.py on Windows (set 57), the module-level form of a
+        toolkit locator (label rulings (L37), (L66), (L35)): the read and the raise, not the test. A read no such
+        raise follows is left to the build call that uses it."""
+        if not any(home in ctx.source for home in _TOOLKIT_HOMES) or "raise" not in ctx.source:
+            return
+        reads: dict[str, list] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and _cuda_home_read(ctx, statement.value) \
+                    and ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) is None:
+                reads.setdefault(statement.targets[0].id, []).append(statement.value)
+        for test in ctx.nodes.get(ast.If, ()) if reads else ():
+            name = _missing_test(test.test)
+            raises = [s for s in test.body if isinstance(s, ast.Raise)]
+            if name not in reads or not raises or ctx.enclosing(test, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for read in reads.pop(name):
+                yield self.finding(ctx, read, "reads the CUDA toolkit's home from the environment and stops the build "
+                                   "without it, which an Ascend host lacks: " + self.MESSAGE)
+            for node in raises:
+                yield self.finding(ctx, node, "raises here without the CUDA toolkit's home, which an Ascend host lacks; "
+                                   "the build stops: " + self.MESSAGE)
 
     def _toolkit_locators(self, ctx, builds_cuda: bool = True):
         """`CUDA = locate_cuda()` at module level (tf-faster-rcnn's setup.py, CenterNet src/tools/voc_eval_lib, label
@@ -1898,6 +1939,17 @@ def ffi_with_cuda(ctx, call) -> bool:
 
 
 _TOOLKIT_HOMES = ("CUDAHOME", "CUDA_HOME", "CUDA_PATH")
+
+
+def _missing_test(test) -> str | None:
+    """The name an `if` tests for being unset: `x is None`, `x == None`, `not x`; None otherwise."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id
+    if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (ast.Is, ast.Eq)) and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None:
+        return test.left.id
+    return None
 
 
 def _setup_script(ctx) -> bool:

@@ -570,6 +570,25 @@ class GpuOnlyUse(Rule):
                 "        self._integrate(self._vol_gpu, self.cuda.InOut(depth.astype(np.float32)), block=(256, 1, 1), grid=(1, 1))\n"
                 "    def get_volume(self, out):\n"
                 "        self.cuda.memcpy_dtoh(out, self._vol_gpu)\n", count=6),
+        # the kernels a builder method gets from its SourceModule and returns, kept by `__init__` in attributes of `self`
+        # (one picked by a conditional expression), launched in another method (label note 57c on pointnerf's querier,
+        # (L95)): SourceModule's construction and each launch are uses; the attribute bound twice is not followed
+        Invalid("from pycuda.compiler import SourceModule\n"
+                "class Querier:\n"
+                "    def __init__(self, opt):\n"
+                "        self.opt = opt\n"
+                "        self.occ, self.query, self.other = self.build_cuda()\n"
+                "        self.other = None\n"
+                "    def build_cuda(self):\n"
+                "        mod = SourceModule('__global__ void occ() {} __global__ void q1() {} __global__ void q2() {}')\n"
+                "        occ = mod.get_function('occ')\n"
+                "        query = mod.get_function('q1') if self.opt.nn > 0 else mod.get_function('q2')\n"
+                "        other = mod.get_function('occ')\n"
+                "        return occ, query, other\n"
+                "    def run(self, x):\n"
+                "        self.occ(x, block=(256, 1, 1), grid=(1, 1))\n"
+                "        self.query(x, block=(256, 1, 1), grid=(1, 1))\n"
+                "        self.other(x, block=(256, 1, 1), grid=(1, 1))\n", count=3),
         # cupy's driver-level module built a line above and held by a name: the kernels its method returns are launched
         # (label note 53d on FastPhotoStyle, (L95)); the module's construction is the use of `cupy.cuda.function.Module`
         Invalid("from cupy.cuda import function\n\n"
@@ -1134,22 +1153,16 @@ class GpuOnlyUse(Rule):
             if len(statement.targets) != 1:
                 continue
             value = statement.value
-            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
-                continue
-            method = value.func.attr
-            if method in _GENERIC_METHODS or method.startswith("_"):
-                continue
-            receiver = value.func.value
-            built = self._built_by_package(ctx, receiver, table, optional)
-            if built is None and isinstance(receiver, (ast.Name, ast.Attribute)) and objects:
-                holder = self._holder_key(ctx, receiver)
-                built = objects.get(holder) if holder is not None else None
-            if built is None:
+            # `k = mod.get_function("a") if cond else mod.get_function("b")`: either kernel
+            branches = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+            found = [self._method_result(ctx, branch, table, optional, objects) for branch in branches]
+            if any(built is None for built in found):
                 continue
             key = self._holder_key(ctx, statement.targets[0])
             if key is not None:
-                held[key] = (*built, statement.lineno)
+                held[key] = (*found[0], statement.lineno)
         held = self._bound_once(ctx, held)
+        held.update(self._returned_to_attributes(ctx, held))
         if not held:
             return
         names = {name for _, name in held}
@@ -1167,6 +1180,69 @@ class GpuOnlyUse(Rule):
             qual, key, line = found
             what = f"`{ctx.segment(func)}(...)`, a call of what a `{qual}` object's method returned (bound at line {line}),"
             yield self._finding(ctx, call, qual, key, table, what=what)
+
+    def _method_result(self, ctx, value, table, optional, objects) -> tuple[str, str] | None:
+        """(qual, key) when `value` calls a non-generic method of an object a GPU-only package's class built (in place,
+        or held by a name or `self` attribute of `objects`): `mod.get_function("k")`."""
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+            return None
+        method = value.func.attr
+        if method in _GENERIC_METHODS or method.startswith("_"):
+            return None
+        receiver = value.func.value
+        built = self._built_by_package(ctx, receiver, table, optional)
+        if built is None and isinstance(receiver, (ast.Name, ast.Attribute)) and objects:
+            holder = self._holder_key(ctx, receiver)
+            built = objects.get(holder) if holder is not None else None
+        return built
+
+    def _returned_to_attributes(self, ctx, held: dict) -> dict:
+        """`self` attributes bound, by a tuple (or single) assignment from a call of a method of the same class, to the
+        held names that method returns: pointnerf's querier, whose `build_cuda()` compiles a SourceModule, binds
+        `get_occ_vox = mod.get_function("get_occ_vox")` ... and `return get_occ_vox, near_vox_full, ...`, and whose
+        `__init__` keeps them, `self.get_occ_vox, self.near_vox_full, ... = self.build_cuda()`, for the launches in
+        other methods (label note 57c on pointnerf, (L95)). Each attribute bound once in its class."""
+        if not held or "return" not in ctx.source:
+            return {}
+        returned: dict[tuple[int, str], list] = {}  # (class, method) -> per position: the held entry or None
+        for statement in ctx.nodes.get(ast.Return, ()):
+            function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+            owner = ctx.enclosing(function, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) if function else None
+            if not isinstance(owner, ast.ClassDef) or statement.value is None:
+                continue
+            values = statement.value.elts if isinstance(statement.value, ast.Tuple) else [statement.value]
+            entries = [held.get(self._holder_key(ctx, v)) if isinstance(v, ast.Name) else None for v in values]
+            key = (id(owner), function.name)
+            if key in returned or not any(entries):
+                returned[key] = []  # a method returning in more than one place (or nothing held): not read
+                continue
+            returned[key] = entries
+        returned = {key: entries for key, entries in returned.items() if entries}
+        if not returned:
+            return {}
+        out: dict[tuple[int | None, str], tuple] = {}
+        bindings: dict[tuple[int | None, str], int] = {}
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            for target in statement.targets:
+                for element in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self":
+                        holder = self._holder_key(ctx, element)
+                        bindings[holder] = bindings.get(holder, 0) + 1
+            value = statement.value
+            if not (len(statement.targets) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and isinstance(value.func.value, ast.Name) and value.func.value.id == "self"):
+                continue
+            owner = ctx.enclosing(statement, (ast.ClassDef,))
+            entries = returned.get((id(owner), value.func.attr)) if owner is not None else None
+            target = statement.targets[0]
+            elements = target.elts if isinstance(target, ast.Tuple) else [target]
+            if not entries or len(elements) != len(entries):
+                continue
+            for element, entry in zip(elements, entries):
+                holder = self._holder_key(ctx, element) if isinstance(element, ast.Attribute) else None
+                if entry is not None and holder is not None:
+                    out[holder] = entry
+        return {holder: entry for holder, entry in out.items() if bindings.get(holder) == 1 and holder not in held}
 
     @staticmethod
     def _holder_key(ctx, node) -> tuple[int | None, str] | None:
