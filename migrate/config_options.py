@@ -99,6 +99,42 @@ def _short_switch(test) -> bool:
     return bool(name) and len(name) <= 3 and name.lower() not in _GENERIC and re.fullmatch(r"\w+", name) is not None
 
 
+def _switch_names(test) -> list[str] | None:
+    """The names of a test built only of bare names (`int4 or int8`, `not a and b`), None for any other test."""
+    if isinstance(test, ast.Name):
+        return [test.id]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _switch_names(test.operand)
+    if isinstance(test, ast.BoolOp):
+        names = [_switch_names(value) for value in test.values]
+        return None if any(n is None for n in names) else [name for n in names for name in n]
+    return None
+
+
+def _parameter_switches(nodes, tests: dict[int, list[str]]) -> set[int]:
+    """The `if` statements (ids, among `tests`: id -> the names their test reads) whose test reads only parameters of
+    the function holding them: `def find_all_linear_names(model, int4=False, int8=False): if int4 or int8: import
+    bitsandbytes` is chosen by the caller's arguments (`int4=args.load_in_4bit`), a selection of its own, not by the
+    branch that calls the function (MedicalGPT's `if args.use_peft:` reaches bitsandbytes only when load_in_4bit /
+    8bit is set, labeller note 57b)."""
+    wanted = {name for names in tests.values() for name in names}
+    out: set[int] = set()
+    for function in [*nodes.get(ast.FunctionDef, ()), *nodes.get(ast.AsyncFunctionDef, ())]:
+        arguments = function.args
+        parameters = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+        if not parameters & wanted:
+            continue
+        stack = list(function.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue  # a nested function's own parameters decide there
+            if id(node) in tests and set(tests[id(node)]) <= parameters:
+                out.add(id(node))
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _calls(statements) -> list[str]:
     """The first `_MAX_CALLS` distinct names called in `statements`, in walk order: the walk stops at the last one
     (nested branches walk their bodies again: torch's modules of long `if` chains walked ~450k nodes here)."""
@@ -233,11 +269,16 @@ def python_facts(tree, path: str, nodes=None) -> list[Definition]:
     called: set[str] = set()
     compared = False
     standins = _standins(nodes.get(ast.Try, ()))
+    switch_tests = {id(node): names for node in nodes.get(ast.If, ()) if not isinstance(node.test, ast.Constant)
+                    and (names := _switch_names(node.test)) and not _tested(node.test)}
+    parameter_switches = _parameter_switches(nodes, switch_tests) if switch_tests else set()
     for node in nodes.get(ast.If, ()):
         if not isinstance(node.test, ast.Constant):
             pairs = _tested(node.test)
             if not pairs:
-                if _short_switch(node.test):  # `if self.config.fp8:`: a selection of its own, read as no option
+                # `if self.config.fp8:` or a function's `if int4 or int8:` on its own parameters: a selection of its
+                # own, read as no option
+                if _short_switch(node.test) or id(node) in parameter_switches:
                     first, last = _span(node.body)
                     out.append(Definition("cfggate", "", path, first, False, why=str(last)))
                 continue

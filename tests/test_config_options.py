@@ -287,3 +287,48 @@ class Block:
     (tmp_path / "block.py").write_text(block)
     (tmp_path / "train.yaml").write_text("recompute_granularity: full\nfused_mode: te\n")
     assert _npu503(tmp_path) == [("train.yaml", 2)]
+
+
+def test_a_called_functions_use_under_a_switch_on_its_own_parameters_is_not_the_callers(tmp_path):
+    # shibing624/MedicalGPT training/*.py: `if args.use_peft:` calls `find_all_linear_names(model, int4=..., int8=...)`,
+    # which imports bitsandbytes only under `if int4 or int8:`, a test of its own parameters: the caller's arguments
+    # (load_in_4bit / load_in_8bit) select that path, use_peft alone selects none (labeller note 57b); a use in a called
+    # function outside such a test still counts
+    train = '''
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Args:
+    use_peft: bool = field(default=True)
+    use_fused: bool = field(default=True)
+    load_in_4bit: bool = field(default=False)
+
+
+def find_all_linear_names(model, int4=False, int8=False):
+    cls = None
+    if int4 or int8:
+        import bitsandbytes as bnb
+        cls = bnb.nn.Linear4bit
+        return cls(1, 1)
+    return [cls]
+
+
+def fused(model):
+    import bitsandbytes as bnb
+    return bnb.optim.Adam8bit(model.parameters())
+
+
+def main(args, model):
+    if args.use_peft:
+        names = find_all_linear_names(model, int4=args.load_in_4bit, int8=False)
+    else:
+        names = []
+    if args.use_fused:
+        opt = fused(model)
+    else:
+        opt = None
+    return names, opt
+'''
+    (tmp_path / "train.py").write_text(train)
+    assert _npu503(tmp_path) == [("train.py", 8)]

@@ -104,6 +104,23 @@ def _type_check(ctx, node) -> bool:
         and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
 
 
+def _type_checked_binding(ctx, node) -> bool:
+    """`cls = bnb.nn.Linear4bit` (the whole value of a plain name's assignment) where every read of that name in its
+    scope is a type check (`isinstance(module, cls)`): the binding only names the class for those checks, and a type
+    check runs none of the package's code (label rulings (L35) with (L52); labeller note 57b on MedicalGPT's
+    `find_all_linear_names`). A name read anywhere else (called, returned, handed on) keeps the binding a use."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    scope = binding_scope(ctx, parent.targets[0], name)
+    if scope is None:  # a module-level name may be read from other modules: not followed
+        return False
+    reads = [n for n in walk_nodes(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(reads) and all(_type_check(ctx, n) for n in reads)
+
+
 def _constant_argument(ctx, node, qual: str) -> bool:
     """A package constant handed to a call (`device.get_attribute(cuda.device_attribute.L2_CACHE_SIZE)`: an enum
     member named in capitals): no package code runs at the read; the call it is given to is the use when it is the
@@ -364,6 +381,11 @@ class GpuOnlyUse(Rule):
         # accelerate utils/bnb.py, torchsparse examples/converter.py: a type check names the class, it builds and calls
         # nothing (label rulings 24b-14, 25a-6, (L35)); the construction elsewhere is the use
         "import bitsandbytes as bnb\ndef n(m):\n    return isinstance(m, bnb.nn.Linear4bit) or issubclass(type(m), (bnb.nn.Linear8bitLt, int))",
+        # MedicalGPT find_all_linear_names: a local bound to the class only for the type checks below it names the
+        # class and runs nothing (label rulings (L35) with (L52), labeller note 57b)
+        "import torch\ndef names(model, int4=False):\n    cls = torch.nn.Linear\n    if int4:\n"
+        "        import bitsandbytes as bnb\n        cls = bnb.nn.Linear4bit\n"
+        "    return [n for n, m in model.named_modules() if isinstance(m, (cls, torch.nn.Embedding))]",
         # GPTQ-for-LLaMa quant/: Triton's host-side helpers (autotuning configurations, block sizes, compiler
         # exceptions) are no GPU code: the kernels' decorators and launches are
         "import triton\nconfigs = [triton.Config({'BLOCK_SIZE_M': 64}, num_stages=4, num_warps=4)]\n"
@@ -936,6 +958,10 @@ class GpuOnlyUse(Rule):
         # a switch between the package's class and a fallback: the call through the name, not the binding (L46)
         Invalid("from flash_attn.modules.mha import FlashSelfAttention\ndef make(flash):\n"
                 "    cls = FlashSelfAttention if flash else None\n    return cls(causal=True)", count=1),
+        # the local bound to the class and also handed on (returned): the binding stays a use (only type checks are not)
+        Invalid("import torch\ndef pick(model, int4=False):\n    cls = torch.nn.Linear\n    if int4:\n"
+                "        import bitsandbytes as bnb\n        cls = bnb.nn.Linear4bit\n"
+                "    found = [m for m in model.modules() if isinstance(m, cls)]\n    return cls, found", count=1),
         # a lazy import through module globals bound to None first: the calls, not the rebinding (L46)
         Invalid("import torch\nattn_func, rotary = None, None\ndef _load():\n    global attn_func, rotary\n"
                 "    from flash_attn import flash_attn_func as _f\n    from flash_attn.layers.rotary import apply_rotary_emb as _p\n"
@@ -1052,7 +1078,8 @@ class GpuOnlyUse(Rule):
             # a load, or an attribute of the package set (monkey-patching it: `vllm_linear.LinearBase.__init__ = f`)
             stored = isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
             if not (stored or isinstance(getattr(node, "ctx", None), ast.Load)) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or _feature_probe(ctx, node) or _type_check(ctx, node) or _annotation(ctx, node) \
+                    or _feature_probe(ctx, node) or _type_check(ctx, node) or _type_checked_binding(ctx, node) \
+                    or _annotation(ctx, node) \
                     or _constant_argument(ctx, node, qual) or _constant_value(ctx, node) or _value_member(ctx, node) \
                     or _getattr_default(ctx, node) \
                     or _argument_of_package_call(ctx, node, key, table) or _package_probe(ctx, node, qual):
