@@ -54,6 +54,22 @@ def is_dockerfile(path: str) -> bool:
             or name.lower().endswith(".dockerfile"))
 
 
+# a name part naming another accelerator or the CPU (`requirements_amd_noavx2.txt`, `environment-rocm.yml`,
+# `Dockerfile.rocm`, `Dockerfile_cpu`, `*_npu*`, `*_mps*`, `*_xpu*`): label rule (L15), set 19; not `amd64` (an x86 arch)
+OTHER_ACCELERATOR = re.compile(r"^(?:apple|amd|rocm[\d.]*|cpu|npu|mps|xpu)$", re.I)
+
+
+def other_accelerator_dockerfile(path: str) -> bool:
+    """A Dockerfile named for another accelerator or for the CPU (`docker/Dockerfile.rocm`, `Dockerfile.rocm_MI350-5`,
+    `Dockerfile_20250810_9a48ba0.rocm`, `rocm.Dockerfile`, `Dockerfile.cpu`): it builds the image for that machine, not
+    the CUDA one a port changes, as a manifest so named (label rule (L15)). Every part of the name counts: a
+    Dockerfile's `.rocm` is its variant, not a file type."""
+    if not is_dockerfile(path):
+        return False
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return any(OTHER_ACCELERATOR.match(part) for part in re.split(r"[-_.]", name))
+
+
 def _head(path: str, size: int) -> str | None:
     """The first `size` bytes of a file as text (undecodable bytes replaced); None when it cannot be opened. The
     callers read only regular files (walk.py checks the mode first)."""

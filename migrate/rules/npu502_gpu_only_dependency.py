@@ -12,7 +12,7 @@ from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_he
 from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import is_cog_config, is_conda_env, is_dockerfile, normalise, requirement
+from migrate.sources import OTHER_ACCELERATOR, is_cog_config, is_conda_env, is_dockerfile, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121, or one
 # spelling the CUDA version out (k2-fsa's kaldifeat wheels, `kaldifeat-1.25.5.dev20240914+cuda12.1.torch2.4.1-cp38-...whl`,
@@ -524,8 +524,9 @@ def _gpu_extra(dep, pips) -> tuple[str, str, str] | None:
 
 # a manifest named for another accelerator or for the CPU (`requirements_apple_silicon.txt`, `requirements_amd_noavx2.txt`,
 # `requirements_cpu_only.txt`, `environment-rocm.yml`, `requirements_npu.txt`, `*_mps*`, `*_xpu*`): an installer picks it
-# for that machine, it is not the CUDA manifest a port changes (label rule (L15), set 19)
-_OTHER_ACCELERATOR = re.compile(r"^(?:apple|amd|rocm[\d.]*|cpu|npu|mps|xpu)$", re.I)
+# for that machine, it is not the CUDA manifest a port changes (label rule (L15), set 19); a Dockerfile so named: the
+# engine drops its findings (sources.other_accelerator_dockerfile)
+_OTHER_ACCELERATOR = OTHER_ACCELERATOR
 
 
 def _other_accelerator_manifest(path: str) -> bool:
