@@ -336,8 +336,9 @@ _VCS_OR_URL = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?[a-z][a-z0-9+.-]*://", re.I
 _ARCHIVE = (".zip", ".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar")
 # a wheel or sdist file names its distribution before the version (`flash_attn-2.5.8+cu122torch2.3-cp310-...whl`,
 # `pkg-1.0.tar.gz`: the binary and source distribution file name formats, packaging.python.org/en/latest/specifications/)
-# a launcher's file name may give the version as a shell variable (`flash_attn-${flash_attn_version}+cu${cu}...whl`)
-_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-(?:\d|\$)")
+# a launcher's file name may give the version as a shell variable (`flash_attn-${flash_attn_version}+cu${cu}...whl`) or
+# leave it to a shell glob (`pip install dist/sgl_deep_gemm-*.whl` after building the wheel: the name is still given)
+_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-(?:\d|\$|\*)")
 
 
 def _direct_reference(text: str) -> tuple[str, int, int] | None:

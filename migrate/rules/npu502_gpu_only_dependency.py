@@ -779,6 +779,15 @@ class GpuOnlyDependency(Rule):
                 "python det/tools/setup.py install\nFORCE_CUDA=1 python det/ops/setup.py --version\n",
                 kind="launcher", filename="install.sh", count=1),
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
+        # THUDM/slime docker/Dockerfile(.gb10): wheels built from a clone and installed by a glob standing for the version
+        # (`dist/sgl_deep_gemm-*.whl`, DeepGEMM's SGLang build providing `deep_gemm`; `sgl_kernel-*.whl`), FlashQLA from
+        # its repository (the catalogue's folder name), sgl-kernel under its later PyPI name `sglang-kernel`; a bare
+        # `dist/*.whl` names nothing
+        Invalid("RUN cd DeepGEMM && bash build_sgl_deep_gemm.sh && \\\n    pip install --no-deps dist/sgl_deep_gemm-*.whl\n"
+                "RUN pip install --no-deps /tmp/wheels/sgl_kernel-*.whl\n"
+                "RUN pip install git+https://github.com/QwenLM/FlashQLA.git --no-build-isolation\n"
+                "RUN pip install sglang-kernel==0.4.4 && pip install dist/*.whl\n",
+                kind="launcher", filename="Dockerfile", count=4),
         # the CUDA wheel of a package that also publishes a CPU build (spconv-cu1xx beside spconv; OpenPCDet-style
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
