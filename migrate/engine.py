@@ -67,6 +67,7 @@ from migrate.sources import (
     classify,
     is_dockerfile,
     is_makefile,
+    other_accelerator_dockerfile,
     read_manifest,
     read_notebook,
 )
@@ -586,6 +587,8 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
             from migrate import machine_setup
 
             findings = machine_setup.drop_scored_family(path, text, findings)  # a CI workflow, a SkyPilot task
+            if other_accelerator_dockerfile(path):  # `Dockerfile.rocm`: the AMD image, no CUDA build to port (L15)
+                findings = []
             if "install" in text and "/" in text:  # `pip install ./submodules/x` (migrate/local_installs.py)
                 from migrate import local_installs
                 from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies

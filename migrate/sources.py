@@ -54,6 +54,22 @@ def is_dockerfile(path: str) -> bool:
             or name.lower().endswith(".dockerfile"))
 
 
+# a name part naming another accelerator or the CPU (`requirements_amd_noavx2.txt`, `environment-rocm.yml`,
+# `Dockerfile.rocm`, `Dockerfile_cpu`, `*_npu*`, `*_mps*`, `*_xpu*`): label rule (L15), set 19; not `amd64` (an x86 arch)
+OTHER_ACCELERATOR = re.compile(r"^(?:apple|amd|rocm[\d.]*|cpu|npu|mps|xpu)$", re.I)
+
+
+def other_accelerator_dockerfile(path: str) -> bool:
+    """A Dockerfile named for another accelerator or for the CPU (`docker/Dockerfile.rocm`, `Dockerfile.rocm_MI350-5`,
+    `Dockerfile_20250810_9a48ba0.rocm`, `rocm.Dockerfile`, `Dockerfile.cpu`): it builds the image for that machine, not
+    the CUDA one a port changes, as a manifest so named (label rule (L15)). Every part of the name counts: a
+    Dockerfile's `.rocm` is its variant, not a file type."""
+    if not is_dockerfile(path):
+        return False
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return any(OTHER_ACCELERATOR.match(part) for part in re.split(r"[-_.]", name))
+
+
 def _head(path: str, size: int) -> str | None:
     """The first `size` bytes of a file as text (undecodable bytes replaced); None when it cannot be opened. The
     callers read only regular files (walk.py checks the mode first)."""
@@ -320,8 +336,9 @@ _VCS_OR_URL = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?[a-z][a-z0-9+.-]*://", re.I
 _ARCHIVE = (".zip", ".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar")
 # a wheel or sdist file names its distribution before the version (`flash_attn-2.5.8+cu122torch2.3-cp310-...whl`,
 # `pkg-1.0.tar.gz`: the binary and source distribution file name formats, packaging.python.org/en/latest/specifications/)
-# a launcher's file name may give the version as a shell variable (`flash_attn-${flash_attn_version}+cu${cu}...whl`)
-_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-(?:\d|\$)")
+# a launcher's file name may give the version as a shell variable (`flash_attn-${flash_attn_version}+cu${cu}...whl`) or
+# leave it to a shell glob (`pip install dist/sgl_deep_gemm-*.whl` after building the wheel: the name is still given)
+_ARCHIVE_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-(?:\d|\$|\*)")
 
 
 def _direct_reference(text: str) -> tuple[str, int, int] | None:

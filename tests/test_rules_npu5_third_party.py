@@ -445,6 +445,26 @@ def test_a_cuda_dockerfile_beside_an_npu_dockerfile_is_the_cuda_side_of_a_dispat
                      ("examples/demo/Dockerfile", "NPU502", 2)]
 
 
+def test_a_dockerfile_named_for_another_accelerator_is_not_the_cuda_image(tmp_path):
+    # THUDM/slime docker/: Dockerfile (CUDA) beside Dockerfile.rocm, Dockerfile.rocm_MI350-5 and
+    # Dockerfile_20250810_9a48ba0.rocm, whose `.rocm` is the variant, not a file type: the AMD images are no CUDA build
+    # to port (label rule (L15), as requirements_amd.txt), not even their `python -c "import sgl_kernel"` check; a name
+    # part that only contains an accelerator's letters (`Dockerfile.amd64`, an x86 image) is still read
+    from migrate.engine import scan
+    from migrate.sources import other_accelerator_dockerfile
+
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM nvidia/cuda\nRUN pip install apex\n")
+    (tmp_path / "docker" / "Dockerfile.amd64").write_text("FROM nvidia/cuda\nRUN pip install apex\n")
+    for name in ("Dockerfile.rocm", "Dockerfile.rocm_MI350-5", "Dockerfile_20250810_9a48ba0.rocm", "rocm.Dockerfile"):
+        (tmp_path / "docker" / name).write_text(
+            "FROM rocm/pytorch\nRUN pip install apex triton\nRUN python -c \"import sgl_kernel\"\n")
+    found = sorted((f.path[len(str(tmp_path)) + 1:], f.code, f.line)
+                   for f in scan([str(tmp_path)], use_cache=False).findings if f.code in ("NPU501", "NPU502"))
+    assert found == [("docker/Dockerfile", "NPU502", 2), ("docker/Dockerfile.amd64", "NPU502", 2)]
+    assert not other_accelerator_dockerfile("requirements_rocm.txt")  # a manifest: NPU502's own name check
+
+
 def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_aware(tmp_path):
     # label ruling (L38): a repository that imports vllm_ascend (its NPU branch) has taken vLLM to the NPU through the
     # plugin: vLLM's imports and uses elsewhere are not work items; its PyPI requirement still is (NPU502). A repository

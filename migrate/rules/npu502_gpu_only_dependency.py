@@ -12,7 +12,7 @@ from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_he
 from migrate.rules._text import COMMAND_RUNNERS, shell_matches, strip_comment
 from migrate.rules.base import Invalid, Rule, Valid
 from migrate.rules.npu501_gpu_only_import import needs_a_look, package_of
-from migrate.sources import is_cog_config, is_conda_env, is_dockerfile, normalise, requirement
+from migrate.sources import OTHER_ACCELERATOR, is_cog_config, is_conda_env, is_dockerfile, normalise, requirement
 
 # A CUDA build pinned through a PEP 440 local version: torch==2.1.0+cu121, torch-scatter==2.1.2+pt21cu121, or one
 # spelling the CUDA version out (k2-fsa's kaldifeat wheels, `kaldifeat-1.25.5.dev20240914+cuda12.1.torch2.4.1-cp38-...whl`,
@@ -524,8 +524,9 @@ def _gpu_extra(dep, pips) -> tuple[str, str, str] | None:
 
 # a manifest named for another accelerator or for the CPU (`requirements_apple_silicon.txt`, `requirements_amd_noavx2.txt`,
 # `requirements_cpu_only.txt`, `environment-rocm.yml`, `requirements_npu.txt`, `*_mps*`, `*_xpu*`): an installer picks it
-# for that machine, it is not the CUDA manifest a port changes (label rule (L15), set 19)
-_OTHER_ACCELERATOR = re.compile(r"^(?:apple|amd|rocm[\d.]*|cpu|npu|mps|xpu)$", re.I)
+# for that machine, it is not the CUDA manifest a port changes (label rule (L15), set 19); a Dockerfile so named: the
+# engine drops its findings (sources.other_accelerator_dockerfile)
+_OTHER_ACCELERATOR = OTHER_ACCELERATOR
 
 
 def _other_accelerator_manifest(path: str) -> bool:
@@ -778,6 +779,15 @@ class GpuOnlyDependency(Rule):
                 "python det/tools/setup.py install\nFORCE_CUDA=1 python det/ops/setup.py --version\n",
                 kind="launcher", filename="install.sh", count=1),
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
+        # THUDM/slime docker/Dockerfile(.gb10): wheels built from a clone and installed by a glob standing for the version
+        # (`dist/sgl_deep_gemm-*.whl`, DeepGEMM's SGLang build providing `deep_gemm`; `sgl_kernel-*.whl`), FlashQLA from
+        # its repository (the catalogue's folder name), sgl-kernel under its later PyPI name `sglang-kernel`; a bare
+        # `dist/*.whl` names nothing
+        Invalid("RUN cd DeepGEMM && bash build_sgl_deep_gemm.sh && \\\n    pip install --no-deps dist/sgl_deep_gemm-*.whl\n"
+                "RUN pip install --no-deps /tmp/wheels/sgl_kernel-*.whl\n"
+                "RUN pip install git+https://github.com/QwenLM/FlashQLA.git --no-build-isolation\n"
+                "RUN pip install sglang-kernel==0.4.4 && pip install dist/*.whl\n",
+                kind="launcher", filename="Dockerfile", count=4),
         # the CUDA wheel of a package that also publishes a CPU build (spconv-cu1xx beside spconv; OpenPCDet-style
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),

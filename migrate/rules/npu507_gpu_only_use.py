@@ -1,7 +1,16 @@
 import ast
 import re
 
-from migrate import callable_aliases, cuda_tested_entries, cute_kernels, hydra_targets, knowledge, loaded_modules, rebound_imports
+from migrate import (
+    callable_aliases,
+    cuda_tested_entries,
+    cute_kernels,
+    hydra_targets,
+    knowledge,
+    loaded_modules,
+    rebound_imports,
+    tilelang_kernels,
+)
 from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.imported_kernels import imported_kernel_names, kernel_package
@@ -1003,6 +1012,18 @@ class GpuOnlyUse(Rule):
                 "        fake = cute.runtime.make_fake_tensor(Int32, (cute.sym_int(),), stride=(1,))\n"
                 "        run.cache['k'] = cute.compile(Op(), fake, Int32(0))\n    run.cache['k'](x, Int32(0))\n"
                 "run.cache = {}\n", count=4),
+        # TileLang (THUDM/slime glm5/ops/tilelang_indexer_fwd.py, adapted from tile-ai/tilelang's examples): the
+        # `@tilelang.jit` decorator, the call of the decorated function (it compiles the kernel), the call of what that
+        # returned (a launch) and `impl(...)(...)` (both, one line) are the uses; the jit body with its `@T.prim_func`
+        # is kernel code (label ruling (L4), as a @triton.jit body), the pass-config key and the module's dtype names
+        # host values (knowledge `pure_api`); the imports are NPU501's (migrate/tilelang_kernels.py)
+        Invalid("import tilelang\nimport torch\nfrom tilelang import language as T\nBF16 = T.bfloat16\n"
+                "@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_ENABLE_FAST_MATH: True})\n"
+                "def impl(heads, dim):\n    n = T.dynamic('n')\n    @T.prim_func\n"
+                "    def k(X: T.Tensor([n, dim], BF16)):\n        with T.Kernel(T.ceildiv(n, 64), threads=128) as bx:\n"
+                "            s = T.alloc_shared([64, dim], BF16)\n            T.copy(X[bx * 64, 0], s)\n    return k\n"
+                "def run(x):\n    kernel = impl(heads=4, dim=x.shape[1])\n    kernel(x)\n    impl(4, 8)(x)\n"
+                "def other(impl, x):\n    return impl(x)\n", count=4),
         # Megatron-core's Transformer Engine wrappers (knowledge `megatron.core.extensions.transformer_engine`: its
         # TE* classes subclass TE's layers) and TE's own extension module: a construction and a call are the uses, a
         # type check is not (label ruling (L35)); the imports are NPU501's (labeller notes 52a-6/7)
@@ -1042,7 +1063,11 @@ class GpuOnlyUse(Rule):
             if f.decorator_list and _kernel_package(ctx, f) is not None}
         if cute_kernels.wanted(ctx.source):  # CuTe DSL kernels and the helpers they trace (migrate/cute_kernels.py)
             kernel_bodies |= cute_kernels.kernel_bodies(ctx)
+        tilelang = tilelang_kernels.wanted(ctx.source)
+        if tilelang:  # `@tilelang.jit` / `@T.prim_func` bodies (migrate/tilelang_kernels.py)
+            kernel_bodies |= tilelang_kernels.kernel_bodies(ctx)
         compiles: set[int] = set()  # the `cute.compile(...)` calls reported: their results' calls are launches
+        tile_compiles: set[int] = set()  # the same for TileLang: `tilelang.compile(...)` and calls of its jit functions
         optional = fallback_guarded_names(ctx)
         # `cls = FlashSelfAttention if use_flash_attn else SelfAttention`: the binding names, its calls run (L46)
         switched = callable_aliases.switched_aliases(ctx, _alias_resolver(ctx, table)) if "if" in ctx.source else []
@@ -1101,9 +1126,11 @@ class GpuOnlyUse(Rule):
             # faiss's GPU API under `if torch.cuda.is_available():` upgrading the CPU index bound above (L65 with (L28))
             if _cpu_build_kept(key, table) and cuda_tested_entries.cuda_side_upgrade(ctx, node):
                 continue
-            if qual == cute_kernels.COMPILE and isinstance(ctx.parent(node), ast.Call) and ctx.parent(node).func is node:
-                compiles.add(id(ctx.parent(node)))
+            if qual in (cute_kernels.COMPILE, tilelang_kernels.COMPILE) and isinstance(ctx.parent(node), ast.Call) \
+                    and ctx.parent(node).func is node:
+                (compiles if qual == cute_kernels.COMPILE else tile_compiles).add(id(ctx.parent(node)))
             yield self._finding(ctx, report_node(ctx, node), qual, key, table)
+        yield from self._tilelang_uses(ctx, table, kernel_bodies, tile_compiles) if tilelang else ()
         for launch, compiled in cute_kernels.compiled_launches(ctx, compiles) if compiles else ():
             what = f"`{ctx.segment(launch.func)}(...)`, a launch of the CuTe DSL kernel compiled at line {compiled.lineno},"
             yield self._finding(ctx, launch, cute_kernels.COMPILE, match_package(cute_kernels.COMPILE, table), table, what=what)
@@ -1612,6 +1639,23 @@ class GpuOnlyUse(Rule):
             if entry.alternative:
                 text += f"; NPU alternative: {entry.alternative}"
             yield self.finding(ctx, call, text, severity=Severity.parse(entry.severity), package=package)
+
+    def _tilelang_uses(self, ctx, table, kernel_bodies, compiles):
+        """The calls of the file's `@tilelang.jit` functions (each compiles its kernel) and the launches of what a
+        compile returned (migrate/tilelang_kernels.py); `compiles` holds the `tilelang.compile(...)` calls reported."""
+        key = match_package(tilelang_kernels.COMPILE, table)
+        if key is None or not reported(table[key]):
+            return
+        compiles = set(compiles)
+        for call in tilelang_kernels.jit_calls(ctx, kernel_bodies):
+            compiles.add(id(call))
+            what = f"`{call.func.id}(...)`, a compile of the TileLang kernel `@tilelang.jit {call.func.id}`,"
+            if isinstance(ctx.parent(call), ast.Call) and ctx.parent(call).func is call:
+                what = f"`{call.func.id}(...)(...)`, a compile and launch of the TileLang kernel `@tilelang.jit {call.func.id}`,"
+            yield self._finding(ctx, call, tilelang_kernels.COMPILE, key, table, what=what)
+        for launch, compiled in cute_kernels.compiled_launches(ctx, compiles) if compiles else ():
+            what = f"`{ctx.segment(launch.func)}(...)`, a launch of the TileLang kernel compiled at line {compiled.lineno},"
+            yield self._finding(ctx, launch, tilelang_kernels.COMPILE, key, table, what=what)
 
     def _config_targets(self, ctx, table):
         """`_target_: apex.optimizers.FusedAdam` in a YAML configuration: Hydra builds the class it names."""
