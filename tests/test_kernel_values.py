@@ -2460,6 +2460,31 @@ def test_an_extension_imported_under_a_deeper_package_of_its_own_is_that_extensi
     assert finding_lines(result, "NPU508", "bmm.py") == [2, 6]
 
 
+def test_a_name_imported_from_a_module_file_is_that_files_attribute_not_an_extension(tmp_path):
+    # detectron-style configs: pkg/config/__init__.py `from .defaults import _C as cfg` takes the yacs node `_C = CN()`
+    # of pkg/config/defaults.py, a Python file: no compiled module sits inside a file, so it is not the `pkg._C` the
+    # setup.py builds (Index._misplaced), and neither are `cfg` re-imported elsewhere nor its method calls (set 58,
+    # microsoft/GLIP: 41 FP); the compiled `pkg._C` itself, imported from the package, stays reported
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', ['pkg/csrc/nms.cu'])])\n"),
+        "pkg/csrc/nms.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/config/__init__.py": "from .defaults import _C as cfg\n",
+        "pkg/config/defaults.py": "class CN(dict):\n    pass\n\n_C = CN()\n_C.MODEL = CN()\n",
+        "pkg/layers/__init__.py": "",
+        "pkg/layers/nms.py": "from pkg import _C\n\n\ndef nms(b, s):\n    return _C.nms(b, s)\n",
+        "tools/train.py": (
+            "from pkg.config import cfg\nfrom pkg.config.defaults import _C\n\ncfg.merge_from_file('x')\n"
+            "cfg.freeze()\n_C.clone()\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/config/__init__.py") == []
+    assert finding_lines(result, "NPU508", "tools/train.py") == []
+    assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [1, 5]
+
+
 def test_a_cpu_extension_of_that_name_is_not_another_packages_cuda_extension(tmp_path):
     # libs/segm builds `segm._C` as a CppExtension beside libs/ops building the CUDA `ops._C`: `from segm._C import f`
     # is the CPU build (nothing to port), not the one CUDA `_C` the scan builds (Index._misplaced, label note 34a-1)
