@@ -28,6 +28,7 @@ _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", 
 # setuptools / distutils extension classes: a plain C/C++ build unless its sources hold CUDA (`.cu`), which a custom
 # build_ext hands to nvcc (tf-faster-rcnn lib/setup.py: `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],
 # extra_compile_args={'gcc': [...], 'nvcc': [...]})` compiled by its customize_compiler_for_nvcc hook)
+_CPP_EXTENSION = "torch.utils.cpp_extension.CppExtension"
 _PLAIN_EXTENSIONS = frozenset({"setuptools.Extension", "setuptools.extension.Extension", "distutils.extension.Extension",
                                "distutils.core.Extension"})
 
@@ -286,8 +287,13 @@ def _python_defs(ctx) -> list[Definition]:
 
 def plain_cuda_extension(ctx, call, name) -> bool:
     """A setuptools / distutils `Extension(name, sources, ...)` whose sources name a `.cu` file: a CUDA build
-    (a custom build_ext compiles the `.cu` with nvcc; the class alone builds plain C/C++)."""
-    if name not in _PLAIN_EXTENSIONS:
+    (a custom build_ext compiles the `.cu` with nvcc; the class alone builds plain C/C++). A torch `CppExtension` with
+    a `.cu` source too: torch's `BuildExtension` picks the compiler per source file, not per class, and compiles each
+    `.cu`/`.cuh` with nvcc (pytorch/pytorch torch/utils/cpp_extension.py, `BuildExtension.build_extensions` ->
+    `unix_wrap_single_compile`: `if _is_cuda_file(src): nvcc = [... _join_cuda_home('bin', 'nvcc')]`, and
+    `_is_cuda_file` is `os.path.splitext(path)[1] in ['.cu', '.cuh']`): hahnyuan/TorchQuantExtension setup.py
+    `cpp_extension.CppExtension("torch_quant_ext", ["quant_tensor_cuda.cpp", "quant_tensor_cuda_kernel.cu"])`."""
+    if name not in _PLAIN_EXTENSIONS and name != _CPP_EXTENSION:
         return False
     sources = ctx.keyword(call, "sources")
     if sources is None and len(call.args) > 1:

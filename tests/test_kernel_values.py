@@ -2485,6 +2485,26 @@ def test_a_name_imported_from_a_module_file_is_that_files_attribute_not_an_exten
     assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [1, 5]
 
 
+def test_a_cpp_extension_with_a_cu_source_is_a_cuda_extension(tmp_path):
+    # hahnyuan/TorchQuantExtension: `cpp_extension.CppExtension("ext", ["a.cpp", "k.cu"])` with BuildExtension: torch
+    # compiles each `.cu` with nvcc whatever the class (repo_index.plain_cuda_extension): the build call, its `.cu`
+    # line, and the compiled module's import and op calls; a C++-only CppExtension stays a CPU build
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils import cpp_extension\n\n"
+            "ext = cpp_extension.CppExtension(\n    'quant_ext',\n    ['quant.cpp', 'quant_kernel.cu'],\n)\n"
+            "cpu = cpp_extension.CppExtension('cpu_ext', ['cpu.cpp'])\n"
+            "setup(name='quant_ext', ext_modules=[ext, cpu], cmdclass={'build_ext': cpp_extension.BuildExtension})\n"),
+        "quant_kernel.cu": "__global__ void k(float* x) {}\n",
+        "testing/test_q.py": (
+            "import torch\nimport quant_ext\nimport cpu_ext\n\n\ndef run(t):\n"
+            "    cpu_ext.helper(t)\n    return quant_ext.quant_forward(t)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU505", "setup.py") == [4, 6]
+    assert finding_lines(result, "NPU508", "testing/test_q.py") == [2, 8]
+
+
 def test_a_cpu_extension_of_that_name_is_not_another_packages_cuda_extension(tmp_path):
     # libs/segm builds `segm._C` as a CppExtension beside libs/ops building the CUDA `ops._C`: `from segm._C import f`
     # is the CPU build (nothing to port), not the one CUDA `_C` the scan builds (Index._misplaced, label note 34a-1)
