@@ -774,6 +774,30 @@ def test_loop_folders_make_and_echoed_dockerfile_installs_of_a_cuda_build_are_re
     assert finding_lines(result, "NPU502", "ext/b/Makefile") == []
 
 
+def test_a_windows_batch_launcher_installing_a_cuda_build_is_read_like_a_shell_script(tmp_path):
+    # D3Dnet code/dcn/make.bat `python setup.py build install` beside the CUDA build's setup.py, imaginaire
+    # scripts/install.bat (label notes 52b, 58b): a `.bat` / `.cmd` file is a launcher, its `for %%p in (a b) do (`
+    # loop's `cd ext\%%p` enters each item's folder and `cd %ROOT%` (a variable) the script's own; its CUDA-pinned
+    # torch install is read as in a shell script. A batch file installing a C++-only build is no line.
+    write_files(tmp_path, {
+        "dcn/setup.py": _cuda_setup('dcn', 'D3D', ['src/k.cu']), "dcn/src/k.cu": "__global__ void k() {}\n",
+        "dcn/make.bat": "python setup.py build install\n",
+        "ext/a/setup.py": _cuda_setup('a', 'a_cuda', ['a_kernel.cu']), "ext/a/a_kernel.cu": "__global__ void k() {}\n",
+        "ext/b/setup.py": _cuda_setup('b', 'b_cuda', ['b_kernel.cu']), "ext/b/b_kernel.cu": "__global__ void k() {}\n",
+        "cpu/setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
+                         "setup(name='c', ext_modules=[CppExtension('c_ext', ['c.cpp'])])\n"),
+        "cpu/make.cmd": "python setup.py install\n",
+        "scripts/install.bat": "@ECHO OFF\nset ROOT=%cd%\n"
+                               "pip install torch==1.9.0+cu111 -f https://download.pytorch.org/whl/torch_stable.html\n"
+                               "FOR %%p IN (a b) DO (\n  cd %ROOT%\n  cd ext\\%%p\n  python setup.py install\n"
+                               "  cd %ROOT%\n)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "dcn/make.bat") == [1]
+    assert finding_lines(result, "NPU502", "cpu/make.cmd") == []
+    assert finding_lines(result, "NPU502", "scripts/install.bat") == [3, 7]
+
+
 def test_an_extension_reached_only_through_an_attempt_recording_a_flag_of_any_name_is_optional(tmp_path):
     # Sparse4D-shaped (label note 52c, (L60)/(L97)): the ops package imports its extension unguarded, and the one
     # importer tries it and records the outcome in a flag bound True after the import and False in the handler, which
