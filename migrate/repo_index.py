@@ -1127,7 +1127,7 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
 _LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import [\w.]+|from [\w.]+ import )", re.MULTILINE)
 # a function returning an attribute of a module it imports: an accessor may hand on what that module holds
 # (`from . import _backend` ... `def require(): return _backend._C`, kernel_values._chain_refs)
-_RETURNED_ATTRIBUTE = re.compile(r"^[ \t]+return (?!self\.|cls\.)[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*$", re.MULTILINE)
+_RETURNED_ATTRIBUTE = re.compile(r"^[ \t]+return (?!self\.|cls\.)[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*\r?$", re.MULTILINE)
 
 
 def wants_python_defs(text: str, path: str = "") -> bool:

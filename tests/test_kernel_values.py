@@ -3021,3 +3021,18 @@ def test_a_module_level_op_alias_is_used_where_it_is_called(tmp_path):
     assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [2, 11]
     # the module importing the alias by name calls the op through it
     assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]
+
+
+def test_a_module_level_op_alias_in_a_file_with_windows_line_ends_is_the_same(tmp_path):
+    # microsoft/GLIP's maskrcnn_benchmark files end their lines with `\r\n` (set 58): `ml_nms = _C.ml_nms` is still the
+    # op's alias (kernel_values.OP_ALIAS_LINE's `$` stands before `\n` only), and the call through it elsewhere the use
+    files = dict(REEXPORTED_OP_ALIAS)
+    for name in ("pkg/layers/nms.py", "pkg/layers/use.py"):
+        files[name] = files[name].replace("\n", "\r\n")
+    for name, body in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body.encode())  # as written: no newline translation
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [2, 11]
+    assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]
