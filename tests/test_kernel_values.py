@@ -3023,6 +3023,32 @@ def test_a_module_level_op_alias_is_used_where_it_is_called(tmp_path):
     assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]
 
 
+def test_an_op_alias_of_an_extension_with_a_cpu_build_called_on_host_tensors_is_its_cpu_build(tmp_path):
+    # GLIP/maskrcnn-benchmark: setup.py builds `pkg._C` with CppExtension where there is no CUDA; layers/nms.py binds
+    # `soft_nms = _C.soft_nms`, layers/__init__ re-exports it, and box_aug.py calls `soft_nms(boxes.cpu(), ...)`: the
+    # CPU build's op on host tensors (label note 58b, as `_C.soft_nms(boxes.cpu())` itself, migrate/cpu_inputs.py);
+    # the op called on the device's tensors through the same alias stays reported
+    write_files(tmp_path, {
+        "setup.py": (
+            "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+            "sources = ['pkg/csrc/vision.cpp']\nextension = CppExtension\n"
+            "if torch.cuda.is_available() and CUDA_HOME is not None:\n"
+            "    extension = CUDAExtension\n    sources += ['pkg/csrc/cuda/nms.cu']\n"
+            "setup(name='pkg', ext_modules=[extension('pkg._C', sources)])\n"),
+        "pkg/csrc/cuda/nms.cu": "__global__ void k(int* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/layers/__init__.py": "from .nms import ml_nms\nfrom .nms import soft_nms\n",
+        "pkg/layers/nms.py": "from pkg import _C\n\nml_nms = _C.ml_nms\nsoft_nms = _C.soft_nms\n",
+        "pkg/eval/__init__.py": "",
+        "pkg/eval/aug.py": (
+            "from pkg.layers import ml_nms, soft_nms\n\n\ndef vote(boxes, score, labels, kind):\n"
+            "    if kind == 'soft':\n        return soft_nms(boxes.cpu(), score.cpu(), 0.5, 0.95)\n"
+            "    return ml_nms(boxes, score, labels, 0.5)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/eval/aug.py") == [7]
+
+
 def test_a_module_level_op_alias_in_a_file_with_windows_line_ends_is_the_same(tmp_path):
     # microsoft/GLIP's maskrcnn_benchmark files end their lines with `\r\n` (set 58): `ml_nms = _C.ml_nms` is still the
     # op's alias (kernel_values.OP_ALIAS_LINE's `$` stands before `\n` only), and the call through it elsewhere the use
