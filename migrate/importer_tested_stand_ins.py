@@ -46,7 +46,7 @@ CODES = frozenset({"NPU501", "NPU404", "NPU507"})
 # the fact of a Python file that may hold an import attempt binding a None stand-in (recorded by the scan, so that a
 # warm run reads no other file again; also read by migrate/tried_entries.py)
 STAND_IN_FACT = ("hint", "none-stand-in")
-_STAND_IN_HINT = re.compile(r"^[ \t]+[A-Za-z_][\w, \t=]*=[ \t]*None[ \t]*(?:#.*)?$", re.MULTILINE)
+_STAND_IN_HINT = re.compile(r"^[ \t]+[A-Za-z_][\w, \t=]*=[ \t]*None[ \t]*(?:#.*)?\r?$", re.MULTILINE)
 
 
 def stand_in_facts(text: str) -> tuple:

@@ -593,7 +593,7 @@ RELATIVE = "rel:"  # a mentioned name that comes from a relative import
 
 # a module-level `name = other` (an alias of an imported module: `import kmod as K` ... `_backend = K`), or a
 # `from pkg import ext as _C` (the compiled module re-exported under the `as` name)
-ALIAS_HINT = re.compile(r"^(?:[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?$|[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\w+[ \t]+as[ \t])", re.M)
+ALIAS_HINT = re.compile(r"^(?:[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*[ \t]*(?:#[^\n]*)?\r?$|[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\w+[ \t]+as[ \t])", re.M)
 
 
 def module_aliases(ctx) -> list:
@@ -630,8 +630,9 @@ def module_aliases(ctx) -> list:
     return out
 
 
-# a module-level line binding a name to an attribute of another name, `ml_nms = _C.ml_nms` (`op_alias_values`)
-OP_ALIAS_LINE = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[ \t]*(?:#[^\n]*)?$", re.M)
+# a module-level line binding a name to an attribute of another name, `ml_nms = _C.ml_nms` (`op_alias_values`); `$`
+# of `re.M` matches before `\n` only, so a file with Windows line ends (`\r\n`: GLIP's layers/nms.py) needs `\r?` before it
+OP_ALIAS_LINE = re.compile(r"^[A-Za-z_]\w*[ \t]*=[ \t]*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[ \t]*(?:#[^\n]*)?\r?$", re.M)
 
 
 def op_alias_values(ctx) -> list:

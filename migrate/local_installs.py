@@ -395,11 +395,22 @@ CONTEXT_ROOT = "<root>"
 # `cd ops && python setup.py install` / `cd $ext && ...`: the folder the command runs in; a loop's items
 # (`for ext in mesh2sdf_cuda sol_nglod; do`) for its variable
 _CD = re.compile(r"(?<![\w-])cd\s+(\S+)\s*(?:&&|;)")
-_FOR = re.compile(r"(?<![\w-])for\s+(\w+)\s+in\s+([^;]+?)\s*;?\s*(?:do\b|$)")
+# also a Windows batch loop, `for %%p in (a b c) do (` (cmd.exe `FOR %%variable IN (set) DO command`), any case
+_FOR = re.compile(r"(?<![\w-])for\s+(?:%%)?(\w+)\s+in\s+\(?([^;)]+?)\)?\s*;?\s*(?:do\b|$)", re.I)
 
 
 # a `cd DIR` that is a whole line of a script (not `cd DIR && ...`, read with its command)
 _CD_LINE = re.compile(r"^\s*cd\s+(\S+)\s*(?:#.*)?$")
+
+
+def _unix_spelling(target: str) -> str:
+    """A Windows batch script's folder as a shell script spells it (D3Dnet make.bat, imaginaire scripts/install.bat):
+    `\\` separates folders, `%%p` is the `for %%p in (...)` loop's variable and `%NAME%` a variable (`set NAME=%cd%`):
+    `imaginaire\\third_party\\%%p` is `imaginaire/third_party/${p}`, `%curr_directory%` is `${curr_directory}`."""
+    if "\\" not in target and "%" not in target:
+        return target
+    target = re.sub(r"%%(\w+)", r"${\1}", target.replace("\\", "/"))
+    return re.sub(r"%(\w+)%", r"${\1}", target)
 
 
 def _entered(folder: str, target: str) -> str:
@@ -407,7 +418,7 @@ def _entered(folder: str, target: str) -> str:
     above the script's folder), a folder under a variable, `$DIR/bundlesdf/mycuda` / `${PROJ_ROOT}/ext`, is read from
     the script's folder (the variable holding the project's root, `DIR=$(pwd)`: a folder of the repository only matches
     where a CUDA build's setup.py is, by its path's end too), a home, absolute or computed folder is "."."""
-    target = target.strip("\"'")
+    target = _unix_spelling(target.strip("\"'"))
     under = re.fullmatch(r"\$\{?\w+\}?/+(?P<rest>[\w.-]+(?:/[\w.-]+)*)/?", target)
     if under is not None:
         return posixpath.normpath(under.group("rest"))
@@ -471,7 +482,7 @@ def changed_into(lines: list[str], number: int, end: int) -> list[str]:
         if above is not None:
             return [above]
     for index, cd in enumerate(cds):
-        target = cd.group(1).strip("\"'")
+        target = _unix_spelling(cd.group(1).strip("\"'"))
         variable = re.fullmatch(r"\$\{?(\w+)\}?", target)
         if variable and index == len(cds) - 1:
             for line in reversed(lines[:first_line(lines, number)]):

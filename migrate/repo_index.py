@@ -28,6 +28,7 @@ _PY_DEF_HINTS = ("CUDAExtension", "cpp_extension", "torch.library", "Library(", 
 # setuptools / distutils extension classes: a plain C/C++ build unless its sources hold CUDA (`.cu`), which a custom
 # build_ext hands to nvcc (tf-faster-rcnn lib/setup.py: `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', 'nms/gpu_nms.pyx'],
 # extra_compile_args={'gcc': [...], 'nvcc': [...]})` compiled by its customize_compiler_for_nvcc hook)
+_CPP_EXTENSION = "torch.utils.cpp_extension.CppExtension"
 _PLAIN_EXTENSIONS = frozenset({"setuptools.Extension", "setuptools.extension.Extension", "distutils.extension.Extension",
                                "distutils.core.Extension"})
 
@@ -286,8 +287,13 @@ def _python_defs(ctx) -> list[Definition]:
 
 def plain_cuda_extension(ctx, call, name) -> bool:
     """A setuptools / distutils `Extension(name, sources, ...)` whose sources name a `.cu` file: a CUDA build
-    (a custom build_ext compiles the `.cu` with nvcc; the class alone builds plain C/C++)."""
-    if name not in _PLAIN_EXTENSIONS:
+    (a custom build_ext compiles the `.cu` with nvcc; the class alone builds plain C/C++). A torch `CppExtension` with
+    a `.cu` source too: torch's `BuildExtension` picks the compiler per source file, not per class, and compiles each
+    `.cu`/`.cuh` with nvcc (pytorch/pytorch torch/utils/cpp_extension.py, `BuildExtension.build_extensions` ->
+    `unix_wrap_single_compile`: `if _is_cuda_file(src): nvcc = [... _join_cuda_home('bin', 'nvcc')]`, and
+    `_is_cuda_file` is `os.path.splitext(path)[1] in ['.cu', '.cuh']`): hahnyuan/TorchQuantExtension setup.py
+    `cpp_extension.CppExtension("torch_quant_ext", ["quant_tensor_cuda.cpp", "quant_tensor_cuda_kernel.cu"])`."""
+    if name not in _PLAIN_EXTENSIONS and name != _CPP_EXTENSION:
         return False
     sources = ctx.keyword(call, "sources")
     if sources is None and len(call.args) > 1:
@@ -1121,7 +1127,7 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
 _LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import [\w.]+|from [\w.]+ import )", re.MULTILINE)
 # a function returning an attribute of a module it imports: an accessor may hand on what that module holds
 # (`from . import _backend` ... `def require(): return _backend._C`, kernel_values._chain_refs)
-_RETURNED_ATTRIBUTE = re.compile(r"^[ \t]+return (?!self\.|cls\.)[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*$", re.MULTILINE)
+_RETURNED_ATTRIBUTE = re.compile(r"^[ \t]+return (?!self\.|cls\.)[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*\r?$", re.MULTILINE)
 
 
 def wants_python_defs(text: str, path: str = "") -> bool:
@@ -1404,6 +1410,10 @@ class Index:
     # modules in source order); migrate/star_imports.py
     star_names: dict = field(default_factory=dict)
     stars: tuple = ()
+    # the dotted names of the repository's plain Python module files (`pkg/config/defaults.py` ->
+    # pkg.config.defaults; not a package's `__init__.py`, not a name that is also a folder): a name imported from one is
+    # an attribute of that file (`Index._misplaced`)
+    module_files: frozenset = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.modules or self.namespaces or self.exports or self.helpers or self.star_names)
@@ -1694,6 +1704,11 @@ class Index:
         at = next((i for i in range(1, len(parts)) if parts[i] not in self.packages), None)
         if at is None:
             return None
+        # the part before the name is a Python module file of the repository, not a folder: the name is that file's
+        # own attribute (detectron-style configs: `from .defaults import _C` in pkg/config/__init__.py is the yacs
+        # node `_C = CN()` of pkg/config/defaults.py, not the compiled `pkg._C`); no compiled module sits inside a file
+        if self._module_file(parts[:at]):
+            return None
         # (the names ending in `.<part>`: those whose last name part it is, with a dot before it)
         names = [name for _, name in self._names_lookup()[0].get(parts[at], ())
                  if "." in name and self.modules[name].kind == "module"]
@@ -1701,6 +1716,12 @@ class Index:
             return names[0]
         return None
 
+
+    def _module_file(self, parts: list) -> bool:
+        """`parts` (a dotted name, perhaps spelled from its innermost package only, as a relative import resolves) names
+        one of the repository's Python module files (`module_files`)."""
+        tail = "." + ".".join(parts)
+        return any(("." + name).endswith(tail) for name in self.module_files)
 
     def _beside_setup(self, name: str, dotted: str) -> bool:
         """`python setup.py build_ext --inplace` puts a top-level extension beside the setup.py that builds it, so
@@ -1793,7 +1814,8 @@ def remember(results, index: Index) -> None:
     _LAST_INDEX[:] = [(_facts_key(results), [getattr(r, "facts", ()) for r in results], index)]
 
 
-_INDEX_FIELDS = ("modules", "namespaces", "exports", "python_ops", "helpers", "packages", "cpu_built", "star_names", "stars")
+_INDEX_FIELDS = ("modules", "namespaces", "exports", "python_ops", "helpers", "packages", "cpu_built", "star_names", "stars",
+                 "module_files")
 
 
 def _definition_row(d: Definition) -> list:
@@ -1815,6 +1837,7 @@ def index_to_json(index: Index) -> dict | None:
         "cpu_built": list(index.cpu_built),
         "star_names": [[name, [_definition_row(d) for d in ds]] for name, ds in index.star_names.items()],
         "stars": [[list(parts), list(sources)] for parts, sources in index.stars],
+        "module_files": list(index.module_files),
     }
 
 
@@ -1847,6 +1870,7 @@ def index_from_json(data: dict) -> Index:
         _strings(data["python_ops"]), _strings(data["helpers"]), _strings(data["packages"]), _strings(data["cpu_built"]),
         definition_lists_from_json(data["star_names"]),
         tuple((tuple(parts), tuple(sources)) for parts, sources in data["stars"]),
+        _strings(data["module_files"]),
     )
 
 
@@ -1929,18 +1953,20 @@ def _build_index(results) -> Index:
         _pybind_targets(modules, cmake.get(PYBIND_KIND, []))
     # the repository's Python folder and module names (`Index._misplaced`; `_cmake_python_modules` below)
     packages = frozenset(part for r in results if r.path.endswith(".py") for part in _module_parts(r.path))
+    module_files = _module_files(results)
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
         _cmake_library_names(modules, results)
         packages = _cmake_python_modules(modules, results)
     if any(d.mode in ("via", "wrap", "accessor", "builder", "lazy") for d in modules.values()):
         from migrate import kernel_values
 
-        resolver = Index(modules, namespaces, packages=packages)
+        resolver = Index(modules, namespaces, packages=packages, module_files=module_files)
         kernel_values.resolve_wrappers(modules, resolver.module_for, namespaces, python_ops(implementations), resolver.module_matching)
     if modules:  # values re-exported by any module, star imports of the repository's own modules
         from migrate import kernel_values
 
-        kernel_values.module_reexports(results, modules, Index(modules, namespaces, packages=packages).module_for)
+        kernel_values.module_reexports(results, modules, Index(modules, namespaces, packages=packages,
+                                                               module_files=module_files).module_for)
     stars = _star_imports(results) if star_names or exports else ()
     if star_names:  # kept for the modules some file star-imports only (a plain import of such a module reads none)
         sources = {tuple(s.split(".")) for _, ss in stars for s in ss}
@@ -1952,7 +1978,25 @@ def _build_index(results) -> Index:
 
         ops |= default_kernels.served(defaults, modules)
     return Index(modules, namespaces, exports, ops, frozenset(helpers), packages, frozenset(cpu_built),
-                 star_names, stars)
+                 star_names, stars, module_files)
+
+
+def _module_files(results) -> frozenset:
+    """`Index.module_files`: the dotted names of the plain `.py` files (not `__init__.py`) of `results`, less any that
+    is also a folder's dotted name (a package folder beside a same-named file is what the import finds)."""
+    files, folders = set(), set()
+    for r in results:
+        if not r.path.endswith(".py"):
+            continue
+        parts = _module_parts(r.path)
+        if not parts:
+            continue
+        if os.path.basename(r.path) == "__init__.py":
+            folders.add(".".join(parts))
+        else:
+            files.add(".".join(parts))
+            folders.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return frozenset(files - folders)
 
 
 def _star_imports(results) -> tuple:

@@ -26,7 +26,8 @@ CONDA_ENV_PATTERNS = ("environment*.yml", "environment*.yaml")
 PIXI_MANIFEST = "pixi.toml"
 MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
                      *CONDA_ENV_PATTERNS, "setup.py", PIXI_MANIFEST)
-LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.yaml", "*.yml", "Dockerfile", "Makefile")
+LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.bat", "*.cmd", "*.yaml", "*.yml", "Dockerfile",
+                     "Makefile")
 # `.cu.h` / `.cu.hpp`: CUDA headers named for nvcc (spconv 1.x `include/spconv/indice.cu.h`, included by its built .cu
 # sources; label rule 27c-5), read like `.cuh`
 CUDA_SOURCE_PATTERNS = ("*.cu", "*.cuh", "*.cu.h", "*.cu.hpp")
@@ -174,7 +175,7 @@ def _too_deep(exc: BaseException) -> str:
 
 
 _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".sh", ".bash", ".zsh",
-                         ".slurm", ".sbatch", ".pbs", ".cu", ".cuh", ".cu.h", ".cu.hpp", ".cpp", ".cc", ".cxx", ".cmake", ".cmake.in")
+                         ".slurm", ".bat", ".cmd", ".sbatch", ".pbs", ".cu", ".cuh", ".cu.h", ".cu.hpp", ".cpp", ".cc", ".cxx", ".cmake", ".cmake.in")
 _INTERESTING_NAMES = ("Dockerfile", "Makefile", ".gitmodules")
 
 

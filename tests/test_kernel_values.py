@@ -774,6 +774,30 @@ def test_loop_folders_make_and_echoed_dockerfile_installs_of_a_cuda_build_are_re
     assert finding_lines(result, "NPU502", "ext/b/Makefile") == []
 
 
+def test_a_windows_batch_launcher_installing_a_cuda_build_is_read_like_a_shell_script(tmp_path):
+    # D3Dnet code/dcn/make.bat `python setup.py build install` beside the CUDA build's setup.py, imaginaire
+    # scripts/install.bat (label notes 52b, 58b): a `.bat` / `.cmd` file is a launcher, its `for %%p in (a b) do (`
+    # loop's `cd ext\%%p` enters each item's folder and `cd %ROOT%` (a variable) the script's own; its CUDA-pinned
+    # torch install is read as in a shell script. A batch file installing a C++-only build is no line.
+    write_files(tmp_path, {
+        "dcn/setup.py": _cuda_setup('dcn', 'D3D', ['src/k.cu']), "dcn/src/k.cu": "__global__ void k() {}\n",
+        "dcn/make.bat": "python setup.py build install\n",
+        "ext/a/setup.py": _cuda_setup('a', 'a_cuda', ['a_kernel.cu']), "ext/a/a_kernel.cu": "__global__ void k() {}\n",
+        "ext/b/setup.py": _cuda_setup('b', 'b_cuda', ['b_kernel.cu']), "ext/b/b_kernel.cu": "__global__ void k() {}\n",
+        "cpu/setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\n"
+                         "setup(name='c', ext_modules=[CppExtension('c_ext', ['c.cpp'])])\n"),
+        "cpu/make.cmd": "python setup.py install\n",
+        "scripts/install.bat": "@ECHO OFF\nset ROOT=%cd%\n"
+                               "pip install torch==1.9.0+cu111 -f https://download.pytorch.org/whl/torch_stable.html\n"
+                               "FOR %%p IN (a b) DO (\n  cd %ROOT%\n  cd ext\\%%p\n  python setup.py install\n"
+                               "  cd %ROOT%\n)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "dcn/make.bat") == [1]
+    assert finding_lines(result, "NPU502", "cpu/make.cmd") == []
+    assert finding_lines(result, "NPU502", "scripts/install.bat") == [3, 7]
+
+
 def test_an_extension_reached_only_through_an_attempt_recording_a_flag_of_any_name_is_optional(tmp_path):
     # Sparse4D-shaped (label note 52c, (L60)/(L97)): the ops package imports its extension unguarded, and the one
     # importer tries it and records the outcome in a flag bound True after the import and False in the handler, which
@@ -2460,6 +2484,51 @@ def test_an_extension_imported_under_a_deeper_package_of_its_own_is_that_extensi
     assert finding_lines(result, "NPU508", "bmm.py") == [2, 6]
 
 
+def test_a_name_imported_from_a_module_file_is_that_files_attribute_not_an_extension(tmp_path):
+    # detectron-style configs: pkg/config/__init__.py `from .defaults import _C as cfg` takes the yacs node `_C = CN()`
+    # of pkg/config/defaults.py, a Python file: no compiled module sits inside a file, so it is not the `pkg._C` the
+    # setup.py builds (Index._misplaced), and neither are `cfg` re-imported elsewhere nor its method calls (set 58,
+    # microsoft/GLIP: 41 FP); the compiled `pkg._C` itself, imported from the package, stays reported
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', ['pkg/csrc/nms.cu'])])\n"),
+        "pkg/csrc/nms.cu": "__global__ void k(float* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/config/__init__.py": "from .defaults import _C as cfg\n",
+        "pkg/config/defaults.py": "class CN(dict):\n    pass\n\n_C = CN()\n_C.MODEL = CN()\n",
+        "pkg/layers/__init__.py": "",
+        "pkg/layers/nms.py": "from pkg import _C\n\n\ndef nms(b, s):\n    return _C.nms(b, s)\n",
+        "tools/train.py": (
+            "from pkg.config import cfg\nfrom pkg.config.defaults import _C\n\ncfg.merge_from_file('x')\n"
+            "cfg.freeze()\n_C.clone()\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/config/__init__.py") == []
+    assert finding_lines(result, "NPU508", "tools/train.py") == []
+    assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [1, 5]
+
+
+def test_a_cpp_extension_with_a_cu_source_is_a_cuda_extension(tmp_path):
+    # hahnyuan/TorchQuantExtension: `cpp_extension.CppExtension("ext", ["a.cpp", "k.cu"])` with BuildExtension: torch
+    # compiles each `.cu` with nvcc whatever the class (repo_index.plain_cuda_extension): the build call, its `.cu`
+    # line, and the compiled module's import and op calls; a C++-only CppExtension stays a CPU build
+    write_files(tmp_path, {
+        "setup.py": (
+            "from setuptools import setup\nfrom torch.utils import cpp_extension\n\n"
+            "ext = cpp_extension.CppExtension(\n    'quant_ext',\n    ['quant.cpp', 'quant_kernel.cu'],\n)\n"
+            "cpu = cpp_extension.CppExtension('cpu_ext', ['cpu.cpp'])\n"
+            "setup(name='quant_ext', ext_modules=[ext, cpu], cmdclass={'build_ext': cpp_extension.BuildExtension})\n"),
+        "quant_kernel.cu": "__global__ void k(float* x) {}\n",
+        "testing/test_q.py": (
+            "import torch\nimport quant_ext\nimport cpu_ext\n\n\ndef run(t):\n"
+            "    cpu_ext.helper(t)\n    return quant_ext.quant_forward(t)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU505", "setup.py") == [4, 6]
+    assert finding_lines(result, "NPU508", "testing/test_q.py") == [2, 8]
+
+
 def test_a_cpu_extension_of_that_name_is_not_another_packages_cuda_extension(tmp_path):
     # libs/segm builds `segm._C` as a CppExtension beside libs/ops building the CUDA `ops._C`: `from segm._C import f`
     # is the CPU build (nothing to port), not the one CUDA `_C` the scan builds (Index._misplaced, label note 34a-1)
@@ -2951,4 +3020,45 @@ def test_a_module_level_op_alias_is_used_where_it_is_called(tmp_path):
     # (L52)/(L104): `ml_nms = _C.ml_nms` is only re-exported in this file)
     assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [2, 11]
     # the module importing the alias by name calls the op through it
+    assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]
+
+
+def test_an_op_alias_of_an_extension_with_a_cpu_build_called_on_host_tensors_is_its_cpu_build(tmp_path):
+    # GLIP/maskrcnn-benchmark: setup.py builds `pkg._C` with CppExtension where there is no CUDA; layers/nms.py binds
+    # `soft_nms = _C.soft_nms`, layers/__init__ re-exports it, and box_aug.py calls `soft_nms(boxes.cpu(), ...)`: the
+    # CPU build's op on host tensors (label note 58b, as `_C.soft_nms(boxes.cpu())` itself, migrate/cpu_inputs.py);
+    # the op called on the device's tensors through the same alias stays reported
+    write_files(tmp_path, {
+        "setup.py": (
+            "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+            "sources = ['pkg/csrc/vision.cpp']\nextension = CppExtension\n"
+            "if torch.cuda.is_available() and CUDA_HOME is not None:\n"
+            "    extension = CUDAExtension\n    sources += ['pkg/csrc/cuda/nms.cu']\n"
+            "setup(name='pkg', ext_modules=[extension('pkg._C', sources)])\n"),
+        "pkg/csrc/cuda/nms.cu": "__global__ void k(int* x) {}\n",
+        "pkg/__init__.py": "",
+        "pkg/layers/__init__.py": "from .nms import ml_nms\nfrom .nms import soft_nms\n",
+        "pkg/layers/nms.py": "from pkg import _C\n\nml_nms = _C.ml_nms\nsoft_nms = _C.soft_nms\n",
+        "pkg/eval/__init__.py": "",
+        "pkg/eval/aug.py": (
+            "from pkg.layers import ml_nms, soft_nms\n\n\ndef vote(boxes, score, labels, kind):\n"
+            "    if kind == 'soft':\n        return soft_nms(boxes.cpu(), score.cpu(), 0.5, 0.95)\n"
+            "    return ml_nms(boxes, score, labels, 0.5)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/eval/aug.py") == [7]
+
+
+def test_a_module_level_op_alias_in_a_file_with_windows_line_ends_is_the_same(tmp_path):
+    # microsoft/GLIP's maskrcnn_benchmark files end their lines with `\r\n` (set 58): `ml_nms = _C.ml_nms` is still the
+    # op's alias (kernel_values.OP_ALIAS_LINE's `$` stands before `\n` only), and the call through it elsewhere the use
+    files = dict(REEXPORTED_OP_ALIAS)
+    for name in ("pkg/layers/nms.py", "pkg/layers/use.py"):
+        files[name] = files[name].replace("\n", "\r\n")
+    for name, body in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body.encode())  # as written: no newline translation
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [2, 11]
     assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]

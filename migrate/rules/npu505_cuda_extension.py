@@ -428,6 +428,8 @@ class CudaExtension(Rule):
               "def locate_cuda():\n    nvcc = find_in_path('nvcc', os.environ['PATH'])\n    if nvcc is None:\n"
               "        raise EnvironmentError('nvcc not found')\n    return nvcc\n"
               "setup(ext_modules=[Extension('bbox', ['bbox.pyx'])])\n"),
+        # a CppExtension of C++ sources only is a CPU build (with a `.cu` source it is not: INVALID)
+        Valid("from torch.utils.cpp_extension import CppExtension\next = CppExtension('m', ['m.cpp', 'ops.cpp'])"),
         # a build file asking whether its flag dict has an nvcc key runs nothing (47b setup.py:102)
         Valid("from torch.utils.cpp_extension import CppExtension\nargs = {}\nif 'nvcc' not in args:\n    print(args)\n"),
         # a sourceless extension whose build_ext runs a CMake project told nothing about CUDA (a CPU build), and a
@@ -656,6 +658,10 @@ class CudaExtension(Rule):
                 "sources = [os.path.join('src', f) for f in ['frontend.cpp', 'backend.cu']]\n"
                 "setup(name='m', ext_modules=[Extension('m_atari',\n    sources=sources,\n"
                 "    extra_compile_args={'gcc': [], 'nvcc': ['-O3']})])\n", count=3),
+        # hahnyuan/TorchQuantExtension setup.py: a CppExtension with a `.cu` source: torch's BuildExtension picks nvcc per
+        # source file (`_is_cuda_file`), not per class: the call and its `.cu` line (a C++-only one: VALID)
+        Invalid("from torch.utils import cpp_extension\next = cpp_extension.CppExtension(\n    'quant_ext',\n"
+                "    ['quant.cpp', 'quant_kernel.cu'],\n)\n", count=2),
         Invalid("from torch.utils.cpp_extension import CUDAExtension as CE\next = CE('m', ['m.cpp'])"),
         Invalid("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'kernel.cu'])"),
         Invalid("from torch.utils import cpp_extension\nm = cpp_extension.load('m', ['m.cpp'], with_cuda=True)"),
@@ -1251,8 +1257,10 @@ class CudaExtension(Rule):
             if plain_cuda_extension(ctx, call, name):
                 reported.append(call)  # setuptools `Extension('nms.gpu_nms', ['nms/nms_kernel.cu', ...])`
                 plain.append(call)
-                yield self.finding(ctx, call, "a setuptools extension with CUDA sources (a custom build_ext compiles them "
-                                   "with nvcc): " + self.MESSAGE)
+                how = ("a `CppExtension` with CUDA sources (torch's BuildExtension compiles each `.cu` with nvcc)"
+                       if name == f"{_EXT}.CppExtension" else
+                       "a setuptools extension with CUDA sources (a custom build_ext compiles them with nvcc)")
+                yield self.finding(ctx, call, how + ": " + self.MESSAGE)
                 yield from self._inner_lines(ctx, call)
                 for line, node in {n.lineno: n for n in followed_cuda_sources(ctx, call)}.items():
                     if not call.lineno <= line <= call.end_lineno:  # `sources = [... 'backend.cu']` read by name

@@ -66,6 +66,19 @@ def _handed_over(ctx, node, qual: str, module: str) -> bool:
     return qual == module or qual.rsplit(".", 1)[-1] in _CFFI_OBJECTS
 
 
+def _cpu_built(index, module: str) -> bool:
+    """The extension `module` stands for is built without CUDA too (migrate/cpu_builds.py): `module` itself, or, for a
+    value of the repository standing for a compiled module or op (`soft_nms = _C.soft_nms` in layers/nms.py,
+    re-exported by layers/__init__.py and imported by name elsewhere), the extension it holds (its `why`): GLIP's
+    `soft_nms(boxes.cpu(), score.cpu(), ...)` through that re-export runs the CPU build's op on host tensors
+    (migrate/cpu_inputs.py, label note 58b), as `_C.soft_nms(boxes.cpu(), ...)` does."""
+    if cpu_builds.has_cpu_build(index.cpu_built, module):
+        return True
+    definition = index.modules.get(module)
+    return definition is not None and definition.kind == "value" and definition.why != module \
+        and cpu_builds.has_cpu_build(index.cpu_built, definition.why)
+
+
 def _op_alias(alias, index) -> bool:
     """Every chain the alias may hold is an op of a compiled module (`_C.ml_nms`), not the module itself nor a
     registered `torch.ops` op."""
@@ -1040,7 +1053,7 @@ class CustomExtensionUse(Rule):
                 availability_probe(ctx, node) or _hasattr_probe(ctx, node) or _type_check(ctx, node) or is_prose(ctx, node) or (shadowed(ctx, node) and not _accessor_local(ctx, node))
                 or _handed_over(ctx, node, qual, module) or _cached_for_return(ctx, node, qual, module)
                 or _redefined(ctx, node) or _own_attribute(ctx, node) or _passed_on(ctx, node, index.modules[module])
-                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual, cpu_builds.has_cpu_build(index.cpu_built, module))
+                or cpu_fallbacks.cpu_op_off_cuda(ctx, node, qual, _cpu_built(index, module))
                 or compiled_values.constant_read(ctx, node, qual, module) or compiled_values.probe_call(ctx, node, qual)
                 or compiled_values.metadata_read(ctx, node, qual)
             ):
@@ -1133,7 +1146,7 @@ class CustomExtensionUse(Rule):
         for found in callable_aliases.method_calls(ctx, aliases):
             qual, definition = found.alias.keys[0]
             op = f"{qual}.{found.call.func.attr}"
-            if cpu_fallbacks.cpu_op_off_cuda(ctx, found.call.func, op, cpu_builds.has_cpu_build(index.cpu_built, definition.name)):
+            if cpu_fallbacks.cpu_op_off_cuda(ctx, found.call.func, op, _cpu_built(index, definition.name)):
                 continue
             if op_calls is not None and _CONSTRUCTOR.match(found.call.func.attr):  # `self.impl = _plugin.Tracer(...)`
                 op_calls[id(found.call)] = definition
