@@ -37,6 +37,7 @@ from migrate import (
     fileio,
     imported_kernels,
     importer_tested_stand_ins,
+    json_configs,
     launcher_flags,
     linking,
     named_ops,
@@ -328,10 +329,14 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
             imports.append(tree_imports(tree, path))
         if facts is not None:  # a project's own option compared and set (migrate/config_options.py), every module
             facts.extend(config_options.python_facts(tree, path))
+            if json_configs.wants(text):  # HfArgumentParser reading JSON arguments files (migrate/json_configs.py)
+                facts.extend(json_configs.reader_facts(ast.walk(tree), path))
         return [], [], 0
     ctx = PythonContext(path, text, tree, kb, cell=cell)
     if facts is not None:  # the same, from the file's node index (every module: an option is set anywhere)
         facts.extend(config_options.python_facts(tree, path, ctx.nodes))
+        if json_configs.wants(text):  # HfArgumentParser reading JSON arguments files (migrate/json_configs.py)
+            facts.extend(json_configs.reader_facts(ctx.nodes.get(ast.Call, ()), path))
     if imports is not None:  # before the rules: the index and parents as the parse made them
         imports.append(tree_imports(tree, path, ctx.nodes, ctx.parent, ctx))
     if known_flags:  # availability flags other modules set, imported here (migrate/imported_flags.py)
@@ -449,6 +454,8 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     except fileio.ReadError as exc:
         return FileResult(path, kinds[0], data.count(b"\n"), errors=(FileError(path, exc.code, str(exc), exc.line),))
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    if kinds == (json_configs.KIND,):  # read for its option settings only (migrate/json_configs.py): no rule, no mention
+        return FileResult(path, kinds[0], lines, facts=repo_index.encode(json_configs.setting_facts(path, text), []))
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
@@ -820,6 +827,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = runtime_installers.report(results)  # a literal GPU-only requirement handed to the repository's pip installer
     results = config_options.report(results)  # a project's own option set to the value of its GPU-only branch
     results = launcher_flags.report(results)  # a framework's own launcher flag selecting GPU-only code
+    results = json_configs.report(results)  # a GPU-only option value in a JSON arguments file HfArgumentParser reads
     return results, wrapper_calls
 
 

@@ -10,6 +10,7 @@ import ast
 import configparser
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -179,9 +180,22 @@ _INTERESTING_SUFFIXES = (".py", ".pyw", ".ipynb", ".txt", ".toml", ".cfg", ".yml
 _INTERESTING_NAMES = ("Dockerfile", "Makefile", ".gitmodules")
 
 
+def _small_json(path: str) -> bool:
+    """A `.json` file small enough to be an arguments file (migrate/json_configs.py); a path that cannot be read
+    (a bare name, a broken link) is not one."""
+    from migrate.json_configs import JSON_LIMIT
+
+    try:
+        return os.path.getsize(path) <= JSON_LIMIT
+    except OSError:
+        return False
+
+
 def classify(path: str) -> tuple[str, ...]:
     """The input kinds a file is read as (empty: not ours to read)."""
     name = path.rsplit("/", 1)[-1]
+    if name.endswith(".json"):  # only HfArgumentParser's arguments files are read (migrate/json_configs.py)
+        return ("json-config",) if _small_json(path) else ()
     if not name.endswith(_INTERESTING_SUFFIXES) and name not in _INTERESTING_NAMES and not is_dockerfile(name):
         return ()  # fast exit: most files in a big tree (.so, .h, .json ...) are not ours
     if name.endswith((".py", ".pyw")) and name != "setup.py":

@@ -422,7 +422,9 @@ class GpuOnlyOption(Rule):
     call, reported at the `type=` line with its keywords folded in, migrate/lazy_constructions.py; `type="..."` strings
     name no class). Found in call keywords, dict literals (`{"optim": ...}`), attribute
     assignments (`args.optim = ...`, `kwargs["load_in_8bit"] = True`, the config attribute behind a keyword set
-    directly: `config._attn_implementation = "flash_attention_2"`), YAML configs (`optim: paged_adamw_32bit`) and command-line
+    directly: `config._attn_implementation = "flash_attention_2"`), YAML configs (`optim: paged_adamw_32bit`), JSON arguments
+    files (`"optim": "paged_adamw_32bit"`) where a Python file of the repository parses JSON with HfArgumentParser
+    (`parser.parse_json_file(json_file=...)`, migrate/json_configs.py) and command-line
     flags in launchers (`--optim paged_adamw_32bit`, `--load_in_4bit`, diffusers' examples'
     `--enable_xformers_memory_efficient_attention`; a nested-config flag by its last dotted part,
     `--ds.attn_implementation flash_attention_2`), argparse defaults
