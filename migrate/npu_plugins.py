@@ -16,9 +16,20 @@ migrate/base_images.py), so nothing is read again. Its NPU501 / NPU507 findings 
 package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
 on the NPU and stay reported. Decided after the scan on every run (never cached), so adding or removing the plugin's
 import or requirement is seen at once.
+
+A package whose own code picks its Ascend kernels by the device (knowledge `npu_backend`: Liger-Kernel registers its
+`_ascend` backend as the default for 'npu' devices, flash-linear-attention dispatches to its triton_ascend backend when
+the device platform is 'npu') needs no plugin to be named: the repository takes it to the NPU by running on the NPU.
+One that imports or requires torch_npu does (modelscope/twinkle's platform registry imports torch_npu and hands its
+models to Liger on the NPU on purpose): that package's NPU501 / NPU507 findings are dropped as well (label ruling (L99):
+a package whose own source serves the NPU through a backend selected by a device value, selected so by the
+repository). Only the entry that carries the field: a sub-module with its own entry and no Ascend side
+(`liger_kernel.ops.cutile`, CUDA-only) stays reported.
 """
 
 from __future__ import annotations
+
+import re
 
 from migrate import knowledge
 from migrate.findings import FileResult
@@ -47,21 +58,53 @@ def plugin_packages(results: list[FileResult]) -> frozenset[str]:
     return frozenset(key for key, plugin in plugins.items() if plugin in named)
 
 
+# the NPU device runtime: a repository importing or requiring it runs its models on the NPU
+_NPU_RUNTIME = "torch-npu"
+
+
+def backend_packages(results: list[FileResult]) -> frozenset[str]:
+    """The knowledge keys of the packages that pick their Ascend backend by the device, in a repository that runs on the
+    NPU (it imports or requires torch_npu); empty otherwise."""
+    keys = frozenset(key for key, entry in knowledge.third_party().items() if entry.npu_backend)
+    if not keys or _NPU_RUNTIME not in named_plugins(results):
+        return frozenset()
+    return keys
+
+
+# the module a NPU501 / NPU507 message opens with (`liger_kernel.ops.cutile` targets ...; `fla: `fla.ops.x.f` ...`): the
+# finding's `package` is the top-level entry, the message names the module whose (longest) entry it was judged by
+_NAMED_MODULE = re.compile(r"`([A-Za-z_][\w.]*)`")
+
+
+def _entry_key(finding) -> str | None:
+    """The knowledge key the finding was judged by: the longest entry of the module its message names."""
+    from migrate.rules.npu501_gpu_only_import import match_package
+
+    named = _NAMED_MODULE.search(finding.message)
+    key = match_package(named.group(1), knowledge.third_party()) if named else None
+    return key if key is not None and finding.package and (key + ".").startswith(finding.package + ".") else finding.package
+
+
 def _of(package: str | None, keys: frozenset[str]) -> bool:
     return package is not None and any(package == key or package.startswith(key + ".") for key in keys)
 
 
 def drop_plugin_routed(results: list[FileResult]) -> list[FileResult]:
-    """NPU501 / NPU507 findings of a package whose Ascend plugin the repository names (see above)."""
+    """NPU501 / NPU507 findings of a package whose Ascend plugin the repository names, or that picks its Ascend backend
+    by the device in a repository running on the NPU (see above)."""
     if not any(f.code in CODES and f.package for r in results for f in r.findings):
         return results
-    keys = plugin_packages(results)
-    if not keys:
+    keys, backends = plugin_packages(results), backend_packages(results)
+    if not keys and not backends:
         return results
+
+    def routed(finding) -> bool:
+        return finding.code in CODES and (_of(finding.package, keys) or (bool(backends) and _entry_key(finding) in backends))
+
     out = []
     for result in results:
-        if any(f.code in CODES and _of(f.package, keys) for f in result.findings):
-            kept = tuple(f for f in result.findings if not (f.code in CODES and _of(f.package, keys)))
+        if any(routed(f) for f in result.findings):
+            kept = tuple(f for f in result.findings if not routed(f))
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
                                 result.facts)
         out.append(result)

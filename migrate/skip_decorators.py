@@ -11,7 +11,9 @@ helpers), `@pytest.mark.skipif(not is_<pkg>_available(), ...)`, `@unittest.skipU
 (migrate/knowledge/third_party.toml). Its GPU-only imports and uses of that package (NPU404, NPU501, NPU503, NPU507:
 the finding's package, or its message naming it) are dropped; those of another package stay. A test under an
 unconditional skip (`@pytest.mark.skip(reason=...)`, `@unittest.skip("...")`) runs on no host (label ruling (L27)): all
-its findings of those codes are dropped (its compiled-extension uses, NPU508, after the scan: migrate/decollected_tests.py).
+its findings of those codes are dropped (its compiled-extension uses, NPU508, after the scan: migrate/decollected_tests.py);
+so is a whole test module marked so (`pytestmark = pytest.mark.skip(reason=...)` at module level), unless it also runs as
+a script (`if __name__ == "__main__":`).
 The availability test may also be a module-level flag the file binds from a probe of the package (pytorch/torchtune
 tests/torchtune/rl/test_parameter_server.py: `_has_vllm = importlib.util.find_spec("vllm") is not None`, then
 `@pytest.mark.skipif(not _has_ray or not _has_vllm, reason="requires ray and vllm")` over the test class), or a module
@@ -152,10 +154,33 @@ def _skipped_package(decorator: ast.AST, roots, flags: dict | None = None) -> st
     return None
 
 
+def _module_skipped(nodes: dict) -> bool:
+    """The lines of a test module that pytest skips whole on every host: a module-level `pytestmark =
+    pytest.mark.skip(reason=...)` (or a list / tuple holding one) marks each of its tests (modelscope/twinkle
+    tests/transformers/test_sequence_parallel_and_cp.py, 'run manually'; label ruling (L27)). Not where the module
+    also runs as a script (`if __name__ == "__main__":`): run so, nothing skips (label note 58a,
+    tests/sampler/test_30b_weight_sync.py)."""
+    module = next(iter(nodes.get(ast.Module, ())), None)
+    if module is None:
+        return False
+    skipped = False
+    for statement in module.body:
+        if isinstance(statement, ast.If) and isinstance(statement.test, ast.Compare) \
+                and isinstance(statement.test.left, ast.Name) and statement.test.left.id == "__name__":
+            return False
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
+                                                     for t in statement.targets):
+            marks = statement.value.elts if isinstance(statement.value, (ast.List, ast.Tuple)) else [statement.value]
+            skipped = skipped or any(always_skipped(mark) for mark in marks)
+    return skipped
+
+
 def drop_skipped(findings: list, nodes: dict) -> list:
     """`findings` less the GPU-only ones of a package inside a test that skips without that package."""
     if not any(f.code in CODES for f in findings):
         return findings
+    if _module_skipped(nodes):
+        return [f for f in findings if f.code not in CODES]
     spans: list[tuple[int, int, str]] = []
     roots = None
     flags = None

@@ -296,3 +296,22 @@ def test_an_accessor_looking_the_op_up_when_called_keeps_its_binding(tmp_path):
     write_files(tmp_path, files)
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert finding_lines(result, "NPU508", "ops/__init__.py") == [2, 3, 4]  # the binding loads the extension
+
+
+def test_a_test_module_marked_skipped_whole_is_no_work_item_unless_it_runs_as_a_script(tmp_path):
+    # label ruling (L27), note 58a (modelscope/twinkle tests/transformers/test_sequence_parallel_and_cp.py): a module-level
+    # `pytestmark = pytest.mark.skip(...)` skips every test of the module on every host; a module that also runs as a
+    # script (`if __name__ == "__main__":`) runs there unskipped
+    body = ("import pytest\n"
+            "pytestmark = pytest.mark.skip(reason='heavy, run manually')\n"
+            "def build(attn_implementation='flash_attention_2'):\n    import flash_attn\n    return flash_attn\n"
+            "def test_build():\n    build()\n")
+    write_files(tmp_path, {"tests/test_heavy.py": body,
+                           "tests/test_listed.py": body.replace("pytestmark = pytest.mark.skip(", "pytestmark = [pytest.mark.skip(")
+                           .replace("manually')", "manually'), pytest.mark.slow]"),
+                           "tests/test_script.py": body + "if __name__ == '__main__':\n    build()\n"})
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    for name in ("tests/test_heavy.py", "tests/test_listed.py"):
+        assert finding_lines(result, "NPU501", name) == [] and finding_lines(result, "NPU503", name) == []
+    assert finding_lines(result, "NPU501", "tests/test_script.py") == [4]
+    assert finding_lines(result, "NPU503", "tests/test_script.py") == [3]

@@ -497,6 +497,48 @@ def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_awa
             ("kernels.py", "NPU507"), ("requirements-rollout.txt", "NPU502")} <= codes_by_file
 
 
+def test_a_package_picking_its_ascend_backend_by_device_is_npu_aware_where_the_repository_runs_on_the_npu(tmp_path):
+    # label ruling (L99), note 58a (modelscope/twinkle): Liger-Kernel and flash-linear-attention pick their Ascend kernels
+    # by the device (knowledge `npu_backend`); a repository importing torch_npu runs them on the NPU on purpose. Their
+    # sub-modules with no Ascend side (liger_kernel.ops.cutile) stay reported; fla's plain requirement installs no CUDA
+    # build (its torch/triton come from a backend extra)
+    from migrate.engine import scan
+
+    (tmp_path / "kernels.py").write_text(
+        "from liger_kernel.transformers import LigerRMSNorm\nfrom fla.modules.convolution import ShortConvolution\n"
+        "from liger_kernel.ops.cutile import rms_norm\n")
+    (tmp_path / "platform.py").write_text("def npu():\n    import torch_npu\n    return torch_npu\n")
+    (tmp_path / "requirements.txt").write_text("flash-linear-attention\nliger-kernel>=0.5\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code, f.line) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU502", "NPU507"))
+
+    assert found(tmp_path) == [("kernels.py", "NPU501", 3)]
+    # a repository that never runs on the NPU: the imports are the parts to check (L11)
+    (tmp_path / "platform.py").write_text("import torch\n")
+    assert found(tmp_path) == [("kernels.py", "NPU501", 1), ("kernels.py", "NPU501", 2), ("kernels.py", "NPU501", 3)]
+
+
+def test_megatrons_te_wrappers_run_through_mindspeed_where_the_repository_imports_it(tmp_path):
+    # label note 58a (modelscope/twinkle), ruling (L38): MindSpeed, Ascend's Megatron adaptor, replaces the TE* classes
+    # of megatron.core.extensions.transformer_engine with NPU ones (knowledge npu_plugin "mindspeed")
+    from migrate.engine import scan
+
+    (tmp_path / "lora.py").write_text(
+        "def targets(model):\n    from megatron.core.extensions.transformer_engine import TELinear, TEGroupedLinear\n"
+        "    return [n for n, m in model.named_modules() if isinstance(m, (TELinear, TEGroupedLinear))]\n")
+    (tmp_path / "runtime.py").write_text("def init():\n    import mindspeed.megatron_adaptor  # noqa: F401\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code, f.line) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU507"))
+
+    assert found(tmp_path) == []
+    (tmp_path / "runtime.py").write_text("def init():\n    pass\n")
+    assert found(tmp_path) == [("lora.py", "NPU501", 2)]
+
+
 def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
     # label note 47e-4 (ruling (L38)): an NPU Dockerfile `FROM .../ascend/vllm-ascend:<tag>` runs vLLM through the plugin
     # its base image installs: vLLM's imports and uses are NPU-aware; the requirement line stays NPU502

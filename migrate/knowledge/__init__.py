@@ -273,6 +273,11 @@ class ThirdParty:
     # there, so NPU502 leaves its manifest and `pip install` lines (label rulings (L11)/(L40)/(L55): a package with an
     # NPU install is partial, its manifest lines are no labels); its imports stay NPU501's (the parts to check)
     npu_install: str | None = None
+    # where the package's own code picks its Ascend kernels by the device at run time (Liger-Kernel's `_ascend` backend
+    # registered as the default for 'npu'; fla's TritonAscendBackend, available when the device platform is 'npu'),
+    # read in its source: in a repository that runs on the NPU (it imports torch_npu) the package's imports and uses
+    # are its NPU path, as a plugin the repository names (migrate/npu_plugins.py, label rulings (L38)/(L99))
+    npu_backend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -520,7 +525,7 @@ def third_party() -> dict[str, ThirdParty]:
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
             fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
             loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)),
-            npu_install=e.get("npu_install"))
+            npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"))
     return out
 
 

@@ -233,9 +233,35 @@ def _path_bound_tool(ctx, head: ast.AST, call: ast.Call) -> str | None:
 
 def _row_title(ctx, node) -> bool:
     """A string in a tuple with other values beside it, outside any run (a report's row `("nvcc --version", tail)`):
-    it titles the row, it runs nothing."""
+    it titles the row, it runs nothing. So does a record's field: a dict value under a string key (`{'source':
+    'nvidia-smi'}`, `{'error': f'nvidia-smi failed: {err}'}`, modelscope/twinkle's cluster-info helper returning what
+    its run of the tool found; label note 58a)."""
     parent = ctx.parent(node)
+    if isinstance(parent, ast.Dict):
+        keys = [k for k, v in zip(parent.keys, parent.values) if v is node]
+        return bool(keys) and isinstance(keys[0], ast.Constant) and isinstance(keys[0].value, str)
     return isinstance(parent, ast.Tuple) and len(parent.elts) > 1
+
+
+# the look-ups of a command on PATH (they run nothing)
+_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable"})
+
+
+def _probed_in_test(ctx, node) -> bool:
+    """`node` is the name looked up by `shutil.which(...)` in the test of an `if` / `elif` / `assert` / `while` /
+    conditional expression (`elif shutil.which('nvidia-smi'):` after `if shutil.which('npu-smi'):`, modelscope/twinkle's
+    platform registry): the test asks whether the tool is there and runs nothing (label rulings (L62)/(L64), as a
+    launcher's `if command -v nvidia-smi`); what its branch runs is reported where it runs. A look-up bound to a name
+    (`has_gpu = shutil.which("nvidia-smi") is not None`) stays reported."""
+    call = ctx.parent(node)
+    if not (isinstance(call, ast.Call) and call.args and call.args[0] is node and ctx.qualname(call.func) in _LOOKUPS):
+        return False
+    child, parent = call, ctx.parent(call)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.IfExp) and parent.test is child:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return isinstance(parent, (ast.If, ast.While, ast.Assert)) and parent.test is child
 
 
 class NvidiaSmi(Rule):
@@ -243,7 +269,10 @@ class NvidiaSmi(Rule):
     for the device table; `torch.npu.utilization()` / `torch.npu.mem_get_info()` from Python).
     Flagged in Python strings run as commands (`subprocess.run(["nvidia-smi", ...])`,
     `os.system("nvidia-smi ...")`, `shutil.which("nvidia-smi")`, or any string that starts with
-    the command), in shell launchers and in notebook `!nvidia-smi` lines. Shell comments and the
+    the command), in shell launchers and in notebook `!nvidia-smi` lines; not a `shutil.which("nvidia-smi")` that is
+    the test of an `if` / `elif` / `assert` (it asks whether the tool is there: label rulings (L62)/(L64)), nor, in a
+    file that runs the tool, a string naming it as a record's field (`{'source': 'nvidia-smi'}`, `{'error':
+    f'nvidia-smi failed: {err}'}`) or a report row's title. Shell comments and the
     text printed by `echo` / `printf` are prose and skipped; docstrings and log messages too. In a shell script
     one of whose `if` / `elif` tests asks for the NPU (`npu-smi`, `ASCEND_*`, `torch_npu`), the branches whose test
     asks for CUDA (`if [[ -x "$(command -v nvidia-smi)" ]]`) are the CUDA side of an NPU-aware dispatch: not reported
@@ -302,6 +331,11 @@ class NvidiaSmi(Rule):
         "import subprocess\ndef has_nvcc():\n    try:\n        subprocess.call(['nvcc'], stdout=subprocess.DEVNULL)\n"
         "        return True\n    except (FileNotFoundError, OSError):\n        return False\n",
         'import ctypes\nlib = ctypes.CDLL("libascendcl.so")\n',
+        # a look-up of the tool as the test of an `if` / `elif` asks whether it is there (label rulings (L62)/(L64);
+        # modelscope/twinkle utils/platforms/base.py: `elif shutil.which('nvidia-smi'):` after the npu-smi branch)
+        "import shutil\ndef platform():\n    if shutil.which('npu-smi'):\n        return 'npu'\n"
+        "    elif shutil.which('nvidia-smi'):\n        return 'gpu'\n    assert shutil.which('nvidia-smi') is not None\n"
+        "    return 'gpu' if shutil.which('nvidia-smi') else 'cpu'\n",
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
         # a profiler picked by the program's own keys (a Hydra override, an option, a YAML config): not run as a command
         Valid("python3 -m trainer.main \\\n    global_profiler.tool=nsys \\\n    --profiler=nsys --steps 2\n",
@@ -338,6 +372,15 @@ class NvidiaSmi(Rule):
                 "    code, _ = _run_cmd([\"nvidia-smi\"])\n    rows.append((\"nvidia-smi\", \"available\" if code == 0 else \"-\"))\n",
                 count=2),
         Invalid('import subprocess\nsubprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])', count=1),
+        # a helper that runs the tool and returns a record of what it found (modelscope/twinkle twinkle_client tools.py
+        # `_try_nvidia_smi`): the run is reported; the record's fields naming the tool (`'source': 'nvidia-smi'`, an
+        # error text) run nothing; the same words assigned to a name stay a command
+        Invalid("import subprocess\ndef info():\n    try:\n        r = subprocess.run(['nvidia-smi', '--query-gpu=name'],\n"
+                "                           capture_output=True, text=True)\n"
+                "        if r.returncode != 0:\n            return {'error': f'nvidia-smi failed: {r.stderr}'}\n"
+                "        return {'gpus': r.stdout, 'source': 'nvidia-smi'}\n    except FileNotFoundError:\n"
+                "        return {'error': 'nvidia-smi not found (no NVIDIA driver)'}\n"
+                "cmd = 'nvidia-smi -L'\n", count=2),
         Invalid('import os\nos.system("nvidia-smi -L")'),
         Invalid('import subprocess as sp\nout = sp.check_output("nvidia-smi --query-gpu=name --format=csv", shell=True)'),
         Invalid('import shutil\nhas_gpu = shutil.which("nvidia-smi") is not None'),
@@ -445,7 +488,7 @@ class NvidiaSmi(Rule):
             if id(node) in inside_runner:
                 run_texts.add(text.split()[0] if text.split() else text)
         for node, text in command_strings(ctx):
-            if id(node) in named or tool_presence_probes.probed_tool_string(ctx, node):
+            if id(node) in named or tool_presence_probes.probed_tool_string(ctx, node) or _probed_in_test(ctx, node):
                 continue  # (a bare run in a presence probe only asks whether the tool is there: migrate/tool_presence_probes.py)
             if id(node) not in inside_runner and text.split() and text.split()[0] in run_texts and _row_title(ctx, node):
                 continue

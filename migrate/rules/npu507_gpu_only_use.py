@@ -263,7 +263,8 @@ class GpuOnlyUse(Rule):
     handed to the recipe it configures: that construction is the use; also one imported by name,
     `padding_size=DEFAULT_VOCAB_PADDING_SIZE`), nor the package's own probe asked by an `assert` / `if`
     (`assert is_tensorrt_plugin_loaded(), '...'`: a check that raises, (L34)), nor a function handed to the
-    standard library's introspection (`inspect.signature(fp8_model_init).parameters`: a version probe), nor any name of the package handed uncalled to a call of the same
+    standard library's introspection (`inspect.signature(fp8_model_init).parameters`: a version probe), or to a function of the file that only
+    introspects its argument (ring-flash-attention's `get_default_args(func)` -> `inspect.getfullargspec(func)`), nor any name of the package handed uncalled to a call of the same
     package (`fmha.memory_efficient_attention_forward(q, k, v, bias, op=fmha.flash.FwOp)` over two lines: one use, at
     the call's first line; label rule 41d-7), nor a function named as the fallback of a lookup on an object
     (`getattr(param, "weight_loader", default_weight_loader)`: the object picks what runs; label rule 35d-2), nor, in module-level code, a chain rooted at the import's name below a module-level rebinding of that name to the
@@ -884,6 +885,18 @@ class GpuOnlyUse(Rule):
         Invalid("import inspect\nfrom flash_attn import flash_attn_func\n"
                 "if 'window_size' in inspect.signature(flash_attn_func).parameters:\n    kw = {'window_size': (-1, -1)}\n"
                 "out = flash_attn_func(q, k, v, **kw)\n", count=1),
+        # ring-flash-attention's helper reading a kernel's default arguments (`inspect.getfullargspec` through a second
+        # helper, `func._init_fn` for a wrapped one) runs nothing; the kernel's call is the use (label note 58a); a helper
+        # that also calls its argument is no introspection
+        Invalid("import inspect\nfrom functools import cache\n@cache\ndef _defaults(func):\n"
+                "    spec = inspect.getfullargspec(func)\n    return dict(zip(spec.args, spec.defaults or ()))\n"
+                "def get_default_args(func):\n    if inspect.isfunction(func):\n        return _defaults(func)\n"
+                "    return _defaults(func._init_fn)\n"
+                "def run_it(func):\n    return func()\n"
+                "def forward(q, k, v):\n    from flash_attn.flash_attn_interface import _flash_attn_varlen_forward\n"
+                "    params = get_default_args(_flash_attn_varlen_forward).copy()\n"
+                "    params.update({'q': q, 'k': k, 'v': v})\n    run_it(_flash_attn_varlen_forward)\n"
+                "    return _flash_attn_varlen_forward(**params)\n", count=2),
         # mmcv's TensorRT plugin probe asserted before the conversion: a check that raises; the conversion is the use
         Invalid("from mmcv.tensorrt import is_tensorrt_plugin_loaded, onnx2trt\n"
                 "assert is_tensorrt_plugin_loaded(), 'TensorRT plugin should be compiled.'\n"
@@ -1789,6 +1802,9 @@ def _feature_probe(ctx, node) -> bool:
     parent = ctx.parent(node)
     if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and ctx.qualname(parent.func) in _INTROSPECTION:
         return True  # `inspect.signature(fp8_model_init).parameters`: reads the function's signature, runs nothing
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and isinstance(parent.func, ast.Name) \
+            and ctx.qualname(parent.func) is None and parent.func.id in _introspecting_helpers(ctx):
+        return True  # `get_default_args(_flash_attn_varlen_forward)`: the file's helper only reads the signature
     if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args and parent.args[0] is node):
         return False
     return (parent.func.id == "hasattr" and len(parent.args) == 2) or (parent.func.id == "getattr" and len(parent.args) == 3)
@@ -1798,6 +1814,53 @@ def _feature_probe(ctx, node) -> bool:
 # `if "preserve_high_precision_init_val" in inspect.signature(fp8_model_init).parameters:` is a version probe)
 _INTROSPECTION = frozenset({"inspect.signature", "inspect.getfullargspec", "inspect.getargspec", "inspect.getsource",
                             "inspect.getsourcefile", "inspect.getfile", "inspect.getmodule", "inspect.getdoc"})
+
+
+# the introspection a helper may also do on its argument without running it
+_INSPECTS = _INTROSPECTION | {"inspect.isfunction", "inspect.ismethod", "inspect.isclass", "inspect.isbuiltin",
+                              "inspect.isroutine", "inspect.unwrap"}
+_HELPERS_KEY = "_npu507_introspecting_helpers"
+
+
+def _introspecting_helpers(ctx) -> frozenset[str]:
+    """Module-level functions of this file whose first parameter is only introspected: each read of it (or of one of
+    its attributes, `func._init_fn`) is the first argument of `inspect.getfullargspec(...)` / `inspect.signature(...)` /
+    `inspect.isfunction(...)` or of another such helper of the file. ring-flash-attention's `get_default_args(func)` ->
+    `_get_default_args(func)` -> `inspect.getfullargspec(func)` (modelscope/twinkle zigzag_ring_attn.py, label note 58a:
+    `get_default_args(_flash_attn_varlen_forward)` runs no kernel, (L52)); the kernel's call after it is the use."""
+    found = ctx.__dict__.get(_HELPERS_KEY)
+    if found is not None:
+        return found
+    functions = {f.name: f for f in ctx.tree.body if isinstance(f, ast.FunctionDef) and f.args.args} \
+        if "inspect" in ctx.source else {}
+    helpers: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, function in functions.items():
+            if name not in helpers and _only_introspected(ctx, function, helpers):
+                helpers.add(name)
+                changed = True
+    found = ctx.__dict__[_HELPERS_KEY] = frozenset(helpers)
+    return found
+
+
+def _only_introspected(ctx, function: ast.FunctionDef, helpers: set[str]) -> bool:
+    param = function.args.args[0].arg
+    reads = [n for n in walk_nodes(function) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
+    if not reads:
+        return False
+    for read in reads:
+        held = read
+        parent = ctx.parent(held)
+        if isinstance(parent, ast.Attribute) and parent.value is held:
+            held, parent = parent, ctx.parent(parent)
+        if not (isinstance(parent, ast.Call) and parent.args and parent.args[0] is held):
+            return False
+        if not (ctx.qualname(parent.func) in _INSPECTS
+                or (isinstance(parent.func, ast.Name) and parent.func.id in helpers and ctx.qualname(parent.func) is None)):
+            return False
+    return True
 
 
 def _package_decorators(ctx, function, table) -> set[str]:
