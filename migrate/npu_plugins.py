@@ -10,15 +10,20 @@ Ascend, so a repository that requires triton-ascend (verl's requirements-npu.txt
 
 The repository names the plugin when one of its Python files imports the plugin's module (`vllm_ascend`), one of its
 manifests declares the plugin's distribution (`vllm-ascend`, `triton-ascend`), or one of its Dockerfiles builds on an
-image named for the plugin (`FROM quay.io/ascend/vllm-ascend:v0.11.0`: the image installs it; label note 47e-4): the
-("imp", root, line), ("req", name, line) and ("img", name, line) facts of the per-file pass (migrate/deps.py,
-migrate/base_images.py), so nothing is read again. Its NPU501 / NPU507 findings of the
+image named for the plugin (`FROM quay.io/ascend/vllm-ascend:v0.11.0`: the image installs it; label note 47e-4), or one of
+its launchers (a shell script, a Dockerfile's `RUN`) pip-installs the plugin (ByteDance-Seed/VeOmni's
+docker/ascend/Dockerfile.ascend_9.0.0_torch_npu2.10.0.post2_a3: `pip install triton==3.5.0 && pip install
+".../triton_ascend-3.2.1-cp311-...whl"`; label ruling (L40): a repository that requires *or installs* triton-ascend runs
+its Triton code on the NPU): the ("imp", root, line), ("req", name, line), ("img", name, line) and ("inst", name, line)
+facts of the per-file pass (migrate/deps.py, migrate/base_images.py, `installed` below), so nothing is read again. Its NPU501 / NPU507 findings of the
 package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
 on the NPU and stay reported. Decided after the scan on every run (never cached), so adding or removing the plugin's
 import or requirement is seen at once.
 """
 
 from __future__ import annotations
+
+import functools
 
 from migrate import knowledge
 from migrate.findings import FileResult
@@ -27,13 +32,34 @@ from migrate.sources import normalise
 CODES = frozenset({"NPU501", "NPU507"})
 
 
+@functools.lru_cache(maxsize=1)
+def _plugin_names() -> frozenset[str]:
+    return frozenset(normalise(e.npu_plugin) for e in knowledge.third_party().values() if e.npu_plugin)
+
+
+def installed(path: str, text: str) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for each Ascend plugin a launcher's `pip install` commands install (a requirement
+    name, `triton-ascend==3.2.1`, or a wheel file or URL, `.../triton_ascend-3.2.1-cp311-...whl`, read by pip's own
+    wheel-name rule in migrate/sources.requirement). Only the plugins are kept: the other installs are NPU502's."""
+    lowered = text.lower()
+    if "install" not in lowered or not any(name in lowered or name.replace("-", "_") in lowered
+                                                 for name in _plugin_names()):
+        return ()
+    from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
+    from migrate.sources import LauncherContext
+
+    names = _plugin_names()
+    return tuple((normalise(d.name), d.line) for d in pip_install_dependencies(LauncherContext(path, text))
+                 if d.name and normalise(d.name) in names)
+
+
 def named_plugins(results: list[FileResult]) -> frozenset[str]:
-    """The normalised names of everything the repository imports or declares (module roots and distributions) and of
-    the images its Dockerfiles build on."""
+    """The normalised names of everything the repository imports or declares (module roots and distributions), of
+    the images its Dockerfiles build on and of the plugins its launchers install."""
     names: set[str] = set()
     for result in results:
         for fact in result.facts:
-            if fact and fact[0] in ("imp", "req", "img") and isinstance(fact[1], str):
+            if fact and fact[0] in ("imp", "req", "img", "inst") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
     return frozenset(names)
 

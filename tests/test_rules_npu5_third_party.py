@@ -520,6 +520,34 @@ def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
     assert ("serve.py", "NPU501") in found(tmp_path)
 
 
+def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
+    # label ruling (L40): a repository that requires *or installs* triton-ascend runs its Triton code on the NPU
+    # (ByteDance-Seed/VeOmni: its NPU Dockerfile pip-installs the triton-ascend wheel by URL, and no manifest names it);
+    # the same for a shell installer. A launcher installing community triton alone names no plugin
+    from migrate.engine import scan
+    from migrate.npu_plugins import installed
+
+    assert installed("docker/Dockerfile.a3", "RUN pip install triton==3.5.0 && \\\n    pip install \\\n"
+                     "    \"https://mirrors.example.com/pypi/triton-ascend/triton_ascend-3.2.1-cp311-cp311-"
+                     "manylinux_2_28_aarch64.whl\"\n") == (("triton-ascend", 3),)
+    assert installed("setup_npu.sh", "pip install torch_npu triton-ascend==3.2.1\n") == (("triton-ascend", 1),)
+    assert installed("install.sh", "pip install triton==3.5.0\n# see triton-ascend docs\n") == ()
+    (tmp_path / "kernels.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pass\n"
+        "def run(x):\n    k[(1,)](x, 4)\n")
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text(
+        "FROM ubuntu:22.04\nRUN pip install torch_npu && \\\n    pip install triton-ascend==3.2.1\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU507"))
+
+    assert found(tmp_path) == []
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM ubuntu:22.04\nRUN pip install torch_npu triton==3.2.0\n")
+    assert {("kernels.py", "NPU501"), ("kernels.py", "NPU507")} <= set(found(tmp_path))
+
+
 def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
     # label ruling (L39): a CI workflow and a SkyPilot task YAML provision machines, like a Dockerfile: no NPU5xx
     # finding there; a shell launcher with the same lines and a YAML with only a `run:` key are still read
