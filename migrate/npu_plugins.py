@@ -17,7 +17,8 @@ docker/ascend/Dockerfile.ascend_9.0.0_torch_npu2.10.0.post2_a3: `pip install tri
 its Triton code on the NPU): the ("imp", root, line), ("req", name, line), ("img", name, line) and ("inst", name, line)
 facts of the per-file pass (migrate/deps.py, migrate/base_images.py, `installed` below), so nothing is read again. Its NPU501 / NPU507 findings of the
 package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
-on the NPU and stay reported. Decided after the scan on every run (never cached), so adding or removing the plugin's
+on the NPU and stay reported, except the install of the package in a launcher that installs its plugin beside it (the
+plugin's own recipe, see drop_plugin_routed). Decided after the scan on every run (never cached), so adding or removing the plugin's
 import or requirement is seen at once.
 """
 
@@ -64,13 +65,23 @@ def named_plugins(results: list[FileResult]) -> frozenset[str]:
     return frozenset(names)
 
 
+def _plugins() -> dict[str, str]:
+    return {key: normalise(entry.npu_plugin) for key, entry in knowledge.third_party().items() if entry.npu_plugin}
+
+
 def plugin_packages(results: list[FileResult]) -> frozenset[str]:
     """The knowledge keys of the packages whose Ascend plugin (or NPU build) the repository names."""
-    plugins = {key: normalise(entry.npu_plugin) for key, entry in knowledge.third_party().items() if entry.npu_plugin}
+    plugins = _plugins()
     if not plugins:
         return frozenset()
     named = named_plugins(results)
     return frozenset(key for key, plugin in plugins.items() if plugin in named)
+
+
+def _installed_here(result: FileResult) -> frozenset[str]:
+    """The knowledge keys of the packages whose plugin this launcher itself installs."""
+    names = {fact[1] for fact in result.facts if fact and fact[0] == "inst"}
+    return frozenset(key for key, plugin in _plugins().items() if plugin in names) if names else frozenset()
 
 
 def _of(package: str | None, keys: frozenset[str]) -> bool:
@@ -78,16 +89,26 @@ def _of(package: str | None, keys: frozenset[str]) -> bool:
 
 
 def drop_plugin_routed(results: list[FileResult]) -> list[FileResult]:
-    """NPU501 / NPU507 findings of a package whose Ascend plugin the repository names (see above)."""
-    if not any(f.code in CODES and f.package for r in results for f in r.findings):
+    """NPU501 / NPU507 findings of a package whose Ascend plugin the repository names (see above), and the NPU502
+    install of that package in a launcher that installs its plugin too: the plugin's own install recipe (triton-ascend's
+    FAQ, 'Can community Triton and Triton-Ascend coexist?': community Triton is installed first and triton-ascend
+    overwrites the directory of the same name; VeOmni's NPU Dockerfiles `pip install triton==3.5.0 && pip install
+    .../triton_ascend-3.2.1-...whl`), which an Ascend host runs as written."""
+    if not any(f.code in CODES and f.package for r in results for f in r.findings) \
+            and not any(fact and fact[0] == "inst" for r in results for fact in r.facts):
         return results
     keys = plugin_packages(results)
     if not keys:
         return results
     out = []
     for result in results:
-        if any(f.code in CODES and _of(f.package, keys) for f in result.findings):
-            kept = tuple(f for f in result.findings if not (f.code in CODES and _of(f.package, keys)))
+        here = _installed_here(result)
+
+        def routed(f, here=here) -> bool:
+            return (f.code in CODES and _of(f.package, keys)) or (f.code == "NPU502" and _of(f.package, here))
+
+        if any(routed(f) for f in result.findings):
+            kept = tuple(f for f in result.findings if not routed(f))
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,
                                 result.facts)
         out.append(result)

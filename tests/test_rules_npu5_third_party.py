@@ -544,6 +544,16 @@ def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
                       if f.code in ("NPU501", "NPU507"))
 
     assert found(tmp_path) == []
+    # community triton installed first, then triton-ascend over it (triton-ascend's FAQ): the plugin's own recipe, not
+    # reported in that launcher; a triton pin in a manifest or in a launcher without the plugin stays NPU502
+    (tmp_path / "docker" / "Dockerfile").write_text(
+        "FROM ubuntu:22.04\nRUN pip install triton==3.2.0 && \\\n    pip install triton-ascend==3.2.1\n")
+    (tmp_path / "requirements.txt").write_text("triton==3.2.0\n")
+    (tmp_path / "bench.sh").write_text("pip install triton==3.2.0\n")
+    npu502 = sorted((f.path[len(str(tmp_path)) + 1:], f.line) for f in scan([str(tmp_path)], use_cache=False).findings
+                    if f.code == "NPU502")
+    assert npu502 == [("bench.sh", 1), ("requirements.txt", 1)]
+    assert found(tmp_path) == []
     (tmp_path / "docker" / "Dockerfile").write_text("FROM ubuntu:22.04\nRUN pip install torch_npu triton==3.2.0\n")
     assert {("kernels.py", "NPU501"), ("kernels.py", "NPU507")} <= set(found(tmp_path))
 
