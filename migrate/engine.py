@@ -552,6 +552,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
 
             defs += local_installs.facts(ctx.dependencies)
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
+        if findings and path.endswith("pyproject.toml") and "conflicts" in text:  # uv extras exclusive with an NPU one
+            from migrate import exclusive_extras
+
+            findings = exclusive_extras.drop_cuda_side(path, text, findings)
         if findings and ("/." in path or path.startswith(".")):  # a requirements file of a CI pipeline
             from migrate import machine_setup
 

@@ -421,6 +421,38 @@ def test_a_cuda_manifest_paired_with_its_npu_manifest_is_the_cuda_side_of_a_disp
     assert found == [("eval/requirements.txt", "NPU502", 1), ("eval/requirements_gpu.txt", "NPU502", 1)]
 
 
+def test_a_pyproject_extra_exclusive_with_an_npu_extra_is_the_cuda_side_of_a_dispatch(tmp_path):
+    # label ruling (L8), labeller note 59a (ByteDance-Seed/VeOmni pyproject.toml): `[tool.uv] conflicts` declares the
+    # `gpu` extra exclusive with `npu` / `npu_aarch64`; an Ascend host installs `--extra npu`, so the `gpu` list and the
+    # uv overrides / sources tied to it alone are the CUDA side. Lines naming an NPU extra too, and the base
+    # dependencies, stay; without the conflict group the same `gpu` extra is reported
+    from migrate.engine import scan
+
+    text = (
+        "[project]\nname = 'p'\nversion = '1'\ndependencies = ['flash-attn']\n"
+        "[project.optional-dependencies]\n"
+        "gpu = [\n  'torch==2.11.0+cu130',\n  # FA2\n  'flash-attn; platform_machine == \"x86_64\"',\n]\n"
+        "npu = ['torch==2.10.0+cpu', 'torch-npu==2.10.0']\n"
+        "[tool.uv]\noverride-dependencies = [\n  \"torch==2.11.0+cu130; (extra == 'gpu')\",\n"
+        "  \"torch==2.10.0+cpu; (extra == 'npu')\",\n]\n"
+        "conflicts = [[{ extra = 'gpu' }, { extra = 'npu' }, { extra = 'npu_aarch64' }]]\n"
+        "[tool.uv.sources]\ntorch = [\n"
+        "  { url = 'https://download.pytorch.org/whl/cu130/torch-2.11.0%2Bcu130-cp311-cp311-manylinux_2_28_x86_64.whl',"
+        " extra = 'gpu' },\n]\n"
+        "xtorch = [\n  { url = 'https://download.pytorch.org/whl/cu130/xtorch-1.0-py3-none-any.whl',"
+        " marker = \"extra == 'gpu' or extra == 'npu'\" },\n]\n")
+    (tmp_path / "pyproject.toml").write_text(text)
+
+    def lines():
+        return sorted(f.line for f in scan([str(tmp_path)], use_cache=False).findings if f.code == "NPU502")
+
+    assert lines() == [4, 23]
+    (tmp_path / "pyproject.toml").write_text(text.replace("conflicts = [[{ extra = 'gpu' }, { extra = 'npu' }, "
+                                                          "{ extra = 'npu_aarch64' }]]", "conflicts = [[{ extra = 'gpu' },"
+                                                          " { extra = 'cpu' }]]"))
+    assert lines() == [4, 7, 9, 20, 23]
+
+
 def test_a_cuda_dockerfile_beside_an_npu_dockerfile_is_the_cuda_side_of_a_dispatch(tmp_path):
     # one image per accelerator: docker/Dockerfile and docker/Dockerfile_cu124 beside docker/platforms/Dockerfile_ascend
     # (and a CUDA image in a sibling of an ascend/ folder): an Ascend host builds the Ascend image ((L8), note 38d-3);
