@@ -134,6 +134,13 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
         for statement in node.orelse:
             _imports(statement, guarded, out, keys, unprobed)
         return
+    if isinstance(node, ast.If) and node.orelse and _npu_device_check(node.test):
+        _imports(node.test, guarded, out, keys, unprobed)
+        for statement in node.body:
+            _imports(statement, guarded, out, keys, unprobed)
+        for statement in node.orelse:
+            _imports(statement, CHECKED, out, keys, unprobed)
+        return
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _HOLDS_STATEMENTS):  # an expression never holds an import (nor a lambda: one expression)
             _imports(child, guarded, out, keys, unprobed)
@@ -501,6 +508,25 @@ def _cuda_device_check(test: ast.AST, unprobed: frozenset = frozenset()) -> bool
     return False
 
 
+_NPU_ASKING = frozenset({"is", "has", "available", "use", "using"})
+
+
+def _npu_device_check(test: ast.AST) -> bool:
+    """An `if` test that asks for an Ascend NPU, so that its `else:` runs off the NPU only: a flag or a call named so
+    (`IS_NPU_AVAILABLE`, `is_torch_npu_available()`, `self.use_npu`), or `device.type == "npu"` / `"npu" in str(device)`.
+    ByteDance-Seed/VeOmni's per-device generated models: `if IS_NPU_AVAILABLE: from .generated.patched_modeling_x_npu
+    import ... / else: from .generated.patched_modeling_x_gpu import ...` (the CUDA branch of an NPU-aware chain, label
+    ruling (L20), applied to the module it imports)."""
+    if isinstance(test, ast.Call):
+        test = test.func
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        words = set((test.id if isinstance(test, ast.Name) else test.attr).strip("_").lower().split("_"))
+        return "npu" in words and bool(words & _NPU_ASKING) and "not" not in words
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.Eq)):
+        return any(isinstance(side, ast.Constant) and side.value == "npu" for side in (test.left, test.comparators[0]))
+    return False
+
+
 # a project function asking whether the GPU supports something: `is_fp8_supported_gpu()`, `is_hopper_gpu()`,
 # `supports_cuda_graphs()`, `cuda_capable()`: a word naming the device and one asking (label rule 30d-9)
 _DEVICE_WORDS = frozenset({"gpu", "cuda"})
@@ -777,6 +803,9 @@ def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset
                 guarded = CHECKED
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
                 and _checks_package(above.test, keys, unprobed):
+            guarded = CHECKED
+        elif isinstance(above, ast.If) and any(child is statement for statement in above.orelse) \
+                and _npu_device_check(above.test):
             guarded = CHECKED
         elif _factory_body(above, child, keys):
             guarded = CHECKED

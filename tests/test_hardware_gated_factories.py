@@ -121,3 +121,18 @@ def test_the_same_factory_without_a_gpu_requirement_or_called_directly_stays(tmp
     assert finding_lines(result, "NPU501", "quack_gemm.py") == [2]
     assert finding_lines(result, "NPU501", "tile_gemm.py") == [2]
     assert finding_lines(result, "NPU501", "moe/__init__.py") == [11]
+
+
+def test_a_module_imported_only_in_the_else_of_an_npu_check_is_the_cuda_branch(tmp_path):
+    # ByteDance-Seed/VeOmni's per-device generated models: `if IS_NPU_AVAILABLE: from .modeling_npu import ... /
+    # else: from .modeling_gpu import ...` (label ruling (L20) applied to the module the CUDA branch imports); the same
+    # module imported under a plain `if use_fast:` stays reported
+    model = ("from .device import IS_NPU_AVAILABLE\n\n"
+             "if IS_NPU_AVAILABLE:\n    from .modeling_npu import Model\nelse:\n    from .modeling_gpu import Model\n")
+    gpu = "import torch\nfrom liger_kernel.transformers.rms_norm import LigerRMSNorm\n\n\nclass Model(LigerRMSNorm):\n    pass\n"
+    files = {"pkg/__init__.py": "", "pkg/device.py": "IS_NPU_AVAILABLE = False\n", "pkg/model.py": model,
+             "pkg/modeling_npu.py": "import torch_npu\n\n\nclass Model:\n    pass\n", "pkg/modeling_gpu.py": gpu}
+    write_files(tmp_path, files)
+    assert finding_lines(scan([str(tmp_path)], use_cache=False), "NPU501", "modeling_gpu.py") == []
+    write_files(tmp_path, {"pkg/model.py": model.replace("IS_NPU_AVAILABLE", "use_fast")})
+    assert finding_lines(scan([str(tmp_path)], use_cache=False), "NPU501", "modeling_gpu.py") == [2]
