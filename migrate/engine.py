@@ -490,6 +490,10 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     images = base_images.images(text) if "launcher" in kinds and is_dockerfile(path) else ()
     facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None,
                               images)
+    if "launcher" in kinds and "install" in text:  # `pip install triton-ascend` in a script or a Dockerfile
+        from migrate import npu_plugins
+
+        facts += tuple(("inst", name, line) for name, line in npu_plugins.installed(path, text))
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
@@ -555,6 +559,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
 
             defs += local_installs.facts(ctx.dependencies)
         findings, suppressed = _line_suppressed(text, _run_rules(by_kind.get("manifest", []), ctx))
+        if findings and path.endswith("pyproject.toml") and "conflicts" in text:  # uv extras exclusive with an NPU one
+            from migrate import exclusive_extras
+
+            findings = exclusive_extras.drop_cuda_side(path, text, findings)
         if findings and ("/." in path or path.startswith(".")):  # a requirements file of a CI pipeline
             from migrate import machine_setup
 

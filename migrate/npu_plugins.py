@@ -10,11 +10,15 @@ Ascend, so a repository that requires triton-ascend (verl's requirements-npu.txt
 
 The repository names the plugin when one of its Python files imports the plugin's module (`vllm_ascend`), one of its
 manifests declares the plugin's distribution (`vllm-ascend`, `triton-ascend`), or one of its Dockerfiles builds on an
-image named for the plugin (`FROM quay.io/ascend/vllm-ascend:v0.11.0`: the image installs it; label note 47e-4): the
-("imp", root, line), ("req", name, line) and ("img", name, line) facts of the per-file pass (migrate/deps.py,
-migrate/base_images.py), so nothing is read again. Its NPU501 / NPU507 findings of the
+image named for the plugin (`FROM quay.io/ascend/vllm-ascend:v0.11.0`: the image installs it; label note 47e-4), or one of
+its launchers (a shell script, a Dockerfile's `RUN`) pip-installs the plugin (ByteDance-Seed/VeOmni's
+docker/ascend/Dockerfile.ascend_9.0.0_torch_npu2.10.0.post2_a3: `pip install triton==3.5.0 && pip install
+".../triton_ascend-3.2.1-cp311-...whl"`; label ruling (L40): a repository that requires *or installs* triton-ascend runs
+its Triton code on the NPU): the ("imp", root, line), ("req", name, line), ("img", name, line) and ("inst", name, line)
+facts of the per-file pass (migrate/deps.py, migrate/base_images.py, `installed` below), so nothing is read again. Its NPU501 / NPU507 findings of the
 package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
-on the NPU and stay reported. Decided after the scan on every run (never cached), so adding or removing the plugin's
+on the NPU and stay reported, except the install of the package in a launcher that installs its plugin beside it (the
+plugin's own recipe, see drop_plugin_routed). Decided after the scan on every run (never cached), so adding or removing the plugin's
 import or requirement is seen at once.
 
 A package whose own code picks its Ascend kernels by the device (knowledge `npu_backend`: Liger-Kernel registers its
@@ -29,6 +33,7 @@ repository). Only the entry that carries the field: a sub-module with its own en
 
 from __future__ import annotations
 
+import functools
 import re
 
 from migrate import knowledge
@@ -38,20 +43,45 @@ from migrate.sources import normalise
 CODES = frozenset({"NPU501", "NPU507"})
 
 
+@functools.lru_cache(maxsize=1)
+def _plugin_names() -> frozenset[str]:
+    return frozenset(normalise(e.npu_plugin) for e in knowledge.third_party().values() if e.npu_plugin)
+
+
+def installed(path: str, text: str) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for each Ascend plugin a launcher's `pip install` commands install (a requirement
+    name, `triton-ascend==3.2.1`, or a wheel file or URL, `.../triton_ascend-3.2.1-cp311-...whl`, read by pip's own
+    wheel-name rule in migrate/sources.requirement). Only the plugins are kept: the other installs are NPU502's."""
+    lowered = text.lower()
+    if "install" not in lowered or not any(name in lowered or name.replace("-", "_") in lowered
+                                                 for name in _plugin_names()):
+        return ()
+    from migrate.rules.npu502_gpu_only_dependency import pip_install_dependencies
+    from migrate.sources import LauncherContext
+
+    names = _plugin_names()
+    return tuple((normalise(d.name), d.line) for d in pip_install_dependencies(LauncherContext(path, text))
+                 if d.name and normalise(d.name) in names)
+
+
 def named_plugins(results: list[FileResult]) -> frozenset[str]:
-    """The normalised names of everything the repository imports or declares (module roots and distributions) and of
-    the images its Dockerfiles build on."""
+    """The normalised names of everything the repository imports or declares (module roots and distributions), of
+    the images its Dockerfiles build on and of the plugins its launchers install."""
     names: set[str] = set()
     for result in results:
         for fact in result.facts:
-            if fact and fact[0] in ("imp", "req", "img") and isinstance(fact[1], str):
+            if fact and fact[0] in ("imp", "req", "img", "inst") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
     return frozenset(names)
 
 
+def _plugins() -> dict[str, str]:
+    return {key: normalise(entry.npu_plugin) for key, entry in knowledge.third_party().items() if entry.npu_plugin}
+
+
 def plugin_packages(results: list[FileResult]) -> frozenset[str]:
     """The knowledge keys of the packages whose Ascend plugin (or NPU build) the repository names."""
-    plugins = {key: normalise(entry.npu_plugin) for key, entry in knowledge.third_party().items() if entry.npu_plugin}
+    plugins = _plugins()
     if not plugins:
         return frozenset()
     named = named_plugins(results)
@@ -85,24 +115,38 @@ def _entry_key(finding) -> str | None:
     return key if key is not None and finding.package and (key + ".").startswith(finding.package + ".") else finding.package
 
 
+def _installed_here(result: FileResult) -> frozenset[str]:
+    """The knowledge keys of the packages whose plugin this launcher itself installs."""
+    names = {fact[1] for fact in result.facts if fact and fact[0] == "inst"}
+    return frozenset(key for key, plugin in _plugins().items() if plugin in names) if names else frozenset()
+
+
 def _of(package: str | None, keys: frozenset[str]) -> bool:
     return package is not None and any(package == key or package.startswith(key + ".") for key in keys)
 
 
 def drop_plugin_routed(results: list[FileResult]) -> list[FileResult]:
     """NPU501 / NPU507 findings of a package whose Ascend plugin the repository names, or that picks its Ascend backend
-    by the device in a repository running on the NPU (see above)."""
-    if not any(f.code in CODES and f.package for r in results for f in r.findings):
+    by the device in a repository running on the NPU (see above), and the NPU502 install of a package in a launcher that
+    installs its plugin too: the plugin's own install recipe (triton-ascend's FAQ, 'Can community Triton and
+    Triton-Ascend coexist?': community Triton is installed first and triton-ascend overwrites the directory of the same
+    name; VeOmni's NPU Dockerfiles `pip install triton==3.5.0 && pip install .../triton_ascend-3.2.1-...whl`), which an
+    Ascend host runs as written."""
+    if not any(f.code in CODES and f.package for r in results for f in r.findings) \
+            and not any(fact and fact[0] == "inst" for r in results for fact in r.facts):
         return results
     keys, backends = plugin_packages(results), backend_packages(results)
     if not keys and not backends:
         return results
 
-    def routed(finding) -> bool:
-        return finding.code in CODES and (_of(finding.package, keys) or (bool(backends) and _entry_key(finding) in backends))
-
     out = []
     for result in results:
+        here = _installed_here(result)
+
+        def routed(f, here=here) -> bool:
+            return (f.code in CODES and (_of(f.package, keys) or (bool(backends) and _entry_key(f) in backends))) \
+                or (f.code == "NPU502" and _of(f.package, here))
+
         if any(routed(f) for f in result.findings):
             kept = tuple(f for f in result.findings if not routed(f))
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed,

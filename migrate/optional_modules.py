@@ -32,6 +32,13 @@ module registers `BackendInfos["auto_round:tritonv2"] = BackendInfo(..., require
 the registered requirements, `require_version(requirement)`: the backend is offered only where the package is, another
 one otherwise), or is made by a module itself reached only so (auto-round qlinear_tritonv2.py imports its Triton
 kernels in a `try:` whose stand-in raises, and only the registry's Triton branch imports qlinear_tritonv2.py).
+A factory that a kernel registry
+calls only where the hardware it is registered for is present (ByteDance-Seed/VeOmni ops/kernels/moe/__init__.py:
+`def _quack_kernel_factory(): from .quack_gemm import quack_gemm_fused_moe_forward ...` registered as
+`KERNEL_REGISTRY.register(KernelSpec(name="quack", ..., factory=_quack_kernel_factory,
+hardware=HardwareRequirement(device_type="gpu", min_compute_capability=90)))`, whose `resolve()` checks the hardware
+before it calls the factory and raises a clear error otherwise) is the CUDA branch of a device selection (label rulings
+(L56)/(L88): a registry of per-device kernel backends): its imports are CHECKED (`gated_factories`).
 A check in the module binding a name protects nothing where another module imports that name from it outside any guard
 (ColossalAI-like: kernels/triton/__init__.py binds `context_attention_unpadded` only `if HAS_TRITON:`, and the inference
 backend does `from pkg.kernel.triton import context_attention_unpadded` at its top, which fails without triton): that
@@ -110,6 +117,10 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
             for statement in part:
                 _imports(statement, level, out, keys, unprobed)
         return
+    if isinstance(node, ast.Module) and any(k.startswith(_FACTORY_KEY) for k in keys):
+        for statement in node.body:
+            _imports(statement, CHECKED if _factory_body(node, statement, keys) else guarded, out, keys, unprobed)
+        return
     if isinstance(node, ast.ClassDef) and _backend_key(node) in keys:
         for statement in node.body:
             level = max(guarded, TRIED) if _backend_method(node, statement, keys) else guarded
@@ -122,6 +133,13 @@ def _imports(node: ast.AST, guarded: int, out: list, keys: frozenset = frozenset
             _imports(statement, CHECKED, out, keys, unprobed)
         for statement in node.orelse:
             _imports(statement, guarded, out, keys, unprobed)
+        return
+    if isinstance(node, ast.If) and node.orelse and _npu_device_check(node.test):
+        _imports(node.test, guarded, out, keys, unprobed)
+        for statement in node.body:
+            _imports(statement, guarded, out, keys, unprobed)
+        for statement in node.orelse:
+            _imports(statement, CHECKED, out, keys, unprobed)
         return
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _HOLDS_STATEMENTS):  # an expression never holds an import (nor a lambda: one expression)
@@ -317,6 +335,65 @@ def registry_keys(tree: ast.Module) -> frozenset[str]:
     return frozenset(keys) if checks else frozenset()
 
 
+_FACTORY_KEY = "factory:"  # a hardware-gated factory function among the `keys` of `_imports` / `_guarded`
+_GPU_DEVICES = frozenset({"gpu", "cuda"})
+_HARDWARE_WORD = re.compile(r"hardware|device|requir|platform", re.I)
+
+
+def _gpu_requirement(value: ast.AST) -> bool:
+    """`HardwareRequirement(device_type="gpu", ...)`: a call named for (or passed as) a hardware / device requirement
+    whose arguments name the GPU."""
+    if not isinstance(value, ast.Call):
+        return False
+    args = list(value.args) + [k.value for k in value.keywords]
+    return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower() in _GPU_DEVICES
+               for a in args)
+
+
+def gated_factories(tree: ast.Module, nodes: dict | None = None) -> frozenset[str]:
+    """`factory:NAME` for each module-level function passed as a keyword argument of a call that also passes a GPU
+    hardware requirement (`KernelSpec(..., factory=_quack_kernel_factory, hardware=HardwareRequirement(
+    device_type="gpu"))`), directly or through a loop over a tuple of such functions (`for variant, factory, _ in
+    (("pre", _pre_factory, "..."), ...): REGISTRY.register(Spec(..., factory=factory, hardware=...))`): the registry
+    runs it only where that hardware is (see the module doc)."""
+    functions = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not functions:
+        return frozenset()
+    if nodes is not None:
+        calls, fors = nodes.get(ast.Call, ()), nodes.get(ast.For, ())
+    else:
+        walked = list(ast.walk(tree))
+        calls = [n for n in walked if isinstance(n, ast.Call)]
+        fors = [n for n in walked if isinstance(n, ast.For)]
+    calls = [c for c in calls if len(c.keywords) >= 2 and any(isinstance(k.value, ast.Name) for k in c.keywords)
+             and any(_gpu_requirement(k.value) for k in c.keywords)]
+    if not calls:
+        return frozenset()
+    loops: dict[str, set[str]] = {}  # a loop variable -> the module functions its loop iterates over
+    for node in fors:
+        listed = {n.id for n in ast.walk(node.iter) if isinstance(n, ast.Name) and n.id in functions}
+        for target in ast.walk(node.target):
+            if isinstance(target, ast.Name) and listed:
+                loops.setdefault(target.id, set()).update(listed)
+    out: set[str] = set()
+    for node in calls:
+        gated = any(_gpu_requirement(k.value) and (_HARDWARE_WORD.search(k.arg or "") or _HARDWARE_WORD.search(
+            getattr(k.value.func, "id", getattr(k.value.func, "attr", "")))) for k in node.keywords)
+        if not gated:
+            continue
+        for keyword in node.keywords:
+            if isinstance(keyword.value, ast.Name):
+                name = keyword.value.id
+                out.update(_FACTORY_KEY + f for f in ({name} & functions) | loops.get(name, set()))
+    return frozenset(out)
+
+
+def _factory_body(node: ast.AST, child: ast.AST, keys: frozenset) -> bool:
+    """`child` is a module-level function that a kernel registry calls only on the hardware it requires."""
+    return isinstance(node, ast.Module) and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and _FACTORY_KEY + child.name in keys
+
+
 _FLAG_KEY = "flag:"  # an attempt flag among the `keys` of `_imports` / `_guarded` (registry keys are strings of the code)
 
 
@@ -431,6 +508,25 @@ def _cuda_device_check(test: ast.AST, unprobed: frozenset = frozenset()) -> bool
     return False
 
 
+_NPU_ASKING = frozenset({"is", "has", "available", "use", "using"})
+
+
+def _npu_device_check(test: ast.AST) -> bool:
+    """An `if` test that asks for an Ascend NPU, so that its `else:` runs off the NPU only: a flag or a call named so
+    (`IS_NPU_AVAILABLE`, `is_torch_npu_available()`, `self.use_npu`), or `device.type == "npu"` / `"npu" in str(device)`.
+    ByteDance-Seed/VeOmni's per-device generated models: `if IS_NPU_AVAILABLE: from .generated.patched_modeling_x_npu
+    import ... / else: from .generated.patched_modeling_x_gpu import ...` (the CUDA branch of an NPU-aware chain, label
+    ruling (L20), applied to the module it imports)."""
+    if isinstance(test, ast.Call):
+        test = test.func
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        words = set((test.id if isinstance(test, ast.Name) else test.attr).strip("_").lower().split("_"))
+        return "npu" in words and bool(words & _NPU_ASKING) and "not" not in words
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.Eq)):
+        return any(isinstance(side, ast.Constant) and side.value == "npu" for side in (test.left, test.comparators[0]))
+    return False
+
+
 # a project function asking whether the GPU supports something: `is_fp8_supported_gpu()`, `is_hopper_gpu()`,
 # `supports_cuda_graphs()`, `cuda_capable()`: a word naming the device and one asking (label rule 30d-9)
 _DEVICE_WORDS = frozenset({"gpu", "cuda"})
@@ -506,7 +602,8 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     With the file's node index and parent lookup (`PythonContext.nodes` / `.parent`, built for the rules anyway),
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
-    keys = registry_keys(tree) | attempt_flags(tree) | none_tests(tree, nodes) | probed_backends(tree, nodes)
+    keys = registry_keys(tree) | attempt_flags(tree) | none_tests(tree, nodes) | probed_backends(tree, nodes) \
+        | gated_factories(tree, nodes)
     unprobed = unprobed_probes(tree)
     if nodes is None:
         found: list = []
@@ -706,6 +803,11 @@ def _guarded(node: ast.AST, parent, fallbacks: dict, keys: frozenset = frozenset
                 guarded = CHECKED
         elif isinstance(above, ast.If) and any(child is statement for statement in above.body) \
                 and _checks_package(above.test, keys, unprobed):
+            guarded = CHECKED
+        elif isinstance(above, ast.If) and any(child is statement for statement in above.orelse) \
+                and _npu_device_check(above.test):
+            guarded = CHECKED
+        elif _factory_body(above, child, keys):
             guarded = CHECKED
         elif isinstance(above, ast.ClassDef) and _backend_method(above, child, keys):
             guarded = max(guarded, TRIED)

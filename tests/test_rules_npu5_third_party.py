@@ -421,6 +421,38 @@ def test_a_cuda_manifest_paired_with_its_npu_manifest_is_the_cuda_side_of_a_disp
     assert found == [("eval/requirements.txt", "NPU502", 1), ("eval/requirements_gpu.txt", "NPU502", 1)]
 
 
+def test_a_pyproject_extra_exclusive_with_an_npu_extra_is_the_cuda_side_of_a_dispatch(tmp_path):
+    # label ruling (L8), labeller note 59a (ByteDance-Seed/VeOmni pyproject.toml): `[tool.uv] conflicts` declares the
+    # `gpu` extra exclusive with `npu` / `npu_aarch64`; an Ascend host installs `--extra npu`, so the `gpu` list and the
+    # uv overrides / sources tied to it alone are the CUDA side. Lines naming an NPU extra too, and the base
+    # dependencies, stay; without the conflict group the same `gpu` extra is reported
+    from migrate.engine import scan
+
+    text = (
+        "[project]\nname = 'p'\nversion = '1'\ndependencies = ['flash-attn']\n"
+        "[project.optional-dependencies]\n"
+        "gpu = [\n  'torch==2.11.0+cu130',\n  # FA2\n  'flash-attn; platform_machine == \"x86_64\"',\n]\n"
+        "npu = ['torch==2.10.0+cpu', 'torch-npu==2.10.0']\n"
+        "[tool.uv]\noverride-dependencies = [\n  \"torch==2.11.0+cu130; (extra == 'gpu')\",\n"
+        "  \"torch==2.10.0+cpu; (extra == 'npu')\",\n]\n"
+        "conflicts = [[{ extra = 'gpu' }, { extra = 'npu' }, { extra = 'npu_aarch64' }]]\n"
+        "[tool.uv.sources]\ntorch = [\n"
+        "  { url = 'https://download.pytorch.org/whl/cu130/torch-2.11.0%2Bcu130-cp311-cp311-manylinux_2_28_x86_64.whl',"
+        " extra = 'gpu' },\n]\n"
+        "xtorch = [\n  { url = 'https://download.pytorch.org/whl/cu130/xtorch-1.0-py3-none-any.whl',"
+        " marker = \"extra == 'gpu' or extra == 'npu'\" },\n]\n")
+    (tmp_path / "pyproject.toml").write_text(text)
+
+    def lines():
+        return sorted(f.line for f in scan([str(tmp_path)], use_cache=False).findings if f.code == "NPU502")
+
+    assert lines() == [4, 23]
+    (tmp_path / "pyproject.toml").write_text(text.replace("conflicts = [[{ extra = 'gpu' }, { extra = 'npu' }, "
+                                                          "{ extra = 'npu_aarch64' }]]", "conflicts = [[{ extra = 'gpu' },"
+                                                          " { extra = 'cpu' }]]"))
+    assert lines() == [4, 7, 9, 20, 23]
+
+
 def test_a_cuda_dockerfile_beside_an_npu_dockerfile_is_the_cuda_side_of_a_dispatch(tmp_path):
     # one image per accelerator: docker/Dockerfile and docker/Dockerfile_cu124 beside docker/platforms/Dockerfile_ascend
     # (and a CUDA image in a sibling of an ascend/ folder): an Ascend host builds the Ascend image ((L8), note 38d-3);
@@ -560,6 +592,44 @@ def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
     # a CUDA base image names no plugin: the same code is reported
     (tmp_path / "docker" / "npu.Dockerfile").write_text("FROM vllm/vllm-openai:v0.11.0\nRUN pip install app\n")
     assert ("serve.py", "NPU501") in found(tmp_path)
+
+
+def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
+    # label ruling (L40): a repository that requires *or installs* triton-ascend runs its Triton code on the NPU
+    # (ByteDance-Seed/VeOmni: its NPU Dockerfile pip-installs the triton-ascend wheel by URL, and no manifest names it);
+    # the same for a shell installer. A launcher installing community triton alone names no plugin
+    from migrate.engine import scan
+    from migrate.npu_plugins import installed
+
+    assert installed("docker/Dockerfile.a3", "RUN pip install triton==3.5.0 && \\\n    pip install \\\n"
+                     "    \"https://mirrors.example.com/pypi/triton-ascend/triton_ascend-3.2.1-cp311-cp311-"
+                     "manylinux_2_28_aarch64.whl\"\n") == (("triton-ascend", 3),)
+    assert installed("setup_npu.sh", "pip install torch_npu triton-ascend==3.2.1\n") == (("triton-ascend", 1),)
+    assert installed("install.sh", "pip install triton==3.5.0\n# see triton-ascend docs\n") == ()
+    (tmp_path / "kernels.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pass\n"
+        "def run(x):\n    k[(1,)](x, 4)\n")
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text(
+        "FROM ubuntu:22.04\nRUN pip install torch_npu && \\\n    pip install triton-ascend==3.2.1\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU507"))
+
+    assert found(tmp_path) == []
+    # community triton installed first, then triton-ascend over it (triton-ascend's FAQ): the plugin's own recipe, not
+    # reported in that launcher; a triton pin in a manifest or in a launcher without the plugin stays NPU502
+    (tmp_path / "docker" / "Dockerfile").write_text(
+        "FROM ubuntu:22.04\nRUN pip install triton==3.2.0 && \\\n    pip install triton-ascend==3.2.1\n")
+    (tmp_path / "requirements.txt").write_text("triton==3.2.0\n")
+    (tmp_path / "bench.sh").write_text("pip install triton==3.2.0\n")
+    npu502 = sorted((f.path[len(str(tmp_path)) + 1:], f.line) for f in scan([str(tmp_path)], use_cache=False).findings
+                    if f.code == "NPU502")
+    assert npu502 == [("bench.sh", 1), ("requirements.txt", 1)]
+    assert found(tmp_path) == []
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM ubuntu:22.04\nRUN pip install torch_npu triton==3.2.0\n")
+    assert {("kernels.py", "NPU501"), ("kernels.py", "NPU507")} <= set(found(tmp_path))
 
 
 def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):

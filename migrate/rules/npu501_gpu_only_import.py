@@ -304,19 +304,39 @@ def _known_flag(ctx, local: str, attribute: str = "", call: bool = False) -> boo
     return any(full == flag or flag.endswith("." + full) or full.endswith("." + flag) for flag in known)
 
 
-def availability_guard(ctx, statement) -> ast.If | None:
+def availability_guard(ctx, statement) -> ast.AST | None:
     """The nearest `if is_<pkg>_available():` holding `statement` in its body (transformers'
     availability helpers, copied into many trainers: `if is_apex_available(): from apex import amp`),
     or `if HAS_FLASH_ATTN:` with an availability flag (`_availability_test`). An `else:` that raises
     does not make the package required (label ruling (L34)): without the package the code stops with a
     clear error of its own (diffusers' examples: `else: raise ValueError("xformers is not available")`),
-    there is nothing there to port. Else the early exit of a function (`early_exit_guard`)."""
+    there is nothing there to port. Else the module-level factory function holding it that a kernel registry calls only
+    on the GPU hardware it is registered for (`gated_factory`), else the early exit of a function (`early_exit_guard`)."""
     child, parent = statement, ctx.parent(statement)
     while parent is not None:
         if isinstance(parent, ast.If) and child in parent.body and _availability_test(ctx, parent.test):
             return parent
+        if isinstance(parent, ast.Module):
+            factory = gated_factory(ctx, child)
+            if factory is not None:
+                return factory
         child, parent = parent, ctx.parent(parent)
     return early_exit_guard(ctx, statement)
+
+
+def gated_factory(ctx, top: ast.AST) -> ast.AST | None:
+    """`top`, a module-level function, when a kernel registry of the repository runs it only where the GPU hardware it
+    is registered with is present (`KernelSpec(..., factory=_liger_swiglu_factory, hardware=HardwareRequirement(
+    device_type="gpu"))`, ByteDance-Seed/VeOmni ops/liger/__init__.py; migrate/optional_modules.gated_factories):
+    the registry's CUDA branch, label rulings (L56)/(L88)."""
+    if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) or "factory" not in ctx.source:
+        return None
+    keys = ctx.__dict__.get("_npu_gated_factories")
+    if keys is None:
+        from migrate.optional_modules import gated_factories
+
+        keys = ctx.__dict__["_npu_gated_factories"] = gated_factories(ctx.tree, ctx.nodes)
+    return top if "factory:" + top.name in keys else None
 
 
 def _negated_availability(ctx, test) -> bool:
