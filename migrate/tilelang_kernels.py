@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.cuda_tested_entries import inside
+
 TILELANG = "tilelang"  # the knowledge entry
 JIT_DECORATORS = frozenset({"tilelang.jit"})
 PRIM_FUNC = frozenset({"tilelang.language.prim_func"})  # `@T.prim_func`: the kernel itself, inside or outside a jit
@@ -43,7 +45,7 @@ def kernel_bodies(ctx) -> set[int]:
     kernel code; a `@T.prim_func` inside a jit body is part of that body, its decorator no line of its own)."""
     jit = {id(f) for f in _functions(ctx) if f.decorator_list and _decorated(ctx, f, JIT_DECORATORS)}
     return jit | {id(f) for f in _functions(ctx) if f.decorator_list and _decorated(ctx, f, PRIM_FUNC)
-                  and not _inside(ctx, f, jit)}
+                  and not inside(ctx, f, jit)}
 
 
 def jit_functions(ctx) -> dict[str, ast.AST]:
@@ -64,19 +66,10 @@ def jit_calls(ctx, bodies: set[int]) -> list[ast.Call]:
         func = call.func
         if not (isinstance(func, ast.Name) and func.id in jit and ctx.qualname(func) is None):
             continue
-        if _inside(ctx, call, bodies) or _bound_locally(ctx, call, func.id):
+        if inside(ctx, call, bodies) or _bound_locally(ctx, call, func.id):
             continue
         out.append(call)
     return out
-
-
-def _inside(ctx, node, bodies: set[int]) -> bool:
-    parent = ctx.parent(node)
-    while parent is not None:
-        if id(parent) in bodies:
-            return True
-        parent = ctx.parent(parent)
-    return False
 
 
 def _bound_locally(ctx, node, name: str) -> bool:
