@@ -18,7 +18,13 @@ _STARTS_WITH_COMMAND = re.compile(r"^\s*(?:\S*/)?nvidia-smi(?![\w.-])")
 # CUDA's Multi-Process Service control daemon (`nvidia-cuda-mps-control -d` / `echo quit | nvidia-cuda-mps-control`),
 # started by serving launchers to share a GPU between processes; a probe of it (`pgrep -f '[n]vidia-cuda-mps-control'`)
 # does not spell the word and is not matched
-_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof|nvitop|nvidia-cuda-mps-control)(?![\w.}=-])")
+# TensorRT-LLM's console scripts (NVIDIA/TensorRT-LLM @004da3c27360 setup.py entry_points console_scripts:
+# trtllm-build / -prune / -refit / -bench / -serve / -eval = tensorrt_llm.commands.*:main), run from launchers to build
+# TensorRT engines of an LLM and serve them (`trtllm-build --checkpoint_dir ...`, `mpirun -np 1 trtllm-serve serve ...`;
+# label set 59d: labelled `tool` like trtexec)
+_TRTLLM = r"trtllm-(?:build|prune|refit|bench|serve|eval)"
+_TOOLS = re.compile(r"(?<![\w.${}/-])(?:[\w.-]*/)*(trtexec|nsys|ncu|nvprof|nvitop|nvidia-cuda-mps-control|"
+                    + _TRTLLM + r")(?![\w.}=-])")
 # The tool's name as a setting, not a command: a YAML key (`nsys:` opening the profiler's options), a bare YAML value
 # (`tool: nsys`), or the value of an option or Hydra override (`global_profiler.tool=nsys`, `--profiler=nsys`): the
 # program's own key that picks a profiler (volcengine/verl trainer/config/profiler/profiler.yaml and its launchers;
@@ -40,6 +46,10 @@ _TOOL_MESSAGES = {
     "trtexec": "TensorRT's trtexec builds and runs engines for NVIDIA GPUs only; on Ascend convert the ONNX model with "
                "CANN's ATC tool (an OM model) and run that",
     "nsys": _PROFILERS, "ncu": _PROFILERS, "nvprof": _PROFILERS,
+    # the tensorrt_llm entry of migrate/knowledge/third_party.toml gives the same alternative
+    **dict.fromkeys(("trtllm-build", "trtllm-prune", "trtllm-refit", "trtllm-bench", "trtllm-serve", "trtllm-eval"),
+                    "TensorRT-LLM's command-line tools build and serve TensorRT engines of an LLM on NVIDIA GPUs only; "
+                    "on Ascend serve the Hugging Face checkpoint with vllm-ascend or MindIE instead of building an engine"),
     # the nvitop entry of migrate/knowledge/third_party.toml (NVML: NVIDIA driver only)
     "nvitop": "nvitop reads the GPUs through NVML (NVIDIA driver only); on Ascend use `npu-smi info` "
               "(or torch.npu.utilization / mem_get_info)",
@@ -285,7 +295,8 @@ class NvidiaSmi(Rule):
     reported there, the commands of its body and after it are (label note 42d-10, ruling (L62)).
     YAML files are read line by line, so a YAML description field mentioning nvidia-smi is
     reported (a known false positive). In launchers NVIDIA's other command-line tools are flagged the
-    same way: TensorRT's `trtexec`, the `nsys` / `ncu` / `nvprof` profilers, the `nvitop` GPU viewer and CUDA's MPS
+    same way: TensorRT's `trtexec`, TensorRT-LLM's console scripts (`trtllm-build`, `trtllm-serve`, ...: its
+    setup.py's entry points), the `nsys` / `ncu` / `nvprof` profilers, the `nvitop` GPU viewer and CUDA's MPS
     daemon control `nvidia-cuda-mps-control` (the Ascend counterparts: CANN's ATC for models, torch_npu.profiler or
     msprof for profiles, npu-smi; no MPS to start); a probe spelling it otherwise (`grep '[n]vidia-cuda-mps-control'`)
     is not matched; the name as a
@@ -314,7 +325,8 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "cuobjdump", "libToolsInjectionProxy", "ctypes")
+    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "cuobjdump", "libToolsInjectionProxy", "ctypes",
+                "trtllm-")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
         'logger.warning("nvidia-smi not found")',
@@ -337,6 +349,9 @@ class NvidiaSmi(Rule):
         "    elif shutil.which('nvidia-smi'):\n        return 'gpu'\n    assert shutil.which('nvidia-smi') is not None\n"
         "    return 'gpu' if shutil.which('nvidia-smi') else 'cpu'\n",
         Valid("# trtexec --onnx=m.onnx\necho 'run trtexec'\ntrtexec_dir=/opt/trt\n", kind="launcher", filename="run.sh"),
+        # TensorRT-LLM's tools named in a message, a comment, a program's own option value: not run
+        Valid('echo "Starting the LLM using trtllm-serve"\nbackend=trtllm  # hf, trtllm, trtllm-serve\n'
+              'python3 infer.py --backend=trtllm-serve\n', kind="launcher", filename="run.sh"),
         # a profiler picked by the program's own keys (a Hydra override, an option, a YAML config): not run as a command
         Valid("python3 -m trainer.main \\\n    global_profiler.tool=nsys \\\n    --profiler=nsys --steps 2\n",
               kind="launcher", filename="run_nsys.sh"),
@@ -433,6 +448,11 @@ class NvidiaSmi(Rule):
         Invalid("trtexec=/usr/src/tensorrt/bin/trtexec\n${trtexec} --onnx=m.onnx \\\n  --saveEngine=m.plan\n"
                 "/usr/src/tensorrt/bin/trtexec --loadEngine=m.plan\nnsys profile -o rep python train.py\n",
                 kind="launcher", filename="run.sh", count=3),
+        # FunAudioLLM/CosyVoice runtime/triton_trtllm launchers: TensorRT-LLM's engine builder, and its server started
+        # under mpirun (label set 59d)
+        Invalid("trtllm-build --checkpoint_dir $ckpt \\\n    --output_dir $engines\n"
+                "CUDA_VISIBLE_DEVICES=0 mpirun -np 1 --allow-run-as-root trtllm-serve serve --tokenizer $tok $engines &\n",
+                kind="launcher", filename="run.sh", count=2),
         # a validation script's opt-in GPU check: the negated probe stops with a message (no run), the later run is
         # reported, as is the probe's own body when it runs the tool
         Invalid("if [[ \"$want_gpu\" -eq 1 ]]; then\n  if ! command -v nvidia-smi >/dev/null 2>&1; then\n"
