@@ -538,6 +538,13 @@ class GpuOnlyUse(Rule):
         "CLASSES = {'eager': Attention, 'flash_attention_2': FlashAttention2}\n"
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n"
                 "def direct():\n    return FlashAttention2()\n", count=2),
+        # a package GPU-only through its own dependency: mistral_inference's attention runs xformers'
+        # memory_efficient_attention (the mistral_inference entry of migrate/knowledge/third_party.toml); the import
+        # re-raised on ImportError is kept ((L34)); the construction and the generate call are its uses (label set 59e)
+        Invalid("try:\n    from mistral_inference.transformer import Transformer\n"
+                "    from mistral_inference.generate import generate\nexcept ImportError as err:\n    raise err\n"
+                "model = Transformer.from_folder(path, device='cpu')\nout, _ = generate([tokens], model, max_tokens=8)\n",
+                count=2),
         # the same cloner under a user switch or a test an NPU passes too: reported (label ruling (L65), (L74); 51a)
         Invalid("import faiss\ndef create_index(emb, use_gpu):\n    index = faiss.IndexFlatIP(len(emb[0]))\n"
                 "    if use_gpu:\n        co = faiss.GpuMultipleClonerOptions()\n        index = faiss.index_cpu_to_all_gpus(index, co=co)\n"
