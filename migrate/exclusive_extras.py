@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from migrate.findings import Finding
+from migrate.rules._text import strip_comment
 
 _NPU_WORD = re.compile(r"^(?:npu|ascend)$", re.I)
 # `extra == 'gpu'` (a marker) or `extra = "gpu"` (a uv source / conflict key)
@@ -58,19 +59,6 @@ def cuda_side_extras(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _strip_comment(line: str) -> str:
-    quote = None
-    for i, c in enumerate(line):
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "\"'":
-            quote = c
-        elif c == "#":
-            return line[:i]
-    return line
-
-
 def _brackets(line: str) -> int:
     depth, quote = 0, None
     for c in line:
@@ -91,7 +79,7 @@ def cuda_side_lines(text: str, extras: frozenset[str]) -> frozenset[int]:
     lines: set[int] = set()
     table, key, depth = "", None, 0
     for number, raw in enumerate(text.splitlines(), 1):
-        line = _strip_comment(raw)
+        line = strip_comment(raw)
         stripped = line.strip()
         if depth <= 0 and stripped.startswith("["):
             table, key, depth = stripped.strip("[] \t"), None, 0

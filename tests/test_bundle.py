@@ -878,3 +878,10 @@ def test_a_dump_lacking_the_steps_asked_for_says_what_happened_not_record_again_
     assert ("holds dumps of steps 1-1, the comparison needs step(s) 2, 3 (the loop has no optimizer (its steps counted by "
             "backward()) and the npu-migrate that recorded it cut the dump at optimizer steps only") in old, old
     assert _dump_note(tmp_path, {"dump_steps": [0]}).endswith("(record with `npu-migrate baseline --dump-steps 3`)")
+
+
+def test_the_baseline_help_names_the_pack_steps_default_the_recording_uses():
+    """`baseline --pack-steps` documents its default in the help text (migrate/ does not import checks/ for it):
+    the number there is the one the recording applies (checks/validate/hosts.py PACK_STEPS)."""
+    text = " ".join(invoke_cli("baseline", "--help").stdout.decode().split())
+    assert f"(default {hosts.PACK_STEPS}, at least the data fingerprint's {fmt.FINGERPRINT_BATCHES};" in text

@@ -250,18 +250,13 @@ def _pack_steps_limited(limit: int):
 
 
 def _pack_steps() -> int | None:
-    """NPU_VALIDATE_PACK_STEPS as a positive count (never below the data fingerprint's batches), None when unset or 0."""
+    """NPU_VALIDATE_PACK_STEPS as a positive count, None when unset or 0 (the recording raises it to the data
+    fingerprint's batches before setting it, checks/validate/record.py, and the comparison takes the bundle's)."""
     try:
         limit = int(os.environ.get("NPU_VALIDATE_PACK_STEPS") or 0)
     except ValueError:
         return None
-    if limit <= 0:
-        return None
-    try:
-        from checks.validate.bundle import FINGERPRINT_BATCHES
-    except ImportError:  # no project on the path: the fingerprint's 3 batches (checks/validate/bundle.py)
-        FINGERPRINT_BATCHES = 3
-    return max(limit, FINGERPRINT_BATCHES)
+    return limit if limit > 0 else None
 
 
 def _after_pack(module, tag: str, change) -> None:
