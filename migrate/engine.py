@@ -62,6 +62,7 @@ from migrate.newer_syntax import newer_syntax
 from migrate.newer_syntax import parse as parse_python_source
 from migrate.optional_modules import drop_optional_modules, tree_imports
 from migrate.sources import (
+    NPU_GUIDE_KIND,
     CudaSourceContext,
     LauncherContext,
     MalformedInput,
@@ -456,6 +457,8 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
     if kinds == (json_configs.KIND,):  # read for its option settings only (migrate/json_configs.py): no rule, no mention
         return FileResult(path, kinds[0], lines, facts=repo_index.encode(json_configs.setting_facts(path, text), []))
+    if kinds == (NPU_GUIDE_KIND,):  # read for the Ascend plugins it names only (migrate/npu_plugins.py): no rule, no mention
+        return FileResult(path, kinds[0], lines, facts=tuple(("guide", name, line) for name, line in npu_plugins.guided(text)))
     findings: list[Finding] = []
     errors: list[FileError] = []
     suppressed = 0
@@ -491,8 +494,6 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
     facts = repo_index.encode(defs, refs, imports, requirements, uses[0] if uses else None, uses[1] if len(uses) > 1 else None,
                               images)
     if "launcher" in kinds and "install" in text:  # `pip install triton-ascend` in a script or a Dockerfile
-        from migrate import npu_plugins
-
         facts += tuple(("inst", name, line) for name, line in npu_plugins.installed(path, text))
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)

@@ -14,8 +14,10 @@ image named for the plugin (`FROM quay.io/ascend/vllm-ascend:v0.11.0`: the image
 its launchers (a shell script, a Dockerfile's `RUN`) pip-installs the plugin (ByteDance-Seed/VeOmni's
 docker/ascend/Dockerfile.ascend_9.0.0_torch_npu2.10.0.post2_a3: `pip install triton==3.5.0 && pip install
 ".../triton_ascend-3.2.1-cp311-...whl"`; label ruling (L40): a repository that requires *or installs* triton-ascend runs
-its Triton code on the NPU): the ("imp", root, line), ("req", name, line), ("img", name, line) and ("inst", name, line)
-facts of the per-file pass (migrate/deps.py, migrate/base_images.py, `installed` below), so nothing is read again. Its NPU501 / NPU507 findings of the
+its Triton code on the NPU), or one of its NPU guides (a documentation page named for the NPU, `installation_npu.md`,
+`npu_patch/README.md`) names the plugin (AReaL's: "our provided image for NPU, which contains CANN and pre-built vLLM
+and vLLM-Ascend"; label note 60a): the ("imp", root, line), ("req", name, line), ("img", name, line), ("inst", name,
+line) and ("guide", name, line) facts of the per-file pass (migrate/deps.py, migrate/base_images.py, `installed` below), so nothing is read again. Its NPU501 / NPU507 findings of the
 package are then dropped, in every file. Its manifest lines (NPU502: the PyPI `vllm` wheel, `sglang[srt]`) still change
 on the NPU and stay reported, except the install of the package in a launcher that installs its plugin beside it (the
 plugin's own recipe, see drop_plugin_routed). Decided after the scan on every run (never cached), so adding or removing the plugin's
@@ -64,13 +66,31 @@ def installed(path: str, text: str) -> tuple[tuple[str, int], ...]:
                  if d.name and normalise(d.name) in names)
 
 
+def guided(text: str) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for each Ascend plugin an NPU guide of the repository names (sources.is_npu_guide:
+    `installation_npu.md`, `npu_patch/README.md`), by its distribution or module name in any case (`vLLM-Ascend`,
+    `vllm_ascend`, `triton-ascend`), the first line naming it. The repository's own NPU instructions setting up the
+    plugin name it as its requirement does (label ruling (L38), note 60a: AReaL's guide runs rollouts on "pre-built vLLM
+    and vLLM-Ascend"; set 57: slime's NPU guide `pip install triton-ascend`, (L40))."""
+    lowered = text.lower()
+    out = []
+    for name in sorted(_plugin_names()):
+        if name.replace("-", "") not in lowered.replace("-", "").replace("_", ""):
+            continue
+        spelled = re.compile(r"(?<![\w.-])" + r"[-_]".join(map(re.escape, name.split("-"))) + r"(?![\w-])")
+        match = spelled.search(lowered)
+        if match:
+            out.append((name, lowered.count("\n", 0, match.start()) + 1))
+    return tuple(out)
+
+
 def named_plugins(results: list[FileResult]) -> frozenset[str]:
     """The normalised names of everything the repository imports or declares (module roots and distributions), of
-    the images its Dockerfiles build on and of the plugins its launchers install."""
+    the images its Dockerfiles build on, of the plugins its launchers install and of those its NPU guides name."""
     names: set[str] = set()
     for result in results:
         for fact in result.facts:
-            if fact and fact[0] in ("imp", "req", "img", "inst") and isinstance(fact[1], str):
+            if fact and fact[0] in ("imp", "req", "img", "inst", "guide") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
     return frozenset(names)
 

@@ -191,11 +191,31 @@ def _small_json(path: str) -> bool:
         return False
 
 
+# a documentation page (Markdown, reStructuredText) whose file or folder name names the NPU: the repository's own NPU
+# guide (inclusionAI/AReaL docs/en/tutorial/installation_npu.md, THUDM/slime docker/npu_patch/README.md), read only for
+# the Ascend plugins it names (migrate/npu_plugins.py, label ruling (L38))
+NPU_GUIDE_KIND = "npu-guide"
+_GUIDE_SUFFIXES = (".md", ".rst")
+_NPU_WORDS = frozenset({"npu", "ascend"})
+
+
+def is_npu_guide(path: str) -> bool:
+    """A documentation page named for the NPU: `npu` or `ascend` as a word of its file name or of its folder's name
+    (`installation_npu.md`, `npu_patch/README.md`, `ascend/quick_start.rst`); not a page that only mentions it."""
+    parts = path.replace("\\", "/").rsplit("/", 2)
+    if not parts[-1].lower().endswith(_GUIDE_SUFFIXES):
+        return False
+    words = set(re.split(r"[^a-z0-9]+", " ".join(parts[-2:]).lower()))
+    return bool(words & _NPU_WORDS)
+
+
 def classify(path: str) -> tuple[str, ...]:
     """The input kinds a file is read as (empty: not ours to read)."""
     name = path.rsplit("/", 1)[-1]
     if name.endswith(".json"):  # only HfArgumentParser's arguments files are read (migrate/json_configs.py)
         return ("json-config",) if _small_json(path) else ()
+    if name.lower().endswith(_GUIDE_SUFFIXES):
+        return (NPU_GUIDE_KIND,) if is_npu_guide(path) else ()
     if not name.endswith(_INTERESTING_SUFFIXES) and name not in _INTERESTING_NAMES and not is_dockerfile(name):
         return ()  # fast exit: most files in a big tree (.so, .h, .json ...) are not ours
     if name.endswith((".py", ".pyw")) and name != "setup.py":

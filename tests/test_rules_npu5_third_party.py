@@ -594,6 +594,37 @@ def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
     assert ("serve.py", "NPU501") in found(tmp_path)
 
 
+def test_an_npu_guide_of_the_repository_names_the_plugin(tmp_path):
+    # label ruling (L38), note 60a (inclusionAI/AReaL): the repository's NPU installation guide sets up vLLM through
+    # vLLM-Ascend ("pre-built vLLM and vLLM-Ascend"): vLLM's imports and uses are NPU-aware, its requirement stays NPU502.
+    # Only a page named for the NPU is read (a README that mentions the plugin among others is not an NPU guide)
+    from migrate.engine import scan
+    from migrate.npu_plugins import guided
+    from migrate.sources import classify, is_npu_guide
+
+    assert is_npu_guide("./docs/en/tutorial/installation_npu.md") and is_npu_guide("docker/npu_patch/README.md")
+    assert is_npu_guide("docs/ascend/quick_start.rst") and not is_npu_guide("docs/input.md")
+    assert not is_npu_guide("README.md") and not is_npu_guide("docs/installation_npu.txt")
+    assert classify("docs/installation.md") == () and classify("docs/installation_npu.md") == ("npu-guide",)
+    assert guided("# Installation (Ascend NPU)\nThe image has pre-built vLLM and vLLM-Ascend.\n") == (("vllm-ascend", 2),)
+    assert guided("```shell\npip install triton-ascend\n```\n") == (("triton-ascend", 2),)
+    assert guided("See docs.vllm.ai/projects/ascend and the vllm ascend docs.\n") == ()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "installation_npu.md").write_text(
+        "# Installation (Ascend NPU)\n\nOur NPU image contains CANN and pre-built vLLM and vLLM-Ascend.\n")
+    (tmp_path / "serve.py").write_text("from vllm import LLM\ndef run(path):\n    return LLM(model=path)\n")
+    (tmp_path / "requirements.txt").write_text("vllm>=0.10\n")
+
+    def found(root):
+        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
+                      if f.code in ("NPU501", "NPU502", "NPU507"))
+
+    assert found(tmp_path) == [("requirements.txt", "NPU502")]
+    # the same sentence in a page not named for the NPU names no plugin: the same code is reported
+    (tmp_path / "docs" / "installation_npu.md").rename(tmp_path / "docs" / "installation.md")
+    assert ("serve.py", "NPU501") in found(tmp_path)
+
+
 def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
     # label ruling (L40): a repository that requires *or installs* triton-ascend runs its Triton code on the NPU
     # (ByteDance-Seed/VeOmni: its NPU Dockerfile pip-installs the triton-ascend wheel by URL, and no manifest names it);
