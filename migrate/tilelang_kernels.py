@@ -64,6 +64,14 @@ def kernel_bodies(ctx) -> set[int]:
                   and not inside(ctx, f, jit)}
 
 
+EXPORT_MODE = "tilelang-jit"  # a module-level jit function other files import and call (migrate/reexports.py, NPU510)
+
+
+def jit_function(ctx, function) -> bool:
+    """`function` is decorated `@tilelang.jit`."""
+    return bool(function.decorator_list) and _decorated(ctx, function, JIT_DECORATORS)
+
+
 def jit_functions(ctx) -> dict[str, ast.AST]:
     """name -> function for the `@tilelang.jit` functions the module defines at its top level."""
     return {s.name: s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))

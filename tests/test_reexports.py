@@ -182,6 +182,25 @@ def test_triton_helpers_and_uses_inside_kernels_are_left_to_npu507(tmp_path):
     assert [line for path, line in _uses(result) if path.endswith("kernel.py")] == [8]
 
 
+def test_a_tilelang_jit_function_is_reported_where_another_file_calls_it(tmp_path):
+    # microsoft/MInference LeanK/eval: tilelang_flash_decoding.py defines `@tilelang.jit def flashattn(...)`,
+    # kernel_benchmark.py imports it and compiles it with `kernel = flashattn(batch, heads, ...)`
+    (tmp_path / "tilelang_flash_decoding.py").write_text(
+        "import tilelang\nimport tilelang.language as T\n"
+        "@tilelang.jit(out_idx=[1])\ndef flashattn(n, block):\n    @T.prim_func\n"
+        "    def main(X: T.Tensor([n], 'float16')):\n        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n"
+        "            T.clear(X)\n    return main\n"
+        "def helper(n):\n    return n * 2\n"
+    )
+    (tmp_path / "kernel_benchmark.py").write_text(
+        "import tilelang\nfrom tilelang_flash_decoding import flashattn, helper\n"
+        "def main(n):\n    kernel = flashattn(n, 64)\n"  # line 4: compiles the kernel
+        "    run = flashattn\n    return kernel, helper(n), run\n"  # a reference and a plain function: no uses
+    )
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for path, line in _uses(result) if path.endswith("kernel_benchmark.py")] == [4]
+
+
 def test_wrappers_with_a_fallback_or_of_a_gpu_only_package_are_not_exported(tmp_path):
     # timm's fast_norm.fast_layer_norm (apex with a torch fallback), axolotl's dequantize (bitsandbytes)
     (tmp_path / "fast.py").write_text(
