@@ -9,6 +9,9 @@ A module-level name is *exported as CUDA-specific* when it is
   not a wrapper with a fallback return, not a wrapper of a GPU-only package's function (its body
   is reported by NPU507; axolotl's `dequantize`, timm's `fast_layer_norm`), not `@triton.jit`
   helpers, whose uses sit in kernels reported once at their decorator;
+- a module-level `@tilelang.jit` function (mode "tilelang-jit"): a call of it in another file compiles the TileLang
+  kernel (`from tilelang_flash_decoding import flashattn`, `kernel = flashattn(batch, heads, ...)`), as a call in its
+  own file does (NPU507, migrate/tilelang_kernels.py); only calls are uses;
 - an alias of a third-party callable whose device argument defaults to CUDA (`from
   ultralytics.utils.torch_utils import autocast as smart_amp_autocast`, yolov5): only calls that
   leave the device out use CUDA.
@@ -23,7 +26,7 @@ import ast
 import functools
 from dataclasses import dataclass
 
-from migrate import accelerator_tests
+from migrate import accelerator_tests, tilelang_kernels
 
 # third-party callables whose device argument defaults to "cuda": qualified name ->
 # (positional index of the device argument, its keyword, source)
@@ -197,6 +200,10 @@ def module_exports(ctx) -> list[Export]:
                 for target in statement.targets:
                     if isinstance(target, ast.Name):
                         out.append(Export(target.id, statement.lineno, hit[1], hit[0], hit[2]))
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and tilelang_kernels.jit_function(ctx, statement):
+            hit = _gpu_only(tilelang_kernels.COMPILE)  # a `@tilelang.jit` kernel: another file's call compiles it
+            if hit is not None:
+                out.append(Export(statement.name, statement.lineno, hit[1], "tilelang.jit", tilelang_kernels.EXPORT_MODE))
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not triton_kernel(ctx, statement):
             if returns is None:
                 returns = _returns_by_function(ctx)

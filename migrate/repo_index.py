@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from migrate import cpu_builds, device_gated_builds, op_register_aliases, source_set_tables
+from migrate import body_skips, cpu_builds, device_gated_builds, op_register_aliases, source_set_tables
 from migrate.context import line_matches, walk_nodes
 
 # ---- facts -----------------------------------------------------------------------------------------
@@ -1241,7 +1241,8 @@ def link_sites(ctx) -> str | None:
       a bare name), each site `line,col,end_line-line,end_col` (the span a finding there points at,
       `report_node`'s: the call when the chain is called; columns in characters), then `,n:kw;kw` when
       it is called (positional count, keyword names); `~` before a site where NPU510 reports nothing
-      (not a Load, an availability probe, prose, shadowed by a local, inside a Triton kernel), which is
+      (not a Load, an availability probe, prose, shadowed by a local, inside a Triton kernel or a test that skips
+      without a GPU-only package, migrate/body_skips.py), which is
       kept only under `torch.ops.` (NPU508 reports those), and `!` before that where NPU508 does not
       (`hasattr(torch.ops.ns, "op")`);
     - what each root resolves to without the relative imports: `root base`;
@@ -1294,6 +1295,7 @@ def link_sites(ctx) -> str | None:
     rebound = {n.id for n in ctx.nodes.get(ast.Name, ()) if n.ctx.__class__ is not ast.Load}
     rebound.update(a.arg for a in ctx.nodes.get(ast.arg, ()))
     rebound.update(h.name for h in ctx.nodes.get(ast.ExceptHandler, ()) if h.name)
+    skipped = body_skips.skipped_spans(ctx)  # tests that skip without a GPU-only package: NPU510 reports nothing there
     kernels = []
     if "triton" in ctx.source:
         for function in (*ctx.nodes.get(ast.FunctionDef, ()), *ctx.nodes.get(ast.AsyncFunctionDef, ())):
@@ -1316,7 +1318,8 @@ def link_sites(ctx) -> str | None:
             (kind in _PROBE_PARENTS and availability_probe(ctx, node))
             or (kind in _PROSE_PARENTS and is_prose(ctx, node))
             or (root.id in rebound and shadowed(ctx, node))
-            or (kernels and any(a <= node.lineno <= b for a, b in kernels) and inside_triton_kernel(ctx, node)))
+            or (kernels and any(a <= node.lineno <= b for a, b in kernels) and inside_triton_kernel(ctx, node))
+            or (skipped and body_skips.inside(skipped, node.lineno)))
         if not clean and not (qual is not None and qual.startswith(TORCH_NAMESPACE_ROOTS)):
             continue
         tail = ".".join(reversed(rest)) if rest else "-"

@@ -182,6 +182,41 @@ def test_triton_helpers_and_uses_inside_kernels_are_left_to_npu507(tmp_path):
     assert [line for path, line in _uses(result) if path.endswith("kernel.py")] == [8]
 
 
+def test_a_tilelang_jit_function_is_reported_where_another_file_calls_it(tmp_path, monkeypatch):
+    # microsoft/MInference LeanK/eval: tilelang_flash_decoding.py defines `@tilelang.jit def flashattn(...)`,
+    # kernel_benchmark.py imports it and compiles it with `kernel = flashattn(batch, heads, ...)`
+    (tmp_path / "tilelang_flash_decoding.py").write_text(
+        "import tilelang\nimport tilelang.language as T\n"
+        "@tilelang.jit(out_idx=[1])\ndef flashattn(n, block):\n    @T.prim_func\n"
+        "    def main(X: T.Tensor([n], 'float16')):\n        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n"
+        "            T.clear(X)\n    return main\n"
+        "def helper(n):\n    return n * 2\n"
+    )
+    (tmp_path / "kernel_benchmark.py").write_text(
+        "import tilelang\nfrom tilelang_flash_decoding import flashattn, helper\n"
+        "def main(n):\n    kernel = flashattn(n, 64)\n"  # line 4: compiles the kernel
+        "    run = flashattn\n    return kernel, helper(n), run\n"  # a reference and a plain function: no uses
+    )
+    # ByteDance-Seed/VeOmni tests/ops/test_deepseek_v4_kernels.py: the test first calls a helper that skips without
+    # tilelang (and without an NVIDIA GPU), then compiles the kernel: it runs on no NPU host (label ruling (L27))
+    (tmp_path / "test_kernels.py").write_text(
+        "import pytest\nimport torch\n"
+        "def _require_tilelang_cuda():\n    pytest.importorskip('tilelang')\n"
+        "    if not torch.cuda.is_available():\n        pytest.skip('needs an NVIDIA GPU')\n"
+        "def test_fwd():\n    _require_tilelang_cuda()\n"
+        "    from tilelang_flash_decoding import flashattn\n    kernel = flashattn(128, 64)\n"  # line 10: skipped
+        "def test_plain():\n    from tilelang_flash_decoding import flashattn\n    kernel = flashattn(128, 64)\n"  # line 13
+    )
+    from migrate import linking
+
+    for facts in (True, False):  # linked from the use sites' facts (repo_index.link_sites) and from the trees
+        if not facts:
+            monkeypatch.setattr(linking, "from_facts", lambda index: False)
+        result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST, jobs=1)
+        assert [line for path, line in _uses(result) if path.endswith("kernel_benchmark.py")] == [4]
+        assert [line for path, line in _uses(result) if path.endswith("test_kernels.py")] == [13]
+
+
 def test_wrappers_with_a_fallback_or_of_a_gpu_only_package_are_not_exported(tmp_path):
     # timm's fast_norm.fast_layer_norm (apex with a torch fallback), axolotl's dequantize (bitsandbytes)
     (tmp_path / "fast.py").write_text(

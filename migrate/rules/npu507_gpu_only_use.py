@@ -365,6 +365,14 @@ class GpuOnlyUse(Rule):
         "import open3d as o3d\nv = o3d.utility.Vector3dVector(points)\npcd = o3d.geometry.PointCloud()",
         # SoftGroup blocks.py: spconv publishes a CPU build (partial, like pytorch3d): its import is noted, not each use
         "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)\nx = spconv.SparseConvTensor(f, i, s, 1)",
+        # TileLang host values (microsoft/MInference minference/modules/leank.py, LeanK/eval/kernel_benchmark.py): the
+        # shape variables of a kernel's signature and the profiler's input-supply enum (knowledge `pure_api`)
+        "import tilelang\nimport tilelang.language as T\nargs = [T.symbolic('batch'), T.dynamic('n'), 128]\n"
+        "def bench(kernel):\n    profiler = kernel.get_profiler(tensor_supply_type=tilelang.TensorSupplyType.Auto)\n"
+        "    return profiler.do_bench(warmup=500)\n",
+        # the file's own `autotune` beside a star import of tilelang.autotuner: not the package's decorator
+        "import tilelang\nfrom tilelang.autotuner import *\ndef autotune(f):\n    return f\n@autotune\ndef g():\n"
+        "    return 1\n",
         # Triton is optional (a bare except binds `triton = None`) and the file defines the kernel again without it:
         # the kernel's decorator and launch are on the path an NPU host never takes. (Without that second definition
         # the file's own kernel is work to port: label rule (s21b-1), the INVALID example below.)
@@ -1044,6 +1052,22 @@ class GpuOnlyUse(Rule):
                 "            s = T.alloc_shared([64, dim], BF16)\n            T.copy(X[bx * 64, 0], s)\n    return k\n"
                 "def run(x):\n    kernel = impl(heads=4, dim=x.shape[1])\n    kernel(x)\n    impl(4, 8)(x)\n"
                 "def other(impl, x):\n    return impl(x)\n", count=4),
+        # TileLang (microsoft/MInference minference/ops/leank_flash_decoding.py): `@T.macro` functions are kernel code
+        # that the `@T.prim_func` inlines (their decorators are the lines, not their bodies); `@autotune` from a star
+        # import of tilelang.autotuner stacked on a jit defined in a factory function, and the call of that jit in the
+        # function (it compiles and tunes the kernel); the later plain `def kernel` is no kernel
+        # (migrate/tilelang_kernels.py; labeller 60e note on TileLang)
+        Invalid("import tilelang\nimport tilelang.language as T\nfrom tilelang.autotuner import *\n"
+                "def build(n, tune=False):\n    def body(bn):\n        @T.macro\n"
+                "        def load(X: T.Tensor([n], 'float16'), S):\n            T.copy(X[0], S)\n"
+                "            for i in T.Parallel(bn):\n                S[i] = T.exp2(S[i])\n"
+                "        @T.prim_func\n        def main(X: T.Tensor([n], 'float16')):\n"
+                "            with T.Kernel(T.ceildiv(n, bn), threads=128) as bx:\n"
+                "                S = T.alloc_shared([bn], 'float16')\n                load(X, S)\n        return main\n"
+                "    if tune:\n        @autotune(configs=[{'bn': 64}, {'bn': 128}], warmup=10, rep=10)\n"
+                "        @tilelang.jit(out_idx=[1])\n        def kernel(bn=None):\n            return body(bn)\n"
+                "        return kernel()\n    def kernel(bn):\n        return body(bn)\n    x = kernel(64)\n"
+                "    return kernel\n", count=5),
         # Megatron-core's Transformer Engine wrappers (knowledge `megatron.core.extensions.transformer_engine`: its
         # TE* classes subclass TE's layers) and TE's own extension module: a construction and a call are the uses, a
         # type check is not (label ruling (L35)); the imports are NPU501's (labeller notes 52a-6/7)
@@ -1666,6 +1690,8 @@ class GpuOnlyUse(Rule):
         key = match_package(tilelang_kernels.COMPILE, table)
         if key is None or not reported(table[key]):
             return
+        for decorator, qual in tilelang_kernels.star_decorators(ctx):  # `from tilelang.autotuner import *`, `@autotune`
+            yield self._finding(ctx, decorator, qual, key, table, what=f"`@{qual}`")
         compiles = set(compiles)
         for call in tilelang_kernels.jit_calls(ctx, kernel_bodies):
             compiles.add(id(call))

@@ -1,6 +1,6 @@
 import ast
 
-from migrate import repo_index
+from migrate import body_skips, repo_index, tilelang_kernels
 from migrate.findings import Category, Severity
 from migrate.reexports import inside_triton_kernel
 from migrate.rules._device_helpers import availability_probe, chain_tops, report_node, shadowed
@@ -29,7 +29,10 @@ class ReexportedCudaName(Rule):
     some file star-imports are read so; migrate/star_imports.py). An alias bound on the CUDA side of a test asked
     of a pluggable accelerator with an NPU implementation (`if get_accelerator().device_name() == 'cuda': from
     apex.normalization import MixedFusedRMSNorm as RMSNorm`, the `else` binding a torch one) stands for nothing
-    to port (migrate/accelerator_tests.py)."""
+    to port (migrate/accelerator_tests.py). A module-level `@tilelang.jit` function is such a name too: each call of it
+    in another file compiles the TileLang kernel (`kernel = flashattn(batch, heads, ...)`; migrate/tilelang_kernels.py).
+    No use is reported inside a test whose body first skips without a GPU-only package (`pytest.importorskip("tilelang")`,
+    also in a helper of the file it calls first): it runs on no NPU host (label ruling (L27); migrate/body_skips.py)."""
 
     CODE = "NPU510"
     NAME = "reexported-cuda-name"
@@ -76,12 +79,14 @@ class ReexportedCudaName(Rule):
         relative = repo_index.bind_relative_imports(ctx, known)
         if bind_star_imports(ctx, known) or relative:  # names a star import carries (migrate/star_imports.py)
             repo_index.forget_resolved_names(ctx)
+        skipped = body_skips.skipped_spans(ctx)
         for node, qual in chain_tops(ctx):
             definition = index.export_in(qual)
             if definition is None or definition.path == ctx.path:
                 continue
             if not isinstance(getattr(node, "ctx", None), ast.Load) or availability_probe(ctx, node) or is_prose(ctx, node) \
-                    or shadowed(ctx, node) or inside_triton_kernel(ctx, node):
+                    or shadowed(ctx, node) or inside_triton_kernel(ctx, node) \
+                    or (skipped and body_skips.inside(skipped, node.lineno)):
                 continue
             yield from self._report(ctx, node, definition)
 
@@ -105,6 +110,10 @@ class ReexportedCudaName(Rule):
             if call is None or call[0] > index or keyword in call[1]:
                 return None  # passes the device itself, or is not called here
             what = f"an alias of `{definition.why}`, whose `{keyword}` defaults to \"cuda\": pass {keyword}=\"npu\""
+        elif definition.mode == tilelang_kernels.EXPORT_MODE:
+            if call is None:
+                return None  # an import or a reference: only a call compiles the kernel
+            what = "a `@tilelang.jit` TileLang kernel: this call compiles it for a CUDA GPU (port the kernel)"
         elif definition.mode == "function":
             what = f"a function returning `{definition.why}`: make it return the NPU counterpart"
         else:
