@@ -109,6 +109,11 @@ def _type_check(ctx, node) -> bool:
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.ExceptHandler) and parent.type is node:
         return True  # `except pynvml.NVMLError:` names the class the same way (label ruling 26b-2, (L40))
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "__get__" \
+            and len(parent.args) == 2 and parent.args[1] is node:
+        # the owner handed to a descriptor's `__get__` (`m.forward = forward.__get__(m, LlamaAttention)`: the repository's
+        # function bound as a method of `m`) names the class and runs none of its code (label ruling (L35), note 60e)
+        return True
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
         and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
 
@@ -391,6 +396,17 @@ class GpuOnlyUse(Rule):
         # accelerate utils/bnb.py, torchsparse examples/converter.py: a type check names the class, it builds and calls
         # nothing (label rulings 24b-14, 25a-6, (L35)); the construction elsewhere is the use
         "import bitsandbytes as bnb\ndef n(m):\n    return isinstance(m, bnb.nn.Linear4bit) or issubclass(type(m), (bnb.nn.Linear8bitLt, int))",
+        # MInference patch.py: the repository's forward bound as a method of a vLLM layer it type-checked; the class is the
+        # owner argument of `__get__`, nothing of it runs (label ruling (L35), note 60e)
+        "from vllm.model_executor.models.llama import LlamaAttention\n"
+        "def update_module(m, forward):\n    if isinstance(m, LlamaAttention):\n"
+        "        m.forward = forward.__get__(m, LlamaAttention)\n",
+        # the same file's other patcher reads the module's own `LlamaAttention` (transformers'): the vLLM patcher's local
+        # import of the same name binds it only in that function (migrate/context.py)
+        "import types\nfrom transformers.models.llama.modeling_llama import LlamaAttention\n"
+        "def patch_quest(m):\n    m.flash_forward = types.MethodType(LlamaAttention.forward, m)\n"
+        "def patch_vllm(m):\n    from vllm.model_executor.models.llama import LlamaAttention\n"
+        "    return isinstance(m, LlamaAttention)\n",
         # MedicalGPT find_all_linear_names: a local bound to the class only for the type checks below it names the
         # class and runs nothing (label rulings (L35) with (L52), labeller note 57b)
         "import torch\ndef names(model, int4=False):\n    cls = torch.nn.Linear\n    if int4:\n"
@@ -472,6 +488,12 @@ class GpuOnlyUse(Rule):
         "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
         "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
         "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
+        # RULER's serve scripts: a request id from vLLM's `random_uuid` (`str(uuid.uuid4().hex)`) and the MPI rank from
+        # TensorRT-LLM's `mpi_rank` (mpi4py's communicator) are plain helpers (knowledge `pure_api`; label ruling (L54),
+        # note 60e); the imports are NPU501's, the runner's construction stays a use
+        "import tensorrt_llm\nfrom vllm.utils import random_uuid\n"
+        "def serve(engine, prompt, params):\n    rank = tensorrt_llm.mpi_rank()\n"
+        "    return engine.generate(prompt, params, random_uuid()), rank\n",
         # TensorRT's shape value types and DataType values (knowledge `pure_api`, read in the bindings'
         # pyFoundationalTypes.cpp; label ruling (L54)/(L75), 45d-11): a network's kernel size, a buffer's item size
         "import tensorrt as trt\n\ndef conv(network, x, w, b):\n    layer = network.add_convolution(x, 20, trt.DimsHW(5, 5), w, b)\n"
