@@ -283,7 +283,9 @@ class GpuOnlyUse(Rule):
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     A name the module binds only in the body of an availability check (`if is_flash_attn_2_available(): from flash_attn
     import flash_attn_varlen_func`, no stand-in beside it) and uses outside any such check is a use: without the package
-    it is unbound there (label ruling (L42)), unless a switch named for the package selects the branch (`if use_apex:`).
+    it is unbound there (label ruling (L42)), unless a switch named for the package selects the branch (`if use_apex:`)
+    or the use lies in a function or class named for the package (`def minference_vllm_forward(...)`, the forward patched
+    into vLLM's own layers: reached only for the package's objects, (L26)).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`), or whose
     availability flag the try switches on after being bound false ahead of it (`has_flash_attn = False` at the module
     top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
@@ -527,6 +529,13 @@ class GpuOnlyUse(Rule):
         "    if is_fa2_installed():\n        out = flash_attn_interface.flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
         "    else:\n        raise RuntimeError('flash-attn 2 is required')\n    return out\n"
         "def moe_loss(args):\n    loss = batched_load_balancing_loss(args)\n    clear_load_balancing_loss()\n    return loss\n",
+        # MInference minference_forward.py: vLLM's internals imported under an availability check, used only in the
+        # forward the module patches into vLLM's own layers (a function named for the package): an optional path reached
+        # only for vLLM's objects (label ruling (L26), note 60e)
+        "from transformers.utils.import_utils import _is_package_available\nif _is_package_available('vllm'):\n"
+        "    from vllm.attention.ops.paged_attn import PagedAttention\n"
+        "def minference_vllm_forward(config):\n    def forward(self, key, value, kv_cache):\n"
+        "        k, v = PagedAttention.split_kv_cache(kv_cache, 8, 64)\n        return k, v\n    return forward\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional, its use in the
         # branch a switch named for the package selects (`use_apex`) too
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
