@@ -679,6 +679,9 @@ class GpuOnlyOption(Rule):
         ),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
+        # RULER's run.sh: sglang's server switched to FlashInfer's CUDA kernels; the launch itself is sglang's (NPU build)
+        Invalid("python -m sglang.launch_server \\\n    --model-path ${MODEL_PATH} \\\n    --enable-flashinfer \\\n    &\n",
+                kind="launcher", count=1),
         # accelerate's FP8 engines (Transformer Engine, MS-AMP): the recipe's backend, DeepSpeedPlugin's switch, the
         # DeepSpeed config section (on by its "enabled" key), the config file's fp8_config and the launch flag
         Invalid('from accelerate import Accelerator, DeepSpeedPlugin\nfrom accelerate.utils import FP8RecipeKwargs\n'
