@@ -247,6 +247,21 @@ class PythonContext:
                 name = alias.asname or alias.name.split(".", 1)[0] if isinstance(node, ast.Import) else alias.asname or alias.name
                 if name != "*":
                     self._function_imports.setdefault(name, {})[id(function)] = bound.get(name)
+        # a name the module binds at its own level resolves there outside the functions that import it themselves:
+        # another function's local import of the same name binds nothing there (MInference patch.py: `LlamaAttention`
+        # from transformers at the top, `from vllm.model_executor.models.llama import LlamaAttention` inside the vLLM
+        # patcher; the top's class is the one a sibling function reads)
+        if self._function_imports:
+            module_level = [node for node in list(self.nodes.get(ast.Import, ())) + list(self.nodes.get(ast.ImportFrom, ()))
+                            if self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is None]
+            top, _ = collect_imports([n for n in module_level if isinstance(n, ast.Import)],
+                                     [n for n in module_level if isinstance(n, ast.ImportFrom)])
+            for name in self._function_imports:
+                if name in top:
+                    self.imports[name] = top[name]
+                elif any(alias.asname == name or alias.name == name for node in module_level
+                         if isinstance(node, ast.ImportFrom) and node.level for alias in node.names):
+                    self.imports.pop(name, None)  # the module's own relative import: bound by bind_import if resolved
 
     def bind_import(self, statement: ast.AST, name: str, full: str) -> None:
         """Bind `name` to `full` where `statement` imports it (a relative import the resolver left out): file-wide,

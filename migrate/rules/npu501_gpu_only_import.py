@@ -873,7 +873,7 @@ def unbound_without_package(ctx, name: str | None, node) -> bool:
         return False
     packages = {_package_of_alias(s, a) for s in found for a in s.names if (a.asname or a.name).split(".", 1)[0] == name}
     return not _switched_for(ctx, node, packages) and not _picked_from_a_table(ctx, node) \
-        and not _picked_under_a_check(ctx, node)
+        and not _picked_under_a_check(ctx, node) and not _in_code_named_for(ctx, node, packages)
 
 
 def _picked_under_a_check(ctx, node) -> bool:
@@ -928,6 +928,34 @@ def _bound_otherwise(ctx, name: str, imports: list) -> bool:
         if any(d.name == name for d in ctx.nodes.get(kind, ())):
             return True
     return any(n.id == name and not isinstance(n.ctx, ast.Load) for n in ctx.nodes.get(ast.Name, ()))
+
+
+def _package_words(packages: set[str]) -> set[str]:
+    """`packages` and their catalogued aliases, lower case."""
+    words = {p.lower() for p in packages if p}
+    for key, entry in knowledge.third_party().items():
+        if key.split(".", 1)[0] in words:
+            words.update(a.lower() for a in entry.aliases)
+    return words
+
+
+def _names_word(name: str, word: str) -> bool:
+    """`name` holds `word` as one of its parts: snake case (`minference_vllm_forward`, `forward_vllm_042`) or a
+    capitalised part of camel case (`VllmAttentionPatch`), not inside a longer word (`apexify`)."""
+    if re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", name.lower()):
+        return True
+    return re.search(rf"(?:^|(?<=[a-z0-9_])){re.escape(word.capitalize())}(?![a-z])", name) is not None
+
+
+def _in_code_named_for(ctx, node, packages: set[str]) -> bool:
+    """`node` lies in a function or class named for one of `packages` (MInference minference_forward.py:
+    `def minference_vllm_forward(...)`, the attention forward it patches into vLLM's layers, calling the
+    `PagedAttention` imported under `if _is_package_available("vllm"):`): the module's adapter for that package's own
+    objects, reached only where the package runs them, an optional path like the availability-checked import it reads
+    (label ruling (L26): helpers reached only for objects already of the package's type; labeller note 60e)."""
+    words = _package_words(packages)
+    return any(isinstance(p, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+               and any(_names_word(p.name, word) for word in words) for p in _ancestors(ctx, node))
 
 
 def _switched_for(ctx, node, packages: set[str]) -> bool:

@@ -338,7 +338,9 @@ def _text_value(raw: str):
 @functools.lru_cache(maxsize=1)
 def _launcher_pattern() -> re.Pattern:
     keys = sorted({o.key for o in gpu_only_options()[0]}, key=len, reverse=True)
-    names = "|".join(re.escape(k) for k in keys)
+    # a CLI flag may spell the key's underscores as dashes (`--enable-flashinfer` for `enable_flashinfer`: argparse's
+    # dest of a dashed flag is the underscored name)
+    names = "|".join(re.escape(k).replace("_", "[_-]") for k in keys)
     # YAML `key: value` / `- key: value`, or a CLI flag `--key value` / `--key=value` / bare `--key`
     return re.compile(
         rf"(?:^\s*(?:-\s+)?(?P<ykey>{names})\s*:\s*(?P<yval>[^\s#]+)"
@@ -679,6 +681,9 @@ class GpuOnlyOption(Rule):
         ),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
+        # RULER's run.sh: sglang's server switched to FlashInfer's CUDA kernels; the launch itself is sglang's (NPU build)
+        Invalid("python -m sglang.launch_server \\\n    --model-path ${MODEL_PATH} \\\n    --enable-flashinfer \\\n    &\n",
+                kind="launcher", count=1),
         # accelerate's FP8 engines (Transformer Engine, MS-AMP): the recipe's backend, DeepSpeedPlugin's switch, the
         # DeepSpeed config section (on by its "enabled" key), the config file's fp8_config and the launch flag
         Invalid('from accelerate import Accelerator, DeepSpeedPlugin\nfrom accelerate.utils import FP8RecipeKwargs\n'
@@ -719,7 +724,8 @@ class GpuOnlyOption(Rule):
         options, calls = gpu_only_options()
         uses = {u.pattern if u.method else u.pattern.strip("*").split("*", 1)[0] for u in gpu_only_uses()}
         selectors = {value for _, values, _, _ in _package_selectors() for value in values}
-        return tuple({o.key for o in options} | {c.name for c in calls} | uses | selectors)
+        dashed = {o.key.replace("_", "-") for o in options if "_" in o.key}  # CLI spellings (`_launcher_pattern`)
+        return tuple({o.key for o in options} | dashed | {c.name for c in calls} | uses | selectors)
 
     def check(self, ctx):
         if ctx.kind == "launcher":
@@ -980,7 +986,7 @@ class GpuOnlyOption(Rule):
             if match.group("ykey"):
                 key, raw, start, end = match.group("ykey"), match.group("yval"), match.start("yval"), match.end("yval")
             else:
-                key, raw = match.group("ckey"), match.group("cval")
+                key, raw = match.group("ckey").replace("-", "_"), match.group("cval")
                 value_given = raw is not None and not raw.startswith("-")
                 if not value_given:
                     raw = "true"  # a bare boolean flag

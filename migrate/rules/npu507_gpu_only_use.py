@@ -109,6 +109,11 @@ def _type_check(ctx, node) -> bool:
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.ExceptHandler) and parent.type is node:
         return True  # `except pynvml.NVMLError:` names the class the same way (label ruling 26b-2, (L40))
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "__get__" \
+            and len(parent.args) == 2 and parent.args[1] is node:
+        # the owner handed to a descriptor's `__get__` (`m.forward = forward.__get__(m, LlamaAttention)`: the repository's
+        # function bound as a method of `m`) names the class and runs none of its code (label ruling (L35), note 60e)
+        return True
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance", "issubclass") \
         and len(parent.args) == 2 and parent.args[1] is node and ctx.qualname(parent.func) is None
 
@@ -278,7 +283,9 @@ class GpuOnlyUse(Rule):
     `except ImportError: bnb = None`, uses inside messages, and apex.amp (NPU404 reports it).
     A name the module binds only in the body of an availability check (`if is_flash_attn_2_available(): from flash_attn
     import flash_attn_varlen_func`, no stand-in beside it) and uses outside any such check is a use: without the package
-    it is unbound there (label ruling (L42)), unless a switch named for the package selects the branch (`if use_apex:`).
+    it is unbound there (label ruling (L42)), unless a switch named for the package selects the branch (`if use_apex:`)
+    or the use lies in a function or class named for the package (`def minference_vllm_forward(...)`, the forward patched
+    into vLLM's own layers: reached only for the package's objects, (L26)).
     Names imported under `try:` whose ImportError handler binds a fallback (`has_apex = False`), or whose
     availability flag the try switches on after being bound false ahead of it (`has_flash_attn = False` at the module
     top; the uses chosen through the flag or a local made from it, `use_flash_attn = has_flash_attn and ...`), are
@@ -399,6 +406,17 @@ class GpuOnlyUse(Rule):
         # accelerate utils/bnb.py, torchsparse examples/converter.py: a type check names the class, it builds and calls
         # nothing (label rulings 24b-14, 25a-6, (L35)); the construction elsewhere is the use
         "import bitsandbytes as bnb\ndef n(m):\n    return isinstance(m, bnb.nn.Linear4bit) or issubclass(type(m), (bnb.nn.Linear8bitLt, int))",
+        # MInference patch.py: the repository's forward bound as a method of a vLLM layer it type-checked; the class is the
+        # owner argument of `__get__`, nothing of it runs (label ruling (L35), note 60e)
+        "from vllm.model_executor.models.llama import LlamaAttention\n"
+        "def update_module(m, forward):\n    if isinstance(m, LlamaAttention):\n"
+        "        m.forward = forward.__get__(m, LlamaAttention)\n",
+        # the same file's other patcher reads the module's own `LlamaAttention` (transformers'): the vLLM patcher's local
+        # import of the same name binds it only in that function (migrate/context.py)
+        "import types\nfrom transformers.models.llama.modeling_llama import LlamaAttention\n"
+        "def patch_quest(m):\n    m.flash_forward = types.MethodType(LlamaAttention.forward, m)\n"
+        "def patch_vllm(m):\n    from vllm.model_executor.models.llama import LlamaAttention\n"
+        "    return isinstance(m, LlamaAttention)\n",
         # MedicalGPT find_all_linear_names: a local bound to the class only for the type checks below it names the
         # class and runs nothing (label rulings (L35) with (L52), labeller note 57b)
         "import torch\ndef names(model, int4=False):\n    cls = torch.nn.Linear\n    if int4:\n"
@@ -480,6 +498,12 @@ class GpuOnlyUse(Rule):
         "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
         "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
         "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
+        # RULER's serve scripts: a request id from vLLM's `random_uuid` (`str(uuid.uuid4().hex)`) and the MPI rank from
+        # TensorRT-LLM's `mpi_rank` (mpi4py's communicator) are plain helpers (knowledge `pure_api`; label ruling (L54),
+        # note 60e); the imports are NPU501's, the runner's construction stays a use
+        "import tensorrt_llm\nfrom vllm.utils import random_uuid\n"
+        "def serve(engine, prompt, params):\n    rank = tensorrt_llm.mpi_rank()\n"
+        "    return engine.generate(prompt, params, random_uuid()), rank\n",
         # TensorRT's shape value types and DataType values (knowledge `pure_api`, read in the bindings'
         # pyFoundationalTypes.cpp; label ruling (L54)/(L75), 45d-11): a network's kernel size, a buffer's item size
         "import tensorrt as trt\n\ndef conv(network, x, w, b):\n    layer = network.add_convolution(x, 20, trt.DimsHW(5, 5), w, b)\n"
@@ -513,6 +537,13 @@ class GpuOnlyUse(Rule):
         "    if is_fa2_installed():\n        out = flash_attn_interface.flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
         "    else:\n        raise RuntimeError('flash-attn 2 is required')\n    return out\n"
         "def moe_loss(args):\n    loss = batched_load_balancing_loss(args)\n    clear_load_balancing_loss()\n    return loss\n",
+        # MInference minference_forward.py: vLLM's internals imported under an availability check, used only in the
+        # forward the module patches into vLLM's own layers (a function named for the package): an optional path reached
+        # only for vLLM's objects (label ruling (L26), note 60e)
+        "from transformers.utils.import_utils import _is_package_available\nif _is_package_available('vllm'):\n"
+        "    from vllm.attention.ops.paged_attn import PagedAttention\n"
+        "def minference_vllm_forward(config):\n    def forward(self, key, value, kv_cache):\n"
+        "        k, v = PagedAttention.split_kv_cache(kv_cache, 8, 64)\n        return k, v\n    return forward\n",
         # SimCSE trainers.py (transformers' Trainer): an import under an availability helper is optional, its use in the
         # branch a switch named for the package selects (`use_apex`) too
         "from transformers.file_utils import is_apex_available\nif is_apex_available():\n    from apex import optimizers\n"
