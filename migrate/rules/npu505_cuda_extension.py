@@ -390,7 +390,8 @@ class CudaExtension(Rule):
     None: raise ...` there and the raises of such an `if` whose every branch raises (`else: if CUDA_HOME is None: raise
     ... else: raise ...`, Mask2Former's ops/setup.py) are reported too: the build stops at them on an Ascend host (label ruling (L35)). The
     branch a ROCm build takes (`elif torch.version.hip is not None: extension = CUDAExtension; {"hipcc": [...]}`,
-    `if IS_HIP_EXTENSION:`) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
+    `if IS_HIP_EXTENSION:`, the `else` of detectron2's `if not is_rocm_pytorch:` where the name is bound once to such a
+    test) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
     `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. A JIT build of C++ sources only that takes CUDA's headers (`cpp_extension.include_paths("cuda")`) or links torch's CUDA libraries by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`), in its function or a function of the file that function calls, is a CUDA build too: reported at those lines, not at the `load(...)` call (label ruling 24b-8); its module is the repository's extension for NPU508. A build chain that also picks the NPU is NPU-aware (label ruling (L20)):
     `if CUDA_HOME is not None: <CUDAExtension ...> elif BUILD_NPU: ...`, where `CUDA_HOME` names CUDA and `BUILD_NPU` is a
@@ -708,6 +709,13 @@ class CudaExtension(Rule):
                 "if torch.cuda.is_available() and torch.version.cuda is not None:\n    extension = CUDAExtension\n"
                 "elif torch.cuda.is_available() and torch.version.hip is not None:\n    extension = CUDAExtension\n"
                 "    args = {'hipcc': ['-O3']}\nelse:\n    extension = CppExtension\n", count=2),
+        # detectron2's setup.py: the ROCm test bound to a name, the `else` of `if not is_rocm_pytorch:` is the HIP
+        # branch (its empty "nvcc" key is not CUDA's); the gate and the CUDA branch's key stay
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CUDAExtension\n"
+                "is_rocm_pytorch = True if ((torch.version.hip is not None) and (ROCM_HOME is not None)) else False\n"
+                "args = {}\nif torch.cuda.is_available() and CUDA_HOME is not None:\n    extension = CUDAExtension\n"
+                "    if not is_rocm_pytorch:\n        args['nvcc'] = ['-O3']\n    else:\n        args['nvcc'] = []\n",
+                count=3),
         # a gate whose `else:` raises outright (the build stops there on an Ascend host, L35): the gate, the
         # extension picked, the raise; a raise under a further test of that branch is not the gate's own
         Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\next = CppExtension\n"
@@ -1760,7 +1768,40 @@ def _hip_branch_lines(ctx) -> frozenset[int]:
                 isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) in ("torch.version.cuda", f"{_EXT}.CUDA_HOME")
                 for n in walk_nodes(node.test)):  # the `if` / `elif` line (no CUDA gate) and its body
             lines.update(range(node.lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
+    flags = _hip_flags(ctx)
+    for node in ctx.nodes.get(ast.If, ()) if flags else ():
+        test, negated = node.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        if not (isinstance(test, ast.Name) and test.id in flags):
+            continue
+        branch = node.orelse if negated else node.body  # `if not is_rocm_pytorch: <CUDA> else: <HIP>`
+        if branch:
+            first = node.lineno if not negated else branch[0].lineno
+            lines.update(range(first, (branch[-1].end_lineno or branch[-1].lineno) + 1))
     return frozenset(lines)
+
+
+def _hip_flags(ctx) -> frozenset[str]:
+    """Names bound once, to a test that asks whether torch is a ROCm build and reads nothing of CUDA (detectron2's
+    setup.py: `is_rocm_pytorch = True if ((torch.version.hip is not None) and (ROCM_HOME is not None)) else False`,
+    then `if not is_rocm_pytorch: <nvcc flags> else: define_macros += [("WITH_HIP", None)]; extra_compile_args["nvcc"]
+    = []`): a test of the name alone (or of its negation) picks the ROCm branch."""
+    bound: dict[str, list] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        for target in statement.targets:
+            if isinstance(target, ast.Name):
+                bound.setdefault(target.id, []).append(statement.value)
+    out = set()
+    for name, values in bound.items():
+        if len(values) != 1:
+            continue
+        nodes = list(walk_nodes(values[0]))
+        if any(_asks_hip(ctx, n) for n in nodes) and not any(
+                isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) in ("torch.version.cuda", f"{_EXT}.CUDA_HOME")
+                for n in nodes):
+            out.add(name)
+    return frozenset(out)
 
 
 def _gate_else_raises(node, branch) -> list:
