@@ -10,7 +10,8 @@ file) on every run, and only where nothing can build a file without naming it:
   cffi build, an nvcc command, a CMake CUDA target); with none, the build is somewhere the scan does not
   read (a Makefile, another repository), and every CUDA file stays reported;
 - a wildcard mention anywhere but in a shell / CI file that runs no nvcc (a formatter's `find -name '*.cuh'`) or a
-  Python comment (StyleGAN3's `# around the *.cu dependency bug in ninja config.`)
+  Python comment (StyleGAN3's `# around the *.cu dependency bug in ninja config.`; a file a Python comment names by
+  name still counts)
   (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
   `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, not `os.path.splitext(__file__)[0] + ".cu"`, which names
   the one file beside the module with its stem, StyleGAN2's TensorFlow ops; the bare extension as an element of a source
@@ -121,8 +122,6 @@ def mentions(text: str, path: str = "") -> list[str]:
     `cu:@<name>`: only a build that defines that macro compiles it (built_only_by)."""
     if ".cu" not in text or not _ENDING.search(text):
         return [WILDCARD] if "*.c" in text and not path.endswith(_C_LIKE) and _matches_cuda(text) else []
-    if path.endswith(".py") and "#" in text:
-        text = _without_python_comments(text)
     own = []
     if path.endswith(".py") and _OWN_SOURCE.search(text):  # `splitext(__file__)[0] + '.cu'`: the module's own CUDA file
         stem = posixpath.splitext(posixpath.basename(path.replace("\\", "/")))[0]
@@ -142,6 +141,8 @@ def mentions(text: str, path: str = "") -> list[str]:
             out.update(wildcards(text))
             return sorted(out)
     out = set(named(text)) | set(own)
+    if path.endswith(".py") and "#" in text:  # a file a comment names stays named; a pattern in one is prose
+        text = _without_python_comments(text)
     out.update(wildcards(text))
     if "*.c" in text and _matches_cuda(text):
         out.add(WILDCARD)
