@@ -778,11 +778,6 @@ class GpuOnlyDependency(Rule):
         Invalid("git clone https://github.com/o/det\nTORCH_CUDA_ARCH_LIST='7.5' FORCE_CUDA=1 python det/ops/setup.py build install\n"
                 "python det/tools/setup.py install\nFORCE_CUDA=1 python det/ops/setup.py --version\n",
                 kind="launcher", filename="install.sh", count=1),
-        # detectron2's docker/Dockerfile: `ENV FORCE_CUDA="1"` holds for the later RUN lines: the editable install of the
-        # clone builds the CUDA extension (label ruling (L106)); a package install from PyPI, or one before it, does not
-        Invalid("FROM ubuntu:20.04\nRUN pip install --user -e early_repo\nRUN git clone https://github.com/o/det det_repo\n"
-                "ENV FORCE_CUDA=\"1\"\nRUN pip install --user fvcore\nRUN pip install --user -e det_repo\n",
-                kind="launcher", filename="Dockerfile", count=1),
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
         # THUDM/slime docker/Dockerfile(.gb10): wheels built from a clone and installed by a glob standing for the version
         # (`dist/sgl_deep_gemm-*.whl`, DeepGEMM's SGLang build providing `deep_gemm`; `sgl_kernel-*.whl`), FlashQLA from
@@ -1045,7 +1040,7 @@ class GpuOnlyDependency(Rule):
         else:
             deps = pip_install_dependencies(ctx) if launcher else ctx.dependencies
         if launcher and "FORCE_CUDA" in ctx.source:  # `FORCE_CUDA=1 python ops/setup.py build install`
-            for number, start, end in forced_cuda_builds.forced_builds(ctx.lines, ctx.path):
+            for number, start, end in forced_cuda_builds.forced_builds(ctx.lines):
                 yield self.finding(ctx, (number, start, number, end),
                                    "a setup.py build run with FORCE_CUDA=1 builds its CUDA extension (nvcc, CUDA kernels): "
                                    "it fails on an Ascend host; build the project's CPU / Ascend variant instead "
