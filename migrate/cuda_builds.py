@@ -9,9 +9,12 @@ file) on every run, and only where nothing can build a file without naming it:
 - the scan must hold a CUDA build this tool recognises (an NPU505 or NPU511 finding: a setup.py / JIT /
   cffi build, an nvcc command, a CMake CUDA target); with none, the build is somewhere the scan does not
   read (a Makefile, another repository), and every CUDA file stays reported;
-- a wildcard mention anywhere but in a shell / CI file that runs no nvcc (a formatter's `find -name '*.cuh'`)
+- a wildcard mention anywhere but in a shell / CI file that runs no nvcc (a formatter's `find -name '*.cuh'`) or a
+  Python comment (StyleGAN3's `# around the *.cu dependency bug in ninja config.`; a file a Python comment names by
+  name still counts)
   (`glob("src/*.cu")`, `file(GLOB ... *.cu)`, a name computed into
-  `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, the bare extension as an element of a source
+  `"{}.cu".format(name)` / f"{name}.cu" / `name + ".cu"`, not `os.path.splitext(__file__)[0] + ".cu"`, which names
+  the one file beside the module with its stem, StyleGAN2's TensorFlow ops; the bare extension as an element of a source
   walker's list: `[".cpp", ".cu"]`, an extension filter `f.endswith(".cu")` in a text that lists a directory)
   or a quoted file pattern whose extension part matches `.cu` beside others (`"*.c*"`, `"*.c?"`: Gorilla-Lab's
   `get_sources(module, surfix="*.c*")`; not `*.cpp`, `*.c` or `*.*`)
@@ -84,6 +87,34 @@ _C_COMMENT = re.compile(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.S)
 _C_LIKE = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".mu", ".mlu")
 
 
+# the module's own CUDA source, its path computed from `__file__` (StyleGAN2's TensorFlow ops, NVlabs/stylegan2
+# dnnlib/tflib/ops/upfirdn_2d.py: `custom_ops.get_plugin(os.path.splitext(__file__)[0] + '.cu')`): it names the one
+# file beside the module with its stem (`upfirdn_2d.cu`), not any CUDA file as another computed name (`name + ".cu"`) does
+_OWN_SOURCE = re.compile(r"splitext\(\s*__file__\s*\)\s*\[\s*0\s*\]\s*\+\s*[rbu]?(['\"])\.(cuh?)\1")
+
+
+def _without_python_comments(text: str) -> str:
+    """A Python text without its `#` comments (StyleGAN3's torch_utils/custom_ops.py: `# around the *.cu dependency
+    bug in ninja config.` names no file for a build); the text as it is where it does not tokenize."""
+    import io
+    import tokenize
+
+    try:
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return text
+    if not comments:
+        return text
+    lines = text.split("\n")
+    for token in comments:
+        row, column = token.start
+        if row > len(lines):  # a lone carriage return counted as a line end
+            return text
+        line = lines[row - 1]
+        lines[row - 1] = line[:column] + " " * (len(line) - column)
+    return "\n".join(lines)
+
+
 def mentions(text: str, path: str = "") -> list[str]:
     """Facts (`cu:<file name>`, or `cu:*` for a wildcard) for the CUDA files a file's text names; in a C / C++ / CUDA
     source, outside its comments. A C / C++ source's `#include` inside a block compiled only in a GPU build
@@ -91,6 +122,11 @@ def mentions(text: str, path: str = "") -> list[str]:
     `cu:@<name>`: only a build that defines that macro compiles it (built_only_by)."""
     if ".cu" not in text or not _ENDING.search(text):
         return [WILDCARD] if "*.c" in text and not path.endswith(_C_LIKE) and _matches_cuda(text) else []
+    own = []
+    if path.endswith(".py") and _OWN_SOURCE.search(text):  # `splitext(__file__)[0] + '.cu'`: the module's own CUDA file
+        stem = posixpath.splitext(posixpath.basename(path.replace("\\", "/")))[0]
+        own = [f"cu:{stem}.{m.group(2)}" for m in _OWN_SOURCE.finditer(text)]
+        text = _OWN_SOURCE.sub("", text)
     if path.endswith(_C_LIKE):
         text = _C_COMMENT.sub(lambda m: m.group(1) or "", text)
         if not _ENDING.search(text):
@@ -104,7 +140,9 @@ def mentions(text: str, path: str = "") -> list[str]:
             out.update("cu:@" + fact[3:] for fact in named(inside) if fact not in out)
             out.update(wildcards(text))
             return sorted(out)
-    out = set(named(text))
+    out = set(named(text)) | set(own)
+    if path.endswith(".py") and "#" in text:  # a file a comment names stays named; a pattern in one is prose
+        text = _without_python_comments(text)
     out.update(wildcards(text))
     if "*.c" in text and _matches_cuda(text):
         out.add(WILDCARD)

@@ -631,6 +631,8 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
     (`kernel_values.build_helpers` reads those with their body). The helper's own spelling of the keyword counts
     too, one ending in `_sources` (bitorch-engine style `get_cuda_extension(path, relative_name="ops_cuda",
     relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body joins them and returns `CUDAExtension(...)`)."""
+    if own_cuda_source(call) is not None:
+        return _project_callee(ctx, call, name)
     sources = ctx.keyword(call, "sources")
     if sources is None:
         sources = next((k.value for k in call.keywords if k.arg and k.arg.endswith("_sources")), None)
@@ -652,6 +654,37 @@ def _imported_helper_with_cuda_sources(ctx, call, name: str | None) -> bool:
                    for statement in ctx.nodes.get(ast.ImportFrom, ()) for alias in statement.names) \
             or (sources is _positional_cuda_sources(call) and _unbound(ctx, last))
     return name is not None
+
+
+def own_cuda_source(call):
+    """The one argument of a call that is the calling module's own CUDA source, its path computed from `__file__`
+    with the `.cu` suffix: StyleGAN2's TensorFlow ops (NVlabs/stylegan2 dnnlib/tflib/ops/fused_bias_act.py,
+    upfirdn_2d.py) build their plugin with `custom_ops.get_plugin(os.path.splitext(__file__)[0] + '.cu')`, whose
+    body runs nvcc on that file and loads the result with `tf.load_op_library` (dnnlib/tflib/custom_ops.py). The
+    argument, or None."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    argument = call.args[0]
+    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Add) \
+            and isinstance(argument.right, ast.Constant) and argument.right.value == ".cu" \
+            and any(isinstance(n, ast.Name) and n.id == "__file__" for n in walk_nodes(argument.left)):
+        return argument
+    return None
+
+
+def _project_callee(ctx, call, name: str | None) -> bool:
+    """The callee is a function of another module of the project: reached through a name that a relative import
+    binds (`from .. import custom_ops` ... `custom_ops.get_plugin(...)`; relative imports give no qualified name) or
+    an absolute import of a module that is neither the standard library nor torch / TensorFlow / setuptools."""
+    if name is not None:
+        return name.split(".", 1)[0] not in STDLIB | {"torch", "tensorflow", "setuptools", "distutils", "numpy"}
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    return any((alias.asname or alias.name) == root.id for statement in ctx.nodes.get(ast.ImportFrom, ())
+               if statement.level for alias in statement.names)
 
 
 # a project JIT-build helper's own switch for its CUDA path (`load_pb11(srcs, target, cwd, cuda=True)`), as `with_cuda=`

@@ -180,6 +180,14 @@ def test_cuda_builds_in_manifest():
     assert all(f.severity is Severity.WARNING for f in found)
 
 
+def test_locally_built_point_cloud_op_libraries_in_a_pip_freeze():
+    # SphereFormer's requirements.txt, a pip freeze listing the CUDA-only op libraries installed from their folders
+    # (Stratified Transformer's pointops2, SparseTransformer's sptr; both 0.0.0: `python3 setup.py install`)
+    text = "plyfile==0.7.4\npointops2==0.0.0\nportalocker==2.4.0\nsptr==0.0.0\n"
+    found = codes(analyze(text, "requirements.txt", ("manifest",)), "NPU502")
+    assert [f.line for f in found] == [2, 4]
+
+
 # ---- NPU503 -----------------------------------------------------------------------------------------
 def test_every_gpu_only_option_value_is_found():
     options, calls = gpu_only_options()

@@ -36,7 +36,20 @@ _YAML_VALUE = re.compile(r"^\s*(?:-\s+)?[\w.-]+:\s+$")
 # `["nvcc", "-V"]`) and nvitop (an NVML process viewer: `run_command("/home/user/.local/bin/nvitop -1", host)`), as the
 # command word at the start of the string, by path or not; a string that is only the word (`"nvcc"`) counts inside a call
 # that runs commands, elsewhere it is a name (a path component, a dict key), not a command line
-_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|cuobjdump|nvitop|nvidia-cuda-mps-control)(?:\s+\S|$)")
+_PY_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|cuobjdump|nvitop|gpustat|nvidia-cuda-mps-control)(?:\s+\S|$)")
+# the command word alone with the space after it, the start of a command line that a `+` continues (StyleGAN2's TF
+# plugin builder, NVlabs/stylegan2 dnnlib/tflib/custom_ops.py: `cmd = 'nvcc ' + opts.strip()`, run by os.popen)
+_STARTED_TOOL = re.compile(r"^\s*(?:\S*/)?(nvcc|cuobjdump|nvitop|nvidia-cuda-mps-control)\s+$")
+
+
+def _started_command(ctx, node, text):
+    """The tool match of a string that starts a command line continued by `+` (`'nvcc ' + opts`), or None."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add) and parent.left is node:
+        return _STARTED_TOOL.match(text)
+    return None
+
+
 # a command a shell pipeline runs after another (`subprocess.run("echo quit | nvidia-cuda-mps-control", shell=True)`)
 _PIPED_TOOL = re.compile(r"[|;&]\s*(?:\S*/)?(nvidia-cuda-mps-control)(?![\w.-])")
 _PROFILERS = ("NVIDIA's profilers need an NVIDIA GPU; on Ascend profile with the Ascend PyTorch Profiler "
@@ -51,6 +64,10 @@ _TOOL_MESSAGES = {
                     "TensorRT-LLM's command-line tools build and serve TensorRT engines of an LLM on NVIDIA GPUs only; "
                     "on Ascend serve the Hugging Face checkpoint with vllm-ascend or MindIE instead of building an engine"),
     # the nvitop entry of migrate/knowledge/third_party.toml (NVML: NVIDIA driver only)
+    # the gpustat entry of migrate/knowledge/third_party.toml (its CLI: wookayin/gpustat gpustat/nvml.py imports
+    # pynvml; NVML comes with the NVIDIA driver only)
+    "gpustat": "gpustat reads the GPUs through NVML (NVIDIA driver only); on Ascend use `npu-smi info` "
+               "(or torch.npu.utilization / mem_get_info)",
     "nvitop": "nvitop reads the GPUs through NVML (NVIDIA driver only); on Ascend use `npu-smi info` "
               "(or torch.npu.utilization / mem_get_info)",
     "nvidia-cuda-mps-control": "CUDA's Multi-Process Service (MPS) control daemon comes with the NVIDIA driver only; an "
@@ -302,8 +319,9 @@ class NvidiaSmi(Rule):
     is not matched; the name as a
     setting is no command: a YAML key or bare value (`nsys:`, `tool: nsys`), an option's or a Hydra override's value
     (`global_profiler.tool=nsys`, `--profiler=nsys`). In Python, a
-    string that is a command line starting with `nvcc`, `cuobjdump` (the toolkit's binary utility), `nvitop` or
-    `nvidia-cuda-mps-control` (by path or not), or
+    string that is a command line starting with `nvcc`, `cuobjdump` (the toolkit's binary utility), `nvitop`, `gpustat`
+    (an NVML GPU monitor) or `nvidia-cuda-mps-control` (by path or not), also the word and a space that a `+` continues
+    (`cmd = 'nvcc ' + opts`: StyleGAN2's TensorFlow plugin builder), or
     that word alone as the command of a call that runs commands (`subprocess.check_output(["nvcc", "-V"])`, also
     of a function of the file that runs the command handed to it: `def _run_cmd(cmd): subprocess.run(list(cmd), ...)`,
     then `_run_cmd(["nvcc", "--version"])`; the same command's words titling a report's row beside its value,
@@ -325,7 +343,7 @@ class NvidiaSmi(Rule):
     SEVERITY = Severity.WARNING
     KINDS = ("python", "launcher")
     MESSAGE = "`nvidia-smi` does not exist on an Ascend host; use `npu-smi info` (or torch.npu.utilization / mem_get_info)"
-    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "nvcc", "cuobjdump", "libToolsInjectionProxy", "ctypes",
+    TRIGGERS = ("nvidia-smi", "nvidia-cuda-mps-control", "trtexec", "nsys", "ncu", "nvprof", "nvitop", "gpustat", "nvcc", "cuobjdump", "libToolsInjectionProxy", "ctypes",
                 "trtllm-")
     VALID = [
         '"""Check GPUs with nvidia-smi."""',
@@ -337,6 +355,8 @@ class NvidiaSmi(Rule):
         # names and look-ups, not command lines (second.pytorch find.py: `subprocess.check_output([which, 'nvcc'])`)
         'import os, shutil, subprocess\nnvcc = os.path.join(cuda_home, "bin", "nvcc")\ntools = {"nvitop": 1}\n'
         'p = shutil.which("nvcc")\nq = subprocess.check_output([which, "nvcc"])',
+        # the word with a space, not starting a concatenation: a message's part, no command line
+        'msg = "found: " + "nvcc "\nlabel = "gpustat"\n',
         # a CUDA library named where nothing loads libraries with ctypes (a file list, a log line)
         "libs = ['libcudart.so', 'libcublas.so.12']\n",
         # a presence probe: nvcc run bare, output thrown away, only to see whether it is installed (migrate/tool_presence_probes.py)
@@ -405,6 +425,10 @@ class NvidiaSmi(Rule):
         Invalid('import subprocess\nres = subprocess.check_output("nvcc -arch=sm_{}".format(a), shell=True)', count=1),
         Invalid('import subprocess\nout = subprocess.check_output(["nvcc", "-V"])', count=1),
         Invalid('run_command(f"/home/user/.local/bin/nvitop -1", host)', count=1),
+        # StyleGAN2's TensorFlow plugin builder (NVlabs/stylegan2 dnnlib/tflib/custom_ops.py): the nvcc command line
+        # started with the word and continued by `+`; SphereFormer's trainer shows the GPUs with gpustat (NVML)
+        Invalid("import os\ndef _prepare_nvcc_cli(opts):\n    cmd = 'nvcc ' + opts.strip()\n    return cmd\n"
+                "def show():\n    return os.popen('gpustat').read()\n", count=2),
         # NVlabs/cule examples/utils/runtime.py: the CUDA runtime bound with ctypes, named in a parameter default
         Invalid("import ctypes, os\nclass Runtime:\n    def __init__(self, path, lib='libcudart.so'):\n"
                 "        self._lib = ctypes.cdll.LoadLibrary(os.path.join(path, lib))\n", count=1),
@@ -516,7 +540,10 @@ class NvidiaSmi(Rule):
                 yield self.finding(ctx, node)
                 continue
             tool = _PY_TOOL.match(text) or (_PIPED_TOOL.search(text) if id(node) in inside_runner else None)
-            if tool is not None and (id(node) in heads or len(text.split()) > 1):
+            started = _started_command(ctx, node, text) if tool is None else None
+            if started is not None:
+                tool = started
+            if tool is not None and (id(node) in heads or len(text.split()) > 1 or started is not None):
                 yield self.finding(ctx, node, f"`{tool.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[tool.group(1)]}")
         yield from self._nvidia_libraries(ctx)
 

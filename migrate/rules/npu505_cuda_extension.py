@@ -335,7 +335,7 @@ class CudaExtension(Rule):
     variable bound to `CUDAExtension` when its own first line carries CUDA content (`extension('m', ['k.cu'])`; a bare
     `extension(name, sources)` is reported at `extension = CUDAExtension`), and
     a project helper that forwards nvcc flags to a JIT build (`get_plugin("p", sources=srcs,
-    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`; or its first argument, a literal list, when the call also switches its CUDA path on or lists a plain `.cu` file: `load_pb11(["./nms_kernel.cu.cc", "./nms.cc"], target, cwd, cuda=True)`, `.cu.cc` being TensorFlow's spelling of a CUDA unit, also called by a name the file never binds; its `cuda=True` line is reported as `with_cuda=True`; inside such a helper that compiles through classes of its own rather than cpp_extension, each class construction and `raise` in the branches its CUDA path takes, `if cuda:` / `if cuda is True and arch is None:` / `if ".cu" in s:`, is a build line (`Nvcc(s, out(s), arch)`, a CUDA link step; not the `else` branch, asserts or plain function calls; label ruling (L96)); in the classes of such a build tool, a method handing `compiler="nvcc"` to a call or naming CUDA toolkit libraries in a list (`["cublas", "cudart"]`) is a compile / link step: those lines, the toolkit's home bound there from a call (`cuda_home = find_cuda()`) and its raises are build lines, not the class definitions, migrate/nvcc_command_classes.py), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too).
+    extra_cuda_cflags=[...])`, or a helper imported from another module of the project given `sources=[...]` naming `.cu` files, or its own keyword for them, one ending in `_sources`: `get_cuda_extension(path, relative_name="ops_cuda", relative_sources=["ops.cpp", "ops_kernel.cu"])`, whose body returns `CUDAExtension(...)`; or its first argument, a literal list, when the call also switches its CUDA path on or lists a plain `.cu` file: `load_pb11(["./nms_kernel.cu.cc", "./nms.cc"], target, cwd, cuda=True)`, `.cu.cc` being TensorFlow's spelling of a CUDA unit, also called by a name the file never binds; its `cuda=True` line is reported as `with_cuda=True`; inside such a helper that compiles through classes of its own rather than cpp_extension, each class construction and `raise` in the branches its CUDA path takes, `if cuda:` / `if cuda is True and arch is None:` / `if ".cu" in s:`, is a build line (`Nvcc(s, out(s), arch)`, a CUDA link step; not the `else` branch, asserts or plain function calls; label ruling (L96)); in the classes of such a build tool, a method handing `compiler="nvcc"` to a call or naming CUDA toolkit libraries in a list (`["cublas", "cudart"]`) is a compile / link step: those lines, the toolkit's home bound there from a call (`cuda_home = find_cuda()`) and its raises are build lines, not the class definitions, migrate/nvcc_command_classes.py), and `torch.ops.load_library(...)` (not where the library's known file name, through local names bound once to literals, is another backend's build: `_mps` / `_metal` / `_cpu`, a macOS `.dylib`) or TensorFlow's `tf.load_op_library(...)` (a warning: the library may or may not hold CUDA kernels; each call of an op of the library `tf.load_op_library` returned, too). A project helper handed the calling module's own CUDA file, its path computed from `__file__` (`custom_ops.get_plugin(os.path.splitext(__file__)[0] + '.cu')`: StyleGAN2's TensorFlow ops, whose helper runs nvcc on it and loads the plugin), is a JIT build of it; where a function of the file returns such a build (`def _get_plugin(): return custom_ops.get_plugin(...)`), an op read off its result inside a function is a use of the extension: the call `_get_plugin().up_fir_dn2d(...)`, the binding `cuda_kernel = _get_plugin().fused_bias_act` (reading it runs the build, label ruling (L52)) and the calls through that name in the function (label rulings (L31), (L57)).
     A top-level function of a setup.py that nothing in the file calls or names (mmdet's `make_cuda_ext` kept beside
     `ext_modules=[]`) builds nothing: no line inside it is reported (label rule 32c-2); nor is the `else:` of a test that
     an early return above in the same function settles (`if not (FORCE_CUDA or cuda) or CUDA_HOME is None: return []`,
@@ -390,7 +390,8 @@ class CudaExtension(Rule):
     None: raise ...` there and the raises of such an `if` whose every branch raises (`else: if CUDA_HOME is None: raise
     ... else: raise ...`, Mask2Former's ops/setup.py) are reported too: the build stops at them on an Ascend host (label ruling (L35)). The
     branch a ROCm build takes (`elif torch.version.hip is not None: extension = CUDAExtension; {"hipcc": [...]}`,
-    `if IS_HIP_EXTENSION:`) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
+    `if IS_HIP_EXTENSION:`, the `else` of detectron2's `if not is_rocm_pytorch:` where the name is bound once to such a
+    test) is torch's HIP build, named for another accelerator (ruling (L15)): not reported. A `.cu` source list
     outside the call is also read in a file that builds through a project helper (a variable passed as
     `sources=`). Inside a project function that other modules call as such a helper (`get_plugin(module_name, sources, **build_kwargs)`), its own `cpp_extension.load(...)` calls and the `importlib.import_module(module_name)` of the module just built are build lines too (found in the cross-file step). A module-level name bound to a function of the file that returns a reported JIT build (`_C = _load_C_extensions()`) is the compiled module: reported at the assignment. A JIT build of C++ sources only that takes CUDA's headers (`cpp_extension.include_paths("cuda")`) or links torch's CUDA libraries by name (`["c10_cuda", "torch_cuda"]`, `-lcudart`), in its function or a function of the file that function calls, is a CUDA build too: reported at those lines, not at the `load(...)` call (label ruling 24b-8); its module is the repository's extension for NPU508. A build chain that also picks the NPU is NPU-aware (label ruling (L20)):
     `if CUDA_HOME is not None: <CUDAExtension ...> elif BUILD_NPU: ...`, where `CUDA_HOME` names CUDA and `BUILD_NPU` is a
@@ -708,6 +709,13 @@ class CudaExtension(Rule):
                 "if torch.cuda.is_available() and torch.version.cuda is not None:\n    extension = CUDAExtension\n"
                 "elif torch.cuda.is_available() and torch.version.hip is not None:\n    extension = CUDAExtension\n"
                 "    args = {'hipcc': ['-O3']}\nelse:\n    extension = CppExtension\n", count=2),
+        # detectron2's setup.py: the ROCm test bound to a name, the `else` of `if not is_rocm_pytorch:` is the HIP
+        # branch (its empty "nvcc" key is not CUDA's); the gate and the CUDA branch's key stay
+        Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CUDAExtension\n"
+                "is_rocm_pytorch = True if ((torch.version.hip is not None) and (ROCM_HOME is not None)) else False\n"
+                "args = {}\nif torch.cuda.is_available() and CUDA_HOME is not None:\n    extension = CUDAExtension\n"
+                "    if not is_rocm_pytorch:\n        args['nvcc'] = ['-O3']\n    else:\n        args['nvcc'] = []\n",
+                count=3),
         # a gate whose `else:` raises outright (the build stops there on an Ascend host, L35): the gate, the
         # extension picked, the raise; a raise under a further test of that branch is not the gate's own
         Invalid("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\next = CppExtension\n"
@@ -814,6 +822,13 @@ class CudaExtension(Rule):
         Invalid("from torch.utils.ffi import create_extension\n"
                 "ffi = create_extension('_ext.dcn', sources=['dcn.c'], with_cuda=True)\n", count=1),
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\n", count=1),
+        # StyleGAN2's TensorFlow ops (NVlabs/stylegan2 dnnlib/tflib/ops/upfirdn_2d.py, fused_bias_act.py): the project
+        # helper handed the module's own `.cu` builds it with nvcc; the ops read off the accessor's result, a binding
+        # of one (reading it builds) and the calls through that name
+        Invalid("import os\nfrom .. import custom_ops\ndef _get_plugin():\n"
+                "    return custom_ops.get_plugin(os.path.splitext(__file__)[0] + '.cu')\n"
+                "def f(x, k):\n    y = _get_plugin().up_fir_dn2d(x=x, k=k)\n    cuda_kernel = _get_plugin().fused_bias_act\n"
+                "    def g(x):\n        return cuda_kernel(x=x, grad=1)\n    return g(y)\n", count=4),
         # warp-transducer warprnnt_tensorflow/__init__.py: the op read on the loaded library (not the gradient's ops)
         Invalid("import tensorflow as tf\n_ops = tf.load_op_library(lib_file)\ndef loss(a):\n"
                 "    out, _ = _ops.warp_rnnt(a,\n                            0)\n    return tf.reshape(out, (-1,))\n", count=2),
@@ -1160,6 +1175,33 @@ class CudaExtension(Rule):
                     and isinstance(value.func, ast.Name) and value.func.id in accessors:
                 yield self.finding(ctx, statement, f"binds the CUDA extension that `{value.func.id}()` JIT-builds "
                                    "(its ops are called through this name): " + self.MESSAGE)
+        yield from self._accessor_ops(ctx, accessors)
+
+    def _accessor_ops(self, ctx, accessors):
+        """An op read straight off the accessor's result inside a function (StyleGAN2's TensorFlow ops,
+        NVlabs/stylegan2 dnnlib/tflib/ops: `_get_plugin().up_fir_dn2d(x=x, ...)`, `cuda_kernel =
+        _get_plugin().fused_bias_act` then `cuda_kernel(x=x, ...)` in the nested functions): the call of the op, and
+        the binding, which runs the build when it is read (label rulings (L31), (L52), (L57)), then each call through
+        the bound name in the function that binds it."""
+        for call in ctx.nodes.get(ast.Call, ()):
+            if not (isinstance(call.func, ast.Name) and call.func.id in accessors and not call.args and not call.keywords):
+                continue
+            op = ctx.parent(call)
+            function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if not isinstance(op, ast.Attribute) or function is None:
+                continue
+            user = ctx.parent(op)
+            if isinstance(user, ast.Call) and user.func is op:
+                yield self.finding(ctx, user, f"calls `{op.attr}` of the CUDA extension that `{call.func.id}()` "
+                                   "JIT-builds: " + self.MESSAGE)
+            elif isinstance(user, ast.Assign) and len(user.targets) == 1 and isinstance(user.targets[0], ast.Name):
+                bound = user.targets[0].id
+                yield self.finding(ctx, user, f"binds `{op.attr}` of the CUDA extension that `{call.func.id}()` "
+                                   "JIT-builds (reading it runs the build): " + self.MESSAGE)
+                for inner in walk_nodes(function):
+                    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == bound:
+                        yield self.finding(ctx, inner, f"calls `{op.attr}` of the CUDA extension that "
+                                           f"`{call.func.id}()` JIT-builds, through `{bound}`: " + self.MESSAGE)
 
     def _cuda_gates(self, ctx, lines: set[int]):
         """The CUDA gate of a build this file reports: an `if` whose test asks `torch.cuda.is_available()` (or
@@ -1726,7 +1768,40 @@ def _hip_branch_lines(ctx) -> frozenset[int]:
                 isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) in ("torch.version.cuda", f"{_EXT}.CUDA_HOME")
                 for n in walk_nodes(node.test)):  # the `if` / `elif` line (no CUDA gate) and its body
             lines.update(range(node.lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
+    flags = _hip_flags(ctx)
+    for node in ctx.nodes.get(ast.If, ()) if flags else ():
+        test, negated = node.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        if not (isinstance(test, ast.Name) and test.id in flags):
+            continue
+        branch = node.orelse if negated else node.body  # `if not is_rocm_pytorch: <CUDA> else: <HIP>`
+        if branch:
+            first = node.lineno if not negated else branch[0].lineno
+            lines.update(range(first, (branch[-1].end_lineno or branch[-1].lineno) + 1))
     return frozenset(lines)
+
+
+def _hip_flags(ctx) -> frozenset[str]:
+    """Names bound once, to a test that asks whether torch is a ROCm build and reads nothing of CUDA (detectron2's
+    setup.py: `is_rocm_pytorch = True if ((torch.version.hip is not None) and (ROCM_HOME is not None)) else False`,
+    then `if not is_rocm_pytorch: <nvcc flags> else: define_macros += [("WITH_HIP", None)]; extra_compile_args["nvcc"]
+    = []`): a test of the name alone (or of its negation) picks the ROCm branch."""
+    bound: dict[str, list] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        for target in statement.targets:
+            if isinstance(target, ast.Name):
+                bound.setdefault(target.id, []).append(statement.value)
+    out = set()
+    for name, values in bound.items():
+        if len(values) != 1:
+            continue
+        nodes = list(walk_nodes(values[0]))
+        if any(_asks_hip(ctx, n) for n in nodes) and not any(
+                isinstance(n, (ast.Name, ast.Attribute)) and ctx.qualname(n) in ("torch.version.cuda", f"{_EXT}.CUDA_HOME")
+                for n in nodes):
+            out.add(name)
+    return frozenset(out)
 
 
 def _gate_else_raises(node, branch) -> list:
