@@ -58,7 +58,17 @@ def known_roots() -> frozenset[str]:
     from migrate import knowledge
 
     return frozenset(key.split(".", 1)[0] for key in knowledge.third_party()) | frozenset(
-        name for entry in knowledge.device_neutral().values() for name in entry.imports)
+        name for entry in knowledge.device_neutral().values() for name in entry.imports) | frozenset(
+        plugin.replace("-", "_") for plugin in _npu_plugins())
+
+
+def _npu_plugins() -> frozenset[str]:
+    """The Ascend plugins the catalogue names (`npu_plugin`: vllm-ascend, triton-ascend, mindspeed, dlinfer-ascend),
+    normalised: the NPU side of a package the knowledge base knows, so no dependency to verify on Ascend (imported
+    as `vllm_ascend` / `mindspeed`, declared as `vllm-ascend`)."""
+    from migrate import knowledge
+
+    return frozenset(normalise(entry.npu_plugin) for entry in knowledge.third_party().values() if entry.npu_plugin)
 
 
 def _python2_stdlib() -> frozenset[str]:
@@ -138,7 +148,7 @@ def _catalogue_distributions() -> frozenset[str]:
 
     entries = [*knowledge.third_party().values(), *knowledge.device_neutral().values()]
     return frozenset(normalise(name) for entry in entries
-                     for name in (*entry.pip_names, *getattr(entry, "folder_names", ())))
+                     for name in (*entry.pip_names, *getattr(entry, "folder_names", ()))) | _npu_plugins()
 
 
 def split_wrapper_calls(results) -> tuple[list, tuple]:

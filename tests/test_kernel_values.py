@@ -215,6 +215,17 @@ def test_python_2_standard_modules_are_not_unknown_dependencies(tmp_path):
     assert list(verdict.summary(_scan(tmp_path))["unknown_dependencies"]) == ["acme_imaging"]
 
 
+def test_the_ascend_plugins_of_known_packages_are_not_unknown_dependencies(tmp_path):
+    # vllm-ascend, triton-ascend, MindSpeed are the NPU side of packages the catalogue knows (its `npu_plugin`
+    # fields): a repository that already installs them is not asked to verify they run on Ascend
+    write_files(tmp_path, {
+        "requirements.txt": "vllm-ascend==0.9.1\ntriton-ascend\nmindspeed\nacme-imaging\n",
+        "serve.py": "import vllm_ascend\nimport mindspeed.megatron_adaptor\nimport acme_imaging\n"})
+    unknown = verdict.summary(_scan(tmp_path))["unknown_dependencies"]
+    assert list(unknown) == ["acme_imaging"]
+    assert unknown["acme_imaging"] == sorted([f"{tmp_path}/requirements.txt:4", f"{tmp_path}/serve.py:3"])
+
+
 def test_a_build_helper_call_defines_the_module_its_arguments_name(tmp_path):
     write_files(tmp_path, HELPER)
     result = _scan(tmp_path)
