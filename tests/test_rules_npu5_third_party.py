@@ -17,6 +17,14 @@ from tests.rule_helpers import analyze
 from tests.rule_helpers import of_code as codes
 
 
+def _found(root, codes=("NPU501", "NPU502", "NPU507"), *, lines=True):
+    """(path relative to `root`, code[, line]) of a whole-repository scan's findings of `codes`, sorted."""
+    from migrate.engine import scan
+
+    return sorted((f.path[len(str(root)) + 1:], f.code, f.line) if lines else (f.path[len(str(root)) + 1:], f.code)
+                  for f in scan([str(root)], use_cache=False).findings if f.code in codes)
+
+
 # ---- NPU501 / NPU502 --------------------------------------------------------------------------------
 def test_every_third_party_entry_is_found_as_import_with_its_severity():
     table = knowledge.third_party()
@@ -509,7 +517,6 @@ def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_awa
     # label ruling (L38): a repository that imports vllm_ascend (its NPU branch) has taken vLLM to the NPU through the
     # plugin: vLLM's imports and uses elsewhere are not work items; its PyPI requirement still is (NPU502). A repository
     # requiring triton-ascend (the NPU build of the `triton` module) runs its Triton kernels through it (27b-7)
-    from migrate.engine import scan
 
     (tmp_path / "comm.py").write_text(
         "from utils import is_npu_available\nif is_npu_available:\n"
@@ -524,15 +531,11 @@ def test_a_package_run_through_the_ascend_plugin_the_repository_names_is_npu_awa
     (tmp_path / "requirements-rollout.txt").write_text("vllm==0.11.0\n")
     (tmp_path / "requirements-npu.txt").write_text("torch_npu\ntriton-ascend==3.2.0rc4\n")
 
-    def found(root):
-        return sorted((f.path[len(str(root)) + 1:], f.code, f.line) for f in scan([str(root)], use_cache=False).findings
-                      if f.code in ("NPU501", "NPU502", "NPU507"))
-
-    assert found(tmp_path) == [("requirements-rollout.txt", "NPU502", 1)]
+    assert _found(tmp_path) == [("requirements-rollout.txt", "NPU502", 1)]
     # without the plugin's import and the NPU build's requirement, the same code is reported
     (tmp_path / "comm.py").write_text("from vllm.distributed.device_communicators.pynccl import PyNcclCommunicator\n")
     (tmp_path / "requirements-npu.txt").write_text("torch_npu\n")
-    codes_by_file = {(path, code) for path, code, _ in found(tmp_path)}
+    codes_by_file = {(path, code) for path, code, _ in _found(tmp_path)}
     assert {("comm.py", "NPU501"), ("rollout.py", "NPU501"), ("rollout.py", "NPU507"), ("kernels.py", "NPU501"),
             ("kernels.py", "NPU507"), ("requirements-rollout.txt", "NPU502")} <= codes_by_file
 
@@ -542,7 +545,6 @@ def test_a_package_picking_its_ascend_backend_by_device_is_npu_aware_where_the_r
     # by the device (knowledge `npu_backend`); a repository importing torch_npu runs them on the NPU on purpose. Their
     # sub-modules with no Ascend side (liger_kernel.ops.cutile) stay reported; fla's plain requirement installs no CUDA
     # build (its torch/triton come from a backend extra)
-    from migrate.engine import scan
 
     (tmp_path / "kernels.py").write_text(
         "from liger_kernel.transformers import LigerRMSNorm\nfrom fla.modules.convolution import ShortConvolution\n"
@@ -550,40 +552,30 @@ def test_a_package_picking_its_ascend_backend_by_device_is_npu_aware_where_the_r
     (tmp_path / "platform.py").write_text("def npu():\n    import torch_npu\n    return torch_npu\n")
     (tmp_path / "requirements.txt").write_text("flash-linear-attention\nliger-kernel>=0.5\n")
 
-    def found(root):
-        return sorted((f.path[len(str(root)) + 1:], f.code, f.line) for f in scan([str(root)], use_cache=False).findings
-                      if f.code in ("NPU501", "NPU502", "NPU507"))
-
-    assert found(tmp_path) == [("kernels.py", "NPU501", 3)]
+    assert _found(tmp_path) == [("kernels.py", "NPU501", 3)]
     # a repository that never runs on the NPU: the imports are the parts to check (L11)
     (tmp_path / "platform.py").write_text("import torch\n")
-    assert found(tmp_path) == [("kernels.py", "NPU501", 1), ("kernels.py", "NPU501", 2), ("kernels.py", "NPU501", 3)]
+    assert _found(tmp_path) == [("kernels.py", "NPU501", 1), ("kernels.py", "NPU501", 2), ("kernels.py", "NPU501", 3)]
 
 
 def test_megatrons_te_wrappers_run_through_mindspeed_where_the_repository_imports_it(tmp_path):
     # label note 58a (modelscope/twinkle), ruling (L38): MindSpeed, Ascend's Megatron adaptor, replaces the TE* classes
     # of megatron.core.extensions.transformer_engine with NPU ones (knowledge npu_plugin "mindspeed")
-    from migrate.engine import scan
 
     (tmp_path / "lora.py").write_text(
         "def targets(model):\n    from megatron.core.extensions.transformer_engine import TELinear, TEGroupedLinear\n"
         "    return [n for n, m in model.named_modules() if isinstance(m, (TELinear, TEGroupedLinear))]\n")
     (tmp_path / "runtime.py").write_text("def init():\n    import mindspeed.megatron_adaptor  # noqa: F401\n")
 
-    def found(root):
-        return sorted((f.path[len(str(root)) + 1:], f.code, f.line) for f in scan([str(root)], use_cache=False).findings
-                      if f.code in ("NPU501", "NPU507"))
-
-    assert found(tmp_path) == []
+    assert _found(tmp_path, ("NPU501", "NPU507")) == []
     (tmp_path / "runtime.py").write_text("def init():\n    pass\n")
-    assert found(tmp_path) == [("lora.py", "NPU501", 2)]
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("lora.py", "NPU501", 2)]
 
 
 def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
     # label note 47e-4 (ruling (L38)): an NPU Dockerfile `FROM .../ascend/vllm-ascend:<tag>` runs vLLM through the plugin
     # its base image installs: vLLM's imports and uses are NPU-aware; the requirement line stays NPU502
     from migrate.base_images import images
-    from migrate.engine import scan
 
     assert images("ARG V=1\nFROM --platform=linux/arm64 reg.example.io:5000/ascend/vllm-ascend:v0.11.0@sha256:ab AS npu\n"
                   "FROM ${BASE}\nRUN pip install 'app[core]'\n") == [("vllm-ascend", 2)]
@@ -592,21 +584,16 @@ def test_a_dockerfile_built_on_the_plugins_image_names_the_plugin(tmp_path):
     (tmp_path / "serve.py").write_text("def run(path):\n    from vllm import LLM\n    return LLM(model=path)\n")
     (tmp_path / "requirements.txt").write_text("vllm>=0.10\n")
 
-    def found(root):
-        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
-                      if f.code in ("NPU501", "NPU502", "NPU507"))
-
-    assert found(tmp_path) == [("requirements.txt", "NPU502")]
+    assert _found(tmp_path, lines=False) == [("requirements.txt", "NPU502")]
     # a CUDA base image names no plugin: the same code is reported
     (tmp_path / "docker" / "npu.Dockerfile").write_text("FROM vllm/vllm-openai:v0.11.0\nRUN pip install app\n")
-    assert ("serve.py", "NPU501") in found(tmp_path)
+    assert ("serve.py", "NPU501") in _found(tmp_path, lines=False)
 
 
 def test_an_npu_guide_of_the_repository_names_the_plugin(tmp_path):
     # label ruling (L38), note 60a (inclusionAI/AReaL): the repository's NPU installation guide sets up vLLM through
     # vLLM-Ascend ("pre-built vLLM and vLLM-Ascend"): vLLM's imports and uses are NPU-aware, its requirement stays NPU502.
     # Only a page named for the NPU is read (a README that mentions the plugin among others is not an NPU guide)
-    from migrate.engine import scan
     from migrate.npu_plugins import guided
     from migrate.sources import classify, is_npu_guide
 
@@ -623,14 +610,10 @@ def test_an_npu_guide_of_the_repository_names_the_plugin(tmp_path):
     (tmp_path / "serve.py").write_text("from vllm import LLM\ndef run(path):\n    return LLM(model=path)\n")
     (tmp_path / "requirements.txt").write_text("vllm>=0.10\n")
 
-    def found(root):
-        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
-                      if f.code in ("NPU501", "NPU502", "NPU507"))
-
-    assert found(tmp_path) == [("requirements.txt", "NPU502")]
+    assert _found(tmp_path, lines=False) == [("requirements.txt", "NPU502")]
     # the same sentence in a page not named for the NPU names no plugin: the same code is reported
     (tmp_path / "docs" / "installation_npu.md").rename(tmp_path / "docs" / "installation.md")
-    assert ("serve.py", "NPU501") in found(tmp_path)
+    assert ("serve.py", "NPU501") in _found(tmp_path, lines=False)
 
 
 def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
@@ -652,11 +635,7 @@ def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
     (tmp_path / "docker" / "Dockerfile").write_text(
         "FROM ubuntu:22.04\nRUN pip install torch_npu && \\\n    pip install triton-ascend==3.2.1\n")
 
-    def found(root):
-        return sorted((f.path[len(str(root)) + 1:], f.code) for f in scan([str(root)], use_cache=False).findings
-                      if f.code in ("NPU501", "NPU507"))
-
-    assert found(tmp_path) == []
+    assert _found(tmp_path, ("NPU501", "NPU507"), lines=False) == []
     # community triton installed first, then triton-ascend over it (triton-ascend's FAQ): the plugin's own recipe, not
     # reported in that launcher; a triton pin in a manifest or in a launcher without the plugin stays NPU502
     (tmp_path / "docker" / "Dockerfile").write_text(
@@ -666,9 +645,9 @@ def test_a_launcher_that_installs_the_plugin_names_the_plugin(tmp_path):
     npu502 = sorted((f.path[len(str(tmp_path)) + 1:], f.line) for f in scan([str(tmp_path)], use_cache=False).findings
                     if f.code == "NPU502")
     assert npu502 == [("bench.sh", 1), ("requirements.txt", 1)]
-    assert found(tmp_path) == []
+    assert _found(tmp_path, ("NPU501", "NPU507"), lines=False) == []
     (tmp_path / "docker" / "Dockerfile").write_text("FROM ubuntu:22.04\nRUN pip install torch_npu triton==3.2.0\n")
-    assert {("kernels.py", "NPU501"), ("kernels.py", "NPU507")} <= set(found(tmp_path))
+    assert {("kernels.py", "NPU501"), ("kernels.py", "NPU507")} <= set(_found(tmp_path, ("NPU501", "NPU507"), lines=False))
 
 
 def test_ci_workflows_and_cloud_launcher_yamls_set_up_a_machine(tmp_path):
