@@ -532,3 +532,28 @@ def test_the_pack_covers_the_first_forwards_on_both_hosts_as_the_bundle_says(tmp
         assert proc.returncode == 0, proc.stdout.decode()[-3000:] + proc.stderr.decode()[-3000:]
         assert _pack_steps_in(cwd / "out" / "migrated" / "config_check_pack.zip") == {"dataset": packed, "weights": packed}
         assert "weights pass" in proc.stdout.decode()
+
+
+def test_an_original_that_trains_on_the_cpu_without_its_own_switch_is_said_so_on_both_hosts(tmp_path):
+    """pytorch/examples' mnist_rnn uses the accelerator only with `--accel`: recorded without it on an H200, the bundle
+    said "on NVIDIA H200" and nothing else while the model trained on the CPU, and the migrated run then failed
+    "not on the NPU" as if the rewrite had lost the device. The recording says where the parameters were, and the
+    comparison says the original did the same; with the switch, nothing is said."""
+    script = ROOT / "tests" / "cudatwin_cases" / "accel_switch.py"
+    host_a = tmp_path / "host_a"
+    host_a.mkdir()
+    proc = run_cli("baseline", str(script), "--out", "bundle", "--archive", "--steps", "3", "--dump-steps", "0", "-q", cwd=host_a)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert "note: the original's run: 4 of 4 optimized parameters are not on the GPU: 4 on cpu" in proc.stdout.decode()
+    cwd, env = _host_b(tmp_path, host_a)
+    # the script has nothing to rewrite: apply would give it unchanged, so it is its own migrated script
+    proc = run_cli("validate", "--baseline", "bundle.tar.gz", str(script), "-q", "--out", "out", "--no-dump", cwd=cwd, env=env)
+    assert proc.returncode == 1, proc.stdout.decode() + proc.stderr.decode()[-3000:]
+    failed = [r for r in json.loads((cwd / "out" / "validate.json").read_text())["reasons"]
+              if r.startswith("the migrated script failed its smoke run")]
+    assert failed and "4 of 4 optimized parameters are not on the NPU: 4 on cpu" in failed[0], failed
+    assert "(the original did not train on the GPU either: its parameters were 4 on cpu in the baseline run;" in failed[0]
+    proc = run_cli("baseline", str(script), "--out", "with_switch", "--steps", "3", "--dump-steps", "0", "-q", "--", "--accel",
+                   cwd=host_a)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert "not on the GPU" not in proc.stdout.decode()

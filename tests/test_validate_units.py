@@ -533,3 +533,31 @@ def test_copy_of_a_hooked_script_is_the_instrumented_copy_without_libcst(tmp_pat
     assert fast["libcst"] is False and slow["libcst"] is True
     assert fast["hooked"] is True and "pack.zip" in fast["text"]
     assert {k: v for k, v in fast.items() if k != "libcst"} == {k: v for k, v in slow.items() if k != "libcst"}
+
+
+def test_a_migrated_run_off_the_npu_is_put_beside_an_original_off_the_gpu():
+    """The migrated run's "not on the NPU" failure stays a failure; where the baseline's parameters were not on the
+    GPU either, the reason says so (a switch of the script's own), and only then."""
+    from pathlib import Path
+
+    from checks.validate import run as validate
+    from checks.validate.run import RunInfo
+
+    losses = (1.0, 0.9)
+    off_npu = ("4 of 4 optimized parameters are not on the NPU: 4 on cpu",)
+
+    def runs(original_devices):
+        base = RunInfo("baseline", Path("gpu.py"), "cuda", 0, "pass", 2, losses, "float32", (), True, "",
+                       param_device=original_devices)
+        mig = RunInfo("migrated", Path("npu.py"), "emulated", 1, "fail", 2, losses, "float32", off_npu, True, "")
+        return base, mig
+
+    alignment = loss_compare.align_losses(list(losses), list(losses), rtol=1e-3, atol=1e-5)
+    verdict, code, reasons = validate.judge(runs((("cpu", 4),)), alignment, None, None, False)
+    assert (verdict, code) == ("fail", 1)
+    assert reasons[0] == ("the migrated script failed its smoke run: 4 of 4 optimized parameters are not on the NPU: 4 on cpu "
+                          "(the original did not train on the GPU either: its parameters were 4 on cpu in the baseline run; "
+                          "the script may need a switch of its own, such as --accel or --cuda, given to both runs)")
+    on_gpu = validate.judge(runs((("cuda", 4),)), alignment, None, None, False)[2][0]
+    assert on_gpu == "the migrated script failed its smoke run: 4 of 4 optimized parameters are not on the NPU: 4 on cpu"
+    assert validate.judge(runs(()), alignment, None, None, False)[2][0] == on_gpu  # an older bundle: no devices recorded

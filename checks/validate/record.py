@@ -140,6 +140,9 @@ def record_run(script: Path, folder: Path, work: Path, *, backend: str, steps: i
                      "for a comparison in full float32")
     if real == "cuda-emulated":
         notes.append("no CUDA GPU on this host: the original ran on the CUDA twin (its CUDA code paths, computed on the CPU)")
+    # what the run itself warned of (parameters off the GPU, fewer steps than asked, no optimizer step): in the
+    # recording's output and the manifest, not only in the bundle's smoke.json
+    notes.extend(f"the original's run: {warning}" for warning in (getattr(smoke, "warnings", None) or ()))
     from migrate import __version__
 
     cwd = Path.cwd()

@@ -67,6 +67,7 @@ class RunInfo:
     instrument_message: str
     autocast: str | None = None  # "policy; requested dtypes" (policy "device": a real device's own regions)
     autocast_regions: tuple[tuple[str, str, int], ...] = ()  # (policy, dtype, regions) of the run's autocast regions
+    param_device: tuple[tuple[str, int], ...] = ()  # (device type, optimized parameters on it) at the run's end
 
 
 @dataclass(frozen=True)
@@ -578,13 +579,26 @@ def run_side(side: str, script: Path, name: str, workdir: Path, side_dir: Path, 
         raise
 
 
+def _original_off_device(base: RunInfo, mig: RunInfo) -> str:
+    """The migrated run failed for training off the NPU, and the original trained off its GPU too (a script that
+    needs a switch of its own to use an accelerator): said beside the failure, so it is not read as the rewrite's."""
+    if not base.param_device or any(device == "cuda" for device, _ in base.param_device):
+        return ""
+    if not any("not on the NPU" in reason for reason in mig.reasons):
+        return ""
+    where = ", ".join(f"{n} on {device}" for device, n in base.param_device)
+    return (f" (the original did not train on the GPU either: its parameters were {where} in the baseline run; "
+            "the script may need a switch of its own, such as --accel or --cuda, given to both runs)")
+
+
 def judge(runs, alignment, config, api, equivalence, *, within_spread: bool = False,
           data: str | None = None) -> tuple[str, int, list[str]]:
     """data: the first batches differ from the recorded ones (two hosts): named before anything else."""
     base, mig = runs
     reasons: list[str] = [data] if data else []
     if mig.exit_code != 0:
-        reasons.append(f"the migrated script failed its smoke run: {'; '.join(mig.reasons) or mig.verdict}")
+        reasons.append(f"the migrated script failed its smoke run: {'; '.join(mig.reasons) or mig.verdict}"
+                       f"{_original_off_device(base, mig)}")
     if not base.losses:
         return "error", 2, ["no loss was captured from the baseline run: cannot compare (does the script call backward on a scalar loss?)"]
     if alignment.first_divergence is not None:
@@ -926,6 +940,7 @@ def _run_info(side: str, script: Path, smoke, copy: InstrumentedCopy) -> RunInfo
         getattr(smoke, "loss_dtype", None), tuple(user_text(str(r), copy) for r in (getattr(smoke, "reasons", None) or ())),
         copy.config_check, copy.message, _autocast_text(getattr(smoke, "autocast", None)),
         _autocast_regions(getattr(smoke, "autocast", None)),
+        tuple(sorted((str(k), int(v)) for k, v in (getattr(smoke, "param_device", None) or {}).items())),
     )
 
 

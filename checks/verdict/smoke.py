@@ -190,6 +190,15 @@ def judge(script, backend, report: ChildReport | None, *, returncode, timed_out,
             reasons.append(f"{sum(off.values())} of {total} optimized parameters are not on the NPU: {where}{hint}")
         if loss_device and loss_device != "npu":
             reasons.append(f"the loss is computed on {loss_device}, not on the NPU")
+    elif backend in ("cuda", "cuda-emulated") and done:
+        # the original on a GPU (or its twin) that trains elsewhere: not a failure of the original, but a recording of a
+        # CPU run (pytorch/examples' mnist_rnn without `--accel`, recorded on an H200 as "on NVIDIA H200"), say so
+        off = {d: n for d, n in param_device.items() if d != "cuda"}
+        if off:
+            where = ", ".join(f"{n} on {d}" for d, n in sorted(off.items()))
+            loss = f"; the loss is computed on {loss_device}" if loss_device and loss_device != "cuda" else ""
+            warnings.append(f"{sum(off.values())} of {sum(param_device.values())} optimized parameters are not on the GPU: "
+                            f"{where}{loss} (the script may need a switch of its own, such as --accel or --cuda, to use the GPU)")
     if strict_ops:
         if unsupported:
             reasons.append(f"--strict-ops: ops with no NPU kernel in torch_npu {torch_npu_version}: {', '.join(unsupported)}")
