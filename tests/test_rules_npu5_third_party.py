@@ -196,6 +196,36 @@ def test_locally_built_point_cloud_op_libraries_in_a_pip_freeze():
     assert [f.line for f in found] == [2, 4]
 
 
+def test_point_cloud_op_packages_imported_with_a_handler_that_gives_no_way_without_them():
+    # TorchEx (FSD / SST): `except ImportError: name = None` and the name called with no test of it; its CUDA extensions
+    # imported by their bare names. Pointcept's pointops behind a handler that only prints (GaussianFormer's lifter):
+    # the call meets a NameError. Each import and each call is a line to change (label rulings (L42), (L110))
+    text = (
+        "try:\n"
+        "    from torchex import incremental_points_mask\n"
+        "except ImportError:\n"
+        "    incremental_points_mask = None\n"
+        "try:\n"
+        "    from pointops import farthest_point_sampling\n"
+        "except:\n"
+        "    print('farthest_point_sampling import error.')\n"
+        "import dynamic_point_pool_ext\n"
+        "import ingroup_indices\n"
+        "def f(a, b, size, xyz, offset):\n"
+        "    mask = incremental_points_mask(a, b, size)\n"
+        "    dynamic_point_pool_ext.forward(a, b)\n"
+        "    ingroup_indices.forward(a, b)\n"
+        "    return farthest_point_sampling(xyz, offset, offset), mask\n"
+    )
+    found = analyze(text)
+    assert sorted((f.code, f.line) for f in found if f.code in ("NPU501", "NPU507")) == [
+        ("NPU501", 2), ("NPU501", 6), ("NPU501", 9), ("NPU501", 10),
+        ("NPU507", 12), ("NPU507", 13), ("NPU507", 14), ("NPU507", 15)]
+    # a stand-in tested before its use stays optional (label ruling (L60): SST's connected components)
+    checked = text.replace("    mask = incremental_points_mask", "    assert incremental_points_mask is not None\n    mask = incremental_points_mask")
+    assert ("NPU501", 2) not in [(f.code, f.line) for f in analyze(checked)]
+
+
 # ---- NPU503 -----------------------------------------------------------------------------------------
 def test_every_gpu_only_option_value_is_found():
     options, calls = gpu_only_options()

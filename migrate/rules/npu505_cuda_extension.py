@@ -163,12 +163,15 @@ def _called_nowhere(ctx, node) -> bool:
         n.attr == name for n in ctx.nodes.get(ast.Attribute, ()))
 
 
-def _requirement_checks(ctx, call) -> list:
-    """The `if` statements that ARE the version requirement a probe call decides (`_decides_a_raise`): after the
-    statement binding the call's result, in its block, an `if` raising directly in its body whose test compares
-    only the bound names (`if nvcc_cuda_version < Version("12.0"): raise ...`, `if int(major) < 11: raise ...`).
-    An `if` that also asks about the GPU architectures (`... and any(cc.startswith("8.9") ...)`) or raises only
-    under a nested `if` picks or validates architectures: not the toolkit's requirement (label ruling (L14))."""
+def _requirement_raises(ctx, call) -> list:
+    """The `raise` statements of the version requirement a probe call decides (`_decides_a_raise`): after the statement
+    binding the call's result, in its block, each `if` whose test compares the bound names (`if nvcc_cuda_version <
+    Version("12.0"):`, `if int(major) < 11:`, also with a question about the GPU architectures, `... and
+    any(cc.startswith("8.9") ...)`) and every `raise` in its body, nested `if`s included (`if nvcc_cuda_version <
+    Version("11.1"): if any(cc.startswith("8.6") ...): raise`; not into a function): on an Ascend host there is no nvcc
+    to probe, each check that stops the build on its version goes (label ruling (L35): the raise is the line; labels
+    of sets 26b and 61d sit on the raise, not on its `if`). A check that only warns or picks architectures raises
+    nothing: none (label ruling (L14))."""
     statement = call
     while statement is not None and not isinstance(statement, ast.stmt):
         statement = ctx.parent(statement)
@@ -181,14 +184,24 @@ def _requirement_checks(ctx, call) -> list:
         return []
     out = []
     for node in block[next(k for k, s in enumerate(block) if s is statement) + 1:]:
-        if not (isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body)):
+        if not isinstance(node, ast.If):
             continue
         test = node.test
-        called = {id(c.func) for c in walk_nodes(test) if isinstance(c, ast.Call)}
-        names = [n for n in walk_nodes(test) if isinstance(n, ast.Name) and id(n) not in called]
-        if any(isinstance(n, ast.Compare) for n in walk_nodes(test)) and names and all(n.id in bound for n in names) \
-                and not any(isinstance(n, (ast.BoolOp, ast.GeneratorExp, ast.ListComp, ast.Attribute)) for n in walk_nodes(test)):
-            out.append(node)
+        if not (any(isinstance(n, ast.Compare) for n in walk_nodes(test))
+                and any(isinstance(n, ast.Name) and n.id in bound for n in walk_nodes(test))):
+            continue
+        out.extend(_raises_in(node.body))
+    return out
+
+
+def _raises_in(statements) -> list:
+    """The `raise` statements of `statements` and of the `if` / `else` blocks nested in them (not of a function)."""
+    out = []
+    for statement in statements:
+        if isinstance(statement, ast.Raise):
+            out.append(statement)
+        elif isinstance(statement, ast.If):
+            out.extend(_raises_in(statement.body) + _raises_in(statement.orelse))
     return out
 
 
@@ -321,7 +334,7 @@ class CudaExtension(Rule):
     use_cuda else CppExtension`), a `.cu`/`.cuh` source string outside a flagged call in a file
     that uses cpp_extension (`glob("kernels/*.cu")`; not one shipped as data: `package_data=` /
     `data_files=` of `setup(...)` copy files into the wheel and build nothing; nor the header a code generator is told
-    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`; `CUDA_HOME` handed to such a probe is reported, None on a host without the toolkit, label ruling (L37), 46b-6; nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper, nor the reads of an environment report, a function recording `CUDA_HOME` under its name (`env_info['CUDA_HOME'] = CUDA_HOME`, `rows.append(("CUDA_HOME", str(CUDA_HOME)))`), its tests that raise excepted (migrate/environment_reports.py; its `nvcc -V` run stays); a version requirement that raises stays, also at the `if` that raises when its test compares only the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`; not a check that also asks about the architectures); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
+    to write, `output_file=".../k.cuh"` of a `slangc -target cuda` helper), an `"nvcc"` flag list (also a `dict(nvcc=[...])` keyword), nvcc itself (`"/bin/nvcc"`; not run for its version only to pick flags, `[home + "/bin/nvcc", "-V"]`; `CUDA_HOME` handed to such a probe is reported, None on a host without the toolkit, label ruling (L37), 46b-6; nor, in a file that builds nothing, `CUDA_HOME` bound to a name only passed to calls, the SDK path of a run-time JIT helper, nor the reads of an environment report, a function recording `CUDA_HOME` under its name (`env_info['CUDA_HOME'] = CUDA_HOME`, `rows.append(("CUDA_HOME", str(CUDA_HOME)))`), its tests that raise excepted (migrate/environment_reports.py; its `nvcc -V` run stays); a version requirement that raises stays, also at each raise of an `if` testing the probe's result (`if nvcc_cuda_version < Version("12.0"): raise`, a nested architecture check's raise too; a check that only warns is none), and the raise under `if CUDA_HOME is None:` in a file that builds CUDA (label ruling (L35)); a raising check in a function nothing in the file calls makes no requirement), a list of its architecture flags once
     (`["-gencode", "arch=compute_80,code=sm_80", ...]` at the list's first line, naming how many it holds; not a step
     adding to a list, `extra_cuda_cflags += ["--expt-relaxed-constexpr"]` (ruling (L29): the build's keyword is reported),
     nor flags compared with or collected in a set to filter flags read back, `f != "--expt-relaxed-constexpr"`;
@@ -693,6 +706,11 @@ class CudaExtension(Rule):
                 "plugin = custom_ops.get_plugin('bias_act_plugin', sources=sources, extra_cuda_cflags=['--use_fast_math'])", count=2),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME, CppExtension\nargs = {'cxx': []}\nargs['nvcc'] = ['-O2']", count=1),
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')", count=1),
+        # in a file that builds CUDA the raise under that test is a line too, the build stops there (label ruling (L35);
+        # mit-han-lab/omniserve kernels/setup.py)
+        Invalid("from torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\nif CUDA_HOME is None:\n"
+                "    raise RuntimeError('CUDA must be available to build the package.')\n"
+                "ext = CUDAExtension('m', ['k.cpp', 'k.cu'])\n", count=3),
         # a report that also requires the toolkit: the raising check stays
         Invalid("from torch.utils.cpp_extension import CUDA_HOME\n\ndef collect_env():\n"
                 "    if CUDA_HOME is None:\n        raise RuntimeError('no CUDA toolkit')\n"
@@ -748,8 +766,8 @@ class CudaExtension(Rule):
                 "def cuda_version(cuda_dir):\n    return subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'])\n"
                 "_, version = cuda_version(CUDA_HOME)\nif version < (11, 4):\n    raise RuntimeError('needs CUDA 11.4')\n"
                 "def threads():\n    _, version = cuda_version(CUDA_HOME)\n    if version >= (11, 2):\n        return 4\n", count=4),
-        # the requirement's own `if` too (qserve / SageAttention setup.py: `if nvcc_cuda_version < Version("12.0"): raise`),
-        # not a later check that also asks about the architectures; and a raising check in a helper nothing calls
+        # the requirement's raises (qserve / SageAttention setup.py: `if nvcc_cuda_version < Version("12.0"): raise`), also
+        # of a check that asks about the architectures too (label ruling (L35); set 61d's omniserve labels); and a raising check in a helper nothing calls
         # (flash-attention's csrc/*/setup.py keep apex's check_cuda_torch_binary_vs_bare_metal) makes the probe no
         # requirement: it only picks flags (the probe, CUDA_HOME handed to it: none)
         Invalid("import subprocess\nfrom packaging.version import Version\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
@@ -758,7 +776,8 @@ class CudaExtension(Rule):
                 "nvcc_cuda_version = nvcc_version(CUDA_HOME)\nif nvcc_cuda_version < Version('12.0'):\n"
                 "    raise RuntimeError('CUDA 12.0 or higher is required')\n"
                 "if nvcc_cuda_version < Version('12.4') and any(cc.startswith('8.9') for cc in caps):\n"
-                "    raise RuntimeError('CUDA 12.4 is required for 8.9')\n", count=3),
+                "    raise RuntimeError('CUDA 12.4 is required for 8.9')\n"
+                "if nvcc_cuda_version < Version('12.8'):\n    warnings.warn('CUDA 12.8 is required for Sage2++')\n", count=4),
         Invalid(  # flownet2-pytorch setup.py: one finding for the architecture-flag list, none for the `'nvcc'` key's list
             "from torch.utils.cpp_extension import CUDAExtension\nnvcc_args = [\n    '-gencode', 'arch=compute_52,code=sm_52',\n"
             "    '-gencode', 'arch=compute_70,code=sm_70',\n]\nargs = {'cxx': [], 'nvcc': ['-gencode', 'arch=compute_80,code=sm_80']}", count=2),
@@ -1507,9 +1526,12 @@ class CudaExtension(Rule):
                         "`CUDA_HOME` (the CUDA toolkit) is None on an Ascend host: a build or check that needs it "
                         "fails there; the Ascend toolkit is ASCEND_HOME_PATH, and the kernels must be ported to Ascend C",
                     )
+                    for stop in _raises_without(statement, node) if reported else ():  # a file that builds
+                        yield self.finding(ctx, stop, "raises here without the CUDA toolkit (`CUDA_HOME` is None), "
+                                           "which an Ascend host lacks; the build stops: " + self.MESSAGE)
                     parent = ctx.parent(node)
                     if isinstance(parent, ast.Call) and node in parent.args:  # the requirement the probe decides
-                        for check in _requirement_checks(ctx, parent):
+                        for check in _requirement_raises(ctx, parent):
                             if id(check) not in seen:
                                 seen.add(id(check))
                                 yield self.finding(
@@ -2022,6 +2044,19 @@ def ffi_with_cuda(ctx, call) -> bool:
 
 
 _TOOLKIT_HOMES = ("CUDAHOME", "CUDA_HOME", "CUDA_PATH")
+
+
+def _raises_without(statement, read) -> list:
+    """`if CUDA_HOME is None: raise RuntimeError(...)` (`not CUDA_HOME` too), `read` being the test's CUDA_HOME: the
+    raises directly in its body, where the build stops on a host without the toolkit (label ruling (L35): the raise
+    is a label beside the test, mit-han-lab/omniserve kernels/setup.py, MaskDINO's ops/setup.py)."""
+    if not isinstance(statement, ast.If):
+        return []
+    test = statement.test
+    missing = (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and test.operand is read) or (
+        isinstance(test, ast.Compare) and test.left is read and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq))
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+    return [s for s in statement.body if isinstance(s, ast.Raise)] if missing else []
 
 
 def _missing_test(test) -> str | None:
