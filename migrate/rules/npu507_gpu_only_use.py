@@ -230,7 +230,9 @@ class GpuOnlyUse(Rule):
     decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
     inside its definition are (label ruling (L51)). A renamed copy of Triton is read as Triton (the knowledge's
     `fork_of`: `import triton_pre_mlir as triton` in MPT's vendored flash_attn_triton.py; its imports are NPU501's,
-    named for the fork). Triton's host-side helpers (`triton.cdiv`,
+    named for the fork), and so is Triton re-exported by another package (the knowledge's `reexports`: `from
+    vllm.triton_utils import tl, triton` in a copy of vLLM's fused_moe.py; the import is NPU501's, named for vllm).
+    Triton's host-side helpers (`triton.cdiv`,
     `triton.next_power_of_2`, `triton.Config`, its compiler exceptions; also under a module-level alias) and
     `triton.language` values read on the host (a dtype `tl.bfloat16` picked for a constexpr argument, a module
     constant `tl.constexpr(...)`) are not reported: they go with the kernel they serve; a launch is a subscripted
@@ -767,6 +769,12 @@ class GpuOnlyUse(Rule):
                 "@triton.heuristics({'EVEN': lambda a: a['n'] % 8 == 0})\n@triton.jit\ndef k(x_ptr, n, B: tl.constexpr):\n"
                 "    i = tl.program_id(0)\n    tl.store(x_ptr + i, tl.load(x_ptr + i))\n"
                 "def run(x):\n    k[(triton.cdiv(x.numel(), 8),)](x, x.numel(), B=8)\n", count=3),
+        # Triton re-exported by another package (vLLM's `vllm.triton_utils` imports triton and triton.language as tl,
+        # knowledge `reexports`; a vendored copy of vLLM's fused_moe.py) is read as Triton: the decorator and the launch,
+        # not the `tl.*` lines of the body nor the host-side triton.cdiv (as vllm uses before: one line each)
+        Invalid("from vllm.triton_utils import tl, triton\n@triton.jit\ndef fused_moe_kernel(x_ptr, B: tl.constexpr):\n"
+                "    pid = tl.program_id(axis=0)\n    offs = tl.arange(0, B)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs))\n"
+                "def run(x):\n    grid = (triton.cdiv(x.numel(), 8),)\n    fused_moe_kernel[grid](x, B=8)\n", count=2),
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
         # `self.criterion = None` in __init__, bound to the op the first time: the call is the use, not the binding (L52)
         Invalid("class Model:\n    def __init__(self):\n        self.criterion = None\n\n    def loss(self, lp, y):\n"
