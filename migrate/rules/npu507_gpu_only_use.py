@@ -500,6 +500,14 @@ class GpuOnlyUse(Rule):
         "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
         "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
         "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
+        # a vendored copy of vLLM's fused_moe.py: its logger factory, torch-version check and cache view are plain Python
+        # (knowledge `pure_api`, read in vLLM's source; (L54)), and `current_platform` is the platform vLLM resolves from
+        # its plugins, vllm-ascend's NPUPlatform on an Ascend host (knowledge `plugin_api`); the imports are NPU501's
+        "from vllm.logger import init_logger\nfrom vllm.platforms import current_platform\n"
+        "from vllm.utils.torch_utils import is_torch_equal_or_newer\n"
+        "from vllm.model_executor.layers.fused_moe.utils import _resize_cache\nlogger = init_logger(__name__)\n"
+        "def cache(ws, m, n):\n    if current_platform.is_cuda() and is_torch_equal_or_newer('2.6.0'):\n"
+        "        return _resize_cache(ws, (m, n))\n    return current_platform.fp8_dtype()\n",
         # RULER's serve scripts: a request id from vLLM's `random_uuid` (`str(uuid.uuid4().hex)`) and the MPI rank from
         # TensorRT-LLM's `mpi_rank` (mpi4py's communicator) are plain helpers (knowledge `pure_api`; label ruling (L54),
         # note 60e); the imports are NPU501's, the runner's construction stays a use
