@@ -284,6 +284,10 @@ class ThirdParty:
     # read in its source: in a repository that runs on the NPU (it imports torch_npu) the package's imports and uses
     # are its NPU path, as a plugin the repository names (migrate/npu_plugins.py, label rulings (L38)/(L99))
     npu_backend: str | None = None
+    # the package's own programs as a launcher runs them, a console script with its subcommand, read in the package's
+    # source (vLLM's `vllm serve`: pyproject `[project.scripts] vllm = "vllm.entrypoints.cli.main:main"`): a launcher
+    # line running one runs the package (NPU507, migrate/package_commands.py), as `python -m <its module>` does
+    commands: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -532,7 +536,8 @@ def third_party() -> dict[str, ThirdParty]:
             fork_of=e.get("fork_of"), reexports=tuple(sorted(e.get("reexports", {}).items())),
             pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
             loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)),
-            npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"))
+            npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"),
+            commands=tuple(e.get("commands", ())))
     return out
 
 

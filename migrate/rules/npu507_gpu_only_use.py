@@ -8,6 +8,7 @@ from migrate import (
     hydra_targets,
     knowledge,
     loaded_modules,
+    package_commands,
     rebound_imports,
     tilelang_kernels,
 )
@@ -368,6 +369,9 @@ class GpuOnlyUse(Rule):
         "def dense(x, w, b):\n    if x.is_cuda and w.is_cuda:\n        return DenseFunc.apply(x, w, b)\n"
         "    return F.linear(x, w, b)",
         # a Hydra optimizer config naming torch's AdamW; apex's named only in a comment
+        # vllm named but not run: an argument value, a pip line (NPU502's), a comment, an echo, a path
+        Valid("lm_eval --model vllm --tasks gsm8k\npip install vllm\n# vllm serve $MODEL\necho 'vllm serve $MODEL'\n"
+              "python tools/vllm_serve.py\n", kind="launcher"),
         Valid("# _target_: apex.optimizers.FusedAdam\n_target_: torch.optim.AdamW\nlr: 1e-3\n", kind="launcher",
               filename="configs/optimizer/adamw.yaml"),
         # open3d loads its CPU bindings where no CUDA device is found (partial, info): its neutral names are not uses
@@ -783,6 +787,11 @@ class GpuOnlyUse(Rule):
         Invalid("from vllm.triton_utils import tl, triton\n@triton.jit\ndef fused_moe_kernel(x_ptr, B: tl.constexpr):\n"
                 "    pid = tl.program_id(axis=0)\n    offs = tl.arange(0, B)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs))\n"
                 "def run(x):\n    grid = (triton.cdiv(x.numel(), 8),)\n    fused_moe_kernel[grid](x, B=8)\n", count=2),
+        # a launcher that starts vLLM's server runs vllm (knowledge `commands`; `python -m` of the package's module), also
+        # inside a command string run by `eval`; the echo of it is text
+        Invalid("python3 -m vllm.entrypoints.openai.api_server \\\n    --model ${MODEL_PATH} --port 8000\n"
+                "cmd=\"CUDA_VISIBLE_DEVICES=${i} nohup vllm serve ${MODEL} --port $((6000 + i)) &\"\necho $cmd\neval $cmd\n",
+                kind="launcher", count=2),
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
         # `self.criterion = None` in __init__, bound to the op the first time: the call is the use, not the binding (L52)
         Invalid("class Model:\n    def __init__(self):\n        self.criterion = None\n\n    def loss(self, lp, y):\n"
@@ -1139,6 +1148,7 @@ class GpuOnlyUse(Rule):
         table = knowledge.third_party()
         if ctx.kind == "launcher":
             yield from self._config_targets(ctx, table)
+            yield from self._package_runs(ctx, table)
             return
         known = ctx.__dict__.get("_npu_known_kernels")
         if known:  # the second look of migrate/imported_kernels.py: launches of the kernels other modules define
@@ -1760,6 +1770,16 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, (target.line, target.start, target.line, target.end), qual, key, table,
                                 what=f"`{qual}` (built by the configuration's `{target.key}`)")
+
+    def _package_runs(self, ctx, table):
+        """`vllm serve ...` / `python3 -m vllm.entrypoints.openai.api_server` in a launcher: the line runs the package
+        (migrate/package_commands.py; knowledge `commands`)."""
+        for run in package_commands.package_runs(ctx.lines):
+            key = match_package(run.module, table)
+            if key is None or not reported(table[key]) or _plugin_kept(run.module, table[key]) or _pure(run.module, key, table):
+                continue
+            yield self._finding(ctx, (run.line, run.start, run.line, run.end), run.module, key, table,
+                                what=f"`{run.text}` (runs `{run.module}`)")
 
     def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]
