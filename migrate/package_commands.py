@@ -44,3 +44,65 @@ def package_runs(lines: list[str]) -> Iterator[Run]:
             yield Run(number, match.start(), match.end(), command, owner[command])
     for number, match in shell_matches(lines, _MODULE_RUN):
         yield Run(number, match.start(), match.end(), " ".join(match.group(0).split()), match.group(1))
+
+
+@dataclass(frozen=True)
+class Selection:
+    line: int
+    start: int
+    end: int
+    program: str  # the program whose option it is (`lm_eval`)
+    option: str  # as written: `--model vllm`
+    package: str  # the knowledge key of the package the value selects
+
+
+@functools.lru_cache(maxsize=1)
+def _selections() -> dict[str, list[tuple[str, str, str]]]:
+    """program -> (flag, value, package) for every entry's `selected_by` (`lm_eval --model vllm`)."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for root, entry in knowledge.third_party().items():
+        for text in entry.selected_by:
+            program, flag, value = text.split()
+            out.setdefault(program, []).append((flag, value, root))
+    return out
+
+
+def selecting_programs() -> tuple[str, ...]:
+    """The programs some entry's `selected_by` names (the words a launcher must hold for `backend_selections`)."""
+    return tuple(_selections())
+
+
+def _logical_commands(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
+    """The launcher's commands as lists of (1-based line, text), a command continued over a trailing backslash."""
+    current: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, 1):
+        current.append((number, line))
+        if not line.rstrip("\r\n").endswith("\\"):
+            yield current
+            current = []
+    if current:
+        yield current
+
+
+def backend_selections(lines: list[str]) -> Iterator[Selection]:
+    """Every option of a known program that selects a GPU-only package as its backend (`lm_eval --model vllm`,
+    `python3 -m lmms_eval \\` then `--model vllm`), at the option's line; comments and echo text are skipped."""
+    table = _selections()
+    if not table:
+        return
+    programs = "|".join(re.escape(p) for p in sorted(table, key=len, reverse=True))
+    started = re.compile(rf"(?<![\w./-])(?:python[\d.]*\s+(?:-[A-Za-z]+\s+)*?-m\s+)?({programs})(?![\w.-])")
+    for command in _logical_commands(lines):
+        program = None
+        for number, match in shell_matches([text for _, text in command], started):
+            program = match.group(1), number
+            break
+        if program is None:
+            continue
+        name, first = program
+        for flag, value, package in table[name]:
+            option = re.compile(rf"(?<![\w-]){re.escape(flag)}(?:\s+|=)[\"']?{re.escape(value)}[\"']?(?![\w.-])")
+            for index, match in shell_matches([text for _, text in command], option):
+                if index >= first:
+                    number = command[index - 1][0]
+                    yield Selection(number, match.start(), match.end(), name, " ".join(match.group(0).split()), package)

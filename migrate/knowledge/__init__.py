@@ -288,6 +288,10 @@ class ThirdParty:
     # source (vLLM's `vllm serve`: pyproject `[project.scripts] vllm = "vllm.entrypoints.cli.main:main"`): a launcher
     # line running one runs the package (NPU507, migrate/package_commands.py), as `python -m <its module>` does
     commands: tuple[str, ...] = ()
+    # another program's option that selects this package as its backend, as `program flag value`, read in that
+    # program's source (lm-evaluation-harness registers its vLLM model class as "vllm": `lm_eval --model vllm` runs
+    # vllm.LLM): a launcher line passing it is the option that changes (NPU503, migrate/package_commands.py)
+    selected_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -537,7 +541,7 @@ def third_party() -> dict[str, ThirdParty]:
             pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
             loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)),
             npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"),
-            commands=tuple(e.get("commands", ())))
+            commands=tuple(e.get("commands", ())), selected_by=tuple(e.get("selected_by", ())))
     return out
 
 
