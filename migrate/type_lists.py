@@ -124,9 +124,13 @@ def drop_type_list_uses(results: list, fresh: dict, max_file_size: int) -> list:
     slots: dict[str, dict[tuple[int, int], tuple[str, str | int]]] = {}
     for result in candidates:
         tree = None
+        text = None
         for finding in result.findings:
             if finding.code != "NPU507" or finding.cell is not None:
                 continue
+            text = text if text is not None else engine.text_again(result.path, fresh.get(result.path), max_file_size) or ""
+            if not _listed_here(text, finding):
+                continue  # parse only the files where a finding sits in a bracketed list (most never do)
             tree = tree or tree_of(result.path)
             if tree is None:
                 break
@@ -147,6 +151,17 @@ def drop_type_list_uses(results: list, fresh: dict, max_file_size: int) -> list:
                 result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out
+
+
+_ELEMENT_BEFORE = re.compile(r"[\[(,]\s*$")
+
+
+def _listed_here(text: str, finding) -> bool:
+    """The finding's name follows `[`, `(` or `,` on its line: it may be an element of a list or tuple."""
+    lines = text.splitlines()
+    if not 0 < finding.line <= len(lines):
+        return False
+    return bool(_ELEMENT_BEFORE.search(lines[finding.line - 1][:finding.column - 1]))
 
 
 def _typed(functions, slot) -> bool:
