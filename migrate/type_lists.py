@@ -31,6 +31,20 @@ import re
 
 _TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
 
+# facts recorded at the scan (engine), so that the pass reads again only the files that may matter (a warm run reads
+# nothing from a repository without them): a list or tuple literal starting with a name as an argument or a value
+# (`layers=[FusedMoE]`), and a parameter checked as a collection of types (`isinstance(m, tuple(layers))`,
+# `type(m) in layers`)
+CALL_FACT = ("hint", "typelist")
+DEF_FACT = ("hint", "typeparam")
+_CALL_HINT = re.compile(r"\w\s*=\s*[\[(]\s*[A-Za-z_][\w.]*\s*[,\])]")
+_DEF_HINT = re.compile(r"isinstance\([^,()]+,\s*tuple\(\s*\w+\s*\)\s*\)|\btype\([^()]*\)\s+(?:not\s+)?in\s+\w+")
+
+
+def hint_facts(text: str) -> tuple:
+    """The facts of a Python file's text for `drop_type_list_uses` (see CALL_FACT / DEF_FACT)."""
+    return ((CALL_FACT,) if _CALL_HINT.search(text) else ()) + ((DEF_FACT,) if _DEF_HINT.search(text) else ())
+
 
 def _class_list(node) -> bool:
     """A list / tuple literal of class names only (`[torch.nn.Linear, LinearBase]`)."""
@@ -117,8 +131,10 @@ def drop_type_list_uses(results: list, fresh: dict, max_file_size: int) -> list:
     from migrate.findings import FileResult
 
     python = [r for r in results if r.path.endswith(".py")]
-    candidates = [r for r in python if any(f.code == "NPU507" and f.cell is None for f in r.findings)]
-    if not candidates:
+    defining = [r for r in python if DEF_FACT in (r.facts or ())]
+    candidates = [r for r in python if CALL_FACT in (r.facts or ())
+                  and any(f.code == "NPU507" and f.cell is None for f in r.findings)]
+    if not candidates or not defining:
         return results
     tree_of = engine.trees_again(fresh, max_file_size)
     slots: dict[str, dict[tuple[int, int], tuple[str, str | int]]] = {}
@@ -140,7 +156,7 @@ def drop_type_list_uses(results: list, fresh: dict, max_file_size: int) -> list:
     if not slots:
         return results
     wanted = {name for found in slots.values() for name, _ in found.values()}
-    definitions = _definitions(python, wanted, fresh, max_file_size, tree_of)
+    definitions = _definitions(defining, wanted, fresh, max_file_size, tree_of)
     out = []
     for result in results:
         found = slots.get(result.path)
