@@ -198,16 +198,30 @@ def collect_imports(imports, import_froms) -> tuple[dict[str, str], list[str]]:
 def _as_forked_language(names: dict[str, str]) -> dict[str, str]:
     """Names bound to a renamed copy of a kernel language resolve to that language (`import triton_pre_mlir as
     triton`: `@triton.jit` reads as `triton.jit`), so its kernels are read like Triton's: decorators and launches
-    reported, bodies not. The import statement keeps its own module name (NPU501 names the fork)."""
-    from migrate.knowledge import forked_roots
-    forks = forked_roots()
-    if not forks:
-        return names
+    reported, bodies not. The import statement keeps its own module name (NPU501 names the fork). Names imported from
+    a package that re-exports another's module resolve to that module the same way (knowledge `reexports`:
+    `from vllm.triton_utils import tl, triton` binds Triton's own modules)."""
+    from migrate.knowledge import forked_roots, reexported_modules
+    forks, reexported = forked_roots(), reexported_modules()
+    reexporting = {key.split(".", 1)[0] for key in reexported}
     for name, full in names.items():
         root, dot, rest = full.partition(".")
         if root in forks:
             names[name] = forks[root] + dot + rest
+        elif root in reexporting:
+            names[name] = _as_reexported(full, reexported)
     return names
+
+
+def _as_reexported(full: str, reexported: dict[str, str]) -> str:
+    """`full` with its longest re-exported prefix replaced by the module re-exported there (`vllm.triton_utils.tl.load`
+    -> `triton.language.load`), `full` itself where no prefix is re-exported."""
+    prefix = full
+    while prefix:
+        if prefix in reexported:
+            return reexported[prefix] + full[len(prefix):]
+        prefix = prefix.rpartition(".")[0]
+    return full
 
 
 _UNKNOWN = object()

@@ -50,6 +50,7 @@ from migrate import (
     requirement_checks,
     target_device_builds,
     tried_entries,
+    type_lists,
     walk,
 )
 from migrate.cache import ResultCache, default_cache_dir
@@ -497,6 +498,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += tuple(("inst", name, line) for name, line in npu_plugins.installed(path, text))
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
+        facts += type_lists.hint_facts(text)  # a class list handed to a type-checking helper (read after the scan)
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
@@ -802,6 +804,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = requirement_checks.drop_checked_uses(results, read, config.max_file_size)  # checked under an option elsewhere
     results = asserted_entries.drop_asserted_uses(results, read, config.max_file_size)  # reached only past entry asserts
     results = tried_entries.drop_tried_uses(results, read, config.max_file_size)  # entered only by calls tried with a fallback
+    results = type_lists.drop_type_list_uses(results, read, config.max_file_size)  # classes a helper only type-checks
     results = registry_kernels.drop_registry_selected(results, read, config.max_file_size)  # Triton behind an op registry with an NPU side
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer

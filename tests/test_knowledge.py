@@ -4,6 +4,7 @@ Must not import torch or torch_npu.
 """
 from __future__ import annotations
 
+import ast
 import json
 import sys
 import time
@@ -181,6 +182,21 @@ def test_third_party():
             assert newest.has_api(e.alternative_api), (root, e.alternative_api)
     assert tp["flash_attn"].alternative_api == "torch_npu.npu_fusion_attention"
     assert tp["apex.optimizers"].alternative_api == "torch_npu.optim.NpuFusedAdamW"
+
+
+def test_reexports_name_the_package_own_modules_and_a_known_package():
+    """A re-export is a dotted name inside the entry's own package that binds another entry's module (vLLM's
+    `vllm.triton_utils.tl` is `triton.language`), and a name imported from there resolves to it."""
+    from migrate.context import collect_imports
+    tp = k.third_party()
+    for root, e in tp.items():
+        for name, target in e.reexports:
+            assert name.split(".", 1)[0] == root.split(".", 1)[0], (root, name)
+            assert target.split(".", 1)[0] in tp, (root, target)
+    assert k.reexported_modules()["vllm.triton_utils.tl"] == "triton.language"
+    node = ast.parse("from vllm.triton_utils import tl, triton, HAS_TRITON").body[0]
+    names, _ = collect_imports((), [node])
+    assert names == {"tl": "triton.language", "triton": "triton", "HAS_TRITON": "vllm.triton_utils.HAS_TRITON"}
 
 
 def test_device_neutral():

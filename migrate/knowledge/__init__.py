@@ -255,6 +255,12 @@ class ThirdParty:
     # vendored flash_attn_triton.py imports `as triton`): names bound by its imports are read as that language's
     # (`@triton.jit` decorators, launches, the kernel bodies left unreported), migrate/context.py collect_imports
     fork_of: str | None = None
+    # names a module of the package binds to another package's module, read in the package's own source (vLLM's
+    # `vllm.triton_utils` imports `triton` and `triton.language as tl` and re-exports them): a name imported from
+    # there is that module (`from vllm.triton_utils import tl, triton`: `@triton.jit` reads as Triton's decorator, the
+    # kernel bodies left unreported, the launches reported), migrate/context.py collect_imports. The import statement
+    # keeps its own module name (NPU501 names the package that re-exports)
+    reexports: tuple[tuple[str, str], ...] = ()
     # a class or function of a package that imports on any host, whose own code fails off CUDA (a fork's
     # `MinkowskiEngine.MinkowskiDepthwiseConvolution`, its forward raising 'Not implemented on the CPU'): importing
     # the name runs nothing, so NPU501 leaves `from pkg import Name`; its construction or call is NPU507's (label note
@@ -278,6 +284,14 @@ class ThirdParty:
     # read in its source: in a repository that runs on the NPU (it imports torch_npu) the package's imports and uses
     # are its NPU path, as a plugin the repository names (migrate/npu_plugins.py, label rulings (L38)/(L99))
     npu_backend: str | None = None
+    # the package's own programs as a launcher runs them, a console script with its subcommand, read in the package's
+    # source (vLLM's `vllm serve`: pyproject `[project.scripts] vllm = "vllm.entrypoints.cli.main:main"`): a launcher
+    # line running one runs the package (NPU507, migrate/package_commands.py), as `python -m <its module>` does
+    commands: tuple[str, ...] = ()
+    # another program's option that selects this package as its backend, as `program flag value`, read in that
+    # program's source (lm-evaluation-harness registers its vLLM model class as "vllm": `lm_eval --model vllm` runs
+    # vllm.LLM): a launcher line passing it is the option that changes (NPU503, migrate/package_commands.py)
+    selected_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -523,9 +537,11 @@ def third_party() -> dict[str, ThirdParty]:
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
-            fork_of=e.get("fork_of"), pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
+            fork_of=e.get("fork_of"), reexports=tuple(sorted(e.get("reexports", {}).items())),
+            pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
             loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)),
-            npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"))
+            npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"),
+            commands=tuple(e.get("commands", ())), selected_by=tuple(e.get("selected_by", ())))
     return out
 
 
@@ -533,6 +549,12 @@ def third_party() -> dict[str, ThirdParty]:
 def forked_roots() -> dict[str, str]:
     """Import root of a renamed copy of a kernel language -> that language's root (`triton_pre_mlir` -> `triton`)."""
     return {root: entry.fork_of for root, entry in third_party().items() if entry.fork_of}
+
+
+@functools.lru_cache(maxsize=1)
+def reexported_modules() -> dict[str, str]:
+    """Dotted name a package re-exports -> the module it is (`vllm.triton_utils.tl` -> `triton.language`)."""
+    return {name: target for entry in third_party().values() for name, target in entry.reexports}
 
 
 @dataclass(frozen=True)

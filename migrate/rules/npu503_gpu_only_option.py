@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from importlib import resources
 
+from migrate import knowledge, package_commands
 from migrate._toml import toml as tomllib
 from migrate.findings import Category, Severity
 from migrate.lazy_constructions import lazy_type
@@ -681,6 +682,10 @@ class GpuOnlyOption(Rule):
         ),
         Invalid("model:\n  attn_implementation: flash_attention_2\noptim: 'paged_adamw_32bit'\n", kind="launcher", filename="config.yaml", count=2),
         Invalid("python train.py --optim paged_adamw_32bit --load_in_4bit\n", kind="launcher", count=2),
+        # an evaluation harness told to run its vLLM backend (knowledge `selected_by`: lm-evaluation-harness and lmms-eval
+        # register their vLLM model classes as "vllm"), also on a continuation line; `--model hf` is no such option
+        Invalid("lm_eval --model vllm \\\n    --tasks gsm8k\npython3 -m lmms_eval \\\n    --model vllm \\\n    --tasks mme\n"
+                "lm_eval --model hf --tasks gsm8k\n# lm_eval --model vllm\n", kind="launcher", count=2),
         # RULER's run.sh: sglang's server switched to FlashInfer's CUDA kernels; the launch itself is sglang's (NPU build)
         Invalid("python -m sglang.launch_server \\\n    --model-path ${MODEL_PATH} \\\n    --enable-flashinfer \\\n    &\n",
                 kind="launcher", count=1),
@@ -725,11 +730,13 @@ class GpuOnlyOption(Rule):
         uses = {u.pattern if u.method else u.pattern.strip("*").split("*", 1)[0] for u in gpu_only_uses()}
         selectors = {value for _, values, _, _ in _package_selectors() for value in values}
         dashed = {o.key.replace("_", "-") for o in options if "_" in o.key}  # CLI spellings (`_launcher_pattern`)
-        return tuple({o.key for o in options} | dashed | {c.name for c in calls} | uses | selectors)
+        programs = set(package_commands.selecting_programs())  # `lm_eval --model vllm`
+        return tuple({o.key for o in options} | dashed | {c.name for c in calls} | uses | selectors | programs)
 
     def check(self, ctx):
         if ctx.kind == "launcher":
             yield from self._check_lines(ctx)
+            yield from self._backend_selections(ctx)
             return
         flagged: dict[str, tuple] = {}  # bare names whose uses were reported -> (why, package or None)
         yield from (finding for finding in self._python(ctx, flagged) if finding is not None)
@@ -980,6 +987,19 @@ class GpuOnlyOption(Rule):
             node = _environment_default(node)  # the default's line: the literal to change
         return self.finding(ctx, node, f"`{option.key}={shown}` selects GPU-only code ({option.why}); NPU: {option.alternative}",
                             package=option.package or None)
+
+    def _backend_selections(self, ctx):
+        """`lm_eval --model vllm`: another program's option that makes it run a GPU-only package as its backend
+        (knowledge `selected_by`, migrate/package_commands.py)."""
+        table = knowledge.third_party()
+        for selection in package_commands.backend_selections(ctx.lines):
+            entry = table[selection.package]
+            text = (f"`{selection.option}` makes `{selection.program}` run `{selection.package}` as its backend, which "
+                    f"targets NVIDIA GPUs ({entry.status} on Ascend NPU)")
+            if entry.alternative:
+                text += f"; NPU alternative: {entry.alternative}"
+            yield self.finding(ctx, (selection.line, selection.start, selection.line, selection.end), text,
+                               severity=Severity.parse(entry.severity), package=selection.package)
 
     def _check_lines(self, ctx):
         for number, match in shell_matches(ctx.lines, _launcher_pattern()):

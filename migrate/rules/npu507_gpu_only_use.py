@@ -8,6 +8,7 @@ from migrate import (
     hydra_targets,
     knowledge,
     loaded_modules,
+    package_commands,
     rebound_imports,
     tilelang_kernels,
 )
@@ -230,7 +231,9 @@ class GpuOnlyUse(Rule):
     decorator of the repository's own (a vendored autotuner `@custom_autotune.autotune(...)`) is not, the triton uses
     inside its definition are (label ruling (L51)). A renamed copy of Triton is read as Triton (the knowledge's
     `fork_of`: `import triton_pre_mlir as triton` in MPT's vendored flash_attn_triton.py; its imports are NPU501's,
-    named for the fork). Triton's host-side helpers (`triton.cdiv`,
+    named for the fork), and so is Triton re-exported by another package (the knowledge's `reexports`: `from
+    vllm.triton_utils import tl, triton` in a copy of vLLM's fused_moe.py; the import is NPU501's, named for vllm).
+    Triton's host-side helpers (`triton.cdiv`,
     `triton.next_power_of_2`, `triton.Config`, its compiler exceptions; also under a module-level alias) and
     `triton.language` values read on the host (a dtype `tl.bfloat16` picked for a constexpr argument, a module
     constant `tl.constexpr(...)`) are not reported: they go with the kernel they serve; a launch is a subscripted
@@ -366,6 +369,9 @@ class GpuOnlyUse(Rule):
         "def dense(x, w, b):\n    if x.is_cuda and w.is_cuda:\n        return DenseFunc.apply(x, w, b)\n"
         "    return F.linear(x, w, b)",
         # a Hydra optimizer config naming torch's AdamW; apex's named only in a comment
+        # vllm named but not run: an argument value, a pip line (NPU502's), a comment, an echo, a path
+        Valid("lm_eval --model vllm --tasks gsm8k\npip install vllm\n# vllm serve $MODEL\necho 'vllm serve $MODEL'\n"
+              "python tools/vllm_serve.py\n", kind="launcher"),
         Valid("# _target_: apex.optimizers.FusedAdam\n_target_: torch.optim.AdamW\nlr: 1e-3\n", kind="launcher",
               filename="configs/optimizer/adamw.yaml"),
         # open3d loads its CPU bindings where no CUDA device is found (partial, info): its neutral names are not uses
@@ -498,6 +504,14 @@ class GpuOnlyUse(Rule):
         "from vllm.utils import get_ip, get_open_port\nfrom vllm.distributed.utils import StatelessProcessGroup\n"
         "def rendezvous(rank, world):\n    host, port = get_ip(), get_open_port()\n"
         "    return StatelessProcessGroup.create(host=host, port=port, rank=rank, world_size=world)\n",
+        # a vendored copy of vLLM's fused_moe.py: its logger factory, torch-version check and cache view are plain Python
+        # (knowledge `pure_api`, read in vLLM's source; (L54)), and `current_platform` is the platform vLLM resolves from
+        # its plugins, vllm-ascend's NPUPlatform on an Ascend host (knowledge `plugin_api`); the imports are NPU501's
+        "from vllm.logger import init_logger\nfrom vllm.platforms import current_platform\n"
+        "from vllm.utils.torch_utils import is_torch_equal_or_newer\n"
+        "from vllm.model_executor.layers.fused_moe.utils import _resize_cache\nlogger = init_logger(__name__)\n"
+        "def cache(ws, m, n):\n    if current_platform.is_cuda() and is_torch_equal_or_newer('2.6.0'):\n"
+        "        return _resize_cache(ws, (m, n))\n    return current_platform.fp8_dtype()\n",
         # RULER's serve scripts: a request id from vLLM's `random_uuid` (`str(uuid.uuid4().hex)`) and the MPI rank from
         # TensorRT-LLM's `mpi_rank` (mpi4py's communicator) are plain helpers (knowledge `pure_api`; label ruling (L54),
         # note 60e); the imports are NPU501's, the runner's construction stays a use
@@ -767,6 +781,17 @@ class GpuOnlyUse(Rule):
                 "@triton.heuristics({'EVEN': lambda a: a['n'] % 8 == 0})\n@triton.jit\ndef k(x_ptr, n, B: tl.constexpr):\n"
                 "    i = tl.program_id(0)\n    tl.store(x_ptr + i, tl.load(x_ptr + i))\n"
                 "def run(x):\n    k[(triton.cdiv(x.numel(), 8),)](x, x.numel(), B=8)\n", count=3),
+        # Triton re-exported by another package (vLLM's `vllm.triton_utils` imports triton and triton.language as tl,
+        # knowledge `reexports`; a vendored copy of vLLM's fused_moe.py) is read as Triton: the decorator and the launch,
+        # not the `tl.*` lines of the body nor the host-side triton.cdiv (as vllm uses before: one line each)
+        Invalid("from vllm.triton_utils import tl, triton\n@triton.jit\ndef fused_moe_kernel(x_ptr, B: tl.constexpr):\n"
+                "    pid = tl.program_id(axis=0)\n    offs = tl.arange(0, B)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs))\n"
+                "def run(x):\n    grid = (triton.cdiv(x.numel(), 8),)\n    fused_moe_kernel[grid](x, B=8)\n", count=2),
+        # a launcher that starts vLLM's server runs vllm (knowledge `commands`; `python -m` of the package's module), also
+        # inside a command string run by `eval`; the echo of it is text
+        Invalid("python3 -m vllm.entrypoints.openai.api_server \\\n    --model ${MODEL_PATH} --port 8000\n"
+                "cmd=\"CUDA_VISIBLE_DEVICES=${i} nohup vllm serve ${MODEL} --port $((6000 + i)) &\"\necho $cmd\neval $cmd\n",
+                kind="launcher", count=2),
         Invalid("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)", count=1),
         # `self.criterion = None` in __init__, bound to the op the first time: the call is the use, not the binding (L52)
         Invalid("class Model:\n    def __init__(self):\n        self.criterion = None\n\n    def loss(self, lp, y):\n"
@@ -1123,6 +1148,7 @@ class GpuOnlyUse(Rule):
         table = knowledge.third_party()
         if ctx.kind == "launcher":
             yield from self._config_targets(ctx, table)
+            yield from self._package_runs(ctx, table)
             return
         known = ctx.__dict__.get("_npu_known_kernels")
         if known:  # the second look of migrate/imported_kernels.py: launches of the kernels other modules define
@@ -1744,6 +1770,16 @@ class GpuOnlyUse(Rule):
                 continue
             yield self._finding(ctx, (target.line, target.start, target.line, target.end), qual, key, table,
                                 what=f"`{qual}` (built by the configuration's `{target.key}`)")
+
+    def _package_runs(self, ctx, table):
+        """`vllm serve ...` / `python3 -m vllm.entrypoints.openai.api_server` in a launcher: the line runs the package
+        (migrate/package_commands.py; knowledge `commands`)."""
+        for run in package_commands.package_runs(ctx.lines):
+            key = match_package(run.module, table)
+            if key is None or not reported(table[key]) or _plugin_kept(run.module, table[key]) or _pure(run.module, key, table):
+                continue
+            yield self._finding(ctx, (run.line, run.start, run.line, run.end), run.module, key, table,
+                                what=f"`{run.text}` (runs `{run.module}`)")
 
     def _finding(self, ctx, node, qual, key, table, what: str | None = None):
         entry = table[key]
