@@ -158,7 +158,7 @@ def other_side(results: list[FileResult]) -> set[str]:
             side |= {p for n in group["other"] for p in [_resolve(n, keys)] if p} - npu - members
     if not side:
         return set()
-    from migrate.device_dispatch import dotted_suffixes, used_modules
+    from migrate.device_dispatch import used_modules
 
     paths = {os.path.normpath(r.path): r.path for r in results}
     imports: list[tuple[str, str]] = []  # (imported file, importer), member files and tests aside
