@@ -44,6 +44,7 @@ from migrate import (
     npu_plugins,
     own_package,
     paired_manifests,
+    platform_classes,
     reflected_ops,
     registry_kernels,
     repo_index,
@@ -323,10 +324,11 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
     checks = facts is not None and requirement_checks.wants(text)  # a requirement check under an option may be here
     accelerators = facts is not None and accelerator_builders.wants(text)  # an accelerator class or its factory
     dispatch = facts is not None and device_dispatch.wants(text)  # a selector or registry keyed by device type
+    platforms = facts is not None and platform_classes.wants(text)  # a platform class naming its implementations
     registry = facts is not None and extension_registry.wants(text)  # a per-device extension registry or its classes
     builders = facts is not None and builder_classes.wants(text)  # an op-builder class or a site binding its build
     target = facts is not None and target_device_builds.wants(text)  # a CUDA-target-only build or an import fallback
-    if not active and not probes and not checks and not accelerators and not dispatch and not registry and not builders and not target and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
+    if not active and not probes and not checks and not accelerators and not dispatch and not platforms and not registry and not builders and not target and not (facts is not None and (repo_index.wants_python_defs(text, path) or ")(" in text)):  # an accessor's file may trigger no rule
         if imports is not None:  # what drop_optional_modules reads of an importer, from this parse
             imports.append(tree_imports(tree, path))
         if facts is not None:  # a project's own option compared and set (migrate/config_options.py), every module
@@ -355,6 +357,8 @@ def analyze_python_text(path: str, text: str, version: str, cell: int | None = N
         facts.extend(accelerator_builders.facts(tree, path, ctx.nodes))  # migrate/accelerator_builders.py
     if dispatch:
         facts.extend(device_dispatch.facts(tree, path, text))  # migrate/device_dispatch.py
+    if platforms:
+        facts.extend(platform_classes.facts(tree, path))  # migrate/platform_classes.py
     if registry:
         facts.extend(extension_registry.facts(tree, path, text, ctx.nodes))  # migrate/extension_registry.py
     if builders:
@@ -815,6 +819,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side
     results = device_dispatch.drop_cuda_side(results)  # a device selector's CUDA folder where an NPU folder answers
+    results = platform_classes.drop_other_side(results)  # modules only a platform hierarchy's non-NPU members name
     results = extension_registry.drop_cuda_entries(results)  # CUDA entries of a per-device registry with an NPU entry
     results, wrapper_calls = deps.split_wrapper_calls(results)  # call sites of a kernel, not findings
     results = drop_unbuilt(results)  # a .cu file nothing builds is no work item

@@ -42,7 +42,14 @@ NUMBA_CUDA = "numba.cuda"
 # (`do_bench`, `do_bench_cudagraph`, `Benchmark`, `@perf_report`: they time kernels on the GPU), `triton.runtime.driver`
 # and `KernelInterface` (a class built on it launches kernels): each call, decorator and base class is a use.
 _TRITON_HOST = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.Config",
-                          "triton.OutOfResources", "triton.CompilationError"})
+                          "triton.OutOfResources", "triton.CompilationError",
+                          # host value containers from triton.tools (read in triton-lang/triton python/triton/tools,
+                          # tensor_descriptor.py @e0f490b6: a @dataclass of base tensor, shape, strides, block_shape that
+                          # only asserts alignment; mxfp.py @62f5073a: MXFP4Tensor / MXScaleTensor convert with torch ops
+                          # on the data's own device): the kernel they are handed to is the use (labeller note 61a,
+                          # as (L54)); their import is NPU501's
+                          "triton.tools.tensor_descriptor.TensorDescriptor", "triton.tools.mxfp.MXFP4Tensor",
+                          "triton.tools.mxfp.MXScaleTensor"})
 _TRITON_HOST_MODULES = ("triton.compiler.OutOfResources", "triton.compiler.CompilationError")
 # `triton.language` read on the host, outside any kernel, as a value: a dtype handed to a kernel as a constexpr
 # argument (`compute_type = tl.bfloat16 if ... else tl.float16`) or a module constant made for the kernels
@@ -817,6 +824,19 @@ class GpuOnlyUse(Rule):
                 "@triton.heuristics({'EVEN': lambda a: a['n'] % 2 == 0})\n@triton.jit\ndef k(x_ptr, n, EVEN: tl.constexpr):\n"
                 "    pass\ndef run(x, n):\n    compiled = k.warmup(x, n, grid=(1,))\n    k[(1,)](x, n)\n    model.warmup()\n", count=5),
         Invalid("import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pid = tl.program_id(0)\ngrid = (triton.cdiv(10, 4),)\nk[grid](x, 10)", count=2),
+        # hao-ai-lab/FastVideo attn_qat_train.py (adapted from Triton's fused-attention tutorial): the device-side
+        # descriptor's `desc.load` / `desc.store` in the @triton.jit body are kernel code, and the host's
+        # `TensorDescriptor(...)` / `MXFP4Tensor(...)` (triton.tools: a dataclass, torch conversions) are values handed
+        # to the kernel: the decorator and the launch are the uses (labeller note 61a, (L51)/(L54))
+        Invalid("import triton\nimport triton.language as tl\nfrom triton.tools.tensor_descriptor import TensorDescriptor\n"
+                "from triton.tools.mxfp import MXFP4Tensor\n@triton.jit\ndef _make_desc(p, shape, strides, block_shape):\n"
+                "    return tl.make_tensor_descriptor(p, shape, strides, block_shape)\n"
+                "@triton.jit\ndef k(q_ptr, o_ptr, n, B: tl.constexpr):\n"
+                "    desc_q = tl.make_tensor_descriptor(q_ptr, shape=[n, B], strides=[B, 1], block_shape=[B, B])\n"
+                "    q = desc_q.load([0, 0])\n"
+                "    desc_o = _make_desc(o_ptr, [n, B], [B, 1], [B, B])\n    desc_o.store([0, 0], q)\ndef run(q, o, x):\n"
+                "    desc = TensorDescriptor(q, shape=[8, 16], strides=[16, 1], block_shape=[16, 16])\n"
+                "    packed = MXFP4Tensor(x).to_packed_tensor(dim=1)\n    k[(1,)](desc, o, 8, B=16)\n", count=3),
         # fla-org/native-sparse-attention benchmarks/benchmark_nsa.py: `triton.testing.perf_report` benchmarks a plain
         # Python function (no kernel): the flash_attn call inside it is a use, and so are the triton decorator, the
         # Benchmark it is given and the GPU timing do_bench (label ruling (L51))
@@ -1254,7 +1274,7 @@ class GpuOnlyUse(Rule):
         for call, alias in rebound:
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
-        yield from self._instance_uses(ctx, table, optional)
+        yield from self._instance_uses(ctx, table, optional, kernel_bodies)
         yield from self._loaded_module_calls(ctx, table, optional)
         yield from self._method_result_calls(ctx, table, optional)
         triton_kernels = {name: f for name, (f, package) in kernels.items() if package == TRITON}
@@ -1460,7 +1480,7 @@ class GpuOnlyUse(Rule):
         qual = ctx.qualname(node)
         key = match_package(qual, table) if qual else None
         if key is None or not reported(table[key]) or _owned_elsewhere(qual) or _plugin_kept(qual, table[key]) \
-                or _pure(qual, key, table):
+                or _pure(qual, key, table) or (key == TRITON and _triton_host_helper(qual)):
             return None
         parts = qual.split(".")
         # an object of the package's classes: `FlashSelfAttention(...)`, `AutoGPTQForCausalLM.from_pretrained(...)`;
@@ -1471,7 +1491,7 @@ class GpuOnlyUse(Rule):
             return None
         return qual, key
 
-    def _instance_uses(self, ctx, table, optional):
+    def _instance_uses(self, ctx, table, optional, kernel_bodies=frozenset()):
         """Objects a GPU-only package built, used later: `model = AutoGPTQForCausalLM.from_pretrained(...)`
         then `model.quantize(data)`, in the same function; `self.q = GPTQModel(...)` then
         `self.q.pack(...)`, in the same class. Calls of its own methods are uses; calls of the object
@@ -1509,6 +1529,10 @@ class GpuOnlyUse(Rule):
         if not locals_ and not members and not returners:
             return
         for call in ctx.nodes.get(ast.Call, ()):
+            # inside a kernel body (`desc.load(...)` on a `tl.make_tensor_descriptor(...)` of a @triton.jit body): kernel
+            # code, reported once at the kernel's decorator (label ruling (L51))
+            if kernel_bodies and self._inside_kernel(ctx, call, kernel_bodies):
+                continue
             func = call.func
             # what a function of this file returned, called: `cupy_launch(name, src)(grid=..., args=[...])`,
             # `k = cupy_launch(name, src); k(...)` (the object was built inside the function, reported there once)
