@@ -65,6 +65,8 @@ def _chains(value: ast.expr) -> list[ast.expr] | None:
     `switched_aliases`'s)."""
     if isinstance(value, (ast.Attribute, ast.Name)):
         return [value]
+    if getattr_lookup(value) is not None:  # `getattr(ext, "quant_cuda", None)`: the call node stands for `ext.quant_cuda`
+        return [value]
     if isinstance(value, ast.IfExp):
         body, orelse = _chains(value.body), _chains(value.orelse)
         return body + orelse if body is not None and orelse is not None else None
@@ -73,6 +75,23 @@ def _chains(value: ast.expr) -> list[ast.expr] | None:
         values = list(value.value.values)
         return values if all(isinstance(v, (ast.Attribute, ast.Name)) for v in values) else None
     return None
+
+
+def getattr_lookup(node) -> tuple[ast.expr, str] | None:
+    """(object, attribute) of `getattr(obj, "name")` / `getattr(obj, "name", None)`: a lookup of a literal name, the
+    chain `obj.name` written as a call (fastvideo-kernel's turbodiffusion_ops.py: `quant_cuda =
+    getattr(fastvideo_kernel_ops, "quant_cuda", None)`, then `quant_cuda(x, None, None)`). A resolver that does not
+    read call nodes (its `ctx.qualname` answers None for them) leaves such a binding as it was: no alias."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and not node.keywords and len(node.args) in (2, 3)):
+        return None
+    obj, name = node.args[0], node.args[1]
+    if not (isinstance(obj, (ast.Attribute, ast.Name)) and isinstance(name, ast.Constant) and isinstance(name.value, str)
+            and name.value.isidentifier()):
+        return None
+    if len(node.args) == 3 and not (isinstance(node.args[2], ast.Constant) and node.args[2].value is None):
+        return None  # a default that is itself something to run
+    return obj, name.value
 
 
 def _scope(ctx, node):
@@ -140,7 +159,11 @@ def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
             continue
         scope = _scope(ctx, statement)
         if (id(scope) if scope is not None else None, statement.targets[0].id) in called:
-            out.update(id(chain) for chain in _chains(statement.value) or ())
+            for chain in _chains(statement.value) or ():
+                out.add(id(chain))
+                lookup = getattr_lookup(chain)
+                if lookup is not None:  # the object the chain pass reads inside `getattr(ext, "op", None)`
+                    out.add(id(lookup[0]))
     return frozenset(out)
 
 

@@ -88,6 +88,13 @@ def _tested(ctx, node: ast.Name) -> bool:
     return isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
 
 
+def tested_anywhere(ctx, name: str) -> bool:
+    """Some line of the module reads `name` as a question about whether it is there (`_tested`): `if quant_cuda is
+    None:`, `assert gemm_cuda, "..."`."""
+    return any(node.id == name and isinstance(node.ctx, ast.Load) and _tested(ctx, node)
+               for node in ctx.nodes.get(ast.Name, ()))
+
+
 def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
     """`statement` (an import in `attempt`'s body) binds a name that the ImportError `handlers` replace by a bare None,
     and no line of the module tests any of the handler's stand-ins: the import is required."""
