@@ -148,6 +148,68 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
     return found
 
 
+def _returned_names(function) -> list[ast.Name] | None:
+    """The names a module function's only `return` gives back (`return gemm` -> [gemm]; `return SfLayout, mm_fp4,
+    nvfp4_quantize` -> the three), else None."""
+    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    value = returns[0].value
+    elements = value.elts if isinstance(value, ast.Tuple) else [value]
+    return list(elements) if all(isinstance(e, ast.Name) for e in elements) else None
+
+
+def loader_aliases(ctx, resolve) -> tuple[dict[tuple[int | None, str], CallableAlias], dict[tuple[int | None, str], ast.Name]]:
+    """Names bound to what a loader function of the module returns: a module-level `def` that imports a package's
+    callables in its body and returns them (`def _require_flashinfer(): try: from flashinfer import SfLayout, mm_fp4
+    ... except ImportError: raise ImportError(...); return SfLayout, mm_fp4, nvfp4_quantize`), its result bound by a
+    caller to a name or unpacked by position (`_, mm_fp4, _ = _require_flashinfer()`, then `mm_fp4(a, b, ...)`).
+    Each call through the name is a call of the returned callable; the `return` only hands it over (label ruling
+    (L52); FastVideo's nvfp4_config.py, minimax_h3_checkpoint_fp8.py and fastvideo-kernel's cute forward, labels 61a).
+    Returns the aliases (keyed as `callable_aliases`) and, for each, the returned name it stands for."""
+    loaders: dict[str, list[ast.Name]] = {}
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+        for function in ctx.nodes.get(kind, ()):
+            if _scope(ctx, function) is None:
+                names = _returned_names(function)
+                if names is not None:
+                    loaders[function.name] = names
+    if not loaders:
+        return {}, {}
+    aliases: dict[tuple[int | None, str], CallableAlias] = {}
+    returned: dict[tuple[int | None, str], ast.Name] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        value = statement.value
+        if len(statement.targets) != 1 or not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                               and value.func.id in loaders) or shadowed(ctx, value.func):
+            continue
+        names = loaders[value.func.id]
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and len(names) == 1:
+            pairs = [(target, names[0])]
+        elif isinstance(target, ast.Tuple) and len(target.elts) == len(names) and all(isinstance(t, ast.Name) for t in target.elts):
+            pairs = list(zip(target.elts, names))
+        else:
+            continue
+        scope = _scope(ctx, statement)
+        if isinstance(scope, (ast.ClassDef, ast.Lambda)):
+            continue
+        for bound, name in pairs:
+            if bound.id == "_":
+                continue
+            found = resolve(name)
+            if found is None:
+                continue
+            key = (id(scope) if scope is not None else None, bound.id)
+            if key in aliases:  # bound twice in one scope: no single callable
+                aliases[key] = None
+                continue
+            aliases[key] = CallableAlias(bound.id, key[0], statement.lineno, (found,))
+            returned[key] = name
+    kept = {key: alias for key, alias in aliases.items() if alias is not None}
+    return kept, {key: returned[key] for key in kept}
+
+
 def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
     """id() of each chain bound to one of the `called` aliases ((scope id, name), as `callable_aliases` keys them):
     the binding only names the op; the calls through the name run it (label ruling (L52))."""
