@@ -65,6 +65,8 @@ def _chains(value: ast.expr) -> list[ast.expr] | None:
     `switched_aliases`'s)."""
     if isinstance(value, (ast.Attribute, ast.Name)):
         return [value]
+    if getattr_lookup(value) is not None:  # `getattr(ext, "quant_cuda", None)`: the call node stands for `ext.quant_cuda`
+        return [value]
     if isinstance(value, ast.IfExp):
         body, orelse = _chains(value.body), _chains(value.orelse)
         return body + orelse if body is not None and orelse is not None else None
@@ -73,6 +75,23 @@ def _chains(value: ast.expr) -> list[ast.expr] | None:
         values = list(value.value.values)
         return values if all(isinstance(v, (ast.Attribute, ast.Name)) for v in values) else None
     return None
+
+
+def getattr_lookup(node) -> tuple[ast.expr, str] | None:
+    """(object, attribute) of `getattr(obj, "name")` / `getattr(obj, "name", None)`: a lookup of a literal name, the
+    chain `obj.name` written as a call (fastvideo-kernel's turbodiffusion_ops.py: `quant_cuda =
+    getattr(fastvideo_kernel_ops, "quant_cuda", None)`, then `quant_cuda(x, None, None)`). A resolver that does not
+    read call nodes (its `ctx.qualname` answers None for them) leaves such a binding as it was: no alias."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and not node.keywords and len(node.args) in (2, 3)):
+        return None
+    obj, name = node.args[0], node.args[1]
+    if not (isinstance(obj, (ast.Attribute, ast.Name)) and isinstance(name, ast.Constant) and isinstance(name.value, str)
+            and name.value.isidentifier()):
+        return None
+    if len(node.args) == 3 and not (isinstance(node.args[2], ast.Constant) and node.args[2].value is None):
+        return None  # a default that is itself something to run
+    return obj, name.value
 
 
 def _scope(ctx, node):
@@ -129,6 +148,68 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
     return found
 
 
+def _returned_names(function) -> list[ast.Name] | None:
+    """The names a module function's only `return` gives back (`return gemm` -> [gemm]; `return SfLayout, mm_fp4,
+    nvfp4_quantize` -> the three), else None."""
+    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    value = returns[0].value
+    elements = value.elts if isinstance(value, ast.Tuple) else [value]
+    return list(elements) if all(isinstance(e, ast.Name) for e in elements) else None
+
+
+def loader_aliases(ctx, resolve) -> tuple[dict[tuple[int | None, str], CallableAlias], dict[tuple[int | None, str], ast.Name]]:
+    """Names bound to what a loader function of the module returns: a module-level `def` that imports a package's
+    callables in its body and returns them (`def _require_flashinfer(): try: from flashinfer import SfLayout, mm_fp4
+    ... except ImportError: raise ImportError(...); return SfLayout, mm_fp4, nvfp4_quantize`), its result bound by a
+    caller to a name or unpacked by position (`_, mm_fp4, _ = _require_flashinfer()`, then `mm_fp4(a, b, ...)`).
+    Each call through the name is a call of the returned callable; the `return` only hands it over (label ruling
+    (L52); FastVideo's nvfp4_config.py, minimax_h3_checkpoint_fp8.py and fastvideo-kernel's cute forward, labels 61a).
+    Returns the aliases (keyed as `callable_aliases`) and, for each, the returned name it stands for."""
+    loaders: dict[str, list[ast.Name]] = {}
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+        for function in ctx.nodes.get(kind, ()):
+            if _scope(ctx, function) is None:
+                names = _returned_names(function)
+                if names is not None:
+                    loaders[function.name] = names
+    if not loaders:
+        return {}, {}
+    aliases: dict[tuple[int | None, str], CallableAlias] = {}
+    returned: dict[tuple[int | None, str], ast.Name] = {}
+    for statement in ctx.nodes.get(ast.Assign, ()):
+        value = statement.value
+        if len(statement.targets) != 1 or not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                               and value.func.id in loaders) or shadowed(ctx, value.func):
+            continue
+        names = loaders[value.func.id]
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and len(names) == 1:
+            pairs = [(target, names[0])]
+        elif isinstance(target, ast.Tuple) and len(target.elts) == len(names) and all(isinstance(t, ast.Name) for t in target.elts):
+            pairs = list(zip(target.elts, names))
+        else:
+            continue
+        scope = _scope(ctx, statement)
+        if isinstance(scope, (ast.ClassDef, ast.Lambda)):
+            continue
+        for bound, name in pairs:
+            if bound.id == "_":
+                continue
+            found = resolve(name)
+            if found is None:
+                continue
+            key = (id(scope) if scope is not None else None, bound.id)
+            if key in aliases:  # bound twice in one scope: no single callable
+                aliases[key] = None
+                continue
+            aliases[key] = CallableAlias(bound.id, key[0], statement.lineno, (found,))
+            returned[key] = name
+    kept = {key: alias for key, alias in aliases.items() if alias is not None}
+    return kept, {key: returned[key] for key in kept}
+
+
 def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
     """id() of each chain bound to one of the `called` aliases ((scope id, name), as `callable_aliases` keys them):
     the binding only names the op; the calls through the name run it (label ruling (L52))."""
@@ -140,7 +221,11 @@ def binding_chains(ctx, called: set[tuple[int | None, str]]) -> frozenset[int]:
             continue
         scope = _scope(ctx, statement)
         if (id(scope) if scope is not None else None, statement.targets[0].id) in called:
-            out.update(id(chain) for chain in _chains(statement.value) or ())
+            for chain in _chains(statement.value) or ():
+                out.add(id(chain))
+                lookup = getattr_lookup(chain)
+                if lookup is not None:  # the object the chain pass reads inside `getattr(ext, "op", None)`
+                    out.add(id(lookup[0]))
     return frozenset(out)
 
 

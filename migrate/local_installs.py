@@ -528,9 +528,110 @@ def _builds_cuda(result: FileResult) -> bool:
     return any(f.code == "NPU505" and LOCATOR_ONLY not in f.message for f in result.findings)
 
 
+# a pyproject.toml build backend that runs CMake (scikit-build-core, scikit-build, py-build-cmake, cmake-build-extension)
+_CMAKE_BACKEND = re.compile(r"^\s*build-backend\s*=\s*[\"'](?:scikit_build_core|skbuild|py_build_cmake|cmake_build_extension)\b",
+                            re.M)
+_PROJECT_NAME = re.compile(r"^\[project\]\s*$(?:(?!^\[).)*?^\s*name\s*=\s*[\"']([A-Za-z0-9][A-Za-z0-9._-]*)[\"']",
+                           re.M | re.S)
+_UV_SOURCES = re.compile(r"^\[tool\.uv\.sources\]\s*$", re.M)
+_UV_PATH = re.compile(r"\bpath\s*=\s*[\"']([^\"']+)[\"']")
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(1 << 20)
+    except OSError:
+        return None
+
+
+def cmake_projects(results: list[FileResult]) -> dict[str, tuple[str, str]]:
+    """Folder -> (its CMakeLists.txt, its distribution name) of each Python project of the repository whose
+    pyproject.toml builds with a CMake backend (`build-backend = "scikit_build_core.build"`) beside a CMakeLists.txt
+    that NPU511 reports as a CUDA build: hao-ai-lab/FastVideo's fastvideo-kernel/ (scikit-build-core over
+    `enable_language(CUDA)` and `.cu` sources). Installing that folder, or its distribution by name, installs a CUDA
+    build (labels 61a: `fastvideo-kernel==0.3.2`, "the repo's own CUDA kernel wheel")."""
+    cuda_cmake = {posixpath.normpath(os.path.dirname(r.path).replace(os.sep, "/")): r.path for r in results
+                  if os.path.basename(r.path) == "CMakeLists.txt" and any(f.code == "NPU511" for f in r.findings)}
+    out: dict[str, tuple[str, str]] = {}
+    for result in results:
+        if os.path.basename(result.path) != "pyproject.toml":
+            continue
+        folder = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
+        if folder not in cuda_cmake:
+            continue
+        text = _read(result.path)
+        if text is None or not _CMAKE_BACKEND.search(text):
+            continue
+        name = _PROJECT_NAME.search(text)
+        out[folder] = (cuda_cmake[folder], name.group(1) if name else "")
+    return out
+
+
+def _named_installs(results: list[FileResult], projects: dict[str, tuple[str, str]]) -> list[FileResult]:
+    """An NPU502 finding at each requirement, in a manifest outside the project's own folder, that names the
+    distribution of a CUDA-building project of the repository (`cmake_projects`), and at each `[tool.uv.sources]`
+    entry whose `path = "..."` is that folder (uv installs the folder, building it): the dependency is the repository's
+    own CUDA kernel package, published or built in place. The scanned root's own project is not one (the checkout does
+    not depend on itself: migrate/own_package.py `drop_self_installs`)."""
+    from migrate.sources import normalise, read_manifest
+
+    names = {normalise(name): (folder, build) for folder, (build, name) in projects.items() if name and folder != "."}
+    if not names:
+        return results
+    out = []
+    for result in results:
+        if result.kind != "manifest" or not result.path.endswith(".toml") and not result.path.endswith(".txt"):
+            out.append(result)
+            continue
+        here = posixpath.normpath(os.path.dirname(result.path).replace(os.sep, "/"))
+        text = _read(result.path)
+        if text is None:
+            out.append(result)
+            continue
+        added = []
+        taken = {f.line for f in result.findings if f.code == "NPU502"}
+        try:
+            dependencies = read_manifest(result.path, text).dependencies
+        except Exception:  # a manifest the per-file pass could not read either
+            dependencies = []
+        for dep in dependencies:
+            found = names.get(normalise(dep.name))
+            if found is None or here == found[0] or here.startswith(found[0] + "/") or dep.line in taken:
+                continue
+            taken.add(dep.line)
+            added.append(_own_build_finding(result.path, dep.line, dep.column, dep.end_column, f"`{dep.name}`", found[1]))
+        sources = _UV_SOURCES.search(text) if result.path.endswith(".toml") else None
+        if sources is not None:
+            end = re.search(r"^\[", text[sources.end():], re.M)
+            block_end = sources.end() + end.start() if end else len(text)
+            for match in _UV_PATH.finditer(text, sources.end(), block_end):
+                folder = posixpath.normpath(posixpath.join(here, match.group(1)))
+                build = projects.get(folder)
+                line = text.count("\n", 0, match.start()) + 1
+                if build is None or folder == "." or line in taken:
+                    continue
+                taken.add(line)
+                column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
+                added.append(_own_build_finding(result.path, line, column, column + len(match.group(1)),
+                                                f"`{match.group(1)}`", build[0]))
+        out.append(result.adding(added) if added else result)
+    return out
+
+
+def _own_build_finding(path: str, line: int, start: int, end: int, what: str, build: str) -> Finding:
+    return Finding(path, line, start + 1, line, end + 1, "NPU502", Severity.ERROR, Category.THIRD_PARTY,
+                   f"{what} installs the repository's {os.path.relpath(build, os.path.dirname(path) or '.')}, which builds "
+                   "a CUDA extension (nvcc) that cannot target an Ascend NPU; port its kernels to Ascend C")
+
+
 def report(results: list[FileResult]) -> list[FileResult]:
-    """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA."""
-    builds: dict[str, str] = {}
+    """Results with an NPU502 finding at each local-path install of a folder whose setup.py builds CUDA (or whose
+    pyproject.toml builds a CUDA CMake project, `cmake_projects`), and at each requirement naming such a project."""
+    projects = cmake_projects(results)
+    if projects:
+        results = _named_installs(results, projects)
+    builds: dict[str, str] = {folder: build for folder, (build, _) in projects.items()}
     submodules: dict[str, tuple[str, str]] = {}  # folder of a GPU-only package's submodule -> (its URL, knowledge key)
     cpu_targets: dict[str, set[str]] = {}  # a setup.py -> the CppExtension targets of its source-set table
     cffi_builders: dict[str, set[str]] = {}  # folder -> names of its files with an NPU505 finding (a cffi build.py)

@@ -17,8 +17,12 @@ there: `if flash_attn_varlen_func is None:`, `assert flash_attn is not None, "..
 other`. With such a test the module takes another path or stops with its own error (label ruling (L34); Pointcept's
 Point Transformer V3, `assert flash_attn is not None` before its flash path: set 34a-4). Without any, every use fails
 where the package is missing: the import and its uses are lines to change (label rulings (L30), (L42); HunyuanVideo's
-attention, set 36e-4). A handler that also binds a flag (`HAS_FLASH = False`), a substitute (`from .ref import attn`),
-a def or class is a real fallback and is not read here. A flag the handler sets to None too, where the attempt gives
+attention, set 36e-4). A stand-in function that only raises is no fallback either (label ruling (L42): "an optional import whose
+stand-in raises or is None: the call fails there"): `except ImportError: def _unsupported(*a, **k): raise
+ImportError("install flash-attn")` with `flash_attn_varlen_func = _unsupported`, or a `def flash_attn_func(...)` of the
+imported name that only raises (fastvideo-kernel's vmoba.py, labeller note 61a: "stand-in raises (L42)"). A handler
+that also binds a flag (`HAS_FLASH = False`), a substitute (`from .ref import attn`), a def that does some work or a
+class is a real fallback and is not read here. A flag the handler sets to None too, where the attempt gives
 it a value (`FLASH_VER = 2` / `FLASH_VER = None`), is tested by any comparison (`if FLASH_VER == 2:`): the module
 asks whether the package is there.
 
@@ -34,15 +38,34 @@ from __future__ import annotations
 import ast
 
 
+def _only_raises(function: ast.AST) -> bool:
+    """`def f(*args, **kwargs): raise ImportError("...")` (a docstring before the raise allowed): a function whose only
+    behaviour is to stop the program."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = list(function.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
+
+
 def _stand_ins(handler: ast.ExceptHandler) -> set[str] | None:
-    """The names `handler` binds to None when that is all it does (besides passing or a notice call), else None."""
+    """The names `handler` binds to None, or to a function that only raises (defined there, or bound to such a function
+    by name), when that is all it does (besides passing or a notice call), else None."""
     names: set[str] = set()
+    raising: set[str] = set()
     for statement in handler.body:
         if isinstance(statement, ast.Pass):
             continue
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             continue  # `logger.warning(...)`: tells the user, binds nothing
-        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and statement.value.value is None):
+        if _only_raises(statement):
+            raising.add(statement.name)
+            names.add(statement.name)
+            continue
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) and statement.value.id in raising:
+            pass  # `flash_attn_varlen_func = _unsupported`: the stand-in raises when called
+        elif not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and statement.value.value is None):
             return None
         for target in statement.targets:
             elements = target.elts if isinstance(target, ast.Tuple) else [target]
@@ -63,6 +86,13 @@ def _tested(ctx, node: ast.Name) -> bool:
     if isinstance(parent, ast.BoolOp):
         return True
     return isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
+
+
+def tested_anywhere(ctx, name: str) -> bool:
+    """Some line of the module reads `name` as a question about whether it is there (`_tested`): `if quant_cuda is
+    None:`, `assert gemm_cuda, "..."`."""
+    return any(node.id == name and isinstance(node.ctx, ast.Load) and _tested(ctx, node)
+               for node in ctx.nodes.get(ast.Name, ()))
 
 
 def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:

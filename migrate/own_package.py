@@ -62,7 +62,8 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
     `__init__.py`) that the scan imports by name (`train/ops/triton/` where files import `train.utils`)."""
     roots = _roots()
     paths = list(paths)
-    package_dirs = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
+    package_dirs = _checkout_root_aside(paths, {os.path.dirname(os.path.normpath(p)) for p in paths
+                                                if os.path.basename(p) == "__init__.py"})
 
     def top_level(directory: str, name: str) -> bool:
         if os.path.dirname(directory) not in package_dirs or used is None:
@@ -141,6 +142,25 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
         if names:
             out[path] = frozenset(names)
     return out
+
+
+def _checkout_root_aside(paths, package_dirs: set[str]) -> set[str]:
+    """`package_dirs` without the scanned checkout's own root where that root holds an `__init__.py` beside its
+    `setup.py` / `pyproject.toml`: a ComfyUI custom-node entry (hao-ai-lab/FastVideo's root `__init__.py` registers
+    its nodes) makes the checkout importable as a node, but its packages (`fastvideo/`) are still imported by their own
+    names from the checkout root on sys.path. Counted as a package, the root would end every package chain at a folder
+    with no name, so `fastvideo/attention/backends/` read as a script folder and its `flash_attn.py` (the repository's
+    own backend module) as flash_attn itself, dropping every flash_attn use of the repository."""
+    names = {os.path.normpath(p) for p in paths}
+    directories = [os.path.dirname(p) for p in names]
+    try:
+        root = os.path.commonpath(directories) if directories else None
+    except ValueError:  # absolute and relative paths mixed
+        return package_dirs
+    if root is None or root not in package_dirs or not any(
+            os.path.join(root, f) in names for f in ("setup.py", "pyproject.toml")):
+        return package_dirs
+    return package_dirs - {root}
 
 
 def _module_files(paths, roots) -> dict[str, set[str]]:

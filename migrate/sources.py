@@ -25,8 +25,12 @@ from migrate.context import split_lines
 CONDA_ENV_PATTERNS = ("environment*.yml", "environment*.yaml")
 # pixi's manifest (prefix.dev): conda packages under `[dependencies]`, PyPI ones under `[pypi-dependencies]`
 PIXI_MANIFEST = "pixi.toml"
-MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", "setup.cfg",
-                     *CONDA_ENV_PATTERNS, "setup.py", PIXI_MANIFEST)
+# a pyproject.toml's variant kept beside it under a suffixed name (hao-ai-lab/FastVideo's pyproject_other.toml, copied
+# over pyproject.toml by one of its Dockerfiles: labels 61a read its dependencies), read as pyproject.toml; one named for
+# another accelerator (`pyproject_rocm.toml`) is that accelerator's (label rule (L15), as for requirements files)
+PYPROJECT_VARIANTS = ("pyproject_*.toml", "pyproject-*.toml")
+MANIFEST_PATTERNS = ("requirement*.txt", "*requirement.txt", "*requirements.txt", "pyproject.toml", *PYPROJECT_VARIANTS,
+                     "setup.cfg", *CONDA_ENV_PATTERNS, "setup.py", PIXI_MANIFEST)
 LAUNCHER_PATTERNS = ("*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs", "*.bat", "*.cmd", "*.yaml", "*.yml", "Dockerfile",
                      "Makefile")
 # `.cu.h` / `.cu.hpp`: CUDA headers named for nvcc (spconv 1.x `include/spconv/indice.cu.h`, included by its built .cu
@@ -495,7 +499,7 @@ def read_manifest(path: str, source: str) -> ManifestContext:
             dep = _requirement(text.rstrip("\r\n"), number, 0)
             if dep:
                 deps.append(dep)
-    elif name == "pyproject.toml":
+    elif name == "pyproject.toml" or any(fnmatch(name, p) for p in PYPROJECT_VARIANTS):
         from migrate._toml import toml as tomllib
 
         try:

@@ -573,3 +573,24 @@ def test_a_module_file_in_a_namespace_folder_of_a_package_does_not_hide_the_thir
     (tmp_path / "pretrain.py").write_text("from megatron.core.mlp import TELinear\n")
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert ("NPU501", 1) in _about(result, "transformer_engine.py", "transformer_engine")
+
+
+def test_a_checkout_root_init_beside_its_pyproject_does_not_make_its_packages_script_folders(tmp_path):
+    # hao-ai-lab/FastVideo: a ComfyUI node entry `__init__.py` at the checkout's root beside pyproject.toml; its
+    # package `fastvideo/` is still imported by name, so `fastvideo/backends/flash_attn.py` (the repository's own
+    # backend module) is no flash_attn, and its import of the real flash_attn stays reported (labels 61a/61b)
+    (tmp_path / "__init__.py").write_text("NODE_CLASS_MAPPINGS = {}\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = \"fastvideo\"\ndependencies = [\"torch\"]\n")
+    backends = tmp_path / "fastvideo" / "backends"
+    backends.mkdir(parents=True)
+    (tmp_path / "fastvideo" / "__init__.py").write_text("")
+    (backends / "__init__.py").write_text("")
+    (backends / "flash_attn.py").write_text(
+        "from flash_attn import flash_attn_func\n\n\ndef attend(q, k, v):\n    return flash_attn_func(q, k, v)\n")
+    (tmp_path / "generate.py").write_text("from fastvideo.backends.flash_attn import attend\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert ("NPU501", 1) in _about(result, "flash_attn.py", "flash_attn")
+    # without the pyproject the root `__init__.py` is a package of its own, read as before
+    (tmp_path / "pyproject.toml").unlink()
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "flash_attn.py", "flash_attn") == []

@@ -831,3 +831,13 @@ def test_lmdeploy_pytorch_engine_and_helpers_run_as_written_turbomind_stays():
     assert [line for line, _ in uses] == [12], uses
     assert "TurbomindEngineConfig" in uses[0][1]
     assert len(codes(analyze(src), "NPU501")) == 5
+
+
+def test_a_pyproject_variant_is_read_as_a_manifest_unless_named_for_another_accelerator(tmp_path):
+    # hao-ai-lab/FastVideo's pyproject_other.toml beside pyproject.toml (labels 61a: its gpustat line); a variant named
+    # for the ROCm build is that accelerator's (label rule (L15)); a TOML file of another name is no manifest
+    body = "[project]\nname = \"app\"\nversion = \"1.0\"\ndependencies = [\n    \"torch\",\n    \"flash-attn\",\n]\n"
+    for name in ("pyproject.toml", "pyproject_other.toml", "pyproject-dev.toml", "pyproject_rocm.toml", "other.toml"):
+        (tmp_path / name).write_text(body)
+    assert _found(tmp_path, ("NPU502",)) == [("pyproject-dev.toml", "NPU502", 6), ("pyproject.toml", "NPU502", 6),
+                                             ("pyproject_other.toml", "NPU502", 6)]

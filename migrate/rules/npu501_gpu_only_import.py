@@ -1217,6 +1217,10 @@ class GpuOnlyImport(Rule):
         "    apply(model)\n",
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vllm import AsyncLLMEngine\n",
         "def mxfp8():\n    if _is_package_available('transformer_engine'):\n        import transformer_engine.pytorch\n",
+        # a handler def that does the work itself (a torch path) is a real fallback, unlike one that only raises
+        "try:\n    from flash_attn import flash_attn_func\nexcept ImportError:\n"
+        "    def flash_attn_func(q, k, v):\n        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n\n"
+        "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n",
         # yunchang: an availability flag imported from the project's module that sets it from an import attempt
         "from .globals import HAS_FLASH_ATTN\nif HAS_FLASH_ATTN:\n    from flash_attn import flash_attn_func\n"
         "def attn(q, k, v):\n    return flash_attn_func(q, k, v)\n",
@@ -1347,6 +1351,16 @@ class GpuOnlyImport(Rule):
                 "except ImportError:\n    flash_attn = None\n    flash_attn_varlen_func = None\n\n"
                 "def attend(q, k, v, cu):\n    if flash_attn.__version__ >= '2.7.0':\n        pass\n"
                 "    return flash_attn_varlen_func(q, k, v, cu, cu)\n", count=2),
+        # stand-ins that only raise (a helper bound to the imported names, or a def of the imported name): the call
+        # fails without the package as None(...) would (label ruling (L42); fastvideo-kernel's vmoba.py, labels 61a)
+        Invalid("try:\n    from flash_attn import flash_attn_varlen_func\nexcept ImportError:\n\n"
+                "    def _unsupported(*args, **kwargs):\n        raise ImportError('install flash-attn')\n\n"
+                "    flash_attn_varlen_func = _unsupported\n\n"
+                "def attend(q, k, v, cu):\n    return flash_attn_varlen_func(q, k, v, cu, cu)\n", count=1),
+        Invalid("try:\n    from flash_attn import flash_attn_func\nexcept ImportError:\n"
+                "    def flash_attn_func(*args, **kwargs):\n        \"\"\"Needs flash-attn.\"\"\"\n"
+                "        raise RuntimeError('install flash-attn')\n\n"
+                "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n", count=1),
         # the handler binds an availability flag that nothing in the file reads, and the imported names are used
         # after the try: the flag chooses nothing, so the uses fail without the package (label rule 31b-7 (c))
         Invalid("try:\n    from flash_attn import flash_attn_func\n    FA_OK = True\nexcept:\n    FA_OK = False\n"

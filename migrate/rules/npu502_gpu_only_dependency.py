@@ -779,6 +779,8 @@ class GpuOnlyDependency(Rule):
                 "python det/tools/setup.py install\nFORCE_CUDA=1 python det/ops/setup.py --version\n",
                 kind="launcher", filename="install.sh", count=1),
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
+        # FA4's distribution (flash_attn.cute, CuTe DSL kernels: migrate/knowledge/third_party.toml flash_attn)
+        Invalid("torch==2.9.0\nflash-attn-4\n", kind="manifest", count=1),
         # THUDM/slime docker/Dockerfile(.gb10): wheels built from a clone and installed by a glob standing for the version
         # (`dist/sgl_deep_gemm-*.whl`, DeepGEMM's SGLang build providing `deep_gemm`; `sgl_kernel-*.whl`), FlashQLA from
         # its repository (the catalogue's folder name), sgl-kernel under its later PyPI name `sglang-kernel`; a bare

@@ -586,6 +586,13 @@ class GpuOnlyUse(Rule):
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
     ]
     INVALID = [
+        # a loader of the module importing the package's callables and returning them: each call through the name its
+        # caller binds (by position, also spelt like the import) is the use, not the `return` (L52; FastVideo's
+        # nvfp4_config.py `_require_flashinfer`, labels 61a); a returned callable nobody calls stays a use at the return
+        Invalid("def _require_flashinfer():\n    try:\n        from flashinfer import SfLayout, mm_fp4\n"
+                "    except ImportError as exc:\n        raise ImportError('pip install flashinfer-python') from exc\n"
+                "    return SfLayout, mm_fp4\n\ndef gemm(a, b):\n    _, mm_fp4 = _require_flashinfer()\n"
+                "    return mm_fp4(a, b)\n\ndef quantize(x):\n    quant = _require_flashinfer()\n    return quant\n", count=2),
         # a None stand-in read under a user switch (no availability test): the calls are the lines to change (L74), 51a-4
         Invalid("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
         "class Attention:\n    def forward(self, q, k, v, mask=None):\n        if self.xattn:\n"
@@ -1202,8 +1209,16 @@ class GpuOnlyUse(Rule):
         # uses, the binding only names the callable (label ruling (L52), which replaced 25b-13's reading of both lines);
         # an alias never called through stays a use at its binding
         aliases = callable_aliases.callable_aliases(ctx, _alias_resolver(ctx, table))
-        alias_calls = [c for c in callable_aliases.alias_calls(ctx, aliases) if ctx.qualname(c.call.func) is None]
+        # `_, mm_fp4, _ = _require_flashinfer()` where the module's loader returns the callables it imports: each call
+        # through the bound name is the use, the `return` only hands them over (L52)
+        loaded, returned = callable_aliases.loader_aliases(ctx, _alias_resolver(ctx, table)) if "return" in ctx.source else ({}, {})
+        aliases = {**loaded, **aliases}
+        # (a loader's bound name may spell the imported one, `_, mm_fp4, _ = ...`: a local of the caller, which the
+        # import-resolved chain pass leaves as shadowed)
+        alias_calls = [c for c in callable_aliases.alias_calls(ctx, aliases) if ctx.qualname(c.call.func) is None
+                       or ((c.alias.scope, c.alias.name) in returned and shadowed(ctx, c.call.func))]
         picked |= callable_aliases.binding_chains(ctx, {(c.alias.scope, c.alias.name) for c in alias_calls})
+        picked |= {id(returned[(c.alias.scope, c.alias.name)]) for c in alias_calls if (c.alias.scope, c.alias.name) in returned}
         # `self.cuda = cuda` (a module of the package held by the object), then `self.cuda.memcpy_htod(...)` in its
         # methods: the calls through the attribute are the uses, the binding only names the module (L46)/(L52)
         module_calls = [c for c in callable_aliases.module_attribute_calls(

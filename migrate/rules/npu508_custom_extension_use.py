@@ -16,6 +16,7 @@ from migrate import (
     kernel_values,
     knowledge,
     loader_objects,
+    none_stand_ins,
     npu_aware,
     op_register_aliases,
     repo_index,
@@ -700,6 +701,19 @@ class CustomExtensionUse(Rule):
                 "import pk._kernels\ndef add_lora(y, x, wa, wb):\n    f = pk._kernels.dispatch_bgmv\n    f(y, x, wa)\n"
                 "    f(y, x, wb)\ndef other(y, x, f):\n    f(y, x)\ndef pick(x, fast):\n    g = pk._kernels.fast_op\n"
                 "    if not fast:\n        g = torch.relu\n    return g(x)\n", count=4),
+        # the op looked up by a literal name (`getattr(ext, "quant_cuda", None)`) and bound to None where the import
+        # fails, with nothing testing the stand-in (fastvideo-kernel's turbodiffusion_ops.py, labels 61a): the import
+        # and each call are the uses, not the lookups; an op bound and never called is no use (label ruling (L104))
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('tk._C', ['k.cu'])\n"
+                "try:\n    from tk._C import tk_ops\n    quant_cuda = getattr(tk_ops, 'quant_cuda', None)\n"
+                "    norm_cuda = getattr(tk_ops, 'norm_cuda', None)\nexcept ImportError:\n    quant_cuda = None\n"
+                "    norm_cuda = None\ndef quant(x):\n    return quant_cuda(x, None, None)\n", count=2),
+        # ... a stand-in the module tests (`if quant_cuda is None:` before a PyTorch path): no alias, the call is not
+        # reported; the import and the lookup stay the chain pass's uses, as before
+        Invalid("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('tk._C', ['k.cu'])\n"
+                "try:\n    from tk._C import tk_ops\n    quant_cuda = getattr(tk_ops, 'quant_cuda', None)\n"
+                "except ImportError:\n    quant_cuda = None\ndef quant(x):\n    if quant_cuda is None:\n"
+                "        return x.round(), None\n    return quant_cuda(x, None, None)\n", count=2),
         # a JIT build cached by its accessor (nvdiffrec's `_get_plugin()`): the import and the callers' op calls, not the
         # line storing the module for the accessor to return
         Invalid("import torch\n_cached = None\ndef _get_plugin():\n    global _cached\n    if _cached is not None:\n"
@@ -1085,9 +1099,16 @@ class CustomExtensionUse(Rule):
         reported, the chain pass skips the binding's chains (label ruling (L52), which replaced 25b-13's reading);
         a binding never called through stays the chain pass's use. Returns (calls, ids of the skipped chains)."""
         def resolve(node):
-            qual = ctx.qualname(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
-            if qual is None or shadowed(ctx, node):
-                return None
+            lookup = callable_aliases.getattr_lookup(node)  # `getattr(ext, "op", None)`: the chain `ext.op`
+            if lookup is not None:
+                base = ctx.qualname(lookup[0])
+                if base is None or shadowed(ctx, lookup[0]):
+                    return None
+                qual = f"{base}.{lookup[1]}"
+            else:
+                qual = ctx.qualname(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
+                if qual is None or shadowed(ctx, node):
+                    return None
             parts = qual.split(".")
             if parts[:2] == ["torch", "ops"] and len(parts) == 4 and parts[2] in index.namespaces:
                 if cpu_kernel_ops.cpu_kernel_op(index, parts[2], parts[3]):
@@ -1098,7 +1119,10 @@ class CustomExtensionUse(Rule):
                 return None
             return (qual, index.modules[module])
 
-        aliases = callable_aliases.callable_aliases(ctx, resolve)
+        # an op bound to None where the import fails (`except ImportError: quant_cuda = None`) and never tested is
+        # still the op at each call: None(...) fails there (label ruling (L42)); a tested one is an optional path
+        aliases = {key: alias for key, alias in callable_aliases.callable_aliases(ctx, resolve, none_standin=True).items()
+                   if not none_stand_ins.tested_anywhere(ctx, alias.name)}
         calls = callable_aliases.alias_calls(ctx, aliases)
         findings = []
         for found in calls:

@@ -17,6 +17,8 @@ _ONE_LIST = "CUDA_NVCC_FLAGS"
 # per-target CUDA options: `target_compile_options(t PUBLIC $<$<COMPILE_LANGUAGE:CUDA>: -rdc=true ...>)`, one flag list
 # at the line of its generator expression (microsoft/VPTQ csrc/CMakeLists.txt)
 _CUDA_OPTIONS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:", re.I)
+# what such an expression gives the CUDA sources, up to its closing `>` (a `${VAR}` read holds none)
+_CUDA_OPTION_READS = re.compile(r"\$<\$<COMPILE_LANGUAGE:CUDA>:([^>]*)>", re.I)
 # a compile definition naming CUDA (`add_definitions(-D__USE_CUDA__)`, `-DFT_WITH_CUDA`, `target_compile_definitions(t
 # PRIVATE WITH_CUDA)`): the switch that compiles the CUDA path of the sources, as NPU505's `WITH_CUDA` in a setup.py;
 # not one that turns CUDA off (`-DNO_CUDA`, `WITH_CUDA=0`)
@@ -257,6 +259,13 @@ class CmakeCudaBuild(Rule):
         # CUDA options (the generator expression's line)
         Invalid("set(TARGET \"vptq\")\nfile(GLOB_RECURSE SOURCES \"*.cu\" \"*.cc\")\ncuda_add_library(${TARGET} SHARED ${SOURCES})\n"
                 "target_compile_options(\n  ${TARGET}\n  PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:\n    -rdc=true>)\n",
+                kind="cpp-source", filename="CMakeLists.txt", count=3),
+        # hao-ai-lab/FastVideo fastvideo-kernel/CMakeLists.txt: the project's own nvcc flag list, read only as the CUDA
+        # sources' options: its `set(...)` and each `list(APPEND ...)` beside the generator expression's line; a list
+        # also read for C++ (`CXX_FLAGS`) is not one (labels 61a)
+        Invalid("set(CUDA_FLAGS\n    \"-O3\"\n    \"--use_fast_math\")\nif(TK)\n    list(APPEND CUDA_FLAGS \"-DKITTENS_HOPPER\")\n"
+                "endif()\nset(CXX_FLAGS \"-O3\")\ntarget_compile_options(ops PRIVATE\n"
+                "    $<$<COMPILE_LANGUAGE:CUDA>:${CUDA_FLAGS} ${CXX_FLAGS}>\n    $<$<COMPILE_LANGUAGE:CXX>:${CXX_FLAGS}>)\n",
                 kind="cpp-source", filename="CMakeLists.txt", count=3),
         # HawkAaron/warp-transducer CMakeLists.txt: FindCUDA's CUDA_NVCC_FLAGS (one list), programs, and the CPU-only
         # library of the no-GPU branch (not reported)
@@ -520,6 +529,7 @@ class CmakeCudaBuild(Rule):
         for match in _CUDA_OPTIONS.finditer(code):
             number = code.count("\n", 0, match.start()) + 1
             yield self.finding(ctx, self._span(ctx.lines, number), "sets nvcc flags for CUDA sources: " + self.MESSAGE)
+        yield from self._own_flag_lists(ctx, code)
         for match in _CUDA_SETTINGS.finditer(code):
             numbers = [code.count("\n", 0, match.end()) + 1]
             if not match.group(0).lower().startswith("set("):  # each CUDA property of one set_target_properties(...)
@@ -544,6 +554,25 @@ class CmakeCudaBuild(Rule):
                 yield self.finding(ctx, self._span(ctx.lines, number),
                                    "adds CUDA to the languages the project switches on: " + self.MESSAGE)
         yield from self._definitions(ctx, code)
+
+    def _own_flag_lists(self, ctx, code):
+        """The project's own nvcc flag list: a variable read only as the options of CUDA sources
+        (`$<$<COMPILE_LANGUAGE:CUDA>:${CUDA_FLAGS}>`, fastvideo-kernel's CMakeLists.txt) holds nvcc flags; each
+        `set(CUDA_FLAGS ...)` and `list(APPEND CUDA_FLAGS "-DKITTENS_HOPPER")` is a line of nvcc flags to port, as each
+        write of CMAKE_CUDA_FLAGS is (label rules 42c, 43e, 46c-6; labels 61a: "nvcc flag list CUDA_FLAGS")."""
+        names = {v for m in _CUDA_OPTION_READS.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
+        names -= {"CMAKE_CUDA_FLAGS", _ONE_LIST}
+        if not names:
+            return
+        # a variable also read elsewhere (a C++ target's options, a message) is not one list of nvcc flags only
+        other_reads = _CUDA_OPTION_READS.sub("", code)
+        for name in sorted(names):
+            if re.search(r"\$\{" + name + r"\}", other_reads):
+                continue
+            for match in re.finditer(r"\b(?:set\s*\(\s*|(?:list|string)\s*\(\s*(?:APPEND|PREPEND)\s+)" + name + r"\b",
+                                     code, re.I):
+                number = code.count("\n", 0, match.start()) + 1
+                yield self.finding(ctx, self._span(ctx.lines, number), f"sets nvcc flags (`{name}`): " + self.MESSAGE)
 
     def _definitions(self, ctx, code):
         """Each compile definition naming CUDA or switching a GPU path on."""
