@@ -633,12 +633,32 @@ def _after_raising_check(ctx, node) -> bool:
 
     if "(" not in ctx.source:
         return False
-    if early_exit_guard(ctx, node) is not None:
+    if early_exit_guard(ctx, node) is not None or _under_predicate(ctx, node):
         return True
     top, above = node, ctx.parent(node)
     while above is not None and not isinstance(above, ast.Module):
         top, above = above, ctx.parent(above)
     return isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name in _checked_callees(ctx)
+
+
+def _under_predicate(ctx, node) -> bool:
+    """`node` is in the body of an `if` asking an availability predicate (migrate/availability_predicates.py), its own
+    module's or one imported from another (`_flags_known`): Tencent/AngelSlim diffusion/kernels/python/gemm/__init__.py
+    `if use_triton(): from .fp8_gemm import fp8_gemm_triton_block / else: from .fp8_gemm_torch import ...`, `use_triton`
+    answering from `_platform.is_triton_available()` (label ruling (L42): a selection that checks the package first)."""
+    from migrate.rules.npu501_gpu_only_import import _predicate_call
+
+    def asks(test) -> bool:
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(asks(v) for v in test.values)
+        return isinstance(test, ast.Call) and not test.args and _predicate_call(ctx, test.func)
+
+    child, above = node, ctx.parent(node)
+    while above is not None:
+        if isinstance(above, ast.If) and any(child is s for s in above.body) and asks(above.test):
+            return True
+        child, above = above, ctx.parent(above)
+    return False
 
 
 _CALLEES_KEY = "_npu_checked_callees"
@@ -881,6 +901,12 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
                 for name, level, relative in imports_of[importer]:
                     if level and len(name) == len(parts) + 1 and _names_module(name[:-1], parts, relative):
                         bound.setdefault(importer, {}).setdefault(name[-1], set()).add(path)
+    for importer in list(bound):
+        fallback = _fallback_names(importer, fresh.get(importer), max_file_size) & set(bound[importer])
+        for name in fallback:
+            del bound[importer][name]
+        if not bound[importer]:
+            del bound[importer]
     if not bound:
         return set()
     owners = {importer: tuple(module_parts(importer)) for importer in bound}
@@ -902,6 +928,36 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
                 if name[-1] in bound[owner] and _names_module(name[:-1], owners[owner], relative):
                     needed.update((owner, module) for module in bound[owner][name[-1]])
     return needed
+
+
+def _fallback_names(path: str, data, max_file_size: int) -> set[str]:
+    """The names a module binds in the `else:` of a top-level `if` (`if use_triton(): from .fp8_gemm import
+    fp8_gemm_triton_block / else: from .fp8_gemm_torch import fp8_gemm_torch_block as fp8_gemm_triton_block`,
+    Tencent/AngelSlim diffusion/kernels/python/gemm/__init__.py): there the name is bound on every host, the PyTorch
+    one where the package is absent, so another module importing it from there needs no GPU-only package (label ruling
+    (L42): a selection with a working fallback)."""
+    from migrate import engine
+
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    text = engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
+    if not text or "else" not in text:
+        return set()
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return set()
+    out: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.If):
+            for node in statement.orelse:
+                for n in ast.walk(node):
+                    if isinstance(n, (ast.Import, ast.ImportFrom)):
+                        out |= _bound_names(n)
+                    elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        out.add(n.id)
+                    elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        out.add(n.name)
+    return out
 
 
 def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests,

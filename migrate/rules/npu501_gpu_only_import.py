@@ -254,6 +254,10 @@ def _availability_test(ctx, test) -> bool:
     if isinstance(test, ast.Subscript):  # `env_info["has_flash_attn"]`: a flag read from a mapping by its key
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
+        from migrate.availability_predicates import selected_by_check
+
+        return selected_by_check(ctx, test)  # `get_default_backend() == Backend.TRITON`
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         # `"flash_attn" in sys.modules`: the package was already imported elsewhere in this process
         return isinstance(test.left, ast.Constant) and isinstance(test.left.value, str) \

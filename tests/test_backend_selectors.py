@@ -1,0 +1,139 @@
+"""A backend selector returning a value only where the package is, asked through a comparison, is an availability check
+(migrate/availability_predicates.py `selectors`, label ruling (L42)). The fixture is shaped after Tencent/AngelSlim's
+compressor/_platform.py: `get_default_backend()` returns `Backend.TRITON` only under `if is_triton_available():`,
+`use_triton()` compares it, and package `__init__`s import the Triton kernels only `if use_triton():`, the PyTorch
+module bound to the same name otherwise, while another module imports that name from the package unguarded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate.engine import scan
+from tests.helpers import finding_lines, write_files
+
+PLATFORM = """import os
+from enum import Enum
+
+import torch
+
+
+class Backend(Enum):
+    TRITON = "triton"
+    PYTORCH = "pytorch"
+
+
+def is_triton_available():
+    if not torch.cuda.is_available():
+        return False
+    try:
+        import triton  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def get_default_backend():
+    if is_triton_available():
+        return Backend.TRITON
+    return Backend.PYTORCH
+
+
+def forced_backend():
+    if os.environ.get("FORCE") == "triton":
+        return Backend.TRITON
+    if is_triton_available():
+        return Backend.TRITON
+    return Backend.PYTORCH
+
+
+def use_triton():
+    return get_default_backend() == Backend.TRITON
+
+
+def forced_triton():
+    return forced_backend() == Backend.TRITON
+"""
+
+KERNEL = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+def scale_triton(x):
+    _scale_kernel[(1,)](x, BLOCK=128)
+    return x
+"""
+
+TORCH = """def scale_torch(x):
+    return x * 2
+"""
+
+SELECTED = """from pkg.platform import use_triton
+
+if use_triton():
+    from .kernel import scale_triton
+else:
+    from .reference import scale_torch as scale_triton
+"""
+
+FORCED = """from pkg.platform import forced_triton
+
+if forced_triton():
+    from .kernel import scale_triton
+else:
+    from .reference import scale_torch as scale_triton
+"""
+
+USER = """from pkg.{package} import scale_triton
+
+
+def run(x):
+    return scale_triton(x)
+"""
+
+REPO = {
+    "pkg/__init__.py": "",
+    "pkg/platform.py": PLATFORM,
+    "pkg/selected/__init__.py": SELECTED,
+    "pkg/selected/kernel.py": KERNEL,
+    "pkg/selected/reference.py": TORCH,
+    "pkg/forced/__init__.py": FORCED,
+    "pkg/forced/kernel.py": KERNEL,
+    "pkg/forced/reference.py": TORCH,
+    "pkg/use_selected.py": USER.format(package="selected"),
+    "pkg/use_forced.py": USER.format(package="forced"),
+}
+
+
+def _scan(tmp_path: Path):
+    write_files(tmp_path, REPO)
+    return scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+
+
+def test_triton_kernels_selected_by_a_backend_selector_with_a_torch_fallback_are_optional(tmp_path: Path):
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "pkg/selected/kernel.py") == []
+    assert finding_lines(result, "NPU507", "pkg/selected/kernel.py") == []
+
+
+def test_a_selector_that_can_pick_triton_without_the_check_guards_nothing(tmp_path: Path):
+    # `forced_backend()` returns Backend.TRITON also under an environment switch: without triton the import fails
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "pkg/forced/kernel.py") == [1, 2]
+    assert finding_lines(result, "NPU507", "pkg/forced/kernel.py") != []
+
+
+def test_selectors_record_the_values_returned_only_under_an_availability_test():
+    import ast
+
+    from migrate.availability_predicates import predicates, selectors
+    from migrate.context import PythonContext
+
+    ctx = PythonContext("pkg/platform.py", PLATFORM, ast.parse(PLATFORM), None)
+    assert selectors(ctx) == {"get_default_backend": frozenset({"Backend.TRITON"})}
+    assert "use_triton" in predicates(ctx) and "forced_triton" not in predicates(ctx)
