@@ -109,7 +109,8 @@ def _answers_availability(ctx, function) -> bool:
             return any(test(v) for v in expr.values)
         return _availability_test(ctx, expr)
 
-    exit_line = _early_exit_line(function, test)
+    exits = [line for line in (_early_exit_line(function, test), _import_probe_line(function)) if line is not None]
+    exit_line = min(exits) if exits else None
     returns = _own_returns(function)
     some = False
     for node in returns:
@@ -190,6 +191,40 @@ def _tested_locals(ctx, function) -> frozenset[str]:
 
     return frozenset(t.id for s in function.body if isinstance(s, ast.Assign) and _availability_test(ctx, s.value)
                      for t in s.targets if isinstance(t, ast.Name))
+
+
+def _import_probe_line(function) -> int | None:
+    """The last line of the first import of a GPU-only package (one of the catalogue) in the first top-level `try:` of
+    the function whose every handler catches a failed import and answers "no" (`return False`): every return after it
+    runs only where the package imported. Tencent/AngelSlim sparsity/algorithms/flexprefill/kernels/__init__.py:
+
+        def kernels_available(head_dim=None):
+            try:
+                import flash_attn
+                import triton
+            except Exception:
+                return False
+            if head_dim is None:
+                return True
+            return head_dim in _SUPPORTED_HEAD_DIMS
+
+    answers True only where flash_attn and triton import, as `if not is_triton_available(): return False` would."""
+    from migrate.optional_modules import _catches_import_error
+    from migrate.rules.npu501_gpu_only_import import _nothing
+    from migrate.skip_decorators import catalogue_package, catalogue_roots
+
+    attempt = next((s for s in function.body if isinstance(s, ast.Try)), None)
+    if attempt is None or attempt.orelse or attempt.finalbody or not attempt.handlers or not all(
+            _catches_import_error(h) and h.body and isinstance(h.body[-1], ast.Return) and _nothing(h.body[-1].value)
+            for h in attempt.handlers):
+        return None
+    roots = catalogue_roots()
+    for statement in attempt.body:
+        names = [a.name for a in statement.names] if isinstance(statement, ast.Import) else \
+            [statement.module or ""] if isinstance(statement, ast.ImportFrom) and not statement.level else []
+        if any(catalogue_package(name.split(".", 1)[0], roots) for name in names):
+            return statement.end_lineno
+    return None
 
 
 def _early_exit_line(function, test) -> int | None:

@@ -638,7 +638,7 @@ def _after_raising_check(ctx, node) -> bool:
     top, above = node, ctx.parent(node)
     while above is not None and not isinstance(above, ast.Module):
         top, above = above, ctx.parent(above)
-    return isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name in _checked_callees(ctx)
+    return isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name in checked_callees(ctx)
 
 
 def _under_predicate(ctx, node) -> bool:
@@ -664,7 +664,7 @@ def _under_predicate(ctx, node) -> bool:
 _CALLEES_KEY = "_npu_checked_callees"
 
 
-def _checked_callees(ctx) -> frozenset[str]:
+def checked_callees(ctx) -> frozenset[str]:
     """The module's private top-level functions (`_name`: not for other modules to call) that it calls only behind an
     availability check (NPU501's `availability_guard`: in the body of `if check:` or after a check that leaves): torchao
     quant.py's `_mxfp8_quantize_2d_1x32_cutedsl_custom_op`, whose body imports the CuTeDSL kernels' module, called
@@ -683,6 +683,19 @@ def _checked_callees(ctx) -> frozenset[str]:
     for n in ctx.nodes.get(ast.Name, ()) if private else ():
         if n.id in private and isinstance(n.ctx, ast.Load):
             reads.setdefault(n.id, []).append(n)
+    # a callee of a checked callee is reached only behind the check too (Tencent/AngelSlim flashprefill/prefill.py:
+    # `_flash_dense` is called only by `_kernel_prefill`, called only under `if _kernel_ok:`): grown until it stands,
+    # NPU501's `availability_guard` reading the set found so far
+    found: frozenset[str] = frozenset()
+    while True:
+        ctx.__dict__[_CALLEES_KEY] = found
+        grown = _callees_behind_checks(ctx, reads, availability_guard)
+        if grown <= found:
+            return found
+        found = found | grown
+
+
+def _callees_behind_checks(ctx, reads: dict, availability_guard) -> frozenset[str]:
     found = set()
     for name, nodes in reads.items():
         called = False
@@ -700,8 +713,7 @@ def _checked_callees(ctx) -> frozenset[str]:
         else:
             if called:
                 found.add(name)
-    ctx.__dict__[_CALLEES_KEY] = frozenset(found)
-    return ctx.__dict__[_CALLEES_KEY]
+    return frozenset(found)
 
 
 def _decorates(ctx, node: ast.Attribute) -> bool:
@@ -968,6 +980,8 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
     for path, parts in candidates.items():
         by_last.setdefault(parts[-1], []).append(path)
     lasts = frozenset(by_last)  # a set against a set: isdisjoint walks the smaller one (a dict: all its keys)
+    inits = {last: [p for p in paths if p.replace("\\", "/").endswith("/__init__.py")] for last, paths in by_last.items()}
+    inits = {last: paths for last, paths in inits.items() if paths}
     for result in results:
         if not result.path.endswith(".py"):
             continue
@@ -978,6 +992,14 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
             for path in by_last.get(name[-1], ()) if name else ():
                 if path != result.path and _names_module(name, candidates[path], relative):
                     seen.setdefault(path, []).append((result.path, guarded))
+            # `from .modules.forward import f` runs `modules/__init__.py` first: an import of a package's `__init__`
+            # with the same guard (Tencent/AngelSlim vecattention/prefill.py imports modules.forward only in a private
+            # function called behind `kernels_available()`, and nothing else imports that package)
+            for k in range(1, len(name) - 1) if inits and len(name) > 2 else ():
+                for path in inits.get(name[k], ()):
+                    if path != result.path and _names_module(name[:k + 1], candidates[path], relative) \
+                            and (result.path, guarded) not in seen.get(path, ()):
+                        seen.setdefault(path, []).append((result.path, guarded))
 
 
 def ref_parts(result) -> frozenset[str]:

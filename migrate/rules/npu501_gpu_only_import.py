@@ -2,6 +2,7 @@ import ast
 import re
 
 from migrate import knowledge, none_stand_ins
+from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.requirement_checks import checked_before
 from migrate.rules.base import Invalid, Rule
@@ -274,11 +275,39 @@ def _availability_test(ctx, test) -> bool:
         from migrate.availability_predicates import module_flags
 
         return test.id in _set_by_import_attempt(ctx) or (test.id in _imported_names(ctx) and (
-            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id))) or test.id in module_flags(ctx)
+            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id))) or test.id in module_flags(ctx) \
+            or _local_flag(ctx, test)
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):  # `globals.HAS_FLASH_ATTN`
         return test.value.id in _imported_names(ctx) and (
             (ctx.qualname(test.value) is None and bool(_FLAG.match(test.attr))) or _known_flag(ctx, test.value.id, test.attr))
     return False
+
+
+_LOCAL_FLAGS_KEY = "_npu_local_flags"
+
+
+def _local_flag(ctx, name: ast.Name) -> bool:
+    """`name` is a local of the function holding it, bound once there, to an availability test: Tencent/AngelSlim
+    sparsity/algorithms/xattention/prefill.py `_kernel_ok = _k.kernels_available(head_dim)`, then `if _kernel_ok:
+    return _kernel_prefill(...)` (the pure-torch reference otherwise, label ruling (L42))."""
+    function = ctx.parent(name)
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        function = ctx.parent(function)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    cache = ctx.__dict__.setdefault(_LOCAL_FLAGS_KEY, {})
+    key = (id(function), name.id)
+    if key in cache:
+        return cache[key]
+    cache[key] = False  # asked again while the bound value is tested
+    stores = [n for n in walk_nodes(function) if isinstance(n, ast.Name) and n.id == name.id
+              and not isinstance(n.ctx, ast.Load)] + \
+        [a for a in walk_nodes(function.args) if isinstance(a, ast.arg) and a.arg == name.id]
+    if len(stores) == 1 and isinstance(stores[0], ast.Name):
+        bound = ctx.parent(stores[0])
+        cache[key] = isinstance(bound, ast.Assign) and len(bound.targets) == 1 and bound.targets[0] is stores[0] \
+            and _availability_test(ctx, bound.value)
+    return cache[key]
 
 
 def _predicate_call(ctx, func) -> bool:
@@ -324,6 +353,11 @@ def availability_guard(ctx, statement) -> ast.AST | None:
             factory = gated_factory(ctx, child)
             if factory is not None:
                 return factory
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name.startswith("_"):
+                from migrate.optional_modules import checked_callees
+
+                if child.name in checked_callees(ctx):
+                    return child
         child, parent = parent, ctx.parent(parent)
     return early_exit_guard(ctx, statement)
 
