@@ -96,7 +96,58 @@ def run(x):
     return scale_triton(x)
 """
 
+PROBE = """import torch
+
+
+def is_triton_available():
+    if not torch.cuda.is_available():
+        return False
+    try:
+        import triton  # noqa: F401
+        return _test_triton_jit()
+    except ImportError:
+        return False
+
+
+def _test_triton_jit():
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def _test_kernel(x_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1.0)
+
+        x = torch.zeros(128, device="cuda")
+        _test_kernel[(1,)](x, BLOCK=128)
+        return bool(torch.all(x == 1))
+    except Exception:
+        return False
+"""
+
+WARM = """import torch
+
+
+def warm_up():
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def _warm_kernel(x_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1.0)
+
+        _warm_kernel[(1,)](torch.zeros(128, device="cuda"), BLOCK=128)
+    except Exception:
+        return False
+    return None
+"""
+
 REPO = {
+    "pkg/probe.py": PROBE,
+    "pkg/warm.py": WARM,
     "pkg/__init__.py": "",
     "pkg/platform.py": PLATFORM,
     "pkg/selected/__init__.py": SELECTED,
@@ -137,3 +188,13 @@ def test_selectors_record_the_values_returned_only_under_an_availability_test():
     ctx = PythonContext("pkg/platform.py", PLATFORM, ast.parse(PLATFORM), None)
     assert selectors(ctx) == {"get_default_backend": frozenset({"Backend.TRITON"})}
     assert "use_triton" in predicates(ctx) and "forced_triton" not in predicates(ctx)
+
+
+def test_the_imports_and_test_kernel_of_an_availability_probe_are_the_probe(tmp_path: Path):
+    # `is_triton_available()` (by its name) and `_test_triton_jit()` (answering False without triton) ask whether
+    # triton works; `warm_up()` answers None: no probe, its kernel stays
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "pkg/probe.py") == []
+    assert finding_lines(result, "NPU507", "pkg/probe.py") == []
+    assert finding_lines(result, "NPU501", "pkg/warm.py") == [6, 7]
+    assert finding_lines(result, "NPU507", "pkg/warm.py") != []

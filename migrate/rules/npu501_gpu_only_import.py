@@ -497,8 +497,28 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
         for node in ctx.nodes.get(kind, ()):
             own = any(ctx.qualname(d.func if isinstance(d, ast.Call) else d) in decorators for d in node.decorator_list)
+            if own and in_probe(ctx, node):
+                continue  # a test kernel compiled to see whether the JIT works: the probe, not a kernel to port
             (kernels if own else others).add(node.name)
     return bool(kernels - others)
+
+
+def in_probe(ctx, statement) -> bool:
+    """`statement` lies in an availability probe: a module-level function named `is_<pkg>_available` /
+    `_installed`, or one answering from an import attempt or another check (migrate/availability_predicates.py).
+    Tencent/AngelSlim compressor/_platform.py: `is_triton_available()` imports triton in a `try:` and calls
+    `_test_triton_jit()`, which imports triton, compiles a `@triton.jit` test kernel and launches it on a CUDA
+    tensor, answering False on any exception. Their imports and the test kernel ask whether the package works; the
+    code that runs the package's kernels is elsewhere, behind the answer (label notes 61c: the probe itself is no
+    label, (L34)/(L42))."""
+    from migrate.availability_predicates import predicates
+
+    top, above = statement, ctx.parent(statement)
+    while above is not None and not isinstance(above, ast.Module):
+        top, above = above, ctx.parent(above)
+    if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) or top is statement:
+        return False
+    return bool(_AVAILABILITY.match(top.name)) or top.name in predicates(ctx)
 
 
 def _type_checking_only(ctx, statement) -> bool:
@@ -522,6 +542,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     if own_kernels_without_fallback(ctx, package):
         return False
     if availability_guard(ctx, statement) is not None or _npu_fallback_handler(ctx, statement):
+        return True
+    if guarding_try(ctx, statement) is not None and in_probe(ctx, statement):
         return True
     if checked_before(ctx, statement, package):  # `check_version("liger-kernel", mandatory=True)` in the function
         return True
