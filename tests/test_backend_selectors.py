@@ -198,3 +198,53 @@ def test_the_imports_and_test_kernel_of_an_availability_probe_are_the_probe(tmp_
     assert finding_lines(result, "NPU507", "pkg/probe.py") == []
     assert finding_lines(result, "NPU501", "pkg/warm.py") == [6, 7]
     assert finding_lines(result, "NPU507", "pkg/warm.py") != []
+
+
+LAZY = """import torch
+
+from pkg.platform import use_triton
+
+
+def _ensure_triton():
+    if not use_triton():
+        raise ImportError("Triton is not available")
+    import triton
+    import triton.language as tl
+
+    return triton, tl
+
+
+def _get_kernel():
+    triton, tl = _ensure_triton()
+
+    @triton.jit
+    def scale_kernel(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+    return scale_kernel
+
+
+def _scale_triton(x):
+    kernel = _get_kernel()
+    kernel[(1,)](x, BLOCK=128)
+    return x
+
+
+def scale(x):
+    if use_triton() and x.is_cuda:
+        return _scale_triton(x)
+    return x * 2
+"""
+
+
+def test_own_kernels_defined_and_launched_only_behind_a_selector_check_are_optional(tmp_path: Path):
+    # quant/core/quant_func.py shape: the kernels live in private functions reached only under `if use_triton()`;
+    # the same file whose public function calls the Triton path with no check keeps them
+    write_files(tmp_path, {"pkg/lazy.py": LAZY,
+                           "pkg/lazy_unchecked.py": LAZY.replace("if use_triton() and x.is_cuda:", "if x.is_cuda:")})
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "pkg/lazy.py") == []
+    assert finding_lines(result, "NPU507", "pkg/lazy.py") == []
+    assert finding_lines(result, "NPU501", "pkg/lazy_unchecked.py") == [9, 10]
+    assert finding_lines(result, "NPU507", "pkg/lazy_unchecked.py") != []

@@ -499,8 +499,28 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
             own = any(ctx.qualname(d.func if isinstance(d, ast.Call) else d) in decorators for d in node.decorator_list)
             if own and in_probe(ctx, node):
                 continue  # a test kernel compiled to see whether the JIT works: the probe, not a kernel to port
+            if own and _behind_a_check(ctx, node):
+                continue  # reached only where the package is, another backend otherwise (label ruling (L42))
             (kernels if own else others).add(node.name)
     return bool(kernels - others)
+
+
+def _behind_a_check(ctx, node) -> bool:
+    """The kernel is defined in a private function that the module calls only behind an availability check
+    (migrate/optional_modules.py `checked_callees`, its callees included): Tencent/AngelSlim
+    quant/core/quant_func.py defines `@triton.jit def weight_dequant_kernel` inside `_get_weight_dequant_kernel()`,
+    called by `_weight_dequant_triton()`, called only under `if use_triton() and x.is_cuda:` with the PyTorch
+    function in the `else:` (label ruling (L42): a selection that checks the package first). Not a kernel after a check
+    that raises (`_ensure_triton()` raising ImportError: no working alternative, (L42)), nor one defined in the body
+    of a module-level `if HAS_TRITON:` (lit-llama's `if triton is not None:`): who calls it is not read here."""
+    from migrate.optional_modules import checked_callees
+
+    top, above = node, ctx.parent(node)
+    while above is not None and not isinstance(above, ast.Module):
+        top, above = above, ctx.parent(above)
+    if top is node or not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return top.name in checked_callees(ctx)
 
 
 def in_probe(ctx, statement) -> bool:
