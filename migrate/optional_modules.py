@@ -736,17 +736,22 @@ def _flags_known(results) -> dict[str, frozenset[str]]:
     migrate/imported_flags.py) -> those flags as known to a second reading, without reading any file."""
     from migrate.imported_flags import _known, _same_module
 
-    flags: dict[str, list] = {}  # last name -> (dotted flag, its path, mode)
+    # last name -> (dotted flag, its path, how it is spelled, mode): the flag by its name, or its module (`from . import
+    # kernels as _k` then `if _k.kernels_available(head_dim):`), as imported_flags.reread_guarded matches them
+    flags: dict[str, list] = {}
     for r in results:
         for f in r.facts or ():
             if f[0] == "def" and f[1] == "flag":
-                flags.setdefault(f[2].rpartition(".")[2], []).append((f[2], r.path, f[6] if len(f) > 6 else ""))
+                mode = f[6] if len(f) > 6 else ""
+                module = f[2].rpartition(".")[0]
+                flags.setdefault(f[2].rpartition(".")[2], []).append((f[2], r.path, f[2], mode))
+                flags.setdefault(module.rpartition(".")[2], []).append((f[2], r.path, module, mode))
     out = {}
     for result in results if flags else ():
         if result.path.endswith(".py"):
             known = frozenset(_known(flag, mode) for f in (result.facts or ()) if f[0] == "ref"
-                              for flag, path, mode in flags.get(f[1].rpartition(".")[2], ())
-                              if path != result.path and _same_module(f[1], flag))
+                              for flag, path, spelled, mode in flags.get(f[1].rpartition(".")[2], ())
+                              if path != result.path and _same_module(f[1], spelled))
             if known:
                 out[result.path] = known
     return out
@@ -1031,8 +1036,15 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     wanted = candidates
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     ref_parts = _ref_parts(results)  # read by each round below: computed once
+    memo: dict = {}  # (importer, module) -> imported only in accessors every caller calls behind a check
     for _ in range(_RELAY_DEPTH + 1):
         _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
+        for path, parts in wanted.items():
+            importers = seen.get(path, ())
+            if any(not g for _, g in importers):
+                seen[path] = [(i, CHECKED if not g and _checked_accessors(
+                    i, path, parts, results, imports_of, fresh, max_file_size, ref_parts, memo) else g)
+                    for i, g in importers]
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
@@ -1105,3 +1117,114 @@ def _closure(seen: dict, counts) -> set[str]:
                 found.add(path)
                 changed = True
     return found
+
+
+def _checked_accessors(importer: str, path: str, parts: tuple, results, imports_of, fresh, max_file_size: int,
+                       ref_parts: dict, memo: dict) -> bool:
+    """The importer imports the module at `path` only inside public module-level functions (lazy accessors: Tencent/
+    AngelSlim minference/kernels/__init__.py `def get_streaming_forward(): from .streaming_kernel import
+    streaming_forward; return streaming_forward`, beside its own probe `kernels_available()`), never calls them
+    itself, and every other module calls them only behind an availability check (NPU501's `availability_guard`, read
+    with the checks of other modules known: prefill.py calls `_k.get_streaming_forward()` only in `_kernel_prefill`,
+    called only under `if _k.kernels_available(variant, head_dim):`, the pure-torch reference otherwise). The module
+    is then reached only where the package is, as through `if is_x_available(): from .m import f` (label rulings
+    (L42)/(L97)). At least one such call; a reference that is no call, or one outside a check, keeps the import."""
+    key = (importer, path)
+    if key in memo:
+        return memo[key]
+    memo[key] = False
+    text = _text(importer, fresh, max_file_size)
+    if not text or not re.search(rf"^[ \t]+(?:from|import)\s[^\n]*\b{re.escape(parts[-1])}\b", text, re.M):
+        return False  # no indented import naming the module: none in a function
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return False
+    top = {id(s): s for s in tree.body}
+    accessors: set[str] = set()
+    for function in tree.body:
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                    _names_module(name, parts, isinstance(node, ast.ImportFrom) and node.level > 0)
+                    or _names_module(name[:-1], parts, isinstance(node, ast.ImportFrom) and node.level > 0)
+                    for name in _imported(node, importer) if name):
+                if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name.startswith("_") \
+                        or id(function) not in top:
+                    return False
+                accessors.add(function.name)
+    if not accessors or any(isinstance(n, ast.Name) and n.id in accessors and isinstance(n.ctx, ast.Load)
+                            for n in ast.walk(tree)):
+        return False  # the module calls (or hands on) an accessor itself
+    owner = tuple(module_parts(importer))
+    if len(owner) < 2:
+        return False
+    calls = 0
+    for result in results:
+        if result.path == importer or not result.path.endswith(".py") or owner[-1] not in ref_parts[id(result)]:
+            continue
+        found = _accessor_calls(result.path, owner, accessors, getattr(imports_of, "known", {}).get(result.path, frozenset()),
+                                fresh, max_file_size)
+        if found is None:
+            return False
+        calls += found
+    memo[key] = calls > 0
+    return memo[key]
+
+
+def _text(path: str, fresh, max_file_size: int) -> str | None:
+    from migrate import engine
+
+    data = fresh.get(path)
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    return engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
+
+
+def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, fresh, max_file_size: int) -> int | None:
+    """How many calls of the accessors of the module `owner` the file makes, all behind availability checks; None
+    where one reference is no such call."""
+    from migrate.context import PythonContext
+    from migrate.rules.npu501_gpu_only_import import availability_guard
+
+    text = _text(path, fresh, max_file_size)
+    if not text or not any(name in text for name in accessors):
+        return 0
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return None
+    modules, functions = set(), set()  # local names bound to the owner module, or to one of its accessors
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                single = ast.ImportFrom(module=node.module, names=[alias], level=node.level) \
+                    if isinstance(node, ast.ImportFrom) else ast.Import(names=[alias])
+                full = max(_imported(single, path), key=len)
+                local = alias.asname or alias.name.split(".")[0]
+                relative = isinstance(node, ast.ImportFrom) and node.level > 0
+                if _names_module(full, owner, relative) and (alias.asname or "." not in alias.name):
+                    modules.add(local)
+                elif full[-1] in accessors and _names_module(full[:-1], owner, relative):
+                    functions.add(local)
+    if not modules and not functions:
+        return 0
+    ctx = PythonContext(path, text, tree, None)
+    ctx.__dict__["_npu_known_flags"] = known
+    calls = 0
+    for node in ast.walk(tree):
+        reference = None
+        if isinstance(node, ast.Attribute) and node.attr in accessors and isinstance(node.value, ast.Name) \
+                and node.value.id in modules:
+            reference = node
+        elif isinstance(node, ast.Name) and node.id in functions and isinstance(node.ctx, ast.Load):
+            reference = node
+        if reference is None:
+            continue
+        call = ctx.parent(reference)
+        if not (isinstance(call, ast.Call) and call.func is reference):
+            return None
+        statement = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = ctx.parent(statement)
+        if statement is None or availability_guard(ctx, statement) is None:
+            return None
+        calls += 1
+    return calls

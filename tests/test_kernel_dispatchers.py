@@ -167,3 +167,62 @@ def test_an_import_probe_answers_like_an_availability_check():
 
     ctx = PythonContext("algo/sparse/kernels_check.py", CHECK, ast.parse(CHECK), None)
     assert predicates(ctx) == frozenset({"kernels_available"})
+
+
+KERNELS_INIT = """def kernels_available(head_dim=None):
+    try:
+        import triton  # noqa: F401
+    except Exception:
+        return False
+    return head_dim is None or head_dim <= 256
+
+
+def get_streaming_forward():
+    from .streaming import streaming_forward
+
+    return streaming_forward
+
+
+def get_other_forward():
+    from .other import other_forward
+
+    return other_forward
+"""
+
+DISPATCH = """import torch
+
+from . import kernels as _k
+
+
+def _kernel_prefill(q):
+    sf = _k.get_streaming_forward()
+    return sf(q)
+
+
+def prefill(q, head_dim):
+    if _k.kernels_available(head_dim):
+        return _kernel_prefill(q)
+    return torch.softmax(q, -1)
+
+
+def other(q):
+    return _k.get_other_forward()(q)
+"""
+
+
+def test_triton_kernels_behind_lazy_accessors_called_only_behind_the_probe_are_optional(tmp_path: Path):
+    # minference kernels/__init__.py shape: the accessors import the kernels' modules in their bodies; the dispatcher
+    # reaches `get_streaming_forward()` only from `_kernel_prefill`, called only under `_k.kernels_available(...)` (a
+    # predicate of the module imported as `_k`), and `get_other_forward()` with no check
+    write_files(tmp_path, {
+        "algo/__init__.py": "",
+        "algo/minf/__init__.py": "",
+        "algo/minf/kernels/__init__.py": KERNELS_INIT,
+        "algo/minf/kernels/streaming.py": KERNEL.replace("sparse_kernel", "streaming_forward"),
+        "algo/minf/kernels/other.py": KERNEL.replace("sparse_kernel", "other_forward"),
+        "algo/minf/prefill.py": DISPATCH,
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert finding_lines(result, "NPU501", "kernels/streaming.py") == []
+    assert finding_lines(result, "NPU507", "kernels/streaming.py") == []
+    assert finding_lines(result, "NPU501", "kernels/other.py") == [1, 2]
