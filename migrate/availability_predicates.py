@@ -109,7 +109,8 @@ def _answers_availability(ctx, function) -> bool:
             return any(test(v) for v in expr.values)
         return _availability_test(ctx, expr)
 
-    exit_line = _early_exit_line(function, test)
+    exits = [line for line in (_early_exit_line(function, test), _import_probe_line(function)) if line is not None]
+    exit_line = min(exits) if exits else None
     returns = _own_returns(function)
     some = False
     for node in returns:
@@ -192,6 +193,40 @@ def _tested_locals(ctx, function) -> frozenset[str]:
                      for t in s.targets if isinstance(t, ast.Name))
 
 
+def _import_probe_line(function) -> int | None:
+    """The last line of the first import of a GPU-only package (one of the catalogue) in the first top-level `try:` of
+    the function whose every handler catches a failed import and answers "no" (`return False`): every return after it
+    runs only where the package imported. Tencent/AngelSlim sparsity/algorithms/flexprefill/kernels/__init__.py:
+
+        def kernels_available(head_dim=None):
+            try:
+                import flash_attn
+                import triton
+            except Exception:
+                return False
+            if head_dim is None:
+                return True
+            return head_dim in _SUPPORTED_HEAD_DIMS
+
+    answers True only where flash_attn and triton import, as `if not is_triton_available(): return False` would."""
+    from migrate.optional_modules import _catches_import_error
+    from migrate.rules.npu501_gpu_only_import import _nothing
+    from migrate.skip_decorators import catalogue_package, catalogue_roots
+
+    attempt = next((s for s in function.body if isinstance(s, ast.Try)), None)
+    if attempt is None or attempt.orelse or attempt.finalbody or not attempt.handlers or not all(
+            _catches_import_error(h) and h.body and isinstance(h.body[-1], ast.Return) and _nothing(h.body[-1].value)
+            for h in attempt.handlers):
+        return None
+    roots = catalogue_roots()
+    for statement in attempt.body:
+        names = [a.name for a in statement.names] if isinstance(statement, ast.Import) else \
+            [statement.module or ""] if isinstance(statement, ast.ImportFrom) and not statement.level else []
+        if any(catalogue_package(name.split(".", 1)[0], roots) for name in names):
+            return statement.end_lineno
+    return None
+
+
 def _early_exit_line(function, test) -> int | None:
     """The last line of the first top-level `if not <test>: return <nothing>` (no `else:`) of the function, before which
     no other answer than "no" is given: every return after it runs only where the package is."""
@@ -204,3 +239,107 @@ def _early_exit_line(function, test) -> int | None:
                 and test(statement.test.operand):
             return statement.end_lineno
     return None
+
+
+def selected_by_check(ctx, expr) -> bool:
+    """`get_default_backend() == Backend.TRITON` (or `Backend.TRITON == get_default_backend()`, `is`): a comparison of a
+    call of a backend selector of this module with a value it returns only where the package is (`selectors`).
+
+    Tencent/AngelSlim compressor/_platform.py picks Triton or PyTorch by availability and asks the choice through a
+    comparison:
+
+        def get_default_backend() -> Backend:
+            if is_triton_available():
+                return Backend.TRITON
+            return Backend.PYTORCH
+
+        def use_triton() -> bool:
+            return get_default_backend() == Backend.TRITON
+
+    `use_triton()` is True only where `is_triton_available()` was: it is a predicate like `xformers_enabled()`, and
+    `if use_triton(): from .fp8_gemm import ...` (else the PyTorch module) is a selection that checks the package first
+    (label ruling (L42): the Triton kernels reached only so are an optional backend)."""
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Eq, ast.Is))):
+        return False
+    left, right = expr.left, expr.comparators[0]
+    if not isinstance(left, ast.Call):
+        left, right = right, left
+    if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and not left.args and not left.keywords):
+        return False
+    value = _constant_key(right)
+    return value is not None and value in selectors(ctx).get(left.func.id, ())
+
+
+_SELECTORS_KEY = "_npu_selectors"
+
+
+def _constant_key(node) -> str | None:
+    """A value a selector may return, as a key: a constant (`"triton"`) or a dotted name (`Backend.TRITON`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)) and not isinstance(node.value, bool):
+        return repr(node.value)
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and parts:
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def selectors(ctx) -> dict[str, frozenset[str]]:
+    """The module-level functions of this file taking no argument that return only constants or dotted names
+    (`Backend.TRITON`, `"pytorch"`) -> the values each returns only in the body of an `if` testing availability
+    (`_availability_test`: `if is_triton_available(): return Backend.TRITON`), never elsewhere. Where none of its
+    returns is under such a test the function is none."""
+    cached = ctx.__dict__.get(_SELECTORS_KEY)
+    if cached is not None:
+        return cached
+    ctx.__dict__[_SELECTORS_KEY] = {}  # asked by `_availability_test` while this runs
+    found: dict[str, frozenset[str]] = {}
+    if "return" in ctx.source and ("_available" in ctx.source or "_AVAILABLE" in ctx.source or "HAS_" in ctx.source):
+        from migrate.rules.npu501_gpu_only_import import _availability_test
+
+        for function in ctx.tree.body:
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.args.args \
+                    or function.args.posonlyargs or function.args.kwonlyargs or function.args.vararg \
+                    or function.args.kwarg:
+                continue
+            checked: dict[str, bool] = {}
+            if not _selector_returns(ctx, function.body, False, checked, _availability_test):
+                continue
+            values = frozenset(value for value, under in checked.items() if under)
+            if values and len(values) < len(checked):
+                found[function.name] = values
+    ctx.__dict__[_SELECTORS_KEY] = found
+    return found
+
+
+def _selector_returns(ctx, statements, under: bool, checked: dict, test) -> bool:
+    """Record each `return <value>` of `statements` (and of the statements they hold, not of nested functions) in
+    `checked`: value -> True while every return of it is in the body of an `if` testing availability. False where
+    a return gives anything but a constant or a dotted name."""
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(statement, ast.Return):
+            value = _constant_key(statement.value) if statement.value is not None else None
+            if value is None:
+                return False
+            checked[value] = checked.get(value, True) and under
+            continue
+        if isinstance(statement, ast.If):
+            inner = under or test(ctx, statement.test)
+            if not (_selector_returns(ctx, statement.body, inner, checked, test)
+                    and _selector_returns(ctx, statement.orelse, under, checked, test)):
+                return False
+            # `if not is_triton_available(): return Backend.PYTORCH`: what follows runs only where the package is
+            under = under or (not statement.orelse and isinstance(statement.body[-1], ast.Return)
+                              and isinstance(statement.test, ast.UnaryOp) and isinstance(statement.test.op, ast.Not)
+                              and test(ctx, statement.test.operand))
+            continue
+        for field in _STATEMENT_LISTS:
+            for part in getattr(statement, field, ()):
+                held = part.body if isinstance(part, (ast.excepthandler, ast.match_case)) else [part]
+                if not _selector_returns(ctx, held, under, checked, test):
+                    return False
+    return True

@@ -116,7 +116,8 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
         # function called, `if mm.xformers_enabled()`):
         # most files importing a flag's module never test that flag, and a second analysis of a large file costs
         # (read through its module: `probe.fused`, not any word `fused`)
-        if not (names and re.search(rf"\b(?:if|elif|and)\b[^\n#]*?\b(?:{names})", text)) \
+        # (or a local bound to it, tested afterwards: `_kernel_ok = kernels_available(head_dim)`)
+        if not (names and re.search(rf"(?:\b(?:if|elif|and)\b[^\n#]*?|=\s*)\b(?:{names})", text)) \
                 and not (raising and re.search(rf"\b(?:{raising})\s*\(", text)):
             if cache and key and digest == _digest(data):
                 cache.put_untested(key, digest, untested)

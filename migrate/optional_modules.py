@@ -633,18 +633,38 @@ def _after_raising_check(ctx, node) -> bool:
 
     if "(" not in ctx.source:
         return False
-    if early_exit_guard(ctx, node) is not None:
+    if early_exit_guard(ctx, node) is not None or _under_predicate(ctx, node):
         return True
     top, above = node, ctx.parent(node)
     while above is not None and not isinstance(above, ast.Module):
         top, above = above, ctx.parent(above)
-    return isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name in _checked_callees(ctx)
+    return isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name in checked_callees(ctx)
+
+
+def _under_predicate(ctx, node) -> bool:
+    """`node` is in the body of an `if` asking an availability predicate (migrate/availability_predicates.py), its own
+    module's or one imported from another (`_flags_known`): Tencent/AngelSlim diffusion/kernels/python/gemm/__init__.py
+    `if use_triton(): from .fp8_gemm import fp8_gemm_triton_block / else: from .fp8_gemm_torch import ...`, `use_triton`
+    answering from `_platform.is_triton_available()` (label ruling (L42): a selection that checks the package first)."""
+    from migrate.rules.npu501_gpu_only_import import _predicate_call
+
+    def asks(test) -> bool:
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(asks(v) for v in test.values)
+        return isinstance(test, ast.Call) and not test.args and _predicate_call(ctx, test.func)
+
+    child, above = node, ctx.parent(node)
+    while above is not None:
+        if isinstance(above, ast.If) and any(child is s for s in above.body) and asks(above.test):
+            return True
+        child, above = above, ctx.parent(above)
+    return False
 
 
 _CALLEES_KEY = "_npu_checked_callees"
 
 
-def _checked_callees(ctx) -> frozenset[str]:
+def checked_callees(ctx) -> frozenset[str]:
     """The module's private top-level functions (`_name`: not for other modules to call) that it calls only behind an
     availability check (NPU501's `availability_guard`: in the body of `if check:` or after a check that leaves): torchao
     quant.py's `_mxfp8_quantize_2d_1x32_cutedsl_custom_op`, whose body imports the CuTeDSL kernels' module, called
@@ -663,6 +683,19 @@ def _checked_callees(ctx) -> frozenset[str]:
     for n in ctx.nodes.get(ast.Name, ()) if private else ():
         if n.id in private and isinstance(n.ctx, ast.Load):
             reads.setdefault(n.id, []).append(n)
+    # a callee of a checked callee is reached only behind the check too (Tencent/AngelSlim flashprefill/prefill.py:
+    # `_flash_dense` is called only by `_kernel_prefill`, called only under `if _kernel_ok:`): grown until it stands,
+    # NPU501's `availability_guard` reading the set found so far
+    found: frozenset[str] = frozenset()
+    while True:
+        ctx.__dict__[_CALLEES_KEY] = found
+        grown = _callees_behind_checks(ctx, reads, availability_guard)
+        if grown <= found:
+            return found
+        found = found | grown
+
+
+def _callees_behind_checks(ctx, reads: dict, availability_guard) -> frozenset[str]:
     found = set()
     for name, nodes in reads.items():
         called = False
@@ -680,8 +713,7 @@ def _checked_callees(ctx) -> frozenset[str]:
         else:
             if called:
                 found.add(name)
-    ctx.__dict__[_CALLEES_KEY] = frozenset(found)
-    return ctx.__dict__[_CALLEES_KEY]
+    return frozenset(found)
 
 
 def _decorates(ctx, node: ast.Attribute) -> bool:
@@ -704,17 +736,22 @@ def _flags_known(results) -> dict[str, frozenset[str]]:
     migrate/imported_flags.py) -> those flags as known to a second reading, without reading any file."""
     from migrate.imported_flags import _known, _same_module
 
-    flags: dict[str, list] = {}  # last name -> (dotted flag, its path, mode)
+    # last name -> (dotted flag, its path, how it is spelled, mode): the flag by its name, or its module (`from . import
+    # kernels as _k` then `if _k.kernels_available(head_dim):`), as imported_flags.reread_guarded matches them
+    flags: dict[str, list] = {}
     for r in results:
         for f in r.facts or ():
             if f[0] == "def" and f[1] == "flag":
-                flags.setdefault(f[2].rpartition(".")[2], []).append((f[2], r.path, f[6] if len(f) > 6 else ""))
+                mode = f[6] if len(f) > 6 else ""
+                module = f[2].rpartition(".")[0]
+                flags.setdefault(f[2].rpartition(".")[2], []).append((f[2], r.path, f[2], mode))
+                flags.setdefault(module.rpartition(".")[2], []).append((f[2], r.path, module, mode))
     out = {}
     for result in results if flags else ():
         if result.path.endswith(".py"):
             known = frozenset(_known(flag, mode) for f in (result.facts or ()) if f[0] == "ref"
-                              for flag, path, mode in flags.get(f[1].rpartition(".")[2], ())
-                              if path != result.path and _same_module(f[1], flag))
+                              for flag, path, spelled, mode in flags.get(f[1].rpartition(".")[2], ())
+                              if path != result.path and _same_module(f[1], spelled))
             if known:
                 out[result.path] = known
     return out
@@ -881,6 +918,12 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
                 for name, level, relative in imports_of[importer]:
                     if level and len(name) == len(parts) + 1 and _names_module(name[:-1], parts, relative):
                         bound.setdefault(importer, {}).setdefault(name[-1], set()).add(path)
+    for importer in list(bound):
+        fallback = _fallback_names(importer, fresh.get(importer), max_file_size) & set(bound[importer])
+        for name in fallback:
+            del bound[importer][name]
+        if not bound[importer]:
+            del bound[importer]
     if not bound:
         return set()
     owners = {importer: tuple(module_parts(importer)) for importer in bound}
@@ -904,6 +947,36 @@ def _needed_reexports(results, wanted: dict, seen: dict, imports_of: dict, fresh
     return needed
 
 
+def _fallback_names(path: str, data, max_file_size: int) -> set[str]:
+    """The names a module binds in the `else:` of a top-level `if` (`if use_triton(): from .fp8_gemm import
+    fp8_gemm_triton_block / else: from .fp8_gemm_torch import fp8_gemm_torch_block as fp8_gemm_triton_block`,
+    Tencent/AngelSlim diffusion/kernels/python/gemm/__init__.py): there the name is bound on every host, the PyTorch
+    one where the package is absent, so another module importing it from there needs no GPU-only package (label ruling
+    (L42): a selection with a working fallback)."""
+    from migrate import engine
+
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    text = engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
+    if not text or "else" not in text:
+        return set()
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return set()
+    out: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.If):
+            for node in statement.orelse:
+                for n in ast.walk(node):
+                    if isinstance(n, (ast.Import, ast.ImportFrom)):
+                        out |= _bound_names(n)
+                    elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        out.add(n.id)
+                    elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        out.add(n.name)
+    return out
+
+
 def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, max_file_size, cache, digests,
                ref_parts: dict[int, frozenset[str]]) -> None:
     """Add to `seen` (candidate path -> [(importer path, guarded)]) the imports of each candidate by the scanned files
@@ -912,6 +985,8 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
     for path, parts in candidates.items():
         by_last.setdefault(parts[-1], []).append(path)
     lasts = frozenset(by_last)  # a set against a set: isdisjoint walks the smaller one (a dict: all its keys)
+    inits = {last: [p for p in paths if p.replace("\\", "/").endswith("/__init__.py")] for last, paths in by_last.items()}
+    inits = {last: paths for last, paths in inits.items() if paths}
     for result in results:
         if not result.path.endswith(".py"):
             continue
@@ -922,6 +997,14 @@ def _importers(results, candidates: dict, seen: dict, imports_of: dict, fresh, m
             for path in by_last.get(name[-1], ()) if name else ():
                 if path != result.path and _names_module(name, candidates[path], relative):
                     seen.setdefault(path, []).append((result.path, guarded))
+            # `from .modules.forward import f` runs `modules/__init__.py` first: an import of a package's `__init__`
+            # with the same guard (Tencent/AngelSlim vecattention/prefill.py imports modules.forward only in a private
+            # function called behind `kernels_available()`, and nothing else imports that package)
+            for k in range(1, len(name) - 1) if inits and len(name) > 2 else ():
+                for path in inits.get(name[k], ()):
+                    if path != result.path and _names_module(name[:k + 1], candidates[path], relative) \
+                            and (result.path, guarded) not in seen.get(path, ()):
+                        seen.setdefault(path, []).append((result.path, guarded))
 
 
 def ref_parts(result) -> frozenset[str]:
@@ -953,8 +1036,15 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     wanted = candidates
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     ref_parts = _ref_parts(results)  # read by each round below: computed once
+    memo: dict = {}  # (importer, module) -> imported only in accessors every caller calls behind a check
     for _ in range(_RELAY_DEPTH + 1):
         _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
+        for path, parts in wanted.items():
+            importers = seen.get(path, ())
+            if any(not g for _, g in importers):
+                seen[path] = [(i, CHECKED if not g and _checked_accessors(
+                    i, path, parts, results, imports_of, fresh, max_file_size, ref_parts, memo) else g)
+                    for i, g in importers]
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
@@ -1027,3 +1117,114 @@ def _closure(seen: dict, counts) -> set[str]:
                 found.add(path)
                 changed = True
     return found
+
+
+def _checked_accessors(importer: str, path: str, parts: tuple, results, imports_of, fresh, max_file_size: int,
+                       ref_parts: dict, memo: dict) -> bool:
+    """The importer imports the module at `path` only inside public module-level functions (lazy accessors: Tencent/
+    AngelSlim minference/kernels/__init__.py `def get_streaming_forward(): from .streaming_kernel import
+    streaming_forward; return streaming_forward`, beside its own probe `kernels_available()`), never calls them
+    itself, and every other module calls them only behind an availability check (NPU501's `availability_guard`, read
+    with the checks of other modules known: prefill.py calls `_k.get_streaming_forward()` only in `_kernel_prefill`,
+    called only under `if _k.kernels_available(variant, head_dim):`, the pure-torch reference otherwise). The module
+    is then reached only where the package is, as through `if is_x_available(): from .m import f` (label rulings
+    (L42)/(L97)). At least one such call; a reference that is no call, or one outside a check, keeps the import."""
+    key = (importer, path)
+    if key in memo:
+        return memo[key]
+    memo[key] = False
+    text = _text(importer, fresh, max_file_size)
+    if not text or not re.search(rf"^[ \t]+(?:from|import)\s[^\n]*\b{re.escape(parts[-1])}\b", text, re.M):
+        return False  # no indented import naming the module: none in a function
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return False
+    top = {id(s): s for s in tree.body}
+    accessors: set[str] = set()
+    for function in tree.body:
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                    _names_module(name, parts, isinstance(node, ast.ImportFrom) and node.level > 0)
+                    or _names_module(name[:-1], parts, isinstance(node, ast.ImportFrom) and node.level > 0)
+                    for name in _imported(node, importer) if name):
+                if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name.startswith("_") \
+                        or id(function) not in top:
+                    return False
+                accessors.add(function.name)
+    if not accessors or any(isinstance(n, ast.Name) and n.id in accessors and isinstance(n.ctx, ast.Load)
+                            for n in ast.walk(tree)):
+        return False  # the module calls (or hands on) an accessor itself
+    owner = tuple(module_parts(importer))
+    if len(owner) < 2:
+        return False
+    calls = 0
+    for result in results:
+        if result.path == importer or not result.path.endswith(".py") or owner[-1] not in ref_parts[id(result)]:
+            continue
+        found = _accessor_calls(result.path, owner, accessors, getattr(imports_of, "known", {}).get(result.path, frozenset()),
+                                fresh, max_file_size)
+        if found is None:
+            return False
+        calls += found
+    memo[key] = calls > 0
+    return memo[key]
+
+
+def _text(path: str, fresh, max_file_size: int) -> str | None:
+    from migrate import engine
+
+    data = fresh.get(path)
+    if data is None:
+        data = engine._read_target(engine.Target(path, ("python",)), max_file_size)
+    return engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
+
+
+def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, fresh, max_file_size: int) -> int | None:
+    """How many calls of the accessors of the module `owner` the file makes, all behind availability checks; None
+    where one reference is no such call."""
+    from migrate.context import PythonContext
+    from migrate.rules.npu501_gpu_only_import import availability_guard
+
+    text = _text(path, fresh, max_file_size)
+    if not text or not any(name in text for name in accessors):
+        return 0
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return None
+    modules, functions = set(), set()  # local names bound to the owner module, or to one of its accessors
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                single = ast.ImportFrom(module=node.module, names=[alias], level=node.level) \
+                    if isinstance(node, ast.ImportFrom) else ast.Import(names=[alias])
+                full = max(_imported(single, path), key=len)
+                local = alias.asname or alias.name.split(".")[0]
+                relative = isinstance(node, ast.ImportFrom) and node.level > 0
+                if _names_module(full, owner, relative) and (alias.asname or "." not in alias.name):
+                    modules.add(local)
+                elif full[-1] in accessors and _names_module(full[:-1], owner, relative):
+                    functions.add(local)
+    if not modules and not functions:
+        return 0
+    ctx = PythonContext(path, text, tree, None)
+    ctx.__dict__["_npu_known_flags"] = known
+    calls = 0
+    for node in ast.walk(tree):
+        reference = None
+        if isinstance(node, ast.Attribute) and node.attr in accessors and isinstance(node.value, ast.Name) \
+                and node.value.id in modules:
+            reference = node
+        elif isinstance(node, ast.Name) and node.id in functions and isinstance(node.ctx, ast.Load):
+            reference = node
+        if reference is None:
+            continue
+        call = ctx.parent(reference)
+        if not (isinstance(call, ast.Call) and call.func is reference):
+            return None
+        statement = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = ctx.parent(statement)
+        if statement is None or availability_guard(ctx, statement) is None:
+            return None
+        calls += 1
+    return calls

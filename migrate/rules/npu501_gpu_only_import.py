@@ -2,6 +2,7 @@ import ast
 import re
 
 from migrate import knowledge, none_stand_ins
+from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.requirement_checks import checked_before
 from migrate.rules.base import Invalid, Rule
@@ -254,6 +255,10 @@ def _availability_test(ctx, test) -> bool:
     if isinstance(test, ast.Subscript):  # `env_info["has_flash_attn"]`: a flag read from a mapping by its key
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
+        from migrate.availability_predicates import selected_by_check
+
+        return selected_by_check(ctx, test)  # `get_default_backend() == Backend.TRITON`
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         # `"flash_attn" in sys.modules`: the package was already imported elsewhere in this process
         return isinstance(test.left, ast.Constant) and isinstance(test.left.value, str) \
@@ -270,11 +275,39 @@ def _availability_test(ctx, test) -> bool:
         from migrate.availability_predicates import module_flags
 
         return test.id in _set_by_import_attempt(ctx) or (test.id in _imported_names(ctx) and (
-            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id))) or test.id in module_flags(ctx)
+            bool(_FLAG.match(test.id)) or _known_flag(ctx, test.id))) or test.id in module_flags(ctx) \
+            or _local_flag(ctx, test)
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):  # `globals.HAS_FLASH_ATTN`
         return test.value.id in _imported_names(ctx) and (
             (ctx.qualname(test.value) is None and bool(_FLAG.match(test.attr))) or _known_flag(ctx, test.value.id, test.attr))
     return False
+
+
+_LOCAL_FLAGS_KEY = "_npu_local_flags"
+
+
+def _local_flag(ctx, name: ast.Name) -> bool:
+    """`name` is a local of the function holding it, bound once there, to an availability test: Tencent/AngelSlim
+    sparsity/algorithms/xattention/prefill.py `_kernel_ok = _k.kernels_available(head_dim)`, then `if _kernel_ok:
+    return _kernel_prefill(...)` (the pure-torch reference otherwise, label ruling (L42))."""
+    function = ctx.parent(name)
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        function = ctx.parent(function)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    cache = ctx.__dict__.setdefault(_LOCAL_FLAGS_KEY, {})
+    key = (id(function), name.id)
+    if key in cache:
+        return cache[key]
+    cache[key] = False  # asked again while the bound value is tested
+    stores = [n for n in walk_nodes(function) if isinstance(n, ast.Name) and n.id == name.id
+              and not isinstance(n.ctx, ast.Load)] + \
+        [a for a in walk_nodes(function.args) if isinstance(a, ast.arg) and a.arg == name.id]
+    if len(stores) == 1 and isinstance(stores[0], ast.Name):
+        bound = ctx.parent(stores[0])
+        cache[key] = isinstance(bound, ast.Assign) and len(bound.targets) == 1 and bound.targets[0] is stores[0] \
+            and _availability_test(ctx, bound.value)
+    return cache[key]
 
 
 def _predicate_call(ctx, func) -> bool:
@@ -320,6 +353,11 @@ def availability_guard(ctx, statement) -> ast.AST | None:
             factory = gated_factory(ctx, child)
             if factory is not None:
                 return factory
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name.startswith("_"):
+                from migrate.optional_modules import checked_callees
+
+                if child.name in checked_callees(ctx):
+                    return child
         child, parent = parent, ctx.parent(parent)
     return early_exit_guard(ctx, statement)
 
@@ -459,8 +497,48 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
         for node in ctx.nodes.get(kind, ()):
             own = any(ctx.qualname(d.func if isinstance(d, ast.Call) else d) in decorators for d in node.decorator_list)
+            if own and in_probe(ctx, node):
+                continue  # a test kernel compiled to see whether the JIT works: the probe, not a kernel to port
+            if own and _behind_a_check(ctx, node):
+                continue  # reached only where the package is, another backend otherwise (label ruling (L42))
             (kernels if own else others).add(node.name)
     return bool(kernels - others)
+
+
+def _behind_a_check(ctx, node) -> bool:
+    """The kernel is defined in a private function that the module calls only behind an availability check
+    (migrate/optional_modules.py `checked_callees`, its callees included): Tencent/AngelSlim
+    quant/core/quant_func.py defines `@triton.jit def weight_dequant_kernel` inside `_get_weight_dequant_kernel()`,
+    called by `_weight_dequant_triton()`, called only under `if use_triton() and x.is_cuda:` with the PyTorch
+    function in the `else:` (label ruling (L42): a selection that checks the package first). Not a kernel after a check
+    that raises (`_ensure_triton()` raising ImportError: no working alternative, (L42)), nor one defined in the body
+    of a module-level `if HAS_TRITON:` (lit-llama's `if triton is not None:`): who calls it is not read here."""
+    from migrate.optional_modules import checked_callees
+
+    top, above = node, ctx.parent(node)
+    while above is not None and not isinstance(above, ast.Module):
+        top, above = above, ctx.parent(above)
+    if top is node or not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return top.name in checked_callees(ctx)
+
+
+def in_probe(ctx, statement) -> bool:
+    """`statement` lies in an availability probe: a module-level function named `is_<pkg>_available` /
+    `_installed`, or one answering from an import attempt or another check (migrate/availability_predicates.py).
+    Tencent/AngelSlim compressor/_platform.py: `is_triton_available()` imports triton in a `try:` and calls
+    `_test_triton_jit()`, which imports triton, compiles a `@triton.jit` test kernel and launches it on a CUDA
+    tensor, answering False on any exception. Their imports and the test kernel ask whether the package works; the
+    code that runs the package's kernels is elsewhere, behind the answer (label notes 61c: the probe itself is no
+    label, (L34)/(L42))."""
+    from migrate.availability_predicates import predicates
+
+    top, above = statement, ctx.parent(statement)
+    while above is not None and not isinstance(above, ast.Module):
+        top, above = above, ctx.parent(above)
+    if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) or top is statement:
+        return False
+    return bool(_AVAILABILITY.match(top.name)) or top.name in predicates(ctx)
 
 
 def _type_checking_only(ctx, statement) -> bool:
@@ -484,6 +562,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     if own_kernels_without_fallback(ctx, package):
         return False
     if availability_guard(ctx, statement) is not None or _npu_fallback_handler(ctx, statement):
+        return True
+    if guarding_try(ctx, statement) is not None and in_probe(ctx, statement):
         return True
     if checked_before(ctx, statement, package):  # `check_version("liger-kernel", mandatory=True)` in the function
         return True
