@@ -52,6 +52,7 @@ each file recorded ("ref" facts), and only those files are read and parsed again
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from migrate import fileio
@@ -770,6 +771,10 @@ def _flagged_imports(path: str, known: frozenset[str], data, max_file_size: int)
     text = engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
     if text is None or not _LOCAL_IMPORT.search(text):
         return None
+    # a check the file never names decides none of its imports (a module known by its last name alone, torch's many
+    # `utils`, brings its flags to every file importing one): the text test before the parse
+    if not any(re.search(rf"\b{re.escape(flag.partition('(')[0].rpartition('.')[2])}\b", text) for flag in known):
+        return None
     tree = fileio.parse_python(text)
     if tree is None:
         return None
@@ -1042,7 +1047,9 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         for path, parts in wanted.items():
             importers = seen.get(path, ())
             if any(not g for _, g in importers):
-                seen[path] = [(i, CHECKED if not g and _checked_accessors(
+                # lazy accessors are a kernel module's way in (AngelSlim's get_streaming_forward()): asked of kernel
+                # modules only, and of those only where an importer is unguarded
+                seen[path] = [(i, CHECKED if not g and path in kernels and _checked_accessors(
                     i, path, parts, results, imports_of, fresh, max_file_size, ref_parts, memo) else g)
                     for i, g in importers]
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/
@@ -1134,25 +1141,19 @@ def _checked_accessors(importer: str, path: str, parts: tuple, results, imports_
         return memo[key]
     memo[key] = False
     text = _text(importer, fresh, max_file_size)
-    if not text or not re.search(rf"^[ \t]+(?:from|import)\s[^\n]*\b{re.escape(parts[-1])}\b", text, re.M):
-        return False  # no indented import naming the module: none in a function
-    tree = fileio.parse_python(text)
-    if tree is None:
+    if not text or not _in_public_function(text, parts[-1]):
+        return False  # no indented import naming the module under a public top-level `def`: no accessor
+    imports = _statement_imports(importer, text, memo)
+    if imports is None:
         return False
-    top = {id(s): s for s in tree.body}
+    statements, loaded = imports
     accessors: set[str] = set()
-    for function in tree.body:
-        for node in ast.walk(function):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-                    _names_module(name, parts, isinstance(node, ast.ImportFrom) and node.level > 0)
-                    or _names_module(name[:-1], parts, isinstance(node, ast.ImportFrom) and node.level > 0)
-                    for name in _imported(node, importer) if name):
-                if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name.startswith("_") \
-                        or id(function) not in top:
-                    return False
-                accessors.add(function.name)
-    if not accessors or any(isinstance(n, ast.Name) and n.id in accessors and isinstance(n.ctx, ast.Load)
-                            for n in ast.walk(tree)):
+    for accessor, names in statements:
+        if any(_names_module(name, parts, relative) or _names_module(name[:-1], parts, relative) for name, relative in names):
+            if accessor is None:
+                return False  # imported at the top, in a block or in a private function: no accessor
+            accessors.add(accessor)
+    if not accessors or accessors & loaded:
         return False  # the module calls (or hands on) an accessor itself
     owner = tuple(module_parts(importer))
     if len(owner) < 2:
@@ -1161,12 +1162,55 @@ def _checked_accessors(importer: str, path: str, parts: tuple, results, imports_
     for result in results:
         if result.path == importer or not result.path.endswith(".py") or owner[-1] not in ref_parts[id(result)]:
             continue
-        found = _accessor_calls(result.path, owner, accessors, getattr(imports_of, "known", {}).get(result.path, frozenset()),
-                                fresh, max_file_size)
+        calls_key = ("calls", result.path, owner, frozenset(accessors))
+        if calls_key not in memo:
+            memo[calls_key] = _accessor_calls(result.path, owner, accessors,
+                                              getattr(imports_of, "known", {}).get(result.path, frozenset()), fresh, max_file_size,
+                                              memo)
+        found = memo[calls_key]
         if found is None:
             return False
         calls += found
     memo[key] = calls > 0
+    return memo[key]
+
+
+_HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
+
+
+def _in_public_function(text: str, name: str) -> bool:
+    """Some indented import line naming `name` has, as the nearest `def` / `class` header at the line's start above it,
+    a public function's: the text test before any parse (most local imports sit in methods or private helpers; torch
+    has hundreds), loose where it may be (a module-level block after a function passes, the parse decides)."""
+    headers = [(m.start(), m.group(1) == "def" and not m.group(2).startswith("_")) for m in _HEADER.finditer(text)]
+    starts = [start for start, _ in headers]  # (built per call: asked of kernel modules' importers only, a few)
+    for match in re.finditer(rf"^[ \t]+(?:from|import)\s[^\n]*\b{re.escape(name)}\b", text, re.M):
+        k = bisect.bisect_right(starts, match.start()) - 1
+        if k >= 0 and headers[k][1]:
+            return True
+    return False
+
+
+def _statement_imports(importer: str, text: str, memo: dict):
+    """The importer's imports, read once per scan (`_checked_accessors` asks for every module it imports): for each
+    top-level statement holding imports, (its name where it is a public function, else None; [(imported name,
+    relative)]), and the names the module loads; None where it does not parse."""
+    key = ("imports", importer)
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    tree = fileio.parse_python(text)
+    if tree is None:
+        return None
+    statements = []
+    for statement in tree.body:
+        names = [(name, isinstance(node, ast.ImportFrom) and node.level > 0) for node in ast.walk(statement)
+                 if isinstance(node, (ast.Import, ast.ImportFrom)) for name in _imported(node, importer) if name]
+        if names:
+            public = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not statement.name.startswith("_")
+            statements.append((statement.name if public else None, names))
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    memo[key] = (statements, loaded)
     return memo[key]
 
 
@@ -1179,45 +1223,49 @@ def _text(path: str, fresh, max_file_size: int) -> str | None:
     return engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
 
 
-def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, fresh, max_file_size: int) -> int | None:
+def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, fresh, max_file_size: int,
+                    memo: dict) -> int | None:
     """How many calls of the accessors of the module `owner` the file makes, all behind availability checks; None
-    where one reference is no such call."""
+    where one reference is no such call. The file's text, imports and context are read once per scan (`memo`):
+    a module of many accessors is asked about from every file naming it."""
     from migrate.context import PythonContext
     from migrate.rules.npu501_gpu_only_import import availability_guard
 
-    text = _text(path, fresh, max_file_size)
+    key = ("parsed", path)
+    if key not in memo:
+        text = _text(path, fresh, max_file_size)
+        memo[key] = (text, None, None)
+    text, aliases, ctx = memo[key]
     if not text or not any(name in text for name in accessors):
         return 0
-    tree = fileio.parse_python(text)
-    if tree is None:
-        return None
+    if aliases is None:
+        tree = fileio.parse_python(text)
+        if tree is None:
+            return None
+        aliases = []  # (the imported name's parts, the local name, relative, aliased, dotted) of each import alias
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    single = ast.ImportFrom(module=node.module, names=[alias], level=node.level) \
+                        if isinstance(node, ast.ImportFrom) else ast.Import(names=[alias])
+                    aliases.append((max(_imported(single, path), key=len), alias.asname or alias.name.split(".")[0],
+                                    isinstance(node, ast.ImportFrom) and node.level > 0, bool(alias.asname), "." in alias.name))
+        ctx = PythonContext(path, text, tree, None)
+        ctx.__dict__["_npu_known_flags"] = known
+        memo[key] = (text, aliases, ctx)
     modules, functions = set(), set()  # local names bound to the owner module, or to one of its accessors
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                single = ast.ImportFrom(module=node.module, names=[alias], level=node.level) \
-                    if isinstance(node, ast.ImportFrom) else ast.Import(names=[alias])
-                full = max(_imported(single, path), key=len)
-                local = alias.asname or alias.name.split(".")[0]
-                relative = isinstance(node, ast.ImportFrom) and node.level > 0
-                if _names_module(full, owner, relative) and (alias.asname or "." not in alias.name):
-                    modules.add(local)
-                elif full[-1] in accessors and _names_module(full[:-1], owner, relative):
-                    functions.add(local)
+    for full, local, relative, aliased, dotted in aliases:
+        if _names_module(full, owner, relative) and (aliased or not dotted):
+            modules.add(local)
+        elif full[-1] in accessors and _names_module(full[:-1], owner, relative):
+            functions.add(local)
     if not modules and not functions:
         return 0
-    ctx = PythonContext(path, text, tree, None)
-    ctx.__dict__["_npu_known_flags"] = known
+    references = [n for n in ctx.nodes.get(ast.Attribute, ()) if n.attr in accessors and isinstance(n.value, ast.Name)
+                  and n.value.id in modules]
+    references += [n for n in ctx.nodes.get(ast.Name, ()) if n.id in functions and isinstance(n.ctx, ast.Load)]
     calls = 0
-    for node in ast.walk(tree):
-        reference = None
-        if isinstance(node, ast.Attribute) and node.attr in accessors and isinstance(node.value, ast.Name) \
-                and node.value.id in modules:
-            reference = node
-        elif isinstance(node, ast.Name) and node.id in functions and isinstance(node.ctx, ast.Load):
-            reference = node
-        if reference is None:
-            continue
+    for reference in references:
         call = ctx.parent(reference)
         if not (isinstance(call, ast.Call) and call.func is reference):
             return None

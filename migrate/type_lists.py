@@ -141,6 +141,7 @@ def drop_type_list_uses(results: list, fresh: dict, max_file_size: int) -> list:
     for result in candidates:
         tree = None
         text = None
+        index = None  # the tree's names and attributes by (line, column) with its parent map, built once per file
         for finding in result.findings:
             if finding.code != "NPU507" or finding.cell is not None:
                 continue
@@ -150,7 +151,8 @@ def drop_type_list_uses(results: list, fresh: dict, max_file_size: int) -> list:
             tree = tree or tree_of(result.path)
             if tree is None:
                 break
-            slot = _finding_slot(tree, finding)
+            index = index or _index(tree)
+            slot = _finding_slot(index, finding)
             if slot is not None:
                 slots.setdefault(result.path, {})[(finding.line, finding.column)] = slot
     if not slots:
@@ -184,16 +186,23 @@ def _typed(functions, slot) -> bool:
     return bool(functions) and all(_type_only(f, slot) for f in functions)
 
 
-def _finding_slot(tree, finding) -> tuple[str, str | int] | None:
-    """The slot of the class-name list that holds the finding's node, None where it is no such list."""
-    parents = None
+def _index(tree) -> tuple[dict, dict]:
+    """The tree's names and attributes by (line, 1-based column), in walk order, and its parent map: what
+    `_finding_slot` asks of each finding of a file (once per file, not a walk of the whole tree per finding)."""
+    at: dict[tuple[int, int], list] = {}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Name, ast.Attribute)) and node.lineno == finding.line \
-                and node.col_offset + 1 == finding.column:
-            parents = parents or _parents(tree)
-            literal = parents.get(id(node))
-            if _class_list(literal):
-                return _slot(parents, literal)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            at.setdefault((node.lineno, node.col_offset + 1), []).append(node)
+    return at, _parents(tree)
+
+
+def _finding_slot(index, finding) -> tuple[str, str | int] | None:
+    """The slot of the class-name list that holds the finding's node, None where it is no such list."""
+    at, parents = index
+    for node in at.get((finding.line, finding.column), ()):
+        literal = parents.get(id(node))
+        if _class_list(literal):
+            return _slot(parents, literal)
     return None
 
 
