@@ -269,6 +269,23 @@ class ResultCache:
         self.entries["imports|" + key] = [digest, [[list(name), guarded, relative] for name, guarded, relative in imports]]
         self.dirty = True
 
+    def get_derived(self, kind: str, key: str, digest: str, question: str):
+        """What a repository pass derived from this content of the file for `question` (a JSON value as stored), or
+        None where it was not stored (or the content changed): the passes that read files again after the first one
+        (optional_modules' accessors and flagged imports) ask once per content, not once per run."""
+        entry = self.entries.get(f"{kind}|{key}")
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and isinstance(entry[1], dict)):
+            return None
+        return entry[1].get(question)
+
+    def put_derived(self, kind: str, key: str, digest: str, question: str, answer) -> None:
+        entry = self.entries.get(f"{kind}|{key}")
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == digest and isinstance(entry[1], dict)):
+            entry = self.entries[f"{kind}|{key}"] = [digest, {}]
+        if entry[1].get(question) != answer:
+            entry[1][question] = answer
+            self.dirty = True
+
     def get_untested(self, key: str, digest: str, names: str) -> bool:
         """Whether this content of the file was found to test none of the imported flags `names` (imported_flags)."""
         entry = self.entries.get("flags|" + key)

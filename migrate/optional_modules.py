@@ -730,6 +730,31 @@ class _Imports(dict):
     (`known`: path -> the "flag" definitions as migrate/imported_flags.py's second analysis knows them)."""
 
     known: dict[str, frozenset[str]]
+    derived: _Derived | None = None
+
+
+class _Derived:
+    """Answers derived from one file's content (the imports read with other modules' checks known, a module's lazy
+    accessors, their calls in a file): asked once per scan, and with a ResultCache once per content, so a warm run
+    reads none of those files again (`ResultCache.get_derived`). Answers are stored as `[value]` (None included)."""
+
+    def __init__(self, cache, digests):
+        self.cache, self.digests, self.memo = cache, digests or {}, {}
+
+    def ask(self, kind: str, path: str, question: str, compute):
+        known = (kind, path, question)
+        if known in self.memo:
+            return self.memo[known]
+        key, digest = self.digests.get(path, ("", ""))
+        stored = self.cache.get_derived(kind, key, digest, question) if (self.cache and key and digest) else None
+        if isinstance(stored, list) and len(stored) == 1:
+            value = stored[0]
+        else:
+            value = compute()
+            if self.cache and key and digest:
+                self.cache.put_derived(kind, key, digest, question, [value])
+        self.memo[known] = value
+        return value
 
 
 def _flags_known(results) -> dict[str, frozenset[str]]:
@@ -781,6 +806,10 @@ def _flagged_imports(path: str, known: frozenset[str], data, max_file_size: int)
     ctx = PythonContext(path, text, tree, None)
     ctx.__dict__["_npu_known_flags"] = known
     return tree_imports(tree, path, ctx.nodes, ctx.parent, ctx)
+
+
+def _as_json(imports: list | None) -> list | None:
+    return None if imports is None else [[list(name), guarded, relative] for name, guarded, relative in imports]
 
 
 _LOCAL_IMPORT = re.compile(r"^[ \t]+(?:import|from)\s", re.M)  # an indented import: in a function (or a block)
@@ -893,7 +922,10 @@ def _imports_of(result, imports_of: dict, fresh, max_file_size, cache, digests) 
     imports = imports_of.get(result.path)
     known = getattr(imports_of, "known", {}).get(result.path)
     if imports is None and known:  # behind checks of other modules
-        imports = _flagged_imports(result.path, known, fresh.get(result.path), max_file_size)
+        derived = getattr(imports_of, "derived", None) or _Derived(None, None)
+        stored = derived.ask("flagged", result.path, "|".join(sorted(known)), lambda: _as_json(
+            _flagged_imports(result.path, known, fresh.get(result.path), max_file_size)))
+        imports = None if stored is None else [(tuple(name), int(guarded), bool(relative)) for name, guarded, relative in stored]
         if imports is not None:
             imports_of[result.path] = imports
     if imports is None:
@@ -1038,6 +1070,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     seen: dict[str, list[tuple[str, int]]] = {}  # candidate path -> (importer, guarded) for each import of it
     imports_of = _Imports()  # each importer's imports, read once
     imports_of.known = _flags_known(results)  # the checks of other modules each file imports
+    imports_of.derived = _Derived(cache, digests)  # what later reads derive from a file, kept under its content
     wanted = candidates
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     ref_parts = _ref_parts(results)  # read by each round below: computed once
@@ -1140,21 +1173,11 @@ def _checked_accessors(importer: str, path: str, parts: tuple, results, imports_
     if key in memo:
         return memo[key]
     memo[key] = False
-    text = _text(importer, fresh, max_file_size)
-    if not text or not _in_public_function(text, parts[-1]):
-        return False  # no indented import naming the module under a public top-level `def`: no accessor
-    imports = _statement_imports(importer, text, memo)
-    if imports is None:
+    derived = getattr(imports_of, "derived", None) or _Derived(None, None)
+    accessors = set(derived.ask("accessors", importer, ".".join(parts), lambda: _accessors(importer, parts, fresh,
+                                                                                         max_file_size, memo)))
+    if not accessors:
         return False
-    statements, loaded = imports
-    accessors: set[str] = set()
-    for accessor, names in statements:
-        if any(_names_module(name, parts, relative) or _names_module(name[:-1], parts, relative) for name, relative in names):
-            if accessor is None:
-                return False  # imported at the top, in a block or in a private function: no accessor
-            accessors.add(accessor)
-    if not accessors or accessors & loaded:
-        return False  # the module calls (or hands on) an accessor itself
     owner = tuple(module_parts(importer))
     if len(owner) < 2:
         return False
@@ -1162,17 +1185,35 @@ def _checked_accessors(importer: str, path: str, parts: tuple, results, imports_
     for result in results:
         if result.path == importer or not result.path.endswith(".py") or owner[-1] not in ref_parts[id(result)]:
             continue
-        calls_key = ("calls", result.path, owner, frozenset(accessors))
-        if calls_key not in memo:
-            memo[calls_key] = _accessor_calls(result.path, owner, accessors,
-                                              getattr(imports_of, "known", {}).get(result.path, frozenset()), fresh, max_file_size,
-                                              memo)
-        found = memo[calls_key]
+        known = getattr(imports_of, "known", {}).get(result.path, frozenset())
+        found = derived.ask("accessor-calls", result.path, "|".join([".".join(owner), *sorted(accessors), "", *sorted(known)]),
+                            lambda path=result.path, known=known: _accessor_calls(path, owner, accessors, known, fresh,
+                                                                                   max_file_size, memo))
         if found is None:
             return False
         calls += found
     memo[key] = calls > 0
     return memo[key]
+
+
+def _accessors(importer: str, parts: tuple, fresh, max_file_size: int, memo: dict) -> list[str]:
+    """The public module-level functions of the importer that import the module `parts` (its lazy accessors), none
+    where one import of it is elsewhere (at the top, in a block, in a private function) or the importer calls or hands
+    on one of them itself."""
+    text = _text(importer, fresh, max_file_size)
+    if not text or not _in_public_function(text, parts[-1]):
+        return []  # no indented import naming the module under a public top-level `def`: no accessor
+    imports = _statement_imports(importer, text, memo)
+    if imports is None:
+        return []
+    statements, loaded = imports
+    accessors: set[str] = set()
+    for accessor, names in statements:
+        if any(_names_module(name, parts, relative) or _names_module(name[:-1], parts, relative) for name, relative in names):
+            if accessor is None:
+                return []
+            accessors.add(accessor)
+    return [] if accessors & loaded else sorted(accessors)
 
 
 _HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
