@@ -3123,3 +3123,23 @@ def test_own_triton_kernels_launched_only_behind_the_import_flag_are_an_optional
     for path in ("measures.py", "conv.py"):
         assert finding_lines(result, "NPU501", path) == [] and finding_lines(result, "NPU507", path) == []
     assert finding_lines(result, "NPU501", "plain.py") == [3] and finding_lines(result, "NPU507", "plain.py") == [7, 11]
+
+
+@pytest.mark.parametrize("package, settings, rasterizer", [
+    ("diff_gauss", "GaussianRasterizationSettings", "GaussianRasterizer"),
+    ("diff_mip_rasterization", "MipRasterizationSettings", "MipRasterizer"),
+    ("diff_point_rasterization", "PointRasterizationSettings", "PointRasterizer"),
+    ("diff_surfel_rasterization", "GaussianRasterizationSettings", "GaussianRasterizer"),
+])
+def test_the_settings_namedtuple_of_a_rasterizer_fork_is_a_value(tmp_path, package, settings, rasterizer):
+    # each fork's settings class is a typing.NamedTuple of plain fields (read in the package's __init__.py, cited in
+    # third_party.toml): its construction runs no package code; the import and the rasterizer construction are the
+    # lines (set 62e note; fails before fix62b)
+    write_files(tmp_path, {
+        "render.py": (f"from {package} import {settings}, {rasterizer}\n"
+                      f"def render(cam, bg):\n    s = {settings}(image_height=cam.h, image_width=cam.w, bg=bg)\n"
+                      f"    r = {rasterizer}(raster_settings=s)\n    return r\n"),
+    })
+    result = _scan(tmp_path)
+    assert 3 not in finding_lines(result, "NPU507", "render.py")
+    assert 4 in finding_lines(result, "NPU507", "render.py")
