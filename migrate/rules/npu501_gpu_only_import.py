@@ -508,10 +508,11 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
 def _launched_behind_checks(ctx, kernels: set[str]) -> set[str]:
     """The kernels among `kernels` whose every use in the file sits behind an availability check of the package: the
     file's own Triton kernels after `try: import triton / has_triton = True / except ImportError: has_triton = False`,
-    launched only from host functions opening with `if not has_triton or not x.is_cuda: return <torch path>` or `if not
-    has_triton: raise RuntimeError(...)` (turboderp-org/exllamav3 util/measures.py, attention_fn/triton_paged.py), from
-    a module function the file calls only under `if has_triton:` (gated_delta_net_fn/conv1d.py), or from other such
-    kernels. The program reaches them only where the package is, with its own path otherwise: optional, as label
+    launched only from host functions opening with `if not has_triton or not x.is_cuda: return <torch path>`
+    (turboderp-org/exllamav3 util/measures.py), from a module function the file calls only under `if has_triton:`
+    (gated_delta_net_fn/conv1d.py), or from other such kernels. A check that only raises (`if not has_triton: raise
+    RuntimeError(...)`, `_ensure_triton()`) is no way on by itself (label ruling (L42)): its function counts where the
+    file calls it only behind a check with one. The program reaches them only where the package is, with its own path otherwise: optional, as label
     rulings (L59)/(L102) read it (62c note on exllamav3's own Triton kernels). A kernel or host function the file never
     uses (launched from another module) keeps the import and the decorators reported: who calls it is not read here."""
     if not kernels:
@@ -530,8 +531,10 @@ def _launched_behind_checks(ctx, kernels: set[str]) -> set[str]:
         return known[function]
 
     def checked(use: ast.Name) -> bool:
-        if availability_guard(ctx, use) is not None:
-            return True
+        guard = availability_guard(ctx, use)
+        if isinstance(guard, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+                isinstance(guard, ast.If) and not (guard.body and isinstance(guard.body[-1], ast.Raise))):
+            return True  # a check with a way on (not `if not has_triton: raise`: asked of the callers below, (L42))
         scope = ctx.enclosing(use, (ast.FunctionDef, ast.AsyncFunctionDef))
         if scope is None:
             return False

@@ -49,19 +49,10 @@ def _reimported_member(definition) -> bool:
     """A member of a compiled module (an op or class: `from .ml_nms_rotated_cuda import ml_nms_rotated` in a package
     `__init__`) imported again by name through the repository's Python modules (`from pkg.ops import ml_nms_rotated`,
     `from .ml_nms_rotated import ml_nms_rotated` in pkg/ops/__init__.py): a Python binding that runs nothing, like an
-    alias (label note 44b b-4, (L46)/(L52)); the import from the compiled module and the calls stay reported. The
-    compiled module itself re-imported is `_reimported_module`; neither covers a wrapper or accessor."""
+    alias (label note 44b b-4, (L46)/(L52)); the import from the compiled module and the calls stay reported. Not the
+    compiled module itself re-imported (`from exllamav2.ext import exllamav2_ext`, `from ._backend import _C`), nor a
+    wrapper or accessor."""
     return definition.kind == "value" and definition.mode == "via" and definition.member
-
-
-def _reimported_module(definition) -> bool:
-    """The compiled module itself, bound in one of the repository's Python modules (exllamav3's ext.py: `import
-    exllamav3_ext` or `exllamav3_ext = load(...)`) and imported by name from there (`from ..ext import exllamav3_ext as
-    ext`): an import of the repository's own module that re-exports the compiled module is Python, like
-    `_reimported_member`; the import from the compiled module, the build and the calls through the name are the lines
-    (label rulings (L81), (L85), (L93) "in every repository", which supersede the reading of 24b/29b/33a that labelled
-    exllamav2's `from exllamav2.ext import exllamav2_ext`; set 62c note on exllamav3)."""
-    return definition.kind == "value" and definition.mode in ("", "via") and not definition.member
 
 
 def _handed_over(ctx, node, qual: str, module: str) -> bool:
@@ -1772,8 +1763,7 @@ class CustomExtensionUse(Rule):
                 # an op accessor's or a build helper's import: its calls change (L31, L10); a compiled op re-imported
                 # through a Python module binds a name: its calls change (`_reimported_member`)
                 if module is not None and index.modules[module].mode not in (CALLED, LAZY_OP, kernel_values.BUILDER) \
-                        and not _reimported_member(index.modules[module]) \
-                        and not _reimported_module(index.modules[module]):
+                        and not _reimported_member(index.modules[module]):
                     found.append((index.modules[module].mode == kernel_values.WRAPPER, alias.name, module))
             if found:
                 _, name, module = min(found, key=lambda item: item[0])
