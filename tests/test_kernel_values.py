@@ -3075,3 +3075,48 @@ def test_a_module_level_op_alias_in_a_file_with_windows_line_ends_is_the_same(tm
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "pkg/layers/nms.py") == [2, 11]
     assert finding_lines(result, "NPU508", "pkg/layers/use.py") == [5]
+
+
+def test_own_triton_kernels_launched_only_behind_the_import_flag_are_an_optional_path(tmp_path):
+    # exllamav3's util/measures.py and gated_delta_net_fn/conv1d.py: `try: import triton / has_triton = True / except
+    # ImportError: has_triton = False` (with a dummy `triton.jit`), kernels launched only after `if not has_triton or not
+    # x.is_cuda: return <torch>` or from a host function called under `if has_triton:` (label rulings (L59)/(L102),
+    # set 62c). A kernel launched with no check keeps the import and its decorator (rule (y5)) (fails before fix62b)
+    attempt = ("import torch\ntry:\n    import triton\n    has_triton = True\nexcept ImportError:\n"
+               "    has_triton = False\n")
+    write_files(tmp_path, {
+        "measures.py": attempt + (
+            "@triton.jit\ndef _kl_kernel(x):\n    pass\n"
+            "def kl(x):\n    if not has_triton or not x.is_cuda:\n        return x.sum()\n    _kl_kernel[(1,)](x)\n"),
+        "conv.py": attempt + (
+            "@triton.jit\ndef _conv_kernel(x):\n    pass\n"
+            "def conv_triton(x):\n    _conv_kernel[(1,)](x)\n"
+            "def conv(x):\n    if has_triton:\n        return conv_triton(x)\n    return x\n"),
+        "plain.py": attempt + (
+            "@triton.jit\ndef _kernel(x):\n    pass\n"
+            "def run(x):\n    _kernel[(1,)](x)\n"),
+    })
+    result = _scan(tmp_path)
+    for path in ("measures.py", "conv.py"):
+        assert finding_lines(result, "NPU501", path) == [] and finding_lines(result, "NPU507", path) == []
+    assert finding_lines(result, "NPU501", "plain.py") == [3] and finding_lines(result, "NPU507", "plain.py") == [7, 11]
+
+
+@pytest.mark.parametrize("package, settings, rasterizer", [
+    ("diff_gauss", "GaussianRasterizationSettings", "GaussianRasterizer"),
+    ("diff_mip_rasterization", "MipRasterizationSettings", "MipRasterizer"),
+    ("diff_point_rasterization", "PointRasterizationSettings", "PointRasterizer"),
+    ("diff_surfel_rasterization", "GaussianRasterizationSettings", "GaussianRasterizer"),
+])
+def test_the_settings_namedtuple_of_a_rasterizer_fork_is_a_value(tmp_path, package, settings, rasterizer):
+    # each fork's settings class is a typing.NamedTuple of plain fields (read in the package's __init__.py, cited in
+    # third_party.toml): its construction runs no package code; the import and the rasterizer construction are the
+    # lines (set 62e note; fails before fix62b)
+    write_files(tmp_path, {
+        "render.py": (f"from {package} import {settings}, {rasterizer}\n"
+                      f"def render(cam, bg):\n    s = {settings}(image_height=cam.h, image_width=cam.w, bg=bg)\n"
+                      f"    r = {rasterizer}(raster_settings=s)\n    return r\n"),
+    })
+    result = _scan(tmp_path)
+    assert 3 not in finding_lines(result, "NPU507", "render.py")
+    assert 4 in finding_lines(result, "NPU507", "render.py")

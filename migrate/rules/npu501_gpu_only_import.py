@@ -502,7 +502,47 @@ def own_kernels_without_fallback(ctx, package: str) -> bool:
             if own and _behind_a_check(ctx, node):
                 continue  # reached only where the package is, another backend otherwise (label ruling (L42))
             (kernels if own else others).add(node.name)
-    return bool(kernels - others)
+    return bool(kernels - others - _launched_behind_checks(ctx, kernels - others))
+
+
+def _launched_behind_checks(ctx, kernels: set[str]) -> set[str]:
+    """The kernels among `kernels` whose every use in the file sits behind an availability check of the package: the
+    file's own Triton kernels after `try: import triton / has_triton = True / except ImportError: has_triton = False`,
+    launched only from host functions opening with `if not has_triton or not x.is_cuda: return <torch path>`
+    (turboderp-org/exllamav3 util/measures.py), from a module function the file calls only under `if has_triton:`
+    (gated_delta_net_fn/conv1d.py), or from other such kernels. A check that only raises (`if not has_triton: raise
+    RuntimeError(...)`, `_ensure_triton()`) is no way on by itself (label ruling (L42)): its function counts where the
+    file calls it only behind a check with one. The program reaches them only where the package is, with its own path otherwise: optional, as label
+    rulings (L59)/(L102) read it (62c note on exllamav3's own Triton kernels). A kernel or host function the file never
+    uses (launched from another module) keeps the import and the decorators reported: who calls it is not read here."""
+    if not kernels:
+        return set()
+    uses: dict[str, list[ast.Name]] = {}
+    for name in ctx.nodes.get(ast.Name, ()):
+        if isinstance(name.ctx, ast.Load):
+            uses.setdefault(name.id, []).append(name)
+    functions = {node.name: node for node in ctx.tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    known: dict[str, bool] = {}
+
+    def reached_behind_checks(function: str) -> bool:
+        if function not in known:
+            known[function] = False  # a recursive call proves nothing
+            known[function] = bool(uses.get(function)) and all(checked(use) for use in uses[function])
+        return known[function]
+
+    def checked(use: ast.Name) -> bool:
+        guard = availability_guard(ctx, use)
+        if isinstance(guard, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+                isinstance(guard, ast.If) and not (guard.body and isinstance(guard.body[-1], ast.Raise))):
+            return True  # a check with a way on (not `if not has_triton: raise`: asked of the callers below, (L42))
+        scope = ctx.enclosing(use, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if scope is None:
+            return False
+        if scope.name in kernels:
+            return True
+        return functions.get(scope.name) is scope and reached_behind_checks(scope.name)
+
+    return {kernel for kernel in kernels if uses.get(kernel) and all(checked(use) for use in uses[kernel])}
 
 
 def _behind_a_check(ctx, node) -> bool:
