@@ -873,3 +873,12 @@ def test_triton_code_using_the_plugins_own_modules_names_the_plugin(tmp_path):
     # torch_npu without the plugin's modules: community Triton code, reported
     (tmp_path / "backend" / "_ascend.py").write_text("import torch_npu  # noqa: F401\n")
     assert {("ops/add.py", "NPU501"), ("ops/add.py", "NPU507")} <= set(_found(tmp_path, ("NPU501", "NPU507"), lines=False))
+
+
+def test_deepspeed_mii_is_a_gpu_only_serving_package(tmp_path):
+    # label note 62b (FlagGems benchmark_throughput.py `--backend mii`): DeepSpeed-MII requires deepspeed-kernels
+    # (CUDA only); its import and the calls of its `serve` / `client` are reported
+    (tmp_path / "bench.py").write_text(
+        "def run_mii(model, tp):\n    from mii import client, serve\n\n    llm = serve(model, tensor_parallel=tp)\n"
+        "    return llm.generate(['a'], max_new_tokens=4)\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("bench.py", "NPU501", 2), ("bench.py", "NPU507", 4)]
