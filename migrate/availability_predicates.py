@@ -103,7 +103,7 @@ def _answers_availability(ctx, function) -> bool:
     def test(expr) -> bool:
         if isinstance(expr, ast.Name) and expr.id in tested:
             return True
-        if _none_missing(ctx, expr):
+        if _none_missing(ctx, expr) or _spec_found(ctx, expr):
             return True
         if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
             return any(test(v) for v in expr.values)
@@ -167,6 +167,15 @@ def spec_probes(ctx) -> frozenset[str]:
 
 
 _SPEC_KEY = "_npu_spec_probes"
+
+
+def _spec_found(ctx, expr) -> bool:
+    """`importlib.util.find_spec("vllm") is not None`: the package is importable here, as a module-level flag bound to
+    the same probe (`_set_by_import_attempt`). FlagGems' modules_tests/module_test_util.py `def has_vllm() -> bool:
+    return importlib.util.find_spec("vllm") is not None`, then `if has_vllm(): from vllm... import SiluAndMul`."""
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.IsNot) \
+        and isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None \
+        and isinstance(expr.left, ast.Call) and (ctx.qualname(expr.left.func) or "").endswith("find_spec")
 
 
 def _none_missing(ctx, expr) -> bool:
