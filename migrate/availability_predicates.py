@@ -103,7 +103,7 @@ def _answers_availability(ctx, function) -> bool:
     def test(expr) -> bool:
         if isinstance(expr, ast.Name) and expr.id in tested:
             return True
-        if _none_missing(ctx, expr) or _spec_found(ctx, expr):
+        if _none_missing(ctx, expr):
             return True
         if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
             return any(test(v) for v in expr.values)
@@ -167,6 +167,25 @@ def spec_probes(ctx) -> frozenset[str]:
 
 
 _SPEC_KEY = "_npu_spec_probes"
+
+
+def spec_predicates(ctx) -> frozenset[str]:
+    """The module-level functions of this file whose every answer is `importlib.util.find_spec(<pkg>) is not None`
+    (`_spec_found`), for the modules importing them (migrate/imported_flags.py, "flag" definitions of mode "call"): the
+    importer's `if has_vllm(): from vllm... import X` runs only where the package is installed (label ruling (L102)).
+    In the module itself such a function keeps the reading of rule 28a-9 (a use under it of a name the module imports
+    at its top stays reported)."""
+    if "find_spec" not in ctx.source:
+        return frozenset()
+    from migrate.rules.npu501_gpu_only_import import _nothing
+
+    found = set()
+    for function in ctx.tree.body:
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            answers = [r.value for r in _own_returns(function) if not _nothing(r.value)]
+            if answers and all(_spec_found(ctx, value) for value in answers):
+                found.add(function.name)
+    return frozenset(found)
 
 
 def _spec_found(ctx, expr) -> bool:

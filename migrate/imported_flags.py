@@ -28,7 +28,7 @@ CALLED = "call"  # the mode of a flag that is a function answering from one (mig
 def flag_defs(ctx) -> list:
     """The availability flags a module sets from an import attempt, as "flag" definitions, and the functions answering
     from one (mode "call", migrate/availability_predicates.py)."""
-    from migrate.availability_predicates import predicates
+    from migrate.availability_predicates import predicates, spec_predicates
     from migrate.raising_checks import raising_checks
     from migrate.repo_index import Definition, module_parts
     from migrate.rules.npu501_gpu_only_import import _set_by_import_attempt
@@ -37,7 +37,8 @@ def flag_defs(ctx) -> list:
     if not dotted:
         return []
     return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))] + \
-        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED) for name in sorted(predicates(ctx))] + \
+        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED)
+         for name in sorted(predicates(ctx) | spec_predicates(ctx))] + \
         [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=f"{RAISES}:{parameter}" if parameter else RAISES)
          for name, parameter in sorted(raising_checks(ctx).items())]
 
