@@ -169,6 +169,34 @@ def spec_probes(ctx) -> frozenset[str]:
 _SPEC_KEY = "_npu_spec_probes"
 
 
+def spec_predicates(ctx) -> frozenset[str]:
+    """The module-level functions of this file whose every answer is `importlib.util.find_spec(<pkg>) is not None`
+    (`_spec_found`), for the modules importing them (migrate/imported_flags.py, "flag" definitions of mode "call"): the
+    importer's `if has_vllm(): from vllm... import X` runs only where the package is installed (label ruling (L102)).
+    In the module itself such a function keeps the reading of rule 28a-9 (a use under it of a name the module imports
+    at its top stays reported)."""
+    if "find_spec" not in ctx.source:
+        return frozenset()
+    from migrate.rules.npu501_gpu_only_import import _nothing
+
+    found = set()
+    for function in ctx.tree.body:
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            answers = [r.value for r in _own_returns(function) if not _nothing(r.value)]
+            if answers and all(_spec_found(ctx, value) for value in answers):
+                found.add(function.name)
+    return frozenset(found)
+
+
+def _spec_found(ctx, expr) -> bool:
+    """`importlib.util.find_spec("vllm") is not None`: the package is importable here, as a module-level flag bound to
+    the same probe (`_set_by_import_attempt`). FlagGems' modules_tests/module_test_util.py `def has_vllm() -> bool:
+    return importlib.util.find_spec("vllm") is not None`, then `if has_vllm(): from vllm... import SiluAndMul`."""
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.IsNot) \
+        and isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None \
+        and isinstance(expr.left, ast.Call) and (ctx.qualname(expr.left.func) or "").endswith("find_spec")
+
+
 def _none_missing(ctx, expr) -> bool:
     """`len(_missing_packages()) == 0` or `not _missing_packages()`, `_missing_packages()` a `spec_probes` function of
     this module: True only where none of the packages it looks for is missing."""

@@ -59,7 +59,7 @@ from migrate.config import DEFAULT_EXCLUDES, Config
 from migrate.cuda_builds import add_symlinked_sources, drop_unbuilt, mentions
 from migrate.findings import FileError, FileResult, Finding, ScanResult, displayable
 from migrate.imported_flags import CODES as GUARD_CODES
-from migrate.imported_flags import flag_defs, reread_guarded
+from migrate.imported_flags import drop_guarded_extension_uses, flag_defs, reread_guarded
 from migrate.newer_syntax import newer_syntax
 from migrate.newer_syntax import parse as parse_python_source
 from migrate.optional_modules import drop_optional_modules, tree_imports
@@ -504,6 +504,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += registry_kernels.hint_facts(text)
         facts += type_lists.hint_facts(text)  # a class list handed to a type-checking helper (read after the scan)
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
+        facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
@@ -802,6 +803,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = nvrtc_builds.report(results, read, config.max_file_size)  # a run-time NVRTC compiler, its calls and launches
     results = cpu_only_ops.drop_cpu_only_uses(results)  # an extension's ops that are plain C++ (no CUDA build)
     results = reread_guarded(results, version, read, config.max_file_size, cache, digests)
+    results = drop_guarded_extension_uses(results, read, config.max_file_size)  # extension ops under an imported flag
     results = imported_kernels.add_imported_launches(results, version, read, config.max_file_size)
     results = drop_optional_modules(results, read, config.max_file_size, cache, digests)  # importers all in try
     results = importer_tested_stand_ins.drop_importer_tested(results, read, config.max_file_size)  # importers test it

@@ -28,7 +28,7 @@ CALLED = "call"  # the mode of a flag that is a function answering from one (mig
 def flag_defs(ctx) -> list:
     """The availability flags a module sets from an import attempt, as "flag" definitions, and the functions answering
     from one (mode "call", migrate/availability_predicates.py)."""
-    from migrate.availability_predicates import predicates
+    from migrate.availability_predicates import predicates, spec_predicates
     from migrate.raising_checks import raising_checks
     from migrate.repo_index import Definition, module_parts
     from migrate.rules.npu501_gpu_only_import import _set_by_import_attempt
@@ -37,7 +37,8 @@ def flag_defs(ctx) -> list:
     if not dotted:
         return []
     return [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False) for name in sorted(_set_by_import_attempt(ctx))] + \
-        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED) for name in sorted(predicates(ctx))] + \
+        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED)
+         for name in sorted(predicates(ctx) | spec_predicates(ctx))] + \
         [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=f"{RAISES}:{parameter}" if parameter else RAISES)
          for name, parameter in sorted(raising_checks(ctx).items())]
 
@@ -129,6 +130,115 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
             continue
         kept = {(f.code, f.line, f.column) for f in again}
         findings = tuple(f for f in result.findings if f.code not in CODES or (f.code, f.line, f.column) in kept)
+        out.append(result if len(findings) == len(result.findings) else
+                   FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed, result.facts))
+    return out
+
+
+EXTENSION_CODE = "NPU508"
+
+
+def _guarded_lines(tree, names: set[str], modules: dict[str, set[str]]) -> set[int]:
+    """The lines of the bodies of `if` statements (and `elif`s) whose test reads one of the flags, alone or as an
+    operand of `and` (`if use_ext:`, `if cfg.use_ext and x.is_cuda:`); not a negated test. `modules`: flag name -> the
+    dotted modules setting it, read through the file's own imports (`import pkg.config as cfg`)."""
+    import ast
+
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def dotted(node) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in bound:
+            return None
+        return ".".join([bound[node.id], *reversed(parts)])
+
+    def reads(test) -> bool:
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(reads(value) for value in test.values)
+        if isinstance(test, ast.Name):
+            return test.id in names
+        if isinstance(test, ast.Attribute) and test.attr in modules:
+            owner = dotted(test.value)
+            return owner is not None and any(_same_module(owner, module) for module in modules[test.attr])
+        return False
+
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and node.body and reads(node.test):
+            lines.update(range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
+    return lines
+
+
+def drop_guarded_extension_uses(results: list[FileResult], read: dict, max_file_size: int) -> list[FileResult]:
+    """NPU508 findings inside `if <flag>:` where the flag is an availability flag another module of the scan sets from
+    an import attempt of the extension, imported here (`from flag_gems.config import use_c_extension` ... `if
+    use_c_extension: torch.ops.flag_gems.rms_norm(...) else: <Triton>`; FlagGems' config.py: `try: from flag_gems import
+    c_operators; has_c_extension = True except ImportError: ... has_c_extension = False`): on an NPU host the import
+    fails, the flag is False and the branch never runs (label ruling (L102), note 62a). The per-file rule reads the same
+    flag set in its own file (migrate/flagged_extensions.py); this reads it across files, from the "flag" facts, and
+    parses only a file with NPU508 findings whose text tests a flag it imports."""
+    flags = [(f[2], r.path) for r in results for f in (r.facts or ())
+             if f[0] == "def" and f[1] == "flag" and not (len(f) > 6 and f[6])]
+    if not flags or not any(f.code == EXTENSION_CODE for r in results for f in r.findings):
+        return results
+    import ast
+    import re
+
+    from migrate import engine
+
+    by_last: dict[str, list] = {}
+    for flag, path in flags:
+        by_last.setdefault(flag.rpartition(".")[2], []).append((flag, path))
+    out = []
+    for result in results:
+        if result.kind != "python" or not result.path.endswith(".py") \
+                or not any(f.code == EXTENSION_CODE for f in result.findings):
+            out.append(result)
+            continue
+        # imported by name (`from pkg.config import flag`: the ref `pkg.config.flag`) or read through its module
+        # (`import pkg.config as cfg` ... `cfg.flag`: the ref `pkg.config`)
+        names: set[str] = set()
+        modules: dict[str, set[str]] = {}
+        refs = [f[1] for f in (result.facts or ()) if f[0] == "ref"]
+        for ref in refs:
+            for flag, path in by_last.get(ref.rpartition(".")[2], ()):
+                if path != result.path and _same_module(ref, flag):
+                    names.add(flag.rpartition(".")[2])
+            for name, entries in by_last.items():
+                for flag, path in entries:
+                    module = flag.rpartition(".")[0]
+                    if path != result.path and _same_module(ref, module):
+                        modules.setdefault(name, set()).add(module)
+        words = names | set(modules)
+        if not words:
+            out.append(result)
+            continue
+        data = read.get(result.path)
+        if data is None:
+            data = engine._read_target(engine.Target(result.path, ("python",)), max_file_size)
+        text = engine.text_again(result.path, data, max_file_size)
+        if text is None or not re.search(r"\b(?:if|elif)\b[^\n#]*\b(?:" + "|".join(map(re.escape, sorted(words))) + r")\b", text):
+            out.append(result)
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            out.append(result)
+            continue
+        # a name the file binds itself is no longer the imported flag
+        names -= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        guarded = _guarded_lines(tree, names, modules)
+        findings = tuple(f for f in result.findings if f.code != EXTENSION_CODE or f.line not in guarded)
         out.append(result if len(findings) == len(result.findings) else
                    FileResult(result.path, result.kind, result.lines, findings, result.errors, result.suppressed, result.facts))
     return out

@@ -143,9 +143,18 @@ def python_facts(ctx) -> list:
     return out
 
 
+# the standard library's type factories: the string they are given names the type they create (`Max_out =
+# namedtuple("max", ["values", "indices"])` then `Max_out(values=v, indices=i)`, FlagGems' ops/max.py), no op
+_TYPE_FACTORIES = frozenset({"namedtuple", "NamedTuple", "TypedDict", "NewType", "TypeVar", "make_dataclass"})
+
+
 def _builtin(call: ast.Call) -> bool:
-    """`getattr(...)` / `hasattr(...)`: an op looked up on a named object (migrate/called_kernels.py reads those)."""
-    return isinstance(call.func, ast.Name) and call.func.id in ("getattr", "hasattr", "partial", "cast")
+    """`getattr(...)` / `hasattr(...)`: an op looked up on a named object (migrate/called_kernels.py reads those);
+    a type factory (`collections.namedtuple("max", ...)`): the string is the new type's name."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in _TYPE_FACTORIES
+    return isinstance(func, ast.Name) and (func.id in ("getattr", "hasattr", "partial", "cast") or func.id in _TYPE_FACTORIES)
 
 
 def _string_locals(function, memo: dict) -> dict[str, list[str]]:

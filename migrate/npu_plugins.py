@@ -23,6 +23,13 @@ on the NPU and stay reported, except the install of the package in a launcher th
 plugin's own recipe, see drop_plugin_routed). Decided after the scan on every run (never cached), so adding or removing the plugin's
 import or requirement is seen at once.
 
+Code written for the plugin names it too, in a repository that runs on the NPU (it imports or requires torch_npu): a
+Python file using a module only the plugin provides under the package's name (knowledge `plugin_modules`: triton-ascend
+installs its language extras as `triton.language.extra.cann`, `.ascend` in older releases). FlagOpen/FlagGems' vendor
+registry picks its `_ascend` backend when torch_npu is there, and that backend's Triton kernels call
+`tl.extra.ascend.libdevice.pow`: its Triton code (the backend's own and the generic kernels every vendor defaults to)
+runs through triton-ascend (label note 62a, rulings (L40)/(L56)). The ("papi", plugin, line) facts, `module_uses`.
+
 A package whose own code picks its Ascend kernels by the device (knowledge `npu_backend`: Liger-Kernel registers its
 `_ascend` backend as the default for 'npu' devices, flash-linear-attention dispatches to its triton_ascend backend when
 the device platform is 'npu') needs no plugin to be named: the repository takes it to the NPU by running on the NPU.
@@ -35,6 +42,7 @@ repository). Only the entry that carries the field: a sub-module with its own en
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 
@@ -84,14 +92,83 @@ def guided(text: str) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1)
+def _plugin_modules() -> tuple[tuple[str, str], ...]:
+    """(module, plugin distribution) for each module only an Ascend plugin provides (knowledge `plugin_modules`)."""
+    return tuple((module, normalise(e.npu_plugin)) for e in knowledge.third_party().values() if e.npu_plugin
+                 for module in e.plugin_modules)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def module_uses(text: str) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for each Ascend plugin whose own modules (knowledge `plugin_modules`) this Python
+    file uses, the first line naming it: an import of one (`import triton.language.extra.cann.libdevice`, `from
+    triton.language.extra.ascend import libdevice`) or an attribute chain reaching one through an imported name
+    (`tl.extra.ascend.libdevice.pow` after `import triton.language as tl`; FlagGems' _ascend/ops/vector_norm.py). The
+    text is parsed only when it holds a module's last two words (`extra`, `cann`), in a few files of a scan."""
+    modules = _plugin_modules()
+    if not modules or not any(m.split(".")[-2] in text and m.rsplit(".", 1)[-1] in text for m, _ in modules):
+        return ()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    bound: dict[str, str] = {}
+    found: dict[str, int] = {}
+
+    def note(name: str, line: int) -> None:
+        for module, plugin in modules:
+            if name == module or name.startswith(module + "."):
+                found[plugin] = min(line, found.get(plugin, line))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                note(alias.name, node.lineno)
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    root = alias.name.split(".")[0]
+                    bound[root] = root
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                note(f"{node.module}.{alias.name}", node.lineno)
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            name = _dotted(node)
+            if name is not None and "." in name:
+                head, _, rest = name.partition(".")
+                if head in bound:
+                    note(f"{bound[head]}.{rest}", node.lineno)
+    return tuple(sorted(found.items()))
+
+
 def named_plugins(results: list[FileResult]) -> frozenset[str]:
     """The normalised names of everything the repository imports or declares (module roots and distributions), of
-    the images its Dockerfiles build on, of the plugins its launchers install and of those its NPU guides name."""
+    the images its Dockerfiles build on, of the plugins its launchers install and of those its NPU guides name; and,
+    in a repository that imports or requires torch_npu, of the plugins whose own modules its code uses ("papi" facts,
+    `module_uses`)."""
     names: set[str] = set()
+    used: set[str] = set()
     for result in results:
         for fact in result.facts:
             if fact and fact[0] in ("imp", "req", "img", "inst", "guide") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
+            elif fact and fact[0] == "papi" and isinstance(fact[1], str):
+                used.add(fact[1])
+    if used and _NPU_RUNTIME in names:  # code written for the plugin, in a repository that runs on the NPU
+        names |= used
     return frozenset(names)
 
 

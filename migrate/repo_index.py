@@ -63,6 +63,10 @@ BUILTIN_NAMESPACES = frozenset({
     "_c10d_functional", "_c10d_functional_autograd", "_dtensor", "inductor", "higher_order", "mkldnn",
     "onednn", "torchvision", "image", "debugprims", "rngprims", "_inductor_test", "fsdp", "test", "_test",
 })
+# the namespaces of torch's own ops: `TORCH_LIBRARY_IMPL(aten, CUDA, m)` in a repository's C++ (FlagGems'
+# csrc/aten_patch.cpp) gives CUDA kernels to ops torch defines, which torch_npu implements on the NPU: the calls
+# `torch.ops.aten.<op>` stay torch's, no extension's (set 62: FlagGems' `torch.ops.aten.*_backward` calls in its tests are no labels)
+TORCH_NAMESPACES = BUILTIN_NAMESPACES - {"torchvision", "image"}
 
 
 @dataclass(frozen=True)
@@ -1149,6 +1153,8 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     for match in list(_CPP_LIBRARY.finditer(text)) + list(_CPP_REGISTER.finditer(text)):
         out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file))
     for match in _CPP_IMPL.finditer(text):
+        if match.group(1) in TORCH_NAMESPACES:  # CUDA kernels for torch's own ops (`aten::add`): the op exists on every host
+            continue
         key = match.group(2)
         out.append(Definition("namespace", match.group(1), path, text.count("\n", 0, match.start()) + 1, cuda_file or "CUDA" in key))
     from migrate import named_ops

@@ -114,3 +114,19 @@ def f(x):
 """
     function = ast.parse(source).body[0]
     assert [r.value.value for r in _own_returns(function)] == [15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
+
+
+def test_a_function_returning_a_find_spec_probe_is_a_predicate(tmp_path: Path):
+    # set 62 (FlagGems modules_tests/module_test_util.py): `def has_vllm() -> bool: return
+    # importlib.util.find_spec("vllm") is not None`, asked by the tests (`if has_vllm(): from vllm... import SiluAndMul`)
+    write_files(tmp_path, {
+        "mt/__init__.py": "",
+        "mt/util.py": "import importlib\n\n\ndef has_vllm() -> bool:\n    return importlib.util.find_spec(\"vllm\") is not None\n\n\n"
+                      "def lacks_vllm() -> bool:\n    return importlib.util.find_spec(\"vllm\") is None\n",
+        "mt/test_act.py": "from .util import has_vllm, lacks_vllm\n\n\ndef test_act(x):\n    if has_vllm():\n"
+                          "        from vllm.model_executor.layers.activation import SiluAndMul\n\n        return SiluAndMul()(x)\n"
+                          "    if lacks_vllm():\n        from vllm.model_executor.layers.layernorm import RMSNorm\n"
+                          "        return RMSNorm(4)(x)\n",
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert finding_lines(result, "NPU501", "mt/test_act.py") == [10]

@@ -72,3 +72,28 @@ def test_a_warm_run_does_not_read_again_a_file_that_tests_none_of_the_flags_it_i
     (repo / "pkg/plain.py").write_text("from .utils import flash_ok\nif flash_ok:\n    import flash_attn\n")
     os.utime(repo / "pkg/plain.py", (old + 1, old + 1))
     assert run() == ([], ["attn.py", "optim.py", "plain.py"])  # now tests the flag (read by the scan, fresh): optional
+
+
+def test_extension_ops_under_a_flag_imported_from_the_module_that_tries_the_extension_are_optional(tmp_path: Path):
+    # label ruling (L102), note 62a (FlagGems: config.py tries `from flag_gems import c_operators` and sets
+    # has_c_extension / use_c_extension; modules test `if use_c_extension: torch.ops.flag_gems.rms_norm(...)` with a
+    # Triton else): the op calls under the imported flag are not reported (NPU508); a call outside it, under a plain
+    # setting, or under a negated test stays
+    write_files(tmp_path, {
+        "csrc/ops.cpp": "#include <torch/library.h>\nTORCH_LIBRARY(gems, m) {\n  m.def(\"rms_norm(Tensor x) -> Tensor\");\n}\n"
+                        "TORCH_LIBRARY_IMPL(gems, CUDA, m) {\n  m.impl(\"rms_norm\", &rms_norm_cuda);\n}\n",
+        "gems/__init__.py": "",
+        "gems/config.py": "has_ext = False\ntry:\n    from gems import c_ops\n    has_ext = True\nexcept ImportError:\n"
+                          "    c_ops = None\n    has_ext = False\nforce = True\n",
+        "gems/norm.py": "import torch\nfrom gems.config import has_ext\n\n\ndef rms(x):\n    if has_ext and x.is_cuda:\n"
+                        "        return torch.ops.gems.rms_norm(x)\n    else:\n        return x / x.norm()\n",
+        "gems/attr.py": "import torch\nimport gems.config as cfg\n\n\ndef rms(x):\n    if cfg.has_ext:\n"
+                        "        return torch.ops.gems.rms_norm(x)\n    if not cfg.has_ext:\n"
+                        "        return torch.ops.gems.rms_norm(x)\n    return x\n",
+        "gems/forced.py": "import torch\nfrom gems.config import force\n\n\ndef rms(x):\n    if force:\n"
+                          "        return torch.ops.gems.rms_norm(x)\n    return torch.ops.gems.rms_norm(x)\n",
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert finding_lines(result, "NPU508", "gems/norm.py") == []
+    assert finding_lines(result, "NPU508", "gems/attr.py") == [9]
+    assert finding_lines(result, "NPU508", "gems/forced.py") == [7, 8]

@@ -110,3 +110,21 @@ def test_the_object_of_a_loader_class_is_not_the_compiled_module(tmp_path):
     assert 3 in finding_lines(result, "NPU505", "pkg/gemm_ext.py")  # the build, at the construction
     assert finding_lines(result, "NPU508", "pkg/gemm_ext.py") == []  # `_GEMM.clear_cache()`: the class's own method
     assert finding_lines(result, "NPU508", "tests/test_gemm_ext.py") == []
+
+
+def test_a_type_factorys_name_is_no_op_name(tmp_path):
+    # set 62 (FlagGems' ops/max.py): `Max_out = namedtuple("max", [...])` then `Max_out(values=v, indices=i)` builds a
+    # named tuple whose type name happens to be an op's registered name (`flag_gems::max`): no op is fetched
+    files = dict(REPO)
+    files["csrc/bind.cpp"] += "TORCH_LIBRARY_FRAGMENT(pkg_gemm, m) {\n  m.def(\"max(Tensor x) -> Tensor\");\n}\n"
+    files["pkg/reduce.py"] = (
+        "import collections\nimport typing\nfrom collections import namedtuple\n\n\n"
+        "def reduce_max(v, i):\n"
+        "    Max_out = namedtuple(\"max\", [\"values\", \"indices\"])\n"
+        "    out = Max_out(values=v, indices=i)\n"
+        "    Pair = collections.namedtuple(\"max\", \"a b\")\n"
+        "    T = typing.NamedTuple(\"max\", [(\"a\", int)])\n"
+        "    return out, Pair(1, 2), T(1)\n")
+    write_files(tmp_path, files)
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert finding_lines(result, "NPU508", "pkg/reduce.py") == []

@@ -609,3 +609,17 @@ def test_warm_run_reads_the_index_and_files_to_link_back_and_equals_the_cold_run
     changed = scan([str(tmp_path)], cache_dir=cache, torch_npu_version=NEWEST)
     assert changed.findings == scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST).findings
     assert any("setup.py:4" in f.message for f in changed.findings if f.code == "NPU508")
+
+
+def test_cuda_kernels_given_to_torchs_own_ops_make_no_extension_namespace(tmp_path):
+    # set 62 (FlagOpen/FlagGems csrc/aten_patch.cpp `TORCH_LIBRARY_IMPL(aten, CUDA, m)`): CUDA kernels registered for
+    # ops torch itself defines do not make `torch.ops.aten` an extension's namespace: the calls stay torch's ops, which
+    # torch_npu implements on the NPU. A namespace of the repository's own implemented on CUDA stays reported
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "patch.cpp").write_text(
+        "#include <torch/library.h>\nTORCH_LIBRARY_IMPL(aten, CUDA, m) {\n  m.impl(\"add.Tensor\", &add_cuda);\n}\n"
+        "TORCH_LIBRARY_IMPL(myops, CUDA, m) {\n  m.impl(\"fused\", &fused_cuda);\n}\n")
+    (tmp_path / "test_ops.py").write_text(
+        "import torch\nx = torch.ops.aten.gelu_backward(torch.ones(2), torch.ones(2))\ny = torch.ops.myops.fused(x)\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _ext_findings(result) == [("test_ops.py", 3, "error")]

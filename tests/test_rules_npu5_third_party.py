@@ -841,3 +841,44 @@ def test_a_pyproject_variant_is_read_as_a_manifest_unless_named_for_another_acce
         (tmp_path / name).write_text(body)
     assert _found(tmp_path, ("NPU502",)) == [("pyproject-dev.toml", "NPU502", 6), ("pyproject.toml", "NPU502", 6),
                                              ("pyproject_other.toml", "NPU502", 6)]
+
+
+def test_triton_code_using_the_plugins_own_modules_names_the_plugin(tmp_path):
+    # label note 62a (FlagOpen/FlagGems), rulings (L40)/(L56): a vendor registry picks its `_ascend` backend where
+    # torch_npu is there, and that backend's Triton kernels call triton-ascend's language extras
+    # (`tl.extra.ascend.libdevice.pow`; knowledge `plugin_modules`): the repository's Triton code runs through
+    # triton-ascend, no manifest naming it. Without torch_npu, or without the extras, the same Triton code is reported
+    from migrate.npu_plugins import module_uses
+
+    assert module_uses("import triton.language as tl\ntry:\n    import torch_npu\n    pow = tl.extra.ascend.libdevice.pow\n"
+                       "except ImportError:\n    pow = None\n") == (("triton-ascend", 4),)
+    assert module_uses("from triton.language.extra.cann import libdevice\n") == (("triton-ascend", 1),)
+    assert module_uses("from triton.language.extra import cann\n") == (("triton-ascend", 1),)
+    assert module_uses("import triton.language.extra.cann.libdevice as ld\n") == (("triton-ascend", 1),)
+    assert module_uses("import triton.language as tl\nf = tl.extra.cuda.libdevice.pow\n# extra.cann\n") == ()
+    assert module_uses("x = obj.extra.cann\n") == ()  # a name no import binds
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "add.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, n: tl.constexpr):\n    pass\n"
+        "def run(x):\n    k[(1,)](x, 4)\n")
+    (tmp_path / "backend").mkdir()
+    (tmp_path / "backend" / "_ascend.py").write_text(
+        "import triton.language as tl\ntry:\n    import torch_npu  # noqa: F401\n    pow = tl.extra.ascend.libdevice.pow\n"
+        "except ImportError:\n    pow = None\n")
+
+    assert _found(tmp_path, ("NPU501", "NPU507"), lines=False) == []
+    # the NPU runtime named nowhere: the extras alone do not take the repository to the NPU
+    (tmp_path / "backend" / "_ascend.py").write_text("import triton.language as tl\npow = tl.extra.ascend.libdevice.pow\n")
+    assert {("ops/add.py", "NPU501"), ("ops/add.py", "NPU507")} <= set(_found(tmp_path, ("NPU501", "NPU507"), lines=False))
+    # torch_npu without the plugin's modules: community Triton code, reported
+    (tmp_path / "backend" / "_ascend.py").write_text("import torch_npu  # noqa: F401\n")
+    assert {("ops/add.py", "NPU501"), ("ops/add.py", "NPU507")} <= set(_found(tmp_path, ("NPU501", "NPU507"), lines=False))
+
+
+def test_deepspeed_mii_is_a_gpu_only_serving_package(tmp_path):
+    # label note 62b (FlagGems benchmark_throughput.py `--backend mii`): DeepSpeed-MII requires deepspeed-kernels
+    # (CUDA only); its import and the calls of its `serve` / `client` are reported
+    (tmp_path / "bench.py").write_text(
+        "def run_mii(model, tp):\n    from mii import client, serve\n\n    llm = serve(model, tensor_parallel=tp)\n"
+        "    return llm.generate(['a'], max_new_tokens=4)\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("bench.py", "NPU501", 2), ("bench.py", "NPU507", 4)]

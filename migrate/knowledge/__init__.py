@@ -242,6 +242,11 @@ class ThirdParty:
     # through vLLM's `vllm.platform_plugins` entry point): the imports and requirements are where the port happens,
     # the package's calls stay as written (label ruling (L25): vllm's imports are labels, its uses are not; 25b-14)
     npu_plugin: str | None = None
+    # modules only that plugin provides under the package's own name (triton-ascend installs its backend's language
+    # folder as `triton.language.extra.cann` / `.ascend`; community Triton has none): a repository whose Python code
+    # uses one, and that runs on the NPU (imports or requires torch_npu), writes its code for the plugin: it names the
+    # plugin as a requirement would (migrate/npu_plugins.py, label rulings (L40)/(L56))
+    plugin_modules: tuple[str, ...] = ()
     # the names of the package's public API that plugin runs as written (vllm's root `__all__`)
     plugin_api: frozenset[str] = frozenset()
     # dotted names inside the package (a module, or a function of one) that are plain Python / PyTorch, read in the
@@ -536,6 +541,7 @@ def third_party() -> dict[str, ThirdParty]:
             alternative_api=e.get("alternative_api"), note=e.get("note", ""),
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
+            plugin_modules=tuple(e.get("plugin_modules", ())),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
             fork_of=e.get("fork_of"), reexports=tuple(sorted(e.get("reexports", {}).items())),
             pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
