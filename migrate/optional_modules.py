@@ -1080,9 +1080,8 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         for path, parts in wanted.items():
             importers = seen.get(path, ())
             if any(not g for _, g in importers):
-                # lazy accessors are a kernel module's way in (AngelSlim's get_streaming_forward()): asked of kernel
-                # modules only, and of those only where an importer is unguarded
-                seen[path] = [(i, CHECKED if not g and path in kernels and _checked_accessors(
+                # lazy accessors (AngelSlim's get_streaming_forward()), asked where an importer is unguarded
+                seen[path] = [(i, CHECKED if not g and _checked_accessors(
                     i, path, parts, results, imports_of, fresh, max_file_size, ref_parts, memo) else g)
                     for i, g in importers]
         # a module importing a candidate outside a guard may itself be imported only under one (ChatTTS model/cuda/

@@ -272,3 +272,22 @@ def test_a_warm_run_reads_no_file_again_for_the_lazy_accessors(tmp_path: Path, m
     os.utime(repo / "algo/minf/prefill.py", (old + 1, old + 1))
     streaming, _, _ = run()
     assert streaming != []  # the caller no longer checks: the kernels are required again
+
+
+def test_triton_kernels_relayed_by_the_module_a_lazy_accessor_imports_are_optional(tmp_path: Path):
+    # AngelSlim xattention: the accessor imports kernels/xattention.py, which imports its Triton helpers from
+    # xattn_utils.py at its top (a relay with no kernel of its own); the helpers are reached only where the probe
+    # passes, as the accessor's own module is (a first speed change asked accessors of kernel modules only and lost it)
+    write_files(tmp_path, {
+        "algo/__init__.py": "",
+        "algo/minf/__init__.py": "",
+        "algo/minf/kernels/__init__.py": KERNELS_INIT,
+        "algo/minf/kernels/streaming.py": "from .streaming_utils import streaming_forward  # noqa: F401\n",
+        "algo/minf/kernels/streaming_utils.py": KERNEL.replace("sparse_kernel", "streaming_forward"),
+        "algo/minf/kernels/other.py": KERNEL.replace("sparse_kernel", "other_forward"),
+        "algo/minf/prefill.py": DISPATCH,
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
+    assert finding_lines(result, "NPU501", "kernels/streaming_utils.py") == []
+    assert finding_lines(result, "NPU507", "kernels/streaming_utils.py") == []
+    assert finding_lines(result, "NPU501", "kernels/other.py") == [1, 2]
