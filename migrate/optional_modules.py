@@ -1223,7 +1223,7 @@ def _in_public_function(text: str, name: str) -> bool:
     a public function's: the text test before any parse (most local imports sit in methods or private helpers; torch
     has hundreds), loose where it may be (a module-level block after a function passes, the parse decides)."""
     headers = [(m.start(), m.group(1) == "def" and not m.group(2).startswith("_")) for m in _HEADER.finditer(text)]
-    starts = [start for start, _ in headers]  # (built per call: asked of kernel modules' importers only, a few)
+    starts = [start for start, _ in headers]
     for match in re.finditer(rf"^[ \t]+(?:from|import)\s[^\n]*\b{re.escape(name)}\b", text, re.M):
         k = bisect.bisect_right(starts, match.start()) - 1
         if k >= 0 and headers[k][1]:

@@ -882,3 +882,21 @@ def test_deepspeed_mii_is_a_gpu_only_serving_package(tmp_path):
         "def run_mii(model, tp):\n    from mii import client, serve\n\n    llm = serve(model, tensor_parallel=tp)\n"
         "    return llm.generate(['a'], max_new_tokens=4)\n")
     assert _found(tmp_path, ("NPU501", "NPU507")) == [("bench.py", "NPU501", 2), ("bench.py", "NPU507", 4)]
+
+
+def test_the_plugin_module_text_test_wants_the_words_as_code_names_them(monkeypatch):
+    """`module_uses` parses a file only where its text names a plugin module's last two words as code does: torch says
+    "ascending" in hundreds of files, and the words alone sent nearly every file of the corpus to a second parse."""
+    import ast as ast_module
+
+    from migrate import npu_plugins
+
+    parsed = []
+    real = ast_module.parse
+    monkeypatch.setattr(npu_plugins.ast, "parse", lambda text, *a, **k: parsed.append(text) or real(text, *a, **k))
+    prose = "import torch\n\n\ndef order(x):\n    # extra care: sorted in ascending order\n    return torch.sort(x)\n"
+    assert npu_plugins.module_uses(prose) == () and parsed == []
+    uses = "import triton.language as tl\n\n\ndef f(x):\n    return tl.extra.ascend.libdevice.pow(x, 2)\n"
+    assert [plugin for plugin, _ in npu_plugins.module_uses(uses)] == ["triton-ascend"] and len(parsed) == 1
+    grouped = "from triton.language.extra import (cuda, ascend)\n"
+    assert [line for _, line in npu_plugins.module_uses(grouped)] == [1]
