@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from migrate.context import walk_nodes
+from migrate.context import bound_dotted, walk_nodes
 
 
 @functools.cache
@@ -69,21 +69,11 @@ def _bindings(tree: ast.AST) -> dict[str, str]:
     return names
 
 
-def _dotted(node: ast.AST, bound: dict[str, str]) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in bound:
-        return None
-    return ".".join([bound[node.id], *reversed(parts)])
-
-
 def _asks_device(node: ast.AST, bound: dict[str, str]) -> bool:
     """`get_accelerator().device_name()`: a device-name method of a known factory's result."""
     factories, methods, _ = _factories()
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods \
-        and isinstance(node.func.value, ast.Call) and _dotted(node.func.value.func, bound) in factories
+        and isinstance(node.func.value, ast.Call) and bound_dotted(node.func.value.func, bound) in factories
 
 
 def _cuda_test(test: ast.AST, bound: dict[str, str]) -> bool | None:

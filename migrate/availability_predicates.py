@@ -75,7 +75,7 @@ _STATEMENT_LISTS = ("body", "handlers", "orelse", "finalbody", "cases")  # where
 _LISTS_OF: dict[type, tuple[str, ...]] = {}  # node type -> its fields among those, in the node's own order
 
 
-def _own_returns(function) -> list[ast.Return]:
+def own_returns(function) -> list[ast.Return]:
     """The `return` statements of `function` itself (not those of functions or classes defined inside it). A
     `return` is a statement: only the statement lists of statements (and of `except` handlers and `case`s) are read,
     not their expressions (a lambda holds no statement)."""
@@ -111,7 +111,7 @@ def _answers_availability(ctx, function) -> bool:
 
     exits = [line for line in (_early_exit_line(function, test), _import_probe_line(function)) if line is not None]
     exit_line = min(exits) if exits else None
-    returns = _own_returns(function)
+    returns = own_returns(function)
     some = False
     for node in returns:
         if _nothing(node.value):
@@ -182,7 +182,7 @@ def spec_predicates(ctx) -> frozenset[str]:
     found = set()
     for function in ctx.tree.body:
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            answers = [r.value for r in _own_returns(function) if not _nothing(r.value)]
+            answers = [r.value for r in own_returns(function) if not _nothing(r.value)]
             if answers and all(_spec_found(ctx, value) for value in answers):
                 found.add(function.name)
     return frozenset(found)

@@ -139,6 +139,18 @@ def index_tree(tree: ast.AST) -> tuple[dict[type, list[ast.AST]], dict[int, ast.
     return nodes, parents
 
 
+def bound_dotted(node: ast.AST, bound: dict[str, str]) -> str | None:
+    """The dotted name an attribute chain reads through the module's imports (`tl.extra.ascend.pow` with `bound`
+    {"tl": "triton.language"} -> "triton.language.extra.ascend.pow"); None where its head is no bound name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in bound:
+        return None
+    return ".".join([bound[node.id], *reversed(parts)])
+
+
 def walk_nodes(node: ast.AST) -> Iterator[ast.AST]:
     """The nodes `ast.walk(node)` yields, in its (breadth-first) order, but for the shared `ctx` / `op` singletons
     (`Load()`, `Add()`, `Eq()`: read them through their owner), ~3x faster: each node's children are read by its

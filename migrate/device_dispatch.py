@@ -254,5 +254,10 @@ def drop_cuda_side(results: list[FileResult]) -> list[FileResult]:
     side = cuda_side(results)
     if not side:
         return results
+    return without_findings_of(results, side)
+
+
+def without_findings_of(results: list[FileResult], side: set[str]) -> list[FileResult]:
+    """`results` with no finding in the files of `side` (their facts and errors kept)."""
     return [FileResult(r.path, r.kind, r.lines, (), r.errors, r.suppressed, r.facts) if r.path in side and r.findings
             else r for r in results]

@@ -144,6 +144,8 @@ def _guarded_lines(tree, names: set[str], modules: dict[str, set[str]]) -> set[i
     dotted modules setting it, read through the file's own imports (`import pkg.config as cfg`)."""
     import ast
 
+    from migrate.context import bound_dotted
+
     bound: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -153,22 +155,13 @@ def _guarded_lines(tree, names: set[str], modules: dict[str, set[str]]) -> set[i
             for alias in node.names:
                 bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
-    def dotted(node) -> str | None:
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name) or node.id not in bound:
-            return None
-        return ".".join([bound[node.id], *reversed(parts)])
-
     def reads(test) -> bool:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             return any(reads(value) for value in test.values)
         if isinstance(test, ast.Name):
             return test.id in names
         if isinstance(test, ast.Attribute) and test.attr in modules:
-            owner = dotted(test.value)
+            owner = bound_dotted(test.value, bound)
             return owner is not None and any(_same_module(owner, module) for module in modules[test.attr])
         return False
 

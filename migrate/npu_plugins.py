@@ -47,6 +47,7 @@ import functools
 import re
 
 from migrate import knowledge
+from migrate.context import bound_dotted
 from migrate.findings import FileResult
 from migrate.sources import normalise
 
@@ -99,17 +100,6 @@ def _plugin_modules() -> tuple[tuple[str, str], ...]:
                  for module in e.plugin_modules)
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 @functools.lru_cache(maxsize=None)
 def _names_last_two(module: str) -> re.Pattern:
     """The module's last two words as code names them: `extra.ascend` (an import, an attribute chain) or `from
@@ -156,11 +146,9 @@ def module_uses(text: str) -> tuple[tuple[str, int], ...]:
                 bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
-            name = _dotted(node)
-            if name is not None and "." in name:
-                head, _, rest = name.partition(".")
-                if head in bound:
-                    note(f"{bound[head]}.{rest}", node.lineno)
+            name = bound_dotted(node, bound)
+            if name is not None:
+                note(name, node.lineno)
     return tuple(sorted(found.items()))
 
 

@@ -70,17 +70,10 @@ def _base_name(base: ast.AST) -> str:
 
 def _returned_qualnames(function: ast.AST) -> list[str]:
     """The qualified class names `function`'s own body returns as string constants."""
-    found: list[str] = []
-    stack = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, str) and _QUALNAME.fullmatch(node.value.value):
-            found.append(node.value.value)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
+    from migrate.availability_predicates import own_returns
+
+    return [r.value.value for r in own_returns(function) if isinstance(r.value, ast.Constant)
+            and isinstance(r.value.value, str) and _QUALNAME.fullmatch(r.value.value)]
 
 
 def facts(tree: ast.AST, path: str) -> list:
@@ -184,5 +177,6 @@ def drop_other_side(results: list[FileResult]) -> list[FileResult]:
     side = other_side(results)
     if not side:
         return results
-    return [FileResult(r.path, r.kind, r.lines, (), r.errors, r.suppressed, r.facts) if r.path in side and r.findings
-            else r for r in results]
+    from migrate.device_dispatch import without_findings_of
+
+    return without_findings_of(results, side)

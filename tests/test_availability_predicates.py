@@ -71,12 +71,12 @@ def test_a_function_answering_from_an_import_attempt_flag_guards_like_the_flag(t
     assert finding_lines(result, "NPU501", "app/ldm/forced.py") == [4]
 
 
-def test_own_returns_reads_every_statement_list_and_skips_nested_scopes():
-    # _own_returns walks statement lists only: the returns of if/for/while/with/try (handlers, else, finally) and
+def testown_returns_reads_every_statement_list_and_skips_nested_scopes():
+    # own_returns walks statement lists only: the returns of if/for/while/with/try (handlers, else, finally) and
     # match cases, in the order of a walk of every node, none of a nested def, class or lambda
     import ast
 
-    from migrate.availability_predicates import _own_returns
+    from migrate.availability_predicates import own_returns
 
     source = """
 def f(x):
@@ -113,7 +113,7 @@ def f(x):
     return 15
 """
     function = ast.parse(source).body[0]
-    assert [r.value.value for r in _own_returns(function)] == [15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
+    assert [r.value.value for r in own_returns(function)] == [15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
 
 
 def test_a_function_returning_a_find_spec_probe_is_a_predicate(tmp_path: Path):

@@ -210,18 +210,24 @@ def other(q):
 """
 
 
-def test_triton_kernels_behind_lazy_accessors_called_only_behind_the_probe_are_optional(tmp_path: Path):
-    # minference kernels/__init__.py shape: the accessors import the kernels' modules in their bodies; the dispatcher
-    # reaches `get_streaming_forward()` only from `_kernel_prefill`, called only under `_k.kernels_available(...)` (a
-    # predicate of the module imported as `_k`), and `get_other_forward()` with no check
-    write_files(tmp_path, {
+def accessor_repo(**files: str) -> dict[str, str]:
+    """minference's layout: kernels/__init__.py's lazy accessors, their kernel modules, the dispatcher prefill.py."""
+    return {
         "algo/__init__.py": "",
         "algo/minf/__init__.py": "",
         "algo/minf/kernels/__init__.py": KERNELS_INIT,
         "algo/minf/kernels/streaming.py": KERNEL.replace("sparse_kernel", "streaming_forward"),
         "algo/minf/kernels/other.py": KERNEL.replace("sparse_kernel", "other_forward"),
         "algo/minf/prefill.py": DISPATCH,
-    })
+        **files,
+    }
+
+
+def test_triton_kernels_behind_lazy_accessors_called_only_behind_the_probe_are_optional(tmp_path: Path):
+    # minference kernels/__init__.py shape: the accessors import the kernels' modules in their bodies; the dispatcher
+    # reaches `get_streaming_forward()` only from `_kernel_prefill`, called only under `_k.kernels_available(...)` (a
+    # predicate of the module imported as `_k`), and `get_other_forward()` with no check
+    write_files(tmp_path, accessor_repo())
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
     assert finding_lines(result, "NPU501", "kernels/streaming.py") == []
     assert finding_lines(result, "NPU507", "kernels/streaming.py") == []
@@ -239,14 +245,7 @@ def test_a_warm_run_reads_no_file_again_for_the_lazy_accessors(tmp_path: Path, m
     from migrate import engine
 
     repo, cache = tmp_path / "repo", tmp_path / "cache"
-    files = {
-        "algo/__init__.py": "",
-        "algo/minf/__init__.py": "",
-        "algo/minf/kernels/__init__.py": KERNELS_INIT,
-        "algo/minf/kernels/streaming.py": KERNEL.replace("sparse_kernel", "streaming_forward"),
-        "algo/minf/kernels/other.py": KERNEL.replace("sparse_kernel", "other_forward"),
-        "algo/minf/prefill.py": DISPATCH,
-    }
+    files = accessor_repo()
     old = time.time() - 60
     for name, body in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
@@ -278,15 +277,10 @@ def test_triton_kernels_relayed_by_the_module_a_lazy_accessor_imports_are_option
     # AngelSlim xattention: the accessor imports kernels/xattention.py, which imports its Triton helpers from
     # xattn_utils.py at its top (a relay with no kernel of its own); the helpers are reached only where the probe
     # passes, as the accessor's own module is (a first speed change asked accessors of kernel modules only and lost it)
-    write_files(tmp_path, {
-        "algo/__init__.py": "",
-        "algo/minf/__init__.py": "",
-        "algo/minf/kernels/__init__.py": KERNELS_INIT,
+    write_files(tmp_path, accessor_repo(**{
         "algo/minf/kernels/streaming.py": "from .streaming_utils import streaming_forward  # noqa: F401\n",
         "algo/minf/kernels/streaming_utils.py": KERNEL.replace("sparse_kernel", "streaming_forward"),
-        "algo/minf/kernels/other.py": KERNEL.replace("sparse_kernel", "other_forward"),
-        "algo/minf/prefill.py": DISPATCH,
-    })
+    }))
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version="2.14.0")
     assert finding_lines(result, "NPU501", "kernels/streaming_utils.py") == []
     assert finding_lines(result, "NPU507", "kernels/streaming_utils.py") == []
