@@ -167,10 +167,16 @@ def loader_aliases(ctx, resolve) -> tuple[dict[tuple[int | None, str], CallableA
     Each call through the name is a call of the returned callable; the `return` only hands it over (label ruling
     (L52); FastVideo's nvfp4_config.py, minimax_h3_checkpoint_fp8.py and fastvideo-kernel's cute forward, labels 61a).
     Returns the aliases (keyed as `callable_aliases`) and, for each, the returned name it stands for."""
+    # the names some assignment calls (`x = f()`): only those functions are read for their returns (a module of many
+    # functions and few such calls reads few)
+    assigned = {statement.value.func.id for statement in ctx.nodes.get(ast.Assign, ())
+                if isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name)}
+    if not assigned:
+        return {}, {}
     loaders: dict[str, list[ast.Name]] = {}
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
         for function in ctx.nodes.get(kind, ()):
-            if _scope(ctx, function) is None:
+            if function.name in assigned and _scope(ctx, function) is None:
                 names = _returned_names(function)
                 if names is not None:
                     loaders[function.name] = names

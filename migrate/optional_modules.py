@@ -1200,7 +1200,7 @@ def _accessors(importer: str, parts: tuple, fresh, max_file_size: int, memo: dic
     where one import of it is elsewhere (at the top, in a block, in a private function) or the importer calls or hands
     on one of them itself."""
     text = _text(importer, fresh, max_file_size)
-    if not text or not _in_public_function(text, parts[-1]):
+    if not text or not _in_public_function(text, parts[-1], memo, importer):
         return []  # no indented import naming the module under a public top-level `def`: no accessor
     imports = _statement_imports(importer, text, memo)
     if imports is None:
@@ -1218,17 +1218,28 @@ def _accessors(importer: str, parts: tuple, fresh, max_file_size: int, memo: dic
 _HEADER = re.compile(r"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 
 
-def _in_public_function(text: str, name: str) -> bool:
+_INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)\s[^\n]*", re.M)
+
+
+def _in_public_function(text: str, name: str, memo: dict | None = None, key=None) -> bool:
     """Some indented import line naming `name` has, as the nearest `def` / `class` header at the line's start above it,
     a public function's: the text test before any parse (most local imports sit in methods or private helpers; torch
-    has hundreds), loose where it may be (a module-level block after a function passes, the parse decides)."""
-    headers = [(m.start(), m.group(1) == "def" and not m.group(2).startswith("_")) for m in _HEADER.finditer(text)]
-    starts = [start for start, _ in headers]
-    for match in re.finditer(rf"^[ \t]+(?:from|import)\s[^\n]*\b{re.escape(name)}\b", text, re.M):
-        k = bisect.bisect_right(starts, match.start()) - 1
-        if k >= 0 and headers[k][1]:
-            return True
-    return False
+    has hundreds), loose where it may be (a module-level block after a function passes, the parse decides). With
+    `memo` and `key`, the file's indented import lines under public functions are found once (a module importing many
+    candidates is asked about each)."""
+    lines = memo.get(("public-imports", key)) if memo is not None else None
+    if lines is None:
+        headers = [(m.start(), m.group(1) == "def" and not m.group(2).startswith("_")) for m in _HEADER.finditer(text)]
+        starts = [start for start, _ in headers]
+        lines = []
+        for match in _INDENTED_IMPORT.finditer(text):
+            k = bisect.bisect_right(starts, match.start()) - 1
+            if k >= 0 and headers[k][1]:
+                lines.append(match.group())
+        if memo is not None:
+            memo[("public-imports", key)] = lines
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(line) for line in lines)
 
 
 def _statement_imports(importer: str, text: str, memo: dict):
@@ -1242,14 +1253,27 @@ def _statement_imports(importer: str, text: str, memo: dict):
     tree = fileio.parse_python(text)
     if tree is None:
         return None
+    # one walk of the tree: each import under the top-level statement holding it (by line), and the names loaded
+    tops = tree.body
+    ends = [statement.end_lineno for statement in tops]
+    by_statement: dict[int, list] = {}
+    loaded = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loaded.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            k = bisect.bisect_left(ends, node.lineno)
+            by_statement.setdefault(k, []).append(node)
     statements = []
-    for statement in tree.body:
-        names = [(name, isinstance(node, ast.ImportFrom) and node.level > 0) for node in ast.walk(statement)
-                 if isinstance(node, (ast.Import, ast.ImportFrom)) for name in _imported(node, importer) if name]
+    for k in sorted(by_statement):
+        nodes = sorted(by_statement[k], key=lambda n: (n.lineno, n.col_offset))
+        names = [(name, isinstance(node, ast.ImportFrom) and node.level > 0) for node in nodes
+                 for name in _imported(node, importer) if name]
         if names:
+            statement = tops[k]
             public = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not statement.name.startswith("_")
             statements.append((statement.name if public else None, names))
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     memo[key] = (statements, loaded)
     return memo[key]
 
