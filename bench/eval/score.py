@@ -62,6 +62,10 @@ def main() -> int:
     extras: list[str] = []
     lines.append("| repository | labels | found | recall | scored lines | true | precision |")
     lines.append("|---|---|---|---|---|---|---|")
+    # every repository run counts, one without labels too (its scored findings are all false: DeepLinkExt, the NPU port
+    # itself, set 63); a labelled repository without a run is an error below
+    for run in args.runs.glob("*.json"):
+        labels.setdefault(run.stem.replace("+", "/", 1), {})
     for repo, repo_labels in sorted(labels.items()):
         run = args.runs / (repo.replace("/", "+") + ".json")
         if not run.is_file():
