@@ -110,6 +110,13 @@ def _names_last_two(module: str) -> re.Pattern:
     return re.compile(rf"\b{first}(?:[ \t]*\.[ \t]*|[ \t]+import[ \t]+(?:\(?[\w \t,]*?)){re.escape(last)}\b")
 
 
+def _last_two_words_in(text: str, module: str) -> bool:
+    """Both of the module's last two words are in the text (substring tests, far cheaper than the pattern, which
+    opens with a word boundary and so tries every position): the pattern runs only where both are."""
+    parent, _, last = module.rpartition(".")
+    return last in text and parent.rpartition(".")[2] in text
+
+
 def module_uses(text: str) -> tuple[tuple[str, int], ...]:
     """(plugin distribution, line) for each Ascend plugin whose own modules (knowledge `plugin_modules`) this Python
     file uses, the first line naming it: an import of one (`import triton.language.extra.cann.libdevice`, `from
@@ -117,7 +124,7 @@ def module_uses(text: str) -> tuple[tuple[str, int], ...]:
     (`tl.extra.ascend.libdevice.pow` after `import triton.language as tl`; FlagGems' _ascend/ops/vector_norm.py). The
     text is parsed only when it holds a module's last two words (`extra`, `cann`), in a few files of a scan."""
     modules = _plugin_modules()
-    if not modules or not any(_names_last_two(m).search(text) for m, _ in modules):
+    if not modules or not any(_last_two_words_in(text, m) and _names_last_two(m).search(text) for m, _ in modules):
         return ()
     try:
         tree = ast.parse(text)

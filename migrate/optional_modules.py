@@ -798,7 +798,8 @@ def _flagged_imports(path: str, known: frozenset[str], data, max_file_size: int)
         return None
     # a check the file never names decides none of its imports (a module known by its last name alone, torch's many
     # `utils`, brings its flags to every file importing one): the text test before the parse
-    if not any(re.search(rf"\b{re.escape(flag.partition('(')[0].rpartition('.')[2])}\b", text) for flag in known):
+    names = {flag.partition("(")[0].rpartition(".")[2] for flag in known}
+    if not any(name in text and re.search(rf"\b{re.escape(name)}\b", text) for name in names):
         return None
     tree = fileio.parse_python(text)
     if tree is None:
