@@ -38,6 +38,7 @@ that leaves each call failing) does not make the name "bound to something else".
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass
 
 from migrate.context import walk_nodes
@@ -148,10 +149,17 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
     return found
 
 
-def _returned_names(function) -> list[ast.Name] | None:
+def _returned_names(function, returns_by_line: list | None = None) -> list[ast.Name] | None:
     """The names a module function's only `return` gives back (`return gemm` -> [gemm]; `return SfLayout, mm_fp4,
-    nvfp4_quantize` -> the three), else None."""
-    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    nvfp4_quantize` -> the three), else None. With `returns_by_line` (every `return` of the file as (line, column,
+    node), sorted), a module-level function's returns are those within its lines (none of another top-level
+    statement's can be), without a walk of its body."""
+    if returns_by_line is None:
+        returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    else:
+        lo = bisect.bisect_left(returns_by_line, (function.lineno, -1))
+        hi = bisect.bisect_right(returns_by_line, (function.end_lineno, float("inf")))
+        returns = [node for _, _, node in returns_by_line[lo:hi]]
     if len(returns) != 1 or returns[0].value is None:
         return None
     value = returns[0].value
@@ -174,10 +182,11 @@ def loader_aliases(ctx, resolve) -> tuple[dict[tuple[int | None, str], CallableA
     if not assigned:
         return {}, {}
     loaders: dict[str, list[ast.Name]] = {}
+    returns_by_line = sorted((n.lineno, n.col_offset, n) for n in ctx.nodes.get(ast.Return, ()))
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
         for function in ctx.nodes.get(kind, ()):
             if function.name in assigned and _scope(ctx, function) is None:
-                names = _returned_names(function)
+                names = _returned_names(function, returns_by_line)
                 if names is not None:
                     loaders[function.name] = names
     if not loaders:
