@@ -95,19 +95,28 @@ def own_returns(function) -> list[ast.Return]:
     return out
 
 
+def _tests_availability(ctx, tested, expr) -> bool:
+    """The expression tests availability: a local set from a check (`tested`), a None stand-in's test, an `and` of
+    such, or NPU501's availability test. A module function: a recursive nested function holds its own cell, a cycle
+    that kept the file's context and tree alive while the collector is off (the whole scan, migrate/cli.py)."""
+    from migrate.rules.npu501_gpu_only_import import _availability_test
+
+    if isinstance(expr, ast.Name) and expr.id in tested:
+        return True
+    if _none_missing(ctx, expr):
+        return True
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
+        return any(_tests_availability(ctx, tested, v) for v in expr.values)
+    return _availability_test(ctx, expr)
+
+
 def _answers_availability(ctx, function) -> bool:
-    from migrate.rules.npu501_gpu_only_import import _availability_test, _nothing
+    from migrate.rules.npu501_gpu_only_import import _nothing
 
     tested = _tested_locals(ctx, function)
 
-    def test(expr) -> bool:
-        if isinstance(expr, ast.Name) and expr.id in tested:
-            return True
-        if _none_missing(ctx, expr):
-            return True
-        if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
-            return any(test(v) for v in expr.values)
-        return _availability_test(ctx, expr)
+    def test(expr) -> bool:  # not recursive itself (a recursive closure is a reference cycle, see _tests_availability)
+        return _tests_availability(ctx, tested, expr)
 
     exits = [line for line in (_early_exit_line(function, test), _import_probe_line(function)) if line is not None]
     exit_line = min(exits) if exits else None

@@ -469,7 +469,10 @@ class _Rebuild(ast.NodeTransformer):
                     merged.append(v)
             return merged
 
-        return place(ast.JoinedStr(build(run.pieces)))
+        try:
+            return place(ast.JoinedStr(build(run.pieces)))
+        finally:
+            build = None  # noqa: F841 -- a recursive closure holds its own cell: a cycle the scan never collects
 
 
 def downlevel(text: str) -> tuple[str, list[_Run]] | None:

@@ -647,19 +647,23 @@ def _under_predicate(ctx, node) -> bool:
     module's or one imported from another (`_flags_known`): Tencent/AngelSlim diffusion/kernels/python/gemm/__init__.py
     `if use_triton(): from .fp8_gemm import fp8_gemm_triton_block / else: from .fp8_gemm_torch import ...`, `use_triton`
     answering from `_platform.is_triton_available()` (label ruling (L42): a selection that checks the package first)."""
-    from migrate.rules.npu501_gpu_only_import import _predicate_call
-
-    def asks(test) -> bool:
-        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-            return any(asks(v) for v in test.values)
-        return isinstance(test, ast.Call) and not test.args and _predicate_call(ctx, test.func)
-
     child, above = node, ctx.parent(node)
     while above is not None:
-        if isinstance(above, ast.If) and any(child is s for s in above.body) and asks(above.test):
+        if isinstance(above, ast.If) and any(child is s for s in above.body) and _asks_predicate(ctx, above.test):
             return True
         child, above = above, ctx.parent(above)
     return False
+
+
+def _asks_predicate(ctx, test) -> bool:
+    """The test calls an availability predicate without arguments, alone or in an `and`. A module function, not a
+    closure: a recursive nested function is a reference cycle (it holds its own cell) and, with the collector off
+    for the whole scan (migrate/cli.py), kept every file's context and tree alive to the end: 2 GB of a torch scan."""
+    from migrate.rules.npu501_gpu_only_import import _predicate_call
+
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_asks_predicate(ctx, v) for v in test.values)
+    return isinstance(test, ast.Call) and not test.args and _predicate_call(ctx, test.func)
 
 
 _CALLEES_KEY = "_npu_checked_callees"

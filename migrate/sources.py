@@ -692,6 +692,7 @@ def _bound_requirement_strings(tree, names: set[str]) -> list:
               and node.func.attr in ("append", "extend") and node.args):
             arg = node.args[0]
             out += [arg] if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else elements(arg)
+    keys = elements = None  # noqa: F811,F841 -- recursive closures hold their own cells: cycles the scan never collects
     # a table spec named by several keys (two extras both listing "accelerate") is one requirement
     return [e for e in out if not (id(e) in seen or seen.add(id(e)))]
 

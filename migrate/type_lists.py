@@ -50,7 +50,7 @@ def _word_char(ch: str) -> bool:
 
 
 def _call_hint(text: str) -> bool:
-    """`\w\s*=\s*[\[(]\s*name\s*[,\])]`: an assignment or keyword whose value is a list / tuple opening with a name."""
+    r"""`\w\s*=\s*[\[(]\s*name\s*[,\])]`: an assignment or keyword whose value is a list / tuple opening with a name."""
     for match in _CALL_HINT.finditer(text):
         k = match.start() - 1
         while k >= 0 and text[k].isspace():
@@ -61,7 +61,7 @@ def _call_hint(text: str) -> bool:
 
 
 def _def_hint(text: str) -> bool:
-    """`isinstance(x, tuple(name))` or `\btype(...) [not] in name`."""
+    r"""`isinstance(x, tuple(name))` or `\btype(...) [not] in name`."""
     if _ISINSTANCE_HINT.search(text):
         return True
     return any(match.start() == 0 or not _word_char(text[match.start() - 1]) for match in _TYPE_IN_HINT.finditer(text))

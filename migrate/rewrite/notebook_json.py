@@ -45,6 +45,7 @@ def _source_spans(text: str, cells: set[int]) -> dict[tuple, tuple[int, int]]:
         return end
 
     walk(0, ())
+    walk = None  # noqa: F841 -- a recursive closure holds its own cell (and the text): a cycle never collected
     return spans
 
 

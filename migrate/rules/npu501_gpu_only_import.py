@@ -542,7 +542,10 @@ def _launched_behind_checks(ctx, kernels: set[str]) -> set[str]:
             return True
         return functions.get(scope.name) is scope and reached_behind_checks(scope.name)
 
-    return {kernel for kernel in kernels if uses.get(kernel) and all(checked(use) for use in uses[kernel])}
+    try:
+        return {kernel for kernel in kernels if uses.get(kernel) and all(checked(use) for use in uses[kernel])}
+    finally:  # the two closures call each other: a cycle (holding ctx) the scan never collects, its collector off
+        reached_behind_checks = checked = None  # noqa: F841
 
 
 def _behind_a_check(ctx, node) -> bool:

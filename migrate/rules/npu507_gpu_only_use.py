@@ -1729,12 +1729,8 @@ class GpuOnlyUse(Rule):
     def _kernel_aliases(ctx, kernels) -> set[str]:
         """Names bound to a kernel of the file or a choice between kernels
         (`fx = _gemma_fwd if gemma else _fwd`), whose subscripted calls are launches too."""
-        def kernel_choice(value) -> bool:
-            if isinstance(value, ast.IfExp):
-                return kernel_choice(value.body) and kernel_choice(value.orelse)
-            return isinstance(value, ast.Name) and value.id in kernels
         return {node.targets[0].id for node in ctx.nodes.get(ast.Assign, ())
-                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and kernel_choice(node.value)}
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _kernel_choice(node.value, kernels)}
 
     @staticmethod
     def _inside_kernel(ctx, node, kernel_bodies) -> bool:
@@ -2023,3 +2019,11 @@ def _none_tested_before(ctx, name: str, call: ast.AST) -> bool:
                and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
                and node.lineno < call.lineno for node in walk_nodes(scope))
+
+
+def _kernel_choice(value, kernels) -> bool:
+    """A kernel of the file by name, or a choice between such (`_gemma_fwd if gemma else _fwd`). A module function: a
+    recursive closure is a reference cycle, kept to the end of the scan with the collector off (migrate/cli.py)."""
+    if isinstance(value, ast.IfExp):
+        return _kernel_choice(value.body, kernels) and _kernel_choice(value.orelse, kernels)
+    return isinstance(value, ast.Name) and value.id in kernels

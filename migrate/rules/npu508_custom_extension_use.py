@@ -1529,6 +1529,7 @@ class CustomExtensionUse(Rule):
             definition, key = held(func.value, call)
             if definition is not None:
                 held_calls.append((call, definition, key))
+        held = None  # noqa: F841 -- the recursive closure holds its own cell: a cycle keeping ctx alive (no collector)
         # an object with a method no tensor has (`manager.insert_and_map(...)`) is no tensor the op returned: its
         # tensor-named methods (`manager.size(key)`) are the compiled class's too (label note 45b b-9)
         objects = {key for call, _, key in held_calls if not _tensor_method(call.func.attr)}
