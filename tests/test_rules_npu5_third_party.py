@@ -921,3 +921,8 @@ def test_a_callable_stored_on_an_object_is_used_where_self_calls_it():
     # another store of the attribute (a torch function): the call may run either, the stores stay the uses
     other = source + "def disable(module):\n    module.full_attn_func = sdpa\n"
     assert sorted(f.line for f in codes(analyze(other), "NPU507")) == [8, 10, 11]
+    # a class's own store on `self` is left to the class's readers (set 61: FastVideo's binding lines are labels)
+    own = ("import triton\nclass H:\n    def __init__(self):\n"
+           "        self.fill = triton.runtime.driver.active.utils.fill_1d_tma_descriptor\n"
+           "    def go(self, p):\n        self.fill(p)\n")
+    assert [f.line for f in codes(analyze(own), "NPU507") if f.line > 1] == [4]
