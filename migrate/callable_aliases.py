@@ -911,3 +911,75 @@ def module_attribute_calls(ctx, aliases: dict[tuple[int, str], ModuleAttribute])
         if alias is not None:
             out.append(ModuleAttributeCall(call, alias, ".".join([alias.qual, *reversed(parts[:-1])])))
     return out
+
+
+@dataclass(frozen=True)
+class StoredAttribute:
+    name: str  # the attribute
+    line: int  # the first line storing it
+    keys: tuple  # what `resolve` returned for each chain stored, in source order
+    chains: frozenset[int]  # id() of each chain stored (the bindings: named, not run)
+
+
+def stored_attributes(ctx, resolve) -> dict[str, StoredAttribute]:
+    """Attributes that the file stores on another object (`module.full_attn_func = ...` in a patching function, not
+    `self.<name>` in the class's own methods) only as a resolved callable, or as a call of something else that is handed one (a wrapper object,
+    `functools.partial`), and calls as `self.<name>(...)` (`stored_attribute_calls`):
+
+        def enable_duo_attention(model):
+            for module in model.layers:
+                module.full_attn_func = flash_attn_func                    # the alias: names the callable, runs nothing
+                module.forward = types.MethodType(duo_forward, module)
+        def duo_forward(self, q, k, v):
+            return self.full_attn_func(q, k, v)                            # the call: flash_attn_func runs here
+
+    (mit-han-lab/duo-attention's duo_attn/patch/llama.py, with `UlyssesAttention(attn_func=flash_attn_func)` as the
+    other store: label set 63e by ruling (L52), the call is the use, the bindings are not.) Every store of the
+    attribute in the file, whatever its object, must be of that shape: one of anything else (`self.full_attn_func =
+    sdpa`, `+=`, a method or class-body name of that name) leaves it alone, the call may run something else."""
+    found: dict[str, StoredAttribute] = {}
+    other: set[str] = set()
+    for node in ctx.nodes.get(ast.Attribute, ()):
+        if not isinstance(node.ctx, (ast.Store, ast.Del)):
+            continue
+        statement = ctx.parent(node)
+        value = statement.value if isinstance(statement, ast.Assign) and statement.targets == [node] else None
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            # a class's own `self.fill = triton.runtime.driver.active.utils.fill_1d_tma_descriptor` in `__init__`:
+            # left to the class's readers (set 61 labelled hao-ai-lab/FastVideo's such lines at the binding, whose
+            # `driver.active` runs Triton's driver lookup there, (L51)); only an object patched from outside is read
+            other.add(node.attr)
+            continue
+        chains: list[ast.expr] = []
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            chains = [value]
+        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and resolve(value.func) is None:
+            chains = [a for a in (*value.args, *(k.value for k in value.keywords)) if isinstance(a, (ast.Name, ast.Attribute))
+                      and resolve(a) is not None]
+        keys = [resolve(c) for c in chains]
+        if not keys or None in keys:
+            other.add(node.attr)
+            continue
+        known = found.get(node.attr)
+        found[node.attr] = StoredAttribute(node.attr, min(known.line, statement.lineno) if known else statement.lineno,
+                                           (*(known.keys if known else ()), *keys),
+                                           (known.chains if known else frozenset()) | {id(c) for c in chains})
+    if not found:
+        return {}
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        for definition in ctx.nodes.get(kind, ()):
+            if definition.name in found and isinstance(_scope(ctx, definition), ast.ClassDef):
+                other.add(definition.name)
+    for node in ctx.nodes.get(ast.Name, ()):  # a class attribute of that name (`full_attn_func = staticmethod(...)`)
+        if node.id in found and isinstance(node.ctx, ast.Store) and isinstance(_scope(ctx, node), ast.ClassDef):
+            other.add(node.id)
+    return {name: alias for name, alias in found.items() if name not in other}
+
+
+def stored_attribute_calls(ctx, aliases: dict[str, StoredAttribute]) -> list[tuple[ast.Call, StoredAttribute]]:
+    """Each call `self.<name>(...)` of a `stored_attributes` alias in the file."""
+    if not aliases:
+        return []
+    return [(call, aliases[call.func.attr]) for call in ctx.nodes.get(ast.Call, ())
+            if isinstance(call.func, ast.Attribute) and call.func.attr in aliases
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"]

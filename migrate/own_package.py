@@ -136,7 +136,11 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
         current = os.path.dirname(os.path.normpath(path))
         names = upward(current) if current else frozenset()
         if _OWN_TEST_FILES.match(os.path.basename(path)):  # a test or benchmark file beside the package
-            names = names | beside(current)
+            # ... or beside the module file `R.py`, even in a package folder: a test or benchmark script is run, never
+            # imported as `pkg.test_x`, so its folder is sys.path[0] and `import R` is that file (JonasSchult/Mask3D's
+            # utils/pointops2/functions/test_*.py scripts beside pointops.py, the wrapper of its own pointops2_cuda;
+            # label note 63d: `import pointops` there is a Python module, its calls wrapper calls)
+            names = names | beside(current) | modules.get(current, set())
         else:  # a script beside the repository's own module `R.py` (jinfagang/DCNv2_latest's testcuda.py by dcn_v2.py)
             names = names | own_modules(current)
         if names:

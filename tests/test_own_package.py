@@ -558,6 +558,24 @@ def test_a_module_file_inside_a_package_imported_by_name_does_not_hide_the_third
     assert ("NPU501", 1) in _about(result, "net.py", "dcn_v2")
 
 
+def test_a_test_script_beside_a_module_file_in_a_package_imports_that_module(tmp_path):
+    # JonasSchult/Mask3D's utils/pointops2/functions/: test_*.py scripts beside pointops.py (the wrapper of the
+    # pointops2_cuda the folder builds) in a package the scan imports by name (`utils.x`): a test script is run from its
+    # folder, never imported as a package module, so `import pointops` is the file beside it (label note 63d); a
+    # module of the package beside the same file (net.py) still imports the third-party package
+    ops = tmp_path / "utils" / "ops"
+    ops.mkdir(parents=True)
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (ops / "__init__.py").write_text("")
+    (ops / "pointops.py").write_text("def knnquery(k, x):\n    return x\n")
+    (ops / "test_knn.py").write_text("import torch\nimport pointops\nidx = pointops.knnquery(16, torch.rand(8, 3))\n")
+    (ops / "net.py").write_text("import pointops\nidx = pointops.knnquery(16, None)\n")
+    (tmp_path / "train.py").write_text("from utils.ops.net import idx\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "test_knn.py", "pointops") == []
+    assert ("NPU501", 1) in _about(result, "net.py", "pointops")
+
+
 def test_a_module_file_in_a_namespace_folder_of_a_package_does_not_hide_the_third_party_package(tmp_path):
     # Megatron's megatron/core/transformer/custom_layers/transformer_engine.py: the folder has no `__init__.py` (a
     # namespace subpackage of megatron.core.transformer, imported as `megatron.core....custom_layers.transformer_engine`),

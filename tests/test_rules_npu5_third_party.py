@@ -900,3 +900,29 @@ def test_the_plugin_module_text_test_wants_the_words_as_code_names_them(monkeypa
     assert [plugin for plugin, _ in npu_plugins.module_uses(uses)] == ["triton-ascend"] and len(parsed) == 1
     grouped = "from triton.language.extra import (cuda, ascend)\n"
     assert [line for _, line in npu_plugins.module_uses(grouped)] == [1]
+
+
+def test_a_callable_stored_on_an_object_is_used_where_self_calls_it():
+    # mit-han-lab/duo-attention's patch/llama.py: `module.full_attn_func = flash_attn_func` (or a wrapper object handed
+    # it) in the patching function, `self.full_attn_func(...)` in the forward it installs: the call is the use, the
+    # stores only name the callable (label set 63e, ruling (L52))
+    source = ("from flash_attn import flash_attn_func\n"                                  # 1
+              "from .ulysses import UlyssesAttention\n"
+              "def duo_forward(self, q, k, v):\n"
+              "    return self.full_attn_func(q, k, v, causal=True)\n"                    # 4
+              "def enable(model, ulysses):\n"
+              "    for module in model.layers:\n"
+              "        if not ulysses:\n"
+              "            module.full_attn_func = flash_attn_func\n"                     # 8
+              "        else:\n"
+              "            module.full_attn_func = UlyssesAttention(attn_func=flash_attn_func)\n"  # 10
+              "        module.streaming_attn_func = pick(flash_attn_func)\n")            # 11: never called through
+    assert sorted(f.line for f in codes(analyze(source), "NPU507")) == [4, 11]
+    # another store of the attribute (a torch function): the call may run either, the stores stay the uses
+    other = source + "def disable(module):\n    module.full_attn_func = sdpa\n"
+    assert sorted(f.line for f in codes(analyze(other), "NPU507")) == [8, 10, 11]
+    # a class's own store on `self` is left to the class's readers (set 61: FastVideo's binding lines are labels)
+    own = ("import triton\nclass H:\n    def __init__(self):\n"
+           "        self.fill = triton.runtime.driver.active.utils.fill_1d_tma_descriptor\n"
+           "    def go(self, p):\n        self.fill(p)\n")
+    assert [f.line for f in codes(analyze(own), "NPU507") if f.line > 1] == [4]

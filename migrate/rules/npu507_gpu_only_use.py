@@ -1225,6 +1225,10 @@ class GpuOnlyUse(Rule):
             ctx, callable_aliases.module_attributes(ctx, _alias_resolver(ctx, table)))
             if not (optional and c.alias.root in optional)] if "self." in ctx.source else []
         picked |= {chain for c in module_calls for chain in c.alias.chains}
+        # `module.full_attn_func = flash_attn_func` (or a wrapper handed it), then `self.full_attn_func(...)` in the
+        # forward patched onto that module: the calls through the attribute are the uses, the stores only name it (L52)
+        stored_calls = self._stored_attribute_calls(ctx, table, optional, switched) if "self." in ctx.source else []
+        picked |= {chain for _, alias in stored_calls for chain in alias.chains}
         # a class entered only under `if x.is_cuda and ...:` with a torch way beside (label ruling 40b-1)
         cuda_side = cuda_tested_entries.cuda_tested_classes(ctx)
         for node, qual in chain_tops(ctx):
@@ -1289,6 +1293,8 @@ class GpuOnlyUse(Rule):
         for call, alias in rebound:
             if not (optional and root_name(alias.branches[0]) in optional):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
+        for call, alias in stored_calls:
+            yield self._finding(ctx, call, alias.keys[0], match_package(alias.keys[0], table), table)
         yield from self._instance_uses(ctx, table, optional, kernel_bodies)
         yield from self._loaded_module_calls(ctx, table, optional)
         yield from self._method_result_calls(ctx, table, optional)
@@ -1299,6 +1305,18 @@ class GpuOnlyUse(Rule):
         numba_kernels = {name for name, (_, package) in kernels.items() if package == NUMBA_CUDA}
         if numba_kernels and NUMBA_CUDA in table and reported(table[NUMBA_CUDA]):
             yield from self._launches(ctx, numba_kernels, table, NUMBA_CUDA, by_name=False)
+
+    @staticmethod
+    def _stored_attribute_calls(ctx, table, optional, switched):
+        """The `self.<name>(...)` calls through attributes the file stores only as a GPU-only callable
+        (migrate/callable_aliases.py `stored_attributes`), other than those a switched alias reads, and not of a
+        package imported optionally."""
+        aliases = callable_aliases.stored_attributes(ctx, _alias_resolver(ctx, table))
+        if not aliases:
+            return []
+        taken = {id(call) for call, _ in callable_aliases.switched_calls(ctx, switched)}
+        return [(call, alias) for call, alias in callable_aliases.stored_attribute_calls(ctx, aliases)
+                if id(call) not in taken and not (optional and any(k.split(".", 1)[0] in optional for k in alias.keys))]
 
     def _loaded_module_calls(self, ctx, table, optional):
         """`_C = _get_c_extension()` (a package's loader of its compiled module, knowledge `loads_module`), then
