@@ -130,6 +130,10 @@ def test_quantized_llm_loaders_are_known_by_import_and_by_wheel():
     [
         ("requirements-dev.txt", "# flash-attn\nnumpy\nflash_attn==2.5.8  # fused attention\n", 3),
         ("pyproject.toml", '[project]\nname = "x"\ndependencies = [\n  "torch",\n  "xformers>=0.0.22",\n]\n', 5),
+        # an extra named like the requirement it lists: the quoted requirement is the line, not the extra's key (label
+        # 63b, DeepLink-org/LightRFT pyproject.toml `flash-attn = [` / `"flash-attn",`); a poetry key stays the line
+        ("pyproject.toml", '[project]\nname = "x"\n[project.optional-dependencies]\nflash-attn = [\n    "flash-attn",\n]\n', 5),
+        ("pyproject.toml", '[tool.poetry]\nname = "x"\n[tool.poetry.dependencies]\npython = "^3.10"\nxformers = "^0.0.22"\n', 5),
         ("setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    torch\n    bitsandbytes\n", 6),
         ("environment.yml", "name: e\ndependencies:\n  - python=3.10\n  - pip:\n    - cupy-cuda12x==13.0\n", 5),
         ("setup.py", "from setuptools import setup\nsetup(name='x',\n      install_requires=['torch', 'triton'])\n", 3),
