@@ -904,3 +904,26 @@ def test_the_plugin_module_text_test_wants_the_words_as_code_names_them(monkeypa
     assert [plugin for plugin, _ in npu_plugins.module_uses(uses)] == ["triton-ascend"] and len(parsed) == 1
     grouped = "from triton.language.extra import (cuda, ascend)\n"
     assert [line for _, line in npu_plugins.module_uses(grouped)] == [1]
+
+
+def test_a_project_switch_mapped_to_the_library_value_is_reported_at_the_mapping():
+    # DeepLink-org/LightRFT's model classes (label note 63b): `use_flash_attention_2: bool = True` is the class's own
+    # parameter, not transformers' old keyword; the line where the class turns it into the library's value is the
+    # option, whether the name is the keyword itself or is handed on under it (a keyword or a keyword dict)
+    text = (
+        "from transformers import AutoModelForVision2Seq\n"
+        "class RewardModel:\n"
+        "    def __init__(self, pretrain: str, use_flash_attention_2: bool = True, **kwargs) -> None:\n"
+        "        attn_implementation = 'flash_attention_2' if use_flash_attention_2 else 'eager'\n"
+        "        self.model = AutoModelForVision2Seq.from_pretrained(pretrain, attn_implementation=attn_implementation)\n"
+        "class Actor:\n"
+        "    def __init__(self, pretrain, use_flash_attention_2=True):\n"
+        "        attn_impl = 'flash_attention_2' if use_flash_attention_2 else 'eager'\n"
+        "        kwargs = {'trust_remote_code': True, 'attn_implementation': attn_impl}\n"
+        "        self.model = AutoModelForVision2Seq.from_pretrained(pretrain, **kwargs)\n"
+        "def load(path, use_flash_attention_2=True):\n"
+        "    return AutoModelForVision2Seq.from_pretrained(path, use_flash_attention_2=use_flash_attention_2)\n"
+    )
+    found = codes(analyze(text, "model.py"), "NPU503")
+    # the function that hands its parameter on under transformers' own keyword keeps its default reported
+    assert [f.line for f in found] == [4, 8, 11, 12]
