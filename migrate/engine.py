@@ -505,6 +505,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += type_lists.hint_facts(text)  # a class list handed to a type-checking helper (read after the scan)
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
         facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
+        facts += tuple(("probe", name, line) for name, line in npu_plugins.probed(text))  # importorskip("plugin")
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
@@ -562,6 +563,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         ctx = read_manifest(path, text)
         if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)
             requirements += [(d.name, d.line) for d in ctx.dependencies]
+            requirements += list(npu_plugins.npu_extra_requirements(ctx.dependencies))  # `sglang[srt_npu]`
         if any("/" in d.raw for d in ctx.dependencies):  # `- pointnet2_ops_lib/.`: matched to a CUDA build after the scan
             from migrate import local_installs
 

@@ -927,3 +927,15 @@ def test_a_project_switch_mapped_to_the_library_value_is_reported_at_the_mapping
     found = codes(analyze(text, "model.py"), "NPU503")
     # the function that hands its parameter on under transformers' own keyword keeps its default reported
     assert [f.line for f in found] == [4, 8, 11, 12]
+
+
+def test_sglang_named_by_its_npu_extra_or_a_probe_of_its_npu_kernels_is_npu_aware(tmp_path):
+    # label notes 60a (AReaL: `sglang[srt_npu]` in a manifest) and 52a (ROLL: its tests probe sgl_kernel_npu, SGLang's
+    # NPU kernels): the repository runs SGLang's NPU build, its sglang imports and uses are no lines to change (L38)
+    (tmp_path / "a.py").write_text("import sglang\nfrom sglang.srt.utils import kill_process_tree\nkill_process_tree(1)\n")
+    assert _found(tmp_path) == [("a.py", "NPU501", 1), ("a.py", "NPU501", 2), ("a.py", "NPU507", 3)]
+    (tmp_path / "requirements.txt").write_text("sglang[srt_npu]==0.5.6\n")
+    assert _found(tmp_path) == []
+    (tmp_path / "requirements.txt").unlink()
+    (tmp_path / "test_b.py").write_text('import pytest\ndef test_x():\n    pytest.importorskip("sgl_kernel_npu")\n')
+    assert _found(tmp_path) == []

@@ -5,7 +5,7 @@ import posixpath
 import re
 from fnmatch import fnmatchcase
 
-from migrate import forced_cuda_builds, knowledge
+from migrate import forced_cuda_builds, knowledge, npu_plugins
 from migrate.fetched_packages import fetches, repository_name
 from migrate.findings import Category, Finding, Severity
 from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_here
@@ -765,6 +765,9 @@ class GpuOnlyDependency(Rule):
         # Liger-Kernel, torch_npu + triton-ascend; EasyR1 requirements.txt and Dockerfile): the line stays as written
         Valid("liger-kernel>=0.5\n", kind="manifest"),
         Valid('RUN pip install --no-cache-dir "vllm-ascend" liger-kernel mathruler\n', kind="launcher", filename="Dockerfile"),
+        # SGLang's NPU build through its own extra (knowledge `npu_extras`; label note 60a, AReaL's terminal_bench)
+        Valid('sglang[srt_npu] @ git+https://github.com/sgl-project/sglang.git@v0.5.6.post2#subdirectory=python\n',
+              kind="manifest", filename="requirements.txt"),
         # Huawei's apex fork, built from its gitee checkout: the wheel's version names the Ascend build (label note 63a)
         Valid("RUN git clone https://gitee.com/ascend/apex.git && cd apex && bash scripts/build.sh --python=3.9 \\\n"
               "    && cd apex/dist/ && pip install apex-0.1_ascend-cp39-cp39-linux_x86_64.whl\n", kind="launcher", filename="Dockerfile"),
@@ -1074,6 +1077,8 @@ class GpuOnlyDependency(Rule):
                 continue  # the unrelated PyPI project of the same name (PyPI `apex==0.9.10.dev0`, a Pyramid toolkit)
             if key is not None and _ascend_build_file(dep):
                 continue  # the package's Ascend build, installed from its wheel file (`apex-0.1_ascend-cp39-...whl`)
+            if key is not None and npu_plugins.npu_extra_requirements((dep,)):
+                continue  # the package's NPU build through its own extra (`sglang[srt_npu]`, knowledge `npu_extras`)
             suffix = _CUDA_BUILD_NAME.search(dep.name)
             if suffix is None and launcher and dep.name.lower().endswith(("-cu", "_cu", ".cu", "-cuda", "_cuda", ".cuda")):
                 suffix = _CUDA_BUILD_VARIABLE.search(dep.raw)
