@@ -42,6 +42,7 @@ from migrate import (
     linking,
     named_ops,
     npu_plugins,
+    own_callees,
     own_package,
     paired_manifests,
     platform_classes,
@@ -819,6 +820,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = own_package.drop_self_selections(results)  # nor select itself (`load_in_4bit=True` in bitsandbytes)
+    results = own_callees.drop_own_callee_options(results, read, config.max_file_size)  # Actor(use_flash_attention_2=x)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
     results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side

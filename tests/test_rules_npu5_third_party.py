@@ -939,3 +939,24 @@ def test_sglang_named_by_its_npu_extra_or_a_probe_of_its_npu_kernels_is_npu_awar
     (tmp_path / "requirements.txt").unlink()
     (tmp_path / "test_b.py").write_text('import pytest\ndef test_x():\n    pytest.importorskip("sgl_kernel_npu")\n')
     assert _found(tmp_path) == []
+
+
+def test_a_computed_option_handed_to_the_repositorys_own_class_is_its_parameter(tmp_path):
+    # DeepLink-org/LightRFT (label note 63b): a training script beside the package passes its flags to the package's
+    # classes (directly, through an alias chosen in an if-else, or to a name bound nowhere): those are the classes'
+    # parameters; the same flag handed to transformers stays reported
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "models.py").write_text("class ActorVL:\n    def __init__(self, path, **kwargs):\n        pass\n"
+                                                "class ActorLM(ActorVL):\n    pass\n")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "train.py").write_text(
+        "from transformers import AutoModelForCausalLM\n"
+        "from pkg.models import ActorLM, ActorVL\n"
+        "def main(args):\n"
+        "    if args.text_only:\n        Actor = ActorLM\n    else:\n        Actor = ActorVL\n"
+        "    a = Actor(args.path, use_flash_attention_2=args.flash_attn, load_in_4bit=args.load_in_4bit)\n"
+        "    b = ActorVL(args.path, use_flash_attention_2=args.flash_attn)\n"
+        "    c = build_critic(args.path, load_in_4bit=args.load_in_4bit)\n"
+        "    return a, b, c, AutoModelForCausalLM.from_pretrained(args.path, load_in_4bit=args.load_in_4bit)\n")
+    assert _found(tmp_path, ("NPU503",)) == [("examples/train.py", "NPU503", 11)]
