@@ -960,3 +960,18 @@ def test_a_computed_option_handed_to_the_repositorys_own_class_is_its_parameter(
         "    c = build_critic(args.path, load_in_4bit=args.load_in_4bit)\n"
         "    return a, b, c, AutoModelForCausalLM.from_pretrained(args.path, load_in_4bit=args.load_in_4bit)\n")
     assert _found(tmp_path, ("NPU503",)) == [("examples/train.py", "NPU503", 11)]
+
+
+@pytest.mark.parametrize("text", [
+    # a flag bound by a try-import of flash_attn (VLMEvalKit granite_vision.py, note 59e) and a probe function's result
+    # (AngelSlim dflash_benchmark.py, note 61c): availability checks with a fallback, no project switch (L1)
+    "from transformers import AutoModel\nflash_attn_flag = False\ntry:\n    import flash_attn\n    flash_attn_flag = True\n"
+    "except ImportError:\n    pass\ndef load(p):\n    attn_impl = 'flash_attention_2' if flash_attn_flag else 'eager'\n"
+    "    return AutoModel.from_pretrained(p, attn_implementation=attn_impl)\n",
+    "from transformers import AutoModel\ndef has_flash_attn():\n    try:\n        import flash_attn\n        return True\n"
+    "    except ImportError:\n        return False\ndef load(p):\n    installed = has_flash_attn()\n"
+    "    attn_impl = 'flash_attention_2' if installed else 'sdpa'\n"
+    "    return AutoModel.from_pretrained(p, attn_implementation=attn_impl)\n",
+], ids=["try-flag", "probe-function"])
+def test_a_mapping_under_an_import_probe_is_optional(text):
+    assert codes(analyze(text, "model.py"), "NPU503") == []

@@ -287,6 +287,51 @@ def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
     return None
 
 
+def _probed_test(ctx, test, key: str, roots) -> bool:
+    """Whether the conditional's test asks if the option's package imported: a name bound True in a `try:` importing
+    it (`try: import flash_attn; flash_attn_flag = True`), or a call of a function of the file whose `try:` imports it
+    and returns True, or a name bound from such a call (`installed_flash_attn = has_flash_attn()`). The value is then
+    an optional path, not the project's switch (label rule (L1), notes 59e on granite_vision.py, 61c on AngelSlim's
+    dflash_benchmark.py)."""
+    guards = {g for option in gpu_only_options()[0] if option.key == key for g in option.guards}
+    if not guards:
+        return False
+    flags, probes = ctx.__dict__.setdefault("_npu503_probes", {}).get(key) or _probes(ctx, guards, key)
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and node.id in flags:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in probes:
+            return True
+    return False
+
+
+def _probes(ctx, guards, key) -> tuple[frozenset[str], frozenset[str]]:
+    """(flag names, probe function names) of the file for a package matching `guards` (see _probed_test)."""
+    flags: set[str] = set()
+    probes: set[str] = set()
+    for node in ctx.nodes.get(ast.Try, ()):
+        modules = [alias.name for inner in node.body if isinstance(inner, ast.Import) for alias in inner.names]
+        modules += [inner.module for inner in node.body if isinstance(inner, ast.ImportFrom) and inner.module]
+        if not any(fnmatchcase(m.lower(), g) for m in modules for g in guards):
+            continue
+        for inner in node.body:
+            if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Constant) and inner.value.value is True:
+                flags.update(t.id for t in inner.targets if isinstance(t, ast.Name))
+            if isinstance(inner, ast.Return) and isinstance(inner.value, ast.Constant) and inner.value.value is True:
+                scope = ctx.parent(node)
+                while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    scope = ctx.parent(scope)
+                if scope is not None:
+                    probes.add(scope.name)
+    if probes:
+        for node in ctx.nodes.get(ast.Assign, ()):
+            if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id in probes:
+                flags.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    found = (frozenset(flags), frozenset(probes))
+    ctx.__dict__["_npu503_probes"][key] = found
+    return found
+
+
 def _mapped_by(ctx, function, parameter: str, roots) -> bool:
     """Whether `function` turns its own boolean `parameter` into a library value itself: its body tests the parameter
     in a conditional that assigns a GPU-only literal (`attn_impl = "flash_attention_2" if use_flash_attention_2 else
@@ -877,7 +922,7 @@ class GpuOnlyOption(Rule):
         yield from self._reads(ctx, options, roots)
         for node in ctx.nodes.get(ast.Assign, ()):
             key = _mapped_option_key(ctx, node, roots)
-            if key is not None:
+            if key is not None and not _probed_test(ctx, node.value.test, key, roots):
                 # `attn_impl = "flash_attention_2" if use_flash_attention_2 else "eager"`, then
                 # `attn_implementation=attn_impl`: the line where the project turns its own switch into the
                 # library's GPU-only value (label note 63b)
