@@ -42,6 +42,7 @@ from migrate import (
     linking,
     named_ops,
     npu_plugins,
+    own_callees,
     own_package,
     paired_manifests,
     platform_classes,
@@ -505,6 +506,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += type_lists.hint_facts(text)  # a class list handed to a type-checking helper (read after the scan)
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
         facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
+        facts += tuple(("probe", name, line) for name, line in npu_plugins.probed(text))  # importorskip("plugin")
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
@@ -562,6 +564,7 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
         ctx = read_manifest(path, text)
         if requirements is not None:  # the open-world list reads them too (not a conda file's: migrate/deps.py)
             requirements += [(d.name, d.line) for d in ctx.dependencies]
+            requirements += list(npu_plugins.npu_extra_requirements(ctx.dependencies))  # `sglang[srt_npu]`
         if any("/" in d.raw for d in ctx.dependencies):  # `- pointnet2_ops_lib/.`: matched to a CUDA build after the scan
             from migrate import local_installs
 
@@ -817,6 +820,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there
     results = own_package.drop_self_installs(results)  # nor does the checkout depend on itself (`pip install aqlm[gpu]`)
     results = own_package.drop_self_selections(results)  # nor select itself (`load_in_4bit=True` in bitsandbytes)
+    results = own_callees.drop_own_callee_options(results, read, config.max_file_size)  # Actor(use_flash_attention_2=x)
     results = paired_manifests.drop_paired_cuda_manifests(results)  # requirements.txt beside requirements_npu.txt
     results = npu_plugins.drop_plugin_routed(results)  # vllm where the repository names vllm-ascend
     results = accelerator_builders.drop_builder_path(results)  # CUDA builders behind an accelerator abstraction with an NPU side

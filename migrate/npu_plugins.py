@@ -51,7 +51,9 @@ from migrate.context import bound_dotted
 from migrate.findings import FileResult
 from migrate.sources import normalise
 
-CODES = frozenset({"NPU501", "NPU507"})
+# NPU510 too: a project name standing for the package's API (`monkey_patch_torch_reductions` bound from
+# sglang.srt.utils in THUDM/slime, which runs SGLang's NPU build: label note 57a) is that API, routed as its uses are
+CODES = frozenset({"NPU501", "NPU507", "NPU510"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -73,6 +75,48 @@ def installed(path: str, text: str) -> tuple[tuple[str, int], ...]:
     names = _plugin_names()
     return tuple((normalise(d.name), d.line) for d in pip_install_dependencies(LauncherContext(path, text))
                  if d.name and normalise(d.name) in names)
+
+
+# a probe of a module by its name: `pytest.importorskip("sgl_kernel_npu")`, `importlib.util.find_spec("vllm_ascend")`
+_PROBE = re.compile(r"\b(?:importorskip|find_spec)\(\s*['\"]([A-Za-z_][\w]*)['\"]")
+
+
+def probed(text: str) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for each Ascend plugin a Python file probes by its module name, the first line:
+    `pytest.importorskip("sgl_kernel_npu")` in a test of the package's NPU path (alibaba/ROLL
+    tests/third_party/sglang/test_abort.py; label note 52a: ROLL runs SGLang's NPU build), `find_spec("vllm_ascend")`.
+    Code that asks for the plugin is written for it, as an import of it is (label ruling (L38)). Only the plugins are
+    kept; the text is searched only when it holds a probe call."""
+    if "importorskip(" not in text and "find_spec(" not in text:
+        return ()
+    names = _plugin_names()
+    found: dict[str, int] = {}
+    for match in _PROBE.finditer(text):
+        name = normalise(match.group(1))
+        if name in names and name not in found:
+            found[name] = text.count("\n", 0, match.start()) + 1
+    return tuple(sorted(found.items()))
+
+
+def npu_extra_requirements(dependencies) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for each requirement of a package selecting one of its NPU-build extras (knowledge
+    `npu_extras`: `sglang[srt_npu]`): it names the NPU build as a requirement of the plugin does (label note 60a)."""
+    extras = _npu_extras()
+    out = []
+    for dep in dependencies:
+        wanted = extras.get(normalise(dep.name))
+        if wanted and "[" in dep.raw:
+            chosen = {normalise(x) for x in dep.raw.split("[", 1)[1].split("]", 1)[0].split(",")}
+            if chosen & wanted[0]:
+                out.append((wanted[1], dep.line))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _npu_extras() -> dict[str, tuple[frozenset[str], str]]:
+    """distribution -> (its NPU-build extras, its plugin distribution), from the entries with `npu_extras`."""
+    return {normalise(pip): (frozenset(normalise(x) for x in e.npu_extras), normalise(e.npu_plugin))
+            for e in knowledge.third_party().values() if e.npu_extras and e.npu_plugin for pip in e.pip_names}
 
 
 def guided(text: str) -> tuple[tuple[str, int], ...]:
@@ -168,7 +212,7 @@ def named_plugins(results: list[FileResult]) -> frozenset[str]:
     used: set[str] = set()
     for result in results:
         for fact in result.facts:
-            if fact and fact[0] in ("imp", "req", "img", "inst", "guide") and isinstance(fact[1], str):
+            if fact and fact[0] in ("imp", "req", "img", "inst", "guide", "probe") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
             elif fact and fact[0] == "papi" and isinstance(fact[1], str):
                 used.add(fact[1])

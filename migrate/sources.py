@@ -472,14 +472,28 @@ def _find_in_lines(lines: list[str], needle: str, start_line: int = 1) -> tuple[
     return None
 
 
-def _deps_from_strings(lines: list[str], strings: list[str]) -> list[Dependency]:
+def _find_quoted(lines: list[str], text: str, start_line: int = 1) -> tuple[int, int] | None:
+    """The first line holding `text` as a quoted string (`"flash-attn"`), its column inside the quotes: a TOML array's
+    requirement, not the table key of the same name above it (`flash-attn = [` opening the extra that lists
+    `"flash-attn"`)."""
+    found = [where for quote in ('"', "'") if (where := _find_in_lines(lines, quote + text + quote, start_line))]
+    if not found:
+        return None
+    line, col = min(found)
+    return line, col + 1
+
+
+def _deps_from_strings(lines: list[str], strings: list[str], quoted: bool = False) -> list[Dependency]:
+    """The requirements of `strings`, each at the first line holding it from the previous one's line on; a TOML string
+    array's (`quoted`) at the line holding it in quotes first."""
     deps: list[Dependency] = []
     search_from = 1
     for text in strings:
         dep = _requirement(text, 0, 0)
         if dep is None:
             continue
-        where = _find_in_lines(lines, text, search_from) or _find_in_lines(lines, text)
+        where = ((quoted and (_find_quoted(lines, text, search_from) or _find_quoted(lines, text)))
+                 or _find_in_lines(lines, text, search_from) or _find_in_lines(lines, text))
         if where is None:
             line, col = 1, 0
         else:
@@ -517,13 +531,16 @@ def read_manifest(path: str, source: str) -> ManifestContext:
         # (`"nvidia-nccl-cu11 >= 2.14.3"` for a build linking NCCL; label note 49c c-1)
         build = shape.table(data.get("build-system"), "build-system")
         strings += shape.strings(build.get("requires"), "build-system.requires")
+        # string arrays, each requirement a quoted string; poetry's are table keys (`flash-attn = "^2"`), read apart
+        deps = _deps_from_strings(lines, strings, quoted=True)
+        keys: list[str] = []
         poetry = shape.table(shape.table(data.get("tool"), "tool").get("poetry"), "tool.poetry")
         for section in ("dependencies", "dev-dependencies"):
-            strings += shape.keys(poetry.get(section), f"tool.poetry.{section}")
+            keys += shape.keys(poetry.get(section), f"tool.poetry.{section}")
         for name, group in shape.table(poetry.get("group"), "tool.poetry.group").items():
             group = shape.table(group, f"tool.poetry.group.{name}")
-            strings += shape.keys(group.get("dependencies"), f"tool.poetry.group.{name}.dependencies")
-        deps = _deps_from_strings(lines, strings)
+            keys += shape.keys(group.get("dependencies"), f"tool.poetry.group.{name}.dependencies")
+        deps += _deps_from_strings(lines, keys)
     elif name == PIXI_MANIFEST:
         from migrate._toml import toml as tomllib
 

@@ -130,6 +130,10 @@ def test_quantized_llm_loaders_are_known_by_import_and_by_wheel():
     [
         ("requirements-dev.txt", "# flash-attn\nnumpy\nflash_attn==2.5.8  # fused attention\n", 3),
         ("pyproject.toml", '[project]\nname = "x"\ndependencies = [\n  "torch",\n  "xformers>=0.0.22",\n]\n', 5),
+        # an extra named like the requirement it lists: the quoted requirement is the line, not the extra's key (label
+        # 63b, DeepLink-org/LightRFT pyproject.toml `flash-attn = [` / `"flash-attn",`); a poetry key stays the line
+        ("pyproject.toml", '[project]\nname = "x"\n[project.optional-dependencies]\nflash-attn = [\n    "flash-attn",\n]\n', 5),
+        ("pyproject.toml", '[tool.poetry]\nname = "x"\n[tool.poetry.dependencies]\npython = "^3.10"\nxformers = "^0.0.22"\n', 5),
         ("setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    torch\n    bitsandbytes\n", 6),
         ("environment.yml", "name: e\ndependencies:\n  - python=3.10\n  - pip:\n    - cupy-cuda12x==13.0\n", 5),
         ("setup.py", "from setuptools import setup\nsetup(name='x',\n      install_requires=['torch', 'triton'])\n", 3),
@@ -926,3 +930,74 @@ def test_a_callable_stored_on_an_object_is_used_where_self_calls_it():
            "        self.fill = triton.runtime.driver.active.utils.fill_1d_tma_descriptor\n"
            "    def go(self, p):\n        self.fill(p)\n")
     assert [f.line for f in codes(analyze(own), "NPU507") if f.line > 1] == [4]
+
+
+def test_a_project_switch_mapped_to_the_library_value_is_reported_at_the_mapping():
+    # DeepLink-org/LightRFT's model classes (label note 63b): `use_flash_attention_2: bool = True` is the class's own
+    # parameter, not transformers' old keyword; the line where the class turns it into the library's value is the
+    # option, whether the name is the keyword itself or is handed on under it (a keyword or a keyword dict)
+    text = (
+        "from transformers import AutoModelForVision2Seq\n"
+        "class RewardModel:\n"
+        "    def __init__(self, pretrain: str, use_flash_attention_2: bool = True, **kwargs) -> None:\n"
+        "        attn_implementation = 'flash_attention_2' if use_flash_attention_2 else 'eager'\n"
+        "        self.model = AutoModelForVision2Seq.from_pretrained(pretrain, attn_implementation=attn_implementation)\n"
+        "class Actor:\n"
+        "    def __init__(self, pretrain, use_flash_attention_2=True):\n"
+        "        attn_impl = 'flash_attention_2' if use_flash_attention_2 else 'eager'\n"
+        "        kwargs = {'trust_remote_code': True, 'attn_implementation': attn_impl}\n"
+        "        self.model = AutoModelForVision2Seq.from_pretrained(pretrain, **kwargs)\n"
+        "def load(path, use_flash_attention_2=True):\n"
+        "    return AutoModelForVision2Seq.from_pretrained(path, use_flash_attention_2=use_flash_attention_2)\n"
+    )
+    found = codes(analyze(text, "model.py"), "NPU503")
+    # the function that hands its parameter on under transformers' own keyword keeps its default reported
+    assert [f.line for f in found] == [4, 8, 11, 12]
+
+
+def test_sglang_named_by_its_npu_extra_or_a_probe_of_its_npu_kernels_is_npu_aware(tmp_path):
+    # label notes 60a (AReaL: `sglang[srt_npu]` in a manifest) and 52a (ROLL: its tests probe sgl_kernel_npu, SGLang's
+    # NPU kernels): the repository runs SGLang's NPU build, its sglang imports and uses are no lines to change (L38)
+    (tmp_path / "a.py").write_text("import sglang\nfrom sglang.srt.utils import kill_process_tree\nkill_process_tree(1)\n")
+    assert _found(tmp_path) == [("a.py", "NPU501", 1), ("a.py", "NPU501", 2), ("a.py", "NPU507", 3)]
+    (tmp_path / "requirements.txt").write_text("sglang[srt_npu]==0.5.6\n")
+    assert _found(tmp_path) == []
+    (tmp_path / "requirements.txt").unlink()
+    (tmp_path / "test_b.py").write_text('import pytest\ndef test_x():\n    pytest.importorskip("sgl_kernel_npu")\n')
+    assert _found(tmp_path) == []
+
+
+def test_a_computed_option_handed_to_the_repositorys_own_class_is_its_parameter(tmp_path):
+    # DeepLink-org/LightRFT (label note 63b): a training script beside the package passes its flags to the package's
+    # classes (directly, through an alias chosen in an if-else, or to a name bound nowhere): those are the classes'
+    # parameters; the same flag handed to transformers stays reported
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "models.py").write_text("class ActorVL:\n    def __init__(self, path, **kwargs):\n        pass\n"
+                                                "class ActorLM(ActorVL):\n    pass\n")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "train.py").write_text(
+        "from transformers import AutoModelForCausalLM\n"
+        "from pkg.models import ActorLM, ActorVL\n"
+        "def main(args):\n"
+        "    if args.text_only:\n        Actor = ActorLM\n    else:\n        Actor = ActorVL\n"
+        "    a = Actor(args.path, use_flash_attention_2=args.flash_attn, load_in_4bit=args.load_in_4bit)\n"
+        "    b = ActorVL(args.path, use_flash_attention_2=args.flash_attn)\n"
+        "    c = build_critic(args.path, load_in_4bit=args.load_in_4bit)\n"
+        "    return a, b, c, AutoModelForCausalLM.from_pretrained(args.path, load_in_4bit=args.load_in_4bit)\n")
+    assert _found(tmp_path, ("NPU503",)) == [("examples/train.py", "NPU503", 11)]
+
+
+@pytest.mark.parametrize("text", [
+    # a flag bound by a try-import of flash_attn (VLMEvalKit granite_vision.py, note 59e) and a probe function's result
+    # (AngelSlim dflash_benchmark.py, note 61c): availability checks with a fallback, no project switch (L1)
+    "from transformers import AutoModel\nflash_attn_flag = False\ntry:\n    import flash_attn\n    flash_attn_flag = True\n"
+    "except ImportError:\n    pass\ndef load(p):\n    attn_impl = 'flash_attention_2' if flash_attn_flag else 'eager'\n"
+    "    return AutoModel.from_pretrained(p, attn_implementation=attn_impl)\n",
+    "from transformers import AutoModel\ndef has_flash_attn():\n    try:\n        import flash_attn\n        return True\n"
+    "    except ImportError:\n        return False\ndef load(p):\n    installed = has_flash_attn()\n"
+    "    attn_impl = 'flash_attention_2' if installed else 'sdpa'\n"
+    "    return AutoModel.from_pretrained(p, attn_implementation=attn_impl)\n",
+], ids=["try-flag", "probe-function"])
+def test_a_mapping_under_an_import_probe_is_optional(text):
+    assert codes(analyze(text, "model.py"), "NPU503") == []

@@ -249,6 +249,9 @@ class ThirdParty:
     plugin_modules: tuple[str, ...] = ()
     # the names of the package's public API that plugin runs as written (vllm's root `__all__`)
     plugin_api: frozenset[str] = frozenset()
+    # the package's own extras that install its NPU build (`sglang[srt_npu]`): a requirement selecting one names the
+    # NPU build as a requirement of the plugin does (migrate/npu_plugins.py, label note 60a)
+    npu_extras: tuple[str, ...] = ()
     # dotted names inside the package (a module, or a function of one) that are plain Python / PyTorch, read in the
     # package's own source (gsplat's `cuda_legacy._torch_impl`, "Pure PyTorch implementations"): their calls run as
     # written once the package is installed, so NPU507 leaves them; their imports stay NPU501's (label rule 34c-8)
@@ -542,6 +545,7 @@ def third_party() -> dict[str, ThirdParty]:
             source=e["source"], pypi_namesake=e.get("pypi_namesake"), selectors=tuple(e.get("selectors", ())),
             aliases=tuple(e.get("aliases", ())), npu_plugin=e.get("npu_plugin"),
             plugin_modules=tuple(e.get("plugin_modules", ())),
+            npu_extras=tuple(e.get("npu_extras", ())),
             plugin_api=frozenset(e.get("plugin_api", ())), folder_names=tuple(e.get("folder_names", ())),
             fork_of=e.get("fork_of"), reexports=tuple(sorted(e.get("reexports", {}).items())),
             pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),

@@ -5,7 +5,7 @@ import posixpath
 import re
 from fnmatch import fnmatchcase
 
-from migrate import forced_cuda_builds, knowledge
+from migrate import forced_cuda_builds, knowledge, npu_plugins
 from migrate.fetched_packages import fetches, repository_name
 from migrate.findings import Category, Finding, Severity
 from migrate.local_installs import _BUILDS, _SETUP_PY, changed_into, installs_here
@@ -488,6 +488,21 @@ def _spec_text(ctx, dep) -> str:
     return dep.raw + " " + rest.split(",", 1)[0]
 
 
+# the version of a wheel or sdist file naming the Ascend build: Huawei's apex fork (gitee.com/ascend/apex, built with
+# its scripts/build.sh) produces `apex-0.1_ascend-cp39-cp39-linux_x86_64.whl` (dated `apex-0.1_ascend_20240413-...whl`),
+# which Ascend's guides install beside torch_npu (`pip install apex-0.1_ascend*-cp38-cp38m-linux_aarch64.whl`, stored
+# MindSpeed / ModelLink READMEs read with find_string); `_ascend` / `+ascend` / `_npu` after the version
+_ASCEND_BUILD_FILE = re.compile(r"-\d[\w.]*?[_+.](?:ascend|npu)(?:[_.\d]|-|$)", re.I)
+
+
+def _ascend_build_file(dep) -> bool:
+    """A requirement given as a wheel or sdist file whose version names the Ascend build (`apex-0.1_ascend-...whl`):
+    the package's NPU build itself, not its CUDA one (label note 63a, DeepLinkExt's Dockerfile)."""
+    token = dep.raw.split(None, 1)[0] if dep.raw.strip() else ""
+    last = token.rsplit("/", 1)[-1]
+    return last.endswith((".whl", ".tar.gz", ".zip")) and _ASCEND_BUILD_FILE.search(last) is not None
+
+
 def _pins_namesake(raw: str, namesake: str | None) -> bool:
     """A requirement pinned inside the version line of an unrelated PyPI project of the same name
     (`apex==0.9.10.dev0` beside `pyramid==2.0`: the Pyramid toolkit, not NVIDIA apex)."""
@@ -750,6 +765,12 @@ class GpuOnlyDependency(Rule):
         # Liger-Kernel, torch_npu + triton-ascend; EasyR1 requirements.txt and Dockerfile): the line stays as written
         Valid("liger-kernel>=0.5\n", kind="manifest"),
         Valid('RUN pip install --no-cache-dir "vllm-ascend" liger-kernel mathruler\n', kind="launcher", filename="Dockerfile"),
+        # SGLang's NPU build through its own extra (knowledge `npu_extras`; label note 60a, AReaL's terminal_bench)
+        Valid('sglang[srt_npu] @ git+https://github.com/sgl-project/sglang.git@v0.5.6.post2#subdirectory=python\n',
+              kind="manifest", filename="requirements.txt"),
+        # Huawei's apex fork, built from its gitee checkout: the wheel's version names the Ascend build (label note 63a)
+        Valid("RUN git clone https://gitee.com/ascend/apex.git && cd apex && bash scripts/build.sh --python=3.9 \\\n"
+              "    && cd apex/dist/ && pip install apex-0.1_ascend-cp39-cp39-linux_x86_64.whl\n", kind="launcher", filename="Dockerfile"),
         Valid("--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.1.0+cpu\n", kind="manifest"),
         Valid('[project]\nname = "x"\ndependencies = ["torch>=2.1", "transformers"]\n', kind="manifest", filename="pyproject.toml"),
         Valid("name: env\ndependencies:\n  - python=3.10\n  - pytorch=2.1\n  - cpuonly\n", kind="manifest", filename="environment.yml"),
@@ -1054,6 +1075,10 @@ class GpuOnlyDependency(Rule):
                 dep, key = named
             if key is not None and _pins_namesake(_spec_text(ctx, dep), table[key].pypi_namesake):
                 continue  # the unrelated PyPI project of the same name (PyPI `apex==0.9.10.dev0`, a Pyramid toolkit)
+            if key is not None and _ascend_build_file(dep):
+                continue  # the package's Ascend build, installed from its wheel file (`apex-0.1_ascend-cp39-...whl`)
+            if key is not None and npu_plugins.npu_extra_requirements((dep,)):
+                continue  # the package's NPU build through its own extra (`sglang[srt_npu]`, knowledge `npu_extras`)
             suffix = _CUDA_BUILD_NAME.search(dep.name)
             if suffix is None and launcher and dep.name.lower().endswith(("-cu", "_cu", ".cu", "-cuda", "_cuda", ".cuda")):
                 suffix = _CUDA_BUILD_VARIABLE.search(dep.raw)

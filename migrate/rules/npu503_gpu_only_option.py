@@ -261,6 +261,92 @@ def _expected_to_fail(ctx, node) -> bool:
     return False
 
 
+def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
+    """The library keyword a conditional assignment to a name feeds with a GPU-only literal: `attn_impl =
+    "flash_attention_2" if use_flash_attention_2 else "eager"` whose name is the keyword (`attn_implementation = ...`)
+    or is handed on in the same function as `attn_implementation=attn_impl` / `{"attn_implementation": attn_impl}`."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or not isinstance(node.value, ast.IfExp):
+        return None
+    literals = [value for value in (_constant(node.value.body), _constant(node.value.orelse)) if isinstance(value, str)]
+    if not literals:
+        return None
+    name = node.targets[0].id
+    keys = {name}
+    scope = ctx.parent(node)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = ctx.parent(scope)
+    for inner in ast.walk(scope) if scope is not None else ():
+        if isinstance(inner, ast.keyword) and inner.arg and isinstance(inner.value, ast.Name) and inner.value.id == name:
+            keys.add(inner.arg)
+        elif isinstance(inner, ast.Dict):
+            keys.update(_constant(k) for k, v in zip(inner.keys, inner.values)
+                        if isinstance(v, ast.Name) and v.id == name and isinstance(_constant(k), str))
+    for key in sorted(keys):
+        if any(_lookup(key, literal, roots) is not None for literal in literals):
+            return key
+    return None
+
+
+def _probed_test(ctx, test, key: str, roots) -> bool:
+    """Whether the conditional's test asks if the option's package imported: a name bound True in a `try:` importing
+    it (`try: import flash_attn; flash_attn_flag = True`), or a call of a function of the file whose `try:` imports it
+    and returns True, or a name bound from such a call (`installed_flash_attn = has_flash_attn()`). The value is then
+    an optional path, not the project's switch (label rule (L1), notes 59e on granite_vision.py, 61c on AngelSlim's
+    dflash_benchmark.py)."""
+    guards = {g for option in gpu_only_options()[0] if option.key == key for g in option.guards}
+    if not guards:
+        return False
+    flags, probes = ctx.__dict__.setdefault("_npu503_probes", {}).get(key) or _probes(ctx, guards, key)
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and node.id in flags:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in probes:
+            return True
+    return False
+
+
+def _probes(ctx, guards, key) -> tuple[frozenset[str], frozenset[str]]:
+    """(flag names, probe function names) of the file for a package matching `guards` (see _probed_test)."""
+    flags: set[str] = set()
+    probes: set[str] = set()
+    for node in ctx.nodes.get(ast.Try, ()):
+        modules = [alias.name for inner in node.body if isinstance(inner, ast.Import) for alias in inner.names]
+        modules += [inner.module for inner in node.body if isinstance(inner, ast.ImportFrom) and inner.module]
+        if not any(fnmatchcase(m.lower(), g) for m in modules for g in guards):
+            continue
+        for inner in node.body:
+            if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Constant) and inner.value.value is True:
+                flags.update(t.id for t in inner.targets if isinstance(t, ast.Name))
+            if isinstance(inner, ast.Return) and isinstance(inner.value, ast.Constant) and inner.value.value is True:
+                scope = ctx.parent(node)
+                while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    scope = ctx.parent(scope)
+                if scope is not None:
+                    probes.add(scope.name)
+    if probes:
+        for node in ctx.nodes.get(ast.Assign, ()):
+            if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id in probes:
+                flags.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    found = (frozenset(flags), frozenset(probes))
+    ctx.__dict__["_npu503_probes"][key] = found
+    return found
+
+
+def _mapped_by(ctx, function, parameter: str, roots) -> bool:
+    """Whether `function` turns its own boolean `parameter` into a library value itself: its body tests the parameter
+    in a conditional that assigns a GPU-only literal (`attn_impl = "flash_attention_2" if use_flash_attention_2 else
+    "eager"`, see _mapped_option_key) and never hands it on under its own name. The parameter is then the project's
+    switch, not transformers' old keyword: the conditional is the line reported."""
+    mapped = False
+    for inner in ast.walk(function):
+        if isinstance(inner, ast.keyword) and inner.arg == parameter:
+            return False
+        if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.IfExp) and any(
+                isinstance(n, ast.Name) and n.id == parameter for n in ast.walk(inner.value.test)):
+            mapped = mapped or _mapped_option_key(ctx, inner, roots) is not None
+    return mapped
+
+
 def _computed(node) -> bool:
     """A value known only at run time (`load_in_4bit=args.bits == 4`), not a literal or None."""
     return not isinstance(node, ast.Constant)
@@ -835,6 +921,12 @@ class GpuOnlyOption(Rule):
                         yield from self._conditional_finding(ctx, key_text, value, roots)
         yield from self._reads(ctx, options, roots)
         for node in ctx.nodes.get(ast.Assign, ()):
+            key = _mapped_option_key(ctx, node, roots)
+            if key is not None and not _probed_test(ctx, node.value.test, key, roots):
+                # `attn_impl = "flash_attention_2" if use_flash_attention_2 else "eager"`, then
+                # `attn_implementation=attn_impl`: the line where the project turns its own switch into the
+                # library's GPU-only value (label note 63b)
+                yield from self._conditional_finding(ctx, key, node.value, roots)
             for target in node.targets:
                 # `args.optim = ...` and `kwargs["load_in_8bit"] = True` (keyword dicts built up key by key)
                 key = target.attr if isinstance(target, ast.Attribute) else (
@@ -859,6 +951,8 @@ class GpuOnlyOption(Rule):
                 for argument, default in pairs:
                     value = _constant(default)
                     option = _lookup(argument.arg, value, roots) if value is not None else None
+                    if option is not None and _mapped_by(ctx, function, argument.arg, roots):
+                        continue  # the function's own switch, turned into the library's value in its body (reported there)
                     if option is not None:
                         finding = self._option_finding(ctx, default, option, value)
                         if finding is not None:

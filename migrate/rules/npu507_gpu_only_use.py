@@ -910,6 +910,19 @@ class GpuOnlyUse(Rule):
         Invalid("from diff_gaussian_rasterization import GaussianRasterizationSettings, GaussianRasterizer\n"
                 "def render(pc, cam, bg):\n    s = GaussianRasterizationSettings(\n        image_height=cam.h, image_width=cam.w,\n"
                 "        bg=bg, debug=False)\n    r = GaussianRasterizer(raster_settings=s)\n    return r(means3D=pc)\n", count=1),
+        # QServe: its layers call qserve_backend's CUDA ops in forward (their construction is the use), its sampler,
+        # metadata and config helpers are plain PyTorch (pure_api, (L54), note 63e); a compiled op's call is a use
+        Invalid("from qserve_backend import fused_kernels\nfrom qserve.modeling.layers.layernorm import RMSNorm\n"
+                "from qserve.modeling.layers.sampler import Sampler\nfrom qserve.utils.quant_config import QServeQuantConfig\n"
+                "def build(n, sp, x, s):\n    norm = RMSNorm(n)\n    cfg = QServeQuantConfig(weight_bits=8)\n"
+                "    sampler = Sampler(sp)\n    fused_kernels.invoke_quant(x, s)\n    return norm, cfg, sampler\n", count=2),
+        # SGLang: its offline Engine runs as written on its NPU build (plugin_api, (L44)), its serializer and io_struct
+        # records are plain (pure_api, (L54), note 63b); a patched scheduler internal stays reported
+        Invalid("import sglang\nfrom sglang import Engine\nfrom sglang.srt.utils import MultiprocessingSerializer\n"
+                "from sglang.srt.managers.io_struct import ReleaseMemoryOccupationReqOutput\n"
+                "def run(path, w, f):\n    e = Engine(model_path=path)\n    b = MultiprocessingSerializer.serialize(w)\n"
+                "    return e, b, ReleaseMemoryOccupationReqOutput()\n"
+                "sglang.srt.managers.scheduler.Scheduler.release_memory_occupation = f\n", count=1),
         # RAFT-Stereo's CUDA correlation sampler built outside the repository, its import tried with no fallback
         Invalid("import torch\ntry:\n    import corr_sampler\nexcept:\n    pass\n"
                 "class CorrSampler(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, volume, coords, r):\n"

@@ -1,0 +1,128 @@
+"""A computed option handed to the repository's own class is that class's parameter (NPU503, label note 63b).
+
+NPU503 reads `use_flash_attention_2=<computed>` / `load_in_4bit=<computed>` as transformers' keywords when the callee is
+no function of the same file or folder package (rules/npu503_gpu_only_option.py `_own_parameter`,
+`_repository_callee`). A training script beside the package imports the project's classes by their absolute name:
+
+    from lightrft.models.actor_vl import ActorVL       # examples/gsm8k_geo3k/train_colocate.py; lightrft/ is scanned
+    Actor = ActorLanguage if args.text_only else ActorVL
+    actor = Actor(args.pretrain, use_flash_attention_2=args.flash_attn, load_in_4bit=args.load_in_4bit)
+
+The keyword is the class's own parameter: the line where the class turns it into the library's value is reported there
+(`attn_impl = "flash_attention_2" if use_flash_attention_2 else "eager"`), or nowhere when the class swallows it in
+`**kwargs` (LightRFT's ActorVL never forwards load_in_4bit). Likewise a callee the file never binds (no import, no
+definition, no assignment, no star import: `get_vlm_for_sequence_regression(...)` called but defined nowhere) hands
+its keywords to no library. Decided after the scan, since which packages are the repository's own is known only
+then: a top-level package of the scan (a folder with an `__init__.py` whose parent has none). Only the files holding
+such a finding are parsed again.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+
+from migrate.findings import FileResult
+
+_COMPUTED = "=<computed>` selects GPU-only code"
+
+
+def _top_packages(paths) -> frozenset[str]:
+    """The names of the scan's top-level packages: folders holding an `__init__.py` whose parent folder holds none."""
+    inits = {os.path.dirname(os.path.normpath(p)) for p in paths if os.path.basename(p) == "__init__.py"}
+    return frozenset(os.path.basename(d) for d in inits if d and os.path.dirname(d) not in inits)
+
+
+def _bindings(tree) -> tuple[dict[str, str], dict[str, list[ast.AST]], bool]:
+    """(name -> the absolute module it is imported from, name -> the values assigned to it, star import?)."""
+    imported: dict[str, str] = {}
+    assigned: dict[str, list[ast.AST]] = {}
+    star = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    star = True
+                else:
+                    imported[alias.asname or alias.name] = "." if node.level else (node.module or "")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                imported[alias.asname or alias.name.split(".", 1)[0]] = alias.name if alias.asname else alias.name.split(".", 1)[0]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            assigned.setdefault(node.name, []).append(node)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
+            assigned.setdefault(node.target.id, []).append(getattr(node, "value", None))
+        elif isinstance(node, ast.arg):
+            assigned.setdefault(node.arg, []).append(None)
+        elif isinstance(node, (ast.For, ast.comprehension, ast.With, ast.withitem, ast.ExceptHandler)):
+            for name in ast.walk(getattr(node, "target", None) or getattr(node, "optional_vars", None) or ast.Pass()):
+                if isinstance(name, ast.Name):
+                    assigned.setdefault(name.id, []).append(None)
+            if isinstance(node, ast.ExceptHandler) and node.name:
+                assigned.setdefault(node.name, []).append(None)
+    return imported, assigned, star
+
+
+def _own_callee(func, bindings, own: frozenset[str]) -> bool:
+    """Whether `func` is a class or function of the repository's own packages, or a name bound nowhere in the file."""
+    imported, assigned, star = bindings
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    name = func.id
+    if name in imported:
+        module = imported[name]
+        return module != "." and module.split(".", 1)[0] in own
+    values = assigned.get(name)
+    if values is None:  # bound nowhere: a NameError, no library's keyword
+        return not star and not hasattr(builtins, name)
+    # `Actor = ActorLanguage if text_only else ActorVL` / assigned in an if-else: every value an own class
+    names = []
+    for value in values:
+        if isinstance(value, ast.IfExp):
+            names += [value.body, value.orelse]
+        else:
+            names.append(value)
+    return bool(names) and all(isinstance(v, ast.Name) and v.id in imported and imported[v.id] != "."
+                               and imported[v.id].split(".", 1)[0] in own for v in names)
+
+
+def drop_own_callee_options(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
+    """`results` less the NPU503 `<computed>` keywords handed to a class of the repository's own packages (see above)."""
+    candidates = [r for r in results if r.path.endswith(".py")
+                  and any(f.code == "NPU503" and f.cell is None and _COMPUTED in f.message for f in r.findings)]
+    if not candidates:
+        return results
+    own = _top_packages(r.path for r in results)
+    from migrate import engine
+
+    tree_of = engine.trees_again(fresh, max_file_size)
+    dropped: dict[str, set[tuple[int, int]]] = {}
+    for result in candidates:
+        tree = tree_of(result.path)
+        if tree is None:
+            continue
+        bindings = _bindings(tree)
+        at = {(f.line, f.column) for f in result.findings if f.code == "NPU503" and _COMPUTED in f.message}
+        for call in ast.walk(tree):
+            if not isinstance(call, ast.Call):
+                continue
+            spots = {(k.value.lineno, k.value.col_offset + 1) for k in call.keywords if k.arg} & at
+            if spots and _own_callee(call.func, bindings, own):
+                dropped.setdefault(result.path, set()).update(spots)
+    if not dropped:
+        return results
+    out = []
+    for result in results:
+        spots = dropped.get(result.path)
+        if spots:
+            kept = tuple(f for f in result.findings if not (f.code == "NPU503" and (f.line, f.column) in spots))
+            result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
+        out.append(result)
+    return out
