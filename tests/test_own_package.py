@@ -612,3 +612,18 @@ def test_a_checkout_root_init_beside_its_pyproject_does_not_make_its_packages_sc
     (tmp_path / "pyproject.toml").unlink()
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _about(result, "flash_attn.py", "flash_attn") == []
+
+
+def test_a_namespace_folder_named_like_a_package_holds_the_repository_s_own_modules(tmp_path):
+    # scomup/EasyGaussianSplatting: gsplat/ (no `__init__.py`) holds gau_io.py and sh_coef.py, imported as
+    # `gsplat.gau_io` by the scripts at the checkout's root and by each other: the repository's own code, not
+    # nerfstudio's gsplat (label set 64e); an import of a module the folder lacks is still the installed package
+    (tmp_path / "gsplat").mkdir()
+    (tmp_path / "gsplat" / "sh_coef.py").write_text("C0 = 0.28209479177387814\n")
+    (tmp_path / "gsplat" / "gau_io.py").write_text("from gsplat.sh_coef import *\n")
+    (tmp_path / "train.py").write_text("from gsplat.gau_io import *\nfrom gsplat.sh_coef import C0\n")
+    (tmp_path / "render.py").write_text("from gsplat.rendering import rasterization\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "train.py", "gsplat") == []
+    assert _about(result, "gau_io.py", "gsplat") == []
+    assert ("NPU501", 1) in _about(result, "render.py", "gsplat")
