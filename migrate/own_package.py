@@ -93,7 +93,10 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
             # judged by its parent's chain; a folder outside any package is a script folder
             parent = os.path.dirname(directory)
             if parent not in package_dirs or parent == directory:
-                return True
+                # ... unless the scan imports the folder itself by name (a namespace package on sys.path:
+                # Zefan-Cai/KVCache-Factory's pyramidkv/, imported as `pyramidkv.monkeypatch`, whose minference.py is
+                # `pyramidkv.minference`; its own `from minference.modules... import` is microsoft's MInference)
+                return used is None or os.path.basename(directory) not in used
             directory = parent
         top = directory
         while os.path.dirname(top) in package_dirs and os.path.dirname(top) != top:
@@ -342,7 +345,7 @@ def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
                or any(fact[0] == "def" and fact[1] == default_kernels.KIND for fact in getattr(r, "facts", ()) or ())]
     if not holders:
         return frozenset()
-    inside = own_packages([r.path for r in results], holders)
+    inside = own_packages([r.path for r in results], holders, _imported_roots(results))
     return frozenset(name for path in holders for name in inside.get(path, frozenset()))
 
 
@@ -388,13 +391,18 @@ def _from_namespace_folder(finding, folders: dict[str, frozenset[str]]) -> bool:
         directory = parent
 
 
+def _imported_roots(results: list[FileResult]) -> frozenset[str]:
+    """The top-level names the scan's files import absolutely (their "imp" facts)."""
+    return frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
+                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
+
+
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
     results = [_built_here(r) for r in results]
     candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
     if not candidates:
         return results
-    used = frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
-                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
+    used = _imported_roots(results)
     own = own_packages([r.path for r in results], candidates, used)
     vendored = vendored_with_kernels(results)
     roots = _roots()
