@@ -17,7 +17,8 @@ beside it (`marlin/test.py`, `marlin/bench.py` next to `marlin/marlin/__init__.p
 (KNN_CUDA's reads the version from `knn_cuda`); other scripts there
 (`marlin/gptq/llama2.py`) stay users, like examples. A checkout VENDORED below the scan's root (its own
 `setup.py` / `pyproject.toml` beside the package: openai/jukebox's `apex/`) is the package's own as a whole,
-examples and docs included (label ruling (L24)).
+examples and docs included (label ruling (L24)). A namespace folder named R (no `__init__.py`) holding module files
+`R/m.py` is the repository's own for the imports of those modules (`from gsplat.gau_io import *` beside gsplat/gau_io.py).
 """
 
 from __future__ import annotations
@@ -92,7 +93,10 @@ def own_packages(paths, candidates=None, used=None) -> dict[str, frozenset[str]]
             # judged by its parent's chain; a folder outside any package is a script folder
             parent = os.path.dirname(directory)
             if parent not in package_dirs or parent == directory:
-                return True
+                # ... unless the scan imports the folder itself by name (a namespace package on sys.path:
+                # Zefan-Cai/KVCache-Factory's pyramidkv/, imported as `pyramidkv.monkeypatch`, whose minference.py is
+                # `pyramidkv.minference`; its own `from minference.modules... import` is microsoft's MInference)
+                return used is None or os.path.basename(directory) not in used
             directory = parent
         top = directory
         while os.path.dirname(top) in package_dirs and os.path.dirname(top) != top:
@@ -341,8 +345,56 @@ def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
                or any(fact[0] == "def" and fact[1] == default_kernels.KIND for fact in getattr(r, "facts", ()) or ())]
     if not holders:
         return frozenset()
-    inside = own_packages([r.path for r in results], holders)
+    inside = own_packages([r.path for r in results], holders, _imported_roots(results))
     return frozenset(name for path in holders for name in inside.get(path, frozenset()))
+
+
+def _namespace_folders(paths, roots) -> dict[str, frozenset[str]]:
+    """Folder `D/R` -> the module files it holds (`m` for `D/R/m.py`), for each folder of the scan named
+    like a knowledge root R that is a namespace package (PEP 420: no `__init__.py`) outside any package: the
+    repository's own modules, imported as `R.m` by scripts run from `D` or below it (scomup/EasyGaussianSplatting's
+    gsplat/gau_io.py, sh_coef.py, ... beside train.py's `from gsplat.gau_io import *`: not nerfstudio's gsplat, which
+    holds no such module). Only an import naming one of those modules is the folder's: a bare `import R`, or `R.x` for
+    a module the folder lacks, is still the installed package (a regular package anywhere on sys.path wins over a
+    namespace portion, so the folder can only be what the installed package does not hold)."""
+    present = [os.path.normpath(p) for p in paths]
+    package_dirs = {os.path.dirname(p) for p in present if os.path.basename(p) == "__init__.py"}
+    out: dict[str, set[str]] = {}
+    for path in present:
+        if not path.endswith(".py"):
+            continue
+        folder = os.path.dirname(path)
+        if os.path.basename(folder) not in roots or folder in package_dirs or os.path.dirname(folder) in package_dirs:
+            continue
+        out.setdefault(folder, set()).add(os.path.basename(path)[:-3])
+    return {folder: frozenset(modules) for folder, modules in out.items()}
+
+
+_DOTTED = re.compile(r"`(\w+(?:\.\w+)+)")
+
+
+def _from_namespace_folder(finding, folders: dict[str, frozenset[str]]) -> bool:
+    """The finding's dotted name (the first `R.m...` its message quotes) is a module of a namespace folder `D/R` of
+    the scan, with `D` the file's folder or one of its ancestors (a script run from the checkout's root)."""
+    root = used_root(finding)
+    match = _DOTTED.search(finding.message)
+    if not root or match is None or not match.group(1).startswith(root + "."):
+        return False
+    module = match.group(1).split(".")[1]
+    directory = os.path.dirname(os.path.normpath(finding.path))
+    while True:
+        if module in folders.get(os.path.join(directory, root) if directory else root, ()):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+
+
+def _imported_roots(results: list[FileResult]) -> frozenset[str]:
+    """The top-level names the scan's files import absolutely (their "imp" facts)."""
+    return frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
+                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
 
 
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
@@ -350,21 +402,23 @@ def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
     candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
     if not candidates:
         return results
-    used = frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
-                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
+    used = _imported_roots(results)
     own = own_packages([r.path for r in results], candidates, used)
     vendored = vendored_with_kernels(results)
-    if not own and not vendored:
+    roots = _roots()
+    folders = _namespace_folders([r.path for r in results], used & roots)
+    if not own and not vendored and not folders:
         return results
     out = []
     for result in results:
         names = own.get(result.path, frozenset())
-        if not names and not vendored:
+        if not names and not vendored and not folders:
             out.append(result)
             continue
         kept = tuple(f for f in result.findings if not (
             (f.code in CODES and used_root(f) in names)
-            or (f.code in CODES and used_root(f) in vendored)))
+            or (f.code in CODES and used_root(f) in vendored)
+            or (f.code in CODES and folders and _from_namespace_folder(f, folders))))
         if len(kept) == len(result.findings):
             out.append(result)
         else:

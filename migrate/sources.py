@@ -398,10 +398,13 @@ def _direct_reference(text: str) -> tuple[str, int, int] | None:
     if not url:  # `./third_party/vllm/.`: the folder itself
         while path.endswith("/."):
             path = path[:-2].rstrip("/")
-    last = path.rsplit("/", 1)[-1]
     if url and "/" not in token[url.end():].strip("/"):
         return None  # a bare host, no project path
-    last = last.split("@", 1)[0] if url else last
+    if url:  # the revision after `@` may hold a slash (`MInference.git@yucheng/kvcompression`: a branch name)
+        host_end = path.find("/", path.find("://") + 3) if "://" in path else -1
+        if host_end > 0 and "@" in path[host_end:]:
+            path = path[:host_end] + path[host_end:].split("@", 1)[0]
+    last = path.rsplit("/", 1)[-1]
     last = last[:-4] if last.endswith(".git") else last
     if last.endswith(_ARCHIVE):
         named = _ARCHIVE_NAME.match(last)

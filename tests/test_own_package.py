@@ -612,3 +612,38 @@ def test_a_checkout_root_init_beside_its_pyproject_does_not_make_its_packages_sc
     (tmp_path / "pyproject.toml").unlink()
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     assert _about(result, "flash_attn.py", "flash_attn") == []
+
+
+def test_a_namespace_folder_named_like_a_package_holds_the_repository_s_own_modules(tmp_path):
+    # scomup/EasyGaussianSplatting: gsplat/ (no `__init__.py`) holds gau_io.py and sh_coef.py, imported as
+    # `gsplat.gau_io` by the scripts at the checkout's root and by each other: the repository's own code, not
+    # nerfstudio's gsplat (label set 64e); an import of a module the folder lacks is still the installed package
+    (tmp_path / "gsplat").mkdir()
+    (tmp_path / "gsplat" / "sh_coef.py").write_text("C0 = 0.28209479177387814\n")
+    (tmp_path / "gsplat" / "gau_io.py").write_text("from gsplat.sh_coef import *\n")
+    (tmp_path / "train.py").write_text("from gsplat.gau_io import *\nfrom gsplat.sh_coef import C0\n")
+    (tmp_path / "render.py").write_text("from gsplat.rendering import rasterization\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert _about(result, "train.py", "gsplat") == []
+    assert _about(result, "gau_io.py", "gsplat") == []
+    assert ("NPU501", 1) in _about(result, "render.py", "gsplat")
+
+
+def test_a_module_file_in_a_namespace_folder_imported_by_name_does_not_hide_the_package(tmp_path):
+    # Zefan-Cai/KVCache-Factory: pyramidkv/ (no `__init__.py`) is imported as `pyramidkv.monkeypatch` from the root, so
+    # its minference.py is `pyramidkv.minference`, and the `from minference.modules... import` in it is microsoft's
+    # MInference (label set 64f), also where another file of the folder uses an extension the repository builds
+    kv = tmp_path / "pyramidkv"
+    kv.mkdir()
+    (kv / "minference.py").write_text("from minference.modules.minference_forward import minference_prefill_forward\n")
+    (kv / "monkeypatch.py").write_text("def replace(method):\n    if method == 'minference':\n"
+                                       "        from .minference import minference_prefill_forward\n")
+    (kv / "utils.py").write_text("from tiny_api_cuda import update_flatten_view\nupdate_flatten_view(1, 2)\n")
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "build.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+        "setup(name='tiny_api_cuda', ext_modules=[CUDAExtension('tiny_api_cuda', ['cuda_api.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "run.py").write_text("from pyramidkv.monkeypatch import replace\nreplace('minference')\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert ("NPU501", 1) in _about(result, "minference.py", "minference")

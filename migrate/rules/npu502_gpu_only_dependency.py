@@ -906,6 +906,8 @@ class GpuOnlyDependency(Rule):
         Invalid('pip install "git+https://github.com/Dao-AILab/flash-attention.git@v2.7.2#egg=flashattn-hopper&subdirectory=hopper"\n'
                 "pip install -r ./requirements/requirements-cuda.txt\n", kind="launcher", filename="install.sh", count=2),
         Invalid("Apex @ git+https://github.com/NVIDIA/apex\n", kind="manifest"),
+        # Zefan-Cai/KVCache-Factory requirements-minference.txt: a branch name with a slash after `@` is the revision
+        Invalid("git+https://github.com/microsoft/MInference.git@yucheng/kvcompression\n", kind="manifest"),
         # PKU-YuanGroup/Helios tools/requirements_raw.txt: a local build of SandAI's MagiAttention (CUDA kernels)
         Invalid("magi-attention @ file:///MagiAttention\ndecord==0.6.0\n", kind="manifest", count=1),
         Invalid("apex\napex>=0.1\n", kind="manifest", count=2),
