@@ -445,7 +445,73 @@ def _registry_branch(test: ast.AST, keys: frozenset) -> bool:
     """`backend == "auto_round:tritonv2"` with that string a key of the module's backend registry (`registry_keys`)."""
     if not keys or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
-    return any(isinstance(side, ast.Constant) and side.value in keys for side in (test.left, test.comparators[0]))
+    return any((isinstance(side, ast.Constant) and side.value in keys)
+               or (isinstance(side, ast.Attribute) and _SELECTED_KEY + _dotted(side) in keys)
+               for side in (test.left, test.comparators[0]))
+
+
+_SELECTED_KEY = "selected:"  # a member a selector returns only past its own support check (`checked_selections`)
+_SUPPORT_CHECK = re.compile(r"support|availab", re.I)
+
+
+def _dotted(node: ast.AST) -> str:
+    """`KernelBackend.CUTEDSL` for an attribute chain of names, "" for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
+
+
+def _support_check_of(test: ast.AST) -> str:
+    """`KernelBackend.is_supported(KernelBackend.CUTEDSL)` (a call named for support or availability whose one
+    argument is a member): the member's dotted name, else ""."""
+    if not (isinstance(test, ast.Call) and len(test.args) == 1 and not test.keywords):
+        return ""
+    func = test.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return _dotted(test.args[0]) if _SUPPORT_CHECK.search(name) else ""
+
+
+def _returned(statements: list) -> str:
+    """The member a block of one `return X.MEMBER` returns, else ""."""
+    if len(statements) == 1 and isinstance(statements[0], ast.Return) and statements[0].value is not None:
+        return _dotted(statements[0].value)
+    return ""
+
+
+def checked_selections(tree: ast.Module, nodes: dict | None = None) -> frozenset[str]:
+    """`selected:E.MEMBER` for each member a selector function of the module returns only past a support check of that
+    member, with another member returned where the check fails (label ruling (L42), second sentence: a backend offered
+    only where its package is, with a fallback; 28a-8). vipshop/cache-dit @f86744af src/cache_dit/kernels/ops.py:
+
+        def _select_kernel_backend() -> KernelBackend:
+          if not KernelBackend.is_supported(KernelBackend.CUTEDSL):   # torch.cuda.is_available() and `import cutlass.cute`
+            return KernelBackend.TRITON
+          return KernelBackend.CUTEDSL
+
+    then `if backend == KernelBackend.CUTEDSL: from .cutedsl import fused_merge_attn_states` imports the CuTe DSL
+    kernels only where cutlass is: a checked import. The fallback member (TRITON, whose own check in the resolver
+    raises) is not keyed: its kernels stay reported ((L42), first sentence)."""
+    functions = (nodes.get(ast.FunctionDef, ()) if nodes is not None
+                 else [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)])
+    out = set()
+    for function in functions:
+        body = function.body
+        for index, statement in enumerate(body[:-1]):
+            if not isinstance(statement, ast.If) or statement.orelse:
+                continue
+            test, negated = statement.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            member = _support_check_of(test)
+            if not member:
+                continue
+            inside, after = _returned(statement.body), _returned(body[index + 1:index + 2])
+            chosen, fallback = (after, inside) if negated else (inside, after)
+            if chosen == member and fallback and fallback != member:
+                out.add(_SELECTED_KEY + member)
+    return frozenset(out)
 
 
 def _availability_check(test: ast.AST, keys: frozenset = frozenset()) -> bool:
@@ -604,7 +670,7 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
     read from the import statements and their ancestors (`_guarded`) instead of a walk of every statement: the
     first pass records this for each file (fact "optimp"), so `drop_optional_modules` parses no importer again."""
     keys = registry_keys(tree) | attempt_flags(tree) | none_tests(tree, nodes) | probed_backends(tree, nodes) \
-        | gated_factories(tree, nodes)
+        | gated_factories(tree, nodes) | checked_selections(tree, nodes)
     unprobed = unprobed_probes(tree)
     if nodes is None:
         found: list = []
@@ -620,7 +686,64 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
         used = _used_outside_cuda_branch(tree, unprobed, nodes)
         found = [(node, UNGUARDED if g == CHECKED and id(node) in used else g) for node, g in found]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
-            for node, guarded in found for name in _imported(node, path)]
+            for node, guarded in found + helper_imports(tree, nodes) for name in _imported(node, path)]
+
+
+def _import_helpers(tree: ast.Module, nodes: dict | None) -> dict[str, int]:
+    """The module's own import helpers: function name -> the position of the parameter it hands to
+    `importlib.import_module(...)` inside a `try:` whose handler catches a failed import (and returns a stand-in)."""
+    functions = (nodes.get(ast.FunctionDef, ()) if nodes is not None
+                 else [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)])
+    out = {}
+    for function in functions:
+        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        for statement in function.body:
+            if not (isinstance(statement, ast.Try) and any(_catches_import_error(h) for h in statement.handlers)):
+                continue
+            for node in (n for s in statement.body for n in ast.walk(s)):
+                if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id in params \
+                        and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "import_module":
+                    out[function.name] = params.index(node.args[0].id)
+    return out
+
+
+def helper_imports(tree: ast.Module, nodes: dict | None = None) -> list:
+    """(import node, TRIED) for each call of a module's own import helper given a module name literal, read as the
+    import it makes: vipshop/cache-dit @f86744af src/cache_dit/kernels/cutedsl/__init__.py
+
+        def _safe_import(module_name, func_name):
+          try:
+            module = importlib.import_module(module_name, package=__package__)
+            return getattr(module, func_name)
+          except (ImportError, AttributeError) as exc:
+            return _import_cutedsl_ops_error          # a stand-in that raises
+        fused_merge_attn_states = _safe_import("._ops_registery", "fused_merge_attn_states")
+
+    is `from ._ops_registery import fused_merge_attn_states` in a `try:` (TRIED): the package's one way into the CuTe
+    DSL kernels, whose own importers then decide ((L26)/(L42)). Relative names resolve against the calling module's
+    package (`import_module(name, package=__package__)`)."""
+    helpers = _import_helpers(tree, nodes) if any(
+        isinstance(n, ast.ImportFrom) and n.module == "importlib" or isinstance(n, ast.Import)
+        and any(a.name == "importlib" for a in n.names)
+        for n in (tree.body if nodes is None else (*nodes.get(ast.Import, ()), *nodes.get(ast.ImportFrom, ())))) else {}
+    if not helpers:
+        return []
+    calls = nodes.get(ast.Call, ()) if nodes is not None else (n for n in ast.walk(tree) if isinstance(n, ast.Call))
+    out = []
+    for call in calls:
+        position = helpers.get(getattr(call.func, "id", None))
+        if position is None or len(call.args) <= position:
+            continue
+        value = call.args[position]
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        name = value.value
+        module = name.lstrip(".")
+        if not module or not all(part.isidentifier() for part in module.split(".")):
+            continue
+        out.append((ast.ImportFrom(module=module, names=[], level=len(name) - len(module)), TRIED))
+    return out
 
 
 def _after_raising_check(ctx, node) -> bool:

@@ -327,6 +327,12 @@ def _built_here(result: FileResult) -> FileResult:
     return FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
 
 
+def _absolute_imports(results: list[FileResult]) -> frozenset[str]:
+    """The top-level names the scan's files import absolutely (their "imp" facts)."""
+    return frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
+                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
+
+
 def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
     """Catalogued packages whose source is part of the scan and builds its kernels here: a file inside
     package R (an `R/__init__.py` of the scan) uses an extension the repository builds under R's name
@@ -340,12 +346,15 @@ def vendored_with_kernels(results: list[FileResult]) -> frozenset[str]:
     vendored pointnet2_ops' `grouping_operation` to its other files).
     A vendored package that builds nothing in the scan stays a third-party package. A package whose files register a
     torch.library namespace served by a Python default kernel (migrate/default_kernels.py: its `torch.ops.<ns>` uses are
-    no NPU508 findings then) is the package too: bitsandbytes' own checkout, whose benchmarks import `bitsandbytes`."""
+    no NPU508 findings then) is the package too: bitsandbytes' own checkout, whose benchmarks import `bitsandbytes`.
+    A folder named like R below a package the scan imports by name is that package's subpackage, not R (vipshop/cache-dit's
+    src/cache_dit/kernels/triton/ registers its Triton ops with torch.library: `cache_dit.kernels.triton`, whose
+    `import triton` is Triton's): judged with the scan's absolute imports (`used`), as `drop_own_uses` does."""
     holders = [r.path for r in results if any(f.code == "NPU508" for f in r.findings)
                or any(fact[0] == "def" and fact[1] == default_kernels.KIND for fact in getattr(r, "facts", ()) or ())]
     if not holders:
         return frozenset()
-    inside = own_packages([r.path for r in results], holders, _imported_roots(results))
+    inside = own_packages([r.path for r in results], holders, _absolute_imports(results))
     return frozenset(name for path in holders for name in inside.get(path, frozenset()))
 
 
@@ -391,18 +400,12 @@ def _from_namespace_folder(finding, folders: dict[str, frozenset[str]]) -> bool:
         directory = parent
 
 
-def _imported_roots(results: list[FileResult]) -> frozenset[str]:
-    """The top-level names the scan's files import absolutely (their "imp" facts)."""
-    return frozenset(fact[1] for r in results for fact in getattr(r, "facts", ()) or ()
-                     if fact and fact[0] == "imp" and isinstance(fact[1], str))
-
-
 def drop_own_uses(results: list[FileResult]) -> list[FileResult]:
     results = [_built_here(r) for r in results]
     candidates = [r.path for r in results if any(f.code in CODES for f in r.findings)]
     if not candidates:
         return results
-    used = _imported_roots(results)
+    used = _absolute_imports(results)
     own = own_packages([r.path for r in results], candidates, used)
     vendored = vendored_with_kernels(results)
     roots = _roots()

@@ -40,6 +40,9 @@ _ALL = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(]([^\])]*)[\])]", re.M)
 _IMPORT_MODULE = re.compile(r"(?:import_module|__import__)\(\s*[rbu]?['\"]([\w.]+)['\"]")
 _IMPORTER_NAME = re.compile(r"=[ \t]*[\w.]*import\w*\([ \t]*['\"]([A-Za-z_][\w.]*)['\"]")  # kernel_values.importer_call
 _IMPORT_MODULE_F = re.compile(r"import_module\(\s*f['\"]([^'\"]+)['\"]")
+# `_safe_import("._ops_registery", "fused_merge_attn_states")`: a project's import helper given a module relative to the
+# calling package (optional_modules.helper_imports reads the helper; vipshop/cache-dit kernels/cutedsl/__init__.py)
+_RELATIVE_IMPORTER = re.compile(r"import\w*\(\s*['\"](\.+)([A-Za-z_][\w.]*)['\"]")
 _SHARED_LIB = re.compile(r"['\"/\\](?:lib)?(\w+)\.so\b")
 # every match of `_SHARED_LIB` holds `.so` ending a word (`.sort`, `.softmax`, `.solve` do not): an exact pre-test
 _SO_ENDING = re.compile(r"\.so\b")
@@ -169,6 +172,7 @@ def import_facts(path: str, text: str) -> tuple[list[str], list[tuple[str, int]]
         # `ops = import_extension("ops_cuda")`: the project's import helper given the module's last name
         # (kernel_values.importer_call): an extension of the scan whose dotted name ends with it
         refs.update("re:" + re.escape(m) for m in _IMPORTER_NAME.findall(text) if not m.startswith("__"))
+        refs.update(_resolve_relative(path, dots, module) for dots, module in _RELATIVE_IMPORTER.findall(text))
     if "__all__" in text:
         for match in _ALL.finditer(text):
             refs.update("all:" + name for name in re.findall(r"['\"](\w+)['\"]", match.group(1)))

@@ -81,6 +81,33 @@ def test_a_subpackage_named_like_a_package_does_not_hide_its_top_level_import(tm
     assert ("NPU507", 3) in _about(result, "srmsnorm.py", "triton")
 
 
+def test_a_subpackage_named_like_a_package_that_registers_ops_is_no_vendored_copy_of_it(tmp_path):
+    # vipshop/cache-dit @f86744af: src/cache_dit/kernels/triton/_ops_registery.py imports triton, registers its Triton
+    # launches as torch.library ops (a holder of kernels, as a vendored package building its own) and sibling modules
+    # hold the @triton.jit kernels: the folder is the subpackage cache_dit.kernels.triton, not a vendored Triton, so
+    # the repository's Triton code everywhere stays reported (label ruling (L42))
+    pkg = tmp_path / "src" / "cache_dit"
+    triton_dir = pkg / "kernels" / "triton"
+    triton_dir.mkdir(parents=True)
+    for folder in (pkg, pkg / "kernels", triton_dir):
+        (folder / "__init__.py").write_text("")
+    (triton_dir / "__init__.py").write_text("from ._ops_registery import quant\n")
+    (triton_dir / "_kernels.py").write_text(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef _quant_kernel(X):\n    pass\n")
+    (triton_dir / "_ops_registery.py").write_text(
+        "import torch\nimport triton\nfrom ._kernels import _quant_kernel\n"
+        'torch.library.define("own_triton_ops::quant", "(Tensor x) -> Tensor")\n'
+        '@torch.library.impl("own_triton_ops::quant", "CUDA")\n'
+        "def _quant(x):\n    _quant_kernel[(1,)](x)\n    return x\n"
+        "def quant(x):\n    return torch.ops.own_triton_ops.quant(x)\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_quant.py").write_text("import cache_dit\nfrom cache_dit.kernels.triton import quant\n")
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [line for code, line in _about(result, "_kernels.py", "triton") if code == "NPU501"] == [1, 2]
+    assert ("NPU507", 3) in _about(result, "_kernels.py", "triton")
+    assert ("NPU501", 2) in _about(result, "_ops_registery.py", "triton")
+
+
 def test_a_subpackage_chain_inside_an_imported_namespace_folder_is_no_top_level_package(tmp_path):
     # a training folder with no __init__.py (a namespace package) imported as `train.utils`; its ops/ package holds
     # Triton kernels in ops/triton/: that folder is `train.ops.triton`, and its `import triton` is Triton's

