@@ -501,6 +501,8 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
                               images)
     if "launcher" in kinds and "install" in text:  # `pip install triton-ascend` in a script or a Dockerfile
         facts += tuple(("inst", name, line) for name, line in npu_plugins.installed(path, text))
+    if path.endswith(("setup.py", "pyproject.toml")):  # the repository builds an Ascend plugin (npu_plugins.built)
+        facts += tuple(("built", name, line) for name, line in npu_plugins.built(path, text))
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
         facts += type_lists.hint_facts(text)  # a class list handed to a type-checking helper (read after the scan)

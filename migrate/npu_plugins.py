@@ -98,6 +98,67 @@ def probed(text: str) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(found.items()))
 
 
+# the words an Ascend plugin's distribution name gives its device by (`vllm-ascend`, `dlinfer-ascend`, `sgl-kernel-npu`)
+_DEVICE_WORDS = frozenset({"ascend", "npu"})
+
+
+def built(path: str, text: str) -> tuple[tuple[str, int], ...]:
+    """(plugin distribution, line) for an Ascend plugin the repository builds itself: its setup.py's `setup(name=...)`
+    or its pyproject.toml's `[project] name` is the plugin's distribution. DeepLink-org/dlinfer builds `dlinfer-ascend`,
+    the plugin LMDeploy's Ascend route requires (knowledge `npu_plugin`); its lmdeploy_ext adapters import lmdeploy's
+    PyTorch engine to run it on the NPU: the package's imports and uses are the plugin's own (label rulings (L38)/(L99),
+    note 65a). A computed name (`name=f"dlinfer-{get_device()}"`, the device from the DEVICE variable) names the plugin
+    only where its constant part holds every word of the plugin's name but the device word (`ascend`, `npu`): the
+    placeholders may stand for the device alone, one word each (`f"{x}-ascend"` or `f"{prefix}"` name no plugin, as a
+    device-only constant does not identify whose plugin it is). Read only in a setup.py holding `setup(` and a
+    pyproject.toml, and only when the text names a plugin's first word."""
+    base = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if base not in ("setup.py", "pyproject.toml"):
+        return ()
+    lowered = text.lower()
+    names = [n for n in sorted(_plugin_names()) if n.split("-")[0] in lowered.replace("_", "-")]
+    if not names:
+        return ()
+    if base == "pyproject.toml":
+        match = _PROJECT_NAME.search(text)
+        if match and normalise(match.group(1)) in names:
+            return ((normalise(match.group(1)), text.count("\n", 0, match.start(1)) + 1),)
+        return ()
+    if "setup(" not in text:
+        return ()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == "setup"
+                                           or getattr(node.func, "attr", None) == "setup"):
+            for keyword in node.keywords:
+                if keyword.arg == "name":
+                    for name in names:
+                        if _names_plugin(keyword.value, name):
+                            out.setdefault(name, keyword.value.lineno)
+    return tuple(sorted(out.items()))
+
+
+# `name = "..."` in the `[project]` table (the table's first lines up to the next table)
+_PROJECT_NAME = re.compile(r"^\[project\][ \t]*\n(?:(?!\[)[^\n]*\n)*?[ \t]*name[ \t]*=[ \t]*[\"']([^\"'\n]+)[\"']", re.M)
+
+
+def _names_plugin(node: ast.expr, plugin: str) -> bool:
+    """The `name=` value is the plugin's distribution: a literal of it, or an f-string whose constant parts spell it
+    with each placeholder standing for one device word (`f"dlinfer-{get_device()}"` for `dlinfer-ascend`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return normalise(node.value) == plugin
+    if not isinstance(node, ast.JoinedStr):
+        return False
+    pattern = "".join(re.escape(normalise(part.value)) if isinstance(part, ast.Constant) and isinstance(part.value, str)
+                      else "([a-z]+)" for part in node.values)
+    match = re.fullmatch(pattern, plugin)
+    return match is not None and all(word in _DEVICE_WORDS for word in match.groups())
+
+
 def npu_extra_requirements(dependencies) -> tuple[tuple[str, int], ...]:
     """(plugin distribution, line) for each requirement of a package selecting one of its NPU-build extras (knowledge
     `npu_extras`: `sglang[srt_npu]`): it names the NPU build as a requirement of the plugin does (label note 60a)."""
@@ -205,14 +266,15 @@ def module_uses(text: str) -> tuple[tuple[str, int], ...]:
 
 def named_plugins(results: list[FileResult]) -> frozenset[str]:
     """The normalised names of everything the repository imports or declares (module roots and distributions), of
-    the images its Dockerfiles build on, of the plugins its launchers install and of those its NPU guides name; and,
+    the images its Dockerfiles build on, of the plugins its launchers install, of those its NPU guides name and of the
+    one it builds itself (its setup.py or pyproject.toml names the plugin's distribution, `built`); and,
     in a repository that imports or requires torch_npu, of the plugins whose own modules its code uses ("papi" facts,
     `module_uses`)."""
     names: set[str] = set()
     used: set[str] = set()
     for result in results:
         for fact in result.facts:
-            if fact and fact[0] in ("imp", "req", "img", "inst", "guide", "probe") and isinstance(fact[1], str):
+            if fact and fact[0] in ("imp", "req", "img", "inst", "guide", "probe", "built") and isinstance(fact[1], str):
                 names.add(normalise(fact[1]))
             elif fact and fact[0] == "papi" and isinstance(fact[1], str):
                 used.add(fact[1])

@@ -1001,3 +1001,28 @@ def test_a_computed_option_handed_to_the_repositorys_own_class_is_its_parameter(
 ], ids=["try-flag", "probe-function"])
 def test_a_mapping_under_an_import_probe_is_optional(text):
     assert codes(analyze(text, "model.py"), "NPU503") == []
+
+
+def test_a_repository_that_builds_the_plugin_names_the_plugin(tmp_path):
+    # label rulings (L38)/(L99), note 65a (DeepLink-org/dlinfer): the repository's setup.py builds `dlinfer-ascend`, the
+    # plugin LMDeploy's Ascend route requires; its adapters import lmdeploy's PyTorch engine to run it on the NPU. A
+    # computed name names the plugin only where the placeholders stand for the device word alone
+    from migrate.npu_plugins import built
+
+    setup = 'from setuptools import setup\ndef get_device():\n    return "ascend"\nsetup(\n    name={},\n)\n'
+    assert built("setup.py", setup.format('f"dlinfer-{get_device()}"')) == (("dlinfer-ascend", 5),)
+    assert built("pkg/setup.py", setup.format('"dlinfer_ascend"')) == (("dlinfer-ascend", 5),)
+    assert built("setup.py", setup.format('f"{get_device()}-ascend"')) == ()
+    assert built("setup.py", setup.format('f"dlinfer{get_device()}"')) == ()
+    assert built("setup.py", setup.format('f"dlinfer-{get_device()}-extra"')) == ()
+    assert built("setup.py", setup.format('"dlinfer-maca"')) == ()
+    assert built("pyproject.toml", '[build-system]\nrequires = []\n[project]\nversion = "1"\nname = "vllm-ascend"\n') \
+        == (("vllm-ascend", 5),)
+    assert built("pyproject.toml", '[tool.x]\nname = "vllm-ascend"\n') == ()
+    (tmp_path / "setup.py").write_text(setup.format('f"dlinfer-{get_device()}"'))
+    (tmp_path / "ext").mkdir()
+    (tmp_path / "ext" / "engine.py").write_text(
+        "from lmdeploy.turbomind import TurboMind\nfrom lmdeploy.messages import TurbomindEngineConfig\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == []
+    (tmp_path / "setup.py").write_text(setup.format('f"dlinfer-{get_device()}-tools"'))
+    assert ("ext/engine.py", "NPU501", 1) in _found(tmp_path, ("NPU501", "NPU507"))
