@@ -1796,6 +1796,44 @@ def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_
     assert finding_lines(result, "NPU508", "bench/by_name.py") == [4]
 
 
+# ---- a compiled module bound under an `as` name in a package `__init__` --------------------------------------
+INIT_MODULE_ALIAS = {
+    "pts/cpp/p2/setup.py": _cuda_setup("p2_batch_cuda", "p2_batch_cuda", ["src/api.cpp", "src/ball.cu"]),
+    "pts/cpp/p2/src/ball.cu": "__global__ void k(float* x) {}\n",
+    "pts/__init__.py": "",
+    # PointNeXt openpoints/cpp/pointnet2_batch/__init__.py binds the compiled module by another name ...
+    "pts/cpp/p2/__init__.py": "import torch\nimport p2_batch_cuda as p2_cuda\n",
+    # ... re-exported once more by the package above it (openpoints/cpp/__init__.py)
+    "pts/cpp/__init__.py": "from .p2 import p2_cuda\n",
+    "pts/layers/__init__.py": "",
+    "pts/layers/group.py": (
+        "from pts.cpp import p2_cuda\n"
+        "def ball(x, out):\n    p2_cuda.ball_query_wrapper(x, out)\n    return out\n"
+    ),
+    "pts/layers/sample.py": (
+        "from pts.cpp.p2 import p2_cuda\n"
+        "def fps(x, out):\n    p2_cuda.furthest_point_sampling_wrapper(x, out)\n    return out\n"
+    ),
+    # a package `__init__` binding a plain Python module under an `as` name: no extension, nothing reported
+    "pts/util/__init__.py": "import numpy as np\nimport json as js\n",
+    "pts/layers/plain.py": "from pts.util import np\ndef f(x):\n    return np.sum(x)\n",
+}
+
+
+def test_a_compiled_module_bound_by_an_as_name_in_a_package_init_is_followed_to_its_calls(tmp_path):
+    """PointNeXt (vendored by ULIP): `import pointnet2_batch_cuda as pointnet2_cuda` in a package `__init__`, imported
+    by that name through the package (`from openpoints.cpp.pointnet2_batch import pointnet2_cuda`) and through the
+    package above it (`from openpoints.cpp import pointnet2_cuda`): the op calls are calls of the compiled module
+    (label set 65c). The re-imports of the compiled module itself stay reported, as the tool reads exllamav2's
+    `from exllamav2.ext import exllamav2_ext` (open question (d) of sets 61/62)."""
+    write_files(tmp_path, INIT_MODULE_ALIAS)
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pts/cpp/p2/__init__.py") == [2]
+    assert finding_lines(result, "NPU508", "pts/layers/group.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "pts/layers/sample.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "pts/layers/plain.py") == []
+
+
 # ---- torch.library ops a Python function of the repository implements ----------------------------------
 TORCH_LIBRARY_OPS = {
     "setup.py": (
