@@ -1203,6 +1203,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     ref_parts = _ref_parts(results)  # read by each round below: computed once
     memo: dict = {}  # (importer, module) -> imported only in accessors every caller calls behind a check
+    forced: set = set()  # (importer, module): a guarded import counted unguarded because a plain import needs it
     for _ in range(_RELAY_DEPTH + 1):
         _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
         for path, parts in wanted.items():
@@ -1216,6 +1217,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
         needed = _needed_reexports(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
+        forced |= {(importer, path) for importer, path in needed if path in wanted}
         for path in wanted:  # a guarded re-export that an unguarded import needs is no guard
             if any((importer, path) in needed for importer, _ in seen.get(path, ())):
                 seen[path] = [(i, UNGUARDED if (i, path) in needed else g) for i, g in seen[path]]
@@ -1239,6 +1241,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     selected = _closure(seen, lambda g: g == CHECKED)  # reached only through checks of the package: kernels go too
     if not optional:
         return results
+    selected -= _language_required(results, selected, optional, seen, forced)
     out = []
     for result in results:
         if result.path in optional:
@@ -1246,6 +1249,48 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
             kept = tuple(f for f in result.findings if not _droppable(f) and (keep_kernels or not _kernel(f)))
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
+    return out
+
+
+def _languages(result) -> set[str]:
+    return {(f.package or "").split(".", 1)[0] for f in result.findings if _kernel(f)}
+
+
+def _language_required(results, selected: set, optional: set, seen: dict, forced: set) -> set[str]:
+    """The modules of `selected` whose every importer lies in a package whose `__init__` needs their kernel language
+    anyway: it imports, with no guard on the way, a module importing that language (its kernel findings kept). Python
+    runs the package `__init__` before any module inside it, so without the language the importers never run, and the
+    check they make before the kernels' module never takes its other path; where the language is installed the kernels
+    are called. mamba_ssm 2.0.4 (vendored by PointMamba, labels 65b): `modules/mamba_simple.py` imports
+    ops/triton/selective_state_update.py in a `try:` whose None stand-in it tests ((L59)), but `mamba_ssm/__init__.py`
+    imports `modules/mamba2.py`, which imports ops/triton/ssd_combined.py (`import triton`) unguarded. An import the
+    `__init__` makes under a check, counted unguarded only because another module needs the name (`forced`,
+    `_needed_reexports`), does not make the package need the language."""
+    if not selected:
+        return set()
+    languages = {r.path: _languages(r) for r in results if r.path.endswith(".py")}
+    needing: dict[str, set[str]] = {}  # package folder ("a/b/") -> kernel languages its `__init__` needs
+    for path, used in languages.items():
+        if not used or path in optional or path in selected:
+            continue
+        reached, todo = {path}, [path]
+        while todo:  # the modules importing it with no guard, up to the package `__init__`s
+            module = todo.pop()
+            for importer, guarded in seen.get(module, ()):
+                if not guarded and (importer, module) not in forced and importer not in reached and not _TEST_PATH.search(importer.replace("\\", "/")):
+                    reached.add(importer)
+                    todo.append(importer)
+        for module in reached:
+            norm = module.replace("\\", "/")
+            if norm.endswith("/__init__.py"):
+                needing.setdefault(norm[: -len("__init__.py")], set()).update(used)
+    out = set()
+    for path in selected:
+        importers = [i.replace("\\", "/") for i, _ in seen.get(path, ())]
+        used = languages.get(path, set())
+        if importers and used and any(used & needed and all(i.startswith(folder) for i in importers)
+                                      for folder, needed in needing.items()):
+            out.add(path)
     return out
 
 

@@ -1148,6 +1148,32 @@ def test_kernels_whose_none_stand_in_every_importer_tests_are_an_optional_path(t
     assert finding_lines(result, "NPU501", "ops/untested.py") == [1] and finding_lines(result, "NPU507", "ops/untested.py") == [2]
 
 
+def test_kernels_behind_a_tested_stand_in_in_a_package_that_needs_their_language_stay(tmp_path):
+    # mamba_ssm 2.0.4 (vendored by PointMamba, labels 65b): modules/mamba_simple.py imports its Triton step kernel in a
+    # try whose None stand-in it tests ((L59)), but the package `__init__` imports mamba2.py, which imports the Triton
+    # combined-scan module unguarded: without triton the package (and so the importer) does not import, the check never
+    # takes its torch path, and where triton is there the step kernel runs. A kernel module whose importer lies outside
+    # that package keeps the (L59) reading.
+    write_files(tmp_path, {
+        "ssm/__init__.py": "from ssm.mamba2 import Mamba2\n",
+        "ssm/ops/__init__.py": "",
+        "ssm/ops/combined.py": "import triton\n@triton.jit\ndef _c(x):\n    pass\ndef scan(x):\n    _c[(1,)](x)\n",
+        "ssm/ops/step.py": "import triton\n@triton.jit\ndef _k(x):\n    pass\ndef step(x):\n    _k[(1,)](x)\n",
+        "ssm/ops/norm.py": "import triton\n@triton.jit\ndef _n(x):\n    pass\ndef norm(x):\n    _n[(1,)](x)\n",
+        "ssm/mamba2.py": "from ssm.ops.combined import scan\nclass Mamba2:\n    pass\n",
+        "ssm/simple.py": (
+            "try:\n    from ssm.ops.step import step\nexcept ImportError:\n    step = None\n"
+            "def forward(x):\n    if step is None:\n        return x * 2\n    return step(x)\n"),
+        "app/run.py": (
+            "try:\n    from ssm.ops.norm import norm\nexcept ImportError:\n    norm = None\n"
+            "def forward(x):\n    if norm is None:\n        return x\n    return norm(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "ops/combined.py") == [1]
+    assert finding_lines(result, "NPU501", "ops/step.py") == [1] and finding_lines(result, "NPU507", "ops/step.py") == [2, 6]
+    assert finding_lines(result, "NPU501", "ops/norm.py") == [] and finding_lines(result, "NPU507", "ops/norm.py") == []
+
+
 def test_a_guarded_reexport_that_a_plain_import_needs_is_no_guard(tmp_path):
     # label ruling (L42): the kernels package `__init__` binds its Triton kernels only `if HAS_TRITON:`, but the
     # engine imports `from eng.kernels import attention` at its top: where triton is absent the name is missing and
@@ -2509,7 +2535,10 @@ def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "pkg/util/__init__.py") == [2, 7, 13, 16]
-    assert finding_lines(result, "NPU508", "pkg/tests/test_k.py") == [5]
+    # the package `__init__` binds the compiled module itself (`import pkg._kern as _kern`, since fix65b read like
+    # `from pkg import _kern`): the import of the package whose module the file calls through is reported with the
+    # call, as exllama's `import cuda_ext` then `cuda_ext.exllama_ext.q4_mlp(...)` (NPU508 `_reaches`)
+    assert finding_lines(result, "NPU508", "pkg/tests/test_k.py") == [1, 5]
 
 
 def test_an_extension_imported_under_a_deeper_package_of_its_own_is_that_extension(tmp_path):
