@@ -1241,7 +1241,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     selected = _closure(seen, lambda g: g == CHECKED)  # reached only through checks of the package: kernels go too
     if not optional:
         return results
-    selected -= _language_required(results, selected, optional, seen, forced)
+    selected -= _language_required(results, selected, optional, seen, forced, fresh, max_file_size, imports_of.derived)
     out = []
     for result in results:
         if result.path in optional:
@@ -1256,7 +1256,8 @@ def _languages(result) -> set[str]:
     return {(f.package or "").split(".", 1)[0] for f in result.findings if _kernel(f)}
 
 
-def _language_required(results, selected: set, optional: set, seen: dict, forced: set) -> set[str]:
+def _language_required(results, selected: set, optional: set, seen: dict, forced: set, fresh,
+                       max_file_size: int, derived) -> set[str]:
     """The modules of `selected` whose every importer lies in a package whose `__init__` needs their kernel language
     anyway: it imports, with no guard on the way, a module importing that language (its kernel findings kept). Python
     runs the package `__init__` before any module inside it, so without the language the importers never run, and the
@@ -1265,7 +1266,8 @@ def _language_required(results, selected: set, optional: set, seen: dict, forced
     ops/triton/selective_state_update.py in a `try:` whose None stand-in it tests ((L59)), but `mamba_ssm/__init__.py`
     imports `modules/mamba2.py`, which imports ops/triton/ssd_combined.py (`import triton`) unguarded. An import the
     `__init__` makes under a check, counted unguarded only because another module needs the name (`forced`,
-    `_needed_reexports`), does not make the package need the language."""
+    `_needed_reexports`), or inside a function (a lazy accessor: minference's `get_other_forward()`), does not make
+    the package need the language: only imports at the top of each module on the way (`_imports_at_top`) count."""
     if not selected:
         return set()
     languages = {r.path: _languages(r) for r in results if r.path.endswith(".py")}
@@ -1277,7 +1279,9 @@ def _language_required(results, selected: set, optional: set, seen: dict, forced
         while todo:  # the modules importing it with no guard, up to the package `__init__`s
             module = todo.pop()
             for importer, guarded in seen.get(module, ()):
-                if not guarded and (importer, module) not in forced and importer not in reached and not _TEST_PATH.search(importer.replace("\\", "/")):
+                if not guarded and (importer, module) not in forced and importer not in reached \
+                        and derived.ask("top-import", importer, module.replace("\\", "/"),
+                                        lambda i=importer, m=module: _imports_at_top(i, m, fresh, max_file_size)) and not _TEST_PATH.search(importer.replace("\\", "/")):
                     reached.add(importer)
                     todo.append(importer)
         for module in reached:
@@ -1292,6 +1296,20 @@ def _language_required(results, selected: set, optional: set, seen: dict, forced
                                       for folder, needed in needing.items()):
             out.add(path)
     return out
+
+
+def _imports_at_top(importer: str, module: str, fresh, max_file_size: int) -> bool:
+    """`importer` names `module` (its file's name, or its package folder's) in an import statement at column 0: one
+    that runs when `importer` is imported, not in a function, a branch or an attempt. Read only for the few modules on
+    a way from a package `__init__` to a kernel language (`_language_required`)."""
+    text = _text(importer, fresh, max_file_size)
+    if text is None:
+        return False
+    norm = module.replace("\\", "/")
+    name = norm.rsplit("/", 2)[-2] if norm.endswith("/__init__.py") else norm.rsplit("/", 1)[-1][:-3]
+    word = re.escape(name)
+    return re.search(rf"^(?:from[ \t]+[\w.]*\b{word}\b[\w.]*[ \t]+import\b|from[ \t]+[\w.]+[ \t]+import[ \t(][^\n]*\b{word}\b"
+                     rf"|import[ \t]+[^\n]*\b{word}\b)", text, re.M) is not None
 
 
 # a test's or a benchmark's path (a benchmark script imports the kernel it times unguarded, as a unit test does)
