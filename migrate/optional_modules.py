@@ -1264,7 +1264,8 @@ def _language_required(results, selected: set, optional: set, seen: dict, forced
     check they make before the kernels' module never takes its other path; where the language is installed the kernels
     are called. mamba_ssm 2.0.4 (vendored by PointMamba, labels 65b): `modules/mamba_simple.py` imports
     ops/triton/selective_state_update.py in a `try:` whose None stand-in it tests ((L59)), but `mamba_ssm/__init__.py`
-    imports `modules/mamba2.py`, which imports ops/triton/ssd_combined.py (`import triton`) unguarded. An import the
+    imports `modules/mamba2.py`, which imports ops/triton/ssd_combined.py (`import triton`) unguarded. Only where each
+    importer's guard is an import attempt at its top (`_attempted_at_top`), not a device selection. An import the
     `__init__` makes under a check, counted unguarded only because another module needs the name (`forced`,
     `_needed_reexports`), or inside a function (a lazy accessor: minference's `get_other_forward()`), does not make
     the package need the language: only imports at the top of each module on the way (`_imports_at_top`) count."""
@@ -1293,9 +1294,32 @@ def _language_required(results, selected: set, optional: set, seen: dict, forced
         importers = [i.replace("\\", "/") for i, _ in seen.get(path, ())]
         used = languages.get(path, set())
         if importers and used and any(used & needed and all(i.startswith(folder) for i in importers)
-                                      for folder, needed in needing.items()):
+                                      for folder, needed in needing.items()) \
+                and all(derived.ask("attempted-import", i, path.replace("\\", "/"),
+                                    lambda i=i, p=path: _attempted_at_top(i, p, fresh, max_file_size)) for i, _ in seen[path]):
             out.add(path)
     return out
+
+
+def _attempted_at_top(importer: str, module: str, fresh, max_file_size: int) -> bool:
+    """`importer` imports `module` in a `try:` at its top (an import attempt whose handler binds a stand-in), the guard
+    that only asks whether the import succeeds; not a device or platform selection (`if use_triton():`, a CUDA probe
+    choosing a PyTorch fallback on other hosts: AngelSlim's diffusion kernels, label note 61c), which stays one."""
+    text = _text(importer, fresh, max_file_size)
+    tree = fileio.parse_python(text) if text is not None else None
+    if tree is None:
+        return False
+    norm = module.replace("\\", "/")
+    name = norm.rsplit("/", 2)[-2] if norm.endswith("/__init__.py") else norm.rsplit("/", 1)[-1][:-3]
+    for statement in tree.body:
+        if isinstance(statement, ast.Try):
+            for node in statement.body:
+                if isinstance(node, ast.ImportFrom) and (name in (node.module or "").split(".")
+                                                         or any(a.name == name for a in node.names)):
+                    return True
+                if isinstance(node, ast.Import) and any(name in a.name.split(".") for a in node.names):
+                    return True
+    return False
 
 
 def _imports_at_top(importer: str, module: str, fresh, max_file_size: int) -> bool:

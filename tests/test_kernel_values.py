@@ -1164,6 +1164,10 @@ def test_kernels_behind_a_tested_stand_in_in_a_package_that_needs_their_language
         "ssm/simple.py": (
             "try:\n    from ssm.ops.step import step\nexcept ImportError:\n    step = None\n"
             "def forward(x):\n    if step is None:\n        return x * 2\n    return step(x)\n"),
+        # a device selection inside the same package (AngelSlim's `if use_triton():`, label note 61c) stays one
+        "ssm/ops/sel.py": "import triton\n@triton.jit\ndef _s(x):\n    pass\ndef sel(x):\n    _s[(1,)](x)\n",
+        "ssm/dispatch.py": (
+            "import torch\nif torch.cuda.is_available():\n    from ssm.ops.sel import sel\nelse:\n    sel = None\n"),
         "app/run.py": (
             "try:\n    from ssm.ops.norm import norm\nexcept ImportError:\n    norm = None\n"
             "def forward(x):\n    if norm is None:\n        return x\n    return norm(x)\n"),
@@ -1172,6 +1176,7 @@ def test_kernels_behind_a_tested_stand_in_in_a_package_that_needs_their_language
     assert finding_lines(result, "NPU501", "ops/combined.py") == [1]
     assert finding_lines(result, "NPU501", "ops/step.py") == [1] and finding_lines(result, "NPU507", "ops/step.py") == [2, 6]
     assert finding_lines(result, "NPU501", "ops/norm.py") == [] and finding_lines(result, "NPU507", "ops/norm.py") == []
+    assert finding_lines(result, "NPU501", "ops/sel.py") == [] and finding_lines(result, "NPU507", "ops/sel.py") == []
 
 
 def test_a_guarded_reexport_that_a_plain_import_needs_is_no_guard(tmp_path):
