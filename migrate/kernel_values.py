@@ -748,7 +748,10 @@ def package_reexports(ctx) -> list:
     (or `from ._C import gemm as gemm_cuda`) in `pkg/__init__.py` makes `import pkg` then `pkg.gemm_cuda(...)`
     a call of the compiled op. Recorded as "via" values `pkg.<bound name>` mentioning the imported dotted
     name; `resolve_wrappers` keeps those that resolve to an extension of the scan. A star import names
-    nothing that can be read here and is left out."""
+    nothing that can be read here and is left out. The compiled module bound under an `as` name
+    (`import pointnet2_batch_cuda as pointnet2_cuda` in openpoints/cpp/pointnet2_batch/__init__.py, PointNeXt) is
+    re-exported the same way, as `module_aliases` records it in a plain module: `from pkg import pointnet2_cuda`
+    elsewhere, then `pointnet2_cuda.ball_query_wrapper(...)`, calls the compiled op."""
     from migrate.repo_index import Definition, _never_an_extension, _resolve_relative, module_parts
 
     dotted = ".".join(module_parts(ctx.path))
@@ -756,6 +759,11 @@ def package_reexports(ctx) -> list:
         return []
     out = []
     for statement in ctx.tree.body:
+        for node in ([statement] if not isinstance(statement, ast.Try) else statement.body):
+            if isinstance(node, ast.Import):  # `import pointnet2_batch_cuda as pointnet2_cuda` in pkg/__init__.py
+                for alias in node.names:
+                    if alias.asname and not _never_an_extension(alias.name):
+                        out.append(Definition("value", f"{dotted}.{alias.asname}", ctx.path, node.lineno, True, alias.name, "via"))
         if not isinstance(statement, ast.ImportFrom):
             continue
         base = _resolve_relative(ctx.path, "." * statement.level, statement.module or "") if statement.level else (statement.module or "")

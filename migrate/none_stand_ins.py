@@ -49,6 +49,18 @@ def _only_raises(function: ast.AST) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
+def _none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _nones(statement: ast.Assign) -> bool:
+    """`causal_conv1d_fn, causal_conv1d_cuda = None, None` (mamba_ssm ops/triton/ssd_combined.py): each name of a tuple
+    target bound to None by a tuple of as many Nones, as `a = b = None` or two lines would bind them."""
+    value = statement.value
+    return isinstance(value, ast.Tuple) and all(_none(e) for e in value.elts) and all(
+        isinstance(t, ast.Tuple) and len(t.elts) == len(value.elts) for t in statement.targets)
+
+
 def _stand_ins(handler: ast.ExceptHandler) -> set[str] | None:
     """The names `handler` binds to None, or to a function that only raises (defined there, or bound to such a function
     by name), when that is all it does (besides passing or a notice call), else None."""
@@ -65,7 +77,7 @@ def _stand_ins(handler: ast.ExceptHandler) -> set[str] | None:
             continue
         if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) and statement.value.id in raising:
             pass  # `flash_attn_varlen_func = _unsupported`: the stand-in raises when called
-        elif not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and statement.value.value is None):
+        elif not (isinstance(statement, ast.Assign) and (_none(statement.value) or _nones(statement))):
             return None
         for target in statement.targets:
             elements = target.elts if isinstance(target, ast.Tuple) else [target]

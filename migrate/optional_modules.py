@@ -1203,6 +1203,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     tried: set[str] = set()  # modules found importing a kernel module in a `try:` (their own importers decide, (L42))
     ref_parts = _ref_parts(results)  # read by each round below: computed once
     memo: dict = {}  # (importer, module) -> imported only in accessors every caller calls behind a check
+    forced: set = set()  # (importer, module): a guarded import counted unguarded because a plain import needs it
     for _ in range(_RELAY_DEPTH + 1):
         _importers(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
         for path, parts in wanted.items():
@@ -1216,6 +1217,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
         # __init__.py relays `from .te_llama import TELlamaModel`; gpt.py imports the package in a CUDA branch, in a try)
         relays = {importer for path in wanted for importer, guarded in seen.get(path, ()) if not guarded}
         needed = _needed_reexports(results, wanted, seen, imports_of, fresh, max_file_size, cache, digests, ref_parts)
+        forced |= {(importer, path) for importer, path in needed if path in wanted}
         for path in wanted:  # a guarded re-export that an unguarded import needs is no guard
             if any((importer, path) in needed for importer, _ in seen.get(path, ())):
                 seen[path] = [(i, UNGUARDED if (i, path) in needed else g) for i, g in seen[path]]
@@ -1239,6 +1241,7 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
     selected = _closure(seen, lambda g: g == CHECKED)  # reached only through checks of the package: kernels go too
     if not optional:
         return results
+    selected -= _language_required(results, selected, optional, seen, forced, fresh, max_file_size, imports_of.derived)
     out = []
     for result in results:
         if result.path in optional:
@@ -1247,6 +1250,90 @@ def drop_optional_modules(results: list[FileResult], fresh: dict, max_file_size:
             result = FileResult(result.path, result.kind, result.lines, kept, result.errors, result.suppressed, result.facts)
         out.append(result)
     return out
+
+
+def _languages(result) -> set[str]:
+    return {(f.package or "").split(".", 1)[0] for f in result.findings if _kernel(f)}
+
+
+def _language_required(results, selected: set, optional: set, seen: dict, forced: set, fresh,
+                       max_file_size: int, derived) -> set[str]:
+    """The modules of `selected` whose every importer lies in a package whose `__init__` needs their kernel language
+    anyway: it imports, with no guard on the way, a module importing that language (its kernel findings kept). Python
+    runs the package `__init__` before any module inside it, so without the language the importers never run, and the
+    check they make before the kernels' module never takes its other path; where the language is installed the kernels
+    are called. mamba_ssm 2.0.4 (vendored by PointMamba, labels 65b): `modules/mamba_simple.py` imports
+    ops/triton/selective_state_update.py in a `try:` whose None stand-in it tests ((L59)), but `mamba_ssm/__init__.py`
+    imports `modules/mamba2.py`, which imports ops/triton/ssd_combined.py (`import triton`) unguarded. Only where each
+    importer's guard is an import attempt at its top (`_attempted_at_top`), not a device selection. An import the
+    `__init__` makes under a check, counted unguarded only because another module needs the name (`forced`,
+    `_needed_reexports`), or inside a function (a lazy accessor: minference's `get_other_forward()`), does not make
+    the package need the language: only imports at the top of each module on the way (`_imports_at_top`) count."""
+    if not selected:
+        return set()
+    languages = {r.path: _languages(r) for r in results if r.path.endswith(".py")}
+    needing: dict[str, set[str]] = {}  # package folder ("a/b/") -> kernel languages its `__init__` needs
+    for path, used in languages.items():
+        if not used or path in optional or path in selected:
+            continue
+        reached, todo = {path}, [path]
+        while todo:  # the modules importing it with no guard, up to the package `__init__`s
+            module = todo.pop()
+            for importer, guarded in seen.get(module, ()):
+                if not guarded and (importer, module) not in forced and importer not in reached \
+                        and derived.ask("top-import", importer, module.replace("\\", "/"),
+                                        lambda i=importer, m=module: _imports_at_top(i, m, fresh, max_file_size)) and not _TEST_PATH.search(importer.replace("\\", "/")):
+                    reached.add(importer)
+                    todo.append(importer)
+        for module in reached:
+            norm = module.replace("\\", "/")
+            if norm.endswith("/__init__.py"):
+                needing.setdefault(norm[: -len("__init__.py")], set()).update(used)
+    out = set()
+    for path in selected:
+        importers = [i.replace("\\", "/") for i, _ in seen.get(path, ())]
+        used = languages.get(path, set())
+        if importers and used and any(used & needed and all(i.startswith(folder) for i in importers)
+                                      for folder, needed in needing.items()) \
+                and all(derived.ask("attempted-import", i, path.replace("\\", "/"),
+                                    lambda i=i, p=path: _attempted_at_top(i, p, fresh, max_file_size)) for i, _ in seen[path]):
+            out.add(path)
+    return out
+
+
+def _attempted_at_top(importer: str, module: str, fresh, max_file_size: int) -> bool:
+    """`importer` imports `module` in a `try:` at its top (an import attempt whose handler binds a stand-in), the guard
+    that only asks whether the import succeeds; not a device or platform selection (`if use_triton():`, a CUDA probe
+    choosing a PyTorch fallback on other hosts: AngelSlim's diffusion kernels, label note 61c), which stays one."""
+    text = _text(importer, fresh, max_file_size)
+    tree = fileio.parse_python(text) if text is not None else None
+    if tree is None:
+        return False
+    norm = module.replace("\\", "/")
+    name = norm.rsplit("/", 2)[-2] if norm.endswith("/__init__.py") else norm.rsplit("/", 1)[-1][:-3]
+    for statement in tree.body:
+        if isinstance(statement, ast.Try):
+            for node in statement.body:
+                if isinstance(node, ast.ImportFrom) and (name in (node.module or "").split(".")
+                                                         or any(a.name == name for a in node.names)):
+                    return True
+                if isinstance(node, ast.Import) and any(name in a.name.split(".") for a in node.names):
+                    return True
+    return False
+
+
+def _imports_at_top(importer: str, module: str, fresh, max_file_size: int) -> bool:
+    """`importer` names `module` (its file's name, or its package folder's) in an import statement at column 0: one
+    that runs when `importer` is imported, not in a function, a branch or an attempt. Read only for the few modules on
+    a way from a package `__init__` to a kernel language (`_language_required`)."""
+    text = _text(importer, fresh, max_file_size)
+    if text is None:
+        return False
+    norm = module.replace("\\", "/")
+    name = norm.rsplit("/", 2)[-2] if norm.endswith("/__init__.py") else norm.rsplit("/", 1)[-1][:-3]
+    word = re.escape(name)
+    return re.search(rf"^(?:from[ \t]+[\w.]*\b{word}\b[\w.]*[ \t]+import\b|from[ \t]+[\w.]+[ \t]+import[ \t(][^\n]*\b{word}\b"
+                     rf"|import[ \t]+[^\n]*\b{word}\b)", text, re.M) is not None
 
 
 # a test's or a benchmark's path (a benchmark script imports the kernel it times unguarded, as a unit test does)

@@ -1148,6 +1148,37 @@ def test_kernels_whose_none_stand_in_every_importer_tests_are_an_optional_path(t
     assert finding_lines(result, "NPU501", "ops/untested.py") == [1] and finding_lines(result, "NPU507", "ops/untested.py") == [2]
 
 
+def test_kernels_behind_a_tested_stand_in_in_a_package_that_needs_their_language_stay(tmp_path):
+    # mamba_ssm 2.0.4 (vendored by PointMamba, labels 65b): modules/mamba_simple.py imports its Triton step kernel in a
+    # try whose None stand-in it tests ((L59)), but the package `__init__` imports mamba2.py, which imports the Triton
+    # combined-scan module unguarded: without triton the package (and so the importer) does not import, the check never
+    # takes its torch path, and where triton is there the step kernel runs. A kernel module whose importer lies outside
+    # that package keeps the (L59) reading.
+    write_files(tmp_path, {
+        "ssm/__init__.py": "from ssm.mamba2 import Mamba2\n",
+        "ssm/ops/__init__.py": "",
+        "ssm/ops/combined.py": "import triton\n@triton.jit\ndef _c(x):\n    pass\ndef scan(x):\n    _c[(1,)](x)\n",
+        "ssm/ops/step.py": "import triton\n@triton.jit\ndef _k(x):\n    pass\ndef step(x):\n    _k[(1,)](x)\n",
+        "ssm/ops/norm.py": "import triton\n@triton.jit\ndef _n(x):\n    pass\ndef norm(x):\n    _n[(1,)](x)\n",
+        "ssm/mamba2.py": "from ssm.ops.combined import scan\nclass Mamba2:\n    pass\n",
+        "ssm/simple.py": (
+            "try:\n    from ssm.ops.step import step\nexcept ImportError:\n    step = None\n"
+            "def forward(x):\n    if step is None:\n        return x * 2\n    return step(x)\n"),
+        # a device selection inside the same package (AngelSlim's `if use_triton():`, label note 61c) stays one
+        "ssm/ops/sel.py": "import triton\n@triton.jit\ndef _s(x):\n    pass\ndef sel(x):\n    _s[(1,)](x)\n",
+        "ssm/dispatch.py": (
+            "import torch\nif torch.cuda.is_available():\n    from ssm.ops.sel import sel\nelse:\n    sel = None\n"),
+        "app/run.py": (
+            "try:\n    from ssm.ops.norm import norm\nexcept ImportError:\n    norm = None\n"
+            "def forward(x):\n    if norm is None:\n        return x\n    return norm(x)\n"),
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "ops/combined.py") == [1]
+    assert finding_lines(result, "NPU501", "ops/step.py") == [1] and finding_lines(result, "NPU507", "ops/step.py") == [2, 6]
+    assert finding_lines(result, "NPU501", "ops/norm.py") == [] and finding_lines(result, "NPU507", "ops/norm.py") == []
+    assert finding_lines(result, "NPU501", "ops/sel.py") == [] and finding_lines(result, "NPU507", "ops/sel.py") == []
+
+
 def test_a_guarded_reexport_that_a_plain_import_needs_is_no_guard(tmp_path):
     # label ruling (L42): the kernels package `__init__` binds its Triton kernels only `if HAS_TRITON:`, but the
     # engine imports `from eng.kernels import attention` at its top: where triton is absent the name is missing and
@@ -1794,6 +1825,44 @@ def test_ops_a_package_init_reexports_are_kernels_where_the_package_is_used(tmp_
     assert finding_lines(result, "NPU508", "bench/gemm_only.py") == [2]
     assert finding_lines(result, "NPU508", "bench/pack_only.py") == [2]
     assert finding_lines(result, "NPU508", "bench/by_name.py") == [4]
+
+
+# ---- a compiled module bound under an `as` name in a package `__init__` --------------------------------------
+INIT_MODULE_ALIAS = {
+    "pts/cpp/p2/setup.py": _cuda_setup("p2_batch_cuda", "p2_batch_cuda", ["src/api.cpp", "src/ball.cu"]),
+    "pts/cpp/p2/src/ball.cu": "__global__ void k(float* x) {}\n",
+    "pts/__init__.py": "",
+    # PointNeXt openpoints/cpp/pointnet2_batch/__init__.py binds the compiled module by another name ...
+    "pts/cpp/p2/__init__.py": "import torch\nimport p2_batch_cuda as p2_cuda\n",
+    # ... re-exported once more by the package above it (openpoints/cpp/__init__.py)
+    "pts/cpp/__init__.py": "from .p2 import p2_cuda\n",
+    "pts/layers/__init__.py": "",
+    "pts/layers/group.py": (
+        "from pts.cpp import p2_cuda\n"
+        "def ball(x, out):\n    p2_cuda.ball_query_wrapper(x, out)\n    return out\n"
+    ),
+    "pts/layers/sample.py": (
+        "from pts.cpp.p2 import p2_cuda\n"
+        "def fps(x, out):\n    p2_cuda.furthest_point_sampling_wrapper(x, out)\n    return out\n"
+    ),
+    # a package `__init__` binding a plain Python module under an `as` name: no extension, nothing reported
+    "pts/util/__init__.py": "import numpy as np\nimport json as js\n",
+    "pts/layers/plain.py": "from pts.util import np\ndef f(x):\n    return np.sum(x)\n",
+}
+
+
+def test_a_compiled_module_bound_by_an_as_name_in_a_package_init_is_followed_to_its_calls(tmp_path):
+    """PointNeXt (vendored by ULIP): `import pointnet2_batch_cuda as pointnet2_cuda` in a package `__init__`, imported
+    by that name through the package (`from openpoints.cpp.pointnet2_batch import pointnet2_cuda`) and through the
+    package above it (`from openpoints.cpp import pointnet2_cuda`): the op calls are calls of the compiled module
+    (label set 65c). The re-imports of the compiled module itself stay reported, as the tool reads exllamav2's
+    `from exllamav2.ext import exllamav2_ext` (open question (d) of sets 61/62)."""
+    write_files(tmp_path, INIT_MODULE_ALIAS)
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "pts/cpp/p2/__init__.py") == [2]
+    assert finding_lines(result, "NPU508", "pts/layers/group.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "pts/layers/sample.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "pts/layers/plain.py") == []
 
 
 # ---- torch.library ops a Python function of the repository implements ----------------------------------
@@ -2471,7 +2540,10 @@ def test_a_cmake_python_extension_copied_into_a_package_is_the_kernel_module(tmp
     })
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "pkg/util/__init__.py") == [2, 7, 13, 16]
-    assert finding_lines(result, "NPU508", "pkg/tests/test_k.py") == [5]
+    # the package `__init__` binds the compiled module itself (`import pkg._kern as _kern`, since fix65b read like
+    # `from pkg import _kern`): the import of the package whose module the file calls through is reported with the
+    # call, as exllama's `import cuda_ext` then `cuda_ext.exllama_ext.q4_mlp(...)` (NPU508 `_reaches`)
+    assert finding_lines(result, "NPU508", "pkg/tests/test_k.py") == [1, 5]
 
 
 def test_an_extension_imported_under_a_deeper_package_of_its_own_is_that_extension(tmp_path):

@@ -1299,6 +1299,10 @@ class GpuOnlyImport(Rule):
         # the flag (`FLASH_VER == 2`) before taking the flash path: the stand-in is tested (migrate/none_stand_ins.py)
         "try:\n    from flash_attn import flash_attn_varlen_func\n    FLASH_VER = 2\nexcept ModuleNotFoundError:\n"
         "    flash_attn_varlen_func = None\n    FLASH_VER = None\n\ndef dtype():\n    return 'bf16' if FLASH_VER == 2 else 'fp16'\n",
+        # tuple-bound None stand-ins the module tests (mamba_ssm modules/mamba_simple.py): a fallback, (L59)
+        "try:\n    from causal_conv1d import causal_conv1d_fn, causal_conv1d_update\nexcept ImportError:\n"
+        "    causal_conv1d_fn, causal_conv1d_update = None, None\n\ndef conv(x, w):\n"
+        "    if causal_conv1d_fn is None:\n        return torch_conv(x, w)\n    return causal_conv1d_fn(x, w)\n",
         # a None stand-in the module tests before the flash path (an assert that stops with its own error, (L34))
         "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n\ndef attend(q, k, v, flash):\n"
         "    if flash:\n        assert flash_attn is not None, 'pip install flash-attn'\n"
@@ -1474,6 +1478,11 @@ class GpuOnlyImport(Rule):
                 "except ImportError:\n    flash_attn = None\n    flash_attn_varlen_func = None\n\n"
                 "def attend(q, k, v, cu):\n    if flash_attn.__version__ >= '2.7.0':\n        pass\n"
                 "    return flash_attn_varlen_func(q, k, v, cu, cu)\n", count=2),
+        # the same stand-ins bound by one tuple assignment (mamba_ssm ops/triton/ssd_combined.py, labels 65b): the
+        # calls are None(...) without the package, no line asks
+        Invalid("try:\n    from causal_conv1d import causal_conv1d_fn\n    import causal_conv1d_cuda\n"
+                "except ImportError:\n    causal_conv1d_fn, causal_conv1d_cuda = None, None\n\n"
+                "def conv(x, w):\n    y = causal_conv1d_fn(x, w)\n    return causal_conv1d_cuda.causal_conv1d_fwd(y, w)\n", count=2),
         # stand-ins that only raise (a helper bound to the imported names, or a def of the imported name): the call
         # fails without the package as None(...) would (label ruling (L42); fastvideo-kernel's vmoba.py, labels 61a)
         Invalid("try:\n    from flash_attn import flash_attn_varlen_func\nexcept ImportError:\n\n"
