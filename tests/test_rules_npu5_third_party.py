@@ -988,6 +988,35 @@ def test_a_computed_option_handed_to_the_repositorys_own_class_is_its_parameter(
     assert _found(tmp_path, ("NPU503",)) == [("examples/train.py", "NPU503", 11)]
 
 
+def test_a_computed_option_handed_to_an_own_class_that_passes_kwargs_on_is_the_option(tmp_path):
+    # FasterDecoding/Medusa cli.py, SafeAILab/EAGLE webui.py (66a): the package's loader takes **kwargs and hands them
+    # to transformers' from_pretrained (itself or through its own class): the caller's keyword is the option; a
+    # loader that names the keyword, keeps kwargs to itself, or only copies them (dict(**kwargs)) consumes it
+    (tmp_path / "pkg" / "model").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model" / "wrap.py").write_text(
+        "from transformers import AutoModelForCausalLM\n"
+        "class Wrapped:\n    @classmethod\n    def from_pretrained(cls, path, *args, **kwargs):\n"
+        "        return AutoModelForCausalLM.from_pretrained(path, *args, **kwargs)\n"
+        "class Named:\n    def __init__(self, path, load_in_4bit=False, **kwargs):\n        pass\n"
+        "class Kept:\n    def __init__(self, path, **kwargs):\n        self.kw = dict(**kwargs)\n"
+        "def load(path, **kw):\n    return AutoModelForCausalLM.from_pretrained(path, **kw)\n")
+    (tmp_path / "pkg" / "serve").mkdir()
+    (tmp_path / "pkg" / "serve" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "serve" / "webui.py").write_text(
+        "try:\n    from ..model.wrap import Wrapped\nexcept ImportError:\n    from pkg.model.wrap import Wrapped\n"
+        "m = Wrapped.from_pretrained(args.path, load_in_8bit=args.load_in_8bit)\n")
+    (tmp_path / "cli.py").write_text(
+        "from pkg.model.wrap import Named, Kept, load\n"
+        "def main(args):\n"
+        "    a = Named(args.path, load_in_4bit=args.load_in_4bit)\n"
+        "    b = Kept(args.path, load_in_4bit=args.load_in_4bit)\n"
+        "    c = load(args.path, load_in_4bit=args.load_in_4bit)\n"
+        "    return a, b, c\n")
+    assert _found(tmp_path, ("NPU503",)) == [("cli.py", "NPU503", 5), ("pkg/serve/webui.py", "NPU503", 5)]
+
+
 @pytest.mark.parametrize("text", [
     # a flag bound by a try-import of flash_attn (VLMEvalKit granite_vision.py, note 59e) and a probe function's result
     # (AngelSlim dflash_benchmark.py, note 61c): availability checks with a fallback, no project switch (L1)

@@ -642,6 +642,13 @@ class GpuOnlyUse(Rule):
                 "def forward(x, mask, pos, b, s):\n    h, idx, cu, m = unpad_input(x.unsqueeze(-1), mask)[:4]\n"
                 "    p = index_first_axis(rearrange(pos.unsqueeze(-1), 'b s ... -> (b s) ...'), idx)\n"
                 "    out = flash_attn_varlen_func(h, h, h, cu, cu, m, m)\n    return pad_input(out, idx, b, s), p\n", count=1),
+        # a DINOv2 window backbone's mask (Metric3D ViT_DINO.py, 66e): xformers' attention_patterns builders are torch.cdist on
+        # a grid (knowledge `pure_api`, read in xformers/components/attention/attention_patterns.py; (L54)); its
+        # memory-efficient kernel stays a use
+        Invalid("def prepare_attn_bias(nh, nw, radius, q):\n"
+                "    import xformers.components.attention.attention_patterns as AP\n    import xformers.ops as xops\n"
+                "    mask = AP.local_2d_pattern(nh, nw, distance=radius + 0.1, p=torch.inf).cuda()\n"
+                "    return xops.memory_efficient_attention(q, q, q, attn_bias=mask)\n", count=1),
         # an RL rollout's LoRA sync with vLLM (EasyR1 vllm_utils.py / fsdp_vllm.py): `LoRARequest` is the adapter handle
         # of vLLM's documented `LLM.generate(..., lora_request=...)` (knowledge `plugin_api`), a subclass of it no use;
         # the tensor-parallel accessors, PEFTHelper's config readers and get_adapter_absolute_path are plain Python
