@@ -509,6 +509,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
         facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
         facts += tuple(("probe", name, line) for name, line in npu_plugins.probed(text))  # importorskip("plugin")
+        facts += tuple(("devsel", key, line, kind) for key, line, kind in npu_plugins.device_selected(text))  # (L99)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)

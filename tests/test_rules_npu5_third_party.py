@@ -592,6 +592,38 @@ def test_a_package_picking_its_ascend_backend_by_device_is_npu_aware_where_the_r
     assert _found(tmp_path) == [("kernels.py", "NPU501", 1), ("kernels.py", "NPU501", 2), ("kernels.py", "NPU501", 3)]
 
 
+def test_a_package_whose_device_value_the_repository_selects_takes_its_npu_route(tmp_path):
+    # label ruling (L99), note 67a (DeepLink-org/DLBlas): LMDeploy's PyTorch engine serves Ascend through dlinfer under
+    # PytorchEngineConfig(device_type="ascend") (knowledge `npu_device_keyword`); a repository passing that keyword a
+    # computed device while running on the NPU, or the NPU value itself, takes that route: lmdeploy's imports and uses
+    # are not reported, in every file. TurboMind and the CUDA kernel set imported by its path stay (`device_cuda_only`)
+    from migrate.npu_plugins import device_selected
+
+    assert device_selected("from lmdeploy import PytorchEngineConfig\n"
+                           "c = PytorchEngineConfig(tp=1, device_type=dev)\n") == (("lmdeploy", 2, "var"),)
+    assert device_selected("import lmdeploy\nc = lmdeploy.PytorchEngineConfig(device_type='ascend')\n") \
+        == (("lmdeploy", 2, "npu"),)
+    assert device_selected("c = PytorchEngineConfig(device_type='cuda')\n") == ()
+    (tmp_path / "run.py").write_text(
+        "from lmdeploy import PytorchEngineConfig, pipeline\nfrom lmdeploy.messages import TurbomindEngineConfig\n"
+        "def run(path, device_type):\n    return pipeline(path, backend_config=PytorchEngineConfig(device_type=device_type))\n"
+        "def tm(path):\n    from lmdeploy.turbomind import TurboMind\n    cfg = TurbomindEngineConfig(tp=1)\n"
+        "    return TurboMind.from_pretrained(path, engine_config=cfg)\n")
+    (tmp_path / "patch.py").write_text("import lmdeploy.pytorch.kernels.cuda as k\nfrom lmdeploy.messages import GenerationConfig\n")
+    (tmp_path / "platform.py").write_text("import torch_npu\n")
+
+    kept = [("patch.py", "NPU501", 1), ("run.py", "NPU501", 6), ("run.py", "NPU507", 7), ("run.py", "NPU507", 8)]
+    assert _found(tmp_path, ("NPU501", "NPU507")) == kept
+    # a computed device in a repository that never runs on the NPU selects nothing: every lmdeploy line is reported
+    (tmp_path / "platform.py").write_text("import torch\n")
+    assert len(_found(tmp_path, ("NPU501", "NPU507"))) > len(kept)
+    # the NPU value itself selects the route without torch_npu; 'cuda' does not
+    (tmp_path / "serve.py").write_text("from lmdeploy import PytorchEngineConfig\nc = PytorchEngineConfig(device_type='ascend')\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == kept
+    (tmp_path / "serve.py").write_text("from lmdeploy import PytorchEngineConfig\nc = PytorchEngineConfig(device_type='cuda')\n")
+    assert ("serve.py", "NPU501", 1) in _found(tmp_path, ("NPU501", "NPU507"))
+
+
 def test_megatrons_te_wrappers_run_through_mindspeed_where_the_repository_imports_it(tmp_path):
     # label note 58a (modelscope/twinkle), ruling (L38): MindSpeed, Ascend's Megatron adaptor, replaces the TE* classes
     # of megatron.core.extensions.transformer_engine with NPU ones (knowledge npu_plugin "mindspeed")
