@@ -1058,3 +1058,11 @@ def test_a_repository_that_builds_the_plugin_names_the_plugin(tmp_path):
     assert _found(tmp_path, ("NPU501", "NPU507")) == []
     (tmp_path / "setup.py").write_text(setup.format('f"dlinfer-{get_device()}-tools"'))
     assert ("ext/engine.py", "NPU501", 1) in _found(tmp_path, ("NPU501", "NPU507"))
+
+
+def test_deep_gemms_ceil_div_is_a_plain_helper(tmp_path):
+    # label note 67a (3), ruling (L54): DeepGEMM's ceil_div is integer arithmetic (deep_gemm/jit_kernels/utils.py,
+    # re-exported at the root; knowledge pure_api): its call runs as written, its import stays NPU501's
+    (tmp_path / "q.py").write_text("def size(x, a):\n    from deep_gemm import ceil_div\n    return ceil_div(x, a) * a\n"
+                                   "def gemm(a, b):\n    import deep_gemm\n    return deep_gemm.gemm_fp8_fp8_bf16_nt(a, b)\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("q.py", "NPU501", 2), ("q.py", "NPU501", 5), ("q.py", "NPU507", 6)]
