@@ -1066,3 +1066,17 @@ def test_deep_gemms_ceil_div_is_a_plain_helper(tmp_path):
     (tmp_path / "q.py").write_text("def size(x, a):\n    from deep_gemm import ceil_div\n    return ceil_div(x, a) * a\n"
                                    "def gemm(a, b):\n    import deep_gemm\n    return deep_gemm.gemm_fp8_fp8_bf16_nt(a, b)\n")
     assert _found(tmp_path, ("NPU501", "NPU507")) == [("q.py", "NPU501", 2), ("q.py", "NPU501", 5), ("q.py", "NPU507", 6)]
+
+
+def test_a_flagged_import_read_when_the_module_is_imported_stays_required(tmp_path):
+    # label note 67a (2), ruling (L102) not met: the handler sets a flag, but a class body reads the imported name at
+    # import time (`_sms = Buffer.num_sms`): without the package the module fails, so the import is reported; the uses
+    # keep their reading (behind the flag: guarded; the class attribute is a value read, (L54))
+    body = ("try:\n    from deep_ep import Buffer\n    use_deepep = True\nexcept ImportError:\n    use_deepep = False\n\n"
+            "class Dispatcher:\n    _sms = {}\n    def buffer(self, group):\n        if not use_deepep:\n"
+            "            raise ImportError('deep_ep')\n        return Buffer(group)\n")
+    (tmp_path / "d.py").write_text(body.format("Buffer.num_sms"))
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("d.py", "NPU501", 2)]
+    # read only inside functions, behind the flag: optional (L102), nothing reported
+    (tmp_path / "d.py").write_text(body.format("24"))
+    assert _found(tmp_path, ("NPU501", "NPU507")) == []
