@@ -526,6 +526,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
+        if "nvcc" in text and ".so" in text:  # a build step linking a shared library with nvcc (migrate/nvcc_libraries.py)
+            from migrate import nvcc_libraries
+
+            defs += nvcc_libraries.facts(path, text)
         findings, errors, suppressed = analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses,
                                                            sites=sites, imports=imports)
         if findings and ("/." in path or path.startswith(".")):  # a CI pipeline's own script (migrate/machine_setup.py)
