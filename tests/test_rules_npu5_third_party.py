@@ -1080,3 +1080,8 @@ def test_a_flagged_import_read_when_the_module_is_imported_stays_required(tmp_pa
     # read only inside functions, behind the flag: optional (L102), nothing reported
     (tmp_path / "d.py").write_text(body.format("24"))
     assert _found(tmp_path, ("NPU501", "NPU507")) == []
+    # a handler binding a fallback of the same name (DINOv2's `except ImportError: SwiGLU = SwiGLUFFN`, then `class
+    # SwiGLUFFNFused(SwiGLU)`): the class body reads the fallback without the package, the import stays optional
+    (tmp_path / "d.py").write_text("class FFN:\n    pass\ntry:\n    from xformers.ops import SwiGLU\n    OK = True\n"
+                                   "except ImportError:\n    SwiGLU = FFN\n    OK = False\nclass Fused(SwiGLU):\n    pass\n")
+    assert _found(tmp_path, ("NPU501",)) == []

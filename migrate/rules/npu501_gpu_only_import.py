@@ -647,6 +647,12 @@ def _read_at_import(ctx, statement, attempt: ast.Try) -> bool:
     if ctx.enclosing(attempt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) is not None:
         return False
     names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names if a.name != "*"}
+    # a name a handler binds (`except ImportError: SwiGLU = SwiGLUFFN`, DINOv2's swiglu_ffn.py) is defined either way
+    names -= {n.id for h in attempt.handlers for n in ast.walk(h) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names -= {(a.asname or a.name).split(".", 1)[0] for h in attempt.handlers for n in ast.walk(h)
+              if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    if not names:
+        return False
     inside = {id(n) for n in ast.walk(attempt)}
     for node in ctx.nodes.get(ast.Name, ()):
         if node.id not in names or not isinstance(node.ctx, ast.Load) or id(node) in inside:
