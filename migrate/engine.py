@@ -509,6 +509,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
         facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
         facts += tuple(("probe", name, line) for name, line in npu_plugins.probed(text))  # importorskip("plugin")
+        facts += tuple(("devsel", key, line, kind) for key, line, kind in npu_plugins.device_selected(text))  # (L99)
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
@@ -525,6 +526,10 @@ def _analyze_kind(kind: str, path: str, text: str, version: str, defs: list,
     by_kind = _rules_for(version)
     kb = _kb(version)
     if kind == "python":
+        if "nvcc" in text and ".so" in text:  # a build step linking a shared library with nvcc (migrate/nvcc_libraries.py)
+            from migrate import nvcc_libraries
+
+            defs += nvcc_libraries.facts(path, text)
         findings, errors, suppressed = analyze_python_text(path, text.lstrip("\ufeff"), version, facts=defs, uses=uses,
                                                            sites=sites, imports=imports)
         if findings and ("/." in path or path.startswith(".")):  # a CI pipeline's own script (migrate/machine_setup.py)

@@ -38,6 +38,16 @@ models to Liger on the NPU on purpose): that package's NPU501 / NPU507 findings 
 a package whose own source serves the NPU through a backend selected by a device value, selected so by the
 repository). Only the entry that carries the field: a sub-module with its own entry and no Ascend side
 (`liger_kernel.ops.cutile`, CUDA-only) stays reported.
+
+A package whose own setting selects its device backend (knowledge `npu_device_keyword`: LMDeploy's PyTorch engine runs
+on Ascend through dlinfer under `PytorchEngineConfig(device_type="ascend")`) takes the NPU route where the repository
+selects it so: one of its Python files passes that keyword an NPU value (`npu_device_values`), or a value it computes
+(a parameter, a variable, an attribute: `device_type=device_type` in DeepLink-org/DLBlas's lmdeploy tests, whose
+device is picked per run among cuda, ascend, camb) in a repository that runs on the NPU (it imports or requires
+torch_npu); a literal of another device ('cuda') selects nothing. The ("devsel", key, line, "npu" | "var") facts of the
+per-file pass, `device_selected`. The package's NPU501 / NPU507 findings are then dropped in every file (label ruling
+(L99), note 67a), except those of the parts that stay CUDA-only whatever the value (`device_cuda_only`: TurboMind,
+TurbomindEngineConfig, the CUDA kernel set imported by its path).
 """
 
 from __future__ import annotations
@@ -309,6 +319,74 @@ def backend_packages(results: list[FileResult]) -> frozenset[str]:
     return keys
 
 
+@functools.lru_cache(maxsize=1)
+def _device_keywords() -> tuple[tuple[str, str, str, frozenset[str]], ...]:
+    """(knowledge key, class, keyword, NPU values) for each entry with `npu_device_keyword` (`Class.keyword`)."""
+    out = []
+    for key, entry in knowledge.third_party().items():
+        if entry.npu_device_keyword and "." in entry.npu_device_keyword:
+            cls, _, keyword = entry.npu_device_keyword.rpartition(".")
+            out.append((key, cls, keyword, frozenset(v.lower() for v in entry.npu_device_values)))
+    return tuple(out)
+
+
+def device_selected(text: str) -> tuple[tuple[str, int, str], ...]:
+    """(knowledge key, line, "npu" | "var") for each call of a package's device-selecting class with its keyword
+    (`PytorchEngineConfig(tp=tp, device_type=device_type)`), the first line of each kind: "npu" where the value is one
+    of the package's NPU values (`"ascend"`), "var" where it is computed (anything but a literal); a literal of another
+    device is left. The text is parsed only when it holds both the class and the keyword."""
+    wanted = [k for k in _device_keywords() if k[1] in text and k[2] + "=" in text.replace(" =", "=")]
+    if not wanted:
+        return ()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    found: dict[tuple[str, str], int] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        for key, cls, keyword, values in wanted:
+            if called != cls:
+                continue
+            for kw in node.keywords:
+                if kw.arg != keyword:
+                    continue
+                if isinstance(kw.value, ast.Constant):
+                    kind = "npu" if isinstance(kw.value.value, str) and kw.value.value.lower() in values else None
+                else:
+                    kind = "var"
+                if kind and (key, kind) not in found:
+                    found[(key, kind)] = node.lineno
+    return tuple(sorted((key, line, kind) for (key, kind), line in found.items()))
+
+
+def device_packages(results: list[FileResult]) -> frozenset[str]:
+    """The knowledge keys of the packages whose NPU backend the repository selects by the device value (see above)."""
+    npu, computed = set(), set()
+    for result in results:
+        for fact in result.facts:
+            if fact and fact[0] == "devsel" and len(fact) == 4:
+                (npu if fact[3] == "npu" else computed).add(fact[1])
+    if computed - npu and _NPU_RUNTIME in named_plugins(results):
+        npu |= computed
+    return frozenset(npu)
+
+
+def _cuda_only(finding, key: str) -> bool:
+    """The finding is of a part of the package that stays CUDA-only whatever its device value (`device_cuda_only`:
+    a module prefix, `lmdeploy.turbomind`, or a name, `TurbomindEngineConfig`)."""
+    entry = knowledge.third_party().get(key)
+    named = _NAMED_MODULE.search(finding.message)
+    if entry is None or named is None:
+        return False
+    module = named.group(1)
+    parts = module.split(".")
+    return any(module == part or module.startswith(part + ".") if "." in part else part in parts
+               for part in entry.device_cuda_only)
+
+
 # the module a NPU501 / NPU507 message opens with (`liger_kernel.ops.cutile` targets ...; `fla: `fla.ops.x.f` ...`): the
 # finding's `package` is the top-level entry, the message names the module whose (longest) entry it was judged by
 _NAMED_MODULE = re.compile(r"`([A-Za-z_][\w.]*)`")
@@ -329,6 +407,10 @@ def _installed_here(result: FileResult) -> frozenset[str]:
     return frozenset(key for key, plugin in _plugins().items() if plugin in names) if names else frozenset()
 
 
+def _root(package: str) -> str:
+    return package.split(".")[0]
+
+
 def _of(package: str | None, keys: frozenset[str]) -> bool:
     return package is not None and any(package == key or package.startswith(key + ".") for key in keys)
 
@@ -343,8 +425,8 @@ def drop_plugin_routed(results: list[FileResult]) -> list[FileResult]:
     if not any(f.code in CODES and f.package for r in results for f in r.findings) \
             and not any(fact and fact[0] == "inst" for r in results for fact in r.facts):
         return results
-    keys, backends = plugin_packages(results), backend_packages(results)
-    if not keys and not backends:
+    keys, backends, selected = plugin_packages(results), backend_packages(results), device_packages(results)
+    if not keys and not backends and not selected:
         return results
 
     out = []
@@ -352,7 +434,8 @@ def drop_plugin_routed(results: list[FileResult]) -> list[FileResult]:
         here = _installed_here(result)
 
         def routed(f, here=here) -> bool:
-            return (f.code in CODES and (_of(f.package, keys) or (bool(backends) and _entry_key(f) in backends))) \
+            return (f.code in CODES and (_of(f.package, keys) or (bool(backends) and _entry_key(f) in backends)
+                                         or (_of(f.package, selected) and not _cuda_only(f, _root(f.package))))) \
                 or (f.code == "NPU502" and _of(f.package, here))
 
         if any(routed(f) for f in result.findings):

@@ -11,7 +11,10 @@ host until its kernels are ported. The library joins the repository index as a m
 (`libkernels.so`, mode `library`): a loader naming that file (`ctypes.CDLL`, `ctypes.cdll.LoadLibrary`,
 `torch.ops.load_library`) binds its name to it (`Index.module_for_library` matches the stem), and the calls through
 that name are uses; a file name is no Python module name, so no `import kernels` of a module of that name reaches it.
-Only an nvcc command whose output (`-o`) is a `.so` counts: `nvcc -c k.cu -o k.o` builds an object another
+A Python build step does the same (DeepLink-org/DLBlas tests/kernels/cutlass/test_fp8_convert.py:
+`subprocess.check_call('nvcc .../fp8_convert.cu ... -shared ... -o .../fp8_convert.so', shell=True)`, then
+`ctypes.CDLL('.../fp8_convert.so')`; label note 67a): a Python file's lines holding nvcc and a `.so` output are read
+alike (migrate/engine.py). Only an nvcc command whose output (`-o`) is a `.so` counts: `nvcc -c k.cu -o k.o` builds an object another
 build links, `nvcc -V` builds nothing.
 """
 

@@ -44,3 +44,16 @@ def test_the_ctypes_load_and_the_calls_through_it_are_extension_uses(tmp_path):
     assert finding_lines(result, "NPU508", "main.py") == []
     rows = {r["extension"]: r for r in verdict.summary(result)["kernels_to_port"]}
     assert rows["libgemm.so"]["built_at"].endswith("kernels/build.sh:2")
+
+
+def test_a_python_build_step_linking_the_library_with_nvcc_names_it_too(tmp_path):
+    # label note 67a (DeepLink-org/DLBlas tests/kernels/cutlass/test_fp8_convert.py): `subprocess.check_call('nvcc
+    # k.cu -shared ... -o k.so', shell=True)` in a Python test, then `ctypes.CDLL('k.so')`: the load is an extension use
+    write_files(tmp_path, {
+        "k.cu": "__global__ void k(float* x) {}\n",
+        "test_k.py": ("import ctypes\nimport subprocess\n"
+                      "subprocess.check_call('nvcc k.cu -shared -std=c++17 --compiler-options=-fPIC -o k.so', shell=True)\n"
+                      "lib = ctypes.CDLL('./k.so')\nlib.launch(1)\n"),
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert finding_lines(result, "NPU508", "test_k.py") == [4, 5]

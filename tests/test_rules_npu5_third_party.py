@@ -592,6 +592,38 @@ def test_a_package_picking_its_ascend_backend_by_device_is_npu_aware_where_the_r
     assert _found(tmp_path) == [("kernels.py", "NPU501", 1), ("kernels.py", "NPU501", 2), ("kernels.py", "NPU501", 3)]
 
 
+def test_a_package_whose_device_value_the_repository_selects_takes_its_npu_route(tmp_path):
+    # label ruling (L99), note 67a (DeepLink-org/DLBlas): LMDeploy's PyTorch engine serves Ascend through dlinfer under
+    # PytorchEngineConfig(device_type="ascend") (knowledge `npu_device_keyword`); a repository passing that keyword a
+    # computed device while running on the NPU, or the NPU value itself, takes that route: lmdeploy's imports and uses
+    # are not reported, in every file. TurboMind and the CUDA kernel set imported by its path stay (`device_cuda_only`)
+    from migrate.npu_plugins import device_selected
+
+    assert device_selected("from lmdeploy import PytorchEngineConfig\n"
+                           "c = PytorchEngineConfig(tp=1, device_type=dev)\n") == (("lmdeploy", 2, "var"),)
+    assert device_selected("import lmdeploy\nc = lmdeploy.PytorchEngineConfig(device_type='ascend')\n") \
+        == (("lmdeploy", 2, "npu"),)
+    assert device_selected("c = PytorchEngineConfig(device_type='cuda')\n") == ()
+    (tmp_path / "run.py").write_text(
+        "from lmdeploy import PytorchEngineConfig, pipeline\nfrom lmdeploy.messages import TurbomindEngineConfig\n"
+        "def run(path, device_type):\n    return pipeline(path, backend_config=PytorchEngineConfig(device_type=device_type))\n"
+        "def tm(path):\n    from lmdeploy.turbomind import TurboMind\n    cfg = TurbomindEngineConfig(tp=1)\n"
+        "    return TurboMind.from_pretrained(path, engine_config=cfg)\n")
+    (tmp_path / "patch.py").write_text("import lmdeploy.pytorch.kernels.cuda as k\nfrom lmdeploy.messages import GenerationConfig\n")
+    (tmp_path / "platform.py").write_text("import torch_npu\n")
+
+    kept = [("patch.py", "NPU501", 1), ("run.py", "NPU501", 6), ("run.py", "NPU507", 7), ("run.py", "NPU507", 8)]
+    assert _found(tmp_path, ("NPU501", "NPU507")) == kept
+    # a computed device in a repository that never runs on the NPU selects nothing: every lmdeploy line is reported
+    (tmp_path / "platform.py").write_text("import torch\n")
+    assert len(_found(tmp_path, ("NPU501", "NPU507"))) > len(kept)
+    # the NPU value itself selects the route without torch_npu; 'cuda' does not
+    (tmp_path / "serve.py").write_text("from lmdeploy import PytorchEngineConfig\nc = PytorchEngineConfig(device_type='ascend')\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == kept
+    (tmp_path / "serve.py").write_text("from lmdeploy import PytorchEngineConfig\nc = PytorchEngineConfig(device_type='cuda')\n")
+    assert ("serve.py", "NPU501", 1) in _found(tmp_path, ("NPU501", "NPU507"))
+
+
 def test_megatrons_te_wrappers_run_through_mindspeed_where_the_repository_imports_it(tmp_path):
     # label note 58a (modelscope/twinkle), ruling (L38): MindSpeed, Ascend's Megatron adaptor, replaces the TE* classes
     # of megatron.core.extensions.transformer_engine with NPU ones (knowledge npu_plugin "mindspeed")
@@ -1055,3 +1087,30 @@ def test_a_repository_that_builds_the_plugin_names_the_plugin(tmp_path):
     assert _found(tmp_path, ("NPU501", "NPU507")) == []
     (tmp_path / "setup.py").write_text(setup.format('f"dlinfer-{get_device()}-tools"'))
     assert ("ext/engine.py", "NPU501", 1) in _found(tmp_path, ("NPU501", "NPU507"))
+
+
+def test_deep_gemms_ceil_div_is_a_plain_helper(tmp_path):
+    # label note 67a (3), ruling (L54): DeepGEMM's ceil_div is integer arithmetic (deep_gemm/jit_kernels/utils.py,
+    # re-exported at the root; knowledge pure_api): its call runs as written, its import stays NPU501's
+    (tmp_path / "q.py").write_text("def size(x, a):\n    from deep_gemm import ceil_div\n    return ceil_div(x, a) * a\n"
+                                   "def gemm(a, b):\n    import deep_gemm\n    return deep_gemm.gemm_fp8_fp8_bf16_nt(a, b)\n")
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("q.py", "NPU501", 2), ("q.py", "NPU501", 5), ("q.py", "NPU507", 6)]
+
+
+def test_a_flagged_import_read_when_the_module_is_imported_stays_required(tmp_path):
+    # label note 67a (2), ruling (L102) not met: the handler sets a flag, but a class body reads the imported name at
+    # import time (`_sms = Buffer.num_sms`): without the package the module fails, so the import is reported; the uses
+    # keep their reading (behind the flag: guarded; the class attribute is a value read, (L54))
+    body = ("try:\n    from deep_ep import Buffer\n    use_deepep = True\nexcept ImportError:\n    use_deepep = False\n\n"
+            "class Dispatcher:\n    _sms = {}\n    def buffer(self, group):\n        if not use_deepep:\n"
+            "            raise ImportError('deep_ep')\n        return Buffer(group)\n")
+    (tmp_path / "d.py").write_text(body.format("Buffer.num_sms"))
+    assert _found(tmp_path, ("NPU501", "NPU507")) == [("d.py", "NPU501", 2)]
+    # read only inside functions, behind the flag: optional (L102), nothing reported
+    (tmp_path / "d.py").write_text(body.format("24"))
+    assert _found(tmp_path, ("NPU501", "NPU507")) == []
+    # a handler binding a fallback of the same name (DINOv2's `except ImportError: SwiGLU = SwiGLUFFN`, then `class
+    # SwiGLUFFNFused(SwiGLU)`): the class body reads the fallback without the package, the import stays optional
+    (tmp_path / "d.py").write_text("class FFN:\n    pass\ntry:\n    from xformers.ops import SwiGLU\n    OK = True\n"
+                                   "except ImportError:\n    SwiGLU = FFN\n    OK = False\nclass Fused(SwiGLU):\n    pass\n")
+    assert _found(tmp_path, ("NPU501",)) == []

@@ -292,6 +292,15 @@ class ThirdParty:
     # read in its source: in a repository that runs on the NPU (it imports torch_npu) the package's imports and uses
     # are its NPU path, as a plugin the repository names (migrate/npu_plugins.py, label rulings (L38)/(L99))
     npu_backend: str | None = None
+    # the package's own setting whose value selects its device backend, as `Class.keyword` (LMDeploy's
+    # `PytorchEngineConfig.device_type`), with the values that select the Ascend backend (`npu_device_values`,
+    # "ascend") and the parts that stay CUDA-only whatever the value (`device_cuda_only`: TurboMind, the CUDA kernel
+    # set imported directly), all read in the package's source: a repository that passes that keyword an NPU value,
+    # or a value it computes in a repository running on the NPU, takes the package's NPU route (migrate/npu_plugins.py,
+    # label ruling (L99))
+    npu_device_keyword: str | None = None
+    npu_device_values: tuple[str, ...] = ()
+    device_cuda_only: tuple[str, ...] = ()
     # the package's own programs as a launcher runs them, a console script with its subcommand, read in the package's
     # source (vLLM's `vllm serve`: pyproject `[project.scripts] vllm = "vllm.entrypoints.cli.main:main"`): a launcher
     # line running one runs the package (NPU507, migrate/package_commands.py), as `python -m <its module>` does
@@ -551,6 +560,8 @@ def third_party() -> dict[str, ThirdParty]:
             pure_api=tuple(e.get("pure_api", ())), use_only=bool(e.get("use_only", False)),
             loads_module=e.get("loads_module"), installs_without_cuda=bool(e.get("installs_without_cuda", False)),
             npu_install=e.get("npu_install"), npu_backend=e.get("npu_backend"),
+            npu_device_keyword=e.get("npu_device_keyword"), npu_device_values=tuple(e.get("npu_device_values", ())),
+            device_cuda_only=tuple(e.get("device_cuda_only", ())),
             commands=tuple(e.get("commands", ())), selected_by=tuple(e.get("selected_by", ())))
     return out
 

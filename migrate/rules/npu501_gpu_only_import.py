@@ -631,6 +631,42 @@ def optional_import(ctx, statement, package: str) -> bool:
         or _used_only_in_the_attempt(ctx, statement, attempt) or _selected_only(ctx, statement, attempt, package)
 
 
+# the nodes below which a read does not run unconditionally when the module is imported
+_DEFERRED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.If, ast.IfExp, ast.Try, ast.While, ast.For,
+             ast.BoolOp, ast.With, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.ExceptHandler)
+
+
+def _read_at_import(ctx, statement, attempt: ast.Try) -> bool:
+    """DeepLink-org/DLBlas token_dispatcher.py: `try: from deep_ep import Buffer; use_deepep = True / except
+    ImportError: use_deepep = False` at module level, then `class DeepEPBuffer: _deepep_sms = Buffer.num_sms`. A name
+    the module-level try imports is read by a statement that runs whenever the module is imported (the module's own
+    body or a class body in it, outside any function, branch, loop, try or annotation), before any flag can be read:
+    without the package the module fails at import (NameError), so the handler's flag or fallback covers no path and
+    the import stays required (label ruling (L102) not met, note 67a (2)). Read by NPU501 only: the uses keep their
+    reading (those behind the flag are guarded; the import-time read is a value read, (L54))."""
+    if ctx.enclosing(attempt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) is not None:
+        return False
+    names = {(a.asname or a.name).split(".", 1)[0] for a in statement.names if a.name != "*"}
+    # a name a handler binds (`except ImportError: SwiGLU = SwiGLUFFN`, DINOv2's swiglu_ffn.py) is defined either way
+    names -= {n.id for h in attempt.handlers for n in ast.walk(h) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names -= {(a.asname or a.name).split(".", 1)[0] for h in attempt.handlers for n in ast.walk(h)
+              if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    if not names:
+        return False
+    inside = {id(n) for n in ast.walk(attempt)}
+    for node in ctx.nodes.get(ast.Name, ()):
+        if node.id not in names or not isinstance(node.ctx, ast.Load) or id(node) in inside:
+            continue
+        child, parent = node, ctx.parent(node)
+        while parent is not None and not isinstance(parent, _DEFERRED) \
+                and not (isinstance(parent, ast.AnnAssign) and child is parent.annotation) \
+                and not isinstance(child, ast.arg):
+            child, parent = parent, ctx.parent(parent)
+        if parent is None and child is not node:
+            return True
+    return False
+
+
 def _selected_only(ctx, statement, attempt: ast.Try, package: str) -> bool:
     """MiniCPM's config and modeling files: `try: import flash_attn; self._attn_implementation = "flash_attention_2" /
     except: pass` (the import decides a setting and nothing reads it), or `try: from flash_attn import
@@ -1615,11 +1651,13 @@ class GpuOnlyImport(Rule):
     def _optional(ctx, statement) -> bool:
         """An import the program does without: under `if is_<pkg>_available():`, or in a `try:` whose
         ImportError handler binds a fallback (`has_apex = False`): nothing there needs porting."""
+        attempt = guarding_try(ctx, statement)
+        if attempt is not None and _read_at_import(ctx, statement, attempt):
+            return False  # `_deepep_sms = Buffer.num_sms` in a class body: the module fails at import without it
         if all(optional_import(ctx, statement, _package_of_alias(statement, a)) for a in statement.names):
             return True
         # `except ImportError: xops = None` with every read on one side of a switch (`if self.xattn: ... else: ...`):
         # the import binds None off CUDA and the program runs on; the reads are NPU507's (migrate/none_stand_ins.py)
-        attempt = guarding_try(ctx, statement)
         handlers = [h for h in attempt.handlers if _catches_import_error(h)] if attempt is not None else []
         return bool(handlers) and none_stand_ins.switched_stand_in(ctx, statement, attempt, handlers)
 
