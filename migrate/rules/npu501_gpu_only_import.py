@@ -256,9 +256,10 @@ def _availability_test(ctx, test) -> bool:
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
-        from migrate.availability_predicates import selected_by_check
+        from migrate.availability_predicates import selected_by_check, selected_mode_check
 
-        return selected_by_check(ctx, test)  # `get_default_backend() == Backend.TRITON`
+        # `get_default_backend() == Backend.TRITON`; `attn_mode == "flash2"` after `attn_mode = maybe_fallback(attn_mode)`
+        return selected_by_check(ctx, test) or selected_mode_check(ctx, test)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         # `"flash_attn" in sys.modules`: the package was already imported elsewhere in this process
         return isinstance(test.left, ast.Constant) and isinstance(test.left.value, str) \
@@ -349,6 +350,8 @@ def availability_guard(ctx, statement) -> ast.AST | None:
     while parent is not None:
         if isinstance(parent, ast.If) and child in parent.body and _availability_test(ctx, parent.test):
             return parent
+        if isinstance(parent, ast.If) and child in parent.orelse and _fallback_selected(ctx, parent.test):
+            return parent  # `if attn_mode == "torch": ... else:` after a selector falling back to "torch"
         if isinstance(parent, ast.Module):
             factory = gated_factory(ctx, child)
             if factory is not None:
@@ -360,6 +363,16 @@ def availability_guard(ctx, statement) -> ast.AST | None:
                     return child
         child, parent = parent, ctx.parent(parent)
     return early_exit_guard(ctx, statement)
+
+
+def _fallback_selected(ctx, test) -> bool:
+    """`mode == "torch"` with "torch" what a fallback selector gives where the package is missing
+    (migrate/availability_predicates.fallback_selectors): its `else:` runs only where the package was found."""
+    if not isinstance(test, ast.Compare):
+        return False
+    from migrate.availability_predicates import selected_mode_check
+
+    return selected_mode_check(ctx, test, orelse=True)
 
 
 def gated_factory(ctx, top: ast.AST) -> ast.AST | None:
