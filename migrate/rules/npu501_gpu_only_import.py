@@ -633,6 +633,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
     if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers) and not _read_flag_set_before(ctx, attempt):
         return False  # `except ImportError: fn = None`, then `fn(...)` with no test of it (migrate/none_stand_ins.py)
+    if none_stand_ins.unchecked_flagged_call(ctx, attempt):
+        return False  # `except ImportError: fn = None; HAS_FN = False`, then `fn(...)` on a path checking neither
     if _records_failure(attempt):  # `except Exception as e: results[k] = {"error": str(e)}`: no fallback (L73)
         return False
     empties = _empty_before(ctx, attempt)
@@ -1320,6 +1322,10 @@ class GpuOnlyImport(Rule):
         "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n\ndef attend(q, k, v, flash):\n"
         "    if flash:\n        assert flash_attn is not None, 'pip install flash-attn'\n"
         "        return flash_attn.flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
+        # a None stand-in beside a flag, called only in a function that checks the flag first (migrate/none_stand_ins.py)
+        "try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
+        "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n",
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
         # the project's own probe in the `installed` spelling, imported from its attention module: optional
         "from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
@@ -1461,6 +1467,12 @@ class GpuOnlyImport(Rule):
         "        else:\n            return torch_attention(q, k, v)\n",
     ]
     INVALID = [
+        # a None stand-in beside a flag called also on a path checking neither (KVCache-Factory's AdaKV decode branch,
+        # labels 64f): the import is required and the unchecked call is the use, the checked one not (L42)
+        Invalid("try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
+        "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
+        "def decode(q, cu, m):\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n", count=1),
         # ... a switch the handler does not turn off (only a warning there): `if fused_opt:` is the user's choice alone
         Invalid("import warnings\ndef make(cfg, params):\n    fused_opt = cfg.fused_opt\n    try:\n"
                 "        import apex\n    except ImportError:\n        warnings.warn('no apex')\n"
