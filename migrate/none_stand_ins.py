@@ -216,6 +216,19 @@ def _function_tests(ctx, node: ast.AST, stand_ins: set[str], flags: set[str]) ->
     return False
 
 
+def _named_only_under_checks(ctx, node: ast.AST, availability_guard) -> bool:
+    """`node` lies in a module-level function that its module names (calls, registers: `forward_op=_flash_attention_3_
+    forward_op`) only under an availability check, at least once: vipshop/cache-dit attention/backends/flash.py
+    registers its FlashAttention-3 forward only `if _flash_attn_3_available:` (labels 64a: optional)."""
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    while function is not None and ctx.parent(function) is not ctx.tree:
+        function = ctx.enclosing(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    mentions = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == function.name and isinstance(n.ctx, ast.Load)]
+    return bool(mentions) and all(availability_guard(ctx, m) is not None for m in mentions)
+
+
 def unchecked_flagged_call(ctx, attempt: ast.Try) -> bool:
     """`attempt` binds None stand-ins beside a flag (`except ImportError: flash_attn_varlen_func = None;
     _flash_attn_available = False`), and a stand-in is called after it in a function that neither reads the flag nor
@@ -237,7 +250,8 @@ def unchecked_flagged_call(ctx, attempt: ast.Try) -> bool:
         call = ctx.parent(node)
         if not (isinstance(call, ast.Call) and call.func is node):
             continue
-        if _function_tests(ctx, node, stand_ins, flags) or availability_guard(ctx, node) is not None:
+        if _function_tests(ctx, node, stand_ins, flags) or availability_guard(ctx, node) is not None \
+                or _named_only_under_checks(ctx, node, availability_guard):
             continue
         if ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) is None:
             continue  # at module level: the import-time path, read by the module-wide rules above

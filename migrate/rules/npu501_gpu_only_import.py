@@ -1326,6 +1326,10 @@ class GpuOnlyImport(Rule):
         "try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
         "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
         "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n",
+        # ... or in a function the module registers only under the flag (cache-dit backends/flash.py, labels 64a)
+        "try:\n    from flash_attn_interface import flash_attn_func as fa3\n    HAS_FA3 = True\nexcept ImportError:\n"
+        "    fa3 = None\n    HAS_FA3 = False\n\ndef _fa3_forward(q, k, v):\n    return fa3(q, k, v)\n\n"
+        "if HAS_FA3:\n    REGISTRY['fa3'] = _fa3_forward\n",
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
         # the project's own probe in the `installed` spelling, imported from its attention module: optional
         "from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
