@@ -204,11 +204,14 @@ def _flagged_attempts(ctx) -> dict[int, tuple[set[str], set[str]]]:
 
 
 def _function_tests(ctx, node: ast.AST, stand_ins: set[str], flags: set[str]) -> bool:
-    """The function holding `node` reads one of the flags or asks whether a stand-in is there (`_tested`), anywhere in
-    it: a check on the paths through it (`if not _flash_attn_available: raise ...`, `if flash_attn_func is None:`)."""
+    """The function holding `node` (the class, for a method) reads one of the flags or asks whether a stand-in is there
+    (`_tested`), anywhere in it: a check on the paths through it (`if not _flash_attn_available: raise ...`, `if
+    flash_attn_func is None:`)."""
     function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     if function is None:
         return False
+    if isinstance(ctx.parent(function), ast.ClassDef):  # a method: its class (`self.use_flash = ... and HAS_FLASH`
+        function = ctx.parent(function)                 # in `__init__`, `if self.use_flash:` in `forward`)
     for n in ast.walk(function):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and (
                 n.id in flags or (n.id in stand_ins and _tested(ctx, n))):
