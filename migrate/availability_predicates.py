@@ -380,3 +380,178 @@ def _selector_returns(ctx, statements, under: bool, checked: dict, test) -> bool
                 if not _selector_returns(ctx, held, under, checked, test):
                     return False
     return True
+
+
+_FALLBACKS_KEY = "_npu_fallback_selectors"
+
+
+def fallback_selectors(ctx) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """The module-level functions of this file that take a mode and give it back only after checking its package,
+    falling back to another mode otherwise -> (the values given back only after a check, the fallback values).
+
+    Tencent-Hunyuan/HunyuanVideo-1.5 hyvideo/commons/__init__.py:
+
+        def maybe_fallback_attn_mode(attn_mode):
+            if attn_mode == 'sageattn':
+                try:
+                    from sageattention import sageattn
+                except Exception:
+                    attn_mode = 'flash'
+            if attn_mode == 'flash':
+                if is_flash3_available(): attn_mode = 'flash3'
+                elif is_flash2_available(): attn_mode = 'flash2'
+                else: attn_mode = 'torch'
+            elif attn_mode == 'flash2':
+                if not is_flash2_available(): attn_mode = 'torch'
+            ...
+            return attn_mode
+
+    Every return gives the first parameter back; the fallbacks are the constants it is set to where a check failed
+    (an import attempt's handler, the `else:` of `if <availability test>:`, the body of `if not <test>:`); the checked
+    values are those it is compared with (`attn_mode == 'flash2'`) in an `if` whose body checks a package, and those
+    set where a check passed (`if is_flash3_available(): attn_mode = 'flash3'`), less the fallbacks. After
+    `attn_mode = maybe_fallback_attn_mode(attn_mode)`, the caller's `if attn_mode == "flash2":` (and the `else:` of
+    `if attn_mode == "torch":`) runs only where the package is: a selection that checks the package first (label
+    ruling (L42)), as `selected_by_check`."""
+    cached = ctx.__dict__.get(_FALLBACKS_KEY)
+    if cached is not None:
+        return cached
+    ctx.__dict__[_FALLBACKS_KEY] = {}
+    found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    if "return" in ctx.source and ("import" in ctx.source or "_available" in ctx.source):
+        from migrate.rules.npu501_gpu_only_import import _availability_test, _catches_import_error
+
+        for function in ctx.tree.body:
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+                continue
+            mode = function.args.args[0].arg
+            if mode == "self" or f"return {mode}" not in ctx.source:
+                continue
+            inner = list(walk_nodes(function))
+            returns = [n for n in inner if isinstance(n, ast.Return)]
+            if not returns or any(not (isinstance(r.value, ast.Name) and r.value.id == mode) for r in returns):
+                continue
+            fallbacks: set[str] = set()
+            checked: set[str] = set()
+            compared_checks: set[str] = set()
+            ok = True
+            for n in inner:
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == mode for t in n.targets):
+                    value = _constant_key(n.value)
+                    if value is None:
+                        ok = False  # set from anything else: what comes back is not known
+                        break
+                elif isinstance(n, ast.ExceptHandler) and _catches_import_error(n):
+                    fallbacks |= _set_to(n.body, mode)
+                elif isinstance(n, ast.If):
+                    test = n.test
+                    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+                    if _availability_test(ctx, test.operand if negated else test):
+                        fallbacks |= _set_to(n.body if negated else n.orelse, mode, top=True)
+                        if not negated:
+                            checked |= _set_to(n.body, mode, top=True)
+                    compared = _compared(test, mode)
+                    if compared is not None and _checks_in(ctx, n.body, _availability_test, _catches_import_error):
+                        compared_checks.add(compared)
+            checked = (checked | compared_checks) - fallbacks
+            final = fallbacks - compared_checks  # a fallback resolved further (`'flash'` -> flash3 / flash2 / torch) is none
+            if ok and checked and final:
+                found[function.name] = (frozenset(checked), frozenset(final))
+    ctx.__dict__[_FALLBACKS_KEY] = found
+    return found
+
+
+def _set_to(statements, name: str, top: bool = False) -> set[str]:
+    """The constants `name` is set to in `statements` (with `top`, only at their own level: not in a nested `if`)."""
+    nodes = statements if top else [n for s in statements for n in walk_nodes(s)]
+    return {_constant_key(n.value) for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name and _constant_key(n.value) is not None}
+
+
+def _compared(test, name: str) -> str | None:
+    """`name == <constant>` (either side) -> the constant's key."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if not (isinstance(left, ast.Name) and left.id == name):
+        left, right = right, left
+    return _constant_key(right) if isinstance(left, ast.Name) and left.id == name else None
+
+
+def _checks_in(ctx, statements, test, catches) -> bool:
+    """`statements` hold an import attempt or an availability test (negated or not)."""
+    for statement in statements:
+        for n in walk_nodes(statement):
+            if isinstance(n, ast.Try) and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in n.body) \
+                    and any(catches(h) for h in n.handlers):
+                return True
+            if isinstance(n, ast.If):
+                inner = n.test.operand if isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not) else n.test
+                if test(ctx, inner):
+                    return True
+    return False
+
+
+def _selector_of(ctx, call) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(checked values, fallbacks) of the fallback selector `call` calls: of this module, or imported from a module
+    the scan read (recorded as `module.name(=checked|fallbacks)`, migrate/imported_flags.py)."""
+    if not isinstance(call, ast.Call):
+        return None
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in fallback_selectors(ctx):
+        return fallback_selectors(ctx)[func.id]
+    known = ctx.__dict__.get("_npu_known_flags")
+    if not known:
+        return None
+    from migrate.kernel_values import _imported_names as imported_dotted
+
+    if isinstance(func, ast.Name):
+        full = imported_dotted(ctx).get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        owner = imported_dotted(ctx).get(func.value.id)
+        full = f"{owner}.{func.attr}" if owner else None
+    else:
+        full = None
+    if full is None:
+        return None
+    for flag in known:
+        name, sep, values = flag.partition("(=")
+        if sep and (full == name or name.endswith("." + full) or full.endswith("." + name)):
+            checked, _, fallbacks = values.rstrip(")").partition("|")
+            return frozenset(checked.split("\x1f")), frozenset(fallbacks.split("\x1f"))
+    return None
+
+
+def _selected_mode(ctx, name: ast.Name) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The selector whose call last set `name` before this read in its function (`attn_mode =
+    maybe_fallback_attn_mode(attn_mode)`), nothing setting it in between."""
+    function = ctx.parent(name)
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        function = ctx.parent(function)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    stores = [n for n in walk_nodes(function) if isinstance(n, ast.Name) and n.id == name.id
+              and not isinstance(n.ctx, ast.Load) and n.lineno < name.lineno]
+    if not stores:
+        return None
+    last = max(stores, key=lambda n: (n.lineno, n.col_offset))
+    bound = ctx.parent(last)
+    if not (isinstance(bound, ast.Assign) and len(bound.targets) == 1 and bound.targets[0] is last):
+        return None
+    return _selector_of(ctx, bound.value)
+
+
+def selected_mode_check(ctx, test, orelse: bool = False) -> bool:
+    """`mode == "flash2"` after `mode = selector(mode)` with "flash2" a value the selector gives only after a check
+    (`fallback_selectors`); with `orelse`, `mode == "torch"` with "torch" a fallback: its `else:` runs only where a
+    package was found."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))):
+        return False
+    name = test.left if isinstance(test.left, ast.Name) else test.comparators[0]
+    if not isinstance(name, ast.Name):
+        return False
+    value = _compared(test, name.id)
+    if value is None:
+        return False
+    selector = _selected_mode(ctx, name)
+    return selector is not None and value in selector[1 if orelse else 0]

@@ -23,12 +23,13 @@ from migrate.raising_checks import RAISES  # the mode of a function raising with
 
 CODES = frozenset({"NPU501", "NPU507", "NPU404"})  # the rules that read availability guards
 CALLED = "call"  # the mode of a flag that is a function answering from one (migrate/availability_predicates.py)
+FALLBACK = "fallback"  # a function giving a mode back only after checking its package (availability_predicates.py)
 
 
 def flag_defs(ctx) -> list:
     """The availability flags a module sets from an import attempt, as "flag" definitions, and the functions answering
     from one (mode "call", migrate/availability_predicates.py)."""
-    from migrate.availability_predicates import predicates, spec_predicates
+    from migrate.availability_predicates import fallback_selectors, predicates, spec_predicates
     from migrate.raising_checks import raising_checks
     from migrate.repo_index import Definition, module_parts
     from migrate.rules.npu501_gpu_only_import import _set_by_import_attempt
@@ -40,13 +41,21 @@ def flag_defs(ctx) -> list:
         [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=CALLED)
          for name in sorted(predicates(ctx) | spec_predicates(ctx))] + \
         [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False, mode=f"{RAISES}:{parameter}" if parameter else RAISES)
-         for name, parameter in sorted(raising_checks(ctx).items())]
+         for name, parameter in sorted(raising_checks(ctx).items())] + \
+        [Definition("flag", f"{dotted}.{name}", ctx.path, 1, False,
+                    mode=f"{FALLBACK}:{_SEP.join(sorted(checked))}|{_SEP.join(sorted(fallbacks))}")
+         for name, (checked, fallbacks) in sorted(fallback_selectors(ctx).items())]
+
+
+_SEP = "\x1f"  # between the values of a fallback selector (migrate/availability_predicates.fallback_selectors)
 
 
 def _known(flag: str, mode: str) -> str:
     """How a flag is known to the second analysis: `m.flag`, `m.predicate()`, `m.check(!parameter)`."""
     if mode == CALLED:
         return flag + "()"
+    if mode.startswith(FALLBACK + ":"):  # `m.selector(=checked|fallbacks)`
+        return f"{flag}(={mode.partition(':')[2]})"
     if mode.startswith(RAISES):
         return f"{flag}(!{mode.partition(':')[2]})"
     return flag
@@ -99,7 +108,7 @@ def reread_guarded(results: list[FileResult], version: str, fresh: dict, max_fil
             out.append(result)
             continue
         key, digest = (digests or {}).get(result.path, ("", ""))
-        names = "|".join(sorted({_spelled(flag, spelled) + (r"\b(?=\s*\()" if mode == CALLED else r"\b(?!\s*\()")
+        names = "|".join(sorted({_spelled(flag, spelled) + (r"\b(?=\s*\()" if mode == CALLED or mode.startswith(FALLBACK + ":") else r"\b(?!\s*\()")
                                  for flag, spelled, mode in matched if not mode.startswith(RAISES)}))
         raising = "|".join(sorted({_spelled(flag, spelled) for flag, spelled, mode in matched if mode.startswith(RAISES)}))
         untested = names + ("#" + raising if raising else "")  # the cache's note of what was looked for

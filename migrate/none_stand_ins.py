@@ -163,3 +163,114 @@ def switched_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
     reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id in stand_ins and isinstance(n.ctx, ast.Load)
              and id(n) not in inside]
     return bool(reads) and all(_beside_a_way(ctx, n) for n in reads)
+
+
+def _flagged(handler: ast.ExceptHandler) -> tuple[set[str], set[str]] | None:
+    """(the names `handler` binds to None, the flags it sets to False) where that is all it does (besides passing or a
+    notice call) and it sets at least one of each, else None."""
+    nones: set[str] = set()
+    flags: set[str] = set()
+    for statement in handler.body:
+        if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+            continue
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+                and statement.value.value in (None, False) and all(isinstance(t, ast.Name) for t in statement.targets)):
+            return None
+        (nones if statement.value.value is None else flags).update(t.id for t in statement.targets)
+    return (nones, flags) if nones and flags else None
+
+
+_FLAGGED_KEY = "_npu_flagged_stand_ins"
+
+
+def _flagged_attempts(ctx) -> dict[int, tuple[set[str], set[str]]]:
+    """id of each import attempt whose ImportError handlers bind None stand-ins beside a False flag -> (stand-ins,
+    flags)."""
+    cached = ctx.__dict__.get(_FLAGGED_KEY)
+    if cached is not None:
+        return cached
+    found: dict[int, tuple[set[str], set[str]]] = {}
+    if "None" in ctx.source and "False" in ctx.source:
+        from migrate.rules.npu501_gpu_only_import import _catches_import_error
+
+        for attempt in ctx.nodes.get(ast.Try, ()):
+            handlers = [h for h in attempt.handlers if _catches_import_error(h)]
+            read = [_flagged(h) for h in handlers]
+            if handlers and all(r is not None for r in read) \
+                    and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in attempt.body):
+                found[id(attempt)] = (set().union(*(r[0] for r in read)), set().union(*(r[1] for r in read)))
+    ctx.__dict__[_FLAGGED_KEY] = found
+    return found
+
+
+def _function_tests(ctx, node: ast.AST, stand_ins: set[str], flags: set[str]) -> bool:
+    """The function holding `node` (the class, for a method) reads one of the flags or asks whether a stand-in is there
+    (`_tested`), anywhere in it: a check on the paths through it (`if not _flash_attn_available: raise ...`, `if
+    flash_attn_func is None:`)."""
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    if isinstance(ctx.parent(function), ast.ClassDef):  # a method: its class (`self.use_flash = ... and HAS_FLASH`
+        function = ctx.parent(function)                 # in `__init__`, `if self.use_flash:` in `forward`)
+    for n in ast.walk(function):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and (
+                n.id in flags or (n.id in stand_ins and _tested(ctx, n))):
+            return True
+    return False
+
+
+def _named_only_under_checks(ctx, node: ast.AST, availability_guard) -> bool:
+    """`node` lies in a module-level function that its module names (calls, registers: `forward_op=_flash_attention_3_
+    forward_op`) only under an availability check, at least once: vipshop/cache-dit attention/backends/flash.py
+    registers its FlashAttention-3 forward only `if _flash_attn_3_available:` (labels 64a: optional)."""
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    while function is not None and ctx.parent(function) is not ctx.tree:
+        function = ctx.enclosing(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    mentions = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == function.name and isinstance(n.ctx, ast.Load)]
+    return bool(mentions) and all(availability_guard(ctx, m) is not None for m in mentions)
+
+
+def unchecked_flagged_call(ctx, attempt: ast.Try) -> bool:
+    """`attempt` binds None stand-ins beside a flag (`except ImportError: flash_attn_varlen_func = None;
+    _flash_attn_available = False`), and a stand-in is called after it in a function that neither reads the flag nor
+    asks whether a stand-in is there, with no availability check or early exit above the call: that path calls None
+    without the package (label ruling (L42), read path by path: Zefan-Cai/KVCache-Factory llama_model.py, whose
+    `_flash_attention_forward` checks `_flash_attn_available` and raises while the AdaKV/HeadKV decode branches call
+    `flash_attn_varlen_func` directly, labels 64f). The import attempt is then required; the checked calls stay
+    unreported (`checked_flagged_read`)."""
+    read = _flagged_attempts(ctx).get(id(attempt))
+    if read is None:
+        return False
+    stand_ins, flags = read
+    from migrate.rules.npu501_gpu_only_import import availability_guard
+
+    inside = {id(n) for n in ast.walk(attempt)}
+    for node in ctx.nodes.get(ast.Name, ()):
+        if node.id not in stand_ins or not isinstance(node.ctx, ast.Load) or id(node) in inside:
+            continue
+        call = ctx.parent(node)
+        if not (isinstance(call, ast.Call) and call.func is node):
+            continue
+        if _function_tests(ctx, node, stand_ins, flags) or availability_guard(ctx, node) is not None \
+                or _named_only_under_checks(ctx, node, availability_guard):
+            continue
+        if ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) is None:
+            continue  # at module level: the import-time path, read by the module-wide rules above
+        return True
+    return False
+
+
+def checked_flagged_read(ctx, name: str | None, node) -> bool:
+    """`node` reads a None stand-in of an attempt with a flag (`unchecked_flagged_call`) in a function that checks the
+    flag or the stand-in: not a use, though an unchecked call elsewhere makes the import required."""
+    if name is None:
+        return False
+    attempts = _flagged_attempts(ctx)
+    if not attempts:
+        return False
+    for stand_ins, flags in attempts.values():
+        if name in stand_ins and _function_tests(ctx, node, stand_ins, flags):
+            return True
+    return False

@@ -256,9 +256,10 @@ def _availability_test(ctx, test) -> bool:
         key = test.slice
         return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(_FLAG.match(key.value))
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
-        from migrate.availability_predicates import selected_by_check
+        from migrate.availability_predicates import selected_by_check, selected_mode_check
 
-        return selected_by_check(ctx, test)  # `get_default_backend() == Backend.TRITON`
+        # `get_default_backend() == Backend.TRITON`; `attn_mode == "flash2"` after `attn_mode = maybe_fallback(attn_mode)`
+        return selected_by_check(ctx, test) or selected_mode_check(ctx, test)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         # `"flash_attn" in sys.modules`: the package was already imported elsewhere in this process
         return isinstance(test.left, ast.Constant) and isinstance(test.left.value, str) \
@@ -349,6 +350,8 @@ def availability_guard(ctx, statement) -> ast.AST | None:
     while parent is not None:
         if isinstance(parent, ast.If) and child in parent.body and _availability_test(ctx, parent.test):
             return parent
+        if isinstance(parent, ast.If) and child in parent.orelse and _fallback_selected(ctx, parent.test):
+            return parent  # `if attn_mode == "torch": ... else:` after a selector falling back to "torch"
         if isinstance(parent, ast.Module):
             factory = gated_factory(ctx, child)
             if factory is not None:
@@ -360,6 +363,16 @@ def availability_guard(ctx, statement) -> ast.AST | None:
                     return child
         child, parent = parent, ctx.parent(parent)
     return early_exit_guard(ctx, statement)
+
+
+def _fallback_selected(ctx, test) -> bool:
+    """`mode == "torch"` with "torch" what a fallback selector gives where the package is missing
+    (migrate/availability_predicates.fallback_selectors): its `else:` runs only where the package was found."""
+    if not isinstance(test, ast.Compare):
+        return False
+    from migrate.availability_predicates import selected_mode_check
+
+    return selected_mode_check(ctx, test, orelse=True)
 
 
 def gated_factory(ctx, top: ast.AST) -> ast.AST | None:
@@ -620,6 +633,8 @@ def optional_import(ctx, statement, package: str) -> bool:
     handlers = [h for h in attempt.handlers if _catches_import_error(h)]
     if none_stand_ins.untested_stand_in(ctx, statement, attempt, handlers) and not _read_flag_set_before(ctx, attempt):
         return False  # `except ImportError: fn = None`, then `fn(...)` with no test of it (migrate/none_stand_ins.py)
+    if none_stand_ins.unchecked_flagged_call(ctx, attempt):
+        return False  # `except ImportError: fn = None; HAS_FN = False`, then `fn(...)` on a path checking neither
     if _records_failure(attempt):  # `except Exception as e: results[k] = {"error": str(e)}`: no fallback (L73)
         return False
     empties = _empty_before(ctx, attempt)
@@ -1343,6 +1358,14 @@ class GpuOnlyImport(Rule):
         "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n\ndef attend(q, k, v, flash):\n"
         "    if flash:\n        assert flash_attn is not None, 'pip install flash-attn'\n"
         "        return flash_attn.flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n",
+        # a None stand-in beside a flag, called only in a function that checks the flag first (migrate/none_stand_ins.py)
+        "try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
+        "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n",
+        # ... or in a function the module registers only under the flag (cache-dit backends/flash.py, labels 64a)
+        "try:\n    from flash_attn_interface import flash_attn_func as fa3\n    HAS_FA3 = True\nexcept ImportError:\n"
+        "    fa3 = None\n    HAS_FA3 = False\n\ndef _fa3_forward(q, k, v):\n    return fa3(q, k, v)\n\n"
+        "if HAS_FA3:\n    REGISTRY['fa3'] = _fa3_forward\n",
         "if is_apex_available():\n    from apex import amp",  # transformers' availability helper: optional
         # the project's own probe in the `installed` spelling, imported from its attention module: optional
         "from .attention import is_flash_v2_installed\nif is_flash_v2_installed():\n"
@@ -1484,6 +1507,12 @@ class GpuOnlyImport(Rule):
         "        else:\n            return torch_attention(q, k, v)\n",
     ]
     INVALID = [
+        # a None stand-in beside a flag called also on a path checking neither (KVCache-Factory's AdaKV decode branch,
+        # labels 64f): the import is required and the unchecked call is the use, the checked one not (L42)
+        Invalid("try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
+        "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
+        "def decode(q, cu, m):\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n", count=1),
         # ... a switch the handler does not turn off (only a warning there): `if fused_opt:` is the user's choice alone
         Invalid("import warnings\ndef make(cfg, params):\n    fused_opt = cfg.fused_opt\n    try:\n"
                 "        import apex\n    except ImportError:\n        warnings.warn('no apex')\n"

@@ -8,6 +8,7 @@ from migrate import (
     hydra_targets,
     knowledge,
     loaded_modules,
+    none_stand_ins,
     package_commands,
     rebound_imports,
     tilelang_kernels,
@@ -346,6 +347,10 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # a None stand-in beside a flag, called only in a function that checks the flag first (migrate/none_stand_ins.py)
+        "try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
+        "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n",
         # host code building a CuTe DSL compile's inputs: the torch -> CuTe dtype dict, the DSL's numeric types as
         # scalars and a fake tensor need no GPU (knowledge `pure_api`, label ruling (L54)); the imports are NPU501's
         "import torch\nimport cutlass\nfrom cutlass import Float32, Int32\n"
@@ -586,6 +591,12 @@ class GpuOnlyUse(Rule):
         "def layer(config):\n    return CLASSES[config._attn_implementation]()\n",
     ]
     INVALID = [
+        # a None stand-in beside a flag called also on a path checking neither (KVCache-Factory's AdaKV decode branch,
+        # labels 64f): the import is required and the unchecked call is the use, the checked one not (L42)
+        Invalid("try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
+        "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
+        "        raise ImportError('pip install flash-attn')\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n"
+        "def decode(q, cu, m):\n    return flash_attn_varlen_func(q, q, q, cu, cu, m, m)\n", count=1),
         # a loader of the module importing the package's callables and returning them: each call through the name its
         # caller binds (by position, also spelt like the import) is the use, not the `return` (L52; FastVideo's
         # nvfp4_config.py `_require_flashinfer`, labels 61a); a returned callable nobody calls stays a use at the return
@@ -1272,6 +1283,8 @@ class GpuOnlyUse(Rule):
             if shadowed(ctx, node) or (optional and guarded_use(ctx, root_name(node), node)
                                        and not unbound_without_package(ctx, root_name(node), node)):
                 continue
+            if none_stand_ins.checked_flagged_read(ctx, root_name(node), node):
+                continue  # a None stand-in beside a flag, read where its function checks them (migrate/none_stand_ins.py)
             if rebound_imports.rebound(ctx, node):  # `trt = TrtEngine(...)` above it: the script's own object
                 continue
             # a call in the branch of an availability check (`if is_flash_v2_installed(): ...varlen_func(...)` / `else:
