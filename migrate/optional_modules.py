@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import collections
 import re
 
 from migrate import fileio
@@ -1502,6 +1503,25 @@ def _text(path: str, fresh, max_file_size: int) -> str | None:
     return engine.text_again(path, data, max_file_size) if isinstance(data, bytes) else None
 
 
+_RECENT_CONTEXTS = 8  # parsed contexts `_accessor_calls` keeps at once: the files naming one module come together
+
+
+def _recent_context(memo: dict, path: str, ctx=None):
+    """The file's parsed context if one of the last few kept (with `ctx`: keep it, letting the oldest go). Most files
+    asked about never name the module's accessors and need none; the few that do are asked about in a row."""
+    recent = memo.setdefault(("recent-contexts",), collections.OrderedDict())
+    if ctx is None:
+        found = recent.get(path)
+        if found is not None:
+            recent.move_to_end(path)
+        return found
+    recent[path] = ctx
+    recent.move_to_end(path)
+    while len(recent) > _RECENT_CONTEXTS:
+        recent.popitem(last=False)
+    return ctx
+
+
 def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, fresh, max_file_size: int,
                     memo: dict) -> int | None:
     """How many calls of the accessors of the module `owner` the file makes, all behind availability checks; None
@@ -1531,7 +1551,8 @@ def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, f
                                     isinstance(node, ast.ImportFrom) and node.level > 0, bool(alias.asname), "." in alias.name))
         ctx = PythonContext(path, text, tree, None)
         ctx.__dict__["_npu_known_flags"] = known
-        memo[key] = (text, aliases, ctx)
+        memo[key] = (text, aliases, None)  # the context is kept apart, a few at a time (`_recent_context`)
+        _recent_context(memo, path, ctx)
     modules, functions = set(), set()  # local names bound to the owner module, or to one of its accessors
     for full, local, relative, aliased, dotted in aliases:
         if _names_module(full, owner, relative) and (aliased or not dotted):
@@ -1540,6 +1561,14 @@ def _accessor_calls(path: str, owner: tuple, accessors: set, known: frozenset, f
             functions.add(local)
     if not modules and not functions:
         return 0
+    ctx = _recent_context(memo, path)
+    if ctx is None:  # read again: its context was let go (a torch scan kept ~200 MiB of contexts to the pass's end)
+        tree = fileio.parse_python(text)
+        if tree is None:
+            return None
+        ctx = PythonContext(path, text, tree, None)
+        ctx.__dict__["_npu_known_flags"] = known
+        _recent_context(memo, path, ctx)
     references = [n for n in ctx.nodes.get(ast.Attribute, ()) if n.attr in accessors and isinstance(n.value, ast.Name)
                   and n.value.id in modules]
     references += [n for n in ctx.nodes.get(ast.Name, ()) if n.id in functions and isinstance(n.ctx, ast.Load)]
