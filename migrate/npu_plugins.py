@@ -56,7 +56,7 @@ import ast
 import functools
 import re
 
-from migrate import knowledge
+from migrate import fileio, knowledge
 from migrate.context import bound_dotted
 from migrate.findings import FileResult
 from migrate.sources import normalise
@@ -136,9 +136,8 @@ def built(path: str, text: str) -> tuple[tuple[str, int], ...]:
         return ()
     if "setup(" not in text:
         return ()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = fileio.parse_python(text)  # SyntaxWarnings silenced, 3.12+ syntax read too
+    if tree is None:
         return ()
     out: dict[str, int] = {}
     for node in ast.walk(tree):
@@ -241,9 +240,8 @@ def module_uses(text: str) -> tuple[tuple[str, int], ...]:
     modules = _plugin_modules()
     if not modules or not any(_last_two_words_in(text, m) and _names_last_two(m).search(text) for m, _ in modules):
         return ()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = fileio.parse_python(text)  # SyntaxWarnings silenced, 3.12+ syntax read too
+    if tree is None:
         return ()
     bound: dict[str, str] = {}
     found: dict[str, int] = {}
@@ -338,9 +336,8 @@ def device_selected(text: str) -> tuple[tuple[str, int, str], ...]:
     wanted = [k for k in _device_keywords() if k[1] in text and k[2] + "=" in text.replace(" =", "=")]
     if not wanted:
         return ()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = fileio.parse_python(text)  # SyntaxWarnings silenced, 3.12+ syntax read too
+    if tree is None:
         return ()
     found: dict[tuple[str, str], int] = {}
     for node in ast.walk(tree):

@@ -33,8 +33,6 @@ import os
 
 from migrate.findings import FileResult
 
-_COMPUTED = "=<computed>` selects GPU-only code"
-
 
 def _top_packages(paths) -> frozenset[str]:
     """The names of the scan's top-level packages: folders holding an `__init__.py` whose parent folder holds none."""
@@ -175,8 +173,12 @@ def _forwards(call: ast.Call, keyword: str, path: str, bindings, files: dict[str
 
 def drop_own_callee_options(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
     """`results` less the NPU503 `<computed>` keywords handed to a class of the repository's own packages (see above)."""
+    if not any(f.code == "NPU503" for r in results for f in r.findings):
+        return results
+    from migrate.rules.npu503_gpu_only_option import COMPUTED_MARK  # the rule's own wording of such a finding
+
     candidates = [r for r in results if r.path.endswith(".py")
-                  and any(f.code == "NPU503" and f.cell is None and _COMPUTED in f.message for f in r.findings)]
+                  and any(f.code == "NPU503" and f.cell is None and COMPUTED_MARK in f.message for f in r.findings)]
     if not candidates:
         return results
     own = _top_packages(r.path for r in results)
@@ -190,7 +192,7 @@ def drop_own_callee_options(results: list[FileResult], fresh: dict, max_file_siz
         if tree is None:
             continue
         bindings = _bindings(tree)
-        at = {(f.line, f.column) for f in result.findings if f.code == "NPU503" and _COMPUTED in f.message}
+        at = {(f.line, f.column) for f in result.findings if f.code == "NPU503" and COMPUTED_MARK in f.message}
         for call in ast.walk(tree):
             if not isinstance(call, ast.Call):
                 continue

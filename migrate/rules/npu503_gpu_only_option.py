@@ -14,6 +14,9 @@ from migrate.requirement_checks import checked_before
 from migrate.rules._text import is_prose, shell_matches
 from migrate.rules.base import Invalid, Rule, Valid
 
+# what a computed option's message says after its key: migrate/own_callees.py picks those findings out by it
+COMPUTED_MARK = "=<computed>` selects GPU-only code"
+
 
 @dataclass(frozen=True)
 class GpuOption:
@@ -987,7 +990,7 @@ class GpuOnlyOption(Rule):
         if option is not None and (True in option.values or ANY_VALUE in option.values) and not _under_own_switch(ctx, value):
             yield self.finding(
                 ctx, value,
-                f"`{key}=<computed>` selects GPU-only code whenever it is true ({option.why}); NPU: {option.alternative}",
+                f"`{key}{COMPUTED_MARK} whenever it is true ({option.why}); NPU: {option.alternative}",
                 severity=Severity.WARNING, package=option.package or None,
             )
 
