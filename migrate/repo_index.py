@@ -1147,6 +1147,7 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import cpu_kernel_ops
 
     scopes += cpu_kernel_ops.cpp_facts(path, text)  # registered ops with only a CPU kernel (cpu_kernel_ops.py)
+    scopes += cpu_builds.binding_facts(path, text)  # a pybind source binding CUDA-only functions unguarded
     if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
         scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
                    for m in _PYBIND_MODULE.finditer(text)]
@@ -1938,6 +1939,8 @@ def _build_index(results) -> Index:
     cmake: dict[str, list[Definition]] = {}
     helpers: set[str] = set()
     cpu_built: set[str] = set()
+    helper_cpu: list[tuple[str, str, str]] = []  # rows of helper-built CPU builds, with their C++ source names
+    bindings: set[str] = set()  # pybind sources binding CUDA-only functions unguarded (migrate/cpu_builds.py)
     submodules: list[Definition] = []
     import_paths: list[str] = []  # folders some file puts on the import path (migrate/submodules.py)
     star_names: dict[str, list[Definition]] = {}
@@ -1960,6 +1963,12 @@ def _build_index(results) -> Index:
                 continue
             if kind == "importpath":  # `sys.path.insert(0, 'third_party/X')`: a research-project submodule's packages
                 import_paths.append(name)
+                continue
+            if kind == cpu_builds.KIND and len(fact) > 5 and fact[5]:  # a helper's CPU build, checked against its bindings
+                helper_cpu.append((name, result.path, fact[5]))
+                continue
+            if kind == cpu_builds.BINDING_KIND:
+                bindings.add(name)
                 continue
             if kind in ("cpuext", source_set_tables.KIND, cpu_builds.KIND):  # a CPU build, or `<module>|<CPU target>` of a source-set table
                 cpu_built.add(name)
@@ -1993,6 +2002,8 @@ def _build_index(results) -> Index:
             if current is None or (definition.cuda and not current.cuda) or (
                     kind == "module" and current.kind == "value" and definition.cuda >= current.cuda):
                 table[name] = definition
+    if helper_cpu:
+        cpu_built |= cpu_builds.kept_rows(helper_cpu, bindings)
     if submodules:
         from migrate import submodules as git_submodules
 
