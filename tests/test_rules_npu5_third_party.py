@@ -1114,3 +1114,17 @@ def test_a_flagged_import_read_when_the_module_is_imported_stays_required(tmp_pa
     (tmp_path / "d.py").write_text("class FFN:\n    pass\ntry:\n    from xformers.ops import SwiGLU\n    OK = True\n"
                                    "except ImportError:\n    SwiGLU = FFN\n    OK = False\nclass Fused(SwiGLU):\n    pass\n")
     assert _found(tmp_path, ("NPU501",)) == []
+
+
+def test_an_unbound_quantization_config_call_is_the_config_at_its_first_line():
+    # InvSR's trainer.py shape: `BitsAndBytesConfig(` never imported in a file importing diffusers (meant as the
+    # library's class): the construction is reported once at its first line, its `load_in_4bit=True` going with it
+    # (label ruling (L29)); a file binding the name itself, or importing none of the class's libraries, is not read so
+    code = ("from diffusers import EulerDiscreteScheduler\n\ndef load(cfg):\n    if cfg.quantize:\n"
+            "        q = BitsAndBytesConfig(\n            load_in_4bit=True,\n            bnb_4bit_quant_type='nf4',\n"
+            "        )\n")
+    assert [f.line for f in codes(analyze(code), "NPU503")] == [5]
+    own = code.replace("from diffusers import EulerDiscreteScheduler\n", "from diffusers import EulerDiscreteScheduler\n"
+                       "from .quant import BitsAndBytesConfig\n")
+    assert [f.line for f in codes(analyze(own), "NPU503")] == [7]
+    assert [f.line for f in codes(analyze(code.replace("diffusers", "mylib")), "NPU503")] == [6]

@@ -999,7 +999,7 @@ class GpuOnlyOption(Rule):
         """The data's GPU-only call (`BitsAndBytesConfig(...)`) the callee `func` names, if any."""
         name = ctx.qualname(func)
         if name is None:
-            return None
+            return _unbound_gpu_call(ctx, func, calls)
         for gpu_call in calls:
             if name.rsplit(".", 1)[-1] == gpu_call.name and name.split(".", 1)[0] in gpu_call.modules:
                 return gpu_call
@@ -1112,3 +1112,32 @@ class GpuOnlyOption(Rule):
             option = _lookup(key, value, parent=_yaml_parent(ctx.lines, number) if match.group("ykey") else None)
             if option is not None:
                 yield self._option_finding(ctx, (number, start, number, end), option, value)
+
+
+def _unbound_gpu_call(ctx, func, calls) -> GpuCall | None:
+    """A bare call of the data's class name that the file never binds (no import, assignment, definition or star
+    import of it) in a file importing one of the class's libraries: InvSR's trainer.py calls `BitsAndBytesConfig(
+    load_in_4bit=True, ...)` under its `model_quantization` switch with only `from diffusers import ...` above (a
+    NameError as written, meant as diffusers' class). The construction is the label, at the call's first line, its
+    keywords going with it (label rulings (L29), (L74); label note 68a unclear 2)."""
+    if not isinstance(func, ast.Name) or ctx.star_modules:
+        return None
+    matching = [c for c in calls if c.name == func.id]
+    if not matching:
+        return None
+    roots = {v.split(".", 1)[0] for v in ctx.imports.values()}
+    matching = [c for c in matching if roots.intersection(c.modules)]
+    if not matching or func.id in ctx.imports:
+        return None
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Name) and node.id == func.id and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == func.id:
+            return None
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".", 1)[0]) == func.id for a in node.names):
+            return None
+        if isinstance(node, ast.arg) and node.arg == func.id:
+            return None
+    return matching[0]
+
