@@ -1128,3 +1128,14 @@ def test_an_unbound_quantization_config_call_is_the_config_at_its_first_line():
                        "from .quant import BitsAndBytesConfig\n")
     assert [f.line for f in codes(analyze(own), "NPU503")] == [7]
     assert [f.line for f in codes(analyze(code.replace("diffusers", "mylib")), "NPU503")] == [6]
+
+
+def test_a_dockerfile_forcing_the_cuda_build_is_reported_at_each_install_line():
+    # mmdetection3d's docker/Dockerfile shape: `ENV FORCE_CUDA="1"` holds for the later RUNs (label rulings (L72),
+    # (L106)); the `--force_cuda` install option sits on a continuation line, the finding on the RUN line (label note 68b)
+    dockerfile = ('FROM pytorch/pytorch:1.8.1-cuda10.2-cudnn7-devel\nRUN pip install -e .\nENV FORCE_CUDA="1"\n'
+                  "RUN pip install -r requirements/build.txt\nRUN pip install --no-cache-dir -e .\n"
+                  "RUN pip install \\\n  -U git+https://github.com/o/SparseEngine@v0.5 \\\n"
+                  '  --install-option="--force_cuda" \\\n  --no-deps\nWORKDIR /ops/cuda_op\nRUN python setup.py install\n')
+    found = codes(analyze(dockerfile, "Dockerfile", kinds=("launcher",)), "NPU502")
+    assert sorted(f.line for f in found) == [5, 6, 11]
