@@ -13,10 +13,10 @@ last `;`, `&&`, `||` or `|` of the line), set to 1 (`FORCE_CUDA=1`, `FORCE_CUDA=
 a setup.py run that builds nothing (`--version`) is not read. A setup.py of the scan that NPU505 reports is matched on
 the same line by migrate/local_installs.py, which then adds nothing.
 
-In a Dockerfile, `ENV FORCE_CUDA="1"` holds for every later `RUN`: a setup.py build there, and a `pip install` of a
-local folder (`pip install --no-cache-dir -e .` in the WORKDIR a `git clone` filled: pip runs that folder's setup.py),
-build the CUDA extensions (label rulings (L72), (L106): mmdetection3d's docker/Dockerfile, the install line labelled).
-Where the pip install sits on a `\`-continued RUN, the finding is at the command's first line.
+In a Dockerfile, `ENV FORCE_CUDA="1"` holds for every later `RUN`: a setup.py build there builds the CUDA extension
+(fcaf3d's `RUN python setup.py install` of a CUDA op folder copied into the image). A `pip install -e .` there of the
+folder a `git clone` filled is matched to the Dockerfile's own project's setup.py (migrate/local_installs.py
+`_forced_clone_project`, label rulings (L72), (L106)).
 
 A `pip install` handed setup.py's own switch for the CUDA build, `--install-option="--force_cuda"` (MinkowskiEngine's
 setup.py: `--force_cuda` builds the CUDA extension even where no GPU is visible), forces it the same way whatever the
@@ -37,21 +37,6 @@ _SEPARATOR = re.compile(r";|&&|\|\|?")
 _ENV_FORCED = re.compile(r"^[ \t]*ENV[ \t]+(?:.*[ \t])?FORCE_CUDA(?:=|[ \t]+)([\"']?)1\1[ \t]*(?:[ \t]\S.*)?$", re.IGNORECASE)
 _PIP_INSTALL = re.compile(r"\bpip3?[ \t]+install\b")
 _FORCE_OPTION = re.compile(r"--install-option[= ][\"']?--force_cuda\b|--config-settings[= ][\"']?[^\s\"']*force_cuda")
-_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-f", "--find-links", "-i", "--index-url",
-                            "--extra-index-url", "--target", "-t", "--prefix", "--root", "--src"})
-
-
-def _local_folder_install(command: str) -> bool:
-    """`pip install [-e] .` / `pip install ./ops` / `pip install /mmdetection3d`: a folder's setup.py is run."""
-    words = command.split()
-    for before, word in zip([""] + words, words):
-        if before in _VALUE_OPTIONS or word.startswith("-"):
-            continue
-        if word == "." or word.startswith(("./", "/", "../")) and "://" not in word:
-            return True
-    return False
-
-
 def _commands(lines: list[str]):
     """(first line, text) of each command: a `\\`-continued command joined into one text."""
     from migrate.continued_commands import continues
@@ -67,23 +52,18 @@ def _commands(lines: list[str]):
             yield first, text
 
 
-def forced_pip_builds(lines: list[str], dockerfile: bool) -> list[tuple[int, int, int]]:
-    """(line, start, end) of each pip install that forces a CUDA build: `--install-option="--force_cuda"`, or, in a
-    Dockerfile after `ENV FORCE_CUDA="1"`, the install of a local folder (see the module doc); at the command's
-    first line."""
+def forced_pip_builds(lines: list[str]) -> list[tuple[int, int, int]]:
+    """(line, start, end) of each pip install that forces a CUDA build, `--install-option="--force_cuda"` (see the
+    module doc); at the command's first line."""
     out = []
-    env_forced = False
     for first, text in _commands(lines):
-        if dockerfile and _ENV_FORCED.match(text):
-            env_forced = True
-            continue
         pip = _PIP_INSTALL.search(text)
         if pip is None:
             continue
         for part in _SEPARATOR.split(text[pip.start():]):
             if not _PIP_INSTALL.search(part):
                 continue
-            if _FORCE_OPTION.search(part) or (env_forced and _local_folder_install(part[_PIP_INSTALL.search(part).end():])):
+            if _FORCE_OPTION.search(part):
                 line = lines[first - 1]
                 start = len(line) - len(line.lstrip())
                 out.append((first, start, len(line.rstrip())))

@@ -1138,4 +1138,34 @@ def test_a_dockerfile_forcing_the_cuda_build_is_reported_at_each_install_line():
                   "RUN pip install \\\n  -U git+https://github.com/o/SparseEngine@v0.5 \\\n"
                   '  --install-option="--force_cuda" \\\n  --no-deps\nWORKDIR /ops/cuda_op\nRUN python setup.py install\n')
     found = codes(analyze(dockerfile, "Dockerfile", kinds=("launcher",)), "NPU502")
-    assert sorted(f.line for f in found) == [5, 6, 11]
+    assert sorted(f.line for f in found) == [6, 11]
+
+
+CLONE_DOCKERFILE = """\
+FROM pytorch/pytorch:1.8.1-cuda10.2-cudnn7-devel
+RUN git clone https://github.com/o/det3d.git /det3d
+WORKDIR /det3d
+RUN pip install --no-cache-dir -e .
+ENV FORCE_CUDA="1"
+RUN pip install -r requirements/build.txt
+RUN pip install --no-cache-dir -e .
+"""
+
+
+def test_a_dockerfile_clone_install_under_force_cuda_is_its_projects_cuda_build(tmp_path):
+    # mmdetection3d's docker/Dockerfile: the clone installed after `ENV FORCE_CUDA="1"` is the project the Dockerfile
+    # ships with, whose setup.py builds CUDA extensions (label rulings (L72), (L106)); the same install before the ENV,
+    # and a project whose setup.py builds nothing, are not reported
+    from migrate.engine import scan
+    from tests.helpers import finding_lines, write_files
+
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+             "setup(name='det3d', ext_modules=[CUDAExtension('det3d._ext', ['det3d/ops/k.cpp', 'det3d/ops/k.cu'])],\n"
+             "      cmdclass={'build_ext': BuildExtension})\n")
+    write_files(tmp_path / "a", {"setup.py": setup, "docker/Dockerfile": CLONE_DOCKERFILE, "det3d/__init__.py": ""})
+    write_files(tmp_path / "b", {"setup.py": "from setuptools import setup\nsetup(name='det3d')\n",
+                                 "docker/Dockerfile": CLONE_DOCKERFILE, "det3d/__init__.py": ""})
+    result = scan([str(tmp_path / "a")], use_cache=False)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == [7]
+    result = scan([str(tmp_path / "b")], use_cache=False)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == []
