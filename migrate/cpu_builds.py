@@ -67,13 +67,14 @@ def source_names(call) -> str:
 
 def kept_rows(rows: list[tuple[str, str, str]], bindings: set[str]) -> set[str]:
     """The CPU-build rows (row, setup path, source names) whose sources hold no binding of `bindings`: a source name
-    matches a binding path under the setup file's folder that ends with it."""
+    matches a binding path under the setup file's folder and the module's package folder that ends with it."""
     kept = set()
     for row_name, setup_path, names in rows:
         folder = setup_path.rpartition("/")[0]
         prefix = f"{folder}/" if folder else ""
-        if not any(b.startswith(prefix) and b.endswith(f"/{n.lstrip('./')}") for n in names.split(";") if n
-                   for b in bindings):
+        package = "/" + row_name.rstrip("|").rpartition(".")[0].replace(".", "/") + "/"  # the module's own folder
+        if not any(b.startswith(prefix) and b.endswith(f"/{n.lstrip('./')}") and package in "/" + b
+                   for n in names.split(";") if n for b in bindings):
             kept.add(row_name)
     return kept
 
