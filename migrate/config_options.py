@@ -373,6 +373,13 @@ _OVERRIDE = re.compile(r"(?:^|[ \t'\"])(?:[\w]+\.)*([A-Za-z_]\w*)=['\"]?([\w.+-]
 # only library option value in the branch (NPU503, `attn_implementation="flash_attention_2"`) is such a path too
 _SCRIPT = re.compile(r"([\w./-]+\.py)(?=[ \t'\"]|$)")
 _SCRIPT_OF = "script:"
+# a shell variable a launcher sets (`export FLASH=0`, `FLASH="0"`) and its uses (`--use-flash $FLASH`, `${FLASH}`): the
+# flag's value is the one the script itself assigned last above the line (run_mtbench.sh's `--use-flash $FLASH` with
+# `export FLASH=0`: 0, not a bare flag read as true); a variable the script never assigns stays as written
+_SHELL_SET = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=(['\"]?)([\w.+-]*)\2[ \t]*(?:#.*)?$")
+_SHELL_USE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+# values that are the flag's own argument, never a positional after a bare flag (`--use-flash 0`)
+_SWITCH_VALUES = frozenset({"0", "1", "true", "false", "True", "False", "yes", "no"})
 
 
 def _scalar(value: str) -> str:
@@ -428,10 +435,17 @@ def _launcher_facts(path: str, text: str) -> list[Definition]:
     yaml = path.endswith((".yaml", ".yml"))
     overridden = _overridden_yaml_lines(text) if yaml else set()
     script = ""  # the Python script the current command runs (a `\`-continued command keeps it)
+    variables: dict[str, str] = {}  # the shell variables the launcher has set so far
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.lstrip()
         if not stripped or stripped.startswith("#"):
             continue
+        if not yaml and "=" in line:
+            assigned = _SHELL_SET.match(line)
+            if assigned:
+                variables[assigned.group(1)] = assigned.group(3)
+        if not yaml and "$" in line and variables:
+            line = _SHELL_USE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), line)
         if not yaml:
             named = _SCRIPT.findall(line)
             if named:
@@ -455,7 +469,8 @@ def _launcher_facts(path: str, text: str) -> list[Definition]:
                 where = f"{_SCRIPT_OF}{script}" if script else ""
                 out.append(Definition("cfgset", f"{key}={_scalar(value)}", path, number, False, why=where))
                 # a flag then an argument (`--use_flash_attn data/`), not `--fused_loss=false`
-                if match.group(2) and not match.group(2).startswith("-") and "=" not in match.group(0):
+                if match.group(2) and not match.group(2).startswith("-") and "=" not in match.group(0) \
+                        and match.group(2) not in _SWITCH_VALUES:
                     out.append(Definition("cfgset", f"{key}={_TRUE}", path, number, False, why=where))
         for match in _OVERRIDE.finditer(line):
             key, value = match.group(1), _scalar(match.group(2))

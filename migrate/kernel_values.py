@@ -367,7 +367,9 @@ def helper_builds(ctx) -> tuple[list, set[int]]:
             if build is not None and isinstance(build.func, ast.Name) and build.func.id in cpu_classes:
                 # the helper builds it with CppExtension where there is no CUDA (mmdet's make_cuda_ext: `else:
                 # extension = CppExtension`): a CPU build of this module too (migrate/cpu_builds.py, label note 48b b-4)
-                out.append(Definition(cpu_builds.KIND, cpu_builds.row(module), ctx.path, call.lineno, False))
+                # (its C++ source names: a binding among them that binds the CUDA functions unguarded is no CPU build)
+                out.append(Definition(cpu_builds.KIND, cpu_builds.row(module), ctx.path, call.lineno, False,
+                                      cpu_builds.source_names(call)))
     return out, templates
 
 

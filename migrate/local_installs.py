@@ -312,9 +312,30 @@ def pip_runs_here(path: str, lines: list[str]) -> list[Definition]:
                         continue
                     for folder in copied:
                         out.append(Definition(KIND, folder, "", number, False, f"{column} {column + len(token.group())}"))
+                    project = _forced_clone_project(path, lines, number, copied)
+                    if project is not None:
+                        out.append(Definition(KIND, project, "", number, False, f"{column} {column + len(token.group())}"))
                     continue
                 out.append(Definition(KIND, posixpath.normpath(into), "", number, False, f"{column} {column + len(token.group())}"))
     return out
+
+
+def _forced_clone_project(path: str, lines: list[str], number: int, copied: list[str]) -> str | None:
+    """The project a Dockerfile ships with (its own folder, or the folder above a `docker/` folder), relative to the
+    Dockerfile's folder, when the `pip install -e .` at line `number` runs in a WORKDIR a `git clone` filled and an
+    `ENV FORCE_CUDA="1"` above it forces the CUDA build: mmdetection3d's docker/Dockerfile clones its own project
+    (`git clone https://github.com/open-mmlab/mmdetection3d.git /mmdetection3d`, also under a fork's name: fcaf3d's)
+    and builds it with CUDA; the install is that project's setup.py, matched in `report` to an NPU505 CUDA build (label
+    rulings (L72), (L106)). A clone whose project builds no CUDA extension (mmdetection 2.x, mmagic) matches nothing."""
+    if len(copied) != 1 or not copied[0].startswith(CLONE_PREFIX):
+        return None
+    from migrate.forced_cuda_builds import env_forced_lines
+
+    forced = env_forced_lines(lines)
+    if forced is None or forced > number:
+        return None
+    folder = posixpath.basename(posixpath.dirname(path.replace(os.sep, "/")))
+    return ".." if folder.lower() == "docker" else "."
 
 
 def _cloned_into(lines: list[str], number: int, folder: str) -> str | None:

@@ -284,6 +284,10 @@ def _python_defs(ctx) -> list[Definition]:
         out += default_kernels.default_defs(ctx)  # a namespace served on any device (migrate/default_kernels.py)
     if kernel_values.loads_values(ctx.source):
         out += kernel_values.loaded_values(ctx)
+    if "from ." in ctx.source and "cuda" in ctx.source:  # an absent CUDA-named module (migrate/absent_cuda_modules.py)
+        from migrate import absent_cuda_modules
+
+        out += absent_cuda_modules.facts(ctx)
     if kernel_values.is_package_init(ctx.path):
         out += kernel_values.package_reexports(ctx)
     elif " as " in ctx.source and kernel_values.ALIAS_HINT.search(ctx.source):
@@ -1147,6 +1151,7 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     from migrate import cpu_kernel_ops
 
     scopes += cpu_kernel_ops.cpp_facts(path, text)  # registered ops with only a CPU kernel (cpu_kernel_ops.py)
+    scopes += cpu_builds.binding_facts(path, text)  # a pybind source binding CUDA-only functions unguarded
     if "PYBIND11_MODULE" in text:  # the Python module a source defines (`_pybind_targets`)
         scopes += [Definition(PYBIND_KIND, m.group(1), path, text.count("\n", 0, m.start()) + 1, False)
                    for m in _PYBIND_MODULE.finditer(text)]
@@ -1185,7 +1190,8 @@ def wants_python_defs(text: str, path: str = "") -> bool:
         or kernel_values.OP_ALIAS_LINE.search(text) is not None \
         or "torch.classes." in text or ("getattr(" in text and "return " in text) \
         or "__getattr__" in text or "register_kernel" in text \
-        or kernel_values.loads_values(text)  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values
+        or kernel_values.loads_values(text) \
+        or ("from ." in text and "cuda" in text)  # called_kernels.called_values, lazy_backends.lazy_values, kernel_values.loaded_values; absent_cuda_modules
 
 
 def encode(defs: list[Definition], refs: list[str], imports=(), requirements=(), uses: str | None = None,
@@ -1938,6 +1944,9 @@ def _build_index(results) -> Index:
     cmake: dict[str, list[Definition]] = {}
     helpers: set[str] = set()
     cpu_built: set[str] = set()
+    helper_cpu: list[tuple[str, str, str]] = []  # rows of helper-built CPU builds, with their C++ source names
+    bindings: set[str] = set()  # pybind sources binding CUDA-only functions unguarded (migrate/cpu_builds.py)
+    absent: list[Definition] = []  # relative imports of CUDA-named modules (migrate/absent_cuda_modules.py)
     submodules: list[Definition] = []
     import_paths: list[str] = []  # folders some file puts on the import path (migrate/submodules.py)
     star_names: dict[str, list[Definition]] = {}
@@ -1960,6 +1969,15 @@ def _build_index(results) -> Index:
                 continue
             if kind == "importpath":  # `sys.path.insert(0, 'third_party/X')`: a research-project submodule's packages
                 import_paths.append(name)
+                continue
+            if kind == cpu_builds.KIND and len(fact) > 5 and fact[5]:  # a helper's CPU build, checked against its bindings
+                helper_cpu.append((name, result.path, fact[5]))
+                continue
+            if kind == "absentrel":  # a relative import of a CUDA-named module (migrate/absent_cuda_modules.py)
+                absent.append(Definition(kind, name, result.path, line, True, fact[5]))
+                continue
+            if kind == cpu_builds.BINDING_KIND:
+                bindings.add(name)
                 continue
             if kind in ("cpuext", source_set_tables.KIND, cpu_builds.KIND):  # a CPU build, or `<module>|<CPU target>` of a source-set table
                 cpu_built.add(name)
@@ -1993,6 +2011,13 @@ def _build_index(results) -> Index:
             if current is None or (definition.cuda and not current.cuda) or (
                     kind == "module" and current.kind == "value" and definition.cuda >= current.cuda):
                 table[name] = definition
+    if helper_cpu:
+        cpu_built |= cpu_builds.kept_rows(helper_cpu, bindings)
+    if absent:
+        from migrate import absent_cuda_modules
+
+        for definition in absent_cuda_modules.missing_modules(absent, [r.path for r in results], modules):
+            modules.setdefault(definition.name, definition)
     if submodules:
         from migrate import submodules as git_submodules
 

@@ -332,3 +332,28 @@ def main(args, model):
 '''
     (tmp_path / "train.py").write_text(train)
     assert _npu503(tmp_path) == [("train.py", 8)]
+
+
+INT_FLAG_SCRIPT = '''
+import argparse
+from transformers import AutoModelForCausalLM
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--use-flash", type=int, default=0)
+args = parser.parse_args()
+if args.use_flash:
+    model = AutoModelForCausalLM.from_pretrained("m", attn_implementation="flash_attention_2")
+else:
+    model = AutoModelForCausalLM.from_pretrained("m")
+'''
+
+
+def test_a_launcher_flag_given_a_shell_variable_takes_the_scripts_own_value(tmp_path):
+    # `--use-flash $FLASH` is the value the launcher assigned to FLASH above it: `export FLASH=0` selects nothing (a
+    # switch's value, not a bare flag read as true), `FLASH=true` selects the flash branch; `--use-flash 0` likewise
+    (tmp_path / "eval.py").write_text(INT_FLAG_SCRIPT)
+    (tmp_path / "run.sh").write_text(
+        "export FLASH=0\npython eval.py --use-flash $FLASH\n"
+        "python eval.py --use-flash 0\n"
+        "FLASH=true\npython eval.py \\\n    --use-flash ${FLASH}\n")
+    assert [found for found in _npu503(tmp_path) if found[0] == "run.sh"] == [("run.sh", 6)]

@@ -101,3 +101,83 @@ def test_an_extension_built_only_with_cuda_has_no_cpu_path(tmp_path):
     # no CppExtension builds box_ops_cuda: the module does not exist without nvcc, so the op called in a function
     # named for the CPU (6) and the one given host tensors (11) are lines to port, like the import (label ruling (L89))
     assert finding_lines(result, "NPU508", "det/box_ops.py") == [1, 6, 11]
+
+
+HELPER_SETUP = """\
+import os
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
+
+
+def make_cuda_ext(name, module, sources, sources_cuda=[]):
+    define_macros = []
+    if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
+        define_macros += [("WITH_CUDA", None)]
+        extension = CUDAExtension
+        sources += sources_cuda
+    else:
+        extension = CppExtension
+    return extension(name=f"{module}.{name}", sources=[os.path.join(*module.split("."), p) for p in sources],
+                     define_macros=define_macros)
+
+
+setup(name="det3d", ext_modules=[
+    make_cuda_ext("grid_ext", "det3d.grid", ["src/grid.cpp", "src/grid_cpu.cpp"], ["src/grid_cuda.cu"]),
+    make_cuda_ext("inbox_ext", "det3d.inbox", ["src/inbox.cpp", "src/inbox_cpu.cpp"], ["src/inbox_kernel.cu"]),
+    make_cuda_ext("bev_ext", "det3d.bev", ["src/bev_api.cpp", "src/bev_cpu.cpp"], ["src/bev_kernel.cu"]),
+], cmdclass={"build_ext": BuildExtension})
+"""
+
+GRID_BINDING = """\
+#include <torch/extension.h>
+#include "grid.h"
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("grid_cpu", &grid_cpu); }
+"""
+GRID_HEADER = "#ifdef WITH_CUDA\nint grid_gpu(at::Tensor x);\n#endif\nint grid_cpu(at::Tensor x);\n"
+INBOX_BINDING = """\
+#include <torch/extension.h>
+int inbox_launcher(const float *boxes, int n);
+int inbox_cpu(at::Tensor boxes);
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("inbox_cpu", &inbox_cpu); m.def("inbox_gpu", &inbox_launcher); }
+"""
+BEV_BINDING = """\
+#include <torch/extension.h>
+#include <cuda.h>
+#include "bev_cpu.h"
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("bev_iou_cpu", &bev_iou_cpu); }
+"""
+HOST_CALLS = """\
+from det3d.grid import grid_ext
+from det3d.inbox import inbox_ext
+from det3d.bev import bev_ext
+
+
+def grid_on_host(x):
+    return grid_ext.grid_cpu(x.cpu())
+
+
+def inbox_on_host(boxes):
+    return inbox_ext.inbox_cpu(boxes.cpu())
+
+
+def bev_iou_on_host(a, b):
+    assert not (a.is_cuda or b.is_cuda)
+    return bev_ext.bev_iou_cpu(a.cpu(), b.cpu())
+"""
+
+
+def test_a_helper_cpu_branch_is_a_cpu_build_only_where_the_binding_guards_cuda(tmp_path):
+    # label ruling (L89): the helper's `else: extension = CppExtension` builds a module only where the pybind source
+    # keeps the CUDA functions behind the macro (grid.h's `#ifdef WITH_CUDA`); inbox binds the `.cu` launcher with
+    # no guard and no header of its own, bev includes <cuda.h> unguarded: neither exists off CUDA
+    write_files(tmp_path, {
+        "setup.py": HELPER_SETUP, "det3d/__init__.py": "", "det3d/grid/__init__.py": "",
+        "det3d/inbox/__init__.py": "", "det3d/bev/__init__.py": "",
+        "det3d/grid/src/grid.cpp": GRID_BINDING, "det3d/grid/src/grid.h": GRID_HEADER,
+        "det3d/inbox/src/inbox.cpp": INBOX_BINDING, "det3d/bev/src/bev_api.cpp": BEV_BINDING,
+        "det3d/ops.py": HOST_CALLS,
+    })
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    # the three imports, and the host calls of the two extensions without a CPU build (11, 16); not grid's (7)
+    assert finding_lines(result, "NPU508", "det3d/ops.py") == [1, 2, 3, 11, 16]

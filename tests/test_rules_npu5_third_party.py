@@ -1114,3 +1114,58 @@ def test_a_flagged_import_read_when_the_module_is_imported_stays_required(tmp_pa
     (tmp_path / "d.py").write_text("class FFN:\n    pass\ntry:\n    from xformers.ops import SwiGLU\n    OK = True\n"
                                    "except ImportError:\n    SwiGLU = FFN\n    OK = False\nclass Fused(SwiGLU):\n    pass\n")
     assert _found(tmp_path, ("NPU501",)) == []
+
+
+def test_an_unbound_quantization_config_call_is_the_config_at_its_first_line():
+    # InvSR's trainer.py shape: `BitsAndBytesConfig(` never imported in a file importing diffusers (meant as the
+    # library's class): the construction is reported once at its first line, its `load_in_4bit=True` going with it
+    # (label ruling (L29)); a file binding the name itself, or importing none of the class's libraries, is not read so
+    code = ("from diffusers import EulerDiscreteScheduler\n\ndef load(cfg):\n    if cfg.quantize:\n"
+            "        q = BitsAndBytesConfig(\n            load_in_4bit=True,\n            bnb_4bit_quant_type='nf4',\n"
+            "        )\n")
+    assert [f.line for f in codes(analyze(code), "NPU503")] == [5]
+    own = code.replace("from diffusers import EulerDiscreteScheduler\n", "from diffusers import EulerDiscreteScheduler\n"
+                       "from .quant import BitsAndBytesConfig\n")
+    assert [f.line for f in codes(analyze(own), "NPU503")] == [7]
+    assert [f.line for f in codes(analyze(code.replace("diffusers", "mylib")), "NPU503")] == [6]
+
+
+def test_a_dockerfile_forcing_the_cuda_build_is_reported_at_each_install_line():
+    # mmdetection3d's docker/Dockerfile shape: `ENV FORCE_CUDA="1"` holds for the later RUNs (label rulings (L72),
+    # (L106)); the `--force_cuda` install option sits on a continuation line, the finding on the RUN line (label note 68b)
+    dockerfile = ('FROM pytorch/pytorch:1.8.1-cuda10.2-cudnn7-devel\nRUN pip install -e .\nENV FORCE_CUDA="1"\n'
+                  "RUN pip install -r requirements/build.txt\nRUN pip install --no-cache-dir -e .\n"
+                  "RUN pip install \\\n  -U git+https://github.com/o/SparseEngine@v0.5 \\\n"
+                  '  --install-option="--force_cuda" \\\n  --no-deps\nWORKDIR /ops/cuda_op\nRUN python setup.py install\n')
+    found = codes(analyze(dockerfile, "Dockerfile", kinds=("launcher",)), "NPU502")
+    assert sorted(f.line for f in found) == [6, 11]
+
+
+CLONE_DOCKERFILE = """\
+FROM pytorch/pytorch:1.8.1-cuda10.2-cudnn7-devel
+RUN git clone https://github.com/o/det3d.git /det3d
+WORKDIR /det3d
+RUN pip install --no-cache-dir -e .
+ENV FORCE_CUDA="1"
+RUN pip install -r requirements/build.txt
+RUN pip install --no-cache-dir -e .
+"""
+
+
+def test_a_dockerfile_clone_install_under_force_cuda_is_its_projects_cuda_build(tmp_path):
+    # mmdetection3d's docker/Dockerfile: the clone installed after `ENV FORCE_CUDA="1"` is the project the Dockerfile
+    # ships with, whose setup.py builds CUDA extensions (label rulings (L72), (L106)); the same install before the ENV,
+    # and a project whose setup.py builds nothing, are not reported
+    from migrate.engine import scan
+    from tests.helpers import finding_lines, write_files
+
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+             "setup(name='det3d', ext_modules=[CUDAExtension('det3d._ext', ['det3d/ops/k.cpp', 'det3d/ops/k.cu'])],\n"
+             "      cmdclass={'build_ext': BuildExtension})\n")
+    write_files(tmp_path / "a", {"setup.py": setup, "docker/Dockerfile": CLONE_DOCKERFILE, "det3d/__init__.py": ""})
+    write_files(tmp_path / "b", {"setup.py": "from setuptools import setup\nsetup(name='det3d')\n",
+                                 "docker/Dockerfile": CLONE_DOCKERFILE, "det3d/__init__.py": ""})
+    result = scan([str(tmp_path / "a")], use_cache=False)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == [7]
+    result = scan([str(tmp_path / "b")], use_cache=False)
+    assert finding_lines(result, "NPU502", "docker/Dockerfile") == []

@@ -460,8 +460,32 @@ def early_exit_guard(ctx, statement) -> ast.If | None:
                 if check is not None:
                     return check
         if isinstance(parent, _SCOPES):
-            return None
+            return _validated_class(ctx, parent)
         child, parent = parent, ctx.parent(parent)
+    return None
+
+
+# the methods that run before any other of their class: the constructor, and the quantizer protocol's entry (transformers
+# quantizers/base.py HfQuantizer and diffusers quantizers/base.py DiffusersQuantizer: `from_pretrained` builds the
+# quantizer, then calls `hf_quantizer.validate_environment(...)` before `preprocess_model` / `create_quantized_param` /
+# `postprocess_model`: transformers modeling_utils.py, diffusers models/modeling_utils.py)
+_ENTRY_METHODS = ("__init__", "validate_environment")
+
+
+def _validated_class(ctx, method) -> ast.AST | None:
+    """The early exit of the class `method` belongs to: a method of it that runs before every other one (`__init__`,
+    a quantizer's `validate_environment`) leaves at its top when the package is missing (`if not
+    is_bitsandbytes_available(): raise ImportError(...)`, diffusers' BnB4BitDiffusersQuantizer). The package's
+    uses in the class's other methods run only after that check passed: optional (label ruling (L34); label note 68a,
+    diffusers' quantizers/bitsandbytes/bnb_quantizer.py)."""
+    owner = ctx.parent(method)
+    if not isinstance(owner, ast.ClassDef):
+        return None
+    for entry in owner.body:
+        if isinstance(entry, _SCOPES) and entry.name in _ENTRY_METHODS and entry is not method:
+            check = next((s for s in entry.body if isinstance(s, ast.If) and _early_exit(ctx, s)), None)
+            if check is not None:
+                return check
     return None
 
 
@@ -1315,6 +1339,13 @@ class GpuOnlyImport(Rule):
     SEVERITY = Severity.ERROR  # default; each finding takes the severity of its knowledge entry
     MESSAGE = "imports a GPU-only package"
     VALID = [
+        # diffusers' BnB4BitDiffusersQuantizer: `validate_environment`, which from_pretrained calls before any other
+        # method of a quantizer, raises without bitsandbytes: the imports in its other methods are optional (L34)
+        "from .utils import is_bitsandbytes_available\nclass BnbQuantizer(Quantizer):\n"
+        "    def validate_environment(self, *args, **kwargs):\n        if not is_bitsandbytes_available():\n"
+        "            raise ImportError('pip install bitsandbytes')\n"
+        "    def create_param(self, model, value):\n        import bitsandbytes as bnb\n"
+        "        return bnb.nn.Params4bit(value)\n",
         # imaginaire trainer.py: the user's switch is turned off by the failed import (label ruling (L102)), so
         # `if fused_opt:` runs only where apex imported: the second import there and its optimizer are optional
         "import torch\ndef make(cfg, params):\n    fused_opt = cfg.fused_opt\n    try:\n"

@@ -668,7 +668,9 @@ class GpuOnlyDependency(Rule):
     CUDA build (matched after the scan: migrate/local_installs.py); a launcher's setup.py build run with `FORCE_CUDA=1` set for that command
     (`TORCH_CUDA_ARCH_LIST='7.5' FORCE_CUDA=1 python det/ops/setup.py build install`, also `export FORCE_CUDA=1 &&`)
     builds a CUDA extension whether or not the scan holds that setup.py (a folder a clone fills: migrate/forced_cuda_builds.py,
-    label note 49b b-6); so is one naming the folder of a git submodule the
+    label note 49b b-6), in a Dockerfile also every setup.py build after `ENV FORCE_CUDA="1"` and there the `pip install -e .` of
+    a clone, matched to the Dockerfile's own project's setup.py (its folder, or the one above `docker/`), and a `pip install`
+    handed `--install-option="--force_cuda"` (reported at the RUN line, label note 68b); so is one naming the folder of a git submodule the
     checkout lacks whose repository is a catalogued GPU-only package, by a pip name or a fork's repository name
     (`.gitmodules`: `path = submodules/lod`, `url = https://github.com/graphdeco-inria/gaussian-hierarchy.git`). In launchers (shell scripts, Dockerfiles, also by a variant name: `Dockerfile_cu124`, `cu116.Dockerfile`, or in lower case: `docker/dockerfile`; or named for its image alone, a file
     without a suffix in a folder whose name says docker whose first instruction is `FROM image`: `docker/chatlearn`,
@@ -799,6 +801,14 @@ class GpuOnlyDependency(Rule):
         Invalid("git clone https://github.com/o/det\nTORCH_CUDA_ARCH_LIST='7.5' FORCE_CUDA=1 python det/ops/setup.py build install\n"
                 "python det/tools/setup.py install\nFORCE_CUDA=1 python det/ops/setup.py --version\n",
                 kind="launcher", filename="install.sh", count=1),
+        # a Dockerfile's `ENV FORCE_CUDA="1"` holds for the later RUNs: the setup.py build after it (the clone's
+        # `pip install -e .` is matched to a setup.py of the scan, migrate/local_installs.py); a pip install handed
+        # `--install-option="--force_cuda"` on a continuation line, reported at the RUN line (label note 68b)
+        Invalid('FROM pytorch/pytorch:1.8.1-cuda10.2-cudnn7-devel\nRUN pip install -e .\nENV FORCE_CUDA="1"\n'
+                "RUN pip install -r requirements/build.txt\nRUN pip install --no-cache-dir -e .\n"
+                "RUN pip install \\\n  -U git+https://github.com/o/SparseEngine@v0.5 \\\n"
+                '  --install-option="--force_cuda" \\\n  --no-deps\nWORKDIR /ops/cuda_op\nRUN python setup.py install\n',
+                kind="launcher", filename="Dockerfile", count=2),
         Invalid("torch==2.1.0\nflash-attn==2.5.0\n", kind="manifest", count=1),
         # FA4's distribution (flash_attn.cute, CuTe DSL kernels: migrate/knowledge/third_party.toml flash_attn)
         Invalid("torch==2.9.0\nflash-attn-4\n", kind="manifest", count=1),
@@ -1064,8 +1074,14 @@ class GpuOnlyDependency(Rule):
             deps = [dep for kind, dep, _ in _python_pip_installs(ctx) if kind == "req"]
         else:
             deps = pip_install_dependencies(ctx) if launcher else ctx.dependencies
+        if launcher and ("FORCE_CUDA" in ctx.source or "force_cuda" in ctx.source):
+            dockerfile = is_dockerfile(ctx.path)
+            for number, start, end in forced_cuda_builds.forced_pip_builds(ctx.lines):
+                yield self.finding(ctx, (number, start, number, end),
+                                   "a pip install given `--force_cuda` forces the package's CUDA build (nvcc): it fails "
+                                   "on an Ascend host; install its CPU / Ascend variant instead (migrate/forced_cuda_builds.py)")
         if launcher and "FORCE_CUDA" in ctx.source:  # `FORCE_CUDA=1 python ops/setup.py build install`
-            for number, start, end in forced_cuda_builds.forced_builds(ctx.lines):
+            for number, start, end in forced_cuda_builds.forced_builds(ctx.lines, dockerfile):
                 yield self.finding(ctx, (number, start, number, end),
                                    "a setup.py build run with FORCE_CUDA=1 builds its CUDA extension (nvcc, CUDA kernels): "
                                    "it fails on an Ascend host; build the project's CPU / Ascend variant instead "

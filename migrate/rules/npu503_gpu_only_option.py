@@ -355,6 +355,14 @@ def _computed(node) -> bool:
     return not isinstance(node, ast.Constant)
 
 
+def _own_field(node, key: str) -> bool:
+    """`output["load_in_4bit"] = self.load_in_4bit`: an object's own field of the same name copied into a dict (a
+    config's `to_dict`): the value was chosen where the field was set, the copy selects nothing (label note 68a,
+    diffusers' quantization_config.py: a plain config class)."""
+    return isinstance(node, ast.Attribute) and node.attr == key and isinstance(node.value, ast.Name) \
+        and node.value.id == "self"
+
+
 def _builds_an_object(node) -> bool:
     """`gr.Checkbox(label="load-in-8bit", ...)`: a class called (its name capitalised) builds an object, a UI widget
     registered under the option's name (text-generation-webui ui_model_menu.py: `shared.gradio['load_in_8bit'] =
@@ -609,6 +617,10 @@ class GpuOnlyOption(Rule):
         Valid("try:\n    from flash_attn import flash_attn_varlen_func\n    FLASH_VER = 2\nexcept ModuleNotFoundError:\n"
               "    flash_attn_varlen_func = None\n    FLASH_VER = None\n"
               "m = AutoModelForCausalLM.from_pretrained(n, attn_implementation='flash_attention_2' if FLASH_VER == 2 else None)\n"),
+        # diffusers' BitsAndBytesConfig.to_dict: the config's own fields copied into the dict it returns select nothing
+        Valid("from transformers.utils import QuantizationConfigMixin\nclass BnbConfig(QuantizationConfigMixin):\n"
+              "    def to_dict(self):\n        output = {}\n        output['load_in_4bit'] = self.load_in_4bit\n"
+              "        return output\n"),
         Valid("from transformers import EetqConfig\ndef load(kw):\n    check_version('eetq', mandatory=True)\n"
               "    kw['quantization_config'] = EetqConfig()\n"),
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
@@ -938,7 +950,8 @@ class GpuOnlyOption(Rule):
                     option = _lookup(key, _section_switch(node.value), roots)
                     if option is not None:
                         yield self._option_finding(ctx, node.value, option, _section_switch(node.value))
-                    elif isinstance(target, ast.Subscript) and _computed(node.value) and not _builds_an_object(node.value):
+                    elif isinstance(target, ast.Subscript) and _computed(node.value) and not _builds_an_object(node.value) \
+                            and not _own_field(node.value, key):
                         # `model_kwargs["load_in_4bit"] = load_in_4bit`: a keyword dict built key by key
                         yield from self._computed_finding(ctx, key, node.value, roots)
 
@@ -999,7 +1012,7 @@ class GpuOnlyOption(Rule):
         """The data's GPU-only call (`BitsAndBytesConfig(...)`) the callee `func` names, if any."""
         name = ctx.qualname(func)
         if name is None:
-            return None
+            return _unbound_gpu_call(ctx, func, calls)
         for gpu_call in calls:
             if name.rsplit(".", 1)[-1] == gpu_call.name and name.split(".", 1)[0] in gpu_call.modules:
                 return gpu_call
@@ -1112,3 +1125,32 @@ class GpuOnlyOption(Rule):
             option = _lookup(key, value, parent=_yaml_parent(ctx.lines, number) if match.group("ykey") else None)
             if option is not None:
                 yield self._option_finding(ctx, (number, start, number, end), option, value)
+
+
+def _unbound_gpu_call(ctx, func, calls) -> GpuCall | None:
+    """A bare call of the data's class name that the file never binds (no import, assignment, definition or star
+    import of it) in a file importing one of the class's libraries: InvSR's trainer.py calls `BitsAndBytesConfig(
+    load_in_4bit=True, ...)` under its `model_quantization` switch with only `from diffusers import ...` above (a
+    NameError as written, meant as diffusers' class). The construction is the label, at the call's first line, its
+    keywords going with it (label rulings (L29), (L74); label note 68a unclear 2)."""
+    if not isinstance(func, ast.Name) or ctx.star_modules:
+        return None
+    matching = [c for c in calls if c.name == func.id]
+    if not matching:
+        return None
+    roots = {v.split(".", 1)[0] for v in ctx.imports.values()}
+    matching = [c for c in matching if roots.intersection(c.modules)]
+    if not matching or func.id in ctx.imports:
+        return None
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, ast.Name) and node.id == func.id and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == func.id:
+            return None
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".", 1)[0]) == func.id for a in node.names):
+            return None
+        if isinstance(node, ast.arg) and node.arg == func.id:
+            return None
+    return matching[0]
+

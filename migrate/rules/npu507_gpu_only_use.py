@@ -347,6 +347,13 @@ class GpuOnlyUse(Rule):
     KINDS = ("python", "launcher")
     MESSAGE = "uses a GPU-only package"
     VALID = [
+        # diffusers' BnB4BitDiffusersQuantizer: `validate_environment`, which from_pretrained calls before any other
+        # method of a quantizer, raises without bitsandbytes: the imports in its other methods are optional (L34)
+        "from .utils import is_bitsandbytes_available\nclass BnbQuantizer(Quantizer):\n"
+        "    def validate_environment(self, *args, **kwargs):\n        if not is_bitsandbytes_available():\n"
+        "            raise ImportError('pip install bitsandbytes')\n"
+        "    def create_param(self, model, value):\n        import bitsandbytes as bnb\n"
+        "        return bnb.nn.Params4bit(value)\n",
         # a None stand-in beside a flag, called only in a function that checks the flag first (migrate/none_stand_ins.py)
         "try:\n    from flash_attn import flash_attn_varlen_func\n    HAS_FA = True\nexcept ImportError:\n"
         "    flash_attn_varlen_func = None\n    HAS_FA = False\n\ndef prefill(q, cu, m):\n    if not HAS_FA:\n"
