@@ -1114,3 +1114,25 @@ def test_a_flagged_import_read_when_the_module_is_imported_stays_required(tmp_pa
     (tmp_path / "d.py").write_text("class FFN:\n    pass\ntry:\n    from xformers.ops import SwiGLU\n    OK = True\n"
                                    "except ImportError:\n    SwiGLU = FFN\n    OK = False\nclass Fused(SwiGLU):\n    pass\n")
     assert _found(tmp_path, ("NPU501",)) == []
+
+
+def test_a_handler_that_imports_another_gpu_only_module_is_no_fallback():
+    """VMamba forks (set 69, LocalMamba local_vmamba.py / EfficientVMamba vmamba_efficient.py): the handler's substitute
+    is itself a CUDA-only compiled module, so nothing runs without a GPU; a torch substitute stays a fallback."""
+    gpu = ("import warnings\ntry:\n    SSMODE = 'sscore'\n    import selective_scan_cuda_core\nexcept Exception as e:\n"
+           "    warnings.warn(str(e))\n    SSMODE = 'mamba_ssm'\n    import selective_scan_cuda\n\n\n"
+           "def f(u):\n    if SSMODE == 'mamba_ssm':\n        return selective_scan_cuda.fwd(u)\n"
+           "    return selective_scan_cuda_core.fwd(u)\n")
+    assert [f.line for f in codes(analyze(gpu), "NPU501")] == [4, 8]
+    assert [f.line for f in codes(analyze(gpu), "NPU507")] == [13, 14]
+    torch_fallback = gpu.replace("import selective_scan_cuda\n", "from .scan_ref import selective_scan_cuda\n")
+    assert [f.line for f in codes(analyze(torch_fallback), "NPU501")] == []
+
+
+def test_vmamba_scan_builds_are_gpu_only_packages():
+    """MzeroMiko/VMamba kernels/selective_scan/setup.py builds selective_scan_cuda_{core,oflex,ndstate,nrow} as
+    CUDAExtensions only: a `try: import ... / except: x = None` with uses never None-tested stays required."""
+    source = ("try:\n    import selective_scan_cuda_oflex\nexcept:\n    selective_scan_cuda_oflex = None\n\n\n"
+              "def f(u):\n    return selective_scan_cuda_oflex.fwd(u)\n")
+    assert [f.line for f in codes(analyze(source), "NPU501")] == [2]
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [8]
