@@ -933,6 +933,12 @@ def stored_attributes(ctx, resolve) -> dict[str, StoredAttribute]:
         def duo_forward(self, q, k, v):
             return self.full_attn_func(q, k, v)                            # the call: flash_attn_func runs here
 
+        class SS2D(nn.Module):
+            def __init__(self):
+                self.selective_scan = selective_scan_fn                     # a class's own alias of an imported name
+            def forward(self, xs):
+                return self.selective_scan(xs, ...)                         # the call: selective_scan_fn runs here
+
     (mit-han-lab/duo-attention's duo_attn/patch/llama.py, with `UlyssesAttention(attn_func=flash_attn_func)` as the
     other store: label set 63e by ruling (L52), the call is the use, the bindings are not.) Every store of the
     attribute in the file, whatever its object, must be of that shape: one of anything else (`self.full_attn_func =
@@ -944,10 +950,12 @@ def stored_attributes(ctx, resolve) -> dict[str, StoredAttribute]:
             continue
         statement = ctx.parent(node)
         value = statement.value if isinstance(statement, ast.Assign) and statement.targets == [node] else None
-        if isinstance(node.value, ast.Name) and node.value.id == "self":
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and not isinstance(value, ast.Name):
             # a class's own `self.fill = triton.runtime.driver.active.utils.fill_1d_tma_descriptor` in `__init__`:
             # left to the class's readers (set 61 labelled hao-ai-lab/FastVideo's such lines at the binding, whose
-            # `driver.active` runs Triton's driver lookup there, (L51)); only an object patched from outside is read
+            # `driver.active` runs Triton's driver lookup there, (L51)); only an object patched from outside is read.
+            # A bare imported name stored on `self` (`self.selective_scan = selective_scan_fn` in `__init__`, then
+            # `self.selective_scan(xs, ...)` in `forward`: Swin-UMamba, labels 69d) looks nothing up: an alias, (L52)
             other.add(node.attr)
             continue
         chains: list[ast.expr] = []

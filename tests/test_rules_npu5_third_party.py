@@ -1136,3 +1136,38 @@ def test_vmamba_scan_builds_are_gpu_only_packages():
               "def f(u):\n    return selective_scan_cuda_oflex.fwd(u)\n")
     assert [f.line for f in codes(analyze(source), "NPU501")] == [2]
     assert [f.line for f in codes(analyze(source), "NPU507")] == [8]
+
+
+def test_a_class_s_own_alias_of_an_imported_callable_is_used_where_self_calls_it():
+    # JiarunLiu/Swin-UMamba SwinUMamba.py (labels 69d): `self.selective_scan = selective_scan_fn` in `__init__` only
+    # names the callable (L46)/(L52); `self.selective_scan(...)` in `forward` runs it
+    source = ("from mamba_ssm.ops.selective_scan_interface import selective_scan_fn\n"     # 1
+              "class SS2D:\n"
+              "    def __init__(self):\n"
+              "        self.selective_scan = selective_scan_fn\n"                            # 4
+              "    def forward(self, xs):\n"
+              "        return self.selective_scan(xs, None)\n")                              # 6
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [6]
+    # stored on self as something else too: the call may run either, the store stays the use
+    other = source.replace("    def forward", "    def cpu(self):\n        self.selective_scan = selective_scan_ref\n    def forward")
+    assert [f.line for f in codes(analyze(other), "NPU507")] == [4]
+
+
+def test_a_partial_called_through_its_factory_is_used_at_the_construction():
+    # NX-AI/vision-lstm models_mamba.py (labels 69e): `mixer_cls = partial(Mamba, ...)` and `norm_cls = partial(nn.LayerNorm
+    # if not rms_norm else RMSNorm, ...)` name the classes; `self.mixer = mixer_cls(dim)` / `self.norm = norm_cls(dim)`
+    # construct them (L52)
+    source = ("from functools import partial\nimport torch.nn as nn\nfrom mamba_ssm import Mamba\n"
+              "from mamba_ssm.ops.triton.layernorm import RMSNorm\n"
+              "class Block:\n"
+              "    def __init__(self, dim, mixer_cls, norm_cls):\n"
+              "        self.mixer = mixer_cls(dim)\n"                                        # 7
+              "        self.norm = norm_cls(dim)\n"                                          # 8
+              "def create_block(d, rms_norm=True):\n"
+              "    mixer_cls = partial(Mamba, layer_idx=0)\n"                                # 10
+              "    norm_cls = partial(nn.LayerNorm if not rms_norm else RMSNorm, eps=1e-5)\n"  # 11
+              "    return Block(d, mixer_cls, norm_cls)\n"
+              "def unused(d):\n"
+              "    other_cls = partial(Mamba, layer_idx=1)\n"                                # 14: never called through
+              "    return other_cls\n")
+    assert sorted(f.line for f in codes(analyze(source), "NPU507")) == [7, 8, 14]
