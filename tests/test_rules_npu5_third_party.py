@@ -1171,3 +1171,30 @@ def test_a_partial_called_through_its_factory_is_used_at_the_construction():
               "    other_cls = partial(Mamba, layer_idx=1)\n"                                # 14: never called through
               "    return other_cls\n")
     assert sorted(f.line for f in codes(analyze(source), "NPU507")) == [7, 8, 14]
+
+
+def test_a_module_handed_to_a_function_is_used_where_the_parameter_is_called():
+    # TerryPei/EfficientVMamba selective_scan/test_selective_scan.py (labels 69c): `build_selective_scan_fn(
+    # selective_scan_cuda, mode=...)` hands the compiled module over (a binding, (L46)/(L57)); its `.fwd` / `.bwd`
+    # called on the parameter inside the function (a nested class's methods included) are the uses
+    source = ("import torch\n"                                                               # 1
+              "def build_fn(selective_scan_cuda=None, mode='mamba_ssm'):\n"
+              "    class Fn(torch.autograd.Function):\n"
+              "        @staticmethod\n"
+              "        def forward(ctx, u):\n"
+              "            return selective_scan_cuda.fwd(u)\n"                            # 6
+              "        @staticmethod\n"
+              "        def backward(ctx, g):\n"
+              "            return selective_scan_cuda.bwd(g)\n"                            # 9
+              "    return Fn.apply\n"
+              "MODE = 'mamba_ssm'\n"
+              "if MODE == 'mamba_ssm':\n"
+              "    import selective_scan_cuda\n"                                           # 13
+              "    fn = build_fn(selective_scan_cuda, mode=MODE)\n"                        # 14
+              "else:\n"
+              "    import other_scan\n"
+              "    fn = build_fn(other_scan, mode=MODE)\n")
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [6, 9]
+    # a call handing something else than an imported module (a torch reference): the calls may run either
+    mixed = source + "ref = build_fn(torch.nn, mode='ref')\n"
+    assert [f.line for f in codes(analyze(mixed), "NPU507")] == [14]

@@ -1266,6 +1266,12 @@ class GpuOnlyUse(Rule):
         # forward patched onto that module: the calls through the attribute are the uses, the stores only name it (L52)
         stored_calls = self._stored_attribute_calls(ctx, table, optional, switched) if "self." in ctx.source else []
         picked |= {chain for _, alias in stored_calls for chain in alias.chains}
+        # `build_selective_scan_fn(selective_scan_cuda, ...)` with `selective_scan_cuda.fwd(...)` on the parameter inside:
+        # the calls through the parameter are the uses, the hand-over only names the module (L46)/(L57), labels 69c
+        parameter_calls = [c for c in callable_aliases.parameter_module_calls(
+            ctx, callable_aliases.parameter_modules(ctx, _alias_resolver(ctx, table)))
+            if not (optional and any(k.split(".", 1)[0] in optional for k in c.alias.keys))] if "def " in ctx.source else []
+        picked |= {argument for c in parameter_calls for argument in c.alias.arguments}
         # `mixer_cls = partial(Mamba, ...)`, then `self.mixer = mixer_cls(dim)`: the construction through the factory is
         # the use (reported by `_instance_uses`), the `partial(...)` only names the class (L52), labels 69e
         picked |= self._called_factory_chains(ctx, table, optional) if "partial" in ctx.source else set()
@@ -1337,6 +1343,12 @@ class GpuOnlyUse(Rule):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         for call, alias in stored_calls:
             yield self._finding(ctx, call, alias.keys[0], match_package(alias.keys[0], table), table)
+        for found in parameter_calls:
+            key = match_package(found.qual, table)
+            if key is None or not reported(table[key]) or _pure(found.qual, key, table):
+                continue
+            what = f"`{ctx.segment(found.call.func)}(...)`, a call of `{found.qual}` through the parameter `{found.alias.name}`,"
+            yield self._finding(ctx, found.call, found.qual, key, table, what=what)
         yield from self._instance_uses(ctx, table, optional, kernel_bodies)
         yield from self._loaded_module_calls(ctx, table, optional)
         yield from self._method_result_calls(ctx, table, optional)
