@@ -933,6 +933,12 @@ def stored_attributes(ctx, resolve) -> dict[str, StoredAttribute]:
         def duo_forward(self, q, k, v):
             return self.full_attn_func(q, k, v)                            # the call: flash_attn_func runs here
 
+        class SS2D(nn.Module):
+            def __init__(self):
+                self.selective_scan = selective_scan_fn                     # a class's own alias of an imported name
+            def forward(self, xs):
+                return self.selective_scan(xs, ...)                         # the call: selective_scan_fn runs here
+
     (mit-han-lab/duo-attention's duo_attn/patch/llama.py, with `UlyssesAttention(attn_func=flash_attn_func)` as the
     other store: label set 63e by ruling (L52), the call is the use, the bindings are not.) Every store of the
     attribute in the file, whatever its object, must be of that shape: one of anything else (`self.full_attn_func =
@@ -944,10 +950,12 @@ def stored_attributes(ctx, resolve) -> dict[str, StoredAttribute]:
             continue
         statement = ctx.parent(node)
         value = statement.value if isinstance(statement, ast.Assign) and statement.targets == [node] else None
-        if isinstance(node.value, ast.Name) and node.value.id == "self":
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and not isinstance(value, ast.Name):
             # a class's own `self.fill = triton.runtime.driver.active.utils.fill_1d_tma_descriptor` in `__init__`:
             # left to the class's readers (set 61 labelled hao-ai-lab/FastVideo's such lines at the binding, whose
-            # `driver.active` runs Triton's driver lookup there, (L51)); only an object patched from outside is read
+            # `driver.active` runs Triton's driver lookup there, (L51)); only an object patched from outside is read.
+            # A bare imported name stored on `self` (`self.selective_scan = selective_scan_fn` in `__init__`, then
+            # `self.selective_scan(xs, ...)` in `forward`: Swin-UMamba, labels 69d) looks nothing up: an alias, (L52)
             other.add(node.attr)
             continue
         chains: list[ast.expr] = []
@@ -983,3 +991,115 @@ def stored_attribute_calls(ctx, aliases: dict[str, StoredAttribute]) -> list[tup
     return [(call, aliases[call.func.attr]) for call in ctx.nodes.get(ast.Call, ())
             if isinstance(call.func, ast.Attribute) and call.func.attr in aliases
             and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"]
+
+
+@dataclass(frozen=True)
+class ParameterModule:
+    name: str  # the parameter
+    function: int  # id() of the function taking it
+    keys: tuple  # what `resolve` returned for each module handed to it that it knows, in source order
+    arguments: frozenset[int]  # id() of each argument handing a module over (the bindings: named, not run)
+
+
+@dataclass(frozen=True)
+class ParameterModuleCall:
+    call: ast.Call
+    alias: ParameterModule
+    qual: str  # the called function's dotted name: the module's, then the attributes after the parameter
+
+
+def _positional(function) -> list[str]:
+    return [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+
+
+def parameter_modules(ctx, resolve) -> dict[tuple[int, str], ParameterModule]:
+    """Parameters of a module-level function that each call of it in the file binds to an imported module, one at least
+    a module `resolve` knows:
+
+        def build_selective_scan_fn(selective_scan_cuda: object = None, mode="mamba_ssm"):
+            class SelectiveScanFn(torch.autograd.Function):
+                def forward(ctx, u, delta, ...):
+                    out, x, *rest = selective_scan_cuda.fwd(u, delta, ...)   # the call: the handed module's op runs
+            ...
+        import selective_scan_cuda
+        selective_scan_fn = build_selective_scan_fn(selective_scan_cuda, mode="mamba_ssm")  # hands it over, runs nothing
+
+    (TerryPei/EfficientVMamba selective_scan/test_selective_scan.py, Mzero's copy of VMamba's kernel test, labels 69c:
+    the calls through the parameter are labelled, the hand-overs are not, as a binding under (L46)/(L57).) Each call
+    `<param>.<attributes>(...)` inside the function (nested functions and classes included, unless one takes or binds
+    a name of that spelling itself) is a call of the module's function. Every argument given for the parameter, at
+    every call in the file, must be a name an `import` statement of the file binds: anything else (a torch module, a
+    local, `*args`) leaves it alone, the calls may run something else. A module `resolve` does not know (another
+    rule's compiled module, an unknown one) may stand beside the known one."""
+    modules = {alias.asname or alias.name.split(".")[0] for node in ctx.nodes.get(ast.Import, ()) for alias in node.names}
+    if not modules:
+        return {}
+    functions: dict[str, ast.FunctionDef] = {}
+    for definition in ctx.nodes.get(ast.FunctionDef, ()):
+        if ctx.parent(definition) is ctx.tree:
+            functions[definition.name] = None if definition.name in functions else definition  # a name defined twice: none
+    functions = {name: f for name, f in functions.items() if f is not None}
+    if not functions:
+        return {}
+    handed: dict[tuple[int, str], list[ast.expr]] = {}
+    other: set[tuple[int, str]] = set()
+    for call in ctx.nodes.get(ast.Call, ()):
+        if not (isinstance(call.func, ast.Name) and call.func.id in functions) or shadowed(ctx, call.func):
+            continue
+        function = functions[call.func.id]
+        params = _positional(function)
+        pairs = [(params[i] if i < len(params) else None, a) for i, a in enumerate(call.args)]
+        pairs += [(k.arg, k.value) for k in call.keywords]
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(p is None for p, _ in pairs):
+            other.update((id(function), p) for p in params + [a.arg for a in function.args.kwonlyargs])
+            continue
+        for param, arg in pairs:
+            key = (id(function), param)
+            if isinstance(arg, ast.Name) and arg.id in modules:
+                handed.setdefault(key, []).append(arg)
+            else:
+                other.add(key)
+    out: dict[tuple[int, str], ParameterModule] = {}
+    for (function_id, param), arguments in handed.items():
+        if (function_id, param) in other:
+            continue
+        keys = tuple(k for k in (resolve(a) for a in arguments) if k is not None)
+        if keys:
+            out[(function_id, param)] = ParameterModule(param, function_id, keys, frozenset(id(a) for a in arguments))
+    return out
+
+
+def parameter_module_calls(ctx, aliases: dict[tuple[int, str], ParameterModule]) -> list[ParameterModuleCall]:
+    """Each call `<param>.<attributes>(...)` of a `parameter_modules` alias inside its function."""
+    if not aliases:
+        return []
+    by_function: dict[int, dict[str, ParameterModule]] = {}
+    for (function_id, name), alias in aliases.items():
+        by_function.setdefault(function_id, {})[name] = alias
+    out = []
+    for definition in ctx.nodes.get(ast.FunctionDef, ()):
+        names = by_function.get(id(definition))
+        if not names:
+            continue
+        # a store of the name anywhere in the function: the calls may run what was stored
+        names = {n: a for n, a in names.items() if not any(
+            isinstance(node, ast.Name) and node.id == n and isinstance(node.ctx, (ast.Store, ast.Del))
+            for node in ast.walk(definition))}
+        todo = list(definition.body)
+        while todo and names:
+            node = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                args = node.args
+                own = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+                if own & set(names):  # takes a name of that spelling itself: its uses are its own
+                    continue
+            if isinstance(node, ast.Call):
+                parts, func = [], node.func
+                while isinstance(func, ast.Attribute):
+                    parts.append(func.attr)
+                    func = func.value
+                if parts and isinstance(func, ast.Name) and func.id in names:
+                    alias = names[func.id]
+                    out.append(ParameterModuleCall(node, alias, ".".join([alias.keys[0], *reversed(parts)])))
+            todo.extend(ast.iter_child_nodes(node))
+    return out

@@ -46,3 +46,28 @@ def test_the_raises_that_stop_a_cuda_build_are_reported_not_the_tests_of_the_ver
 def test_a_raise_under_the_toolkit_test_of_a_file_that_builds_nothing_is_not_reported():
     text = "from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME')\n"
     assert [f.line for f in codes(analyze(text), "NPU505")] == [2]
+
+
+def test_a_build_function_raising_on_an_old_nvcc_is_no_toolkit_locator():
+    # Mzero's selective_scan setup.py (TerryPei/EfficientVMamba, labels 69c): `def get_ext():` raises on an old nvcc and
+    # names nvcc only as its flags key; `ext_modules = get_ext()` is not the build's gate (the raise is the version
+    # requirement), unlike py-faster-rcnn's `CUDA = locate_cuda()`
+    source = ("import subprocess\n"                                                     # 1
+              "from packaging.version import Version, parse\n"
+              "from setuptools import setup\n"
+              "from torch.utils.cpp_extension import CUDA_HOME, CUDAExtension\n"
+              "def get_cuda_bare_metal_version(cuda_dir):\n"                             # 5
+              "    out = subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'], universal_newlines=True).split()\n"
+              "    return parse(out[out.index('release') + 1].split(',')[0])\n"
+              "def get_ext():\n"
+              "    if CUDA_HOME is not None:\n"
+              "        version = get_cuda_bare_metal_version(CUDA_HOME)\n"                # 10
+              "        if version < Version('11.6'):\n"
+              "            raise RuntimeError('nvcc 11.6 or newer')\n"                      # 12
+              "    return [CUDAExtension(name='m', sources=['m.cu'],\n"                   # 13
+              "                          extra_compile_args={'cxx': ['-O3'], 'nvcc': ['-O3']})]\n"  # 14
+              "ext_modules = get_ext()\n"                                                   # 15
+              "setup(name='m', ext_modules=ext_modules)\n")
+    lines = sorted({f.line for f in codes(analyze(source, filename="setup.py"), "NPU505")})
+    assert 12 in lines and 13 in lines and 14 in lines
+    assert 15 not in lines

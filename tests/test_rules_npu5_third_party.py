@@ -1169,3 +1169,87 @@ def test_a_dockerfile_clone_install_under_force_cuda_is_its_projects_cuda_build(
     assert finding_lines(result, "NPU502", "docker/Dockerfile") == [7]
     result = scan([str(tmp_path / "b")], use_cache=False)
     assert finding_lines(result, "NPU502", "docker/Dockerfile") == []
+
+
+def test_a_handler_that_imports_another_gpu_only_module_is_no_fallback():
+    """VMamba forks (set 69, LocalMamba local_vmamba.py / EfficientVMamba vmamba_efficient.py): the handler's substitute
+    is itself a CUDA-only compiled module, so nothing runs without a GPU; a torch substitute stays a fallback."""
+    gpu = ("import warnings\ntry:\n    SSMODE = 'sscore'\n    import selective_scan_cuda_core\nexcept Exception as e:\n"
+           "    warnings.warn(str(e))\n    SSMODE = 'mamba_ssm'\n    import selective_scan_cuda\n\n\n"
+           "def f(u):\n    if SSMODE == 'mamba_ssm':\n        return selective_scan_cuda.fwd(u)\n"
+           "    return selective_scan_cuda_core.fwd(u)\n")
+    assert [f.line for f in codes(analyze(gpu), "NPU501")] == [4, 8]
+    assert [f.line for f in codes(analyze(gpu), "NPU507")] == [13, 14]
+    torch_fallback = gpu.replace("import selective_scan_cuda\n", "from .scan_ref import selective_scan_cuda\n")
+    assert [f.line for f in codes(analyze(torch_fallback), "NPU501")] == []
+
+
+def test_vmamba_scan_builds_are_gpu_only_packages():
+    """MzeroMiko/VMamba kernels/selective_scan/setup.py builds selective_scan_cuda_{core,oflex,ndstate,nrow} as
+    CUDAExtensions only: a `try: import ... / except: x = None` with uses never None-tested stays required."""
+    source = ("try:\n    import selective_scan_cuda_oflex\nexcept:\n    selective_scan_cuda_oflex = None\n\n\n"
+              "def f(u):\n    return selective_scan_cuda_oflex.fwd(u)\n")
+    assert [f.line for f in codes(analyze(source), "NPU501")] == [2]
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [8]
+
+
+def test_a_class_s_own_alias_of_an_imported_callable_is_used_where_self_calls_it():
+    # JiarunLiu/Swin-UMamba SwinUMamba.py (labels 69d): `self.selective_scan = selective_scan_fn` in `__init__` only
+    # names the callable (L46)/(L52); `self.selective_scan(...)` in `forward` runs it
+    source = ("from mamba_ssm.ops.selective_scan_interface import selective_scan_fn\n"     # 1
+              "class SS2D:\n"
+              "    def __init__(self):\n"
+              "        self.selective_scan = selective_scan_fn\n"                            # 4
+              "    def forward(self, xs):\n"
+              "        return self.selective_scan(xs, None)\n")                              # 6
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [6]
+    # stored on self as something else too: the call may run either, the store stays the use
+    other = source.replace("    def forward", "    def cpu(self):\n        self.selective_scan = selective_scan_ref\n    def forward")
+    assert [f.line for f in codes(analyze(other), "NPU507")] == [4]
+
+
+def test_a_partial_called_through_its_factory_is_used_at_the_construction():
+    # NX-AI/vision-lstm models_mamba.py (labels 69e): `mixer_cls = partial(Mamba, ...)` and `norm_cls = partial(nn.LayerNorm
+    # if not rms_norm else RMSNorm, ...)` name the classes; `self.mixer = mixer_cls(dim)` / `self.norm = norm_cls(dim)`
+    # construct them (L52)
+    source = ("from functools import partial\nimport torch.nn as nn\nfrom mamba_ssm import Mamba\n"
+              "from mamba_ssm.ops.triton.layernorm import RMSNorm\n"
+              "class Block:\n"
+              "    def __init__(self, dim, mixer_cls, norm_cls):\n"
+              "        self.mixer = mixer_cls(dim)\n"                                        # 7
+              "        self.norm = norm_cls(dim)\n"                                          # 8
+              "def create_block(d, rms_norm=True):\n"
+              "    mixer_cls = partial(Mamba, layer_idx=0)\n"                                # 10
+              "    norm_cls = partial(nn.LayerNorm if not rms_norm else RMSNorm, eps=1e-5)\n"  # 11
+              "    return Block(d, mixer_cls, norm_cls)\n"
+              "def unused(d):\n"
+              "    other_cls = partial(Mamba, layer_idx=1)\n"                                # 14: never called through
+              "    return other_cls\n")
+    assert sorted(f.line for f in codes(analyze(source), "NPU507")) == [7, 8, 14]
+
+
+def test_a_module_handed_to_a_function_is_used_where_the_parameter_is_called():
+    # TerryPei/EfficientVMamba selective_scan/test_selective_scan.py (labels 69c): `build_selective_scan_fn(
+    # selective_scan_cuda, mode=...)` hands the compiled module over (a binding, (L46)/(L57)); its `.fwd` / `.bwd`
+    # called on the parameter inside the function (a nested class's methods included) are the uses
+    source = ("import torch\n"                                                               # 1
+              "def build_fn(selective_scan_cuda=None, mode='mamba_ssm'):\n"
+              "    class Fn(torch.autograd.Function):\n"
+              "        @staticmethod\n"
+              "        def forward(ctx, u):\n"
+              "            return selective_scan_cuda.fwd(u)\n"                            # 6
+              "        @staticmethod\n"
+              "        def backward(ctx, g):\n"
+              "            return selective_scan_cuda.bwd(g)\n"                            # 9
+              "    return Fn.apply\n"
+              "MODE = 'mamba_ssm'\n"
+              "if MODE == 'mamba_ssm':\n"
+              "    import selective_scan_cuda\n"                                           # 13
+              "    fn = build_fn(selective_scan_cuda, mode=MODE)\n"                        # 14
+              "else:\n"
+              "    import other_scan\n"
+              "    fn = build_fn(other_scan, mode=MODE)\n")
+    assert [f.line for f in codes(analyze(source), "NPU507")] == [6, 9]
+    # a call handing something else than an imported module (a torch reference): the calls may run either
+    mixed = source + "ref = build_fn(torch.nn, mode='ref')\n"
+    assert [f.line for f in codes(analyze(mixed), "NPU507")] == [14]

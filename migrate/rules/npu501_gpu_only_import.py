@@ -48,8 +48,15 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
     that only passes, warns or prints leaves the imported names undefined, one that ends in
     `raise` (gpustat: a clearer ImportError) stops the program, and one that imports the same
     package under an older name (LLaVA: `flash_attn_varlen_qkvpacked_func as ...`) still needs it:
-    no fallback in any of these."""
+    no fallback in any of these. Nor is an import of another GPU-only package (VMamba forks: `try: import
+    selective_scan_cuda_core / except Exception: import selective_scan_cuda`): the substitute is another CUDA-only
+    compiled module, so no path without a GPU remains (label note 69c, "a fallback that is itself CUDA-only")."""
     if any(isinstance(statement, ast.Raise) for statement in handler.body):
+        return False
+    table = knowledge.third_party()
+    # the handler's own unguarded import of a GPU-only module fails there too, whatever else it binds (`SSMODE = ...`)
+    if any(isinstance(statement, (ast.Import, ast.ImportFrom)) and _gpu_only_import(statement, table)
+           for statement in handler.body):
         return False
     for statement in handler.body:
         for n in ast.walk(statement):
@@ -60,6 +67,17 @@ def _binds_a_fallback(handler: ast.ExceptHandler, package: str) -> bool:
             elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.ClassDef)):
                 return True
     return False
+
+
+def _gpu_only_import(statement: ast.Import | ast.ImportFrom, table: dict) -> bool:
+    """Every module `statement` imports is a catalogued package with no NPU build (status "unsupported"), not a
+    partial one; a relative import (`from . import x`) is the repository's own."""
+    if isinstance(statement, ast.ImportFrom):
+        modules = [statement.module] if statement.module and not statement.level else []
+    else:
+        modules = [a.name for a in statement.names]
+    keys = [match_package(m, table) for m in modules]
+    return bool(keys) and all(k is not None and table[k].status == "unsupported" for k in keys)
 
 
 def _answers_unavailable(handler: ast.ExceptHandler, empties: frozenset[str] = frozenset()) -> bool:

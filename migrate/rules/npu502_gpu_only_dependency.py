@@ -54,6 +54,10 @@ def _cuda_runtime_wheel(name: str) -> bool:
 # `cudf-cu12`..., NVIDIA's `nvidia-*-cu12`, `mxnet-cu117`, `dgl-cu111`, `mlc-ai-nightly-cu121`, `torch-harmonics-cu126`);
 # pip normalises `_` and `.` to `-` (PEP 503), so `kvikio_cu12` is the same name. A name the catalogue knows is decided
 # by its entry (spconv-cu118: partial/info, spconv has a CPU build; cupy-cuda12x: unsupported)
+# a setup.py's prebuilt wheel file name chosen by the CUDA version, in an f-string (flash-attn's CachedWheelsCommand,
+# copied by causal-conv1d, mamba_ssm, MInference, Block-Sparse-Attention: `wheel_filename =
+# f"{PACKAGE_NAME}-{version}+cu{cuda_version}torch{torch_version}...-{platform_name}.whl"`)
+_CUDA_WHEEL_FILENAME = re.compile(r"""\bf(["'])[^"'\n]*?(\+cu\{)[^"'\n]*\.whl\1""")
 _CUDA_BUILD_NAME = re.compile(r"(?:^|[-_.])(cu\d{2,3}x?|cuda\d{2,3}x?)(?=$|[-_.])", re.I)
 # ... and a launcher's name whose CUDA part is a shell variable (`pip install spconv-cu${CUDA_VERSION_NO_DOT}`: the
 # requirement parser stops at the `$`, leaving `spconv-cu`)
@@ -948,6 +952,13 @@ class GpuOnlyDependency(Rule):
         Invalid("from setuptools import setup\nsetup(name='x', install_requires=['torch'],\n"
                 "      extras_require={\n          'flash-attn': [\n              'flash-attn>=2.6.0',\n          ],\n"
                 "          'flask': ['flask'],\n      })\n", kind="manifest", filename="setup.py", count=1),
+        # flash-attn's CachedWheelsCommand (causal-conv1d, mamba_ssm): the prebuilt wheel picked by the CUDA version;
+        # the project's own version tag (`version += f"+cu{...}"`) is none
+        Invalid("from setuptools import setup\ndef get_wheel_url():\n"
+                "    wheel_filename = f\"{PACKAGE_NAME}-{version}+cu{cuda_version}torch{torch_version}-{platform_name}.whl\"\n"
+                "    return BASE_WHEEL_URL.format(wheel_name=wheel_filename)\n"
+                "version = '1.0'\nversion += f\"+cu{cuda_version}\"\nsetup(name='x', version=version)\n",
+                kind="manifest", filename="setup.py", count=1),
         # megablocks setup.py: the requirement lists are bound to names first and passed by name to setup()
         Invalid("from setuptools import setup\ninstall_requires = [\n    'numpy',\n    'stanford-stk==0.7.1',\n]\n"
                 "extra_deps = {}\nextra_deps['gg'] = [\n    'grouped_gemm==0.3.0',\n]\n"
@@ -1064,6 +1075,25 @@ class GpuOnlyDependency(Rule):
                 kind="manifest", filename="environment.yml", count=4),
     ]
 
+    def _cuda_wheel_filenames(self, ctx):
+        """`wheel_filename = f"{PACKAGE_NAME}-{version}+cu{cuda_version}torch{torch_version}...whl"` in a setup.py whose
+        bdist_wheel command downloads that prebuilt wheel before building (flash-attn's CachedWheelsCommand, copied by
+        causal-conv1d, mamba_ssm, MInference, Block-Sparse-Attention): the wheel installed is the package's CUDA build,
+        picked by torch's CUDA version. Labelled `manifest` by analogy with (L82) in sets 60, 64, 65 and 69 (labels
+        60 MInference setup.py:155, 64 Block-Sparse-Attention setup.py:285, 65b PointMamba mamba/setup.py:200, 69c
+        LocalMamba). Not a version string of the project's own (`version += f"+cu{cuda_version}"`, no `.whl`)."""
+        for number, line in enumerate(ctx.lines, 1):
+            if "+cu{" not in line or ".whl" not in line:
+                continue
+            for match in _CUDA_WHEEL_FILENAME.finditer(line):
+                yield self.finding(
+                    ctx, (number, match.start(2), number, match.end(2)),
+                    "a prebuilt wheel of this package's CUDA build, picked by torch's CUDA version (`+cu{...}`), which "
+                    "the install downloads before building: an Ascend host needs the package built from source without "
+                    "CUDA (its *_FORCE_BUILD / SKIP_CUDA_BUILD switches) or its CPU / NPU port",
+                    severity=Severity.WARNING,
+                )
+
     def check(self, ctx):
         if ctx.kind == "manifest" and _other_accelerator_manifest(ctx.path):
             return
@@ -1080,6 +1110,8 @@ class GpuOnlyDependency(Rule):
                 yield self.finding(ctx, (number, start, number, end),
                                    "a pip install given `--force_cuda` forces the package's CUDA build (nvcc): it fails "
                                    "on an Ascend host; install its CPU / Ascend variant instead (migrate/forced_cuda_builds.py)")
+        if ctx.kind == "manifest" and ctx.path.replace("\\", "/").rsplit("/", 1)[-1] == "setup.py" and "+cu{" in ctx.source:
+            yield from self._cuda_wheel_filenames(ctx)
         if launcher and "FORCE_CUDA" in ctx.source:  # `FORCE_CUDA=1 python ops/setup.py build install`
             for number, start, end in forced_cuda_builds.forced_builds(ctx.lines, dockerfile):
                 yield self.finding(ctx, (number, start, number, end),

@@ -94,6 +94,16 @@ def _version_probe(ctx, node) -> bool:
     return function is not None and function.name in _probe_functions(ctx)
 
 
+def _compile_flags_key(ctx, node) -> bool:
+    """`extra_compile_args={"cxx": [...], "nvcc": [...]}`: the "nvcc" key of an extension's flags names nvcc's flag
+    list, it looks nothing up. A function building the extensions with it and raising on an old nvcc (`def get_ext():`
+    of Mzero's selective_scan setup.py, EfficientVMamba: the raise is the version requirement, labels 69c) is no
+    toolkit locator; py-faster-rcnn's `locate_cuda()` returns `{'home': home, 'nvcc': nvcc, ...}`, no flags keyword."""
+    parent = ctx.parent(node)
+    holder = ctx.parent(parent) if isinstance(parent, ast.Dict) and any(k is node for k in parent.keys) else None
+    return isinstance(holder, ast.keyword) and holder.arg == "extra_compile_args"
+
+
 def _probe_functions(ctx, flag_only: bool = True) -> frozenset[str]:
     """Names of this file's functions that run an nvcc version probe; `flag_only`: only those whose result only
     picks flags (no call of the function decides a `raise` with its result)."""
@@ -1056,7 +1066,7 @@ class CudaExtension(Rule):
         for function in ctx.tree.body:
             if isinstance(function, ast.FunctionDef) and any(isinstance(n, ast.Raise) for n in walk_nodes(function)) and any(
                     isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("nvcc", "CUDAHOME", "CUDA_HOME", "CUDA_PATH")
-                    for n in walk_nodes(function)):
+                    and not _compile_flags_key(ctx, n) for n in walk_nodes(function)):
                 locators.add(function.name)
         called, results = set(), set()
         for statement in ctx.tree.body if locators else ():

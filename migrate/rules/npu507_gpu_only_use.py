@@ -1090,14 +1090,20 @@ class GpuOnlyUse(Rule):
         # a tensor a GPU-only function returned is not the package's object: only the call is reported
         Invalid("from flash_attn import flash_attn_func\ndef f(q, k, v):\n    out = flash_attn_func(q, k, v)\n"
                 "    return out.transpose(1, 2).reshape(2, -1)", count=1),
-        # hustvl/Vim (mamba_ssm's create_block): a partial of the class handed to a block's constructor
+        # hustvl/Vim (mamba_ssm's create_block): a partial of the class handed to a block's constructor; the
+        # construction through the factory is the use, the `partial(...)` only names the class (L52), labels 69e
         Invalid("from functools import partial\nfrom mamba_ssm.modules.mamba_simple import Mamba\n"
                 "class Block:\n    def __init__(self, dim, mixer_cls, norm_cls=None):\n        self.mixer = mixer_cls(dim)\n"
                 "    def forward(self, x):\n        return self.mixer(x)\n"
-                "def create_block(d):\n    mixer_cls = partial(Mamba, layer_idx=0)\n    return Block(d, mixer_cls)", count=2),
+                "def create_block(d):\n    mixer_cls = partial(Mamba, layer_idx=0)\n    return Block(d, mixer_cls)", count=1),
         Invalid("import functools\nfrom mamba_ssm import Mamba\n"
                 "class Block:\n    def __init__(self, dim, mixer_cls):\n        self.mixer = mixer_cls(dim)\n"
-                "def create_block(d):\n    return Block(d, mixer_cls=functools.partial(Mamba, layer_idx=0))", count=2),
+                "def create_block(d):\n    return Block(d, mixer_cls=functools.partial(Mamba, layer_idx=0))", count=1),
+        # NX-AI/vision-lstm models_mamba.py (Vim): the class picked by a switch inside the partial, one choice the package's
+        Invalid("from functools import partial\nimport torch.nn as nn\nfrom mamba_ssm.ops.triton.layernorm import RMSNorm\n"
+                "class Block:\n    def __init__(self, dim, norm_cls):\n        self.norm = norm_cls(dim)\n"
+                "def create_block(d, rms_norm=True):\n    norm_cls = partial(nn.LayerNorm if not rms_norm else RMSNorm, eps=1e-5)\n"
+                "    return Block(d, norm_cls)", count=1),
         # an optimizer the package built: its construction is the construct, not each step
         Invalid("import bitsandbytes as bnb\ndef f(p):\n    opt = bnb.optim.Adam8bit(p)\n    opt.zero_grad()\n    opt.step()", count=1),
         # mobiusml/hqq hqq/utils/vllm.py: monkey-patching the GPU-only package (an attribute of it set) is a use of it
@@ -1267,6 +1273,15 @@ class GpuOnlyUse(Rule):
         # forward patched onto that module: the calls through the attribute are the uses, the stores only name it (L52)
         stored_calls = self._stored_attribute_calls(ctx, table, optional, switched) if "self." in ctx.source else []
         picked |= {chain for _, alias in stored_calls for chain in alias.chains}
+        # `build_selective_scan_fn(selective_scan_cuda, ...)` with `selective_scan_cuda.fwd(...)` on the parameter inside:
+        # the calls through the parameter are the uses, the hand-over only names the module (L46)/(L57), labels 69c
+        parameter_calls = [c for c in callable_aliases.parameter_module_calls(
+            ctx, callable_aliases.parameter_modules(ctx, _alias_resolver(ctx, table)))
+            if not (optional and any(k.split(".", 1)[0] in optional for k in c.alias.keys))] if "def " in ctx.source else []
+        picked |= {argument for c in parameter_calls for argument in c.alias.arguments}
+        # `mixer_cls = partial(Mamba, ...)`, then `self.mixer = mixer_cls(dim)`: the construction through the factory is
+        # the use (reported by `_instance_uses`), the `partial(...)` only names the class (L52), labels 69e
+        picked |= self._called_factory_chains(ctx, table, optional) if "partial" in ctx.source else set()
         # a class entered only under `if x.is_cuda and ...:` with a torch way beside (label ruling 40b-1)
         cuda_side = cuda_tested_entries.cuda_tested_classes(ctx)
         for node, qual in chain_tops(ctx):
@@ -1335,6 +1350,12 @@ class GpuOnlyUse(Rule):
                 yield self._finding(ctx, call, alias.key, match_package(alias.key, table), table)
         for call, alias in stored_calls:
             yield self._finding(ctx, call, alias.keys[0], match_package(alias.keys[0], table), table)
+        for found in parameter_calls:
+            key = match_package(found.qual, table)
+            if key is None or not reported(table[key]) or _pure(found.qual, key, table):
+                continue
+            what = f"`{ctx.segment(found.call.func)}(...)`, a call of `{found.qual}` through the parameter `{found.alias.name}`,"
+            yield self._finding(ctx, found.call, found.qual, key, table, what=what)
         yield from self._instance_uses(ctx, table, optional, kernel_bodies)
         yield from self._loaded_module_calls(ctx, table, optional)
         yield from self._method_result_calls(ctx, table, optional)
@@ -1642,14 +1663,22 @@ class GpuOnlyUse(Rule):
             what = f"`{ctx.segment(func)}(...)`, on the object from `{qual}(...)`,"
             yield self._finding(ctx, call, qual, key, table, what=what)
 
-    def _factories(self, ctx, table, optional) -> dict[tuple[int, str], tuple[str, str]]:
+    def _factories(self, ctx, table, optional, chains: dict | None = None) -> dict[tuple[int, str], tuple[str, str]]:
         """Names that build a GPU-only package's objects when called: `mixer_cls = partial(Mamba, ...)`
         in a function, and the constructor parameter it is handed to (`Block(dim, mixer_cls)` with
         `def __init__(self, dim, mixer_cls)`: the pattern of mamba_ssm's `create_block`, copied into
-        Vim, VMamba and other Mamba models). Keyed by (function, name)."""
+        Vim, VMamba and other Mamba models). Keyed by (function, name). A class picked by a switch (`partial(nn.LayerNorm
+        if not rms_norm else RMSNorm, ...)`, Vim's create_block) is the package's where one choice is (L52). With
+        `chains`, the class nodes named in the `partial(...)` each name may hold (by id) are collected into it."""
         def partial_of(node) -> tuple[str, str] | None:  # `partial(Mamba, ...)`
             if isinstance(node, ast.Call) and node.args and ctx.qualname(node.func) == "functools.partial":
-                return self._package_class(ctx, node.args[0], table, optional)
+                named = node.args[0]
+                choices = [named.body, named.orelse] if isinstance(named, ast.IfExp) else [named]
+                found = [(c, self._package_class(ctx, c, table, optional)) for c in choices]
+                found = [(c, b) for c, b in found if b is not None]
+                if found and chains is not None:
+                    chains.setdefault(id(node), {id(c) for c, _ in found})
+                return found[0][1] if found else None
             return None
 
         out: dict[tuple[int, str], tuple[str, str]] = {}
@@ -1662,6 +1691,8 @@ class GpuOnlyUse(Rule):
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                 scope = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                 out[(id(scope), statement.targets[0].id)] = built
+                if chains is not None:
+                    chains[(id(scope), statement.targets[0].id)] = chains.pop(id(call), set())
             else:
                 inline = True  # handed on directly: `Block(dim, partial(Mamba, ...))`
         if not out and not inline:
@@ -1683,6 +1714,25 @@ class GpuOnlyUse(Rule):
                 built = out.get((scope, arg.id)) if isinstance(arg, ast.Name) else partial_of(arg)
                 if param and built is not None:
                     out[(id(init), param)] = built
+                    if chains is not None:
+                        given = chains.get((scope, arg.id), set()) if isinstance(arg, ast.Name) else chains.get(id(arg), set())
+                        chains[(id(init), param)] = chains.get((id(init), param), set()) | given
+        return out
+
+    def _called_factory_chains(self, ctx, table, optional) -> set[int]:
+        """The class nodes of the `partial(...)` bindings of `_factories` whose name (or the constructor parameter it
+        is handed to) is called in an assignment, `self.mixer = mixer_cls(dim)`, as `_instance_uses` reports it."""
+        chains: dict = {}
+        factories = self._factories(ctx, table, optional, chains)
+        if not factories:
+            return set()
+        out: set[int] = set()
+        for statement in ctx.nodes.get(ast.Assign, ()):
+            value = statement.value
+            if len(statement.targets) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                key = (id(ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef))), value.func.id)
+                if key in factories:
+                    out |= chains.get(key, set())
         return out
 
     def _returners(self, ctx, table, optional) -> dict[str, tuple[str, str]]:
