@@ -1389,6 +1389,33 @@ def test_an_extension_built_in_place_by_a_setup_script_of_another_name_is_import
     assert finding_lines(result, "NPU508", "tools/run.py") == [1, 2]
 
 
+def test_a_top_level_extension_the_build_places_in_a_folder_is_imported_from_that_folder(tmp_path):
+    # ByteDance-Seed/ShadowKV e51904c setup.py: `CUDAExtension(name='shadowkv', sources=['kernels/main.cu', ...])`, then
+    # `shutil.move(so_file, os.path.join('kernels', so_file))`; models/*.py import `from kernels import shadowkv` (kernels/
+    # holds the .cu files and no __init__.py). A folder's real module of that name, or an __init__.py that could bind
+    # it, is what the import finds instead.
+    write_files(tmp_path, {
+        "setup.py": (
+            "import os, shutil\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='skv', ext_modules=[CUDAExtension(name='skv', sources=['kernels/main.cu'])])\n"
+            "for so in (f for f in os.listdir('.') if f.endswith('.so')):\n    shutil.move(so, os.path.join('kernels', so))\n"),
+        "kernels/main.cu": "__global__ void k(float* x) {}\n",
+        "models/__init__.py": "",
+        "models/ops.py": "from kernels import skv\ndef f(t):\n    skv.rope(t)\n",
+        "other/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(ext_modules=[CUDAExtension(name='fused', sources=['k.cu']), CUDAExtension(name='packed', sources=['k.cu'])])\n"),
+        "other/k.cu": "__global__ void k(float* x) {}\n",
+        "wrappers/fused.py": "def run(t):\n    return t\n",
+        "pkg/__init__.py": "from .impl import packed\n",
+        "pkg/impl.py": "def packed(t):\n    return t\n",
+        "models/more.py": "from wrappers import fused\nfrom pkg import packed\nfused.run(1)\npacked(2)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "models/ops.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "models/more.py") == []
+
+
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------
 DECLARED = {
     "requirements.txt": "acme_imaging>=1.24\nflash-attn==2.5.0\ntorch\n-e .\nacme-vision  # image io\n",
