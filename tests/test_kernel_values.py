@@ -763,6 +763,24 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "ops/Makefile") == []
 
 
+def test_a_scripts_folder_launcher_running_setup_py_without_cd_builds_the_root_setup_py(tmp_path):
+    # ByteDance-Seed/ShadowKV e51904c scripts/build_env.sh (label note 70d), run as `bash scripts/build_env.sh` from the
+    # root: `python setup.py build_ext --inplace` with no `cd` before it, in a folder without a setup.py, builds the root
+    # setup.py's CUDA extension. After a computed `cd` (another checkout), or in a folder with its own (CPU) setup.py,
+    # it is not that build.
+    write_files(tmp_path, {
+        "setup.py": _cuda_setup('skv', 'skv', ['kernels/main.cu']), "kernels/main.cu": "__global__ void k(float* x) {}\n",
+        "scripts/build_env.sh": "pip install wheel\npython setup.py build_ext --inplace\n",
+        "scripts/other.sh": "cd $HOME/other && python setup.py install\ncd /opt/x\npython setup.py install\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "tools/build.sh": "python setup.py install\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "scripts/build_env.sh") == [2]
+    assert finding_lines(result, "NPU502", "scripts/other.sh") == []
+    assert finding_lines(result, "NPU502", "tools/build.sh") == []
+
+
 def test_loop_folders_make_and_echoed_dockerfile_installs_of_a_cuda_build_are_reported(tmp_path):
     # imaginaire scripts (label note 52b): `cd ext/${p};` on its own line in `for p in a b; do` enters each item's
     # folder; `make all` in a folder whose Makefile's target runs its setup.py installs the CUDA build (the Makefile
