@@ -913,6 +913,12 @@ class GpuOnlyUse(Rule):
         Invalid("from MinkowskiEngine import MinkowskiLinear, MinkowskiDepthwiseConvolution\n"
                 "class Block:\n    def __init__(self, dim):\n        self.dw = MinkowskiDepthwiseConvolution(dim, kernel_size=7, dimension=3)\n"
                 "        self.fc = MinkowskiLinear(dim, dim)\n", count=1),
+        # mmdet3d 0.17's point-in-box functions: the framework is no GPU-only package, but points_in_boxes_gpu calls only
+        # its extension's CUDA binding (points_in_boxes_cpu is the CPU op): the call is the use, not the import (label note
+        # 70f, by analogy with (L65))
+        Invalid("from mmdet3d.ops.roiaware_pool3d import points_in_boxes_gpu, points_in_boxes_cpu\n"
+                "def inside(points, boxes):\n    return points_in_boxes_gpu(points, boxes), points_in_boxes_cpu(points[0], boxes[0])\n",
+                count=1),
         # faiss's GPU flat indexes, picked by a switch between two of them: reported at the call through the name, not at
         # the binding (label ruling (L52)); the config is a GPU-only class too (GpuIndexFlat.h, wrapped under GPU_WRAPPER)
         Invalid("import faiss\ndef search(q, g, k, cosine):\n    res = faiss.StandardGpuResources()\n"
