@@ -310,9 +310,25 @@ def _literal_option(ctx, node: ast.Assign, roots) -> GpuOption | None:
         return None
     for key in sorted(_handed_on_keys(ctx, node, node.targets[0].id)):
         option = _lookup(key, literal, roots)
-        if option is not None:
+        if option is not None and not _translates_the_option(ctx, node, key):
             return option
     return None
+
+
+def _translates_the_option(ctx, node, key: str) -> bool:
+    """The literal is picked under a test that reads the option itself (VeOmni's flash.py: `if
+    module.config._attn_implementation == "veomni_flash_attention_2_with_sp": fa_kernel_implementation =
+    "flash_attention_2"`): a value already chosen elsewhere (its config line) turned into the library's spelling, not
+    the project's choice. Only the branch the test selects (its body; an `elif` below it tests on its own)."""
+    wanted = key.lstrip("_")
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(parent, ast.If) and any(child is statement for statement in parent.body) and any(
+                (isinstance(n, ast.Attribute) and n.attr.lstrip("_") == wanted)
+                or (isinstance(n, ast.Name) and n.id.lstrip("_") == wanted) for n in ast.walk(parent.test)):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 @functools.lru_cache(maxsize=1)
@@ -740,6 +756,11 @@ class GpuOnlyOption(Rule):
         Invalid('from transformers import AutoModelForCausalLM\ndef load(args):\n    if args.moa:\n        impl = "sdpa"\n'
                 '    elif args.use_flash_attention:\n        impl = "flash_attention_2"\n    label = "flash_attention_2"\n'
                 '    return AutoModelForCausalLM.from_pretrained("m", attn_implementation=impl), label\n', count=1),
+        # ... not where the test reads the option itself: a chosen value turned into the library's spelling (VeOmni flash.py)
+        Invalid('from transformers import AutoModelForCausalLM\ndef load(config, args):\n'
+                '    if config._attn_implementation == "own_fa2":\n        impl = "flash_attention_2"\n'
+                '    elif args.fa:\n        impl = "flash_attention_3"\n'
+                '    return AutoModelForCausalLM.from_pretrained("m", attn_implementation=impl)\n', count=1),
         # a quantized Llama's loader sets the config attribute behind attn_implementation= itself; the assert that
         # later checks it reads the value and sets nothing (label rule 35d-5)
         Invalid('def load(cls, name):\n    config = cls.config_class.from_pretrained(name)\n'
