@@ -117,6 +117,11 @@ def callable_aliases(ctx, resolve, none_standin: bool = False) -> dict[tuple[int
             continue
         chains = _chains(statement.value)
         keys = [resolve(c) for c in chains] if chains else []
+        if isinstance(statement.value, ast.Subscript):
+            # a dict of callables picked on the spot, some the rule's and some not (ShadowKV's `fc = {"stream_llm":
+            # streaming_forward, "block_sparse": block_sparse_kernel}[ty]`, a local wrapper beside minference's op):
+            # the call `fc(...)` may run the rule's one, and is its use; the entries only name them (label note 70d, (L52))
+            keys = [k for k in keys if k is not None]
         if not keys or any(k is None for k in keys):
             other.add(key)
             continue

@@ -177,6 +177,8 @@ def setup_py_runs(lines: list[str], path: str = "") -> list[Definition]:
         # the values of its `--opt=value` options, after the columns: a CPU target of the setup.py's source-set table
         # (`--test=coordinate`) builds no CUDA (`report`)
         values = " ".join(v for v in _OPTION_VALUE.findall(match.group("rest")) if "|" not in v)
+        if folder == "." and not docker and path.endswith((".sh", ".bash")) and _from_start(lines, number, match.start()):
+            values = f"{values} {_START}".lstrip()  # no `cd` before it: the setup.py of where the script is run (`report`)
         for into in changed_into(lines, number, match.start()):
             path = posixpath.normpath(posixpath.join(into, folder))
             if cloned is not None:
@@ -185,6 +187,19 @@ def setup_py_runs(lines: list[str], path: str = "") -> list[Definition]:
                     path = f"{CLONE_PREFIX}{cloned[1][image_path]}>"
             out.append(Definition(KIND, path, "", number, False, f"{match.start()} {match.end()} {values}".rstrip()))
     return out
+
+
+# a `python setup.py ...` of a shell script that changes no folder before it: `report` reads it, in a folder that holds
+# no setup.py, as run from the repository's root (ShadowKV scripts/build_env.sh: `python setup.py build_ext --inplace`,
+# run as `bash scripts/build_env.sh`, builds the root setup.py's CUDA extension in place: label note 70d)
+_START = "<start>"
+
+
+def _from_start(lines: list[str], number: int, end: int) -> bool:
+    """No `cd` before the command: neither in its own command (over continued lines) nor on a line above."""
+    from migrate.continued_commands import first_line, text_before
+
+    return not _CD.search(text_before(lines, number, end)) and _cd_above(lines, first_line(lines, number)) is None
 
 
 # a launcher writing a Dockerfile line by line (imaginaire scripts/build_docker.sh: `echo "RUN cd $p && python setup.py
@@ -682,6 +697,8 @@ def report(results: list[FileResult]) -> list[FileResult]:
         return results
     out = []
     root = None
+    setup_folders = {posixpath.normpath(os.path.dirname(r.path).replace(os.sep, "/")) for r in results
+                     if os.path.basename(r.path) == "setup.py"}
     for result in results:
         added = []
         for fact in getattr(result, "facts", ()) or ():
@@ -698,6 +715,12 @@ def report(results: list[FileResult]) -> list[FileResult]:
             else:
                 here = posixpath.normpath(posixpath.join(os.path.dirname(result.path).replace(os.sep, "/"), path))
             setup = builds.get(here) or next((s for d, s in builds.items() if (d == path and path != ".") or d.endswith("/" + path)), None)
+            if setup is None and path == "." and _START in columns.split()[2:] and here not in setup_folders:
+                # a shell script's `python setup.py build_ext --inplace` in a folder without a setup.py (scripts/): run
+                # from the repository's root, the root's setup.py
+                if root is None:
+                    root = posixpath.normpath(os.path.commonpath([os.path.dirname(r.path) or "." for r in results]).replace(os.sep, "/"))
+                setup = builds.get(root)
             submodule = None if setup is not None else (
                 submodules.get(here) or next((v for d, v in submodules.items() if d.endswith("/" + path)), None))
             if (setup is None and submodule is None) or any(f.code == "NPU502" and f.line == line and f.cell == cell

@@ -1466,6 +1466,9 @@ class Index:
     # pkg.config.defaults; not a package's `__init__.py`, not a name that is also a folder): a name imported from one is
     # an attribute of that file (`Index._misplaced`)
     module_files: frozenset = frozenset()
+    # the dotted names of the folders holding a scanned file but no `__init__.py` (`kernels/main.cu` -> kernels): an
+    # extension a build moves or builds into one is imported from it (`Index._placed_in_folder`)
+    bare_folders: frozenset = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.modules or self.namespaces or self.exports or self.helpers or self.star_names)
@@ -1691,6 +1694,8 @@ class Index:
                 return name
             if "." not in name and "." in dotted and self._beside_setup(name, dotted):  # `from lib.nms.gpu_nms import x`
                 return name
+            if "." not in name and "." in dotted and self._placed_in_folder(name, dotted):  # `from kernels import ext`
+                return name
             # a CMake shared library `lib<target>.so` imported from the package folder the build puts it in
             if name.startswith("lib") and f".{name}." in f".{dotted}." and self.modules[name].path.endswith("CMakeLists.txt"):
                 return name
@@ -1802,6 +1807,22 @@ class Index:
                 return True
         return False
 
+    def _placed_in_folder(self, name: str, dotted: str) -> bool:
+        """A top-level extension a setup script builds (`CUDAExtension(name='shadowkv', ...)`) imported from a folder of
+        the repository (`from kernels import shadowkv`): the build leaves the `.so` there (ShadowKV's setup.py moves it,
+        `shutil.move(so_file, os.path.join('kernels', so_file))`; an `--inplace` build or a copy does the same), since
+        nothing else of that name lies in the folder. Only a folder without `__init__.py` (whose `__init__` could bind
+        the name), and only while no Python file or folder of the repository is named like the extension (a real
+        `kernels/shadowkv.py` or `kernels/shadowkv/` is what the import finds)."""
+        definition = self.modules[name]
+        base = os.path.basename(definition.path)
+        if definition.kind != "module" or not (base.startswith("setup") and base.endswith(".py")) or name in self.packages:
+            return False
+        parts = dotted.split(".")
+        return any(parts[i] == name and ".".join(parts[:i]) in self.bare_folders
+                   and not self._module_file(parts[:i + 1]) and ".".join(parts[:i + 1]) not in self.bare_folders
+                   for i in range(1, len(parts)))
+
     def module_matching(self, pattern: str) -> str | None:
         """The extension module an f-string's pattern (`fstring_pattern`) can name. A build named by an f-string
         itself (`CUDAExtension(name=f"pkg_bindings._{cc}_C")`, one module per GPU architecture, imported as
@@ -1876,7 +1897,7 @@ def remember(results, index: Index) -> None:
 
 
 _INDEX_FIELDS = ("modules", "namespaces", "exports", "python_ops", "helpers", "packages", "cpu_built", "star_names", "stars",
-                 "module_files")
+                 "module_files", "bare_folders")
 
 
 def _definition_row(d: Definition) -> list:
@@ -1899,6 +1920,7 @@ def index_to_json(index: Index) -> dict | None:
         "star_names": [[name, [_definition_row(d) for d in ds]] for name, ds in index.star_names.items()],
         "stars": [[list(parts), list(sources)] for parts, sources in index.stars],
         "module_files": list(index.module_files),
+        "bare_folders": list(index.bare_folders),
     }
 
 
@@ -1932,6 +1954,7 @@ def index_from_json(data: dict) -> Index:
         definition_lists_from_json(data["star_names"]),
         tuple((tuple(parts), tuple(sources)) for parts, sources in data["stars"]),
         _strings(data["module_files"]),
+        _strings(data.get("bare_folders", ())),
     )
 
 
@@ -2034,19 +2057,21 @@ def _build_index(results) -> Index:
     # the repository's Python folder and module names (`Index._misplaced`; `_cmake_python_modules` below)
     packages = frozenset(part for r in results if r.path.endswith(".py") for part in _module_parts(r.path))
     module_files = _module_files(results)
+    bare_folders = _bare_folders(results)
     if any(d.path.endswith("CMakeLists.txt") for d in modules.values()):
         _cmake_library_names(modules, results)
         packages = _cmake_python_modules(modules, results)
     if any(d.mode in ("via", "wrap", "accessor", "builder", "lazy") for d in modules.values()):
         from migrate import kernel_values
 
-        resolver = Index(modules, namespaces, packages=packages, module_files=module_files)
+        resolver = Index(modules, namespaces, packages=packages, module_files=module_files, bare_folders=bare_folders)
         kernel_values.resolve_wrappers(modules, resolver.module_for, namespaces, python_ops(implementations), resolver.module_matching)
     if modules:  # values re-exported by any module, star imports of the repository's own modules
         from migrate import kernel_values
 
         kernel_values.module_reexports(results, modules, Index(modules, namespaces, packages=packages,
-                                                               module_files=module_files).module_for)
+                                                               module_files=module_files,
+                                                               bare_folders=bare_folders).module_for)
     stars = _star_imports(results) if star_names or exports else ()
     if star_names:  # kept for the modules some file star-imports only (a plain import of such a module reads none)
         sources = {tuple(s.split(".")) for _, ss in stars for s in ss}
@@ -2058,7 +2083,7 @@ def _build_index(results) -> Index:
 
         ops |= default_kernels.served(defaults, modules)
     return Index(modules, namespaces, exports, ops, frozenset(helpers), packages, frozenset(cpu_built),
-                 star_names, stars, module_files)
+                 star_names, stars, module_files, bare_folders)
 
 
 def _module_files(results) -> frozenset:
@@ -2077,6 +2102,19 @@ def _module_files(results) -> frozenset:
             files.add(".".join(parts))
             folders.update(".".join(parts[:i]) for i in range(1, len(parts)))
     return frozenset(files - folders)
+
+
+def _bare_folders(results) -> frozenset:
+    """`Index.bare_folders`: the dotted names of the folders that hold a scanned file of any kind, less those holding
+    an `__init__.py`."""
+    folders, packages = set(), set()
+    for r in results:
+        parts = [p for p in os.path.normpath(r.path).replace(os.sep, "/").split("/") if p and p not in (".", "..")]
+        folders.update(tuple(parts[:i]) for i in range(1, len(parts)))
+        if parts and parts[-1] == "__init__.py":
+            packages.add(tuple(parts[:-1]))
+    # each with its dotted suffixes: a scan given an absolute root names its files from there (`/tmp/x/kernels/a.cu`)
+    return frozenset(".".join(folder[i:]) for folder in folders - packages for i in range(len(folder)))
 
 
 def _star_imports(results) -> tuple:

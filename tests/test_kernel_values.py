@@ -763,6 +763,24 @@ def test_a_launcher_running_setup_py_of_a_cuda_build_is_reported(tmp_path):
     assert finding_lines(result, "NPU502", "ops/Makefile") == []
 
 
+def test_a_scripts_folder_launcher_running_setup_py_without_cd_builds_the_root_setup_py(tmp_path):
+    # ByteDance-Seed/ShadowKV e51904c scripts/build_env.sh (label note 70d), run as `bash scripts/build_env.sh` from the
+    # root: `python setup.py build_ext --inplace` with no `cd` before it, in a folder without a setup.py, builds the root
+    # setup.py's CUDA extension. After a computed `cd` (another checkout), or in a folder with its own (CPU) setup.py,
+    # it is not that build.
+    write_files(tmp_path, {
+        "setup.py": _cuda_setup('skv', 'skv', ['kernels/main.cu']), "kernels/main.cu": "__global__ void k(float* x) {}\n",
+        "scripts/build_env.sh": "pip install wheel\npython setup.py build_ext --inplace\n",
+        "scripts/other.sh": "cd $HOME/other && python setup.py install\ncd /opt/x\npython setup.py install\n",
+        "tools/setup.py": "from setuptools import setup\nsetup(name='tools', packages=['tools'])\n",
+        "tools/build.sh": "python setup.py install\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU502", "scripts/build_env.sh") == [2]
+    assert finding_lines(result, "NPU502", "scripts/other.sh") == []
+    assert finding_lines(result, "NPU502", "tools/build.sh") == []
+
+
 def test_loop_folders_make_and_echoed_dockerfile_installs_of_a_cuda_build_are_reported(tmp_path):
     # imaginaire scripts (label note 52b): `cd ext/${p};` on its own line in `for p in a b; do` enters each item's
     # folder; `make all` in a folder whose Makefile's target runs its setup.py installs the CUDA build (the Makefile
@@ -1387,6 +1405,33 @@ def test_an_extension_built_in_place_by_a_setup_script_of_another_name_is_import
     result = _scan(tmp_path)
     assert finding_lines(result, "NPU508", "nms/nms.py") == [1, 3]
     assert finding_lines(result, "NPU508", "tools/run.py") == [1, 2]
+
+
+def test_a_top_level_extension_the_build_places_in_a_folder_is_imported_from_that_folder(tmp_path):
+    # ByteDance-Seed/ShadowKV e51904c setup.py: `CUDAExtension(name='shadowkv', sources=['kernels/main.cu', ...])`, then
+    # `shutil.move(so_file, os.path.join('kernels', so_file))`; models/*.py import `from kernels import shadowkv` (kernels/
+    # holds the .cu files and no __init__.py). A folder's real module of that name, or an __init__.py that could bind
+    # it, is what the import finds instead.
+    write_files(tmp_path, {
+        "setup.py": (
+            "import os, shutil\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(name='skv', ext_modules=[CUDAExtension(name='skv', sources=['kernels/main.cu'])])\n"
+            "for so in (f for f in os.listdir('.') if f.endswith('.so')):\n    shutil.move(so, os.path.join('kernels', so))\n"),
+        "kernels/main.cu": "__global__ void k(float* x) {}\n",
+        "models/__init__.py": "",
+        "models/ops.py": "from kernels import skv\ndef f(t):\n    skv.rope(t)\n",
+        "other/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "setup(ext_modules=[CUDAExtension(name='fused', sources=['k.cu']), CUDAExtension(name='packed', sources=['k.cu'])])\n"),
+        "other/k.cu": "__global__ void k(float* x) {}\n",
+        "wrappers/fused.py": "def run(t):\n    return t\n",
+        "pkg/__init__.py": "from .impl import packed\n",
+        "pkg/impl.py": "def packed(t):\n    return t\n",
+        "models/more.py": "from wrappers import fused\nfrom pkg import packed\nfused.run(1)\npacked(2)\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU508", "models/ops.py") == [1, 3]
+    assert finding_lines(result, "NPU508", "models/more.py") == []
 
 
 # ---- unknown dependencies also from manifests and literal importlib imports ------------------------------

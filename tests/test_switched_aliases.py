@@ -51,3 +51,24 @@ def test_a_name_always_bound_to_the_package_is_reported_at_its_call(tmp_path):
     result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
     # a plain alias (callable_aliases): the call through it is the use, the binding only names the class (L52)
     assert finding_lines(result, "NPU507", "model.py") == [4]
+
+
+def test_a_dict_of_callables_picked_on_the_spot_is_reported_at_the_call_through_its_name(tmp_path):
+    # ByteDance-Seed/ShadowKV e51904c models/tensor_op.py (label note 70d, (L52)): `fc = {"stream_llm": streaming_forward,
+    # "block_sparse": block_sparse_kernel}[ty]` mixes a GPU-only op with a local wrapper; `fc(...)` may run the op and
+    # is the use, the dict entry only names it. A dict of local functions only is nothing to report.
+    source = ("from minference import streaming_forward\n"                                     # 1
+              "def attend(q, ty):\n"                                                          # 2
+              "    def block_sparse_kernel(q):\n"                                              # 3
+              "        return q\n"                                                             # 4
+              "    fc = {\n"                                                                   # 5
+              "        'stream_llm': streaming_forward,\n"                                     # 6
+              "        'block_sparse': block_sparse_kernel,\n"                                 # 7
+              "    }[ty]\n"                                                                    # 8
+              "    return fc(q)\n"                                                             # 9
+              "def plain(q, ty):\n"                                                            # 10
+              "    g = {'a': abs, 'b': round}[ty]\n"                                           # 11
+              "    return g(q)\n")                                                             # 12
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": source})
+    result = scan([str(tmp_path)], use_cache=False, torch_npu_version=NEWEST)
+    assert [n for n in finding_lines(result, "NPU507", "model.py") if n != 1] == [9]

@@ -274,7 +274,17 @@ def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
     if not literals:
         return None
     name = node.targets[0].id
-    keys = {name}
+    keys = {name} | _handed_on_keys(ctx, node, name)
+    for key in sorted(keys):
+        if any(_lookup(key, literal, roots) is not None for literal in literals):
+            return key
+    return None
+
+
+def _handed_on_keys(ctx, node, name: str) -> set:
+    """The keywords the name `name` is handed on as in the function (or module) of `node`: `attn_implementation=name`,
+    `{"attn_implementation": name}`."""
+    keys = set()
     scope = ctx.parent(node)
     while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         scope = ctx.parent(scope)
@@ -284,10 +294,46 @@ def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
         elif isinstance(inner, ast.Dict):
             keys.update(_constant(k) for k, v in zip(inner.keys, inner.values)
                         if isinstance(v, ast.Name) and v.id == name and isinstance(_constant(k), str))
-    for key in sorted(keys):
-        if any(_lookup(key, literal, roots) is not None for literal in literals):
-            return key
+    return keys
+
+
+def _literal_option(ctx, node: ast.Assign, roots) -> GpuOption | None:
+    """The option a GPU-only literal bound to a name selects where the name is handed on as that option's keyword in
+    the same function: `attn_implementation = "flash_attention_2"` in one branch of the project's switch (`elif
+    args.use_flash_attention:`), then `from_pretrained(..., attn_implementation=attn_implementation)` (thu-nics/MoA
+    longbench_evaluate.py, label note 70d): the line where the project picks the library's GPU-only value, as for
+    `_mapped_option_key`'s conditional expression. A literal never handed on as the keyword is not read."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    literal = _constant(node.value)
+    if not isinstance(literal, str) or literal not in _option_literals():
+        return None
+    for key in sorted(_handed_on_keys(ctx, node, node.targets[0].id)):
+        option = _lookup(key, literal, roots)
+        if option is not None and not _translates_the_option(ctx, node, key):
+            return option
     return None
+
+
+def _translates_the_option(ctx, node, key: str) -> bool:
+    """The literal is picked under a test that reads the option itself (VeOmni's flash.py: `if
+    module.config._attn_implementation == "veomni_flash_attention_2_with_sp": fa_kernel_implementation =
+    "flash_attention_2"`): a value already chosen elsewhere (its config line) turned into the library's spelling, not
+    the project's choice. Only the branch the test selects (its body; an `elif` below it tests on its own)."""
+    wanted = key.lstrip("_")
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(parent, ast.If) and any(child is statement for statement in parent.body) and any(
+                (isinstance(n, ast.Attribute) and n.attr.lstrip("_") == wanted)
+                or (isinstance(n, ast.Name) and n.id.lstrip("_") == wanted) for n in ast.walk(parent.test)):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _option_literals() -> frozenset:
+    return frozenset(v for option in gpu_only_options()[0] for v in option.values if isinstance(v, str))
 
 
 def _probed_test(ctx, test, key: str, roots) -> bool:
@@ -705,6 +751,16 @@ class GpuOnlyOption(Rule):
         Invalid("from .modeling_minicpm import LayerWiseModel\ndef load(args):\n    return LayerWiseModel.from_pretrained(\n"
                 "        args.path, attn_implementation='flash_attention_2' if args.use_flash_attn else None)\n", count=1),
         Invalid('args = TrainingArguments(output_dir="o", optim="paged_adamw_32bit")', count=1),
+        # the project's switch picks the GPU-only value into a name handed on as the keyword (thu-nics/MoA
+        # longbench_evaluate.py, label note 70d): the literal's line; a literal never handed on as the keyword is not read
+        Invalid('from transformers import AutoModelForCausalLM\ndef load(args):\n    if args.moa:\n        impl = "sdpa"\n'
+                '    elif args.use_flash_attention:\n        impl = "flash_attention_2"\n    label = "flash_attention_2"\n'
+                '    return AutoModelForCausalLM.from_pretrained("m", attn_implementation=impl), label\n', count=1),
+        # ... not where the test reads the option itself: a chosen value turned into the library's spelling (VeOmni flash.py)
+        Invalid('from transformers import AutoModelForCausalLM\ndef load(config, args):\n'
+                '    if config._attn_implementation == "own_fa2":\n        impl = "flash_attention_2"\n'
+                '    elif args.fa:\n        impl = "flash_attention_3"\n'
+                '    return AutoModelForCausalLM.from_pretrained("m", attn_implementation=impl)\n', count=1),
         # a quantized Llama's loader sets the config attribute behind attn_implementation= itself; the assert that
         # later checks it reads the value and sets nothing (label rule 35d-5)
         Invalid('def load(cls, name):\n    config = cls.config_class.from_pretrained(name)\n'
@@ -942,6 +998,11 @@ class GpuOnlyOption(Rule):
                 # `attn_implementation=attn_impl`: the line where the project turns its own switch into the
                 # library's GPU-only value (label note 63b)
                 yield from self._conditional_finding(ctx, key, node.value, roots)
+            option = _literal_option(ctx, node, roots) if isinstance(node.value, ast.Constant) else None
+            if option is not None:
+                found = self._option_finding(ctx, node.value, option, node.value.value)
+                if found is not None:
+                    yield found
             for target in node.targets:
                 # `args.optim = ...` and `kwargs["load_in_8bit"] = True` (keyword dicts built up key by key)
                 key = target.attr if isinstance(target, ast.Attribute) else (
