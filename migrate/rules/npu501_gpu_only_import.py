@@ -1592,6 +1592,12 @@ class GpuOnlyImport(Rule):
                 "except ImportError:\n    flash_attn = None\n    flash_attn_varlen_func = None\n\n"
                 "def attend(q, k, v, cu):\n    if flash_attn.__version__ >= '2.7.0':\n        pass\n"
                 "    return flash_attn_varlen_func(q, k, v, cu, cu)\n", count=2),
+        # a name the attempt imports beside None stand-ins that the handler does not bind at all (HunyuanVideo's
+        # attention as vendored by x-attention, labeller note 70e): a NameError without the package, that import
+        # stays (the stand-in nothing reads leaves its own import optional)
+        Invalid("try:\n    import flash_attn\n    from flash_attn import flash_attn_func\n"
+                "except ImportError:\n    flash_attn = None\n\n"
+                "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n", count=1),
         # the same stand-ins bound by one tuple assignment (mamba_ssm ops/triton/ssd_combined.py, labels 65b): the
         # calls are None(...) without the package, no line asks
         Invalid("try:\n    from causal_conv1d import causal_conv1d_fn\n    import causal_conv1d_cuda\n"
