@@ -711,6 +711,10 @@ class GpuOnlyOption(Rule):
                 '    config._attn_implementation = "flash_attention_2"\n    return cls(config)\n'
                 'def attn(config):\n    assert config._attn_implementation == "flash_attention_2"\n', count=1),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
+        # the kwargs a vision config is built from set the property and its stored value: each key must change
+        # (VLMEvalKit valley_eagle vision_encoder_config.py, labeller note 70e: two labels)
+        Invalid('cfg = Qwen2VLVisionConfig(**{\n    "depth": 32,\n    "_attn_implementation": "flash_attention_2",\n'
+                '    "_attn_implementation_internal": "flash_attention_2"\n})\n', count=2),
         # a project kept in a folder named like the library it calls is not that library's own package
         Invalid("from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.q4)\n",
                 count=1, filename="home/me/transformers/proj/train.py"),
