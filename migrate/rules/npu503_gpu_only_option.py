@@ -212,6 +212,11 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
                 isinstance(parent, ast.IfExp) and child is parent.orelse):
             if any(fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test) for guard in guards):
                 return True
+            # a flag bound True in a `try:` importing the package (`try: import flash_attn; flash_attn_flag = True /
+            # except ImportError: pass`, then `if flash_attn_flag: from_pretrained(..., use_flash_attention_2=True)`;
+            # VLMEvalKit llava.py, labeller note 70e: a probe with a fallback), or a call of such a probe function
+            if getattr(ctx, "nodes", None) is not None and _probe_flag_test(ctx, parent.test, tuple(guards)):
+                return True
         child, parent = parent, ctx.parent(parent)
     # `try: import flash_attn; self._attn_implementation = "flash_attention_2" / except: pass` (migrate/option_selections.py)
     if isinstance(node, ast.AST) and getattr(ctx, "tree", None) is not None and chosen_after_import(ctx, node, guards):
@@ -288,6 +293,16 @@ def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
         if any(_lookup(key, literal, roots) is not None for literal in literals):
             return key
     return None
+
+
+def _probe_flag_test(ctx, test, guards: tuple[str, ...]) -> bool:
+    """The `if` test reads a flag or calls a probe function of the file for a package matching `guards` (`_probes`)."""
+    ctx.__dict__.setdefault("_npu503_probes", {})
+    flags, probes = ctx.__dict__.setdefault("_npu503_guard_probes", {}).get(guards) or _probes(ctx, guards, None)
+    ctx.__dict__["_npu503_guard_probes"][guards] = (flags, probes)
+    return any(isinstance(node, ast.Name) and node.id in flags
+               or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in probes
+               for node in ast.walk(test))
 
 
 def _probed_test(ctx, test, key: str, roots) -> bool:
@@ -711,6 +726,12 @@ class GpuOnlyOption(Rule):
                 '    config._attn_implementation = "flash_attention_2"\n    return cls(config)\n'
                 'def attn(config):\n    assert config._attn_implementation == "flash_attention_2"\n', count=1),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
+        # the option only where a probe of the file imported flash_attn (VLMEvalKit llava.py, labeller note 70e): an
+        # optional path; the plain call beside it selects nothing GPU-only
+        Invalid("flash_attn_flag = False\ntry:\n    import flash_attn\n    flash_attn_flag = True\nexcept ImportError:\n"
+                "    pass\nif flash_attn_flag:\n    m = LlavaForConditionalGeneration.from_pretrained(p, use_flash_attention_2=True)\n"
+                "else:\n    m = LlavaForConditionalGeneration.from_pretrained(p)\n"
+                "m2 = AutoModelForCausalLM.from_pretrained(p, use_flash_attention_2=True)\n", count=1),
         # the kwargs a vision config is built from set the property and its stored value: each key must change
         # (VLMEvalKit valley_eagle vision_encoder_config.py, labeller note 70e: two labels)
         Invalid('cfg = Qwen2VLVisionConfig(**{\n    "depth": 32,\n    "_attn_implementation": "flash_attention_2",\n'
