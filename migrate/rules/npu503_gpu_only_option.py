@@ -269,6 +269,60 @@ def _expected_to_fail(ctx, node) -> bool:
     return False
 
 
+_CATCH_ALL = frozenset({"Exception", "BaseException"})
+
+
+def _fallback_handler(attempt: ast.Try) -> bool:
+    """A handler of `attempt` that catches everything (bare, `Exception`) and loads again: its body calls a
+    `from_pretrained` (or a `pipeline(...)`), and raises nowhere outside a nested `try:` of its own."""
+    for handler in attempt.handlers:
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
+        if caught is not None and not any(isinstance(n, ast.Name) and n.id in _CATCH_ALL for n in names):
+            continue
+        raises = any(isinstance(s, ast.Raise) for s in handler.body)
+        loads = any(isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
+                    in ("from_pretrained", "pipeline") for n in ast.walk(handler))
+        if loads and not raises:
+            return True
+    return False
+
+
+def _in_tried_body(ctx, node) -> bool:
+    """`node` lies in the body of a `try:` with a fallback handler (`_fallback_handler`)."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+        if isinstance(parent, ast.Try) and any(child is s for s in parent.body) and _fallback_handler(parent):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def _tried_with_fallback(ctx, node) -> bool:
+    """The option is given to a model load tried in a `try:` whose catch-all handler loads again without it
+    (VLMEvalKit spatial_mllm.py: `try: from_pretrained(..., attn_implementation="flash_attention_2") / except
+    Exception: from_pretrained(..., attn_implementation="eager")`; RULER model_wrappers.py: `model_kwargs =
+    {"attn_implementation": "flash_attention_2"}` read only in `try: pipeline(..., model_kwargs=model_kwargs) /
+    except: AutoModelForCausalLM.from_pretrained(name)`): without flash_attn the load fails and the program takes
+    the other one, a working fallback (labeller notes 59e, 70e). A dict bound to a name counts where every read of
+    the name is in such a body."""
+    if getattr(ctx, "parent", None) is None or getattr(ctx, "nodes", None) is None:
+        return False
+    if _in_tried_body(ctx, node):
+        return True
+    child, parent = node, ctx.parent(node)
+    if isinstance(parent, ast.Dict):
+        child, parent = parent, ctx.parent(parent)
+    if not (isinstance(parent, ast.Assign) and parent.value is child and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    scope = ctx.enclosing(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+    reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == name and isinstance(n.ctx, ast.Load)
+             and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef)) is scope]
+    return bool(reads) and all(_in_tried_body(ctx, n) for n in reads)
+
+
 def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
     """The library keyword a conditional assignment to a name feeds with a GPU-only literal: `attn_impl =
     "flash_attention_2" if use_flash_attention_2 else "eager"` whose name is the keyword (`attn_implementation = ...`)
@@ -726,6 +780,15 @@ class GpuOnlyOption(Rule):
                 '    config._attn_implementation = "flash_attention_2"\n    return cls(config)\n'
                 'def attn(config):\n    assert config._attn_implementation == "flash_attention_2"\n', count=1),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
+        # a load tried with flash_attention_2 whose catch-all handler loads again without it (labeller notes 59e
+        # spatial_mllm.py, 70e RULER model_wrappers.py): a working fallback; a handler that re-raises is none
+        Invalid("def load(name):\n    kwargs = {'attn_implementation': 'flash_attention_2'}\n    try:\n"
+                "        return pipeline('text-generation', model=name, model_kwargs=kwargs)\n    except:\n"
+                "        return AutoModelForCausalLM.from_pretrained(name)\n"
+                "def load2(name):\n    try:\n        return AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n"
+                "    except Exception as e:\n        logging.warning(e)\n        return AutoModel.from_pretrained(name, attn_implementation='eager')\n"
+                "def load3(name):\n    try:\n        return AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n"
+                "    except Exception as e:\n        raise RuntimeError(name) from e\n", count=1),
         # the option only where a probe of the file imported flash_attn (VLMEvalKit llava.py, labeller note 70e): an
         # optional path; the plain call beside it selects nothing GPU-only
         Invalid("flash_attn_flag = False\ntry:\n    import flash_attn\n    flash_attn_flag = True\nexcept ImportError:\n"
@@ -1115,7 +1178,8 @@ class GpuOnlyOption(Rule):
         None too where a library's config class passes on its own switch (`_under_own_switch`)."""
         if option.guards and _under_availability_check(ctx, node, option.guards):
             return None
-        if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)):
+        if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)
+                                            or _tried_with_fallback(ctx, node)):
             return None
         shown = value if isinstance(value, str) else str(value)
         if not isinstance(node, tuple) and _environment_default(node) is not None:
