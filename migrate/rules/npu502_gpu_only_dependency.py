@@ -832,7 +832,8 @@ class GpuOnlyDependency(Rule):
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
         # a plain requirement of a partial package (nerfacc: PyTorch paths beside its CUDA ones) is no label, its
         # CUDA-suffixed wheel is (label ruling (L49); labels 59b, 70e)
-        Invalid("nerfacc==0.5.3\nnumpy\ncupy-cuda12x==13.0.0\n", kind="manifest", count=1),
+        Invalid("nerfacc==0.5.3\nnumpy\ncupy-cuda12x==13.0.0\ngit+https://github.com/KAIR-BAIR/nerfacc.git@v0.5.2\n",
+                kind="manifest", count=2),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
         # alibaba/ROLL's CUDA images: apex named by a build argument's default, built with --cuda_ext (labeller 52a:
         # the install line that names it); an argument without a default stays unread
@@ -1147,10 +1148,12 @@ class GpuOnlyDependency(Rule):
                     "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
-            elif key is not None and table[key].status == "partial" and _listed(table[key]):
+            elif key is not None and table[key].status == "partial" and _listed(table[key]) and "://" not in dep.raw:
                 # a plain requirement of a package that runs on Ascend NPU in part (nerfacc's PyTorch paths beside its
                 # CUDA ones): the line installs what runs there; the parts to port are its uses, NPU501's imports. Its
-                # CUDA-suffixed wheel (above) is the label (label ruling (L49); labels 53 (kaolin), 59b, 70e (nerfacc))
+                # CUDA-suffixed wheel (above) is the label (label ruling (L49); labels 53 (kaolin), 59b, 70e (nerfacc)),
+                # and so is a source install from a URL (`git+https://...nerfacc@v0.5.2` builds its CUDAExtension:
+                # GeoDream's labels)
                 continue
             elif key is not None and _listed(table[key]):
                 entry = table[key]
