@@ -272,9 +272,25 @@ def _expected_to_fail(ctx, node) -> bool:
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
 
 
-def _fallback_handler(attempt: ast.Try) -> bool:
-    """A handler of `attempt` that catches everything (bare, `Exception`) and loads again: its body calls a
-    `from_pretrained` (or a `pipeline(...)`), and raises nowhere outside a nested `try:` of its own."""
+def _sets_again(handler: ast.AST, key: str, value) -> bool:
+    """The handler selects the same value again: the string literal anywhere in it (`_attn_implementation=
+    "flash_attention_2"` in MInference's reload, labels 60), or the keyword / dict key with the same constant."""
+    for node in ast.walk(handler):
+        if isinstance(value, str) and isinstance(node, ast.Constant) and node.value == value:
+            return True
+        if isinstance(node, ast.keyword) and node.arg == key and isinstance(node.value, ast.Constant) \
+                and node.value.value == value:
+            return True
+        if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == key and isinstance(v, ast.Constant)
+                                              and v.value == value for k, v in zip(node.keys, node.values)):
+            return True
+    return False
+
+
+def _fallback_handler(attempt: ast.Try, key: str, value) -> bool:
+    """A handler of `attempt` that catches everything (bare, `Exception`) and loads again without the value: its
+    body calls a `from_pretrained` (or a `pipeline(...)`), does not select the value again (`_sets_again`), and
+    raises nowhere outside a nested `try:` of its own."""
     for handler in attempt.handlers:
         caught = handler.type
         names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
@@ -283,22 +299,22 @@ def _fallback_handler(attempt: ast.Try) -> bool:
         raises = any(isinstance(s, ast.Raise) for s in handler.body)
         loads = any(isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
                     in ("from_pretrained", "pipeline") for n in ast.walk(handler))
-        if loads and not raises:
+        if loads and not raises and not _sets_again(handler, key, value):
             return True
     return False
 
 
-def _in_tried_body(ctx, node) -> bool:
+def _in_tried_body(ctx, node, key: str, value) -> bool:
     """`node` lies in the body of a `try:` with a fallback handler (`_fallback_handler`)."""
     child, parent = node, ctx.parent(node)
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-        if isinstance(parent, ast.Try) and any(child is s for s in parent.body) and _fallback_handler(parent):
+        if isinstance(parent, ast.Try) and any(child is s for s in parent.body) and _fallback_handler(parent, key, value):
             return True
         child, parent = parent, ctx.parent(parent)
     return False
 
 
-def _tried_with_fallback(ctx, node) -> bool:
+def _tried_with_fallback(ctx, node, key: str, value) -> bool:
     """The option is given to a model load tried in a `try:` whose catch-all handler loads again without it
     (VLMEvalKit spatial_mllm.py: `try: from_pretrained(..., attn_implementation="flash_attention_2") / except
     Exception: from_pretrained(..., attn_implementation="eager")`; RULER model_wrappers.py: `model_kwargs =
@@ -308,7 +324,7 @@ def _tried_with_fallback(ctx, node) -> bool:
     the name is in such a body."""
     if getattr(ctx, "parent", None) is None or getattr(ctx, "nodes", None) is None:
         return False
-    if _in_tried_body(ctx, node):
+    if _in_tried_body(ctx, node, key, value):
         return True
     child, parent = node, ctx.parent(node)
     if isinstance(parent, ast.Dict):
@@ -320,7 +336,7 @@ def _tried_with_fallback(ctx, node) -> bool:
     scope = ctx.enclosing(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
     reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == name and isinstance(n.ctx, ast.Load)
              and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef)) is scope]
-    return bool(reads) and all(_in_tried_body(ctx, n) for n in reads)
+    return bool(reads) and all(_in_tried_body(ctx, n, key, value) for n in reads)
 
 
 def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
@@ -788,7 +804,12 @@ class GpuOnlyOption(Rule):
                 "def load2(name):\n    try:\n        return AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n"
                 "    except Exception as e:\n        logging.warning(e)\n        return AutoModel.from_pretrained(name, attn_implementation='eager')\n"
                 "def load3(name):\n    try:\n        return AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n"
-                "    except Exception as e:\n        raise RuntimeError(name) from e\n", count=1),
+                "    except Exception as e:\n        raise RuntimeError(name) from e\n"
+                # MInference's RULER wrapper (labels 60): the reload selects flash_attention_2 again, no fallback
+                "def load4(name):\n    kwargs = {'attn_implementation': 'flash_attention_2'}\n    try:\n"
+                "        return pipeline('text-generation', model=name, model_kwargs=kwargs)\n    except:\n"
+                "        return AutoModelForCausalLM.from_pretrained(name, _attn_implementation='flash_attention_2')\n",
+                count=3),
         # the option only where a probe of the file imported flash_attn (VLMEvalKit llava.py, labeller note 70e): an
         # optional path; the plain call beside it selects nothing GPU-only
         Invalid("flash_attn_flag = False\ntry:\n    import flash_attn\n    flash_attn_flag = True\nexcept ImportError:\n"
@@ -1179,7 +1200,7 @@ class GpuOnlyOption(Rule):
         if option.guards and _under_availability_check(ctx, node, option.guards):
             return None
         if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)
-                                            or _tried_with_fallback(ctx, node)):
+                                            or _tried_with_fallback(ctx, node, option.key, value)):
             return None
         shown = value if isinstance(value, str) else str(value)
         if not isinstance(node, tuple) and _environment_default(node) is not None:
