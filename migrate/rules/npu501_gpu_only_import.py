@@ -1597,7 +1597,10 @@ class GpuOnlyImport(Rule):
         # stays (the stand-in nothing reads leaves its own import optional)
         Invalid("try:\n    import flash_attn\n    from flash_attn import flash_attn_func\n"
                 "except ImportError:\n    flash_attn = None\n\n"
-                "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n", count=1),
+                "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n"
+                # a handler binding the attempt's own choice is no stand-in (DFloat11 inference.py, labels 60e)
+                "try:\n    import flash_attn as fa2\n    attn_impl = 'flash_attention_2'\nexcept ImportError:\n"
+                "    attn_impl = None\nm = load(attn_implementation=attn_impl)\n", count=1),
         # the same stand-ins bound by one tuple assignment (mamba_ssm ops/triton/ssd_combined.py, labels 65b): the
         # calls are None(...) without the package, no line asks
         Invalid("try:\n    from causal_conv1d import causal_conv1d_fn\n    import causal_conv1d_cuda\n"
