@@ -136,12 +136,11 @@ def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
     # a name the attempt binds that the handlers, binding None stand-ins for its neighbours, leave unbound gets no
     # stand-in at all (`from flash_attn import flash_attn_func` beside `flash_attn = None`): a NameError off CUDA
     # (labeller note 70e on HunyuanVideo's attention)
-    # Only where every name the handlers bind stands in for an import of the attempt: `attn_implementation = None`
-    # beside `import flash_attn` is the attempt's choice, not a stand-in (DFloat11 inference.py, labels 60e)
-    imported = {(a.asname or a.name).split(".", 1)[0] for s in attempt.body if isinstance(s, (ast.Import, ast.ImportFrom))
-                for a in s.names}
-    if stand_ins <= imported:
-        stand_ins |= bound - _bound_in(handlers)
+    # (DLBlas grouped_gemm.py: `from apex.contrib import grouped_gemm as gm` / `grouped_gemm = None`). Then only the
+    # reads of the unbound names count: `attn_implementation = None` beside `import flash_attn` is the attempt's
+    # choice, read after it, while `flash_attn` is read nowhere (DFloat11 inference.py, labels 60e: optional)
+    if not bound & stand_ins:
+        stand_ins = bound - _bound_in(handlers)
     if not bound & stand_ins:
         return False
     from migrate.rules.npu501_gpu_only_import import early_exit_guard

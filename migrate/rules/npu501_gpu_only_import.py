@@ -1600,7 +1600,10 @@ class GpuOnlyImport(Rule):
                 "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n"
                 # a handler binding the attempt's own choice is no stand-in (DFloat11 inference.py, labels 60e)
                 "try:\n    import flash_attn as fa2\n    attn_impl = 'flash_attention_2'\nexcept ImportError:\n"
-                "    attn_impl = None\nm = load(attn_implementation=attn_impl)\n", count=1),
+                "    attn_impl = None\nm = load(attn_implementation=attn_impl)\n"
+                # a stand-in under the wrong name leaves the alias unbound (DLBlas grouped_gemm.py, labels 67)
+                "try:\n    from apex.contrib import grouped_gemm as gm\nexcept ImportError:\n    grouped_gemm = None\n"
+                "def gmm(a, b):\n    return gm.ops.gmm(a, b)\n", count=2),
         # the same stand-ins bound by one tuple assignment (mamba_ssm ops/triton/ssd_combined.py, labels 65b): the
         # calls are None(...) without the package, no line asks
         Invalid("try:\n    from causal_conv1d import causal_conv1d_fn\n    import causal_conv1d_cuda\n"
