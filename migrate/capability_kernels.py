@@ -101,6 +101,13 @@ def _selected(node: ast.AST, parent: dict, flags: dict) -> bool:
     return False
 
 
+def _selects_from_targets(tree: ast.AST, importer: str, paths: dict, targets: set) -> bool:
+    """The module imports a name from a kernel module and reads a device's capability in a function."""
+    return any(isinstance(node, ast.ImportFrom)
+               and _module_path(node.module or "", node.level, importer, paths) in targets for node in ast.walk(tree)) \
+        and _capability_read(tree)
+
+
 def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
     """`results` less the Triton uses inside functions reached only through a device-capability selection."""
     from migrate import engine, fileio
@@ -113,8 +120,20 @@ def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_si
     if not targets or not selectors:
         return results
     paths = {os.path.normpath(r.path): r.path for r in results if r.path.endswith(".py")}
+    stems = {os.path.splitext(os.path.basename(t))[0] for t in targets}
     trees: dict[str, ast.AST] = {}
-    for normal in targets | selectors:
+    # the selectors first, and only those naming a kernel module (a cheap text test): most files that read a device's
+    # capability select no Triton kernel, and parsing them all again cost a warm re-run of torch ~16 s
+    for normal in selectors:
+        text = engine.text_again(paths[normal], fresh.get(paths[normal]), max_file_size)
+        if text is None or not any(stem in text for stem in stems):
+            continue
+        tree = fileio.parse_python(text)
+        if tree is not None and _selects_from_targets(tree, normal, paths, targets):
+            trees[normal] = tree
+    if not trees:
+        return results
+    for normal in targets - set(trees):
         text = engine.text_again(paths[normal], fresh.get(paths[normal]), max_file_size)
         tree = fileio.parse_python(text) if text is not None else None
         if tree is not None:
@@ -154,12 +173,14 @@ def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_si
         return results
     # importers of the kernel modules that hold no capability read: read where their text names a kernel module's
     # function, so that a direct call elsewhere keeps it
-    names = {name for (module, name) in refs}
+    # only the functions some selection reaches are in question, and a file can import one only by naming its module
+    wanted = [(os.path.splitext(os.path.basename(module))[0], name) for (module, name), states in refs.items()
+              if "sel" in states]
     for normal, path in paths.items():
         if normal in trees or _TEST_PATH.search(normal.replace(os.sep, "/")):
             continue
         text = engine.text_again(path, fresh.get(path), max_file_size)
-        if text is None or not any(name in text for name in names):
+        if text is None or not any(stem in text and name in text for stem, name in wanted):
             continue
         tree = fileio.parse_python(text)
         if tree is None:
@@ -190,8 +211,7 @@ def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_si
         states = refs.get(key, set())
         answer = bool(states) and "direct" not in states and all(
             s == "sel" or reached(s, seen | {key}) for s in states if s != "direct")
-        if not seen:
-            selected[key] = answer
+        selected[key] = answer  # kept even inside a cycle (where True is assumed): the walk stays linear
         return answer
 
     out = []
