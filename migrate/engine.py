@@ -25,6 +25,7 @@ from migrate import (
     asserted_entries,
     base_images,
     builder_classes,
+    capability_kernels,
     cmake_find_modules,
     cmake_npu_switch,
     cmake_subdirs,
@@ -505,6 +506,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += tuple(("built", name, line) for name, line in npu_plugins.built(path, text))
     if "python" in kinds:  # a registry decorator may be here (read after the scan, migrate/registry_kernels.py)
         facts += registry_kernels.hint_facts(text)
+        facts += capability_kernels.hint_facts(text)  # a device-capability read (migrate/capability_kernels.py)
         facts += type_lists.hint_facts(text)  # a class list handed to a type-checking helper (read after the scan)
         facts += importer_tested_stand_ins.stand_in_facts(text)  # a None stand-in (read after the scan)
         facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
@@ -822,6 +824,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = tried_entries.drop_tried_uses(results, read, config.max_file_size)  # entered only by calls tried with a fallback
     results = type_lists.drop_type_list_uses(results, read, config.max_file_size)  # classes a helper only type-checks
     results = registry_kernels.drop_registry_selected(results, read, config.max_file_size)  # Triton behind an op registry with an NPU side
+    results = capability_kernels.drop_capability_selected(results, read, config.max_file_size)  # Triton behind a capability test
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there

@@ -60,12 +60,43 @@ def _raising_test(ctx, node) -> bool:
     return False
 
 
+def _returned_to_reports(ctx, node) -> bool:
+    """`return CUDA_HOME` of a module-level helper (`def _get_cuda_home(): from torch.utils.cpp_extension import
+    CUDA_HOME; return CUDA_HOME`, mmcv's collect_env as vendored by HunyuanVideo, labeller note 70e) whose every call
+    in the file is recorded under a string name, directly (`env_info['CUDA_HOME'] = _get_cuda_home()`) or through
+    the name it is bound to (`CUDA_HOME = _get_cuda_home()` then `env_info['CUDA_HOME'] = CUDA_HOME`): the helper only
+    feeds the report."""
+    if not isinstance(ctx.parent(node), ast.Return):
+        return False
+    helper = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if helper is None or ctx.parent(helper) is not ctx.tree:
+        return False
+    calls = [c for c in ctx.nodes.get(ast.Call, ()) if isinstance(c.func, ast.Name) and c.func.id == helper.name]
+    mentions = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == helper.name]
+    if not calls or len(calls) != len(mentions):
+        return False  # named otherwise too (handed on, re-exported): not read as a report's helper
+    for call in calls:
+        if _recorded(ctx, call):
+            continue
+        bound = ctx.parent(call)
+        function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if not (isinstance(bound, ast.Assign) and bound.value is call and len(bound.targets) == 1
+                and isinstance(bound.targets[0], ast.Name) and function is not None):
+            return False
+        name = bound.targets[0].id
+        if not any(n.id == name and isinstance(n.ctx, ast.Load) and _recorded(ctx, n)
+                   and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef)) is function
+                   for n in ctx.nodes.get(ast.Name, ())):
+            return False
+    return True
+
+
 def report_reads(ctx, reads: list) -> set[int]:
     """id() of each read in `reads` (the `CUDA_HOME` loads of the file) that belongs to an environment report: in a
     function one of whose reads is recorded under a string name, and not the test of a raising check."""
     reporting = set()
     for node in reads:
-        if _recorded(ctx, node):
+        if _recorded(ctx, node) or _returned_to_reports(ctx, node):
             function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             if function is not None:
                 reporting.add(id(function))

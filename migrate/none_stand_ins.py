@@ -22,7 +22,9 @@ stand-in raises or is None: the call fails there"): `except ImportError: def _un
 ImportError("install flash-attn")` with `flash_attn_varlen_func = _unsupported`, or a `def flash_attn_func(...)` of the
 imported name that only raises (fastvideo-kernel's vmoba.py, labeller note 61a: "stand-in raises (L42)"). A handler
 that also binds a flag (`HAS_FLASH = False`), a substitute (`from .ref import attn`), a def that does some work or a
-class is a real fallback and is not read here. A flag the handler sets to None too, where the attempt gives
+class is a real fallback and is not read here. A name the attempt imports that such a handler leaves unbound
+(`from flash_attn import flash_attn_func` beside `flash_attn = None`) has no stand-in at all: a NameError where the
+package is missing, read as an untested stand-in (labeller note 70e, HunyuanVideo's attention). A flag the handler sets to None too, where the attempt gives
 it a value (`FLASH_VER = 2` / `FLASH_VER = None`), is tested by any comparison (`if FLASH_VER == 2:`): the module
 asks whether the package is there.
 
@@ -107,6 +109,18 @@ def tested_anywhere(ctx, name: str) -> bool:
                for node in ctx.nodes.get(ast.Name, ()))
 
 
+def _bound_in(handlers) -> set[str]:
+    """Every name the handlers' statements bind (assignment targets, defs)."""
+    names: set[str] = set()
+    for handler in handlers:
+        for statement in handler.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(statement.name)
+            for target in statement.targets if isinstance(statement, ast.Assign) else ():
+                names.update(e.id for e in ast.walk(target) if isinstance(e, ast.Name))
+    return names
+
+
 def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
     """`statement` (an import in `attempt`'s body) binds a name that the ImportError `handlers` replace by a bare None,
     and no line of the module tests any of the handler's stand-ins: the import is required."""
@@ -119,6 +133,14 @@ def untested_stand_in(ctx, statement, attempt: ast.Try, handlers) -> bool:
             return False
         stand_ins |= names
     bound = {(a.asname or a.name).split(".", 1)[0] for a in statement.names}
+    # a name the attempt binds that the handlers, binding None stand-ins for its neighbours, leave unbound gets no
+    # stand-in at all (`from flash_attn import flash_attn_func` beside `flash_attn = None`): a NameError off CUDA
+    # (labeller note 70e on HunyuanVideo's attention)
+    # (DLBlas grouped_gemm.py: `from apex.contrib import grouped_gemm as gm` / `grouped_gemm = None`). Then only the
+    # reads of the unbound names count: `attn_implementation = None` beside `import flash_attn` is the attempt's
+    # choice, read after it, while `flash_attn` is read nowhere (DFloat11 inference.py, labels 60e: optional)
+    if not bound & stand_ins:
+        stand_ins = bound - _bound_in(handlers)
     if not bound & stand_ins:
         return False
     from migrate.rules.npu501_gpu_only_import import early_exit_guard

@@ -683,11 +683,56 @@ def tree_imports(tree: ast.Module, path: str, nodes: dict | None = None, parent=
         found = [(node, _guarded(node, parent, fallbacks, keys, unprobed)) for node in statements]
         if ctx is not None:
             found = [(node, CHECKED if g != CHECKED and _after_raising_check(ctx, node) else g) for node, g in found]
+    if any(g == TRIED for _, g in found):
+        found = _no_fallback_attempts(tree, found, nodes, parent)
     if any(g == CHECKED for _, g in found):
         used = _used_outside_cuda_branch(tree, unprobed, nodes)
         found = [(node, UNGUARDED if g == CHECKED and id(node) in used else g) for node, g in found]
     return [(name, guarded, isinstance(node, ast.ImportFrom) and node.level > 0)
             for node, guarded in found + helper_imports(tree, nodes) for name in _imported(node, path)]
+
+
+def _no_fallback_attempts(tree: ast.Module, found: list, nodes: dict | None, parent) -> list:
+    """`found` with UNGUARDED for each import tried in an attempt that gives the module no way without it: its
+    ImportError handlers only pass, call (a notice: `print("Full Prefill Import Fail")`) or bind flags that no line of
+    the module reads (`FULL_PREFILL = False`, never tested), while a name the import binds is read outside the attempt
+    (`Full_prefill(q, k, v)`): off CUDA that read is a NameError, as NPU501 reads the same attempt of a package (label
+    rule 31b-7 (c); (L110) for the attempt whose name nothing reads, which stays tried). x-attention's eval scripts and
+    model patch importing its flashinfer prefill module (labeller note 70e, Fullprefill.py labelled)."""
+    names = nodes.get(ast.Name, ()) if nodes is not None else [n for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    loads = [n for n in names if isinstance(n.ctx, ast.Load)]
+    read = {n.id for n in loads}
+    if parent is None:
+        links = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        parent_of = lambda n: links.get(id(n))  # noqa: E731
+    else:
+        parent_of = parent
+    out = []
+    for node, guarded in found:
+        if guarded == TRIED:
+            attempt, child = parent_of(node), node
+            while attempt is not None and not (isinstance(attempt, ast.Try) and any(child is s for s in attempt.body)):
+                attempt, child = parent_of(attempt), attempt
+            if attempt is not None and _unread_handlers(attempt, read):
+                bound = {(a.asname or a.name).split(".", 1)[0] for a in node.names if a.name != "*"}
+                inside = {id(n) for s in attempt.body for n in ast.walk(s)}
+                if any(n.id in bound and id(n) not in inside for n in loads):
+                    guarded = UNGUARDED
+        out.append((node, guarded))
+    return out
+
+
+def _unread_handlers(attempt: ast.Try, read: set[str]) -> bool:
+    """Every handler of `attempt` only passes, calls, or binds constants to names in `read`'s complement."""
+    for handler in attempt.handlers:
+        for statement in handler.body:
+            if isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                continue
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) \
+                    and all(isinstance(t, ast.Name) and t.id not in read for t in statement.targets):
+                continue
+            return False
+    return bool(attempt.handlers)
 
 
 def _import_helpers(tree: ast.Module, nodes: dict | None) -> dict[str, int]:

@@ -988,6 +988,28 @@ def test_a_module_every_importer_imports_in_try_except_is_an_optional_path(tmp_p
     assert finding_lines(result, "NPU501", "kernels/tk.py") == [1] and finding_lines(result, "NPU507", "kernels/tk.py") == [2]
 
 
+def test_an_attempt_with_no_fallback_whose_name_is_read_after_it_is_no_guard(tmp_path):
+    # mit-han-lab/x-attention (labeller note 70e): every importer of the flashinfer prefill module tries it, but the
+    # handler only prints or sets a flag nothing reads, and the imported function is called after the try: a NameError
+    # without flashinfer, so the module stays required. An attempt whose name nothing reads stays a guard ((L110)).
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/full.py": "import flashinfer\ndef full(q):\n    return flashinfer.single_prefill_with_kv_cache(q, q, q)\n",
+        "pkg/patch.py": "try:\n    from pkg.full import full\nexcept:\n    print('Full Prefill Import Fail')\n"
+                        "def forward(q, mode):\n    if mode == 'full':\n        return full(q)\n    return q\n",
+        "pkg/bench.py": "try:\n    from pkg.full import full\n    FULL = True\nexcept:\n    FULL = False\n"
+                        "def run(q):\n    return full(q)\n",
+        "pkg/quiet.py": "import flashinfer\ndef f(q):\n    return flashinfer.single_decode_with_kv_cache(q, q, q)\n",
+        "pkg/probe.py": "try:\n    from pkg.quiet import f\nexcept:\n    print('no quiet')\n",
+        "pkg/flagged.py": "import flashinfer\ndef g(q):\n    return flashinfer.single_decode_with_kv_cache(q, q, q)\n",
+        "pkg/tested.py": "try:\n    from pkg.flagged import g\n    HAS_G = True\nexcept:\n    HAS_G = False\n"
+                         "def run(q):\n    return g(q) if HAS_G else q\n",
+    })
+    result = _scan(tmp_path)
+    assert finding_lines(result, "NPU501", "pkg/full.py") == [1] and finding_lines(result, "NPU507", "pkg/full.py") == [3]
+    assert finding_lines(result, "NPU501", "pkg/quiet.py") == [] and finding_lines(result, "NPU501", "pkg/flagged.py") == []
+
+
 def test_an_extension_wrapper_whose_importer_defines_a_substitute_in_its_handler_is_optional(tmp_path):
     # naver/croco (label note 41a-1): models/pos_embed.py imports the compiled-RoPE wrapper in a try whose ImportError
     # handler defines a pure-PyTorch class of the same name; the wrapper's package imports it, and the wrapper imports

@@ -1592,6 +1592,18 @@ class GpuOnlyImport(Rule):
                 "except ImportError:\n    flash_attn = None\n    flash_attn_varlen_func = None\n\n"
                 "def attend(q, k, v, cu):\n    if flash_attn.__version__ >= '2.7.0':\n        pass\n"
                 "    return flash_attn_varlen_func(q, k, v, cu, cu)\n", count=2),
+        # a name the attempt imports beside None stand-ins that the handler does not bind at all (HunyuanVideo's
+        # attention as vendored by x-attention, labeller note 70e): a NameError without the package, that import
+        # stays (the stand-in nothing reads leaves its own import optional)
+        Invalid("try:\n    import flash_attn\n    from flash_attn import flash_attn_func\n"
+                "except ImportError:\n    flash_attn = None\n\n"
+                "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n"
+                # a handler binding the attempt's own choice is no stand-in (DFloat11 inference.py, labels 60e)
+                "try:\n    import flash_attn as fa2\n    attn_impl = 'flash_attention_2'\nexcept ImportError:\n"
+                "    attn_impl = None\nm = load(attn_implementation=attn_impl)\n"
+                # a stand-in under the wrong name leaves the alias unbound (DLBlas grouped_gemm.py, labels 67)
+                "try:\n    from apex.contrib import grouped_gemm as gm\nexcept ImportError:\n    grouped_gemm = None\n"
+                "def gmm(a, b):\n    return gm.ops.gmm(a, b)\n", count=2),
         # the same stand-ins bound by one tuple assignment (mamba_ssm ops/triton/ssd_combined.py, labels 65b): the
         # calls are None(...) without the package, no line asks
         Invalid("try:\n    from causal_conv1d import causal_conv1d_fn\n    import causal_conv1d_cuda\n"

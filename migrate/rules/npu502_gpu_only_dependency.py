@@ -699,8 +699,10 @@ class GpuOnlyDependency(Rule):
     .../wheels/{version_str}/download.html`, label ruling (L82), migrate/notebook_cuda_indexes.py), and, with
     the conda scope, the CUDA toolkit modules an HPC script loads (`module load cuda/9.0`, Environment Modules / Lmod;
     a site's tree `nvidia/cuda/10.0` too: any part of the module's path before its version).
-    A `partial` package whose own install selects its NPU build on an Ascend host (knowledge `npu_install`: Liger-Kernel's
-    setup.py adds torch_npu and triton-ascend) is not reported at its requirement lines; its imports stay NPU501's.
+    A `partial` package is not reported at its plain requirement lines (nerfacc, kaolin: the install runs on an Ascend
+    host, the parts to port are its uses; its CUDA-suffixed wheel is, label ruling (L49); labels 53, 59b, 70e), nor is one
+    whose own install selects its NPU build on an Ascend host (knowledge `npu_install`: Liger-Kernel's setup.py adds
+    torch_npu and triton-ascend); their imports stay NPU501's.
     A CI workflow (`.github/**.yml`, `.gitlab-ci.yml`, `.circleci/`, ...) or a SkyPilot task YAML (a top-level
     `resources:` beside `setup:` / `run:`) provisions a machine around the program: no NPU5xx finding there
     (label ruling (L39), migrate/machine_setup.py); nor in the pipeline's own scripts and requirements files inside
@@ -828,6 +830,10 @@ class GpuOnlyDependency(Rule):
         # the CUDA wheel of a package that also publishes a CPU build (spconv-cu1xx beside spconv; OpenPCDet-style
         # Dockerfiles): the CUDA build is the line to change, the CPU name stays the package's own (info, not reported here)
         Invalid("spconv-cu118==2.3.6\nspconv==2.3.6\n", kind="manifest", count=1),
+        # a plain requirement of a partial package (nerfacc: PyTorch paths beside its CUDA ones) is no label, its
+        # CUDA-suffixed wheel is (label ruling (L49); labels 59b, 70e)
+        Invalid("nerfacc==0.5.3\nnumpy\ncupy-cuda12x==13.0.0\ngit+https://github.com/KAIR-BAIR/nerfacc.git@v0.5.2\n",
+                kind="manifest", count=2),
         Invalid("RUN pip install spconv-cu102\n", kind="launcher", filename="Dockerfile", count=1),
         # alibaba/ROLL's CUDA images: apex named by a build argument's default, built with --cuda_ext (labeller 52a:
         # the install line that names it); an argument without a default stays unread
@@ -1142,6 +1148,13 @@ class GpuOnlyDependency(Rule):
                     "project's CPU or NPU build (the name without the suffix, where one is published), and CANN for the runtime",
                     severity=Severity.WARNING,
                 )
+            elif key is not None and table[key].status == "partial" and _listed(table[key]) and "://" not in dep.raw:
+                # a plain requirement of a package that runs on Ascend NPU in part (nerfacc's PyTorch paths beside its
+                # CUDA ones): the line installs what runs there; the parts to port are its uses, NPU501's imports. Its
+                # CUDA-suffixed wheel (above) is the label (label ruling (L49); labels 53 (kaolin), 59b, 70e (nerfacc)),
+                # and so is a source install from a URL (`git+https://...nerfacc@v0.5.2` builds its CUDAExtension:
+                # GeoDream's labels)
+                continue
             elif key is not None and _listed(table[key]):
                 entry = table[key]
                 text = (f"`{dep.name}` runs on Ascend NPU only in part: check the parts this project uses"

@@ -212,6 +212,11 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
                 isinstance(parent, ast.IfExp) and child is parent.orelse):
             if any(fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test) for guard in guards):
                 return True
+            # a flag bound True in a `try:` importing the package (`try: import flash_attn; flash_attn_flag = True /
+            # except ImportError: pass`, then `if flash_attn_flag: from_pretrained(..., use_flash_attention_2=True)`;
+            # VLMEvalKit llava.py, labeller note 70e: a probe with a fallback), or a call of such a probe function
+            if getattr(ctx, "nodes", None) is not None and _probe_flag_test(ctx, parent.test, tuple(guards)):
+                return True
         child, parent = parent, ctx.parent(parent)
     # `try: import flash_attn; self._attn_implementation = "flash_attention_2" / except: pass` (migrate/option_selections.py)
     if isinstance(node, ast.AST) and getattr(ctx, "tree", None) is not None and chosen_after_import(ctx, node, guards):
@@ -262,6 +267,76 @@ def _expected_to_fail(ctx, node) -> bool:
             return True
         parent = parent_of(parent)
     return False
+
+
+_CATCH_ALL = frozenset({"Exception", "BaseException"})
+
+
+def _sets_again(handler: ast.AST, key: str, value) -> bool:
+    """The handler selects the same value again: the string literal anywhere in it (`_attn_implementation=
+    "flash_attention_2"` in MInference's reload, labels 60), or the keyword / dict key with the same constant."""
+    for node in ast.walk(handler):
+        if isinstance(value, str) and isinstance(node, ast.Constant) and node.value == value:
+            return True
+        if isinstance(node, ast.keyword) and node.arg == key and isinstance(node.value, ast.Constant) \
+                and node.value.value == value:
+            return True
+        if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == key and isinstance(v, ast.Constant)
+                                              and v.value == value for k, v in zip(node.keys, node.values)):
+            return True
+    return False
+
+
+def _fallback_handler(attempt: ast.Try, key: str, value) -> bool:
+    """A handler of `attempt` that catches everything (bare, `Exception`) and loads again without the value: its
+    body calls a `from_pretrained` (or a `pipeline(...)`), does not select the value again (`_sets_again`), and
+    raises nowhere outside a nested `try:` of its own."""
+    for handler in attempt.handlers:
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
+        if caught is not None and not any(isinstance(n, ast.Name) and n.id in _CATCH_ALL for n in names):
+            continue
+        raises = any(isinstance(s, ast.Raise) for s in handler.body)
+        loads = any(isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
+                    in ("from_pretrained", "pipeline") for n in ast.walk(handler))
+        if loads and not raises and not _sets_again(handler, key, value):
+            return True
+    return False
+
+
+def _in_tried_body(ctx, node, key: str, value) -> bool:
+    """`node` lies in the body of a `try:` with a fallback handler (`_fallback_handler`)."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+        if isinstance(parent, ast.Try) and any(child is s for s in parent.body) and _fallback_handler(parent, key, value):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def _tried_with_fallback(ctx, node, key: str, value) -> bool:
+    """The option is given to a model load tried in a `try:` whose catch-all handler loads again without it
+    (VLMEvalKit spatial_mllm.py: `try: from_pretrained(..., attn_implementation="flash_attention_2") / except
+    Exception: from_pretrained(..., attn_implementation="eager")`; RULER model_wrappers.py: `model_kwargs =
+    {"attn_implementation": "flash_attention_2"}` read only in `try: pipeline(..., model_kwargs=model_kwargs) /
+    except: AutoModelForCausalLM.from_pretrained(name)`): without flash_attn the load fails and the program takes
+    the other one, a working fallback (labeller notes 59e, 70e). A dict bound to a name counts where every read of
+    the name is in such a body."""
+    if getattr(ctx, "parent", None) is None or getattr(ctx, "nodes", None) is None:
+        return False
+    if _in_tried_body(ctx, node, key, value):
+        return True
+    child, parent = node, ctx.parent(node)
+    if isinstance(parent, ast.Dict):
+        child, parent = parent, ctx.parent(parent)
+    if not (isinstance(parent, ast.Assign) and parent.value is child and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    scope = ctx.enclosing(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+    reads = [n for n in ctx.nodes.get(ast.Name, ()) if n.id == name and isinstance(n.ctx, ast.Load)
+             and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef)) is scope]
+    return bool(reads) and all(_in_tried_body(ctx, n, key, value) for n in reads)
 
 
 def _mapped_option_key(ctx, node: ast.Assign, roots) -> str | None:
@@ -334,6 +409,16 @@ def _translates_the_option(ctx, node, key: str) -> bool:
 @functools.lru_cache(maxsize=1)
 def _option_literals() -> frozenset:
     return frozenset(v for option in gpu_only_options()[0] for v in option.values if isinstance(v, str))
+
+
+def _probe_flag_test(ctx, test, guards: tuple[str, ...]) -> bool:
+    """The `if` test reads a flag or calls a probe function of the file for a package matching `guards` (`_probes`)."""
+    ctx.__dict__.setdefault("_npu503_probes", {})
+    flags, probes = ctx.__dict__.setdefault("_npu503_guard_probes", {}).get(guards) or _probes(ctx, guards, None)
+    ctx.__dict__["_npu503_guard_probes"][guards] = (flags, probes)
+    return any(isinstance(node, ast.Name) and node.id in flags
+               or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in probes
+               for node in ast.walk(test))
 
 
 def _probed_test(ctx, test, key: str, roots) -> bool:
@@ -767,6 +852,30 @@ class GpuOnlyOption(Rule):
                 '    config._attn_implementation = "flash_attention_2"\n    return cls(config)\n'
                 'def attn(config):\n    assert config._attn_implementation == "flash_attention_2"\n', count=1),
         Invalid("m = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.bits == 4, load_in_8bit=args.bits == 8)", count=2),
+        # a load tried with flash_attention_2 whose catch-all handler loads again without it (labeller notes 59e
+        # spatial_mllm.py, 70e RULER model_wrappers.py): a working fallback; a handler that re-raises is none
+        Invalid("def load(name):\n    kwargs = {'attn_implementation': 'flash_attention_2'}\n    try:\n"
+                "        return pipeline('text-generation', model=name, model_kwargs=kwargs)\n    except:\n"
+                "        return AutoModelForCausalLM.from_pretrained(name)\n"
+                "def load2(name):\n    try:\n        return AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n"
+                "    except Exception as e:\n        logging.warning(e)\n        return AutoModel.from_pretrained(name, attn_implementation='eager')\n"
+                "def load3(name):\n    try:\n        return AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n"
+                "    except Exception as e:\n        raise RuntimeError(name) from e\n"
+                # MInference's RULER wrapper (labels 60): the reload selects flash_attention_2 again, no fallback
+                "def load4(name):\n    kwargs = {'attn_implementation': 'flash_attention_2'}\n    try:\n"
+                "        return pipeline('text-generation', model=name, model_kwargs=kwargs)\n    except:\n"
+                "        return AutoModelForCausalLM.from_pretrained(name, _attn_implementation='flash_attention_2')\n",
+                count=3),
+        # the option only where a probe of the file imported flash_attn (VLMEvalKit llava.py, labeller note 70e): an
+        # optional path; the plain call beside it selects nothing GPU-only
+        Invalid("flash_attn_flag = False\ntry:\n    import flash_attn\n    flash_attn_flag = True\nexcept ImportError:\n"
+                "    pass\nif flash_attn_flag:\n    m = LlavaForConditionalGeneration.from_pretrained(p, use_flash_attention_2=True)\n"
+                "else:\n    m = LlavaForConditionalGeneration.from_pretrained(p)\n"
+                "m2 = AutoModelForCausalLM.from_pretrained(p, use_flash_attention_2=True)\n", count=1),
+        # the kwargs a vision config is built from set the property and its stored value: each key must change
+        # (VLMEvalKit valley_eagle vision_encoder_config.py, labeller note 70e: two labels)
+        Invalid('cfg = Qwen2VLVisionConfig(**{\n    "depth": 32,\n    "_attn_implementation": "flash_attention_2",\n'
+                '    "_attn_implementation_internal": "flash_attention_2"\n})\n', count=2),
         # a project kept in a folder named like the library it calls is not that library's own package
         Invalid("from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(n, load_in_4bit=args.q4)\n",
                 count=1, filename="home/me/transformers/proj/train.py"),
@@ -1151,7 +1260,8 @@ class GpuOnlyOption(Rule):
         None too where a library's config class passes on its own switch (`_under_own_switch`)."""
         if option.guards and _under_availability_check(ctx, node, option.guards):
             return None
-        if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)):
+        if not isinstance(node, tuple) and (_under_own_switch(ctx, node) or _expected_to_fail(ctx, node)
+                                            or _tried_with_fallback(ctx, node, option.key, value)):
             return None
         shown = value if isinstance(value, str) else str(value)
         if not isinstance(node, tuple) and _environment_default(node) is not None:

@@ -496,6 +496,11 @@ class CudaExtension(Rule):
               "            nvcc = osp.join(CUDA_HOME, 'bin/nvcc')\n            info['NVCC'] = nvcc\n    return info\n"),
         Valid("from torch.utils.cpp_extension import CUDA_HOME\n\ndef table(rows):\n"
               "    rows.append(('CUDA_HOME', str(CUDA_HOME)))\n    return rows\n"),
+        # a helper returning CUDA_HOME whose only call feeds the report (mmcv's collect_env as vendored by
+        # HunyuanVideo, labeller note 70e; label ruling (L107))
+        Valid("import torch\n\ndef _get_cuda_home():\n    from torch.utils.cpp_extension import CUDA_HOME\n"
+              "    return CUDA_HOME\n\ndef collect_env():\n    info = {}\n    if torch.cuda.is_available():\n"
+              "        CUDA_HOME = _get_cuda_home()\n        info['CUDA_HOME'] = CUDA_HOME\n    return info\n"),
         Valid("import warnings\nfrom torch.utils.cpp_extension import CppExtension, CUDA_HOME\n"
               "def check_if_cuda_home_none(option):\n    if CUDA_HOME is not None:\n        return\n"
               "    warnings.warn(f'{option} was requested, but nvcc was not found')\n"

@@ -823,6 +823,11 @@ class GpuOnlyUse(Rule):
         Invalid("import transformer_engine.common.recipe as te_recipe\nfmt = te_recipe.Format.HYBRID\n"
                 "recipe = te_recipe.DelayedScaling(fp8_format=fmt)\n", count=1),
         # lit-llama quantization.py (label rule (s21b-1)): an optional import does not make the file's own kernel optional
+        # a name imported beside a None stand-in and left unbound by the handler: the call is a NameError without
+        # the package (labeller note 70e, HunyuanVideo's attention; migrate/none_stand_ins.py)
+        Invalid("try:\n    import flash_attn\n    from flash_attn import flash_attn_func\n"
+                "except ImportError:\n    flash_attn = None\n\n"
+                "def attend(q, k, v):\n    return flash_attn_func(q, k, v)\n", count=1),
         Invalid("try:\n    import triton\nexcept ImportError:\n    triton = None\n\nif triton is not None:\n"
                 "    @triton.jit\n    def kernel(x_ptr):\n        pass\n\ndef run(x):\n    kernel[(1,)](x)\n", count=2),
         # a renamed copy of Triton (MPT's vendored flash_attn_triton.py: `import triton_pre_mlir as triton`) is read as
