@@ -108,9 +108,42 @@ def _selects_from_targets(tree: ast.AST, importer: str, paths: dict, targets: se
         and _capability_read(tree)
 
 
-def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
-    """`results` less the Triton uses inside functions reached only through a device-capability selection."""
+def _from_import_naming(stems: set) -> re.Pattern:
+    """A `from` import whose module path ends in one of `stems` (`from .kernels import f`, `from x.src.kernels import
+    f`), or that imports one of them from a package (`from . import kernels`, `from x.src import kernels as k`)."""
+    names = "|".join(sorted(map(re.escape, stems)))
+    return re.compile(rf"^[ \t]*from[ \t]+(?:[\w.]*[.\s])?(?:{names})[ \t]+import\b"
+                      rf"|^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(][^\n]*\b(?:{names})\b", re.M)
+
+
+def _summary(tree: ast.AST, selector: bool) -> dict:
+    """What the pass needs of one file, whatever the other files are (kept per content: `_Derived` in
+    migrate/optional_modules.py): its top-level functions and classes with their spans (decorators included), its
+    from-imports (module, level, [name, bound as]), whether it reads a device's capability, and each read of a name it
+    defines or imports: [name, state, owner], state "sel" (a selected reference: `_selected`, only in a selector) or
+    None, owner the top-level function or class holding it (None at the module's top)."""
+    defs = [[n.name, min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno]
+            for n in tree.body if isinstance(n, (ast.ClassDef, *_DEFS))]
+    imports = [[node.module or "", node.level, [[a.name, a.asname or a.name] for a in node.names]]
+               for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    names = {d[0] for d in defs} | {bound for _, _, aliases in imports for _, bound in aliases}
+    parent = _parents(tree)
+    flags: dict = {}
+    refs = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+            owner = _top_owner(node, parent, tree)
+            refs.append([node.id, "sel" if selector and _selected(node, parent, flags) else None, owner])
+    return {"defs": defs, "imports": imports, "refs": refs, "capability": _capability_read(tree)}
+
+
+def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_size: int, cache=None,
+                             digests: dict | None = None) -> list[FileResult]:
+    """`results` less the Triton uses inside functions reached only through a device-capability selection. With
+    `cache` (a ResultCache) and `digests` (path -> (cache key, content digest)), each file's summary is kept under its
+    content: a warm re-run parses none of the files again."""
     from migrate import engine, fileio
+    from migrate.optional_modules import _Derived
 
     targets = {os.path.normpath(r.path) for r in results
                if r.path.endswith(".py") and any(_triton_finding(f) for f in r.findings)}
@@ -120,87 +153,112 @@ def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_si
     if not targets or not selectors:
         return results
     paths = {os.path.normpath(r.path): r.path for r in results if r.path.endswith(".py")}
+    derived = _Derived(cache, digests)
+    resolved: dict[tuple, str | None] = {}
+
+    def module_of(module: str, level: int, importer: str) -> str | None:
+        key = (module, level, os.path.dirname(importer) if level else "")
+        if key not in resolved:
+            resolved[key] = _module_path(module, level, importer, paths)
+        return resolved[key]
+
+    def summary(normal: str, text: str | None = None) -> dict | None:
+        selector = normal in selectors
+
+        def compute():
+            source = text if text is not None else engine.text_again(paths[normal], fresh.get(paths[normal]), max_file_size)
+            tree = fileio.parse_python(source) if source is not None else None
+            return _summary(tree, selector) if tree is not None else None
+
+        return derived.ask("capability", paths[normal], "selector" if selector else "plain", compute)
+
     stems = {os.path.splitext(os.path.basename(t))[0] for t in targets}
-    trees: dict[str, ast.AST] = {}
-    # the selectors first, and only those naming a kernel module (a cheap text test): most files that read a device's
-    # capability select no Triton kernel, and parsing them all again cost a warm re-run of torch ~16 s
+    summaries: dict[str, dict] = {}
+    # the selectors first, and only those with a from-import line naming a kernel module (a cheap text test, on a cold
+    # run; a warm one keeps each file's summary): most files that read a device's capability select no Triton kernel
+    naming = _from_import_naming(stems)
     for normal in selectors:
-        text = engine.text_again(paths[normal], fresh.get(paths[normal]), max_file_size)
-        if text is None or not any(stem in text for stem in stems):
-            continue
-        tree = fileio.parse_python(text)
-        if tree is not None and _selects_from_targets(tree, normal, paths, targets):
-            trees[normal] = tree
-    if not trees:
+        key, digest = derived.digests.get(paths[normal], ("", ""))
+        known = derived.cache.get_derived("capability", key, digest, "selector") if (derived.cache and key and digest) else None
+        if known is None:
+            text = engine.text_again(paths[normal], fresh.get(paths[normal]), max_file_size)
+            if text is None or not naming.search(text):
+                continue
+            facts = summary(normal, text)
+        else:
+            facts = known[0] if isinstance(known, list) and len(known) == 1 else summary(normal)
+        if facts is not None and facts["capability"] and any(
+                module_of(module, level, normal) in targets for module, level, _ in facts["imports"]):
+            summaries[normal] = facts
+    if not summaries:
         return results
-    for normal in targets - set(trees):
-        text = engine.text_again(paths[normal], fresh.get(paths[normal]), max_file_size)
-        tree = fileio.parse_python(text) if text is not None else None
-        if tree is not None:
-            trees[normal] = tree
-    # the kernel modules' own functions, and who else imports them: the importers not parsed yet are read only where
+    # the kernel modules' own functions, and who else imports them: the importers not read yet are read only where
     # they name one of the kernel modules' functions (a cheap text test), to see whether they call it directly
     refs: dict[tuple[str, str], set] = {}
     grouped: list[tuple[list, set]] = []  # (imported keys, keys selected there) per from-import of a selecting module
-    for importer in list(trees):
-        tree = trees[importer]
-        parent = _parents(tree)
-        bound: dict[str, tuple[str, str]] = {n.name: (importer, n.name) for n in tree.body if isinstance(n, (ast.ClassDef, *_DEFS))}
+
+    def read(importer: str, facts: dict) -> None:
+        bound: dict[str, tuple[str, str]] = {name: (importer, name) for name, _, _ in facts["defs"]}
         imports: list[list] = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                module = _module_path(node.module or "", node.level, importer, paths)
-                if module is not None and module != importer and module in targets:
-                    keys = []
-                    for alias in node.names:
-                        bound[alias.asname or alias.name] = (module, alias.name)
-                        keys.append((module, alias.name))
-                    imports.append(keys)
-        flags: dict = {}
+        for module, level, aliases in facts["imports"]:
+            module = module_of(module, level, importer)
+            if module is not None and module != importer and module in targets:
+                keys = []
+                for name, as_name in aliases:
+                    bound[as_name] = (module, name)
+                    keys.append((module, name))
+                imports.append(keys)
         here: set = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in bound:
-                owner = _top_owner(node, parent, tree)
-                if bound[node.id] == (importer, owner):
-                    continue  # a recursion
-                state = "sel" if importer in selectors and _selected(node, parent, flags) else \
-                    (importer, owner) if owner is not None else "direct"
-                refs.setdefault(bound[node.id], set()).add(state)
-                if state == "sel":
-                    here.add(bound[node.id])
+        for name, state, owner in facts["refs"]:
+            if name not in bound or bound[name] == (importer, owner):
+                continue  # not a kernel module's name, or a recursion
+            state = "sel" if state == "sel" else (importer, owner) if owner is not None else "direct"
+            refs.setdefault(bound[name], set()).add(state)
+            if state == "sel":
+                here.add(bound[name])
         grouped.extend((keys, here) for keys in imports)
+
+    for importer, facts in list(summaries.items()):
+        read(importer, facts)
     if not any("sel" in states for states in refs.values()):
-        return results
+        return results  # no selection at all: no kernel module needs reading
+    # then the kernel modules the selections reach, through their imports of one another (only those can lose findings;
+    # a kernel module nothing selecting imports keeps them all)
+    pending = {module for module, _ in refs} - set(summaries)
+    while pending:
+        normal = pending.pop()
+        facts = summary(normal)
+        summaries[normal] = facts or {"defs": [], "imports": [], "refs": [], "capability": False}
+        if facts is not None:
+            read(normal, facts)
+        pending |= {module for module, _ in refs} - set(summaries)
     # importers of the kernel modules that hold no capability read: read where their text names a kernel module's
     # function, so that a direct call elsewhere keeps it
     # only the functions some selection reaches are in question, and a file can import one only by naming its module
     wanted = [(os.path.splitext(os.path.basename(module))[0], name) for (module, name), states in refs.items()
               if "sel" in states]
     for normal, path in paths.items():
-        if normal in trees or _TEST_PATH.search(normal.replace(os.sep, "/")):
+        if normal in summaries or _TEST_PATH.search(normal.replace(os.sep, "/")):
             continue
         text = engine.text_again(path, fresh.get(path), max_file_size)
         if text is None or not any(stem in text and name in text for stem, name in wanted):
             continue
-        tree = fileio.parse_python(text)
-        if tree is None:
+        facts = summary(normal, text)
+        if facts is None:
             continue
-        parent = _parents(tree)
         bound = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                module = _module_path(node.module or "", node.level, normal, paths)
-                if module is not None and module in targets:
-                    for alias in node.names:
-                        bound[alias.asname or alias.name] = (module, alias.name)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in bound:
-                owner = _top_owner(node, parent, tree)
-                refs.setdefault(bound[node.id], set()).add((normal, owner) if owner is not None else "direct")
+        for module, level, aliases in facts["imports"]:
+            module = module_of(module, level, normal)
+            if module is not None and module in targets:
+                for name, as_name in aliases:
+                    bound[as_name] = (module, name)
+        for name, _state, owner in facts["refs"]:
+            if name in bound:
+                refs.setdefault(bound[name], set()).add((normal, owner) if owner is not None else "direct")
     for keys, here in grouped:  # imported beside selected ones and referenced nowhere: imported for that branch
         if here & set(keys):
             for key in keys:
-                refs.setdefault(key, {"sel"})
+                refs.setdefault(tuple(key), {"sel"})
     selected: dict[tuple[str, str], bool] = {}
 
     def reached(key: tuple[str, str], seen: frozenset) -> bool:
@@ -217,10 +275,8 @@ def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_si
     out = []
     for result in results:
         normal = os.path.normpath(result.path)
-        if normal in targets and normal in trees:
-            spans = [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
-                     for n in trees[normal].body
-                     if isinstance(n, (ast.ClassDef, *_DEFS)) and reached((normal, n.name), frozenset())]
+        if normal in targets and normal in summaries:
+            spans = [(start, end) for name, start, end in summaries[normal]["defs"] if reached((normal, name), frozenset())]
             if spans:
                 result = result.keeping(lambda f, spans=spans: not (_triton_finding(f) and any(a <= f.line <= b for a, b in spans)))
         out.append(result)

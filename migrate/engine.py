@@ -824,7 +824,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = tried_entries.drop_tried_uses(results, read, config.max_file_size)  # entered only by calls tried with a fallback
     results = type_lists.drop_type_list_uses(results, read, config.max_file_size)  # classes a helper only type-checks
     results = registry_kernels.drop_registry_selected(results, read, config.max_file_size)  # Triton behind an op registry with an NPU side
-    results = capability_kernels.drop_capability_selected(results, read, config.max_file_size)  # Triton behind a capability test
+    results = capability_kernels.drop_capability_selected(results, read, config.max_file_size, cache, digests)  # Triton behind a capability test
     results = own_package.drop_own_uses(results)  # a package's own files do not "use" it
     results = own_package.drop_vendored_side_folders(results)  # nor do a vendored copy's tests and trainer
     results = decollected_tests.drop_decollected(results, read, config.max_file_size)  # tests pytest never collects there

@@ -68,9 +68,17 @@ def test_a_direct_call_elsewhere_keeps_the_kernel(tmp_path):
     assert finding_lines(scan([str(tmp_path)]), "NPU507", "kernels.py") == [6, 13]
 
 
-def test_a_warm_rerun_gives_the_cold_result(tmp_path):
+def test_a_warm_rerun_gives_the_cold_result(tmp_path, monkeypatch):
+    from migrate import capability_kernels
+
     write_files(tmp_path / "repo", _repo())
     cold = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
+    assert finding_lines(cold, "NPU507", "kernels.py") == []  # the selection held on the cold run
+
+    def parsed_again(*_args):
+        raise AssertionError("a warm re-run summarised a file again")
+
+    monkeypatch.setattr(capability_kernels, "_summary", parsed_again)  # each file's summary is kept under its content
     warm = scan([str(tmp_path / "repo")], cache_dir=tmp_path / "cache")
     assert warm.cached_files == 3 and cold.cached_files == 0
     assert warm.findings == cold.findings
