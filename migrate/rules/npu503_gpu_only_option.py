@@ -237,6 +237,13 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
             # VLMEvalKit llava.py, labeller note 70e: a probe with a fallback), or a call of such a probe function
             if getattr(ctx, "nodes", None) is not None and _probe_flag_test(ctx, parent.test, tuple(guards)):
                 return True
+        # the `else` of a test that the package is missing (`elif not is_xformers_available(): warn(...) / else:
+        # pipe.enable_xformers_memory_efficient_attention()`, threestudio's guidance modules, label note 72e): the
+        # branch runs only where the package is there
+        if isinstance(parent, ast.If) and any(child is s for s in parent.orelse) and isinstance(parent.test, ast.UnaryOp) \
+                and isinstance(parent.test.op, ast.Not) and any(
+                    fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test.operand) for guard in guards):
+            return True
         child, parent = parent, ctx.parent(parent)
     # `try: import flash_attn; self._attn_implementation = "flash_attention_2" / except: pass` (migrate/option_selections.py)
     if isinstance(node, ast.AST) and getattr(ctx, "tree", None) is not None and chosen_after_import(ctx, node, guards):
@@ -776,6 +783,11 @@ class GpuOnlyOption(Rule):
               "    kw['quantization_config'] = EetqConfig()\n"),
         # transformers' FP8 config that loads a bf16 model anywhere (`dequantize=True`: the quantizer returns before its
         # device check), or stored into a config to be saved (loads nothing)
+        # threestudio guidance: the method called in the `else` of `not is_xformers_available()` (which only warns):
+        # an optional path (in the `if` branch of that test it is not: INVALID)
+        Valid("from diffusers.utils.import_utils import is_xformers_available\nif cfg.use_sdpa:\n    pass\n"
+              "elif not is_xformers_available():\n    warn('xformers is not available')\nelse:\n"
+              "    pipe.enable_xformers_memory_efficient_attention()\n"),
         Valid("from transformers import FineGrainedFP8Config\n"
               "m = AutoModelForCausalLM.from_pretrained(n, quantization_config=FineGrainedFP8Config(dequantize=True))\n"),
         Valid("from transformers import FineGrainedFP8Config\nhf_config.quantization_config = FineGrainedFP8Config()\n"
@@ -953,6 +965,9 @@ class GpuOnlyOption(Rule):
                 '        "paged|flash_attention_2",\n    ),\n}\n'),
         # a quantization method chosen by a user option: EETQ's config, imported in its branch (import and construction);
         # not under a raising `check_version("eetq", mandatory=True)` (an optional path, label ruling L34)
+        # the method called where the package is missing (`if not is_xformers_available():`) is no optional path
+        Invalid("from diffusers.utils.import_utils import is_xformers_available\nif not is_xformers_available():\n"
+                "    pipe.enable_xformers_memory_efficient_attention()\n"),
         # kvpress kvzap/train.py (71e): a bf16 model quantized to FP8 on the fly under a user switch ((L74)); transformers'
         # quantizer raises without CUDA / XPU
         Invalid("from transformers import AutoModelForCausalLM, FineGrainedFP8Config\ndef load(n, fp8):\n"
