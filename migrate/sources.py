@@ -530,6 +530,12 @@ def read_manifest(path: str, source: str) -> ManifestContext:
         optional = shape.table(project.get("optional-dependencies"), "project.optional-dependencies")
         for name, group in optional.items():
             strings += shape.strings(group, f"project.optional-dependencies.{name}")
+        # PEP 735 dependency groups (`[dependency-groups] dev = ["nvitop>=1.3", {include-group = "test"}]`, what
+        # `uv sync` / `pip install --group dev` installs), like poetry's groups below; an include is a table, no requirement
+        groups = shape.table(data.get("dependency-groups"), "dependency-groups")
+        for name, group in groups.items():
+            items = [item for item in shape.items(group, f"dependency-groups.{name}") if not isinstance(item, dict)]
+            strings += shape.strings(items, f"dependency-groups.{name}")
         # what building the package installs first (PEP 518 `[build-system] requires`), like setup.py's setup_requires
         # (`"nvidia-nccl-cu11 >= 2.14.3"` for a build linking NCCL; label note 49c c-1)
         build = shape.table(data.get("build-system"), "build-system")

@@ -947,6 +947,10 @@ class GpuOnlyDependency(Rule):
         # what the build installs first (PEP 518 `[build-system] requires`), like setup_requires (49c c-1)
         Invalid('[build-system]\nrequires = [\n    "setuptools",\n    "pybind11",\n    "nvidia-nccl-cu12 >= 2.18",\n]\n'
                 'build-backend = "setuptools.build_meta"\n', kind="manifest", filename="pyproject.toml", count=1),
+        # PEP 735 dependency groups (kvpress pyproject.toml's dev group: nvitop, an NVML GPU viewer, 71e); an
+        # include-group is a table, no requirement
+        Invalid('[dependency-groups]\ndev = [\n    "pytest>=7",\n    "nvitop>=1.3.2,<2",\n    {include-group = "lint"},\n]\n'
+                'lint = ["black"]\n', kind="manifest", filename="pyproject.toml", count=1),
         Invalid("[options]\ninstall_requires =\n    cupy-cuda12x\n", kind="manifest", filename="setup.cfg"),
         # CUDA 13's component wheels dropped the -cuNN suffix (`nvidia-cuda-runtime-cu13` is a placeholder naming
         # `nvidia-cuda-runtime`): a cu13 extra

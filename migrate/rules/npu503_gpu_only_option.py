@@ -41,6 +41,12 @@ class GpuCall:
     source: str
     guards: tuple[str, ...] = ()  # globs on the availability predicates / checked packages under which it is optional
     package: str = ""  # the import name of the GPU-only package the construction selects (Finding.package)
+    # keywords that, set true, make the construction run anywhere (`FineGrainedFP8Config(dequantize=True)`: the
+    # quantizer returns before its device check)
+    kept_by: tuple[str, ...] = ()
+    # only a construction that reaches a model load selects the package: one stored into an object's attribute
+    # (`hf_config.quantization_config = FineGrainedFP8Config()`) writes a saved config and loads nothing
+    loads_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,7 @@ def gpu_only_options() -> tuple[tuple[GpuOption, ...], tuple[GpuCall, ...]]:
         for o in data.get("option", ())
     )
     calls = tuple(GpuCall(c["name"], tuple(c["modules"]), c["why"], c["alternative"], c["source"], tuple(c.get("guards", ())),
-                          c.get("package", ""))
+                          c.get("package", ""), tuple(c.get("kept_by", ())), c.get("loads_only", False))
                   for c in data.get("call", ()))
     return options, calls
 
@@ -201,6 +207,20 @@ def _attempt_value_test(ctx, test, guards: tuple[str, ...]) -> bool:
     return False
 
 
+def _selects_nothing(ctx, call: ast.Call, gpu_call: GpuCall) -> bool:
+    """A construction of `gpu_call` that cannot select its package: a `kept_by` keyword set true
+    (`FineGrainedFP8Config(dequantize=True)` loads a bf16 model anywhere), or, for a `loads_only` class, the value
+    stored into an attribute (`hf_config.quantization_config = FineGrainedFP8Config()` writes a config to save)."""
+    for keyword in call.keywords:
+        if keyword.arg in gpu_call.kept_by and _constant(keyword.value) is True:
+            return True
+    if not gpu_call.loads_only:
+        return False
+    parent = getattr(ctx, "parent", lambda _: None)(call)
+    return isinstance(parent, ast.Assign) and parent.value is call and all(
+        isinstance(target, ast.Attribute) for target in parent.targets)
+
+
 def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
     """`node` lies in the body of an `if` (or the true branch of a conditional expression) whose test asks for a
     package matching one of `guards`, or follows in its function a requirement check of such a package
@@ -217,6 +237,13 @@ def _under_availability_check(ctx, node, guards: tuple[str, ...]) -> bool:
             # VLMEvalKit llava.py, labeller note 70e: a probe with a fallback), or a call of such a probe function
             if getattr(ctx, "nodes", None) is not None and _probe_flag_test(ctx, parent.test, tuple(guards)):
                 return True
+        # the `else` of a test that the package is missing (`elif not is_xformers_available(): warn(...) / else:
+        # pipe.enable_xformers_memory_efficient_attention()`, threestudio's guidance modules, label note 72e): the
+        # branch runs only where the package is there
+        if isinstance(parent, ast.If) and any(child is s for s in parent.orelse) and isinstance(parent.test, ast.UnaryOp) \
+                and isinstance(parent.test.op, ast.Not) and any(
+                    fnmatchcase(name.lower(), guard) for name in _availability_names(parent.test.operand) for guard in guards):
+            return True
         child, parent = parent, ctx.parent(parent)
     # `try: import flash_attn; self._attn_implementation = "flash_attention_2" / except: pass` (migrate/option_selections.py)
     if isinstance(node, ast.AST) and getattr(ctx, "tree", None) is not None and chosen_after_import(ctx, node, guards):
@@ -754,6 +781,17 @@ class GpuOnlyOption(Rule):
               "        return output\n"),
         Valid("from transformers import EetqConfig\ndef load(kw):\n    check_version('eetq', mandatory=True)\n"
               "    kw['quantization_config'] = EetqConfig()\n"),
+        # transformers' FP8 config that loads a bf16 model anywhere (`dequantize=True`: the quantizer returns before its
+        # device check), or stored into a config to be saved (loads nothing)
+        # threestudio guidance: the method called in the `else` of `not is_xformers_available()` (which only warns):
+        # an optional path (in the `if` branch of that test it is not: INVALID)
+        Valid("from diffusers.utils.import_utils import is_xformers_available\nif cfg.use_sdpa:\n    pass\n"
+              "elif not is_xformers_available():\n    warn('xformers is not available')\nelse:\n"
+              "    pipe.enable_xformers_memory_efficient_attention()\n"),
+        Valid("from transformers import FineGrainedFP8Config\n"
+              "m = AutoModelForCausalLM.from_pretrained(n, quantization_config=FineGrainedFP8Config(dequantize=True))\n"),
+        Valid("from transformers import FineGrainedFP8Config\nhf_config.quantization_config = FineGrainedFP8Config()\n"
+              "hf_config.save_pretrained(out)\n"),
         'args = TrainingArguments(output_dir="o", optim="adamw_torch")',
         # text-generation-webui ui_model_menu.py: a UI widget registered under the option's name is no loader keyword
         "import gradio as gr\nshared.gradio['load_in_8bit'] = gr.Checkbox(label='load-in-8bit', value=shared.args.load_in_8bit)\n"
@@ -927,6 +965,14 @@ class GpuOnlyOption(Rule):
                 '        "paged|flash_attention_2",\n    ),\n}\n'),
         # a quantization method chosen by a user option: EETQ's config, imported in its branch (import and construction);
         # not under a raising `check_version("eetq", mandatory=True)` (an optional path, label ruling L34)
+        # the method called where the package is missing (`if not is_xformers_available():`) is no optional path
+        Invalid("from diffusers.utils.import_utils import is_xformers_available\nif not is_xformers_available():\n"
+                "    pipe.enable_xformers_memory_efficient_attention()\n"),
+        # kvpress kvzap/train.py (71e): a bf16 model quantized to FP8 on the fly under a user switch ((L74)); transformers'
+        # quantizer raises without CUDA / XPU
+        Invalid("from transformers import AutoModelForCausalLM, FineGrainedFP8Config\ndef load(n, fp8):\n"
+                "    quantization_config = FineGrainedFP8Config() if fp8 else None\n"
+                "    return AutoModelForCausalLM.from_pretrained(n, quantization_config=quantization_config)\n", count=2),
         Invalid("def quant_config(method, bits):\n    if method == 'eetq':\n        from transformers import EetqConfig\n"
                 "        return EetqConfig(f'int{bits}')\n", count=2),
         Invalid('args.optim = "paged_adamw_8bit"'),
@@ -1042,6 +1088,8 @@ class GpuOnlyOption(Rule):
                 gpu_call, named = self._gpu_call(ctx, lazy, calls), lazy
             if gpu_call is not None and gpu_call.guards and _under_availability_check(ctx, call, gpu_call.guards):
                 continue  # `check_version("bitsandbytes>=0.39.0", mandatory=True)` before it: an optional path, options too
+            if gpu_call is not None and _selects_nothing(ctx, call, gpu_call):
+                continue
             for keyword in call.keywords if gpu_call is None else ():  # a reported config's options go with it
                 if keyword.arg is not None:
                     option = _lookup(keyword.arg, _constant(keyword.value), roots)

@@ -678,6 +678,12 @@ class GpuOnlyUse(Rule):
                 "    import xformers.components.attention.attention_patterns as AP\n    import xformers.ops as xops\n"
                 "    mask = AP.local_2d_pattern(nh, nw, distance=radius + 0.1, p=torch.inf).cuda()\n"
                 "    return xops.memory_efficient_attention(q, q, q, attn_bias=mask)\n", count=1),
+        # a DiT's qkv split (3DTopia-XL models/attention.py, 71e): xformers.ops.unbind is an autograd Function over
+        # x.unbind(dim) whose backward re-stacks with as_strided (knowledge `pure_api`, read in xformers/ops/unbind.py;
+        # (L54)); the memory-efficient kernel beside it stays a use
+        Invalid("from xformers.ops import memory_efficient_attention, unbind\n"
+                "def forward(qkv):\n    q, k, v = unbind(qkv, 2)\n    return memory_efficient_attention(q, k, v)\n",
+                count=1),
         # an RL rollout's LoRA sync with vLLM (EasyR1 vllm_utils.py / fsdp_vllm.py): `LoRARequest` is the adapter handle
         # of vLLM's documented `LLM.generate(..., lora_request=...)` (knowledge `plugin_api`), a subclass of it no use;
         # the tensor-parallel accessors, PEFTHelper's config readers and get_adapter_absolute_path are plain Python
