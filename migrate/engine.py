@@ -851,6 +851,9 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     from migrate import npu_build_branch
 
     results = npu_build_branch.drop_cuda_side(results, read, config.max_file_size)  # a setup.py's chain with an NPU build
+    from migrate import ascend_builds
+
+    results = ascend_builds.drop_npu_built(results)  # ops, libraries and packages the repository builds for Ascend
     results = add_symlinked_sources(results)  # a CMake CUDA source linked to a C++ file: the real file
     from migrate import local_installs
 

@@ -1133,15 +1133,18 @@ def cpp_defs(path: str, text: str) -> list[Definition]:
     registrations in C++ / CUDA sources;
     CUDA targets of a CMakeLists.txt (`cmake_defs`) and its link graph (`cmake_links`)."""
     if path.endswith(("CMakeLists.txt", ".cmake")):  # the Find modules it pulls in (migrate/cmake_find_modules.py)
-        from migrate import cmake_find_modules, cmake_npu_switch
+        from migrate import ascend_builds, cmake_find_modules, cmake_npu_switch
 
         found = cmake_find_modules.facts(path, text) + cmake_npu_switch.facts(path, text)  # an NPU build switch
+        found += ascend_builds.facts(path, text)  # an Ascend build (migrate/ascend_builds.py)
         if path.endswith("CMakeLists.txt"):  # and the folders it adds (migrate/cmake_subdirs.py)
             from migrate import cmake_subdirs
 
             return cmake_defs(path, text) + cmake_links(path, text) + found + cmake_subdirs.facts(path, text)
     else:
-        found = []
+        from migrate import ascend_builds
+
+        found = ascend_builds.facts(path, text)  # a source including torch_npu / ACL headers (migrate/ascend_builds.py)
     from migrate import cpu_only_ops
 
     scopes = found + cpu_only_ops.cpp_facts(path, text)  # pybind registrations and namespaces: ops with only a CPU build
@@ -2006,11 +2009,12 @@ def _build_index(results) -> Index:
                 cpu_built.add(name)
                 continue
             if kind in ("flag", "triton", "localinstall", "checked", "namedop", "cppop", "cmfind", "cmsub",
-                        "cmproj", "cmnpu", "cmcpu", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
+                        "cmproj", "cmnpu", "cmcpu", "ascbuild", "ascsrc", "reflholder", "reflop", "pipinstaller", "pipcall") or kind.startswith("cfg"):  # an availability flag (migrate/imported_flags.py), a
                 # Triton kernel (migrate/imported_kernels.py), a local install (migrate/local_installs.py), a package checked
                 # under an option (migrate/requirement_checks.py), ops called or registered by name (migrate/named_ops.py),
                 # a CMake Find module pulled in (migrate/cmake_find_modules.py), a folder a CMakeLists.txt adds or its
-                # project() (migrate/cmake_subdirs.py), an NPU build switch (migrate/cmake_npu_switch.py), an option compared or set
+                # project() (migrate/cmake_subdirs.py), an NPU build switch (migrate/cmake_npu_switch.py), an Ascend build or
+                # NPU-header source (migrate/ascend_builds.py), an option compared or set
                 # (migrate/config_options.py), a holder of reflected ops (migrate/reflected_ops.py), a pip installer and its calls
                 # (migrate/runtime_installers.py): no extension
                 continue
