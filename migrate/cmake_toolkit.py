@@ -202,11 +202,20 @@ def toolkit_lines(text: str) -> list[tuple[int, str]]:
         folder = words[0].strip('"').rstrip("/").rsplit("/", 1)[-1].lower() if words else ""
         if folder in GPU_ONLY_LIBRARIES:
             out.setdefault(_line(code, match.start()), "adds a GPU-only library to the build")
+    def directory(word):
+        return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word) or _TOOLKIT_TREE.match(word) or home(word))
+
     for match in _DIRECTORIES.finditer(code):
-        def directory(word):
-            return bool(_TOOLKIT_VARIABLE.match(word) or _TOOLKIT_PATH.match(word) or _TOOLKIT_TREE.match(word) or home(word))
         for number in _lines_naming(code, match.start(1), match.group(1), directory):
             out.setdefault(number, "adds a CUDA toolkit directory")
+    # a list of directories an include / link directory command reads (`set(PROJECT_INCLUDE_DIR ... ${CUDAToolkit_INCLUDE_DIRS})`
+    # then `include_directories(${PROJECT_INCLUDE_DIR})`, set 72b Fast-BEV): the toolkit directory at its line in the list,
+    # as a toolkit library added to a linked list is
+    dirs_read = {v for m in _DIRECTORIES.finditer(code) for v in re.findall(r"\$\{(\w+)\}", m.group(1))}
+    for match in _LIST_ADD.finditer(code):
+        if match.group(1) in dirs_read:
+            for number in _lines_naming(code, match.start(2), match.group(2), directory):
+                out.setdefault(number, "adds a CUDA toolkit directory to the directories a target reads")
     for match in _FETCH.finditer(code):
         body = match.group(1)
         words = [w.strip('"') for w in body.split()]

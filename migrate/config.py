@@ -16,6 +16,12 @@ DEFAULT_EXCLUDES = (
     # Python tag after `lib.` / `temp.`): copies of the package `setup.py build` writes again from the sources, which
     # are read; committed by mistake, they are deleted or rebuilt, never edited (label rule 46b-1)
     "build/lib.*-*", "build/temp.*-*",
+    # CMake's generated build tree: `cmake` writes CMakeFiles/ in its binary directory (CMakeConfigureLog.yaml,
+    # CMakeCUDACompiler.cmake, CompilerIdCUDA/CMakeCUDACompilerId.cu, the compiler-identification probe, <target>.dir/
+    # build.make); nobody edits it and no build of the repository reads it, the CMakeLists.txt it came from is read
+    # (set 72d: a committed in-source build beside the sources). CMakeCache.txt marks the binary directory but not a
+    # generated one: in an in-source build it sits beside the real CMakeLists.txt and sources, so only CMakeFiles/ goes
+    "CMakeFiles",
 )
 
 

@@ -24,7 +24,8 @@ file) on every run, and only where nothing can build a file without naming it:
   header is then kept where another file names (includes) it, as below; a pattern joined to a variable after literal
   folder names (`os.path.join(extensions_dir, "cuda", "*.cu")`) keeps only the `.cu` files of folders ending in those
   names (InternImage: a TensorRT plugin's kernel shipped for another project's build, in a folder of its own, is not
-  one; label rule 27d-5);
+  one; label rule 27d-5), and of those under the naming file's folder where there are any (the variable is most often
+  that folder joined: Vision-RWKV's detection/ops/setup.py does not build the backbones' old `cuda/` copies, set 72c);
 - headers named for nvcc (`.cu.h`, `.cu.hpp`: spconv 1.x) are CUDA files like `.cuh`, built where a built file
   includes them;
 - otherwise a file is built when another file names it (a source list, an nvcc command, an
@@ -349,12 +350,25 @@ def built_sources(results: list[FileResult], sources: list[FileResult], ignored:
     def globs(naming: str, written: str, path: str) -> bool:
         """The pattern `folder/*.cu` of `naming` matches the file at `path`: the extension, and the folder resolved from
         the naming file's folder or one above; a folder that resolves to no folder of the scan matches any such file.
-        A folder joined to an unknown path (`.../cuda/*.cu`) matches the files of every folder ending in those names."""
+        A folder joined to an unknown path (`.../cuda/*.cu`) matches the files of the folders ending in those names under
+        the naming file's folder where there are any, of every folder ending so otherwise."""
         folder, extension = posixpath.split(written)
         if naming == path or not path.endswith(extension[1:]):
             return False
         if folder.startswith(_ANY_FOLDER):
-            return ("/" + os.path.dirname(os.path.normpath(path)).replace(os.sep, "/")).endswith("/" + folder[len(_ANY_FOLDER):])
+            tail = "/" + folder[len(_ANY_FOLDER):]
+            here = os.path.dirname(os.path.normpath(path))
+            if not ("/" + here.replace(os.sep, "/")).endswith(tail):
+                return False
+            # the unknown path is most often the naming file's own folder joined (`this_dir = os.path.dirname(
+            # os.path.abspath(__file__))`, `extensions_dir = os.path.join(this_dir, "src")`): where folders so named
+            # lie under the naming file's folder, only theirs are built, not a same-named `cuda/` folder of another
+            # project of the repository (OpenGVLab/Vision-RWKV: detection/ops/setup.py's `src/cuda/*.cu` glob does not
+            # build the old cuda/wkv_cuda.cu copies of the classification and segmentation backbones, set 72c)
+            base = os.path.dirname(os.path.normpath(naming))
+            inside = [f for f in folders if ("/" + f.replace(os.sep, "/")).endswith(tail) and f.startswith(base + os.sep)] \
+                if base else []
+            return not inside or here in inside
         found = resolved(naming, folder, folders)
         return not found or os.path.dirname(os.path.normpath(path)) in found
 

@@ -928,6 +928,11 @@ def cmake_defs(path: str, text: str, programs: bool = False, compiled: bool = Fa
         # a library of the no-GPU branch (`if(WITH_GPU) cuda_add_library(...) else() add_library(x SHARED x.cpp)`) is
         # CUDA only by its own sources
         by_project = cuda_project and not any(start <= match.start() < end for start, end in no_gpu)
+        if by_project and command == "add_library" and _literal_cxx_sources(words[1:]):
+            # every source named as a C/C++ file (`add_library(VT SHARED view_transformer.cpp)` beside a CUDA
+            # executable of globbed `.cu` files, set 72b Fast-BEV): CMake compiles it with the C++ compiler, the
+            # project's own C++ target (label ruling (L105)), not one nvcc builds
+            by_project = False
         if command.startswith("cuda_") or ".cu" in rest or (by_project and command not in ("add_library", "add_executable")) or (
                 by_project and any(w.upper() in ("SHARED", "MODULE") for w in words[:1])):
             sources = " ".join(w for w in words if w.endswith((".cu", ".cuh")))
@@ -936,6 +941,16 @@ def cmake_defs(path: str, text: str, programs: bool = False, compiled: bool = Fa
             mode = "pymodule" if command in ("pybind11_add_module", "python_add_library") else ""
             out.append(Definition("module", name, path, code.count("\n", 0, match.start()) + 1, True, sources, mode))
     return out
+
+
+_CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".c++", ".h", ".hpp", ".hh", ".hxx")
+
+
+def _literal_cxx_sources(words: list[str]) -> bool:
+    """Whether a target's sources (after its SHARED / MODULE / STATIC word) are all literal C/C++ files (at least one,
+    no variable left unexpanded, no generator expression): none of them is compiled by nvcc."""
+    sources = [w for w in words if w.upper() not in ("SHARED", "MODULE", "STATIC", "EXCLUDE_FROM_ALL")]
+    return bool(sources) and all(w.lower().endswith(_CXX_SUFFIXES) and "$" not in w for w in sources)
 
 
 def _cmake_name(word: str, lists: dict) -> str | None:

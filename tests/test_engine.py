@@ -50,6 +50,22 @@ def test_setuptools_build_output_is_not_read(tmp_path: Path):
         "ops/build/tools/use.py", "ops/pkg/use.py"]
 
 
+def test_cmake_generated_build_tree_is_not_read(tmp_path: Path):
+    # a committed in-source CMake build (set 72d): CMakeFiles/ holds cmake's generated files, its CUDA compiler
+    # probe CMakeCUDACompilerId.cu and configure log among them; the CMakeLists.txt and .cu sources beside it are read
+    ext = tmp_path / "ext"
+    (ext / "CMakeFiles" / "3.26.4" / "CompilerIdCUDA").mkdir(parents=True)
+    (ext / "CMakeFiles" / "3.26.4" / "CompilerIdCUDA" / "CMakeCUDACompilerId.cu").write_text("__global__ void k() {}\n")
+    (ext / "CMakeFiles" / "3.26.4" / "CMakeCUDACompiler.cmake").write_text('set(CMAKE_CUDA_COMPILER "/usr/bin/nvcc")\n')
+    (ext / "CMakeCache.txt").write_text("CMAKE_CUDA_COMPILER:FILEPATH=/usr/bin/nvcc\n")
+    (ext / "CMakeLists.txt").write_text("project(R LANGUAGES CUDA CXX)\nadd_library(R k.cu)\n")
+    (ext / "k.cu").write_text("__global__ void k() {}\n")
+    result = scan([str(tmp_path)], Config(), use_cache=False)
+    read = sorted(Path(r.path).relative_to(tmp_path).as_posix() for r in result.files)
+    assert "ext/CMakeLists.txt" in read and "ext/k.cu" in read
+    assert not [p for p in read if "CMakeFiles" in p]
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command to make a real index")
 @pytest.mark.parametrize("version", ["2", "3", "4"])
 def test_gitignore_skips_untracked_files_only_inside_a_work_tree(tmp_path: Path, version: str):

@@ -1663,6 +1663,23 @@ def test_a_glob_joined_under_literal_folders_builds_the_folders_so_named(tmp_pat
     assert len([f for f in _scan(other).findings if f.code == "NPU506"]) == 2
 
 
+def test_a_glob_joined_under_literal_folders_prefers_the_folders_under_the_naming_file(tmp_path):
+    # OpenGVLab/Vision-RWKV (set 72c): detection/ops/setup.py globs `join(extensions_dir, 'cuda', '*.cu')` with
+    # extensions_dir its own src/; the old backbones/cuda/wkv_cuda.cu copies of another project of the repository,
+    # which nothing loads any more, are not built by it; with no cuda/ folder under the setup.py, any cuda/ folder is
+    setup = ("import glob, os\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "extensions_dir = os.path.join(os.path.dirname(__file__), 'src')\n"
+             "srcs = glob.glob(os.path.join(extensions_dir, 'cuda', '*.cu'))\next = CUDAExtension('MSDA', srcs)\n")
+    kernel = "__global__ void k() {}\n"
+    write_files(tmp_path, {"detection/ops/setup.py": setup, "detection/ops/src/cuda/ms_deform.cu": kernel,
+                           "classification/backbones/cuda/wkv_cuda.cu": kernel})
+    reported = sorted(os.path.relpath(f.path, tmp_path) for f in _scan(tmp_path).findings if f.code == "NPU506")
+    assert reported == ["detection/ops/src/cuda/ms_deform.cu"]
+    other = tmp_path / "other"
+    write_files(other, {"tools/setup.py": setup, "lib/cuda/ms_deform.cu": kernel})
+    assert [os.path.relpath(f.path, other) for f in _scan(other).findings if f.code == "NPU506"] == ["lib/cuda/ms_deform.cu"]
+
+
 def test_a_cuda_header_named_cu_h_is_ported_with_the_built_source_that_includes_it(tmp_path):
     # spconv 1.x's naming: include/spconv/indice.cu.h holds kernels the built indice_cuda.cu includes; the labelling
     # rule names `.cu` / `.cuh` files (label notes of sets 54 and 61e on these headers; 27c-5 had labelled them): the

@@ -1255,3 +1255,15 @@ def test_a_module_handed_to_a_function_is_used_where_the_parameter_is_called():
     # a call handing something else than an imported module (a torch reference): the calls may run either
     mixed = source + "ref = build_fn(torch.nn, mode='ref')\n"
     assert [f.line for f in codes(analyze(mixed), "NPU507")] == [14]
+
+
+# ---- NPU511: a toolkit include dir in a list include_directories reads; a C++-only shared library (set 72b) ----------
+def test_cmake_toolkit_dir_in_read_list_and_cxx_library_of_cuda_project():
+    code = ("enable_language(CUDA)\nfind_package(CUDAToolkit REQUIRED)\nset(PROJECT_INCLUDE_DIR\n"
+            "    ${CMAKE_CURRENT_SOURCE_DIR}/include\n    ${CUDAToolkit_INCLUDE_DIRS}\n)\n"
+            "file(GLOB CUDA_SRC \"*.cu\")\nADD_EXECUTABLE(vt.run main.cpp ${CUDA_SRC})\n"
+            "target_link_libraries(vt.run PUBLIC cudart)\ninclude_directories(${PROJECT_INCLUDE_DIR})\n"
+            "ADD_LIBRARY(VT SHARED view_transformer.cpp)\nadd_library(k SHARED k.cpp ${MORE})\n")
+    lines = sorted(f.line for f in analyze(code, "CMakeLists.txt", ("cpp-source",)) if f.code == "NPU511")
+    # the list's toolkit line (5) is reported; the `.cpp`-only VT (11) is C++, a library of an unknown list (12) is not
+    assert lines == [1, 2, 5, 7, 8, 9, 12]

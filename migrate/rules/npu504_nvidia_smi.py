@@ -1,7 +1,7 @@
 import ast
 import re
 
-from migrate import tool_presence_probes
+from migrate import build_helper_modules, tool_presence_probes
 from migrate.context import walk_nodes
 from migrate.findings import Category, Severity
 from migrate.rules._text import COMMAND_RUNNERS, command_strings, shell_matches, string_constants
@@ -391,6 +391,20 @@ class NvidiaSmi(Rule):
         'logger.warning("nvidia-smi not found")',
         'import subprocess\nsubprocess.run(["npu-smi", "info"])',
         'log_file = "nvidia-smi.log"',
+        # a vendored copy of torch/utils/cpp_extension.py (Sense-GVT/Fast-BEV mmcv_custom/cpp_extension.py, label note
+        # 72b): the build helpers themselves, whose nvcc lines run only for the builds a project asks for
+        # (migrate/build_helper_modules.py)
+        Valid("import os\nimport subprocess\nfrom setuptools.command.build_ext import build_ext\n"
+              "CUDA_HOME = os.environ.get('CUDA_HOME')\n"
+              "def _find_cuda_home():\n    return subprocess.check_output(['which', 'nvcc']).decode()\n"
+              "class BuildExtension(build_ext):\n    def build_extensions(self):\n"
+              "        self.compiler.set_executable('compiler_so', os.path.join(CUDA_HOME, 'bin', 'nvcc'))\n"
+              "def CUDAExtension(name, sources, *args, **kwargs):\n    kwargs['libraries'] = ['cudart']\n"
+              "    return Extension(name, sources, *args, **kwargs)\n"
+              "def load_inline(name, cpp_sources, cuda_sources=None, extra_cuda_cflags=None):\n"
+              "    return _jit_compile(name, ['main.cpp', 'cuda.cu'], extra_cuda_cflags, with_cuda=True)\n"
+              "def _write_ninja_file(path, with_cuda):\n    nvcc = os.path.join(CUDA_HOME, 'bin', 'nvcc')\n"
+              "    return 'nvcc = ' + nvcc\n", filename="mmcv_custom/cpp_extension.py"),
         Valid("# nvidia-smi\necho \"run nvidia-smi to see the GPUs\"\nnpu-smi info\n", kind="launcher"),
         Valid("printf 'nvidia-smi output:\\n'\n", kind="launcher"),
         # names and look-ups, not command lines (second.pytorch find.py: `subprocess.check_output([which, 'nvcc'])`)
@@ -547,6 +561,8 @@ class NvidiaSmi(Rule):
                 yield self.finding(ctx, (number, match.start(), number, match.end()),
                                    f"`{match.group(1)}` does not exist on an Ascend host: {_TOOL_MESSAGES[match.group(1)]}")
             return
+        if build_helper_modules.is_build_library(ctx):
+            return  # a copy of torch's cpp_extension names nvcc for the builds it is asked for (migrate/build_helper_modules.py)
         inside_runner: set[int] = set()
         heads: set[int] = set()  # the command word run by a call (not looked up: `shutil.which("nvcc")`, `[which, "nvcc"]`)
         helpers = _command_name_helpers(ctx)

@@ -5,6 +5,7 @@ import re
 import sys
 
 from migrate import (
+    build_helper_modules,
     cmake_cuda_extensions,
     environment_reports,
     kernel_values,
@@ -554,6 +555,25 @@ class CudaExtension(Rule):
         "SDK_HOME = CUDA_HOME if not IS_HIP_EXTENSION else ROCM_HOME\n"
         "kernel.update_sdk_home(torch.tensor([ord(x) for x in SDK_HOME] + [0], dtype=torch.int8))",
 
+        # a vendored copy of torch/utils/cpp_extension.py (Sense-GVT/Fast-BEV mmcv_custom/cpp_extension.py, label note
+        # 72b): the build helpers themselves, whose nvcc lines run only for the builds a project asks for
+        # (migrate/build_helper_modules.py)
+        Valid("import os\nimport subprocess\nfrom setuptools.command.build_ext import build_ext\n"
+              "CUDA_HOME = os.environ.get('CUDA_HOME')\n"
+              "def _find_cuda_home():\n    return subprocess.check_output(['which', 'nvcc']).decode()\n"
+              "class BuildExtension(build_ext):\n    def build_extensions(self):\n"
+              "        self.compiler.set_executable('compiler_so', os.path.join(CUDA_HOME, 'bin', 'nvcc'))\n"
+              "def CUDAExtension(name, sources, *args, **kwargs):\n    kwargs['libraries'] = ['cudart']\n"
+              "    return Extension(name, sources, *args, **kwargs)\n"
+              "def load_inline(name, cpp_sources, cuda_sources=None, extra_cuda_cflags=None):\n"
+              "    return _jit_compile(name, ['main.cpp', 'cuda.cu'], extra_cuda_cflags, with_cuda=True)\n"
+              "def _write_ninja_file(path, with_cuda):\n    nvcc = os.path.join(CUDA_HOME, 'bin', 'nvcc')\n"
+              "    return 'nvcc = ' + nvcc\n"
+              "def _jit_compile(name, sources, extra_cuda_cflags, with_cuda):\n"
+              "    _write_ninja_file_and_build_library(name=name, sources=sources,\n"
+              "        extra_cuda_cflags=extra_cuda_cflags or [], with_cuda=with_cuda)\n"
+              "def _is_cuda_file(path):\n    return os.path.splitext(path)[1] in ['.cu', '.cuh']\n",
+              filename="mmcv_custom/cpp_extension.py"),
         # chamferdist setup.py: the kernel sources shipped in the wheel as data (the build is elsewhere)
         "from torch.utils.cpp_extension import BuildExtension\nsetup(name='m', package_data={'m': ['*.cu', '*.cuh']},\n"
         "      data_files=[('src', ['k.cu'])], cmdclass={'build_ext': BuildExtension})",
@@ -949,6 +969,8 @@ class CudaExtension(Rule):
     ]
 
     def check(self, ctx):
+        if ctx.kind != "launcher" and build_helper_modules.is_build_library(ctx):
+            return  # a copy of torch's cpp_extension: the build helpers themselves, no build (migrate/build_helper_modules.py)
         hip = _hip_branch_lines(ctx) if ctx.kind != "launcher" and "hip" in ctx.source else frozenset()
         dead = _uncalled_function_lines(ctx) if ctx.kind != "launcher" else frozenset()
         if ctx.kind != "launcher" and "return" in ctx.source and "else" in ctx.source:

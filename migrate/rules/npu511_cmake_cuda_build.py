@@ -213,6 +213,15 @@ class CmakeCudaBuild(Rule):
         Invalid("find_package(CUDA REQUIRED)\ncuda_add_library(gpu_ops SHARED ops.cu)\n", kind="cpp-source",
                 filename="CMakeLists.txt", count=2),
         # a point-cloud op library built the FindCUDA way into objects a cffi build links: the language switch, nvcc's
+        # Sense-GVT/Fast-BEV script/view_tranform_cuda/cpp/src/CMakeLists.txt (set 72b): the toolkit's include directory
+        # in the list include_directories reads (5), and the CUDA program of globbed `.cu` files; the shared library of
+        # the project's own `.cpp` file beside it is C++ (label ruling (L105)): enable_language (1), find_package (2),
+        # the list's toolkit line, the glob (7), the program (8), the link of cudart (9)
+        Invalid("enable_language(CUDA)\nfind_package(CUDAToolkit REQUIRED)\nset(PROJECT_INCLUDE_DIR\n"
+                "    ${CMAKE_CURRENT_SOURCE_DIR}/include\n    ${CUDAToolkit_INCLUDE_DIRS}\n)\n"
+                "file(GLOB CUDA_SRC \"*.cu\")\nADD_EXECUTABLE(vt.run main.cpp ${CUDA_SRC})\n"
+                "target_link_libraries(vt.run PUBLIC cudart)\ninclude_directories(${PROJECT_INCLUDE_DIR})\n"
+                "ADD_LIBRARY(VT SHARED view_transformer.cpp)\n", kind="cpp-source", filename="CMakeLists.txt", count=6),
         # include directories, the glob of the kernels and their compile; the plain include_directories is C++'s
         Invalid("find_package(CUDA REQUIRED)\ninclude_directories(\"${CMAKE_CURRENT_SOURCE_DIR}/cinclude\")\n"
                 "cuda_include_directories(\"${CMAKE_CURRENT_SOURCE_DIR}/cinclude\")\n"
@@ -337,11 +346,12 @@ class CmakeCudaBuild(Rule):
                 "link_directories(${DS_ROOT}/lib)\nadd_library(tracker SHARED tracker.cpp)\n"
                 "target_link_libraries(tracker nvds_meta nvdsgst_meta)\n", kind="cpp-source", filename="CMakeLists.txt", count=3),
         # a collective library's build (49c c-1): NCCL found through its Find module and its libraries linked; not its
-        # include folders, nor an optional QUIET look-up
+        # include folders, nor an optional QUIET look-up, nor the shared library of the project's own `.cpp` file
+        # (label ruling (L105); set 72b)
         Invalid("project(comm LANGUAGES CXX)\nenable_language(CUDA)\nfind_package(NCCL REQUIRED)\nfind_package(CUDNN QUIET)\n"
                 "add_library(comm SHARED comm.cpp)\ntarget_include_directories(comm PRIVATE ${NCCL_INCLUDE_DIRS})\n"
                 "target_link_libraries(comm PRIVATE\n    -Wl,-Bsymbolic\n    ${NCCL_LIBRARIES}\n)\n",
-                kind="cpp-source", filename="CMakeLists.txt", count=4),
+                kind="cpp-source", filename="CMakeLists.txt", count=3),
         # a C++ viewer linking the CUDA runtime through FindCUDAToolkit: nvcc compiles nothing, but the build needs the
         # toolkit (label ruling L36): `find_package(CUDAToolkit)` and the link
         Invalid("project(viewer LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\nadd_library(viewer SHARED a.cpp)\n"
