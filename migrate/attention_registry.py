@@ -17,9 +17,12 @@ NPU503 findings of that value are dropped in every file of the repository.
 
 Read: `<registry>.register("name", fn)`, `<registry>["name"] = fn` and `<registry>.update({"name": fn})` where the
 registry is `ALL_ATTENTION_FUNCTIONS` or `AttentionInterface` (by name, as imported from transformers), the name a
-string literal and the function anything but one bound from flash_attn or from transformers itself (re-registering
-transformers' own `flash_attention_forward`, which calls flash_attn, serves nothing new). The ("attnreg", name, line)
-facts of the per-file pass, read behind a text test; decided after the scan on every run.
+string literal, and the function one the same file defines (`def`) in a file that imports torch_npu: the repository's
+own NPU implementation. A function bound from elsewhere is not read: transformers' own `flash_attention_forward`
+calls flash_attn, and a sequence-parallel wrapper around it (alibaba/ROLL's Ulysses patch registers
+`_flash_attention_forward` from its ulysses_attention module, which still calls transformers' flash-attn forward)
+keeps the GPU-only path. The ("attnreg", name, line) facts of the per-file pass, read behind a text test; decided
+after the scan on every run.
 """
 
 from __future__ import annotations
@@ -29,8 +32,7 @@ import ast
 from migrate.findings import FileResult
 
 _REGISTRIES = frozenset({"ALL_ATTENTION_FUNCTIONS", "AttentionInterface"})
-# a function bound from one of these is the GPU-only implementation itself, not the repository's own
-_FOREIGN_ROOTS = frozenset({"flash_attn", "flash_attn_interface", "transformers"})
+_NPU = "torch_npu"
 
 
 def _registry(node: ast.expr) -> bool:
@@ -38,32 +40,28 @@ def _registry(node: ast.expr) -> bool:
         isinstance(node, ast.Attribute) and node.attr in _REGISTRIES)
 
 
-def _root(node: ast.expr) -> str | None:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
 def registered(text: str) -> tuple[tuple[str, int], ...]:
-    """(name, line) for each attention function the file registers under a string name with its own function."""
+    """(name, line) for each attention function the file registers under a string name with a function it defines
+    itself, in a file importing torch_npu."""
     if "ALL_ATTENTION_FUNCTIONS" not in text and "AttentionInterface" not in text:
+        return ()
+    if "torch_npu" not in text:
         return ()
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return ()
-    foreign: set[str] = set()  # names bound from flash_attn / transformers
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in _FOREIGN_ROOTS:
-            foreign.update(alias.asname or alias.name for alias in node.names)
-        elif isinstance(node, ast.Import):
-            foreign.update((alias.asname or alias.name).split(".")[0] for alias in node.names
-                           if alias.name.split(".")[0] in _FOREIGN_ROOTS)
+    npu = any(isinstance(node, ast.Import) and any(a.name.split(".")[0] == _NPU for a in node.names)
+              or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == _NPU
+              for node in ast.walk(tree))
+    if not npu:
+        return ()
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     out: dict[str, int] = {}
 
     def note(key: ast.expr, fn: ast.expr | None, line: int) -> None:
-        if isinstance(key, ast.Constant) and isinstance(key.value, str) and fn is not None \
-                and _root(fn) not in foreign and not (isinstance(fn, ast.Constant)):
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(fn, ast.Name) \
+                and fn.id in defined:
             out.setdefault(key.value, line)
 
     for node in ast.walk(tree):

@@ -44,15 +44,23 @@ def test_an_own_registered_flash_attention_2_is_no_gpu_only_value(tmp_path):
 
 def test_the_forms_of_registration():
     assert registered(OWN) == (("flash_attention_2", 11),)
-    assert registered("from transformers import AttentionInterface\n"
-                      "def f(*a): ...\nAttentionInterface.register('flash_attention_2', f)\n") == (("flash_attention_2", 3),)
-    assert registered("from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS\nimport ops\n"
-                      "ALL_ATTENTION_FUNCTIONS['flash_attention_2'] = ops.npu_attention\n") == (("flash_attention_2", 3),)
-    assert registered("from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS\ndef g(*a): ...\n"
-                      "ALL_ATTENTION_FUNCTIONS.update({'flash_attention_2': g})\n") == (("flash_attention_2", 3),)
+    assert registered("import torch_npu\nfrom transformers import AttentionInterface\n"
+                      "def f(*a): ...\nAttentionInterface.register('flash_attention_2', f)\n") == (("flash_attention_2", 4),)
+    assert registered("import torch_npu\nfrom transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS\n"
+                      "def g(*a): ...\nALL_ATTENTION_FUNCTIONS['flash_attention_2'] = g\n") == (("flash_attention_2", 4),)
+    assert registered("import torch_npu\nfrom transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS\n"
+                      "def g(*a): ...\nALL_ATTENTION_FUNCTIONS.update({'flash_attention_2': g})\n") == (("flash_attention_2", 4),)
 
 
-def test_flash_attn_or_transformers_own_function_registers_nothing_new(tmp_path):
+def test_a_function_from_elsewhere_or_without_npu_code_registers_nothing_new(tmp_path):
+    # alibaba/ROLL: a Ulysses wrapper imported from another module (it still calls transformers' flash-attn forward)
+    assert registered("import torch_npu\nfrom transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS\n"
+                      "old = ALL_ATTENTION_FUNCTIONS['flash_attention_2']\n"
+                      "def patch():\n    from .ulysses import _fa_forward\n"
+                      "    ALL_ATTENTION_FUNCTIONS['flash_attention_2'] = _fa_forward\n"
+                      "def unpatch():\n    ALL_ATTENTION_FUNCTIONS['flash_attention_2'] = old\n") == ()
+    # a function of its own in a file with no NPU code: not the NPU route
+    assert registered(OWN.replace("import torch_npu\n", "").replace("torch_npu.npu_fusion_attention", "sdpa")) == ()
     # transformers' flash_attention_forward calls flash_attn: re-registering it keeps the GPU-only path
     assert registered("from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS\n"
                       "from transformers.integrations.flash_attention import flash_attention_forward\n"
