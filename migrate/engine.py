@@ -23,6 +23,7 @@ from pathlib import Path
 from migrate import (
     accelerator_builders,
     asserted_entries,
+    attention_registry,
     base_images,
     builder_classes,
     capability_kernels,
@@ -512,6 +513,7 @@ def _analyze_file(target: Target, data: bytes, version: str) -> FileResult:
         facts += tuple(("papi", name, line) for name, line in npu_plugins.module_uses(text))  # `tl.extra.cann` (npu_plugins)
         facts += tuple(("probe", name, line) for name, line in npu_plugins.probed(text))  # importorskip("plugin")
         facts += tuple(("devsel", key, line, kind) for key, line, kind in npu_plugins.device_selected(text))  # (L99)
+        facts += tuple(("attnreg", name, line) for name, line in attention_registry.registered(text))  # own "flash_attention_2"
     if module_imports:  # the text parsed; not kept in the cache (ResultCache.put): drop_optional_modules stores the importers'
         facts += (("optimp", tuple(module_imports[0])),)
     return FileResult(path, kinds[0], lines, tuple(findings), tuple(errors), suppressed, facts)
@@ -864,6 +866,7 @@ def _repository_passes(results: list[FileResult], version: str, read: dict[str, 
     results = config_options.report(results)  # a project's own option set to the value of its GPU-only branch
     results = launcher_flags.report(results)  # a framework's own launcher flag selecting GPU-only code
     results = json_configs.report(results)  # a GPU-only option value in a JSON arguments file HfArgumentParser reads
+    results = attention_registry.drop_own_implementations(results)  # a value the repository registers its own attention under
     return results, wrapper_calls
 
 

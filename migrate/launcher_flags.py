@@ -16,6 +16,13 @@ in a TransformerConfig subclass). Values that keep the non-GPU path (`--transfor
 auto`), size / path flags and commented lines are not read, nor a flag the repository's own argparse declares (a
 Megatron fork such as Megatron-DeepSpeed parses `--use-flash-attn` itself: config_options reads its own branches).
 
+A flag an Ascend plugin serves with NPU kernels by its own documentation (`npu_plugin = "mindspeed"`: MindSpeed's
+flash-attention.md says `--use-flash-attn` calls its Flash Attention, megatron-moe-gmm.md that `--moe-grouped-gemm`
+invokes the npu_gmm fused operator) is not reported in a repository that names that plugin (imports `mindspeed` /
+`mindspeed.megatron_adaptor`, requires or installs it: npu_plugins.named_plugins): Megatron runs there through
+MindSpeed, which patches the feature for the NPU (label note 73a; open question (b) of set 51 / (d) of set 60 taken
+that way for such repositories only). Elsewhere the flag stays reported.
+
 Decided after the scan from the launchers' settings and script names (config_options.launcher_facts: kinds "cfgset"
 and "cfgruns") and each Python file's imported roots ("imp" facts).
 """
@@ -28,6 +35,8 @@ from dataclasses import dataclass
 from importlib import resources
 
 import tomllib
+
+from migrate.sources import normalise
 
 _TRUE = "True"
 
@@ -42,6 +51,7 @@ class LauncherFlag:
     alternative: str
     source: str
     mindspeed: str
+    npu_plugin: str = ""  # the Ascend plugin whose docs say it serves the flag on the NPU (normalised: "mindspeed")
 
     @property
     def key(self) -> str:
@@ -56,7 +66,8 @@ def launcher_flags() -> dict[str, tuple[LauncherFlag, ...]]:
     for f in tomllib.loads(text).get("flag", ()):
         values = tuple(_TRUE if v is True else str(v) for v in f["values"])
         flag = LauncherFlag(tuple(f["entry"]), f["flag"], values, bool(f.get("field", False)), f["why"],
-                            f["alternative"], f["source"], f.get("mindspeed", "not checked"))
+                            f["alternative"], f["source"], f.get("mindspeed", "not checked"),
+                            normalise(f.get("npu_plugin", "")))
         out.setdefault(flag.key, []).append(flag)
     return {key: tuple(flags) for key, flags in out.items()}
 
@@ -86,6 +97,7 @@ def report(results: list) -> list:
     """`results` with an NPU503 warning at each known framework flag that selects GPU-only code (see above)."""
     from migrate.config_options import _FIELD, _test_file
     from migrate.findings import Category, Finding, Severity
+    from migrate.npu_plugins import named_plugins
 
     table = launcher_flags()
     roots: dict[str, set[str]] = {}
@@ -118,6 +130,10 @@ def report(results: list) -> list:
     if not any(settings for _, settings, _ in candidates):
         return results
     paths = [result.path for result in results]
+    # a flag an Ascend plugin serves with NPU kernels (MindSpeed's --use-flash-attn: npu_fusion_attention) is that
+    # plugin's NPU path in a repository that names the plugin (imports `mindspeed`, requires or installs it)
+    plugins = {flag.npu_plugin for flags in table.values() for flag in flags if flag.npu_plugin}
+    served = plugins & named_plugins(results) if plugins else set()
     added: dict[str, list] = {}
     for result, settings, scripts in candidates:
         if result.kind == "launcher":
@@ -128,7 +144,7 @@ def report(results: list) -> list:
         new = []
         for line, pair in sorted(set(settings)):
             flag = _matching(pair, entry, result.kind != "launcher")
-            if flag is None or line in taken:
+            if flag is None or line in taken or flag.npu_plugin in served:
                 continue
             taken.add(line)
             key, _, value = pair.partition("=")

@@ -91,3 +91,26 @@ def test_a_flag_the_repository_declares_itself_is_its_own_option(tmp_path):
         "def add(group):\n    group.add_argument('--use-flash-attn', action='store_true')\n")
     found = _npu503(tmp_path)
     assert ("examples/qwen/run_qwen.sh", 14) not in found and ("examples/qwen/run_qwen.sh", 4) in found
+
+
+def test_flags_mindspeed_serves_are_its_npu_path_where_the_repository_names_mindspeed(tmp_path):
+    # label note 73a: `import mindspeed.megatron_adaptor` patches Megatron with MindSpeed's NPU features; its docs name
+    # --use-flash-attn (Flash Attention) and --moe-grouped-gemm (npu_gmm): those flags are the NPU path there
+    _repo(tmp_path, entry="import mindspeed.megatron_adaptor\n" + ENTRY)
+    found = _npu503(tmp_path)
+    launcher = "examples/qwen/run_qwen.sh"
+    assert (launcher, 10) not in found and (launcher, 14) not in found
+    # the flags MindSpeed's docs do not say it serves stay reported
+    assert (launcher, 4) in found
+
+
+def test_a_requirement_on_mindspeed_names_it_too(tmp_path):
+    _repo(tmp_path)
+    (tmp_path / "requirements.txt").write_text("mindspeed\n")
+    found = _npu503(tmp_path)
+    assert ("examples/qwen/run_qwen.sh", 14) not in found and ("examples/qwen/run_qwen.sh", 4) in found
+
+
+def test_only_documented_flags_carry_an_npu_plugin():
+    served = {flag.flag for flags in launcher_flags().values() for flag in flags if flag.npu_plugin}
+    assert served == {"use-flash-attn", "moe-grouped-gemm", "moe-permute-fusion"}
