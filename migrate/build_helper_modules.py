@@ -23,6 +23,19 @@ _HELPERS = frozenset({"CppExtension", "CUDAExtension", "BuildExtension", "load",
 _TEXT_HINTS = ("def _write_ninja_file", "def load_inline", "def _jit_compile")
 _ENOUGH = 3
 
+# a shortened copy of torch's cpp_extension as a project vendors it (the Valid example of NPU504 and NPU505)
+EXAMPLE = ("import os\nimport subprocess\nfrom setuptools.command.build_ext import build_ext\n"
+           "CUDA_HOME = os.environ.get('CUDA_HOME')\n"
+           "def _find_cuda_home():\n    return subprocess.check_output(['which', 'nvcc']).decode()\n"
+           "class BuildExtension(build_ext):\n    def build_extensions(self):\n"
+           "        self.compiler.set_executable('compiler_so', os.path.join(CUDA_HOME, 'bin', 'nvcc'))\n"
+           "def CUDAExtension(name, sources, *args, **kwargs):\n    kwargs['libraries'] = ['cudart']\n"
+           "    return Extension(name, sources, *args, **kwargs)\n"
+           "def load_inline(name, cpp_sources, cuda_sources=None, extra_cuda_cflags=None):\n"
+           "    return _jit_compile(name, ['main.cpp', 'cuda.cu'], extra_cuda_cflags, with_cuda=True)\n"
+           "def _write_ninja_file(path, with_cuda):\n    nvcc = os.path.join(CUDA_HOME, 'bin', 'nvcc')\n"
+           "    return 'nvcc = ' + nvcc\n")
+
 
 def is_build_library(ctx) -> bool:
     """Whether the Python module of `ctx` defines torch's extension build helpers (a copy of torch's cpp_extension)."""

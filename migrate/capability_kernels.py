@@ -44,7 +44,16 @@ import os
 import re
 
 from migrate.findings import FileResult
-from migrate.registry_kernels import _DEFS, _TEST_PATH, _module_path, _parents, _top_owner, _triton_finding
+from migrate.registry_kernels import (
+    _DEFS,
+    _TEST_PATH,
+    _module_path,
+    _parents,
+    _top_owner,
+    _triton_finding,
+    drop_triton_in,
+    reached_only_by_selections,
+)
 
 _CAPABILITY_CALLS = frozenset({"get_device_capability", "get_device_properties", "get_device_name"})
 _HINT = re.compile(r"\bcuda\.get_device_(?:capability|properties|name)\b")
@@ -259,25 +268,6 @@ def drop_capability_selected(results: list[FileResult], fresh: dict, max_file_si
         if here & set(keys):
             for key in keys:
                 refs.setdefault(tuple(key), {"sel"})
-    selected: dict[tuple[str, str], bool] = {}
-
-    def reached(key: tuple[str, str], seen: frozenset) -> bool:
-        if key in selected:
-            return selected[key]
-        if key in seen:
-            return True  # a cycle decides nothing: the other references do
-        states = refs.get(key, set())
-        answer = bool(states) and "direct" not in states and all(
-            s == "sel" or reached(s, seen | {key}) for s in states if s != "direct")
-        selected[key] = answer  # kept even inside a cycle (where True is assumed): the walk stays linear
-        return answer
-
-    out = []
-    for result in results:
-        normal = os.path.normpath(result.path)
-        if normal in targets and normal in summaries:
-            spans = [(start, end) for name, start, end in summaries[normal]["defs"] if reached((normal, name), frozenset())]
-            if spans:
-                result = result.keeping(lambda f, spans=spans: not (_triton_finding(f) and any(a <= f.line <= b for a, b in spans)))
-        out.append(result)
-    return out
+    spans = {normal: [(start, end, name) for name, start, end in facts["defs"]]
+             for normal, facts in summaries.items() if normal in targets}
+    return drop_triton_in(results, spans, reached_only_by_selections(refs, memo_in_cycles=True))

@@ -177,6 +177,41 @@ def _top_owner(node: ast.AST, parent: dict[ast.AST, ast.AST], tree: ast.AST) -> 
     return node.name if isinstance(node, (ast.ClassDef, *_DEFS)) else None
 
 
+def reached_only_by_selections(refs: dict, memo_in_cycles: bool):
+    """`reached(key)`: every reference to the function `key` is selected ("sel"), or lies in a function that is itself
+    reached only so ((module, owner) states); one "direct" reference, or none at all, keeps it. A cycle decides nothing
+    (the other references do). `memo_in_cycles`: keep answers found inside a cycle too (where True was assumed), so the
+    walk stays linear (migrate/capability_kernels.py), rather than only those of a walk's own start."""
+    selected: dict[tuple[str, str], bool] = {}
+
+    def walk(key: tuple[str, str], seen: frozenset) -> bool:
+        if key in selected:
+            return selected[key]
+        if key in seen:
+            return True
+        states = refs.get(key, set())
+        answer = bool(states) and "direct" not in states and all(
+            s == "sel" or walk(s, seen | {key}) for s in states if s != "direct")
+        if memo_in_cycles or not seen:
+            selected[key] = answer
+        return answer
+
+    return lambda key: walk(key, frozenset())
+
+
+def drop_triton_in(results: list[FileResult], spans: dict, reached) -> list[FileResult]:
+    """`results` less the Triton findings inside the top-level functions and classes `reached` answers for:
+    `spans` maps a normalised path to its (first line with decorators, last line, name) per definition."""
+    out = []
+    for result in results:
+        normal = os.path.normpath(result.path)
+        kept = [(a, b) for a, b, name in spans.get(normal, ()) if reached((normal, name))]
+        if kept:
+            result = result.keeping(lambda f, kept=kept: not (_triton_finding(f) and any(a <= f.line <= b for a, b in kept)))
+        out.append(result)
+    return out
+
+
 def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size: int) -> list[FileResult]:
     """`results` less the Triton uses inside functions reached only through an op registry with an NPU side."""
     from migrate import engine, fileio
@@ -233,28 +268,8 @@ def drop_registry_selected(results: list[FileResult], fresh: dict, max_file_size
                 state = "sel" if _selected(node, parent, npu_sided) else \
                     (importer, owner) if owner is not None else "direct"
                 refs.setdefault(bound[node.id], set()).add(state)
-    selected: dict[tuple[str, str], bool] = {}
-
-    def reached(key: tuple[str, str], seen: frozenset) -> bool:
-        if key in selected:
-            return selected[key]
-        if key in seen:
-            return True  # a cycle decides nothing: the other references do
-        states = refs.get(key, set())
-        answer = bool(states) and "direct" not in states and all(
-            s == "sel" or reached(s, seen | {key}) for s in states if s != "direct")
-        if not seen:
-            selected[key] = answer
-        return answer
-
-    out = []
-    for result in results:
-        normal = os.path.normpath(result.path)
-        if normal in targets and normal in trees:
-            spans = [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
-                     for n in trees[normal].body
-                     if isinstance(n, (ast.ClassDef, *_DEFS)) and reached((normal, n.name), frozenset())]
-            if spans:
-                result = result.keeping(lambda f, spans=spans: not (_triton_finding(f) and any(a <= f.line <= b for a, b in spans)))
-        out.append(result)
-    return out
+    reached = reached_only_by_selections(refs, memo_in_cycles=False)
+    spans = {normal: [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno, n.name)
+                      for n in tree.body if isinstance(n, (ast.ClassDef, *_DEFS))]
+             for normal, tree in trees.items() if normal in targets}
+    return drop_triton_in(results, spans, reached)

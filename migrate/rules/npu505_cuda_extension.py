@@ -558,17 +558,7 @@ class CudaExtension(Rule):
         # a vendored copy of torch/utils/cpp_extension.py (Sense-GVT/Fast-BEV mmcv_custom/cpp_extension.py, label note
         # 72b): the build helpers themselves, whose nvcc lines run only for the builds a project asks for
         # (migrate/build_helper_modules.py)
-        Valid("import os\nimport subprocess\nfrom setuptools.command.build_ext import build_ext\n"
-              "CUDA_HOME = os.environ.get('CUDA_HOME')\n"
-              "def _find_cuda_home():\n    return subprocess.check_output(['which', 'nvcc']).decode()\n"
-              "class BuildExtension(build_ext):\n    def build_extensions(self):\n"
-              "        self.compiler.set_executable('compiler_so', os.path.join(CUDA_HOME, 'bin', 'nvcc'))\n"
-              "def CUDAExtension(name, sources, *args, **kwargs):\n    kwargs['libraries'] = ['cudart']\n"
-              "    return Extension(name, sources, *args, **kwargs)\n"
-              "def load_inline(name, cpp_sources, cuda_sources=None, extra_cuda_cflags=None):\n"
-              "    return _jit_compile(name, ['main.cpp', 'cuda.cu'], extra_cuda_cflags, with_cuda=True)\n"
-              "def _write_ninja_file(path, with_cuda):\n    nvcc = os.path.join(CUDA_HOME, 'bin', 'nvcc')\n"
-              "    return 'nvcc = ' + nvcc\n"
+        Valid(build_helper_modules.EXAMPLE +
               "def _jit_compile(name, sources, extra_cuda_cflags, with_cuda):\n"
               "    _write_ninja_file_and_build_library(name=name, sources=sources,\n"
               "        extra_cuda_cflags=extra_cuda_cflags or [], with_cuda=with_cuda)\n"
