@@ -39,9 +39,7 @@ then the min of every tensor every API reads or writes (`PytorchDataProcessor.ge
 passes over the data): its module's `torch` is given `_PairedMinMax`, which answers `torch.max(t)` and
 the `torch.min(t)` of the same, unchanged tensor right after it from one `torch.aminmax(t)` pass, the
 same values (NaN included) and dtypes; every other use goes to torch itself. A tensor without strided storage
-(sparse) gets no statistics there instead of raising (`_strided_only`). And the dump reads most tensors twice (an API's
-output is the next one's input): a tensor's statistics are kept while it lives and is not written to (`_seen_once`):
-half the statistics work of a recording of bench/two_hosts_workload.py's MLP (154M of 308M elements read again).
+(sparse) gets no statistics there instead of raising (`_strided_only`).
 """
 from __future__ import annotations
 
@@ -340,7 +338,7 @@ def _patch_stat_processor(module) -> None:
         module.torch = _PairedMinMax(torch)
     processor, no_stats = getattr(module, "PytorchDataProcessor", None), getattr(module, "TensorStatInfo", None)
     if torch is not None and processor is not None and no_stats is not None and not hasattr(processor.get_stat_info, "strided_only"):
-        processor.get_stat_info = _seen_once(_strided_only(processor.get_stat_info, torch.strided, no_stats))
+        processor.get_stat_info = _strided_only(processor.get_stat_info, torch.strided, no_stats)
 
 
 def _strided_only(get_stat_info, strided, no_stats):
@@ -353,39 +351,6 @@ def _strided_only(get_stat_info, strided, no_stats):
         return get_stat_info(self, data, *args, **kwargs)
     strided_only.strided_only = True
     return strided_only
-
-
-def _seen_once(get_stat_info):
-    """One API's output is the next one's input (and a module's input its first API's): the dump reads the same
-    tensor two or three times, each time four passes over its data. The statistics of a tensor object are kept while
-    it lives, for the same version (not written to since), storage, offset, shape, strides, dtype and arguments: the
-    same data, so the same values; another tensor, or this one after an in-place write, is computed again. Each
-    caller gets its own copy of the kept object."""
-    kept: dict[int, tuple] = {}
-
-    def forget(_ref, key=None):
-        kept.pop(key, None)
-
-    def seen_once(self, data, *args, **kwargs):
-        key = id(data)
-        try:
-            state = (data._version, data.data_ptr(), data.storage_offset(), tuple(data.shape), data.stride(), data.dtype,
-                     args, tuple(sorted(kwargs.items())))
-        except Exception:  # not a plain strided tensor (sparse, a functorch wrapper): msprobe's own path
-            return get_stat_info(self, data, *args, **kwargs)
-        entry = kept.get(key)
-        if entry is not None and entry[0]() is data and entry[1] == state:
-            return copy.copy(entry[2])
-        stat = get_stat_info(self, data, *args, **kwargs)
-        try:
-            ref = weakref.ref(data, lambda r, key=key: forget(r, key))
-        except TypeError:
-            return stat
-        kept[key] = (ref, state, stat)
-        return copy.copy(stat)
-
-    seen_once.strided_only = True
-    return seen_once
 
 
 PACK_FEATURES_IN = (f"{CONFIG_CHECK}.checkers.weights_checker", f"{CONFIG_CHECK}.checkers.dataset_checker")
